@@ -1,0 +1,129 @@
+"""Pip-only bring-up: start each node as its own process, restart crashed ones, stop all.
+
+No ROS import here: nodes are child processes (`python -m <module> --ros-args ...`), so one
+node crashing never takes the others down, and Ctrl-C stops them all in order.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .graph import NodeSpec
+
+
+def ros_args(spec: NodeSpec, ns: str) -> list[str]:
+    args = ["--ros-args", "-r", f"__ns:={ns}", "-r", f"__node:={spec.name}"]
+    for key, value in spec.parameters.items():
+        args += ["-p", f"{key}:={_param_literal(value)}"]
+    return args
+
+
+def _param_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        import json
+
+        return json.dumps(list(value), ensure_ascii=False)
+    return str(value)
+
+
+@dataclass
+class _Child:
+    spec: NodeSpec
+    process: subprocess.Popen | None = None
+    restarts: int = 0
+    next_start: float = 0.0
+
+
+class Supervisor:
+    """Runs a set of nodes; restarts one that exits unexpectedly (with back-off)."""
+
+    def __init__(
+        self,
+        specs: Sequence[NodeSpec],
+        ns: str,
+        env: dict[str, str] | None = None,
+        python: str = sys.executable,
+        log: Callable[[str], None] = lambda line: print(line, flush=True),
+        max_backoff: float = 5.0,
+    ) -> None:
+        self._children = [_Child(s) for s in specs]
+        self._ns = ns
+        self._env = dict(env if env is not None else os.environ)
+        self._python = python
+        self._log = log
+        self._max_backoff = max_backoff
+        self._stopping = threading.Event()
+
+    def command(self, spec: NodeSpec) -> list[str]:
+        return [self._python, "-m", spec.module, *ros_args(spec, self._ns)]
+
+    def pids(self) -> dict[str, int]:
+        return {c.spec.name: c.process.pid for c in self._children if c.process and c.process.poll() is None}
+
+    def restarts(self) -> dict[str, int]:
+        return {c.spec.name: c.restarts for c in self._children}
+
+    def _start(self, child: _Child) -> None:
+        child.process = subprocess.Popen(self.command(child.spec), env=self._env)
+        self._log(f"[fay-ros up] started {child.spec.name} (pid {child.process.pid})")
+
+    def start(self) -> None:
+        for child in self._children:
+            self._start(child)
+
+    def poll_once(self) -> None:
+        now = time.monotonic()
+        for child in self._children:
+            proc = child.process
+            if proc is None or proc.poll() is None:
+                if proc is None and now >= child.next_start and not self._stopping.is_set():
+                    self._start(child)
+                continue
+            code = proc.returncode
+            child.process = None
+            if not child.spec.respawn or code == 2:
+                # Exit code 2 is a configuration error: restarting would only repeat it.
+                self._log(f"[fay-ros up] {child.spec.name} exited with {code}; not restarting")
+                child.next_start = float("inf")
+                continue
+            child.restarts += 1
+            delay = min(self._max_backoff, 0.5 * 2 ** min(child.restarts - 1, 4))
+            child.next_start = now + delay
+            self._log(f"[fay-ros up] {child.spec.name} exited with {code}; restarting in {delay:.1f}s")
+
+    def run(self, poll_interval: float = 0.2) -> int:
+        self.start()
+        try:
+            while not self._stopping.wait(poll_interval):
+                self.poll_once()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+        return 0
+
+    def request_stop(self) -> None:
+        self._stopping.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopping.set()
+        live = [c.process for c in reversed(self._children) if c.process and c.process.poll() is None]
+        for proc in live:
+            proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + timeout
+        for proc in live:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if live:
+            self._log(f"[fay-ros up] stopped {len(live)} node(s)")

@@ -1,0 +1,45 @@
+"""The one place a node process starts, spins and shuts down.
+
+Every node module's main() calls run_node(NodeClass): it initialises rclpy, builds the node
+(which validates its parameters and may raise ConfigError), spins until Ctrl-C / SIGTERM,
+and shuts down cleanly. A ConfigError stops the process at start-up with exit code 2 and the
+reason on stderr.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+from .params import ConfigError
+
+EXIT_CONFIG_ERROR = 2
+
+
+def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads: int = 2) -> int:
+    rclpy.init(args=args if args is not None else sys.argv)
+    node = None
+    try:
+        try:
+            node = factory()
+        except ConfigError as exc:
+            print(f"[fay_ros] cannot start: {exc}", file=sys.stderr, flush=True)
+            return EXIT_CONFIG_ERROR
+        executor = MultiThreadedExecutor(num_threads=threads)
+        executor.add_node(node)
+        try:
+            executor.spin()
+        except (KeyboardInterrupt, ExternalShutdownException):
+            pass
+        return 0
+    finally:
+        if node is not None:
+            close = getattr(node, "close", None)
+            if callable(close):
+                close()
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()

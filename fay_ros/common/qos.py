@@ -1,0 +1,37 @@
+"""QoS profiles chosen on purpose for each kind of topic."""
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+# State topics (robot_speaking, audio/voice_active, led/pattern): a late joiner must get the
+# current state at once, so the last value is latched (transient local, depth 1).
+LATCHED = QoSProfile(
+    depth=1,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+
+# Event streams (reply, action_cue, visemes, speech/*, text_input, interrupt): every message
+# matters and arrives in order; a burst of a long streamed reply must not be dropped.
+EVENTS = QoSProfile(
+    depth=50,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+
+# Raw audio: reliable with a deep queue, because a lost chunk is a hole in the speech the
+# recogniser hears; at 16 kHz and 30 ms chunks, 200 chunks are 6 s of slack.
+AUDIO = QoSProfile(
+    depth=200,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+
+# Actuator commands (servo trajectories, LED colour): only the newest matters.
+COMMANDS = QoSProfile(
+    depth=10,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)

@@ -1,0 +1,28 @@
+"""Relative topic and service names of the companion graph (resolved under /fay by default).
+
+Every node uses these constants instead of string literals so that a rename happens in one
+place; all names are relative, so a namespace or a remap moves the whole graph.
+"""
+
+DEFAULT_NAMESPACE = "/fay"
+
+AUDIO_RAW = "audio/raw"
+VOICE_ACTIVE = "audio/voice_active"
+SPEECH_PARTIAL = "speech/partial"
+SPEECH_FINAL = "speech/final"
+TEXT_INPUT = "text_input"
+REPLY = "reply"
+ACTION_CUE = "action_cue"
+VISEMES = "visemes"
+ROBOT_SPEAKING = "robot_speaking"
+INTERRUPT = "interrupt"
+SERVO_TRAJECTORY = "servo/joint_trajectory"
+LED_COLOR = "led/color"
+LED_PATTERN = "led/pattern"
+DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics convention
+
+SRV_REMEMBER = "memory/remember"
+SRV_RECALL = "memory/recall"
+SRV_FORGET = "memory/forget"
+SRV_ACTIVE_RULES = "memory/active_rules"
+SRV_PROFILE = "memory/profile"

@@ -1,0 +1,72 @@
+"""timeline: prints one line per event of the companion graph, so a person can watch it work.
+
+Subscribes to everything a user wants to see (transcripts, reply sentences, action cues,
+viseme tracks, speaking state) and prints a compact, time-ordered line for each.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from pydantic import BaseModel, Field
+from rclpy.node import Node
+
+from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, VisemeTrack
+
+from ..common import qos, topics
+from ..common.node_main import run_node
+from ..common.params import declare_config
+
+
+class TimelineConfig(BaseModel):
+    show_partials: bool = Field(False, description="Also print partial transcripts.")
+
+
+class Timeline(Node):
+    def __init__(self) -> None:
+        super().__init__("timeline", namespace=topics.DEFAULT_NAMESPACE)
+        self.config = declare_config(self, TimelineConfig)
+        self._t0 = time.monotonic()
+        self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
+        if self.config.show_partials:
+            self.create_subscription(Transcript, topics.SPEECH_PARTIAL, self._on_partial, qos.EVENTS)
+        self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
+        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS)
+        self.create_subscription(VisemeTrack, topics.VISEMES, self._on_visemes, qos.EVENTS)
+        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_speaking, qos.LATCHED)
+
+    def _print(self, kind: str, text: str) -> None:
+        print(f"[{time.monotonic() - self._t0:8.3f}s] {kind:<10} {text}", flush=True, file=sys.stdout)
+
+    def _on_final(self, msg: Transcript) -> None:
+        self._print("heard", f"({msg.language or '?'}, {msg.user_id or 'guest'}) {msg.text}")
+
+    def _on_partial(self, msg: Transcript) -> None:
+        self._print("partial", msg.text)
+
+    def _on_reply(self, msg: Utterance) -> None:
+        flags = ("first " if msg.is_first else "") + ("end" if msg.is_end else "")
+        self._print("reply", f"{msg.conversation_id}#{msg.seq} {msg.text} {flags.strip()}")
+
+    def _on_cue(self, msg: ActionCue) -> None:
+        self._print(
+            "action",
+            f"{msg.code} behavior={msg.behavior} affect={msg.affect} "
+            f"intensity={msg.intensity:.2f} priority={msg.priority} sentiment={msg.sentiment:+.2f}",
+        )
+
+    def _on_visemes(self, msg: VisemeTrack) -> None:
+        names = " ".join(f.name for f in msg.frames[:12])
+        more = " …" if len(msg.frames) > 12 else ""
+        self._print("visemes", f"{msg.utterance_id} {len(msg.frames)} frames {msg.duration:.2f}s: {names}{more}")
+
+    def _on_speaking(self, msg: SpeechState) -> None:
+        self._print("speaking", f"{msg.speaking} {msg.utterance_id}")
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Timeline, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,41 @@
+"""fay_ros: ament_python package at the repository root.
+
+Node executables are console_scripts so that `ros2 run fay_ros <node>` and
+`ros2 launch fay_ros companion.launch.py` find them (setup.cfg puts them in
+lib/fay_ros); `fay-ros` is the user-facing command-line tool.
+"""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "fay_ros"
+
+# One line per node: executable name -> module with a main(). Keep in sync with
+# fay_ros/bringup/graph.py (a test checks that every node there has an entry point).
+NODES = {
+    "demo_talker": "fay_ros.nodes.demo_talker",
+    "timeline": "fay_ros.nodes.timeline",
+}
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.py")),
+        (f"share/{PACKAGE}/config", glob("config/*")),
+        (f"share/{PACKAGE}/web", glob("web/*.*")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=False,
+    maintainer="fay_ros developers",
+    maintainer_email="dev@fay-ros.invalid",
+    description="Talking companion for ROS 2: hearing, dialogue, memory, voice with visemes, action semantics.",
+    license="Apache-2.0",
+    entry_points={
+        "console_scripts": [f"{name} = {module}:main" for name, module in NODES.items()]
+        + ["fay-ros = fay_ros.cli:main"],
+    },
+)

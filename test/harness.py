@@ -1,0 +1,255 @@
+"""Test harness for real ROS 2 graphs: node subprocesses and an in-test probe node.
+
+- `ros_environment()` isolates a test session: its own ROS_DOMAIN_ID (locked so concurrent
+  runs on one machine never share one), ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a
+  temporary ROS_LOG_DIR.
+- `NodeProcess` runs a node module in a real subprocess and always cleans it up.
+- `RosProbe` is an rclpy node living in the test process (own context, background executor)
+  that publishes, collects messages and calls services, waiting on events with timeouts.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_TIMEOUT = 20.0
+_domain_lock_file = None
+
+
+def _claim_domain_id() -> int:
+    """Pick a ROS_DOMAIN_ID no other concurrent test run on this machine holds."""
+    global _domain_lock_file
+    lock_dir = Path(tempfile.gettempdir()) / "fay_ros_test_domains"
+    lock_dir.mkdir(exist_ok=True)
+    start = os.getpid() % 90
+    for i in range(90):
+        domain = 10 + (start + i) % 90
+        handle = open(lock_dir / f"{domain}.lock", "w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            continue
+        _domain_lock_file = handle  # held for the life of the test process
+        return domain
+    raise RuntimeError(f"no free ROS_DOMAIN_ID in 10..99 (locks in {lock_dir})")
+
+
+def ros_environment() -> dict[str, str]:
+    """Set (once per test process) and return the isolated ROS environment."""
+    if "FAY_TEST_DOMAIN_ID" not in os.environ:
+        os.environ["FAY_TEST_DOMAIN_ID"] = str(_claim_domain_id())
+        os.environ["ROS_DOMAIN_ID"] = os.environ["FAY_TEST_DOMAIN_ID"]
+        os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+        os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="fay_ros_test_log_")
+        os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
+        os.environ["PYTHONUNBUFFERED"] = "1"
+    return dict(os.environ)
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT, interval: float = 0.02,
+               message: str | Callable[[], str] = "condition") -> Any:
+    """Poll `predicate` until it returns a truthy value; raise TimeoutError naming what failed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            text = message() if callable(message) else message
+            raise TimeoutError(f"timed out after {timeout:.1f}s waiting for {text}")
+        time.sleep(interval)
+
+
+class NodeProcess:
+    """A node (or any fay_ros module) running in its own process."""
+
+    def __init__(self, module: str, params: dict[str, Any] | None = None, *, args: Iterable[str] = (),
+                 namespace: str = "/fay", name: str | None = None, env: dict[str, str] | None = None,
+                 ros: bool = True, remaps: dict[str, str] | None = None) -> None:
+        self.module = module
+        cmd = [sys.executable, "-m", module, *args]
+        if ros:
+            cmd += ["--ros-args", "-r", f"__ns:={namespace}"]
+            if name:
+                cmd += ["-r", f"__node:={name}"]
+            for src, dst in (remaps or {}).items():
+                cmd += ["-r", f"{src}:={dst}"]
+            for key, value in (params or {}).items():
+                cmd += ["-p", f"{key}:={_literal(value)}"]
+        self.cmd = cmd
+        self.log_path = Path(tempfile.mkstemp(prefix=f"{module.rsplit('.', 1)[-1]}_", suffix=".log")[1])
+        self._log = open(self.log_path, "wb")
+        full_env = ros_environment()
+        full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "test"), full_env.get("PYTHONPATH")]))
+        full_env.update(env or {})
+        self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=full_env,
+                                        cwd=str(REPO), start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait_exit(self, timeout: float = DEFAULT_TIMEOUT) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"{self.module} still running after {timeout}s; output:\n{self.output()}") from None
+
+    def wait_output(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        wait_until(lambda: text in self.output() or not self.alive(), timeout,
+                   message=lambda: f"{text!r} in the output of {self.module}:\n{self.output()[-3000:]}")
+        if text not in self.output():
+            raise AssertionError(f"{self.module} exited ({self.process.returncode}) before printing {text!r}:\n"
+                                 f"{self.output()[-3000:]}")
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGINT)
+                self.process.wait(timeout)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                try:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.process.wait(5)
+        self._log.close()
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the node (crash tests)."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(5)
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        import json
+        return json.dumps(list(value), ensure_ascii=False)
+    return str(value)
+
+
+class Collector:
+    """Messages received on one subscription, with event-based waits."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self._cond = threading.Condition()
+
+    def _on_message(self, msg: Any) -> None:
+        with self._cond:
+            self.messages.append(msg)
+            self._cond.notify_all()
+
+    def wait_for(self, predicate: Callable[[list[Any]], Any], timeout: float = DEFAULT_TIMEOUT,
+                 what: str = "messages") -> Any:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                result = predicate(self.messages)
+                if result:
+                    return result
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"timed out after {timeout:.1f}s waiting for {what}; "
+                                       f"got {len(self.messages)}: {self.messages[-5:]!r}")
+                self._cond.wait(remaining)
+
+    def wait_for_count(self, n: int, timeout: float = DEFAULT_TIMEOUT) -> list[Any]:
+        self.wait_for(lambda msgs: len(msgs) >= n, timeout, what=f"{n} message(s)")
+        return list(self.messages)
+
+    def wait_for_match(self, predicate: Callable[[Any], bool], timeout: float = DEFAULT_TIMEOUT,
+                       what: str = "a matching message") -> Any:
+        return self.wait_for(lambda msgs: next((m for m in msgs if predicate(m)), None), timeout, what)
+
+    def clear(self) -> None:
+        with self._cond:
+            self.messages.clear()
+
+
+class RosProbe:
+    """An rclpy node inside the test process, spun by a background executor thread."""
+
+    def __init__(self, name: str = "test_probe", namespace: str = "/fay") -> None:
+        ros_environment()
+        import rclpy
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+
+        self._rclpy = rclpy
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node(name, namespace=namespace, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        from rclpy.executors import ExternalShutdownException
+        try:
+            self.executor.spin()
+        except (ExternalShutdownException, Exception):  # noqa: BLE001 - shutdown race only
+            pass
+
+    def publisher(self, msg_type: Any, topic: str, qos: Any = None):
+        from fay_ros.common import qos as fay_qos
+        return self.node.create_publisher(msg_type, topic, qos or fay_qos.EVENTS)
+
+    def collect(self, msg_type: Any, topic: str, qos: Any = None) -> Collector:
+        from fay_ros.common import qos as fay_qos
+        collector = Collector()
+        self.node.create_subscription(msg_type, topic, collector._on_message, qos or fay_qos.EVENTS)
+        return collector
+
+    def wait_for_subscribers(self, publisher: Any, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
+        wait_until(lambda: publisher.get_subscription_count() >= count, timeout,
+                   message=f"{count} subscriber(s) on {publisher.topic_name}")
+
+    def wait_for_publishers(self, topic: str, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
+        name = self.resolve(topic)
+        wait_until(lambda: self.node.count_publishers(name) >= count, timeout,
+                   message=f"{count} publisher(s) on {name}")
+
+    def resolve(self, topic: str) -> str:
+        return self.node.resolve_topic_name(topic)
+
+    def call(self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT) -> Any:
+        client = self.node.create_client(srv_type, name)
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise TimeoutError(f"service {self.resolve(name)} not available after {timeout}s")
+            future = client.call_async(request)
+            done = threading.Event()
+            future.add_done_callback(lambda _f: done.set())
+            if not done.wait(timeout):
+                raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=2)
+        self.node.destroy_node()
+        self._rclpy.shutdown(context=self.context)
+        self._thread.join(5)

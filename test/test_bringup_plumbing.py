@@ -1,0 +1,58 @@
+"""`fay-ros up` (what `make run` starts) runs real nodes that exchange fay_msgs, restarts a
+crashed node, and stops cleanly on Ctrl-C; a bad parameter stops a node with the reason."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import psutil_free_children as children  # noqa: F401  (local helper module below)
+from fay_msgs.msg import Utterance
+from harness import NodeProcess, ros_environment, wait_until
+
+
+def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
+    replies = ros.collect(Utterance, "reply")
+    up = NodeProcess("fay_ros.cli", args=["up"], ros=False)
+    try:
+        # demo_talker publishes, timeline (another process) receives and prints it.
+        up.wait_output("reply      demo-0#0", timeout=30)
+        got = replies.wait_for_match(lambda m: m.conversation_id == "demo-0" and m.is_end, timeout=30)
+        assert got.text
+        pids = children.of(up.pid)
+        assert len(pids) >= 2
+    finally:
+        os.killpg(up.pid, signal.SIGINT)
+    assert up.wait_exit(20) == 0
+    assert "stopped" in up.output()
+    wait_until(lambda: not any(children.alive(p) for p in pids), 10, message="node processes to exit")
+
+
+def test_up_restarts_a_crashed_node():
+    up = NodeProcess("fay_ros.cli", args=["up"], ros=False)
+    try:
+        up.wait_output("started timeline", timeout=30)
+        line = next(l for l in up.output().splitlines() if "started timeline" in l)
+        pid = int(line.split("pid ")[1].rstrip(")"))
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: up.output().count("started timeline") >= 2, 30, message="timeline restart")
+        assert "timeline exited with -9; restarting" in up.output()
+    finally:
+        up.stop()
+
+
+def test_bad_parameter_stops_node_at_startup_with_reason():
+    node = NodeProcess("fay_ros.nodes.demo_talker", {"period": -1.0})
+    code = node.wait_exit(30)
+    assert code == 2
+    out = node.output()
+    assert "parameter 'period'" in out and "greater than 0" in out
+
+
+def test_node_defaults_to_fay_namespace():
+    env = ros_environment()
+    code = ("import rclpy; from fay_ros.nodes.demo_talker import DemoTalker; rclpy.init(); n = DemoTalker(); "
+            "print(n.publisher.topic_name); n.destroy_node(); rclpy.shutdown()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True)
+    assert out.stdout.strip() == "/fay/reply"
