@@ -4,6 +4,7 @@ Node executables are console_scripts so that `ros2 run fay_ros <node>` and
 `ros2 launch fay_ros companion.launch.py` find them (setup.cfg puts them in
 lib/fay_ros); `fay-ros` is the user-facing command-line tool.
 """
+import os
 from glob import glob
 
 from setuptools import find_packages, setup
@@ -17,6 +18,19 @@ NODES = {
     "timeline": "fay_ros.nodes.timeline",
 }
 
+
+
+def tree(src: str, dst: str) -> list[tuple[str, list[str]]]:
+    """data_files entries installing every file below `src` under share/<pkg>/<dst>."""
+    entries = []
+    for folder, _dirs, files in os.walk(src):
+        if files:
+            rel = os.path.relpath(folder, src)
+            target = os.path.normpath(os.path.join("share", PACKAGE, dst, rel))
+            entries.append((target, [os.path.join(folder, f) for f in sorted(files)]))
+    return entries
+
+
 setup(
     name=PACKAGE,
     version="0.1.0",
@@ -25,9 +39,9 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
-        (f"share/{PACKAGE}/config", glob("config/*")),
-        (f"share/{PACKAGE}/web", glob("web/*.*")),
-    ],
+    ]
+    + tree("config", "config")
+    + tree("web", "web"),
     install_requires=["setuptools"],
     zip_safe=False,
     maintainer="fay_ros developers",

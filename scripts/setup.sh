@@ -46,7 +46,7 @@ step "2/5 Python venv ($VENV) and pinned dependencies"
 command -v "$PY" >/dev/null || fail "$PY not found (fay_ros needs CPython 3.11 for the ros-jazzy wheels)"
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV" || fail "could not create venv"
-  "$VENV/bin/pip" install -q --upgrade pip==25.3 setuptools==80.9.0 wheel
+  "$VENV/bin/pip" install -q --upgrade pip==25.3 setuptools==80.9.0 wheel 2> >(grep -v "is ignored: it is neither" >&2)
 fi
 REQS=("$ROOT"/requirements/*.txt)
 h=$(inputs_hash "${REQS[@]}")
@@ -74,7 +74,7 @@ h=$(inputs_hash "$ROOT"/fay_msgs/CMakeLists.txt "$ROOT"/fay_msgs/package.xml "$R
 if stamp_ok fay_msgs "$h" && "$VENV/bin/python" -c "import fay_msgs.msg" 2>/dev/null; then
   skip "fay_msgs"
 else
-  BUILD="$ROOT/build/fay_msgs"
+  BUILD="$VENV/build/fay_msgs"  # not build/: that is colcon's
   rm -rf "$BUILD"; mkdir -p "$BUILD"
   ( export PATH="$VENV/bin:$PATH"
     cmake -S "$ROOT/fay_msgs" -B "$BUILD" -DCMAKE_INSTALL_PREFIX="$VENV" -DCMAKE_PREFIX_PATH="$VENV" \
