@@ -98,6 +98,11 @@ else
   "$VENV/bin/pip" install -q --no-deps --no-build-isolation -e "$ROOT" || fail "pip install -e ."
   stamp_set fay_ros "$h"
 fi
-[ -x "$ROOT/scripts/post_setup.sh" ] && "$ROOT/scripts/post_setup.sh" "$VENV"
+# Area-specific fix-ups (each idempotent, given the venv path): scripts/post_setup.d/*.sh
+for hook in "$ROOT"/scripts/post_setup.d/*.sh; do
+  [ -f "$hook" ] || continue
+  STEP="post-setup $(basename "$hook")"
+  bash "$hook" "$VENV" || fail "$(basename "$hook") failed"
+done
 trap - ERR
 echo "setup: done ($VENV)"
