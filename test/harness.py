@@ -100,7 +100,8 @@ class NodeProcess:
         return self.process.pid
 
     def output(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(errors="replace")
 
     def alive(self) -> bool:

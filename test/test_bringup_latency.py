@@ -1,0 +1,71 @@
+"""LatencyTracker turns observed moments into per-stage durations."""
+import pytest
+
+from fay_ros.bringup.latency import LatencyTracker
+
+
+def test_full_turn_yields_every_stage():
+    t = LatencyTracker()
+    t.on_final_transcript("hello", speech_end=10.0, received=10.3)
+    t.on_llm_first_token(0.4)
+    t.on_first_reply(10.8)
+    turn = t.on_speaking(True, 11.0)
+    assert turn is not None
+    assert turn.stages["speech_end_to_transcript"] == pytest.approx(0.3)
+    assert turn.stages["transcript_to_first_reply"] == pytest.approx(0.5)
+    assert turn.stages["first_reply_to_first_audio"] == pytest.approx(0.2)
+    assert turn.stages["voice_to_first_audio"] == pytest.approx(1.0)
+    assert turn.stages["pipeline_share"] == pytest.approx(0.6)
+
+
+def test_speaking_without_a_turn_is_ignored_and_new_speech_abandons_open_turn():
+    t = LatencyTracker()
+    assert t.on_speaking(True, 1.0) is None  # e.g. a broadcast, not an answer to speech
+    t.on_final_transcript("first", 1.0, 1.2)
+    t.on_final_transcript("second", 2.0, 2.1)
+    t.on_first_reply(2.5)
+    turn = t.on_speaking(True, 2.7)
+    assert turn.text == "second" and turn.stages["speech_end_to_transcript"] == pytest.approx(0.1)
+    assert "llm_time_to_first_token" not in turn.stages
+    assert t.on_speaking(True, 3.0) is None  # second sentence of the same reply
+
+
+def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+    from rclpy.qos import QoSProfile
+
+    from fay_msgs.msg import SpeechState, Transcript, Utterance
+    from fay_ros.common import qos
+    from fay_ros.common.rostime import to_time_msg
+
+    from std_msgs.msg import Header
+
+    node = launch_node("fay_ros.nodes.latency_monitor", {"print_events": True})
+    diag = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=10))
+    final = ros.publisher(Transcript, "speech/final")
+    reply = ros.publisher(Utterance, "reply")
+    speaking = ros.publisher(SpeechState, "robot_speaking", qos.LATCHED)
+    diag_pub = ros.publisher(DiagnosticArray, "/diagnostics", QoSProfile(depth=10))
+    for pub in (final, reply, speaking):
+        ros.wait_for_subscribers(pub)
+    wait = lambda n: ros.wait_for_subscribers(diag_pub, n)  # noqa: E731
+    wait(2)  # the monitor and our own collector
+
+    now = ros.node.get_clock().now().nanoseconds * 1e-9
+    # Topics are not ordered against each other: send each event once the monitor has
+    # reported the previous one (print_events), as causality orders them in a real turn.
+    final.publish(Transcript(text="what time is it", is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
+    node.wait_output("event final")
+    ttft = DiagnosticStatus(name="fay/dialogue: llm", values=[KeyValue(key="time_to_first_token_ms", value="120")])
+    diag_pub.publish(DiagnosticArray(status=[ttft]))
+    node.wait_output("event llm_first_token")
+    reply.publish(Utterance(conversation_id="c1", seq=0, text="It is noon.", is_first=True))
+    node.wait_output("event first_reply")
+    speaking.publish(SpeechState(speaking=True, utterance_id="c1:0", header=Header(stamp=to_time_msg(now + 0.5))))
+    result = diag.wait_for_match(lambda a: a.status and a.status[0].name == "fay/pipeline: latency")
+    values = {kv.key: float(kv.value) for kv in result.status[0].values if kv.key.endswith("_ms")}
+    assert values["voice_to_first_audio_ms"] == pytest.approx(750, abs=1)
+    assert values["speech_end_to_transcript_ms"] > 0
+    assert values["llm_time_to_first_token_ms"] == pytest.approx(120)
+    assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms"} <= set(values)
+    node.wait_output("voice_to_first_audio 750 ms")
