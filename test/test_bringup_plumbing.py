@@ -14,7 +14,7 @@ from harness import NodeProcess, ros_environment, wait_until
 
 def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
     replies = ros.collect(Utterance, "reply")
-    up = NodeProcess("fay_ros.cli", args=["up"], ros=False)
+    up = NodeProcess("fay_ros.cli", args=["up", "demo:=true"], ros=False)
     try:
         # demo_talker publishes, timeline (another process) receives and prints it.
         up.wait_output("reply      demo-0#0", timeout=30)

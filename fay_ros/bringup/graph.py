@@ -1,14 +1,59 @@
-"""The companion's node set: the one place both `fay-ros up` and companion.launch.py read.
+"""The companion's node set: the one place `fay-ros up`, companion.launch.py and the tests read.
 
-Each NodeSpec names the executable (a console_scripts entry of setup.py), the Python module
-behind it (so the pip-only bring-up can start it with `python -m`), and its parameters.
+- `config/companion.yaml` holds every node's parameters (standard ROS 2 parameter-file
+  layout, `/**/<node>: ros__parameters: ...`), so a user can also pass it to `ros2 run`.
+- `LAUNCH_ARGUMENTS` are the few things people change at start-up; `companion_nodes()`
+  applies them on top of the YAML and returns the node list with final parameters.
+- `companion_processes()` lists the non-node processes (local LLM server, web face /
+  rosbridge endpoint) that the bring-up starts beside the nodes.
 """
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..common.topics import DEFAULT_NAMESPACE
+
+RESPAWN_DELAY = 2.0
+
+# name -> (default, description). Strings, because launch arguments are strings.
+LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
+    "namespace": (DEFAULT_NAMESPACE, "ROS namespace of the whole graph"),
+    "config": ("", "parameter file to use instead of the installed config/companion.yaml"),
+    "audio_source": ("auto", "'auto' (microphone if present, else the bundled demo WAV), 'mic', or a WAV file path"),
+    "asr_backend": ("whisper", "speech recogniser: 'whisper' (embedded offline default) or 'vosk'"),
+    "asr_model": ("", "ASR model: a vosk model directory, or a faster-whisper model name/path ('' = bundled default)"),
+    "asr_language": ("auto", "recognition language: en, zh or auto"),
+    "llm_base_url": ("", "OpenAI-compatible endpoint ('' = start and use the embedded offline model on loopback)"),
+    "llm_model": ("", "model name at that endpoint ('' = the endpoint's default / embedded model)"),
+    "use_web": ("true", "serve the web face (http, loopback) "),
+    "use_rosbridge": ("true", "start the rosbridge websocket endpoint on :9090 for the web face"),
+    "demo": ("false", "also run the scripted demo talker"),
+}
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def parse_options(raw: dict[str, Any] | None) -> dict[str, Any]:
+    """Launch-argument strings (or Python values) -> typed options, defaults filled in."""
+    raw = dict(raw or {})
+    unknown = set(raw) - set(LAUNCH_ARGUMENTS)
+    if unknown:
+        raise ValueError(f"unknown bring-up option(s): {sorted(unknown)}; known: {sorted(LAUNCH_ARGUMENTS)}")
+    options: dict[str, Any] = {}
+    for name, (default, _description) in LAUNCH_ARGUMENTS.items():
+        value = raw.get(name, default)
+        if value is None:
+            value = default
+        if default in ("true", "false"):
+            value = value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
+        options[name] = value
+    return options
 
 
 @dataclass(frozen=True)
@@ -23,16 +68,85 @@ class NodeSpec:
         return self.name
 
 
-def companion_nodes(options: dict[str, Any] | None = None) -> list[NodeSpec]:
-    """The node list for a bring-up; `options` are the launch arguments people change."""
-    options = dict(options or {})
-    demo = options.get("demo", True)
-    nodes = [NodeSpec("timeline", "fay_ros.nodes.timeline")]
-    if demo:
-        nodes.append(NodeSpec("demo_talker", "fay_ros.nodes.demo_talker", {"period": 4.0}))
+@dataclass(frozen=True)
+class ProcessSpec:
+    """A non-node process of the bring-up (command line), or a launch file to include on apt ROS."""
+
+    name: str
+    command: tuple[str, ...]
+    respawn: bool = True
+    launch_include: tuple[str, str, dict[str, str]] | None = None
+    why_optional: str = ""
+
+
+def default_config_path() -> Path:
+    """config/companion.yaml: the source tree's, or the installed share/fay_ros copy."""
+    here = Path(__file__).resolve().parents[2] / "config" / "companion.yaml"
+    if here.exists():
+        return here
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("fay_ros")) / "config" / "companion.yaml"
+    except Exception:  # noqa: BLE001 - fall through to the clear error below
+        return here
+
+
+def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]:
+    """node name -> parameters, from a ROS 2 parameter file."""
+    path = Path(path) if path else default_config_path()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise FileNotFoundError(f"bring-up parameter file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: invalid YAML: {exc}") from None
+    result: dict[str, dict[str, Any]] = {}
+    for key, body in data.items():
+        name = str(key).rsplit("/", 1)[-1]
+        if not isinstance(body, dict) or "ros__parameters" not in body:
+            raise ValueError(f"{path}: entry {key!r} must hold 'ros__parameters'")
+        result[name] = dict(body["ros__parameters"] or {})
+    return result
+
+
+# The node set, in start order: (node name, module). Every node here has a console_scripts
+# entry of the same name in setup.py (a test checks it).
+NODE_MODULES: list[tuple[str, str]] = [
+    ("timeline", "fay_ros.nodes.timeline"),
+    ("latency_monitor", "fay_ros.nodes.latency_monitor"),
+]
+DEMO_NODE = ("demo_talker", "fay_ros.nodes.demo_talker")
+
+
+def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]:
+    """The node list with final parameters for a bring-up with these options."""
+    options = parse_options(raw_options)
+    params = load_parameters(options["config"] or None)
+    modules = list(NODE_MODULES)
+    if options["demo"]:
+        modules.append(DEMO_NODE)
+    nodes = []
+    for name, module in modules:
+        p = dict(params.get(name, {}))
+        _apply_options(name, p, options)
+        nodes.append(NodeSpec(name, module, p))
     return nodes
+
+
+def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -> None:
+    """Launch arguments override the YAML for the parameters they are about."""
+
+
+def companion_processes(raw_options: dict[str, Any] | None = None, apt_ros: bool = False) -> list[ProcessSpec]:
+    """Non-node processes of the bring-up."""
+    return []
 
 
 def namespace(options: dict[str, Any] | None = None) -> str:
     ns = str((options or {}).get("namespace") or DEFAULT_NAMESPACE)
     return ns if ns.startswith("/") else "/" + ns
+
+
+def python_executable() -> str:
+    return os.environ.get("FAY_PYTHON", sys.executable)

@@ -9,34 +9,34 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Callable, Sequence
 
-from .graph import NodeSpec
+import yaml
+
+from .graph import NodeSpec, ProcessSpec
 
 
-def ros_args(spec: NodeSpec, ns: str) -> list[str]:
+def ros_args(spec: NodeSpec, ns: str, params_dir: Path) -> list[str]:
+    """--ros-args for a node: namespace, name, and its parameters as a parameter file
+    (a file rather than -p flags, so lists and strings keep their types)."""
     args = ["--ros-args", "-r", f"__ns:={ns}", "-r", f"__node:={spec.name}"]
-    for key, value in spec.parameters.items():
-        args += ["-p", f"{key}:={_param_literal(value)}"]
+    if spec.parameters:
+        path = params_dir / f"{spec.name}.yaml"
+        path.write_text(yaml.safe_dump({f"/**/{spec.name}": {"ros__parameters": spec.parameters}},
+                                       allow_unicode=True), encoding="utf-8")
+        args += ["--params-file", str(path)]
     return args
-
-
-def _param_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        import json
-
-        return json.dumps(list(value), ensure_ascii=False)
-    return str(value)
 
 
 @dataclass
 class _Child:
-    spec: NodeSpec
+    spec: NodeSpec | ProcessSpec
+    command: list[str]
     process: subprocess.Popen | None = None
     restarts: int = 0
     next_start: float = 0.0
@@ -53,17 +53,20 @@ class Supervisor:
         python: str = sys.executable,
         log: Callable[[str], None] = lambda line: print(line, flush=True),
         max_backoff: float = 5.0,
+        processes: Sequence[ProcessSpec] = (),
     ) -> None:
-        self._children = [_Child(s) for s in specs]
-        self._ns = ns
-        self._env = dict(env if env is not None else os.environ)
+        self._params_dir = Path(tempfile.mkdtemp(prefix="fay_ros_up_"))
         self._python = python
+        self._ns = ns
+        self._children = [_Child(p, list(p.command)) for p in processes if p.command]
+        self._children += [_Child(s, self.command(s)) for s in specs]
+        self._env = dict(env if env is not None else os.environ)
         self._log = log
         self._max_backoff = max_backoff
         self._stopping = threading.Event()
 
     def command(self, spec: NodeSpec) -> list[str]:
-        return [self._python, "-m", spec.module, *ros_args(spec, self._ns)]
+        return [self._python, "-m", spec.module, *ros_args(spec, self._ns, self._params_dir)]
 
     def pids(self) -> dict[str, int]:
         return {c.spec.name: c.process.pid for c in self._children if c.process and c.process.poll() is None}
@@ -72,7 +75,7 @@ class Supervisor:
         return {c.spec.name: c.restarts for c in self._children}
 
     def _start(self, child: _Child) -> None:
-        child.process = subprocess.Popen(self.command(child.spec), env=self._env)
+        child.process = subprocess.Popen(child.command, env=self._env)
         self._log(f"[fay-ros up] started {child.spec.name} (pid {child.process.pid})")
 
     def start(self) -> None:

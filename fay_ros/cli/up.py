@@ -5,22 +5,45 @@ import argparse
 import os
 import signal
 
-from ..bringup.graph import companion_nodes, namespace
+from ..bringup import graph
 from ..bringup.supervisor import Supervisor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("up", help="start the companion node graph, restart crashed nodes, Ctrl-C stops all")
-    p.add_argument("--namespace", default=None, help="ROS namespace of the graph (default /fay)")
-    p.add_argument("--no-demo", action="store_true", help="do not start the scripted demo talker")
+    names = ", ".join(graph.LAUNCH_ARGUMENTS)
+    p = subparsers.add_parser(
+        "up",
+        help="start the companion node graph, restart crashed nodes, Ctrl-C stops all",
+        description="Start every node of the companion as its own process (the same node list and "
+        "parameters as companion.launch.py). Options use the launch-argument syntax name:=value; "
+        f"known names: {names}.",
+    )
+    p.add_argument("options", nargs="*", metavar="NAME:=VALUE", help="launch arguments, e.g. audio_source:=question.wav")
     p.set_defaults(func=run)
 
 
+def parse_assignments(items: list[str]) -> dict[str, str]:
+    result = {}
+    for item in items:
+        name, sep, value = item.partition(":=")
+        if not sep or not name:
+            raise SystemExit(f"fay-ros up: expected NAME:=VALUE, got {item!r}")
+        result[name] = value
+    return result
+
+
 def run(args: argparse.Namespace) -> int:
-    options = {"namespace": args.namespace, "demo": not args.no_demo}
+    try:
+        options = graph.parse_options(parse_assignments(args.options))
+        nodes = graph.companion_nodes(options)
+        processes = graph.companion_processes(options)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"fay-ros up: {exc}")
+        return 2
     env = dict(os.environ)
     env.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    supervisor = Supervisor(companion_nodes(options), namespace(options), env=env)
+    ns = graph.namespace(options)
+    supervisor = Supervisor(nodes, ns, env=env, processes=processes)
     signal.signal(signal.SIGTERM, lambda *_: supervisor.request_stop())
-    print(f"[fay-ros up] namespace {namespace(options)}, ROS_DOMAIN_ID={env.get('ROS_DOMAIN_ID', '0')}; Ctrl-C stops")
+    print(f"[fay-ros up] namespace {ns}, ROS_DOMAIN_ID={env.get('ROS_DOMAIN_ID', '0')}; Ctrl-C stops")
     return supervisor.run()
