@@ -1,0 +1,38 @@
+"""Action semantics: text -> engine-neutral ActionCue fields (code, behavior, affect,
+intensity, priority) and sentence sentiment, from editable tables. No ROS imports here.
+
+- phrases: the keyword matching rule (CJK substrings, Latin whole words, longest match, negation)
+- rules: config/action_rules.csv and the rule matcher
+- sentiment: config/sentiment_lexicon.csv and the lexicon_v1 sentiment scale
+- cue: both together, plus the neutral default when no rule matches
+- watch: reload the tables when their files change, keeping the last good ones
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .cue import Cue, CueEngine
+from .rules import ActionMatcher, load_rules
+from .sentiment import SentimentScorer, load_lexicon
+from .tables import TableError
+
+RULES_FILE = "action_rules.csv"
+LEXICON_FILE = "sentiment_lexicon.csv"
+_SOURCE_CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+
+def default_table_path(file_name: str) -> Path:
+    """A shipped table: the source tree's config/ (pip/editable install), else the ament share."""
+    candidate = _SOURCE_CONFIG / file_name
+    if candidate.is_file():
+        return candidate
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("fay_ros")) / "config" / file_name
+    except Exception:  # noqa: BLE001 - not installed through ament: report the source path
+        return candidate
+
+
+__all__ = ["ActionMatcher", "Cue", "CueEngine", "SentimentScorer", "TableError", "default_table_path",
+           "load_lexicon", "load_rules", "RULES_FILE", "LEXICON_FILE"]

@@ -1,0 +1,105 @@
+"""Reading the editable CSV tables: errors that name file, line and problem.
+
+Both tables (action rules, sentiment lexicon) are UTF-8 CSV files a person edits in a
+spreadsheet. Reading collects every problem of a file, not only the first, so a tuner fixes
+them in one go; a table with any error is rejected as a whole (the caller keeps its last
+good table).
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+
+@dataclass(frozen=True)
+class Issue:
+    line: int      # 1-based line of the file (0: the file as a whole)
+    problem: str
+
+    def format(self, path: Path | str) -> str:
+        return f"{path}:{self.line}: {self.problem}" if self.line else f"{path}: {self.problem}"
+
+
+class TableError(ValueError):
+    """A table cannot be used; str() lists every problem as `file:line: problem`."""
+
+    def __init__(self, path: Path | str, issues: list[Issue]) -> None:
+        self.path = Path(path)
+        self.issues = list(issues)
+        super().__init__("\n".join(issue.format(self.path) for issue in self.issues))
+
+
+@dataclass
+class CsvRow:
+    line: int
+    cells: dict[str, str]
+    extra: list[str] = field(default_factory=list)   # cells beyond the header's columns
+    missing: int = 0                                  # header columns the row lacks
+
+
+def read_text(path: Path) -> str:
+    """The file as text; a byte that is not UTF-8 is reported with its line."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TableError(path, [Issue(0, "file not found")]) from None
+    except OSError as exc:
+        raise TableError(path, [Issue(0, f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TableError(path, [Issue(line, f"not UTF-8 (byte 0x{data[exc.start]:02x}); save the file as "
+                                             "'CSV UTF-8' in the spreadsheet")]) from None
+
+
+def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iterator[CsvRow]:
+    """Rows of a CSV with a header naming `columns` (any order; extra columns are ignored).
+
+    Blank rows and rows whose first cell starts with '#' are skipped (comments).
+    """
+    text = read_text(path)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    line = 0
+    try:
+        for cells in reader:
+            first_line, line = line + 1, reader.line_num
+            if not any(c.strip() for c in cells) or cells[0].lstrip().startswith("#"):
+                continue
+            if header is None:
+                header = [c.strip() for c in cells]
+                missing = [c for c in columns if c not in header]
+                if missing:
+                    issues.append(Issue(first_line, f"header lacks column(s) {', '.join(missing)}; "
+                                                    f"expected: {','.join(columns)}"))
+                    return
+                continue
+            row = CsvRow(first_line, {})
+            for i, name in enumerate(header):
+                if i < len(cells):
+                    row.cells[name] = cells[i].strip()
+                elif name in columns:
+                    row.missing += 1
+            row.extra = [c for c in cells[len(header):] if c.strip()]
+            yield row
+    except csv.Error as exc:
+        issues.append(Issue(line + 1, f"unreadable CSV: {exc}"))
+        return
+    if header is None:
+        issues.append(Issue(0, f"empty table (expected a header: {','.join(columns)})"))
+
+
+def parse_float(text: str, name: str, low: float, high: float, issues: list[Issue], line: int) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        issues.append(Issue(line, f"{name} {text!r} is not a number"))
+        return None
+    if not (low <= value <= high):  # also rejects nan
+        issues.append(Issue(line, f"{name} {text} is outside {low:g}..{high:g}"))
+        return None
+    return value
