@@ -16,6 +16,7 @@ PACKAGE = "fay_ros"
 NODES = {
     "demo_talker": "fay_ros.nodes.demo_talker",
     "timeline": "fay_ros.nodes.timeline",
+    "action_semantics": "fay_ros.nodes.action_semantics",
     "servo_mapper": "fay_ros.nodes.servo_mapper",
     "led_mapper": "fay_ros.nodes.led_mapper",
 }
