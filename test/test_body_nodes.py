@@ -1,0 +1,147 @@
+"""servo_mapper and led_mapper as real processes: ActionCue in over DDS, JointTrajectory,
+ColorRGBA and the latched pattern line out; bad tables stop them with exit code 2; edits
+are reloaded and bad edits keep the last good table."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+from std_msgs.msg import ColorRGBA, String
+from trajectory_msgs.msg import JointTrajectory
+
+from fay_msgs.msg import ActionCue
+from fay_ros.body import led, servo
+from fay_ros.body.tables import default_table_path
+from fay_ros.common import qos, topics
+from harness import wait_until
+
+SERVO_TABLE = servo.load_servo_table(default_table_path(servo.TABLE_FILE))
+LED_TABLE = led.load_led_table(default_table_path(led.TABLE_FILE))
+SERVO_YAML = default_table_path(servo.TABLE_FILE).read_text(encoding="utf-8")
+
+
+def seconds(duration) -> float:
+    return duration.sec + duration.nanosec * 1e-9
+
+
+def action_cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0,
+               uid: str = "c:0") -> ActionCue:
+    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
+                     priority=priority, sentiment=sentiment, utterance_id=uid, text="test")
+
+
+def connect(ros, *collect_specs):
+    """Cue publisher plus collectors, returned once every link is matched both ways."""
+    cue_pub = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
+    collectors = []
+    for msg_type, topic, profile, count in collect_specs:
+        sub_collector = ros.collect(msg_type, topic, profile)
+        subscription = list(ros.node.subscriptions)[-1]
+        wait_until(lambda s=subscription, n=count: s.get_publisher_count() >= n, message=f"publisher on {topic}")
+        collectors.append(sub_collector)
+    return cue_pub, collectors
+
+
+def assert_trajectory_message(msg: JointTrajectory, table) -> None:
+    assert list(msg.joint_names) == list(table.joints)
+    times = [seconds(p.time_from_start) for p in msg.points]
+    assert times[0] > 0 and all(b > a for a, b in zip(times, times[1:]))
+    for point in msg.points:
+        assert len(point.positions) == len(point.velocities) == len(msg.joint_names)
+        for name, pos, vel in zip(msg.joint_names, point.positions, point.velocities):
+            spec = table.joints[name]
+            assert spec.min - 1e-9 <= pos <= spec.max + 1e-9 and abs(vel) <= spec.max_velocity * (1 + 1e-6)
+    assert list(msg.points[-1].positions) == [table.joints[n].idle for n in msg.joint_names]
+    assert list(msg.points[-1].velocities) == [0.0] * len(msg.joint_names)
+
+
+def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
+    servo_node = launch_node("fay_ros.nodes.servo_mapper", {"reload_period": 0.0})
+    led_node = launch_node("fay_ros.nodes.led_mapper", {"reload_period": 0.0})
+    cue_pub, (trajectories, colors, patterns) = connect(
+        ros,
+        (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1),
+        (ColorRGBA, topics.LED_COLOR, qos.COMMANDS, 1),
+        (String, topics.LED_PATTERN, qos.LATCHED, 1),
+    )
+    ros.wait_for_subscribers(cue_pub, 2)
+
+    # Latched: the idle look published at start-up reaches a subscriber that came later.
+    first = patterns.wait_for_count(1)[0]
+    assert led.parse_pattern(first.data).affect == LED_TABLE.idle.affect
+
+    cue_pub.publish(action_cue("invite", "warm", 0.9, 40))
+    [invite] = trajectories.wait_for_count(1)
+    assert_trajectory_message(invite, SERVO_TABLE)
+    wire_intensity = struct.unpack("f", struct.pack("f", 0.9))[0]  # ActionCue.intensity is float32
+    planned = servo.plan(SERVO_TABLE, "invite", wire_intensity, {})
+    assert [seconds(p.time_from_start) for p in invite.points] == pytest.approx([p.time for p in planned.points],
+                                                                                abs=2e-9)
+    assert [list(p.positions) for p in invite.points] == [pytest.approx(p.positions) for p in planned.points]
+    warm = LED_TABLE.affects["warm"]
+    bright = LED_TABLE.brightness.at(wire_intensity)
+    color = colors.wait_for_match(lambda c: abs(c.a - bright) < 1e-6, what="the warm colour")
+    assert (color.r, color.g, color.b) == pytest.approx([c * bright for c in warm.color], abs=1e-6)
+    line = patterns.wait_for_match(lambda m: "affect=warm" in m.data, what="the warm pattern").data
+    assert led.parse_pattern(line).pattern == warm.pattern
+
+    # Lower priority while invite is busy: it waits, then starts by itself.
+    cue_pub.publish(action_cue("nod", "smile", 0.5, 10, uid="c:1"))
+    nod = trajectories.wait_for_count(2, timeout=SERVO_TABLE.preemption.max_wait + 10)[1]
+    assert_trajectory_message(nod, SERVO_TABLE)
+    tilt = list(nod.joint_names).index("head_tilt")
+    assert max(p.positions[tilt] for p in nod.points) > 0.1, "a nod moves the head"
+
+    # Unknown behavior and affect, higher priority: the servo default, the sentiment fallback.
+    cue_pub.publish(action_cue("moonwalk", "bewildered", 0.5, 90, sentiment=-0.9, uid="c:2"))
+    fallback = trajectories.wait_for_count(3)[2]
+    assert_trajectory_message(fallback, SERVO_TABLE)
+    assert len(fallback.points) == 1, "the default (idle) is a single move back to the idle pose"
+    negative = LED_TABLE.sentiment_fallback.negative
+    patterns.wait_for_match(lambda m: f"affect={negative}" in m.data, what="the negative fallback look")
+    assert servo_node.alive() and led_node.alive()
+    assert "moonwalk→idle (default)" in servo_node.output()
+
+
+@pytest.mark.parametrize("module,file_name,edit,key", [
+    ("fay_ros.nodes.servo_mapper", "servo_map.yaml",
+     lambda t: t.replace("default: idle", "default: dance"), "default"),
+    ("fay_ros.nodes.servo_mapper", "servo_map.yaml",
+     lambda t: t.replace("{at: 0.5, pose: {head_tilt: -0.05}}", "{at: 0.5, pose: {neck: -0.05}}"),
+     "behaviors.nod.keyframes[1].pose.neck"),
+    ("fay_ros.nodes.led_mapper", "led_map.yaml",
+     lambda t: t.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"), "affects.sad.pattern"),
+], ids=["servo-default", "servo-joint", "led-pattern"])
+def test_bad_table_stops_the_node_naming_file_and_key(tmp_path, launch_node, module, file_name, edit, key):
+    text = default_table_path(file_name).read_text(encoding="utf-8")
+    bad = edit(text)
+    assert bad != text
+    path = tmp_path / file_name
+    path.write_text(bad, encoding="utf-8")
+    node = launch_node(module, {"map_file": str(path)})
+    assert node.wait_exit() == 2
+    out = node.output()
+    assert f"cannot start: {module.rsplit('.', 1)[-1].split('_')[0]} map table: {path}: {key}:" in out, out
+
+
+def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, launch_node):
+    path = tmp_path / "servo_map.yaml"
+    path.write_text(SERVO_YAML, encoding="utf-8")
+    node = launch_node("fay_ros.nodes.servo_mapper", {"map_file": str(path), "reload_period": 0.1})
+    cue_pub, (trajectories,) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1))
+    ros.wait_for_subscribers(cue_pub)
+    node.wait_output("servo_mapper ready")
+
+    path.write_text(SERVO_YAML.replace("default: idle", "default: dance"), encoding="utf-8")
+    node.wait_output("NOT reloaded")
+    assert f"{path}: default: 'dance' is not a key of behaviors" in node.output()
+    cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 50))
+    old = trajectories.wait_for_count(1)[0]
+    assert len(old.points) == 1, "still the old default (idle)"
+
+    path.write_text(SERVO_YAML.replace("default: idle", "default: nod"), encoding="utf-8")
+    node.wait_output("servo map reloaded")
+    cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 60))
+    new = trajectories.wait_for_count(2)[1]
+    assert len(new.points) == len(SERVO_TABLE.behaviors["nod"].keyframes) + 1, "the new default (nod)"
+    assert node.alive()
