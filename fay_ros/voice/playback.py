@@ -1,0 +1,345 @@
+"""Playback on a shared audio clock: sample-accurate start times, exact speaking state,
+instant stop.
+
+An output (`AudioSink`) pulls audio block by block: it calls `render(out, play_time)` where
+`play_time` is the monotonic time at which `out[0]` reaches the speaker (for a sounddevice
+stream, PortAudio's DAC time of the buffer -- so the device latency is included; for the
+headless `SimulatedSink`, a real-time clock ticking one block at a time). The `Player` keeps
+a timeline of scheduled segments in that clock:
+
+- `schedule()` picks the segment's start (right after the audio already queued, or
+  `lead` seconds from now), lets the caller publish it (the viseme track is stamped with
+  that start, before any of it plays), then commits it; the renderer copies exactly the
+  samples that belong to each block, so the first sample plays at the announced time.
+- `speaking=true` is reported at the start of each segment, `speaking=false` at the end of
+  the last one (the end of its last sample at the speaker) unless another segment follows
+  without a gap. Notifications run on their own thread at their due time, never in the audio
+  callback.
+- `stop()` empties the timeline at once: the next rendered block is silence, so the audio
+  stops when the blocks already handed to the output have played (one block plus the device
+  latency), and `speaking=false` is reported with that moment.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+RenderFn = Callable[[np.ndarray, float], None]
+StateFn = Callable[[bool, str, float], None]  # (speaking, utterance id, monotonic time)
+
+
+class AudioSink(Protocol):
+    sample_rate: int
+    ahead: float  # how long before play time render() is called for a block (latency + block)
+    description: str
+
+    def start(self, render: RenderFn) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SimulatedSink:
+    """A headless output: a real-time clock that 'plays' one block every block period.
+
+    Nothing is audible; timing, speaking state and interruption behave as with a device
+    whose latency is one block.
+    """
+
+    def __init__(self, sample_rate: int, block_seconds: float = 0.02,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.sample_rate = sample_rate
+        self.block_frames = max(1, int(round(block_seconds * sample_rate)))
+        self.block_seconds = self.block_frames / sample_rate
+        self.ahead = self.block_seconds
+        self.description = f"simulated real-time output ({self.block_seconds * 1000:.0f} ms blocks, nothing audible)"
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, render: RenderFn) -> None:
+        def run() -> None:
+            buffer = np.zeros(self.block_frames, dtype=np.int16)
+            t0 = self._clock() + self.block_seconds
+            for k in itertools.count():
+                play_time = t0 + k * self.block_seconds
+                # Render one block ahead of its play time, like a device buffer.
+                wait = play_time - self.ahead - self._clock()
+                if wait > 0 and self._stop.wait(wait):
+                    return
+                if self._stop.is_set():
+                    return
+                render(buffer, play_time)
+        self._thread = threading.Thread(target=run, name="simulated-audio-out", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+
+
+class SoundDeviceSink:
+    """A sounddevice (PortAudio) output stream, running for the life of the node."""
+
+    def __init__(self, device: int | str | None, sample_rate: int, block_seconds: float = 0.02) -> None:
+        import sounddevice as sd
+
+        self.sample_rate = sample_rate
+        self._sd = sd
+        self._render: RenderFn | None = None
+        block = max(64, int(round(block_seconds * sample_rate)))
+        self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="int16", device=device,
+                                      blocksize=block, latency="low", callback=self._callback)
+        info = sd.query_devices(self.stream.device)
+        self.ahead = float(self.stream.latency) + block / sample_rate
+        self.description = (f"sound device {info['name']!r} ({sample_rate} Hz, output latency "
+                            f"{self.stream.latency * 1000:.0f} ms)")
+
+    def _callback(self, outdata, frames, time_info, status) -> None:  # PortAudio thread
+        now = time.monotonic()
+        dac, current = time_info.outputBufferDacTime, time_info.currentTime
+        # Some host APIs report 0 for both; then the stream's nominal latency is the best guess.
+        play_time = now + (dac - current if dac and current else self.stream.latency)
+        block = outdata[:, 0]
+        if self._render is None:
+            block.fill(0)
+        else:
+            self._render(block, play_time)
+
+    def start(self, render: RenderFn) -> None:
+        self._render = render
+        self.stream.start()
+
+    def close(self) -> None:
+        try:
+            self.stream.abort()
+        finally:
+            self.stream.close()
+
+
+def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
+              log: Callable[[str], None] = print) -> AudioSink:
+    """"auto": the default output device if one opens, else headless; "none": headless;
+    anything else names a device (index or name) that must open."""
+    if output_device == "none":
+        return SimulatedSink(sample_rate, block_seconds)
+    device: int | str | None = None if output_device == "auto" else (
+        int(output_device) if output_device.strip().isdigit() else output_device)
+    try:
+        import sounddevice as sd
+        sd.query_devices(device, kind="output") if device is None else sd.query_devices(device)
+        return SoundDeviceSink(device, sample_rate, block_seconds)
+    except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "no device"
+        if output_device != "auto":
+            raise RuntimeError(f"cannot open audio output device {output_device!r}: {exc}") from None
+        log(f"no usable audio output device ({exc}); running headless")
+        return SimulatedSink(sample_rate, block_seconds)
+
+
+@dataclass
+class Segment:
+    key: str
+    samples: np.ndarray
+    start: float
+    sample_rate: int
+    generation: int
+    played: int = 0  # samples handed to the output so far
+
+    @property
+    def end(self) -> float:
+        return self.start + len(self.samples) / self.sample_rate
+
+
+@dataclass(order=True)
+class _Due:
+    when: float
+    order: int
+    action: Callable[[], None] = field(compare=False)
+    survives_stop: bool = field(default=False, compare=False)
+
+
+class Player:
+    """Schedules audio segments on a sink's clock and reports the speaking state."""
+
+    def __init__(self, sink: AudioSink, on_state: StateFn, *, margin: float = 0.01,
+                 clock: Callable[[], float] = time.monotonic,
+                 on_cut: Callable[[str, float, float], None] | None = None) -> None:
+        self.sink = sink
+        self.sample_rate = sink.sample_rate
+        self.lead = sink.ahead + margin
+        self._on_state = on_state
+        self._on_cut = on_cut  # (key, seconds played, seconds total) when stop() cuts a segment
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._segments: list[Segment] = []
+        self._generation = 0
+        self._rendered_until = 0.0
+        self._speaking_key = ""  # key last reported as speaking ("" = silent)
+        self._due: list[_Due] = []
+        self._due_order = itertools.count()
+        self._closed = False
+        self._notifier = threading.Thread(target=self._notify_loop, name="speaking-state", daemon=True)
+        self._notifier.start()
+        sink.start(self._render)
+
+    # -- scheduling ---------------------------------------------------------------------
+    def queued_until(self) -> float:
+        """When the audio queued now ends (monotonic); <= now when nothing is queued."""
+        with self._lock:
+            return max((s.end for s in self._segments), default=0.0)
+
+    def wait_until_queue_below(self, seconds: float, generation: int, timeout: float | None = None) -> bool:
+        """Block until less than `seconds` of audio is queued; False if stopped meanwhile."""
+        deadline = None if timeout is None else self._clock() + timeout
+        with self._changed:
+            while True:
+                if self._closed or self._generation != generation:
+                    return False
+                now = self._clock()
+                queued = max((s.end for s in self._segments), default=now) - now
+                if queued <= seconds:
+                    return True
+                wait = queued - seconds
+                if deadline is not None:
+                    if now >= deadline:
+                        return False
+                    wait = min(wait, deadline - now)
+                self._changed.wait(wait)
+
+    @property
+    def generation(self) -> int:
+        with self._lock:
+            return self._generation
+
+    def schedule(self, key: str, samples: np.ndarray, announce: Callable[[float], None],
+                 generation: int | None = None) -> float | None:
+        """Queue `samples`; `announce(start)` runs before commit with the start time of its
+        first sample. Returns the start, or None when a stop() came in between."""
+        samples = np.asarray(samples, dtype=np.int16)
+        while True:
+            with self._lock:
+                if generation is not None and generation != self._generation:
+                    return None
+                gen = self._generation
+                start = self._next_start()
+            announce(start)
+            with self._lock:
+                if gen != self._generation or self._closed:
+                    return None
+                # Sample-accurate only if the block holding `start` is not rendered yet, and
+                # "announced before it plays" only if `start` is still in the future.
+                if start >= self._rendered_until and start > self._clock():
+                    segment = Segment(key, samples, start, self.sample_rate, gen)
+                    self._segments.append(segment)
+                    self._changed.notify_all()
+                    self._at(start, lambda s=segment: self._segment_started(s))
+                    self._at(segment.end, lambda s=segment: self._segment_ended(s))
+                    return start
+            # Announcing took longer than the lead (a stalled machine): pick a later start
+            # and announce again, so the published stamp is always the true one.
+
+    def _next_start(self) -> float:
+        earliest = max(self._clock() + self.lead, self._rendered_until)
+        queued_end = max((s.end for s in self._segments), default=0.0)
+        return queued_end if queued_end >= earliest else earliest
+
+    def stop(self) -> float:
+        """Silence now and drop everything queued; returns when the audio actually stops."""
+        with self._lock:
+            self._generation += 1
+            now = self._clock()
+            # Samples already handed to the output still play; nothing after them does.
+            handed_over = max(now, self._rendered_until)
+            audible_end = now
+            cuts = []
+            for segment in self._segments:
+                if segment.played:
+                    audible_end = max(audible_end, min(segment.end, handed_over))
+                    played = min(segment.played, len(segment.samples))
+                    if played < len(segment.samples):
+                        cuts.append((segment.key, played / self.sample_rate, len(segment.samples) / self.sample_rate))
+            self._segments.clear()
+            self._due = [d for d in self._due if d.survives_stop]
+            heapq.heapify(self._due)
+            if self._on_cut is not None:
+                for cut in cuts:
+                    self._at(now, lambda c=cut: self._on_cut(*c), survives_stop=True)
+            self._at(audible_end, lambda t=audible_end: self._stopped(t), survives_stop=True)
+            self._changed.notify_all()
+            return audible_end
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._changed.notify_all()
+        self.sink.close()
+        self._notifier.join(2)
+
+    # -- audio thread ---------------------------------------------------------------------
+    def _render(self, out: np.ndarray, play_time: float) -> None:
+        out.fill(0)
+        frames = len(out)
+        with self._lock:
+            for segment in self._segments:
+                offset = int(round((segment.start - play_time) * self.sample_rate))
+                if offset >= frames:
+                    continue
+                src = max(0, -offset)
+                if src >= len(segment.samples):
+                    continue
+                dst = max(0, offset)
+                n = min(frames - dst, len(segment.samples) - src)
+                out[dst:dst + n] = segment.samples[src:src + n]
+                segment.played = max(segment.played, src + n)
+            self._rendered_until = play_time + frames / self.sample_rate
+            self._segments = [s for s in self._segments if s.played < len(s.samples)]
+            self._changed.notify_all()
+
+    # -- speaking state -------------------------------------------------------------------
+    def _at(self, when: float, action: Callable[[], None], survives_stop: bool = False) -> None:
+        """Run `action` at monotonic time `when` on the notifier thread (lock held)."""
+        heapq.heappush(self._due, _Due(when, next(self._due_order), action, survives_stop))
+        self._changed.notify_all()
+
+    def _notify_loop(self) -> None:
+        while True:
+            with self._changed:
+                while not self._closed and (not self._due or self._due[0].when > self._clock()):
+                    timeout = None if not self._due else self._due[0].when - self._clock()
+                    self._changed.wait(timeout if timeout is None else max(timeout, 0.0))
+                if self._closed:
+                    return
+                item = heapq.heappop(self._due)
+            item.action()
+
+    def _segment_started(self, segment: Segment) -> None:
+        with self._lock:
+            if segment.generation != self._generation:
+                return
+            self._speaking_key = segment.key
+        self._on_state(True, segment.key, segment.start)
+
+    def _segment_ended(self, segment: Segment) -> None:
+        with self._lock:
+            if segment.generation != self._generation:
+                return
+            follows = any(s is not segment and s.start <= segment.end + 1.5 / self.sample_rate
+                          and s.end > segment.end for s in self._segments)
+            # A segment still in the list may have been fully rendered and dropped; the
+            # next one starting exactly at our end is what makes speech continuous.
+            if follows or self._speaking_key != segment.key:
+                return
+            self._speaking_key = ""
+        self._on_state(False, "", segment.end)
+
+    def _stopped(self, when: float) -> None:
+        with self._lock:
+            self._speaking_key = ""
+        self._on_state(False, "", when)

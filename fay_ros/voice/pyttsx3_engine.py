@@ -1,0 +1,85 @@
+"""pyttsx3 2.99 (espeak driver) as a speech engine.
+
+pyttsx3 is the portable Python TTS API: voices are enumerated and selected through it, and
+the audio comes from `save_to_file` + `runAndWait`. Its espeak driver initialises
+libespeak-ng without phoneme events and reports word events by text position only, so this
+engine returns no phoneme timings; the pipeline then builds the loudness-driven viseme track.
+
+pyttsx3 initialises libespeak-ng once per process for itself, so this engine and
+EspeakNgEngine must not be used in the same process (create_engine picks one per process;
+the guard below says so clearly instead of producing garbled audio).
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .engines import Synthesis, VoiceError, VoiceSettings, VoicedRun, language_runs, read_wav
+
+_lock = threading.Lock()
+
+
+class Pyttsx3Engine:
+    name = "pyttsx3"
+    sample_rate = 22050  # pyttsx3's espeak driver writes 22050 Hz WAVs
+
+    def __init__(self, settings: VoiceSettings) -> None:
+        from . import espeak_ng
+        if espeak_ng._state["dll"] is not None:
+            raise VoiceError("the pyttsx3 engine cannot run in a process that already uses the espeak-ng engine "
+                             "(both drive the one libespeak-ng); use one engine per process")
+        try:
+            import pyttsx3
+            self._engine = pyttsx3.init("espeak")
+        except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
+            raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
+        self.settings = settings
+        self._voice_ids = {settings.english_voice: self._resolve(settings.english_voice),
+                           settings.chinese_voice: self._resolve(settings.chinese_voice)}
+        self._engine.setProperty("rate", int(settings.rate_wpm))
+        self._engine.setProperty("volume", float(settings.volume))
+        self._tmp = Path(tempfile.mkdtemp(prefix="fay_tts_pyttsx3_"))
+
+    def voices(self) -> list[str]:
+        return sorted(v.id for v in self._engine.getProperty("voices"))
+
+    def _resolve(self, voice: str) -> str:
+        """pyttsx3 selects espeak voices reliably by identifier ("sit/cmn-latn-pinyin")."""
+        wanted = voice.lower()
+        for v in self._engine.getProperty("voices"):
+            if wanted in (v.id.lower(), v.id.lower().split("/")[-1], str(v.name).lower()):
+                return v.id
+        raise VoiceError(f"pyttsx3 (espeak) has no voice {voice!r} (see `fay-ros say --engine pyttsx3 --list-voices`)")
+
+    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> Synthesis:
+        chunks: list[np.ndarray] = []
+        voiced: list[VoicedRun] = []
+        offset = 0
+        with _lock:
+            for index, run in enumerate(language_runs(text, self.settings)):
+                if cancelled():
+                    return Synthesis(np.zeros(0, np.int16), self.sample_rate, cancelled=True)
+                voice = self.settings.voice_for(run.language)
+                self._engine.setProperty("voice", self._voice_ids[voice])
+                path = self._tmp / f"run{index}.wav"
+                self._engine.save_to_file(run.text, str(path))
+                # The driver prints "Audio saved to ..." for every file; that is not our output.
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self._engine.runAndWait()
+                if not path.exists():
+                    raise VoiceError(f"pyttsx3 produced no audio for {run.text!r}")
+                samples, rate = read_wav(path)
+                path.unlink()
+                if rate != self.sample_rate:
+                    raise VoiceError(f"pyttsx3 wrote {rate} Hz audio; expected {self.sample_rate} Hz")
+                voiced.append(VoicedRun(run.language, voice, run.text, offset / self.sample_rate))
+                chunks.append(samples)
+                offset += len(samples)
+        samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
+        return Synthesis(samples, self.sample_rate, [], voiced)
