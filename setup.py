@@ -20,6 +20,7 @@ NODES = {
     "servo_mapper": "fay_ros.nodes.servo_mapper",
     "led_mapper": "fay_ros.nodes.led_mapper",
     "tts": "fay_ros.nodes.tts",
+    "memory": "fay_ros.nodes.memory",
 }
 
 

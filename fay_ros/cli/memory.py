@@ -1,0 +1,182 @@
+"""`fay-ros memory`: look into and manage the memory database (import from Fay, search,
+list, confirm, forget, schema). Every command names one owner; none lists across owners.
+
+It opens the same SQLite file as the memory node (WAL allows both at once); the node notices
+the changes. The default database is the node's default db_path.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+
+DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("memory", help="import a Fay memory stream; search, list, confirm or forget memories")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"memory database (default {DEFAULT_DB})")
+    p.add_argument("--embedder", default="auto", choices=["auto", "use", "hashed"],
+                   help="embedder; must match the memory node's so recall uses the same vectors")
+    p.set_defaults(func=lambda args: (p.print_help(), 1)[1])
+    sub = p.add_subparsers(dest="memory_command", metavar="ACTION")
+
+    imp = sub.add_parser("import", help="import Fay's memory_stream/nodes.json (+ embeddings.json beside it)")
+    imp.add_argument("nodes_json", help="path to Fay's nodes.json")
+    imp.add_argument("--owner", required=True, help="user id the memories belong to")
+    imp.add_argument("--embeddings", default=None, help="Fay's embeddings.json (default: next to nodes.json)")
+    imp.set_defaults(func=_import)
+
+    search = sub.add_parser("search", help="recall an owner's memories for a query (as memory/recall)")
+    search.add_argument("query")
+    search.add_argument("--owner", required=True)
+    search.add_argument("-n", type=int, default=10)
+    search.add_argument("--tag", action="append", default=[], help="required tag (repeatable)")
+    search.add_argument("--any-tag", action="append", default=[], help="at least one of these tags (repeatable)")
+    search.add_argument("--candidates", action="store_true", help="include candidate memories")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(func=_search)
+
+    lst = sub.add_parser("list", help="list an owner's memories, newest first")
+    lst.add_argument("--owner", required=True)
+    lst.add_argument("--status", action="append", choices=["confirmed", "candidate", "superseded"], default=None)
+    lst.add_argument("--type", action="append", choices=["observation", "conversation", "reflection"], default=[])
+    lst.add_argument("--tag", action="append", default=[])
+    lst.add_argument("--limit", type=int, default=50)
+    lst.add_argument("--json", action="store_true")
+    lst.set_defaults(func=_list)
+
+    confirm = sub.add_parser("confirm", help="confirm a candidate memory (the user said it is true)")
+    confirm.add_argument("id")
+    confirm.add_argument("--owner", required=True)
+    confirm.set_defaults(func=_confirm)
+
+    forget = sub.add_parser("forget", help="forget one memory by id, or by a query that matches exactly one")
+    forget.add_argument("target", help="memory id, or text describing what to forget (with --query)")
+    forget.add_argument("--owner", required=True)
+    forget.add_argument("--query", action="store_true", help="treat TARGET as a query instead of an id")
+    forget.add_argument("--all", action="store_true", help="delete every match of an ambiguous query")
+    forget.set_defaults(func=_forget)
+
+    schema = sub.add_parser("schema", help="print the memory conventions for external agents (JSON)")
+    schema.set_defaults(func=_schema)
+
+
+def _service(args):
+    from ..memory import build_service
+    from ..memory.schema import SchemaError
+
+    try:
+        return build_service(args.db, embedder=args.embedder)
+    except (SchemaError, ValueError) as exc:
+        print(f"fay-ros memory: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _fmt_time(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M") if seconds else "-"
+
+
+def _print_nodes(nodes, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([{k: v for k, v in vars(n).items()} for n in nodes], ensure_ascii=False, indent=1))
+        return
+    for n in nodes:
+        score = f" score={n.score:.3f}" if n.score else ""
+        key = f" key={n.key}" if n.key else ""
+        print(f"{n.id}  {n.status:<10} {n.node_type:<12} imp={n.importance:g} {_fmt_time(n.created)}{key}{score}")
+        print("    " + n.content.replace("\n", "\n    "))
+        if n.tags:
+            print("    tags: " + ", ".join(n.tags))
+        if n.pointer_ids:
+            print("    from: " + ", ".join(n.pointer_ids))
+
+
+def _import(args) -> int:
+    from ..memory.fay_import import FayImportError, import_fay
+
+    svc = _service(args)
+    try:
+        report = import_fay(svc.store, args.nodes_json, args.owner, args.embeddings)
+    except FayImportError as exc:
+        print(f"fay-ros memory import: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        svc.store.close()
+    print(report.summary(args.owner))
+    return 0
+
+
+def _search(args) -> int:
+    svc = _service(args)
+    try:
+        out = svc.recall(args.owner, args.query, args.tag, args.any_tag, args.n, args.candidates, stateless=True)
+    finally:
+        svc.store.close()
+    if not out.success:
+        print(f"fay-ros memory search: {out.message}", file=sys.stderr)
+        return 1
+    _print_nodes(out.nodes, args.json)
+    if not args.json:
+        print(out.message)
+    return 0
+
+
+def _list(args) -> int:
+    from ..memory.model import is_guest, normalise_tags
+
+    if is_guest(args.owner):
+        print("fay-ros memory list: an owner is required (a guest has no private memory)", file=sys.stderr)
+        return 1
+    svc = _service(args)
+    try:
+        nodes = svc.store.list(args.owner, statuses=args.status or ["confirmed", "candidate"], node_types=args.type,
+                               tags_all=normalise_tags(args.tag), limit=args.limit)
+    finally:
+        svc.store.close()
+    _print_nodes(nodes, args.json)
+    return 0
+
+
+def _confirm(args) -> int:
+    from ..memory.policy import RememberRequest
+
+    svc = _service(args)
+    try:
+        node = svc.store.get(args.owner, args.id)
+        if node is None or node.status != "candidate":
+            print(f"fay-ros memory confirm: no candidate memory {args.id} for owner {args.owner!r}", file=sys.stderr)
+            return 1
+        out = svc.remember(RememberRequest(owner=node.owner, content=node.content, node_type=node.node_type,
+                                           importance=node.importance, tags=node.tags, key=node.key,
+                                           user_confirmed=True))
+    finally:
+        svc.store.close()
+    print(out.message)
+    return 0 if out.success else 1
+
+
+def _forget(args) -> int:
+    svc = _service(args)
+    try:
+        if args.query:
+            out = svc.forget(args.owner, query=args.target, confirm_all=args.all)
+        else:
+            out = svc.forget(args.owner, node_id=args.target)
+    finally:
+        svc.store.close()
+    if out.needs_confirmation:
+        print(out.message)
+        _print_nodes(out.nodes, False)
+        return 3
+    print(out.message, file=sys.stdout if out.success else sys.stderr)
+    return 0 if out.success else 1
+
+
+def _schema(args) -> int:
+    from ..memory.model import describe_schema
+    from ..memory.schema import LATEST
+
+    print(json.dumps({"schema_migrations": LATEST, **describe_schema()}, ensure_ascii=False, indent=2))
+    return 0

@@ -1,0 +1,138 @@
+"""The memory policy (seed 002), independent of any prompt: a model may propose, this decides.
+
+- An explicit request from the user ("remember", "记住", "以后", "别忘了", ...) is what makes a
+  memory confirmed; anything inferred is a candidate, never used in answers until confirmed.
+- When the memory node has heard the owner's recent words, a write flagged user_confirmed
+  is checked against them: without an explicit request in those words it is stored as a
+  candidate. (A caller with no conversation, e.g. a family app or an external agent writing
+  a rule, is trusted with the flag.)
+- The owner always comes from the session; an unidentified guest ("") gets no private memory.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .model import (CANDIDATE, CONFIRMED, MAX_CONTENT_CHARS, NODE_TYPES, MemoryInputError, is_guest,
+                    normalise_tags, tag_value)
+
+GUEST_REFUSAL = "guest has no private memory: the speaker is not identified (owner is empty)"
+
+# Explicit requests to remember, in the user's own words.
+_EXPLICIT = re.compile(
+    r"记住|记下|记一下|别忘|不要忘|不許忘|以后|今后|往后|从现在起|从今天起|我的偏好是|"
+    r"\bremember\b|\bdon'?t forget\b|\bdo not forget\b|\bnote that\b|\bkeep in mind\b|"
+    r"\bfrom now on\b|\bin (the )?future\b|\bmake a note\b",
+    re.IGNORECASE)
+# ...that are really questions about memory, not requests.
+_NOT_A_REQUEST = re.compile(
+    r"记住了吗|记得吗|还记得|你记住.*[吗么]|是否记住|"
+    r"\bdo you remember\b|\bdid you remember\b|\bremember when\b|\bcan you remember\b",
+    re.IGNORECASE)
+
+
+# A user correcting a fact already confirmed ("其实我现在吃香菜了") is as explicit as a request.
+_CORRECTION = re.compile(
+    r"其实|不再|改成|改为|不对|纠正|更正|现在.{0,6}了|已经不|"
+    r"\bactually\b|\bno longer\b|\banymore\b|\bcorrection\b|\bi changed\b|\bnow i\b",
+    re.IGNORECASE)
+
+
+def is_explicit_correction(text: str) -> bool:
+    """True when the user's words correct something ("其实…", "不再…", "actually", "no longer")."""
+    return bool(text) and bool(_CORRECTION.search(text)) and not _NOT_A_REQUEST.search(text)
+
+
+def is_explicit_request(text: str) -> bool:
+    """True when the user's words ask to remember something (记住 / 以后 / 别忘了 / remember ...).
+
+    The dialogue agent should set Remember.user_confirmed from this, on the raw user text.
+    """
+    if not text or not _EXPLICIT.search(text):
+        return False
+    return not _NOT_A_REQUEST.search(text)
+
+
+# Importance (1..10) when the caller leaves it at 0: by kind, since no LLM is on the write path.
+_KIND_IMPORTANCE = {"rule": 9.0, "preference": 7.0, "decision": 7.0, "error": 7.0, "fact": 6.0,
+                    "insight": 6.0, "event": 5.0, "observation": 4.0}
+CONVERSATION_IMPORTANCE = 3.0
+
+
+def estimate_importance(node_type: str, tags: list[str], explicit: bool) -> float:
+    if node_type == "conversation":
+        return CONVERSATION_IMPORTANCE
+    base = _KIND_IMPORTANCE.get(tag_value(tags, "kind"), 5.0)
+    if "persistent:true" in tags:
+        base += 1.0
+    if explicit:
+        base += 1.0
+    return float(min(base, 10.0))
+
+
+@dataclass
+class RememberRequest:
+    owner: str
+    content: str
+    node_type: str = ""
+    importance: float = 0.0
+    tags: list[str] = field(default_factory=list)
+    key: str = ""
+    user_confirmed: bool = False
+    source_session: str = ""
+    source_turn: int = 0
+    ttl: float = 0.0
+
+
+@dataclass
+class RememberDecision:
+    status: str                # confirmed | candidate
+    node_type: str
+    content: str
+    tags: list[str]
+    key: str
+    importance: float
+    reason: str                # why this status (for the response message)
+
+
+def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
+                    verify_explicit: bool = True, corrects_confirmed_fact: bool = False) -> RememberDecision:
+    """Validate a Remember request and decide its status. Raises MemoryInputError on bad input
+    and PermissionError for a guest.
+
+    `heard_user_texts`: the owner's recent final transcripts (None/empty: nothing heard, the
+    flag is trusted). `corrects_confirmed_fact`: the request carries the key of a confirmed
+    fact, so a correction ("其实…") counts as explicit too."""
+    if is_guest(req.owner):
+        raise PermissionError(GUEST_REFUSAL)
+    content = (req.content or "").strip()
+    if not content:
+        raise MemoryInputError("content is empty: nothing to remember")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise MemoryInputError(f"content has {len(content)} characters; at most {MAX_CONTENT_CHARS}")
+    node_type = (req.node_type or "observation").strip()
+    if node_type not in NODE_TYPES:
+        raise MemoryInputError(f"node_type {req.node_type!r}: expected one of {', '.join(NODE_TYPES)}")
+    if not (0.0 <= req.importance <= 10.0):
+        raise MemoryInputError(f"importance {req.importance}: expected 1..10, or 0 to let the memory node estimate it")
+    if req.ttl < 0 or req.ttl != req.ttl:
+        raise MemoryInputError(f"ttl {req.ttl}: expected seconds >= 0 (0 = never expires)")
+    key = (req.key or "").strip()
+    if len(key) > 200 or any(ord(c) < 32 for c in key):
+        raise MemoryInputError("key: at most 200 characters, no control characters")
+    tags = normalise_tags(req.tags)
+    if "source:fay_reflection" in tags and node_type != "reflection":
+        raise MemoryInputError("tag source:fay_reflection is reserved for reflections")
+
+    if not req.user_confirmed:
+        status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"
+    elif verify_explicit and heard_user_texts and not any(
+            is_explicit_request(t) or (corrects_confirmed_fact and is_explicit_correction(t))
+            for t in heard_user_texts):
+        status, reason = CANDIDATE, ("stored as candidate: user_confirmed was set but the user's recent words "
+                                     "contain no explicit request to remember")
+    else:
+        status, reason = CONFIRMED, "stored (confirmed)"
+    importance = req.importance or estimate_importance(node_type, tags, status == CONFIRMED)
+    return RememberDecision(status=status, node_type=node_type, content=content, tags=tags, key=key,
+                            importance=float(importance), reason=reason)

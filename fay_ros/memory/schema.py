@@ -1,0 +1,137 @@
+"""The memory database: one SQLite file in WAL mode, a versioned schema, forward migrations.
+
+Migrations are applied in order through sqlite-utils' migration sets, each in its own
+transaction together with the record that it ran. Before an existing database with data is
+migrated, a timestamped copy is written next to it (seed 002: never change a schema without
+a backup). A database written by a newer fay_ros (a migration this code does not know) is
+refused with a clear error instead of being touched.
+"""
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+
+MIGRATION_SET = "fay_memory"
+migrations = Migrations(MIGRATION_SET)
+
+
+class SchemaError(RuntimeError):
+    """The database cannot be used by this version (newer schema, unreadable file)."""
+
+
+@migrations(name="0001_memory_stream")
+def _m0001(db: sqlite_utils.Database) -> None:
+    db.execute("""
+        CREATE TABLE nodes (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            node_type TEXT NOT NULL,
+            content TEXT NOT NULL,
+            importance REAL NOT NULL,
+            created REAL NOT NULL,
+            last_retrieved REAL NOT NULL,
+            status TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT '',
+            key TEXT NOT NULL DEFAULT '',
+            source_session TEXT NOT NULL DEFAULT '',
+            source_turn INTEGER NOT NULL DEFAULT 0,
+            expires REAL NOT NULL DEFAULT 0
+        )""")
+    db.execute("CREATE INDEX nodes_owner_status ON nodes (owner, status)")
+    db.execute("CREATE INDEX nodes_owner_kind_key ON nodes (owner, kind, key)")
+    db.execute("""
+        CREATE TABLE node_tags (
+            node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (node_id, tag)
+        )""")
+    db.execute("CREATE INDEX node_tags_tag ON node_tags (tag)")
+    db.execute("""
+        CREATE TABLE node_pointers (
+            node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            pointer_id TEXT NOT NULL,
+            PRIMARY KEY (node_id, position)
+        )""")
+    db.execute("CREATE INDEX node_pointers_target ON node_pointers (pointer_id)")
+    db.execute("""
+        CREATE TABLE embeddings (
+            node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (node_id, model)
+        )""")
+
+
+@migrations(name="0002_profile_reflection_import")
+def _m0002(db: sqlite_utils.Database) -> None:
+    # Fay import needs to know where a node came from (idempotent re-import), supersede
+    # needs to point at the newer value, and profile / reflection keep per-owner progress.
+    db.execute("ALTER TABLE nodes ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE nodes ADD COLUMN superseded_by TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX nodes_owner_origin ON nodes (owner, origin)")
+    db.execute("""
+        CREATE TABLE profiles (
+            owner TEXT PRIMARY KEY,
+            portrait TEXT NOT NULL DEFAULT '',
+            updated REAL NOT NULL DEFAULT 0,
+            evidence_mark REAL NOT NULL DEFAULT 0,
+            rebuilds INTEGER NOT NULL DEFAULT 0
+        )""")
+    db.execute("""
+        CREATE TABLE reflection_state (
+            owner TEXT PRIMARY KEY,
+            mark REAL NOT NULL DEFAULT 0,
+            last_run REAL NOT NULL DEFAULT 0
+        )""")
+
+
+LATEST = [m.name for m in migrations._migrations]
+
+
+def connect(path: str | Path, synchronous: str = "FULL") -> sqlite_utils.Database:
+    """Open (creating if needed) and migrate the memory database at `path`."""
+    path = Path(path).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    existed = path.exists() and path.stat().st_size > 0
+    try:
+        # One connection shared by the node's threads; MemoryStore serialises access.
+        conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30.0)
+        db = sqlite_utils.Database(conn)
+        db.enable_wal()
+        db.execute(f"PRAGMA synchronous={synchronous}")
+        db.execute("PRAGMA foreign_keys=ON")
+        applied = [m.name for m in migrations.applied(db)]
+    except sqlite3.DatabaseError as exc:
+        raise SchemaError(f"{path}: not a usable SQLite database ({exc})") from None
+    unknown = [name for name in applied if name not in LATEST]
+    if unknown:
+        conn.close()
+        raise SchemaError(
+            f"{path}: written by a newer fay_ros (unknown schema migration(s) {unknown}); "
+            f"this version knows {LATEST}. Upgrade fay_ros or use another memory database.")
+    pending = [name for name in LATEST if name not in applied]
+    if pending and existed and applied:
+        backup(db, path, f"before-{pending[0]}")
+    migrations.apply(db)
+    return db
+
+
+def backup(db: sqlite_utils.Database, path: Path, label: str) -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{label}-{stamp}")
+    dest = sqlite3.connect(str(target))
+    try:
+        db.conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def schema_version(db: sqlite_utils.Database) -> list[str]:
+    return [m.name for m in migrations.applied(db)]

