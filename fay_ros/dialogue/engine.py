@@ -1,0 +1,509 @@
+"""DialogueEngine: Fay's qa → chat judge → tool loop → final reply flow (no ROS in here).
+
+One user turn:
+1. qa.csv first: a fuzzy hit is spoken verbatim (source "qa"); its script column may name
+   an allow-listed tool, never anything that is executed as code.
+2. Context: confirmed memories and active rules of THIS user (memory gateway, short
+   timeout, skipped when absent), prestart tools with `{{question}}` arguments.
+3. Chat judge (small model, streamed JSON). `finish`: its message streams straight out.
+   `tool`: a filler line is spoken, then the tool loop runs (big model in dual-model mode,
+   the small one otherwise) for at most `max_tool_steps`, never running the same call
+   (name + arguments) twice; then the final reply streams from the small model.
+   A judge that answers in plain text instead of JSON is taken as the reply; one that
+   produces nothing usable falls back to a direct persona reply.
+4. Output: `ReplyPiece`s, one per sentence as soon as it is complete, all sharing a
+   conversation id with seq 0, 1, ...; `is_end` on the last one (an empty closing piece
+   when the stream ended on a complete sentence, so no sentence waits for the next).
+
+Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
+a new input from the same user cancels the old turn, and `interrupt()` cancels all of
+them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
+LLM failures of any kind end the turn with a spoken apology (source "fallback").
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import re
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import prompts
+from .judge import FINISH, TOOL, JudgeStreamParser, parse_action
+from .llm import ChatClient, LlmError, ToolCall
+from .persona import Persona
+from .qa import QaTable, script_tool_name
+from .sentences import SentenceSplitter, split_sentences
+from .think import ThinkStripper, strip_think
+from .tools import MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry, canonical_call
+
+log = logging.getLogger("fay_ros.dialogue")
+
+CHAT, BROADCAST, OBSERVATION = "chat", "broadcast", "observation"
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+@dataclass
+class ReplyPiece:
+    user_id: str
+    conversation_id: str
+    seq: int
+    text: str
+    is_first: bool
+    is_end: bool
+    replace: bool
+    source: str  # "llm", "qa", "broadcast", "fallback", "filler"
+    stamp: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class EngineSettings:
+    judge: bool = True
+    judge_format: str = "json_schema"  # "none", "json_object", "json_schema"
+    native_tools: bool = True  # also offer OpenAI function calling in the tool loop
+    max_tool_steps: int = 5
+    tool_timeout: float = 10.0
+    history_turns: int = 8
+    max_tokens: int = 256
+    temperature: float | None = 0.7
+    frequency_penalty: float = 0.0
+    memory_timeout: float = 0.5
+    memory_recall_n: int = 5
+    prestart_timeout: float = 3.0
+    sentence_min_chars: int = 4
+    default_language: str = "en"
+    qa_script_tools: tuple[str, ...] = ()  # tools a qa.csv script cell may name
+    llm_tools: tuple[str, ...] | None = None  # tools the tool loop may call (None = all)
+
+
+@dataclass
+class TurnTrace:
+    """What happened in one turn (for logs and tests)."""
+
+    conversation_id: str
+    path: str = ""  # "qa", "finish", "tool", "text", "direct", "broadcast", "observation", "fallback"
+    tool_calls: list[str] = field(default_factory=list)
+    skipped_repeats: list[str] = field(default_factory=list)
+    error: str = ""
+    cancelled: bool = False
+    first_token_at: float = 0.0  # monotonic time the first content token of the spoken stream arrived
+
+
+class _Reply:
+    """Numbering and is_first/is_end bookkeeping of one reply."""
+
+    def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool) -> None:
+        self._emit = emit
+        self.user_id = user_id
+        self.conversation_id = conversation_id
+        self.replace = replace
+        self.seq = 0
+        self.closed = False
+        self.last_source = ""
+        self.spoken: list[str] = []
+
+    def say(self, text: str, source: str) -> None:
+        self._send(text, source, is_end=False)
+
+    def end(self, text: str = "", source: str | None = None) -> None:
+        if not self.closed:
+            self._send(text, source or self.last_source or "llm", is_end=True)
+            self.closed = True
+
+    def _send(self, text: str, source: str, is_end: bool) -> None:
+        if self.closed:
+            return
+        piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, self.seq == 0, is_end,
+                           self.replace and self.seq == 0, source)
+        self.seq += 1
+        self.last_source = source
+        if text and source != "filler":
+            self.spoken.append(text)
+        self._emit(piece)
+
+
+class DialogueEngine:
+    def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
+                 big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
+                 memory: MemoryGateway | None = None, settings: EngineSettings | None = None) -> None:
+        self.persona = persona
+        self.small = small
+        self.big = big
+        self.emit = emit
+        self.qa = qa
+        self.tools = tools or ToolRegistry()
+        self.memory = memory or NoMemory()
+        self.settings = settings or EngineSettings()
+        self._histories: dict[str, deque[dict[str, str]]] = {}
+        self._turns: dict[str, int] = {}
+        self._running: dict[str, asyncio.Task] = {}
+        self._interrupted = False
+        self._ids = itertools.count()
+        self.traces: deque[TurnTrace] = deque(maxlen=50)
+        for spec in persona.prestart:
+            if self.tools.get(spec.tool) is None:
+                raise ValueError(f"persona prestart names unknown tool {spec.tool!r}; registered: {self.tools.names()}")
+
+    # -- entry points (call on the engine's loop) ---------------------------------------
+    def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT) -> asyncio.Task | None:
+        """Start a turn; the user's running turn (if any) is cancelled first."""
+        text = text.strip()
+        if not text:
+            return None
+        replace = self._interrupted
+        previous = self._running.get(user_id)
+        if previous is not None and not previous.done() and kind != OBSERVATION:
+            previous.cancel()
+            replace = True
+        if kind == OBSERVATION:
+            return asyncio.ensure_future(self._observe(user_id, text))
+        self._interrupted = False
+        task = asyncio.ensure_future(self.run_turn(user_id, text, language, kind, replace=replace))
+        self._running[user_id] = task
+        task.add_done_callback(lambda t, u=user_id: self._running.get(u) is t and self._running.pop(u, None))
+        return task
+
+    def interrupt(self) -> int:
+        """Cancel every running turn; the next reply replaces whatever is being spoken."""
+        self._interrupted = True
+        cancelled = 0
+        for task in list(self._running.values()):
+            if not task.done():
+                task.cancel()
+                cancelled += 1
+        return cancelled
+
+    def running(self, user_id: str) -> bool:
+        task = self._running.get(user_id)
+        return task is not None and not task.done()
+
+    def history(self, user_id: str) -> list[dict[str, str]]:
+        return list(self._histories.get(user_id, ()))
+
+    # -- one turn -----------------------------------------------------------------------
+    async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
+                       replace: bool = False) -> TurnTrace:
+        language = language or self._guess_language(text)
+        turn = self._turns[user_id] = self._turns.get(user_id, 0) + 1
+        conversation_id = f"{user_id or 'guest'}-{turn}-{uuid.uuid4().hex[:8]}"
+        reply = _Reply(self.emit, user_id, conversation_id, replace)
+        trace = TurnTrace(conversation_id)
+        self.traces.append(trace)
+        ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
+        history_note = ""
+        try:
+            if kind == BROADCAST:
+                trace.path = "broadcast"
+                self._speak_text(reply, text, "broadcast")
+                self._remember_turn(user_id, None, text)
+                return trace
+            if self.qa is not None and (hit := self.qa.match(text)) is not None:
+                trace.path = "qa"
+                answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
+                self._speak_text(reply, answer, "qa")
+                self._remember_turn(user_id, text, answer)
+                return trace
+            if self.small is None:
+                raise LlmError("unreachable", "no LLM endpoint configured")
+            memories, rules, prestart, history_note = await self._gather_context(ctx)
+            if self.settings.judge:
+                await self._judged_turn(reply, ctx, trace, memories, rules, prestart)
+            else:
+                trace.path = "direct"
+                await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+            self._remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
+        except asyncio.CancelledError:
+            trace.cancelled = True
+            if reply.seq > 0:
+                reply.end("")  # close the interrupted reply so consumers do not wait for it
+            raise
+        except LlmError as exc:
+            trace.error = f"{exc.kind}: {exc.reason}"
+            trace.path = trace.path or "fallback"
+            log.error("LLM failed for conversation %s (%s): %s; speaking the apology", conversation_id, exc.kind,
+                      exc.reason)
+            reply.end(self.persona.line("apology", language), "fallback")
+        except Exception as exc:  # noqa: BLE001 - a bug in one turn must not take the node down
+            trace.error = f"{type(exc).__name__}: {exc}"
+            log.exception("dialogue turn %s failed", conversation_id)
+            reply.end(self.persona.line("apology", language), "fallback")
+        return trace
+
+    async def _judged_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
+                           rules: list[str], prestart: list[str]) -> None:
+        tool_names = [t.name for t in self._loop_tools()]
+        system = "\n\n".join(filter(None, [
+            prompts.JUDGE, "Persona:\n" + self.persona.system_prompt,
+            prompts.context_block(memories, rules, prestart, tool_names)]))
+        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
+                    {"role": "user", "content": ctx.question}]
+        parser = JudgeStreamParser()
+        stripper = ThinkStripper()
+        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        async with contextlib.aclosing(self.small.stream(messages, response_format=self._judge_format(),
+                                                         max_tokens=self.settings.max_tokens,
+                                                         temperature=self.settings.temperature,
+                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
+            async for event in events:
+                if event.done or not event.content:
+                    continue
+                if not trace.first_token_at:
+                    trace.first_token_at = event.received_at
+                for sentence in splitter.feed(parser.feed(stripper.feed(event.content))):
+                    reply.say(sentence, "llm")
+        for sentence in splitter.feed(parser.feed(stripper.flush())):
+            reply.say(sentence, "llm")
+        verdict = parser.close()
+        remainder = splitter.flush()
+        if verdict.mode == "text" and reply.seq == 0 and not remainder:
+            remainder = verdict.text  # too short to have been released while streaming
+        if verdict.action == FINISH or verdict.mode == "text":
+            trace.path = "finish" if verdict.mode == "json" else "text"
+            if reply.seq == 0 and not remainder:
+                trace.path = "direct"
+                await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+                return
+            reply.end(remainder, "llm")
+            return
+        if verdict.action == TOOL:
+            trace.path = "tool"
+            reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
+            results = await self._tool_loop(ctx, trace, memories, rules, prestart, verdict.keyword)
+            await self._final_reply(reply, ctx, trace, results)
+            return
+        log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
+        trace.path = "direct"
+        await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+
+    async def _tool_loop(self, ctx: ToolContext, trace: TurnTrace, memories: list[str], rules: list[str],
+                         prestart: list[str], keyword: str) -> list[tuple[str, str]]:
+        """Run tools until the model says finish; returns [(call description, result)]."""
+        client = self.big or self.small
+        tools = self._loop_tools()
+        done: dict[str, str] = {}
+        results: list[tuple[str, str]] = []
+        loop_messages: list[dict[str, Any]] = []
+        repeats = 0
+        request = ctx.question + (f"\n(search keyword: {keyword})" if keyword else "")
+        for step in range(self.settings.max_tool_steps):
+            completed = "\n".join(f"- {call} -> {result[:300]}" for call, result in results) or "(none yet)"
+            system = "\n\n".join(filter(None, [
+                prompts.EXECUTOR, "Persona:\n" + self.persona.system_prompt,
+                prompts.context_block(memories, rules, prestart),
+                "Tools:\n" + "\n".join(f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}"
+                                       for t in tools),
+                "Completed tool calls:\n" + completed]))
+            messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
+                        {"role": "user", "content": request}, *loop_messages]
+            content, calls = await self._collect(client, messages, [t.schema() for t in tools]
+                                                 if self.settings.native_tools and tools else None)
+            native = bool(calls)
+            if not calls:
+                action = parse_action(content)
+                if action is None or action.get("action") != TOOL:
+                    break  # finish (or plain text): the loop is over
+                args = action.get("args") if isinstance(action.get("args"), dict) else {}
+                calls = [ToolCall(str(action.get("tool", "")), json.dumps(args, ensure_ascii=False))]
+            if native:
+                loop_messages.append({"role": "assistant", "content": content or None, "tool_calls": [
+                    {"id": c.id or f"call_{step}_{i}", "type": "function",
+                     "function": {"name": c.name, "arguments": c.arguments or "{}"}} for i, c in enumerate(calls)]})
+            else:
+                loop_messages.append({"role": "assistant", "content": content})
+            stop = False
+            for i, call in enumerate(calls):
+                try:
+                    args = call.parsed_arguments()
+                except ValueError as exc:
+                    args, result = {}, f"error: arguments are not a JSON object ({exc})"
+                else:
+                    key = canonical_call(call.name, args)
+                    if key in done:
+                        repeats += 1
+                        trace.skipped_repeats.append(prompts.describe_call(call.name, args))
+                        result = (f"NOT RUN: {call.name} was already called with exactly these arguments; its result "
+                                  f"was: {done[key][:300]}. Do not call it again; finish now.")
+                        log.info("tool loop %s: skipped repeated call %s", ctx.conversation_id, call.name)
+                        stop = repeats >= 2
+                    else:
+                        result = await self._run_tool(call.name, args, ctx)
+                        done[key] = result
+                        results.append((prompts.describe_call(call.name, args), result))
+                        trace.tool_calls.append(prompts.describe_call(call.name, args))
+                if native:
+                    loop_messages.append({"role": "tool", "tool_call_id": call.id or f"call_{step}_{i}",
+                                          "content": result})
+                else:
+                    loop_messages.append({"role": "user", "content": f"Result of {call.name}: {result}"})
+            if stop:
+                break
+        return results
+
+    async def _run_tool(self, name: str, args: dict[str, Any], ctx: ToolContext) -> str:
+        allowed = self.settings.llm_tools
+        tool = self.tools.get(name)
+        if tool is None or not tool.callable_by_llm or (allowed is not None and name not in allowed):
+            return f"error: no tool named {name!r}; available: {', '.join(t.name for t in self._loop_tools())}"
+        try:
+            return await self.tools.run(name, args, ctx, self.settings.tool_timeout)
+        except ToolError as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a broken tool is reported to the model, not fatal
+            log.warning("tool %s failed: %s", name, exc)
+            return f"error: {type(exc).__name__}: {exc}"
+
+    async def _final_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace,
+                           results: list[tuple[str, str]]) -> None:
+        system = "\n\n".join([
+            "Persona:\n" + self.persona.system_prompt,
+            prompts.FINAL.format(request=ctx.question,
+                                 calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
+                                 results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
+        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
+                    {"role": "user", "content": ctx.question}]
+        await self._stream_spoken(reply, messages, trace)
+
+    async def _direct_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
+                            rules: list[str], prestart: list[str]) -> None:
+        system = "\n\n".join(filter(None, [self.persona.system_prompt, prompts.DIRECT,
+                                           prompts.context_block(memories, rules, prestart)]))
+        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
+                    {"role": "user", "content": ctx.question}]
+        await self._stream_spoken(reply, messages, trace)
+
+    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace) -> None:
+        stripper = ThinkStripper()
+        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        async with contextlib.aclosing(self.small.stream(messages, max_tokens=self.settings.max_tokens,
+                                                         temperature=self.settings.temperature,
+                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
+            async for event in events:
+                if event.done or not event.content:
+                    continue
+                if not trace.first_token_at:
+                    trace.first_token_at = event.received_at
+                for sentence in splitter.feed(stripper.feed(event.content)):
+                    reply.say(sentence, "llm")
+        for sentence in splitter.feed(stripper.flush()):
+            reply.say(sentence, "llm")
+        remainder = splitter.flush()
+        if not remainder and not reply.spoken:
+            raise LlmError("empty", "the model's answer was empty after removing <think> content")
+        reply.end(remainder, "llm")
+
+    async def _collect(self, client: ChatClient, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None) -> tuple[str, list[ToolCall]]:
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        async with contextlib.aclosing(client.stream(messages, tools=tools, max_tokens=self.settings.max_tokens,
+                                                     temperature=self.settings.temperature,
+                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
+            async for event in events:
+                parts.append(event.content)
+                if event.done:
+                    calls = event.tool_calls
+        return strip_think("".join(parts)).strip(), calls
+
+    # -- helpers --------------------------------------------------------------------------
+    async def _qa_answer(self, answer: str, script: str, ctx: ToolContext, trace: TurnTrace) -> str:
+        if not script:
+            return answer
+        name = script_tool_name(script)
+        if not name or name not in self.settings.qa_script_tools or self.tools.get(name) is None:
+            log.warning("qa.csv script %r ignored: scripts are never executed, and it names no allow-listed tool "
+                        "(allowed: %s)", script, ", ".join(self.settings.qa_script_tools) or "none")
+            return answer.replace("{{result}}", "")
+        try:
+            result = await self.tools.run(name, {"question": ctx.question}, ctx, self.settings.tool_timeout)
+        except (ToolError, Exception) as exc:  # noqa: BLE001 - the fixed answer still stands
+            log.warning("qa.csv tool %s failed: %s", name, exc)
+            result = ""
+        trace.tool_calls.append(prompts.describe_call(name, {}))
+        return answer.replace("{{result}}", result) if "{{result}}" in answer else answer
+
+    async def _gather_context(self, ctx: ToolContext) -> tuple[list[str], list[str], list[str], str]:
+        async def memories() -> list[str]:
+            if not ctx.owner:
+                return []  # a guest has no private memory
+            found = await asyncio.wait_for(self.memory.recall(ctx.owner, ctx.question, self.settings.memory_recall_n),
+                                           self.settings.memory_timeout)
+            # candidates never reach a prompt, even if a gateway returned one
+            return [m.content for m in found if m.status == "confirmed"]
+
+        async def rules() -> list[str]:
+            if not ctx.owner:
+                return []
+            found = await asyncio.wait_for(self.memory.active_rules(ctx.owner), self.settings.memory_timeout)
+            return [m.content for m in found if m.status == "confirmed"]
+
+        async def prestart(spec) -> str:
+            result = await self.tools.run(spec.tool, spec.render_args(ctx.question), ctx, self.settings.prestart_timeout)
+            return f"[{spec.tool}] {result}"
+
+        specs = self.persona.prestart
+        outcomes = await asyncio.gather(memories(), rules(), *(prestart(s) for s in specs), return_exceptions=True)
+        found: list[Any] = []
+        for what, outcome in zip(["memory recall", "active rules", *(f"prestart {s.tool}" for s in specs)], outcomes):
+            if isinstance(outcome, BaseException):
+                if isinstance(outcome, asyncio.CancelledError):
+                    raise outcome
+                level = logging.DEBUG if isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError)) else logging.WARNING
+                log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
+                outcome = [] if what in ("memory recall", "active rules") else ""
+            found.append(outcome)
+        prestart_results = [r for r in found[2:] if r]
+        keep = "\n".join(r for r, s in zip(found[2:], specs) if r and s.include_history)
+        return found[0], found[1], prestart_results, keep
+
+    async def _observe(self, user_id: str, text: str) -> None:
+        """Observation mode: record, do not reply."""
+        self._append_history(user_id, {"role": "user", "content": f"(observation, no reply needed) {text}"})
+        trace = TurnTrace("", path="observation")
+        self.traces.append(trace)
+        if user_id:
+            try:
+                await asyncio.wait_for(self.memory.remember(user_id, text, node_type="observation"),
+                                       self.settings.memory_timeout * 4)
+            except (MemoryUnavailable, asyncio.TimeoutError) as exc:
+                log.debug("observation not stored in memory: %s", exc or "timeout")
+            except Exception as exc:  # noqa: BLE001
+                log.warning("observation not stored in memory: %s", exc)
+
+    def _speak_text(self, reply: _Reply, text: str, source: str) -> None:
+        sentences = split_sentences(text, self.settings.sentence_min_chars) or [text.strip()]
+        for sentence in sentences[:-1]:
+            reply.say(sentence, source)
+        reply.end(sentences[-1], source)
+
+    def _judge_format(self) -> dict[str, Any] | None:
+        if self.settings.judge_format == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "chat_judge", "schema": prompts.JUDGE_SCHEMA}}
+        if self.settings.judge_format == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    def _loop_tools(self):
+        return self.tools.llm_tools(list(self.settings.llm_tools) if self.settings.llm_tools is not None else None)
+
+    def _guess_language(self, text: str) -> str:
+        return "zh" if _CJK.search(text) else self.settings.default_language
+
+    @staticmethod
+    def _history_user_text(text: str, note: str) -> str:
+        return f"{text}\n(context: {note})" if note else text
+
+    def _append_history(self, user_id: str, message: dict[str, str]) -> None:
+        history = self._histories.setdefault(user_id, deque(maxlen=max(2, self.settings.history_turns * 2)))
+        history.append(message)
+
+    def _remember_turn(self, user_id: str, user_text: str | None, answer: str) -> None:
+        if user_text:
+            self._append_history(user_id, {"role": "user", "content": user_text})
+        if answer:
+            self._append_history(user_id, {"role": "assistant", "content": answer})

@@ -1,0 +1,231 @@
+"""Tools the dialogue's tool loop may call, and the registry that holds them.
+
+A tool is an async function `(args: dict, ctx: ToolContext) -> str` plus a name, a
+description and a JSON-schema for its arguments (what the model sees). Registering more is
+one decorator:
+
+    @registry.tool("weather", "Weather for a city", {"city": {"type": "string"}})
+    async def weather(args, ctx): ...
+
+The session's identity lives in `ToolContext` and is never read from model output: the
+memory tools' schemas have no `owner`, and any `owner` the model puts in the arguments is
+dropped before the tool runs. Memory goes through a `MemoryGateway` (the node implements it
+with the memory/* ROS services); when it is absent the tools answer that memory is
+unavailable instead of failing the turn.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol
+
+# Argument names that identify a person: always injected from the session, never from the model.
+IDENTITY_ARGS = ("owner", "user_id", "user")
+
+
+class MemoryUnavailable(Exception):
+    """The memory services are not running (or did not answer in time)."""
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    content: str
+    status: str = "confirmed"
+    score: float = 0.0
+    node_type: str = ""
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryResult:
+    success: bool
+    message: str
+    memories: tuple[Memory, ...] = ()
+    needs_confirmation: bool = False
+
+
+class MemoryGateway(Protocol):
+    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]: ...
+    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
+                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
+                       source_turn: int = 0) -> MemoryResult: ...
+    async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult: ...
+    async def active_rules(self, owner: str) -> list[Memory]: ...
+
+
+class NoMemory:
+    """The gateway used when no memory is configured: every call is 'unavailable'."""
+
+    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+        raise MemoryUnavailable("memory is not configured")
+
+    async def remember(self, owner: str, content: str, **_kw: Any) -> MemoryResult:
+        raise MemoryUnavailable("memory is not configured")
+
+    async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult:
+        raise MemoryUnavailable("memory is not configured")
+
+    async def active_rules(self, owner: str) -> list[Memory]:
+        raise MemoryUnavailable("memory is not configured")
+
+
+@dataclass
+class ToolContext:
+    owner: str  # the session's user_id ("" = guest)
+    question: str
+    conversation_id: str = ""
+    turn: int = 0
+    language: str = ""
+    memory: MemoryGateway = field(default_factory=NoMemory)
+
+
+Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema "properties"
+    executor: Executor
+    required: tuple[str, ...] = ()
+    callable_by_llm: bool = True  # False: prestart-only
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry."""
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description,
+            "parameters": {"type": "object", "properties": self.parameters, "required": list(self.required)}}}
+
+
+class ToolError(Exception):
+    pass
+
+
+class ToolRegistry:
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+
+    def add(self, tool: Tool) -> Tool:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+        return tool
+
+    def tool(self, name: str, description: str, parameters: dict[str, Any] | None = None, *,
+             required: tuple[str, ...] = (), callable_by_llm: bool = True) -> Callable[[Executor], Executor]:
+        def decorate(fn: Executor) -> Executor:
+            self.add(Tool(name, description, parameters or {}, fn, required, callable_by_llm))
+            return fn
+        return decorate
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def llm_tools(self, allowed: list[str] | None = None) -> list[Tool]:
+        return [t for t in self._tools.values() if t.callable_by_llm and (allowed is None or t.name in allowed)]
+
+    def only(self, names: list[str]) -> "ToolRegistry":
+        unknown = [n for n in names if n not in self._tools]
+        if unknown:
+            raise ValueError(f"unknown tool(s) {unknown}; registered: {self.names()}")
+        sub = ToolRegistry()
+        for n in names:
+            sub.add(self._tools[n])
+        return sub
+
+    async def run(self, name: str, args: dict[str, Any], ctx: ToolContext, timeout: float = 10.0) -> str:
+        tool = self._tools.get(name)
+        if tool is None:
+            raise ToolError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
+        clean = {k: v for k, v in args.items() if k not in IDENTITY_ARGS}
+        missing = [r for r in tool.required if r not in clean]
+        if missing:
+            raise ToolError(f"tool {name!r} needs argument(s) {missing}")
+        try:
+            return str(await asyncio.wait_for(tool.executor(clean, ctx), timeout))
+        except asyncio.TimeoutError:
+            raise ToolError(f"tool {name!r} did not finish within {timeout:g}s") from None
+        except MemoryUnavailable as exc:
+            return f"memory is unavailable right now ({exc})"
+
+
+def canonical_call(name: str, args: dict[str, Any]) -> str:
+    """Identity of a call for the no-repeat guard (same name + same arguments)."""
+    clean = {k: v for k, v in args.items() if k not in IDENTITY_ARGS}
+    return name + json.dumps(clean, sort_keys=True, ensure_ascii=False)
+
+
+# -- built-in tools -------------------------------------------------------------------------
+
+async def _current_time(args: dict[str, Any], ctx: ToolContext) -> str:
+    now = datetime.datetime.now().astimezone()
+    weekday = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][now.weekday()]
+    return f"{now:%Y-%m-%d %H:%M} ({weekday}, {now.tzname()})"
+
+
+def _guest_refusal(ctx: ToolContext) -> str | None:
+    return "this speaker is not identified (guest): there is no private memory" if not ctx.owner else None
+
+
+async def _memory_recall(args: dict[str, Any], ctx: ToolContext) -> str:
+    if (refusal := _guest_refusal(ctx)) is not None:
+        return refusal
+    query = str(args.get("query") or ctx.question)
+    memories = [m for m in await ctx.memory.recall(ctx.owner, query, int(args.get("n") or 5))
+                if m.status == "confirmed"]
+    if not memories:
+        return "no matching memories"
+    return "\n".join(f"- {m.content}" for m in memories)
+
+
+async def _memory_remember(args: dict[str, Any], ctx: ToolContext) -> str:
+    if (refusal := _guest_refusal(ctx)) is not None:
+        return refusal
+    content = str(args.get("content") or "").strip()
+    if not content:
+        raise ToolError("memory_remember needs 'content'")
+    result = await ctx.memory.remember(
+        ctx.owner, content, node_type="conversation", key=str(args.get("key") or ""),
+        # the user asked in words ("记住…") only if the model says so AND the words are there
+        user_confirmed=bool(args.get("user_asked")) and _asked_to_remember(ctx.question),
+        source_session=ctx.conversation_id, source_turn=ctx.turn)
+    return result.message or ("stored" if result.success else "not stored")
+
+
+def _asked_to_remember(text: str) -> bool:
+    lowered = text.lower()
+    return any(w in lowered for w in ("remember", "记住", "以后", "别忘了", "don't forget", "do not forget"))
+
+
+async def _memory_forget(args: dict[str, Any], ctx: ToolContext) -> str:
+    if (refusal := _guest_refusal(ctx)) is not None:
+        return refusal
+    result = await ctx.memory.forget(ctx.owner, query=str(args.get("query") or ""),
+                                     memory_id=str(args.get("id") or ""))
+    if result.needs_confirmation:
+        listed = "; ".join(m.content for m in result.memories)
+        return f"several memories match, ask the user which one to forget: {listed}"
+    return result.message or ("forgotten" if result.success else "nothing forgotten")
+
+
+def builtin_tools() -> ToolRegistry:
+    registry = ToolRegistry()
+    registry.add(Tool("current_time", "Current local date, time and weekday.", {}, _current_time))
+    registry.add(Tool("memory_recall", "Recall what you know about the current user.",
+                      {"query": {"type": "string", "description": "what to look for"}}, _memory_recall))
+    registry.add(Tool("memory_remember", "Store a fact about the current user.",
+                      {"content": {"type": "string", "description": "the fact, one sentence"},
+                       "key": {"type": "string", "description": "optional key of an updatable fact"},
+                       "user_asked": {"type": "boolean", "description": "the user explicitly asked you to remember"}},
+                      _memory_remember, required=("content",)))
+    registry.add(Tool("memory_forget", "Forget something about the current user.",
+                      {"query": {"type": "string", "description": "what to forget"}}, _memory_forget,
+                      required=("query",)))
+    return registry

@@ -1,0 +1,309 @@
+"""dialogue: Fay's judge → tools → reply flow (fay_ros.dialogue.engine) as a ROS node.
+
+In:  speech/final, text_input (chat turns), broadcast (speak verbatim), observation
+     (record, no reply) — all fay_msgs/Transcript; interrupt (std_msgs/Empty).
+Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists.
+Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
+(call_async with a timeout; without them the dialogue works without memory).
+
+The engine runs on its own asyncio loop thread; ROS callbacks only hand work to it, so an
+LLM stream never blocks the executor, and an interrupt is handled while a stream runs.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+from std_msgs.msg import Empty
+
+from fay_msgs.msg import Transcript, Utterance
+from fay_msgs.srv import Forget, GetActiveRules, Recall, Remember
+
+from ..common import qos, topics
+from ..common.node_main import run_node
+from ..common.params import ConfigError, declare_config
+from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
+from ..dialogue.llm import ChatClient, Endpoint
+from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
+from ..dialogue.persona import Persona, PersonaError
+from ..dialogue.qa import QaTable, QaTableError
+from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
+BUILTIN_TOOLS = ["current_time", "memory_recall", "memory_remember", "memory_forget"]
+
+
+class DialogueConfig(BaseModel):
+    base_url: str = Field(EMBEDDED_BASE_URL, description="OpenAI-compatible endpoint of the (small) chat model; "
+                          "default: the embedded offline model served by `fay-ros llm`")
+    model: str = Field(EMBEDDED_MODEL, description="model name at base_url")
+    api_key_env: str = Field("", description="name of the environment variable holding the API key "
+                             "('' = no key, e.g. the embedded model); the key itself is never a parameter")
+    big_base_url: str = Field("", description="endpoint of the big model for the tool loop ('' = base_url)")
+    big_model: str = Field("", description="big model for the tool loop; '' = single-model mode")
+    big_api_key_env: str = Field("", description="environment variable with the big model's key ('' = api_key_env)")
+    persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
+    qa_file: str = Field("", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, "
+                         "'none' = no table)")
+    qa_threshold: float = Field(0.8, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
+    qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
+                                       "(scripts are never executed)")
+    tools: list[str] = Field(BUILTIN_TOOLS, description="tools the tool loop may call")
+    judge: bool = Field(True, description="run the chat judge (false: always answer directly, no tools)")
+    judge_format: Literal["none", "json_object", "json_schema"] = Field(
+        "json_schema", description="structured-output request for the judge (what the endpoint supports)")
+    native_tools: bool = Field(True, description="offer OpenAI function calling in the tool loop too")
+    max_tool_steps: int = Field(5, ge=1, le=30, description="most tool-loop steps per turn")
+    tool_timeout: float = Field(10.0, gt=0.0, description="seconds one tool call may take")
+    connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
+    first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
+    idle_timeout: float = Field(10.0, gt=0.0, description="seconds allowed between two streamed chunks")
+    max_tokens: int = Field(200, ge=16, description="most tokens per LLM answer")
+    temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature")
+    frequency_penalty: float = Field(0.3, ge=-2.0, le=2.0, description="discourages repetition "
+                                     "(0 = not sent to the endpoint)")
+    history_turns: int = Field(8, ge=0, description="turns of per-user history kept for the prompt")
+    memory: bool = Field(True, description="use the memory/* services when they are running")
+    memory_timeout: float = Field(0.5, gt=0.0, description="seconds to wait for a memory service")
+    default_language: str = Field("en", description="reply language when the input has none and no Chinese")
+    sentence_min_chars: int = Field(4, ge=1, description="shorter sentences are merged with the next one")
+
+    @field_validator("base_url", "big_base_url")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value.rstrip("/")
+
+    @field_validator("api_key_env", "big_api_key_env")
+    @classmethod
+    def _env_name(cls, value: str) -> str:
+        if value and not value.replace("_", "").isalnum():
+            raise ValueError("must be the NAME of an environment variable (the key itself never goes in a parameter)")
+        return value
+
+
+def _config_file(value: str, default_name: str) -> Path:
+    if value:
+        return Path(value).expanduser()
+    here = CONFIG_DIR / default_name
+    if here.exists():
+        return here
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("fay_ros")) / "config" / default_name
+    except Exception:  # noqa: BLE001 - the missing file is reported by the loader
+        return here
+
+
+def _key_from_env(name: str) -> str:
+    if not name:
+        return ""
+    key = os.environ.get(name, "")
+    if not key:
+        raise ConfigError(f"parameter 'api_key_env': environment variable {name} is not set (or empty)")
+    return key
+
+
+class _RosLogHandler(logging.Handler):
+    """Forward the engine's Python log records to the node's ROS logger."""
+
+    def __init__(self, logger: Any) -> None:
+        super().__init__()
+        self._logger = logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + logging.Formatter().formatException(record.exc_info)
+        if record.levelno >= logging.ERROR:
+            self._logger.error(text)
+        elif record.levelno >= logging.WARNING:
+            self._logger.warning(text)
+        elif record.levelno >= logging.INFO:
+            self._logger.info(text)
+        else:
+            self._logger.debug(text)
+
+
+class RosMemoryGateway:
+    """The engine's MemoryGateway over the memory/* services (call_async + timeout)."""
+
+    def __init__(self, node: Node, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
+        group = ReentrantCallbackGroup()
+        self._loop = loop
+        self._timeout = timeout
+        self._recall = node.create_client(Recall, topics.SRV_RECALL, callback_group=group)
+        self._remember = node.create_client(Remember, topics.SRV_REMEMBER, callback_group=group)
+        self._forget = node.create_client(Forget, topics.SRV_FORGET, callback_group=group)
+        self._rules = node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES, callback_group=group)
+
+    async def _call(self, client: Any, request: Any, timeout: float | None = None) -> Any:
+        if not client.service_is_ready():
+            raise MemoryUnavailable(f"service {client.srv_name} is not running")
+        ros_future = client.call_async(request)
+        done: asyncio.Future = self._loop.create_future()
+
+        def finished(f: Any) -> None:
+            self._loop.call_soon_threadsafe(lambda: done.done() or done.set_result(f))
+
+        ros_future.add_done_callback(finished)
+        try:
+            result = await asyncio.wait_for(done, timeout or self._timeout)
+        except asyncio.TimeoutError:
+            client.remove_pending_request(ros_future)
+            raise MemoryUnavailable(f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
+        response = result.result()
+        if response is None:
+            raise MemoryUnavailable(f"service {client.srv_name} failed")
+        return response
+
+    @staticmethod
+    def _memories(nodes: list[Any]) -> list[Memory]:
+        return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags))
+                for n in nodes]
+
+    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+        response = await self._call(self._recall, Recall.Request(owner=owner, query=query, n=n,
+                                                                 include_candidates=False))
+        return self._memories(response.nodes) if response.success else []
+
+    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
+                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
+                       source_turn: int = 0) -> MemoryResult:
+        request = Remember.Request(owner=owner, content=content, node_type=node_type, tags=list(tags), key=key,
+                                   user_confirmed=user_confirmed, source_session=source_session,
+                                   source_turn=source_turn)
+        response = await self._call(self._remember, request, self._timeout * 4)
+        return MemoryResult(response.success, response.message, tuple(self._memories([response.node])))
+
+    async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult:
+        response = await self._call(self._forget, Forget.Request(owner=owner, query=query, id=memory_id),
+                                    self._timeout * 4)
+        return MemoryResult(response.success, response.message, tuple(self._memories(response.nodes)),
+                            response.needs_confirmation)
+
+    async def active_rules(self, owner: str) -> list[Memory]:
+        response = await self._call(self._rules, GetActiveRules.Request(owner=owner))
+        return self._memories(response.rules) if response.success else []
+
+
+class DialogueNode(Node):
+    def __init__(self) -> None:
+        super().__init__("dialogue", namespace=topics.DEFAULT_NAMESPACE)
+        self.config = c = declare_config(self, DialogueConfig)
+        try:
+            persona = Persona.load(_config_file(c.persona_file, "persona.yaml"))
+            qa = None if c.qa_file.lower() == "none" else QaTable.load(_config_file(c.qa_file, "qa.csv"),
+                                                                       c.qa_threshold)
+        except (PersonaError, QaTableError) as exc:
+            raise ConfigError(str(exc)) from None
+        registry = builtin_tools()
+        unknown = [t for t in [*c.tools, *c.qa_script_tools] if registry.get(t) is None]
+        if unknown:
+            raise ConfigError(f"parameter 'tools'/'qa_script_tools': unknown tool(s) {unknown}; "
+                              f"available: {registry.names()}")
+        small = Endpoint(c.base_url, c.model, _key_from_env(c.api_key_env), c.connect_timeout,
+                         c.first_token_timeout, c.idle_timeout)
+        big = None
+        if c.big_model:
+            big = Endpoint(c.big_base_url or c.base_url, c.big_model,
+                           _key_from_env(c.big_api_key_env or c.api_key_env), c.connect_timeout,
+                           c.first_token_timeout, c.idle_timeout)
+        settings = EngineSettings(
+            judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools, max_tool_steps=c.max_tool_steps,
+            tool_timeout=c.tool_timeout, history_turns=c.history_turns, max_tokens=c.max_tokens,
+            temperature=c.temperature, frequency_penalty=c.frequency_penalty, memory_timeout=c.memory_timeout,
+            default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
+            qa_script_tools=tuple(c.qa_script_tools), llm_tools=tuple(c.tools))
+
+        self._log_handler = _RosLogHandler(self.get_logger())
+        engine_log = logging.getLogger("fay_ros.dialogue")
+        engine_log.addHandler(self._log_handler)
+        engine_log.setLevel(logging.INFO)
+        engine_log.propagate = False
+
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="dialogue-engine", daemon=True)
+        self._thread.start()
+        memory = RosMemoryGateway(self, self._loop, c.memory_timeout) if c.memory else None
+        self.publisher = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
+
+        def build() -> DialogueEngine:
+            return DialogueEngine(persona, ChatClient(small), self._publish, big=ChatClient(big) if big else None,
+                                  qa=qa, tools=registry, memory=memory, settings=settings)
+
+        try:
+            self.engine = asyncio.run_coroutine_threadsafe(_call(build), self._loop).result(10)
+        except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
+            self.close()
+            raise ConfigError(str(exc)) from None
+
+        group = ReentrantCallbackGroup()
+        for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.BROADCAST, BROADCAST),
+                            (topics.OBSERVATION, OBSERVATION)):
+            self.create_subscription(Transcript, topic, lambda msg, k=kind: self._on_text(msg, k), qos.EVENTS,
+                                     callback_group=group)
+        self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
+        mode = f"dual-model (tool loop: {big.model} at {big.base_url})" if big else "single-model"
+        self.get_logger().info(
+            f"dialogue ready: {c.model} at {c.base_url}, {mode}, judge {'on' if c.judge else 'off'}, "
+            f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}")
+
+    def _on_text(self, msg: Transcript, kind: str) -> None:
+        if kind == CHAT and not msg.text.strip():
+            return
+        self._loop.call_soon_threadsafe(self.engine.submit, msg.user_id, msg.text, msg.language, kind)
+
+    def _on_interrupt(self, _msg: Empty) -> None:
+        def interrupt() -> None:
+            n = self.engine.interrupt()
+            self.get_logger().info(f"interrupt: cancelled {n} running turn(s)")
+        self._loop.call_soon_threadsafe(interrupt)
+
+    def _publish(self, piece: ReplyPiece) -> None:
+        msg = Utterance(user_id=piece.user_id, conversation_id=piece.conversation_id, seq=piece.seq, text=piece.text,
+                        is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source)
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = "dialogue"
+        self.publisher.publish(msg)
+
+    def close(self) -> None:
+        loop = getattr(self, "_loop", None)
+        if loop is None or not loop.is_running():
+            return
+
+        async def shutdown() -> None:
+            engine = getattr(self, "engine", None)
+            if engine is not None:
+                engine.interrupt()
+                for client in filter(None, (engine.small, engine.big)):
+                    await client.close()
+
+        try:
+            asyncio.run_coroutine_threadsafe(shutdown(), loop).result(3)
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(3)
+        logging.getLogger("fay_ros.dialogue").removeHandler(self._log_handler)
+
+
+async def _call(fn: Any) -> Any:
+    return fn()
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(DialogueNode, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

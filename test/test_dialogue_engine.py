@@ -1,0 +1,512 @@
+"""DialogueEngine against a real loopback HTTP server that speaks the OpenAI streaming protocol."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+
+import pytest
+
+import dialogue_fake_llm as fake
+from fay_ros.dialogue.engine import BROADCAST, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
+from fay_ros.dialogue.llm import ChatClient, Endpoint
+from fay_ros.dialogue.persona import Persona, PrestartSpec
+from fay_ros.dialogue.qa import QaEntry, QaTable
+from fay_ros.dialogue.tools import Memory, MemoryResult, Tool, builtin_tools
+
+WAIT = 15.0
+SECRET = "sk-test-SECRET-1234567890"
+
+
+@pytest.fixture(scope="module")
+def llm():
+    server = fake.ScriptedLlm()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def fresh(llm):
+    llm.reset()
+    yield llm
+    llm.reset()
+
+
+class DictMemory:
+    """A MemoryGateway over dicts, recording every call."""
+
+    def __init__(self) -> None:
+        self.stored: list[tuple[str, str, str, bool]] = []  # owner, content, node_type, user_confirmed
+        self.memories: dict[str, list[Memory]] = {}
+        self.calls: list[tuple[str, str]] = []
+
+    async def recall(self, owner, query, n=5):
+        self.calls.append(("recall", owner))
+        return list(self.memories.get(owner, []))
+
+    async def remember(self, owner, content, *, node_type="", user_confirmed=False, **_kw):
+        self.calls.append(("remember", owner))
+        self.stored.append((owner, content, node_type, user_confirmed))
+        return MemoryResult(True, "stored")
+
+    async def forget(self, owner, query="", memory_id=""):
+        self.calls.append(("forget", owner))
+        return MemoryResult(True, "deleted")
+
+    async def active_rules(self, owner):
+        self.calls.append(("rules", owner))
+        return [Memory("r1", "Always call the user Captain.")] if owner == "alice" else []
+
+
+class Rig:
+    """An engine wired to the scripted server; collects the ReplyPieces it emits."""
+
+    def __init__(self, llm: fake.ScriptedLlm, *, big: fake.ScriptedLlm | None = None, qa: QaTable | None = None,
+                 persona: Persona | None = None, memory=None, key: str = "", first_token_timeout: float = 10.0,
+                 base_url: str | None = None, **settings) -> None:
+        self.pieces: list[ReplyPiece] = []
+        self.changed = asyncio.Event()
+        self.tools = builtin_tools()
+        self.tool_runs: list[tuple[str, dict, str]] = []
+        self.tool_gate = asyncio.Event()
+        self.tool_cancelled = asyncio.Event()
+
+        async def lookup(args, ctx):
+            self.tool_runs.append(("lookup", args, ctx.owner))
+            return f"result for {args.get('q')}: the shop opens at 9"
+
+        async def slow(args, ctx):
+            self.tool_runs.append(("slow", args, ctx.owner))
+            try:
+                await self.tool_gate.wait()
+            except asyncio.CancelledError:
+                self.tool_cancelled.set()
+                raise
+            return "slow result"
+
+        self.tools.add(Tool("lookup", "Look something up.", {"q": {"type": "string"}}, lookup))
+        self.tools.add(Tool("slow", "A tool that waits.", {}, slow))
+        endpoint = Endpoint(base_url or llm.base_url, "small-model", key, connect_timeout=2.0,
+                            first_token_timeout=first_token_timeout, idle_timeout=5.0)
+        big_client = ChatClient(Endpoint(big.base_url, "big-model")) if big else None
+        self.engine = DialogueEngine(persona or Persona(), ChatClient(endpoint), self._emit, big=big_client, qa=qa,
+                                     tools=self.tools, memory=memory, settings=EngineSettings(**settings))
+
+    def _emit(self, piece: ReplyPiece) -> None:
+        self.pieces.append(piece)
+        self.changed.set()
+
+    async def wait_pieces(self, predicate, what: str = "pieces") -> list[ReplyPiece]:
+        async def loop():
+            while not predicate(self.pieces):
+                self.changed.clear()
+                await self.changed.wait()
+        try:
+            await asyncio.wait_for(loop(), WAIT)
+        except asyncio.TimeoutError:
+            raise AssertionError(f"timed out waiting for {what}; got {self.texts()}") from None
+        return list(self.pieces)
+
+    def texts(self) -> list[str]:
+        return [p.text for p in self.pieces]
+
+    async def close(self) -> None:
+        await self.engine.small.close()
+        if self.engine.big:
+            await self.engine.big.close()
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def assert_one_reply(pieces: list[ReplyPiece]) -> None:
+    """Structure of a streamed reply: one conversation, seq 0.., is_first on 0, is_end on the last only."""
+    assert pieces, "no reply"
+    assert len({p.conversation_id for p in pieces}) == 1
+    assert [p.seq for p in pieces] == list(range(len(pieces)))
+    assert [p.is_first for p in pieces] == [True] + [False] * (len(pieces) - 1)
+    assert [p.is_end for p in pieces] == [False] * (len(pieces) - 1) + [True]
+
+
+async def wait_thread_event(event, timeout: float = WAIT) -> bool:
+    return await asyncio.get_running_loop().run_in_executor(None, event.wait, timeout)
+
+
+# -- finish path ------------------------------------------------------------------------------
+
+def test_finish_path_streams_first_sentence_before_the_llm_is_done(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        # the judge's JSON verdict, paused by the server after the first sentence
+        raw = json.dumps({"action": "finish", "message": "Hello Alice! Nice to see you again. How are you?"})
+        cut = raw.index("Nice")
+        [judge] = fresh.script(fake.text(raw[:12], raw[12:cut], raw[cut:], gate_after=2))
+        task = rig.engine.submit("alice", "hi there", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence")
+        assert rig.texts() == ["Hello Alice!"]
+        assert not judge.finished.is_set(), "the first sentence must go out while the LLM is still streaming"
+        judge.gate.set()
+        trace = await task
+        assert trace.path == "finish"
+        assert_one_reply(rig.pieces)
+        assert " ".join(rig.texts()).strip() == "Hello Alice! Nice to see you again. How are you?"
+        assert {p.source for p in rig.pieces} == {"llm"} and all(p.user_id == "alice" for p in rig.pieces)
+        assert len(fresh.requests) == 1
+        request = fresh.requests[0]
+        assert request["stream"] is True and request["response_format"]["type"] == "json_schema"
+        assert request["messages"][-1] == {"role": "user", "content": "hi there"}
+        assert rig.engine.history("alice")[-2:] == [
+            {"role": "user", "content": "hi there"},
+            {"role": "assistant", "content": "Hello Alice! Nice to see you again. How are you?"}]
+        await rig.close()
+    run(scenario())
+
+
+def test_judge_plain_text_is_taken_as_the_reply_and_history_is_per_user(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.text("Sure, ", "I am Fay. ", "Good morning!"),
+                     fake.judge_finish("Hi Bob."))
+        await rig.engine.run_turn("alice", "who are you", "en")
+        assert rig.texts() == ["Sure, I am Fay.", "Good morning!"]
+        assert rig.engine.traces[-1].path == "text"
+        await rig.engine.run_turn("bob", "hello", "en")
+        bob_request = fresh.requests[1]["messages"]
+        assert not any("who are you" in str(m.get("content")) for m in bob_request), "alice's history leaked to bob"
+        assert rig.engine.history("alice")[0]["content"] == "who are you"
+        assert [m["content"] for m in rig.engine.history("bob")] == ["hello", "Hi Bob."]
+        await rig.close()
+    run(scenario())
+
+
+# -- tool path --------------------------------------------------------------------------------
+
+def test_tool_path_streamed_tool_call_then_second_turn_then_final_reply(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(
+            fake.judge_tool("shop hours"),
+            fake.tool_call("lookup", json.dumps({"q": "shop hours", "owner": "mallory"}), call_id="call_42"),
+            fake.loop_finish("found the hours"),
+            fake.text("The shop ", "opens at nine. ", "See you there!"))
+        trace = await rig.engine.run_turn("alice", "when does the shop open?", "en")
+        assert trace.path == "tool" and trace.error == ""
+        assert rig.tool_runs == [("lookup", {"q": "shop hours"}, "alice")], "owner comes from the session only"
+        assert_one_reply(rig.pieces)
+        assert rig.pieces[0].source == "filler" and rig.pieces[0].text == Persona().line("filler", "en", 1)
+        assert rig.texts()[1:] == ["The shop opens at nine.", "See you there!"]
+        assert {p.source for p in rig.pieces[1:]} == {"llm"}
+        # the loop's first request offers the tools natively; the second carries the call and its result
+        loop1, loop2, final = fresh.requests[1], fresh.requests[2], fresh.requests[3]
+        assert {t["function"]["name"] for t in loop1["tools"]} >= {"lookup", "current_time", "memory_recall"}
+        assert all("owner" not in t["function"]["parameters"]["properties"] for t in loop1["tools"])
+        assistant = next(m for m in loop2["messages"] if m.get("tool_calls"))
+        assert assistant["tool_calls"][0]["id"] == "call_42"
+        assert assistant["tool_calls"][0]["function"]["name"] == "lookup"
+        tool_msg = next(m for m in loop2["messages"] if m["role"] == "tool")
+        assert tool_msg["tool_call_id"] == "call_42" and "opens at 9" in tool_msg["content"]
+        assert "opens at 9" in final["messages"][0]["content"], "tool results feed the final reply"
+        assert "tools" not in final and "response_format" not in final
+        await rig.close()
+    run(scenario())
+
+
+def test_tool_loop_json_actions_and_repeated_call_guard(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        same = json.dumps({"action": "tool", "tool": "lookup", "args": {"q": "x"}})
+        fresh.script(fake.judge_tool("x"), fake.text(same), fake.text(same), fake.text(same),
+                     fake.text("Here is what I found."))
+        trace = await rig.engine.run_turn("alice", "look up x", "en")
+        assert [r[0] for r in rig.tool_runs] == ["lookup"], "an identical call must run only once"
+        assert trace.tool_calls == ['lookup({"q": "x"})']
+        assert trace.skipped_repeats == ['lookup({"q": "x"})', 'lookup({"q": "x"})']
+        # the model was told, and the loop stopped after the second repeat: judge + 3 loop steps + final
+        assert len(fresh.requests) == 5
+        assert "NOT RUN" in json.dumps(fresh.requests[3]["messages"], ensure_ascii=False)
+        assert rig.texts()[-1] == "Here is what I found." and rig.pieces[-1].is_end
+        await rig.close()
+    run(scenario())
+
+
+def test_tool_loop_stops_at_max_steps(fresh):
+    async def scenario():
+        rig = Rig(fresh, max_tool_steps=2)
+        fresh.script(fake.judge_tool(),
+                     *[fake.text(json.dumps({"action": "tool", "tool": "lookup", "args": {"q": f"q{i}"}}))
+                       for i in range(2)],
+                     fake.text("Done."))
+        trace = await rig.engine.run_turn("alice", "look up many things", "en")
+        assert [r[1]["q"] for r in rig.tool_runs] == ["q0", "q1"]
+        assert len(fresh.requests) == 4 and trace.error == ""
+        assert rig.texts()[-1] == "Done."
+        await rig.close()
+    run(scenario())
+
+
+def test_dual_model_mode_runs_the_tool_loop_on_the_big_model(fresh):
+    big = fake.ScriptedLlm()
+    try:
+        async def scenario():
+            rig = Rig(fresh, big=big)
+            fresh.script(fake.judge_tool("t"), fake.text("It is late."))
+            big.script(fake.tool_call("current_time", "{}"), fake.loop_finish())
+            await rig.engine.run_turn("alice", "what's the time in words", "en")
+            assert len(fresh.requests) == 2 and len(big.requests) == 2
+            assert all(r["model"] == "big-model" for r in big.requests)
+            assert all(r["model"] == "small-model" for r in fresh.requests)
+            assert rig.texts()[-1] == "It is late." and rig.engine.traces[-1].tool_calls == ["current_time({})"]
+            await rig.close()
+        run(scenario())
+    finally:
+        big.close()
+
+
+# -- qa.csv -----------------------------------------------------------------------------------
+
+def test_qa_hit_answers_without_llm_and_never_executes_the_script(fresh, tmp_path):
+    marker = tmp_path / "pwned"
+    table = tmp_path / "qa.csv"
+    table.write_text("问题,答案,脚本\n"
+                     "你叫什么名字|你是谁,我是Fay。很高兴认识你！,\n"
+                     f"现在几点了,现在是{{{{result}}}}。,tool:current_time\n"
+                     f"开灯,好的。,touch {marker}\n"
+                     "查一下,好的，{{result}},tool:lookup\n", encoding="utf-8")
+    qa = QaTable.load(table, threshold=0.8)
+
+    async def scenario():
+        rig = Rig(fresh, qa=qa, qa_script_tools=("current_time",))
+        await rig.engine.run_turn("alice", "你叫什么名字呀？", "zh")
+        assert rig.texts() == ["我是Fay。", "很高兴认识你！"] and {p.source for p in rig.pieces} == {"qa"}
+        assert_one_reply(rig.pieces)
+        rig.pieces.clear()
+        await rig.engine.run_turn("alice", "现在几点了", "zh")
+        assert rig.texts()[0].startswith("现在是20") and "{{result}}" not in rig.texts()[0]
+        rig.pieces.clear()
+        await rig.engine.run_turn("alice", "开灯", "zh")
+        await rig.engine.run_turn("alice", "查一下", "zh")
+        assert rig.tool_runs == [], "a script naming a tool that is not allow-listed must not run"
+        assert "{{result}}" not in " ".join(rig.texts())
+        assert fresh.requests == [], "qa hits never reach the LLM"
+        await rig.close()
+    run(scenario())
+    assert not marker.exists()
+
+
+# -- interrupt ---------------------------------------------------------------------------------
+
+def test_interrupt_cancels_the_llm_stream_and_marks_the_next_reply_replace(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        [judge] = fresh.script(fake.text('{"action": "finish", "message": "First sentence here. ',
+                                         'Second sentence never comes."}', gate_after=1))
+        task = rig.engine.submit("alice", "tell me a story", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1)
+        assert rig.engine.interrupt() == 1
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert await wait_thread_event(judge.closed), "the HTTP stream must be closed by the interrupt"
+        assert not judge.finished.is_set()
+        assert rig.texts() == ["First sentence here.", ""], "an empty closing is_end marker ends the cut reply"
+        assert_one_reply(rig.pieces)
+        assert rig.engine.traces[-1].cancelled
+        fresh.script(fake.judge_finish("Okay, stopping."))
+        await rig.engine.submit("alice", "stop", "en")
+        new = [p for p in rig.pieces if p.conversation_id != rig.pieces[0].conversation_id]
+        assert new[0].replace is True and new[0].text == "Okay, stopping."
+        await rig.close()
+    run(scenario())
+
+
+def test_interrupt_cancels_the_tool_loop(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.judge_tool(), fake.tool_call("slow", "{}"))
+        task = rig.engine.submit("alice", "do the slow thing", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the filler")
+        async def tool_started():
+            while not rig.tool_runs:
+                await asyncio.sleep(0.01)
+        await asyncio.wait_for(tool_started(), WAIT)
+        rig.engine.interrupt()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert rig.tool_cancelled.is_set()
+        assert len(fresh.requests) == 2, "no final reply after an interrupt"
+        assert rig.pieces[-1].is_end and rig.pieces[-1].text == ""
+        await rig.close()
+    run(scenario())
+
+
+def test_new_input_from_the_same_user_replaces_the_running_turn(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Long answer. ', 'more"}', gate_after=1))
+        first = rig.engine.submit("alice", "first question", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1)
+        fresh.script(fake.judge_finish("Second answer."))
+        second = rig.engine.submit("alice", "second question", "en")
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await second
+        assert await wait_thread_event(slow.closed)
+        replies = {}
+        for p in rig.pieces:
+            replies.setdefault(p.conversation_id, []).append(p)
+        assert len(replies) == 2 and all(assert_one_reply(r) is None for r in replies.values())
+        second_reply = [r for r in replies.values() if r[0].text == "Second answer."][0]
+        assert second_reply[0].replace is True
+        await rig.close()
+    run(scenario())
+
+
+# -- failures ----------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "http500", "http401", "malformed", "timeout", "empty"])
+def test_llm_failure_gives_a_spoken_apology_and_a_clear_log_line(fresh, failure, caplog):
+    caplog.set_level(logging.INFO, logger="fay_ros.dialogue")
+
+    async def scenario():
+        kwargs = {}
+        if failure == "unreachable":
+            kwargs["base_url"] = f"http://127.0.0.1:{_free_port()}/v1"
+        elif failure == "http500":
+            fresh.script(fake.status(500, "model exploded"))
+        elif failure == "http401":
+            fresh.script(fake.status(401, f"Incorrect API key provided: {SECRET}"))
+        elif failure == "malformed":
+            fresh.script(fake.malformed())
+        elif failure == "timeout":
+            fresh.script(fake.silent())
+            kwargs["first_token_timeout"] = 0.5
+        elif failure == "empty":
+            fresh.script(fake.text(""))
+        rig = Rig(fresh, key=SECRET, **kwargs)
+        trace = await rig.engine.run_turn("alice", "tell me something", "en")
+        assert rig.texts() == [Persona().line("apology", "en")]
+        assert rig.pieces[0].source == "fallback" and rig.pieces[0].is_first and rig.pieces[0].is_end
+        expected_kind = {"http500": "http", "http401": "http"}.get(failure, failure)
+        assert trace.error.startswith(expected_kind), trace.error
+        await rig.close()
+    run(scenario())
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "LLM failed" in errors[0], errors
+    assert SECRET not in caplog.text
+    if failure == "http401":
+        assert "401" in errors[0] and "***" in errors[0]
+
+
+def test_chinese_input_gets_the_chinese_apology(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.status(503))
+        await rig.engine.run_turn("alice", "给我讲个故事", "")
+        assert rig.texts() == [Persona().line("apology", "zh")]
+        await rig.close()
+    run(scenario())
+
+
+# -- think tags ---------------------------------------------------------------------------------
+
+def test_think_content_is_never_spoken(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.text("<thi", "nk>The user greets me. I should say hello.</th", "ink>",
+                               '{"action": "finish", "message": "Hello! Nice to meet you."}'))
+        await rig.engine.run_turn("alice", "hello", "en")
+        assert rig.texts() == ["Hello!", "Nice to meet you."]
+        rig.pieces.clear()
+        # direct mode (no judge): reasoning split over chunks, closing tag split too
+        rig.engine.settings.judge = False
+        fresh.script(fake.text("<think>Plan: be brief", " and kind.</thi", "nk>Sure thing. ", "<think>more</think>Bye."))
+        await rig.engine.run_turn("alice", "ok", "en")
+        spoken = " ".join(rig.texts())
+        assert "Plan" not in spoken and "kind" not in spoken and "more" not in spoken and "think" not in spoken
+        assert rig.texts() == ["Sure thing.", "Bye."]
+        assert "Plan" not in json.dumps(rig.engine.history("alice"))
+        await rig.close()
+    run(scenario())
+
+
+# -- context: memory, rules, prestart, modes --------------------------------------------------
+
+def test_memory_context_owner_injection_and_no_candidates_in_prompts(fresh):
+    memory = DictMemory()
+    memory.memories["alice"] = [Memory("m1", "Alice likes green tea.", "confirmed"),
+                                Memory("m2", "Alice might dislike cats.", "candidate")]
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory)
+        fresh.script(fake.judge_tool("remember"),
+                     fake.tool_call("memory_remember", json.dumps({"content": "Alice's birthday is May 2",
+                                                                   "owner": "mallory", "user_asked": True})),
+                     fake.loop_finish(), fake.text("I'll remember that."))
+        await rig.engine.run_turn("alice", "记住我的生日是五月二号", "zh")
+        judge_prompt = fresh.requests[0]["messages"][0]["content"]
+        assert "Alice likes green tea." in judge_prompt and "Always call the user Captain." in judge_prompt
+        assert "dislike cats" not in json.dumps(fresh.requests, ensure_ascii=False), "candidates never reach a prompt"
+        assert memory.stored == [("alice", "Alice's birthday is May 2", "conversation", True)]
+        assert {owner for _what, owner in memory.calls} == {"alice"}
+        # a guest gets no private memory at all
+        memory.calls.clear()
+        fresh.script(fake.judge_tool(), fake.tool_call("memory_recall", json.dumps({"query": "birthday",
+                                                                                    "owner": "alice"})),
+                     fake.loop_finish(), fake.text("I don't know you yet."))
+        await rig.engine.run_turn("", "when is my birthday?", "en")
+        assert memory.calls == []
+        assert "guest" in json.dumps(fresh.requests[-1], ensure_ascii=False)
+        await rig.close()
+    run(scenario())
+
+
+def test_memory_services_absent_degrade_gracefully(fresh):
+    async def scenario():
+        rig = Rig(fresh)  # NoMemory gateway: every call is "unavailable"
+        fresh.script(fake.judge_tool(), fake.tool_call("memory_recall", '{"query": "tea"}'), fake.loop_finish(),
+                     fake.text("I can't remember right now."))
+        trace = await rig.engine.run_turn("alice", "what tea do I like?", "en")
+        assert trace.error == "" and rig.texts()[-1] == "I can't remember right now."
+        assert "memory is unavailable" in json.dumps(fresh.requests[2]["messages"])
+        await rig.close()
+    run(scenario())
+
+
+def test_prestart_tools_get_the_question_and_feed_the_prompt(fresh):
+    persona = Persona(prestart=[PrestartSpec(tool="lookup", args={"q": "about: {{question}}"}, include_history=True)])
+
+    async def scenario():
+        rig = Rig(fresh, persona=persona)
+        fresh.script(fake.judge_finish("At nine."))
+        await rig.engine.run_turn("alice", "shop hours?", "en")
+        assert rig.tool_runs == [("lookup", {"q": "about: shop hours?"}, "alice")]
+        assert "result for about: shop hours?" in fresh.requests[0]["messages"][0]["content"]
+        assert "opens at 9" in rig.engine.history("alice")[0]["content"]
+        await rig.close()
+    run(scenario())
+
+
+def test_broadcast_speaks_verbatim_and_observation_records_without_reply(fresh):
+    memory = DictMemory()
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory)
+        await rig.engine.submit("alice", "各位好。现在开始播报！Dinner is at six.", "", BROADCAST)
+        assert rig.texts() == ["各位好。", "现在开始播报！", "Dinner is at six."]
+        assert {p.source for p in rig.pieces} == {"broadcast"}
+        assert_one_reply(rig.pieces)
+        rig.pieces.clear()
+        await rig.engine.submit("alice", "The user is watering the plants.", "en", OBSERVATION)
+        assert rig.pieces == []
+        assert memory.stored == [("alice", "The user is watering the plants.", "observation", False)]
+        assert "watering" in rig.engine.history("alice")[-1]["content"]
+        assert fresh.requests == []
+        await rig.close()
+    run(scenario())
