@@ -1,0 +1,130 @@
+"""action_semantics as a real node process on a real DDS graph."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fay_msgs.msg import ActionCue, Transcript, Utterance
+from fay_ros.action import LEXICON_FILE, RULES_FILE, default_table_path
+from fay_ros.action.rules import RULE_COLUMNS
+from fay_ros.common import topics
+
+NODE = "fay_ros.nodes.action_semantics"
+HEADER = ",".join(RULE_COLUMNS)
+
+
+def utterance(conversation: str, seq: int, text: str, *, sec: int = 100, is_end: bool = False) -> Utterance:
+    msg = Utterance(conversation_id=conversation, seq=seq, text=text, is_first=seq == 0, is_end=is_end,
+                    user_id="user", source="llm")
+    msg.header.stamp.sec, msg.header.stamp.nanosec = sec, 250_000_000
+    msg.header.frame_id = "dialogue"
+    return msg
+
+
+def replace_file(path: Path, text: str) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def connect(ros, topic: str, msg_type):
+    cues = ros.collect(ActionCue, topics.ACTION_CUE)
+    pub = ros.publisher(msg_type, topic)
+    ros.wait_for_subscribers(pub)
+    ros.wait_for_publishers(topics.ACTION_CUE)
+    return pub, cues
+
+
+def test_reply_utterance_becomes_action_cue(ros, launch_node):
+    node = launch_node(NODE)
+    node.wait_output("tables loaded")
+    pub, cues = connect(ros, topics.REPLY, Utterance)
+    assert ros.node.count_subscribers(ros.resolve(topics.SPEECH_FINAL)) == 0   # transcripts off by default
+
+    pub.publish(utterance("turn-7", 0, "好的，这边请！", sec=1234))
+    pub.publish(utterance("turn-7", 1, "", is_end=True))          # bare end marker: no cue
+    pub.publish(utterance("turn-8", 0, "I know this is the history of Ohio."))
+    pub.publish(utterance("turn-8", 1, "不是的，我不是很开心。", is_end=True))
+    got = cues.wait_for_count(3)
+    last = cues.wait_for_match(lambda m: m.utterance_id == "turn-8:1")
+    assert [m.utterance_id for m in cues.messages] == ["turn-7:0", "turn-8:0", "turn-8:1"]
+
+    invite = got[0]
+    assert (invite.code, invite.behavior, invite.affect) == ("guidance.invite", "invite", "warm")
+    assert invite.intensity == pytest.approx(0.74) and invite.priority == 82
+    assert list(invite.matched_keywords) == ["这边请"]
+    assert invite.sentiment == pytest.approx(1.3 / 4)
+    assert invite.text == "好的，这边请！"
+    assert (invite.header.stamp.sec, invite.header.stamp.nanosec, invite.header.frame_id) == (1234, 250_000_000, "dialogue")
+
+    boundary = got[1]                       # "hi" in this/history/Ohio, "no" in know: none fire
+    assert (boundary.code, boundary.behavior, boundary.affect) == ("default.neutral", "idle", "neutral")
+    assert list(boundary.matched_keywords) == []
+
+    assert (last.code, last.behavior) == ("response.disagree", "shake")
+    assert list(last.matched_keywords) == ["不是的"]
+    assert last.sentiment == pytest.approx(-0.5)      # 开心 negated
+
+
+def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node, tmp_path):
+    rules = tmp_path / "rules.csv"
+    lexicon = tmp_path / "lexicon.csv"
+    shutil.copy(default_table_path(LEXICON_FILE), lexicon)
+    rules.write_text(HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple|苹果\n", encoding="utf-8")
+    node = launch_node(NODE, {"rules_file": str(rules), "lexicon_file": str(lexicon), "reload_period": 0.2})
+    node.wait_output("tables loaded: 1 rules")
+    pub, cues = connect(ros, topics.REPLY, Utterance)
+
+    def cue_for(conversation: str, text: str) -> ActionCue:
+        pub.publish(utterance(conversation, 0, text))
+        return cues.wait_for_match(lambda m: m.utterance_id == f"{conversation}:0", what=conversation)
+
+    assert cue_for("c1", "一个苹果").code == "fruit.apple"
+
+    replace_file(rules, HEADER + "\nfruit.apple,celebrate,excited,0.9,60,0.5,apple|苹果\n"
+                                 "fruit.pear,nod,warm,0.4,40,0,pear\n")
+    node.wait_output("reloaded: 2 rules")
+    assert (cue_for("c2", "一个苹果").behavior, cue_for("c3", "a pear").code) == ("celebrate", "fruit.pear")
+
+    replace_file(rules, HEADER + "\nfruit.apple,wave,smile,0.9,60,0.5,apple\nfruit.kiwi,nod,smile,0.4,40,0,kiwi,lime\n")
+    node.wait_output(f"{rules}:3: 1 cell(s) beyond the header's columns")
+    assert "keeping the last good table" in node.output()
+    still = cue_for("c4", "一个苹果")
+    assert (still.code, still.behavior) == ("fruit.apple", "celebrate")
+
+    replace_file(lexicon, "kind,term,weight\nword,苹果,-2\n")
+    node.wait_output(f"{lexicon}: reloaded: 2 rules")
+    assert cue_for("c5", "一个苹果").sentiment == pytest.approx(-0.5)
+    assert node.alive()
+
+
+def test_final_transcripts_give_cues_when_enabled(ros, launch_node):
+    node = launch_node(NODE, {"cue_transcripts": True, "reload_period": 0.0})
+    node.wait_output("tables loaded")
+    pub, cues = connect(ros, topics.SPEECH_FINAL, Transcript)
+    heard = Transcript(user_id="user", text="Thank you so much!", is_final=True, language="en")
+    heard.header.stamp.sec, heard.header.stamp.nanosec = 123, 4500
+    pub.publish(Transcript(user_id="user", text="  ", is_final=True))       # nothing said: no cue
+    pub.publish(heard)
+    cue = cues.wait_for_count(1)[0]
+    assert cue.utterance_id == "transcript:123.000004500"
+    assert (cue.code, cue.behavior, cue.affect) == ("social.thanks", "bow", "warm")
+    assert len(cues.messages) == 1
+
+
+@pytest.mark.parametrize("params, reason", [
+    ({"reload_period": -1.0}, "parameter 'reload_period'"),
+    ({"rules_file": "BAD"}, ":2: affect 'grin' is not in the shared vocabulary"),
+    ({"lexicon_file": "/nonexistent/lexicon.csv"}, "/nonexistent/lexicon.csv: file not found"),
+])
+def test_bad_configuration_stops_the_node_with_the_reason(launch_node, tmp_path, params, reason):
+    if params.get("rules_file") == "BAD":
+        bad = tmp_path / "rules.csv"
+        bad.write_text(HEADER + "\nx.y,nod,grin,0.5,50,0,hi\n", encoding="utf-8")
+        params = {"rules_file": str(bad)}
+    node = launch_node(NODE, params)
+    assert node.wait_exit() == 2
+    assert reason in node.output()
