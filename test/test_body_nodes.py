@@ -100,7 +100,7 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
     negative = LED_TABLE.sentiment_fallback.negative
     patterns.wait_for_match(lambda m: f"affect={negative}" in m.data, what="the negative fallback look")
     assert servo_node.alive() and led_node.alive()
-    assert "moonwalk→idle (default)" in servo_node.output()
+    servo_node.wait_output("moonwalk→idle (default)")
 
 
 @pytest.mark.parametrize("module,file_name,edit,key", [

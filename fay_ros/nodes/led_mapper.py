@@ -8,9 +8,11 @@ pattern line format is documented in fay_ros/body/led.py and the README.
 """
 from __future__ import annotations
 
+import threading
 import time
 
 from pydantic import BaseModel, Field
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import ColorRGBA, String
 
@@ -44,10 +46,15 @@ class LedMapperNode(Node):
         self._idle = True
         self.color_publisher = self.create_publisher(ColorRGBA, topics.LED_COLOR, qos.COMMANDS)
         self.pattern_publisher = self.create_publisher(String, topics.LED_PATTERN, qos.LATCHED)
-        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS)
-        self.create_timer(self.config.tick_period, self._on_tick)
+        # Cues and timers in separate callback groups (a cue must not wait for a timer's group
+        # to be re-armed, see bench_body); the lock serialises access to the mapper.
+        self._lock = threading.Lock()
+        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS,
+                                 callback_group=MutuallyExclusiveCallbackGroup())
+        timers = MutuallyExclusiveCallbackGroup()
+        self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
         if self.config.reload_period > 0:
-            self.create_timer(self.config.reload_period, self._on_reload)
+            self.create_timer(self.config.reload_period, self._on_reload, callback_group=timers)
         unmapped = self.table.table.unmapped_affects()
         if unmapped:
             self.get_logger().warning(f"{path}: no look for {', '.join(unmapped)}; they fall back by sentiment")
@@ -64,24 +71,27 @@ class LedMapperNode(Node):
         self.get_logger().info(f"{why}: {state.affect} ({state.reason}) {line}")
 
     def _on_cue(self, msg: ActionCue) -> None:
-        self._idle = False
-        self._show(self.mapper.handle(Cue.from_message(msg), time.monotonic()), f"cue [{msg.utterance_id}]")
+        with self._lock:
+            self._idle = False
+            self._show(self.mapper.handle(Cue.from_message(msg), time.monotonic()), f"cue [{msg.utterance_id}]")
 
     def _on_tick(self) -> None:
-        state = self.mapper.tick(time.monotonic())
-        if state is not None:
-            self._idle = True
-            self._show(state, "hold expired")
+        with self._lock:
+            state = self.mapper.tick(time.monotonic())
+            if state is not None:
+                self._idle = True
+                self._show(state, "hold expired")
 
     def _on_reload(self) -> None:
-        result = self.table.poll()
+        result = self.table.poll()  # file I/O outside the lock
         if result.error:
             self.get_logger().error(f"led map NOT reloaded, keeping the last good table:\n{result.error}")
         elif result.changed:
-            self.mapper.set_table(result.table)
+            with self._lock:
+                self.mapper.set_table(result.table)
+                if self._idle:
+                    self._show(self.mapper.idle_state(), "reload")
             self.get_logger().info(f"led map reloaded from {self.table.path}")
-            if self._idle:
-                self._show(self.mapper.idle_state(), "reload")
 
 
 def main(args: list[str] | None = None) -> int:
