@@ -107,7 +107,7 @@ def run() -> str:
         f"Cue → trajectory / echo round trip: **{s50 / e50:.2f}×**; cue → LED colour / echo: "
         f"**{l50 / e50:.2f}×** (p50). Planning is {p50 / s50:.0%} of the servo round trip: what the "
         "mappers add is small next to the two DDS hops any consumer pays, so a gesture starts "
-        "within a few milliseconds of its cue. (With the cue subscription and the nodes' timers in one "
-        "callback group, this p95 was 60–80 ms on this machine: a cue arriving while a timer callback "
-        "ran waited for the next timer wake-up; the nodes now give each its own group.)"
+        "within a few milliseconds of its cue. (Measured earlier with the cue subscription and the nodes' "
+        "periodic timers in one callback group under rclpy's MultiThreadedExecutor: p95 60–80 ms, of the "
+        "order of the timer periods; with a group each, the tail is gone, so the nodes do that.)"
     )
