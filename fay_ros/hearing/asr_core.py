@@ -1,0 +1,104 @@
+"""The recogniser pipeline without ROS: audio chunks in, partial and final transcripts out.
+
+audio -> Segmenter (VAD + pre-roll) -> Recognizer (whisper | vosk) -> WakeWordGate -> events.
+Times are floats on the clock of the chunk stamps (the node uses ROS time), so a final's
+end_time is when the last voiced sample was captured.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .audio import ASR_RATE, downmix, resample
+from .recognizer import Recognizer, Word
+from .segmenter import Segmenter
+from .vad import VadSettings
+from .wake import WakeWordGate, normalize
+
+
+@dataclass
+class TranscriptEvent:
+    is_final: bool
+    text: str
+    language: str
+    confidence: float
+    start_time: float                # capture time of the utterance's first sample (incl. pre-roll)
+    end_time: float                  # capture time of the last voiced sample
+    words: list[Word] = field(default_factory=list)  # relative to start_time
+
+
+class AsrCore:
+    def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
+                 preroll_ms: int = 300, max_utterance_s: float = 20.0) -> None:
+        self.recognizer = recognizer
+        self.rate = recognizer.sample_rate
+        self.segmenter = Segmenter(self.rate, vad, preroll_ms=preroll_ms, max_utterance_s=max_utterance_s)
+        self.wake = wake or WakeWordGate("always")
+        self._anchor_index = 0
+        self._anchor_time = 0.0
+        self._utt_start = 0
+        self._last_partial = ""
+
+    def _time(self, index: int) -> float:
+        return self._anchor_time + (index - self._anchor_index) / self.rate
+
+    def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float, channels: int = 1) -> list[TranscriptEvent]:
+        samples = np.asarray(samples, dtype=np.int16)
+        if channels > 1:
+            samples = downmix(samples[: len(samples) - len(samples) % channels].reshape(-1, channels))
+        if sample_rate != self.rate:
+            samples = resample(samples, sample_rate, self.rate)
+        self._anchor_index = self.segmenter.end_index
+        self._anchor_time = first_sample_time
+        return self._handle(self.segmenter.feed(samples))
+
+    def flush(self) -> list[TranscriptEvent]:
+        """End of input: finish an open utterance."""
+        return self._handle(self.segmenter.flush())
+
+    def robot_finished_speaking(self, now: float) -> None:
+        self.wake.extend(now)
+
+    def _handle(self, segment_events) -> list[TranscriptEvent]:
+        out: list[TranscriptEvent] = []
+        for ev in segment_events:
+            if ev.kind == "start":
+                self._utt_start = ev.sample
+                self._last_partial = ""
+                self.recognizer.start()
+            elif ev.kind == "audio":
+                partial = self.recognizer.accept(ev.samples)
+                if partial and partial != self._last_partial:
+                    self._last_partial = partial
+                    end = self._time(ev.sample + len(ev.samples))
+                    if self.wake.peek(partial, end):
+                        out.append(TranscriptEvent(False, partial, getattr(self.recognizer, "language", ""), 0.0,
+                                                   self._time(self._utt_start), end))
+            else:
+                final = self._finish(ev.sample)
+                if final:
+                    out.append(final)
+        return out
+
+    def _finish(self, last_voiced: int) -> TranscriptEvent | None:
+        result = self.recognizer.finish()
+        text = result.text.strip()
+        if not text:
+            return None
+        end_time = self._time(last_voiced)
+        admitted = self.wake.admit(text, end_time)
+        if not admitted:
+            return None
+        words = result.words
+        removed = len(normalize(text)) - len(normalize(admitted))
+        if removed > 0:  # the wake word was cut from the text: cut its words too
+            seen, keep_from = 0, len(words)
+            for i, w in enumerate(words):
+                if seen >= removed:
+                    keep_from = i
+                    break
+                seen += len(normalize(w.word))
+            words = words[keep_from:]
+        return TranscriptEvent(True, admitted, result.language, result.confidence,
+                               self._time(self._utt_start), end_time, list(words))

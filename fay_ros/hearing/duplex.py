@@ -1,0 +1,104 @@
+"""Half duplex and barge-in: what the microphone does while the robot itself is speaking.
+
+Without echo cancellation the microphone hears the robot's own voice; forwarding it lets the
+companion answer itself (Fay's self-hearing loop). So while `robot_speaking` is true:
+
+- barge-in off: the microphone is muted (no audio/raw, no voice activity) until the robot has
+  stopped and `echo_tail_ms` of reverberation has passed;
+- barge-in on: audio is still held back, but the gate watches for the person clearly talking
+  over the robot: voiced frames at least `margin_db` louder than the robot's echo level, for
+  `min_ms` within a short window. The echo level is learned while the robot speaks (a high
+  percentile of recent frame levels, kept between turns), so the robot's own voice, however
+  loud at the microphone, never qualifies. On the robot's very first turn the gate listens
+  for `learn_ms` before it judges (no echo level is known yet). On barge-in the gate asks for `interrupt` once and
+  opens, releasing the last `preroll_ms` of audio so the person's first words are not lost.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DuplexSettings:
+    barge_in: bool = False
+    margin_db: float = 10.0         # person over echo, in dB
+    min_ms: int = 300               # talk-over time needed
+    window_ms: int = 450            # ... within this window
+    echo_tail_ms: int = 300         # stay muted this long after the robot stops
+    min_level_dbfs: float = -45.0   # talk-over must also be at least this loud
+    echo_history_ms: int = 3000
+    learn_ms: int = 600             # first turn only: listen to the echo this long before judging
+    echo_percentile: float = 90.0
+
+
+@dataclass
+class GateDecision:
+    forward: bool          # publish this frame's audio
+    interrupt: bool = False  # the person barged in now: publish `interrupt`, then the held pre-roll
+
+
+class DuplexGate:
+    """Frame-level decision. Times are in seconds on any monotonic clock."""
+
+    def __init__(self, settings: DuplexSettings, frame_ms: int) -> None:
+        self.settings = settings
+        self.frame_ms = frame_ms
+        self.robot_speaking = False
+        self._muted_until = float("-inf")
+        self._barged = False       # person took the turn during this robot turn
+        self._echo = deque(maxlen=max(1, settings.echo_history_ms // frame_ms))
+        self._echo_threshold: float | None = None  # carried over between turns
+        self._recent = deque(maxlen=max(1, settings.window_ms // frame_ms))
+        self._needed = max(1, settings.min_ms // frame_ms)
+        self._learn_frames = max(5, settings.learn_ms // frame_ms)
+
+    def set_robot_speaking(self, speaking: bool, now: float) -> None:
+        if speaking and not self.robot_speaking:
+            self._barged = False
+            self._recent.clear()
+        if not speaking and self.robot_speaking:
+            # After a barge-in the person is talking: no echo-tail mute over their words.
+            self._muted_until = float("-inf") if self._barged else now + self.settings.echo_tail_ms / 1000.0
+            if len(self._echo) >= 5:
+                self._echo_threshold = self._threshold()
+        self.robot_speaking = speaking
+
+    def _threshold(self) -> float:
+        if len(self._echo) >= 5:
+            echo = float(np.percentile(np.fromiter(self._echo, float), self.settings.echo_percentile))
+        elif self._echo_threshold is not None:
+            return self._echo_threshold
+        else:
+            echo = self.settings.min_level_dbfs - self.settings.margin_db
+        return max(echo + self.settings.margin_db, self.settings.min_level_dbfs)
+
+    @property
+    def echo_threshold_db(self) -> float:
+        return self._threshold()
+
+    def step(self, voiced: bool, level_db: float, now: float) -> GateDecision:
+        if not self.robot_speaking and now >= self._muted_until:
+            return GateDecision(True)
+        if not self.robot_speaking or not self.settings.barge_in:
+            return GateDecision(False)
+        if self._barged:
+            return GateDecision(True)
+        if self._echo_threshold is None and len(self._echo) < self._learn_frames:
+            # No echo level known yet (the robot's first turn): learn it before judging.
+            self._echo.append(level_db)
+            return GateDecision(False)
+        over = voiced and level_db >= self._threshold()
+        self._recent.append(over)
+        if not over:
+            self._echo.append(level_db)
+        if sum(self._recent) >= self._needed:
+            self._barged = True
+            return GateDecision(True, interrupt=True)
+        return GateDecision(False)
+
+    @property
+    def open(self) -> bool:
+        return not self.robot_speaking or self._barged

@@ -1,0 +1,49 @@
+"""The one interface both ASR backends implement, and the factory that picks one."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass
+class Word:
+    word: str
+    start: float       # seconds from the start of the utterance audio
+    end: float
+    confidence: float  # 0..1 (0 when the backend gives none)
+
+
+@dataclass
+class Recognition:
+    text: str
+    language: str = ""
+    confidence: float = 0.0
+    words: list[Word] = field(default_factory=list)
+
+
+class Recognizer(Protocol):
+    """One utterance at a time: start(), accept() audio (may return a partial), finish()."""
+
+    sample_rate: int
+    streaming: bool  # True when accept() yields partial hypotheses
+
+    def start(self) -> None: ...
+
+    def accept(self, samples: np.ndarray) -> str | None:
+        """Take int16 mono samples; return a new partial hypothesis, or None."""
+
+    def finish(self) -> Recognition: ...
+
+
+def create_recognizer(backend: str, model: str = "", language: str = "auto", **options) -> Recognizer:
+    """Build a recogniser; raises ModelError for a missing/corrupt model, ValueError for bad options."""
+    if backend == "whisper":
+        from .whisper_backend import WhisperRecognizer
+        return WhisperRecognizer(model, language=language, **options)
+    if backend == "vosk":
+        from .vosk_backend import VoskRecognizer
+        allowed = {k: v for k, v in options.items() if k in ("sample_rate",)}
+        return VoskRecognizer(model, language=language, **allowed)
+    raise ValueError(f"unknown ASR backend {backend!r}; use 'whisper' or 'vosk'")

@@ -1,0 +1,97 @@
+"""Cut a continuous audio stream into utterances for a recogniser, with pre-roll.
+
+The VAD reports a start only after `start_ms` of voiced audio, so the segmenter keeps the
+recent past and begins each utterance `preroll_ms` before the first voiced frame: the first
+syllable is never lost. An utterance longer than `max_utterance_s` is closed where it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .vad import VadSettings, VoiceActivityDetector
+
+
+@dataclass
+class SegmentEvent:
+    kind: str                     # "start", "audio" or "end"
+    sample: int                   # absolute sample index (start: utterance start; end: last voiced sample)
+    samples: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int16))  # "audio" only
+
+
+class Segmenter:
+    def __init__(self, sample_rate: int, vad: VadSettings | None = None, preroll_ms: int = 300,
+                 max_utterance_s: float = 20.0, tail_ms: int = 150) -> None:
+        if max_utterance_s <= 0:
+            raise ValueError("max_utterance_s must be > 0")
+        self.rate = sample_rate
+        self.vad = VoiceActivityDetector(sample_rate, vad)
+        self.preroll = sample_rate * preroll_ms // 1000
+        self.tail = sample_rate * tail_ms // 1000
+        self.max_samples = int(max_utterance_s * sample_rate)
+        settings = self.vad.settings
+        self._keep = self.preroll + sample_rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000 + sample_rate
+        self._buf = np.zeros(0, dtype=np.int16)
+        self._buf_start = 0
+        self._emitted = 0
+        self._utt_start = 0
+        self.active = False
+
+    @property
+    def end_index(self) -> int:
+        return self._buf_start + len(self._buf)
+
+    def _slice(self, a: int, b: int) -> np.ndarray:
+        a, b = max(a, self._buf_start), min(b, self.end_index)
+        if b <= a:
+            return np.zeros(0, dtype=np.int16)
+        return self._buf[a - self._buf_start:b - self._buf_start].copy()
+
+    def feed(self, samples: np.ndarray) -> list[SegmentEvent]:
+        samples = np.asarray(samples, dtype=np.int16)
+        self._buf = np.concatenate([self._buf, samples])
+        events, _frames = self.vad.process(samples)
+        out: list[SegmentEvent] = []
+        for ev in events:
+            if ev.kind == "start":
+                self._open(ev.sample, out)
+            else:
+                self._close(ev.sample, out)
+        if self.active:
+            end = self.end_index
+            if end > self._emitted:
+                out.append(SegmentEvent("audio", self._emitted, self._slice(self._emitted, end)))
+                self._emitted = end
+            if end - self._utt_start >= self.max_samples:
+                forced = self.vad.force_end()
+                self._close(forced.sample if forced else end, out)
+        drop = len(self._buf) - self._keep
+        if drop > 0:
+            self._buf = self._buf[drop:]
+            self._buf_start += drop
+        return out
+
+    def _open(self, first_voiced: int, out: list[SegmentEvent]) -> None:
+        start = max(first_voiced - self.preroll, self._buf_start, self._emitted)
+        self.active = True
+        self._utt_start = self._emitted = start
+        out.append(SegmentEvent("start", start))
+
+    def _close(self, last_voiced: int, out: list[SegmentEvent]) -> None:
+        if not self.active:
+            return
+        upto = min(self.end_index, max(last_voiced + self.tail, self._emitted))
+        if upto > self._emitted:
+            out.append(SegmentEvent("audio", self._emitted, self._slice(self._emitted, upto)))
+            self._emitted = upto
+        self.active = False
+        out.append(SegmentEvent("end", last_voiced))
+
+    def flush(self) -> list[SegmentEvent]:
+        """End of input: close an open utterance."""
+        out: list[SegmentEvent] = []
+        if self.active:
+            forced = self.vad.force_end()
+            self._close(forced.sample if forced else self.end_index, out)
+        return out

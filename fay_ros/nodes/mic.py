@@ -1,0 +1,154 @@
+"""mic: captures audio (sounddevice, or a WAV in real time), publishes audio/raw and voice
+activity, and keeps the robot from hearing itself (half duplex, optional barge-in).
+
+Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
+interrupt (Empty, out, barge-in only), robot_speaking (SpeechState, latched, in).
+"""
+from __future__ import annotations
+
+import array
+import queue
+import threading
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+from rclpy.node import Node
+from std_msgs.msg import Bool, Empty
+
+from fay_msgs.msg import AudioChunk, SpeechState
+
+from ..common import qos, topics
+from ..common.node_main import run_node
+from ..common.params import ConfigError, declare_config
+from ..common.rostime import to_time_msg
+from ..hearing.audio import AudioFormatError
+from ..hearing.duplex import DuplexSettings
+from ..hearing.mic_core import MicCore
+from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
+from ..hearing.vad import VadSettings
+
+
+class MicConfig(BaseModel):
+    device: str = Field("", description="Input device: '' = the default input, a number = device index, "
+                                        "other text = the first input device whose name contains it.")
+    source: str = Field("", description="'' = capture from the input device; a WAV file path = stream that "
+                                        "file in real time instead (headless machines, tests).")
+    loop: bool = Field(False, description="With a WAV source: replay it forever (false: silence after the end).")
+    rate: int = Field(16000, ge=8000, le=192000, description="Sample rate in Hz.")
+    chunk_size: int = Field(480, ge=16, le=48000, description="Frames per AudioChunk (480 = 30 ms at 16 kHz).")
+    channels: int = Field(1, ge=1, le=8, description="Input channels (the recogniser downmixes to mono).")
+    vad_aggressiveness: int = Field(2, ge=0, le=3, description="WebRTC VAD mode: 0 permissive .. 3 strict.")
+    vad_start_ms: int = Field(150, gt=0, description="Voiced time (within 300 ms) that starts voice activity.")
+    vad_stop_ms: int = Field(500, gt=0, description="Silence that ends voice activity.")
+    vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never voice.")
+    vad_snr_db: float = Field(9.0, ge=0.0, description="Voice must be this far above the tracked noise floor.")
+    barge_in: bool = Field(False, description="While robot_speaking: false = mute; true = stay muted but publish "
+                                              "`interrupt` and open when the person clearly talks over the robot.")
+    barge_in_margin_db: float = Field(10.0, gt=0.0, description="How much louder than the robot's echo the "
+                                                                "person must be to barge in.")
+    barge_in_min_ms: int = Field(300, gt=0, description="Talk-over time needed before barging in.")
+    echo_tail_ms: int = Field(300, ge=0, description="Stay muted this long after the robot stops (room echo).")
+    preroll_ms: int = Field(300, ge=0, description="Audio kept from before a barge-in and published with it.")
+
+    @field_validator("source")
+    @classmethod
+    def _source_exists(cls, value: str) -> str:
+        if value and not Path(value).expanduser().is_file():
+            raise ValueError(f"WAV file not found: {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> "MicConfig":
+        self.vad_settings().validate()
+        return self
+
+    def vad_settings(self) -> VadSettings:
+        return VadSettings(aggressiveness=self.vad_aggressiveness, start_ms=self.vad_start_ms,
+                           start_window_ms=max(300, self.vad_start_ms), stop_ms=self.vad_stop_ms,
+                           min_level_dbfs=self.vad_min_level_dbfs, snr_db=self.vad_snr_db)
+
+    def duplex_settings(self) -> DuplexSettings:
+        return DuplexSettings(barge_in=self.barge_in, margin_db=self.barge_in_margin_db,
+                              min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 150,
+                              echo_tail_ms=self.echo_tail_ms)
+
+
+class Mic(Node):
+    def __init__(self) -> None:
+        super().__init__("mic", namespace=topics.DEFAULT_NAMESPACE)
+        self.config = cfg = declare_config(self, MicConfig)
+        self.core = MicCore(cfg.rate, cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms,
+                            chunk_ms=1000.0 * cfg.chunk_size / cfg.rate)
+        self.audio_pub = self.create_publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+        self.voice_pub = self.create_publisher(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
+        self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        self.voice_pub.publish(Bool(data=False))
+        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
+        self._queue: queue.Queue = queue.Queue(maxsize=2000)
+        self._running = True
+        self._worker = threading.Thread(target=self._work, name="mic-worker", daemon=True)
+        try:
+            if cfg.source:
+                self.source = WavFileSource(cfg.source, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk,
+                                            loop=cfg.loop)
+            else:
+                self.source = SoundDeviceSource(cfg.device, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk)
+        except (NoInputDevice, AudioFormatError) as exc:
+            raise ConfigError(str(exc)) from None
+        self.frame_id = self.source.name if cfg.source else "mic"
+        self._worker.start()
+        self.source.start()
+        self.get_logger().info(f"mic ready: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
+                               f"{cfg.chunk_size} frames/chunk, barge_in={cfg.barge_in}")
+
+    def _on_robot_speaking(self, msg: SpeechState) -> None:
+        self._queue.put(("speaking", bool(msg.speaking), time.monotonic()))
+
+    def _on_chunk(self, samples, capture_monotonic: float) -> None:
+        try:
+            self._queue.put_nowait(("audio", samples, capture_monotonic))
+        except queue.Full:
+            self.get_logger().warning("mic worker is behind: dropped a chunk", throttle_duration_sec=5.0)
+
+    def _ros_time(self, monotonic: float) -> float:
+        now = self.get_clock().now().nanoseconds * 1e-9
+        return now - (time.monotonic() - monotonic)
+
+    def _work(self) -> None:
+        while self._running:
+            try:
+                kind, payload, when = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if kind == "speaking":
+                self.core.set_robot_speaking(payload, when)
+                continue
+            out = self.core.process(payload, when, time.monotonic())
+            if out.interrupt:
+                self.interrupt_pub.publish(Empty())
+                self.get_logger().info("barge-in: the person talked over the robot; interrupt published")
+            for samples, captured in out.chunks:
+                msg = AudioChunk(sample_rate=self.config.rate, channels=self.config.channels)
+                msg.header.stamp = to_time_msg(self._ros_time(captured))
+                msg.header.frame_id = self.frame_id
+                msg.data = array.array("h", samples.astype("<i2").tobytes())
+                self.audio_pub.publish(msg)
+            if out.voice_active is not None:
+                self.voice_pub.publish(Bool(data=out.voice_active))
+
+    def close(self) -> None:
+        self._running = False
+        source = getattr(self, "source", None)
+        if source is not None:
+            source.stop()
+        if self._worker.is_alive():
+            self._worker.join(2)
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node(Mic, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,264 @@
+"""Pure hearing cores: VAD hysteresis, segmentation, resampling, WAV errors, half duplex /
+barge-in, wake words, model lookup errors. Real audio buffers (espeak-ng speech, noise)."""
+from __future__ import annotations
+
+import wave
+
+import numpy as np
+import pytest
+
+from fay_ros.hearing.audio import AudioFormatError, read_wav, resample, write_wav
+from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.hearing.mic_core import MicCore
+from fay_ros.hearing.models import ModelError, check_whisper_dir, resolve_vosk_model, resolve_whisper_model
+from fay_ros.hearing.segmenter import Segmenter
+from fay_ros.hearing.synth import silence, speak
+from fay_ros.hearing.vad import VadSettings, VoiceActivityDetector
+from fay_ros.hearing.wake import WakeWordGate
+
+RATE = 16000
+
+
+def trim(samples, threshold=300):
+    voiced = np.flatnonzero(np.abs(samples) > threshold)
+    return samples[voiced[0]:voiced[-1] + 1]
+
+
+@pytest.fixture(scope="module")
+def sentence():
+    return trim(speak("Please turn on the light in the kitchen.", "en-us"))
+
+
+def run_vad(vad, audio, chunk=480):
+    events = []
+    for i in range(0, len(audio), chunk):
+        events += vad.process(audio[i:i + chunk])[0]
+    return events
+
+
+def test_vad_starts_and_stops_on_speech_with_hysteresis(sentence):
+    audio = np.concatenate([silence(1.0), sentence, silence(1.0)])
+    events = run_vad(VoiceActivityDetector(RATE, VadSettings(stop_ms=500)), audio)
+    assert [e.kind for e in events] == ["start", "end"]
+    start, end = events[0].sample / RATE, events[1].sample / RATE
+    voiced = np.flatnonzero(np.abs(sentence) > 300)
+    assert abs(start - (1.0 + voiced[0] / RATE)) < 0.15
+    assert abs(end - (1.0 + voiced[-1] / RATE)) < 0.2
+
+
+def test_vad_ignores_a_click_and_steady_noise():
+    rng = np.random.default_rng(1)
+    noise = (rng.normal(0, 300, RATE * 3)).astype(np.int16)         # steady hiss at about -40 dBFS
+    noise[RATE:RATE + 480] = rng.normal(0, 12000, 480).astype(np.int16)  # one 30 ms click
+    assert run_vad(VoiceActivityDetector(RATE), noise) == []
+
+
+def test_vad_keeps_one_utterance_across_a_short_pause(sentence):
+    audio = np.concatenate([silence(0.5), sentence, silence(0.25), sentence, silence(1.0)])
+    events = run_vad(VoiceActivityDetector(RATE, VadSettings(stop_ms=500)), audio)
+    assert [e.kind for e in events] == ["start", "end"]
+
+
+def test_vad_works_at_a_rate_webrtc_does_not_take(sentence):
+    audio = resample(np.concatenate([silence(0.5), sentence, silence(1.0)]), RATE, 44100)
+    events = run_vad(VoiceActivityDetector(44100), audio, chunk=1323)
+    assert [e.kind for e in events] == ["start", "end"]
+
+
+def test_bad_vad_settings_are_rejected():
+    with pytest.raises(ValueError, match="frame_ms"):
+        VoiceActivityDetector(RATE, VadSettings(frame_ms=25))
+
+
+def test_segmenter_includes_preroll_and_all_speech(sentence):
+    audio = np.concatenate([silence(1.0), sentence, silence(1.0)])
+    seg = Segmenter(RATE, VadSettings(stop_ms=400), preroll_ms=300)
+    events = []
+    for i in range(0, len(audio), 480):
+        events += seg.feed(audio[i:i + 480])
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("start") == 1
+    got = np.concatenate([e.samples for e in events if e.kind == "audio"])
+    start = events[0].sample
+    first_voiced = RATE + np.flatnonzero(np.abs(sentence) > 300)[0]
+    assert first_voiced - start >= int(0.25 * RATE)          # pre-roll before the first syllable
+    assert np.array_equal(got, audio[start:start + len(got)])  # exactly the captured samples
+    assert start + len(got) >= RATE + np.flatnonzero(np.abs(sentence) > 300)[-1]
+
+
+def test_segmenter_cuts_an_endless_utterance(sentence):
+    seg = Segmenter(RATE, preroll_ms=0, max_utterance_s=2.0)
+    audio = np.concatenate([sentence] * 4)
+    kinds = []
+    for i in range(0, len(audio), 480):
+        kinds += [e.kind for e in seg.feed(audio[i:i + 480])]
+    assert kinds.count("end") >= 2
+
+
+def test_resample_keeps_pitch_and_length():
+    t = np.arange(22050) / 22050.0
+    tone = (8000 * np.sin(2 * np.pi * 440 * t)).astype(np.int16)
+    out = resample(tone, 22050, RATE)
+    assert abs(len(out) - RATE) <= 1
+    spectrum = np.abs(np.fft.rfft(out.astype(float)))
+    assert abs(np.argmax(spectrum) * RATE / len(out) - 440) < 2
+
+
+def test_wav_errors_name_the_file(tmp_path):
+    with pytest.raises(AudioFormatError, match="no such WAV file"):
+        read_wav(tmp_path / "missing.wav")
+    junk = tmp_path / "junk.wav"
+    junk.write_bytes(b"this is not audio")
+    with pytest.raises(AudioFormatError, match="junk.wav: not a PCM WAV"):
+        read_wav(junk)
+    eight_bit = tmp_path / "8bit.wav"
+    with wave.open(str(eight_bit), "wb") as w:
+        w.setnchannels(1), w.setsampwidth(1), w.setframerate(8000), w.writeframes(b"\x80" * 800)
+    with pytest.raises(AudioFormatError, match="8-bit samples; only 16-bit"):
+        read_wav(eight_bit)
+
+
+def test_stereo_wav_is_downmixed(tmp_path):
+    stereo = np.stack([np.full(100, 1000, np.int16), np.full(100, 3000, np.int16)], axis=1)
+    write_wav(tmp_path / "s.wav", stereo, RATE)
+    assert np.all(read_wav(tmp_path / "s.wav").samples == 2000)
+
+
+# ---------------------------------------------------------------------------- half duplex
+
+def feed_mic(core, audio, t0=0.0, chunk=480):
+    """Feed audio as 30 ms chunks; returns (published sample count, interrupts, voice states)."""
+    published, interrupts, states = 0, 0, []
+    for n, i in enumerate(range(0, len(audio), chunk)):
+        out = core.process(audio[i:i + chunk], n, t0 + i / RATE)
+        published += sum(len(c) for c, _ in out.chunks)
+        interrupts += out.interrupt
+        if out.voice_active is not None:
+            states.append(out.voice_active)
+    return published, interrupts, states
+
+
+def scaled(samples, gain_db):
+    return np.clip(samples.astype(float) * 10 ** (gain_db / 20), -32768, 32767).astype(np.int16)
+
+
+@pytest.fixture(scope="module")
+def robot_voice():
+    return trim(speak("I am the robot and I am talking about the weather for a while now.", "en-us"))
+
+
+@pytest.fixture(scope="module")
+def person_voice():
+    return trim(speak("Stop, wait a moment please.", "en-us"))
+
+
+def test_half_duplex_mutes_while_the_robot_speaks(sentence):
+    core = MicCore(RATE, duplex=DuplexSettings(barge_in=False, echo_tail_ms=300))
+    core.set_robot_speaking(True, 0.0)
+    published, interrupts, states = feed_mic(core, np.concatenate([sentence, silence(0.5)]))
+    assert (published, interrupts, states) == (0, 0, [])
+    core.set_robot_speaking(False, 10.0)
+    published, _, _ = feed_mic(core, silence(0.2), t0=10.0)
+    assert published == 0                            # still inside the echo tail
+    published, _, states = feed_mic(core, np.concatenate([sentence, silence(1.0)]), t0=10.4)
+    assert published > len(sentence) and states == [True, False]
+
+
+def test_robot_echo_alone_never_barges_in(robot_voice):
+    core = MicCore(RATE, duplex=DuplexSettings(barge_in=True))
+    core.set_robot_speaking(True, 0.0)
+    echo = scaled(robot_voice, -6)  # the robot's own voice, loud at the microphone
+    published, interrupts, _ = feed_mic(core, np.concatenate([echo, echo]))
+    assert interrupts == 0 and published == 0
+
+
+def test_person_talking_over_the_robot_barges_in_once_with_preroll(robot_voice, person_voice):
+    core = MicCore(RATE, duplex=DuplexSettings(barge_in=True, margin_db=10.0, min_ms=300), preroll_ms=300)
+    core.set_robot_speaking(True, 0.0)
+    echo = scaled(np.tile(robot_voice, 3), -22)
+    feed_mic(core, echo[: 2 * RATE])                 # the robot talks alone for 2 s
+    overlap = echo[2 * RATE: 2 * RATE + len(person_voice)].astype(np.int32)
+    mix = np.clip(overlap + person_voice, -32768, 32767).astype(np.int16)
+    published, interrupts, states = feed_mic(core, np.concatenate([mix, silence(1.0)]), t0=2.0)
+    assert interrupts == 1
+    assert states and states[0] is True
+    # Everything from shortly before the barge-in is published: the person's words are kept.
+    assert published >= len(mix) - int(0.3 * RATE)
+
+
+def test_barge_in_learns_the_echo_level_and_needs_a_clear_margin(robot_voice):
+    core = MicCore(RATE, duplex=DuplexSettings(barge_in=True, margin_db=10.0))
+    core.set_robot_speaking(True, 0.0)
+    feed_mic(core, scaled(robot_voice, -20))
+    assert core.gate.echo_threshold_db > -45.0
+    # The same voice 4 dB louder (the robot raising its volume) is still echo.
+    _, interrupts, _ = feed_mic(core, scaled(robot_voice, -16), t0=10.0)
+    assert interrupts == 0
+
+
+# ---------------------------------------------------------------------------- wake words
+
+def test_wake_mode_always_forwards_everything():
+    gate = WakeWordGate("always")
+    assert gate.admit("what time is it", 0.0) == "what time is it"
+
+
+def test_wake_mode_prefix_strips_the_wake_word():
+    gate = WakeWordGate("prefix", ["fay", "菲菲"])
+    assert gate.admit("Fay, what time is it?", 0.0) == "what time is it?"
+    assert gate.admit("菲菲，现在几点了？", 1.0) == "现在几点了？"
+    assert gate.admit("what time is it?", 2.0) is None
+    assert gate.admit("Fay.", 3.0) is None
+    assert gate.peek("Fay what", 4.0) and not gate.peek("what", 4.0)
+
+
+def test_wake_mode_window_opens_extends_and_closes():
+    gate = WakeWordGate("window", ["hey fay"], awake_window_s=10.0)
+    assert gate.admit("tell me a joke", 0.0) is None
+    assert gate.admit("Hey Fay!", 1.0) is None        # wake word alone: opens the window
+    assert gate.admit("tell me a joke", 5.0) == "tell me a joke"
+    gate.extend(14.0)                                   # the robot finished its answer
+    assert gate.admit("another one", 23.0) == "another one"
+    assert gate.admit("and again", 40.0) is None       # window closed
+
+
+def test_wake_mode_needs_wake_words():
+    with pytest.raises(ValueError, match="at least one"):
+        WakeWordGate("prefix", [" "])
+    with pytest.raises(ValueError, match="wake mode"):
+        WakeWordGate("sometimes", ["fay"])
+
+
+# ---------------------------------------------------------------------------- model lookup
+
+def test_missing_vosk_model_says_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAY_MODELS_DIR", str(tmp_path))
+    (tmp_path / "vosk-model-small-cn-0.22").mkdir()
+    with pytest.raises(ModelError) as err:
+        resolve_vosk_model("vosk-model-small-en-us-0.15")
+    message = str(err.value)
+    assert "not found" in message and str(tmp_path / "vosk-model-small-en-us-0.15") in message
+    assert "vosk-model-small-cn-0.22" in message       # lists what is there
+    with pytest.raises(ModelError, match="needs a model"):
+        resolve_vosk_model("")
+
+
+def test_incomplete_vosk_model_names_missing_files(tmp_path):
+    (tmp_path / "am").mkdir()
+    (tmp_path / "am" / "final.mdl").write_bytes(b"x")
+    with pytest.raises(ModelError, match=r"incomplete: missing conf/model.conf, graph/HCLG.fst"):
+        resolve_vosk_model(str(tmp_path))
+
+
+def test_incomplete_whisper_model_refuses_to_download(tmp_path):
+    (tmp_path / "model.bin").write_bytes(b"x")
+    with pytest.raises(ModelError, match="missing config.json, tokenizer.json"):
+        check_whisper_dir(tmp_path)
+    with pytest.raises(ModelError, match="not found"):
+        resolve_whisper_model(str(tmp_path / "nope"))
+
+
+def test_default_whisper_model_is_assembled_and_verified():
+    path = resolve_whisper_model("")
+    assert (path / "model.bin").stat().st_size == 145_217_532
+    check_whisper_dir(path)
