@@ -21,6 +21,8 @@ NODES = {
     "led_mapper": "fay_ros.nodes.led_mapper",
     "tts": "fay_ros.nodes.tts",
     "memory": "fay_ros.nodes.memory",
+    "mic": "fay_ros.nodes.mic",
+    "asr": "fay_ros.nodes.asr",
 }
 
 
