@@ -55,6 +55,7 @@ class Tts(Node):
     def __init__(self) -> None:
         super().__init__("tts", namespace=topics.DEFAULT_NAMESPACE)
         self.config = cfg = declare_config(self, TtsConfig)
+        self._clock_offset: float | None = None
         settings = VoiceSettings(cfg.english_voice, cfg.chinese_voice, cfg.rate_wpm, cfg.volume, cfg.default_language)
         try:
             engine = create_engine(cfg.engine, settings)
@@ -84,22 +85,42 @@ class Tts(Node):
 
     # -- pipeline -> ROS (called from the pipeline's threads) -----------------------------
     def _ros_time(self, monotonic: float):
-        now = self.get_clock().now().nanoseconds * 1e-9
-        return to_time_msg(now + (monotonic - time.monotonic()))
+        # One offset between the audio (monotonic) clock and ROS time, so the same instant
+        # always gets the same stamp (a track and its speaking=true are compared exactly);
+        # it is re-measured only if ROS time jumps by more than a millisecond.
+        offset = self.get_clock().now().nanoseconds * 1e-9 - time.monotonic()
+        if self._clock_offset is None or abs(offset - self._clock_offset) > 1e-3:
+            self._clock_offset = offset
+        return to_time_msg(monotonic + self._clock_offset)
+
+    def _publishable(self) -> bool:
+        # Ctrl-C shuts the context down before close() runs; the final state is then moot.
+        return self.context.ok()
 
     def _publish_track(self, track: VisemeTrackData, start: float) -> None:
+        if not self._publishable():
+            return
         msg = VisemeTrack(utterance_id=track.utterance_id, duration=float(track.duration))
         msg.header.stamp = self._ros_time(start)
         msg.header.frame_id = "tts"
         msg.frames = [Viseme(id=f.id, name=f.name, start=float(f.start), mouth_open=float(f.mouth_open))
                       for f in track.frames]
-        self.visemes_pub.publish(msg)
+        self._publish(self.visemes_pub, msg)
 
     def _publish_speaking(self, speaking: bool, utterance_id: str, when: float) -> None:
+        if not self._publishable():
+            return
         msg = SpeechState(speaking=speaking, utterance_id=utterance_id)
         msg.header.stamp = self._ros_time(when)
         msg.header.frame_id = "tts"
-        self.speaking_pub.publish(msg)
+        self._publish(self.speaking_pub, msg)
+
+    def _publish(self, publisher, msg) -> None:
+        try:
+            publisher.publish(msg)
+        except Exception:  # noqa: BLE001 - only a shutdown race is tolerated
+            if self.context.ok():
+                raise
 
     def _log(self, level: str, message: str) -> None:
         logger = self.get_logger()

@@ -109,7 +109,9 @@ class SpeechPipeline:
             for conversation in replies:
                 _remember(self._dropped_replies, conversation)
             self._open_replies.clear()
-            dropped = len(self._queue)
+            # The worker's current sentence, if any, is not playing yet (a sentence leaves the
+            # worker once it is scheduled), so it is dropped too.
+            dropped = len(self._queue) + (self._current is not None)
             self._queue.clear()
             stop_at = self.player.stop()
             self._cond.notify_all()

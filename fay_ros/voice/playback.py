@@ -142,7 +142,7 @@ def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
         return SimulatedSink(sample_rate, block_seconds)
 
 
-@dataclass
+@dataclass(eq=False)
 class Segment:
     key: str
     samples: np.ndarray
@@ -150,6 +150,7 @@ class Segment:
     sample_rate: int
     generation: int
     played: int = 0  # samples handed to the output so far
+    followed: bool = False  # the next segment starts on the sample after this one
 
     @property
     def end(self) -> float:
@@ -161,7 +162,8 @@ class _Due:
     when: float
     order: int
     action: Callable[[], None] = field(compare=False)
-    survives_stop: bool = field(default=False, compare=False)
+    kind: str = field(default="other", compare=False)  # "start", "end" (of `segment`) or "other"
+    segment: Segment | None = field(default=None, compare=False)
 
 
 class Player:
@@ -178,6 +180,7 @@ class Player:
         self._clock = clock
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
+        # Committed segments until they have finished playing (not just finished rendering).
         self._segments: list[Segment] = []
         self._generation = 0
         self._rendered_until = 0.0
@@ -190,28 +193,17 @@ class Player:
         sink.start(self._render)
 
     # -- scheduling ---------------------------------------------------------------------
-    def queued_until(self) -> float:
-        """When the audio queued now ends (monotonic); <= now when nothing is queued."""
-        with self._lock:
-            return max((s.end for s in self._segments), default=0.0)
-
-    def wait_until_queue_below(self, seconds: float, generation: int, timeout: float | None = None) -> bool:
+    def wait_until_queue_below(self, seconds: float, generation: int) -> bool:
         """Block until less than `seconds` of audio is queued; False if stopped meanwhile."""
-        deadline = None if timeout is None else self._clock() + timeout
         with self._changed:
             while True:
                 if self._closed or self._generation != generation:
                     return False
                 now = self._clock()
-                queued = max((s.end for s in self._segments), default=now) - now
+                queued = self._queued_end(default=now) - now
                 if queued <= seconds:
                     return True
-                wait = queued - seconds
-                if deadline is not None:
-                    if now >= deadline:
-                        return False
-                    wait = min(wait, deadline - now)
-                self._changed.wait(wait)
+                self._changed.wait(queued - seconds)
 
     @property
     def generation(self) -> int:
@@ -225,7 +217,7 @@ class Player:
         samples = np.asarray(samples, dtype=np.int16)
         while True:
             with self._lock:
-                if generation is not None and generation != self._generation:
+                if self._closed or (generation is not None and generation != self._generation):
                     return None
                 gen = self._generation
                 start = self._next_start()
@@ -237,17 +229,22 @@ class Player:
                 # "announced before it plays" only if `start` is still in the future.
                 if start >= self._rendered_until and start > self._clock():
                     segment = Segment(key, samples, start, self.sample_rate, gen)
+                    for previous in self._segments:
+                        if abs(previous.end - start) < 0.5 / self.sample_rate:
+                            previous.followed = True
                     self._segments.append(segment)
-                    self._changed.notify_all()
-                    self._at(start, lambda s=segment: self._segment_started(s))
-                    self._at(segment.end, lambda s=segment: self._segment_ended(s))
+                    self._at(start, lambda s=segment: self._segment_started(s), "start", segment)
+                    self._at(segment.end, lambda s=segment: self._segment_ended(s), "end", segment)
                     return start
             # Announcing took longer than the lead (a stalled machine): pick a later start
             # and announce again, so the published stamp is always the true one.
 
+    def _queued_end(self, default: float = 0.0) -> float:
+        return max((s.end for s in self._segments), default=default)
+
     def _next_start(self) -> float:
         earliest = max(self._clock() + self.lead, self._rendered_until)
-        queued_end = max((s.end for s in self._segments), default=0.0)
+        queued_end = self._queued_end()
         return queued_end if queued_end >= earliest else earliest
 
     def stop(self) -> float:
@@ -260,23 +257,29 @@ class Player:
             audible_end = now
             cuts = []
             for segment in self._segments:
-                if segment.played:
+                if segment.start < handed_over and segment.end > now:
                     audible_end = max(audible_end, min(segment.end, handed_over))
-                    played = min(segment.played, len(segment.samples))
-                    if played < len(segment.samples):
-                        cuts.append((segment.key, played / self.sample_rate, len(segment.samples) / self.sample_rate))
+                if 0 < segment.played < len(segment.samples):
+                    cuts.append((segment.key, segment.played / self.sample_rate,
+                                 len(segment.samples) / self.sample_rate))
             self._segments.clear()
-            self._due = [d for d in self._due if d.survives_stop]
+            # Keep what already happened or still will: the start of audio that plays before
+            # the stop takes effect. Ends are replaced by the one "stopped" report.
+            self._due = [d for d in self._due
+                         if d.kind == "other" or (d.kind == "start" and d.segment.start < audible_end)]
             heapq.heapify(self._due)
             if self._on_cut is not None:
                 for cut in cuts:
-                    self._at(now, lambda c=cut: self._on_cut(*c), survives_stop=True)
-            self._at(audible_end, lambda t=audible_end: self._stopped(t), survives_stop=True)
-            self._changed.notify_all()
+                    self._at(now, lambda c=cut: self._on_cut(*c))
+            self._at(audible_end, lambda t=audible_end: self._stopped(t))
             return audible_end
 
-    def close(self) -> None:
-        with self._lock:
+    def close(self, flush: float = 0.5) -> None:
+        """Stop the output; state reports due within `flush` seconds are delivered first."""
+        with self._changed:
+            deadline = time.monotonic() + flush
+            while self._due and self._due[0].when <= self._clock() + flush and time.monotonic() < deadline:
+                self._changed.wait(0.01)
             self._closed = True
             self._changed.notify_all()
         self.sink.close()
@@ -289,52 +292,44 @@ class Player:
         with self._lock:
             for segment in self._segments:
                 offset = int(round((segment.start - play_time) * self.sample_rate))
-                if offset >= frames:
-                    continue
                 src = max(0, -offset)
-                if src >= len(segment.samples):
+                if offset >= frames or src >= len(segment.samples):
                     continue
                 dst = max(0, offset)
                 n = min(frames - dst, len(segment.samples) - src)
                 out[dst:dst + n] = segment.samples[src:src + n]
                 segment.played = max(segment.played, src + n)
             self._rendered_until = play_time + frames / self.sample_rate
-            self._segments = [s for s in self._segments if s.played < len(s.samples)]
+            self._segments = [s for s in self._segments if s.end > play_time]
             self._changed.notify_all()
 
     # -- speaking state -------------------------------------------------------------------
-    def _at(self, when: float, action: Callable[[], None], survives_stop: bool = False) -> None:
+    def _at(self, when: float, action: Callable[[], None], kind: str = "other",
+            segment: Segment | None = None) -> None:
         """Run `action` at monotonic time `when` on the notifier thread (lock held)."""
-        heapq.heappush(self._due, _Due(when, next(self._due_order), action, survives_stop))
+        heapq.heappush(self._due, _Due(when, next(self._due_order), action, kind, segment))
         self._changed.notify_all()
 
     def _notify_loop(self) -> None:
         while True:
             with self._changed:
                 while not self._closed and (not self._due or self._due[0].when > self._clock()):
-                    timeout = None if not self._due else self._due[0].when - self._clock()
-                    self._changed.wait(timeout if timeout is None else max(timeout, 0.0))
+                    timeout = None if not self._due else max(self._due[0].when - self._clock(), 0.0)
+                    self._changed.wait(timeout)
                 if self._closed:
                     return
                 item = heapq.heappop(self._due)
+                self._changed.notify_all()
             item.action()
 
     def _segment_started(self, segment: Segment) -> None:
         with self._lock:
-            if segment.generation != self._generation:
-                return
             self._speaking_key = segment.key
         self._on_state(True, segment.key, segment.start)
 
     def _segment_ended(self, segment: Segment) -> None:
         with self._lock:
-            if segment.generation != self._generation:
-                return
-            follows = any(s is not segment and s.start <= segment.end + 1.5 / self.sample_rate
-                          and s.end > segment.end for s in self._segments)
-            # A segment still in the list may have been fully rendered and dropped; the
-            # next one starting exactly at our end is what makes speech continuous.
-            if follows or self._speaking_key != segment.key:
+            if segment.followed or self._speaking_key != segment.key:
                 return
             self._speaking_key = ""
         self._on_state(False, "", segment.end)

@@ -1,0 +1,109 @@
+"""The tts node as a real process on a real DDS graph (headless output, WAVs kept):
+Utterances in -> audio, one VisemeTrack per sentence and an exact speaking sequence out;
+an interrupt mid-sentence stops it and drops the rest; bad voices stop it at start-up."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from std_msgs.msg import Empty
+
+from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
+from fay_ros.common import qos, topics
+from fay_ros.common.rostime import from_time_msg
+from fay_ros.voice.engines import read_wav
+from harness import wait_until
+
+TTS = "fay_ros.nodes.tts"
+
+
+def start_tts(launch_node, ros, wav_dir, **params):
+    node = launch_node(TTS, {"output_device": "none", "wav_dir": str(wav_dir), **params})
+    node.wait_output("tts ready")
+    speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+    tracks = ros.collect(VisemeTrack, topics.VISEMES)
+    replies = ros.publisher(Utterance, topics.REPLY)
+    interrupt = ros.publisher(Empty, topics.INTERRUPT)
+    ros.wait_for_subscribers(replies)
+    ros.wait_for_subscribers(interrupt)
+    # Our subscriptions are matched once the latched initial state has arrived.
+    speaking.wait_for_match(lambda m: not m.speaking, what="the latched initial speaking=false")
+    wait_until(lambda: ros.node.count_publishers(ros.resolve(topics.VISEMES)) >= 1, message="visemes publisher")
+    return node, speaking, tracks, replies, interrupt
+
+
+def utterance(conversation, seq, text, *, first=False, end=False, replace=False):
+    return Utterance(user_id="user", conversation_id=conversation, seq=seq, text=text, is_first=first,
+                     is_end=end, replace=replace, source="llm")
+
+
+def states(collector):
+    return [(m.speaking, m.utterance_id) for m in collector.messages]
+
+
+def test_two_utterances_give_audio_two_tracks_and_an_exact_speaking_sequence(ros, launch_node, tmp_path):
+    node, speaking, tracks, replies, _ = start_tts(launch_node, ros, tmp_path)
+    replies.publish(utterance("conv", 0, "Hello, I am Fay. Nice to meet you!", first=True))
+    replies.publish(utterance("conv", 1, "我喜欢用Python编程。", end=True))
+    speaking.wait_for(lambda msgs: len(msgs) >= 4 and not msgs[-1].speaking, what="speaking true, true, false")
+    assert states(speaking) == [(False, ""), (True, "conv:0"), (True, "conv:1"), (False, "")]
+    got = tracks.wait_for_count(2)
+    assert [t.utterance_id for t in got] == ["conv:0", "conv:1"]
+    first, second = got
+    on0, on1, off = (from_time_msg(m.header.stamp) for m in speaking.messages[1:])
+    assert from_time_msg(first.header.stamp) == pytest.approx(on0, abs=1e-6), "track stamp = its first sample"
+    assert from_time_msg(second.header.stamp) == pytest.approx(on1, abs=1e-6)
+    assert on1 == pytest.approx(on0 + first.duration, abs=1e-3), "no gap between the sentences"
+    assert off == pytest.approx(on1 + second.duration, abs=1e-3), "false after the last sample"
+    for track in got:
+        assert track.frames[0].start == 0.0 and track.frames[-1].name == "sil"
+        assert {f.name for f in track.frames} > {"sil", "aa"}
+        assert all(a.start < b.start for a, b in zip(track.frames, track.frames[1:]))
+    # The audio went where the node said: one WAV per sentence, as long as its track.
+    for track in got:
+        samples, rate = read_wav(tmp_path / f"{track.utterance_id.replace(':', '_')}.wav")
+        assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
+        assert abs(samples.astype(int)).max() > 1000, "real speech, not silence"
+    output = node.output()
+    assert "simulated real-time output" in output and str(tmp_path) in output
+
+
+def test_interrupt_mid_sentence_stops_it_and_drops_the_queue(ros, launch_node, tmp_path):
+    node, speaking, tracks, replies, interrupt = start_tts(launch_node, ros, tmp_path)
+    replies.publish(utterance("long", 0, "This is a rather long sentence, and it will be interrupted before "
+                                         "it reaches its end, because the user starts talking.", first=True))
+    replies.publish(utterance("long", 1, "This sentence must never be heard."))
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "long:0", what="speaking long:0")
+    interrupt.publish(Empty())
+    stopped = speaking.wait_for(lambda msgs: msgs[-1] if not msgs[-1].speaking and len(msgs) >= 3 else None,
+                                what="speaking=false after the interrupt")
+    track = tracks.wait_for_count(1)[0]
+    start = from_time_msg(track.header.stamp)
+    assert from_time_msg(stopped.header.stamp) < start + track.duration, "cut mid-sentence"
+    # Sentences still arriving for the interrupted reply are dropped; a new reply plays.
+    replies.publish(utterance("long", 2, "Nor this one.", end=True))
+    replies.publish(utterance("next", 0, "Yes?", first=True, end=True))
+    speaking.wait_for_match(lambda m: m.utterance_id == "next:0", what="the next reply")
+    assert states(speaking)[:4] == [(False, ""), (True, "long:0"), (False, ""), (True, "next:0")]
+    assert [t.utterance_id for t in tracks.wait_for_count(2)] == ["long:0", "next:0"]
+    node.wait_output("next:0: audio written")
+    log = node.output()
+    assert "long:0 cut after" in log and "dropping long:2" in log
+    delay = re.search(r"interrupt received: audio stops in (\d+) ms, (\d+) queued", log)
+    assert delay is not None, log[-2000:]
+    # The node computes this from the audio already handed to the output (one block plus
+    # latency), not from a wall-clock race, so the 100 ms budget is checkable here.
+    assert int(delay.group(1)) <= 100
+    assert int(delay.group(2)) == 1, "the queued second sentence was dropped"
+
+
+@pytest.mark.parametrize("params, reason", [
+    ({"chinese_voice": "cmn"}, "broken on Debian 12"),
+    ({"english_voice": "nosuchvoice"}, "no voice 'nosuchvoice'"),
+    ({"rate_wpm": 5}, "rate_wpm"),
+    ({"output_device": "no-such-sound-card"}, "cannot open audio output device"),
+])
+def test_bad_parameters_stop_the_node_at_start_up_with_the_reason(launch_node, params, reason):
+    node = launch_node(TTS, params)
+    assert node.wait_exit() == 2
+    assert reason in node.output()

@@ -1,0 +1,142 @@
+"""SpeechPipeline with the real espeak-ng engine on the headless real-time output: order,
+viseme tracks stamped with the audio start, speaking state, sanitising, replace/interrupt,
+and WAVs written where the audio goes."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from harness import wait_until
+from fay_ros.voice.engines import VoiceSettings, create_engine, read_wav
+from fay_ros.voice.pipeline import SentenceRequest, SpeechPipeline
+from fay_ros.voice.playback import SimulatedSink
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.lock = threading.Lock()
+
+    def track(self, track, start):
+        with self.lock:
+            self.events.append(("track", track.utterance_id, start, track))
+
+    def speaking(self, speaking, uid, when):
+        with self.lock:
+            self.events.append(("speaking", speaking, uid, when))
+
+    def log(self, level, message):
+        with self.lock:
+            self.events.append(("log", level, message))
+
+    def of(self, kind):
+        with self.lock:
+            return [e for e in self.events if e[0] == kind]
+
+    def logs(self):
+        return "\n".join(e[2] for e in self.of("log"))
+
+    def wait(self, predicate, what, timeout=20.0):
+        return wait_until(lambda: predicate(self), timeout, message=lambda: f"{what}; events: {self.events}")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return create_engine("espeak-ng", VoiceSettings())
+
+
+@pytest.fixture
+def speech(engine, tmp_path):
+    recorder = Recorder()
+    pipeline = SpeechPipeline(engine, SimulatedSink(engine.sample_rate), on_track=recorder.track,
+                              on_speaking=recorder.speaking, log=recorder.log, wav_dir=tmp_path / "wav")
+    yield pipeline, recorder, tmp_path / "wav"
+    pipeline.close()
+
+
+def speaking_states(recorder):
+    return [(e[1], e[2]) for e in recorder.of("speaking")]
+
+
+def test_two_sentences_play_in_order_gapless_with_stamped_tracks(speech):
+    pipeline, rec, wav_dir = speech
+    pipeline.submit(SentenceRequest("c", 0, "Hello, I am Fay.", is_first=True))
+    pipeline.submit(SentenceRequest("c", 1, "你好，很高兴认识你。", is_end=True))
+    rec.wait(lambda r: (False, "") in speaking_states(r), "speaking back to false")
+    tracks = rec.of("track")
+    assert [t[1] for t in tracks] == ["c:0", "c:1"]
+    assert speaking_states(rec) == [(True, "c:0"), (True, "c:1"), (False, "")]
+    (_, _, start0, track0), (_, _, start1, track1) = tracks
+    states = rec.of("speaking")
+    assert states[0][3] == start0 and states[1][3] == start1, "speaking=true exactly at each first sample"
+    assert start1 == pytest.approx(start0 + track0.duration, abs=1e-4), "sentence 2 follows without a gap"
+    assert states[2][3] == pytest.approx(start1 + track1.duration, abs=1e-4), "false after the last sample"
+    for uid, track in (("c_0", track0), ("c_1", track1)):
+        samples, rate = read_wav(wav_dir / f"{uid}.wav")
+        assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
+    assert "c:1: audio written to" in rec.logs()
+    timings = list(pipeline.timings)
+    assert [t.utterance_id for t in timings] == ["c:0", "c:1"]
+    assert all(t.received <= t.audio_ready <= t.start for t in timings)
+
+
+def test_markup_is_not_spoken_and_the_log_says_what_was_dropped(speech, engine):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("m", 0, "<think>plan: call the weather tool</think>**Sunny** today, "
+                                            "see https://weather.example/?key=abc123", is_first=True))
+    pipeline.submit(SentenceRequest("m", 1, '{"name": "get_weather", "arguments": {"city": "Oslo"}}', is_end=True))
+    rec.wait(lambda r: (False, "") in speaking_states(r) and "nothing speakable in m:1" in r.logs(),
+             "the reply to finish")
+    assert [t[1] for t in rec.of("track")] == ["m:0"], "the tool-call-only sentence is not spoken"
+    logs = rec.logs()
+    assert "think block" in logs and "url" in logs and "markdown emphasis" in logs and "tool-call json" in logs
+    assert "abc123" not in logs and "weather.example" not in logs and "Oslo" not in logs
+    spoken = rec.of("track")[0][3]
+    assert spoken.duration == pytest.approx(engine.synthesize("Sunny today, see").duration, abs=0.01), \
+        "exactly the speakable words were synthesized"
+
+
+def test_replace_cuts_the_current_reply_and_speaks_the_new_one(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("old", 0, "This is a long sentence that is going to be replaced before it ends.",
+                                    is_first=True))
+    pipeline.submit(SentenceRequest("old", 1, "This one is never heard."))
+    rec.wait(lambda r: (True, "old:0") in speaking_states(r), "the first reply to start")
+    pipeline.submit(SentenceRequest("new", 0, "Sorry, news first.", is_first=True, is_end=True, replace=True))
+    pipeline.submit(SentenceRequest("old", 2, "A late sentence of the old reply.", is_end=True))
+    rec.wait(lambda r: speaking_states(r)[-1:] == [(False, "")] and (True, "new:0") in speaking_states(r),
+             "the new reply to finish")
+    assert speaking_states(rec) == [(True, "old:0"), (False, ""), (True, "new:0"), (False, "")]
+    assert [t[1] for t in rec.of("track")] == ["old:0", "new:0"]
+    stop_time = rec.of("speaking")[1][3]
+    old_start, old_track = rec.of("track")[0][2], rec.of("track")[0][3]
+    assert stop_time < old_start + old_track.duration, "cut mid-sentence"
+    assert rec.of("track")[1][2] >= stop_time, "the new reply starts after the old audio stopped"
+    logs = rec.logs()
+    assert "replaced by new:0" in logs and "old:0 cut after" in logs and "dropping old:2" in logs
+
+
+def test_interrupt_stops_and_drops_the_rest_of_the_reply(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("i", 0, "Let me tell you a rather long story about a robot.", is_first=True))
+    pipeline.submit(SentenceRequest("i", 1, "It had a voice."))
+    rec.wait(lambda r: (True, "i:0") in speaking_states(r), "speaking")
+    stop_at = pipeline.interrupt("interrupt received")
+    rec.wait(lambda r: speaking_states(r)[-1:] == [(False, "")], "speaking=false")
+    assert rec.of("speaking")[-1][3] == stop_at
+    pipeline.submit(SentenceRequest("i", 2, "And then it stopped.", is_end=True))
+    pipeline.submit(SentenceRequest("j", 0, "Yes?", is_first=True, is_end=True))
+    rec.wait(lambda r: (True, "j:0") in speaking_states(r), "the next reply to play")
+    assert [t[1] for t in rec.of("track")] == ["i:0", "j:0"]
+    assert "dropping i:2" in rec.logs()
+    assert "1 queued sentence(s) dropped" in rec.logs()
+
+
+def test_an_empty_closing_marker_speaks_nothing(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("e", 0, "Done.", is_first=True))
+    pipeline.submit(SentenceRequest("e", 1, "", is_end=True))
+    rec.wait(lambda r: (False, "") in speaking_states(r), "done")
+    assert [t[1] for t in rec.of("track")] == ["e:0"]
+    assert not [e for e in rec.of("log") if e[1] == "error"]

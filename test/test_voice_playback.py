@@ -1,0 +1,198 @@
+"""The Player on a hand-driven audio clock: sample-accurate starts, exact speaking state,
+gapless sentences, and stopping within one block plus the output latency.
+
+The sink here is driven by the test (render block k at its time), so every timing checked is
+a property of the scheduling logic, not of how busy the machine is.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from harness import wait_until
+from fay_ros.voice.playback import Player, SimulatedSink
+
+RATE = 1000  # 1 sample per ms keeps the arithmetic readable
+BLOCK = 10
+AHEAD = 0.02
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class HandSink:
+    """Renders only when the test says so; records every block with its play time."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.sample_rate = RATE
+        self.ahead = AHEAD
+        self.description = "hand-driven test output"
+        self.clock = clock
+        self.render = None
+        self.next_play = clock.t + AHEAD
+        self.blocks: list[tuple[float, np.ndarray]] = []
+
+    def start(self, render) -> None:
+        self.render = render
+
+    def close(self) -> None:
+        pass
+
+    def run_until(self, t: float) -> None:
+        """Advance the clock to `t`, rendering each block `ahead` before it plays."""
+        while self.next_play - self.ahead <= t:
+            self.clock.t = self.next_play - self.ahead
+            out = np.zeros(BLOCK, np.int16)
+            self.render(out, self.next_play)
+            self.blocks.append((self.next_play, out.copy()))
+            self.next_play += BLOCK / RATE
+        self.clock.t = t
+
+    def output(self) -> tuple[float, np.ndarray]:
+        """(play time of the first sample, everything rendered)."""
+        return self.blocks[0][0], np.concatenate([b for _t, b in self.blocks])
+
+
+class States:
+    def __init__(self) -> None:
+        self.items: list[tuple[bool, str, float]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, speaking: bool, key: str, when: float) -> None:
+        with self.lock:
+            self.items.append((speaking, key, round(when, 6)))
+
+    def wait(self, n: int) -> list[tuple[bool, str, float]]:
+        wait_until(lambda: len(self.items) >= n, 5, message=lambda: f"{n} states, got {self.items}")
+        return list(self.items)
+
+
+@pytest.fixture
+def rig():
+    clock = FakeClock()
+    sink = HandSink(clock)
+    states = States()
+    cuts = []
+    player = Player(sink, states, margin=0.005, clock=clock, on_cut=lambda *c: cuts.append(c))
+    yield clock, sink, player, states, cuts
+    player.close()
+
+
+def ramp(n: int, base: int = 1) -> np.ndarray:
+    return np.arange(base, base + n, dtype=np.int16)
+
+
+def test_first_sample_plays_exactly_at_the_announced_time(rig):
+    clock, sink, player, states, _ = rig
+    sink.run_until(clock.t)
+    announced = []
+    start = player.schedule("c:0", ramp(250), announced.append)
+    assert announced == [start]
+    assert start >= clock.t + player.lead - 1e-9, "announced before it plays, with the lead"
+    sink.run_until(start + 0.3)
+    t0, out = sink.output()
+    first = int(round((start - t0) * RATE))
+    assert np.all(out[:first] == 0)
+    assert np.array_equal(out[first:first + 250], ramp(250)), "every sample where the timeline says"
+    assert np.all(out[first + 250:] == 0)
+    assert states.wait(2) == [(True, "c:0", round(start, 6)), (False, "", round(start + 0.25, 6))]
+
+
+def test_back_to_back_sentences_are_gapless_and_speaking_stays_true(rig):
+    clock, sink, player, states, _ = rig
+    sink.run_until(clock.t)
+    a = player.schedule("c:0", ramp(200), lambda _t: None)
+    sink.run_until(clock.t + 0.1)  # sentence 1 plays while sentence 2 is handed over
+    b = player.schedule("c:1", ramp(150, base=1000), lambda _t: None)
+    assert b == pytest.approx(a + 0.2), "the next sentence starts on the sample after the last one"
+    sink.run_until(b + 0.3)
+    _t0, out = sink.output()
+    voiced = np.flatnonzero(out)
+    assert len(voiced) == 350 and voiced[-1] - voiced[0] == 349, "no gap between the sentences"
+    assert states.wait(3) == [(True, "c:0", round(a, 6)), (True, "c:1", round(b, 6)),
+                              (False, "", round(b + 0.15, 6))]
+
+
+def test_a_late_sentence_leaves_a_gap_and_speaking_says_so(rig):
+    clock, sink, player, states, _ = rig
+    sink.run_until(clock.t)
+    a = player.schedule("c:0", ramp(100), lambda _t: None)
+    sink.run_until(a + 0.2)  # sentence 1 is over before sentence 2 exists
+    b = player.schedule("c:1", ramp(100), lambda _t: None)
+    sink.run_until(b + 0.2)
+    assert b > a + 0.1
+    assert states.wait(4) == [(True, "c:0", round(a, 6)), (False, "", round(a + 0.1, 6)),
+                              (True, "c:1", round(b, 6)), (False, "", round(b + 0.1, 6))]
+
+
+def test_stop_silences_within_one_block_plus_latency_and_drops_the_queue(rig):
+    clock, sink, player, states, cuts = rig
+    sink.run_until(clock.t)
+    a = player.schedule("c:0", ramp(1000), lambda _t: None)
+    b = player.schedule("c:1", ramp(500, base=2000), lambda _t: None)
+    sink.run_until(a + 0.3)
+    stop_called = clock.t
+    silent_from = player.stop()
+    assert silent_from - stop_called <= AHEAD + BLOCK / RATE + 1e-9, "audio already handed over is all that plays"
+    sink.run_until(b + 1.0)
+    t0, out = sink.output()
+    cut_index = int(round((silent_from - t0) * RATE))
+    assert np.count_nonzero(out[cut_index:]) == 0, "nothing plays after the stop"
+    assert 0 < np.count_nonzero(out[:cut_index]) < 1000, "the sentence was cut, not finished"
+    assert not np.any(out >= 2000), "the queued sentence never plays"
+    assert states.wait(2) == [(True, "c:0", round(a, 6)), (False, "", round(silent_from, 6))]
+    assert len(cuts) == 1 and cuts[0][0] == "c:0" and cuts[0][1] < cuts[0][2] == pytest.approx(1.0)
+    assert player.schedule("d:0", ramp(10), lambda _t: None, generation=player.generation - 1) is None, \
+        "work prepared before the stop is refused"
+
+
+def test_stop_when_idle_still_reports_not_speaking(rig):
+    clock, sink, player, states, _ = rig
+    sink.run_until(clock.t)
+    assert player.stop() == clock.t
+    assert states.wait(1) == [(False, "", round(clock.t, 6))]
+
+
+def test_a_slow_announcement_moves_the_start_and_announces_again(rig):
+    clock, sink, player, states, _ = rig
+    sink.run_until(clock.t)
+    announced = []
+
+    def slow_publish(at: float) -> None:
+        announced.append(at)
+        if len(announced) == 1:
+            sink.run_until(at + 0.05)  # the machine stalled past the announced start
+
+    start = player.schedule("c:0", ramp(100), slow_publish)
+    assert len(announced) == 2 and announced[-1] == start > announced[0]
+    sink.run_until(start + 0.2)
+    t0, out = sink.output()
+    first = int(round((start - t0) * RATE))
+    assert np.array_equal(out[first:first + 100], ramp(100)), "the final announcement is the true start"
+
+
+def test_simulated_sink_plays_in_real_time_order():
+    """The headless sink calls render with consecutive, evenly spaced play times."""
+    sink = SimulatedSink(22050, block_seconds=0.01)
+    seen: list[float] = []
+    done = threading.Event()
+
+    def render(out, play_time):
+        seen.append(play_time)
+        if len(seen) >= 5:
+            done.set()
+
+    sink.start(render)
+    try:
+        assert done.wait(5)
+    finally:
+        sink.close()
+    gaps = np.diff(seen[:5])
+    assert np.allclose(gaps, sink.block_frames / 22050)
