@@ -56,3 +56,31 @@ def test_node_defaults_to_fay_namespace():
             "print(n.publisher.topic_name); n.destroy_node(); rclpy.shutdown()")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert out.stdout.strip() == "/fay/reply"
+
+
+def test_timeline_publishes_typed_lines_on_text_input(ros):
+    from fay_msgs.msg import Transcript
+    typed = ros.collect(Transcript, "text_input")
+    env = ros_environment()
+    proc = subprocess.Popen([sys.executable, "-m", "fay_ros.nodes.timeline", "--ros-args", "-r", "__ns:=/fay",
+                             "-p", "typed_input:=true"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=env, text=True)
+    try:
+        assert "ready" in proc.stdout.readline()
+        ros.wait_for_publishers("text_input")
+        # Discovery is two-sided: until the node's publisher has matched our subscription a
+        # volatile message is lost, so type the line again until one arrives.
+        msg = None
+        for _attempt in range(20):
+            proc.stdin.write("你好 Fay\n")
+            proc.stdin.flush()
+            try:
+                msg = typed.wait_for_match(lambda m: m.text == "你好 Fay", timeout=1.0)
+                break
+            except TimeoutError:
+                continue
+        assert msg is not None, "typed line never arrived on text_input"
+        assert msg.user_id == "user" and msg.is_final
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)

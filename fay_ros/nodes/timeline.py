@@ -6,6 +6,7 @@ viseme tracks, speaking state) and prints a compact, time-ordered line for each.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,8 @@ from ..common.params import declare_config
 
 class TimelineConfig(BaseModel):
     show_partials: bool = Field(False, description="Also print partial transcripts.")
+    typed_input: bool = Field(False, description="Read lines typed on stdin and publish them on text_input.")
+    user_id: str = Field("user", description="user_id of typed input.")
 
 
 class Timeline(Node):
@@ -34,6 +37,22 @@ class Timeline(Node):
         self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS)
         self.create_subscription(VisemeTrack, topics.VISEMES, self._on_visemes, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_speaking, qos.LATCHED)
+        if self.config.typed_input:
+            self._typed = self.create_publisher(Transcript, topics.TEXT_INPUT, qos.EVENTS)
+            threading.Thread(target=self._read_stdin, daemon=True).start()
+            self._print("ready", "type a sentence and press Enter to talk to the companion")
+
+    def _read_stdin(self) -> None:
+        # A daemon thread: readline blocks, and the process exits without waiting for it.
+        for line in sys.stdin:
+            text = line.strip()
+            if not text:
+                continue
+            msg = Transcript(text=text, is_final=True, user_id=self.config.user_id)
+            msg.header.stamp = self.get_clock().now().to_msg()
+            msg.header.frame_id = "keyboard"
+            self._typed.publish(msg)
+            self._print("typed", text)
 
     def _print(self, kind: str, text: str) -> None:
         print(f"[{time.monotonic() - self._t0:8.3f}s] {kind:<10} {text}", flush=True, file=sys.stdout)
