@@ -108,6 +108,12 @@ def test_latin_negation(text, negated):
     assert found(index, text) == [("happy", negated)]
 
 
+def test_overlapping_word_and_substring_keywords_keep_the_longer():
+    index = PhraseIndex.build([("ok", "word"), ("ok啦", "mixed"), ("hello", "word"), ("啦啦", "cjk")])
+    assert [h.payloads for h in index.find("OK啦啦, hello")] == [("mixed",), ("word",)]
+    assert [h.keyword for h in index.find("ok 好, ok啦")] == ["ok", "ok啦"]
+
+
 def test_a_negator_inside_an_earlier_keyword_is_used_up():
     index = PhraseIndex.build([("是不是", 0), ("累", 1), ("no problem", 2), ("thanks", 3)], NEGATION)
     assert found(index, "你是不是累了") == [("是不是", False), ("累", False)]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fay_msgs.msg import ActionCue, Transcript, Utterance
-from fay_ros.action import LEXICON_FILE, RULES_FILE, default_table_path
+from fay_ros.action import LEXICON_FILE, default_table_path
 from fay_ros.action.rules import RULE_COLUMNS
 from fay_ros.common import topics
 

@@ -277,13 +277,12 @@ class PhraseIndex(Generic[T]):
 
 def _merge(a: list, b: list) -> list:
     """Combine substring and word hits; where they overlap the longer (then earlier) wins."""
-    combined = sorted(a + b, key=lambda h: (h[0], -(h[1] - h[0])))
-    kept, last_end = [], -1
-    for hit in combined:
-        if hit[0] >= last_end:
-            kept.append(hit)
-            last_end = hit[1]
-        elif kept and (hit[1] - hit[0]) > (kept[-1][1] - kept[-1][0]) and hit[0] >= (kept[-2][1] if len(kept) > 1 else -1):
-            kept[-1] = hit
-            last_end = hit[1]
+    kept: list = []
+    for hit in sorted(a + b, key=lambda h: (h[0], -(h[1] - h[0]))):
+        if kept and hit[0] < kept[-1][1]:          # overlaps the last kept hit
+            longer = hit[1] - hit[0] > kept[-1][1] - kept[-1][0]
+            if longer and (len(kept) < 2 or hit[0] >= kept[-2][1]):
+                kept[-1] = hit
+            continue
+        kept.append(hit)
     return kept
