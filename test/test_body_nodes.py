@@ -145,3 +145,35 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
     new = trajectories.wait_for_count(2)[1]
     assert len(new.points) == len(SERVO_TABLE.behaviors["nod"].keyframes) + 1, "the new default (nod)"
     assert node.alive()
+
+
+def test_missing_table_file_stops_the_node(tmp_path, launch_node):
+    path = tmp_path / "nowhere" / "led_map.yaml"
+    node = launch_node("fay_ros.nodes.led_mapper", {"map_file": str(path)})
+    assert node.wait_exit() == 2
+    assert f"led map table: {path}: file not found" in node.output()
+
+
+def test_servo_mapper_starts_motions_from_measured_joint_states(ros, launch_node):
+    from sensor_msgs.msg import JointState
+
+    launch_node("fay_ros.nodes.servo_mapper", {"reload_period": 0.0, "joint_states_topic": "/joint_states",
+                                               "joint_state_timeout": 5.0})
+    cue_pub, (trajectories,) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1))
+    ros.wait_for_subscribers(cue_pub)
+    names = list(SERVO_TABLE.joints)
+    measured = JointState(name=["head_pan", "not_a_joint"], position=[0.6, 9.0])
+    states = ros.node.create_publisher(JointState, "/joint_states", 10)
+    ros.wait_for_subscribers(states)
+    pan = names.index("head_pan")
+    # Joint states and cues travel on different topics, so the first cue may overtake the first
+    # state; a real robot streams states, and so does this loop (one per cue, rising priority).
+    for attempt in range(10):
+        states.publish(measured)
+        cue_pub.publish(action_cue("nod", "neutral", 0.5, 10 + 10 * attempt, uid=f"js:{attempt}"))
+        msg = trajectories.wait_for_count(attempt + 1)[attempt]
+        assert_trajectory_message(msg, SERVO_TABLE)
+        if msg.points[0].positions[pan] != SERVO_TABLE.joints["head_pan"].idle:
+            break
+    # A nod does not move head_pan: it holds the measured 0.6 until the return to idle.
+    assert msg.points[0].positions[pan] == pytest.approx(0.6)
