@@ -38,6 +38,7 @@ class AsrCore:
         self._anchor_index = 0
         self._anchor_time = 0.0
         self._utt_start = 0
+        self._onset = 0.0
         self._last_partial = ""
 
     def _time(self, index: int) -> float:
@@ -65,6 +66,7 @@ class AsrCore:
         for ev in segment_events:
             if ev.kind == "start":
                 self._utt_start = ev.sample
+                self._onset = (ev.voiced - ev.sample) / self.rate
                 self._last_partial = ""
                 self.recognizer.start()
             elif ev.kind == "audio":
@@ -90,7 +92,10 @@ class AsrCore:
         admitted = self.wake.admit(text, end_time)
         if not admitted:
             return None
-        words = result.words
+        # No word starts before the voice does (Whisper's alignment puts the first word at 0,
+        # i.e. at the start of the pre-roll).
+        words = [Word(w.word, max(w.start, self._onset), max(w.end, w.start, self._onset), w.confidence)
+                 for w in result.words]
         removed = len(normalize(text)) - len(normalize(admitted))
         if removed > 0:  # the wake word was cut from the text: cut its words too
             seen, keep_from = 0, len(words)

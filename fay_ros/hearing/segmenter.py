@@ -17,6 +17,7 @@ from .vad import VadSettings, VoiceActivityDetector
 class SegmentEvent:
     kind: str                     # "start", "audio" or "end"
     sample: int                   # absolute sample index (start: utterance start; end: last voiced sample)
+    voiced: int = 0               # "start" only: the first voiced sample (after the pre-roll)
     samples: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int16))  # "audio" only
 
 
@@ -61,7 +62,7 @@ class Segmenter:
         if self.active:
             end = self.end_index
             if end > self._emitted:
-                out.append(SegmentEvent("audio", self._emitted, self._slice(self._emitted, end)))
+                out.append(SegmentEvent("audio", self._emitted, samples=self._slice(self._emitted, end)))
                 self._emitted = end
             if end - self._utt_start >= self.max_samples:
                 forced = self.vad.force_end()
@@ -76,14 +77,14 @@ class Segmenter:
         start = max(first_voiced - self.preroll, self._buf_start, self._emitted)
         self.active = True
         self._utt_start = self._emitted = start
-        out.append(SegmentEvent("start", start))
+        out.append(SegmentEvent("start", start, voiced=first_voiced))
 
     def _close(self, last_voiced: int, out: list[SegmentEvent]) -> None:
         if not self.active:
             return
         upto = min(self.end_index, max(last_voiced + self.tail, self._emitted))
         if upto > self._emitted:
-            out.append(SegmentEvent("audio", self._emitted, self._slice(self._emitted, upto)))
+            out.append(SegmentEvent("audio", self._emitted, samples=self._slice(self._emitted, upto)))
             self._emitted = upto
         self.active = False
         out.append(SegmentEvent("end", last_voiced))

@@ -14,6 +14,7 @@ sentence was unclear). Chinese output is converted to simplified characters by d
 from __future__ import annotations
 
 import os
+import warnings
 import zlib
 
 import numpy as np
@@ -176,7 +177,9 @@ class WhisperRecognizer:
     def _script(self, text: str, language: str) -> str:
         if language != "zh" or self.chinese_script == "as_is":
             return text
-        import zhconv
+        with warnings.catch_warnings():  # zhconv still imports pkg_resources
+            warnings.simplefilter("ignore", UserWarning)
+            import zhconv
         return zhconv.convert(text, "zh-cn" if self.chinese_script == "simplified" else "zh-tw")
 
     def _long_form(self, audio: np.ndarray, words: bool) -> Recognition:
