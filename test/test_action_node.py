@@ -11,6 +11,7 @@ from fay_msgs.msg import ActionCue, Transcript, Utterance
 from fay_ros.action import LEXICON_FILE, default_table_path
 from fay_ros.action.rules import RULE_COLUMNS
 from fay_ros.common import topics
+from harness import wait_until
 
 NODE = "fay_ros.nodes.action_semantics"
 HEADER = ",".join(RULE_COLUMNS)
@@ -31,10 +32,25 @@ def replace_file(path: Path, text: str) -> None:
 
 
 def connect(ros, topic: str, msg_type):
+    """Publisher on `topic` and collector on action_cue, both matched with the node under test.
+
+    Waits for the node's own endpoints by name, then for every endpoint the graph lists, so a
+    stale endpoint of another test's process cannot stand in for it.
+    """
     cues = ros.collect(ActionCue, topics.ACTION_CUE)
     pub = ros.publisher(msg_type, topic)
-    ros.wait_for_subscribers(pub)
-    ros.wait_for_publishers(topics.ACTION_CUE)
+    topic_name, cue_name = ros.resolve(topic), ros.resolve(topics.ACTION_CUE)
+    cue_sub = next(s for s in ros.node.subscriptions if s.topic_name == cue_name)
+
+    def ours(infos) -> bool:
+        return any(i.node_name == "action_semantics" for i in infos)
+
+    wait_until(lambda: ours(ros.node.get_subscriptions_info_by_topic(topic_name))
+               and ours(ros.node.get_publishers_info_by_topic(cue_name)),
+               message=f"action_semantics subscribing {topic_name} and publishing {cue_name}")
+    wait_until(lambda: pub.get_subscription_count() >= len(ros.node.get_subscriptions_info_by_topic(topic_name))
+               and cue_sub.get_publisher_count() >= len(ros.node.get_publishers_info_by_topic(cue_name)),
+               message="publisher and collector matched")
     return pub, cues
 
 
@@ -42,7 +58,9 @@ def test_reply_utterance_becomes_action_cue(ros, launch_node):
     node = launch_node(NODE)
     node.wait_output("tables loaded")
     pub, cues = connect(ros, topics.REPLY, Utterance)
-    assert ros.node.count_subscribers(ros.resolve(topics.SPEECH_FINAL)) == 0   # transcripts off by default
+    subscribed = [name for name, _ in ros.node.get_subscriber_names_and_types_by_node("action_semantics", "/fay")]
+    assert ros.resolve(topics.REPLY) in subscribed
+    assert ros.resolve(topics.SPEECH_FINAL) not in subscribed          # transcripts are off by default
 
     pub.publish(utterance("turn-7", 0, "好的，这边请！", sec=1234))
     pub.publish(utterance("turn-7", 1, "", is_end=True))          # bare end marker: no cue
