@@ -250,8 +250,12 @@
       topic('visemes', 'fay_msgs/msg/VisemeTrack').subscribe(onVisemes);
       topic('reply', 'fay_msgs/msg/Utterance').subscribe(onReply);
       topic('robot_speaking', 'fay_msgs/msg/SpeechState').subscribe(onSpeaking);
+      // Advertised now, not on the first message: DDS discovery takes a moment, and a
+      // message published by a brand-new publisher can reach nobody.
       textInput = topic('text_input', 'fay_msgs/msg/Transcript');
+      textInput.advertise();
       interrupt = topic('interrupt', 'std_msgs/msg/Empty');
+      interrupt.advertise();
       mirror();
     });
     connection.on('error', (e) => { log('error', { message: String(e && e.message || e) }); retry(); });

@@ -1,0 +1,262 @@
+"""The web face in a real browser: headless Chromium (Debian's, driven by Playwright) loads the
+page from `fay-ros web`, rclpy publishes ActionCue / VisemeTrack / Utterance / SpeechState on
+the real DDS graph, they cross the real rosbridge endpoint, and the test reads the face's
+state back from the DOM and from screenshots.
+
+Set FAY_UPDATE_FACE_PNG=1 to refresh the docs/face.png artifact from this run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
+from harness import NodeProcess, wait_until
+
+from fay_ros.common import qos, topics
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+# A motion holds this long in the test's copy of the table, so the priority checks below do
+# not depend on how fast a loaded machine delivers the next cue.
+HOLD_SECONDS = 30.0
+
+pytestmark = [pytest.mark.slow,  # a real browser; each test stays under ~6 s
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_web(*args: str) -> NodeProcess:
+    proc = NodeProcess("fay_ros.cli", args=["web", *args], ros=False)
+    proc.wait_output("[fay-ros web] ready", timeout=30)
+    return proc
+
+
+@pytest.fixture(scope="module")
+def face_url(tmp_path_factory):
+    table = json.loads((REPO / "web" / "face_map.json").read_text())
+    table["motion"]["hold_seconds"] = HOLD_SECONDS
+    face_map = tmp_path_factory.mktemp("face") / "face_map.json"
+    face_map.write_text(json.dumps(table))
+    page_port, bridge_port = free_port(), free_port()
+    proc = start_web("--port", str(page_port), "--bridge-port", str(bridge_port), "--bridge", "rs",
+                     "--face-map", str(face_map))
+    try:
+        yield f"http://127.0.0.1:{page_port}/"
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        # Playwright gives every launch a fresh temporary profile (user data dir).
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 640, "height": 760})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    page.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def dom(page) -> dict[str, str]:
+    return page.evaluate("Object.assign({}, document.body.dataset)")
+
+
+def wait_dom(page, key: str, value: str, timeout: float = 20.0) -> dict[str, str]:
+    return wait_until(lambda: dom(page) if dom(page).get(key) == value else None, timeout,
+                      message=lambda: f"data-{key}={value!r} on the page; now {dom(page)}")
+
+
+def events(page, kind: str) -> list[dict]:
+    return page.evaluate("k => window.fayFace.state.events.filter(e => e.kind === k)", kind)
+
+
+def connected_page(page, url: str, ros, *publishers) -> None:
+    page.goto(url)
+    wait_dom(page, "connection", "connected")
+    for publisher in publishers:  # the bridge subscribes for the page once it is connected
+        ros.wait_for_subscribers(publisher)
+
+
+def cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0, uid: str = "c:0"):
+    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
+                     priority=priority, sentiment=sentiment, text="", utterance_id=uid)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    zlib.crc32(data)  # the whole file is readable
+    return width, height
+
+
+def test_cues_drive_expression_motion_and_priority(page, face_url, ros):
+    cues = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
+    connected_page(page, face_url, ros, cues)
+    state = dom(page)
+    assert state["expression"] == "F01" and state["motion"] == "Idle" and state["renderer"] == "svg"
+
+    cues.publish(cue("nod", "serious", 0.9, priority=50, uid="a:0"))
+    state = wait_dom(page, "motion", "TapBody:1")  # nod, strong variant at intensity 0.9
+    assert state["expression"] == "F02" and state["behavior"] == "nod"
+    assert page.get_attribute("#motion", "data-animation") == "nod"
+
+    cues.publish(cue("wave", "sad", 0.9, priority=10, uid="a:1"))  # lower priority while nod holds
+    wait_dom(page, "expression", "F03")  # the affect still applies at once
+    assert dom(page)["motion"] == "TapBody:1", "a lower-priority cue cut the running motion short"
+    assert [e["behavior"] for e in events(page, "cue-dropped")] == ["wave"]
+
+    cues.publish(cue("shake", "excited", 0.3, priority=90, uid="a:2"))  # higher priority preempts
+    state = wait_dom(page, "motion", "TapBody:4")  # shake, light variant at intensity 0.3
+    assert state["expression"] == "F04"
+    assert page.get_attribute("#motion", "data-animation") == "shake"
+
+    cues.publish(cue("moonwalk", "puzzled", 0.9, priority=95, sentiment=-0.8, uid="a:3"))
+    wait_dom(page, "behavior", "moonwalk")  # unknown words: table defaults, sentiment fallback
+    state = dom(page)
+    assert state["expression"] == "F03" and state["motion"] == "TapBody:4"
+
+
+def test_mouth_follows_the_viseme_track_stamp(page, face_url, ros, tmp_path):
+    tracks = ros.publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
+    replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
+    connected_page(page, face_url, ros, tracks, replies)
+    closed_png = page.screenshot()
+
+    replies.publish(Utterance(conversation_id="v", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True,
+                              source="llm"))
+    wait_until(lambda: page.inner_text("#subtitle") == "你好，我是 Fay。", 20,
+               message=lambda: f"the subtitle; now {page.inner_text('#subtitle')!r}")
+    assert "shown" in page.get_attribute("#subtitle", "class")
+
+    # The audio of this sentence starts 1.5 s from now; the mouth must wait for it.
+    start = ros.node.get_clock().now().nanoseconds + 1_500_000_000
+    track = VisemeTrack(utterance_id="v:0", duration=3.0, frames=[
+        Viseme(id=Viseme.SIL, name="sil", start=0.0, mouth_open=0.0),
+        # mouth_open in the message says 0.5, the face's own table says aa -> 0.9: the table wins.
+        Viseme(id=Viseme.AA, name="aa", start=0.2, mouth_open=0.5),
+        Viseme(id=Viseme.OH, name="oh", start=1.6, mouth_open=0.7),
+        Viseme(id=Viseme.SIL, name="sil", start=2.6, mouth_open=0.0),
+    ])
+    track.header.stamp.sec, track.header.stamp.nanosec = divmod(start, 1_000_000_000)
+    tracks.publish(track)
+
+    wait_dom(page, "viseme", "aa")
+    state = dom(page)
+    assert state["mouth"] == "0.90" and state["clock"] == "synced" and state["utterance"] in ("", "v:0")
+    open_png = page.screenshot()
+    wait_dom(page, "viseme", "oh")
+    assert dom(page)["mouth"] == "0.70"
+    state = wait_until(lambda: dom(page) if dom(page)["mouth"] == "0.00" and events(page, "mouth")[-1:]
+                       and events(page, "mouth")[-1]["viseme"] == "sil" else None, 20,
+                       message=lambda: f"the mouth to close at the end of the track; now {dom(page)}")
+
+    # Scheduled against header.stamp: each frame at stamp + start, never before it.
+    stamp_ms = start / 1e6
+    applied = [e for e in events(page, "mouth") if e["utterance"] == "v:0"]
+    assert [e["viseme"] for e in applied] == ["sil", "aa", "oh", "sil"]
+    for e, offset in zip(applied, (0.0, 0.2, 1.6, 2.6)):
+        assert abs(e["at"] - (stamp_ms + offset * 1000)) < 1.0, e
+        assert e["applied"] >= e["at"] - 1.0, f"{e['viseme']} opened the mouth before its audio"
+
+    # The screenshots show it too: the open mouth changes the picture.
+    assert png_size(open_png) == png_size(closed_png) == (640, 760)
+    assert open_png != closed_png
+    artifact = tmp_path / "face.png"
+    artifact.write_bytes(open_png)
+    if os.environ.get("FAY_UPDATE_FACE_PNG"):
+        shutil.copyfile(artifact, REPO / "docs" / "face.png")
+
+
+def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ros):
+    cues = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
+    speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+    tracks = ros.publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
+    typed = ros.collect(Transcript, topics.TEXT_INPUT, qos.EVENTS)
+    connected_page(page, face_url, ros, cues, speaking, tracks)
+
+    speaking.publish(SpeechState(speaking=True, utterance_id="s:0"))
+    wait_dom(page, "speaking", "true")
+    cues.publish(cue("celebrate", "excited", 0.9, priority=60, uid="s:0"))
+    wait_dom(page, "expression", "F04")
+    long_track = VisemeTrack(utterance_id="s:0", duration=60.0, frames=[
+        Viseme(id=Viseme.AA, name="aa", start=0.0, mouth_open=0.9)])
+    long_track.header.stamp = ros.node.get_clock().now().to_msg()
+    tracks.publish(long_track)
+    wait_dom(page, "mouth", "0.90")
+
+    # Barge-in: speaking stops long before the track ends -> mouth shut, rest expression.
+    speaking.publish(SpeechState(speaking=False, utterance_id=""))
+    state = wait_dom(page, "speaking", "false")
+    state = wait_dom(page, "mouth", "0.00")
+    assert state["expression"] == "F01"
+    assert [e["utterance"] for e in events(page, "track-stopped")] == ["s:0"]
+
+    # Idle life: the eyes blink now and then, the figure breathes.
+    wait_until(lambda: int(dom(page)["blinks"]) >= 1, 20, message="an eye blink")
+    assert page.evaluate("getComputedStyle(document.getElementById('breath')).animationName") == "breathe"
+
+    # Typed chat goes out on text_input as a Transcript of the configured user.
+    ros.wait_for_publishers(topics.TEXT_INPUT)
+
+    def delivered():
+        if not typed.messages:  # a message sent before discovery settled may be lost: send again
+            page.fill("#chat-text", "今天天气怎么样？")
+            page.click("#chat-send")
+        return typed.messages
+
+    wait_until(delivered, timeout=20, interval=0.5, message="a Transcript typed in the page")
+    msg = typed.messages[0]
+    assert (msg.text, msg.user_id, msg.is_final) == ("今天天气怎么样？", "user", True)
+
+
+def test_page_reconnects_by_itself(page, ros):
+    page_port, bridge_port = free_port(), free_port()
+    page_only = start_web("--bridge", "none", "--port", str(page_port), "--bridge-port", str(bridge_port))
+    bridge = None
+    try:
+        speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+        speaking.publish(SpeechState(speaking=True, utterance_id="r:0"))  # latched, before any bridge
+        page.goto(f"http://127.0.0.1:{page_port}/")
+        wait_dom(page, "connection", "disconnected")
+
+        bridge = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(bridge_port))
+        wait_dom(page, "connection", "connected")
+        assert page.inner_text("#connection-text").startswith("connected")
+        # The latched speaking state published before the page connected still arrives.
+        wait_dom(page, "speaking", "true")
+
+        assert bridge.stop() == 0
+        wait_dom(page, "connection", "disconnected")
+        bridge = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(bridge_port))
+        wait_dom(page, "connection", "connected")
+        assert page.evaluate("window.fayFace.state.reconnects") >= 2
+    finally:
+        if bridge is not None:
+            bridge.stop()
+        page_only.stop()
