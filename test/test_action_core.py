@@ -258,7 +258,9 @@ def test_file_level_problems(tmp_path):
         "empty.csv": ("\n\n", "empty table"),
         "norows.csv": (HEADER + "\n", "no rules"),
         "gbk.csv": (None, ":3: not UTF-8"),
+        "semicolons.csv": (HEADER.replace(",", ";") + "\n", "the file uses ';' between cells"),
     }
+    write(tmp_path, "semicolons.csv", cases["semicolons.csv"][0])
     write(tmp_path, "header.csv", cases["header.csv"][0])
     write(tmp_path, "empty.csv", cases["empty.csv"][0])
     write(tmp_path, "norows.csv", cases["norows.csv"][0])

@@ -74,8 +74,10 @@ def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iter
                 header = [c.strip() for c in cells]
                 missing = [c for c in columns if c not in header]
                 if missing:
+                    hint = " (the file uses ';' between cells: save it as CSV with commas)" \
+                        if len(header) == 1 and ";" in header[0] else ""
                     issues.append(Issue(first_line, f"header lacks column(s) {', '.join(missing)}; "
-                                                    f"expected: {','.join(columns)}"))
+                                                    f"expected: {','.join(columns)}{hint}"))
                     return
                 continue
             row = CsvRow(first_line, {})
