@@ -18,8 +18,10 @@ JUDGE_SCHEMA = {
     "type": "object",
     "properties": {
         "action": {"type": "string", "enum": ["finish", "tool"]},
-        "message": {"type": "string"},
-        "keyword": {"type": "string"},
+        # bounded so a small model cannot ramble inside the JSON (servers that enforce the
+        # schema, e.g. llama.cpp, stop the string there)
+        "message": {"type": "string", "maxLength": 400},
+        "keyword": {"type": "string", "maxLength": 80},
     },
     "required": ["action"],
 }

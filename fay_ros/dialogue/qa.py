@@ -24,6 +24,9 @@ from pathlib import Path
 HEADER_WORDS = {"问题", "question", "q"}
 _DROP = re.compile(r"[\W_]+", re.UNICODE)
 _ALTERNATIVES = re.compile(r"[|;；]")
+# difflib ratio needed for a hit: "你叫什么名字呀" ~ "你叫什么名字" (0.92) matches, while
+# "how are you" ~ "who are you" (0.89) must not.
+DEFAULT_THRESHOLD = 0.9
 
 
 class QaTableError(ValueError):
@@ -54,7 +57,7 @@ def normalize(text: str) -> str:
 
 
 class QaTable:
-    def __init__(self, entries: list[QaEntry], threshold: float = 0.8, source: str = "<memory>") -> None:
+    def __init__(self, entries: list[QaEntry], threshold: float = DEFAULT_THRESHOLD, source: str = "<memory>") -> None:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"qa threshold must be in (0, 1], got {threshold}")
         self.entries = entries
@@ -63,7 +66,7 @@ class QaTable:
         self._index = [(normalize(q), q, e) for e in entries for q in e.questions]
 
     @classmethod
-    def load(cls, path: str | Path, threshold: float = 0.8) -> "QaTable":
+    def load(cls, path: str | Path, threshold: float = DEFAULT_THRESHOLD) -> "QaTable":
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8-sig")

@@ -52,7 +52,7 @@ class DialogueConfig(BaseModel):
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
     qa_file: str = Field("", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, "
                          "'none' = no table)")
-    qa_threshold: float = Field(0.8, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
+    qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
     qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
                                        "(scripts are never executed)")
     tools: list[str] = Field(BUILTIN_TOOLS, description="tools the tool loop may call")
@@ -65,7 +65,7 @@ class DialogueConfig(BaseModel):
     connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
     idle_timeout: float = Field(10.0, gt=0.0, description="seconds allowed between two streamed chunks")
-    max_tokens: int = Field(200, ge=16, description="most tokens per LLM answer")
+    max_tokens: int = Field(150, ge=16, description="most tokens per LLM answer (spoken replies are short)")
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature")
     frequency_penalty: float = Field(0.3, ge=-2.0, le=2.0, description="discourages repetition "
                                      "(0 = not sent to the endpoint)")

@@ -1,0 +1,189 @@
+"""Pure text pieces of the dialogue: think stripping, sentence splitting, the streaming judge
+parser, qa.csv loading/matching, persona files, the tool registry."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from fay_ros.dialogue.judge import JudgeStreamParser, parse_action
+from fay_ros.dialogue.llm import Endpoint
+from fay_ros.dialogue.persona import Persona, PersonaError
+from fay_ros.dialogue.qa import QaTable, QaTableError, script_tool_name
+from fay_ros.dialogue.sentences import SentenceSplitter, split_sentences
+from fay_ros.dialogue.think import ThinkStripper, strip_think
+from fay_ros.dialogue.tools import Tool, ToolContext, ToolRegistry, canonical_call
+
+
+def feed_all(feeder, text: str, size: int) -> str:
+    return "".join(feeder.feed(text[i:i + size]) for i in range(0, len(text), size))
+
+
+# -- think -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 100])
+def test_think_blocks_are_removed_whatever_the_chunking(size):
+    text = "<think>step 1\nstep 2 <b>x</b></think>Hello <there>! <think>again</think>Bye."
+    stripper = ThinkStripper()
+    out = feed_all(stripper, text, size) + stripper.flush()
+    assert out == "Hello <there>! Bye."
+
+
+def test_think_edge_cases():
+    assert strip_think("reasoning only, no opening tag</think>The answer.") == "The answer."
+    assert strip_think("<think>never closed, all reasoning") == ""
+    assert strip_think("a < b and c <thin") == "a < b and c <thin"  # a partial tag at the end is text
+    stripper = ThinkStripper()  # once answer text went out, a stray closing tag is only dropped
+    assert stripper.feed("Answer first. ") + stripper.feed("Stray </think>tag.") + stripper.flush() == \
+        "Answer first. Stray tag."
+
+
+# -- sentences ------------------------------------------------------------------------------------
+
+def test_sentences_split_as_soon_as_complete():
+    splitter = SentenceSplitter()
+    got = [splitter.feed(c) for c in ["今天天气很好", "。我们去", "公园吧！Pi is 3", ".14 today. OK"]]
+    assert got == [[], ["今天天气很好。"], ["我们去公园吧！"], ["Pi is 3.14 today."]]
+    assert splitter.flush() == "OK"
+
+
+def test_sentence_rules():
+    assert split_sentences("Wait... what?! Really.") == ["Wait...", "what?!", "Really."]
+    assert split_sentences("好。我们走吧。") == ["好。我们走吧。"], "a tiny sentence is merged with the next"
+    assert split_sentences('He said "hi." Then left.') == ['He said "hi."', "Then left."]
+    assert split_sentences("line one\nline two") == ["line one", "line two"]
+    assert split_sentences("e.g.this stays together") == ["e.g.this stays together"]
+
+
+# -- judge parser ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [1, 3, 7, 1000])
+def test_judge_finish_message_streams_decoded(size):
+    message = 'Hi "friend"\n你好😀 — 50% off!'
+    raw = "```json\n" + json.dumps({"action": "finish", "message": message}) + "\n```"
+    parser = JudgeStreamParser()
+    assert feed_all(parser, raw, size) == message
+    verdict = parser.close()
+    assert verdict.valid and verdict.action == "finish" and verdict.complete and verdict.text == message
+
+
+def test_judge_message_before_action_is_held_until_the_action_is_known():
+    parser = JudgeStreamParser()
+    assert parser.feed('{"message": "Hello there", ') == ""
+    assert parser.feed('"action": "finish"}') == "Hello there"
+    parser = JudgeStreamParser()
+    assert parser.feed('{"message": "hidden", "action": "tool", "keyword": "k"}') == ""
+    verdict = parser.close()
+    assert verdict.action == "tool" and verdict.keyword == "k"
+
+
+def test_judge_nested_values_and_plain_text_and_garbage():
+    parser = JudgeStreamParser()
+    parser.feed('{"action": "tool", "extra": {"a": ["}", 1]}, "keyword": "课程A"}')
+    assert parser.close().fields == {"action": "tool", "extra": {"a": ["}", 1]}, "keyword": "课程A"}
+    parser = JudgeStreamParser()
+    assert parser.feed("  Sure! I'm here.") == "Sure! I'm here."
+    assert parser.close().mode == "text"
+    parser = JudgeStreamParser()
+    parser.feed('{"action": "dance", "message": "x"}')
+    assert not parser.close().valid
+    assert JudgeStreamParser().close().mode == "empty"
+
+
+def test_parse_action_tolerates_fences_and_prose():
+    assert parse_action('ok: {"action": "tool", "tool": "t", "args": {"q": 1}} done') == {
+        "action": "tool", "tool": "t", "args": {"q": 1}}
+    assert parse_action("```json\n{\"action\": \"finish\"}\n```") == {"action": "finish"}
+    assert parse_action("no json here {") is None
+
+
+# -- qa.csv -----------------------------------------------------------------------------------------
+
+def test_qa_table_loads_and_matches_fuzzily(tmp_path):
+    path = tmp_path / "qa.csv"
+    path.write_text("问题,答案,脚本\n# a comment, with commas\n你叫什么名字|你是谁,我是Fay,\n"
+                    '"what is your name",I\'m Fay,\nhow is the weather,"Sunny, warm",tool:current_time\n',
+                    encoding="utf-8")
+    table = QaTable.load(path)
+    assert [e.line for e in table.entries] == [3, 4, 5]
+    assert table.match("你叫什么名字呀？").answer == "我是Fay"
+    assert table.match("What is your name?").answer == "I'm Fay"
+    assert table.match("how are you") is None
+    assert table.match("你好，明天天气怎么样") is None
+    assert table.match("How is the weather").entry.script == "tool:current_time"
+
+
+@pytest.mark.parametrize("content, where, what", [
+    ("问题,答案\n你好,你好呀\n只有问题\n", ":3", "expected '问题,答案[,脚本]'"),
+    ("a,b,c,d\n", ":1", "at most 3 columns"),
+    ("你好,\n", ":1", "empty answer"),
+    ("|,answer\n", ":1", "empty question"),
+])
+def test_malformed_qa_rows_name_file_and_line(tmp_path, content, where, what):
+    path = tmp_path / "bad.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(QaTableError) as err:
+        QaTable.load(path)
+    assert f"{path}{where}" in str(err.value) and what in str(err.value)
+
+
+def test_qa_missing_or_binary_file(tmp_path):
+    with pytest.raises(QaTableError, match="not found"):
+        QaTable.load(tmp_path / "none.csv")
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(QaTableError, match="not UTF-8"):
+        QaTable.load(tmp_path / "bin.csv")
+
+
+def test_script_cells_only_name_tools():
+    assert script_tool_name("tool:current_time") == "current_time"
+    assert script_tool_name("current_time") == "current_time"
+    assert script_tool_name("rm -rf /") == ""
+    assert script_tool_name("python -c 'import os'") == ""
+    assert script_tool_name("__import__('os').system('x')") == ""
+
+
+# -- persona ------------------------------------------------------------------------------------------
+
+def test_persona_files(tmp_path):
+    persona = Persona.load(__import__("pathlib").Path(__file__).parents[1] / "config" / "persona.yaml")
+    assert persona.name == "Fay" and persona.line("apology", "zh").startswith("抱歉")
+    assert persona.line("filler", "fr") == persona.fillers["en"][0], "unknown language falls back to English"
+    bad = tmp_path / "p.yaml"
+    bad.write_text("fillers: {en: []}\n", encoding="utf-8")
+    with pytest.raises(PersonaError, match=r"p\.yaml: fillers"):
+        Persona.load(bad)
+    bad.write_text("name: [unclosed\n", encoding="utf-8")
+    with pytest.raises(PersonaError, match="invalid YAML"):
+        Persona.load(bad)
+    bad.write_text("prestart: [{tool: x, args: {q: '{{question}} now'}}]\n", encoding="utf-8")
+    assert Persona.load(bad).prestart[0].render_args("几点") == {"q": "几点 now"}
+
+
+# -- tools and secrets -----------------------------------------------------------------------------------
+
+def test_registry_strips_identity_arguments_and_reports_bad_calls():
+    registry = ToolRegistry()
+    seen = []
+
+    @registry.tool("echo", "Echo.", {"text": {"type": "string"}}, required=("text",))
+    async def echo(args, ctx):
+        seen.append((args, ctx.owner))
+        return args["text"]
+
+    ctx = ToolContext(owner="alice", question="q")
+    assert asyncio.run(registry.run("echo", {"text": "hi", "owner": "bob", "user_id": "eve"}, ctx)) == "hi"
+    assert seen == [({"text": "hi"}, "alice")]
+    with pytest.raises(Exception, match="needs argument"):
+        asyncio.run(registry.run("echo", {}, ctx))
+    with pytest.raises(Exception, match="unknown tool 'nope'"):
+        asyncio.run(registry.run("nope", {}, ctx))
+    with pytest.raises(ValueError, match="already registered"):
+        registry.add(Tool("echo", "again", {}, echo))
+    assert canonical_call("t", {"b": 1, "a": 2, "owner": "x"}) == canonical_call("t", {"a": 2, "b": 1})
+
+
+def test_api_key_never_in_repr():
+    endpoint = Endpoint("https://api.example.invalid/v1", "m", "sk-VERY-SECRET")
+    assert "sk-VERY-SECRET" not in repr(endpoint) and "***" in repr(endpoint)
