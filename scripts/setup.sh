@@ -14,6 +14,11 @@ STAMPS="$VENV/.fay-stamps"
 PY="${PYTHON:-python3.11}"
 STEP="(start)"
 
+# Two setups at once (e.g. `make run` while `make test` sets up) would share the fay_msgs
+# build folder and pip; the second waits for the first.
+exec 9>"$ROOT/.setup.lock"
+if ! flock -n 9; then echo "setup: another setup is running; waiting for it"; flock 9; fi
+
 fail() { echo "setup: FAILED at step '$STEP'${1:+: $1}" >&2; exit 1; }
 trap 'fail "command exited with status $? (see output above)"' ERR
 step() { STEP="$1"; printf '\033[1m==> [setup] %s\033[0m\n' "$1"; }
