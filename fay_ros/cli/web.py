@@ -60,12 +60,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _probe_host(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "") else ("::1" if host == "::" else host)
+
+
 def _port_open(host: str, port: int) -> bool:
-    probe_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("::1" if host == "::" else host)
     try:
-        with socket.create_connection((probe_host, port), timeout=0.5):
+        with socket.create_connection((_probe_host(host), port), timeout=0.5):
             return True
     except OSError:
+        return False
+
+
+def _bridge_listening(host: str, port: int) -> bool:
+    """True once the bridge completes a websocket handshake (a bare TCP probe makes it log a
+    protocol error for every poll)."""
+    try:
+        from websockets.sync.client import connect
+    except ImportError:
+        return _port_open(host, port)
+    address = _probe_host(host)
+    address = f"[{address}]" if ":" in address else address
+    try:
+        with connect(f"ws://{address}:{port}", open_timeout=1.0, close_timeout=0.5):
+            return True
+    except Exception:  # noqa: BLE001 - refused, reset, or not yet a websocket: not listening yet
         return False
 
 
@@ -124,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             command.write_config()
             bridge = subprocess.Popen(command.argv, env=command.env, start_new_session=True)
             deadline = time.monotonic() + BRIDGE_START_TIMEOUT
-            while not _port_open(args.host, args.bridge_port):
+            while not _bridge_listening(args.host, args.bridge_port):
                 if bridge.poll() is not None:
                     print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode} at start-up",
                           file=sys.stderr, flush=True)
