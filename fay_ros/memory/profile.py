@@ -2,8 +2,8 @@
 
 - facts: "kind:key=value" lines from the owner's confirmed keyed memories (always current).
 - portrait: a short description of the person, rebuilt only when enough new evidence has
-  accumulated: at least `min_evidence` confirmed memories from *distinct* turns since the last
-  rebuild, and at least `min_interval` seconds after it. One turn never rebuilds it, however
+  accumulated: at least `min_evidence` confirmed memories (observations and reflections; raw
+  transcripts are not evidence) from *distinct* turns since the last rebuild, and at least `min_interval` seconds after it. One turn never rebuilds it, however
   many memories it wrote. Candidates are never evidence.
 - With an LLM the portrait is a rewrite of the previous one in the light of the new evidence
   ("keep what is still supported"); without one it is a plain summary of confirmed memories.
@@ -59,8 +59,10 @@ class ProfileKeeper:
         return self.store.get_state("profiles", owner)
 
     def evidence(self, owner: str) -> list[MemoryNode]:
+        """Confirmed memories (not raw transcripts) written since the last rebuild."""
         mark = float(self._state(owner).get("evidence_mark", 0.0))
-        return self.store.list(owner, statuses=[CONFIRMED], created_after=mark, newest_first=False)
+        return self.store.list(owner, statuses=[CONFIRMED], node_types=["observation", "reflection"],
+                               created_after=mark, newest_first=False)
 
     def facts(self, owner: str) -> list[str]:
         nodes = self.store.list(owner, statuses=[CONFIRMED], node_types=["observation"], newest_first=True)

@@ -5,9 +5,11 @@ All policy lives here or in policy.py, so the rclpy shell only converts messages
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import re
 import unicodedata
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable
@@ -78,6 +80,10 @@ class MemoryService:
         # user_confirmed write is checked against.
         self._turn_words: dict[str, list[tuple[float, str]]] = {}
         self._turn_answered: set[str] = set()
+        self._turn_number: dict[str, int] = {}
+        # Memories written during a heard turn without source info are attributed to it, so
+        # evidence from one turn counts once for the profile.
+        self._session = "heard-" + uuid.uuid4().hex[:8]
         self._pending_user: dict[str, list[str]] = {}
         self._open_replies: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
 
@@ -91,6 +97,8 @@ class MemoryService:
         if is_guest(req.owner):
             return Outcome(False, GUEST_REFUSAL)
         heard = self.heard_recently(req.owner)
+        if heard and not req.source_session and not req.source_turn:
+            req = dataclasses.replace(req, source_session=self._session, source_turn=self._turn_number[req.owner])
         kind = ""
         try:
             kind = tag_value(normalise_tags(req.tags), "kind")
@@ -292,6 +300,7 @@ class MemoryService:
         if owner in self._turn_answered or owner not in self._turn_words:
             self._turn_words[owner] = []
             self._turn_answered.discard(owner)
+            self._turn_number[owner] = self._turn_number.get(owner, 0) + 1
         self._turn_words[owner] = (self._turn_words[owner] + [(now, text)])[-5:]
         pending = self._pending_user.setdefault(owner, [])
         pending.append(text)

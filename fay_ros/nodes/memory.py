@@ -216,6 +216,7 @@ class MemoryNodeRos(Node):
     # ------------------------------------------------------------------ hearing
     def _on_user_words(self, msg: Transcript) -> None:
         self.service.hear_user(msg.user_id, msg.text)
+        self.get_logger().debug(f"heard a turn of owner={msg.user_id!r} ({len(msg.text)} characters)")
 
     def _on_reply(self, msg: Utterance) -> None:
         try:

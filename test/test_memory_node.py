@@ -1,0 +1,302 @@
+"""The memory node between processes: seed 002's Phase-4 scenarios through the real
+services, conversation recording, profile, rules, bad start-up, and a kill -9 crash test.
+
+The test process plays the dialogue agent: it publishes what asr/dialogue publish
+(speech/final, reply) and calls the memory services as the agent would, deciding
+user_confirmed from the raw user text with fay_ros.memory.policy.is_explicit_request.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from fay_msgs.msg import Transcript, Utterance
+from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_ros.common import topics
+from fay_ros.memory.policy import is_explicit_request
+from harness import NodeProcess, RosProbe, wait_until
+
+DEBUG = ["--ros-args", "--log-level", "fay.memory:=debug"]
+
+
+class MemoryUnderTest:
+    """One memory node process (restartable on the same database) plus the agent's side."""
+
+    def __init__(self, probe: RosProbe, db, **params) -> None:
+        self.probe, self.db, self.params = probe, str(db), params
+        self.proc: NodeProcess | None = None
+        self.speech = probe.publisher(Transcript, topics.SPEECH_FINAL)
+        self.reply = probe.publisher(Utterance, topics.REPLY)
+        self.turns = 0
+        self.start()
+
+    def start(self) -> None:
+        self.proc = NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, **self.params}, args=DEBUG)
+        self.proc.wait_output("memory ready", timeout=40)
+        self.probe.wait_for_subscribers(self.speech)
+        self.probe.wait_for_subscribers(self.reply)
+
+    def restart(self) -> None:
+        assert self.proc.stop() == 0, self.proc.output()[-2000:]
+        self.turns = 0
+        self.start()
+
+    def call(self, srv, name, **fields):
+        return self.probe.call(srv, name, srv.Request(**fields), timeout=40)
+
+    def user_says(self, owner: str, text: str, reply: str = "好的。") -> None:
+        """A whole turn as asr and dialogue publish it; returns once the node heard it."""
+        self.turns += 1
+        self.speech.publish(Transcript(user_id=owner, text=text, is_final=True, language="zh"))
+        wait_until(lambda: self.proc.output().count("heard a turn of owner") >= self.turns, 20,
+                   message=lambda: f"memory node hearing turn {self.turns}:\n{self.proc.output()[-2000:]}")
+        cid = f"{owner}-turn-{self.turns}"
+        self.reply.publish(Utterance(user_id=owner, conversation_id=cid, seq=0, text=reply, is_first=True,
+                                     is_end=True, source="llm"))
+        if not owner:
+            return  # a guest's turn is never recorded
+        wait_until(lambda: f"recorded conversation" in self.proc.output().split(f"heard a turn")[-1], 20,
+                   message=lambda: f"conversation {cid} recorded:\n{self.proc.output()[-2000:]}")
+
+    def remember_from_turn(self, owner: str, user_text: str, content: str, **fields):
+        """The agent stores a memory after a turn; user_confirmed from the user's own words."""
+        return self.call(Remember, topics.SRV_REMEMBER, owner=owner, content=content,
+                         user_confirmed=is_explicit_request(user_text), **fields)
+
+    def recall(self, owner: str, query: str, **fields):
+        return self.call(Recall, topics.SRV_RECALL, owner=owner, query=query, **fields)
+
+    def forget(self, owner: str, **fields):
+        return self.call(Forget, topics.SRV_FORGET, owner=owner, **fields)
+
+
+@pytest.fixture(scope="module")
+def probe():
+    p = RosProbe("memory_test_probe")
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def memory(probe, tmp_path_factory):
+    """The node on the default multilingual embedding model, shared by the scenarios (one owner each)."""
+    m = MemoryUnderTest(probe, tmp_path_factory.mktemp("memory") / "memory.db", embedder="use",
+                        profile_min_evidence=2, profile_min_interval=0.0)
+    yield m
+    m.proc.stop()
+
+
+DIET = dict(tags=["kind:preference", "domain:diet"], key="food.coriander")
+
+
+# ---------------------------------------------------------------- seed 002, Phase 4
+def test_1_explicit_remember_is_confirmed(memory):
+    memory.user_says("p1", "记住我不吃香菜", "好的，我记住了。")
+    res = memory.remember_from_turn("p1", "记住我不吃香菜", "我不吃香菜", **DIET)
+    assert res.success and res.node.status == "confirmed" and res.node.owner == "p1"
+    assert res.node.tags == ["kind:preference", "domain:diet"] and res.node.key == "food.coriander"
+
+
+def test_2_recalled_after_disconnect_and_reconnect(memory):
+    memory.user_says("p2", "记住我不吃香菜")
+    assert memory.remember_from_turn("p2", "记住我不吃香菜", "我不吃香菜", **DIET).node.status == "confirmed"
+    memory.restart()  # the node process goes away and comes back on the same database
+    res = memory.recall("p2", "我不吃什么？", tags_all=["kind:preference"])
+    assert res.success and [n.content for n in res.nodes] == ["我不吃香菜"]
+    assert 0.0 <= res.nodes[0].score <= 1.0
+
+
+def test_3_what_i_ate_today_does_not_become_a_stable_preference(memory):
+    memory.user_says("p3", "记住我不吃香菜")
+    memory.remember_from_turn("p3", "记住我不吃香菜", "我不吃香菜", **DIET)
+    memory.user_says("p3", "我今天吃了香菜", "味道怎么样？")
+    # A careless agent flags it as confirmed anyway: the policy hears no explicit request.
+    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p3", content="我吃香菜", user_confirmed=True, **DIET)
+    assert res.success and res.node.status == "candidate" and "no explicit request" in res.message
+    prefs = memory.recall("p3", "香菜", tags_all=["kind:preference"])
+    assert [n.content for n in prefs.nodes] == ["我不吃香菜"]
+    profile = memory.call(GetProfile, topics.SRV_PROFILE, owner="p3")
+    assert profile.facts == ["preference:food.coriander=我不吃香菜"]
+    # The event itself is kept as what it is: a conversation, not a preference.
+    convo = memory.recall("p3", "我今天吃了香菜", tags_all=["source:fay_conversation"], n=1)
+    assert convo.nodes[0].content == "User: 我今天吃了香菜\nFay: 味道怎么样？"
+
+
+def test_4_a_correction_updates_the_old_preference(memory):
+    memory.user_says("p4", "记住我不吃香菜")
+    old = memory.remember_from_turn("p4", "记住我不吃香菜", "我不吃香菜", **DIET).node
+    memory.user_says("p4", "其实我现在吃香菜了", "好的，记下了。")
+    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p4", content="我现在吃香菜了", user_confirmed=True, **DIET)
+    assert res.node.status == "confirmed" and f"superseded {old.id}" in res.message
+    prefs = memory.recall("p4", "我吃不吃香菜？", tags_all=["kind:preference"], include_candidates=True)
+    assert [n.content for n in prefs.nodes] == ["我现在吃香菜了"]  # no conflicting active value
+    profile = memory.call(GetProfile, topics.SRV_PROFILE, owner="p4")
+    assert profile.facts == ["preference:food.coriander=我现在吃香菜了"]
+
+
+def test_5_forget_deletes_an_exact_match_and_asks_when_ambiguous(memory):
+    memory.user_says("p5", "记住我不吃香菜")
+    memory.remember_from_turn("p5", "记住我不吃香菜", "我不吃香菜", **DIET)
+    memory.user_says("p5", "记住我住在上海")
+    memory.remember_from_turn("p5", "记住我住在上海", "我住在上海", tags=["kind:fact"], key="home")
+    gone = memory.forget("p5", query="我的饮食偏好")
+    assert gone.success and gone.message.startswith("deleted") and not gone.needs_confirmation
+    assert "我不吃香菜" in [n.content for n in gone.nodes]
+    assert not any("香菜" in n.content for n in memory.recall("p5", "我不吃什么？", n=20).nodes)  # transcripts too
+    assert [n.content for n in memory.recall("p5", "我住哪里", tags_all=["kind:fact"]).nodes] == ["我住在上海"]
+
+    memory.user_says("p5", "记住我不吃香菜")
+    a = memory.remember_from_turn("p5", "记住我不吃香菜", "我不吃香菜", **DIET).node
+    memory.user_says("p5", "记住我喜欢喝咖啡")
+    b = memory.remember_from_turn("p5", "记住我喜欢喝咖啡", "我喜欢喝咖啡",
+                                  tags=["kind:preference", "domain:diet"], key="drink.coffee").node
+    ask = memory.forget("p5", query="我的饮食偏好")
+    assert not ask.success and ask.needs_confirmation and ask.message.startswith("ambiguous: confirm")
+    assert {n.id for n in ask.nodes} >= {a.id, b.id}
+    assert {n.content for n in memory.recall("p5", "饮食", tags_all=["kind:preference"]).nodes} == {"我不吃香菜", "我喜欢喝咖啡"}
+    done = memory.forget("p5", id=a.id)  # the user picked one
+    assert done.success and [n.id for n in done.nodes if n.node_type == "observation"] == [a.id]
+    assert [n.content for n in memory.recall("p5", "饮食", tags_all=["kind:preference"]).nodes] == ["我喜欢喝咖啡"]
+
+
+def test_6_a_guest_can_neither_read_nor_write_private_memory(memory):
+    memory.user_says("p6", "记住我不吃香菜")
+    memory.remember_from_turn("p6", "记住我不吃香菜", "我不吃香菜", **DIET)
+    memory.user_says("", "记住我喜欢猫", "好的。")  # heard, never recorded
+    memory.user_says("p6", "你好", "你好！")  # replies arrive in order: the guest's reply was handled
+    refused = [
+        memory.call(Remember, topics.SRV_REMEMBER, owner="", content="我喜欢猫", user_confirmed=True),
+        memory.recall("", "香菜"),
+        memory.forget("", query="香菜", confirm_all=True),
+        memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner=""),
+        memory.call(GetProfile, topics.SRV_PROFILE, owner=""),
+    ]
+    for res in refused:
+        assert not res.success and "guest has no private memory" in res.message
+    assert memory.recall("p6", "香菜").nodes  # nothing of p6's was touched
+    with sqlite3.connect(memory.db) as db:
+        assert db.execute("SELECT count(*) FROM nodes WHERE owner = ''").fetchone() == (0,)
+
+
+def test_7_user_a_never_reaches_user_b(memory):
+    secret = "我的银行卡密码提示是小狗的名字"
+    memory.user_says("alice7", "记住" + secret, "好的。")
+    a = memory.remember_from_turn("alice7", "记住" + secret, secret, tags=["kind:fact"], key="pin-hint").node
+    memory.call(Remember, topics.SRV_REMEMBER, owner="alice7", content="每天提醒我吃药",
+                tags=["kind:rule", "persistent:true"], user_confirmed=True)
+    memory.user_says("bob7", "我的密码提示是什么？", "我不知道。")
+    for res in [memory.recall("bob7", "密码提示 小狗", n=50, include_candidates=True),
+                memory.recall("bob7", "", n=50, tags_all=["kind:fact"])]:
+        assert res.success and all(n.owner == "bob7" for n in res.nodes)
+        assert not any("小狗" in n.content or "吃药" in n.content for n in res.nodes)
+    assert memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner="bob7").rules == []
+    assert memory.call(GetProfile, topics.SRV_PROFILE, owner="bob7").facts == []
+    stolen = memory.forget("bob7", id=a.id)
+    assert not stolen.success and stolen.nodes == []
+    assert [n.id for n in memory.recall("alice7", "密码提示", tags_all=["kind:fact"]).nodes] == [a.id]
+    assert secret not in memory.proc.output() and "小狗" not in memory.proc.output()  # never in logs
+
+
+# ---------------------------------------------------------------- more through the services
+def test_conversation_sentences_are_joined_per_reply(memory):
+    memory.user_says("p8", "今天天气怎么样？", "今天晴天。")
+    before = memory.proc.output().count("recorded conversation")
+    for seq, text in enumerate(["明天会下雨，", "记得带伞。", ""]):
+        memory.reply.publish(Utterance(user_id="p8", conversation_id="p8-rain", seq=seq, text=text,
+                                       is_first=seq == 0, is_end=seq == 2, source="llm"))
+    wait_until(lambda: memory.proc.output().count("recorded conversation") > before, 20, message="the reply recorded")
+    res = memory.recall("p8", "下雨带伞", tags_all=["source:fay_conversation", "session:p8-rain"])
+    assert [n.content for n in res.nodes] == ["Fay: 明天会下雨，记得带伞。"]
+    assert res.nodes[0].node_type == "conversation" and res.nodes[0].source_session == "p8-rain"
+    assert res.nodes[0].expires.sec > 0  # transcripts expire; facts do not
+
+
+def test_active_rules_and_profile_through_the_services(memory):
+    memory.user_says("p9", "以后晚上十点之后别叫我")
+    rule = memory.remember_from_turn("p9", "以后晚上十点之后别叫我", "晚上 22:00 之后不要主动发起对话",
+                                     tags=["kind:rule", "persistent:true", "domain:life_assistant"], key="quiet-hours")
+    res = memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner="p9")
+    assert res.success and [r.id for r in res.rules] == [rule.node.id]
+    first = memory.call(GetProfile, topics.SRV_PROFILE, owner="p9")
+    assert first.success and first.portrait == "" and "no portrait yet" in first.message
+    memory.user_says("p9", "记住我是一名老师")
+    memory.remember_from_turn("p9", "记住我是一名老师", "我是一名老师", tags=["kind:fact"], key="job",
+                              source_session="s9", source_turn=2)
+    profile = memory.call(GetProfile, topics.SRV_PROFILE, owner="p9")
+    assert "我是一名老师" in profile.portrait and "22:00" in profile.portrait
+    assert sorted(profile.facts) == ["fact:job=我是一名老师", "rule:quiet-hours=晚上 22:00 之后不要主动发起对话"]
+    assert profile.updated.sec > 0 and profile.pending_evidence == 0
+
+
+def test_bad_requests_get_specific_errors(memory):
+    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p10", content="x", tags=["kind:gossip"], user_confirmed=True)
+    assert not res.success and "unknown kind" in res.message
+    res = memory.recall("p10", "x", tags_all=["not a tag"])
+    assert not res.success and "namespace:value" in res.message
+
+
+# ---------------------------------------------------------------- start-up and crash
+@pytest.mark.parametrize("params, reason", [
+    ({"weights": [1.0, 2.0]}, "needs exactly three weights"),
+    ({"recall_n": 0}, "recall_n"),
+    ({"profile_min_evidence": 1}, "profile_min_evidence"),
+])
+def test_bad_parameters_stop_the_node_with_the_reason(launch_node, tmp_path, params, reason):
+    proc = launch_node("fay_ros.nodes.memory", {"db_path": str(tmp_path / "m.db"), "embedder": "hashed", **params})
+    assert proc.wait_exit(30) == 2
+    assert "cannot start" in proc.output() and reason in proc.output()
+
+
+def test_a_database_from_a_newer_version_stops_the_node(launch_node, tmp_path):
+    from fay_ros.memory import schema
+    db = schema.connect(tmp_path / "m.db")
+    db["_sqlite_migrations"].insert({"migration_set": schema.MIGRATION_SET, "name": "0042_future", "applied_at": "x"})
+    db.close()
+    proc = launch_node("fay_ros.nodes.memory", {"db_path": str(tmp_path / "m.db"), "embedder": "hashed"})
+    assert proc.wait_exit(30) == 2 and "newer fay_ros" in proc.output()
+
+
+def test_every_acknowledged_write_survives_kill_9(probe, tmp_path):
+    db = tmp_path / "crash.db"
+    # Its own namespace: the scenario node of this module serves /fay/memory/* meanwhile.
+    proc = NodeProcess("fay_ros.nodes.memory", {"db_path": str(db), "embedder": "hashed"}, namespace="/crash")
+    client = probe.node.create_client(Remember, "/crash/" + topics.SRV_REMEMBER)
+    try:
+        proc.wait_output("memory ready", timeout=40)
+        assert client.wait_for_service(timeout_sec=20)
+        acked: list[str] = []
+        lock = threading.Lock()
+        enough = threading.Event()
+        in_flight = threading.Semaphore(8)  # a service queue holds 10 requests; keep it fed, not flooded
+
+        def done(future):
+            result = future.result()
+            if result is not None and result.success:
+                with lock:
+                    acked.append(result.node.id)
+                    if len(acked) >= 60:
+                        enough.set()
+            in_flight.release()
+
+        sent = 0
+        while not enough.is_set():
+            assert sent < 2000, "the node acknowledged too little"
+            assert in_flight.acquire(timeout=30), f"no answer for 30 s:\n{proc.output()[-2000:]}"
+            req = Remember.Request(owner="crash", content=f"第 {sent} 条记忆：一次写入压力测试", user_confirmed=True,
+                                   tags=["kind:event"], source_session="burst", source_turn=sent)
+            client.call_async(req).add_done_callback(done)
+            sent += 1
+        proc.kill()  # SIGKILL with requests still in flight
+        assert sent > len(acked), "nothing was in flight at the kill"
+    finally:
+        probe.node.destroy_client(client)
+        proc.stop()
+    with lock:
+        acknowledged = list(acked)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = {row[0] for row in conn.execute("SELECT id FROM nodes WHERE owner = 'crash'")}
+    missing = [i for i in acknowledged if i not in stored]
+    assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged writes lost"
