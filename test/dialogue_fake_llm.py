@@ -9,6 +9,7 @@ and `closed` is set when the client hung up on a stream.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -17,6 +18,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Request, Response
 
 GATE_TIMEOUT = 30.0  # a gated stream gives up after this (so a failing test cannot hang)
+logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log per request
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
