@@ -20,6 +20,7 @@ NODES = {
     "servo_mapper": "fay_ros.nodes.servo_mapper",
     "led_mapper": "fay_ros.nodes.led_mapper",
     "tts": "fay_ros.nodes.tts",
+    "dialogue": "fay_ros.nodes.dialogue",
     "memory": "fay_ros.nodes.memory",
     "mic": "fay_ros.nodes.mic",
     "asr": "fay_ros.nodes.asr",
