@@ -40,6 +40,9 @@ class TtsConfig(BaseModel):
     output_device: str = Field("auto", description="'auto' (default output device, headless if none), 'none' "
                                                    "(always headless), or a sounddevice device index or name.")
     wav_dir: str = Field("", description="If set, every spoken sentence is also written there as <utterance>.wav.")
+    device_latency: float = Field(0.0, ge=0.0, le=0.5, description="Output latency asked of the sound device in "
+                                  "seconds; 0 = the device's low-latency default. Larger values avoid glitches on a "
+                                  "busy machine but delay interrupts by as much.")
     block_ms: float = Field(20.0, ge=5.0, le=100.0, description="Audio block length in ms; an interrupt takes "
                                                                 "effect after at most one block plus the device latency.")
     lookahead: float = Field(0.3, ge=0.05, le=5.0, description="Seconds of audio queued ahead of the speaker; "
@@ -60,7 +63,8 @@ class Tts(Node):
         try:
             engine = create_engine(cfg.engine, settings)
             sink = open_sink(cfg.output_device, engine.sample_rate, cfg.block_ms / 1000.0,
-                             log=lambda msg: self.get_logger().warn(msg))
+                             log=lambda msg: self.get_logger().warn(msg),
+                             latency=cfg.device_latency or "low")
         except (VoiceError, RuntimeError) as exc:
             raise ConfigError(str(exc)) from None
         self.visemes_pub = self.create_publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)

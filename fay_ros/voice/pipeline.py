@@ -77,6 +77,7 @@ class SpeechPipeline:
         self._open_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._closed = False
+        self._reported_underflows = 0
         self._worker = threading.Thread(target=self._run, name="tts-worker", daemon=True)
         self._worker.start()
 
@@ -183,6 +184,11 @@ class SpeechPipeline:
             return
         self.timings.append(SentenceTiming(uid, request.received, audio_ready, start, synthesis.duration,
                                            synth_seconds))
+        underflows = getattr(self.player.sink, "underflows", 0)
+        if underflows > self._reported_underflows:
+            self._reported_underflows = underflows
+            self._log("warn", f"the audio output ran dry {underflows} time(s) so far (audible glitches); "
+                              "a larger device_latency avoids that")
 
     def _on_cut(self, key: str, played: float, total: float) -> None:
         self._log("info", f"{key} cut after {played:.2f} s of {total:.2f} s")

@@ -87,15 +87,16 @@ class SimulatedSink:
 class SoundDeviceSink:
     """A sounddevice (PortAudio) output stream, running for the life of the node."""
 
-    def __init__(self, device: int | str | None, sample_rate: int, block_seconds: float = 0.02) -> None:
+    def __init__(self, device: int | str | None, sample_rate: int, block_seconds: float = 0.02,
+                 latency: float | str = "low") -> None:
         import sounddevice as sd
 
         self.sample_rate = sample_rate
-        self._sd = sd
+        self.underflows = 0  # blocks the device ran dry (audible glitches)
         self._render: RenderFn | None = None
         block = max(64, int(round(block_seconds * sample_rate)))
         self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="int16", device=device,
-                                      blocksize=block, latency="low", callback=self._callback)
+                                      blocksize=block, latency=latency, callback=self._callback)
         info = sd.query_devices(self.stream.device)
         self.ahead = float(self.stream.latency) + block / sample_rate
         self.description = (f"sound device {info['name']!r} ({sample_rate} Hz, output latency "
@@ -103,6 +104,8 @@ class SoundDeviceSink:
 
     def _callback(self, outdata, frames, time_info, status) -> None:  # PortAudio thread
         now = time.monotonic()
+        if status.output_underflow:
+            self.underflows += 1
         dac, current = time_info.outputBufferDacTime, time_info.currentTime
         # Some host APIs report 0 for both; then the stream's nominal latency is the best guess.
         play_time = now + (dac - current if dac and current else self.stream.latency)
@@ -124,7 +127,7 @@ class SoundDeviceSink:
 
 
 def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
-              log: Callable[[str], None] = print) -> AudioSink:
+              log: Callable[[str], None] = print, latency: float | str = "low") -> AudioSink:
     """"auto": the default output device if one opens, else headless; "none": headless;
     anything else names a device (index or name) that must open."""
     if output_device == "none":
@@ -134,7 +137,7 @@ def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
     try:
         import sounddevice as sd
         sd.query_devices(device, kind="output") if device is None else sd.query_devices(device)
-        return SoundDeviceSink(device, sample_rate, block_seconds)
+        return SoundDeviceSink(device, sample_rate, block_seconds, latency)
     except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "no device"
         if output_device != "auto":
             raise RuntimeError(f"cannot open audio output device {output_device!r}: {exc}") from None

@@ -30,7 +30,9 @@ _FENCED_CODE = re.compile(r"(```|~~~).*?(?:\1|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]*)\)")
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'，。！？、）)\]]+|\bwww\.[^\s<>\"'，。！？、）)\]]+", re.I)
+# A URL ends before trailing sentence punctuation ("see https://x.org/a." keeps its period).
+_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])"
+                  r"|\bwww\.[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])", re.I)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*", re.M)
 _BLOCKQUOTE = re.compile(r"^\s{0,3}>\s?", re.M)

@@ -1,0 +1,104 @@
+"""The tts node on a real sound device: a private PulseAudio server with a null sink (paced
+in real time like a sound card), reached through ALSA's pulse plugin by sounddevice. The
+sink's monitor is recorded and must contain the sentence the node synthesized."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
+from fay_ros.common import qos, topics
+from fay_ros.common.rostime import from_time_msg
+from fay_ros.voice.engines import read_wav
+from harness import wait_until
+
+SINK = "fay_voice_test_sink"
+RATE = 22050
+
+
+@pytest.fixture(scope="module")
+def pulse(tmp_path_factory):
+    missing = [tool for tool in ("pulseaudio", "parec") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (scripts/apt-packages.txt lists pulseaudio)")
+    home = tmp_path_factory.mktemp("pulse")
+    socket = home / "native"
+    env = {"HOME": str(home), "PULSE_RUNTIME_PATH": str(home), "XDG_RUNTIME_DIR": str(home)}
+    log = open(home / "pulseaudio.log", "wb")
+    server = subprocess.Popen(
+        ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disable-shm=yes", "--use-pid-file=no",
+         "-L", f"module-null-sink sink_name={SINK} rate={RATE} channels=1",
+         "-L", f"module-native-protocol-unix socket={socket} auth-anonymous=1"],
+        env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: socket.exists() or server.poll() is not None, 15, message="the PulseAudio socket")
+        if server.poll() is not None:
+            pytest.fail(f"pulseaudio exited: {(home / 'pulseaudio.log').read_text(errors='replace')[-2000:]}")
+        asound = home / "asound.conf"
+        asound.write_text("</usr/share/alsa/alsa.conf>\npcm.!default { type pulse }\nctl.!default { type pulse }\n")
+        yield {**env, "PULSE_SERVER": f"unix:{socket}", "ALSA_CONFIG_PATH": str(asound)}
+    finally:
+        server.terminate()
+        try:
+            server.wait(5)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(5)
+        log.close()
+
+
+def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
+    recording = tmp_path / "monitor.raw"
+    with open(recording, "wb") as out:
+        recorder = subprocess.Popen(["parec", "-d", f"{SINK}.monitor", "--format=s16le", f"--rate={RATE}",
+                                     "--channels=1", "--latency-msec=20"], stdout=out, env={**os.environ, **pulse})
+        try:
+            # A roomy device buffer: this test is about the audio path, not interrupt speed, and
+            # the shared test machine is busy enough to starve a 40 ms buffer now and then.
+            node = launch_node("fay_ros.nodes.tts", {"output_device": "auto", "wav_dir": str(tmp_path),
+                                                     "device_latency": 0.15}, env=pulse)
+            node.wait_output("tts ready")
+            assert "audio goes to sound device" in node.output(), node.output()
+            speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+            tracks = ros.collect(VisemeTrack, topics.VISEMES)
+            replies = ros.publisher(Utterance, topics.REPLY)
+            ros.wait_for_subscribers(replies)
+            speaking.wait_for_match(lambda m: not m.speaking, what="the latched initial state")
+            # The recorder connects asynchronously; it records silence once it is listening.
+            wait_until(lambda: recording.stat().st_size >= RATE // 5 * 2, 10, message="the monitor recorder to start")
+            replies.publish(Utterance(conversation_id="dev", seq=0, text="Testing the speaker, one two three.",
+                                      is_first=True, is_end=True))
+            speaking.wait_for_match(lambda m: m.speaking, what="speaking=true")
+            recorded_at_start = recording.stat().st_size
+            speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking, what="speaking true then false")
+            # The monitor reaches the recorder a little after the speaker: wait for the tail.
+            needed = recorded_at_start + 2 * len(read_wav(tmp_path / "dev_0.wav")[0]) + 2 * RATE // 2
+            wait_until(lambda: recording.stat().st_size >= needed, 10,
+                       message=lambda: f"{needed} bytes recorded, have {recording.stat().st_size}")
+        finally:
+            recorder.terminate()
+            recorder.wait(5)
+    assert [(m.speaking, m.utterance_id) for m in speaking.messages] == [(False, ""), (True, "dev:0"), (False, "")]
+    track = tracks.wait_for_count(1)[0]
+    on, off = (from_time_msg(m.header.stamp) for m in speaking.messages[1:])
+    assert from_time_msg(track.header.stamp) == pytest.approx(on, abs=1e-6)
+    assert off - on == pytest.approx(track.duration, abs=1e-3)
+    played, _rate = read_wav(tmp_path / "dev_0.wav")
+    heard = np.fromfile(recording, dtype="<i2").astype(np.float64)
+    # Find the sentence in the recording by its loudness envelope (10 ms RMS): the path
+    # through PulseAudio may resample, which changes samples near Nyquist but not the
+    # envelope. A different sentence scores about 0.4 here; the played one about 1.0.
+    heard_env, played_env = _envelope(heard), _envelope(played.astype(np.float64))
+    assert len(heard_env) >= len(played_env), "the recording is shorter than the sentence"
+    similarity = max(np.corrcoef(heard_env[k:k + len(played_env)], played_env)[0, 1]
+                     for k in range(len(heard_env) - len(played_env) + 1))
+    assert similarity > 0.95, f"the device did not play the synthesized sentence (envelope correlation {similarity:.2f})"
+
+
+def _envelope(audio: np.ndarray, hop: int = RATE // 100) -> np.ndarray:
+    frames = len(audio) // hop
+    return np.sqrt((audio[:frames * hop].reshape(frames, hop) ** 2).mean(axis=1))
