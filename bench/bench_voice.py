@@ -50,8 +50,6 @@ print(json.dumps(out))
 def run() -> str:
     from fay_ros.voice import alignment
     from fay_ros.voice.engines import VoiceSettings, create_engine
-    from fay_ros.voice.pipeline import SentenceRequest, SpeechPipeline
-    from fay_ros.voice.playback import SimulatedSink
     from fay_ros.voice.visemes import build_track
 
     settings = VoiceSettings()

@@ -78,3 +78,13 @@ def test_text_without_letters_uses_the_default_language():
     assert split_runs("123", default="zh") == [Run("zh", "123")]
     assert split_runs("123") == [Run("en", "123")]
     assert split_runs("   ") == []
+
+
+def test_voice_cores_import_no_ros():
+    import subprocess
+    import sys
+    code = ("import sys, fay_ros.voice.pipeline, fay_ros.voice.espeak_ng, fay_ros.voice.pyttsx3_engine, "
+            "fay_ros.voice.alignment, fay_ros.cli.say; "
+            "print(sorted(m for m in sys.modules if m.startswith(('rclpy', 'fay_msgs'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
