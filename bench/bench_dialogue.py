@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import logging
 import threading
 import time
 
@@ -84,8 +84,30 @@ def run() -> str:
                 llm.script(first_sentence_stream(judge=True, tail_tokens=40, gap=0.02))
                 await engine.run_turn("bench", "hi", "en")
                 streaming.append((firsts[0] - sent[-1], firsts[-1] - sent[-1]))
+            # failures: turn start -> spoken apology, against turn start -> first normal Utterance
+            import socket
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                closed_port = sock.getsockname()[1]
+            refused = ChatClient(Endpoint(f"http://127.0.0.1:{closed_port}/v1", "bench"))
+            scripts = {"normal reply (baseline)": lambda: first_sentence_stream(judge=True),
+                       "connection refused": None, "HTTP 500": lambda: fake.status(500),
+                       "malformed stream": fake.malformed}
+            for name, script in scripts.items():
+                engine = DialogueEngine(Persona(), client if script else refused,
+                                        lambda p: firsts.append(time.monotonic()))
+                for _ in range(10):
+                    firsts = []
+                    if script:
+                        llm.script(script())
+                    t0 = time.monotonic()
+                    await engine.run_turn("bench", "hi", "en")
+                    failures.setdefault(name, []).append(firsts[0] - t0)
+            await refused.close()
             await client.close()
 
+        failures: dict[str, list[float]] = {}
+        logging.getLogger("fay_ros.dialogue").setLevel(logging.CRITICAL)  # the apologies' error lines
         asyncio.run(in_process())
 
         # end to end through the node process and DDS
@@ -142,6 +164,13 @@ def run() -> str:
         f"{p50['own_judge'] / p50['raw']:.2f}× the bare client's own HTTP+SSE latency; end-to-end difference "
         f"against the baseline {ms(added_judge)} (judge) / {ms(added_direct)} (direct), i.e. within the noise of "
         f"a loaded machine. Through the node and one DDS hop: {p50['node'] / p50['raw']:.1f}× the bare client.\n\n"
+        "Failures: time from the start of a turn to the first Utterance (p50 of 10).\n\n"
+        "| case | p50 | ratio to the normal reply |\n|---|---|---|\n"
+        + "".join(f"| {name} | {ms(percentile(v, 0.5))} | "
+                  f"{percentile(v, 0.5) / percentile(failures['normal reply (baseline)'], 0.5):.1f}× |\n"
+                  for name, v in failures.items())
+        + "\nThe apology goes out as soon as the failure is known (no retries, no back-off); a server "
+        "that accepts and then stays silent is bounded by `first_token_timeout` / `idle_timeout` instead.\n\n"
         f"Streaming: with a 40-token reply paced at 20 ms/token, the first Utterance goes out after "
         f"{ms(first_stream)} and the last after {ms(last_stream)} (p50 of 5): speech can start "
         f"{last_stream / first_stream:.0f}× sooner than if the whole answer were awaited."

@@ -12,7 +12,7 @@ import dialogue_fake_llm as fake
 from fay_ros.dialogue.engine import BROADCAST, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
 from fay_ros.dialogue.llm import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
-from fay_ros.dialogue.qa import QaEntry, QaTable
+from fay_ros.dialogue.qa import QaTable
 from fay_ros.dialogue.tools import Memory, MemoryResult, Tool, builtin_tools
 
 WAIT = 15.0

@@ -65,7 +65,8 @@ def test_embedded_default_answers_speech_over_ros(embedded_llm, ros, launch_node
 @pytest.mark.slow
 def test_chat_cli_with_the_embedded_model(embedded_llm):
     url, _server = embedded_llm
-    result = _chat("Say hello to my friend Tom.", "--base-url", url, "--model", "smollm2-135m", "--qa", "none")
+    result = _chat("Say hello to my friend Tom.", "--base-url", url, "--model", "smollm2-135m", "--qa", "none",
+                   "--no-judge", "--max-tokens", "40")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip(), "no reply printed"
 

@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--language", default="", help="language of TEXT (en, zh; default: guessed)")
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")
     p.add_argument("--judge-format", default="json_schema", choices=["none", "json_object", "json_schema"])
+    p.add_argument("--max-tokens", type=int, default=150, help="most tokens per LLM answer (as the node)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the first token")
     p.add_argument("--verbose", action="store_true", help="show the engine's log (path, tool calls)")
     p.set_defaults(func=run)
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             base_url = local.base_url
     endpoint = Endpoint(base_url, model or "default", key, first_token_timeout=args.timeout)
-    settings = EngineSettings(judge=not args.no_judge, judge_format=args.judge_format,
-                              qa_script_tools=("current_time",))
+    settings = EngineSettings(judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
+                              frequency_penalty=0.3, qa_script_tools=("current_time",))
     first = True
 
     def emit(piece: ReplyPiece) -> None:

@@ -70,7 +70,7 @@ class EngineSettings:
     max_tool_steps: int = 5
     tool_timeout: float = 10.0
     history_turns: int = 8
-    max_tokens: int = 256
+    max_tokens: int = 150
     temperature: float | None = 0.7
     frequency_penalty: float = 0.0
     memory_timeout: float = 0.5
