@@ -71,6 +71,7 @@ class Rig:
         self.tool_runs: list[tuple[str, dict, str]] = []
         self.tool_gate = asyncio.Event()
         self.tool_cancelled = asyncio.Event()
+        self.tool_started = asyncio.Event()
 
         async def lookup(args, ctx):
             self.tool_runs.append(("lookup", args, ctx.owner))
@@ -78,6 +79,7 @@ class Rig:
 
         async def slow(args, ctx):
             self.tool_runs.append(("slow", args, ctx.owner))
+            self.tool_started.set()
             try:
                 await self.tool_gate.wait()
             except asyncio.CancelledError:
@@ -326,10 +328,7 @@ def test_interrupt_cancels_the_tool_loop(fresh):
         fresh.script(fake.judge_tool(), fake.tool_call("slow", "{}"))
         task = rig.engine.submit("alice", "do the slow thing", "en")
         await rig.wait_pieces(lambda ps: len(ps) >= 1, "the filler")
-        async def tool_started():
-            while not rig.tool_runs:
-                await asyncio.sleep(0.01)
-        await asyncio.wait_for(tool_started(), WAIT)
+        await asyncio.wait_for(rig.tool_started.wait(), WAIT)
         rig.engine.interrupt()
         with pytest.raises(asyncio.CancelledError):
             await task
