@@ -302,3 +302,14 @@ def test_cli_import_search_list_confirm_forget(tmp_path):
     assert bad.returncode == 1 and "cannot read" in bad.stderr
     schema_doc = json.loads(cli("schema", db=db).stdout)
     assert "kind" in schema_doc["tag_namespaces"] and schema_doc["schema_migrations"]
+
+
+def test_memories_an_agent_stores_as_conversation_are_forgettable_and_in_the_profile(svc):
+    """The dialogue agent may store what the user asked to keep with node_type 'conversation';
+    only the memory node's own transcripts (source:fay_conversation) are treated as raw."""
+    out = remember(svc, "alice", "用户的女儿叫小雨", node_type="conversation", key="daughter",
+                   source_session="c1", source_turn=1)
+    assert out.node.status == CONFIRMED
+    assert svc.profile("alice")[1].facts == [":daughter=用户的女儿叫小雨"]
+    gone = svc.forget("alice", query="女儿叫小雨")
+    assert gone.success and [n.id for n in gone.nodes] == [out.node.id]

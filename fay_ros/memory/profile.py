@@ -2,9 +2,9 @@
 
 - facts: "kind:key=value" lines from the owner's confirmed keyed memories (always current).
 - portrait: a short description of the person, rebuilt only when enough new evidence has
-  accumulated: at least `min_evidence` confirmed memories (observations and reflections; raw
-  transcripts are not evidence) from *distinct* turns since the last rebuild, and at least `min_interval` seconds after it. One turn never rebuilds it, however
-  many memories it wrote. Candidates are never evidence.
+  accumulated: at least `min_evidence` confirmed memories from *distinct* turns since the last
+  rebuild, and at least `min_interval` seconds after it. One turn never rebuilds it, however
+  many memories it wrote. Candidates and the memory node's own transcripts are not evidence.
 - With an LLM the portrait is a rewrite of the previous one in the light of the new evidence
   ("keep what is still supported"); without one it is a plain summary of confirmed memories.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .llm import LlmClient
-from .model import CONFIRMED, MemoryNode
+from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
 from .store import MemoryStore
 
 PORTRAIT_PROMPT = (
@@ -58,14 +58,17 @@ class ProfileKeeper:
     def _state(self, owner: str) -> dict:
         return self.store.get_state("profiles", owner)
 
+    def _memories(self, owner: str, **kw) -> list[MemoryNode]:
+        """Confirmed memories, not the transcripts the memory node recorded itself."""
+        return [n for n in self.store.list(owner, statuses=[CONFIRMED], **kw) if CONVERSATION_SOURCE_TAG not in n.tags]
+
     def evidence(self, owner: str) -> list[MemoryNode]:
         """Confirmed memories (not raw transcripts) written since the last rebuild."""
         mark = float(self._state(owner).get("evidence_mark", 0.0))
-        return self.store.list(owner, statuses=[CONFIRMED], node_types=["observation", "reflection"],
-                               created_after=mark, newest_first=False)
+        return self._memories(owner, created_after=mark, newest_first=False)
 
     def facts(self, owner: str) -> list[str]:
-        nodes = self.store.list(owner, statuses=[CONFIRMED], node_types=["observation"], newest_first=True)
+        nodes = self._memories(owner, newest_first=True)
         lines = []
         for node in nodes:
             if node.key:
@@ -103,8 +106,8 @@ class ProfileKeeper:
 
     def plain_portrait(self, owner: str) -> str:
         """Without an LLM: the confirmed rules, preferences and facts, most important first."""
-        nodes = self.store.list(owner, statuses=[CONFIRMED], node_types=["observation"], newest_first=True)
-        sections = {"rule": "Rules", "preference": "Preferences", "fact": "Facts", "decision": "Decisions"}
+        nodes = [n for n in self._memories(owner, newest_first=True) if n.node_type != "reflection"]
+        sections = {"rule": "Rules", "preference": "Preferences", "fact": "Facts", "decision": "Decisions", "": "Notes"}
         parts = []
         for kind, title in sections.items():
             items = sorted((n for n in nodes if n.kind == kind), key=lambda n: -n.importance)[:6]

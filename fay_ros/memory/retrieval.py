@@ -186,8 +186,12 @@ class OwnerIndex:
               decay_per_hour: float) -> np.ndarray:
         if query is None:
             relevance = np.zeros(rows.size)
+        elif rows.size * 8 < self.count:
+            relevance = self.emb[rows] @ query  # few candidates: gather them
         else:
-            relevance = self.emb[rows] @ query
+            # Most rows pass the filters: one contiguous product is far cheaper than gathering
+            # the rows first (a copy of the whole matrix).
+            relevance = (self.emb[:self.count] @ query)[rows]
         recency = recency_of(now, self.last_retrieved[rows], decay_per_hour)
         return combine(recency, relevance, self.importance[rows], weights)
 

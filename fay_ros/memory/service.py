@@ -216,9 +216,11 @@ class MemoryService:
                        deleted)
 
     def match_forget(self, owner: str, query: str) -> list[MemoryNode]:
-        """Active (confirmed or candidate) non-conversation memories the query designates:
-        by key, exact content, contained text, tag, then semantic similarity."""
-        active = self.store.list(owner, statuses=[CONFIRMED, CANDIDATE], node_types=["observation", "reflection"])
+        """Active (confirmed or candidate) memories the query designates, not counting the
+        transcripts the memory node recorded itself: by key, exact content, contained text,
+        tag, then semantic similarity."""
+        active = [n for n in self.store.list(owner, statuses=[CONFIRMED, CANDIDATE])
+                  if CONVERSATION_SOURCE_TAG not in n.tags]
         if not active:
             return []
         q = _norm_text(query)
@@ -266,7 +268,8 @@ class MemoryService:
             frontier = [d.id for d in derived if d.id not in doomed]
             for d in derived:
                 doomed.setdefault(d.id, d)
-        transcripts = self.store.list(owner, statuses=[CONFIRMED], node_types=["conversation"], include_expired=True)
+        transcripts = self.store.list(owner, statuses=[CONFIRMED], tags_all=[CONVERSATION_SOURCE_TAG],
+                                      include_expired=True)
         for node in list(doomed.values()):
             grams = _bigrams(node.content)
             if not grams:

@@ -87,7 +87,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ reads
     def get(self, owner: str, node_id: str) -> MemoryNode | None:
         with self.lock:
-            found = self._select("owner = ? AND id = ?", [owner, node_id])
+            found = self._select("+owner = ? AND id = ?", [owner, node_id])
             return found[0] if found else None
 
     def get_many(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]:
@@ -95,7 +95,9 @@ class MemoryStore:
         out: list[MemoryNode] = []
         with self.lock:
             for chunk in _chunks(ids, 500):
-                out += self._select(f"owner = ? AND id IN ({','.join('?' * len(chunk))})", [owner, *chunk])
+                # "+owner": look the ids up by primary key, then check the owner (not a scan of
+                # the owner's rows through the owner index).
+                out += self._select(f"+owner = ? AND id IN ({','.join('?' * len(chunk))})", [owner, *chunk])
         order = {i: n for n, i in enumerate(ids)}
         return sorted(out, key=lambda node: order[node.id])
 

@@ -112,6 +112,7 @@ class MemoryNodeRos(Node):
             embedder = make_embedder(c.embedder)
         except ValueError as exc:
             raise ConfigError(f"parameter 'embedder': {exc}") from None
+        embedder.embed(["warm up"])  # load the model now, not on the first recall of a conversation
         try:
             self.store = MemoryStore(c.db_path, embedder, synchronous=c.synchronous)
         except (SchemaError, OSError) as exc:
