@@ -122,6 +122,10 @@ class Mic(Node):
             except queue.Empty:
                 continue
             if kind == "speaking":
+                if payload != self.core.gate.robot_speaking:
+                    mode = "listening for barge-in" if self.config.barge_in else "muted"
+                    self.get_logger().info(f"robot_speaking={str(payload).lower()}: "
+                                           f"{mode if payload else 'listening'}")
                 self.core.set_robot_speaking(payload, when)
                 continue
             out = self.core.process(payload, when, time.monotonic())

