@@ -49,8 +49,11 @@ def engine():
 @pytest.fixture
 def speech(engine, tmp_path):
     recorder = Recorder()
+    # A generous lookahead: the next sentence is handed over a second before the current one
+    # ends, so a loaded test machine stalling the worker cannot open a gap between them.
     pipeline = SpeechPipeline(engine, SimulatedSink(engine.sample_rate), on_track=recorder.track,
-                              on_speaking=recorder.speaking, log=recorder.log, wav_dir=tmp_path / "wav")
+                              on_speaking=recorder.speaking, log=recorder.log, wav_dir=tmp_path / "wav",
+                              lookahead=1.0)
     yield pipeline, recorder, tmp_path / "wav"
     pipeline.close()
 

@@ -58,11 +58,20 @@ _lock = threading.RLock()
 _state: dict = {"dll": None, "sample_rate": 0, "callback": None, "sink": None}
 
 
+def initialized() -> bool:
+    """Whether this process has initialised libespeak-ng for the espeak-ng engine."""
+    return _state["dll"] is not None
+
+
 def _library() -> tuple[ctypes.CDLL, int]:
     """Load and initialise libespeak-ng once; return it and its sample rate."""
     with _lock:
         if _state["dll"] is not None:
             return _state["dll"], _state["sample_rate"]
+        from . import pyttsx3_engine
+        if pyttsx3_engine.started():
+            raise VoiceError("the espeak-ng engine cannot run in a process that already uses the pyttsx3 engine "
+                             "(both drive the one libespeak-ng); use one engine per process")
         try:
             dll = ctypes.CDLL(LIBRARY)
         except OSError as exc:

@@ -23,6 +23,12 @@ import numpy as np
 from .engines import Synthesis, VoiceError, VoiceSettings, VoicedRun, language_runs, read_wav
 
 _lock = threading.Lock()
+_started = threading.Event()
+
+
+def started() -> bool:
+    """Whether this process has started pyttsx3's espeak driver."""
+    return _started.is_set()
 
 
 class Pyttsx3Engine:
@@ -31,12 +37,13 @@ class Pyttsx3Engine:
 
     def __init__(self, settings: VoiceSettings) -> None:
         from . import espeak_ng
-        if espeak_ng._state["dll"] is not None:
+        if espeak_ng.initialized():
             raise VoiceError("the pyttsx3 engine cannot run in a process that already uses the espeak-ng engine "
                              "(both drive the one libespeak-ng); use one engine per process")
         try:
             import pyttsx3
             self._engine = pyttsx3.init("espeak")
+            _started.set()
         except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
             raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
         self.settings = settings
