@@ -117,6 +117,23 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     assert llm.requests[0]["messages"][-1]["content"] == "good morning"
 
 
+def test_reply_reports_llm_time_to_first_token_on_diagnostics(fresh, llm):
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    from fay_ros.bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
+
+    probe, node, memory, replies, pubs = fresh
+    diagnostics = probe.collect(DiagnosticArray, topics.DIAGNOSTICS)
+    probe.wait_for_publishers(topics.DIAGNOSTICS)
+    llm.script(fake.judge_finish("It is a fine day.", pieces=3))
+    pubs[topics.SPEECH_FINAL].publish(transcript("how is the day"))
+    first = replies.wait_for(lambda msgs: next((m for m in msgs if m.is_first), None), what="the first sentence")
+    status = diagnostics.wait_for_match(lambda a: a.status and a.status[0].name == LLM_STATUS_NAME).status[0]
+    values = {kv.key: kv.value for kv in status.values}
+    assert values["conversation_id"] == first.conversation_id
+    assert 0.0 < float(values[LLM_TTFT_KEY]) < 5000.0
+
+
 def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     probe, node, memory, replies, pubs = fresh
     # the dialogue node must have discovered the memory services before the turn

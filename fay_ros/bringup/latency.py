@@ -13,6 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The dialogue node reports the LLM's time to first token as this diagnostic status / key.
+LLM_STATUS_NAME = "fay/dialogue: llm"
+LLM_TTFT_KEY = "time_to_first_token_ms"
+PIPELINE_STATUS_NAME = "fay/pipeline: latency"
+
 
 @dataclass
 class TurnLatency:

@@ -93,6 +93,14 @@ class TurnTrace:
     error: str = ""
     cancelled: bool = False
     first_token_at: float = 0.0  # monotonic time the first content token of the spoken stream arrived
+    llm_request_at: float = 0.0  # monotonic time the turn's first LLM request was sent
+
+    @property
+    def llm_time_to_first_token(self) -> float | None:
+        """Seconds from the turn's first LLM request to its first content token."""
+        if self.llm_request_at and self.first_token_at:
+            return self.first_token_at - self.llm_request_at
+        return None
 
 
 class _Reply:
@@ -246,6 +254,7 @@ class DialogueEngine:
         parser = JudgeStreamParser()
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        trace.llm_request_at = trace.llm_request_at or time.monotonic()
         async with contextlib.aclosing(self.small.stream(messages, response_format=self._judge_format(),
                                                          max_tokens=self.settings.max_tokens,
                                                          temperature=self.settings.temperature,
@@ -380,6 +389,7 @@ class DialogueEngine:
     async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace) -> None:
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        trace.llm_request_at = trace.llm_request_at or time.monotonic()
         async with contextlib.aclosing(self.small.stream(messages, max_tokens=self.settings.max_tokens,
                                                          temperature=self.settings.temperature,
                                                          frequency_penalty=self.settings.frequency_penalty)) as events:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import Empty
@@ -26,6 +27,7 @@ from std_msgs.msg import Empty
 from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, Recall, Remember
 
+from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
 from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -236,6 +238,8 @@ class DialogueNode(Node):
         self._thread.start()
         memory = RosMemoryGateway(self, self._loop, c.memory_timeout) if c.memory else None
         self.publisher = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
+        # The LLM's time to first token per turn, for the bring-up's per-stage latency.
+        self.diagnostics = self.create_publisher(DiagnosticArray, topics.DIAGNOSTICS, 10)
 
         def build() -> DialogueEngine:
             return DialogueEngine(persona, ChatClient(small), self._publish, big=ChatClient(big) if big else None,
@@ -275,6 +279,21 @@ class DialogueNode(Node):
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "dialogue"
         self.publisher.publish(msg)
+        if piece.is_first:
+            self._publish_llm_latency(piece.conversation_id)
+
+    def _publish_llm_latency(self, conversation_id: str) -> None:
+        trace = next((t for t in reversed(self.engine.traces) if t.conversation_id == conversation_id), None)
+        ttft = trace.llm_time_to_first_token if trace is not None else None
+        if ttft is None:  # qa hit, broadcast or fallback: no LLM token in this reply
+            return
+        status = DiagnosticStatus(level=DiagnosticStatus.OK, name=LLM_STATUS_NAME, hardware_id="fay_ros",
+                                  message=f"time to first token {ttft * 1000:.0f} ms",
+                                  values=[KeyValue(key=LLM_TTFT_KEY, value=f"{ttft * 1000:.1f}"),
+                                          KeyValue(key="conversation_id", value=conversation_id)])
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = self.get_clock().now().to_msg()
+        self.diagnostics.publish(array)
 
     def close(self) -> None:
         loop = getattr(self, "_loop", None)

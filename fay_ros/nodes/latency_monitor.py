@@ -14,14 +14,11 @@ from rclpy.qos import QoSProfile
 
 from fay_msgs.msg import SpeechState, Transcript, Utterance
 
-from ..bringup.latency import LatencyTracker, TurnLatency
+from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY, PIPELINE_STATUS_NAME, LatencyTracker, TurnLatency
 from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import declare_config
 from ..common.rostime import from_time_msg
-
-LLM_STATUS_NAME = "fay/dialogue: llm"
-LLM_TTFT_KEY = "time_to_first_token_ms"
 
 
 class LatencyMonitorConfig(BaseModel):
@@ -79,7 +76,7 @@ class LatencyMonitor(Node):
     def _publish(self, turn: TurnLatency) -> None:
         status = DiagnosticStatus(
             level=DiagnosticStatus.OK,
-            name="fay/pipeline: latency",
+            name=PIPELINE_STATUS_NAME,
             message=f"voice to first audio {turn.stages.get('voice_to_first_audio', 0) * 1000:.0f} ms",
             hardware_id="fay_ros",
             values=[KeyValue(key=f"{k}_ms", value=f"{v * 1000:.1f}") for k, v in turn.stages.items()]
