@@ -106,12 +106,14 @@ def test_replace_cuts_the_current_reply_and_speaks_the_new_one(speech):
                                     is_first=True))
     pipeline.submit(SentenceRequest("old", 1, "This one is never heard."))
     rec.wait(lambda r: (True, "old:0") in speaking_states(r), "the first reply to start")
-    pipeline.submit(SentenceRequest("new", 0, "Sorry, news first.", is_first=True, is_end=True, replace=True))
+    pipeline.submit(SentenceRequest("new", 0, "Sorry, news first.", is_first=True, replace=True))
+    # a sender may mark every sentence of the replacing reply: it replaces only once
+    pipeline.submit(SentenceRequest("new", 1, "Here it is.", is_end=True, replace=True))
     pipeline.submit(SentenceRequest("old", 2, "A late sentence of the old reply.", is_end=True))
-    rec.wait(lambda r: speaking_states(r)[-1:] == [(False, "")] and (True, "new:0") in speaking_states(r),
+    rec.wait(lambda r: speaking_states(r)[-1:] == [(False, "")] and (True, "new:1") in speaking_states(r),
              "the new reply to finish")
-    assert speaking_states(rec) == [(True, "old:0"), (False, ""), (True, "new:0"), (False, "")]
-    assert [t[1] for t in rec.of("track")] == ["old:0", "new:0"]
+    assert speaking_states(rec) == [(True, "old:0"), (False, ""), (True, "new:0"), (True, "new:1"), (False, "")]
+    assert [t[1] for t in rec.of("track")] == ["old:0", "new:0", "new:1"]
     stop_time = rec.of("speaking")[1][3]
     old_start, old_track = rec.of("track")[0][2], rec.of("track")[0][3]
     assert stop_time < old_start + old_track.duration, "cut mid-sentence"

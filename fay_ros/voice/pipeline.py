@@ -76,6 +76,7 @@ class SpeechPipeline:
         self._current: SentenceRequest | None = None
         self._open_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._replacing_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._closed = False
         self._reported_underflows = 0
         self._worker = threading.Thread(target=self._run, name="tts-worker", daemon=True)
@@ -84,7 +85,13 @@ class SpeechPipeline:
     # -- input ----------------------------------------------------------------------------
     def submit(self, request: SentenceRequest) -> None:
         """Queue one sentence (non-blocking; safe from any thread)."""
-        if request.replace:
+        with self._cond:
+            # A reply replaces what is being said once; a sender that marks every sentence of
+            # the replacing reply must not make it cut itself off.
+            replacing = request.replace and request.conversation_id not in self._replacing_replies
+            if replacing:
+                _remember(self._replacing_replies, request.conversation_id)
+        if replacing:
             self.interrupt(f"replaced by {request.utterance_id}")
         with self._cond:
             if request.conversation_id in self._dropped_replies:

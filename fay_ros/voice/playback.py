@@ -136,7 +136,11 @@ def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
         int(output_device) if output_device.strip().isdigit() else output_device)
     try:
         import sounddevice as sd
-        sd.query_devices(device, kind="output") if device is None else sd.query_devices(device)
+        # Raises when there is no default output device / no such device.
+        if device is None:
+            sd.query_devices(kind="output")
+        else:
+            sd.query_devices(device)
         return SoundDeviceSink(device, sample_rate, block_seconds, latency)
     except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "no device"
         if output_device != "auto":
