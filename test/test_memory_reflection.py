@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from fay_msgs.srv import Recall, Remember
 from fay_ros.common import topics
 from harness import wait_until
@@ -19,7 +21,11 @@ def _remember(ros, ns, owner, content, tags, importance=6.0):
     return res.node
 
 
-def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_path, httpserver):
+@pytest.mark.parametrize("trigger", [{"reflection_threshold": 15.0},  # importance of new memories
+                                     {"reflection_threshold": 1000.0, "reflection_period": 1.0,
+                                      "maintenance_period": 0.5}],  # or on a schedule
+                         ids=["threshold", "schedule"])
+def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_path, httpserver, trigger):
     answer = {"insights": [{"insight": "爷爷最近血压偏高，需要安排复查", "sources": [1, 2]}]}
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json({
         "id": "r1", "object": "chat.completion", "created": 0, "model": "fake",
@@ -27,7 +33,7 @@ def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_pat
                      "message": {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}}]})
     node = launch_node("fay_ros.nodes.memory", {
         "db_path": str(tmp_path / "m.db"), "embedder": "hashed", "llm_base_url": httpserver.url_for("/v1"),
-        "llm_model": "fake", "llm_api_key_env": "FAY_MEMORY_TEST_KEY", "reflection_threshold": 15.0},
+        "llm_model": "fake", "llm_api_key_env": "FAY_MEMORY_TEST_KEY", **trigger},
         namespace="/refl", env={"FAY_MEMORY_TEST_KEY": KEY})
     node.wait_output("memory ready", timeout=40)
     a = _remember(ros, "/refl", "grandpa", "老人晨起血压 158/95", ["kind:event", "domain:homecare", "date:2026-04-27"])

@@ -313,3 +313,10 @@ def test_memories_an_agent_stores_as_conversation_are_forgettable_and_in_the_pro
     assert svc.profile("alice")[1].facts == [":daughter=用户的女儿叫小雨"]
     gone = svc.forget("alice", query="女儿叫小雨")
     assert gone.success and [n.id for n in gone.nodes] == [out.node.id]
+
+
+def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
+    llm = LlmClient(LlmSettings(base_url="http://user:s3cret@127.0.0.1:9/v1?api_key=s3cret", timeout=2))
+    with pytest.raises(LlmUnavailable) as err:
+        llm.complete("s", "u")
+    assert "s3cret" not in str(err.value) and "http://127.0.0.1:9/v1" in str(err.value)

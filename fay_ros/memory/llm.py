@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import urllib.parse
 from dataclasses import dataclass
 
 
@@ -29,10 +30,20 @@ class LlmSettings:
         return bool(self.base_url.strip())
 
 
+def safe_url(url: str) -> str:
+    """The endpoint without user:password@ or query string, fit for logs and error messages."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 class LlmClient:
     def __init__(self, settings: LlmSettings) -> None:
         self.settings = settings
         self._client = None
+        self.where = safe_url(settings.base_url)
 
     @property
     def configured(self) -> bool:
@@ -61,19 +72,19 @@ class LlmClient:
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
                 temperature=0.2, max_tokens=max_tokens, stream=False)
         except openai.APIStatusError as exc:
-            raise LlmUnavailable(f"LLM at {self.settings.base_url} answered HTTP {exc.status_code}") from None
+            raise LlmUnavailable(f"LLM at {self.where} answered HTTP {exc.status_code}") from None
         except openai.OpenAIError as exc:
-            raise LlmUnavailable(f"LLM at {self.settings.base_url} unreachable ({type(exc).__name__})") from None
+            raise LlmUnavailable(f"LLM at {self.where} unreachable ({type(exc).__name__})") from None
         try:
             text = response.choices[0].message.content or ""
         except (AttributeError, IndexError, TypeError):
-            raise LlmUnavailable(f"LLM at {self.settings.base_url} sent no message") from None
+            raise LlmUnavailable(f"LLM at {self.where} sent no message") from None
         if not text.strip():
-            raise LlmUnavailable(f"LLM at {self.settings.base_url} sent an empty message")
+            raise LlmUnavailable(f"LLM at {self.where} sent an empty message")
         return text
 
     def complete_json(self, system: str, user: str, max_tokens: int = 800) -> dict:
-        return parse_json_object(self.complete(system, user, max_tokens), self.settings.base_url)
+        return parse_json_object(self.complete(system, user, max_tokens), self.where)
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)

@@ -239,8 +239,7 @@ class MemoryService:
         if tagged:
             return tagged
         qv = self.store.embedder.embed([query])[0]
-        ids = [n.id for n in active]
-        vectors = self._vectors(owner, ids)
+        vectors = self._vectors(owner, active)
         sims = vectors @ qv
         order = np.argsort(-sims)
         above = [i for i in order if sims[i] >= self.settings.forget_min_similarity]
@@ -250,9 +249,11 @@ class MemoryService:
             return [active[above[0]]]
         return [active[i] for i in above[:10]]
 
-    def _vectors(self, owner: str, ids: list[str]) -> np.ndarray:
+    def _vectors(self, owner: str, nodes: list[MemoryNode]) -> np.ndarray:
         index = self.store.index(owner)
-        return np.stack([index.emb[index.pos[i]] for i in ids])
+        missing = [n.content for n in nodes if n.id not in index.pos]
+        fresh = iter(self.store.embedder.embed(missing)) if missing else iter(())
+        return np.stack([index.emb[index.pos[n.id]] if n.id in index.pos else next(fresh) for n in nodes])
 
     def _delete_with_traces(self, owner: str, matches: list[MemoryNode]) -> list[MemoryNode]:
         """Delete the matches and what would bring them back: older values of the same key,

@@ -145,7 +145,7 @@ class MemoryNodeRos(Node):
                 self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
             self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_timer(c.maintenance_period, self._maintenance)
-        llm = c.llm_base_url if self.llm.configured else "none (no reflection; plain portraits)"
+        llm = self.llm.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
             f"memory ready: db={self.store.path}, embedder={embedder.name}, {self.store.count()} memories, llm={llm}")
 
