@@ -320,3 +320,26 @@ def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
     with pytest.raises(LlmUnavailable) as err:
         llm.complete("s", "u")
     assert "s3cret" not in str(err.value) and "http://127.0.0.1:9/v1" in str(err.value)
+
+
+def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(tmp_path, clock, httpserver):
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
+        _chat_answer("一位住在上海、不吃香菜的老师。"))
+    llm = LlmClient(LlmSettings(base_url=httpserver.url_for("/v1"), model="fake"))
+    svc = make(tmp_path, clock, llm=llm, profile={"min_evidence": 2, "min_interval": 3600.0})
+    remember(svc, "alice", "我不吃香菜", tags=["kind:preference"], key="coriander", source_session="s", source_turn=1)
+    remember(svc, "alice", "也许她喜欢猫", confirmed=False, source_session="s", source_turn=2)
+    assert not svc.profile_due("alice")
+    remember(svc, "alice", "我是老师", tags=["kind:fact"], key="job", source_session="s", source_turn=3)
+    assert svc.profile_due("alice")
+    profile = svc.rebuild_profile("alice")
+    assert profile.portrait == "一位住在上海、不吃香菜的老师。" and profile.updated == clock.t
+    body = httpserver.log[0][0].get_data(as_text=True)
+    assert "我不吃香菜" in body and "我是老师" in body and "也许她喜欢猫" not in body
+    clock.t += 60
+    for turn in (4, 5):
+        remember(svc, "alice", f"证据 {turn}", source_session="s", source_turn=turn)
+    assert not svc.profile_due("alice")  # enough evidence, but not slow enough yet
+    clock.t += 3600
+    assert svc.profile_due("alice")
+    svc.store.close()
