@@ -232,7 +232,8 @@ FAY_NODES = [
 def write_fay(folder, nodes=FAY_NODES, vectors=True):
     stream = folder / "memory_stream"
     stream.mkdir(parents=True, exist_ok=True)
-    (stream / "nodes.json").write_text(json.dumps(nodes, ensure_ascii=False), encoding="utf-8")
+    # As Fay writes it: json.dump(..., ensure_ascii=False, indent=2)
+    (stream / "nodes.json").write_text(json.dumps(nodes, ensure_ascii=False, indent=2), encoding="utf-8")
     if vectors:
         (stream / "embeddings.json").write_text(json.dumps({n["content"]: [0.1, 0.2, 0.3] for n in nodes}))
     return stream / "nodes.json"
@@ -261,9 +262,13 @@ def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
         import_fay(svc.store, path, "alice")
     text = str(err.value)
     assert "nothing imported" in text and str(path) in text
-    for expected in ["node #2 (node_id 5): node_type 'dream'", "node #2 (node_id 5): importance 'high'",
-                     "node #3 (node_id 6): content is missing", "node #3 (node_id 6): datetime 'yesterday'",
-                     "node #4: expected an object"]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    starts = [i + 1 for i, line in enumerate(lines) if line in ("  {", "  [")]
+    assert len(starts) == 4
+    for expected in [f":{starts[1]}: node #2 (node_id 5): node_type 'dream'",
+                     f":{starts[1]}: node #2 (node_id 5): importance 'high'",
+                     f":{starts[2]}: node #3 (node_id 6): content is missing",
+                     f":{starts[2]}: node #3 (node_id 6): datetime 'yesterday'", f":{starts[3]}: node #4: expected an object"]:
         assert expected in text
     assert svc.store.count() == 0
     broken = tmp_path / "broken.json"
@@ -343,3 +348,9 @@ def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(
     clock.t += 3600
     assert svc.profile_due("alice")
     svc.store.close()
+
+
+def test_confirming_with_another_kind_leaves_one_kind(svc):
+    cand = remember(svc, "alice", "我每天六点起床", confirmed=False, tags=["kind:observation", "domain:life"]).node
+    out = remember(svc, "alice", "我每天六点起床", tags=["kind:fact"])
+    assert out.node.id == cand.id and sorted(svc.store.get("alice", cand.id).tags) == ["domain:life", "kind:fact"]

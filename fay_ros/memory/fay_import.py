@@ -42,17 +42,36 @@ class ImportReport:
                 f"{self.fay_vectors} Fay embeddings kept, {self.dropped_pointers} dangling pointers dropped)")
 
 
-def _load_json(path: Path):
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise FayImportError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
         raise FayImportError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _load_json(path: Path):
+    text = _read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise FayImportError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})") from None
+
+
+def _element_lines(text: str) -> list[int]:
+    """Line number where each element of a top-level JSON array starts (for error messages)."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    pos = text.find("[") + 1
+    while 0 < pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        lines.append(text.count("\n", 0, pos) + 1)
+        _value, pos = decoder.raw_decode(text, pos)
+    return lines
 
 
 def _parse_datetime(value) -> float | None:
@@ -71,6 +90,7 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
     raw = _load_json(nodes_path)
     if not isinstance(raw, list):
         raise FayImportError(f"{nodes_path}: expected a JSON list of memory nodes, got {type(raw).__name__}")
+    lines = _element_lines(_read_text(nodes_path))
     vectors: dict = {}
     if embeddings_path is not None:
         vectors = _load_json(embeddings_path)
@@ -86,7 +106,7 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
         scale = 0.1  # some Fay versions score importance 0..100
     seen_ids = set()
     for pos, item in enumerate(raw, start=1):
-        where = f"{nodes_path}: node #{pos}"
+        where = f"{nodes_path}:{lines[pos - 1]}: node #{pos}" if pos <= len(lines) else f"{nodes_path}: node #{pos}"
         if not isinstance(item, dict):
             errors.append(f"{where}: expected an object, got {type(item).__name__}")
             continue

@@ -140,8 +140,10 @@ class MemoryService:
             replaced = [n for n in keyed if identical is None or n.id != identical.id]
             status_changes = []
             if identical is not None:
+                # The confirming request's kind wins: one memory has one kind.
+                kept = [t for t in identical.tags if not (t.startswith("kind:") and tag_value(decision.tags, "kind"))]
                 node = identical.copy(status=CONFIRMED, key=decision.key or identical.key,
-                                      tags=list(dict.fromkeys(identical.tags + decision.tags)),
+                                      tags=list(dict.fromkeys(kept + decision.tags)),
                                       importance=max(identical.importance, decision.importance),
                                       expires=now + req.ttl if req.ttl > 0 else identical.expires)
                 adds, updates = [], [node]
