@@ -12,9 +12,14 @@ from fay_msgs.msg import Utterance
 from harness import NodeProcess, ros_environment, wait_until
 
 
+# The plumbing of `fay-ros up` with two light nodes (the full companion has its own tests).
+PLUMBING = ["demo:=true", "nodes:=timeline,demo_talker", "use_web:=false", "use_rosbridge:=false",
+            "use_llm_server:=false"]
+
+
 def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
     replies = ros.collect(Utterance, "reply")
-    up = NodeProcess("fay_ros.cli", args=["up", "demo:=true"], ros=False)
+    up = NodeProcess("fay_ros.cli", args=["up", *PLUMBING], ros=False)
     try:
         # demo_talker publishes, timeline (another process) receives and prints it.
         up.wait_output("reply      demo-0#0", timeout=30)
@@ -30,7 +35,7 @@ def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
 
 
 def test_up_restarts_a_crashed_node():
-    up = NodeProcess("fay_ros.cli", args=["up"], ros=False)
+    up = NodeProcess("fay_ros.cli", args=["up", *PLUMBING], ros=False)
     try:
         up.wait_output("started timeline", timeout=30)
         line = next(l for l in up.output().splitlines() if "started timeline" in l)

@@ -34,6 +34,8 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "use_web": ("true", "serve the web face (http, loopback) "),
     "use_rosbridge": ("true", "start the rosbridge websocket endpoint on :9090 for the web face"),
     "demo": ("false", "also run the scripted demo talker"),
+    "nodes": ("", "comma-separated subset of nodes to start ('' = all)"),
+    "use_llm_server": ("auto", "start the embedded LLM server: auto (when llm_base_url is ''), true or false"),
 }
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -62,6 +64,7 @@ class NodeSpec:
     module: str
     parameters: dict[str, Any] = field(default_factory=dict)
     respawn: bool = True
+    interactive: bool = False  # gets the terminal's stdin in `fay-ros up` (typed input)
 
     @property
     def executable(self) -> str:
@@ -111,12 +114,54 @@ def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]
 
 
 # The node set, in start order: (node name, module). Every node here has a console_scripts
-# entry of the same name in setup.py (a test checks it).
+# entry of the same name in setup.py (a test checks it). Services first (memory), then the
+# nodes that call them, then the producers, so the first spoken question finds the graph up.
 NODE_MODULES: list[tuple[str, str]] = [
-    ("timeline", "fay_ros.nodes.timeline"),
+    ("memory", "fay_ros.nodes.memory"),
+    ("dialogue", "fay_ros.nodes.dialogue"),
+    ("action_semantics", "fay_ros.nodes.action_semantics"),
+    ("tts", "fay_ros.nodes.tts"),
+    ("servo_mapper", "fay_ros.nodes.servo_mapper"),
+    ("led_mapper", "fay_ros.nodes.led_mapper"),
+    ("asr", "fay_ros.nodes.asr"),
+    ("mic", "fay_ros.nodes.mic"),
     ("latency_monitor", "fay_ros.nodes.latency_monitor"),
+    ("timeline", "fay_ros.nodes.timeline"),
 ]
 DEMO_NODE = ("demo_talker", "fay_ros.nodes.demo_talker")
+
+def embedded_llm_url() -> str:
+    """Where the embedded offline LLM (fay-ros llm) listens when no llm_base_url is given."""
+    from ..dialogue.local_llm import EMBEDDED_BASE_URL
+
+    return EMBEDDED_BASE_URL
+
+
+def demo_wav() -> Path:
+    """The bundled spoken demo question, played when there is no microphone."""
+    return default_config_path().parent / "demo" / "hello_fay.wav"
+
+
+def has_input_device() -> bool:
+    try:
+        import sounddevice as sd
+
+        return any(d["max_input_channels"] > 0 for d in sd.query_devices())
+    except Exception:  # noqa: BLE001 - no PortAudio, no devices: same answer
+        return False
+
+
+def resolve_audio_source(value: str) -> tuple[str, str]:
+    """audio_source option -> (mic `source` parameter, a line saying what the companion hears)."""
+    value = str(value or "auto").strip()
+    if value == "mic":
+        return "", "listening on the default microphone"
+    if value == "auto":
+        if has_input_device():
+            return "", "listening on the default microphone"
+        return str(demo_wav()), (f"no microphone found: playing the bundled spoken demo ({demo_wav().name}); "
+                                 "type a sentence and press Enter to talk")
+    return str(Path(value).expanduser()), f"listening to the WAV file {value}"
 
 
 def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]:
@@ -126,21 +171,63 @@ def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]
     modules = list(NODE_MODULES)
     if options["demo"]:
         modules.append(DEMO_NODE)
+    wanted = [n.strip() for n in str(options["nodes"] or "").split(",") if n.strip()]
+    if wanted:
+        known = {name for name, _module in modules}
+        unknown = sorted(set(wanted) - known)
+        if unknown:
+            raise ValueError(f"option nodes: unknown node(s) {unknown}; known: {sorted(known)}")
+        modules = [(name, module) for name, module in modules if name in wanted]
     nodes = []
     for name, module in modules:
         p = dict(params.get(name, {}))
         _apply_options(name, p, options)
-        nodes.append(NodeSpec(name, module, p))
+        nodes.append(NodeSpec(name, module, p, interactive=bool(p.get("typed_input"))))
     return nodes
 
 
 def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -> None:
     """Launch arguments override the YAML for the parameters they are about."""
+    llm_url = options["llm_base_url"] or embedded_llm_url()
+    if name == "mic":
+        params["source"] = resolve_audio_source(options["audio_source"])[0]
+    elif name == "asr":
+        params["backend"] = options["asr_backend"]
+        if options["asr_model"]:
+            params["model"] = options["asr_model"]
+        params["language"] = options["asr_language"]
+    elif name == "dialogue":
+        params["base_url"] = llm_url
+        if options["llm_model"]:
+            params["model"] = options["llm_model"]
+    elif name == "memory" and options["llm_base_url"]:
+        # Reflection uses the same endpoint; the tiny embedded model is not asked to reflect.
+        params.setdefault("llm_base_url", options["llm_base_url"])
+        if options["llm_model"]:
+            params.setdefault("llm_model", options["llm_model"])
 
 
 def companion_processes(raw_options: dict[str, Any] | None = None, apt_ros: bool = False) -> list[ProcessSpec]:
-    """Non-node processes of the bring-up."""
-    return []
+    """Non-node processes of the bring-up: the embedded LLM server and the web face / bridge."""
+    options = parse_options(raw_options)
+    python = python_executable()
+    processes = []
+    llm_server = str(options["use_llm_server"]).strip().lower()
+    if llm_server not in ("auto", "true", "false"):
+        raise ValueError(f"option use_llm_server: expected auto, true or false, got {llm_server!r}")
+    if llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"]):
+        from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
+
+        processes.append(ProcessSpec(
+            "llm", (python, "-m", "fay_ros.cli", "llm", "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))))
+    if options["use_web"] or options["use_rosbridge"]:
+        command = [python, "-m", "fay_ros.cli", "web", "--namespace", namespace(options)]
+        if not options["use_rosbridge"]:
+            command += ["--bridge", "none"]
+        elif not options["use_web"]:
+            command += ["--no-page"]
+        processes.append(ProcessSpec("web", tuple(command)))
+    return processes
 
 
 def namespace(options: dict[str, Any] | None = None) -> str:

@@ -21,6 +21,18 @@ import yaml
 from .graph import NodeSpec, ProcessSpec
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGTERM if the supervisor dies (even by SIGKILL), so no
+    node outlives its bring-up."""
+    try:
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
 def ros_args(spec: NodeSpec, ns: str, params_dir: Path) -> list[str]:
     """--ros-args for a node: namespace, name, and its parameters as a parameter file
     (a file rather than -p flags, so lists and strings keep their types)."""
@@ -75,7 +87,14 @@ class Supervisor:
         return {c.spec.name: c.restarts for c in self._children}
 
     def _start(self, child: _Child) -> None:
-        child.process = subprocess.Popen(child.command, env=self._env)
+        # Only an interactive node (typed input) reads the terminal; the others must not
+        # compete for it.
+        stdin = None if getattr(child.spec, "interactive", False) else subprocess.DEVNULL
+        # Own session: a terminal Ctrl-C reaches only the supervisor, which then stops the
+        # children once each, in reverse start order.
+        child.process = subprocess.Popen(child.command, env=self._env, stdin=stdin,
+                                         start_new_session=True,
+                                         preexec_fn=_die_with_parent)
         self._log(f"[fay-ros up] started {child.spec.name} (pid {child.process.pid})")
 
     def start(self) -> None:

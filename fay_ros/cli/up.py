@@ -46,4 +46,7 @@ def run(args: argparse.Namespace) -> int:
     supervisor = Supervisor(nodes, ns, env=env, processes=processes)
     signal.signal(signal.SIGTERM, lambda *_: supervisor.request_stop())
     print(f"[fay-ros up] namespace {ns}, ROS_DOMAIN_ID={env.get('ROS_DOMAIN_ID', '0')}; Ctrl-C stops")
+    print(f"[fay-ros up] {graph.resolve_audio_source(options['audio_source'])[1]}")
+    llm = options["llm_base_url"] or f"{graph.embedded_llm_url()} (embedded offline model)"
+    print(f"[fay-ros up] LLM: {llm}")
     return supervisor.run()

@@ -7,6 +7,7 @@ reason on stderr.
 """
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Callable
 
@@ -36,6 +37,10 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
             pass
         return 0
     finally:
+        # Shutting down already: a second Ctrl-C (terminal and supervisor both signalling)
+        # must not interrupt the cleanup halfway with a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if node is not None:
             close = getattr(node, "close", None)
             if callable(close):

@@ -1,0 +1,151 @@
+"""The bring-up's one node list: options, parameters from config/companion.yaml, and the
+launch file built from the same place."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fay_ros.bringup import graph
+from harness import REPO
+
+
+def test_defaults_start_every_node_and_the_embedded_llm_and_web():
+    names = [n.name for n in graph.companion_nodes()]
+    assert names == [name for name, _m in graph.NODE_MODULES]
+    assert {"mic", "asr", "dialogue", "memory", "tts", "action_semantics", "servo_mapper", "led_mapper"} <= set(names)
+    procs = {p.name: p for p in graph.companion_processes()}
+    assert set(procs) == {"llm", "web"}
+    dialogue = next(n for n in graph.companion_nodes() if n.name == "dialogue")
+    assert dialogue.parameters["base_url"] == graph.embedded_llm_url()
+
+
+def test_parameters_come_from_companion_yaml(tmp_path):
+    params = yaml.safe_load((REPO / "config/companion.yaml").read_text())
+    yaml_tts = params["/**/tts"]["ros__parameters"]
+    tts = next(n for n in graph.companion_nodes() if n.name == "tts")
+    assert tts.parameters == yaml_tts
+    custom = tmp_path / "mine.yaml"
+    custom.write_text("/**/tts:\n  ros__parameters:\n    rate_wpm: 200\n")
+    tts = next(n for n in graph.companion_nodes({"config": str(custom)}) if n.name == "tts")
+    assert tts.parameters == {"rate_wpm": 200}
+
+
+def test_launch_arguments_override_the_yaml(tmp_path):
+    wav = tmp_path / "q.wav"
+    wav.write_bytes(b"")
+    nodes = {n.name: n for n in graph.companion_nodes({
+        "llm_base_url": "http://10.0.0.5:8000/v1", "llm_model": "qwen", "asr_backend": "vosk",
+        "asr_model": "/models/vosk-small-en", "asr_language": "en", "audio_source": str(wav)})}
+    assert nodes["dialogue"].parameters["base_url"] == "http://10.0.0.5:8000/v1"
+    assert nodes["dialogue"].parameters["model"] == "qwen"
+    assert nodes["memory"].parameters["llm_base_url"] == "http://10.0.0.5:8000/v1"
+    assert {k: nodes["asr"].parameters[k] for k in ("backend", "model", "language")} == {
+        "backend": "vosk", "model": "/models/vosk-small-en", "language": "en"}
+    assert nodes["mic"].parameters["source"] == str(wav)
+    # A remote LLM needs no embedded server.
+    assert "llm" not in {p.name for p in graph.companion_processes({"llm_base_url": "http://10.0.0.5:8000/v1"})}
+
+
+def test_web_and_bridge_switches():
+    def web(**opts):
+        return next((p.command for p in graph.companion_processes(opts) if p.name == "web"), None)
+    assert web(use_web="false", use_rosbridge="false") is None
+    assert "--no-page" in web(use_web="false")
+    assert ["--bridge", "none"] == list(web(use_rosbridge="false")[-2:])
+    assert "/robot1" in web(namespace="robot1")
+
+
+def test_audio_source_auto_without_microphone_plays_the_bundled_demo(monkeypatch):
+    monkeypatch.setattr(graph, "has_input_device", lambda: False)
+    source, note = graph.resolve_audio_source("auto")
+    assert Path(source) == graph.demo_wav() and graph.demo_wav().is_file()
+    assert "no microphone" in note
+    monkeypatch.setattr(graph, "has_input_device", lambda: True)
+    assert graph.resolve_audio_source("auto")[0] == ""
+    assert graph.resolve_audio_source("mic")[0] == ""
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match="unknown bring-up option.*'asr_backed'"):
+        graph.parse_options({"asr_backed": "vosk"})
+    with pytest.raises(ValueError, match="unknown node.*'tss'"):
+        graph.companion_nodes({"nodes": "tss"})
+    with pytest.raises(ValueError, match="use_llm_server"):
+        graph.companion_processes({"use_llm_server": "maybe"})
+
+
+def test_bad_parameter_file_is_named(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("/**/tts:\n  rate_wpm: 200\n")
+    with pytest.raises(ValueError, match=r"bad\.yaml.*ros__parameters"):
+        graph.companion_nodes({"config": str(bad)})
+    with pytest.raises(FileNotFoundError, match="missing.yaml"):
+        graph.companion_nodes({"config": str(tmp_path / "missing.yaml")})
+
+
+def test_nodes_subset_keeps_order():
+    assert [n.name for n in graph.companion_nodes({"nodes": "timeline, tts"})] == ["tts", "timeline"]
+
+
+class _Recorder:
+    """Records constructor arguments; stands in for a launch action class."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+def _load_launch_file_with_recorders(monkeypatch):
+    """Load launch/companion.launch.py with `launch`/`launch_ros` replaced by recorders.
+
+    ros2 launch is not installable here; this checks what the launch file builds from the
+    graph (every node, its parameters, respawn), not launch's own behaviour.
+    """
+    launch = types.ModuleType("launch")
+    launch.LaunchDescription = _Recorder
+    actions = types.ModuleType("launch.actions")
+    for name in ("DeclareLaunchArgument", "ExecuteProcess", "IncludeLaunchDescription", "LogInfo", "OpaqueFunction"):
+        setattr(actions, name, type(name, (_Recorder,), {}))
+    substitutions = types.ModuleType("launch.substitutions")
+
+    class LaunchConfiguration:
+        def __init__(self, name):
+            self.name = name
+
+        def perform(self, context):
+            return context[self.name]
+
+    substitutions.LaunchConfiguration = LaunchConfiguration
+    launch_ros = types.ModuleType("launch_ros")
+    launch_ros_actions = types.ModuleType("launch_ros.actions")
+    launch_ros_actions.Node = type("Node", (_Recorder,), {})
+    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
+                         "launch_ros": launch_ros, "launch_ros.actions": launch_ros_actions}.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    spec = importlib.util.spec_from_file_location("companion_launch", REPO / "launch/companion.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_launch_file_builds_the_graph_nodes(monkeypatch):
+    module = _load_launch_file_with_recorders(monkeypatch)
+    description = module.generate_launch_description()
+    declared = [a for a in description.args[0] if type(a).__name__ == "DeclareLaunchArgument"]
+    assert [a.args[0] for a in declared] == list(graph.LAUNCH_ARGUMENTS)
+    opaque = description.args[0][-1]
+    context = {name: default for name, (default, _d) in graph.LAUNCH_ARGUMENTS.items()}
+    context["llm_model"] = "tiny"
+    actions = opaque.kwargs["function"](context)
+    nodes = [a for a in actions if type(a).__name__ == "Node"]
+    expected = graph.companion_nodes(context)
+    assert [n.kwargs["executable"] for n in nodes] == [s.executable for s in expected]
+    assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in expected]
+    assert all(n.kwargs["respawn"] and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
+               for n in nodes)
+    processes = [a for a in actions if type(a).__name__ == "ExecuteProcess"]
+    assert [p.kwargs["name"] for p in processes] == [p.name for p in graph.companion_processes(context)]
