@@ -61,7 +61,6 @@ def _bench_size(size: int, rng: np.random.Generator, tmp: Path) -> dict:
     slow_top = [i for i, _ in naive_scores(fay_nodes, fay_embeddings, list(check), now, weights, n=10)]
     naive = time_calls(lambda: naive_scores(fay_nodes, fay_embeddings, list(next(it)), now, weights, n=10),
                        5 if size <= 10_000 else 2)
-    del fay_nodes, fay_embeddings
     return {"size": size, "load": load, "score": score_only, "full": full, "filtered": filtered, "naive": naive,
             "same_top": fast_top == slow_top}
 

@@ -57,7 +57,7 @@ class MemoryUnderTest:
                                      is_end=True, source="llm"))
         if not owner:
             return  # a guest's turn is never recorded
-        wait_until(lambda: f"recorded conversation" in self.proc.output().split(f"heard a turn")[-1], 20,
+        wait_until(lambda: "recorded conversation" in self.proc.output().split("heard a turn")[-1], 20,
                    message=lambda: f"conversation {cid} recorded:\n{self.proc.output()[-2000:]}")
 
     def remember_from_turn(self, owner: str, user_text: str, content: str, **fields):

@@ -19,7 +19,7 @@ import numpy as np
 from .llm import LlmClient
 from .model import (CANDIDATE, CONFIRMED, CONVERSATION_SOURCE_TAG, PERSISTENT_TAG, RULE_TAG, SUPERSEDED,
                     MemoryInputError, MemoryNode, is_guest, normalise_tags, tag_value)
-from .policy import GUEST_REFUSAL, RememberRequest, decide_remember, is_explicit_correction
+from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper
 from .reflection import Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
