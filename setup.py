@@ -19,6 +19,7 @@ NODES = {
     "action_semantics": "fay_ros.nodes.action_semantics",
     "servo_mapper": "fay_ros.nodes.servo_mapper",
     "led_mapper": "fay_ros.nodes.led_mapper",
+    "latency_monitor": "fay_ros.nodes.latency_monitor",
     "tts": "fay_ros.nodes.tts",
     "dialogue": "fay_ros.nodes.dialogue",
     "memory": "fay_ros.nodes.memory",
