@@ -189,3 +189,22 @@ def test_transcribe_cli_reports_a_bad_file(tmp_path):
     out = subprocess.run([sys.executable, "-m", "fay_ros.cli", "transcribe", str(bad)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "bad.wav: not a PCM WAV file" in out.stderr
+
+
+def test_early_endpoint_ends_a_finished_sentence_but_not_a_pause(whisper):
+    whisper.language = "en"
+    audio = np.concatenate([silence(1.0), speak("What time is it now?", "en-us"), silence(1.0)])
+    core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250)
+    finals = []
+    for i in range(0, len(audio), 480):
+        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+    assert [f.text for f, _ in finals] == ["What time is it now?"]
+    final, detected_at = finals[0]
+    assert core.early_finals == 1
+    assert detected_at - final.end_time < 0.4     # ended after ~250 ms of silence, not 700
+    # A sentence with comma pauses (about 200 ms in espeak-ng) stays one utterance.
+    audio = np.concatenate([silence(1.0), speak("I would like, if possible, to hear a song about the sea.", "en-us"),
+                            silence(1.2)])
+    core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250)
+    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+    assert len(finals) == 1 and finals[0].text.startswith("I would like")

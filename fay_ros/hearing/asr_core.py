@@ -3,6 +3,13 @@
 audio -> Segmenter (VAD + pre-roll) -> Recognizer (whisper | vosk) -> WakeWordGate -> events.
 Times are floats on the clock of the chunk stamps (the node uses ROS time), so a final's
 end_time is when the last voiced sample was captured.
+
+Endpointing in two steps, so a finished sentence is answered fast and a pause inside a
+sentence does not cut it: the recogniser decodes what it has speculatively after
+`early_decode_ms` of silence (so the decode overlaps the wait); once the silence reaches
+`early_endpoint_ms`, an early decode whose text ends a sentence (. ? ! 。 ？ ！) makes the
+utterance final at once. Otherwise it waits for the full `stop_ms` silence of the VAD
+settings, and reuses the early decode when no voice came back in between.
 """
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ from .recognizer import Recognizer, Word
 from .segmenter import Segmenter
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
+
+SENTENCE_END = (".", "?", "!", "。", "？", "！")
 
 
 @dataclass
@@ -30,7 +39,8 @@ class TranscriptEvent:
 
 class AsrCore:
     def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
-                 preroll_ms: int = 300, max_utterance_s: float = 20.0) -> None:
+                 preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
+                 early_decode_ms: int | None = None) -> None:
         self.recognizer = recognizer
         self.rate = recognizer.sample_rate
         self.segmenter = Segmenter(self.rate, vad, preroll_ms=preroll_ms, max_utterance_s=max_utterance_s)
@@ -40,6 +50,11 @@ class AsrCore:
         self._utt_start = 0
         self._onset = 0.0
         self._last_partial = ""
+        self.early_endpoint_ms = early_endpoint_ms
+        self.early_decode_ms = min(early_endpoint_ms, 90 if early_decode_ms is None else early_decode_ms)
+        self._early = None          # the early decode of the current silence, if any
+        self._early_tried = False
+        self.early_finals = 0       # utterances ended by the early endpoint (statistics)
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -52,7 +67,25 @@ class AsrCore:
             samples = resample(samples, sample_rate, self.rate)
         self._anchor_index = self.segmenter.end_index
         self._anchor_time = first_sample_time
-        return self._handle(self.segmenter.feed(samples))
+        out = self._handle(self.segmenter.feed(samples))
+        if self.early_endpoint_ms and self.segmenter.active:
+            out += self._early_endpoint()
+        return out
+
+    def _early_endpoint(self) -> list[TranscriptEvent]:
+        silent = self.segmenter.vad.silent_ms
+        if silent < max(self.early_decode_ms, 1):
+            self._early, self._early_tried = None, False   # voice again: the old guess is stale
+            return []
+        if not self._early_tried:
+            self._early_tried = True
+            self._early = self.recognizer.peek()
+        if silent < self.early_endpoint_ms:
+            return []
+        if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
+            self.early_finals += 1
+            return self._handle(self.segmenter.close_now())
+        return []
 
     def flush(self) -> list[TranscriptEvent]:
         """End of input: finish an open utterance."""
@@ -65,6 +98,7 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         for ev in segment_events:
             if ev.kind == "start":
+                self._early, self._early_tried = None, False
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
                 self._last_partial = ""
@@ -84,7 +118,11 @@ class AsrCore:
         return out
 
     def _finish(self, last_voiced: int) -> TranscriptEvent | None:
-        result = self.recognizer.finish()
+        if self._early is not None:     # decoded at the early endpoint; only silence came since
+            result, self._early = self._early, None
+            self.recognizer.start()     # drop the buffered audio
+        else:
+            result = self.recognizer.finish()
         text = result.text.strip()
         if not text:
             return None

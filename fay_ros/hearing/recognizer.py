@@ -36,6 +36,9 @@ class Recognizer(Protocol):
 
     def finish(self) -> Recognition: ...
 
+    def peek(self) -> Recognition | None:
+        """Recognise the audio so far without ending the utterance (None: not supported)."""
+
 
 def create_recognizer(backend: str, model: str = "", language: str = "auto", **options) -> Recognizer:
     """Build a recogniser; raises ModelError for a missing/corrupt model, ValueError for bad options."""

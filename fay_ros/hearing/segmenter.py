@@ -89,6 +89,10 @@ class Segmenter:
         self.active = False
         out.append(SegmentEvent("end", last_voiced))
 
+    def close_now(self) -> list[SegmentEvent]:
+        """End the open utterance at once (the recogniser judged it complete)."""
+        return self.flush()
+
     def flush(self) -> list[SegmentEvent]:
         """End of input: close an open utterance."""
         out: list[SegmentEvent] = []

@@ -153,5 +153,10 @@ class VoiceActivityDetector:
         return VadEvent("end", max(self._last_voiced_end, 0))
 
     @property
+    def silent_ms(self) -> int:
+        """Continuous unvoiced time at the end of an active utterance (0 when inactive)."""
+        return self._silent_run * self.settings.frame_ms if self.active else 0
+
+    @property
     def samples_seen(self) -> int:
         return self._consumed_in

@@ -55,6 +55,9 @@ class VoskRecognizer:
             return text
         return None
 
+    def peek(self) -> Recognition | None:
+        return None  # vosk keeps its own endpointing; its partials carry no punctuation to judge by
+
     def finish(self) -> Recognition:
         if self._rec is None:
             return Recognition("", self.language)

@@ -91,6 +91,9 @@ class WhisperRecognizer:
             return self.transcribe(self._audio(), words=False).text or None
         return None
 
+    def peek(self) -> Recognition | None:
+        return self.transcribe(self._audio())
+
     def finish(self) -> Recognition:
         audio = self._audio()
         self.start()

@@ -50,7 +50,11 @@ class AsrConfig(BaseModel):
                                                             "the last forwarded utterance or the robot's reply.")
     vad_aggressiveness: int = Field(2, ge=0, le=3, description="WebRTC VAD mode for utterance cutting.")
     vad_start_ms: int = Field(150, gt=0, description="Voiced time that starts an utterance.")
-    endpoint_ms: int = Field(400, gt=0, description="Silence that ends an utterance (end-of-speech detection).")
+    early_endpoint_ms: int = Field(250, ge=0, description="Silence after which the recogniser decodes early and "
+                                                          "ends the utterance if the text ends a sentence (0 = off).")
+    early_decode_ms: int = Field(90, ge=0, description="Silence after which a speculative decode starts, so it "
+                                                       "overlaps the wait for early_endpoint_ms.")
+    endpoint_ms: int = Field(700, gt=0, description="Silence that always ends an utterance.")
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
@@ -68,6 +72,9 @@ class AsrConfig(BaseModel):
     def _check(self) -> "AsrConfig":
         if self.language != "auto" and not self.language.isalpha():
             raise ValueError(f"language must be a code like 'en' or 'zh', or 'auto' (got {self.language!r})")
+        if self.early_endpoint_ms and self.early_endpoint_ms >= self.endpoint_ms:
+            raise ValueError(f"early_endpoint_ms ({self.early_endpoint_ms}) must be below endpoint_ms "
+                             f"({self.endpoint_ms}), or 0 to turn it off")
         if self.wake_mode != "always" and not any(w.strip() for w in self.wake_words):
             raise ValueError(f"wake_mode {self.wake_mode!r} needs at least one wake word")
         return self
@@ -91,7 +98,8 @@ class Asr(Node):
         try:
             recognizer = create_recognizer(cfg.backend, cfg.model, cfg.language, **options)
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
-            self.core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s)
+            self.core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
+                                early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms)
         except (ModelError, ValueError) as exc:
             raise ConfigError(str(exc)) from None
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
