@@ -208,3 +208,20 @@ def test_early_endpoint_ends_a_finished_sentence_but_not_a_pause(whisper):
     core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250)
     finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
     assert len(finals) == 1 and finals[0].text.startswith("I would like")
+
+
+def test_whisper_partials_when_enabled(whisper):
+    whisper.language = "en"
+    audio = np.concatenate([silence(0.5), speak("Can you remind me to call my mother tomorrow morning?", "en-us"),
+                            silence(1.0)])
+    whisper.partial_interval, whisper.streaming = RATE, True   # a partial per second of speech
+    try:
+        core = AsrCore(whisper, VadSettings(stop_ms=500))
+        events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+    finally:
+        whisper.partial_interval, whisper.streaming = 0, False
+    partials = [e.text for e in events if not e.is_final]
+    finals = [e.text for e in events if e.is_final]
+    assert finals == ["Can you remind me to call my mother tomorrow morning?"]
+    assert len(partials) >= 2 and partials[0].split()[0] == "Can"
+    assert len(partials[-1]) > len(partials[0])   # hypotheses grow as the person speaks
