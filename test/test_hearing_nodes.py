@@ -123,3 +123,20 @@ def test_mic_missing_wav_stops_with_the_reason(launch_node, tmp_path):
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "nope.wav")})
     assert mic.wait_exit(30) == 2
     assert "parameter 'source'" in mic.output() and "WAV file not found" in mic.output()
+
+
+def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launch_node, tmp_path):
+    import numpy as np
+
+    from fay_ros.hearing.audio import write_wav
+
+    # A ramp makes every sample position recognisable.
+    samples = (np.arange(RATE, dtype=np.int64) % 20000 + 1000).astype(np.int16)
+    write_wav(tmp_path / "ramp.wav", samples, RATE)
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav")}, name="mic_ramp")
+    mic.wait_output("waiting for a subscriber")
+    audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    mic.wait_output("a listener subscribed")
+    first = audio.wait_for_count(1)[0]
+    assert first.header.frame_id == "wav:ramp.wav"
+    assert list(first.data[:480]) == samples[:480].tolist()

@@ -35,6 +35,9 @@ class MicConfig(BaseModel):
     source: str = Field("", description="'' = capture from the input device; a WAV file path = stream that "
                                         "file in real time instead (headless machines, tests).")
     loop: bool = Field(False, description="With a WAV source: replay it forever (false: silence after the end).")
+    wait_for_listener: bool = Field(True, description="With a WAV source: start streaming only once audio/raw "
+                                                      "has a subscriber, so the recogniser hears the file from "
+                                                      "its start (a microphone never waits).")
     rate: int = Field(16000, ge=8000, le=192000, description="Sample rate in Hz.")
     chunk_size: int = Field(480, ge=16, le=48000, description="Frames per AudioChunk (480 = 30 ms at 16 kHz).")
     channels: int = Field(1, ge=1, le=8, description="Input channels (the recogniser downmixes to mono).")
@@ -98,9 +101,20 @@ class Mic(Node):
             raise ConfigError(str(exc)) from None
         self.frame_id = self.source.name if cfg.source else "mic"
         self._worker.start()
-        self.source.start()
         self.get_logger().info(f"mic ready: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
                                f"{cfg.chunk_size} frames/chunk, barge_in={cfg.barge_in}")
+        if cfg.source and cfg.wait_for_listener:
+            self.get_logger().info(f"waiting for a subscriber on {self.audio_pub.topic_name} before playing "
+                                   f"{self.source.name}")
+            self._listener_timer = self.create_timer(0.05, self._start_when_heard)
+        else:
+            self.source.start()
+
+    def _start_when_heard(self) -> None:
+        if self.audio_pub.get_subscription_count() > 0:
+            self._listener_timer.cancel()
+            self.get_logger().info(f"a listener subscribed: playing {self.source.name}")
+            self.source.start()
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         self._queue.put(("speaking", bool(msg.speaking), time.monotonic()))
