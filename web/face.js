@@ -233,6 +233,17 @@
     const ns = config.namespace === '/' ? '' : config.namespace;
     const connection = new ROSLIB.Ros({ url });
     ros = connection;
+    // robot_speaking is latched (transient local). rosbridge-server-rs subscribes volatile
+    // unless the subscribe op asks otherwise, and it cannot infer the QoS from a publisher it
+    // has not discovered yet, so ask explicitly; rosbridge_suite ignores the extra field.
+    const latched = new Set([(config.namespace === '/' ? '' : config.namespace) + '/robot_speaking']);
+    const send = connection.callOnConnection.bind(connection);
+    connection.callOnConnection = (message) => {
+      if (message && message.op === 'subscribe' && latched.has(message.topic)) {
+        message.qos = { durability: 'transient_local', reliability: 'reliable', history: 'keep_last', depth: 1 };
+      }
+      return send(message);
+    };
     let retried = false;
     const retry = () => {
       if (retried || ros !== connection) return;
