@@ -1,7 +1,6 @@
 """Child-process lookups from /proc (no psutil dependency)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..common.paths import config_file
 from .cue import Cue, CueEngine
 from .rules import ActionMatcher, load_rules
 from .sentiment import SentimentScorer, load_lexicon
@@ -18,20 +19,11 @@ from .tables import TableError
 
 RULES_FILE = "action_rules.csv"
 LEXICON_FILE = "sentiment_lexicon.csv"
-_SOURCE_CONFIG = Path(__file__).resolve().parents[2] / "config"
 
 
 def default_table_path(file_name: str) -> Path:
     """A shipped table: the source tree's config/ (pip/editable install), else the ament share."""
-    candidate = _SOURCE_CONFIG / file_name
-    if candidate.is_file():
-        return candidate
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("fay_ros")) / "config" / file_name
-    except Exception:  # noqa: BLE001 - not installed through ament: report the source path
-        return candidate
+    return config_file(file_name)
 
 
 __all__ = ["ActionMatcher", "Cue", "CueEngine", "SentimentScorer", "TableError", "default_table_path",

@@ -18,11 +18,10 @@ from typing import Any, Callable, Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ..common.paths import config_file
+
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
-
-REPO_CONFIG = Path(__file__).resolve().parents[2] / "config"
-
 
 class TableError(ValueError):
     """A mapping table cannot be used; the message names the file and the key or line."""
@@ -30,15 +29,7 @@ class TableError(ValueError):
 
 def default_table_path(file_name: str) -> Path:
     """The shipped table: the source tree's config/ (pip/editable), else the ament share."""
-    candidate = REPO_CONFIG / file_name
-    if candidate.is_file():
-        return candidate
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("fay_ros")) / "config" / file_name
-    except Exception:  # noqa: BLE001 - not installed through ament: report the source path
-        return candidate
+    return config_file(file_name)
 
 
 class _StrictLoader(yaml.SafeLoader):

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from ..common.paths import config_file
 from ..common.topics import DEFAULT_NAMESPACE
 
 RESPAWN_DELAY = 2.0
@@ -84,15 +85,7 @@ class ProcessSpec:
 
 def default_config_path() -> Path:
     """config/companion.yaml: the source tree's, or the installed share/fay_ros copy."""
-    here = Path(__file__).resolve().parents[2] / "config" / "companion.yaml"
-    if here.exists():
-        return here
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("fay_ros")) / "config" / "companion.yaml"
-    except Exception:  # noqa: BLE001 - fall through to the clear error below
-        return here
+    return config_file("companion.yaml")
 
 
 def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]:

@@ -12,12 +12,11 @@ import logging
 import os
 import socket
 import sys
-from pathlib import Path
 from urllib.parse import urlparse
 
+from ..common.paths import config_file
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default="", help=f"model name (default {EMBEDDED_MODEL} for the embedded endpoint)")
     p.add_argument("--api-key-env", default="", help="NAME of the environment variable that holds the API key")
     p.add_argument("--big-model", default="", help="big model for the tool loop (dual-model mode)")
-    p.add_argument("--persona", default=str(CONFIG_DIR / "persona.yaml"), help="persona YAML")
-    p.add_argument("--qa", default=str(CONFIG_DIR / "qa.csv"), help="qa.csv ('none' = no table)")
+    p.add_argument("--persona", default=str(config_file("persona.yaml")), help="persona YAML")
+    p.add_argument("--qa", default=str(config_file("qa.csv")), help="qa.csv ('none' = no table)")
     p.add_argument("--user", default="user", help="user id of the session")
     p.add_argument("--language", default="", help="language of TEXT (en, zh; default: guessed)")
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .audio import ASR_RATE, downmix, resample
+from .audio import downmix, resample
 from .recognizer import Recognizer, Word
 from .segmenter import Segmenter
 from .vad import VadSettings

@@ -30,6 +30,7 @@ from fay_msgs.srv import Forget, GetActiveRules, Recall, Remember
 from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
 from ..common import qos, topics
 from ..common.node_main import run_node
+from ..common.paths import config_file
 from ..common.params import ConfigError, declare_config
 from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
 from ..dialogue.llm import ChatClient, Endpoint
@@ -38,7 +39,6 @@ from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 BUILTIN_TOOLS = ["current_time", "memory_recall", "memory_remember", "memory_forget"]
 
 
@@ -93,17 +93,7 @@ class DialogueConfig(BaseModel):
 
 
 def _config_file(value: str, default_name: str) -> Path:
-    if value:
-        return Path(value).expanduser()
-    here = CONFIG_DIR / default_name
-    if here.exists():
-        return here
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("fay_ros")) / "config" / default_name
-    except Exception:  # noqa: BLE001 - the missing file is reported by the loader
-        return here
+    return Path(value).expanduser() if value else config_file(default_name)
 
 
 def _key_from_env(name: str) -> str:

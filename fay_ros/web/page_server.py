@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ..common.paths import shipped_file
+
 # What a Live2D folder must hold: neither Cubism Core nor a model may be shipped with
 # fay_ros, and the Cubism 4 renderer plugin bundles the Cubism Framework, so the user brings
 # all of them (web/README.md says where each comes from).
@@ -28,18 +30,10 @@ class Live2DError(ValueError):
 
 def web_root() -> Path:
     """web/ of the source tree (editable install), else the installed share/fay_ros/web."""
-    here = Path(__file__).resolve().parents[2] / "web"
-    if (here / "index.html").exists():
-        return here
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        share = Path(get_package_share_directory("fay_ros")) / "web"
-        if (share / "index.html").exists():
-            return share
-    except Exception:  # noqa: BLE001 - not installed through ament: fall through to the error
-        pass
-    raise FileNotFoundError(f"web face files not found (looked in {here} and share/fay_ros/web)")
+    root = shipped_file("web")
+    if not (root / "index.html").exists():
+        raise FileNotFoundError(f"web face files not found (looked in {root} and share/fay_ros/web)")
+    return root
 
 
 @dataclass(frozen=True)

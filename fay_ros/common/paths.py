@@ -1,0 +1,32 @@
+"""Where the shipped data files are: the source tree (pip/editable install, `make run`), else
+the ament share directory (colcon install, `ros2 launch`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped_file(*parts: str) -> Path:
+    """share/fay_ros/<parts...>: e.g. shipped_file("config", "qa.csv").
+
+    Returns the source-tree path when that exists, else the installed one when that exists,
+    else the source-tree path (so the caller's "not found" error names a sensible place).
+    """
+    candidate = SOURCE_ROOT.joinpath(*parts)
+    if candidate.exists():
+        return candidate
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        installed = Path(get_package_share_directory("fay_ros")).joinpath(*parts)
+        if installed.exists():
+            return installed
+    except Exception:  # noqa: BLE001 - not installed through ament
+        pass
+    return candidate
+
+
+def config_file(file_name: str) -> Path:
+    """A shipped table or parameter file in config/."""
+    return shipped_file("config", file_name)
