@@ -11,7 +11,8 @@ from bench.stats import percentile
 TITLE = "Pipeline: voice to first audio, by stage"
 LLM_TTFT = 0.200  # seconds the scripted LLM waits before its first token
 QUESTIONS = ["Hello Fay, how are you?", "What can you do?", "Tell me something nice.",
-             "Do you like music?", "Good night Fay."]
+             "Do you like music?", "What is your name?", "Where do you live?", "Can you help me?",
+             "Good night Fay."]
 STAGES = ["speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms",
           "llm_time_to_first_token_ms", "voice_to_first_audio_ms", "pipeline_share_ms"]
 
@@ -73,12 +74,19 @@ def run() -> str:
     share = percentile(samples["pipeline_share_ms"], 0.5)
     total = percentile(samples["voice_to_first_audio_ms"], 0.5)
     llm_p50 = percentile(samples["llm_time_to_first_token_ms"], 0.5)
+    asr_p50 = percentile(samples["speech_end_to_transcript_ms"], 0.5)
+    rest = share - asr_p50
+    verdict = "meets" if share < 350 else "misses"
     return (
         f"{len(got)} spoken turns (espeak-ng questions through mic → asr (Whisper base) → dialogue (+memory) → "
         f"tts), scripted LLM with a fixed {LLM_TTFT * 1000:.0f} ms time to first token.\n\n"
         "| stage | p50 | p95 |\n|---|---|---|\n" + rows + "\n\n"
         f"Baseline in the same run: the LLM's own time to first token, {llm_p50:.0f} ms (p50). Voice to first "
-        f"audio is {total / llm_p50:.1f}× that; the pipeline's own share (everything but the LLM) is "
-        f"**{share:.0f} ms** p50 (aim: under 350 ms). Most of it is end-pointing: the recogniser waits for "
-        "250 ms of silence before it may call an utterance finished."
+        f"audio is {total:.0f} ms, {total / llm_p50:.1f}× that. The pipeline's own share (everything but the "
+        f"LLM) is **{share:.0f} ms** p50, which {verdict} the 350 ms aim. Of it, {asr_p50:.0f} ms is end of "
+        "speech → final transcript (the recogniser waits for ≥ 90 ms of silence, then decodes the utterance "
+        f"with Whisper base on 2 shared cores), and about {rest:.0f} ms is everything else fay_ros adds "
+        "(DDS hops, the memory recall before the LLM call, sentence splitting, synthesis of the first sentence). "
+        "The p95 tail is end-pointing too: when the early decode does not end in sentence punctuation, the "
+        "recogniser waits for the full 700 ms of silence."
     )
