@@ -7,8 +7,11 @@ and the tests use, so the launch file only translates it into launch actions.
 Launch arguments (see `ros2 launch fay_ros companion.launch.py --show-args`) are the
 things people change; everything else lives in config/companion.yaml.
 """
+import os
+
+from ament_index_python.packages import get_package_prefix
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, IncludeLaunchDescription, LogInfo, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -34,28 +37,12 @@ def _resolve(context):
                 emulate_tty=True,
             )
         )
-    for proc in graph.companion_processes(options, apt_ros=True):
-        if proc.launch_include is not None:
-            package, launch_file, arguments = proc.launch_include
-            from launch.launch_description_sources import AnyLaunchDescriptionSource
-            from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-
-            try:
-                share = get_package_share_directory(package)
-            except PackageNotFoundError:
-                actions.append(LogInfo(msg=f"{package} is not installed: {proc.name} not started ({proc.why_optional})"))
-                continue
-            actions.append(
-                IncludeLaunchDescription(
-                    AnyLaunchDescriptionSource(f"{share}/launch/{launch_file}"),
-                    launch_arguments=list(arguments.items()),
-                )
-            )
-        else:
-            actions.append(
-                ExecuteProcess(cmd=list(proc.command), name=proc.name, output="screen",
-                               respawn=proc.respawn, respawn_delay=graph.RESPAWN_DELAY)
-            )
+    fay_ros_cli = os.path.join(get_package_prefix("fay_ros"), "lib", "fay_ros", "fay-ros")
+    for proc in graph.companion_processes(options):
+        actions.append(
+            ExecuteProcess(cmd=[fay_ros_cli, *proc.args], name=proc.name, output="screen",
+                           respawn=proc.respawn, respawn_delay=graph.RESPAWN_DELAY)
+        )
     return actions
 
 

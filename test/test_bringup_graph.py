@@ -53,7 +53,7 @@ def test_launch_arguments_override_the_yaml(tmp_path):
 
 def test_web_and_bridge_switches():
     def web(**opts):
-        return next((p.command for p in graph.companion_processes(opts) if p.name == "web"), None)
+        return next((p.args for p in graph.companion_processes(opts) if p.name == "web"), None)
     assert web(use_web="false", use_rosbridge="false") is None
     assert "--no-page" in web(use_web="false")
     assert ["--bridge", "none"] == list(web(use_rosbridge="false")[-2:])
@@ -108,7 +108,7 @@ def _load_launch_file_with_recorders(monkeypatch):
     launch = types.ModuleType("launch")
     launch.LaunchDescription = _Recorder
     actions = types.ModuleType("launch.actions")
-    for name in ("DeclareLaunchArgument", "ExecuteProcess", "IncludeLaunchDescription", "LogInfo", "OpaqueFunction"):
+    for name in ("DeclareLaunchArgument", "ExecuteProcess", "LogInfo", "OpaqueFunction"):
         setattr(actions, name, type(name, (_Recorder,), {}))
     substitutions = types.ModuleType("launch.substitutions")
 
@@ -123,6 +123,9 @@ def _load_launch_file_with_recorders(monkeypatch):
     launch_ros = types.ModuleType("launch_ros")
     launch_ros_actions = types.ModuleType("launch_ros.actions")
     launch_ros_actions.Node = type("Node", (_Recorder,), {})
+    ament = types.ModuleType("ament_index_python.packages")
+    ament.get_package_prefix = lambda package: f"/opt/fay/{package}"
+    monkeypatch.setitem(sys.modules, "ament_index_python.packages", ament)
     for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
                          "launch_ros": launch_ros, "launch_ros.actions": launch_ros_actions}.items():
         monkeypatch.setitem(sys.modules, name, module)
@@ -149,3 +152,5 @@ def test_launch_file_builds_the_graph_nodes(monkeypatch):
                for n in nodes)
     processes = [a for a in actions if type(a).__name__ == "ExecuteProcess"]
     assert [p.kwargs["name"] for p in processes] == [p.name for p in graph.companion_processes(context)]
+    assert [p.kwargs["cmd"] for p in processes] == [["/opt/fay/fay_ros/lib/fay_ros/fay-ros", *p.args]
+                                                    for p in graph.companion_processes(context)]

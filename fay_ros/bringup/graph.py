@@ -74,13 +74,16 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class ProcessSpec:
-    """A non-node process of the bring-up (command line), or a launch file to include on apt ROS."""
+    """A non-node process of the bring-up: a `fay-ros` subcommand and its arguments.
+
+    Each bring-up turns it into a command line its own way: `fay-ros up` runs
+    `python -m fay_ros.cli ...`; the launch file runs the installed `lib/fay_ros/fay-ros`
+    script, whose interpreter is the one colcon built the package with.
+    """
 
     name: str
-    command: tuple[str, ...]
+    args: tuple[str, ...]
     respawn: bool = True
-    launch_include: tuple[str, str, dict[str, str]] | None = None
-    why_optional: str = ""
 
 
 def default_config_path() -> Path:
@@ -200,10 +203,13 @@ def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -
             params.setdefault("llm_model", options["llm_model"])
 
 
-def companion_processes(raw_options: dict[str, Any] | None = None, apt_ros: bool = False) -> list[ProcessSpec]:
-    """Non-node processes of the bring-up: the embedded LLM server and the web face / bridge."""
+def companion_processes(raw_options: dict[str, Any] | None = None) -> list[ProcessSpec]:
+    """Non-node processes of the bring-up: the embedded LLM server and the web face / bridge.
+
+    `fay-ros web` picks the real rosbridge_server when ROS 2 is installed from apt, else
+    rosbridge-server-rs; both expose only the allow-listed topics.
+    """
     options = parse_options(raw_options)
-    python = python_executable()
     processes = []
     llm_server = str(options["use_llm_server"]).strip().lower()
     if llm_server not in ("auto", "true", "false"):
@@ -211,15 +217,14 @@ def companion_processes(raw_options: dict[str, Any] | None = None, apt_ros: bool
     if llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"]):
         from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
 
-        processes.append(ProcessSpec(
-            "llm", (python, "-m", "fay_ros.cli", "llm", "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))))
+        processes.append(ProcessSpec("llm", ("llm", "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))))
     if options["use_web"] or options["use_rosbridge"]:
-        command = [python, "-m", "fay_ros.cli", "web", "--namespace", namespace(options)]
+        args = ["web", "--namespace", namespace(options)]
         if not options["use_rosbridge"]:
-            command += ["--bridge", "none"]
+            args += ["--bridge", "none"]
         elif not options["use_web"]:
-            command += ["--no-page"]
-        processes.append(ProcessSpec("web", tuple(command)))
+            args += ["--no-page"]
+        processes.append(ProcessSpec("web", tuple(args)))
     return processes
 
 

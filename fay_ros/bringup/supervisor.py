@@ -70,7 +70,7 @@ class Supervisor:
         self._params_dir = Path(tempfile.mkdtemp(prefix="fay_ros_up_"))
         self._python = python
         self._ns = ns
-        self._children = [_Child(p, list(p.command)) for p in processes if p.command]
+        self._children = [_Child(p, [python, "-m", "fay_ros.cli", *p.args]) for p in processes]
         self._children += [_Child(s, self.command(s)) for s in specs]
         self._env = dict(env if env is not None else os.environ)
         self._log = log
