@@ -77,6 +77,13 @@ class WhisperRecognizer:
         self._chunks: list[np.ndarray] = []
         self._buffered = 0
         self._next_partial = self.partial_interval
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Decode one second of faint noise once, so the first real utterance does not pay
+        CTranslate2's first-call cost (seconds on a small CPU) in the person's wait."""
+        noise = np.random.default_rng(0).normal(0.0, 30.0, ASR_RATE).astype(np.int16)
+        self.transcribe(noise)
 
     # -- Recognizer interface -------------------------------------------------------------
     def start(self) -> None:
