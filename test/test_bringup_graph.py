@@ -39,11 +39,13 @@ def test_launch_arguments_override_the_yaml(tmp_path):
     wav = tmp_path / "q.wav"
     wav.write_bytes(b"")
     nodes = {n.name: n for n in graph.companion_nodes({
-        "llm_base_url": "http://10.0.0.5:8000/v1", "llm_model": "qwen", "asr_backend": "vosk",
+        "llm_base_url": "http://10.0.0.5:8000/v1", "llm_model": "qwen", "llm_api_key_env": "DEEPSEEK_KEY",
+        "asr_backend": "vosk",
         "asr_model": "/models/vosk-small-en", "asr_language": "en", "audio_source": str(wav)})}
     assert nodes["dialogue"].parameters["base_url"] == "http://10.0.0.5:8000/v1"
     assert nodes["dialogue"].parameters["model"] == "qwen"
     assert nodes["memory"].parameters["llm_base_url"] == "http://10.0.0.5:8000/v1"
+    assert nodes["dialogue"].parameters["api_key_env"] == nodes["memory"].parameters["llm_api_key_env"] == "DEEPSEEK_KEY"
     assert {k: nodes["asr"].parameters[k] for k in ("backend", "model", "language")} == {
         "backend": "vosk", "model": "/models/vosk-small-en", "language": "en"}
     assert nodes["mic"].parameters["source"] == str(wav)

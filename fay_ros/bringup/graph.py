@@ -32,6 +32,7 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "asr_language": ("auto", "recognition language: en, zh or auto"),
     "llm_base_url": ("", "OpenAI-compatible endpoint ('' = start and use the embedded offline model on loopback)"),
     "llm_model": ("", "model name at that endpoint ('' = the endpoint's default / embedded model)"),
+    "llm_api_key_env": ("", "NAME of the environment variable holding that endpoint's API key (never the key)"),
     "use_web": ("true", "serve the web face (http, loopback) "),
     "use_rosbridge": ("true", "start the rosbridge websocket endpoint on :9090 for the web face"),
     "demo": ("false", "also run the scripted demo talker"),
@@ -196,11 +197,15 @@ def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -
         params["base_url"] = llm_url
         if options["llm_model"]:
             params["model"] = options["llm_model"]
+        if options["llm_api_key_env"]:
+            params["api_key_env"] = options["llm_api_key_env"]
     elif name == "memory" and options["llm_base_url"]:
         # Reflection uses the same endpoint; the tiny embedded model is not asked to reflect.
         params.setdefault("llm_base_url", options["llm_base_url"])
         if options["llm_model"]:
             params.setdefault("llm_model", options["llm_model"])
+        if options["llm_api_key_env"]:
+            params["llm_api_key_env"] = options["llm_api_key_env"]
 
 
 def companion_processes(raw_options: dict[str, Any] | None = None) -> list[ProcessSpec]:
