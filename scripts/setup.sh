@@ -68,7 +68,7 @@ else
       *) plain+=(-r "$r") ;;
     esac
   done
-  echo "    pip install ${#plain[@]} requirement file(s) (first run: a few minutes)"
+  echo "    pip install $(( ${#plain[@]} / 2 )) requirement file(s) in one resolve (first run: a few minutes)"
   "$VENV/bin/pip" install -q "${plain[@]}" 2> >(grep -v "is ignored: it is neither" >&2) || fail "pip install ${plain[*]}"
   for r in "${hashed[@]}"; do
     echo "    pip install (hash-checked, no deps) $(basename "$r")"
