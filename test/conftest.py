@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from harness import NodeProcess, RosProbe, ros_environment
+from manual_clock import Clock
 
 # Isolate before anything imports rclpy: own domain, localhost discovery, own log dir.
 ros_environment()
@@ -36,6 +37,12 @@ def ros():
     probe = RosProbe()
     yield probe
     probe.close()
+
+
+@pytest.fixture
+def clock():
+    """A clock the test moves by hand (set `clock.t`), for time-dependent cores."""
+    return Clock()
 
 
 @pytest.hookimpl(hookwrapper=True)

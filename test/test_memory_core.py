@@ -18,17 +18,6 @@ from fay_ros.memory.retrieval import OwnerIndex, Weights, naive_scores
 from fay_ros.memory.store import MemoryStore
 
 
-class Clock:
-    def __init__(self, t: float = 1_800_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture

@@ -15,17 +15,6 @@ from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
 from fay_ros.memory.policy import RememberRequest
 
 
-class Clock:
-    def __init__(self, t: float = 1_800_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 def make(tmp_path, clock, llm=None, **settings):

@@ -1,0 +1,10 @@
+"""A hand-driven clock for tests of time-dependent cores (recency, expiry, profile intervals)."""
+from __future__ import annotations
+
+
+class Clock:
+    def __init__(self, t: float = 1_800_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
