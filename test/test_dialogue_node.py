@@ -151,6 +151,7 @@ def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     with memory.lock:
         assert [(r.owner, r.content, r.user_confirmed) for r in memory.stored] == [
             ("alice", "Alice's favourite colour is green", True)]
+        assert memory.stored[0].node_type == "observation" and "kind:fact" in memory.stored[0].tags
         assert memory.recalls and all(r.owner == "alice" and not r.include_candidates for r in memory.recalls)
     judge_prompt = llm.requests[0]["messages"][0]["content"]
     assert "Mochi" in judge_prompt, "confirmed memories from memory/recall feed the prompt"

@@ -191,8 +191,11 @@ async def _memory_remember(args: dict[str, Any], ctx: ToolContext) -> str:
     content = str(args.get("content") or "").strip()
     if not content:
         raise ToolError("memory_remember needs 'content'")
+    # A fact about the person (an observation tagged kind:fact), not a raw conversation record:
+    # the memory policy supersedes it by owner + kind + key when the fact changes.
     result = await ctx.memory.remember(
-        ctx.owner, content, node_type="conversation", key=str(args.get("key") or ""),
+        ctx.owner, content, node_type="observation", tags=("kind:fact", "source:fay_dialogue"),
+        key=str(args.get("key") or ""),
         # the user asked in words ("记住…") only if the model says so AND the words are there
         user_confirmed=bool(args.get("user_asked")) and _asked_to_remember(ctx.question),
         source_session=ctx.conversation_id, source_turn=ctx.turn)
