@@ -31,6 +31,7 @@ import re
 import time
 import uuid
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -254,17 +255,10 @@ class DialogueEngine:
         parser = JudgeStreamParser()
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
-        trace.llm_request_at = trace.llm_request_at or time.monotonic()
-        async with contextlib.aclosing(self.small.stream(messages, response_format=self._judge_format(),
-                                                         max_tokens=self.settings.max_tokens,
-                                                         temperature=self.settings.temperature,
-                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
-            async for event in events:
-                if event.done or not event.content:
-                    continue
-                if not trace.first_token_at:
-                    trace.first_token_at = event.received_at
-                for sentence in splitter.feed(parser.feed(stripper.feed(event.content))):
+        async with contextlib.aclosing(self._spoken_tokens(messages, trace,
+                                                           response_format=self._judge_format())) as tokens:
+            async for content in tokens:
+                for sentence in splitter.feed(parser.feed(stripper.feed(content))):
                     reply.say(sentence, "llm")
         for sentence in splitter.feed(parser.feed(stripper.flush())):
             reply.say(sentence, "llm")
@@ -386,19 +380,28 @@ class DialogueEngine:
                     {"role": "user", "content": ctx.question}]
         await self._stream_spoken(reply, messages, trace)
 
-    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace) -> None:
-        stripper = ThinkStripper()
-        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+    async def _spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
+                             **options: Any) -> AsyncIterator[str]:
+        """Content chunks of one streamed answer of the small model; stamps the turn's LLM
+        request and first-token times (the time to first token on /diagnostics)."""
         trace.llm_request_at = trace.llm_request_at or time.monotonic()
         async with contextlib.aclosing(self.small.stream(messages, max_tokens=self.settings.max_tokens,
                                                          temperature=self.settings.temperature,
-                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
+                                                         frequency_penalty=self.settings.frequency_penalty,
+                                                         **options)) as events:
             async for event in events:
                 if event.done or not event.content:
                     continue
                 if not trace.first_token_at:
                     trace.first_token_at = event.received_at
-                for sentence in splitter.feed(stripper.feed(event.content)):
+                yield event.content
+
+    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace) -> None:
+        stripper = ThinkStripper()
+        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        async with contextlib.aclosing(self._spoken_tokens(messages, trace)) as tokens:
+            async for content in tokens:
+                for sentence in splitter.feed(stripper.feed(content)):
                     reply.say(sentence, "llm")
         for sentence in splitter.feed(stripper.flush()):
             reply.say(sentence, "llm")
