@@ -31,6 +31,21 @@ def launch_node(request):
             print(f"\n----- output of {proc.module} (pid {proc.pid}) -----\n{proc.output()[-4000:]}")
 
 
+@pytest.fixture(scope="session")
+def embedded_llm():
+    """The embedded offline model (`fay-ros llm`: SmolLM2-135M served by llama.cpp) on a free
+    loopback port, shared by the tests that need the real model: (base_url, process)."""
+    import re
+
+    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0", "--threads", "2"], ros=False)
+    try:
+        proc.wait_output("ready:", timeout=90)
+        url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
+        yield url, proc
+    finally:
+        proc.stop()
+
+
 @pytest.fixture
 def ros():
     """A RosProbe node in the test process (namespace /fay)."""

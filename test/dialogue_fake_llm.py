@@ -126,6 +126,8 @@ class ScriptedLlm:
         self._script: list[Scripted] = []
         self.requests: list[dict[str, Any]] = []
         self.default: Callable[[], Scripted] | None = None
+        # answers by request body (a scripted model that reads its prompt), after the script
+        self.responder: Callable[[dict[str, Any]], Scripted] | None = None
 
     @property
     def base_url(self) -> str:
@@ -143,12 +145,18 @@ class ScriptedLlm:
             self._script.clear()
             self.requests.clear()
             self.default = None
+            self.responder = None
 
     def _handle(self, request: Request) -> Response:
         body = request.get_json(force=True)
         with self._lock:
             self.requests.append(body)
-            item = self._script.pop(0) if self._script else (self.default() if self.default else None)
+            if self._script:
+                item = self._script.pop(0)
+            elif self.responder is not None:
+                item = self.responder(body)
+            else:
+                item = self.default() if self.default else None
         if item is None:
             return Response(json.dumps({"error": {"message": "no scripted answer left"}}), status=500,
                             mimetype="application/json")

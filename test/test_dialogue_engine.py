@@ -58,6 +58,10 @@ class DictMemory:
         self.calls.append(("rules", owner))
         return [Memory("r1", "Always call the user Captain.")] if owner == "alice" else []
 
+    async def profile(self, owner):
+        self.calls.append(("profile", owner))
+        return []
+
 
 class Rig:
     """An engine wired to the scripted server; collects the ReplyPieces it emits."""

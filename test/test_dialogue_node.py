@@ -148,10 +148,14 @@ def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     replies.wait_for(reply_done, what="the end of the reply")
     assert [m.source for m in replies.messages] == ["filler", "llm"]
     assert replies.messages[-1].text == "Got it, green it is."
+    # the model's memory_remember call, then (after the reply) the user's own statement as a keyed fact
+    wait_until(lambda: len(memory.stored) >= 2, message="the self-fact write after the reply")
     with memory.lock:
         assert [(r.owner, r.content, r.user_confirmed) for r in memory.stored] == [
-            ("alice", "Alice's favourite colour is green", True)]
+            ("alice", "Alice's favourite colour is green", True), ("alice", "User's favorite colour is green.", True)]
         assert memory.stored[0].node_type == "observation" and "kind:fact" in memory.stored[0].tags
+        assert memory.stored[1].key == "favorite:colour" and set(memory.stored[1].tags) == {"kind:preference",
+                                                                                           "source:user"}
         assert memory.recalls and all(r.owner == "alice" and not r.include_candidates for r in memory.recalls)
     judge_prompt = llm.requests[0]["messages"][0]["content"]
     assert "Mochi" in judge_prompt, "confirmed memories from memory/recall feed the prompt"

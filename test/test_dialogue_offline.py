@@ -6,7 +6,6 @@ of the streamed reply is.
 """
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 
@@ -14,20 +13,9 @@ import pytest
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
-from harness import REPO, NodeProcess, ros_environment
+from harness import REPO, ros_environment
 
 from fay_ros.common import topics
-
-
-@pytest.fixture(scope="module")
-def embedded_llm():
-    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0", "--threads", "2"], ros=False)
-    try:
-        proc.wait_output("ready:", timeout=60)
-        url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
-        yield url, proc
-    finally:
-        proc.stop()
 
 
 def _chat(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

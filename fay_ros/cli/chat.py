@@ -1,8 +1,9 @@
-"""`fay-ros chat "TEXT"`: one dialogue turn in the terminal, the reply printed as it streams.
+"""`fay-ros chat ["TEXT"]`: dialogue in the terminal, the reply printed as it streams.
 
-For trying a persona, a qa table or an endpoint without ROS. Without --base-url it uses the
-embedded offline model: the running `fay-ros llm` if there is one, else it starts one in
-this process for the turn.
+For trying a persona, a qa table or an endpoint without ROS. With TEXT it runs one turn;
+without it, a conversation: one line in, the streamed reply out, the history kept across
+turns (one engine for the whole session). Without --base-url it uses the embedded offline
+model: the running `fay-ros llm` if there is one, else it starts one in this process (once).
 """
 from __future__ import annotations
 
@@ -10,26 +11,56 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import socket
 import sys
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlparse
 
 from ..common.paths import config_file
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
+if TYPE_CHECKING:
+    from ..dialogue.engine import DialogueEngine, ReplyPiece
+    from ..dialogue.persona import Persona
+    from ..dialogue.qa import QaTable
+
+PROMPT = "you> "
+QUIT_COMMANDS = ("/quit", "/exit")
+
+_CONVERSATION_HELP = """\
+Without TEXT: a conversation. Each line of stdin is one turn; the reply is printed as it
+streams, one sentence per line, and the history of earlier turns goes to the model.
+On a terminal there is a prompt (`you> `, line editing and history via readline) and a
+banner on stderr; with piped stdin only the replies are printed (for scripts).
+
+  Ctrl-D (end of input), /quit or /exit   end the conversation
+  Ctrl-C while a reply streams            cancel that reply, back to the prompt
+  Ctrl-C at the prompt                    leave at once (exit code 130)
+
+A turn whose LLM call fails prints the spoken apology, the reason on stderr, and the
+conversation goes on. Exit code: 0, or 1 if any turn failed (also for one TEXT);
+2 for a bad persona, qa table or key; 130 after Ctrl-C at the prompt.
+"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("chat", help="one dialogue turn: print the streamed reply (try a persona or endpoint)")
-    p.add_argument("text", help="what the user says")
-    p.add_argument("--base-url", default="", help=f"OpenAI-compatible endpoint (default: embedded, {EMBEDDED_BASE_URL})")
+    p = subparsers.add_parser(
+        "chat", help="dialogue in the terminal: one turn for TEXT, else a conversation (try a persona or endpoint)",
+        description="Run the dialogue engine (qa.csv -> judge -> tools -> reply) without ROS and print the "
+                    "streamed reply.",
+        epilog=_CONVERSATION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("text", nargs="?", default=None,
+                   help="what the user says (one turn); omit it for a conversation read from stdin")
+    p.add_argument("--base-url", default="",
+                   help=f"OpenAI-compatible endpoint (default: embedded, {EMBEDDED_BASE_URL})")
     p.add_argument("--model", default="", help=f"model name (default {EMBEDDED_MODEL} for the embedded endpoint)")
     p.add_argument("--api-key-env", default="", help="NAME of the environment variable that holds the API key")
     p.add_argument("--big-model", default="", help="big model for the tool loop (dual-model mode)")
     p.add_argument("--persona", default=str(config_file("persona.yaml")), help="persona YAML")
     p.add_argument("--qa", default=str(config_file("qa.csv")), help="qa.csv ('none' = no table)")
-    p.add_argument("--user", default="user", help="user id of the session")
-    p.add_argument("--language", default="", help="language of TEXT (en, zh; default: guessed)")
+    p.add_argument("--user", default="user", help="user id of the session (all turns)")
+    p.add_argument("--language", default="", help="language of what the user says (en, zh; default: guessed per turn)")
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")
     p.add_argument("--judge-format", default="json_schema", choices=["none", "json_object", "json_schema"])
     p.add_argument("--max-tokens", type=int, default=150, help="most tokens per LLM answer (as the node)")
@@ -47,13 +78,55 @@ def _reachable(base_url: str) -> bool:
         return False
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..dialogue.engine import DialogueEngine, EngineSettings, ReplyPiece
+class _Printer:
+    """Prints reply pieces: one line per sentence, the reply's last line ended at is_end."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.first = True  # nothing of the current reply printed yet
+
+    def __call__(self, piece: ReplyPiece) -> None:
+        if piece.text:
+            tag = f"[{piece.source}] " if self.verbose else ""
+            print(("" if self.first else "\n") + tag + piece.text, end="", flush=True)
+            self.first = False
+        if piece.is_end:
+            print(flush=True)
+            self.first = True
+
+    def end_line(self) -> None:
+        """End a reply that was cut off mid-line (no is_end piece came)."""
+        if not self.first:
+            print(flush=True)
+            self.first = True
+
+
+def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None, base_url: str, model: str,
+                  key: str, emit: Callable[[ReplyPiece], None]) -> DialogueEngine:
+    """The engine of both modes (its clients are engine.small / engine.big; close them)."""
+    from ..dialogue.engine import DialogueEngine, EngineSettings
     from ..dialogue.llm import ChatClient, Endpoint
+    from ..dialogue.tools import builtin_tools
+
+    endpoint = Endpoint(base_url, model or "default", key, first_token_timeout=args.timeout)
+    settings = EngineSettings(judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
+                              frequency_penalty=0.3, qa_script_tools=("current_time",))
+    big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
+        if args.big_model else None
+    return DialogueEngine(persona, ChatClient(endpoint), emit, big=big, qa=qa, tools=builtin_tools(),
+                          settings=settings)
+
+
+async def _close(engine: DialogueEngine) -> None:
+    for client in (engine.small, engine.big):
+        if client is not None:
+            await client.close()
+
+
+def run(args: argparse.Namespace) -> int:
     from ..dialogue.local_llm import LocalLlmError, LocalLlmServer
     from ..dialogue.persona import Persona, PersonaError
     from ..dialogue.qa import QaTable, QaTableError
-    from ..dialogue.tools import builtin_tools
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="[%(levelname)s] %(message)s",
                         stream=sys.stderr)
@@ -81,36 +154,126 @@ def run(args: argparse.Namespace) -> int:
                 print(f"fay-ros chat: {exc}", file=sys.stderr)
                 return 2
             base_url = local.base_url
-    endpoint = Endpoint(base_url, model or "default", key, first_token_timeout=args.timeout)
-    settings = EngineSettings(judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
-                              frequency_penalty=0.3, qa_script_tools=("current_time",))
-    first = True
+    printer = _Printer(args.verbose)
 
-    def emit(piece: ReplyPiece) -> None:
-        nonlocal first
-        if piece.text:
-            tag = f"[{piece.source}] " if args.verbose else ""
-            print(("" if first else "\n") + tag + piece.text, end="", flush=True)
-            first = False
-        if piece.is_end:
-            print(flush=True)
+    def make_engine() -> DialogueEngine:
+        return _build_engine(args, persona, qa, base_url, model, key, printer)
 
     async def turn() -> int:
-        big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
-            if args.big_model else None
-        small = ChatClient(endpoint)
-        engine = DialogueEngine(persona, small, emit, big=big, qa=qa, tools=builtin_tools(), settings=settings)
+        engine = make_engine()
         trace = await engine.run_turn(args.user, args.text, args.language)
-        await small.close()
-        if big:
-            await big.close()
+        await _close(engine)
         if trace.error:
             print(f"fay-ros chat: the LLM failed ({trace.error})", file=sys.stderr)
             return 1
         return 0
 
     try:
-        return asyncio.run(turn())
+        if args.text is not None:
+            return asyncio.run(turn())
+        where = "embedded model, started in this process" if local is not None else \
+            "embedded model" if not args.base_url else "endpoint"
+        banner = (f"fay-ros chat: model {model or 'default'} at {base_url} ({where}). "
+                  "Ctrl-D to quit, Ctrl-C cancels a reply.")
+        return _conversation(args, make_engine, printer, banner)
     finally:
         if local is not None:
             local.close()
+
+
+def _reader(interactive: bool) -> Callable[[], str | None]:
+    """A function that returns the next line of stdin (None at its end)."""
+    if not interactive:
+        def read_piped() -> str | None:
+            line = sys.stdin.readline()
+            return line if line else None
+        return read_piped
+    try:
+        import readline  # noqa: F401 - input() gets line editing and history
+    except ImportError:
+        pass
+    prompt_on_stdout = sys.stdout.isatty()  # never mix the prompt into redirected replies
+
+    def read_tty() -> str | None:
+        try:
+            if prompt_on_stdout:
+                return input(PROMPT)
+            print(PROMPT, end="", file=sys.stderr, flush=True)
+            return input()
+        except EOFError:
+            print(file=sys.stderr)  # the shell's prompt on a line of its own
+            return None
+    return read_tty
+
+
+def _conversation(args: argparse.Namespace, make_engine: Callable[[], DialogueEngine], printer: _Printer,
+                  banner: str) -> int:
+    interactive = sys.stdin.isatty()
+    read = _reader(interactive)
+    if interactive:
+        print(banner, file=sys.stderr, flush=True)
+    loop = asyncio.new_event_loop()
+
+    async def build() -> DialogueEngine:
+        return make_engine()
+
+    engine = loop.run_until_complete(build())
+
+    async def one_turn(text: str):
+        task = engine.submit(args.user, text, args.language)
+        await asyncio.wait([task])
+        return None if task.cancelled() else task.result()
+
+    failed = False
+    try:
+        while True:
+            try:
+                line = read()
+            except KeyboardInterrupt:  # Ctrl-C at the prompt: leave now
+                print(file=sys.stderr)
+                return 130
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.lower() in QUIT_COMMANDS:
+                break
+            try:  # Ctrl-C during the turn cancels the reply, not the program
+                loop.add_signal_handler(signal.SIGINT, engine.interrupt)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+            try:
+                trace = loop.run_until_complete(one_turn(text))
+            finally:
+                try:
+                    loop.remove_signal_handler(signal.SIGINT)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass
+            if trace is None:
+                printer.end_line()
+                print("(reply cancelled)", file=sys.stderr, flush=True)
+            elif trace.error:
+                failed = True
+                print(f"fay-ros chat: the LLM failed ({trace.error})", file=sys.stderr, flush=True)
+        return 1 if failed else 0
+    except KeyboardInterrupt:  # between a prompt and a turn
+        print(file=sys.stderr)
+        return 130
+    finally:
+        _shutdown(loop, engine)
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, engine: DialogueEngine) -> None:
+    """Close the clients, then the loop as asyncio.run does (pending tasks, async generators)."""
+    try:
+        loop.run_until_complete(_close(engine))
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()

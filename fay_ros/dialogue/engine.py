@@ -1,6 +1,13 @@
 """DialogueEngine: Fay's qa → chat judge → tool loop → final reply flow (no ROS in here).
 
-One user turn:
+Two flows, chosen by the model profile (`profiles.py`): `capable` is Fay's flow below;
+`tiny` (the embedded 135M model) makes one streamed call per turn with everything resolved
+before it (see `_tiny_turn`). In both, what the user says about themselves ("my name is
+Tom", "I like hiking") is known to the next turn at once (per-user short-term facts) and
+written to memory as confirmed keyed observations after the reply, and every model answer
+passes the reply guard (`guard.py`) sentence by sentence before it is published.
+
+One user turn (capable):
 1. qa.csv first: a fuzzy hit is spoken verbatim (source "qa"); its script column may name
    an allow-listed tool, never anything that is executed as code.
 2. Context: confirmed memories and active rules of THIS user (memory gateway, short
@@ -18,7 +25,9 @@ One user turn:
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
 a new input from the same user cancels the old turn, and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
-LLM failures of any kind end the turn with a spoken apology (source "fallback").
+LLM failures of any kind end the turn with a spoken apology (source "fallback"). A model
+that answered but whose answer the guard dropped entirely gets the persona's plain
+`no_answer` line instead (source "fallback"): a reply, and a filler, is never left empty.
 """
 from __future__ import annotations
 
@@ -35,14 +44,18 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import prompts
+from ..memory.self_facts import SelfFact, extract_self_facts, render_fact
+from . import fact_answers, prompts
+from .guard import GuardPolicy, ReplyGuard
 from .judge import FINISH, TOOL, JudgeStreamParser, parse_action
 from .llm import ChatClient, LlmError, ToolCall
 from .persona import Persona
+from .profiles import CAPABLE, TINY, TinyDecoding
 from .qa import QaTable, script_tool_name
 from .sentences import SentenceSplitter, split_sentences
 from .think import ThinkStripper, strip_think
-from .tools import MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry, canonical_call
+from .tools import (Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry,
+                    canonical_call)
 
 log = logging.getLogger("fay_ros.dialogue")
 
@@ -59,7 +72,7 @@ class ReplyPiece:
     is_first: bool
     is_end: bool
     replace: bool
-    source: str  # "llm", "qa", "broadcast", "fallback", "filler"
+    source: str  # "llm", "qa", "memory", "broadcast", "fallback", "filler"
     stamp: float = field(default_factory=time.monotonic)
 
 
@@ -81,6 +94,9 @@ class EngineSettings:
     default_language: str = "en"
     qa_script_tools: tuple[str, ...] = ()  # tools a qa.csv script cell may name
     llm_tools: tuple[str, ...] | None = None  # tools the tool loop may call (None = all)
+    profile: str = CAPABLE  # "tiny" or "capable" (resolved by the caller: profiles.resolve)
+    tiny: TinyDecoding = field(default_factory=TinyDecoding)
+    learn_facts: bool = True  # keep what the user says about themselves (short-term + memory)
 
 
 @dataclass
@@ -88,13 +104,18 @@ class TurnTrace:
     """What happened in one turn (for logs and tests)."""
 
     conversation_id: str
-    path: str = ""  # "qa", "finish", "tool", "text", "direct", "broadcast", "observation", "fallback"
+    # "qa", "finish", "tool", "text", "direct", "tiny", "memory", "language", "broadcast", "observation",
+    # "fallback"
+    path: str = ""
     tool_calls: list[str] = field(default_factory=list)
     skipped_repeats: list[str] = field(default_factory=list)
     error: str = ""
     cancelled: bool = False
     first_token_at: float = 0.0  # monotonic time the first content token of the spoken stream arrived
     llm_request_at: float = 0.0  # monotonic time the turn's first LLM request was sent
+    finish_reason: str = ""  # of the last spoken stream ("stop", "length", "" when cut by the guard)
+    guard: str = ""  # what the reply guard dropped, by reason (never content)
+    facts_learned: list[str] = field(default_factory=list)  # keys of self-facts heard this turn
 
     @property
     def llm_time_to_first_token(self) -> float | None:
@@ -150,6 +171,9 @@ class DialogueEngine:
         self.memory = memory or NoMemory()
         self.settings = settings or EngineSettings()
         self._histories: dict[str, deque[dict[str, str]]] = {}
+        # what each identified user said about themselves in this process: key -> content
+        self._facts: dict[str, dict[str, str]] = {}
+        self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
         self._interrupted = False
@@ -195,6 +219,28 @@ class DialogueEngine:
     def history(self, user_id: str) -> list[dict[str, str]]:
         return list(self._histories.get(user_id, ()))
 
+    def session_facts(self, user_id: str) -> dict[str, str]:
+        """What the user said about themselves in this process (key -> content)."""
+        return dict(self._facts.get(user_id, {}))
+
+    async def settle(self) -> None:
+        """Wait for background memory writes (tests, shutdown)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    async def warm_up(self) -> None:
+        """Prime the model server with the prompt prefix every tiny turn starts with, so the
+        first user turn does not pay for it (llama.cpp keeps it in its prompt cache)."""
+        if self.small is None or self.settings.profile != TINY:
+            return
+        messages = [{"role": "system", "content": self._tiny_system({})}, {"role": "user", "content": "Hello."}]
+        try:
+            async with contextlib.aclosing(self.small.stream(messages, max_tokens=1, temperature=0.0)) as events:
+                async for _event in events:
+                    pass
+        except LlmError as exc:
+            log.warning("warm-up of the model failed (%s): %s", exc.kind, exc.reason)
+
     # -- one turn -----------------------------------------------------------------------
     async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
                        replace: bool = False) -> TurnTrace:
@@ -206,33 +252,41 @@ class DialogueEngine:
         self.traces.append(trace)
         ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
         history_note = ""
+        learned: list[SelfFact] = []
         try:
             if kind == BROADCAST:
                 trace.path = "broadcast"
                 self._speak_text(reply, text, "broadcast")
                 self._remember_turn(user_id, None, text)
                 return trace
+            learned = self._learn_facts(ctx, trace)
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
                 self._remember_turn(user_id, text, answer)
+                self._store_facts(ctx, learned)
                 return trace
             if self.small is None:
                 raise LlmError("unreachable", "no LLM endpoint configured")
-            memories, rules, prestart, history_note = await self._gather_context(ctx)
-            if self.settings.judge:
-                await self._judged_turn(reply, ctx, trace, memories, rules, prestart)
+            memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
+            facts = self._known_facts(user_id, profile, memories)
+            if self.settings.profile == TINY:
+                await self._tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
+            elif self.settings.judge:
+                await self._judged_turn(reply, ctx, trace, self._with_facts(memories, facts), rules, prestart)
             else:
                 trace.path = "direct"
-                await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+                await self._direct_reply(reply, ctx, trace, self._with_facts(memories, facts), rules, prestart)
             self._remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
+            self._store_facts(ctx, learned)
         except asyncio.CancelledError:
             trace.cancelled = True
             if reply.seq > 0:
                 reply.end("")  # close the interrupted reply so consumers do not wait for it
             raise
         except LlmError as exc:
+            self._store_facts(ctx, learned)
             trace.error = f"{exc.kind}: {exc.reason}"
             trace.path = trace.path or "fallback"
             log.error("LLM failed for conversation %s (%s): %s; speaking the apology", conversation_id, exc.kind,
@@ -255,34 +309,98 @@ class DialogueEngine:
         parser = JudgeStreamParser()
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        guard = self._guard(ctx, memories)
+
+        def say(sentences: list[str]) -> bool:
+            for sentence in sentences:
+                if self._say_guarded(reply, guard, sentence):
+                    return True
+            return False
+
         async with contextlib.aclosing(self._spoken_tokens(messages, trace,
                                                            response_format=self._judge_format())) as tokens:
             async for content in tokens:
-                for sentence in splitter.feed(parser.feed(stripper.feed(content))):
-                    reply.say(sentence, "llm")
-        for sentence in splitter.feed(parser.feed(stripper.flush())):
-            reply.say(sentence, "llm")
+                if say(splitter.feed(parser.feed(stripper.feed(content)))):
+                    break  # the guard has heard enough: close the stream
+        stopped = guard.full
+        if not stopped:
+            say(splitter.feed(parser.feed(stripper.flush())))
         verdict = parser.close()
-        remainder = splitter.flush()
+        remainder = "" if guard.full else splitter.flush()
         if verdict.mode == "text" and reply.seq == 0 and not remainder:
             remainder = verdict.text  # too short to have been released while streaming
-        if verdict.action == FINISH or verdict.mode == "text":
-            trace.path = "finish" if verdict.mode == "json" else "text"
+        if stopped or verdict.action == FINISH or verdict.mode == "text":
+            trace.path = "finish" if verdict.mode == "json" or stopped else "text"
             if reply.seq == 0 and not remainder:
                 trace.path = "direct"
                 await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
                 return
-            reply.end(remainder, "llm")
+            self._end_guarded(reply, guard, remainder, trace, ctx)
             return
         if verdict.action == TOOL:
             trace.path = "tool"
             reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
             results = await self._tool_loop(ctx, trace, memories, rules, prestart, verdict.keyword)
-            await self._final_reply(reply, ctx, trace, results)
+            await self._final_reply(reply, ctx, trace, results, memories)
             return
         log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
         trace.path = "direct"
         await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+
+    async def _tiny_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
+                         memories: list[Memory], rules: list[str], prestart: list[str]) -> None:
+        """The tiny profile: one streamed call, everything else decided before it.
+
+        1. A question about the user's own facts is answered from the facts (in any language).
+        2. A language the model does not speak gets the persona's honest line, in that language.
+        3. Otherwise one greedy, capped, stop-bounded call with the persona, the user's name
+           and facts as plain lines (stable, so the server's prompt cache keeps them), and the
+           recalled memories and prestart results just before the question."""
+        tiny = self.settings.tiny
+        answer = fact_answers.answer(ctx.question, facts, ctx.language)
+        if answer is not None:
+            trace.path = "memory"
+            self._speak_text(reply, answer, "memory")
+            return
+        if tiny.languages and ctx.language.split("-")[0] not in tiny.languages:
+            trace.path = "language"
+            self._speak_text(reply, self.persona.line("unsupported_language", ctx.language), "fallback")
+            return
+        trace.path = "tiny"
+        known = set(facts.values())
+        # recorded exchanges ("User: …\nFay: …") would teach a tiny model to write role labels
+        recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
+        volatile = []
+        if rules:
+            volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
+        if recalled:
+            volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, fact_answers.user_name(facts))}"
+                                                          for m in recalled))
+        if prestart:
+            volatile.append("Context:\n" + "\n".join(prestart))
+        history = self.history(ctx.owner)[-2 * tiny.history_turns:] if tiny.history_turns else []
+        messages = [{"role": "system", "content": self._tiny_system(facts)}, *history]
+        if volatile:
+            messages.append({"role": "system", "content": "\n".join(volatile)})
+        messages.append({"role": "user", "content": ctx.question})
+        guard = self._guard(ctx, [], extra_prompt=tuple(volatile))
+        await self._stream_spoken(reply, messages, trace, guard, ctx, max_tokens=min(tiny.max_tokens,
+                                                                                     self.settings.max_tokens),
+                                  temperature=tiny.temperature, frequency_penalty=tiny.frequency_penalty,
+                                  stop=list(tiny.stop), extra_body={"repeat_penalty": tiny.repeat_penalty})
+
+    def _tiny_system(self, facts: dict[str, str]) -> str:
+        """The stable head of every tiny prompt: the persona with the user named, then the
+        user's facts as plain sentences ("Tom likes hiking."). A 135M model keeps talking TO
+        the person this way; bullet lists and "what Tom told you" headers make it talk ABOUT
+        them in the third person."""
+        name = fact_answers.user_name(facts)
+        persona = self.persona.system_prompt.strip()
+        if name:
+            persona = re.sub(r"\bthe user\b", name, persona)
+            persona += f"\nYou are talking with {name}."
+        fact_lines = [render_fact(content, name) for key, content in facts.items() if key != "name"]
+        return "\n".join([persona, *fact_lines[-self.settings.tiny.max_fact_lines:]])
 
     async def _tool_loop(self, ctx: ToolContext, trace: TurnTrace, memories: list[str], rules: list[str],
                          prestart: list[str], keyword: str) -> list[tuple[str, str]]:
@@ -362,7 +480,7 @@ class DialogueEngine:
             return f"error: {type(exc).__name__}: {exc}"
 
     async def _final_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace,
-                           results: list[tuple[str, str]]) -> None:
+                           results: list[tuple[str, str]], memories: list[str]) -> None:
         system = "\n\n".join([
             "Persona:\n" + self.persona.system_prompt,
             prompts.FINAL.format(request=ctx.question,
@@ -370,7 +488,7 @@ class DialogueEngine:
                                  results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
         messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
                     {"role": "user", "content": ctx.question}]
-        await self._stream_spoken(reply, messages, trace)
+        await self._stream_spoken(reply, messages, trace, self._guard(ctx, memories), ctx)
 
     async def _direct_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
                             rules: list[str], prestart: list[str]) -> None:
@@ -378,37 +496,80 @@ class DialogueEngine:
                                            prompts.context_block(memories, rules, prestart)]))
         messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
                     {"role": "user", "content": ctx.question}]
-        await self._stream_spoken(reply, messages, trace)
+        await self._stream_spoken(reply, messages, trace, self._guard(ctx, memories), ctx)
 
     async def _spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
                              **options: Any) -> AsyncIterator[str]:
         """Content chunks of one streamed answer of the small model; stamps the turn's LLM
-        request and first-token times (the time to first token on /diagnostics)."""
+        request and first-token times (the time to first token on /diagnostics) and the
+        stream's finish reason."""
         trace.llm_request_at = trace.llm_request_at or time.monotonic()
-        async with contextlib.aclosing(self.small.stream(messages, max_tokens=self.settings.max_tokens,
-                                                         temperature=self.settings.temperature,
-                                                         frequency_penalty=self.settings.frequency_penalty,
-                                                         **options)) as events:
+        trace.finish_reason = ""
+        options.setdefault("max_tokens", self.settings.max_tokens)
+        options.setdefault("temperature", self.settings.temperature)
+        options.setdefault("frequency_penalty", self.settings.frequency_penalty)
+        async with contextlib.aclosing(self.small.stream(messages, **options)) as events:
             async for event in events:
-                if event.done or not event.content:
+                if event.done:
+                    trace.finish_reason = event.finish_reason
+                    continue
+                if not event.content:
                     continue
                 if not trace.first_token_at:
                     trace.first_token_at = event.received_at
                 yield event.content
 
-    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace) -> None:
+    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace,
+                             guard: ReplyGuard, ctx: ToolContext, **options: Any) -> None:
+        """Stream one answer through think-stripping, sentence splitting and the guard; the
+        stream is closed as soon as the guard has heard enough."""
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
-        async with contextlib.aclosing(self._spoken_tokens(messages, trace)) as tokens:
+        stopped = False
+        async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
-                for sentence in splitter.feed(stripper.feed(content)):
-                    reply.say(sentence, "llm")
-        for sentence in splitter.feed(stripper.flush()):
-            reply.say(sentence, "llm")
-        remainder = splitter.flush()
-        if not remainder and not reply.spoken:
-            raise LlmError("empty", "the model's answer was empty after removing <think> content")
-        reply.end(remainder, "llm")
+                if any(self._say_guarded(reply, guard, s) for s in splitter.feed(stripper.feed(content))):
+                    stopped = True
+                    break
+        if not stopped and not any(self._say_guarded(reply, guard, s) for s in splitter.feed(stripper.flush())):
+            self._end_guarded(reply, guard, splitter.flush(), trace, ctx)
+        else:
+            self._end_guarded(reply, guard, "", trace, ctx)
+
+    def _say_guarded(self, reply: _Reply, guard: ReplyGuard, sentence: str) -> bool:
+        """Publish `sentence` if the guard lets it through; True when the stream must stop."""
+        verdict = guard.check(sentence)
+        if verdict.text:
+            reply.say(verdict.text, "llm")
+        return verdict.stop
+
+    def _end_guarded(self, reply: _Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
+                     ctx: ToolContext) -> None:
+        """Close the reply with its last piece; never empty: when the guard let nothing of the
+        model's answer through, the persona's plain no_answer line is said instead."""
+        last = guard.finish(remainder, cut_by_limit=trace.finish_reason == "length") if not guard.full else None
+        trace.guard = guard.summary()
+        if guard.dropped:
+            log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
+        if last is not None and last.text:
+            reply.end(last.text, "llm")
+        elif guard.passed:
+            reply.end("", "llm")
+        else:
+            log.warning("nothing of the model's answer for %s could be spoken (%s); saying the no_answer line",
+                        ctx.conversation_id, trace.guard)
+            reply.end(self.persona.line("no_answer", ctx.language, ctx.turn), "fallback")
+
+    def _guard(self, ctx: ToolContext, memories: list[str], extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
+        facts = self._facts.get(ctx.owner, {}) if ctx.owner else {}
+        name = fact_answers.user_name(facts) or next(
+            (n for n in (fact_answers.user_name({"name": m}) for m in memories) if n), "")
+        instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
+        recent = tuple(m["content"] for m in self.history(ctx.owner)[-6:] if m["role"] == "assistant")
+        return ReplyGuard(GuardPolicy(self.persona.name, self.persona.max_sentences, self.persona.emoji),
+                          user_name=name, user_text=ctx.question, recent_replies=recent,
+                          prompt_texts=(self.persona.system_prompt, *instructions, *extra_prompt),
+                          tool_names=tuple(self.tools.names()))
 
     async def _collect(self, client: ChatClient, messages: list[dict[str, Any]],
                        tools: list[dict[str, Any]] | None) -> tuple[str, list[ToolCall]]:
@@ -440,14 +601,16 @@ class DialogueEngine:
         trace.tool_calls.append(prompts.describe_call(name, {}))
         return answer.replace("{{result}}", result) if "{{result}}" in answer else answer
 
-    async def _gather_context(self, ctx: ToolContext) -> tuple[list[str], list[str], list[str], str]:
-        async def memories() -> list[str]:
+    async def _gather_context(self, ctx: ToolContext) -> tuple[list[Memory], list[str], list[str], str, list[str]]:
+        """Recalled memories (confirmed), active rules, prestart results, the prestart text kept
+        in history, and the profile facts ("kind:key=content"), all at once, each bounded."""
+        async def memories() -> list[Memory]:
             if not ctx.owner:
                 return []  # a guest has no private memory
             found = await asyncio.wait_for(self.memory.recall(ctx.owner, ctx.question, self.settings.memory_recall_n),
                                            self.settings.memory_timeout)
             # candidates never reach a prompt, even if a gateway returned one
-            return [m.content for m in found if m.status == "confirmed"]
+            return [m for m in found if m.status == "confirmed"]
 
         async def rules() -> list[str]:
             if not ctx.owner:
@@ -455,24 +618,91 @@ class DialogueEngine:
             found = await asyncio.wait_for(self.memory.active_rules(ctx.owner), self.settings.memory_timeout)
             return [m.content for m in found if m.status == "confirmed"]
 
+        async def profile() -> list[str]:
+            if not ctx.owner:
+                return []
+            return await asyncio.wait_for(self.memory.profile(ctx.owner), self.settings.memory_timeout)
+
         async def prestart(spec) -> str:
             result = await self.tools.run(spec.tool, spec.render_args(ctx.question), ctx, self.settings.prestart_timeout)
             return f"[{spec.tool}] {result}"
 
         specs = self.persona.prestart
-        outcomes = await asyncio.gather(memories(), rules(), *(prestart(s) for s in specs), return_exceptions=True)
+        fixed = ["memory recall", "active rules", "profile"]
+        outcomes = await asyncio.gather(memories(), rules(), profile(), *(prestart(s) for s in specs),
+                                        return_exceptions=True)
         found: list[Any] = []
-        for what, outcome in zip(["memory recall", "active rules", *(f"prestart {s.tool}" for s in specs)], outcomes):
+        for what, outcome in zip([*fixed, *(f"prestart {s.tool}" for s in specs)], outcomes):
             if isinstance(outcome, BaseException):
                 if isinstance(outcome, asyncio.CancelledError):
                     raise outcome
                 level = logging.DEBUG if isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError)) else logging.WARNING
                 log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
-                outcome = [] if what in ("memory recall", "active rules") else ""
+                outcome = [] if what in fixed else ""
             found.append(outcome)
-        prestart_results = [r for r in found[2:] if r]
-        keep = "\n".join(r for r, s in zip(found[2:], specs) if r and s.include_history)
-        return found[0], found[1], prestart_results, keep
+        results = found[len(fixed):]
+        prestart_results = [r for r in results if r]
+        keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
+        return found[0], found[1], prestart_results, keep, found[2]
+
+    # -- the user's own facts -------------------------------------------------------------
+    def _learn_facts(self, ctx: ToolContext, trace: TurnTrace) -> list[SelfFact]:
+        """What the user just said about themselves: known to the next turn at once (stored
+        in memory after the reply). Guests get no private memory, short-term included."""
+        if not ctx.owner or not self.settings.learn_facts:
+            return []
+        learned = extract_self_facts(ctx.question)
+        if learned:
+            facts = self._facts.setdefault(ctx.owner, {})
+            for fact in learned:
+                facts.pop(fact.key, None)
+                facts[fact.key] = fact.content
+            trace.facts_learned = [f.key for f in learned]
+        return learned
+
+    def _store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
+        """Write the statements to memory in the background: confirmed (the user's own words,
+        which the memory node checks against what it heard), keyed, so a change supersedes."""
+        if not learned or not ctx.owner:
+            return
+
+        async def write() -> None:
+            for fact in learned:
+                try:
+                    result = await self.memory.remember(
+                        ctx.owner, fact.content, node_type="observation", user_confirmed=True, tags=fact.tags,
+                        key=fact.key, source_session=ctx.conversation_id, source_turn=ctx.turn)
+                    log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
+                except MemoryUnavailable as exc:
+                    log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
+                    return
+                except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
+                    log.warning("self-fact %s not stored: %s", fact.key, exc)
+
+        task = asyncio.ensure_future(write())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _known_facts(self, user_id: str, profile: list[str], memories: list[Memory]) -> dict[str, str]:
+        """key -> content: the profile's keyed facts, keyed memories that were recalled, and
+        (newest, winning) what the user said in this session."""
+        facts: dict[str, str] = {}
+        for line in profile:
+            left, sep, content = line.partition("=")
+            if sep and content.strip():
+                facts[left.split(":", 1)[1] if ":" in left else left] = content.strip()
+        for memory in memories:
+            if memory.key and memory.node_type != "conversation":
+                facts.setdefault(memory.key, memory.content)
+        if user_id:
+            facts.update(self._facts.get(user_id, {}))
+        return facts
+
+    @staticmethod
+    def _with_facts(memories: list[Memory], facts: dict[str, str]) -> list[str]:
+        """The capable flow's memory lines: facts first, then other recalled memories."""
+        lines = list(dict.fromkeys(facts.values()))
+        return lines + [m.content for m in memories if m.content not in lines]
 
     async def _observe(self, user_id: str, text: str) -> None:
         """Observation mode: record, do not reply."""

@@ -97,10 +97,17 @@ class ChatClient:
     async def stream(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
                      response_format: dict[str, Any] | None = None, max_tokens: int | None = None,
                      temperature: float | None = None, frequency_penalty: float | None = None,
+                     stop: list[str] | None = None, extra_body: dict[str, Any] | None = None,
                      ) -> AsyncIterator[ChatEvent]:
+        """`extra_body`: fields the OpenAI API does not define, sent as they are (e.g.
+        llama.cpp's `repeat_penalty`); only for servers known to accept them."""
         import openai
 
         kwargs: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "stream": True}
+        if stop:
+            kwargs["stop"] = list(stop)
+        if extra_body:
+            kwargs["extra_body"] = dict(extra_body)
         if tools:
             kwargs["tools"] = tools
         if response_format:

@@ -2,8 +2,15 @@
 
 Fields:
 - `name`, `system_prompt`: the persona / system prompt put in front of every LLM call.
+- `max_sentences`: the most sentences one answer may have (the reply guard enforces it).
+- `emoji`: whether answers may contain emoji (default false: the guard removes them).
 - `fillers`: per language, what she says while the tool loop runs ("let me check").
-- `apologies`: per language, the spoken fallback when the LLM fails.
+- `apologies`: per language, the spoken fallback when the LLM fails (unreachable, timeout...).
+- `no_answer`: per language, what she says when the model answered but nothing of it could
+  be spoken (all of it was dropped by the reply guard): plain words, not the outage apology.
+- `unsupported_language`: per language, the honest answer when the model cannot speak the
+  user's language (the tiny embedded model speaks English only); it should say how to
+  connect a model that can.
 - `prestart`: tools run before the LLM on every question, results fed to the prompt; the
   arguments may contain `{{question}}`, replaced by the user's words. `include_history`
   keeps the result in the conversation history.
@@ -33,14 +40,23 @@ class PrestartSpec(BaseModel):
 class Persona(BaseModel):
     name: str = "Fay"
     system_prompt: str = "You are Fay, a warm and friendly companion robot."
+    max_sentences: int = Field(3, ge=1, le=20)
+    emoji: bool = False
     fillers: dict[str, list[str]] = Field(default_factory=lambda: {
         "en": ["Let me check that for you, one moment."], "zh": ["我来帮你查一下，稍等。"]})
     apologies: dict[str, list[str]] = Field(default_factory=lambda: {
         "en": ["Sorry, I can't answer right now. Please ask me again in a moment."],
         "zh": ["抱歉，我现在回答不了，请稍后再问我一次。"]})
+    no_answer: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["Sorry, I couldn't find good words for that. Could you ask me another way?"],
+        "zh": ["抱歉，这个我没想好怎么回答，你可以换个说法再问我吗？"]})
+    unsupported_language: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["Sorry, the small offline model I am running on only speaks English."],
+        "zh": ["抱歉，我现在用的离线小模型只会说英文。想用中文聊天，请把我连接到支持中文的模型，"
+               "比如本地的 Ollama，或者一个云端模型的密钥。"]})
     prestart: list[PrestartSpec] = Field(default_factory=list)
 
-    @field_validator("fillers", "apologies")
+    @field_validator("fillers", "apologies", "no_answer", "unsupported_language")
     @classmethod
     def _lines_present(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         if not value or not all(lines and all(line.strip() for line in lines) for lines in value.values()):
@@ -48,7 +64,9 @@ class Persona(BaseModel):
         return value
 
     def line(self, kind: str, language: str, index: int = 0) -> str:
-        table = self.fillers if kind == "filler" else self.apologies
+        """One stock line: kind "filler", "apology", "no_answer" or "unsupported_language"."""
+        table = {"filler": self.fillers, "apology": self.apologies, "no_answer": self.no_answer,
+                 "unsupported_language": self.unsupported_language}[kind]
         lines = table.get(language) or table.get(language.split("-")[0]) or table.get("en") or next(iter(table.values()))
         return lines[index % len(lines)]
 

@@ -37,6 +37,7 @@ class Memory:
     score: float = 0.0
     node_type: str = ""
     tags: tuple[str, ...] = ()
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class MemoryGateway(Protocol):
                        source_turn: int = 0) -> MemoryResult: ...
     async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult: ...
     async def active_rules(self, owner: str) -> list[Memory]: ...
+    async def profile(self, owner: str) -> list[str]:
+        """The owner's profile facts, "kind:key=content" lines (confirmed keyed memories)."""
+        ...
 
 
 class NoMemory:
@@ -69,6 +73,9 @@ class NoMemory:
         raise MemoryUnavailable("memory is not configured")
 
     async def active_rules(self, owner: str) -> list[Memory]:
+        raise MemoryUnavailable("memory is not configured")
+
+    async def profile(self, owner: str) -> list[str]:
         raise MemoryUnavailable("memory is not configured")
 
 

@@ -6,6 +6,10 @@
   is checked against them: without an explicit request in those words it is stored as a
   candidate. (A caller with no conversation, e.g. a family app or an external agent writing
   a rule, is trusted with the flag.)
+- A statement about oneself ("my name is Tom", "I like hiking", "我叫林") is the user's own
+  word, not an inference: a write flagged user_confirmed whose key is one the user's heard
+  words state, with the value they stated (`self_facts.states_fact`), is confirmed. What a model concludes from
+  such words without that key stays a candidate.
 - The owner always comes from the session; an unidentified guest ("") gets no private memory.
 """
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .self_facts import states_fact
 from .model import (CANDIDATE, CONFIRMED, MAX_CONTENT_CHARS, NODE_TYPES, MemoryInputError, is_guest,
                     normalise_tags, tag_value)
 
@@ -96,13 +101,17 @@ class RememberDecision:
 
 
 def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
-                    verify_explicit: bool = True, corrects_confirmed_fact: bool = False) -> RememberDecision:
+                    verify_explicit: bool = True, corrects_confirmed_fact: bool = False,
+                    stated_texts: list[str] | None = None) -> RememberDecision:
     """Validate a Remember request and decide its status. Raises MemoryInputError on bad input
     and PermissionError for a guest.
 
     `heard_user_texts`: the owner's recent final transcripts (None/empty: nothing heard, the
     flag is trusted). `corrects_confirmed_fact`: the request carries the key of a confirmed
-    fact, so a correction ("其实…") counts as explicit too."""
+    fact, so a correction ("其实…") counts as explicit too. `stated_texts`: the owner's last
+    few utterances across turns (besides `heard_user_texts`), where a statement about
+    oneself with this key and value makes the flag true."""
+    stated = list(stated_texts or []) + list(heard_user_texts or [])
     if is_guest(req.owner):
         raise PermissionError(GUEST_REFUSAL)
     content = (req.content or "").strip()
@@ -128,11 +137,14 @@ def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"
     elif verify_explicit and heard_user_texts and not any(
             is_explicit_request(t) or (corrects_confirmed_fact and is_explicit_correction(t))
-            for t in heard_user_texts):
+            for t in heard_user_texts) and not states_fact(stated, key, content):
         status, reason = CANDIDATE, ("stored as candidate: user_confirmed was set but the user's recent words "
                                      "contain no explicit request to remember")
     else:
         status, reason = CONFIRMED, "stored (confirmed)"
+        if verify_explicit and heard_user_texts and states_fact(stated, key, content) and not any(
+                is_explicit_request(t) for t in heard_user_texts):
+            reason = "stored (confirmed: the user said it about themselves)"
     importance = req.importance or estimate_importance(node_type, tags, status == CONFIRMED)
     return RememberDecision(status=status, node_type=node_type, content=content, tags=tags, key=key,
                             importance=float(importance), reason=reason)

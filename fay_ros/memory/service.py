@@ -79,6 +79,10 @@ class MemoryService:
         # The owner's words in the current turn (since the last reply ended): what a
         # user_confirmed write is checked against.
         self._turn_words: dict[str, list[tuple[float, str]]] = {}
+        # the owner's last utterances across turns: a statement about oneself is checked
+        # against these, because the dialogue writes it after its reply, when the next turn
+        # may already have begun
+        self._recent_words: dict[str, list[tuple[float, str]]] = {}
         self._turn_answered: set[str] = set()
         self._turn_number: dict[str, int] = {}
         # Memories written during a heard turn without source info are attributed to it, so
@@ -93,6 +97,11 @@ class MemoryService:
         now = self.clock()
         return [text for when, text in self._turn_words.get(owner, ()) if now - when <= self.settings.explicit_window]
 
+    def said_recently(self, owner: str) -> list[str]:
+        """The owner's last few utterances (any turn) within explicit_window."""
+        now = self.clock()
+        return [text for when, text in self._recent_words.get(owner, ()) if now - when <= self.settings.explicit_window]
+
     def remember(self, req: RememberRequest) -> Outcome:
         if is_guest(req.owner):
             return Outcome(False, GUEST_REFUSAL)
@@ -105,7 +114,8 @@ class MemoryService:
             corrects_fact = bool(req.key.strip()) and bool(
                 self.store.find_keyed(req.owner, kind, req.key.strip(), [CONFIRMED]))
             decision = decide_remember(req, heard, self.settings.verify_explicit,
-                                       corrects_confirmed_fact=corrects_fact)
+                                       corrects_confirmed_fact=corrects_fact,
+                                       stated_texts=self.said_recently(req.owner))
         except PermissionError as exc:
             return Outcome(False, str(exc))
         except MemoryInputError as exc:
@@ -308,6 +318,7 @@ class MemoryService:
             self._turn_answered.discard(owner)
             self._turn_number[owner] = self._turn_number.get(owner, 0) + 1
         self._turn_words[owner] = (self._turn_words[owner] + [(now, text)])[-5:]
+        self._recent_words[owner] = (self._recent_words.get(owner, []) + [(now, text)])[-6:]
         pending = self._pending_user.setdefault(owner, [])
         pending.append(text)
         del pending[:-5]

@@ -12,9 +12,11 @@ LLM stream never blocks the executor, and an interrupt is handled while a stream
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +27,7 @@ from rclpy.node import Node
 from std_msgs.msg import Empty
 
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Forget, GetActiveRules, Recall, Remember
+from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
 from ..common import qos, topics
@@ -36,9 +38,11 @@ from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, Engi
 from ..dialogue.llm import ChatClient, Endpoint
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
+from ..dialogue.profiles import TINY, resolve as resolve_profile
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
 
+DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
 BUILTIN_TOOLS = ["current_time", "memory_recall", "memory_remember", "memory_forget"]
 
 
@@ -51,6 +55,10 @@ class DialogueConfig(BaseModel):
     big_base_url: str = Field("", description="endpoint of the big model for the tool loop ('' = base_url)")
     big_model: str = Field("", description="big model for the tool loop; '' = single-model mode")
     big_api_key_env: str = Field("", description="environment variable with the big model's key ('' = api_key_env)")
+    model_profile: Literal["auto", "tiny", "capable"] = Field(
+        "auto", description="dialogue flow for the model: 'tiny' (one streamed call, facts resolved first, greedy "
+        "decoding; for ~100M models like the embedded one), 'capable' (Fay's judge -> tool loop -> reply), 'auto' "
+        "(tiny for the embedded endpoint or a model named like a tiny one, else capable)")
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
     qa_file: str = Field("", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, "
                          "'none' = no table)")
@@ -68,7 +76,8 @@ class DialogueConfig(BaseModel):
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
     idle_timeout: float = Field(10.0, gt=0.0, description="seconds allowed between two streamed chunks")
     max_tokens: int = Field(150, ge=16, description="most tokens per LLM answer (spoken replies are short)")
-    temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature")
+    temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature (capable profile; the "
+                               "tiny profile decodes greedily)")
     frequency_penalty: float = Field(0.3, ge=-2.0, le=2.0, description="discourages repetition "
                                      "(0 = not sent to the endpoint)")
     history_turns: int = Field(8, ge=0, description="turns of per-user history kept for the prompt")
@@ -133,14 +142,22 @@ class RosMemoryGateway:
         group = ReentrantCallbackGroup()
         self._loop = loop
         self._timeout = timeout
+        self._started = time.monotonic()
         self._recall = node.create_client(Recall, topics.SRV_RECALL, callback_group=group)
         self._remember = node.create_client(Remember, topics.SRV_REMEMBER, callback_group=group)
         self._forget = node.create_client(Forget, topics.SRV_FORGET, callback_group=group)
         self._rules = node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES, callback_group=group)
+        self._profile = node.create_client(GetProfile, topics.SRV_PROFILE, callback_group=group)
 
     async def _call(self, client: Any, request: Any, timeout: float | None = None) -> Any:
-        if not client.service_is_ready():
-            raise MemoryUnavailable(f"service {client.srv_name} is not running")
+        # A memory node started with this one may not be discovered yet: in the first
+        # seconds, wait for it within the call's own budget instead of failing the first
+        # turns. Later an absent memory fails at once (no delay on every turn).
+        deadline = time.monotonic() + (timeout or self._timeout)
+        while not client.service_is_ready():
+            if time.monotonic() >= deadline or time.monotonic() - self._started > DISCOVERY_GRACE:
+                raise MemoryUnavailable(f"service {client.srv_name} is not running")
+            await asyncio.sleep(0.02)
         ros_future = client.call_async(request)
         done: asyncio.Future = self._loop.create_future()
 
@@ -160,7 +177,7 @@ class RosMemoryGateway:
 
     @staticmethod
     def _memories(nodes: list[Any]) -> list[Memory]:
-        return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags))
+        return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags), n.key)
                 for n in nodes]
 
     async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]:
@@ -187,6 +204,10 @@ class RosMemoryGateway:
         response = await self._call(self._rules, GetActiveRules.Request(owner=owner))
         return self._memories(response.rules) if response.success else []
 
+    async def profile(self, owner: str) -> list[str]:
+        response = await self._call(self._profile, GetProfile.Request(owner=owner))
+        return list(response.facts) if response.success else []
+
 
 class DialogueNode(Node):
     def __init__(self) -> None:
@@ -210,8 +231,9 @@ class DialogueNode(Node):
             big = Endpoint(c.big_base_url or c.base_url, c.big_model,
                            _key_from_env(c.big_api_key_env or c.api_key_env), c.connect_timeout,
                            c.first_token_timeout, c.idle_timeout)
+        profile = resolve_profile(c.model_profile, c.base_url, c.model)
         settings = EngineSettings(
-            judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools, max_tool_steps=c.max_tool_steps,
+            profile=profile, judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools, max_tool_steps=c.max_tool_steps,
             tool_timeout=c.tool_timeout, history_turns=c.history_turns, max_tokens=c.max_tokens,
             temperature=c.temperature, frequency_penalty=c.frequency_penalty, memory_timeout=c.memory_timeout,
             default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
@@ -248,9 +270,13 @@ class DialogueNode(Node):
                                      callback_group=group)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
         mode = f"dual-model (tool loop: {big.model} at {big.base_url})" if big else "single-model"
+        flow = "tiny profile (one call, no judge)" if profile == TINY else \
+            f"capable profile, judge {'on' if c.judge else 'off'}"
         self.get_logger().info(
-            f"dialogue ready: {c.model} at {c.base_url}, {mode}, judge {'on' if c.judge else 'off'}, "
+            f"dialogue ready: {c.model} at {c.base_url}, {flow}, {mode}, "
             f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}")
+        # prime the model server's prompt cache with the persona prefix (tiny profile)
+        asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
 
     def _on_text(self, msg: Transcript, kind: str) -> None:
         if kind == CHAT and not msg.text.strip():
@@ -294,6 +320,8 @@ class DialogueNode(Node):
             engine = getattr(self, "engine", None)
             if engine is not None:
                 engine.interrupt()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(engine.settle(), 1.0)  # memory writes of the last turn
                 for client in filter(None, (engine.small, engine.big)):
                     await client.close()
 

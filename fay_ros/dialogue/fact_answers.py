@@ -1,0 +1,115 @@
+"""Questions about what the user told the companion, answered from the facts themselves.
+
+"What's my name?", "What do I like?", "Who is my sister?", "What am I doing tomorrow?",
+"我叫什么名字？", "我喜欢什么？": the answer is in the user's stored facts (their own words,
+see `fay_ros.memory.self_facts`), so it is said back as it was stored, not re-told by a
+model. The tiny embedded model gets these wrong more often than right ("My name is Alex."),
+so the tiny profile answers them here; a capable model finds them through its tools.
+
+When the fact is not known, the answer says so plainly and asks, instead of guessing.
+
+Pure Python, no ROS.
+"""
+from __future__ import annotations
+
+import re
+
+from ..memory.self_facts import name_from_content, second_person
+
+_NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
+                        r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|\bmy name\b.*\?", re.I)
+_NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)")
+_LIKES_Q_EN = re.compile(r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
+                         r"\bmy (?:likes|hobbies|favou?rite things)\b", re.I)
+_LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?:什么|啥)")
+_DO_I_LIKE_EN = re.compile(r"\bdo i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
+_FAVORITE_Q_EN = re.compile(r"\bwhat(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
+_FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
+_FAMILY_Q_ZH = re.compile(r"我(?:的)?(\w{1,3}?)叫什么")
+_PLAN_Q_EN = re.compile(r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
+                        r"\bwhat are my plans\b|\bmy plans?\b.*\?", re.I)
+_PLAN_Q_ZH = re.compile(r"我(?:明天|周末|下周|今晚)?(?:要|打算)(?:做|干)(?:什么|啥)|我的(?:计划|安排)")
+
+_UNKNOWN = {
+    "name": {"en": "You haven't told me your name yet. What should I call you?",
+             "zh": "你还没告诉我你的名字呢，我该怎么称呼你？"},
+    "likes": {"en": "You haven't told me what you like yet. What do you enjoy?",
+              "zh": "你还没告诉我你喜欢什么呢，说说看？"},
+    "plans": {"en": "You haven't told me your plans yet.", "zh": "你还没告诉我你的安排呢。"},
+}
+
+
+def user_name(facts: dict[str, str]) -> str:
+    """The user's name from the facts (key "name"), or ""."""
+    return name_from_content(facts.get("name", ""))
+
+
+def answer(question: str, facts: dict[str, str], language: str = "en") -> str | None:
+    """The answer to a question about the user's own facts, or None when `question` is not one.
+
+    `facts`: key → stored content ("name" → "User's name is Tom.", "taste:hiking" →
+    "User likes hiking.", ...)."""
+    zh = language.startswith("zh") or bool(re.search(r"[\u4e00-\u9fff]", question))
+    lang = "zh" if zh else "en"
+    q = question.strip()
+    if (_NAME_Q_ZH if zh else _NAME_Q_EN).search(q):
+        name = user_name(facts)
+        if not name:
+            return _UNKNOWN["name"][lang]
+        return f"你叫{name}。" if zh else f"Your name is {name}."
+    if not zh and (m := _FAVORITE_Q_EN.search(q)):
+        found = facts.get(f"favorite:{m.group(1).lower()}")
+        return second_person(found) if found else None
+    if not zh and (m := _DO_I_LIKE_EN.search(q)):
+        thing = m.group(1).strip(" ?.!").lower()
+        found = facts.get("taste:" + re.sub(r"\s+", "_", thing))
+        if found is None:
+            return f"You haven't told me whether you like {thing}."
+        return ("Yes, " if " likes " in found else "No, ") + _lower_first(second_person(found))
+    if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
+        tastes = _tastes(facts, zh)
+        return tastes or _UNKNOWN["likes"][lang]
+    if (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
+        plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
+        return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
+    m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
+    if m:
+        relation = m.group(1).strip().lower()
+        found = facts.get("family:" + re.sub(r"\s+", "_", relation))
+        if found:
+            return second_person(found)
+    return None
+
+
+def _tastes(facts: dict[str, str], zh: bool) -> str:
+    """"You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
+    likes, dislikes, other = [], [], []
+    for key, content in facts.items():
+        if key.startswith("taste:"):
+            m = re.match(r"(?:User (likes|does not like) (.+?)\.|用户(喜欢|不喜欢)(.+?)。)$", content)
+            if m:
+                positive = (m.group(1) or m.group(3)) in ("likes", "喜欢")
+                (likes if positive else dislikes).append(m.group(2) or m.group(4))
+                continue
+        if key.startswith(("taste:", "favorite:")):
+            other.append(second_person(content))
+    parts = []
+    if zh:
+        parts += [f"你喜欢{'、'.join(likes)}。"] if likes else []
+        parts += [f"你不喜欢{'、'.join(dislikes)}。"] if dislikes else []
+    else:
+        parts += [f"You like {_and(likes)}."] if likes else []
+        parts += [f"You don't like {_and(dislikes)}."] if dislikes else []
+    return _join(parts + other, zh)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != "I " else text
+
+
+def _join(sentences: list[str], zh: bool) -> str:
+    return ("" if zh else " ").join(sentences[:4])

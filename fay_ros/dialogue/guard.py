@@ -1,0 +1,258 @@
+"""The reply guard: what a model's answer may not contain, checked sentence by sentence
+before anything is published, whatever the model or the flow.
+
+A tiny model (the embedded SmolLM2-135M) ignores half of its instructions; a capable one
+slips now and then. The guard does not ask the model to behave, it decides:
+
+- no emoji (or text emoticons) when the persona forbids them;
+- no role labels ("User:", "Assistant:", "<|im_start|>"): a label of the companion is
+  removed, a label of the user means the model started writing the user's turn, so the
+  sentence is dropped and the reply ends there;
+- no prompt text, and no talk about the conversation instead of in it ("The above answer
+  is correct", "the user has", "as an AI", judge JSON, `<think>`, tool names);
+- the companion never introduces herself with the user's name, or with any name but her own;
+- a near-miss spelling of the user's known name ("Tomm") is written as the name;
+- stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
+- a sentence already said in this reply or in the last replies, or the user's own words
+  parroted back, is dropped (greedy decoding of a tiny model copies what it sees);
+- at most the persona's number of sentences (`full` tells the caller to stop the stream);
+- a trailing fragment cut off by the token limit is not spoken.
+
+What is left may be nothing; the caller then speaks a plain line from the persona instead
+(`Persona.line("no_answer", ...)`), so a reply is never empty. Every drop is recorded by
+reason (never by content) for the log.
+
+Pure Python, no ROS, no I/O: one `ReplyGuard` per reply.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+import emoji
+
+# Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
+_EMOTICON = re.compile(r"(?:(?<=\s)|^)(?:[:;=8][\-o^']?[)(\]\[dDpP/\\|*]+|[xX][dD]\b|<3+|\^[_.\-]?\^|\(:)(?=\s|$|[.,!?])")
+# Emoji leftovers: variation selectors, zero-width joiners, keycap and tag characters.
+_EMOJI_RESIDUE = re.compile("[\u200d\ufe0e\ufe0f\u20e3\U000e0020-\U000e007f]")
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
+
+# Role labels as chat templates and transcripts write them.
+_LABEL = re.compile(r"^\W{0,3}(user|human|assistant|ai|bot|robot|system|fay|companion|用户|助手|系统)\s*[:：]\s*", re.I)
+_SPECIAL_TOKEN = re.compile(r"<\|[^|>]{0,40}\|>|\[/?INST\]|<</?SYS>>|^#{2,}\s*(?:instruction|response|input)\b",
+                            re.I | re.M)
+# The model talking about the conversation instead of in it (judge or prompt voice).
+_META = re.compile(
+    r"\bthe user(?:'s)?\b|\bthe assistant\b|\bas an ai\b|\bai (?:language )?model\b|\blanguage model\b|"
+    r"\bsystem prompt\b|\bmy (?:instructions|prompt|persona)\b|\bthe (?:above|previous|following) "
+    r"(?:answer|response|reply|message|conversation|question)\b|\bpersona\b|\bchat judge\b|\bjson\b|"
+    r"\bfunction[ _]call|\btool[ _]calls?\b|\bsmall talk\b|\bhas already answered\b|\bthe answer is correct\b|"
+    r"\bin the user's language\b|\brespond (?:with|in) \w+ sentences?\b|"
+    r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
+    re.I)
+_MARKUP = re.compile(r"</?think|[{}]|\"action\"\s*:|\"message\"\s*:|```")
+_NAME_CLAIM_EN = re.compile(r"\b(?i:my name is|my name's|call me|i am called|i'm called)\s+([A-Z][\w'\-]*)")
+_NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([\u4e00-\u9fffA-Za-z]{1,8}?)(?=[，。！？,.!?\s]|$)")
+_STAGE_DIRECTION = re.compile(r"\((?:[^()]{1,40})\)|\*[^*]{1,40}\*|\[[^\[\]]{1,40}\]")
+_TERMINAL = re.compile(r"[.!?。！？…~～\"'”’)）]\s*$")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
+
+@dataclass(frozen=True)
+class GuardPolicy:
+    """What the persona allows (fields of the persona file)."""
+
+    companion_name: str = "Fay"
+    max_sentences: int = 3
+    allow_emoji: bool = False
+
+
+@dataclass
+class GuardVerdict:
+    text: str | None  # the sentence to publish, or None when it is dropped
+    reason: str = ""  # why it was dropped or changed ("" = unchanged)
+    stop: bool = False  # the rest of the model's answer must not be spoken
+
+
+@dataclass
+class ReplyGuard:
+    """The gate for one reply. `check()` each complete sentence in order, `finish()` the
+    last piece of the stream; `passed` counts what went out, `full` says the sentence
+    limit is reached (stop streaming), `dropped` counts drops by reason."""
+
+    policy: GuardPolicy = field(default_factory=GuardPolicy)
+    user_name: str = ""
+    user_text: str = ""  # what the user just said (parroting check)
+    prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
+    tool_names: tuple[str, ...] = ()
+    recent_replies: tuple[str, ...] = ()  # the companion's last answers (cross-turn repeats)
+    passed: int = 0
+    stopped: bool = False
+    dropped: Counter = field(default_factory=Counter)
+    _said: list[str] = field(default_factory=list)
+    _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for text in self.prompt_texts:
+            words = _words(text)
+            self._prompt_ngrams.update(tuple(words[i:i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
+        self._earlier = [_norm(s) for reply in self.recent_replies for s in _split(reply)]
+
+    @property
+    def full(self) -> bool:
+        return self.stopped or self.passed >= self.policy.max_sentences
+
+    def check(self, sentence: str) -> GuardVerdict:
+        if self.full:
+            return self._drop("over the sentence limit" if not self.stopped else "after a stop", stop=True)
+        text = sentence.strip()
+        changed = ""
+        # role labels and chat-template tokens: the companion's own label is just removed;
+        # anything after a user label is the model writing the user's turn
+        cut = _user_turn_start(text, self.user_name)
+        if cut is not None:
+            self.stopped = True
+            text = text[:cut].strip()
+            changed = "role label"
+            if not _has_words(text):
+                return self._drop("role label", stop=True)
+        if _SPECIAL_TOKEN.search(text):
+            text = _SPECIAL_TOKEN.split(text)[0].strip()
+            self.stopped = True
+            changed = "template token"
+            if not _has_words(text):
+                return self._drop("template token", stop=True)
+        label = _LABEL.match(text)
+        if label:
+            text = text[label.end():]
+            changed = "role label"
+        if _STAGE_DIRECTION.search(text):
+            text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", _STAGE_DIRECTION.sub(" ", text))).strip()
+            changed = "stage direction"
+        if not self.policy.allow_emoji:
+            cleaned = _strip_emoji(text)
+            if cleaned != text:
+                text, changed = cleaned, "emoji"
+        if not _has_words(text):
+            return self._drop("no words" if not changed else changed)
+        if _MARKUP.search(text):
+            return self._drop("markup or JSON")
+        if _META.search(text) or any(re.search(rf"\b{re.escape(t)}\b", text, re.I) for t in self.tool_names):
+            return self._drop("meta talk")
+        if self._recites_prompt(text):
+            return self._drop("prompt text")
+        if self._claims_wrong_name(text):
+            return self._drop("wrong self-introduction")
+        fixed = self._fix_name_spelling(text)
+        if fixed != text:
+            text, changed = fixed, "name spelling"
+        key = _norm(text)
+        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said + self._earlier):
+            return self._drop("repeated")
+        if self.user_text and len(key) > 12 and difflib.SequenceMatcher(None, key, _norm(self.user_text)).ratio() > 0.9:
+            return self._drop("parrots the user")
+        self._said.append(key)
+        self.passed += 1
+        return GuardVerdict(text, changed, stop=self.full)
+
+    def finish(self, remainder: str, cut_by_limit: bool) -> GuardVerdict:
+        """The stream's last piece (no sentence end seen). Cut off by the token limit it is a
+        fragment: dropped when something was said already. A natural end without punctuation
+        is a complete sentence and gets a full stop."""
+        text = remainder.strip()
+        if not text:
+            return GuardVerdict(None, "")
+        if not _TERMINAL.search(text):
+            if cut_by_limit:
+                if self.passed:
+                    return self._drop("cut off by the token limit")
+                # only a fragment: end it at its last clause boundary, if it has one
+                head = re.split(r"(?<=[,;:，；：])\s*", text)
+                text = " ".join(head[:-1]).rstrip(",;:，；： ") if len(head) > 1 else text
+            text = text + ("。" if re.search(r"[\u4e00-\u9fff]$", text) else ".")
+        return self.check(text)
+
+    def summary(self) -> str:
+        """For the log: counts by reason, never the dropped content."""
+        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items())) or "nothing dropped"
+
+    # -- rules ------------------------------------------------------------------------------
+    def _drop(self, reason: str, stop: bool = False) -> GuardVerdict:
+        self.dropped[reason] += 1
+        if stop:
+            self.stopped = True
+        return GuardVerdict(None, reason, stop=stop or self.full)
+
+    def _recites_prompt(self, text: str) -> bool:
+        words = _words(text)
+        if len(words) < _NGRAM:
+            return False
+        hits = sum(tuple(words[i:i + _NGRAM]) in self._prompt_ngrams for i in range(len(words) - _NGRAM + 1))
+        return hits >= 1
+
+    def _claims_wrong_name(self, text: str) -> bool:
+        own = self.policy.companion_name.strip().lower()
+        for pattern in (_NAME_CLAIM_EN, _NAME_CLAIM_ZH):
+            for m in pattern.finditer(text):
+                claimed = m.group(1).strip().lower()
+                if pattern is _NAME_CLAIM_ZH and (claimed.startswith(own) or own.startswith(claimed)):
+                    continue
+                if claimed != own:
+                    return True
+        return False
+
+    def _fix_name_spelling(self, text: str) -> str:
+        name = self.user_name.strip()
+        if not name or not name.isascii() or " " in name or len(name) < 3:
+            return text
+
+        def fix(m: re.Match) -> str:
+            word = m.group(0)
+            if word == name or word.lower() == self.policy.companion_name.lower():
+                return word
+            if word.lower() == name.lower():
+                return name
+            # "Tomm" / "Marai" for "Tom" / "Maria"; a short name needs a closer match ("Tim" stays)
+            if difflib.SequenceMatcher(None, word.lower(), name.lower()).ratio() >= (0.8 if len(name) >= 4 else 0.85):
+                return name
+            return word
+
+        return _CAPITALISED.sub(fix, text)
+
+
+_NGRAM = 6  # six words in a row from the prompt is reciting it, not chatting
+
+
+def _user_turn_start(text: str, user_name: str) -> int | None:
+    """Where a user's turn label starts in `text` ("User:", "Tom:", "<|im_start|>user"), or None."""
+    names = ["user", "human", "用户"] + ([re.escape(user_name)] if user_name else [])
+    m = re.search(rf"(?:^|(?<=\s)|(?<=[.!?。！？]))(?:{'|'.join(names)})\s*[:：]|<\|im_start\|>\s*user", text, re.I)
+    return m.start() if m else None
+
+
+def _strip_emoji(text: str) -> str:
+    text = emoji.replace_emoji(text, replace="")
+    text = _EMOJI_RESIDUE.sub("", text)
+    text = _EMOTICON.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text)).strip()
+    return text
+
+
+def _has_words(text: str) -> bool:
+    return any(unicodedata.category(c)[0] in "LN" for c in text)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w']+|[\u4e00-\u9fff]", text.lower())
+
+
+def _split(text: str) -> list[str]:
+    return [p for p in re.split(r"(?<=[.!?。！？])\s*", text) if p.strip()]
+
+
+def _norm(text: str) -> str:
+    return " ".join(_words(text))
