@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--qa", default=str(config_file("qa.csv")), help="qa.csv ('none' = no table)")
     p.add_argument("--user", default="user", help="user id of the session (all turns)")
     p.add_argument("--language", default="", help="language of what the user says (en, zh; default: guessed per turn)")
+    p.add_argument("--profile", default="auto", choices=["auto", "tiny", "capable"],
+                   help="dialogue flow for the model (as the node's model_profile): tiny = one call, facts first "
+                        "(the embedded model); capable = judge, tools, reply; auto picks by endpoint and model")
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")
     p.add_argument("--judge-format", default="json_schema", choices=["none", "json_object", "json_schema"])
     p.add_argument("--max-tokens", type=int, default=150, help="most tokens per LLM answer (as the node)")
@@ -106,10 +109,11 @@ def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None
     """The engine of both modes (its clients are engine.small / engine.big; close them)."""
     from ..dialogue.engine import DialogueEngine, EngineSettings
     from ..dialogue.llm import ChatClient, Endpoint
+    from ..dialogue.profiles import resolve
     from ..dialogue.tools import builtin_tools
 
     endpoint = Endpoint(base_url, model or "default", key, first_token_timeout=args.timeout)
-    settings = EngineSettings(judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
+    settings = EngineSettings(profile=resolve(args.profile, base_url, model), judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
                               frequency_penalty=0.3, qa_script_tools=("current_time",))
     big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
         if args.big_model else None
