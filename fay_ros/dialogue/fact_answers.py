@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import re
 
-from ..memory.self_facts import name_from_content, second_person
+from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person
 
 _NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
-                        r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|\bmy name\b.*\?", re.I)
+                        r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
+                        # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
+                        r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?", re.I)
 _NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)")
 _LIKES_Q_EN = re.compile(r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
                          r"\bmy (?:likes|hobbies|favou?rite things)\b", re.I)
 _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?:什么|啥)")
-_DO_I_LIKE_EN = re.compile(r"\bdo i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
-_FAVORITE_Q_EN = re.compile(r"\bwhat(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
+# a yes/no question only ("what do I like to eat?" is not one)
+_DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
+_FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
 _FAMILY_Q_ZH = re.compile(r"我(?:的)?(\w{1,3}?)叫什么")
 _PLAN_Q_EN = re.compile(r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
@@ -36,6 +39,8 @@ _UNKNOWN = {
     "likes": {"en": "You haven't told me what you like yet. What do you enjoy?",
               "zh": "你还没告诉我你喜欢什么呢，说说看？"},
     "plans": {"en": "You haven't told me your plans yet.", "zh": "你还没告诉我你的安排呢。"},
+    "favorite": {"en": "You haven't told me your favorite {} yet. What is it?", "zh": "你还没告诉我你最喜欢的{}呢。"},
+    "family": {"en": "You haven't told me about your {} yet.", "zh": "你还没告诉我你{}的名字呢。"},
 }
 
 
@@ -58,14 +63,13 @@ def answer(question: str, facts: dict[str, str], language: str = "en") -> str | 
             return _UNKNOWN["name"][lang]
         return f"你叫{name}。" if zh else f"Your name is {name}."
     if not zh and (m := _FAVORITE_Q_EN.search(q)):
-        found = facts.get(f"favorite:{m.group(1).lower()}")
-        return second_person(found) if found else None
+        what = m.group(1).lower()
+        found = facts.get(f"favorite:{what}")
+        return second_person(found) if found else _UNKNOWN["favorite"]["en"].format(what)
     if not zh and (m := _DO_I_LIKE_EN.search(q)):
-        thing = m.group(1).strip(" ?.!").lower()
-        found = facts.get("taste:" + re.sub(r"\s+", "_", thing))
-        if found is None:
-            return f"You haven't told me whether you like {thing}."
-        return ("Yes, " if " likes " in found else "No, ") + _lower_first(second_person(found))
+        asked = m.group(1).strip(" ?.!").lower()  # "hiking and coffee": each one
+        things = [t for t in re.split(r",\s*(?:and|or)\s+|,\s*|\s+and\s+|\s+or\s+", asked) if t]
+        return " ".join(_do_i_like(thing, facts) for thing in things[:4])
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
@@ -78,7 +82,16 @@ def answer(question: str, facts: dict[str, str], language: str = "en") -> str | 
         found = facts.get("family:" + re.sub(r"\s+", "_", relation))
         if found:
             return second_person(found)
+        if relation in (_ZH_RELATIONS.split("|") if zh else _RELATIONS):  # "who is my mom?", not "what is my job?"
+            return _UNKNOWN["family"][lang].format(relation)
     return None
+
+
+def _do_i_like(thing: str, facts: dict[str, str]) -> str:
+    found = facts.get("taste:" + re.sub(r"\s+", "_", thing))
+    if found is None:
+        return f"You haven't told me whether you like {thing}."
+    return ("Yes, " if " likes " in found else "No, ") + _lower_first(second_person(found))
 
 
 def _tastes(facts: dict[str, str], zh: bool) -> str:

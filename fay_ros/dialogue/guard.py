@@ -10,7 +10,8 @@ slips now and then. The guard does not ask the model to behave, it decides:
   sentence is dropped and the reply ends there;
 - no prompt text, and no talk about the conversation instead of in it ("The above answer
   is correct", "the user has", "as an AI", judge JSON, `<think>`, tool names);
-- the companion never introduces herself with the user's name, or with any name but her own;
+- the companion never introduces herself with the user's name, or with any name but her own,
+  and does not narrate the user in the third person ("Tom loves golf.");
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
 - a sentence already said in this reply or in the last replies, or the user's own words
@@ -42,7 +43,8 @@ _SPACES = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
 
 # Role labels as chat templates and transcripts write them.
-_LABEL = re.compile(r"^\W{0,3}(user|human|assistant|ai|bot|robot|system|fay|companion|用户|助手|系统)\s*[:：]\s*", re.I)
+_LABEL = re.compile(r"^\W{0,3}(assistant|ai|bot|robot|system|fay|companion|a|answer|response|助手|系统|答)\s*[:：]\s*",
+                    re.I)
 _SPECIAL_TOKEN = re.compile(r"<\|[^|>]{0,40}\|>|\[/?INST\]|<</?SYS>>|^#{2,}\s*(?:instruction|response|input)\b",
                             re.I | re.M)
 # The model talking about the conversation instead of in it (judge or prompt voice).
@@ -56,8 +58,12 @@ _META = re.compile(
     re.I)
 _MARKUP = re.compile(r"</?think|[{}]|\"action\"\s*:|\"message\"\s*:|```")
 _NAME_CLAIM_EN = re.compile(r"\b(?i:my name is|my name's|call me|i am called|i'm called)\s+([A-Z][\w'\-]*)")
+# "I'm Tom." / "Hi, I am Alex, your friend.": a capitalised word that ends the clause.
+_NAME_CLAIM_EN_SHORT = re.compile(r"\bI(?:'m| am)\s+([A-Z][a-z][\w'\-]*)(?=\s*(?:[,.!?;]|$|\band\b))")
+_NOT_A_NAME = {"sorry", "fine", "okay", "here", "back", "glad", "happy", "ready", "sure", "good", "great", "well",
+               "home", "listening", "excited", "curious"}
 _NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([\u4e00-\u9fffA-Za-z]{1,8}?)(?=[，。！？,.!?\s]|$)")
-_STAGE_DIRECTION = re.compile(r"\((?:[^()]{1,40})\)|\*[^*]{1,40}\*|\[[^\[\]]{1,40}\]")
+_STAGE_DIRECTION = re.compile(r"\((?:[^()]{1,40})\)|（[^（）]{1,40}）|\*[^*]{1,40}\*|\[[^\[\]]{1,40}\]")
 _TERMINAL = re.compile(r"[.!?。！？…~～\"'”’)）]\s*$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
 
@@ -120,12 +126,14 @@ class ReplyGuard:
             changed = "role label"
             if not _has_words(text):
                 return self._drop("role label", stop=True)
+            self.dropped["role label"] += 1  # the user's turn after the label is not spoken
         if _SPECIAL_TOKEN.search(text):
             text = _SPECIAL_TOKEN.split(text)[0].strip()
             self.stopped = True
             changed = "template token"
             if not _has_words(text):
                 return self._drop("template token", stop=True)
+            self.dropped["template token"] += 1  # what followed the token is not spoken
         label = _LABEL.match(text)
         if label:
             text = text[label.end():]
@@ -143,6 +151,8 @@ class ReplyGuard:
             return self._drop("markup or JSON")
         if _META.search(text) or any(re.search(rf"\b{re.escape(t)}\b", text, re.I) for t in self.tool_names):
             return self._drop("meta talk")
+        if self._about_the_user(text):
+            return self._drop("talks about the user")
         if self._recites_prompt(text):
             return self._drop("prompt text")
         if self._claims_wrong_name(text):
@@ -194,11 +204,26 @@ class ReplyGuard:
         hits = sum(tuple(words[i:i + _NGRAM]) in self._prompt_ngrams for i in range(len(words) - _NGRAM + 1))
         return hits >= 1
 
+    def _about_the_user(self, text: str) -> bool:
+        """"Tom loves golf." / "Tom says he ...": the model narrating the person it is talking
+        TO, as a tiny model does when it turns into a storyteller. "Tom, what's up?" is fine."""
+        name = self.user_name.strip()
+        if not name:
+            return False
+        return bool(re.search(rf"(?:^|[.!?]\s+)\W?{re.escape(name)}(?:'s\b|\s+(?:is|was|has|had|does|did|doesn't|"
+                              rf"didn't|will|would|can|could|says|said|thinks|knows|wants|loves|likes|hates|"
+                              rf"enjoys|told|went|lives|seems|looks|feels|and (?:his|her|their))\b)", text))
+
     def _claims_wrong_name(self, text: str) -> bool:
         own = self.policy.companion_name.strip().lower()
-        for pattern in (_NAME_CLAIM_EN, _NAME_CLAIM_ZH):
+        user = self.user_name.strip()
+        if user and re.search(rf"我是\s*{re.escape(user)}(?=[，。！？,.!?\s]|$)", text, re.I):
+            return True  # "我是林" to 林
+        for pattern in (_NAME_CLAIM_EN, _NAME_CLAIM_EN_SHORT, _NAME_CLAIM_ZH):
             for m in pattern.finditer(text):
                 claimed = m.group(1).strip().lower()
+                if pattern is _NAME_CLAIM_EN_SHORT and claimed in _NOT_A_NAME:
+                    continue
                 if pattern is _NAME_CLAIM_ZH and (claimed.startswith(own) or own.startswith(claimed)):
                     continue
                 if claimed != own:
@@ -216,12 +241,20 @@ class ReplyGuard:
                 return word
             if word.lower() == name.lower():
                 return name
-            # "Tomm" / "Marai" for "Tom" / "Maria"; a short name needs a closer match ("Tim" stays)
-            if difflib.SequenceMatcher(None, word.lower(), name.lower()).ratio() >= (0.8 if len(name) >= 4 else 0.85):
-                return name
-            return word
+            return name if _near_miss(word.lower(), name.lower()) else word
 
         return _CAPITALISED.sub(fix, text)
+
+
+def _near_miss(word: str, name: str) -> bool:
+    """"tomm" / "marai" for "tom" / "maria". A letter typed twice is always a near miss; a short
+    name takes nothing else ("tim", "time", "same", "atom" are words of their own), and the
+    name with an ending is another word ("roses", "jacket", "hopes")."""
+    if len(word) == len(name) + 1 and any(word == name[:i] + name[i] + name[i:] for i in range(len(name))):
+        return True
+    if len(name) < 4 or word.startswith(name):
+        return False
+    return difflib.SequenceMatcher(None, word, name).ratio() >= 0.8
 
 
 _NGRAM = 6  # six words in a row from the prompt is reciting it, not chatting
@@ -231,7 +264,10 @@ def _user_turn_start(text: str, user_name: str) -> int | None:
     """Where a user's turn label starts in `text` ("User:", "Tom:", "<|im_start|>user"), or None."""
     names = ["user", "human", "用户"] + ([re.escape(user_name)] if user_name else [])
     m = re.search(rf"(?:^|(?<=\s)|(?<=[.!?。！？]))(?:{'|'.join(names)})\s*[:：]|<\|im_start\|>\s*user", text, re.I)
-    return m.start() if m else None
+    # a Q&A transcript: "Q:" only where a sentence starts ("my question: ..." is not a label)
+    q = re.search(r"(?:^|(?<=[.!?。！？])\s*)(?:q|question|问)\s*[:：]", text, re.I)
+    starts = [x.start() for x in (m, q) if x]
+    return min(starts) if starts else None
 
 
 def _strip_emoji(text: str) -> str:

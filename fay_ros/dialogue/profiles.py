@@ -25,9 +25,10 @@ from .local_llm import EMBEDDED_MODEL, EMBEDDED_PORT
 TINY, CAPABLE, AUTO = "tiny", "capable", "auto"
 PROFILES = (AUTO, TINY, CAPABLE)
 
-# Model names that say "a few hundred million parameters" (sizes up to ~0.6B).
+# Model names that say "a few hundred million parameters" (sizes up to ~0.6B): smollm2-135m and
+# -360m are tiny, smollm2-1.7b is not.
 _TINY_MODEL = re.compile(
-    r"smollm|tinyllama|tinystories|(?<![\d.])(?:1[0-9]{2}|[2-5][0-9]{2}|600)m\b|(?<![\d.])0\.[1-6]b\b|"
+    r"tinyllama|tinystories|(?<![\d.])(?:1[0-9]{2}|[2-5][0-9]{2}|600)m\b|(?<![\d.])0\.[1-6]b\b|"
     r"gemma-?3-?270m|qwen[\d.]*[-:_]?0\.5b|pythia-(?:70|160|410)m|gpt2(?!-(?:large|xl))", re.I)
 
 

@@ -56,11 +56,15 @@ _NOT_NAMES = {
     "sick", "cold", "hot", "done", "new", "old", "alone", "late", "early", "free", "working", "learning",
 }
 _NAME_WORD = r"[A-Z][a-zA-Z'\-]{1,30}"
+# A second name word is capitalised even in a case-insensitive pattern ("Mary Ann", not "Tom and").
+_SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
+# After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
+_LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
 _EN_NAME = [
-    re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_NAME_WORD})?)", re.I),
+    re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
     re.compile(rf"\b(?:please\s+)?call me\s+({_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
-    re.compile(rf"(?:^|[.!,;]\s*|\b(?:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
+    re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
 ]
 _RELATIONS = ("wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad", "brother", "sister",
               "grandmother", "grandma", "grandfather", "grandpa", "friend", "best friend", "boyfriend", "girlfriend",
@@ -88,8 +92,8 @@ _EN_PLAN = [
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
-_TASTE_OBJECT_SKIP = {"it", "that", "this", "you", "them", "so", "too", "very", "much", "what", "how", "your",
-                      "talking", "talking to you", "you too", "it too", "to you", "to talk", "to talk to you"}
+_TASTE_OBJECT_SKIP = {"it", "that", "this", "you", "them", "him", "her", "us", "so", "too", "very", "much", "what",
+                      "how", "your", "talking", "talking to you", "you too", "it too", "to you", "to talk", "to talk to you"}
 # First person in a value becomes the user's: "visit my mom" -> "visit their mom".
 _PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i": "they"}
 _QUESTION_EN = re.compile(r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
@@ -100,20 +104,25 @@ _NOT_OWN_EN = re.compile(r"\b(?:if|suppose|pretend|imagine|he said|she said|they
 
 # -- Chinese --------------------------------------------------------------------------------
 _ZH_STOP = "，。！？；、,.!?;~～ "
-_ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{1,6}?)(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀)"),
+_ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{1,6}?)(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"),
             re.compile(r"(?:你)?(?:可以)?叫我([\u4e00-\u9fffA-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)")]
 _ZH_RELATIONS = "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公|朋友|女朋友|男朋友|狗|猫|孩子"
-_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + _ZH_RELATIONS + r")(?:叫|名字叫|的名字是)([\u4e00-\u9fffA-Za-z]{1,6}?)"
+_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + _ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)([\u4e00-\u9fffA-Za-z]{1,6}?)"
                               r"(?=[" + _ZH_STOP + r"]|$)")
 _ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + _ZH_RELATIONS + r")")
+# (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
+_ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
 _ZH_TASTE = [
-    (re.compile(r"我(?:不太|不怎么|不)(?:喜欢|爱)(?:吃|喝|看|听|玩)?([^" + _ZH_STOP + r"]{1,12})"), False),
-    (re.compile(r"我(?:讨厌|受不了|不吃|不喝)([^" + _ZH_STOP + r"]{1,12})"), False),
-    (re.compile(r"我(?:很|特别|最|也|非常|真的)?(?:喜欢|爱)(?:吃|喝|看|听|玩)?([^" + _ZH_STOP + r"]{1,12})"), True),
+    (re.compile(r"我(?:不太|不怎么|不)(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"), False),
+    (re.compile(r"我(?:讨厌|受不了|不吃|不喝)(?!的)([^" + _ZH_STOP + r"]{1,12})"), False),
+    (re.compile(r"我(?:很|特别|最|也|非常|真的)?(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"), True),
 ]
+_ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([\u4e00-\u9fff]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = "明天|今晚|周末|下周|下个月|后天|今天下午|今天晚上"
 _ZH_PLAN = re.compile(r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
                       r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})")
+# Chinese hypotheticals and someone else's words about the user ("要是我叫…", "妈妈说我喜欢…").
+_NOT_OWN_ZH = re.compile(r"如果|假如|假设|要是|倘若|万一|(?<![我你跟和对])说我")
 _QUESTION_ZH = re.compile(r"[吗么呢？?]\s*$|什么|谁|哪|几|怎么|是不是|多少")
 _ZH_NOT_NAMES = {"什么", "谁", "啥", "哪个"}
 
@@ -127,8 +136,13 @@ def extract_self_facts(text: str) -> list[SelfFact]:
     questions and for anything that is not plainly a first-person statement."""
     facts: list[SelfFact] = []
     for clause in _clauses(text):
-        if not clause or is_question(clause) or _NOT_OWN_EN.search(clause):
+        if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
+        if is_question(clause):
+            # "My name is Tom, what's yours?" / "我叫林，你呢？": the statement before the question
+            clause = _statement_before_question(clause)
+            if not clause:
+                continue
         if re.search(r"[\u4e00-\u9fff]", clause):
             facts += _zh(clause)
         else:
@@ -147,8 +161,25 @@ def states_fact(texts: list[str], key: str, content: str) -> bool:
     really came from the user, and says what they said)."""
     if not key:
         return False
-    lowered = content.lower()
-    return any(f.key == key and f.value.lower() in lowered for t in texts for f in extract_self_facts(t))
+    return any(f.key == key and _says_value(f, content) for t in texts for f in extract_self_facts(t))
+
+
+_NEGATED = re.compile(r"\b(?:not|don't|doesn't|never|no longer)\b|不|没", re.I)
+
+
+def _says_value(fact: SelfFact, content: str) -> bool:
+    """`content` says the value of `fact`: the whole value ("Tom", not "Tommy"; "林", not
+    "林小雨"), with the same polarity ("likes tea", not "does not like tea")."""
+    if content.strip() == fact.content:
+        return True  # as the dialogue writes it ("用户明天要去北京。" for the value "明天去北京")
+    stored_name = name_from_content(content)
+    if fact.key == "name" and stored_name:
+        return stored_name.lower() == fact.value.lower()
+    if bool(_NEGATED.search(content)) != bool(_NEGATED.search(fact.content)):
+        return False
+    if re.search(r"[\u4e00-\u9fff]", fact.value):
+        return fact.value in content  # no word boundaries in Chinese
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(fact.value)}(?![A-Za-z0-9])", content, re.I) is not None
 
 
 def render_fact(content: str, name: str = "") -> str:
@@ -170,6 +201,17 @@ def name_from_content(content: str) -> str:
     return m.group(1).strip() if m else ""
 
 
+def _statement_before_question(clause: str) -> str:
+    """The statement before a question in one clause: "My name is Tom, what's yours?" →
+    "My name is Tom"; "" when the clause opens with the question."""
+    head: list[str] = []
+    for part in re.split(r"\s*[,，]\s*", clause)[:-1]:
+        if is_question(part):
+            break
+        head.append(part)
+    return ", ".join(head)
+
+
 def _clauses(text: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<=[.!?。！？；;])\s*", text.strip()) if c.strip()]
 
@@ -186,7 +228,8 @@ def _third_person(value: str) -> str:
 
 def _split_objects(value: str) -> list[str]:
     """"hiking and coffee" / "tea, cake and jazz" -> one object each."""
-    parts = [p.strip() for p in re.split(r",\s*|\s+and\s+|\s+or\s+|、|和|还有", value) if p.strip()]
+    parts = [re.sub(r"^(?:both|especially|mostly|mainly)\s+", "", p.strip(), flags=re.I)
+             for p in re.split(r",\s*(?:and|or)\s+|,\s*|\s+and\s+|\s+or\s+|、|和|还有", value) if p.strip()]
     return parts if parts and all(len(p.split()) <= 4 for p in parts) else [value]
 
 
@@ -196,13 +239,17 @@ def _key_part(value: str) -> str:
 
 def _en(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
-    for pattern in _EN_NAME:
+    for i, pattern in enumerate(_EN_NAME):
         m = pattern.search(clause)
         if m:
             name = m.group(1).strip()
             first = name.split()[0]
-            if first.lower() in _NOT_NAMES or not first[0].isupper():
+            if first.lower() in _NOT_NAMES:
                 continue
+            if not first[0].isupper():
+                if i != 0 or " " in name or not _LOWER_NAME_END.match(clause, m.end()):
+                    continue
+                name = first.capitalize()
             out.append(SelfFact("fact", "name", name, f"{USER_EN}'s name is {name}.", "en"))
             break
     for pattern in _EN_FAMILY_NAMED:
@@ -252,7 +299,8 @@ def _en(clause: str) -> list[SelfFact]:
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
         what = _third_person(what.strip(" .,!"))
-        if what and len(what.split()) <= 10:
+        # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
+        if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             verb = "is " + what if what.startswith(("going", "planning")) else "will " + what
             out.append(SelfFact("event", f"plan:{_key_part(when)}", f"{what} {when}",
                                 f"{USER_EN} {verb} {when}.", "en"))
@@ -277,11 +325,16 @@ def _zh(clause: str) -> list[SelfFact]:
         if m:
             out.append(SelfFact("fact", f"family:{m.group(2)}", f"{m.group(1)}{m.group(2)}",
                                 f"{USER_ZH}有{m.group(1)}{m.group(2)}。", "zh"))
+    m = _ZH_FAVORITE.search(clause)
+    if m:
+        what, value = m.group(1), m.group(2)
+        out.append(SelfFact("preference", f"favorite:{what}", value, f"{USER_ZH}最喜欢的{what}是{value}。", "zh"))
     for pattern, likes in _ZH_TASTE:
         m = pattern.search(clause)
         if m:
             value = m.group(1).strip()
-            if value and value not in ("你", "它", "这个", "那个"):
+            # "我喜欢你的声音", "我喜欢和你聊天": about the companion, not a taste
+            if value and value not in ("你", "它", "这个", "那个") and not value.startswith(("你", "和你", "跟你")):
                 verb = "喜欢" if likes else "不喜欢"
                 for thing in _split_objects(value):
                     out.append(SelfFact("preference", f"taste:{thing}", thing, f"{USER_ZH}{verb}{thing}。", "zh"))

@@ -1,0 +1,498 @@
+"""The pure pieces of the tiny/capable dialogue: the reply guard (`fay_ros.dialogue.guard`),
+answers from the user's own facts (`fact_answers`) and the model profile choice (`profiles`).
+
+The bad outputs here are what the embedded SmolLM2-135M (and now and then a bigger model)
+really writes; the good ones are ordinary answers that must pass the guard unchanged."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fay_ros.dialogue import fact_answers
+from fay_ros.dialogue.guard import GuardPolicy, ReplyGuard
+from fay_ros.dialogue.local_llm import EMBEDDED_MODEL, EMBEDDED_PORT
+from fay_ros.dialogue.profiles import CAPABLE, TINY, resolve
+
+PERSONA = ("You are Fay, a small companion robot who lives at home with the user.\n"
+           "You are warm, curious and cheerful, and you speak briefly: one to three short sentences.\n"
+           "You talk like a friend, never like a search engine, and you never use markdown or emoji.")
+TOOLS = ("memory_recall", "web_search", "get_time")
+LAST_REPLY = "Hello Tom! It is lovely to hear from you again. What shall we talk about today?"
+
+
+def guard(**changes) -> ReplyGuard:
+    """A guard as the engine builds it: Fay talking with Tom, who just asked how she is."""
+    kwargs = dict(policy=GuardPolicy("Fay", 3, False), user_name="Tom", user_text="How are you doing today?",
+                  prompt_texts=(PERSONA,), tool_names=TOOLS, recent_replies=(LAST_REPLY,)) | changes
+    return ReplyGuard(**kwargs)
+
+
+def one(sentence: str, **changes):
+    g = guard(**changes)
+    return g.check(sentence), g
+
+
+# -- good answers pass unchanged ----------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "I'm doing great, thanks for asking!",
+    "You like hiking and coffee.",
+    "Call me anytime you want to chat.",
+    "Call me when you are back home.",
+    "Nice to meet you, Tom!",
+    "Your name is Tom.",
+    "I'm Fay, your companion robot!",
+    "My name is Fay.",
+    "I am Fay, and I love our little chats.",
+    "I'm so glad you asked.",
+    "I am happy to help.",
+    "Time flies when we talk.",
+    "Tomorrow will be sunny, perfect for a walk.",
+    "Thomas Edison invented the light bulb.",
+    "Tim is a lovely name for a cat.",
+    "The meeting is at 8:30 in the morning.",
+    "Paris is the capital of France.",
+    "That sounds like a wonderful plan!",
+    "Do you want to hear a joke?",
+    "It is 3 o'clock now.",
+    "我是一个机器人。",
+    "你好，我是Fay。",
+    "我叫Fay，很高兴认识你！",
+    "今天天气很好，我们去散步吧。",
+    "你喜欢爬山和咖啡。",
+    "我很好，谢谢你的关心！",
+])
+def test_ordinary_good_answers_pass_unchanged(sentence):
+    verdict, g = one(sentence)
+    assert (verdict.text, verdict.reason, verdict.stop) == (sentence, "", False)
+    assert g.passed == 1 and not g.dropped and g.summary() == "nothing dropped"
+
+
+def test_a_full_good_reply_passes_sentence_by_sentence():
+    g = guard()
+    reply = ["I'm doing great, thanks for asking!", "I spent the morning watching the rain.", "How about you, Tom?"]
+    verdicts = [g.check(s) for s in reply]
+    assert [v.text for v in verdicts] == reply
+    assert [v.stop for v in verdicts] == [False, False, True]  # the third reaches the limit: stop streaming
+    assert g.full and g.passed == 3 and not g.dropped
+
+
+# -- bad sentences are dropped, by reason --------------------------------------------------------
+
+@pytest.mark.parametrize("sentence, reason", [
+    # the user's name as the companion's own (SmolLM2 copies the name it was just told)
+    ("Hello, my name is Tom!", "wrong self-introduction"),
+    ("Hi, I'm Tom.", "wrong self-introduction"),
+    ("I'm Tom!", "wrong self-introduction"),
+    ("My name is Tom and I like tea.", "wrong self-introduction"),
+    # any name but her own
+    ("My name is Alex.", "wrong self-introduction"),
+    ("I am Alex, your friendly robot.", "wrong self-introduction"),
+    ("You can call me Sophie.", "wrong self-introduction"),
+    ("我叫小明。", "wrong self-introduction"),
+    ("我的名字是小明。", "wrong self-introduction"),
+    ("我叫汤姆，很高兴认识你。", "wrong self-introduction"),
+    # the judge's / prompt's voice instead of a companion's
+    ("The above answer is correct.", "meta talk"),
+    ("The user has already answered.", "meta talk"),
+    ("The user's question is about the weather.", "meta talk"),
+    ("As an AI language model, I cannot feel.", "meta talk"),
+    ("I will respond with three sentences.", "meta talk"),
+    ("This is small talk.", "meta talk"),
+    ("Let me call memory_recall.", "meta talk"),
+    ("I can use web_search for that.", "meta talk"),
+    ("作为一个人工智能，我没有感情。", "meta talk"),
+    ("用户说他很累。", "meta talk"),
+    # judge JSON, think tags, code fences
+    ('{"action": "finish"', "markup or JSON"),
+    ('"action": "tool", "keyword": "weather"', "markup or JSON"),
+    ("<think>", "markup or JSON"),
+    ("</think> The user wants a joke.", "markup or JSON"),
+    ("```json", "markup or JSON"),
+    # reciting the persona prompt
+    ("You are warm, curious and cheerful, and you speak briefly.", "prompt text"),
+    ("I talk like a friend, never like a search engine.", "prompt text"),
+    # nothing left to say
+    ("😊😊😊", "emoji"),
+    ("(laughs)", "stage direction"),
+    ("...", "no words"),
+    # already said in the last reply (greedy decoding copies it)
+    ("It is lovely to hear from you again.", "repeated"),
+    ("What shall we talk about today?", "repeated"),
+    ("what shall we talk about today", "repeated"),
+    # the user's words parroted back
+    ("How are you doing today?", "parrots the user"),
+])
+def test_bad_sentences_are_dropped_with_their_reason(sentence, reason):
+    verdict, g = one(sentence)
+    assert verdict.text is None and verdict.reason == reason
+    assert g.passed == 0 and g.dropped == {reason: 1}
+
+
+@pytest.mark.parametrize("sentence, cleaned, reason", [
+    ("😊😊 Great!", "Great!", "emoji"),
+    ("Great! 😊", "Great!", "emoji"),
+    ("I love you ❤️!", "I love you!", "emoji"),
+    ("That is so funny :D", "That is so funny", "emoji"),
+    ("Tea or coffee? :P", "Tea or coffee?", "emoji"),
+    ("See you soon <3", "See you soon", "emoji"),
+    ("Well, that's it ^_^", "Well, that's it", "emoji"),
+    ("你好😊！", "你好！", "emoji"),
+    ("(laughs) It is vast.", "It is vast.", "stage direction"),
+    ("*smiles* Hello there!", "Hello there!", "stage direction"),
+    ("[pause] Okay, let me think.", "Okay, let me think.", "stage direction"),
+    ("The sea is big (giggles).", "The sea is big.", "stage direction"),
+    ("（笑）好久不见！", "好久不见！", "stage direction"),
+    ("Fay: I'm right here.", "I'm right here.", "role label"),
+    ("Assistant: Hello there!", "Hello there!", "role label"),
+    ("助手：你好！", "你好！", "role label"),
+    ("Tomm, it is nice to see you.", "Tom, it is nice to see you.", "name spelling"),
+    ("Good morning, Tomm!", "Good morning, Tom!", "name spelling"),
+    ("How was your day, Toom?", "How was your day, Tom?", "name spelling"),
+])
+def test_unspeakable_parts_are_removed_and_the_rest_is_said(sentence, cleaned, reason):
+    verdict, g = one(sentence)
+    assert (verdict.text, verdict.reason, verdict.stop) == (cleaned, reason, False)
+    assert g.passed == 1
+
+
+def test_emoji_stay_when_the_persona_allows_them():
+    verdict, _ = one("😊😊 Great!", policy=GuardPolicy(allow_emoji=True))
+    assert verdict.text == "😊😊 Great!" and verdict.reason == ""
+
+
+def test_the_companions_own_name_in_other_wording_and_a_different_persona_name():
+    assert one("我是Fay。")[0].text == "我是Fay。"
+    g = guard(policy=GuardPolicy(companion_name="Nova"))
+    assert g.check("My name is Nova.").text == "My name is Nova."
+    assert g.check("My name is Fay.").reason == "wrong self-introduction"
+
+
+def test_a_chinese_user_name_as_the_companions_own_is_dropped():
+    g = guard(user_name="林", user_text="你好")
+    assert g.check("我是林。").reason == "wrong self-introduction"
+    assert g.check("我是林业局的机器人。").text == "我是林业局的机器人。"  # 林 starts a word, not a name here
+
+
+# -- the user's turn, template tokens: stop the reply ----------------------------------------------
+
+def test_a_user_label_mid_reply_stops_the_reply():
+    g = guard()
+    assert g.check("Sure thing!").text == "Sure thing!"
+    verdict = g.check("User: what is my name?")
+    assert verdict.text is None and verdict.stop and verdict.reason == "role label"
+    after = g.check("Your name is Tom.")  # the model answering its own invented question
+    assert after.text is None and after.stop
+    assert g.full and g.passed == 1
+    assert g.dropped == {"role label": 1, "after a stop": 1}
+
+
+@pytest.mark.parametrize("sentence, kept, reason", [
+    ("Sure. User: what is my name?", "Sure.", "role label"),
+    ("Hi there!<|im_start|>user", "Hi there!", "role label"),
+    ("Good night. Tom: good night Fay!", "Good night.", "role label"),
+    ("Hello <|im_end|>", "Hello", "template token"),
+    ("Okay! [INST] Tell me more [/INST]", "Okay!", "template token"),
+])
+def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentence, kept, reason):
+    verdict, g = one(sentence)
+    assert (verdict.text, verdict.reason, verdict.stop) == (kept, reason, True)
+    assert g.full and g.passed == 1
+    assert g.dropped[reason] == 1, "the cut-off tail is a drop and is counted for the log"
+    assert g.check("More words.").text is None
+
+
+@pytest.mark.parametrize("sentence, reason", [
+    ("User: what is my name?", "role label"),
+    ("Human: tell me a joke.", "role label"),
+    ("用户：我叫什么？", "role label"),
+    ("Tom: what's up?", "role label"),
+    ("<|im_start|>user\nhi", "role label"),
+    ("<|im_start|>assistant", "template token"),
+    ("### Instruction: say hi", "template token"),
+    ("[INST] hi [/INST]", "template token"),
+])
+def test_a_sentence_that_is_only_a_turn_marker_is_dropped_and_stops(sentence, reason):
+    verdict, g = one(sentence)
+    assert (verdict.text, verdict.reason, verdict.stop) == (None, reason, True)
+    assert g.dropped == {reason: 1} and g.full
+
+
+# -- the user's name --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, sentence, expected", [
+    ("Tom", "Tomm, hello!", "Tom, hello!"),
+    ("Tom", "Hi Ttom!", "Hi Tom!"),
+    ("Tom", "Tim is here.", "Tim is here."),          # another name: a short one needs a closer match
+    ("Tom", "Tommy is my friend.", "Tommy is my friend."),
+    ("Tom", "Atom bombs are scary.", "Atom bombs are scary."),
+    ("Tim", "Time flies when we talk.", "Time flies when we talk."),
+    ("Sam", "Same here!", "Same here!"),
+    ("Eve", "Even so, I am happy.", "Even so, I am happy."),
+    ("Jon", "Join me for a song!", "Join me for a song!"),
+    ("Ann", "Anne is her sister.", "Anne is her sister."),
+    ("Maria", "Marai, good morning!", "Maria, good morning!"),
+    ("Maria", "Mariaa, good morning!", "Maria, good morning!"),
+    ("Rose", "Roses are red.", "Roses are red."),
+    ("Jack", "Jacket weather today!", "Jacket weather today!"),
+    ("Hope", "Hopes are high today.", "Hopes are high today."),
+    ("", "Tomm is here.", "Tomm is here."),            # no known name: nothing to correct
+    ("Al", "All good.", "All good."),                  # too short to correct anything
+])
+def test_near_miss_spellings_of_the_users_name_are_corrected_and_other_words_are_not(name, sentence, expected):
+    verdict, _ = one(sentence, user_name=name, user_text="hi")
+    assert verdict.text == expected
+    assert verdict.reason == ("name spelling" if expected != sentence else "")
+
+
+# -- repeats ------------------------------------------------------------------------------------------
+
+def test_a_sentence_repeated_in_the_same_reply_is_dropped():
+    g = guard(recent_replies=())
+    assert g.check("I love the sea.").text == "I love the sea."
+    assert g.check("I love the sea!").reason == "repeated"
+    assert g.check("I love the sea .").reason == "repeated"
+    assert g.check("The sea is big.").text == "The sea is big."
+    assert g.passed == 2 and g.dropped == {"repeated": 2}
+
+
+def test_repeats_across_replies_count_only_the_recent_replies():
+    g = guard(recent_replies=("I'm doing great, thanks for asking! How about you?",))
+    assert g.check("I'm doing great, thanks for asking!").reason == "repeated"
+    assert g.check("I'm doing great today, the sun is out!").text == "I'm doing great today, the sun is out!"
+    fresh = guard(recent_replies=())
+    assert fresh.check("I'm doing great, thanks for asking!").reason == ""
+
+
+def test_parroting_needs_the_same_words_not_the_same_topic():
+    g = guard(user_text="I went hiking with my sister today.")
+    assert g.check("I went hiking with my sister today.").reason == "parrots the user"
+    assert g.check("You went hiking with your sister today!").text == "You went hiking with your sister today!"
+    short = guard(user_text="Hi!")
+    assert short.check("Hi!").text == "Hi!"  # a greeting answered in kind is not parroting
+
+
+def test_prompt_recital_is_six_words_in_a_row():
+    g = guard(prompt_texts=("Anna went to Paris last summer with her brother.",))
+    assert g.check("You went to Paris last year, right?").text == "You went to Paris last year, right?"  # 5 words
+    assert g.check("Anna went to Paris last summer!").reason == "prompt text"  # 6 words
+
+
+@pytest.mark.parametrize("sentence", ["Tom loves a good game of golf!", "Tom's a great guy!", "Tom says he is busy.",
+                                      "Sure. Tom is going to the beach tomorrow."])
+def test_narrating_the_user_in_the_third_person_is_dropped(sentence):
+    verdict = guard().check(sentence)
+    assert verdict.text is None and verdict.reason == "talks about the user", verdict
+
+
+@pytest.mark.parametrize("sentence", ["Tom, what's your plan for the weekend?", "Nice to see you, Tom.",
+                                      "I think you would love it, Tom!"])
+def test_talking_to_the_user_by_name_passes(sentence):
+    assert guard().check(sentence).text == sentence
+
+
+def test_question_and_answer_labels():
+    g = guard()
+    assert g.check('A: "How many people fit in a barrel?"').text == '"How many people fit in a barrel?"'
+    assert g.check("Here is my question: what is love?").text == "Here is my question: what is love?"
+    cut = g.check("That is it. Q: why?")
+    assert cut.text == "That is it." and cut.stop and g.dropped["role label"] == 1
+
+
+# -- the sentence limit -------------------------------------------------------------------------------
+
+def test_the_sentence_limit_stops_the_stream():
+    g = guard(policy=GuardPolicy(max_sentences=2), recent_replies=())
+    first, second, third = g.check("One thing."), g.check("Another thing."), g.check("A third thing.")
+    assert (first.stop, second.stop) == (False, True) and g.full
+    assert third.text is None and third.stop and third.reason == "over the sentence limit"
+    assert g.finish("and more", cut_by_limit=True).text is None
+    assert g.passed == 2 and g.dropped == {"over the sentence limit": 1, "cut off by the token limit": 1}
+
+
+def test_a_limit_of_one_sentence():
+    g = guard(policy=GuardPolicy(max_sentences=1))
+    assert g.check("Hello there.").stop and g.full
+    assert g.finish("Nice to see you", cut_by_limit=False).text is None
+
+
+def test_dropped_sentences_do_not_count_against_the_limit():
+    g = guard(policy=GuardPolicy(max_sentences=2))
+    assert g.check("My name is Alex.").text is None
+    assert g.check("😊").text is None
+    assert not g.full
+    assert g.check("I'm Fay.").text == "I'm Fay." and not g.full
+    assert g.check("Nice to meet you!").stop
+
+
+# -- the last piece of the stream -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("said, remainder, cut, expected", [
+    # cut by the token limit after something was said: the fragment is not spoken
+    (True, "and then we could go to the", True, None),
+    (True, "我们可以一起去", True, None),
+    # cut, and it is the only text: ended at its last clause boundary
+    (False, "The sea is vast, and its waves are", True, "The sea is vast."),
+    (False, "Well, I think, that the", True, "Well, I think."),
+    (False, "今天天气很好，我们可以", True, "今天天气很好。"),
+    (False, "I think that the", True, "I think that the."),  # no boundary: all there is
+    # a natural end without punctuation is a sentence
+    (False, "Nice to meet you", False, "Nice to meet you."),
+    (True, "See you tomorrow", False, "See you tomorrow."),
+    (False, "好的", False, "好的。"),
+    # complete already
+    (True, "That is all.", True, "That is all."),
+    (False, "Really?", False, "Really?"),
+    # nothing
+    (False, "", True, None),
+    (True, "   ", False, None),
+])
+def test_finish_speaks_only_whole_sentences(said, remainder, cut, expected):
+    g = guard(recent_replies=())
+    if said:
+        assert g.check("Hello there.").text == "Hello there."
+    assert g.finish(remainder, cut_by_limit=cut).text == expected
+    if expected is None and remainder.strip():
+        assert g.dropped == {"cut off by the token limit": 1}
+
+
+def test_finish_still_guards_the_last_piece():
+    g = guard()
+    assert g.finish("😊 My name is Alex", cut_by_limit=False).reason == "wrong self-introduction"
+    assert guard().finish("Tomm, see you", cut_by_limit=False).text == "Tom, see you."
+
+
+# -- the log ---------------------------------------------------------------------------------------------
+
+def test_the_summary_counts_reasons_and_never_contains_content():
+    g = guard(policy=GuardPolicy(max_sentences=2))
+    bad = ["My name is Zebediah.", "The user has a secret password swordfish.", '{"action": "finish"',
+           "😊😊", "It is lovely to hear from you again.", "My name is Quirinus."]
+    for sentence in bad:
+        assert g.check(sentence).text is None
+    assert g.check("Okay.").text == "Okay."
+    assert g.check("Sure. User: my PIN is 4711").text == "Sure."
+    assert g.check("Bye.").text is None
+    summary = g.summary()
+    assert summary == ("1 after a stop, 1 emoji, 1 markup or JSON, 1 meta talk, 1 repeated, 1 role label, "
+                       "2 wrong self-introduction")
+    for word in ["Zebediah", "swordfish", "password", "finish", "lovely", "Quirinus", "4711", "PIN", "Bye"]:
+        assert word.lower() not in summary.lower()
+
+
+# -- fact answers -----------------------------------------------------------------------------------------
+
+FACTS = {"name": "User's name is Tom.", "taste:hiking": "User likes hiking.", "taste:coffee": "User likes coffee.",
+         "taste:tea": "User does not like tea.", "favorite:color": "User's favorite color is blue.",
+         "family:sister": "User's sister is called Anna.", "plan:tomorrow": "User is going to Paris tomorrow."}
+FACTS_ZH = {"name": "用户的名字是林。", "taste:咖啡": "用户喜欢咖啡。", "taste:香菜": "用户不喜欢香菜。",
+            "family:女儿": "用户的女儿叫小雨。", "plan:明天": "用户明天要去北京。", "favorite:颜色": "用户最喜欢的颜色是蓝色。"}
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What's my name?", "Your name is Tom."),
+    ("what is my name", "Your name is Tom."),
+    ("Do you remember my name?", "Your name is Tom."),
+    ("Do you know what my name is?", "Your name is Tom."),
+    ("Who am I?", "Your name is Tom."),
+    ("What do I like?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
+    ("What do I like to eat?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
+    ("Do I like hiking?", "Yes, you like hiking."),
+    ("Do I like tea?", "No, you don't like tea."),
+    ("Do I like jazz?", "You haven't told me whether you like jazz."),
+    ("Do I like hiking and coffee?", "Yes, you like hiking. Yes, you like coffee."),
+    ("Fay, do I like coffee?", "Yes, you like coffee."),
+    ("What's my favorite color?", "Your favorite color is blue."),
+    ("Who is my sister?", "Your sister is called Anna."),
+    ("What's my sister's name?", "Your sister is called Anna."),
+    ("What am I doing tomorrow?", "You are going to Paris tomorrow."),
+])
+def test_questions_about_the_users_facts_are_answered_from_them(question, expected):
+    assert fact_answers.answer(question, FACTS, "en") == expected
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("我叫什么名字？", "你叫林。"),
+    ("你还记得我叫什么吗？", "你叫林。"),
+    ("我喜欢什么？", "你喜欢咖啡。你不喜欢香菜。你最喜欢的颜色是蓝色。"),
+    ("我女儿叫什么？", "你的女儿叫小雨。"),
+    ("我明天要做什么？", "你明天要去北京。"),
+])
+def test_chinese_questions_about_the_users_facts(question, expected):
+    assert fact_answers.answer(question, FACTS_ZH, "zh") == expected
+
+
+@pytest.mark.parametrize("question, language, expected", [
+    ("What is my name?", "en", "You haven't told me your name yet. What should I call you?"),
+    ("What do I like?", "en", "You haven't told me what you like yet. What do you enjoy?"),
+    ("What are my plans?", "en", "You haven't told me your plans yet."),
+    ("What's my favorite food?", "en", "You haven't told me your favorite food yet. What is it?"),
+    ("Who is my mom?", "en", "You haven't told me about your mom yet."),
+    ("What's my dog called?", "en", "You haven't told me about your dog yet."),
+    ("我叫什么名字？", "zh", "你还没告诉我你的名字呢，我该怎么称呼你？"),
+    ("我喜欢什么?", "zh", "你还没告诉我你喜欢什么呢，说说看？"),
+    ("我妈妈叫什么？", "zh", "你还没告诉我你妈妈的名字呢。"),
+])
+def test_an_unknown_fact_is_said_plainly_instead_of_guessed(question, language, expected):
+    assert fact_answers.answer(question, {}, language) == expected
+
+
+@pytest.mark.parametrize("question, language", [
+    ("What is the weather like?", "en"), ("How are you?", "en"), ("Tell me a joke", "en"),
+    ("What is your name?", "en"), ("Do you like tea?", "en"), ("What do you like?", "en"),
+    ("My name is Tom.", "en"), ("My name is Tom, what's yours?", "en"), ("I like hiking.", "en"),
+    ("What is my job?", "en"), ("What time is it?", "en"),
+    ("你叫什么名字？", "zh"), ("今天天气怎么样？", "zh"), ("我叫林。", "zh"), ("你喜欢什么？", "zh"),
+])
+def test_other_questions_are_not_answered_from_facts(question, language):
+    assert fact_answers.answer(question, FACTS if language == "en" else FACTS_ZH, language) is None
+
+
+def test_the_answer_follows_the_question_language_and_the_stored_name():
+    assert fact_answers.answer("What is my name?", FACTS_ZH, "en") == "Your name is 林."
+    assert fact_answers.answer("我叫什么名字？", FACTS, "en") == "你叫Tom。"
+    assert fact_answers.user_name(FACTS) == "Tom" and fact_answers.user_name({}) == ""
+
+
+# -- model profiles -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("base_url, model, expected", [
+    (f"http://127.0.0.1:{EMBEDDED_PORT}/v1", "anything", TINY),
+    (f"http://localhost:{EMBEDDED_PORT}/v1", "gpt-4o-mini", TINY),   # the embedded endpoint, whatever the name
+    (f"http://[::1]:{EMBEDDED_PORT}/v1", "m", TINY),
+    ("http://127.0.0.1:8080/v1", EMBEDDED_MODEL, TINY),
+    ("http://127.0.0.1:11434/v1", "smollm2:135m", TINY),
+    ("http://x/v1", "HuggingFaceTB/SmolLM2-135M-Instruct", TINY),
+    ("http://127.0.0.1:11434/v1", "qwen2.5:0.5b", TINY),
+    ("http://x/v1", "qwen2.5-0.5b-instruct", TINY),
+    ("http://x/v1", "Qwen2.5-0.5B-Instruct-GGUF", TINY),
+    ("http://127.0.0.1:11434/v1", "gemma3:270m", TINY),
+    ("http://x/v1", "gemma-3-270m-it", TINY),
+    ("http://x/v1", "qwen3:0.6b", TINY),
+    ("http://x/v1", "tinyllama", TINY),
+    ("https://api.openai.com/v1", "gpt-4o-mini", CAPABLE),
+    ("https://api.deepseek.com/v1", "deepseek-chat", CAPABLE),
+    ("http://127.0.0.1:11434/v1", "qwen2.5:7b", CAPABLE),
+    ("http://127.0.0.1:11434/v1", "llama3.1:8b", CAPABLE),
+    ("http://x/v1", "qwen2.5-7b-instruct-q4_k_m", CAPABLE),
+    ("http://x/v1", "qwen2.5:1.5b", CAPABLE),
+    ("http://x/v1", "gpt-4o-2024-08-06", CAPABLE),
+    ("http://x/v1", "deepseek-v3-0324", CAPABLE),
+    (f"http://192.168.1.20:{EMBEDDED_PORT}/v1", "qwen2.5:7b", CAPABLE),  # that port elsewhere is not ours
+    (f"http://127.0.0.1:{EMBEDDED_PORT + 1}/v1", "model", CAPABLE),
+    ("", "", CAPABLE),
+])
+def test_auto_profile_by_endpoint_and_model_name(base_url, model, expected):
+    assert resolve("auto", base_url, model) == expected
+
+
+def test_an_explicit_profile_wins():
+    assert resolve("tiny", "https://api.openai.com/v1", "gpt-4o") == TINY
+    assert resolve("capable", f"http://127.0.0.1:{EMBEDDED_PORT}/v1", EMBEDDED_MODEL) == CAPABLE
+
+
+@pytest.mark.parametrize("setting", ["", "Auto", "TINY", "small", "big"])
+def test_a_bad_profile_setting_is_refused(setting):
+    with pytest.raises(ValueError, match=re.escape(repr(setting))):
+        resolve(setting, "http://x/v1", "gpt-4o")
