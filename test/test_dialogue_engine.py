@@ -513,3 +513,19 @@ def test_broadcast_speaks_verbatim_and_observation_records_without_reply(fresh):
         assert fresh.requests == []
         await rig.close()
     run(scenario())
+
+
+def test_tiny_history_window_extends_the_last_prompt_between_drops():
+    """Consecutive tiny prompts share everything but the new turn (the server's prompt cache
+    covers the rest); the window drops back to the minimum only when it reached the maximum."""
+    engine = DialogueEngine(Persona(), None, lambda _p: None, settings=EngineSettings(profile="tiny"))
+    windows = []
+    for turn in range(14):
+        engine._remember_turn("u", f"question {turn}", f"answer {turn}")
+        windows.append([m["content"] for m in engine._cache_friendly_history("u", 2, 5)])
+    sizes = [len(w) // 2 for w in windows]
+    assert sizes == [1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3, 4, 5, 2]
+    for before, after in zip(windows, windows[1:]):
+        if len(after) > len(before):
+            assert after[:len(before)] == before, "a growing window extends the previous prompt"
+    assert windows[-1][-1] == "answer 13" and windows[5] == ["question 4", "answer 4", "question 5", "answer 5"]

@@ -173,6 +173,7 @@ class DialogueEngine:
         self._histories: dict[str, deque[dict[str, str]]] = {}
         # what each identified user said about themselves in this process: key -> content
         self._facts: dict[str, dict[str, str]] = {}
+        self._appended: dict[str, int] = {}  # messages ever added to each user's history
         self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
@@ -378,7 +379,7 @@ class DialogueEngine:
                                                           for m in recalled))
         if prestart:
             volatile.append("Context:\n" + "\n".join(prestart))
-        history = self.history(ctx.owner)[-2 * tiny.history_turns:] if tiny.history_turns else []
+        history = self._cache_friendly_history(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         messages = [{"role": "system", "content": self._tiny_system(facts)}, *history]
         if volatile:
             messages.append({"role": "system", "content": "\n".join(volatile)})
@@ -744,6 +745,18 @@ class DialogueEngine:
     def _append_history(self, user_id: str, message: dict[str, str]) -> None:
         history = self._histories.setdefault(user_id, deque(maxlen=max(2, self.settings.history_turns * 2)))
         history.append(message)
+        self._appended[user_id] = self._appended.get(user_id, 0) + 1
+
+    def _cache_friendly_history(self, user_id: str, min_turns: int, max_turns: int) -> list[dict[str, str]]:
+        """The last messages, in a window that grows by whole turns from min_turns to max_turns
+        and then drops back to min_turns, so consecutive prompts share everything but the new
+        turn (see TinyDecoding)."""
+        history = self.history(user_id)
+        high = min(2 * max_turns, 2 * max(1, self.settings.history_turns))  # what the history holds
+        low = min(2 * min_turns, high)
+        count = self._appended.get(user_id, 0)
+        keep = count if count <= high else low + (count - low) % (high - low + 2)
+        return history[-keep:] if keep else []
 
     def _remember_turn(self, user_id: str, user_text: str | None, answer: str) -> None:
         if user_text:

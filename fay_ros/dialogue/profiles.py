@@ -64,4 +64,10 @@ class TinyDecoding:
     stop: tuple[str, ...] = ("<|im_start|>", "<|im_end|>", "User:", "\n\n")
     languages: tuple[str, ...] = ("en",)  # what the model speaks; other turns get an honest stock line
     max_fact_lines: int = 6  # the user's facts in the prompt, newest kept
-    history_turns: int = 3  # recent turns in the prompt: a tiny model copies long histories
+    # Recent turns in the prompt, as a window that grows from `history_min_turns` to
+    # `history_max_turns` and then drops back: between two drops each prompt extends the last
+    # one, so the server's prompt cache covers everything but the new turn (a window that
+    # slides by one turn changes the prompt right after the persona, every turn). Short,
+    # because a tiny model copies what it sees.
+    history_min_turns: int = 2
+    history_max_turns: int = 5
