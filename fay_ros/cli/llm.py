@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     except LocalLlmError as exc:
         print(f"[fay-ros llm] cannot start: {exc}", file=sys.stderr, flush=True)
         return 2
-    print(f"[fay-ros llm] ready: {server.base_url} model {server.model} ({server.model_path.name}); Ctrl-C stops",
-          flush=True)
+    # printed only after the server answered its warm-up chat completion (LocalLlmServer)
+    print(f"[fay-ros llm] ready: {server.base_url} model {server.model} ({server.model_path.name}), "
+          f"warm-up answered in {server.warm_up_seconds:.2f}s; Ctrl-C stops", flush=True)
     try:
         while not stop.wait(1.0):
             pass
