@@ -496,3 +496,27 @@ def test_an_explicit_profile_wins():
 def test_a_bad_profile_setting_is_refused(setting):
     with pytest.raises(ValueError, match=re.escape(repr(setting))):
         resolve(setting, "http://x/v1", "gpt-4o")
+
+
+# -- the clock's questions ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("question, expected", [
+    ("What time is it?", "It's 6:05 PM on Monday, November 30."),
+    ("what day is it today?", "It's 6:05 PM on Monday, November 30."),
+    ("What's the date?", "It's 6:05 PM on Monday, November 30."),
+    ("现在几点了？", "现在是11月30日，星期一，18点05分。"),
+    ("今天星期几", "现在是11月30日，星期一，18点05分。"),
+    ("How are you?", None), ("I have no time for this.", None), ("Tell me about the day you were built.", None),
+])
+def test_time_questions_are_answered_from_the_clock(question, expected):
+    import datetime
+
+    from fay_ros.dialogue.fact_answers import time_answer
+    assert time_answer(question, datetime.datetime(2026, 11, 30, 18, 5)) == expected
+
+
+def test_midnight_is_twelve_am():
+    import datetime
+
+    from fay_ros.dialogue.fact_answers import time_answer
+    assert time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == "It's 12:05 AM on Tuesday, December 1."

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import itertools
 import json
 import logging
@@ -352,7 +353,8 @@ class DialogueEngine:
                          memories: list[Memory], rules: list[str], prestart: list[str]) -> None:
         """The tiny profile: one streamed call, everything else decided before it.
 
-        1. A question about the user's own facts is answered from the facts (in any language).
+        1. A question about the user's own facts is answered from the facts (in any language),
+           one about the time or date from the clock.
         2. A language the model does not speak gets the persona's honest line, in that language.
         3. Otherwise one greedy, capped, stop-bounded call with the persona, the user's name
            and facts as plain lines (stable, so the server's prompt cache keeps them), and the
@@ -362,6 +364,11 @@ class DialogueEngine:
         if answer is not None:
             trace.path = "memory"
             self._speak_text(reply, answer, "memory")
+            return
+        answer = fact_answers.time_answer(ctx.question, datetime.datetime.now().astimezone(), ctx.language)
+        if answer is not None:
+            trace.path = "clock"
+            self._speak_text(reply, answer, "qa")
             return
         if tiny.languages and ctx.language.split("-")[0] not in tiny.languages:
             trace.path = "language"

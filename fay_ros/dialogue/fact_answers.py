@@ -1,6 +1,7 @@
 """Questions about what the user told the companion, answered from the facts themselves.
 
 "What's my name?", "What do I like?", "Who is my sister?", "What am I doing tomorrow?",
+(and the clock's questions, `time_answer`: "What time is it?", "现在几点？")
 "我叫什么名字？", "我喜欢什么？": the answer is in the user's stored facts (their own words,
 see `fay_ros.memory.self_facts`), so it is said back as it was stored, not re-told by a
 model. The tiny embedded model gets these wrong more often than right ("My name is Alex."),
@@ -12,6 +13,7 @@ Pure Python, no ROS.
 """
 from __future__ import annotations
 
+import datetime
 import re
 
 from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person
@@ -126,3 +128,21 @@ def _lower_first(text: str) -> str:
 
 def _join(sentences: list[str], zh: bool) -> str:
     return ("" if zh else " ").join(sentences[:4])
+
+
+_TIME_Q_EN = re.compile(r"\bwhat(?:'s| is)? (?:the )?time\b|\bwhat time is it\b|\bwhat day is (?:it|today)\b|"
+                        r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|\bwhat(?:'s| is) today\b", re.I)
+_TIME_Q_ZH = re.compile(r"几点|星期几|礼拜几|周几|几号|什么日子|今天.{0,2}日期|现在.{0,2}时间")
+_WEEKDAYS_ZH = "一二三四五六日"
+
+
+def time_answer(question: str, now: datetime.datetime, language: str = "en") -> str | None:
+    """"What time is it?" / "What day is it today?" / "现在几点？": the clock's answer, not a
+    model's guess (a tiny model invents times). None for other questions."""
+    zh = language.startswith("zh") or bool(re.search(r"[\u4e00-\u9fff]", question))
+    if not (_TIME_Q_ZH if zh else _TIME_Q_EN).search(question):
+        return None
+    if zh:
+        return f"现在是{now.month}月{now.day}日，星期{_WEEKDAYS_ZH[now.weekday()]}，{now.hour}点{now.minute:02d}分。"
+    hour = now.hour % 12 or 12
+    return f"It's {hour}:{now.minute:02d} {'PM' if now.hour >= 12 else 'AM'} on {now:%A, %B} {now.day}."
