@@ -35,6 +35,7 @@ USER = "tom"
 TOOL_NAMES = ("current_time", "memory_recall", "memory_remember", "memory_forget")
 LEAKS = re.compile(r"\b(?:user|assistant|system|human|fay|tom)\s*:|<\||\|>|<think|</think|[{}]|\"action\"|"
                    r"\bjudge\b|\bjson\b|\bas an ai\b|\bthe user\b|" + "|".join(TOOL_NAMES), re.I)
+SENTENCE_END = re.compile(r"[.!?。！？…~]['\"”’)）]*$")
 CLAIMS_USER_NAME = re.compile(r"\b(?:my name is|my name's|i am|i'm|call me)\s+tom\b", re.I)
 
 # (what the user types, words the answer must contain: the user's facts said back)
@@ -115,8 +116,12 @@ def check_reply(question: str, reply: list[Utterance], must_contain: tuple[str, 
     assert not LEAKS.search(text), f"leak {LEAKS.search(text).group(0)!r}; " + where
     assert not CLAIMS_USER_NAME.search(text), "Fay introduced herself with the user's name; " + where
     assert emoji.emoji_count(text) == 0, "emoji; " + where
-    sentences = [m for m in reply if m.text.strip() and m.source != "filler"]
+    pieces = [m for m in reply if m.text.strip() and m.source != "filler"]
+    sentences = [m for m in pieces if SENTENCE_END.search(m.text)]
     assert len(sentences) <= PERSONA.max_sentences, f"{len(sentences)} sentences; " + where
+    # the only piece that is not a whole sentence is a long first sentence's first clause
+    assert all(m is pieces[0] and m.text.rstrip().endswith((",", ":", "，", "：", "、"))
+               for m in pieces if m not in sentences), "a fragment was spoken; " + where
     for word in must_contain:
         assert word.lower() in text.lower(), f"{word!r} missing; " + where
 

@@ -187,3 +187,21 @@ def test_registry_strips_identity_arguments_and_reports_bad_calls():
 def test_api_key_never_in_repr():
     endpoint = Endpoint("https://api.example.invalid/v1", "m", "sk-VERY-SECRET")
     assert "sk-VERY-SECRET" not in repr(endpoint) and "***" in repr(endpoint)
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 80])
+def test_a_long_first_sentence_is_released_at_its_first_clause(size):
+    text = "Well, you know what they say, there's a lot to see in this world. But, one thing, is certain. "
+    splitter = SentenceSplitter(4, first_clause_chars=24)
+    out = [s for i in range(0, len(text), size) for s in splitter.feed(text[i:i + size])]
+    assert out == ["Well, you know what they say,", "there's a lot to see in this world.",
+                   "But, one thing, is certain."], "only the first piece, only once it is long enough"
+    short = SentenceSplitter(4, first_clause_chars=24)
+    assert short.feed("Hello there, nice to see you. Fine, thanks. ") == ["Hello there, nice to see you.",
+                                                                          "Fine, thanks."]
+    assert SentenceSplitter(4).feed("Well, you know what they say, it is fine. ") == [
+        "Well, you know what they say, it is fine."], "off by default"
+    assert SentenceSplitter(4, 10).feed("我今天去了公园，天气非常好，我们玩得很开心。") == [
+        "我今天去了公园，天气非常好，", "我们玩得很开心。"]
+    assert SentenceSplitter(4, 10).feed("The value is 3,5 or so and more, really. ") == [
+        "The value is 3,5 or so and more,", "really."], "a comma inside a number is no clause break"

@@ -114,6 +114,7 @@ class TurnTrace:
     cancelled: bool = False
     first_token_at: float = 0.0  # monotonic time the first content token of the spoken stream arrived
     llm_request_at: float = 0.0  # monotonic time the turn's first LLM request was sent
+    context_seconds: float = 0.0  # memory recall, rules, profile and prestart tools before the model call
     finish_reason: str = ""  # of the last spoken stream ("stop", "length", "" when cut by the guard)
     guard: str = ""  # what the reply guard dropped, by reason (never content)
     facts_learned: list[str] = field(default_factory=list)  # keys of self-facts heard this turn
@@ -271,7 +272,9 @@ class DialogueEngine:
                 return trace
             if self.small is None:
                 raise LlmError("unreachable", "no LLM endpoint configured")
+            started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
+            trace.context_seconds = time.monotonic() - started
             facts = self._known_facts(user_id, profile, memories)
             if self.settings.profile == TINY:
                 await self._tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
@@ -392,8 +395,8 @@ class DialogueEngine:
             messages.append({"role": "system", "content": "\n".join(volatile)})
         messages.append({"role": "user", "content": ctx.question})
         guard = self._guard(ctx, [], extra_prompt=tuple(volatile))
-        await self._stream_spoken(reply, messages, trace, guard, ctx, max_tokens=min(tiny.max_tokens,
-                                                                                     self.settings.max_tokens),
+        await self._stream_spoken(reply, messages, trace, guard, ctx, first_clause_chars=tiny.first_clause_chars,
+                                  max_tokens=min(tiny.max_tokens, self.settings.max_tokens),
                                   temperature=tiny.temperature, frequency_penalty=tiny.frequency_penalty,
                                   stop=list(tiny.stop), extra_body={"repeat_penalty": tiny.repeat_penalty})
 
@@ -528,11 +531,12 @@ class DialogueEngine:
                 yield event.content
 
     async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace,
-                             guard: ReplyGuard, ctx: ToolContext, **options: Any) -> None:
+                             guard: ReplyGuard, ctx: ToolContext, first_clause_chars: int = 0,
+                             **options: Any) -> None:
         """Stream one answer through think-stripping, sentence splitting and the guard; the
         stream is closed as soon as the guard has heard enough."""
         stripper = ThinkStripper()
-        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+        splitter = SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars)
         stopped = False
         async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:

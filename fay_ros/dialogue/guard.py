@@ -96,7 +96,8 @@ class ReplyGuard:
     prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
     tool_names: tuple[str, ...] = ()
     recent_replies: tuple[str, ...] = ()  # the companion's last answers (cross-turn repeats)
-    passed: int = 0
+    passed: int = 0  # pieces published
+    sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
     dropped: Counter = field(default_factory=Counter)
     _said: list[str] = field(default_factory=list)
@@ -110,7 +111,7 @@ class ReplyGuard:
 
     @property
     def full(self) -> bool:
-        return self.stopped or self.passed >= self.policy.max_sentences
+        return self.stopped or self.sentences >= self.policy.max_sentences
 
     def check(self, sentence: str) -> GuardVerdict:
         if self.full:
@@ -167,6 +168,8 @@ class ReplyGuard:
             return self._drop("parrots the user")
         self._said.append(key)
         self.passed += 1
+        if _TERMINAL.search(text):
+            self.sentences += 1
         return GuardVerdict(text, changed, stop=self.full)
 
     def finish(self, remainder: str, cut_by_limit: bool) -> GuardVerdict:

@@ -69,5 +69,8 @@ class TinyDecoding:
     # one, so the server's prompt cache covers everything but the new turn (a window that
     # slides by one turn changes the prompt right after the persona, every turn). Short,
     # because a tiny model copies what it sees.
+    # A first sentence longer than this is spoken from its first comma on: the model writes
+    # ~8 words a second here, and a 25-word first sentence would hold the voice back.
+    first_clause_chars: int = 24
     history_min_turns: int = 2
     history_max_turns: int = 5

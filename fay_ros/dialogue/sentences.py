@@ -5,6 +5,11 @@ sentence the moment its terminator arrives. Chinese terminators (。！？；…
 at once; Latin ones (. ! ? ;) only when followed by whitespace or the end of the stream,
 so "3.14" or "e.g." inside a word does not split. Very short pieces ("OK.") are merged
 with the next sentence so the voice does not stutter.
+
+`first_clause_chars`: a long first sentence is released at its first clause boundary (a
+comma, colon or semicolon, or their CJK forms) once the clause has at least that many
+characters, so speech starts while the model is still writing the rest of the sentence; a
+slow small model spends hundreds of ms on a 25-word first sentence. Only the first piece.
 """
 from __future__ import annotations
 
@@ -14,17 +19,25 @@ CJK_TERMINATORS = "。！？；…\n"
 LATIN_TERMINATORS = ".!?;"
 # Closing quotes/brackets that belong to the sentence before them.
 CLOSERS = "\"'”’」』）)】]"
+CLAUSE_BREAKS = ",:，：、"
 _SPACE = re.compile(r"\s+")
 
 
 class SentenceSplitter:
-    def __init__(self, min_chars: int = 4) -> None:
+    def __init__(self, min_chars: int = 4, first_clause_chars: int = 0) -> None:
         self.min_chars = min_chars
+        self.first_clause_chars = first_clause_chars
         self._buffer = ""
+        self._released = False
 
     def feed(self, chunk: str) -> list[str]:
         self._buffer += chunk
         sentences: list[str] = []
+        if not self._released and self.first_clause_chars:
+            end = self._first_clause(self._buffer)
+            if end:
+                sentences.append(_clean(self._buffer[:end]))
+                self._buffer = self._buffer[end:]
         while True:
             cut = self._find_cut(self._buffer)
             if cut is None:
@@ -40,7 +53,19 @@ class SentenceSplitter:
             text = _clean(piece)
             if text:
                 sentences.append(text)
+        self._released = self._released or bool(sentences)
         return sentences
+
+    def _first_clause(self, text: str) -> int:
+        """End of a long enough first clause (before any sentence end), else 0."""
+        sentence_end = self._find_cut(text)
+        for i, ch in enumerate(text):
+            if sentence_end is not None and i >= sentence_end:
+                return 0
+            if ch in CLAUSE_BREAKS and i + 1 < len(text) and (text[i + 1].isspace() or ch not in ",:"):
+                if len(_clean(text[:i])) >= self.first_clause_chars:
+                    return i + 1
+        return 0
 
     def flush(self) -> str:
         """Whatever is left at the end of the stream (may be "")."""

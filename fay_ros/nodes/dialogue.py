@@ -306,6 +306,7 @@ class DialogueNode(Node):
         status = DiagnosticStatus(level=DiagnosticStatus.OK, name=LLM_STATUS_NAME, hardware_id="fay_ros",
                                   message=f"time to first token {ttft * 1000:.0f} ms",
                                   values=[KeyValue(key=LLM_TTFT_KEY, value=f"{ttft * 1000:.1f}"),
+                                          KeyValue(key="context_ms", value=f"{trace.context_seconds * 1000:.1f}"),
                                           KeyValue(key="conversation_id", value=conversation_id)])
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.get_clock().now().to_msg()
