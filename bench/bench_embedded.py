@@ -1,0 +1,416 @@
+"""Latency with the embedded model (SmolLM2-135M served by `fay-ros llm`, llama.cpp), in one run:
+
+1. baseline: the bare server's time to first token (OpenAI client, streamed, a persona-sized
+   system prompt that stays the same and a short, varied user line);
+2. a typed line (text_input) → the first answer sentence (reply), through the dialogue node
+   (tiny profile) and the memory node as real processes;
+3. voice → first audio through the whole graph (mic → asr → dialogue → tts) with the same
+   server, broken down by stage from the latency_monitor's /diagnostics.
+
+The server is started as the bring-up starts it (no --threads: llama.cpp gets up to 4
+threads, i.e. every core of a 2-core machine).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from bench.stats import percentile
+
+TITLE = "Embedded model: typed and spoken turn latency (SmolLM2-135M, tiny profile)"
+
+# Small talk: nothing the qa table answers, nothing about the user's own facts.
+BASELINE_LINES = ["How are you today?", "Tell me about your day.", "Do you like music?", "What makes you happy?",
+                  "I just got back from a walk.", "What should I cook tonight?", "It is raining outside.",
+                  "Tell me something nice.", "Do you ever get bored?", "I am a bit tired.",
+                  "What is your favourite colour?", "Can you cheer me up?", "I watched a film last night.", "Do you like cats or dogs?",
+                  "What do you do all day?", "The weather is lovely."]
+TYPED_LINES = ["Hi Fay, how are you doing?", "I had a long day at work.", "Do you like the rain?",
+               "What did you do this morning?", "I am thinking about learning the guitar.", "Tell me a fun fact.",
+               "My coffee went cold again.", "Do you ever dream?", "What is your favourite season?",
+               "I might go for a run later.", "Can you tell me a joke?", "The garden looks nice today.",
+               "I feel a bit sleepy.", "What makes a good friend?", "Do you like stories?", "Thanks for chatting."]
+FACT_STATEMENT = "My name is Tom."
+FACT_QUESTIONS = ["What's my name?", "Do you remember my name?", "What is my name?", "Say my name.", "Who am I?"]
+VOICE_LINES = ["How are you today?", "Do you like music?", "Tell me something nice.", "What makes you happy?",
+               "I am a bit tired.", "Do you like the rain?", "What is your favourite season?",
+               "Can you cheer me up?"]
+VOICE_PAUSE = 17.0  # seconds after each spoken line: three spoken sentences take ~13-15 s (the mic mutes meanwhile)
+STAGES = ["speech_end_to_transcript_ms", "llm_time_to_first_token_ms", "transcript_to_first_reply_ms",
+          "first_reply_to_first_audio_ms", "voice_to_first_audio_ms", "pipeline_share_ms"]
+SENTENCE_END = re.compile(r"[.!?](\s|$)")
+
+
+def _start_server():
+    from harness import NodeProcess
+
+    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0"], ros=False)  # threads as the bring-up: default
+    proc.wait_output("ready:", timeout=90)
+    url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
+    return proc, url
+
+
+def _metrics(url: str) -> dict[str, float]:
+    """llama.cpp's /metrics counters (prompt tokens computed / taken from the cache, seconds)."""
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
+    with opener.open(url.removesuffix("/v1") + "/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^llamacpp:(\w+) ([-\d.e+]+)$", text, re.M)}
+
+
+def _baseline(url: str, system_prompt: str) -> dict[str, list[float]]:
+    """Time to first content token / first sentence end / whole answer of the bare server (s)."""
+    from openai import OpenAI
+
+    from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
+
+    client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=30)
+    out: dict[str, list[float]] = {"ttft": [], "sentence": [], "total": [], "first": [], "words": []}
+    try:
+        for i, line in enumerate(BASELINE_LINES):
+            t0 = time.monotonic()
+            first = sentence = None
+            text = ""
+            stream = client.chat.completions.create(
+                model=EMBEDDED_MODEL, stream=True, max_tokens=40, temperature=0.0,
+                messages=[{"role": "system", "content": system_prompt}, {"role": "user", "content": line}])
+            for chunk in stream:
+                piece = chunk.choices[0].delta.content if chunk.choices else None
+                if not piece:
+                    continue
+                now = time.monotonic()
+                first = first or now
+                text += piece
+                if sentence is None and (m := SENTENCE_END.search(text)):
+                    sentence = now
+                    out["words"].append(len(text[:m.end()].split()))
+            end = time.monotonic()
+            if i == 0:  # the very first request fills the prompt cache with the system prompt
+                out["first"].append(first - t0)
+                continue
+            out["ttft"].append(first - t0)
+            out["sentence"].append((sentence or end) - t0)
+            out["total"].append(end - t0)
+    finally:
+        client.close()
+    return out
+
+
+def _history_baseline(url: str, system_prompt: str, exchanges: list[tuple[str, str]]) -> list[float]:
+    """Time to first token of the bare server for a prompt shaped like a later dialogue turn's
+    (the persona, three of the dialogue's own exchanges, a new line) computed without the prompt
+    cache (`cache_prompt: false`): what a turn costs when its history is not in the cache."""
+    import random
+
+    from openai import OpenAI
+
+    from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
+
+    rng = random.Random(7)
+    client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=30)
+    out = []
+    try:
+        for line in BASELINE_LINES[:8]:
+            history = []
+            for user, answer in rng.sample(exchanges, 3):
+                history += [{"role": "user", "content": user}, {"role": "assistant", "content": answer}]
+            t0 = time.monotonic()
+            stream = client.chat.completions.create(
+                model=EMBEDDED_MODEL, stream=True, max_tokens=40, temperature=0.0, extra_body={"cache_prompt": False},
+                messages=[{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": line}])
+            for chunk in stream:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    out.append(time.monotonic() - t0)
+                    break
+            stream.close()
+    finally:
+        client.close()
+    return out
+
+
+def _typed(url: str, tmp: Path) -> dict:
+    """typed line → first non-empty Utterance of the new conversation, through the node processes."""
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    from fay_msgs.msg import Transcript, Utterance
+    from fay_ros.bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
+    from fay_ros.common import qos, topics
+    from harness import Collector, NodeProcess, RosProbe, wait_until
+
+    before = _metrics(url)
+    memory = NodeProcess("fay_ros.nodes.memory", {"db_path": str(tmp / "typed_memory.db"), "embedder": "hashed"})
+    dialogue = NodeProcess("fay_ros.nodes.dialogue", {"base_url": url})
+    probe = RosProbe("bench_embedded_probe")
+    replies = Collector()
+    probe.node.create_subscription(Utterance, topics.REPLY,
+                                   lambda m: replies._on_message((time.monotonic(), m)), qos.EVENTS)
+    llm_ttft: dict[str, float] = {}  # conversation_id -> the dialogue's own time to first token (s)
+
+    def on_diagnostics(array) -> None:
+        for status in array.status:
+            if status.name == LLM_STATUS_NAME:
+                values = {kv.key: kv.value for kv in status.values}
+                llm_ttft[values.get("conversation_id", "")] = float(values[LLM_TTFT_KEY]) / 1000
+
+    probe.node.create_subscription(DiagnosticArray, topics.DIAGNOSTICS, on_diagnostics, 50)
+    result: dict = {"chat": [], "chat_ttft": [], "words": [], "facts": [], "exchanges": [], "first_turn": None,
+                    "sources": {}}
+    try:
+        memory.wait_output("memory ready", timeout=60)
+        dialogue.wait_output("dialogue ready", timeout=60)
+        pub = probe.publisher(Transcript, topics.TEXT_INPUT)
+        probe.wait_for_subscribers(pub, count=2)  # dialogue + memory (it records typed input)
+        probe.wait_for_publishers(topics.REPLY, count=1)
+        seen: set[str] = set()
+
+        def turn(text: str) -> tuple[float, str, str]:
+            start = len(replies.messages)
+            t0 = time.monotonic()
+            pub.publish(Transcript(text=text, user_id="tom", language="en"))
+
+            def first(msgs):
+                return next(((t, m) for t, m in msgs[start:] if m.conversation_id not in seen and m.text.strip()),
+                            None)
+            t_first, msg = replies.wait_for(first, timeout=60, what=f"a reply to {text!r}")
+            cid = msg.conversation_id
+            replies.wait_for(lambda msgs: any(m.conversation_id == cid and m.is_end for _t, m in msgs[start:]),
+                             timeout=60, what=f"the end of the reply to {text!r}")
+            seen.add(cid)
+            spoken = " ".join(m.text for _t, m in replies.messages[start:] if m.conversation_id == cid and m.text)
+            result["last_cid"] = cid
+            result["last_words"] = len(msg.text.split())
+            return t_first - t0, msg.source, spoken
+
+        for i, line in enumerate(TYPED_LINES):
+            latency, source, spoken = turn(line)
+            result["sources"][source] = result["sources"].get(source, 0) + 1
+            result["exchanges"].append((line, spoken))
+            if i == 0:  # the first turn: the memory service's first discovery, a cold slot
+                result["first_turn"] = (latency, source)
+            elif source == "llm":
+                result["chat"].append(latency)
+                result["words"].append(result["last_words"])
+                with contextlib.suppress(TimeoutError):  # the dialogue's /diagnostics for this turn
+                    wait_until(lambda: result["last_cid"] in llm_ttft, timeout=2.0, interval=0.005)
+                    result["chat_ttft"].append(llm_ttft[result["last_cid"]])
+        turn(FACT_STATEMENT)
+        for line in FACT_QUESTIONS:
+            latency, source, _spoken = turn(line)
+            if source == "memory":
+                result["facts"].append(latency)
+        after = _metrics(url)
+        result["metrics"] = {k: after[k] - before.get(k, 0.0) for k in after}
+    finally:
+        dialogue.stop()
+        memory.stop()
+        probe.close()
+    return result
+
+
+def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
+    import yaml
+    from diagnostic_msgs.msg import DiagnosticArray
+
+    from fay_ros.bringup.latency import PIPELINE_STATUS_NAME
+    from fay_ros.hearing.synth import speak_to_wav
+    from harness import REPO, NodeProcess, RosProbe
+
+    parts: list = [0.5]
+    for line in VOICE_LINES:
+        parts += [(line, "en-us"), VOICE_PAUSE]
+    from fay_ros.hearing.synth import ASR_RATE
+
+    wav_seconds = len(speak_to_wav(tmp / "voice.wav", parts)) / ASR_RATE
+    config = yaml.safe_load((REPO / "config/companion.yaml").read_text())
+    config["/**/memory"]["ros__parameters"]["db_path"] = str(tmp / "voice_memory.db")
+    # as in `make run` (llm_base_url ''): the tiny embedded model is not asked to reflect
+    config["/**/memory"]["ros__parameters"]["llm_base_url"] = ""
+    config["/**/timeline"]["ros__parameters"]["typed_input"] = False
+    (tmp / "companion.yaml").write_text(yaml.safe_dump(config))
+
+    def measured(arrays):
+        return [a for a in arrays if a.status and a.status[0].name == PIPELINE_STATUS_NAME]
+
+    probe = RosProbe("bench_embedded_voice_probe")
+    turns = probe.collect(DiagnosticArray, "/diagnostics")
+    up = NodeProcess("fay_ros.cli", ros=False, args=[
+        "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'voice.wav'}", f"llm_base_url:={url}",
+        "asr_language:=en", "use_web:=false", "use_rosbridge:=false", "use_llm_server:=false",
+        "nodes:=memory,dialogue,action_semantics,tts,asr,mic,latency_monitor"])
+    try:
+        try:
+            turns.wait_for(lambda arrays: len(measured(arrays)) >= len(VOICE_LINES), timeout=wav_seconds + 45,
+                           what=f"{len(VOICE_LINES)} measured turns")
+        except TimeoutError:  # a line spoken while the robot was still answering is muted: use what was measured
+            if len(measured(turns.messages)) < 3:
+                raise RuntimeError(f"only {len(measured(turns.messages))} voice turns measured:\n"
+                                   f"{up.output()[-4000:]}") from None
+        got = measured(list(turns.messages))
+    finally:
+        up.stop(timeout=20)
+        probe.close()
+    samples: dict[str, list[float]] = {k: [] for k in STAGES}
+    for array in got:
+        for kv in array.status[0].values:
+            if kv.key in samples:
+                samples[kv.key].append(float(kv.value))
+    return samples, len(got)
+
+
+class _LoadSampler:
+    """The 1-minute load average every few seconds while the bench runs (others may share the machine)."""
+
+    def __init__(self, period: float = 5.0) -> None:
+        self.samples = [os.getloadavg()[0]]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(period,), daemon=True)
+        self._thread.start()
+
+    def _run(self, period: float) -> None:
+        while not self._stop.wait(period):
+            self.samples.append(os.getloadavg()[0])
+
+    def close(self) -> str:
+        self._stop.set()
+        self._thread.join(1)
+        return (f"1-minute load average {min(self.samples):.1f}–{max(self.samples):.1f} "
+                f"(mean {sum(self.samples) / len(self.samples):.1f}) on {os.cpu_count()} cores during the run")
+
+
+def run() -> str:
+    from fay_ros.common.paths import config_file
+    from fay_ros.dialogue.persona import Persona
+
+    system_prompt = Persona.load(config_file("persona.yaml")).system_prompt.strip()
+    tmp = Path(tempfile.mkdtemp(prefix="fay_bench_embedded_"))
+    load = _LoadSampler()
+    server, url = _start_server()
+    try:
+        base = _baseline(url, system_prompt)
+        typed = _typed(url, tmp)
+        history_ttft = _history_baseline(url, system_prompt, typed["exchanges"][:len(TYPED_LINES)])
+        voice, n_voice = _voice(url, tmp)
+    finally:
+        server.stop()
+        load_text = load.close()
+
+    def p(values: list[float], q: float) -> float:
+        return percentile(values, q) * 1000
+
+    threads = max(1, min(4, os.cpu_count() or 1))
+    ttft50, ttft95 = p(base["ttft"], 0.5), p(base["ttft"], 0.95)
+    typed50, typed95 = p(typed["chat"], 0.5), p(typed["chat"], 0.95)
+    v = {k: (percentile(x, 0.5), percentile(x, 0.95)) for k, x in voice.items() if x}
+    rows = [
+        ("baseline: bare server, time to first token", ttft50, ttft95, len(base["ttft"])),
+        ("bare server, time to the first sentence end", p(base["sentence"], 0.5), p(base["sentence"], 0.95),
+         len(base["sentence"])),
+        ("bare server, whole answer (≤ 40 tokens)", p(base["total"], 0.5), p(base["total"], 0.95), len(base["total"])),
+        ("bare server, time to first token, persona + 3 exchanges + a new line computed without the prompt cache",
+         p(history_ttft, 0.5), p(history_ttft, 0.95), len(history_ttft)),
+        ("typed line → first answer sentence (model)", typed50, typed95, len(typed["chat"])),
+    ]
+    if typed["chat_ttft"]:
+        rows.append(("... of it, the model's time to first token inside the dialogue (its own measure)",
+                     p(typed["chat_ttft"], 0.5), p(typed["chat_ttft"], 0.95), len(typed["chat_ttft"])))
+    if typed["facts"]:
+        rows.append(("typed question about the user's own facts → answer (from memory, no model)",
+                     p(typed["facts"], 0.5), p(typed["facts"], 0.95), len(typed["facts"])))
+    labels = {"speech_end_to_transcript_ms": "voice: end of speech → transcript (ASR)",
+              "llm_time_to_first_token_ms": "voice: LLM time to first token (as the dialogue measures it)",
+              "transcript_to_first_reply_ms": "voice: transcript → first answer sentence",
+              "first_reply_to_first_audio_ms": "voice: first sentence → first audio (TTS)",
+              "voice_to_first_audio_ms": "**voice → first audio**",
+              "pipeline_share_ms": "voice: everything but the LLM's TTFT"}
+    for key, label in labels.items():
+        if key in v:
+            rows.append((label, v[key][0], v[key][1], len(voice[key])))
+    table = "| measure | p50 | p95 | n |\n|---|---|---|---|\n" + "".join(
+        f"| {label} | {a:.0f} ms | {b:.0f} ms | {n} |\n" for label, a, b, n in rows)
+
+    aim_typed = 2 * ttft50 + 100
+    typed_verdict = "meets" if typed50 <= aim_typed else "misses"
+    voice50 = v["voice_to_first_audio_ms"][0]
+    voice_verdict = "meets" if voice50 <= 800 else "misses"
+    asr50 = v.get("speech_end_to_transcript_ms", (0, 0))[0]
+    llm50 = v.get("llm_time_to_first_token_ms", (0, 0))[0]
+    t2r50 = v.get("transcript_to_first_reply_ms", (0, 0))[0]
+    tts50 = v.get("first_reply_to_first_audio_ms", (0, 0))[0]
+    sentence_gen = t2r50 - llm50
+    gap = voice50 - 500
+    first_turn = typed["first_turn"]
+    first_bare = base["first"][0] * 1000 if base["first"] else float("nan")
+    sources = ", ".join(f"{k} {n}" for k, n in sorted(typed["sources"].items()))
+    m = typed.get("metrics", {})
+    computed, cached = m.get("prompt_tokens_total", 0.0), m.get("prompt_tokens_cached_total", 0.0)
+    calls = len(TYPED_LINES) + 2  # every typed line, the fact statement and the dialogue's start-up warm-up
+    cache_text = (
+        f"Over the typed conversation the server computed {computed:.0f} prompt tokens and took "
+        f"{cached:.0f} from its cache ({cached / (computed + cached):.0%} reused; about {computed / calls:.0f} "
+        f"computed per model call, at {m['prompt_seconds_total'] * 1000 / computed:.1f} ms each)."
+        if computed and "prompt_seconds_total" in m else "")
+    closing = (
+        f"Voice → first audio p50 is {voice50:.0f} ms, **{gap:+.0f} ms** from 500 ms. By stage (p50): ASR end-pointing "
+        f"+ Whisper decode {asr50:.0f} ms, the model's time to first token {llm50:.0f} ms plus about "
+        f"{sentence_gen:.0f} ms of memory recall and decoding up to the first sentence end, and {tts50:.0f} ms to "
+        "synthesise the first sentence. ")
+    levers = sorted([
+        (asr50, f"ASR ({asr50:.0f} ms): end-pointing waits for silence and then Whisper decodes the whole "
+                "utterance on the same 2 cores the model needs; a shorter end-of-speech silence when the early "
+                "decode ends a sentence, or a faster final decode"),
+        (llm50, f"the model's time to first token ({llm50:.0f} ms): the prompt tokens computed per turn (the "
+                "recalled memories and the question are new every turn, and the history is computed again when "
+                "its window drops back); fewer of them, and the 2 cores left to the model while it reads them"),
+        (sentence_gen, f"decoding up to the first piece ({sentence_gen:.0f} ms, with the memory recall; a first "
+                       "sentence of 24+ characters is already released at its first comma): a faster decode "
+                       "(fewer threads fighting for 2 cores) or a model that opens with a short sentence"),
+        (tts50, f"synthesis of the first sentence ({tts50:.0f} ms)"),
+    ], key=lambda item: -item[0])
+    if gap > 0:
+        closing += "What would close the rest, largest stage first: " + "; ".join(t for _ms, t in levers) + "."
+    else:
+        closing += "Further cuts, largest stage first: " + "; ".join(t for _ms, t in levers) + "."
+    return (
+        f"One `fay-ros llm` server (SmolLM2-135M Q4_1, llama.cpp via xllamacpp, {threads} threads as the bring-up "
+        f"starts it) serves all three measurements in turn. Baseline: {len(base['ttft'])} streamed chat requests "
+        f"with the OpenAI client (the persona's system prompt, the same every time, plus a short varied user line, "
+        f"max_tokens 40, greedy), after one request that fills the prompt cache ({first_bare:.0f} ms to its first "
+        f"token). Typed: the dialogue node (default parameters: model profile auto → tiny) and the memory node "
+        f"(hashed embedder) as processes; a probe publishes a line on `text_input` (user `tom`) and times the first "
+        f"non-empty `reply` Utterance of the new conversation; each turn waits for the reply's end, and history "
+        f"builds up as in a conversation. The first typed turn ({first_turn[0] * 1000:.0f} ms, {first_turn[1]}) is "
+        f"left out; first-sentence sources: {sources}. Voice: {n_voice} espeak-ng lines in a WAV through mic → "
+        f"asr (Whisper base) → dialogue (+memory) → tts, stages from the latency monitor. Machine: "
+        f"{load_text} (the bench itself accounts for up to about 2 of it).\n\n"
+        + table + "\n"
+        f"Typed → first answer sentence is {typed50:.0f} ms, **{typed50 / ttft50:.1f}×** the bare server's time to "
+        f"first token ({ttft50:.0f} ms); the bare server itself needs {p(base['sentence'], 0.5):.0f} ms to reach "
+        f"the end of its first sentence, which is what the dialogue has to wait for before it can say anything."
+        + (f" Inside the dialogue the model's own time to first token is {p(typed['chat_ttft'], 0.5):.0f} ms p50 "
+           f"({p(typed['chat_ttft'], 0.5) / ttft50:.1f}× the bare request, whose prompt is only the persona and a "
+           f"line); its prompt also carries the recent turns and recalled memories, which the server's prompt cache "
+           f"covers in part (the same kind of prompt computed without the cache takes {p(history_ttft, 0.5):.0f} ms; "
+           f"its p95, {p(typed['chat_ttft'], 0.95):.0f} ms, is turns where much of the prompt was computed "
+           f"again). {cache_text} The rest is the memory calls before the model call and decoding up to the end of the first "
+           f"sentence the dialogue speaks: {statistics.median(typed['words']):.0f} words (median) against "
+           f"{statistics.median(base['words']):.0f} for the bare server's first sentence. A question answered "
+           f"from the user's facts makes the same memory calls and no model call: {p(typed['facts'], 0.5):.0f} ms "
+           f"p50, {p(typed['facts'], 0.95):.0f} ms p95"
+           + (": more than the few tens of ms these calls take when the memory node answers at once, so it was "
+              "slow to answer some of them (the dialogue waits up to its 0.5 s memory_timeout), and the same stall "
+              "delays the chat turns it falls on." if p(typed["facts"], 0.95) > 100 else ".")
+           if typed["chat_ttft"] and typed["words"] and base["words"] and typed["facts"] else "")
+        + "\n\n"
+        f"- Aim \"typed → first answer ≤ 2× the bare server's TTFT + 100 ms\": {typed50:.0f} ms against "
+        f"{aim_typed:.0f} ms — **{typed_verdict}**.\n"
+        f"- Aim \"voice → first audio p50 ≤ 800 ms on this 2-core machine\": {voice50:.0f} ms — "
+        f"**{voice_verdict}**.\n\n" + closing
+    )
