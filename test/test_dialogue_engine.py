@@ -529,3 +529,30 @@ def test_tiny_history_window_extends_the_last_prompt_between_drops():
         if len(after) > len(before):
             assert after[:len(before)] == before, "a growing window extends the previous prompt"
     assert windows[-1][-1] == "answer 13" and windows[5] == ["question 4", "answer 4", "question 5", "answer 5"]
+
+
+def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
+    """No session facts (a new process): the name comes from memory's profile facts, reaches
+    the prompt, answers the name question, and arms the guard against "my name is Tom"."""
+    memory = DictMemory()
+
+    async def profile(owner):
+        return ["fact:name=User's name is Tom.", "preference:taste:hiking=User likes hiking."] if owner == "tom" else []
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("Hello, my name is Tom! ", "Nice to see you again. ", "Shall we go hiking?"))
+        await rig.engine.run_turn("tom", "Hello again!", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Nice to see you again.", "Shall we go hiking?"]
+        system = fresh.requests[0]["messages"][0]["content"]
+        assert "You are talking with Tom." in system and "Tom likes hiking." in system
+        assert "response_format" not in fresh.requests[0] and "tools" not in fresh.requests[0], "one plain call"
+        assert fresh.requests[0]["temperature"] == 0 and fresh.requests[0]["repeat_penalty"] > 1
+        rig.pieces.clear()
+        trace = await rig.engine.run_turn("tom", "What's my name?", "en")
+        assert [p.text for p in rig.pieces] == ["Your name is Tom."] and trace.path == "memory"
+        assert len(fresh.requests) == 1, "answered from the facts, no model call"
+        await rig.close()
+    run(scenario())

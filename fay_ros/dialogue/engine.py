@@ -276,6 +276,7 @@ class DialogueEngine:
             memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
             trace.context_seconds = time.monotonic() - started
             facts = self._known_facts(user_id, profile, memories)
+            ctx.user_name = fact_answers.user_name(facts)
             if self.settings.profile == TINY:
                 await self._tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
             elif self.settings.judge:
@@ -314,7 +315,7 @@ class DialogueEngine:
         parser = JudgeStreamParser()
         stripper = ThinkStripper()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
-        guard = self._guard(ctx, memories)
+        guard = self._guard(ctx)
 
         def say(sentences: list[str]) -> bool:
             for sentence in sentences:
@@ -346,7 +347,7 @@ class DialogueEngine:
             trace.path = "tool"
             reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
             results = await self._tool_loop(ctx, trace, memories, rules, prestart, verdict.keyword)
-            await self._final_reply(reply, ctx, trace, results, memories)
+            await self._final_reply(reply, ctx, trace, results)
             return
         log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
         trace.path = "direct"
@@ -385,7 +386,7 @@ class DialogueEngine:
         if rules:
             volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
         if recalled:
-            volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, fact_answers.user_name(facts))}"
+            volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, ctx.user_name)}"
                                                           for m in recalled))
         if prestart:
             volatile.append("Context:\n" + "\n".join(prestart))
@@ -394,7 +395,7 @@ class DialogueEngine:
         if volatile:
             messages.append({"role": "system", "content": "\n".join(volatile)})
         messages.append({"role": "user", "content": ctx.question})
-        guard = self._guard(ctx, [], extra_prompt=tuple(volatile))
+        guard = self._guard(ctx, extra_prompt=tuple(volatile))
         await self._stream_spoken(reply, messages, trace, guard, ctx, first_clause_chars=tiny.first_clause_chars,
                                   max_tokens=min(tiny.max_tokens, self.settings.max_tokens),
                                   temperature=tiny.temperature, frequency_penalty=tiny.frequency_penalty,
@@ -491,7 +492,7 @@ class DialogueEngine:
             return f"error: {type(exc).__name__}: {exc}"
 
     async def _final_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace,
-                           results: list[tuple[str, str]], memories: list[str]) -> None:
+                           results: list[tuple[str, str]]) -> None:
         system = "\n\n".join([
             "Persona:\n" + self.persona.system_prompt,
             prompts.FINAL.format(request=ctx.question,
@@ -499,7 +500,7 @@ class DialogueEngine:
                                  results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
         messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
                     {"role": "user", "content": ctx.question}]
-        await self._stream_spoken(reply, messages, trace, self._guard(ctx, memories), ctx)
+        await self._stream_spoken(reply, messages, trace, self._guard(ctx), ctx)
 
     async def _direct_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
                             rules: list[str], prestart: list[str]) -> None:
@@ -507,7 +508,7 @@ class DialogueEngine:
                                            prompts.context_block(memories, rules, prestart)]))
         messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
                     {"role": "user", "content": ctx.question}]
-        await self._stream_spoken(reply, messages, trace, self._guard(ctx, memories), ctx)
+        await self._stream_spoken(reply, messages, trace, self._guard(ctx), ctx)
 
     async def _spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
                              **options: Any) -> AsyncIterator[str]:
@@ -572,14 +573,11 @@ class DialogueEngine:
                         ctx.conversation_id, trace.guard)
             reply.end(self.persona.line("no_answer", ctx.language, ctx.turn), "fallback")
 
-    def _guard(self, ctx: ToolContext, memories: list[str], extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
-        facts = self._facts.get(ctx.owner, {}) if ctx.owner else {}
-        name = fact_answers.user_name(facts) or next(
-            (n for n in (fact_answers.user_name({"name": m}) for m in memories) if n), "")
+    def _guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
         recent = tuple(m["content"] for m in self.history(ctx.owner)[-6:] if m["role"] == "assistant")
         return ReplyGuard(GuardPolicy(self.persona.name, self.persona.max_sentences, self.persona.emoji),
-                          user_name=name, user_text=ctx.question, recent_replies=recent,
+                          user_name=ctx.user_name, user_text=ctx.question, recent_replies=recent,
                           prompt_texts=(self.persona.system_prompt, *instructions, *extra_prompt),
                           tool_names=tuple(self.tools.names()))
 

@@ -87,6 +87,7 @@ class ToolContext:
     turn: int = 0
     language: str = ""
     memory: MemoryGateway = field(default_factory=NoMemory)
+    user_name: str = ""  # what the user said their name is (from their facts; "" = not known)
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
