@@ -117,7 +117,6 @@ class TurnTrace:
     context_seconds: float = 0.0  # memory recall, rules, profile and prestart tools before the model call
     finish_reason: str = ""  # of the last spoken stream ("stop", "length", "" when cut by the guard)
     guard: str = ""  # what the reply guard dropped, by reason (never content)
-    facts_learned: list[str] = field(default_factory=list)  # keys of self-facts heard this turn
 
     @property
     def llm_time_to_first_token(self) -> float | None:
@@ -222,10 +221,6 @@ class DialogueEngine:
     def history(self, user_id: str) -> list[dict[str, str]]:
         return list(self._histories.get(user_id, ()))
 
-    def session_facts(self, user_id: str) -> dict[str, str]:
-        """What the user said about themselves in this process (key -> content)."""
-        return dict(self._facts.get(user_id, {}))
-
     async def settle(self) -> None:
         """Wait for background memory writes (tests, shutdown)."""
         while self._background:
@@ -262,7 +257,7 @@ class DialogueEngine:
                 self._speak_text(reply, text, "broadcast")
                 self._remember_turn(user_id, None, text)
                 return trace
-            learned = self._learn_facts(ctx, trace)
+            learned = self._learn_facts(ctx)
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
@@ -317,20 +312,14 @@ class DialogueEngine:
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
         guard = self._guard(ctx)
 
-        def say(sentences: list[str]) -> bool:
-            for sentence in sentences:
-                if self._say_guarded(reply, guard, sentence):
-                    return True
-            return False
-
         async with contextlib.aclosing(self._spoken_tokens(messages, trace,
                                                            response_format=self._judge_format())) as tokens:
             async for content in tokens:
-                if say(splitter.feed(parser.feed(stripper.feed(content)))):
+                if self._say_guarded(reply, guard, splitter.feed(parser.feed(stripper.feed(content)))):
                     break  # the guard has heard enough: close the stream
         stopped = guard.full
         if not stopped:
-            say(splitter.feed(parser.feed(stripper.flush())))
+            self._say_guarded(reply, guard, splitter.feed(parser.feed(stripper.flush())))
         verdict = parser.close()
         remainder = "" if guard.full else splitter.flush()
         if verdict.mode == "text" and reply.seq == 0 and not remainder:
@@ -541,20 +530,25 @@ class DialogueEngine:
         stopped = False
         async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
-                if any(self._say_guarded(reply, guard, s) for s in splitter.feed(stripper.feed(content))):
+                if self._say_guarded(reply, guard, splitter.feed(stripper.feed(content))):
                     stopped = True
                     break
-        if not stopped and not any(self._say_guarded(reply, guard, s) for s in splitter.feed(stripper.flush())):
+        if not stopped and not self._say_guarded(reply, guard, splitter.feed(stripper.flush())):
             self._end_guarded(reply, guard, splitter.flush(), trace, ctx)
         else:
             self._end_guarded(reply, guard, "", trace, ctx)
 
-    def _say_guarded(self, reply: _Reply, guard: ReplyGuard, sentence: str) -> bool:
-        """Publish `sentence` if the guard lets it through; True when the stream must stop."""
-        verdict = guard.check(sentence)
-        if verdict.text:
-            reply.say(verdict.text, "llm")
-        return verdict.stop
+    @staticmethod
+    def _say_guarded(reply: _Reply, guard: ReplyGuard, sentences: list[str]) -> bool:
+        """Publish each sentence the guard lets through, in order; True (and the rest left
+        unsaid) as soon as the guard says the stream must stop."""
+        for sentence in sentences:
+            verdict = guard.check(sentence)
+            if verdict.text:
+                reply.say(verdict.text, "llm")
+            if verdict.stop:
+                return True
+        return False
 
     def _end_guarded(self, reply: _Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
                      ctx: ToolContext) -> None:
@@ -656,7 +650,7 @@ class DialogueEngine:
         return found[0], found[1], prestart_results, keep, found[2]
 
     # -- the user's own facts -------------------------------------------------------------
-    def _learn_facts(self, ctx: ToolContext, trace: TurnTrace) -> list[SelfFact]:
+    def _learn_facts(self, ctx: ToolContext) -> list[SelfFact]:
         """What the user just said about themselves: known to the next turn at once (stored
         in memory after the reply). Guests get no private memory, short-term included."""
         if not ctx.owner or not self.settings.learn_facts:
@@ -667,7 +661,6 @@ class DialogueEngine:
             for fact in learned:
                 facts.pop(fact.key, None)
                 facts[fact.key] = fact.content
-            trace.facts_learned = [f.key for f in learned]
         return learned
 
     def _store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person
+from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person, taste_from_content
 
 _NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
                         r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
@@ -100,12 +100,11 @@ def _tastes(facts: dict[str, str], zh: bool) -> str:
     """"You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
     likes, dislikes, other = [], [], []
     for key, content in facts.items():
-        if key.startswith("taste:"):
-            m = re.match(r"(?:User (likes|does not like) (.+?)\.|用户(喜欢|不喜欢)(.+?)。)$", content)
-            if m:
-                positive = (m.group(1) or m.group(3)) in ("likes", "喜欢")
-                (likes if positive else dislikes).append(m.group(2) or m.group(4))
-                continue
+        taste = taste_from_content(content) if key.startswith("taste:") else None
+        if taste is not None:
+            thing, positive = taste
+            (likes if positive else dislikes).append(thing)
+            continue
         if key.startswith(("taste:", "favorite:")):
             other.append(second_person(content))
     parts = []

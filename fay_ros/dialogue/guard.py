@@ -108,6 +108,8 @@ class ReplyGuard:
             words = _words(text)
             self._prompt_ngrams.update(tuple(words[i:i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
         self._earlier = [_norm(s) for reply in self.recent_replies for s in _split(reply)]
+        self._tool_pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) \
+            if self.tool_names else None
 
     @property
     def full(self) -> bool:
@@ -150,7 +152,7 @@ class ReplyGuard:
             return self._drop("no words" if not changed else changed)
         if _MARKUP.search(text):
             return self._drop("markup or JSON")
-        if _META.search(text) or any(re.search(rf"\b{re.escape(t)}\b", text, re.I) for t in self.tool_names):
+        if _META.search(text) or (self._tool_pattern is not None and self._tool_pattern.search(text)):
             return self._drop("meta talk")
         if self._about_the_user(text):
             return self._drop("talks about the user")

@@ -133,18 +133,20 @@ def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
     if "source:fay_reflection" in tags and node_type != "reflection":
         raise MemoryInputError("tag source:fay_reflection is reserved for reflections")
 
+    checked = req.user_confirmed and verify_explicit and bool(heard_user_texts)
+    requested = checked and any(is_explicit_request(t) for t in heard_user_texts)
+    corrected = checked and not requested and corrects_confirmed_fact and any(
+        is_explicit_correction(t) for t in heard_user_texts)
+    said_about_self = checked and not requested and states_fact(stated, key, content)
     if not req.user_confirmed:
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"
-    elif verify_explicit and heard_user_texts and not any(
-            is_explicit_request(t) or (corrects_confirmed_fact and is_explicit_correction(t))
-            for t in heard_user_texts) and not states_fact(stated, key, content):
+    elif checked and not requested and not corrected and not said_about_self:
         status, reason = CANDIDATE, ("stored as candidate: user_confirmed was set but the user's recent words "
                                      "contain no explicit request to remember")
+    elif said_about_self:
+        status, reason = CONFIRMED, "stored (confirmed: the user said it about themselves)"
     else:
         status, reason = CONFIRMED, "stored (confirmed)"
-        if verify_explicit and heard_user_texts and states_fact(stated, key, content) and not any(
-                is_explicit_request(t) for t in heard_user_texts):
-            reason = "stored (confirmed: the user said it about themselves)"
     importance = req.importance or estimate_importance(node_type, tags, status == CONFIRMED)
     return RememberDecision(status=status, node_type=node_type, content=content, tags=tags, key=key,
                             importance=float(importance), reason=reason)

@@ -195,6 +195,15 @@ def render_fact(content: str, name: str = "") -> str:
     return content
 
 
+def taste_from_content(content: str) -> tuple[str, bool] | None:
+    """(thing, likes it) from a stored taste ("User likes hiking." / "User does not like tea." /
+    "用户喜欢咖啡。"), else None."""
+    m = re.match(rf"(?:{USER_EN} (likes|does not like) (.+?)\.|{USER_ZH}(喜欢|不喜欢)(.+?)。)$", content.strip())
+    if not m:
+        return None
+    return (m.group(2) or m.group(4)), (m.group(1) or m.group(3)) in ("likes", "喜欢")
+
+
 def name_from_content(content: str) -> str:
     """The name in a stored name fact ("User's name is Tom." / "用户的名字是林。"), else ""."""
     m = re.match(rf"(?:{USER_EN}'s name is|{USER_ZH}的名字是)\s*(.+?)[.。]?$", content.strip())
