@@ -556,3 +556,22 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
         assert len(fresh.requests) == 1, "answered from the facts, no model call"
         await rig.close()
     run(scenario())
+
+
+def test_a_self_statement_is_stored_even_when_the_reply_is_interrupted(fresh):
+    """The session knows "my name is Tom" at once; an interrupt that cuts the reply must not
+    leave memory without it (else the name is gone after a restart)."""
+    memory = DictMemory()
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("Nice to meet you, Tom. ", "And more.", gate_after=1))
+        task = rig.engine.submit("tom", "Hi, my name is Tom.", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1)
+        rig.engine.interrupt()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await rig.engine.settle()
+        assert [(o, c, confirmed) for o, c, _t, confirmed in memory.stored] == [("tom", "User's name is Tom.", True)]
+        await rig.close()
+    run(scenario())

@@ -263,7 +263,6 @@ class DialogueEngine:
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
                 self._remember_turn(user_id, text, answer)
-                self._store_facts(ctx, learned)
                 return trace
             if self.small is None:
                 raise LlmError("unreachable", "no LLM endpoint configured")
@@ -280,14 +279,12 @@ class DialogueEngine:
                 trace.path = "direct"
                 await self._direct_reply(reply, ctx, trace, self._with_facts(memories, facts), rules, prestart)
             self._remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
-            self._store_facts(ctx, learned)
         except asyncio.CancelledError:
             trace.cancelled = True
             if reply.seq > 0:
                 reply.end("")  # close the interrupted reply so consumers do not wait for it
             raise
         except LlmError as exc:
-            self._store_facts(ctx, learned)
             trace.error = f"{exc.kind}: {exc.reason}"
             trace.path = trace.path or "fallback"
             log.error("LLM failed for conversation %s (%s): %s; speaking the apology", conversation_id, exc.kind,
@@ -297,6 +294,10 @@ class DialogueEngine:
             trace.error = f"{type(exc).__name__}: {exc}"
             log.exception("dialogue turn %s failed", conversation_id)
             reply.end(self.persona.line("apology", language), "fallback")
+        finally:
+            # what the user said about themselves stands however the reply went (answered,
+            # failed, or cut by an interrupt): the session already knows it, so memory must too
+            self._store_facts(ctx, learned)
         return trace
 
     async def _judged_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
