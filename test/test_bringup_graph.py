@@ -3,6 +3,7 @@ launch file built from the same place."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import types
 from pathlib import Path
@@ -110,8 +111,11 @@ def _load_launch_file_with_recorders(monkeypatch):
     launch = types.ModuleType("launch")
     launch.LaunchDescription = _Recorder
     actions = types.ModuleType("launch.actions")
-    for name in ("DeclareLaunchArgument", "ExecuteProcess", "LogInfo", "OpaqueFunction"):
+    for name in ("DeclareLaunchArgument", "ExecuteProcess", "LogInfo", "OpaqueFunction", "RegisterEventHandler",
+                 "TimerAction"):
         setattr(actions, name, type(name, (_Recorder,), {}))
+    event_handlers = types.ModuleType("launch.event_handlers")
+    event_handlers.OnProcessExit = type("OnProcessExit", (_Recorder,), {})
     substitutions = types.ModuleType("launch.substitutions")
 
     class LaunchConfiguration:
@@ -128,8 +132,9 @@ def _load_launch_file_with_recorders(monkeypatch):
     ament = types.ModuleType("ament_index_python.packages")
     ament.get_package_prefix = lambda package: f"/opt/fay/{package}"
     monkeypatch.setitem(sys.modules, "ament_index_python.packages", ament)
-    for name, module in {"launch": launch, "launch.actions": actions, "launch.substitutions": substitutions,
-                         "launch_ros": launch_ros, "launch_ros.actions": launch_ros_actions}.items():
+    for name, module in {"launch": launch, "launch.actions": actions, "launch.event_handlers": event_handlers,
+                         "launch.substitutions": substitutions, "launch_ros": launch_ros,
+                         "launch_ros.actions": launch_ros_actions}.items():
         monkeypatch.setitem(sys.modules, name, module)
     spec = importlib.util.spec_from_file_location("companion_launch", REPO / "launch/companion.launch.py")
     module = importlib.util.module_from_spec(spec)
@@ -150,9 +155,102 @@ def test_launch_file_builds_the_graph_nodes(monkeypatch):
     expected = graph.companion_nodes(context)
     assert [n.kwargs["executable"] for n in nodes] == [s.executable for s in expected]
     assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in expected]
-    assert all(n.kwargs["respawn"] and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
+    # launch's own respawn is off (it would restart a configuration error forever); each
+    # process has an exit handler instead (see the respawn tests below).
+    assert all(n.kwargs["respawn"] is False and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
                for n in nodes)
+    watched = [a.args[0].kwargs["target_action"] for a in actions if type(a).__name__ == "RegisterEventHandler"]
+    assert watched == [a for a in actions if type(a).__name__ in ("Node", "ExecuteProcess")]
     processes = [a for a in actions if type(a).__name__ == "ExecuteProcess"]
     assert [p.kwargs["name"] for p in processes] == [p.name for p in graph.companion_processes(context)]
     assert [p.kwargs["cmd"] for p in processes] == [["/opt/fay/fay_ros/lib/fay_ros/fay-ros", *p.args]
                                                     for p in graph.companion_processes(context)]
+
+
+def test_one_respawn_rule_crash_yes_configuration_error_no():
+    from fay_ros.common.node_main import EXIT_CONFIG_ERROR
+
+    assert graph.EXIT_CONFIG_ERROR == EXIT_CONFIG_ERROR
+    assert graph.respawn_after_exit(EXIT_CONFIG_ERROR) is False
+    assert all(graph.respawn_after_exit(code) for code in (1, -11, -9, 0, 134))
+
+
+def _launch_actions(monkeypatch):
+    module = _load_launch_file_with_recorders(monkeypatch)
+    opaque = module.generate_launch_description().args[0][-1]
+    context = {name: default for name, (default, _d) in graph.LAUNCH_ARGUMENTS.items()}
+    return opaque.kwargs["function"](context)
+
+
+def _exit_handler(actions, kind, name):
+    """(the action named `name`, the on_exit callback of the handler that watches it)."""
+    for entity in actions:
+        if type(entity).__name__ == "RegisterEventHandler":
+            handler = entity.args[0]
+            target = handler.kwargs["target_action"]
+            if type(target).__name__ == kind and target.kwargs["name"] == name:
+                assert type(handler).__name__ == "OnProcessExit" and handler.kwargs["handle_once"] is True
+                assert actions.index(entity) < actions.index(target), "handler registered before the start"
+                return target, handler.kwargs["on_exit"]
+    raise AssertionError(f"no exit handler for {kind} {name}")
+
+
+def _exited(on_exit, code, shutting_down=False):
+    """Fire a ProcessExited with this return code at the handler; what does the launch file return?"""
+    return on_exit(types.SimpleNamespace(returncode=code), types.SimpleNamespace(is_shutdown=shutting_down)) or []
+
+
+@pytest.mark.parametrize("kind, name", [("Node", "asr"), ("Node", "mic"), ("ExecuteProcess", "web")])
+def test_launch_file_respawns_after_a_crash_but_not_after_a_configuration_error(monkeypatch, kind, name):
+    actions = _launch_actions(monkeypatch)
+    original, on_exit = _exit_handler(actions, kind, name)
+
+    # Exit code 2 (configuration error): said once, nothing started again.
+    returned = _exited(on_exit, 2)
+    assert [type(a).__name__ for a in returned] == ["LogInfo"]
+    assert "configuration error" in returned[0].kwargs["msg"] and name in returned[0].kwargs["msg"]
+
+    # Launch shutting down: the exit is expected, nothing started again.
+    assert _exited(on_exit, -2, shutting_down=True) == []
+
+    for code in (1, -11):   # a crash: error exit, or killed by SIGSEGV
+        returned = _exited(on_exit, code)
+        timers = [a for a in returned if type(a).__name__ == "TimerAction"]
+        assert len(timers) == 1, returned
+        assert timers[0].kwargs["period"] == graph.RESPAWN_DELAY
+        fresh, fresh_on_exit = _exit_handler(list(timers[0].kwargs["actions"]), kind, name)
+        # A fresh action (launch runs an action once) with the same command and its own handler.
+        assert fresh is not original and fresh.kwargs == original.kwargs
+        assert fresh_on_exit is not on_exit
+        # The respawned process follows the same rule.
+        assert [type(a).__name__ for a in _exited(fresh_on_exit, 2)] == ["LogInfo"]
+        assert [type(a).__name__ for a in _exited(fresh_on_exit, -11)] == ["LogInfo", "TimerAction"]
+
+
+def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
+    """`fay-ros up`'s supervisor with real child processes: one exits 2, one is killed (SIGKILL:
+    a crash by signal that leaves no core file)."""
+    from fay_ros.bringup.graph import NodeSpec
+    from fay_ros.bringup.supervisor import Supervisor
+    from harness import wait_until
+
+    (tmp_path / "exits_with_config_error.py").write_text("raise SystemExit(2)\n")
+    (tmp_path / "gets_killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    lines: list[str] = []
+    sup = Supervisor([NodeSpec("config", "exits_with_config_error"), NodeSpec("crash", "gets_killed")], "/fay",
+                     env={**os.environ, "PYTHONPATH": str(tmp_path)}, log=lines.append, max_backoff=0.1)
+
+    def crash_restarted_twice_and_config_gone():
+        sup.poll_once()
+        return sup.restarts()["crash"] >= 2 and "config" not in sup.pids()
+
+    sup.start()
+    try:
+        wait_until(crash_restarted_twice_and_config_gone, timeout=30,
+                   message=lambda: f"two restarts of the crashing child and the other one's exit; log: {lines}")
+        sup.poll_once()   # "config" has exited: at the latest this poll decides about it
+        assert sup.restarts()["config"] == 0
+        assert "[fay-ros up] config exited with 2 (a configuration error); not restarting" in lines
+        assert any(line.startswith("[fay-ros up] crash exited with -9; restarting") for line in lines)
+    finally:
+        sup.stop()

@@ -118,6 +118,59 @@ def test_wav_errors_name_the_file(tmp_path):
         read_wav(eight_bit)
 
 
+def test_wav_that_ends_mid_sample_is_a_format_error_naming_the_file(tmp_path):
+    whole = tmp_path / "whole.wav"
+    write_wav(whole, np.arange(1000, dtype=np.int16), RATE)
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(whole.read_bytes()[:-1])   # the header still promises 2000 bytes of data
+    with pytest.raises(AudioFormatError, match=r"cut\.wav: the audio data ends in the middle of a sample"):
+        read_wav(cut)
+    zero_rate = tmp_path / "zero_rate.wav"
+    data = whole.read_bytes()
+    zero_rate.write_bytes(data[:24] + (0).to_bytes(4, "little") + data[28:])   # fmt chunk: sample rate 0
+    with pytest.raises(AudioFormatError, match=r"zero_rate\.wav: sample rate 0 Hz"):
+        read_wav(zero_rate)
+
+
+def test_asr_core_refuses_a_malformed_chunk_and_keeps_going(sentence):
+    """A chunk that cannot be audio raises AudioFormatError before touching any state."""
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.recognizer import Recognition
+
+    class Recorder:
+        sample_rate = RATE
+        language = "en"
+
+        def __init__(self):
+            self.audio = []
+
+        def start(self):
+            self.audio = []
+
+        def accept(self, samples):
+            self.audio.append(samples)
+            return ""
+
+        def peek(self):
+            return None
+
+        def finish(self):
+            return Recognition(f"{sum(map(len, self.audio))} samples", "en", 1.0)
+
+    rec = Recorder()
+    core = AsrCore(rec, VadSettings(stop_ms=300))
+    bad = [(silence(0.03), 0, 1, "sample rate 0 Hz"), (silence(0.03), 4_000_000_000, 1, "sample rate"),
+           (silence(0.03), RATE, 0, "0 channels"), (np.zeros(481, np.int16), RATE, 2, "not whole frames")]
+    for samples, rate, channels, reason in bad:
+        with pytest.raises(AudioFormatError, match=reason):
+            core.feed(samples, rate, 0.0, channels)
+    assert core.segmenter.end_index == 0, "a refused chunk moved the stream"
+    audio = np.concatenate([silence(0.5), sentence, silence(1.0)])
+    events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+    assert [e.is_final for e in events] == [True]
+    assert int(events[0].text.split()[0]) >= len(sentence), "the speech after the bad chunks was heard whole"
+
+
 def test_stereo_wav_is_downmixed(tmp_path):
     stereo = np.stack([np.full(100, 1000, np.int16), np.full(100, 3000, np.int16)], axis=1)
     write_wav(tmp_path / "s.wav", stereo, RATE)

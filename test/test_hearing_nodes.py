@@ -140,3 +140,60 @@ def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launc
     first = audio.wait_for_count(1)[0]
     assert first.header.frame_id == "wav:ramp.wav"
     assert list(first.data[:480]) == samples[:480].tolist()
+
+
+def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
+    import numpy as np
+
+    from fay_ros.common.rostime import to_time_msg
+    from fay_ros.hearing.synth import silence, speak
+
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
+    asr.wait_output("asr ready", timeout=60)
+    ros.wait_for_subscribers(audio_pub)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    clock = {"t": ros.node.get_clock().now().nanoseconds * 1e-9}
+
+    def publish(samples, rate=RATE, channels=1, frame_id="test"):
+        msg = AudioChunk(sample_rate=rate, channels=channels)
+        msg.header.stamp = to_time_msg(clock["t"])
+        msg.header.frame_id = frame_id
+        msg.data = np.asarray(samples, dtype=np.int16).tolist()
+        audio_pub.publish(msg)
+        clock["t"] += len(samples) / max(channels, 1) / RATE
+
+    def say(text):
+        audio = np.concatenate([silence(0.5), speak(text, "en-us"), silence(1.2)])
+        for i in range(0, len(audio), 480):
+            publish(audio[i:i + 480])
+
+    # A first sentence proves the link works both ways, so the bad chunks below are delivered.
+    say("What time is it now?")
+    finals.wait_for_match(lambda m: "time" in m.text.lower(), timeout=60, what="the first final")
+    publish(silence(0.03), rate=0, frame_id="broken")                        # rate 0: divided by zero
+    publish(np.zeros(481, np.int16), channels=2, frame_id="broken")          # half a stereo frame
+    say("Please turn on the light in the kitchen.")
+    final = finals.wait_for_match(lambda m: "turn on the light" in m.text.lower(), timeout=60,
+                                  what="a final after the malformed chunks")
+    assert final.is_final and asr.alive()
+    out = asr.output()
+    assert "dropped a malformed audio chunk from broken" in out and "sample rate 0 Hz" in out
+    assert "Traceback" not in out
+
+
+def test_mic_on_a_wav_that_ends_mid_sample_stops_with_the_file_named(launch_node, tmp_path):
+    import numpy as np
+
+    from fay_ros.hearing.audio import write_wav
+
+    whole = tmp_path / "whole.wav"
+    write_wav(whole, np.zeros(RATE, np.int16), RATE)
+    cut = tmp_path / "cut_short.wav"
+    cut.write_bytes(whole.read_bytes()[:-1])   # 16-bit data with an odd byte count
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(cut)})
+    assert mic.wait_exit(30) == 2
+    out = mic.output()
+    assert f"cannot start: {cut}: the audio data ends in the middle of a sample" in out
+    assert "Traceback" not in out

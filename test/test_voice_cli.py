@@ -61,3 +61,18 @@ def test_say_errors_are_specific(args, code, message):
     done = say(*args)
     assert done.returncode == code
     assert message in done.stderr
+
+
+def test_say_refuses_text_over_the_limit_naming_limit_and_length(tmp_path):
+    from fay_ros.cli.say import MAX_SAY_CHARS
+
+    huge = "This is a very long text. " * 3846   # 99,996 characters: uncut, minutes and ~800 MB
+    done = say(huge, "--wav", str(tmp_path / "huge.wav"))
+    assert done.returncode == 2
+    assert f"the text is {len(huge)} characters; the limit is {MAX_SAY_CHARS} (--max-chars)" in done.stderr
+    assert not (tmp_path / "huge.wav").exists()
+    # The limit is an option: lowered, it refuses short text; text within it is spoken.
+    assert "the text is 19 characters; the limit is 10" in say("Hello there, friend", "--max-chars", "10").stderr
+    ok = say("Hello there.", "--max-chars", "12", "--wav", str(tmp_path / "ok.wav"))
+    assert ok.returncode == 0, ok.stderr
+    assert len(read_wav(tmp_path / "ok.wav")[0]) > 0

@@ -124,3 +124,35 @@ def test_the_pyttsx3_engine_speaks_through_the_same_node(ros, launch_node, tmp_p
     assert any(f.name != "sil" for f in track.frames), "the loudness-driven track still moves the mouth"
     samples, rate = read_wav(tmp_path / "py_0.wav")
     assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
+
+
+def test_an_oversized_reply_is_cut_to_the_limit_and_the_node_goes_on(ros, launch_node, tmp_path):
+    from fay_ros.nodes.tts import MAX_SENTENCE_CHARS
+
+    node, speaking, tracks, replies, interrupt = start_tts(launch_node, ros, tmp_path)
+    huge = "This is a very long reply that nobody should have to hear in full. " * 1500   # about 100 kB
+    replies.publish(utterance("huge", 0, huge, first=True, end=True))
+    # Uncut, this takes minutes to synthesise (and the track would last about two hours).
+    track = tracks.wait_for_match(lambda t: t.utterance_id == "huge:0", timeout=30, what="the track of huge:0")
+    words = MAX_SENTENCE_CHARS / 5.5   # espeak-ng at 175 words per minute
+    assert 0.5 * words / 175 * 60 < track.duration < 2.0 * words / 175 * 60
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "huge:0", what="speaking huge:0")
+    interrupt.publish(Empty())
+    speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking, what="speaking=false after the interrupt")
+    replies.publish(utterance("next", 0, "Yes?", first=True, end=True))
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "next:0", what="the next reply")
+    assert node.alive()
+    assert f"huge:0: reply of {len(huge)} characters cut to" in node.output()
+    samples, rate = read_wav(tmp_path / "huge_0.wav")
+    assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
+
+
+def test_bound_text_cuts_at_the_best_boundary_within_the_limit():
+    from fay_ros.nodes.tts import bound_text
+
+    assert bound_text("Short.", 20) == "Short."
+    assert bound_text("One two. Three four, five six seven eight", 30) == "One two. Three four,"
+    assert bound_text("Alpha beta gamma delta epsilon zeta", 20) == "Alpha beta gamma"
+    assert bound_text("一二三四五六七八九十。一二三四五六七八九十", 15) == "一二三四五六七八九十。"
+    assert bound_text("x" * 100, 20) == "x" * 20   # no boundary: cut hard, never longer than the limit
+    assert bound_text("Hi. " + "y" * 100, 40) == "Hi. " + "y" * 36   # a boundary too early is not used

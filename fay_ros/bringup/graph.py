@@ -18,9 +18,21 @@ from typing import Any
 import yaml
 
 from ..common.paths import config_file
+from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.topics import DEFAULT_NAMESPACE
 
 RESPAWN_DELAY = 2.0
+
+
+def respawn_after_exit(returncode: int | None) -> bool:
+    """Whether a bring-up restarts a process that exited on its own with this code.
+
+    The one rule for `fay-ros up` (supervisor) and companion.launch.py: a crash (any code,
+    signals included) is restarted; a configuration error is not, because a restart would
+    only repeat it.
+    """
+    return returncode != EXIT_CONFIG_ERROR
+
 
 # name -> (default, description). Strings, because launch arguments are strings.
 LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 
 import yaml
 
-from .graph import NodeSpec, ProcessSpec
+from .graph import NodeSpec, ProcessSpec, respawn_after_exit
 
 
 def _die_with_parent() -> None:
@@ -111,9 +111,9 @@ class Supervisor:
                 continue
             code = proc.returncode
             child.process = None
-            if not child.spec.respawn or code == 2:
-                # Exit code 2 is a configuration error: restarting would only repeat it.
-                self._log(f"[fay-ros up] {child.spec.name} exited with {code}; not restarting")
+            if not child.spec.respawn or not respawn_after_exit(code):
+                reason = "" if respawn_after_exit(code) else " (a configuration error)"
+                self._log(f"[fay-ros up] {child.spec.name} exited with {code}{reason}; not restarting")
                 child.next_start = float("inf")
                 continue
             child.restarts += 1

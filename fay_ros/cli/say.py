@@ -16,6 +16,11 @@ from ..voice.sanitize import sanitize_for_speech
 from ..voice.visemes import build_track, track_from_energy
 
 
+# About five minutes of speech. The audio and the phoneme events are held in memory whole
+# (100 kB of text took two minutes and 800 MB), so longer text is refused, not truncated.
+MAX_SAY_CHARS = 5000
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("say", help="synthesize text offline: WAV audio and a viseme track (JSON)")
     p.add_argument("text", nargs="?", help="what to say (markdown, URLs, code and <think> are not spoken)")
@@ -26,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--chinese-voice", default="cmn-latn-pinyin", help="espeak-ng voice for Chinese text")
     p.add_argument("--rate", type=int, default=175, help="words per minute (default 175)")
     p.add_argument("--id", default="say:0", help="utterance id written into the viseme track")
+    p.add_argument("--max-chars", type=int, default=MAX_SAY_CHARS,
+                   help=f"refuse text longer than this many characters (default {MAX_SAY_CHARS})")
     p.add_argument("--play", action="store_true", help="also play it on the default sound device")
     p.add_argument("--list-voices", action="store_true", help="list the engine's voices and exit")
     p.set_defaults(func=run)
@@ -37,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
                                  args.rate)
         if not 80 <= args.rate <= 450:
             raise ValueError(f"--rate must be 80..450 words per minute, got {args.rate}")
+        if args.max_chars < 1:
+            raise ValueError(f"--max-chars must be at least 1, got {args.max_chars}")
+        if args.text is not None and len(args.text) > args.max_chars:
+            raise ValueError(f"the text is {len(args.text)} characters; the limit is {args.max_chars} "
+                             f"(--max-chars): split it, or raise the limit")
         engine = create_engine(args.engine, settings)
     except (ValueError, VoiceError) as exc:
         print(f"fay-ros say: {exc}", file=sys.stderr)

@@ -17,7 +17,7 @@ from rclpy.node import Node
 
 from .params import ConfigError
 
-EXIT_CONFIG_ERROR = 2
+from .exit_codes import EXIT_CONFIG_ERROR  # noqa: F401 - re-exported for the nodes
 
 
 def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads: int = 2) -> int:

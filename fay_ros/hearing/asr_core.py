@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .audio import downmix, resample
+from .audio import check_chunk, downmix, resample
 from .recognizer import Recognizer, Word
 from .segmenter import Segmenter
 from .vad import VadSettings
@@ -60,9 +60,13 @@ class AsrCore:
         return self._anchor_time + (index - self._anchor_index) / self.rate
 
     def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float, channels: int = 1) -> list[TranscriptEvent]:
+        """Feed interleaved int16 samples. A chunk that cannot be audio (rate, channel count or
+        length out of range) raises AudioFormatError before any state changes, so the caller
+        can drop it and go on."""
         samples = np.asarray(samples, dtype=np.int16)
+        check_chunk(sample_rate, channels, len(samples))
         if channels > 1:
-            samples = downmix(samples[: len(samples) - len(samples) % channels].reshape(-1, channels))
+            samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
         self._anchor_index = self.segmenter.end_index

@@ -8,6 +8,11 @@ from pathlib import Path
 import numpy as np
 
 ASR_RATE = 16000
+# What an audio stream may claim (AudioChunk, WAV header): anything outside is a broken
+# producer, not audio (a rate of 0 divides by zero; a rate of 1 would resample 480 samples
+# into 7.7 million).
+MIN_RATE, MAX_RATE = 1000, 384000
+MAX_CHANNELS = 32
 
 
 class AudioFormatError(ValueError):
@@ -35,15 +40,33 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             raw = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError) as exc:
         raise AudioFormatError(f"{path}: not a PCM WAV file ({exc})") from None
+    except OSError as exc:
+        raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     if width != 2:
         raise AudioFormatError(f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
                                f"(convert with: sox {path.name} -b 16 out.wav)")
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise AudioFormatError(f"{path}: sample rate {rate} Hz in the header; expected {MIN_RATE}..{MAX_RATE} Hz")
+    if len(raw) % width:
+        raise AudioFormatError(f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
+                               f"{8 * width}-bit PCM); the file is truncated or damaged")
     data = np.frombuffer(raw, dtype="<i2").astype(np.int16)
     if channels > 1:
         data = data[: len(data) - len(data) % channels].reshape(-1, channels)
         if mono:
             data = downmix(data)
     return PcmAudio(data, rate)
+
+
+def check_chunk(sample_rate: int, channels: int, length: int, source: str = "audio chunk") -> None:
+    """Raise AudioFormatError (naming `source`) unless a block of interleaved int16 samples
+    with this rate, channel count and length can be used."""
+    if not MIN_RATE <= sample_rate <= MAX_RATE:
+        raise AudioFormatError(f"{source}: sample rate {sample_rate} Hz; expected {MIN_RATE}..{MAX_RATE} Hz")
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise AudioFormatError(f"{source}: {channels} channels; expected 1..{MAX_CHANNELS}")
+    if length % channels:
+        raise AudioFormatError(f"{source}: {length} samples are not whole frames of {channels} channels")
 
 
 def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> None:

@@ -26,6 +26,7 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..hearing.asr_core import AsrCore, TranscriptEvent
+from ..hearing.audio import AudioFormatError
 from ..hearing.models import ModelError
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
@@ -108,6 +109,7 @@ class Asr(Node):
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         self._queue: queue.Queue = queue.Queue()
         self._running = True
+        self._dropped = 0     # chunks that could not be decoded (logged, throttled)
         self._worker = threading.Thread(target=self._work, name="asr-worker", daemon=True)
         self._worker.start()
         model_dir = getattr(recognizer, "model_dir", cfg.model)
@@ -132,7 +134,21 @@ class Asr(Node):
                 continue
             msg: AudioChunk = payload
             t0 = time.perf_counter()
-            events = self.core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
+            # Nothing that arrives on audio/raw may end this thread: the node would stay up
+            # and never transcribe again.
+            try:
+                events = self.core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
+            except AudioFormatError as exc:
+                self._dropped += 1
+                self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
+                                          f"{exc} ({self._dropped} dropped so far)", throttle_duration_sec=5.0)
+                continue
+            except Exception as exc:  # noqa: BLE001 - a recogniser failure costs one chunk, not the node
+                self._dropped += 1
+                self.get_logger().error(f"recognition failed on a chunk from {msg.header.frame_id or '?'}: "
+                                        f"{type(exc).__name__}: {exc}; chunk dropped ({self._dropped} so far)",
+                                        throttle_duration_sec=5.0)
+                continue
             for ev in events:
                 self._publish(ev, time.perf_counter() - t0)
 

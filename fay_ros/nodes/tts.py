@@ -27,6 +27,27 @@ from ..voice.playback import open_sink
 from ..voice.visemes import VisemeTrackData
 
 
+# One reply message is one sentence; 1,000 characters are over a minute of speech. Without a
+# bound, one 100 kB message (any client can publish `broadcast`) held the synthesis worker for
+# minutes and hundreds of MB.
+MAX_SENTENCE_CHARS = 1000
+_BREAKS = (".!?。！？", ",;:，；：、", " \t\n")
+
+
+def bound_text(text: str, limit: int) -> str:
+    """`text` if it has at most `limit` characters, else its longest head within the limit
+    that ends at a sentence end, else a clause mark, else a space -- when such a head keeps
+    at least half the limit -- else exactly `limit` characters."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    for marks in _BREAKS:
+        cut = max(head.rfind(m) for m in marks)
+        if cut + 1 >= limit // 2:
+            return head[:cut + 1].rstrip()
+    return head
+
+
 class TtsConfig(BaseModel):
     engine: Literal["espeak-ng", "pyttsx3"] = Field(
         "espeak-ng", description="Synthesis engine: 'espeak-ng' (libespeak-ng with phoneme events: exact visemes) "
@@ -47,6 +68,9 @@ class TtsConfig(BaseModel):
                                                                 "effect after at most one block plus the device latency.")
     lookahead: float = Field(0.3, ge=0.05, le=5.0, description="Seconds of audio queued ahead of the speaker; "
                                                                "the next sentence is handed over when less is left.")
+    max_sentence_chars: int = Field(MAX_SENTENCE_CHARS, ge=20, le=20000,
+                                    description="Longest reply message spoken; a longer one is cut (at a sentence, "
+                                                "clause or word boundary when there is one) and a warning logged.")
 
     @field_validator("english_voice", "chinese_voice")
     @classmethod
@@ -81,7 +105,11 @@ class Tts(Node):
 
     # -- ROS -> pipeline ------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
-        self.pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, msg.text, msg.is_first, msg.is_end,
+        text = bound_text(msg.text, self.config.max_sentence_chars)
+        if len(text) < len(msg.text):
+            self.get_logger().warning(f"{msg.conversation_id}:{msg.seq}: reply of {len(msg.text)} characters cut to "
+                                      f"{len(text)} (max_sentence_chars {self.config.max_sentence_chars})")
+        self.pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, text, msg.is_first, msg.is_end,
                                              msg.replace))
 
     def _on_interrupt(self, _msg: Empty) -> None:
