@@ -6,11 +6,11 @@ from fay_ros.bringup.latency import LatencyTracker
 
 def test_full_turn_yields_every_stage():
     t = LatencyTracker()
-    t.on_final_transcript("hello", speech_end=10.0, received=10.3)
+    t.on_final_transcript(speech_end=10.0, received=10.3)
     t.on_llm_first_token(0.4)
-    t.on_first_reply(10.8)
+    t.on_first_reply(10.8, "c7")
     turn = t.on_speaking(True, 11.0)
-    assert turn is not None
+    assert turn is not None and turn.conversation_id == "c7"
     assert turn.stages["speech_end_to_transcript"] == pytest.approx(0.3)
     assert turn.stages["transcript_to_first_reply"] == pytest.approx(0.5)
     assert turn.stages["first_reply_to_first_audio"] == pytest.approx(0.2)
@@ -21,11 +21,11 @@ def test_full_turn_yields_every_stage():
 def test_speaking_without_a_turn_is_ignored_and_new_speech_abandons_open_turn():
     t = LatencyTracker()
     assert t.on_speaking(True, 1.0) is None  # e.g. a broadcast, not an answer to speech
-    t.on_final_transcript("first", 1.0, 1.2)
-    t.on_final_transcript("second", 2.0, 2.1)
-    t.on_first_reply(2.5)
+    t.on_final_transcript(1.0, 1.2)
+    t.on_final_transcript(2.0, 2.1)
+    t.on_first_reply(2.5, "c2")
     turn = t.on_speaking(True, 2.7)
-    assert turn.text == "second" and turn.stages["speech_end_to_transcript"] == pytest.approx(0.1)
+    assert turn.conversation_id == "c2" and turn.stages["speech_end_to_transcript"] == pytest.approx(0.1)
     assert "llm_time_to_first_token" not in turn.stages
     assert t.on_speaking(True, 3.0) is None  # second sentence of the same reply
 
@@ -54,12 +54,13 @@ def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
     now = ros.node.get_clock().now().nanoseconds * 1e-9
     # Topics are not ordered against each other: send each event once the monitor has
     # reported the previous one (print_events), as causality orders them in a real turn.
-    final.publish(Transcript(text="what time is it", is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
+    said, answer = "what time is it", "It is noon."
+    final.publish(Transcript(user_id="alice", text=said, is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
     node.wait_output("event final")
     ttft = DiagnosticStatus(name="fay/dialogue: llm", values=[KeyValue(key="time_to_first_token_ms", value="120")])
     diag_pub.publish(DiagnosticArray(status=[ttft]))
     node.wait_output("event llm_first_token")
-    reply.publish(Utterance(conversation_id="c1", seq=0, text="It is noon.", is_first=True))
+    reply.publish(Utterance(user_id="alice", conversation_id="c1", seq=0, text=answer, is_first=True))
     node.wait_output("event first_reply")
     speaking.publish(SpeechState(speaking=True, utterance_id="c1:0", header=Header(stamp=to_time_msg(now + 0.5))))
     result = diag.wait_for_match(lambda a: a.status and a.status[0].name == "fay/pipeline: latency")
@@ -69,3 +70,10 @@ def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
     assert values["llm_time_to_first_token_ms"] == pytest.approx(120)
     assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms"} <= set(values)
     node.wait_output("voice_to_first_audio 750 ms")
+    # /diagnostics is global: the turn is known by its conversation id, never by its words
+    assert {kv.key: kv.value for kv in result.status[0].values}["conversation_id"] == "c1"
+    shown = [result.status[0].message, result.status[0].name,
+             *(f"{kv.key}={kv.value}" for kv in result.status[0].values)]
+    leaks = [s for s in shown for words in (said, answer, "alice") if words.lower() in s.lower()]
+    assert not leaks, leaks
+    assert said not in node.output() and answer not in node.output()

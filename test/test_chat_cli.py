@@ -82,6 +82,26 @@ def test_quit_command_ends_the_conversation(llm):
     assert len(llm.requests) == 1
 
 
+def test_the_key_rule_and_no_credentials_in_anything_printed():
+    import socket
+
+    env = ros_environment() | {"FAY_TEST_CHAT_KEY": ""}
+    unset = subprocess.run([*CLI, "hi", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "FAY_TEST_CHAT_KEY"],
+                           capture_output=True, text=True, timeout=60, cwd=str(REPO), env=env)
+    assert unset.returncode == 2 and "FAY_TEST_CHAT_KEY is not set" in unset.stderr, unset.stderr
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    key, secrets = "sk-chat-cli-8e3f0a", ("pw-2b9d", "sk-query-61c4", "api_key=")
+    env["FAY_TEST_CHAT_KEY"] = key
+    failed = subprocess.run([*CLI, "--base-url", f"http://fay:pw-2b9d@127.0.0.1:{port}/v1?api_key=sk-query-61c4",
+                             "--api-key-env", "FAY_TEST_CHAT_KEY", "--qa", "none", "--verbose"], input="hello\n",
+                            capture_output=True, text=True, timeout=60, cwd=str(REPO), env=env)
+    assert failed.returncode == 1 and f"cannot reach http://127.0.0.1:{port}/v1" in failed.stderr, failed.stderr
+    printed = failed.stdout + failed.stderr
+    assert not [s for s in (key, *secrets) if s in printed], printed
+
+
 # -- a person at a terminal ----------------------------------------------------------------
 
 # The child becomes a session leader (start_new_session) and takes the pty as its controlling

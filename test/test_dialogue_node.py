@@ -132,6 +132,9 @@ def test_reply_reports_llm_time_to_first_token_on_diagnostics(fresh, llm):
     values = {kv.key: kv.value for kv in status.values}
     assert values["conversation_id"] == first.conversation_id
     assert 0.0 < float(values[LLM_TTFT_KEY]) < 5000.0
+    # /diagnostics is global: ids and timings only, never what was said
+    shown = [status.name, status.message, status.hardware_id, *(f"{kv.key}={kv.value}" for kv in status.values)]
+    assert not [s for s in shown for words in ("how is the day", "fine day") if words in s.lower()], shown
 
 
 def test_text_input_with_memory_services_owner_from_session(fresh, llm):
@@ -195,6 +198,32 @@ def test_llm_outage_is_a_spoken_apology_and_the_node_lives_on(fresh, llm):
     pubs[topics.SPEECH_FINAL].publish(transcript("how are you now"))
     assert replies.wait_for(reply_done).text == "I'm fine, thanks."
     assert node.alive()
+
+
+def test_endpoint_credentials_never_reach_the_log(launch_node):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: every turn fails, and says why
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    key, secrets = "sk-dialogue-node-4f1e2d", ("pw-91d0", "sk-query-3b7c", "api_key=")
+    probe = RosProbe("credentials_probe", namespace="/cred")
+    node = launch_node(NODE, {"base_url": f"http://fay:pw-91d0@127.0.0.1:{port}/v1?api_key=sk-query-3b7c",
+                              "model": "m", "api_key_env": "FAY_TEST_DIALOGUE_KEY", "memory": False},
+                       namespace="/cred", env={"FAY_TEST_DIALOGUE_KEY": key})
+    try:
+        replies = probe.collect(Utterance, topics.REPLY)
+        pub = probe.publisher(Transcript, topics.TEXT_INPUT)
+        probe.wait_for_subscribers(pub, timeout=40)
+        probe.wait_for_publishers(topics.REPLY)
+        pub.publish(transcript("hello"))
+        assert replies.wait_for(reply_done).source == "fallback"
+        wait_until(lambda: "LLM failed" in node.output(), message="the error log line")
+    finally:
+        probe.close()
+    output = node.output()
+    assert f"at http://127.0.0.1:{port}/v1" in output and f"cannot reach http://127.0.0.1:{port}/v1" in output
+    assert not [s for s in (key, *secrets) if s in output], output
 
 
 def test_missing_api_key_stops_the_node_with_the_reason(launch_node):

@@ -1,6 +1,6 @@
 """Reflection inside the memory node, against a real OpenAI-compatible server on loopback:
 insights appear without any service waiting for the LLM, the API key is sent but never
-logged, and an unreachable LLM only costs the reflection."""
+logged, and an unreachable LLM only costs the reflection (its URL logged without credentials)."""
 from __future__ import annotations
 
 import json
@@ -63,13 +63,23 @@ def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_pat
 
 def test_an_unreachable_llm_only_skips_reflection(ros, launch_node, tmp_path):
     node = launch_node("fay_ros.nodes.memory", {
-        "db_path": str(tmp_path / "m.db"), "embedder": "hashed", "llm_base_url": "http://127.0.0.1:9/v1",
+        "db_path": str(tmp_path / "m.db"), "embedder": "hashed",
+        "llm_base_url": "http://fay:pw-5c2e@127.0.0.1:9/v1?api_key=sk-query-77aa",
         "llm_api_key_env": "FAY_MEMORY_TEST_KEY", "reflection_threshold": 10.0, "llm_timeout": 3.0},
         namespace="/nollm", env={"FAY_MEMORY_TEST_KEY": KEY})
     node.wait_output("memory ready", timeout=40)
+    assert "llm=http://127.0.0.1:9/v1" in node.output()
     for text in ["我不吃香菜", "我住在上海", "我喜欢爬山"]:
         _remember(ros, "/nollm", "alice", text, ["kind:preference"])
-    node.wait_output("reflect for owner='alice' skipped: LLM at http://127.0.0.1:9/v1 unreachable", timeout=30)
+    node.wait_output("reflect for owner='alice' skipped: unreachable: cannot reach http://127.0.0.1:9/v1", timeout=30)
     res = ros.call(Recall, "/nollm/" + topics.SRV_RECALL, Recall.Request(owner="alice", query="上海"))
     assert res.success and len(res.nodes) == 3 and node.alive()
-    assert KEY not in node.output()
+    assert not [s for s in (KEY, "pw-5c2e", "sk-query-77aa", "api_key=") if s in node.output()]
+
+
+def test_a_named_but_unset_key_variable_stops_the_node_with_the_reason(launch_node, tmp_path):
+    node = launch_node("fay_ros.nodes.memory", {
+        "db_path": str(tmp_path / "m.db"), "embedder": "hashed", "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_api_key_env": "FAY_MEMORY_UNSET_KEY"}, namespace="/nokey", env={"FAY_MEMORY_UNSET_KEY": ""})
+    assert node.wait_exit(40) == 2
+    assert "llm_api_key_env" in node.output() and "FAY_MEMORY_UNSET_KEY is not set" in node.output()

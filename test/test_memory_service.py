@@ -10,7 +10,7 @@ import pytest
 
 from fay_ros.memory import build_service
 from fay_ros.memory.fay_import import FayImportError, import_fay
-from fay_ros.memory.llm import LlmClient, LlmSettings, LlmUnavailable
+from fay_ros.dialogue.llm import ChatClient, Endpoint, LlmError
 from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
 from fay_ros.memory.policy import RememberRequest
 
@@ -162,7 +162,7 @@ def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, 
                            {"insight": "老人血压偏高", "sources": [2]}]}
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
         _chat_answer("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```"))
-    llm = LlmClient(LlmSettings(base_url=httpserver.url_for("/v1"), model="fake", api_key_env="FAY_TEST_MEMORY_KEY"))
+    llm = ChatClient(Endpoint.from_env(httpserver.url_for("/v1"), "fake", "FAY_TEST_MEMORY_KEY"))
     svc = make(tmp_path, clock, llm=llm, reflection={"threshold": 20.0})
     a = remember(svc, "alice", "AAPL breakout 买入后回落", importance=8,
                  tags=["kind:event", "domain:quant", "strategy:breakout", "session:am", "source:claude_code"]).node
@@ -190,14 +190,14 @@ def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, 
 
 def test_reflection_degrades_when_the_llm_fails(tmp_path, clock, httpserver):
     httpserver.expect_request("/v1/chat/completions").respond_with_data("overloaded", status=503)
-    llm = LlmClient(LlmSettings(base_url=httpserver.url_for("/v1")))
+    llm = ChatClient(Endpoint(httpserver.url_for("/v1")))
     svc = make(tmp_path, clock, llm=llm, reflection={"threshold": 5.0})
     for text in ["我不吃香菜", "我住在上海", "我喜欢爬山"]:
         remember(svc, "alice", text, importance=5)
-    with pytest.raises(LlmUnavailable, match="HTTP 503"):
+    with pytest.raises(LlmError, match="HTTP 503"):
         svc.reflector.reflect("alice")
-    unreachable = LlmClient(LlmSettings(base_url="http://127.0.0.1:9/v1", timeout=2))
-    with pytest.raises(LlmUnavailable, match="unreachable"):
+    unreachable = ChatClient(Endpoint("http://127.0.0.1:9/v1", connect_timeout=2, first_token_timeout=2))
+    with pytest.raises(LlmError, match="unreachable"):
         unreachable.complete("s", "u")
     assert svc.store.count("alice") == 3 and svc.reflection_due("alice")  # nothing lost, still due
     no_llm = make(tmp_path, clock)
@@ -310,8 +310,9 @@ def test_memories_an_agent_stores_as_conversation_are_forgettable_and_in_the_pro
 
 
 def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
-    llm = LlmClient(LlmSettings(base_url="http://user:s3cret@127.0.0.1:9/v1?api_key=s3cret", timeout=2))
-    with pytest.raises(LlmUnavailable) as err:
+    llm = ChatClient(Endpoint("http://user:s3cret@127.0.0.1:9/v1?api_key=s3cret", connect_timeout=2,
+                              first_token_timeout=2))
+    with pytest.raises(LlmError) as err:
         llm.complete("s", "u")
     assert "s3cret" not in str(err.value) and "http://127.0.0.1:9/v1" in str(err.value)
 
@@ -319,7 +320,7 @@ def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
 def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(tmp_path, clock, httpserver):
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
         _chat_answer("一位住在上海、不吃香菜的老师。"))
-    llm = LlmClient(LlmSettings(base_url=httpserver.url_for("/v1"), model="fake"))
+    llm = ChatClient(Endpoint(httpserver.url_for("/v1"), "fake"))
     svc = make(tmp_path, clock, llm=llm, profile={"min_evidence": 2, "min_interval": 3600.0})
     remember(svc, "alice", "我不吃香菜", tags=["kind:preference"], key="coriander", source_session="s", source_turn=1)
     remember(svc, "alice", "也许她喜欢猫", confirmed=False, source_session="s", source_turn=2)

@@ -8,6 +8,9 @@ time to first token is reported by the dialogue engine itself and attached when 
 Turns are matched by order: a final transcript opens a turn; the next first reply sentence
 (is_first) answers it; the next speaking=true starts its audio. A new final transcript
 before the reply abandons the open turn (the person spoke again).
+
+A turn is known by the reply's conversation_id only: /diagnostics is global, so what the
+person said never goes into it.
 """
 from __future__ import annotations
 
@@ -23,10 +26,10 @@ PIPELINE_STATUS_NAME = "fay/pipeline: latency"
 class TurnLatency:
     """Stage durations of one turn, in seconds (None when a stage was not observed)."""
 
-    text: str
     speech_end: float
     transcript: float
     first_reply: float | None = None
+    conversation_id: str = ""  # of the reply that answered this turn
     first_audio: float | None = None
     llm_first_token: float | None = None  # seconds from request to first token, as reported
     stages: dict[str, float] = field(default_factory=dict)
@@ -53,8 +56,8 @@ class LatencyTracker:
         self._open: TurnLatency | None = None
         self._answered: TurnLatency | None = None
 
-    def on_final_transcript(self, text: str, speech_end: float, received: float) -> None:
-        self._open = TurnLatency(text=text, speech_end=min(speech_end, received), transcript=received)
+    def on_final_transcript(self, speech_end: float, received: float) -> None:
+        self._open = TurnLatency(speech_end=min(speech_end, received), transcript=received)
         self._answered = None
 
     def on_llm_first_token(self, seconds: float) -> None:
@@ -62,9 +65,10 @@ class LatencyTracker:
         if target is not None and target.llm_first_token is None:
             target.llm_first_token = seconds
 
-    def on_first_reply(self, received: float) -> None:
+    def on_first_reply(self, received: float, conversation_id: str = "") -> None:
         if self._open is not None and self._open.first_reply is None:
             self._open.first_reply = received
+            self._open.conversation_id = conversation_id
             self._answered, self._open = self._open, None
 
     def on_speaking(self, speaking: bool, stamp: float) -> TurnLatency | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 import socket
 import sys
@@ -18,6 +17,8 @@ from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlparse
 
 from ..common.paths import config_file
+from ..common.urls import safe_url
+from ..dialogue.llm import key_from_env
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None
     from ..dialogue.profiles import resolve
     from ..dialogue.tools import builtin_tools
 
-    endpoint = Endpoint(base_url, model or "default", key, first_token_timeout=args.timeout)
+    endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)
     settings = EngineSettings(profile=resolve(args.profile, base_url, model), judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
                               frequency_penalty=0.3, qa_script_tools=("current_time",))
     big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
@@ -134,13 +135,12 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="[%(levelname)s] %(message)s",
                         stream=sys.stderr)
-    logging.getLogger("httpx2").setLevel(logging.WARNING)
-    key = ""
-    if args.api_key_env:
-        key = os.environ.get(args.api_key_env, "")
-        if not key:
-            print(f"fay-ros chat: environment variable {args.api_key_env} is not set", file=sys.stderr)
-            return 2
+    logging.getLogger("httpx2").setLevel(logging.WARNING)  # the HTTP library under openai logs each request
+    try:
+        key = key_from_env(args.api_key_env)
+    except ValueError as exc:
+        print(f"fay-ros chat: {exc}", file=sys.stderr)
+        return 2
     try:
         persona = Persona.load(args.persona)
         qa = None if args.qa.lower() == "none" else QaTable.load(args.qa)
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             return asyncio.run(turn())
         where = "embedded model, started in this process" if local is not None else \
             "embedded model" if not args.base_url else "endpoint"
-        banner = (f"fay-ros chat: model {model or 'default'} at {base_url} ({where}). "
+        banner = (f"fay-ros chat: model {model or 'default'} at {safe_url(base_url)} ({where}). "
                   "Ctrl-D to quit, Ctrl-C cancels a reply.")
         return _conversation(args, make_engine, printer, banner)
     finally:

@@ -7,6 +7,7 @@ import signal
 
 from ..bringup import graph
 from ..bringup.supervisor import Supervisor
+from ..common.urls import safe_url
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: supervisor.request_stop())
     print(f"[fay-ros up] namespace {ns}, ROS_DOMAIN_ID={env.get('ROS_DOMAIN_ID', '0')}; Ctrl-C stops")
     print(f"[fay-ros up] {graph.resolve_audio_source(options['audio_source'])[1]}")
-    llm = options["llm_base_url"] or f"{graph.embedded_llm_url()} (embedded offline model)"
+    llm = safe_url(options["llm_base_url"]) if options["llm_base_url"] else \
+        f"{graph.embedded_llm_url()} (embedded offline model)"
     print(f"[fay-ros up] LLM: {llm}")
     return supervisor.run()

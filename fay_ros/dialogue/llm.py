@@ -1,27 +1,68 @@
-"""Streaming chat client for any OpenAI-compatible endpoint, with failures made uniform.
+"""The one client for OpenAI-compatible chat endpoints, used by the dialogue and the memory.
 
-`ChatClient.stream()` yields `ChatEvent`s: content deltas as they arrive, then one final
-event with the tool calls the model made (OpenAI `tool_calls` deltas, accumulated) and the
-finish reason. Every failure — refused connection, timeout before the first token or between
-tokens, HTTP 4xx/5xx, a stream that is not valid SSE/JSON, an empty answer — is raised as
-`LlmError` with a `kind` and a one-line reason that never contains the API key.
+- `ChatClient.stream()` (async, the dialogue) yields `ChatEvent`s: content deltas as they
+  arrive, then one final event with the tool calls the model made (OpenAI `tool_calls`
+  deltas, accumulated) and the finish reason.
+- `ChatClient.complete()` / `complete_json()` (blocking, the memory's reflection and
+  portrait on a worker thread) return one non-streamed answer.
 
-The key comes from the environment (the variable named by the node's `api_key_env`) and is
-held only inside the client; `repr()` and errors show it as "***".
+Both go through the same request path, so every failure — refused connection, timeout
+before the first token or between tokens, HTTP 4xx/5xx, an answer that is not valid
+SSE/JSON, an empty answer — is raised as `LlmError` with a `kind` and a one-line reason.
+
+Secrets: the key comes from the environment variable a node's configuration names
+(`key_from_env`, the one key rule) and is held only inside the `Endpoint`; `repr()` shows it
+as "***". Reasons and reprs show the endpoint as `safe_url(base_url)` (no userinfo, no query)
+and have the key and the URL's credential parts scrubbed from any text a server or library
+echoes back.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-NO_KEY = "no-key"  # local servers ignore the key, but the OpenAI client insists on one
+from ..common.urls import safe_url, url_secrets
+
+# Sent when no key is configured: local servers (the embedded model, llama.cpp, Ollama)
+# ignore the key, but the OpenAI client refuses to run without one.
+NO_KEY = "no-key"
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def key_from_env(name: str) -> str:
+    """The one key rule. No variable named ('') means no key: the client sends `NO_KEY`.
+    A named variable must hold the key: unset or empty raises ValueError naming the variable
+    (never a value), so a typo or a forgotten export stops the program at start instead of
+    sending `NO_KEY` to a cloud endpoint that then refuses every turn. Something that is not
+    a variable name (most likely the key itself, pasted in) raises without being repeated."""
+    if not name:
+        return ""
+    if not _ENV_NAME.fullmatch(name):
+        raise ValueError("must be the NAME of an environment variable (the key itself never goes in a parameter)")
+    key = os.environ.get(name, "")
+    if not key:
+        raise ValueError(f"environment variable {name} is not set (or empty)")
+    return key
+
+
+# What went wrong, as `LlmError.kind`.
+KINDS = ("unreachable",  # no endpoint configured, refused or dropped connection
+         "timeout",      # no first token / no next token / no answer in time
+         "http",         # the endpoint answered an HTTP error status (`status`)
+         "malformed",    # an answer that is not what the protocol or the caller expects
+         "empty")        # a well-formed answer with nothing in it
 
 
 class LlmError(Exception):
-    """kind: 'unreachable', 'timeout', 'http', 'malformed', 'empty'."""
+    """No usable answer from the LLM. `kind` is one of KINDS; `reason` is one line that names
+    the endpoint by its safe URL and never holds the key."""
 
     def __init__(self, kind: str, reason: str, status: int | None = None) -> None:
         super().__init__(f"{kind}: {reason}")
@@ -57,42 +98,72 @@ class ChatEvent:
 
 @dataclass(frozen=True)
 class Endpoint:
-    base_url: str
-    model: str
+    """One model at one OpenAI-compatible endpoint. No base_url = no LLM (`configured` False).
+    A non-streamed answer (`complete`) arrives whole, so it gets `first_token_timeout`."""
+
+    base_url: str = ""
+    model: str = ""
     api_key: str = field(default="", repr=False)
     connect_timeout: float = 3.0
     first_token_timeout: float = 20.0
     idle_timeout: float = 10.0
 
+    @classmethod
+    def from_env(cls, base_url: str, model: str, api_key_env: str, **timeouts: float) -> "Endpoint":
+        """The endpoint with its key read by the one key rule (`key_from_env`)."""
+        return cls(base_url, model, key_from_env(api_key_env), **timeouts)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url.strip())
+
+    @property
+    def where(self) -> str:
+        """The endpoint as it may be shown (logs, errors, topics)."""
+        return safe_url(self.base_url)
+
     def __repr__(self) -> str:
-        return f"Endpoint(base_url={self.base_url!r}, model={self.model!r}, api_key={'***' if self.api_key else ''!r})"
+        return f"Endpoint(base_url={self.where!r}, model={self.model!r}, api_key={'***' if self.api_key else ''!r})"
 
 
 class ChatClient:
-    """One endpoint + model. Safe to share between concurrent conversations."""
+    """One endpoint + model. `stream()` is safe to share between concurrent conversations
+    on one event loop; `complete()` may be called from any thread without a running loop."""
 
     def __init__(self, endpoint: Endpoint) -> None:
-        import httpx2
-        from openai import AsyncOpenAI
-
         self.endpoint = endpoint
-        self._client = AsyncOpenAI(
-            api_key=endpoint.api_key or NO_KEY,
-            base_url=endpoint.base_url,
-            max_retries=0,  # a retry would push the spoken apology past its budget
-            timeout=httpx2.Timeout(connect=endpoint.connect_timeout, read=endpoint.idle_timeout,
-                                   write=endpoint.connect_timeout, pool=endpoint.connect_timeout),
-        )
+        self._client: Any = None  # the pooled AsyncOpenAI of stream(), made on first use in its loop
+        secrets = [endpoint.api_key] if len(endpoint.api_key) >= 4 else []
+        self._secrets = sorted(secrets + url_secrets(endpoint.base_url), key=len, reverse=True)
 
     def __repr__(self) -> str:
         return f"ChatClient({self.endpoint!r})"
 
+    @property
+    def configured(self) -> bool:
+        return self.endpoint.configured
+
     def scrub(self, text: str) -> str:
-        key = self.endpoint.api_key
-        return text.replace(key, "***") if key and len(key) >= 4 else text
+        """`text` (e.g. a server's error message) without the key or the URL's credentials."""
+        if self.endpoint.base_url:
+            text = text.replace(self.endpoint.base_url, self.endpoint.where)
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _new_client(self, read_timeout: float) -> Any:
+        from openai import AsyncOpenAI, Timeout
+
+        e = self.endpoint
+        return AsyncOpenAI(
+            api_key=e.api_key or NO_KEY, base_url=e.base_url,
+            max_retries=0,  # a retry would push the spoken apology past its budget
+            timeout=Timeout(connect=e.connect_timeout, read=read_timeout, write=e.connect_timeout,
+                            pool=e.connect_timeout))
 
     async def close(self) -> None:
-        await self._client.close()
+        if self._client is not None:
+            await self._client.close()
 
     async def stream(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
                      response_format: dict[str, Any] | None = None, max_tokens: int | None = None,
@@ -101,9 +172,7 @@ class ChatClient:
                      ) -> AsyncIterator[ChatEvent]:
         """`extra_body`: fields the OpenAI API does not define, sent as they are (e.g.
         llama.cpp's `repeat_penalty`); only for servers known to accept them."""
-        import openai
-
-        kwargs: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, "stream": True}
+        kwargs = self._request(messages, stream=True, max_tokens=max_tokens, temperature=temperature)
         if stop:
             kwargs["stop"] = list(stop)
         if extra_body:
@@ -112,17 +181,15 @@ class ChatClient:
             kwargs["tools"] = tools
         if response_format:
             kwargs["response_format"] = response_format
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
-        if temperature is not None:
-            kwargs["temperature"] = temperature
         if frequency_penalty:
             kwargs["frequency_penalty"] = frequency_penalty
         calls: dict[int, dict[str, str]] = {}
         finish_reason = ""
         got_anything = False
         try:
-            stream = await self._open(kwargs)
+            if self._client is None:
+                self._client = self._new_client(self.endpoint.idle_timeout)
+            stream = await self._open(self._client, kwargs)
             async with stream:
                 iterator = stream.__aiter__()
                 deadline = self.endpoint.first_token_timeout
@@ -149,41 +216,59 @@ class ChatClient:
                         if delta.content:
                             got_anything = True
                             yield ChatEvent(content=delta.content, received_at=now)
-        except LlmError:
-            raise
-        except (asyncio.TimeoutError, openai.APITimeoutError):
-            raise LlmError("timeout", f"no answer from {self.endpoint.base_url} in time "
-                                      f"(first token {self.endpoint.first_token_timeout:g}s, "
-                                      f"between tokens {self.endpoint.idle_timeout:g}s)") from None
-        except openai.APIConnectionError as exc:
-            raise LlmError("unreachable", f"cannot reach {self.endpoint.base_url}: "
-                                          f"{self.scrub(str(exc.__cause__ or exc))}") from None
-        except openai.APIStatusError as exc:
-            raise LlmError("http", f"HTTP {exc.status_code} from {self.endpoint.base_url}: "
-                                   f"{self.scrub(_short(exc.message))}", exc.status_code) from None
-        except openai.APIError as exc:
-            raise LlmError("malformed", f"bad stream from {self.endpoint.base_url}: {self.scrub(_short(str(exc)))}") from None
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a broken stream must never kill the node
-            raise LlmError("malformed", f"bad stream from {self.endpoint.base_url}: "
-                                        f"{type(exc).__name__}: {self.scrub(_short(str(exc)))}") from None
+        except Exception as exc:  # noqa: BLE001 - a broken stream must never kill the node (CancelledError passes)
+            raise self._failure(exc) from None
         if not got_anything:
-            raise LlmError("empty", f"{self.endpoint.base_url} returned an empty answer")
+            raise LlmError("empty", f"{self.endpoint.where} returned an empty answer")
         yield ChatEvent(done=True, finish_reason=finish_reason, received_at=time.monotonic(),
                         tool_calls=[ToolCall(c["name"], c["arguments"], c["id"])
                                     for _i, c in sorted(calls.items()) if c["name"]])
 
+    def complete(self, system: str, user: str, max_tokens: int = 800, temperature: float = 0.2) -> str:
+        """One non-streamed answer, blocking (for worker threads; not inside a running loop).
+        It runs on a short-lived loop with its own connection, because the pooled client of
+        stream() belongs to the loop of the conversations."""
+        return asyncio.run(self._complete([{"role": "system", "content": system},
+                                           {"role": "user", "content": user}], max_tokens, temperature))
 
-    async def _open(self, kwargs: dict[str, Any]) -> Any:
-        """Start the request. A connection dropped before any response is retried once at
+    def complete_json(self, system: str, user: str, max_tokens: int = 800) -> dict:
+        return parse_json_object(self.complete(system, user, max_tokens), self.endpoint.where)
+
+    async def _complete(self, messages: list[dict[str, Any]], max_tokens: int, temperature: float) -> str:
+        kwargs = self._request(messages, stream=False, max_tokens=max_tokens, temperature=temperature)
+        try:
+            client = self._new_client(self.endpoint.first_token_timeout)
+            try:
+                response = await self._open(client, kwargs)
+            finally:
+                await client.close()
+            text = response.choices[0].message.content or ""
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one LlmError
+            raise self._failure(exc) from None
+        if not text.strip():
+            raise LlmError("empty", f"{self.endpoint.where} returned an empty answer")
+        return text
+
+    def _request(self, messages: list[dict[str, Any]], *, stream: bool, max_tokens: int | None,
+                 temperature: float | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.endpoint.model or "default", "messages": messages, "stream": stream}
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        return kwargs
+
+    async def _open(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        """Send the request. A connection dropped before any response is retried once at
         once: llama.cpp's server may close a pooled keep-alive connection just as it is
         reused. A refused connection fails twice fast, so the apology is not delayed."""
         import openai
 
+        if not self.endpoint.configured:
+            raise LlmError("unreachable", "no LLM endpoint configured")
         for attempt in (1, 2):
             try:
-                return await asyncio.wait_for(self._client.chat.completions.create(**kwargs),
+                return await asyncio.wait_for(client.chat.completions.create(**kwargs),
                                               self.endpoint.first_token_timeout)
             except openai.APITimeoutError:
                 raise
@@ -192,7 +277,44 @@ class ChatClient:
                     raise
         raise AssertionError("unreachable")
 
+    def _failure(self, exc: Exception) -> LlmError:
+        """The LlmError for any exception of a request (kinds: see KINDS)."""
+        import openai
 
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
+        e = self.endpoint
+        if isinstance(exc, LlmError):
+            return exc
+        if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
+            return LlmError("timeout", f"no answer from {e.where} in time (first token {e.first_token_timeout:g}s, "
+                                       f"between tokens {e.idle_timeout:g}s)")
+        if isinstance(exc, openai.APIConnectionError):
+            return LlmError("unreachable", f"cannot reach {e.where}: {self._short(str(exc.__cause__ or exc))}")
+        if isinstance(exc, openai.APIStatusError):
+            return LlmError("http", f"HTTP {exc.status_code} from {e.where}: {self._short(exc.message)}",
+                            exc.status_code)
+        if isinstance(exc, openai.APIError):
+            return LlmError("malformed", f"bad answer from {e.where}: {self._short(str(exc))}")
+        return LlmError("malformed", f"bad answer from {e.where}: {type(exc).__name__}: {self._short(str(exc))}")
+
+    def _short(self, text: str, limit: int = 200) -> str:
+        text = " ".join(self.scrub(text).split())
+        return text if len(text) <= limit else text[:limit] + "…"
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+def parse_json_object(text: str, where: str = "LLM") -> dict:
+    """The first JSON object in a model answer (tolerates code fences and prose around it)."""
+    cleaned = _FENCE.sub("", text.strip())
+    start = cleaned.find("{")
+    while start != -1:
+        try:
+            value, _end = json.JSONDecoder().raw_decode(cleaned[start:])
+        except json.JSONDecodeError:
+            start = cleaned.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = cleaned.find("{", start + 1)
+    raise LlmError("malformed", f"answer from {where} holds no JSON object")

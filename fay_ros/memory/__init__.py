@@ -15,7 +15,7 @@ def build_service(db_path, embedder="auto", llm=None, clock=None, **settings):
     import time
 
     from .embeddings import make_embedder
-    from .llm import LlmClient, LlmSettings
+    from ..dialogue.llm import ChatClient, Endpoint
     from .profile import ProfileKeeper, ProfileSettings
     from .reflection import ReflectionSettings, Reflector
     from .service import MemoryService, ServiceSettings
@@ -23,7 +23,7 @@ def build_service(db_path, embedder="auto", llm=None, clock=None, **settings):
 
     store = MemoryStore(db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder,
                         clock=clock or time.time)
-    llm = llm or LlmClient(LlmSettings())
+    llm = llm or ChatClient(Endpoint())  # no endpoint: no reflection, plain portraits
     reflection = ReflectionSettings(**settings.pop("reflection", {}))
     profile = ProfileSettings(**settings.pop("profile", {}))
     return MemoryService(store, ServiceSettings(**settings), Reflector(store, llm, reflection),

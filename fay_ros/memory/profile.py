@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .llm import LlmClient
+from ..dialogue.llm import ChatClient
 from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
 from .store import MemoryStore
 
@@ -86,8 +86,8 @@ class ProfileKeeper:
             return False
         return evidence_groups(self.evidence(owner)) >= self.settings.min_evidence
 
-    def rebuild(self, owner: str, llm: LlmClient | None) -> Profile:
-        """Rebuild the portrait now (callers check `due` first). Raises LlmUnavailable if the LLM fails."""
+    def rebuild(self, owner: str, llm: ChatClient | None) -> Profile:
+        """Rebuild the portrait now (callers check `due` first). Raises LlmError if the LLM fails."""
         state = self._state(owner)
         evidence = self.evidence(owner)
         if not evidence:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from .llm import LlmClient, LlmUnavailable
+from ..dialogue.llm import ChatClient, LlmError
 from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 from .store import MemoryStore
 
@@ -33,7 +33,7 @@ class ReflectionSettings:
 
 
 class Reflector:
-    def __init__(self, store: MemoryStore, llm: LlmClient, settings: ReflectionSettings) -> None:
+    def __init__(self, store: MemoryStore, llm: ChatClient, settings: ReflectionSettings) -> None:
         self.store = store
         self.llm = llm
         self.settings = settings
@@ -56,7 +56,7 @@ class Reflector:
 
     def reflect(self, owner: str) -> list[MemoryNode]:
         """Ask the LLM for insights about the owner's pending memories and store them.
-        Raises LlmUnavailable when the LLM cannot be used (nothing is stored then)."""
+        Raises LlmError when the LLM cannot be used (nothing is stored then)."""
         sources = self.pending(owner)
         if len(sources) < self.settings.min_sources:
             return []
@@ -65,7 +65,7 @@ class Reflector:
                                         f"Records:\n{records}")
         insights = answer.get("insights")
         if not isinstance(insights, list):
-            raise LlmUnavailable("reflection answer has no 'insights' list")
+            raise LlmError("malformed", "reflection answer has no 'insights' list")
         now = self.store.clock()
         new_nodes: list[MemoryNode] = []
         for item in insights[: self.settings.max_insights]:

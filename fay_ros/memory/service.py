@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from .llm import LlmClient
+from ..dialogue.llm import ChatClient
 from .model import (CANDIDATE, CONFIRMED, CONVERSATION_SOURCE_TAG, PERSISTENT_TAG, RULE_TAG, SUPERSEDED,
                     MemoryInputError, MemoryNode, is_guest, normalise_tags, tag_value)
 from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
@@ -69,7 +69,7 @@ def _bigrams(text: str) -> set[str]:
 
 class MemoryService:
     def __init__(self, store: MemoryStore, settings: ServiceSettings, reflector: Reflector,
-                 profiles: ProfileKeeper, llm: LlmClient, clock: Callable[[], float] | None = None) -> None:
+                 profiles: ProfileKeeper, llm: ChatClient, clock: Callable[[], float] | None = None) -> None:
         self.store = store
         self.settings = settings
         self.reflector = reflector

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import threading
 import time
 from pathlib import Path
@@ -93,25 +92,9 @@ class DialogueConfig(BaseModel):
             raise ValueError("must be an http:// or https:// URL")
         return value.rstrip("/")
 
-    @field_validator("api_key_env", "big_api_key_env")
-    @classmethod
-    def _env_name(cls, value: str) -> str:
-        if value and not value.replace("_", "").isalnum():
-            raise ValueError("must be the NAME of an environment variable (the key itself never goes in a parameter)")
-        return value
-
 
 def _config_file(value: str, default_name: str) -> Path:
     return Path(value).expanduser() if value else config_file(default_name)
-
-
-def _key_from_env(name: str) -> str:
-    if not name:
-        return ""
-    key = os.environ.get(name, "")
-    if not key:
-        raise ConfigError(f"parameter 'api_key_env': environment variable {name} is not set (or empty)")
-    return key
 
 
 class _RosLogHandler(logging.Handler):
@@ -224,13 +207,19 @@ class DialogueNode(Node):
         if unknown:
             raise ConfigError(f"parameter 'tools'/'qa_script_tools': unknown tool(s) {unknown}; "
                               f"available: {registry.names()}")
-        small = Endpoint(c.base_url, c.model, _key_from_env(c.api_key_env), c.connect_timeout,
-                         c.first_token_timeout, c.idle_timeout)
+
+        def endpoint(base_url: str, model: str, key_param: str) -> Endpoint:
+            try:
+                return Endpoint.from_env(base_url, model, getattr(c, key_param), connect_timeout=c.connect_timeout,
+                                         first_token_timeout=c.first_token_timeout, idle_timeout=c.idle_timeout)
+            except ValueError as exc:  # the named key variable is not set
+                raise ConfigError(f"parameter '{key_param}': {exc}") from None
+
+        small = endpoint(c.base_url, c.model, "api_key_env")
         big = None
         if c.big_model:
-            big = Endpoint(c.big_base_url or c.base_url, c.big_model,
-                           _key_from_env(c.big_api_key_env or c.api_key_env), c.connect_timeout,
-                           c.first_token_timeout, c.idle_timeout)
+            big = endpoint(c.big_base_url or c.base_url, c.big_model,
+                           "big_api_key_env" if c.big_api_key_env else "api_key_env")
         profile = resolve_profile(c.model_profile, c.base_url, c.model)
         settings = EngineSettings(
             profile=profile, judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools, max_tool_steps=c.max_tool_steps,
@@ -269,11 +258,11 @@ class DialogueNode(Node):
             self.create_subscription(Transcript, topic, lambda msg, k=kind: self._on_text(msg, k), qos.EVENTS,
                                      callback_group=group)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
-        mode = f"dual-model (tool loop: {big.model} at {big.base_url})" if big else "single-model"
+        mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
         flow = "tiny profile (one call, no judge)" if profile == TINY else \
             f"capable profile, judge {'on' if c.judge else 'off'}"
         self.get_logger().info(
-            f"dialogue ready: {c.model} at {c.base_url}, {flow}, {mode}, "
+            f"dialogue ready: {c.model} at {small.where}, {flow}, {mode}, "
             f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}")
         # prime the model server's prompt cache with the persona prefix (tiny profile)
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)

@@ -4,6 +4,8 @@ Watches the graph (speech/final, reply, robot_speaking, and the dialogue node's 
 diagnostics) and, once a turn's first audio sample plays, publishes one DiagnosticArray with
 the stage durations in milliseconds: end of speech → final transcript → first reply sentence
 → first audio sample, plus the LLM's time to first token and the pipeline's own share.
+/diagnostics is global: it carries the reply's conversation_id and timings only, never
+what was said (nor do the printed lines).
 """
 from __future__ import annotations
 
@@ -43,13 +45,13 @@ class LatencyMonitor(Node):
     def _on_final(self, msg: Transcript) -> None:
         now = self._now()
         end = from_time_msg(msg.header.stamp) if msg.header.stamp.sec else now
-        self.tracker.on_final_transcript(msg.text, end, now)
-        self._event("final", msg.text)
+        self.tracker.on_final_transcript(end, now)
+        self._event("final")
 
     def _on_reply(self, msg: Utterance) -> None:
         if msg.is_first:
-            self.tracker.on_first_reply(self._now())
-            self._event("first_reply", msg.text)
+            self.tracker.on_first_reply(self._now(), msg.conversation_id)
+            self._event("first_reply", f"conversation {msg.conversation_id}")
 
     def _on_speaking(self, msg: SpeechState) -> None:
         stamp = from_time_msg(msg.header.stamp) if msg.header.stamp.sec else self._now()
@@ -69,9 +71,9 @@ class LatencyMonitor(Node):
                     except ValueError:
                         self.get_logger().warning(f"unreadable {LLM_TTFT_KEY}: {kv.value!r}")
 
-    def _event(self, kind: str, detail: str) -> None:
+    def _event(self, kind: str, detail: str = "") -> None:
         if self.config.print_events:
-            print(f"[latency] event {kind}: {detail}", flush=True)
+            print(f"[latency] event {kind}" + (f": {detail}" if detail else ""), flush=True)
 
     def _publish(self, turn: TurnLatency) -> None:
         status = DiagnosticStatus(
@@ -80,7 +82,7 @@ class LatencyMonitor(Node):
             message=f"voice to first audio {turn.stages.get('voice_to_first_audio', 0) * 1000:.0f} ms",
             hardware_id="fay_ros",
             values=[KeyValue(key=f"{k}_ms", value=f"{v * 1000:.1f}") for k, v in turn.stages.items()]
-            + [KeyValue(key="text", value=turn.text[:200])],
+            + [KeyValue(key="conversation_id", value=turn.conversation_id)],
         )
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.get_clock().now().to_msg()

@@ -24,8 +24,8 @@ from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
+from ..dialogue.llm import ChatClient, Endpoint, LlmError
 from ..memory.embeddings import make_embedder
-from ..memory.llm import LlmClient, LlmSettings, LlmUnavailable
 from ..memory.model import MemoryNode
 from ..memory.policy import RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
@@ -61,7 +61,8 @@ class MemoryConfig(BaseModel):
     llm_base_url: str = Field("", description="OpenAI-compatible endpoint for reflection and portraits "
                                               "('' = none: no reflection, plain portraits).")
     llm_model: str = Field("", description="Model name at llm_base_url.")
-    llm_api_key_env: str = Field("OPENAI_API_KEY", description="Name of the environment variable holding the API key.")
+    llm_api_key_env: str = Field("", description="NAME of the environment variable holding the API key ('' = no "
+                                                 "key, e.g. a local server); the key itself is never a parameter.")
     llm_timeout: float = Field(30.0, gt=0.0, description="Seconds to wait for the LLM.")
     reflection_threshold: float = Field(150.0, gt=0.0, description="Reflect when the importance of an owner's new "
                                                                    "memories adds up to this (Generative Agents: 150).")
@@ -87,7 +88,7 @@ class MemoryConfig(BaseModel):
         Weights(*value)
         return value
 
-    @field_validator("db_path", "llm_api_key_env")
+    @field_validator("db_path")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
@@ -117,7 +118,12 @@ class MemoryNodeRos(Node):
             self.store = MemoryStore(c.db_path, embedder, synchronous=c.synchronous)
         except (SchemaError, OSError) as exc:
             raise ConfigError(f"parameter 'db_path': {exc}") from None
-        self.llm = LlmClient(LlmSettings(c.llm_base_url, c.llm_model, c.llm_api_key_env, c.llm_timeout))
+        try:
+            self.llm = ChatClient(Endpoint.from_env(
+                c.llm_base_url, c.llm_model, c.llm_api_key_env, connect_timeout=c.llm_timeout,
+                first_token_timeout=c.llm_timeout, idle_timeout=c.llm_timeout))
+        except ValueError as exc:
+            raise ConfigError(f"parameter 'llm_api_key_env': {exc}") from None
         reflector = Reflector(self.store, self.llm, ReflectionSettings(
             threshold=c.reflection_threshold, max_insights=c.reflection_max_insights, status=c.reflection_status))
         profiles = ProfileKeeper(self.store, ProfileSettings(min_evidence=c.profile_min_evidence,
@@ -145,7 +151,7 @@ class MemoryNodeRos(Node):
                 self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
             self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_timer(c.maintenance_period, self._maintenance)
-        llm = self.llm.where if self.llm.configured else "none (no reflection; plain portraits)"
+        llm = self.llm.endpoint.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
             f"memory ready: db={self.store.path}, embedder={embedder.name}, {self.store.count()} memories, llm={llm}")
 
@@ -252,7 +258,7 @@ class MemoryNodeRos(Node):
             elif job == "profile":
                 self.service.rebuild_profile(owner)
                 self.get_logger().info(f"portrait of owner={owner!r} rebuilt")
-        except LlmUnavailable as exc:
+        except LlmError as exc:
             self._llm_backoff_until[owner] = time.monotonic() + 60.0
             self.get_logger().warning(f"{job} for owner={owner!r} skipped: {exc}")
         except Exception as exc:  # noqa: BLE001
