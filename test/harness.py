@@ -51,9 +51,37 @@ def ros_environment() -> dict[str, str]:
         os.environ["ROS_DOMAIN_ID"] = os.environ["FAY_TEST_DOMAIN_ID"]
         os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
         os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="fay_ros_test_log_")
+        # Whatever a command under test creates in "the user's config directory" (the web
+        # access file) goes here, never into the real ~/.config.
+        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fay_ros_test_config_")
         os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
         os.environ["PYTHONUNBUFFERED"] = "1"
     return dict(os.environ)
+
+
+def free_port() -> int:
+    """A TCP port free on loopback right now (fixed ports may be taken by a parallel run)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_web_access(path: Path, clients: dict[str, str], origins: Iterable[str] = ()) -> dict[str, str]:
+    """An access file for `fay-ros web --access-file`: {user_id: role} -> {user_id: token}
+    (user_id '' is a guest)."""
+    import secrets
+
+    import yaml
+
+    tokens = {user: secrets.token_urlsafe(32) for user in clients}
+    body = {"clients": [{"token": tokens[user], "user_id": user, "role": role} for user, role in clients.items()],
+            "origins": list(origins)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(body), encoding="utf-8")
+    path.chmod(0o600)
+    return tokens
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT, interval: float = 0.02,

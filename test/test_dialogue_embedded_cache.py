@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.error
 import urllib.request
 import uuid
 
@@ -156,3 +157,24 @@ def test_history_after_a_changing_block_is_reused(llm_server):
     assert second["prompt_n"] < 50, (first, second)
     # reused: all of the first prompt but its "You remember" block (~15 tokens)
     assert second["cache_n"] >= first["prompt_n"] + first["cache_n"] - 25, (first, second)
+
+
+def test_web_pages_cannot_use_the_embedded_model(llm_server):
+    """A site open in the user's browser may send requests to loopback, but without a CORS
+    header the browser keeps the answers from it; the per-slot state is not served."""
+    base_url, _at_ready, _proc = llm_server
+    root = base_url.removesuffix("/v1")
+    for path, data in (("/v1/models", None), ("/v1/chat/completions", json.dumps(
+            {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode())):
+        request = urllib.request.Request(root + path, data=data, headers={
+            "Origin": "http://evil.example", "Content-Type": "application/json"})
+        with _NO_PROXY.open(request, timeout=60) as response:
+            assert response.status == 200
+            assert not response.headers.get("Access-Control-Allow-Origin"), dict(response.headers)
+    preflight = urllib.request.Request(root + "/v1/chat/completions", method="OPTIONS", headers={
+        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+    with _NO_PROXY.open(preflight, timeout=30) as response:
+        assert not response.headers.get("Access-Control-Allow-Origin"), dict(response.headers)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        _NO_PROXY.open(urllib.request.Request(root + "/slots"), timeout=30)
+    assert refused.value.code in (404, 501)

@@ -1,42 +1,40 @@
-"""The rosbridge endpoint that `fay-ros web` starts (rosbridge-server-rs in the pip setup),
-exercised by real clients over real websockets against a real DDS graph:
+"""The websocket endpoint that `fay-ros web` starts (the web door in front of
+rosbridge-server-rs in the pip setup), exercised by real clients over real websockets
+against a real DDS graph:
 
-- roslibpy (an external rosbridge client from PyPI) subscribes /fay/action_cue and publishes
-  on /fay/text_input, both custom fay_msgs types;
-- a raw rosbridge v2 client proves the allow-list is enforced by the server: everything
-  outside it is refused, and a real memory service behind it is never called.
+- roslibpy (an external rosbridge client from PyPI, with its token in an Authorization
+  header) subscribes /fay/action_cue and publishes on /fay/text_input, both custom fay_msgs
+  types;
+- a raw rosbridge v2 client proves the face role is enforced: everything outside it is
+  refused, and a real memory service behind it is never called.
 """
 from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 
 import pytest
 
 from fay_msgs.msg import ActionCue, Transcript
 from fay_msgs.srv import Recall
-from harness import NodeProcess, wait_until
+from harness import NodeProcess, free_port, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def endpoint():
-    """`fay-ros web --no-page` on a free port (9090 may be taken by a parallel test run)."""
+def endpoint(tmp_path_factory):
+    """`fay-ros web --no-page` on a free port (9090 may be taken by a parallel test run):
+    (port, token of a face client for 'user')."""
     port = free_port()
-    proc = NodeProcess("fay_ros.cli", args=["web", "--no-page", "--bridge", "rs", "--bridge-port", str(port)],
-                       ros=False)
+    access = tmp_path_factory.mktemp("access") / "web_access.yaml"
+    token = write_web_access(access, {"user": "face"})["user"]
+    proc = NodeProcess("fay_ros.cli", args=["web", "--no-page", "--bridge", "rs", "--bridge-port", str(port),
+                                            "--access-file", str(access)], ros=False)
     try:
         proc.wait_output("[fay-ros web] ready", timeout=30)
-        yield port
+        yield port, token
     finally:
         code = proc.stop()
         print(proc.output()[-3000:])
@@ -46,7 +44,8 @@ def endpoint():
 def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
     import roslibpy
 
-    client = roslibpy.Ros(host="127.0.0.1", port=endpoint)
+    port, token = endpoint
+    client = roslibpy.Ros(host="127.0.0.1", port=port, headers={"Authorization": f"Bearer {token}"})
     client.run(timeout=20)
     try:
         received: list[dict] = []
@@ -61,14 +60,17 @@ def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
                                     matched_keywords=["这边请"]))
         assert got_cue.wait(20), "roslibpy got no ActionCue through the bridge"
         cue = received[0]
-        assert (cue["behavior"], cue["affect"], cue["priority"], cue["text"]) == ("invite", "warm", 82, "这边请")
-        assert cue["matched_keywords"] == ["这边请"] and abs(cue["intensity"] - 0.74) < 1e-6
+        assert (cue["behavior"], cue["affect"], cue["priority"], cue["utterance_id"]) == ("invite", "warm", 82, "c1:0")
+        assert abs(cue["intensity"] - 0.74) < 1e-6
+        # A face client gets the cue, not the sentence it came from (which may be someone else's).
+        assert (cue["text"], cue["matched_keywords"]) == ("", [])
 
         typed = ros.collect(Transcript, topics.TEXT_INPUT, qos.EVENTS)
         text_topic = roslibpy.Topic(client, "/fay/text_input", "fay_msgs/msg/Transcript")
         text_topic.advertise()
         ros.wait_for_publishers(topics.TEXT_INPUT)
-        message = roslibpy.Message({"user_id": "user", "text": "你好，Fay", "is_final": True, "language": "zh"})
+        # It claims to be someone else; the token decides.
+        message = roslibpy.Message({"user_id": "owner", "text": "你好，Fay", "is_final": True, "language": "zh"})
 
         # Discovery is asymmetric: until the bridge's writer has matched our reader a volatile
         # message can be lost, so publish again on each poll until one arrives.
@@ -86,11 +88,13 @@ def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
         client.terminate()
 
 
-async def _exchange(port: int, requests: list[dict], expect: int, timeout: float = 15.0) -> list[dict]:
+async def _exchange(endpoint: tuple[int, str], requests: list[dict], expect: int, timeout: float = 15.0
+                    ) -> list[dict]:
     import websockets
 
+    port, token = endpoint
     replies: list[dict] = []
-    async with websockets.connect(f"ws://127.0.0.1:{port}") as ws:
+    async with websockets.connect(f"ws://127.0.0.1:{port}/?token={token}") as ws:
         for request in requests:
             await ws.send(json.dumps(request))
         async with asyncio.timeout(timeout):
@@ -121,6 +125,9 @@ def test_allowlist_is_enforced_by_the_endpoint(endpoint, ros):
          "type": "fay_msgs/srv/Remember"},
         {"op": "call_service", "id": "params", "service": "/fay/web_bridge/get_parameters",
          "args": {"names": ["port"]}},
+        {"op": "subscribe", "id": "cbor", "topic": "/fay/cbor_trick", "compression": "cbor"},
+        {"op": "fragment", "id": "fragment", "data": "{", "num": 0, "total": 2},
+        {"op": "auth", "id": "auth", "mac": "x"},
     ]
     replies = asyncio.run(_exchange(endpoint, denied, expect=len(denied)))
     by_id = {r.get("id"): r for r in replies}
@@ -128,7 +135,7 @@ def test_allowlist_is_enforced_by_the_endpoint(endpoint, ros):
     for request in denied:
         reply = by_id[request["id"]]
         text = json.dumps(reply, ensure_ascii=False)
-        assert "denies" in text, f"{request['op']} {request.get('topic') or request.get('service')}: {reply}"
+        assert reply.get("op") == "status" and "refused" in text, f"{request['op']} {request.get('topic') or request.get('service')}: {reply}"
         assert reply.get("result") in (None, False)
     assert calls == [], "the memory service was called through the bridge"
     assert "a memory the browser must never see" not in json.dumps(replies, ensure_ascii=False)

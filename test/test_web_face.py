@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
-from harness import NodeProcess, wait_until
+from harness import NodeProcess, free_port, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
@@ -35,12 +35,6 @@ pytestmark = [pytest.mark.slow,  # a real browser; each test stays under ~6 s
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_web(*args: str) -> NodeProcess:
     proc = NodeProcess("fay_ros.cli", args=["web", *args], ros=False)
     proc.wait_output("[fay-ros web] ready", timeout=30)
@@ -48,18 +42,27 @@ def start_web(*args: str) -> NodeProcess:
 
 
 @pytest.fixture(scope="module")
-def face_url(tmp_path_factory):
+def web_face(tmp_path_factory):
+    """`fay-ros web` with the rs bridge: {url (with the token), bridge_port, token}."""
     table = json.loads((REPO / "web" / "face_map.json").read_text())
     table["motion"]["hold_seconds"] = HOLD_SECONDS
     face_map = tmp_path_factory.mktemp("face") / "face_map.json"
     face_map.write_text(json.dumps(table))
+    access = tmp_path_factory.mktemp("access") / "web_access.yaml"
+    token = write_web_access(access, {"user": "face"})["user"]
     page_port, bridge_port = free_port(), free_port()
     proc = start_web("--port", str(page_port), "--bridge-port", str(bridge_port), "--bridge", "rs",
-                     "--face-map", str(face_map))
+                     "--face-map", str(face_map), "--access-file", str(access))
     try:
-        yield f"http://127.0.0.1:{page_port}/"
+        yield {"url": f"http://127.0.0.1:{page_port}/#token={token}", "bridge_port": bridge_port, "token": token,
+               "proc": proc}
     finally:
         proc.stop()
+
+
+@pytest.fixture(scope="module")
+def face_url(web_face):
+    return web_face["url"]
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +224,7 @@ def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ro
     wait_until(lambda: int(dom(page)["blinks"]) >= 1, 20, message="an eye blink")
     assert page.evaluate("getComputedStyle(document.getElementById('breath')).animationName") == "breathe"
 
-    # Typed chat goes out on text_input as a Transcript of the configured user.
+    # Typed chat goes out on text_input as a Transcript of the user the page's token is bound to.
     ros.wait_for_publishers(topics.TEXT_INPUT)
 
     def delivered():
@@ -235,17 +238,23 @@ def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ro
     assert (msg.text, msg.user_id, msg.is_final) == ("今天天气怎么样？", "user", True)
 
 
-def test_page_reconnects_by_itself(page, ros):
+def test_page_reconnects_by_itself(page, ros, tmp_path):
     page_port, bridge_port = free_port(), free_port()
+    access = tmp_path / "web_access.yaml"
+    token = write_web_access(access, {"user": "face"})["user"]
     page_only = start_web("--bridge", "none", "--port", str(page_port), "--bridge-port", str(bridge_port))
+    # --port names the page whose origin the websocket accepts
+    bridge_args = ("--no-page", "--bridge", "rs", "--port", str(page_port), "--bridge-port", str(bridge_port),
+                   "--access-file", str(access))
     bridge = None
     try:
         speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
         speaking.publish(SpeechState(speaking=True, utterance_id="r:0"))  # latched, before any bridge
-        page.goto(f"http://127.0.0.1:{page_port}/")
+        page.goto(f"http://127.0.0.1:{page_port}/#token={token}")
         wait_dom(page, "connection", "disconnected")
+        assert "token" not in page.url, "the token stays in the address bar"
 
-        bridge = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(bridge_port))
+        bridge = start_web(*bridge_args)
         wait_dom(page, "connection", "connected")
         assert page.inner_text("#connection-text").startswith("connected")
         # The latched speaking state published before the page connected still arrives.
@@ -253,10 +262,57 @@ def test_page_reconnects_by_itself(page, ros):
 
         assert bridge.stop() == 0
         wait_dom(page, "connection", "disconnected")
-        bridge = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(bridge_port))
+        bridge = start_web(*bridge_args)
         wait_dom(page, "connection", "connected")
         assert page.evaluate("window.fayFace.state.reconnects") >= 2
     finally:
         if bridge is not None:
             bridge.stop()
         page_only.stop()
+
+
+ATTACKER_PAGE = """<!doctype html><title>some other site</title><script>
+window.result = {opened: 0, messages: [], closed: 0, errors: 0};
+function probe(url) {
+  const ws = new WebSocket(url);
+  ws.onopen = () => { window.result.opened += 1;
+    ws.send(JSON.stringify({op: 'subscribe', topic: '/fay/reply', type: 'fay_msgs/msg/Utterance'})); };
+  ws.onmessage = (e) => window.result.messages.push(String(e.data));
+  ws.onerror = () => { window.result.errors += 1; };
+  ws.onclose = () => { window.result.closed += 1; };
+}
+const port = new URLSearchParams(location.search).get('port');
+const token = new URLSearchParams(location.search).get('token');
+probe('ws://127.0.0.1:' + port + '/');                   // no token
+probe('ws://127.0.0.1:' + port + '/?token=' + token);    // even with a stolen token
+</script>"""
+
+
+def test_a_page_from_another_origin_is_refused_and_receives_nothing(browser, web_face, ros, tmp_path):
+    """Cross-site websocket hijacking: a page of another origin, open in the same browser,
+    tries the companion's websocket with and without the token and gets nothing."""
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from functools import partial
+    import threading
+
+    (tmp_path / "index.html").write_text(ATTACKER_PAGE)
+    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a: None
+    attacker = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
+    page = browser.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{attacker.server_address[1]}/?port={web_face['bridge_port']}"
+                  f"&token={web_face['token']}")
+        for _ in range(3):  # something to leak, were the socket open
+            replies.publish(Utterance(user_id="user", conversation_id="user-1-x", text="a private reply",
+                                      is_end=True))
+        result = wait_until(lambda: (r := page.evaluate("window.result"))["closed"] == 2 and r, timeout=20,
+                            message=lambda: f"both sockets closed: {page.evaluate('window.result')}")
+        assert result["opened"] == 0 and result["messages"] == [], result
+        assert web_face["proc"].output().count("is not the face's") >= 2
+    finally:
+        page.close()
+        attacker.shutdown()
+        attacker.server_close()

@@ -49,7 +49,8 @@
     d.clock = state.clock;
     d.blinks = String(state.blinks);
     d.renderer = state.renderer;
-    const text = { connected: 'connected', connecting: 'connecting…', disconnected: 'disconnected, retrying…' };
+    const text = { connected: 'connected', connecting: 'connecting…', disconnected: 'disconnected, retrying…',
+      'no-token': 'no access token: open the link `fay-ros web` printed (fay-ros web --show-urls)' };
     document.getElementById('connection-text').textContent = (text[state.connection] || state.connection) +
       (state.url ? ' · ' + state.url : '');
   }
@@ -219,6 +220,21 @@
   let textInput = null;
   let interrupt = null;
 
+  // The access token arrives once, in the link's fragment (#token=…), which a browser never
+  // sends to any server. It is kept in this origin's localStorage, so the face reopens
+  // without the link, and taken out of the address bar.
+  const TOKEN_KEY = 'fay_ros.token';
+
+  function accessToken() {
+    const fromLink = new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
+    if (fromLink) {
+      try { localStorage.setItem(TOKEN_KEY, fromLink); } catch (e) { /* storage off: this visit only */ }
+      history.replaceState(null, '', location.pathname + location.search);
+      return fromLink;
+    }
+    try { return localStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+  }
+
   function rosbridgeUrl(config) {
     if (params.get('rosbridge')) return params.get('rosbridge');
     const host = location.hostname || 'localhost';
@@ -229,9 +245,16 @@
 
   function connect(config, delayMs) {
     const url = rosbridgeUrl(config);
-    state.url = url;
+    state.url = url; // shown and logged: without the token
+    if (!config.token) {
+      state.connection = 'no-token';
+      mirror();
+      return;
+    }
     const ns = config.namespace === '/' ? '' : config.namespace;
-    const connection = new ROSLIB.Ros({ url });
+    const connection = new ROSLIB.Ros({
+      url: url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(config.token),
+    });
     ros = connection;
     // robot_speaking is latched (transient local). rosbridge-server-rs subscribes volatile
     // unless the subscribe op asks otherwise, and it cannot infer the QoS from a publisher it
@@ -278,7 +301,8 @@
     const now = Date.now();
     textInput.publish({
       header: { stamp: { sec: Math.floor(now / 1000), nanosec: (now % 1000) * 1e6 }, frame_id: 'web' },
-      user_id: config.user_id, text, is_final: true, confidence: 1.0, language: '', words: [],
+      // Who is speaking is bound to the token on the server; whatever is written here is replaced.
+      user_id: '', text, is_final: true, confidence: 1.0, language: '', words: [],
     });
     log('sent', { text });
     return true;
@@ -292,11 +316,12 @@
       if (r.ok) return await r.json();
     } catch (e) { /* served by another web server: defaults below */ }
     const map = await (await fetch('face_map.json', { cache: 'no-store' })).json();
-    return { rosbridge_port: 9090, namespace: '/fay', user_id: 'user', face_map: map, live2d: null };
+    return { rosbridge_port: 9090, namespace: '/fay', face_map: map, live2d: null };
   }
 
   async function start() {
     const config = await loadConfig();
+    config.token = accessToken();
     fayFace.config = config;
     fayFace.map = config.face_map;
     renderer = new SvgFace(document.getElementById('face'), fayFace.map, () => { state.blinks += 1; mirror(); });

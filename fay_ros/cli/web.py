@@ -1,9 +1,12 @@
-"""`fay-ros web`: serve the web face and start the rosbridge endpoint it talks to.
+"""`fay-ros web`: serve the web face and the authenticated websocket it talks to.
 
-Loopback only unless told otherwise (--host). The endpoint exposes only an allow-list of
-topics and services (fay_ros.web.allowlist); the face's mapping table is validated before
-anything starts, and a bad table, name or Live2D folder stops the command with exit code 2
-and the reason.
+Loopback only unless told otherwise (--host). The websocket is the web door
+(fay_ros.web.gate): a token from the access file (fay_ros.web.access) and the face's own
+origin are required, the token binds the user id and role, and the rosbridge server behind
+it listens on loopback only and exposes only an allow-list of topics and services
+(fay_ros.web.allowlist). The face's mapping table and the access file are validated before
+anything starts; a bad table, name, access file or Live2D folder stops the command with exit
+code 2 and the reason.
 """
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ import time
 from pathlib import Path
 
 from ..common import topics
+from ..common.exit_codes import EXIT_CONFIG_ERROR
 
-EXIT_CONFIG_ERROR = 2
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PAGE_PORT = 8080
 DEFAULT_BRIDGE_PORT = 9090
@@ -29,26 +32,41 @@ BRIDGE_START_TIMEOUT = 30.0
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "web", help="serve the web face (http) and a rosbridge endpoint with a topic/service allow-list",
-        description="Serve web/ on http://HOST:PORT and a rosbridge v2 websocket on ws://HOST:BRIDGE_PORT "
-                    "that exposes only the allow-listed topics and services.")
+        "web", help="serve the web face (http) and its authenticated websocket (rosbridge behind a token check)",
+        description="Serve web/ on http://HOST:PORT and a rosbridge v2 websocket on ws://HOST:BRIDGE_PORT. "
+                    "Every websocket needs a token from the access file (created at the first start, mode 0600; "
+                    "its link is printed once) and a page from the face's own origin; the token decides who "
+                    "the client is and what it may do. The rosbridge server itself listens on loopback only.")
     p.add_argument("--host", default=DEFAULT_HOST,
-                   help="address to bind the page and the bridge to (default 127.0.0.1; 0.0.0.0 exposes them "
+                   help="address to bind the page and the websocket to (default 127.0.0.1; 0.0.0.0 exposes them "
                         "to the network)")
     p.add_argument("--port", type=int, default=DEFAULT_PAGE_PORT, help="http port of the page (default 8080)")
     p.add_argument("--bridge-port", type=int, default=DEFAULT_BRIDGE_PORT,
-                   help="rosbridge websocket port (default 9090)")
+                   help="websocket port clients connect to (default 9090)")
     p.add_argument("--bridge", choices=("auto", "rs", "apt", "none"), default="auto",
                    help="rosbridge server: apt rosbridge_server when installed, else rosbridge-server-rs (auto); "
-                        "none = page only, for a rosbridge started elsewhere")
-    p.add_argument("--no-page", action="store_true", help="start only the rosbridge endpoint")
+                        "none = page only, for a rosbridge started (and protected) elsewhere")
+    p.add_argument("--no-page", action="store_true", help="start only the websocket endpoint")
     p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE, help="namespace of the companion graph")
     p.add_argument("--allow-subscribe", action="append", default=[], metavar="TOPIC",
                    help="also let clients subscribe TOPIC (name or glob; relative names are under --namespace)")
     p.add_argument("--allow-publish", action="append", default=[], metavar="TOPIC",
                    help="also let clients publish on TOPIC")
     p.add_argument("--allow-service", action="append", default=[], metavar="SERVICE",
-                   help="let clients call SERVICE (none by default; memory services are private data)")
+                   help="let admin clients call SERVICE (none by default; memory services are private data)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="also accept websockets from pages of ORIGIN (scheme://host:port); the face's own "
+                        "origin is always accepted")
+    p.add_argument("--access-file", type=Path, default=None,
+                   help="tokens, their users and roles (default ~/.config/fay_ros/web_access.yaml)")
+    p.add_argument("--enable-admin", action="store_true",
+                   help="accept admin-role tokens (off by default; admin clients may call --allow-service)")
+    p.add_argument("--show-urls", action="store_true",
+                   help="print the face link of every client in the access file, then exit")
+    p.add_argument("--add-client", metavar="USER_ID", default=None,
+                   help="add a face client (a new token) for USER_ID to the access file, print its link, exit")
+    p.add_argument("--add-guest", action="store_true",
+                   help="add a face client with no identity (a guest: no private memory), print its link, exit")
     p.add_argument("--face-map", type=Path, default=None, help="the face's mapping table (default web/face_map.json)")
     p.add_argument("--live2d", type=Path, default=None, metavar="DIR",
                    help="drive your own Live2D model: DIR holds Cubism Core, the renderer and the model "
@@ -56,7 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--live2d-model", default=None, metavar="PATH",
                    help="the .model3.json inside DIR (default: the only one found)")
     p.add_argument("--user-id", default="user",
-                   help="user_id written on messages typed in the page (default 'user', the one-person default)")
+                   help="user the token created at the first start speaks as (default 'user', the one-person "
+                        "default)")
     p.set_defaults(func=run)
 
 
@@ -72,20 +91,24 @@ def _port_open(host: str, port: int) -> bool:
         return False
 
 
-def _bridge_listening(host: str, port: int) -> bool:
+def _bridge_listening(host: str, port: int, path: str = "/") -> bool:
     """True once the bridge completes a websocket handshake (a bare TCP probe makes it log a
     protocol error for every poll)."""
-    try:
-        from websockets.sync.client import connect
-    except ImportError:
-        return _port_open(host, port)
+    from websockets.sync.client import connect
+
     address = _probe_host(host)
     address = f"[{address}]" if ":" in address else address
     try:
-        with connect(f"ws://{address}:{port}", open_timeout=1.0, close_timeout=0.5):
+        with connect(f"ws://{address}:{port}{path}", open_timeout=1.0, close_timeout=0.5):
             return True
     except Exception:  # noqa: BLE001 - refused, reset, or not yet a websocket: not listening yet
         return False
+
+
+def _free_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _config_error(message: str) -> int:
@@ -93,15 +116,63 @@ def _config_error(message: str) -> int:
     return EXIT_CONFIG_ERROR
 
 
+def _say(message: str) -> None:
+    print(f"[fay-ros web] {message}", flush=True)
+
+
+def face_link(host: str, page_port: int, token: str, *, page: bool = True, bridge_port: int = DEFAULT_BRIDGE_PORT
+              ) -> str:
+    """The link a client opens: the page with the token in the fragment (a fragment is never
+    sent to the server, so the token stays out of request lines and Referer headers), or
+    the websocket URL itself when no page is served."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else ("[::1]" if host == "::" else host)
+    shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
+    if page:
+        return f"http://{shown}:{page_port}/#token={token}"
+    return f"ws://{shown}:{bridge_port}/?token={token}"
+
+
+def _access_commands(args: argparse.Namespace, path: Path) -> int:
+    """--show-urls / --add-client / --add-guest: manage the access file, then exit."""
+    from pydantic import ValidationError
+
+    from ..web.access import AccessError, add_client, load
+
+    try:
+        if args.add_client is not None or args.add_guest:
+            user_id = "" if args.add_guest else args.add_client
+            try:
+                client = add_client(path, user_id, label="added with fay-ros web")
+            except ValidationError as exc:
+                return _config_error(f"--add-client {user_id!r}: {exc.errors()[0]['msg']}")
+            print(f"{client.describe()} added to {path}; its link (give it only to that person):")
+            print(face_link(args.host, args.port, client.token, page=not args.no_page, bridge_port=args.bridge_port))
+            return 0
+        access = load(path)
+    except AccessError as exc:
+        return _config_error(str(exc))
+    for client in access.clients:
+        print(f"{client.describe()}:\n  "
+              + face_link(args.host, args.port, client.token, page=not args.no_page, bridge_port=args.bridge_port))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    from ..web.access import AccessError, default_path, load_or_create
     from ..web.allowlist import AllowList, AllowListError
     from ..web.bridge import BridgeUnavailable, choose
     from ..web.face_map import FaceMapError, load_face_map
+    from ..web.gate import Gate, loopback_origins
     from ..web.page_server import FaceServer, Live2DError, find_live2d, web_root
 
     for name, port in (("--port", args.port), ("--bridge-port", args.bridge_port)):
         if not 0 < port < 65536:
             return _config_error(f"{name} {port} is not a TCP port")
+    access_path = args.access_file or default_path()
+    if args.show_urls or args.add_client is not None or args.add_guest:
+        return _access_commands(args, access_path)
     namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else "/"
     try:
         allow = AllowList.build(namespace, extra_subscribe=tuple(args.allow_subscribe),
@@ -114,13 +185,31 @@ def run(args: argparse.Namespace) -> int:
         live2d = find_live2d(args.live2d, args.live2d_model) if args.live2d else None
     except (FaceMapError, Live2DError, FileNotFoundError) as exc:
         return _config_error(str(exc))
-
-    for pattern in allow.memory_services(namespace):
-        print(f"[fay-ros web] WARNING: {pattern} opens memory services to every client of the endpoint",
-              file=sys.stderr, flush=True)
+    access = None
+    created = None
+    if args.bridge != "none":
+        try:
+            access, created = load_or_create(access_path, args.user_id)
+        except AccessError as exc:
+            return _config_error(str(exc))
+        except ValueError as exc:  # --user-id that is no valid user id
+            return _config_error(f"--user-id {args.user_id!r}: {exc}")
+        origins = set()
+        for origin in args.allow_origin:
+            if "://" not in origin or origin.count("/") > 2:
+                return _config_error(f"--allow-origin {origin!r} is not an origin (scheme://host[:port])")
+            origins.add(origin.rstrip("/"))
+    if args.bridge == "none":
+        _say("--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
+             "protects that one (docs/SECURITY.md)")
+    if args.allow_service:
+        print(f"[fay-ros web] --allow-service opens {', '.join(allow.services)} to admin clients only "
+              "(fay-ros web --enable-admin)", file=sys.stderr, flush=True)
+    if access is not None and access.has_admin() and not args.enable_admin:
+        _say(f"admin clients in {access_path} are refused (admin is off; --enable-admin turns it on)")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"[fay-ros web] WARNING: bound to {args.host}: anyone who can reach it can watch the cues and type "
-              f"as user '{args.user_id}'", file=sys.stderr, flush=True)
+        print(f"[fay-ros web] WARNING: bound to {args.host}: anyone who can reach it sees the page; the websocket "
+              "still needs a token, which travels unencrypted over plain http/ws", file=sys.stderr, flush=True)
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -129,38 +218,13 @@ def run(args: argparse.Namespace) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="fay_web_"))
     bridge: subprocess.Popen | None = None
     server: FaceServer | None = None
+    gate: Gate | None = None
     try:
-        if args.bridge != "none":
-            if _port_open(args.host, args.bridge_port):
-                print(f"[fay-ros web] port {args.bridge_port} is already in use (another rosbridge?); "
-                      "stop it or pass --bridge-port / --bridge none", file=sys.stderr, flush=True)
-                return 1
-            try:
-                command = choose(args.bridge, allow, address=args.host, port=args.bridge_port, namespace=namespace,
-                                 workdir=workdir)
-            except BridgeUnavailable as exc:
-                return _config_error(str(exc))
-            command.write_config()
-            bridge = subprocess.Popen(command.argv, env=command.env, start_new_session=True)
-            deadline = time.monotonic() + BRIDGE_START_TIMEOUT
-            while not _bridge_listening(args.host, args.bridge_port):
-                if bridge.poll() is not None:
-                    print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode} at start-up",
-                          file=sys.stderr, flush=True)
-                    return 1
-                if time.monotonic() > deadline or stop.wait(0.05):
-                    if not stop.is_set():
-                        print(f"[fay-ros web] the rosbridge server did not listen on {args.bridge_port} within "
-                              f"{BRIDGE_START_TIMEOUT:.0f}s", file=sys.stderr, flush=True)
-                    return 1
-            kind = {"rs": "rosbridge-server-rs", "apt": "rosbridge_server"}[command.kind]
-            print(f"[fay-ros web] rosbridge ({kind}): ws://{args.host}:{args.bridge_port}\n  {allow.describe()}",
-                  flush=True)
+        page_port = args.port
         if not args.no_page:
             page_config = {
                 "rosbridge_port": args.bridge_port,
                 "namespace": namespace,
-                "user_id": args.user_id,
                 "face_map": table,
                 "live2d": ({"scripts": [f"/live2d/{name}" for name in ("live2dcubismcore.min.js", "pixi.min.js",
                                                                       "cubism4.min.js")],
@@ -172,16 +236,72 @@ def run(args: argparse.Namespace) -> int:
                 print(f"[fay-ros web] cannot serve the page on {args.host}:{args.port}: {exc.strerror or exc}",
                       file=sys.stderr, flush=True)
                 return 1
-            print(f"[fay-ros web] face: http://{args.host}:{server.port}/"
-                  + (" (Live2D: " + str(live2d.folder / live2d.model) + ")" if live2d else " (SVG face)"), flush=True)
-        print("[fay-ros web] ready; Ctrl-C stops", flush=True)
+            page_port = server.port
+        if args.bridge != "none":
+            assert access is not None
+            if _port_open(args.host, args.bridge_port):
+                print(f"[fay-ros web] port {args.bridge_port} is already in use (another rosbridge?); "
+                      "stop it or pass --bridge-port / --bridge none", file=sys.stderr, flush=True)
+                return 1
+            # The bridge listens on loopback, on a port of its own and (rosbridge-server-rs)
+            # a secret path; only the gate below talks to it.
+            internal_port = _free_loopback_port()
+            secret_path = "/" + secrets.token_urlsafe(24)
+            try:
+                command = choose(args.bridge, allow, address="127.0.0.1", port=internal_port, namespace=namespace,
+                                 workdir=workdir, url_path=secret_path)
+            except BridgeUnavailable as exc:
+                return _config_error(str(exc))
+            upstream_path = secret_path if command.kind == "rs" else "/"
+            command.write_config()
+            bridge = subprocess.Popen(command.argv, env=command.env, start_new_session=True)
+            deadline = time.monotonic() + BRIDGE_START_TIMEOUT
+            while not _bridge_listening("127.0.0.1", internal_port, upstream_path):
+                if bridge.poll() is not None:
+                    print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode} at start-up",
+                          file=sys.stderr, flush=True)
+                    return 1
+                if time.monotonic() > deadline or stop.wait(0.05):
+                    if not stop.is_set():
+                        print(f"[fay-ros web] the rosbridge server did not listen within "
+                              f"{BRIDGE_START_TIMEOUT:.0f}s", file=sys.stderr, flush=True)
+                    return 1
+            try:
+                gate = Gate(access=access, allow=allow, namespace=namespace,
+                            upstream_url=f"ws://127.0.0.1:{internal_port}{upstream_path}", host=args.host,
+                            port=args.bridge_port, origins=loopback_origins(args.host, page_port) | origins,
+                            admin_enabled=args.enable_admin, log=_say).start()
+            except OSError as exc:
+                print(f"[fay-ros web] cannot listen on {args.host}:{args.bridge_port}: {exc.strerror or exc}",
+                      file=sys.stderr, flush=True)
+                return 1
+            kind = {"rs": "rosbridge-server-rs", "apt": "rosbridge_server"}[command.kind]
+            _say(f"websocket: ws://{args.host}:{args.bridge_port} (token required; {kind} behind it on loopback)\n"
+                 f"  {allow.describe()}\n  clients: {len(access.clients)} in {access_path}")
+        if server is not None:
+            _say(f"face: http://{args.host}:{page_port}/"
+                 + (" (Live2D: " + str(live2d.folder / live2d.model) + ")" if live2d else " (SVG face)"))
+        if created is not None:
+            _say("created " + str(access_path) + " with a token for user '" + created.user_id
+                 + "'. Open the face with this link (shown once; `fay-ros web --show-urls` shows it again):\n  "
+                 + face_link(args.host, page_port, created.token, page=server is not None,
+                             bridge_port=args.bridge_port))
+        elif access is not None:
+            _say(f"open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds "
+                 "a person)")
+        _say("ready; Ctrl-C stops")
         while not stop.wait(0.2):
             if bridge is not None and bridge.poll() is not None:
                 print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode}",
                       file=sys.stderr, flush=True)
                 return 1
+            if gate is not None and not gate.alive:
+                print("[fay-ros web] the websocket gate stopped", file=sys.stderr, flush=True)
+                return 1
         return 0
     finally:
+        if gate is not None:
+            gate.stop()
         if server is not None:
             server.stop()
         if bridge is not None and bridge.poll() is None:

@@ -30,3 +30,12 @@ def shipped_file(*parts: str) -> Path:
 def config_file(file_name: str) -> Path:
     """A shipped table or parameter file in config/."""
     return shipped_file("config", file_name)
+
+
+def user_config_dir() -> Path:
+    """$XDG_CONFIG_HOME/fay_ros (default ~/.config/fay_ros): the user's own settings and
+    secrets, which never live in the source tree."""
+    import os
+
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "fay_ros"

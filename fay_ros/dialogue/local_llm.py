@@ -111,6 +111,13 @@ class LocalLlmServer:
         # GET /metrics (Prometheus counters: prompt tokens computed and reused, tokens
         # predicted): how a test or an operator sees the cache and the warm-up at work.
         params.endpoint_metrics = True
+        # Web pages are no clients of this server: llama.cpp answers any Origin with a
+        # matching Access-Control-Allow-Origin by default, which lets every site open in the
+        # user's browser drive the model and read its answers. No CORS header = browsers
+        # keep the answers from those pages. /slots (per-slot state) is off for the same reason.
+        params.cors_origins = ""
+        params.cors_origins_explicit = True
+        params.endpoint_slots = False
         if quiet:
             params.verbosity = -1
         try:

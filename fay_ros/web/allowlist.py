@@ -86,8 +86,9 @@ class AllowList:
 
     # --- rendering for the two servers -------------------------------------------------------
 
-    def rosbridge_rs_toml(self, address: str, port: int) -> str:
-        """Configuration file of rosbridge-server-rs (its globs: omitted = all, [] = none)."""
+    def rosbridge_rs_toml(self, address: str, port: int, url_path: str = "/") -> str:
+        """Configuration file of rosbridge-server-rs (its globs: omitted = all, [] = none).
+        `url_path`: the only path it accepts websockets on (the web door uses a secret one)."""
 
         def array(items: tuple[str, ...]) -> str:
             return json.dumps(list(items))  # a JSON string array is a valid TOML array
@@ -96,6 +97,7 @@ class AllowList:
             "# Written by `fay-ros web`; regenerated on every start.",
             f"address = {json.dumps(address)}",
             f"port = {int(port)}",
+            f"url_path = {json.dumps(url_path)}",
             f"topics_sub_glob = {array(self.subscribe)}",
             f"topics_pub_glob = {array(self.publish)}",
             f"services_glob = {array(self.services)}",

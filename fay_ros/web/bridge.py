@@ -97,7 +97,7 @@ def wheel_library_path(prefix: Path | None = None) -> list[str]:
 
 
 def rs_command(allow: AllowList, *, address: str, port: int, namespace: str, config_path: Path,
-               env: dict[str, str] | None = None, distro: str | None = None) -> BridgeCommand:
+               env: dict[str, str] | None = None, distro: str | None = None, url_path: str = "/") -> BridgeCommand:
     binary = rs_binary(distro)
     prefix = venv_prefix()
     rmw = prefix / "lib" / "librmw_implementation.so"
@@ -111,9 +111,11 @@ def rs_command(allow: AllowList, *, address: str, port: int, namespace: str, con
     env["LD_PRELOAD"] = " ".join(dict.fromkeys(preload))
     env.setdefault("ROS_DISTRO", distro or "jazzy")
     env.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    # Log level warn: at info it logs every handshake's path, and behind the web door that
+    # path is a secret (it keeps browser pages that find the loopback port out).
     argv = [str(binary), "--config", str(config_path), "--no-rosapi", "--log-ansi", "false",
-            "--node-name", BRIDGE_NODE_NAME, "--namespace", namespace]
-    return BridgeCommand("rs", argv, env, {str(config_path): allow.rosbridge_rs_toml(address, port)})
+            "--log-level", "warn", "--node-name", BRIDGE_NODE_NAME, "--namespace", namespace]
+    return BridgeCommand("rs", argv, env, {str(config_path): allow.rosbridge_rs_toml(address, port, url_path)})
 
 
 def apt_rosbridge_available(env: dict[str, str] | None = None) -> bool:
@@ -143,13 +145,14 @@ def apt_command(allow: AllowList, *, address: str, port: int, namespace: str, pa
 
 
 def choose(kind: str, allow: AllowList, *, address: str, port: int, namespace: str, workdir: Path,
-           env: dict[str, str] | None = None) -> BridgeCommand:
-    """kind: 'auto' (apt rosbridge_server when installed, else rosbridge-server-rs), 'rs' or 'apt'."""
+           env: dict[str, str] | None = None, url_path: str = "/") -> BridgeCommand:
+    """kind: 'auto' (apt rosbridge_server when installed, else rosbridge-server-rs), 'rs' or 'apt'.
+    `url_path` is honoured by rosbridge-server-rs only (rosbridge_server serves every path)."""
     if kind == "auto":
         kind = "apt" if apt_rosbridge_available(env) else "rs"
     if kind == "rs":
         return rs_command(allow, address=address, port=port, namespace=namespace,
-                          config_path=workdir / "rosbridge.toml", env=env)
+                          config_path=workdir / "rosbridge.toml", env=env, url_path=url_path)
     if kind == "apt":
         return apt_command(allow, address=address, port=port, namespace=namespace,
                            params_path=workdir / "rosbridge_params.yaml", env=env)
