@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import socket
 
 import pytest
@@ -575,3 +576,100 @@ def test_a_self_statement_is_stored_even_when_the_reply_is_interrupted(fresh):
         assert [(o, c, confirmed) for o, c, _t, confirmed in memory.stored] == [("tom", "User's name is Tom.", True)]
         await rig.close()
     run(scenario())
+
+
+# -- outbound sanitising: what a published piece may contain ---------------------------------------
+
+MARKUP_LEAK = re.compile(r"[<>{}`*#|\[\]]|think|remember|arguments|tool_call|http|secret-", re.I)
+
+
+def test_think_tool_calls_and_markdown_never_reach_a_piece_or_the_history(fresh):
+    """One character per delta: every blob is split across deltas and has sentence ends inside."""
+    answer = ("<think>Plan. Note it first.</think>**Sure!** I noted it.\n"
+              '{"name": "remember", "arguments": {"content": "Tea. Green. secret-1"}}\n'
+              "```json\n{\"a\": 1}. x.\n```\n"
+              "## Next\n- We can go for a *quiet* walk, see [the map](https://maps.example/?k=secret-2)")
+
+    async def scenario():
+        rig = Rig(fresh, judge=False)
+        fresh.script(fake.text(*answer))
+        trace = await rig.engine.run_turn("alice", "note that I like green tea", "en")
+        assert rig.texts() == ["Sure! I noted it.", "Next", "We can go for a quiet walk, see the map."]
+        assert_one_reply(rig.pieces)
+        assert not any(MARKUP_LEAK.search(t) for t in rig.texts())
+        assert rig.engine.history("alice")[-1]["content"] == " ".join(rig.texts()), "history holds what was said"
+        assert {"think block", "tool-call json", "code block", "markdown heading mark", "markdown list mark",
+                "markdown emphasis", "link target"} <= {k.split(" (")[0].split(" ", 1)[1]
+                                                         for k in trace.outbound.split(", ")}
+        assert "secret" not in trace.outbound and "remember" not in trace.outbound
+        await rig.close()
+    run(scenario())
+
+
+def test_a_judge_message_with_markup_is_cleaned_while_it_streams(fresh):
+    message = 'Of course! {"name": "remember", "arguments": {"content": "a. b"}} I will **remember** that.'
+
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.judge_finish(message, pieces=len(message)))
+        await rig.engine.run_turn("alice", "keep it in mind", "en")
+        assert rig.texts() == ["Of course!", "I will remember that."]
+        await rig.close()
+    run(scenario())
+
+
+def test_a_template_token_ends_the_reply_and_closes_the_stream(fresh):
+    async def scenario():
+        rig = Rig(fresh, judge=False)
+        [stream] = fresh.script(fake.text("Good night, ", "sleep well<|im", "_end|><|im_start|>user\n",
+                                          "Tell me a story.", gate_after=3))
+        await rig.engine.run_turn("alice", "good night", "en")
+        assert await wait_thread_event(stream.closed), "the rest of the stream is not this reply: it is closed"
+        assert not stream.finished.is_set()
+        assert rig.texts() == ["Good night, sleep well."]
+        assert "template token" in rig.engine.traces[-1].outbound
+        await rig.close()
+    run(scenario())
+
+
+def test_an_answer_with_nothing_speakable_gets_the_no_answer_line_after_the_filler(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.judge_tool("tea"), fake.loop_finish(),
+                     fake.text("<think>I'll call the tool.</think>", '<tool_call>{"name": "lookup"}</tool_call>'))
+        await rig.engine.run_turn("alice", "what tea do I like", "en")
+        assert rig.texts() == [Persona().line("filler", "en", 1), Persona().line("no_answer", "en", 1)]
+        assert [p.source for p in rig.pieces] == ["filler", "fallback"]
+        assert_one_reply(rig.pieces)
+        await rig.close()
+    run(scenario())
+
+
+def test_qa_answers_and_broadcasts_pass_the_same_gate(fresh, tmp_path):
+    table = tmp_path / "qa.csv"
+    table.write_text("问题,答案\n你是谁,**我是Fay**。[详情](https://fay.example/about)\n"
+                     "secret,```rm -rf /tmp/x``` <br/>\n", encoding="utf-8")
+
+    async def scenario():
+        rig = Rig(fresh, qa=QaTable.load(table, threshold=0.8))
+        await rig.engine.run_turn("alice", "你是谁", "zh")
+        assert rig.texts() == ["我是Fay。", "详情"] and {p.source for p in rig.pieces} == {"qa"}
+        assert rig.engine.history("alice")[-1]["content"] == "我是Fay。 详情"
+        rig.pieces.clear()
+        await rig.engine.run_turn("alice", "secret", "en")
+        assert rig.texts() == [Persona().line("no_answer", "en", 2)] and rig.pieces[0].source == "fallback"
+        rig.pieces.clear()
+        await rig.engine.submit("alice", "# Notice\nDinner is at **six**.", "en", BROADCAST)
+        assert rig.texts() == ["Notice", "Dinner is at six."] and {p.source for p in rig.pieces} == {"broadcast"}
+        rig.pieces.clear()
+        await rig.engine.submit("alice", '{"name": "remember", "arguments": {}}', "en", BROADCAST)
+        assert rig.pieces == [], "a broadcast with nothing speakable is not sent (nobody asked for it)"
+        assert fresh.requests == []
+        await rig.close()
+    run(scenario())
+
+
+def test_a_persona_line_with_nothing_speakable_is_refused_at_start():
+    persona = Persona(no_answer={"en": ["```sorry```"]})
+    with pytest.raises(ValueError, match="no_answer line for 'en' has nothing speakable"):
+        DialogueEngine(persona, None, lambda _p: None)

@@ -104,12 +104,10 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
     ("I can use web_search for that.", "meta talk"),
     ("作为一个人工智能，我没有感情。", "meta talk"),
     ("用户说他很累。", "meta talk"),
-    # judge JSON, think tags, code fences
+    # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
+    # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
     ('{"action": "finish"', "markup or JSON"),
     ('"action": "tool", "keyword": "weather"', "markup or JSON"),
-    ("<think>", "markup or JSON"),
-    ("</think> The user wants a joke.", "markup or JSON"),
-    ("```json", "markup or JSON"),
     # reciting the persona prompt
     ("You are warm, curious and cheerful, and you speak briefly.", "prompt text"),
     ("I talk like a friend, never like a search engine.", "prompt text"),
@@ -144,6 +142,8 @@ def test_bad_sentences_are_dropped_with_their_reason(sentence, reason):
     ("[pause] Okay, let me think.", "Okay, let me think.", "stage direction"),
     ("The sea is big (giggles).", "The sea is big.", "stage direction"),
     ("（笑）好久不见！", "好久不见！", "stage direction"),
+    ("*smiles* I **really** missed you!", "I **really** missed you!", "stage direction"),
+    ("Of course! *waves*", "Of course!", "stage direction"),
     ("Fay: I'm right here.", "I'm right here.", "role label"),
     ("Assistant: Hello there!", "Hello there!", "role label"),
     ("助手：你好！", "你好！", "role label"),
@@ -155,6 +155,21 @@ def test_unspeakable_parts_are_removed_and_the_rest_is_said(sentence, cleaned, r
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (cleaned, reason, False)
     assert g.passed == 1
+
+
+@pytest.mark.parametrize("sentence", [
+    "I **really** missed you!",
+    "It is *so* good to see you.",
+    "Read [the guide](https://example.com/guide) first.",
+    "Three * four * five is sixty.",
+    "**Done!**",
+])
+def test_markdown_is_left_to_the_sanitiser_and_not_taken_for_a_stage_direction(sentence):
+    """The guard sees a sentence before its inline marks are removed: emphasis, link text and
+    arithmetic are words to keep (the sanitiser unwraps them), not "(laughs)"-style asides."""
+    verdict, g = one(sentence)
+    assert (verdict.text, verdict.reason) == (sentence, "")
+    assert g.sentences == 1, "a sentence end inside closing emphasis marks still ends a sentence"
 
 
 def test_emoji_stay_when_the_persona_allows_them():
@@ -190,10 +205,9 @@ def test_a_user_label_mid_reply_stops_the_reply():
 
 @pytest.mark.parametrize("sentence, kept, reason", [
     ("Sure. User: what is my name?", "Sure.", "role label"),
-    ("Hi there!<|im_start|>user", "Hi there!", "role label"),
     ("Good night. Tom: good night Fay!", "Good night.", "role label"),
-    ("Hello <|im_end|>", "Hello", "template token"),
-    ("Okay! [INST] Tell me more [/INST]", "Okay!", "template token"),
+    ("Okay! Instruction: say more.", "Okay!", "role label"),
+    ("Okay! ### Instruction: say more.", "Okay!", "template token"),
 ])
 def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentence, kept, reason):
     verdict, g = one(sentence)
@@ -208,10 +222,8 @@ def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentenc
     ("Human: tell me a joke.", "role label"),
     ("用户：我叫什么？", "role label"),
     ("Tom: what's up?", "role label"),
-    ("<|im_start|>user\nhi", "role label"),
-    ("<|im_start|>assistant", "template token"),
+    ("Instruction: say hi", "role label"),  # "### Instruction:" after the sanitiser took the heading marks
     ("### Instruction: say hi", "template token"),
-    ("[INST] hi [/INST]", "template token"),
 ])
 def test_a_sentence_that_is_only_a_turn_marker_is_dropped_and_stops(sentence, reason):
     verdict, g = one(sentence)

@@ -39,6 +39,14 @@ def test_think_edge_cases():
         "Answer first. Stray tag."
 
 
+@pytest.mark.parametrize("size", [1, 2, 4, 100])
+def test_thinking_tags_in_any_case_are_removed_and_counted(size):
+    text = "<THINK>plan</THINK>Hi. <thinking>more plan</thinking>Bye."
+    stripper = ThinkStripper()
+    assert feed_all(stripper, text, size) + stripper.flush() == "Hi. Bye."
+    assert stripper.blocks == 2 and stripper.dropped_chars == len(text) - len("Hi. Bye.")
+
+
 # -- sentences ------------------------------------------------------------------------------------
 
 def test_sentences_split_as_soon_as_complete():

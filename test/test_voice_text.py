@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from fay_ros.dialogue.outbound import sanitize
 from fay_ros.voice.language_runs import Run, split_runs
 from fay_ros.voice.sanitize import sanitize_for_speech
 
@@ -56,8 +57,21 @@ def test_summary_never_repeats_dropped_content():
 
 def test_json_without_keys_and_braces_in_prose_are_kept_as_words():
     result = sanitize_for_speech("The set {1, 2, 3} has three members.")
-    assert "1, 2, 3" in result.text
+    assert result.text == "The set 1, 2, 3 has three members."
     assert "json" not in result.dropped
+    assert "symbol" in result.dropped, "braces are kept on the reply, but not read out as 'left brace'"
+
+
+@pytest.mark.parametrize("text", ["Hello **there**, see https://example.com/x. 我喜欢Python。",
+                                  '<think>plan</think>Sure. {"name": "remember", "arguments": {}} Done!',
+                                  "## Plan\n- a *quiet* walk\n- tea at `five`", "I like C++ and 3 * 4 = 12"])
+def test_the_voice_runs_the_dialogue_gate_and_finds_nothing_left_in_what_the_dialogue_published(text):
+    """One implementation: the voice's cleaning is the dialogue's outbound gate (plus symbols
+    a synthesizer would name), so text that already passed the gate passes it unchanged."""
+    published = sanitize(text).text
+    assert sanitize_for_speech(text).text == published
+    again = sanitize_for_speech(published)
+    assert again.text == published and not again.changed
 
 
 @pytest.mark.parametrize("text, runs", [

@@ -22,6 +22,13 @@ One user turn (capable):
    conversation id with seq 0, 1, ...; `is_end` on the last one (an empty closing piece
    when the stream ended on a complete sentence, so no sentence waits for the next).
 
+Outbound sanitising (`outbound.py`) happens here, once, for every source: a model stream
+passes the structural stage on its tokens (think text, tool calls, template tokens, JSON,
+code, line-start markdown) before it is split into sentences, so nothing of a blob leaks
+into an earlier sentence; every piece, whatever its source (llm, qa, memory, broadcast,
+fallback, filler), passes the whole gate as it is published (`_Reply`). A piece with
+nothing left is not published; a reply with nothing left says the no_answer line.
+
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
 a new input from the same user cancels the old turn, and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
@@ -50,6 +57,7 @@ from . import fact_answers, prompts
 from .guard import GuardPolicy, ReplyGuard
 from .judge import FINISH, TOOL, JudgeStreamParser, parse_action
 from .llm import ChatClient, LlmError, ToolCall
+from .outbound import Dropped, OutboundStream, sanitize, strip_structure
 from .persona import Persona
 from .profiles import CAPABLE, TINY, TinyDecoding
 from .qa import QaTable, script_tool_name
@@ -117,6 +125,7 @@ class TurnTrace:
     context_seconds: float = 0.0  # memory recall, rules, profile and prestart tools before the model call
     finish_reason: str = ""  # of the last spoken stream ("stop", "length", "" when cut by the guard)
     guard: str = ""  # what the reply guard dropped, by reason (never content)
+    outbound: str = ""  # what the outbound sanitiser removed, by kind (never content)
 
     @property
     def llm_time_to_first_token(self) -> float | None:
@@ -127,24 +136,57 @@ class TurnTrace:
 
 
 class _Reply:
-    """Numbering and is_first/is_end bookkeeping of one reply."""
+    """One reply: the outbound gate every piece passes, numbering and is_first/is_end.
 
-    def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool) -> None:
+    `no_answer` is said when the reply would otherwise end with nothing said (everything
+    sanitised away or dropped by the guard); "" means no reply at all then (a broadcast
+    that had nothing speakable: nobody asked, so nothing is sent)."""
+
+    def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool,
+                 no_answer: str = "") -> None:
         self._emit = emit
         self.user_id = user_id
         self.conversation_id = conversation_id
         self.replace = replace
+        self.no_answer = no_answer
         self.seq = 0
         self.closed = False
         self.last_source = ""
-        self.spoken: list[str] = []
+        self.spoken: list[str] = []  # what was published, fillers aside
+        self.dropped = Dropped()  # what the outbound sanitiser removed from this reply, by kind
 
-    def say(self, text: str, source: str) -> None:
-        self._send(text, source, is_end=False)
+    def stream(self) -> OutboundStream:
+        """The structural stage for one model stream of this reply."""
+        return OutboundStream(self.dropped)
 
-    def end(self, text: str = "", source: str | None = None) -> None:
-        if not self.closed:
-            self._send(text, source or self.last_source or "llm", is_end=True)
+    def say(self, text: str, source: str) -> bool:
+        """Publish one piece; False (nothing published) when nothing of it is speakable."""
+        clean = sanitize(text, self.dropped).text
+        if clean and not self.closed:
+            self._send(clean, source, is_end=False)
+            return True
+        return False
+
+    def end(self, text: str = "", source: str | None = None) -> bool:
+        """Close the reply with its last piece. When neither that piece nor anything before it
+        (a filler aside) is speakable, the no_answer line is said instead; returns True then."""
+        if self.closed:
+            return False
+        clean = sanitize(text, self.dropped).text
+        fallback = not clean and not self.spoken
+        if fallback:
+            clean, source = self.no_answer, "fallback"
+            if not clean and not self.seq:
+                self.closed = True  # nothing was said and nothing is to be said: no reply at all
+                return True
+        self._send(clean, source or self.last_source or "llm", is_end=True)
+        self.closed = True
+        return fallback
+
+    def cut(self) -> None:
+        """Close a reply that was interrupted: an empty is_end marker, if anything went out."""
+        if self.seq > 0 and not self.closed:
+            self._send("", self.last_source or "llm", is_end=True)
             self.closed = True
 
     def _send(self, text: str, source: str, is_end: bool) -> None:
@@ -184,6 +226,14 @@ class DialogueEngine:
         for spec in persona.prestart:
             if self.tools.get(spec.tool) is None:
                 raise ValueError(f"persona prestart names unknown tool {spec.tool!r}; registered: {self.tools.names()}")
+        # the stock lines are what is said when nothing else can be: they must survive the gate
+        for kind, table in (("fillers", persona.fillers), ("apologies", persona.apologies),
+                            ("no_answer", persona.no_answer), ("unsupported_language", persona.unsupported_language)):
+            for language, lines in table.items():
+                for line in lines:
+                    if not sanitize(line).text:
+                        raise ValueError(f"persona {kind} line for {language!r} has nothing speakable once markup "
+                                         f"is removed: {line!r}")
 
     # -- entry points (call on the engine's loop) ---------------------------------------
     def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT) -> asyncio.Task | None:
@@ -245,7 +295,9 @@ class DialogueEngine:
         language = language or self._guess_language(text)
         turn = self._turns[user_id] = self._turns.get(user_id, 0) + 1
         conversation_id = f"{user_id or 'guest'}-{turn}-{uuid.uuid4().hex[:8]}"
-        reply = _Reply(self.emit, user_id, conversation_id, replace)
+        # a broadcast with nothing speakable is not sent at all; anything else answers someone
+        no_answer = "" if kind == BROADCAST else self.persona.line("no_answer", language, turn)
+        reply = _Reply(self.emit, user_id, conversation_id, replace, no_answer)
         trace = TurnTrace(conversation_id)
         self.traces.append(trace)
         ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
@@ -255,14 +307,14 @@ class DialogueEngine:
             if kind == BROADCAST:
                 trace.path = "broadcast"
                 self._speak_text(reply, text, "broadcast")
-                self._remember_turn(user_id, None, text)
+                self._remember_turn(user_id, None, " ".join(reply.spoken))
                 return trace
             learned = self._learn_facts(ctx)
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
-                self._remember_turn(user_id, text, answer)
+                self._remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
             if self.small is None:
                 raise LlmError("unreachable", "no LLM endpoint configured")
@@ -281,8 +333,7 @@ class DialogueEngine:
             self._remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
         except asyncio.CancelledError:
             trace.cancelled = True
-            if reply.seq > 0:
-                reply.end("")  # close the interrupted reply so consumers do not wait for it
+            reply.cut()  # close the interrupted reply so consumers do not wait for it
             raise
         except LlmError as exc:
             trace.error = f"{exc.kind}: {exc.reason}"
@@ -298,6 +349,9 @@ class DialogueEngine:
             # what the user said about themselves stands however the reply went (answered,
             # failed, or cut by an interrupt): the session already knows it, so memory must too
             self._store_facts(ctx, learned)
+            if reply.dropped:
+                trace.outbound = reply.dropped.summary()
+                log.info("outbound sanitiser for %s: removed %s", conversation_id, trace.outbound)
         return trace
 
     async def _judged_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
@@ -308,23 +362,30 @@ class DialogueEngine:
             prompts.context_block(memories, rules, prestart, tool_names)]))
         messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
                     {"role": "user", "content": ctx.question}]
-        parser = JudgeStreamParser()
+        # reasoning goes before the parser (it must see the JSON); the message it releases
+        # then passes the outbound stream like any other answer
         stripper = ThinkStripper()
+        parser = JudgeStreamParser()
+        outbound = reply.stream()
         splitter = SentenceSplitter(self.settings.sentence_min_chars)
         guard = self._guard(ctx)
 
         async with contextlib.aclosing(self._spoken_tokens(messages, trace,
                                                            response_format=self._judge_format())) as tokens:
             async for content in tokens:
-                if self._say_guarded(reply, guard, splitter.feed(parser.feed(stripper.feed(content)))):
-                    break  # the guard has heard enough: close the stream
+                text = outbound.feed(parser.feed(stripper.feed(content)))
+                if self._say_guarded(reply, guard, splitter.feed(text)) or outbound.ended:
+                    break  # the guard has heard enough, or the model's turn is over: close the stream
         stopped = guard.full
         if not stopped:
-            self._say_guarded(reply, guard, splitter.feed(parser.feed(stripper.flush())))
+            self._say_guarded(reply, guard, splitter.feed(outbound.feed(parser.feed(stripper.flush()))))
+        undecided = parser.mode == "unknown"  # too short to tell JSON from text: nothing of it went out
         verdict = parser.close()
+        if undecided and verdict.mode == "text" and not guard.full:
+            self._say_guarded(reply, guard, splitter.feed(outbound.feed(verdict.text)))
+        if not guard.full:
+            self._say_guarded(reply, guard, splitter.feed(outbound.flush()))
         remainder = "" if guard.full else splitter.flush()
-        if verdict.mode == "text" and reply.seq == 0 and not remainder:
-            remainder = verdict.text  # too short to have been released while streaming
         if stopped or verdict.action == FINISH or verdict.mode == "text":
             trace.path = "finish" if verdict.mode == "json" or stopped else "text"
             if reply.seq == 0 and not remainder:
@@ -524,25 +585,29 @@ class DialogueEngine:
     async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace,
                              guard: ReplyGuard, ctx: ToolContext, first_clause_chars: int = 0,
                              **options: Any) -> None:
-        """Stream one answer through think-stripping, sentence splitting and the guard; the
-        stream is closed as soon as the guard has heard enough."""
-        stripper = ThinkStripper()
+        """Stream one answer through the outbound stream, sentence splitting and the guard;
+        the stream is closed as soon as the guard has heard enough or the model's turn ended
+        (a template token)."""
+        outbound = reply.stream()
         splitter = SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars)
         stopped = False
         async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
-                if self._say_guarded(reply, guard, splitter.feed(stripper.feed(content))):
+                if self._say_guarded(reply, guard, splitter.feed(outbound.feed(content))):
                     stopped = True
                     break
-        if not stopped and not self._say_guarded(reply, guard, splitter.feed(stripper.flush())):
+                if outbound.ended:
+                    break
+        if not stopped and not self._say_guarded(reply, guard, splitter.feed(outbound.flush())):
             self._end_guarded(reply, guard, splitter.flush(), trace, ctx)
         else:
             self._end_guarded(reply, guard, "", trace, ctx)
 
     @staticmethod
     def _say_guarded(reply: _Reply, guard: ReplyGuard, sentences: list[str]) -> bool:
-        """Publish each sentence the guard lets through, in order; True (and the rest left
-        unsaid) as soon as the guard says the stream must stop."""
+        """Publish each sentence the guard lets through (its inline markup removed by the
+        reply's gate), in order; True (and the rest left unsaid) as soon as the guard says
+        the stream must stop."""
         for sentence in sentences:
             verdict = guard.check(sentence)
             if verdict.text:
@@ -553,20 +618,16 @@ class DialogueEngine:
 
     def _end_guarded(self, reply: _Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
                      ctx: ToolContext) -> None:
-        """Close the reply with its last piece; never empty: when the guard let nothing of the
-        model's answer through, the persona's plain no_answer line is said instead."""
+        """Close the reply with its last piece; never empty: when nothing of the model's answer
+        could be published (the guard dropped it or the sanitiser left no words), the reply
+        says the persona's plain no_answer line instead."""
         last = guard.finish(remainder, cut_by_limit=trace.finish_reason == "length") if not guard.full else None
         trace.guard = guard.summary()
         if guard.dropped:
             log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
-        if last is not None and last.text:
-            reply.end(last.text, "llm")
-        elif guard.passed:
-            reply.end("", "llm")
-        else:
-            log.warning("nothing of the model's answer for %s could be spoken (%s); saying the no_answer line",
-                        ctx.conversation_id, trace.guard)
-            reply.end(self.persona.line("no_answer", ctx.language, ctx.turn), "fallback")
+        if reply.end(last.text if last is not None and last.text else "", "llm"):
+            log.warning("nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); said the "
+                        "no_answer line", ctx.conversation_id, trace.guard, reply.dropped.summary())
 
     def _guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
@@ -723,10 +784,14 @@ class DialogueEngine:
                 log.warning("observation not stored in memory: %s", exc)
 
     def _speak_text(self, reply: _Reply, text: str, source: str) -> None:
-        sentences = split_sentences(text, self.settings.sentence_min_chars) or [text.strip()]
+        """A whole text (qa answer, memory or clock answer, broadcast, stock line) as a reply:
+        its structure is removed before it is split, like a model stream's."""
+        sentences = split_sentences(strip_structure(text, reply.dropped), self.settings.sentence_min_chars)
         for sentence in sentences[:-1]:
             reply.say(sentence, source)
-        reply.end(sentences[-1], source)
+        if reply.end(sentences[-1] if sentences else "", source) and reply.no_answer:
+            log.warning("nothing of the %s text for %s could be spoken (%s); said the no_answer line", source,
+                        reply.conversation_id, reply.dropped.summary())
 
     def _judge_format(self) -> dict[str, Any] | None:
         if self.settings.judge_format == "json_schema":

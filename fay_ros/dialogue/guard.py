@@ -5,11 +5,12 @@ A tiny model (the embedded SmolLM2-135M) ignores half of its instructions; a cap
 slips now and then. The guard does not ask the model to behave, it decides:
 
 - no emoji (or text emoticons) when the persona forbids them;
-- no role labels ("User:", "Assistant:", "<|im_start|>"): a label of the companion is
+- no role labels ("User:", "Assistant:", "Instruction:"): a label of the companion is
   removed, a label of the user means the model started writing the user's turn, so the
   sentence is dropped and the reply ends there;
 - no prompt text, and no talk about the conversation instead of in it ("The above answer
-  is correct", "the user has", "as an AI", judge JSON, `<think>`, tool names);
+  is correct", "the user has", "as an AI", tool names), and no fragment of structured
+  output (a cut-off judge JSON, stray braces);
 - the companion never introduces herself with the user's name, or with any name but her own,
   and does not narrate the user in the third person ("Tom loves golf.");
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
@@ -22,6 +23,12 @@ slips now and then. The guard does not ask the model to behave, it decides:
 What is left may be nothing; the caller then speaks a plain line from the persona instead
 (`Persona.line("no_answer", ...)`), so a reply is never empty. Every drop is recorded by
 reason (never by content) for the log.
+
+Markup is not the guard's business: think text, tool calls, template tokens (`<|im_end|>`,
+which end the reply there), JSON objects, code and line-start markdown are removed from the
+stream before it is split into sentences, and inline markup from each piece after the guard
+(`outbound.py`, the one outbound sanitiser). The guard sees a sentence with its inline
+marks still in place, so `*smiles*` is still a stage direction and `**really**` is not.
 
 Pure Python, no ROS, no I/O: one `ReplyGuard` per reply.
 """
@@ -45,8 +52,9 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
 # Role labels as chat templates and transcripts write them.
 _LABEL = re.compile(r"^\W{0,3}(assistant|ai|bot|robot|system|fay|companion|a|answer|response|助手|系统|答)\s*[:：]\s*",
                     re.I)
-_SPECIAL_TOKEN = re.compile(r"<\|[^|>]{0,40}\|>|\[/?INST\]|<</?SYS>>|^#{2,}\s*(?:instruction|response|input)\b",
-                            re.I | re.M)
+# a prompt-format heading inside a sentence (at a line start the sanitiser has removed the
+# marks already, and "Instruction:" is a user-turn label then)
+_PROMPT_HEADING = re.compile(r"(?:^|\s)#{2,}\s*(?:instruction|response|input)\b", re.I)
 # The model talking about the conversation instead of in it (judge or prompt voice).
 _META = re.compile(
     r"\bthe user(?:'s)?\b|\bthe assistant\b|\bas an ai\b|\bai (?:language )?model\b|\blanguage model\b|"
@@ -56,15 +64,25 @@ _META = re.compile(
     r"\bin the user's language\b|\brespond (?:with|in) \w+ sentences?\b|"
     r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
     re.I)
-_MARKUP = re.compile(r"</?think|[{}]|\"action\"\s*:|\"message\"\s*:|```")
+# What the outbound sanitiser leaves of structured output: not a whole JSON object (those are
+# removed on the stream) but a cut-off one or a brace-less judge fragment. Not speech.
+_MARKUP = re.compile(r"[{}]|\"action\"\s*:|\"message\"\s*:")
 _NAME_CLAIM_EN = re.compile(r"\b(?i:my name is|my name's|call me|i am called|i'm called)\s+([A-Z][\w'\-]*)")
 # "I'm Tom." / "Hi, I am Alex, your friend.": a capitalised word that ends the clause.
 _NAME_CLAIM_EN_SHORT = re.compile(r"\bI(?:'m| am)\s+([A-Z][a-z][\w'\-]*)(?=\s*(?:[,.!?;]|$|\band\b))")
 _NOT_A_NAME = {"sorry", "fine", "okay", "here", "back", "glad", "happy", "ready", "sure", "good", "great", "well",
                "home", "listening", "excited", "curious"}
 _NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([\u4e00-\u9fffA-Za-z]{1,8}?)(?=[，。！？,.!?\s]|$)")
-_STAGE_DIRECTION = re.compile(r"\((?:[^()]{1,40})\)|（[^（）]{1,40}）|\*[^*]{1,40}\*|\[[^\[\]]{1,40}\]")
-_TERMINAL = re.compile(r"[.!?。！？…~～\"'”’)）]\s*$")
+# "(laughs)", "（笑）", "[pause]"; not a markdown link "[text](url)", whose text the sanitiser keeps
+_STAGE_DIRECTION = re.compile(r"(?<!\])\((?:[^()]{1,40})\)|（[^（）]{1,40}）|\[[^\[\]]{1,40}\](?!\()")
+# "*smiles*" is an aside where it stands apart (at either end of the sentence or next to its
+# punctuation); "it is *so* good" is markdown emphasis, whose words the sanitiser keeps.
+# Not "**bold**" nor "3 * 4 * 5".
+_STAR_SPAN = re.compile(r"(?<!\*)\*(?![*\s])[^*]{1,40}(?<![*\s])\*(?!\*)")
+_ASIDE_EDGE = ".!?,;:…。！？，；：、"
+# a sentence end, possibly inside closing quotes, brackets or emphasis marks ('"Done!"',
+# "**Done!**"); a closing bracket alone is none ("see [the map](https://...)" needs its stop)
+_TERMINAL = re.compile(r"[.!?。！？…~～][\"'”’)）]*[*_`]*\s*$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
 
 
@@ -130,8 +148,8 @@ class ReplyGuard:
             if not _has_words(text):
                 return self._drop("role label", stop=True)
             self.dropped["role label"] += 1  # the user's turn after the label is not spoken
-        if _SPECIAL_TOKEN.search(text):
-            text = _SPECIAL_TOKEN.split(text)[0].strip()
+        if _PROMPT_HEADING.search(text):
+            text = _PROMPT_HEADING.split(text)[0].strip()
             self.stopped = True
             changed = "template token"
             if not _has_words(text):
@@ -141,8 +159,9 @@ class ReplyGuard:
         if label:
             text = text[label.end():]
             changed = "role label"
-        if _STAGE_DIRECTION.search(text):
-            text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", _STAGE_DIRECTION.sub(" ", text))).strip()
+        without = _without_stage_directions(text)
+        if without != text:
+            text = without
             changed = "stage direction"
         if not self.policy.allow_emoji:
             cleaned = _strip_emoji(text)
@@ -266,13 +285,24 @@ _NGRAM = 6  # six words in a row from the prompt is reciting it, not chatting
 
 
 def _user_turn_start(text: str, user_name: str) -> int | None:
-    """Where a user's turn label starts in `text` ("User:", "Tom:", "<|im_start|>user"), or None."""
+    """Where a user's turn label starts in `text` ("User:", "Tom:", "Instruction:"), or None."""
     names = ["user", "human", "用户"] + ([re.escape(user_name)] if user_name else [])
-    m = re.search(rf"(?:^|(?<=\s)|(?<=[.!?。！？]))(?:{'|'.join(names)})\s*[:：]|<\|im_start\|>\s*user", text, re.I)
-    # a Q&A transcript: "Q:" only where a sentence starts ("my question: ..." is not a label)
-    q = re.search(r"(?:^|(?<=[.!?。！？])\s*)(?:q|question|问)\s*[:：]", text, re.I)
+    m = re.search(rf"(?:^|(?<=\s)|(?<=[.!?。！？]))(?:{'|'.join(names)})\s*[:：]", text, re.I)
+    # a Q&A transcript or prompt format: "Q:", "Instruction:" only where a sentence starts
+    # ("my question: ..." is not a label)
+    q = re.search(r"(?:^|(?<=[.!?。！？])\s*)(?:q|question|问|instruction|input)\s*[:：]", text, re.I)
     starts = [x.start() for x in (m, q) if x]
     return min(starts) if starts else None
+
+
+def _without_stage_directions(text: str) -> str:
+    def star(m: re.Match[str]) -> str:
+        before, after = m.string[:m.start()].rstrip(), m.string[m.end():].lstrip()
+        aside = not before or before[-1] in _ASIDE_EDGE or not after or after[0] in _ASIDE_EDGE
+        return " " if aside else m.group(0)
+
+    out = _STAR_SPAN.sub(star, _STAGE_DIRECTION.sub(" ", text))
+    return text if out == text else _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", out)).strip()
 
 
 def _strip_emoji(text: str) -> str:
