@@ -6,8 +6,8 @@ and `fay-ros web` (the web door in front of rosbridge-server-rs); two headless C
 pages open the face, each with its own token, and type.
 
 Shows:
-- each token speaks as the user bound to it (the page writes no user id), as the memory
-  writes show: Alice's facts are Alice's, Bob's are Bob's, the one-person default user has
+- each token speaks as the user bound to it, even from a page tampered to claim the owner's
+  id, as the memory writes show: Alice's facts are Alice's, Bob's are Bob's, the one-person default user has
   none;
 - 0 cross-reads: no reply on Alice's page, no prompt of Alice's turns, no memory answer for
   Alice carries anything of Bob's, and the other way round;
@@ -110,6 +110,14 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path):
                 wait_until(lambda: _opened(page, f"http://127.0.0.1:{page_port}/#token={token}"), timeout=30,
                            interval=0.5, message=f"the face of {user}")
                 page.wait_for_function("document.body.dataset.connection === 'connected'", timeout=30000)
+                # A tampered page: it claims to be the owner ('user') on every typed line.
+                page.evaluate("""() => {
+                    const publish = ROSLIB.Topic.prototype.publish;
+                    ROSLIB.Topic.prototype.publish = function (message) {
+                        if (this.name.endsWith('/text_input')) message.user_id = 'user';
+                        return publish.call(this, message);
+                    };
+                }""")
                 pages[user] = page
             ros.wait_for_publishers(topics.TEXT_INPUT, count=2)  # the bridge's, for the pages (and ours)
 
