@@ -382,3 +382,22 @@ def test_first_start_prints_the_link_once_and_a_loose_file_stops_with_exit_2(tmp
     assert loose.wait_exit(30) == 2
     assert str(path) in loose.output() and "chmod 600" in loose.output()
     assert token not in loose.output()
+
+
+def test_on_every_interface_the_page_port_of_the_addressed_host_is_the_face(tmp_path):
+    """--host 0.0.0.0 (a tablet on the LAN): the face's origin is the address the browser
+    used, so the page port on the host the request is addressed to passes; other sites do not."""
+    from fay_ros.web.gate import Gate
+
+    access = tmp_path / "web_access.yaml"
+    write_web_access(access, {"user": "face"})
+    gate = Gate(access=load(access), allow=AllowList.build("/fay"), namespace="/fay", upstream_url="ws://x",
+                host="0.0.0.0", port=9090, origins=loopback_origins("0.0.0.0", 8080), page_port=8080)
+    assert gate._origin_allowed("http://192.168.1.5:8080", "192.168.1.5:9090")
+    assert gate._origin_allowed("http://127.0.0.1:8080", "127.0.0.1:9090")
+    assert not gate._origin_allowed("http://192.168.1.5:8081", "192.168.1.5:9090")
+    assert not gate._origin_allowed("http://evil.example:8080", "192.168.1.5:9090")
+    assert not gate._origin_allowed("http://192.168.1.5.evil.example:8080", "192.168.1.5:9090")
+    loopback = Gate(access=load(access), allow=AllowList.build("/fay"), namespace="/fay", upstream_url="ws://x",
+                    host="127.0.0.1", port=9090, origins=loopback_origins("127.0.0.1", 8080), page_port=8080)
+    assert not loopback._origin_allowed("http://192.168.1.5:8080", "192.168.1.5:9090")

@@ -270,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
                 gate = Gate(access=access, allow=allow, namespace=namespace,
                             upstream_url=f"ws://127.0.0.1:{internal_port}{upstream_path}", host=args.host,
                             port=args.bridge_port, origins=loopback_origins(args.host, page_port) | origins,
-                            admin_enabled=args.enable_admin, log=_say).start()
+                            admin_enabled=args.enable_admin, page_port=page_port, log=_say).start()
             except OSError as exc:
                 print(f"[fay-ros web] cannot listen on {args.host}:{args.bridge_port}: {exc.strerror or exc}",
                       file=sys.stderr, flush=True)

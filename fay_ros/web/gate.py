@@ -51,7 +51,7 @@ class Gate:
 
     def __init__(self, *, access: Access, allow: AllowList, namespace: str, upstream_url: str,
                  host: str, port: int, origins: set[str], admin_enabled: bool = False,
-                 log: Callable[[str], None] = print) -> None:
+                 page_port: int | None = None, log: Callable[[str], None] = print) -> None:
         self.access = access
         self.allow = allow
         self.namespace = namespace
@@ -60,6 +60,7 @@ class Gate:
         self.port = port
         self.origins = {o.lower() for o in origins} | set(access.origins)
         self.admin_enabled = admin_enabled
+        self.page_port = page_port
         self.log = log
         self._clients: dict[int, Client] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -80,7 +81,7 @@ class Gate:
 
     def check(self, connection: ServerConnection, request: Request) -> Response | None:
         origin = request.headers.get("Origin")
-        if origin is not None and origin.lower() not in self.origins:
+        if origin is not None and not self._origin_allowed(origin.lower(), request.headers.get("Host", "")):
             return self._reject(connection, http.HTTPStatus.FORBIDDEN,
                                 f"page origin {origin[:100]!r} is not the face's (add it to 'origins' in "
                                 f"{self.access.path} to allow it)")
@@ -95,6 +96,23 @@ class Gate:
                                 "admin clients are off (fay-ros web --enable-admin)")
         self._clients[id(connection)] = client
         return None
+
+    def _origin_allowed(self, origin: str, host_header: str) -> bool:
+        if origin in self.origins:
+            return True
+        if self.host not in ("0.0.0.0", "::", "") or self.page_port is None:
+            return False
+        # Bound to every interface, the page's origin is whatever address the browser used
+        # (a tablet: http://192.168.1.5:8080). Accept the page port on the very host the
+        # websocket request is addressed to; a page of another site has another host.
+        parts = urlsplit(origin)
+        try:
+            origin_port = parts.port
+        except ValueError:
+            return False
+        requested = urlsplit("//" + host_header).hostname
+        return (parts.scheme in ("http", "https") and origin_port == self.page_port
+                and parts.hostname is not None and parts.hostname == requested)
 
     # ---- one session --------------------------------------------------------------------
 
