@@ -264,7 +264,8 @@ def test_file_level_problems(tmp_path):
     write(tmp_path, "header.csv", cases["header.csv"][0])
     write(tmp_path, "empty.csv", cases["empty.csv"][0])
     write(tmp_path, "norows.csv", cases["norows.csv"][0])
-    (tmp_path / "gbk.csv").write_bytes((HEADER + "\na.b,nod,smile,0.5,50,0,ok\nc.d,nod,smile,0.5,50,0,你好\n").encode("gbk"))
+    (tmp_path / "gbk.csv").write_bytes(
+        (HEADER + "\na.b,nod,smile,0.5,50,0,ok\nc.d,nod,smile,0.5,50,0,你好\n").encode("gbk"))
     for name, (_text, problem) in cases.items():
         with pytest.raises(TableError) as err:
             load_rules(tmp_path / name)
@@ -277,11 +278,13 @@ def test_spreadsheet_habits_are_accepted(tmp_path):
             '"for the door, mostly", 这边请 | this way ,guidance.invite,invite,warm,0.74,82,\r\n')
     table = load_rules(write(tmp_path, "excel.csv", text))
     rule = table.rules[0]
-    assert (rule.code, rule.keywords, rule.sentiment_hint, rule.line) == ("guidance.invite", ("这边请", "this way"), 0.0, 2)
+    assert (rule.code, rule.keywords, rule.sentiment_hint, rule.line) == (
+        "guidance.invite", ("这边请", "this way"), 0.0, 2)
 
 
 def test_warnings_for_shared_repeated_and_punctuated_keywords(tmp_path):
-    table = load_rules(rules_file(tmp_path, "a.b,nod,smile,0.5,50,0,好的|好的|really?", "c.d,shake,serious,0.5,50,0,好的"))
+    table = load_rules(rules_file(tmp_path, "a.b,nod,smile,0.5,50,0,好的|好的|really?",
+                                  "c.d,shake,serious,0.5,50,0,好的"))
     text = "\n".join(table.warnings)
     assert "'好的' is listed twice" in text
     assert "'好的' of c.d is also a keyword of a.b" in text

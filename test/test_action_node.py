@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
 from fay_msgs.msg import ActionCue, Transcript, Utterance
 from fay_ros.action import LEXICON_FILE, default_table_path
@@ -56,7 +57,8 @@ def connect(ros, topic: str, msg_type):
 
 def test_reply_utterance_becomes_action_cue(ros, launch_node):
     node = launch_node(NODE)
-    node.wait_output("tables loaded")
+    node.wait_ready()
+    assert "tables loaded" in node.output()
     pub, cues = connect(ros, topics.REPLY, Utterance)
     subscribed = [name for name, _ in ros.node.get_subscriber_names_and_types_by_node("action_semantics", "/fay")]
     assert ros.resolve(topics.REPLY) in subscribed
@@ -76,7 +78,8 @@ def test_reply_utterance_becomes_action_cue(ros, launch_node):
     assert list(invite.matched_keywords) == ["这边请"]
     assert invite.sentiment == pytest.approx(1.3 / 4)
     assert invite.text == "好的，这边请！"
-    assert (invite.header.stamp.sec, invite.header.stamp.nanosec, invite.header.frame_id) == (1234, 250_000_000, "dialogue")
+    assert (invite.header.stamp.sec, invite.header.stamp.nanosec, invite.header.frame_id) == (
+        1234, 250_000_000, "dialogue")
 
     boundary = got[1]                       # "hi" in this/history/Ohio, "no" in know: none fire
     assert (boundary.code, boundary.behavior, boundary.affect) == ("default.neutral", "idle", "neutral")
@@ -92,9 +95,19 @@ def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node,
     lexicon = tmp_path / "lexicon.csv"
     shutil.copy(default_table_path(LEXICON_FILE), lexicon)
     rules.write_text(HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple|苹果\n", encoding="utf-8")
+    statuses = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 10)
     node = launch_node(NODE, {"rules_file": str(rules), "lexicon_file": str(lexicon), "reload_period": 0.2})
-    node.wait_output("tables loaded: 1 rules")
+    node.wait_ready()
+    assert "tables loaded: 1 rules" in node.output()
     pub, cues = connect(ros, topics.REPLY, Utterance)
+    wait_until(lambda: statuses.subscription.get_publisher_count() >= 1, message="the node's /diagnostics")
+
+    def table_status(level: bytes, text: str) -> str:
+        """The message of the node's status about its tables, at `level`, that says `text`."""
+        return statuses.wait_for(lambda arrays: next((s.message for a in arrays for s in a.status
+                                                      if s.name == "fay/action_semantics: tables"
+                                                      and s.level == level and text in s.message), None),
+                                 what=f"a tables status saying {text!r}")
 
     def cue_for(conversation: str, text: str) -> ActionCue:
         pub.publish(utterance(conversation, 0, text))
@@ -104,24 +117,27 @@ def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node,
 
     replace_file(rules, HEADER + "\nfruit.apple,celebrate,excited,0.9,60,0.5,apple|苹果\n"
                                  "fruit.pear,nod,warm,0.4,40,0,pear\n")
-    node.wait_output("reloaded: 2 rules")
+    table_status(DiagnosticStatus.OK, f"{rules}: reloaded: 2 rules")
     assert (cue_for("c2", "一个苹果").behavior, cue_for("c3", "a pear").code) == ("celebrate", "fruit.pear")
 
     replace_file(rules, HEADER + "\nfruit.apple,wave,smile,0.9,60,0.5,apple\nfruit.kiwi,nod,smile,0.4,40,0,kiwi,lime\n")
-    node.wait_output(f"{rules}:3: 1 cell(s) beyond the header's columns")
+    rejected = table_status(DiagnosticStatus.ERROR, f"{rules}:3: 1 cell(s) beyond the header's columns")
+    assert "keeping the last good table" in rejected
+    assert f"{rules}:3: 1 cell(s) beyond the header's columns" in node.output()  # logged, too
     assert "keeping the last good table" in node.output()
     still = cue_for("c4", "一个苹果")
     assert (still.code, still.behavior) == ("fruit.apple", "celebrate")
 
     replace_file(lexicon, "kind,term,weight\nword,苹果,-2\n")
-    node.wait_output(f"{lexicon}: reloaded: 2 rules")
+    table_status(DiagnosticStatus.OK, f"{lexicon}: reloaded: 2 rules")
     assert cue_for("c5", "一个苹果").sentiment == pytest.approx(-0.5)
     assert node.alive()
 
 
 def test_final_transcripts_give_cues_when_enabled(ros, launch_node):
     node = launch_node(NODE, {"cue_transcripts": True, "reload_period": 0.0})
-    node.wait_output("tables loaded")
+    node.wait_ready()
+    assert "tables loaded" in node.output()
     pub, cues = connect(ros, topics.SPEECH_FINAL, Transcript)
     heard = Transcript(user_id="user", text="Thank you so much!", is_final=True, language="en")
     heard.header.stamp.sec, heard.header.stamp.nanosec = 123, 4500

@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from std_msgs.msg import ColorRGBA, String
 from trajectory_msgs.msg import JointTrajectory
 
@@ -40,6 +41,13 @@ def connect(ros, *collect_specs):
         wait_until(lambda s=subscription, n=count: s.get_publisher_count() >= n, message=f"publisher on {topic}")
         collectors.append(sub_collector)
     return cue_pub, collectors
+
+
+def table_status(statuses, node: str, level: bytes) -> str:
+    """The message of the first status `node` published about its table at `level`."""
+    return statuses.wait_for(lambda arrays: next((s.message for a in arrays for s in a.status
+                                                  if s.name == f"fay/{node}: table" and s.level == level), None),
+                             what=f"a {node} table status at level {level!r}")
 
 
 def assert_trajectory_message(msg: JointTrajectory, table) -> None:
@@ -100,7 +108,8 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
     negative = LED_TABLE.sentiment_fallback.negative
     patterns.wait_for_match(lambda m: f"affect={negative}" in m.data, what="the negative fallback look")
     assert servo_node.alive() and led_node.alive()
-    servo_node.wait_output("moonwalk→idle (default)")
+    assert servo_node.stop() == 0  # exited: everything it logged is in its output
+    assert "moonwalk→idle (default)" in servo_node.output()
 
 
 @pytest.mark.parametrize("module,file_name,edit,key", [
@@ -128,22 +137,48 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
     path = tmp_path / "servo_map.yaml"
     path.write_text(SERVO_YAML, encoding="utf-8")
     node = launch_node("fay_ros.nodes.servo_mapper", {"map_file": str(path), "reload_period": 0.1})
-    cue_pub, (trajectories,) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1))
+    cue_pub, (trajectories, statuses) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1),
+                                                (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
     ros.wait_for_subscribers(cue_pub)
-    node.wait_output("servo_mapper ready")
+    node.wait_ready()
 
     path.write_text(SERVO_YAML.replace("default: idle", "default: dance"), encoding="utf-8")
-    node.wait_output("NOT reloaded")
+    rejected = table_status(statuses, "servo_mapper", DiagnosticStatus.ERROR)
+    assert "NOT reloaded" in rejected and f"{path}: default: 'dance' is not a key of behaviors" in rejected
+    assert "NOT reloaded" in node.output()
     assert f"{path}: default: 'dance' is not a key of behaviors" in node.output()
     cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 50))
     old = trajectories.wait_for_count(1)[0]
     assert len(old.points) == 1, "still the old default (idle)"
 
     path.write_text(SERVO_YAML.replace("default: idle", "default: nod"), encoding="utf-8")
-    node.wait_output("servo map reloaded")
+    assert "servo map reloaded" in table_status(statuses, "servo_mapper", DiagnosticStatus.OK)
     cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 60))
     new = trajectories.wait_for_count(2)[1]
     assert len(new.points) == len(SERVO_TABLE.behaviors["nod"].keyframes) + 1, "the new default (nod)"
+    assert node.alive()
+
+
+def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, launch_node):
+    text = default_table_path(led.TABLE_FILE).read_text(encoding="utf-8")
+    path = tmp_path / "led_map.yaml"
+    path.write_text(text, encoding="utf-8")
+    node = launch_node("fay_ros.nodes.led_mapper", {"map_file": str(path), "reload_period": 0.1})
+    _cue_pub, (patterns, statuses) = connect(ros, (String, topics.LED_PATTERN, qos.LATCHED, 1),
+                                             (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
+    node.wait_ready()
+    assert led.parse_pattern(patterns.wait_for_count(1)[0].data).affect == LED_TABLE.idle.affect
+
+    path.write_text(text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"), encoding="utf-8")
+    rejected = table_status(statuses, "led_mapper", DiagnosticStatus.ERROR)
+    assert "NOT reloaded" in rejected and f"{path}: affects.sad.pattern:" in rejected
+    assert f"{path}: affects.sad.pattern:" in node.output()
+
+    idle = f"idle: {{affect: {LED_TABLE.idle.affect}, brightness: 0.25}}"
+    assert idle in text
+    path.write_text(text.replace(idle, "idle: {affect: sad, brightness: 0.25}"), encoding="utf-8")
+    assert "led map reloaded" in table_status(statuses, "led_mapper", DiagnosticStatus.OK)
+    patterns.wait_for_match(lambda m: "affect=sad" in m.data, what="the new idle look")
     assert node.alive()
 
 

@@ -7,8 +7,11 @@ import re
 import pytest
 
 from fay_ros.body import led, servo
-from fay_ros.body.tables import ReloadingTable, TableError, default_table_path, load_table
+from fay_ros.body.tables import default_table_path
+from fay_ros.common.errors import TableError
+from fay_ros.common.reloading import ReloadingTable
 from fay_ros.common.vocabulary import AFFECTS, BEHAVIORS
+from fay_ros.common.yaml_loader import load_model
 
 SERVO_YAML = default_table_path(servo.TABLE_FILE).read_text(encoding="utf-8")
 LED_YAML = default_table_path(led.TABLE_FILE).read_text(encoding="utf-8")
@@ -97,10 +100,12 @@ LED_CASES = [
      ["affects.sad.pattern", "'strobe'"]),
     ("fallback affect missing", lambda t: edited(t, "  positive: smile", "  positive: joyful"),
      ["sentiment_fallback.positive", "'joyful'"]),
-    ("brightness above 1", lambda t: edited(t, "at_1: 1.0}", "at_1: 2.0}"), ["brightness.at_1", "less than or equal to 1"]),
+    ("brightness above 1", lambda t: edited(t, "at_1: 1.0}", "at_1: 2.0}"),
+     ["brightness.at_1", "less than or equal to 1"]),
     ("blink duty 1", lambda t: edited(t, "period: 0.5, duty: 0.6", "period: 0.5, duty: 1.0"),
      ["affects.excited.duty"]),
-    ("idle affect missing", lambda t: edited(t, "idle: {affect: neutral", "idle: {affect: calm"), ["idle.affect", "'calm'"]),
+    ("idle affect missing", lambda t: edited(t, "idle: {affect: neutral", "idle: {affect: calm"),
+     ["idle.affect", "'calm'"]),
 ]
 
 
@@ -119,7 +124,7 @@ def test_bad_led_yaml_names_file_and_key(tmp_path, case, edit, needles):
 
 def test_missing_file_is_named(tmp_path):
     with pytest.raises(TableError, match=r"nowhere\.yaml: file not found"):
-        load_table(tmp_path / "nowhere.yaml", servo.ServoTable)
+        load_model(tmp_path / "nowhere.yaml", servo.ServoTable)
 
 
 def test_yaml_tags_that_construct_objects_are_refused(tmp_path):

@@ -46,7 +46,8 @@ def test_launch_arguments_override_the_yaml(tmp_path):
     assert nodes["dialogue"].parameters["base_url"] == "http://10.0.0.5:8000/v1"
     assert nodes["dialogue"].parameters["model"] == "qwen"
     assert nodes["memory"].parameters["llm_base_url"] == "http://10.0.0.5:8000/v1"
-    assert nodes["dialogue"].parameters["api_key_env"] == nodes["memory"].parameters["llm_api_key_env"] == "DEEPSEEK_KEY"
+    assert (nodes["dialogue"].parameters["api_key_env"] == nodes["memory"].parameters["llm_api_key_env"]
+            == "DEEPSEEK_KEY")
     assert {k: nodes["asr"].parameters[k] for k in ("backend", "model", "language")} == {
         "backend": "vosk", "model": "/models/vosk-small-en", "language": "en"}
     assert nodes["mic"].parameters["source"] == str(wav)
@@ -254,3 +255,26 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
         assert any(line.startswith("[fay-ros up] crash exited with -9; restarting") for line in lines)
     finally:
         sup.stop()
+
+
+def test_parameter_file_names_only_companion_nodes_once(tmp_path):
+    """A misspelt node (its parameters would never reach it) and a node listed twice (one
+    list would silently win) are refused with the file, the key and its line."""
+    from fay_ros.common.errors import ConfigError
+
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("/**/tts:\n  ros__parameters: {}\n/**/dialouge:\n  ros__parameters:\n    model: x\n")
+    with pytest.raises(ConfigError) as info:
+        graph.companion_nodes({"config": str(typo)})
+    assert str(info.value).startswith(f"{typo}: /**/dialouge: 'dialouge' is not a node of the companion; known: ")
+    assert str(info.value).endswith("(line 3)")
+
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("/**/tts:\n  ros__parameters: {rate_wpm: 150}\n/fay/tts:\n  ros__parameters: {rate_wpm: 200}\n")
+    with pytest.raises(ConfigError, match=r"twice\.yaml: /fay/tts: node 'tts' already has parameters under "
+                                          r"'/\*\*/tts' \(line 3\)"):
+        graph.load_parameters(twice)
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("/**/tts:\n  ros__parameters:\n")
+    assert graph.load_parameters(empty) == {"tts": {}}

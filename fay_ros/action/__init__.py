@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..common.errors import TableError
 from ..common.paths import config_file
 from .cue import Cue, CueEngine
 from .rules import ActionMatcher, load_rules
 from .sentiment import SentimentScorer, load_lexicon
-from .tables import TableError
 
 RULES_FILE = "action_rules.csv"
 LEXICON_FILE = "sentiment_lexicon.csv"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from ..common.vocabulary import DEFAULT_AFFECT, DEFAULT_BEHAVIOR
 from .phrases import Prepared
@@ -86,9 +87,18 @@ class CueEngine:
         return build_cue(text, sentiment, result)
 
 
+class _Explanation(TypedDict):
+    """The explanation fields of a Cue, passed as keywords."""
+
+    sentiment_raw: float
+    sentiment_terms: tuple[tuple[str, float], ...]
+    negated_keywords: tuple[str, ...]
+    other_rules: tuple[str, ...]
+
+
 def build_cue(text: str, sentiment: Sentiment, result: MatchResult) -> Cue:
     s = sentiment.value
-    explain = dict(
+    explain = _Explanation(
         sentiment_raw=sentiment.raw,
         sentiment_terms=tuple((t.term, t.weight) for t in sentiment.terms),
         negated_keywords=result.negated,

@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..common.errors import Issue, TableError
 from ..common.vocabulary import AFFECTS, BEHAVIORS
 from .phrases import Hit, Negation, PhraseIndex, Prepared, ignored_punctuation, is_word_keyword, normalize
-from .tables import Issue, TableError, parse_float, read_rows
+from .tables import parse_float, read_rows
 
 RULE_COLUMNS = ("code", "behavior", "affect", "intensity", "priority", "sentimentHint", "keywords")
 KEYWORD_SEPARATOR = "|"
@@ -97,7 +98,8 @@ def load_rules(path: Path | str) -> RuleTable:
         hint_text = cells["sentimentHint"] or "0"
         hint = parse_float(hint_text, "sentimentHint", -1.0, 1.0, issues, row.line)
         keywords = _parse_keywords(cells["keywords"], issues, warnings, row.line, path)
-        if len(issues) > before:
+        # A value that did not parse is None and has added an issue; the None checks say so to the type checker.
+        if len(issues) > before or intensity is None or priority is None or hint is None:
             continue
         codes[code] = row.line
         for keyword in keywords:

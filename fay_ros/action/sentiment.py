@@ -26,8 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..common.errors import Issue, TableError
 from .phrases import Negation, PhraseIndex, Prepared, normalize
-from .tables import Issue, TableError, parse_float, read_rows
+from .tables import parse_float, read_rows
 
 SCALE_NAME = "lexicon_v1:-1..1"
 SCALE_DIVISOR = 4.0
@@ -102,9 +103,9 @@ def load_lexicon(path: Path | str) -> Lexicon:
                 continue
             words[term] = value
         elif kind == "punct":
-            value = parse_float(weight, f"punct {term!r}: weight", -1.0, 1.0, issues, row.line)
-            if value is not None:
-                punctuation[term] = value
+            punct_weight = parse_float(weight, f"punct {term!r}: weight", -1.0, 1.0, issues, row.line)
+            if punct_weight is not None:
+                punctuation[term] = punct_weight
         elif kind in ("negator", "degree"):
             if weight:
                 issues.append(Issue(row.line, f"{kind} {term!r} takes no weight (got {weight!r})"))
@@ -139,8 +140,8 @@ class SentimentScorer:
             contribution = weight * NEGATION_FACTOR if hit.negated else float(weight)
             raw += contribution
             terms.append(SentimentTerm(term, contribution, hit.negated))
-        for norm, term, weight in self._punctuation:
+        for norm, term, punct_weight in self._punctuation:
             if norm in prepared.norm:
-                raw += weight
-                terms.append(SentimentTerm(term, weight))
+                raw += punct_weight
+                terms.append(SentimentTerm(term, punct_weight))
         return Sentiment(round(raw, 6), tuple(terms))

@@ -3,7 +3,8 @@
 Both tables (action rules, sentiment lexicon) are UTF-8 CSV files a person edits in a
 spreadsheet. Reading collects every problem of a file, not only the first, so a tuner fixes
 them in one go; a table with any error is rejected as a whole (the caller keeps its last
-good table).
+good table). Problems are `fay_ros.common.errors.Issue`s of one TableError, `file:line:
+problem` each.
 """
 from __future__ import annotations
 
@@ -13,23 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-
-@dataclass(frozen=True)
-class Issue:
-    line: int      # 1-based line of the file (0: the file as a whole)
-    problem: str
-
-    def format(self, path: Path | str) -> str:
-        return f"{path}:{self.line}: {self.problem}" if self.line else f"{path}: {self.problem}"
-
-
-class TableError(ValueError):
-    """A table cannot be used; str() lists every problem as `file:line: problem`."""
-
-    def __init__(self, path: Path | str, issues: list[Issue]) -> None:
-        self.path = Path(path)
-        self.issues = list(issues)
-        super().__init__("\n".join(issue.format(self.path) for issue in self.issues))
+from ..common.errors import Issue, read_table_text
 
 
 @dataclass
@@ -42,18 +27,7 @@ class CsvRow:
 
 def read_text(path: Path) -> str:
     """The file as text; a byte that is not UTF-8 is reported with its line."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise TableError(path, [Issue(0, "file not found")]) from None
-    except OSError as exc:
-        raise TableError(path, [Issue(0, f"cannot read: {exc.strerror or exc}")]) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise TableError(path, [Issue(line, f"not UTF-8 (byte 0x{data[exc.start]:02x}); save the file as "
-                                             "'CSV UTF-8' in the spreadsheet")]) from None
+    return read_table_text(path, utf8_hint="save the file as 'CSV UTF-8' in the spreadsheet")
 
 
 def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iterator[CsvRow]:

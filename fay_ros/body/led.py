@@ -32,8 +32,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..common.vocabulary import AFFECTS
+from ..common.yaml_loader import load_model
 from .cue import Cue
-from .tables import finite, load_table, unit
+from .tables import finite, unit
 
 TABLE_FILE = "led_map.yaml"
 PATTERNS = ("steady", "pulse", "blink")
@@ -51,13 +52,15 @@ def _parse_color(value: object) -> tuple[float, float, float]:
         text = value.strip()
         if len(text) == 7 and text.startswith("#"):
             try:
-                return tuple(int(text[i:i + 2], 16) / 255.0 for i in (1, 3, 5))  # type: ignore[return-value]
+                r, g, b = (int(text[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
+                return r, g, b
             except ValueError:
                 pass
         raise ValueError("colour must be '#RRGGBB' (hex) or [r, g, b] with 0..255 integers")
     if isinstance(value, list) and len(value) == 3 and all(
             isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value):
-        return tuple(c / 255.0 for c in value)  # type: ignore[return-value]
+        r, g, b = (c / 255.0 for c in value)
+        return r, g, b
     raise ValueError("colour must be '#RRGGBB' (hex) or [r, g, b] with 0..255 integers")
 
 
@@ -121,7 +124,7 @@ class LedTable(_Strict):
 
 
 def load_led_table(path: str | Path) -> LedTable:
-    return load_table(path, LedTable)
+    return load_model(path, LedTable)
 
 
 @dataclass(frozen=True)

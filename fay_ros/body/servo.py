@@ -39,8 +39,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..common.vocabulary import BEHAVIORS
+from ..common.yaml_loader import load_model
 from .cue import Cue
-from .tables import load_table, unit
+from .tables import unit
 
 TABLE_FILE = "servo_map.yaml"
 # Relative slack when comparing a peak speed with a limit (float round-off only).
@@ -82,7 +83,8 @@ class Motion(_Strict):
 
 class Preemption(_Strict):
     equal_priority: Literal["wait", "preempt"] = "wait"
-    max_wait: float = Field(2.0, ge=0.0, description="Longest a lower-priority cue may wait (s); 0 drops it.")
+    # default= by keyword: a type checker reads a positional Field default as no default at all.
+    max_wait: float = Field(default=2.0, ge=0.0, description="Longest a lower-priority cue may wait (s); 0 drops it.")
 
 
 class ServoTable(_Strict):
@@ -116,9 +118,9 @@ class ServoTable(_Strict):
                 if frame.at <= previous:
                     problems.append((f"{where}.at", f"{frame.at} is not after the previous keyframe ({previous})"))
                 previous = max(previous, frame.at)
-                for joint in frame.pose:
-                    if joint not in self.joints:
-                        problems.append((f"{where}.pose.{joint}",
+                for joint_name in frame.pose:
+                    if joint_name not in self.joints:
+                        problems.append((f"{where}.pose.{joint_name}",
                                          f"unknown joint (joints: {', '.join(self.joints)})"))
         return problems
 
@@ -128,7 +130,7 @@ class ServoTable(_Strict):
 
 
 def load_servo_table(path: str | Path) -> ServoTable:
-    return load_table(path, ServoTable)
+    return load_model(path, ServoTable)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,9 @@
 
 - `config/companion.yaml` holds every node's parameters (standard ROS 2 parameter-file
   layout, `/**/<node>: ros__parameters: ...`), so a user can also pass it to `ros2 run`.
+  It is read with the strict YAML loader: a duplicate key, a key beside `ros__parameters`
+  or a node that is not part of the companion is an error naming the file, key and line
+  (each would otherwise be ignored without a word).
 - `LAUNCH_ARGUMENTS` are the few things people change at start-up; `companion_nodes()`
   applies them on top of the YAML and returns the node list with final parameters.
 - `companion_processes()` lists the non-node processes (local LLM server, web face /
@@ -15,13 +18,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from ..common.paths import config_file
+from ..common.errors import ConfigError
 from ..common.exit_codes import EXIT_CONFIG_ERROR
+from ..common.paths import config_file
 from ..common.topics import DEFAULT_NAMESPACE
+from ..common.yaml_loader import read_yaml, validate
 
 RESPAWN_DELAY = 2.0
+
+
+class BringupError(ConfigError, ValueError):
+    """A bring-up option that cannot be used (a ValueError too, as these errors were)."""
+
+
+class ParameterFileNotFound(ConfigError, FileNotFoundError):
+    """The bring-up parameter file does not exist."""
 
 
 def respawn_after_exit(returncode: int | None) -> bool:
@@ -60,7 +73,7 @@ def parse_options(raw: dict[str, Any] | None) -> dict[str, Any]:
     raw = dict(raw or {})
     unknown = set(raw) - set(LAUNCH_ARGUMENTS)
     if unknown:
-        raise ValueError(f"unknown bring-up option(s): {sorted(unknown)}; known: {sorted(LAUNCH_ARGUMENTS)}")
+        raise BringupError(f"unknown bring-up option(s): {sorted(unknown)}; known: {sorted(LAUNCH_ARGUMENTS)}")
     options: dict[str, Any] = {}
     for name, (default, _description) in LAUNCH_ARGUMENTS.items():
         value = raw.get(name, default)
@@ -104,22 +117,41 @@ def default_config_path() -> Path:
     return config_file("companion.yaml")
 
 
+class _NodeParameters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ros__parameters: dict[str, Any] | None = Field(description="The node's parameters (name: value).")
+
+
+class ParameterFile(RootModel[dict[str, _NodeParameters]]):
+    """A ROS 2 parameter file for the companion: `<namespace>/<node>: ros__parameters: {...}`."""
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        known = [name for name, _module in [*NODE_MODULES, DEMO_NODE]]
+        problems: list[tuple[str, str]] = []
+        seen: dict[str, str] = {}
+        for key in self.root:
+            name = node_name(key)
+            if name not in known:
+                problems.append((key, f"{name!r} is not a node of the companion; known: {', '.join(known)}"))
+            elif name in seen:
+                problems.append((key, f"node {name!r} already has parameters under {seen[name]!r}"))
+            seen.setdefault(name, key)
+        return problems
+
+
+def node_name(key: str) -> str:
+    """'/**/tts', '/fay/tts' or 'tts' -> 'tts'."""
+    return str(key).rsplit("/", 1)[-1]
+
+
 def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]:
-    """node name -> parameters, from a ROS 2 parameter file."""
+    """node name -> parameters, from a ROS 2 parameter file (TableError names file, key, line)."""
     path = Path(path) if path else default_config_path()
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except FileNotFoundError:
-        raise FileNotFoundError(f"bring-up parameter file not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: invalid YAML: {exc}") from None
-    result: dict[str, dict[str, Any]] = {}
-    for key, body in data.items():
-        name = str(key).rsplit("/", 1)[-1]
-        if not isinstance(body, dict) or "ros__parameters" not in body:
-            raise ValueError(f"{path}: entry {key!r} must hold 'ros__parameters'")
-        result[name] = dict(body["ros__parameters"] or {})
-    return result
+    if not path.exists():  # a FileNotFoundError too: what callers of the bring-up have caught
+        raise ParameterFileNotFound(f"bring-up parameter file not found: {path}")
+    parsed = validate(read_yaml(path), ParameterFile)
+    return {node_name(key): dict(entry.ros__parameters or {}) for key, entry in parsed.root.items()}
 
 
 # The node set, in start order: (node name, module). Every node here has a console_scripts
@@ -185,7 +217,7 @@ def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]
         known = {name for name, _module in modules}
         unknown = sorted(set(wanted) - known)
         if unknown:
-            raise ValueError(f"option nodes: unknown node(s) {unknown}; known: {sorted(known)}")
+            raise BringupError(f"option nodes: unknown node(s) {unknown}; known: {sorted(known)}")
         modules = [(name, module) for name, module in modules if name in wanted]
     nodes = []
     for name, module in modules:
@@ -230,7 +262,7 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     processes = []
     llm_server = str(options["use_llm_server"]).strip().lower()
     if llm_server not in ("auto", "true", "false"):
-        raise ValueError(f"option use_llm_server: expected auto, true or false, got {llm_server!r}")
+        raise BringupError(f"option use_llm_server: expected auto, true or false, got {llm_server!r}")
     if llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"]):
         from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
 

@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("text", nargs="*", help="sentence(s) to analyse; '-' reads one sentence per line from stdin")
     p.add_argument("--check", nargs="+", metavar="FILE", help="validate rules or lexicon CSV file(s) and exit")
     p.add_argument("--rules", default=None, help=f"rules file (default: the shipped config/{RULES_FILE})")
-    p.add_argument("--lexicon", default=None, help=f"sentiment lexicon file (default: the shipped config/{LEXICON_FILE})")
+    p.add_argument("--lexicon", default=None,
+                   help=f"sentiment lexicon file (default: the shipped config/{LEXICON_FILE})")
     p.set_defaults(func=run)
 
 

@@ -7,6 +7,7 @@ import signal
 
 from ..bringup import graph
 from ..bringup.supervisor import Supervisor
+from ..common.errors import ConfigError
 from ..common.urls import safe_url
 
 
@@ -19,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "parameters as companion.launch.py). Options use the launch-argument syntax name:=value; "
         f"known names: {names}.",
     )
-    p.add_argument("options", nargs="*", metavar="NAME:=VALUE", help="launch arguments, e.g. audio_source:=question.wav")
+    p.add_argument("options", nargs="*", metavar="NAME:=VALUE",
+                   help="launch arguments, e.g. audio_source:=question.wav")
     p.set_defaults(func=run)
 
 
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         options = graph.parse_options(parse_assignments(args.options))
         nodes = graph.companion_nodes(options)
         processes = graph.companion_processes(options)
-    except (ValueError, FileNotFoundError) as exc:
+    except ConfigError as exc:  # options, node names, the parameter file
         print(f"fay-ros up: {exc}")
         return 2
     env = dict(os.environ)

@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 
+from .errors import ConfigError
+
+__all__ = ["ConfigError", "declare_config", "format_validation_error"]  # ConfigError: for the nodes' imports
+
 M = TypeVar("M", bound=BaseModel)
-
-
-class ConfigError(Exception):
-    """A node's parameters are invalid; the message says which and why."""
 
 
 _PARAM_TYPES: dict[Any, int] = {

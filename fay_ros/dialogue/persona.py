@@ -14,21 +14,29 @@ Fields:
 - `prestart`: tools run before the LLM on every question, results fed to the prompt; the
   arguments may contain `{{question}}`, replaced by the user's words. `include_history`
   keeps the result in the conversation history.
+
+The file is read with the strict YAML loader (`fay_ros.common.yaml_loader`): a duplicate or
+unknown key (a misspelt field would otherwise silently keep its default) is a PersonaError
+naming the file, the key and its line.
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..common.errors import TableError
+from ..common.yaml_loader import load_model
 
 
-class PersonaError(ValueError):
-    """A persona file that cannot be used; the message names the file and the field."""
+class PersonaError(TableError):
+    """A persona file that cannot be used; the message names the file, the field and its line."""
 
 
 class PrestartSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     include_history: bool = False
@@ -38,6 +46,8 @@ class PrestartSpec(BaseModel):
 
 
 class Persona(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     name: str = "Fay"
     system_prompt: str = "You are Fay, a warm and friendly companion robot."
     max_sentences: int = Field(3, ge=1, le=20)
@@ -67,25 +77,13 @@ class Persona(BaseModel):
         """One stock line: kind "filler", "apology", "no_answer" or "unsupported_language"."""
         table = {"filler": self.fillers, "apology": self.apologies, "no_answer": self.no_answer,
                  "unsupported_language": self.unsupported_language}[kind]
-        lines = table.get(language) or table.get(language.split("-")[0]) or table.get("en") or next(iter(table.values()))
+        lines = (table.get(language) or table.get(language.split("-")[0]) or table.get("en")
+                 or next(iter(table.values())))
         return lines[index % len(lines)]
 
     @classmethod
     def load(cls, path: str | Path) -> "Persona":
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except FileNotFoundError:
-            raise PersonaError(f"{path}: persona file not found") from None
-        except yaml.YAMLError as exc:
-            raise PersonaError(f"{path}: invalid YAML: {exc}") from None
-        if not isinstance(data, dict):
-            raise PersonaError(f"{path}: expected a mapping at the top level")
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-            raise PersonaError(f"{path}: {problems}") from None
+        return load_model(path, cls, error=PersonaError)
 
 
 def _render(value: Any, question: str) -> Any:

@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..common.errors import Issue, TableError, read_table_text
+
 HEADER_WORDS = {"问题", "question", "q"}
 _DROP = re.compile(r"[\W_]+", re.UNICODE)
 _ALTERNATIVES = re.compile(r"[|;；]")
@@ -29,8 +31,8 @@ _ALTERNATIVES = re.compile(r"[|;；]")
 DEFAULT_THRESHOLD = 0.9
 
 
-class QaTableError(ValueError):
-    """A malformed qa.csv; the message names the file and line."""
+class QaTableError(TableError):
+    """A malformed qa.csv; the message names the file and the line of every bad row."""
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,7 @@ class QaTable:
     @classmethod
     def load(cls, path: str | Path, threshold: float = DEFAULT_THRESHOLD) -> "QaTable":
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            raise QaTableError(f"{path}: qa table not found") from None
-        except UnicodeDecodeError as exc:
-            raise QaTableError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        text = read_table_text(path, error=QaTableError)
         return cls(parse_rows(text, str(path)), threshold, str(path))
 
     def match(self, text: str) -> QaMatch | None:
@@ -91,7 +88,10 @@ class QaTable:
 
 
 def parse_rows(text: str, source: str) -> list[QaEntry]:
+    """The rows of a qa table; every malformed row is reported (one QaTableError), not only
+    the first, so a person fixes them in one go."""
     entries: list[QaEntry] = []
+    issues: list[Issue] = []
     reader = csv.reader(text.splitlines())
     for row in reader:
         line = reader.line_num
@@ -101,16 +101,22 @@ def parse_rows(text: str, source: str) -> list[QaEntry]:
         if not entries and cells[0].lower() in HEADER_WORDS:
             continue
         if len(cells) < 2:
-            raise QaTableError(f"{source}:{line}: expected '问题,答案[,脚本]', got {len(cells)} column(s): {row!r}")
+            issues.append(Issue(line, f"expected '问题,答案[,脚本]', got {len(cells)} column(s): {row!r}"))
+            continue
         if len(cells) > 3:
-            raise QaTableError(f"{source}:{line}: expected at most 3 columns (问题,答案,脚本), got {len(cells)}; "
-                               "quote answers that contain commas")
+            issues.append(Issue(line, f"expected at most 3 columns (问题,答案,脚本), got {len(cells)}; "
+                                      "quote answers that contain commas"))
+            continue
         questions = tuple(q.strip() for q in _ALTERNATIVES.split(cells[0]) if q.strip())
         if not questions:
-            raise QaTableError(f"{source}:{line}: empty question")
+            issues.append(Issue(line, "empty question"))
+            continue
         if not cells[1]:
-            raise QaTableError(f"{source}:{line}: empty answer for {cells[0]!r}")
+            issues.append(Issue(line, f"empty answer for {cells[0]!r}"))
+            continue
         entries.append(QaEntry(questions, cells[1], cells[2] if len(cells) > 2 else "", line))
+    if issues:
+        raise QaTableError(source, issues)
     return entries
 
 

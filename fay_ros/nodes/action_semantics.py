@@ -14,7 +14,8 @@ table files.
 - An Utterance or Transcript whose text is empty or only whitespace (e.g. a closing is_end
   marker) gets no cue: there is nothing to act out.
 - Tables are re-read when their files change (polled every `reload_period` s). A table with
-  a bad row is rejected with file, line and problem in the log, and the node keeps the last
+  a bad row is rejected with file, line and problem in the log and on /diagnostics (status
+  `fay/action_semantics: tables`, which also reports each reload), and the node keeps the last
   good one. A bad table at start-up stops the node (exit code 2) with the same message.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..action import LEXICON_FILE, RULES_FILE, TableError, default_table_path
 from ..action.cue import Cue, transcript_cue_id
 from ..action.watch import TableWatcher
 from ..common import qos, topics
+from ..common.diagnostics import StatusPublisher
 from ..common.ids import utterance_id
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -56,6 +58,7 @@ class ActionSemantics(Node):
             raise ConfigError(f"invalid action table:\n{exc}") from None
         self.get_logger().info(f"tables loaded: {self.watcher.describe()}")
         self.publisher = self.create_publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
+        self.table_status = StatusPublisher(self, "tables")  # reloads and rejected edits, on /diagnostics
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         if self.config.cue_transcripts:
             self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_transcript, qos.EVENTS)
@@ -80,6 +83,8 @@ class ActionSemantics(Node):
                 self.get_logger().info(f"{event.path}: {event.message}")
             else:
                 self.get_logger().error(f"{event.path}: {event.message}")
+            self.table_status.publish("info" if event.ok else "error", f"{event.path}: {event.message}",
+                                      file=str(event.path))
 
 
 def to_message(cue: Cue, header, uid: str) -> ActionCue:

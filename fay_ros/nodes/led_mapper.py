@@ -2,7 +2,8 @@
 `led/pattern` (latched) for a simple LED driver.
 
 A thin shell over fay_ros.body.led: it reads config/led_map.yaml (parameter `map_file`),
-reloads it when it changes (a bad edit is logged with file and key; the last good table
+reloads it when it changes (a bad edit is logged with file and key, and reported on
+/diagnostics as status `fay/led_mapper: table` like every reload; the last good table
 stays), publishes the idle look at start-up and after `hold` seconds without a cue. The
 pattern line format is documented in fay_ros/body/led.py and the README.
 """
@@ -20,15 +21,19 @@ from fay_msgs.msg import ActionCue
 
 from ..body.cue import Cue
 from ..body.led import TABLE_FILE, LedMapper, LedState, load_led_table
-from ..body.tables import ReloadingTable, TableError, default_table_path
+from ..body.tables import default_table_path
 from ..common import qos, topics
+from ..common.diagnostics import StatusPublisher
+from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
+from ..common.reloading import ReloadingTable
 
 
 class LedMapperConfig(BaseModel):
     map_file: str = Field("", description="LED mapping table (YAML); empty = the shipped config/led_map.yaml.")
-    reload_period: float = Field(1.0, ge=0.0, description="Seconds between checks of map_file for edits; 0 = never reload.")
+    reload_period: float = Field(1.0, ge=0.0,
+                                 description="Seconds between checks of map_file for edits; 0 = never reload.")
     tick_period: float = Field(0.1, gt=0.0, le=5.0, description="Seconds between checks whether to return to idle.")
 
 
@@ -46,6 +51,7 @@ class LedMapperNode(Node):
         self._idle = True
         self.color_publisher = self.create_publisher(ColorRGBA, topics.LED_COLOR, qos.COMMANDS)
         self.pattern_publisher = self.create_publisher(String, topics.LED_PATTERN, qos.LATCHED)
+        self.table_status = StatusPublisher(self, "table")  # reloads and rejected edits, on /diagnostics
         # Cues and timers in separate callback groups: one shared group delayed cues by up to
         # a timer period at p95 (measured, see bench_body). The lock serialises mapper access.
         self._lock = threading.Lock()
@@ -85,13 +91,15 @@ class LedMapperNode(Node):
     def _on_reload(self) -> None:
         result = self.table.poll()  # file I/O outside the lock
         if result.error:
-            self.get_logger().error(f"led map NOT reloaded, keeping the last good table:\n{result.error}")
+            self.get_logger().error(f"led map {result.message}")
+            self.table_status.publish("error", f"led map {result.message}", file=str(self.table.path))
         elif result.changed:
             with self._lock:
                 self.mapper.set_table(result.table)
                 if self._idle:
                     self._show(self.mapper.idle_state(), "reload")
             self.get_logger().info(f"led map reloaded from {self.table.path}")
+            self.table_status.publish("info", f"led map reloaded from {self.table.path}", file=str(self.table.path))
 
 
 def main(args: list[str] | None = None) -> int:

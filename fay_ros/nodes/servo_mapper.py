@@ -1,7 +1,8 @@
 """servo_mapper: action cues → trajectory_msgs/JointTrajectory for a servo controller.
 
 A thin shell over fay_ros.body.servo: it reads config/servo_map.yaml (parameter `map_file`),
-reloads it when it changes (a bad edit is logged with file and key; the last good table stays),
+reloads it when it changes (a bad edit is logged with file and key, and reported on /diagnostics
+as status `fay/servo_mapper: table` like every reload; the last good table stays),
 arbitrates cues by priority and publishes one trajectory per started motion on
 `servo/joint_trajectory`. Trajectories are stamped 0 ("start on receipt"): a
 joint_trajectory_controller replaces whatever it runs with the new trajectory, which is
@@ -23,15 +24,19 @@ from fay_msgs.msg import ActionCue
 
 from ..body.cue import Cue
 from ..body.servo import TABLE_FILE, Outcome, ServoMapper, Trajectory, describe, load_servo_table
-from ..body.tables import ReloadingTable, TableError, default_table_path
+from ..body.tables import default_table_path
 from ..common import qos, topics
+from ..common.diagnostics import StatusPublisher
+from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
+from ..common.reloading import ReloadingTable
 
 
 class ServoMapperConfig(BaseModel):
     map_file: str = Field("", description="Servo mapping table (YAML); empty = the shipped config/servo_map.yaml.")
-    reload_period: float = Field(1.0, ge=0.0, description="Seconds between checks of map_file for edits; 0 = never reload.")
+    reload_period: float = Field(1.0, ge=0.0,
+                                 description="Seconds between checks of map_file for edits; 0 = never reload.")
     tick_period: float = Field(0.05, gt=0.0, le=1.0,
                                description="Seconds between checks whether a waiting cue may start.")
     joint_states_topic: str = Field(
@@ -71,6 +76,7 @@ class ServoMapperNode(Node):
         self._measured: dict[str, float] = {}
         self._measured_at = 0.0
         self.publisher = self.create_publisher(JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS)
+        self.table_status = StatusPublisher(self, "table")  # reloads and rejected edits, on /diagnostics
         # Cues, joint states and timers each get their own callback group: with one shared
         # group, rclpy's MultiThreadedExecutor delivered cues with a p95 of the order of the
         # timer period (measured, see bench_body). The lock serialises access to the mapper.
@@ -127,11 +133,13 @@ class ServoMapperNode(Node):
     def _on_reload(self) -> None:
         result = self.table.poll()  # file I/O outside the lock
         if result.error:
-            self.get_logger().error(f"servo map NOT reloaded, keeping the last good table:\n{result.error}")
+            self.get_logger().error(f"servo map {result.message}")
+            self.table_status.publish("error", f"servo map {result.message}", file=str(self.table.path))
         elif result.changed:
             with self._lock:
                 self.mapper.set_table(result.table)
             self.get_logger().info(f"servo map reloaded from {self.table.path}")
+            self.table_status.publish("info", f"servo map reloaded from {self.table.path}", file=str(self.table.path))
 
 
 def main(args: list[str] | None = None) -> int:

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..common.errors import Issue, TableError
 from ..common.paths import user_config_dir
+from ..common.yaml_loader import read_yaml, validate
 
 ACCESS_FILE_NAME = "web_access.yaml"
 TOKEN_BYTES = 32
@@ -43,12 +45,13 @@ _USER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 _ORIGIN = re.compile(r"^https?://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$")
 
 
-class AccessError(ValueError):
+class AccessError(TableError):
     """The access file is unusable; the message names the file and the entry."""
 
 
 class Client(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # hide_input_in_errors: a rejected value may be a token, which no error message shows.
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     token: str = Field(min_length=MIN_TOKEN_CHARS, repr=False)
     user_id: str = ""
@@ -81,7 +84,7 @@ class Client(BaseModel):
 
 
 class AccessFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, hide_input_in_errors=True)
 
     clients: tuple[Client, ...] = ()
     origins: tuple[str, ...] = ()
@@ -103,7 +106,7 @@ class Access:
         self.data = data
         tokens = [c.token for c in data.clients]
         if len(set(tokens)) != len(tokens):
-            raise AccessError(f"{path}: the same token is listed twice; every client needs its own")
+            raise AccessError(path, [Issue(0, "the same token is listed twice; every client needs its own")])
 
     @property
     def clients(self) -> tuple[Client, ...]:
@@ -141,30 +144,15 @@ def load(path: Path) -> Access:
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
-        raise AccessError(f"{path} does not exist") from None
+        raise AccessError(path, [Issue(0, "does not exist")]) from None
     if not stat.S_ISREG(mode):
-        raise AccessError(f"{path} is not a regular file")
+        raise AccessError(path, [Issue(0, "is not a regular file")])
     if mode & 0o077:
-        raise AccessError(f"{path} is readable by other users (mode {stat.S_IMODE(mode):o}): its tokens are "
-                          f"secrets; run `chmod 600 {path}`")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise AccessError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AccessError(f"{path}: cannot read ({exc})") from None
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise AccessError(f"{path}: expected a mapping with 'clients' (and optionally 'origins')")
-    try:
-        data = AccessFile.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}"
-                             for e in exc.errors(include_input=False, include_url=False))
-        raise AccessError(f"{path}: {problems}") from None
+        raise AccessError(path, [Issue(0, f"is readable by other users (mode {stat.S_IMODE(mode):o}): its tokens "
+                                          f"are secrets; run `chmod 600 {path}`")])
+    # Entries are named `clients.0.token` (list positions dotted), as the web door has always
+    # named them.
+    data = validate(read_yaml(path, error=AccessError), AccessFile, error=AccessError, dotted_indices=True)
     return Access(path, data)
 
 
@@ -193,7 +181,7 @@ def load_or_create(path: Path, user_id: str) -> tuple[Access, Client | None]:
     except FileExistsError:  # another process created it first: use theirs
         return load(path), None
     except OSError as exc:
-        raise AccessError(f"{path}: cannot create ({exc.strerror or exc})") from None
+        raise AccessError(path, [Issue(0, f"cannot create ({exc.strerror or exc})")]) from None
     return load(path), client
 
 

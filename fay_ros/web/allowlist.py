@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from ..common import topics
+from ..common.errors import ConfigError
 
 DEFAULT_SUBSCRIBE = (topics.ACTION_CUE, topics.VISEMES, topics.REPLY, topics.ROBOT_SPEAKING)
 DEFAULT_PUBLISH = (topics.TEXT_INPUT, topics.INTERRUPT)
@@ -38,7 +39,7 @@ NOTHING = "/!nothing-allowed"
 _NAME = re.compile(r"^/?[A-Za-z_*?\[\]][A-Za-z0-9_*?\[\]]*(/[A-Za-z_*?\[\]][A-Za-z0-9_*?\[\]]*)*$")
 
 
-class AllowListError(ValueError):
+class AllowListError(ConfigError, ValueError):
     """An allow-list entry is not a usable topic/service name or glob."""
 
 

@@ -29,13 +29,14 @@ from pathlib import Path
 
 import yaml
 
+from ..common.errors import ConfigError
 from .allowlist import AllowList
 
 BRIDGE_NODE_NAME = "web_bridge"
 SUPPORTED_DISTROS = ("jazzy", "humble")
 
 
-class BridgeUnavailable(RuntimeError):
+class BridgeUnavailable(ConfigError, RuntimeError):
     """The requested rosbridge server cannot be started here; the message says why and what to do."""
 
 

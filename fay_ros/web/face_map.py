@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ..common import vocabulary
+from ..common.errors import ConfigError
+from ..common.visemes import VISEME_NAMES
 
-OVR_VISEMES = ("sil", "PP", "FF", "TH", "DD", "kk", "CH", "SS", "nn", "RR", "aa", "E", "ih", "oh", "ou")
 SVG_ANIMATIONS = ("nod", "shake", "tilt", "sway", "bounce", "lean", "bow", "recoil")
 _EXPRESSION = re.compile(r"^F\d{2}$")
 
 
-class FaceMapError(ValueError):
+class FaceMapError(ConfigError, ValueError):
     """face_map.json is unusable; the message names the file and the key."""
 
 
@@ -117,8 +118,8 @@ def validate(table: Any) -> list[str]:
         visemes = need(mouth, "visemes", "mouth", dict)
         if visemes is not None:
             for name in visemes:
-                if name not in OVR_VISEMES:
-                    problems.append(f"mouth.visemes.{name}: not an OVR viseme ({' '.join(OVR_VISEMES)})")
+                if name not in VISEME_NAMES:
+                    problems.append(f"mouth.visemes.{name}: not an OVR viseme ({' '.join(VISEME_NAMES)})")
                 else:
                     number(visemes, name, "mouth.visemes", 0.0, 1.0)
             if "sil" not in visemes:
@@ -143,7 +144,7 @@ def validate(table: Any) -> list[str]:
     if svg is not None:
         expressions = need(svg, "expressions", "svg", dict)
         if expressions is not None:
-            used = set()
+            used: set[object] = set()  # names from the expression table, not yet checked to be strings
             if isinstance(expression, dict):
                 used = {v for v in (expression.get("affects") or {}).values() if isinstance(v, str)}
                 used |= {expression.get("default"), expression.get("rest")}
@@ -193,13 +194,3 @@ def _expression_name(value: Any, where: str) -> list[str]:
     if not isinstance(value, str) or not _EXPRESSION.match(value):
         return [f"{where}: expected an expression name F01, F02, ..., got {value!r}"]
     return []
-
-
-def motion_for(table: dict[str, Any], behavior: str, intensity: float) -> int | None:
-    """The TapBody index the table picks (reference implementation of face.js's rule)."""
-    motion = table["motion"]
-    indexes = motion["behaviors"].get(behavior, motion["default"])
-    if not indexes:
-        return None
-    strong = intensity >= motion["strong_from_intensity"]
-    return indexes[-1] if strong else indexes[0]

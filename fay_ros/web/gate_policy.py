@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..common import topics
+from ..common.errors import FayError
 from .access import Client
-from .allowlist import AllowList, resolve
+from .allowlist import AllowList, AllowListError, resolve
 
 # Message types the companion's own topics carry (a client may not advertise another type
 # on them: the bridge would create a second, incompatible publisher).
@@ -48,7 +49,7 @@ _FIELDS = {
 MAX_CLIENT_FRAME = 64 * 1024  # a typed line, not a file upload
 
 
-class Refused(Exception):
+class Refused(FayError):
     """A client frame this session may not send; str() is the reason sent back to it."""
 
     def __init__(self, reason: str, message_id: Any = None) -> None:
@@ -114,7 +115,7 @@ class ClientSession:
             raise Refused(f"frame of {len(frame)} characters exceeds {MAX_CLIENT_FRAME}")
         try:
             message = json.loads(frame)
-        except ValueError:
+        except json.JSONDecodeError:
             raise Refused("not JSON") from None
         if not isinstance(message, dict) or not isinstance(message.get("op"), str):
             raise Refused("not a rosbridge operation (a JSON object with 'op')")
@@ -168,7 +169,7 @@ class ClientSession:
     def _absolute(self, name: str) -> str:
         try:
             return resolve(name, self.namespace)
-        except ValueError as exc:
+        except AllowListError as exc:
             raise Refused(str(exc)) from None
 
     @staticmethod
@@ -192,7 +193,7 @@ class ClientSession:
             return frame  # status, service responses: nothing user-specific to inspect
         try:
             message = json.loads(frame)
-        except ValueError:
+        except json.JSONDecodeError:
             self.dropped += 1
             return None
         if not isinstance(message, dict) or message.get("op") != "publish":

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from ..common.errors import ConfigError
 from ..common.paths import shipped_file
 
 # What a Live2D folder must hold: neither Cubism Core nor a model may be shipped with
@@ -24,7 +25,7 @@ from ..common.paths import shipped_file
 LIVE2D_SCRIPTS = ("live2dcubismcore.min.js", "pixi.min.js", "cubism4.min.js")
 
 
-class Live2DError(ValueError):
+class Live2DError(ConfigError, ValueError):
     """The Live2D folder lacks a file the page needs; the message names it."""
 
 
