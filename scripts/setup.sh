@@ -65,6 +65,8 @@ else
     case "$(basename "$r")" in
       hashed-*) hashed+=("$r") ;;
       runtime-colcon.txt) ;;  # for colcon builds on apt ROS; a subset of the files below
+      # test.txt (pytest, Playwright, ...) too: `make test` and `make bench` need it, and in the
+      # same resolve it cannot move a runtime pin.
       *) plain+=(-r "$r") ;;
     esac
   done

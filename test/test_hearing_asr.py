@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from fay_ros.hearing.asr_core import AsrCore
-from fay_ros.hearing.metrics import error_rate
 from fay_ros.hearing.models import ModelError, resolve_whisper_model
-from fay_ros.hearing.synth import silence, speak, speak_to_wav
 from fay_ros.hearing.vad import VadSettings
+from recognition_metrics import error_rate
+from synthetic_speech import silence, speak, speak_to_wav
 
 RATE = 16000
 ENGLISH = [

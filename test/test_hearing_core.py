@@ -7,14 +7,15 @@ import wave
 import numpy as np
 import pytest
 
-from fay_ros.hearing.audio import AudioFormatError, read_wav, resample, write_wav
+from fay_ros.common.wav import AudioFormatError, read_wav, write_wav
+from fay_ros.hearing.audio import resample
 from fay_ros.hearing.duplex import DuplexSettings
 from fay_ros.hearing.mic_core import MicCore
 from fay_ros.hearing.models import ModelError, check_whisper_dir, resolve_vosk_model, resolve_whisper_model
 from fay_ros.hearing.segmenter import Segmenter
-from fay_ros.hearing.synth import silence, speak
 from fay_ros.hearing.vad import VadSettings, VoiceActivityDetector
 from fay_ros.hearing.wake import WakeWordGate
+from synthetic_speech import silence, speak
 
 RATE = 16000
 
@@ -135,7 +136,7 @@ def test_wav_that_ends_mid_sample_is_a_format_error_naming_the_file(tmp_path):
 def test_asr_core_refuses_a_malformed_chunk_and_keeps_going(sentence):
     """A chunk that cannot be audio raises AudioFormatError before touching any state."""
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.recognizer import Recognition
+    from fay_ros.hearing.types import Recognition
 
     class Recorder:
         sample_rate = RATE

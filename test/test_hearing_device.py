@@ -13,9 +13,9 @@ import pytest
 
 from fay_msgs.msg import AudioChunk
 from fay_ros.common import qos, topics
-from fay_ros.hearing.audio import read_wav
-from fay_ros.hearing.synth import speak_to_wav
+from fay_ros.common.wav import read_wav
 from harness import wait_until
+from synthetic_speech import speak_to_wav
 
 RATE = 16000
 pytestmark = pytest.mark.skipif(not shutil.which("pulseaudio"), reason="needs pulseaudio (scripts/apt-packages.txt)")
@@ -55,7 +55,7 @@ def test_real_input_stream_samples_arrive_on_audio_raw(ros, launch_node, pulse, 
     reference = read_wav(wav).samples.astype(np.int64)
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
     mic = launch_node("fay_ros.nodes.mic", {"device": "pulse"}, env=pulse)
-    mic.wait_output("mic ready")
+    mic.wait_ready()
     assert "mic ready: pulse" in mic.output()
     ros.wait_for_publishers(topics.AUDIO_RAW)
     subprocess.run(["paplay", "--device=fay_test", str(wav)], env=pulse, check=True, timeout=30)

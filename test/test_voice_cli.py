@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from fay_ros.voice.engines import read_wav
+from fay_ros.common.wav import read_wav
 from harness import REPO
 
 
@@ -22,7 +22,8 @@ def test_say_writes_wav_and_a_matching_viseme_track(tmp_path):
                "--visemes", str(visemes))
     assert done.returncode == 0, done.stderr
     assert "not spoken" in done.stderr and "url" in done.stderr and "example.com" not in done.stderr
-    samples, rate = read_wav(wav)
+    audio = read_wav(wav)
+    samples, rate = audio.samples, audio.sample_rate
     doc = json.loads(visemes.read_text(encoding="utf-8"))
     assert rate == doc["sample_rate"] == 22050
     assert doc["duration"] == pytest.approx(len(samples) / rate, abs=1e-3)
@@ -41,7 +42,8 @@ def test_say_with_the_pyttsx3_engine(tmp_path):
     done = say("--engine", "pyttsx3", "Hello 你好", "--wav", str(wav), "--visemes", str(visemes))
     assert done.returncode == 0, done.stderr
     doc = json.loads(visemes.read_text(encoding="utf-8"))
-    samples, rate = read_wav(wav)
+    audio = read_wav(wav)
+    samples, rate = audio.samples, audio.sample_rate
     assert doc["engine"] == "pyttsx3" and doc["timing"].startswith("loudness")
     assert [r["voice"] for r in doc["runs"]] == ["en-us", "cmn-latn-pinyin"]
     assert doc["duration"] == pytest.approx(len(samples) / rate, abs=1e-3) and doc["duration"] > 0.5
@@ -75,4 +77,4 @@ def test_say_refuses_text_over_the_limit_naming_limit_and_length(tmp_path):
     assert "the text is 19 characters; the limit is 10" in say("Hello there, friend", "--max-chars", "10").stderr
     ok = say("Hello there.", "--max-chars", "12", "--wav", str(tmp_path / "ok.wav"))
     assert ok.returncode == 0, ok.stderr
-    assert len(read_wav(tmp_path / "ok.wav")[0]) > 0
+    assert len(read_wav(tmp_path / "ok.wav").samples) > 0

@@ -13,7 +13,7 @@ import pytest
 from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
-from fay_ros.voice.engines import read_wav
+from fay_ros.common.wav import read_wav
 from harness import wait_until
 
 SINK = "fay_voice_test_sink"
@@ -61,7 +61,7 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
             # the shared test machine is busy enough to starve a 40 ms buffer now and then.
             node = launch_node("fay_ros.nodes.tts", {"output_device": "auto", "wav_dir": str(tmp_path),
                                                      "device_latency": 0.15}, env=pulse)
-            node.wait_output("tts ready")
+            node.wait_ready()
             assert "audio goes to sound device" in node.output(), node.output()
             speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
             tracks = ros.collect(VisemeTrack, topics.VISEMES)
@@ -76,7 +76,7 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
             recorded_at_start = recording.stat().st_size
             speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking, what="speaking true then false")
             # The monitor reaches the recorder a little after the speaker: wait for the tail.
-            needed = recorded_at_start + 2 * len(read_wav(tmp_path / "dev_0.wav")[0]) + 2 * RATE // 2
+            needed = recorded_at_start + 2 * len(read_wav(tmp_path / "dev_0.wav").samples) + 2 * RATE // 2
             wait_until(lambda: recording.stat().st_size >= needed, 10,
                        message=lambda: f"{needed} bytes recorded, have {recording.stat().st_size}")
         finally:
@@ -87,7 +87,7 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     on, off = (from_time_msg(m.header.stamp) for m in speaking.messages[1:])
     assert from_time_msg(track.header.stamp) == pytest.approx(on, abs=1e-6)
     assert off - on == pytest.approx(track.duration, abs=1e-3)
-    played, _rate = read_wav(tmp_path / "dev_0.wav")
+    played = read_wav(tmp_path / "dev_0.wav").samples
     heard = np.fromfile(recording, dtype="<i2").astype(np.float64)
     # Find the sentence in the recording by its loudness envelope (10 ms RMS): the path
     # through PulseAudio may resample, which changes samples near Nyquist but not the
@@ -96,7 +96,8 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     assert len(heard_env) >= len(played_env), "the recording is shorter than the sentence"
     similarity = max(np.corrcoef(heard_env[k:k + len(played_env)], played_env)[0, 1]
                      for k in range(len(heard_env) - len(played_env) + 1))
-    assert similarity > 0.95, f"the device did not play the synthesized sentence (envelope correlation {similarity:.2f})"
+    assert similarity > 0.95, (f"the device did not play the synthesized sentence "
+                               f"(envelope correlation {similarity:.2f})")
 
 
 def _envelope(audio: np.ndarray, hop: int = RATE // 100) -> np.ndarray:

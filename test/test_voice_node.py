@@ -11,7 +11,7 @@ from std_msgs.msg import Empty
 from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
-from fay_ros.voice.engines import read_wav
+from fay_ros.common.wav import read_wav
 from harness import wait_until
 
 TTS = "fay_ros.nodes.tts"
@@ -19,7 +19,7 @@ TTS = "fay_ros.nodes.tts"
 
 def start_tts(launch_node, ros, wav_dir, **params):
     node = launch_node(TTS, {"output_device": "none", "wav_dir": str(wav_dir), **params})
-    node.wait_output("tts ready")
+    node.wait_ready()
     speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
     tracks = ros.collect(VisemeTrack, topics.VISEMES)
     replies = ros.publisher(Utterance, topics.REPLY)
@@ -63,7 +63,8 @@ def test_two_utterances_give_audio_two_tracks_and_an_exact_speaking_sequence(ros
         assert all(a.start < b.start for a, b in zip(track.frames, track.frames[1:]))
     # The audio went where the node said: one WAV per sentence, as long as its track.
     for track in got:
-        samples, rate = read_wav(tmp_path / f"{track.utterance_id.replace(':', '_')}.wav")
+        audio = read_wav(tmp_path / f"{track.utterance_id.replace(':', '_')}.wav")
+        samples, rate = audio.samples, audio.sample_rate
         assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
         assert abs(samples.astype(int)).max() > 1000, "real speech, not silence"
     output = node.output()
@@ -88,8 +89,9 @@ def test_interrupt_mid_sentence_stops_it_and_drops_the_queue(ros, launch_node, t
     speaking.wait_for_match(lambda m: m.utterance_id == "next:0", what="the next reply")
     assert states(speaking)[:4] == [(False, ""), (True, "long:0"), (False, ""), (True, "next:0")]
     assert [t.utterance_id for t in tracks.wait_for_count(2)] == ["long:0", "next:0"]
-    node.wait_output("next:0: audio written")
+    assert node.stop() == 0  # exited: everything it logged is in its output
     log = node.output()
+    assert "next:0: audio written" in log
     assert "long:0 cut after" in log and "dropping long:2" in log
     delay = re.search(r"interrupt received: audio stops in (\d+) ms, (\d+) queued", log)
     assert delay is not None, log[-2000:]
@@ -122,7 +124,8 @@ def test_the_pyttsx3_engine_speaks_through_the_same_node(ros, launch_node, tmp_p
     assert from_time_msg(track.header.stamp) == pytest.approx(on, abs=1e-6)
     assert off - on == pytest.approx(track.duration, abs=1e-3)
     assert any(f.name != "sil" for f in track.frames), "the loudness-driven track still moves the mouth"
-    samples, rate = read_wav(tmp_path / "py_0.wav")
+    audio = read_wav(tmp_path / "py_0.wav")
+    samples, rate = audio.samples, audio.sample_rate
     assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
 
 
@@ -143,7 +146,8 @@ def test_an_oversized_reply_is_cut_to_the_limit_and_the_node_goes_on(ros, launch
     speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "next:0", what="the next reply")
     assert node.alive()
     assert f"huge:0: reply of {len(huge)} characters cut to" in node.output()
-    samples, rate = read_wav(tmp_path / "huge_0.wav")
+    audio = read_wav(tmp_path / "huge_0.wav")
+    samples, rate = audio.samples, audio.sample_rate
     assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
 
 

@@ -8,9 +8,11 @@ import threading
 import pytest
 
 from harness import wait_until
-from fay_ros.voice.engines import VoiceSettings, create_engine, read_wav
+from fay_ros.common.wav import read_wav
+from fay_ros.voice.engines import create_engine
 from fay_ros.voice.pipeline import SentenceRequest, SpeechPipeline
 from fay_ros.voice.playback import SimulatedSink
+from fay_ros.voice.types import VoiceSettings
 
 
 class Recorder:
@@ -76,7 +78,8 @@ def test_two_sentences_play_in_order_gapless_with_stamped_tracks(speech):
     assert start1 == pytest.approx(start0 + track0.duration, abs=1e-4), "sentence 2 follows without a gap"
     assert states[2][3] == pytest.approx(start1 + track1.duration, abs=1e-4), "false after the last sample"
     for uid, track in (("c_0", track0), ("c_1", track1)):
-        samples, rate = read_wav(wav_dir / f"{uid}.wav")
+        audio = read_wav(wav_dir / f"{uid}.wav")
+        samples, rate = audio.samples, audio.sample_rate
         assert len(samples) / rate == pytest.approx(track.duration, abs=1e-3)
     assert "c:1: audio written to" in rec.logs()
     timings = list(pipeline.timings)

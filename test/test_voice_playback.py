@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from harness import wait_until
+from manual_clock import Clock
 from fay_ros.voice.playback import Player, SimulatedSink
 
 RATE = 1000  # 1 sample per ms keeps the arithmetic readable
@@ -19,18 +20,10 @@ BLOCK = 10
 AHEAD = 0.02
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 class HandSink:
     """Renders only when the test says so; records every block with its play time."""
 
-    def __init__(self, clock: FakeClock) -> None:
+    def __init__(self, clock: Clock) -> None:
         self.sample_rate = RATE
         self.ahead = AHEAD
         self.description = "hand-driven test output"
@@ -76,7 +69,7 @@ class States:
 
 @pytest.fixture
 def rig():
-    clock = FakeClock()
+    clock = Clock(100.0)
     sink = HandSink(clock)
     states = States()
     cuts = []

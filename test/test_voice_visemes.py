@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from fay_msgs.msg import Viseme
+from fay_ros.common.visemes import VISEME_IDS, VISEME_NAMES
 from fay_ros.voice import alignment
-from fay_ros.voice.engines import VoiceError, VoiceSettings, create_engine
-from fay_ros.voice.visemes import (MIN_FRAME, MOUTH_OPEN, VISEME_IDS, VISEME_NAMES, TimedPhoneme, VisemeTrackData,
-                                   build_track, phoneme_visemes, track_from_energy, unknown_phonemes)
+from fay_ros.voice.engines import create_engine
+from fay_ros.voice.types import VoiceError, VoiceSettings
+from fay_ros.voice.visemes import (MIN_FRAME, MOUTH_OPEN, TimedPhoneme, VisemeTrackData, build_track, phoneme_visemes,
+                                   track_from_energy, unknown_phonemes)
 
 ENGLISH = [
     "Hello, I am Fay. Nice to meet you!",

@@ -11,8 +11,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..voice.engines import ENGINES, VoiceError, VoiceSettings, check_voice_name, create_engine, write_wav
+from ..common.wav import write_wav
+from ..voice.engines import ENGINES, create_engine
 from ..voice.sanitize import sanitize_for_speech
+from ..voice.types import VoiceError, VoiceSettings, check_voice_name
 from ..voice.visemes import build_track, track_from_energy
 
 

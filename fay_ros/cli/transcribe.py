@@ -18,8 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..common.wav import AudioFormatError, read_wav
     from ..hearing.asr_core import AsrCore
-    from ..hearing.audio import AudioFormatError, read_wav
     from ..hearing.models import ModelError
     from ..hearing.recognizer import create_recognizer
     from ..hearing.vad import VadSettings

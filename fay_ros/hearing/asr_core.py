@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .audio import check_chunk, downmix, resample
-from .recognizer import Recognizer, Word
+from ..common.wav import downmix
+from .audio import check_chunk, resample
 from .segmenter import Segmenter
+from .types import Recognition, Recognizer, Word
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
 
@@ -52,14 +53,15 @@ class AsrCore:
         self._last_partial = ""
         self.early_endpoint_ms = early_endpoint_ms
         self.early_decode_ms = min(early_endpoint_ms, 90 if early_decode_ms is None else early_decode_ms)
-        self._early = None          # the early decode of the current silence, if any
+        self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
 
-    def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float, channels: int = 1) -> list[TranscriptEvent]:
+    def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float,
+             channels: int = 1) -> list[TranscriptEvent]:
         """Feed interleaved int16 samples. A chunk that cannot be audio (rate, channel count or
         length out of range) raises AudioFormatError before any state changes, so the caller
         can drop it and go on."""

@@ -1,61 +1,16 @@
-"""PCM helpers: WAV reading, int16/float conversion, downmix and resampling (numpy only)."""
-from __future__ import annotations
+"""PCM helpers: int16/float conversion, resampling, levels, audio chunk checks (numpy only).
 
-import wave
-from dataclasses import dataclass
-from pathlib import Path
+WAV files are read and written by fay_ros.common.wav (one reader, one downmix rule for hearing
+and voice).
+"""
+from __future__ import annotations
 
 import numpy as np
 
+from ..common.wav import MAX_RATE, MIN_RATE, AudioFormatError
+
 ASR_RATE = 16000
-# What an audio stream may claim (AudioChunk, WAV header): anything outside is a broken
-# producer, not audio (a rate of 0 divides by zero; a rate of 1 would resample 480 samples
-# into 7.7 million).
-MIN_RATE, MAX_RATE = 1000, 384000
 MAX_CHANNELS = 32
-
-
-class AudioFormatError(ValueError):
-    """An audio file or buffer cannot be used; the message names the file and the reason."""
-
-
-@dataclass
-class PcmAudio:
-    samples: np.ndarray  # int16, shape (frames,) mono or (frames, channels)
-    sample_rate: int
-
-    @property
-    def duration(self) -> float:
-        return len(self.samples) / float(self.sample_rate)
-
-
-def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
-    """Read a 16-bit PCM WAV file; downmix to mono unless `mono` is False."""
-    path = Path(path)
-    if not path.is_file():
-        raise AudioFormatError(f"{path}: no such WAV file")
-    try:
-        with wave.open(str(path), "rb") as wav:
-            width, channels, rate = wav.getsampwidth(), wav.getnchannels(), wav.getframerate()
-            raw = wav.readframes(wav.getnframes())
-    except (wave.Error, EOFError) as exc:
-        raise AudioFormatError(f"{path}: not a PCM WAV file ({exc})") from None
-    except OSError as exc:
-        raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    if width != 2:
-        raise AudioFormatError(f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
-                               f"(convert with: sox {path.name} -b 16 out.wav)")
-    if not MIN_RATE <= rate <= MAX_RATE:
-        raise AudioFormatError(f"{path}: sample rate {rate} Hz in the header; expected {MIN_RATE}..{MAX_RATE} Hz")
-    if len(raw) % width:
-        raise AudioFormatError(f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
-                               f"{8 * width}-bit PCM); the file is truncated or damaged")
-    data = np.frombuffer(raw, dtype="<i2").astype(np.int16)
-    if channels > 1:
-        data = data[: len(data) - len(data) % channels].reshape(-1, channels)
-        if mono:
-            data = downmix(data)
-    return PcmAudio(data, rate)
 
 
 def check_chunk(sample_rate: int, channels: int, length: int, source: str = "audio chunk") -> None:
@@ -67,23 +22,6 @@ def check_chunk(sample_rate: int, channels: int, length: int, source: str = "aud
         raise AudioFormatError(f"{source}: {channels} channels; expected 1..{MAX_CHANNELS}")
     if length % channels:
         raise AudioFormatError(f"{source}: {length} samples are not whole frames of {channels} channels")
-
-
-def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> None:
-    samples = np.asarray(samples, dtype=np.int16)
-    channels = 1 if samples.ndim == 1 else samples.shape[1]
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(channels)
-        wav.setsampwidth(2)
-        wav.setframerate(sample_rate)
-        wav.writeframes(samples.astype("<i2").tobytes())
-
-
-def downmix(frames: np.ndarray) -> np.ndarray:
-    """(frames, channels) int16 -> (frames,) int16 by averaging the channels."""
-    if frames.ndim == 1:
-        return frames
-    return np.clip(frames.astype(np.int32).mean(axis=1), -32768, 32767).astype(np.int16)
 
 
 def to_float(samples: np.ndarray) -> np.ndarray:

@@ -49,9 +49,9 @@ class DuplexGate:
         self.robot_speaking = False
         self._muted_until = float("-inf")
         self._barged = False       # person took the turn during this robot turn
-        self._echo = deque(maxlen=max(1, settings.echo_history_ms // frame_ms))
+        self._echo: deque[float] = deque(maxlen=max(1, settings.echo_history_ms // frame_ms))  # levels (dB)
         self._echo_threshold: float | None = None  # carried over between turns
-        self._recent = deque(maxlen=max(1, settings.window_ms // frame_ms))
+        self._recent: deque[bool] = deque(maxlen=max(1, settings.window_ms // frame_ms))  # frame over threshold?
         self._needed = max(1, settings.min_ms // frame_ms)
         self._learn_frames = max(5, settings.learn_ms // frame_ms)
 

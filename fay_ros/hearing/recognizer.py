@@ -1,43 +1,11 @@
-"""The one interface both ASR backends implement, and the factory that picks one."""
+"""The factory that picks an ASR backend (the interface itself is in hearing.types).
+
+Backends are imported only when chosen: faster-whisper and vosk are heavy, and a node needs
+one of them.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
-
-import numpy as np
-
-
-@dataclass
-class Word:
-    word: str
-    start: float       # seconds from the start of the utterance audio
-    end: float
-    confidence: float  # 0..1 (0 when the backend gives none)
-
-
-@dataclass
-class Recognition:
-    text: str
-    language: str = ""
-    confidence: float = 0.0
-    words: list[Word] = field(default_factory=list)
-
-
-class Recognizer(Protocol):
-    """One utterance at a time: start(), accept() audio (may return a partial), finish()."""
-
-    sample_rate: int
-    streaming: bool  # True when accept() yields partial hypotheses
-
-    def start(self) -> None: ...
-
-    def accept(self, samples: np.ndarray) -> str | None:
-        """Take int16 mono samples; return a new partial hypothesis, or None."""
-
-    def finish(self) -> Recognition: ...
-
-    def peek(self) -> Recognition | None:
-        """Recognise the audio so far without ending the utterance (None: not supported)."""
+from .types import Recognizer
 
 
 def create_recognizer(backend: str, model: str = "", language: str = "auto", **options) -> Recognizer:

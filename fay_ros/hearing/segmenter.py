@@ -32,7 +32,8 @@ class Segmenter:
         self.tail = sample_rate * tail_ms // 1000
         self.max_samples = int(max_utterance_s * sample_rate)
         settings = self.vad.settings
-        self._keep = self.preroll + sample_rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000 + sample_rate
+        self._keep = (self.preroll + sample_rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000
+                      + sample_rate)
         self._buf = np.zeros(0, dtype=np.int16)
         self._buf_start = 0
         self._emitted = 0

@@ -9,13 +9,15 @@ from typing import Callable
 
 import numpy as np
 
-from .audio import AudioFormatError, read_wav, resample
+from ..common.errors import ConfigError
+from ..common.wav import AudioFormatError, read_wav
+from .audio import resample
 
 # callback(samples int16 (frames,) or (frames, channels), capture_time_monotonic)
 ChunkCallback = Callable[[np.ndarray, float], None]
 
 
-class NoInputDevice(RuntimeError):
+class NoInputDevice(ConfigError, RuntimeError):
     """No usable input device; the message lists the devices sounddevice sees."""
 
 

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 
 from .models import ModelError, resolve_vosk_model
-from .recognizer import Recognition, Word
+from .types import Recognition, Word
 
 
 class VoskRecognizer:
@@ -26,7 +27,9 @@ class VoskRecognizer:
         self.language = "" if language == "auto" else language
         self.sample_rate = sample_rate
         self._vosk = vosk
-        self._rec = None
+        # The vosk.KaldiRecognizer of the current utterance (None between utterances); vosk has no
+        # type hints, so it is Any to the type checker either way.
+        self._rec: Any = None
         self._done: list[dict] = []
         self._last_partial = ""
 

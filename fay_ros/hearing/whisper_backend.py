@@ -21,7 +21,7 @@ import numpy as np
 
 from .audio import ASR_RATE, to_float
 from .models import ModelError, resolve_whisper_model
-from .recognizer import Recognition, Word
+from .types import Recognition, Word
 
 # Never let huggingface_hub reach the network, whatever faster-whisper decides to look up.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -40,8 +40,9 @@ def compression_ratio(text: str) -> float:
 class WhisperRecognizer:
     streaming = False
 
-    def __init__(self, model: str = "", language: str = "auto", auto_languages: tuple[str, ...] | list[str] = ("en", "zh"),
-                 compute_type: str = "int8", cpu_threads: int = 2, beam_size: int = 1, word_timestamps: bool = True,
+    def __init__(self, model: str = "", language: str = "auto",
+                 auto_languages: tuple[str, ...] | list[str] = ("en", "zh"), compute_type: str = "int8",
+                 cpu_threads: int = 2, beam_size: int = 1, word_timestamps: bool = True,
                  initial_prompt: str = "", context_pad_s: float = 3.0, chinese_script: str = "simplified",
                  partial_interval_s: float = 0.0, sample_rate: int = ASR_RATE) -> None:
         if sample_rate != ASR_RATE:

@@ -11,8 +11,6 @@ robot's turn extends an open wake window), speech/partial and speech/final (Tran
 """
 from __future__ import annotations
 
-import queue
-import threading
 import time
 from typing import Literal
 
@@ -25,12 +23,17 @@ from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
+from ..common.wav import AudioFormatError
+from ..common.worker import BoundedWorker
 from ..hearing.asr_core import AsrCore, TranscriptEvent
-from ..hearing.audio import AudioFormatError
 from ..hearing.models import ModelError
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
 from ..hearing.wake import WakeWordGate
+
+# A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
+# recogniser works); a recogniser further behind than that loses the oldest audio.
+ASR_QUEUE_CHUNKS = 2000
 
 
 class AsrConfig(BaseModel):
@@ -107,50 +110,52 @@ class Asr(Node):
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
         self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
-        self._queue: queue.Queue = queue.Queue()
-        self._running = True
         self._dropped = 0     # chunks that could not be decoded (logged, throttled)
-        self._worker = threading.Thread(target=self._work, name="asr-worker", daemon=True)
+        self._worker: BoundedWorker[tuple] = BoundedWorker(
+            self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full, on_error=self._on_error)
         self._worker.start()
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         self.get_logger().info(f"asr ready: backend={cfg.backend}, model={model_dir}, language={cfg.language}, "
                                f"wake_mode={cfg.wake_mode}")
 
     def _on_audio(self, msg: AudioChunk) -> None:
-        self._queue.put(("audio", msg))
+        self._worker.put(("audio", msg))
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         if not msg.speaking:
-            self._queue.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9))
+            # Never dropped: it extends an open wake window.
+            self._worker.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
 
-    def _work(self) -> None:
-        while self._running:
-            try:
-                kind, payload = self._queue.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if kind == "robot_done":
-                self.core.robot_finished_speaking(payload)
-                continue
-            msg: AudioChunk = payload
-            t0 = time.perf_counter()
-            # Nothing that arrives on audio/raw may end this thread: the node would stay up
-            # and never transcribe again.
-            try:
-                events = self.core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
-            except AudioFormatError as exc:
-                self._dropped += 1
-                self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
-                                          f"{exc} ({self._dropped} dropped so far)", throttle_duration_sec=5.0)
-                continue
-            except Exception as exc:  # noqa: BLE001 - a recogniser failure costs one chunk, not the node
-                self._dropped += 1
-                self.get_logger().error(f"recognition failed on a chunk from {msg.header.frame_id or '?'}: "
-                                        f"{type(exc).__name__}: {exc}; chunk dropped ({self._dropped} so far)",
-                                        throttle_duration_sec=5.0)
-                continue
-            for ev in events:
-                self._publish(ev, time.perf_counter() - t0)
+    def _on_queue_full(self, total: int) -> None:
+        self.get_logger().warning(f"asr worker is behind: dropped the oldest audio chunk ({total} dropped so far)",
+                                  throttle_duration_sec=5.0)
+
+    def _work(self, item: tuple) -> None:
+        # Nothing that arrives on audio/raw may end the worker thread (the node would stay up
+        # and never transcribe again): BoundedWorker hands any exception to _on_error.
+        kind, payload = item
+        if kind == "robot_done":
+            self.core.robot_finished_speaking(payload)
+            return
+        msg: AudioChunk = payload
+        t0 = time.perf_counter()
+        try:
+            events = self.core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
+        except AudioFormatError as exc:
+            self._dropped += 1
+            self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
+                                      f"{exc} ({self._dropped} dropped so far)", throttle_duration_sec=5.0)
+            return
+        for ev in events:
+            self._publish(ev, time.perf_counter() - t0)
+
+    def _on_error(self, item: tuple, exc: Exception) -> None:
+        """A recogniser failure costs one chunk, not the node."""
+        kind, payload = item
+        what = f"a chunk from {payload.header.frame_id or '?'}" if kind == "audio" else "the end of the robot's turn"
+        self._dropped += 1
+        self.get_logger().error(f"recognition failed on {what}: {type(exc).__name__}: {exc}; "
+                                f"dropped ({self._dropped} so far)", throttle_duration_sec=5.0)
 
     def _publish(self, ev: TranscriptEvent, decode_s: float) -> None:
         msg = Transcript(user_id=self.config.user_id, text=ev.text, is_final=ev.is_final,
@@ -166,9 +171,7 @@ class Asr(Node):
             self.get_logger().debug(f"final text: {ev.text}")
 
     def close(self) -> None:
-        self._running = False
-        if self._worker.is_alive():
-            self._worker.join(5)
+        self._worker.stop(5)
 
 
 def main(args: list[str] | None = None) -> int:

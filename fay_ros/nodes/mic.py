@@ -2,13 +2,14 @@
 activity, and keeps the robot from hearing itself (half duplex, optional barge-in).
 
 Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
-interrupt (Empty, out, barge-in only), robot_speaking (SpeechState, latched, in).
+interrupt (Empty, out, barge-in only), robot_speaking (SpeechState, latched, in),
+~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
+and holds the person's audio back, until the robot stops or the person barges in; the
+echo-tail mute after the robot stops is not shown).
 """
 from __future__ import annotations
 
 import array
-import queue
-import threading
 import time
 from pathlib import Path
 
@@ -22,11 +23,15 @@ from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
-from ..hearing.audio import AudioFormatError
+from ..common.wav import AudioFormatError
+from ..common.worker import BoundedWorker
 from ..hearing.duplex import DuplexSettings
 from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
 from ..hearing.vad import VadSettings
+
+# A minute of 30 ms chunks: a worker further behind than that loses the oldest audio.
+MIC_QUEUE_CHUNKS = 2000
 
 
 class MicConfig(BaseModel):
@@ -87,10 +92,11 @@ class Mic(Node):
         self.voice_pub = self.create_publisher(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.voice_pub.publish(Bool(data=False))
+        self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
+        self.listening_pub.publish(Bool(data=True))
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
-        self._queue: queue.Queue = queue.Queue(maxsize=2000)
-        self._running = True
-        self._worker = threading.Thread(target=self._work, name="mic-worker", daemon=True)
+        self._worker: BoundedWorker[tuple] = BoundedWorker(
+            self._work, MIC_QUEUE_CHUNKS, "mic-worker", on_drop=self._on_drop, on_error=self._on_error)
         try:
             if cfg.source:
                 self.source = WavFileSource(cfg.source, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk,
@@ -117,51 +123,53 @@ class Mic(Node):
             self.source.start()
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
-        self._queue.put(("speaking", bool(msg.speaking), time.monotonic()))
+        # A state change is never dropped: the gate would stay muted or open.
+        self._worker.put(("speaking", bool(msg.speaking), time.monotonic()), droppable=False)
 
     def _on_chunk(self, samples, capture_monotonic: float) -> None:
-        try:
-            self._queue.put_nowait(("audio", samples, capture_monotonic))
-        except queue.Full:
-            self.get_logger().warning("mic worker is behind: dropped a chunk", throttle_duration_sec=5.0)
+        self._worker.put(("audio", samples, capture_monotonic))
+
+    def _on_drop(self, total: int) -> None:
+        self.get_logger().warning(f"mic worker is behind: dropped the oldest chunk ({total} dropped so far)",
+                                  throttle_duration_sec=5.0)
+
+    def _on_error(self, item: tuple, exc: Exception) -> None:
+        self.get_logger().error(f"mic worker failed on a {item[0]} item: {type(exc).__name__}: {exc}; item dropped "
+                                f"({self._worker.failed} so far)", throttle_duration_sec=5.0)
 
     def _ros_time(self, monotonic: float) -> float:
         now = self.get_clock().now().nanoseconds * 1e-9
         return now - (time.monotonic() - monotonic)
 
-    def _work(self) -> None:
-        while self._running:
-            try:
-                kind, payload, when = self._queue.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if kind == "speaking":
-                if payload != self.core.gate.robot_speaking:
-                    mode = "listening for barge-in" if self.config.barge_in else "muted"
-                    self.get_logger().info(f"robot_speaking={str(payload).lower()}: "
-                                           f"{mode if payload else 'listening'}")
-                self.core.set_robot_speaking(payload, when)
-                continue
-            out = self.core.process(payload, when, time.monotonic())
-            if out.interrupt:
-                self.interrupt_pub.publish(Empty())
-                self.get_logger().info("barge-in: the person talked over the robot; interrupt published")
-            for samples, captured in out.chunks:
-                msg = AudioChunk(sample_rate=self.config.rate, channels=self.config.channels)
-                msg.header.stamp = to_time_msg(self._ros_time(captured))
-                msg.header.frame_id = self.frame_id
-                msg.data = array.array("h", samples.astype("<i2").tobytes())
-                self.audio_pub.publish(msg)
-            if out.voice_active is not None:
-                self.voice_pub.publish(Bool(data=out.voice_active))
+    def _work(self, item: tuple) -> None:
+        kind, payload, when = item
+        if kind == "speaking":
+            if payload != self.core.gate.robot_speaking:
+                mode = "listening for barge-in" if self.config.barge_in else "muted"
+                self.get_logger().info(f"robot_speaking={str(payload).lower()}: "
+                                       f"{mode if payload else 'listening'}")
+            self.core.set_robot_speaking(payload, when)
+            self.listening_pub.publish(Bool(data=self.core.gate.open))
+            return
+        out = self.core.process(payload, when, time.monotonic())
+        if out.interrupt:
+            self.interrupt_pub.publish(Empty())
+            self.get_logger().info("barge-in: the person talked over the robot; interrupt published")
+            self.listening_pub.publish(Bool(data=self.core.gate.open))
+        for samples, captured in out.chunks:
+            msg = AudioChunk(sample_rate=self.config.rate, channels=self.config.channels)
+            msg.header.stamp = to_time_msg(self._ros_time(captured))
+            msg.header.frame_id = self.frame_id
+            msg.data = array.array("h", samples.astype("<i2").tobytes())
+            self.audio_pub.publish(msg)
+        if out.voice_active is not None:
+            self.voice_pub.publish(Bool(data=out.voice_active))
 
     def close(self) -> None:
-        self._running = False
         source = getattr(self, "source", None)
         if source is not None:
             source.stop()
-        if self._worker.is_alive():
-            self._worker.join(2)
+        self._worker.stop(2)
 
 
 def main(args: list[str] | None = None) -> int:

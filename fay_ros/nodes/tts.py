@@ -21,9 +21,10 @@ from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
-from ..voice.engines import VoiceError, VoiceSettings, check_voice_name, create_engine
+from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceRequest, SpeechPipeline
 from ..voice.playback import open_sink
+from ..voice.types import EngineName, VoiceError, VoiceSettings, check_voice_name
 from ..voice.visemes import VisemeTrackData
 
 
@@ -49,7 +50,7 @@ def bound_text(text: str, limit: int) -> str:
 
 
 class TtsConfig(BaseModel):
-    engine: Literal["espeak-ng", "pyttsx3"] = Field(
+    engine: EngineName = Field(
         "espeak-ng", description="Synthesis engine: 'espeak-ng' (libespeak-ng with phoneme events: exact visemes) "
                                  "or 'pyttsx3' (pyttsx3 2.99 espeak driver: loudness-driven visemes).")
     english_voice: str = Field("en-us", description="espeak-ng voice for English (Latin-script) text.")
@@ -64,8 +65,9 @@ class TtsConfig(BaseModel):
     device_latency: float = Field(0.0, ge=0.0, le=0.5, description="Output latency asked of the sound device in "
                                   "seconds; 0 = the device's low-latency default. Larger values avoid glitches on a "
                                   "busy machine but delay interrupts by as much.")
-    block_ms: float = Field(20.0, ge=5.0, le=100.0, description="Audio block length in ms; an interrupt takes "
-                                                                "effect after at most one block plus the device latency.")
+    block_ms: float = Field(20.0, ge=5.0, le=100.0,
+                            description="Audio block length in ms; an interrupt takes effect after at most one "
+                                        "block plus the device latency.")
     lookahead: float = Field(0.3, ge=0.05, le=5.0, description="Seconds of audio queued ahead of the speaker; "
                                                                "the next sentence is handed over when less is left.")
     max_sentence_chars: int = Field(MAX_SENTENCE_CHARS, ge=20, le=20000,

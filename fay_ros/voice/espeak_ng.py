@@ -15,11 +15,13 @@ import ctypes
 import threading
 from ctypes import (CFUNCTYPE, POINTER, Structure, Union, c_char, c_char_p, c_int, c_short, c_size_t,
                     c_ubyte, c_uint, c_void_p)
-from typing import Callable
+from typing import Callable, TypedDict
 
 import numpy as np
 
-from .engines import Synthesis, VoiceError, VoiceSettings, VoicedRun, language_runs
+from . import libespeak_owner
+from .language_runs import split_runs
+from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 from .visemes import TimedPhoneme
 
 LIBRARY = "libespeak-ng.so.1"
@@ -58,44 +60,49 @@ _lock = threading.RLock()
 _state: dict = {"dll": None, "sample_rate": 0, "callback": None, "sink": None}
 
 
-def initialized() -> bool:
-    """Whether this process has initialised libespeak-ng for the espeak-ng engine."""
-    return _state["dll"] is not None
-
-
 def _library() -> tuple[ctypes.CDLL, int]:
     """Load and initialise libespeak-ng once; return it and its sample rate."""
     with _lock:
         if _state["dll"] is not None:
             return _state["dll"], _state["sample_rate"]
-        from . import pyttsx3_engine
-        if pyttsx3_engine.started():
-            raise VoiceError("the espeak-ng engine cannot run in a process that already uses the pyttsx3 engine "
-                             "(both drive the one libespeak-ng); use one engine per process")
-        try:
-            dll = ctypes.CDLL(LIBRARY)
-        except OSError as exc:
-            raise VoiceError(f"cannot load {LIBRARY} ({exc}); install the Debian package libespeak-ng1") from None
-        dll.espeak_Initialize.argtypes = [c_int, c_int, c_char_p, c_int]
-        dll.espeak_Initialize.restype = c_int
-        dll.espeak_SetSynthCallback.argtypes = [_SynthCallback]
-        dll.espeak_SetSynthCallback.restype = None
-        dll.espeak_SetVoiceByName.argtypes = [c_char_p]
-        dll.espeak_SetVoiceByName.restype = c_int
-        dll.espeak_SetParameter.argtypes = [c_int, c_int, c_int]
-        dll.espeak_SetParameter.restype = c_int
-        dll.espeak_Synth.argtypes = [c_char_p, c_size_t, c_uint, c_int, c_uint, c_uint, c_void_p, c_void_p]
-        dll.espeak_Synth.restype = c_int
-        dll.espeak_ListVoices.argtypes = [c_void_p]
-        dll.espeak_ListVoices.restype = POINTER(POINTER(_Voice))
-        rate = dll.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, None,
-                                     INITIALIZE_PHONEME_EVENTS | INITIALIZE_PHONEME_IPA | INITIALIZE_DONT_EXIT)
-        if rate <= 0:
-            raise VoiceError("espeak_Initialize failed (is espeak-ng-data installed?)")
-        callback = _SynthCallback(_on_synth)
-        dll.espeak_SetSynthCallback(callback)
-        _state.update(dll=dll, sample_rate=rate, callback=callback)
-        return dll, rate
+        with libespeak_owner.starting("espeak-ng"):
+            return _load_library()
+
+
+def _load_library() -> tuple[ctypes.CDLL, int]:
+    """dlopen and initialise libespeak-ng (called once, with _lock held)."""
+    try:
+        dll = ctypes.CDLL(LIBRARY)
+    except OSError as exc:
+        raise VoiceError(f"cannot load {LIBRARY} ({exc}); install the Debian package libespeak-ng1") from None
+    dll.espeak_Initialize.argtypes = [c_int, c_int, c_char_p, c_int]
+    dll.espeak_Initialize.restype = c_int
+    dll.espeak_SetSynthCallback.argtypes = [_SynthCallback]
+    dll.espeak_SetSynthCallback.restype = None
+    dll.espeak_SetVoiceByName.argtypes = [c_char_p]
+    dll.espeak_SetVoiceByName.restype = c_int
+    dll.espeak_SetParameter.argtypes = [c_int, c_int, c_int]
+    dll.espeak_SetParameter.restype = c_int
+    dll.espeak_Synth.argtypes = [c_char_p, c_size_t, c_uint, c_int, c_uint, c_uint, c_void_p, c_void_p]
+    dll.espeak_Synth.restype = c_int
+    dll.espeak_ListVoices.argtypes = [c_void_p]
+    dll.espeak_ListVoices.restype = POINTER(POINTER(_Voice))
+    rate = dll.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, None,
+                                 INITIALIZE_PHONEME_EVENTS | INITIALIZE_PHONEME_IPA | INITIALIZE_DONT_EXIT)
+    if rate <= 0:
+        raise VoiceError("espeak_Initialize failed (is espeak-ng-data installed?)")
+    callback = _SynthCallback(_on_synth)
+    dll.espeak_SetSynthCallback(callback)
+    _state.update(dll=dll, sample_rate=rate, callback=callback)
+    return dll, rate
+
+
+class _Sink(TypedDict):
+    """Where the synth callback puts one run's output."""
+
+    chunks: list[np.ndarray]             # int16 audio blocks
+    phonemes: list[tuple[int, str]]      # (sample offset, IPA)
+    cancelled: Callable[[], bool]
 
 
 def _on_synth(wav, numsamples, events) -> int:
@@ -150,7 +157,7 @@ class EspeakNgEngine:
         return sorted(ident for _name, ident in list_voices())
 
     def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> Synthesis:
-        runs = language_runs(text, self.settings)
+        runs = split_runs(text, self.settings.default_language)
         chunks: list[np.ndarray] = []
         phonemes: list[TimedPhoneme] = []
         voiced: list[VoicedRun] = []
@@ -159,7 +166,7 @@ class EspeakNgEngine:
         with _lock:
             for index, run in enumerate(runs):
                 voice = self.settings.voice_for(run.language)
-                sink = {"chunks": [], "phonemes": [], "cancelled": cancelled}
+                sink: _Sink = {"chunks": [], "phonemes": [], "cancelled": cancelled}
                 _state["sink"] = sink
                 try:
                     if self.dll.espeak_SetVoiceByName(voice.encode()) != 0:

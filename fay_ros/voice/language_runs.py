@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from ..common.text import CJK_CHAR
+
 Language = Literal["en", "zh"]
 
 
@@ -25,8 +27,7 @@ class Run:
 def char_language(ch: str) -> Language | None:
     """"zh" for Han characters, "en" for Latin letters, None for neutral characters."""
     code = ord(ch)
-    if (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0xF900 <= code <= 0xFAFF
-            or 0x20000 <= code <= 0x2EBEF or code == 0x3007):
+    if CJK_CHAR.match(ch):
         return "zh"
     if ch.isalpha() and code < 0x250:
         return "en"

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..common.ids import utterance_id
-from .engines import Engine, write_wav
+from ..common.wav import write_wav
 from .playback import AudioSink, Player
 from .sanitize import sanitize_for_speech
+from .types import Engine
 from .visemes import VisemeTrackData, build_track, track_from_energy
 
 LogFn = Callable[[str, str], None]  # (level: debug|info|warn|error, message)

@@ -21,6 +21,7 @@ a timeline of scheduled segments in that clock:
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import threading
@@ -240,8 +241,8 @@ class Player:
                         if abs(previous.end - start) < 0.5 / self.sample_rate:
                             previous.followed = True
                     self._segments.append(segment)
-                    self._at(start, lambda s=segment: self._segment_started(s), "start", segment)
-                    self._at(segment.end, lambda s=segment: self._segment_ended(s), "end", segment)
+                    self._at(start, functools.partial(self._segment_started, segment), "start", segment)
+                    self._at(segment.end, functools.partial(self._segment_ended, segment), "end", segment)
                     return start
             # Announcing took longer than the lead (a stalled machine): pick a later start
             # and announce again, so the published stamp is always the true one.
@@ -272,13 +273,14 @@ class Player:
             self._segments.clear()
             # Keep what already happened or still will: the start of audio that plays before
             # the stop takes effect. Ends are replaced by the one "stopped" report.
-            self._due = [d for d in self._due
-                         if d.kind == "other" or (d.kind == "start" and d.segment.start < audible_end)]
+            self._due = [d for d in self._due  # a "start" always carries its segment
+                         if d.kind == "other" or (d.kind == "start" and d.segment is not None
+                                                  and d.segment.start < audible_end)]
             heapq.heapify(self._due)
             if self._on_cut is not None:
                 for cut in cuts:
-                    self._at(now, lambda c=cut: self._on_cut(*c))
-            self._at(audible_end, lambda t=audible_end: self._stopped(t))
+                    self._at(now, functools.partial(self._on_cut, *cut))
+            self._at(audible_end, functools.partial(self._stopped, audible_end))
             return audible_end
 
     def close(self, flush: float = 0.5) -> None:

@@ -20,15 +20,12 @@ from typing import Callable
 
 import numpy as np
 
-from .engines import Synthesis, VoiceError, VoiceSettings, VoicedRun, language_runs, read_wav
+from ..common.wav import read_wav
+from . import libespeak_owner
+from .language_runs import split_runs
+from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 
 _lock = threading.Lock()
-_started = threading.Event()
-
-
-def started() -> bool:
-    """Whether this process has started pyttsx3's espeak driver."""
-    return _started.is_set()
 
 
 class Pyttsx3Engine:
@@ -36,16 +33,12 @@ class Pyttsx3Engine:
     sample_rate = 22050  # pyttsx3's espeak driver writes 22050 Hz WAVs
 
     def __init__(self, settings: VoiceSettings) -> None:
-        from . import espeak_ng
-        if espeak_ng.initialized():
-            raise VoiceError("the pyttsx3 engine cannot run in a process that already uses the espeak-ng engine "
-                             "(both drive the one libespeak-ng); use one engine per process")
-        try:
-            import pyttsx3
-            self._engine = pyttsx3.init("espeak")
-            _started.set()
-        except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
-            raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
+        with libespeak_owner.starting("pyttsx3"):
+            try:
+                import pyttsx3
+                self._engine = pyttsx3.init("espeak")
+            except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
+                raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
         self.settings = settings
         self._voice_ids = {settings.english_voice: self._resolve(settings.english_voice),
                            settings.chinese_voice: self._resolve(settings.chinese_voice)}
@@ -69,7 +62,7 @@ class Pyttsx3Engine:
         voiced: list[VoicedRun] = []
         offset = 0
         with _lock:
-            for index, run in enumerate(language_runs(text, self.settings)):
+            for index, run in enumerate(split_runs(text, self.settings.default_language)):
                 if cancelled():
                     return Synthesis(np.zeros(0, np.int16), self.sample_rate, cancelled=True)
                 voice = self.settings.voice_for(run.language)
@@ -81,10 +74,11 @@ class Pyttsx3Engine:
                     self._engine.runAndWait()
                 if not path.exists():
                     raise VoiceError(f"pyttsx3 produced no audio for {run.text!r}")
-                samples, rate = read_wav(path)
+                audio = read_wav(path)
                 path.unlink()
-                if rate != self.sample_rate:
-                    raise VoiceError(f"pyttsx3 wrote {rate} Hz audio; expected {self.sample_rate} Hz")
+                if audio.sample_rate != self.sample_rate:
+                    raise VoiceError(f"pyttsx3 wrote {audio.sample_rate} Hz audio; expected {self.sample_rate} Hz")
+                samples = audio.samples
                 voiced.append(VoicedRun(run.language, voice, run.text, offset / self.sample_rate))
                 chunks.append(samples)
                 offset += len(samples)

@@ -12,8 +12,8 @@ flicker:
      lip closures (sil, PP) keep their value, because a mouth that never closes for
      "p/b/m" looks wrong; a short pause inside speech half-closes instead of snapping shut.
 
-Ids and names are the constants of fay_msgs/msg/Viseme.msg (this module does not import ROS;
-a test checks they agree).
+Ids and names come from fay_ros.common.visemes, the constants of fay_msgs/msg/Viseme.msg
+(this module does not import ROS; a test checks they agree).
 """
 from __future__ import annotations
 
@@ -24,10 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-# fay_msgs/msg/Viseme.msg order.
-VISEME_NAMES = ("sil", "PP", "FF", "TH", "DD", "kk", "CH", "SS", "nn", "RR", "aa", "E", "ih", "oh", "ou")
-VISEME_IDS = {name: i for i, name in enumerate(VISEME_NAMES)}
-SIL = 0
+from ..common.visemes import VISEME_IDS
 
 # Fay's Live2D lip-sync table: ParamMouthOpenY per OVR viseme (0 closed .. 1 wide open).
 MOUTH_OPEN = {

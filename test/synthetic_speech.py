@@ -1,22 +1,19 @@
 """Spoken test material: espeak-ng sentences as 16-bit WAV at the recogniser's rate.
 
-Used by the tests and the benchmark (no recorded speech ships with the project). Voices:
-en-us, cmn-latn-pinyin (Mandarin; plain `cmn` is broken on Debian 12), ko.
+Used by the tests and the benchmarks (bench/run.py puts test/ on sys.path); no recorded
+speech ships with the project. Voices: en-us, cmn-latn-pinyin (Mandarin; plain `cmn` is broken
+on Debian 12), ko.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from .audio import ASR_RATE, read_wav, resample, write_wav
-
-
-def espeak_available() -> bool:
-    return shutil.which("espeak-ng") is not None
+from fay_ros.common.wav import read_wav, write_wav
+from fay_ros.hearing.audio import ASR_RATE, resample
 
 
 def speak(text: str, voice: str, rate: int = ASR_RATE, speed: int = 160) -> np.ndarray:

@@ -1,0 +1,92 @@
+"""WAV files: the one reader and the one writer (16-bit PCM, numpy, the standard `wave` module).
+
+Hearing (WAV microphone source, `fay-ros transcribe`), voice (pyttsx3's files, the tts node's
+`wav_dir`, `fay-ros say --wav`) and the tests all go through these two functions, so every
+caller gets the same checks and the same AudioFormatError naming the file.
+
+Downmix rule: the mean of the channels (what sox and ffmpeg do for `-c 1` / `-ac 1`). Taking
+one channel would hear nothing of a voice recorded on the other one; the mean keeps both.
+"""
+from __future__ import annotations
+
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FayError
+
+# What an audio stream may claim (AudioChunk, WAV header): anything outside is a broken
+# producer, not audio (a rate of 0 divides by zero; a rate of 1 would resample 480 samples
+# into 7.7 million).
+MIN_RATE, MAX_RATE = 1000, 384000
+
+
+class AudioFormatError(FayError, ValueError):
+    """An audio file or buffer cannot be used; the message names the file and the reason."""
+
+
+@dataclass
+class PcmAudio:
+    samples: np.ndarray  # int16, shape (frames,) mono or (frames, channels)
+    sample_rate: int
+
+    @property
+    def duration(self) -> float:
+        return len(self.samples) / float(self.sample_rate)
+
+
+def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
+    """Read a 16-bit PCM WAV file; downmix to mono (channel mean) unless `mono` is False.
+
+    Raises AudioFormatError naming the file for anything that is not usable audio: missing
+    file, not a WAV, not 16-bit, a rate outside MIN_RATE..MAX_RATE, data cut mid-sample.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise AudioFormatError(f"{path}: no such WAV file")
+    try:
+        with wave.open(str(path), "rb") as wav:
+            width, channels, rate = wav.getsampwidth(), wav.getnchannels(), wav.getframerate()
+            raw = wav.readframes(wav.getnframes())
+    except (wave.Error, EOFError) as exc:
+        raise AudioFormatError(f"{path}: not a PCM WAV file ({exc})") from None
+    except OSError as exc:
+        raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    if width != 2:
+        raise AudioFormatError(f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
+                               f"(convert with: sox {path.name} -b 16 out.wav)")
+    if not MIN_RATE <= rate <= MAX_RATE:
+        raise AudioFormatError(f"{path}: sample rate {rate} Hz in the header; expected {MIN_RATE}..{MAX_RATE} Hz")
+    if len(raw) % width:
+        raise AudioFormatError(f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
+                               f"{8 * width}-bit PCM); the file is truncated or damaged")
+    data = np.frombuffer(raw, dtype="<i2").astype(np.int16)
+    if channels > 1:
+        data = data[: len(data) - len(data) % channels].reshape(-1, channels)
+        if mono:
+            data = downmix(data)
+    return PcmAudio(data, rate)
+
+
+def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> Path:
+    """Write int16 samples, (frames,) mono or (frames, channels), as a 16-bit PCM WAV file;
+    the parent directories are created. Returns the path."""
+    path = Path(path)
+    samples = np.asarray(samples, dtype=np.int16)
+    channels = 1 if samples.ndim == 1 else samples.shape[1]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(channels)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(samples.astype("<i2").tobytes())
+    return path
+
+
+def downmix(frames: np.ndarray) -> np.ndarray:
+    """(frames, channels) int16 -> (frames,) int16, the mean of the channels."""
+    if frames.ndim == 1:
+        return frames
+    return np.clip(frames.astype(np.int32).mean(axis=1), -32768, 32767).astype(np.int16)

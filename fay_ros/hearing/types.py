@@ -1,0 +1,44 @@
+"""The one interface both ASR backends implement, and what it returns.
+
+Its own module so the backends (whisper_backend, vosk_backend) and the factory that imports
+them (recognizer.create_recognizer) never import each other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass
+class Word:
+    word: str
+    start: float       # seconds from the start of the utterance audio
+    end: float
+    confidence: float  # 0..1 (0 when the backend gives none)
+
+
+@dataclass
+class Recognition:
+    text: str
+    language: str = ""
+    confidence: float = 0.0
+    words: list[Word] = field(default_factory=list)
+
+
+class Recognizer(Protocol):
+    """One utterance at a time: start(), accept() audio (may return a partial), finish()."""
+
+    sample_rate: int
+    streaming: bool  # True when accept() yields partial hypotheses
+
+    def start(self) -> None: ...
+
+    def accept(self, samples: np.ndarray) -> str | None:
+        """Take int16 mono samples; return a new partial hypothesis, or None."""
+
+    def finish(self) -> Recognition: ...
+
+    def peek(self) -> Recognition | None:
+        """Recognise the audio so far without ending the utterance (None: not supported)."""
