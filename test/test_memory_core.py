@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from fay_ros.memory import build_service, schema
+from fay_ros.memory import schema
+from fay_ros.memory.service import build_service
 from fay_ros.memory.embeddings import HashedNgramEmbedder, make_embedder
 from fay_ros.memory.model import (CANDIDATE, CONFIRMED, SUPERSEDED, MemoryInputError, MemoryNode, describe_schema,
                                   inherited_tags, normalise_tags)
@@ -37,7 +38,8 @@ def test_new_database_is_wal_with_every_migration(tmp_path):
     db = schema.connect(tmp_path / "m.db")
     assert db.journal_mode == "wal"
     assert schema.schema_version(db) == schema.LATEST
-    assert {"nodes", "node_tags", "node_pointers", "embeddings", "profiles", "reflection_state"} <= set(db.table_names())
+    assert {"nodes", "node_tags", "node_pointers", "embeddings", "profiles",
+            "reflection_state"} <= set(db.table_names())
     db.close()
 
 
@@ -147,7 +149,8 @@ def test_tag_filters_all_and_any_status_and_expiry(svc, clock):
 
     assert contents(tags_all=["domain:quant", "kind:event"]) == {"AAPL 突破日内高点", "今天的临时提醒"}
     assert contents(tags_any=["symbol:AAPL", "domain:homecare"]) == {"AAPL 突破日内高点", "老人晨起血压偏高"}
-    assert contents(tags_all=["domain:quant"], tags_any=["kind:rule", "symbol:AAPL"]) == {"每小时检查止损单", "AAPL 突破日内高点"}
+    assert contents(tags_all=["domain:quant"], tags_any=["kind:rule", "symbol:AAPL"]) == {
+        "每小时检查止损单", "AAPL 突破日内高点"}
     assert "也许喜欢量化" not in contents(tags_all=["domain:quant"])
     assert "也许喜欢量化" in contents(tags_all=["domain:quant"], include_candidates=True)
     clock.t += 61
@@ -184,7 +187,8 @@ def test_hashed_embedder_is_deterministic_across_processes():
             "print(HashedNgramEmbedder().embed(['我不吃香菜 coriander'])[0][:16].tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123", "PATH": ""})
-    assert json.loads(out.stdout) == pytest.approx(HashedNgramEmbedder().embed(["我不吃香菜 coriander"])[0][:16].tolist())
+    expected = HashedNgramEmbedder().embed(["我不吃香菜 coriander"])[0][:16].tolist()
+    assert json.loads(out.stdout) == pytest.approx(expected)
 
 
 def test_hashed_embedder_relates_shared_words_and_characters():
@@ -277,5 +281,7 @@ def test_tags_are_normalised_and_reflection_inheritance_follows_fay():
 
 def test_schema_description_names_kinds_namespaces_and_rules():
     desc = describe_schema()
-    assert "rule" in desc["kinds"] and {"kind", "source", "persistent", "domain", "session", "date"} <= set(desc["tag_namespaces"])
-    assert any("guest" in rule for rule in desc["rules"]) and set(desc["statuses"]) == {CONFIRMED, CANDIDATE, SUPERSEDED}
+    assert "rule" in desc["kinds"]
+    assert {"kind", "source", "persistent", "domain", "session", "date"} <= set(desc["tag_namespaces"])
+    assert any("guest" in rule for rule in desc["rules"])
+    assert set(desc["statuses"]) == {CONFIRMED, CANDIDATE, SUPERSEDED}

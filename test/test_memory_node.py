@@ -29,18 +29,21 @@ class MemoryUnderTest:
         self.proc: NodeProcess | None = None
         self.speech = probe.publisher(Transcript, topics.SPEECH_FINAL)
         self.reply = probe.publisher(Utterance, topics.REPLY)
+        self.heard = probe.collect(Transcript, topics.MEMORY_HEARD)  # the node's word that it took a turn in
         self.turns = 0
         self.start()
 
     def start(self) -> None:
         self.proc = NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, **self.params}, args=DEBUG)
-        self.proc.wait_output("memory ready", timeout=40)
+        self.proc.wait_ready(timeout=40, probe=self.probe)
         self.probe.wait_for_subscribers(self.speech)
         self.probe.wait_for_subscribers(self.reply)
+        wait_until(lambda: self.heard.subscription.get_publisher_count() >= 1, message="memory/heard matched")
 
     def restart(self) -> None:
         assert self.proc.stop() == 0, self.proc.output()[-2000:]
         self.turns = 0
+        self.heard.clear()
         self.start()
 
     def call(self, srv, name, **fields):
@@ -50,15 +53,22 @@ class MemoryUnderTest:
         """A whole turn as asr and dialogue publish it; returns once the node heard it."""
         self.turns += 1
         self.speech.publish(Transcript(user_id=owner, text=text, is_final=True, language="zh"))
-        wait_until(lambda: self.proc.output().count("heard a turn of owner") >= self.turns, 20,
-                   message=lambda: f"memory node hearing turn {self.turns}:\n{self.proc.output()[-2000:]}")
+        # speech/final and reply are two topics, not ordered against each other: the reply
+        # goes out once the node has said it took the turn in.
+        self.heard.wait_for_count(self.turns)
+        assert self.heard.messages[-1].user_id == owner and self.heard.messages[-1].text == ""
         cid = f"{owner}-turn-{self.turns}"
         self.reply.publish(Utterance(user_id=owner, conversation_id=cid, seq=0, text=reply, is_first=True,
                                      is_end=True, source="llm"))
         if not owner:
             return  # a guest's turn is never recorded
-        wait_until(lambda: "recorded conversation" in self.proc.output().split("heard a turn")[-1], 20,
-                   message=lambda: f"conversation {cid} recorded:\n{self.proc.output()[-2000:]}")
+        self.wait_recorded(owner, cid)
+
+    def wait_recorded(self, owner: str, conversation_id: str) -> None:
+        """Until the conversation is stored: memory/recall finds it by its session tag."""
+        wait_until(lambda: self.recall(owner, "", tags_all=[f"session:{conversation_id}"], stateless=True).nodes,
+                   20, interval=0.1, message=lambda: f"conversation {conversation_id} recorded:\n"
+                                                     f"{self.proc.output()[-2000:]}")
 
     def remember_from_turn(self, owner: str, user_text: str, content: str, **fields):
         """The agent stores a memory after a turn; user_confirmed from the user's own words."""
@@ -155,7 +165,8 @@ def test_5_forget_deletes_an_exact_match_and_asks_when_ambiguous(memory):
     ask = memory.forget("p5", query="我的饮食偏好")
     assert not ask.success and ask.needs_confirmation and ask.message.startswith("ambiguous: confirm")
     assert {n.id for n in ask.nodes} >= {a.id, b.id}
-    assert {n.content for n in memory.recall("p5", "饮食", tags_all=["kind:preference"]).nodes} == {"我不吃香菜", "我喜欢喝咖啡"}
+    recalled = memory.recall("p5", "饮食", tags_all=["kind:preference"]).nodes
+    assert {n.content for n in recalled} == {"我不吃香菜", "我喜欢喝咖啡"}
     done = memory.forget("p5", id=a.id)  # the user picked one
     assert done.success and [n.id for n in done.nodes if n.node_type == "observation"] == [a.id]
     assert [n.content for n in memory.recall("p5", "饮食", tags_all=["kind:preference"]).nodes] == ["我喜欢喝咖啡"]
@@ -202,11 +213,10 @@ def test_7_user_a_never_reaches_user_b(memory):
 # ---------------------------------------------------------------- more through the services
 def test_conversation_sentences_are_joined_per_reply(memory):
     memory.user_says("p8", "今天天气怎么样？", "今天晴天。")
-    before = memory.proc.output().count("recorded conversation")
     for seq, text in enumerate(["明天会下雨，", "记得带伞。", ""]):
         memory.reply.publish(Utterance(user_id="p8", conversation_id="p8-rain", seq=seq, text=text,
                                        is_first=seq == 0, is_end=seq == 2, source="llm"))
-    wait_until(lambda: memory.proc.output().count("recorded conversation") > before, 20, message="the reply recorded")
+    memory.wait_recorded("p8", "p8-rain")
     res = memory.recall("p8", "下雨带伞", tags_all=["source:fay_conversation", "session:p8-rain"])
     assert [n.content for n in res.nodes] == ["Fay: 明天会下雨，记得带伞。"]
     assert res.nodes[0].node_type == "conversation" and res.nodes[0].source_session == "p8-rain"
@@ -231,7 +241,8 @@ def test_active_rules_and_profile_through_the_services(memory):
 
 
 def test_bad_requests_get_specific_errors(memory):
-    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p10", content="x", tags=["kind:gossip"], user_confirmed=True)
+    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p10", content="x", tags=["kind:gossip"],
+                      user_confirmed=True)
     assert not res.success and "unknown kind" in res.message
     res = memory.recall("p10", "x", tags_all=["not a tag"])
     assert not res.success and "namespace:value" in res.message
@@ -264,7 +275,7 @@ def test_every_acknowledged_write_survives_kill_9(probe, tmp_path):
     proc = NodeProcess("fay_ros.nodes.memory", {"db_path": str(db), "embedder": "hashed"}, namespace="/crash")
     client = probe.node.create_client(Remember, "/crash/" + topics.SRV_REMEMBER)
     try:
-        proc.wait_output("memory ready", timeout=40)
+        proc.wait_ready(timeout=40, probe=probe)
         assert client.wait_for_service(timeout_sec=20)
         acked: list[str] = []
         lock = threading.Lock()

@@ -6,12 +6,31 @@ from __future__ import annotations
 import json
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
 from fay_msgs.srv import Recall, Remember
 from fay_ros.common import topics
 from harness import wait_until
 
 KEY = "sk-fay-test-0123456789abcdef"
+
+
+class JobStatuses:
+    """The memory node's statuses about its background jobs on /diagnostics."""
+
+    def __init__(self, ros) -> None:
+        self.statuses = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 10)
+
+    def wait_matched(self) -> None:
+        """/diagnostics is volatile: the node's publisher must reach us before a job ends."""
+        wait_until(lambda: self.statuses.subscription.get_publisher_count() >= 1, message="the node's /diagnostics")
+
+    def reflection_ended(self, level: bytes) -> str:
+        def ended(arrays):
+            return next((s.message for a in arrays for s in a.status if s.name == "fay/memory: background jobs"
+                         and s.level == level and {kv.key: kv.value for kv in s.values}.get("job") == "reflect"),
+                        None)
+        return self.statuses.wait_for(ended, timeout=30, what=f"a reflection status at level {level!r}")
 
 
 def _remember(ros, ns, owner, content, tags, importance=6.0):
@@ -35,14 +54,17 @@ def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_pat
         "db_path": str(tmp_path / "m.db"), "embedder": "hashed", "llm_base_url": httpserver.url_for("/v1"),
         "llm_model": "fake", "llm_api_key_env": "FAY_MEMORY_TEST_KEY", **trigger},
         namespace="/refl", env={"FAY_MEMORY_TEST_KEY": KEY})
-    node.wait_output("memory ready", timeout=40)
+    jobs = JobStatuses(ros)
+    node.wait_ready(timeout=40)
+    jobs.wait_matched()
     a = _remember(ros, "/refl", "grandpa", "老人晨起血压 158/95", ["kind:event", "domain:homecare", "date:2026-04-27"])
     b = _remember(ros, "/refl", "grandpa", "老人晚上血压 150/92", ["kind:event", "domain:homecare", "date:2026-04-28"])
     _remember(ros, "/refl", "grandpa", "爷爷每天早晨必须测血压", ["kind:rule", "persistent:true", "domain:homecare"])
 
     def insights():
         res = ros.call(Recall, "/refl/" + topics.SRV_RECALL,
-                       Recall.Request(owner="grandpa", query="血压", tags_all=["kind:insight"], include_candidates=True))
+                       Recall.Request(owner="grandpa", query="血压", tags_all=["kind:insight"],
+                                      include_candidates=True))
         return res.nodes
 
     found = wait_until(insights, 30, message=lambda: f"an insight in the memory:\n{node.output()[-2000:]}")
@@ -57,7 +79,8 @@ def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_pat
     request, _ = httpserver.log[0]
     assert request.headers["Authorization"] == f"Bearer {KEY}"
     assert "158/95" in request.get_data(as_text=True)
-    wait_until(lambda: "1 insights stored" in node.output(), 10, message="the reflection log line")
+    assert jobs.reflection_ended(DiagnosticStatus.OK) == "done"
+    assert "1 insights stored" in node.output()
     assert KEY not in node.output()
 
 
@@ -67,11 +90,14 @@ def test_an_unreachable_llm_only_skips_reflection(ros, launch_node, tmp_path):
         "llm_base_url": "http://fay:pw-5c2e@127.0.0.1:9/v1?api_key=sk-query-77aa",
         "llm_api_key_env": "FAY_MEMORY_TEST_KEY", "reflection_threshold": 10.0, "llm_timeout": 3.0},
         namespace="/nollm", env={"FAY_MEMORY_TEST_KEY": KEY})
-    node.wait_output("memory ready", timeout=40)
+    jobs = JobStatuses(ros)
+    node.wait_ready(timeout=40)
+    jobs.wait_matched()
     assert "llm=http://127.0.0.1:9/v1" in node.output()
     for text in ["我不吃香菜", "我住在上海", "我喜欢爬山"]:
         _remember(ros, "/nollm", "alice", text, ["kind:preference"])
-    node.wait_output("reflect for owner='alice' skipped: unreachable: cannot reach http://127.0.0.1:9/v1", timeout=30)
+    assert "skipped" in jobs.reflection_ended(DiagnosticStatus.WARN)
+    assert "reflect for owner='alice' skipped: unreachable: cannot reach http://127.0.0.1:9/v1" in node.output()
     res = ros.call(Recall, "/nollm/" + topics.SRV_RECALL, Recall.Request(owner="alice", query="上海"))
     assert res.success and len(res.nodes) == 3 and node.alive()
     assert not [s for s in (KEY, "pw-5c2e", "sk-query-77aa", "api_key=") if s in node.output()]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from fay_ros.memory import build_service
+from fay_ros.memory.service import build_service
 from fay_ros.memory.fay_import import FayImportError, import_fay
 from fay_ros.dialogue.llm import ChatClient, Endpoint, LlmError
 from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
@@ -86,7 +86,8 @@ def test_user_confirmed_without_an_explicit_request_in_the_turn_becomes_candidat
 
 
 def test_active_rules_are_confirmed_persistent_rules_only(svc):
-    rule = remember(svc, "alice", "爷爷每天早晨必须测血压", tags=["kind:rule", "persistent:true", "domain:homecare"]).node
+    rule = remember(svc, "alice", "爷爷每天早晨必须测血压",
+                    tags=["kind:rule", "persistent:true", "domain:homecare"]).node
     remember(svc, "alice", "也许每周游泳", confirmed=False, tags=["kind:rule", "persistent:true"])
     remember(svc, "alice", "今天要买菜", tags=["kind:rule"])
     remember(svc, "bob", "Bob 的规则", tags=["kind:rule", "persistent:true"])
@@ -132,7 +133,7 @@ def test_forget_never_crosses_owners(svc):
 
 # ---------------------------------------------------------------- profile
 def test_portrait_needs_evidence_from_several_turns(svc):
-    for i, text in enumerate(["我不吃香菜", "我喜欢爬山", "我住在上海", "我养了一只猫"]):
+    for text in ["我不吃香菜", "我喜欢爬山", "我住在上海", "我养了一只猫"]:
         remember(svc, "alice", text, tags=["kind:preference"], source_session="s1", source_turn=1)
     assert not svc.profile_due("alice")  # four memories, one turn
     assert svc.profile("alice")[1].pending_evidence == 1
@@ -166,9 +167,11 @@ def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, 
     svc = make(tmp_path, clock, llm=llm, reflection={"threshold": 20.0})
     a = remember(svc, "alice", "AAPL breakout 买入后回落", importance=8,
                  tags=["kind:event", "domain:quant", "strategy:breakout", "session:am", "source:claude_code"]).node
-    b = remember(svc, "alice", "老人晨起血压 158/95", importance=7, tags=["kind:event", "domain:homecare", "date:2026-04-27"]).node
+    b = remember(svc, "alice", "老人晨起血压 158/95", importance=7,
+                 tags=["kind:event", "domain:homecare", "date:2026-04-27"]).node
     assert not svc.reflection_due("alice")
-    c = remember(svc, "alice", "breakout 又一次假突破", importance=8, tags=["kind:error", "domain:quant", "strategy:breakout"]).node
+    c = remember(svc, "alice", "breakout 又一次假突破", importance=8,
+                 tags=["kind:error", "domain:quant", "strategy:breakout"]).node
     remember(svc, "alice", "只是猜测的偏好", importance=9, confirmed=False)
     remember(svc, "bob", "Bob 的秘密", importance=9)
     assert svc.reflection_due("alice")
@@ -208,7 +211,8 @@ def test_reflection_degrades_when_the_llm_fails(tmp_path, clock, httpserver):
 
 # ---------------------------------------------------------------- Fay import
 FAY_NODES = [
-    {"node_id": 0, "node_type": "conversation", "content": "主人：今天股市怎么样？\nFay：A股震荡走低。", "importance": 4,
+    {"node_id": 0, "node_type": "conversation", "content": "主人：今天股市怎么样？\nFay：A股震荡走低。",
+     "importance": 4,
      "datetime": "2026/04/27 10:23:15", "created": 0, "last_retrieved": 0, "pointer_id": None, "tags": []},
     {"node_id": 1, "node_type": "observation", "content": "用户希望晚上 22:00 之后不要主动发起对话", "importance": 8,
      "datetime": "2026/04/15 22:13:05", "created": 1, "last_retrieved": 1, "pointer_id": None,
@@ -257,7 +261,8 @@ def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
     for expected in [f":{starts[1]}: node #2 (node_id 5): node_type 'dream'",
                      f":{starts[1]}: node #2 (node_id 5): importance 'high'",
                      f":{starts[2]}: node #3 (node_id 6): content is missing",
-                     f":{starts[2]}: node #3 (node_id 6): datetime 'yesterday'", f":{starts[3]}: node #4: expected an object"]:
+                     f":{starts[2]}: node #3 (node_id 6): datetime 'yesterday'",
+                     f":{starts[3]}: node #4: expected an object"]:
         assert expected in text
     assert svc.store.count() == 0
     broken = tmp_path / "broken.json"
@@ -270,7 +275,8 @@ def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
 
 # ---------------------------------------------------------------- fay-ros memory
 def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "memory", "--db", str(db), "--embedder", "hashed", *args],
+    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "memory", "--db", str(db), "--embedder", "hashed",
+                           *args],
                           capture_output=True, text=True, timeout=60)
 
 

@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _service(args):
-    from ..memory import build_service
+    from ..memory.service import build_service
     from ..memory.schema import SchemaError
 
     try:

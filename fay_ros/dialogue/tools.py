@@ -21,11 +21,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol
 
+from ..common.errors import FayError
+from ..memory.policy import is_explicit_request
+
 # Argument names that identify a person: always injected from the session, never from the model.
 IDENTITY_ARGS = ("owner", "user_id", "user")
 
 
-class MemoryUnavailable(Exception):
+class MemoryUnavailable(FayError):
     """The memory services are not running (or did not answer in time)."""
 
 
@@ -109,7 +112,7 @@ class Tool:
             "parameters": {"type": "object", "properties": self.parameters, "required": list(self.required)}}}
 
 
-class ToolError(Exception):
+class ToolError(FayError):
     pass
 
 
@@ -204,15 +207,11 @@ async def _memory_remember(args: dict[str, Any], ctx: ToolContext) -> str:
     result = await ctx.memory.remember(
         ctx.owner, content, node_type="observation", tags=("kind:fact", "source:fay_dialogue"),
         key=str(args.get("key") or ""),
-        # the user asked in words ("记住…") only if the model says so AND the words are there
-        user_confirmed=bool(args.get("user_asked")) and _asked_to_remember(ctx.question),
+        # the user asked in words ("记住…") only if the model says so AND the words are there,
+        # by the same rule the memory node checks heard words with
+        user_confirmed=bool(args.get("user_asked")) and is_explicit_request(ctx.question),
         source_session=ctx.conversation_id, source_turn=ctx.turn)
     return result.message or ("stored" if result.success else "not stored")
-
-
-def _asked_to_remember(text: str) -> bool:
-    lowered = text.lower()
-    return any(w in lowered for w in ("remember", "记住", "以后", "别忘了", "don't forget", "do not forget"))
 
 
 async def _memory_forget(args: dict[str, Any], ctx: ToolContext) -> str:

@@ -22,11 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import CANDIDATE, CONFIRMED, NODE_TYPES, MAX_CONTENT_CHARS, MemoryInputError, MemoryNode, is_guest, normalise_tags
+from ..common.errors import FayError
+from .model import (CANDIDATE, CONFIRMED, NODE_TYPES, MAX_CONTENT_CHARS, MemoryInputError, MemoryNode, is_guest,
+                    normalise_tags)
 from .store import MemoryStore
 
 
-class FayImportError(ValueError):
+class FayImportError(FayError, ValueError):
     """The Fay files cannot be imported; the message lists every problem."""
 
 
@@ -120,6 +122,7 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
         content = item.get("content")
         if not isinstance(content, str) or not content.strip():
             problems.append("content is missing or empty")
+            content = ""
         elif len(content) > MAX_CONTENT_CHARS:
             problems.append(f"content longer than {MAX_CONTENT_CHARS} characters")
         node_type = item.get("node_type", "observation")
@@ -182,7 +185,8 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
     return nodes, fay_vectors, dropped
 
 
-def import_fay(store: MemoryStore, nodes_path: str | Path, owner: str, embeddings_path: str | Path | None = None) -> ImportReport:
+def import_fay(store: MemoryStore, nodes_path: str | Path, owner: str,
+               embeddings_path: str | Path | None = None) -> ImportReport:
     if is_guest(owner):
         raise FayImportError("an owner (user id) is required: a guest has no private memory")
     nodes_path = Path(nodes_path)

@@ -11,6 +11,8 @@ import re
 import uuid
 from dataclasses import dataclass, field
 
+from ..common.errors import FayError
+
 NODE_TYPES = ("observation", "conversation", "reflection")
 
 CONFIRMED = "confirmed"
@@ -48,7 +50,7 @@ MAX_TAGS = 32
 _TAG_RE = re.compile(r"^[a-z][a-z0-9_\-]*:[^\s\x00-\x1f]([^\x00-\x1f]*[^\s\x00-\x1f])?$")
 
 
-class MemoryInputError(ValueError):
+class MemoryInputError(FayError, ValueError):
     """A request to the memory is malformed; the message says which field and why."""
 
 

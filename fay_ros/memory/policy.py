@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from .self_facts import states_fact
@@ -23,16 +24,25 @@ from .model import (CANDIDATE, CONFIRMED, MAX_CONTENT_CHARS, NODE_TYPES, MemoryI
 
 GUEST_REFUSAL = "guest has no private memory: the speaker is not identified (owner is empty)"
 
-# Explicit requests to remember, in the user's own words.
+# Explicit requests to remember, in the user's own words (simplified and traditional Chinese).
 _EXPLICIT = re.compile(
-    r"记住|记下|记一下|别忘|不要忘|不許忘|以后|今后|往后|从现在起|从今天起|我的偏好是|"
-    r"\bremember\b|\bdon'?t forget\b|\bdo not forget\b|\bnote that\b|\bkeep in mind\b|"
-    r"\bfrom now on\b|\bin (the )?future\b|\bmake a note\b",
+    r"[记記]住|[记記]下|[记記]一下|[别別]忘|不要忘|不[许許]忘|以[后後]|今[后後]|往[后後]|[从從][现現]在起|[从從]今天起|"
+    r"我的偏好是|"
+    r"\bremember\b|\bdon'?t forget\b|\bdo not forget\b|\bnote that\b|\bplease note\b|\btake note\b|"
+    r"\bmake a note\b|\bkeep in mind\b|\bfrom now on\b|\bin (the )?future\b",
     re.IGNORECASE)
-# ...that are really questions about memory, not requests.
-_NOT_A_REQUEST = re.compile(
-    r"记住了吗|记得吗|还记得|你记住.*[吗么]|是否记住|"
-    r"\bdo you remember\b|\bdid you remember\b|\bremember when\b|\bcan you remember\b",
+# ...that are really questions about memory ("do you remember...?", "你还记得吗"), not requests.
+_QUESTION_ABOUT_MEMORY = re.compile(
+    r"[记記]住了[吗嗎]|[记記]得[吗嗎]|[还還][记記]得|你[记記]住.*[吗嗎么麼]|是否[记記]住|"
+    r"\b(do|did|can|don't|didn't) you (still |even )?remember\b|\bremember when\b",
+    re.IGNORECASE)
+# ...or the user speaking of their own memory ("I remember when...", "I'll remember", "我会记住的"),
+# which asks nothing of the robot. "帮我记住" (help me remember) is a request, so 帮/替/给 before
+# 我 do not count.
+_OWN_RECOLLECTION = re.compile(
+    r"(?<![帮幫替给給])我(会|會|要|也|都|一定|能|已经|已經|早就|没有|沒有|没|沒|不)?[记記][住下]|"
+    r"\bi('ll| will| do| did| can| could| still| always| also| just| really| don't| didn't| can't| won't)?"
+    r" remember\b",
     re.IGNORECASE)
 
 
@@ -43,19 +53,27 @@ _CORRECTION = re.compile(
     re.IGNORECASE)
 
 
+def _as_typed(text: str) -> str:
+    """NFKC (full-width letters) and straight apostrophes: phones and recognisers write "don’t"."""
+    return unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+
+
 def is_explicit_correction(text: str) -> bool:
     """True when the user's words correct something ("其实…", "不再…", "actually", "no longer")."""
-    return bool(text) and bool(_CORRECTION.search(text)) and not _NOT_A_REQUEST.search(text)
+    text = _as_typed(text or "")
+    return bool(text) and bool(_CORRECTION.search(text)) and not _QUESTION_ABOUT_MEMORY.search(text)
 
 
 def is_explicit_request(text: str) -> bool:
-    """True when the user's words ask to remember something (记住 / 以后 / 别忘了 / remember ...).
-
-    The dialogue agent should set Remember.user_confirmed from this, on the raw user text.
+    """True when the user's words ask to remember something (记住 / 以后 / 别忘了 / remember /
+    please note ...), and are neither a question about memory nor the user speaking of their
+    own memory. The one rule for "the user asked to remember": the memory policy checks heard
+    words with it, the dialogue's memory_remember tool the question of its turn.
     """
+    text = _as_typed(text or "")
     if not text or not _EXPLICIT.search(text):
         return False
-    return not _NOT_A_REQUEST.search(text)
+    return not _QUESTION_ABOUT_MEMORY.search(text) and not _OWN_RECOLLECTION.search(text)
 
 
 # Importance (1..10) when the caller leaves it at 0: by kind, since no LLM is on the write path.
@@ -111,7 +129,8 @@ def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
     fact, so a correction ("其实…") counts as explicit too. `stated_texts`: the owner's last
     few utterances across turns (besides `heard_user_texts`), where a statement about
     oneself with this key and value makes the flag true."""
-    stated = list(stated_texts or []) + list(heard_user_texts or [])
+    heard = heard_user_texts or []
+    stated = list(stated_texts or []) + list(heard)
     if is_guest(req.owner):
         raise PermissionError(GUEST_REFUSAL)
     content = (req.content or "").strip()
@@ -133,10 +152,10 @@ def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
     if "source:fay_reflection" in tags and node_type != "reflection":
         raise MemoryInputError("tag source:fay_reflection is reserved for reflections")
 
-    checked = req.user_confirmed and verify_explicit and bool(heard_user_texts)
-    requested = checked and any(is_explicit_request(t) for t in heard_user_texts)
+    checked = req.user_confirmed and verify_explicit and bool(heard)
+    requested = checked and any(is_explicit_request(t) for t in heard)
     corrected = checked and not requested and corrects_confirmed_fact and any(
-        is_explicit_correction(t) for t in heard_user_texts)
+        is_explicit_correction(t) for t in heard)
     said_about_self = checked and not requested and states_fact(stated, key, content)
     if not req.user_confirmed:
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"

@@ -41,7 +41,7 @@ class Profile:
 
 def evidence_groups(nodes: list[MemoryNode]) -> int:
     """Distinct turns among `nodes`: memories written in one turn count once."""
-    groups = set()
+    groups: set[tuple[str | int, ...]] = set()
     for node in nodes:
         if node.source_session or node.source_turn:
             groups.add(("turn", node.source_session, node.source_turn))

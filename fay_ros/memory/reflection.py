@@ -11,6 +11,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..dialogue.llm import ChatClient, LlmError
 from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 from .store import MemoryStore
@@ -86,7 +88,8 @@ class Reflector:
                 owner=owner, content=text[:2000], node_type="reflection", importance=importance, created=now,
                 last_retrieved=now, pointer_ids=[n.id for n in picked],
                 tags=inherited_tags([n.tags for n in picked]), status=self.settings.status))
-        vectors = self.store.embedder.embed([n.content for n in new_nodes]) if new_nodes else []
+        vectors: np.ndarray | list[np.ndarray] = (
+            self.store.embedder.embed([n.content for n in new_nodes]) if new_nodes else [])
         self.store.write(add=list(zip(new_nodes, vectors)))
         self.store.set_state("reflection_state", owner, mark=max(n.created for n in sources), last_run=now)
         return new_nodes

@@ -15,11 +15,13 @@ from pathlib import Path
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
+from ..common.errors import FayError
+
 MIGRATION_SET = "fay_memory"
 migrations = Migrations(MIGRATION_SET)
 
 
-class SchemaError(RuntimeError):
+class SchemaError(FayError, RuntimeError):
     """The database cannot be used by this version (newer schema, unreadable file)."""
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..common.text import CJK_IDEOGRAPHS, has_cjk
+
 USER_EN = "User"
 USER_ZH = "用户"
 
@@ -85,7 +87,8 @@ _EN_TASTE = [
     (re.compile(rf"\bI'm (?:really )?into\s+(.+?){_STOP_CLAUSE}", re.I), True),
 ]
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
-_WHEN = r"tomorrow|tonight|this weekend|next week|next month|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later today|this evening"
+_WHEN = (r"tomorrow|tonight|this weekend|next week|next month"
+         r"|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later today|this evening")
 _EN_PLAN = [
     re.compile(rf"\bI(?:'m| am) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
@@ -93,7 +96,8 @@ _EN_PLAN = [
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
 _TASTE_OBJECT_SKIP = {"it", "that", "this", "you", "them", "him", "her", "us", "so", "too", "very", "much", "what",
-                      "how", "your", "talking", "talking to you", "you too", "it too", "to you", "to talk", "to talk to you"}
+                      "how", "your", "talking", "talking to you", "you too", "it too", "to you", "to talk",
+                      "to talk to you"}
 # First person in a value becomes the user's: "visit my mom" -> "visit their mom".
 _PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i": "they"}
 _QUESTION_EN = re.compile(r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
@@ -104,10 +108,13 @@ _NOT_OWN_EN = re.compile(r"\b(?:if|suppose|pretend|imagine|he said|she said|they
 
 # -- Chinese --------------------------------------------------------------------------------
 _ZH_STOP = "，。！？；、,.!?;~～ "
-_ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([\u4e00-\u9fffA-Za-z]{1,6}?)(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"),
-            re.compile(r"(?:你)?(?:可以)?叫我([\u4e00-\u9fffA-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)")]
-_ZH_RELATIONS = "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公|朋友|女朋友|男朋友|狗|猫|孩子"
-_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + _ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)([\u4e00-\u9fffA-Za-z]{1,6}?)"
+_ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
+                       r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"),
+            re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)")]
+_ZH_RELATIONS = ("老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
+                 "|朋友|女朋友|男朋友|狗|猫|孩子")
+_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + _ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
+                              r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
                               r"(?=[" + _ZH_STOP + r"]|$)")
 _ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + _ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
@@ -117,7 +124,7 @@ _ZH_TASTE = [
     (re.compile(r"我(?:讨厌|受不了|不吃|不喝)(?!的)([^" + _ZH_STOP + r"]{1,12})"), False),
     (re.compile(r"我(?:很|特别|最|也|非常|真的)?(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"), True),
 ]
-_ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([\u4e00-\u9fff]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
+_ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = "明天|今晚|周末|下周|下个月|后天|今天下午|今天晚上"
 _ZH_PLAN = re.compile(r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
                       r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})")
@@ -143,7 +150,7 @@ def extract_self_facts(text: str) -> list[SelfFact]:
             clause = _statement_before_question(clause)
             if not clause:
                 continue
-        if re.search(r"[\u4e00-\u9fff]", clause):
+        if has_cjk(clause):
             facts += _zh(clause)
         else:
             facts += _en(clause)
@@ -177,7 +184,7 @@ def _says_value(fact: SelfFact, content: str) -> bool:
         return stored_name.lower() == fact.value.lower()
     if bool(_NEGATED.search(content)) != bool(_NEGATED.search(fact.content)):
         return False
-    if re.search(r"[\u4e00-\u9fff]", fact.value):
+    if has_cjk(fact.value):
         return fact.value in content  # no word boundaries in Chinese
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(fact.value)}(?![A-Za-z0-9])", content, re.I) is not None
 

@@ -1,27 +1,27 @@
-"""MemoryService: the memory node's core, without ROS. Remember / recall / forget /
-active rules / profile, and the recording of conversation turns the node hears.
+"""MemoryService: the memory node's core, without ROS, and the facade its callers use.
+Remember / recall / forget / active rules / profile, the recording of conversation turns the
+node hears (conversation.py), what a forget refers to (forget.py), and the background work
+the scheduler hands to the node's worker (scheduler.py).
 
 All policy lives here or in policy.py, so the rclpy shell only converts messages.
 """
 from __future__ import annotations
 
 import dataclasses
-import datetime
-import re
-import unicodedata
-import uuid
-from collections import OrderedDict
+import time
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Sequence
 
-import numpy as np
-
-from ..dialogue.llm import ChatClient
-from .model import (CANDIDATE, CONFIRMED, CONVERSATION_SOURCE_TAG, PERSISTENT_TAG, RULE_TAG, SUPERSEDED,
-                    MemoryInputError, MemoryNode, is_guest, normalise_tags, tag_value)
+from ..dialogue.llm import ChatClient, Endpoint
+from .conversation import ConversationRecorder
+from .embeddings import Embedder, make_embedder
+from .forget import ForgetMatcher
+from .model import (CANDIDATE, CONFIRMED, PERSISTENT_TAG, RULE_TAG, SUPERSEDED, MemoryInputError, MemoryNode,
+                    is_guest, normalise_tags, tag_value)
 from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
-from .profile import Profile, ProfileKeeper
-from .reflection import Reflector
+from .profile import Profile, ProfileKeeper, ProfileSettings
+from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
 from .store import MemoryStore
 
@@ -55,18 +55,6 @@ class ServiceSettings:
     transcript_overlap: float = 0.6
 
 
-def _norm_text(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(c for c in text if unicodedata.category(c)[0] not in ("P", "Z", "C", "S"))
-
-
-def _bigrams(text: str) -> set[str]:
-    t = _norm_text(text)
-    if len(t) < 2:
-        return {t} if t else set()
-    return {t[i:i + 2] for i in range(len(t) - 1)}
-
-
 class MemoryService:
     def __init__(self, store: MemoryStore, settings: ServiceSettings, reflector: Reflector,
                  profiles: ProfileKeeper, llm: ChatClient, clock: Callable[[], float] | None = None) -> None:
@@ -76,38 +64,21 @@ class MemoryService:
         self.profiles = profiles
         self.llm = llm
         self.clock = clock or store.clock
-        # The owner's words in the current turn (since the last reply ended): what a
-        # user_confirmed write is checked against.
-        self._turn_words: dict[str, list[tuple[float, str]]] = {}
-        # the owner's last utterances across turns: a statement about oneself is checked
-        # against these, because the dialogue writes it after its reply, when the next turn
-        # may already have begun
-        self._recent_words: dict[str, list[tuple[float, str]]] = {}
-        self._turn_answered: set[str] = set()
-        self._turn_number: dict[str, int] = {}
-        # Memories written during a heard turn without source info are attributed to it, so
-        # evidence from one turn counts once for the profile.
-        self._session = "heard-" + uuid.uuid4().hex[:8]
-        self._pending_user: dict[str, list[str]] = {}
-        self._open_replies: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
+        self.recorder = ConversationRecorder(self.clock, explicit_window=settings.explicit_window,
+                                             conversation_ttl=settings.conversation_ttl,
+                                             user_label=settings.user_label, assistant_label=settings.assistant_label)
+        self.forgetting = ForgetMatcher(store, min_similarity=settings.forget_min_similarity,
+                                        margin=settings.forget_margin, transcript_overlap=settings.transcript_overlap)
 
     # ------------------------------------------------------------------ remember
-    def heard_recently(self, owner: str) -> list[str]:
-        """The owner's final transcripts of the current turn, if heard within explicit_window."""
-        now = self.clock()
-        return [text for when, text in self._turn_words.get(owner, ()) if now - when <= self.settings.explicit_window]
-
-    def said_recently(self, owner: str) -> list[str]:
-        """The owner's last few utterances (any turn) within explicit_window."""
-        now = self.clock()
-        return [text for when, text in self._recent_words.get(owner, ()) if now - when <= self.settings.explicit_window]
-
     def remember(self, req: RememberRequest) -> Outcome:
         if is_guest(req.owner):
             return Outcome(False, GUEST_REFUSAL)
-        heard = self.heard_recently(req.owner)
+        heard = self.recorder.heard_recently(req.owner)
         if heard and not req.source_session and not req.source_turn:
-            req = dataclasses.replace(req, source_session=self._session, source_turn=self._turn_number[req.owner])
+            # written during a heard turn: attributed to it, so one turn is one piece of evidence
+            session, turn = self.recorder.current_turn(req.owner)
+            req = dataclasses.replace(req, source_session=session, source_turn=turn)
         kind = ""
         try:
             kind = tag_value(normalise_tags(req.tags), "kind")
@@ -115,7 +86,7 @@ class MemoryService:
                 self.store.find_keyed(req.owner, kind, req.key.strip(), [CONFIRMED]))
             decision = decide_remember(req, heard, self.settings.verify_explicit,
                                        corrects_confirmed_fact=corrects_fact,
-                                       stated_texts=self.said_recently(req.owner))
+                                       stated_texts=self.recorder.said_recently(req.owner))
         except PermissionError as exc:
             return Outcome(False, str(exc))
         except MemoryInputError as exc:
@@ -177,7 +148,7 @@ class MemoryService:
                           source_turn=int(req.source_turn), expires=now + req.ttl if req.ttl > 0 else 0.0)
 
     # ------------------------------------------------------------------ recall
-    def recall(self, owner: str, query: str, tags_all: list[str] = (), tags_any: list[str] = (), n: int = 0,
+    def recall(self, owner: str, query: str, tags_all: Sequence[str] = (), tags_any: Sequence[str] = (), n: int = 0,
                include_candidates: bool = False, stateless: bool = False) -> Outcome:
         if is_guest(owner):
             return Outcome(False, GUEST_REFUSAL)
@@ -214,7 +185,7 @@ class MemoryService:
                     return Outcome(False, f"not found: no memory {node_id} for this owner")
                 matches = [node]
             elif query:
-                matches = self.match_forget(owner, query)
+                matches = self.forgetting.match(owner, query)
                 if not matches:
                     return Outcome(False, "not found: nothing matches the query")
                 if len(matches) > 1 and not confirm_all:
@@ -222,78 +193,13 @@ class MemoryService:
                                           f"forget one by id or set confirm_all)", matches, needs_confirmation=True)
             else:
                 return Outcome(False, "invalid request: give the id or a query of what to forget")
-            deleted = self._delete_with_traces(owner, matches)
+            deleted = self.forgetting.with_traces(owner, matches)
+            self.store.write(delete=[(owner, node.id) for node in deleted])
+            if any(node.status == CONFIRMED for node in deleted):
+                self.profiles.invalidate(owner)
         return Outcome(True, f"deleted {len(matches)} memories"
                        + (f" and {len(deleted) - len(matches)} derived traces" if len(deleted) > len(matches) else ""),
                        deleted)
-
-    def match_forget(self, owner: str, query: str) -> list[MemoryNode]:
-        """Active (confirmed or candidate) memories the query designates, not counting the
-        transcripts the memory node recorded itself: by key, exact content, contained text,
-        tag, then semantic similarity."""
-        active = [n for n in self.store.list(owner, statuses=[CONFIRMED, CANDIDATE])
-                  if CONVERSATION_SOURCE_TAG not in n.tags]
-        if not active:
-            return []
-        q = _norm_text(query)
-        by_key = [n for n in active if n.key and (_norm_text(n.key) == q or _norm_text(f"{n.kind}:{n.key}") == q
-                                                  or (len(_norm_text(n.key)) >= 2 and _norm_text(n.key) in q))]
-        if by_key:
-            return by_key
-        exact = [n for n in active if _norm_text(n.content) == q]
-        if exact:
-            return exact
-        contained = [n for n in active if len(q) >= 2 and (q in _norm_text(n.content)
-                                                           or (len(_norm_text(n.content)) >= 2 and _norm_text(n.content) in q))]
-        if contained:
-            return contained
-        tagged = [n for n in active if query.strip().lower() in n.tags]
-        if tagged:
-            return tagged
-        qv = self.store.embedder.embed([query])[0]
-        vectors = self._vectors(owner, active)
-        sims = vectors @ qv
-        order = np.argsort(-sims)
-        above = [i for i in order if sims[i] >= self.settings.forget_min_similarity]
-        if not above:
-            return []
-        if len(above) == 1 or sims[above[0]] - sims[above[1]] >= self.settings.forget_margin:
-            return [active[above[0]]]
-        return [active[i] for i in above[:10]]
-
-    def _vectors(self, owner: str, nodes: list[MemoryNode]) -> np.ndarray:
-        index = self.store.index(owner)
-        missing = [n.content for n in nodes if n.id not in index.pos]
-        fresh = iter(self.store.embedder.embed(missing)) if missing else iter(())
-        return np.stack([index.emb[index.pos[n.id]] if n.id in index.pos else next(fresh) for n in nodes])
-
-    def _delete_with_traces(self, owner: str, matches: list[MemoryNode]) -> list[MemoryNode]:
-        """Delete the matches and what would bring them back: older values of the same key,
-        reflections distilled from them, transcripts that repeat them."""
-        doomed: dict[str, MemoryNode] = {n.id: n for n in matches}
-        for node in matches:
-            if node.key:
-                for old in self.store.find_keyed(owner, node.kind, node.key, [SUPERSEDED, CONFIRMED, CANDIDATE]):
-                    doomed.setdefault(old.id, old)
-        frontier = list(doomed)
-        while frontier:
-            derived = self.store.pointing_to(owner, frontier)
-            frontier = [d.id for d in derived if d.id not in doomed]
-            for d in derived:
-                doomed.setdefault(d.id, d)
-        transcripts = self.store.list(owner, statuses=[CONFIRMED], tags_all=[CONVERSATION_SOURCE_TAG],
-                                      include_expired=True)
-        for node in list(doomed.values()):
-            grams = _bigrams(node.content)
-            if not grams:
-                continue
-            for t in transcripts:
-                if t.id not in doomed and len(grams & _bigrams(t.content)) / len(grams) >= self.settings.transcript_overlap:
-                    doomed[t.id] = t
-        self.store.write(delete=[(owner, i) for i in doomed])
-        if any(n.status == CONFIRMED for n in doomed.values()):
-            self.profiles.invalidate(owner)
-        return list(doomed.values())
 
     # ------------------------------------------------------------------ profile
     def profile(self, owner: str) -> tuple[Outcome, Profile | None]:
@@ -308,59 +214,36 @@ class MemoryService:
 
     # ------------------------------------------------------------------ hearing
     def hear_user(self, owner: str, text: str) -> None:
-        """A final transcript of the owner (speech/final)."""
-        text = (text or "").strip()
-        if is_guest(owner) or not text:
-            return
-        now = self.clock()
-        if owner in self._turn_answered or owner not in self._turn_words:
-            self._turn_words[owner] = []
-            self._turn_answered.discard(owner)
-            self._turn_number[owner] = self._turn_number.get(owner, 0) + 1
-        self._turn_words[owner] = (self._turn_words[owner] + [(now, text)])[-5:]
-        self._recent_words[owner] = (self._recent_words.get(owner, []) + [(now, text)])[-6:]
-        pending = self._pending_user.setdefault(owner, [])
-        pending.append(text)
-        del pending[:-5]
+        """A final transcript (or typed input) of the owner."""
+        self.recorder.hear_user(owner, text)
 
-    def hear_reply(self, owner: str, conversation_id: str, text: str, is_end: bool, source: str = "") -> MemoryNode | None:
+    def hear_reply(self, owner: str, conversation_id: str, text: str, is_end: bool,
+                   source: str = "") -> MemoryNode | None:
         """One sentence of a reply; at is_end the exchange is stored as one conversation node."""
-        if is_guest(owner) or source == "filler":
-            return None
-        key = f"{owner}\x00{conversation_id}"
-        _owner, sentences = self._open_replies.setdefault(key, (owner, []))
-        if text and text.strip():
-            sentences.append(text.strip())
-        while len(self._open_replies) > 64:  # replies that never ended
-            self._open_replies.popitem(last=False)
-        if not is_end:
-            return None
-        self._open_replies.pop(key, None)
-        self._turn_answered.add(owner)
-        user_text = " ".join(self._pending_user.pop(owner, []))
-        reply = "".join(sentences) if _mostly_cjk(sentences) else " ".join(sentences)
-        if not user_text and not reply:
-            return None
-        lines = []
-        if user_text:
-            lines.append(f"{self.settings.user_label}: {user_text}")
-        if reply:
-            lines.append(f"{self.settings.assistant_label}: {reply}")
-        now = self.clock()
-        day = datetime.datetime.fromtimestamp(now).strftime("%Y-%m-%d")
-        tags = [CONVERSATION_SOURCE_TAG, f"date:{day}"]
-        if conversation_id and not any(c.isspace() for c in conversation_id):
-            tags.insert(1, f"session:{conversation_id}"[:200])
-        node = MemoryNode(owner=owner, content="\n".join(lines)[:4000], node_type="conversation", importance=3.0,
-                          created=now, last_retrieved=now, tags=tags, status=CONFIRMED,
-                          source_session=conversation_id,
-                          expires=now + self.settings.conversation_ttl if self.settings.conversation_ttl > 0 else 0.0)
-        self.store.write(add=[(node, self.store.embedder.embed([node.content])[0])])
+        node = self.recorder.hear_reply(owner, conversation_id, text, is_end, source)
+        if node is not None:
+            self.store.write(add=[(node, self.store.embedder.embed([node.content])[0])])
         return node
 
     # ------------------------------------------------------------------ background work
+    @property
+    def llm_configured(self) -> bool:
+        return self.llm.configured
+
+    def owners(self) -> list[str]:
+        return self.store.owners()
+
     def reflection_due(self, owner: str) -> bool:
+        """The importance of the owner's new memories passed the threshold (and an LLM is set)."""
         return not is_guest(owner) and self.reflector.due(owner)
+
+    def reflection_has_material(self, owner: str) -> bool:
+        """Enough new confirmed memories for a scheduled reflection, whatever their importance."""
+        return not is_guest(owner) and len(self.reflector.pending(owner)) >= self.reflector.settings.min_sources
+
+    def reflect(self, owner: str) -> list[MemoryNode]:
+        """Distil and store insights now. Raises LlmError when the LLM fails (nothing stored)."""
+        return self.reflector.reflect(owner)
 
     def profile_due(self, owner: str) -> bool:
         return not is_guest(owner) and self.profiles.due(owner)
@@ -368,10 +251,20 @@ class MemoryService:
     def rebuild_profile(self, owner: str) -> Profile:
         return self.profiles.rebuild(owner, self.llm if self.llm.configured else None)
 
+    def maintain(self) -> int:
+        """Write pending recall times and purge expired memories; returns how many were purged."""
+        self.store.flush_touches()
+        return self.store.purge_expired()
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
-
-def _mostly_cjk(sentences: list[str]) -> bool:
-    text = "".join(sentences)
-    return bool(text) and len(_CJK.findall(text)) * 2 >= len(text)
+def build_service(db_path: str | Path, embedder: str | Embedder = "auto", llm: ChatClient | None = None,
+                  clock: Callable[[], float] | None = None, **settings) -> MemoryService:
+    """A ready MemoryService on `db_path` (for tools and tests; the node builds its own).
+    `settings`: ServiceSettings fields, plus `reflection` and `profile` dicts of their settings."""
+    store = MemoryStore(db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder,
+                        clock=clock or time.time)
+    llm = llm or ChatClient(Endpoint())  # no endpoint: no reflection, plain portraits
+    reflection = ReflectionSettings(**settings.pop("reflection", {}))
+    profile = ProfileSettings(**settings.pop("profile", {}))
+    return MemoryService(store, ServiceSettings(**settings), Reflector(store, llm, reflection),
+                         ProfileKeeper(store, profile), llm)

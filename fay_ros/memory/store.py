@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import builtins
 import threading
 import time
 from pathlib import Path
@@ -21,10 +22,13 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from . import schema
+from .schema import connect as connect_database
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights
+
+# The recall weights when the caller names none (Weights is frozen, so one shared instance is safe).
+_RECALL_WEIGHTS = Weights()
 
 _NODE_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created", "last_retrieved",
                  "status", "kind", "key", "source_session", "source_turn", "expires", "origin",
@@ -32,12 +36,13 @@ _NODE_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created",
 
 
 class MemoryStore:
+    # `list` below is a method: signatures after it name the builtin type as builtins.list.
     def __init__(self, path: str | Path, embedder: Embedder, clock: Callable[[], float] = time.time,
                  synchronous: str = "FULL") -> None:
         self.path = Path(path).expanduser()
         self.embedder = embedder
         self.clock = clock
-        self.db = schema.connect(self.path, synchronous=synchronous)
+        self.db = connect_database(self.path, synchronous=synchronous)
         self.lock = threading.RLock()
         self._indexes: dict[str, OwnerIndex] = {}
         self._pending_touch: dict[str, tuple[str, float]] = {}  # node id -> (owner, time)
@@ -103,7 +108,7 @@ class MemoryStore:
 
     def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
              tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False) -> list[MemoryNode]:
+             created_after: float | None = None, include_expired: bool = False) -> builtins.list[MemoryNode]:
         where = ["owner = ?"]
         params: list = [owner]
         statuses = list(statuses)
@@ -127,13 +132,13 @@ class MemoryStore:
             return self._select(" AND ".join(where), params, order="created DESC, rowid DESC" if newest_first
                                 else "created, rowid", limit=limit)
 
-    def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> list[MemoryNode]:
+    def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         statuses = list(statuses)
         with self.lock:
             return self._select(f"owner = ? AND kind = ? AND key = ? AND status IN ({','.join('?' * len(statuses))})",
                                 [owner, kind, key, *statuses])
 
-    def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> list[MemoryNode]:
+    def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         statuses = list(statuses)
         with self.lock:
             return self._select(f"owner = ? AND content = ? AND status IN ({','.join('?' * len(statuses))})",
@@ -144,7 +149,7 @@ class MemoryStore:
             found = self._select("owner = ? AND origin = ?", [owner, origin])
             return found[0] if found else None
 
-    def pointing_to(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]:
+    def pointing_to(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]:
         ids = list(node_ids)
         out: list[MemoryNode] = []
         with self.lock:
@@ -160,7 +165,7 @@ class MemoryStore:
                 return self.db.execute("SELECT count(*) FROM nodes").fetchone()[0]
             return self.db.execute("SELECT count(*) FROM nodes WHERE owner = ?", [owner]).fetchone()[0]
 
-    def owners(self) -> list[str]:
+    def owners(self) -> builtins.list[str]:
         with self.lock:
             return [r[0] for r in self.db.execute("SELECT DISTINCT owner FROM nodes ORDER BY owner")]
 
@@ -253,7 +258,8 @@ class MemoryStore:
     def purge_expired(self) -> int:
         now = self.clock()
         with self.lock:
-            expired = self.db.execute("SELECT owner, id FROM nodes WHERE expires > 0 AND expires <= ?", [now]).fetchall()
+            expired = self.db.execute("SELECT owner, id FROM nodes WHERE expires > 0 AND expires <= ?",
+                                      [now]).fetchall()
             if expired:
                 self.write(delete=[(o, i) for o, i in expired])
             return len(expired)
@@ -295,7 +301,7 @@ class MemoryStore:
                 index.touch([node_id], when)
         return index
 
-    def _embed_missing(self, owner: str, rows: list) -> None:
+    def _embed_missing(self, owner: str, rows: builtins.list) -> None:
         contents = dict(self.db.execute(
             f"SELECT id, content FROM nodes WHERE owner = ? AND id IN ({','.join('?' * len(rows))})",
             [owner, *[r[0] for r in rows]]).fetchall()) if len(rows) < 900 else dict(
@@ -312,8 +318,8 @@ class MemoryStore:
 
     def recall(self, owner: str, query: str, n: int = 10, statuses: Iterable[str] = (CONFIRMED,),
                tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-               weights: Weights = Weights(), decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-               stateless: bool = False, query_vector: np.ndarray | None = None) -> list[MemoryNode]:
+               weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+               stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]:
         """The owner's top-n memories for `query` (see retrieval.py), newest scoring first."""
         if query_vector is None and query.strip():
             query_vector = self.embedder.embed([query])[0]
@@ -328,8 +334,8 @@ class MemoryStore:
 
     def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str] = (CONFIRMED,),
                    tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-                   weights: Weights = Weights(), decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-                   stateless: bool = False) -> list[tuple[str, float]]:
+                   weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+                   stateless: bool = False) -> builtins.list[tuple[str, float]]:
         """Vectorised scoring only: (id, score) of the top n, no node rows read."""
         now = self.clock()
         with self.lock:

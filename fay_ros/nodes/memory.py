@@ -5,12 +5,15 @@ memory/forget, memory/active_rules, memory/profile. It records the conversation 
 user turns from speech/final (and typed text_input), the assistant's reply sentences joined
 per conversation_id until is_end. Reflection and portrait rebuilds run on a worker thread so
 no service call ever waits for the LLM. Logs never contain memory content or the API key.
+
+Events, so nobody has to read the log to know what the node did: `memory/heard` (Transcript
+with header, user_id and language but no text) for each user turn taken in, and how each
+background job ended on /diagnostics (status `fay/memory: background jobs`, value `job`; no
+owner, /diagnostics is global).
 """
 from __future__ import annotations
 
 import concurrent.futures
-import threading
-import time
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -21,21 +24,25 @@ from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
+from ..common.diagnostics import StatusPublisher
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
-from ..dialogue.llm import ChatClient, Endpoint, LlmError
+from ..dialogue.llm import ChatClient, Endpoint
 from ..memory.embeddings import make_embedder
 from ..memory.model import MemoryNode
 from ..memory.policy import RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
 from ..memory.reflection import ReflectionSettings, Reflector
 from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
+from ..memory.scheduler import BackgroundScheduler, Job
 from ..memory.schema import SchemaError
 from ..memory.service import MemoryService, ServiceSettings
 from ..memory.store import MemoryStore
 
 DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
+# A background job's outcome on /diagnostics by log level (the details, with the owner, are logged).
+JOB_OUTCOMES = {"info": "done", "warning": "skipped: the LLM failed (see the log)", "error": "failed (see the log)"}
 
 
 class MemoryConfig(BaseModel):
@@ -55,7 +62,8 @@ class MemoryConfig(BaseModel):
     record_conversations: bool = Field(True, description="Record each exchange heard (speech/final + reply) as a "
                                                          "conversation memory.")
     record_text_input: bool = Field(True, description="Also treat typed text_input as the user's words.")
-    conversation_ttl_days: float = Field(90.0, ge=0.0, description="Days a recorded conversation is kept (0 = forever).")
+    conversation_ttl_days: float = Field(90.0, ge=0.0,
+                                         description="Days a recorded conversation is kept (0 = forever).")
     user_label: str = Field("User", description="Speaker label of the user in recorded conversations.")
     assistant_label: str = Field("Fay", description="Speaker label of the companion in recorded conversations.")
     llm_base_url: str = Field("", description="OpenAI-compatible endpoint for reflection and portraits "
@@ -134,11 +142,8 @@ class MemoryNodeRos(Node):
             conversation_ttl=c.conversation_ttl_days * 86400.0, user_label=c.user_label,
             assistant_label=c.assistant_label, forget_min_similarity=c.forget_min_similarity),
             reflector, profiles, self.llm)
+        self.scheduler = BackgroundScheduler(self.service, reflection_period=c.reflection_period)
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-llm")
-        self._jobs_lock = threading.Lock()
-        self._jobs: set[tuple[str, str]] = set()
-        self._llm_backoff_until: dict[str, float] = {}
-        self._last_scheduled_reflection = time.monotonic()
 
         self.create_service(Remember, topics.SRV_REMEMBER, self._on_remember)
         self.create_service(Recall, topics.SRV_RECALL, self._on_recall)
@@ -150,6 +155,8 @@ class MemoryNodeRos(Node):
             if c.record_text_input:
                 self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
             self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
+        self.heard_publisher = self.create_publisher(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
+        self.job_status = StatusPublisher(self, "background jobs")
         self.create_timer(c.maintenance_period, self._maintenance)
         llm = self.llm.endpoint.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
@@ -167,7 +174,7 @@ class MemoryNodeRos(Node):
         res.success, res.message = out.success, out.message
         if out.node is not None:
             res.node = to_msg(out.node)
-            self._schedule_background(req.owner)
+            self._after_write(req.owner)
         self.get_logger().info(f"remember owner={req.owner!r}: {out.message}")
         return res
 
@@ -201,10 +208,7 @@ class MemoryNodeRos(Node):
 
     def _on_profile(self, req: GetProfile.Request, res: GetProfile.Response) -> GetProfile.Response:
         try:
-            if self.service.profile_due(req.owner) and not self.llm.configured:
-                self.service.rebuild_profile(req.owner)  # plain portrait: cheap, no LLM
-            elif self.service.profile_due(req.owner):
-                self._submit("profile", req.owner)
+            self._start(self.scheduler.profile_requested(req.owner))
             out, profile = self.service.profile(req.owner)
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "profile", exc)
@@ -224,6 +228,8 @@ class MemoryNodeRos(Node):
     def _on_user_words(self, msg: Transcript) -> None:
         self.service.hear_user(msg.user_id, msg.text)
         self.get_logger().debug(f"heard a turn of owner={msg.user_id!r} ({len(msg.text)} characters)")
+        self.heard_publisher.publish(Transcript(header=msg.header, user_id=msg.user_id, language=msg.language,
+                                                is_final=msg.is_final))
 
     def _on_reply(self, msg: Utterance) -> None:
         try:
@@ -233,52 +239,39 @@ class MemoryNodeRos(Node):
             return
         if node is not None:
             self.get_logger().info(f"recorded conversation {node.id} for owner={msg.user_id!r}")
-            self._schedule_background(msg.user_id)
+            self._after_write(msg.user_id)
 
     # ------------------------------------------------------------------ background work
-    def _schedule_background(self, owner: str) -> None:
+    def _after_write(self, owner: str) -> None:
         try:
-            if self.service.reflection_due(owner) and time.monotonic() >= self._llm_backoff_until.get(owner, 0.0):
-                self._submit("reflect", owner)
+            jobs = self.scheduler.after_write(owner)
         except Exception as exc:  # noqa: BLE001
             self.get_logger().error(f"reflection check failed: {type(exc).__name__}")
+            return
+        self._start(jobs)
 
-    def _submit(self, job: str, owner: str) -> None:
-        with self._jobs_lock:
-            if (job, owner) in self._jobs:
-                return
-            self._jobs.add((job, owner))
-        self._worker.submit(self._run_job, job, owner)
+    def _start(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            self._worker.submit(self._run_job, job)
 
-    def _run_job(self, job: str, owner: str) -> None:
-        try:
-            if job == "reflect":
-                insights = self.service.reflector.reflect(owner)
-                self.get_logger().info(f"reflection for owner={owner!r}: {len(insights)} insights stored")
-            elif job == "profile":
-                self.service.rebuild_profile(owner)
-                self.get_logger().info(f"portrait of owner={owner!r} rebuilt")
-        except LlmError as exc:
-            self._llm_backoff_until[owner] = time.monotonic() + 60.0
-            self.get_logger().warning(f"{job} for owner={owner!r} skipped: {exc}")
-        except Exception as exc:  # noqa: BLE001
-            self.get_logger().error(f"{job} for owner={owner!r} failed: {type(exc).__name__}")
-        finally:
-            with self._jobs_lock:
-                self._jobs.discard((job, owner))
+    def _run_job(self, job: Job) -> None:
+        report = self.scheduler.run(job)
+        # one call site per severity: rclpy fixes a call site's severity at its first call
+        if report.level == "info":
+            self.get_logger().info(report.message)
+        elif report.level == "warning":
+            self.get_logger().warning(report.message)
+        else:
+            self.get_logger().error(report.message)
+        self.job_status.publish(report.level, JOB_OUTCOMES[report.level], job=job.kind)
+        self._start(list(report.follow_up))
 
     def _maintenance(self) -> None:
         try:
-            self.store.flush_touches()
-            purged = self.store.purge_expired()
+            purged = self.service.maintain()
             if purged:
                 self.get_logger().info(f"purged {purged} expired memories")
-            period = self.config.reflection_period
-            if period > 0 and self.llm.configured and time.monotonic() - self._last_scheduled_reflection >= period:
-                self._last_scheduled_reflection = time.monotonic()
-                for owner in self.store.owners():
-                    if len(self.service.reflector.pending(owner)) >= self.service.reflector.settings.min_sources:
-                        self._submit("reflect", owner)
+            self._start(self.scheduler.tick())
         except Exception as exc:  # noqa: BLE001
             self.get_logger().error(f"maintenance failed: {type(exc).__name__}")
 
