@@ -18,7 +18,7 @@ import time
 import pytest
 
 import dialogue_fake_llm as fake
-from harness import REPO, ros_environment
+from harness import REPO, free_port, ros_environment
 
 CLI = [sys.executable, "-m", "fay_ros.cli", "chat"]
 APOLOGY = "Sorry, I can't answer right now."  # the shipped persona's English apology (starts with this)
@@ -83,15 +83,11 @@ def test_quit_command_ends_the_conversation(llm):
 
 
 def test_the_key_rule_and_no_credentials_in_anything_printed():
-    import socket
-
     env = ros_environment() | {"FAY_TEST_CHAT_KEY": ""}
     unset = subprocess.run([*CLI, "hi", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "FAY_TEST_CHAT_KEY"],
                            capture_output=True, text=True, timeout=60, cwd=str(REPO), env=env)
     assert unset.returncode == 2 and "FAY_TEST_CHAT_KEY is not set" in unset.stderr, unset.stderr
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nothing listens there
     key, secrets = "sk-chat-cli-8e3f0a", ("pw-2b9d", "sk-query-61c4", "api_key=")
     env["FAY_TEST_CHAT_KEY"] = key
     failed = subprocess.run([*CLI, "--base-url", f"http://fay:pw-2b9d@127.0.0.1:{port}/v1?api_key=sk-query-61c4",

@@ -28,6 +28,7 @@ from harness import NodeProcess, RosProbe, wait_until
 
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
+from fay_ros.common.text import CJK_IDEOGRAPHS, has_cjk
 from fay_ros.dialogue.persona import Persona
 
 PERSONA = Persona.load(config_file("persona.yaml"))
@@ -177,7 +178,7 @@ def capable_model(body: dict) -> fake.Scripted:
     for questions about the user, answers from the tool results, in the user's language."""
     messages = body["messages"]
     question = next(m["content"] for m in reversed(messages) if m["role"] == "user")
-    chinese = bool(re.search(r"[\u4e00-\u9fff]", question))
+    chinese = has_cjk(question)
     about_user = bool(re.search(r"\bmy\b|\bwhat do i\b|我叫什么|我喜欢什么", question, re.I))
     if body.get("response_format"):  # the chat judge
         if about_user and "?" in question or "？" in question:
@@ -229,7 +230,7 @@ def test_conversation_on_a_capable_endpoint_keeps_the_judge_and_tool_path(capabl
     judged = [r for r in server.requests if r.get("response_format")]
     assert len(judged) == sum(1 for r in replies if any(m.source != "qa" for m in r))
     # ...and the questions about the user went judge -> filler -> tool loop -> final reply
-    for (question, must_contain), reply in zip(CONVERSATION, replies):
+    for (_question, must_contain), reply in zip(CONVERSATION, replies):
         if must_contain:
             assert reply[0].source == "filler" and reply[0].text in PERSONA.fillers["en"], reply
     tool_results = [m["content"] for r in server.requests for m in r["messages"] if m["role"] == "tool"]
@@ -246,7 +247,7 @@ def test_chinese_turn_on_the_tiny_profile_gets_an_honest_chinese_answer(embedded
     try:
         reply = companion.say("给我讲一个关于大海的故事吧")
         assert "".join(m.text for m in reply) == PERSONA.line("unsupported_language", "zh"), reply
-        assert "Ollama" in spoken(reply) and re.search(r"[\u4e00-\u9fff]{10}", spoken(reply))
+        assert "Ollama" in spoken(reply) and re.search(f"[{CJK_IDEOGRAPHS}]{{10}}", spoken(reply))
         # what the user says about themselves is still kept, in any language
         reply = companion.say("我叫林。我喜欢咖啡。")
         wait_until(lambda: "fact:name=用户的名字是林。" in companion.profile(), 30,

@@ -1,11 +1,10 @@
 """The embedded server (`fay-ros llm`: SmolLM2-135M served by llama.cpp) keeps the KV cache of
 the prompt head between requests, and has answered a warm-up chat completion by the time
-it prints `ready:`.
+it counts as started (and prints `ready:`).
 
 Everything is asserted on llama.cpp's own accounting (the `timings` of each answer:
 prompt_n = prompt tokens computed, cache_n = prompt tokens reused; the /metrics counters),
-never on wall time, which a busy CI machine makes meaningless. The server is this module's
-own, so its counters start from the warm-up alone.
+never on wall time, which a busy CI machine makes meaningless.
 """
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import uuid
 
 import pytest
 
-from harness import NodeProcess
+from harness import start_llm
 
 from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
 
@@ -78,31 +77,37 @@ def _metrics(root: str) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def llm_server():
-    """(base_url, the /metrics counters read right after `ready:`, process)."""
-    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0", "--threads", "2"], ros=False)
+    """(base_url, process) of `fay-ros llm` on a free port, once /health answers."""
+    proc, base_url = start_llm("--threads", "2")
     try:
-        proc.wait_output("ready:", timeout=90)
-        base_url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
-        at_ready = _metrics(base_url.removesuffix("/v1"))  # before this module sends anything
-        yield base_url, at_ready, proc
+        yield base_url, proc
     finally:
         proc.stop()
+    # exited: its `ready:` line, printed once the warm-up was answered, is in its output
+    assert "warm-up answered in" in proc.output(), proc.output()[-2000:]
 
 
 @pytest.mark.slow
-def test_warm_up_answered_before_ready(llm_server):
-    _url, at_ready, proc = llm_server
-    # a prompt computed and at least one token generated before anyone but the server itself
-    # could have sent a request (the port was only known from the `ready:` line)
+def test_warm_up_answered_before_ready():
+    from fay_ros.dialogue.local_llm import LocalLlmServer
+
+    # port 0: nobody but the server itself knows where it listens until it counts as started
+    # (the constructor returned; `fay-ros llm` prints `ready:` right after)
+    server = LocalLlmServer(port=0, threads=2)
+    try:
+        at_ready = _metrics(server.address)
+    finally:
+        server.close()
+    # a prompt computed and at least one token generated before anyone else could send a request
     assert at_ready["prompt_tokens_total"] > 0, at_ready
     assert at_ready["tokens_predicted_total"] >= 1, at_ready
     assert at_ready["requests_processing"] == 0, at_ready
-    assert "warm-up answered in" in proc.output()
+    assert server.warm_up_seconds is not None and server.warm_up_seconds > 0
 
 
 @pytest.mark.slow
 def test_same_long_head_is_computed_once(llm_server):
-    url, _at_ready, _proc = llm_server
+    url, _proc = llm_server
     head = _head(uuid.uuid4().hex[:8])
     _answer, first = _chat(url, [{"role": "system", "content": head},
                                  {"role": "user", "content": "What is your favourite colour?"}])
@@ -116,7 +121,7 @@ def test_same_long_head_is_computed_once(llm_server):
 
 @pytest.mark.slow
 def test_two_conversations_alternating_keep_the_shared_head(llm_server):
-    url, _at_ready, _proc = llm_server
+    url, _proc = llm_server
     tag = uuid.uuid4().hex[:8]
     history: dict[str, list[dict[str, str]]] = {"Tom": [], "Lina": []}
     timings = []
@@ -139,7 +144,7 @@ def test_history_after_a_changing_block_is_reused(llm_server):
     """The tiny profile's shape: persona, recent turns, then a per-turn system block and the
     question. The block and the window move every turn, so the history is no longer a prefix
     of the previous prompt; llama.cpp still reuses it (chunks of >= 32 tokens, KV shifted)."""
-    url, _at_ready, _proc = llm_server
+    url, _proc = llm_server
     head = _head(uuid.uuid4().hex[:8])
     long_question = ("Yesterday I walked along the old harbour wall for two hours, counted eleven sailing boats, "
                      "watched a grey heron catch a fish, and then I bought warm bread at the little bakery near the "
@@ -162,7 +167,7 @@ def test_history_after_a_changing_block_is_reused(llm_server):
 def test_web_pages_cannot_use_the_embedded_model(llm_server):
     """A site open in the user's browser may send requests to loopback, but without a CORS
     header the browser keeps the answers from it; the per-slot state is not served."""
-    base_url, _at_ready, _proc = llm_server
+    base_url, _proc = llm_server
     root = base_url.removesuffix("/v1")
     for path, data in (("/v1/models", None), ("/v1/chat/completions", json.dumps(
             {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode())):

@@ -5,15 +5,16 @@ import asyncio
 import json
 import logging
 import re
-import socket
 
 import pytest
 
 import dialogue_fake_llm as fake
-from fay_ros.dialogue.engine import BROADCAST, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
+from harness import free_port
+from fay_ros.dialogue.engine import BROADCAST, OBSERVATION, DialogueEngine, EngineSettings
 from fay_ros.dialogue.llm import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.qa import QaTable
+from fay_ros.dialogue.reply import ReplyPiece
 from fay_ros.dialogue.tools import Memory, MemoryResult, Tool, builtin_tools
 
 WAIT = 15.0
@@ -368,12 +369,6 @@ def test_new_input_from_the_same_user_replaces_the_running_turn(fresh):
 
 # -- failures ----------------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("failure", ["unreachable", "http500", "http401", "malformed", "timeout", "empty"])
 def test_llm_failure_gives_a_spoken_apology_and_a_clear_log_line(fresh, failure, caplog):
     caplog.set_level(logging.INFO, logger="fay_ros.dialogue")
@@ -381,7 +376,7 @@ def test_llm_failure_gives_a_spoken_apology_and_a_clear_log_line(fresh, failure,
     async def scenario():
         kwargs = {}
         if failure == "unreachable":
-            kwargs["base_url"] = f"http://127.0.0.1:{_free_port()}/v1"
+            kwargs["base_url"] = f"http://127.0.0.1:{free_port()}/v1"
         elif failure == "http500":
             fresh.script(fake.status(500, "model exploded"))
         elif failure == "http401":
@@ -430,7 +425,8 @@ def test_think_content_is_never_spoken(fresh):
         rig.pieces.clear()
         # direct mode (no judge): reasoning split over chunks, closing tag split too
         rig.engine.settings.judge = False
-        fresh.script(fake.text("<think>Plan: be brief", " and kind.</thi", "nk>Sure thing. ", "<think>more</think>Bye."))
+        fresh.script(fake.text("<think>Plan: be brief", " and kind.</thi", "nk>Sure thing. ",
+                               "<think>more</think>Bye."))
         await rig.engine.run_turn("alice", "ok", "en")
         spoken = " ".join(rig.texts())
         assert "Plan" not in spoken and "kind" not in spoken and "more" not in spoken and "think" not in spoken
@@ -522,8 +518,8 @@ def test_tiny_history_window_extends_the_last_prompt_between_drops():
     engine = DialogueEngine(Persona(), None, lambda _p: None, settings=EngineSettings(profile="tiny"))
     windows = []
     for turn in range(14):
-        engine._remember_turn("u", f"question {turn}", f"answer {turn}")
-        windows.append([m["content"] for m in engine._cache_friendly_history("u", 2, 5)])
+        engine.histories.remember_turn("u", f"question {turn}", f"answer {turn}")
+        windows.append([m["content"] for m in engine.histories.window("u", 2, 5)])
     sizes = [len(w) // 2 for w in windows]
     assert sizes == [1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3, 4, 5, 2]
     for before, after in zip(windows, windows[1:]):
@@ -555,6 +551,25 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
         trace = await rig.engine.run_turn("tom", "What's my name?", "en")
         assert [p.text for p in rig.pieces] == ["Your name is Tom."] and trace.path == "memory"
         assert len(fresh.requests) == 1, "answered from the facts, no model call"
+        await rig.close()
+    run(scenario())
+
+
+def test_a_long_first_sentence_goes_out_at_its_first_clause_with_its_comma(fresh):
+    """The tiny profile releases a long first sentence at its first comma; that piece is said
+    with its comma (a pause for the voice), and the rest follows as its own piece."""
+    async def scenario():
+        rig = Rig(fresh, profile="tiny")
+        [stream] = fresh.script(fake.text("Well, you know what they say, ", "there's a lot to see. ", "Bye.",
+                                          gate_after=1))
+        task = rig.engine.submit("tom", "Tell me about the world.", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first clause")
+        assert rig.texts() == ["Well, you know what they say,"]
+        assert not stream.finished.is_set(), "the first clause goes out while the model still writes"
+        stream.gate.set()
+        await task
+        assert rig.texts() == ["Well, you know what they say,", "there's a lot to see.", "Bye."]
+        assert_one_reply(rig.pieces)
         await rig.close()
     run(scenario())
 

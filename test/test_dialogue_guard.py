@@ -399,7 +399,8 @@ FACTS = {"name": "User's name is Tom.", "taste:hiking": "User likes hiking.", "t
          "taste:tea": "User does not like tea.", "favorite:color": "User's favorite color is blue.",
          "family:sister": "User's sister is called Anna.", "plan:tomorrow": "User is going to Paris tomorrow."}
 FACTS_ZH = {"name": "用户的名字是林。", "taste:咖啡": "用户喜欢咖啡。", "taste:香菜": "用户不喜欢香菜。",
-            "family:女儿": "用户的女儿叫小雨。", "plan:明天": "用户明天要去北京。", "favorite:颜色": "用户最喜欢的颜色是蓝色。"}
+            "family:女儿": "用户的女儿叫小雨。", "plan:明天": "用户明天要去北京。",
+            "favorite:颜色": "用户最喜欢的颜色是蓝色。"}
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -531,4 +532,5 @@ def test_midnight_is_twelve_am():
     import datetime
 
     from fay_ros.dialogue.fact_answers import time_answer
-    assert time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == "It's 12:05 AM on Tuesday, December 1."
+    assert time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == \
+        "It's 12:05 AM on Tuesday, December 1."

@@ -29,7 +29,7 @@ def test_embedded_default_answers_speech_over_ros(embedded_llm, ros, launch_node
     # default parameters except the port, and bounds on answer length and tool steps: a 135M
     # model on a busy 2-core machine needs them to finish in predictable time
     node = launch_node("fay_ros.nodes.dialogue", {"base_url": url, "max_tokens": 60, "max_tool_steps": 1})
-    node.wait_output("dialogue ready")
+    node.wait_ready()
     replies = ros.collect(Utterance, topics.REPLY)
     pub = ros.publisher(Transcript, topics.SPEECH_FINAL)
     ros.wait_for_subscribers(pub)

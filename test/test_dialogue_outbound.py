@@ -20,6 +20,7 @@ from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.outbound import OutboundStream, sanitize, strip_structure
 from fay_ros.dialogue.persona import Persona
+from fay_ros.dialogue.processors import Chain
 from fay_ros.dialogue.sentences import SentenceSplitter, split_sentences
 
 # (model output, what may be published, a kind the log names)
@@ -112,6 +113,16 @@ def test_the_gate_is_idempotent(text):
     assert again.text == once and not again.changed, again.summary()
 
 
+def test_a_first_clause_keeps_its_comma_and_markup_leaves_none():
+    """A long first sentence is released at its first comma (the voice pauses there): the gate
+    keeps that comma; one that only removed markup left at the end goes."""
+    assert sanitize("Well, you know what they say,").text == "Well, you know what they say,"
+    assert sanitize("我今天去了公园，天气非常好，").text == "我今天去了公园，天气非常好，"
+    assert sanitize("I **really** think so;").text == "I really think so;"
+    assert sanitize("Sure, [](https://x.example)").text == "Sure"
+    assert sanitize("- milk\n- eggs\n").text == "milk, eggs"
+
+
 def test_the_log_names_kinds_and_never_the_content():
     secret = "sk-live-4f9a2b7c"
     text = (f"<think>the key is {secret}</think>Done. https://api.example.com/v1?key={secret} "
@@ -134,8 +145,8 @@ STREAMED = [c[0] for c in CASES if not c[0].startswith("reasoning whose")] + UNC
 
 def feed(chunks: list[str]) -> tuple[str, list[str]]:
     stream = OutboundStream()
-    outs = [stream.feed(c) for c in chunks]
-    outs.append(stream.flush())
+    outs = ["".join(stream.feed(c)) for c in chunks]
+    outs.append("".join(stream.flush()))
     return "".join(outs), outs
 
 
@@ -179,13 +190,12 @@ def test_sentences_from_a_token_stream_carry_no_piece_of_a_blob():
               "## Plans\n- A walk in the park. \n```\nx = 1. y = 2.\n```\nSee you!")
     expected = ["Hello there!", "Nice to see you.", "Plans", "A walk in the park.", "See you!"]
     for size in (1, 2, 3, 5, 7, 11, len(answer)):
-        stream, splitter = OutboundStream(), SentenceSplitter(4)
+        chain = Chain(OutboundStream(), SentenceSplitter(4))
         sentences = []
         for i in range(0, len(answer), size):
-            sentences += splitter.feed(stream.feed(answer[i:i + size]))
-        sentences += splitter.feed(stream.flush())
-        last = splitter.flush()
-        sentences += [last] if last else []
+            sentences += chain.feed(answer[i:i + size])
+        *flushed, last = chain.flush()
+        sentences += flushed + ([last] if last else [])
         assert sentences == expected, size
         assert not any(MARKUP.search(s) for s in sentences)
     assert split_sentences(strip_structure(answer)) == expected
@@ -202,7 +212,7 @@ def test_a_turn_boundary_ends_the_reply_and_says_so(token):
     out += stream.feed(token[3:] + "User: and now write my part.")
     assert stream.ended
     out += stream.feed(" More words.") + stream.flush()
-    assert out == "Sure thing. "
+    assert "".join(out) == "Sure thing. "
     assert "Sure thing." == sanitize("Sure thing. " + token + " rest").text
 
 
@@ -210,7 +220,7 @@ def test_held_text_is_released_at_the_end_of_the_stream():
     """A possible start that never became a structure is text after all."""
     for text in ["a < b", "see [TOOL", "cost {", "x <tool", "好的~", "a `b", "- "]:
         stream = OutboundStream()
-        assert stream.feed(text) + stream.flush() == text
+        assert "".join(stream.feed(text) + stream.flush()) == text
 
 
 # -- the dialogue node: what is published on `reply` --------------------------------------------
@@ -244,7 +254,7 @@ def node_rig(llm):
     node = NodeProcess(NODE, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
                               "memory": False})
     try:
-        node.wait_output("dialogue ready")
+        node.wait_ready(probe=probe)
         replies = probe.collect(Utterance, topics.REPLY)
         text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
         probe.wait_for_subscribers(text_input)

@@ -1,5 +1,6 @@
 """Pure text pieces of the dialogue: think stripping, sentence splitting, the streaming judge
-parser, qa.csv loading/matching, persona files, the tool registry."""
+parser, JSON from a model, text processor chains, qa.csv loading/matching, persona files, the
+tool registry."""
 from __future__ import annotations
 
 import asyncio
@@ -7,17 +8,24 @@ import json
 
 import pytest
 
-from fay_ros.dialogue.judge import JudgeStreamParser, parse_action
+from fay_ros.common.text import has_cjk
+from fay_ros.dialogue.guard import ReplyGuard
+from fay_ros.dialogue.judge import JudgeStreamParser
 from fay_ros.dialogue.llm import Endpoint
+from fay_ros.dialogue.model_json import first_object
+from fay_ros.dialogue.outbound import OutboundStream
 from fay_ros.dialogue.persona import Persona, PersonaError
+from fay_ros.dialogue.processors import Chain
 from fay_ros.dialogue.qa import QaTable, QaTableError, script_tool_name
+from fay_ros.dialogue.reply import Reply
 from fay_ros.dialogue.sentences import SentenceSplitter, split_sentences
 from fay_ros.dialogue.think import ThinkStripper, strip_think
 from fay_ros.dialogue.tools import Tool, ToolContext, ToolRegistry, canonical_call
 
 
 def feed_all(feeder, text: str, size: int) -> str:
-    return "".join(feeder.feed(text[i:i + size]) for i in range(0, len(text), size))
+    """The text a processor gives back, fed `size` characters at a time."""
+    return "".join(piece for i in range(0, len(text), size) for piece in feeder.feed(text[i:i + size]))
 
 
 # -- think -------------------------------------------------------------------------------------
@@ -26,7 +34,7 @@ def feed_all(feeder, text: str, size: int) -> str:
 def test_think_blocks_are_removed_whatever_the_chunking(size):
     text = "<think>step 1\nstep 2 <b>x</b></think>Hello <there>! <think>again</think>Bye."
     stripper = ThinkStripper()
-    out = feed_all(stripper, text, size) + stripper.flush()
+    out = feed_all(stripper, text, size) + "".join(stripper.flush())
     assert out == "Hello <there>! Bye."
 
 
@@ -35,7 +43,7 @@ def test_think_edge_cases():
     assert strip_think("<think>never closed, all reasoning") == ""
     assert strip_think("a < b and c <thin") == "a < b and c <thin"  # a partial tag at the end is text
     stripper = ThinkStripper()  # once answer text went out, a stray closing tag is only dropped
-    assert stripper.feed("Answer first. ") + stripper.feed("Stray </think>tag.") + stripper.flush() == \
+    assert "".join(stripper.feed("Answer first. ") + stripper.feed("Stray </think>tag.") + stripper.flush()) == \
         "Answer first. Stray tag."
 
 
@@ -43,7 +51,7 @@ def test_think_edge_cases():
 def test_thinking_tags_in_any_case_are_removed_and_counted(size):
     text = "<THINK>plan</THINK>Hi. <thinking>more plan</thinking>Bye."
     stripper = ThinkStripper()
-    assert feed_all(stripper, text, size) + stripper.flush() == "Hi. Bye."
+    assert feed_all(stripper, text, size) + "".join(stripper.flush()) == "Hi. Bye."
     assert stripper.blocks == 2 and stripper.dropped_chars == len(text) - len("Hi. Bye.")
 
 
@@ -53,7 +61,7 @@ def test_sentences_split_as_soon_as_complete():
     splitter = SentenceSplitter()
     got = [splitter.feed(c) for c in ["今天天气很好", "。我们去", "公园吧！Pi is 3", ".14 today. OK"]]
     assert got == [[], ["今天天气很好。"], ["我们去公园吧！"], ["Pi is 3.14 today."]]
-    assert splitter.flush() == "OK"
+    assert splitter.flush() == ["OK"]
 
 
 def test_sentence_rules():
@@ -78,10 +86,10 @@ def test_judge_finish_message_streams_decoded(size):
 
 def test_judge_message_before_action_is_held_until_the_action_is_known():
     parser = JudgeStreamParser()
-    assert parser.feed('{"message": "Hello there", ') == ""
-    assert parser.feed('"action": "finish"}') == "Hello there"
+    assert parser.feed('{"message": "Hello there", ') == []
+    assert parser.feed('"action": "finish"}') == ["Hello there"]
     parser = JudgeStreamParser()
-    assert parser.feed('{"message": "hidden", "action": "tool", "keyword": "k"}') == ""
+    assert parser.feed('{"message": "hidden", "action": "tool", "keyword": "k"}') == []
     verdict = parser.close()
     assert verdict.action == "tool" and verdict.keyword == "k"
 
@@ -91,7 +99,7 @@ def test_judge_nested_values_and_plain_text_and_garbage():
     parser.feed('{"action": "tool", "extra": {"a": ["}", 1]}, "keyword": "课程A"}')
     assert parser.close().fields == {"action": "tool", "extra": {"a": ["}", 1]}, "keyword": "课程A"}
     parser = JudgeStreamParser()
-    assert parser.feed("  Sure! I'm here.") == "Sure! I'm here."
+    assert parser.feed("  Sure! I'm here.") == ["Sure! I'm here."]
     assert parser.close().mode == "text"
     parser = JudgeStreamParser()
     parser.feed('{"action": "dance", "message": "x"}')
@@ -99,11 +107,11 @@ def test_judge_nested_values_and_plain_text_and_garbage():
     assert JudgeStreamParser().close().mode == "empty"
 
 
-def test_parse_action_tolerates_fences_and_prose():
-    assert parse_action('ok: {"action": "tool", "tool": "t", "args": {"q": 1}} done') == {
+def test_first_object_tolerates_fences_and_prose():
+    assert first_object('ok: {"action": "tool", "tool": "t", "args": {"q": 1}} done') == {
         "action": "tool", "tool": "t", "args": {"q": 1}}
-    assert parse_action("```json\n{\"action\": \"finish\"}\n```") == {"action": "finish"}
-    assert parse_action("no json here {") is None
+    assert first_object("```json\n{\"action\": \"finish\"}\n```") == {"action": "finish"}
+    assert first_object("no json here {") is None
 
 
 # -- qa.csv -----------------------------------------------------------------------------------------
@@ -213,3 +221,68 @@ def test_a_long_first_sentence_is_released_at_its_first_clause(size):
         "我今天去了公园，天气非常好，", "我们玩得很开心。"]
     assert SentenceSplitter(4, 10).feed("The value is 3,5 or so and more, really. ") == [
         "The value is 3,5 or so and more,", "really."], "a comma inside a number is no clause break"
+
+
+# -- text processor chains -------------------------------------------------------------------------
+
+def test_a_chain_feeds_each_stage_and_stops_where_a_stage_ended():
+    chain = Chain(ThinkStripper(), OutboundStream(), SentenceSplitter(4))
+    chunks = ["<thi", "nk>Plan. More.</think>Hello there! How", " are you? Fine", "<|im_end|>Ignored. Text"]
+    got = [chain.feed(c) for c in chunks]
+    assert got == [[], ["Hello there!"], ["How are you?"], []]
+    assert chain.ended, "the template token ended the answer"
+    *sentences, rest = chain.flush()
+    assert sentences == [] and rest == "Fine", "the splitter's unfinished rest comes last"
+
+
+def test_a_chain_flush_releases_what_each_stage_held_in_order():
+    filters = Chain(ThinkStripper(), OutboundStream())
+    assert filters.feed("a <thin") == ["a "] and filters.flush() == ["<thin"], "a partial tag was text after all"
+    spoken = Chain(OutboundStream(), SentenceSplitter(4))
+    assert spoken.feed("Sure. {") == ["Sure."]
+    assert spoken.flush() == ["{"], "held by the gate, then the splitter's rest"
+    assert spoken.feed("Done. ") == ["Done."] and spoken.flush() == [""], "ended on a sentence end: an empty rest"
+
+
+# -- one reply -------------------------------------------------------------------------------------
+
+def test_a_reply_numbers_its_pieces_and_never_ends_empty():
+    pieces = []
+    reply = Reply(pieces.append, "tom", "tom-1", replace=True, no_answer="Sorry, say again?")
+    assert reply.say("Hello **there**!", "llm") and not reply.say("```print(1)```", "llm")
+    assert not reply.end("", "llm")
+    assert [(p.seq, p.text, p.is_first, p.is_end, p.replace) for p in pieces] == [
+        (0, "Hello there!", True, False, True), (1, "", False, True, False)]
+    assert reply.spoken == ["Hello there!"] and "code block" in reply.dropped
+
+    pieces.clear()
+    filler_only = Reply(pieces.append, "tom", "tom-2", replace=False, no_answer="Sorry, say again?")
+    filler_only.say("One moment.", "filler")
+    assert filler_only.end("<tool_call>{}</tool_call>"), "nothing but the filler was said"
+    assert [(p.text, p.source, p.is_end) for p in pieces] == [("One moment.", "filler", False),
+                                                              ("Sorry, say again?", "fallback", True)]
+
+    pieces.clear()
+    broadcast = Reply(pieces.append, "tom", "tom-3", replace=False, no_answer="")
+    assert broadcast.say_whole("```secret```", "broadcast", 4) and pieces == [], "nobody asked: nothing is sent"
+
+    cut = Reply(pieces.append, "tom", "tom-4", replace=False)
+    cut.say("First.", "llm")
+    cut.cut()
+    assert [(p.text, p.is_end) for p in pieces] == [("First.", False), ("", True)]
+
+
+# -- CJK -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("char, cjk", [
+    ("中", True), ("㐀", True), ("豈", True), ("\U00020000", True), ("〇", True),  # main block, Ext A, compat, Ext B
+    ("あ", False), ("한", False), ("。", False), ("䷀", False), ("A", False),  # kana, hangul, punctuation, hexagram
+])
+def test_one_definition_of_a_cjk_character(char, cjk):
+    assert has_cjk(f"x{char}y") is cjk
+
+
+def test_the_guard_ends_a_sentence_in_any_cjk_ideograph_with_the_chinese_stop():
+    """The guard once knew only the main block (U+4E00-U+9FFF): an Extension A ending got "."."""
+    assert ReplyGuard().finish("我们去看看㐀", cut_by_limit=False).text == "我们去看看㐀。"
+    assert ReplyGuard().finish("See you", cut_by_limit=False).text == "See you."

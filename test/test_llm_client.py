@@ -15,6 +15,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Request, Response
 
+from harness import free_port
 from fay_ros.common.urls import safe_url
 from fay_ros.dialogue.llm import NO_KEY, ChatClient, Endpoint, LlmError, key_from_env
 
@@ -141,9 +142,7 @@ FAILURES: dict[str, Callable[[Server], Callable[[Request, dict[str, Any]], Respo
 @pytest.mark.parametrize("failure", ["http", "unreachable", "timeout", "malformed", "empty"])
 def test_every_failure_is_one_error_kind_that_shows_no_credentials(server, failure, path):
     if failure == "unreachable":
-        with socket.socket() as s:  # a port nothing listens on
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()  # nothing listens there
         endpoint = Endpoint(f"http://{USERINFO}@127.0.0.1:{port}/v1?{QUERY}", "m", KEY)
         where = f"http://127.0.0.1:{port}/v1"
     else:

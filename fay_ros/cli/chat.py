@@ -18,13 +18,14 @@ from urllib.parse import urlparse
 
 from ..common.paths import config_file
 from ..common.urls import safe_url
-from ..dialogue.llm import key_from_env
+from ..dialogue.llm import ApiKeyError, key_from_env
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
 if TYPE_CHECKING:
-    from ..dialogue.engine import DialogueEngine, ReplyPiece
+    from ..dialogue.engine import DialogueEngine
     from ..dialogue.persona import Persona
     from ..dialogue.qa import QaTable
+    from ..dialogue.reply import ReplyPiece
 
 PROMPT = "you> "
 QUIT_COMMANDS = ("/quit", "/exit")
@@ -114,7 +115,8 @@ def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None
     from ..dialogue.tools import builtin_tools
 
     endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)
-    settings = EngineSettings(profile=resolve(args.profile, base_url, model), judge=not args.no_judge, judge_format=args.judge_format, max_tokens=args.max_tokens,
+    settings = EngineSettings(profile=resolve(args.profile, base_url, model), judge=not args.no_judge,
+                              judge_format=args.judge_format, max_tokens=args.max_tokens,
                               frequency_penalty=0.3, qa_script_tools=("current_time",))
     big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
         if args.big_model else None
@@ -138,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # the HTTP library under openai logs each request
     try:
         key = key_from_env(args.api_key_env)
-    except ValueError as exc:
+    except ApiKeyError as exc:
         print(f"fay-ros chat: {exc}", file=sys.stderr)
         return 2
     try:
@@ -225,6 +227,8 @@ def _conversation(args: argparse.Namespace, make_engine: Callable[[], DialogueEn
 
     async def one_turn(text: str):
         task = engine.submit(args.user, text, args.language)
+        if task is None:  # an empty line starts no turn (the loop below skips those anyway)
+            return None
         await asyncio.wait([task])
         return None if task.cancelled() else task.result()
 

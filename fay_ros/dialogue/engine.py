@@ -26,8 +26,14 @@ Outbound sanitising (`outbound.py`) happens here, once, for every source: a mode
 passes the structural stage on its tokens (think text, tool calls, template tokens, JSON,
 code, line-start markdown) before it is split into sentences, so nothing of a blob leaks
 into an earlier sentence; every piece, whatever its source (llm, qa, memory, broadcast,
-fallback, filler), passes the whole gate as it is published (`_Reply`). A piece with
+fallback, filler), passes the whole gate as it is published (`reply.Reply`). A piece with
 nothing left is not published; a reply with nothing left says the no_answer line.
+
+The engine orchestrates; the parts are modules of their own: a model stream is a `Chain` of
+text processors (`processors.py`: think stripping, the judge's message, the outbound gate,
+sentence splitting) whose sentences pass the guard; `reply.py` numbers and gates what goes
+out; `prompts.py` builds every call's messages; `history.py` keeps each user's exchanges;
+`tool_loop.py` runs the tools; `trace.py` records what happened.
 
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
 a new input from the same user cancels the old turn, and `interrupt()` cancels all of
@@ -41,48 +47,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import itertools
-import json
 import logging
-import re
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..memory.self_facts import SelfFact, extract_self_facts, render_fact
+from ..common.text import has_cjk
+from ..memory.self_facts import SelfFact, extract_self_facts
 from . import fact_answers, prompts
 from .guard import GuardPolicy, ReplyGuard
-from .judge import FINISH, TOOL, JudgeStreamParser, parse_action
-from .llm import ChatClient, LlmError, ToolCall
-from .outbound import Dropped, OutboundStream, sanitize, strip_structure
+from .history import Histories
+from .judge import FINISH, TOOL, JudgeStreamParser
+from .llm import ChatClient, LlmError
+from .outbound import sanitize
 from .persona import Persona
+from .processors import Chain
 from .profiles import CAPABLE, TINY, TinyDecoding
+from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
-from .sentences import SentenceSplitter, split_sentences
-from .think import ThinkStripper, strip_think
-from .tools import (Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry,
-                    canonical_call)
+from .reply import Reply, ReplyPiece
+from .sentences import SentenceSplitter
+from .think import ThinkStripper
+from .tool_loop import ToolLoop
+from .tools import Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
+from .trace import TurnTrace
 
 log = logging.getLogger("fay_ros.dialogue")
 
 CHAT, BROADCAST, OBSERVATION = "chat", "broadcast", "observation"
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-@dataclass
-class ReplyPiece:
-    user_id: str
-    conversation_id: str
-    seq: int
-    text: str
-    is_first: bool
-    is_end: bool
-    replace: bool
-    source: str  # "llm", "qa", "memory", "broadcast", "fallback", "filler"
-    stamp: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -108,99 +103,6 @@ class EngineSettings:
     learn_facts: bool = True  # keep what the user says about themselves (short-term + memory)
 
 
-@dataclass
-class TurnTrace:
-    """What happened in one turn (for logs and tests)."""
-
-    conversation_id: str
-    # "qa", "finish", "tool", "text", "direct", "tiny", "memory", "language", "broadcast", "observation",
-    # "fallback"
-    path: str = ""
-    tool_calls: list[str] = field(default_factory=list)
-    skipped_repeats: list[str] = field(default_factory=list)
-    error: str = ""
-    cancelled: bool = False
-    first_token_at: float = 0.0  # monotonic time the first content token of the spoken stream arrived
-    llm_request_at: float = 0.0  # monotonic time the turn's first LLM request was sent
-    context_seconds: float = 0.0  # memory recall, rules, profile and prestart tools before the model call
-    finish_reason: str = ""  # of the last spoken stream ("stop", "length", "" when cut by the guard)
-    guard: str = ""  # what the reply guard dropped, by reason (never content)
-    outbound: str = ""  # what the outbound sanitiser removed, by kind (never content)
-
-    @property
-    def llm_time_to_first_token(self) -> float | None:
-        """Seconds from the turn's first LLM request to its first content token."""
-        if self.llm_request_at and self.first_token_at:
-            return self.first_token_at - self.llm_request_at
-        return None
-
-
-class _Reply:
-    """One reply: the outbound gate every piece passes, numbering and is_first/is_end.
-
-    `no_answer` is said when the reply would otherwise end with nothing said (everything
-    sanitised away or dropped by the guard); "" means no reply at all then (a broadcast
-    that had nothing speakable: nobody asked, so nothing is sent)."""
-
-    def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool,
-                 no_answer: str = "") -> None:
-        self._emit = emit
-        self.user_id = user_id
-        self.conversation_id = conversation_id
-        self.replace = replace
-        self.no_answer = no_answer
-        self.seq = 0
-        self.closed = False
-        self.last_source = ""
-        self.spoken: list[str] = []  # what was published, fillers aside
-        self.dropped = Dropped()  # what the outbound sanitiser removed from this reply, by kind
-
-    def stream(self) -> OutboundStream:
-        """The structural stage for one model stream of this reply."""
-        return OutboundStream(self.dropped)
-
-    def say(self, text: str, source: str) -> bool:
-        """Publish one piece; False (nothing published) when nothing of it is speakable."""
-        clean = sanitize(text, self.dropped).text
-        if clean and not self.closed:
-            self._send(clean, source, is_end=False)
-            return True
-        return False
-
-    def end(self, text: str = "", source: str | None = None) -> bool:
-        """Close the reply with its last piece. When neither that piece nor anything before it
-        (a filler aside) is speakable, the no_answer line is said instead; returns True then."""
-        if self.closed:
-            return False
-        clean = sanitize(text, self.dropped).text
-        fallback = not clean and not self.spoken
-        if fallback:
-            clean, source = self.no_answer, "fallback"
-            if not clean and not self.seq:
-                self.closed = True  # nothing was said and nothing is to be said: no reply at all
-                return True
-        self._send(clean, source or self.last_source or "llm", is_end=True)
-        self.closed = True
-        return fallback
-
-    def cut(self) -> None:
-        """Close a reply that was interrupted: an empty is_end marker, if anything went out."""
-        if self.seq > 0 and not self.closed:
-            self._send("", self.last_source or "llm", is_end=True)
-            self.closed = True
-
-    def _send(self, text: str, source: str, is_end: bool) -> None:
-        if self.closed:
-            return
-        piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, self.seq == 0, is_end,
-                           self.replace and self.seq == 0, source)
-        self.seq += 1
-        self.last_source = source
-        if text and source != "filler":
-            self.spoken.append(text)
-        self._emit(piece)
-
-
 class DialogueEngine:
     def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
                  big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
@@ -213,15 +115,13 @@ class DialogueEngine:
         self.tools = tools or ToolRegistry()
         self.memory = memory or NoMemory()
         self.settings = settings or EngineSettings()
-        self._histories: dict[str, deque[dict[str, str]]] = {}
+        self.histories = Histories(self.settings.history_turns)
         # what each identified user said about themselves in this process: key -> content
         self._facts: dict[str, dict[str, str]] = {}
-        self._appended: dict[str, int] = {}  # messages ever added to each user's history
         self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
         self._interrupted = False
-        self._ids = itertools.count()
         self.traces: deque[TurnTrace] = deque(maxlen=50)
         for spec in persona.prestart:
             if self.tools.get(spec.tool) is None:
@@ -251,7 +151,12 @@ class DialogueEngine:
         self._interrupted = False
         task = asyncio.ensure_future(self.run_turn(user_id, text, language, kind, replace=replace))
         self._running[user_id] = task
-        task.add_done_callback(lambda t, u=user_id: self._running.get(u) is t and self._running.pop(u, None))
+
+        def finished(done: asyncio.Task) -> None:
+            if self._running.get(user_id) is done:
+                del self._running[user_id]
+
+        task.add_done_callback(finished)
         return task
 
     def interrupt(self) -> int:
@@ -264,12 +169,8 @@ class DialogueEngine:
                 cancelled += 1
         return cancelled
 
-    def running(self, user_id: str) -> bool:
-        task = self._running.get(user_id)
-        return task is not None and not task.done()
-
     def history(self, user_id: str) -> list[dict[str, str]]:
-        return list(self._histories.get(user_id, ()))
+        return self.histories.of(user_id)
 
     async def settle(self) -> None:
         """Wait for background memory writes (tests, shutdown)."""
@@ -281,7 +182,7 @@ class DialogueEngine:
         first user turn does not pay for it (llama.cpp keeps it in its prompt cache)."""
         if self.small is None or self.settings.profile != TINY:
             return
-        messages = [{"role": "system", "content": self._tiny_system({})}, {"role": "user", "content": "Hello."}]
+        messages = prompts.tiny_messages(self._tiny_system({}), [], [], "Hello.")
         try:
             async with contextlib.aclosing(self.small.stream(messages, max_tokens=1, temperature=0.0)) as events:
                 async for _event in events:
@@ -297,7 +198,7 @@ class DialogueEngine:
         conversation_id = f"{user_id or 'guest'}-{turn}-{uuid.uuid4().hex[:8]}"
         # a broadcast with nothing speakable is not sent at all; anything else answers someone
         no_answer = "" if kind == BROADCAST else self.persona.line("no_answer", language, turn)
-        reply = _Reply(self.emit, user_id, conversation_id, replace, no_answer)
+        reply = Reply(self.emit, user_id, conversation_id, replace, no_answer)
         trace = TurnTrace(conversation_id)
         self.traces.append(trace)
         ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
@@ -307,14 +208,14 @@ class DialogueEngine:
             if kind == BROADCAST:
                 trace.path = "broadcast"
                 self._speak_text(reply, text, "broadcast")
-                self._remember_turn(user_id, None, " ".join(reply.spoken))
+                self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
                 return trace
             learned = self._learn_facts(ctx)
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
-                self._remember_turn(user_id, text, " ".join(reply.spoken))
+                self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
             if self.small is None:
                 raise LlmError("unreachable", "no LLM endpoint configured")
@@ -326,11 +227,13 @@ class DialogueEngine:
             if self.settings.profile == TINY:
                 await self._tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
             elif self.settings.judge:
-                await self._judged_turn(reply, ctx, trace, self._with_facts(memories, facts), rules, prestart)
+                await self._judged_turn(reply, ctx, trace, PromptContext(self._with_facts(memories, facts), rules,
+                                                                         prestart))
             else:
                 trace.path = "direct"
-                await self._direct_reply(reply, ctx, trace, self._with_facts(memories, facts), rules, prestart)
-            self._remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
+                await self._direct_reply(reply, ctx, trace, PromptContext(self._with_facts(memories, facts), rules,
+                                                                          prestart))
+            self.histories.remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
         except asyncio.CancelledError:
             trace.cancelled = True
             reply.cut()  # close the interrupted reply so consumers do not wait for it
@@ -354,57 +257,48 @@ class DialogueEngine:
                 log.info("outbound sanitiser for %s: removed %s", conversation_id, trace.outbound)
         return trace
 
-    async def _judged_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
-                           rules: list[str], prestart: list[str]) -> None:
-        tool_names = [t.name for t in self._loop_tools()]
-        system = "\n\n".join(filter(None, [
-            prompts.JUDGE, "Persona:\n" + self.persona.system_prompt,
-            prompts.context_block(memories, rules, prestart, tool_names)]))
-        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
-                    {"role": "user", "content": ctx.question}]
-        # reasoning goes before the parser (it must see the JSON); the message it releases
-        # then passes the outbound stream like any other answer
-        stripper = ThinkStripper()
-        parser = JudgeStreamParser()
-        outbound = reply.stream()
-        splitter = SentenceSplitter(self.settings.sentence_min_chars)
+    async def _judged_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
+        tool_loop = self._tool_loop()
+        messages = prompts.judge_messages(self.persona.system_prompt, context, [t.name for t in tool_loop.offered()],
+                                          self.history(ctx.owner), ctx.question)
+        # reasoning is removed before the judge's parser (it must see the JSON); the message it
+        # releases then passes the outbound gate like any other answer
+        judge = JudgeStreamParser()
+        chain = Chain(ThinkStripper(), judge, reply.stream(), SentenceSplitter(self.settings.sentence_min_chars))
         guard = self._guard(ctx)
 
         async with contextlib.aclosing(self._spoken_tokens(messages, trace,
                                                            response_format=self._judge_format())) as tokens:
             async for content in tokens:
-                text = outbound.feed(parser.feed(stripper.feed(content)))
-                if self._say_guarded(reply, guard, splitter.feed(text)) or outbound.ended:
+                if self._say_guarded(reply, guard, chain.feed(content)) or chain.ended:
                     break  # the guard has heard enough, or the model's turn is over: close the stream
         stopped = guard.full
+        rest = ""
         if not stopped:
-            self._say_guarded(reply, guard, splitter.feed(outbound.feed(parser.feed(stripper.flush()))))
-        undecided = parser.mode == "unknown"  # too short to tell JSON from text: nothing of it went out
-        verdict = parser.close()
-        if undecided and verdict.mode == "text" and not guard.full:
-            self._say_guarded(reply, guard, splitter.feed(outbound.feed(verdict.text)))
-        if not guard.full:
-            self._say_guarded(reply, guard, splitter.feed(outbound.flush()))
-        remainder = "" if guard.full else splitter.flush()
+            *sentences, rest = chain.flush()
+            if self._say_guarded(reply, guard, sentences):
+                rest = ""
+        verdict = judge.close()
         if stopped or verdict.action == FINISH or verdict.mode == "text":
             trace.path = "finish" if verdict.mode == "json" or stopped else "text"
-            if reply.seq == 0 and not remainder:
+            if reply.seq == 0 and not rest:
                 trace.path = "direct"
-                await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+                await self._direct_reply(reply, ctx, trace, context)
                 return
-            self._end_guarded(reply, guard, remainder, trace, ctx)
+            self._end_guarded(reply, guard, rest, trace, ctx)
             return
         if verdict.action == TOOL:
             trace.path = "tool"
             reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
-            results = await self._tool_loop(ctx, trace, memories, rules, prestart, verdict.keyword)
+            results = await tool_loop.run(ctx, trace, self.persona.system_prompt, context, self.history(ctx.owner),
+                                          verdict.keyword)
             await self._final_reply(reply, ctx, trace, results)
             return
         log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
         trace.path = "direct"
-        await self._direct_reply(reply, ctx, trace, memories, rules, prestart)
+        await self._direct_reply(reply, ctx, trace, context)
 
-    async def _tiny_turn(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
+    async def _tiny_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
                          memories: list[Memory], rules: list[str], prestart: list[str]) -> None:
         """The tiny profile: one streamed call, everything else decided before it.
 
@@ -430,22 +324,9 @@ class DialogueEngine:
             self._speak_text(reply, self.persona.line("unsupported_language", ctx.language), "fallback")
             return
         trace.path = "tiny"
-        known = set(facts.values())
-        # recorded exchanges ("User: …\nFay: …") would teach a tiny model to write role labels
-        recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
-        volatile = []
-        if rules:
-            volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
-        if recalled:
-            volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, ctx.user_name)}"
-                                                          for m in recalled))
-        if prestart:
-            volatile.append("Context:\n" + "\n".join(prestart))
-        history = self._cache_friendly_history(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
-        messages = [{"role": "system", "content": self._tiny_system(facts)}, *history]
-        if volatile:
-            messages.append({"role": "system", "content": "\n".join(volatile)})
-        messages.append({"role": "user", "content": ctx.question})
+        volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+        history = self.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+        messages = prompts.tiny_messages(self._tiny_system(facts), history, volatile, ctx.question)
         guard = self._guard(ctx, extra_prompt=tuple(volatile))
         await self._stream_spoken(reply, messages, trace, guard, ctx, first_clause_chars=tiny.first_clause_chars,
                                   max_tokens=min(tiny.max_tokens, self.settings.max_tokens),
@@ -453,116 +334,30 @@ class DialogueEngine:
                                   stop=list(tiny.stop), extra_body={"repeat_penalty": tiny.repeat_penalty})
 
     def _tiny_system(self, facts: dict[str, str]) -> str:
-        """The stable head of every tiny prompt: the persona with the user named, then the
-        user's facts as plain sentences ("Tom likes hiking."). A 135M model keeps talking TO
-        the person this way; bullet lists and "what Tom told you" headers make it talk ABOUT
-        them in the third person."""
-        name = fact_answers.user_name(facts)
-        persona = self.persona.system_prompt.strip()
-        if name:
-            persona = re.sub(r"\bthe user\b", name, persona)
-            persona += f"\nYou are talking with {name}."
-        fact_lines = [render_fact(content, name) for key, content in facts.items() if key != "name"]
-        return "\n".join([persona, *fact_lines[-self.settings.tiny.max_fact_lines:]])
+        return prompts.tiny_system(self.persona.system_prompt, facts, self.settings.tiny.max_fact_lines)
 
-    async def _tool_loop(self, ctx: ToolContext, trace: TurnTrace, memories: list[str], rules: list[str],
-                         prestart: list[str], keyword: str) -> list[tuple[str, str]]:
-        """Run tools until the model says finish; returns [(call description, result)]."""
+    def _tool_loop(self) -> ToolLoop:
+        """The tool loop of a turn, on the big model in dual-model mode (else the small one)."""
+        s = self.settings
         client = self.big or self.small
-        tools = self._loop_tools()
-        done: dict[str, str] = {}
-        results: list[tuple[str, str]] = []
-        loop_messages: list[dict[str, Any]] = []
-        repeats = 0
-        request = ctx.question + (f"\n(search keyword: {keyword})" if keyword else "")
-        for step in range(self.settings.max_tool_steps):
-            completed = "\n".join(f"- {call} -> {result[:300]}" for call, result in results) or "(none yet)"
-            system = "\n\n".join(filter(None, [
-                prompts.EXECUTOR, "Persona:\n" + self.persona.system_prompt,
-                prompts.context_block(memories, rules, prestart),
-                "Tools:\n" + "\n".join(f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}"
-                                       for t in tools),
-                "Completed tool calls:\n" + completed]))
-            messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
-                        {"role": "user", "content": request}, *loop_messages]
-            content, calls = await self._collect(client, messages, [t.schema() for t in tools]
-                                                 if self.settings.native_tools and tools else None)
-            native = bool(calls)
-            if not calls:
-                action = parse_action(content)
-                if action is None or action.get("action") != TOOL:
-                    break  # finish (or plain text): the loop is over
-                args = action.get("args") if isinstance(action.get("args"), dict) else {}
-                calls = [ToolCall(str(action.get("tool", "")), json.dumps(args, ensure_ascii=False))]
-            if native:
-                loop_messages.append({"role": "assistant", "content": content or None, "tool_calls": [
-                    {"id": c.id or f"call_{step}_{i}", "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments or "{}"}} for i, c in enumerate(calls)]})
-            else:
-                loop_messages.append({"role": "assistant", "content": content})
-            stop = False
-            for i, call in enumerate(calls):
-                try:
-                    args = call.parsed_arguments()
-                except ValueError as exc:
-                    args, result = {}, f"error: arguments are not a JSON object ({exc})"
-                else:
-                    key = canonical_call(call.name, args)
-                    if key in done:
-                        repeats += 1
-                        trace.skipped_repeats.append(prompts.describe_call(call.name, args))
-                        result = (f"NOT RUN: {call.name} was already called with exactly these arguments; its result "
-                                  f"was: {done[key][:300]}. Do not call it again; finish now.")
-                        log.info("tool loop %s: skipped repeated call %s", ctx.conversation_id, call.name)
-                        stop = repeats >= 2
-                    else:
-                        result = await self._run_tool(call.name, args, ctx)
-                        done[key] = result
-                        results.append((prompts.describe_call(call.name, args), result))
-                        trace.tool_calls.append(prompts.describe_call(call.name, args))
-                if native:
-                    loop_messages.append({"role": "tool", "tool_call_id": call.id or f"call_{step}_{i}",
-                                          "content": result})
-                else:
-                    loop_messages.append({"role": "user", "content": f"Result of {call.name}: {result}"})
-            if stop:
-                break
-        return results
+        if client is None:
+            raise LlmError("unreachable", "no LLM endpoint configured")
+        return ToolLoop(client, self.tools, allowed=s.llm_tools, max_steps=s.max_tool_steps,
+                        tool_timeout=s.tool_timeout, native_tools=s.native_tools,
+                        sampling={"max_tokens": s.max_tokens, "temperature": s.temperature,
+                                  "frequency_penalty": s.frequency_penalty})
 
-    async def _run_tool(self, name: str, args: dict[str, Any], ctx: ToolContext) -> str:
-        allowed = self.settings.llm_tools
-        tool = self.tools.get(name)
-        if tool is None or not tool.callable_by_llm or (allowed is not None and name not in allowed):
-            return f"error: no tool named {name!r}; available: {', '.join(t.name for t in self._loop_tools())}"
-        try:
-            return await self.tools.run(name, args, ctx, self.settings.tool_timeout)
-        except ToolError as exc:
-            return f"error: {exc}"
-        except Exception as exc:  # noqa: BLE001 - a broken tool is reported to the model, not fatal
-            log.warning("tool %s failed: %s", name, exc)
-            return f"error: {type(exc).__name__}: {exc}"
-
-    async def _final_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace,
+    async def _final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
                            results: list[tuple[str, str]]) -> None:
-        system = "\n\n".join([
-            "Persona:\n" + self.persona.system_prompt,
-            prompts.FINAL.format(request=ctx.question,
-                                 calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
-                                 results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
-        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
-                    {"role": "user", "content": ctx.question}]
+        messages = prompts.final_messages(self.persona.system_prompt, results, self.history(ctx.owner), ctx.question)
         await self._stream_spoken(reply, messages, trace, self._guard(ctx), ctx)
 
-    async def _direct_reply(self, reply: _Reply, ctx: ToolContext, trace: TurnTrace, memories: list[str],
-                            rules: list[str], prestart: list[str]) -> None:
-        system = "\n\n".join(filter(None, [self.persona.system_prompt, prompts.DIRECT,
-                                           prompts.context_block(memories, rules, prestart)]))
-        messages = [{"role": "system", "content": system}, *self.history(ctx.owner),
-                    {"role": "user", "content": ctx.question}]
+    async def _direct_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
+        messages = prompts.direct_messages(self.persona.system_prompt, context, self.history(ctx.owner), ctx.question)
         await self._stream_spoken(reply, messages, trace, self._guard(ctx), ctx)
 
     async def _spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
-                             **options: Any) -> AsyncIterator[str]:
+                             **options: Any) -> AsyncGenerator[str, None]:
         """Content chunks of one streamed answer of the small model; stamps the turn's LLM
         request and first-token times (the time to first token on /diagnostics) and the
         stream's finish reason."""
@@ -571,6 +366,8 @@ class DialogueEngine:
         options.setdefault("max_tokens", self.settings.max_tokens)
         options.setdefault("temperature", self.settings.temperature)
         options.setdefault("frequency_penalty", self.settings.frequency_penalty)
+        if self.small is None:
+            raise LlmError("unreachable", "no LLM endpoint configured")
         async with contextlib.aclosing(self.small.stream(messages, **options)) as events:
             async for event in events:
                 if event.done:
@@ -582,29 +379,30 @@ class DialogueEngine:
                     trace.first_token_at = event.received_at
                 yield event.content
 
-    async def _stream_spoken(self, reply: _Reply, messages: list[dict[str, Any]], trace: TurnTrace,
+    async def _stream_spoken(self, reply: Reply, messages: list[dict[str, Any]], trace: TurnTrace,
                              guard: ReplyGuard, ctx: ToolContext, first_clause_chars: int = 0,
                              **options: Any) -> None:
-        """Stream one answer through the outbound stream, sentence splitting and the guard;
-        the stream is closed as soon as the guard has heard enough or the model's turn ended
-        (a template token)."""
-        outbound = reply.stream()
-        splitter = SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars)
+        """Stream one answer through the outbound gate, sentence splitting and the guard; the
+        stream is closed as soon as the guard has heard enough or the model's turn ended (a
+        template token)."""
+        chain = Chain(reply.stream(), SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars))
         stopped = False
         async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
-                if self._say_guarded(reply, guard, splitter.feed(outbound.feed(content))):
+                if self._say_guarded(reply, guard, chain.feed(content)):
                     stopped = True
                     break
-                if outbound.ended:
+                if chain.ended:
                     break
-        if not stopped and not self._say_guarded(reply, guard, splitter.feed(outbound.flush())):
-            self._end_guarded(reply, guard, splitter.flush(), trace, ctx)
-        else:
-            self._end_guarded(reply, guard, "", trace, ctx)
+        rest = ""
+        if not stopped:
+            *sentences, rest = chain.flush()
+            if self._say_guarded(reply, guard, sentences):
+                rest = ""
+        self._end_guarded(reply, guard, rest, trace, ctx)
 
     @staticmethod
-    def _say_guarded(reply: _Reply, guard: ReplyGuard, sentences: list[str]) -> bool:
+    def _say_guarded(reply: Reply, guard: ReplyGuard, sentences: list[str]) -> bool:
         """Publish each sentence the guard lets through (its inline markup removed by the
         reply's gate), in order; True (and the rest left unsaid) as soon as the guard says
         the stream must stop."""
@@ -616,7 +414,7 @@ class DialogueEngine:
                 return True
         return False
 
-    def _end_guarded(self, reply: _Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
+    def _end_guarded(self, reply: Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
                      ctx: ToolContext) -> None:
         """Close the reply with its last piece; never empty: when nothing of the model's answer
         could be published (the guard dropped it or the sanitiser left no words), the reply
@@ -636,19 +434,6 @@ class DialogueEngine:
                           user_name=ctx.user_name, user_text=ctx.question, recent_replies=recent,
                           prompt_texts=(self.persona.system_prompt, *instructions, *extra_prompt),
                           tool_names=tuple(self.tools.names()))
-
-    async def _collect(self, client: ChatClient, messages: list[dict[str, Any]],
-                       tools: list[dict[str, Any]] | None) -> tuple[str, list[ToolCall]]:
-        parts: list[str] = []
-        calls: list[ToolCall] = []
-        async with contextlib.aclosing(client.stream(messages, tools=tools, max_tokens=self.settings.max_tokens,
-                                                     temperature=self.settings.temperature,
-                                                         frequency_penalty=self.settings.frequency_penalty)) as events:
-            async for event in events:
-                parts.append(event.content)
-                if event.done:
-                    calls = event.tool_calls
-        return strip_think("".join(parts)).strip(), calls
 
     # -- helpers --------------------------------------------------------------------------
     async def _qa_answer(self, answer: str, script: str, ctx: ToolContext, trace: TurnTrace) -> str:
@@ -690,7 +475,8 @@ class DialogueEngine:
             return await asyncio.wait_for(self.memory.profile(ctx.owner), self.settings.memory_timeout)
 
         async def prestart(spec) -> str:
-            result = await self.tools.run(spec.tool, spec.render_args(ctx.question), ctx, self.settings.prestart_timeout)
+            result = await self.tools.run(spec.tool, spec.render_args(ctx.question), ctx,
+                                          self.settings.prestart_timeout)
             return f"[{spec.tool}] {result}"
 
         specs = self.persona.prestart
@@ -702,7 +488,8 @@ class DialogueEngine:
             if isinstance(outcome, BaseException):
                 if isinstance(outcome, asyncio.CancelledError):
                     raise outcome
-                level = logging.DEBUG if isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError)) else logging.WARNING
+                expected = isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError))
+                level = logging.DEBUG if expected else logging.WARNING
                 log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
                 outcome = [] if what in fixed else ""
             found.append(outcome)
@@ -771,7 +558,7 @@ class DialogueEngine:
 
     async def _observe(self, user_id: str, text: str) -> None:
         """Observation mode: record, do not reply."""
-        self._append_history(user_id, {"role": "user", "content": f"(observation, no reply needed) {text}"})
+        self.histories.append(user_id, {"role": "user", "content": f"(observation, no reply needed) {text}"})
         trace = TurnTrace("", path="observation")
         self.traces.append(trace)
         if user_id:
@@ -783,13 +570,9 @@ class DialogueEngine:
             except Exception as exc:  # noqa: BLE001
                 log.warning("observation not stored in memory: %s", exc)
 
-    def _speak_text(self, reply: _Reply, text: str, source: str) -> None:
-        """A whole text (qa answer, memory or clock answer, broadcast, stock line) as a reply:
-        its structure is removed before it is split, like a model stream's."""
-        sentences = split_sentences(strip_structure(text, reply.dropped), self.settings.sentence_min_chars)
-        for sentence in sentences[:-1]:
-            reply.say(sentence, source)
-        if reply.end(sentences[-1] if sentences else "", source) and reply.no_answer:
+    def _speak_text(self, reply: Reply, text: str, source: str) -> None:
+        """A whole text (qa answer, memory or clock answer, broadcast, stock line) as the reply."""
+        if reply.say_whole(text, source, self.settings.sentence_min_chars) and reply.no_answer:
             log.warning("nothing of the %s text for %s could be spoken (%s); said the no_answer line", source,
                         reply.conversation_id, reply.dropped.summary())
 
@@ -800,34 +583,9 @@ class DialogueEngine:
             return {"type": "json_object"}
         return None
 
-    def _loop_tools(self):
-        return self.tools.llm_tools(list(self.settings.llm_tools) if self.settings.llm_tools is not None else None)
-
     def _guess_language(self, text: str) -> str:
-        return "zh" if _CJK.search(text) else self.settings.default_language
+        return "zh" if has_cjk(text) else self.settings.default_language
 
     @staticmethod
     def _history_user_text(text: str, note: str) -> str:
         return f"{text}\n(context: {note})" if note else text
-
-    def _append_history(self, user_id: str, message: dict[str, str]) -> None:
-        history = self._histories.setdefault(user_id, deque(maxlen=max(2, self.settings.history_turns * 2)))
-        history.append(message)
-        self._appended[user_id] = self._appended.get(user_id, 0) + 1
-
-    def _cache_friendly_history(self, user_id: str, min_turns: int, max_turns: int) -> list[dict[str, str]]:
-        """The last messages, in a window that grows by whole turns from min_turns to max_turns
-        and then drops back to min_turns, so consecutive prompts share everything but the new
-        turn (see TinyDecoding)."""
-        history = self.history(user_id)
-        high = min(2 * max_turns, 2 * max(1, self.settings.history_turns))  # what the history holds
-        low = min(2 * min_turns, high)
-        count = self._appended.get(user_id, 0)
-        keep = count if count <= high else low + (count - low) % (high - low + 2)
-        return history[-keep:] if keep else []
-
-    def _remember_turn(self, user_id: str, user_text: str | None, answer: str) -> None:
-        if user_text:
-            self._append_history(user_id, {"role": "user", "content": user_text})
-        if answer:
-            self._append_history(user_id, {"role": "assistant", "content": answer})

@@ -16,9 +16,11 @@ from __future__ import annotations
 import datetime
 import re
 
+from ..common.text import has_cjk
 from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person, taste_from_content
 
-_NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
+_NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|"
+                        r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
                         r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
                         # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
                         r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?", re.I)
@@ -56,7 +58,7 @@ def answer(question: str, facts: dict[str, str], language: str = "en") -> str | 
 
     `facts`: key → stored content ("name" → "User's name is Tom.", "taste:hiking" →
     "User likes hiking.", ...)."""
-    zh = language.startswith("zh") or bool(re.search(r"[\u4e00-\u9fff]", question))
+    zh = language.startswith("zh") or has_cjk(question)
     lang = "zh" if zh else "en"
     q = question.strip()
     if (_NAME_Q_ZH if zh else _NAME_Q_EN).search(q):
@@ -98,7 +100,9 @@ def _do_i_like(thing: str, facts: dict[str, str]) -> str:
 
 def _tastes(facts: dict[str, str], zh: bool) -> str:
     """"You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
-    likes, dislikes, other = [], [], []
+    likes: list[str] = []
+    dislikes: list[str] = []
+    other: list[str] = []
     for key, content in facts.items():
         taste = taste_from_content(content) if key.startswith("taste:") else None
         if taste is not None:
@@ -130,7 +134,8 @@ def _join(sentences: list[str], zh: bool) -> str:
 
 
 _TIME_Q_EN = re.compile(r"\bwhat(?:'s| is)? (?:the )?time\b|\bwhat time is it\b|\bwhat day is (?:it|today)\b|"
-                        r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|\bwhat(?:'s| is) today\b", re.I)
+                        r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|"
+                        r"\bwhat(?:'s| is) today\b", re.I)
 _TIME_Q_ZH = re.compile(r"几点|星期几|礼拜几|周几|几号|什么日子|今天.{0,2}日期|现在.{0,2}时间")
 _WEEKDAYS_ZH = "一二三四五六日"
 
@@ -138,7 +143,7 @@ _WEEKDAYS_ZH = "一二三四五六日"
 def time_answer(question: str, now: datetime.datetime, language: str = "en") -> str | None:
     """"What time is it?" / "What day is it today?" / "现在几点？": the clock's answer, not a
     model's guess (a tiny model invents times). None for other questions."""
-    zh = language.startswith("zh") or bool(re.search(r"[\u4e00-\u9fff]", question))
+    zh = language.startswith("zh") or has_cjk(question)
     if not (_TIME_Q_ZH if zh else _TIME_Q_EN).search(question):
         return None
     if zh:

@@ -42,8 +42,11 @@ from dataclasses import dataclass, field
 
 import emoji
 
+from ..common.text import CJK_IDEOGRAPHS, has_cjk
+
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
-_EMOTICON = re.compile(r"(?:(?<=\s)|^)(?:[:;=8][\-o^']?[)(\]\[dDpP/\\|*]+|[xX][dD]\b|<3+|\^[_.\-]?\^|\(:)(?=\s|$|[.,!?])")
+_EMOTICON = re.compile(r"(?:(?<=\s)|^)"
+                       r"(?:[:;=8][\-o^']?[)(\]\[dDpP/\\|*]+|[xX][dD]\b|<3+|\^[_.\-]?\^|\(:)(?=\s|$|[.,!?])")
 # Emoji leftovers: variation selectors, zero-width joiners, keycap and tag characters.
 _EMOJI_RESIDUE = re.compile("[\u200d\ufe0e\ufe0f\u20e3\U000e0020-\U000e007f]")
 _SPACES = re.compile(r"\s+")
@@ -72,7 +75,8 @@ _NAME_CLAIM_EN = re.compile(r"\b(?i:my name is|my name's|call me|i am called|i'm
 _NAME_CLAIM_EN_SHORT = re.compile(r"\bI(?:'m| am)\s+([A-Z][a-z][\w'\-]*)(?=\s*(?:[,.!?;]|$|\band\b))")
 _NOT_A_NAME = {"sorry", "fine", "okay", "here", "back", "glad", "happy", "ready", "sure", "good", "great", "well",
                "home", "listening", "excited", "curious"}
-_NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([\u4e00-\u9fffA-Za-z]{1,8}?)(?=[，。！？,.!?\s]|$)")
+_NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,8}?)"
+                            r"(?=[，。！？,.!?\s]|$)")
 # "(laughs)", "（笑）", "[pause]"; not a markdown link "[text](url)", whose text the sanitiser keeps
 _STAGE_DIRECTION = re.compile(r"(?<!\])\((?:[^()]{1,40})\)|（[^（）]{1,40}）|\[[^\[\]]{1,40}\](?!\()")
 # "*smiles*" is an aside where it stands apart (at either end of the sentence or next to its
@@ -207,7 +211,7 @@ class ReplyGuard:
                 # only a fragment: end it at its last clause boundary, if it has one
                 head = re.split(r"(?<=[,;:，；：])\s*", text)
                 text = " ".join(head[:-1]).rstrip(",;:，；： ") if len(head) > 1 else text
-            text = text + ("。" if re.search(r"[\u4e00-\u9fff]$", text) else ".")
+            text = text + ("。" if has_cjk(text[-1:]) else ".")
         return self.check(text)
 
     def summary(self) -> str:
@@ -318,7 +322,8 @@ def _has_words(text: str) -> bool:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[\w']+|[\u4e00-\u9fff]", text.lower())
+    # a run of Han characters is one word, like a run of letters (\w covers both)
+    return re.findall(r"[\w']+", text.lower())
 
 
 def _split(text: str) -> list[str]:

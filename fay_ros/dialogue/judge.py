@@ -1,21 +1,25 @@
-"""Streaming parser for the chat judge's JSON verdict.
+"""Streaming reader of the chat judge's JSON verdict.
 
 The judge (Fay's 闲聊判断器) answers with one JSON object:
     {"action": "finish", "message": "..."}   small talk: the message IS the reply
     {"action": "tool", "keyword": "..."}     needs tools: say a filler, run the tool loop
-The message must reach the speaker while it is still being generated, so this parser reads
-the object character by character and releases the decoded `message` text as it arrives
-(once `action` is known to be "finish"; message text that precedes the action is held).
+The message must reach the speaker while it is still being generated, so the parser re-reads
+the object as it grows (`model_json.read_partial`, pydantic_core's partial JSON parser) and
+releases the message text that is new since the last chunk, once `action` is known to be
+"finish" (message text that precedes the action is held; with any other action it is never
+released).
 
 Models do not always obey. A reply that does not start with `{` (after an optional ```json
 fence) is taken as plain text: the model answered directly, and that text is streamed as
-the reply. A JSON object that breaks off or has an unknown action is reported as invalid
-so the engine can fall back.
+the reply. A JSON object that breaks off (or stops being JSON) keeps what was read up to
+there; one with an unknown action is reported as invalid, so the engine can fall back.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+
+from .model_json import PartialObject, read_partial
 
 FINISH = "finish"
 TOOL = "tool"
@@ -43,36 +47,37 @@ class JudgeVerdict:
 
 
 class JudgeStreamParser:
+    """A text processor (`processors.TextProcessor`): feed the judge's answer chunk by chunk,
+    get back the reply text that can be spoken now; `flush()` at the end of the stream, then
+    `close()` for the verdict."""
+
     def __init__(self, stream_key: str = "message") -> None:
         self.stream_key = stream_key
         self.mode = "unknown"
         self._raw = ""  # everything fed so far (for the prefix decision and plain text)
-        self._pos = 0  # next index of _raw to scan in json mode
-        self._state = "start"
-        self._key = ""
-        self._value_chars: list[str] = []
-        self._escape = ""
-        self._depth = 0
-        self._other_in_string = False
-        self._other_escape = False
-        self._fields: dict[str, object] = {}
-        self._held: list[str] = []  # message text seen before the action was known
-        self._released = 0
-        self._complete = False
+        self._released = 0  # text mode: characters of _raw released
+        self._json_start = 0  # json mode: where the object starts in _raw
+        self._read = PartialObject()
+        self._spoken = ""  # json mode: the part of the message released so far
 
-    # -- public -----------------------------------------------------------------------
-    def feed(self, chunk: str) -> str:
-        """Add a chunk; return reply text that can be spoken now."""
+    def feed(self, chunk: str) -> list[str]:
         self._raw += chunk
         if self.mode == "unknown":
             self._decide_mode()
         if self.mode == "text":
             out = self._raw[self._released:]
             self._released = len(self._raw)
-            return out
+            return [out] if out else []
         if self.mode == "json":
-            return self._scan()
-        return ""
+            return self._read_json()
+        return []
+
+    def flush(self) -> list[str]:
+        """End of the stream: an answer too short to tell JSON from text (nothing of it went
+        out yet) is text after all, released now."""
+        undecided = self.mode == "unknown"
+        verdict = self.close()
+        return [verdict.text] if undecided and verdict.mode == "text" else []
 
     def close(self) -> JudgeVerdict:
         if self.mode == "unknown":
@@ -83,17 +88,20 @@ class JudgeStreamParser:
             return JudgeVerdict("text", text=stripped)
         if self.mode == "text":
             return JudgeVerdict("text", text=self._raw.strip())
-        if self._state == "string_value" and self._key == self.stream_key:
-            self._fields.setdefault(self._key, "".join(self._value_chars))
-        action = self._fields.get("action")
-        message = self._fields.get(self.stream_key, "")
-        return JudgeVerdict("json", action if isinstance(action, str) else "", dict(self._fields),
-                            message if isinstance(message, str) else "", self._complete)
+        fields: dict[str, object] = dict(self._read.values)
+        message = self._message_so_far()
+        if message is not None:
+            fields[self.stream_key] = message  # when cut off mid-message: the part that came
+        action = fields.get("action")
+        return JudgeVerdict("json", action if isinstance(action, str) else "", fields,
+                            message if isinstance(message, str) else "", self._read.complete)
 
-    @property
-    def action(self) -> str:
-        value = self._fields.get("action")
-        return value if isinstance(value, str) else ""
+    def _message_so_far(self) -> object:
+        """The message: its finished value, or the part of it written so far (None before it)."""
+        if self.stream_key in self._read.values:
+            return self._read.values[self.stream_key]
+        open_string = self._read.open_string
+        return open_string[1] if open_string is not None and open_string[0] == self.stream_key else None
 
     # -- internals ----------------------------------------------------------------------
     def _decide_mode(self) -> None:
@@ -112,165 +120,23 @@ class JudgeStreamParser:
                     return
                 if body.startswith("{"):
                     self.mode = "json"
-                    self._pos = len(self._raw) - len(body)
+                    self._json_start = len(self._raw) - len(body)
                     return
         if text.startswith("{"):
             self.mode = "json"
-            self._pos = len(self._raw) - len(text)
+            self._json_start = len(self._raw) - len(text)
         else:
             self.mode = "text"
             self._released = len(self._raw) - len(text)
 
-    def _emit_message(self, text: str) -> str:
-        if not text:
-            return ""
-        if self.action == FINISH:
-            return text
-        if "action" not in self._fields:
-            self._held.append(text)
-        return ""
-
-    def _set_field(self, key: str, value: object) -> str:
-        self._fields[key] = value
-        if key == "action" and value == FINISH and self._held:
-            held, self._held = "".join(self._held), []
-            return held
-        return ""
-
-    def _scan(self) -> str:
-        out: list[str] = []
-        raw = self._raw
-        while self._pos < len(raw) and not self._complete:
-            ch = raw[self._pos]
-            state = self._state
-            if state == "start":
-                if ch == "{":
-                    self._state = "key_or_end"
-                self._pos += 1
-            elif state in ("key_or_end", "after_comma"):
-                self._pos += 1
-                if ch == '"':
-                    self._state, self._value_chars = "key", []
-                elif ch == "}":
-                    self._complete = True
-            elif state == "key":
-                if ch == "\\":
-                    if self._pos + 1 >= len(raw):
-                        break
-                    self._value_chars.append(raw[self._pos + 1])
-                    self._pos += 2
-                    continue
-                self._pos += 1
-                if ch == '"':
-                    self._key, self._state = "".join(self._value_chars), "colon"
-                else:
-                    self._value_chars.append(ch)
-            elif state == "colon":
-                self._pos += 1
-                if ch == ":":
-                    self._state = "value"
-            elif state == "value":
-                if ch in _WS:
-                    self._pos += 1
-                elif ch == '"':
-                    self._pos += 1
-                    self._state, self._value_chars = "string_value", []
-                else:
-                    self._state, self._value_chars, self._depth = "other_value", [], 0
-                    self._other_in_string = self._other_escape = False
-            elif state == "string_value":
-                if ch == "\\":
-                    decoded, used = _decode_escape(raw, self._pos)
-                    if used == 0:
-                        break  # incomplete escape: wait for more
-                    self._pos += used
-                    self._value_chars.append(decoded)
-                    if self._key == self.stream_key:
-                        out.append(self._emit_message(decoded))
-                    continue
-                self._pos += 1
-                if ch == '"':
-                    out.append(self._set_field(self._key, "".join(self._value_chars)))
-                    self._state = "after_value"
-                else:
-                    self._value_chars.append(ch)
-                    if self._key == self.stream_key:
-                        out.append(self._emit_message(ch))
-            elif state == "other_value":
-                if self._depth == 0 and not self._other_in_string and ch in ",}":
-                    text = "".join(self._value_chars).strip()
-                    try:
-                        value: object = json.loads(text)
-                    except ValueError:
-                        value = text
-                    out.append(self._set_field(self._key, value))
-                    self._state = "after_value"
-                    continue
-                self._pos += 1
-                self._value_chars.append(ch)
-                if self._other_in_string:
-                    if self._other_escape:
-                        self._other_escape = False
-                    elif ch == "\\":
-                        self._other_escape = True
-                    elif ch == '"':
-                        self._other_in_string = False
-                elif ch == '"':
-                    self._other_in_string = True
-                elif ch in "{[":
-                    self._depth += 1
-                elif ch in "}]":
-                    self._depth -= 1
-            elif state == "after_value":
-                self._pos += 1
-                if ch == ",":
-                    self._state = "after_comma"
-                elif ch == "}":
-                    self._complete = True
-        return "".join(out)
-
-
-def _decode_escape(raw: str, pos: int) -> tuple[str, int]:
-    """Decode the JSON escape at raw[pos] ('\\'); (text, chars used) or ("", 0) if incomplete."""
-    if pos + 1 >= len(raw):
-        return "", 0
-    kind = raw[pos + 1]
-    if kind != "u":
-        return {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(kind, kind), 2
-    if pos + 6 > len(raw):
-        return "", 0
-    code = raw[pos + 2:pos + 6]
-    try:
-        value = int(code, 16)
-    except ValueError:
-        return code, 6
-    if 0xD800 <= value < 0xDC00:  # high surrogate: needs its low half
-        if pos + 12 > len(raw):
-            return "", 0
-        if raw[pos + 6:pos + 8] == "\\u":
-            try:
-                low = int(raw[pos + 8:pos + 12], 16)
-                return chr(0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)), 12
-            except ValueError:
-                pass
-        return "", 6
-    return chr(value), 6
-
-
-def parse_action(text: str) -> dict | None:
-    """Parse a whole (non-streamed) action object, tolerating fences and surrounding prose."""
-    text = text.strip()
-    if text.startswith("```"):
-        text = text.split("\n", 1)[1] if "\n" in text else ""
-        text = text.rsplit("```", 1)[0]
-    start = text.find("{")
-    while start >= 0:
-        try:
-            value, _end = json.JSONDecoder().raw_decode(text[start:])
-        except ValueError:
-            start = text.find("{", start + 1)
-            continue
-        if isinstance(value, dict):
-            return value
-        start = text.find("{", start + 1)
-    return None
+    def _read_json(self) -> list[str]:
+        if self._read.complete or self._read.broken:
+            return []  # nothing after the closed object (or after the point it broke) belongs to the verdict
+        self._read = read_partial(self._raw[self._json_start:])
+        if self._read.values.get("action") != FINISH:
+            return []  # held until the action is known, never released for another action
+        message = self._message_so_far()
+        if not isinstance(message, str) or not message.startswith(self._spoken):
+            return []
+        new, self._spoken = message[len(self._spoken):], message
+        return [new] if new else []

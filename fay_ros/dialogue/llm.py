@@ -24,9 +24,11 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
+from ..common.errors import ConfigError, FayError
 from ..common.urls import safe_url, url_secrets
+from .model_json import first_object
 
 # Sent when no key is configured: local servers (the embedded model, llama.cpp, Ollama)
 # ignore the key, but the OpenAI client refuses to run without one.
@@ -36,19 +38,23 @@ NO_KEY = "no-key"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+class ApiKeyError(ConfigError, ValueError):
+    """The configured key variable is unusable (a ValueError too, as this error was)."""
+
+
 def key_from_env(name: str) -> str:
     """The one key rule. No variable named ('') means no key: the client sends `NO_KEY`.
-    A named variable must hold the key: unset or empty raises ValueError naming the variable
+    A named variable must hold the key: unset or empty raises ApiKeyError naming the variable
     (never a value), so a typo or a forgotten export stops the program at start instead of
     sending `NO_KEY` to a cloud endpoint that then refuses every turn. Something that is not
     a variable name (most likely the key itself, pasted in) raises without being repeated."""
     if not name:
         return ""
     if not _ENV_NAME.fullmatch(name):
-        raise ValueError("must be the NAME of an environment variable (the key itself never goes in a parameter)")
+        raise ApiKeyError("must be the NAME of an environment variable (the key itself never goes in a parameter)")
     key = os.environ.get(name, "")
     if not key:
-        raise ValueError(f"environment variable {name} is not set (or empty)")
+        raise ApiKeyError(f"environment variable {name} is not set (or empty)")
     return key
 
 
@@ -60,15 +66,51 @@ KINDS = ("unreachable",  # no endpoint configured, refused or dropped connection
          "empty")        # a well-formed answer with nothing in it
 
 
-class LlmError(Exception):
-    """No usable answer from the LLM. `kind` is one of KINDS; `reason` is one line that names
-    the endpoint by its safe URL and never holds the key."""
+class LlmError(FayError):
+    """No usable answer from the LLM. `kind` is one of KINDS (one subclass per kind: catch
+    LlmError for any, a subclass for one); `reason` is one line that names the endpoint by
+    its safe URL and never holds the key."""
 
     def __init__(self, kind: str, reason: str, status: int | None = None) -> None:
         super().__init__(f"{kind}: {reason}")
         self.kind = kind
         self.reason = reason
         self.status = status
+
+
+class LlmUnreachable(LlmError):
+    """No endpoint configured, or the connection was refused or dropped."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("unreachable", reason)
+
+
+class LlmTimeout(LlmError):
+    """No first token, no next token or no answer in time."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("timeout", reason)
+
+
+class LlmHttpError(LlmError):
+    """The endpoint answered with an HTTP error `status`."""
+
+    def __init__(self, reason: str, status: int) -> None:
+        super().__init__("http", reason, status)
+
+
+class LlmMalformed(LlmError):
+    """An answer that is not what the protocol or the caller expects."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("malformed", reason)
+
+
+class LlmEmpty(LlmError):
+    """A well-formed answer with nothing in it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("empty", reason)
 
 
 @dataclass
@@ -169,7 +211,7 @@ class ChatClient:
                      response_format: dict[str, Any] | None = None, max_tokens: int | None = None,
                      temperature: float | None = None, frequency_penalty: float | None = None,
                      stop: list[str] | None = None, extra_body: dict[str, Any] | None = None,
-                     ) -> AsyncIterator[ChatEvent]:
+                     ) -> AsyncGenerator[ChatEvent, None]:
         """`extra_body`: fields the OpenAI API does not define, sent as they are (e.g.
         llama.cpp's `repeat_penalty`); only for servers known to accept them."""
         kwargs = self._request(messages, stream=True, max_tokens=max_tokens, temperature=temperature)
@@ -219,7 +261,7 @@ class ChatClient:
         except Exception as exc:  # noqa: BLE001 - a broken stream must never kill the node (CancelledError passes)
             raise self._failure(exc) from None
         if not got_anything:
-            raise LlmError("empty", f"{self.endpoint.where} returned an empty answer")
+            raise LlmEmpty(f"{self.endpoint.where} returned an empty answer")
         yield ChatEvent(done=True, finish_reason=finish_reason, received_at=time.monotonic(),
                         tool_calls=[ToolCall(c["name"], c["arguments"], c["id"])
                                     for _i, c in sorted(calls.items()) if c["name"]])
@@ -246,7 +288,7 @@ class ChatClient:
         except Exception as exc:  # noqa: BLE001 - every failure becomes one LlmError
             raise self._failure(exc) from None
         if not text.strip():
-            raise LlmError("empty", f"{self.endpoint.where} returned an empty answer")
+            raise LlmEmpty(f"{self.endpoint.where} returned an empty answer")
         return text
 
     def _request(self, messages: list[dict[str, Any]], *, stream: bool, max_tokens: int | None,
@@ -265,7 +307,7 @@ class ChatClient:
         import openai
 
         if not self.endpoint.configured:
-            raise LlmError("unreachable", "no LLM endpoint configured")
+            raise LlmUnreachable("no LLM endpoint configured")
         for attempt in (1, 2):
             try:
                 return await asyncio.wait_for(client.chat.completions.create(**kwargs),
@@ -285,36 +327,26 @@ class ChatClient:
         if isinstance(exc, LlmError):
             return exc
         if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
-            return LlmError("timeout", f"no answer from {e.where} in time (first token {e.first_token_timeout:g}s, "
-                                       f"between tokens {e.idle_timeout:g}s)")
+            return LlmTimeout(f"no answer from {e.where} in time (first token {e.first_token_timeout:g}s, "
+                              f"between tokens {e.idle_timeout:g}s)")
         if isinstance(exc, openai.APIConnectionError):
-            return LlmError("unreachable", f"cannot reach {e.where}: {self._short(str(exc.__cause__ or exc))}")
+            return LlmUnreachable(f"cannot reach {e.where}: {self._short(str(exc.__cause__ or exc))}")
         if isinstance(exc, openai.APIStatusError):
-            return LlmError("http", f"HTTP {exc.status_code} from {e.where}: {self._short(exc.message)}",
-                            exc.status_code)
+            return LlmHttpError(f"HTTP {exc.status_code} from {e.where}: {self._short(exc.message)}",
+                                exc.status_code)
         if isinstance(exc, openai.APIError):
-            return LlmError("malformed", f"bad answer from {e.where}: {self._short(str(exc))}")
-        return LlmError("malformed", f"bad answer from {e.where}: {type(exc).__name__}: {self._short(str(exc))}")
+            return LlmMalformed(f"bad answer from {e.where}: {self._short(str(exc))}")
+        return LlmMalformed(f"bad answer from {e.where}: {type(exc).__name__}: {self._short(str(exc))}")
 
     def _short(self, text: str, limit: int = 200) -> str:
         text = " ".join(self.scrub(text).split())
         return text if len(text) <= limit else text[:limit] + "…"
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
-
-
 def parse_json_object(text: str, where: str = "LLM") -> dict:
-    """The first JSON object in a model answer (tolerates code fences and prose around it)."""
-    cleaned = _FENCE.sub("", text.strip())
-    start = cleaned.find("{")
-    while start != -1:
-        try:
-            value, _end = json.JSONDecoder().raw_decode(cleaned[start:])
-        except json.JSONDecodeError:
-            start = cleaned.find("{", start + 1)
-            continue
-        if isinstance(value, dict):
-            return value
-        start = cleaned.find("{", start + 1)
-    raise LlmError("malformed", f"answer from {where} holds no JSON object")
+    """The first JSON object in a model answer (`model_json.first_object`: code fences and
+    prose around it are skipped)."""
+    value = first_object(text)
+    if value is None:
+        raise LlmMalformed(f"answer from {where} holds no JSON object")
+    return value

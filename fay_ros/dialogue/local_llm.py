@@ -24,6 +24,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from ..common.errors import FayError
+
 EMBEDDED_HOST = "127.0.0.1"
 EMBEDDED_PORT = 18765
 EMBEDDED_BASE_URL = f"http://{EMBEDDED_HOST}:{EMBEDDED_PORT}/v1"
@@ -63,7 +65,7 @@ CACHE_RAM_MIB = 128
 WARM_UP_TIMEOUT = 30.0  # one 20-token prompt and 2 tokens: ~0.1 s idle, a few s on a loaded CPU
 
 
-class LocalLlmError(RuntimeError):
+class LocalLlmError(FayError, RuntimeError):
     pass
 
 
@@ -168,12 +170,6 @@ class LocalLlmServer:
     def close(self) -> None:
         server, self._server = getattr(self, "_server", None), None
         del server  # the native server stops when the object is released
-
-    def __enter__(self) -> "LocalLlmServer":
-        return self
-
-    def __exit__(self, *_exc) -> None:
-        self.close()
 
 
 def _configure_prompt_cache(params) -> None:

@@ -35,6 +35,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from .processors import run_whole
 from .think import ThinkStripper
 
 # kinds of removed text, as the log names them
@@ -123,7 +124,8 @@ _TEXT, _BLOCK, _REGION, _JSON, _FENCE, _ENDED = range(6)
 
 class OutboundStream:
     """Feed content chunks, get back the text without structure (see the module doc);
-    `flush()` at the end of the stream. `ended` is true once a turn boundary was seen."""
+    `flush()` at the end of the stream. `ended` is true once a turn boundary was seen.
+    A text processor (`processors.py`)."""
 
     def __init__(self, dropped: Dropped | None = None) -> None:
         self.dropped = dropped if dropped is not None else Dropped()
@@ -141,21 +143,25 @@ class OutboundStream:
     def ended(self) -> bool:
         return self._mode == _ENDED
 
-    def feed(self, chunk: str) -> str:
-        return self._run(self._thought(self._think.feed(chunk)), final=False)
+    def feed(self, chunk: str) -> list[str]:
+        return self._pieces(self._run(self._thought(self._think.feed(chunk)), final=False))
 
-    def flush(self) -> str:
+    def flush(self) -> list[str]:
         out = self._run(self._thought(self._think.flush()), final=True)
         self._buf = ""
-        return out
+        return self._pieces(out)
 
-    def _thought(self, text: str) -> str:
-        """Account what the think stage removed since the last call."""
+    @staticmethod
+    def _pieces(text: str) -> list[str]:
+        return [text] if text else []
+
+    def _thought(self, pieces: list[str]) -> str:
+        """The think stage's text; accounts what it removed since the last call."""
         blocks, chars = self._think.blocks, self._think.dropped_chars
         if blocks or chars:
             self.dropped.add(THINK, chars, blocks)
             self._think.blocks = self._think.dropped_chars = 0
-        return text
+        return "".join(pieces)
 
     # -- the scanner ------------------------------------------------------------------------
     def _run(self, text: str, final: bool) -> str:
@@ -402,6 +408,8 @@ def _token_class(name: str) -> str:
 def _tool_tag_undecided(rest: str) -> bool:
     """`rest` (starting with "<") may still become an XML tool-call tag."""
     m = _TAG_START.match(rest)
+    if m is None:  # not a tag start at all
+        return False
     name, after = m.group(1).lower(), rest[m.end():]
     if not after:
         return any(tag.startswith(name) for tag in _TOOL_TAGS)
@@ -435,8 +443,7 @@ def _line_marker(buf: str, final: bool):
 
 def strip_structure(text: str, dropped: Dropped | None = None) -> str:
     """Whole-text version of OutboundStream."""
-    stream = OutboundStream(dropped)
-    return stream.feed(text) + stream.flush()
+    return "".join(run_whole(OutboundStream(dropped), text))
 
 
 # -- inline ------------------------------------------------------------------------------------
@@ -514,7 +521,12 @@ def clean_inline(text: str, dropped: Dropped | None = None) -> str:
     out = _LINE_BREAK.sub(", ", out)
     out = _BLANK_LINES.sub(" ", out).strip(" ,;，；")
     out = _SPACE_AFTER_CJK_PUNCT.sub("", _SPACE_BEFORE_PUNCT.sub(r"\1", out))
-    return _REPEATED_COMMAS.sub(r"\1", out).strip()
+    out = _REPEATED_COMMAS.sub(r"\1", out).strip()
+    # a clause mark that markup removal left at the end goes, one the text itself ends with
+    # stays: a long first sentence is released at its first comma (sentences.py), and the
+    # voice pauses there
+    clause_mark = text.rstrip()[-1:]
+    return out + clause_mark if out and clause_mark in (",", ";", "，", "；") else out
 
 
 def sanitize(text: str, dropped: Dropped | None = None) -> SanitizeResult:

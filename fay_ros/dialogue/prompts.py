@@ -1,16 +1,32 @@
 """The prompts of Fay's three-stage flow (see the seeds' "Prompt设计文档"), in English so a
-small local model follows them; every reply is asked for in the user's language.
+small local model follows them; every reply is asked for in the user's language, and the
+OpenAI messages of each call built from them: system prompt (instructions, persona, what is
+known about the user) + the user's history + the question.
+
+Pure Python, no ROS.
 """
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
 
-JUDGE = """You are a chat judge. Decide whether the user's message is small talk. Output ONLY one valid JSON object, nothing else.
+from ..memory.self_facts import render_fact
+from .fact_answers import user_name
+from .tools import Memory, Tool
+
+Message = dict[str, Any]
+
+JUDGE = """You are a chat judge. Decide whether the user's message is small talk. Output ONLY one valid JSON \
+object, nothing else.
 Two formats only:
 1. Small talk: {"action": "finish", "message": "<your reply to the user>"}
 2. Not small talk: {"action": "tool", "keyword": "<search keyword>"}
 Small talk (finish): greetings, feelings ("I'm tired"), thanks and goodbyes, simple confirmations.
-Not small talk (tool): asking what something is, asking to look up or fetch anything, the time or date, anything about the user's own past facts or preferences, anything that needs a tool to answer exactly, and requests to remember or forget something.
+Not small talk (tool): asking what something is, asking to look up or fetch anything, the time or date, anything \
+about the user's own past facts or preferences, anything that needs a tool to answer exactly, and requests to \
+remember or forget something.
 When unsure, output tool.
 Write the message in the user's language, in the persona's voice, short and spoken (no markdown, no emoji)."""
 
@@ -26,17 +42,20 @@ JUDGE_SCHEMA = {
     "required": ["action"],
 }
 
-EXECUTOR = """You are a task executor. Call tools step by step to complete the user's request. Output ONLY valid JSON, or use the provided function-calling interface.
+EXECUTOR = """You are a task executor. Call tools step by step to complete the user's request. Output ONLY valid \
+JSON, or use the provided function-calling interface.
 Two formats only:
 1. Another tool call is needed: {"action": "tool", "tool": "<tool name>", "args": {...}}
 2. The task is done: {"action": "finish", "message": "<short summary of the results>"}
 Rules:
 - Check the user's original request: are all of its parts satisfied?
-- STRICT: look at the list of completed tool calls first. Never call a tool again with the same name and the same arguments.
+- STRICT: look at the list of completed tool calls first. Never call a tool again with the same name and the same \
+arguments.
 - The current user is known to the tools; never pass a user or owner argument."""
 
 FINAL = """You already told the user "let me check, one moment"; the tools have finished now.
-Answer the user based on the tool results below. Do not repeat "let me check". Speak plainly in everyday words, never mention tools or function calls, and answer in the user's language in 1-3 short sentences.
+Answer the user based on the tool results below. Do not repeat "let me check". Speak plainly in everyday words, \
+never mention tools or function calls, and answer in the user's language in 1-3 short sentences.
 
 User message: {request}
 What was done: {calls}
@@ -46,17 +65,105 @@ Tool results:
 DIRECT = "Answer in the user's language, briefly and conversationally, as spoken words (no markdown, no emoji)."
 
 
-def context_block(memories: list[str], rules: list[str], prestart: list[str], tools: list[str] | None = None) -> str:
-    parts = []
+@dataclass(frozen=True)
+class PromptContext:
+    """What a capable-flow prompt knows beyond the conversation."""
+
+    memories: list[str] = field(default_factory=list)  # the user's facts first, then other recalled memories
+    rules: list[str] = field(default_factory=list)  # active rules the user asked for
+    prestart: list[str] = field(default_factory=list)  # prestart tool results for this question
+
+    def block(self, tools: list[str] | None = None) -> str:
+        parts = []
+        if self.rules:
+            parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
+        if self.memories:
+            parts.append("What you remember about this user (confirmed):\n"
+                         + "\n".join(f"- {m}" for m in self.memories))
+        if self.prestart:
+            parts.append("Context fetched for this question:\n" + "\n".join(self.prestart))
+        if tools is not None:
+            parts.append("Available tools: " + (", ".join(tools) if tools else "none"))
+        return "\n\n".join(parts)
+
+
+def _chat(system: str, history: list[Message], question: str) -> list[Message]:
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
+
+
+def judge_messages(persona: str, context: PromptContext, tool_names: list[str], history: list[Message],
+                   question: str) -> list[Message]:
+    """The chat judge's call (small model, JSON verdict)."""
+    system = "\n\n".join(filter(None, [JUDGE, "Persona:\n" + persona, context.block(tool_names)]))
+    return _chat(system, history, question)
+
+
+def executor_messages(persona: str, context: PromptContext, tools: list[Tool], results: list[tuple[str, str]],
+                      history: list[Message], request: str) -> list[Message]:
+    """One step of the tool loop: the tools, and the calls completed so far with their results."""
+    completed = "\n".join(f"- {call} -> {result[:300]}" for call, result in results) or "(none yet)"
+    system = "\n\n".join(filter(None, [
+        EXECUTOR, "Persona:\n" + persona, context.block(),
+        "Tools:\n" + "\n".join(f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}"
+                               for t in tools),
+        "Completed tool calls:\n" + completed]))
+    return _chat(system, history, request)
+
+
+def final_messages(persona: str, results: list[tuple[str, str]], history: list[Message],
+                   question: str) -> list[Message]:
+    """The final reply after the tool loop, from the tool results."""
+    system = "\n\n".join([
+        "Persona:\n" + persona,
+        FINAL.format(request=question, calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
+                     results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
+    return _chat(system, history, question)
+
+
+def direct_messages(persona: str, context: PromptContext, history: list[Message], question: str) -> list[Message]:
+    """A direct answer (no judge, or a judge answer that was unusable)."""
+    return _chat("\n\n".join(filter(None, [persona, DIRECT, context.block()])), history, question)
+
+
+def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str:
+    """The stable head of every tiny prompt: the persona with the user named, then the
+    user's facts as plain sentences ("Tom likes hiking."). A 135M model keeps talking TO
+    the person this way; bullet lists and "what Tom told you" headers make it talk ABOUT
+    them in the third person."""
+    name = user_name(facts)
+    persona = persona.strip()
+    if name:
+        persona = re.sub(r"\bthe user\b", name, persona)
+        persona += f"\nYou are talking with {name}."
+    fact_lines = [render_fact(content, name) for key, content in facts.items() if key != "name"]
+    return "\n".join([persona, *fact_lines[-max_fact_lines:]])
+
+
+def tiny_volatile(rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str],
+                  user: str) -> list[str]:
+    """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
+    are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
+    out: they would teach a tiny model to write role labels."""
+    known = set(facts.values())
+    recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
+    volatile = []
     if rules:
-        parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in rules))
-    if memories:
-        parts.append("What you remember about this user (confirmed):\n" + "\n".join(f"- {m}" for m in memories))
+        volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
+    if recalled:
+        volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, user)}" for m in recalled))
     if prestart:
-        parts.append("Context fetched for this question:\n" + "\n".join(prestart))
-    if tools is not None:
-        parts.append("Available tools: " + (", ".join(tools) if tools else "none"))
-    return "\n\n".join(parts)
+        volatile.append("Context:\n" + "\n".join(prestart))
+    return volatile
+
+
+def tiny_messages(system: str, history: list[Message], volatile: list[str], question: str) -> list[Message]:
+    """The tiny profile's one call: the stable head, the history window, then what changes
+    (just before the question, so the cached prefix stays the same)."""
+    messages: list[Message] = [{"role": "system", "content": system}, *history]
+    if volatile:
+        messages.append({"role": "system", "content": "\n".join(volatile)})
+    messages.append({"role": "user", "content": question})
+    return messages
 
 
 def describe_call(name: str, args: dict) -> str:

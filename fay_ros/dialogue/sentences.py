@@ -10,10 +10,18 @@ with the next sentence so the voice does not stutter.
 comma, colon or semicolon, or their CJK forms) once the clause has at least that many
 characters, so speech starts while the model is still writing the rest of the sentence; a
 slow small model spends hundreds of ms on a 25-word first sentence. Only the first piece.
+
+A text processor (`processors.py`) whose `flush()` always gives back exactly one piece, the
+unfinished rest ("" when the stream ended on a sentence end): a reader of a chain that ends
+with the splitter takes `*sentences, rest = chain.flush()`, because the rest is spoken
+differently (the guard finishes it: a full stop added, or a fragment cut off by the token
+limit dropped).
 """
 from __future__ import annotations
 
 import re
+
+from .processors import run_whole
 
 CJK_TERMINATORS = "。！？；…\n"
 LATIN_TERMINATORS = ".!?;"
@@ -67,10 +75,10 @@ class SentenceSplitter:
                     return i + 1
         return 0
 
-    def flush(self) -> str:
-        """Whatever is left at the end of the stream (may be "")."""
+    def flush(self) -> list[str]:
+        """[whatever is left at the end of the stream] (one piece, "" when nothing is)."""
         text, self._buffer = _clean(self._buffer), ""
-        return text
+        return [text]
 
     @staticmethod
     def _find_cut(text: str) -> int | None:
@@ -100,7 +108,4 @@ def _clean(text: str) -> str:
 
 def split_sentences(text: str, min_chars: int = 4) -> list[str]:
     """Whole-text version of SentenceSplitter."""
-    splitter = SentenceSplitter(min_chars)
-    out = splitter.feed(text)
-    last = splitter.flush()
-    return out + ([last] if last else [])
+    return run_whole(SentenceSplitter(min_chars), text)

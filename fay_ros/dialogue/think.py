@@ -12,11 +12,14 @@ lone tag cannot be recalled; servers that send reasoning in `reasoning_content` 
 unaffected, because only `content` is read.)
 
 This is the one implementation of think stripping: the outbound sanitiser (`outbound.py`)
-runs it first, and the judge parser and the tool loop use it on their own input.
+runs it first, and the judge parser and the tool loop use it on their own input. It is a
+text processor (`processors.py`).
 """
 from __future__ import annotations
 
 import re
+
+from .processors import run_whole
 
 _OPEN = re.compile(r"<think(?:ing)?>", re.I)
 _CLOSE = re.compile(r"</think(?:ing)?>", re.I)
@@ -44,7 +47,7 @@ class ThinkStripper:
         self.blocks = 0
         self.dropped_chars = 0
 
-    def feed(self, chunk: str) -> str:
+    def feed(self, chunk: str) -> list[str]:
         self._buffer += chunk
         out: list[str] = []
         while self._buffer:
@@ -84,9 +87,9 @@ class ThinkStripper:
         text = "".join(out)
         if text.strip():
             self._released = True
-        return text
+        return [text] if text else []
 
-    def flush(self) -> str:
+    def flush(self) -> list[str]:
         """End of stream: an unfinished <think> block is dropped, a partial tag is text."""
         if self._inside:
             self._drop(len(self._buffer))
@@ -95,7 +98,7 @@ class ThinkStripper:
             rest = self._buffer
         self._buffer = ""
         self._inside = False
-        return rest
+        return [rest] if rest else []
 
     def _drop(self, chars: int) -> None:
         # a block is counted once: when it opens, or at a lone closing tag
@@ -106,5 +109,4 @@ class ThinkStripper:
 
 def strip_think(text: str) -> str:
     """Whole-text version of ThinkStripper."""
-    stripper = ThinkStripper()
-    return stripper.feed(text) + stripper.flush()
+    return "".join(run_whole(ThinkStripper(), text))

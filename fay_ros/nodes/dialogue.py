@@ -33,12 +33,13 @@ from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.paths import config_file
 from ..common.params import ConfigError, declare_config
-from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, EngineSettings, ReplyPiece
-from ..dialogue.llm import ChatClient, Endpoint
+from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, EngineSettings
+from ..dialogue.llm import ApiKeyError, ChatClient, Endpoint
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.profiles import TINY, resolve as resolve_profile
 from ..dialogue.qa import QaTable, QaTableError
+from ..dialogue.reply import ReplyPiece
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
 
 DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
@@ -152,7 +153,8 @@ class RosMemoryGateway:
             result = await asyncio.wait_for(done, timeout or self._timeout)
         except asyncio.TimeoutError:
             client.remove_pending_request(ros_future)
-            raise MemoryUnavailable(f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
+            raise MemoryUnavailable(
+                f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
         response = result.result()
         if response is None:
             raise MemoryUnavailable(f"service {client.srv_name} failed")
@@ -212,7 +214,7 @@ class DialogueNode(Node):
             try:
                 return Endpoint.from_env(base_url, model, getattr(c, key_param), connect_timeout=c.connect_timeout,
                                          first_token_timeout=c.first_token_timeout, idle_timeout=c.idle_timeout)
-            except ValueError as exc:  # the named key variable is not set
+            except ApiKeyError as exc:  # the named key variable is not set
                 raise ConfigError(f"parameter '{key_param}': {exc}") from None
 
         small = endpoint(c.base_url, c.model, "api_key_env")
@@ -222,8 +224,9 @@ class DialogueNode(Node):
                            "big_api_key_env" if c.big_api_key_env else "api_key_env")
         profile = resolve_profile(c.model_profile, c.base_url, c.model)
         settings = EngineSettings(
-            profile=profile, judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools, max_tool_steps=c.max_tool_steps,
-            tool_timeout=c.tool_timeout, history_turns=c.history_turns, max_tokens=c.max_tokens,
+            profile=profile, judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools,
+            max_tool_steps=c.max_tool_steps, tool_timeout=c.tool_timeout, history_turns=c.history_turns,
+            max_tokens=c.max_tokens,
             temperature=c.temperature, frequency_penalty=c.frequency_penalty, memory_timeout=c.memory_timeout,
             default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
             qa_script_tools=tuple(c.qa_script_tools), llm_tools=tuple(c.tools))

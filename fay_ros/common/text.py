@@ -1,0 +1,23 @@
+"""Script detection shared by every package: the one definition of a CJK (Han) character.
+
+"CJK" here means the Han ideographs Chinese is written in (and Japanese kanji): the CJK
+Unified Ideographs block, Extension A, the Compatibility Ideographs, Extensions B to H with
+the Compatibility Ideographs Supplement, and 〇 (U+3007, the ideographic zero of dates such
+as 二〇二四). Not in it: CJK punctuation (。，), Kana, Hangul, radicals, and the Yijing
+hexagram symbols (U+4DC0-U+4DFF, which sit between Extension A and the main block).
+
+Pure Python, no ROS.
+"""
+from __future__ import annotations
+
+import re
+
+# The ranges, for building a regex character class together with other characters
+# (e.g. f"[{CJK_IDEOGRAPHS}A-Za-z]" for a name written in Han characters or Latin letters).
+CJK_IDEOGRAPHS = "\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af"
+CJK_CHAR = re.compile(f"[{CJK_IDEOGRAPHS}]")
+
+
+def has_cjk(text: str) -> bool:
+    """True when `text` holds at least one CJK ideograph."""
+    return CJK_CHAR.search(text) is not None

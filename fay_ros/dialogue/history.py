@@ -1,0 +1,45 @@
+"""Each user's recent conversation, as the OpenAI messages a prompt replays.
+
+Kept per process and per user (a user never sees another's history): the last
+`turns` exchanges. The tiny profile replays them in a window that grows by whole turns and
+then drops back (`window`), so each prompt extends the previous one and the model server's
+prompt cache keeps everything but the new turn.
+
+Pure Python, no ROS.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+
+class Histories:
+    def __init__(self, turns: int) -> None:
+        self.turns = turns  # exchanges kept per user (a user message and the answer)
+        self._by_user: dict[str, deque[dict[str, str]]] = {}
+        self._appended: dict[str, int] = {}  # messages ever added to each user's history
+
+    def of(self, user_id: str) -> list[dict[str, str]]:
+        return list(self._by_user.get(user_id, ()))
+
+    def append(self, user_id: str, message: dict[str, str]) -> None:
+        history = self._by_user.setdefault(user_id, deque(maxlen=max(2, self.turns * 2)))
+        history.append(message)
+        self._appended[user_id] = self._appended.get(user_id, 0) + 1
+
+    def remember_turn(self, user_id: str, user_text: str | None, answer: str) -> None:
+        """One exchange: what the user said (None for a broadcast) and what was answered."""
+        if user_text:
+            self.append(user_id, {"role": "user", "content": user_text})
+        if answer:
+            self.append(user_id, {"role": "assistant", "content": answer})
+
+    def window(self, user_id: str, min_turns: int, max_turns: int) -> list[dict[str, str]]:
+        """The last messages, in a window that grows by whole turns from min_turns to max_turns
+        and then drops back to min_turns, so consecutive prompts share everything but the new
+        turn (see TinyDecoding)."""
+        history = self.of(user_id)
+        high = min(2 * max_turns, 2 * max(1, self.turns))  # what the history holds
+        low = min(2 * min_turns, high)
+        count = self._appended.get(user_id, 0)
+        keep = count if count <= high else low + (count - low) % (high - low + 2)
+        return history[-keep:] if keep else []
