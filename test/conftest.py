@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import NodeProcess, RosProbe, ros_environment
+from harness import NodeProcess, RosProbe, ros_environment, start_llm
 from manual_clock import Clock
 
 # Isolate before anything imports rclpy: own domain, localhost discovery, own log dir.
@@ -35,12 +35,8 @@ def launch_node(request):
 def embedded_llm():
     """The embedded offline model (`fay-ros llm`: SmolLM2-135M served by llama.cpp) on a free
     loopback port, shared by the tests that need the real model: (base_url, process)."""
-    import re
-
-    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0", "--threads", "2"], ros=False)
+    proc, url = start_llm("--threads", "2")
     try:
-        proc.wait_output("ready:", timeout=90)
-        url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
         yield url, proc
     finally:
         proc.stop()

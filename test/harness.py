@@ -3,7 +3,11 @@
 - `ros_environment()` isolates a test session: its own ROS_DOMAIN_ID (locked so concurrent
   runs on one machine never share one), ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a
   temporary ROS_LOG_DIR.
-- `NodeProcess` runs a node module in a real subprocess and always cleans it up.
+- `NodeProcess` runs a node module in a real subprocess and always cleans it up;
+  `wait_ready()` waits for its readiness event: the node's latched `~/ready` topic
+  (fay_ros.common.readiness), or for a process that is no node (`fay-ros web`, `fay-ros llm`)
+  its port answering. Tests synchronise on events like these, never on log lines
+  (test_tooling checks it); what a log says may still be asserted once an event has happened.
 - `RosProbe` is an rclpy node living in the test process (own context, background executor)
   that publishes, collects messages and calls services, waiting on events with timeouts.
 """
@@ -60,12 +64,80 @@ def ros_environment() -> dict[str, str]:
 
 
 def free_port() -> int:
-    """A TCP port free on loopback right now (fixed ports may be taken by a parallel run)."""
+    """A TCP port free on loopback right now (fixed ports may be taken by a parallel run), also
+    "a port nothing listens on" for tests of an unreachable server."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def web_door_answers(port: int) -> bool:
+    """The web door of `fay-ros web` listens: a handshake without a token gets its 401. The gate
+    starts last, after the page server and once rosbridge listens, so this is the whole
+    process being ready."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    try:
+        with connect(f"ws://127.0.0.1:{port}/", open_timeout=1):
+            return False
+    except InvalidStatus as exc:
+        return exc.response.status_code == 401
+    except (OSError, TimeoutError):
+        return False
+
+
+def http_ok(url: str) -> bool:
+    """GET `url` answers 200 (never through a proxy from the environment: this is loopback)."""
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=2) as response:
+            return response.status == 200
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def start_web(*args: str, env: dict[str, str] | None = None, timeout: float = 30.0) -> NodeProcess:
+    """`fay-ros web ARGS`, returned once its web door answers on `--bridge-port` (or, with
+    `--bridge none`, once the page answers on `--port`)."""
+    argv = list(args)
+
+    def option(name: str) -> str:
+        return argv[argv.index(name) + 1]
+
+    if "--bridge" in argv and option("--bridge") == "none":
+        page_url = f"http://127.0.0.1:{option('--port')}/"
+        ready = lambda: http_ok(page_url)  # noqa: E731
+    else:
+        door_port = int(option("--bridge-port"))
+        ready = lambda: web_door_answers(door_port)  # noqa: E731
+    proc = NodeProcess("fay_ros.cli", args=["web", *argv], ros=False, env=env, ready=ready)
+    return _started(proc, timeout)
+
+
+def start_llm(*args: str, timeout: float = 90.0) -> tuple[NodeProcess, str]:
+    """`fay-ros llm` (the embedded model) on a free loopback port, returned with its base URL
+    once llama.cpp's /health answers 200 (the model is loaded)."""
+    port = free_port()
+    root = f"http://127.0.0.1:{port}"
+    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", str(port), *args], ros=False,
+                       ready=lambda: http_ok(root + "/health"))
+    return _started(proc, timeout), root + "/v1"
+
+
+def _started(proc: NodeProcess, timeout: float) -> NodeProcess:
+    """`proc` once ready; stopped (not left running) when it never gets there."""
+    try:
+        proc.wait_ready(timeout)
+    except BaseException:
+        proc.stop()
+        raise
+    return proc
 
 
 def write_web_access(path: Path, clients: dict[str, str], origins: Iterable[str] = ()) -> dict[str, str]:
@@ -103,8 +175,14 @@ class NodeProcess:
 
     def __init__(self, module: str, params: dict[str, Any] | None = None, *, args: Iterable[str] = (),
                  namespace: str = "/fay", name: str | None = None, env: dict[str, str] | None = None,
-                 ros: bool = True, remaps: dict[str, str] | None = None) -> None:
+                 ros: bool = True, remaps: dict[str, str] | None = None,
+                 ready: Callable[[], bool] | None = None) -> None:
+        """`ready`: for a process that is no node, the check that it serves (see wait_ready)."""
         self.module = module
+        self.namespace = namespace
+        # A node is named after its module unless renamed (`__node:=`), e.g. fay_ros.nodes.mic -> mic.
+        self.node_name = (name or module.rsplit(".", 1)[-1]) if ros else None
+        self._ready_check = ready
         cmd = [sys.executable, "-m", module, *args]
         if ros:
             cmd += ["--ros-args", "-r", f"__ns:={namespace}"]
@@ -141,11 +219,28 @@ class NodeProcess:
         except subprocess.TimeoutExpired:
             raise TimeoutError(f"{self.module} still running after {timeout}s; output:\n{self.output()}") from None
 
-    def wait_output(self, text: str, timeout: float = DEFAULT_TIMEOUT) -> None:
-        wait_until(lambda: text in self.output() or not self.alive(), timeout,
-                   message=lambda: f"{text!r} in the output of {self.module}:\n{self.output()[-3000:]}")
-        if text not in self.output():
-            raise AssertionError(f"{self.module} exited ({self.process.returncode}) before printing {text!r}:\n"
+    def wait_ready(self, timeout: float = DEFAULT_TIMEOUT, probe: RosProbe | None = None) -> None:
+        """Return once the process serves: a node has published `true` on its latched `~/ready`
+        (through `probe`, or the harness's own probe); a process that is no node answers its
+        `ready` check. Raises if the process exits first, with its output."""
+        if self._ready_check is not None:
+            check = self._ready_check
+            what = f"{' '.join(self.cmd[2:4])} to answer"
+            wait_until(lambda: check() or not self.alive(), timeout, interval=0.1,
+                       message=lambda: f"{what}:\n{self.output()[-3000:]}")
+        elif self.node_name is not None:
+            probe = probe or readiness_probe()
+            topic = probe.ready_topic(self.node_name, self.namespace)
+            ready = probe.readiness(self.node_name, self.namespace)
+            try:
+                wait_until(lambda: any(m.data for m in ready.messages) or not self.alive(), timeout,
+                           message=lambda: f"true on {topic}:\n{self.output()[-3000:]}")
+            finally:
+                probe.node.destroy_subscription(ready.subscription)
+        else:
+            raise TypeError(f"{self.module} is started with ros=False and no `ready` check: nothing to wait on")
+        if not self.alive():
+            raise AssertionError(f"{self.module} exited ({self.process.returncode}) before it was ready:\n"
                                  f"{self.output()[-3000:]}")
 
     def stop(self, timeout: float = 10.0) -> int | None:
@@ -182,6 +277,7 @@ class Collector:
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
+        self.subscription: Any = None  # set by RosProbe.collect
         self._cond = threading.Condition()
 
     def _on_message(self, msg: Any) -> None:
@@ -248,8 +344,31 @@ class RosProbe:
     def collect(self, msg_type: Any, topic: str, qos: Any = None) -> Collector:
         from fay_ros.common import qos as fay_qos
         collector = Collector()
-        self.node.create_subscription(msg_type, topic, collector._on_message, qos or fay_qos.EVENTS)
+        collector.subscription = self.node.create_subscription(msg_type, topic, collector._on_message,
+                                                               qos or fay_qos.EVENTS)
         return collector
+
+    @staticmethod
+    def ready_topic(node_name: str, namespace: str = "/fay") -> str:
+        from fay_ros.common.readiness import ready_topic
+        return ready_topic(node_name, namespace)
+
+    def readiness(self, node_name: str, namespace: str = "/fay") -> Collector:
+        """Every readiness message of a node (latched: the current one arrives at once; a
+        restarted node adds a new `true`)."""
+        from std_msgs.msg import Bool
+
+        from fay_ros.common.readiness import READY_QOS
+        return self.collect(Bool, self.ready_topic(node_name, namespace), READY_QOS)
+
+    def wait_ready(self, node_name: str, namespace: str = "/fay", count: int = 1,
+                   timeout: float = DEFAULT_TIMEOUT) -> Collector:
+        """Wait until a node (e.g. one of `fay-ros up`) has said `true` on its `~/ready`
+        `count` times (a restart says it again); returns the collector to wait on later ones."""
+        ready = self.readiness(node_name, namespace)
+        ready.wait_for(lambda msgs: sum(m.data for m in msgs) >= count, timeout,
+                       what=f"{count} true on {self.ready_topic(node_name, namespace)}")
+        return ready
 
     def wait_for_subscribers(self, publisher: Any, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         wait_until(lambda: publisher.get_subscription_count() >= count, timeout,
@@ -282,3 +401,19 @@ class RosProbe:
         self.node.destroy_node()
         self._rclpy.shutdown(context=self.context)
         self._thread.join(5)
+
+
+_readiness_probe: RosProbe | None = None
+_readiness_lock = threading.Lock()
+
+
+def readiness_probe() -> RosProbe:
+    """One probe per test process for NodeProcess.wait_ready (closed at exit)."""
+    global _readiness_probe
+    with _readiness_lock:
+        if _readiness_probe is None:
+            import atexit
+
+            _readiness_probe = RosProbe("readiness_probe")
+            atexit.register(_readiness_probe.close)
+        return _readiness_probe

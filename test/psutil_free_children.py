@@ -26,3 +26,15 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def running(parent: int, module: str) -> int | None:
+    """The child of `parent` that runs `python -m <module>` (a node of `fay-ros up`), if any."""
+    for pid in of(parent):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if module.encode() in argv and alive(pid):
+            return pid
+    return None

@@ -38,10 +38,13 @@ def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
     from fay_ros.common import qos
     from fay_ros.common.rostime import to_time_msg
 
-    from std_msgs.msg import Header
+    from std_msgs.msg import Header, String
+
+    from harness import wait_until
 
     node = launch_node("fay_ros.nodes.latency_monitor", {"print_events": True})
     diag = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=10))
+    events = ros.collect(String, "/fay/latency_monitor/events")
     final = ros.publisher(Transcript, "speech/final")
     reply = ros.publisher(Utterance, "reply")
     speaking = ros.publisher(SpeechState, "robot_speaking", qos.LATCHED)
@@ -50,26 +53,34 @@ def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
         ros.wait_for_subscribers(pub)
     wait = lambda n: ros.wait_for_subscribers(diag_pub, n)  # noqa: E731
     wait(2)  # the monitor and our own collector
+    wait_until(lambda: events.subscription.get_publisher_count() >= 1, message="the monitor's events")
+
+    def taken(kind: str) -> None:
+        events.wait_for(lambda msgs: msgs and msgs[-1].data == kind, what=f"the monitor taking in {kind}")
 
     now = ros.node.get_clock().now().nanoseconds * 1e-9
     # Topics are not ordered against each other: send each event once the monitor has
-    # reported the previous one (print_events), as causality orders them in a real turn.
+    # reported the previous one (~/events), as causality orders them in a real turn.
     said, answer = "what time is it", "It is noon."
     final.publish(Transcript(user_id="alice", text=said, is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
-    node.wait_output("event final")
+    taken("final")
     ttft = DiagnosticStatus(name="fay/dialogue: llm", values=[KeyValue(key="time_to_first_token_ms", value="120")])
     diag_pub.publish(DiagnosticArray(status=[ttft]))
-    node.wait_output("event llm_first_token")
+    taken("llm_first_token")
     reply.publish(Utterance(user_id="alice", conversation_id="c1", seq=0, text=answer, is_first=True))
-    node.wait_output("event first_reply")
+    taken("first_reply")
     speaking.publish(SpeechState(speaking=True, utterance_id="c1:0", header=Header(stamp=to_time_msg(now + 0.5))))
     result = diag.wait_for_match(lambda a: a.status and a.status[0].name == "fay/pipeline: latency")
     values = {kv.key: float(kv.value) for kv in result.status[0].values if kv.key.endswith("_ms")}
     assert values["voice_to_first_audio_ms"] == pytest.approx(750, abs=1)
     assert values["speech_end_to_transcript_ms"] > 0
     assert values["llm_time_to_first_token_ms"] == pytest.approx(120)
-    assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms"} <= set(values)
-    node.wait_output("voice_to_first_audio 750 ms")
+    assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms",
+            "first_reply_to_first_audio_ms"} <= set(values)
+    assert node.stop() == 0  # exited: the line it prints per turn is in its output
+    assert "voice_to_first_audio 750 ms" in node.output()
+    assert [m.data for m in events.messages] == ["final", "llm_first_token", "first_reply"]
+    assert all(f"[latency] event {kind}" in node.output() for kind in ("final", "llm_first_token", "first_reply"))
     # /diagnostics is global: the turn is known by its conversation id, never by its words
     assert {kv.key: kv.value for kv in result.status[0].values}["conversation_id"] == "c1"
     shown = [result.status[0].message, result.status[0].name,

@@ -21,28 +21,35 @@ def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
     replies = ros.collect(Utterance, "reply")
     up = NodeProcess("fay_ros.cli", args=["up", *PLUMBING], ros=False)
     try:
-        # demo_talker publishes, timeline (another process) receives and prints it.
-        up.wait_output("reply      demo-0#0", timeout=30)
+        ros.wait_ready("timeline", timeout=30)
+        ros.wait_ready("demo_talker", timeout=30)
         got = replies.wait_for_match(lambda m: m.conversation_id == "demo-0" and m.is_end, timeout=30)
         assert got.text
         pids = children.of(up.pid)
         assert len(pids) >= 2
+        # The next reply starts a period (4 s) later: by then the timeline, subscribed like us,
+        # has printed all of demo-0.
+        replies.wait_for_match(lambda m: m.conversation_id == "demo-1", timeout=30)
     finally:
         os.killpg(up.pid, signal.SIGINT)
     assert up.wait_exit(20) == 0
+    # demo_talker published, timeline (another process) received and printed it.
+    assert "reply      demo-0#0" in up.output()
     assert "stopped" in up.output()
     wait_until(lambda: not any(children.alive(p) for p in pids), 10, message="node processes to exit")
 
 
-def test_up_restarts_a_crashed_node():
+def test_up_restarts_a_crashed_node(ros):
     up = NodeProcess("fay_ros.cli", args=["up", *PLUMBING], ros=False)
     try:
-        up.wait_output("started timeline", timeout=30)
-        line = next(l for l in up.output().splitlines() if "started timeline" in l)
-        pid = int(line.split("pid ")[1].rstrip(")"))
+        ready = ros.wait_ready("timeline", timeout=30)
+        pid = children.running(up.pid, "fay_ros.nodes.timeline")
+        assert pid is not None and f"started timeline (pid {pid})" in up.output()
         os.kill(pid, signal.SIGKILL)
-        wait_until(lambda: up.output().count("started timeline") >= 2, 30, message="timeline restart")
+        ready.wait_for(lambda msgs: sum(m.data for m in msgs) >= 2, 30, what="the restarted timeline ready")
         assert "timeline exited with -9; restarting" in up.output()
+        new_pid = children.running(up.pid, "fay_ros.nodes.timeline")
+        assert new_pid not in (None, pid) and f"started timeline (pid {new_pid})" in up.output()
     finally:
         up.stop()
 
@@ -71,7 +78,8 @@ def test_timeline_publishes_typed_lines_on_text_input(ros):
                              "-p", "typed_input:=true"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True)
     try:
-        assert "ready" in proc.stdout.readline()
+        ros.wait_ready("timeline")
+        assert "ready" in proc.stdout.readline()  # its prompt, printed before it said so on ~/ready
         ros.wait_for_publishers("text_input")
         # Discovery is two-sided: until the node's publisher has matched our subscription a
         # volatile message is lost, so type the line again until one arrives.

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from harness import NodeProcess
+from harness import NodeProcess, wait_until
 from msgfill import fill, import_type, seed_of
 
 MESSAGES = ["AudioChunk", "WordTiming", "Transcript", "Utterance", "ActionCue", "Viseme",
@@ -15,7 +15,7 @@ SERVICES = ["Remember", "Recall", "Forget", "GetActiveRules", "GetProfile"]
 
 @pytest.fixture(scope="module")
 def msg_echoes():
-    procs = {name: NodeProcess("procs.echo", args=["msg", f"fay_msgs/msg/{name}"], ros=False)
+    procs = {name: NodeProcess("procs.echo", args=["msg", f"fay_msgs/msg/{name}"], name=f"echo_{name}")
              for name in MESSAGES}
     yield procs
     for p in procs.values():
@@ -26,11 +26,12 @@ def msg_echoes():
 def test_message_round_trip(name, msg_echoes, ros):
     cls = import_type(f"fay_msgs/msg/{name}")
     echo = msg_echoes[name]
-    echo.wait_output("echo ready")
+    echo.wait_ready()
     out = ros.collect(cls, "echo_out")
     pub = ros.publisher(cls, "echo_in")
     ros.wait_for_subscribers(pub)
-    ros.wait_for_publishers("echo_out")
+    # every echo publishes an echo_out of its own type: only this type's one matches
+    wait_until(lambda: out.subscription.get_publisher_count() >= 1, message=f"the {name} echo on echo_out")
     sent = [fill(cls(), random.Random(i)) for i in range(3)]
     for msg in sent:
         pub.publish(msg)
@@ -43,9 +44,9 @@ def test_message_round_trip(name, msg_echoes, ros):
 @pytest.mark.parametrize("name", SERVICES)
 def test_service_round_trip(name, ros):
     cls = import_type(f"fay_msgs/srv/{name}")
-    server = NodeProcess("procs.echo", args=["srv", f"fay_msgs/srv/{name}"], ros=False)
+    server = NodeProcess("procs.echo", args=["srv", f"fay_msgs/srv/{name}"], name=f"echo_{name}")
     try:
-        server.wait_output("echo ready")
+        server.wait_ready()
         request = fill(cls.Request(), 42)
         response = ros.call(cls, "echo_srv", request)
         assert response == fill(cls.Response(), seed_of(request))

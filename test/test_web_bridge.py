@@ -18,7 +18,7 @@ import pytest
 
 from fay_msgs.msg import ActionCue, Transcript
 from fay_msgs.srv import Recall
-from harness import NodeProcess, free_port, wait_until, write_web_access
+from harness import free_port, start_web, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
@@ -30,10 +30,8 @@ def endpoint(tmp_path_factory):
     port = free_port()
     access = tmp_path_factory.mktemp("access") / "web_access.yaml"
     token = write_web_access(access, {"user": "face"})["user"]
-    proc = NodeProcess("fay_ros.cli", args=["web", "--no-page", "--bridge", "rs", "--bridge-port", str(port),
-                                            "--access-file", str(access)], ros=False)
+    proc = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--access-file", str(access))
     try:
-        proc.wait_output("[fay-ros web] ready", timeout=30)
         yield port, token
     finally:
         code = proc.stop()
@@ -135,7 +133,8 @@ def test_allowlist_is_enforced_by_the_endpoint(endpoint, ros):
     for request in denied:
         reply = by_id[request["id"]]
         text = json.dumps(reply, ensure_ascii=False)
-        assert reply.get("op") == "status" and "refused" in text, f"{request['op']} {request.get('topic') or request.get('service')}: {reply}"
+        target = request.get("topic") or request.get("service")
+        assert reply.get("op") == "status" and "refused" in text, f"{request['op']} {target}: {reply}"
         assert reply.get("result") in (None, False)
     assert calls == [], "the memory service was called through the bridge"
     assert "a memory the browser must never see" not in json.dumps(replies, ensure_ascii=False)

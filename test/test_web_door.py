@@ -16,7 +16,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from fay_msgs.msg import ActionCue, Transcript, Utterance
-from harness import NodeProcess, free_port, wait_until, write_web_access
+from harness import NodeProcess, free_port, start_web, write_web_access
 
 from fay_ros.common import qos, topics
 from fay_ros.web.access import AccessError, add_client, load, load_or_create
@@ -208,32 +208,12 @@ def test_another_users_reply_never_reaches_a_face_and_cues_lose_their_text():
 
 # -- the real door: fay-ros web + rosbridge-server-rs + DDS ---------------------------------------
 
-def door_answers(port: int) -> bool:
-    """The gate is listening: a handshake without a token gets its 401 (an event, not a log line)."""
-    try:
-        with connect(f"ws://127.0.0.1:{port}/", open_timeout=1):
-            return False
-    except InvalidStatus as exc:
-        return exc.response.status_code == 401
-    except OSError:
-        return False
-
-
-def start_door(*args: str, env: dict | None = None) -> NodeProcess:
-    port = int(args[list(args).index("--bridge-port") + 1])
-    proc = NodeProcess("fay_ros.cli", args=["web", *args], ros=False, env=env)
-    wait_until(lambda: door_answers(port) or not proc.alive(), timeout=30,
-               message=lambda: f"the web door on {port}:\n{proc.output()[-2000:]}")
-    assert proc.alive(), proc.output()
-    return proc
-
-
 @pytest.fixture(scope="module")
 def door(tmp_path_factory):
     access = tmp_path_factory.mktemp("door") / "web_access.yaml"
     tokens = write_web_access(access, {"alice": "face", "bob": "face", "": "face", "root": "admin"})
     port, page_port = free_port(), free_port()
-    proc = start_door("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--port", str(page_port),
+    proc = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--port", str(page_port),
                       "--access-file", str(access))
     try:
         yield {"port": port, "page_port": page_port, "tokens": tokens, "proc": proc}
@@ -364,12 +344,12 @@ def test_first_start_prints_the_link_once_and_a_loose_file_stops_with_exit_2(tmp
     port, page_port = free_port(), free_port()
     args = ("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--port", str(page_port))
     env = {"XDG_CONFIG_HOME": str(config_home)}
-    first = start_door(*args, env=env)
+    first = start_web(*args, env=env)
     assert first.stop() == 0
     path = config_home / "fay_ros" / "web_access.yaml"
     token = load(path).clients[0].token
     assert f"ws://127.0.0.1:{port}/?token={token}" in first.output()
-    second = start_door(*args, env=env)
+    second = start_web(*args, env=env)
     assert second.stop() == 0
     assert token not in second.output() and "--show-urls" in second.output()
 

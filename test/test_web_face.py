@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import struct
 import zlib
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
-from harness import NodeProcess, free_port, wait_until, write_web_access
+from harness import free_port, start_web, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
@@ -33,12 +32,6 @@ HOLD_SECONDS = 30.0
 
 pytestmark = [pytest.mark.slow,  # a real browser; each test stays under ~6 s
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
-
-
-def start_web(*args: str) -> NodeProcess:
-    proc = NodeProcess("fay_ros.cli", args=["web", *args], ros=False)
-    proc.wait_output("[fay-ros web] ready", timeout=30)
-    return proc
 
 
 @pytest.fixture(scope="module")

@@ -107,7 +107,9 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path):
             pages = {}
             for user, token in tokens.items():
                 page = browser.new_page()  # a context of its own: its own storage, like another device
-                wait_until(lambda: _opened(page, f"http://127.0.0.1:{page_port}/#token={token}"), timeout=30,
+                # wait_until polls the lambda right here, within this iteration: no late binding.
+                url = f"http://127.0.0.1:{page_port}/#token={token}"
+                wait_until(lambda: _opened(page, url), timeout=30,  # noqa: B023
                            interval=0.5, message=f"the face of {user}")
                 page.wait_for_function("document.body.dataset.connection === 'connected'", timeout=30000)
                 # A tampered page: it claims to be the owner ('user') on every typed line.

@@ -160,6 +160,8 @@ def _access_commands(args: argparse.Namespace, path: Path) -> int:
 def run(args: argparse.Namespace) -> int:
     import secrets
 
+    from pydantic import ValidationError
+
     from ..web.access import AccessError, default_path, load_or_create
     from ..web.allowlist import AllowList, AllowListError
     from ..web.bridge import BridgeUnavailable, choose
@@ -192,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
             access, created = load_or_create(access_path, args.user_id)
         except AccessError as exc:
             return _config_error(str(exc))
-        except ValueError as exc:  # --user-id that is no valid user id
+        except ValidationError as exc:  # --user-id that is no valid user id (the new client's check)
             return _config_error(f"--user-id {args.user_id!r}: {exc}")
         origins = set()
         for origin in args.allow_origin:
@@ -287,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
                  + face_link(args.host, page_port, created.token, page=server is not None,
                              bridge_port=args.bridge_port))
         elif access is not None:
-            _say(f"open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds "
+            _say("open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds "
                  "a person)")
         _say("ready; Ctrl-C stops")
         while not stop.wait(0.2):

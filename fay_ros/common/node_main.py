@@ -1,9 +1,10 @@
 """The one place a node process starts, spins and shuts down.
 
 Every node module's main() calls run_node(NodeClass): it initialises rclpy, builds the node
-(which validates its parameters and may raise ConfigError), spins until Ctrl-C / SIGTERM,
-and shuts down cleanly. A ConfigError stops the process at start-up with exit code 2 and the
-reason on stderr.
+(which validates its parameters and may raise ConfigError), announces on `~/ready` that it
+serves (fay_ros.common.readiness; unless the node announces that itself, later), spins until
+Ctrl-C / SIGTERM, and shuts down cleanly. A ConfigError stops the process at start-up with
+exit code 2 and the reason on stderr.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from .params import ConfigError
+from .readiness import announce_ready, announces_ready_itself
 
 from .exit_codes import EXIT_CONFIG_ERROR  # noqa: F401 - re-exported for the nodes
 
@@ -29,6 +31,8 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
         except ConfigError as exc:
             print(f"[fay_ros] cannot start: {exc}", file=sys.stderr, flush=True)
             return EXIT_CONFIG_ERROR
+        if not announces_ready_itself(node):
+            announce_ready(node)
         executor = MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         try:

@@ -24,6 +24,12 @@ LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"
 DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics convention
 
+# The memory node's acknowledgement of each user turn it took in (the Transcript without text).
+MEMORY_HEARD = "memory/heard"
+# Private event topics (`~/` resolves under the node's own name, e.g. /fay/mic/listening).
+MIC_LISTENING = "~/listening"
+LATENCY_EVENTS = "~/events"
+
 SRV_REMEMBER = "memory/remember"
 SRV_RECALL = "memory/recall"
 SRV_FORGET = "memory/forget"

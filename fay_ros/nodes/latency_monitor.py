@@ -6,6 +6,10 @@ the stage durations in milliseconds: end of speech → final transcript → firs
 → first audio sample, plus the LLM's time to first token and the pipeline's own share.
 /diagnostics is global: it carries the reply's conversation_id and timings only, never
 what was said (nor do the printed lines).
+
+Each event the tracker takes in is also published on `~/events` (std_msgs/String: `final`,
+`llm_first_token`, `first_reply`), in the order taken, so a driver of the graph (a test) can
+feed the next one after it.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from pydantic import BaseModel, Field
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from std_msgs.msg import String
 
 from fay_msgs.msg import SpeechState, Transcript, Utterance
 
@@ -34,6 +39,7 @@ class LatencyMonitor(Node):
         self.config = declare_config(self, LatencyMonitorConfig)
         self.tracker = LatencyTracker()
         self.publisher = self.create_publisher(DiagnosticArray, topics.DIAGNOSTICS, QoSProfile(depth=10))
+        self.events = self.create_publisher(String, topics.LATENCY_EVENTS, qos.EVENTS)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_speaking, qos.LATCHED)
@@ -72,6 +78,7 @@ class LatencyMonitor(Node):
                         self.get_logger().warning(f"unreadable {LLM_TTFT_KEY}: {kv.value!r}")
 
     def _event(self, kind: str, detail: str = "") -> None:
+        self.events.publish(String(data=kind))
         if self.config.print_events:
             print(f"[latency] event {kind}" + (f": {detail}" if detail else ""), flush=True)
 

@@ -12,6 +12,7 @@ import rclpy  # noqa: E402
 from rclpy.executors import ExternalShutdownException  # noqa: E402
 
 from fay_ros.common import qos  # noqa: E402
+from fay_ros.common.readiness import announce_ready  # noqa: E402
 from msgfill import fill, import_type, seed_of  # noqa: E402
 
 
@@ -27,7 +28,7 @@ def main() -> None:
         def serve(request, response):
             return fill(response, seed_of(request))
         node.create_service(cls, "echo_srv", serve)
-    print("echo ready", flush=True)
+    announce_ready(node)  # ~/ready, as every fay_ros node does
     try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
