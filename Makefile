@@ -25,4 +25,4 @@ bench: setup
 	@$(PY) -m bench.run $(ONLY)
 
 clean:
-	rm -rf build $(VENV) .pytest_cache
+	rm -rf build $(VENV) .pytest_cache .mypy_cache .ruff_cache

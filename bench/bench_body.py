@@ -66,12 +66,12 @@ def run() -> str:
     table = load_servo_table(table_path)
     plan_times = time_calls(lambda: plan(table, rng.choice(BEHAVIORS), rng.random(), {}), 2000)
 
-    echo = NodeProcess("procs.echo", args=["msg", "fay_msgs/msg/ActionCue"], ros=False)
+    echo = NodeProcess("procs.echo", args=["msg", "fay_msgs/msg/ActionCue"])
     servo = NodeProcess("fay_ros.nodes.servo_mapper", {"map_file": str(table_path), "reload_period": 0.0})
     led = NodeProcess("fay_ros.nodes.led_mapper", {"reload_period": 0.0})
     probe = RosProbe("bench_body_probe")
     try:
-        echo.wait_output("echo ready")
+        echo.wait_ready(probe=probe)
         got_echo, got_traj, got_color = _Arrival(), _Arrival(), _Arrival()
         probe.node.create_subscription(ActionCue, "echo_out", got_echo, qos.EVENTS)
         traj_sub = probe.node.create_subscription(JointTrajectory, topics.SERVO_TRAJECTORY, got_traj, qos.COMMANDS)

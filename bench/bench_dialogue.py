@@ -65,8 +65,10 @@ def run() -> str:
                         if event.content:
                             results["raw"].append(time.monotonic() - sent[-1])
                             break
+            # One list for every engine's emit callback, emptied before each turn (never rebound,
+            # so the callbacks below need not bind it).
+            firsts: list[float] = []
             for mode in ("judge", "direct"):
-                firsts: list[float] = []
                 engine = DialogueEngine(Persona(), client, lambda p: firsts.append(time.monotonic()),
                                         settings=EngineSettings(judge=mode == "judge"))
                 for _ in range(ROUNDS):
@@ -80,7 +82,7 @@ def run() -> str:
             engine = DialogueEngine(Persona(), client, lambda p: firsts.append(time.monotonic()),
                                     settings=EngineSettings(judge=True))
             for _ in range(5):
-                firsts = []
+                firsts.clear()
                 llm.script(first_sentence_stream(judge=True, tail_tokens=40, gap=0.02))
                 await engine.run_turn("bench", "hi", "en")
                 streaming.append((firsts[0] - sent[-1], firsts[-1] - sent[-1]))
@@ -97,7 +99,7 @@ def run() -> str:
                 engine = DialogueEngine(Persona(), client if script else refused,
                                         lambda p: firsts.append(time.monotonic()))
                 for _ in range(10):
-                    firsts = []
+                    firsts.clear()
                     if script:
                         llm.script(script())
                     t0 = time.monotonic()
@@ -115,7 +117,7 @@ def run() -> str:
         node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "bench", "memory": False,
                                                       "qa_file": "none"})
         try:
-            node.wait_output("dialogue ready")
+            node.wait_ready(probe=probe)
             got = threading.Event()
             arrived: list[float] = []
 
@@ -154,9 +156,12 @@ def run() -> str:
         "Time from the server writing the first content chunk (a whole first sentence) to ...\n\n"
         "| measure | p50 | p95 |\n|---|---|---|\n"
         f"| baseline: ... the bare OpenAI client yielding it (HTTP + SSE) | {ms(p50['raw'])} | {ms(p95['raw'])} |\n"
-        f"| ... the engine emitting the first Utterance, judge path (streamed JSON) | {ms(p50['judge'])} | {ms(p95['judge'])} |\n"
-        f"| ... the engine emitting the first Utterance, direct path (no judge) | {ms(p50['direct'])} | {ms(p95['direct'])} |\n"
-        f"| ... a probe receiving the first Utterance from the dialogue node process (+ DDS) | {ms(p50['node'])} | {ms(p95['node'])} |\n"
+        f"| ... the engine emitting the first Utterance, judge path (streamed JSON) | "
+        f"{ms(p50['judge'])} | {ms(p95['judge'])} |\n"
+        f"| ... the engine emitting the first Utterance, direct path (no judge) | "
+        f"{ms(p50['direct'])} | {ms(p95['direct'])} |\n"
+        f"| ... a probe receiving the first Utterance from the dialogue node process (+ DDS) | "
+        f"{ms(p50['node'])} | {ms(p95['node'])} |\n"
         f"| engine's own processing: client yields the chunk → first Utterance emitted, judge path | "
         f"{ms(p50['own_judge'])} | {ms(p95['own_judge'])} |\n"
         f"| engine's own processing, direct path | {ms(p50['own_direct'])} | {ms(p95['own_direct'])} |\n\n"

@@ -29,8 +29,8 @@ TITLE = "Embedded model: typed and spoken turn latency (SmolLM2-135M, tiny profi
 BASELINE_LINES = ["How are you today?", "Tell me about your day.", "Do you like music?", "What makes you happy?",
                   "I just got back from a walk.", "What should I cook tonight?", "It is raining outside.",
                   "Tell me something nice.", "Do you ever get bored?", "I am a bit tired.",
-                  "What is your favourite colour?", "Can you cheer me up?", "I watched a film last night.", "Do you like cats or dogs?",
-                  "What do you do all day?", "The weather is lovely."]
+                  "What is your favourite colour?", "Can you cheer me up?", "I watched a film last night.",
+                  "Do you like cats or dogs?", "What do you do all day?", "The weather is lovely."]
 TYPED_LINES = ["Hi Fay, how are you doing?", "I had a long day at work.", "Do you like the rain?",
                "What did you do this morning?", "I am thinking about learning the guitar.", "Tell me a fun fact.",
                "My coffee went cold again.", "Do you ever dream?", "What is your favourite season?",
@@ -48,12 +48,9 @@ SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
 def _start_server():
-    from harness import NodeProcess
+    from harness import start_llm
 
-    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", "0"], ros=False)  # threads as the bring-up: default
-    proc.wait_output("ready:", timeout=90)
-    url = re.search(r"ready: (http://127\.0\.0\.1:\d+/v1)", proc.output()).group(1)
-    return proc, url
+    return start_llm()  # threads as the bring-up: default
 
 
 def _metrics(url: str) -> dict[str, float]:
@@ -164,8 +161,8 @@ def _typed(url: str, tmp: Path) -> dict:
     result: dict = {"chat": [], "chat_ttft": [], "words": [], "facts": [], "exchanges": [], "first_turn": None,
                     "sources": {}}
     try:
-        memory.wait_output("memory ready", timeout=60)
-        dialogue.wait_output("dialogue ready", timeout=60)
+        memory.wait_ready(timeout=60, probe=probe)
+        dialogue.wait_ready(timeout=60, probe=probe)
         pub = probe.publisher(Transcript, topics.TEXT_INPUT)
         probe.wait_for_subscribers(pub, count=2)  # dialogue + memory (it records typed input)
         probe.wait_for_publishers(topics.REPLY, count=1)
@@ -220,14 +217,13 @@ def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
     from diagnostic_msgs.msg import DiagnosticArray
 
     from fay_ros.bringup.latency import PIPELINE_STATUS_NAME
-    from fay_ros.hearing.synth import speak_to_wav
+    from fay_ros.hearing.audio import ASR_RATE
     from harness import REPO, NodeProcess, RosProbe
+    from synthetic_speech import speak_to_wav
 
     parts: list = [0.5]
     for line in VOICE_LINES:
         parts += [(line, "en-us"), VOICE_PAUSE]
-    from fay_ros.hearing.synth import ASR_RATE
-
     wav_seconds = len(speak_to_wav(tmp / "voice.wav", parts)) / ASR_RATE
     config = yaml.safe_load((REPO / "config/companion.yaml").read_text())
     config["/**/memory"]["ros__parameters"]["db_path"] = str(tmp / "voice_memory.db")
@@ -399,8 +395,8 @@ def run() -> str:
            f"line); its prompt also carries the recent turns and recalled memories, which the server's prompt cache "
            f"covers in part (the same kind of prompt computed without the cache takes {p(history_ttft, 0.5):.0f} ms; "
            f"its p95, {p(typed['chat_ttft'], 0.95):.0f} ms, is turns where much of the prompt was computed "
-           f"again). {cache_text} The rest is the memory calls before the model call and decoding up to the end of the first "
-           f"sentence the dialogue speaks: {statistics.median(typed['words']):.0f} words (median) against "
+           f"again). {cache_text} The rest is the memory calls before the model call and decoding up to the end of "
+           f"the first sentence the dialogue speaks: {statistics.median(typed['words']):.0f} words (median) against "
            f"{statistics.median(base['words']):.0f} for the bare server's first sentence. A question answered "
            f"from the user's facts makes the same memory calls and no model call: {p(typed['facts'], 0.5):.0f} ms "
            f"p50, {p(typed['facts'], 0.95):.0f} ms p95"

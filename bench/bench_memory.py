@@ -24,8 +24,9 @@ def _build(path: Path, size: int, rng: np.random.Generator):
     vectors = rng.normal(size=(size, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     kinds = ["kind:preference", "kind:fact", "kind:event", "kind:rule"]
-    nodes = [MemoryNode(owner="bench", content=f"memory {i}: 今天发生的第 {i} 件事", importance=float(rng.integers(1, 11)),
-                        created=now - i * 60.0, last_retrieved=now - float(rng.integers(0, 24 * 365)) * 3600.0,
+    nodes = [MemoryNode(owner="bench", content=f"memory {i}: 今天发生的第 {i} 件事",
+                        importance=float(rng.integers(1, 11)), created=now - i * 60.0,
+                        last_retrieved=now - float(rng.integers(0, 24 * 365)) * 3600.0,
                         tags=[kinds[i % 4], f"domain:d{i % 7}"], id=f"b{i:06d}") for i in range(size)]
     for start in range(0, size, 20_000):  # a few big transactions
         store.add_many(nodes[start:start + 20_000], vectors[start:start + 20_000])
@@ -51,7 +52,8 @@ def _bench_size(size: int, rng: np.random.Generator, tmp: Path) -> dict:
     score_only = time_calls(lambda: store.recall_ids("bench", next(it), 10, weights=weights, stateless=True), 200)[20:]
     full = time_calls(lambda: store.recall("bench", "", n=10, weights=weights, query_vector=next(it)), 200)[20:]
     filtered = time_calls(lambda: store.recall("bench", "", n=10, weights=weights, query_vector=next(it),
-                                               tags_all=["kind:preference"], tags_any=["domain:d1", "domain:d2"]), 100)[10:]
+                                               tags_all=["kind:preference"],
+                                               tags_any=["domain:d1", "domain:d2"]), 100)[10:]
     store.close()
     # The baseline's data is built only now: millions of Python floats make the garbage
     # collector slow down everything else in the process.
@@ -74,7 +76,7 @@ def _service_round_trip(db: Path) -> list[float]:
     node = NodeProcess("fay_ros.nodes.memory", {"db_path": str(db), "embedder": "hashed"}, namespace="/bench")
     probe = RosProbe("bench_memory_probe", namespace="/bench")
     try:
-        node.wait_output("memory ready", timeout=60)
+        node.wait_ready(timeout=60, probe=probe)
         client = probe.node.create_client(Recall, topics.SRV_RECALL)
         assert client.wait_for_service(timeout_sec=30)
         import threading
@@ -85,7 +87,7 @@ def _service_round_trip(db: Path) -> list[float]:
             req = Recall.Request(owner="bench", query=f"今天发生的第 {i * 37} 件事", n=10, stateless=True)
             t0 = time.perf_counter()
             future = client.call_async(req)
-            future.add_done_callback(lambda _f: done.set())
+            future.add_done_callback(lambda _f, done=done: done.set())  # this round's Event, not a later one
             if not done.wait(30):
                 raise RuntimeError("memory/recall did not answer")
             if i >= 10:
@@ -102,7 +104,8 @@ def _query_embedding_cost() -> list[str]:
     lines = []
     hashed = HashedNgramEmbedder(DIM)
     samples = time_calls(lambda: hashed.embed(["我上次说过我不吃什么？"]), 200)
-    lines.append(f"| query embedding, hashed n-grams | {ms(percentile(samples, 0.5))} | {ms(percentile(samples, 0.95))} |")
+    lines.append(f"| query embedding, hashed n-grams | {ms(percentile(samples, 0.5))} | "
+                 f"{ms(percentile(samples, 0.95))} |")
     try:
         use = UseEmbedder()
         use.embed(["warm up"])

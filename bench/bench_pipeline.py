@@ -23,8 +23,8 @@ def run() -> str:
 
     import dialogue_fake_llm as fake
     from fay_ros.bringup.latency import PIPELINE_STATUS_NAME
-    from fay_ros.hearing.synth import speak_to_wav
     from harness import REPO, NodeProcess, RosProbe
+    from synthetic_speech import speak_to_wav
 
     def delayed(message: str) -> fake.Scripted:
         item = fake.judge_finish(message, pieces=4)

@@ -24,10 +24,10 @@ def run() -> str:
         deserialize_message(serialize_message(msg), ActionCue)
         baseline.append(time.perf_counter() - t0)
 
-    echo = NodeProcess("procs.echo", args=["msg", "fay_msgs/msg/ActionCue"], ros=False)
+    echo = NodeProcess("procs.echo", args=["msg", "fay_msgs/msg/ActionCue"])
     probe = RosProbe("bench_probe")
     try:
-        echo.wait_output("echo ready")
+        echo.wait_ready(probe=probe)
         got = threading.Event()
         probe.node.create_subscription(ActionCue, "echo_out", lambda _m: got.set(), 10)
         pub = probe.publisher(ActionCue, "echo_in")

@@ -1,9 +1,9 @@
 """What the rosbridge hop adds: an ActionCue reaching a websocket client through the
-endpoint `fay-ros web` starts, vs. the same message reaching an rclpy subscriber."""
+endpoint `fay-ros web` starts (the web door in front of rosbridge-server-rs), vs. the same
+message reaching an rclpy subscriber."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 
@@ -14,27 +14,24 @@ MESSAGES = 500
 WARMUP = 50
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def run() -> str:
     from websockets.sync.client import connect
 
     from fay_msgs.msg import ActionCue
-    from harness import NodeProcess, RosProbe, wait_until
+    import tempfile
+    from pathlib import Path
+
+    from harness import RosProbe, free_port, start_web, wait_until, write_web_access
 
     from fay_ros.common import qos, topics
 
-    port = _free_port()
-    bridge = NodeProcess("fay_ros.cli", args=["web", "--no-page", "--bridge", "rs", "--bridge-port", str(port)],
-                         ros=False)
+    port = free_port()
+    access = Path(tempfile.mkdtemp(prefix="bench_web_")) / "web_access.yaml"
+    token = write_web_access(access, {"user": "face"})["user"]
+    bridge = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--access-file", str(access))
     sender = RosProbe("bench_web_sender")
     listener = RosProbe("bench_web_listener")
     try:
-        bridge.wait_output("[fay-ros web] ready", timeout=30)
         arrivals_ros: dict[int, float] = {}
         arrivals_ws: dict[int, float] = {}
         both = threading.Condition()
@@ -45,7 +42,7 @@ def run() -> str:
                 both.notify_all()
 
         listener.node.create_subscription(ActionCue, topics.ACTION_CUE, on_ros, qos.EVENTS)
-        ws = connect(f"ws://127.0.0.1:{port}")
+        ws = connect(f"ws://127.0.0.1:{port}/?token={token}")
         ws.send(json.dumps({"op": "subscribe", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"}))
 
         def read_ws() -> None:
@@ -79,7 +76,8 @@ def run() -> str:
             t0 = time.perf_counter()
             publisher.publish(msg)
             with both:
-                if not both.wait_for(lambda: i in arrivals_ros and i in arrivals_ws, timeout=5):
+                # wait_for calls the predicate here, within this iteration: no late binding.
+                if not both.wait_for(lambda: i in arrivals_ros and i in arrivals_ws, timeout=5):  # noqa: B023
                     raise RuntimeError(f"cue {i} was lost")
             if i >= WARMUP:
                 via_ros.append(arrivals_ros[i] - t0)
@@ -93,10 +91,11 @@ def run() -> str:
     return (
         f"{MESSAGES - WARMUP} ActionCues, one at a time, published by rclpy and received both by an rclpy "
         "subscriber (baseline) and by a rosbridge v2 websocket client through `fay-ros web --bridge rs` "
-        "(rosbridge-server-rs, allow-list on).\n\n"
+        "(the web door with a face token in front of rosbridge-server-rs, allow-list on).\n\n"
         "| path | p50 | p95 |\n|---|---|---|\n"
         f"| baseline: rclpy publisher → rclpy subscriber (DDS) | {ms(r50)} | {ms(percentile(via_ros, 0.95))} |\n"
-        f"| rclpy publisher → rosbridge → websocket client (JSON) | {ms(w50)} | {ms(percentile(via_ws, 0.95))} |\n\n"
+        f"| rclpy publisher → rosbridge → web door → websocket client (JSON) | {ms(w50)} | "
+        f"{ms(percentile(via_ws, 0.95))} |\n\n"
         f"Through the bridge / direct DDS: **{w50 / r50:.1f}×** (p50). "
         + ("The native bridge plus JSON over a loopback websocket costs about what rclpy's own executor "
            "hand-off to a Python callback costs, so the web face sees cues as soon as a Python node would. "
