@@ -37,7 +37,8 @@ def _build(path: Path, size: int, rng: np.random.Generator):
 
 
 def _bench_size(size: int, rng: np.random.Generator, tmp: Path) -> dict:
-    from fay_ros.memory.retrieval import CHAT_WEIGHTS, Weights, naive_scores
+    from fay_ros.memory.retrieval import CHAT_WEIGHTS, Weights
+    from reference_retrieval import naive_scores
 
     store, nodes, vectors = _build(tmp / f"bench_{size}.db", size, rng)
     weights = Weights(*CHAT_WEIGHTS)
@@ -135,7 +136,7 @@ def run() -> str:
     embed_lines = _query_embedding_cost()
     return (
         "Baseline: Fay's `retrieve()` approach, one Python pass per score component over node dicts with "
-        "embeddings keyed by content, then a full sort (`fay_ros.memory.retrieval.naive_scores`), on the "
+        "embeddings keyed by content, then a full sort (`test/reference_retrieval.naive_scores`), on the "
         "same nodes and query vectors. 512-d vectors (the default model's size), chat weights "
         "[0.8, 0.5, 0.5], top 10, a second owner's 1,000 nodes in the same file.\n\n"
         "| nodes | naive loop p50 | vectorised scoring p50 / p95 | full recall p50 / p95 | with tag filters p50 | "

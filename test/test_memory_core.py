@@ -15,7 +15,8 @@ from fay_ros.memory.embeddings import HashedNgramEmbedder, make_embedder
 from fay_ros.memory.model import (CANDIDATE, CONFIRMED, SUPERSEDED, MemoryInputError, MemoryNode, describe_schema,
                                   inherited_tags, normalise_tags)
 from fay_ros.memory.policy import RememberRequest, decide_remember, is_explicit_correction, is_explicit_request
-from fay_ros.memory.retrieval import OwnerIndex, Weights, naive_scores
+from fay_ros.memory.retrieval import OwnerIndex, Weights
+from reference_retrieval import naive_scores
 from fay_ros.memory.store import MemoryStore
 
 

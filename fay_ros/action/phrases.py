@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Generic, Iterable, TypeVar
+from typing import Any, Generic, Iterable, TypeVar
 
 T = TypeVar("T")
 
@@ -192,49 +192,13 @@ class PhraseIndex(Generic[T]):
         return result
 
     def _find_substrings(self, s: str) -> list[tuple[int, int, str, tuple[T, ...], int]]:
-        found = []
-        table, lengths_at = self._frozen_substrings, self._substring_lengths
-        i, n = 0, len(s)
-        while i < n:
-            lengths = lengths_at.get(s[i])
-            if lengths:
-                for length in lengths:
-                    if i + length > n:
-                        continue
-                    key = s[i:i + length]
-                    payloads = table.get(key)
-                    if payloads is not None:
-                        found.append((i, i + length, key, payloads, -1))
-                        i += length
-                        break
-                else:
-                    i += 1
-            else:
-                i += 1
-        return found
+        return [(i, i + length, key, payloads, -1)
+                for i, length, key, payloads in _greedy_scan(s, self._frozen_substrings, self._substring_lengths)]
 
     def _find_words(self, p: Prepared) -> list[tuple[int, int, str, tuple[T, ...], int]]:
-        found = []
-        words, spans = p.words, p.spans
-        table, counts_at = self._frozen_words, self._word_lengths
-        j, n = 0, len(words)
-        while j < n:
-            counts = counts_at.get(words[j])
-            if counts:
-                for count in counts:
-                    if j + count > n:
-                        continue
-                    key = words[j:j + count]
-                    payloads = table.get(key)
-                    if payloads is not None:
-                        found.append((spans[j][0], spans[j + count - 1][1], self._word_keyword[key], payloads, j))
-                        j += count
-                        break
-                else:
-                    j += 1
-            else:
-                j += 1
-        return found
+        spans = p.spans
+        return [(spans[j][0], spans[j + count - 1][1], self._word_keyword[key], payloads, j)
+                for j, count, key, payloads in _greedy_scan(p.words, self._frozen_words, self._word_lengths)]
 
     def _with_negation(self, p: Prepared, raw: tuple[int, int, str, tuple[T, ...], int], floor: int) -> Hit[T]:
         start, end, keyword, payloads, word_index = raw
@@ -286,3 +250,25 @@ def _merge(a: list, b: list) -> list:
             continue
         kept.append(hit)
     return kept
+
+
+def _greedy_scan(items: Any, table: dict[Any, Any], lengths_at: dict[Any, Any]) -> list[tuple[int, int, Any, Any]]:
+    """Left to right, the longest key of `table` starting at each position (lengths to try,
+    longest first, come from `lengths_at[first item]`); a match skips past itself. Works
+    on a string (substring keys) and on a tuple of words (word-sequence keys) alike.
+    Returns (start, length, key, payloads)."""
+    found = []
+    i, n = 0, len(items)
+    while i < n:
+        for length in lengths_at.get(items[i], ()):
+            if i + length > n:
+                continue
+            key = items[i:i + length]
+            payloads = table.get(key)
+            if payloads is not None:
+                found.append((i, length, key, payloads))
+                i += length
+                break
+        else:
+            i += 1
+    return found

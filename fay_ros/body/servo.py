@@ -407,12 +407,6 @@ class ServoMapper:
             return Outcome("dropped", waiting.cue, f"waited {waited:.2f} s, out of step with the speech")
         return self._start(waiting.cue, now, "started", f"after waiting {waited:.2f} s", measured)
 
-    def next_wakeup(self) -> float | None:
-        """When `tick` has something to do (absolute time), or None."""
-        if self.waiting is None or self.current is None:
-            return None
-        return self.current.busy_until
-
 
 def describe(trajectory: Trajectory) -> str:
     name = trajectory.behavior if trajectory.behavior == trajectory.requested else \

@@ -12,8 +12,6 @@
 """
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,7 +278,3 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
 def namespace(options: dict[str, Any] | None = None) -> str:
     ns = str((options or {}).get("namespace") or DEFAULT_NAMESPACE)
     return ns if ns.startswith("/") else "/" + ns
-
-
-def python_executable() -> str:
-    return os.environ.get("FAY_PYTHON", sys.executable)

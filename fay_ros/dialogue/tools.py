@@ -142,15 +142,6 @@ class ToolRegistry:
     def llm_tools(self, allowed: list[str] | None = None) -> list[Tool]:
         return [t for t in self._tools.values() if t.callable_by_llm and (allowed is None or t.name in allowed)]
 
-    def only(self, names: list[str]) -> "ToolRegistry":
-        unknown = [n for n in names if n not in self._tools]
-        if unknown:
-            raise ValueError(f"unknown tool(s) {unknown}; registered: {self.names()}")
-        sub = ToolRegistry()
-        for n in names:
-            sub.add(self._tools[n])
-        return sub
-
     async def run(self, name: str, args: dict[str, Any], ctx: ToolContext, timeout: float = 10.0) -> str:
         tool = self._tools.get(name)
         if tool is None:

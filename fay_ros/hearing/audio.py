@@ -28,10 +28,6 @@ def to_float(samples: np.ndarray) -> np.ndarray:
     return np.asarray(samples, dtype=np.float32) / 32768.0
 
 
-def to_int16(samples: np.ndarray) -> np.ndarray:
-    return np.clip(np.round(np.asarray(samples, dtype=np.float64) * 32768.0), -32768, 32767).astype(np.int16)
-
-
 def resample(samples: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
     """Band-limited resampling of mono int16 audio (windowed-sinc low-pass, then interpolation).
 

@@ -142,9 +142,6 @@ class MemoryNode:
     def kind(self) -> str:
         return tag_value(self.tags, "kind")
 
-    def has_tags(self, *tags: str) -> bool:
-        return all(t in self.tags for t in tags)
-
     def copy(self, **changes) -> "MemoryNode":
         return dataclasses.replace(self, **changes)
 

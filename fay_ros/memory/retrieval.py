@@ -10,8 +10,8 @@ Relevance is the cosine between the query and node embeddings.
 
 `OwnerIndex` keeps one owner's nodes as columns (numpy arrays) so a recall is a masked
 matrix-vector product and an argpartition, not a Python loop over nodes.
-`naive_scores` is Fay's per-node Python loop, kept as the benchmark baseline and as an
-executable reference the vectorised scorer is tested against.
+Fay's per-node Python loop, the benchmark baseline and the reference the vectorised scorer
+is tested against, lives with the tests (test/reference_retrieval.py).
 """
 from __future__ import annotations
 
@@ -206,35 +206,5 @@ class OwnerIndex:
         return [(self.ids[rows[i]], float(scores[i])) for i in order]
 
 
-def naive_scores(nodes: list[dict], embeddings: dict[str, list[float]], query_vec: list[float],
-                 now: float, weights: Weights, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-                 n: int = 10) -> list[tuple[str, float]]:
-    """Fay's retrieve(): one Python pass per component over dicts of nodes, then a full sort.
-
-    `nodes` are dicts with node_id, content, importance, last_retrieved; `embeddings` maps
-    content -> vector (Fay keys embeddings by content). Kept as the benchmark baseline.
-    """
-    def cos_sim(a, b):
-        return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
-
-    def normalise(d: dict) -> dict:
-        if not d:
-            return d
-        lo, hi = min(d.values()), max(d.values())
-        if hi - lo <= 1e-12:
-            return {k: 0.5 for k in d}
-        return {k: (v - lo) / (hi - lo) for k, v in d.items()}
-
-    recency = {nd["node_id"]: decay_per_hour ** (max(now - nd["last_retrieved"], 0.0) / 3600.0) for nd in nodes}
-    importance = {nd["node_id"]: nd["importance"] for nd in nodes}
-    relevance = {}
-    for nd in nodes:
-        relevance[nd["node_id"]] = cos_sim(embeddings[nd["content"]], query_vec)
-    recency, importance, relevance = normalise(recency), normalise(importance), normalise(relevance)
-    master = {k: (weights.recency * recency[k] + weights.relevance * relevance[k]
-                  + weights.importance * importance[k]) / weights.total for k in recency}
-    return sorted(master.items(), key=lambda kv: kv[1], reverse=True)[:n]
-
-
-__all__ = ["Weights", "OwnerIndex", "naive_scores", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",
+__all__ = ["Weights", "OwnerIndex", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",
            "DEFAULT_DECAY_PER_HOUR", "CONFIRMED", "CANDIDATE", "SUPERSEDED"]

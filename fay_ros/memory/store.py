@@ -144,11 +144,6 @@ class MemoryStore:
             return self._select(f"owner = ? AND content = ? AND status IN ({','.join('?' * len(statuses))})",
                                 [owner, content, *statuses])
 
-    def find_origin(self, owner: str, origin: str) -> MemoryNode | None:
-        with self.lock:
-            found = self._select("owner = ? AND origin = ?", [owner, origin])
-            return found[0] if found else None
-
     def pointing_to(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]:
         ids = list(node_ids)
         out: list[MemoryNode] = []

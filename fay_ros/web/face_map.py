@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from ..common import vocabulary
 from ..common.errors import ConfigError
@@ -76,11 +76,8 @@ def validate(table: Any) -> list[str]:
         number(motion, "hold_seconds", "motion", 0.1, 60.0)
         behaviors = need(motion, "behaviors", "motion", dict)
         if behaviors is not None:
-            for word in vocabulary.BEHAVIORS:
-                if word not in behaviors:
-                    problems.append(f"motion.behaviors.{word}: missing (every vocabulary behavior needs an entry)")
-            for word, indexes in behaviors.items():
-                problems += _motion_indexes(indexes, f"motion.behaviors.{word}")
+            problems += _vocabulary_map(behaviors, vocabulary.BEHAVIORS, "motion.behaviors", "behavior",
+                                        _motion_indexes)
         if isinstance(motion, dict) and "default" not in motion:
             problems.append("motion.default: missing")
         elif isinstance(motion, dict):
@@ -90,11 +87,7 @@ def validate(table: Any) -> list[str]:
     if expression is not None:
         affects = need(expression, "affects", "expression", dict)
         if affects is not None:
-            for word in vocabulary.AFFECTS:
-                if word not in affects:
-                    problems.append(f"expression.affects.{word}: missing (every vocabulary affect needs an entry)")
-            for word, name in affects.items():
-                problems += _expression_name(name, f"expression.affects.{word}")
+            problems += _vocabulary_map(affects, vocabulary.AFFECTS, "expression.affects", "affect", _expression_name)
         for key in ("default", "rest"):
             if key not in expression:
                 problems.append(f"expression.{key}: missing")
@@ -178,6 +171,16 @@ def validate(table: Any) -> list[str]:
                     for index in indexes if isinstance(indexes, list) else []:
                         if isinstance(index, int) and str(index) not in motions:
                             problems.append(f"svg.motions.{index}: missing (motion.behaviors.{word} uses it)")
+    return problems
+
+
+def _vocabulary_map(mapping: dict[str, Any], words: Iterable[str], where: str, kind: str,
+                    check_entry: Callable[[Any, str], list[str]]) -> list[str]:
+    """Problems of a table keyed by vocabulary words: every word present, every entry valid."""
+    problems = [f"{where}.{word}: missing (every vocabulary {kind} needs an entry)" for word in words
+                if word not in mapping]
+    for word, entry in mapping.items():
+        problems += check_entry(entry, f"{where}.{word}")
     return problems
 
 
