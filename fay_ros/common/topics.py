@@ -22,6 +22,8 @@ INTERRUPT = "interrupt"
 SERVO_TRAJECTORY = "servo/joint_trajectory"
 LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"
+# Background tasks of the dialogue (diagnostic_msgs/DiagnosticStatus, key/values user, task_id, state, step, tool).
+TASK_PROGRESS = "task/progress"
 DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics convention
 
 # The memory node's acknowledgement of each user turn it took in (the Transcript without text).

@@ -35,6 +35,18 @@ sentence splitting) whose sentences pass the guard; `reply.py` numbers and gates
 out; `prompts.py` builds every call's messages; `history.py` keeps each user's exchanges;
 `tool_loop.py` runs the tools; `trace.py` records what happened.
 
+Background tasks (Fay's ExecutionManager, `tasks.py`; setting `background_tasks`): in
+"dual" (Fay: only with a big model) or "always" mode, a judge verdict `tool` says the filler
+and hands the tool loop to a background task of that user; the turn ends there and the user
+talks on. When the task completes, the final reply streams into the original conversation
+as a new stream (seq continues, source "task"). At most one running task per user. While it
+runs, each new chat message of that user is routed five ways (`routing.py`: the small model
+classifies, keyword rules decide when it fails or is unsure): update_task (the next tool-loop
+step sees the words), query_progress, cancel_task (the asyncio task is cancelled; tools see
+CancelledError), new_task (refused with the persona's task_busy line, as Fay's submit
+refuses a second task) or normal_chat (the usual flow; a tool verdict is refused the same
+way). `interrupt()` cuts what is being spoken, never a running task.
+
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
 a new input from the same user cancels the old turn, and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
@@ -57,11 +69,12 @@ from typing import Any, Callable
 
 from ..common.text import has_cjk
 from ..memory.self_facts import SelfFact, extract_self_facts
-from . import fact_answers, prompts
+from . import fact_answers, prompts, routing
 from .guard import GuardPolicy, ReplyGuard
 from .history import Histories
 from .judge import FINISH, TOOL, JudgeStreamParser
 from .llm import ChatClient, LlmError
+from .model_json import first_object
 from .outbound import sanitize
 from .persona import Persona
 from .processors import Chain
@@ -69,8 +82,9 @@ from .profiles import CAPABLE, TINY, TinyDecoding
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .reply import Reply, ReplyPiece
-from .sentences import SentenceSplitter
-from .think import ThinkStripper
+from .sentences import SentenceSplitter, split_sentences
+from .tasks import CANCELLED, COMPLETED, BackgroundTask, TaskBusy, TaskManager, TaskProgress
+from .think import ThinkStripper, strip_think
 from .tool_loop import ToolLoop
 from .tools import Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
 from .trace import TurnTrace
@@ -78,6 +92,14 @@ from .trace import TurnTrace
 log = logging.getLogger("fay_ros.dialogue")
 
 CHAT, BROADCAST, OBSERVATION = "chat", "broadcast", "observation"
+TASK_MODES = ("off", "dual", "always")  # background tasks: never / with a big model (Fay) / always
+
+FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON object:
+{"ok": true} when every fact in the reply is supported by the results, else
+{"ok": false, "reply": "<the reply corrected to match the results, same language, same length or shorter>"}
+
+Tool results:
+{results}"""
 
 
 @dataclass
@@ -101,12 +123,17 @@ class EngineSettings:
     profile: str = CAPABLE  # "tiny" or "capable" (resolved by the caller: profiles.resolve)
     tiny: TinyDecoding = field(default_factory=TinyDecoding)
     learn_facts: bool = True  # keep what the user says about themselves (short-term + memory)
+    background_tasks: str = "off"  # TASK_MODES: the tool loop as a background task of the user
+    route_timeout: float = 5.0  # seconds the five-way classification may take before the rules decide
+    route_min_confidence: float = 0.6  # a less confident classification is decided by the rules
+    fact_check: bool = False  # dual-model: the big model checks a task's final reply before it is spoken
 
 
 class DialogueEngine:
     def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
                  big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
-                 memory: MemoryGateway | None = None, settings: EngineSettings | None = None) -> None:
+                 memory: MemoryGateway | None = None, settings: EngineSettings | None = None,
+                 progress: Callable[[TaskProgress], None] | None = None) -> None:
         self.persona = persona
         self.small = small
         self.big = big
@@ -123,12 +150,17 @@ class DialogueEngine:
         self._running: dict[str, asyncio.Task] = {}
         self._interrupted = False
         self.traces: deque[TurnTrace] = deque(maxlen=50)
+        if self.settings.background_tasks not in TASK_MODES:
+            raise ValueError(f"background_tasks must be one of {TASK_MODES}, not {self.settings.background_tasks!r}")
+        self.tasks = TaskManager(progress)  # background tasks (Fay's ExecutionManager)
         for spec in persona.prestart:
             if self.tools.get(spec.tool) is None:
                 raise ValueError(f"persona prestart names unknown tool {spec.tool!r}; registered: {self.tools.names()}")
         # the stock lines are what is said when nothing else can be: they must survive the gate
         for kind, table in (("fillers", persona.fillers), ("apologies", persona.apologies),
-                            ("no_answer", persona.no_answer), ("unsupported_language", persona.unsupported_language)):
+                            ("no_answer", persona.no_answer), ("unsupported_language", persona.unsupported_language),
+                            ("task_busy", persona.task_busy), ("task_progress", persona.task_progress),
+                            ("task_cancelled", persona.task_cancelled), ("task_updated", persona.task_updated)):
             for language, lines in table.items():
                 for line in lines:
                     if not sanitize(line).text:
@@ -168,6 +200,10 @@ class DialogueEngine:
                 task.cancel()
                 cancelled += 1
         return cancelled
+
+    def cancel_tasks(self) -> int:
+        """Shutdown: cancel every background task (an interrupt never does)."""
+        return self.tasks.cancel_all()
 
     def history(self, user_id: str) -> list[dict[str, str]]:
         return self.histories.of(user_id)
@@ -211,6 +247,10 @@ class DialogueEngine:
                 self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
                 return trace
             learned = self._learn_facts(ctx)
+            if kind == CHAT and (task := self.tasks.running(user_id)) is not None \
+                    and await self._route_during_task(reply, ctx, trace, task):
+                self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
+                return trace
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
@@ -289,6 +329,9 @@ class DialogueEngine:
             return
         if verdict.action == TOOL:
             trace.path = "tool"
+            if self._background_tasks():
+                self._start_task(reply, ctx, trace, context, verdict.keyword, tool_loop)
+                return
             reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
             results = await tool_loop.run(ctx, trace, self.persona.system_prompt, context, self.history(ctx.owner),
                                           verdict.keyword)
@@ -297,6 +340,174 @@ class DialogueEngine:
         log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
         trace.path = "direct"
         await self._direct_reply(reply, ctx, trace, context)
+
+    # -- background tasks (Fay's ExecutionManager) -------------------------------------------
+    def _background_tasks(self) -> bool:
+        mode = self.settings.background_tasks
+        return self.settings.profile == CAPABLE and (mode == "always" or (mode == "dual" and self.big is not None))
+
+    def _start_task(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext, keyword: str,
+                    tool_loop: ToolLoop) -> None:
+        """The tool loop as a background task: the filler ends this reply; the result comes as a
+        new stream of this conversation (`_deliver`). A user with a running task is refused."""
+        if self.tasks.running(ctx.owner) is not None:
+            trace.path = "task_busy"
+            reply.end(self.persona.line("task_busy", ctx.language, ctx.turn), "task_status")
+            return
+        reply.end(self.persona.line("filler", ctx.language, ctx.turn), "filler")
+        history = self.history(ctx.owner)
+        task_trace = TurnTrace(ctx.conversation_id, path="task")
+        self.traces.append(task_trace)
+
+        async def work(task: BackgroundTask) -> list[tuple[str, str]]:
+            return await tool_loop.run(ctx, task_trace, self.persona.system_prompt, context, history, keyword,
+                                       on_step=lambda steps, tool: self.tasks.step(task, steps, tool),
+                                       instructions=task.instructions)
+
+        try:
+            task = self.tasks.submit(BackgroundTask(ctx.owner, ctx.conversation_id, ctx.question, ctx.language,
+                                                    reply.seq), work,
+                                     lambda done: self._task_done(done, ctx, task_trace))
+        except TaskBusy:  # cannot happen on one loop after the check above; kept for safety
+            return
+        log.info("background task %s started for conversation %s", task.id, ctx.conversation_id)
+
+    def _task_done(self, task: BackgroundTask, ctx: ToolContext, trace: TurnTrace) -> None:
+        """A task ended: a completed or failed one answers in its conversation; a cancelled one
+        was already answered by the cancel route."""
+        log.info("background task %s of conversation %s: %s after %d step(s)", task.id, task.conversation_id,
+                 task.state, task.step)
+        if task.state == CANCELLED:
+            trace.cancelled = True
+            return
+        user_id = task.user_id
+        previous = self._running.get(user_id)
+
+        async def deliver() -> None:
+            if previous is not None and not previous.done():
+                await asyncio.wait({previous})  # let the reply being spoken to this user finish first
+            me = asyncio.current_task()
+            if me is not None:
+                self._running[user_id] = me
+            try:
+                await self._deliver(task, ctx, trace)
+            finally:
+                if self._running.get(user_id) is me:
+                    del self._running[user_id]
+
+        job = asyncio.ensure_future(deliver())
+        self._background.add(job)
+        job.add_done_callback(self._background.discard)
+
+    async def _deliver(self, task: BackgroundTask, ctx: ToolContext, trace: TurnTrace) -> None:
+        """The task's final reply, from the small model, as a new stream (source "task") of the
+        conversation that started it."""
+        reply = Reply(self.emit, task.user_id, task.conversation_id, False,
+                      self.persona.line("no_answer", task.language, ctx.turn), start_seq=task.next_seq, source="task")
+        try:
+            if task.state == COMPLETED:
+                results: list[tuple[str, str]] = task.result or []
+                if self.settings.fact_check and self.big is not None:
+                    await self._checked_final_reply(reply, ctx, trace, results)
+                else:
+                    await self._final_reply(reply, ctx, trace, results)
+            else:
+                error = task.error
+                trace.error = f"{type(error).__name__}: {error}" if error else "failed"
+                if isinstance(error, LlmError):
+                    log.error("background task %s: LLM failed (%s): %s; speaking the apology", task.id, error.kind,
+                              error.reason)
+                else:
+                    log.error("background task %s failed: %s", task.id, trace.error)
+                reply.end(self.persona.line("apology", task.language), "fallback")
+        except asyncio.CancelledError:
+            reply.cut()
+            raise
+        except LlmError as exc:
+            trace.error = f"{exc.kind}: {exc.reason}"
+            log.error("LLM failed for the result of task %s (%s): %s; speaking the apology", task.id, exc.kind,
+                      exc.reason)
+            reply.end(self.persona.line("apology", task.language), "fallback")
+        self.histories.remember_turn(task.user_id, None, " ".join(reply.spoken))
+
+    async def _checked_final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
+                                   results: list[tuple[str, str]]) -> None:
+        """Dual-model fact check: the small model writes the final reply (not spoken yet), the
+        big model checks it against the tool results and may correct it; what is said passes
+        the guard and the gate like any answer. The big model never speaks on its own."""
+        messages = prompts.final_messages(self.persona.system_prompt, results, self.history(ctx.owner), ctx.question)
+        async with contextlib.aclosing(self._spoken_tokens(messages, trace)) as tokens:
+            draft = strip_think("".join([t async for t in tokens])).strip()
+        text = draft
+        assert self.big is not None
+        check = [{"role": "system", "content": FACT_CHECK.replace("{results}", "\n".join(
+                     f"- {c}: {r[:1000]}" for c, r in results) or "(none)")},
+                 {"role": "user", "content": draft}]
+        try:
+            verdict = first_object(await self._complete(self.big, check, max_tokens=self.settings.max_tokens))
+        except LlmError as exc:
+            log.warning("fact check of %s skipped (%s): %s", ctx.conversation_id, exc.kind, exc.reason)
+            verdict = None
+        if verdict is not None and verdict.get("ok") is False and isinstance(verdict.get("reply"), str) \
+                and verdict["reply"].strip():
+            text = verdict["reply"].strip()
+            trace.guard = "fact check corrected the reply"
+            log.info("fact check corrected the reply of %s", ctx.conversation_id)
+        guard = self._guard(ctx, extra_prompt=(FACT_CHECK,))
+        sentences = split_sentences(text, self.settings.sentence_min_chars)
+        rest = sentences.pop() if sentences else ""
+        if self._say_guarded(reply, guard, sentences):
+            rest = ""
+        self._end_guarded(reply, guard, rest, trace, ctx)
+
+    async def _route_during_task(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
+                                 task: BackgroundTask) -> bool:
+        """Five-way routing of a message while the user's task runs; True when it was answered
+        here, False for normal_chat (the usual flow goes on)."""
+        answer: str | None = None
+        if self.small is not None:
+            messages = routing.router_messages(task.question, task.step, ctx.question)
+            try:
+                answer = await asyncio.wait_for(self._complete(self.small, messages, max_tokens=40, temperature=0.0,
+                                                               response_format=self._route_format()),
+                                                self.settings.route_timeout)
+            except (LlmError, asyncio.TimeoutError) as exc:
+                log.warning("task routing by the model failed (%s); the keyword rules decide",
+                            getattr(exc, "kind", "timeout"))
+        route = routing.decide(ctx.question, answer, self.settings.route_min_confidence)
+        trace.route = f"{route.intent} by {route.by}"
+        log.info("message of %s during task %s routed to %s", ctx.conversation_id, task.id, trace.route)
+        if route.intent == routing.NORMAL_CHAT:
+            return False
+        trace.path = f"task:{route.intent}"
+        if route.intent == routing.UPDATE_TASK:
+            line = self.persona.line("task_updated", ctx.language, ctx.turn)
+            if self.tasks.update(ctx.owner, ctx.question) is None:  # it ended meanwhile
+                return False
+        elif route.intent == routing.QUERY_PROGRESS:
+            line = self.persona.line("task_progress", ctx.language, ctx.turn).format(steps=task.step)
+        elif route.intent == routing.CANCEL_TASK:
+            self.tasks.cancel(ctx.owner)
+            line = self.persona.line("task_cancelled", ctx.language, ctx.turn)
+        else:  # new_task: one running task per user (Fay's ExecutionManager.submit refuses a second)
+            line = self.persona.line("task_busy", ctx.language, ctx.turn)
+        self._speak_text(reply, line, "task_status")
+        return True
+
+    async def _complete(self, client: ChatClient, messages: list[dict[str, Any]], **options: Any) -> str:
+        """One whole (not spoken) answer of a model, reasoning removed."""
+        parts: list[str] = []
+        async with contextlib.aclosing(client.stream(messages, **options)) as events:
+            async for event in events:
+                parts.append(event.content)
+        return strip_think("".join(parts)).strip()
+
+    def _route_format(self) -> dict[str, Any] | None:
+        if self.settings.judge_format == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "task_route", "schema": routing.ROUTER_SCHEMA}}
+        if self.settings.judge_format == "json_object":
+            return {"type": "json_object"}
+        return None
 
     async def _tiny_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
                          memories: list[Memory], rules: list[str], prestart: list[str]) -> None:

@@ -11,6 +11,10 @@ Fields:
 - `unsupported_language`: per language, the honest answer when the model cannot speak the
   user's language (the tiny embedded model speaks English only); it should say how to
   connect a model that can.
+- Background tasks (a tool loop running while the user talks on; `tasks.py`), per language:
+  `task_busy` (a second task was asked for while one runs: refused), `task_progress` (the
+  answer to "how is it going", `{steps}` = tool steps done so far), `task_cancelled`,
+  `task_updated` (the running task got the user's new instruction).
 - `prestart`: tools run before the LLM on every question, results fed to the prompt; the
   arguments may contain `{{question}}`, replaced by the user's words. `include_history`
   keeps the result in the conversation history.
@@ -64,19 +68,45 @@ class Persona(BaseModel):
         "en": ["Sorry, the small offline model I am running on only speaks English."],
         "zh": ["抱歉，我现在用的离线小模型只会说英文。想用中文聊天，请把我连接到支持中文的模型，"
                "比如本地的 Ollama，或者一个云端模型的密钥。"]})
+    task_busy: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
+        "zh": ["我还在处理你刚才的请求。想换一件事的话，先说取消，再告诉我。"]})
+    task_progress: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["I'm still on it, {steps} steps done so far. I'll tell you as soon as I have it."],
+        "zh": ["还在处理，已经完成了 {steps} 步，一有结果我就告诉你。"]})
+    task_cancelled: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["Okay, I've stopped that."], "zh": ["好的，已经取消了。"]})
+    task_updated: dict[str, list[str]] = Field(default_factory=lambda: {
+        "en": ["Got it, I'll take that into account."], "zh": ["好的，我会把这个也考虑进去。"]})
     prestart: list[PrestartSpec] = Field(default_factory=list)
 
-    @field_validator("fillers", "apologies", "no_answer", "unsupported_language")
+    @field_validator("fillers", "apologies", "no_answer", "unsupported_language", "task_busy", "task_progress",
+                     "task_cancelled", "task_updated")
     @classmethod
     def _lines_present(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         if not value or not all(lines and all(line.strip() for line in lines) for lines in value.values()):
             raise ValueError("needs at least one non-empty line per language")
         return value
 
+    @field_validator("task_progress")
+    @classmethod
+    def _progress_placeholders(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        for lines in value.values():
+            for line in lines:
+                try:
+                    line.format(steps=0)
+                except (KeyError, IndexError, ValueError) as exc:
+                    raise ValueError(f"line {line!r}: only the placeholder {{steps}} is known ({exc!r})") from None
+        return value
+
     def line(self, kind: str, language: str, index: int = 0) -> str:
-        """One stock line: kind "filler", "apology", "no_answer" or "unsupported_language"."""
+        """One stock line: kind "filler", "apology", "no_answer", "unsupported_language",
+        "task_busy", "task_progress" (still with its `{steps}` placeholder), "task_cancelled"
+        or "task_updated"."""
         table = {"filler": self.fillers, "apology": self.apologies, "no_answer": self.no_answer,
-                 "unsupported_language": self.unsupported_language}[kind]
+                 "unsupported_language": self.unsupported_language, "task_busy": self.task_busy,
+                 "task_progress": self.task_progress, "task_cancelled": self.task_cancelled,
+                 "task_updated": self.task_updated}[kind]
         lines = (table.get(language) or table.get(language.split("-")[0]) or table.get("en")
                  or next(iter(table.values())))
         return lines[index % len(lines)]

@@ -28,7 +28,7 @@ class ReplyPiece:
     is_first: bool
     is_end: bool
     replace: bool
-    source: str  # "llm", "qa", "memory", "broadcast", "fallback", "filler"
+    source: str  # "llm", "qa", "memory", "broadcast", "fallback", "filler", "task", "task_status"
     stamp: float = field(default_factory=time.monotonic)
 
 
@@ -37,16 +37,23 @@ class Reply:
 
     `no_answer` is said when the reply would otherwise end with nothing said (everything
     sanitised away or dropped by the guard); "" means no reply at all then (a broadcast
-    that had nothing speakable: nobody asked, so nothing is sent)."""
+    that had nothing speakable: nobody asked, so nothing is sent).
+
+    A background task's result is a new stream of the conversation that started it:
+    `start_seq` continues that conversation's numbering (so `conversation_id:seq` stays
+    unique; `is_first` marks the stream's first piece) and `source` marks every piece of it
+    ("task")."""
 
     def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool,
-                 no_answer: str = "") -> None:
+                 no_answer: str = "", *, start_seq: int = 0, source: str = "") -> None:
         self._emit = emit
         self.user_id = user_id
         self.conversation_id = conversation_id
         self.replace = replace
         self.no_answer = no_answer
-        self.seq = 0
+        self.start_seq = start_seq
+        self.source = source  # "" = each piece says its own source
+        self.seq = start_seq
         self.closed = False
         self.last_source = ""
         self.spoken: list[str] = []  # what was published, fillers aside
@@ -82,7 +89,7 @@ class Reply:
         fallback = not clean and not self.spoken
         if fallback:
             clean, source = self.no_answer, "fallback"
-            if not clean and not self.seq:
+            if not clean and self.seq == self.start_seq:
                 self.closed = True  # nothing was said and nothing is to be said: no reply at all
                 return True
         self._send(clean, source or self.last_source or "llm", is_end=True)
@@ -91,15 +98,17 @@ class Reply:
 
     def cut(self) -> None:
         """Close a reply that was interrupted: an empty is_end marker, if anything went out."""
-        if self.seq > 0 and not self.closed:
+        if self.seq > self.start_seq and not self.closed:
             self._send("", self.last_source or "llm", is_end=True)
             self.closed = True
 
     def _send(self, text: str, source: str, is_end: bool) -> None:
         if self.closed:
             return
-        piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, self.seq == 0, is_end,
-                           self.replace and self.seq == 0, source)
+        source = self.source or source
+        first = self.seq == self.start_seq
+        piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, first, is_end, self.replace and first,
+                           source)
         self.seq += 1
         self.last_source = source
         if text and source != "filler":

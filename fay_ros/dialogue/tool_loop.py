@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from . import prompts
 from .judge import TOOL
@@ -45,9 +45,15 @@ class ToolLoop:
         return self.tools.llm_tools(list(self.allowed) if self.allowed is not None else None)
 
     async def run(self, ctx: ToolContext, trace: TurnTrace, persona: str, context: prompts.PromptContext,
-                  history: list[dict[str, Any]], keyword: str = "") -> list[tuple[str, str]]:
+                  history: list[dict[str, Any]], keyword: str = "", *,
+                  on_step: Callable[[int, str], None] | None = None,
+                  instructions: Callable[[], list[str]] | None = None) -> list[tuple[str, str]]:
         """Run tools until the model says finish; returns [(call description, result)]. The
-        calls made and the repeats skipped are recorded in `trace` as they happen."""
+        calls made and the repeats skipped are recorded in `trace` as they happen.
+
+        Background tasks: `on_step(steps_done, tool)` is called before and after each tool runs, and
+        `instructions()` (what the user added while the task runs) is read at every step and
+        put into that step's request."""
         tools = self.offered()
         done: dict[str, str] = {}
         results: list[tuple[str, str]] = []
@@ -55,7 +61,9 @@ class ToolLoop:
         repeats = 0
         request = ctx.question + (f"\n(search keyword: {keyword})" if keyword else "")
         for step in range(self.max_steps):
-            messages = [*prompts.executor_messages(persona, context, tools, results, history, request),
+            added = instructions() if instructions is not None else []
+            step_request = request + "".join(f"\n(the user added while you worked: {a})" for a in added)
+            messages = [*prompts.executor_messages(persona, context, tools, results, history, step_request),
                         *loop_messages]
             content, calls = await self._ask(messages, [t.schema() for t in tools]
                                              if self.native_tools and tools else None)
@@ -88,9 +96,13 @@ class ToolLoop:
                         log.info("tool loop %s: skipped repeated call %s", ctx.conversation_id, call.name)
                         stop = repeats >= 2
                     else:
+                        if on_step is not None:
+                            on_step(len(results), call.name)
                         result = await self._run_tool(call.name, args, ctx)
                         done[key] = result
                         results.append((prompts.describe_call(call.name, args), result))
+                        if on_step is not None:
+                            on_step(len(results), call.name)
                         trace.tool_calls.append(prompts.describe_call(call.name, args))
                 if native:
                     loop_messages.append({"role": "tool", "tool_call_id": call.id or f"call_{step}_{i}",

@@ -11,8 +11,10 @@ class TurnTrace:
 
     conversation_id: str
     # "qa", "finish", "tool", "text", "direct", "tiny", "memory", "language", "broadcast", "observation",
-    # "fallback"
+    # "fallback", "task" (a background task's run and result), "task_busy", "task:<route>" (a message
+    # routed while a background task runs: update_task, query_progress, cancel_task, new_task)
     path: str = ""
+    route: str = ""  # how a message during a background task was classified: "<intent> by <model|rules|default>"
     tool_calls: list[str] = field(default_factory=list)
     skipped_repeats: list[str] = field(default_factory=list)
     error: str = ""
