@@ -1,0 +1,77 @@
+"""The ROS side of `fay-ros mcp`: a client node calling the memory node's services for the
+MCP memory server (fay_ros.agent.mcp_memory, which holds the tools and the MCP server).
+
+The gateway is the dialogue's `RosMemoryGateway` (remember, active rules: the same calls the
+dialogue makes) plus the two calls the MCP tools need beyond it: a Recall with tag filters
+and creation times, and the whole profile (portrait too). The node spins on its own
+executor thread; the MCP server runs on the asyncio loop of the main thread.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+
+from fay_msgs.srv import GetProfile, Recall
+
+from ..agent.mcp_memory import MemoryRecord, Profile
+from ..common import topics
+from ..common.rostime import from_time_msg
+from ..dialogue.tools import ToolError
+from .dialogue import RosMemoryGateway
+
+
+class McpRosGateway(RosMemoryGateway):
+    """McpMemoryGateway over the memory/* services."""
+
+    async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),
+                     tags_any: tuple[str, ...] = (), include_candidates: bool = False) -> list[MemoryRecord]:
+        request = Recall.Request(owner=owner, query=query, n=n, tags_all=list(tags_all), tags_any=list(tags_any),
+                                 include_candidates=include_candidates, stateless=True)
+        response = await self._call(self._recall, request)
+        if not response.success:
+            raise ToolError(f"recall refused: {response.message}")
+        return [MemoryRecord(m.id, m.content, m.node_type, m.status or "confirmed", tuple(m.tags), m.key,
+                             round(float(m.importance), 3), from_time_msg(m.created), round(float(m.score), 4))
+                for m in response.nodes]
+
+    async def user_profile(self, owner: str) -> Profile:
+        response = await self._call(self._profile, GetProfile.Request(owner=owner))
+        if not response.success:
+            raise ToolError(f"profile refused: {response.message}")
+        return Profile(response.portrait, tuple(response.facts), int(response.pending_evidence),
+                       from_time_msg(response.updated))
+
+
+class RosSide:
+    """rclpy, the client node and its executor thread; `gateway(loop)` for the MCP loop."""
+
+    def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
+        rclpy.init(args=[sys.argv[0], *ros_args])
+        # one node per server process; the pid keeps two servers apart in the graph
+        self.node = Node(f"mcp_memory_{os.getpid()}", namespace=namespace)
+        self._executor = MultiThreadedExecutor(num_threads=2)
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, name="mcp-ros", daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            self._executor.spin()
+        except (KeyboardInterrupt, ExternalShutdownException):
+            pass
+
+    def gateway(self, loop: asyncio.AbstractEventLoop, timeout: float) -> McpRosGateway:
+        return McpRosGateway(self.node, loop, timeout)
+
+    def close(self) -> None:
+        self._executor.shutdown(timeout_sec=2)
+        self.node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+        self._thread.join(2)
