@@ -36,6 +36,7 @@ MODULE_TO_DISTRIBUTION = {
     "trajectory_msgs": "ros-jazzy-trajectory-msgs",
     "sensor_msgs": "ros-jazzy-sensor-msgs",
     "rosidl_parser": "ros-jazzy-rosidl-parser",
+    "std_srvs": "ros-jazzy-std-srvs", "test_msgs": "ros-jazzy-test-msgs",
 }
 # Built from this repository (fay_msgs by scripts/setup.sh step 4), not from a registry.
 OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}

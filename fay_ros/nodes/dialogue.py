@@ -30,6 +30,7 @@ from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
 from ..common import qos, topics
+from ..common.diagnostics import StatusPublisher
 from ..common.node_main import run_node
 from ..common.paths import config_file
 from ..common.params import ConfigError, declare_config
@@ -40,7 +41,10 @@ from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.profiles import TINY, resolve as resolve_profile
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reply import ReplyPiece
+from ..dialogue.tasks import TaskProgress
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
+from .ros_tools import RosTools, await_ros_future
+from ..agent.mcp_config import McpConfigError
 
 DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
 BUILTIN_TOOLS = ["current_time", "memory_recall", "memory_remember", "memory_forget"]
@@ -66,6 +70,12 @@ class DialogueConfig(BaseModel):
     qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
                                        "(scripts are never executed)")
     tools: list[str] = Field(BUILTIN_TOOLS, description="tools the tool loop may call")
+    ros_tools_file: str = Field("", description="allow-list YAML of the ROS services, actions and topics the agent "
+                                "may use ('' = none; see config/ros_tools.example.yaml); each becomes a tool "
+                                "(ros_call_*, ros_action_*, ros_read_*, ros_publish_*) offered to the tool loop")
+    mcp_servers_file: str = Field("", description="MCP servers YAML ('' = none; see config/mcp_servers.example.yaml): "
+                                  "their allow-listed tools become tools (mcp_<server>_<tool>) offered to the tool "
+                                  "loop once listed (in the background at start, each within its start_timeout)")
     judge: bool = Field(True, description="run the chat judge (false: always answer directly, no tools)")
     judge_format: Literal["none", "json_object", "json_schema"] = Field(
         "json_schema", description="structured-output request for the judge (what the endpoint supports)")
@@ -85,6 +95,15 @@ class DialogueConfig(BaseModel):
     memory_timeout: float = Field(0.5, gt=0.0, description="seconds to wait for a memory service")
     default_language: str = Field("en", description="reply language when the input has none and no Chinese")
     sentence_min_chars: int = Field(4, ge=1, description="shorter sentences are merged with the next one")
+    background_tasks: Literal["off", "dual", "always"] = Field(
+        "dual", description="run the tool loop as a background task of the user while they talk on: 'dual' only "
+        "with a big model (Fay), 'always', or 'off' (the turn waits for the tools)")
+    route_timeout: float = Field(5.0, gt=0.0, description="seconds the model may take to classify a message sent "
+                                 "while a background task runs (then keyword rules decide)")
+    route_min_confidence: float = Field(0.6, ge=0.0, le=1.0, description="a less confident classification is "
+                                        "decided by the keyword rules")
+    fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
+                             "reply against the tool results before it is spoken")
 
     @field_validator("base_url", "big_base_url")
     @classmethod
@@ -143,14 +162,8 @@ class RosMemoryGateway:
                 raise MemoryUnavailable(f"service {client.srv_name} is not running")
             await asyncio.sleep(0.02)
         ros_future = client.call_async(request)
-        done: asyncio.Future = self._loop.create_future()
-
-        def finished(f: Any) -> None:
-            self._loop.call_soon_threadsafe(lambda: done.done() or done.set_result(f))
-
-        ros_future.add_done_callback(finished)
         try:
-            result = await asyncio.wait_for(done, timeout or self._timeout)
+            result = await asyncio.wait_for(await_ros_future(ros_future), timeout or self._timeout)
         except asyncio.TimeoutError:
             client.remove_pending_request(ros_future)
             raise MemoryUnavailable(
@@ -205,6 +218,13 @@ class DialogueNode(Node):
         except (PersonaError, QaTableError) as exc:
             raise ConfigError(str(exc)) from None
         registry = builtin_tools()
+        ros_tools = RosTools.from_file(self, Path(c.ros_tools_file).expanduser()) if c.ros_tools_file else None
+        for tool in ros_tools.tools if ros_tools else []:
+            try:
+                registry.add(tool)
+            except ValueError as exc:
+                raise ConfigError(f"parameter 'ros_tools_file': {exc}") from None
+        self._mcp = self._mcp_client(c.mcp_servers_file, registry)
         unknown = [t for t in [*c.tools, *c.qa_script_tools] if registry.get(t) is None]
         if unknown:
             raise ConfigError(f"parameter 'tools'/'qa_script_tools': unknown tool(s) {unknown}; "
@@ -229,7 +249,14 @@ class DialogueNode(Node):
             max_tokens=c.max_tokens,
             temperature=c.temperature, frequency_penalty=c.frequency_penalty, memory_timeout=c.memory_timeout,
             default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
-            qa_script_tools=tuple(c.qa_script_tools), llm_tools=tuple(c.tools))
+            qa_script_tools=tuple(c.qa_script_tools),
+            # the allow-list file is the choice of ROS tools: all of them are offered
+            llm_tools=(*c.tools, *(t.name for t in (ros_tools.tools if ros_tools else []) if t.name not in c.tools)),
+            background_tasks=c.background_tasks, route_timeout=c.route_timeout,
+            route_min_confidence=c.route_min_confidence, fact_check=c.fact_check)
+
+        if self._mcp is not None and settings.llm_tools is not None:  # the file is the choice: all offered once listed
+            settings.llm_tools = (*settings.llm_tools, *self._mcp.tool_names())
 
         self._log_handler = _RosLogHandler(self.get_logger())
         engine_log = logging.getLogger("fay_ros.dialogue")
@@ -244,10 +271,14 @@ class DialogueNode(Node):
         self.publisher = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
         # The LLM's time to first token per turn, for the bring-up's per-stage latency.
         self.diagnostics = self.create_publisher(DiagnosticArray, topics.DIAGNOSTICS, 10)
+        # Background task progress: DiagnosticStatus (typed level + key/values, already used on
+        # /diagnostics, shown by rqt and passed by rosbridge) instead of a new fay_msgs type.
+        self.task_progress = self.create_publisher(DiagnosticStatus, topics.TASK_PROGRESS, qos.EVENTS)
 
         def build() -> DialogueEngine:
             return DialogueEngine(persona, ChatClient(small), self._publish, big=ChatClient(big) if big else None,
-                                  qa=qa, tools=registry, memory=memory, settings=settings)
+                                  qa=qa, tools=registry, memory=memory, settings=settings,
+                                  progress=self._publish_progress)
 
         try:
             self.engine = asyncio.run_coroutine_threadsafe(_call(build), self._loop).result(10)
@@ -267,8 +298,35 @@ class DialogueNode(Node):
         self.get_logger().info(
             f"dialogue ready: {c.model} at {small.where}, {flow}, {mode}, "
             f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}")
+        if self._mcp is not None:  # list the MCP servers' tools in the background, on the engine's loop
+            # each outcome on /diagnostics too: when a server's tools are offered, and why not
+            mcp_status = StatusPublisher(self, "mcp")
+
+            def listed(server: str, ok: bool, message: str) -> None:
+                mcp_status.publish("info" if ok else "warning", message, server=server)
+
+            mcp = self._mcp
+            asyncio.run_coroutine_threadsafe(_call(lambda: mcp.start(listed)), self._loop)
         # prime the model server's prompt cache with the persona prefix (tiny profile)
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
+
+    @staticmethod
+    def _mcp_client(path: str, registry: Any) -> Any:
+        """The MCP client of the servers file (None without one), its tools registered by name (a
+        prestart may use one). The SDK is imported only when a file is given (~1 s)."""
+        if not path:
+            return None
+        from ..agent.mcp_client import McpClient
+        try:
+            client = McpClient.from_file(Path(path).expanduser())
+            missing = client.missing_environment()
+            if missing:
+                raise ConfigError(f"environment variable(s) named in the file are not set: {missing}")
+            for tool in client.tools():
+                registry.add(tool)
+        except (McpConfigError, ConfigError, ValueError) as exc:
+            raise ConfigError(f"parameter 'mcp_servers_file': {exc}") from None
+        return client
 
     def _on_text(self, msg: Transcript, kind: str) -> None:
         if kind == CHAT and not msg.text.strip():
@@ -289,6 +347,17 @@ class DialogueNode(Node):
         self.publisher.publish(msg)
         if piece.is_first:
             self._publish_llm_latency(piece.conversation_id)
+
+    def _publish_progress(self, p: TaskProgress) -> None:
+        if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
+            return
+        level = {"failed": DiagnosticStatus.ERROR, "cancelled": DiagnosticStatus.WARN}.get(p.state, DiagnosticStatus.OK)
+        values = {"user": p.user_id, "task_id": p.task_id, "conversation_id": p.conversation_id, "state": p.state,
+                  "step": str(p.step), "tool": p.tool, "elapsed_s": f"{p.elapsed:.1f}"}
+        self.task_progress.publish(DiagnosticStatus(
+            level=level, name="fay/dialogue: task", hardware_id="fay_ros",
+            message=f"{p.state}{': ' + p.detail if p.detail else ''}",
+            values=[KeyValue(key=k, value=v) for k, v in values.items()]))
 
     def _publish_llm_latency(self, conversation_id: str) -> None:
         trace = next((t for t in reversed(self.engine.traces) if t.conversation_id == conversation_id), None)
@@ -313,6 +382,7 @@ class DialogueNode(Node):
             engine = getattr(self, "engine", None)
             if engine is not None:
                 engine.interrupt()
+                engine.cancel_tasks()
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(engine.settle(), 1.0)  # memory writes of the last turn
                 for client in filter(None, (engine.small, engine.big)):
@@ -322,6 +392,10 @@ class DialogueNode(Node):
             asyncio.run_coroutine_threadsafe(shutdown(), loop).result(3)
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+        mcp = getattr(self, "_mcp", None)
+        if mcp is not None:  # stop the MCP servers (a stdio server's process group ends with it)
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(mcp.close(), loop).result(20)
         loop.call_soon_threadsafe(loop.stop)
         self._thread.join(3)
         logging.getLogger("fay_ros.dialogue").removeHandler(self._log_handler)
