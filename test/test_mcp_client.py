@@ -205,7 +205,11 @@ def test_a_server_that_never_answers_fails_its_start_timeout_and_leaves_no_proce
         with pytest.raises(McpUnavailable, match=r"did not start within 1s \(start_timeout\)"):
             await client.servers["hung"].list_tools()
         return children.of(os.getpid())
-    during = run(check, hung)
+    # other tests' long-lived children (session fixtures) may share this process: only the
+    # ones that appeared during the check are the hung server's
+    before = set(children.of(os.getpid()))
+    during = [p for p in run(check, hung) if p not in before]
+    assert during, "the hung server was started as a child process"
     wait_until(lambda: not [p for p in during if p in children.of(os.getpid()) and children.alive(p)],
                message="the hung server to be gone")
 
