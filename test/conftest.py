@@ -42,6 +42,17 @@ def embedded_llm():
         proc.stop()
 
 
+@pytest.fixture(scope="module")
+def llm():
+    """A scripted OpenAI-compatible LLM on a loopback port (test/dialogue_fake_llm.py), one per
+    test module; tests script it, `llm.reset()` clears it."""
+    import dialogue_fake_llm as fake
+
+    server = fake.ScriptedLlm()
+    yield server
+    server.close()
+
+
 @pytest.fixture
 def ros():
     """A RosProbe node in the test process (namespace /fay)."""

@@ -38,13 +38,6 @@ def companion_config(tmp_path: Path, **overrides: dict) -> Path:
 
 
 @pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def question_wav(tmp_path_factory):
     from synthetic_speech import speak_to_wav
     path = tmp_path_factory.mktemp("e2e") / "question.wav"

@@ -21,13 +21,6 @@ WAIT = 15.0
 SECRET = "sk-test-SECRET-1234567890"
 
 
-@pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def fresh(llm):
     llm.reset()

@@ -58,13 +58,6 @@ class DictMemoryService:
 
 
 @pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def rig(llm):
     """One dialogue node process, a probe with the memory services, reply collector, publishers."""
     probe = RosProbe("dialogue_test_probe")

@@ -242,13 +242,6 @@ def chunks(text: str, size: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def node_rig(llm):
     probe = RosProbe("outbound_test_probe")
     node = NodeProcess(NODE, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,

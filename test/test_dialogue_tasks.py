@@ -18,13 +18,6 @@ from fay_ros.dialogue.tasks import CANCELLED, COMPLETED, RUNNING, TaskProgress
 PERSONA = Persona()
 
 
-@pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def fresh(llm):
     llm.reset()

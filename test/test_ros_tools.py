@@ -417,13 +417,6 @@ def test_a_ros_future_completing_after_its_waiter_is_gone_raises_nothing_in_the_
 
 
 @pytest.fixture(scope="module")
-def llm():
-    server = fake.ScriptedLlm()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def dialogue(robot, allow_list, llm):
     probe, _server, events = robot
     node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted",
