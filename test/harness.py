@@ -140,6 +140,21 @@ def _started(proc: NodeProcess, timeout: float) -> NodeProcess:
     return proc
 
 
+def write_tools_file(path: Path, *, ros: str = "", mcp: str = "") -> Path:
+    """A dialogue `tools_file` with the built-in tools plus the given `ros:` / `mcp:` sections
+    (each the YAML of that section, unindented)."""
+    import textwrap
+
+    from fay_ros.agent.tool_config import BUILTIN_TOOLS
+
+    text = f"builtin: [{', '.join(BUILTIN_TOOLS)}]\n"
+    for name, section in (("mcp", mcp), ("ros", ros)):
+        if section:
+            text += f"{name}:\n" + textwrap.indent(section, "  ")
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_web_access(path: Path, clients: dict[str, str], origins: Iterable[str] = ()) -> dict[str, str]:
     """An access file for `fay-ros web --access-file`: {user_id: role} -> {user_id: token}
     (user_id '' is a guest)."""

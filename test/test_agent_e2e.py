@@ -19,7 +19,7 @@ import pytest
 import dialogue_fake_llm as fake
 from diagnostic_msgs.msg import DiagnosticStatus
 from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe
+from harness import NodeProcess, RosProbe, write_tools_file
 from std_msgs.msg import String
 
 from fay_ros.common import topics
@@ -58,8 +58,7 @@ class Rig:
         self.tmp_path = tmp_path
 
     def start(self) -> None:
-        allow_list = self.tmp_path / "ros_tools.yaml"
-        allow_list.write_text(ALLOW_LIST)
+        tools_file = write_tools_file(self.tmp_path / "tools.yaml", ros=ALLOW_LIST)
         self.robot = NodeProcess("procs.robot_server")
         self.robot.wait_ready(probe=self.probe)
         self.events = self.probe.collect(String, "/robot/events")
@@ -68,7 +67,7 @@ class Rig:
             "base_url": self.small.base_url, "model": "small-scripted", "big_base_url": self.big.base_url,
             "big_model": "big-scripted", "background_tasks": "dual", "model_profile": "capable",
             "memory": False, "qa_file": "none", "first_token_timeout": 10.0, "tool_timeout": 120.0,
-            "ros_tools_file": str(allow_list)})
+            "tools_file": str(tools_file)})
         self.dialogue.wait_ready(probe=self.probe)
         self.replies = self.probe.collect(Utterance, topics.REPLY)
         self.progress = self.probe.collect(DiagnosticStatus, topics.TASK_PROGRESS)

@@ -22,10 +22,11 @@ import dialogue_fake_llm as fake
 import psutil_free_children as children
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe, wait_until
+from harness import NodeProcess, RosProbe, wait_until, write_tools_file
 
 from fay_ros.agent.mcp_client import McpClient, McpClientError, McpToolRefused, McpUnavailable, result_text
 from fay_ros.agent.mcp_config import McpConfigError, McpServersFile
+from fay_ros.agent.tool_config import load_tools_file
 from fay_ros.common import topics
 from fay_ros.dialogue.tools import ToolContext, ToolError, ToolRegistry
 from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
@@ -71,7 +72,7 @@ def run(coro_fn: Any, servers: McpServersFile, **kwargs: Any) -> Any:
 # -- configuration ------------------------------------------------------------------------
 
 def test_the_example_file_is_valid():
-    servers = McpServersFile.load(REPO / "config" / "mcp_servers.example.yaml")
+    servers = load_tools_file(REPO / "config" / "tools.example.yaml").mcp
     assert [(s.name, s.kind) for s in servers.servers] == [("files", "stdio"), ("weather", "streamable_http")]
     assert servers.servers[0].tool_names() == {"read_text_file": "mcp_files_read_text_file",
                                                "list_directory": "mcp_files_list_directory"}
@@ -342,16 +343,15 @@ def tool_result_answer(body: dict[str, Any]) -> fake.Scripted:
 
 
 def test_the_dialogue_node_calls_an_mcp_tool_and_answers_with_its_result(tmp_path, launch_node):
-    servers = tmp_path / "mcp.yaml"
-    servers.write_text(f"servers:\n  - name: echo\n    command: {json.dumps(sys.executable)}\n"
-                       f"    args: [{json.dumps(str(SERVER))}]\n    tools: [echo]\n    start_timeout: 30\n",
-                       encoding="utf-8")
+    servers = write_tools_file(tmp_path / "tools.yaml", mcp=(
+        f"servers:\n  - name: echo\n    command: {json.dumps(sys.executable)}\n"
+        f"    args: [{json.dumps(str(SERVER))}]\n    tools: [echo]\n    start_timeout: 30\n"))
     llm = fake.ScriptedLlm()
     probe = RosProbe("mcp_dialogue_probe")
     try:
         node: NodeProcess = launch_node("fay_ros.nodes.dialogue", {
             "base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0, "memory": False,
-            "qa_file": "none", "model_profile": "capable", "mcp_servers_file": str(servers)})
+            "qa_file": "none", "model_profile": "capable", "tools_file": str(servers)})
         diagnostics = probe.collect(DiagnosticArray, topics.DIAGNOSTICS)
         node.wait_ready(probe=probe)
 
@@ -384,12 +384,11 @@ def test_the_dialogue_node_calls_an_mcp_tool_and_answers_with_its_result(tmp_pat
 
 
 def test_an_unset_variable_named_by_the_servers_file_stops_the_node_with_the_reason(tmp_path, launch_node):
-    servers = tmp_path / "mcp.yaml"
-    servers.write_text("servers:\n  - name: web\n    url: http://127.0.0.1:9/mcp\n"
-                       "    headers_from_env: {Authorization: FAY_TEST_UNSET_MCP_AUTH}\n    tools: [echo]\n",
-                       encoding="utf-8")
+    servers = write_tools_file(tmp_path / "tools.yaml", mcp=(
+        "servers:\n  - name: web\n    url: http://127.0.0.1:9/mcp\n"
+        "    headers_from_env: {Authorization: FAY_TEST_UNSET_MCP_AUTH}\n    tools: [echo]\n"))
     proc = launch_node("fay_ros.nodes.dialogue", {"base_url": "http://127.0.0.1:9/v1", "model": "scripted",
-                                                  "mcp_servers_file": str(servers)},
+                                                  "tools_file": str(servers)},
                        env={"FAY_TEST_UNSET_MCP_AUTH": ""})
     assert proc.wait_exit(30) == 2
-    assert "parameter 'mcp_servers_file'" in proc.output() and "FAY_TEST_UNSET_MCP_AUTH" in proc.output()
+    assert "parameter 'tools_file' (mcp)" in proc.output() and "FAY_TEST_UNSET_MCP_AUTH" in proc.output()

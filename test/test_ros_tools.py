@@ -13,7 +13,7 @@ import pytest
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe, wait_until
+from harness import NodeProcess, RosProbe, wait_until, write_tools_file
 from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 from test_msgs.action import Fibonacci
@@ -22,6 +22,7 @@ from test_msgs.msg import Arrays, BasicTypes, BoundedSequences, Nested, Strings,
 from fay_ros.agent.ros_convert import (ConversionError, FieldType, InterfaceError, import_interface, parse_type,
                                        properties, summarise, to_message, to_plain)
 from fay_ros.agent.ros_tools_config import RosToolsError, load_ros_tools, tool_name
+from fay_ros.agent.tool_config import load_tools_file
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.tools import ToolContext, ToolError
@@ -156,7 +157,7 @@ def test_summarise_cuts_long_lists_and_text():
 
 
 def test_example_allow_list_loads_with_derived_tool_names():
-    config = load_ros_tools(config_file("ros_tools.example.yaml"))
+    config = load_tools_file(config_file("tools.example.yaml")).ros
     assert [tool_name(kind, e) for kind, _i, e in config.entries()] == [
         "ros_call_robot_dock", "ros_call_robot_light", "ros_action_fibonacci", "ros_read_robot_battery",
         "ros_publish_robot_say"]
@@ -419,9 +420,10 @@ def test_a_ros_future_completing_after_its_waiter_is_gone_raises_nothing_in_the_
 @pytest.fixture(scope="module")
 def dialogue(robot, allow_list, llm):
     probe, _server, events = robot
+    tools_file = write_tools_file(allow_list.with_name("tools.yaml"), ros=ALLOW_LIST)
     node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted",
                                                   "first_token_timeout": 5.0, "memory": False,
-                                                  "tool_timeout": 20.0, "ros_tools_file": str(allow_list)})
+                                                  "tool_timeout": 20.0, "tools_file": str(tools_file)})
     try:
         node.wait_ready(probe=probe)
         replies = probe.collect(Utterance, topics.REPLY)
@@ -490,11 +492,12 @@ def test_dialogue_cannot_reach_what_is_not_allow_listed(robot, dialogue, llm):
 
 def test_dialogue_node_refuses_a_bad_allow_list_at_start(robot, tmp_path, llm):
     path = tmp_path / "bad_tools.yaml"
-    path.write_text("services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n    descripton: typo\n")
+    write_tools_file(path, ros="services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n"
+                               "    descripton: typo\n")
     node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted", "memory": False,
-                                                  "ros_tools_file": str(path)}, name="dialogue_bad_tools")
+                                                  "tools_file": str(path)}, name="dialogue_bad_tools")
     try:
         assert node.wait_exit() == 2  # a configuration error: the bring-up does not restart it
-        assert "bad_tools.yaml: services[0].descripton: unknown key (misspelt?) (line 4)" in node.output()
+        assert "bad_tools.yaml: ros.services[0].descripton: unknown key (misspelt?) (line 6)" in node.output()
     finally:
         node.stop()

@@ -45,9 +45,9 @@ from ..dialogue.tasks import TaskProgress
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
 from .ros_tools import RosTools, await_ros_future
 from ..agent.mcp_config import McpConfigError
+from ..agent.tool_config import ToolsFileError, load_tools_file
 
 DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
-BUILTIN_TOOLS = ["current_time", "memory_recall", "memory_remember", "memory_forget"]
 
 
 class DialogueConfig(BaseModel):
@@ -69,13 +69,10 @@ class DialogueConfig(BaseModel):
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
     qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
                                        "(scripts are never executed)")
-    tools: list[str] = Field(BUILTIN_TOOLS, description="tools the tool loop may call")
-    ros_tools_file: str = Field("", description="allow-list YAML of the ROS services, actions and topics the agent "
-                                "may use ('' = none; see config/ros_tools.example.yaml); each becomes a tool "
-                                "(ros_call_*, ros_action_*, ros_read_*, ros_publish_*) offered to the tool loop")
-    mcp_servers_file: str = Field("", description="MCP servers YAML ('' = none; see config/mcp_servers.example.yaml): "
-                                  "their allow-listed tools become tools (mcp_<server>_<tool>) offered to the tool "
-                                  "loop once listed (in the background at start, each within its start_timeout)")
+    tools_file: str = Field("", description="every tool the agent may use, in one YAML: the built-in tools, MCP "
+                            "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
+                            "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
+                            "config/tools.yaml: the built-in tools; see config/tools.example.yaml)")
     judge: bool = Field(True, description="run the chat judge (false: always answer directly, no tools)")
     judge_format: Literal["none", "json_object", "json_schema"] = Field(
         "json_schema", description="structured-output request for the judge (what the endpoint supports)")
@@ -217,18 +214,22 @@ class DialogueNode(Node):
                                                                        c.qa_threshold)
         except (PersonaError, QaTableError) as exc:
             raise ConfigError(str(exc)) from None
+        try:
+            tools = load_tools_file(_config_file(c.tools_file, "tools.yaml"))
+        except ToolsFileError as exc:
+            raise ConfigError(f"parameter 'tools_file': {exc}") from None
         registry = builtin_tools()
-        ros_tools = RosTools.from_file(self, Path(c.ros_tools_file).expanduser()) if c.ros_tools_file else None
+        unknown = [t for t in [*tools.builtin, *c.qa_script_tools] if registry.get(t) is None]
+        if unknown:
+            raise ConfigError(f"parameter 'tools_file' (builtin) / 'qa_script_tools': unknown built-in tool(s) "
+                              f"{unknown}; available: {registry.names()}")
+        ros_tools = RosTools(self, tools.ros, source="tools_file") if tools.ros.entries() else None
         for tool in ros_tools.tools if ros_tools else []:
             try:
                 registry.add(tool)
             except ValueError as exc:
-                raise ConfigError(f"parameter 'ros_tools_file': {exc}") from None
-        self._mcp = self._mcp_client(c.mcp_servers_file, registry)
-        unknown = [t for t in [*c.tools, *c.qa_script_tools] if registry.get(t) is None]
-        if unknown:
-            raise ConfigError(f"parameter 'tools'/'qa_script_tools': unknown tool(s) {unknown}; "
-                              f"available: {registry.names()}")
+                raise ConfigError(f"parameter 'tools_file': {exc}") from None
+        self._mcp = self._mcp_client(tools.mcp, registry)
 
         def endpoint(base_url: str, model: str, key_param: str) -> Endpoint:
             try:
@@ -251,11 +252,12 @@ class DialogueNode(Node):
             default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
             qa_script_tools=tuple(c.qa_script_tools),
             # the allow-list file is the choice of ROS tools: all of them are offered
-            llm_tools=(*c.tools, *(t.name for t in (ros_tools.tools if ros_tools else []) if t.name not in c.tools)),
+            # the tools file is the choice: every tool it lists is offered (MCP tools once listed)
+            llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))),
             background_tasks=c.background_tasks, route_timeout=c.route_timeout,
             route_min_confidence=c.route_min_confidence, fact_check=c.fact_check)
 
-        if self._mcp is not None and settings.llm_tools is not None:  # the file is the choice: all offered once listed
+        if self._mcp is not None and settings.llm_tools is not None:
             settings.llm_tools = (*settings.llm_tools, *self._mcp.tool_names())
 
         self._log_handler = _RosLogHandler(self.get_logger())
@@ -311,21 +313,21 @@ class DialogueNode(Node):
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
 
     @staticmethod
-    def _mcp_client(path: str, registry: Any) -> Any:
-        """The MCP client of the servers file (None without one), its tools registered by name (a
-        prestart may use one). The SDK is imported only when a file is given (~1 s)."""
-        if not path:
+    def _mcp_client(servers: Any, registry: Any) -> Any:
+        """The MCP client of the tools file's servers (None without any), its tools registered by
+        name (a prestart may use one). The SDK is imported only when there are servers (~1 s)."""
+        if not servers.servers:
             return None
         from ..agent.mcp_client import McpClient
         try:
-            client = McpClient.from_file(Path(path).expanduser())
+            client = McpClient(servers)
             missing = client.missing_environment()
             if missing:
                 raise ConfigError(f"environment variable(s) named in the file are not set: {missing}")
             for tool in client.tools():
                 registry.add(tool)
         except (McpConfigError, ConfigError, ValueError) as exc:
-            raise ConfigError(f"parameter 'mcp_servers_file': {exc}") from None
+            raise ConfigError(f"parameter 'tools_file' (mcp): {exc}") from None
         return client
 
     def _on_text(self, msg: Transcript, kind: str) -> None:

@@ -92,7 +92,7 @@ def _arguments(cls: Any, args: dict[str, Any], what: str) -> Any:
 class RosTools:
     """The tools of one allow-list on one node. `tools` is the list to register."""
 
-    def __init__(self, node: Node, config: RosToolsConfig, source: str = "ros_tools_file") -> None:
+    def __init__(self, node: Node, config: RosToolsConfig, source: str = "tools_file") -> None:
         self._node = node
         self._group = ReentrantCallbackGroup()
         self._handles: list[Any] = []  # clients, subscriptions, publishers (destroyed in close)
