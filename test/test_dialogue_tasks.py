@@ -401,3 +401,20 @@ def test_node_background_task_progress_topic_routing_and_result(llm, ros, launch
     assert " ".join(m.text for m in result if m.text) == "It is late in the evening."
     done = progress.wait_for_match(lambda s: {kv.key: kv.value for kv in s.values}.get("state") == "completed")
     assert {kv.key: kv.value for kv in done.values}["step"] == "1"
+
+
+def test_new_task_replaces_the_running_one_when_configured(fresh):
+    async def scenario():
+        rig = TaskRig(fresh, new_task="replace")
+        await rig.start_slow_task(fresh)
+        fresh.script(route("new_task"), fake.judge_finish("Sure, a taxi then."))
+        await rig.engine.submit("alice", "actually, book me a taxi instead", "en")
+        await asyncio.wait_for(rig.tool_cancelled.wait(), WAIT)  # the first task is dropped...
+        assert said(rig) == "Sure, a taxi then."  # ...and the new request is a fresh turn
+        assert rig.engine.traces[-1].path == "finish"
+        await rig.wait_pieces(lambda ps: rig.progress[-1].state == CANCELLED, "the cancelled report")
+        await rig.engine.settle()
+        assert rig.engine.tasks.running("alice") is None
+        assert not [p for p in rig.pieces if p.source == "task"], "the replaced task says nothing"
+        await rig.close()
+    run(scenario())

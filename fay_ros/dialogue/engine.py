@@ -127,6 +127,9 @@ class EngineSettings:
     route_timeout: float = 5.0  # seconds the five-way classification may take before the rules decide
     route_min_confidence: float = 0.6  # a less confident classification is decided by the rules
     fact_check: bool = False  # dual-model: the big model checks a task's final reply before it is spoken
+    # A new task while one runs: "refuse" (Fay's ExecutionManager.submit: the task_busy line) or
+    # "replace" (the running task is cancelled and the message is handled as a fresh turn).
+    new_task: str = "refuse"
 
 
 class DialogueEngine:
@@ -489,6 +492,11 @@ class DialogueEngine:
         elif route.intent == routing.CANCEL_TASK:
             self.tasks.cancel(ctx.owner)
             line = self.persona.line("task_cancelled", ctx.language, ctx.turn)
+        elif self.settings.new_task == "replace":  # new_task: drop the running one, take this one afresh
+            self.tasks.cancel(ctx.owner)
+            trace.path = "task:new_task replaced"
+            log.info("task %s of %s cancelled for a new request", task.id, ctx.conversation_id)
+            return False
         else:  # new_task: one running task per user (Fay's ExecutionManager.submit refuses a second)
             line = self.persona.line("task_busy", ctx.language, ctx.turn)
         self._speak_text(reply, line, "task_status")

@@ -137,9 +137,12 @@ class TaskManager:
         return task
 
     def cancel(self, user_id: str) -> BackgroundTask | None:
+        """Cancel the user's running task. Its slot is free at once (a replacing task may start
+        while the cancelled one still unwinds); its end is reported as usual."""
         task = self.running(user_id)
         if task is not None and task.future is not None:
             task.future.cancel()
+            del self._running[user_id]
         return task
 
     def cancel_all(self) -> int:

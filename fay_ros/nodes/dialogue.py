@@ -99,6 +99,9 @@ class DialogueConfig(BaseModel):
                                  "while a background task runs (then keyword rules decide)")
     route_min_confidence: float = Field(0.6, ge=0.0, le=1.0, description="a less confident classification is "
                                         "decided by the keyword rules")
+    new_task: Literal["refuse", "replace"] = Field(
+        "refuse", description="a new task asked for while the user's task runs: 'refuse' (Fay's rule: one task per "
+        "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
     fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
                              "reply against the tool results before it is spoken")
 
@@ -255,7 +258,7 @@ class DialogueNode(Node):
             # the tools file is the choice: every tool it lists is offered (MCP tools once listed)
             llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))),
             background_tasks=c.background_tasks, route_timeout=c.route_timeout,
-            route_min_confidence=c.route_min_confidence, fact_check=c.fact_check)
+            route_min_confidence=c.route_min_confidence, fact_check=c.fact_check, new_task=c.new_task)
 
         if self._mcp is not None and settings.llm_tools is not None:
             settings.llm_tools = (*settings.llm_tools, *self._mcp.tool_names())
