@@ -389,6 +389,21 @@ class RosProbe:
         wait_until(lambda: publisher.get_subscription_count() >= count, timeout,
                    message=f"{count} subscriber(s) on {publisher.topic_name}")
 
+    def wait_matched(self, collector: "Collector", node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until `collector`'s subscription is matched with `node_name`'s publisher on its
+        topic (and every other publisher the graph shows there), so that a volatile message the
+        node sends next reaches the collector. A count of 1 is not enough on a shared topic like
+        /diagnostics, where another node's publisher may be the one already matched."""
+        subscription = collector.subscription
+        topic = subscription.topic_name
+
+        def matched() -> bool:
+            publishers = self.node.get_publishers_info_by_topic(topic)
+            return any(p.node_name == node_name for p in publishers) and \
+                subscription.get_publisher_count() >= len(publishers)
+
+        wait_until(matched, timeout, message=f"{node_name}'s publisher on {topic} matched")
+
     def wait_for_publishers(self, topic: str, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         name = self.resolve(topic)
         wait_until(lambda: self.node.count_publishers(name) >= count, timeout,

@@ -100,7 +100,7 @@ def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node,
     node.wait_ready()
     assert "tables loaded: 1 rules" in node.output()
     pub, cues = connect(ros, topics.REPLY, Utterance)
-    wait_until(lambda: statuses.subscription.get_publisher_count() >= 1, message="the node's /diagnostics")
+    ros.wait_matched(statuses, "action_semantics")
 
     def table_status(level: bytes, text: str) -> str:
         """The message of the node's status about its tables, at `level`, that says `text`."""

@@ -141,6 +141,7 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
                                                 (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
     ros.wait_for_subscribers(cue_pub)
     node.wait_ready()
+    ros.wait_matched(statuses, "servo_mapper")
 
     path.write_text(SERVO_YAML.replace("default: idle", "default: dance"), encoding="utf-8")
     rejected = table_status(statuses, "servo_mapper", DiagnosticStatus.ERROR)
@@ -167,6 +168,7 @@ def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, l
     _cue_pub, (patterns, statuses) = connect(ros, (String, topics.LED_PATTERN, qos.LATCHED, 1),
                                              (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
     node.wait_ready()
+    ros.wait_matched(statuses, "led_mapper")
     assert led.parse_pattern(patterns.wait_for_count(1)[0].data).affect == LED_TABLE.idle.affect
 
     path.write_text(text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"), encoding="utf-8")

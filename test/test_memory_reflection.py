@@ -19,11 +19,12 @@ class JobStatuses:
     """The memory node's statuses about its background jobs on /diagnostics."""
 
     def __init__(self, ros) -> None:
+        self.ros = ros
         self.statuses = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 10)
 
     def wait_matched(self) -> None:
         """/diagnostics is volatile: the node's publisher must reach us before a job ends."""
-        wait_until(lambda: self.statuses.subscription.get_publisher_count() >= 1, message="the node's /diagnostics")
+        self.ros.wait_matched(self.statuses, "memory")
 
     def reflection_ended(self, level: bytes) -> str:
         def ended(arrays):
