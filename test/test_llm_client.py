@@ -250,3 +250,28 @@ def test_a_dropped_connection_is_retried_once(path):
     finally:
         once.close()
         always.close()
+
+
+def test_a_rejected_url_parameter_is_shown_without_credentials():
+    """A node's refused parameter is quoted in its error; a URL there loses userinfo and query."""
+    from pydantic import BaseModel, ValidationError, field_validator
+
+    from fay_ros.common.params import format_validation_error
+
+    class Config(BaseModel):
+        base_url: str
+        retries: int = 0
+
+        @field_validator("base_url")
+        @classmethod
+        def _http(cls, value: str) -> str:
+            if not value.startswith("http"):
+                raise ValueError("must be an http:// or https:// URL")
+            return value
+
+    with pytest.raises(ValidationError) as error:
+        Config(base_url=f"ftp://{USERINFO}@127.0.0.1:21/v1?{QUERY}", retries="x")  # type: ignore[arg-type]
+    text = format_validation_error(error.value)
+    assert "parameter 'base_url'" in text and "(got 'ftp://127.0.0.1:21/v1')" in text
+    assert "(got 'x')" in text  # other values are shown as they are
+    assert not [s for s in (USERINFO, "pw-7f3a9c", "sk-query-5e1d", QUERY) if s in text], text

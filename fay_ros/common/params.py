@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 
 from .errors import ConfigError
+from .urls import safe_url
 
 __all__ = ["ConfigError", "declare_config", "format_validation_error"]  # ConfigError: for the nodes' imports
 
@@ -65,9 +66,17 @@ def declare_config(node: Any, model: type[M]) -> M:
         raise ConfigError(format_validation_error(exc)) from None
 
 
+def _shown(value: object) -> str:
+    """A rejected value as an error may show it: a URL without its userinfo and query (they
+    may hold credentials), anything else as it is."""
+    if isinstance(value, str) and "://" in value:
+        return repr(safe_url(value))
+    return repr(value)
+
+
 def format_validation_error(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(config)"
-        lines.append(f"parameter '{where}': {err['msg']} (got {err.get('input')!r})")
+        lines.append(f"parameter '{where}': {err['msg']} (got {_shown(err.get('input'))})")
     return "invalid parameters:\n  " + "\n  ".join(lines)

@@ -73,7 +73,7 @@ from . import fact_answers, prompts, routing
 from .guard import GuardPolicy, ReplyGuard
 from .history import Histories
 from .judge import FINISH, TOOL, JudgeStreamParser
-from .llm import ChatClient, LlmError
+from .llm import ChatClient, LlmError, LlmUnreachable
 from .model_json import first_object
 from .outbound import sanitize
 from .persona import Persona
@@ -261,7 +261,7 @@ class DialogueEngine:
                 self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
             if self.small is None:
-                raise LlmError("unreachable", "no LLM endpoint configured")
+                raise LlmUnreachable("no LLM endpoint configured")
             started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
             trace.context_seconds = time.monotonic() - started
@@ -560,7 +560,7 @@ class DialogueEngine:
         s = self.settings
         client = self.big or self.small
         if client is None:
-            raise LlmError("unreachable", "no LLM endpoint configured")
+            raise LlmUnreachable("no LLM endpoint configured")
         return ToolLoop(client, self.tools, allowed=s.llm_tools, max_steps=s.max_tool_steps,
                         tool_timeout=s.tool_timeout, native_tools=s.native_tools,
                         sampling={"max_tokens": s.max_tokens, "temperature": s.temperature,
@@ -586,7 +586,7 @@ class DialogueEngine:
         options.setdefault("temperature", self.settings.temperature)
         options.setdefault("frequency_penalty", self.settings.frequency_penalty)
         if self.small is None:
-            raise LlmError("unreachable", "no LLM endpoint configured")
+            raise LlmUnreachable("no LLM endpoint configured")
         async with contextlib.aclosing(self.small.stream(messages, **options)) as events:
             async for event in events:
                 if event.done:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dialogue.llm import ChatClient, LlmError
+from ..dialogue.llm import ChatClient, LlmMalformed
 from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 from .store import MemoryStore
 
@@ -67,7 +67,7 @@ class Reflector:
                                         f"Records:\n{records}")
         insights = answer.get("insights")
         if not isinstance(insights, list):
-            raise LlmError("malformed", "reflection answer has no 'insights' list")
+            raise LlmMalformed("reflection answer has no 'insights' list")
         now = self.store.clock()
         new_nodes: list[MemoryNode] = []
         for item in insights[: self.settings.max_insights]:
