@@ -211,8 +211,11 @@ def capable_model(body: dict) -> fake.Scripted:
 def capable(tmp_path):
     server = fake.ScriptedLlm()
     server.responder = capable_model
+    # The tool results must come from the real memory node; in a loaded full suite one memory
+    # call has taken over 2 s (the memory service's delivery stalls, a known open problem), so
+    # this path is given 5 s: what is tested here is the judge -> tool loop -> reply path.
     companion = Companion(str(tmp_path / "memory.db"), {"base_url": server.base_url, "model": "cloud-large",
-                                                       "memory_timeout": 2.0})
+                                                       "memory_timeout": 5.0})
     try:
         yield server, companion
     except BaseException:

@@ -31,6 +31,7 @@ from ..common.paths import user_config_dir
 
 ACCESS_FILE_NAME = "mcp_access.yaml"
 DEFAULT_PORT = 8765  # Fay's faymcp port
+DISCOVERY_WAIT = 15.0  # seconds to wait at start for the memory node's services
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -136,6 +137,11 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) 
     ros = RosSide(["--ros-args", "-r", f"__ns:={args.namespace}"], namespace=args.namespace)
     try:
         gateway = ros.gateway(asyncio.get_running_loop(), args.timeout)
+        # serve once the memory node is reachable (DDS discovery takes a moment, longer under
+        # load); without it, serve anyway: each call then says memory is unavailable
+        if not await asyncio.to_thread(gateway.wait_until_discovered, DISCOVERY_WAIT):
+            _say(f"the memory services were not found within {DISCOVERY_WAIT:.0f}s (is the memory node running "
+                 f"in namespace {args.namespace}?); serving anyway")
         tools = memory_tools(gateway, confirmed_writes=args.confirmed_writes)
         writes = "confirmed (policy-checked)" if args.confirmed_writes else "candidates"
         if not args.http:

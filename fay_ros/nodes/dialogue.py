@@ -152,6 +152,18 @@ class RosMemoryGateway:
         self._rules = node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES, callback_group=group)
         self._profile = node.create_client(GetProfile, topics.SRV_PROFILE, callback_group=group)
 
+    def wait_until_discovered(self, timeout: float) -> bool:
+        """Block (never in a callback) until every memory service is discovered, or `timeout`
+        seconds pass; True when all are. For a process that serves others only once memory is
+        reachable (fay-ros mcp), so its first calls do not race DDS discovery."""
+        clients = (self._recall, self._remember, self._forget, self._rules, self._profile)
+        deadline = time.monotonic() + timeout
+        while not all(c.service_is_ready() for c in clients):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     async def _call(self, client: Any, request: Any, timeout: float | None = None) -> Any:
         # A memory node started with this one may not be discovered yet: in the first
         # seconds, wait for it within the call's own budget instead of failing the first
