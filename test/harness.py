@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import signal
@@ -22,7 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TIMEOUT = 20.0
@@ -138,6 +139,28 @@ def _started(proc: NodeProcess, timeout: float) -> NodeProcess:
         proc.stop()
         raise
     return proc
+
+
+@contextlib.contextmanager
+def dialogue_node(probe: "RosProbe", params: dict[str, Any], **kwargs: Any) -> Iterator[tuple["NodeProcess", Any, Any]]:
+    """The dialogue node as a process, ready, with `probe` collecting its replies and publishing
+    typed turns: yields (node, replies collector, text_input publisher); its output is printed
+    at the end (shown for a failing test)."""
+    from fay_msgs.msg import Transcript, Utterance
+
+    from fay_ros.common import topics
+
+    node = NodeProcess("fay_ros.nodes.dialogue", params, **kwargs)
+    try:
+        node.wait_ready(probe=probe)
+        replies = probe.collect(Utterance, topics.REPLY)
+        text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
+        probe.wait_for_subscribers(text_input)
+        probe.wait_for_publishers(topics.REPLY)
+        yield node, replies, text_input
+    finally:
+        node.stop()
+        print(f"\n----- dialogue node output -----\n{node.output()[-3000:]}")
 
 
 def write_tools_file(path: Path, *, ros: str = "", mcp: str = "") -> Path:

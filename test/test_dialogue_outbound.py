@@ -13,10 +13,9 @@ import re
 import pytest
 
 import dialogue_fake_llm as fake
-from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe
+from fay_msgs.msg import Transcript
+from harness import RosProbe, dialogue_node
 
-from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.outbound import OutboundStream, sanitize, strip_structure
 from fay_ros.dialogue.persona import Persona
@@ -225,8 +224,6 @@ def test_held_text_is_released_at_the_end_of_the_stream():
 
 # -- the dialogue node: what is published on `reply` --------------------------------------------
 
-NODE = "fay_ros.nodes.dialogue"
-
 THINK_TOOL_MARKDOWN = (
     "<think>The user says hi. I should call remember first, then answer.</think>"
     "**Hello, Alice!** It is *lovely* to see you.\n"
@@ -244,19 +241,12 @@ def chunks(text: str, size: int) -> list[str]:
 @pytest.fixture(scope="module")
 def node_rig(llm):
     probe = RosProbe("outbound_test_probe")
-    node = NodeProcess(NODE, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
-                              "memory": False})
     try:
-        node.wait_ready(probe=probe)
-        replies = probe.collect(Utterance, topics.REPLY)
-        text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
-        probe.wait_for_subscribers(text_input)
-        probe.wait_for_publishers(topics.REPLY)
-        yield node, replies, text_input
+        with dialogue_node(probe, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
+                                   "memory": False}) as rig:
+            yield rig
     finally:
-        node.stop()
         probe.close()
-        print(f"\n----- dialogue node output -----\n{node.output()[-3000:]}")
 
 
 @pytest.fixture

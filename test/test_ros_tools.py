@@ -13,7 +13,7 @@ import pytest
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe, wait_until, write_tools_file
+from harness import NodeProcess, RosProbe, dialogue_node, wait_until, write_tools_file
 from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 from test_msgs.action import Fibonacci
@@ -23,7 +23,6 @@ from fay_ros.agent.ros_convert import (ConversionError, FieldType, InterfaceErro
                                        properties, summarise, to_message, to_plain)
 from fay_ros.agent.ros_tools_config import RosToolsError, load_ros_tools, tool_name
 from fay_ros.agent.tool_config import load_tools_file
-from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.tools import ToolContext, ToolError
 
@@ -421,19 +420,9 @@ def test_a_ros_future_completing_after_its_waiter_is_gone_raises_nothing_in_the_
 def dialogue(robot, allow_list, llm):
     probe, _server, events = robot
     tools_file = write_tools_file(allow_list.with_name("tools.yaml"), ros=ALLOW_LIST)
-    node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted",
-                                                  "first_token_timeout": 5.0, "memory": False,
-                                                  "tool_timeout": 20.0, "tools_file": str(tools_file)})
-    try:
-        node.wait_ready(probe=probe)
-        replies = probe.collect(Utterance, topics.REPLY)
-        text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
-        probe.wait_for_subscribers(text_input)
-        probe.wait_for_publishers(topics.REPLY)
-        yield node, replies, text_input
-    finally:
-        node.stop()
-        print(f"\n----- dialogue node output -----\n{node.output()[-3000:]}")
+    with dialogue_node(probe, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
+                               "memory": False, "tool_timeout": 20.0, "tools_file": str(tools_file)}) as rig:
+        yield rig
 
 
 def ask(dialogue, llm, text: str, *script) -> list[Utterance]:
