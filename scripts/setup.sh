@@ -86,7 +86,7 @@ step "3/5 CMake path fix for the ros-jazzy wheels"
 
 # ---------------------------------------------------------------------------
 step "4/5 fay_msgs (CMake build into the venv)"
-h=$(inputs_hash "$ROOT"/fay_msgs/CMakeLists.txt "$ROOT"/fay_msgs/package.xml "$ROOT"/fay_msgs/msg/* "$ROOT"/fay_msgs/srv/* "$STAMPS/pip")
+h=$(inputs_hash "$ROOT"/fay_msgs/CMakeLists.txt "$ROOT"/fay_msgs/package.xml "$ROOT"/fay_msgs/msg/* "$ROOT"/fay_msgs/srv/* "$ROOT"/fay_msgs/action/* "$STAMPS/pip")
 if stamp_ok fay_msgs "$h" && "$VENV/bin/python" -c "import fay_msgs.msg" 2>/dev/null; then
   skip "fay_msgs"
 else
