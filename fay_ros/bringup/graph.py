@@ -203,8 +203,12 @@ def resolve_audio_source(value: str) -> tuple[str, str]:
     return str(Path(value).expanduser()), f"listening to the WAV file {value}"
 
 
-def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]:
-    """The node list with final parameters for a bring-up with these options."""
+def companion_nodes(raw_options: dict[str, Any] | None = None, *, terminal: bool = False) -> list[NodeSpec]:
+    """The node list with final parameters for a bring-up with these options.
+
+    `terminal`: the bring-up owns a terminal whose typed lines the timeline may read (`fay-ros
+    up`). A launch owns its stdin itself, so there the timeline never offers typed input, and
+    `fay-ros type` publishes typed lines from any terminal instead."""
     options = parse_options(raw_options)
     params = load_parameters(options["config"] or None)
     modules = list(NODE_MODULES)
@@ -221,6 +225,8 @@ def companion_nodes(raw_options: dict[str, Any] | None = None) -> list[NodeSpec]
     for name, module in modules:
         p = dict(params.get(name, {}))
         _apply_options(name, p, options)
+        if not terminal and p.get("typed_input"):
+            p["typed_input"] = False
         nodes.append(NodeSpec(name, module, p, interactive=bool(p.get("typed_input"))))
     return nodes
 

@@ -38,7 +38,7 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     try:
         options = graph.parse_options(parse_assignments(args.options))
-        nodes = graph.companion_nodes(options)
+        nodes = graph.companion_nodes(options, terminal=True)
         processes = graph.companion_processes(options)
     except ConfigError as exc:  # options, node names, the parameter file
         print(f"fay-ros up: {exc}")

@@ -21,7 +21,9 @@ from ..common.params import declare_config
 
 class TimelineConfig(BaseModel):
     show_partials: bool = Field(False, description="Also print partial transcripts.")
-    typed_input: bool = Field(False, description="Read lines typed on stdin and publish them on text_input.")
+    typed_input: bool = Field(False, description="Read lines typed on stdin and publish them on text_input (only "
+                              "where the process owns a terminal: `fay-ros up`; under a launch, `fay-ros type` "
+                              "does it from any terminal).")
     user_id: str = Field("user", description="user_id of typed input.")
 
 
@@ -41,6 +43,8 @@ class Timeline(Node):
             self._typed = self.create_publisher(Transcript, topics.TEXT_INPUT, qos.EVENTS)
             threading.Thread(target=self._read_stdin, daemon=True).start()
             self._print("ready", "type a sentence and press Enter to talk to the companion")
+        else:
+            self._print("ready", "to type to the companion, run `fay-ros type` in another terminal")
 
     def _read_stdin(self) -> None:
         # A daemon thread: readline blocks, and the process exits without waiting for it.
