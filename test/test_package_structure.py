@@ -21,7 +21,8 @@ ROS_PACKAGES = {"rclpy", "fay_msgs", "std_msgs", "diagnostic_msgs", "sensor_msgs
                 "ament_index_python", "rosidl_runtime_py", "hri_msgs", "diagnostic_updater"}
 # The ROS side of the core/shell split: node shells and their shared ROS helpers.
 SHELL_MODULES = {"fay_ros.common.node_main", "fay_ros.common.params", "fay_ros.common.qos",
-                 "fay_ros.common.rostime", "fay_ros.common.readiness", "fay_ros.common.diagnostics"}
+                 "fay_ros.common.rostime", "fay_ros.common.readiness", "fay_ros.common.diagnostics",
+                 "fay_ros.common.lifecycle"}
 # A core module may look up an installed ROS package's share directory lazily (inside a
 # function, so it still imports without ROS).
 LAZY_ALLOWED = {"ament_index_python"}

@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import Iterable
 
-from ..common import qos, topics
+from ..common import topics
 
 EXIT_NO_LISTENER = 1
 
@@ -56,46 +55,12 @@ def _lines(args: argparse.Namespace) -> Iterable[str]:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    import rclpy
-    from rclpy.duration import Duration
+    from ..nodes.typed_input import publish_lines
 
-    from fay_msgs.msg import Transcript
-
-    rclpy.init(args=[])
-    node = rclpy.create_node("fay_ros_type", namespace=args.namespace)
-    try:
-        publisher = node.create_publisher(Transcript, topics.TEXT_INPUT, qos.EVENTS)
-        waited = False
-        for line in _lines(args):
-            text = line.strip()
-            if not text:
-                continue
-            if not waited:
-                waited = True
-                if not _wait_for_listener(node, publisher, args.wait):
-                    print(f"fay-ros type: nobody subscribes to {publisher.topic_name} (is the companion running "
-                          f"in namespace {args.namespace} and ROS_DOMAIN_ID {os.environ.get('ROS_DOMAIN_ID', '0')}?)",
-                          file=sys.stderr)
-                    return EXIT_NO_LISTENER
-            msg = Transcript(text=text, is_final=True, user_id=args.user, language=args.language)
-            msg.header.stamp = node.get_clock().now().to_msg()
-            msg.header.frame_id = "keyboard"
-            publisher.publish(msg)
-        # A reliable publisher keeps the last lines for late acknowledgements; give them a moment
-        # to be delivered before the process (and its DDS writer) goes away.
-        publisher.wait_for_all_acked(Duration(seconds=2.0))
-        return 0
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-
-
-def _wait_for_listener(node, publisher, timeout: float) -> bool:
-    import rclpy
-    deadline = time.monotonic() + timeout
-    while publisher.get_subscription_count() == 0:
-        if time.monotonic() >= deadline:
-            return False
-        rclpy.spin_once(node, timeout_sec=0.05)
-    return True
+    unheard = publish_lines(_lines(args), user_id=args.user, language=args.language, namespace=args.namespace,
+                            wait=args.wait)
+    if unheard:
+        print(f"fay-ros type: nobody subscribes to {unheard} (is the companion running in namespace "
+              f"{args.namespace} and ROS_DOMAIN_ID {os.environ.get('ROS_DOMAIN_ID', '0')}?)", file=sys.stderr)
+        return EXIT_NO_LISTENER
+    return 0

@@ -2,7 +2,9 @@
 
 Every node module's main() calls run_node(NodeClass): it initialises rclpy, builds the node
 (which validates its parameters and may raise ConfigError), announces on `~/ready` that it
-serves (fay_ros.common.readiness; unless the node announces that itself, later), spins until
+serves (fay_ros.common.readiness; unless the node announces that itself, later; a lifecycle
+node (fay_ros.common.lifecycle) is started: configured and activated unless autostart is
+false, ready once active), spins until
 Ctrl-C / SIGTERM, and shuts down cleanly. A ConfigError stops the process at start-up with
 exit code 2 and the reason on stderr.
 """
@@ -16,6 +18,7 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
+from .lifecycle import ManagedNode
 from .params import ConfigError
 from .readiness import announce_ready, announces_ready_itself
 
@@ -31,7 +34,9 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
         except ConfigError as exc:
             print(f"[fay_ros] cannot start: {exc}", file=sys.stderr, flush=True)
             return EXIT_CONFIG_ERROR
-        if not announces_ready_itself(node):
+        if isinstance(node, ManagedNode):
+            node.start()
+        elif not announces_ready_itself(node):
             announce_ready(node)
         executor = MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)

@@ -12,7 +12,9 @@ while it is still running.)
 becomes ready later (e.g. a model loading in the background) sets the class attribute
 `ANNOUNCES_READY_ITSELF = True` and calls `announce_ready(self)` at that moment.
 
-Lifecycle nodes (issue 17) keep their own state machine; this topic is for the others.
+The same moment sets the node's `state` task on /diagnostics (fay_ros.common.diagnostics):
+OK "ready", or ERROR "not ready: <reason>". Lifecycle nodes (fay_ros.common.lifecycle) publish
+both too: ready while active.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from rclpy.node import Node
 from std_msgs.msg import Bool
 
 from . import qos
+from .diagnostics import STATE_TASK, health
 
 READY_TOPIC = "~/ready"
 READY_QOS = qos.LATCHED
@@ -35,10 +38,14 @@ def announces_ready_itself(node: Node) -> bool:
     return bool(getattr(node, "ANNOUNCES_READY_ITSELF", False))
 
 
-def announce_ready(node: Node, ready: bool = True) -> None:
-    """Publish the node's readiness (latched); the publisher is created on first use."""
+def announce_ready(node: Node, ready: bool = True, reason: str = "", level: str = "") -> None:
+    """Publish the node's readiness (latched; the publisher is created on first use) and its
+    `state` health: `reason` says why it is not ready; `level` defaults to ok when ready, else
+    error."""
     publisher = getattr(node, _ATTRIBUTE, None)
     if publisher is None:
         publisher = node.create_publisher(Bool, READY_TOPIC, READY_QOS)
         setattr(node, _ATTRIBUTE, publisher)
     publisher.publish(Bool(data=ready))
+    message = "ready" if ready else f"not ready: {reason or 'stopped'}"
+    health(node).set(STATE_TASK, level or ("ok" if ready else "error"), message)
