@@ -10,6 +10,8 @@
   (test_tooling checks it); what a log says may still be asserted once an event has happened.
 - `RosProbe` is an rclpy node living in the test process (own context, background executor)
   that publishes, collects messages and calls services, waiting on events with timeouts.
+- `publish_until` / `repeat_until` send the first message into a node until its effect comes
+  back: a matched count seen from the test side does not mean the node has matched us yet.
 """
 from __future__ import annotations
 
@@ -206,6 +208,37 @@ def wait_until(predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT, i
             text = message() if callable(message) else message
             raise TimeoutError(f"timed out after {timeout:.1f}s waiting for {text}")
         time.sleep(interval)
+
+
+def repeat_until(action: Callable[[], Any], arrived: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT,
+                 every: float = 0.5, message: str | Callable[[], str] = "the effect of a repeated action") -> Any:
+    """Do `action`, and again every `every` seconds, until `arrived()` returns a truthy value
+    (returned); raise TimeoutError naming `message` after `timeout`.
+
+    For the first message into a node. DDS discovery is asymmetric: our publisher may count the
+    node's subscription as matched (and our subscription its publisher) before the node has
+    matched ours, and a volatile message sent in that window is dropped. The node's own view of
+    the match cannot be seen from here, so the action is repeated until its effect comes back,
+    which proves the whole loop. Only for an idempotent action: a copy sent before the first
+    effect was seen may still arrive, and must leave the node as one copy would."""
+    next_action = 0.0
+
+    def step() -> Any:
+        nonlocal next_action
+        value = arrived()
+        if not value and time.monotonic() >= next_action:
+            action()
+            next_action = time.monotonic() + every
+        return value
+
+    return wait_until(step, timeout, message=message)
+
+
+def publish_until(publisher: Any, msg: Any, arrived: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT,
+                  every: float = 0.5, message: str | Callable[[], str] | None = None) -> Any:
+    """`repeat_until` publishing `msg` (an idempotent one: see there) on `publisher`."""
+    what = message or f"the effect of a {type(msg).__name__} on {publisher.topic_name}"
+    return repeat_until(lambda: publisher.publish(msg), arrived, timeout, every, what)
 
 
 class NodeProcess:

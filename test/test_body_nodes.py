@@ -14,7 +14,7 @@ from fay_msgs.msg import ActionCue
 from fay_ros.body import led, servo
 from fay_ros.body.tables import default_table_path
 from fay_ros.common import qos, topics
-from harness import wait_until
+from harness import publish_until, repeat_until, wait_until
 
 SERVO_TABLE = servo.load_servo_table(default_table_path(servo.TABLE_FILE))
 LED_TABLE = led.load_led_table(default_table_path(led.TABLE_FILE))
@@ -43,11 +43,46 @@ def connect(ros, *collect_specs):
     return cue_pub, collectors
 
 
-def table_status(statuses, node: str, level: bytes) -> str:
-    """The message of the first status `node` published about its table at `level`."""
-    return statuses.wait_for(lambda arrays: next((s.message for a in arrays for s in a.status
-                                                  if s.name == f"fay/{node}: table" and s.level == level), None),
-                             what=f"a {node} table status at level {level!r}")
+# The sync cue: `idle` has no keyframes, so it is never busy and leaves the joints at rest (one
+# move to the idle pose per copy), and every copy shows the same LED look; so copies are harmless.
+SYNC_CUE = action_cue("idle", "neutral", 0.0, 0, uid="sync:0")
+SYNC_BRIGHTNESS = LED_TABLE.brightness.at(SYNC_CUE.intensity)
+assert SYNC_BRIGHTNESS != LED_TABLE.idle.brightness, "a sync colour must differ from the start-up one"
+
+
+def sync(cue_pub, trajectories=None, colors=None) -> None:
+    """Publish the sync cue until its effect is back on every collector given; from then on each
+    cue reaches the mapper(s) exactly once and their answers reach us, in publishing order.
+    (Our matched counts only say that WE have matched the node: see harness.repeat_until.)"""
+    def arrived() -> bool:
+        return (trajectories is None or bool(trajectories.messages)) and \
+            (colors is None or any(abs(c.a - SYNC_BRIGHTNESS) < 1e-6 for c in colors.messages))
+
+    publish_until(cue_pub, SYNC_CUE, arrived, message="the sync cue's trajectory and colour")
+
+
+def motion_index(trajectories, start: int = 0) -> int:
+    """Index of the first trajectory from `start` on that is a motion (keyframes, not just the
+    single move to idle that sync cues give, however many of those arrived)."""
+    [index] = trajectories.wait_for(lambda msgs: next(([i] for i in range(start, len(msgs))
+                                                       if len(msgs[i].points) > 1), None),
+                                    what=f"a motion (trajectory of more than one point) from #{start} on")
+    return index
+
+
+def find_table_status(arrays, node: str, level: bytes) -> str | None:
+    """The message of the first status `node` published about its table at `level`, if any."""
+    return next((s.message for a in arrays for s in a.status
+                 if s.name == f"fay/{node}: table" and s.level == level), None)
+
+
+def write_until_status(path, text: str, statuses, node: str, level: bytes) -> str:
+    """Write the table file until `node` reports a reload at `level`: it reports each edit once,
+    and its /diagnostics publisher may not have matched our subscription yet (see
+    harness.repeat_until). Rewriting the same text is the same edit again (idempotent)."""
+    return repeat_until(lambda: path.write_text(text, encoding="utf-8"),
+                        lambda: find_table_status(statuses.messages, node, level),
+                        message=f"a {node} table status at level {level!r}")
 
 
 def assert_trajectory_message(msg: JointTrajectory, table) -> None:
@@ -78,8 +113,10 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
     first = patterns.wait_for_count(1)[0]
     assert led.parse_pattern(first.data).affect == LED_TABLE.idle.affect
 
+    sync(cue_pub, trajectories, colors)
     cue_pub.publish(action_cue("invite", "warm", 0.9, 40))
-    [invite] = trajectories.wait_for_count(1)
+    start = motion_index(trajectories)
+    invite = trajectories.messages[start]
     assert_trajectory_message(invite, SERVO_TABLE)
     wire_intensity = struct.unpack("f", struct.pack("f", 0.9))[0]  # ActionCue.intensity is float32
     planned = servo.plan(SERVO_TABLE, "invite", wire_intensity, {})
@@ -95,14 +132,14 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
 
     # Lower priority while invite is busy: it waits, then starts by itself.
     cue_pub.publish(action_cue("nod", "smile", 0.5, 10, uid="c:1"))
-    nod = trajectories.wait_for_count(2, timeout=SERVO_TABLE.preemption.max_wait + 10)[1]
+    nod = trajectories.wait_for_count(start + 2, timeout=SERVO_TABLE.preemption.max_wait + 10)[start + 1]
     assert_trajectory_message(nod, SERVO_TABLE)
     tilt = list(nod.joint_names).index("head_tilt")
     assert max(p.positions[tilt] for p in nod.points) > 0.1, "a nod moves the head"
 
     # Unknown behavior and affect, higher priority: the servo default, the sentiment fallback.
     cue_pub.publish(action_cue("moonwalk", "bewildered", 0.5, 90, sentiment=-0.9, uid="c:2"))
-    fallback = trajectories.wait_for_count(3)[2]
+    fallback = trajectories.wait_for_count(start + 3)[start + 2]
     assert_trajectory_message(fallback, SERVO_TABLE)
     assert len(fallback.points) == 1, "the default (idle) is a single move back to the idle pose"
     negative = LED_TABLE.sentiment_fallback.negative
@@ -142,21 +179,27 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
     ros.wait_for_subscribers(cue_pub)
     node.wait_ready()
     ros.wait_matched(statuses, "servo_mapper")
+    sync(cue_pub, trajectories)
+    nod_points = len(SERVO_TABLE.behaviors["nod"].keyframes) + 1
 
-    path.write_text(SERVO_YAML.replace("default: idle", "default: dance"), encoding="utf-8")
-    rejected = table_status(statuses, "servo_mapper", DiagnosticStatus.ERROR)
+    rejected = write_until_status(path, SERVO_YAML.replace("default: idle", "default: dance"), statuses,
+                                  "servo_mapper", DiagnosticStatus.ERROR)
     assert "NOT reloaded" in rejected and f"{path}: default: 'dance' is not a key of behaviors" in rejected
     assert "NOT reloaded" in node.output()
     assert f"{path}: default: 'dance' is not a key of behaviors" in node.output()
+    # A nod after the moonwalk marks where the moonwalk's trajectory is, past the sync cues' ones.
     cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 50))
-    old = trajectories.wait_for_count(1)[0]
+    cue_pub.publish(action_cue("nod", "neutral", 0.5, 60, uid="c:1"))
+    marker = motion_index(trajectories)
+    assert len(trajectories.messages[marker].points) == nod_points
+    old = trajectories.messages[marker - 1]
     assert len(old.points) == 1, "still the old default (idle)"
 
-    path.write_text(SERVO_YAML.replace("default: idle", "default: nod"), encoding="utf-8")
-    assert "servo map reloaded" in table_status(statuses, "servo_mapper", DiagnosticStatus.OK)
-    cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 60))
-    new = trajectories.wait_for_count(2)[1]
-    assert len(new.points) == len(SERVO_TABLE.behaviors["nod"].keyframes) + 1, "the new default (nod)"
+    write_until_status(path, SERVO_YAML.replace("default: idle", "default: nod"), statuses, "servo_mapper",
+                       DiagnosticStatus.OK)
+    cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 70, uid="c:2"))
+    new = trajectories.wait_for_count(marker + 2)[marker + 1]
+    assert len(new.points) == nod_points, "the new default (nod)"
     assert node.alive()
 
 
@@ -171,15 +214,16 @@ def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, l
     ros.wait_matched(statuses, "led_mapper")
     assert led.parse_pattern(patterns.wait_for_count(1)[0].data).affect == LED_TABLE.idle.affect
 
-    path.write_text(text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"), encoding="utf-8")
-    rejected = table_status(statuses, "led_mapper", DiagnosticStatus.ERROR)
+    rejected = write_until_status(path, text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"),
+                                  statuses, "led_mapper", DiagnosticStatus.ERROR)
     assert "NOT reloaded" in rejected and f"{path}: affects.sad.pattern:" in rejected
     assert f"{path}: affects.sad.pattern:" in node.output()
 
     idle = f"idle: {{affect: {LED_TABLE.idle.affect}, brightness: 0.25}}"
     assert idle in text
-    path.write_text(text.replace(idle, "idle: {affect: sad, brightness: 0.25}"), encoding="utf-8")
-    assert "led map reloaded" in table_status(statuses, "led_mapper", DiagnosticStatus.OK)
+    reloaded = write_until_status(path, text.replace(idle, "idle: {affect: sad, brightness: 0.25}"), statuses,
+                                  "led_mapper", DiagnosticStatus.OK)
+    assert "led map reloaded" in reloaded
     patterns.wait_for_match(lambda m: "affect=sad" in m.data, what="the new idle look")
     assert node.alive()
 
@@ -198,19 +242,30 @@ def test_servo_mapper_starts_motions_from_measured_joint_states(ros, launch_node
                                                "joint_state_timeout": 5.0})
     cue_pub, (trajectories,) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1))
     ros.wait_for_subscribers(cue_pub)
-    names = list(SERVO_TABLE.joints)
     measured = JointState(name=["head_pan", "not_a_joint"], position=[0.6, 9.0])
     states = ros.node.create_publisher(JointState, "/joint_states", 10)
     ros.wait_for_subscribers(states)
-    pan = names.index("head_pan")
-    # Joint states and cues travel on different topics, so the first cue may overtake the first
-    # state; a real robot streams states, and so does this loop (one per cue, rising priority).
-    for attempt in range(10):
+    sync(cue_pub, trajectories)
+    pan = list(SERVO_TABLE.joints).index("head_pan")
+    idle_pan = SERVO_TABLE.joints["head_pan"].idle
+
+    def motions(msgs):
+        return [m for m in msgs if len(m.points) > 1]
+
+    # The mapper may match our joint-state publisher later than our cue publisher, and a state
+    # may be overtaken by the cue after it (another topic). A real robot streams states; so does
+    # this loop, a state before each nod, until a nod starts from the measured head_pan. Equal
+    # priorities: a nod waits for the one before to end, so each round gets exactly one
+    # trajectory, and the rounds are paced by the motion, however fast or slow discovery is.
+    def nod_from_measured_pan():
+        done = len(motions(trajectories.messages))
         states.publish(measured)
-        cue_pub.publish(action_cue("nod", "neutral", 0.5, 10 + 10 * attempt, uid=f"js:{attempt}"))
-        msg = trajectories.wait_for_count(attempt + 1)[attempt]
+        cue_pub.publish(action_cue("nod", "neutral", 0.5, 50, uid=f"js:{done}"))
+        msg = trajectories.wait_for(lambda msgs: motions(msgs)[done:], SERVO_TABLE.preemption.max_wait + 10,
+                                    what=f"nod #{done + 1}")[0]
         assert_trajectory_message(msg, SERVO_TABLE)
-        if msg.points[0].positions[pan] != SERVO_TABLE.joints["head_pan"].idle:
-            break
+        return msg if msg.points[0].positions[pan] != idle_pan else None
+
+    msg = wait_until(nod_from_measured_pan, timeout=30, message="a nod planned from the measured head_pan")
     # A nod does not move head_pan: it holds the measured 0.6 until the return to idle.
     assert msg.points[0].positions[pan] == pytest.approx(0.6)
