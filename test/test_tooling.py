@@ -38,7 +38,9 @@ def test_ci_runs_make_test_and_nothing_else():
 # -- tests wait on events, not on log lines ------------------------------------------------------
 
 # Calls that wait until their first argument (a predicate) holds.
-WAITS = {"wait_until", "wait_for", "wait_for_match"}
+# A wait -> (position, keyword) of its predicate argument.
+WAITS = {"wait_until": (0, "predicate"), "wait_for": (0, "predicate"), "wait_for_match": (0, "predicate"),
+         "repeat_until": (1, "arrived"), "publish_until": (2, "arrived")}
 # Reading what a process printed: NodeProcess.output(), a pipe's readline().
 LOG_READS = {"output", "readline"}
 
@@ -62,7 +64,9 @@ def log_synchronisation(source: str) -> list[str]:
             continue
         if name not in WAITS:
             continue
-        predicate = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "predicate"), None)
+        position, keyword = WAITS[name]
+        predicate = call.args[position] if len(call.args) > position else \
+            next((k.value for k in call.keywords if k.arg == keyword), None)
         if isinstance(predicate, ast.Name) and predicate.id in functions:
             predicate = functions[predicate.id]
         if predicate is not None and any(isinstance(n, ast.Call) and _called(n) in LOG_READS
@@ -88,5 +92,9 @@ def test_the_log_synchronisation_check_finds_what_it_forbids():
         ["4: wait_until(...) waits on a process's output"]
     assert log_synchronisation("assert 'ready' in proc.stdout.readline()\n") == []  # an assertion, not a wait
     assert log_synchronisation("wait_until(lambda: proc.alive(), message=lambda: proc.output())\n") == []
+    assert log_synchronisation("publish_until(pub, msg, lambda: 'x' in proc.output())\n") == \
+        ["1: publish_until(...) waits on a process's output"]
+    assert log_synchronisation("repeat_until(send, arrived=lambda: 'x' in proc.output())\n") == \
+        ["1: repeat_until(...) waits on a process's output"]
     assert log_synchronisation("collector.wait_for_match(lambda m: m.data in log.output())\n") == \
         ["1: wait_for_match(...) waits on a process's output"]
