@@ -1,6 +1,7 @@
 """The memory node's background scheduling without ROS (`fay_ros.memory.scheduler`): which job
-runs next, one waiting job per owner and kind (and no write lost to it), back-off after an LLM failure, scheduled
-reflection, portraits without an LLM. Real MemoryService on SQLite, a real LLM endpoint
+runs next, one waiting job per owner and kind (and no write lost to it), back-off after an LLM failure,
+scheduled reflection and portraits (the jobs, and the timetable of daily times and the period),
+portraits without an LLM. Real MemoryService on SQLite, a real LLM endpoint
 (a loopback server, or a port nothing listens on), and the manual clock."""
 from __future__ import annotations
 
@@ -105,36 +106,58 @@ def test_after_a_reflection_the_next_runs_when_new_importance_gathers(tmp_path, 
     service.store.close()
 
 
-def test_scheduled_reflection_every_period_for_owners_with_enough_new_memories(tmp_path, clock):
+def test_a_scheduled_reflection_queues_every_owner_with_enough_new_memories(tmp_path, clock):
     service = make_service(tmp_path, clock, NOTHING_LISTENS, threshold=1000.0)
-    scheduler = BackgroundScheduler(service, reflection_period=30.0, clock=clock)
+    scheduler = BackgroundScheduler(service, clock=clock)
     write(service, "alice", "我不吃香菜", "我住在上海", "我喜欢爬山")
     write(service, "carol", "I like jazz")
     assert scheduler.after_write("alice") == []  # far below the threshold
-    assert scheduler.tick() == []  # the period has not passed since start
-    clock.t += 30.0
-    assert scheduler.tick() == [Job(REFLECT, "alice")]  # carol has one memory: too few to reflect on
-    assert scheduler.tick() == []  # next one in 30 s
-    clock.t += 30.0
-    assert scheduler.tick() == []  # alice's job still waits for the worker
+    assert scheduler.scheduled(REFLECT) == [Job(REFLECT, "alice")]  # carol has one memory: too few to reflect on
+    assert scheduler.scheduled(REFLECT) == []  # alice's job still waits for the worker
     scheduler.run(Job(REFLECT, "alice"))  # the LLM is unreachable: back-off
-    clock.t += 30.0
-    assert scheduler.tick() == []
-    clock.t += 30.0
-    assert scheduler.tick() == [Job(REFLECT, "alice")]
+    assert scheduler.scheduled(REFLECT) == []
+    clock.t += LLM_BACKOFF_SECONDS
+    assert scheduler.scheduled(REFLECT) == [Job(REFLECT, "alice")]
     service.store.close()
 
 
-def test_no_scheduled_reflection_without_a_period_or_an_llm(tmp_path, clock):
-    with_llm = make_service(tmp_path, clock, NOTHING_LISTENS, threshold=1000.0)
-    write(with_llm, "alice", "我不吃香菜", "我住在上海", "我喜欢爬山")
-    no_period = BackgroundScheduler(with_llm, reflection_period=0.0, clock=clock)
-    without_llm = make_service(tmp_path, clock)  # same database, no endpoint
-    no_llm = BackgroundScheduler(without_llm, reflection_period=30.0, clock=clock)
-    clock.t += 3600.0
-    assert no_period.tick() == [] and no_llm.tick() == []
-    with_llm.store.close()
-    without_llm.store.close()
+def test_no_scheduled_reflection_without_an_llm(tmp_path, clock):
+    service = make_service(tmp_path, clock)
+    write(service, "alice", "我不吃香菜", "我住在上海", "我喜欢爬山")
+    assert BackgroundScheduler(service, clock=clock).scheduled(REFLECT) == []
+    service.store.close()
+
+
+def test_a_scheduled_portrait_queues_the_owners_whose_portrait_is_due(tmp_path, clock):
+    service = make_service(tmp_path, clock)  # no LLM: the plain portrait, on the worker
+    scheduler = BackgroundScheduler(service, clock=clock)
+    write(service, "alice", "我不吃香菜", "我是老师")
+    write(service, "bob", "I like tea")  # one turn of evidence: not due
+    assert scheduler.scheduled(PROFILE) == [Job(PROFILE, "alice")]
+    assert scheduler.run(Job(PROFILE, "alice")).level == "info"
+    assert "我是老师" in service.profile("alice")[1].portrait
+    assert scheduler.scheduled(PROFILE) == []  # nothing new since
+    service.store.close()
+
+
+def test_the_timetable_runs_daily_jobs_and_the_period_on_the_given_clock():
+    from datetime import datetime, timezone
+
+    from fay_ros.memory.scheduler import PORTRAIT_AT, REFLECTION_AT, REFLECTION_PERIOD, SCHEDULED_KINDS, MemoryTimetable
+    from fay_ros.schedule.config import MemorySchedule
+
+    def at(*parts):
+        return datetime(*parts, tzinfo=timezone.utc).timestamp()
+
+    timetable = MemoryTimetable(MemorySchedule(portrait_at="11:30", reflection_at="23:00"), timezone.utc,
+                                reflection_period=3600.0)
+    assert timetable.due(at(2026, 1, 1, 11, 0)) == []  # start-up
+    assert [f.name for f in timetable.due(at(2026, 1, 1, 11, 30))] == [PORTRAIT_AT]
+    assert [f.name for f in timetable.due(at(2026, 1, 1, 12, 0))] == [REFLECTION_PERIOD]
+    assert [f.name for f in timetable.due(at(2026, 1, 1, 23, 0))] == [REFLECTION_AT, REFLECTION_PERIOD]
+    assert {SCHEDULED_KINDS[n] for n in (REFLECTION_AT, REFLECTION_PERIOD)} == {REFLECT}
+    timetable.set_schedule(MemorySchedule(portrait_at="", reflection_at="22:00"), timezone.utc)
+    assert timetable.next_due() == {REFLECTION_AT: at(2026, 1, 2, 22, 0), REFLECTION_PERIOD: at(2026, 1, 2, 0, 0)}
 
 
 def test_without_an_llm_a_due_portrait_is_rebuilt_at_once(tmp_path, clock):

