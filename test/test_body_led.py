@@ -9,7 +9,7 @@ import yaml
 
 from fay_ros.body.cue import Cue
 from fay_ros.body.led import (
-    PATTERN_KEYS, TABLE_FILE, LedMapper, load_led_table, parse_pattern, pattern_level,
+    PATTERN_KEYS, TABLE_FILE, LedMapper, load_led_table, parse_pattern, pattern_level, with_hold,
 )
 from fay_ros.body.tables import default_table_path
 from fay_ros.common.vocabulary import AFFECTS
@@ -119,3 +119,18 @@ def test_colour_as_a_list_of_bytes(tmp_path):
     path = tmp_path / "led_map.yaml"
     path.write_text(text, encoding="utf-8")
     assert load_led_table(path).affects["neutral"].color == pytest.approx((1.0, 0.0, 0.2))
+
+
+def test_the_live_hold_overrides_the_table_and_idle_ends_a_look_at_once(table, raw):
+    assert with_hold(table, None) is table
+    short = with_hold(table, 0.5)
+    assert short.hold == 0.5 and table.hold == raw["hold"], "the loaded table is not changed"
+    mapper = LedMapper(short)
+    mapper.handle(Cue("nod", "sad", 0.5), now=10.0)
+    assert mapper.tick(10.4) is None and mapper.tick(10.5).affect == raw["idle"]["affect"]
+    mapper.handle(Cue("nod", "sad", 0.5), now=20.0)
+    assert mapper.idle().reason == "idle"
+    assert mapper.tick(100.0) is None, "the look ended by idle() is not ended again"
+    for bad in (-1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="hold"):
+            with_hold(table, bad)

@@ -1,6 +1,7 @@
 """servo_mapper and led_mapper as real processes: ActionCue in over DDS, JointTrajectory,
-ColorRGBA and the latched pattern line out; bad tables stop them with exit code 2; edits
-are reloaded and bad edits keep the last good table."""
+ColorRGBA and the latched pattern line out; a bad table at start leaves them alive and not
+ready, saying why on /diagnostics; edits are reloaded and bad edits keep the last good table.
+(Lifecycle transitions and live parameters: test_body_live.py; sim time: test_body_sim_time.py.)"""
 from __future__ import annotations
 
 import struct
@@ -10,65 +11,14 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from std_msgs.msg import ColorRGBA, String
 from trajectory_msgs.msg import JointTrajectory
 
-from fay_msgs.msg import ActionCue
+from body_rig import (
+    ACTIVATE, CONFIGURE, LED_TABLE, SERVO_TABLE, SERVO_YAML, action_cue, change_state, connect, lifecycle_state,
+    motion_index, seconds, set_parameter, sync,
+)
 from fay_ros.body import led, servo
 from fay_ros.body.tables import default_table_path
 from fay_ros.common import qos, topics
-from harness import publish_until, repeat_until, wait_until
-
-SERVO_TABLE = servo.load_servo_table(default_table_path(servo.TABLE_FILE))
-LED_TABLE = led.load_led_table(default_table_path(led.TABLE_FILE))
-SERVO_YAML = default_table_path(servo.TABLE_FILE).read_text(encoding="utf-8")
-
-
-def seconds(duration) -> float:
-    return duration.sec + duration.nanosec * 1e-9
-
-
-def action_cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0,
-               uid: str = "c:0") -> ActionCue:
-    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
-                     priority=priority, sentiment=sentiment, utterance_id=uid, text="test")
-
-
-def connect(ros, *collect_specs):
-    """Cue publisher plus collectors, returned once every link is matched both ways."""
-    cue_pub = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
-    collectors = []
-    for msg_type, topic, profile, count in collect_specs:
-        sub_collector = ros.collect(msg_type, topic, profile)
-        subscription = list(ros.node.subscriptions)[-1]
-        wait_until(lambda s=subscription, n=count: s.get_publisher_count() >= n, message=f"publisher on {topic}")
-        collectors.append(sub_collector)
-    return cue_pub, collectors
-
-
-# The sync cue: `idle` has no keyframes, so it is never busy and leaves the joints at rest (one
-# move to the idle pose per copy), and every copy shows the same LED look; so copies are harmless.
-SYNC_CUE = action_cue("idle", "neutral", 0.0, 0, uid="sync:0")
-SYNC_BRIGHTNESS = LED_TABLE.brightness.at(SYNC_CUE.intensity)
-assert SYNC_BRIGHTNESS != LED_TABLE.idle.brightness, "a sync colour must differ from the start-up one"
-
-
-def sync(cue_pub, trajectories=None, colors=None) -> None:
-    """Publish the sync cue until its effect is back on every collector given; from then on each
-    cue reaches the mapper(s) exactly once and their answers reach us, in publishing order.
-    (Our matched counts only say that WE have matched the node: see harness.repeat_until.)"""
-    def arrived() -> bool:
-        return (trajectories is None or bool(trajectories.messages)) and \
-            (colors is None or any(abs(c.a - SYNC_BRIGHTNESS) < 1e-6 for c in colors.messages))
-
-    publish_until(cue_pub, SYNC_CUE, arrived, message="the sync cue's trajectory and colour")
-
-
-def motion_index(trajectories, start: int = 0) -> int:
-    """Index of the first trajectory from `start` on that is a motion (keyframes, not just the
-    single move to idle that sync cues give, however many of those arrived)."""
-    [index] = trajectories.wait_for(lambda msgs: next(([i] for i in range(start, len(msgs))
-                                                       if len(msgs[i].points) > 1), None),
-                                    what=f"a motion (trajectory of more than one point) from #{start} on")
-    return index
-
+from harness import repeat_until, wait_until
 
 def find_table_status(arrays, node: str, level: bytes) -> str | None:
     """The message of the first status `node` published about its table at `level`, if any."""
@@ -149,25 +99,45 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
     assert "moonwalk→idle (default)" in servo_node.output()
 
 
-@pytest.mark.parametrize("module,file_name,edit,key", [
-    ("fay_ros.nodes.servo_mapper", "servo_map.yaml",
-     lambda t: t.replace("default: idle", "default: dance"), "default"),
-    ("fay_ros.nodes.servo_mapper", "servo_map.yaml",
-     lambda t: t.replace("{at: 0.5, pose: {head_tilt: -0.05}}", "{at: 0.5, pose: {neck: -0.05}}"),
-     "behaviors.nod.keyframes[1].pose.neck"),
-    ("fay_ros.nodes.led_mapper", "led_map.yaml",
-     lambda t: t.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"), "affects.sad.pattern"),
-], ids=["servo-default", "servo-joint", "led-pattern"])
-def test_bad_table_stops_the_node_naming_file_and_key(tmp_path, launch_node, module, file_name, edit, key):
-    text = default_table_path(file_name).read_text(encoding="utf-8")
-    bad = edit(text)
-    assert bad != text
-    path = tmp_path / file_name
+def wait_not_ready(diagnostics, node: str) -> str:
+    """The message of the node's ERROR `state` on /diagnostics (repeated every second)."""
+    array = diagnostics.wait_for_match(lambda a: any(s.name == f"fay/{node}: state" and
+                                                     s.level == DiagnosticStatus.ERROR for s in a.status),
+                                       what=f"{node} not ready on /diagnostics")
+    return next(s.message for s in array.status if s.name == f"fay/{node}: state")
+
+
+def test_a_bad_servo_table_leaves_the_node_alive_unconfigured_and_saying_where(tmp_path, ros, launch_node):
+    bad = SERVO_YAML.replace("{at: 0.5, pose: {head_tilt: -0.05}}", "{at: 0.5, pose: {neck: -0.05}}")
+    assert bad != SERVO_YAML
+    path = tmp_path / "servo_map.yaml"
     path.write_text(bad, encoding="utf-8")
-    node = launch_node(module, {"map_file": str(path)})
-    assert node.wait_exit() == 2
-    out = node.output()
-    assert f"cannot start: {module.rsplit('.', 1)[-1].split('_')[0]} map table: {path}: {key}:" in out, out
+    line = bad.splitlines().index(next(t for t in bad.splitlines() if "neck: -0.05" in t)) + 1
+    diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
+    readiness = ros.readiness("servo_mapper")
+    node = launch_node("fay_ros.nodes.servo_mapper", {"map_file": str(path)})
+    message = wait_not_ready(diagnostics, "servo_mapper")
+    assert message.startswith(f"not ready: servo map table: {path}: behaviors.nod.keyframes[1].pose.neck: "
+                              f"unknown joint"), message
+    assert f"(line {line})" in message
+    readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False)
+    assert node.alive() and lifecycle_state(ros, "servo_mapper") == "unconfigured"
+    assert not any(m.data for m in readiness.messages)
+
+    # The way back without a restart: a good map_file (live), then configure and activate.
+    good = tmp_path / "good_servo_map.yaml"
+    good.write_text(SERVO_YAML, encoding="utf-8")
+    assert set_parameter(ros, "servo_mapper", "map_file", str(good)).successful
+    assert change_state(ros, "servo_mapper", CONFIGURE) and change_state(ros, "servo_mapper", ACTIVATE)
+    readiness.wait_for(lambda msgs: msgs[-1].data is True, what="ready once configured with the good table")
+
+
+def test_a_missing_led_table_leaves_the_node_alive_unconfigured_and_saying_why(tmp_path, ros, launch_node):
+    path = tmp_path / "nowhere" / "led_map.yaml"
+    diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
+    node = launch_node("fay_ros.nodes.led_mapper", {"map_file": str(path)})
+    assert wait_not_ready(diagnostics, "led_mapper") == f"not ready: led map table: {path}: file not found"
+    assert node.alive() and lifecycle_state(ros, "led_mapper") == "unconfigured"
 
 
 def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, launch_node):
@@ -226,13 +196,6 @@ def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, l
     assert "led map reloaded" in reloaded
     patterns.wait_for_match(lambda m: "affect=sad" in m.data, what="the new idle look")
     assert node.alive()
-
-
-def test_missing_table_file_stops_the_node(tmp_path, launch_node):
-    path = tmp_path / "nowhere" / "led_map.yaml"
-    node = launch_node("fay_ros.nodes.led_mapper", {"map_file": str(path)})
-    assert node.wait_exit() == 2
-    assert f"led map table: {path}: file not found" in node.output()
 
 
 def test_servo_mapper_starts_motions_from_measured_joint_states(ros, launch_node):

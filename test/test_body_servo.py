@@ -15,6 +15,7 @@ import yaml
 from fay_ros.body.cue import Cue
 from fay_ros.body.servo import (
     TABLE_FILE, ServoMapper, Trajectory, hermite_peak_speed, load_servo_table, peak_offsets, plan,
+    with_preemption,
 )
 from fay_ros.body.tables import default_table_path
 from fay_ros.common.vocabulary import BEHAVIORS
@@ -262,3 +263,30 @@ def test_measured_joint_states_are_the_start_of_the_next_motion(table):
     [out] = mapper.handle(cue("nod", 10), now=0.0, measured={"head_pan": 0.7})
     assert out.trajectory.start_positions[list(table.joints).index("head_pan")] == 0.7
     assert_executable(out.trajectory, table)
+
+
+def test_the_live_preemption_parameters_override_the_table(table):
+    assert with_preemption(table) is table, "nothing set: the table's own"
+    eager = with_preemption(table, "preempt", 0.0)
+    assert eager.preemption.equal_priority == "preempt" and eager.preemption.max_wait == 0.0
+    assert table.preemption.equal_priority == "wait", "the loaded table is not changed"
+    mapper = ServoMapper(eager)
+    mapper.handle(cue("nod", 30), now=0.0)
+    assert [o.action for o in mapper.handle(cue("shake", 30), now=0.2)] == ["preempted"]
+    assert [o.action for o in mapper.handle(cue("bow", 10), now=0.3)] == ["dropped"], "max_wait 0"
+    with pytest.raises(ValueError, match="max_wait"):
+        with_preemption(table, max_wait=-1.0)
+
+
+def test_rest_goes_to_the_idle_pose_from_where_the_joints_are_and_forgets_the_waiting_cue(table):
+    mapper = ServoMapper(table)
+    [running] = mapper.handle(cue("invite", 40), now=0.0)
+    mapper.handle(cue("nod", 10), now=0.1)
+    rest = mapper.rest(now=0.5)
+    where, _ = running.trajectory.sample(0.5)
+    assert rest.start_positions == pytest.approx(where)
+    assert len(rest.points) == 1 and rest.points[0].positions == tuple(s.idle for s in table.joints.values())
+    assert rest.behavior == "rest" and rest.busy_until == 0.5 and mapper.waiting is None
+    assert_executable(rest, table)
+    assert mapper.tick(10.0) is None, "no waiting cue starts after a rest"
+    assert mapper.positions_at(0.5 + rest.duration) == {n: s.idle for n, s in table.joints.items()}

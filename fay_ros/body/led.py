@@ -127,6 +127,16 @@ def load_led_table(path: str | Path) -> LedTable:
     return load_model(path, LedTable)
 
 
+def with_hold(table: LedTable, hold: float | None) -> LedTable:
+    """`table` with its `hold` overridden (the led_mapper node's live parameter); None keeps
+    the table's own."""
+    if hold is None:
+        return table
+    if not (hold >= 0.0 and math.isfinite(hold)):
+        raise ValueError(f"hold must be a finite number of seconds >= 0, got {hold!r}")
+    return table.model_copy(update={"hold": hold})
+
+
 @dataclass(frozen=True)
 class LedState:
     """What the light shows: peak drive levels (colour × brightness) and the pattern."""
@@ -234,6 +244,11 @@ class LedMapper:
         key, reason = self.resolve_affect(cue.affect, cue.sentiment)
         self._shown_at = now
         return self._state(key, cue.affect, reason, self.table.brightness.at(unit(cue.intensity)))
+
+    def idle(self) -> LedState:
+        """The idle look at once (the node's deactivation): no cue look is held any more."""
+        self._shown_at = None
+        return self.idle_state()
 
     def tick(self, now: float) -> LedState | None:
         """The idle look once a cue's look has been held for `hold` seconds, else None."""

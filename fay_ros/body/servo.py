@@ -268,13 +268,41 @@ def _clamp(value: float, spec: JointSpec) -> float:
     return min(spec.max, max(spec.min, value))
 
 
+def with_preemption(table: ServoTable, equal_priority: str = "", max_wait: float | None = None) -> ServoTable:
+    """`table` with its `preemption` settings overridden (the servo_mapper node's live
+    parameters); "" / None keep the table's own value."""
+    update: dict[str, object] = {}
+    if equal_priority:
+        update["equal_priority"] = equal_priority
+    if max_wait is not None:
+        update["max_wait"] = max_wait
+    if not update:
+        return table
+    preemption = Preemption.model_validate({**table.preemption.model_dump(), **update})
+    return table.model_copy(update={"preemption": preemption})
+
+
+REST = "rest"
+
+
 def plan(table: ServoTable, behavior: str, intensity: float, start_positions: dict[str, float],
          priority: int = 0, start: float = 0.0) -> Trajectory:
     """The trajectory for one behavior, starting at `start_positions` (missing joints: idle)."""
     requested = behavior
     if behavior not in table.behaviors:
         behavior = table.default
-    motion = table.behaviors[behavior]
+    return _plan_motion(table, table.behaviors[behavior], behavior, requested, intensity, start_positions,
+                        priority, start)
+
+
+def plan_rest(table: ServoTable, start_positions: dict[str, float], start: float = 0.0) -> Trajectory:
+    """The move from `start_positions` to the idle pose alone (`return_to_idle` seconds, slowed
+    to the velocity limits), whatever the table's behaviors are."""
+    return _plan_motion(table, Motion(amplitude=None, speed=None), REST, REST, 0.0, start_positions, 0, start)
+
+
+def _plan_motion(table: ServoTable, motion: Motion, behavior: str, requested: str, intensity: float,
+                 start_positions: dict[str, float], priority: int, start: float) -> Trajectory:
     intensity = unit(intensity)
     amplitude = (motion.amplitude or table.amplitude).at(intensity)
     speed = (motion.speed or table.speed).at(intensity)
@@ -394,6 +422,15 @@ class ServoMapper:
         outcomes.append(Outcome("waiting", cue, f"{running.behavior} (priority {running.priority}) busy "
                                                 f"for {remaining:.2f} s"))
         return outcomes
+
+    def rest(self, now: float, measured: dict[str, float] | None = None) -> Trajectory:
+        """Back to the idle pose from where the joints are now (the node's deactivation): a
+        waiting cue is forgotten and the rest move becomes the running trajectory (never busy)."""
+        self.waiting = None
+        start = self.positions_at(now)
+        start.update(measured or {})
+        self.current = plan_rest(self.table, start, start=now)
+        return self.current
 
     def tick(self, now: float, measured: dict[str, float] | None = None,
              grace: float = 0.5) -> Outcome | None:
