@@ -16,6 +16,7 @@ from typing import Callable
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
 
 from .lifecycle import ManagedNode
@@ -25,9 +26,20 @@ from .readiness import announce_ready, announces_ready_itself
 from .exit_codes import EXIT_CONFIG_ERROR  # noqa: F401 - re-exported for the nodes
 
 
+def _stop_spinning(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads: int = 2) -> int:
-    rclpy.init(args=args if args is not None else sys.argv)
+    # rclpy's own signal handlers shut the context down at once, before close() could publish a
+    # node's last state (speaking=false, a servo's rest pose, a lifecycle node's not-ready).
+    # Here Ctrl-C / SIGTERM only stop spinning; the context ends after close().
+    rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job keeps ignoring it
+        signal.signal(signal.SIGINT, _stop_spinning)
+    signal.signal(signal.SIGTERM, _stop_spinning)
     node = None
+    executor = None
     try:
         try:
             node = factory()
@@ -54,6 +66,9 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
             close = getattr(node, "close", None)
             if callable(close):
                 close()
+        if executor is not None:
+            executor.shutdown(timeout_sec=2.0)
+        if node is not None:
             node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
