@@ -1,8 +1,17 @@
 """fay_ros: ament_python package at the repository root.
 
-Node executables are console_scripts so that `ros2 run fay_ros <node>` and
-`ros2 launch fay_ros companion.launch.py` find them (setup.cfg puts them in
-lib/fay_ros); `fay-ros` is the user-facing command-line tool.
+Node executables are console_scripts; `fay-ros` is the user-facing command-line tool.
+Where they and the data_files land depends on the route:
+
+- colcon (`colcon build`, apt ROS 2): setup.cfg puts the console scripts in
+  install/fay_ros/lib/fay_ros and data_files installs the ament index marker and
+  share/fay_ros (package.xml, launch, config, web), so `ros2 run fay_ros <node>` and
+  `ros2 launch fay_ros companion.launch.py` find them.
+- `make setup` (pip, editable): pip ignores setup.cfg's script directory (the console
+  scripts go to .venv/bin) and setuptools' editable install skips data_files, so
+  scripts/ament_prefix.py completes the venv as an ament prefix from the declarations
+  below: the data files linked into the source tree and an executable per console script
+  in .venv/lib/fay_ros. Keep both routes in mind when changing NODES or data_files.
 """
 import os
 from glob import glob
@@ -26,7 +35,6 @@ NODES = {
     "mic": "fay_ros.nodes.mic",
     "asr": "fay_ros.nodes.asr",
 }
-
 
 
 def tree(src: str, dst: str) -> list[tuple[str, list[str]]]:

@@ -4,7 +4,8 @@
 #   2. .venv with the ros-jazzy-* wheels and the pinned Python dependencies
 #   3. the CMake path fix for the wheels
 #   4. fay_msgs built with plain CMake and installed into .venv
-#   5. fay_ros installed editable
+#   5. fay_ros installed editable, and the venv completed as its ament prefix (share/fay_ros,
+#      lib/fay_ros/<node>, AMENT_PREFIX_PATH in bin/activate; scripts/ament_prefix.py)
 # Each step prints what it does and is skipped when its inputs have not changed.
 set -euo pipefail
 
@@ -106,13 +107,24 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-step "5/5 fay_ros (editable install)"
+step "5/5 fay_ros (editable install, ament prefix)"
 h=$(inputs_hash "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/package.xml")
 if stamp_ok fay_ros "$h" && "$VENV/bin/python" -c "import fay_ros" 2>/dev/null; then
   skip "fay_ros"
 else
   "$VENV/bin/pip" install -q --no-deps --no-build-isolation -e "$ROOT" || fail "pip install -e ."
   stamp_set fay_ros "$h"
+fi
+# The editable install gives no ament prefix (no data_files, executables in bin/): link
+# share/fay_ros and the ament index marker into the source tree, write lib/fay_ros/<node> and
+# the AMENT_PREFIX_PATH line of bin/activate, for `ros2 run` / `ros2 launch` in the venv.
+h=$("$VENV/bin/python" "$ROOT/scripts/ament_prefix.py" --fingerprint) || fail "reading setup.py for the ament prefix"
+if stamp_ok ament_prefix "$h" && [ -x "$VENV/lib/fay_ros/fay-ros" ] \
+    && [ -e "$VENV/share/ament_index/resource_index/packages/fay_ros" ] && [ -e "$VENV/share/fay_ros/package.xml" ]; then
+  skip "ament prefix"
+else
+  "$VENV/bin/python" "$ROOT/scripts/ament_prefix.py" || fail "scripts/ament_prefix.py"
+  stamp_set ament_prefix "$h"
 fi
 # Area-specific fix-ups (each idempotent, given the venv path): scripts/post_setup.d/*.sh
 for hook in "$ROOT"/scripts/post_setup.d/*.sh; do

@@ -58,3 +58,15 @@ def test_fay_msgs_imports_with_rclpy():
     code = "from fay_msgs.msg import ActionCue, VisemeTrack; import rclpy; print(ActionCue.SENTIMENT_SCALE)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "lexicon_v1:-1..1"
+
+
+def test_the_colcon_route_puts_executables_where_ros2_run_looks():
+    """colcon's `setup.py install/develop` reads setup.cfg: executables in lib/fay_ros, where
+    `ros2 run` and launch_ros look. (setup.py's data_files and the pip route's layout:
+    test_ament_prefix.py.)"""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(REPO / "setup.cfg")
+    assert cfg["develop"]["script_dir"] == cfg["install"]["install_scripts"] == "$base/lib/fay_ros"
+    assert (REPO / "resource" / "fay_ros").is_file()
