@@ -316,3 +316,100 @@ def test_default_whisper_model_is_assembled_and_verified():
     path = resolve_whisper_model("")
     assert (path / "model.bin").stat().st_size == 145_217_532
     check_whisper_dir(path)
+
+
+# ---------------------------------------------------------------------------- live changes
+
+class _Recorder:
+    """A recogniser that reports how many samples it was given (no model needed)."""
+    sample_rate = RATE
+    language = "en"
+
+    def __init__(self):
+        self.audio = []
+
+    def start(self):
+        self.audio = []
+
+    def accept(self, samples):
+        self.audio.append(samples)
+        return ""
+
+    def peek(self):
+        return None
+
+    def finish(self):
+        from fay_ros.hearing.types import Recognition
+        return Recognition(f"{sum(map(len, self.audio))} samples", "en", 1.0)
+
+
+def test_a_vad_change_applies_from_the_next_frame_and_keeps_the_noise_floor(sentence):
+    vad = VoiceActivityDetector(RATE, VadSettings(stop_ms=500))
+    run_vad(vad, silence(0.5))
+    floor = vad.classifier.noise_floor_db
+    vad.update(VadSettings(stop_ms=200, aggressiveness=3))
+    assert vad.classifier.noise_floor_db == floor and vad._stop_needed == round(200 / 30)
+    events = run_vad(vad, np.concatenate([sentence, silence(0.5)]))
+    assert [e.kind for e in events] == ["start", "end"]
+    with pytest.raises(ValueError, match="frame_ms cannot change"):
+        vad.update(VadSettings(frame_ms=20))
+    with pytest.raises(ValueError, match="stop_ms"):
+        vad.update(VadSettings(stop_ms=0))
+
+
+def test_asr_core_reconfigures_between_utterances_only(sentence):
+    from fay_ros.hearing.asr_core import AsrCore
+
+    core = AsrCore(_Recorder(), VadSettings(stop_ms=700), max_utterance_s=20.0)
+    audio = np.concatenate([silence(0.5), sentence])
+    for i in range(0, len(audio), 480):
+        core.feed(audio[i:i + 480], RATE, i / RATE)
+    assert core.speaking
+    # Mid-utterance: a 0.6 s limit would cut this utterance at once; it waits for the next one.
+    core.reconfigure(VadSettings(stop_ms=300), preroll_ms=300, max_utterance_s=0.6, early_endpoint_ms=0)
+    assert core.segmenter.vad.settings.stop_ms == 700
+    tail = silence(1.0)
+    events = [e for i in range(0, len(tail), 480) for e in core.feed(tail[i:i + 480], RATE, 10.0 + i / RATE)]
+    assert [e.is_final for e in events] == [True] and int(events[0].text.split()[0]) >= len(sentence)
+    more = silence(0.06)
+    core.feed(more, RATE, 20.0)
+    assert core.segmenter.vad.settings.stop_ms == 300 and core.segmenter.max_samples == int(0.6 * RATE)
+    with pytest.raises(ValueError, match="stop_ms"):
+        core.reconfigure(VadSettings(stop_ms=0), 300, 20.0, 0)
+
+
+def test_new_wake_rules_keep_an_open_window():
+    from fay_ros.hearing.asr_core import AsrCore
+
+    core = AsrCore(_Recorder(), wake=WakeWordGate("window", ["computer"], awake_window_s=10.0))
+    assert core.wake.admit("Computer, hello", 100.0) == "hello"
+    core.set_wake(WakeWordGate("window", ["robot"], awake_window_s=30.0))
+    assert core.wake.admit("still there?", 105.0) == "still there?"   # the window opened before stays open
+    assert core.wake.admit("Computer, hi", 200.0) is None             # the old wake word is gone
+    core.set_wake(WakeWordGate("prefix", ["robot"]))
+    assert core.wake.admit("hello", 201.0) is None and core.wake.admit("Robot, hi", 202.0) == "hi"
+
+
+def test_barge_in_turned_on_while_the_robot_speaks(robot_voice, person_voice):
+    core = MicCore(RATE, duplex=DuplexSettings(barge_in=False), preroll_ms=300)
+    core.set_robot_speaking(True, 0.0)
+    echo = scaled(np.tile(robot_voice, 3), -22)
+    assert feed_mic(core, echo[:RATE])[:2] == (0, 0)          # muted, nothing learned
+    core.update(core.vad.settings, DuplexSettings(barge_in=True, margin_db=10.0, min_ms=300), preroll_ms=300)
+    feed_mic(core, echo[RATE: 3 * RATE], t0=1.0)             # learns the echo from now on
+    overlap = echo[3 * RATE: 3 * RATE + len(person_voice)].astype(np.int32)
+    mix = np.clip(overlap + person_voice, -32768, 32767).astype(np.int16)
+    _, interrupts, _ = feed_mic(core, np.concatenate([mix, silence(1.0)]), t0=3.0)
+    assert interrupts == 1
+
+
+def test_voice_ids_are_ros_name_tokens_and_keep_users_apart():
+    import re
+
+    from fay_ros.hearing.voices import ANONYMOUS_VOICE, voice_id
+
+    assert voice_id("user") == "user" and voice_id("") == ANONYMOUS_VOICE == "anonymous_speaker"
+    ids = [voice_id(u) for u in ("张三", "李四", "3po", "alice.b", "alice_b", "a__b")]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z](?:_?[A-Za-z0-9])*", i) for i in ids), ids
+    assert voice_id("alice_b") == "alice_b" and voice_id("张三") == voice_id("张三")

@@ -56,7 +56,7 @@ def test_real_input_stream_samples_arrive_on_audio_raw(ros, launch_node, pulse, 
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
     mic = launch_node("fay_ros.nodes.mic", {"device": "pulse"}, env=pulse)
     mic.wait_ready()
-    assert "mic ready: pulse" in mic.output()
+    assert "mic configured: pulse" in mic.output()
     ros.wait_for_publishers(topics.AUDIO_RAW)
     subprocess.run(["paplay", "--device=fay_test", str(wav)], env=pulse, check=True, timeout=30)
 

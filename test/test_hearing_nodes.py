@@ -1,10 +1,15 @@
 """mic and asr as real node processes on a real DDS graph: a WAV streamed in real time by the
 mic becomes speech/final; half duplex mutes; barge-in publishes interrupt; vosk partials and
-finals flow; bad parameters and missing models stop a node with the reason (exit 2)."""
+finals flow; bad parameters stop a node with the reason (exit 2); a missing model, input
+device or unreadable WAV leaves the (lifecycle) node alive, unconfigured and not ready, with
+the reason on /diagnostics."""
 from __future__ import annotations
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from harness import wait_until
+from lifecycle_msgs.srv import GetState
+from rclpy.qos import QoSProfile
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript
@@ -108,22 +113,62 @@ def test_vosk_asr_node_publishes_partials_and_finals(ros, launch_node, tmp_path)
     assert final.words and all(0.0 <= w.start <= w.end for w in final.words)
 
 
-def test_mic_without_the_device_stops_and_lists_devices(launch_node):
+def _not_ready(ros, node_name: str, timeout: float = 60.0):
+    """The node's `state` status once it is ERROR on /diagnostics, with `~/ready` false and the
+    lifecycle state unconfigured."""
+    diagnostics = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
+    readiness = ros.readiness(node_name)
+    name = f"fay/{node_name}: state"
+    array = diagnostics.wait_for_match(
+        lambda a: any(s.name == name and s.level == DiagnosticStatus.ERROR for s in a.status), timeout,
+        what=f"{name} ERROR on /diagnostics")
+    readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False, what=f"false on {node_name}/ready")
+    state = ros.call(GetState, f"/fay/{node_name}/get_state", GetState.Request()).current_state.label
+    assert state == "unconfigured"
+    return next(s for s in array.status if s.name == name)
+
+
+def test_mic_without_the_device_stays_up_and_says_why(ros, launch_node):
     mic = launch_node("fay_ros.nodes.mic", {"device": "no-such-microphone-xyz"})
-    assert mic.wait_exit(30) == 2
-    out = mic.output()
-    assert "cannot start" in out
-    assert ("no input device matches 'no-such-microphone-xyz'" in out or "no audio input device found" in out)
-    assert "devices seen:" in out and "source:=<file.wav>" in out
+    status = _not_ready(ros, "mic")
+    assert status.message.startswith("not ready: ")
+    assert ("no input device matches 'no-such-microphone-xyz'" in status.message
+            or "no audio input device found" in status.message)
+    assert "devices seen:" in status.message and "source:=<file.wav>" in status.message
+    assert status.hardware_id == "no-such-microphone-xyz"
+    assert mic.alive()
+
+
+def test_mic_on_a_wav_that_ends_mid_sample_stays_up_with_the_file_named(ros, launch_node, tmp_path):
+    import numpy as np
+
+    from fay_ros.common.wav import write_wav
+
+    whole = tmp_path / "whole.wav"
+    write_wav(whole, np.zeros(RATE, np.int16), RATE)
+    cut = tmp_path / "cut_short.wav"
+    cut.write_bytes(whole.read_bytes()[:-1])   # 16-bit data with an odd byte count
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(cut)})
+    status = _not_ready(ros, "mic")
+    assert status.message.startswith(f"not ready: {cut}: the audio data ends in the middle of a sample")
+    assert status.hardware_id == "wav:cut_short.wav"
+    assert mic.alive() and "Traceback" not in mic.output()
+
+
+def test_asr_without_its_model_stays_up_and_says_why(ros, launch_node):
+    asr = launch_node("fay_ros.nodes.asr", {"backend": "vosk", "model": "vosk-model-small-en-us-0.15"})
+    status = _not_ready(ros, "asr")
+    assert "vosk model 'vosk-model-small-en-us-0.15' not found" in status.message
+    assert "See models/README.md" in status.message
+    assert status.hardware_id == "vosk:vosk-model-small-en-us-0.15"
+    assert asr.alive()
 
 
 @pytest.mark.parametrize("params, reason", [
-    ({"backend": "vosk", "model": "vosk-model-small-en-us-0.15"}, "vosk model 'vosk-model-small-en-us-0.15' not found"),
-    ({"backend": "vosk"}, "the vosk backend needs a model"),
     ({"wake_mode": "prefix", "wake_words": [" "]}, "needs at least one wake word"),
     ({"endpoint_ms": 0}, "endpoint_ms"),
 ])
-def test_asr_bad_configuration_stops_with_the_reason(launch_node, params, reason):
+def test_asr_bad_parameters_stop_it_with_the_reason(launch_node, params, reason):
     asr = launch_node("fay_ros.nodes.asr", params)
     assert asr.wait_exit(60) == 2
     assert reason in asr.output()
@@ -191,20 +236,4 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     assert final.is_final and asr.alive()
     out = asr.output()
     assert "dropped a malformed audio chunk from broken" in out and "sample rate 0 Hz" in out
-    assert "Traceback" not in out
-
-
-def test_mic_on_a_wav_that_ends_mid_sample_stops_with_the_file_named(launch_node, tmp_path):
-    import numpy as np
-
-    from fay_ros.common.wav import write_wav
-
-    whole = tmp_path / "whole.wav"
-    write_wav(whole, np.zeros(RATE, np.int16), RATE)
-    cut = tmp_path / "cut_short.wav"
-    cut.write_bytes(whole.read_bytes()[:-1])   # 16-bit data with an odd byte count
-    mic = launch_node("fay_ros.nodes.mic", {"source": str(cut)})
-    assert mic.wait_exit(30) == 2
-    out = mic.output()
-    assert f"cannot start: {cut}: the audio data ends in the middle of a sample" in out
     assert "Traceback" not in out

@@ -10,6 +10,10 @@ sentence does not cut it: the recogniser decodes what it has speculatively after
 `early_endpoint_ms`, an early decode whose text ends a sentence (. ? ! 。 ？ ！) makes the
 utterance final at once. Otherwise it waits for the full `stop_ms` silence of the VAD
 settings, and reuses the early decode when no voice came back in between.
+
+Live changes (the node's live parameters) come in through `set_wake` (the next final is
+judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
+endpointing: applied between utterances, so one utterance is cut by one set of rules).
 """
 from __future__ import annotations
 
@@ -51,11 +55,53 @@ class AsrCore:
         self._utt_start = 0
         self._onset = 0.0
         self._last_partial = ""
-        self.early_endpoint_ms = early_endpoint_ms
-        self.early_decode_ms = min(early_endpoint_ms, 90 if early_decode_ms is None else early_decode_ms)
+        self._set_early(early_endpoint_ms, early_decode_ms)
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
+        self._pending: tuple[VadSettings, int, float, int, int | None] | None = None  # reconfigure, deferred
+
+    def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None) -> None:
+        self.early_endpoint_ms = early_endpoint_ms
+        self.early_decode_ms = min(early_endpoint_ms, 90 if early_decode_ms is None else early_decode_ms)
+
+    @property
+    def speaking(self) -> bool:
+        """An utterance is open (the VAD heard voice and has not heard its end yet)."""
+        return self.segmenter.active
+
+    def set_wake(self, wake: WakeWordGate) -> None:
+        """New wake-word rules from the next final on; an open awake window stays open."""
+        if wake.mode == "window" and self.wake.mode == "window":
+            wake.awake_until = self.wake.awake_until
+        self.wake = wake
+
+    def reconfigure(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float, early_endpoint_ms: int,
+                    early_decode_ms: int | None = None) -> None:
+        """New VAD and endpointing settings: at once between utterances, else once the open
+        utterance has ended. Raises ValueError for settings the VAD refuses."""
+        vad.validate()
+        if max_utterance_s <= 0:
+            raise ValueError("max_utterance_s must be > 0")
+        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms)
+        if not self.segmenter.active:
+            self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        if self._pending is None:
+            return
+        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms = self._pending
+        self._pending = None
+        self.segmenter.update(vad, preroll_ms, max_utterance_s)
+        self._set_early(early_endpoint_ms, early_decode_ms)
+
+    def abandon(self) -> None:
+        """Drop an open utterance unheard (the node stopped listening): nothing is published
+        for it, and the next audio starts afresh."""
+        self.segmenter.abandon()
+        self.recognizer.start()
+        self._early, self._early_tried = None, False
+        self._apply_pending()
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -71,6 +117,8 @@ class AsrCore:
             samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
+        if self._pending is not None and not self.segmenter.active:
+            self._apply_pending()
         self._anchor_index = self.segmenter.end_index
         self._anchor_time = first_sample_time
         out = self._handle(self.segmenter.feed(samples))

@@ -49,11 +49,19 @@ class DuplexGate:
         self.robot_speaking = False
         self._muted_until = float("-inf")
         self._barged = False       # person took the turn during this robot turn
-        self._echo: deque[float] = deque(maxlen=max(1, settings.echo_history_ms // frame_ms))  # levels (dB)
+        self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
-        self._recent: deque[bool] = deque(maxlen=max(1, settings.window_ms // frame_ms))  # frame over threshold?
-        self._needed = max(1, settings.min_ms // frame_ms)
-        self._learn_frames = max(5, settings.learn_ms // frame_ms)
+        self._recent: deque[bool] = deque()    # frame over threshold?
+        self.update(settings)
+
+    def update(self, settings: DuplexSettings) -> None:
+        """New barge-in settings (live parameters) from the next frame on; what was learned of
+        the echo stays. An echo-tail mute already running keeps its end."""
+        self.settings = settings
+        self._echo = deque(self._echo, maxlen=max(1, settings.echo_history_ms // self.frame_ms))
+        self._recent = deque(self._recent, maxlen=max(1, settings.window_ms // self.frame_ms))
+        self._needed = max(1, settings.min_ms // self.frame_ms)
+        self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
 
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         if speaking and not self.robot_speaking:

@@ -24,9 +24,20 @@ class MicCore:
                  preroll_ms: int = 300, chunk_ms: float = 30.0) -> None:
         self.vad = VoiceActivityDetector(sample_rate, vad)
         self.gate = DuplexGate(duplex or DuplexSettings(), self.vad.settings.frame_ms)
-        self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=max(1, int(round(preroll_ms / max(chunk_ms, 1.0)))))
+        self._chunk_ms = chunk_ms
+        self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=self._held_chunks(preroll_ms))
         self._forwarding = True
         self.voice_active = False
+
+    def _held_chunks(self, preroll_ms: int) -> int:
+        return max(1, int(round(preroll_ms / max(self._chunk_ms, 1.0))))
+
+    def update(self, vad: VadSettings, duplex: DuplexSettings, preroll_ms: int) -> None:
+        """New voice-activity, barge-in and pre-roll settings (live parameters) from the next
+        chunk on; the noise floor, the learned echo level and the held audio stay."""
+        self.vad.update(vad)
+        self.gate.update(duplex)
+        self._held = deque(self._held, maxlen=self._held_chunks(preroll_ms))
 
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         self.gate.set_robot_speaking(speaking, now)

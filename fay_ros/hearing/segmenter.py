@@ -28,17 +28,35 @@ class Segmenter:
             raise ValueError("max_utterance_s must be > 0")
         self.rate = sample_rate
         self.vad = VoiceActivityDetector(sample_rate, vad)
-        self.preroll = sample_rate * preroll_ms // 1000
         self.tail = sample_rate * tail_ms // 1000
-        self.max_samples = int(max_utterance_s * sample_rate)
-        settings = self.vad.settings
-        self._keep = (self.preroll + sample_rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000
-                      + sample_rate)
+        self._set_lengths(preroll_ms, max_utterance_s)
         self._buf = np.zeros(0, dtype=np.int16)
         self._buf_start = 0
         self._emitted = 0
         self._utt_start = 0
         self.active = False
+
+    def _set_lengths(self, preroll_ms: int, max_utterance_s: float) -> None:
+        self.preroll = self.rate * preroll_ms // 1000
+        self.max_samples = int(max_utterance_s * self.rate)
+        settings = self.vad.settings
+        # the audio kept: enough for the pre-roll before a start the VAD reports late
+        self._keep = (self.preroll + self.rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000
+                      + self.rate)
+
+    def update(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float) -> None:
+        """New VAD thresholds and lengths (live parameters), for the next utterance: call it
+        between utterances (AsrCore does), so an utterance is cut by one set of rules."""
+        if max_utterance_s <= 0:
+            raise ValueError("max_utterance_s must be > 0")
+        self.vad.update(vad)
+        self._set_lengths(preroll_ms, max_utterance_s)
+
+    def abandon(self) -> None:
+        """Drop the open utterance without an end (the node stopped listening mid-utterance)."""
+        if self.active:
+            self.vad.force_end()
+            self.active = False
 
     @property
     def end_index(self) -> int:

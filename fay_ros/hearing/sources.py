@@ -92,11 +92,19 @@ class SoundDeviceSource:
         self._callback(data[:, 0] if data.shape[1] == 1 else data, time.monotonic() - frames / self._stream.samplerate)
 
     def start(self) -> None:
-        self._stream.start()
+        """Start (or resume) capturing."""
+        if not self._stream.active:
+            self._stream.start()
+
+    def pause(self) -> None:
+        """Stop capturing; the device stays open (a lifecycle node that is deactivated)."""
+        if self._stream.active:
+            self._stream.stop()
 
     def stop(self) -> None:
-        self._stream.stop()
-        self._stream.close()
+        """Stop and release the device."""
+        if not self._stream.closed:
+            self._stream.close()
 
 
 class WavFileSource:
@@ -122,11 +130,19 @@ class WavFileSource:
         self.rate, self.chunk, self.loop, self.realtime = sample_rate, chunk_size, loop, realtime
         self._callback = callback
         self._stop = threading.Event()
+        self._playing = threading.Event()
         self._thread = threading.Thread(target=self._run, name="wav-source", daemon=True)
         self.finished = threading.Event()  # set when the file has been played once
 
     def start(self) -> None:
-        self._thread.start()
+        """Start playing, or resume where it paused."""
+        self._playing.set()
+        if self._thread.ident is None:
+            self._thread.start()
+
+    def pause(self) -> None:
+        """Hold the file where it is (a lifecycle node that is deactivated)."""
+        self._playing.clear()
 
     def _run(self) -> None:
         period = self.chunk / self.rate
@@ -134,6 +150,10 @@ class WavFileSource:
         pos, n = 0, 0
         silence_shape = (self.chunk,) + self.samples.shape[1:]
         while not self._stop.is_set():
+            if not self._playing.is_set():
+                self._playing.wait()
+                t0 = time.monotonic() - n * period  # resumed: pace from now on
+                continue
             if pos < len(self.samples):
                 block = self.samples[pos:pos + self.chunk]
                 if len(block) < self.chunk:
@@ -156,5 +176,6 @@ class WavFileSource:
 
     def stop(self) -> None:
         self._stop.set()
+        self._playing.set()  # wake a paused thread so it sees the stop
         if self._thread.is_alive():
             self._thread.join(2)

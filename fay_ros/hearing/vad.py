@@ -65,6 +65,11 @@ class FrameClassifier:
         self._vad = webrtcvad.Vad(settings.aggressiveness)
         self.noise_floor_db = -70.0
 
+    def update(self, settings: VadSettings) -> None:
+        """New mode and thresholds from the next frame on; the tracked noise floor stays."""
+        self.settings = settings
+        self._vad.set_mode(settings.aggressiveness)
+
     def classify(self, frame: np.ndarray) -> tuple[bool, float]:
         level = level_dbfs(frame)
         speechy = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
@@ -92,12 +97,29 @@ class VoiceActivityDetector:
         self._pending = np.zeros(0, dtype=np.int16)
         self._consumed_vad = 0  # vad-rate samples framed so far
         self._consumed_in = 0   # input samples received so far
-        frames = lambda ms: max(1, round(ms / self.settings.frame_ms))  # noqa: E731
-        self._start_needed = frames(self.settings.start_ms)
-        self._stop_needed = frames(self.settings.stop_ms)
-        self._window: deque[Frame] = deque(maxlen=frames(self.settings.start_window_ms))
+        self._window: deque[Frame] = deque()
+        self._apply_hysteresis()
         self._silent_run = 0
         self._last_voiced_end = 0
+
+    def _frames(self, ms: int) -> int:
+        return max(1, round(ms / self.settings.frame_ms))
+
+    def _apply_hysteresis(self) -> None:
+        self._start_needed = self._frames(self.settings.start_ms)
+        self._stop_needed = self._frames(self.settings.stop_ms)
+        self._window = deque(self._window, maxlen=self._frames(self.settings.start_window_ms))
+
+    def update(self, settings: VadSettings) -> None:
+        """New thresholds (live parameters) from the next frame on. The noise floor, the frames
+        in the start window and an ongoing voice stay: a change never cuts or invents speech
+        by itself. The frame length cannot change (the frames in flight have the old one)."""
+        settings.validate()
+        if settings.frame_ms != self.settings.frame_ms:
+            raise ValueError(f"frame_ms cannot change while running ({self.settings.frame_ms} -> {settings.frame_ms})")
+        self.settings = settings
+        self.classifier.update(settings)
+        self._apply_hysteresis()
 
     def _to_input_index(self, vad_index: int) -> int:
         return round(vad_index * self.sample_rate / self.vad_rate)

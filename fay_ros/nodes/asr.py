@@ -8,27 +8,49 @@ wake-word mode before publishing a final.
 
 Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: the end of the
 robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out).
+
+A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
+or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
+cleanup releases it; audio is taken in and transcripts published only while active (an
+utterance open at deactivation is dropped). Wake mode and words, the awake window, the VAD
+and endpointing thresholds and user_id are live parameters (`ros2 param set`), applied by the
+worker before the next audio chunk (VAD and endpointing between utterances); the backend,
+the model and the decoding options are read-only.
+
+Time: every time the wake window compares is on the node clock (chunk stamps, which the mic
+writes from its node clock, and the moment the robot stops speaking), so with
+use_sim_time:=true the window follows /clock.
+
+REP-155 (ROS4HRI), when `hri_msgs` is importable (nothing changes without it): the heard voice
+is published as /humans/voices/<voice id>/speech (hri_msgs/LiveSpeech: partials as
+`incremental`, finals as `final`), /humans/voices/<voice id>/is_speaking (std_msgs/Bool, latched,
+from the recogniser's VAD) and /humans/voices/tracked (hri_msgs/IdsList, latched and repeated
+every second); the voice id is derived from user_id (fay_ros.hearing.voices).
 """
 from __future__ import annotations
 
+import threading
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
-from rclpy.node import Node
+from rclpy.clock import Clock, ClockType
+from std_msgs.msg import Bool
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, WordTiming
 
 from ..common import qos, topics
+from ..common.diagnostics import health
+from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.asr_core import AsrCore, TranscriptEvent
-from ..hearing.models import ModelError
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
+from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
 
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
@@ -89,10 +111,125 @@ class AsrConfig(BaseModel):
                            min_level_dbfs=self.vad_min_level_dbfs)
 
 
-class Asr(Node):
+# What can change while running (applied before the next chunk, without reloading the model).
+LIVE_PARAMETERS = frozenset({
+    "user_id", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
+    "early_endpoint_ms", "early_decode_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms", "max_utterance_s"})
+TRACKED_PERIOD_S = 1.0
+
+
+def model_label(cfg: AsrConfig) -> str:
+    """The recogniser as the health status names it (its hardware id) before the model is found."""
+    return f"{cfg.backend}:{cfg.model or 'packaged whisper base'}"
+
+
+class HriVoices:
+    """REP-155 publishers of the voice the asr node hears (see the module docstring). Created
+    only when hri_msgs is importable: `HriVoices.create(node)` is None otherwise."""
+
+    @classmethod
+    def create(cls, node: ManagedNode) -> "HriVoices | None":
+        try:
+            from hri_msgs.msg import IdsList, LiveSpeech
+        except ImportError:
+            node.get_logger().debug("hri_msgs is not importable: no REP-155 /humans/voices topics")
+            return None
+        return cls(node, LiveSpeech, IdsList)
+
+    def __init__(self, node: ManagedNode, live_speech: type, ids_list: type) -> None:
+        self._node = node
+        self._live_speech = live_speech
+        self._ids_list = ids_list
+        self._lock = threading.Lock()   # the worker switches voices, the timer publishes the list
+        self.voice = ""
+        self.tracking = False
+        self.speaking = False
+        self._speech_pub: Any = None
+        self._speaking_pub: Any = None
+        self._tracked_pub = node.create_publisher(ids_list, TRACKED_TOPIC, qos.LATCHED)
+        # Volatile subscribers (ROS4HRI listeners) get the list within a second, as from a tracker.
+        self._timer = node.create_timer(TRACKED_PERIOD_S, self.publish_tracked,
+                                        clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def use_voice(self, voice: str) -> None:
+        """The voice now heard (user_id changed): its own topics, and the tracked list."""
+        with self._lock:
+            if voice == self.voice:
+                return
+            if self._speaking_pub is not None:
+                if self.speaking:
+                    self._speaking_pub.publish(Bool(data=False))
+                self._node.destroy_publisher(self._speech_pub)
+                self._node.destroy_publisher(self._speaking_pub)
+            self.voice = voice
+            self.speaking = False
+            self._speech_pub = self._node.create_publisher(self._live_speech, speech_topic(voice), qos.EVENTS)
+            self._speaking_pub = self._node.create_publisher(Bool, is_speaking_topic(voice), qos.LATCHED)
+            self._speaking_pub.publish(Bool(data=False))
+        self.publish_tracked()
+
+    def set_tracking(self, tracking: bool) -> None:
+        """Tracked while the node listens (active)."""
+        with self._lock:
+            self.tracking = tracking
+        if not tracking:
+            self.set_speaking(False)
+        self.publish_tracked()
+
+    def publish_tracked(self) -> None:
+        with self._lock:
+            ids = [self.voice] if self.tracking and self.voice else []
+        msg = self._ids_list(ids=ids)
+        msg.header.stamp = self._node.get_clock().now().to_msg()
+        self._tracked_pub.publish(msg)
+
+    def set_speaking(self, speaking: bool) -> None:
+        with self._lock:
+            if speaking == self.speaking or self._speaking_pub is None:
+                return
+            self.speaking = speaking
+            self._speaking_pub.publish(Bool(data=speaking))
+
+    def speech(self, ev: TranscriptEvent, confidence: float) -> None:
+        msg = self._live_speech(confidence=confidence if ev.is_final else 0.0)
+        if ev.is_final:
+            msg.final = ev.text
+        else:
+            msg.incremental = ev.text
+        if hasattr(msg, "language"):   # an IETF tag; older hri_msgs have no such field
+            msg.language = ev.language
+        msg.header.stamp = to_time_msg(ev.end_time)
+        msg.header.frame_id = "asr"
+        with self._lock:
+            publisher = self._speech_pub
+        if publisher is not None:
+            publisher.publish(msg)
+
+    def close(self) -> None:
+        self._timer.cancel()
+
+
+class Asr(ManagedNode):
     def __init__(self) -> None:
         super().__init__("asr", namespace=topics.DEFAULT_NAMESPACE)
-        self.config = cfg = declare_config(self, AsrConfig)
+        self.config = cfg = declare_config(self, AsrConfig, live=LIVE_PARAMETERS, apply=self._apply_live)
+        self._in_use = cfg    # the configuration the worker works with (user_id of the transcripts)
+        self.core: AsrCore | None = None
+        self._worker: BoundedWorker[tuple] | None = None
+        self._dropped = 0     # chunks that could not be decoded (logged, throttled)
+        health(self).hardware_id = model_label(cfg)
+        self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
+        self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
+        self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
+        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
+        self.voices = HriVoices.create(self)
+        if self.voices is not None:
+            self.voices.use_voice(voice_id(cfg.user_id))
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def configure_node(self) -> None:
+        cfg = self.config
+        health(self).hardware_id = model_label(cfg)
         options = {}
         if cfg.backend == "whisper":
             options = dict(auto_languages=tuple(cfg.auto_languages), compute_type=cfg.compute_type,
@@ -102,29 +239,72 @@ class Asr(Node):
         try:
             recognizer = create_recognizer(cfg.backend, cfg.model, cfg.language, **options)
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
-            self.core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
-                                early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms)
-        except (ModelError, ValueError) as exc:
+            core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
+                           early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms)
+        except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
-        self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
-        self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
-        self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
-        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
-        self._dropped = 0     # chunks that could not be decoded (logged, throttled)
-        self._worker: BoundedWorker[tuple] = BoundedWorker(
-            self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full, on_error=self._on_error)
-        self._worker.start()
         model_dir = getattr(recognizer, "model_dir", cfg.model)
-        self.get_logger().info(f"asr ready: backend={cfg.backend}, model={model_dir}, language={cfg.language}, "
-                               f"wake_mode={cfg.wake_mode}")
+        health(self).hardware_id = f"{cfg.backend}:{model_dir}"
+        self.core, self._in_use = core, cfg
+        self._worker = BoundedWorker(self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full,
+                                     on_error=self._on_error)
+        self._worker.start()
+        if self.config is not cfg:  # a live change arrived while the model loaded
+            self._worker.put(("config", self._live_change(self.config)), droppable=False)
+        self.get_logger().info(f"asr configured: backend={cfg.backend}, model={model_dir}, "
+                               f"language={cfg.language}, wake_mode={cfg.wake_mode}")
 
+    def activate_node(self) -> None:
+        if self.voices is not None:
+            self.voices.set_tracking(True)
+
+    def deactivate_node(self) -> None:
+        if self._worker is not None:
+            self._worker.put(("abandon", None), droppable=False)
+        if self.voices is not None:
+            self.voices.set_tracking(False)
+
+    def cleanup_node(self) -> None:
+        if self._worker is not None:
+            self._worker.stop(5)
+            self._worker = None
+        self.core = None      # the recogniser and its model go with it
+
+    def close(self) -> None:
+        super().close()
+        if self.voices is not None:
+            self.voices.close()
+
+    # -- live parameters -----------------------------------------------------------------------
+    @staticmethod
+    def _live_change(cfg: AsrConfig) -> tuple[AsrConfig, WakeWordGate]:
+        """What the worker applies; raises ValueError for rules the core refuses (e.g. wake
+        words that are only punctuation), so the parameter change is refused with it."""
+        wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
+        cfg.vad_settings().validate()
+        return cfg, wake
+
+    def _apply_live(self, cfg: AsrConfig, changed: frozenset[str]) -> None:
+        change = self._live_change(cfg)
+        self.config = cfg
+        worker = self._worker
+        if worker is not None:
+            worker.put(("config", change), droppable=False)
+        if changed:
+            self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} "
+                                   f"(from the next audio chunk)")
+
+    # -- audio ---------------------------------------------------------------------------------
     def _on_audio(self, msg: AudioChunk) -> None:
-        self._worker.put(("audio", msg))
+        worker = self._worker
+        if self.active and worker is not None:
+            worker.put(("audio", msg))
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
-        if not msg.speaking:
-            # Never dropped: it extends an open wake window.
-            self._worker.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
+        worker = self._worker
+        if not msg.speaking and worker is not None:
+            # Never dropped: it extends an open wake window (node clock: sim time under use_sim_time).
+            worker.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
 
     def _on_queue_full(self, total: int) -> None:
         self.get_logger().warning(f"asr worker is behind: dropped the oldest audio chunk ({total} dropped so far)",
@@ -134,13 +314,29 @@ class Asr(Node):
         # Nothing that arrives on audio/raw may end the worker thread (the node would stay up
         # and never transcribe again): BoundedWorker hands any exception to _on_error.
         kind, payload = item
+        core = self.core
+        if core is None:
+            return
+        if kind == "config":
+            cfg, wake = payload
+            core.set_wake(wake)
+            core.reconfigure(cfg.vad_settings(), cfg.preroll_ms, cfg.max_utterance_s, cfg.early_endpoint_ms,
+                             cfg.early_decode_ms)
+            self._in_use = cfg
+            if self.voices is not None:
+                self.voices.use_voice(voice_id(cfg.user_id))
+            return
+        if kind == "abandon":
+            core.abandon()
+            self._speaking_changed(core)
+            return
         if kind == "robot_done":
-            self.core.robot_finished_speaking(payload)
+            core.robot_finished_speaking(payload)
             return
         msg: AudioChunk = payload
         t0 = time.perf_counter()
         try:
-            events = self.core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
+            events = core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
         except AudioFormatError as exc:
             self._dropped += 1
             self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
@@ -148,30 +344,36 @@ class Asr(Node):
             return
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
+        self._speaking_changed(core)
+
+    def _speaking_changed(self, core: AsrCore) -> None:
+        if self.voices is not None:
+            self.voices.set_speaking(core.speaking and self.active)
 
     def _on_error(self, item: tuple, exc: Exception) -> None:
         """A recogniser failure costs one chunk, not the node."""
         kind, payload = item
-        what = f"a chunk from {payload.header.frame_id or '?'}" if kind == "audio" else "the end of the robot's turn"
+        what = {"audio": lambda: f"a chunk from {payload.header.frame_id or '?'}",
+                "robot_done": lambda: "the end of the robot's turn"}.get(kind, lambda: f"a {kind} item")()
         self._dropped += 1
         self.get_logger().error(f"recognition failed on {what}: {type(exc).__name__}: {exc}; "
                                 f"dropped ({self._dropped} so far)", throttle_duration_sec=5.0)
 
     def _publish(self, ev: TranscriptEvent, decode_s: float) -> None:
-        msg = Transcript(user_id=self.config.user_id, text=ev.text, is_final=ev.is_final,
-                         confidence=float(min(max(ev.confidence, 0.0), 1.0)), language=ev.language)
+        confidence = float(min(max(ev.confidence, 0.0), 1.0))
+        msg = Transcript(user_id=self._in_use.user_id, text=ev.text, is_final=ev.is_final,
+                         confidence=confidence, language=ev.language)
         msg.header.stamp = to_time_msg(ev.end_time)
         msg.header.frame_id = "asr"
         msg.words = [WordTiming(word=w.word, start=float(w.start), end=float(w.end),
                                 confidence=float(min(max(w.confidence, 0.0), 1.0))) for w in ev.words]
         (self.final_pub if ev.is_final else self.partial_pub).publish(msg)
+        if self.voices is not None:
+            self.voices.speech(ev, confidence)
         if ev.is_final:
             self.get_logger().info(f"final ({ev.language or '?'}, {len(ev.text)} chars, {len(ev.words)} words, "
                                    f"decoded in {decode_s * 1000:.0f} ms)")
             self.get_logger().debug(f"final text: {ev.text}")
-
-    def close(self) -> None:
-        self._worker.stop(5)
 
 
 def main(args: list[str] | None = None) -> int:

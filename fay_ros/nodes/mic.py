@@ -1,6 +1,14 @@
 """mic: captures audio (sounddevice, or a WAV in real time), publishes audio/raw and voice
 activity, and keeps the robot from hearing itself (half duplex, optional barge-in).
 
+A lifecycle node (fay_ros.common.lifecycle): configure opens the input device or reads the
+WAV (no device, or an unreadable WAV: the node stays unconfigured and says why on
+/diagnostics and `~/ready`), activate starts capturing, deactivate pauses it, cleanup
+releases the device. Audio is published only while active. The VAD, barge-in, echo-tail and
+pre-roll parameters are live (`ros2 param set`, from the next chunk); the device, the source
+and the stream format are read-only. The duplex gate and the echo tail run on the audio
+clock (monotonic capture times), never on the node clock: they measure sound, not behaviour.
+
 Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
 interrupt (Empty, out, barge-in only), robot_speaking (SpeechState, latched, in),
 ~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
@@ -14,12 +22,13 @@ import time
 from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator, model_validator
-from rclpy.node import Node
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState
 
 from ..common import qos, topics
+from ..common.diagnostics import health
+from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
@@ -82,12 +91,18 @@ class MicConfig(BaseModel):
                               echo_tail_ms=self.echo_tail_ms)
 
 
-class Mic(Node):
+# What can change while running: thresholds applied from the next chunk, without reopening the
+# device. The device, the source and the stream format (rate, chunk size, channels) are read-only.
+LIVE_PARAMETERS = frozenset({
+    "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
+    "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms"})
+
+
+class Mic(ManagedNode):
     def __init__(self) -> None:
         super().__init__("mic", namespace=topics.DEFAULT_NAMESPACE)
-        self.config = cfg = declare_config(self, MicConfig)
-        self.core = MicCore(cfg.rate, cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms,
-                            chunk_ms=1000.0 * cfg.chunk_size / cfg.rate)
+        self.config = cfg = declare_config(self, MicConfig, live=LIVE_PARAMETERS, apply=self._apply_live)
+        self.core = self._new_core(cfg)
         self.audio_pub = self.create_publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
         self.voice_pub = self.create_publisher(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
@@ -95,8 +110,24 @@ class Mic(Node):
         self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
         self.listening_pub.publish(Bool(data=True))
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
-        self._worker: BoundedWorker[tuple] = BoundedWorker(
-            self._work, MIC_QUEUE_CHUNKS, "mic-worker", on_drop=self._on_drop, on_error=self._on_error)
+        self.source: WavFileSource | SoundDeviceSource | None = None
+        self._worker: BoundedWorker[tuple] | None = None
+        self._listener_timer = None
+        self._robot_speaking = False  # the latest robot_speaking, for a core made after it arrived
+        self.frame_id = "mic"
+        # Until configure opens it: the device (or file) asked for.
+        health(self).hardware_id = f"wav:{Path(cfg.source).name}" if cfg.source else (cfg.device or "default input")
+
+    @staticmethod
+    def _new_core(cfg: MicConfig) -> MicCore:
+        return MicCore(cfg.rate, cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms,
+                       chunk_ms=1000.0 * cfg.chunk_size / cfg.rate)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def configure_node(self) -> None:
+        cfg = self.config
+        self.core = self._new_core(cfg)
+        self.core.set_robot_speaking(self._robot_speaking, time.monotonic())
         try:
             if cfg.source:
                 self.source = WavFileSource(cfg.source, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk,
@@ -106,36 +137,81 @@ class Mic(Node):
         except (NoInputDevice, AudioFormatError) as exc:
             raise ConfigError(str(exc)) from None
         self.frame_id = self.source.name if cfg.source else "mic"
+        health(self).hardware_id = self.source.name
+        self._worker = BoundedWorker(self._work, MIC_QUEUE_CHUNKS, "mic-worker", on_drop=self._on_drop,
+                                     on_error=self._on_error)
         self._worker.start()
-        self.get_logger().info(f"mic ready: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
+        if self.config is not cfg:  # a live change arrived while configuring
+            self._worker.put(("config", self.config, 0.0), droppable=False)
+        self.get_logger().info(f"mic configured: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
                                f"{cfg.chunk_size} frames/chunk, barge_in={cfg.barge_in}")
-        if cfg.source and cfg.wait_for_listener:
+
+    def activate_node(self) -> None:
+        assert self.source is not None
+        if self.config.source and self.config.wait_for_listener and self.audio_pub.get_subscription_count() == 0:
             self.get_logger().info(f"waiting for a subscriber on {self.audio_pub.topic_name} before playing "
                                    f"{self.source.name}")
             self._listener_timer = self.create_timer(0.05, self._start_when_heard)
         else:
             self.source.start()
 
-    def _start_when_heard(self) -> None:
-        if self.audio_pub.get_subscription_count() > 0:
+    def deactivate_node(self) -> None:
+        self._cancel_listener_timer()
+        if self.source is not None:
+            self.source.pause()
+        if self._worker is not None:
+            self._worker.put(("paused", None, 0.0), droppable=False)
+
+    def cleanup_node(self) -> None:
+        self._cancel_listener_timer()
+        if self.source is not None:
+            self.source.stop()
+            self.source = None
+        if self._worker is not None:
+            self._worker.stop(2)
+            self._worker = None
+
+    def _cancel_listener_timer(self) -> None:
+        if self._listener_timer is not None:
             self._listener_timer.cancel()
+            self.destroy_timer(self._listener_timer)
+            self._listener_timer = None
+
+    def _start_when_heard(self) -> None:
+        if self.audio_pub.get_subscription_count() > 0 and self.source is not None:
+            self._cancel_listener_timer()
             self.get_logger().info(f"a listener subscribed: playing {self.source.name}")
             self.source.start()
 
+    # -- live parameters -----------------------------------------------------------------------
+    def _apply_live(self, cfg: MicConfig, changed: frozenset[str]) -> None:
+        """Validated by MicConfig already; the worker applies it before the next chunk."""
+        self.config = cfg
+        if self._worker is not None:
+            self._worker.put(("config", cfg, 0.0), droppable=False)
+        if changed:
+            self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} (from the next chunk)")
+
+    # -- audio ---------------------------------------------------------------------------------
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         # A state change is never dropped: the gate would stay muted or open.
-        self._worker.put(("speaking", bool(msg.speaking), time.monotonic()), droppable=False)
+        self._robot_speaking = bool(msg.speaking)
+        if self._worker is not None:
+            self._worker.put(("speaking", bool(msg.speaking), time.monotonic()), droppable=False)
 
     def _on_chunk(self, samples, capture_monotonic: float) -> None:
-        self._worker.put(("audio", samples, capture_monotonic))
+        worker = self._worker
+        if self.active and worker is not None:
+            worker.put(("audio", samples, capture_monotonic))
 
     def _on_drop(self, total: int) -> None:
         self.get_logger().warning(f"mic worker is behind: dropped the oldest chunk ({total} dropped so far)",
                                   throttle_duration_sec=5.0)
 
     def _on_error(self, item: tuple, exc: Exception) -> None:
+        failed = self._worker.failed if self._worker is not None else "?"
         self.get_logger().error(f"mic worker failed on a {item[0]} item: {type(exc).__name__}: {exc}; item dropped "
-                                f"({self._worker.failed} so far)", throttle_duration_sec=5.0)
+                                f"({failed} so far)", throttle_duration_sec=5.0)
 
     def _ros_time(self, monotonic: float) -> float:
         now = self.get_clock().now().nanoseconds * 1e-9
@@ -143,6 +219,15 @@ class Mic(Node):
 
     def _work(self, item: tuple) -> None:
         kind, payload, when = item
+        if kind == "config":
+            cfg: MicConfig = payload
+            self.core.update(cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms)
+            return
+        if kind == "paused":
+            if self.core.voice_active:  # no voice is heard while paused
+                self.core.voice_active = False
+                self.voice_pub.publish(Bool(data=False))
+            return
         if kind == "speaking":
             if payload != self.core.gate.robot_speaking:
                 mode = "listening for barge-in" if self.config.barge_in else "muted"
@@ -164,12 +249,6 @@ class Mic(Node):
             self.audio_pub.publish(msg)
         if out.voice_active is not None:
             self.voice_pub.publish(Bool(data=out.voice_active))
-
-    def close(self) -> None:
-        source = getattr(self, "source", None)
-        if source is not None:
-            source.stop()
-        self._worker.stop(2)
 
 
 def main(args: list[str] | None = None) -> int:
