@@ -20,7 +20,11 @@ def test_defaults_start_every_node_and_the_embedded_llm_and_web():
     assert names == [name for name, _m in graph.NODE_MODULES]
     assert {"mic", "asr", "dialogue", "memory", "tts", "action_semantics", "servo_mapper", "led_mapper"} <= set(names)
     procs = {p.name: p for p in graph.companion_processes()}
-    assert set(procs) == {"llm", "web"}
+    assert set(procs) == {"llm", "web", "status"}
+    # the bring-up reports once when every node it started is ready (or which is not, and why)
+    status = procs["status"]
+    assert not status.respawn and status.args[:1] == ("status",)
+    assert status.args[status.args.index("--nodes") + 1] == ",".join(names)
     dialogue = next(n for n in graph.companion_nodes() if n.name == "dialogue")
     assert dialogue.parameters["base_url"] == graph.embedded_llm_url()
 
@@ -161,7 +165,9 @@ def test_launch_file_builds_the_graph_nodes(monkeypatch):
     assert all(n.kwargs["respawn"] is False and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
                for n in nodes)
     watched = [a.args[0].kwargs["target_action"] for a in actions if type(a).__name__ == "RegisterEventHandler"]
-    assert watched == [a for a in actions if type(a).__name__ in ("Node", "ExecuteProcess")]
+    respawned = {p.name for p in graph.companion_processes(context) if p.respawn}
+    assert watched == [a for a in actions if type(a).__name__ == "Node"
+                       or (type(a).__name__ == "ExecuteProcess" and a.kwargs["name"] in respawned)]
     processes = [a for a in actions if type(a).__name__ == "ExecuteProcess"]
     assert [p.kwargs["name"] for p in processes] == [p.name for p in graph.companion_processes(context)]
     assert [p.kwargs["cmd"] for p in processes] == [["/opt/fay/fay_ros/lib/fay_ros/fay-ros", *p.args]

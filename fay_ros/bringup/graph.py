@@ -256,8 +256,12 @@ def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -
             params["llm_api_key_env"] = options["llm_api_key_env"]
 
 
+READY_WAIT = 180.0  # seconds the bring-up's `fay-ros status --wait` waits for every node
+
+
 def companion_processes(raw_options: dict[str, Any] | None = None) -> list[ProcessSpec]:
-    """Non-node processes of the bring-up: the embedded LLM server and the web face / bridge.
+    """Non-node processes of the bring-up: the embedded LLM server, the web face / bridge, and
+    one `fay-ros status --wait` that reports when the companion is ready.
 
     `fay-ros web` picks the real rosbridge_server when ROS 2 is installed from apt, else
     rosbridge-server-rs; both expose only the allow-listed topics.
@@ -278,6 +282,10 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
         elif not options["use_web"]:
             args += ["--no-page"]
         processes.append(ProcessSpec("web", tuple(args)))
+    # Once: says when every node is ready, or which is not and why (readiness + /diagnostics).
+    nodes = ",".join(spec.name for spec in companion_nodes(options))
+    processes.append(ProcessSpec("status", ("status", "--namespace", namespace(options), "--nodes", nodes,
+                                            "--wait", str(READY_WAIT), "--quiet"), respawn=False))
     return processes
 
 

@@ -111,6 +111,9 @@ class Supervisor:
                 continue
             code = proc.returncode
             child.process = None
+            if not child.spec.respawn and code == 0:  # a one-shot process (fay-ros status) that is done
+                child.next_start = float("inf")
+                continue
             if not child.spec.respawn or not respawn_after_exit(code):
                 reason = "" if respawn_after_exit(code) else " (a configuration error)"
                 self._log(f"[fay-ros up] {child.spec.name} exited with {code}{reason}; not restarting")

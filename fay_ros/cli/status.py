@@ -1,0 +1,58 @@
+"""`fay-ros status`: which nodes of the companion are ready, and why the others are not.
+
+    fay-ros status                         the state of every companion node, after a short look
+    fay-ros status --wait 120              wait until all are ready (exit 1 if not in time)
+    fay-ros status --nodes dialogue,tts    only these nodes
+
+Each node says on its latched `~/ready` whether it serves, and on /diagnostics
+(`fay/<node>: state`) why not: a missing model, no audio device, a bad table. The bring-ups
+(`fay-ros up`, the launch file) run `fay-ros status --wait` once, so their output says when the
+companion is ready, or which node is not and why.
+
+Exit status: 0 all ready; 1 not all ready (within --wait, or at the first look).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from ..bringup.graph import NODE_MODULES
+from ..bringup.status import StatusBoard
+from ..common import topics
+
+LOOK_SECONDS = 3.0  # without --wait: long enough for discovery and a health update (every 1 s)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "status", help="which companion nodes are ready, and why the others are not",
+        description="Show each companion node's readiness and health, or wait until all are ready.")
+    p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE, help="namespace of the companion (default: /fay)")
+    p.add_argument("--nodes", default="", help="comma-separated node names (default: every companion node)")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="wait up to SECONDS until every node is ready (default: one short look)")
+    p.add_argument("--quiet", action="store_true", help="print only the outcome line, not the table")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    from ..nodes.status_probe import watch
+
+    names = [n.strip() for n in args.nodes.split(",") if n.strip()] or [name for name, _module in NODE_MODULES]
+    board = StatusBoard(names)
+    started = time.monotonic()
+    if args.wait > 0:
+        ready = watch(board, args.namespace, until=StatusBoard.all_ready, timeout=args.wait)
+    else:
+        ready = watch(board, args.namespace, until=lambda _b: False, timeout=LOOK_SECONDS) or board.all_ready()
+    if not args.quiet:
+        print(board.table(), flush=True)
+    if ready:
+        print(f"[fay-ros status] companion ready: {len(names)} node(s) in {time.monotonic() - started:.1f} s",
+              flush=True)
+        return 0
+    missing = "; ".join(f"{name}: {why}" for name, why in board.not_ready().items())
+    print(f"[fay-ros status] not ready{f' after {args.wait:g} s' if args.wait > 0 else ''}: {missing}", flush=True)
+    return 1

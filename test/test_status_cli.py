@@ -1,0 +1,48 @@
+"""`fay-ros status`: which nodes are ready, and why the others are not (readiness + /diagnostics)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from harness import REPO, ros_environment
+
+from fay_ros.bringup.status import StatusBoard
+
+MODULE = "procs.managed_probe"
+
+
+def _status(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    env = ros_environment()
+    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "status", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout, cwd=str(REPO))
+
+
+def test_waits_until_the_nodes_are_ready(ros, launch_node):
+    node = launch_node(MODULE, name="managed_probe")
+    done = _status("--nodes", "managed_probe", "--wait", "60")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "companion ready: 1 node(s)" in done.stdout
+    assert "managed_probe  OK" in done.stdout and node.alive()
+
+
+def test_a_node_that_is_not_ready_is_named_with_its_reason(ros, launch_node):
+    launch_node(MODULE, {"fail_reason": "model file /models/missing.bin not found"}, name="managed_probe")
+    ros.readiness("managed_probe").wait_for(lambda msgs: msgs and msgs[-1].data is False)
+    done = _status("--nodes", "managed_probe,nobody_here", "--wait", "4")
+    assert done.returncode == 1
+    assert "not ready after 4 s: managed_probe: not ready: model file /models/missing.bin not found; " \
+           "nobody_here: not running (yet)" in done.stdout
+
+
+def test_the_board_tells_ready_not_ready_and_never_heard():
+    board = StatusBoard(["a", "b", "c"])
+    board.on_ready("a", True)
+    board.on_state("a", 0, "ready")
+    board.on_ready("b", False)
+    board.on_state("b", 2, "not ready: no input device")
+    assert not board.all_ready()
+    assert board.not_ready() == {"b": "not ready: no input device", "c": "not running (yet)"}
+    board.on_ready("b", True)
+    board.on_ready("c", True)
+    assert board.all_ready()
+    assert StatusBoard([]).all_ready() is False
