@@ -162,3 +162,27 @@ def test_bad_configuration_stops_the_node_with_the_reason(launch_node, tmp_path,
     node = launch_node(NODE, params)
     assert node.wait_exit() == 2
     assert reason in node.output()
+
+
+def test_an_utterance_with_a_cue_gets_that_cue_instead_of_the_derived_one(ros, launch_node):
+    node = launch_node(NODE, {"reload_period": 0.0})
+    node.wait_ready()
+    pub, cues = connect(ros, topics.REPLY, Utterance)
+    given = ActionCue(code="custom.bow", behavior="bow", affect="warm", intensity=0.4, priority=95, sentiment=0.25,
+                      matched_keywords=["given"], utterance_id="ignored", text="")
+    first = utterance("say-1", 0, "好的，这边请！", sec=77)
+    first.cue = [given]
+    pub.publish(first)
+    pub.publish(utterance("say-1", 1, "好的，这边请！", is_end=True))   # no cue given: derived
+    labelled = utterance("say-2", 0, "Hello.")
+    labelled.cue = [ActionCue(code="custom.nod", behavior="nod", affect="smile", text="its own text")]
+    pub.publish(labelled)
+    got = {m.utterance_id: m for m in cues.wait_for_count(3)}
+    cue = got["say-1:0"]
+    assert (cue.code, cue.behavior, cue.affect, cue.priority, list(cue.matched_keywords)) == (
+        "custom.bow", "bow", "warm", 95, ["given"])
+    assert cue.intensity == pytest.approx(0.4) and cue.sentiment == pytest.approx(0.25)
+    assert cue.text == "好的，这边请！", "text filled from the utterance when the cue has none"
+    assert (cue.header.stamp.sec, cue.header.stamp.nanosec, cue.header.frame_id) == (77, 250_000_000, "dialogue")
+    assert got["say-1:1"].code == "guidance.invite", "the other sentences get derived cues"
+    assert got["say-2:0"].text == "its own text" and got["say-2:0"].code == "custom.nod"

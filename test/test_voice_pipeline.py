@@ -1,8 +1,10 @@
 """SpeechPipeline with the real espeak-ng engine on the headless real-time output: order,
 viseme tracks stamped with the audio start, speaking state, sanitising, replace/interrupt,
-and WAVs written where the audio goes."""
+one reply cancelled, what became of each sentence (its events), and WAVs written where the
+audio goes."""
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from harness import wait_until
 from fay_ros.common.wav import read_wav
 from fay_ros.voice.engines import create_engine
-from fay_ros.voice.pipeline import SentenceRequest, SpeechPipeline
+from fay_ros.voice.pipeline import FINAL_KINDS, SentenceRequest, SpeechPipeline
 from fay_ros.voice.playback import SimulatedSink
 from fay_ros.voice.types import VoiceSettings
 
@@ -31,6 +33,10 @@ class Recorder:
     def log(self, level, message):
         with self.lock:
             self.events.append(("log", level, message))
+
+    def sentence(self, event):
+        with self.lock:
+            self.events.append(("sentence", event.kind, event.utterance_id, event.when))
 
     def of(self, kind):
         with self.lock:
@@ -55,13 +61,22 @@ def speech(engine, tmp_path):
     # ends, so a loaded test machine stalling the worker cannot open a gap between them.
     pipeline = SpeechPipeline(engine, SimulatedSink(engine.sample_rate), on_track=recorder.track,
                               on_speaking=recorder.speaking, log=recorder.log, wav_dir=tmp_path / "wav",
-                              lookahead=1.0)
+                              lookahead=1.0, on_sentence=recorder.sentence)
     yield pipeline, recorder, tmp_path / "wav"
     pipeline.close()
 
 
 def speaking_states(recorder):
     return [(e[1], e[2]) for e in recorder.of("speaking")]
+
+
+def sentence_events(recorder, uid=None):
+    return [(e[1], e[2]) for e in recorder.of("sentence") if uid is None or e[2] == uid]
+
+
+def ended(recorder, *uids):
+    """Every one of `uids` has had its final event."""
+    return all(any(kind in FINAL_KINDS for kind, _u in sentence_events(recorder, uid)) for uid in uids)
 
 
 def test_two_sentences_play_in_order_gapless_with_stamped_tracks(speech):
@@ -148,3 +163,96 @@ def test_an_empty_closing_marker_speaks_nothing(speech):
     rec.wait(lambda r: (False, "") in speaking_states(r), "done")
     assert [t[1] for t in rec.of("track")] == ["e:0"]
     assert not [e for e in rec.of("log") if e[1] == "error"]
+
+
+def test_each_sentence_reports_when_it_starts_and_how_it_ends(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("s", 0, "Hello there.", is_first=True))
+    pipeline.submit(SentenceRequest("s", 1, "```code only```"))
+    pipeline.submit(SentenceRequest("s", 2, "Goodbye.", is_end=True))
+    rec.wait(lambda r: ended(r, "s:0", "s:1", "s:2"), "every sentence to end")
+    assert sentence_events(rec) == [("skipped", "s:1"), ("started", "s:0"), ("finished", "s:0"),
+                                    ("started", "s:2"), ("finished", "s:2")] or \
+        sentence_events(rec) == [("started", "s:0"), ("skipped", "s:1"), ("finished", "s:0"),
+                                 ("started", "s:2"), ("finished", "s:2")]
+    tracks = {t[1]: (t[2], t[3]) for t in rec.of("track")}
+    times = {(e[1], e[2]): e[3] for e in rec.of("sentence")}
+    for uid in ("s:0", "s:2"):
+        start, track = tracks[uid]
+        assert times[("started", uid)] == start, "started = the first sample's time, as the track's stamp"
+        assert times[("finished", uid)] == pytest.approx(start + track.duration, abs=1e-6)
+
+
+def test_an_interrupt_reports_the_playing_sentence_cut_and_the_queued_ones_dropped(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("i", 0, "This is a long sentence that will not be finished today.",
+                                    is_first=True))
+    pipeline.submit(SentenceRequest("i", 1, "Second."))
+    pipeline.submit(SentenceRequest("i", 2, "Third, never heard.", is_end=True))
+    rec.wait(lambda r: ("started", "i:0") in sentence_events(r), "i:0 to start")
+    stop_at = pipeline.interrupt()
+    pipeline.submit(SentenceRequest("i", 3, "A late one."))
+    rec.wait(lambda r: ended(r, "i:0", "i:1", "i:2", "i:3"), "every sentence to end")
+    assert dict((u, k) for k, u in sentence_events(rec) if k in FINAL_KINDS) == {
+        "i:0": "cut", "i:1": "dropped", "i:2": "dropped", "i:3": "dropped"}
+    cut_at = next(e[3] for e in rec.of("sentence") if e[1] == "cut")
+    assert cut_at == stop_at, "cut is reported with the moment the audio stopped"
+
+
+def test_cancel_stops_one_reply_and_the_next_one_plays_whole(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("a", 0, "This long first sentence of reply a is cancelled while it plays.",
+                                    is_first=True))
+    pipeline.submit(SentenceRequest("a", 1, "Nor is this one heard.", is_end=True))
+    pipeline.submit(SentenceRequest("b", 0, "Reply b is queued behind it.", is_first=True))
+    pipeline.submit(SentenceRequest("b", 1, "And it plays whole.", is_end=True))
+    rec.wait(lambda r: ("started", "a:0") in sentence_events(r), "a:0 to start")
+    stop_at = pipeline.cancel("a")
+    assert stop_at is not None, "a was playing: the audio stops"
+    rec.wait(lambda r: ended(r, "a:0", "a:1", "b:0", "b:1"), "every sentence to end")
+    finals = dict((u, k) for k, u in sentence_events(rec) if k in FINAL_KINDS)
+    assert finals == {"a:0": "cut", "a:1": "dropped", "b:0": "finished", "b:1": "finished"}
+    assert speaking_states(rec) == [(True, "a:0"), (False, ""), (True, "b:0"), (True, "b:1"), (False, "")]
+    assert rec.of("speaking")[1][3] == stop_at
+    # A late sentence of the cancelled reply is dropped too.
+    pipeline.submit(SentenceRequest("a", 2, "Late."))
+    rec.wait(lambda r: ("dropped", "a:2") in sentence_events(r), "the late sentence dropped")
+
+
+def test_cancelling_a_queued_reply_leaves_the_playing_one_alone(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("p", 0, "The reply that is playing goes on to its end.", is_first=True,
+                                    is_end=True))
+    pipeline.submit(SentenceRequest("q", 0, "A queued reply,", is_first=True))
+    pipeline.submit(SentenceRequest("q", 1, "cancelled before it plays.", is_end=True))
+    rec.wait(lambda r: ("started", "p:0") in sentence_events(r), "p:0 to start")
+    assert pipeline.cancel("q") is None, "none of q was in the player: the audio is not touched"
+    rec.wait(lambda r: ended(r, "p:0", "q:0", "q:1"), "every sentence to end")
+    finals = dict((u, k) for k, u in sentence_events(rec) if k in FINAL_KINDS)
+    assert finals == {"p:0": "finished", "q:0": "dropped", "q:1": "dropped"}
+    assert speaking_states(rec) == [(True, "p:0"), (False, "")]
+
+
+def test_cancel_while_the_next_reply_is_already_handed_over_speaks_it_again(speech):
+    """With a lookahead longer than the cancelled reply, the next reply's first sentence is
+    already in the player when the cancel stops it: it is synthesized again, not lost."""
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("x", 0, "Short one, cancelled.", is_first=True, is_end=True))
+    pipeline.submit(SentenceRequest("y", 0, "The next reply.", is_first=True, is_end=True))
+    rec.wait(lambda r: [t[1] for t in r.of("track")] == ["x:0", "y:0"], "both handed to the player")
+    pipeline.cancel("x")
+    rec.wait(lambda r: ended(r, "x:0", "y:0"), "both to end")
+    finals = dict((u, k) for k, u in sentence_events(rec) if k in FINAL_KINDS)
+    assert finals["y:0"] == "finished" and finals["x:0"] in ("cut", "dropped")
+    assert [t[1] for t in rec.of("track")] == ["x:0", "y:0", "y:0"], "y:0 announced again with its new start"
+    assert sentence_events(rec, "y:0") == [("started", "y:0"), ("finished", "y:0")]
+
+
+def test_the_language_of_a_request_reads_text_without_letters(speech):
+    pipeline, rec, _ = speech
+    pipeline.submit(SentenceRequest("n", 0, "123", is_first=True, language="zh"))
+    pipeline.submit(SentenceRequest("n", 1, "123", is_end=True))
+    rec.wait(lambda r: ended(r, "n:0", "n:1"), "both to end")
+    logs = rec.logs()
+    assert re.search(r"n:0: [\d.]+ s of audio \(cmn-latn-pinyin\)", logs), logs
+    assert re.search(r"n:1: [\d.]+ s of audio \(en-us\)", logs), "no language: the default (en)"

@@ -13,6 +13,9 @@ table files.
   voice.
 - An Utterance or Transcript whose text is empty or only whitespace (e.g. a closing is_end
   marker) gets no cue: there is nothing to act out.
+- An Utterance that carries a cue (`cue`, at most one: e.g. a `say` goal's override for its
+  first sentence) gets that cue instead of the derived one, with utterance_id and header
+  filled from the utterance and its text when the given one is empty.
 - Tables are re-read when their files change (polled every `reload_period` s). A table with
   a bad row is rejected with file, line and problem in the log and on /diagnostics (status
   `fay/action_semantics: tables`, which also reports each reload), and the node keeps the last
@@ -66,8 +69,13 @@ class ActionSemantics(Node):
             self.create_timer(self.config.reload_period, self._check_tables)
 
     def _on_reply(self, msg: Utterance) -> None:
-        if msg.text.strip():
-            self._publish(msg.header, msg.text, utterance_id(msg.conversation_id, msg.seq))
+        if not msg.text.strip():
+            return
+        uid = utterance_id(msg.conversation_id, msg.seq)
+        if msg.cue:
+            self.publisher.publish(given_cue(msg.cue[0], msg.header, msg.text, uid))
+        else:
+            self._publish(msg.header, msg.text, uid)
 
     def _on_transcript(self, msg: Transcript) -> None:
         if msg.text.strip():
@@ -100,6 +108,15 @@ def to_message(cue: Cue, header, uid: str) -> ActionCue:
         utterance_id=uid,
         matched_keywords=list(cue.matched_keywords),
     )
+
+
+def given_cue(cue: ActionCue, header, text: str, uid: str) -> ActionCue:
+    """An explicit cue as published: it belongs to the utterance (id, header) it came with."""
+    cue.header = header
+    cue.utterance_id = uid
+    if not cue.text:
+        cue.text = text
+    return cue
 
 
 def main(args: list[str] | None = None) -> int:

@@ -1,52 +1,54 @@
-"""tts: speaks `reply` sentences as they stream in, with a viseme track per sentence.
+"""tts: speaks `reply` sentences as they stream in, with a viseme track per sentence; and
+speaks given texts verbatim: the `say` action and the `broadcast` topic.
 
-Subscribes `reply` (fay_msgs/Utterance) and `interrupt` (std_msgs/Empty); publishes
-`visemes` (fay_msgs/VisemeTrack, one per sentence, stamped with the moment its first sample
-plays and published before that) and `robot_speaking` (fay_msgs/SpeechState, latched: true
-from the first sample, false after the last one has left the speaker). All the work is in
-fay_ros.voice (SpeechPipeline); this shell only maps messages and clocks.
+Subscribes `reply` (fay_msgs/Utterance), `interrupt` (std_msgs/Empty) and `broadcast`
+(fay_msgs/Transcript); serves the action `say` (fay_msgs/action/Say); publishes `visemes`
+(fay_msgs/VisemeTrack, one per sentence, stamped with the moment its first sample plays and
+published before that), `robot_speaking` (fay_msgs/SpeechState, latched: true from the first
+sample, false after the last one has left the speaker) and, for what it is asked to say,
+`reply` (fay_msgs/Utterance, source "say": action cues, the face's subtitles and memory come
+from there). All the work is in fay_ros.voice (SpeechPipeline, say); this shell only maps
+messages, goals and clocks.
+
+Say and broadcast are one path (`_start_say`): the text is planned into sentences
+(`voice.say.plan_say`), each is published on `reply` (conversation id `say-<8 hex>`, seq
+0.., `is_first`/`is_end`, `replace` on the first when it interrupts, the goal's cue on the
+first) and submitted straight to the pipeline with the goal's language; the pipeline's
+sentence events drive the feedback and the result. An unknown language or a text beyond
+`max_say_chars` ends the goal at once with "rejected: <why>" (accepted, so the client gets
+the reason), a text with nothing speakable with "nothing speakable".
 """
 from __future__ import annotations
 
+import collections
+import threading
 import time
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from rclpy.task import Future
 from std_msgs.msg import Empty
 
-from fay_msgs.msg import SpeechState, Utterance, Viseme, VisemeTrack
+from fay_msgs.action import Say
+from fay_msgs.msg import SpeechState, Transcript, Utterance, Viseme, VisemeTrack
 
 from ..common import qos, topics
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
 from ..voice.engines import create_engine
-from ..voice.pipeline import SentenceRequest, SpeechPipeline
+from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline
 from ..voice.playback import open_sink
+from ..voice.say import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome, SayProgress,
+                         bound_text, check_say, new_say_id, plan_say, say_language)
 from ..voice.types import EngineName, VoiceError, VoiceSettings, check_voice_name
 from ..voice.visemes import VisemeTrackData
 
-
-# One reply message is one sentence; 1,000 characters are over a minute of speech. Without a
-# bound, one 100 kB message (any client can publish `broadcast`) held the synthesis worker for
-# minutes and hundreds of MB.
-MAX_SENTENCE_CHARS = 1000
-_BREAKS = (".!?。！？", ",;:，；：、", " \t\n")
-
-
-def bound_text(text: str, limit: int) -> str:
-    """`text` if it has at most `limit` characters, else its longest head within the limit
-    that ends at a sentence end, else a clause mark, else a space -- when such a head keeps
-    at least half the limit -- else exactly `limit` characters."""
-    if len(text) <= limit:
-        return text
-    head = text[:limit]
-    for marks in _BREAKS:
-        cut = max(head.rfind(m) for m in marks)
-        if cut + 1 >= limit // 2:
-            return head[:cut + 1].rstrip()
-    return head
+# Say conversation ids remembered to recognise our own `reply` messages (see _on_reply).
+OWN_SAY_IDS_KEPT = 1024
 
 
 class TtsConfig(BaseModel):
@@ -72,7 +74,16 @@ class TtsConfig(BaseModel):
                                                                "the next sentence is handed over when less is left.")
     max_sentence_chars: int = Field(MAX_SENTENCE_CHARS, ge=20, le=20000,
                                     description="Longest reply message spoken; a longer one is cut (at a sentence, "
-                                                "clause or word boundary when there is one) and a warning logged.")
+                                                "clause or word boundary when there is one) and a warning logged. "
+                                                "A say/broadcast sentence longer than this is spoken in pieces.")
+    max_say_chars: int = Field(MAX_SAY_CHARS, ge=1, le=1_000_000,
+                               description="Longest text the say action or the broadcast topic speaks; a longer one "
+                                           "is refused (result 'rejected: ...'; a broadcast is logged and dropped).")
+    broadcast_mode: Literal["queue", "preempt"] = Field(
+        "queue", description="What a `broadcast` message does to speech in progress: 'queue' (spoken after it) or "
+                             "'preempt' (stops it and speaks at once, like a say goal with interrupt=true).")
+    sentence_min_chars: int = Field(4, ge=0, le=200, description="A say/broadcast sentence shorter than this joins "
+                                                                 "the next one (as the dialogue's replies do).")
 
     @field_validator("english_voice", "chinese_voice")
     @classmethod
@@ -95,11 +106,25 @@ class Tts(Node):
             raise ConfigError(str(exc)) from None
         self.visemes_pub = self.create_publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
         self.speaking_pub = self.create_publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+        self.reply_pub = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
         self._publish_speaking(False, "", time.monotonic())
+        # Say jobs by conversation id (for the pipeline's sentence events), say goals by goal
+        # id (for cancel), cancels that came before their goal started, our own say ids.
+        self._say_lock = threading.Lock()
+        self._jobs: dict[str, SayJob] = {}
+        self._goal_jobs: dict[bytes, SayJob] = {}
+        self._early_cancels: set[bytes] = set()
+        self._own_say_ids: collections.OrderedDict[str, None] = collections.OrderedDict()
         self.pipeline = SpeechPipeline(engine, sink, on_track=self._publish_track, on_speaking=self._publish_speaking,
-                                       log=self._log, wav_dir=cfg.wav_dir or None, lookahead=cfg.lookahead)
+                                       log=self._log, wav_dir=cfg.wav_dir or None, lookahead=cfg.lookahead,
+                                       on_sentence=self._on_sentence)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS)
+        self.create_subscription(Transcript, topics.BROADCAST, self._on_broadcast, qos.EVENTS)
+        # Goals run concurrently (each waits for its own sentences, never blocking a thread).
+        self.say_server = ActionServer(self, Say, topics.ACTION_SAY, execute_callback=self._execute_say,
+                                       goal_callback=lambda _goal: GoalResponse.ACCEPT,
+                                       cancel_callback=self._cancel_say, callback_group=ReentrantCallbackGroup())
         kept = f"every sentence also written to {cfg.wav_dir}" if cfg.wav_dir else "not kept (set wav_dir to keep WAVs)"
         self.get_logger().info(
             f"tts ready: engine {engine.name} (voices {cfg.english_voice}, {cfg.chinese_voice}); "
@@ -107,6 +132,15 @@ class Tts(Node):
 
     # -- ROS -> pipeline ------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
+        # Our own say sentences come back here (a node receives its own publications). They
+        # were already submitted to the pipeline directly -- with the goal's language, which an
+        # Utterance cannot carry, and registered for the goal's feedback before any of them can
+        # start -- so they are skipped by the conversation ids this node generated. Routing them
+        # only through this subscription would lose the language and make the action depend on
+        # DDS delivering a node's messages to itself.
+        with self._say_lock:
+            if msg.conversation_id in self._own_say_ids:
+                return
         text = bound_text(msg.text, self.config.max_sentence_chars)
         if len(text) < len(msg.text):
             self.get_logger().warning(f"{msg.conversation_id}:{msg.seq}: reply of {len(msg.text)} characters cut to "
@@ -116,6 +150,141 @@ class Tts(Node):
 
     def _on_interrupt(self, _msg: Empty) -> None:
         self.pipeline.interrupt("interrupt received")
+
+    def _on_broadcast(self, msg: Transcript) -> None:
+        """Fire-and-forget say: queued or preempting as `broadcast_mode` says."""
+        try:
+            language = say_language(msg.language)
+        except ValueError as exc:
+            self.get_logger().warning(f"broadcast: {exc}; spoken with default_language")
+            language = None
+        try:
+            self._start_say(msg.text, language or "", msg.user_id, self.config.broadcast_mode == "preempt", None,
+                            on_done=self._log_broadcast)
+        except Exception as exc:  # noqa: BLE001 - one bad message must not stop the voice
+            self.get_logger().error(f"broadcast not spoken: {type(exc).__name__}: {exc}")
+
+    def _log_broadcast(self, outcome: SayOutcome) -> None:
+        self.get_logger().info(f"broadcast {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
+                               f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken")
+
+    # -- say: one path for the action and the broadcast topic --------------------------------
+    def _start_say(self, text: str, language: str, user_id: str, interrupt: bool, cue,
+                   on_done, on_progress=lambda _p: None, goal: bytes | None = None) -> None:
+        """Publish and speak `text`; `on_done(SayOutcome)` runs once when it has ended (at
+        once when it is refused, cancelled before it started or has nothing speakable).
+        `goal`: the say goal's id, registered for _cancel_say under the same lock that checks
+        for a cancel that came first (so none is lost in between)."""
+        why = check_say(text, language, self.config.max_say_chars)
+        if why is not None:
+            self.get_logger().warning(f"say refused: {why}")
+            on_done(SayJob.finished("", f"rejected: {why}"))
+            return
+        plan = plan_say(text, max_sentence_chars=self.config.max_sentence_chars,
+                        min_chars=self.config.sentence_min_chars)
+        conversation_id = new_say_id()
+        if plan.dropped:
+            self.get_logger().info(f"{conversation_id}: not spoken: {plan.dropped.summary()}")
+        job = SayJob(conversation_id, plan.sentences, on_progress=on_progress,
+                     on_done=lambda outcome: self._say_ended(job, outcome, on_done))
+        with self._say_lock:
+            if goal is not None:
+                if goal in self._early_cancels:
+                    self._early_cancels.discard(goal)
+                    on_done(SayJob.finished("", CANCELLED))
+                    return
+                self._goal_jobs[goal] = job
+            self._jobs[conversation_id] = job
+            self._own_say_ids[conversation_id] = None
+            while len(self._own_say_ids) > OWN_SAY_IDS_KEPT:
+                self._own_say_ids.popitem(last=False)
+        job.start()
+        language_of = say_language(language)
+        last = len(plan.sentences) - 1
+        for seq, sentence in enumerate(plan.sentences):
+            first = seq == 0
+            msg = Utterance(user_id=user_id, conversation_id=conversation_id, seq=seq, text=sentence,
+                            is_first=first, is_end=seq == last, replace=interrupt and first, source="say")
+            msg.header.stamp = self.get_clock().now().to_msg()
+            msg.header.frame_id = "tts"
+            if first and cue:
+                msg.cue = [cue[0]]
+            self._publish(self.reply_pub, msg)
+            self.pipeline.submit(SentenceRequest(conversation_id, seq, sentence, first, seq == last,
+                                                 interrupt and first, language=language_of))
+        self.get_logger().info(f"{conversation_id}: saying {len(plan.sentences)} sentence(s)"
+                               + (", interrupting" if interrupt else ""))
+
+    def _say_ended(self, job: SayJob, outcome: SayOutcome, on_done) -> None:
+        with self._say_lock:
+            self._jobs.pop(job.conversation_id, None)
+        on_done(outcome)
+
+    def _on_sentence(self, event: SentenceEvent) -> None:
+        conversation_id, _, seq = event.utterance_id.rpartition(":")
+        with self._say_lock:
+            job = self._jobs.get(conversation_id)
+        if job is not None and seq.isdigit():
+            job.on_event(int(seq), event)
+
+    # -- the say action -----------------------------------------------------------------------
+    async def _execute_say(self, goal_handle) -> Say.Result:
+        goal = goal_handle.request
+        key = bytes(goal_handle.goal_id.uuid)
+        finished: Future = Future()
+
+        def done(outcome: SayOutcome) -> None:
+            # Called from a pipeline thread: completing the future through the executor wakes
+            # it, so this coroutine resumes (a future set from another thread alone does not).
+            self._in_executor(finished.set_result, outcome)
+
+        def progress(p: SayProgress) -> None:
+            if goal_handle.is_active:
+                goal_handle.publish_feedback(Say.Feedback(sentence_index=p.index, sentence_count=p.count,
+                                                          sentence=p.sentence, progress=p.progress))
+
+        try:
+            self._start_say(goal.text, goal.language, goal.user_id, goal.interrupt, list(goal.cue), done, progress,
+                            goal=key)
+        except Exception as exc:  # noqa: BLE001 - the goal fails, the node goes on
+            self.get_logger().error(f"say goal not spoken: {type(exc).__name__}: {exc}")
+            finished.set_result(SayJob.finished("", FAILED))
+        try:
+            outcome: SayOutcome = await finished
+        finally:
+            with self._say_lock:
+                self._goal_jobs.pop(key, None)
+        if outcome.reason == SPOKEN:
+            goal_handle.succeed()
+        elif outcome.reason == CANCELLED and goal_handle.is_cancel_requested:
+            goal_handle.canceled()
+        else:
+            goal_handle.abort()
+        self.get_logger().info(f"say goal {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
+                               f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken")
+        return Say.Result(spoken=outcome.spoken, reason=outcome.reason, conversation_id=outcome.conversation_id,
+                          sentences=outcome.sentences, sentences_spoken=outcome.sentences_spoken)
+
+    def _cancel_say(self, goal_handle) -> CancelResponse:
+        key = bytes(goal_handle.goal_id.uuid)
+        with self._say_lock:
+            job = self._goal_jobs.get(key)
+            if job is None:
+                # Not started yet (_start_say sees it), or over already (then it is forgotten
+                # with the oldest: a bounded set).
+                if len(self._early_cancels) >= OWN_SAY_IDS_KEPT:
+                    self._early_cancels.clear()
+                self._early_cancels.add(key)
+        if job is not None and job.cancel():
+            self.pipeline.cancel(job.conversation_id, "say goal cancelled:")
+        return CancelResponse.ACCEPT
+
+    def _in_executor(self, function, *args) -> None:
+        executor = self.executor
+        if executor is not None:
+            executor.create_task(function, *args)
+        else:  # shutting down: nobody spins to resume the waiter
+            function(*args)
 
     # -- pipeline -> ROS (called from the pipeline's threads) -----------------------------
     def _ros_time(self, monotonic: float):

@@ -20,7 +20,7 @@ from typing import Callable, TypedDict
 import numpy as np
 
 from . import libespeak_owner
-from .language_runs import split_runs
+from .language_runs import Language, split_runs
 from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 from .visemes import TimedPhoneme
 
@@ -156,8 +156,9 @@ class EspeakNgEngine:
     def voices(self) -> list[str]:
         return sorted(ident for _name, ident in list_voices())
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> Synthesis:
-        runs = split_runs(text, self.settings.default_language)
+    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
+                   language: Language | None = None) -> Synthesis:
+        runs = split_runs(text, language or self.settings.default_language)
         chunks: list[np.ndarray] = []
         phonemes: list[TimedPhoneme] = []
         voiced: list[VoicedRun] = []

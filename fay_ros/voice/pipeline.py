@@ -8,28 +8,43 @@ to take back.
 
 `interrupt()` (and a sentence with `replace=True`) empties the queue, stops the audio within
 one output block plus the device latency, reports speaking=false, and drops the rest of the
-interrupted replies should more of their sentences still arrive.
+interrupted replies should more of their sentences still arrive. `cancel(conversation_id)`
+does that to one reply only: its queued sentences are dropped, and the audio is stopped only
+when one of its sentences is playing or already handed to the player (the sentences of other
+replies caught in that stop are queued again, in their order).
+
+`on_sentence(SentenceEvent)` (optional) tells what became of every sentence with text:
+"started" when its first sample plays, then one of "finished" (played to the end), "cut"
+(stopped part-way), "dropped" (never played: interrupted, cancelled, replaced, or its reply
+was dropped before it arrived), "skipped" (nothing speakable after sanitising) or "failed"
+(synthesis raised). It is called from the pipeline's threads (or the caller's, for
+"dropped" in interrupt/cancel/submit), never with a lock held.
 """
 from __future__ import annotations
 
 import collections
+import itertools
 import re
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 from ..common.ids import utterance_id
 from ..common.wav import write_wav
 from .playback import AudioSink, Player
 from .sanitize import sanitize_for_speech
+from .language_runs import Language
 from .types import Engine
 from .visemes import VisemeTrackData, build_track, track_from_energy
 
 LogFn = Callable[[str, str], None]  # (level: debug|info|warn|error, message)
 TrackFn = Callable[[VisemeTrackData, float], None]  # (track, monotonic start of its audio)
 SpeakingFn = Callable[[bool, str, float], None]  # (speaking, utterance id, monotonic time)
+SentenceKind = Literal["started", "finished", "cut", "dropped", "skipped", "failed"]
+# What ends a sentence: exactly one of these follows (a "started", when it played at all).
+FINAL_KINDS: frozenset[str] = frozenset({"finished", "cut", "dropped", "skipped", "failed"})
 
 
 @dataclass(frozen=True)
@@ -41,10 +56,22 @@ class SentenceRequest:
     is_end: bool = False
     replace: bool = False
     received: float = field(default_factory=time.monotonic)
+    # Language of text without letters (digits); None = the engine's default_language.
+    language: Language | None = None
 
     @property
     def utterance_id(self) -> str:
         return utterance_id(self.conversation_id, self.seq)
+
+
+@dataclass(frozen=True)
+class SentenceEvent:
+    utterance_id: str
+    kind: SentenceKind
+    when: float  # monotonic: the first sample (started), the last one or the stop (finished, cut), else now
+
+
+SentenceFn = Callable[[SentenceEvent], None]
 
 
 @dataclass(frozen=True)
@@ -60,7 +87,7 @@ class SentenceTiming:
 class SpeechPipeline:
     def __init__(self, engine: Engine, sink: AudioSink, *, on_track: TrackFn, on_speaking: SpeakingFn,
                  log: LogFn, wav_dir: str | Path | None = None, lookahead: float = 0.3,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, on_sentence: SentenceFn | None = None) -> None:
         if sink.sample_rate != engine.sample_rate:
             raise ValueError(f"sink runs at {sink.sample_rate} Hz but the engine produces {engine.sample_rate} Hz")
         self.engine = engine
@@ -69,12 +96,20 @@ class SpeechPipeline:
         self._clock = clock
         self.lookahead = lookahead
         self.wav_dir = Path(wav_dir) if wav_dir else None
-        self.player = Player(sink, on_speaking, clock=clock, on_cut=self._on_cut)
+        self._on_sentence = on_sentence
+        self.player = Player(sink, on_speaking, clock=clock, on_cut=self._on_cut, on_segment=self._on_segment)
         self.timings: collections.deque[SentenceTiming] = collections.deque(maxlen=256)
         self._cond = threading.Condition()
-        self._queue: collections.deque[tuple[int, int, SentenceRequest]] = collections.deque()
+        # (pipeline generation, player generation, submission number, request)
+        self._queue: collections.deque[tuple[int, int, int, SentenceRequest]] = collections.deque()
+        self._submitted = itertools.count()
         self._generation = 0
         self._current: SentenceRequest | None = None
+        # Sentences handed to the player and not yet over, by utterance id (to queue them again
+        # when another reply's cancel stops the player before they played).
+        self._in_player: dict[str, tuple[int, SentenceRequest]] = {}
+        # Those queued again: the player's "dropped" for them is not their end.
+        self._requeued: set[str] = set()
         self._open_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._replacing_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
@@ -95,44 +130,96 @@ class SpeechPipeline:
         if replacing:
             self.interrupt(f"replaced by {request.utterance_id}")
         with self._cond:
-            if request.conversation_id in self._dropped_replies:
-                self._log("info", f"dropping {request.utterance_id}: its reply was interrupted")
-                return
-            if request.is_end:
-                self._open_replies.pop(request.conversation_id, None)
-            else:
-                _remember(self._open_replies, request.conversation_id)
-            if not request.text.strip():
-                return  # a closing is_end marker carries no text
-            self._queue.append((self._generation, self.player.generation, request))
-            self._cond.notify_all()
+            dropped = request.conversation_id in self._dropped_replies
+            if not dropped:
+                if request.is_end:
+                    self._open_replies.pop(request.conversation_id, None)
+                else:
+                    _remember(self._open_replies, request.conversation_id)
+                if request.text.strip():  # a closing is_end marker carries no text
+                    self._queue.append((self._generation, self.player.generation, next(self._submitted), request))
+                    self._cond.notify_all()
+        if dropped:
+            self._log("info", f"dropping {request.utterance_id}: its reply was interrupted")
+            if request.text.strip():
+                self._emit(request.utterance_id, "dropped")
 
     def interrupt(self, reason: str = "interrupt") -> float:
         """Stop speaking now and drop everything queued; returns when the audio stops."""
         with self._cond:
             self._generation += 1
             replies = set(self._open_replies)
-            replies.update(req.conversation_id for _g, _p, req in self._queue)
+            replies.update(entry[3].conversation_id for entry in self._queue)
             if self._current is not None:
                 replies.add(self._current.conversation_id)
             for conversation in replies:
                 _remember(self._dropped_replies, conversation)
             self._open_replies.clear()
             # The worker's current sentence, if any, is not playing yet (a sentence leaves the
-            # worker once it is scheduled), so it is dropped too.
+            # worker once it is scheduled), so it is dropped too (the worker reports it).
             dropped = len(self._queue) + (self._current is not None)
+            queued = [entry[3].utterance_id for entry in self._queue]
             self._queue.clear()
             stop_at = self.player.stop()
             self._cond.notify_all()
         self._log("info", f"{reason}: audio stops in {max(0.0, stop_at - self._clock()) * 1000:.0f} ms, "
                           f"{dropped} queued sentence(s) dropped")
+        for uid in queued:
+            self._emit(uid, "dropped")
         return stop_at
+
+    def cancel(self, conversation_id: str, reason: str = "cancelled") -> float | None:
+        """Stop one reply: drop its queued sentences (and any that still arrive); stop the audio
+        only if one of its sentences is playing or handed to the player. Returns when the
+        audio stops, or None when none of it was in the player (nothing else is touched)."""
+        with self._cond:
+            _remember(self._dropped_replies, conversation_id)
+            self._open_replies.pop(conversation_id, None)
+            queued = [e[3].utterance_id for e in self._queue if e[3].conversation_id == conversation_id]
+            in_player = any(req.conversation_id == conversation_id for _n, req in self._in_player.values())
+            current_is_ours = self._current is not None and self._current.conversation_id == conversation_id
+            self._queue = collections.deque(e for e in self._queue if e[3].conversation_id != conversation_id)
+            stop_at = None
+            if in_player or current_is_ours:
+                # The worker's sentence becomes stale; the others keep their place, re-tagged.
+                self._generation += 1
+                if in_player:
+                    stop_at, never_played = self.player.stop_and_report()
+                    # Other replies' sentences the stop caught before they played are queued
+                    # again (synthesized anew), in the order they were submitted.
+                    for uid in never_played:
+                        entry = self._in_player.pop(uid, None)
+                        if entry is not None and entry[1].conversation_id != conversation_id:
+                            self._requeued.add(uid)
+                            self._insert(*entry)
+                player_generation = self.player.generation
+                self._queue = collections.deque((self._generation, player_generation, n, r)
+                                                for _g, _p, n, r in self._queue)
+            self._cond.notify_all()
+        if stop_at is not None:
+            self._log("info", f"{reason} {conversation_id}: audio stops in "
+                              f"{max(0.0, stop_at - self._clock()) * 1000:.0f} ms, {len(queued)} queued sentence(s) "
+                              "dropped")
+        else:
+            self._log("info", f"{reason} {conversation_id}: {len(queued)} queued sentence(s) dropped")
+        for uid in queued:
+            self._emit(uid, "dropped")
+        return stop_at
+
+    def _insert(self, number: int, request: SentenceRequest) -> None:
+        """Queue `request` again at the place its submission number gives it (lock held)."""
+        entry = (self._generation, self.player.generation, number, request)
+        position = next((i for i, e in enumerate(self._queue) if e[2] > number), len(self._queue))
+        self._queue.insert(position, entry)
 
     def close(self) -> None:
         with self._cond:
             self._closed = True
+            queued = [entry[3].utterance_id for entry in self._queue]
             self._queue.clear()
             self._cond.notify_all()
+        for uid in queued:
+            self._emit(uid, "dropped")
         self.player.stop()
         self._worker.join(5)
         self.player.close()
@@ -145,22 +232,32 @@ class SpeechPipeline:
                     self._cond.wait()
                 if self._closed:
                     return
-                generation, player_generation, request = self._queue.popleft()
-                if generation != self._generation:
-                    continue
+                generation, player_generation, number, request = self._queue.popleft()
                 self._current = request
+            outcome: SentenceKind | None = "dropped"
             try:
-                self._speak(request, generation, player_generation)
+                if generation == self._generation:
+                    outcome = self._speak(request, number, generation, player_generation)
             except Exception as exc:  # noqa: BLE001 - one bad sentence must not kill the voice
                 self._log("error", f"could not speak {request.utterance_id}: {exc}")
-            finally:
-                with self._cond:
-                    self._current = None
+                outcome = "failed"
+            with self._cond:
+                self._current = None
+                if outcome == "dropped" and not self._closed \
+                        and request.conversation_id not in self._dropped_replies:
+                    # Made stale by another reply's cancel, not by its own end: it is still wanted.
+                    self._insert(number, request)
+                    outcome = None
+            if outcome is not None:
+                self._emit(request.utterance_id, outcome)
 
     def _stale(self, generation: int) -> bool:
         return generation != self._generation or self._closed
 
-    def _speak(self, request: SentenceRequest, generation: int, player_generation: int) -> None:
+    def _speak(self, request: SentenceRequest, number: int, generation: int,
+               player_generation: int) -> SentenceKind | None:
+        """Synthesize and hand over one sentence: None once the player has it (the player
+        reports the rest), else "skipped" or "dropped"."""
         uid = request.utterance_id
         cleaned = sanitize_for_speech(request.text)
         if cleaned.changed:
@@ -168,13 +265,17 @@ class SpeechPipeline:
                       f"sanitised {uid} before speaking: dropped {cleaned.summary()}")
         if not cleaned.text:
             self._log("info", f"nothing speakable in {uid}; skipped")
-            return
+            return "skipped"
         t0 = time.perf_counter()
-        synthesis = self.engine.synthesize(cleaned.text, cancelled=lambda: self._stale(generation))
+        synthesis = self.engine.synthesize(cleaned.text, cancelled=lambda: self._stale(generation),
+                                           language=request.language)
         synth_seconds = time.perf_counter() - t0
         audio_ready = self._clock()
-        if self._stale(generation) or synthesis.cancelled or not len(synthesis.samples):
-            return
+        if self._stale(generation) or synthesis.cancelled:
+            return "dropped"
+        if not len(synthesis.samples):
+            self._log("info", f"no audio for {uid}; skipped")
+            return "skipped"
         if synthesis.has_timings:
             track = build_track(uid, synthesis.phonemes, synthesis.duration)
         else:
@@ -185,11 +286,18 @@ class SpeechPipeline:
         runs = ", ".join(f"{r.voice}" for r in synthesis.runs)
         self._log("debug", f"{uid}: {synthesis.duration:.2f} s of audio ({runs}) in {synth_seconds * 1000:.1f} ms")
         if not self.player.wait_until_queue_below(self.lookahead, player_generation):
-            return
+            return "dropped"
+        with self._cond:
+            if self._stale(generation):  # cancelled while it waited for its turn
+                return "dropped"
+            # Registered before it is committed: a cancel in between must know it is there.
+            self._in_player[uid] = (number, request)
         start = self.player.schedule(uid, synthesis.samples, lambda at: self._on_track(track, at),
                                      generation=player_generation)
         if start is None:
-            return
+            with self._cond:
+                self._in_player.pop(uid, None)
+            return "dropped"
         self.timings.append(SentenceTiming(uid, request.received, audio_ready, start, synthesis.duration,
                                            synth_seconds))
         underflows = getattr(self.player.sink, "underflows", 0)
@@ -197,6 +305,24 @@ class SpeechPipeline:
             self._reported_underflows = underflows
             self._log("warn", f"the audio output ran dry {underflows} time(s) so far (audible glitches); "
                               "a larger device_latency avoids that")
+        return None
+
+    def _on_segment(self, kind: str, key: str, when: float) -> None:
+        if kind != "started":
+            with self._cond:
+                self._in_player.pop(key, None)
+                if kind == "dropped" and key in self._requeued:
+                    self._requeued.discard(key)
+                    return
+        self._emit(key, kind, when)  # type: ignore[arg-type]
+
+    def _emit(self, uid: str, kind: SentenceKind, when: float | None = None) -> None:
+        if self._on_sentence is None:
+            return
+        try:
+            self._on_sentence(SentenceEvent(uid, kind, self._clock() if when is None else when))
+        except Exception as exc:  # noqa: BLE001 - a listener's bug must not stop the voice
+            self._log("error", f"sentence listener failed on {kind} {uid}: {exc}")
 
     def _on_cut(self, key: str, played: float, total: float) -> None:
         self._log("info", f"{key} cut after {played:.2f} s of {total:.2f} s")

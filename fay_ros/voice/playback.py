@@ -18,6 +18,10 @@ a timeline of scheduled segments in that clock:
 - `stop()` empties the timeline at once: the next rendered block is silence, so the audio
   stops when the blocks already handed to the output have played (one block plus the device
   latency), and `speaking=false` is reported with that moment.
+- `on_segment(kind, key, when)` (optional) reports what became of each committed segment:
+  "started" at its first sample, then exactly one of "finished" (its last sample played),
+  "cut" (a stop silenced it part-way; `when` = the moment the audio stopped) or "dropped"
+  (a stop came before any of it played). Like the speaking state, on the notifier thread.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import numpy as np
 
 RenderFn = Callable[[np.ndarray, float], None]
 StateFn = Callable[[bool, str, float], None]  # (speaking, utterance id, monotonic time)
+SegmentFn = Callable[[str, str, float], None]  # (started|finished|cut|dropped, key, monotonic time)
 
 
 class AudioSink(Protocol):
@@ -159,6 +164,7 @@ class Segment:
     generation: int
     played: int = 0  # samples handed to the output so far
     followed: bool = False  # the next segment starts on the sample after this one
+    outcome: str = ""  # "finished", "cut" or "dropped" once decided (reported once)
 
     @property
     def end(self) -> float:
@@ -179,12 +185,14 @@ class Player:
 
     def __init__(self, sink: AudioSink, on_state: StateFn, *, margin: float = 0.01,
                  clock: Callable[[], float] = time.monotonic,
-                 on_cut: Callable[[str, float, float], None] | None = None) -> None:
+                 on_cut: Callable[[str, float, float], None] | None = None,
+                 on_segment: SegmentFn | None = None) -> None:
         self.sink = sink
         self.sample_rate = sink.sample_rate
         self.lead = sink.ahead + margin
         self._on_state = on_state
         self._on_cut = on_cut  # (key, seconds played, seconds total) when stop() cuts a segment
+        self._on_segment = on_segment
         self._clock = clock
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
@@ -257,6 +265,10 @@ class Player:
 
     def stop(self) -> float:
         """Silence now and drop everything queued; returns when the audio actually stops."""
+        return self.stop_and_report()[0]
+
+    def stop_and_report(self) -> tuple[float, list[str]]:
+        """stop(), and the keys of the segments that will not play at all (in start order)."""
         with self._lock:
             self._generation += 1
             now = self._clock()
@@ -270,6 +282,7 @@ class Player:
                 if 0 < segment.played < len(segment.samples):
                     cuts.append((segment.key, segment.played / self.sample_rate,
                                  len(segment.samples) / self.sample_rate))
+            never_played = self._decide_outcomes(handed_over, audible_end)
             self._segments.clear()
             # Keep what already happened or still will: the start of audio that plays before
             # the stop takes effect. Ends are replaced by the one "stopped" report.
@@ -281,7 +294,26 @@ class Player:
                 for cut in cuts:
                     self._at(now, functools.partial(self._on_cut, *cut))
             self._at(audible_end, functools.partial(self._stopped, audible_end))
-            return audible_end
+            return audible_end, never_played
+
+    def _decide_outcomes(self, handed_over: float, audible_end: float) -> list[str]:
+        """The outcome of every committed segment when stop() empties the timeline (lock held):
+        what was handed over whole still finishes, what started is cut when the audio stops,
+        the rest never plays. Reported at those moments, after the starts that still happen."""
+        never_played = []
+        for segment in sorted(self._segments, key=lambda s: s.start):
+            if segment.outcome:
+                continue
+            if segment.end <= handed_over:
+                segment.outcome, when = "finished", segment.end
+            elif segment.start < handed_over:
+                segment.outcome, when = "cut", audible_end
+            else:
+                segment.outcome, when = "dropped", self._clock()
+                never_played.append(segment.key)
+            if self._on_segment is not None:
+                self._at(when, functools.partial(self._on_segment, segment.outcome, segment.key, when))
+        return never_played
 
     def close(self, flush: float = 0.5) -> None:
         """Stop the output; state reports due within `flush` seconds are delivered first."""
@@ -335,13 +367,20 @@ class Player:
         with self._lock:
             self._speaking_key = segment.key
         self._on_state(True, segment.key, segment.start)
+        if self._on_segment is not None:
+            self._on_segment("started", segment.key, segment.start)
 
     def _segment_ended(self, segment: Segment) -> None:
         with self._lock:
-            if segment.followed or self._speaking_key != segment.key:
-                return
-            self._speaking_key = ""
-        self._on_state(False, "", segment.end)
+            finished = not segment.outcome  # a stop() in between decided (and reports) it
+            segment.outcome = segment.outcome or "finished"
+            silent = not segment.followed and self._speaking_key == segment.key
+            if silent:
+                self._speaking_key = ""
+        if silent:
+            self._on_state(False, "", segment.end)
+        if finished and self._on_segment is not None:
+            self._on_segment("finished", segment.key, segment.end)
 
     def _stopped(self, when: float) -> None:
         with self._lock:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..common.wav import read_wav
 from . import libespeak_owner
-from .language_runs import split_runs
+from .language_runs import Language, split_runs
 from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 
 _lock = threading.Lock()
@@ -57,12 +57,13 @@ class Pyttsx3Engine:
                 return v.id
         raise VoiceError(f"pyttsx3 (espeak) has no voice {voice!r} (see `fay-ros say --engine pyttsx3 --list-voices`)")
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> Synthesis:
+    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
+                   language: Language | None = None) -> Synthesis:
         chunks: list[np.ndarray] = []
         voiced: list[VoicedRun] = []
         offset = 0
         with _lock:
-            for index, run in enumerate(split_runs(text, self.settings.default_language)):
+            for index, run in enumerate(split_runs(text, language or self.settings.default_language)):
                 if cancelled():
                     return Synthesis(np.zeros(0, np.int16), self.sample_rate, cancelled=True)
                 voice = self.settings.voice_for(run.language)

@@ -82,6 +82,9 @@ class Engine(Protocol):
     name: str
     sample_rate: int
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False) -> Synthesis: ...
+    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
+                   language: Language | None = None) -> Synthesis:
+        """`language`: of text without letters (digits); None = settings.default_language."""
+        ...
 
     def voices(self) -> list[str]: ...
