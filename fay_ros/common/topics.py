@@ -11,8 +11,9 @@ VOICE_ACTIVE = "audio/voice_active"
 SPEECH_PARTIAL = "speech/partial"
 SPEECH_FINAL = "speech/final"
 TEXT_INPUT = "text_input"
-# Dialogue modes from Fay (fay_msgs/Transcript): speak the text verbatim / record it without replying.
+# Fay's broadcast mode (fay_msgs/Transcript): the tts node speaks the text verbatim, like a `say` goal.
 BROADCAST = "broadcast"
+# Record without replying (fay_msgs/Transcript, the dialogue node).
 OBSERVATION = "observation"
 REPLY = "reply"
 ACTION_CUE = "action_cue"
@@ -24,13 +25,22 @@ LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"
 # Background tasks of the dialogue (diagnostic_msgs/DiagnosticStatus, key/values user, task_id, state, step, tool).
 TASK_PROGRESS = "task/progress"
-DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics convention
+DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics convention (health only)
+# Per-turn timings: the dialogue's LLM timing per reply (fay_msgs/LlmLatency) and the
+# latency_monitor's per-stage latency of each voice turn (fay_msgs/TurnLatency).
+LLM_LATENCY = "dialogue/llm_latency"
+TURN_LATENCY = "latency/turns"
 
 # The memory node's acknowledgement of each user turn it took in (the Transcript without text).
 MEMORY_HEARD = "memory/heard"
 # Private event topics (`~/` resolves under the node's own name, e.g. /fay/mic/listening).
 MIC_LISTENING = "~/listening"
 LATENCY_EVENTS = "~/events"
+
+# Actions. The tts node's `say` (fay_msgs/action/Say): speak a text verbatim, with feedback per sentence.
+ACTION_SAY = "say"
+# The dialogue node's `chat` (fay_msgs/action/Chat): one chat turn held by a robot program.
+ACTION_CHAT = "chat"
 
 SRV_REMEMBER = "memory/remember"
 SRV_RECALL = "memory/recall"
