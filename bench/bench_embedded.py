@@ -135,10 +135,7 @@ def _history_baseline(url: str, system_prompt: str, exchanges: list[tuple[str, s
 
 def _typed(url: str, tmp: Path) -> dict:
     """typed line → first non-empty Utterance of the new conversation, through the node processes."""
-    from diagnostic_msgs.msg import DiagnosticArray
-
-    from fay_msgs.msg import Transcript, Utterance
-    from fay_ros.bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
+    from fay_msgs.msg import LlmLatency, Transcript, Utterance
     from fay_ros.common import qos, topics
     from harness import Collector, NodeProcess, RosProbe, wait_until
 
@@ -151,13 +148,10 @@ def _typed(url: str, tmp: Path) -> dict:
                                    lambda m: replies._on_message((time.monotonic(), m)), qos.EVENTS)
     llm_ttft: dict[str, float] = {}  # conversation_id -> the dialogue's own time to first token (s)
 
-    def on_diagnostics(array) -> None:
-        for status in array.status:
-            if status.name == LLM_STATUS_NAME:
-                values = {kv.key: kv.value for kv in status.values}
-                llm_ttft[values.get("conversation_id", "")] = float(values[LLM_TTFT_KEY]) / 1000
+    def on_llm_latency(msg) -> None:
+        llm_ttft[msg.conversation_id] = msg.time_to_first_token
 
-    probe.node.create_subscription(DiagnosticArray, topics.DIAGNOSTICS, on_diagnostics, 50)
+    probe.node.create_subscription(LlmLatency, topics.LLM_LATENCY, on_llm_latency, qos.EVENTS)
     result: dict = {"chat": [], "chat_ttft": [], "words": [], "facts": [], "exchanges": [], "first_turn": None,
                     "sources": {}}
     try:
@@ -214,9 +208,10 @@ def _typed(url: str, tmp: Path) -> dict:
 
 def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
     import yaml
-    from diagnostic_msgs.msg import DiagnosticArray
 
-    from fay_ros.bringup.latency import PIPELINE_STATUS_NAME
+    from fay_msgs.msg import TurnLatency
+    from fay_ros.bringup.latency import stages_ms
+    from fay_ros.common import topics
     from fay_ros.hearing.audio import ASR_RATE
     from harness import REPO, NodeProcess, RosProbe
     from synthetic_speech import speak_to_wav
@@ -232,11 +227,11 @@ def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
     config["/**/timeline"]["ros__parameters"]["typed_input"] = False
     (tmp / "companion.yaml").write_text(yaml.safe_dump(config))
 
-    def measured(arrays):
-        return [a for a in arrays if a.status and a.status[0].name == PIPELINE_STATUS_NAME]
+    def measured(messages):
+        return list(messages)
 
     probe = RosProbe("bench_embedded_voice_probe")
-    turns = probe.collect(DiagnosticArray, "/diagnostics")
+    turns = probe.collect(TurnLatency, topics.TURN_LATENCY)
     up = NodeProcess("fay_ros.cli", ros=False, args=[
         "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'voice.wav'}", f"llm_base_url:={url}",
         "asr_language:=en", "use_web:=false", "use_rosbridge:=false", "use_llm_server:=false",
@@ -254,10 +249,10 @@ def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
         up.stop(timeout=20)
         probe.close()
     samples: dict[str, list[float]] = {k: [] for k in STAGES}
-    for array in got:
-        for kv in array.status[0].values:
-            if kv.key in samples:
-                samples[kv.key].append(float(kv.value))
+    for turn in got:
+        for key, value in stages_ms(turn).items():
+            if key in samples:
+                samples[key].append(value)
     return samples, len(got)
 
 

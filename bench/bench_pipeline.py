@@ -19,10 +19,10 @@ STAGES = ["speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_
 
 def run() -> str:
     import yaml
-    from diagnostic_msgs.msg import DiagnosticArray
-
     import dialogue_fake_llm as fake
-    from fay_ros.bringup.latency import PIPELINE_STATUS_NAME
+    from fay_msgs.msg import TurnLatency
+    from fay_ros.bringup.latency import stages_ms
+    from fay_ros.common import topics
     from harness import REPO, NodeProcess, RosProbe
     from synthetic_speech import speak_to_wav
 
@@ -50,25 +50,22 @@ def run() -> str:
     llm = fake.ScriptedLlm()
     llm.default = lambda: delayed("Sure. I am happy to talk with you.")
     probe = RosProbe("bench_pipeline_probe")
-    turns = probe.collect(DiagnosticArray, "/diagnostics")
+    turns = probe.collect(TurnLatency, topics.TURN_LATENCY)
     up = NodeProcess("fay_ros.cli", ros=False, args=[
         "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'questions.wav'}",
         f"llm_base_url:={llm.base_url}", "llm_model:=scripted", "asr_language:=en", "use_web:=false",
         "use_rosbridge:=false", "nodes:=memory,dialogue,action_semantics,tts,asr,mic,latency_monitor"])
     try:
-        got = turns.wait_for(
-            lambda arrays: [a for a in arrays if a.status and a.status[0].name == PIPELINE_STATUS_NAME]
-            if sum(1 for a in arrays if a.status and a.status[0].name == PIPELINE_STATUS_NAME) >= len(QUESTIONS)
-            else None, timeout=240, what=f"{len(QUESTIONS)} measured turns")
+        got = turns.wait_for_count(len(QUESTIONS), timeout=240)
     finally:
         up.stop(timeout=20)
         probe.close()
         llm.close()
     samples: dict[str, list[float]] = {k: [] for k in STAGES}
-    for array in got:
-        for kv in array.status[0].values:
-            if kv.key in samples:
-                samples[kv.key].append(float(kv.value))
+    for turn in got:
+        for key, value in stages_ms(turn).items():
+            if key in samples:
+                samples[key].append(value)
     rows = "\n".join(f"| {k.removesuffix('_ms').replace('_', ' ')} | {percentile(v, 0.5):.0f} ms | "
                      f"{percentile(v, 0.95):.0f} ms |" for k, v in samples.items() if v)
     share = percentile(samples["pipeline_share_ms"], 0.5)

@@ -30,30 +30,29 @@ def test_speaking_without_a_turn_is_ignored_and_new_speech_abandons_open_turn():
     assert t.on_speaking(True, 3.0) is None  # second sentence of the same reply
 
 
-def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
-    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-    from rclpy.qos import QoSProfile
-
-    from fay_msgs.msg import SpeechState, Transcript, Utterance
-    from fay_ros.common import qos
-    from fay_ros.common.rostime import to_time_msg
+def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node):
+    import math
 
     from std_msgs.msg import Header, String
+
+    from fay_msgs.msg import LlmLatency, SpeechState, Transcript, TurnLatency, Utterance
+    from fay_ros.common import qos
+    from fay_ros.common.rostime import to_time_msg
 
     from harness import wait_until
 
     node = launch_node("fay_ros.nodes.latency_monitor", {"print_events": True})
-    diag = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=10))
+    turns = ros.collect(TurnLatency, "latency/turns")
     events = ros.collect(String, "/fay/latency_monitor/events")
     final = ros.publisher(Transcript, "speech/final")
     reply = ros.publisher(Utterance, "reply")
     speaking = ros.publisher(SpeechState, "robot_speaking", qos.LATCHED)
-    diag_pub = ros.publisher(DiagnosticArray, "/diagnostics", QoSProfile(depth=10))
-    for pub in (final, reply, speaking):
+    llm = ros.publisher(LlmLatency, "dialogue/llm_latency")
+    for pub in (final, reply, speaking, llm):
         ros.wait_for_subscribers(pub)
-    wait = lambda n: ros.wait_for_subscribers(diag_pub, n)  # noqa: E731
-    wait(2)  # the monitor and our own collector
+    node.wait_ready(probe=ros)
     wait_until(lambda: events.subscription.get_publisher_count() >= 1, message="the monitor's events")
+    wait_until(lambda: turns.subscription.get_publisher_count() >= 1, message="the monitor's turns")
 
     def taken(kind: str) -> None:
         events.wait_for(lambda msgs: msgs and msgs[-1].data == kind, what=f"the monitor taking in {kind}")
@@ -64,27 +63,52 @@ def test_latency_monitor_publishes_stages_on_diagnostics(ros, launch_node):
     said, answer = "what time is it", "It is noon."
     final.publish(Transcript(user_id="alice", text=said, is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
     taken("final")
-    ttft = DiagnosticStatus(name="fay/dialogue: llm", values=[KeyValue(key="time_to_first_token_ms", value="120")])
-    diag_pub.publish(DiagnosticArray(status=[ttft]))
+    llm.publish(LlmLatency(conversation_id="c1", time_to_first_token=0.120, context_seconds=0.01))
     taken("llm_first_token")
     reply.publish(Utterance(user_id="alice", conversation_id="c1", seq=0, text=answer, is_first=True))
     taken("first_reply")
     speaking.publish(SpeechState(speaking=True, utterance_id="c1:0", header=Header(stamp=to_time_msg(now + 0.5))))
-    result = diag.wait_for_match(lambda a: a.status and a.status[0].name == "fay/pipeline: latency")
-    values = {kv.key: float(kv.value) for kv in result.status[0].values if kv.key.endswith("_ms")}
-    assert values["voice_to_first_audio_ms"] == pytest.approx(750, abs=1)
-    assert values["speech_end_to_transcript_ms"] > 0
-    assert values["llm_time_to_first_token_ms"] == pytest.approx(120)
-    assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms",
-            "first_reply_to_first_audio_ms"} <= set(values)
+    turn = turns.wait_for_count(1)[0]
+    assert turn.voice_to_first_audio == pytest.approx(0.750, abs=0.001)
+    assert turn.speech_end_to_transcript > 0
+    assert turn.llm_time_to_first_token == pytest.approx(0.120)
+    assert all(math.isfinite(v) for v in (turn.transcript_to_first_reply, turn.first_reply_to_first_audio,
+                                          turn.pipeline_share))
+    # the turn is known by its conversation id, never by its words
+    assert turn.conversation_id == "c1"
     assert node.stop() == 0  # exited: the line it prints per turn is in its output
     assert "voice_to_first_audio 750 ms" in node.output()
     assert [m.data for m in events.messages] == ["final", "llm_first_token", "first_reply"]
     assert all(f"[latency] event {kind}" in node.output() for kind in ("final", "llm_first_token", "first_reply"))
-    # /diagnostics is global: the turn is known by its conversation id, never by its words
-    assert {kv.key: kv.value for kv in result.status[0].values}["conversation_id"] == "c1"
-    shown = [result.status[0].message, result.status[0].name,
-             *(f"{kv.key}={kv.value}" for kv in result.status[0].values)]
-    leaks = [s for s in shown for words in (said, answer, "alice") if words.lower() in s.lower()]
-    assert not leaks, leaks
     assert said not in node.output() and answer not in node.output()
+
+
+def test_a_turn_without_an_llm_token_has_nan_for_it(ros, launch_node):
+    import math
+
+    from std_msgs.msg import Header, String
+
+    from fay_msgs.msg import SpeechState, Transcript, TurnLatency, Utterance
+    from fay_ros.common import qos
+    from fay_ros.common.rostime import to_time_msg
+
+    node = launch_node("fay_ros.nodes.latency_monitor")
+    turns = ros.collect(TurnLatency, "latency/turns")
+    events = ros.collect(String, "/fay/latency_monitor/events")
+    final = ros.publisher(Transcript, "speech/final")
+    reply = ros.publisher(Utterance, "reply")
+    speaking = ros.publisher(SpeechState, "robot_speaking", qos.LATCHED)
+    for pub in (final, reply, speaking):
+        ros.wait_for_subscribers(pub)
+    node.wait_ready(probe=ros)
+    ros.wait_matched(events, "latency_monitor")
+    ros.wait_matched(turns, "latency_monitor")
+    now = ros.node.get_clock().now().nanoseconds * 1e-9
+    final.publish(Transcript(text="hi", is_final=True, header=Header(stamp=to_time_msg(now - 0.2))))
+    events.wait_for(lambda msgs: msgs and msgs[-1].data == "final")
+    reply.publish(Utterance(conversation_id="qa1", seq=0, text="Hello.", is_first=True))
+    events.wait_for(lambda msgs: msgs and msgs[-1].data == "first_reply")
+    speaking.publish(SpeechState(speaking=True, utterance_id="qa1:0", header=Header(stamp=to_time_msg(now + 0.3))))
+    turn = turns.wait_for_count(1)[0]
+    assert turn.conversation_id == "qa1" and math.isnan(turn.llm_time_to_first_token)
+    assert math.isnan(turn.pipeline_share) and turn.voice_to_first_audio == pytest.approx(0.5, abs=0.001)

@@ -505,6 +505,82 @@ def test_broadcast_speaks_verbatim_and_observation_records_without_reply(fresh):
     run(scenario())
 
 
+def test_start_names_the_conversation_and_routes_that_turns_pieces_to_its_observer(fresh):
+    """A caller holding a turn (the chat action) knows its conversation id before anything is
+    said, and its observer sees exactly that turn's pieces, after they were emitted."""
+    async def scenario():
+        rig = Rig(fresh)
+        seen: list[tuple[str, int, str, int]] = []
+        # both users get the same answer (the server answers in arrival order); ids tell them apart
+        fresh.script(fake.judge_finish("Hello there. Nice to meet you."),
+                     fake.judge_finish("Hello there. Nice to meet you."))
+        turn = rig.engine.start("bob", "hello", "en", observer=lambda p: seen.append(
+            (p.conversation_id, p.seq, p.text, len(rig.pieces))))
+        assert turn is not None and turn.conversation_id.startswith("bob-1-") and seen == []
+        other = rig.engine.submit("alice", "hi", "en")
+        trace = await turn.task
+        await other
+        assert trace.conversation_id == turn.conversation_id
+        assert {cid for cid, *_rest in seen} == {turn.conversation_id}, "only this turn's pieces"
+        assert [text for _c, _s, text, _n in seen if text] == ["Hello there.", "Nice to meet you."]
+        emitted = [p for p in rig.pieces if p.conversation_id == turn.conversation_id]
+        assert emitted[-1].is_end and [(p.seq, p.text) for p in emitted] == [(seq, text) for _c, seq, text, _n in seen]
+        for _cid, seq, _text, emitted_before in seen:  # each piece was emitted before the observer saw it
+            assert rig.pieces[emitted_before - 1].seq == seq
+        assert {p.user_id for p in rig.pieces if p.conversation_id != turn.conversation_id} == {"alice"}
+        assert rig.engine.start("bob", "   ", "en") is None
+        with pytest.raises(ValueError, match="observation"):
+            rig.engine.start("bob", "noted", "en", OBSERVATION)
+        await rig.close()
+    run(scenario())
+
+
+def test_a_started_turn_ends_cancelled_when_interrupted_or_replaced(fresh):
+    async def scenario():
+        rig = Rig(fresh)
+        fresh.script(fake.text('{"action": "finish", "message": "One. ', 'Two."}', gate_after=1))
+        turn = rig.engine.start("bob", "tell me", "en")
+        await rig.wait_pieces(lambda ps: len(ps) >= 1)
+        rig.engine.interrupt()
+        await asyncio.wait({turn.task})
+        assert turn.task.cancelled()
+        fresh.script(fake.text('{"action": "finish", "message": "Three. ', 'Four."}', gate_after=1),
+                     fake.judge_finish("Five."))
+        first = rig.engine.start("bob", "again", "en")
+        await rig.wait_pieces(lambda ps: any(p.text == "Three." for p in ps))
+        second = rig.engine.start("bob", "something else", "en")
+        await asyncio.wait({first.task, second.task})
+        assert first.task.cancelled() and not second.task.cancelled()
+        assert first.conversation_id != second.conversation_id
+        await rig.close()
+    run(scenario())
+
+
+def test_words_said_outside_the_engine_are_the_companions_in_the_next_prompt(fresh):
+    """The tts node's say action / broadcast topic publishes on `reply` with source "say": the
+    dialogue records each such reply, once whole, as the companion's words of that user."""
+    async def scenario():
+        rig = Rig(fresh, judge=False)
+        rig.engine.record_said("alice", "say-1", "Dinner is at six.", False)
+        assert rig.engine.history("alice") == [], "recorded once the reply is whole"
+        rig.engine.record_said("alice", "say-1", "Please wash your hands.", False)
+        rig.engine.record_said("alice", "say-1", "", True)
+        rig.engine.record_said("", "say-2", "Spoken to the room.", True)  # nobody's: not recorded
+        assert rig.engine.history("alice") == [
+            {"role": "assistant", "content": "Dinner is at six. Please wash your hands."}]
+        assert rig.engine.history("") == []
+        rig.engine.record_said("alice", "say-3", "The bus leaves soon.", False)  # its end never came
+        fresh.script(fake.text("Yes, at six."))
+        await rig.engine.submit("alice", "when is dinner?", "en")
+        messages = fresh.requests[0]["messages"]
+        assert {"role": "assistant", "content": "Dinner is at six. Please wash your hands."} in messages
+        assert {"role": "assistant", "content": "The bus leaves soon."} in messages
+        assert not [m for m in messages if m["role"] == "user" and "Dinner" in m["content"]], \
+            "the companion's words are never the user's"
+        await rig.close()
+    run(scenario())
+
+
 def test_tiny_history_window_extends_the_last_prompt_between_drops():
     """Consecutive tiny prompts share everything but the new turn (the server's prompt cache
     covers the rest); the window drops back to the minimum only when it reached the maximum."""

@@ -5,15 +5,18 @@ services are a tiny real service server (a dict) on the test's probe node.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 
 import pytest
 
 import dialogue_fake_llm as fake
-from fay_msgs.msg import MemoryNode, Transcript, Utterance
+from action_msgs.msg import GoalStatus
+from fay_msgs.action import Chat
+from fay_msgs.msg import ActionCue, MemoryNode, Transcript, Utterance
 from fay_msgs.srv import GetActiveRules, Recall, Remember
-from harness import NodeProcess, RosProbe, free_port, wait_until
+from harness import DEFAULT_TIMEOUT, Collector, NodeProcess, RosProbe, free_port, wait_until
 from std_msgs.msg import Empty
 
 from fay_ros.common import topics
@@ -110,24 +113,18 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     assert llm.requests[0]["messages"][-1]["content"] == "good morning"
 
 
-def test_reply_reports_llm_time_to_first_token_on_diagnostics(fresh, llm):
-    from diagnostic_msgs.msg import DiagnosticArray
-
-    from fay_ros.bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
+def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):
+    from fay_msgs.msg import LlmLatency
 
     probe, node, memory, replies, pubs = fresh
-    diagnostics = probe.collect(DiagnosticArray, topics.DIAGNOSTICS)
-    probe.wait_for_publishers(topics.DIAGNOSTICS)
+    latency = probe.collect(LlmLatency, topics.LLM_LATENCY)
+    probe.wait_matched(latency, "dialogue")
     llm.script(fake.judge_finish("It is a fine day.", pieces=3))
     pubs[topics.SPEECH_FINAL].publish(transcript("how is the day"))
     first = replies.wait_for(lambda msgs: next((m for m in msgs if m.is_first), None), what="the first sentence")
-    status = diagnostics.wait_for_match(lambda a: a.status and a.status[0].name == LLM_STATUS_NAME).status[0]
-    values = {kv.key: kv.value for kv in status.values}
-    assert values["conversation_id"] == first.conversation_id
-    assert 0.0 < float(values[LLM_TTFT_KEY]) < 5000.0
-    # /diagnostics is global: ids and timings only, never what was said
-    shown = [status.name, status.message, status.hardware_id, *(f"{kv.key}={kv.value}" for kv in status.values)]
-    assert not [s for s in shown for words in ("how is the day", "fine day") if words in s.lower()], shown
+    msg = latency.wait_for_match(lambda m: m.conversation_id == first.conversation_id)
+    assert 0.0 < msg.time_to_first_token < 5.0 and msg.context_seconds >= 0.0
+    assert msg.header.stamp.sec > 0
 
 
 def test_text_input_with_memory_services_owner_from_session(fresh, llm):
@@ -228,3 +225,168 @@ def test_malformed_qa_table_stops_the_node_naming_file_and_line(launch_node, tmp
     proc = launch_node(NODE, {"qa_file": str(table)})
     assert proc.wait_exit(30) == 2
     assert f"{table}:3" in proc.output()
+
+
+# -- the chat action ------------------------------------------------------------------------
+
+def wait_future(future, what: str, timeout: float = DEFAULT_TIMEOUT):
+    """The result of an rclpy future completed by the probe's executor thread."""
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout):
+        raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
+    return future.result()
+
+
+class ChatGoal:
+    """One goal of the dialogue's `chat` action sent from the probe: its feedback and result."""
+
+    def __init__(self, client, text: str, user: str = "alice", language: str = "en") -> None:
+        self.feedback = Collector()
+        sent = client.send_goal_async(Chat.Goal(text=text, user_id=user, language=language),
+                                      feedback_callback=lambda msg: self.feedback._on_message(msg.feedback))
+        self.handle = wait_future(sent, "the goal response")
+        assert self.handle.accepted
+        self._result = self.handle.get_result_async()
+
+    def result(self):
+        """(status, result). Feedback and result travel separately: wait for the feedback itself."""
+        response = wait_future(self._result, "the chat result")
+        return response.status, response.result
+
+    def cancel(self):
+        return wait_future(self.handle.cancel_goal_async(), "the cancel response")
+
+
+@pytest.fixture(scope="module")
+def chat(rig):
+    from rclpy.action import ActionClient
+
+    probe = rig[0]
+    client = ActionClient(probe.node, Chat, topics.ACTION_CHAT)
+    assert client.wait_for_server(timeout_sec=DEFAULT_TIMEOUT), "the dialogue's chat action server"
+    yield client
+    client.destroy()
+
+
+def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fresh, llm, chat):
+    probe, node, memory, replies, pubs = fresh
+    llm.script(fake.judge_finish("Hello Alice! The weather is lovely today. Shall we go out?", pieces=6))
+    goal = ChatGoal(chat, "good morning")
+    status, result = goal.result()
+    assert status == GoalStatus.STATUS_SUCCEEDED
+    assert (result.completed, result.reason) == (True, "completed")
+    assert result.reply == "Hello Alice! The weather is lovely today. Shall we go out?"
+    goal.feedback.wait_for_count(3)
+    assert [(f.seq, f.sentence) for f in goal.feedback.messages] == [
+        (0, "Hello Alice!"), (1, "The weather is lovely today."), (2, "Shall we go out?")]
+    # the same turn as a text_input message's: on `reply`, the user's words in the prompt
+    end = replies.wait_for(reply_done, what="the end of the reply")
+    assert end.conversation_id == result.conversation_id and end.user_id == "alice"
+    assert llm.requests[0]["messages"][-1]["content"] == "good morning"
+    assert "Mochi" in llm.requests[0]["messages"][0]["content"], "alice's memories feed the prompt"
+    assert list(result.cues) == [], "no action_semantics running: no cues"
+
+
+def test_chat_action_result_carries_the_cues_of_action_semantics(fresh, llm, chat, launch_node):
+    probe, node, memory, replies, pubs = fresh
+    launch_node("fay_ros.nodes.action_semantics").wait_ready(probe=probe)
+    cues = probe.collect(ActionCue, topics.ACTION_CUE)
+    probe.wait_matched(cues, "action_semantics")
+
+    attempts = []
+
+    def turn_with_cues():
+        # The graph shows action_semantics before the dialogue and it have matched each other's
+        # endpoints (nothing outside the two processes can see that): a goal whose sentences
+        # reached action_semantics and whose cues came back in the grace is the event waited for.
+        attempts.append(len(attempts) + 1)
+        answer = "Welcome back! Please come in."
+        llm.reset()
+        llm.script(fake.judge_finish(answer, pieces=4))
+        # a new user each time: the reply guard would drop a repeat of what this user just heard
+        status, result = ChatGoal(chat, "I'm home", user=f"visitor{len(attempts)}").result()
+        assert status == GoalStatus.STATUS_SUCCEEDED and result.reply == answer
+        return result if len(result.cues) == 2 else None
+
+    result = wait_until(turn_with_cues, message="a chat result with the cues of its two sentences")
+    assert [c.utterance_id for c in result.cues] == [f"{result.conversation_id}:0", f"{result.conversation_id}:1"]
+    assert [c.text for c in result.cues] == ["Welcome back!", "Please come in."]
+    def this_turns(msgs):
+        found = [c for c in msgs if c.utterance_id.startswith(f"{result.conversation_id}:")]
+        return found if len(found) == 2 else None
+
+    published = cues.wait_for(this_turns, what="the cues of this turn on action_cue")
+    assert [(c.utterance_id, c.code, c.behavior) for c in published] == [
+        (c.utterance_id, c.code, c.behavior) for c in result.cues], "the cues as action_semantics published them"
+
+
+def test_chat_action_cancel_interrupts_the_turn_and_the_voice(fresh, llm, chat):
+    probe, node, memory, replies, pubs = fresh
+    interrupts = probe.collect(Empty, topics.INTERRUPT)
+    probe.wait_matched(interrupts, "dialogue")
+    [stream] = llm.script(fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}',
+                                    gate_after=1))
+    goal = ChatGoal(chat, "tell me a story")
+    goal.feedback.wait_for_count(1)
+    assert goal.cancel().goals_canceling, "the cancel is accepted"
+    status, result = goal.result()
+    assert status == GoalStatus.STATUS_CANCELED
+    assert (result.completed, result.reason, result.reply) == (False, "cancelled", "Once upon a time.")
+    interrupts.wait_for_count(1)  # the voice stops, as at a barge-in
+    assert stream.closed.wait(10) and not stream.finished.is_set(), "the LLM stream was closed"
+    end = replies.wait_for(reply_done, what="the closing marker of the cut reply")
+    assert end.text == "" and end.conversation_id == result.conversation_id
+
+
+def test_chat_action_ends_interrupted_by_an_interrupt_message(fresh, llm, chat):
+    probe, node, memory, replies, pubs = fresh
+    llm.script(fake.text('{"action": "finish", "message": "Let me think. ', 'Maybe."}', gate_after=1))
+    goal = ChatGoal(chat, "what is the answer", user="bob")
+    goal.feedback.wait_for_count(1)
+    pubs[topics.INTERRUPT].publish(Empty())
+    status, result = goal.result()
+    assert status == GoalStatus.STATUS_ABORTED
+    assert (result.completed, result.reason, result.reply) == (False, "interrupted", "Let me think.")
+
+
+def test_chat_action_llm_outage_returns_the_spoken_apology(fresh, llm, chat):
+    probe, node, memory, replies, pubs = fresh
+    llm.script(fake.status(502, "bad gateway"))
+    status, result = ChatGoal(chat, "how are you").result()
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.reply == Persona().line("apology", "en") and result.completed
+    assert result.reason.startswith("failed: ") and "502" in result.reason
+    end = replies.wait_for(reply_done)
+    assert end.source == "fallback" and end.conversation_id == result.conversation_id
+
+
+def test_words_said_by_the_tts_node_are_the_companions_in_the_next_prompt(fresh, llm):
+    """`reply` with source "say" (the tts node's say action / broadcast topic) is recorded in
+    that user's history as what the companion said."""
+    probe, node, memory, replies, pubs = fresh
+    said = probe.publisher(Utterance, topics.REPLY)
+    wait_until(lambda: said.get_subscription_count() >= 2 and any(  # the probe's collector and the dialogue
+        s.node_name == "dialogue" for s in probe.node.get_subscriptions_info_by_topic(probe.resolve(topics.REPLY))),
+        message="the dialogue's reply subscription")
+    for seq, text in enumerate(["Time for your medicine.", ""]):
+        said.publish(Utterance(user_id="carol", conversation_id="say-7", seq=seq, text=text, is_first=seq == 0,
+                               is_end=bool(seq), source="say"))
+    replies.wait_for(lambda msgs: any(m.source == "say" and m.is_end for m in msgs), what="the say reply")
+    answers = itertools.cycle(["Yes, the blue pill.", "The small white one.", "Take the round tablet now.",
+                    "Ask your doctor first."])
+
+    def prompt_with_it():
+        # `reply` and `text_input` are separate topics with no order between them: the event
+        # waited for is a turn of carol's whose prompt has the recorded words
+        llm.reset()
+        llm.script(fake.judge_finish(next(answers)))
+        replies.clear()
+        pubs[topics.TEXT_INPUT].publish(transcript("which one?", user="carol"))
+        replies.wait_for(lambda msgs: any(m.user_id == "carol" and m.is_end for m in msgs), what="carol's reply")
+        messages = llm.requests[0]["messages"]
+        return messages if {"role": "assistant", "content": "Time for your medicine."} in messages else None
+
+    messages = wait_until(prompt_with_it, message="a prompt with the words the tts node said")
+    assert not [m for m in messages if m["role"] == "user" and "medicine" in m["content"]], \
+        "the companion's words are never the user's"

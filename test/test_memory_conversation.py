@@ -52,6 +52,17 @@ def test_guests_and_fillers_are_not_recorded(clock, owner, source):
     assert recorder.hear_reply(owner, "c1", "One moment.", is_end=True, source=source) is None
 
 
+@pytest.mark.parametrize("source", ["say", "proactive"])
+def test_words_said_unasked_are_the_companions_alone_and_leave_the_users_turn_open(clock, source):
+    recorder = ConversationRecorder(clock, user_label="Tom", assistant_label="Fay")
+    recorder.hear_user("tom", "What's the weather?")
+    said = recorder.hear_reply("tom", "say-1", "The battery is low.", is_end=True, source=source)
+    assert said.content == "Fay: The battery is low."
+    assert recorder.current_turn("tom")[1] == 1 and recorder.heard_recently("tom") == ["What's the weather?"]
+    answer = recorder.hear_reply("tom", "c9", "It is sunny.", is_end=True, source="llm")
+    assert answer.content == "Tom: What's the weather?\nFay: It is sunny."
+
+
 def test_forget_matching_finds_by_key_content_and_meaning_within_one_owner(tmp_path, clock):
     service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock)
     for owner, content, key in [("alice", "我不吃香菜", "coriander"), ("alice", "我住在上海", ""),

@@ -9,17 +9,22 @@ Turns are matched by order: a final transcript opens a turn; the next first repl
 (is_first) answers it; the next speaking=true starts its audio. A new final transcript
 before the reply abandons the open turn (the person spoke again).
 
-A turn is known by the reply's conversation_id only: /diagnostics is global, so what the
-person said never goes into it.
+A turn is known by the reply's conversation_id only: the latency topic is for anyone, so
+what the person said never goes into it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# The dialogue node reports the LLM's time to first token as this diagnostic status / key.
-LLM_STATUS_NAME = "fay/dialogue: llm"
-LLM_TTFT_KEY = "time_to_first_token_ms"
-PIPELINE_STATUS_NAME = "fay/pipeline: latency"
+# The stages, as the fields of fay_msgs/TurnLatency are named (seconds).
+STAGE_FIELDS = ("speech_end_to_transcript", "transcript_to_first_reply", "first_reply_to_first_audio",
+                "voice_to_first_audio", "llm_time_to_first_token", "pipeline_share")
+
+
+def stages_ms(message: object) -> dict[str, float]:
+    """The observed stages of a fay_msgs/TurnLatency as `<stage>_ms` -> milliseconds (NaN left out)."""
+    values = {f"{name}_ms": float(getattr(message, name)) * 1000.0 for name in STAGE_FIELDS}
+    return {k: v for k, v in values.items() if v == v}
 
 
 @dataclass

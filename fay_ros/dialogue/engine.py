@@ -47,6 +47,13 @@ CancelledError), new_task (refused with the persona's task_busy line, as Fay's s
 refuses a second task) or normal_chat (the usual flow; a tool verdict is refused the same
 way). `interrupt()` cuts what is being spoken, never a running task.
 
+Callers that hold a turn themselves (the dialogue node's `chat` action) start it with
+`start`: the returned `Turn` names the reply's conversation id before anything is said, its
+task ends with the turn (cancelled when interrupted or replaced), and an observer given to
+`start` sees each piece of that reply as it is emitted. `submit` is the fire-and-forget form.
+What the companion said outside the engine (the tts node's `say` action and `broadcast`
+topic) is recorded with `record_said`, so the next prompt knows it.
+
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
 a new input from the same user cancels the old turn, and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
@@ -92,6 +99,8 @@ from .trace import TurnTrace
 log = logging.getLogger("fay_ros.dialogue")
 
 CHAT, BROADCAST, OBSERVATION = "chat", "broadcast", "observation"
+SAY_SOURCE = "say"  # Utterance source of what the tts node spoke verbatim (its say action, the broadcast topic)
+PENDING_SAID_REPLIES = 16  # said replies still waiting for their is_end piece (oldest recorded first)
 TASK_MODES = ("off", "dual", "always")  # background tasks: never / with a big model (Fay) / always
 
 FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON object:
@@ -132,6 +141,15 @@ class EngineSettings:
     new_task: str = "refuse"
 
 
+@dataclass(frozen=True)
+class Turn:
+    """A reply turn started by `DialogueEngine.start`: the conversation id every piece of its
+    reply carries, and the task running it (result: the TurnTrace; cancelled when the turn was
+    interrupted or replaced by the user's next input)."""
+    conversation_id: str
+    task: asyncio.Task
+
+
 class DialogueEngine:
     def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
                  big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
@@ -152,6 +170,8 @@ class DialogueEngine:
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
         self._interrupted = False
+        # sentences of replies said outside the engine, by conversation id, until their is_end
+        self._said: dict[str, tuple[str, list[str]]] = {}
         self.traces: deque[TurnTrace] = deque(maxlen=50)
         if self.settings.background_tasks not in TASK_MODES:
             raise ValueError(f"background_tasks must be one of {TASK_MODES}, not {self.settings.background_tasks!r}")
@@ -172,19 +192,34 @@ class DialogueEngine:
 
     # -- entry points (call on the engine's loop) ---------------------------------------
     def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT) -> asyncio.Task | None:
-        """Start a turn; the user's running turn (if any) is cancelled first."""
+        """Start a turn (an observation is only recorded) and return its task; None for an
+        empty text. The user's running turn (if any) is cancelled first."""
+        if kind == OBSERVATION:
+            text = text.strip()
+            return asyncio.ensure_future(self._observe(user_id, text)) if text else None
+        turn = self.start(user_id, text, language, kind)
+        return turn.task if turn is not None else None
+
+    def start(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
+              observer: Callable[[ReplyPiece], None] | None = None) -> Turn | None:
+        """Start a reply turn (CHAT or BROADCAST) and return its handle (None for an empty
+        text); `observer` sees each piece of this turn's reply right after `emit` published it.
+        The user's running turn (if any) is cancelled first."""
+        if kind not in (CHAT, BROADCAST):
+            raise ValueError(f"start() runs a reply turn (chat or broadcast), not {kind!r}")
         text = text.strip()
         if not text:
             return None
+        self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
         replace = self._interrupted
         previous = self._running.get(user_id)
-        if previous is not None and not previous.done() and kind != OBSERVATION:
+        if previous is not None and not previous.done():
             previous.cancel()
             replace = True
-        if kind == OBSERVATION:
-            return asyncio.ensure_future(self._observe(user_id, text))
         self._interrupted = False
-        task = asyncio.ensure_future(self.run_turn(user_id, text, language, kind, replace=replace))
+        opened = self._open_turn(user_id)
+        task = asyncio.ensure_future(self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
+                                                   observer=observer))
         self._running[user_id] = task
 
         def finished(done: asyncio.Task) -> None:
@@ -192,7 +227,30 @@ class DialogueEngine:
                 del self._running[user_id]
 
         task.add_done_callback(finished)
-        return task
+        return Turn(opened[1], task)
+
+    def record_said(self, user_id: str, conversation_id: str, text: str, is_end: bool) -> None:
+        """One sentence the companion said outside the engine (the tts node's `say` action or
+        `broadcast` topic, on `reply` with source "say"): at the reply's `is_end` its sentences
+        become one companion message of that user's history (no user words), so the next
+        prompt knows what was said. A reply without an owner ("") is not recorded."""
+        if not user_id:
+            return
+        _owner, sentences = self._said.setdefault(conversation_id, (user_id, []))
+        if text.strip():
+            sentences.append(text.strip())
+        if is_end:
+            self._record_said(conversation_id)
+        while len(self._said) > PENDING_SAID_REPLIES:  # an end that never comes: keep what was said
+            self._record_said(next(iter(self._said)))
+
+    def _record_said(self, conversation_id: str) -> None:
+        user_id, sentences = self._said.pop(conversation_id)
+        self.histories.remember_turn(user_id, None, " ".join(sentences))
+
+    def _record_pending_said(self, user_id: str) -> None:
+        for conversation_id in [c for c, (owner, _s) in self._said.items() if owner == user_id]:
+            self._record_said(conversation_id)
 
     def interrupt(self) -> int:
         """Cancel every running turn; the next reply replaces whatever is being spoken."""
@@ -230,14 +288,22 @@ class DialogueEngine:
             log.warning("warm-up of the model failed (%s): %s", exc.kind, exc.reason)
 
     # -- one turn -----------------------------------------------------------------------
-    async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
-                       replace: bool = False) -> TurnTrace:
-        language = language or self._guess_language(text)
+    def _open_turn(self, user_id: str) -> tuple[int, str]:
+        """The user's next turn number and the conversation id of its reply."""
         turn = self._turns[user_id] = self._turns.get(user_id, 0) + 1
-        conversation_id = f"{user_id or 'guest'}-{turn}-{uuid.uuid4().hex[:8]}"
+        return turn, f"{user_id or 'guest'}-{turn}-{uuid.uuid4().hex[:8]}"
+
+    async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
+                       replace: bool = False, *, opened: tuple[int, str] | None = None,
+                       observer: Callable[[ReplyPiece], None] | None = None) -> TurnTrace:
+        """One turn; `opened` is the (turn number, conversation id) `start` chose, `observer`
+        sees each piece of the reply after `emit`."""
+        language = language or self._guess_language(text)
+        turn, conversation_id = opened or self._open_turn(user_id)
         # a broadcast with nothing speakable is not sent at all; anything else answers someone
         no_answer = "" if kind == BROADCAST else self.persona.line("no_answer", language, turn)
-        reply = Reply(self.emit, user_id, conversation_id, replace, no_answer)
+        reply = Reply(self.emit if observer is None else _emit_and_observe(self.emit, observer), user_id,
+                      conversation_id, replace, no_answer)
         trace = TurnTrace(conversation_id)
         self.traces.append(trace)
         ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
@@ -808,3 +874,11 @@ class DialogueEngine:
     @staticmethod
     def _history_user_text(text: str, note: str) -> str:
         return f"{text}\n(context: {note})" if note else text
+
+
+def _emit_and_observe(emit: Callable[[ReplyPiece], None],
+                      observer: Callable[[ReplyPiece], None]) -> Callable[[ReplyPiece], None]:
+    def both(piece: ReplyPiece) -> None:
+        emit(piece)
+        observer(piece)
+    return both

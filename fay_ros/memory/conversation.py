@@ -15,6 +15,7 @@ import uuid
 from collections import OrderedDict
 from typing import Callable
 
+from ..common import reply_sources
 from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode, is_guest
 from .policy import CONVERSATION_IMPORTANCE
 
@@ -101,8 +102,13 @@ class ConversationRecorder:
         if not is_end:
             return None
         self._open_replies.pop(key, None)
-        self._turn_answered.add(owner)
-        user_text = " ".join(self._pending_user.pop(owner, []))
+        if source in reply_sources.UNPROMPTED:
+            # Said unasked (a say goal, a broadcast, proactive talk): the companion's words alone.
+            # The user's words still waiting for the dialogue's answer belong to that answer.
+            user_text = ""
+        else:
+            self._turn_answered.add(owner)
+            user_text = " ".join(self._pending_user.pop(owner, []))
         reply = "".join(sentences) if _mostly_cjk(sentences) else " ".join(sentences)
         if not user_text and not reply:
             return None

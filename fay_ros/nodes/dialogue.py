@@ -1,13 +1,20 @@
 """dialogue: Fay's judge → tools → reply flow (fay_ros.dialogue.engine) as a ROS node.
 
-In:  speech/final, text_input (chat turns), broadcast (speak verbatim), observation
-     (record, no reply) — all fay_msgs/Transcript; interrupt (std_msgs/Empty).
-Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists.
+In:  speech/final, text_input (chat turns), observation (record, no reply) — all
+     fay_msgs/Transcript; interrupt (std_msgs/Empty); reply with source "say" (what the tts
+     node spoke verbatim: recorded as the companion's words in that user's history);
+     action_cue (collected for the chat action's result).
+Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; interrupt
+     when a chat goal is cancelled (the voice stops, as at a barge-in).
+Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answered like a
+     text_input message; feedback per sentence, result the whole reply and its cues.
 Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
 (call_async with a timeout; without them the dialogue works without memory).
 
 The engine runs on its own asyncio loop thread; ROS callbacks only hand work to it, so an
-LLM stream never blocks the executor, and an interrupt is handled while a stream runs.
+LLM stream never blocks the executor, and an interrupt is handled while a stream runs. The
+chat action's execute callback is a coroutine that awaits the turn held on the engine's loop
+(`_on_engine`), so no executor thread waits for a turn either.
 """
 from __future__ import annotations
 
@@ -17,24 +24,27 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field, field_validator
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
+from rclpy.task import Future as RosFuture
 from std_msgs.msg import Empty
 
-from fay_msgs.msg import Transcript, Utterance
+from fay_msgs.action import Chat
+from fay_msgs.msg import ActionCue, LlmLatency, Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
-from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher
 from ..common.node_main import run_node
 from ..common.paths import config_file
 from ..common.params import ConfigError, declare_config
-from ..dialogue.engine import BROADCAST, CHAT, OBSERVATION, DialogueEngine, EngineSettings
+from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
+from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine, EngineSettings
 from ..dialogue.llm import ApiKeyError, ChatClient, Endpoint
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
@@ -104,6 +114,9 @@ class DialogueConfig(BaseModel):
         "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
     fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
                              "reply against the tool results before it is spoken")
+    chat_cue_grace: float = Field(0.5, ge=0.0, le=10.0, description="seconds the chat action waits after the "
+                                  "turn's last sentence for action_semantics' cues of its sentences (then it "
+                                  "returns the cues that came; none without action_semantics)")
 
     @field_validator("base_url", "big_base_url")
     @classmethod
@@ -286,8 +299,8 @@ class DialogueNode(Node):
         self._thread.start()
         memory = RosMemoryGateway(self, self._loop, c.memory_timeout) if c.memory else None
         self.publisher = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
-        # The LLM's time to first token per turn, for the bring-up's per-stage latency.
-        self.diagnostics = self.create_publisher(DiagnosticArray, topics.DIAGNOSTICS, 10)
+        # The LLM's time to first token per reply, for latency_monitor's per-stage latency.
+        self.llm_latency = self.create_publisher(LlmLatency, topics.LLM_LATENCY, qos.EVENTS)
         # Background task progress: DiagnosticStatus (typed level + key/values, already used on
         # /diagnostics, shown by rqt and passed by rosbridge) instead of a new fay_msgs type.
         self.task_progress = self.create_publisher(DiagnosticStatus, topics.TASK_PROGRESS, qos.EVENTS)
@@ -304,11 +317,21 @@ class DialogueNode(Node):
             raise ConfigError(str(exc)) from None
 
         group = ReentrantCallbackGroup()
-        for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.BROADCAST, BROADCAST),
-                            (topics.OBSERVATION, OBSERVATION)):
+        for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
             self.create_subscription(Transcript, topic, lambda msg, k=kind: self._on_text(msg, k), qos.EVENTS,
                                      callback_group=group)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
+        self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS, callback_group=group)
+
+        # The chat action: goals by goal id (executor threads: execute, cancel); the turns being
+        # held by conversation id (engine loop only: pieces, cues).
+        self._chat_goals: dict[bytes, ChatTurn] = {}
+        self._held: dict[str, ChatTurn] = {}
+        self.interrupt_publisher = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=group)
+        self._chat_server = ActionServer(self, Chat, topics.ACTION_CHAT, execute_callback=self._execute_chat,
+                                         goal_callback=self._accept_chat, cancel_callback=self._cancel_chat,
+                                         callback_group=group)
         mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
         flow = "tiny profile (one call, no judge)" if profile == TINY else \
             f"capable profile, judge {'on' if c.judge else 'off'}"
@@ -356,6 +379,100 @@ class DialogueNode(Node):
             self.get_logger().info(f"interrupt: cancelled {n} running turn(s)")
         self._loop.call_soon_threadsafe(interrupt)
 
+    def _on_reply(self, msg: Utterance) -> None:
+        if msg.source == SAY_SOURCE:  # the tts node spoke it verbatim: the companion's words
+            self._loop.call_soon_threadsafe(self.engine.record_said, msg.user_id, msg.conversation_id, msg.text,
+                                            msg.is_end)
+
+    # -- the chat action ------------------------------------------------------------------
+    def _accept_chat(self, goal: Chat.Goal) -> GoalResponse:
+        if not goal.text.strip():
+            self.get_logger().warning("chat goal rejected: its text is empty")
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _cancel_chat(self, goal_handle: Any) -> CancelResponse:
+        held = self._chat_goals.get(bytes(goal_handle.goal_id.uuid))
+        if held is None:
+            return CancelResponse.REJECT
+
+        def cancel() -> None:
+            held.cancel_requested = True  # before the turn ends: its reason is "cancelled"
+            n = self.engine.interrupt()
+            self.get_logger().info(f"chat goal cancelled: cancelled {n} running turn(s)")
+
+        # queued on the engine's loop before our own interrupt message comes back to _on_interrupt
+        self._loop.call_soon_threadsafe(cancel)
+        self.interrupt_publisher.publish(Empty())  # the voice stops, as at a barge-in
+        return CancelResponse.ACCEPT
+
+    async def _execute_chat(self, goal_handle: Any) -> Chat.Result:
+        key = bytes(goal_handle.goal_id.uuid)
+        held = self._chat_goals[key] = ChatTurn()
+        goal = goal_handle.request
+
+        def said(piece: ReplyPiece) -> None:  # on the engine's loop, right after the piece is on `reply`
+            sentence = held.on_piece(piece)
+            if sentence is not None:
+                goal_handle.publish_feedback(Chat.Feedback(seq=sentence[0], sentence=sentence[1]))
+
+        try:
+            await self._on_engine(self._hold_chat(held, goal.user_id, goal.text, goal.language, said))
+        except Exception as exc:  # noqa: BLE001 - a bug in holding the turn still answers the client
+            self.get_logger().error(f"chat goal failed: {type(exc).__name__}: {exc}")
+            held.outcome = Outcome(False, f"{FAILED}: {type(exc).__name__}")
+        finally:
+            del self._chat_goals[key]
+        outcome = held.outcome or Outcome(False, f"{FAILED}: the turn did not end")
+        if outcome.achieved:
+            goal_handle.succeed()
+        elif outcome.reason == CANCELLED and goal_handle.is_cancel_requested:
+            goal_handle.canceled()
+        else:  # interrupted or failed (or cancelled before the cancel request was recorded)
+            goal_handle.abort()
+        return Chat.Result(reply=held.reply, conversation_id=held.conversation_id, cues=held.cues,
+                           completed=outcome.completed, reason=outcome.reason)
+
+    async def _hold_chat(self, held: ChatTurn, user_id: str, text: str, language: str,
+                         said: Callable[[ReplyPiece], None]) -> None:
+        """One chat turn on the engine's loop, like a text_input message's, until it has ended
+        and its cues came (or the grace passed)."""
+        if held.cancel_requested:
+            held.cancel_before_start()
+            return
+        turn = self.engine.start(user_id, text, language, CHAT, observer=said)
+        if turn is None:  # the goal callback refuses an empty text
+            raise ValueError("empty chat text")
+        held.conversation_id = turn.conversation_id
+        self._held[turn.conversation_id] = held
+        try:
+            await asyncio.wait({turn.task})
+            held.finish(turn.task)
+            await held.cues_in(self.config.chat_cue_grace)
+        finally:
+            del self._held[turn.conversation_id]
+
+    def _on_cue(self, cue: ActionCue) -> None:
+        if self._chat_goals:  # only while a chat goal runs
+            self._loop.call_soon_threadsafe(self._chat_cue, cue)
+
+    def _chat_cue(self, cue: ActionCue) -> None:
+        for held in self._held.values():
+            if held.add_cue(cue.utterance_id, cue):
+                return
+
+    async def _on_engine(self, coroutine: Any) -> Any:
+        """Await, in an rclpy coroutine, a coroutine run on the engine's loop; the executor
+        thread serves other callbacks meanwhile."""
+        done = RosFuture(executor=self.executor)
+        # a done callback makes completing the future wake the executor, which then resumes
+        # the coroutine waiting on it (an rclpy Future without callbacks wakes nobody)
+        done.add_done_callback(lambda _future: None)
+        running = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        running.add_done_callback(done.set_result)
+        finished = await done
+        return finished.result()
+
     def _publish(self, piece: ReplyPiece) -> None:
         msg = Utterance(user_id=piece.user_id, conversation_id=piece.conversation_id, seq=piece.seq, text=piece.text,
                         is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source)
@@ -381,14 +498,11 @@ class DialogueNode(Node):
         ttft = trace.llm_time_to_first_token if trace is not None else None
         if ttft is None:  # qa hit, broadcast or fallback: no LLM token in this reply
             return
-        status = DiagnosticStatus(level=DiagnosticStatus.OK, name=LLM_STATUS_NAME, hardware_id="fay_ros",
-                                  message=f"time to first token {ttft * 1000:.0f} ms",
-                                  values=[KeyValue(key=LLM_TTFT_KEY, value=f"{ttft * 1000:.1f}"),
-                                          KeyValue(key="context_ms", value=f"{trace.context_seconds * 1000:.1f}"),
-                                          KeyValue(key="conversation_id", value=conversation_id)])
-        array = DiagnosticArray(status=[status])
-        array.header.stamp = self.get_clock().now().to_msg()
-        self.diagnostics.publish(array)
+        msg = LlmLatency(conversation_id=conversation_id, time_to_first_token=float(ttft),
+                         context_seconds=float(trace.context_seconds))
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = "dialogue"
+        self.llm_latency.publish(msg)
 
     def close(self) -> None:
         loop = getattr(self, "_loop", None)

@@ -1,11 +1,12 @@
-"""latency_monitor: per-stage latency of each voice turn, published on /diagnostics.
+"""latency_monitor: per-stage latency of each voice turn, on its own typed topic.
 
-Watches the graph (speech/final, reply, robot_speaking, and the dialogue node's own LLM
-diagnostics) and, once a turn's first audio sample plays, publishes one DiagnosticArray with
-the stage durations in milliseconds: end of speech → final transcript → first reply sentence
-→ first audio sample, plus the LLM's time to first token and the pipeline's own share.
-/diagnostics is global: it carries the reply's conversation_id and timings only, never
-what was said (nor do the printed lines).
+Watches the graph (speech/final, reply, robot_speaking, and the dialogue's LLM timing on
+`dialogue/llm_latency`, fay_msgs/LlmLatency) and, once a turn's first audio sample plays,
+publishes one fay_msgs/TurnLatency on `latency/turns`: end of speech → final transcript →
+first reply sentence → first audio sample, plus the LLM's time to first token and the
+pipeline's own share, in seconds (NaN for a stage not observed). It carries the reply's
+conversation_id and timings only, never what was said (nor do the printed lines).
+/diagnostics carries the node's health only.
 
 Each event the tracker takes in is also published on `~/events` (std_msgs/String: `final`,
 `llm_first_token`, `first_reply`), in the order taken, so a driver of the graph (a test) can
@@ -13,16 +14,17 @@ feed the next one after it.
 """
 from __future__ import annotations
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+import math
+
 from pydantic import BaseModel, Field
 from rclpy.node import Node
-from rclpy.qos import QoSProfile
 from std_msgs.msg import String
 
-from fay_msgs.msg import SpeechState, Transcript, Utterance
+from fay_msgs.msg import LlmLatency, SpeechState, Transcript, Utterance
+from fay_msgs.msg import TurnLatency as TurnLatencyMsg
 
-from ..bringup.latency import LLM_STATUS_NAME, LLM_TTFT_KEY, PIPELINE_STATUS_NAME, LatencyTracker, TurnLatency
-from ..common import qos, topics
+from ..bringup.latency import STAGE_FIELDS, LatencyTracker, TurnLatency
+from ..common import qos, reply_sources, topics
 from ..common.node_main import run_node
 from ..common.params import declare_config
 from ..common.rostime import from_time_msg
@@ -38,12 +40,12 @@ class LatencyMonitor(Node):
         super().__init__("latency_monitor", namespace=topics.DEFAULT_NAMESPACE)
         self.config = declare_config(self, LatencyMonitorConfig)
         self.tracker = LatencyTracker()
-        self.publisher = self.create_publisher(DiagnosticArray, topics.DIAGNOSTICS, QoSProfile(depth=10))
+        self.publisher = self.create_publisher(TurnLatencyMsg, topics.TURN_LATENCY, qos.EVENTS)
         self.events = self.create_publisher(String, topics.LATENCY_EVENTS, qos.EVENTS)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_speaking, qos.LATCHED)
-        self.create_subscription(DiagnosticArray, topics.DIAGNOSTICS, self._on_diagnostics, QoSProfile(depth=10))
+        self.create_subscription(LlmLatency, topics.LLM_LATENCY, self._on_llm_latency, qos.EVENTS)
 
     def _now(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
@@ -55,7 +57,7 @@ class LatencyMonitor(Node):
         self._event("final")
 
     def _on_reply(self, msg: Utterance) -> None:
-        if msg.is_first:
+        if msg.is_first and msg.source not in reply_sources.UNPROMPTED:  # a say or proactive line answers no turn
             self.tracker.on_first_reply(self._now(), msg.conversation_id)
             self._event("first_reply", f"conversation {msg.conversation_id}")
 
@@ -65,17 +67,12 @@ class LatencyMonitor(Node):
         if turn is not None:
             self._publish(turn)
 
-    def _on_diagnostics(self, msg: DiagnosticArray) -> None:
-        for status in msg.status:
-            if status.name != LLM_STATUS_NAME:
-                continue
-            for kv in status.values:
-                if kv.key == LLM_TTFT_KEY:
-                    try:
-                        self.tracker.on_llm_first_token(float(kv.value) / 1000.0)
-                        self._event("llm_first_token", kv.value)
-                    except ValueError:
-                        self.get_logger().warning(f"unreadable {LLM_TTFT_KEY}: {kv.value!r}")
+    def _on_llm_latency(self, msg: LlmLatency) -> None:
+        if not math.isfinite(msg.time_to_first_token) or msg.time_to_first_token < 0:
+            self.get_logger().warning(f"ignored an unusable time_to_first_token: {msg.time_to_first_token!r}")
+            return
+        self.tracker.on_llm_first_token(msg.time_to_first_token)
+        self._event("llm_first_token", f"{msg.time_to_first_token * 1000:.1f} ms")
 
     def _event(self, kind: str, detail: str = "") -> None:
         self.events.publish(String(data=kind))
@@ -83,17 +80,11 @@ class LatencyMonitor(Node):
             print(f"[latency] event {kind}" + (f": {detail}" if detail else ""), flush=True)
 
     def _publish(self, turn: TurnLatency) -> None:
-        status = DiagnosticStatus(
-            level=DiagnosticStatus.OK,
-            name=PIPELINE_STATUS_NAME,
-            message=f"voice to first audio {turn.stages.get('voice_to_first_audio', 0) * 1000:.0f} ms",
-            hardware_id="fay_ros",
-            values=[KeyValue(key=f"{k}_ms", value=f"{v * 1000:.1f}") for k, v in turn.stages.items()]
-            + [KeyValue(key="conversation_id", value=turn.conversation_id)],
-        )
-        array = DiagnosticArray(status=[status])
-        array.header.stamp = self.get_clock().now().to_msg()
-        self.publisher.publish(array)
+        msg = TurnLatencyMsg(conversation_id=turn.conversation_id,
+                             **{field: turn.stages.get(field, math.nan) for field in STAGE_FIELDS})
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.frame_id = "latency_monitor"
+        self.publisher.publish(msg)
         if self.config.print_turns:
             parts = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in turn.stages.items())
             print(f"[latency] {parts}", flush=True)
