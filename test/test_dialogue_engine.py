@@ -10,7 +10,7 @@ import pytest
 
 import dialogue_fake_llm as fake
 from harness import free_port
-from fay_ros.dialogue.engine import BROADCAST, OBSERVATION, DialogueEngine, EngineSettings
+from fay_ros.dialogue.engine import OBSERVATION, DialogueEngine, EngineSettings
 from fay_ros.dialogue.llm import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.qa import QaTable
@@ -486,15 +486,17 @@ def test_prestart_tools_get_the_question_and_feed_the_prompt(fresh):
     run(scenario())
 
 
-def test_broadcast_speaks_verbatim_and_observation_records_without_reply(fresh):
+def test_a_proactive_line_is_spoken_verbatim_and_observation_records_without_reply(fresh):
     memory = DictMemory()
 
     async def scenario():
         rig = Rig(fresh, memory=memory)
-        await rig.engine.submit("alice", "各位好。现在开始播报！Dinner is at six.", "", BROADCAST)
+        await rig.engine.speak_first("alice", line="各位好。现在开始播报！Dinner is at six.").task
         assert rig.texts() == ["各位好。", "现在开始播报！", "Dinner is at six."]
-        assert {p.source for p in rig.pieces} == {"broadcast"}
+        assert {p.source for p in rig.pieces} == {"proactive"} and not rig.pieces[0].replace
         assert_one_reply(rig.pieces)
+        assert rig.engine.history("alice")[-1] == {"role": "assistant",
+                                                   "content": "各位好。 现在开始播报！ Dinner is at six."}
         rig.pieces.clear()
         await rig.engine.submit("alice", "The user is watering the plants.", "en", OBSERVATION)
         assert rig.pieces == []
@@ -743,11 +745,11 @@ def test_qa_answers_and_broadcasts_pass_the_same_gate(fresh, tmp_path):
         await rig.engine.run_turn("alice", "secret", "en")
         assert rig.texts() == [Persona().line("no_answer", "en", 2)] and rig.pieces[0].source == "fallback"
         rig.pieces.clear()
-        await rig.engine.submit("alice", "# Notice\nDinner is at **six**.", "en", BROADCAST)
-        assert rig.texts() == ["Notice", "Dinner is at six."] and {p.source for p in rig.pieces} == {"broadcast"}
+        await rig.engine.speak_first("alice", line="# Notice\nDinner is at **six**.", language="en").task
+        assert rig.texts() == ["Notice", "Dinner is at six."] and {p.source for p in rig.pieces} == {"proactive"}
         rig.pieces.clear()
-        await rig.engine.submit("alice", '{"name": "remember", "arguments": {}}', "en", BROADCAST)
-        assert rig.pieces == [], "a broadcast with nothing speakable is not sent (nobody asked for it)"
+        await rig.engine.speak_first("alice", line='{"name": "remember", "arguments": {}}', language="en").task
+        assert rig.pieces == [], "a proactive line with nothing speakable is not sent (nobody asked for it)"
         assert fresh.requests == []
         await rig.close()
     run(scenario())
@@ -757,3 +759,45 @@ def test_a_persona_line_with_nothing_speakable_is_refused_at_start():
     persona = Persona(no_answer={"en": ["```sorry```"]})
     with pytest.raises(ValueError, match="no_answer line for 'en' has nothing speakable"):
         DialogueEngine(persona, None, lambda _p: None)
+
+
+@pytest.mark.parametrize("profile", ["tiny", "capable"])
+def test_a_proactive_prompt_is_the_models_own_opener_never_the_users_words(fresh, profile):
+    async def scenario():
+        rig = Rig(fresh, memory=DictMemory(), profile=profile, judge=False)
+        fresh.script(fake.text("Good morning, Tom! ", "Did you sleep well?"))
+        turn = rig.engine.speak_first("tom", prompt="Greet the user and ask how they slept.", language="en")
+        await turn.task
+        assert rig.texts() == ["Good morning, Tom!", "Did you sleep well?"]
+        assert {p.source for p in rig.pieces} == {"proactive"} and rig.pieces[0].conversation_id == turn.conversation_id
+        # the instruction went to the model as the last message, and stays out of the history
+        assert "Greet the user and ask how they slept." in fresh.requests[-1]["messages"][-1]["content"]
+        assert rig.engine.history("tom") == [{"role": "assistant", "content": "Good morning, Tom! Did you sleep well?"}]
+        await rig.close()
+    run(scenario())
+
+
+def test_a_proactive_prompt_says_nothing_when_the_model_fails_or_recites_it(fresh):
+    async def scenario():
+        rig = Rig(fresh, profile="tiny")
+        fresh.script(fake.status(503))
+        await rig.engine.speak_first("tom", prompt="Remind the user to drink water.", language="en").task
+        assert rig.pieces == [], "nobody asked: no apology for a failed proactive line"
+        fresh.script(fake.text("Speak to me first, in one or two short sentences: Remind the user to drink water."))
+        await rig.engine.speak_first("tom", prompt="Remind the user to drink water.", language="en").task
+        assert rig.pieces == [] and rig.engine.history("tom") == []
+        await rig.close()
+    run(scenario())
+
+
+def test_a_proactive_line_never_talks_over_the_users_running_turn(fresh):
+    async def scenario():
+        rig = Rig(fresh, profile="tiny")
+        fresh.script(fake.text("Sure, ", "once upon a time.", gate_after=1))
+        running = rig.engine.start("tom", "tell me a story", "en")
+        assert rig.engine.speak_first("tom", line="Time for a break!") is None
+        assert rig.engine.speak_first("anna", line="Hello Anna.") is not None  # another user's turn is free
+        running.task.cancel()
+        await asyncio.gather(running.task, return_exceptions=True)
+        await rig.close()
+    run(scenario())

@@ -35,3 +35,13 @@ COMMANDS = QoSProfile(
     reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.VOLATILE,
 )
+
+# Triggers from other programs (proactive talk's topic triggers, e.g. a person detector): best
+# effort matches every publisher, reliable or best effort (a reliable subscription would not
+# match a sensor's best-effort publisher); a trigger is an event, so nothing is latched.
+TRIGGERS = QoSProfile(
+    depth=10,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.BEST_EFFORT,
+    durability=DurabilityPolicy.VOLATILE,
+)

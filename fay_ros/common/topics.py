@@ -31,6 +31,9 @@ DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics co
 LLM_LATENCY = "dialogue/llm_latency"
 TURN_LATENCY = "latency/turns"
 
+# The user's words of each chat goal (fay_msgs/Transcript), published by the dialogue node for
+# those that record what users said (memory), since a goal comes on no input topic.
+CHAT_HEARD = "chat/heard"
 # The memory node's acknowledgement of each user turn it took in (the Transcript without text).
 MEMORY_HEARD = "memory/heard"
 # Private event topics (`~/` resolves under the node's own name, e.g. /fay/mic/listening).

@@ -74,6 +74,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..common import reply_sources
 from ..common.text import has_cjk
 from ..memory.self_facts import SelfFact, extract_self_facts
 from . import fact_answers, prompts, routing
@@ -98,8 +99,10 @@ from .trace import TurnTrace
 
 log = logging.getLogger("fay_ros.dialogue")
 
-CHAT, BROADCAST, OBSERVATION = "chat", "broadcast", "observation"
-SAY_SOURCE = "say"  # Utterance source of what the tts node spoke verbatim (its say action, the broadcast topic)
+CHAT, OBSERVATION = "chat", "observation"
+SAY_SOURCE = reply_sources.SAY  # what the tts node spoke verbatim (its say action, the broadcast topic)
+# The instruction of a proactive prompt: the model speaks first, to the user, in its own words.
+PROACTIVE_INSTRUCTION = "Speak to me first, in one or two short sentences: {prompt}"
 PENDING_SAID_REPLIES = 16  # said replies still waiting for their is_end piece (oldest recorded first)
 TASK_MODES = ("off", "dual", "always")  # background tasks: never / with a big model (Fay) / always
 
@@ -202,11 +205,11 @@ class DialogueEngine:
 
     def start(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
               observer: Callable[[ReplyPiece], None] | None = None) -> Turn | None:
-        """Start a reply turn (CHAT or BROADCAST) and return its handle (None for an empty
-        text); `observer` sees each piece of this turn's reply right after `emit` published it.
-        The user's running turn (if any) is cancelled first."""
-        if kind not in (CHAT, BROADCAST):
-            raise ValueError(f"start() runs a reply turn (chat or broadcast), not {kind!r}")
+        """Start a reply turn (CHAT) and return its handle (None for an empty text); `observer`
+        sees each piece of this turn's reply right after `emit` published it. The user's running
+        turn (if any) is cancelled first."""
+        if kind != CHAT:
+            raise ValueError(f"start() runs a chat turn, not {kind!r}")
         text = text.strip()
         if not text:
             return None
@@ -251,6 +254,88 @@ class DialogueEngine:
     def _record_pending_said(self, user_id: str) -> None:
         for conversation_id in [c for c, (owner, _s) in self._said.items() if owner == user_id]:
             self._record_said(conversation_id)
+
+    def speak_first(self, user_id: str, *, line: str = "", prompt: str = "", language: str = "") -> Turn | None:
+        """Proactive talk (the schedule's triggers): the companion speaks first, to `user_id`:
+        the fixed `line` verbatim, or what the model says for `prompt` (an instruction, never
+        shown to anyone as the user's words). Every piece has source "proactive"; what was said
+        joins the user's history as the companion's words. It never talks over the user: while
+        the user's turn runs, nothing is said (None). The user's next input cancels it like any
+        turn. A model that fails or says nothing usable leaves it unsaid: nobody asked, so no
+        apology and no stock line."""
+        if not (line.strip() or prompt.strip()):
+            return None
+        running = self._running.get(user_id)
+        if running is not None and not running.done():
+            return None
+        opened = self._open_turn(user_id)
+        task = asyncio.ensure_future(self._proactive_turn(user_id, line.strip(), prompt.strip(), language, opened))
+        self._running[user_id] = task
+
+        def finished(done: asyncio.Task) -> None:
+            if self._running.get(user_id) is done:
+                del self._running[user_id]
+
+        task.add_done_callback(finished)
+        return Turn(opened[1], task)
+
+    async def _proactive_turn(self, user_id: str, line: str, prompt: str, language: str,
+                              opened: tuple[int, str]) -> TurnTrace:
+        turn, conversation_id = opened
+        language = language or (self._guess_language(line or prompt))
+        reply = Reply(self.emit, user_id, conversation_id, False, "", source=reply_sources.PROACTIVE)
+        trace = TurnTrace(conversation_id)
+        trace.path = "proactive"
+        self.traces.append(trace)
+        try:
+            if line:
+                self._speak_text(reply, line, reply_sources.PROACTIVE)
+            else:
+                await self._proactive_reply(reply, ToolContext(user_id, prompt, conversation_id, turn, language,
+                                                               self.memory), trace)
+            if reply.spoken:
+                self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
+        except asyncio.CancelledError:
+            trace.cancelled = True
+            reply.cut()
+            raise
+        except LlmError as exc:
+            trace.error = f"{exc.kind}: {exc.reason}"
+            log.warning("proactive line for %s not said: the LLM failed (%s): %s", conversation_id, exc.kind,
+                        exc.reason)
+            reply.cut()
+        except Exception as exc:  # noqa: BLE001 - a bug in one line must not take the node down
+            trace.error = f"{type(exc).__name__}: {exc}"
+            log.exception("proactive line %s failed", conversation_id)
+            reply.cut()
+        return trace
+
+    async def _proactive_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace) -> None:
+        """The model's own words for a proactive prompt: the persona, the user's name and facts,
+        the recent history, then the instruction as the last message; streamed through the same
+        outbound gate and guard as any answer (the guard also drops a recital of the prompt)."""
+        if self.small is None:
+            raise LlmUnreachable("no LLM endpoint configured")
+        started = time.monotonic()
+        memories, rules, prestart, _note, profile = await self._gather_context(ctx)
+        trace.context_seconds = time.monotonic() - started
+        facts = self._known_facts(ctx.owner, profile, memories)
+        ctx.user_name = fact_answers.user_name(facts)
+        instruction = PROACTIVE_INSTRUCTION.format(prompt=ctx.question)
+        guard = self._guard(ctx, extra_prompt=(instruction,))
+        if self.settings.profile == TINY:
+            tiny = self.settings.tiny
+            volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+            history = self.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+            messages = prompts.tiny_messages(self._tiny_system(facts), history, volatile, instruction)
+            await self._stream_spoken(reply, messages, trace, guard, ctx, first_clause_chars=tiny.first_clause_chars,
+                                      max_tokens=min(tiny.max_tokens, self.settings.max_tokens),
+                                      temperature=tiny.temperature, frequency_penalty=tiny.frequency_penalty,
+                                      stop=list(tiny.stop), extra_body={"repeat_penalty": tiny.repeat_penalty})
+            return
+        context = PromptContext(self._with_facts(memories, facts), rules, prestart)
+        messages = prompts.direct_messages(self.persona.system_prompt, context, self.history(ctx.owner), instruction)
+        await self._stream_spoken(reply, messages, trace, guard, ctx)
 
     def interrupt(self) -> int:
         """Cancel every running turn; the next reply replaces whatever is being spoken."""
@@ -300,8 +385,7 @@ class DialogueEngine:
         sees each piece of the reply after `emit`."""
         language = language or self._guess_language(text)
         turn, conversation_id = opened or self._open_turn(user_id)
-        # a broadcast with nothing speakable is not sent at all; anything else answers someone
-        no_answer = "" if kind == BROADCAST else self.persona.line("no_answer", language, turn)
+        no_answer = self.persona.line("no_answer", language, turn)
         reply = Reply(self.emit if observer is None else _emit_and_observe(self.emit, observer), user_id,
                       conversation_id, replace, no_answer)
         trace = TurnTrace(conversation_id)
@@ -310,11 +394,6 @@ class DialogueEngine:
         history_note = ""
         learned: list[SelfFact] = []
         try:
-            if kind == BROADCAST:
-                trace.path = "broadcast"
-                self._speak_text(reply, text, "broadcast")
-                self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
-                return trace
             learned = self._learn_facts(ctx)
             if kind == CHAT and (task := self.tasks.running(user_id)) is not None \
                     and await self._route_during_task(reply, ctx, trace, task):
@@ -709,8 +788,9 @@ class DialogueEngine:
         if guard.dropped:
             log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
         if reply.end(last.text if last is not None and last.text else "", "llm"):
-            log.warning("nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); said the "
-                        "no_answer line", ctx.conversation_id, trace.guard, reply.dropped.summary())
+            said = "said the no_answer line" if reply.no_answer else "said nothing (nobody asked)"
+            log.warning("nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); %s",
+                        ctx.conversation_id, trace.guard, reply.dropped.summary(), said)
 
     def _guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)

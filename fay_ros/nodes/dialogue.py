@@ -52,7 +52,9 @@ from ..dialogue.profiles import TINY, resolve as resolve_profile
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reply import ReplyPiece
 from ..dialogue.tasks import TaskProgress
+from ..schedule.proactive import Decision
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
+from .proactive import ProactiveTalk
 from .ros_tools import RosTools, await_ros_future
 from ..agent.mcp_config import McpConfigError
 from ..agent.tool_config import ToolsFileError, load_tools_file
@@ -114,6 +116,10 @@ class DialogueConfig(BaseModel):
         "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
     fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
                              "reply against the tool results before it is spoken")
+    schedule_file: str = Field("", description="the schedule (YAML) whose proactive: section says when the "
+                               "companion speaks first: daily times, intervals, cron, a topic message, silence after "
+                               "a turn ('' = config/schedule.yaml, where no trigger is set: proactive talk is opt-in; "
+                               "every option: config/schedule.example.yaml). Re-read when it changes.")
     chat_cue_grace: float = Field(0.5, ge=0.0, le=10.0, description="seconds the chat action waits after the "
                                   "turn's last sentence for action_semantics' cues of its sentences (then it "
                                   "returns the cues that came; none without action_semantics)")
@@ -315,6 +321,13 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
+        try:
+            self.proactive = ProactiveTalk(self, c.schedule_file, self._speak_first)
+        except ConfigError:
+            self.close()
+            raise
+        # The words of each chat goal, for those that record what users said (memory).
+        self.chat_heard = self.create_publisher(Transcript, topics.CHAT_HEARD, qos.EVENTS)
 
         group = ReentrantCallbackGroup()
         for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
@@ -371,6 +384,8 @@ class DialogueNode(Node):
     def _on_text(self, msg: Transcript, kind: str) -> None:
         if kind == CHAT and not msg.text.strip():
             return
+        if kind == CHAT:
+            self.proactive.heard(msg.user_id)
         self._loop.call_soon_threadsafe(self.engine.submit, msg.user_id, msg.text, msg.language, kind)
 
     def _on_interrupt(self, _msg: Empty) -> None:
@@ -410,6 +425,11 @@ class DialogueNode(Node):
         key = bytes(goal_handle.goal_id.uuid)
         held = self._chat_goals[key] = ChatTurn()
         goal = goal_handle.request
+        self.proactive.heard(goal.user_id)
+        heard = Transcript(text=goal.text, is_final=True, user_id=goal.user_id, language=goal.language)
+        heard.header.stamp = self.get_clock().now().to_msg()
+        heard.header.frame_id = "chat"
+        self.chat_heard.publish(heard)  # before the turn: memory checks stated facts against what it heard
 
         def said(piece: ReplyPiece) -> None:  # on the engine's loop, right after the piece is on `reply`
             sentence = held.on_piece(piece)
@@ -472,6 +492,14 @@ class DialogueNode(Node):
         running.add_done_callback(done.set_result)
         finished = await done
         return finished.result()
+
+    def _speak_first(self, decision: Decision) -> str:
+        """A proactive line the schedule's gate let through: started on the engine's loop; the
+        conversation id of its reply, or "" when the user's own turn is running."""
+        def start() -> str:
+            turn = self.engine.speak_first(decision.user, line=decision.say, prompt=decision.prompt)
+            return turn.conversation_id if turn is not None else ""
+        return asyncio.run_coroutine_threadsafe(_call(start), self._loop).result(5)
 
     def _publish(self, piece: ReplyPiece) -> None:
         msg = Utterance(user_id=piece.user_id, conversation_id=piece.conversation_id, seq=piece.seq, text=piece.text,

@@ -185,6 +185,8 @@ class MemoryNodeRos(Node):
             self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_user_words, qos.EVENTS)
             if c.record_text_input:
                 self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
+                # a robot program's chat goal: the user's words too (typed or otherwise given)
+                self.create_subscription(Transcript, topics.CHAT_HEARD, self._on_user_words, qos.EVENTS)
             self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.heard_publisher = self.create_publisher(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
         self.job_status = StatusPublisher(self, "background jobs")

@@ -200,6 +200,10 @@ class ProactivePlanner:
                 decisions.append(Decision("drop", name, due.trigger.kind, due.user, due.due, reason=verdict.reason))
         return decisions
 
+    def waiting(self) -> dict[str, float]:
+        """The due lines waiting for speech to end: trigger name -> when it became due."""
+        return {name: due.due for name, due in self._waiting.items()}
+
     def next_due(self) -> dict[str, float | None]:
         """Each time trigger's next occurrence (for status displays)."""
         return self._clock.next_due()
