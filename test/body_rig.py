@@ -7,10 +7,7 @@ from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray
 from lifecycle_msgs.msg import Transition
-from lifecycle_msgs.srv import ChangeState, GetState
-from rcl_interfaces.msg import Parameter as ParameterMsg, SetParametersResult
-from rcl_interfaces.srv import GetParameters, SetParameters
-from rclpy.parameter import Parameter
+from rcl_interfaces.msg import SetParametersResult
 from rosgraph_msgs.msg import Clock
 
 from fay_msgs.msg import ActionCue
@@ -90,28 +87,23 @@ def moves(msg, joint: str) -> float:
     return max(abs(p.positions[j] - idle) for p in msg.points)
 
 
-# -- parameters, through the node's parameter services -------------------------------------
+# -- parameters and lifecycle: the probe's own (harness.RosProbe) -------------------------
 def set_parameter(ros, node: str, name: str, value: Any) -> SetParametersResult:
     """`ros2 param set /fay/<node> <name> <value>`: the node's answer (successful, reason)."""
-    request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
-    [result] = ros.call(SetParameters, f"/fay/{node}/set_parameters", request).results
+    [result] = ros.set_parameters(node, **{name: value})
     return result
 
 
 def get_parameter(ros, node: str, name: str) -> Any:
-    [value] = ros.call(GetParameters, f"/fay/{node}/get_parameters", GetParameters.Request(names=[name])).values
-    return Parameter.from_parameter_msg(ParameterMsg(name=name, value=value)).value
+    return ros.get_parameter(node, name)
 
 
-# -- lifecycle ------------------------------------------------------------------------------
 def lifecycle_state(ros, node: str) -> str:
-    return ros.call(GetState, f"/fay/{node}/get_state", GetState.Request()).current_state.label
+    return ros.lifecycle_state(node)
 
 
 def change_state(ros, node: str, transition: int) -> bool:
-    request = ChangeState.Request()
-    request.transition.id = transition
-    return ros.call(ChangeState, f"/fay/{node}/change_state", request).success
+    return ros.change_state(node, transition)
 
 
 CONFIGURE = Transition.TRANSITION_CONFIGURE

@@ -482,6 +482,36 @@ class RosProbe:
         finally:
             self.node.destroy_client(client)
 
+    # -- a node's parameters and lifecycle, through its own services -----------------------
+    def set_parameters(self, node: str, namespace: str = "/fay", **values: Any) -> list[Any]:
+        """`ros2 param set`: one rcl_interfaces SetParametersResult (successful, reason) per value."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+
+        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()
+                                                    for name, value in values.items()])
+        return list(self.call(SetParameters, f"{namespace}/{node}/set_parameters", request).results)
+
+    def get_parameter(self, node: str, name: str, namespace: str = "/fay") -> Any:
+        from rcl_interfaces.srv import GetParameters
+        from rclpy.parameter import parameter_value_to_python
+
+        response = self.call(GetParameters, f"{namespace}/{node}/get_parameters", GetParameters.Request(names=[name]))
+        return parameter_value_to_python(response.values[0])
+
+    def lifecycle_state(self, node: str, namespace: str = "/fay") -> str:
+        from lifecycle_msgs.srv import GetState
+
+        return self.call(GetState, f"{namespace}/{node}/get_state", GetState.Request()).current_state.label
+
+    def change_state(self, node: str, transition: int, namespace: str = "/fay") -> bool:
+        """A lifecycle transition (lifecycle_msgs/msg/Transition.TRANSITION_*); True when taken."""
+        from lifecycle_msgs.srv import ChangeState
+
+        request = ChangeState.Request()
+        request.transition.id = transition
+        return self.call(ChangeState, f"{namespace}/{node}/change_state", request).success
+
     def close(self) -> None:
         self.executor.shutdown(timeout_sec=2)
         self.node.destroy_node()

@@ -18,8 +18,6 @@ from typing import Any
 
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
-from rcl_interfaces.srv import GetParameters, SetParameters
-from rclpy.parameter import Parameter, parameter_value_to_python
 from rclpy.qos import QoSProfile
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import Bool, Empty, String
@@ -60,14 +58,11 @@ class AudioFeed:
 
 def set_parameters(ros: Any, node: str, **values: Any) -> list[Any]:
     """`ros2 param set` through the node's own service: one SetParametersResult per value."""
-    request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()
-                                                for name, value in values.items()])
-    return list(ros.call(SetParameters, f"/fay/{node}/set_parameters", request).results)
+    return ros.set_parameters(node, **values)
 
 
 def get_parameter(ros: Any, node: str, name: str) -> Any:
-    response = ros.call(GetParameters, f"/fay/{node}/get_parameters", GetParameters.Request(names=[name]))
-    return parameter_value_to_python(response.values[0])
+    return ros.get_parameter(node, name)
 
 
 def texts(collector: Any) -> list[str]:

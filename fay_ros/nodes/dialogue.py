@@ -132,6 +132,16 @@ class DialogueConfig(BaseModel):
         return value.rstrip("/")
 
 
+# Applied from the next turn on (the engine reads its settings per turn); the endpoints, keys,
+# files and the memory wiring are taken at start-up and are read-only.
+LIVE_PARAMETERS = frozenset({
+    "model_profile", "judge", "judge_format", "native_tools", "max_tool_steps", "tool_timeout", "max_tokens",
+    "temperature", "frequency_penalty", "default_language", "sentence_min_chars", "background_tasks",
+    "route_timeout", "route_min_confidence", "new_task", "fact_check", "chat_cue_grace"})
+# Live parameters that are not engine settings of the same name.
+_NODE_ONLY = frozenset({"model_profile", "chat_cue_grace"})
+
+
 def _config_file(value: str, default_name: str) -> Path:
     return Path(value).expanduser() if value else config_file(default_name)
 
@@ -241,7 +251,7 @@ class RosMemoryGateway:
 class DialogueNode(Node):
     def __init__(self) -> None:
         super().__init__("dialogue", namespace=topics.DEFAULT_NAMESPACE)
-        self.config = c = declare_config(self, DialogueConfig)
+        self.config = c = declare_config(self, DialogueConfig, live=LIVE_PARAMETERS, apply=self._apply_config)
         try:
             persona = Persona.load(_config_file(c.persona_file, "persona.yaml"))
             qa = None if c.qa_file.lower() == "none" else QaTable.load(_config_file(c.qa_file, "qa.csv"),
@@ -492,6 +502,22 @@ class DialogueNode(Node):
         running.add_done_callback(done.set_result)
         finished = await done
         return finished.result()
+
+    def _apply_config(self, config: DialogueConfig, changed: frozenset[str]) -> None:
+        """A live parameter change (validated by DialogueConfig): the engine's settings are
+        changed on its loop, between turns' reads; the next turn uses them."""
+        updates = {name: getattr(config, name) for name in changed - _NODE_ONLY}
+        if "model_profile" in changed:
+            updates["profile"] = resolve_profile(config.model_profile, config.base_url, config.model)
+
+        def apply() -> None:
+            for name, value in updates.items():
+                setattr(self.engine.settings, name, value)
+
+        asyncio.run_coroutine_threadsafe(_call(apply), self._loop).result(5)
+        self.config = config
+        if changed:
+            self.get_logger().info(f"parameters changed: {', '.join(sorted(changed))}")
 
     def _speak_first(self, decision: Decision) -> str:
         """A proactive line the schedule's gate let through: started on the engine's loop; the
