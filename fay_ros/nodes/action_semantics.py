@@ -19,14 +19,22 @@ table files.
 - Tables are re-read when their files change (polled every `reload_period` s). A table with
   a bad row is rejected with file, line and problem in the log and on /diagnostics (status
   `fay/action_semantics: tables`, which also reports each reload), and the node keeps the last
-  good one. A bad table at start-up stops the node (exit code 2) with the same message.
+  good one. A bad table at start-up stops the node (exit code 2) with the same message. The
+  check runs on the steady clock, so edits are taken while simulated time stands still.
+
+Live parameters (`ros2 param set`): rules_file and lexicon_file (both tables are read from
+the files they name at once; a table that does not load is refused with file:line and the old
+tables stay), cue_transcripts (the speech/final subscription is made or dropped), and
+reload_period. Every other parameter is read-only.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
+from rclpy.subscription import Subscription
 
 from fay_msgs.msg import ActionCue, Transcript, Utterance
 
@@ -49,25 +57,68 @@ class ActionSemanticsConfig(BaseModel):
                                                           "(0 = never reload).")
 
 
+LIVE = frozenset({"rules_file", "lexicon_file", "cue_transcripts", "reload_period"})
+# A cancelled timer still needs a period; this one is never used while cancelled.
+_IDLE_TIMER_PERIOD = 1.0
+
+
+def load_tables(config: ActionSemanticsConfig) -> TableWatcher:
+    """The tables the config names, loaded (ConfigError with file:line when one does not load)."""
+    rules_path = Path(config.rules_file) if config.rules_file else default_table_path(RULES_FILE)
+    lexicon_path = Path(config.lexicon_file) if config.lexicon_file else default_table_path(LEXICON_FILE)
+    try:
+        return TableWatcher(rules_path, lexicon_path)
+    except TableError as exc:
+        raise ConfigError(f"invalid action table:\n{exc}") from None
+
+
 class ActionSemantics(Node):
     def __init__(self) -> None:
         super().__init__("action_semantics", namespace=topics.DEFAULT_NAMESPACE)
-        self.config = declare_config(self, ActionSemanticsConfig)
-        rules_path = Path(self.config.rules_file) if self.config.rules_file else default_table_path(RULES_FILE)
-        lexicon_path = Path(self.config.lexicon_file) if self.config.lexicon_file else default_table_path(LEXICON_FILE)
-        try:
-            self.watcher = TableWatcher(rules_path, lexicon_path)
-        except TableError as exc:
-            raise ConfigError(f"invalid action table:\n{exc}") from None
+        self.config = declare_config(self, ActionSemanticsConfig, live=LIVE, apply=self._apply_parameters)
+        # A live table change replaces it whole (one assignment): a cue is derived from the old
+        # tables or from the new ones, never from a mix.
+        self.watcher = load_tables(self.config)
         self.get_logger().info(f"tables loaded: {self.watcher.describe()}")
         self.publisher = self.create_publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
         self.table_status = StatusPublisher(self, "tables")  # reloads and rejected edits, on /diagnostics
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
-        if self.config.cue_transcripts:
-            self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_transcript, qos.EVENTS)
-        if self.config.reload_period > 0:
-            self.create_timer(self.config.reload_period, self._check_tables)
+        self._transcripts: Subscription | None = None
+        self._set_cue_transcripts(self.config.cue_transcripts)
+        self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._check_tables, autostart=False,
+                                               clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self._set_reload_period(self.config.reload_period)
 
+    # -- live parameters -------------------------------------------------------------------
+    def _apply_parameters(self, config: ActionSemanticsConfig, changed: frozenset[str]) -> None:
+        """A validated change of live parameters (ConfigError refuses it: the old value stays)."""
+        if changed & {"rules_file", "lexicon_file"}:
+            watcher = load_tables(config)
+            self.watcher = watcher
+            self.get_logger().info(f"tables loaded: {watcher.describe()}")
+            self.table_status.publish("info", f"tables loaded: {watcher.describe()}", file=str(watcher.rules_path))
+        self.config = config
+        if "cue_transcripts" in changed:
+            self._set_cue_transcripts(config.cue_transcripts)
+        if "reload_period" in changed:
+            self._set_reload_period(config.reload_period)
+
+    def _set_cue_transcripts(self, on: bool) -> None:
+        if on and self._transcripts is None:
+            self._transcripts = self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_transcript,
+                                                         qos.EVENTS)
+        elif not on and self._transcripts is not None:
+            self.destroy_subscription(self._transcripts)
+            self._transcripts = None
+
+    def _set_reload_period(self, period: float) -> None:
+        if period > 0:
+            self._reload_timer.timer_period_ns = int(period * 1e9)
+            self._reload_timer.reset()
+        else:
+            self._reload_timer.cancel()
+
+    # -- inputs ----------------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
         if not msg.text.strip():
             return
@@ -86,7 +137,7 @@ class ActionSemantics(Node):
         self.publisher.publish(to_message(cue, header, uid))
 
     def _check_tables(self) -> None:
-        for event in self.watcher.poll():
+        for event in self.watcher.poll():  # a watcher replaced meanwhile is polled once more: harmless
             if event.ok:
                 self.get_logger().info(f"{event.path}: {event.message}")
             else:
