@@ -175,10 +175,13 @@ def test_allowed_operations_pass_with_only_their_own_fields():
 
 
 def test_admin_role_may_call_the_opened_services_and_the_face_role_never():
-    admin = session("root", "admin", services=("memory/recall",))
+    # The admin role's own services (the memory browser's) and what --allow-service opens;
+    # nothing else (test_web_admin.py has the full list).
+    admin = session("root", "admin", services=("memory/profile",))
     assert forwarded(admin, {"op": "call_service", "service": "memory/recall"})["service"] == "/fay/memory/recall"
+    assert forwarded(admin, {"op": "call_service", "service": "memory/profile"})["service"] == "/fay/memory/profile"
     with pytest.raises(Refused):
-        admin.from_client(json.dumps({"op": "call_service", "service": "memory/forget"}))
+        admin.from_client(json.dumps({"op": "call_service", "service": "memory/active_rules"}))
     face = session("alice", "face", services=("memory/recall",))
     with pytest.raises(Refused):
         face.from_client(json.dumps({"op": "call_service", "service": "memory/recall"}))

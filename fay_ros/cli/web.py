@@ -59,8 +59,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "origin is always accepted")
     p.add_argument("--access-file", type=Path, default=None,
                    help="tokens, their users and roles (default ~/.config/fay_ros/web_access.yaml)")
-    p.add_argument("--enable-admin", action="store_true",
-                   help="accept admin-role tokens (off by default; admin clients may call --allow-service)")
+    p.add_argument("--admin", "--enable-admin", dest="enable_admin", action="store_true",
+                   help="serve the admin page (/admin/) and accept admin-role tokens (off by default; see "
+                        "docs/SECURITY.md for what an admin client may do)")
+    p.add_argument("--add-admin", metavar="USER_ID", default=None,
+                   help="add an admin client (a new token) labelled USER_ID to the access file, print its admin "
+                        "page link, exit")
+    admin_files = p.add_argument_group("files the admin page edits (default: the shipped config/ files, which the "
+                                       "nodes read when their *_file parameter is '')")
+    for option, what in (("--rules-file", "action rules CSV (action_semantics rules_file)"),
+                         ("--lexicon-file", "sentiment lexicon CSV (action_semantics lexicon_file)"),
+                         ("--persona-file", "persona YAML (dialogue persona_file)"),
+                         ("--qa-file", "qa.csv (dialogue qa_file)"),
+                         ("--schedule-file", "schedule YAML (dialogue and memory schedule_file)")):
+        admin_files.add_argument(option, type=Path, default=None, metavar="FILE", help=what)
     p.add_argument("--show-urls", action="store_true",
                    help="print the face link of every client in the access file, then exit")
     p.add_argument("--add-client", metavar="USER_ID", default=None,
@@ -68,11 +80,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--add-guest", action="store_true",
                    help="add a face client with no identity (a guest: no private memory), print its link, exit")
     p.add_argument("--face-map", type=Path, default=None, help="the face's mapping table (default web/face_map.json)")
-    p.add_argument("--live2d", type=Path, default=None, metavar="DIR",
-                   help="drive your own Live2D model: DIR holds Cubism Core, the renderer and the model "
-                        "(see web/README.md)")
+    p.add_argument("--live2d", default=None, metavar="DIR",
+                   help="drive a Live2D model instead of the SVG face: 'sample' for the sample set-up installs "
+                        "(shizuku), or DIR holding a Cubism core, the renderer and your model (see web/README.md); "
+                        "without it the installed sample is still offered to pages that ask (?face=live2d)")
     p.add_argument("--live2d-model", default=None, metavar="PATH",
-                   help="the .model3.json inside DIR (default: the only one found)")
+                   help="the *.model3.json / *.model.json inside DIR (default: the only one found)")
     p.add_argument("--user-id", default="user",
                    help="user the token created at the first start speaks as (default 'user', the one-person "
                         "default)")
@@ -132,28 +145,42 @@ def face_link(host: str, page_port: int, token: str, *, page: bool = True, bridg
     return f"ws://{shown}:{bridge_port}/?token={token}"
 
 
+def admin_link(host: str, page_port: int, token: str) -> str:
+    """The admin page's link: like the face's, under /admin/ (token in the fragment)."""
+    return face_link(host, page_port, token).replace("/#token=", "/admin/#token=", 1)
+
+
+def _client_link(args: argparse.Namespace, role: str, token: str) -> str:
+    if role == "admin" and not args.no_page:
+        return admin_link(args.host, args.port, token)
+    return face_link(args.host, args.port, token, page=not args.no_page, bridge_port=args.bridge_port)
+
+
 def _access_commands(args: argparse.Namespace, path: Path) -> int:
-    """--show-urls / --add-client / --add-guest: manage the access file, then exit."""
+    """--show-urls / --add-client / --add-guest / --add-admin: manage the access file, then exit."""
     from pydantic import ValidationError
 
-    from ..web.access import AccessError, add_client, load
+    from ..web.access import AccessError, Role, add_client, load
 
     try:
-        if args.add_client is not None or args.add_guest:
-            user_id = "" if args.add_guest else args.add_client
+        if args.add_client is not None or args.add_guest or args.add_admin is not None:
+            role: Role = "admin" if args.add_admin is not None else "face"
+            user_id = "" if args.add_guest else (args.add_admin if role == "admin" else args.add_client)
+            option = "--add-admin" if role == "admin" else "--add-client"
             try:
-                client = add_client(path, user_id, label="added with fay-ros web")
+                client = add_client(path, user_id, role=role, label="added with fay-ros web")
             except ValidationError as exc:
-                return _config_error(f"--add-client {user_id!r}: {exc.errors()[0]['msg']}")
+                return _config_error(f"{option} {user_id!r}: {exc.errors()[0]['msg']}")
             print(f"{client.describe()} added to {path}; its link (give it only to that person):")
-            print(face_link(args.host, args.port, client.token, page=not args.no_page, bridge_port=args.bridge_port))
+            print(_client_link(args, role, client.token))
+            if role == "admin":
+                print("the admin page opens only while `fay-ros web --admin` runs")
             return 0
         access = load(path)
     except AccessError as exc:
         return _config_error(str(exc))
     for client in access.clients:
-        print(f"{client.describe()}:\n  "
-              + face_link(args.host, args.port, client.token, page=not args.no_page, bridge_port=args.bridge_port))
+        print(f"{client.describe()}:\n  " + _client_link(args, client.role, client.token))
     return 0
 
 
@@ -167,13 +194,14 @@ def run(args: argparse.Namespace) -> int:
     from ..web.bridge import BridgeUnavailable, choose
     from ..web.face_map import FaceMapError, load_face_map
     from ..web.gate import Gate, loopback_origins
-    from ..web.page_server import FaceServer, Live2DError, find_live2d, web_root
+    from ..web.gate_policy import RolePermissions, admin_bridge_allow
+    from ..web.page_server import FaceServer, Live2DError, find_live2d, installed_sample, web_root
 
     for name, port in (("--port", args.port), ("--bridge-port", args.bridge_port)):
         if not 0 < port < 65536:
             return _config_error(f"{name} {port} is not a TCP port")
     access_path = args.access_file or default_path()
-    if args.show_urls or args.add_client is not None or args.add_guest:
+    if args.show_urls or args.add_client is not None or args.add_guest or args.add_admin is not None:
         return _access_commands(args, access_path)
     namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else "/"
     try:
@@ -185,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         root = web_root()
         table = load_face_map(args.face_map or root / "face_map.json")
         live2d = find_live2d(args.live2d, args.live2d_model) if args.live2d else None
+        offered = live2d or installed_sample()  # served; used by default only with --live2d
     except (FaceMapError, Live2DError, FileNotFoundError) as exc:
         return _config_error(str(exc))
     access = None
@@ -201,6 +230,22 @@ def run(args: argparse.Namespace) -> int:
             if "://" not in origin or origin.count("/") > 2:
                 return _config_error(f"--allow-origin {origin!r} is not an origin (scheme://host[:port])")
             origins.add(origin.rstrip("/"))
+    if args.enable_admin and args.bridge == "none":
+        return _config_error("--admin needs the web door (its tokens); it cannot run with --bridge none")
+    bridge_allow = admin_bridge_allow(allow, namespace) if args.enable_admin else allow
+    admin_permissions = RolePermissions.for_role("admin", allow, namespace)
+    admin_api = None
+    if args.enable_admin and not args.no_page:
+        from ..web.admin_files import EditableFiles
+        from ..web.admin_http import AdminApi
+
+        assert access is not None
+        files = EditableFiles({"rules": args.rules_file, "lexicon": args.lexicon_file, "persona": args.persona_file,
+                               "qa": args.qa_file, "schedule": args.schedule_file})
+        missing = [f"{name}: {path}" for name, path in files.paths.items() if not path.parent.is_dir()]
+        if missing:
+            return _config_error("the folder of an editable file does not exist: " + "; ".join(missing))
+        admin_api = AdminApi(access, files, set())
     if args.bridge == "none":
         _say("--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
              "protects that one (docs/SECURITY.md)")
@@ -228,17 +273,17 @@ def run(args: argparse.Namespace) -> int:
                 "rosbridge_port": args.bridge_port,
                 "namespace": namespace,
                 "face_map": table,
-                "live2d": ({"scripts": [f"/live2d/{name}" for name in ("live2dcubismcore.min.js", "pixi.min.js",
-                                                                      "cubism4.min.js")],
-                            "model": f"/live2d/{live2d.model}"} if live2d else None),
+                "live2d": offered.page_config(default=live2d is not None) if offered else None,
             }
             try:
-                server = FaceServer(args.host, args.port, page_config, root, live2d).start()
+                server = FaceServer(args.host, args.port, page_config, root, offered, admin=admin_api).start()
             except OSError as exc:
                 print(f"[fay-ros web] cannot serve the page on {args.host}:{args.port}: {exc.strerror or exc}",
                       file=sys.stderr, flush=True)
                 return 1
             page_port = server.port
+            if admin_api is not None:  # the admin page is a page of this very origin
+                admin_api.origins |= loopback_origins(args.host, page_port) | {o.lower() for o in origins}
         if args.bridge != "none":
             assert access is not None
             if _port_open(args.host, args.bridge_port):
@@ -250,8 +295,8 @@ def run(args: argparse.Namespace) -> int:
             internal_port = _free_loopback_port()
             secret_path = "/" + secrets.token_urlsafe(24)
             try:
-                command = choose(args.bridge, allow, address="127.0.0.1", port=internal_port, namespace=namespace,
-                                 workdir=workdir, url_path=secret_path)
+                command = choose(args.bridge, bridge_allow, address="127.0.0.1", port=internal_port,
+                                 namespace=namespace, workdir=workdir, url_path=secret_path)
             except BridgeUnavailable as exc:
                 return _config_error(str(exc))
             upstream_path = secret_path if command.kind == "rs" else "/"
@@ -279,7 +324,10 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             kind = {"rs": "rosbridge-server-rs", "apt": "rosbridge_server"}[command.kind]
             _say(f"websocket: ws://{args.host}:{args.bridge_port} (token required; {kind} behind it on loopback)\n"
-                 f"  {allow.describe()}\n  clients: {len(access.clients)} in {access_path}")
+                 f"  {allow.describe()}\n  clients: {len(access.clients)} in {access_path}"
+                 + ("\n  admin clients instead: subscribe " + ", ".join(admin_permissions.subscribe)
+                    + "; services " + ", ".join(admin_permissions.services) + "; publish nothing"
+                    if args.enable_admin else ""))
         if server is not None:
             _say(f"face: http://{args.host}:{page_port}/"
                  + (" (Live2D: " + str(live2d.folder / live2d.model) + ")" if live2d else " (SVG face)"))
@@ -288,7 +336,12 @@ def run(args: argparse.Namespace) -> int:
                  + "'. Open the face with this link (shown once; `fay-ros web --show-urls` shows it again):\n  "
                  + face_link(args.host, page_port, created.token, page=server is not None,
                              bridge_port=args.bridge_port))
-        elif access is not None:
+        if admin_api is not None:
+            admins = [c for c in access.clients if c.role == "admin"] if access is not None else []
+            _say(f"admin page: http://{args.host}:{page_port}/admin/ (admin token required; "
+                 + (f"{len(admins)} admin client(s): `fay-ros web --show-urls` prints their links)" if admins
+                    else "no admin client yet: `fay-ros web --add-admin NAME` adds one and prints its link)"))
+        if created is None and access is not None:
             _say("open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds "
                  "a person)")
         _say("ready; Ctrl-C stops")

@@ -118,7 +118,8 @@ class Gate:
 
     async def _serve_client(self, connection: ServerConnection) -> None:
         client = self._clients.pop(id(connection))
-        session = ClientSession(client, RolePermissions.for_role(client.role, self.allow), self.namespace)
+        session = ClientSession(client, RolePermissions.for_role(client.role, self.allow, self.namespace),
+                                self.namespace)
         peer = _peer(connection)
         try:
             upstream = await connect(self.upstream_url, max_size=UPSTREAM_MAX_FRAME, open_timeout=5)

@@ -13,9 +13,11 @@ over rosbridge v2 JSON operations, no sockets, no ROS. Each client session knows
   and keywords of action cues are blanked (the face needs the code, not the sentence).
 
 Roles (least privilege): `face` may subscribe action_cue, visemes, reply, robot_speaking
-and publish text_input and interrupt (plus what the operator opened with --allow-*);
-`admin` additionally calls the allow-listed services; it exists for the admin page and is
-refused unless the operator turns it on.
+and publish text_input and interrupt (plus what the operator opened with --allow-*), and
+call no service. `admin` (the admin page, refused unless the operator turns it on with
+`fay-ros web --admin`) may subscribe the timeline, health and latency topics of
+ADMIN_SUBSCRIBE, call the memory services of ADMIN_SERVICES (plus what --allow-service
+opened) and publish nothing: it watches and curates memory, it does not speak.
 """
 from __future__ import annotations
 
@@ -48,6 +50,19 @@ _FIELDS = {
 }
 MAX_CLIENT_FRAME = 64 * 1024  # a typed line, not a file upload
 
+# The dialogue node's proactive planner reports each decision here (fay_ros.nodes.proactive,
+# DiagnosticStatus on the node's private ~/proactive).
+PROACTIVE_EVENTS = "dialogue/proactive"
+# What the admin page reads: the timeline (heard, typed, replies, cues, speaking), node
+# health, per-stage turn latency and the proactive planner's decisions. Relative names
+# resolve under the namespace; /diagnostics is absolute.
+ADMIN_SUBSCRIBE = (topics.SPEECH_FINAL, topics.TEXT_INPUT, topics.CHAT_HEARD, topics.REPLY, topics.ACTION_CUE,
+                   topics.ROBOT_SPEAKING, topics.DIAGNOSTICS, topics.TURN_LATENCY, PROACTIVE_EVENTS)
+# The memory browser: search (recall with include_candidates), confirm a candidate (remember
+# with user_confirmed), forget. Not memory/profile or memory/active_rules: the page shows
+# memories, and those two are views of the same rows.
+ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_REMEMBER, topics.SRV_FORGET)
+
 
 class Refused(FayError):
     """A client frame this session may not send; str() is the reason sent back to it."""
@@ -64,11 +79,22 @@ class RolePermissions:
     services: tuple[str, ...]
 
     @classmethod
-    def for_role(cls, role: str, allow: AllowList) -> "RolePermissions":
+    def for_role(cls, role: str, allow: AllowList, namespace: str = topics.DEFAULT_NAMESPACE) -> "RolePermissions":
+        """`allow`: the face's list (defaults plus the operator's --allow-*). The bridge behind
+        the door exposes the union of both roles (admin_bridge_allow); this is what one client
+        of `role` may use of it."""
         if role == "admin":
-            return cls(allow.subscribe, allow.publish, allow.services)
+            admin = AllowList.build(namespace, subscribe=ADMIN_SUBSCRIBE, publish=(), services=ADMIN_SERVICES)
+            return cls(admin.subscribe, (), tuple(dict.fromkeys(admin.services + allow.services)))
         # The face role never calls services, whatever the endpoint opens.
         return cls(allow.subscribe, allow.publish, ())
+
+
+def admin_bridge_allow(allow: AllowList, namespace: str = topics.DEFAULT_NAMESPACE) -> AllowList:
+    """What the rosbridge server must expose when the admin role is on: the face's list plus
+    the admin's topics and services (the door decides per client which of them it gets)."""
+    return AllowList.build(namespace, subscribe=allow.subscribe + ADMIN_SUBSCRIBE, publish=allow.publish,
+                           services=allow.services + ADMIN_SERVICES)
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:

@@ -1,0 +1,127 @@
+"""The admin page's file endpoint: read and save the editable files over HTTP.
+
+Writing a file is no rosbridge operation, so `fay-ros web --admin` serves this small JSON
+API next to the pages (fay_ros.web.page_server hands it every /admin/api/ request):
+
+    GET  /admin/api/files          the editable files (name, title, path, who reloads it)
+    GET  /admin/api/files/NAME     its text and version
+    POST /admin/api/files/NAME     {"text": ..., "version": ..., "check_only": false}
+                                   200 {"ok": true, ...} written (or, check_only, valid);
+                                   422 {"ok": false, "problems": [{line, message}]} not written
+
+Every request must:
+- come from loopback (the peer address), whatever address the server is bound to;
+- carry an admin token of the access file in a header (`X-Fay-Token: ...` or
+  `Authorization: Bearer ...`), never a cookie: a browser adds no such header to a request
+  another site makes, and a cross-site script that wants to set one needs a CORS preflight,
+  which this server never grants (it sends no Access-Control-* header). That is what makes
+  it CSRF-safe;
+- if it carries an Origin (browsers do on POST), come from the page's own origin;
+- POST: have Content-Type application/json and at most MAX_BODY bytes.
+
+Tokens never reach a log or a response.
+"""
+from __future__ import annotations
+
+import http
+import ipaddress
+import json
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from .access import Access
+from .admin_files import MAX_FILE_BYTES, EditableFiles, EditError
+
+API_PREFIX = "/admin/api/"
+TOKEN_HEADER = "X-Fay-Token"
+MAX_BODY = MAX_FILE_BYTES + 64 * 1024  # the file as JSON text, escaped
+
+
+class AdminApi:
+    def __init__(self, access: Access, files: EditableFiles, origins: set[str]) -> None:
+        self.access = access
+        self.files = files
+        self.origins = {o.lower() for o in origins} | set(access.origins)
+
+    # ---- the checks -----------------------------------------------------------------------
+
+    def refusal(self, handler: BaseHTTPRequestHandler) -> tuple[int, str] | None:
+        """(status, reason) when the request may not be served, else None."""
+        try:
+            loopback = ipaddress.ip_address(handler.client_address[0].split("%")[0]).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            return 403, "the admin endpoint answers loopback clients only"
+        origin = handler.headers.get("Origin")
+        if origin is not None and origin.lower() not in self.origins:
+            return 403, "page origin is not the admin page's"
+        token = handler.headers.get(TOKEN_HEADER, "").strip()
+        authorization = handler.headers.get("Authorization", "")
+        if not token and authorization.lower().startswith("bearer "):
+            token = authorization[7:].strip()
+        if not token:
+            return 401, f"no admin token (send it in the {TOKEN_HEADER} header)"
+        client = self.access.lookup(token)
+        if client is None:
+            return 401, "unknown token"
+        if client.role != "admin":
+            return 403, f"a {client.role} token may not use the admin endpoint"
+        return None
+
+    # ---- requests -------------------------------------------------------------------------
+
+    def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        refused = self.refusal(handler)
+        if refused is not None:
+            self._send(handler, refused[0], {"error": refused[1]})
+            return
+        route = urlsplit(handler.path).path[len(API_PREFIX):].strip("/")
+        try:
+            if route == "files" and method == "GET":
+                self._send(handler, 200, {"files": self.files.listing()})
+            elif route.startswith("files/") and method == "GET":
+                self._send(handler, 200, self.files.read(unquote(route[len("files/"):])))
+            elif route.startswith("files/") and method == "POST":
+                self._save(handler, unquote(route[len("files/"):]))
+            else:
+                self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
+        except EditError as exc:
+            self._send(handler, exc.status, {"error": str(exc)})
+
+    def _save(self, handler: BaseHTTPRequestHandler, name: str) -> None:
+        if handler.headers.get_content_type() != "application/json":
+            self._send(handler, 415, {"error": "send the edit as application/json"})
+            return
+        try:
+            length = int(handler.headers.get("Content-Length", "-1"))
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            self._send(handler, 413, {"error": f"a body of 0..{MAX_BODY} bytes with its Content-Length"})
+            return
+        try:
+            body = json.loads(handler.rfile.read(length).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            self._send(handler, 400, {"error": "the body is not UTF-8 JSON"})
+            return
+        text = body.get("text") if isinstance(body, dict) else None
+        version = body.get("version") if isinstance(body, dict) else None
+        if not isinstance(text, str) or not (version is None or isinstance(version, str)):
+            self._send(handler, 400, {"error": "expected {\"text\": string, \"version\": string}"})
+            return
+        if body.get("check_only"):
+            result = self.files.check(name, text)
+        else:
+            result = self.files.save(name, text, version)
+        self._send(handler, 200 if result.ok else 422, result.as_dict())
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        handler.send_response(status, http.HTTPStatus(status).phrase)
+        handler.send_header("Content-Type", "application/json; charset=utf-8")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)

@@ -1,0 +1,451 @@
+/* Fay's admin page: watch the companion and curate what it keeps, through the web door.
+ *
+ *   timeline   speech/final, text_input, chat/heard (heard), reply, action_cue, robot_speaking,
+ *              dialogue/proactive
+ *   latency    latency/turns (fay_msgs/TurnLatency): a stacked bar per turn, last N turns
+ *   health     /diagnostics: the latest status of every name (`fay/<node>: state`, tables, ...)
+ *   memory     memory/recall (include_candidates), memory/remember (confirm a candidate),
+ *              memory/forget (by id, after an explicit second click) -- never the database
+ *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
+ *              the server validates with the project's loaders and answers problems by line
+ *
+ * The admin token comes once in the link's fragment (#token=...), is kept in this tab's
+ * sessionStorage and leaves the address bar. It goes to the websocket URL (the door binds the
+ * admin role to it) and, for the file endpoint, in the X-Fay-Token header -- never a cookie,
+ * so another site cannot make the browser send it.
+ *
+ * State for people and tests: <body data-*> and window.fayAdmin.
+ */
+(function () {
+  'use strict';
+
+  const TOKEN_KEY = 'fay_ros.admin_token';
+  const TIMELINE_ROWS = 200;
+  const LATENCY_TURNS = 20;
+  const STAGES = [
+    ['speech_end_to_transcript', 'speech end → transcript', '#5b8def'],
+    ['llm_time_to_first_token', 'LLM first token', '#e0a000'],
+    ['reply_rest', 'rest to first reply', '#8bc34a'],
+    ['first_reply_to_first_audio', 'first reply → audio', '#b05bd6'],
+  ];
+
+  const state = {
+    connection: 'connecting', access: 'checking', timeline: [], turns: [], health: {}, memories: [],
+    owner: '', files: [], file: null, version: '', save: '', problems: [], events: [],
+  };
+  const fayAdmin = { state };
+  window.fayAdmin = fayAdmin;
+  const $ = (id) => document.getElementById(id);
+
+  function log(kind, detail) {
+    state.events.push(Object.assign({ kind, t: Date.now() }, detail));
+    if (state.events.length > 300) state.events.shift();
+  }
+
+  function mirror() {
+    const d = document.body.dataset;
+    d.connection = state.connection;
+    d.access = state.access;
+    d.save = state.save;
+    d.memories = String(state.memories.length);
+    d.turns = String(state.turns.length);
+    d.timeline = String(state.timeline.length);
+    const text = { connected: 'connected', connecting: 'connecting…', disconnected: 'disconnected, retrying…',
+      refused: 'refused', 'no-token': 'no admin token' };
+    $('connection-text').textContent = text[state.connection] || state.connection;
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') node.className = v; else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v);
+    }
+    for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return node;
+  }
+
+  function clock(ms) { return new Date(ms).toTimeString().slice(0, 8); }
+
+  // ---- the token ------------------------------------------------------------------------
+
+  function adminToken() {
+    const fromLink = new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
+    if (fromLink) {
+      try { sessionStorage.setItem(TOKEN_KEY, fromLink); } catch (e) { /* storage off: this visit only */ }
+      history.replaceState(null, '', location.pathname + location.search);
+      return fromLink;
+    }
+    try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
+  }
+
+  async function api(path, options) {
+    const init = Object.assign({ cache: 'no-store' }, options || {});
+    init.headers = Object.assign({ 'X-Fay-Token': fayAdmin.token }, init.headers || {});
+    const r = await fetch('api/' + path, init);
+    let body = {};
+    try { body = await r.json(); } catch (e) { /* an error page */ }
+    return { status: r.status, body };
+  }
+
+  function refuse(why) {
+    state.access = 'refused';
+    state.connection = 'refused';
+    $('refused').hidden = false;
+    $('refused-text').textContent = why;
+    log('refused', { why });
+    mirror();
+  }
+
+  // ---- timeline -------------------------------------------------------------------------
+
+  function addEvent(kind, who, what) {
+    state.timeline.push({ t: Date.now(), kind, who, what });
+    if (state.timeline.length > TIMELINE_ROWS) state.timeline.shift();
+    const body = $('timeline').tBodies[0];
+    const row = el('tr', { class: 'kind-' + kind }, el('td', {}, clock(Date.now())), el('td', {}, kind),
+      el('td', {}, who || ''), el('td', {}, what));
+    body.prepend(row);
+    while (body.rows.length > TIMELINE_ROWS) body.deleteRow(body.rows.length - 1);
+    mirror();
+  }
+
+  const heard = (label) => (msg) => { if (msg.text) addEvent(label, msg.user_id || 'guest', msg.text); };
+
+  function onReply(msg) {
+    if (msg.text && msg.text.trim()) addEvent('reply', msg.user_id || 'guest', msg.text + (msg.source ? '  [' + msg.source + ']' : ''));
+  }
+
+  function onCue(msg) {
+    addEvent('cue', msg.utterance_id, `${msg.behavior} / ${msg.affect} (${msg.code}, priority ${msg.priority})`);
+  }
+
+  function onSpeaking(msg) {
+    addEvent('speaking', msg.utterance_id, msg.speaking ? 'speaking' : 'silent');
+  }
+
+  function onProactive(msg) {
+    const values = (msg.values || []).map((kv) => kv.key + '=' + kv.value).join(' ');
+    addEvent('proactive', '', msg.message + (values ? '  ' + values : ''));
+  }
+
+  // ---- latency --------------------------------------------------------------------------
+
+  const seconds = (v) => (typeof v === 'number' && isFinite(v) && v > 0 ? v : 0);
+
+  function onTurn(msg) {
+    const llm = seconds(msg.llm_time_to_first_token);
+    const turn = {
+      id: msg.conversation_id,
+      speech_end_to_transcript: seconds(msg.speech_end_to_transcript),
+      llm_time_to_first_token: llm,
+      reply_rest: Math.max(0, seconds(msg.transcript_to_first_reply) - llm),
+      first_reply_to_first_audio: seconds(msg.first_reply_to_first_audio),
+      total: seconds(msg.voice_to_first_audio),
+    };
+    state.turns.push(turn);
+    if (state.turns.length > LATENCY_TURNS) state.turns.shift();
+    drawLatency();
+    mirror();
+  }
+
+  function drawLatency() {
+    const svg = $('latency-chart');
+    const width = svg.clientWidth || 500;
+    const rowHeight = 12;
+    const height = Math.max(1, state.turns.length) * (rowHeight + 4) + 24;
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svg.style.height = height + 'px';
+    const longest = Math.max(0.5, ...state.turns.map((t) => STAGES.reduce((s, [k]) => s + t[k], 0)));
+    const scale = (width - 90) / longest;
+    const ns = 'http://www.w3.org/2000/svg';
+    svg.replaceChildren();
+    state.turns.forEach((turn, i) => {
+      const y = 4 + i * (rowHeight + 4);
+      let x = 40;
+      for (const [key, label, colour] of STAGES) {
+        const w = turn[key] * scale;
+        if (w <= 0) continue;
+        const rect = document.createElementNS(ns, 'rect');
+        Object.entries({ x, y, width: w, height: rowHeight, fill: colour }).forEach(([k, v]) => rect.setAttribute(k, v));
+        const title = document.createElementNS(ns, 'title');
+        title.textContent = `${turn.id}: ${label} ${turn[key].toFixed(3)} s`;
+        rect.append(title);
+        svg.append(rect);
+        x += w;
+      }
+      const text = document.createElementNS(ns, 'text');
+      Object.entries({ x: x + 4, y: y + rowHeight - 2, 'font-size': 10, fill: '#444' }).forEach(([k, v]) => text.setAttribute(k, v));
+      text.textContent = (turn.total || (x - 40) / scale).toFixed(2) + ' s';
+      svg.append(text);
+      const index = document.createElementNS(ns, 'text');
+      Object.entries({ x: 2, y: y + rowHeight - 2, 'font-size': 10, fill: '#888' }).forEach(([k, v]) => index.setAttribute(k, v));
+      index.textContent = '#' + (i + 1);
+      svg.append(index);
+    });
+    const axis = document.createElementNS(ns, 'text');
+    Object.entries({ x: 40, y: height - 6, 'font-size': 10, fill: '#888' }).forEach(([k, v]) => axis.setAttribute(k, v));
+    axis.textContent = state.turns.length ? `0 … ${longest.toFixed(2)} s` : 'no turn measured yet (latency/turns)';
+    svg.append(axis);
+  }
+
+  // ---- health ---------------------------------------------------------------------------
+
+  const LEVELS = ['ok', 'warn', 'error', 'stale'];
+
+  function onDiagnostics(msg) {
+    for (const status of msg.status || []) {
+      state.health[status.name] = { level: LEVELS[status.level] || String(status.level), message: status.message,
+        t: Date.now() };
+    }
+    const body = $('health').tBodies[0];
+    body.replaceChildren(...Object.keys(state.health).sort().map((name) => {
+      const h = state.health[name];
+      return el('tr', { 'data-name': name, 'data-level': h.level }, el('td', {}, name),
+        el('td', { class: 'level-' + h.level }, h.level), el('td', {}, h.message), el('td', {}, clock(h.t)));
+    }));
+  }
+
+  // ---- memory ---------------------------------------------------------------------------
+
+  let services = null;
+
+  function call(name, request) {
+    return new Promise((resolve, reject) => {
+      services[name].callService(new ROSLIB.ServiceRequest(request), resolve,
+        (e) => reject(new Error(String(e))));
+    });
+  }
+
+  function memoryStatus(text) { $('memory-status').textContent = text; }
+
+  async function search() {
+    const owner = $('memory-owner').value.trim();
+    if (!owner || !services) return;
+    state.owner = owner;
+    try {
+      const r = await call('recall', { owner, query: $('memory-query').value.trim(), tags_all: [], tags_any: [],
+        n: 100, include_candidates: true, stateless: true });
+      state.memories = r.success ? r.nodes : [];
+      memoryStatus(r.message);
+      log('recall', { owner, count: state.memories.length, message: r.message });
+    } catch (e) {
+      state.memories = [];
+      memoryStatus('recall failed: ' + e.message);
+    }
+    drawMemories();
+    mirror();
+  }
+
+  function drawMemories() {
+    const body = $('memories').tBodies[0];
+    body.replaceChildren(...state.memories.map((m) => {
+      const actions = el('td', { class: 'actions' });
+      if (m.status === 'candidate') {
+        actions.append(el('button', { type: 'button', class: 'confirm', onclick: () => confirmMemory(m) }, 'Confirm'));
+      }
+      actions.append(el('button', { type: 'button', class: 'forget', onclick: () => askForget(m, actions) }, 'Forget'));
+      return el('tr', { 'data-id': m.id, 'data-status': m.status },
+        el('td', { class: 'content' }, m.content),
+        el('td', { class: 'status-' + m.status }, m.status),
+        el('td', {}, ...m.tags.map((t) => el('span', { class: 'tag' }, t))),
+        el('td', {}, m.node_type + (m.key ? ' · ' + m.key : '')),
+        actions);
+    }));
+  }
+
+  async function confirmMemory(m) {
+    // A Remember of the same content with user_confirmed promotes the candidate (the memory
+    // node matches it by owner, content and type, and keeps its id).
+    try {
+      const r = await call('remember', { owner: m.owner, content: m.content, node_type: m.node_type,
+        importance: m.importance, tags: m.tags, key: m.key, user_confirmed: true, source_session: '',
+        source_turn: 0, ttl: 0 });
+      memoryStatus(r.message);
+      log('confirm', { id: m.id, success: r.success, message: r.message });
+    } catch (e) { memoryStatus('confirm failed: ' + e.message); }
+    await search();
+  }
+
+  function askForget(m, cell) {
+    // A second, explicit click: forgetting cannot be undone.
+    cell.replaceChildren(el('span', {}, 'Forget for good? '),
+      el('button', { type: 'button', class: 'danger forget-yes', onclick: () => forget(m) }, 'Yes, forget'),
+      el('button', { type: 'button', class: 'forget-no', onclick: () => drawMemories() }, 'Cancel'));
+  }
+
+  async function forget(m) {
+    try {
+      const r = await call('forget', { owner: m.owner, id: m.id, query: '', confirm_all: false });
+      memoryStatus(r.message);
+      log('forget', { id: m.id, success: r.success, message: r.message });
+    } catch (e) { memoryStatus('forget failed: ' + e.message); }
+    await search();
+  }
+
+  // ---- files ----------------------------------------------------------------------------
+
+  function editorStatus(text, save) {
+    state.save = save;
+    $('editor-status').textContent = text;
+    mirror();
+  }
+
+  function drawGutter() {
+    const lines = $('editor-text').value.split('\n').length;
+    const bad = new Set(state.problems.map((p) => p.line));
+    const gutter = $('editor-gutter');
+    gutter.replaceChildren(...Array.from({ length: lines }, (_, i) =>
+      el('span', bad.has(i + 1) ? { class: 'bad' } : {}, String(i + 1) + '\n')));
+    gutter.scrollTop = $('editor-text').scrollTop;
+  }
+
+  function drawProblems() {
+    $('editor-problems').replaceChildren(...state.problems.map((p) =>
+      el('li', { 'data-line': p.line, onclick: () => goToLine(p.line) }, p.message)));
+    drawGutter();
+  }
+
+  function goToLine(line) {
+    const area = $('editor-text');
+    const lines = area.value.split('\n');
+    const start = lines.slice(0, Math.max(0, line - 1)).reduce((n, l) => n + l.length + 1, 0);
+    area.focus();
+    area.setSelectionRange(start, start + (lines[line - 1] || '').length);
+  }
+
+  async function openFile(name) {
+    const r = await api('files/' + encodeURIComponent(name));
+    if (r.status !== 200) { editorStatus(r.body.error || 'cannot read (' + r.status + ')', 'error'); return; }
+    state.file = name;
+    state.version = r.body.version;
+    state.problems = [];
+    $('editor-text').value = r.body.text;
+    $('editor-path').textContent = r.body.path + ' · picked up by ' + r.body.reloaded_by;
+    drawProblems();
+    editorStatus('', '');
+    log('opened', { file: name });
+  }
+
+  async function saveFile(checkOnly) {
+    if (!state.file) return;
+    editorStatus(checkOnly ? 'checking…' : 'saving…', 'busy');
+    const r = await api('files/' + encodeURIComponent(state.file), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: $('editor-text').value, version: state.version, check_only: !!checkOnly }),
+    });
+    state.problems = (r.body && r.body.problems) || [];
+    drawProblems();
+    if (r.status === 200) {
+      if (!checkOnly) state.version = r.body.version;
+      const warnings = r.body.warnings && r.body.warnings.length ? ' (warnings: ' + r.body.warnings.join('; ') + ')' : '';
+      editorStatus((checkOnly ? 'valid, not saved' : 'saved') + warnings, checkOnly ? 'valid' : 'saved');
+    } else if (r.status === 422) {
+      editorStatus(`not saved: ${state.problems.length} problem(s); the file and the running node are unchanged`,
+        'invalid');
+    } else {
+      editorStatus((r.body && r.body.error) || ('failed (' + r.status + ')'), r.status === 409 ? 'conflict' : 'error');
+    }
+    log(checkOnly ? 'checked' : 'saved', { file: state.file, status: r.status, problems: state.problems.length });
+  }
+
+  // ---- rosbridge ------------------------------------------------------------------------
+
+  function rosbridgeUrl(config) {
+    const host = location.hostname || 'localhost';
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const bracketed = host.includes(':') && !host.startsWith('[') ? '[' + host + ']' : host;
+    return scheme + '://' + bracketed + ':' + (config.rosbridge_port || 9090);
+  }
+
+  let ros = null;
+
+  function connect(config, delayMs) {
+    const ns = config.namespace === '/' ? '' : config.namespace;
+    const connection = new ROSLIB.Ros({ url: rosbridgeUrl(config) + '/?token=' + encodeURIComponent(fayAdmin.token) });
+    ros = connection;
+    const send = connection.callOnConnection.bind(connection);
+    connection.callOnConnection = (message) => {
+      // robot_speaking is latched: ask rosbridge-server-rs for transient local (see face.js).
+      if (message && message.op === 'subscribe' && message.topic === ns + '/robot_speaking') {
+        message.qos = { durability: 'transient_local', reliability: 'reliable', history: 'keep_last', depth: 1 };
+      }
+      return send(message);
+    };
+    let retried = false;
+    const retry = () => {
+      if (retried || ros !== connection) return;
+      retried = true;
+      state.connection = 'disconnected';
+      services = null;
+      mirror();
+      const next = Math.min(5000, Math.max(500, (delayMs || 250) * 2));
+      setTimeout(() => connect(config, next), next);
+    };
+    connection.on('connection', () => {
+      state.connection = 'connected';
+      log('connected', {});
+      const topic = (name, type) => new ROSLIB.Topic({ ros: connection, name: name.startsWith('/') ? name : ns + '/' + name,
+        messageType: type });
+      topic('speech/final', 'fay_msgs/msg/Transcript').subscribe(heard('heard'));
+      topic('text_input', 'fay_msgs/msg/Transcript').subscribe(heard('typed'));
+      topic('chat/heard', 'fay_msgs/msg/Transcript').subscribe(heard('heard'));
+      topic('reply', 'fay_msgs/msg/Utterance').subscribe(onReply);
+      topic('action_cue', 'fay_msgs/msg/ActionCue').subscribe(onCue);
+      topic('robot_speaking', 'fay_msgs/msg/SpeechState').subscribe(onSpeaking);
+      topic('dialogue/proactive', 'diagnostic_msgs/msg/DiagnosticStatus').subscribe(onProactive);
+      topic('latency/turns', 'fay_msgs/msg/TurnLatency').subscribe(onTurn);
+      topic('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray').subscribe(onDiagnostics);
+      const service = (name, type) => new ROSLIB.Service({ ros: connection, name: ns + '/' + name, serviceType: type });
+      services = {
+        recall: service('memory/recall', 'fay_msgs/srv/Recall'),
+        remember: service('memory/remember', 'fay_msgs/srv/Remember'),
+        forget: service('memory/forget', 'fay_msgs/srv/Forget'),
+      };
+      mirror();
+      if (state.owner) search();
+    });
+    connection.on('error', (e) => { log('error', { message: String(e && e.message || e) }); retry(); });
+    connection.on('close', () => { log('closed', {}); retry(); });
+  }
+
+  // ---- start ----------------------------------------------------------------------------
+
+  async function start() {
+    fayAdmin.token = adminToken();
+    if (!fayAdmin.token) { state.connection = 'no-token'; refuse('This page needs an admin token.'); return; }
+    // The file endpoint answers the same question the door does (is this an admin token?)
+    // before the page opens any socket.
+    const listing = await api('files');
+    if (listing.status !== 200) {
+      refuse(`The admin endpoint refused this token (HTTP ${listing.status}: ${listing.body.error || ''}).`);
+      return;
+    }
+    state.access = 'granted';
+    state.files = listing.body.files;
+    $('editor-file').replaceChildren(...state.files.map((f) => el('option', { value: f.name }, f.title)));
+    $('editor-file').addEventListener('change', () => openFile($('editor-file').value));
+    $('editor-check').addEventListener('click', () => saveFile(true));
+    $('editor-save').addEventListener('click', () => saveFile(false));
+    $('editor-reload').addEventListener('click', () => openFile(state.file || $('editor-file').value));
+    $('editor-text').addEventListener('input', drawGutter);
+    $('editor-text').addEventListener('scroll', () => { $('editor-gutter').scrollTop = $('editor-text').scrollTop; });
+    $('memory-search').addEventListener('submit', (ev) => { ev.preventDefault(); search(); });
+    $('latency-n').textContent = String(LATENCY_TURNS);
+    $('latency-legend').replaceChildren(...STAGES.map(([, label, colour]) =>
+      el('span', {}, el('i', { style: 'background:' + colour }), label)));
+    drawLatency();
+    await openFile(state.files[0].name);
+    const config = await (await fetch('../config.json', { cache: 'no-store' })).json();
+    fayAdmin.config = config;
+    mirror();
+    connect(config, 250);
+  }
+
+  fayAdmin.openFile = openFile;
+  fayAdmin.ready = start().catch((e) => {
+    log('start-failed', { message: String(e && e.message || e) });
+    $('connection-text').textContent = 'cannot start: ' + (e && e.message || e);
+    throw e;
+  });
+})();
