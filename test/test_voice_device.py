@@ -1,6 +1,7 @@
 """The tts node on a real sound device: a private PulseAudio server with a null sink (paced
 in real time like a sound card), reached through ALSA's pulse plugin by sounddevice. The
-sink's monitor is recorded and must contain the sentence the node synthesized."""
+sink's monitor is recorded and must contain the sentence the node synthesized; the node's
+health names the device as its hardware id."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray
 
 from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
@@ -56,6 +58,7 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     with open(recording, "wb") as out:
         recorder = subprocess.Popen(["parec", "-d", f"{SINK}.monitor", "--format=s16le", f"--rate={RATE}",
                                      "--channels=1", "--latency-msec=20"], stdout=out, env={**os.environ, **pulse})
+        diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
         try:
             # A roomy device buffer: this test is about the audio path, not interrupt speed, and
             # the shared test machine is busy enough to starve a 40 ms buffer now and then.
@@ -63,6 +66,12 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
                                                      "device_latency": 0.15}, env=pulse)
             node.wait_ready()
             assert "audio goes to sound device" in node.output(), node.output()
+            # Its health names the device it opened (the hardware id: the output's description).
+            state = diagnostics.wait_for_match(
+                lambda a: any(s.name == "fay/tts: state" and s.message == "ready" for s in a.status),
+                what="fay/tts: state ready on /diagnostics")
+            [status] = [s for s in state.status if s.name == "fay/tts: state"]
+            assert status.hardware_id.startswith("sound device "), status.hardware_id
             speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
             tracks = ros.collect(VisemeTrack, topics.VISEMES)
             replies = ros.publisher(Utterance, topics.REPLY)

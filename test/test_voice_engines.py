@@ -50,3 +50,45 @@ def test_an_unknown_engine_names_the_choices():
     assert ENGINES == ("espeak-ng", "pyttsx3")
     with pytest.raises(VoiceError, match="unknown TTS engine 'festival'; choose one of espeak-ng, pyttsx3"):
         create_engine("festival", VoiceSettings())
+
+
+def test_settings_change_from_the_next_sentence_and_an_unknown_voice_changes_nothing():
+    # (the tts node's live parameters: Engine.use_settings)
+    out = run_python(
+        "from fay_ros.voice.engines import create_engine\n"
+        "from fay_ros.voice.types import VoiceError, VoiceSettings\n"
+        "engine = create_engine('espeak-ng', VoiceSettings())\n"
+        "text = 'How are you today, my friend?'\n"
+        "normal = engine.synthesize(text).duration\n"
+        "engine.use_settings(VoiceSettings(rate_wpm=90))\n"
+        "slow = engine.synthesize(text).duration\n"
+        "try:\n"
+        "    engine.use_settings(VoiceSettings(rate_wpm=300, english_voice='nosuchvoice'))\n"
+        "except VoiceError as exc:\n"
+        "    print(exc)\n"
+        "still = engine.synthesize(text).duration\n"
+        "engine.close()\n"
+        "print(slow > 1.6 * normal, abs(still - slow) < 0.05 * slow)\n")
+    refused, durations = out.splitlines()
+    assert "no voice 'nosuchvoice'" in refused
+    assert durations == "True True"
+
+
+def test_pyttsx3_checks_a_new_voice_before_using_it():
+    # (Its rate is not checked here: pyttsx3 2.99 drives libespeak-ng in asynchronous retrieval
+    # mode, where a rate set between two files is taken only now and then.)
+    out = run_python(
+        "from fay_ros.voice.engines import create_engine\n"
+        "from fay_ros.voice.types import VoiceError, VoiceSettings\n"
+        "engine = create_engine('pyttsx3', VoiceSettings())\n"
+        "engine.use_settings(VoiceSettings(english_voice='en-GB-scotland'))\n"
+        "print(engine.synthesize('Hello there.').runs[0].voice)\n"
+        "try:\n"
+        "    engine.use_settings(VoiceSettings(english_voice='nosuchvoice'))\n"
+        "except VoiceError as exc:\n"
+        "    print(exc)\n"
+        "print(engine.synthesize('Hello there.').runs[0].voice)\n"
+        "engine.close()\n")
+    assert out.splitlines() == ["en-GB-scotland",
+                                "pyttsx3 (espeak) has no voice 'nosuchvoice' (see `fay-ros say --engine pyttsx3 "
+                                "--list-voices`)", "en-GB-scotland"]

@@ -10,6 +10,20 @@ sample, false after the last one has left the speaker) and, for what it is asked
 from there). All the work is in fay_ros.voice (SpeechPipeline, say); this shell only maps
 messages, goals and clocks.
 
+A lifecycle node (fay_ros.common.lifecycle): configure creates the synthesis engine and opens
+the audio output (no such engine, a voice the engine does not have, an output device that
+does not open, a wav_dir that cannot be written: the node stays unconfigured and alive and
+says why on /diagnostics and `~/ready`; its hardware id is the output's description), cleanup
+releases them. Replies, say goals and broadcasts are spoken only while active: a say goal
+while inactive ends at once with "rejected: the voice is not active (<why>)", a reply or a
+broadcast is dropped. Deactivate stops the audio as an interrupt does (speaking=false).
+
+Live parameters (`ros2 param set`, validated by TtsConfig and, for voices, by the engine,
+else refused with the reason): voices, rate, volume and default_language apply from the next
+sentence synthesized (the engine swaps its settings between sentences); lookahead and wav_dir
+from the next sentence handed over; the text limits and broadcast_mode from the next message.
+The engine and the output (engine, output_device, block_ms, device_latency) are read-only.
+
 Say and broadcast are one path (`_start_say`): the text is planned into sentences
 (`voice.say.plan_say`), each is published on `reply` (conversation id `say-<8 hex>`, seq
 0.., `is_first`/`is_end`, `replace` on the first when it interrupts, the goal's cue on the
@@ -21,6 +35,7 @@ the reason), a text with nothing speakable with "nothing speakable".
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 import time
 from typing import Literal
@@ -28,7 +43,6 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.node import Node
 from rclpy.task import Future
 from std_msgs.msg import Empty
 
@@ -36,15 +50,17 @@ from fay_msgs.action import Say
 from fay_msgs.msg import SpeechState, Transcript, Utterance, Viseme, VisemeTrack
 
 from ..common import qos, topics
+from ..common.diagnostics import health
+from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
 from ..voice.engines import create_engine
-from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline
-from ..voice.playback import open_sink
+from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir
+from ..voice.playback import AudioSink, open_sink
 from ..voice.say import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome, SayProgress,
                          bound_text, check_say, new_say_id, plan_say, say_language)
-from ..voice.types import EngineName, VoiceError, VoiceSettings, check_voice_name
+from ..voice.types import Engine, EngineName, VoiceSettings, check_voice_name
 from ..voice.visemes import VisemeTrackData
 
 # Say conversation ids remembered to recognise our own `reply` messages (see _on_reply).
@@ -90,20 +106,36 @@ class TtsConfig(BaseModel):
     def _usable_voice(cls, value: str) -> str:
         return check_voice_name(value)
 
+    def voice_settings(self) -> VoiceSettings:
+        return VoiceSettings(self.english_voice, self.chinese_voice, self.rate_wpm, self.volume,
+                             self.default_language)
 
-class Tts(Node):
+
+# What can change while running (see the module docstring); the engine and the audio output
+# are read-only (a new engine or a reopened device: restart the node with the new value).
+VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "volume", "default_language"})
+LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
+                                      "broadcast_mode", "sentence_min_chars"}
+
+
+def output_label(cfg: TtsConfig) -> str:
+    """The audio output as the health status names it (its hardware id) until it is open."""
+    return f"audio output {cfg.output_device!r}"
+
+
+class Tts(ManagedNode):
     def __init__(self) -> None:
         super().__init__("tts", namespace=topics.DEFAULT_NAMESPACE)
-        self.config = cfg = declare_config(self, TtsConfig)
+        # The engine and the pipeline exist between configure and cleanup. `_voice_lock` keeps a
+        # live change from meeting a half-made or released engine; `_serving_lock` keeps
+        # "active? then submit" whole, so nothing is submitted after deactivate's interrupt.
+        self._voice_lock = threading.Lock()
+        self._serving_lock = threading.RLock()
+        self.engine: Engine | None = None
+        self.pipeline: SpeechPipeline | None = None
+        self.config = cfg = declare_config(self, TtsConfig, live=LIVE_PARAMETERS, apply=self._apply_live)
         self._clock_offset: float | None = None
-        settings = VoiceSettings(cfg.english_voice, cfg.chinese_voice, cfg.rate_wpm, cfg.volume, cfg.default_language)
-        try:
-            engine = create_engine(cfg.engine, settings)
-            sink = open_sink(cfg.output_device, engine.sample_rate, cfg.block_ms / 1000.0,
-                             log=lambda msg: self.get_logger().warn(msg),
-                             latency=cfg.device_latency or "low")
-        except (VoiceError, RuntimeError) as exc:
-            raise ConfigError(str(exc)) from None
+        health(self).hardware_id = output_label(cfg)
         self.visemes_pub = self.create_publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
         self.speaking_pub = self.create_publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
         self.reply_pub = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
@@ -115,20 +147,81 @@ class Tts(Node):
         self._goal_jobs: dict[bytes, SayJob] = {}
         self._early_cancels: set[bytes] = set()
         self._own_say_ids: collections.OrderedDict[str, None] = collections.OrderedDict()
-        self.pipeline = SpeechPipeline(engine, sink, on_track=self._publish_track, on_speaking=self._publish_speaking,
-                                       log=self._log, wav_dir=cfg.wav_dir or None, lookahead=cfg.lookahead,
-                                       on_sentence=self._on_sentence)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS)
         self.create_subscription(Transcript, topics.BROADCAST, self._on_broadcast, qos.EVENTS)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
+        # Served in every state: a goal while inactive ends with the reason.
         self.say_server = ActionServer(self, Say, topics.ACTION_SAY, execute_callback=self._execute_say,
                                        goal_callback=lambda _goal: GoalResponse.ACCEPT,
                                        cancel_callback=self._cancel_say, callback_group=ReentrantCallbackGroup())
-        kept = f"every sentence also written to {cfg.wav_dir}" if cfg.wav_dir else "not kept (set wav_dir to keep WAVs)"
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def configure_node(self) -> None:
+        with self._voice_lock:
+            cfg = self.config   # (live changes wait for the lock: this is the latest)
+            health(self).hardware_id = output_label(cfg)
+            try:
+                wav_dir = check_wav_dir(cfg.wav_dir)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+            engine = create_engine(cfg.engine, cfg.voice_settings())   # VoiceError is a ConfigError
+            sink: AudioSink | None = None
+            try:
+                sink = open_sink(cfg.output_device, engine.sample_rate, cfg.block_ms / 1000.0,
+                                 log=lambda msg: self.get_logger().warn(msg), latency=cfg.device_latency or "low")
+                pipeline = SpeechPipeline(engine, sink, on_track=self._publish_track,
+                                          on_speaking=self._publish_speaking, log=self._log, wav_dir=wav_dir,
+                                          lookahead=cfg.lookahead, on_sentence=self._on_sentence)
+            except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "cannot open"/"start"
+                if sink is not None:
+                    with contextlib.suppress(Exception):   # the first failure is the news
+                        sink.close()
+                engine.close()
+                raise ConfigError(str(exc)) from None
+            self.engine, self.pipeline = engine, pipeline
+            health(self).hardware_id = sink.description
+        kept = f"every sentence also written to {wav_dir}" if wav_dir else "not kept (set wav_dir to keep WAVs)"
         self.get_logger().info(
-            f"tts ready: engine {engine.name} (voices {cfg.english_voice}, {cfg.chinese_voice}); "
+            f"tts configured: engine {engine.name} (voices {cfg.english_voice}, {cfg.chinese_voice}); "
             f"audio goes to {sink.description}; audio files {kept}")
+
+    def deactivate_node(self) -> None:
+        # `active` is false already: nothing new is submitted once the lock is ours.
+        with self._serving_lock:
+            pipeline = self.pipeline
+        if pipeline is not None:
+            pipeline.interrupt("deactivated")   # speaking=false when the audio has stopped
+
+    def cleanup_node(self) -> None:
+        with self._voice_lock:
+            engine, pipeline = self.engine, self.pipeline
+            self.engine = self.pipeline = None
+            health(self).hardware_id = output_label(self.config)
+        if pipeline is not None:
+            pipeline.close()   # stops the audio, closes the output; what was queued ends "dropped"
+        if engine is not None:
+            engine.close()
+
+    # -- live parameters -----------------------------------------------------------------------
+    def _apply_live(self, cfg: TtsConfig, changed: frozenset[str]) -> None:
+        """Validated by TtsConfig already; here what only the engine and the disk can refuse
+        (a voice it does not have, a wav_dir that cannot be written), then in use from the
+        next sentence. Nothing is changed when any of it is refused."""
+        with self._voice_lock:
+            wav_dir = check_wav_dir(cfg.wav_dir) if "wav_dir" in changed else None
+            engine, pipeline = self.engine, self.pipeline
+            # Unconfigured: the voices are checked by the next configure.
+            if engine is not None and changed & VOICE_PARAMETERS:
+                engine.use_settings(cfg.voice_settings())   # raises VoiceError (refused) first
+            if pipeline is not None:
+                pipeline.lookahead = cfg.lookahead
+                if "wav_dir" in changed:
+                    pipeline.wav_dir = wav_dir
+            self.config = cfg
+        if changed:
+            when = "from the next sentence" if engine is not None else "when configured"
+            self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} ({when})")
 
     # -- ROS -> pipeline ------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
@@ -141,15 +234,24 @@ class Tts(Node):
         with self._say_lock:
             if msg.conversation_id in self._own_say_ids:
                 return
-        text = bound_text(msg.text, self.config.max_sentence_chars)
+        limit = self.config.max_sentence_chars
+        text = bound_text(msg.text, limit)
         if len(text) < len(msg.text):
             self.get_logger().warning(f"{msg.conversation_id}:{msg.seq}: reply of {len(msg.text)} characters cut to "
-                                      f"{len(text)} (max_sentence_chars {self.config.max_sentence_chars})")
-        self.pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, text, msg.is_first, msg.is_end,
-                                             msg.replace))
+                                      f"{len(text)} (max_sentence_chars {limit})")
+        with self._serving_lock:
+            pipeline = self.pipeline
+            if not self.active or pipeline is None:
+                self.get_logger().info(f"{msg.conversation_id}:{msg.seq}: not spoken: the voice is not active "
+                                       f"({self.not_ready_reason})", throttle_duration_sec=5.0)
+                return
+            pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, text, msg.is_first, msg.is_end,
+                                            msg.replace))
 
     def _on_interrupt(self, _msg: Empty) -> None:
-        self.pipeline.interrupt("interrupt received")
+        pipeline = self.pipeline
+        if pipeline is not None:
+            pipeline.interrupt("interrupt received")
 
     def _on_broadcast(self, msg: Transcript) -> None:
         """Fire-and-forget say: queued or preempting as `broadcast_mode` says."""
@@ -175,13 +277,23 @@ class Tts(Node):
         once when it is refused, cancelled before it started or has nothing speakable).
         `goal`: the say goal's id, registered for _cancel_say under the same lock that checks
         for a cancel that came first (so none is lost in between)."""
-        why = check_say(text, language, self.config.max_say_chars)
+        with self._serving_lock:   # (see __init__: not half-submitted across a deactivate)
+            pipeline = self.pipeline
+            if not self.active or pipeline is None:
+                self.get_logger().warning(f"say refused: the voice is not active ({self.not_ready_reason})")
+                on_done(SayJob.finished("", f"rejected: the voice is not active ({self.not_ready_reason})"))
+                return
+            self._submit_say(pipeline, text, language, user_id, interrupt, cue, on_done, on_progress, goal)
+
+    def _submit_say(self, pipeline: SpeechPipeline, text: str, language: str, user_id: str, interrupt: bool, cue,
+                    on_done, on_progress, goal: bytes | None) -> None:
+        cfg = self.config   # one message, one configuration (live changes swap it whole)
+        why = check_say(text, language, cfg.max_say_chars)
         if why is not None:
             self.get_logger().warning(f"say refused: {why}")
             on_done(SayJob.finished("", f"rejected: {why}"))
             return
-        plan = plan_say(text, max_sentence_chars=self.config.max_sentence_chars,
-                        min_chars=self.config.sentence_min_chars)
+        plan = plan_say(text, max_sentence_chars=cfg.max_sentence_chars, min_chars=cfg.sentence_min_chars)
         conversation_id = new_say_id()
         if plan.dropped:
             self.get_logger().info(f"{conversation_id}: not spoken: {plan.dropped.summary()}")
@@ -210,8 +322,8 @@ class Tts(Node):
             if first and cue:
                 msg.cue = [cue[0]]
             self._publish(self.reply_pub, msg)
-            self.pipeline.submit(SentenceRequest(conversation_id, seq, sentence, first, seq == last,
-                                                 interrupt and first, language=language_of))
+            pipeline.submit(SentenceRequest(conversation_id, seq, sentence, first, seq == last,
+                                            interrupt and first, language=language_of))
         self.get_logger().info(f"{conversation_id}: saying {len(plan.sentences)} sentence(s)"
                                + (", interrupting" if interrupt else ""))
 
@@ -275,8 +387,9 @@ class Tts(Node):
                 if len(self._early_cancels) >= OWN_SAY_IDS_KEPT:
                     self._early_cancels.clear()
                 self._early_cancels.add(key)
-        if job is not None and job.cancel():
-            self.pipeline.cancel(job.conversation_id, "say goal cancelled:")
+        pipeline = self.pipeline
+        if job is not None and job.cancel() and pipeline is not None:
+            pipeline.cancel(job.conversation_id, "say goal cancelled:")
         return CancelResponse.ACCEPT
 
     def _in_executor(self, function, *args) -> None:
@@ -328,9 +441,6 @@ class Tts(Node):
     def _log(self, level: str, message: str) -> None:
         logger = self.get_logger()
         {"debug": logger.debug, "info": logger.info, "warn": logger.warn}.get(level, logger.error)(message)
-
-    def close(self) -> None:
-        self.pipeline.close()
 
 
 def main(args: list[str] | None = None) -> int:

@@ -139,8 +139,13 @@ class EspeakNgEngine:
     name = "espeak-ng"
 
     def __init__(self, settings: VoiceSettings) -> None:
-        self.settings = settings
         self.dll, self.sample_rate = _library()
+        self.settings = settings
+        self.use_settings(settings)
+
+    def use_settings(self, settings: VoiceSettings) -> None:
+        """See types.Engine: the settings are swapped whole (one reference), after the check,
+        and synthesize() reads them once per sentence."""
         # espeak_SetVoiceByName() quietly falls back to another voice for an unknown name, so
         # names are checked against the voice list first.
         known = {}
@@ -152,13 +157,18 @@ class EspeakNgEngine:
                 if voice.lower() not in known or self.dll.espeak_SetVoiceByName(voice.encode()) != 0:
                     raise VoiceError(f"espeak-ng has no voice {voice!r} (see `fay-ros say --list-voices`; "
                                      f"the defaults are en-us and cmn-latn-pinyin)")
+        self.settings = settings
+
+    def close(self) -> None:
+        """Nothing of its own to release: libespeak-ng stays initialised for the process."""
 
     def voices(self) -> list[str]:
         return sorted(ident for _name, ident in list_voices())
 
     def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
                    language: Language | None = None) -> Synthesis:
-        runs = split_runs(text, language or self.settings.default_language)
+        settings = self.settings  # one sentence, one set of settings (use_settings may swap them)
+        runs = split_runs(text, language or settings.default_language)
         chunks: list[np.ndarray] = []
         phonemes: list[TimedPhoneme] = []
         voiced: list[VoicedRun] = []
@@ -166,14 +176,14 @@ class EspeakNgEngine:
         was_cancelled = False
         with _lock:
             for index, run in enumerate(runs):
-                voice = self.settings.voice_for(run.language)
+                voice = settings.voice_for(run.language)
                 sink: _Sink = {"chunks": [], "phonemes": [], "cancelled": cancelled}
                 _state["sink"] = sink
                 try:
                     if self.dll.espeak_SetVoiceByName(voice.encode()) != 0:
                         raise VoiceError(f"espeak-ng voice {voice!r} became unavailable")
-                    self.dll.espeak_SetParameter(PARAM_RATE, int(self.settings.rate_wpm), 0)
-                    self.dll.espeak_SetParameter(PARAM_VOLUME, int(round(self.settings.volume * 100)), 0)
+                    self.dll.espeak_SetParameter(PARAM_RATE, int(settings.rate_wpm), 0)
+                    self.dll.espeak_SetParameter(PARAM_VOLUME, int(round(settings.volume * 100)), 0)
                     data = run.text.encode("utf-8")
                     flags = CHARS_UTF8 | (ENDPAUSE if index == len(runs) - 1 else 0)
                     status = self.dll.espeak_Synth(data, len(data) + 1, 0, POS_CHARACTER, 0, flags, None, None)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
 import re
 import threading
 import time
@@ -91,6 +92,8 @@ class SpeechPipeline:
         if sink.sample_rate != engine.sample_rate:
             raise ValueError(f"sink runs at {sink.sample_rate} Hz but the engine produces {engine.sample_rate} Hz")
         self.engine = engine
+        # `lookahead` and `wav_dir` may be changed while it runs (the node's live parameters):
+        # each is one attribute, read once per sentence by the worker.
         self._on_track = on_track
         self._log = log
         self._clock = clock
@@ -130,7 +133,8 @@ class SpeechPipeline:
         if replacing:
             self.interrupt(f"replaced by {request.utterance_id}")
         with self._cond:
-            dropped = request.conversation_id in self._dropped_replies
+            # Closed (the node was cleaned up): nothing will speak it, and a say waits for its end.
+            dropped = self._closed or request.conversation_id in self._dropped_replies
             if not dropped:
                 if request.is_end:
                     self._open_replies.pop(request.conversation_id, None)
@@ -140,7 +144,8 @@ class SpeechPipeline:
                     self._queue.append((self._generation, self.player.generation, next(self._submitted), request))
                     self._cond.notify_all()
         if dropped:
-            self._log("info", f"dropping {request.utterance_id}: its reply was interrupted")
+            self._log("info", f"dropping {request.utterance_id}: "
+                              + ("the voice is closed" if self._closed else "its reply was interrupted"))
             if request.text.strip():
                 self._emit(request.utterance_id, "dropped")
 
@@ -280,8 +285,9 @@ class SpeechPipeline:
             track = build_track(uid, synthesis.phonemes, synthesis.duration)
         else:
             track = track_from_energy(uid, synthesis.samples, synthesis.sample_rate)
-        if self.wav_dir is not None:
-            path = write_wav(self.wav_dir / f"{_file_safe(uid)}.wav", synthesis.samples, synthesis.sample_rate)
+        wav_dir = self.wav_dir  # (a live parameter: read once)
+        if wav_dir is not None:
+            path = write_wav(wav_dir / f"{_file_safe(uid)}.wav", synthesis.samples, synthesis.sample_rate)
             self._log("info", f"{uid}: audio written to {path}")
         runs = ", ".join(f"{r.voice}" for r in synthesis.runs)
         self._log("debug", f"{uid}: {synthesis.duration:.2f} s of audio ({runs}) in {synth_seconds * 1000:.1f} ms")
@@ -326,6 +332,21 @@ class SpeechPipeline:
 
     def _on_cut(self, key: str, played: float, total: float) -> None:
         self._log("info", f"{key} cut after {played:.2f} s of {total:.2f} s")
+
+
+def check_wav_dir(wav_dir: str) -> Path | None:
+    """The directory where every sentence is also written ('' = none), created if needed;
+    ValueError with the reason when it cannot be created or written."""
+    if not wav_dir:
+        return None
+    path = Path(wav_dir).expanduser()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"wav_dir {str(path)!r} cannot be created: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ValueError(f"wav_dir {str(path)!r} is not writable")
+    return path
 
 
 def _remember(ordered: collections.OrderedDict, key: str, limit: int = 256) -> None:

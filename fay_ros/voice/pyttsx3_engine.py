@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -40,11 +41,21 @@ class Pyttsx3Engine:
             except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
                 raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
         self.settings = settings
-        self._voice_ids = {settings.english_voice: self._resolve(settings.english_voice),
-                           settings.chinese_voice: self._resolve(settings.chinese_voice)}
-        self._engine.setProperty("rate", int(settings.rate_wpm))
-        self._engine.setProperty("volume", float(settings.volume))
+        self._in_use: tuple[VoiceSettings, dict[str, str]] = (settings, {})
+        self.use_settings(settings)
         self._tmp = Path(tempfile.mkdtemp(prefix="fay_tts_pyttsx3_"))
+
+    def use_settings(self, settings: VoiceSettings) -> None:
+        """See types.Engine: the voices are resolved first; the settings and their voice ids
+        are swapped as one pair, read once per sentence, which sets rate, volume and voice."""
+        with _lock:  # pyttsx3's voice list is not to be read while it synthesizes
+            voice_ids = {settings.english_voice: self._resolve(settings.english_voice),
+                         settings.chinese_voice: self._resolve(settings.chinese_voice)}
+        self._in_use = (settings, voice_ids)
+        self.settings = settings
+
+    def close(self) -> None:
+        shutil.rmtree(self._tmp, ignore_errors=True)
 
     def voices(self) -> list[str]:
         return sorted(v.id for v in self._engine.getProperty("voices"))
@@ -62,12 +73,16 @@ class Pyttsx3Engine:
         chunks: list[np.ndarray] = []
         voiced: list[VoicedRun] = []
         offset = 0
+        settings, voice_ids = self._in_use  # one sentence, one set of settings
         with _lock:
-            for index, run in enumerate(split_runs(text, language or self.settings.default_language)):
+            for index, run in enumerate(split_runs(text, language or settings.default_language)):
                 if cancelled():
                     return Synthesis(np.zeros(0, np.int16), self.sample_rate, cancelled=True)
-                voice = self.settings.voice_for(run.language)
-                self._engine.setProperty("voice", self._voice_ids[voice])
+                voice = settings.voice_for(run.language)
+                # Rate and volume after the voice: selecting a voice resets libespeak-ng's rate.
+                self._engine.setProperty("voice", voice_ids[voice])
+                self._engine.setProperty("rate", int(settings.rate_wpm))
+                self._engine.setProperty("volume", float(settings.volume))
                 path = self._tmp / f"run{index}.wav"
                 self._engine.save_to_file(run.text, str(path))
                 # The driver prints "Audio saved to ..." for every file; that is not our output.

@@ -88,3 +88,13 @@ class Engine(Protocol):
         ...
 
     def voices(self) -> list[str]: ...
+
+    def use_settings(self, settings: VoiceSettings) -> None:
+        """Check `settings` (its voices must exist: VoiceError otherwise, nothing changed) and
+        use them from the next synthesize() call on; a synthesis in progress keeps the
+        settings it started with. Safe while another thread synthesizes."""
+        ...
+
+    def close(self) -> None:
+        """Release what the engine holds (the library itself stays loaded in the process)."""
+        ...
