@@ -1,5 +1,6 @@
 /* The web face: connects to rosbridge with roslibjs, maps fay_msgs cues with its own table
- * (face_map.json) and drives the SVG face or the user's Live2D model.
+ * (face_map.json) and drives the SVG face or a Live2D model (the installed sample or the
+ * user's; live2d_face.js, which also translates the table's names through the model's profile).
  *
  *   action_cue      behavior -> TapBody motion (light/strong variant by intensity),
  *                   affect -> expression F01.. (sentiment picks one for an unknown affect)
@@ -26,7 +27,7 @@
   const state = {
     connection: 'connecting', url: '', expression: '', behavior: 'idle', motion: 'Idle', motionPriority: 0,
     motionUntil: 0, mouth: 0, viseme: 'sil', utterance: '', speaking: false, clock: 'synced', blinks: 0,
-    renderer: 'svg', reconnects: 0, events: [],
+    renderer: 'svg', modelMotion: '', reconnects: 0, events: [],
   };
   const fayFace = { state, map: null, config: null };
   window.fayFace = fayFace;
@@ -49,6 +50,7 @@
     d.clock = state.clock;
     d.blinks = String(state.blinks);
     d.renderer = state.renderer;
+    d.modelMotion = state.modelMotion;
     const text = { connected: 'connected', connecting: 'connecting…', disconnected: 'disconnected, retrying…',
       'no-token': 'no access token: open the link `fay-ros web` printed (fay-ros web --show-urls)' };
     document.getElementById('connection-text').textContent = (text[state.connection] || state.connection) +
@@ -112,13 +114,16 @@
       if (!running) toIdle();
     } else {
       const group = map.motion.group;
-      renderer.playMotion(group, index, msg.intensity);
+      // The table's choice (TapBody:index) is the state; a Live2D model whose profile names
+      // its own motions reports what it plays (data-model-motion).
+      state.modelMotion = renderer.playMotion(group, index, msg.behavior, msg.intensity) || '';
       state.motion = group + ':' + index;
       state.motionPriority = msg.priority;
       state.motionUntil = now + map.motion.hold_seconds * 1000;
       clearTimeout(idleTimer);
       idleTimer = setTimeout(toIdle, map.motion.hold_seconds * 1000);
-      log('motion', { motion: state.motion, behavior: msg.behavior, intensity: msg.intensity, priority: msg.priority });
+      log('motion', { motion: state.motion, model_motion: state.modelMotion, behavior: msg.behavior,
+        intensity: msg.intensity, priority: msg.priority });
     }
     state.behavior = msg.behavior;
     state.utterance = msg.utterance_id;
@@ -128,6 +133,7 @@
   function toIdle() {
     if (Date.now() < state.motionUntil) return;
     state.motion = 'Idle';
+    state.modelMotion = '';
     state.motionPriority = 0;
     renderer.idle();
     mirror();
@@ -161,7 +167,7 @@
   function setMouth(value, viseme, frame) {
     state.mouth = value;
     state.viseme = viseme;
-    renderer.setMouth(value);
+    renderer.setMouth(value, viseme);
     if (frame) log('mouth', { viseme, value, at: frame.at, applied: Date.now(), utterance: track && track.id });
     mirror();
   }
@@ -325,15 +331,22 @@
     fayFace.config = config;
     fayFace.map = config.face_map;
     renderer = new SvgFace(document.getElementById('face'), fayFace.map, () => { state.blinks += 1; mirror(); });
-    if (config.live2d) {
+    // A Live2D model is used when fay-ros web serves one: by default with --live2d, or when the
+    // page asks for it (?face=live2d, e.g. the installed sample); ?face=svg keeps the SVG face.
+    const wanted = params.get('face');
+    if (config.live2d && (wanted === 'live2d' || (config.live2d.default && wanted !== 'svg'))) {
       const stage = document.getElementById('live2d-stage');
+      const svg = document.getElementById('face');
       try {
         stage.hidden = false;
+        svg.style.display = 'none'; // before loading: the model is fitted to the whole stage
         renderer = await Live2DFace.create(stage, config.live2d, fayFace.map);
-        document.getElementById('face').style.display = 'none';
         state.renderer = 'live2d';
+        fayFace.live2d = renderer.readBack;
+        fayFace.live2dParam = (id) => renderer.readBack.param(id);
       } catch (e) {
         stage.hidden = true;
+        svg.style.display = '';
         log('live2d-failed', { message: String(e && e.message || e) });
         state.renderer = 'svg (Live2D failed: ' + (e && e.message || e) + ')';
       }

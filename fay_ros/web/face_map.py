@@ -133,6 +133,9 @@ def validate(table: Any) -> list[str]:
     if subtitles is not None:
         number(subtitles, "hold_s", "subtitles", 0.0, 600.0)
 
+    if "live2d" in table:  # optional: without it every model is taken to follow Fay's conventions
+        problems += _live2d_profiles(table["live2d"], motion)
+
     svg = need(table, "svg", "", dict)
     if svg is not None:
         expressions = need(svg, "expressions", "svg", dict)
@@ -197,3 +200,66 @@ def _expression_name(value: Any, where: str) -> list[str]:
     if not isinstance(value, str) or not _EXPRESSION.match(value):
         return [f"{where}: expected an expression name F01, F02, ..., got {value!r}"]
     return []
+
+
+_LIVE2D_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+def _live2d_profiles(section: Any, motion: Any) -> list[str]:
+    """Problems of the `live2d` section: per model profile, its expression names, behavior ->
+    {group, indexes} map (every vocabulary behavior, like motion.behaviors) and mouth parameters."""
+    if not isinstance(section, dict) or not isinstance(section.get("profiles"), dict):
+        return ["live2d.profiles: missing (an object of model profiles)"]
+    problems: list[str] = []
+    strong = isinstance(motion, dict) and isinstance(motion.get("strong_from_intensity"), (int, float))
+    for name, profile in section["profiles"].items():
+        where = f"live2d.profiles.{name}"
+        if not isinstance(profile, dict):
+            problems.append(f"{where}: expected an object")
+            continue
+        for key in ("model_file", "idle_group", "mouth_open"):
+            value = profile.get(key)
+            if value is not None and (not isinstance(value, str) or not _LIVE2D_NAME.match(value)):
+                problems.append(f"{where}.{key}: expected a file or parameter name, got {value!r}")
+        expressions = profile.get("expressions", {})
+        if not isinstance(expressions, dict):
+            problems.append(f"{where}.expressions: expected an object (F01 -> the model's expression name)")
+        else:
+            for key, own in expressions.items():
+                problems += _expression_name(key, f"{where}.expressions key")
+                if not isinstance(own, str) or not own:
+                    problems.append(f"{where}.expressions.{key}: expected the model's expression name, got {own!r}")
+        behaviors = profile.get("behaviors")
+        if behaviors is not None:
+            if not isinstance(behaviors, dict):
+                problems.append(f"{where}.behaviors: expected null (TapBody indexes of motion.behaviors) or an object")
+            else:
+                problems += _vocabulary_map(behaviors, vocabulary.BEHAVIORS, f"{where}.behaviors", "behavior",
+                                            _live2d_motion)
+            problems += _live2d_motion(profile.get("default_behavior"), f"{where}.default_behavior")
+            if not strong:
+                problems.append(f"{where}.behaviors: needs motion.strong_from_intensity")
+        form = profile.get("mouth_form")
+        if form is not None:
+            if not isinstance(form, dict) or not isinstance(form.get("parameter"), str) \
+                    or not isinstance(form.get("visemes"), dict):
+                problems.append(f"{where}.mouth_form: expected null or {{parameter, visemes}}")
+            else:
+                for viseme, value in form["visemes"].items():
+                    if viseme not in VISEME_NAMES:
+                        problems.append(f"{where}.mouth_form.visemes.{viseme}: not an OVR viseme")
+                    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
+                        problems.append(f"{where}.mouth_form.visemes.{viseme}: expected a number in -1..1, "
+                                        f"got {value!r}")
+    if sum(1 for p in section["profiles"].values() if isinstance(p, dict) and not p.get("model_file")) > 1:
+        problems.append("live2d.profiles: more than one profile without model_file (the fallback must be one)")
+    return problems
+
+
+def _live2d_motion(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, dict) or not isinstance(value.get("group"), str) or not value["group"]:
+        return [f"{where}: expected null or {{group, indexes}}, got {value!r}"]
+    return _motion_indexes(value.get("indexes"), f"{where}.indexes") if value.get("indexes") is not None \
+        else [f"{where}.indexes: missing ([light] or [light, strong])"]
