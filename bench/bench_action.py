@@ -1,4 +1,5 @@
-"""Action cues per second with a 1,000-rule table vs. a naive per-rule substring loop."""
+"""Action cues per second with a 1,000-rule table vs. a naive per-rule substring loop, and the
+two match policies (`priority`, `fay`) scored on the golden set against Fay's own matcher."""
 from __future__ import annotations
 
 import random
@@ -68,6 +69,52 @@ class NaiveMatcher:
         return best
 
 
+class FayOriginalMatcher:
+    """Fay's own resolve_action_signal ranking: keywords as case-insensitive substrings, rank by
+    keywords found, longest keyword, priority; first row on a tie. No word boundaries, no
+    negation, overlapping keywords all count."""
+
+    def __init__(self, table) -> None:
+        self.rules = table.rules
+
+    def match(self, text: str):
+        low, best, best_key = text.lower(), None, (-1, -1, -1)
+        for rule in self.rules:
+            found = [k for k in rule.keywords if k.lower() in low]
+            if found:
+                key = (len(found), max(len(k) for k in found), rule.priority)
+                if key > best_key:
+                    best, best_key = rule, key
+        return best
+
+
+def policy_scores(lexicon, table_path: Path) -> str:
+    """Accuracy and trap misfires of both policies and of Fay's own matcher on the golden set."""
+    from fay_ros.action import CueEngine, load_rules
+    from fay_ros.action.cue import default_affect
+    from test_action_golden import engine_pick, score
+
+    table = load_rules(table_path)
+    engines = {policy: CueEngine(table, lexicon, policy=policy) for policy in ("priority", "fay")}
+    fay_original = FayOriginalMatcher(table)
+
+    def fay_pick(text: str):
+        rule = fay_original.match(text)
+        if rule is None:   # Fay sends no Action; count it as the idle cue fay_ros would send
+            return ("idle", default_affect(engines["fay"].scorer.score(text).value))
+        return (rule.behavior, rule.affect)
+
+    rows = [("fay_ros, `priority` policy (default)", score(engine_pick(engines["priority"]))),
+            ("fay_ros, `fay` policy (Fay's ranking, our keyword finding)", score(engine_pick(engines["fay"]))),
+            ("baseline: Fay's own matcher (substrings, Fay's ranking)", score(fay_pick))]
+    lines = ["| matcher, shipped table | golden rows right | trap misfires |", "|---|---|---|"]
+    for name, s in rows:
+        lines.append(f"| {name} | {s.correct}/{s.rows} ({s.correct / s.rows:.0%}) | {s.misfires}/{s.traps} |")
+    return ("Match policies on the golden set (test/test_action_golden.py): a row is right when behavior and "
+            "affect are the expected ones; a trap is a row where no rule may fire (a keyword inside another word, "
+            "a negated keyword, no keyword).\n\n" + "\n".join(lines))
+
+
 def run() -> str:
     from fay_ros.action import LEXICON_FILE, RULES_FILE, CueEngine, default_table_path, load_lexicon, load_rules
     from fay_ros.action.phrases import Prepared
@@ -121,5 +168,6 @@ def run() -> str:
         f"Besides being slower, the naive loop picks a different rule than the matcher for "
         f"{len(differ)} of {len(sentences)} golden sentences on the shipped table (e.g. "
         + ", ".join(f"\"{s}\"" for s in differ[:3])
-        + "): substrings fire inside words (\"hi\" in \"this\") and negated or overlapped keywords count."
+        + "): substrings fire inside words (\"hi\" in \"this\") and negated or overlapped keywords count.\n\n"
+        + policy_scores(lexicon, default_table_path(RULES_FILE))
     )

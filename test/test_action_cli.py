@@ -4,11 +4,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from fay_ros.action import RULES_FILE, LEXICON_FILE, default_table_path
 from fay_ros.action.rules import RULE_COLUMNS
 
 HEADER = ",".join(RULE_COLUMNS)
+FAY_RULES = Path(__file__).parent / "data" / "fay" / "action_rules.csv"   # Fay's layout, written for the tests
 
 
 def fay_ros(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -60,7 +62,35 @@ def test_check_names_file_line_and_problem_of_every_bad_row(tmp_path):
 
 def test_a_bad_table_stops_the_analysis_with_the_reason(tmp_path):
     bad = tmp_path / "rules.csv"
-    bad.write_text(HEADER + "\na.b,dance,smile,0.5,50,0,hi\n", encoding="utf-8")
+    bad.write_text(HEADER + "\na.b,Dance!,smile,0.5,50,0,hi\n", encoding="utf-8")
     out = fay_ros("--rules", str(bad), "hi")
     assert out.returncode == 1 and out.stdout == ""
-    assert f"{bad}:2: behavior 'dance' is not in the shared vocabulary" in out.stderr
+    assert f"{bad}:2: behavior 'Dance!' must be one lower-case word" in out.stderr
+
+
+def test_check_accepts_fays_table_and_warns_about_words_no_consumer_maps(tmp_path):
+    out = fay_ros("--check", str(FAY_RULES))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"OK {FAY_RULES}: 20 rules, 85 keywords\n", "Fay's layout: no problem, no warning"
+    own = tmp_path / "own.csv"
+    own.write_text(HEADER + "\nshow.dance,dance,smile,0.5,50,1.8,跳舞\n", encoding="utf-8")
+    out = fay_ros("--check", str(own))
+    assert out.returncode == 0, out.stderr
+    assert (f"warning: {own}:2: behavior 'dance' is not in the shared vocabulary: consumers that do not map it "
+            "use their default") in out.stdout
+
+
+def test_policy_no_match_and_explain_options():
+    fay = json.loads(fay_ros("--rules", str(FAY_RULES), "--policy", "fay", "--explain", "没错，当然可以，小心").stdout)
+    assert (fay["code"], fay["match_policy"]) == ("dialogue.confirm", "fay")
+    assert fay["explain"]["winner"] == "dialogue.confirm"
+    assert [c["code"] for c in fay["explain"]["candidates"]] == ["dialogue.confirm", "guidance.warn"]
+    assert fay["explain"]["why"].startswith("dialogue.confirm beats guidance.warn on number of keywords found: 3 vs 1")
+    ours = json.loads(fay_ros("--rules", str(FAY_RULES), "没错，当然可以，小心").stdout)
+    assert ours["code"] == "guidance.warn" and "explain" not in ours
+    out = fay_ros("--rules", str(FAY_RULES), "--no-match", "none", "-", stdin="今天星期三\n这边请\n")
+    nothing, invite = [json.loads(line) for line in out.stdout.splitlines()]
+    assert nothing["cue"] is None and nothing["text"] == "今天星期三" and "no rule matched" in nothing["reason"]
+    assert (invite["code"], invite["sentiment_hint"]) == ("guidance.invite", 0.7)
+    bad = fay_ros("--policy", "loudest", "hi")
+    assert bad.returncode == 2 and "invalid choice: 'loudest'" in bad.stderr

@@ -147,6 +147,70 @@ def test_equal_priority_then_strength_then_count_then_hint_then_row(tmp_path):
     assert matcher.match("嗯嗯").winner.rule.code == "r.first"
 
 
+def test_hint_tie_break_compares_on_fays_scale(tmp_path):
+    # The sentence sentiment (-1..1) is doubled onto the hint range: 0.5 -> 1.0 is nearer 1.2 than 0.4.
+    table = load_rules(rules_file(tmp_path, "h.mild,nod,smile,0.5,40,0.4,天气", "h.strong,wave,warm,0.5,40,1.2,天气"))
+    match = ActionMatcher(table).match("天气", sentiment=0.5)
+    assert match.winner.rule.code == "h.strong"
+    assert match.winner.keys("priority", 0.5)["hint_distance"] == pytest.approx(0.2)
+
+
+FAY_RANKING_ROWS = ("a.many,nod,smile,0.5,40,0,没错|当然|可以",
+                    "b.high,warn,serious,0.8,90,0,小心",
+                    "c.long,explain,neutral,0.5,30,0,换句话说",
+                    "d.short,think,neutral,0.5,60,0,想想",
+                    "e.first,listen,neutral,0.5,50,0,嗯嗯",
+                    "e.second,nod,neutral,0.5,50,0,好好")
+
+
+def test_fay_policy_ranks_by_keyword_count_then_longest_then_priority(tmp_path):
+    table = load_rules(rules_file(tmp_path, *FAY_RANKING_ROWS))
+    fay, ours = ActionMatcher(table, policy="fay"), ActionMatcher(table)
+    text = "没错，当然可以，小心"
+    assert fay.match(text).winner.rule.code == "a.many"            # 3 keywords beat priority 90
+    assert ours.match(text).winner.rule.code == "b.high"           # priority first
+    assert fay.match("想想，换句话说").winner.rule.code == "c.long"   # 4 characters beat priority 60
+    assert fay.match("小心想想").winner.rule.code == "b.high"        # same count and length: priority
+    assert fay.match("好好嗯嗯").winner.rule.code == "e.first"       # all equal: earlier row
+    # Word boundaries stay: Fay's own substring test would find "hi" in "this".
+    hello = load_rules(rules_file(tmp_path, "g.hello,wave,smile,0.5,50,0,hi", name="hi.csv"))
+    assert ActionMatcher(hello, policy="fay").match("this is it").winner is None
+
+
+def test_match_explains_every_candidate_and_why_the_winner_won(tmp_path):
+    table = load_rules(rules_file(tmp_path, *FAY_RANKING_ROWS))
+    result = ActionMatcher(table, policy="fay").match("没错，当然可以，小心")
+    explained = result.explain()
+    assert explained["policy"] == "fay" and explained["winner"] == "a.many"
+    assert [c["code"] for c in explained["candidates"]] == ["a.many", "b.high"]
+    assert explained["candidates"][0]["keys"] == {"keywords": 3, "longest": 2, "priority": 40, "row": 2}
+    assert explained["why"] == ("a.many beats b.high on number of keywords found: 3 vs 1 "
+                                "(fay policy ranks by keywords, then longest, then priority, then row)")
+    by_priority = ActionMatcher(table).match("没错，当然可以，小心")
+    assert by_priority.why().startswith("b.high beats a.many on priority: 90 vs 40")
+    assert ActionMatcher(table).match("小心").why() == "b.high is the only rule with a keyword found"
+    assert ActionMatcher(table, NEGATION).match("不小心").why() == \
+        "no rule has a keyword in the text (found but negated: 小心)"
+    with pytest.raises(ValueError, match="match policy 'loudest' is not one of priority, fay"):
+        ActionMatcher(table, policy="loudest")
+
+
+def test_cue_carries_the_rules_sentiment_hint_and_no_match_can_give_no_cue(shipped_lexicon, tmp_path):
+    table = load_rules(rules_file(tmp_path, "x.only,celebrate,excited,0.9,50,1.6,zebra"))
+    idle, fay = CueEngine(table, shipped_lexicon), CueEngine(table, shipped_lexicon, policy="fay", no_match="none")
+    cue = fay.cue("a zebra!")
+    assert (cue.code, cue.sentiment_hint, cue.match_policy) == ("x.only", 1.6, "fay")
+    assert cue.as_dict()["sentiment_hint"] == 1.6 and cue.as_dict()["sentiment_hint_scale"] == "fay:-2..2"
+    default = idle.cue("今天星期三")
+    assert (default.code, default.sentiment_hint) == (DEFAULT_CODE, 0.0)
+    assert fay.cue("今天星期三") is None, "Fay sends no Action when no rule matches"
+    analysis = fay.analyse("今天星期三")
+    assert analysis.cue is None and analysis.match.winner is None and analysis.text == "今天星期三"
+    assert fay.with_tables(table, shipped_lexicon).cue("今天星期三") is None, "a reload keeps the options"
+    with pytest.raises(ValueError, match="no_match 'silent' is not one of idle, none"):
+        CueEngine(table, shipped_lexicon, no_match="silent")
+
+
 def test_match_reports_keywords_as_written_and_negated_ones(tmp_path):
     table = load_rules(rules_file(tmp_path, "x.agree,nod,smile,0.5,50,0,Of Course|Sure|是的"))
     match = ActionMatcher(table, NEGATION).match("of course, SURE, of course")
@@ -212,6 +276,9 @@ def test_shipped_tables_are_valid_bilingual_and_cover_every_situation():
     for rule in table.rules:
         assert any(not k.isascii() for k in rule.keywords), f"{rule.code} has no Chinese keyword"
         assert any(k.isascii() for k in rule.keywords), f"{rule.code} has no English keyword"
+    assert all(-2 <= r.sentiment_hint <= 2 for r in table.rules)
+    hints = {r.code: r.sentiment_hint for r in table.rules}
+    assert (hints["guidance.invite"], hints["emotion.sad"]) == (1.0, -1.4), "on Fay's -2..2 scale"
     lexicon = load_lexicon(SHIPPED_LEXICON)
     assert {w for w in lexicon.words.values()} == {-2, -1, 0, 1, 2}
     assert "不" in lexicon.negation.cjk_negators and "not" in lexicon.negation.latin_negators
@@ -221,16 +288,18 @@ def test_shipped_tables_are_valid_bilingual_and_cover_every_situation():
 
 @pytest.mark.parametrize("row, problem", [
     ("Bad Code,nod,smile,0.5,50,0,好", "code 'Bad Code' must be dotted"),
-    ("a.b,nodd,smile,0.5,50,0,好", "behavior 'nodd' is not in the shared vocabulary"),
-    ("a.b,nod,grin,0.5,50,0,好", "affect 'grin' is not in the shared vocabulary"),
+    ("a.b,Nod,smile,0.5,50,0,好", "behavior 'Nod' must be one lower-case word"),
+    ("a.b,nod,big grin,0.5,50,0,好", "affect 'big grin' must be one lower-case word"),
+    ("a.b,,smile,0.5,50,0,好", "behavior '' must be one lower-case word"),
     ("a.b,nod,smile,1.5,50,0,好", "intensity 1.5 is outside 0..1"),
     ("a.b,nod,smile,nan,50,0,好", "intensity nan is outside 0..1"),
     ("a.b,nod,smile,high,50,0,好", "intensity 'high' is not a number"),
     ("a.b,nod,smile,0.5,101,0,好", "priority 101 is outside 0..100"),
     ("a.b,nod,smile,0.5,5.5,0,好", "priority '5.5' is not an integer"),
-    ("a.b,nod,smile,0.5,50,2,好", "sentimentHint 2 is outside -1..1"),
+    ("a.b,nod,smile,0.5,50,2.5,好", "sentimentHint 2.5 is outside -2..2"),
+    ("a.b,nod,smile,0.5,50,-2.01,好", "sentimentHint -2.01 is outside -2..2"),
     ("a.b,nod,smile,0.5,50,0,", "no keywords"),
-    ("a.b,nod,smile,0.5,50,0,好||行", "empty keyword"),
+    ("a.b,nod,smile,0.5,50,0,|", "no keywords"),
     ("a.b,nod,smile,0.5,50,0,好,行", "beyond the header's columns"),
     ("a.b,nod,smile,0.5", "fewer than the header"),
 ])
@@ -243,18 +312,18 @@ def test_a_bad_row_is_rejected_naming_file_line_and_problem(tmp_path, row, probl
 
 
 def test_every_problem_is_listed_and_duplicates_name_both_lines(tmp_path):
-    path = rules_file(tmp_path, "a.b,nod,smile,0.5,50,0,好", "# a comment row", "", "a.b,nodd,smile,0.5,50,0,行")
+    path = rules_file(tmp_path, "a.b,nod,smile,0.5,50,0,好", "# a comment row", "", "a.b,Nodd,smile,0.5,50,0,行")
     with pytest.raises(TableError) as err:
         load_rules(path)
     lines = str(err.value).splitlines()
     assert lines == [f"{path}:5: code 'a.b' repeats line 2",
-                     f"{path}:5: behavior 'nodd' is not in the shared vocabulary ({', '.join(BEHAVIORS)})"]
+                     f"{path}:5: behavior 'Nodd' must be one lower-case word (letters, digits, '_'), e.g. 'nod'"]
 
 
 def test_file_level_problems(tmp_path):
     cases = {
         "missing.csv": (None, "file not found"),
-        "header.csv": ("code,behavior,affect\na.b,nod,smile\n", ":1: header lacks column(s) intensity"),
+        "header.csv": ("code,behavior,affect\na.b,nod,smile\n", ":1: header lacks column(s) keywords"),
         "empty.csv": ("\n\n", "empty table"),
         "norows.csv": (HEADER + "\n", "no rules"),
         "gbk.csv": (None, ":3: not UTF-8"),
@@ -282,13 +351,39 @@ def test_spreadsheet_habits_are_accepted(tmp_path):
         "guidance.invite", ("这边请", "this way"), 0.0, 2)
 
 
-def test_warnings_for_shared_repeated_and_punctuated_keywords(tmp_path):
+def test_warnings_for_shared_repeated_empty_and_punctuated_keywords(tmp_path):
     table = load_rules(rules_file(tmp_path, "a.b,nod,smile,0.5,50,0,好的|好的|really?",
-                                  "c.d,shake,serious,0.5,50,0,好的"))
+                                  "c.d,shake,serious,0.5,50,0,好的||行|"))
     text = "\n".join(table.warnings)
     assert "'好的' is listed twice" in text
     assert "'好的' of c.d is also a keyword of a.b" in text
     assert "'?' is ignored" in text
+    assert f"{tmp_path / 'rules.csv'}:3: empty keyword in '好的||行|' is ignored" in text
+    assert table.rules[1].keywords == ("好的", "行"), "empty items are dropped, as Fay does"
+
+
+def test_a_word_outside_the_vocabulary_is_accepted_with_a_warning(tmp_path):
+    path = rules_file(tmp_path, "a.b,nodd,smile,0.5,50,0,好", "c.d,dance,grin,0.5,50,0,跳舞",
+                      "e.f,dance,smile,0.5,50,0,舞蹈")
+    table = load_rules(path)
+    assert [(r.behavior, r.affect) for r in table.rules] == [("nodd", "smile"), ("dance", "grin"), ("dance", "smile")]
+    assert table.warnings == (
+        f"{path}:2: behavior 'nodd' is not in the shared vocabulary: consumers that do not map it use their "
+        "default; did you mean 'nod'?",
+        f"{path}:3: behavior 'dance' is not in the shared vocabulary: consumers that do not map it use their default",
+        f"{path}:3: affect 'grin' is not in the shared vocabulary: consumers that do not map it use their default",
+    ), "each unknown word once, with a suggestion when one is close"
+
+
+def test_optional_columns_get_fay_defaults_and_a_misspelt_column_is_named(tmp_path):
+    path = write(tmp_path, "short.csv", "code,behavior,affect,sentimenthint,keywords\na.b,nod,smile,1.5,好\n")
+    table = load_rules(path)
+    rule = table.rules[0]
+    assert (rule.intensity, rule.priority, rule.sentiment_hint) == (0.5, 0, 0.0)
+    assert table.warnings == (f"{path}:1: column 'sentimenthint' is ignored; did you mean 'sentimentHint'?",
+                              f"{path}:1: no intensity column: every rule gets 0.5 (Fay's default)",
+                              f"{path}:1: no priority column: every rule gets 0 (Fay's default)",
+                              f"{path}:1: no sentimentHint column: every rule gets 0 (Fay's default)")
 
 
 @pytest.mark.parametrize("row, problem", [

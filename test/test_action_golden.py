@@ -1,9 +1,14 @@
 """Golden set: bilingual sentences a companion says, with the behavior and affect a person
 expects, run through the shipped tables (config/action_rules.csv, config/sentiment_lexicon.csv).
 
-The set is also the workload of bench/bench_action.py.
+The set is also the workload of bench/bench_action.py, which measures both match policies on
+it (`score`). Its rows expecting "idle" are traps: no rule may fire there (a keyword inside
+another word, a negated keyword, no keyword at all).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 import pytest
 
@@ -132,6 +137,36 @@ GOLDEN: list[tuple[str, str, str]] = [
 ]
 
 
+@dataclass(frozen=True)
+class Score:
+    correct: int          # rows whose (behavior, affect) is the expected one
+    rows: int
+    misfires: int         # trap rows where a rule fired
+    traps: int
+
+
+def score(pick: Callable[[str], tuple[str, str] | None]) -> Score:
+    """How a matcher does on GOLDEN; `pick` gives (behavior, affect), None when no rule fired."""
+    correct = misfires = 0
+    traps = [row for row in GOLDEN if row[1] == "idle"]
+    for text, behavior, affect in GOLDEN:
+        picked = pick(text)
+        if picked is None:
+            continue
+        if picked == (behavior, affect):
+            correct += 1
+        if behavior == "idle" and picked[0] != "idle":
+            misfires += 1
+    return Score(correct, len(GOLDEN), misfires, len(traps))
+
+
+def engine_pick(engine: CueEngine) -> Callable[[str], tuple[str, str] | None]:
+    def pick(text: str) -> tuple[str, str] | None:
+        cue = engine.cue(text)
+        return (cue.behavior, cue.affect) if cue else None
+    return pick
+
+
 @pytest.fixture(scope="module")
 def engine() -> CueEngine:
     return CueEngine.from_files(default_table_path(RULES_FILE), default_table_path(LEXICON_FILE))
@@ -168,3 +203,11 @@ def test_cue_explains_its_choice(engine):
     assert cue.other_rules == ("response.agree",)
     assert cue.sentiment_raw == pytest.approx(1.3)
     assert cue.sentiment == pytest.approx(1.3 / 4)
+
+
+def test_both_policies_are_scored_and_neither_misfires_on_a_trap(engine):
+    ours = score(engine_pick(engine))
+    assert (ours.correct, ours.misfires) == (ours.rows, 0)
+    fay = score(engine_pick(CueEngine(engine.rules, engine.lexicon, policy="fay")))
+    assert fay.misfires == 0, "word boundaries and negation are kept under the fay policy"
+    assert fay.rows == ours.rows and fay.traps == ours.traps >= 15

@@ -1,5 +1,13 @@
 """Text -> ActionCue fields: the winning rule plus sentence sentiment, or a neutral default.
 
+A cue carries the winning rule's sentimentHint (`sentiment_hint`, Fay's -2..2 scale; 0 when
+no rule matched) beside the sentence sentiment (lexicon_v1, -1..1).
+
+Two options of the CueEngine (node parameters `match_policy` and `no_match`):
+- match policy: `priority` (default) or `fay`, how the winning rule is ranked (see rules.py);
+- no match: `idle` (default) gives the default cue below; `none` gives no cue at all
+  (`CueEngine.cue` returns None), as Fay sends no Action when no rule matches.
+
 Default cue (no rule matched): code "default.neutral", behavior "idle", priority 10, and an
 affect that follows sentiment s (lexicon_v1 scale): s >= 0.25 -> "smile", s <= -0.25 -> "sad",
 otherwise "neutral"; intensity 0.3 + 0.4 * |s| (a livelier idle for a clearly felt sentence).
@@ -8,12 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import Literal, TypedDict, get_args
 
 from ..common.vocabulary import DEFAULT_AFFECT, DEFAULT_BEHAVIOR
 from .phrases import Prepared
-from .rules import ActionMatcher, MatchResult, RuleTable, load_rules
+from .rules import DEFAULT_POLICY, HINT_SCALE_NAME, ActionMatcher, MatchResult, RuleTable, load_rules
 from .sentiment import SCALE_NAME, Lexicon, Sentiment, SentimentScorer, load_lexicon
+
+NoMatch = Literal["idle", "none"]
+NO_MATCH_OPTIONS: tuple[str, ...] = get_args(NoMatch)
+DEFAULT_NO_MATCH: NoMatch = "idle"
 
 DEFAULT_CODE = "default.neutral"
 DEFAULT_PRIORITY = 10
@@ -34,12 +46,14 @@ class Cue:
     sentiment: float
     text: str
     matched_keywords: tuple[str, ...]
+    sentiment_hint: float = 0.0        # the winning rule's sentimentHint (-2..2); 0 without a rule
     # Explanations for people tuning tables (not on the message).
     sentiment_raw: float = 0.0
     sentiment_terms: tuple[tuple[str, float], ...] = ()
     negated_keywords: tuple[str, ...] = ()
     other_rules: tuple[str, ...] = ()
     rule_line: int = 0
+    match_policy: str = DEFAULT_POLICY
 
     def as_dict(self) -> dict:
         """JSON-ready, in reading order: the message fields first, then the explanations."""
@@ -47,7 +61,9 @@ class Cue:
             "code": self.code, "behavior": self.behavior, "affect": self.affect,
             "intensity": self.intensity, "priority": self.priority,
             "sentiment": self.sentiment, "sentiment_scale": SCALE_NAME,
+            "sentiment_hint": self.sentiment_hint, "sentiment_hint_scale": HINT_SCALE_NAME,
             "text": self.text, "matched_keywords": list(self.matched_keywords),
+            "match_policy": self.match_policy,
             "rule_line": self.rule_line, "other_rules": list(self.other_rules),
             "negated_keywords": list(self.negated_keywords),
             "sentiment_raw": self.sentiment_raw,
@@ -63,28 +79,56 @@ def default_affect(sentiment: float) -> str:
     return DEFAULT_AFFECT
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the engine found in one sentence: the cue (None: no cue) and how it came about."""
+
+    text: str
+    cue: Cue | None
+    sentiment: Sentiment
+    match: MatchResult
+
+
 @dataclass
 class CueEngine:
-    """A rules table and a lexicon, ready to turn sentences into cues."""
+    """A rules table and a lexicon, ready to turn sentences into cues.
+
+    policy: how the winning rule is ranked (`priority` or `fay`, see fay_ros.action.rules).
+    no_match: `idle` (a default cue when no rule matches) or `none` (no cue: `cue` returns None).
+    """
 
     rules: RuleTable
     lexicon: Lexicon
+    policy: str = DEFAULT_POLICY
+    no_match: str = DEFAULT_NO_MATCH
     matcher: ActionMatcher = field(init=False)
     scorer: SentimentScorer = field(init=False)
 
     def __post_init__(self) -> None:
-        self.matcher = ActionMatcher(self.rules, self.lexicon.negation)
+        if self.no_match not in NO_MATCH_OPTIONS:
+            raise ValueError(f"no_match {self.no_match!r} is not one of {', '.join(NO_MATCH_OPTIONS)}")
+        self.matcher = ActionMatcher(self.rules, self.lexicon.negation, self.policy)
         self.scorer = SentimentScorer(self.lexicon)
 
     @classmethod
-    def from_files(cls, rules_path: Path | str, lexicon_path: Path | str) -> "CueEngine":
-        return cls(load_rules(rules_path), load_lexicon(lexicon_path))
+    def from_files(cls, rules_path: Path | str, lexicon_path: Path | str, policy: str = DEFAULT_POLICY,
+                   no_match: str = DEFAULT_NO_MATCH) -> "CueEngine":
+        return cls(load_rules(rules_path), load_lexicon(lexicon_path), policy, no_match)
 
-    def cue(self, text: str) -> Cue:
+    def with_tables(self, rules: RuleTable, lexicon: Lexicon) -> "CueEngine":
+        """The same options over other tables (a reload)."""
+        return CueEngine(rules, lexicon, self.policy, self.no_match)
+
+    def analyse(self, text: str) -> Analysis:
         prepared = Prepared.of(text)
         sentiment = self.scorer.score(prepared)
         result = self.matcher.match(prepared, sentiment.value)
-        return build_cue(text, sentiment, result)
+        cue = None if result.winner is None and self.no_match == "none" else build_cue(text, sentiment, result)
+        return Analysis(text, cue, sentiment, result)
+
+    def cue(self, text: str) -> Cue | None:
+        """The cue of a sentence; None when no rule matches and no_match is `none`."""
+        return self.analyse(text).cue
 
 
 class _Explanation(TypedDict):
@@ -94,6 +138,7 @@ class _Explanation(TypedDict):
     sentiment_terms: tuple[tuple[str, float], ...]
     negated_keywords: tuple[str, ...]
     other_rules: tuple[str, ...]
+    match_policy: str
 
 
 def build_cue(text: str, sentiment: Sentiment, result: MatchResult) -> Cue:
@@ -103,13 +148,14 @@ def build_cue(text: str, sentiment: Sentiment, result: MatchResult) -> Cue:
         sentiment_terms=tuple((t.term, t.weight) for t in sentiment.terms),
         negated_keywords=result.negated,
         other_rules=tuple(m.rule.code for m in result.candidates[1:]),
+        match_policy=result.policy,
     )
     if result.winner is None:
         return Cue(DEFAULT_CODE, DEFAULT_BEHAVIOR, default_affect(s), round(DEFAULT_INTENSITY + 0.4 * abs(s), 3),
                    DEFAULT_PRIORITY, s, text, (), **explain)
     rule = result.winner.rule
     return Cue(rule.code, rule.behavior, rule.affect, rule.intensity, rule.priority, s, text,
-               result.winner.keywords, rule_line=rule.line, **explain)
+               result.winner.keywords, rule.sentiment_hint, rule_line=rule.line, **explain)
 
 
 def transcript_cue_id(sec: int, nanosec: int) -> str:

@@ -22,7 +22,8 @@ class CsvRow:
     line: int
     cells: dict[str, str]
     extra: list[str] = field(default_factory=list)   # cells beyond the header's columns
-    missing: int = 0                                  # header columns the row lacks
+    missing: int = 0                                  # known header columns the row lacks
+    header: tuple[str, ...] = ()                      # the file's header, as written (stripped)
 
 
 def read_text(path: Path) -> str:
@@ -30,11 +31,13 @@ def read_text(path: Path) -> str:
     return read_table_text(path, utf8_hint="save the file as 'CSV UTF-8' in the spreadsheet")
 
 
-def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iterator[CsvRow]:
-    """Rows of a CSV with a header naming `columns` (any order; extra columns are ignored).
-
-    Blank rows and rows whose first cell starts with '#' are skipped (comments).
+def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue],
+              required: tuple[str, ...] | None = None) -> Iterator[CsvRow]:
+    """Rows of a CSV whose header names the `required` columns (default: all `columns`; any
+    order). A known column the header lacks is absent from `cells`; unknown columns are
+    ignored. Blank rows and rows whose first cell starts with '#' are skipped (comments).
     """
+    required = columns if required is None else required
     text = read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""))
     header: list[str] | None = None
@@ -46,7 +49,7 @@ def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iter
                 continue
             if header is None:
                 header = [c.strip() for c in cells]
-                missing = [c for c in columns if c not in header]
+                missing = [c for c in required if c not in header]
                 if missing:
                     hint = " (the file uses ';' between cells: save it as CSV with commas)" \
                         if len(header) == 1 and ";" in header[0] else ""
@@ -54,7 +57,7 @@ def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue]) -> Iter
                                                     f"expected: {','.join(columns)}{hint}"))
                     return
                 continue
-            row = CsvRow(first_line, {})
+            row = CsvRow(first_line, {}, header=tuple(header))
             for i, name in enumerate(header):
                 if i < len(cells):
                     row.cells[name] = cells[i].strip()

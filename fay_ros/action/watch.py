@@ -27,11 +27,17 @@ class ReloadEvent:
 class TableWatcher:
     """Owns the current CueEngine; raises TableError at construction if a table is bad."""
 
-    def __init__(self, rules_path: Path | str, lexicon_path: Path | str) -> None:
+    def __init__(self, rules_path: Path | str, lexicon_path: Path | str, policy: str = "priority",
+                 no_match: str = "idle") -> None:
         self.rules_path, self.lexicon_path = Path(rules_path), Path(lexicon_path)
         self._rules: ReloadingTable[RuleTable] = ReloadingTable(self.rules_path, load_rules)
         self._lexicon: ReloadingTable[Lexicon] = ReloadingTable(self.lexicon_path, load_lexicon)
-        self.engine = CueEngine(self._rules.table, self._lexicon.table)
+        self.engine = CueEngine(self._rules.table, self._lexicon.table, policy, no_match)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The rules table's warnings (e.g. a behavior the consumers do not know), for the log."""
+        return self._rules.table.warnings
 
     def describe(self) -> str:
         rules, lexicon = self._rules.table, self._lexicon.table
@@ -42,7 +48,7 @@ class TableWatcher:
         """Reload what changed since the last poll; return what happened (empty: nothing)."""
         results: list[ReloadResult[Any]] = [self._rules.poll(), self._lexicon.poll()]
         if any(r.changed for r in results):
-            self.engine = CueEngine(self._rules.table, self._lexicon.table)
+            self.engine = self.engine.with_tables(self._rules.table, self._lexicon.table)
         return [ReloadEvent(r.path, True, f"reloaded: {self.describe()}") if r.changed
                 else ReloadEvent(r.path, False, f"{REJECTED}:\n{r.error}")
                 for r in results if r.changed or r.error is not None]

@@ -22,14 +22,20 @@ table files.
   good one. A bad table at start-up stops the node (exit code 2) with the same message. The
   check runs on the steady clock, so edits are taken while simulated time stands still.
 
-Live parameters (`ros2 param set`): rules_file and lexicon_file (both tables are read from
-the files they name at once; a table that does not load is refused with file:line and the old
-tables stay), cue_transcripts (the speech/final subscription is made or dropped), and
-reload_period. Every other parameter is read-only.
+- match_policy: `priority` (rank by priority first) or `fay` (Fay's ranking: keywords found,
+  longest keyword, priority; our word boundaries and negation kept). no_match: `idle` (a
+  default idle cue when no rule matches) or `none` (no cue, as Fay sends no Action).
+- sentiment_hint on the cue: the winning rule's sentimentHint (Fay's -2..2 scale).
+
+Live parameters (`ros2 param set`): all six. rules_file and lexicon_file (both tables are read
+from the files they name at once; a table that does not load is refused with file:line and the
+old tables stay), match_policy and no_match (the tables are rebuilt with them),
+cue_transcripts (the speech/final subscription is made or dropped), and reload_period.
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from rclpy.clock import Clock, ClockType
@@ -55,9 +61,16 @@ class ActionSemanticsConfig(BaseModel):
                                                       "(what the person said), not only for reply sentences.")
     reload_period: float = Field(1.0, ge=0.0, description="Seconds between checks whether a table file changed "
                                                           "(0 = never reload).")
+    match_policy: Literal["priority", "fay"] = Field(
+        "priority", description="Rule ranking: 'priority' (priority, match strength, keyword count, sentimentHint, "
+                                "row) or 'fay' (Fay's: keywords found, longest keyword, priority, row).")
+    no_match: Literal["idle", "none"] = Field(
+        "idle", description="No rule matched: 'idle' publishes the default idle cue; 'none' publishes no cue (Fay "
+                            "sends no Action).")
 
 
-LIVE = frozenset({"rules_file", "lexicon_file", "cue_transcripts", "reload_period"})
+LIVE = frozenset({"rules_file", "lexicon_file", "cue_transcripts", "reload_period", "match_policy", "no_match"})
+TABLE_PARAMETERS = frozenset({"rules_file", "lexicon_file", "match_policy", "no_match"})
 # A cancelled timer still needs a period; this one is never used while cancelled.
 _IDLE_TIMER_PERIOD = 1.0
 
@@ -67,7 +80,7 @@ def load_tables(config: ActionSemanticsConfig) -> TableWatcher:
     rules_path = Path(config.rules_file) if config.rules_file else default_table_path(RULES_FILE)
     lexicon_path = Path(config.lexicon_file) if config.lexicon_file else default_table_path(LEXICON_FILE)
     try:
-        return TableWatcher(rules_path, lexicon_path)
+        return TableWatcher(rules_path, lexicon_path, config.match_policy, config.no_match)
     except TableError as exc:
         raise ConfigError(f"invalid action table:\n{exc}") from None
 
@@ -79,7 +92,7 @@ class ActionSemantics(Node):
         # A live table change replaces it whole (one assignment): a cue is derived from the old
         # tables or from the new ones, never from a mix.
         self.watcher = load_tables(self.config)
-        self.get_logger().info(f"tables loaded: {self.watcher.describe()}")
+        self._log_loaded(self.watcher)
         self.publisher = self.create_publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
         self.table_status = StatusPublisher(self, "tables")  # reloads and rejected edits, on /diagnostics
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
@@ -92,16 +105,22 @@ class ActionSemantics(Node):
     # -- live parameters -------------------------------------------------------------------
     def _apply_parameters(self, config: ActionSemanticsConfig, changed: frozenset[str]) -> None:
         """A validated change of live parameters (ConfigError refuses it: the old value stays)."""
-        if changed & {"rules_file", "lexicon_file"}:
+        if changed & TABLE_PARAMETERS:
             watcher = load_tables(config)
             self.watcher = watcher
-            self.get_logger().info(f"tables loaded: {watcher.describe()}")
+            self._log_loaded(watcher)
             self.table_status.publish("info", f"tables loaded: {watcher.describe()}", file=str(watcher.rules_path))
         self.config = config
         if "cue_transcripts" in changed:
             self._set_cue_transcripts(config.cue_transcripts)
         if "reload_period" in changed:
             self._set_reload_period(config.reload_period)
+
+    def _log_loaded(self, watcher: TableWatcher) -> None:
+        self.get_logger().info(f"tables loaded: {watcher.describe()} (match_policy {self.config.match_policy}, "
+                               f"no_match {self.config.no_match})")
+        for warning in watcher.warnings:
+            self.get_logger().warning(warning)
 
     def _set_cue_transcripts(self, on: bool) -> None:
         if on and self._transcripts is None:
@@ -134,6 +153,8 @@ class ActionSemantics(Node):
 
     def _publish(self, header, text: str, uid: str) -> None:
         cue = self.watcher.engine.cue(text)
+        if cue is None:  # no rule matched and no_match is "none"
+            return
         self.publisher.publish(to_message(cue, header, uid))
 
     def _check_tables(self) -> None:
@@ -155,6 +176,7 @@ def to_message(cue: Cue, header, uid: str) -> ActionCue:
         intensity=float(cue.intensity),
         priority=int(cue.priority),
         sentiment=float(cue.sentiment),
+        sentiment_hint=float(cue.sentiment_hint),
         text=cue.text,
         utterance_id=uid,
         matched_keywords=list(cue.matched_keywords),
