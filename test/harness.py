@@ -158,7 +158,7 @@ def dialogue_node(probe: "RosProbe", params: dict[str, Any], **kwargs: Any) -> I
         replies = probe.collect(Utterance, topics.REPLY)
         text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
         probe.wait_for_subscribers(text_input)
-        probe.wait_for_publishers(topics.REPLY)
+        probe.wait_matched(replies, node.node_name or "dialogue")
         yield node, replies, text_input
     finally:
         node.stop()

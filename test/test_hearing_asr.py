@@ -225,3 +225,28 @@ def test_whisper_partials_when_enabled(whisper):
     assert finals == ["Can you remind me to call my mother tomorrow morning?"]
     assert len(partials) >= 2 and partials[0].split()[0] == "Can"
     assert len(partials[-1]) > len(partials[0])   # hypotheses grow as the person speaks
+
+
+def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(whisper):
+    from fay_ros.hearing.turn import TurnSettings
+
+    whisper.language = "en"
+    turn = TurnSettings()
+    # "I want to," + 0.9 s thinking pause: silence alone (700 ms) would cut it; "to" keeps it open.
+    audio = np.concatenate([silence(0.5), speak("I want to,", "en-us"), silence(0.9),
+                            speak("listen to some music.", "en-us"), silence(2.0)])
+    core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=turn)
+    assert core.segmenter.vad.settings.stop_ms == turn.patience_ms
+    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)
+              if e.is_final]
+    assert [f.text for f in finals] == ["I want to listen to some music."]
+    # A complete question ends after complete_ms of silence (+ decoding), sooner than the 250 ms early endpoint.
+    audio = np.concatenate([silence(1.0), speak("What time is it now?", "en-us"), silence(1.0)])
+    core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=turn)
+    finals = []
+    for i in range(0, len(audio), 480):
+        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+    assert [f.text for f, _ in finals] == ["What time is it now?"]
+    assert core.judgement is not None and core.judgement.text == "complete"
+    final, detected_at = finals[0]
+    assert detected_at - final.end_time < (turn.complete_ms + 90) / 1000   # audio time: one chunk of slack

@@ -167,6 +167,7 @@ def test_asr_without_its_model_stays_up_and_says_why(ros, launch_node):
 @pytest.mark.parametrize("params, reason", [
     ({"wake_mode": "prefix", "wake_words": [" "]}, "needs at least one wake word"),
     ({"endpoint_ms": 0}, "endpoint_ms"),
+    ({"turn_complete_ms": 900}, "turn silences must rise"),
 ])
 def test_asr_bad_parameters_stop_it_with_the_reason(launch_node, params, reason):
     asr = launch_node("fay_ros.nodes.asr", params)

@@ -11,19 +11,27 @@ sentence does not cut it: the recogniser decodes what it has speculatively after
 utterance final at once. Otherwise it waits for the full `stop_ms` silence of the VAD
 settings, and reuses the early decode when no voice came back in between.
 
+With turn detection (`turn`, TurnSettings.enabled; fay_ros.hearing.turn) the early decode is
+judged instead: its text (complete sentence / open on "and", "um", 的, 然后 ...) and the
+prosody of the last ~300 ms of voice set the silence that ends the utterance, from
+`complete_ms` (a finished sentence) to `patience_ms` (a sentence left open), with the VAD's
+`stop_ms` (endpoint_ms) when neither cue says anything. The VAD then only ends an utterance
+after `patience_ms`; the turn judgement closes it sooner.
+
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
 endpointing: applied between utterances, so one utterance is cut by one set of rules).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..common.wav import downmix
 from .audio import check_chunk, resample
 from .segmenter import Segmenter
+from .turn import TurnJudgement, TurnSettings, judge
 from .types import Recognition, Recognizer, Word
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
@@ -45,10 +53,14 @@ class TranscriptEvent:
 class AsrCore:
     def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
                  preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
-                 early_decode_ms: int | None = None) -> None:
+                 early_decode_ms: int | None = None, turn: TurnSettings | None = None) -> None:
         self.recognizer = recognizer
         self.rate = recognizer.sample_rate
-        self.segmenter = Segmenter(self.rate, vad, preroll_ms=preroll_ms, max_utterance_s=max_utterance_s)
+        self.turn = turn if turn is not None and turn.enabled else None
+        if self.turn is not None:
+            self.turn.validate()
+        self.segmenter = Segmenter(self.rate, self._vad_for_turn(vad or VadSettings()), preroll_ms=preroll_ms,
+                                   max_utterance_s=max_utterance_s)
         self.wake = wake or WakeWordGate("always")
         self._anchor_index = 0
         self._anchor_time = 0.0
@@ -59,11 +71,19 @@ class AsrCore:
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
-        self._pending: tuple[VadSettings, int, float, int, int | None] | None = None  # reconfigure, deferred
+        self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
+        self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None] | None = None
+
+    def _vad_for_turn(self, vad: VadSettings) -> VadSettings:
+        """With turn detection the VAD waits `patience_ms`; the judgement ends turns sooner."""
+        if self.turn is None:
+            return vad
+        return replace(vad, stop_ms=max(vad.stop_ms, self.turn.patience_ms))
 
     def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None) -> None:
         self.early_endpoint_ms = early_endpoint_ms
-        self.early_decode_ms = min(early_endpoint_ms, 90 if early_decode_ms is None else early_decode_ms)
+        decode = 90 if early_decode_ms is None else early_decode_ms
+        self.early_decode_ms = min(self.turn.complete_ms if self.turn else early_endpoint_ms, decode)
 
     @property
     def speaking(self) -> bool:
@@ -77,22 +97,25 @@ class AsrCore:
         self.wake = wake
 
     def reconfigure(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float, early_endpoint_ms: int,
-                    early_decode_ms: int | None = None) -> None:
-        """New VAD and endpointing settings: at once between utterances, else once the open
-        utterance has ended. Raises ValueError for settings the VAD refuses."""
+                    early_decode_ms: int | None = None, turn: TurnSettings | None = None) -> None:
+        """New VAD, endpointing and turn-detection settings: at once between utterances, else
+        once the open utterance has ended. Raises ValueError for settings the VAD refuses."""
         vad.validate()
+        if turn is not None and turn.enabled:
+            turn.validate()
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
-        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms)
+        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn)
         if not self.segmenter.active:
             self._apply_pending()
 
     def _apply_pending(self) -> None:
         if self._pending is None:
             return
-        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms = self._pending
+        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn = self._pending
         self._pending = None
-        self.segmenter.update(vad, preroll_ms, max_utterance_s)
+        self.turn = turn if turn is not None and turn.enabled else None
+        self.segmenter.update(self._vad_for_turn(vad), preroll_ms, max_utterance_s)
         self._set_early(early_endpoint_ms, early_decode_ms)
 
     def abandon(self) -> None:
@@ -122,9 +145,27 @@ class AsrCore:
         self._anchor_index = self.segmenter.end_index
         self._anchor_time = first_sample_time
         out = self._handle(self.segmenter.feed(samples))
-        if self.early_endpoint_ms and self.segmenter.active:
+        if self.segmenter.active and self.turn is not None:
+            out += self._turn_endpoint(self.turn)
+        elif self.early_endpoint_ms and self.segmenter.active:
             out += self._early_endpoint()
         return out
+
+    def _turn_endpoint(self, turn: TurnSettings) -> list[TranscriptEvent]:
+        silent = self.segmenter.vad.silent_ms
+        if silent < max(self.early_decode_ms, 1):
+            self._early, self._early_tried, self.judgement = None, False, None  # voice again: stale
+            return []
+        if not self._early_tried:
+            self._early_tried = True
+            self._early = self.recognizer.peek()
+            self.judgement = judge(self._early.text if self._early else "", self.segmenter.recent_voice(300),
+                                   self.rate, turn)
+        wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
+        if silent >= wait:
+            self.early_finals += 1
+            return self._handle(self.segmenter.close_now())
+        return []
 
     def _early_endpoint(self) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms

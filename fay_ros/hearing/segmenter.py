@@ -108,6 +108,11 @@ class Segmenter:
         self.active = False
         out.append(SegmentEvent("end", last_voiced))
 
+    def recent_voice(self, ms: int) -> np.ndarray:
+        """The last `ms` of the open utterance up to its last voiced sample (for prosody)."""
+        end = self.vad.last_voiced_end
+        return self._slice(max(end - self.rate * ms // 1000, self._utt_start), end)
+
     def close_now(self) -> list[SegmentEvent]:
         """End the open utterance at once (the recogniser judged it complete)."""
         return self.flush()

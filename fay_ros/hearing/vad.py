@@ -175,6 +175,11 @@ class VoiceActivityDetector:
         return VadEvent("end", max(self._last_voiced_end, 0))
 
     @property
+    def last_voiced_end(self) -> int:
+        """Input-sample index just after the last voiced frame."""
+        return self._last_voiced_end
+
+    @property
     def silent_ms(self) -> int:
         """Continuous unvoiced time at the end of an active utterance (0 when inactive)."""
         return self._silent_run * self.settings.frame_ms if self.active else 0

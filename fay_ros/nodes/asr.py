@@ -12,8 +12,8 @@ robot's turn extends an open wake window), speech/partial and speech/final (Tran
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
 cleanup releases it; audio is taken in and transcripts published only while active (an
-utterance open at deactivation is dropped). Wake mode and words, the awake window, the VAD
-and endpointing thresholds and user_id are live parameters (`ros2 param set`), applied by the
+utterance open at deactivation is dropped). Wake mode and words, the awake window, the VAD,
+endpointing and turn-detection thresholds and user_id are live parameters (`ros2 param set`), applied by the
 worker before the next audio chunk (VAD and endpointing between utterances); the backend,
 the model and the decoding options are read-only.
 
@@ -49,6 +49,7 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.asr_core import AsrCore, TranscriptEvent
 from ..hearing.recognizer import create_recognizer
+from ..hearing.turn import TurnSettings
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
@@ -80,7 +81,24 @@ class AsrConfig(BaseModel):
                                                           "ends the utterance if the text ends a sentence (0 = off).")
     early_decode_ms: int = Field(90, ge=0, description="Silence after which a speculative decode starts, so it "
                                                        "overlaps the wait for early_endpoint_ms.")
-    endpoint_ms: int = Field(700, gt=0, description="Silence that always ends an utterance.")
+    endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
+                                                  "neither the text nor the prosody tells).")
+    turn_detection: bool = Field(True, description="End turns from the speculative transcript and prosody, not "
+                                                   "silence alone (fay_ros.hearing.turn); false = the two-step "
+                                                   "early endpoint.")
+    turn_complete_ms: int = Field(150, gt=0, description="Turn detection: silence that ends a turn whose text "
+                                                         "ends a sentence or question.")
+    turn_prosody_ms: int = Field(400, gt=0, description="Turn detection: silence that ends a turn whose voice falls "
+                                                        "or fades at its end (no text cue).")
+    turn_patience_ms: int = Field(1500, gt=0, description="Turn detection: silence that ends a turn whose text "
+                                                          "stops on a conjunction, filler or comma ('and', 'um', "
+                                                          "'的', '然后').")
+    turn_pitch_fall_st: float = Field(2.0, gt=0.0, description="Turn detection: final pitch fall (semitones) "
+                                                               "that counts as a final intonation.")
+    turn_pitch_rise_st: float = Field(3.5, gt=0.0, description="Turn detection: final pitch rise (semitones) "
+                                                               "that counts as going on.")
+    turn_energy_decay_db: float = Field(10.0, gt=0.0, description="Turn detection: energy decay over the last "
+                                                                  "~300 ms of voice that counts as final.")
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
@@ -101,9 +119,17 @@ class AsrConfig(BaseModel):
         if self.early_endpoint_ms and self.early_endpoint_ms >= self.endpoint_ms:
             raise ValueError(f"early_endpoint_ms ({self.early_endpoint_ms}) must be below endpoint_ms "
                              f"({self.endpoint_ms}), or 0 to turn it off")
+        if self.turn_detection:
+            self.turn_settings().validate()
         if self.wake_mode != "always" and not any(w.strip() for w in self.wake_words):
             raise ValueError(f"wake_mode {self.wake_mode!r} needs at least one wake word")
         return self
+
+    def turn_settings(self) -> TurnSettings:
+        return TurnSettings(enabled=self.turn_detection, complete_ms=self.turn_complete_ms,
+                            prosody_ms=self.turn_prosody_ms, endpoint_ms=self.endpoint_ms,
+                            patience_ms=self.turn_patience_ms, fall_semitones=self.turn_pitch_fall_st,
+                            rise_semitones=self.turn_pitch_rise_st, decay_db=self.turn_energy_decay_db)
 
     def vad_settings(self) -> VadSettings:
         return VadSettings(aggressiveness=self.vad_aggressiveness, start_ms=self.vad_start_ms,
@@ -114,7 +140,9 @@ class AsrConfig(BaseModel):
 # What can change while running (applied before the next chunk, without reloading the model).
 LIVE_PARAMETERS = frozenset({
     "user_id", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
-    "early_endpoint_ms", "early_decode_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms", "max_utterance_s"})
+    "early_endpoint_ms", "early_decode_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms", "max_utterance_s",
+    "turn_detection", "turn_complete_ms", "turn_prosody_ms", "turn_patience_ms", "turn_pitch_fall_st",
+    "turn_pitch_rise_st", "turn_energy_decay_db"})
 TRACKED_PERIOD_S = 1.0
 
 
@@ -240,7 +268,8 @@ class Asr(ManagedNode):
             recognizer = create_recognizer(cfg.backend, cfg.model, cfg.language, **options)
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
             core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
-                           early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms)
+                           early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms,
+                           turn=cfg.turn_settings())
         except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
@@ -321,7 +350,7 @@ class Asr(ManagedNode):
             cfg, wake = payload
             core.set_wake(wake)
             core.reconfigure(cfg.vad_settings(), cfg.preroll_ms, cfg.max_utterance_s, cfg.early_endpoint_ms,
-                             cfg.early_decode_ms)
+                             cfg.early_decode_ms, cfg.turn_settings())
             self._in_use = cfg
             if self.voices is not None:
                 self.voices.use_voice(voice_id(cfg.user_id))

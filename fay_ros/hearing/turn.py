@@ -1,0 +1,180 @@
+"""End of turn from more than silence: the words so far, the voice's prosody, then silence.
+
+When the speaker falls silent the recogniser decodes what it has (the speculative transcript,
+AsrCore's early decode) and this module judges two cues:
+
+- text (`text_cue`): the transcript ends a sentence or a question (. ? ! 。 ？ ！, or a Chinese
+  closing particle 了 吗 呢 吧 ...) -> complete; it ends in a comma, an ellipsis, or a word that
+  cannot end an utterance (a conjunction, filler or preposition: "and", "um", "to", "the",
+  的, 然后, 嗯, 因为 ...) -> incomplete; anything else -> unknown;
+- prosody (`prosody_cue`, from the last ~300 ms of voice): the pitch falls by at least
+  `fall_semitones` or the energy decays by at least `decay_db` -> final; the pitch rises by at
+  least `rise_semitones` and the energy holds -> continuing; else unknown.
+
+`TurnSettings.wait_ms` turns the two cues into the silence that ends the turn:
+
+| text \\ prosody | final | unknown | continuing |
+|---|---|---|---|
+| complete | complete_ms | complete_ms | endpoint_ms (a question: complete_ms) |
+| unknown | prosody_ms | endpoint_ms | endpoint_ms |
+| incomplete | patience_ms | patience_ms | patience_ms |
+
+so a finished sentence ends sooner than the two-step early endpoint did, a sentence that stops
+on "and" / "um" / 然后 waits `patience_ms`, and silence alone (`endpoint_ms`) decides only
+when neither cue says anything. The thresholds are the asr node's live parameters; the
+defaults are tuned on test/data/turns (bench/bench_turns.py reports them).
+
+Pipecat's smart-turn v3.2 (an 8.7 MB ONNX model inside the pipecat-ai wheel) was evaluated on
+the same set and not adopted: see docs/ARCHITECTURE.md (hearing).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+COMPLETE, INCOMPLETE, UNKNOWN = "complete", "incomplete", "unknown"
+FINAL, CONTINUING = "final", "continuing"
+
+SENTENCE_END = (".", "?", "!", "。", "？", "！")
+TRAILING_OPEN = (",", "，", "、", ";", "；", ":", "：", "…", "...", "-", "—", "~")
+# English words that do not end an utterance: conjunctions, fillers, prepositions, articles,
+# possessives and a few verbs that need an object ("I want ...").
+OPEN_WORDS_EN = frozenset("""
+and or but so because since although though if unless when while whereas then than that which who whom whose
+um uh er erm hmm mm ah eh like
+to of for with without from in on at about into onto by as over under after before between through
+the a an my your his her our their its this these those some any
+i we you he she they is are was were am be been being have has had do does did can could will would should
+want wanna gonna need going
+""".split())
+# Chinese endings that leave the sentence open (longest first when matching).
+OPEN_ENDINGS_ZH = tuple(sorted("""
+的 然后 嗯 呃 额 那个 这个 就是 和 跟 与 及 以及 或者 还是 因为 所以 但是 可是 不过 而且 并且 还有 如果 要是 虽然
+然而 于是 接着 在 把 被 给 对 从 向 往 我想 我要 我们 你们 他们 想 要 去 让 请 帮我 关于 比如
+""".split(), key=len, reverse=True))
+# Particles that close a Chinese sentence even when the recogniser wrote no punctuation.
+CLOSING_PARTICLES_ZH = ("了", "吗", "呢", "吧", "啊", "呀", "啦", "嘛")
+_WORD = re.compile(r"[A-Za-z']+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    """Silences (ms) that end a turn, by what the cues say; and the prosody thresholds."""
+    enabled: bool = True
+    complete_ms: int = 150        # the text ends a sentence (and the voice does not rise)
+    prosody_ms: int = 400         # no text cue, but the voice falls or fades
+    endpoint_ms: int = 700        # neither cue: silence alone
+    patience_ms: int = 1500       # the text stops on a conjunction, filler or comma
+    fall_semitones: float = 2.0   # final pitch fall over the last ~300 ms that counts as final
+    rise_semitones: float = 3.5   # final pitch rise that counts as continuing (not after a question)
+    decay_db: float = 10.0        # energy decay over the last ~300 ms that counts as final
+
+    def validate(self) -> None:
+        if not 0 < self.complete_ms <= self.prosody_ms <= self.endpoint_ms <= self.patience_ms:
+            raise ValueError(f"turn silences must rise: 0 < complete_ms ({self.complete_ms}) <= prosody_ms "
+                             f"({self.prosody_ms}) <= endpoint_ms ({self.endpoint_ms}) <= patience_ms "
+                             f"({self.patience_ms})")
+        if self.fall_semitones <= 0 or self.rise_semitones <= 0 or self.decay_db <= 0:
+            raise ValueError("fall_semitones, rise_semitones and decay_db must be > 0")
+
+    def wait_ms(self, text: str, prosody: str) -> int:
+        if text == INCOMPLETE:
+            return self.patience_ms
+        if text == COMPLETE:
+            return self.endpoint_ms if prosody == CONTINUING else self.complete_ms
+        return self.prosody_ms if prosody == FINAL else self.endpoint_ms
+
+
+def text_cue(text: str) -> str:
+    """complete / incomplete / unknown for a (speculative) transcript, English or Chinese."""
+    t = text.strip()
+    if not t:
+        return UNKNOWN
+    if t.endswith(TRAILING_OPEN):
+        return INCOMPLETE
+    body = t.rstrip("".join(SENTENCE_END) + " \"'”’」』)）")
+    if not body:
+        return UNKNOWN
+    if _CJK.search(body[-1]):
+        if body.endswith(OPEN_ENDINGS_ZH):
+            return INCOMPLETE
+        if t.endswith(SENTENCE_END) or body.endswith(CLOSING_PARTICLES_ZH):
+            return COMPLETE
+        return UNKNOWN
+    words = _WORD.findall(body)
+    if words and words[-1].lower() in OPEN_WORDS_EN:
+        return INCOMPLETE
+    return COMPLETE if t.endswith(SENTENCE_END) else UNKNOWN
+
+
+@dataclass(frozen=True)
+class Prosody:
+    pitch_change_st: float   # last ~100 ms vs the ~200 ms before, semitones (nan: too little voice)
+    energy_decay_db: float   # loudest of the last ~300 ms minus its last ~60 ms (>0: fading)
+
+
+FRAME_S, HOP_S = 0.040, 0.010
+F0_MIN, F0_MAX = 70.0, 400.0
+
+
+def _pitch(frame: np.ndarray, rate: int) -> float:
+    """F0 in Hz by normalised autocorrelation, nan when the frame is not clearly periodic."""
+    x = frame - frame.mean()
+    energy = float(np.dot(x, x))
+    if energy <= 1e-9:
+        return float("nan")
+    ac = np.correlate(x, x, "full")[len(x) - 1:] / energy
+    lo, hi = int(rate / F0_MAX), min(int(rate / F0_MIN), len(ac) - 1)
+    if hi <= lo:
+        return float("nan")
+    lag = lo + int(np.argmax(ac[lo:hi]))
+    return rate / lag if ac[lag] >= 0.5 else float("nan")
+
+
+def prosody_features(voice: np.ndarray, rate: int, span_ms: int = 300) -> Prosody:
+    """Prosody of the end of `voice` (int16 mono ending at the last voiced sample)."""
+    x = np.asarray(voice, dtype=np.float64)[-int(rate * span_ms / 1000):] / 32768.0
+    flen, hop = int(rate * FRAME_S), int(rate * HOP_S)
+    if len(x) < flen + 4 * hop:
+        return Prosody(float("nan"), 0.0)
+    starts = range(0, len(x) - flen + 1, hop)
+    levels = np.array([10 * np.log10(np.mean(x[s:s + flen] ** 2) + 1e-12) for s in starts])
+    f0 = np.array([_pitch(x[s:s + flen], rate) for s in starts])
+    loud = levels >= levels.max() - 25.0           # pitch only where there is voice
+    st = np.where(loud & ~np.isnan(f0), 12 * np.log2(np.where(np.isnan(f0), 1.0, f0) / 100.0), np.nan)
+    n = len(st)
+    tail, head = st[-max(1, n // 3):], st[:max(1, n - n // 3)]
+    if np.count_nonzero(~np.isnan(tail)) >= 2 and np.count_nonzero(~np.isnan(head)) >= 2:
+        change = float(np.nanmedian(tail) - np.nanmedian(head))
+    else:
+        change = float("nan")
+    decay = float(levels.max() - np.mean(levels[-max(1, int(0.06 / HOP_S)):]))
+    return Prosody(change, decay)
+
+
+def prosody_cue(p: Prosody, settings: TurnSettings) -> str:
+    if p.energy_decay_db >= settings.decay_db or (not np.isnan(p.pitch_change_st)
+                                                   and p.pitch_change_st <= -settings.fall_semitones):
+        return FINAL
+    if not np.isnan(p.pitch_change_st) and p.pitch_change_st >= settings.rise_semitones:
+        return CONTINUING
+    return UNKNOWN
+
+
+@dataclass(frozen=True)
+class TurnJudgement:
+    text: str       # the text cue
+    prosody: str    # the prosody cue
+    wait_ms: int    # silence after the last voiced sample that ends this turn
+
+
+def judge(transcript: str, voice: np.ndarray, rate: int, settings: TurnSettings) -> TurnJudgement:
+    """The cues of a speculative transcript and the voice that ends at its last voiced sample."""
+    text = text_cue(transcript)
+    prosody = prosody_cue(prosody_features(voice, rate), settings)
+    if text == COMPLETE and transcript.rstrip().endswith(("?", "？")):
+        prosody = UNKNOWN   # a question's pitch rises at its end: no sign of going on
+    return TurnJudgement(text, prosody, settings.wait_ms(text, prosody))
