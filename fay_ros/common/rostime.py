@@ -1,4 +1,7 @@
-"""Conversions between builtin_interfaces/Time and float seconds."""
+"""Node time: conversions between builtin_interfaces/Time and float seconds, the node clock
+in seconds, and re-timing a timer (a live period parameter)."""
+from typing import Any
+
 from builtin_interfaces.msg import Time
 
 
@@ -12,3 +15,18 @@ def to_time_msg(seconds: float) -> Time:
 
 def from_time_msg(stamp: Time) -> float:
     return stamp.sec + stamp.nanosec * 1e-9
+
+
+def node_seconds(node: Any) -> float:
+    """The node clock's time in seconds: ROS time, or /clock with use_sim_time."""
+    return node.get_clock().now().nanoseconds * 1e-9
+
+
+def set_timer_period(timer: Any, period: float) -> None:
+    """Run `timer` every `period` seconds from now on, or stop it when `period` <= 0 (e.g. a
+    live `reload_period`)."""
+    if period > 0:
+        timer.timer_period_ns = int(period * 1e9)
+        timer.reset()
+    else:
+        timer.cancel()

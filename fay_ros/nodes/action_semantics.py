@@ -51,6 +51,7 @@ from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher
 from ..common.ids import utterance_id
 from ..common.node_main import run_node
+from ..common.rostime import set_timer_period
 from ..common.params import ConfigError, declare_config
 
 
@@ -100,7 +101,7 @@ class ActionSemantics(Node):
         self._set_cue_transcripts(self.config.cue_transcripts)
         self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._check_tables, autostart=False,
                                                clock=Clock(clock_type=ClockType.STEADY_TIME))
-        self._set_reload_period(self.config.reload_period)
+        set_timer_period(self._reload_timer, self.config.reload_period)
 
     # -- live parameters -------------------------------------------------------------------
     def _apply_parameters(self, config: ActionSemanticsConfig, changed: frozenset[str]) -> None:
@@ -114,7 +115,7 @@ class ActionSemantics(Node):
         if "cue_transcripts" in changed:
             self._set_cue_transcripts(config.cue_transcripts)
         if "reload_period" in changed:
-            self._set_reload_period(config.reload_period)
+            set_timer_period(self._reload_timer, config.reload_period)
 
     def _log_loaded(self, watcher: TableWatcher) -> None:
         self.get_logger().info(f"tables loaded: {watcher.describe()} (match_policy {self.config.match_policy}, "
@@ -129,13 +130,6 @@ class ActionSemantics(Node):
         elif not on and self._transcripts is not None:
             self.destroy_subscription(self._transcripts)
             self._transcripts = None
-
-    def _set_reload_period(self, period: float) -> None:
-        if period > 0:
-            self._reload_timer.timer_period_ns = int(period * 1e9)
-            self._reload_timer.reset()
-        else:
-            self._reload_timer.cancel()
 
     # -- inputs ----------------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:

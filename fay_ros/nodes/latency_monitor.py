@@ -27,7 +27,7 @@ from ..bringup.latency import STAGE_FIELDS, LatencyTracker, TurnLatency
 from ..common import qos, reply_sources, topics
 from ..common.node_main import run_node
 from ..common.params import declare_config
-from ..common.rostime import from_time_msg
+from ..common.rostime import from_time_msg, node_seconds
 
 
 class LatencyMonitorConfig(BaseModel):
@@ -48,7 +48,7 @@ class LatencyMonitor(Node):
         self.create_subscription(LlmLatency, topics.LLM_LATENCY, self._on_llm_latency, qos.EVENTS)
 
     def _now(self) -> float:
-        return self.get_clock().now().nanoseconds * 1e-9
+        return node_seconds(self)
 
     def _on_final(self, msg: Transcript) -> None:
         now = self._now()

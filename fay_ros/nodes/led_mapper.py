@@ -40,6 +40,7 @@ from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
+from ..common.rostime import node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 
@@ -93,7 +94,7 @@ class LedMapperNode(ManagedNode):
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
         self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._on_reload, callback_group=timers,
                                                clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
-        self._set_reload_period(self.config.reload_period)
+        set_timer_period(self._reload_timer, self.config.reload_period)
 
     # -- lifecycle -------------------------------------------------------------------------
     def configure_node(self) -> None:
@@ -145,14 +146,7 @@ class LedMapperNode(ManagedNode):
             self.get_logger().info(f"map_file: now {new_table.path}")
             self.table_status.publish("info", f"led map loaded from {new_table.path}", file=str(new_table.path))
         if "reload_period" in changed:
-            self._set_reload_period(config.reload_period)
-
-    def _set_reload_period(self, period: float) -> None:
-        if period > 0:
-            self._reload_timer.timer_period_ns = int(period * 1e9)
-            self._reload_timer.reset()
-        else:
-            self._reload_timer.cancel()
+            set_timer_period(self._reload_timer, config.reload_period)
 
     def _report_unmapped(self, table: ReloadingTable[LedTable]) -> None:
         unmapped = table.table.unmapped_affects()
@@ -161,7 +155,7 @@ class LedMapperNode(ManagedNode):
 
     # -- inputs and outputs ----------------------------------------------------------------
     def _now(self) -> float:
-        return self.get_clock().now().nanoseconds * 1e-9
+        return node_seconds(self)
 
     def _show(self, state: LedState, why: str) -> None:
         self.color_publisher.publish(ColorRGBA(r=state.r, g=state.g, b=state.b, a=state.brightness))

@@ -39,6 +39,7 @@ from ..common import qos, topics
 from ..common.diagnostics import LEVELS, StatusPublisher
 from ..common.errors import ConfigError, TableError
 from ..common.reloading import ReloadingTable
+from ..common.rostime import node_seconds
 from ..schedule.config import ScheduleFile, load_schedule, schedule_path
 from ..schedule.proactive import Decision, ProactivePlanner
 
@@ -95,7 +96,7 @@ class ProactiveTalk:
 
     # -- the clock ------------------------------------------------------------------------
     def _now(self) -> float:
-        return self._node.get_clock().now().nanoseconds * 1e-9
+        return node_seconds(self._node)
 
     def _tick(self) -> None:
         now = self._now()

@@ -48,6 +48,7 @@ from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
+from ..common.rostime import node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 
@@ -129,7 +130,7 @@ class ServoMapperNode(ManagedNode):
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
         self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._on_reload, callback_group=timers,
                                                clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
-        self._set_reload_period(self.config.reload_period)
+        set_timer_period(self._reload_timer, self.config.reload_period)
 
     # -- lifecycle -------------------------------------------------------------------------
     def configure_node(self) -> None:
@@ -179,14 +180,7 @@ class ServoMapperNode(ManagedNode):
             self.get_logger().info(f"map_file: now {new_table.path}")
             self.table_status.publish("info", f"servo map loaded from {new_table.path}", file=str(new_table.path))
         if "reload_period" in changed:
-            self._set_reload_period(config.reload_period)
-
-    def _set_reload_period(self, period: float) -> None:
-        if period > 0:
-            self._reload_timer.timer_period_ns = int(period * 1e9)
-            self._reload_timer.reset()
-        else:
-            self._reload_timer.cancel()
+            set_timer_period(self._reload_timer, config.reload_period)
 
     def _report_unmapped(self, table: ReloadingTable[ServoTable]) -> None:
         unmapped = table.table.unmapped_behaviors()
@@ -196,7 +190,7 @@ class ServoMapperNode(ManagedNode):
 
     # -- inputs ----------------------------------------------------------------------------
     def _now(self) -> float:
-        return self.get_clock().now().nanoseconds * 1e-9
+        return node_seconds(self)
 
     def _measured_positions(self, now: float) -> dict[str, float] | None:
         if self._measured and now - self._measured_at <= self.config.joint_state_timeout:
