@@ -221,8 +221,13 @@ class DialogueEngine:
             replace = True
         self._interrupted = False
         opened = self._open_turn(user_id)
-        task = asyncio.ensure_future(self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
-                                                   observer=observer))
+        return self._run(user_id, opened, self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
+                                                       observer=observer))
+
+    def _run(self, user_id: str, opened: tuple[int, str], turn: Any) -> Turn:
+        """Run a turn's coroutine as the user's running turn (the one an input or an interrupt
+        cancels) until it ends."""
+        task = asyncio.ensure_future(turn)
         self._running[user_id] = task
 
         def finished(done: asyncio.Task) -> None:
@@ -269,15 +274,7 @@ class DialogueEngine:
         if running is not None and not running.done():
             return None
         opened = self._open_turn(user_id)
-        task = asyncio.ensure_future(self._proactive_turn(user_id, line.strip(), prompt.strip(), language, opened))
-        self._running[user_id] = task
-
-        def finished(done: asyncio.Task) -> None:
-            if self._running.get(user_id) is done:
-                del self._running[user_id]
-
-        task.add_done_callback(finished)
-        return Turn(opened[1], task)
+        return self._run(user_id, opened, self._proactive_turn(user_id, line.strip(), prompt.strip(), language, opened))
 
     async def _proactive_turn(self, user_id: str, line: str, prompt: str, language: str,
                               opened: tuple[int, str]) -> TurnTrace:
