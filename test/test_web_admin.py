@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 import urllib.error
 import urllib.request
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
+from browser_rig import dom, keep_screenshot, needs_chromium, png_size, wait_dom
 from fay_msgs.msg import ActionCue, SpeechState, TurnLatency, Transcript, Utterance
 from fay_msgs.srv import Recall, Remember
 from harness import NodeProcess, free_port, publish_until, start_web, wait_until, write_web_access
@@ -29,22 +29,17 @@ from fay_ros.web.allowlist import AllowList
 from fay_ros.web.gate_policy import ClientSession, Refused, RolePermissions, admin_bridge_allow
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 TOKEN = "t" * 43
+ADMIN_PAGE = "the admin page"  # where wait_dom waits, in its timeout message
 # A rule row with intensity 2.5 (allowed: 0..1), and the same rule done right.
 BAD_RULE = "animal.zebra,celebrate,excited,2.5,99,0.5,斑马|zebra"
 GOOD_RULE = "animal.zebra,celebrate,excited,0.9,99,0.5,斑马|zebra"
 
 
 def screenshot(page, name: str, tmp_path: Path) -> None:
-    artifact = tmp_path / name
-    page.screenshot(path=str(artifact), full_page=True)
-    assert artifact.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    if os.environ.get("FAY_UPDATE_ADMIN_PNG"):
-        shutil.copyfile(artifact, REPO / "docs" / name)
+    data = page.screenshot(full_page=True)
+    png_size(data)  # a PNG
+    keep_screenshot(data, name, tmp_path, "FAY_UPDATE_ADMIN_PNG")
 
 
 # -- the admin role of the door (pure) ------------------------------------------------------------
@@ -154,38 +149,14 @@ def rig(tmp_path_factory):
         memory.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def page(browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    page.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
-
-
-def dom(page) -> dict[str, str]:
-    return page.evaluate("Object.assign({}, document.body.dataset)")
-
-
-def wait_dom(page, key: str, value: str, timeout: float = 20.0) -> dict[str, str]:
-    return wait_until(lambda: dom(page) if dom(page).get(key) == value else None, timeout,
-                      message=lambda: f"data-{key}={value!r} on the admin page; now {dom(page)}")
+def viewport() -> dict[str, int]:
+    return {"width": 1280, "height": 900}  # the admin page's desktop layout
 
 
 def admin_page(page, rig) -> None:
     page.goto(f"{rig['page']}/admin/#token={rig['tokens']['root']}")
-    wait_dom(page, "connection", "connected")
+    wait_dom(page, "connection", "connected", where=ADMIN_PAGE)
     assert "token" not in page.url
 
 
@@ -200,7 +171,7 @@ def http_status(url: str, headers: dict[str, str], data: bytes | None = None) ->
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+@needs_chromium
 def test_without_the_admin_token_everything_is_refused(page, rig):
     files = f"{rig['page']}/admin/api/files"
     face, admin = rig["tokens"]["alice"], rig["tokens"]["root"]
@@ -227,7 +198,7 @@ def test_without_the_admin_token_everything_is_refused(page, rig):
     # In the browser: no token, or the face's, and the page shows the refusal and opens nothing.
     for link in (f"{rig['page']}/admin/", f"{rig['page']}/admin/#token={face}"):
         page.goto(link)
-        state = wait_dom(page, "access", "refused")
+        state = wait_dom(page, "access", "refused", where=ADMIN_PAGE)
         assert state["connection"] == "refused" and page.is_visible("#refused")
         assert not page.is_visible("#memory-panel")
         assert page.evaluate("window.fayAdmin.state.events.filter(e => e.kind === 'connected').length") == 0
@@ -253,7 +224,7 @@ def recall(ros, owner: str) -> dict[str, tuple[str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+@needs_chromium
 def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, ros, tmp_path):
     for content, confirmed, tags in (("Anna likes green tea", False, ["kind:preference"]),
                                      ("Anna has a cat called Mimi", True, ["kind:fact"]),
@@ -268,7 +239,7 @@ def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, 
     admin_page(page, rig)
     page.fill("#memory-owner", "anna")
     page.click("#memory-go")
-    wait_dom(page, "memories", "3")
+    wait_dom(page, "memories", "3", where=ADMIN_PAGE)
     assert page.get_attribute(f'tr[data-id="{tea_id}"]', "data-status") == "candidate"
     assert "kind:preference" in page.inner_text(f'tr[data-id="{tea_id}"]')
     screenshot(page, "admin-memory.png", tmp_path)
@@ -284,12 +255,12 @@ def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, 
     page.click(f'tr[data-id="{cat_id}"] button.forget-yes')
     wait_until(lambda: "Anna has a cat called Mimi" not in recall(ros, "anna"), 20,
                message="the memory forgotten through memory/forget")
-    wait_dom(page, "memories", "2")
+    wait_dom(page, "memories", "2", where=ADMIN_PAGE)
     assert set(recall(ros, "anna")) == {"Anna likes green tea", "Anna's birthday is on 3 May"}
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+@needs_chromium
 def test_a_bad_rules_edit_shows_its_line_and_a_good_one_changes_the_next_cue(page, rig, ros, tmp_path):
     rules = rig["folder"] / "action_rules.csv"
     original = rules.read_text(encoding="utf-8")
@@ -315,7 +286,7 @@ def test_a_bad_rules_edit_shows_its_line_and_a_good_one_changes_the_next_cue(pag
     line = len(bad.rstrip("\n").split("\n"))
     page.fill("#editor-text", bad)
     page.click("#editor-save")
-    wait_dom(page, "save", "invalid")
+    wait_dom(page, "save", "invalid", where=ADMIN_PAGE)
     problems = page.locator("#editor-problems li")
     assert problems.count() == 1 and problems.first.get_attribute("data-line") == str(line)
     assert f"action_rules.csv:{line}: intensity 2.5 is outside 0..1" in problems.first.inner_text()
@@ -326,7 +297,7 @@ def test_a_bad_rules_edit_shows_its_line_and_a_good_one_changes_the_next_cue(pag
 
     page.fill("#editor-text", original.rstrip("\n") + "\n" + GOOD_RULE + "\n")
     page.click("#editor-save")
-    wait_dom(page, "save", "saved")
+    wait_dom(page, "save", "saved", where=ADMIN_PAGE)
     assert GOOD_RULE in rules.read_text(encoding="utf-8")
     # The node polls its files (reload_period 0.2 s): the next sentences get the new rule.
     cue = wait_until(lambda: (c := say_zebra()).code == "animal.zebra" and c, 30,
@@ -335,7 +306,7 @@ def test_a_bad_rules_edit_shows_its_line_and_a_good_one_changes_the_next_cue(pag
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+@needs_chromium
 def test_timeline_latency_and_health_are_live(page, rig, ros, tmp_path):
     heard = ros.publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
     replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)

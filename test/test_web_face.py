@@ -7,50 +7,27 @@ Set FAY_UPDATE_FACE_PNG=1 to refresh the docs/face.png artifact from this run.
 """
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import struct
-import zlib
-from pathlib import Path
-
 import pytest
 
+from browser_rig import (connected_page, cue, dom, face_web, keep_screenshot, needs_chromium, png_size,
+                         publish_speaking, wait_dom)
 from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
 from harness import free_port, start_web, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 # A motion holds this long in the test's copy of the table, so the priority checks below do
 # not depend on how fast a loaded machine delivers the next cue.
 HOLD_SECONDS = 30.0
 
-pytestmark = [pytest.mark.slow,  # a real browser; each test stays under ~6 s
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
+pytestmark = [pytest.mark.slow, needs_chromium]  # a real browser; each test stays under ~6 s
 
 
 @pytest.fixture(scope="module")
 def web_face(tmp_path_factory):
-    """`fay-ros web` with the rs bridge: {url (with the token), bridge_port, token}."""
-    table = json.loads((REPO / "web" / "face_map.json").read_text())
-    table["motion"]["hold_seconds"] = HOLD_SECONDS
-    face_map = tmp_path_factory.mktemp("face") / "face_map.json"
-    face_map.write_text(json.dumps(table))
-    access = tmp_path_factory.mktemp("access") / "web_access.yaml"
-    token = write_web_access(access, {"user": "face"})["user"]
-    page_port, bridge_port = free_port(), free_port()
-    proc = start_web("--port", str(page_port), "--bridge-port", str(bridge_port), "--bridge", "rs",
-                     "--face-map", str(face_map), "--access-file", str(access))
-    try:
-        yield {"url": f"http://127.0.0.1:{page_port}/#token={token}", "bridge_port": bridge_port, "token": token,
-               "proc": proc}
-    finally:
-        proc.stop()
+    """`fay-ros web` with the rs bridge: {url (with the token), bridge_port, token, proc}."""
+    with face_web(tmp_path_factory, hold_seconds=HOLD_SECONDS) as web:
+        yield web
 
 
 @pytest.fixture(scope="module")
@@ -58,57 +35,8 @@ def face_url(web_face):
     return web_face["url"]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        # Playwright gives every launch a fresh temporary profile (user data dir).
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    page = browser.new_page(viewport={"width": 640, "height": 760})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    page.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
-
-
-def dom(page) -> dict[str, str]:
-    return page.evaluate("Object.assign({}, document.body.dataset)")
-
-
-def wait_dom(page, key: str, value: str, timeout: float = 20.0) -> dict[str, str]:
-    return wait_until(lambda: dom(page) if dom(page).get(key) == value else None, timeout,
-                      message=lambda: f"data-{key}={value!r} on the page; now {dom(page)}")
-
-
 def events(page, kind: str) -> list[dict]:
     return page.evaluate("k => window.fayFace.state.events.filter(e => e.kind === k)", kind)
-
-
-def connected_page(page, url: str, ros, *publishers) -> None:
-    page.goto(url)
-    wait_dom(page, "connection", "connected")
-    for publisher in publishers:  # the bridge subscribes for the page once it is connected
-        ros.wait_for_subscribers(publisher)
-
-
-def cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0, uid: str = "c:0"):
-    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
-                     priority=priority, sentiment=sentiment, text="", utterance_id=uid)
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    width, height = struct.unpack(">II", data[16:24])
-    zlib.crc32(data)  # the whole file is readable
-    return width, height
 
 
 def test_cues_drive_expression_motion_and_priority(page, face_url, ros):
@@ -183,10 +111,7 @@ def test_mouth_follows_the_viseme_track_stamp(page, face_url, ros, tmp_path):
     # The screenshots show it too: the open mouth changes the picture.
     assert png_size(open_png) == png_size(closed_png) == (640, 760)
     assert open_png != closed_png
-    artifact = tmp_path / "face.png"
-    artifact.write_bytes(open_png)
-    if os.environ.get("FAY_UPDATE_FACE_PNG"):
-        shutil.copyfile(artifact, REPO / "docs" / "face.png")
+    keep_screenshot(open_png, "face.png", tmp_path, "FAY_UPDATE_FACE_PNG")
 
 
 def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ros):
@@ -196,8 +121,7 @@ def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ro
     typed = ros.collect(Transcript, topics.TEXT_INPUT, qos.EVENTS)
     connected_page(page, face_url, ros, cues, speaking, tracks)
 
-    speaking.publish(SpeechState(speaking=True, utterance_id="s:0"))
-    wait_dom(page, "speaking", "true")
+    publish_speaking(page, speaking, "s:0")
     cues.publish(cue("celebrate", "excited", 0.9, priority=60, uid="s:0"))
     wait_dom(page, "expression", "F04")
     long_track = VisemeTrack(utterance_id="s:0", duration=60.0, frames=[
@@ -207,8 +131,7 @@ def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ro
     wait_dom(page, "mouth", "0.90")
 
     # Barge-in: speaking stops long before the track ends -> mouth shut, rest expression.
-    speaking.publish(SpeechState(speaking=False, utterance_id=""))
-    state = wait_dom(page, "speaking", "false")
+    state = publish_speaking(page, speaking, "")
     state = wait_dom(page, "mouth", "0.00")
     assert state["expression"] == "F01"
     assert [e["utterance"] for e in events(page, "track-stopped")] == ["s:0"]

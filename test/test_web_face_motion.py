@@ -9,14 +9,13 @@ from urllib.parse import urlparse
 
 import pytest
 
-from test_web_face import CHROMIUM, CHROMIUM_ARGS
+from browser_rig import needs_chromium, open_page
 
 REPO = Path(__file__).resolve().parents[1]
 WEB = REPO / "web"
 ORIGIN = "http://face.test"
 
-pytestmark = [pytest.mark.slow,  # a real browser, about a second
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
+pytestmark = [pytest.mark.slow, needs_chromium]  # a real browser, about a second
 
 # (behavior, intensity) -> TapBody index, None = no motion (the idle group). The shipped
 # table's strong_from_intensity is 0.6.
@@ -38,20 +37,13 @@ def serve_web_folder(route) -> None:
 
 
 @pytest.fixture(scope="module")
-def face_page():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
+def face_page(browser):
+    """One page for the whole module (Playwright's default size); a JavaScript error fails it."""
+    with open_page(browser) as page:
         page.route(f"{ORIGIN}/**", serve_web_folder)
         page.goto(f"{ORIGIN}/index.html")
         page.evaluate("() => window.fayFace.ready")   # resolves once the table is loaded
         yield page
-        browser.close()
-        assert errors == [], f"JavaScript errors on the page: {errors}"
 
 
 def test_the_page_runs_on_the_shipped_table(face_page):

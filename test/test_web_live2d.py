@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
+from browser_rig import (connected_page, cue, dom, face_web, keep_screenshot, needs_chromium, png_size,
+                         publish_speaking, wait_dom)
 from fay_msgs.msg import ActionCue, SpeechState, Utterance, Viseme, VisemeTrack
-from harness import free_port, start_web, wait_until, write_web_access
-from test_web_face import CHROMIUM, CHROMIUM_ARGS, connected_page, cue, dom, png_size, wait_dom
+from harness import free_port, start_web, wait_until
 
 from fay_ros.common import qos, topics
 from fay_ros.web.face_map import validate
@@ -33,7 +33,7 @@ ONSET_BOUND_MS = 400.0
 
 pytestmark = [
     pytest.mark.slow,  # a real browser rendering a real model
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
+    needs_chromium,
     pytest.mark.skipif(os.environ.get("FAY_LIVE2D") == "skip", reason="FAY_LIVE2D=skip: no Live2D sample"),
 ]
 
@@ -48,39 +48,8 @@ def sample_installed():
 @pytest.fixture(scope="module")
 def live2d_web(sample_installed, tmp_path_factory):
     """`fay-ros web --live2d sample` with the rs bridge and a face token."""
-    table = json.loads((REPO / "web" / "face_map.json").read_text())
-    table["motion"]["hold_seconds"] = 30.0  # the table's motion state must not time out mid-check
-    face_map = tmp_path_factory.mktemp("face") / "face_map.json"
-    face_map.write_text(json.dumps(table))
-    access = tmp_path_factory.mktemp("access") / "web_access.yaml"
-    token = write_web_access(access, {"user": "face"})["user"]
-    page_port, bridge_port = free_port(), free_port()
-    proc = start_web("--port", str(page_port), "--bridge-port", str(bridge_port), "--bridge", "rs",
-                     "--face-map", str(face_map), "--access-file", str(access), "--live2d", "sample")
-    try:
-        yield {"base": f"http://127.0.0.1:{page_port}/", "token": token}
-    finally:
-        proc.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    page = browser.new_page(viewport={"width": 640, "height": 760})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    page.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
+    with face_web(tmp_path_factory, "--live2d", "sample") as web:
+        yield web
 
 
 def live2d_page(page, web, ros, *publishers, query: str = "") -> None:
@@ -114,8 +83,7 @@ def test_mouth_parameter_follows_the_viseme_track_on_the_audio_clock(page, live2
     replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
     live2d_page(page, live2d_web, ros, tracks, speaking, replies)
 
-    speaking.publish(SpeechState(speaking=True, utterance_id="l:0"))
-    wait_dom(page, "speaking", "true")
+    publish_speaking(page, speaking, "l:0")
     replies.publish(Utterance(conversation_id="l", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True,
                               source="llm"))
     # The sentence's audio starts 1.5 s from now; the mouth must wait for it, then open and
@@ -163,10 +131,7 @@ def test_mouth_parameter_follows_the_viseme_track_on_the_audio_clock(page, live2
     assert all(0 <= e < ONSET_BOUND_MS for e in onsets), onsets
 
     assert png_size(screenshot) == (640, 760)
-    artifact = tmp_path / "face-live2d.png"
-    artifact.write_bytes(screenshot)
-    if os.environ.get("FAY_UPDATE_FACE_PNG"):
-        shutil.copyfile(artifact, REPO / "docs" / "face-live2d.png")
+    keep_screenshot(screenshot, "face-live2d.png", tmp_path, "FAY_UPDATE_FACE_PNG")
 
 
 def test_affect_switches_the_expression_and_behavior_starts_the_mapped_motion(page, live2d_web, ros):

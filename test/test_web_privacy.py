@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from pathlib import Path
 
 import pytest
 
 import dialogue_fake_llm as fake
+from browser_rig import needs_chromium
 from diagnostic_msgs.msg import DiagnosticArray
 from fay_msgs.msg import Transcript
 from fay_msgs.srv import GetProfile
@@ -30,12 +30,7 @@ from harness import NodeProcess, free_port, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update"]
-
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")]
+pytestmark = [pytest.mark.slow, needs_chromium]
 
 PEOPLE = {
     "alice": {"said": ["My name is Alice.", "I like green tea."],
@@ -77,9 +72,7 @@ def type_and_wait_reply(page, typed, text: str) -> str:
     return " ".join(e["text"] for e in replies_on(page) if e["utterance"].startswith(conversation + ":"))
 
 
-def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser):
     api_key = "sk-test-" + secrets.token_hex(16)
     llm = fake.ScriptedLlm()
     llm.responder = lambda body: fake.text("Nice to talk with you.")
@@ -102,39 +95,38 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path):
         ros.wait_for_subscribers(readiness, count=3, timeout=60)  # memory, dialogue and our collector
         ros.wait_for_publishers(topics.REPLY, timeout=60)
         ros.call(GetProfile, topics.SRV_PROFILE, GetProfile.Request(owner="alice"), 30)  # memory answers
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            pages = {}
-            for user, token in tokens.items():
-                page = browser.new_page()  # a context of its own: its own storage, like another device
-                # wait_until polls the lambda right here, within this iteration: no late binding.
-                url = f"http://127.0.0.1:{page_port}/#token={token}"
-                wait_until(lambda: _opened(page, url), timeout=30,  # noqa: B023
-                           interval=0.5, message=f"the face of {user}")
-                page.wait_for_function("document.body.dataset.connection === 'connected'", timeout=30000)
-                # A tampered page: it claims to be the owner ('user') on every typed line.
-                page.evaluate("""() => {
-                    const publish = ROSLIB.Topic.prototype.publish;
-                    ROSLIB.Topic.prototype.publish = function (message) {
-                        if (this.name.endsWith('/text_input')) message.user_id = 'user';
-                        return publish.call(this, message);
-                    };
-                }""")
-                pages[user] = page
-            ros.wait_for_publishers(topics.TEXT_INPUT, count=2)  # the bridge's, for the pages (and ours)
+        pages = {}
+        for user, token in tokens.items():
+            page = browser.new_page()  # a context of its own: its own storage, like another device
+            # wait_until polls the lambda right here, within this iteration: no late binding.
+            url = f"http://127.0.0.1:{page_port}/#token={token}"
+            wait_until(lambda: _opened(page, url), timeout=30,  # noqa: B023
+                       interval=0.5, message=f"the face of {user}")
+            page.wait_for_function("document.body.dataset.connection === 'connected'", timeout=30000)
+            # A tampered page: it claims to be the owner ('user') on every typed line.
+            page.evaluate("""() => {
+                const publish = ROSLIB.Topic.prototype.publish;
+                ROSLIB.Topic.prototype.publish = function (message) {
+                    if (this.name.endsWith('/text_input')) message.user_id = 'user';
+                    return publish.call(this, message);
+                };
+            }""")
+            pages[user] = page
+        ros.wait_for_publishers(topics.TEXT_INPUT, count=2)  # the bridge's, for the pages (and ours)
 
-            answers = {user: [] for user in PEOPLE}
-            for step in range(2):  # interleaved: Alice, Bob, Alice, Bob
-                for user, person in PEOPLE.items():
-                    type_and_wait_reply(pages[user], typed, person["said"][step])
-            for step in range(2):
-                for user, person in PEOPLE.items():
-                    question, expected = person["asks"][step]
-                    answer = type_and_wait_reply(pages[user], typed, question)
-                    answers[user].append(answer)
-                    assert expected.lower() in answer.lower(), (user, question, answer)
-            seen_on_page = {user: json.dumps(replies_on(page)) for user, page in pages.items()}
-            browser.close()
+        answers = {user: [] for user in PEOPLE}
+        for step in range(2):  # interleaved: Alice, Bob, Alice, Bob
+            for user, person in PEOPLE.items():
+                type_and_wait_reply(pages[user], typed, person["said"][step])
+        for step in range(2):
+            for user, person in PEOPLE.items():
+                question, expected = person["asks"][step]
+                answer = type_and_wait_reply(pages[user], typed, question)
+                answers[user].append(answer)
+                assert expected.lower() in answer.lower(), (user, question, answer)
+        seen_on_page = {user: json.dumps(replies_on(page)) for user, page in pages.items()}
+        for page in pages.values():
+            page.close()
 
         # every typed line spoke as the token's user, whatever the page holds
         assert {m.user_id for m in typed.messages if m.text} == {"alice", "bob"}
