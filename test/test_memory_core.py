@@ -18,13 +18,15 @@ from fay_ros.memory.policy import RememberRequest, decide_remember, is_explicit_
 from fay_ros.memory.retrieval import OwnerIndex, Weights
 from reference_retrieval import naive_scores
 from fay_ros.memory.store import MemoryStore
+from fay_ros.memory.backend import open_store
 
 
 
 
 @pytest.fixture
-def svc(tmp_path, clock):
-    service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock,
+def svc(memory_location, clock):
+    """A service on SQLite, then on PostgreSQL (conftest.memory_location)."""
+    service = build_service(memory_location, embedder="hashed", clock=clock,
                             profile={"min_evidence": 3, "min_interval": 0.0})
     yield service
     service.store.close()
@@ -82,12 +84,12 @@ def test_not_a_database_is_a_clear_error(tmp_path):
         schema.connect(path)
 
 
-def test_writes_persist_and_owners_never_see_each_other(tmp_path, clock):
-    store = MemoryStore(tmp_path / "m.db", HashedNgramEmbedder(), clock=clock)
+def test_writes_persist_and_owners_never_see_each_other(memory_location, clock):
+    store = open_store(memory_location, HashedNgramEmbedder(), clock=clock)
     a = MemoryNode(owner="alice", content="我不吃香菜", tags=["kind:preference"], created=clock())
     store.write(add=[(a, None)])
     store.close()
-    store = MemoryStore(tmp_path / "m.db", HashedNgramEmbedder(), clock=clock)
+    store = open_store(memory_location, HashedNgramEmbedder(), clock=clock)
     assert store.get("alice", a.id).tags == ["kind:preference"]
     assert store.get("bob", a.id) is None
     assert store.get_many("bob", [a.id]) == []
@@ -96,11 +98,11 @@ def test_writes_persist_and_owners_never_see_each_other(tmp_path, clock):
     store.close()
 
 
-def test_store_sees_writes_of_another_process(tmp_path, clock):
-    store = MemoryStore(tmp_path / "m.db", HashedNgramEmbedder(), clock=clock)
+def test_store_sees_writes_of_another_process(memory_location, clock):
+    store = open_store(memory_location, HashedNgramEmbedder(), clock=clock)
     store.write(add=[(MemoryNode(owner="alice", content="我住在上海", created=clock()), None)])
     assert len(store.recall("alice", "上海")) == 1  # index loaded
-    other = MemoryStore(tmp_path / "m.db", HashedNgramEmbedder(), clock=clock)
+    other = open_store(memory_location, HashedNgramEmbedder(), clock=clock)
     other.write(add=[(MemoryNode(owner="alice", content="我在上海工作", created=clock()), None)])
     other.close()
     assert {n.content for n in store.recall("alice", "上海")} == {"我住在上海", "我在上海工作"}
@@ -170,13 +172,14 @@ def test_recall_updates_last_retrieved_unless_stateless(svc, clock):
     assert svc.store.get("alice", node.id).last_retrieved == clock.t
 
 
-def test_recency_weight_prefers_recently_retrieved(svc, clock):
+def test_recency_weight_prefers_recently_retrieved(svc, clock, memory_location):
     old = remember(svc, "alice", "我养了一只猫").node
     clock.t += 30 * 86400
     new = remember(svc, "alice", "我养了一只狗").node
-    only_recency = build_service(svc.store.path, embedder="hashed", clock=clock, weights=Weights(1.0, 0.0, 0.0))
+    only_recency = build_service(memory_location, embedder="hashed", clock=clock,
+                                 weights=Weights(1.0, 0.0, 0.0))
     assert [n.id for n in only_recency.recall("alice", "猫", stateless=True).nodes] == [new.id, old.id]
-    relevance = build_service(svc.store.path, embedder="hashed", clock=clock, weights=Weights(0.0, 1.0, 0.5))
+    relevance = build_service(memory_location, embedder="hashed", clock=clock, weights=Weights(0.0, 1.0, 0.5))
     assert relevance.recall("alice", "猫", stateless=True).nodes[0].id == old.id
     only_recency.store.close()
     relevance.store.close()
@@ -286,3 +289,96 @@ def test_schema_description_names_kinds_namespaces_and_rules():
     assert {"kind", "source", "persistent", "domain", "session", "date"} <= set(desc["tag_namespaces"])
     assert any("guest" in rule for rule in desc["rules"])
     assert set(desc["statuses"]) == {CONFIRMED, CANDIDATE, SUPERSEDED}
+
+
+# ---------------------------------------------------------------- issue 19: backends
+def test_a_write_appends_to_the_owners_index_and_never_reloads_it(tmp_path, clock):
+    svc = build_service(tmp_path / "m.db", embedder="hashed", clock=clock)
+    remember(svc, "alice", "我喜欢爬山", tags=["kind:preference"])
+    index = svc.store.index("alice")
+    for i in range(5):
+        remember(svc, "alice", f"第 {i} 件事", tags=["kind:event"])
+    assert svc.store.index("alice") is index and index.count == 6
+    svc.store.close()
+
+
+def _same_stream(stores, rng, count, dim=512):
+    vectors = rng.normal(size=(count, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    kinds = ["kind:preference", "kind:fact", "kind:event"]
+    nodes = [MemoryNode(owner="o", content=f"c{i}", importance=float(rng.integers(1, 11)), created=1e9 - i,
+                        last_retrieved=1e9 - float(rng.integers(0, 2000)) * 3600, id=f"n{i:05d}",
+                        tags=[kinds[i % 3], f"domain:d{i % 5}"], status="candidate" if i % 11 == 0 else "confirmed")
+             for i in range(count)]
+    for store in stores:
+        store.add_many(nodes, vectors)
+    return vectors
+
+
+@pytest.mark.parametrize("weights", [Weights(0.8, 0.5, 0.5), Weights(0.0, 1.0, 0.5), Weights(1.0, 0.0, 0.2)])
+def test_postgresql_ranks_like_sqlite(tmp_path, postgres_url, weights):
+    """Up to EXACT_LIMIT matches PostgreSQL scores every one: the SQLite ranking and scores.
+    Beyond, relevance is normalised by HNSW's nearest and farthest neighbours (estimates):
+    the top 10 agree with SQLite's (docs/BENCHMARKS.md measures it on 100k memories)."""
+    from fay_ros.memory.pg_store import EXACT_LIMIT
+
+    now = 1e9
+    sqlite = open_store(tmp_path / "m.db", HashedNgramEmbedder(), clock=lambda: now)
+    pg = open_store(postgres_url, HashedNgramEmbedder(), clock=lambda: now)
+    rng = np.random.default_rng(19)
+    vectors = _same_stream([sqlite, pg], rng, EXACT_LIMIT + 1500)
+    overlaps = []
+    try:
+        for k in range(8):
+            query = vectors[k * 97] * 0.5 + rng.normal(size=512).astype(np.float32) * 0.05
+            query /= np.linalg.norm(query)
+            # tags_all=kind:fact: fewer than EXACT_LIMIT matches, every one scored
+            want = sqlite.recall_ids("o", query, 10, weights=weights, stateless=True, tags_all=["kind:fact"])
+            got = pg.recall_ids("o", query, 10, weights=weights, stateless=True, tags_all=["kind:fact"])
+            assert [i for i, _ in got] == [i for i, _ in want]
+            assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+            for filters in ({}, {"tags_any": ["domain:d1", "domain:d2", "domain:d3"]}):
+                want = sqlite.recall_ids("o", query, 10, weights=weights, stateless=True, **filters)
+                got = pg.recall_ids("o", query, 10, weights=weights, stateless=True, **filters)
+                overlaps.append(len({i for i, _ in got} & {i for i, _ in want}) / 10)
+                assert np.allclose([s for _, s in got], [s for _, s in want], atol=0.02)
+    finally:
+        sqlite.close()
+        pg.close()
+    assert np.mean(overlaps) >= 0.9 and min(overlaps) >= 0.7, overlaps
+
+
+def test_robots_with_different_embedders_never_compare_their_vectors(postgres_url, clock):
+    robot_a = build_service(postgres_url, embedder=HashedNgramEmbedder(512), clock=clock)
+    robot_b = build_service(postgres_url, embedder=HashedNgramEmbedder(256), clock=clock)
+    try:
+        written = remember(robot_a, "alice", "我的猫叫咪咪", tags=["kind:fact"], key="family:cat").node
+        # robot_b (another model, another dimension) finds it with its own vector of the text
+        assert [n.id for n in robot_b.recall("alice", "猫叫什么").nodes] == [written.id]
+        models = sorted(m for n, vecs in robot_b.store.export_rows("", 10) if n.id == written.id for m, _v in vecs)
+        assert models == ["hashed-ngram-v1-256", "hashed-ngram-v1-512"]
+        # and its maintenance gives every memory of another model its own vector
+        remember(robot_a, "alice", "我喜欢喝茶", tags=["kind:preference"])
+        assert robot_b.store.maintain_embeddings() == 1
+    finally:
+        robot_a.store.close()
+        robot_b.store.close()
+
+
+def test_a_postgresql_database_from_a_newer_version_is_refused_untouched(postgres_url):
+    import psycopg
+
+    from fay_ros.memory.pg_schema import MIGRATIONS_TABLE
+
+    open_store(postgres_url, HashedNgramEmbedder(), clock=lambda: 0.0).close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name, applied) VALUES ('0099_future', 0)")
+    with pytest.raises(schema.SchemaError, match="newer fay_ros.*0099_future"):
+        open_store(postgres_url, HashedNgramEmbedder(), clock=lambda: 0.0)
+
+
+def test_an_unreachable_postgresql_is_a_clear_error_without_the_password():
+    with pytest.raises(schema.SchemaError) as err:
+        open_store("postgresql://robot:pw-very-secret@127.0.0.1:1/memory", HashedNgramEmbedder(), clock=lambda: 0.0)
+    assert "cannot connect" in str(err.value) and "pw-very-secret" not in str(err.value)
+    assert "postgresql://127.0.0.1:1/memory" in str(err.value)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import pytest
 
 from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 from fay_ros.common import topics
+from fay_ros.memory.backend import is_postgres, open_store
+from fay_ros.memory.embeddings import HashedNgramEmbedder
 from fay_ros.memory.policy import is_explicit_request
 from harness import NodeProcess, RosProbe, wait_until
 
@@ -34,7 +37,8 @@ class MemoryUnderTest:
         self.start()
 
     def start(self) -> None:
-        self.proc = NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, **self.params}, args=DEBUG)
+        where = {"db_url": self.db} if is_postgres(self.db) else {"db_path": self.db}
+        self.proc = NodeProcess("fay_ros.nodes.memory", {**where, **self.params}, args=DEBUG)
         self.proc.wait_ready(timeout=40, probe=self.probe)
         self.probe.wait_for_subscribers(self.speech)
         self.probe.wait_for_subscribers(self.reply)
@@ -89,13 +93,20 @@ def probe():
     p.close()
 
 
-@pytest.fixture(scope="module")
-def memory(probe, tmp_path_factory):
-    """The node on the default multilingual embedding model, shared by the scenarios (one owner each)."""
-    m = MemoryUnderTest(probe, tmp_path_factory.mktemp("memory") / "memory.db", embedder="use",
-                        profile_min_evidence=2, profile_min_interval=0.0)
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def memory(request, probe, tmp_path_factory):
+    """The node on the default multilingual embedding model, shared by the scenarios (one owner
+    each): on a SQLite file, then on a PostgreSQL database of the harness's server."""
+    drop = None
+    if request.param == "sqlite":
+        db = tmp_path_factory.mktemp("memory") / "memory.db"
+    else:
+        db, drop = request.getfixturevalue("new_postgres_database")()
+    m = MemoryUnderTest(probe, db, embedder="use", profile_min_evidence=2, profile_min_interval=0.0)
     yield m
     m.proc.stop()
+    if drop is not None:
+        drop()
 
 
 DIET = dict(tags=["kind:preference", "domain:diet"], key="food.coriander")
@@ -187,8 +198,11 @@ def test_6_a_guest_can_neither_read_nor_write_private_memory(memory):
     for res in refused:
         assert not res.success and "guest has no private memory" in res.message
     assert memory.recall("p6", "香菜").nodes  # nothing of p6's was touched
-    with sqlite3.connect(memory.db) as db:
-        assert db.execute("SELECT count(*) FROM nodes WHERE owner = ''").fetchone() == (0,)
+    store = open_store(memory.db, HashedNgramEmbedder(), clock=time.time)
+    try:
+        assert store.count("") == 0
+    finally:
+        store.close()
 
 
 def test_7_user_a_never_reaches_user_b(memory):

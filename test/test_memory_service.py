@@ -17,14 +17,15 @@ from fay_ros.memory.policy import RememberRequest
 
 
 
-def make(tmp_path, clock, llm=None, **settings):
+def make(location, clock, llm=None, **settings):
+    """A service on `location` (the memory_location fixture: SQLite, then PostgreSQL)."""
     settings.setdefault("profile", {"min_evidence": 3, "min_interval": 0.0})
-    return build_service(tmp_path / "memory.db", embedder="hashed", clock=clock, llm=llm, **settings)
+    return build_service(location, embedder="hashed", clock=clock, llm=llm, **settings)
 
 
 @pytest.fixture
-def svc(tmp_path, clock):
-    service = make(tmp_path, clock)
+def svc(memory_location, clock):
+    service = make(memory_location, clock)
     yield service
     service.store.close()
 
@@ -156,7 +157,7 @@ def _chat_answer(content: str) -> dict:
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]}
 
 
-def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, httpserver, monkeypatch):
+def test_reflection_distils_cited_insights_with_inherited_tags(memory_location, clock, httpserver, monkeypatch):
     monkeypatch.setenv("FAY_TEST_MEMORY_KEY", "sk-test-not-a-secret")
     answer = {"insights": [{"insight": "用户的 breakout 策略反复假突破", "sources": [1, 3]},
                            {"insight": "没有来源的猜测", "sources": [99]},
@@ -164,7 +165,7 @@ def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, 
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
         _chat_answer("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```"))
     llm = ChatClient(Endpoint.from_env(httpserver.url_for("/v1"), "fake", "FAY_TEST_MEMORY_KEY"))
-    svc = make(tmp_path, clock, llm=llm, reflection={"threshold": 20.0})
+    svc = make(memory_location, clock, llm=llm, reflection={"threshold": 20.0})
     a = remember(svc, "alice", "AAPL breakout 买入后回落", importance=8,
                  tags=["kind:event", "domain:quant", "strategy:breakout", "session:am", "source:claude_code"]).node
     b = remember(svc, "alice", "老人晨起血压 158/95", importance=7,
@@ -191,10 +192,10 @@ def test_reflection_distils_cited_insights_with_inherited_tags(tmp_path, clock, 
     svc.store.close()
 
 
-def test_reflection_degrades_when_the_llm_fails(tmp_path, clock, httpserver):
+def test_reflection_degrades_when_the_llm_fails(memory_location, clock, httpserver):
     httpserver.expect_request("/v1/chat/completions").respond_with_data("overloaded", status=503)
     llm = ChatClient(Endpoint(httpserver.url_for("/v1")))
-    svc = make(tmp_path, clock, llm=llm, reflection={"threshold": 5.0})
+    svc = make(memory_location, clock, llm=llm, reflection={"threshold": 5.0})
     for text in ["我不吃香菜", "我住在上海", "我喜欢爬山"]:
         remember(svc, "alice", text, importance=5)
     with pytest.raises(LlmError, match="HTTP 503"):
@@ -203,7 +204,7 @@ def test_reflection_degrades_when_the_llm_fails(tmp_path, clock, httpserver):
     with pytest.raises(LlmError, match="unreachable"):
         unreachable.complete("s", "u")
     assert svc.store.count("alice") == 3 and svc.reflection_due("alice")  # nothing lost, still due
-    no_llm = make(tmp_path, clock)
+    no_llm = make(memory_location, clock)
     assert not no_llm.reflection_due("alice")  # no endpoint configured: reflection is off
     svc.store.close()
     no_llm.store.close()
@@ -323,11 +324,12 @@ def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
     assert "s3cret" not in str(err.value) and "http://127.0.0.1:9/v1" in str(err.value)
 
 
-def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(tmp_path, clock, httpserver):
+def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(memory_location, clock,
+                                                                                 httpserver):
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
         _chat_answer("一位住在上海、不吃香菜的老师。"))
     llm = ChatClient(Endpoint(httpserver.url_for("/v1"), "fake"))
-    svc = make(tmp_path, clock, llm=llm, profile={"min_evidence": 2, "min_interval": 3600.0})
+    svc = make(memory_location, clock, llm=llm, profile={"min_evidence": 2, "min_interval": 3600.0})
     remember(svc, "alice", "我不吃香菜", tags=["kind:preference"], key="coriander", source_session="s", source_turn=1)
     remember(svc, "alice", "也许她喜欢猫", confirmed=False, source_session="s", source_turn=2)
     assert not svc.profile_due("alice")
@@ -350,3 +352,35 @@ def test_confirming_with_another_kind_leaves_one_kind(svc):
     cand = remember(svc, "alice", "我每天六点起床", confirmed=False, tags=["kind:observation", "domain:life"]).node
     out = remember(svc, "alice", "我每天六点起床", tags=["kind:fact"])
     assert out.node.id == cand.id and sorted(svc.store.get("alice", cand.id).tags) == ["domain:life", "kind:fact"]
+
+
+# ---------------------------------------------------------------- issue 19: policy holes
+def test_forgetting_by_a_bare_noun_finds_the_keyed_fact_it_names(svc):
+    home = remember(svc, "alice", "我住在北京路1号", tags=["kind:fact"], key="address").node
+    remember(svc, "alice", "我喜欢猫", tags=["kind:preference"], key="taste:cat")
+    out = svc.forget("alice", query="住址")
+    assert out.success and [n.id for n in out.nodes] == [home.id]
+    office = remember(svc, "bob", "Works at 12 Oak Street", tags=["kind:fact"], key="office_address").node
+    remember(svc, "bob", "Likes green tea", tags=["kind:preference"], key="taste:tea")
+    out = svc.forget("bob", query="address")
+    assert out.success and [n.id for n in out.nodes] == [office.id]
+    # a bare kind noun names every memory of the kind: asked to confirm, nothing deleted
+    remember(svc, "bob", "Likes jazz", tags=["kind:preference"], key="taste:jazz")
+    out = svc.forget("bob", query="preferences")
+    assert out.needs_confirmation and {n.content for n in out.nodes} == {"Likes green tea", "Likes jazz"}
+
+
+def test_turns_that_stated_a_superseded_value_are_no_longer_recalled_as_facts(svc, clock):
+    svc.hear_user("alice", "记住，我住在北京路1号")
+    turn = svc.hear_reply("alice", "c1", "好的，记住了。", True, source="llm")
+    old = remember(svc, "alice", "我住在北京路1号", tags=["kind:fact"], key="address").node
+    assert turn.id in {n.id for n in svc.recall("alice", "北京路1号").nodes}
+    clock.t += 3600
+    new = remember(svc, "alice", "我搬到上海路2号了", tags=["kind:fact"], key="address").node
+    recalled = {n.id for n in svc.recall("alice", "我住在哪里 北京路 上海路").nodes}
+    assert new.id in recalled and old.id not in recalled and turn.id not in recalled
+    kept = svc.store.get("alice", turn.id)
+    assert kept.status == SUPERSEDED and kept.superseded_by == new.id  # history, not deleted
+    # forgetting the address takes the superseded turn with it
+    out = svc.forget("alice", query="住址")
+    assert out.success and {old.id, new.id, turn.id} <= {n.id for n in out.nodes}

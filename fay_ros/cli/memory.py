@@ -1,5 +1,7 @@
 """`fay-ros memory`: look into and manage the memory database (import from Fay, search,
-list, confirm, forget, schema). Every command names one owner; none lists across owners.
+list, confirm, forget, schema; migrate between SQLite and PostgreSQL). Every command but
+migrate names one owner; none lists across owners. `--db` takes a file path, sqlite:///<path>
+or postgresql://user@host/db (the password from PGPASSWORD or a passfile).
 
 It opens the same SQLite file as the memory node (WAL allows both at once); the node notices
 the changes. The default database is the node's default db_path.
@@ -16,7 +18,8 @@ DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("memory", help="import a Fay memory stream; search, list, confirm or forget memories")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"memory database (default {DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"memory database: a file, sqlite:///<path> or "
+                                                   f"postgresql://user@host/db (default {DEFAULT_DB})")
     p.add_argument("--embedder", default="auto", choices=["auto", "use", "hashed"],
                    help="embedder; must match the memory node's so recall uses the same vectors")
     p.set_defaults(func=lambda args: (p.print_help(), 1)[1])
@@ -58,6 +61,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     forget.add_argument("--query", action="store_true", help="treat TARGET as a query instead of an id")
     forget.add_argument("--all", action="store_true", help="delete every match of an ambiguous query")
     forget.set_defaults(func=_forget)
+
+    mig = sub.add_parser("migrate", help="copy every memory to another database (SQLite <-> PostgreSQL); "
+                                         "idempotent and resumable")
+    mig.add_argument("--from", dest="source", required=True, metavar="URL",
+                     help="source: sqlite:///<path>, a file path, or postgresql://user@host/db")
+    mig.add_argument("--to", dest="target", required=True, metavar="URL", help="target (same forms)")
+    mig.set_defaults(func=_migrate)
 
     schema = sub.add_parser("schema", help="print the memory conventions for external agents (JSON)")
     schema.set_defaults(func=_schema)
@@ -172,6 +182,41 @@ def _forget(args) -> int:
         return 3
     print(out.message, file=sys.stdout if out.success else sys.stderr)
     return 0 if out.success else 1
+
+
+def _migrate(args) -> int:
+    import time
+
+    from ..memory.backend import describe_location, open_store
+    from ..memory.embeddings import make_embedder
+    from ..memory.migrate import ProgressBar, migrate
+    from ..memory.schema import SchemaError
+
+    if args.source.strip() == args.target.strip():
+        print("fay-ros memory migrate: --from and --to are the same database", file=sys.stderr)
+        return 2
+    try:
+        embedder = make_embedder(args.embedder)
+        source = open_store(args.source, embedder, clock=time.time)
+    except (SchemaError, ValueError, OSError) as exc:
+        print(f"fay-ros memory migrate: --from: {exc}", file=sys.stderr)
+        return 2
+    try:
+        try:
+            target = open_store(args.target, embedder, clock=time.time)
+        except (SchemaError, ValueError, OSError) as exc:
+            print(f"fay-ros memory migrate: --to: {exc}", file=sys.stderr)
+            return 2
+        try:
+            print(f"migrating {describe_location(args.source)} -> {describe_location(args.target)}", file=sys.stderr)
+            bar = ProgressBar(source.count())
+            report = migrate(source, target, progress=bar.update)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    print(report.summary())
+    return 0
 
 
 def _schema(args) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 from ..common.errors import FayError
 from .model import (CANDIDATE, CONFIRMED, NODE_TYPES, MAX_CONTENT_CHARS, MemoryInputError, MemoryNode, is_guest,
                     normalise_tags)
-from .store import MemoryStore
+from .backend import MemoryBackend
 
 
 class FayImportError(FayError, ValueError):
@@ -185,7 +185,7 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
     return nodes, fay_vectors, dropped
 
 
-def import_fay(store: MemoryStore, nodes_path: str | Path, owner: str,
+def import_fay(store: MemoryBackend, nodes_path: str | Path, owner: str,
                embeddings_path: str | Path | None = None) -> ImportReport:
     if is_guest(owner):
         raise FayImportError("an owner (user id) is required: a guest has no private memory")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..dialogue.llm import ChatClient
 from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
-from .store import MemoryStore
+from .backend import MemoryBackend
 
 PORTRAIT_PROMPT = (
     "You keep a short portrait of one person for a companion robot: who they are, what they "
@@ -51,7 +51,7 @@ def evidence_groups(nodes: list[MemoryNode]) -> int:
 
 
 class ProfileKeeper:
-    def __init__(self, store: MemoryStore, settings: ProfileSettings) -> None:
+    def __init__(self, store: MemoryBackend, settings: ProfileSettings) -> None:
         self.store = store
         self.settings = settings
 

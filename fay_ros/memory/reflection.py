@@ -15,7 +15,7 @@ import numpy as np
 
 from ..dialogue.llm import ChatClient, LlmMalformed
 from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
-from .store import MemoryStore
+from .backend import MemoryBackend
 
 SYSTEM_PROMPT = (
     "You distil insights about one person from their memory records. Answer with JSON only: "
@@ -35,7 +35,7 @@ class ReflectionSettings:
 
 
 class Reflector:
-    def __init__(self, store: MemoryStore, llm: ChatClient, settings: ReflectionSettings) -> None:
+    def __init__(self, store: MemoryBackend, llm: ChatClient, settings: ReflectionSettings) -> None:
         self.store = store
         self.llm = llm
         self.settings = settings

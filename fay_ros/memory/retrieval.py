@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -59,9 +59,30 @@ def minmax(values: np.ndarray) -> np.ndarray:
     return (values - lo) / (hi - lo)
 
 
+def scale(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """`minmax` with the bounds given: those of a candidate set larger than `values` (the
+    PostgreSQL backend scores a few hundred candidates but normalises over every match)."""
+    if hi - lo <= 1e-12:
+        return np.full(values.shape, 0.5, dtype=np.float64)
+    return (values - lo) / (hi - lo)
+
+
 def combine(recency: np.ndarray, relevance: np.ndarray, importance: np.ndarray, weights: Weights) -> np.ndarray:
     return (weights.recency * minmax(recency) + weights.relevance * minmax(relevance)
             + weights.importance * minmax(importance)) / weights.total
+
+
+def combine_bounded(recency: np.ndarray, relevance: np.ndarray, importance: np.ndarray, weights: Weights,
+                    bounds: tuple[tuple[float, float], tuple[float, float], tuple[float, float]]) -> np.ndarray:
+    """`combine` normalising each component by (lo, hi) bounds: recency, relevance, importance."""
+    (r_lo, r_hi), (v_lo, v_hi), (i_lo, i_hi) = bounds
+    return (weights.recency * scale(recency, r_lo, r_hi) + weights.relevance * scale(relevance, v_lo, v_hi)
+            + weights.importance * scale(importance, i_lo, i_hi)) / weights.total
+
+
+def top_n(ids: Sequence[str], scores: np.ndarray, n: int) -> list[tuple[str, float]]:
+    """(id, score) of the n best, best first; ties keep the order of `ids` (insertion order)."""
+    return [(ids[i], score) for i, score in _top_positions(scores, n)]
 
 
 def recency_of(now: float, last_retrieved: np.ndarray, decay_per_hour: float) -> np.ndarray:
@@ -196,14 +217,16 @@ class OwnerIndex:
         return combine(recency, relevance, self.importance[rows], weights)
 
     def top(self, rows: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[str, float]]:
-        if rows.size == 0 or n <= 0:
-            return []
-        if rows.size > n:
-            part = np.argpartition(-scores, n - 1)[:n]
-        else:
-            part = np.arange(rows.size)
-        order = part[np.argsort(-scores[part], kind="stable")]
-        return [(self.ids[rows[i]], float(scores[i])) for i in order]
+        return [(self.ids[rows[i]], score) for i, score in _top_positions(scores, n)]
+
+
+def _top_positions(scores: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """Positions and scores of the n best without building an id list of every candidate."""
+    if scores.size == 0 or n <= 0:
+        return []
+    part = np.argpartition(-scores, n - 1)[:n] if scores.size > n else np.arange(scores.size)
+    order = part[np.argsort(-scores[part], kind="stable")]
+    return [(int(i), float(scores[i])) for i in order]
 
 
 __all__ = ["Weights", "OwnerIndex", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",

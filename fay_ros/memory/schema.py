@@ -93,6 +93,13 @@ def _m0002(db: sqlite_utils.Database) -> None:
         )""")
 
 
+@migrations(name="0003_content_lookup")
+def _m0003(db: sqlite_utils.Database) -> None:
+    # remember looks for an identical memory before every write: without this index that was
+    # a scan of the owner's rows, so writes slowed down as the memory grew.
+    db.execute("CREATE INDEX nodes_owner_content ON nodes (owner, content)")
+
+
 LATEST = [m.name for m in migrations._migrations]
 
 

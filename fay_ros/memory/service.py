@@ -23,7 +23,7 @@ from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
-from .store import MemoryStore
+from .backend import MemoryBackend, open_store
 
 MAX_RECALL = 100
 
@@ -56,7 +56,7 @@ class ServiceSettings:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryStore, settings: ServiceSettings, reflector: Reflector,
+    def __init__(self, store: MemoryBackend, settings: ServiceSettings, reflector: Reflector,
                  profiles: ProfileKeeper, llm: ChatClient, clock: Callable[[], float] | None = None) -> None:
         self.store = store
         self.settings = settings
@@ -135,6 +135,11 @@ class MemoryService:
                 message = f"stored {node.id}"
             for old in replaced:
                 status_changes.append((owner, old.id, SUPERSEDED, node.id))
+            old_values = [o for o in replaced if o.status == CONFIRMED]
+            if old_values:
+                # The recorded turns that stated an old value are no longer current facts.
+                for transcript in self.forgetting.transcripts_repeating(owner, old_values, node):
+                    status_changes.append((owner, transcript.id, SUPERSEDED, node.id))
             superseded_confirmed = [o.id for o in replaced if o.status == CONFIRMED]
             if superseded_confirmed:
                 message += f"; superseded {', '.join(superseded_confirmed)}"
@@ -252,17 +257,20 @@ class MemoryService:
         return self.profiles.rebuild(owner, self.llm if self.llm.configured else None)
 
     def maintain(self) -> int:
-        """Write pending recall times and purge expired memories; returns how many were purged."""
+        """Write pending recall times, give memories written under another embedder this
+        store's vectors, and purge expired memories; returns how many were purged."""
         self.store.flush_touches()
+        self.store.maintain_embeddings()
         return self.store.purge_expired()
 
 
 def build_service(db_path: str | Path, embedder: str | Embedder = "auto", llm: ChatClient | None = None,
                   clock: Callable[[], float] | None = None, **settings) -> MemoryService:
-    """A ready MemoryService on `db_path` (for tools and tests; the node builds its own).
+    """A ready MemoryService on `db_path`, a SQLite file or any location backend.open_store
+    takes (postgresql://...), for tools and tests (the node builds its own).
     `settings`: ServiceSettings fields, plus `reflection` and `profile` dicts of their settings."""
-    store = MemoryStore(db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder,
-                        clock=clock or time.time)
+    store = open_store(db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder,
+                       clock=clock or time.time)
     llm = llm or ChatClient(Endpoint())  # no endpoint: no reflection, plain portraits
     reflection = ReflectionSettings(**settings.pop("reflection", {}))
     profile = ProfileSettings(**settings.pop("profile", {}))

