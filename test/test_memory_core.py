@@ -280,7 +280,9 @@ def test_tags_are_normalised_and_reflection_inheritance_follows_fay():
         normalise_tags(["domain:ho\nme"])
     tags = inherited_tags([["domain:quant", "kind:event", "session:am", "source:claude_code", "symbol:AAPL"],
                            ["domain:quant", "kind:error", "date:2026-04-27", "strategy:breakout", "persistent:true"]])
-    assert tags == ["domain:quant", "strategy:breakout", "symbol:AAPL", "kind:insight", "source:fay_reflection"]
+    # as Fay: the sources' source: and persistent: stay, their kind: and moment-bound tags go
+    assert tags == ["domain:quant", "persistent:true", "source:claude_code", "strategy:breakout", "symbol:AAPL",
+                    "kind:insight", "source:fay_reflection"]
 
 
 def test_schema_description_names_kinds_namespaces_and_rules():

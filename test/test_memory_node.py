@@ -14,7 +14,7 @@ import time
 import pytest
 
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
 from fay_ros.common import topics
 from fay_ros.memory.backend import is_postgres, open_store
 from fay_ros.memory.embeddings import HashedNgramEmbedder
@@ -252,6 +252,36 @@ def test_active_rules_and_profile_through_the_services(memory):
     assert "我是一名老师" in profile.portrait and "22:00" in profile.portrait
     assert sorted(profile.facts) == ["fact:job=我是一名老师", "rule:quiet-hours=晚上 22:00 之后不要主动发起对话"]
     assert profile.updated.sec > 0 and profile.pending_evidence == 0
+
+
+def test_confirm_takes_the_operators_decision_by_id_and_recall_filters_by_type_in_time_order(memory):
+    """Issues 18/21: memory/confirm, and recall's node_type and time_ordered fields."""
+    memory.user_says("p11", "我们聊聊天吧")  # the owner spoke, asking nothing to be remembered
+    old = memory.call(Remember, topics.SRV_REMEMBER, owner="p11", content="我住在北京", tags=["kind:fact"],
+                      key="home", user_confirmed=False)
+    memory.user_says("p11", "记住我住在北京")
+    confirmed_old = memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id=old.node.id)
+    assert confirmed_old.success and confirmed_old.node.status == "confirmed"
+    memory.user_says("p11", "天气不错")
+    new = memory.call(Remember, topics.SRV_REMEMBER, owner="p11", content="我住在上海", tags=["kind:fact"],
+                      key="home", user_confirmed=True)
+    assert new.node.status == "candidate", "the policy checks user_confirmed against the owner's words"
+    assert not memory.call(Confirm, topics.SRV_CONFIRM, owner="p12", id=new.node.id).success  # not p12's
+    unknown = memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id="no-such-id")
+    assert not unknown.success and unknown.message == "no candidate no-such-id of p11"
+    out = memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id=new.node.id)
+    assert out.success and out.node.status == "confirmed" and f"superseded {old.node.id}" in out.message
+    assert memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id=new.node.id).message == "already confirmed"
+    res = memory.recall("p11", "我住在哪里", tags_all=["kind:fact"])
+    assert [n.content for n in res.nodes] == ["我住在上海"]
+
+    ordered = memory.recall("p11", "", node_type="conversation", time_ordered=True, n=2, stateless=True)
+    assert ordered.success and "in time order" in ordered.message
+    # the turn that stated the old value was superseded with it, as a confirmed write does
+    assert [n.content.splitlines()[0] for n in ordered.nodes] == ["User: 我们聊聊天吧", "User: 天气不错"]
+    assert [n.node_type for n in memory.recall("p11", "北京", node_type="observation").nodes] == ["observation"]
+    bad = memory.recall("p11", "", node_type="dream")
+    assert not bad.success and "node_type 'dream'" in bad.message
 
 
 def test_bad_requests_get_specific_errors(memory):

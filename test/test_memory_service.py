@@ -181,7 +181,8 @@ def test_reflection_distils_cited_insights_with_inherited_tags(memory_location, 
     assert [n.content for n in insights] == ["用户的 breakout 策略反复假突破", "老人血压偏高"]
     first, second = insights
     assert first.pointer_ids == [a.id, c.id] and second.pointer_ids == [b.id]
-    assert first.tags == ["domain:quant", "strategy:breakout", "kind:insight", "source:fay_reflection"]
+    assert first.tags == ["domain:quant", "source:claude_code", "strategy:breakout", "kind:insight",
+                          "source:fay_reflection"]
     assert second.tags == ["domain:homecare", "kind:insight", "source:fay_reflection"]
     assert all(n.status == CANDIDATE and n.node_type == "reflection" for n in insights)
     request, _response = httpserver.log[0]

@@ -54,7 +54,7 @@ def admin_session(services: tuple[str, ...] = ()) -> ClientSession:
     {"op": "subscribe", "topic": "/fay/speech/final"}, {"op": "subscribe", "topic": "/diagnostics"},
     {"op": "subscribe", "topic": "latency/turns"}, {"op": "subscribe", "topic": "dialogue/proactive"},
     {"op": "subscribe", "topic": "reply"}, {"op": "subscribe", "topic": "chat/heard"},
-    {"op": "call_service", "service": "memory/recall"}, {"op": "call_service", "service": "/fay/memory/remember"},
+    {"op": "call_service", "service": "memory/recall"}, {"op": "call_service", "service": "/fay/memory/confirm"},
     {"op": "call_service", "service": "memory/forget"},
 ])
 def test_the_admin_role_may_watch_the_timeline_and_call_the_memory_services(message):
@@ -67,6 +67,7 @@ def test_the_admin_role_may_watch_the_timeline_and_call_the_memory_services(mess
     ({"op": "subscribe", "topic": "/fay/speech/partial"}, "subscribed"),
     ({"op": "subscribe", "topic": "/fay/audio/raw"}, "subscribed"),
     ({"op": "subscribe", "topic": "/rosout"}, "subscribed"),
+    ({"op": "call_service", "service": "memory/remember"}, "service"),  # it curates; it writes nothing new
     ({"op": "call_service", "service": "memory/profile"}, "service"),
     ({"op": "call_service", "service": "memory/active_rules"}, "service"),
     ({"op": "call_service", "service": "/fay/dialogue/set_parameters"}, "service"),
@@ -82,7 +83,10 @@ def test_the_face_role_gets_nothing_of_the_admins_and_the_bridge_exposes_both():
     face = RolePermissions.for_role("face", allow, "/fay")
     admin = RolePermissions.for_role("admin", allow, "/fay")
     assert face.services == () and "/diagnostics" not in face.subscribe
-    assert "/fay/memory/forget" in admin.services and admin.publish == ()
+    assert {"/fay/memory/forget", "/fay/memory/confirm"} <= set(admin.services) and admin.publish == ()
+    # the face never confirms, even when the operator opened the service to the endpoint
+    opened_to_all = AllowList.build("/fay", extra_services=("memory/confirm",))
+    assert RolePermissions.for_role("face", opened_to_all, "/fay").services == ()
     bridge = admin_bridge_allow(allow, "/fay")
     assert set(face.subscribe) | set(admin.subscribe) <= set(bridge.subscribe)
     assert set(admin.services) <= set(bridge.services) and bridge.publish == allow.publish
@@ -244,9 +248,19 @@ def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, 
     assert "kind:preference" in page.inner_text(f'tr[data-id="{tea_id}"]')
     screenshot(page, "admin-memory.png", tmp_path)
 
+    # Anna just spoke, without asking to remember anything: a Remember flagged user_confirmed
+    # would stay a candidate now. The operator's Confirm (memory/confirm) is taken as it is.
+    heard = ros.collect(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
+    speech = ros.publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
+    publish_until(speech, Transcript(user_id="anna", text="I'm off to the shops", is_final=True, language="en"),
+                  lambda: any(m.user_id == "anna" for m in heard.messages), timeout=20)
+    retried = ros.call(Remember, topics.SRV_REMEMBER, Remember.Request(owner="anna", content="Anna likes green tea",
+                                                                       tags=["kind:preference"], user_confirmed=True),
+                       timeout=30)
+    assert retried.node.status == "candidate", retried.message
     page.click(f'tr[data-id="{tea_id}"] button.confirm')
     wait_until(lambda: recall(ros, "anna")["Anna likes green tea"] == (tea_id, "confirmed"), 20,
-               message=lambda: f"the candidate confirmed through memory/remember; now {recall(ros, 'anna')}")
+               message=lambda: f"the candidate confirmed through memory/confirm; now {recall(ros, 'anna')}")
     wait_until(lambda: page.get_attribute(f'tr[data-id="{tea_id}"]', "data-status") == "confirmed", 20,
                message="the page to show the confirmed memory")
 

@@ -1,7 +1,8 @@
-"""`fay-ros memory`: look into and manage the memory database (import from Fay, search,
+"""`fay-ros memory`: look into and manage the memory database (import from Fay, recall,
 list, confirm, forget, schema; migrate between SQLite and PostgreSQL). Every command but
 migrate names one owner; none lists across owners. `--db` takes a file path, sqlite:///<path>
-or postgresql://user@host/db (the password from PGPASSWORD or a passfile).
+or postgresql://user@host/db (the password from PGPASSWORD or a passfile); it and --embedder
+go before or after the action.
 
 It opens the same SQLite file as the memory node (WAL allows both at once); the node notices
 the changes. The default database is the node's default db_path.
@@ -16,32 +17,52 @@ import sys
 DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
 
 
+def _database_options(parser: argparse.ArgumentParser, suppress: bool, db: bool = True) -> None:
+    """--db and --embedder: on `fay-ros memory` itself (with defaults) and again on each action
+    (without, so a value given after the action wins and one given before is kept):
+    `fay-ros memory --db X import ...` and `fay-ros memory import ... --db X` are the same."""
+    if db:
+        parser.add_argument("--db", default=argparse.SUPPRESS if suppress else DEFAULT_DB,
+                            help=f"memory database: a file, sqlite:///<path> or postgresql://user@host/db "
+                                 f"(default {DEFAULT_DB}); before or after the action")
+    parser.add_argument("--embedder", default=argparse.SUPPRESS if suppress else "auto",
+                        choices=["auto", "use", "hashed"],
+                        help="embedder; must match the memory node's so recall uses the same vectors")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("memory", help="import a Fay memory stream; search, list, confirm or forget memories")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"memory database: a file, sqlite:///<path> or "
-                                                   f"postgresql://user@host/db (default {DEFAULT_DB})")
-    p.add_argument("--embedder", default="auto", choices=["auto", "use", "hashed"],
-                   help="embedder; must match the memory node's so recall uses the same vectors")
+    p = subparsers.add_parser("memory", help="import a Fay memory stream; recall, list, confirm or forget memories")
+    _database_options(p, suppress=False)
     p.set_defaults(func=lambda args: (p.print_help(), 1)[1])
     sub = p.add_subparsers(dest="memory_command", metavar="ACTION")
 
-    imp = sub.add_parser("import", help="import Fay's memory_stream/nodes.json (+ embeddings.json beside it)")
+    def action(name: str, db: bool = True, **kwargs) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, **kwargs)
+        _database_options(parser, suppress=True, db=db)
+        return parser
+
+    imp = action("import", help="import Fay's memory_stream/nodes.json (+ embeddings.json beside it)")
     imp.add_argument("nodes_json", help="path to Fay's nodes.json")
     imp.add_argument("--owner", required=True, help="user id the memories belong to")
     imp.add_argument("--embeddings", default=None, help="Fay's embeddings.json (default: next to nodes.json)")
     imp.set_defaults(func=_import)
 
-    search = sub.add_parser("search", help="recall an owner's memories for a query (as memory/recall)")
-    search.add_argument("query")
+    search = action("recall", aliases=["search"], help="recall an owner's memories for a query (as memory/recall)")
+    search.add_argument("query", nargs="?", default="", help="what to look for ('' with --time-ordered: the "
+                                                             "latest memories)")
     search.add_argument("--owner", required=True)
     search.add_argument("-n", type=int, default=10)
     search.add_argument("--tag", action="append", default=[], help="required tag (repeatable)")
     search.add_argument("--any-tag", action="append", default=[], help="at least one of these tags (repeatable)")
+    search.add_argument("--type", dest="node_type", default="", choices=["observation", "conversation", "reflection"],
+                        help="only memories of this node type (Fay's retrieve filter)")
+    search.add_argument("--time-ordered", action="store_true",
+                        help="oldest first: without a query the last N memories, with one the best N")
     search.add_argument("--candidates", action="store_true", help="include candidate memories")
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_search)
 
-    lst = sub.add_parser("list", help="list an owner's memories, newest first")
+    lst = action("list", help="list an owner's memories, newest first")
     lst.add_argument("--owner", required=True)
     lst.add_argument("--status", action="append", choices=["confirmed", "candidate", "superseded"], default=None)
     lst.add_argument("--type", action="append", choices=["observation", "conversation", "reflection"], default=[])
@@ -50,26 +71,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_list)
 
-    confirm = sub.add_parser("confirm", help="confirm a candidate memory (the user said it is true)")
-    confirm.add_argument("id")
-    confirm.add_argument("--owner", required=True)
+    confirm = action("confirm", help="confirm candidate memories after review (as memory/confirm): "
+                                     "OWNER ID..., or OWNER --all-reflections")
+    confirm.add_argument("targets", nargs="*", metavar="OWNER ID",
+                         help="the owner, then the ids of the candidates (with --owner: the ids only)")
+    confirm.add_argument("--owner", default=None, help="the owner (instead of the first positional)")
+    confirm.add_argument("--all-reflections", action="store_true",
+                         help="every reflection imported from Fay that is still a candidate")
     confirm.set_defaults(func=_confirm)
 
-    forget = sub.add_parser("forget", help="forget one memory by id, or by a query that matches exactly one")
+    forget = action("forget", help="forget one memory by id, or by a query that matches exactly one")
     forget.add_argument("target", help="memory id, or text describing what to forget (with --query)")
     forget.add_argument("--owner", required=True)
     forget.add_argument("--query", action="store_true", help="treat TARGET as a query instead of an id")
     forget.add_argument("--all", action="store_true", help="delete every match of an ambiguous query")
     forget.set_defaults(func=_forget)
 
-    mig = sub.add_parser("migrate", help="copy every memory to another database (SQLite <-> PostgreSQL); "
-                                         "idempotent and resumable")
+    mig = action("migrate", db=False, help="copy every memory to another database (SQLite <-> PostgreSQL); "
+                                           "idempotent and resumable")
     mig.add_argument("--from", dest="source", required=True, metavar="URL",
                      help="source: sqlite:///<path>, a file path, or postgresql://user@host/db")
     mig.add_argument("--to", dest="target", required=True, metavar="URL", help="target (same forms)")
     mig.set_defaults(func=_migrate)
 
-    schema = sub.add_parser("schema", help="print the memory conventions for external agents (JSON)")
+    schema = action("schema", db=False, help="print the memory conventions for external agents (JSON)")
     schema.set_defaults(func=_schema)
 
 
@@ -121,11 +146,12 @@ def _import(args) -> int:
 def _search(args) -> int:
     svc = _service(args)
     try:
-        out = svc.recall(args.owner, args.query, args.tag, args.any_tag, args.n, args.candidates, stateless=True)
+        out = svc.recall(args.owner, args.query, args.tag, args.any_tag, args.n, args.candidates, stateless=True,
+                         node_type=args.node_type, time_ordered=args.time_ordered)
     finally:
         svc.store.close()
     if not out.success:
-        print(f"fay-ros memory search: {out.message}", file=sys.stderr)
+        print(f"fay-ros memory recall: {out.message}", file=sys.stderr)
         return 1
     _print_nodes(out.nodes, args.json)
     if not args.json:
@@ -150,21 +176,28 @@ def _list(args) -> int:
 
 
 def _confirm(args) -> int:
-    from ..memory.policy import RememberRequest
+    from ..memory.fay_import import confirm_imported_reflections
 
+    owner, ids = (args.owner, args.targets) if args.owner is not None else (
+        (args.targets[0], args.targets[1:]) if args.targets else ("", []))
+    if not owner.strip():
+        print("fay-ros memory confirm: an owner is required: OWNER ID..., or --owner", file=sys.stderr)
+        return 2
+    if not ids and not args.all_reflections:
+        print("fay-ros memory confirm: give the ids of the candidates, or --all-reflections", file=sys.stderr)
+        return 2
     svc = _service(args)
     try:
-        node = svc.store.get(args.owner, args.id)
-        if node is None or node.status != "candidate":
-            print(f"fay-ros memory confirm: no candidate memory {args.id} for owner {args.owner!r}", file=sys.stderr)
-            return 1
-        out = svc.remember(RememberRequest(owner=node.owner, content=node.content, node_type=node.node_type,
-                                           importance=node.importance, tags=node.tags, key=node.key,
-                                           user_confirmed=True))
+        outcomes = [(node_id, svc.confirm(owner, node_id)) for node_id in ids]
+        if args.all_reflections:
+            outcomes += [(out.node.id if out.node else "?", out) for out in confirm_imported_reflections(svc, owner)]
     finally:
         svc.store.close()
-    print(out.message)
-    return 0 if out.success else 1
+    for node_id, out in outcomes:
+        print(f"{node_id}: {out.message}", file=sys.stdout if out.success else sys.stderr)
+    if args.all_reflections:
+        print(f"confirmed {sum(1 for _i, out in outcomes if out.success)} of {len(outcomes)}")
+    return 0 if all(out.success for _i, out in outcomes) else 1
 
 
 def _forget(args) -> int:

@@ -20,6 +20,12 @@ ACTION_CUE = "action_cue"
 VISEMES = "visemes"
 ROBOT_SPEAKING = "robot_speaking"
 INTERRUPT = "interrupt"
+# What the tts node's output plays (fay_msgs/AudioChunk at the engine's rate, header.stamp = when
+# the first sample plays; silence is not published): the mic's echo-cancellation reference.
+AUDIO_PLAYED = "audio/played"
+# The mic's barge-in (std_msgs/Empty), published just before its `interrupt`: the tts node keeps
+# what it cut and resumes it when the person's words become no turn.
+BARGE_IN = "audio/barge_in"
 SERVO_TRAJECTORY = "servo/joint_trajectory"
 LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"
@@ -46,6 +52,8 @@ ACTION_SAY = "say"
 ACTION_CHAT = "chat"
 
 SRV_REMEMBER = "memory/remember"
+# Confirm a candidate memory by id: an operator's or the owner's decision after review (Confirm.srv).
+SRV_CONFIRM = "memory/confirm"
 SRV_RECALL = "memory/recall"
 SRV_FORGET = "memory/forget"
 SRV_ACTIVE_RULES = "memory/active_rules"

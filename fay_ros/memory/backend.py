@@ -47,7 +47,8 @@ class MemoryBackend(Protocol):
 
     def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
              tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False) -> builtins.list[MemoryNode]: ...
+             created_after: float | None = None, include_expired: bool = False,
+             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]: ...
 
     def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]: ...
 

@@ -102,14 +102,15 @@ def normalise_tags(tags: list[str] | tuple[str, ...]) -> list[str]:
 def inherited_tags(source_tags: list[list[str]]) -> list[str]:
     """Tags of a reflection distilled from nodes with `source_tags` (Fay's inheritance rule).
 
-    Business tags of the sources are kept, moment-bound ones (session:, date:, schedule:)
-    and the sources' own kind:/source: are dropped, then kind:insight + source:fay_reflection.
+    The sources' tags are kept -- their source: and persistent: too, as Fay keeps them -- but
+    the moment-bound ones (session:, date:, schedule:) and the sources' kind: (a reflection
+    is an insight), then kind:insight + source:fay_reflection.
     """
     out: list[str] = []
     for tags in source_tags:
         for tag in tags:
             ns = tag_namespace(tag)
-            if ns in EPHEMERAL_TAG_NAMESPACES or ns in ("kind", "source", "persistent"):
+            if ns in EPHEMERAL_TAG_NAMESPACES or ns == "kind" or tag in REFLECTION_TAGS:
                 continue
             if tag not in out:
                 out.append(tag)
@@ -167,8 +168,8 @@ def describe_schema() -> dict:
             "user_confirmed=true only when the user explicitly asked (remember / 记住 / 以后 / 别忘了)",
             "a confirmed value for the same owner + kind + key supersedes the previous one",
             "kind:rule memories should carry persistent:true; memory/active_rules returns them",
-            "reflections inherit their sources' tags except session:, date:, schedule:, and get "
-            "kind:insight + source:fay_reflection",
+            "reflections inherit their sources' tags (source: and persistent: included) except "
+            "session:, date:, schedule: and kind:, and get kind:insight + source:fay_reflection",
             "forget by exact id, or by a query that must match exactly one memory; an ambiguous "
             "query returns the candidates and deletes nothing unless confirm_all is set",
         ],

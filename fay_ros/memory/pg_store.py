@@ -169,8 +169,11 @@ class PostgresMemoryStore:
 
     def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
              tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False) -> builtins.list[MemoryNode]:
-        where, params = self._filters(owner, statuses, tags_all, (), node_types, None if include_expired
+             created_after: float | None = None, include_expired: bool = False,
+             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]:
+        """The owner's memories passing the filters, by creation time (newest first unless
+        `newest_first` is false); `tags_all`: every tag; `tags_any`: at least one."""
+        where, params = self._filters(owner, statuses, tags_all, tags_any, node_types, None if include_expired
                                       else self.clock())
         if created_after is not None:
             where += " AND n.created > %s"

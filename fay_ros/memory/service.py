@@ -1,5 +1,5 @@
 """MemoryService: the memory node's core, without ROS, and the facade its callers use.
-Remember / recall / forget / active rules / profile, the recording of conversation turns the
+Remember / confirm / recall / forget / active rules / profile, the recording of conversation turns the
 node hears (conversation.py), what a forget refers to (forget.py), and the background work
 the scheduler hands to the node's worker (scheduler.py).
 
@@ -17,8 +17,8 @@ from ..dialogue.llm import ChatClient, Endpoint
 from .conversation import ConversationRecorder
 from .embeddings import Embedder, make_embedder
 from .forget import ForgetMatcher
-from .model import (CANDIDATE, CONFIRMED, PERSISTENT_TAG, RULE_TAG, SUPERSEDED, MemoryInputError, MemoryNode,
-                    is_guest, normalise_tags, tag_value)
+from .model import (CANDIDATE, CONFIRMED, NODE_TYPES, PERSISTENT_TAG, RULE_TAG, SUPERSEDED, MemoryInputError,
+                    MemoryNode, is_guest, normalise_tags, tag_value)
 from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
@@ -119,7 +119,6 @@ class MemoryService:
             if identical is not None and identical.status == CONFIRMED:
                 return Outcome(True, f"unchanged: already stored {identical.id}", [identical])
             replaced = [n for n in keyed if identical is None or n.id != identical.id]
-            status_changes = []
             if identical is not None:
                 # The confirming request's kind wins: one memory has one kind.
                 kept = [t for t in identical.tags if not (t.startswith("kind:") and tag_value(decision.tags, "kind"))]
@@ -133,18 +132,59 @@ class MemoryService:
                 node = self._new_node(req, decision, now)
                 adds, updates = [(node, vector)], []
                 message = f"stored {node.id}"
-            for old in replaced:
-                status_changes.append((owner, old.id, SUPERSEDED, node.id))
-            old_values = [o for o in replaced if o.status == CONFIRMED]
-            if old_values:
-                # The recorded turns that stated an old value are no longer current facts.
-                for transcript in self.forgetting.transcripts_repeating(owner, old_values, node):
-                    status_changes.append((owner, transcript.id, SUPERSEDED, node.id))
-            superseded_confirmed = [o.id for o in replaced if o.status == CONFIRMED]
+            status_changes, superseded_confirmed = self._supersede(owner, node, replaced)
             if superseded_confirmed:
                 message += f"; superseded {', '.join(superseded_confirmed)}"
             self.store.write(add=adds, update=updates, status=status_changes)
             return Outcome(True, message, [node])
+
+    def _supersede(self, owner: str, node: MemoryNode, replaced: list[MemoryNode]
+                   ) -> tuple[list[tuple[str, str, str, str]], list[str]]:
+        """The status changes when confirmed `node` replaces the other active values of its
+        key (`replaced`), and the ids of the confirmed values among them."""
+        status_changes = [(owner, old.id, SUPERSEDED, node.id) for old in replaced]
+        old_values = [o for o in replaced if o.status == CONFIRMED]
+        if old_values:
+            # The recorded turns that stated an old value are no longer current facts.
+            for transcript in self.forgetting.transcripts_repeating(owner, old_values, node):
+                status_changes.append((owner, transcript.id, SUPERSEDED, node.id))
+        return status_changes, [o.id for o in old_values]
+
+    # ------------------------------------------------------------------ confirm
+    def confirm(self, owner: str, node_id: str) -> Outcome:
+        """Confirm the owner's candidate `node_id`: an operator's or the owner's decision after
+        review (memory/confirm, the admin page, `fay-ros memory confirm`), taken as it is --
+        unlike a Remember flagged user_confirmed, which the policy checks against the owner's
+        recent words. A keyed candidate supersedes the owner's other values of its key, as a
+        confirmed write does. Another owner's id is simply not found."""
+        if is_guest(owner):
+            return Outcome(False, GUEST_REFUSAL)
+        node_id = (node_id or "").strip()
+        if not node_id:
+            return Outcome(False, "invalid request: give the id of the candidate to confirm")
+        with self.store.lock:
+            node = self.store.get(owner, node_id)
+            if node is None:
+                return Outcome(False, f"no candidate {node_id} of {owner}")
+            if node.status == CONFIRMED:
+                return Outcome(True, "already confirmed", [node])
+            if node.status != CANDIDATE:
+                return Outcome(False, f"{node_id} of {owner} is {node.status}"
+                                      + (f" by {node.superseded_by}" if node.superseded_by else "")
+                                      + ", not a candidate")
+            twin = next((n for n in self.store.find_content(owner, node.content, [CONFIRMED])
+                         if n.node_type == node.node_type and n.key == node.key), None)
+            if twin is not None:
+                # The same memory is already confirmed: the candidate adds nothing but a duplicate.
+                self.store.write(status=[(owner, node.id, SUPERSEDED, twin.id)])
+                return Outcome(True, f"already confirmed as {twin.id}; candidate {node.id} superseded by it",
+                               [twin])
+            confirmed = node.copy(status=CONFIRMED)
+            keyed = self.store.find_keyed(owner, node.kind, node.key, [CONFIRMED, CANDIDATE]) if node.key else []
+            status_changes, superseded = self._supersede(owner, confirmed, [n for n in keyed if n.id != node.id])
+            self.store.write(update=[confirmed], status=status_changes)
+        message = "confirmed" + (f"; superseded {', '.join(superseded)}" if superseded else "")
+        return Outcome(True, message, [confirmed])
 
     def _new_node(self, req: RememberRequest, decision, now: float) -> MemoryNode:
         return MemoryNode(owner=req.owner, content=decision.content, node_type=decision.node_type,
@@ -154,19 +194,37 @@ class MemoryService:
 
     # ------------------------------------------------------------------ recall
     def recall(self, owner: str, query: str, tags_all: Sequence[str] = (), tags_any: Sequence[str] = (), n: int = 0,
-               include_candidates: bool = False, stateless: bool = False) -> Outcome:
+               include_candidates: bool = False, stateless: bool = False, node_type: str = "",
+               time_ordered: bool = False) -> Outcome:
+        """The owner's best n memories for `query` (recency + relevance + importance), of
+        `node_type` only when set (Fay's retrieve filter). `time_ordered` (Fay's time-ordered
+        retrieve): with an empty query, the last n matching memories by creation time; with a
+        query, the best n. Either way oldest first. A time-ordered listing without a query
+        retrieves nothing, so it leaves last-retrieved times alone."""
         if is_guest(owner):
             return Outcome(False, GUEST_REFUSAL)
         try:
             tags_all, tags_any = normalise_tags(list(tags_all)), normalise_tags(list(tags_any))
         except MemoryInputError as exc:
             return Outcome(False, f"invalid request: {exc}")
+        node_type = (node_type or "").strip()
+        if node_type and node_type not in NODE_TYPES:
+            return Outcome(False, f"invalid request: node_type {node_type!r}: expected one of "
+                                  f"{', '.join(NODE_TYPES)}, or '' for any")
+        node_types = [node_type] if node_type else []
         n = min(int(n) if n else self.settings.recall_n, MAX_RECALL)
         statuses = [CONFIRMED, CANDIDATE] if include_candidates else [CONFIRMED]
-        nodes = self.store.recall(owner, query, n=n, statuses=statuses, tags_all=tags_all, tags_any=tags_any,
-                                  weights=self.settings.weights, decay_per_hour=self.settings.decay_per_hour,
-                                  stateless=stateless)
-        message = f"{len(nodes)} memories"
+        if time_ordered and not (query or "").strip():
+            newest = self.store.list(owner, statuses=statuses, node_types=node_types, tags_all=tags_all,
+                                     tags_any=tags_any, limit=n, newest_first=True)
+            nodes = newest[::-1]
+        else:
+            nodes = self.store.recall(owner, query, n=n, statuses=statuses, tags_all=tags_all, tags_any=tags_any,
+                                      node_types=node_types, weights=self.settings.weights,
+                                      decay_per_hour=self.settings.decay_per_hour, stateless=stateless)
+            if time_ordered:
+                nodes.sort(key=lambda node: node.created)  # stable: equal times keep their rank
+        message = f"{len(nodes)} memories" + (" in time order" if time_ordered else "")
         if include_candidates:
             message += " (candidates included: for review, never for answering)"
         return Outcome(True, message, nodes)

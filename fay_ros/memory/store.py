@@ -118,11 +118,14 @@ class MemoryStore:
 
     def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
              tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False) -> builtins.list[MemoryNode]:
-        tags_all = list(tags_all)
+             created_after: float | None = None, include_expired: bool = False,
+             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]:
+        """The owner's memories passing the filters, by creation time (newest first unless
+        `newest_first` is false); `tags_all`: every tag; `tags_any`: at least one."""
+        tags_all, tags_any = list(tags_all), list(tags_any)
         # With a tag, the tag's rows drive the query ("+": not through the owner's index, which
         # would visit every memory of the owner to find a few tagged ones).
-        plain = "+" if tags_all else ""
+        plain = "+" if tags_all or tags_any else ""
         where = [f"{plain}owner = ?"]
         params: list = [owner]
         statuses = list(statuses)
@@ -136,6 +139,9 @@ class MemoryStore:
         for tag in tags_all:
             where.append("id IN (SELECT node_id FROM node_tags WHERE tag = ?)")
             params.append(tag)
+        if tags_any:
+            where.append(f"id IN (SELECT node_id FROM node_tags WHERE tag IN ({','.join('?' * len(tags_any))}))")
+            params += tags_any
         if created_after is not None:
             where.append("created > ?")
             params.append(created_after)

@@ -1,8 +1,8 @@
 """memory: the companion's long-term memory (Fay's memory stream on SQLite, or on a PostgreSQL
 with pgvector shared by several robots: parameter db_url, docs/FLEET.md).
 
-Services (all names relative, under /fay by default): memory/remember, memory/recall,
-memory/forget, memory/active_rules, memory/profile. It records the conversation it hears:
+Services (all names relative, under /fay by default): memory/remember, memory/confirm,
+memory/recall, memory/forget, memory/active_rules, memory/profile. It records the conversation it hears:
 user turns from speech/final (and typed text_input), the assistant's reply sentences joined
 per conversation_id until is_end. Reflection and portrait rebuilds run on a worker thread so
 no service call ever waits for the LLM. Logs never contain memory content or the API key.
@@ -40,7 +40,7 @@ from rclpy.node import Node
 
 from fay_msgs.msg import MemoryNode as MemoryNodeMsg
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
 from ..common.diagnostics import LEVELS, StatusPublisher
@@ -185,6 +185,7 @@ class MemoryNodeRos(Node):
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-llm")
 
         self.create_service(Remember, topics.SRV_REMEMBER, self._on_remember)
+        self.create_service(Confirm, topics.SRV_CONFIRM, self._on_confirm)
         self.create_service(Recall, topics.SRV_RECALL, self._on_recall)
         self.create_service(Forget, topics.SRV_FORGET, self._on_forget)
         self.create_service(GetActiveRules, topics.SRV_ACTIVE_RULES, self._on_active_rules)
@@ -223,10 +224,24 @@ class MemoryNodeRos(Node):
         self.get_logger().info(f"remember owner={req.owner!r}: {out.message}")
         return res
 
+    def _on_confirm(self, req: Confirm.Request, res: Confirm.Response) -> Confirm.Response:
+        try:
+            out = self.service.confirm(req.owner, req.id)
+        except Exception as exc:  # noqa: BLE001 - a service must answer
+            return self._internal_error(res, "confirm", exc)
+        res.success, res.message = out.success, out.message
+        if out.node is not None:
+            res.node = to_msg(out.node)
+            if out.success:
+                self._after_write(req.owner)
+        self.get_logger().info(f"confirm owner={req.owner!r} id={req.id!r}: {out.message}")
+        return res
+
     def _on_recall(self, req: Recall.Request, res: Recall.Response) -> Recall.Response:
         try:
             out = self.service.recall(req.owner, req.query, list(req.tags_all), list(req.tags_any), int(req.n),
-                                      req.include_candidates, req.stateless)
+                                      req.include_candidates, req.stateless, node_type=req.node_type,
+                                      time_ordered=req.time_ordered)
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "recall", exc)
         res.success, res.message, res.nodes = out.success, out.message, [to_msg(n) for n in out.nodes]

@@ -58,10 +58,11 @@ PROACTIVE_EVENTS = "dialogue/proactive"
 # resolve under the namespace; /diagnostics is absolute.
 ADMIN_SUBSCRIBE = (topics.SPEECH_FINAL, topics.TEXT_INPUT, topics.CHAT_HEARD, topics.REPLY, topics.ACTION_CUE,
                    topics.ROBOT_SPEAKING, topics.DIAGNOSTICS, topics.TURN_LATENCY, PROACTIVE_EVENTS)
-# The memory browser: search (recall with include_candidates), confirm a candidate (remember
-# with user_confirmed), forget. Not memory/profile or memory/active_rules: the page shows
-# memories, and those two are views of the same rows.
-ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_REMEMBER, topics.SRV_FORGET)
+# The memory browser: search (recall with include_candidates), confirm a candidate by id
+# (memory/confirm: the operator's decision, not a write of new content), forget. Not
+# memory/remember (the page writes no memory of its own), memory/profile or
+# memory/active_rules (views of the same rows).
+ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET)
 
 
 class Refused(FayError):

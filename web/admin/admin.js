@@ -4,7 +4,7 @@
  *              dialogue/proactive
  *   latency    latency/turns (fay_msgs/TurnLatency): a stacked bar per turn, last N turns
  *   health     /diagnostics: the latest status of every name (`fay/<node>: state`, tables, ...)
- *   memory     memory/recall (include_candidates), memory/remember (confirm a candidate),
+ *   memory     memory/recall (include_candidates), memory/confirm (a candidate, by id),
  *              memory/forget (by id, after an explicit second click) -- never the database
  *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
  *              the server validates with the project's loaders and answers problems by line
@@ -255,12 +255,11 @@
   }
 
   async function confirmMemory(m) {
-    // A Remember of the same content with user_confirmed promotes the candidate (the memory
-    // node matches it by owner, content and type, and keeps its id).
+    // The operator's decision, by id: memory/confirm takes it as it is (a Remember with
+    // user_confirmed would be checked against the owner's recent words and could stay a
+    // candidate).
     try {
-      const r = await call('remember', { owner: m.owner, content: m.content, node_type: m.node_type,
-        importance: m.importance, tags: m.tags, key: m.key, user_confirmed: true, source_session: '',
-        source_turn: 0, ttl: 0 });
+      const r = await call('confirm', { owner: m.owner, id: m.id });
       memoryStatus(r.message);
       log('confirm', { id: m.id, success: r.success, message: r.message });
     } catch (e) { memoryStatus('confirm failed: ' + e.message); }
@@ -399,7 +398,7 @@
       const service = (name, type) => new ROSLIB.Service({ ros: connection, name: ns + '/' + name, serviceType: type });
       services = {
         recall: service('memory/recall', 'fay_msgs/srv/Recall'),
-        remember: service('memory/remember', 'fay_msgs/srv/Remember'),
+        confirm: service('memory/confirm', 'fay_msgs/srv/Confirm'),
         forget: service('memory/forget', 'fay_msgs/srv/Forget'),
       };
       mirror();
