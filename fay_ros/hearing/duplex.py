@@ -12,6 +12,14 @@ companion answer itself (Fay's self-hearing loop). So while `robot_speaking` is 
   loud at the microphone, never qualifies. On the robot's very first turn the gate listens
   for `learn_ms` before it judges (no echo level is known yet). On barge-in the gate asks for `interrupt` once and
   opens, releasing the last `preroll_ms` of audio so the person's first words are not lost.
+
+With echo cancellation (hearing/echo.py) the gate also gets, per frame, how much the canceller
+took out (`suppression_db`, the microphone level minus the cancelled level). Once the canceller
+has converged on the robot's voice (the median suppression of the last second of loud robot
+frames is at least `converged_db`), a voiced frame loud enough (`min_level_dbfs`) from which
+the canceller took at most `double_talk_db` is a person talking too (what is left is mostly not
+the robot), even when it is no louder than the echo. Both rules need `min_ms` of such frames, so
+a backchannel ("yeah", 嗯, 对: 200-550 ms of voice) does not barge in at the default 600 ms.
 """
 from __future__ import annotations
 
@@ -32,6 +40,8 @@ class DuplexSettings:
     echo_history_ms: int = 3000
     learn_ms: int = 600             # first turn only: listen to the echo this long before judging
     echo_percentile: float = 90.0
+    double_talk_db: float = 6.0     # with echo cancellation: at most this much taken out = a person
+    converged_db: float = 10.0      # ... once the canceller takes this much out of the robot's voice
 
 
 @dataclass
@@ -52,6 +62,7 @@ class DuplexGate:
         self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
         self._recent: deque[bool] = deque()    # frame over threshold?
+        self._suppression: deque[float] = deque(maxlen=max(1, 1000 // frame_ms))  # of loud robot frames
         self.update(settings)
 
     def update(self, settings: DuplexSettings) -> None:
@@ -87,7 +98,15 @@ class DuplexGate:
     def echo_threshold_db(self) -> float:
         return self._threshold()
 
-    def step(self, voiced: bool, level_db: float, now: float) -> GateDecision:
+    @property
+    def canceller_converged(self) -> bool:
+        return 2 * len(self._suppression) >= (self._suppression.maxlen or 1) and \
+            float(np.median(np.fromiter(self._suppression, float))) >= self.settings.converged_db
+
+    def step(self, voiced: bool, level_db: float, now: float, suppression_db: float | None = None,
+             input_db: float | None = None) -> GateDecision:
+        """`suppression_db`, `input_db`: with echo cancellation, how much the canceller took out
+        of this frame and the level before it did."""
         if not self.robot_speaking and now >= self._muted_until:
             return GateDecision(True)
         if not self.robot_speaking or not self.settings.barge_in:
@@ -99,9 +118,13 @@ class DuplexGate:
             self._echo.append(level_db)
             return GateDecision(False)
         over = voiced and level_db >= self._threshold()
-        self._recent.append(over)
-        if not over:
+        double_talk = (suppression_db is not None and voiced and level_db >= self.settings.min_level_dbfs
+                       and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
+        self._recent.append(over or double_talk)
+        if not (over or double_talk):
             self._echo.append(level_db)
+            if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:
+                self._suppression.append(suppression_db)
         if sum(self._recent) >= self._needed:
             self._barged = True
             return GateDecision(True, interrupt=True)

@@ -1,4 +1,12 @@
-"""The microphone's logic without ROS: voice activity, half duplex and barge-in per chunk."""
+"""The microphone's logic without ROS: echo cancellation, voice activity, half duplex and
+barge-in per chunk.
+
+With an `EchoCanceller` the robot's played audio (`add_played`, the tts node's `audio/played`)
+is taken out of each chunk before the VAD and the duplex gate see it, and the published audio
+is the cancelled signal (the recogniser must not hear the robot either). With a `RoomEcho`
+(headless runs, tests) the played audio is first mixed into the chunk as a loudspeaker in the
+room would be heard.
+"""
 from __future__ import annotations
 
 from collections import deque
@@ -8,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..common.wav import downmix
+from .audio import level_dbfs
 from .duplex import DuplexGate, DuplexSettings
+from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
 
 
@@ -21,16 +31,24 @@ class MicOutput:
 
 class MicCore:
     def __init__(self, sample_rate: int, vad: VadSettings | None = None, duplex: DuplexSettings | None = None,
-                 preroll_ms: int = 300, chunk_ms: float = 30.0) -> None:
+                 preroll_ms: int = 300, chunk_ms: float = 30.0, *, echo: EchoCanceller | None = None,
+                 room_echo: RoomEcho | None = None) -> None:
+        self.sample_rate = sample_rate
         self.vad = VoiceActivityDetector(sample_rate, vad)
         self.gate = DuplexGate(duplex or DuplexSettings(), self.vad.settings.frame_ms)
+        self.echo = echo
+        self.room_echo = room_echo
+        self.played = PlayedReference()
         self._chunk_ms = chunk_ms
         self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=self._held_chunks(preroll_ms))
         self._forwarding = True
         self.voice_active = False
 
     def _held_chunks(self, preroll_ms: int) -> int:
-        return max(1, int(round(preroll_ms / max(self._chunk_ms, 1.0))))
+        # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
+        # person's first words are published with the barge-in, not lost to the wait.
+        held_ms = preroll_ms + (self.gate.settings.window_ms if self.gate.settings.barge_in else 0)
+        return max(1, int(round(held_ms / max(self._chunk_ms, 1.0))))
 
     def update(self, vad: VadSettings, duplex: DuplexSettings, preroll_ms: int) -> None:
         """New voice-activity, barge-in and pre-roll settings (live parameters) from the next
@@ -42,12 +60,32 @@ class MicCore:
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         self.gate.set_robot_speaking(speaking, now)
 
-    def process(self, samples: np.ndarray, stamp: Any, now: float) -> MicOutput:
-        """One captured chunk (int16, mono or frames x channels) with its capture stamp."""
+    def add_played(self, samples: np.ndarray, rate: int, start: float) -> None:
+        """Audio the robot played, `start` = when its first sample played (the audio clock)."""
+        self.played.add(samples, rate, start)
+
+    def process(self, samples: np.ndarray, stamp: Any, now: float, captured: float | None = None) -> MicOutput:
+        """One captured chunk (int16, mono or frames x channels) with its capture stamp;
+        `captured`: the capture time of its first sample on the audio clock (aligns the played
+        reference; needed with an echo canceller or a room echo)."""
         out = MicOutput()
+        suppression = input_db = None
+        if (self.room_echo is not None or self.echo is not None) and captured is not None and samples.ndim == 1:
+            if self.room_echo is not None:
+                samples = self.room_echo.add(samples, captured, self.sample_rate, self.played)
+            # Only while the robot's voice (or its echo tail) can be in the chunk: the canceller
+            # is not transparent (a DC notch), so the person alone is passed on untouched.
+            if self.echo is not None and captured <= self.played.end + self.echo.tail_s:
+                reference = self.played.take(captured, len(samples), self.sample_rate)
+                cancelled = self.echo.cancel(samples, reference)
+                if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
+                    if reference.any():
+                        input_db = level_dbfs(samples)
+                        suppression = input_db - level_dbfs(cancelled)
+                    samples = cancelled
         mono = downmix(samples) if samples.ndim > 1 else samples
         _events, frames = self.vad.process(mono)
-        decisions = [self.gate.step(f.voiced, f.level_db, now) for f in frames]
+        decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db) for f in frames]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
         if any(d.interrupt for d in decisions):

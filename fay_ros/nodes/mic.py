@@ -9,8 +9,16 @@ pre-roll parameters are live (`ros2 param set`, from the next chunk); the device
 and the stream format are read-only. The duplex gate and the echo tail run on the audio
 clock (monotonic capture times), never on the node clock: they measure sound, not behaviour.
 
+With `echo_cancel` (the default) the robot's own voice is taken out of the signal before the
+VAD and the gate (hearing/echo.py, libspeexdsp), using what the tts node plays (audio/played);
+without libspeexdsp the node says so on /diagnostics (`fay/mic: echo cancellation`, warning)
+and goes on with the level gate alone. A backchannel does not barge in: the talk-over must last
+`barge_in_min_ms` of voiced audio.
+
 Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
-interrupt (Empty, out, barge-in only), robot_speaking (SpeechState, latched, in),
+interrupt (Empty, out, barge-in only), audio/barge_in (Empty, out, just before that interrupt),
+audio/played (AudioChunk, in, with echo_cancel or simulated_echo_db),
+robot_speaking (SpeechState, latched, in),
 ~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
 and holds the person's audio back, until the robot stops or the person barges in; the
 echo-tail mute after the robot stops is not shown).
@@ -18,8 +26,11 @@ echo-tail mute after the robot stops is not shown).
 from __future__ import annotations
 
 import array
+import threading
 import time
 from pathlib import Path
+
+import numpy as np
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from std_msgs.msg import Bool, Empty
@@ -35,12 +46,19 @@ from ..common.rostime import to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.duplex import DuplexSettings
+from ..hearing.echo import EchoCanceller, EchoCancellerUnavailable, RoomEcho
 from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
 from ..hearing.vad import VadSettings
 
 # A minute of 30 ms chunks: a worker further behind than that loses the oldest audio.
 MIC_QUEUE_CHUNKS = 2000
+# How long a chunk waits for the played audio that covers it, while the robot's voice is
+# flowing (the played block leaves the tts about one output block before it plays; a busy
+# machine or DDS can make it later than the chunk it belongs to).
+PLAYED_WAIT_S = 0.05
+# The played audio is "flowing" when it reached at least this close to the chunk.
+PLAYED_FLOWING_S = 0.1
 
 
 class MicConfig(BaseModel):
@@ -64,7 +82,21 @@ class MicConfig(BaseModel):
                                               "`interrupt` and open when the person clearly talks over the robot.")
     barge_in_margin_db: float = Field(10.0, gt=0.0, description="How much louder than the robot's echo the "
                                                                 "person must be to barge in.")
-    barge_in_min_ms: int = Field(300, gt=0, description="Talk-over time needed before barging in.")
+    barge_in_min_ms: int = Field(500, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
+                                                        "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
+                                                        "嗯嗯: 200-450 ms of voice) do not interrupt.")
+    barge_in_double_talk_db: float = Field(6.0, ge=0.0, le=30.0, description="With echo_cancel: a voiced frame "
+                                           "from which the converged canceller took at most this much (dB) counts "
+                                           "as the person talking, even under the robot's echo level.")
+    echo_cancel: bool = Field(True, description="Take the robot's own voice (audio/played from the tts node) out "
+                                                "of the signal before the VAD and the barge-in gate (libspeexdsp; "
+                                                "without it: a warning on /diagnostics and the level gate alone).")
+    echo_filter_ms: int = Field(200, ge=20, le=1000, description="Echo path the canceller covers (delay "
+                                                                      "plus room reverberation), in ms.")
+    simulated_echo_db: float = Field(0.0, le=0.0, description="WAV source only (headless runs, tests): mix the "
+                                     "played audio into the file's audio at this gain in dB, as a loudspeaker "
+                                     "in the room would be heard; 0 = off.")
+    simulated_echo_delay_ms: float = Field(50.0, ge=0.0, le=500.0, description="Delay of that simulated echo.")
     echo_tail_ms: int = Field(300, ge=0, description="Stay muted this long after the robot stops (room echo).")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before a barge-in and published with it.")
 
@@ -78,7 +110,15 @@ class MicConfig(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> "MicConfig":
         self.vad_settings().validate()
+        if self.simulated_echo_db and not self.source:
+            raise ValueError("simulated_echo_db needs a WAV source (a microphone hears the real echo)")
+        if self.echo_cancel and self.channels != 1:
+            raise ValueError("echo_cancel works on mono input (channels 1)")
         return self
+
+    @property
+    def uses_played_audio(self) -> bool:
+        return self.echo_cancel or bool(self.simulated_echo_db)
 
     def vad_settings(self) -> VadSettings:
         return VadSettings(aggressiveness=self.vad_aggressiveness, start_ms=self.vad_start_ms,
@@ -87,7 +127,8 @@ class MicConfig(BaseModel):
 
     def duplex_settings(self) -> DuplexSettings:
         return DuplexSettings(barge_in=self.barge_in, margin_db=self.barge_in_margin_db,
-                              min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 150,
+                              min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 400,
+                              double_talk_db=self.barge_in_double_talk_db,
                               echo_tail_ms=self.echo_tail_ms)
 
 
@@ -95,7 +136,9 @@ class MicConfig(BaseModel):
 # device. The device, the source and the stream format (rate, chunk size, channels) are read-only.
 LIVE_PARAMETERS = frozenset({
     "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
-    "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms"})
+    "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms", "echo_cancel",
+    "barge_in_double_talk_db"})
+ECHO_STATUS = "echo cancellation"
 
 
 class Mic(ManagedNode):
@@ -106,10 +149,17 @@ class Mic(ManagedNode):
         self.audio_pub = self.create_publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
         self.voice_pub = self.create_publisher(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        self.barge_in_pub = self.create_publisher(Empty, topics.BARGE_IN, qos.EVENTS)
         self.voice_pub.publish(Bool(data=False))
         self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
         self.listening_pub.publish(Bool(data=True))
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
+        # Subscribed only while used: the tts node publishes what it plays only while someone listens.
+        self._played_sub = None
+        # The played audio goes straight into the core (not through the worker's queue), so a
+        # chunk can wait for it; the lock keeps it from changing under a chunk being processed.
+        self._played_lock = threading.Condition()
+        self._follow_played(cfg)
         self.source: WavFileSource | SoundDeviceSource | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._listener_timer = None
@@ -118,10 +168,24 @@ class Mic(ManagedNode):
         # Until configure opens it: the device (or file) asked for.
         health(self).hardware_id = f"wav:{Path(cfg.source).name}" if cfg.source else (cfg.device or "default input")
 
-    @staticmethod
-    def _new_core(cfg: MicConfig) -> MicCore:
+    def _new_core(self, cfg: MicConfig) -> MicCore:
+        room = RoomEcho(cfg.simulated_echo_db, cfg.simulated_echo_delay_ms) if cfg.simulated_echo_db else None
         return MicCore(cfg.rate, cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms,
-                       chunk_ms=1000.0 * cfg.chunk_size / cfg.rate)
+                       chunk_ms=1000.0 * cfg.chunk_size / cfg.rate, echo=self._new_echo(cfg), room_echo=room)
+
+    def _new_echo(self, cfg: MicConfig) -> EchoCanceller | None:
+        """The canceller echo_cancel asks for; None (and why, on /diagnostics) otherwise."""
+        if not cfg.echo_cancel:
+            health(self).set(ECHO_STATUS, "ok", "off (echo_cancel false)")
+            return None
+        try:
+            echo = EchoCanceller(cfg.rate, frame_ms=1000.0 * cfg.chunk_size / cfg.rate, tail_ms=cfg.echo_filter_ms)
+        except EchoCancellerUnavailable as exc:
+            self.get_logger().warning(f"{exc}; barge-in uses the level gate alone")
+            health(self).set(ECHO_STATUS, "warning", f"unavailable, level gate alone: {exc}")
+            return None
+        health(self).set(ECHO_STATUS, "ok", "on (reference: audio/played)")
+        return echo
 
     # -- lifecycle ---------------------------------------------------------------------------
     def configure_node(self) -> None:
@@ -187,6 +251,7 @@ class Mic(ManagedNode):
     def _apply_live(self, cfg: MicConfig, changed: frozenset[str]) -> None:
         """Validated by MicConfig already; the worker applies it before the next chunk."""
         self.config = cfg
+        self._follow_played(cfg)
         if self._worker is not None:
             self._worker.put(("config", cfg, 0.0), droppable=False)
         if changed:
@@ -198,6 +263,31 @@ class Mic(ManagedNode):
         self._robot_speaking = bool(msg.speaking)
         if self._worker is not None:
             self._worker.put(("speaking", bool(msg.speaking), time.monotonic()), droppable=False)
+
+    def _follow_played(self, cfg: MicConfig) -> None:
+        if cfg.uses_played_audio and self._played_sub is None:
+            self._played_sub = self.create_subscription(AudioChunk, topics.AUDIO_PLAYED, self._on_played, qos.AUDIO)
+        elif not cfg.uses_played_audio and self._played_sub is not None:
+            self.destroy_subscription(self._played_sub)
+            self._played_sub = None
+
+    def _on_played(self, msg: AudioChunk) -> None:
+        worker = self._worker
+        if not (self.active and worker is not None and self.config.uses_played_audio):
+            return
+        if msg.channels != 1 or not 8000 <= msg.sample_rate <= 192000:
+            self.get_logger().warning(f"audio/played: ignored a block of {msg.channels} channel(s) at "
+                                      f"{msg.sample_rate} Hz (expected mono, 8-192 kHz)", throttle_duration_sec=5.0)
+            return
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        samples = np.frombuffer(array.array("h", msg.data).tobytes(), dtype=np.int16)
+        with self._played_lock:
+            self.core.add_played(samples, int(msg.sample_rate), self._monotonic(stamp))
+            self._played_lock.notify_all()
+
+    def _monotonic(self, ros_seconds: float) -> float:
+        """The audio-clock time of a ROS stamp (the inverse of _ros_time)."""
+        return ros_seconds - (self.get_clock().now().nanoseconds * 1e-9 - time.monotonic())
 
     def _on_chunk(self, samples, capture_monotonic: float) -> None:
         worker = self._worker
@@ -222,6 +312,8 @@ class Mic(ManagedNode):
         if kind == "config":
             cfg: MicConfig = payload
             self.core.update(cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms)
+            if cfg.echo_cancel != (self.core.echo is not None):
+                self.core.echo = self._new_echo(cfg)
             return
         if kind == "paused":
             if self.core.voice_active:  # no voice is heard while paused
@@ -236,8 +328,14 @@ class Mic(ManagedNode):
             self.core.set_robot_speaking(payload, when)
             self.listening_pub.publish(Bool(data=self.core.gate.open))
             return
-        out = self.core.process(payload, when, time.monotonic())
+        with self._played_lock:
+            if self.config.uses_played_audio:
+                chunk_end = when + len(payload) / self.config.rate
+                self._played_lock.wait_for(
+                    lambda: not when - PLAYED_FLOWING_S < self.core.played.end < chunk_end, PLAYED_WAIT_S)
+            out = self.core.process(payload, when, time.monotonic(), captured=when)
         if out.interrupt:
+            self.barge_in_pub.publish(Empty())
             self.interrupt_pub.publish(Empty())
             self.get_logger().info("barge-in: the person talked over the robot; interrupt published")
             self.listening_pub.publish(Bool(data=self.core.gate.open))

@@ -31,23 +31,35 @@ first) and submitted straight to the pipeline with the goal's language; the pipe
 sentence events drive the feedback and the result. An unknown language or a text beyond
 `max_say_chars` ends the goal at once with "rejected: <why>" (accepted, so the client gets
 the reason), a text with nothing speakable with "nothing speakable".
+
+Barge-in support: with `publish_played` (default) every block the output plays with sound in it
+goes out on `audio/played` (fay_msgs/AudioChunk at the engine's rate, header.stamp = when its
+first sample plays, on the ROS clock the mic stamps its capture with), but only while someone
+subscribes (the mic, for echo cancellation): copied on the audio thread, published from a
+worker. With `resume_after_barge_in` (default) an interrupt that comes with the mic's
+`audio/barge_in` keeps what it cut; if the person then says nothing that is a turn (no
+`speech/final` with words other than a backchannel) and is quiet (`audio/voice_active` false)
+for `resume_after_s`, the cut sentence and those queued behind it are spoken again
+(fay_ros.voice.resume).
 """
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
 import threading
 import time
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, Field, field_validator
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
-from std_msgs.msg import Empty
+from std_msgs.msg import Bool, Empty
 
 from fay_msgs.action import Say
-from fay_msgs.msg import SpeechState, Transcript, Utterance, Viseme, VisemeTrack
+from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
 
 from ..common import qos, topics
 from ..common.diagnostics import health
@@ -55,9 +67,11 @@ from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import to_time_msg
+from ..common.worker import BoundedWorker
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir
 from ..voice.playback import AudioSink, open_sink
+from ..voice.resume import ResumeKeeper, ResumeSettings
 from ..voice.say import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome, SayProgress,
                          bound_text, check_say, new_say_id, plan_say, say_language)
 from ..voice.types import Engine, EngineName, VoiceSettings, check_voice_name
@@ -98,6 +112,12 @@ class TtsConfig(BaseModel):
     broadcast_mode: Literal["queue", "preempt"] = Field(
         "queue", description="What a `broadcast` message does to speech in progress: 'queue' (spoken after it) or "
                              "'preempt' (stops it and speaks at once, like a say goal with interrupt=true).")
+    publish_played: bool = Field(True, description="Publish what the output plays on audio/played (the mic's echo "
+                                                   "cancellation reference) while it has a subscriber.")
+    resume_after_barge_in: bool = Field(True, description="After a barge-in whose words become no turn (nothing, "
+                                                          "or a backchannel), speak the cut sentence again.")
+    resume_after_s: float = Field(1.5, ge=0.1, le=30.0, description="How long the person must be quiet after such "
+                                                                    "a barge-in before the robot resumes.")
     sentence_min_chars: int = Field(4, ge=0, le=200, description="A say/broadcast sentence shorter than this joins "
                                                                  "the next one (as the dialogue's replies do).")
 
@@ -115,7 +135,10 @@ class TtsConfig(BaseModel):
 # are read-only (a new engine or a reopened device: restart the node with the new value).
 VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "volume", "default_language"})
 LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
-                                      "broadcast_mode", "sentence_min_chars"}
+                                      "broadcast_mode", "sentence_min_chars", "publish_played",
+                                      "resume_after_barge_in", "resume_after_s"}
+# Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
+PLAYED_QUEUE_BLOCKS = 100
 
 
 def output_label(cfg: TtsConfig) -> str:
@@ -139,7 +162,13 @@ class Tts(ManagedNode):
         self.visemes_pub = self.create_publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
         self.speaking_pub = self.create_publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
         self.reply_pub = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
+        self.played_pub = self.create_publisher(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)
+        self._played_worker: BoundedWorker[tuple[np.ndarray, float, int]] = BoundedWorker(
+            self._publish_played, PLAYED_QUEUE_BLOCKS, "tts-played")
+        self._played_worker.start()
         self._publish_speaking(False, "", time.monotonic())
+        self._resume_lock = threading.Lock()
+        self._resume: ResumeKeeper[SentenceRequest] = ResumeKeeper(self._resume_settings(cfg))
         # Say jobs by conversation id (for the pipeline's sentence events), say goals by goal
         # id (for cancel), cancels that came before their goal started, our own say ids.
         self._say_lock = threading.Lock()
@@ -150,6 +179,10 @@ class Tts(ManagedNode):
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS)
         self.create_subscription(Transcript, topics.BROADCAST, self._on_broadcast, qos.EVENTS)
+        self.create_subscription(Empty, topics.BARGE_IN, self._on_barge_in, qos.EVENTS)
+        self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
+        self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
+        self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
         self.say_server = ActionServer(self, Say, topics.ACTION_SAY, execute_callback=self._execute_say,
@@ -172,7 +205,8 @@ class Tts(ManagedNode):
                                  log=lambda msg: self.get_logger().warn(msg), latency=cfg.device_latency or "low")
                 pipeline = SpeechPipeline(engine, sink, on_track=self._publish_track,
                                           on_speaking=self._publish_speaking, log=self._log, wav_dir=wav_dir,
-                                          lookahead=cfg.lookahead, on_sentence=self._on_sentence)
+                                          lookahead=cfg.lookahead, on_sentence=self._on_sentence,
+                                          on_played=self._on_played)
             except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "cannot open"/"start"
                 if sink is not None:
                     with contextlib.suppress(Exception):   # the first failure is the news
@@ -219,6 +253,8 @@ class Tts(ManagedNode):
                 if "wav_dir" in changed:
                     pipeline.wav_dir = wav_dir
             self.config = cfg
+        with self._resume_lock:
+            self._resume.settings = self._resume_settings(cfg)
         if changed:
             when = "from the next sentence" if engine is not None else "when configured"
             self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} ({when})")
@@ -234,6 +270,9 @@ class Tts(ManagedNode):
         with self._say_lock:
             if msg.conversation_id in self._own_say_ids:
                 return
+        with self._resume_lock:
+            if self._resume.pending and msg.conversation_id not in self._resume.kept_keys(_conversation):
+                self._resume.forget()   # a new reply took the turn
         limit = self.config.max_sentence_chars
         text = bound_text(msg.text, limit)
         if len(text) < len(msg.text):
@@ -252,6 +291,42 @@ class Tts(ManagedNode):
         pipeline = self.pipeline
         if pipeline is not None:
             pipeline.interrupt("interrupt received")
+            with self._resume_lock:
+                self._resume.interrupted(pipeline.interrupted, time.monotonic())
+
+    # -- resuming after a false interruption (fay_ros.voice.resume) ----------------------------
+    @staticmethod
+    def _resume_settings(cfg: TtsConfig) -> ResumeSettings:
+        return ResumeSettings(resume=cfg.resume_after_barge_in, resume_after_s=cfg.resume_after_s)
+
+    def _on_barge_in(self, _msg: Empty) -> None:
+        with self._resume_lock:
+            self._resume.barge_in(time.monotonic())
+
+    def _on_voice_active(self, msg: Bool) -> None:
+        with self._resume_lock:
+            self._resume.voice(bool(msg.data), time.monotonic())
+
+    def _on_final(self, msg: Transcript) -> None:
+        with self._resume_lock:
+            pending = self._resume.pending
+            turn = self._resume.heard(msg.text)
+        if pending:
+            self.get_logger().info("after the barge-in: " + ("a turn; the cut reply is not resumed" if turn
+                                                              else f"only {msg.text!r}; still resuming"))
+
+    def _resume_if_due(self) -> None:
+        with self._resume_lock:
+            due = self._resume.due(time.monotonic())
+        if not due:
+            return
+        with self._serving_lock:
+            pipeline = self.pipeline
+            if not self.active or pipeline is None:
+                return
+            self.get_logger().info(f"false interruption (no turn followed): resuming {due[0].utterance_id} "
+                                   f"({len(due)} sentence(s))")
+            pipeline.resume(due)
 
     def _on_broadcast(self, msg: Transcript) -> None:
         """Fire-and-forget say: queued or preempting as `broadcast_mode` says."""
@@ -297,6 +372,8 @@ class Tts(ManagedNode):
         conversation_id = new_say_id()
         if plan.dropped:
             self.get_logger().info(f"{conversation_id}: not spoken: {plan.dropped.summary()}")
+        with self._resume_lock:
+            self._resume.forget()   # something new to say: the cut reply is not resumed
         job = SayJob(conversation_id, plan.sentences, on_progress=on_progress,
                      on_done=lambda outcome: self._say_ended(job, outcome, on_done))
         with self._say_lock:
@@ -423,6 +500,22 @@ class Tts(ManagedNode):
                       for f in track.frames]
         self._publish(self.visemes_pub, msg)
 
+    def _on_played(self, block: np.ndarray, play_time: float) -> None:
+        """On the audio thread: only a copy and a queue put (see fay_ros.voice.playback)."""
+        engine = self.engine
+        if self.config.publish_played and engine is not None:
+            self._played_worker.put((block.copy(), play_time, engine.sample_rate))
+
+    def _publish_played(self, item: tuple[np.ndarray, float, int]) -> None:
+        samples, play_time, rate = item
+        if not self._publishable() or self.played_pub.get_subscription_count() == 0:
+            return
+        msg = AudioChunk(sample_rate=rate, channels=1)
+        msg.header.stamp = self._ros_time(play_time)
+        msg.header.frame_id = "tts"
+        msg.data = array.array("h", samples.astype("<i2").tobytes())
+        self._publish(self.played_pub, msg)
+
     def _publish_speaking(self, speaking: bool, utterance_id: str, when: float) -> None:
         if not self._publishable():
             return
@@ -441,6 +534,10 @@ class Tts(ManagedNode):
     def _log(self, level: str, message: str) -> None:
         logger = self.get_logger()
         {"debug": logger.debug, "info": logger.info, "warn": logger.warn}.get(level, logger.error)(message)
+
+
+def _conversation(request: SentenceRequest) -> str:
+    return request.conversation_id
 
 
 def main(args: list[str] | None = None) -> int:

@@ -8,7 +8,8 @@ to take back.
 
 `interrupt()` (and a sentence with `replace=True`) empties the queue, stops the audio within
 one output block plus the device latency, reports speaking=false, and drops the rest of the
-interrupted replies should more of their sentences still arrive. `cancel(conversation_id)`
+interrupted replies should more of their sentences still arrive. It keeps what it took off the
+voice in `interrupted`; `resume(those)` speaks them again (after a false interruption). `cancel(conversation_id)`
 does that to one reply only: its queued sentences are dropped, and the audio is stopped only
 when one of its sentences is playing or already handed to the player (the sentences of other
 replies caught in that stop are queued again, in their order).
@@ -31,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal
+
+import numpy as np
 
 from ..common.ids import utterance_id
 from ..common.wav import write_wav
@@ -88,7 +91,8 @@ class SentenceTiming:
 class SpeechPipeline:
     def __init__(self, engine: Engine, sink: AudioSink, *, on_track: TrackFn, on_speaking: SpeakingFn,
                  log: LogFn, wav_dir: str | Path | None = None, lookahead: float = 0.3,
-                 clock: Callable[[], float] = time.monotonic, on_sentence: SentenceFn | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, on_sentence: SentenceFn | None = None,
+                 on_played: Callable[[np.ndarray, float], None] | None = None) -> None:
         if sink.sample_rate != engine.sample_rate:
             raise ValueError(f"sink runs at {sink.sample_rate} Hz but the engine produces {engine.sample_rate} Hz")
         self.engine = engine
@@ -100,7 +104,8 @@ class SpeechPipeline:
         self.lookahead = lookahead
         self.wav_dir = Path(wav_dir) if wav_dir else None
         self._on_sentence = on_sentence
-        self.player = Player(sink, on_speaking, clock=clock, on_cut=self._on_cut, on_segment=self._on_segment)
+        self.player = Player(sink, on_speaking, clock=clock, on_cut=self._on_cut, on_segment=self._on_segment,
+                             on_rendered=on_played)
         self.timings: collections.deque[SentenceTiming] = collections.deque(maxlen=256)
         self._cond = threading.Condition()
         # (pipeline generation, player generation, submission number, request)
@@ -108,6 +113,7 @@ class SpeechPipeline:
         self._submitted = itertools.count()
         self._generation = 0
         self._current: SentenceRequest | None = None
+        self._current_number = 0
         # Sentences handed to the player and not yet over, by utterance id (to queue them again
         # when another reply's cancel stops the player before they played).
         self._in_player: dict[str, tuple[int, SentenceRequest]] = {}
@@ -117,6 +123,7 @@ class SpeechPipeline:
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._replacing_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._closed = False
+        self.interrupted: list[SentenceRequest] = []  # what the last interrupt() took off the voice
         self._reported_underflows = 0
         self._worker = threading.Thread(target=self._run, name="tts-worker", daemon=True)
         self._worker.start()
@@ -164,6 +171,12 @@ class SpeechPipeline:
             # worker once it is scheduled), so it is dropped too (the worker reports it).
             dropped = len(self._queue) + (self._current is not None)
             queued = [entry[3].utterance_id for entry in self._queue]
+            # What this stop takes off the voice, in submission order: the sentence playing
+            # (cut), those handed to the player, the worker's, the queued ones (for `resume`).
+            taken = sorted(list(self._in_player.values()) + [(e[2], e[3]) for e in self._queue]
+                           + ([(self._current_number, self._current)] if self._current is not None else []),
+                           key=lambda entry: entry[0])
+            self.interrupted = [request for _n, request in taken]
             self._queue.clear()
             stop_at = self.player.stop()
             self._cond.notify_all()
@@ -172,6 +185,16 @@ class SpeechPipeline:
         for uid in queued:
             self._emit(uid, "dropped")
         return stop_at
+
+    def resume(self, requests: list[SentenceRequest]) -> None:
+        """Speak again what an interrupt took off the voice (a false interruption): their
+        replies are no longer dropped, and each sentence is queued anew in its order."""
+        with self._cond:
+            for request in requests:
+                self._dropped_replies.pop(request.conversation_id, None)
+        for request in requests:
+            self.submit(SentenceRequest(request.conversation_id, request.seq, request.text, request.is_first,
+                                        request.is_end, False, language=request.language))
 
     def cancel(self, conversation_id: str, reason: str = "cancelled") -> float | None:
         """Stop one reply: drop its queued sentences (and any that still arrive); stop the audio
@@ -238,7 +261,7 @@ class SpeechPipeline:
                 if self._closed:
                     return
                 generation, player_generation, number, request = self._queue.popleft()
-                self._current = request
+                self._current, self._current_number = request, number
             outcome: SentenceKind | None = "dropped"
             try:
                 if generation == self._generation:

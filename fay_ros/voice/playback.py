@@ -18,6 +18,9 @@ a timeline of scheduled segments in that clock:
 - `stop()` empties the timeline at once: the next rendered block is silence, so the audio
   stops when the blocks already handed to the output have played (one block plus the device
   latency), and `speaking=false` is reported with that moment.
+- `on_rendered(block, play_time)` (optional) sees every block with sound in it as it is handed
+  to the output (on the audio thread: it must only copy and queue), so the mic can take the
+  robot's voice out of what it hears (the tts node's `audio/played`).
 - `on_segment(kind, key, when)` (optional) reports what became of each committed segment:
   "started" at its first sample, then exactly one of "finished" (its last sample played),
   "cut" (a stop silenced it part-way; `when` = the moment the audio stopped) or "dropped"
@@ -186,8 +189,9 @@ class Player:
     def __init__(self, sink: AudioSink, on_state: StateFn, *, margin: float = 0.01,
                  clock: Callable[[], float] = time.monotonic,
                  on_cut: Callable[[str, float, float], None] | None = None,
-                 on_segment: SegmentFn | None = None) -> None:
+                 on_segment: SegmentFn | None = None, on_rendered: RenderFn | None = None) -> None:
         self.sink = sink
+        self._on_rendered = on_rendered
         self.sample_rate = sink.sample_rate
         self.lead = sink.ahead + margin
         self._on_state = on_state
@@ -330,6 +334,7 @@ class Player:
     def _render(self, out: np.ndarray, play_time: float) -> None:
         out.fill(0)
         frames = len(out)
+        sounding = False
         with self._lock:
             for segment in self._segments:
                 offset = int(round((segment.start - play_time) * self.sample_rate))
@@ -340,9 +345,12 @@ class Player:
                 n = min(frames - dst, len(segment.samples) - src)
                 out[dst:dst + n] = segment.samples[src:src + n]
                 segment.played = max(segment.played, src + n)
+                sounding = True
             self._rendered_until = play_time + frames / self.sample_rate
             self._segments = [s for s in self._segments if s.end > play_time]
             self._changed.notify_all()
+        if sounding and self._on_rendered is not None:
+            self._on_rendered(out, play_time)
 
     # -- speaking state -------------------------------------------------------------------
     def _at(self, when: float, action: Callable[[], None], kind: str = "other",

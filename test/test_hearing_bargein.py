@@ -1,0 +1,211 @@
+"""Barge-in without headphones (issue 20): the tts node publishes what it plays (audio/played),
+the mic takes it out of what it hears (libspeexdsp) before the VAD and the barge-in gate, a
+backchannel does not interrupt, and after a false interruption the robot resumes.
+
+The robot's voice is fed back into the mic path through a WAV mix: the mic's WAV source holds
+the person (or silence) and `simulated_echo_db` adds the played audio as a loudspeaker heard in
+the room (50 ms + one reflection, 3 dB under the played level; the person is a further 2 dB
+under that). First the cores on that mix, then the real tts and mic processes.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from std_msgs.msg import Bool, Empty
+
+from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
+from fay_ros.common import qos, topics
+from fay_ros.common.rostime import from_time_msg
+from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.hearing.echo import EchoCanceller, PlayedReference, RoomEcho
+from fay_ros.hearing.mic_core import MicCore
+from fay_ros.voice.resume import ResumeKeeper, ResumeSettings, is_backchannel
+from harness import Collector, wait_until
+from synthetic_speech import silence, speak, speak_to_wav
+
+RATE = 16000
+CHUNK = 480
+TTS_RATE = 22050
+BLOCK = 441                        # the tts node's 20 ms output block at espeak-ng's rate
+ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
+              "and warm in the afternoon, so you can go for a walk.")
+INTERRUPTIONS = [("Stop, wait a moment please.", "en-us"), ("等一下，我有个问题", "cmn-latn-pinyin"),
+                 ("Hold on, I have a question", "en-us")]
+BACKCHANNELS = [("yeah", "en-us"), ("uh-huh", "en-us"), ("okay", "en-us"), ("嗯", "cmn-latn-pinyin"),
+                ("对", "cmn-latn-pinyin"), ("嗯嗯", "cmn-latn-pinyin")]
+PERSON_GAIN = 0.7
+# The mic node's defaults (fay_ros/nodes/mic.py): 500 ms of voiced talk-over within 900 ms.
+SETTINGS = DuplexSettings(barge_in=True, min_ms=500, window_ms=900)
+
+
+# -- cores ------------------------------------------------------------------------------------
+def test_played_reference_is_read_at_the_microphone_times():
+    played = PlayedReference()
+    tone = (8000 * np.sin(2 * np.pi * 440 * np.arange(TTS_RATE) / TTS_RATE)).astype(np.int16)
+    for i in range(0, len(tone), BLOCK):
+        played.add(tone[i:i + BLOCK], TTS_RATE, 100.0 + i / TTS_RATE)
+    got = played.take(100.5, CHUNK, RATE).astype(np.float64)
+    expected = 8000 * np.sin(2 * np.pi * 440 * (0.5 + np.arange(CHUNK) / RATE))
+    assert np.max(np.abs(got - expected)) < 300            # same samples, same instants
+    assert not played.take(99.0, CHUNK, RATE).any()          # nothing played then: silence
+    half = played.take(100.99, CHUNK, RATE)                  # the end of the audio, then silence
+    assert half[:80].any() and not half[-200:].any()
+
+
+def _robot_mix(person: np.ndarray | None, at_s: float, echo: bool = True) -> list[float]:
+    """Interrupts (seconds after `at_s`) from a MicCore hearing the robot through RoomEcho."""
+    robot = speak(ROBOT_TEXT, "en-us", rate=TTS_RATE)
+    core = MicCore(RATE, duplex=SETTINGS, echo=EchoCanceller(RATE, 30) if echo else None, room_echo=RoomEcho(-3.0))
+    t0, fed = 10.0, 0
+    core.set_robot_speaking(True, t0)
+    wav = silence(len(robot) / TTS_RATE + 0.5)
+    if person is not None:
+        at = int(at_s * RATE)
+        wav[at:at + len(person)] = (PERSON_GAIN * person[:len(wav) - at]).astype(np.int16)
+    found = []
+    for i in range(0, len(wav) - CHUNK + 1, CHUNK):
+        now = t0 + i / RATE
+        while fed < len(robot) and t0 + fed / TTS_RATE < now + 0.05:   # played blocks come just ahead
+            core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
+            fed += BLOCK
+        if core.process(wav[i:i + CHUNK], None, now, captured=now).interrupt:
+            found.append(i / RATE - at_s)
+    return found
+
+
+def test_no_self_interruption_on_the_robot_voice():
+    assert _robot_mix(None, 0.0) == []
+
+
+@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
+def test_an_interruption_under_the_echo_is_heard_once_the_canceller_has_converged(text, voice):
+    heard = _robot_mix(speak(text, voice), 5.0)
+    assert len(heard) == 1 and 0.3 <= heard[0] <= 1.2, heard     # 500 ms of voice, then at once
+
+
+@pytest.mark.parametrize("text,voice", BACKCHANNELS)
+def test_a_backchannel_does_not_interrupt(text, voice):
+    assert _robot_mix(speak(text, voice), 5.0) == []
+
+
+def test_resume_keeper_pairs_a_barge_in_with_its_interrupt_and_waits_for_quiet():
+    keeper: ResumeKeeper[str] = ResumeKeeper(ResumeSettings(resume_after_s=1.0))
+    keeper.voice(True, 0.0)
+    keeper.interrupted(["c:1", "c:2"], 0.0)      # the interrupt may come before the barge-in
+    keeper.barge_in(0.01)
+    assert keeper.pending and keeper.due(5.0) == []           # the person is still talking
+    keeper.voice(False, 6.0)
+    assert not keeper.heard("嗯。") and not keeper.heard("Yeah, yeah.")   # backchannels: no turn
+    assert keeper.due(6.9) == []
+    assert keeper.due(7.0) == ["c:1", "c:2"] and keeper.due(8.0) == []  # once
+
+
+def test_resume_keeper_forgets_after_a_turn_or_a_deliberate_interrupt():
+    keeper: ResumeKeeper[str] = ResumeKeeper(ResumeSettings(resume_after_s=1.0))
+    keeper.barge_in(0.0)
+    keeper.interrupted(["c:1"], 0.0)
+    assert keeper.heard("What is the time?") and not keeper.pending
+    keeper.interrupted(["d:1"], 10.0)             # an interrupt without a barge-in: a real stop
+    assert keeper.due(20.0) == []
+    keeper.barge_in(30.0)
+    keeper.interrupted(["e:1"], 30.0)
+    keeper.interrupted([], 30.2)                  # the same stop arriving twice
+    keeper.interrupted(["f:1"], 35.0)             # a later deliberate stop
+    assert keeper.due(40.0) == []
+    assert is_backchannel("") and is_backchannel("mm-hm") and not is_backchannel("对不起")
+
+
+# -- real nodes -------------------------------------------------------------------------------
+def _timed(ros, msg_type, topic, qos_profile=None) -> Collector:
+    """A collector of (ROS time of arrival, message)."""
+    collector = Collector()
+    clock = ros.node.get_clock()
+    collector.subscription = ros.node.create_subscription(
+        msg_type, topic, lambda msg: collector._on_message((clock.now().nanoseconds * 1e-9, msg)),
+        qos_profile or qos.EVENTS)
+    return collector
+
+
+def _reply(publisher, conversation: str, sentences: list[str]) -> None:
+    for seq, text in enumerate(sentences):
+        publisher.publish(Utterance(user_id="user", conversation_id=conversation, seq=seq, text=text,
+                                    is_first=seq == 0, is_end=seq == len(sentences) - 1, source="llm"))
+
+
+ROBOT_REPLY = ["I am the robot and I am talking about the weather for a while now.",
+               "It will be sunny tomorrow and warm in the afternoon, so you can go for a walk.",
+               "In the evening a light wind comes from the sea and the air gets cooler."]
+
+
+@pytest.fixture
+def rig(ros, launch_node, tmp_path):
+    """tts (headless) and a barge-in mic on a WAV with the played audio mixed in; returns
+    start(parts) -> dict of collectors, after the reply has been sent at the WAV's start."""
+
+    def start(parts: list, **tts_params) -> dict:
+        speak_to_wav(tmp_path / "room.wav", parts, rate=RATE)
+        tts = launch_node("fay_ros.nodes.tts", {"output_device": "none", **tts_params})
+        mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "room.wav"), "barge_in": True,
+                                                "echo_cancel": True, "simulated_echo_db": -3.0})
+        tts.wait_ready()
+        mic.wait_ready()
+        got = {"speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
+               "tracks": ros.collect(VisemeTrack, topics.VISEMES),
+               "interrupt": _timed(ros, Empty, topics.INTERRUPT),
+               "barge_in": _timed(ros, Empty, topics.BARGE_IN),
+               "voice": ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED),
+               "played": ros.collect(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)}
+        replies = ros.publisher(Utterance, topics.REPLY)
+        ros.wait_for_subscribers(replies)
+        got["speaking"].wait_for_match(lambda m: not m.speaking, what="the latched speaking=false")
+        wait_until(lambda: ros.node.count_subscribers(ros.resolve(topics.AUDIO_PLAYED)) >= 1,
+                   message="the mic subscribed to audio/played")
+        got["audio"] = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)   # the WAV starts now
+        first = got["audio"].wait_for_count(1)[0]
+        got["wav_start"] = from_time_msg(first.header.stamp)
+        _reply(replies, "talk", ROBOT_REPLY)
+        got["mic"], got["tts"] = mic, tts
+        return got
+
+    return start
+
+
+def _spoken_whole(got: dict) -> None:
+    """The whole reply is said: every sentence's track, then speaking=false after the last."""
+    got["speaking"].wait_for(lambda msgs: msgs[-1].utterance_id == "" and any(
+        m.utterance_id == f"talk:{len(ROBOT_REPLY) - 1}" for m in msgs), timeout=60,
+        what="the last sentence spoken to its end")
+
+
+def test_no_self_interruption_and_a_backchannel_does_not_interrupt(rig):
+    got = rig([0.5, 4.5, ("yeah", "en-us"), 1.5, ("嗯", "cmn-latn-pinyin"), 1.5, ("对", "cmn-latn-pinyin"), 8.0])
+    _spoken_whole(got)
+    assert [t.utterance_id for t in got["tracks"].messages] == [f"talk:{i}" for i in range(len(ROBOT_REPLY))]
+    assert got["interrupt"].messages == [] and got["barge_in"].messages == []
+    # The robot's voice was there to hear: audio/played carried all of it (fed back into the mic).
+    spoken = sum(t.duration for t in got["tracks"].messages)
+    played = sum(len(m.data) / m.sample_rate for m in got["played"].messages)
+    assert played >= 0.95 * spoken
+
+
+def test_a_real_interruption_silences_the_robot_within_150_ms_and_a_false_one_resumes(rig, capsys):
+    onset = 6.0
+    got = rig([onset, ("Stop, wait a moment please.", "en-us"), 8.0], resume_after_s=1.0)
+    detected, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
+    assert len(got["barge_in"].messages) <= 1
+    speaking = got["speaking"]
+    stopped = speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > detected - 0.2,
+                                      what="speaking=false after the barge-in")
+    silenced = from_time_msg(stopped.header.stamp) - detected
+    detection = detected - (got["wav_start"] + onset)
+    with capsys.disabled():
+        print(f"\nbarge-in: detected {detection * 1000:.0f} ms after the person began; the robot silent "
+              f"{silenced * 1000:.0f} ms after the interrupt arrived")
+    assert 0.3 <= detection <= 1.5, "the interrupt waits for enough speech, then comes"
+    assert silenced <= 0.150
+    cut = [m.utterance_id for m in speaking.messages if m.speaking][-1]
+    # No recogniser runs: the person's words become no turn, so once they are quiet for
+    # resume_after_s the robot says the cut sentence again, and the rest of its reply.
+    speaking.wait_for(lambda msgs: [m.utterance_id for m in msgs if m.speaking].count(cut) >= 2, timeout=30,
+                      what=f"{cut} spoken again")
+    _spoken_whole(got)
