@@ -38,8 +38,7 @@ log = logging.getLogger("fay_ros.agent.mcp")
 SERVER_NAME = "fay-memory"
 # Argument names that would choose a person: refused (the owner is bound by the server).
 IDENTITY_ARGS = ("owner", "user", "user_id", "username")
-# Recall answers at most this many nodes (fay_ros.memory.service.MAX_RECALL); get_recent and
-# get_reflections sort that window by creation time.
+# Most results of one tool call (Recall answers at most fay_ros.memory.service.MAX_RECALL).
 RECALL_WINDOW = 100
 DEFAULT_SOURCE = "mcp"
 OWNER_NOTE = ("The memory owner is bound by the server (its --owner or your access token); arguments naming a "
@@ -75,8 +74,10 @@ class McpMemoryGateway(Protocol):
     the memory/* services; `remember` and `active_rules` are those of the dialogue's gateway)."""
 
     async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),
-                     tags_any: tuple[str, ...] = (), include_candidates: bool = False) -> list[MemoryRecord]:
-        """Recall; raises ToolError with the node's message when it refuses."""
+                     tags_any: tuple[str, ...] = (), include_candidates: bool = False,
+                     time_ordered: bool = False) -> list[MemoryRecord]:
+        """Recall (ranked, or with `time_ordered` and no query the owner's last `n` matching
+        memories, oldest first); raises ToolError with the node's message when it refuses."""
         ...
 
     async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
@@ -219,12 +220,12 @@ def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -
         return {"memories": [_record(m) for m in found]}
 
     async def newest(owner: str, n: int, tags_all: tuple[str, ...], include_candidates: bool) -> dict[str, Any]:
-        # No query: Recall ranks by recency of retrieval and importance; the window is then
-        # sorted by creation time (the newest `n` of the RECALL_WINDOW best).
-        found = await gateway.search(owner, "", n=RECALL_WINDOW, tags_all=tags_all,
-                                     include_candidates=include_candidates)
+        # The owner's last `n` matching memories by creation time (Recall's time_ordered mode,
+        # as Fay's retrieve in time order), newest first.
+        found = await gateway.search(owner, "", n=n, tags_all=tags_all, include_candidates=include_candidates,
+                                     time_ordered=True)
         found.sort(key=lambda m: m.created, reverse=True)
-        return {"memories": [_record(m) for m in found[:n]]}
+        return {"memories": [_record(m) for m in found]}
 
     async def recent(a: RecentArgs, owner: str) -> dict[str, Any]:
         return await newest(owner, a.n, tuple(a.tags_all), a.include_candidates)

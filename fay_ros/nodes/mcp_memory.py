@@ -30,9 +30,10 @@ class McpRosGateway(RosMemoryGateway):
     """McpMemoryGateway over the memory/* services."""
 
     async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),
-                     tags_any: tuple[str, ...] = (), include_candidates: bool = False) -> list[MemoryRecord]:
+                     tags_any: tuple[str, ...] = (), include_candidates: bool = False,
+                     time_ordered: bool = False) -> list[MemoryRecord]:
         request = Recall.Request(owner=owner, query=query, n=n, tags_all=list(tags_all), tags_any=list(tags_any),
-                                 include_candidates=include_candidates, stateless=True)
+                                 include_candidates=include_candidates, stateless=True, time_ordered=time_ordered)
         response = await self._call(self._recall, request)
         if not response.success:
             raise ToolError(f"recall refused: {response.message}")
