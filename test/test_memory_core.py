@@ -384,3 +384,13 @@ def test_an_unreachable_postgresql_is_a_clear_error_without_the_password():
         open_store("postgresql://robot:pw-very-secret@127.0.0.1:1/memory", HashedNgramEmbedder(), clock=lambda: 0.0)
     assert "cannot connect" in str(err.value) and "pw-very-secret" not in str(err.value)
     assert "postgresql://127.0.0.1:1/memory" in str(err.value)
+
+
+def test_a_reflection_over_many_sources_keeps_at_most_max_tags_the_shared_ones_first():
+    from fay_ros.memory.model import MAX_TAGS, REFLECTION_TAGS, inherited_tags
+
+    sources = [["domain:home", "persistent:true", f"topic:t{i}", f"session:s{i}", "kind:fact"] for i in range(60)]
+    tags = inherited_tags(sources)
+    assert len(tags) == MAX_TAGS and tags[-len(REFLECTION_TAGS):] == list(REFLECTION_TAGS)
+    assert {"domain:home", "persistent:true"} <= set(tags)  # shared by every source: kept
+    assert not any(t.startswith(("session:", "kind:fact")) for t in tags)

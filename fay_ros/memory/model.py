@@ -106,15 +106,15 @@ def inherited_tags(source_tags: list[list[str]]) -> list[str]:
     the moment-bound ones (session:, date:, schedule:) and the sources' kind: (a reflection
     is an insight), then kind:insight + source:fay_reflection.
     """
-    out: list[str] = []
+    counts: dict[str, int] = {}
     for tags in source_tags:
-        for tag in tags:
+        for tag in dict.fromkeys(tags):
             ns = tag_namespace(tag)
             if ns in EPHEMERAL_TAG_NAMESPACES or ns == "kind" or tag in REFLECTION_TAGS:
                 continue
-            if tag not in out:
-                out.append(tag)
-    return sorted(out) + list(REFLECTION_TAGS)
+            counts[tag] = counts.get(tag, 0) + 1
+    kept = sorted(counts, key=lambda t: (-counts[t], t))[:MAX_TAGS - len(REFLECTION_TAGS)]
+    return sorted(kept) + list(REFLECTION_TAGS)
 
 
 @dataclass
