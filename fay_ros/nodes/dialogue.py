@@ -532,9 +532,12 @@ class DialogueNode(Node):
                         is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source)
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "dialogue"
-        self.publisher.publish(msg)
         if piece.is_first:
+            # Before the sentence: the latency monitor attaches it to the turn the sentence
+            # answers, and topics are not ordered against each other (under load the sentence's
+            # first audio could otherwise be seen before the LLM timing arrived).
             self._publish_llm_latency(piece.conversation_id)
+        self.publisher.publish(msg)
 
     def _publish_progress(self, p: TaskProgress) -> None:
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
