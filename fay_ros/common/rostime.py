@@ -30,3 +30,18 @@ def set_timer_period(timer: Any, period: float) -> None:
         timer.reset()
     else:
         timer.cancel()
+
+
+# A stopped timer still needs a period; this one is never used while stopped.
+_STOPPED_TIMER_PERIOD = 1.0
+
+
+def file_check_timer(node: Any, period: float, callback: Any, callback_group: Any = None) -> Any:
+    """A timer checking files for edits every `period` seconds (<= 0: stopped; retime it with
+    set_timer_period). On the steady clock, so edits are picked up while sim time stands still."""
+    from rclpy.clock import Clock, ClockType
+
+    timer = node.create_timer(_STOPPED_TIMER_PERIOD, callback, callback_group=callback_group,
+                              clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
+    set_timer_period(timer, period)
+    return timer

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.subscription import Subscription
 
@@ -51,7 +50,7 @@ from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher
 from ..common.ids import utterance_id
 from ..common.node_main import run_node
-from ..common.rostime import set_timer_period
+from ..common.rostime import file_check_timer, set_timer_period
 from ..common.params import ConfigError, declare_config
 
 
@@ -72,8 +71,6 @@ class ActionSemanticsConfig(BaseModel):
 
 LIVE = frozenset({"rules_file", "lexicon_file", "cue_transcripts", "reload_period", "match_policy", "no_match"})
 TABLE_PARAMETERS = frozenset({"rules_file", "lexicon_file", "match_policy", "no_match"})
-# A cancelled timer still needs a period; this one is never used while cancelled.
-_IDLE_TIMER_PERIOD = 1.0
 
 
 def load_tables(config: ActionSemanticsConfig) -> TableWatcher:
@@ -99,9 +96,7 @@ class ActionSemantics(Node):
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self._transcripts: Subscription | None = None
         self._set_cue_transcripts(self.config.cue_transcripts)
-        self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._check_tables, autostart=False,
-                                               clock=Clock(clock_type=ClockType.STEADY_TIME))
-        set_timer_period(self._reload_timer, self.config.reload_period)
+        self._reload_timer = file_check_timer(self, self.config.reload_period, self._check_tables)
 
     # -- live parameters -------------------------------------------------------------------
     def _apply_parameters(self, config: ActionSemanticsConfig, changed: frozenset[str]) -> None:

@@ -27,7 +27,6 @@ import threading
 
 from pydantic import BaseModel, Field
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.clock import Clock, ClockType
 from std_msgs.msg import ColorRGBA, String
 
 from fay_msgs.msg import ActionCue
@@ -40,12 +39,10 @@ from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
-from ..common.rostime import node_seconds, set_timer_period
+from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 
-# A cancelled timer still needs a period; this one is never used while cancelled.
-_IDLE_TIMER_PERIOD = 1.0
 
 
 class LedMapperConfig(BaseModel):
@@ -92,9 +89,7 @@ class LedMapperNode(ManagedNode):
         timers = MutuallyExclusiveCallbackGroup()
         # The node clock: under use_sim_time the hold expires when /clock passes it.
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
-        self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._on_reload, callback_group=timers,
-                                               clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
-        set_timer_period(self._reload_timer, self.config.reload_period)
+        self._reload_timer = file_check_timer(self, self.config.reload_period, self._on_reload, timers)
 
     # -- lifecycle -------------------------------------------------------------------------
     def configure_node(self) -> None:

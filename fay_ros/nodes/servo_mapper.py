@@ -32,7 +32,6 @@ from typing import Literal
 from builtin_interfaces.msg import Duration
 from pydantic import BaseModel, Field
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.clock import Clock, ClockType
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -48,12 +47,10 @@ from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
-from ..common.rostime import node_seconds, set_timer_period
+from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 
-# A cancelled timer still needs a period; this one is never used while cancelled.
-_IDLE_TIMER_PERIOD = 1.0
 
 
 class ServoMapperConfig(BaseModel):
@@ -128,9 +125,7 @@ class ServoMapperNode(ManagedNode):
         timers = MutuallyExclusiveCallbackGroup()
         # The node clock: under use_sim_time a waiting cue starts when /clock says the motion ended.
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
-        self._reload_timer = self.create_timer(_IDLE_TIMER_PERIOD, self._on_reload, callback_group=timers,
-                                               clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
-        set_timer_period(self._reload_timer, self.config.reload_period)
+        self._reload_timer = file_check_timer(self, self.config.reload_period, self._on_reload, timers)
 
     # -- lifecycle -------------------------------------------------------------------------
     def configure_node(self) -> None:
