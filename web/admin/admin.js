@@ -217,21 +217,52 @@
     });
   }
 
-  function memoryStatus(text) { $('memory-status').textContent = text; }
+  function memoryStatus(text) {
+    $('memory-status').textContent = text;
+    document.body.dataset.memoryStatus = text;
+  }
+
+  // The bridge learns of a service through DDS discovery, which can trail the page's
+  // connection by seconds on a loaded machine (or while the memory node starts): a request
+  // sent before that is refused as "not available" or silently lost. Every memory call is
+  // idempotent (recall reads; confirming or forgetting twice changes nothing more), so one
+  // that is refused or unanswered within CALL_WAIT_MS is sent again, for SERVICE_WAIT_MS.
+  const CALL_WAIT_MS = 4000;
+  const SERVICE_WAIT_MS = 20000;
+
+  function callOnce(name, request) {
+    return Promise.race([call(name, request), new Promise((resolve, reject) => {
+      setTimeout(() => reject(new Error(`no answer from ${name} within ${CALL_WAIT_MS / 1000} s`)), CALL_WAIT_MS);
+    })]);
+  }
+
+  async function callWhenAvailable(name, request) {
+    const deadline = Date.now() + SERVICE_WAIT_MS;
+    for (let delay = 250; ; delay = Math.min(2000, delay * 2)) {
+      try {
+        return await callOnce(name, request);
+      } catch (e) {
+        if (!/not available|no answer/i.test(e.message) || Date.now() + delay > deadline || !services) throw e;
+        memoryStatus(`waiting for the memory node (${e.message})…`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
 
   async function search() {
     const owner = $('memory-owner').value.trim();
     if (!owner || !services) return;
     state.owner = owner;
     try {
-      const r = await call('recall', { owner, query: $('memory-query').value.trim(), tags_all: [], tags_any: [],
-        n: 100, include_candidates: true, stateless: true });
+      const r = await callWhenAvailable('recall', { owner, query: $('memory-query').value.trim(), tags_all: [],
+        tags_any: [], n: 100, include_candidates: true, stateless: true });
       state.memories = r.success ? r.nodes : [];
       memoryStatus(r.message);
       log('recall', { owner, count: state.memories.length, message: r.message });
     } catch (e) {
       state.memories = [];
       memoryStatus('recall failed: ' + e.message);
+      log('recall', { owner, count: 0, message: 'recall failed: ' + e.message });
     }
     drawMemories();
     mirror();
@@ -259,7 +290,7 @@
     // user_confirmed would be checked against the owner's recent words and could stay a
     // candidate).
     try {
-      const r = await call('confirm', { owner: m.owner, id: m.id });
+      const r = await callWhenAvailable('confirm', { owner: m.owner, id: m.id });
       memoryStatus(r.message);
       log('confirm', { id: m.id, success: r.success, message: r.message });
     } catch (e) { memoryStatus('confirm failed: ' + e.message); }
@@ -275,7 +306,7 @@
 
   async function forget(m) {
     try {
-      const r = await call('forget', { owner: m.owner, id: m.id, query: '', confirm_all: false });
+      const r = await callWhenAvailable('forget', { owner: m.owner, id: m.id, query: '', confirm_all: false });
       memoryStatus(r.message);
       log('forget', { id: m.id, success: r.success, message: r.message });
     } catch (e) { memoryStatus('forget failed: ' + e.message); }
