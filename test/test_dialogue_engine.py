@@ -36,7 +36,7 @@ class DictMemory:
         self.memories: dict[str, list[Memory]] = {}
         self.calls: list[tuple[str, str]] = []
 
-    async def recall(self, owner, query, n=5):
+    async def recall(self, owner, query, n=5, *, stateless=False):
         self.calls.append(("recall", owner))
         return list(self.memories.get(owner, []))
 

@@ -127,6 +127,41 @@ def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):
     assert msg.header.stamp.sec > 0
 
 
+def test_speech_speculative_starts_the_model_and_the_matching_final_is_answered_from_it(fresh, llm):
+    from fay_msgs.msg import LlmLatency
+
+    probe, node, memory, replies, pubs = fresh
+    speculative = probe.publisher(Transcript, topics.SPEECH_SPECULATIVE)
+    probe.wait_for_subscribers(speculative)
+    latency = probe.collect(LlmLatency, topics.LLM_LATENCY)
+    probe.wait_matched(latency, "dialogue")
+    [early] = llm.script(fake.judge_finish("It opens at nine. See you there!", pieces=4, gate_after=1))
+    guess = transcript("when does the bakery open?")
+    guess.is_final = False
+    speculative.publish(guess)
+    assert early.started.wait(DEFAULT_TIMEOUT), "the model was not started on speech/speculative"
+    assert replies.messages == [], "a speculation said something before its final"
+    pubs[topics.SPEECH_FINAL].publish(transcript("when does the bakery open?"))
+    early.gate.set()
+    done = replies.wait_for(reply_done, what="the end of the reply")
+    assert [m.text for m in replies.messages] == ["It opens at nine.", "See you there!"]
+    assert len(llm.requests) == 1, "the final's turn asked the model again"
+    msg = latency.wait_for_match(lambda m: m.conversation_id == done.conversation_id)
+    assert 0.0 <= msg.time_to_first_token < 0.1, msg.time_to_first_token
+
+    # turned off (a live parameter): speech/speculative is ignored
+    assert all(r.successful for r in probe.set_parameters("dialogue", speculative_reply=False))
+    try:
+        replies.clear()
+        llm.script(fake.judge_finish("Fine."), fake.judge_finish("Tea time."))
+        speculative.publish(guess)
+        pubs[topics.SPEECH_FINAL].publish(transcript("is it tea time?"))
+        replies.wait_for(reply_done, what="the end of the second reply")
+        assert [r["messages"][-1]["content"] for r in llm.requests[1:]] == ["is it tea time?"]
+    finally:
+        probe.set_parameters("dialogue", speculative_reply=True)
+
+
 def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     probe, node, memory, replies, pubs = fresh
     # the dialogue node must have discovered the memory services before the turn

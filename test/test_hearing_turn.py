@@ -74,3 +74,69 @@ def test_a_question_is_complete_whatever_its_final_rise():
     assert judge("Do you remember my name?", rising, RATE, TurnSettings()).wait_ms == TurnSettings().complete_ms
     assert judge("Yesterday I met my sister.", rising, RATE, TurnSettings()).wait_ms == TurnSettings().endpoint_ms
     assert judge("I want to", rising, RATE, TurnSettings()).wait_ms == TurnSettings().patience_ms
+
+
+class ScriptedRecognizer:
+    """A recogniser that 'hears' the texts it is given, one per early decode (peek)."""
+    sample_rate = RATE
+    streaming = False
+    language = "en"
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.peeks = 0
+
+    def start(self) -> None:
+        pass
+
+    def accept(self, samples) -> str:
+        return ""
+
+    def peek(self):
+        from fay_ros.hearing.types import Recognition
+        text = self.texts[min(self.peeks, len(self.texts) - 1)]
+        self.peeks += 1
+        return Recognition(text, "en", 0.9)
+
+    def finish(self):
+        from fay_ros.hearing.types import Recognition
+        return Recognition(self.texts[-1], "en", 0.9)
+
+
+def _said(text: str) -> np.ndarray:
+    from synthetic_speech import speak
+    samples = speak(text, "en-us")
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > 300)
+    return samples[loud[0]:loud[-1] + 1]
+
+
+def _events(core, audio: np.ndarray) -> list:
+    return [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+
+
+def test_a_turn_judged_complete_is_sent_ahead_and_its_final_says_the_same():
+    from fay_ros.hearing.asr_core import AsrCore
+    from synthetic_speech import silence
+
+    core = AsrCore(ScriptedRecognizer(["Turn on the light in the kitchen."]), turn=TurnSettings())
+    events = _events(core, np.concatenate([silence(0.4), _said("Turn on the light in the kitchen."), silence(1.0)]))
+    assert [(e.speculative, e.is_final, e.text) for e in events] == [
+        (True, False, "Turn on the light in the kitchen."), (False, True, "Turn on the light in the kitchen.")]
+    assert events[0].end_time == pytest.approx(events[1].end_time, abs=0.03)
+
+
+def test_a_speculation_is_withdrawn_when_the_voice_comes_back_and_never_made_for_an_open_sentence():
+    from fay_ros.hearing.asr_core import AsrCore
+    from synthetic_speech import silence
+
+    # "I called out sleep" has no text cue (the prosody decides: at least 400 ms), so the
+    # person's next words 300 ms later come back inside the wait; "and" leaves it open.
+    recognizer = ScriptedRecognizer(["I called out sleep", "I called out sleep and then", "I called out sleep and "
+                                     "then went home."])
+    core = AsrCore(recognizer, turn=TurnSettings())
+    audio = np.concatenate([silence(0.4), _said("I called out sleep"), silence(0.3), _said("and then"),
+                            silence(0.5), _said("went home."), silence(1.6)])
+    events = _events(core, audio)
+    assert [(e.speculative, e.text) for e in events] == [
+        (True, "I called out sleep"), (True, ""), (True, "I called out sleep and then went home."),
+        (False, "I called out sleep and then went home.")], [(e.speculative, e.text) for e in events]

@@ -10,6 +10,8 @@ AUDIO_RAW = "audio/raw"
 VOICE_ACTIVE = "audio/voice_active"
 SPEECH_PARTIAL = "speech/partial"
 SPEECH_FINAL = "speech/final"
+# The early text of a turn the recogniser judges complete, before its final ("" withdraws it).
+SPEECH_SPECULATIVE = "speech/speculative"
 TEXT_INPUT = "text_input"
 # Fay's broadcast mode (fay_msgs/Transcript): the tts node speaks the text verbatim, like a `say` goal.
 BROADCAST = "broadcast"

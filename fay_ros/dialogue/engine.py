@@ -70,7 +70,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -89,6 +89,7 @@ from .processors import Chain
 from .profiles import CAPABLE, TINY, TinyDecoding
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
+from .speculation import SpeculationParked, SpeculativeClient, enter_probe, probing
 from .reply import Reply, ReplyPiece
 from .sentences import SentenceSplitter, split_sentences
 from .tasks import CANCELLED, COMPLETED, BackgroundTask, TaskBusy, TaskManager, TaskProgress
@@ -172,6 +173,7 @@ class DialogueEngine:
         self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
+        self._probe: asyncio.Task | None = None  # the speculative probe (speculation.py), if running
         self._interrupted = False
         # sentences of replies said outside the engine, by conversation id, until their is_end
         self._said: dict[str, tuple[str, list[str]]] = {}
@@ -213,6 +215,8 @@ class DialogueEngine:
         text = text.strip()
         if not text:
             return None
+        if self._probe is not None and not self._probe.done():
+            self._probe.cancel()  # still gathering context: the real turn does it itself
         self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
         replace = self._interrupted
         previous = self._running.get(user_id)
@@ -236,6 +240,33 @@ class DialogueEngine:
 
         task.add_done_callback(finished)
         return Turn(opened[1], task)
+
+    def speculate(self, user_id: str, text: str, language: str = "") -> asyncio.Task | None:
+        """Start the model on what the user has probably finished saying (speculation.py); an
+        empty text withdraws the guess (the user went on). Returns the probe's task, or None
+        when nothing is speculated: the model client does not speculate, or the user has a
+        background task (routing a message to it acts at once)."""
+        client = self.small
+        if not isinstance(client, SpeculativeClient):
+            return None
+        if self._probe is not None and not self._probe.done():
+            self._probe.cancel()
+        text = text.strip()
+        if not text:
+            client.discard("the user went on")
+            return None
+        if self.tasks.running(user_id) is not None:
+            return None
+        self._probe = asyncio.ensure_future(self._probe_turn(user_id, text, language))
+        return self._probe
+
+    async def _probe_turn(self, user_id: str, text: str, language: str) -> None:
+        """The user's next turn up to its first model call, which parks (speculation.py)."""
+        enter_probe()
+        try:
+            await self.run_turn(user_id, text, language, CHAT, opened=(self._turns.get(user_id, 0) + 1, "speculative"))
+        except SpeculationParked:
+            pass
 
     def record_said(self, user_id: str, conversation_id: str, text: str, is_end: bool) -> None:
         """One sentence the companion said outside the engine (the tts node's `say` action or
@@ -383,10 +414,12 @@ class DialogueEngine:
         language = language or self._guess_language(text)
         turn, conversation_id = opened or self._open_turn(user_id)
         no_answer = self.persona.line("no_answer", language, turn)
-        reply = Reply(self.emit if observer is None else _emit_and_observe(self.emit, observer), user_id,
-                      conversation_id, replace, no_answer)
+        probe = probing()
+        emit = _park if probe else self.emit if observer is None else _emit_and_observe(self.emit, observer)
+        reply = Reply(emit, user_id, conversation_id, replace, no_answer)
         trace = TurnTrace(conversation_id)
-        self.traces.append(trace)
+        if not probe:
+            self.traces.append(trace)
         ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
         history_note = ""
         learned: list[SelfFact] = []
@@ -397,6 +430,8 @@ class DialogueEngine:
                 self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
+                if probe:
+                    raise SpeculationParked()  # a qa answer needs no model, and its tool must not run twice
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
@@ -407,7 +442,7 @@ class DialogueEngine:
             started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
             trace.context_seconds = time.monotonic() - started
-            facts = self._known_facts(user_id, profile, memories)
+            facts = self._known_facts(user_id, profile, memories, learned if probe else ())
             ctx.user_name = fact_answers.user_name(facts)
             if self.settings.profile == TINY:
                 await self._tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
@@ -436,7 +471,8 @@ class DialogueEngine:
         finally:
             # what the user said about themselves stands however the reply went (answered,
             # failed, or cut by an interrupt): the session already knows it, so memory must too
-            self._store_facts(ctx, learned)
+            if not probe:
+                self._store_facts(ctx, learned)
             if reply.dropped:
                 trace.outbound = reply.dropped.summary()
                 log.info("outbound sanitiser for %s: removed %s", conversation_id, trace.outbound)
@@ -737,7 +773,8 @@ class DialogueEngine:
                 if not event.content:
                     continue
                 if not trace.first_token_at:
-                    trace.first_token_at = event.received_at
+                    # a speculative stream's tokens came before this turn asked: they were ready at once
+                    trace.first_token_at = max(event.received_at, trace.llm_request_at)
                 yield event.content
 
     async def _stream_spoken(self, reply: Reply, messages: list[dict[str, Any]], trace: TurnTrace,
@@ -820,7 +857,10 @@ class DialogueEngine:
         async def memories() -> list[Memory]:
             if not ctx.owner:
                 return []  # a guest has no private memory
-            found = await asyncio.wait_for(self.memory.recall(ctx.owner, ctx.question, self.settings.memory_recall_n),
+            # a probe reads without marking what it read as retrieved, so the real turn's recall
+            # (which does) ranks the same memories the same way
+            found = await asyncio.wait_for(self.memory.recall(ctx.owner, ctx.question, self.settings.memory_recall_n,
+                                                              stateless=probing()),
                                            self.settings.memory_timeout)
             # candidates never reach a prompt, even if a gateway returned one
             return [m for m in found if m.status == "confirmed"]
@@ -867,7 +907,7 @@ class DialogueEngine:
         if not ctx.owner or not self.settings.learn_facts:
             return []
         learned = extract_self_facts(ctx.question)
-        if learned:
+        if learned and not probing():  # a probe's guess must not change what the session knows
             facts = self._facts.setdefault(ctx.owner, {})
             for fact in learned:
                 facts.pop(fact.key, None)
@@ -897,9 +937,11 @@ class DialogueEngine:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _known_facts(self, user_id: str, profile: list[str], memories: list[Memory]) -> dict[str, str]:
+    def _known_facts(self, user_id: str, profile: list[str], memories: list[Memory],
+                     just_said: Sequence[SelfFact] = ()) -> dict[str, str]:
         """key -> content: the profile's keyed facts, keyed memories that were recalled, and
-        (newest, winning) what the user said in this session."""
+        (newest, winning) what the user said in this session; `just_said`: a probe's facts of
+        this turn, which it did not learn."""
         facts: dict[str, str] = {}
         for line in profile:
             left, sep, content = line.partition("=")
@@ -909,7 +951,11 @@ class DialogueEngine:
             if memory.key and memory.node_type != "conversation":
                 facts.setdefault(memory.key, memory.content)
         if user_id:
-            facts.update(self._facts.get(user_id, {}))
+            session = dict(self._facts.get(user_id, {}))
+            for fact in just_said:  # as _learn_facts would have put them
+                session.pop(fact.key, None)
+                session[fact.key] = fact.content
+            facts.update(session)
         return facts
 
     @staticmethod
@@ -951,6 +997,12 @@ class DialogueEngine:
     @staticmethod
     def _history_user_text(text: str, note: str) -> str:
         return f"{text}\n(context: {note})" if note else text
+
+
+def _park(_piece: ReplyPiece) -> None:
+    """A probe's emit: it would say something without a model call (a memory, clock or
+    stock answer), so there is nothing to run ahead."""
+    raise SpeculationParked()
 
 
 def _emit_and_observe(emit: Callable[[ReplyPiece], None],

@@ -52,7 +52,9 @@ class MemoryResult:
 
 
 class MemoryGateway(Protocol):
-    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]: ...
+    async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
+        """`stateless`: read without marking the memories retrieved (a speculative probe)."""
+        ...
     async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
                        tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
                        source_turn: int = 0) -> MemoryResult: ...
@@ -66,7 +68,7 @@ class MemoryGateway(Protocol):
 class NoMemory:
     """The gateway used when no memory is configured: every call is 'unavailable'."""
 
-    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+    async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
         raise MemoryUnavailable("memory is not configured")
 
     async def remember(self, owner: str, content: str, **_kw: Any) -> MemoryResult:

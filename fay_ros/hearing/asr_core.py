@@ -18,6 +18,12 @@ prosody of the last ~300 ms of voice set the silence that ends the utterance, fr
 `stop_ms` (endpoint_ms) when neither cue says anything. The VAD then only ends an utterance
 after `patience_ms`; the turn judgement closes it sooner.
 
+Speculative transcripts: when the early decode is judged probably complete (turn detection:
+any cue but a sentence left open; two-step: the text ends a sentence) its text goes out as a
+`speculative` event at once, so the dialogue can start the model while the endpoint still
+waits for silence; the final that follows reuses the same decode, so it says the same. Voice
+coming back (or a decode that ends as no final) withdraws it: a speculative event with "".
+
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
 endpointing: applied between utterances, so one utterance is cut by one set of rules).
@@ -48,6 +54,7 @@ class TranscriptEvent:
     start_time: float                # capture time of the utterance's first sample (incl. pre-roll)
     end_time: float                  # capture time of the last voiced sample
     words: list[Word] = field(default_factory=list)  # relative to start_time
+    speculative: bool = False        # the early text of a turn judged complete ("" = withdrawn)
 
 
 class AsrCore:
@@ -70,6 +77,7 @@ class AsrCore:
         self._set_early(early_endpoint_ms, early_decode_ms)
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
+        self._speculated = False    # a speculative event for the current silence went out
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
         self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None] | None = None
@@ -155,32 +163,58 @@ class AsrCore:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
             self._early, self._early_tried, self.judgement = None, False, None  # voice again: stale
-            return []
+            return self._withdraw()
+        out: list[TranscriptEvent] = []
         if not self._early_tried:
             self._early_tried = True
             self._early = self.recognizer.peek()
             self.judgement = judge(self._early.text if self._early else "", self.segmenter.recent_voice(300),
                                    self.rate, turn)
+            if self.judgement.wait_ms < turn.patience_ms:
+                out += self._speculate()
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         if silent >= wait:
             self.early_finals += 1
-            return self._handle(self.segmenter.close_now())
-        return []
+            return out + self._handle(self.segmenter.close_now())
+        return out
 
     def _early_endpoint(self) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
             self._early, self._early_tried = None, False   # voice again: the old guess is stale
-            return []
+            return self._withdraw()
+        out: list[TranscriptEvent] = []
         if not self._early_tried:
             self._early_tried = True
             self._early = self.recognizer.peek()
+            if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
+                out += self._speculate()
         if silent < self.early_endpoint_ms:
-            return []
+            return out
         if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
             self.early_finals += 1
-            return self._handle(self.segmenter.close_now())
-        return []
+            return out + self._handle(self.segmenter.close_now())
+        return out
+
+    def _speculate(self) -> list[TranscriptEvent]:
+        """The early decode as a speculative event: the text its final would carry."""
+        if self._early is None:
+            return []
+        end = self._time(self.segmenter.vad.last_voiced_end)
+        text = self.wake.preview(self._early.text.strip(), end) if self._early.text.strip() else None
+        if not text:
+            return []
+        self._speculated = True
+        return [TranscriptEvent(False, text, self._early.language, self._early.confidence, self._time(self._utt_start),
+                                end, speculative=True)]
+
+    def _withdraw(self) -> list[TranscriptEvent]:
+        """Withdraw the speculative event of this utterance, if one went out."""
+        if not self._speculated:
+            return []
+        self._speculated = False
+        return [TranscriptEvent(False, "", "", 0.0, self._time(self._utt_start), self._time(self._utt_start),
+                                speculative=True)]
 
     def flush(self) -> list[TranscriptEvent]:
         """End of input: finish an open utterance."""
@@ -209,7 +243,10 @@ class AsrCore:
             else:
                 final = self._finish(ev.sample)
                 if final:
+                    self._speculated = False   # the final carries it now
                     out.append(final)
+                else:
+                    out += self._withdraw()
         return out
 
     def _finish(self, last_voiced: int) -> TranscriptEvent | None:

@@ -86,6 +86,14 @@ class WakeWordGate:
             return text
         return None
 
+    def preview(self, text: str, now: float) -> str | None:
+        """What `admit` would forward for this final text now; changes nothing."""
+        awake_until = self.awake_until
+        try:
+            return self.admit(text, now)
+        finally:
+            self.awake_until = awake_until
+
     def extend(self, now: float) -> None:
         """Keep an open window open (the robot just finished speaking to the person)."""
         if self.mode == "window" and now <= self.awake_until:

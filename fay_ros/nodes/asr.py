@@ -7,7 +7,9 @@ dependence on the ordering of two topics), decodes on a worker thread, and appli
 wake-word mode before publishing a final.
 
 Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: the end of the
-robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out).
+robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out),
+speech/speculative (Transcript, out: the early text of a turn judged complete, before its
+final, for the dialogue's speculative reply; "" withdraws it when the person goes on).
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
@@ -248,6 +250,7 @@ class Asr(ManagedNode):
         health(self).hardware_id = model_label(cfg)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
+        self.speculative_pub = self.create_publisher(Transcript, topics.SPEECH_SPECULATIVE, qos.EVENTS)
         self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         self.voices = HriVoices.create(self)
@@ -396,6 +399,9 @@ class Asr(ManagedNode):
         msg.header.frame_id = "asr"
         msg.words = [WordTiming(word=w.word, start=float(w.start), end=float(w.end),
                                 confidence=float(min(max(w.confidence, 0.0), 1.0))) for w in ev.words]
+        if ev.speculative:   # for the dialogue's speculative reply only; not speech anyone heard yet
+            self.speculative_pub.publish(msg)
+            return
         (self.final_pub if ev.is_final else self.partial_pub).publish(msg)
         if self.voices is not None:
             self.voices.speech(ev, confidence)

@@ -46,6 +46,7 @@ from ..common.params import ConfigError, declare_config
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine, EngineSettings
 from ..dialogue.llm import ApiKeyError, ChatClient, Endpoint
+from ..dialogue.speculation import SpeculativeClient
 from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.profiles import TINY, resolve as resolve_profile
@@ -116,6 +117,9 @@ class DialogueConfig(BaseModel):
         "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
     fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
                              "reply against the tool results before it is spoken")
+    speculative_reply: bool = Field(True, description="start the model on speech/speculative (the recogniser's "
+                                    "early text of a turn it judges complete) and use that answer when the final "
+                                    "says the same; a guess the user talked on after is discarded unsaid")
     schedule_file: str = Field("", description="the schedule (YAML) whose proactive: section says when the "
                                "companion speaks first: daily times, intervals, cron, a topic message, silence after "
                                "a turn ('' = config/schedule.yaml, where no trigger is set: proactive talk is opt-in; "
@@ -137,9 +141,9 @@ class DialogueConfig(BaseModel):
 LIVE_PARAMETERS = frozenset({
     "model_profile", "judge", "judge_format", "native_tools", "max_tool_steps", "tool_timeout", "max_tokens",
     "temperature", "frequency_penalty", "default_language", "sentence_min_chars", "background_tasks",
-    "route_timeout", "route_min_confidence", "new_task", "fact_check", "chat_cue_grace"})
+    "route_timeout", "route_min_confidence", "new_task", "fact_check", "chat_cue_grace", "speculative_reply"})
 # Live parameters that are not engine settings of the same name.
-_NODE_ONLY = frozenset({"model_profile", "chat_cue_grace"})
+_NODE_ONLY = frozenset({"model_profile", "chat_cue_grace", "speculative_reply"})
 
 
 def _config_file(value: str, default_name: str) -> Path:
@@ -219,9 +223,9 @@ class RosMemoryGateway:
         return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags), n.key)
                 for n in nodes]
 
-    async def recall(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+    async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
         response = await self._call(self._recall, Recall.Request(owner=owner, query=query, n=n,
-                                                                 include_candidates=False))
+                                                                 include_candidates=False, stateless=stateless))
         return self._memories(response.nodes) if response.success else []
 
     async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
@@ -322,9 +326,9 @@ class DialogueNode(Node):
         self.task_progress = self.create_publisher(DiagnosticStatus, topics.TASK_PROGRESS, qos.EVENTS)
 
         def build() -> DialogueEngine:
-            return DialogueEngine(persona, ChatClient(small), self._publish, big=ChatClient(big) if big else None,
-                                  qa=qa, tools=registry, memory=memory, settings=settings,
-                                  progress=self._publish_progress)
+            return DialogueEngine(persona, SpeculativeClient(small), self._publish,
+                                  big=ChatClient(big) if big else None, qa=qa, tools=registry, memory=memory,
+                                  settings=settings, progress=self._publish_progress)
 
         try:
             self.engine = asyncio.run_coroutine_threadsafe(_call(build), self._loop).result(10)
@@ -343,6 +347,8 @@ class DialogueNode(Node):
         for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
             self.create_subscription(Transcript, topic, lambda msg, k=kind: self._on_text(msg, k), qos.EVENTS,
                                      callback_group=group)
+        self.create_subscription(Transcript, topics.SPEECH_SPECULATIVE, self._on_speculative, qos.EVENTS,
+                                 callback_group=group)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS, callback_group=group)
 
@@ -390,6 +396,12 @@ class DialogueNode(Node):
         except (McpConfigError, ConfigError, ValueError) as exc:
             raise ConfigError(f"parameter 'tools_file' (mcp): {exc}") from None
         return client
+
+    def _on_speculative(self, msg: Transcript) -> None:
+        """The recogniser's early text of a turn it judges complete ("" = withdrawn: the user
+        went on). The model starts on it; the final decides whether its answer is used."""
+        if self.config.speculative_reply:
+            self._loop.call_soon_threadsafe(self.engine.speculate, msg.user_id, msg.text, msg.language)
 
     def _on_text(self, msg: Transcript, kind: str) -> None:
         if kind == CHAT and not msg.text.strip():
