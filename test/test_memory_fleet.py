@@ -147,3 +147,38 @@ def test_every_acknowledged_write_survives_kill_9_on_postgresql(probe, postgres_
     finally:
         store.close()
     assert acked and set(acked) <= stored
+
+
+def test_a_robot_rides_out_the_database_dropping_its_connection(postgres_url, launch_node, probe):
+    """The server ends the memory node's session (what a database restart or a network cut
+    looks like to it): the call that meets the broken connection fails cleanly, the node
+    lives on, the next call reconnects, and nothing acknowledged is lost."""
+    import psycopg
+
+    node = launch_node("fay_ros.nodes.memory", {"db_url": postgres_url, "embedder": "hashed",
+                                                "record_conversations": False}, namespace="/robot_c")
+    node.wait_ready(timeout=60, probe=probe)
+    remember = Caller(probe, "robot_c", Remember, topics.SRV_REMEMBER)
+    recall = Caller(probe, "robot_c", Recall, topics.SRV_RECALL)
+    stored = _result(remember.send(owner="alice", content="Alice's cat is called Mimi", user_confirmed=True,
+                                   tags=["kind:fact"], key="cat_name"))
+    assert stored.success, stored.message
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                              "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()[0]
+    assert ended >= 1, "the memory node had no session to end"
+
+    answers = []
+    for _ in range(3):
+        answers.append(_result(recall.send(owner="alice", query="cat", n=5)))
+        if answers[-1].success:
+            break
+    assert answers[-1].success, [a.message for a in answers]
+    assert len(answers) <= 2, "more than one call failed after the connection dropped"
+    if len(answers) == 2:
+        assert "nothing was changed" in answers[0].message and postgres_url not in answers[0].message
+    assert [n.id for n in answers[-1].nodes] == [stored.node.id]
+    again = _result(remember.send(owner="alice", content="Alice's cat is called Momo", user_confirmed=True,
+                                  tags=["kind:fact"], key="cat_name"))
+    assert again.success, again.message
+    assert node.alive(), "the memory node died"
