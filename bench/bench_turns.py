@@ -2,7 +2,7 @@
 evaluation set test/data/turns (English and Chinese, with and without pauses inside the
 sentence), synthesised with the project's own espeak-ng speech, for three endpointing
 strategies in the same run: silence only, today's two-step early endpoint, and turn detection
-(text + prosody + silence, fay_ros.hearing.turn). Also what a speculative LLM start would save."""
+(text + prosody + silence, fay_ros.hearing.turn). Also the head start of the speculative reply."""
 from __future__ import annotations
 
 import json
@@ -77,38 +77,28 @@ class Outcome:
 
 def replay(clip: Clip, core) -> Outcome:
     """The asr worker's view: chunk i arrives when its last sample is captured and is processed
-    when the worker is free; decoding time counts."""
-    peeks: list[tuple[float, str]] = []
-    real_peek = core.recognizer.peek
+    when the worker is free; decoding time counts. Speculative events (speech/speculative) are
+    timed as the worker hands them out."""
+    guesses: list[tuple[float, str]] = []   # (ready at, text; "" = withdrawn)
     busy_until = 0.0
-
-    def timed_peek():
+    for i in range(0, len(clip.audio), CHUNK):
+        arrival = (i + CHUNK) / RATE
+        busy_until = max(busy_until, arrival)
         t0 = time.perf_counter()
-        result = real_peek()
-        peeks.append((busy_until + time.perf_counter() - t0, result.text if result else ""))
-        return result
-
-    core.recognizer.peek = timed_peek
-    try:
-        for i in range(0, len(clip.audio), CHUNK):
-            arrival = (i + CHUNK) / RATE
-            busy_until = max(busy_until, arrival)
-            t0 = time.perf_counter()
-            events = core.feed(clip.audio[i:i + CHUNK], RATE, i / RATE)
-            busy_until += time.perf_counter() - t0
-            finals = [e for e in events if e.is_final]
-            if finals:
-                final = finals[0]
-                # cut off: the final's last voiced sample lies before the person's last words
-                cut = final.end_time < clip.speech_end - CUT_MARGIN_S
-                lead = 0.0
-                if peeks and peeks[-1][1].strip() == final.text.strip():
-                    lead = busy_until - peeks[-1][0]
-                discarded = sum(1 for t, _ in peeks[:-1] if t < clip.last_part_start + 0.3) if not cut else 0
-                return Outcome(cut, busy_until - clip.speech_end, lead, discarded, [final.text])
-        return Outcome(False, float("nan"), 0.0, 0)
-    finally:
-        del core.recognizer.peek
+        events = core.feed(clip.audio[i:i + CHUNK], RATE, i / RATE)
+        busy_until += time.perf_counter() - t0
+        guesses += [(busy_until, e.text) for e in events if e.speculative]
+        finals = [e for e in events if e.is_final]
+        if finals:
+            final = finals[0]
+            # cut off: the final's last voiced sample lies before the person's last words
+            cut = final.end_time < clip.speech_end - CUT_MARGIN_S
+            lead = 0.0
+            if guesses and guesses[-1][1] and guesses[-1][1] == final.text:
+                lead = busy_until - guesses[-1][0]
+            discarded = sum(1 for _, text in guesses if text) - (1 if lead > 0 else 0)
+            return Outcome(cut, busy_until - clip.speech_end, lead, discarded, [final.text])
+    return Outcome(False, float("nan"), 0.0, 0)
 
 
 def strategies():
@@ -181,11 +171,12 @@ def run() -> str:
         f"Against today's two-step endpoint in the same run, turn detection changes the mean extra wait from "
         f"{base['mean_wait_ms']:.0f} ms to **{turn['mean_wait_ms']:.0f} ms** and the cut-off rate from "
         f"{base['cut_off_rate']:.0%} to **{turn['cut_off_rate']:.0%}**.")
-    lines += ["", "Speculative reply (design measured, not wired into dialogue): the final's text is known when "
-              "the speculative decode that ended the turn finished; starting the LLM on it then, instead of on "
-              "the final, would start it earlier by:", "",
-              "| endpointing | turns where the final reuses the speculative text | mean head start | "
-              "LLM starts discarded (the person went on) |", "|---|---|---|---|"]
+    lines += ["", "Speculative reply (asr `speech/speculative` → dialogue `speculative_reply`): the recogniser "
+              "sends the early text of a turn it judges complete as soon as it is decoded, the model starts on "
+              "it, and the final that says the same takes that stream over. The model starts earlier than on "
+              "the final by:", "",
+              "| endpointing | turns answered from the speculative stream | mean head start | "
+              "speculative starts discarded (the person went on) |", "|---|---|---|---|"]
     for label, _rows in results:
         s = figures[label]
         lines.append(f"| {label} | {s['lead_share']:.0%} | {s['lead_ms']:.0f} ms | {s['discarded']:.0f} |")

@@ -4,6 +4,7 @@ discards it. Against the real loopback LLM server."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -51,6 +52,7 @@ def test_the_final_that_says_the_same_is_answered_from_the_early_stream(fresh):
         assert rig.pieces == [] and not rig.engine.traces, "a speculation said or recorded something"
         assert rig.engine.small.parked
 
+        submitted = time.monotonic()
         task = rig.engine.submit("alice", "What is the weather like?", "en")
         early.gate.set()
         trace = await asyncio.wait_for(task, WAIT)
@@ -59,7 +61,9 @@ def test_the_final_that_says_the_same_is_answered_from_the_early_stream(fresh):
         assert len(fresh.requests) == 1, "the final's turn asked the model again"
         stats = rig.engine.small.stats
         assert (stats.started, stats.used, stats.discarded) == (1, 1, 0)
-        assert trace.llm_time_to_first_token is not None and 0 <= trace.llm_time_to_first_token < 0.05
+        # the model's time to first token counts from the speculative request, before the final
+        assert trace.llm_time_to_first_token is not None and trace.llm_time_to_first_token > 0
+        assert trace.first_token_at - trace.llm_time_to_first_token < submitted
         # the history holds the turn once, as a normal turn would
         assert [m["role"] for m in rig.engine.history("alice")] == ["user", "assistant"]
         await rig.close()

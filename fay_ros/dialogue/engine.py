@@ -773,8 +773,10 @@ class DialogueEngine:
                 if not event.content:
                     continue
                 if not trace.first_token_at:
-                    # a speculative stream's tokens came before this turn asked: they were ready at once
-                    trace.first_token_at = max(event.received_at, trace.llm_request_at)
+                    if 0 < event.requested_at < trace.llm_request_at:
+                        # a speculative stream: the model was asked before the final came
+                        trace.llm_request_at = event.requested_at
+                    trace.first_token_at = event.received_at
                 yield event.content
 
     async def _stream_spoken(self, reply: Reply, messages: list[dict[str, Any]], trace: TurnTrace,

@@ -136,6 +136,9 @@ class ChatEvent:
     finish_reason: str = ""
     # time.monotonic() when this event's data arrived from the network
     received_at: float = 0.0
+    # time.monotonic() when the request of this stream was sent (a speculative stream's is
+    # earlier than the turn that takes it over)
+    requested_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,7 @@ class ChatClient:
         try:
             if self._client is None:
                 self._client = self._new_client(self.endpoint.idle_timeout)
+            requested = time.monotonic()
             stream = await self._open(self._client, kwargs)
             async with stream:
                 iterator = stream.__aiter__()
@@ -257,7 +261,7 @@ class ChatClient:
                                 slot["arguments"] += tc.function.arguments or ""
                         if delta.content:
                             got_anything = True
-                            yield ChatEvent(content=delta.content, received_at=now)
+                            yield ChatEvent(content=delta.content, received_at=now, requested_at=requested)
         except Exception as exc:  # noqa: BLE001 - a broken stream must never kill the node (CancelledError passes)
             raise self._failure(exc) from None
         if not got_anything:
