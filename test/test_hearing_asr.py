@@ -97,6 +97,10 @@ def test_word_timings_follow_the_speech(whisper):
     assert all(0.0 <= w.start <= w.end <= len(audio) / RATE for w in result.words)
     assert result.words[-1].end > 0.6 * len(audio) / RATE
     assert 0.0 < result.confidence <= 1.0
+    # an early decode leaves the alignment for later; it is the same once asked for
+    early = whisper.transcribe(audio, defer_words=True)
+    assert early.text == result.text and early.words == [] and early.align is not None
+    assert early.with_words().words == result.words and early.align is None
 
 
 def test_silence_and_noise_give_no_text(whisper):
@@ -248,5 +252,7 @@ def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(w
         finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
     assert [f.text for f, _ in finals] == ["What time is it now?"]
     assert core.judgement is not None and core.judgement.text == "complete"
+    # the final is the early decode, its words aligned when it became the final
+    assert [w.word.strip("?").lower() for w in finals[0][0].words] == "what time is it now".split()
     final, detected_at = finals[0]
     assert detected_at - final.end_time < (turn.complete_ms + 90) / 1000   # audio time: one chunk of slack

@@ -28,6 +28,7 @@ def english_wav(tmp_path_factory):
 
 def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    speculative = ros.collect(Transcript, topics.SPEECH_SPECULATIVE)
     voice = ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
     asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
@@ -40,6 +41,14 @@ def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
     final = finals.wait_for_match(lambda m: m.text == "Please turn on the light in the kitchen.", timeout=60)
     assert final.is_final and final.user_id == "user" and final.language == "en"
     assert [w.word.strip(".") for w in final.words][-2:] == ["the", "kitchen"]
+    # the turn was judged complete: its text went out on speech/speculative first, same words
+    # and the same end of speech (to the chunk stamps' jitter), no word timings (they are
+    # aligned for the final)
+    def stamp(m) -> float:
+        return m.header.stamp.sec + m.header.stamp.nanosec * 1e-9
+
+    guess = speculative.wait_for_match(lambda m: abs(stamp(m) - stamp(final)) < 0.05, timeout=10)
+    assert guess.text == final.text and not guess.is_final and guess.words == [] and guess.user_id == "user"
     voice.wait_for(lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs), timeout=20,
                    what="voice_active true -> false")
     chunk = audio.messages[0]

@@ -30,6 +30,7 @@ endpointing: applied between utterances, so one utterance is cut by one set of r
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -60,8 +61,12 @@ class TranscriptEvent:
 class AsrCore:
     def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
                  preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
-                 early_decode_ms: int | None = None, turn: TurnSettings | None = None) -> None:
+                 early_decode_ms: int | None = None, turn: TurnSettings | None = None,
+                 on_speculative: Callable[[TranscriptEvent], None] | None = None) -> None:
         self.recognizer = recognizer
+        # Speculative events go here the moment they exist (before the final's word alignment
+        # in the same chunk) instead of into feed()'s result.
+        self.on_speculative = on_speculative
         self.rate = recognizer.sample_rate
         self.turn = turn if turn is not None and turn.enabled else None
         if self.turn is not None:
@@ -205,16 +210,22 @@ class AsrCore:
         if not text:
             return []
         self._speculated = True
-        return [TranscriptEvent(False, text, self._early.language, self._early.confidence, self._time(self._utt_start),
-                                end, speculative=True)]
+        return self._speculation(TranscriptEvent(False, text, self._early.language, self._early.confidence,
+                                                 self._time(self._utt_start), end, speculative=True))
 
     def _withdraw(self) -> list[TranscriptEvent]:
         """Withdraw the speculative event of this utterance, if one went out."""
         if not self._speculated:
             return []
         self._speculated = False
-        return [TranscriptEvent(False, "", "", 0.0, self._time(self._utt_start), self._time(self._utt_start),
-                                speculative=True)]
+        return self._speculation(TranscriptEvent(False, "", "", 0.0, self._time(self._utt_start),
+                                                 self._time(self._utt_start), speculative=True))
+
+    def _speculation(self, event: TranscriptEvent) -> list[TranscriptEvent]:
+        if self.on_speculative is None:
+            return [event]
+        self.on_speculative(event)
+        return []
 
     def flush(self) -> list[TranscriptEvent]:
         """End of input: finish an open utterance."""
@@ -251,7 +262,7 @@ class AsrCore:
 
     def _finish(self, last_voiced: int) -> TranscriptEvent | None:
         if self._early is not None:     # decoded at the early endpoint; only silence came since
-            result, self._early = self._early, None
+            result, self._early = self._early.with_words(), None
             self.recognizer.start()     # drop the buffered audio
         else:
             result = self.recognizer.finish()

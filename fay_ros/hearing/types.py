@@ -6,6 +6,7 @@ them (recognizer.create_recognizer) never import each other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -25,6 +26,15 @@ class Recognition:
     language: str = ""
     confidence: float = 0.0
     words: list[Word] = field(default_factory=list)
+    # A peek may leave the word timings for later (their alignment is a second pass over the
+    # decoder): `align()` computes them when the early decode becomes the final.
+    align: Callable[[], list[Word]] | None = field(default=None, repr=False, compare=False)
+
+    def with_words(self) -> "Recognition":
+        """This recognition with its word timings computed, if they were left for later."""
+        if self.align is not None and not self.words:
+            self.words, self.align = self.align(), None
+        return self
 
 
 class Recognizer(Protocol):
@@ -41,4 +51,5 @@ class Recognizer(Protocol):
     def finish(self) -> Recognition: ...
 
     def peek(self) -> Recognition | None:
-        """Recognise the audio so far without ending the utterance (None: not supported)."""
+        """Recognise the audio so far without ending the utterance (None: not supported); the
+        word timings may be left to `Recognition.with_words()`."""

@@ -100,7 +100,9 @@ class WhisperRecognizer:
         return None
 
     def peek(self) -> Recognition | None:
-        return self.transcribe(self._audio())
+        # the text first (the turn judgement and speech/speculative need only it); the words
+        # are aligned when this decode becomes the final
+        return self.transcribe(self._audio(), defer_words=True)
 
     def finish(self) -> Recognition:
         audio = self._audio()
@@ -111,8 +113,9 @@ class WhisperRecognizer:
         return np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.int16)
 
     # -- decoding -------------------------------------------------------------------------
-    def transcribe(self, samples: np.ndarray, words: bool | None = None) -> Recognition:
-        """Recognise one utterance (int16, 16 kHz mono)."""
+    def transcribe(self, samples: np.ndarray, words: bool | None = None, defer_words: bool = False) -> Recognition:
+        """Recognise one utterance (int16, 16 kHz mono); `defer_words`: leave the word timings
+        to `Recognition.with_words()`."""
         words = self.word_timestamps if words is None else words
         audio = to_float(samples)
         if len(audio) < ASR_RATE // 10:
@@ -143,11 +146,16 @@ class WhisperRecognizer:
         avg_logprob = float(score)
         if no_speech > 0.6 and avg_logprob < -1.0:
             return Recognition("", language)  # Whisper's own silence rule: nothing was said
-        word_list: list[Word] = []
-        if words and tokens:
-            word_list = self._align(tokenizer, tokens, encoder_output, n_frames, len(audio) / ASR_RATE)
-        return Recognition(self._script(text, language), language, float(np.exp(min(0.0, avg_logprob))),
-                           [Word(self._script(w.word, language), w.start, w.end, w.confidence) for w in word_list])
+        def aligned() -> list[Word]:
+            return [Word(self._script(w.word, language), w.start, w.end, w.confidence)
+                    for w in self._align(tokenizer, tokens, encoder_output, n_frames, len(audio) / ASR_RATE)]
+
+        confidence = float(np.exp(min(0.0, avg_logprob)))
+        if not (words and tokens):
+            return Recognition(self._script(text, language), language, confidence)
+        if defer_words:
+            return Recognition(self._script(text, language), language, confidence, align=aligned)
+        return Recognition(self._script(text, language), language, confidence, aligned())
 
     def _generate(self, encoder_output, prompt, tokenizer, budget, repetition_penalty, no_repeat_ngram):
         result = self._model.model.generate(

@@ -272,7 +272,7 @@ class Asr(ManagedNode):
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
             core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
                            early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms,
-                           turn=cfg.turn_settings())
+                           turn=cfg.turn_settings(), on_speculative=lambda ev: self._publish(ev, 0.0))
         except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
