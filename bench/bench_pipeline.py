@@ -81,7 +81,7 @@ def run() -> str:
         f"Baseline in the same run: the LLM's own time to first token, {llm_p50:.0f} ms (p50). Voice to first "
         f"audio is {total:.0f} ms, {total / llm_p50:.1f}× that. The pipeline's own share (everything but the "
         f"LLM) is **{share:.0f} ms** p50, which {verdict} the 350 ms aim. Of it, {asr_p50:.0f} ms is end of "
-        "speech → final transcript (the recogniser waits for ≥ 90 ms of silence, then decodes the utterance "
+        "speech → final transcript (the recogniser waits for ≥ 60 ms of silence, then decodes the utterance "
         f"with Whisper base on 2 shared cores), and about {rest:.0f} ms is everything else fay_ros adds "
         "(DDS hops, the memory recall before the LLM call, sentence splitting, synthesis of the first sentence). "
         "The p95 tail is end-pointing too: when the early decode does not end in sentence punctuation, the "

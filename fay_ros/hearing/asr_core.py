@@ -95,7 +95,7 @@ class AsrCore:
 
     def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None) -> None:
         self.early_endpoint_ms = early_endpoint_ms
-        decode = 90 if early_decode_ms is None else early_decode_ms
+        decode = 60 if early_decode_ms is None else early_decode_ms
         self.early_decode_ms = min(self.turn.complete_ms if self.turn else early_endpoint_ms, decode)
 
     @property

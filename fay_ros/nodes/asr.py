@@ -81,7 +81,7 @@ class AsrConfig(BaseModel):
     vad_start_ms: int = Field(150, gt=0, description="Voiced time that starts an utterance.")
     early_endpoint_ms: int = Field(250, ge=0, description="Silence after which the recogniser decodes early and "
                                                           "ends the utterance if the text ends a sentence (0 = off).")
-    early_decode_ms: int = Field(90, ge=0, description="Silence after which a speculative decode starts, so it "
+    early_decode_ms: int = Field(60, ge=0, description="Silence after which a speculative decode starts, so it "
                                                        "overlaps the wait for early_endpoint_ms.")
     endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
                                                   "neither the text nor the prosody tells).")
