@@ -21,6 +21,14 @@ RATE = 16000
     ("Could you play the", INCOMPLETE),
     ("Yesterday I met my sister,", INCOMPLETE),
     ("I called out sleep because the neighbors were loud", UNKNOWN),
+    ("What can you do?", COMPLETE),      # a question ends on an auxiliary, a pronoun ...
+    ("Where are you from?", COMPLETE),   # ... or a preposition
+    ("Yes, I do.", COMPLETE),
+    ("Thank you.", COMPLETE),
+    ("I want", INCOMPLETE),
+    ("Can you, um?", INCOMPLETE),
+    ("We could go to the park or.", INCOMPLETE),
+    ("How dare you", INCOMPLETE),        # no punctuation: a pronoun may still go on
     ("", UNKNOWN),
     ("现在几点了？", COMPLETE),
     ("我有点累了", COMPLETE),             # a closing particle without punctuation

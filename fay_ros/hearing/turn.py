@@ -6,7 +6,9 @@ AsrCore's early decode) and this module judges two cues:
 - text (`text_cue`): the transcript ends a sentence or a question (. ? ! 。 ？ ！, or a Chinese
   closing particle 了 吗 呢 吧 ...) -> complete; it ends in a comma, an ellipsis, or a word that
   cannot end an utterance (a conjunction, filler or preposition: "and", "um", "to", "the",
-  的, 然后, 嗯, 因为 ...) -> incomplete; anything else -> unknown;
+  的, 然后, 嗯, 因为 ...; how sure depends on the punctuation the recogniser wrote after it:
+  "What can you do?" and "Yes, I do." end, "I want to." and "I want" do not) -> incomplete;
+  anything else -> unknown;
 - prosody (`prosody_cue`, from the last ~300 ms of voice): the pitch falls by at least
   `fall_semitones` or the energy decays by at least `decay_db` -> final; the pitch rises by at
   least `rise_semitones` and the energy holds -> continuing; else unknown.
@@ -39,13 +41,22 @@ FINAL, CONTINUING = "final", "continuing"
 
 SENTENCE_END = (".", "?", "!", "。", "？", "！")
 TRAILING_OPEN = (",", "，", "、", ";", "；", ":", "：", "…", "...", "-", "—", "~")
-# English words that do not end an utterance: conjunctions, fillers, prepositions, articles,
-# possessives and a few verbs that need an object ("I want ...").
-OPEN_WORDS_EN = frozenset("""
-and or but so because since although though if unless when while whereas then than that which who whom whose
-um uh er erm hmm mm ah eh like
+# English words an utterance does not end on, by how sure that is. Whisper writes a full stop
+# after a fragment too ("I want to."), but a question mark only after a question.
+# - fillers: open even before a question mark ("Can you, um?");
+# - conjunctions, articles and possessive determiners: open before a full stop too;
+# - prepositions: open unless a question ends on them ("Where are you from?");
+# - pronouns, auxiliaries and verbs that want more: open only with no punctuation at all
+#   ("What can you do?", "Yes, I do.", "Thank you." end a turn; "I want" does not).
+FILLERS_EN = frozenset("um uh er erm hmm mm ah eh".split())
+OPEN_BEFORE_STOP_EN = FILLERS_EN | frozenset("""
+and or but because although unless whereas than if the a an my your our their its every
+""".split())
+PREPOSITIONS_EN = frozenset("""
 to of for with without from in on at about into onto by as over under after before between through
-the a an my your his her our their its this these those some any
+""".split())
+OPEN_UNPUNCTUATED_EN = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN | frozenset("""
+so since though when while then that which who whom whose like this these those some any
 i we you he she they is are was were am be been being have has had do does did can could will would should
 want wanna gonna need going
 """.split())
@@ -105,7 +116,14 @@ def text_cue(text: str) -> str:
             return COMPLETE
         return UNKNOWN
     words = _WORD.findall(body)
-    if words and words[-1].lower() in OPEN_WORDS_EN:
+    last = words[-1].lower() if words else ""
+    if t.endswith(("?", "？")):
+        open_words = FILLERS_EN
+    elif t.endswith(SENTENCE_END):
+        open_words = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN
+    else:
+        open_words = OPEN_UNPUNCTUATED_EN
+    if last in open_words:
         return INCOMPLETE
     return COMPLETE if t.endswith(SENTENCE_END) else UNKNOWN
 
