@@ -5,17 +5,25 @@ name) and the per-owner profile and reflection state. Idempotent and resumable: 
 copied in pages by id and a memory already in the target (same id) is left alone, so running
 it again after an interruption copies only what is missing, and running it twice changes
 nothing. The source is only read.
+
+A large memory (DEFER_INDEX_FROM or more) copied into an empty PostgreSQL database is loaded
+without the vector index, which is then built in one pass
+(PostgresMemoryStore.vector_index_deferred): grown row by row, a copy ran at 375 memories/s
+already at 30,000. Resuming an interrupted copy of that kind grows it row by row (the target is no
+longer empty).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import Callable, ContextManager, TextIO
 
 from .backend import MemoryBackend
 
 PAGE = 500
+DEFER_INDEX_FROM = 10_000
 
 
 @dataclass
@@ -55,19 +63,22 @@ class ProgressBar:
 def migrate(source: MemoryBackend, target: MemoryBackend, page: int = PAGE,
             progress: Callable[[int], None] | None = None) -> MigrationReport:
     report = MigrationReport(total=source.count())
-    after = ""
-    done = 0
-    while True:
-        rows = source.export_rows(after, page)
-        if not rows:
-            break
-        inserted = target.import_rows(rows)
-        report.copied += inserted
-        report.present += len(rows) - inserted
-        done += len(rows)
-        after = rows[-1][0].id
-        if progress is not None:
-            progress(done)
+    deferred: Callable[[], ContextManager[None]] | None = getattr(target, "vector_index_deferred", None)
+    bulk = deferred is not None and report.total >= DEFER_INDEX_FROM and target.count() == 0
+    with deferred() if bulk and deferred is not None else contextlib.nullcontext():
+        after = ""
+        done = 0
+        while True:
+            rows = source.export_rows(after, page)
+            if not rows:
+                break
+            inserted = target.import_rows(rows)
+            report.copied += inserted
+            report.present += len(rows) - inserted
+            done += len(rows)
+            after = rows[-1][0].id
+            if progress is not None:
+                progress(done)
     states = source.export_states()
     target.import_states(states)
     report.owners_state = len({row["owner"] for rows in states.values() for row in rows})

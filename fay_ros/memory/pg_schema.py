@@ -140,12 +140,39 @@ def vector_index_name(model: str, dim: int) -> str:
     return f"embeddings_hnsw_{hashlib.sha1(f'{model}/{dim}'.encode()).hexdigest()[:12]}"
 
 
-def ensure_vector_index(conn: psycopg.Connection, model: str, dim: int) -> None:
+# pgvector's HNSW graph (m = 16) takes about the vector plus 0.7 kB a row while it is built.
+_GRAPH_OVERHEAD = 700
+
+
+def hnsw_build_memory(vectors: int, dim: int) -> str:
+    """maintenance_work_mem for building the HNSW index over `vectors` stored vectors in
+    memory: the graph's estimated size with 25% headroom (3.2 GB at 1M x 512)."""
+    graph = vectors * (4 * dim + _GRAPH_OVERHEAD)
+    return f"{max(64, graph * 5 // 4 // 2**20)}MB"
+
+
+def ensure_vector_index(conn: psycopg.Connection, model: str, dim: int, build_memory: str = "",
+                        build_workers: int | None = None) -> None:
     """The HNSW (cosine) index of one embedding model's vectors; built once, by whichever
-    robot with this model starts first (it may take a while on a large existing memory)."""
+    robot with this model starts first (it may take a while on a large existing memory).
+
+    For a build over many stored vectors (after a bulk load or a migration): `build_memory`
+    is the build's maintenance_work_mem (`hnsw_build_memory`; used only when more than the
+    session's) and `build_workers` its max_parallel_maintenance_workers. pgvector builds the
+    graph in memory while it fits and many times slower on disk once it does not (it says so
+    in a NOTICE); the parallel workers share that memory (/dev/shm must hold it)."""
     with conn.transaction():
         cur = conn.cursor()
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+        if build_memory:
+            cur.execute("SELECT pg_size_bytes(%s) > pg_size_bytes(current_setting('maintenance_work_mem'))",
+                        [build_memory])
+            more = cur.fetchone()
+            if more and more[0]:
+                cur.execute(sql.SQL("SET LOCAL maintenance_work_mem = {}").format(sql.Literal(build_memory)))
+        if build_workers is not None:
+            cur.execute(sql.SQL("SET LOCAL max_parallel_maintenance_workers = {}").format(
+                sql.Literal(int(build_workers))))
         cur.execute(sql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({dim})) vector_cosine_ops) "
             "WITH (m = 16, ef_construction = 40) WHERE model = {model}").format(
