@@ -12,19 +12,32 @@ TITLE = "Pipeline: voice to first audio, by stage"
 LLM_TTFT = 0.200  # seconds the scripted LLM waits before its first token
 QUESTIONS = ["Hello Fay, how are you?", "What can you do?", "Tell me something nice.",
              "Do you like music?", "What is your name?", "Where do you live?", "Can you help me?",
-             "Good night Fay."]
+             "Good night Fay.", "Is it going to rain today?", "Can you tell me a joke?", "How old are you?",
+             "What do you like to eat?", "Do you have any friends?", "What should I cook tonight?",
+             "Which book do you like best?", "Shall we play a game?"]
 STAGES = ["speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms",
           "llm_time_to_first_token_ms", "voice_to_first_audio_ms", "pipeline_share_ms"]
 
 
-def run() -> str:
+# What changed in the same run: the endpointing before turn-taking (two-step, 90 ms early
+# decode), turn detection alone, and turn detection with the speculative reply (the defaults).
+VARIANTS = [
+    ("two-step endpoint, no speculation (before)",
+     {"asr": {"turn_detection": False, "early_decode_ms": 90}, "dialogue": {"speculative_reply": False}}),
+    ("turn detection, no speculation", {"dialogue": {"speculative_reply": False}}),
+    ("turn detection + speculative reply (defaults)", {}),
+]
+
+
+def _measure(tmp: Path, overrides: dict[str, dict]) -> tuple[dict[str, list[float]], int, list[str]]:
+    """One companion on the questions WAV: stage samples per turn, the LLM requests made, the
+    finals heard."""
     import yaml
     import dialogue_fake_llm as fake
-    from fay_msgs.msg import TurnLatency
+    from fay_msgs.msg import Transcript, TurnLatency
     from fay_ros.bringup.latency import stages_ms
     from fay_ros.common import topics
     from harness import REPO, NodeProcess, RosProbe
-    from synthetic_speech import speak_to_wav
 
     def delayed(message: str) -> fake.Scripted:
         item = fake.judge_finish(message, pieces=4)
@@ -37,53 +50,89 @@ def run() -> str:
         item.make = slow
         return item
 
-    tmp = Path(tempfile.mkdtemp(prefix="fay_bench_pipeline_"))
-    parts: list = [0.5]
-    for q in QUESTIONS:
-        parts += [(q, "en-us"), 5.0]  # the short answer plays inside the pause (the mic mutes meanwhile)
-    speak_to_wav(tmp / "questions.wav", parts)
     config = yaml.safe_load((REPO / "config/companion.yaml").read_text())
-    config["/**/memory"]["ros__parameters"]["db_path"] = str(tmp / "memory.db")
+    config["/**/memory"]["ros__parameters"]["db_path"] = str(tmp / f"memory-{len(list(tmp.glob('*.db')))}.db")
     config["/**/timeline"]["ros__parameters"]["typed_input"] = False
+    for node, values in overrides.items():
+        config.setdefault(f"/**/{node}", {}).setdefault("ros__parameters", {}).update(values)
     (tmp / "companion.yaml").write_text(yaml.safe_dump(config))
 
     llm = fake.ScriptedLlm()
     llm.default = lambda: delayed("Sure. I am happy to talk with you.")
     probe = RosProbe("bench_pipeline_probe")
     turns = probe.collect(TurnLatency, topics.TURN_LATENCY)
+    finals = probe.collect(Transcript, topics.SPEECH_FINAL)
     up = NodeProcess("fay_ros.cli", ros=False, args=[
         "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'questions.wav'}",
         f"llm_base_url:={llm.base_url}", "llm_model:=scripted", "asr_language:=en", "use_web:=false",
         "use_rosbridge:=false", "nodes:=memory,dialogue,action_semantics,tts,asr,mic,latency_monitor"])
     try:
-        got = turns.wait_for_count(len(QUESTIONS), timeout=240)
+        try:
+            turns.wait_for_count(len(QUESTIONS), timeout=240)   # the WAV lasts about 140 s
+        except TimeoutError:   # a question heard as nothing makes no turn: measure the others
+            if len(turns.messages) < len(QUESTIONS) // 2:
+                raise
+        got = list(turns.messages)
+        requests = len(llm.requests)
+        heard = [m.text for m in finals.messages]
     finally:
         up.stop(timeout=20)
         probe.close()
         llm.close()
     samples: dict[str, list[float]] = {k: [] for k in STAGES}
-    for turn in got:
+    for turn in got[:len(QUESTIONS)]:
         for key, value in stages_ms(turn).items():
             if key in samples:
                 samples[key].append(value)
-    rows = "\n".join(f"| {k.removesuffix('_ms').replace('_', ' ')} | {percentile(v, 0.5):.0f} ms | "
-                     f"{percentile(v, 0.95):.0f} ms |" for k, v in samples.items() if v)
-    share = percentile(samples["pipeline_share_ms"], 0.5)
-    total = percentile(samples["voice_to_first_audio_ms"], 0.5)
-    llm_p50 = percentile(samples["llm_time_to_first_token_ms"], 0.5)
-    asr_p50 = percentile(samples["speech_end_to_transcript_ms"], 0.5)
-    rest = share - asr_p50
-    verdict = "meets" if share < 350 else "misses"
+    return samples, requests, heard
+
+
+def run() -> str:
+    from synthetic_speech import speak_to_wav
+
+    tmp = Path(tempfile.mkdtemp(prefix="fay_bench_pipeline_"))
+    parts: list = [0.5]
+    for q in QUESTIONS:
+        parts += [(q, "en-us"), 7.0]  # the short answer plays inside the pause (the mic mutes meanwhile)
+    speak_to_wav(tmp / "questions.wav", parts)
+    results = []
+    for label, overrides in VARIANTS:
+        samples, requests, heard = _measure(tmp, overrides)
+        results.append((label, samples, requests, len(heard)))
+        print(f"  {label}: share p50 {percentile(samples['pipeline_share_ms'], 0.5):.0f} ms, "
+              f"p95 {percentile(samples['pipeline_share_ms'], 0.95):.0f} ms", flush=True)
+
+    header = "| stage | " + " | ".join(f"{label} p50 / p95" for label, *_ in results) + " |"
+    rows = [header, "|---|" + "---|" * len(results)]
+    for key in STAGES:
+        cells = []
+        for _label, samples, *_ in results:
+            v = samples[key]
+            cells.append(f"{percentile(v, 0.5):.0f} / {percentile(v, 0.95):.0f} ms" if v else "–")
+        rows.append(f"| {key.removesuffix('_ms').replace('_', ' ')} | " + " | ".join(cells) + " |")
+    rows.append("| turns measured | " + " | ".join(str(len(s['voice_to_first_audio_ms'])) for _l, s, *_ in results)
+                + " |")
+    rows.append(f"| finals heard ({len(QUESTIONS)} questions: more means one was cut in two) | "
+                + " | ".join(str(n) for _l, _s, _r, n in results) + " |")
+    rows.append("| LLM requests (a qa answer needs none; a discarded speculative start adds one) | "
+                + " | ".join(str(r) for _l, _s, r, _n in results) + " |")
+    before, now = results[0][1], results[-1][1]
+    share50, share95 = percentile(now["pipeline_share_ms"], 0.5), percentile(now["pipeline_share_ms"], 0.95)
+    llm50 = percentile(now["llm_time_to_first_token_ms"], 0.5)
+    total50 = percentile(now["voice_to_first_audio_ms"], 0.5)
+    verdict = "meets" if share50 <= 250 and share95 <= 450 else "misses"
     return (
-        f"{len(got)} spoken turns (espeak-ng questions through mic → asr (Whisper base) → dialogue (+memory) → "
-        f"tts), scripted LLM with a fixed {LLM_TTFT * 1000:.0f} ms time to first token.\n\n"
-        "| stage | p50 | p95 |\n|---|---|---|\n" + rows + "\n\n"
-        f"Baseline in the same run: the LLM's own time to first token, {llm_p50:.0f} ms (p50). Voice to first "
-        f"audio is {total:.0f} ms, {total / llm_p50:.1f}× that. The pipeline's own share (everything but the "
-        f"LLM) is **{share:.0f} ms** p50, which {verdict} the 350 ms aim. Of it, {asr_p50:.0f} ms is end of "
-        "speech → final transcript (the recogniser waits for ≥ 60 ms of silence, then decodes the utterance "
-        f"with Whisper base on 2 shared cores), and about {rest:.0f} ms is everything else fay_ros adds "
-        "(DDS hops, the memory recall before the LLM call, sentence splitting, synthesis of the first sentence). "
-        "The p95 tail is end-pointing too: when the early decode does not end in sentence punctuation, the "
-        "recogniser waits for the full 700 ms of silence."
+        f"{len(QUESTIONS)} spoken turns (espeak-ng questions through mic → asr (Whisper base) → dialogue (+memory) → "
+        f"tts), scripted LLM with a fixed {LLM_TTFT * 1000:.0f} ms time to first token, three companions in the "
+        "same run. Pipeline share = voice to first audio minus the LLM's own time to first token. With the "
+        "speculative reply the LLM's time counts from its speculative request: what of it ran while the "
+        "recogniser still waited for silence is gone from voice to first audio, and the share is what "
+        "remains beyond the LLM's own time.\n\n"
+        + "\n".join(rows) + "\n\n"
+        f"Baseline in the same run: the LLM's own time to first token, {llm50:.0f} ms (p50); voice to first audio "
+        f"is {total50:.0f} ms with the defaults, {total50 / llm50:.1f}× that. The pipeline's own share goes from "
+        f"{percentile(before['pipeline_share_ms'], 0.5):.0f} / {percentile(before['pipeline_share_ms'], 0.95):.0f} ms "
+        f"(p50 / p95, before) to **{share50:.0f} / {share95:.0f} ms**, which {verdict} the aim of 250 / 450 ms. "
+        "Most of what is left is end of speech → final transcript: ≥ 60 ms of silence, then Whisper base decodes "
+        "the utterance on 2 shared cores."
     )
