@@ -89,7 +89,7 @@ from .processors import Chain
 from .profiles import CAPABLE, TINY, TinyDecoding
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
-from .speculation import SpeculationParked, SpeculativeClient, enter_probe, probing
+from .speculation import SpeculativeClient, enter_probe, park, probing
 from .reply import Reply, ReplyPiece
 from .sentences import SentenceSplitter, split_sentences
 from .tasks import CANCELLED, COMPLETED, BackgroundTask, TaskBusy, TaskManager, TaskProgress
@@ -265,8 +265,11 @@ class DialogueEngine:
         enter_probe()
         try:
             await self.run_turn(user_id, text, language, CHAT, opened=(self._turns.get(user_id, 0) + 1, "speculative"))
-        except SpeculationParked:
-            pass
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # cancelled from outside: a newer guess, or the real turn started first
+            # parked (speculation.park): the model call runs ahead, or nothing needs one
 
     def record_said(self, user_id: str, conversation_id: str, text: str, is_end: bool) -> None:
         """One sentence the companion said outside the engine (the tts node's `say` action or
@@ -431,7 +434,7 @@ class DialogueEngine:
                 return trace
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 if probe:
-                    raise SpeculationParked()  # a qa answer needs no model, and its tool must not run twice
+                    park()  # a qa answer needs no model, and its tool must not run twice
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
@@ -1004,7 +1007,7 @@ class DialogueEngine:
 def _park(_piece: ReplyPiece) -> None:
     """A probe's emit: it would say something without a model call (a memory, clock or
     stock answer), so there is nothing to run ahead."""
-    raise SpeculationParked()
+    park()
 
 
 def _emit_and_observe(emit: Callable[[ReplyPiece], None],

@@ -26,7 +26,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from .llm import ChatClient, ChatEvent, Endpoint, LlmError
 
@@ -36,10 +36,12 @@ log = logging.getLogger("fay_ros.dialogue")
 _PROBING: contextvars.ContextVar[bool] = contextvars.ContextVar("fay_speculative_probe", default=False)
 
 
-class SpeculationParked(BaseException):
-    """A probe reached its first model call (or would have said something): it stops here.
-    A BaseException, like CancelledError, so the turn's error handling (which turns an
-    Exception into a spoken apology) lets it through untouched."""
+def park() -> NoReturn:
+    """End a probe here: it reached its first model call (now running ahead), or it would say
+    something without one. Raised as asyncio.CancelledError, which the turn's error handling
+    lets through untouched (a cancelled turn ends the same way, saying nothing more);
+    `DialogueEngine._probe_turn` tells it from a real cancellation of its task."""
+    raise asyncio.CancelledError("speculative probe parked")
 
 
 def probing() -> bool:
@@ -150,7 +152,7 @@ class SpeculativeClient(ChatClient):
             self.discard("a newer speculation")
             self._parked = _Parked(key, super().stream(messages, **options), self.clock())
             self.stats.started += 1
-            raise SpeculationParked()
+            park()
         parked = self._parked
         if parked is not None:
             self._parked = None
