@@ -40,7 +40,8 @@ from ..common.urls import safe_url, url_secrets
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .pg_schema import ensure_vector_index, hnsw_build_memory, migrate, vector_index_name
-from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights, combine, combine_bounded, recency_of, scale, top_n
+from .retrieval import (DEFAULT_DECAY_PER_HOUR, Weights, combine, combine_bounded, recency_of, scale, scored_recall,
+                        top_n)
 from .schema import SchemaError
 
 _RECALL_WEIGHTS = Weights()
@@ -410,15 +411,9 @@ class PostgresMemoryStore:
                weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
                stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]:
         """The owner's top-n memories for `query` (see retrieval.py), best first."""
-        if query_vector is None and query.strip():
-            query_vector = self.embedder.embed([query])[0]
-        with self.lock:
-            top = self.recall_ids(owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights,
-                                  decay_per_hour, stateless)
-            nodes = self.get_many(owner, [i for i, _ in top])
-        scores = dict(top)
-        for node in nodes:
-            node.score = scores[node.id]
+        nodes = scored_recall(self, owner, query, n, statuses, tags_all, tags_any, node_types, weights,
+                              decay_per_hour, stateless, query_vector)
+        for node in nodes:  # retrieval times not yet written (flush_touches) are already true
             if node.id in self._pending_touch:
                 node.last_retrieved = max(node.last_retrieved, self._pending_touch[node.id][1])
         return nodes

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -229,5 +229,36 @@ def _top_positions(scores: np.ndarray, n: int) -> list[tuple[int, float]]:
     return [(int(i), float(scores[i])) for i in order]
 
 
-__all__ = ["Weights", "OwnerIndex", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",
+class ScoringStore(Protocol):
+    """What `scored_recall` needs of a store (either backend)."""
+
+    embedder: Any
+    lock: Any
+
+    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str],
+                   tags_all: Iterable[str], tags_any: Iterable[str], node_types: Iterable[str], weights: Weights,
+                   decay_per_hour: float, stateless: bool) -> list[tuple[str, float]]: ...
+
+    def get_many(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]: ...
+
+
+def scored_recall(store: ScoringStore, owner: str, query: str, n: int, statuses: Iterable[str],
+                  tags_all: Iterable[str], tags_any: Iterable[str], node_types: Iterable[str], weights: Weights,
+                  decay_per_hour: float, stateless: bool,
+                  query_vector: np.ndarray | None) -> list[MemoryNode]:
+    """`recall` on either backend: the query embedded (unless given), the store's own scoring
+    (`recall_ids`) and the nodes read under one hold of its lock, each with its score."""
+    if query_vector is None and query.strip():
+        query_vector = store.embedder.embed([query])[0]
+    with store.lock:
+        top = store.recall_ids(owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights,
+                               decay_per_hour, stateless)
+        nodes = store.get_many(owner, [i for i, _ in top])
+    scores = dict(top)
+    for node in nodes:
+        node.score = scores[node.id]
+    return nodes
+
+
+__all__ = ["Weights", "OwnerIndex", "ScoringStore", "scored_recall", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",
            "DEFAULT_DECAY_PER_HOUR", "CONFIRMED", "CANDIDATE", "SUPERSEDED"]

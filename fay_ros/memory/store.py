@@ -31,7 +31,7 @@ import numpy as np
 from .schema import connect as connect_database
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
-from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights
+from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights, scored_recall
 
 # The recall weights when the caller names none (Weights is frozen, so one shared instance is safe).
 _RECALL_WEIGHTS = Weights()
@@ -354,16 +354,8 @@ class MemoryStore:
                weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
                stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]:
         """The owner's top-n memories for `query` (see retrieval.py), newest scoring first."""
-        if query_vector is None and query.strip():
-            query_vector = self.embedder.embed([query])[0]
-        with self.lock:
-            top = self.recall_ids(owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights,
-                                  decay_per_hour, stateless)
-            nodes = self.get_many(owner, [i for i, _ in top])
-        scores = dict(top)
-        for node in nodes:
-            node.score = scores[node.id]
-        return nodes
+        return scored_recall(self, owner, query, n, statuses, tags_all, tags_any, node_types, weights, decay_per_hour,
+                             stateless, query_vector)
 
     def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str] = (CONFIRMED,),
                    tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
