@@ -88,8 +88,6 @@ class _Parked:
             async for event in source:
                 self.events.append(event)
                 self._changed.set()
-        except asyncio.CancelledError:
-            raise
         except LlmError as exc:   # handed to the turn that claims it, as a live stream would raise it
             self.error = exc
         finally:
@@ -110,8 +108,7 @@ class _Parked:
                         raise self.error
                     return
                 self._changed.clear()
-                if sent == len(self.events) and not self.finished:
-                    await self._changed.wait()
+                await self._changed.wait()
         finally:
             if not self.task.done():    # the turn stopped reading (guard, interrupt): stop the model
                 self.task.cancel()
@@ -154,14 +151,12 @@ class SpeculativeClient(ChatClient):
             self.stats.started += 1
             park()
         parked = self._parked
-        if parked is not None:
+        if parked is not None and parked.key == key and self.clock() - parked.started <= self.max_age_s:
             self._parked = None
-            if parked.key == key and self.clock() - parked.started <= self.max_age_s:
-                self.stats.used += 1
-                self.stats.head_start_s += self.clock() - parked.started
-                return parked.replay()
-            parked.task.cancel()
-            self.stats.discarded += 1
+            self.stats.used += 1
+            self.stats.head_start_s += self.clock() - parked.started
+            return parked.replay()
+        self.discard("the turn asked for another request, or the guess was too old")
         return super().stream(messages, **options)
 
     async def close(self) -> None:
