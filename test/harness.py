@@ -468,17 +468,35 @@ class RosProbe:
     def resolve(self, topic: str) -> str:
         return self.node.resolve_topic_name(topic)
 
-    def call(self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT) -> Any:
+    def call(self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT,
+             resend_every: float | None = 3.0) -> Any:
+        """Call a service and return its response; the first answer to any sent copy wins.
+
+        Fast DDS drops a response when the server has not yet matched the client's response
+        reader 100 ms after the request (rmw_fastrtps rmw_response.cpp), and a request sent
+        before the server's request reader matched is lost too; `wait_for_service` sees only
+        the client's side of that discovery. Under load either happens right after startup,
+        so an unanswered request is re-sent every `resend_every` seconds. Pass None for a
+        service whose effect must not repeat.
+        """
         client = self.node.create_client(srv_type, name)
         try:
             if not client.wait_for_service(timeout_sec=timeout):
                 raise TimeoutError(f"service {self.resolve(name)} not available after {timeout}s")
-            future = client.call_async(request)
             done = threading.Event()
-            future.add_done_callback(lambda _f: done.set())
-            if not done.wait(timeout):
-                raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
-            return future.result()
+            answered: list[Any] = []
+
+            def send() -> None:
+                future = client.call_async(request)
+                future.add_done_callback(lambda f: (answered.append(f), done.set()))
+
+            deadline = time.monotonic() + timeout
+            send()
+            while not done.wait(min(resend_every or timeout, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
+                send()
+            return answered[0].result()
         finally:
             self.node.destroy_client(client)
 
