@@ -241,6 +241,12 @@ def publish_until(publisher: Any, msg: Any, arrived: Callable[[], Any], timeout:
     return repeat_until(lambda: publisher.publish(msg), arrived, timeout, every, what)
 
 
+# RosProbe.call: an unanswered request is sent again after this long (seconds), unless its type
+# is one whose copy would do the thing twice (a second memory; a refused second transition).
+RESEND_EVERY = 5.0
+NOT_RESENT = frozenset({"Remember", "ChangeState"})
+
+
 class NodeProcess:
     """A node (or any fay_ros module) running in its own process."""
 
@@ -317,7 +323,9 @@ class NodeProcess:
     def stop(self, timeout: float = 10.0) -> int | None:
         if self.process.poll() is None:
             try:
-                os.killpg(self.process.pid, signal.SIGINT)
+                # SIGTERM, not SIGINT: a process started from a background job inherits an
+                # ignored SIGINT, and every fay_ros process stops cleanly on SIGTERM.
+                os.killpg(self.process.pid, signal.SIGTERM)
                 self.process.wait(timeout)
             except (subprocess.TimeoutExpired, ProcessLookupError):
                 try:
@@ -469,16 +477,18 @@ class RosProbe:
         return self.node.resolve_topic_name(topic)
 
     def call(self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT,
-             resend_every: float | None = 3.0) -> Any:
+             resend: bool | None = None) -> Any:
         """Call a service and return its response; the first answer to any sent copy wins.
 
         Fast DDS drops a response when the server has not yet matched the client's response
         reader 100 ms after the request (rmw_fastrtps rmw_response.cpp), and a request sent
         before the server's request reader matched is lost too; `wait_for_service` sees only
         the client's side of that discovery. Under load either happens right after startup,
-        so an unanswered request is re-sent every `resend_every` seconds. Pass None for a
-        service whose effect must not repeat.
+        so an unanswered request is re-sent every RESEND_EVERY seconds, unless its copy would
+        do the thing twice (`resend`: by default, unless the type is in NOT_RESENT).
         """
+        if resend is None:
+            resend = srv_type.__name__ not in NOT_RESENT
         client = self.node.create_client(srv_type, name)
         try:
             if not client.wait_for_service(timeout_sec=timeout):
@@ -492,7 +502,7 @@ class RosProbe:
 
             deadline = time.monotonic() + timeout
             send()
-            while not done.wait(min(resend_every or timeout, max(0.0, deadline - time.monotonic()))):
+            while not done.wait(min(RESEND_EVERY if resend else timeout, max(0.0, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline:
                     raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
                 send()

@@ -101,10 +101,10 @@ def test_spoken_question_flows_through_the_whole_companion(tmp_path, question_wa
 
         assert "what can you do" in llm.requests[0]["messages"][-1]["content"].lower()
     finally:
-        up.stop(timeout=20)
+        code = up.stop(timeout=20)
     # exited: the latency monitor's line for the turn, printed once it published it, is there
-    assert "[latency]" in up.output()
-    assert "stopped" in up.output()
+    out = up.output()
+    assert "[latency]" in out and "stopped" in out, f"exit code {code}; the output:\n{out}"
 
 
 def test_bring_up_restarts_a_killed_node_and_the_graph_answers_again(tmp_path, question_wav, llm, ros):

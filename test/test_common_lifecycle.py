@@ -64,3 +64,14 @@ def test_without_autostart_it_waits_for_the_lifecycle_transitions(ros, launch_no
     request.transition.id = Transition.TRANSITION_DEACTIVATE
     assert ros.call(ChangeState, "/fay/managed_probe/change_state", request).success
     readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False)
+
+
+def test_a_transition_the_state_does_not_have_is_refused_and_the_node_lives_on(ros, launch_node):
+    # rclpy's own change_state service raises out of spin() for it, ending the process
+    node = launch_node(MODULE, name="managed_probe")
+    node.wait_ready(probe=ros)
+    for transition in (Transition.TRANSITION_ACTIVATE, Transition.TRANSITION_CONFIGURE, 99):
+        assert not ros.change_state("managed_probe", transition)
+    assert node.alive() and _lifecycle_state(ros) == "active"
+    assert ros.change_state("managed_probe", Transition.TRANSITION_DEACTIVATE)
+    assert _lifecycle_state(ros) == "inactive"

@@ -142,7 +142,9 @@ class Supervisor:
         self._stopping.set()
         live = [c.process for c in reversed(self._children) if c.process and c.process.poll() is None]
         for proc in live:
-            proc.send_signal(signal.SIGINT)
+            # SIGTERM: a node started from a background job ignores SIGINT (node_main keeps
+            # that, as a shell expects), and every node stops cleanly on SIGTERM.
+            proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + timeout
         for proc in live:
             try:

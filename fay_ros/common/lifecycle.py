@@ -43,6 +43,29 @@ class ManagedNode(LifecycleNode):
                 description="Configure and activate at start (false: wait for `ros2 lifecycle set` configure / "
                             "activate) (read-only: applied at start-up; restart the node to change it)",
                 read_only=True)).value)
+        self._refuse_unavailable_transitions()
+
+    def _refuse_unavailable_transitions(self) -> None:
+        """rclpy's change_state service raises RCLError for a transition the current state does
+        not have (`ros2 lifecycle set <node> activate` twice), and the exception leaves
+        executor.spin() and ends the process. rclcpp answers success=false; so does this."""
+        service = getattr(self, "_service_change_state", None)
+        if service is None:  # no communication interface
+            return
+        change_state = service.callback
+
+        def refusing(request, response):
+            transition = request.transition
+            available = {t[0] for t in self._state_machine.available_transitions}
+            if not transition.label and transition.id not in available:
+                state = self._state_machine.current_state[1]
+                self.get_logger().warning(f"refused lifecycle transition {transition.id}: not available in "
+                                          f"state {state!r} (available: {sorted(available)})")
+                response.success = False
+                return response
+            return change_state(request, response)
+
+        service.callback = refusing
 
     # -- what a node implements ------------------------------------------------------------
     def configure_node(self) -> None:
