@@ -265,6 +265,74 @@ def test_malformed_qa_table_stops_the_node_naming_file_and_line(launch_node, tmp
     assert f"{table}:3" in proc.output()
 
 
+def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refused(launch_node, llm, tmp_path):
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from rclpy.qos import QoSProfile
+
+    from fay_ros.common.paths import config_file
+
+    persona = tmp_path / "persona.yaml"
+    persona.write_text(config_file("persona.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    table = tmp_path / "qa.csv"
+    table.write_text("问题,答案,脚本\n你好,你好呀,\n", encoding="utf-8")
+    probe = RosProbe("reload_probe", namespace="/reload")
+    launch_node(NODE, {"base_url": llm.base_url, "model": "scripted", "memory": False, "persona_file": str(persona),
+                       "qa_file": str(table)}, namespace="/reload").wait_ready(probe=probe)
+    try:
+        llm.reset()
+        files = probe.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=100))
+        replies = probe.collect(Utterance, topics.REPLY)
+        pub = probe.publisher(Transcript, topics.TEXT_INPUT)
+        probe.wait_for_subscribers(pub)
+        probe.wait_for_publishers(topics.REPLY)
+
+        def reported(path, level: int, what: str) -> str:
+            array = files.wait_for_match(lambda a: any(
+                s.name == "fay/dialogue: files" and s.level == level and s.message.startswith(str(path))
+                and s.message not in seen for s in a.status), what=what)
+            message = next(s.message for s in array.status if s.name == "fay/dialogue: files")
+            seen.add(message)
+            return message
+
+        def answer(text: str) -> list[Utterance]:
+            replies.clear()
+            pub.publish(transcript(text))
+            end = replies.wait_for(reply_done, what=f"the reply to {text!r}")
+            return [m for m in replies.messages if m.conversation_id == end.conversation_id]
+
+        seen: set[str] = set()
+        table.write_text("问题,答案,脚本\n你好,你好呀,\nWhat is your favourite colour?,\"Green, like leaves.\",\n",
+                         encoding="utf-8")
+        assert "reloaded" in reported(table, DiagnosticStatus.OK, "the qa.csv reload")
+        said = answer("What is your favourite colour?")
+        assert [(m.text, m.source) for m in said] == [("Green, like leaves.", "qa")] and not llm.requests
+
+        persona.write_text(persona.read_text(encoding="utf-8").replace("You are Fay,", "You are Nova,")
+                           .replace("name: Fay", "name: Nova"),
+                           encoding="utf-8")
+        reported(persona, DiagnosticStatus.OK, "the persona reload")
+        llm.script(fake.judge_finish("I am Nova."))
+        assert [m.text for m in answer("who are you")] == ["I am Nova."]
+        assert "You are Nova," in llm.requests[-1]["messages"][0]["content"]
+
+        # a bad edit: refused with file and line; the last good table answers on
+        table.write_text("问题,答案,脚本\n你好,你好呀,\n只有问题\n", encoding="utf-8")
+        refused = reported(table, DiagnosticStatus.ERROR, "the refused qa.csv edit")
+        assert f"{table}:3" in refused and "NOT reloaded" in refused
+        assert [m.text for m in answer("What is your favourite colour?")] == ["Green, like leaves."]
+        # a persona the engine refuses (a prestart tool that does not exist) keeps the last good one
+        persona.write_text(persona.read_text(encoding="utf-8").replace("prestart: []",
+                                                                       "prestart:\n  - tool: no_such_tool"),
+                           encoding="utf-8")
+        refused = reported(persona, DiagnosticStatus.ERROR, "the refused persona")
+        assert "no_such_tool" in refused and "NOT reloaded" in refused
+        llm.script(fake.judge_finish("Still Nova."))
+        assert [m.text for m in answer("and now?")] == ["Still Nova."]
+        assert "You are Nova," in llm.requests[-1]["messages"][0]["content"]
+    finally:
+        probe.close()
+
+
 # -- the chat action ------------------------------------------------------------------------
 
 def wait_future(future, what: str, timeout: float = DEFAULT_TIMEOUT):

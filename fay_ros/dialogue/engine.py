@@ -181,10 +181,14 @@ class DialogueEngine:
         if self.settings.background_tasks not in TASK_MODES:
             raise ValueError(f"background_tasks must be one of {TASK_MODES}, not {self.settings.background_tasks!r}")
         self.tasks = TaskManager(progress)  # background tasks (Fay's ExecutionManager)
+        self._check_persona(persona)
+
+    def _check_persona(self, persona: Persona) -> None:
+        """What a persona file cannot tell alone: its prestart tools exist here, and its stock
+        lines (said when nothing else can be) survive the outbound gate. ValueError if not."""
         for spec in persona.prestart:
             if self.tools.get(spec.tool) is None:
                 raise ValueError(f"persona prestart names unknown tool {spec.tool!r}; registered: {self.tools.names()}")
-        # the stock lines are what is said when nothing else can be: they must survive the gate
         for kind, table in (("fillers", persona.fillers), ("apologies", persona.apologies),
                             ("no_answer", persona.no_answer), ("unsupported_language", persona.unsupported_language),
                             ("task_busy", persona.task_busy), ("task_progress", persona.task_progress),
@@ -194,6 +198,16 @@ class DialogueEngine:
                     if not sanitize(line).text:
                         raise ValueError(f"persona {kind} line for {language!r} has nothing speakable once markup "
                                          f"is removed: {line!r}")
+
+    def set_persona(self, persona: Persona) -> None:
+        """A new persona (the file was edited): checked as at start (ValueError keeps the old
+        one); turns that start from now on use it (call on the engine's loop)."""
+        self._check_persona(persona)
+        self.persona = persona
+
+    def set_qa(self, qa: QaTable | None) -> None:
+        """A new qa table (the file was edited): the next lookup uses it (call on the loop)."""
+        self.qa = qa
 
     # -- entry points (call on the engine's loop) ---------------------------------------
     def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT) -> asyncio.Task | None:

@@ -10,6 +10,10 @@ Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answ
      text_input message; feedback per sentence, result the whole reply and its cues.
 Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
 (call_async with a timeout; without them the dialogue works without memory).
+Files: the persona and qa.csv are re-read when they change (checked every second on the steady
+clock; the admin page's editor saves them): the next turn uses them. A bad edit is refused
+with file and line (`fay/dialogue: files` on /diagnostics, and the log); the last good one
+stays in use.
 
 The engine runs on its own asyncio loop thread; ROS callbacks only hand work to it, so an
 LLM stream never blocks the executor, and an interrupt is handled while a stream runs. The
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -30,6 +35,7 @@ from pydantic import BaseModel, Field, field_validator
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.task import Future as RosFuture
 from std_msgs.msg import Empty
@@ -42,6 +48,7 @@ from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher
 from ..common.node_main import run_node
 from ..common.paths import config_file
+from ..common.reloading import ReloadingTable
 from ..common.params import ConfigError, declare_config
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine, EngineSettings
@@ -142,6 +149,7 @@ LIVE_PARAMETERS = frozenset({
     "model_profile", "judge", "judge_format", "native_tools", "max_tool_steps", "tool_timeout", "max_tokens",
     "temperature", "frequency_penalty", "default_language", "sentence_min_chars", "background_tasks",
     "route_timeout", "route_min_confidence", "new_task", "fact_check", "chat_cue_grace", "speculative_reply"})
+RELOAD_SECONDS = 1.0  # steady-clock period of the persona / qa.csv file check
 # Live parameters that are not engine settings of the same name.
 _NODE_ONLY = frozenset({"model_profile", "chat_cue_grace", "speculative_reply"})
 
@@ -257,11 +265,14 @@ class DialogueNode(Node):
         super().__init__("dialogue", namespace=topics.DEFAULT_NAMESPACE)
         self.config = c = declare_config(self, DialogueConfig, live=LIVE_PARAMETERS, apply=self._apply_config)
         try:
-            persona = Persona.load(_config_file(c.persona_file, "persona.yaml"))
-            qa = None if c.qa_file.lower() == "none" else QaTable.load(_config_file(c.qa_file, "qa.csv"),
-                                                                       c.qa_threshold)
+            self._persona_file = ReloadingTable(_config_file(c.persona_file, "persona.yaml"), Persona.load)
+            threshold = c.qa_threshold
+            self._qa_file = None if c.qa_file.lower() == "none" else ReloadingTable(
+                _config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
         except (PersonaError, QaTableError) as exc:
             raise ConfigError(str(exc)) from None
+        persona = self._persona_file.table
+        qa = self._qa_file.table if self._qa_file else None
         try:
             tools = load_tools_file(_config_file(c.tools_file, "tools.yaml"))
         except ToolsFileError as exc:
@@ -378,6 +389,34 @@ class DialogueNode(Node):
             asyncio.run_coroutine_threadsafe(_call(lambda: mcp.start(listed)), self._loop)
         # prime the model server's prompt cache with the persona prefix (tiny profile)
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
+        self._files_status = StatusPublisher(self, "files")
+        self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def _reload_files(self) -> None:
+        """Hand an edited persona or qa.csv to the engine (on its loop); refuse a bad edit."""
+        engine = self.engine
+        for table, use in ((self._persona_file, engine.set_persona), (self._qa_file, engine.set_qa)):
+            if table is None:
+                continue
+            result = table.poll()
+            if result.error:
+                self.get_logger().error(result.message)
+                self._files_status.publish("error", result.message, file=str(table.path))
+                continue
+            if not result.changed:
+                continue
+            try:
+                asyncio.run_coroutine_threadsafe(_call(functools.partial(use, result.table)), self._loop).result(5)
+            except ValueError as exc:  # e.g. a prestart naming an unknown tool
+                message = f"{table.path}: NOT reloaded, keeping the last good one:\n{exc}"
+                self.get_logger().error(message)
+                self._files_status.publish("error", message, file=str(table.path))
+                continue
+            message = f"{table.path}: reloaded, used from the next turn"
+            self.get_logger().info(message)
+            self._files_status.publish("info", message, file=str(table.path))
+            if table is self._persona_file:  # the tiny profile's cached prompt prefix changed
+                asyncio.run_coroutine_threadsafe(engine.warm_up(), self._loop)
 
     @staticmethod
     def _mcp_client(servers: Any, registry: Any) -> Any:

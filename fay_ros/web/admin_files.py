@@ -74,8 +74,8 @@ class EditableKind:
 KINDS = (
     EditableKind("rules", "Action rules", RULES_FILE, _check_rules, "action_semantics (hot reload)"),
     EditableKind("lexicon", "Sentiment lexicon", LEXICON_FILE, _check_lexicon, "action_semantics (hot reload)"),
-    EditableKind("persona", "Persona", "persona.yaml", _check_persona, "dialogue (next start)"),
-    EditableKind("qa", "Questions and answers (qa.csv)", "qa.csv", _check_qa, "dialogue (next start)"),
+    EditableKind("persona", "Persona", "persona.yaml", _check_persona, "dialogue (hot reload)"),
+    EditableKind("qa", "Questions and answers (qa.csv)", "qa.csv", _check_qa, "dialogue (hot reload)"),
     EditableKind("schedule", "Proactive schedule", "schedule.yaml", _check_schedule, "dialogue and memory "
                                                                                        "(hot reload)"),
 )
