@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from harness import REPO, ros_environment
+from harness import REPO, ros_environment, wait_until
 
 from fay_ros.bringup.status import StatusBoard
 
@@ -32,6 +32,31 @@ def test_a_node_that_is_not_ready_is_named_with_its_reason(ros, launch_node):
     assert done.returncode == 1
     assert "not ready after 4 s: managed_probe: not ready: model file /models/missing.bin not found; " \
            "nobody_here: not running (yet)" in done.stdout
+
+
+def test_without_nodes_it_lists_the_companion_and_the_embedded_model_once_it_runs(ros, launch_node):
+    done = _status()
+    assert done.returncode == 1 and "dialogue" in done.stdout and "llm" not in done.stdout, done.stdout
+    launch_node(MODULE, name="llm").wait_ready(probe=ros)  # a lifecycle node called llm, as `fay-ros llm` runs
+
+    def table_with_llm():  # one short look each: again until discovery has brought its ready in
+        done = _status()
+        rows = {line.split()[0]: line for line in done.stdout.splitlines() if line and not line.startswith("[")}
+        return (done, rows) if "llm" in rows else None
+
+    done, rows = wait_until(table_with_llm, 60, interval=0.0, message="llm in the table of `fay-ros status`")
+    assert done.returncode == 1, done.stdout
+    assert rows["llm"].split()[1:] == ["OK", "ready"] and "not running (yet)" in rows["tts"]
+    assert "llm:" not in done.stdout.splitlines()[-1]  # not among the nodes that are not ready
+
+
+def test_an_optional_node_joins_the_board_only_once_heard():
+    board = StatusBoard(["a"], optional=["llm", "a"])
+    assert board.watched == ["a", "llm"] and list(board.nodes) == ["a"]
+    board.on_ready("a", True)
+    assert board.all_ready()
+    board.on_ready("llm", False)
+    assert not board.all_ready() and board.not_ready() == {"llm": "not ready"}
 
 
 def test_the_board_tells_ready_not_ready_and_never_heard():

@@ -155,6 +155,8 @@ def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]
 # The node set, in start order: (node name, module). Every node here has a console_scripts
 # entry of the same name in setup.py (a test checks it). Services first (memory), then the
 # nodes that call them, then the producers, so the first spoken question finds the graph up.
+# Nodes a bring-up starts only for some configurations: `fay-ros status` lists them once heard.
+OPTIONAL_NODES = ("llm",)  # the embedded model (fay-ros llm), when the dialogue uses it
 NODE_MODULES: list[tuple[str, str]] = [
     ("memory", "fay_ros.nodes.memory"),
     ("dialogue", "fay_ros.nodes.dialogue"),

@@ -27,8 +27,15 @@ class NodeStatus:
 
 
 class StatusBoard:
-    def __init__(self, expected: Iterable[str]) -> None:
+    def __init__(self, expected: Iterable[str], optional: Iterable[str] = ()) -> None:
+        """`optional`: nodes that are watched too but join the board only once heard from (the
+        embedded model's `llm` runs only when the dialogue uses it)."""
         self.nodes: dict[str, NodeStatus] = {name: NodeStatus() for name in expected}
+        self.optional = tuple(name for name in optional if name not in self.nodes)
+
+    @property
+    def watched(self) -> list[str]:
+        return [*self.nodes, *(name for name in self.optional if name not in self.nodes)]
 
     def on_ready(self, node: str, ready: bool) -> None:
         self.nodes.setdefault(node, NodeStatus()).ready = ready

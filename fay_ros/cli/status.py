@@ -1,6 +1,7 @@
 """`fay-ros status`: which nodes of the companion are ready, and why the others are not.
 
     fay-ros status                         the state of every companion node, after a short look
+                                           (and of the embedded model's `llm`, when it runs)
     fay-ros status --wait 120              wait until all are ready (exit 1 if not in time)
     fay-ros status --nodes dialogue,tts    only these nodes
 
@@ -17,7 +18,7 @@ import argparse
 import os
 import time
 
-from ..bringup.graph import NODE_MODULES
+from ..bringup.graph import NODE_MODULES, OPTIONAL_NODES
 from ..bringup.status import StatusBoard
 from ..common import topics
 
@@ -29,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "status", help="which companion nodes are ready, and why the others are not",
         description="Show each companion node's readiness and health, or wait until all are ready.")
     p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE, help="namespace of the companion (default: /fay)")
-    p.add_argument("--nodes", default="", help="comma-separated node names (default: every companion node)")
+    p.add_argument("--nodes", default="",
+                   help="comma-separated node names (default: every companion node, and llm when it runs)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="wait up to SECONDS until every node is ready (default: one short look)")
     p.add_argument("--quiet", action="store_true", help="print only the outcome line, not the table")
@@ -40,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     from ..nodes.status_probe import watch
 
-    names = [n.strip() for n in args.nodes.split(",") if n.strip()] or [name for name, _module in NODE_MODULES]
-    board = StatusBoard(names)
+    names = [n.strip() for n in args.nodes.split(",") if n.strip()]
+    board = StatusBoard(names) if names else StatusBoard([name for name, _module in NODE_MODULES], OPTIONAL_NODES)
     started = time.monotonic()
     if args.wait > 0:
         ready = watch(board, args.namespace, until=StatusBoard.all_ready, timeout=args.wait)
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(board.table(), flush=True)
     if ready:
-        print(f"[fay-ros status] companion ready: {len(names)} node(s) in {time.monotonic() - started:.1f} s",
+        print(f"[fay-ros status] companion ready: {len(board.nodes)} node(s) in {time.monotonic() - started:.1f} s",
               flush=True)
         return 0
     missing = "; ".join(f"{name}: {why}" for name, why in board.not_ready().items())

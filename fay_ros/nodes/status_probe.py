@@ -21,10 +21,10 @@ def watch(board: StatusBoard, namespace: str, *, until: Callable[[StatusBoard], 
     rclpy.init(args=[])
     node = rclpy.create_node("fay_ros_status", namespace=namespace)
     try:
-        for name in list(board.nodes):
+        for name in board.watched:
             node.create_subscription(Bool, ready_topic(name, namespace),
                                      lambda msg, n=name: board.on_ready(n, bool(msg.data)), READY_QOS)
-        states = {status_name(name, STATE_TASK): name for name in board.nodes}
+        states = {status_name(name, STATE_TASK): name for name in board.watched}
 
         def on_diagnostics(array: DiagnosticArray) -> None:
             for status in array.status:
