@@ -35,12 +35,14 @@ def test_a_node_that_is_not_ready_is_named_with_its_reason(ros, launch_node):
 
 
 def test_without_nodes_it_lists_the_companion_and_the_embedded_model_once_it_runs(ros, launch_node):
-    done = _status()
+    namespace = "/status_test"  # its own: the session's embedded model is /fay/llm
+    done = _status("--namespace", namespace)
     assert done.returncode == 1 and "dialogue" in done.stdout and "llm" not in done.stdout, done.stdout
-    launch_node(MODULE, name="llm").wait_ready(probe=ros)  # a lifecycle node called llm, as `fay-ros llm` runs
+    # a lifecycle node called llm, as `fay-ros llm` runs
+    launch_node(MODULE, name="llm", namespace=namespace).wait_ready(probe=ros)
 
     def table_with_llm():  # one short look each: again until discovery has brought its ready in
-        done = _status()
+        done = _status("--namespace", namespace)
         rows = {line.split()[0]: line for line in done.stdout.splitlines() if line and not line.startswith("[")}
         return (done, rows) if "llm" in rows else None
 
@@ -54,7 +56,8 @@ def test_an_optional_node_joins_the_board_only_once_heard():
     board = StatusBoard(["a"], optional=["llm", "a"])
     assert board.watched == ["a", "llm"] and list(board.nodes) == ["a"]
     board.on_ready("a", True)
-    assert board.all_ready()
+    board.on_state("llm", 0, "ready")  # another companion's llm: /diagnostics names have no namespace
+    assert board.all_ready() and list(board.nodes) == ["a"]
     board.on_ready("llm", False)
     assert not board.all_ready() and board.not_ready() == {"llm": "not ready"}
 

@@ -28,8 +28,8 @@ class NodeStatus:
 
 class StatusBoard:
     def __init__(self, expected: Iterable[str], optional: Iterable[str] = ()) -> None:
-        """`optional`: nodes that are watched too but join the board only once heard from (the
-        embedded model's `llm` runs only when the dialogue uses it)."""
+        """`optional`: nodes that are watched too but join the board only once their `~/ready`
+        is heard (the embedded model's `llm` runs only when the dialogue uses it)."""
         self.nodes: dict[str, NodeStatus] = {name: NodeStatus() for name in expected}
         self.optional = tuple(name for name in optional if name not in self.nodes)
 
@@ -41,6 +41,10 @@ class StatusBoard:
         self.nodes.setdefault(node, NodeStatus()).ready = ready
 
     def on_state(self, node: str, level: int, message: str) -> None:
+        if node not in self.nodes and node in self.optional:
+            # /diagnostics names carry no namespace (fay/<node>: state): only its namespaced
+            # ~/ready says that an optional node runs in this companion
+            return
         status = self.nodes.setdefault(node, NodeStatus())
         status.level, status.message = level, message
 
