@@ -152,11 +152,13 @@ def load_parameters(path: Path | str | None = None) -> dict[str, dict[str, Any]]
     return {node_name(key): dict(entry.ros__parameters or {}) for key, entry in parsed.root.items()}
 
 
+# Nodes a bring-up starts only for some configurations (the embedded model `fay-ros llm`, when
+# the dialogue uses it): its status check waits for them, `fay-ros status` lists them once heard.
+OPTIONAL_NODES = ("llm",)
+
 # The node set, in start order: (node name, module). Every node here has a console_scripts
 # entry of the same name in setup.py (a test checks it). Services first (memory), then the
 # nodes that call them, then the producers, so the first spoken question finds the graph up.
-# Nodes a bring-up starts only for some configurations: `fay-ros status` lists them once heard.
-OPTIONAL_NODES = ("llm",)  # the embedded model (fay-ros llm), when the dialogue uses it
 NODE_MODULES: list[tuple[str, str]] = [
     ("memory", "fay_ros.nodes.memory"),
     ("dialogue", "fay_ros.nodes.dialogue"),
@@ -288,7 +290,8 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
             args += ["--no-page"]
         processes.append(ProcessSpec("web", tuple(args)))
     # Once: says when every node is ready, or which is not and why (readiness + /diagnostics).
-    nodes = ",".join([spec.name for spec in companion_nodes(options)] + [p.name for p in processes if p.name == "llm"])
+    nodes = ",".join([spec.name for spec in companion_nodes(options)]
+                     + [p.name for p in processes if p.name in OPTIONAL_NODES])
     processes.append(ProcessSpec("status", ("status", "--namespace", namespace(options), "--nodes", nodes,
                                             "--wait", str(READY_WAIT), "--quiet"), respawn=False))
     return processes

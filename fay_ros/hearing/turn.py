@@ -55,7 +55,8 @@ and or but because although unless whereas than if the a an my your our their it
 PREPOSITIONS_EN = frozenset("""
 to of for with without from in on at about into onto by as over under after before between through
 """.split())
-OPEN_UNPUNCTUATED_EN = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN | frozenset("""
+OPEN_WITH_STOP_EN = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN  # open although a full stop or "!" follows
+OPEN_UNPUNCTUATED_EN = OPEN_WITH_STOP_EN | frozenset("""
 so since though when while then that which who whom whose like this these those some any
 i we you he she they is are was were am be been being have has had do does did can could will would should
 want wanna gonna need going
@@ -120,7 +121,7 @@ def text_cue(text: str) -> str:
     if t.endswith(("?", "？")):
         open_words = FILLERS_EN
     elif t.endswith(SENTENCE_END):
-        open_words = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN
+        open_words = OPEN_WITH_STOP_EN
     else:
         open_words = OPEN_UNPUNCTUATED_EN
     if last in open_words:
