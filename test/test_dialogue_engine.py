@@ -801,3 +801,21 @@ def test_a_proactive_line_never_talks_over_the_users_running_turn(fresh):
         await asyncio.gather(running.task, return_exceptions=True)
         await rig.close()
     run(scenario())
+
+
+def test_warm_up_makes_the_model_client_without_asking_the_model(llm):
+    """The first turn after start-up does not wait for the OpenAI SDK's import and client."""
+    llm.reset()
+
+    async def scenario():
+        rig = Rig(llm)
+        assert rig.engine.small._client is None
+        await rig.engine.warm_up()
+        assert rig.engine.small._client is not None
+        assert llm.requests == [], "the warm-up of a capable profile asked the model"
+        llm.script(fake.judge_finish("Hi there."))
+        await asyncio.wait_for(rig.engine.submit("gus", "Hello.", "en"), WAIT)
+        assert rig.texts() == ["Hi there."]
+        await rig.close()
+    run(scenario())
+    llm.reset()

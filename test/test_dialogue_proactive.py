@@ -81,6 +81,8 @@ class SimDialogue:
         self.proc = NodeProcess("fay_ros.nodes.dialogue", params, namespace=NS)
         self.proc.wait_ready(timeout=40, probe=probe)
         probe.wait_for_subscribers(self.clock)
+        probe.wait_for_subscribers(self.speaking)
+        probe.wait_for_subscribers(self.detected)
         probe.wait_matched(self.events, "dialogue")
         probe.wait_matched(self.replies, "dialogue")
         self.now = 0.0
@@ -140,7 +142,10 @@ def test_proactive_talk_follows_the_schedule_under_sim_time(probe, llm, tmp_path
                        "the good morning of 2 January")
 
         # an event topic fires its trigger; while the robot speaks the line waits for it to end
+        # (the trigger goes out once the node has heard the robot speak: two topics, no order)
         node.speaking.publish(SpeechState(speaking=True, utterance_id="other:0"))
+        node.run_clock(node.now, lambda: any(w["robot_speaking"] == "true" for w in node.of("waiting")),
+                       "the robot's speech seen by the node")
         node.run_clock(at(2026, 1, 2, 9, 0), lambda: node.detected.publish(Bool(data=True))
                        or any("greet" in w["triggers"] for w in node.of("waiting")), "the greeting waiting")
         [waiting] = [w for w in node.of("waiting") if "greet" in w["triggers"]]

@@ -127,6 +127,61 @@ def test_a_probe_reads_statelessly_and_stores_learns_nothing(fresh):
     run(scenario())
 
 
+class SlowProbeMemory(RecordingMemory):
+    """A probe's (stateless) recall waits until `release` is set: the final arrives while the
+    probe is still gathering its context."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def recall(self, owner, query, n=5, *, stateless=False):
+        if stateless:
+            await self.release.wait()
+        return await super().recall(owner, query, n, stateless=stateless)
+
+
+def test_a_final_during_the_probes_context_lets_it_start_the_model_and_takes_that_stream(fresh):
+    async def scenario():
+        memory = SlowProbeMemory()
+        rig = speculative_rig(fresh, memory=memory)
+        [early] = fresh.script(fake.judge_finish("It will rain. Take an umbrella.", gate_after=1))
+        probe = rig.engine.speculate("eve", "Is it going to rain today?", "en")
+        await asyncio.sleep(0)     # the probe is now waiting for its recall
+        task = rig.engine.submit("eve", "Is it going to rain today?", "en")
+        await asyncio.sleep(0)
+        assert not probe.done(), "the final's turn cancelled the probe on the same words"
+        memory.release.set()
+        assert await wait_thread_event(early.started)
+        early.gate.set()   # nothing else is scripted: a second request would fail
+        await asyncio.wait_for(task, WAIT)
+        assert rig.texts() == ["It will rain.", "Take an umbrella."]
+        assert len(fresh.requests) == 1
+        stats = rig.engine.small.stats
+        assert (stats.started, stats.used, stats.discarded) == (1, 1, 0)
+        assert memory.stateless == [True, False]   # the probe's recall came first
+        await rig.close()
+    run(scenario())
+
+
+def test_a_final_with_other_words_cancels_the_probe_still_gathering(fresh):
+    async def scenario():
+        memory = SlowProbeMemory()
+        rig = speculative_rig(fresh, memory=memory)
+        fresh.script(fake.judge_finish("Tea it is."))
+        probe = rig.engine.speculate("fay", "I would like", "en")
+        await asyncio.sleep(0)
+        task = rig.engine.submit("fay", "I would like a cup of tea.", "en")
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(probe, WAIT)
+        await asyncio.wait_for(task, WAIT)
+        assert rig.texts() == ["Tea it is."]
+        assert len(fresh.requests) == 1 and fresh.requests[0]["messages"][-1]["content"].endswith("a cup of tea.")
+        assert rig.engine.small.stats.started == 0
+        await rig.close()
+    run(scenario())
+
+
 def test_a_qa_hit_is_not_speculated(fresh, tmp_path):
     table = tmp_path / "qa.csv"
     table.write_text("问题,答案,脚本\n你叫什么名字,我是Fay。,\n", encoding="utf-8")

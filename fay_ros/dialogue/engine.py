@@ -174,6 +174,7 @@ class DialogueEngine:
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
         self._probe: asyncio.Task | None = None  # the speculative probe (speculation.py), if running
+        self._probe_for: tuple[str, str] = ("", "")  # (user, text) the probe runs on
         self._interrupted = False
         # sentences of replies said outside the engine, by conversation id, until their is_end
         self._said: dict[str, tuple[str, list[str]]] = {}
@@ -229,8 +230,10 @@ class DialogueEngine:
         text = text.strip()
         if not text:
             return None
-        if self._probe is not None and not self._probe.done():
-            self._probe.cancel()  # still gathering context: the real turn does it itself
+        probe = self._probe if self._probe is not None and not self._probe.done() else None
+        if probe is not None and self._probe_for != (user_id, text):
+            probe.cancel()  # a guess at other words: the real turn gathers its own context
+            probe = None
         self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
         replace = self._interrupted
         previous = self._running.get(user_id)
@@ -239,8 +242,24 @@ class DialogueEngine:
             replace = True
         self._interrupted = False
         opened = self._open_turn(user_id)
-        return self._run(user_id, opened, self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
-                                                       observer=observer))
+
+        async def turn() -> TurnTrace:
+            if probe is not None:
+                await self._let_probe_park(probe)
+            return await self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
+                                       observer=observer)
+        return self._run(user_id, opened, turn())
+
+    async def _let_probe_park(self, probe: asyncio.Task) -> None:
+        """The final came while the probe on the same words was still gathering context: let it
+        reach its model call (it parks there, and this turn's identical request takes that
+        stream over) instead of cancelling it and starting the model later. Bounded by the
+        probe's own context timeouts; a turn cancelled meanwhile takes the probe with it."""
+        try:
+            await asyncio.wait({probe}, timeout=self.settings.memory_timeout + self.settings.prestart_timeout)
+        finally:
+            if not probe.done():
+                probe.cancel()
 
     def _run(self, user_id: str, opened: tuple[int, str], turn: Any) -> Turn:
         """Run a turn's coroutine as the user's running turn (the one an input or an interrupt
@@ -272,6 +291,7 @@ class DialogueEngine:
         if self.tasks.running(user_id) is not None:
             return None
         self._probe = asyncio.ensure_future(self._probe_turn(user_id, text, language))
+        self._probe_for = (user_id, text)
         return self._probe
 
     async def _probe_turn(self, user_id: str, text: str, language: str) -> None:
@@ -405,8 +425,11 @@ class DialogueEngine:
             await asyncio.gather(*list(self._background), return_exceptions=True)
 
     async def warm_up(self) -> None:
-        """Prime the model server with the prompt prefix every tiny turn starts with, so the
+        """Make the model clients (so the first user turn does not wait for the SDK), and
+        prime the model server with the prompt prefix every tiny turn starts with, so the
         first user turn does not pay for it (llama.cpp keeps it in its prompt cache)."""
+        for client in filter(None, (self.small, self.big)):
+            client.prepare()
         if self.small is None or self.settings.profile != TINY:
             return
         messages = prompts.tiny_messages(self._tiny_system({}), [], [], "Hello.")

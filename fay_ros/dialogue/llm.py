@@ -206,6 +206,13 @@ class ChatClient:
             timeout=Timeout(connect=e.connect_timeout, read=read_timeout, write=e.connect_timeout,
                             pool=e.connect_timeout))
 
+    def prepare(self) -> None:
+        """Make the pooled client of stream() now, on the loop that will stream: importing the
+        OpenAI SDK and building its HTTP client takes about half a second here, which the
+        first turn after start-up would otherwise wait for. Sends nothing."""
+        if self._client is None and self.configured:
+            self._client = self._new_client(self.endpoint.idle_timeout)
+
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()

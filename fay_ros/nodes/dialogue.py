@@ -387,7 +387,7 @@ class DialogueNode(Node):
 
             mcp = self._mcp
             asyncio.run_coroutine_threadsafe(_call(lambda: mcp.start(listed)), self._loop)
-        # prime the model server's prompt cache with the persona prefix (tiny profile)
+        # make the model clients now, and prime the model server's prompt cache (tiny profile)
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
         self._files_status = StatusPublisher(self, "files")
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))

@@ -17,7 +17,7 @@ triggers when nobody has been heard for `absent_after` seconds.
   `event` speak / drop / skip, `trigger`, `kind`, `user`, `due`, `clock` (the node time of the
   decision), `reason`, `conversation_id`), `event` plan (`clock`, and each time trigger's
   next time) whenever the plan changes, `event` waiting (`triggers`: the due lines waiting for
-  speech to end, `robot_speaking`, `user_speaking`) whenever that set changes, so a robot
+  speech to end, `robot_speaking`, `user_speaking`) whenever one of the three changes, so a robot
   program, an operator or a test sees what was said or suppressed and why, without the log.
   Events name the trigger and the user, never what was said.
 """
@@ -66,7 +66,8 @@ class ProactiveTalk:
         self._robot_speaking = False
         self._subscriptions: dict[tuple[str, str], Any] = {}
         self._plan: dict[str, float | None] | None = None
-        self._waiting: list[str] = []
+        # what the last `waiting` event said: (due lines waiting, robot speaking, user speaking)
+        self._waiting: tuple[list[str], bool, bool] = ([], False, False)
         group = MutuallyExclusiveCallbackGroup()
         self._events = node.create_publisher(DiagnosticStatus, PROACTIVE_TOPIC, qos.EVENTS)
         self._status = StatusPublisher(node, "schedule")
@@ -105,8 +106,8 @@ class ProactiveTalk:
                                           robot_speaking=self._robot_speaking)
             plan = self.planner.next_due()
             waiting = sorted(self.planner.waiting())
-        if waiting != self._waiting:
-            self._waiting = waiting
+        if (waiting, self._robot_speaking, self._user_speaking) != self._waiting:
+            self._waiting = (waiting, self._robot_speaking, self._user_speaking)
             self._publish("waiting", f"waiting for speech to end: {', '.join(waiting) or 'nothing'}",
                           {"clock": repr(now), "triggers": ",".join(waiting),
                            "robot_speaking": str(self._robot_speaking).lower(),
