@@ -30,7 +30,7 @@ class Clip:
     audio: np.ndarray
     last_part_start: float     # seconds: the last part's speech starts here
     speech_end: float          # seconds: the last voiced sample of the whole turn
-    paused: bool
+    pauses: list[float]        # seconds of each pause inside the turn
 
 
 def voiced_bounds(samples: np.ndarray, threshold: float = 300.0) -> tuple[int, int]:
@@ -62,7 +62,7 @@ def load_clips() -> list[Clip]:
         speech_end = sum(len(p) for p in pieces) / RATE
         pieces.append(silence(TRAIL_S))
         clips.append(Clip(item["id"], item["id"][:2], np.concatenate(pieces), last_start, speech_end,
-                          any(isinstance(p, (int, float)) for p in item["parts"])))
+                          [float(p) for p in item["parts"] if isinstance(p, (int, float))]))
     return clips
 
 
@@ -147,10 +147,12 @@ def run() -> str:
     chinese = WhisperRecognizer(language="zh")
     english.transcribe(clips[0].audio[:RATE])   # warm-up
     results = evaluate({"en": english, "zh": chinese}, clips)
-    paused = sum(c.paused for c in clips)
+    pauses = [p for c in clips for p in c.pauses]
+    paused = sum(bool(c.pauses) for c in clips)
     lines = [
-        f"{len(clips)} utterances from `test/data/turns/utterances.json` ({paused} with a pause of 0.8–1.1 s "
-        "inside the sentence, half English, half Chinese), espeak-ng speech, Whisper base on 2 shared cores, "
+        f"{len(clips)} utterances from `test/data/turns/utterances.json` ({paused} with a pause of "
+        f"{min(pauses):.1f}–{max(pauses):.1f} s inside the sentence, half English, half Chinese), espeak-ng speech, "
+        "Whisper base on 2 shared cores, "
         "replayed as the asr worker sees them (decoding time counts). Cut-off: the final came before the "
         f"person's last words. Late: the final came more than {LATE_MS} ms after the last voiced sample. "
         "Extra wait: final ready minus last voiced sample (utterances not cut off).",

@@ -74,7 +74,7 @@ def rig(llm):
         pubs[topics.INTERRUPT] = probe.publisher(Empty, topics.INTERRUPT)
         for pub in pubs.values():
             probe.wait_for_subscribers(pub)
-        probe.wait_for_publishers(topics.REPLY)
+        probe.wait_matched(replies, "dialogue")   # the node's first reply must reach the collector
         yield probe, node, memory, replies, pubs
     finally:
         node.stop()

@@ -145,6 +145,10 @@ def test_the_awake_window_follows_the_sim_clock(ros, launch_node):
                                             "wake_words": ["computer"], "awake_window_s": 10.0})
     asr.wait_ready(timeout=60, probe=ros)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
+    # matched before it is used: the end of the robot's turn must reach the asr before the
+    # utterance it lets in is judged (a publisher made at that moment can still be in discovery)
+    speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+    ros.wait_for_subscribers(speaking)
 
     def set_sim_time(t: float) -> None:
         """Publish /clock until the asr's own clock shows it (its health is stamped with it)."""
@@ -168,7 +172,7 @@ def test_the_awake_window_follows_the_sim_clock(ros, launch_node):
     # The end of the robot's turn is read from the node clock: at sim time t0+70 it extends the
     # window to t0+80, so speech ending at ~t0+76 is still heard.
     set_sim_time(t0 + 70)
-    ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED).publish(SpeechState(speaking=False))
+    speaking.publish(SpeechState(speaking=False))
     feed.say("How is the weather today?", at=t0 + 74)
     weather = finals.wait_for_match(lambda m: "weather" in m.text, timeout=60, what="speech in the extended window")
     assert weather.header.stamp.sec < t0 + 80

@@ -29,6 +29,12 @@ RATE = 16000
     ("Can you, um?", INCOMPLETE),
     ("We could go to the park or.", INCOMPLETE),
     ("How dare you", INCOMPLETE),        # no punctuation: a pronoun may still go on
+    ("I would like a", INCOMPLETE),
+    ("I saw a.", INCOMPLETE),
+    ("Goodnight, A.", COMPLETE),          # a capital A inside a sentence is the letter (a misheard name) ...
+    ("God I T A", UNKNOWN),
+    ("Yes. A", INCOMPLETE),               # ... but the article when it starts a sentence
+    ("A", INCOMPLETE),
     ("", UNKNOWN),
     ("现在几点了？", COMPLETE),
     ("我有点累了", COMPLETE),             # a closing particle without punctuation

@@ -28,7 +28,12 @@ def test_waits_until_the_nodes_are_ready(ros, launch_node):
 def test_a_node_that_is_not_ready_is_named_with_its_reason(ros, launch_node):
     launch_node(MODULE, {"fail_reason": "model file /models/missing.bin not found"}, name="managed_probe")
     ros.readiness("managed_probe").wait_for(lambda msgs: msgs and msgs[-1].data is False)
-    done = _status("--nodes", "managed_probe,nobody_here", "--wait", "4")
+
+    def with_reason():  # again until discovery has brought the node's /diagnostics in within the wait
+        done = _status("--nodes", "managed_probe,nobody_here", "--wait", "4")
+        return done if "missing.bin" in done.stdout else None
+
+    done = wait_until(with_reason, 60, interval=0.0, message="the reason in `fay-ros status`")
     assert done.returncode == 1
     assert "not ready after 4 s: managed_probe: not ready: model file /models/missing.bin not found; " \
            "nobody_here: not running (yet)" in done.stdout

@@ -312,9 +312,10 @@ def test_each_face_hears_only_its_own_conversations(door, ros):
 
         try:
             async with asyncio.timeout(30):
-                # Both subscriptions are in place once both faces hear a guest's "ping"
-                # (the bridge acknowledges no subscribe).
-                while not all(seen(n, lambda m: m["msg"].get("text") == "ping") for n in heard):
+                # Both faces' subscriptions (reply and action_cue) are in place once both hear a
+                # guest's "ping" on each (the bridge acknowledges no subscribe).
+                while not all(seen(n, lambda m: m["msg"].get("text") == "ping")
+                              and seen(n, lambda m: m["msg"].get("code") == "ping") for n in heard):
                     replies.publish(Utterance(user_id="", conversation_id="guest-0-x", text="ping", is_end=True))
                     cues.publish(ActionCue(code="ping", behavior="idle", utterance_id="guest-0-x:0"))
                     await asyncio.sleep(0.2)  # poll interval
@@ -324,7 +325,10 @@ def test_each_face_hears_only_its_own_conversations(door, ros):
                                               is_first=True, is_end=True, source="llm"))
                 cues.publish(ActionCue(code="x", behavior="wave", text="Bob, your coffee is black.",
                                        matched_keywords=["coffee"], utterance_id="bob-1-x:0"))
-                while not all(seen(n, lambda m: m["msg"].get("behavior") == "wave") for n in heard):
+                # the cue and the replies are on two topics, with no order between them
+                while not all(seen(n, lambda m: m["msg"].get("behavior") == "wave")
+                              and seen(n, lambda m: m["msg"].get("text") == "Hello whoever is there.")
+                              for n in heard):
                     await asyncio.sleep(0.05)
         finally:
             await alice.close()

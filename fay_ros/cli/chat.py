@@ -221,7 +221,9 @@ def _conversation(args: argparse.Namespace, make_engine: Callable[[], DialogueEn
     loop = asyncio.new_event_loop()
 
     async def build() -> DialogueEngine:
-        return make_engine()
+        engine = make_engine()
+        engine.prepare_clients()   # the first answer does not wait for the SDK's import
+        return engine
 
     engine = loop.run_until_complete(build())
 

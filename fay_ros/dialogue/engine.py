@@ -424,12 +424,17 @@ class DialogueEngine:
         while self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)
 
-    async def warm_up(self) -> None:
-        """Make the model clients (so the first user turn does not wait for the SDK), and
-        prime the model server with the prompt prefix every tiny turn starts with, so the
-        first user turn does not pay for it (llama.cpp keeps it in its prompt cache)."""
+    def prepare_clients(self) -> None:
+        """Make the model clients now (on the engine's loop), so the first user turn does not
+        wait for the SDK (ChatClient.prepare). Sends nothing."""
         for client in filter(None, (self.small, self.big)):
             client.prepare()
+
+    async def warm_up(self) -> None:
+        """Make the model clients, and prime the model server with the prompt prefix every
+        tiny turn starts with, so the first user turn does not pay for it (llama.cpp keeps it
+        in its prompt cache)."""
+        self.prepare_clients()
         if self.small is None or self.settings.profile != TINY:
             return
         messages = prompts.tiny_messages(self._tiny_system({}), [], [], "Hello.")

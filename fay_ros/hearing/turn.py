@@ -7,7 +7,8 @@ AsrCore's early decode) and this module judges two cues:
   closing particle 了 吗 呢 吧 ...) -> complete; it ends in a comma, an ellipsis, or a word that
   cannot end an utterance (a conjunction, filler or preposition: "and", "um", "to", "the",
   的, 然后, 嗯, 因为 ...; how sure depends on the punctuation the recogniser wrote after it:
-  "What can you do?" and "Yes, I do." end, "I want to." and "I want" do not) -> incomplete;
+  "What can you do?" and "Yes, I do." end, "I want to." and "I want" do not; a capital "A"
+  inside a sentence is the letter, not the article) -> incomplete;
   anything else -> unknown;
 - prosody (`prosody_cue`, from the last ~300 ms of voice): the pitch falls by at least
   `fall_semitones` or the energy decays by at least `decay_db` -> final; the pitch rises by at
@@ -118,6 +119,8 @@ def text_cue(text: str) -> str:
         return UNKNOWN
     words = _WORD.findall(body)
     last = words[-1].lower() if words else ""
+    if words and _letter_a(body, words[-1]):
+        last = ""   # not the article: nothing open about it
     if t.endswith(("?", "？")):
         open_words = FILLERS_EN
     elif t.endswith(SENTENCE_END):
@@ -127,6 +130,15 @@ def text_cue(text: str) -> str:
     if last in open_words:
         return INCOMPLETE
     return COMPLETE if t.endswith(SENTENCE_END) else UNKNOWN
+
+
+def _letter_a(body: str, word: str) -> bool:
+    """A capital "A" that does not start a sentence is the letter (an initial, or a name the
+    recogniser heard as one: "Good night, Fay." as "Goodnight, A."), not the article."""
+    if word != "A":
+        return False
+    before = body[:body.rfind(word)].rstrip()
+    return bool(before) and not before.endswith(SENTENCE_END)
 
 
 @dataclass(frozen=True)
