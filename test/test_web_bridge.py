@@ -18,7 +18,7 @@ import pytest
 
 from fay_msgs.msg import ActionCue, Transcript
 from fay_msgs.srv import Recall
-from harness import free_port, repeat_until, start_web, wait_until, write_web_access
+from harness import free_port, publish_until, start_web, wait_until, write_web_access
 
 from fay_ros.common import qos, topics
 
@@ -54,10 +54,10 @@ def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
         publisher = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
         ros.wait_for_subscribers(publisher)  # the bridge's subscription, made for roslibpy
         # both ends are new: until the bridge has matched our writer a volatile cue can be lost
-        repeat_until(lambda: publisher.publish(ActionCue(
-            code="guidance.invite", behavior="invite", affect="warm", intensity=0.74, priority=82, sentiment=0.5,
-            text="这边请", utterance_id="c1:0", matched_keywords=["这边请"])), got_cue.is_set, timeout=20,
-            message="an ActionCue through the bridge to roslibpy")
+        publish_until(publisher, ActionCue(code="guidance.invite", behavior="invite", affect="warm", intensity=0.74,
+                                           priority=82, sentiment=0.5, text="这边请", utterance_id="c1:0",
+                                           matched_keywords=["这边请"]),
+                      got_cue.is_set, 20, message="an ActionCue through the bridge to roslibpy")
         cue = received[0]
         assert (cue["behavior"], cue["affect"], cue["priority"], cue["utterance_id"]) == ("invite", "warm", 82, "c1:0")
         assert abs(cue["intensity"] - 0.74) < 1e-6

@@ -206,12 +206,18 @@ class ChatClient:
             timeout=Timeout(connect=e.connect_timeout, read=read_timeout, write=e.connect_timeout,
                             pool=e.connect_timeout))
 
-    def prepare(self) -> None:
-        """Make the pooled client of stream() now, on the loop that will stream: importing the
-        OpenAI SDK and building its HTTP client takes about half a second here, which the
-        first turn after start-up would otherwise wait for. Sends nothing."""
-        if self._client is None and self.configured:
+    def _pooled(self) -> Any:
+        """The pooled client of stream(), made on first use (in the loop that streams)."""
+        if self._client is None:
             self._client = self._new_client(self.endpoint.idle_timeout)
+        return self._client
+
+    def prepare(self) -> None:
+        """Make the pooled client now, on the loop that will stream: importing the OpenAI SDK
+        and building its HTTP client takes about half a second here, which the first turn
+        after start-up would otherwise wait for. Sends nothing."""
+        if self.configured:
+            self._pooled()
 
     async def close(self) -> None:
         if self._client is not None:
@@ -239,10 +245,9 @@ class ChatClient:
         finish_reason = ""
         got_anything = False
         try:
-            if self._client is None:
-                self._client = self._new_client(self.endpoint.idle_timeout)
+            client = self._pooled()
             requested = time.monotonic()
-            stream = await self._open(self._client, kwargs)
+            stream = await self._open(client, kwargs)
             async with stream:
                 iterator = stream.__aiter__()
                 deadline = self.endpoint.first_token_timeout
