@@ -84,8 +84,9 @@ def replay(clip: Clip, core) -> Outcome:
     for i in range(0, len(clip.audio), CHUNK):
         arrival = (i + CHUNK) / RATE
         busy_until = max(busy_until, arrival)
+        behind = (i + 2 * CHUNK) / RATE <= busy_until   # the next chunk has arrived already
         t0 = time.perf_counter()
-        events = core.feed(clip.audio[i:i + CHUNK], RATE, i / RATE)
+        events = core.feed(clip.audio[i:i + CHUNK], RATE, i / RATE, behind=behind)
         busy_until += time.perf_counter() - t0
         guesses += [(busy_until, e.text) for e in events if e.speculative]
         finals = [e for e in events if e.is_final]

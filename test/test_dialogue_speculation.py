@@ -182,6 +182,54 @@ def test_a_final_with_other_words_cancels_the_probe_still_gathering(fresh):
     run(scenario())
 
 
+class ChangingProfileMemory(RecordingMemory):
+    """DictMemory whose profile facts can change between turns."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.facts: list[str] = []
+
+    async def profile(self, owner):
+        await super().profile(owner)
+        return list(self.facts)
+
+
+def test_a_probe_reuses_the_rules_and_profile_of_the_last_turn_and_the_real_turn_checks_them(fresh):
+    async def scenario():
+        memory = ChangingProfileMemory()
+        rig = speculative_rig(fresh, memory=memory)
+        fresh.script(fake.judge_finish("Hello Captain."))
+        await asyncio.wait_for(rig.engine.submit("alice", "Hello.", "en"), WAIT)   # a first, real turn
+        calls = len(memory.calls)
+
+        # unchanged since that turn: the probe asks memory only for the recall, and its stream is used
+        [early] = fresh.script(fake.judge_finish("I am fine, Captain.", gate_after=1))
+        await asyncio.wait_for(rig.engine.speculate("alice", "How are you?", "en"), WAIT)
+        assert await wait_thread_event(early.started)
+        assert memory.calls[calls:] == [("recall", "alice")]
+        assert "Always call the user Captain." in fresh.requests[-1]["messages"][0]["content"]
+        task = rig.engine.submit("alice", "How are you?", "en")
+        early.gate.set()
+        await asyncio.wait_for(task, WAIT)
+        assert sorted(c[0] for c in memory.calls[calls + 1:]) == ["profile", "recall", "rules"]
+        assert rig.engine.small.stats.used == 1
+
+        # the profile changed after the last turn read it: the probe's prompt is out of date, so
+        # the real turn (which reads it afresh) does not take its stream and asks again
+        memory.facts = ["fact:user.city=Lisbon"]
+        [stale, real] = fresh.script(fake.judge_finish("Old guess.", gate_after=1),
+                                     fake.judge_finish("Lisbon is lovely."))
+        await asyncio.wait_for(rig.engine.speculate("alice", "Where do I live?", "en"), WAIT)
+        assert await wait_thread_event(stale.started)
+        assert "Lisbon" not in fresh.requests[-1]["messages"][0]["content"]
+        await asyncio.wait_for(rig.engine.submit("alice", "Where do I live?", "en"), WAIT)
+        assert "Lisbon" in fresh.requests[-1]["messages"][0]["content"]
+        assert rig.texts()[-1] == "Lisbon is lovely."
+        assert (rig.engine.small.stats.used, rig.engine.small.stats.discarded) == (1, 1)
+        await rig.close()
+    run(scenario())
+
+
 def test_a_qa_hit_is_not_speculated(fresh, tmp_path):
     table = tmp_path / "qa.csv"
     table.write_text("问题,答案,脚本\n你叫什么名字,我是Fay。,\n", encoding="utf-8")

@@ -49,6 +49,20 @@ def test_text_cue(text, cue):
     assert text_cue(text) == cue
 
 
+@pytest.mark.parametrize("text, confidence, cue", [
+    ("How dare you", 0.9, INCOMPLETE),   # sure of the words: a pronoun with no punctuation may go on
+    ("How do you", 0.3, UNKNOWN),        # unsure and unpunctuated: a garble ("How old are you?"), not a fragment
+    ("I want", 0.3, UNKNOWN),
+    ("I want to", 0.3, INCOMPLETE),      # the strong open endings hold whatever the confidence
+    ("Could you play the", 0.2, INCOMPLETE),
+    ("Can you remind me, um", 0.2, INCOMPLETE),
+    ("我今天去了公园，然后", 0.2, INCOMPLETE),
+    ("What can you do?", 0.2, COMPLETE),
+])
+def test_an_unsure_transcript_leaves_only_its_strong_open_endings_open(text, confidence, cue):
+    assert text_cue(text, confidence) == cue
+
+
 def test_waits_by_cue_and_thresholds_must_rise():
     s = TurnSettings()
     assert s.wait_ms(COMPLETE, UNKNOWN) == s.complete_ms < s.wait_ms(UNKNOWN, FINAL) == s.prosody_ms
@@ -156,3 +170,124 @@ def test_a_speculation_is_withdrawn_when_the_voice_comes_back_and_never_made_for
     assert [(e.speculative, e.text) for e in events] == [
         (True, "I called out sleep"), (True, ""), (True, "I called out sleep and then went home."),
         (False, "I called out sleep and then went home.")], [(e.speculative, e.text) for e in events]
+
+
+class WatchedRecognizer(ScriptedRecognizer):
+    """A ScriptedRecognizer that notes the silence (ms) its core had reached at each decode."""
+
+    def __init__(self, texts: list[str]) -> None:
+        super().__init__(texts)
+        self.core = None
+        self.decoded_at: list[int] = []
+
+    def peek(self):
+        self.decoded_at.append(self.core.segmenter.vad.silent_ms)
+        return super().peek()
+
+
+def _watched(texts: list[str], **settings):
+    from fay_ros.hearing.asr_core import AsrCore
+
+    recognizer = WatchedRecognizer(texts)
+    core = AsrCore(recognizer, turn=TurnSettings(), **settings)
+    recognizer.core = core
+    return core, recognizer
+
+
+def _events_at_silence(core, audio: np.ndarray) -> list[tuple[int, bool, str]]:
+    """(silence in ms when it came, is final, text) of every speculative and final event."""
+    out = []
+    for i in range(0, len(audio), 480):
+        for e in core.feed(audio[i:i + 480], RATE, i / RATE):
+            out.append((core.segmenter.vad.silent_ms, e.is_final, e.text))
+    return out
+
+
+def _voice(seconds: float) -> np.ndarray:
+    """A steady voiced buzz (140 Hz and its harmonics): voice to the VAD from its first frame
+    to its last, with no gaps of its own, so the test alone places the silences."""
+    assert round(seconds / 0.03, 6).is_integer(), "whole 30 ms frames keep the gaps on frame boundaries"
+    t = np.arange(int(round(seconds * RATE))) / RATE
+    wave = sum(np.sin(2 * np.pi * 140.0 * k * t) / k for k in range(1, 25))
+    ramp = np.minimum(1.0, np.minimum(t / 0.01, (seconds - t) / 0.01))
+    return (wave * ramp / np.max(np.abs(wave)) * 8000).astype(np.int16)
+
+
+def _one_silent_frame() -> np.ndarray:
+    """A gap of one 30 ms VAD frame (the audio around it is framed on whole frames too)."""
+    from synthetic_speech import silence
+    return silence(0.03)
+
+
+def test_the_early_decode_starts_at_the_first_silent_frame_and_speculates_once_the_silence_lasts():
+    from synthetic_speech import silence
+
+    core, recognizer = _watched(["What can you.", "What can you do?"])
+    audio = np.concatenate([silence(0.39), _voice(0.6), _one_silent_frame(), _voice(0.3), silence(1.0)])
+    events = _events_at_silence(core, audio)
+    # the gap inside the sentence was decoded (one frame of silence) but started no model
+    assert recognizer.decoded_at == [30, 30]
+    assert [(final, text) for _ms, final, text in events] == [(False, "What can you do?"), (True, "What can you do?")]
+    assert events[0][0] == 60, "the speculation waits until the silence lasts speculate_ms"
+
+
+def test_a_short_sound_after_a_complete_sentence_keeps_its_speculation_going():
+    from synthetic_speech import silence
+
+    said = "Can you tell me a joke?"
+    core, recognizer = _watched([said, said])
+    # a sound of 30 ms after the sentence (like a plosive's release after its closure)
+    audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.03), silence(1.0)])
+    events = _events_at_silence(core, audio)
+    assert recognizer.decoded_at == [30, 30], "the sound after the sentence needed a decode of its own"
+    # the kept decode went out when the silence came back, before the new decode: at 30 ms, not
+    # after that decode and speculate_ms; the new one said the same, so nothing more went out
+    assert events == [(30, False, said), (events[1][0], True, said)]
+
+
+def test_a_kept_speculation_is_replaced_when_the_new_decode_hears_more():
+    from synthetic_speech import silence
+
+    core, recognizer = _watched(["Can you tell me a joke?", "Can you tell me a joke now?"])
+    audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.03), silence(1.0)])
+    events = [(final, text) for _ms, final, text in _events_at_silence(core, audio)]
+    assert events == [(False, "Can you tell me a joke?"), (False, "Can you tell me a joke now?"),
+                      (True, "Can you tell me a joke now?")]
+
+
+def test_a_kept_speculation_is_withdrawn_when_the_new_decode_hears_an_open_sentence():
+    from synthetic_speech import silence
+
+    core, recognizer = _watched(["Can you tell me a joke?", "Can you tell me a joke and"])
+    audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.03), silence(0.5)])
+    events = [(final, text) for _ms, final, text in _events_at_silence(core, audio)]
+    assert events == [(False, "Can you tell me a joke?"), (False, "")]
+
+
+def test_words_after_a_complete_sentence_are_no_short_sound():
+    from synthetic_speech import silence
+
+    core, recognizer = _watched(["Can you tell me a joke?", "Can you tell me a joke about cats?"])
+    audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.42), silence(1.0)])
+    events = _events_at_silence(core, audio)
+    assert [(final, text) for _ms, final, text in events] == [
+        (False, "Can you tell me a joke about cats?"), (True, "Can you tell me a joke about cats?")]
+    assert events[0][0] == 60
+
+
+def test_the_early_decode_waits_until_the_worker_has_caught_up_with_the_audio():
+    from synthetic_speech import silence
+
+    said = "Can you tell me a joke?"
+    core, recognizer = _watched([said])
+    audio = np.concatenate([silence(0.39), _voice(0.81), silence(1.0)])
+    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
+    # the first three chunks of silence were already queued behind each other (the worker was
+    # busy): no decode of a moment that newer audio may already contradict
+    first_silent = len(silence(0.39)) // 480 + len(_voice(0.81)) // 480
+    events = []
+    for n, chunk in enumerate(chunks):
+        behind = first_silent <= n < first_silent + 2
+        events += core.feed(chunk, RATE, n * 480 / RATE, behind=behind)
+    assert recognizer.decoded_at == [90], "the decode ran before the worker caught up"
+    assert [(e.speculative, e.text) for e in events] == [(True, said), (False, said)]

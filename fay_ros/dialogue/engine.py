@@ -175,6 +175,9 @@ class DialogueEngine:
         self._running: dict[str, asyncio.Task] = {}
         self._probe: asyncio.Task | None = None  # the speculative probe (speculation.py), if running
         self._probe_for: tuple[str, str] = ("", "")  # (user, text) the probe runs on
+        # Each user's active rules and profile facts as their last real turn read them: a probe
+        # reuses them and asks memory only for what depends on the words (the recall).
+        self._standing: dict[str, tuple[list[str], list[str]]] = {}
         self._interrupted = False
         # sentences of replies said outside the engine, by conversation id, until their is_end
         self._said: dict[str, tuple[str, list[str]]] = {}
@@ -900,7 +903,14 @@ class DialogueEngine:
 
     async def _gather_context(self, ctx: ToolContext) -> tuple[list[Memory], list[str], list[str], str, list[str]]:
         """Recalled memories (confirmed), active rules, prestart results, the prestart text kept
-        in history, and the profile facts ("kind:key=content"), all at once, each bounded."""
+        in history, and the profile facts ("kind:key=content"), all at once, each bounded.
+
+        A probe takes the rules and the profile its user's last turn read (two memory round
+        trips fewer between the speculative words and the model's start); the real turn reads
+        them afresh, and if they changed meanwhile its request differs from the probe's, so the
+        probe's stream is not used (speculation.py)."""
+        standing = self._standing.get(ctx.owner) if probing() else None
+
         async def memories() -> list[Memory]:
             if not ctx.owner:
                 return []  # a guest has no private memory
@@ -915,12 +925,16 @@ class DialogueEngine:
         async def rules() -> list[str]:
             if not ctx.owner:
                 return []
+            if standing is not None:
+                return standing[0]
             found = await asyncio.wait_for(self.memory.active_rules(ctx.owner), self.settings.memory_timeout)
             return [m.content for m in found if m.status == "confirmed"]
 
         async def profile() -> list[str]:
             if not ctx.owner:
                 return []
+            if standing is not None:
+                return standing[1]
             return await asyncio.wait_for(self.memory.profile(ctx.owner), self.settings.memory_timeout)
 
         async def prestart(spec) -> str:
@@ -942,6 +956,8 @@ class DialogueEngine:
                 log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
                 outcome = [] if what in fixed else ""
             found.append(outcome)
+        if ctx.owner and not probing() and not any(isinstance(o, BaseException) for o in outcomes[1:3]):
+            self._standing[ctx.owner] = (found[1], found[2])
         results = found[len(fixed):]
         prestart_results = [r for r in results if r]
         keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)

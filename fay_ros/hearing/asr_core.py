@@ -6,7 +6,8 @@ end_time is when the last voiced sample was captured.
 
 Endpointing in two steps, so a finished sentence is answered fast and a pause inside a
 sentence does not cut it: the recogniser decodes what it has speculatively after
-`early_decode_ms` of silence (so the decode overlaps the wait); once the silence reaches
+`early_decode_ms` of silence (so the decode overlaps the wait; one silent VAD frame by
+default, since the decode is the slowest step of a turn); once the silence reaches
 `early_endpoint_ms`, an early decode whose text ends a sentence (. ? ! 。 ？ ！) makes the
 utterance final at once. Otherwise it waits for the full `stop_ms` silence of the VAD
 settings, and reuses the early decode when no voice came back in between.
@@ -20,9 +21,11 @@ after `patience_ms`; the turn judgement closes it sooner.
 
 Speculative transcripts: when the early decode is judged probably complete (turn detection:
 any cue but a sentence left open; two-step: the text ends a sentence) its text goes out as a
-`speculative` event at once, so the dialogue can start the model while the endpoint still
-waits for silence; the final that follows reuses the same decode, so it says the same. Voice
-coming back (or a decode that ends as no final) withdraws it: a speculative event with "".
+`speculative` event once the silence has lasted `speculate_ms` (a gap inside a sentence is
+often one silent frame: its decode is thrown away without starting the model), so the
+dialogue can start the model while the endpoint still waits for silence; the final that
+follows reuses the same decode, so it says the same. Voice coming back (or a decode that ends
+as no final) withdraws it: a speculative event with "".
 
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
@@ -44,6 +47,16 @@ from .vad import VadSettings
 from .wake import WakeWordGate, normalize
 
 SENTENCE_END = (".", "?", "!", "。", "？", "！")
+# Silence (ms) before the early decode starts: one 30 ms VAD frame. The decode is the longest
+# step between the last word and the reply, so it starts at the first sign of an end.
+EARLY_DECODE_MS = 30
+# Silence (ms) before a decode judged complete goes out as speech/speculative: a gap inside a
+# sentence is often a single silent frame, and the model should not start on it.
+SPECULATE_MS = 60
+# A sound this short (ms, from the end of the voice an early decode heard to the end of the
+# voice that followed it) after a sentence judged complete is taken for its tail, not for more
+# words: the kept decode is speculated on while the new one runs.
+SHORT_SOUND_MS = 120
 
 
 @dataclass
@@ -62,7 +75,8 @@ class AsrCore:
     def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
                  preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
                  early_decode_ms: int | None = None, turn: TurnSettings | None = None,
-                 on_speculative: Callable[[TranscriptEvent], None] | None = None) -> None:
+                 on_speculative: Callable[[TranscriptEvent], None] | None = None,
+                 speculate_ms: int = SPECULATE_MS) -> None:
         self.recognizer = recognizer
         # Speculative events go here the moment they exist (before the final's word alignment
         # in the same chunk) instead of into feed()'s result.
@@ -79,13 +93,18 @@ class AsrCore:
         self._utt_start = 0
         self._onset = 0.0
         self._last_partial = ""
-        self._set_early(early_endpoint_ms, early_decode_ms)
+        self._set_early(early_endpoint_ms, early_decode_ms, speculate_ms)
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self._speculated = False    # a speculative event for the current silence went out
+        self._speculation_due = False  # the early decode is judged worth speculating on, once the silence lasts
+        self._guess = ""            # the text of the speculation out
+        self._early_end = 0         # the last voiced sample the early decode heard
+        self._stale: tuple[Recognition | None, int] | None = None  # see _voice_again
+        self._behind = False        # more audio waits after the chunk being fed
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
-        self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None] | None = None
+        self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int] | None = None
 
     def _vad_for_turn(self, vad: VadSettings) -> VadSettings:
         """With turn detection the VAD waits `patience_ms`; the judgement ends turns sooner."""
@@ -93,10 +112,13 @@ class AsrCore:
             return vad
         return replace(vad, stop_ms=max(vad.stop_ms, self.turn.patience_ms))
 
-    def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None) -> None:
+    def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None, speculate_ms: int) -> None:
+        if speculate_ms < 0:
+            raise ValueError(f"speculate_ms must be >= 0 (got {speculate_ms})")
         self.early_endpoint_ms = early_endpoint_ms
-        decode = 60 if early_decode_ms is None else early_decode_ms
+        decode = EARLY_DECODE_MS if early_decode_ms is None else early_decode_ms
         self.early_decode_ms = min(self.turn.complete_ms if self.turn else early_endpoint_ms, decode)
+        self.speculate_ms = speculate_ms
 
     @property
     def speaking(self) -> bool:
@@ -110,7 +132,8 @@ class AsrCore:
         self.wake = wake
 
     def reconfigure(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float, early_endpoint_ms: int,
-                    early_decode_ms: int | None = None, turn: TurnSettings | None = None) -> None:
+                    early_decode_ms: int | None = None, turn: TurnSettings | None = None,
+                    speculate_ms: int = SPECULATE_MS) -> None:
         """New VAD, endpointing and turn-detection settings: at once between utterances, else
         once the open utterance has ended. Raises ValueError for settings the VAD refuses."""
         vad.validate()
@@ -118,35 +141,40 @@ class AsrCore:
             turn.validate()
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
-        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn)
+        if speculate_ms < 0:
+            raise ValueError(f"speculate_ms must be >= 0 (got {speculate_ms})")
+        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn, speculate_ms)
         if not self.segmenter.active:
             self._apply_pending()
 
     def _apply_pending(self) -> None:
         if self._pending is None:
             return
-        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn = self._pending
+        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn, speculate_ms = self._pending
         self._pending = None
         self.turn = turn if turn is not None and turn.enabled else None
         self.segmenter.update(self._vad_for_turn(vad), preroll_ms, max_utterance_s)
-        self._set_early(early_endpoint_ms, early_decode_ms)
+        self._set_early(early_endpoint_ms, early_decode_ms, speculate_ms)
 
     def abandon(self) -> None:
         """Drop an open utterance unheard (the node stopped listening): nothing is published
         for it, and the next audio starts afresh."""
         self.segmenter.abandon()
         self.recognizer.start()
-        self._early, self._early_tried = None, False
+        self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
         self._apply_pending()
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
 
     def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float,
-             channels: int = 1) -> list[TranscriptEvent]:
+             channels: int = 1, *, behind: bool = False) -> list[TranscriptEvent]:
         """Feed interleaved int16 samples. A chunk that cannot be audio (rate, channel count or
         length out of range) raises AudioFormatError before any state changes, so the caller
-        can drop it and go on."""
+        can drop it and go on. `behind`: more audio is already waiting after this chunk (the
+        worker fell behind, usually during a decode); the early decode then waits until it has
+        caught up, since that audio may already hold the voice coming back, and a decode of a
+        past moment would only delay the decode of the present one."""
         samples = np.asarray(samples, dtype=np.int16)
         check_chunk(sample_rate, channels, len(samples))
         if channels > 1:
@@ -157,6 +185,7 @@ class AsrCore:
             self._apply_pending()
         self._anchor_index = self.segmenter.end_index
         self._anchor_time = first_sample_time
+        self._behind = behind
         out = self._handle(self.segmenter.feed(samples))
         if self.segmenter.active and self.turn is not None:
             out += self._turn_endpoint(self.turn)
@@ -167,16 +196,15 @@ class AsrCore:
     def _turn_endpoint(self, turn: TurnSettings) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
-            self._early, self._early_tried, self.judgement = None, False, None  # voice again: stale
-            return self._withdraw()
+            return self._voice_again()
         out: list[TranscriptEvent] = []
-        if not self._early_tried:
-            self._early_tried = True
-            self._early = self.recognizer.peek()
-            self.judgement = judge(self._early.text if self._early else "", self.segmenter.recent_voice(300),
-                                   self.rate, turn)
-            if self.judgement.wait_ms < turn.patience_ms:
-                out += self._speculate()
+        if not self._early_tried and not self._behind:
+            def complete(early: Recognition | None) -> bool:
+                self.judgement = judge(early.text if early else "", self.segmenter.recent_voice(300), self.rate,
+                                       turn, early.confidence if early else 1.0)
+                return self.judgement.wait_ms < turn.patience_ms
+            out += self._decode_early(complete)
+        out += self._speculate_when_due(silent)
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         if silent >= wait:
             self.early_finals += 1
@@ -186,20 +214,57 @@ class AsrCore:
     def _early_endpoint(self) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
-            self._early, self._early_tried = None, False   # voice again: the old guess is stale
-            return self._withdraw()
+            return self._voice_again()
         out: list[TranscriptEvent] = []
-        if not self._early_tried:
-            self._early_tried = True
-            self._early = self.recognizer.peek()
-            if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
-                out += self._speculate()
+        if not self._early_tried and not self._behind:
+            out += self._decode_early(lambda early: early is not None and early.text.rstrip().endswith(SENTENCE_END))
+        out += self._speculate_when_due(silent)
         if silent < self.early_endpoint_ms:
             return out
         if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
         return out
+
+    def _voice_again(self) -> list[TranscriptEvent]:
+        """Voice after a silence: its early decode is stale, and a speculation on it is
+        withdrawn. A decode judged worth speculating on is kept aside (`_stale`): if only a short
+        sound follows (a plosive's release after its closure, a click), the next silence
+        speculates on it again at once instead of after its own decode."""
+        if self._early is not None and (self._speculation_due or self._speculated):
+            self._stale = (self._early, self._early_end)
+        self._early, self._early_tried, self.judgement = None, False, None
+        self._speculation_due = False
+        return self._withdraw()
+
+    def _decode_early(self, worth_speculating: Callable[[Recognition | None], bool]) -> list[TranscriptEvent]:
+        """The early decode of this silence (once). A decode kept aside before a short sound
+        goes out as the speculation first, while this one runs; this one then confirms it,
+        replaces it (other words) or withdraws it (judged unfinished)."""
+        self._early_tried = True
+        out: list[TranscriptEvent] = []
+        voiced_end = self.segmenter.vad.last_voiced_end
+        stale, self._stale = self._stale, None
+        if stale is not None and voiced_end - stale[1] <= SHORT_SOUND_MS * self.rate // 1000:
+            self._early = stale[0]
+            out += self._speculate()
+        self._early, self._early_end = self.recognizer.peek(), voiced_end
+        due = worth_speculating(self._early)
+        if self._speculated:
+            if not due:
+                out += self._withdraw()
+            elif self._early is not None and self._early.text.strip() == self._guess:
+                due = False   # the speculation out already says it
+        self._speculation_due = due
+        return out
+
+    def _speculate_when_due(self, silent: int) -> list[TranscriptEvent]:
+        """Speculate on the early decode once the silence has lasted `speculate_ms` (the decode
+        itself may have started on a gap that the next frame ends)."""
+        if not self._speculation_due or silent < self.speculate_ms:
+            return []
+        self._speculation_due = False
+        return self._speculate()
 
     def _speculate(self) -> list[TranscriptEvent]:
         """The early decode as a speculative event: the text its final would carry."""
@@ -209,7 +274,7 @@ class AsrCore:
         text = self.wake.preview(self._early.text.strip(), end) if self._early.text.strip() else None
         if not text:
             return []
-        self._speculated = True
+        self._speculated, self._guess = True, self._early.text.strip()
         return self._speculation(TranscriptEvent(False, text, self._early.language, self._early.confidence,
                                                  self._time(self._utt_start), end, speculative=True))
 
@@ -238,7 +303,7 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         for ev in segment_events:
             if ev.kind == "start":
-                self._early, self._early_tried = None, False
+                self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
                 self._last_partial = ""

@@ -62,6 +62,10 @@ so since though when while then that which who whom whose like this these those 
 i we you he she they is are was were am be been being have has had do does did can could will would should
 want wanna gonna need going
 """.split())
+# The weakest of those (a pronoun, auxiliary or verb with no punctuation at all) counts only
+# when the recogniser was sure of the words: Whisper punctuates what it heard clearly, so an
+# unsure, unpunctuated text ending on "you" is more often a garble than a fragment.
+SURE_CONFIDENCE = 0.5
 # Chinese endings that leave the sentence open (longest first when matching).
 OPEN_ENDINGS_ZH = tuple(sorted("""
 的 然后 嗯 呃 额 那个 这个 就是 和 跟 与 及 以及 或者 还是 因为 所以 但是 可是 不过 而且 并且 还有 如果 要是 虽然
@@ -101,8 +105,9 @@ class TurnSettings:
         return self.prosody_ms if prosody == FINAL else self.endpoint_ms
 
 
-def text_cue(text: str) -> str:
-    """complete / incomplete / unknown for a (speculative) transcript, English or Chinese."""
+def text_cue(text: str, confidence: float = 1.0) -> str:
+    """complete / incomplete / unknown for a (speculative) transcript, English or Chinese, of
+    the recogniser's `confidence` (0..1)."""
     t = text.strip()
     if not t:
         return UNKNOWN
@@ -128,6 +133,8 @@ def text_cue(text: str) -> str:
     else:
         open_words = OPEN_UNPUNCTUATED_EN
     if last in open_words:
+        if open_words is OPEN_UNPUNCTUATED_EN and last not in OPEN_WITH_STOP_EN and confidence < SURE_CONFIDENCE:
+            return UNKNOWN   # a garble, not a fragment ("How old are you?" heard as "How do you")
         return INCOMPLETE
     return COMPLETE if t.endswith(SENTENCE_END) else UNKNOWN
 
@@ -202,9 +209,11 @@ class TurnJudgement:
     wait_ms: int    # silence after the last voiced sample that ends this turn
 
 
-def judge(transcript: str, voice: np.ndarray, rate: int, settings: TurnSettings) -> TurnJudgement:
-    """The cues of a speculative transcript and the voice that ends at its last voiced sample."""
-    text = text_cue(transcript)
+def judge(transcript: str, voice: np.ndarray, rate: int, settings: TurnSettings,
+          confidence: float = 1.0) -> TurnJudgement:
+    """The cues of a speculative transcript (of the recogniser's `confidence`) and the voice
+    that ends at its last voiced sample."""
+    text = text_cue(transcript, confidence)
     prosody = prosody_cue(prosody_features(voice, rate), settings)
     if text == COMPLETE and transcript.rstrip().endswith(("?", "？")):
         prosody = UNKNOWN   # a question's pitch rises at its end: no sign of going on

@@ -42,7 +42,7 @@ class WhisperRecognizer:
 
     def __init__(self, model: str = "", language: str = "auto",
                  auto_languages: tuple[str, ...] | list[str] = ("en", "zh"), compute_type: str = "int8",
-                 cpu_threads: int = 2, beam_size: int = 1, word_timestamps: bool = True,
+                 cpu_threads: int = 1, beam_size: int = 1, word_timestamps: bool = True,
                  initial_prompt: str = "", context_pad_s: float = 3.0, chinese_script: str = "simplified",
                  partial_interval_s: float = 0.0, sample_rate: int = ASR_RATE) -> None:
         if sample_rate != ASR_RATE:

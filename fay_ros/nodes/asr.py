@@ -49,7 +49,7 @@ from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
-from ..hearing.asr_core import AsrCore, TranscriptEvent
+from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
 from ..hearing.recognizer import create_recognizer
 from ..hearing.turn import TurnSettings
 from ..hearing.vad import VadSettings
@@ -81,8 +81,10 @@ class AsrConfig(BaseModel):
     vad_start_ms: int = Field(150, gt=0, description="Voiced time that starts an utterance.")
     early_endpoint_ms: int = Field(250, ge=0, description="Silence after which the recogniser decodes early and "
                                                           "ends the utterance if the text ends a sentence (0 = off).")
-    early_decode_ms: int = Field(60, ge=0, description="Silence after which a speculative decode starts, so it "
-                                                       "overlaps the wait for early_endpoint_ms.")
+    early_decode_ms: int = Field(EARLY_DECODE_MS, ge=0, description="Silence after which the early (speculative) "
+                                 "decode starts, so it overlaps the wait for the endpoint (30 = one VAD frame).")
+    speculate_ms: int = Field(SPECULATE_MS, ge=0, description="Silence after which an early decode judged complete "
+                              "goes out on speech/speculative (the dialogue starts the model on it).")
     endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
                                                   "neither the text nor the prosody tells).")
     turn_detection: bool = Field(True, description="End turns from the speculative transcript and prosody, not "
@@ -104,7 +106,9 @@ class AsrConfig(BaseModel):
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
-    cpu_threads: int = Field(2, ge=1, le=16, description="Whisper: CPU threads for inference.")
+    cpu_threads: int = Field(1, ge=1, le=16, description="Whisper: CPU threads for inference (1 decodes a short "
+                                                         "utterance as fast as 2 on a 2-core machine and leaves a "
+                                                         "core to the rest of the turn).")
     compute_type: str = Field("int8", description="Whisper: CTranslate2 compute type (int8, float32, ...).")
     beam_size: int = Field(1, ge=1, le=10, description="Whisper: beam size (1 = greedy, fastest).")
     word_timestamps: bool = Field(True, description="Whisper: word timings on finals.")
@@ -142,7 +146,8 @@ class AsrConfig(BaseModel):
 # What can change while running (applied before the next chunk, without reloading the model).
 LIVE_PARAMETERS = frozenset({
     "user_id", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
-    "early_endpoint_ms", "early_decode_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms", "max_utterance_s",
+    "early_endpoint_ms", "early_decode_ms", "speculate_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms",
+    "max_utterance_s",
     "turn_detection", "turn_complete_ms", "turn_prosody_ms", "turn_patience_ms", "turn_pitch_fall_st",
     "turn_pitch_rise_st", "turn_energy_decay_db"})
 TRACKED_PERIOD_S = 1.0
@@ -272,7 +277,8 @@ class Asr(ManagedNode):
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
             core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
                            early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms,
-                           turn=cfg.turn_settings(), on_speculative=lambda ev: self._publish(ev, 0.0))
+                           turn=cfg.turn_settings(), on_speculative=lambda ev: self._publish(ev, 0.0),
+                           speculate_ms=cfg.speculate_ms)
         except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
@@ -353,7 +359,7 @@ class Asr(ManagedNode):
             cfg, wake = payload
             core.set_wake(wake)
             core.reconfigure(cfg.vad_settings(), cfg.preroll_ms, cfg.max_utterance_s, cfg.early_endpoint_ms,
-                             cfg.early_decode_ms, cfg.turn_settings())
+                             cfg.early_decode_ms, cfg.turn_settings(), cfg.speculate_ms)
             self._in_use = cfg
             if self.voices is not None:
                 self.voices.use_voice(voice_id(cfg.user_id))
@@ -368,7 +374,8 @@ class Asr(ManagedNode):
         msg: AudioChunk = payload
         t0 = time.perf_counter()
         try:
-            events = core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels)
+            events = core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels,
+                               behind=self._worker is not None and self._worker.pending() > 0)
         except AudioFormatError as exc:
             self._dropped += 1
             self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
