@@ -99,7 +99,9 @@ def test_spoken_question_flows_through_the_whole_companion(tmp_path, question_wa
         assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms",
                 "voice_to_first_audio_ms", "llm_time_to_first_token_ms"} <= stages
 
-        assert "what can you do" in llm.requests[0]["messages"][-1]["content"].lower()
+        # the answered request is the last one (an earlier one can be a speculative start on a
+        # pause inside the question, discarded when the person went on)
+        assert "what can you do" in llm.requests[-1]["messages"][-1]["content"].lower()
     finally:
         code = up.stop(timeout=20)
     # exited: the latency monitor's line for the turn, printed once it published it, is there

@@ -291,3 +291,21 @@ def test_the_early_decode_waits_until_the_worker_has_caught_up_with_the_audio():
         events += core.feed(chunk, RATE, n * 480 / RATE, behind=behind)
     assert recognizer.decoded_at == [90], "the decode ran before the worker caught up"
     assert [(e.speculative, e.text) for e in events] == [(True, said), (False, said)]
+
+
+def test_no_speculation_goes_out_while_the_worker_is_behind_the_audio():
+    from synthetic_speech import silence
+
+    said = "Can you tell me a joke?"
+    core, recognizer = _watched([said, said])
+    audio = np.concatenate([silence(0.39), _voice(0.81), silence(0.06), _voice(0.3), silence(1.0)])
+    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
+    gap = (len(silence(0.39)) + len(_voice(0.81))) // 480
+    # the decode of the first silent frame took long: the rest of the gap and the voice after it
+    # were queued meanwhile, so nothing goes out until the worker has seen that voice
+    events = []
+    for n, chunk in enumerate(chunks):
+        behind = gap < n <= gap + 3
+        events += [(e.speculative, e.text) for e in core.feed(chunk, RATE, n * 480 / RATE, behind=behind)]
+    assert recognizer.decoded_at[0] == 30
+    assert events == [(True, said), (False, said)], "a speculation went out on a gap the queued audio ended"

@@ -260,8 +260,9 @@ class AsrCore:
 
     def _speculate_when_due(self, silent: int) -> list[TranscriptEvent]:
         """Speculate on the early decode once the silence has lasted `speculate_ms` (the decode
-        itself may have started on a gap that the next frame ends)."""
-        if not self._speculation_due or silent < self.speculate_ms:
+        itself may have started on a gap that the next frame ends) and the worker has caught up
+        with the audio (what waits may already be the voice coming back)."""
+        if not self._speculation_due or silent < self.speculate_ms or self._behind:
             return []
         self._speculation_due = False
         return self._speculate()
