@@ -78,26 +78,27 @@ class Outcome:
 def replay(clip: Clip, core) -> Outcome:
     """The asr worker's view: chunk i arrives when its last sample is captured and is processed
     when the worker is free; decoding time counts. Speculative events (speech/speculative) are
-    timed as the worker hands them out."""
+    timed as the worker hands them out (through `on_speculative`, as the node publishes them:
+    before the rest of that chunk's work, such as the final's word alignment)."""
     guesses: list[tuple[float, str]] = []   # (ready at, text; "" = withdrawn)
     busy_until = 0.0
+    clock = {"start": 0.0, "t0": 0.0}
+    core.on_speculative = lambda e: guesses.append((clock["start"] + time.perf_counter() - clock["t0"], e.text))
     for i in range(0, len(clip.audio), CHUNK):
         arrival = (i + CHUNK) / RATE
         busy_until = max(busy_until, arrival)
         behind = (i + 2 * CHUNK) / RATE <= busy_until   # the next chunk has arrived already
-        t0 = time.perf_counter()
+        clock["start"], clock["t0"] = busy_until, time.perf_counter()
         events = core.feed(clip.audio[i:i + CHUNK], RATE, i / RATE, behind=behind)
-        busy_until += time.perf_counter() - t0
-        guesses += [(busy_until, e.text) for e in events if e.speculative]
+        busy_until += time.perf_counter() - clock["t0"]
         finals = [e for e in events if e.is_final]
         if finals:
             final = finals[0]
             # cut off: the final's last voiced sample lies before the person's last words
             cut = final.end_time < clip.speech_end - CUT_MARGIN_S
-            lead = 0.0
-            if guesses and guesses[-1][1] and guesses[-1][1] == final.text:
-                lead = busy_until - guesses[-1][0]
-            discarded = sum(1 for _, text in guesses if text) - (1 if lead > 0 else 0)
+            used = bool(guesses and guesses[-1][1] and guesses[-1][1] == final.text)
+            lead = busy_until - guesses[-1][0] if used else 0.0
+            discarded = sum(1 for _, text in guesses if text) - used
             return Outcome(cut, busy_until - clip.speech_end, lead, discarded, [final.text])
     return Outcome(False, float("nan"), 0.0, 0)
 

@@ -309,3 +309,21 @@ def test_no_speculation_goes_out_while_the_worker_is_behind_the_audio():
         events += [(e.speculative, e.text) for e in core.feed(chunk, RATE, n * 480 / RATE, behind=behind)]
     assert recognizer.decoded_at[0] == 30
     assert events == [(True, said), (False, said)], "a speculation went out on a gap the queued audio ended"
+
+
+def test_a_turn_that_ends_while_the_worker_is_behind_sends_its_text_ahead_of_the_final():
+    from synthetic_speech import silence
+
+    said = "Can you tell me a joke?"
+    core, recognizer = _watched([said])
+    audio = np.concatenate([silence(0.39), _voice(0.81), silence(1.0)])
+    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
+    gap = (len(silence(0.39)) + len(_voice(0.81))) // 480
+    # the decode at the first silent frame lasted past complete_ms: the chunks up to the end of
+    # the turn were all queued meanwhile
+    events = []
+    for n, chunk in enumerate(chunks):
+        behind = gap < n <= gap + 8
+        events += [(e.speculative, e.is_final, e.text) for e in core.feed(chunk, RATE, n * 480 / RATE, behind=behind)]
+    assert events == [(True, False, said), (False, True, said)], \
+        "the final's word alignment came before the text the model can start on"

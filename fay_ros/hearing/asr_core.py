@@ -204,8 +204,8 @@ class AsrCore:
                                        turn, early.confidence if early else 1.0)
                 return self.judgement.wait_ms < turn.patience_ms
             out += self._decode_early(complete)
-        out += self._speculate_when_due(silent)
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
+        out += self._speculate_when_due(silent, closing=silent >= wait)
         if silent >= wait:
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
@@ -218,10 +218,12 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
             out += self._decode_early(lambda early: early is not None and early.text.rstrip().endswith(SENTENCE_END))
-        out += self._speculate_when_due(silent)
+        closing = silent >= self.early_endpoint_ms and self._early is not None \
+            and self._early.text.rstrip().endswith(SENTENCE_END)
+        out += self._speculate_when_due(silent, closing)
         if silent < self.early_endpoint_ms:
             return out
-        if self._early is not None and self._early.text.rstrip().endswith(SENTENCE_END):
+        if closing:
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
         return out
@@ -258,11 +260,13 @@ class AsrCore:
         self._speculation_due = due
         return out
 
-    def _speculate_when_due(self, silent: int) -> list[TranscriptEvent]:
+    def _speculate_when_due(self, silent: int, closing: bool = False) -> list[TranscriptEvent]:
         """Speculate on the early decode once the silence has lasted `speculate_ms` (the decode
         itself may have started on a gap that the next frame ends) and the worker has caught up
-        with the audio (what waits may already be the voice coming back)."""
-        if not self._speculation_due or silent < self.speculate_ms or self._behind:
+        with the audio (what waits may already be the voice coming back). `closing`: the
+        utterance ends on this chunk, so the text is no guess any more: it goes out now, ahead
+        of the final's word alignment, whatever waits."""
+        if not self._speculation_due or silent < self.speculate_ms or (self._behind and not closing):
             return []
         self._speculation_due = False
         return self._speculate()
