@@ -151,6 +151,5 @@ def run() -> str:
         "trip: the probe reuses the rules and profile its user's last turn read); about 35–40 ms from the first "
         "sentence to its first sample (the output plays one 20 ms block ahead). docs/ARCHITECTURE.md (CPU budget) "
         "has what changed. The p95 is the questions Whisper base garbles into text with no cue or an open ending, "
-        "which wait the 700 ms "
-        "silence endpoint or the patience."
+        "which wait the 700 ms silence endpoint or the patience."
     )

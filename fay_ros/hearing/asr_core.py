@@ -59,6 +59,12 @@ SPECULATE_MS = 60
 SHORT_SOUND_MS = 120
 
 
+def _checked_speculate_ms(speculate_ms: int) -> int:
+    if speculate_ms < 0:
+        raise ValueError(f"speculate_ms must be >= 0 (got {speculate_ms})")
+    return speculate_ms
+
+
 @dataclass
 class TranscriptEvent:
     is_final: bool
@@ -93,14 +99,14 @@ class AsrCore:
         self._utt_start = 0
         self._onset = 0.0
         self._last_partial = ""
-        self._set_early(early_endpoint_ms, early_decode_ms, speculate_ms)
+        self._set_early(early_endpoint_ms, early_decode_ms, _checked_speculate_ms(speculate_ms))
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self._speculated = False    # a speculative event for the current silence went out
         self._speculation_due = False  # the early decode is judged worth speculating on, once the silence lasts
         self._guess = ""            # the text of the speculation out
         self._early_end = 0         # the last voiced sample the early decode heard
-        self._stale: tuple[Recognition | None, int] | None = None  # see _voice_again
+        self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False        # more audio waits after the chunk being fed
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
@@ -113,8 +119,6 @@ class AsrCore:
         return replace(vad, stop_ms=max(vad.stop_ms, self.turn.patience_ms))
 
     def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None, speculate_ms: int) -> None:
-        if speculate_ms < 0:
-            raise ValueError(f"speculate_ms must be >= 0 (got {speculate_ms})")
         self.early_endpoint_ms = early_endpoint_ms
         decode = EARLY_DECODE_MS if early_decode_ms is None else early_decode_ms
         self.early_decode_ms = min(self.turn.complete_ms if self.turn else early_endpoint_ms, decode)
@@ -141,9 +145,8 @@ class AsrCore:
             turn.validate()
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
-        if speculate_ms < 0:
-            raise ValueError(f"speculate_ms must be >= 0 (got {speculate_ms})")
-        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn, speculate_ms)
+        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn,
+                         _checked_speculate_ms(speculate_ms))
         if not self.segmenter.active:
             self._apply_pending()
 
@@ -161,8 +164,12 @@ class AsrCore:
         for it, and the next audio starts afresh."""
         self.segmenter.abandon()
         self.recognizer.start()
-        self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
+        self._forget_early()
         self._apply_pending()
+
+    def _forget_early(self) -> None:
+        """A new utterance (or none): no early decode, pending speculation or kept decode."""
+        self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -248,8 +255,7 @@ class AsrCore:
         voiced_end = self.segmenter.vad.last_voiced_end
         stale, self._stale = self._stale, None
         if stale is not None and voiced_end - stale[1] <= SHORT_SOUND_MS * self.rate // 1000:
-            self._early = stale[0]
-            out += self._speculate()
+            out += self._speculate(stale[0])
         self._early, self._early_end = self.recognizer.peek(), voiced_end
         due = worth_speculating(self._early)
         if self._speculated:
@@ -269,18 +275,18 @@ class AsrCore:
         if not self._speculation_due or silent < self.speculate_ms or (self._behind and not closing):
             return []
         self._speculation_due = False
-        return self._speculate()
+        return self._speculate(self._early)
 
-    def _speculate(self) -> list[TranscriptEvent]:
-        """The early decode as a speculative event: the text its final would carry."""
-        if self._early is None:
+    def _speculate(self, early: Recognition | None) -> list[TranscriptEvent]:
+        """An early decode as a speculative event: the text its final would carry."""
+        if early is None:
             return []
         end = self._time(self.segmenter.vad.last_voiced_end)
-        text = self.wake.preview(self._early.text.strip(), end) if self._early.text.strip() else None
+        text = self.wake.preview(early.text.strip(), end) if early.text.strip() else None
         if not text:
             return []
-        self._speculated, self._guess = True, self._early.text.strip()
-        return self._speculation(TranscriptEvent(False, text, self._early.language, self._early.confidence,
+        self._speculated, self._guess = True, early.text.strip()
+        return self._speculation(TranscriptEvent(False, text, early.language, early.confidence,
                                                  self._time(self._utt_start), end, speculative=True))
 
     def _withdraw(self) -> list[TranscriptEvent]:
@@ -308,7 +314,7 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         for ev in segment_events:
             if ev.kind == "start":
-                self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
+                self._forget_early()
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
                 self._last_partial = ""
