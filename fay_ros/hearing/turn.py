@@ -8,7 +8,8 @@ AsrCore's early decode) and this module judges two cues:
   cannot end an utterance (a conjunction, filler or preposition: "and", "um", "to", "the",
   的, 然后, 嗯, 因为 ...; how sure depends on the punctuation the recogniser wrote after it:
   "What can you do?" and "Yes, I do." end, "I want to." and "I want" do not; a capital "A"
-  inside a sentence is the letter, not the article) -> incomplete;
+  inside a sentence is the letter, not the article) -> incomplete, when the recogniser was
+  sure enough of the words (`OPEN_CONFIDENCE`; `SURE_CONFIDENCE` for the weakest endings);
   anything else -> unknown;
 - prosody (`prosody_cue`, from the last ~300 ms of voice): the pitch falls by at least
   `fall_semitones` or the energy decays by at least `decay_db` -> final; the pitch rises by at
@@ -62,10 +63,15 @@ so since though when while then that which who whom whose like this these those 
 i we you he she they is are was were am be been being have has had do does did can could will would should
 want wanna gonna need going
 """.split())
-# The weakest of those (a pronoun, auxiliary or verb with no punctuation at all) counts only
-# when the recogniser was sure of the words: Whisper punctuates what it heard clearly, so an
-# unsure, unpunctuated text ending on "you" is more often a garble than a fragment.
+# An open ending counts only when the recogniser was sure enough of the words. Whisper
+# punctuates what it heard clearly, so an unsure, unpunctuated text ending on "you" is more
+# often a garble than a fragment: the weakest endings (a pronoun, auxiliary or verb with no
+# punctuation at all) need SURE_CONFIDENCE. Below OPEN_CONFIDENCE the words are mostly wrong,
+# and so is their ending: espeak's "Good night Fay." decodes as "Don't I take a..." (0.28) or
+# "Godite a" (0.19), while the fragments at the evaluation set's thinking pauses decode at
+# 0.36 and more ("Can you play the..." 0.42, 我想要 0.38).
 SURE_CONFIDENCE = 0.5
+OPEN_CONFIDENCE = 0.3
 # Chinese endings that leave the sentence open (longest first when matching).
 OPEN_ENDINGS_ZH = tuple(sorted("""
 的 然后 嗯 呃 额 那个 这个 就是 和 跟 与 及 以及 或者 还是 因为 所以 但是 可是 不过 而且 并且 还有 如果 要是 虽然
@@ -111,6 +117,13 @@ def text_cue(text: str, confidence: float = 1.0) -> str:
     t = text.strip()
     if not t:
         return UNKNOWN
+    cue = _text_cue(t, confidence)
+    if cue == INCOMPLETE and confidence < OPEN_CONFIDENCE:
+        return UNKNOWN   # a garble's ending, not a fragment's
+    return cue
+
+
+def _text_cue(t: str, confidence: float) -> str:
     if t.endswith(TRAILING_OPEN):
         return INCOMPLETE
     body = t.rstrip("".join(SENTENCE_END) + " \"'”’」』)）")
