@@ -162,6 +162,9 @@ def admin_page(page, rig) -> None:
     page.goto(f"{rig['page']}/admin/#token={rig['tokens']['root']}")
     wait_dom(page, "connection", "connected", where=ADMIN_PAGE)
     assert "token" not in page.url
+    # kept for this tab only: the admin token never outlives it in the browser's storage
+    assert page.evaluate("[sessionStorage.getItem('fay_ros.admin_token'), localStorage.length]") == [
+        rig["tokens"]["root"], 0]
 
 
 def http_status(url: str, headers: dict[str, str], data: bytes | None = None) -> int:

@@ -203,7 +203,7 @@ def test_live2d_folder_finds_its_model_and_refuses_paths_outside(tmp_path):
 
 def test_web_root_holds_page_and_vendored_roslib():
     root = web_root()
-    for name in ("index.html", "face.js", "svg_face.js", "live2d_face.js", "face_map.json",
+    for name in ("index.html", "face.js", "door.js", "svg_face.js", "live2d_face.js", "face_map.json",
                  "vendor/roslib.min.js", "vendor/roslib.LICENSE"):
         assert (root / name).is_file(), name
     page = (root / "index.html").read_text()

@@ -181,6 +181,11 @@ def test_page_reconnects_by_itself(page, ros, tmp_path):
         bridge = start_web(*bridge_args)
         wait_dom(page, "connection", "connected")
         assert page.evaluate("window.fayFace.state.reconnects") >= 2
+        # The face reopens without the link, in a new tab too: the token is kept in this
+        # origin's localStorage.
+        assert page.evaluate("localStorage.getItem('fay_ros.token')") == token
+        page.goto(f"http://127.0.0.1:{page_port}/")
+        wait_dom(page, "connection", "connected")
     finally:
         if bridge is not None:
             bridge.stop()

@@ -226,31 +226,13 @@
   let textInput = null;
   let interrupt = null;
 
-  // The access token arrives once, in the link's fragment (#token=…), which a browser never
-  // sends to any server. It is kept in this origin's localStorage, so the face reopens
-  // without the link, and taken out of the address bar.
+  // The access token: door.js (from the link's fragment, kept in localStorage so the face
+  // reopens without the link).
   const TOKEN_KEY = 'fay_ros.token';
-
-  function accessToken() {
-    const fromLink = new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
-    if (fromLink) {
-      try { localStorage.setItem(TOKEN_KEY, fromLink); } catch (e) { /* storage off: this visit only */ }
-      history.replaceState(null, '', location.pathname + location.search);
-      return fromLink;
-    }
-    try { return localStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
-  }
-
-  function rosbridgeUrl(config) {
-    if (params.get('rosbridge')) return params.get('rosbridge');
-    const host = location.hostname || 'localhost';
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const bracketed = host.includes(':') && !host.startsWith('[') ? '[' + host + ']' : host;
-    return scheme + '://' + bracketed + ':' + (config.rosbridge_port || 9090);
-  }
+  const accessToken = () => fayDoor.token(() => localStorage, TOKEN_KEY);
 
   function connect(config, delayMs) {
-    const url = rosbridgeUrl(config);
+    const url = fayDoor.rosbridgeUrl(config);
     state.url = url; // shown and logged: without the token
     if (!config.token) {
       state.connection = 'no-token';

@@ -956,12 +956,14 @@ class DialogueEngine:
                 log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
                 outcome = [] if what in fixed else ""
             found.append(outcome)
-        if ctx.owner and not probing() and not any(isinstance(o, BaseException) for o in outcomes[1:3]):
-            self._standing[ctx.owner] = (found[1], found[2])
-        results = found[len(fixed):]
+        recalled, active_rules, profile_facts, *results = found
+        _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
+        read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
+        if ctx.owner and not probing() and read_both:
+            self._standing[ctx.owner] = (active_rules, profile_facts)
         prestart_results = [r for r in results if r]
         keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
-        return found[0], found[1], prestart_results, keep, found[2]
+        return recalled, active_rules, prestart_results, keep, profile_facts
 
     # -- the user's own facts -------------------------------------------------------------
     def _learn_facts(self, ctx: ToolContext) -> list[SelfFact]:

@@ -69,15 +69,7 @@
 
   // ---- the token ------------------------------------------------------------------------
 
-  function adminToken() {
-    const fromLink = new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
-    if (fromLink) {
-      try { sessionStorage.setItem(TOKEN_KEY, fromLink); } catch (e) { /* storage off: this visit only */ }
-      history.replaceState(null, '', location.pathname + location.search);
-      return fromLink;
-    }
-    try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch (e) { return ''; }
-  }
+  const adminToken = () => fayDoor.token(() => sessionStorage, TOKEN_KEY);   // door.js
 
   async function api(path, options) {
     const init = Object.assign({ cache: 'no-store' }, options || {});
@@ -381,18 +373,11 @@
 
   // ---- rosbridge ------------------------------------------------------------------------
 
-  function rosbridgeUrl(config) {
-    const host = location.hostname || 'localhost';
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const bracketed = host.includes(':') && !host.startsWith('[') ? '[' + host + ']' : host;
-    return scheme + '://' + bracketed + ':' + (config.rosbridge_port || 9090);
-  }
-
   let ros = null;
 
   function connect(config, delayMs) {
     const ns = config.namespace === '/' ? '' : config.namespace;
-    const connection = new ROSLIB.Ros({ url: rosbridgeUrl(config) + '/?token=' + encodeURIComponent(fayAdmin.token) });
+    const connection = new ROSLIB.Ros({ url: fayDoor.rosbridgeUrl(config) + '/?token=' + encodeURIComponent(fayAdmin.token) });
     ros = connection;
     const send = connection.callOnConnection.bind(connection);
     connection.callOnConnection = (message) => {
