@@ -4,9 +4,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from diagnostic_msgs.msg import DiagnosticArray
 from harness import REPO, ros_environment, wait_until
+from rclpy.qos import QoSProfile
 
 from fay_ros.bringup.status import StatusBoard
+from fay_ros.common.diagnostics import status_name
 
 MODULE = "procs.managed_probe"
 
@@ -61,7 +64,7 @@ def test_an_optional_node_joins_the_board_only_once_heard():
     board = StatusBoard(["a"], optional=["llm", "a"])
     assert board.watched == ["a", "llm"] and list(board.nodes) == ["a"]
     board.on_ready("a", True)
-    board.on_state("llm", 0, "ready")  # another companion's llm: /diagnostics names have no namespace
+    board.on_state("llm", 0, "ready")  # its health alone does not put it on the board
     assert board.all_ready() and list(board.nodes) == ["a"]
     board.on_ready("llm", False)
     assert not board.all_ready() and board.not_ready() == {"llm": "not ready"}
@@ -79,3 +82,24 @@ def test_the_board_tells_ready_not_ready_and_never_heard():
     board.on_ready("c", True)
     assert board.all_ready()
     assert StatusBoard([]).all_ready() is False
+
+
+def test_status_names_carry_the_namespace():
+    assert status_name("tts", "state") == "fay/tts: state"   # the default namespace, /fay
+    assert status_name("tts", "state", "/robot2") == "robot2/tts: state"
+    assert status_name("tts", "state", "/") == "tts: state"
+
+
+def test_two_companions_keep_their_health_apart_on_the_one_diagnostics_topic(ros, launch_node):
+    """One node name in two namespaces: each companion's `fay-ros status` reads its own node's
+    health, not the other's, although both publish on /diagnostics."""
+    health = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
+    launch_node(MODULE, {"fail_reason": "no input device"}, name="managed_probe", namespace="/status_other")
+    launch_node(MODULE, name="managed_probe").wait_ready(probe=ros)
+    names = lambda msgs: {s.name for m in msgs for s in m.status}   # noqa: E731
+    health.wait_for(lambda msgs: {"status_other/managed_probe: state", "fay/managed_probe: state"} <= names(msgs))
+
+    done = _status("--nodes", "managed_probe", "--wait", "30")
+    assert done.returncode == 0 and "managed_probe  OK" in done.stdout and "no input device" not in done.stdout
+    other = _status("--namespace", "/status_other", "--nodes", "managed_probe", "--wait", "3")
+    assert other.returncode == 1 and "no input device" in other.stdout, other.stdout

@@ -42,8 +42,7 @@ class StatusBoard:
 
     def on_state(self, node: str, level: int, message: str) -> None:
         if node not in self.nodes and node in self.optional:
-            # /diagnostics names carry no namespace (fay/<node>: state): only its namespaced
-            # ~/ready says that an optional node runs in this companion
+            # an optional node joins the board by its ~/ready (see __init__), not by its health
             return
         status = self.nodes.setdefault(node, NodeStatus())
         status.level, status.message = level, message

@@ -6,7 +6,8 @@ nodes need, with the same conventions:
 
 - one updater per node (`health(node)`), publishing every `period` seconds (1 s, its default)
   one DiagnosticArray with one status per task of the node, and at once when a task changes;
-- a status is named `fay/<node>: <task>` (e.g. `fay/tts: state`, `fay/servo_mapper: table`),
+- a status is named `<namespace>/<node>: <task>` (e.g. `fay/tts: state`,
+  `fay/servo_mapper: table` in the default namespace /fay),
   with a level (OK / WARN / ERROR / STALE), the message the node logs, the node's hardware id
   (`fay_ros` unless the node owns a device) and key/values;
 - every node has the task `state` (ready, or not ready and why: fay_ros.common.readiness and
@@ -37,8 +38,16 @@ DEFAULT_PERIOD = 1.0
 _ATTRIBUTE = "_fay_health_updater"
 
 
-def status_name(node_name: str, subject: str) -> str:
-    return f"fay/{node_name}: {subject}"
+def status_name(node_name: str, subject: str, namespace: str = topics.DEFAULT_NAMESPACE) -> str:
+    """`<namespace>/<node>: <subject>` without the leading slash: `fay/tts: state` in the
+    default namespace, `robot2/tts: state` in /robot2, so the companions of a fleet, each in
+    its own namespace, stay apart on the one /diagnostics topic."""
+    return f"{namespace.rstrip('/')}/{node_name}".lstrip("/") + f": {subject}"
+
+
+def node_status_name(node: Node, subject: str) -> str:
+    """The status name of one of `node`'s tasks."""
+    return status_name(node.get_name(), subject, node.get_namespace())
 
 
 @dataclass
@@ -101,7 +110,7 @@ class HealthUpdater:
                 raise
 
     def _message(self, task: str, entry: _Task) -> DiagnosticStatus:
-        return DiagnosticStatus(level=entry.level, name=status_name(self._node.get_name(), task),
+        return DiagnosticStatus(level=entry.level, name=node_status_name(self._node, task),
                                 hardware_id=self.hardware_id, message=entry.message,
                                 values=[KeyValue(key=k, value=v) for k, v in entry.values.items()])
 
@@ -119,7 +128,7 @@ class StatusPublisher:
     """One task of a node's health, set by events (a table reloaded or rejected, a job skipped)."""
 
     def __init__(self, node: Node, subject: str) -> None:
-        self.name = status_name(node.get_name(), subject)
+        self.name = node_status_name(node, subject)
         self._subject = subject
         self._health = health(node)
 

@@ -45,7 +45,7 @@ from fay_msgs.msg import ActionCue, LlmLatency, Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
-from ..common.diagnostics import StatusPublisher
+from ..common.diagnostics import StatusPublisher, node_status_name
 from ..common.node_main import run_node
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
@@ -597,7 +597,7 @@ class DialogueNode(Node):
         values = {"user": p.user_id, "task_id": p.task_id, "conversation_id": p.conversation_id, "state": p.state,
                   "step": str(p.step), "tool": p.tool, "elapsed_s": f"{p.elapsed:.1f}"}
         self.task_progress.publish(DiagnosticStatus(
-            level=level, name="fay/dialogue: task", hardware_id="fay_ros",
+            level=level, name=node_status_name(self, "task"), hardware_id="fay_ros",
             message=f"{p.state}{': ' + p.detail if p.detail else ''}",
             values=[KeyValue(key=k, value=v) for k, v in values.items()]))
 

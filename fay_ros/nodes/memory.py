@@ -43,7 +43,7 @@ from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
-from ..common.diagnostics import LEVELS, StatusPublisher
+from ..common.diagnostics import LEVELS, StatusPublisher, node_status_name
 from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -368,7 +368,7 @@ class MemoryNodeRos(Node):
     def _report(self, event: str, message: str, severity: str, **values: str) -> None:
         """One event on ~/jobs (see the module docstring); `severity`: info, warning or error."""
         self.jobs_publisher.publish(DiagnosticStatus(
-            level=LEVELS[severity], name="fay/memory: jobs", hardware_id="fay_ros", message=message,
+            level=LEVELS[severity], name=node_status_name(self, "jobs"), hardware_id="fay_ros", message=message,
             values=[KeyValue(key="event", value=event)] + [KeyValue(key=k, value=v) for k, v in values.items()]))
 
     def _maintenance(self) -> None:

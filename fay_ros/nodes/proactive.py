@@ -36,7 +36,7 @@ from fay_msgs.msg import SpeechState
 
 from ..agent.ros_convert import InterfaceError, import_interface
 from ..common import qos, topics
-from ..common.diagnostics import LEVELS, StatusPublisher
+from ..common.diagnostics import LEVELS, StatusPublisher, node_status_name
 from ..common.errors import ConfigError, TableError
 from ..common.reloading import ReloadingTable
 from ..common.rostime import node_seconds
@@ -180,5 +180,5 @@ class ProactiveTalk:
     def _publish(self, event: str, message: str, values: dict[str, str]) -> None:
         level = "warning" if event == "skip" else "info"
         self._events.publish(DiagnosticStatus(
-            level=LEVELS[level], name=f"fay/{self._node.get_name()}: proactive", hardware_id="fay_ros",
+            level=LEVELS[level], name=node_status_name(self._node, "proactive"), hardware_id="fay_ros",
             message=message, values=[KeyValue(key=k, value=str(v)) for k, v in {"event": event, **values}.items()]))

@@ -24,7 +24,7 @@ def watch(board: StatusBoard, namespace: str, *, until: Callable[[StatusBoard], 
         for name in board.watched:
             node.create_subscription(Bool, ready_topic(name, namespace),
                                      lambda msg, n=name: board.on_ready(n, bool(msg.data)), READY_QOS)
-        states = {status_name(name, STATE_TASK): name for name in board.watched}
+        states = {status_name(name, STATE_TASK, namespace): name for name in board.watched}
 
         def on_diagnostics(array: DiagnosticArray) -> None:
             for status in array.status:
