@@ -19,6 +19,7 @@ from fay_msgs.srv import GetActiveRules, Recall, Remember
 from harness import DEFAULT_TIMEOUT, Collector, NodeProcess, RosProbe, free_port, publish_until, wait_until
 from std_msgs.msg import Empty
 
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
 from fay_ros.dialogue.persona import Persona
 
@@ -286,11 +287,13 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
         probe.wait_for_subscribers(pub)
         probe.wait_for_publishers(topics.REPLY)
 
+        files_status = status_name("dialogue", "files", "/reload")
+
         def reported(path, level: int, what: str) -> str:
             array = files.wait_for_match(lambda a: any(
-                s.name == "fay/dialogue: files" and s.level == level and s.message.startswith(str(path))
+                s.name == files_status and s.level == level and s.message.startswith(str(path))
                 and s.message not in seen for s in a.status), what=what)
-            message = next(s.message for s in array.status if s.name == "fay/dialogue: files")
+            message = next(s.message for s in array.status if s.name == files_status)
             seen.add(message)
             return message
 

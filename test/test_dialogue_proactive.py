@@ -21,6 +21,7 @@ from std_msgs.msg import Bool
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import SpeechState, Utterance
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import to_time_msg
 from harness import NodeProcess, RosProbe, wait_until
@@ -173,9 +174,9 @@ def test_proactive_talk_follows_the_schedule_under_sim_time(probe, llm, tmp_path
         # a bad edit is refused with file:line; the last good schedule goes on (good morning next day)
         schedule.write_text(SCHEDULE.replace('daily: "08:30"', 'daily: "25:99"'), encoding="utf-8")
         bad = node.diagnostics.wait_for_match(lambda a: any(
-            s.name == "fay/dialogue: schedule" and s.level == DiagnosticStatus.ERROR for s in a.status),
+            s.name == status_name("dialogue", "schedule", NS) and s.level == DiagnosticStatus.ERROR for s in a.status),
             timeout=20, what="the refused edit on /diagnostics")
-        message = next(s.message for s in bad.status if s.name == "fay/dialogue: schedule")
+        message = next(s.message for s in bad.status if s.name == status_name("dialogue", "schedule", NS))
         assert str(schedule) in message and "line" in message and "NOT reloaded" in message
         node.run_clock(at(2026, 1, 3, 8, 29, 58), lambda: len(node.of("speak", "good_morning")) == 3,
                        "the good morning of 3 January, from the last good schedule")

@@ -11,6 +11,7 @@ import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from lifecycle_msgs.msg import Transition
 
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
 from fay_ros.dialogue.local_llm import MODEL_FILE, default_model_path
 from harness import REPO, free_port, http_ok, ros_environment, wait_until
@@ -49,7 +50,7 @@ def test_a_missing_model_is_reported_and_the_lifecycle_starts_and_stops_the_serv
     node = launch_node("fay_ros.cli", args=["llm", "--model", str(model), "--port", str(port), "--threads", "2",
                                             "--namespace", namespace], ros=False)
 
-    state = diagnostics.wait_for(lambda _a: find_status(diagnostics, "fay/llm: state",
+    state = diagnostics.wait_for(lambda _a: find_status(diagnostics, status_name("llm", "state", namespace),
                                                         lambda s: str(model) in s.message),
                                  what="the llm node's state naming the missing model")
     assert state.level == DiagnosticStatus.ERROR
@@ -64,7 +65,7 @@ def test_a_missing_model_is_reported_and_the_lifecycle_starts_and_stops_the_serv
     assert ros.change_state("llm", Transition.TRANSITION_ACTIVATE, namespace)
     ready.wait_for(lambda msgs: msgs[-1].data, what="true on its ~/ready")
     assert http_ok(health_url)
-    server = diagnostics.wait_for(lambda _a: find_status(diagnostics, "fay/llm: server",
+    server = diagnostics.wait_for(lambda _a: find_status(diagnostics, status_name("llm", "server", namespace),
                                                          lambda s: values(s).get("port") == str(port)
                                                          and s.level == DiagnosticStatus.OK),
                                   what="its server health while serving")

@@ -21,6 +21,7 @@ from werkzeug import Response
 
 import dialogue_fake_llm as fake
 from fay_msgs.srv import GetProfile, Recall, Remember
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
 from fay_ros.common.rostime import to_time_msg
 from harness import NodeProcess, RosProbe, wait_until
@@ -97,7 +98,7 @@ class SimMemory:
     def schedule_status(self, level: bytes) -> DiagnosticStatus | None:
         """The node's latest schedule status at `level` on /diagnostics, if any came."""
         return next((s for a in reversed(list(self.diagnostics.messages)) for s in a.status
-                     if s.name == "fay/memory: schedule" and s.level == level), None)
+                     if s.name == status_name("memory", "schedule", NS) and s.level == level), None)
 
     def call(self, srv, name: str, **fields):
         return self.probe.call(srv, f"{NS}/{name}", srv.Request(**fields), timeout=30)

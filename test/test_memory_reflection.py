@@ -9,6 +9,7 @@ import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
 from fay_msgs.srv import Recall, Remember
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
 from harness import wait_until
 
@@ -18,8 +19,9 @@ KEY = "sk-fay-test-0123456789abcdef"
 class JobStatuses:
     """The memory node's statuses about its background jobs on /diagnostics."""
 
-    def __init__(self, ros) -> None:
+    def __init__(self, ros, namespace: str) -> None:
         self.ros = ros
+        self.name = status_name("memory", "background jobs", namespace)
         self.statuses = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 10)
 
     def wait_matched(self) -> None:
@@ -28,7 +30,7 @@ class JobStatuses:
 
     def reflection_ended(self, level: bytes) -> str:
         def ended(arrays):
-            return next((s.message for a in arrays for s in a.status if s.name == "fay/memory: background jobs"
+            return next((s.message for a in arrays for s in a.status if s.name == self.name
                          and s.level == level and {kv.key: kv.value for kv in s.values}.get("job") == "reflect"),
                         None)
         return self.statuses.wait_for(ended, timeout=30, what=f"a reflection status at level {level!r}")
@@ -55,7 +57,7 @@ def test_reflection_runs_in_the_node_on_a_loopback_llm(ros, launch_node, tmp_pat
         "db_path": str(tmp_path / "m.db"), "embedder": "hashed", "llm_base_url": httpserver.url_for("/v1"),
         "llm_model": "fake", "llm_api_key_env": "FAY_MEMORY_TEST_KEY", **trigger},
         namespace="/refl", env={"FAY_MEMORY_TEST_KEY": KEY})
-    jobs = JobStatuses(ros)
+    jobs = JobStatuses(ros, "/refl")
     node.wait_ready(timeout=40)
     jobs.wait_matched()
     a = _remember(ros, "/refl", "grandpa", "老人晨起血压 158/95", ["kind:event", "domain:homecare", "date:2026-04-27"])
@@ -91,7 +93,7 @@ def test_an_unreachable_llm_only_skips_reflection(ros, launch_node, tmp_path):
         "llm_base_url": "http://fay:pw-5c2e@127.0.0.1:9/v1?api_key=sk-query-77aa",
         "llm_api_key_env": "FAY_MEMORY_TEST_KEY", "reflection_threshold": 10.0, "llm_timeout": 3.0},
         namespace="/nollm", env={"FAY_MEMORY_TEST_KEY": KEY})
-    jobs = JobStatuses(ros)
+    jobs = JobStatuses(ros, "/nollm")
     node.wait_ready(timeout=40)
     jobs.wait_matched()
     assert "llm=http://127.0.0.1:9/v1" in node.output()
