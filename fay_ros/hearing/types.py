@@ -52,4 +52,7 @@ class Recognizer(Protocol):
 
     def peek(self) -> Recognition | None:
         """Recognise the audio so far without ending the utterance (None: not supported); the
-        word timings may be left to `Recognition.with_words()`."""
+        word timings may be left to `Recognition.with_words()`. Its `confidence` feeds the
+        turn judgement, which trusts an open ending only from a fairly sure decode
+        (turn.OPEN_CONFIDENCE): a backend with no confidence of its own should say 1.0 here,
+        not leave the default 0.0."""
