@@ -207,6 +207,13 @@ def _events_at_silence(core, audio: np.ndarray) -> list[tuple[int, bool, str]]:
     return out
 
 
+def _events_with_queue(core, audio: np.ndarray, queued: range) -> list:
+    """Every event, the chunks numbered in `queued` fed as the worker sees them when it fell
+    behind: more audio already waits after each of them."""
+    return [e for n, i in enumerate(range(0, len(audio), 480))
+            for e in core.feed(audio[i:i + 480], RATE, i / RATE, behind=n in queued)]
+
+
 def _voice(seconds: float) -> np.ndarray:
     """A steady voiced buzz (140 Hz and its harmonics): voice to the VAD from its first frame
     to its last, with no gaps of its own, so the test alone places the silences."""
@@ -298,14 +305,10 @@ def test_the_early_decode_waits_until_the_worker_has_caught_up_with_the_audio():
     said = "Can you tell me a joke?"
     core, recognizer = _watched([said])
     audio = np.concatenate([silence(0.39), _voice(0.81), silence(1.0)])
-    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
     # the first three chunks of silence were already queued behind each other (the worker was
     # busy): no decode of a moment that newer audio may already contradict
     first_silent = len(silence(0.39)) // 480 + len(_voice(0.81)) // 480
-    events = []
-    for n, chunk in enumerate(chunks):
-        behind = first_silent <= n < first_silent + 2
-        events += core.feed(chunk, RATE, n * 480 / RATE, behind=behind)
+    events = _events_with_queue(core, audio, range(first_silent, first_silent + 2))
     assert recognizer.decoded_at == [90], "the decode ran before the worker caught up"
     assert [(e.speculative, e.text) for e in events] == [(True, said), (False, said)]
 
@@ -316,14 +319,10 @@ def test_no_speculation_goes_out_while_the_worker_is_behind_the_audio():
     said = "Can you tell me a joke?"
     core, recognizer = _watched([said, said])
     audio = np.concatenate([silence(0.39), _voice(0.81), silence(0.06), _voice(0.3), silence(1.0)])
-    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
     gap = (len(silence(0.39)) + len(_voice(0.81))) // 480
     # the decode of the first silent frame took long: the rest of the gap and the voice after it
     # were queued meanwhile, so nothing goes out until the worker has seen that voice
-    events = []
-    for n, chunk in enumerate(chunks):
-        behind = gap < n <= gap + 3
-        events += [(e.speculative, e.text) for e in core.feed(chunk, RATE, n * 480 / RATE, behind=behind)]
+    events = [(e.speculative, e.text) for e in _events_with_queue(core, audio, range(gap + 1, gap + 4))]
     assert recognizer.decoded_at[0] == 30
     assert events == [(True, said), (False, said)], "a speculation went out on a gap the queued audio ended"
 
@@ -334,13 +333,9 @@ def test_a_turn_that_ends_while_the_worker_is_behind_sends_its_text_ahead_of_the
     said = "Can you tell me a joke?"
     core, recognizer = _watched([said])
     audio = np.concatenate([silence(0.39), _voice(0.81), silence(1.0)])
-    chunks = [audio[i:i + 480] for i in range(0, len(audio), 480)]
     gap = (len(silence(0.39)) + len(_voice(0.81))) // 480
     # the decode at the first silent frame lasted past complete_ms: the chunks up to the end of
     # the turn were all queued meanwhile
-    events = []
-    for n, chunk in enumerate(chunks):
-        behind = gap < n <= gap + 8
-        events += [(e.speculative, e.is_final, e.text) for e in core.feed(chunk, RATE, n * 480 / RATE, behind=behind)]
+    events = [(e.speculative, e.is_final, e.text) for e in _events_with_queue(core, audio, range(gap + 1, gap + 9))]
     assert events == [(True, False, said), (False, True, said)], \
         "the final's word alignment came before the text the model can start on"

@@ -41,12 +41,11 @@ import numpy as np
 from ..common.wav import downmix
 from .audio import check_chunk, resample
 from .segmenter import Segmenter
-from .turn import TurnJudgement, TurnSettings, judge
+from .turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
 from .types import Recognition, Recognizer, Word
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
 
-SENTENCE_END = (".", "?", "!", "。", "？", "！")
 # Silence (ms) before the early decode starts: one 30 ms VAD frame. The decode is the longest
 # step between the last word and the reply, so it starts at the first sign of an end.
 EARLY_DECODE_MS = 30
@@ -57,6 +56,11 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
+
+
+def _ends_sentence(early: Recognition | None) -> bool:
+    """The two-step endpoint's test: the decode ends in sentence punctuation."""
+    return early is not None and early.text.rstrip().endswith(SENTENCE_END)
 
 
 def _checked_speculate_ms(speculate_ms: int) -> int:
@@ -102,15 +106,19 @@ class AsrCore:
         self._set_early(early_endpoint_ms, early_decode_ms, _checked_speculate_ms(speculate_ms))
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
-        self._speculated = False    # a speculative event for the current silence went out
         self._speculation_due = False  # the early decode is judged worth speculating on, once the silence lasts
-        self._guess = ""            # the text of the speculation out
+        self._guess = ""            # the text of the speculation out for this utterance ("" = none)
         self._early_end = 0         # the last voiced sample the early decode heard
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False        # more audio waits after the chunk being fed
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
         self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int] | None = None
+
+    @property
+    def _speculated(self) -> bool:
+        """A speculative event went out for this utterance and still stands."""
+        return bool(self._guess)
 
     def _vad_for_turn(self, vad: VadSettings) -> VadSettings:
         """With turn detection the VAD waits `patience_ms`; the judgement ends turns sooner."""
@@ -224,9 +232,8 @@ class AsrCore:
             return self._voice_again()
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
-            out += self._decode_early(lambda early: early is not None and early.text.rstrip().endswith(SENTENCE_END))
-        closing = silent >= self.early_endpoint_ms and self._early is not None \
-            and self._early.text.rstrip().endswith(SENTENCE_END)
+            out += self._decode_early(_ends_sentence)
+        closing = silent >= self.early_endpoint_ms and _ends_sentence(self._early)
         out += self._speculate_when_due(silent, closing)
         if silent < self.early_endpoint_ms:
             return out
@@ -285,7 +292,7 @@ class AsrCore:
         text = self.wake.preview(early.text.strip(), end) if early.text.strip() else None
         if not text:
             return []
-        self._speculated, self._guess = True, early.text.strip()
+        self._guess = early.text.strip()
         return self._speculation(TranscriptEvent(False, text, early.language, early.confidence,
                                                  self._time(self._utt_start), end, speculative=True))
 
@@ -293,7 +300,7 @@ class AsrCore:
         """Withdraw the speculative event of this utterance, if one went out."""
         if not self._speculated:
             return []
-        self._speculated = False
+        self._guess = ""
         return self._speculation(TranscriptEvent(False, "", "", 0.0, self._time(self._utt_start),
                                                  self._time(self._utt_start), speculative=True))
 
@@ -330,7 +337,7 @@ class AsrCore:
             else:
                 final = self._finish(ev.sample)
                 if final:
-                    self._speculated = False   # the final carries it now
+                    self._guess = ""   # the final carries it now
                     out.append(final)
                 else:
                     out += self._withdraw()
