@@ -11,10 +11,11 @@ ros_environment()
 
 
 @pytest.fixture
-def launch_node(request):
+def launch_node():
     """Factory: launch_node(module, params, ...) -> NodeProcess; all are stopped afterwards.
 
-    When a test fails, the output of its nodes is attached to the report.
+    When a test fails, the output of its nodes (of every NodeProcess) is attached to the report
+    (pytest_runtest_makereport).
     """
     started: list[NodeProcess] = []
 
@@ -24,11 +25,8 @@ def launch_node(request):
         return proc
 
     yield start
-    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
     for proc in reversed(started):
         proc.stop()
-        if failed:
-            print(f"\n----- output of {proc.module} (pid {proc.pid}) -----\n{proc.output()[-4000:]}")
 
 
 @pytest.fixture(scope="session")
@@ -165,4 +163,13 @@ def clock():
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
-    setattr(item, f"rep_{rep.when}", rep)
+    if rep.failed:
+        # What the test's own processes printed: a failure waiting on a topic says why only there.
+        for process in NodeProcess.started:
+            tail = process.output()[-NodeProcess.REPORTED_OUTPUT_CHARS:]
+            rep.sections.append((f"output of {process.module} (pid {process.pid})", tail))
+
+
+def pytest_runtest_setup(item):
+    # a module's processes still running belong to its next tests too
+    NodeProcess.started[:] = [process for process in NodeProcess.started if process.alive()]

@@ -248,7 +248,15 @@ NOT_RESENT = frozenset({"Remember", "ChangeState"})
 
 
 class NodeProcess:
-    """A node (or any fay_ros module) running in its own process."""
+    """A node (or any fay_ros module) running in its own process.
+
+    Every process started during a test is listed in `started` (conftest empties it before each
+    test), so a failing test's report carries their output (see conftest.pytest_runtest_makereport).
+    """
+
+    started: list[NodeProcess] = []
+    # the tail of each process's output that a failing test's report carries
+    REPORTED_OUTPUT_CHARS = 8000
 
     def __init__(self, module: str, params: dict[str, Any] | None = None, *, args: Iterable[str] = (),
                  namespace: str = "/fay", name: str | None = None, env: dict[str, str] | None = None,
@@ -277,6 +285,7 @@ class NodeProcess:
         full_env.update(env or {})
         self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=full_env,
                                         cwd=str(REPO), start_new_session=True)
+        NodeProcess.started.append(self)
 
     @property
     def pid(self) -> int:

@@ -40,9 +40,9 @@ def companion_config(tmp_path: Path, **overrides: dict) -> Path:
 def question_wav(tmp_path_factory):
     from synthetic_speech import speak_to_wav
     path = tmp_path_factory.mktemp("e2e") / "question.wav"
-    # 3 s before the question: the mic plays as soon as asr listens, and under load the other
-    # nodes (action_semantics) may still be starting then
-    speak_to_wav(path, [3.0, ("Hello Fay, what can you do?", "en-us"), 2.0])
+    # the bring-up's mic plays it once every other node says ready (wait_for_nodes); the second
+    # before the question is the room's quiet the VAD measures its noise floor on
+    speak_to_wav(path, [1.0, ("Hello Fay, what can you do?", "en-us"), 2.0])
     return path
 
 

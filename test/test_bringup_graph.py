@@ -59,6 +59,24 @@ def test_launch_arguments_override_the_yaml(tmp_path):
     assert "llm" not in {p.name for p in graph.companion_processes({"llm_base_url": "http://10.0.0.5:8000/v1"})}
 
 
+def test_a_wav_source_waits_for_the_other_nodes_and_the_embedded_llm(tmp_path):
+    wav = tmp_path / "q.wav"
+    wav.write_bytes(b"")
+
+    def mic(**opts):
+        return next(n for n in graph.companion_nodes(opts) if n.name == "mic").parameters
+
+    others = [name for name, _m in graph.NODE_MODULES if name != "mic"]
+    assert mic(audio_source=str(wav))["wait_for_nodes"] == [*others, "llm"]
+    assert mic(audio_source=str(wav))["wait_for_nodes_s"] == graph.READY_WAIT
+    assert mic(audio_source=str(wav), llm_base_url="http://10.0.0.5:8000/v1")["wait_for_nodes"] == others
+    assert mic(audio_source=str(wav), nodes="asr,mic,tts")["wait_for_nodes"] == ["tts", "asr", "llm"]
+    assert "wait_for_nodes" not in mic(audio_source="mic")  # a microphone never waits
+    custom = tmp_path / "mine.yaml"
+    custom.write_text("/**/mic:\n  ros__parameters:\n    wait_for_nodes: [asr]\n")
+    assert mic(audio_source=str(wav), config=str(custom))["wait_for_nodes"] == ["asr"]
+
+
 def test_web_and_bridge_switches():
     def web(**opts):
         return next((p.args for p in graph.companion_processes(opts) if p.name == "web"), None)

@@ -191,13 +191,7 @@ def test_mic_missing_wav_stops_with_the_reason(launch_node, tmp_path):
 
 
 def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launch_node, tmp_path):
-    import numpy as np
-
-    from fay_ros.common.wav import write_wav
-
-    # A ramp makes every sample position recognisable.
-    samples = (np.arange(RATE, dtype=np.int64) % 20000 + 1000).astype(np.int16)
-    write_wav(tmp_path / "ramp.wav", samples, RATE)
+    samples = _ramp_wav(tmp_path / "ramp.wav")
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav")}, name="mic_ramp")
     mic.wait_ready()
     assert "waiting for a subscriber" in mic.output()
@@ -206,6 +200,59 @@ def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launc
     assert "a listener subscribed" in mic.output()
     assert first.header.frame_id == "wav:ramp.wav"
     assert list(first.data[:480]) == samples[:480].tolist()
+
+
+def _ramp_wav(path):
+    """A second of ramp: every sample position is recognisable."""
+    import numpy as np
+
+    from fay_ros.common.wav import write_wav
+
+    samples = (np.arange(RATE, dtype=np.int64) % 20000 + 1000).astype(np.int16)
+    write_wav(path, samples, RATE)
+    return samples
+
+
+def test_mic_wav_source_waits_until_the_companion_nodes_say_ready(ros, launch_node, tmp_path):
+    from fay_ros.common.readiness import READY_QOS
+
+    samples = _ramp_wav(tmp_path / "ramp.wav")
+    audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)  # the listener is there from the start
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"),
+                                            "wait_for_nodes": ["voice_stub"]}, name="mic_waits")
+    mic.wait_ready(probe=ros)
+    ros.wait_matched(audio, "mic_waits")
+    # The stub says ready only now; the file plays from its first sample once it has.
+    ready = ros.publisher(Bool, ros.ready_topic("voice_stub"), READY_QOS)
+    ready.publish(Bool(data=True))
+    first = audio.wait_for_count(1)[0]
+    assert list(first.data[:480]) == samples[:480].tolist()
+    assert "voice_stub to be ready before playing wav:ramp.wav" in mic.output()
+    assert "the companion is ready: playing wav:ramp.wav" in mic.output()
+
+
+def test_mic_wav_source_plays_after_wait_for_nodes_s_and_names_who_is_not_ready(ros, launch_node, tmp_path):
+    from fay_ros.common.rostime import from_time_msg
+
+    samples = _ramp_wav(tmp_path / "ramp.wav")
+    audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": ["never_up"],
+                                            "wait_for_nodes_s": 2.0}, name="mic_gives_up")
+    mic.wait_ready(probe=ros)
+    active = ros.node.get_clock().now().nanoseconds * 1e-9
+    first = audio.wait_for_count(1)[0]
+    # the listener was there from the start: only the wait for never_up held the file back
+    assert from_time_msg(first.header.stamp) - active > 1.5
+    assert list(first.data[:480]) == samples[:480].tolist()
+    assert "never_up not ready after 2 s: playing wav:ramp.wav anyway" in mic.output()
+
+
+@pytest.mark.parametrize("names", [["tts/ready"], [""]])
+def test_mic_refuses_wait_for_nodes_that_are_no_node_names(launch_node, tmp_path, names):
+    _ramp_wav(tmp_path / "ramp.wav")
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": names})
+    assert mic.wait_exit(30) == 2
+    assert "parameter 'wait_for_nodes'" in mic.output() and "no '/'" in mic.output()
 
 
 def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):

@@ -232,6 +232,13 @@ def companion_nodes(raw_options: dict[str, Any] | None = None, *, terminal: bool
         if not terminal and p.get("typed_input"):
             p["typed_input"] = False
         nodes.append(NodeSpec(name, module, p, interactive=bool(p.get("typed_input"))))
+    for spec in nodes:
+        if spec.name == "mic" and spec.parameters.get("source"):
+            # A WAV is played to a companion that can answer it: the first words are not lost
+            # to a node still loading (the embedded LLM included, when this bring-up starts it).
+            spec.parameters.setdefault("wait_for_nodes", [n.name for n in nodes if n.name != "mic"]
+                                   + (["llm"] if starts_embedded_llm(options) else []))
+            spec.parameters.setdefault("wait_for_nodes_s", READY_WAIT)
     return nodes
 
 
@@ -273,10 +280,7 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     """
     options = parse_options(raw_options)
     processes = []
-    llm_server = str(options["use_llm_server"]).strip().lower()
-    if llm_server not in ("auto", "true", "false"):
-        raise BringupError(f"option use_llm_server: expected auto, true or false, got {llm_server!r}")
-    if llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"]):
+    if starts_embedded_llm(options):
         from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
 
         # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
@@ -295,6 +299,15 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     processes.append(ProcessSpec("status", ("status", "--namespace", namespace(options), "--nodes", nodes,
                                             "--wait", str(READY_WAIT), "--quiet"), respawn=False))
     return processes
+
+
+def starts_embedded_llm(options: dict[str, Any]) -> bool:
+    """Whether the bring-up starts the embedded LLM server (`use_llm_server`; auto: when no
+    llm_base_url is given)."""
+    llm_server = str(options["use_llm_server"]).strip().lower()
+    if llm_server not in ("auto", "true", "false"):
+        raise BringupError(f"option use_llm_server: expected auto, true or false, got {llm_server!r}")
+    return llm_server == "true" or (llm_server == "auto" and not options["llm_base_url"])
 
 
 def namespace(options: dict[str, Any] | None = None) -> str:

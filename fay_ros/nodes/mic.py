@@ -22,6 +22,11 @@ robot_speaking (SpeechState, latched, in),
 ~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
 and holds the person's audio back, until the robot stops or the person barges in; the
 echo-tail mute after the robot stops is not shown).
+
+A WAV source starts playing once the recogniser subscribes to audio/raw (`wait_for_listener`)
+and the nodes in `wait_for_nodes` say ready (their latched `~/ready`; the bring-up lists its
+other nodes), so the first words of the file are answered as a ready companion would answer
+them; a microphone never waits.
 """
 from __future__ import annotations
 
@@ -42,6 +47,7 @@ from ..common.diagnostics import health
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
+from ..common.readiness import READY_QOS, ready_topic
 from ..common.rostime import to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
@@ -70,6 +76,13 @@ class MicConfig(BaseModel):
     wait_for_listener: bool = Field(True, description="With a WAV source: start streaming only once audio/raw "
                                                       "has a subscriber, so the recogniser hears the file from "
                                                       "its start (a microphone never waits).")
+    wait_for_nodes: list[str] = Field([], description="With a WAV source: also wait until these nodes (names in "
+                                                      "the mic's namespace) say ready on their ~/ready, so the "
+                                                      "file is heard by a companion that can answer it (the "
+                                                      "bring-up lists its other nodes).")
+    wait_for_nodes_s: float = Field(120.0, gt=0.0, description="With wait_for_nodes: after this long the file "
+                                                               "plays anyway, and a warning names the nodes "
+                                                               "that are not ready.")
     rate: int = Field(16000, ge=8000, le=192000, description="Sample rate in Hz.")
     chunk_size: int = Field(480, ge=16, le=48000, description="Frames per AudioChunk (480 = 30 ms at 16 kHz).")
     channels: int = Field(1, ge=1, le=8, description="Input channels (the recogniser downmixes to mono).")
@@ -105,6 +118,14 @@ class MicConfig(BaseModel):
     def _source_exists(cls, value: str) -> str:
         if value and not Path(value).expanduser().is_file():
             raise ValueError(f"WAV file not found: {value}")
+        return value
+
+    @field_validator("wait_for_nodes")
+    @classmethod
+    def _node_names(cls, value: list[str]) -> list[str]:
+        bad = [name for name in value if not name or "/" in name or name != name.strip()]
+        if bad:
+            raise ValueError(f"node names in the mic's namespace expected (no '/'), got {bad}")
         return value
 
     @model_validator(mode="after")
@@ -163,6 +184,14 @@ class Mic(ManagedNode):
         self.source: WavFileSource | SoundDeviceSource | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._listener_timer = None
+        self._waiting_since = 0.0
+        # With a WAV source: the nodes it waits for (wait_for_nodes) -> whether each said ready.
+        self._nodes_ready: dict[str, bool] = {}
+        if cfg.source:
+            for name in cfg.wait_for_nodes:
+                self._nodes_ready[name] = False
+                self.create_subscription(Bool, ready_topic(name, self.get_namespace()),
+                                         lambda msg, name=name: self._on_node_ready(name, msg), READY_QOS)
         self._robot_speaking = False  # the latest robot_speaking, for a core made after it arrived
         self.frame_id = "mic"
         # Until configure opens it: the device (or file) asked for.
@@ -212,9 +241,10 @@ class Mic(ManagedNode):
 
     def activate_node(self) -> None:
         assert self.source is not None
-        if self.config.source and self.config.wait_for_listener and self.audio_pub.get_subscription_count() == 0:
-            self.get_logger().info(f"waiting for a subscriber on {self.audio_pub.topic_name} before playing "
-                                   f"{self.source.name}")
+        waiting_for = self._waiting_for()
+        if waiting_for:
+            self.get_logger().info(f"waiting for {' and '.join(waiting_for)} before playing {self.source.name}")
+            self._waiting_since = time.monotonic()
             self._listener_timer = self.create_timer(0.05, self._start_when_heard)
         else:
             self.source.start()
@@ -241,11 +271,41 @@ class Mic(ManagedNode):
             self.destroy_timer(self._listener_timer)
             self._listener_timer = None
 
+    def _on_node_ready(self, name: str, msg: Bool) -> None:
+        self._nodes_ready[name] = bool(msg.data)
+
+    def _unready_nodes(self) -> list[str]:
+        return [name for name, ready in self._nodes_ready.items() if not ready]
+
+    def _waiting_for(self) -> list[str]:
+        """What a WAV source still waits for before it plays (nothing for a microphone)."""
+        if not self.config.source:
+            return []
+        waiting = []
+        if self.config.wait_for_listener and self.audio_pub.get_subscription_count() == 0:
+            waiting.append(f"a subscriber on {self.audio_pub.topic_name}")
+        unready = self._unready_nodes()
+        if unready:
+            waiting.append(f"{', '.join(unready)} to be ready")
+        return waiting
+
     def _start_when_heard(self) -> None:
-        if self.audio_pub.get_subscription_count() > 0 and self.source is not None:
-            self._cancel_listener_timer()
-            self.get_logger().info(f"a listener subscribed: playing {self.source.name}")
-            self.source.start()
+        if self.source is None:
+            return
+        listened = not self.config.wait_for_listener or self.audio_pub.get_subscription_count() > 0
+        unready = self._unready_nodes()
+        if not listened:
+            return
+        if unready:
+            if time.monotonic() - self._waiting_since < self.config.wait_for_nodes_s:
+                return
+            self.get_logger().warning(f"{', '.join(unready)} not ready after {self.config.wait_for_nodes_s:g} s: "
+                                      f"playing {self.source.name} anyway")
+        else:
+            self.get_logger().info(f"a listener subscribed{' and the companion is ready' if self._nodes_ready else ''}"
+                                   f": playing {self.source.name}")
+        self._cancel_listener_timer()
+        self.source.start()
 
     # -- live parameters -----------------------------------------------------------------------
     def _apply_live(self, cfg: MicConfig, changed: frozenset[str]) -> None:
