@@ -52,8 +52,10 @@ def test_played_reference_is_read_at_the_microphone_times():
     assert half[:80].any() and not half[-200:].any()
 
 
-def _robot_mix(person: np.ndarray | None, at_s: float, echo: bool = True) -> list[float]:
-    """Interrupts (seconds after `at_s`) from a MicCore hearing the robot through RoomEcho."""
+def _robot_mix(person: np.ndarray | None, at_s: float, echo: bool = True,
+               talk_over: list[tuple[bool, float]] | None = None) -> list[float]:
+    """Interrupts (seconds after `at_s`) from a MicCore hearing the robot through RoomEcho;
+    `talk_over` gets its holds (True) and releases (False) with their times after `at_s`."""
     robot = speak(ROBOT_TEXT, "en-us", rate=TTS_RATE)
     core = MicCore(RATE, duplex=SETTINGS, echo=EchoCanceller(RATE, 30) if echo else None, room_echo=RoomEcho(-3.0))
     t0, fed = 10.0, 0
@@ -68,13 +70,35 @@ def _robot_mix(person: np.ndarray | None, at_s: float, echo: bool = True) -> lis
         while fed < len(robot) and t0 + fed / TTS_RATE < now + 0.05:   # played blocks come just ahead
             core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
             fed += BLOCK
-        if core.process(wav[i:i + CHUNK], None, now, captured=now).interrupt:
+        out = core.process(wav[i:i + CHUNK], None, now, captured=now)
+        if out.interrupt:
             found.append(i / RATE - at_s)
+        if out.talk_over is not None and talk_over is not None:
+            talk_over.append((out.talk_over, (i + CHUNK) / RATE - at_s))
     return found
 
 
 def test_no_self_interruption_on_the_robot_voice():
-    assert _robot_mix(None, 0.0) == []
+    talk_over: list = []
+    assert _robot_mix(None, 0.0, talk_over=talk_over) == []
+    # nor a hold: the canceller's burst when the robot starts again after a pause is not a person
+    assert talk_over == []
+
+
+@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
+def test_talk_over_holds_the_voice_long_before_the_barge_in(text, voice):
+    talk_over: list = []
+    [interrupt] = _robot_mix(speak(text, voice), 5.0, talk_over=talk_over)
+    [(held, at)] = talk_over             # held once, then stopped by the barge-in (no release)
+    assert held and at < 0.3 < interrupt, talk_over
+
+
+@pytest.mark.parametrize("text,voice", BACKCHANNELS)
+def test_a_backchannel_holds_the_voice_for_a_moment_then_lets_it_go_on(text, voice):
+    talk_over: list = []
+    assert _robot_mix(speak(text, voice), 5.0, talk_over=talk_over) == []
+    assert [held for held, _at in talk_over] == [True, False], talk_over
+    assert talk_over[1][1] - talk_over[0][1] <= 1.0   # the robot goes on within a second
 
 
 @pytest.mark.parametrize("text,voice", INTERRUPTIONS)
@@ -153,6 +177,7 @@ def rig(ros, launch_node, tmp_path):
                "tracks": ros.collect(VisemeTrack, topics.VISEMES),
                "interrupt": _timed(ros, Empty, topics.INTERRUPT),
                "barge_in": _timed(ros, Empty, topics.BARGE_IN),
+               "talk_over": _timed(ros, Bool, topics.TALK_OVER),
                "voice": ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED),
                "played": ros.collect(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)}
         replies = ros.publisher(Utterance, topics.REPLY)
@@ -164,7 +189,7 @@ def rig(ros, launch_node, tmp_path):
         first = got["audio"].wait_for_count(1)[0]
         got["wav_start"] = from_time_msg(first.header.stamp)
         _reply(replies, "talk", ROBOT_REPLY)
-        got["mic"], got["tts"] = mic, tts
+        got["mic"], got["tts"], got["wav"] = mic, tts, tmp_path / "room.wav"
         return got
 
     return start
@@ -177,18 +202,43 @@ def _spoken_whole(got: dict) -> None:
         what="the last sentence spoken to its end")
 
 
+def _person_onset(wav, after_s: float) -> float:
+    """Seconds into the WAV where the person's first sound after `after_s` begins."""
+    from fay_ros.common.wav import read_wav
+
+    audio = read_wav(wav)
+    start = int(after_s * audio.sample_rate)
+    return (start + int(np.flatnonzero(np.abs(audio.samples[start:].astype(int)) > 500)[0])) / audio.sample_rate
+
+
+def _silenced_at(played: list, after: float) -> float:
+    """When the robot's audio stopped after `after` (ROS time): the end of the last played block
+    before the first gap in audio/played (silence is not published)."""
+    blocks = sorted((from_time_msg(m.header.stamp), len(m.data) / m.sample_rate) for m in played)
+    for (start, length), (next_start, _) in zip(blocks, blocks[1:] + [(float("inf"), 0.0)]):
+        if start + length > after and next_start > start + length + 0.03:
+            return start + length
+    raise AssertionError("the robot's audio never stopped")
+
+
 def test_no_self_interruption_and_a_backchannel_does_not_interrupt(rig):
     got = rig([0.5, 4.5, ("yeah", "en-us"), 1.5, ("嗯", "cmn-latn-pinyin"), 1.5, ("对", "cmn-latn-pinyin"), 8.0])
     _spoken_whole(got)
-    assert [t.utterance_id for t in got["tracks"].messages] == [f"talk:{i}" for i in range(len(ROBOT_REPLY))]
+    tracks = {t.utterance_id: t for t in got["tracks"].messages}  # a held sentence's track comes again: the last
+    assert list(tracks) == [f"talk:{i}" for i in range(len(ROBOT_REPLY))]
     assert got["interrupt"].messages == [] and got["barge_in"].messages == []
-    # The robot's voice was there to hear: audio/played carried all of it (fed back into the mic).
-    spoken = sum(t.duration for t in got["tracks"].messages)
+    # The robot's own voice never held it: nothing before the first backchannel.
+    first_backchannel = got["wav_start"] + _person_onset(got["wav"], 5.0)
+    holds = [(at, m.data) for at, m in got["talk_over"].messages]
+    assert holds and all(at > first_backchannel for at, _ in holds), holds
+    # A backchannel may hold the voice for a moment; each hold is released and nothing is lost.
+    assert [held for _at, held in holds] == [True, False] * (len(holds) // 2), holds
+    spoken = sum(t.duration for t in tracks.values())
     played = sum(len(m.data) / m.sample_rate for m in got["played"].messages)
-    assert played >= 0.95 * spoken
+    assert 0.95 * spoken <= played <= spoken + 0.1, "every sample played once (fed back into the mic)"
 
 
-def test_a_real_interruption_silences_the_robot_within_150_ms_and_a_false_one_resumes(rig, capsys):
+def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(rig, capsys):
     onset = 6.0
     got = rig([onset, ("Stop, wait a moment please.", "en-us"), 8.0], resume_after_s=1.0)
     detected, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
@@ -197,10 +247,17 @@ def test_a_real_interruption_silences_the_robot_within_150_ms_and_a_false_one_re
     stopped = speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > detected - 0.2,
                                       what="speaking=false after the barge-in")
     silenced = from_time_msg(stopped.header.stamp) - detected
-    detection = detected - (got["wav_start"] + onset)
+    person = got["wav_start"] + _person_onset(got["wav"], onset)
+    detection = detected - person
+    held_at, held = got["talk_over"].messages[0]
+    quiet = _silenced_at(got["played"].messages, person)
     with capsys.disabled():
-        print(f"\nbarge-in: detected {detection * 1000:.0f} ms after the person began; the robot silent "
-              f"{silenced * 1000:.0f} ms after the interrupt arrived")
+        print(f"\nbarge-in: the voice held {(held_at - person) * 1000:.0f} ms after the person began and "
+              f"was silent {(quiet - person) * 1000:.0f} ms after; the interrupt came at "
+              f"{detection * 1000:.0f} ms, the robot silent {silenced * 1000:.0f} ms after it arrived")
+    assert held and held_at < detected, "the voice holds before the barge-in is decided"
+    # ("Stop" under the robot's echo is the slowest of the three phrases to hold: ~180 ms in the core)
+    assert quiet - person <= 0.25, "silent soon after the person began, long before the barge-in"
     assert 0.3 <= detection <= 1.5, "the interrupt waits for enough speech, then comes"
     assert silenced <= 0.150
     cut = [m.utterance_id for m in speaking.messages if m.speaking][-1]

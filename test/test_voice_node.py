@@ -163,3 +163,28 @@ def test_bound_text_cuts_at_the_best_boundary_within_the_limit():
     assert bound_text("一二三四五六七八九十。一二三四五六七八九十", 15) == "一二三四五六七八九十。"
     assert bound_text("x" * 100, 20) == "x" * 20   # no boundary: cut hard, never longer than the limit
     assert bound_text("Hi. " + "y" * 100, 40) == "Hi. " + "y" * 36   # a boundary too early is not used
+
+
+def test_a_talk_over_hold_goes_on_by_itself_after_hold_max_s_and_loses_nothing(ros, launch_node, tmp_path):
+    from std_msgs.msg import Bool
+
+    node, speaking, tracks, replies, _ = start_tts(launch_node, ros, tmp_path, hold_max_s=0.6)
+    talk_over = ros.publisher(Bool, topics.TALK_OVER)
+    ros.wait_for_subscribers(talk_over)
+    replies.publish(utterance("held", 0, "This sentence is held for a moment by someone talking over it, and then "
+                                         "it goes on to its very end.", first=True, end=True))
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "held:0", what="speaking held:0")
+    talk_over.publish(Bool(data=True))   # and no release, no interrupt: the mic went away
+    end = speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking and msgs[-1], timeout=30,
+                            what="speaking=false after the whole sentence")
+    assert states(speaking)[:3] == [(False, ""), (True, "held:0"), (False, "")], "held, never stopped"
+    # the hold closed the mouth (a silent track), then the track came again with its start moved
+    # by the hold, and the sentence ends with it
+    first, held, last = tracks.wait_for_count(3)[:3]
+    assert [f.name for f in held.frames] == ["sil"] and held.duration == 0.0
+    assert first.header.stamp.sec <= held.header.stamp.sec and first.frames == last.frames
+    moved = from_time_msg(last.header.stamp) - from_time_msg(first.header.stamp)
+    assert moved >= 0.6 and from_time_msg(end.header.stamp) == pytest.approx(
+        from_time_msg(last.header.stamp) + last.duration, abs=1e-3)
+    assert node.stop() == 0
+    assert "talk-over: the voice holds" in node.output() and "held 0.6 s with no release" in node.output()

@@ -171,6 +171,69 @@ def test_a_slow_announcement_moves_the_start_and_announces_again(rig):
     assert np.array_equal(out[first:first + 100], ramp(100)), "the final announcement is the true start"
 
 
+def test_pause_holds_every_sample_and_resume_plays_on_with_moved_starts(rig):
+    clock, sink, player, states, cuts = rig
+    sink.run_until(clock.t)
+    announced: dict[str, list[float]] = {"c:0": [], "c:1": []}
+    a = player.schedule("c:0", ramp(300), announced["c:0"].append)
+    b = player.schedule("c:1", ramp(200, base=1000), announced["c:1"].append)
+    sink.run_until(a + 0.1)
+    paused_at = clock.t
+    silent_from = player.pause()
+    assert silent_from is not None and silent_from - paused_at <= AHEAD + BLOCK / RATE + 1e-9
+    assert player.pause() is None, "held already"
+    sink.run_until(a + 1.0)           # a long hold: nothing plays, nothing ends, nothing starts
+    t0, out = sink.output()
+    held_index = int(round((silent_from - t0) * RATE))
+    assert np.count_nonzero(out[held_index:]) == 0
+    assert states.wait(1)[0] == (True, "c:0", round(a, 6))  # (and no end during the hold: the full list below)
+    resumed_at = clock.t
+    shift = player.resume()
+    assert shift is not None and player.resume() is None
+    sink.run_until(b + shift + 0.5)
+    t0, out = sink.output()
+    voiced = out[np.flatnonzero(out)]
+    assert np.array_equal(voiced, np.concatenate([ramp(300), ramp(200, base=1000)])), "not a sample lost or doubled"
+    on_again = int(round((silent_from + shift - t0) * RATE))
+    assert np.count_nonzero(out[held_index:on_again]) == 0 and out[on_again] != 0
+    assert silent_from + shift >= resumed_at + player.lead - 1e-9, "announced before it plays on"
+    # each waiting sentence is announced again with its moved start; speaking follows the audio
+    assert announced == {"c:0": [a, a + shift], "c:1": [b, b + shift]}
+    assert states.wait(3) == [(True, "c:0", round(a, 6)), (True, "c:1", round(b + shift, 6)),
+                              (False, "", round(b + shift + 0.2, 6))]
+    assert cuts == []
+
+
+def test_stop_while_held_ends_the_turn_at_once_and_drops_the_rest(rig):
+    clock, sink, player, states, cuts = rig
+    sink.run_until(clock.t)
+    a = player.schedule("c:0", ramp(300), lambda _t: None)
+    player.schedule("c:1", ramp(200, base=1000), lambda _t: None)
+    sink.run_until(a + 0.1)
+    silent_from = player.pause()
+    sink.run_until(a + 0.4)
+    stopped_at = clock.t
+    assert player.stop_and_report() == (stopped_at, ["c:1"]), "the audio stopped already; c:1 never plays"
+    assert not player.paused
+    sink.run_until(a + 2.0)
+    t0, out = sink.output()
+    assert np.count_nonzero(out[int(round((silent_from - t0) * RATE)):]) == 0
+    assert states.wait(2) == [(True, "c:0", round(a, 6)), (False, "", round(stopped_at, 6))]
+    assert len(cuts) == 1 and cuts[0][0] == "c:0" and cuts[0][1] < 0.3
+    start = player.schedule("d:0", ramp(50), lambda _t: None)   # and the voice works again
+    sink.run_until(start + 0.2)
+    assert states.wait(4)[2:] == [(True, "d:0", round(start, 6)), (False, "", round(start + 0.05, 6))]
+
+
+def test_pause_with_nothing_playing_holds_nothing(rig):
+    clock, sink, player, _states, _ = rig
+    sink.run_until(clock.t)
+    assert player.pause() is None and not player.paused
+    start = player.schedule("c:0", ramp(20), lambda _t: None)
+    sink.run_until(start + 0.1)
+    assert player.pause() is None, "its audio was all handed over"
+
+
 def test_simulated_sink_plays_in_real_time_order():
     """The headless sink calls render with consecutive, evenly spaced play times."""
     sink = SimulatedSink(22050, block_seconds=0.01)

@@ -28,6 +28,9 @@ AUDIO_PLAYED = "audio/played"
 # The mic's barge-in (std_msgs/Empty), published just before its `interrupt`: the tts node keeps
 # what it cut and resumes it when the person's words become no turn.
 BARGE_IN = "audio/barge_in"
+# The mic's talk-over (std_msgs/Bool): true when a person starts talking over the robot (the tts
+# node holds its voice, nothing dropped), false when they stop without a barge-in (it goes on).
+TALK_OVER = "audio/talk_over"
 SERVO_TRAJECTORY = "servo/joint_trajectory"
 LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"

@@ -20,6 +20,11 @@ frames is at least `converged_db`), a voiced frame loud enough (`min_level_dbfs`
 the canceller took at most `double_talk_db` is a person talking too (what is left is mostly not
 the robot), even when it is no louder than the echo. Both rules need `min_ms` of such frames, so
 a backchannel ("yeah", 嗯, 对: 200-550 ms of voice) does not barge in at the default 600 ms.
+
+Holding the voice: deciding a barge-in takes `min_ms` of talk-over, too long to leave the
+robot talking over the person. So after `hold_ms` of consecutive talk-over frames the gate asks
+the voice to hold (a pause, nothing dropped); if the talk-over stops for `release_ms` before it
+is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in stops it for good.
 """
 from __future__ import annotations
 
@@ -42,12 +47,16 @@ class DuplexSettings:
     echo_percentile: float = 90.0
     double_talk_db: float = 6.0     # with echo cancellation: at most this much taken out = a person
     converged_db: float = 10.0      # ... once the canceller takes this much out of the robot's voice
+    hold_ms: int = 60               # consecutive talk-over that holds the voice (0: never hold)
+    release_ms: int = 400           # no talk-over this long while held: the voice goes on
 
 
 @dataclass
 class GateDecision:
     forward: bool          # publish this frame's audio
     interrupt: bool = False  # the person barged in now: publish `interrupt`, then the held pre-roll
+    hold: bool = False       # the person started talking over the robot: hold the voice
+    release: bool = False    # ... and stopped without barging in: the voice goes on
 
 
 class DuplexGate:
@@ -59,6 +68,9 @@ class DuplexGate:
         self.robot_speaking = False
         self._muted_until = float("-inf")
         self._barged = False       # person took the turn during this robot turn
+        self._holding = False      # the voice is asked to hold (talk-over, no barge-in yet)
+        self._talk_run = 0         # consecutive talk-over frames
+        self._quiet_run = 0        # consecutive frames without talk-over
         self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
         self._recent: deque[bool] = deque()    # frame over threshold?
@@ -73,8 +85,13 @@ class DuplexGate:
         self._recent = deque(self._recent, maxlen=max(1, settings.window_ms // self.frame_ms))
         self._needed = max(1, settings.min_ms // self.frame_ms)
         self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
+        self._hold_frames = max(1, -(-settings.hold_ms // self.frame_ms)) if settings.hold_ms > 0 else 0
+        self._release_frames = max(1, -(-settings.release_ms // self.frame_ms))
 
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
+        if speaking != self.robot_speaking:
+            self._holding = False  # a hold lasts while the robot speaks (an interrupt ends both)
+            self._talk_run = self._quiet_run = 0
         if speaking and not self.robot_speaking:
             self._barged = False
             self._recent.clear()
@@ -120,15 +137,27 @@ class DuplexGate:
         over = voiced and level_db >= self._threshold()
         double_talk = (suppression_db is not None and voiced and level_db >= self.settings.min_level_dbfs
                        and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
-        self._recent.append(over or double_talk)
-        if not (over or double_talk):
+        talk = over or double_talk
+        self._recent.append(talk)
+        self._talk_run, self._quiet_run = (self._talk_run + 1, 0) if talk else (0, self._quiet_run + 1)
+        if not talk:
             self._echo.append(level_db)
             if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:
                 self._suppression.append(suppression_db)
         if sum(self._recent) >= self._needed:
-            self._barged = True
+            self._barged, self._holding = True, False
             return GateDecision(True, interrupt=True)
+        if not self._holding and self._hold_frames and self._talk_run >= self._hold_frames:
+            self._holding = True
+            return GateDecision(False, hold=True)
+        if self._holding and self._quiet_run >= self._release_frames:
+            self._holding = False
+            return GateDecision(False, release=True)
         return GateDecision(False)
+
+    @property
+    def holding(self) -> bool:
+        return self._holding
 
     @property
     def open(self) -> bool:

@@ -22,11 +22,18 @@ from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
 
 
+# For this long after the robot's voice starts again from silence, the canceller still lets
+# bursts of it through (measured: ~150 ms at the robot's phrase onsets), which the double-talk
+# rule would take for a person: the gate judges only by level then.
+ONSET_GUARD_S = 0.15
+
+
 @dataclass
 class MicOutput:
     chunks: list[tuple[np.ndarray, Any]] = field(default_factory=list)  # (samples, stamp) for audio/raw
     voice_active: bool | None = None   # the new state when it changed
     interrupt: bool = False
+    talk_over: bool | None = None      # True: hold the robot's voice; False: let it go on (DuplexGate)
 
 
 class MicCore:
@@ -43,6 +50,7 @@ class MicCore:
         self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=self._held_chunks(preroll_ms))
         self._forwarding = True
         self.voice_active = False
+        self._voice_since: float | None = None  # when the robot's voice started after silence
 
     def _held_chunks(self, preroll_ms: int) -> int:
         # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
@@ -80,14 +88,23 @@ class MicCore:
                 cancelled = self.echo.cancel(samples, reference)
                 if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
                     if reference.any():
-                        input_db = level_dbfs(samples)
-                        suppression = input_db - level_dbfs(cancelled)
+                        if self._voice_since is None:
+                            self._voice_since = captured
+                        # (no double-talk judgement just after the robot starts again: ONSET_GUARD_S)
+                        if captured - self._voice_since >= ONSET_GUARD_S:
+                            input_db = level_dbfs(samples)
+                            suppression = input_db - level_dbfs(cancelled)
+                    else:
+                        self._voice_since = None
                     samples = cancelled
         mono = downmix(samples) if samples.ndim > 1 else samples
         _events, frames = self.vad.process(mono)
         decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db) for f in frames]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
+        for decision in decisions:
+            if decision.hold or decision.release:
+                out.talk_over = decision.hold
         if any(d.interrupt for d in decisions):
             out.interrupt = True
             out.chunks.extend(self._held)

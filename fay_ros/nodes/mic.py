@@ -17,6 +17,8 @@ and goes on with the level gate alone. A backchannel does not barge in: the talk
 
 Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
 interrupt (Empty, out, barge-in only), audio/barge_in (Empty, out, just before that interrupt),
+audio/talk_over (Bool, out, barge-in only: true when the person starts talking over the robot, so
+the voice holds at once; false when they stop without barging in, so it goes on),
 audio/played (AudioChunk, in, with echo_cancel or simulated_echo_db),
 robot_speaking (SpeechState, latched, in),
 ~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
@@ -98,6 +100,11 @@ class MicConfig(BaseModel):
     barge_in_min_ms: int = Field(500, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
                                                         "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
                                                         "嗯嗯: 200-450 ms of voice) do not interrupt.")
+    barge_in_hold_ms: int = Field(60, ge=0, description="With barge_in: consecutive talk-over that asks the "
+                                  "voice to hold (audio/talk_over true) until it is a barge-in or the person "
+                                  "stops; 0 = never hold (the robot talks on until the barge-in).")
+    barge_in_release_ms: int = Field(400, gt=0, description="A held voice goes on (audio/talk_over false) after "
+                                     "this long without talk-over, when it did not become a barge-in.")
     barge_in_double_talk_db: float = Field(6.0, ge=0.0, le=30.0, description="With echo_cancel: a voiced frame "
                                            "from which the converged canceller took at most this much (dB) counts "
                                            "as the person talking, even under the robot's echo level.")
@@ -149,6 +156,7 @@ class MicConfig(BaseModel):
     def duplex_settings(self) -> DuplexSettings:
         return DuplexSettings(barge_in=self.barge_in, margin_db=self.barge_in_margin_db,
                               min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 400,
+                              hold_ms=self.barge_in_hold_ms, release_ms=self.barge_in_release_ms,
                               double_talk_db=self.barge_in_double_talk_db,
                               echo_tail_ms=self.echo_tail_ms)
 
@@ -158,6 +166,7 @@ class MicConfig(BaseModel):
 LIVE_PARAMETERS = frozenset({
     "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
     "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms", "echo_cancel",
+    "barge_in_hold_ms", "barge_in_release_ms",
     "barge_in_double_talk_db"})
 ECHO_STATUS = "echo cancellation"
 
@@ -171,6 +180,7 @@ class Mic(ManagedNode):
         self.voice_pub = self.create_publisher(Bool, topics.VOICE_ACTIVE, qos.LATCHED)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.barge_in_pub = self.create_publisher(Empty, topics.BARGE_IN, qos.EVENTS)
+        self.talk_over_pub = self.create_publisher(Bool, topics.TALK_OVER, qos.EVENTS)
         self.voice_pub.publish(Bool(data=False))
         self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
         self.listening_pub.publish(Bool(data=True))
@@ -394,6 +404,8 @@ class Mic(ManagedNode):
                 self._played_lock.wait_for(
                     lambda: not when - PLAYED_FLOWING_S < self.core.played.end < chunk_end, PLAYED_WAIT_S)
             out = self.core.process(payload, when, time.monotonic(), captured=when)
+        if out.talk_over is not None:
+            self.talk_over_pub.publish(Bool(data=out.talk_over))
         if out.interrupt:
             self.barge_in_pub.publish(Empty())
             self.interrupt_pub.publish(Empty())

@@ -32,6 +32,13 @@ sentence events drive the feedback and the result. An unknown language or a text
 `max_say_chars` ends the goal at once with "rejected: <why>" (accepted, so the client gets
 the reason), a text with nothing speakable with "nothing speakable".
 
+Holding: while the mic says a person talks over the robot (`audio/talk_over` true, after
+`barge_in_hold_ms` of talk-over) the voice holds: silence within one block plus the device
+latency, nothing dropped, robot_speaking still true. `audio/talk_over` false (no barge-in
+followed: a backchannel, a cough) plays on from the first sample not yet heard, and re-publishes
+the viseme tracks with their moved starts; an interrupt stops it as usual; after `hold_max_s`
+with neither, it goes on (`hold_on_talk_over` false: never hold).
+
 Barge-in support: with `publish_played` (default) every block the output plays with sound in it
 goes out on `audio/played` (fay_msgs/AudioChunk at the engine's rate, header.stamp = when its
 first sample plays, on the ROS clock the mic stamps its capture with), but only while someone
@@ -118,6 +125,11 @@ class TtsConfig(BaseModel):
                                                           "or a backchannel), speak the cut sentence again.")
     resume_after_s: float = Field(1.5, ge=0.1, le=30.0, description="How long the person must be quiet after such "
                                                                     "a barge-in before the robot resumes.")
+    hold_on_talk_over: bool = Field(True, description="While the mic says a person talks over the robot "
+                                    "(audio/talk_over true), hold the voice, nothing dropped, until it says false "
+                                    "(it goes on where it stopped) or a barge-in interrupts it.")
+    hold_max_s: float = Field(3.0, ge=0.1, le=30.0, description="Longest hold with neither a release nor an "
+                                                                "interrupt; then the voice goes on.")
     sentence_min_chars: int = Field(4, ge=0, le=200, description="A say/broadcast sentence shorter than this joins "
                                                                  "the next one (as the dialogue's replies do).")
 
@@ -136,7 +148,8 @@ class TtsConfig(BaseModel):
 VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "volume", "default_language"})
 LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
                                       "broadcast_mode", "sentence_min_chars", "publish_played",
-                                      "resume_after_barge_in", "resume_after_s"}
+                                      "resume_after_barge_in", "resume_after_s", "hold_on_talk_over",
+                                      "hold_max_s"}
 # Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
 PLAYED_QUEUE_BLOCKS = 100
 
@@ -182,6 +195,8 @@ class Tts(ManagedNode):
         self.create_subscription(Empty, topics.BARGE_IN, self._on_barge_in, qos.EVENTS)
         self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
+        self.create_subscription(Bool, topics.TALK_OVER, self._on_talk_over, qos.EVENTS)
+        self._held_since: float | None = None  # monotonic time the voice was held (talk-over)
         self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
@@ -289,6 +304,7 @@ class Tts(ManagedNode):
 
     def _on_interrupt(self, _msg: Empty) -> None:
         pipeline = self.pipeline
+        self._held_since = None  # the stop ends a hold too
         if pipeline is not None:
             pipeline.interrupt("interrupt received")
             with self._resume_lock:
@@ -315,7 +331,29 @@ class Tts(ManagedNode):
             self.get_logger().info("after the barge-in: " + ("a turn; the cut reply is not resumed" if turn
                                                               else f"only {msg.text!r}; still resuming"))
 
+    # -- holding the voice while a person talks over it ---------------------------------------
+    def _on_talk_over(self, msg: Bool) -> None:
+        pipeline = self.pipeline
+        if not self.active or pipeline is None:
+            return
+        if not msg.data:
+            self._go_on("the person stopped without barging in")
+        elif self.config.hold_on_talk_over and self._held_since is None and pipeline.hold() is not None:
+            self._held_since = time.monotonic()
+            self.get_logger().info("talk-over: the voice holds")
+
+    def _go_on(self, why: str) -> None:
+        pipeline = self.pipeline
+        if self._held_since is None or pipeline is None:
+            return
+        held = time.monotonic() - self._held_since
+        self._held_since = None
+        if pipeline.release() is not None:
+            self.get_logger().info(f"{why}: the voice goes on after {held * 1000:.0f} ms")
+
     def _resume_if_due(self) -> None:
+        if self._held_since is not None and time.monotonic() - self._held_since >= self.config.hold_max_s:
+            self._go_on(f"held {self.config.hold_max_s:g} s with no release or interrupt")
         with self._resume_lock:
             due = self._resume.due(time.monotonic())
         if not due:

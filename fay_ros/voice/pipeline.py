@@ -9,7 +9,9 @@ to take back.
 `interrupt()` (and a sentence with `replace=True`) empties the queue, stops the audio within
 one output block plus the device latency, reports speaking=false, and drops the rest of the
 interrupted replies should more of their sentences still arrive. It keeps what it took off the
-voice in `interrupted`; `resume(those)` speaks them again (after a false interruption). `cancel(conversation_id)`
+voice in `interrupted`; `resume(those)` speaks them again (after a false interruption). `hold()`
+and `release()` pause the voice while a person talks over it and play on where it stopped.
+`cancel(conversation_id)`
 does that to one reply only: its queued sentences are dropped, and the audio is stopped only
 when one of its sentences is playing or already handed to the player (the sentences of other
 replies caught in that stop are queued again, in their order).
@@ -41,7 +43,7 @@ from .playback import AudioSink, Player
 from .sanitize import sanitize_for_speech
 from .language_runs import Language
 from .types import Engine
-from .visemes import VisemeTrackData, build_track, track_from_energy
+from .visemes import VisemeTrackData, build_track, held_track, track_from_energy
 
 LogFn = Callable[[str, str], None]  # (level: debug|info|warn|error, message)
 TrackFn = Callable[[VisemeTrackData, float], None]  # (track, monotonic start of its audio)
@@ -185,6 +187,21 @@ class SpeechPipeline:
         for uid in queued:
             self._emit(uid, "dropped")
         return stop_at
+
+    def hold(self) -> float | None:
+        """The person talks over the robot: hold the voice, everything queued kept (Player.pause);
+        returns when the audio stops, None when nothing plays. An interrupt still stops it all.
+        The held sentence's mouth closes then (a closed track; its own comes again, moved, on
+        release)."""
+        silent_from = self.player.pause()
+        if silent_from is not None:
+            self._on_track(held_track(self.player.held_key), silent_from)
+        return silent_from
+
+    def release(self) -> float | None:
+        """The person stopped without taking the turn: play on where the voice was held
+        (Player.resume); returns how far the audio moved, None when it was not held."""
+        return self.player.resume()
 
     def resume(self, requests: list[SentenceRequest]) -> None:
         """Speak again what an interrupt took off the voice (a false interruption): their

@@ -18,6 +18,13 @@ a timeline of scheduled segments in that clock:
 - `stop()` empties the timeline at once: the next rendered block is silence, so the audio
   stops when the blocks already handed to the output have played (one block plus the device
   latency), and `speaking=false` is reported with that moment.
+- `pause()` holds the voice without losing a sample: the next rendered block is silence (the
+  audio stops, like a stop, after the blocks already handed over), the queued audio and the
+  speaking state wait, and `resume()` plays on from the first sample not handed over, `lead`
+  from then. Every waiting segment moves by the pause, its starts and ends with it, and is
+  announced again with its moved start (the viseme track of the sentence cut by the pause is
+  re-published so that its frames meet the audio that is left). Used while a person talks over
+  the robot, before it is known whether they take the turn (a stop) or not (a resume).
 - `on_rendered(block, play_time)` (optional) sees every block with sound in it as it is handed
   to the output (on the audio thread: it must only copy and queue), so the mic can take the
   robot's voice out of what it hears (the tts node's `audio/played`).
@@ -166,6 +173,7 @@ class Segment:
     sample_rate: int
     generation: int
     played: int = 0  # samples handed to the output so far
+    announce: Callable[[float], None] | None = None  # publishes its start (again after a pause)
     followed: bool = False  # the next segment starts on the sample after this one
     outcome: str = ""  # "finished", "cut" or "dropped" once decided (reported once)
 
@@ -208,6 +216,10 @@ class Player:
         self._due: list[_Due] = []
         self._due_order = itertools.count()
         self._closed = False
+        # While paused: where the audio stopped, and the starts and ends that wait for the resume.
+        self._paused_from: float | None = None
+        self._held_due: list[_Due] = []
+        self.held_key = ""  # the segment the last pause cut (or the next to play)
         self._notifier = threading.Thread(target=self._notify_loop, name="speaking-state", daemon=True)
         self._notifier.start()
         sink.start(self._render)
@@ -219,6 +231,9 @@ class Player:
             while True:
                 if self._closed or self._generation != generation:
                     return False
+                if self._paused_from is not None:  # the queue is frozen until resume() or stop()
+                    self._changed.wait()
+                    continue
                 now = self._clock()
                 queued = self._queued_end(default=now) - now
                 if queued <= seconds:
@@ -236,19 +251,24 @@ class Player:
         first sample. Returns the start, or None when a stop() came in between."""
         samples = np.asarray(samples, dtype=np.int16)
         while True:
-            with self._lock:
+            with self._changed:
+                while self._paused_from is not None and not self._closed and (
+                        generation is None or generation == self._generation):
+                    self._changed.wait()  # placed after the resume, on the moved timeline
                 if self._closed or (generation is not None and generation != self._generation):
                     return None
                 gen = self._generation
                 start = self._next_start()
             announce(start)
             with self._lock:
-                if gen != self._generation or self._closed:
-                    return None
+                if gen != self._generation or self._closed or self._paused_from is not None:
+                    if gen != self._generation or self._closed:
+                        return None
+                    continue  # paused while it announced: announce again once resumed
                 # Sample-accurate only if the block holding `start` is not rendered yet, and
                 # "announced before it plays" only if `start` is still in the future.
                 if start >= self._rendered_until and start > self._clock():
-                    segment = Segment(key, samples, start, self.sample_rate, gen)
+                    segment = Segment(key, samples, start, self.sample_rate, gen, announce=announce)
                     for previous in self._segments:
                         if abs(previous.end - start) < 0.5 / self.sample_rate:
                             previous.followed = True
@@ -267,6 +287,52 @@ class Player:
         queued_end = self._queued_end()
         return queued_end if queued_end >= earliest else earliest
 
+    # -- holding the voice ----------------------------------------------------------------
+    @property
+    def paused(self) -> bool:
+        with self._lock:
+            return self._paused_from is not None
+
+    def pause(self) -> float | None:
+        """Hold the voice: silence after the blocks already handed over, everything queued kept.
+        Returns when the audio stops, or None when there is nothing to hold (or it is held)."""
+        with self._lock:
+            if self._paused_from is not None or self._closed:
+                return None
+            handed_over = max(self._clock(), self._rendered_until)
+            if not any(s.end > handed_over for s in self._segments):
+                return None
+            self._paused_from = handed_over
+            self.held_key = min((s for s in self._segments if s.end > handed_over), key=lambda s: s.start).key
+            # Starts and ends at or after the stop move with their audio: held until resume().
+            self._held_due = [d for d in self._due if d.segment is not None and d.when >= handed_over]
+            self._due = [d for d in self._due if not (d.segment is not None and d.when >= handed_over)]
+            heapq.heapify(self._due)
+            self._changed.notify_all()
+            return handed_over
+
+    def resume(self) -> float | None:
+        """Play on after pause(): from the first sample not handed over, `lead` from now (or
+        after the blocks already rendered). Returns how far the audio moved (seconds), or None
+        when it was not paused. Every moved segment is announced again with its new start."""
+        with self._lock:
+            if self._paused_from is None:
+                return None
+            paused_from, self._paused_from = self._paused_from, None
+            shift = max(self._clock() + self.lead, self._rendered_until) - paused_from
+            moved = [s for s in self._segments if s.end > paused_from]
+            for segment in moved:
+                segment.start += shift
+            for due in self._held_due:
+                due.when += shift
+                heapq.heappush(self._due, due)
+            self._held_due = []
+            self._changed.notify_all()
+        for segment in moved:
+            if segment.announce is not None:
+                segment.announce(segment.start)
+        return shift
+
     def stop(self) -> float:
         """Silence now and drop everything queued; returns when the audio actually stops."""
         return self.stop_and_report()[0]
@@ -276,8 +342,11 @@ class Player:
         with self._lock:
             self._generation += 1
             now = self._clock()
-            # Samples already handed to the output still play; nothing after them does.
-            handed_over = max(now, self._rendered_until)
+            # Samples already handed to the output still play; nothing after them does (when
+            # paused, nothing after the pause: the audio has stopped already).
+            handed_over = max(now, self._rendered_until) if self._paused_from is None else min(
+                self._paused_from, max(now, self._rendered_until))
+            self._paused_from, self._held_due = None, []
             audible_end = now
             cuts = []
             for segment in self._segments:
@@ -336,12 +405,19 @@ class Player:
         frames = len(out)
         sounding = False
         with self._lock:
+            if self._paused_from is not None:  # held: silence, and nothing is played out
+                self._rendered_until = play_time + frames / self.sample_rate
+                self._changed.notify_all()
+                return
             for segment in self._segments:
                 offset = int(round((segment.start - play_time) * self.sample_rate))
-                src = max(0, -offset)
-                if offset >= frames or src >= len(segment.samples):
+                src, dst = max(0, -offset), max(0, offset)
+                if src < segment.played:
+                    # Handed over before a pause: a sample is never played twice (the resume
+                    # point need not fall on a block boundary).
+                    dst, src = dst + segment.played - src, segment.played
+                if dst >= frames or src >= len(segment.samples):
                     continue
-                dst = max(0, offset)
                 n = min(frames - dst, len(segment.samples) - src)
                 out[dst:dst + n] = segment.samples[src:src + n]
                 segment.played = max(segment.played, src + n)

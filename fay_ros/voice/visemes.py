@@ -120,6 +120,12 @@ class VisemeTrackData:
                 "frames": [f.as_dict() for f in self.frames]}
 
 
+def held_track(utterance_id: str) -> VisemeTrackData:
+    """What a sentence's mouth does while its voice holds (a person talking over the robot):
+    closed, from the track's stamp on. Its real track comes again, moved, when it goes on."""
+    return VisemeTrackData(utterance_id, (VisemeFrame(VISEME_IDS["sil"], "sil", 0.0, 0.0),), 0.0)
+
+
 def normalize_ipa(ipa: str) -> str:
     """Drop stress, length, tone and diacritic marks: only the phoneme letters remain.
 
