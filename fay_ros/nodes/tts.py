@@ -338,7 +338,7 @@ class Tts(ManagedNode):
             return
         if not msg.data:
             self._go_on("the person stopped without barging in")
-        elif self.config.hold_on_talk_over and self._held_since is None and pipeline.hold() is not None:
+        elif self.config.hold_on_talk_over and pipeline.hold() is not None:  # (None: held already, or silent)
             self._held_since = time.monotonic()
             self.get_logger().info("talk-over: the voice holds")
 
