@@ -114,6 +114,34 @@ def test_mouth_follows_the_viseme_track_stamp(page, face_url, ros, tmp_path):
     keep_screenshot(open_png, "face.png", tmp_path, "FAY_UPDATE_FACE_PNG")
 
 
+def test_a_held_voice_closes_the_mouth_and_its_moved_track_opens_it_again(page, face_url, ros):
+    from fay_ros.voice.visemes import held_track
+
+    tracks = ros.publisher(VisemeTrack, topics.VISEMES, qos.EVENTS)
+    replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
+    connected_page(page, face_url, ros, tracks, replies)
+
+    def track(frames, duration: float, start_ns: int, uid: str = "h:0") -> VisemeTrack:
+        msg = VisemeTrack(utterance_id=uid, duration=duration, frames=[
+            Viseme(id=getattr(Viseme, name.upper()), name=name, start=at, mouth_open=0.0) for name, at in frames])
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(start_ns, 1_000_000_000)
+        return msg
+
+    now = ros.node.get_clock().now().nanoseconds
+    tracks.publish(track([("sil", 0.0), ("aa", 0.1)], 10.0, now))   # open for ten seconds
+    wait_dom(page, "viseme", "aa")
+    # a person talks over the robot: the tts publishes the closed-mouth track of the held sentence
+    held = held_track("h:0")
+    held_at = ros.node.get_clock().now().nanoseconds
+    tracks.publish(track([(f.name, f.start) for f in held.frames], held.duration, held_at))
+    wait_until(lambda: dom(page)["mouth"] == "0.00" or None, 20,
+               message=lambda: f"the mouth to close while held; now {dom(page)}")
+    # it goes on: the sentence's track again, its start moved (the audio left plays from now)
+    tracks.publish(track([("sil", 0.0), ("oh", 0.1)], 10.0, ros.node.get_clock().now().nanoseconds - 5_000_000_000))
+    wait_dom(page, "viseme", "oh")
+    assert dom(page)["mouth"] == "0.70"
+
+
 def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ros):
     cues = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
     speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
