@@ -128,13 +128,13 @@ def test_a_held_voice_closes_the_mouth_and_its_moved_track_opens_it_again(page, 
         return msg
 
     now = ros.node.get_clock().now().nanoseconds
-    tracks.publish(track([("sil", 0.0), ("aa", 0.1)], 10.0, now))   # open for ten seconds
+    tracks.publish(track([("sil", 0.0), ("aa", 0.1)], 60.0, now))   # open for a minute
     wait_dom(page, "viseme", "aa")
     # a person talks over the robot: the tts publishes the closed-mouth track of the held sentence
     held = held_track("h:0")
     held_at = ros.node.get_clock().now().nanoseconds
     tracks.publish(track([(f.name, f.start) for f in held.frames], held.duration, held_at))
-    wait_until(lambda: dom(page)["mouth"] == "0.00" or None, 20,
+    wait_until(lambda: dom(page)["mouth"] == "0.00" or None, 10,
                message=lambda: f"the mouth to close while held; now {dom(page)}")
     # it goes on: the sentence's track again, its start moved (the audio left plays from now)
     tracks.publish(track([("sil", 0.0), ("oh", 0.1)], 10.0, ros.node.get_clock().now().nanoseconds - 5_000_000_000))
