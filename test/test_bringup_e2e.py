@@ -147,3 +147,69 @@ def test_bring_up_restarts_a_killed_node_and_the_graph_answers_again(tmp_path, q
         assert cue.utterance_id in {utterance_id(m.conversation_id, m.seq) for m in replies.messages}
     finally:
         up.stop(timeout=20)
+
+
+WEATHER = ("Tomorrow will be sunny and warm in the afternoon, with a light wind from the sea. "
+           "In the morning it is still cool, so a jacket is a good idea when you go out early. "
+           "Around noon the temperature climbs to twenty four degrees and the sky stays clear. "
+           "In the evening the wind turns and brings a few clouds from the mountains in the west. "
+           "At night it gets cold again, and there may be fog near the river before sunrise. "
+           "The weekend looks just as fine, so it is a good time for a walk in the park.")
+LISTENING = "Okay, I am listening."
+
+
+def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp_path, llm, ros):
+    """The whole graph without headphones: the robot's voice is fed back into the mic (a WAV
+    mix), the person talks over a long answer; the voice holds, the barge-in stops it, the
+    recogniser hears the interruption and the companion answers that instead."""
+    from std_msgs.msg import Bool, Empty
+
+    from fay_msgs.msg import AudioChunk
+    from fay_ros.common.rostime import from_time_msg
+    from fay_ros.common.wav import read_wav
+    from harness import Collector
+    from synthetic_speech import speak_to_wav
+
+    # 7 s into the answer: the canceller has learned the robot's voice by then
+    wav = tmp_path / "talk_over.wav"
+    speak_to_wav(wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0,
+                       ("Stop, wait a moment please.", "en-us"), 6.0])
+    room = read_wav(wav)
+    after = int(6.0 * room.sample_rate)  # past the question: the next sound is the person's
+    onset_s = (after + int(np.flatnonzero(np.abs(room.samples[after:].astype(int)) > 500)[0])) / room.sample_rate
+
+    llm.reset()
+    llm.responder = lambda body: fake.judge_finish(
+        LISTENING if "moment" in body["messages"][-1]["content"].lower() else WEATHER, pieces=12)
+
+    def timed(msg_type, topic) -> Collector:   # (ROS time of arrival, message)
+        collector, clock = Collector(), ros.node.get_clock()
+        collector.subscription = ros.node.create_subscription(
+            msg_type, topic, lambda m: collector._on_message((clock.now().nanoseconds * 1e-9, m)), qos.EVENTS)
+        return collector
+
+    audio = ros.collect(AudioChunk, "audio/raw", qos.AUDIO)
+    replies = ros.collect(Utterance, "reply")
+    speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
+    talk_over, interrupts = timed(Bool, "audio/talk_over"), timed(Empty, "interrupt")
+    config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
+    up = NodeProcess("fay_ros.cli", ros=False, args=[
+        "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",
+        "asr_language:=en", "use_web:=false", "use_rosbridge:=false"])
+    try:
+        person = from_time_msg(audio.wait_for_count(1, timeout=120)[0].header.stamp) + onset_s
+        answer = replies.wait_for_match(lambda m: m.text == LISTENING, timeout=120,
+                                        what="the answer to the interruption")
+        speaking.wait_for_match(lambda m: m.speaking and m.utterance_id.startswith(answer.conversation_id + ":"),
+                                timeout=60, what="the answer spoken")
+    finally:
+        up.stop(timeout=20)
+    weather = [m for m in replies.messages if m.conversation_id != answer.conversation_id and m.text]
+    said = {m.utterance_id for m in speaking.messages if m.speaking}
+    assert weather and any(utterance_id(m.conversation_id, m.seq) not in said for m in weather), \
+        "the long answer came first and was stopped before its end"
+    # Held, then interrupted, and only once the person spoke: never on the robot's own voice.
+    (held_at, held), *_ = talk_over.messages
+    (interrupted_at, _), *_ = interrupts.messages
+    assert held.data and person < held_at < interrupted_at < person + 1.5
+    assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"
