@@ -166,17 +166,15 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
 
     from fay_msgs.msg import AudioChunk
     from fay_ros.common.rostime import from_time_msg
-    from fay_ros.common.wav import read_wav
     from harness import Collector
+    from room_mix import first_sound_in
     from synthetic_speech import speak_to_wav
 
     # 7 s into the answer: the canceller has learned the robot's voice by then
     wav = tmp_path / "talk_over.wav"
     speak_to_wav(wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0,
                        ("Stop, wait a moment please.", "en-us"), 6.0])
-    room = read_wav(wav)
-    after = int(6.0 * room.sample_rate)  # past the question: the next sound is the person's
-    onset_s = (after + int(np.flatnonzero(np.abs(room.samples[after:].astype(int)) > 500)[0])) / room.sample_rate
+    onset_s = first_sound_in(wav, after_s=6.0)  # past the question: the next sound is the person's
 
     llm.reset()
     llm.responder = lambda body: fake.judge_finish(

@@ -16,26 +16,17 @@ from std_msgs.msg import Bool, Empty
 from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
-from fay_ros.hearing.duplex import DuplexSettings
-from fay_ros.hearing.echo import EchoCanceller, PlayedReference, RoomEcho
-from fay_ros.hearing.mic_core import MicCore
+from fay_ros.hearing.echo import PlayedReference
 from fay_ros.voice.resume import ResumeKeeper, ResumeSettings, is_backchannel
 from harness import Collector, wait_until
-from synthetic_speech import silence, speak, speak_to_wav
+from synthetic_speech import speak, speak_to_wav
 
-RATE = 16000
-CHUNK = 480
-TTS_RATE = 22050
-BLOCK = 441                        # the tts node's 20 ms output block at espeak-ng's rate
-ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
-              "and warm in the afternoon, so you can go for a walk.")
+from room_mix import BLOCK, CHUNK, RATE, TTS_RATE, first_sound_in, robot_mix
+
 INTERRUPTIONS = [("Stop, wait a moment please.", "en-us"), ("等一下，我有个问题", "cmn-latn-pinyin"),
                  ("Hold on, I have a question", "en-us")]
 BACKCHANNELS = [("yeah", "en-us"), ("uh-huh", "en-us"), ("okay", "en-us"), ("嗯", "cmn-latn-pinyin"),
                 ("对", "cmn-latn-pinyin"), ("嗯嗯", "cmn-latn-pinyin")]
-PERSON_GAIN = 0.7
-# The mic node's defaults (fay_ros/nodes/mic.py): 500 ms of voiced talk-over within 900 ms.
-SETTINGS = DuplexSettings(barge_in=True, min_ms=500, window_ms=900)
 
 
 # -- cores ------------------------------------------------------------------------------------
@@ -52,64 +43,44 @@ def test_played_reference_is_read_at_the_microphone_times():
     assert half[:80].any() and not half[-200:].any()
 
 
-def _robot_mix(person: np.ndarray | None, at_s: float, echo: bool = True,
-               talk_over: list[tuple[bool, float]] | None = None) -> list[float]:
-    """Interrupts (seconds after `at_s`) from a MicCore hearing the robot through RoomEcho;
-    `talk_over` gets its holds (True) and releases (False) with their times after `at_s`."""
-    robot = speak(ROBOT_TEXT, "en-us", rate=TTS_RATE)
-    core = MicCore(RATE, duplex=SETTINGS, echo=EchoCanceller(RATE, 30) if echo else None, room_echo=RoomEcho(-3.0))
-    t0, fed = 10.0, 0
-    core.set_robot_speaking(True, t0)
-    wav = silence(len(robot) / TTS_RATE + 0.5)
-    if person is not None:
-        at = int(at_s * RATE)
-        wav[at:at + len(person)] = (PERSON_GAIN * person[:len(wav) - at]).astype(np.int16)
-    found = []
-    for i in range(0, len(wav) - CHUNK + 1, CHUNK):
-        now = t0 + i / RATE
-        while fed < len(robot) and t0 + fed / TTS_RATE < now + 0.05:   # played blocks come just ahead
-            core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
-            fed += BLOCK
-        out = core.process(wav[i:i + CHUNK], None, now, captured=now)
-        if out.interrupt:
-            found.append(i / RATE - at_s)
-        if out.talk_over is not None and talk_over is not None:
-            talk_over.append((out.talk_over, (i + CHUNK) / RATE - at_s))
-    return found
-
-
 def test_no_self_interruption_on_the_robot_voice():
-    talk_over: list = []
-    assert _robot_mix(None, 0.0, talk_over=talk_over) == []
+    heard = robot_mix(None, 0.0)
     # nor a hold: the canceller's burst when the robot starts again after a pause is not a person
-    assert talk_over == []
-
-
-@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
-def test_talk_over_holds_the_voice_long_before_the_barge_in(text, voice):
-    talk_over: list = []
-    [interrupt] = _robot_mix(speak(text, voice), 5.0, talk_over=talk_over)
-    [(held, at)] = talk_over             # held once, then stopped by the barge-in (no release)
-    assert held and at < 0.3 < interrupt, talk_over
-
-
-@pytest.mark.parametrize("text,voice", BACKCHANNELS)
-def test_a_backchannel_holds_the_voice_for_a_moment_then_lets_it_go_on(text, voice):
-    talk_over: list = []
-    assert _robot_mix(speak(text, voice), 5.0, talk_over=talk_over) == []
-    assert [held for held, _at in talk_over] == [True, False], talk_over
-    assert talk_over[1][1] - talk_over[0][1] <= 1.0   # the robot goes on within a second
+    assert heard.interrupts == [] and heard.talk_over == []
 
 
 @pytest.mark.parametrize("text,voice", INTERRUPTIONS)
 def test_an_interruption_under_the_echo_is_heard_once_the_canceller_has_converged(text, voice):
-    heard = _robot_mix(speak(text, voice), 5.0)
+    heard = robot_mix(speak(text, voice), 5.0).interrupts
     assert len(heard) == 1 and 0.3 <= heard[0] <= 1.2, heard     # 500 ms of voice, then at once
+
+
+@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
+def test_an_interruption_before_the_canceller_has_converged_is_heard_by_its_long_hold(text, voice):
+    # 4 s into the robot's voice too little of the person stands out of the echo for the
+    # window's count; the hold it caused lasts while they talk, and that is a barge-in
+    heard = robot_mix(speak(text, voice), 4.0)
+    assert len(heard.interrupts) == 1 and heard.interrupts[0] <= 1.6, heard
+    assert heard.talk_over and heard.talk_over[0][0], "held first"
+
+
+@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
+def test_talk_over_holds_the_voice_long_before_the_barge_in(text, voice):
+    heard = robot_mix(speak(text, voice), 5.0)
+    [(held, at)] = heard.talk_over             # held once, then stopped by the barge-in (no release)
+    assert held and at < 0.3 < heard.interrupts[0], heard
 
 
 @pytest.mark.parametrize("text,voice", BACKCHANNELS)
 def test_a_backchannel_does_not_interrupt(text, voice):
-    assert _robot_mix(speak(text, voice), 5.0) == []
+    assert robot_mix(speak(text, voice), 5.0).interrupts == []
+
+
+@pytest.mark.parametrize("text,voice", BACKCHANNELS)
+def test_a_backchannel_holds_the_voice_for_a_moment_then_lets_it_go_on(text, voice):
+    heard = robot_mix(speak(text, voice), 5.0)
+    assert [held for held, _at in heard.talk_over] == [True, False], heard
+    assert heard.talk_over[1][1] - heard.talk_over[0][1] <= 1.0   # the robot goes on within a second
 
 
 def test_resume_keeper_pairs_a_barge_in_with_its_interrupt_and_waits_for_quiet():
@@ -202,15 +173,6 @@ def _spoken_whole(got: dict) -> None:
         what="the last sentence spoken to its end")
 
 
-def _person_onset(wav, after_s: float) -> float:
-    """Seconds into the WAV where the person's first sound after `after_s` begins."""
-    from fay_ros.common.wav import read_wav
-
-    audio = read_wav(wav)
-    start = int(after_s * audio.sample_rate)
-    return (start + int(np.flatnonzero(np.abs(audio.samples[start:].astype(int)) > 500)[0])) / audio.sample_rate
-
-
 def _silenced_at(played: list, after: float) -> float:
     """When the robot's audio stopped after `after` (ROS time): the end of the last played block
     before the first gap in audio/played (silence is not published)."""
@@ -228,7 +190,7 @@ def test_no_self_interruption_and_a_backchannel_does_not_interrupt(rig):
     assert list(tracks) == [f"talk:{i}" for i in range(len(ROBOT_REPLY))]
     assert got["interrupt"].messages == [] and got["barge_in"].messages == []
     # The robot's own voice never held it: nothing before the first backchannel.
-    first_backchannel = got["wav_start"] + _person_onset(got["wav"], 5.0)
+    first_backchannel = got["wav_start"] + first_sound_in(got["wav"], 5.0)
     holds = [(at, m.data) for at, m in got["talk_over"].messages]
     assert holds and all(at > first_backchannel for at, _ in holds), holds
     # A backchannel may hold the voice for a moment; each hold is released and nothing is lost.
@@ -247,7 +209,7 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
     stopped = speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > detected - 0.2,
                                       what="speaking=false after the barge-in")
     silenced = from_time_msg(stopped.header.stamp) - detected
-    person = got["wav_start"] + _person_onset(got["wav"], onset)
+    person = got["wav_start"] + first_sound_in(got["wav"], onset)
     detection = detected - person
     held_at, held = got["talk_over"].messages[0]
     quiet = _silenced_at(got["played"].messages, person)

@@ -19,12 +19,15 @@ has converged on the robot's voice (the median suppression of the last second of
 frames is at least `converged_db`), a voiced frame loud enough (`min_level_dbfs`) from which
 the canceller took at most `double_talk_db` is a person talking too (what is left is mostly not
 the robot), even when it is no louder than the echo. Both rules need `min_ms` of such frames, so
-a backchannel ("yeah", 嗯, 对: 200-550 ms of voice) does not barge in at the default 600 ms.
+a backchannel ("yeah", 嗯, 对: 200-550 ms of voice) does not barge in at the mic's default 500 ms
+(espeak-ng's 嗯嗯 sometimes does; see docs/BENCHMARKS.md, barge-in).
 
 Holding the voice: deciding a barge-in takes `min_ms` of talk-over, too long to leave the
 robot talking over the person. So after `hold_ms` of consecutive talk-over frames the gate asks
 the voice to hold (a pause, nothing dropped); if the talk-over stops for `release_ms` before it
 is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in stops it for good.
+A hold that lasts `long_hold_ms` with no such pause is a barge-in too: the person keeps talking,
+though too little of it stands out of the echo for the window's count.
 """
 from __future__ import annotations
 
@@ -49,6 +52,7 @@ class DuplexSettings:
     converged_db: float = 10.0      # ... once the canceller takes this much out of the robot's voice
     hold_ms: int = 60               # consecutive talk-over that holds the voice (0: never hold)
     release_ms: int = 400           # no talk-over this long while held: the voice goes on
+    long_hold_ms: int = 1200        # held this long without a release: the person is talking, a barge-in
 
 
 @dataclass
@@ -71,6 +75,7 @@ class DuplexGate:
         self._holding = False      # the voice is asked to hold (talk-over, no barge-in yet)
         self._talk_run = 0         # consecutive talk-over frames
         self._quiet_run = 0        # consecutive frames without talk-over
+        self._held_frames = 0      # frames since the hold began
         self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
         self._recent: deque[bool] = deque()    # frame over threshold?
@@ -87,6 +92,7 @@ class DuplexGate:
         self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
         self._hold_frames = max(1, -(-settings.hold_ms // self.frame_ms)) if settings.hold_ms > 0 else 0
         self._release_frames = max(1, -(-settings.release_ms // self.frame_ms))
+        self._long_hold_frames = max(1, settings.long_hold_ms // self.frame_ms)
 
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         if speaking != self.robot_speaking:
@@ -144,11 +150,14 @@ class DuplexGate:
             self._echo.append(level_db)
             if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:
                 self._suppression.append(suppression_db)
-        if sum(self._recent) >= self._needed:
+        self._held_frames += self._holding
+        if sum(self._recent) >= self._needed or self._held_frames >= self._long_hold_frames:
+            # (a hold that no pause of `release_ms` ended: talk-over too sparse under the echo for
+            # the window's count, yet going on; a backchannel is over well before)
             self._barged, self._holding = True, False
             return GateDecision(True, interrupt=True)
         if not self._holding and self._hold_frames and self._talk_run >= self._hold_frames:
-            self._holding = True
+            self._holding, self._held_frames = True, 0
             return GateDecision(False, hold=True)
         if self._holding and self._quiet_run >= self._release_frames:
             self._holding = False

@@ -55,7 +55,9 @@ class MicCore:
     def _held_chunks(self, preroll_ms: int) -> int:
         # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
         # person's first words are published with the barge-in, not lost to the wait.
-        held_ms = preroll_ms + (self.gate.settings.window_ms if self.gate.settings.barge_in else 0)
+        gate = self.gate.settings
+        waited_ms = max(gate.window_ms, gate.hold_ms + gate.long_hold_ms if gate.hold_ms else 0)
+        held_ms = preroll_ms + (waited_ms if gate.barge_in else 0)
         return max(1, int(round(held_ms / max(self._chunk_ms, 1.0))))
 
     def update(self, vad: VadSettings, duplex: DuplexSettings, preroll_ms: int) -> None:

@@ -105,6 +105,9 @@ class MicConfig(BaseModel):
                                   "stops; 0 = never hold (the robot talks on until the barge-in).")
     barge_in_release_ms: int = Field(400, gt=0, description="A held voice goes on (audio/talk_over false) after "
                                      "this long without talk-over, when it did not become a barge-in.")
+    barge_in_long_hold_ms: int = Field(1200, gt=0, description="A hold with no pause of barge_in_release_ms "
+                                       "for this long is a barge-in (the person keeps talking, though too "
+                                       "little of it stands out of the echo for barge_in_min_ms).")
     barge_in_double_talk_db: float = Field(6.0, ge=0.0, le=30.0, description="With echo_cancel: a voiced frame "
                                            "from which the converged canceller took at most this much (dB) counts "
                                            "as the person talking, even under the robot's echo level.")
@@ -157,6 +160,7 @@ class MicConfig(BaseModel):
         return DuplexSettings(barge_in=self.barge_in, margin_db=self.barge_in_margin_db,
                               min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 400,
                               hold_ms=self.barge_in_hold_ms, release_ms=self.barge_in_release_ms,
+                              long_hold_ms=self.barge_in_long_hold_ms,
                               double_talk_db=self.barge_in_double_talk_db,
                               echo_tail_ms=self.echo_tail_ms)
 
@@ -166,7 +170,7 @@ class MicConfig(BaseModel):
 LIVE_PARAMETERS = frozenset({
     "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
     "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms", "echo_cancel",
-    "barge_in_hold_ms", "barge_in_release_ms",
+    "barge_in_hold_ms", "barge_in_release_ms", "barge_in_long_hold_ms",
     "barge_in_double_talk_db"})
 ECHO_STATUS = "echo cancellation"
 

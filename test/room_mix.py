@@ -1,0 +1,79 @@
+"""The robot's voice heard through a simulated room by the mic's core (MicCore with the echo
+canceller and RoomEcho), with a person's voice mixed in: what the barge-in tests and
+`make bench` (bench_bargein) measure the duplex gate on.
+
+The room: the played audio comes back 50 ms late plus one reflection, 3 dB under the played
+level (RoomEcho(-3.0)); the person is PERSON_GAIN (about 3 dB) under their own recording.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.hearing.echo import EchoCanceller, RoomEcho
+from fay_ros.hearing.mic_core import MicCore
+from synthetic_speech import silence, speak
+
+RATE = 16000
+CHUNK = 480
+TTS_RATE = 22050
+BLOCK = 441                        # the tts node's 20 ms output block at espeak-ng's rate
+ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
+              "and warm in the afternoon, so you can go for a walk.")
+PERSON_GAIN = 0.7
+# The mic node's defaults (fay_ros/nodes/mic.py): 500 ms of voiced talk-over within 900 ms.
+SETTINGS = DuplexSettings(barge_in=True, min_ms=500, window_ms=900)
+
+
+@dataclass
+class Heard:
+    """What the gate decided, in seconds after the person's first sound (after `at_s` when
+    there is no person)."""
+    interrupts: list[float] = field(default_factory=list)
+    talk_over: list[tuple[bool, float]] = field(default_factory=list)   # (hold?, when)
+
+
+def first_sound(samples: np.ndarray, rate: int = RATE, threshold: int = 500, after_s: float = 0.0) -> float:
+    """Seconds into `samples` of the first sound after `after_s` (0.0 for silence)."""
+    start = int(after_s * rate)
+    loud = np.flatnonzero(np.abs(samples[start:].astype(np.int64)) > threshold)
+    return (start + float(loud[0])) / rate if len(loud) else 0.0
+
+
+def first_sound_in(wav, after_s: float) -> float:
+    """Seconds into a WAV file of its first sound after `after_s` (the person's, in a test room)."""
+    from fay_ros.common.wav import read_wav
+
+    audio = read_wav(wav)
+    return first_sound(audio.samples, audio.sample_rate, after_s=after_s)
+
+
+def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
+              settings: DuplexSettings = SETTINGS) -> Heard:
+    """The robot says `robot_text` from t=0; the person's recording starts at `at_s`."""
+    robot = speak(robot_text, "en-us", rate=TTS_RATE)
+    core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None,
+                   room_echo=RoomEcho(-3.0))
+    t0, fed = 10.0, 0
+    core.set_robot_speaking(True, t0)
+    wav = silence(len(robot) / TTS_RATE + 0.5)
+    onset = at_s
+    if person is not None:
+        at = int(at_s * RATE)
+        wav[at:at + len(person)] = (PERSON_GAIN * person[:len(wav) - at]).astype(np.int16)
+        onset += first_sound(person)
+    heard = Heard()
+    for i in range(0, len(wav) - CHUNK + 1, CHUNK):
+        now = t0 + i / RATE
+        while fed < len(robot) and t0 + fed / TTS_RATE < now + 0.05:   # played blocks come just ahead
+            core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
+            fed += BLOCK
+        out = core.process(wav[i:i + CHUNK], None, now, captured=now)
+        decided = (i + CHUNK) / RATE - onset     # a decision is made at the end of its chunk
+        if out.interrupt:
+            heard.interrupts.append(decided)
+        if out.talk_over is not None:
+            heard.talk_over.append((out.talk_over, decided))
+    return heard
