@@ -23,8 +23,8 @@ BLOCK = 441                        # the tts node's 20 ms output block at espeak
 ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
               "and warm in the afternoon, so you can go for a walk.")
 PERSON_GAIN = 0.7
-# The mic node's defaults (fay_ros/nodes/mic.py): 500 ms of voiced talk-over within 900 ms.
-SETTINGS = DuplexSettings(barge_in=True, min_ms=500, window_ms=900)
+# The mic node's defaults (fay_ros/nodes/mic.py): 600 ms of voiced talk-over within 1000 ms.
+SETTINGS = DuplexSettings(barge_in=True, min_ms=600, window_ms=1000)
 
 
 @dataclass

@@ -209,5 +209,5 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     # Held, then interrupted, and only once the person spoke: never on the robot's own voice.
     (held_at, held), *_ = talk_over.messages
     (interrupted_at, _), *_ = interrupts.messages
-    assert held.data and person < held_at < interrupted_at < person + 1.5
+    assert held.data and person < held_at < interrupted_at < person + 1.8
     assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"

@@ -52,16 +52,17 @@ def test_no_self_interruption_on_the_robot_voice():
 @pytest.mark.parametrize("text,voice", INTERRUPTIONS)
 def test_an_interruption_under_the_echo_is_heard_once_the_canceller_has_converged(text, voice):
     heard = robot_mix(speak(text, voice), 5.0).interrupts
-    assert len(heard) == 1 and 0.3 <= heard[0] <= 1.2, heard     # 500 ms of voice, then at once
+    # 600 ms of voice within a second, or a hold no pause ended for 1.2 s: whichever comes first
+    assert len(heard) == 1 and 0.3 <= heard[0] <= 1.5, heard
 
 
-@pytest.mark.parametrize("text,voice", INTERRUPTIONS)
-def test_an_interruption_before_the_canceller_has_converged_is_heard_by_its_long_hold(text, voice):
-    # 4 s into the robot's voice too little of the person stands out of the echo for the
-    # window's count; the hold it caused lasts while they talk, and that is a barge-in
-    heard = robot_mix(speak(text, voice), 4.0)
-    assert len(heard.interrupts) == 1 and heard.interrupts[0] <= 1.6, heard
-    assert heard.talk_over and heard.talk_over[0][0], "held first"
+@pytest.mark.parametrize("text", ["Stop, wait a moment please.", "Excuse me, can I ask something?"])
+def test_an_interruption_before_the_canceller_has_converged_is_heard_by_its_long_hold(text):
+    # 4 s into the robot's voice too little of these stands out of the echo for the count; the
+    # hold they caused lasts while they talk, and that is a barge-in
+    heard = robot_mix(speak(text, "en-us"), 4.0)
+    assert len(heard.interrupts) == 1 and heard.talk_over and heard.talk_over[0][0], heard
+    assert 1.2 <= heard.interrupts[0] - heard.talk_over[0][1] <= 1.25, "by the long hold, not the count"
 
 
 @pytest.mark.parametrize("text,voice", INTERRUPTIONS)
@@ -220,7 +221,7 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
     assert held and held_at < detected, "the voice holds before the barge-in is decided"
     # ("Stop" under the robot's echo is the slowest of the three phrases to hold: ~180 ms in the core)
     assert quiet - person <= 0.25, "silent soon after the person began, long before the barge-in"
-    assert 0.3 <= detection <= 1.5, "the interrupt waits for enough speech, then comes"
+    assert 0.3 <= detection <= 1.8, "the interrupt waits for enough speech, then comes"
     assert silenced <= 0.150
     cut = [m.utterance_id for m in speaking.messages if m.speaking][-1]
     # No recogniser runs: the person's words become no turn, so once they are quiet for

@@ -19,8 +19,8 @@ has converged on the robot's voice (the median suppression of the last second of
 frames is at least `converged_db`), a voiced frame loud enough (`min_level_dbfs`) from which
 the canceller took at most `double_talk_db` is a person talking too (what is left is mostly not
 the robot), even when it is no louder than the echo. Both rules need `min_ms` of such frames, so
-a backchannel ("yeah", 嗯, 对: 200-550 ms of voice) does not barge in at the mic's default 500 ms
-(espeak-ng's 嗯嗯 sometimes does; see docs/BENCHMARKS.md, barge-in).
+a backchannel ("yeah", 嗯, 对, 嗯嗯: 200-550 ms of voice) does not barge in at the mic's default
+600 ms (at 500 ms espeak-ng's 嗯嗯 sometimes did).
 
 Holding the voice: deciding a barge-in takes `min_ms` of talk-over, too long to leave the
 robot talking over the person. So after `hold_ms` of consecutive talk-over frames the gate asks

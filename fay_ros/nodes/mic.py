@@ -97,7 +97,7 @@ class MicConfig(BaseModel):
                                               "`interrupt` and open when the person clearly talks over the robot.")
     barge_in_margin_db: float = Field(10.0, gt=0.0, description="How much louder than the robot's echo the "
                                                                 "person must be to barge in.")
-    barge_in_min_ms: int = Field(500, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
+    barge_in_min_ms: int = Field(600, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
                                                         "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
                                                         "嗯嗯: 200-450 ms of voice) do not interrupt.")
     barge_in_hold_ms: int = Field(60, ge=0, description="With barge_in: consecutive talk-over that asks the "
