@@ -22,6 +22,18 @@ TTS_RATE = 22050
 BLOCK = 441                        # the tts node's 20 ms output block at espeak-ng's rate
 ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
               "and warm in the afternoon, so you can go for a walk.")
+# What else the robot says in the "does it hold or stop on its own voice?" checks (text, voice).
+ROBOT_TEXTS = [
+    (ROBOT_TEXT, "en-us"),
+    ("Good morning! Today I would like to tell you a short story about a little cat who lived by the sea "
+     "and loved to watch the boats.", "en-us"),
+    ("Your meeting with Anna is at three o'clock. Don't forget to bring the report, and remember that the "
+     "office moved to the second floor.", "en-us"),
+    ("Sure! Here are three ideas for dinner: a tomato soup, a rice bowl with vegetables, or pasta with "
+     "mushrooms. Which one do you like?", "en-us"),
+    ("今天天气很好，下午有一点风。你可以出去散步，晚上记得早点休息。", "cmn-latn-pinyin"),
+    ("我记得你喜欢喝茶。要不要我给你讲一个关于茶的小故事？从前有一个老人，他每天早上都在山上种茶。", "cmn-latn-pinyin"),
+]
 PERSON_GAIN = 0.7
 # The mic node's defaults (fay_ros/nodes/mic.py): 600 ms of voiced talk-over within 1000 ms.
 SETTINGS = DuplexSettings(barge_in=True, min_ms=600, window_ms=1000)
@@ -51,9 +63,9 @@ def first_sound_in(wav, after_s: float) -> float:
 
 
 def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
-              settings: DuplexSettings = SETTINGS) -> Heard:
+              robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS) -> Heard:
     """The robot says `robot_text` from t=0; the person's recording starts at `at_s`."""
-    robot = speak(robot_text, "en-us", rate=TTS_RATE)
+    robot = speak(robot_text, robot_voice, rate=TTS_RATE)
     core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None,
                    room_echo=RoomEcho(-3.0))
     t0, fed = 10.0, 0

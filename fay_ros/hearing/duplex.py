@@ -18,7 +18,9 @@ took out (`suppression_db`, the microphone level minus the cancelled level). Onc
 has converged on the robot's voice (the median suppression of the last second of loud robot
 frames is at least `converged_db`), a voiced frame loud enough (`min_level_dbfs`) from which
 the canceller took at most `double_talk_db` is a person talking too (what is left is mostly not
-the robot), even when it is no louder than the echo. Both rules need `min_ms` of such frames, so
+the robot), even when it is no louder than the echo -- but at least as loud as the echo usually
+is (in a quiet stretch of the robot's voice the canceller has little to take out, and its own
+echo would pass). Both rules need `min_ms` of such frames, so
 a backchannel ("yeah", 嗯, 对, 嗯嗯: 200-550 ms of voice) does not barge in at the mic's default
 600 ms (at 500 ms espeak-ng's 嗯嗯 sometimes did).
 
@@ -108,14 +110,18 @@ class DuplexGate:
                 self._echo_threshold = self._threshold()
         self.robot_speaking = speaking
 
-    def _threshold(self) -> float:
+    def _echo_db(self) -> float:
+        """The robot's echo level as the gate hears it (a high percentile of recent frames)."""
         if len(self._echo) >= 5:
-            echo = float(np.percentile(np.fromiter(self._echo, float), self.settings.echo_percentile))
-        elif self._echo_threshold is not None:
+            return float(np.percentile(np.fromiter(self._echo, float), self.settings.echo_percentile))
+        if self._echo_threshold is not None:
+            return self._echo_threshold - self.settings.margin_db
+        return self.settings.min_level_dbfs - self.settings.margin_db
+
+    def _threshold(self) -> float:
+        if len(self._echo) < 5 and self._echo_threshold is not None:
             return self._echo_threshold
-        else:
-            echo = self.settings.min_level_dbfs - self.settings.margin_db
-        return max(echo + self.settings.margin_db, self.settings.min_level_dbfs)
+        return max(self._echo_db() + self.settings.margin_db, self.settings.min_level_dbfs)
 
     @property
     def echo_threshold_db(self) -> float:
@@ -141,7 +147,10 @@ class DuplexGate:
             self._echo.append(level_db)
             return GateDecision(False)
         over = voiced and level_db >= self._threshold()
+        # Double talk also needs the frame at least as loud as the echo usually is: in a quiet
+        # stretch of the robot's voice the canceller has little to take out of its own echo.
         double_talk = (suppression_db is not None and voiced and level_db >= self.settings.min_level_dbfs
+                       and level_db >= self._echo_db()
                        and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
         talk = over or double_talk
         self._recent.append(talk)
