@@ -81,7 +81,8 @@ def run() -> str:
         f"{len(INTERRUPTIONS)} interruptions (English and Chinese) and {len(BACKCHANNELS)} backchannels, each "
         f"put {', '.join(f'{o:g}' for o in OFFSETS)} s into the robot's voice; espeak-ng speech, the person "
         "about 2 dB under the robot's echo. Baseline: no hold, and the barge-in after 500 ms of "
-        "talk-over within 900 ms (the defaults before the hold; the robot talks on until then). Now: the mic's defaults (hold after 60 ms, "
+        "talk-over within 900 ms (the defaults before the hold; the robot talks on until then). "
+        "Now: the mic's defaults (hold after 60 ms, "
         f"barge-in after {SETTINGS.min_ms} ms within {SETTINGS.window_ms} ms or a hold of "
         f"{SETTINGS.long_hold_ms} ms).",
         "",

@@ -45,6 +45,7 @@ class Heard:
     there is no person)."""
     interrupts: list[float] = field(default_factory=list)
     talk_over: list[tuple[bool, float]] = field(default_factory=list)   # (hold?, when)
+    clips: list[np.ndarray] = field(default_factory=list)               # what was said, at each release
 
 
 def first_sound(samples: np.ndarray, rate: int = RATE, threshold: int = 500, after_s: float = 0.0) -> float:
@@ -88,4 +89,6 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
             heard.interrupts.append(decided)
         if out.talk_over is not None:
             heard.talk_over.append((out.talk_over, decided))
+        if out.talk_over_clip is not None:
+            heard.clips.append(out.talk_over_clip)
     return heard

@@ -86,6 +86,34 @@ def test_a_backchannel_holds_the_voice_for_a_moment_then_lets_it_go_on(text, voi
     assert heard.talk_over[1][1] - heard.talk_over[0][1] <= 1.0   # the robot goes on within a second
 
 
+STOP_REQUESTS = [("Stop!", "en-us"), ("Wait!", "en-us"), ("No, stop.", "en-us")]
+
+
+def test_stop_requests_are_told_from_backchannels_and_garbles():
+    from fay_ros.hearing.stop_request import is_stop_request
+
+    for said in ("Stop", "Stop!", "wait.", "Wait, please", "No, stop.", "Hold on!", "停！", "等一下", "别说了。",
+                 "Excuse me"):
+        assert is_stop_request(said), said
+    for said in ("", "Yeah", "Okay", "mm-hm", "To you", "He said he's hard on that.", "Stopwatch", "嗯嗯",
+                 "I will wait for you", "对"):
+        assert not is_stop_request(said), said
+
+
+@pytest.mark.parametrize("text,voice", STOP_REQUESTS + BACKCHANNELS[:3])
+def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(text, voice):
+    # as short as a backchannel, so no barge-in: the held words go to the recogniser at the release
+    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
+    heard = robot_mix(speak(text, voice), 5.0)
+    assert heard.interrupts == [] and [held for held, _at in heard.talk_over] == [True, False], heard
+    [clip] = heard.clips
+    assert 0.5 < len(clip) / RATE < 2.5 and np.abs(clip.astype(int)).max() > 1000, "the words are in it"
+    said = WhisperRecognizer(language="en").transcribe(clip).text
+    assert is_stop_request(said) == ((text, voice) in STOP_REQUESTS), said
+
+
 def test_resume_keeper_pairs_a_barge_in_with_its_interrupt_and_waits_for_quiet():
     keeper: ResumeKeeper[str] = ResumeKeeper(ResumeSettings(resume_after_s=1.0))
     keeper.voice(True, 0.0)
@@ -137,14 +165,20 @@ ROBOT_REPLY = ["I am the robot and I am talking about the weather for a while no
 
 @pytest.fixture
 def rig(ros, launch_node, tmp_path):
-    """tts (headless) and a barge-in mic on a WAV with the played audio mixed in; returns
-    start(parts) -> dict of collectors, after the reply has been sent at the WAV's start."""
+    """tts (headless) and a barge-in mic on a WAV with the played audio mixed in (and with
+    `asr`, the recogniser); returns start(parts) -> dict of collectors, after the reply has been
+    sent at the WAV's start."""
+    from fay_ros.common.readiness import READY_QOS
 
-    def start(parts: list, **tts_params) -> dict:
+    def start(parts: list, asr: bool = False, **tts_params) -> dict:
         speak_to_wav(tmp_path / "room.wav", parts, rate=RATE)
         tts = launch_node("fay_ros.nodes.tts", {"output_device": "none", **tts_params})
+        if asr:
+            launch_node("fay_ros.nodes.asr", {"language": "en"}).wait_ready(timeout=60)
+        # the WAV plays once "rig_start" says ready (below), not as soon as the asr listens
         mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "room.wav"), "barge_in": True,
-                                                "echo_cancel": True, "simulated_echo_db": -3.0})
+                                                "echo_cancel": True, "simulated_echo_db": -3.0,
+                                                "wait_for_nodes": ["rig_start"]})
         tts.wait_ready()
         mic.wait_ready()
         got = {"speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
@@ -159,7 +193,8 @@ def rig(ros, launch_node, tmp_path):
         got["speaking"].wait_for_match(lambda m: not m.speaking, what="the latched speaking=false")
         wait_until(lambda: ros.node.count_subscribers(ros.resolve(topics.AUDIO_PLAYED)) >= 1,
                    message="the mic subscribed to audio/played")
-        got["audio"] = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)   # the WAV starts now
+        got["audio"] = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+        ros.publisher(Bool, ros.ready_topic("rig_start"), READY_QOS).publish(Bool(data=True))  # the WAV starts now
         first = got["audio"].wait_for_count(1)[0]
         got["wav_start"] = from_time_msg(first.header.stamp)
         _reply(replies, "talk", ROBOT_REPLY)
@@ -231,3 +266,23 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
     speaking.wait_for(lambda msgs: [m.utterance_id for m in msgs if m.speaking].count(cut) >= 2, timeout=30,
                       what=f"{cut} spoken again")
     _spoken_whole(got)
+
+
+def test_a_short_stop_request_over_the_robot_stops_it_and_a_backchannel_does_not(rig):
+    got = rig([5.0, ("yeah", "en-us"), 2.0, ("Stop!", "en-us"), 8.0], asr=True)
+    interrupted_at, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
+    backchannel = got["wav_start"] + first_sound_in(got["wav"], 5.0)
+    stop = got["wav_start"] + first_sound_in(got["wav"], 6.0)
+    assert got["barge_in"].messages == [], "both too short for a barge-in"
+    holds = [(at, m.data) for at, m in got["talk_over"].messages]
+    assert [held for _at, held in holds][:4] == [True, False, True, False], holds
+    # "yeah": held, released, and the voice went on; "Stop!": held, and the recogniser stopped it
+    assert backchannel < holds[0][0] < holds[1][0] < stop < holds[2][0] < interrupted_at < stop + 1.5, holds
+    assert any(holds[1][0] < from_time_msg(m.header.stamp) < stop for m in got["played"].messages), \
+        "the robot went on after the backchannel"
+    assert len(got["interrupt"].messages) == 1
+    speaking = got["speaking"]
+    speaking.wait_for(lambda msgs: not msgs[-1].speaking and len(msgs) >= 3, what="speaking=false")
+    assert f"talk:{len(ROBOT_REPLY) - 1}" not in {m.utterance_id for m in speaking.messages if m.speaking}
+    # quiet from the stop's hold on: the voice never went on after it
+    assert _silenced_at(got["played"].messages, holds[2][0] - 0.1) < holds[2][0] + 0.1

@@ -31,6 +31,9 @@ BARGE_IN = "audio/barge_in"
 # The mic's talk-over (std_msgs/Bool): true when a person starts talking over the robot (the tts
 # node holds its voice, nothing dropped), false when they stop without a barge-in (it goes on).
 TALK_OVER = "audio/talk_over"
+# What the person said over the robot when a hold ends without a barge-in (fay_msgs/AudioChunk,
+# the mic's rate, header.stamp = its first sample): the asr interrupts if it is a stop request.
+TALK_OVER_CLIP = "audio/talk_over_clip"
 SERVO_TRAJECTORY = "servo/joint_trajectory"
 LED_COLOR = "led/color"
 LED_PATTERN = "led/pattern"

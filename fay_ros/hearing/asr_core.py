@@ -167,6 +167,25 @@ class AsrCore:
         self.segmenter.update(self._vad_for_turn(vad), preroll_ms, max_utterance_s)
         self._set_early(early_endpoint_ms, early_decode_ms, speculate_ms)
 
+    def transcribe_clip(self, samples: np.ndarray, sample_rate: int, channels: int = 1) -> Recognition | None:
+        """Recognise a short clip heard apart from the stream (what a person said over the
+        robot, fay_ros.hearing.stop_request); None while an utterance is open, whose words the
+        recogniser is busy with (and that utterance is heard anyway)."""
+        samples = np.asarray(samples, dtype=np.int16)
+        check_chunk(sample_rate, channels, len(samples), "talk-over clip")
+        if self.segmenter.active:
+            return None
+        if channels > 1:
+            samples = downmix(samples.reshape(-1, channels))
+        if sample_rate != self.rate:
+            samples = resample(samples, sample_rate, self.rate)
+        transcribe = getattr(self.recognizer, "transcribe", None)
+        if transcribe is not None:   # (whisper: one decode, no partials)
+            return transcribe(samples, words=False)
+        self.recognizer.start()
+        self.recognizer.accept(samples)
+        return self.recognizer.finish()
+
     def abandon(self) -> None:
         """Drop an open utterance unheard (the node stopped listening): nothing is published
         for it, and the next audio starts afresh."""

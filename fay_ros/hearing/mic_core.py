@@ -34,6 +34,7 @@ class MicOutput:
     voice_active: bool | None = None   # the new state when it changed
     interrupt: bool = False
     talk_over: bool | None = None      # True: hold the robot's voice; False: let it go on (DuplexGate)
+    talk_over_clip: np.ndarray | None = None  # at a release: the held audio (the words, the pre-roll before)
 
 
 class MicCore:
@@ -107,6 +108,9 @@ class MicCore:
         for decision in decisions:
             if decision.hold or decision.release:
                 out.talk_over = decision.hold
+        if out.talk_over is False and self._held:
+            # What was said over the robot, for the recogniser to tell "stop!" from "yeah"
+            out.talk_over_clip = np.concatenate([chunk for chunk, _stamp in self._held] + [samples])
         if any(d.interrupt for d in decisions):
             out.interrupt = True
             out.chunks.extend(self._held)

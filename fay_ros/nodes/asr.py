@@ -9,7 +9,9 @@ wake-word mode before publishing a final.
 Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: the end of the
 robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out),
 speech/speculative (Transcript, out: the early text of a turn judged complete, before its
-final, for the dialogue's speculative reply; "" withdraws it when the person goes on).
+final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
+audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
+interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下).
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
@@ -37,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 from rclpy.clock import Clock, ClockType
-from std_msgs.msg import Bool
+from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, WordTiming
 
@@ -51,6 +53,7 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
 from ..hearing.recognizer import create_recognizer
+from ..hearing.stop_request import is_stop_request
 from ..hearing.turn import TurnSettings
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
@@ -70,6 +73,10 @@ class AsrConfig(BaseModel):
     auto_languages: list[str] = Field(["en", "zh"], description="With language 'auto' (whisper): the languages "
                                                                 "to choose from.")
     user_id: str = Field("user", description="Speaker id written into every Transcript ('' = unidentified guest).")
+    stop_on_request: bool = Field(True, description="Decode what a person said over the robot without barging "
+                                                    "in (audio/talk_over_clip from the mic) and publish `interrupt` "
+                                                    "when it is a stop request (\"stop\", \"wait\", 停, 等一下; "
+                                                    "fay_ros.hearing.stop_request).")
     wake_mode: Literal["always", "prefix", "window"] = Field(
         "always", description="'always' = forward every utterance; 'prefix' = only utterances starting with a "
                               "wake word (removed); 'window' = a wake word opens an awake window.")
@@ -145,7 +152,7 @@ class AsrConfig(BaseModel):
 
 # What can change while running (applied before the next chunk, without reloading the model).
 LIVE_PARAMETERS = frozenset({
-    "user_id", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
+    "user_id", "stop_on_request", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
     "early_endpoint_ms", "early_decode_ms", "speculate_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms",
     "max_utterance_s",
     "turn_detection", "turn_complete_ms", "turn_prosody_ms", "turn_patience_ms", "turn_pitch_fall_st",
@@ -257,6 +264,8 @@ class Asr(ManagedNode):
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
         self.speculative_pub = self.create_publisher(Transcript, topics.SPEECH_SPECULATIVE, qos.EVENTS)
         self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
+        self.create_subscription(AudioChunk, topics.TALK_OVER_CLIP, self._on_talk_over_clip, qos.EVENTS)
+        self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         self.voices = HriVoices.create(self)
         if self.voices is not None:
@@ -338,6 +347,11 @@ class Asr(ManagedNode):
         if self.active and worker is not None:
             worker.put(("audio", msg))
 
+    def _on_talk_over_clip(self, msg: AudioChunk) -> None:
+        worker = self._worker
+        if self.active and worker is not None and self.config.stop_on_request:
+            worker.put(("clip", msg), droppable=False)
+
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
         if not msg.speaking and worker is not None:
@@ -371,6 +385,9 @@ class Asr(ManagedNode):
         if kind == "robot_done":
             core.robot_finished_speaking(payload)
             return
+        if kind == "clip":
+            self._judge_clip(core, payload)
+            return
         msg: AudioChunk = payload
         t0 = time.perf_counter()
         try:
@@ -384,6 +401,25 @@ class Asr(ManagedNode):
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
         self._speaking_changed(core)
+
+    def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:
+        """What the person said over the robot without barging in: a stop request stops it."""
+        t0 = time.perf_counter()
+        try:
+            heard = core.transcribe_clip(msg.data, msg.sample_rate, msg.channels)
+        except AudioFormatError as exc:
+            self.get_logger().warning(f"dropped a malformed talk-over clip: {exc}")
+            return
+        if heard is None:
+            return
+        decoded = (time.perf_counter() - t0) * 1000
+        if is_stop_request(heard.text):
+            self.interrupt_pub.publish(Empty())
+            self.get_logger().info(f"a stop request over the robot ({len(heard.text)} chars, decoded in "
+                                   f"{decoded:.0f} ms): interrupt published")
+        else:
+            self.get_logger().info(f"talk-over without a stop request ({len(heard.text)} chars, decoded in "
+                                   f"{decoded:.0f} ms): the robot goes on")
 
     def _speaking_changed(self, core: AsrCore) -> None:
         if self.voices is not None:

@@ -19,6 +19,8 @@ Topics: audio/raw (AudioChunk, out), audio/voice_active (Bool, latched, out),
 interrupt (Empty, out, barge-in only), audio/barge_in (Empty, out, just before that interrupt),
 audio/talk_over (Bool, out, barge-in only: true when the person starts talking over the robot, so
 the voice holds at once; false when they stop without barging in, so it goes on),
+audio/talk_over_clip (AudioChunk, out, just before that false: what they said, for the asr to
+tell a short "stop!" from a backchannel),
 audio/played (AudioChunk, in, with echo_cancel or simulated_echo_db),
 robot_speaking (SpeechState, latched, in),
 ~/listening (Bool, latched, out: false from the moment the mic applies robot_speaking=true
@@ -185,6 +187,7 @@ class Mic(ManagedNode):
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.barge_in_pub = self.create_publisher(Empty, topics.BARGE_IN, qos.EVENTS)
         self.talk_over_pub = self.create_publisher(Bool, topics.TALK_OVER, qos.EVENTS)
+        self.talk_over_clip_pub = self.create_publisher(AudioChunk, topics.TALK_OVER_CLIP, qos.EVENTS)
         self.voice_pub.publish(Bool(data=False))
         self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
         self.listening_pub.publish(Bool(data=True))
@@ -284,6 +287,13 @@ class Mic(ManagedNode):
             self._listener_timer.cancel()
             self.destroy_timer(self._listener_timer)
             self._listener_timer = None
+
+    def _publish_audio(self, publisher, samples: np.ndarray, captured: float) -> None:
+        msg = AudioChunk(sample_rate=self.config.rate, channels=self.config.channels)
+        msg.header.stamp = to_time_msg(self._ros_time(captured))
+        msg.header.frame_id = self.frame_id
+        msg.data = array.array("h", samples.astype("<i2").tobytes())
+        publisher.publish(msg)
 
     def _on_node_ready(self, name: str, msg: Bool) -> None:
         self._nodes_ready[name] = bool(msg.data)
@@ -408,6 +418,9 @@ class Mic(ManagedNode):
                 self._played_lock.wait_for(
                     lambda: not when - PLAYED_FLOWING_S < self.core.played.end < chunk_end, PLAYED_WAIT_S)
             out = self.core.process(payload, when, time.monotonic(), captured=when)
+        if out.talk_over_clip is not None:   # before the release: the tts waits a moment for a stop
+            self._publish_audio(self.talk_over_clip_pub, out.talk_over_clip,
+                                when - (len(out.talk_over_clip) - len(payload)) / self.config.rate)
         if out.talk_over is not None:
             self.talk_over_pub.publish(Bool(data=out.talk_over))
         if out.interrupt:
@@ -416,11 +429,7 @@ class Mic(ManagedNode):
             self.get_logger().info("barge-in: the person talked over the robot; interrupt published")
             self.listening_pub.publish(Bool(data=self.core.gate.open))
         for samples, captured in out.chunks:
-            msg = AudioChunk(sample_rate=self.config.rate, channels=self.config.channels)
-            msg.header.stamp = to_time_msg(self._ros_time(captured))
-            msg.header.frame_id = self.frame_id
-            msg.data = array.array("h", samples.astype("<i2").tobytes())
-            self.audio_pub.publish(msg)
+            self._publish_audio(self.audio_pub, samples, captured)
         if out.voice_active is not None:
             self.voice_pub.publish(Bool(data=out.voice_active))
 

@@ -35,7 +35,8 @@ the reason), a text with nothing speakable with "nothing speakable".
 Holding: while the mic says a person talks over the robot (`audio/talk_over` true, after
 `barge_in_hold_ms` of talk-over) the voice holds: silence within one block plus the device
 latency, nothing dropped, robot_speaking still true. `audio/talk_over` false (no barge-in
-followed: a backchannel, a cough) plays on from the first sample not yet heard, and re-publishes
+followed: a backchannel, a cough) plays on, after `release_grace_s` in which the asr may still
+interrupt for a short stop request ("stop!", 等一下), from the first sample not yet heard, and re-publishes
 the viseme tracks with their moved starts; an interrupt stops it as usual; after `hold_max_s`
 with neither, it goes on (`hold_on_talk_over` false: never hold).
 
@@ -130,6 +131,9 @@ class TtsConfig(BaseModel):
                                     "(it goes on where it stopped) or a barge-in interrupts it.")
     hold_max_s: float = Field(3.0, ge=0.1, le=30.0, description="Longest hold with neither a release nor an "
                                                                 "interrupt; then the voice goes on.")
+    release_grace_s: float = Field(0.3, ge=0.0, le=2.0, description="After the release (audio/talk_over false), "
+                                   "wait this long before going on: the asr may still find a stop request in "
+                                   "what was said (\"stop!\", 等一下) and interrupt.")
     sentence_min_chars: int = Field(4, ge=0, le=200, description="A say/broadcast sentence shorter than this joins "
                                                                  "the next one (as the dialogue's replies do).")
 
@@ -149,7 +153,7 @@ VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "vol
 LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
                                       "broadcast_mode", "sentence_min_chars", "publish_played",
                                       "resume_after_barge_in", "resume_after_s", "hold_on_talk_over",
-                                      "hold_max_s"}
+                                      "hold_max_s", "release_grace_s"}
 # Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
 PLAYED_QUEUE_BLOCKS = 100
 
@@ -197,6 +201,7 @@ class Tts(ManagedNode):
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Bool, topics.TALK_OVER, self._on_talk_over, qos.EVENTS)
         self._held_since: float | None = None  # monotonic time the voice was held (talk-over)
+        self._go_on_at: float | None = None    # when a released hold goes on (after release_grace_s)
         self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
@@ -304,7 +309,7 @@ class Tts(ManagedNode):
 
     def _on_interrupt(self, _msg: Empty) -> None:
         pipeline = self.pipeline
-        self._held_since = None  # the stop ends a hold too
+        self._held_since = self._go_on_at = None  # the stop ends a hold too
         if pipeline is not None:
             pipeline.interrupt("interrupt received")
             with self._resume_lock:
@@ -337,7 +342,10 @@ class Tts(ManagedNode):
         if not self.active or pipeline is None:
             return
         if not msg.data:
-            self._go_on("the person stopped without barging in")
+            if self._held_since is not None:
+                self._go_on_at = time.monotonic() + self.config.release_grace_s
+        elif self._go_on_at is not None:   # talking again before the held voice went on
+            self._go_on_at = None
         elif self.config.hold_on_talk_over and pipeline.hold() is not None:  # (None: held already, or silent)
             self._held_since = time.monotonic()
             self.get_logger().info("talk-over: the voice holds")
@@ -347,12 +355,15 @@ class Tts(ManagedNode):
         if self._held_since is None or pipeline is None:
             return
         held = time.monotonic() - self._held_since
-        self._held_since = None
+        self._held_since = self._go_on_at = None
         if pipeline.release() is not None:
             self.get_logger().info(f"{why}: the voice goes on after {held * 1000:.0f} ms")
 
     def _resume_if_due(self) -> None:
-        if self._held_since is not None and time.monotonic() - self._held_since >= self.config.hold_max_s:
+        now = time.monotonic()
+        if self._go_on_at is not None and now >= self._go_on_at:
+            self._go_on("the person stopped without barging in or asking to stop")
+        elif self._held_since is not None and now - self._held_since >= self.config.hold_max_s:
             self._go_on(f"held {self.config.hold_max_s:g} s with no release or interrupt")
         with self._resume_lock:
             due = self._resume.due(time.monotonic())
