@@ -107,11 +107,8 @@ def run() -> str:
         results.append((label, samples, requests, len(heard)))
         print(f"  {label}: share p50 {percentile(samples['pipeline_share_ms'], 0.5):.0f} ms, "
               f"p95 {percentile(samples['pipeline_share_ms'], 0.95):.0f} ms", flush=True)
-        # what Whisper made of each question, with each turn's share: the p95 is its garbles
-        shares = samples["pipeline_share_ms"]
-        print("    heard: " + "; ".join(f"{text!r} {share:.0f} ms" if i < len(shares) else repr(text)
-                                       for i, (text, share) in enumerate(zip(heard, [*shares, *[0.0] * len(heard)]))),
-              flush=True)
+        # what Whisper made of the questions, and each turn's share in order: the p95 is its garbles
+        print(f"    heard: {heard}\n    shares (ms): {[round(v) for v in samples['pipeline_share_ms']]}", flush=True)
 
     header = "| stage | " + " | ".join(f"{label} p50 / p95" for label, *_ in results) + " |"
     rows = [header, "|---|" + "---|" * len(results)]
