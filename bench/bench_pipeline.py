@@ -147,6 +147,6 @@ def run() -> str:
         "55–75 ms greedy decoding); 10–20 ms from the speculative text to the model request (one memory round "
         "trip: the probe reuses the rules and profile its user's last turn read); about 35–40 ms from the first "
         "sentence to its first sample (the output plays one 20 ms block ahead). docs/ARCHITECTURE.md (CPU budget) "
-        "has what changed. The p95 is the questions Whisper base garbles into text with no cue or an open ending, "
-        "which wait the 700 ms silence endpoint or the patience."
+        "has what changed. A high p95 comes from the questions Whisper base garbles into text with no cue or an "
+        "open ending, which wait the 700 ms silence endpoint or the patience (the console lists what it heard)."
     )
