@@ -1,4 +1,5 @@
-"""Script detection shared by every package: the one definition of a CJK (Han) character.
+"""Text helpers shared by every package: the one definition of a CJK (Han) character, and the
+one way to split a transcript into its words (`spoken_words`).
 
 "CJK" here means the Han ideographs Chinese is written in (and Japanese kanji): the CJK
 Unified Ideographs block, Extension A, the Compatibility Ideographs, Extensions B to H with
@@ -21,3 +22,15 @@ CJK_CHAR = re.compile(f"[{CJK_IDEOGRAPHS}]")
 def has_cjk(text: str) -> bool:
     """True when `text` holds at least one CJK ideograph."""
     return CJK_CHAR.search(text) is not None
+
+
+# Where a transcript's words part: spaces and sentence or clause punctuation, Latin and CJK.
+_WORD_BREAK = re.compile(r"[\s,，。.!！?？、;；]+")
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def spoken_words(text: str) -> list[str]:
+    """The words of a transcript, lower case, without punctuation ("Mm-hm, yeah!" -> ["mmhm",
+    "yeah"]; "等一下，我" -> ["等一下", "我"]); a hyphen or an apostrophe joins, it does not part."""
+    words = (_NOT_WORD.sub("", w) for w in _WORD_BREAK.split(text.lower()))
+    return [w for w in words if w]

@@ -8,26 +8,18 @@ into words now and then, and that must not stop the robot.
 """
 from __future__ import annotations
 
-import re
+from ..common.text import spoken_words
 
-# Lower case, single spaces, no punctuation; matched at the start of the transcript.
+# Words (common.text.spoken_words) joined by single spaces; matched at the start of the transcript.
 STOP_PHRASES = (
     "stop", "wait", "hold on", "hang on", "no stop", "no no", "no wait", "please stop", "be quiet", "quiet",
     "shut up", "enough", "pause", "excuse me", "one moment", "one second", "just a moment", "just a second",
     "停", "等等", "等一下", "等一等", "别说了", "不要说了", "闭嘴", "安静", "打住", "够了", "暂停", "不对",
 )
 
-_NOT_WORD = re.compile(r"[^\w\s]+", re.UNICODE)
-_SPACES = re.compile(r"\s+")
-
-
-def _normal(text: str) -> str:
-    return _SPACES.sub(" ", _NOT_WORD.sub(" ", text.lower())).strip()
-
-
 def is_stop_request(text: str) -> bool:
     """True when `text` begins with a stop phrase ("Stop.", "Wait, please", "停！", "等一下")."""
-    said = _normal(text)
+    said = " ".join(spoken_words(text))
     for phrase in STOP_PHRASES:
         if said == phrase or said.startswith(phrase + " ") or (not phrase.isascii() and said.startswith(phrase)):
             return True

@@ -14,9 +14,10 @@ Pure logic on one monotonic clock; the tts node feeds it events and polls `due`.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
+
+from ..common.text import spoken_words
 
 Kept = TypeVar("Kept")
 
@@ -29,14 +30,9 @@ BACKCHANNELS = frozenset({
     "sure", "ah", "oh", "uh", "um",
     "嗯", "嗯嗯", "恩", "对", "对对", "对对对", "是", "是的", "好", "好的", "哦", "噢", "啊", "呃", "嗯哼", "行"})
 
-_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
-
-
 def is_backchannel(text: str) -> bool:
     """True for an empty transcript or one that is only acknowledgements ("yeah, yeah", 嗯嗯)."""
-    words = [_NOT_WORD.sub("", w) for w in re.split(r"[\s,，。.!！?？、;；]+", text.lower())]
-    words = [w for w in words if w]
-    return all(w in BACKCHANNELS for w in words)
+    return all(w in BACKCHANNELS for w in spoken_words(text))
 
 
 @dataclass
