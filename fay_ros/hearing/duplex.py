@@ -174,9 +174,5 @@ class DuplexGate:
         return GateDecision(False)
 
     @property
-    def holding(self) -> bool:
-        return self._holding
-
-    @property
     def open(self) -> bool:
         return not self.robot_speaking or self._barged

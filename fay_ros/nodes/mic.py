@@ -301,12 +301,15 @@ class Mic(ManagedNode):
     def _unready_nodes(self) -> list[str]:
         return [name for name, ready in self._nodes_ready.items() if not ready]
 
+    def _listened(self) -> bool:
+        return not self.config.wait_for_listener or self.audio_pub.get_subscription_count() > 0
+
     def _waiting_for(self) -> list[str]:
         """What a WAV source still waits for before it plays (nothing for a microphone)."""
         if not self.config.source:
             return []
         waiting = []
-        if self.config.wait_for_listener and self.audio_pub.get_subscription_count() == 0:
+        if not self._listened():
             waiting.append(f"a subscriber on {self.audio_pub.topic_name}")
         unready = self._unready_nodes()
         if unready:
@@ -314,12 +317,9 @@ class Mic(ManagedNode):
         return waiting
 
     def _start_when_heard(self) -> None:
-        if self.source is None:
+        if self.source is None or not self._listened():
             return
-        listened = not self.config.wait_for_listener or self.audio_pub.get_subscription_count() > 0
         unready = self._unready_nodes()
-        if not listened:
-            return
         if unready:
             if time.monotonic() - self._waiting_since < self.config.wait_for_nodes_s:
                 return
