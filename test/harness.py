@@ -436,6 +436,16 @@ class RosProbe:
                                                                qos or fay_qos.EVENTS)
         return collector
 
+    def collect_timed(self, msg_type: Any, topic: str, qos: Any = None) -> Collector:
+        """A collector of (ROS time of arrival in seconds, message), for messages that carry no
+        stamp of their own."""
+        from fay_ros.common import qos as fay_qos
+        collector, clock = Collector(), self.node.get_clock()
+        collector.subscription = self.node.create_subscription(
+            msg_type, topic, lambda msg: collector._on_message((clock.now().nanoseconds * 1e-9, msg)),
+            qos or fay_qos.EVENTS)
+        return collector
+
     @staticmethod
     def ready_topic(node_name: str, namespace: str = "/fay") -> str:
         from fay_ros.common.readiness import ready_topic

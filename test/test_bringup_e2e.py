@@ -166,7 +166,6 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
 
     from fay_msgs.msg import AudioChunk
     from fay_ros.common.rostime import from_time_msg
-    from harness import Collector
     from room_mix import first_sound_in
     from synthetic_speech import speak_to_wav
 
@@ -180,16 +179,10 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     llm.responder = lambda body: fake.judge_finish(
         LISTENING if "moment" in body["messages"][-1]["content"].lower() else WEATHER, pieces=12)
 
-    def timed(msg_type, topic) -> Collector:   # (ROS time of arrival, message)
-        collector, clock = Collector(), ros.node.get_clock()
-        collector.subscription = ros.node.create_subscription(
-            msg_type, topic, lambda m: collector._on_message((clock.now().nanoseconds * 1e-9, m)), qos.EVENTS)
-        return collector
-
     audio = ros.collect(AudioChunk, "audio/raw", qos.AUDIO)
     replies = ros.collect(Utterance, "reply")
     speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
-    talk_over, interrupts = timed(Bool, "audio/talk_over"), timed(Empty, "interrupt")
+    talk_over, interrupts = ros.collect_timed(Bool, "audio/talk_over"), ros.collect_timed(Empty, "interrupt")
     config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
     up = NodeProcess("fay_ros.cli", ros=False, args=[
         "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",

@@ -18,7 +18,7 @@ from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
 from fay_ros.hearing.echo import PlayedReference
 from fay_ros.voice.resume import ResumeKeeper, ResumeSettings, is_backchannel
-from harness import Collector, wait_until
+from harness import wait_until
 from synthetic_speech import speak, speak_to_wav
 
 from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, TTS_RATE, first_sound_in, robot_mix
@@ -142,16 +142,6 @@ def test_resume_keeper_forgets_after_a_turn_or_a_deliberate_interrupt():
 
 
 # -- real nodes -------------------------------------------------------------------------------
-def _timed(ros, msg_type, topic, qos_profile=None) -> Collector:
-    """A collector of (ROS time of arrival, message)."""
-    collector = Collector()
-    clock = ros.node.get_clock()
-    collector.subscription = ros.node.create_subscription(
-        msg_type, topic, lambda msg: collector._on_message((clock.now().nanoseconds * 1e-9, msg)),
-        qos_profile or qos.EVENTS)
-    return collector
-
-
 def _reply(publisher, conversation: str, sentences: list[str]) -> None:
     for seq, text in enumerate(sentences):
         publisher.publish(Utterance(user_id="user", conversation_id=conversation, seq=seq, text=text,
@@ -183,9 +173,9 @@ def rig(ros, launch_node, tmp_path):
         mic.wait_ready()
         got = {"speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
                "tracks": ros.collect(VisemeTrack, topics.VISEMES),
-               "interrupt": _timed(ros, Empty, topics.INTERRUPT),
-               "barge_in": _timed(ros, Empty, topics.BARGE_IN),
-               "talk_over": _timed(ros, Bool, topics.TALK_OVER),
+               "interrupt": ros.collect_timed(Empty, topics.INTERRUPT),
+               "barge_in": ros.collect_timed(Empty, topics.BARGE_IN),
+               "talk_over": ros.collect_timed(Bool, topics.TALK_OVER),
                "voice": ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED),
                "played": ros.collect(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)}
         replies = ros.publisher(Utterance, topics.REPLY)
