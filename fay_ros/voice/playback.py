@@ -261,9 +261,9 @@ class Player:
                 start = self._next_start()
             announce(start)
             with self._lock:
-                if gen != self._generation or self._closed or self._paused_from is not None:
-                    if gen != self._generation or self._closed:
-                        return None
+                if gen != self._generation or self._closed:
+                    return None
+                if self._paused_from is not None:
                     continue  # paused while it announced: announce again once resumed
                 # Sample-accurate only if the block holding `start` is not rendered yet, and
                 # "announced before it plays" only if `start` is still in the future.
