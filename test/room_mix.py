@@ -3,7 +3,8 @@ canceller and RoomEcho), with a person's voice mixed in: what the barge-in tests
 `make bench` (bench_bargein) measure the duplex gate on.
 
 The room: the played audio comes back 50 ms late plus one reflection, 3 dB under the played
-level (RoomEcho(-3.0)); the person is PERSON_GAIN (about 3 dB) under their own recording.
+level (RoomEcho(-3.0)), unless another `room` is given (ROOMS: where the robot's own voice is
+checked); the person is PERSON_GAIN (about 3 dB) under their own recording.
 """
 from __future__ import annotations
 
@@ -33,7 +34,17 @@ ROBOT_TEXTS = [
      "mushrooms. Which one do you like?", "en-us"),
     ("今天天气很好，下午有一点风。你可以出去散步，晚上记得早点休息。", "cmn-latn-pinyin"),
     ("我记得你喜欢喝茶。要不要我给你讲一个关于茶的小故事？从前有一个老人，他每天早上都在山上种茶。", "cmn-latn-pinyin"),
+    ("Well, that depends. If you want something quick, try an omelette; if you have time, a curry is lovely.",
+     "en-us"),
+    ("Hmm. Let me think. Yes! I remember now: you told me your sister lives in Berlin, right?", "en-us"),
+    ("Okay. Stopping now. Bye bye, see you tomorrow, and sleep well!", "en-gb"),
+    ("Three, two, one. Go! That was fast. Shall we try it again, a little slower this time?", "en-us"),
+    ("好的，我明白了。你说的是明天上午十点，对吗？我会提醒你的。", "cmn-latn-pinyin"),
+    # (嗯 after a pause: the canceller takes only 2-6 dB out of it for a while, and it held itself)
+    ("哈哈，这个问题很有意思！让我想一想。嗯，我觉得答案是四十二。", "cmn-latn-pinyin"),
 ]
+# Rooms the robot's own voice is checked in: (echo level under the played audio in dB, delay in ms).
+ROOMS = [(-6.0, 20.0), (-3.0, 50.0), (0.0, 50.0), (3.0, 120.0)]
 PERSON_GAIN = 0.7
 # The mic node's defaults (fay_ros/nodes/mic.py): 600 ms of voiced talk-over within 1000 ms.
 SETTINGS = DuplexSettings(barge_in=True, min_ms=600, window_ms=1000)
@@ -64,11 +75,13 @@ def first_sound_in(wav, after_s: float) -> float:
 
 
 def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
-              robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS) -> Heard:
-    """The robot says `robot_text` from t=0; the person's recording starts at `at_s`."""
+              robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS, room: tuple[float, float] = (-3.0, 50.0),
+              ) -> Heard:
+    """The robot says `robot_text` from t=0; the person's recording starts at `at_s`; `room`:
+    the echo's level under the played audio (dB) and its delay (ms)."""
     robot = speak(robot_text, robot_voice, rate=TTS_RATE)
     core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None,
-                   room_echo=RoomEcho(-3.0))
+                   room_echo=RoomEcho(*room))
     t0, fed = 10.0, 0
     core.set_robot_speaking(True, t0)
     wav = silence(len(robot) / TTS_RATE + 0.5)

@@ -21,7 +21,7 @@ from fay_ros.voice.resume import ResumeKeeper, ResumeSettings, is_backchannel
 from harness import wait_until
 from synthetic_speech import speak, speak_to_wav
 
-from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, TTS_RATE, first_sound_in, robot_mix
+from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, ROOMS, TTS_RATE, first_sound_in, robot_mix
 
 INTERRUPTIONS = [("Stop, wait a moment please.", "en-us"), ("等一下，我有个问题", "cmn-latn-pinyin"),
                  ("Hold on, I have a question", "en-us")]
@@ -43,11 +43,12 @@ def test_played_reference_is_read_at_the_microphone_times():
     assert half[:80].any() and not half[-200:].any()
 
 
+@pytest.mark.parametrize("room", ROOMS, ids=[f"echo{db:+g}dB-{ms:g}ms" for db, ms in ROOMS])
 @pytest.mark.parametrize("text,voice", ROBOT_TEXTS, ids=[f"robot{i}" for i in range(len(ROBOT_TEXTS))])
-def test_no_self_interruption_on_the_robot_voice(text, voice):
-    heard = robot_mix(None, 0.0, robot_text=text, robot_voice=voice)
-    # nor a hold: the canceller's burst when the robot starts again after a pause, or its echo
-    # in a quiet stretch of the robot's voice, is not a person
+def test_no_self_interruption_on_the_robot_voice(text, voice, room):
+    heard = robot_mix(None, 0.0, robot_text=text, robot_voice=voice, room=room)
+    # nor a hold: the canceller's burst when the robot starts again after a pause, its echo in a
+    # quiet stretch of the robot's voice, or a phrase onset it is slow to take out, is not a person
     assert heard.interrupts == [] and heard.talk_over == []
 
 
@@ -107,8 +108,10 @@ def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(tex
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
     heard = robot_mix(speak(text, voice), 5.0)
-    assert heard.interrupts == [] and [held for held, _at in heard.talk_over] == [True, False], heard
-    [clip] = heard.clips
+    marks = [held for held, _at in heard.talk_over]
+    # (held, and let go at the end; the comma of "No, stop." may let go and hold again between)
+    assert heard.interrupts == [] and marks[0] and not marks[-1] and marks.count(True) <= 2, heard
+    clip = heard.clips[-1]        # (all the held words so far: the held audio covers 1.5 s)
     assert 0.5 < len(clip) / RATE < 2.5 and np.abs(clip.astype(int)).max() > 1000, "the words are in it"
     said = WhisperRecognizer(language="en").transcribe(clip).text
     assert is_stop_request(said) == ((text, voice) in STOP_REQUESTS), said

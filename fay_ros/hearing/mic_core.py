@@ -26,6 +26,11 @@ from .vad import VadSettings, VoiceActivityDetector
 # bursts of it through (measured: ~150 ms at the robot's phrase onsets), which the double-talk
 # rule would take for a person: the gate judges only by level then.
 ONSET_GUARD_S = 0.15
+# ... and after that, until the canceller has taken its converged share (`converged_db`) out of
+# a loud frame of the new phrase again: on some onsets (espeak-ng's Mandarin 嗯 after a pause)
+# it takes only 2-6 dB for a further 100 ms, and the robot held itself. A person talking from the
+# phrase's start keeps the canceller from ever getting there, so the wait ends after this long.
+RECANCEL_MAX_S = 0.3
 
 
 @dataclass
@@ -52,6 +57,7 @@ class MicCore:
         self._forwarding = True
         self.voice_active = False
         self._voice_since: float | None = None  # when the robot's voice started after silence
+        self._recancelled = False  # ... and the canceller has taken its share out of it since
 
     def _held_chunks(self, preroll_ms: int) -> int:
         # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
@@ -92,11 +98,18 @@ class MicCore:
                 if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
                     if reference.any():
                         if self._voice_since is None:
-                            self._voice_since = captured
-                        # (no double-talk judgement just after the robot starts again: ONSET_GUARD_S)
-                        if captured - self._voice_since >= ONSET_GUARD_S:
-                            input_db = level_dbfs(samples)
-                            suppression = input_db - level_dbfs(cancelled)
+                            self._voice_since, self._recancelled = captured, False
+                        # (no double-talk judgement just after the robot starts again:
+                        # ONSET_GUARD_S, RECANCEL_MAX_S)
+                        since = captured - self._voice_since
+                        if since >= ONSET_GUARD_S:
+                            level_in = level_dbfs(samples)
+                            taken = level_in - level_dbfs(cancelled)
+                            self._recancelled = self._recancelled or (
+                                level_in >= self.gate.settings.min_level_dbfs
+                                and taken >= self.gate.settings.converged_db)
+                            if self._recancelled or since >= RECANCEL_MAX_S:
+                                input_db, suppression = level_in, taken
                     else:
                         self._voice_since = None
                     samples = cancelled
