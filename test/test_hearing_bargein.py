@@ -17,7 +17,8 @@ from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
 from fay_ros.hearing.echo import PlayedReference
-from fay_ros.voice.resume import ResumeKeeper, ResumeSettings, is_backchannel
+from fay_ros.hearing.backchannel import is_backchannel
+from fay_ros.voice.resume import ResumeKeeper, ResumeSettings
 from harness import wait_until
 from synthetic_speech import speak, speak_to_wav
 

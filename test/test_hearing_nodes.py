@@ -294,3 +294,36 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     out = asr.output()
     assert "dropped a malformed audio chunk from broken" in out and "sample rate 0 Hz" in out
     assert "Traceback" not in out
+
+
+def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
+    import numpy as np
+
+    from fay_ros.common.rostime import to_time_msg
+    from synthetic_speech import silence, speak
+
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    barge_in_pub = ros.publisher(Empty, topics.BARGE_IN)
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
+    asr.wait_ready(timeout=60)
+    ros.wait_for_subscribers(audio_pub)
+    ros.wait_for_subscribers(barge_in_pub)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    clock = {"t": ros.node.get_clock().now().nanoseconds * 1e-9}
+
+    def say(text):
+        audio = np.concatenate([silence(0.5), speak(text, "en-us"), silence(1.2)])
+        for i in range(0, len(audio), 480):
+            msg = AudioChunk(sample_rate=RATE, channels=1)
+            msg.header.stamp = to_time_msg(clock["t"])
+            msg.data = audio[i:i + 480].tolist()
+            audio_pub.publish(msg)
+            clock["t"] += 480 / RATE
+
+    barge_in_pub.publish(Empty())     # as the mic does, before the audio it held
+    say("yeah")
+    say("What time is it now?")
+    first = finals.wait_for_count(1, timeout=60)[0]
+    assert "time" in first.text.lower(), "the backchannel over the robot made no final"
+    assert "only a backchannel: no final" in asr.output()

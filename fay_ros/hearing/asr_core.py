@@ -27,6 +27,11 @@ dialogue can start the model while the endpoint still waits for silence; the fin
 follows reuses the same decode, so it says the same. Voice coming back (or a decode that ends
 as no final) withdraws it: a speculative event with "".
 
+Words over the robot (`barged_in`: the mic barged in, the person talked over the robot's voice):
+an utterance that is only a backchannel ("yeah", 嗯, 对: hearing.backchannel) is no turn. It
+ends as no final (and no speculation), so the dialogue does not answer it and the voice resumes
+what the barge-in cut (voice.resume).
+
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
 endpointing: applied between utterances, so one utterance is cut by one set of rules).
@@ -40,6 +45,7 @@ import numpy as np
 
 from ..common.wav import downmix
 from .audio import check_chunk, resample
+from .backchannel import is_backchannel
 from .segmenter import Segmenter
 from .turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
 from .types import Recognition, Recognizer, Word
@@ -56,6 +62,8 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
+# An utterance that starts this long (s) after a barge-in is not the words that barged in.
+BARGED_UTTERANCE_S = 2.0
 
 
 def _ends_sentence(early: Recognition | None) -> bool:
@@ -111,7 +119,9 @@ class AsrCore:
         self._early_end = 0         # the last voiced sample the early decode heard
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False        # more audio waits after the chunk being fed
+        self._over_robot: float | None = None  # barge-in time: the open or next utterance was said over the robot
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
+        self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
         self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int] | None = None
 
@@ -186,11 +196,22 @@ class AsrCore:
         self.recognizer.accept(samples)
         return self.recognizer.finish()
 
+    def barged_in(self, at: float) -> None:
+        """The person barged in over the robot at `at` (the chunk stamps' clock): the open
+        utterance, or the next one to start (the mic publishes the barge-in before the audio it
+        held) within BARGED_UTTERANCE_S, was said over it."""
+        self._over_robot = at
+
+    def _no_turn(self, text: str) -> bool:
+        """Words over the robot that are only a backchannel: no turn (no final, no speculation)."""
+        return self._over_robot is not None and is_backchannel(text)
+
     def abandon(self) -> None:
         """Drop an open utterance unheard (the node stopped listening): nothing is published
         for it, and the next audio starts afresh."""
         self.segmenter.abandon()
         self.recognizer.start()
+        self._over_robot = None
         self._forget_early()
         self._apply_pending()
 
@@ -309,7 +330,7 @@ class AsrCore:
             return []
         end = self._time(self.segmenter.vad.last_voiced_end)
         text = self.wake.preview(early.text.strip(), end) if early.text.strip() else None
-        if not text:
+        if not text or self._no_turn(text):
             return []
         self._guess = early.text.strip()
         return self._speculation(TranscriptEvent(False, text, early.language, early.confidence,
@@ -340,6 +361,8 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         for ev in segment_events:
             if ev.kind == "start":
+                if self._over_robot is not None and self._time(ev.sample) > self._over_robot + BARGED_UTTERANCE_S:
+                    self._over_robot = None   # (the barge-in's words were never heard: this is a new turn)
                 self._forget_early()
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
@@ -355,6 +378,10 @@ class AsrCore:
                                                    self._time(self._utt_start), end))
             else:
                 final = self._finish(ev.sample)
+                if final and self._no_turn(final.text):
+                    final = None
+                    self.backchannels_over_robot += 1
+                self._over_robot = None
                 if final:
                     self._guess = ""   # the final carries it now
                     out.append(final)

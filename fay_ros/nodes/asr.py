@@ -11,7 +11,9 @@ robot's turn extends an open wake window), speech/partial and speech/final (Tran
 speech/speculative (Transcript, out: the early text of a turn judged complete, before its
 final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
-interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下).
+interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下), audio/barge_in
+(Empty, in: the next utterance was said over the robot; only a backchannel, "yeah", 嗯, then
+makes no final, and the voice resumes).
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
@@ -259,12 +261,14 @@ class Asr(ManagedNode):
         self.core: AsrCore | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._dropped = 0     # chunks that could not be decoded (logged, throttled)
+        self._backchannels = 0  # core.backchannels_over_robot as last logged
         health(self).hardware_id = model_label(cfg)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
         self.speculative_pub = self.create_publisher(Transcript, topics.SPEECH_SPECULATIVE, qos.EVENTS)
         self.create_subscription(AudioChunk, topics.AUDIO_RAW, self._on_audio, qos.AUDIO)
         self.create_subscription(AudioChunk, topics.TALK_OVER_CLIP, self._on_talk_over_clip, qos.EVENTS)
+        self.create_subscription(Empty, topics.BARGE_IN, self._on_barge_in, qos.EVENTS)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         self.voices = HriVoices.create(self)
@@ -292,7 +296,7 @@ class Asr(ManagedNode):
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
-        self.core, self._in_use = core, cfg
+        self.core, self._in_use, self._backchannels = core, cfg, 0
         self._worker = BoundedWorker(self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full,
                                      on_error=self._on_error)
         self._worker.start()
@@ -352,6 +356,11 @@ class Asr(ManagedNode):
         if self.active and worker is not None and self.config.stop_on_request:
             worker.put(("clip", msg), droppable=False)
 
+    def _on_barge_in(self, _msg: Empty) -> None:
+        worker = self._worker
+        if self.active and worker is not None:
+            worker.put(("barge_in", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
+
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
         if not msg.speaking and worker is not None:
@@ -388,6 +397,9 @@ class Asr(ManagedNode):
         if kind == "clip":
             self._judge_clip(core, payload)
             return
+        if kind == "barge_in":
+            core.barged_in(payload)
+            return
         msg: AudioChunk = payload
         t0 = time.perf_counter()
         try:
@@ -400,6 +412,10 @@ class Asr(ManagedNode):
             return
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
+        if core.backchannels_over_robot != self._backchannels:
+            self._backchannels = core.backchannels_over_robot
+            self.get_logger().info("the words over the robot were only a backchannel: no final, the voice "
+                                   f"resumes ({self._backchannels} so far)")
         self._speaking_changed(core)
 
     def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:

@@ -17,22 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
-from ..common.text import spoken_words
+from ..hearing.backchannel import is_backchannel
 
 Kept = TypeVar("Kept")
 
 # A barge-in and its interrupt are one event when they arrive this close together.
 PAIR_S = 1.0
-
-# Short acknowledgements that are not a turn (lower case, punctuation and spaces removed).
-BACKCHANNELS = frozenset({
-    "mmhm", "mhm", "mm", "mmm", "uhhuh", "uhuh", "hm", "hmm", "yeah", "yep", "yes", "ok", "okay", "right",
-    "sure", "ah", "oh", "uh", "um",
-    "嗯", "嗯嗯", "恩", "对", "对对", "对对对", "是", "是的", "好", "好的", "哦", "噢", "啊", "呃", "嗯哼", "行"})
-
-def is_backchannel(text: str) -> bool:
-    """True for an empty transcript or one that is only acknowledgements ("yeah, yeah", 嗯嗯)."""
-    return all(w in BACKCHANNELS for w in spoken_words(text))
 
 
 @dataclass
