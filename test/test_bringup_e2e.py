@@ -204,3 +204,40 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     (interrupted_at, _), *_ = interrupts.messages
     assert held.data and person < held_at < interrupted_at < person + 1.8
     assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"
+
+
+def test_a_backchannel_that_barges_in_is_no_turn_and_the_robot_resumes(tmp_path, llm, ros):
+    """The whole graph without headphones: a long "yeah yeah yeah yeah" over the answer barges
+    in, but it is only a backchannel: the recogniser makes no turn of it (the model is asked
+    nothing), and the voice resumes the answer from the cut sentence to its end."""
+    from std_msgs.msg import Empty
+
+    from synthetic_speech import speak_to_wav
+
+    wav = tmp_path / "backchannel.wav"
+    speak_to_wav(wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0,
+                       ("Yeah yeah yeah yeah.", "en-us"), 4.0])
+    llm.reset()
+    llm.responder = lambda body: fake.judge_finish(WEATHER, pieces=12)
+
+    replies = ros.collect(Utterance, "reply")
+    speaking = ros.collect_timed(SpeechState, "robot_speaking", qos.LATCHED)
+    barge_ins = ros.collect_timed(Empty, "audio/barge_in")
+    config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
+    up = NodeProcess("fay_ros.cli", ros=False, args=[
+        "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",
+        "asr_language:=en", "use_web:=false", "use_rosbridge:=false"])
+    try:
+        (barged_at, _), *_ = barge_ins.wait_for_count(1, timeout=120)
+        answer = [m for m in replies.messages if m.text]
+        last = utterance_id(answer[-1].conversation_id, max(m.seq for m in answer))
+        speaking.wait_for(lambda got: any(m.utterance_id == last and m.speaking and at > barged_at for at, m in got)
+                          and not got[-1][1].speaking, timeout=120, what="the answer resumed and said to its end")
+    finally:
+        up.stop(timeout=20)
+    resumed = [m.utterance_id for at, m in speaking.messages if at > barged_at and m.speaking]
+    cut = [m.utterance_id for at, m in speaking.messages if at < barged_at and m.speaking][-1]
+    assert resumed[0] == cut, "resumed from the start of the cut sentence"
+    asked = [r["messages"][-1]["content"] for r in llm.requests]
+    assert asked and all("weather" in content.lower() for content in asked), asked
+    assert {m.conversation_id for m in replies.messages} == {answer[-1].conversation_id}, "no other reply"

@@ -62,7 +62,8 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
-# An utterance that starts this long (s) after a barge-in is not the words that barged in.
+# An utterance that starts this long (s) after a barge-in is a turn of its own, not the words
+# that barged in (the voice resumes 1.5 s after they end: voice.resume).
 BARGED_UTTERANCE_S = 2.0
 
 
@@ -119,7 +120,7 @@ class AsrCore:
         self._early_end = 0         # the last voiced sample the early decode heard
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False        # more audio waits after the chunk being fed
-        self._over_robot: float | None = None  # barge-in time: the open or next utterance was said over the robot
+        self._over_robot: float | None = None  # the last barge-in, while utterances may still be its words
         self.early_finals = 0       # utterances ended by the early endpoint (statistics)
         self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
@@ -198,8 +199,9 @@ class AsrCore:
 
     def barged_in(self, at: float) -> None:
         """The person barged in over the robot at `at` (the chunk stamps' clock): the open
-        utterance, or the next one to start (the mic publishes the barge-in before the audio it
-        held) within BARGED_UTTERANCE_S, was said over it."""
+        utterance and those that start within BARGED_UTTERANCE_S after (the mic publishes the
+        barge-in before the audio it held; "yeah, yeah ... okay" may be cut in two) were said
+        over it."""
         self._over_robot = at
 
     def _no_turn(self, text: str) -> bool:
@@ -362,7 +364,7 @@ class AsrCore:
         for ev in segment_events:
             if ev.kind == "start":
                 if self._over_robot is not None and self._time(ev.sample) > self._over_robot + BARGED_UTTERANCE_S:
-                    self._over_robot = None   # (the barge-in's words were never heard: this is a new turn)
+                    self._over_robot = None   # (a turn of its own, not the words that barged in)
                 self._forget_early()
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
@@ -381,7 +383,6 @@ class AsrCore:
                 if final and self._no_turn(final.text):
                     final = None
                     self.backchannels_over_robot += 1
-                self._over_robot = None
                 if final:
                     self._guess = ""   # the final carries it now
                     out.append(final)
