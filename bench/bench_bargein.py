@@ -125,13 +125,15 @@ def run() -> str:
     # to take its share out of the new phrase (RECANCEL_MAX_S)
     with mock.patch.object(mic_core, "RECANCEL_MAX_S", mic_core.ONSET_GUARD_S):
         eager = measure(SETTINGS, people)
+    # no hold on a first consonant's high band (DuplexSettings.high_band_margin_db)
+    level_only = measure(replace(SETTINGS, high_band_margin_db=0.0), people)
     tried = len(INTERRUPTIONS) * len(OFFSETS)
     lines = [
         f"{len(INTERRUPTIONS)} interruptions (English and Chinese) and {len(BACKCHANNELS)} backchannels, each "
         f"put {', '.join(f'{o:g}' for o in OFFSETS)} s into the robot's voice; espeak-ng speech, the person "
         "about 2 dB under the robot's echo. Baseline: no hold, and the barge-in after 500 ms of "
         "talk-over within 900 ms (the defaults before the hold; the robot talks on until then). "
-        "Now: the mic's defaults (hold after 60 ms, "
+        "Now: the mic's defaults (hold after 60 ms, or at once on a first consonant's high band, "
         f"barge-in after {SETTINGS.min_ms} ms within {SETTINGS.window_ms} ms or a hold of "
         f"{SETTINGS.long_hold_ms} ms).",
         "",
@@ -141,6 +143,7 @@ def run() -> str:
         _row("now: at the hold", list(now.quiet.values())),
         _row("now, without waiting for the canceller at the robot's phrase onsets: at the hold",
              list(eager.quiet.values())),
+        _row("now, without the high band (a first consonant): at the hold", list(level_only.quiet.values())),
         _row("now: the barge-in decision (the robot quiet already)", now.decided),
         "",
         f"Quiet at {percentile(list(now.quiet.values()), 0.5) / percentile(list(before.quiet.values()), 0.5):.2f}× "
@@ -153,7 +156,8 @@ def run() -> str:
         f"{', '.join(f'{db:+g} dB / {ms:g} ms' for db, ms in ROOMS)}) |",
         "|---|---|---|---|",
     ]
-    for label, o in (("baseline", before), ("now", now), ("now, without waiting for the canceller", eager)):
+    for label, o in (("baseline", before), ("now", now), ("now, without waiting for the canceller", eager),
+                     ("now, without the high band", level_only)):
         lines.append(f"| {label} | {len(o.missed)} of {tried}" + (f" ({', '.join(o.missed)})" if o.missed else "")
                      + f" | {len(o.interrupted)} of {len(BACKCHANNELS) * len(OFFSETS)}"
                      + (f" ({', '.join(o.interrupted)})" if o.interrupted else "")

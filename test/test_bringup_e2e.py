@@ -203,6 +203,8 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     (held_at, held), *_ = talk_over.messages
     (interrupted_at, _), *_ = interrupts.messages
     assert held.data and person < held_at < interrupted_at < person + 1.8
+    print(f"whole graph: held {(held_at - person) * 1000:.0f} ms after the person began, interrupted "
+          f"{(interrupted_at - person) * 1000:.0f} ms after")
     assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"
 
 

@@ -52,6 +52,17 @@ def resample(samples: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
     return np.clip(np.round(y), -32768, 32767).astype(np.int16)
 
 
+def high_band_dbfs(samples: np.ndarray, rate: int, from_hz: float = 3500.0) -> float:
+    """Level (dB, full scale = 0) of int16 samples above `from_hz`, from one Hann-windowed FFT:
+    where a person's first consonant ("s", "t", "x") stands out of a robot's voiced echo."""
+    if len(samples) == 0:
+        return -120.0
+    x = samples.astype(np.float64)
+    power = np.abs(np.fft.rfft(x * np.hanning(len(x)))) ** 2
+    band = power[np.fft.rfftfreq(len(x), 1.0 / rate) >= from_hz].sum()
+    return 10.0 * np.log10(max(band / len(x), 1e-12) / 32768.0 ** 2)
+
+
 def level_dbfs(samples: np.ndarray) -> float:
     """RMS level of int16 samples in dB relative to full scale (silence -> -120)."""
     if len(samples) == 0:

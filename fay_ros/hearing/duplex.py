@@ -30,6 +30,13 @@ the voice to hold (a pause, nothing dropped); if the talk-over stops for `releas
 is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in stops it for good.
 A hold that lasts `long_hold_ms` with no such pause is a barge-in too: the person keeps talking,
 though too little of it stands out of the echo for the window's count.
+
+The first consonant of a person ("s" of "Stop", "x" of "Excuse me") is soft and hides under the
+robot's voiced echo for 100-150 ms, but it is loud above 3.5 kHz, where the cancelled robot's
+voice has little. With echo cancellation, a voiced frame whose high band stands
+`high_band_margin_db` over that band's usual level in the robot's cancelled echo (the 99th
+percentile of its recent frames) counts as talk-over for the hold only: a hold is undone in
+`release_ms`, a barge-in is not, so the window's count keeps to the two rules above.
 """
 from __future__ import annotations
 
@@ -37,6 +44,10 @@ from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+
+
+# The robot's usual high band: this percentile of its cancelled echo's recent frames.
+HIGH_BAND_PERCENTILE = 99.0
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,7 @@ class DuplexSettings:
     hold_ms: int = 60               # consecutive talk-over that holds the voice (0: never hold)
     release_ms: int = 400           # no talk-over this long while held: the voice goes on
     long_hold_ms: int = 1200        # held this long without a release: the person is talking, a barge-in
+    high_band_margin_db: float = 14.0  # with echo cancellation: high band this far over the echo's = hold (0: off)
 
 
 @dataclass
@@ -82,6 +94,7 @@ class DuplexGate:
         self._echo_threshold: float | None = None  # carried over between turns
         self._recent: deque[bool] = deque()    # frame over threshold?
         self._suppression: deque[float] = deque(maxlen=max(1, 1000 // frame_ms))  # of loud robot frames
+        self._high_band: deque[float] = deque()  # high-band levels (dB) of the robot's cancelled echo
         self.update(settings)
 
     def update(self, settings: DuplexSettings) -> None:
@@ -89,6 +102,7 @@ class DuplexGate:
         the echo stays. An echo-tail mute already running keeps its end."""
         self.settings = settings
         self._echo = deque(self._echo, maxlen=max(1, settings.echo_history_ms // self.frame_ms))
+        self._high_band = deque(self._high_band, maxlen=max(1, settings.echo_history_ms // self.frame_ms))
         self._recent = deque(self._recent, maxlen=max(1, settings.window_ms // self.frame_ms))
         self._needed = max(1, settings.min_ms // self.frame_ms)
         self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
@@ -132,10 +146,20 @@ class DuplexGate:
         return 2 * len(self._suppression) >= (self._suppression.maxlen or 1) and \
             float(np.median(np.fromiter(self._suppression, float))) >= self.settings.converged_db
 
+    def _high_band_over(self, voiced: bool, high_band_db: float | None) -> bool:
+        """A consonant over the robot's cancelled echo (the hold's rule only: see the module)."""
+        known = self._high_band
+        if high_band_db is None or not voiced or not self.settings.high_band_margin_db \
+                or 10 * len(known) < 3 * (known.maxlen or 1) or not self.canceller_converged:
+            return False
+        usual = float(np.percentile(np.fromiter(known, float), HIGH_BAND_PERCENTILE))
+        return high_band_db >= usual + self.settings.high_band_margin_db
+
     def step(self, voiced: bool, level_db: float, now: float, suppression_db: float | None = None,
-             input_db: float | None = None) -> GateDecision:
-        """`suppression_db`, `input_db`: with echo cancellation, how much the canceller took out
-        of this frame and the level before it did."""
+             input_db: float | None = None, high_band_db: float | None = None) -> GateDecision:
+        """`suppression_db`, `input_db`, `high_band_db`: with echo cancellation, how much the
+        canceller took out of this frame, the level before it did, and the level of what is left
+        above 3.5 kHz."""
         if not self.robot_speaking and now >= self._muted_until:
             return GateDecision(True)
         if not self.robot_speaking or not self.settings.barge_in:
@@ -154,7 +178,10 @@ class DuplexGate:
                        and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
         talk = over or double_talk
         self._recent.append(talk)
-        self._talk_run, self._quiet_run = (self._talk_run + 1, 0) if talk else (0, self._quiet_run + 1)
+        holding_talk = talk or self._high_band_over(voiced, high_band_db)
+        self._talk_run, self._quiet_run = (self._talk_run + 1, 0) if holding_talk else (0, self._quiet_run + 1)
+        if not holding_talk and high_band_db is not None:
+            self._high_band.append(high_band_db)
         if not talk:
             self._echo.append(level_db)
             if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:

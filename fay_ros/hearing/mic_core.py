@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..common.wav import downmix
-from .audio import level_dbfs
+from .audio import high_band_dbfs, level_dbfs
 from .duplex import DuplexGate, DuplexSettings
 from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
@@ -115,7 +115,9 @@ class MicCore:
                     samples = cancelled
         mono = downmix(samples) if samples.ndim > 1 else samples
         _events, frames = self.vad.process(mono)
-        decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db) for f in frames]
+        # (judged with the double-talk rule: once the canceller has the robot's phrase)
+        high_band = high_band_dbfs(mono, self.sample_rate) if suppression is not None else None
+        decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band) for f in frames]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
         for decision in decisions:

@@ -113,6 +113,10 @@ class MicConfig(BaseModel):
     barge_in_double_talk_db: float = Field(6.0, ge=0.0, le=30.0, description="With echo_cancel: a voiced frame "
                                            "from which the converged canceller took at most this much (dB) counts "
                                            "as the person talking, even under the robot's echo level.")
+    barge_in_high_band_db: float = Field(14.0, ge=0.0, le=40.0, description="With echo_cancel: a voiced frame "
+                                         "whose level above 3.5 kHz is this much (dB) over the robot's cancelled "
+                                         "echo there counts as talk-over for the hold (a person's first "
+                                         "consonant); 0 = off.")
     echo_cancel: bool = Field(True, description="Take the robot's own voice (audio/played from the tts node) out "
                                                 "of the signal before the VAD and the barge-in gate (libspeexdsp; "
                                                 "without it: a warning on /diagnostics and the level gate alone).")
@@ -164,6 +168,7 @@ class MicConfig(BaseModel):
                               hold_ms=self.barge_in_hold_ms, release_ms=self.barge_in_release_ms,
                               long_hold_ms=self.barge_in_long_hold_ms,
                               double_talk_db=self.barge_in_double_talk_db,
+                              high_band_margin_db=self.barge_in_high_band_db,
                               echo_tail_ms=self.echo_tail_ms)
 
 
@@ -173,7 +178,7 @@ LIVE_PARAMETERS = frozenset({
     "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
     "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms", "echo_cancel",
     "barge_in_hold_ms", "barge_in_release_ms", "barge_in_long_hold_ms",
-    "barge_in_double_talk_db"})
+    "barge_in_double_talk_db", "barge_in_high_band_db"})
 ECHO_STATUS = "echo cancellation"
 
 
