@@ -31,9 +31,9 @@ is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in st
 A hold that lasts `long_hold_ms` with no such pause is a barge-in too: the person keeps talking,
 though too little of it stands out of the echo for the window's count.
 
-The first consonant of a person ("s" of "Stop", "x" of "Excuse me") is soft and hides under the
-robot's voiced echo for 100-150 ms, but it is loud above 3.5 kHz, where the cancelled robot's
-voice has little. With echo cancellation, a voiced frame whose high band stands
+The first consonant of a person ("s" of "Stop" or "Sorry") is soft and hides under the robot's
+voiced echo for 100-150 ms, but it is loud above 3.5 kHz, where the cancelled robot's voice has
+little. With echo cancellation, a voiced frame whose high band stands
 `high_band_margin_db` over that band's usual level in the robot's cancelled echo (the 99th
 percentile of its recent frames) counts as talk-over for the hold only: a hold is undone in
 `release_ms`, a barge-in is not, so the window's count keeps to the two rules above.

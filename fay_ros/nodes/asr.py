@@ -12,8 +12,8 @@ speech/speculative (Transcript, out: the early text of a turn judged complete, b
 final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
 interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下), audio/barge_in
-(Empty, in: the next utterance was said over the robot; only a backchannel, "yeah", 嗯, then
-makes no final, and the voice resumes).
+(Empty, in: the open utterance and those starting within 2 s were said over the robot; one
+that is only a backchannel, "yeah", 嗯, makes no final, and the voice resumes).
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
