@@ -29,7 +29,9 @@ robot talking over the person. So after `hold_ms` of consecutive talk-over frame
 the voice to hold (a pause, nothing dropped); if the talk-over stops for `release_ms` before it
 is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in stops it for good.
 A hold that lasts `long_hold_ms` with no such pause is a barge-in too: the person keeps talking,
-though too little of it stands out of the echo for the window's count.
+though too little of it stands out of the echo for the window's count. Given how periodic each
+frame is at a voice's pitch, that needs `long_hold_voiced_ms` of voiced talk-over in the hold:
+typing close to the mic keeps a hold going as well (a click every 100-200 ms), but it is no voice.
 
 The first consonant of a person ("s" of "Stop" or "Sorry") is soft and hides under the robot's
 voiced echo for 100-150 ms, but it is loud above 3.5 kHz, where the cancelled robot's voice has
@@ -48,6 +50,9 @@ import numpy as np
 
 # The robot's usual high band: this percentile of its cancelled echo's recent frames.
 HIGH_BAND_PERCENTILE = 99.0
+# A frame at least this periodic at a voice's pitch (audio.periodicity) is voiced: a vowel is
+# 0.4-0.7 through the canceller, typing, hiss, a clap or a cough stay under 0.25.
+VOICED_PERIODICITY = 0.3
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ class DuplexSettings:
     release_ms: int = 400           # no talk-over this long while held: the voice goes on
     long_hold_ms: int = 1200        # held this long without a release: the person is talking, a barge-in
     high_band_margin_db: float = 14.0  # with echo cancellation: high band this far over the echo's = hold (0: off)
+    long_hold_voiced_ms: int = 300  # ... of voiced talk-over (periodic at a pitch) in a long hold
 
 
 @dataclass
@@ -90,6 +96,7 @@ class DuplexGate:
         self._talk_run = 0         # consecutive talk-over frames
         self._quiet_run = 0        # consecutive frames without talk-over
         self._held_frames = 0      # frames since the hold began
+        self._held_voiced = 0      # ... of them voiced talk-over (periodic at a pitch)
         self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
         self._recent: deque[bool] = deque()    # frame over threshold?
@@ -109,6 +116,7 @@ class DuplexGate:
         self._hold_frames = max(1, -(-settings.hold_ms // self.frame_ms)) if settings.hold_ms > 0 else 0
         self._release_frames = max(1, -(-settings.release_ms // self.frame_ms))
         self._long_hold_frames = max(1, settings.long_hold_ms // self.frame_ms)
+        self._long_hold_voiced = settings.long_hold_voiced_ms // self.frame_ms
 
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         if speaking != self.robot_speaking:
@@ -156,10 +164,12 @@ class DuplexGate:
         return high_band_db >= usual + self.settings.high_band_margin_db
 
     def step(self, voiced: bool, level_db: float, now: float, suppression_db: float | None = None,
-             input_db: float | None = None, high_band_db: float | None = None) -> GateDecision:
+             input_db: float | None = None, high_band_db: float | None = None,
+             periodicity: float | None = None) -> GateDecision:
         """`suppression_db`, `input_db`, `high_band_db`: with echo cancellation, how much the
         canceller took out of this frame, the level before it did, and the level of what is left
-        above 3.5 kHz."""
+        above 3.5 kHz. `periodicity`: how periodic the frame is at a voice's pitch (None: not
+        known, a long hold needs no voiced frames)."""
         if not self.robot_speaking and now >= self._muted_until:
             return GateDecision(True)
         if not self.robot_speaking or not self.settings.barge_in:
@@ -187,13 +197,16 @@ class DuplexGate:
             if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:
                 self._suppression.append(suppression_db)
         self._held_frames += self._holding
-        if sum(self._recent) >= self._needed or self._held_frames >= self._long_hold_frames:
+        voiced_talk = holding_talk and (periodicity is None or periodicity >= VOICED_PERIODICITY)
+        self._held_voiced += self._holding and voiced_talk
+        long_hold = self._held_frames >= self._long_hold_frames and self._held_voiced >= self._long_hold_voiced
+        if sum(self._recent) >= self._needed or long_hold:
             # (a hold that no pause of `release_ms` ended: talk-over too sparse under the echo for
             # the window's count, yet going on; a backchannel is over well before)
             self._barged, self._holding = True, False
             return GateDecision(True, interrupt=True)
         if not self._holding and self._hold_frames and self._talk_run >= self._hold_frames:
-            self._holding, self._held_frames = True, 0
+            self._holding, self._held_frames, self._held_voiced = True, 0, 0
             return GateDecision(False, hold=True)
         if self._holding and self._quiet_run >= self._release_frames:
             self._holding = False

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..common.wav import downmix
-from .audio import high_band_dbfs, level_dbfs
+from .audio import high_band_dbfs, level_dbfs, periodicity
 from .duplex import DuplexGate, DuplexSettings
 from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
@@ -117,7 +117,10 @@ class MicCore:
         _events, frames = self.vad.process(mono)
         # (judged with the double-talk rule: once the canceller has the robot's phrase)
         high_band = high_band_dbfs(mono, self.sample_rate) if suppression is not None else None
-        decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band) for f in frames]
+        judging = self.gate.robot_speaking and self.gate.settings.barge_in
+        pitch = periodicity(mono, self.sample_rate) if judging else None
+        decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch)
+                     for f in frames]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
         for decision in decisions:
