@@ -121,7 +121,9 @@ class DuplexGate:
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         if speaking != self.robot_speaking:
             self._holding = False  # a hold lasts while the robot speaks (an interrupt ends both)
-            self._talk_run = self._quiet_run = 0
+            # (and its count with it: a long hold left over from the last turn barged in on the
+            # first frame of the next, a resume loop)
+            self._talk_run = self._quiet_run = self._held_frames = self._held_voiced = 0
         if speaking and not self.robot_speaking:
             self._barged = False
             self._recent.clear()
