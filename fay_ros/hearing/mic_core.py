@@ -126,16 +126,17 @@ class MicCore:
                     samples = cancelled
         mono = downmix(samples) if samples.ndim > 1 else samples
         _events, frames = self.vad.process(mono)
-        # (judged with the double-talk rule: once the canceller has the robot's phrase)
-        high_band = high_band_dbfs(mono, self.sample_rate) if suppression is not None else None
         judging = self.gate.robot_speaking and self.gate.settings.barge_in
-        pitch = periodicity(mono, self.sample_rate) if judging else None
         if captured is not None:
             self._processed_until = captured + len(mono) / self.sample_rate
         if judging and captured is not None and captured < self._unsure_until:
             self.unjudged_chunks += 1
             decisions = [GateDecision(self.gate.open) for _ in frames]
         else:
+            # (the spectral features only where the gate judges talk-over; the high band with the
+            # double-talk rule: once the canceller has the robot's phrase)
+            high_band = high_band_dbfs(mono, self.sample_rate) if judging and suppression is not None else None
+            pitch = periodicity(mono, self.sample_rate) if judging else None
             decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch)
                          for f in frames]
         if decisions:
