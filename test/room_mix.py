@@ -57,6 +57,7 @@ class Heard:
     interrupts: list[float] = field(default_factory=list)
     talk_over: list[tuple[bool, float]] = field(default_factory=list)   # (hold?, when)
     clips: list[np.ndarray] = field(default_factory=list)               # what was said, at each release
+    unjudged_chunks: int = 0   # chunks the gate did not judge for a late played block (MicCore)
 
 
 def first_sound(samples: np.ndarray, rate: int = RATE, threshold: int = 500, after_s: float = 0.0) -> float:
@@ -74,11 +75,28 @@ def first_sound_in(wav, after_s: float) -> float:
     return first_sound(audio.samples, audio.sample_rate, after_s=after_s)
 
 
+def silenced_at(played: list, after: float) -> float:
+    """When the robot's audio stopped after `after` (ROS time), from the audio/played messages
+    of a real tts node: the end of the last played block before the first gap (silence is not
+    published)."""
+    from fay_ros.common.rostime import from_time_msg
+
+    blocks = sorted((from_time_msg(m.header.stamp), len(m.data) / m.sample_rate) for m in played)
+    for (start, length), (next_start, _) in zip(blocks, blocks[1:] + [(float("inf"), 0.0)]):
+        if start + length > after and next_start > start + length + 0.03:
+            return start + length
+    raise AssertionError("the robot's audio never stopped")
+
+
 def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
               robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS, room: tuple[float, float] = (-3.0, 50.0),
-              ) -> Heard:
+              late_share: float = 0.0) -> Heard:
     """The robot says `robot_text` from t=0; the person's recording starts at `at_s`; `room`:
-    the echo's level under the played audio (dB) and its delay (ms)."""
+    the echo's level under the played audio (dB) and its delay (ms). The played blocks come
+    50 ms ahead of their time, except, with `late_share`, at that share of the chunks (seeded):
+    then they stop coming for 60-150 ms and come 50 ms late (a busy machine)."""
+    rng = np.random.default_rng(0)
+    late_until = 0.0
     robot = speak(robot_text, robot_voice, rate=TTS_RATE)
     core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None,
                    room_echo=RoomEcho(*room))
@@ -93,7 +111,10 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
     heard = Heard()
     for i in range(0, len(wav) - CHUNK + 1, CHUNK):
         now = t0 + i / RATE
-        while fed < len(robot) and t0 + fed / TTS_RATE < now + 0.05:   # played blocks come just ahead
+        if late_share and now > late_until and rng.random() < late_share:
+            late_until = now + rng.uniform(0.06, 0.15)
+        horizon = now + 0.05 if now > late_until else now - 0.05
+        while fed < len(robot) and t0 + fed / TTS_RATE < horizon:   # played blocks come just ahead
             core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
             fed += BLOCK
         out = core.process(wav[i:i + CHUNK], None, now, captured=now)
@@ -104,4 +125,5 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
             heard.talk_over.append((out.talk_over, decided))
         if out.talk_over_clip is not None:
             heard.clips.append(out.talk_over_clip)
+    heard.unjudged_chunks = core.unjudged_chunks
     return heard

@@ -166,7 +166,7 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
 
     from fay_msgs.msg import AudioChunk
     from fay_ros.common.rostime import from_time_msg
-    from room_mix import first_sound_in
+    from room_mix import first_sound_in, silenced_at
     from synthetic_speech import speak_to_wav
 
     # 7 s into the answer: the canceller has learned the robot's voice by then
@@ -183,6 +183,7 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     replies = ros.collect(Utterance, "reply")
     speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
     talk_over, interrupts = ros.collect_timed(Bool, "audio/talk_over"), ros.collect_timed(Empty, "interrupt")
+    played = ros.collect(AudioChunk, "audio/played", qos.AUDIO)
     config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
     up = NodeProcess("fay_ros.cli", ros=False, args=[
         "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",
@@ -203,8 +204,10 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     (held_at, held), *_ = talk_over.messages
     (interrupted_at, _), *_ = interrupts.messages
     assert held.data and person < held_at < interrupted_at < person + 1.8
-    print(f"whole graph: held {(held_at - person) * 1000:.0f} ms after the person began, interrupted "
-          f"{(interrupted_at - person) * 1000:.0f} ms after")
+    quiet = silenced_at(played.messages, person) - person   # the voice's last sample played
+    print(f"whole graph: held {(held_at - person) * 1000:.0f} ms after the person began (as received here), "
+          f"the voice silent {quiet * 1000:.0f} ms after, interrupted {(interrupted_at - person) * 1000:.0f} ms after")
+    assert quiet <= 0.150, "a real interruption silences the robot within 150 ms (issue 20)"
     assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"
 
 
