@@ -268,7 +268,7 @@ def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
         audio = np.concatenate([silence(1.0), speak(text, "en-us"), silence(1.5)])
         speculative: list = []
         core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings(),
-                       on_speculative=speculative.append)
+                       on_speculative=speculative.append, on_no_turn=no_turn.append)
         if barged_in_at is not None:
             core.barged_in(barged_in_at)
         finals = [e.text for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)
@@ -276,13 +276,16 @@ def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
         return finals, [e.text for e in speculative], core
 
     # over the robot: no final and no speculation stands, so the dialogue does not answer it
+    no_turn: list[str] = []
     finals, speculative, core = hear("yeah", 0.9)
     assert finals == [] and core.backchannels_over_robot == 1 and not any(speculative[-1:]), speculative
+    assert [text.strip(" .!").lower() for text in no_turn] == ["yeah"], no_turn   # (the node logs it)
+    no_turn.clear()
     # the same word as a turn of its own (no barge-in, or one long before it) is a final
     for barged_in_at in (None, -2.0):
         finals, _speculative, core = hear("yeah", barged_in_at)
         assert len(finals) == 1 and finals[0].strip(" .!").lower() == "yeah", finals
-        assert core.backchannels_over_robot == 0
+        assert core.backchannels_over_robot == 0 and no_turn == []
     # words over the robot that are more than a backchannel are the person's turn
     finals, _speculative, _core = hear("Yeah, but what about tomorrow?", 0.9)
     assert len(finals) == 1 and "tomorrow" in finals[0].lower(), finals

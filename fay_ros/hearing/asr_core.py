@@ -95,11 +95,13 @@ class AsrCore:
                  preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
                  early_decode_ms: int | None = None, turn: TurnSettings | None = None,
                  on_speculative: Callable[[TranscriptEvent], None] | None = None,
-                 speculate_ms: int = SPECULATE_MS) -> None:
+                 speculate_ms: int = SPECULATE_MS, on_no_turn: Callable[[str], None] | None = None) -> None:
         self.recognizer = recognizer
         # Speculative events go here the moment they exist (before the final's word alignment
         # in the same chunk) instead of into feed()'s result.
         self.on_speculative = on_speculative
+        # Called with the text of a barged-in utterance that was only a backchannel (no final).
+        self.on_no_turn = on_no_turn
         self.rate = recognizer.sample_rate
         self.turn = turn if turn is not None and turn.enabled else None
         if self.turn is not None:
@@ -381,8 +383,10 @@ class AsrCore:
             else:
                 final = self._finish(ev.sample)
                 if final and self._no_turn(final.text):
-                    final = None
                     self.backchannels_over_robot += 1
+                    if self.on_no_turn is not None:
+                        self.on_no_turn(final.text)
+                    final = None
                 if final:
                     self._guess = ""   # the final carries it now
                     out.append(final)

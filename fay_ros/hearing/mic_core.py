@@ -65,7 +65,8 @@ class MicCore:
         self._recancelled = False  # ... and the canceller has taken its share out of it since
         self._processed_until = float("-inf")  # capture time of the end of the last chunk
         self._unsure_until = float("-inf")     # the gate does not judge audio captured before this
-        self.unjudged_chunks = 0               # (statistics: chunks not judged for a late reference)
+        self.late_blocks = 0                   # (statistics: played blocks that came late,
+        self.unjudged_chunks = 0               # ... and the chunks not judged for them)
 
     def _held_chunks(self, preroll_ms: int) -> int:
         # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
@@ -85,12 +86,17 @@ class MicCore:
     def set_robot_speaking(self, speaking: bool, now: float) -> None:
         self.gate.set_robot_speaking(speaking, now)
 
-    def add_played(self, samples: np.ndarray, rate: int, start: float) -> None:
-        """Audio the robot played, `start` = when its first sample played (the audio clock)."""
-        if start < self._processed_until:   # late: see LATE_SPAN_S
+    def add_played(self, samples: np.ndarray, rate: int, start: float) -> float:
+        """Audio the robot played, `start` = when its first sample played (the audio clock).
+        Returns how late it came: how much microphone audio of its time was processed without
+        it (0.0: in time)."""
+        late = max(0.0, self._processed_until - start)
+        if late:   # see LATE_SPAN_S
             span = self.echo.tail_s if self.echo is not None else LATE_SPAN_S
             self._unsure_until = max(self._unsure_until, start + len(samples) / rate + span)
+            self.late_blocks += 1
         self.played.add(samples, rate, start)
+        return late
 
     def process(self, samples: np.ndarray, stamp: Any, now: float, captured: float | None = None) -> MicOutput:
         """One captured chunk (int16, mono or frames x channels) with its capture stamp;

@@ -261,7 +261,6 @@ class Asr(ManagedNode):
         self.core: AsrCore | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._dropped = 0     # chunks that could not be decoded (logged, throttled)
-        self._backchannels = 0  # core.backchannels_over_robot as last logged
         health(self).hardware_id = model_label(cfg)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
@@ -291,12 +290,12 @@ class Asr(ManagedNode):
             core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
                            early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms,
                            turn=cfg.turn_settings(), on_speculative=lambda ev: self._publish(ev, 0.0),
-                           speculate_ms=cfg.speculate_ms)
+                           speculate_ms=cfg.speculate_ms, on_no_turn=self._on_no_turn)
         except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
-        self.core, self._in_use, self._backchannels = core, cfg, 0
+        self.core, self._in_use = core, cfg
         self._worker = BoundedWorker(self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full,
                                      on_error=self._on_error)
         self._worker.start()
@@ -412,11 +411,12 @@ class Asr(ManagedNode):
             return
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
-        if core.backchannels_over_robot != self._backchannels:
-            self._backchannels = core.backchannels_over_robot
-            self.get_logger().info("the words over the robot were only a backchannel: no final, the voice "
-                                   f"resumes ({self._backchannels} so far)")
         self._speaking_changed(core)
+
+    def _on_no_turn(self, text: str) -> None:
+        count = self.core.backchannels_over_robot if self.core is not None else 0
+        self.get_logger().info("the words over the robot were only a backchannel: no final, the voice resumes "
+                               f"({len(text)} chars; {count} so far)")
 
     def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:
         """What the person said over the robot without barging in: a stop request stops it."""

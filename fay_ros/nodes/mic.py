@@ -371,8 +371,13 @@ class Mic(ManagedNode):
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         samples = np.frombuffer(array.array("h", msg.data).tobytes(), dtype=np.int16)
         with self._played_lock:
-            self.core.add_played(samples, int(msg.sample_rate), self._monotonic(stamp))
+            late = self.core.add_played(samples, int(msg.sample_rate), self._monotonic(stamp))
             self._played_lock.notify_all()
+        if late and self.core.gate.robot_speaking and self.config.barge_in:
+            # (what to look for when the robot held on its own voice on a busy machine)
+            self.get_logger().info(f"audio/played: a block came {late * 1000:.0f} ms after the microphone audio "
+                                   f"of its time was processed ({self.core.late_blocks} so far); the barge-in "
+                                   f"gate does not judge the audio its echo is in", throttle_duration_sec=2.0)
 
     def _monotonic(self, ros_seconds: float) -> float:
         """The audio-clock time of a ROS stamp (the inverse of _ros_time)."""
