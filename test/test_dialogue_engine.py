@@ -313,6 +313,9 @@ def test_interrupt_cancels_the_llm_stream_and_marks_the_next_reply_replace(fresh
         assert rig.texts() == ["First sentence here.", ""], "an empty closing is_end marker ends the cut reply"
         assert_one_reply(rig.pieces)
         assert rig.engine.traces[-1].cancelled
+        # the next turn's prompt knows what was asked and what had been said before the cut
+        assert rig.engine.history("alice") == [{"role": "user", "content": "tell me a story"},
+                                               {"role": "assistant", "content": "First sentence here."}]
         fresh.script(fake.judge_finish("Okay, stopping."))
         await rig.engine.submit("alice", "stop", "en")
         new = [p for p in rig.pieces if p.conversation_id != rig.pieces[0].conversation_id]
@@ -356,6 +359,38 @@ def test_new_input_from_the_same_user_replaces_the_running_turn(fresh):
         assert len(replies) == 2 and all(assert_one_reply(r) is None for r in replies.values())
         second_reply = [r for r in replies.values() if r[0].text == "Second answer."][0]
         assert second_reply[0].replace is True
+        await rig.close()
+    run(scenario())
+
+
+def test_the_user_going_on_before_their_turn_said_a_word_is_answered_as_one_turn(fresh):
+    """The recogniser ended the turn at a pause inside the sentence and the user went on: the
+    next words arrive while the first turn has said nothing yet, so one turn answers both parts
+    and the history holds the whole sentence (once the first turn has spoken, the next words
+    are a turn of their own: the test above)."""
+    async def scenario():
+        rig = Rig(fresh)
+        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Sure', ', I will."}', gate_after=1))
+        first = rig.engine.submit("alice", "Please call me.", "en")
+        assert await wait_thread_event(slow.started)
+        assert rig.pieces == [], "nothing said yet"
+        fresh.script(fake.judge_finish("I will call you tomorrow morning."))
+        second = rig.engine.submit("alice", "tomorrow morning.", "en")
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await second
+        assert await wait_thread_event(slow.closed)
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning."), \
+            fresh.requests[-1]["messages"][-1]
+        assert rig.texts() == ["I will call you tomorrow morning."]
+        assert rig.pieces[0].replace is True
+        assert [m["content"] for m in rig.engine.history("alice") if m["role"] == "user"] == \
+            ["Please call me. tomorrow morning."]
+        # the next input after a spoken answer is a turn of its own
+        fresh.script(fake.judge_finish("You are welcome."))
+        await rig.engine.submit("alice", "Thank you.", "en")
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Thank you.")
+        assert not fresh.requests[-1]["messages"][-1]["content"].endswith("morning. Thank you.")
         await rig.close()
     run(scenario())
 

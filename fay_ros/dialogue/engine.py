@@ -55,7 +55,9 @@ What the companion said outside the engine (the tts node's `say` action and `bro
 topic) is recorded with `record_said`, so the next prompt knows it.
 
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
-a new input from the same user cancels the old turn, and `interrupt()` cancels all of
+a new input from the same user cancels the old turn (if the old turn has said nothing yet, the
+new one answers both inputs, joined: the user went on after a pause the recogniser took for
+the end of their turn), and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
 LLM failures of any kind end the turn with a spoken apology (source "fallback"). A model
 that answered but whose answer the guard dropped entirely gets the persona's plain
@@ -69,6 +71,7 @@ import datetime
 import logging
 import time
 import uuid
+import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
@@ -173,6 +176,12 @@ class DialogueEngine:
         self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
+        # Each user's chat turn that has said nothing yet, and the words it answers (start)
+        self._unanswered: dict[str, tuple[asyncio.Task, str]] = {}
+        # Turns cancelled by an input or an interrupt. The HTTP client can swallow a cancel that
+        # comes as the model's response headers do (seen with openai over httpx/anyio), and the
+        # turn would talk on: its model stream checks this and stops.
+        self._cancelled_turns: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()
         self._probe: asyncio.Task | None = None  # the speculative probe (speculation.py), if running
         self._probe_for: tuple[str, str] = ("", "")  # (user, text) the probe runs on
         # Each user's active rules and profile facts as their last real turn read them: a probe
@@ -233,25 +242,39 @@ class DialogueEngine:
         text = text.strip()
         if not text:
             return None
+        previous = self._running.get(user_id)
+        unanswered = self._unanswered.pop(user_id, None)
+        if previous is not None and not previous.done() and unanswered is not None and unanswered[0] is previous:
+            # The user went on before their turn said a word: its end came at a pause inside
+            # the sentence ("Please call me." ... "tomorrow morning."). One turn answers both
+            # parts, so nothing they said is lost (a cancelled turn joins no history).
+            text = f"{unanswered[1]} {text}"
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context
             probe = None
         self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
         replace = self._interrupted
-        previous = self._running.get(user_id)
         if previous is not None and not previous.done():
-            previous.cancel()
+            self._cancel_turn(previous)
             replace = True
         self._interrupted = False
         opened = self._open_turn(user_id)
+
+        def said(piece: ReplyPiece) -> None:
+            if piece.text and (entry := self._unanswered.get(user_id)) is not None and entry[0] is started.task:
+                del self._unanswered[user_id]
+            if observer is not None:
+                observer(piece)
 
         async def turn() -> TurnTrace:
             if probe is not None:
                 await self._let_probe_park(probe)
             return await self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
-                                       observer=observer)
-        return self._run(user_id, opened, turn())
+                                       observer=said)
+        started = self._run(user_id, opened, turn())
+        self._unanswered[user_id] = (started.task, text)
+        return started
 
     async def _let_probe_park(self, probe: asyncio.Task) -> None:
         """The final came while the probe on the same words was still gathering context: let it
@@ -411,9 +434,18 @@ class DialogueEngine:
         cancelled = 0
         for task in list(self._running.values()):
             if not task.done():
-                task.cancel()
+                self._cancel_turn(task)
                 cancelled += 1
         return cancelled
+
+    def _cancel_turn(self, task: asyncio.Task) -> None:
+        task.cancel()
+        self._cancelled_turns.add(task)
+
+    def _stop_if_cancelled(self) -> None:
+        """Raise the cancel of this turn that the HTTP client swallowed (see _cancelled_turns)."""
+        if asyncio.current_task() in self._cancelled_turns:
+            raise asyncio.CancelledError
 
     def cancel_tasks(self) -> int:
         """Shutdown: cancel every background task (an interrupt never does)."""
@@ -505,6 +537,11 @@ class DialogueEngine:
         except asyncio.CancelledError:
             trace.cancelled = True
             reply.cut()  # close the interrupted reply so consumers do not wait for it
+            if reply.spoken and not probe:
+                # the next turn (the interruption) knows what was asked and what had been said
+                # (a turn that said nothing yet is joined to the user's next input: start)
+                self.histories.remember_turn(user_id, self._history_user_text(text, history_note),
+                                             " ".join(reply.spoken))
             raise
         except LlmError as exc:
             trace.error = f"{exc.kind}: {exc.reason}"
@@ -815,6 +852,7 @@ class DialogueEngine:
             raise LlmUnreachable("no LLM endpoint configured")
         async with contextlib.aclosing(self.small.stream(messages, **options)) as events:
             async for event in events:
+                self._stop_if_cancelled()
                 if event.done:
                     trace.finish_reason = event.finish_reason
                     continue
