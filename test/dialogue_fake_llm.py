@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -38,13 +39,17 @@ class Scripted:
     finished: threading.Event = field(default_factory=threading.Event)  # the stream was sent to its end
 
 
-def _stream(events: list[str | None], item: Scripted) -> Response:
+def _stream(events: list[str | float | None], item: Scripted) -> Response:
     """events: SSE strings; None = wait for the gate (sending keep-alive comments meanwhile,
-    which is also how a client that hung up is noticed)."""
+    which is also how a client that hung up is noticed); a number = the model thinks that many
+    seconds (a slow model's time to first token)."""
 
     def generate() -> Iterator[str]:
         try:
             for event in events:
+                if isinstance(event, float):
+                    time.sleep(event)
+                    continue
                 if event is None:
                     waited = 0.0
                     while not item.gate.wait(0.05):
@@ -65,10 +70,12 @@ def _stream(events: list[str | None], item: Scripted) -> Response:
     return Response(generate(), status=200, mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
-def text(*chunks: str, gate_after: int | None = None) -> Scripted:
-    """Stream content chunks (optionally pausing at the gate after `gate_after` chunks)."""
+def text(*chunks: str, gate_after: int | None = None, first_token_s: float = 0.0) -> Scripted:
+    """Stream content chunks (optionally pausing at the gate after `gate_after` chunks), the
+    first after `first_token_s`."""
     def make(item: Scripted) -> Response:
-        events: list[str | None] = [_chunk({"role": "assistant", "content": ""})]
+        events: list[str | float | None] = [float(first_token_s)] if first_token_s else []
+        events.append(_chunk({"role": "assistant", "content": ""}))
         for i, c in enumerate(chunks):
             if gate_after is not None and i == gate_after:
                 events.append(None)

@@ -246,3 +246,46 @@ def test_a_backchannel_that_barges_in_is_no_turn_and_the_robot_resumes(tmp_path,
     asked = [r["messages"][-1]["content"] for r in llm.requests]
     assert asked and all("weather" in content.lower() for content in asked), asked
     assert {m.conversation_id for m in replies.messages} == {answer[-1].conversation_id}, "no other reply"
+
+
+def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of_it(tmp_path, llm, ros):
+    """The whole graph, half duplex (the defaults): "Please call me" … 0.6 s … "tomorrow morning
+    at nine." The recogniser ends the turn at the pause; the model (1.2 s to its first token)
+    answers that, but the person has gone on: the reply waits for them instead of talking over
+    them (which would also mute the mic and lose their words), is dropped unheard when their
+    next final comes, and the robot answers what came next, after they finished."""
+    from std_msgs.msg import Bool
+
+    from fay_ros.common.rostime import from_time_msg
+    from synthetic_speech import speak_to_wav
+
+    wav = tmp_path / "pause.wav"
+    speak_to_wav(wav, [1.0, ("Please call me", "en-us"), 0.6, ("tomorrow morning at nine.", "en-us"), 4.0])
+    first, second = "Okay, I will call you.", "Sure, I will call you tomorrow morning."
+    llm.reset()
+    llm.responder = lambda body: fake.judge_finish(second if len(llm.requests) > 1 else first, pieces=4,
+                                                   first_token_s=1.2)
+    finals = ros.collect(Transcript, "speech/final")
+    replies = ros.collect(Utterance, "reply")
+    speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
+    voice = ros.collect_timed(Bool, "audio/voice_active", qos.LATCHED)
+    up = bring_up(tmp_path, wav, llm)
+    try:
+        finals.wait_for_count(2, timeout=120)
+        said = speaking.wait_for_match(lambda m: m.speaking, timeout=60, what="the robot speaking")
+        speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > from_time_msg(
+            said.header.stamp), timeout=60, what="the answer said to its end")
+    finally:
+        up.stop(timeout=20)
+    assert "please call me" in finals.messages[0].text.lower(), finals.messages
+    conversations = {m.conversation_id: m.text for m in replies.messages if m.text}
+    assert sorted(conversations.values()) == sorted([first, second]), replies.messages
+    first_id = next(c for c, text in conversations.items() if text == first)
+    spoken = [m.utterance_id for m in speaking.messages if m.speaking]
+    assert spoken and not any(uid.startswith(first_id + ":") for uid in spoken), \
+        "the answer to half the sentence was never heard"
+    # the person went on before the first answer was ready, and the robot spoke only after
+    # they had finished (the end of their second utterance)
+    rose = [at for at, m in voice.messages if m.data]
+    assert len(rose) >= 2 and rose[1] < from_time_msg(said.header.stamp), voice.messages
+    assert from_time_msg(said.header.stamp) > from_time_msg(finals.messages[1].header.stamp)

@@ -256,3 +256,58 @@ def test_the_language_of_a_request_reads_text_without_letters(speech):
     logs = rec.logs()
     assert re.search(r"n:0: [\d.]+ s of audio \(cmn-latn-pinyin\)", logs), logs
     assert re.search(r"n:1: [\d.]+ s of audio \(en-us\)", logs), "no language: the default (en)"
+
+
+def test_a_reply_waits_to_start_while_the_person_talks_again_and_is_dropped_if_they_go_on(speech):
+    """The person went on after a pause the recogniser took for the end of their turn: a reply
+    about to start from silence waits for them (no audio, robot_speaking still false, so a
+    half-duplex mic keeps listening); it plays once they stop, and a cancel (the tts node's, when
+    their next final comes) drops it unheard."""
+    pipeline, rec, _ = speech
+    pipeline.wait_for_person_s = 10.0
+    pipeline.set_person_talking(True)
+    pipeline.submit(SentenceRequest("w", 0, "An answer to half a sentence.", is_first=True, is_end=True))
+    wait_until(lambda: pipeline.waiting_for_person == "w", message="w waiting for the person")
+    assert rec.of("speaking") == [] and rec.of("track") == []
+    pipeline.cancel("w", "the person went on")
+    rec.wait(lambda r: ended(r, "w:0"), "w:0 to end")
+    assert sentence_events(rec, "w:0") == [("dropped", "w:0")] and rec.of("speaking") == []
+    assert "w:0: waited" in rec.logs() and "dropped meanwhile" in rec.logs()
+    # the next reply waits too, and plays once the person has finished
+    pipeline.submit(SentenceRequest("x", 0, "The answer to all of it.", is_first=True, is_end=True))
+    wait_until(lambda: pipeline.waiting_for_person == "x", message="x waiting for the person")
+    assert rec.of("speaking") == []
+    pipeline.set_person_talking(False)
+    rec.wait(lambda r: ended(r, "x:0"), "x:0 to end")
+    assert sentence_events(rec, "x:0") == [("started", "x:0"), ("finished", "x:0")]
+    assert pipeline.waiting_for_person == ""
+
+
+def test_a_reply_waits_for_the_person_at_most_wait_for_person_s(speech):
+    pipeline, rec, _ = speech
+    pipeline.wait_for_person_s = 0.3
+    pipeline.set_person_talking(True)     # (a voice activity that never ends: a noisy room)
+    pipeline.submit(SentenceRequest("n", 0, "Spoken after the wait.", is_first=True, is_end=True))
+    rec.wait(lambda r: ended(r, "n:0"), "n:0 to end")
+    assert sentence_events(rec, "n:0") == [("started", "n:0"), ("finished", "n:0")]
+    assert "speaking anyway (wait_for_person_s)" in rec.logs()
+    timing = pipeline.timings[-1]
+    assert timing.start - timing.audio_ready >= 0.3
+    # off (0): never waits
+    pipeline.wait_for_person_s = 0.0
+    pipeline.submit(SentenceRequest("o", 0, "At once.", is_first=True, is_end=True))
+    rec.wait(lambda r: ended(r, "o:0"), "o:0 to end")
+    assert "o:0: waited" not in rec.logs()
+
+
+def test_talking_again_is_voice_that_rose_after_the_last_final():
+    from fay_ros.voice.talking_again import TalkingAgain
+
+    watch = TalkingAgain()
+    assert watch.voice(True, 1.0) is True         # talking, no turn of theirs has ended yet
+    assert watch.final(2.0) is False              # their turn ended; the voice is still on (hangover)
+    assert watch.voice(False, 2.5) is False
+    assert watch.voice(True, 3.0) is True         # they went on after the pause
+    assert watch.voice(True, 3.1) is True
+    assert watch.final(4.0) is False              # ... and that became a turn too
+    assert watch.voice(False, 4.4) is False and not watch.talking

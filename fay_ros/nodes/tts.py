@@ -49,6 +49,11 @@ worker. With `resume_after_barge_in` (default) an interrupt that comes with the 
 `speech/final` with words other than a backchannel) and is quiet (`audio/voice_active` false)
 for `resume_after_s`, the cut sentence and those queued behind it are spoken again
 (fay_ros.voice.resume).
+
+Waiting for the person: a reply about to start from silence waits (up to `wait_for_person_s`)
+while the person talks again after their last turn (`audio/voice_active` rose after their last
+`speech/final`: they went on after a pause, fay_ros.voice.talking_again); their next final
+drops it unheard (the dialogue answers all they said), their silence lets it play.
 """
 from __future__ import annotations
 
@@ -80,6 +85,7 @@ from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir
 from ..voice.playback import AudioSink, open_sink
 from ..voice.resume import ResumeKeeper, ResumeSettings
+from ..voice.talking_again import TalkingAgain
 from ..voice.say import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome, SayProgress,
                          bound_text, check_say, new_say_id, plan_say, say_language)
 from ..voice.types import Engine, EngineName, VoiceSettings, check_voice_name
@@ -131,6 +137,10 @@ class TtsConfig(BaseModel):
                                     "(it goes on where it stopped) or a barge-in interrupts it.")
     hold_max_s: float = Field(3.0, ge=0.1, le=30.0, description="Longest hold with neither a release nor an "
                                                                 "interrupt; then the voice goes on.")
+    wait_for_person_s: float = Field(3.0, ge=0.0, le=30.0, description="A reply about to start from silence waits "
+                                     "up to this long while the person talks again after their last turn "
+                                     "(audio/voice_active rose after their last speech/final: they went on after a "
+                                     "pause); the answer to all they said replaces it. 0 = never wait.")
     release_grace_s: float = Field(0.3, ge=0.0, le=2.0, description="After the release (audio/talk_over false), "
                                    "wait this long before going on: the asr may still find a stop request in "
                                    "what was said (\"stop!\", 等一下) and interrupt.")
@@ -153,7 +163,7 @@ VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "vol
 LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
                                       "broadcast_mode", "sentence_min_chars", "publish_played",
                                       "resume_after_barge_in", "resume_after_s", "hold_on_talk_over",
-                                      "hold_max_s", "release_grace_s"}
+                                      "hold_max_s", "release_grace_s", "wait_for_person_s"}
 # Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
 PLAYED_QUEUE_BLOCKS = 100
 
@@ -186,6 +196,7 @@ class Tts(ManagedNode):
         self._publish_speaking(False, "", time.monotonic())
         self._resume_lock = threading.Lock()
         self._resume: ResumeKeeper[SentenceRequest] = ResumeKeeper(self._resume_settings(cfg))
+        self._talking_again = TalkingAgain()   # (under _resume_lock)
         # Say jobs by conversation id (for the pipeline's sentence events), say goals by goal
         # id (for cancel), cancels that came before their goal started, our own say ids.
         self._say_lock = threading.Lock()
@@ -227,6 +238,8 @@ class Tts(ManagedNode):
                                           on_speaking=self._publish_speaking, log=self._log, wav_dir=wav_dir,
                                           lookahead=cfg.lookahead, on_sentence=self._on_sentence,
                                           on_played=self._on_played)
+                pipeline.wait_for_person_s = cfg.wait_for_person_s
+                pipeline.set_person_talking(self._talking_again.talking)
             except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "cannot open"/"start"
                 if sink is not None:
                     with contextlib.suppress(Exception):   # the first failure is the news
@@ -270,6 +283,7 @@ class Tts(ManagedNode):
                 engine.use_settings(cfg.voice_settings())   # raises VoiceError (refused) first
             if pipeline is not None:
                 pipeline.lookahead = cfg.lookahead
+                pipeline.wait_for_person_s = cfg.wait_for_person_s
                 if "wav_dir" in changed:
                     pipeline.wav_dir = wav_dir
             self.config = cfg
@@ -327,9 +341,24 @@ class Tts(ManagedNode):
     def _on_voice_active(self, msg: Bool) -> None:
         with self._resume_lock:
             self._resume.voice(bool(msg.data), time.monotonic())
+            self._person_talking(self._talking_again.voice(bool(msg.data), time.monotonic()))
+
+    def _person_talking(self, talking: bool) -> None:
+        pipeline = self.pipeline
+        if pipeline is not None:
+            pipeline.set_person_talking(talking)
 
     def _on_final(self, msg: Transcript) -> None:
+        pipeline = self.pipeline
+        waiting = pipeline.waiting_for_person if pipeline is not None else ""
+        with self._say_lock:
+            ours = waiting in self._own_say_ids
+        if pipeline is not None and waiting and not ours:
+            # It answers what the person said before they went on; the dialogue answers all of it
+            # now (a say is still said: nobody asked the dialogue for it)
+            pipeline.cancel(waiting, "the person went on after a pause: the reply waiting for them")
         with self._resume_lock:
+            self._person_talking(self._talking_again.final(time.monotonic()))
             pending = self._resume.pending
             turn = self._resume.heard(msg.text)
         if pending:

@@ -125,6 +125,11 @@ class SpeechPipeline:
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._replacing_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._closed = False
+        # A sentence about to start from silence waits up to this long while the person talks
+        # again after their last turn (set_person_talking; 0: never waits; a live parameter).
+        self.wait_for_person_s = 0.0
+        self._person_talking = False
+        self._waiting_for_person = ""  # the reply whose first sentence waits (its conversation id)
         self.interrupted: list[SentenceRequest] = []  # what the last interrupt() took off the voice
         self._reported_underflows = 0
         self._worker = threading.Thread(target=self._run, name="tts-worker", daemon=True)
@@ -157,6 +162,12 @@ class SpeechPipeline:
                               + ("the voice is closed" if self._closed else "its reply was interrupted"))
             if request.text.strip():
                 self._emit(request.utterance_id, "dropped")
+
+    def set_person_talking(self, talking: bool) -> None:
+        """The person is talking again after their last turn (voice/talking_again.py)."""
+        with self._cond:
+            self._person_talking = talking
+            self._cond.notify_all()
 
     def interrupt(self, reason: str = "interrupt") -> float:
         """Stop speaking now and drop everything queued; returns when the audio stops."""
@@ -333,6 +344,7 @@ class SpeechPipeline:
         self._log("debug", f"{uid}: {synthesis.duration:.2f} s of audio ({runs}) in {synth_seconds * 1000:.1f} ms")
         if not self.player.wait_until_queue_below(self.lookahead, player_generation):
             return "dropped"
+        self._wait_for_person(request, generation)
         with self._cond:
             if self._stale(generation):  # cancelled while it waited for its turn
                 return "dropped"
@@ -352,6 +364,36 @@ class SpeechPipeline:
             self._log("warn", f"the audio output ran dry {underflows} time(s) so far (audible glitches); "
                               "a larger device_latency avoids that")
         return None
+
+    @property
+    def waiting_for_person(self) -> str:
+        """The conversation id of the reply waiting for the person to finish ("" = none)."""
+        with self._cond:
+            return self._waiting_for_person
+
+    def _wait_for_person(self, request: SentenceRequest, generation: int) -> None:
+        """Before a sentence starts from silence: while the person talks again after their last
+        turn, wait (up to `wait_for_person_s`) for them to finish, or for this reply to be
+        replaced, cancelled or interrupted (then it is stale)."""
+        limit = self.wait_for_person_s
+        if limit <= 0 or not self.player.idle:
+            return
+        with self._cond:
+            if not self._person_talking:
+                return
+            began = self._clock()
+            self._waiting_for_person = request.conversation_id
+            try:
+                self._cond.wait_for(lambda: not self._person_talking or self._stale(generation)
+                                    or request.conversation_id in self._dropped_replies, limit)
+            finally:
+                self._waiting_for_person = ""
+            waited, talking = self._clock() - began, self._person_talking
+            stale = self._stale(generation) or request.conversation_id in self._dropped_replies
+        outcome = "dropped meanwhile" if stale else "speaking now" if not talking else \
+            "speaking anyway (wait_for_person_s)"
+        self._log("info", f"{request.utterance_id}: waited {waited * 1000:.0f} ms for the person to finish "
+                          f"talking; {outcome}")
 
     def _on_segment(self, kind: str, key: str, when: float) -> None:
         if kind != "started":

@@ -287,6 +287,12 @@ class Player:
         queued_end = self._queued_end()
         return queued_end if queued_end >= earliest else earliest
 
+    @property
+    def idle(self) -> bool:
+        """Nothing queued or playing: the next segment starts from silence."""
+        with self._lock:
+            return not self._segments and self._paused_from is None
+
     # -- holding the voice ----------------------------------------------------------------
     @property
     def paused(self) -> bool:
