@@ -300,14 +300,22 @@ def test_a_reply_waits_for_the_person_at_most_wait_for_person_s(speech):
     assert "o:0: waited" not in rec.logs()
 
 
-def test_talking_again_is_voice_that_rose_after_the_last_final():
-    from fay_ros.voice.talking_again import TalkingAgain
+def test_talking_again_is_talk_since_the_last_final_whose_own_final_is_due():
+    from fay_ros.voice.talking_again import FINAL_DUE_S, TalkingAgain
 
     watch = TalkingAgain()
-    assert watch.voice(True, 1.0) is True         # talking, no turn of theirs has ended yet
-    assert watch.final(2.0) is False              # their turn ended; the voice is still on (hangover)
-    assert watch.voice(False, 2.5) is False
-    assert watch.voice(True, 3.0) is True         # they went on after the pause
-    assert watch.voice(True, 3.1) is True
-    assert watch.final(4.0) is False              # ... and that became a turn too
-    assert watch.voice(False, 4.4) is False and not watch.talking
+    watch.voice(True, 1.0)
+    assert watch.waiting(1.1)                     # talking, no turn of theirs has ended yet
+    watch.final(2.0)
+    assert not watch.waiting(2.1)                 # their turn ended; the voice is still on (hangover)
+    watch.voice(False, 2.5)
+    assert not watch.waiting(2.6)
+    watch.voice(True, 3.0)
+    assert watch.waiting(3.1)                     # they went on after the pause
+    watch.voice(False, 4.0)
+    assert watch.waiting(4.1), "their voice ended before the recogniser's final: still due"
+    watch.final(4.3)
+    assert not watch.waiting(4.4)                 # ... and that became a turn too
+    watch.voice(True, 6.0)                        # a cough the recogniser makes nothing of
+    watch.voice(False, 6.2)
+    assert watch.waiting(6.2 + FINAL_DUE_S - 0.01) and not watch.waiting(6.2 + FINAL_DUE_S)

@@ -51,9 +51,9 @@ for `resume_after_s`, the cut sentence and those queued behind it are spoken aga
 (fay_ros.voice.resume).
 
 Waiting for the person: a reply about to start from silence waits (up to `wait_for_person_s`)
-while the person talks again after their last turn (`audio/voice_active` rose after their last
-`speech/final`: they went on after a pause, fay_ros.voice.talking_again); their next final
-drops it unheard (the dialogue answers all they said), their silence lets it play.
+while the person has talked again since their last turn and that talk's final is due
+(`audio/voice_active` rose after their last `speech/final`: they went on after a pause,
+fay_ros.voice.talking_again); that final drops it unheard (the dialogue answers all they said).
 """
 from __future__ import annotations
 
@@ -197,6 +197,7 @@ class Tts(ManagedNode):
         self._resume_lock = threading.Lock()
         self._resume: ResumeKeeper[SentenceRequest] = ResumeKeeper(self._resume_settings(cfg))
         self._talking_again = TalkingAgain()   # (under _resume_lock)
+        self._told_waiting = False             # ... what the pipeline was last told
         # Say jobs by conversation id (for the pipeline's sentence events), say goals by goal
         # id (for cancel), cancels that came before their goal started, our own say ids.
         self._say_lock = threading.Lock()
@@ -239,7 +240,9 @@ class Tts(ManagedNode):
                                           lookahead=cfg.lookahead, on_sentence=self._on_sentence,
                                           on_played=self._on_played)
                 pipeline.wait_for_person_s = cfg.wait_for_person_s
-                pipeline.set_person_talking(self._talking_again.talking)
+                with self._resume_lock:
+                    self._told_waiting = self._talking_again.waiting(time.monotonic())
+                    pipeline.set_person_talking(self._told_waiting)
             except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "cannot open"/"start"
                 if sink is not None:
                     with contextlib.suppress(Exception):   # the first failure is the news
@@ -341,12 +344,17 @@ class Tts(ManagedNode):
     def _on_voice_active(self, msg: Bool) -> None:
         with self._resume_lock:
             self._resume.voice(bool(msg.data), time.monotonic())
-            self._person_talking(self._talking_again.voice(bool(msg.data), time.monotonic()))
+            self._talking_again.voice(bool(msg.data), time.monotonic())
+            self._person_talking()
 
-    def _person_talking(self, talking: bool) -> None:
+    def _person_talking(self) -> None:
+        """Tell the pipeline whether the person's talk since their last turn is still due (under
+        _resume_lock)."""
         pipeline = self.pipeline
-        if pipeline is not None:
-            pipeline.set_person_talking(talking)
+        waiting = self._talking_again.waiting(time.monotonic())
+        if pipeline is not None and waiting != self._told_waiting:
+            self._told_waiting = waiting
+            pipeline.set_person_talking(waiting)
 
     def _on_final(self, msg: Transcript) -> None:
         pipeline = self.pipeline
@@ -358,7 +366,8 @@ class Tts(ManagedNode):
             # now (a say is still said: nobody asked the dialogue for it)
             pipeline.cancel(waiting, "the person went on after a pause: the reply waiting for them")
         with self._resume_lock:
-            self._person_talking(self._talking_again.final(time.monotonic()))
+            self._talking_again.final(time.monotonic())
+            self._person_talking()
             pending = self._resume.pending
             turn = self._resume.heard(msg.text)
         if pending:
@@ -389,6 +398,8 @@ class Tts(ManagedNode):
             self.get_logger().info(f"{why}: the voice goes on after {held * 1000:.0f} ms")
 
     def _resume_if_due(self) -> None:
+        with self._resume_lock:
+            self._person_talking()   # (a talk whose final never came stops counting)
         now = time.monotonic()
         if self._go_on_at is not None and now >= self._go_on_at:
             self._go_on("the person stopped without barging in or asking to stop")
