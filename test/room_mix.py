@@ -90,11 +90,12 @@ def silenced_at(played: list, after: float) -> float:
 
 def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
               robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS, room: tuple[float, float] = (-3.0, 50.0),
-              late_share: float = 0.0) -> Heard:
+              late_share: float = 0.0, late_by_s: float = 0.08) -> Heard:
     """The robot says `robot_text` from t=0; the person's recording starts at `at_s`; `room`:
     the echo's level under the played audio (dB) and its delay (ms). The played blocks come
     50 ms ahead of their time, except, with `late_share`, at that share of the chunks (seeded):
-    then they stop coming for 60-150 ms and come 50 ms late (a busy machine)."""
+    then for 60-150 ms they reach only `late_by_s` short of the end of the chunk being
+    processed (a busy machine)."""
     rng = np.random.default_rng(0)
     late_until = 0.0
     robot = speak(robot_text, robot_voice, rate=TTS_RATE)
@@ -113,7 +114,7 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
         now = t0 + i / RATE
         if late_share and now > late_until and rng.random() < late_share:
             late_until = now + rng.uniform(0.06, 0.15)
-        horizon = now + 0.05 if now > late_until else now - 0.05
+        horizon = now + 0.05 if now > late_until else now + CHUNK / RATE - late_by_s
         while fed < len(robot) and t0 + fed / TTS_RATE < horizon:   # played blocks come just ahead
             core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
             fed += BLOCK

@@ -102,6 +102,20 @@ def test_played_audio_that_comes_late_does_not_hold_the_robot_on_its_own_voice(t
     assert heard.talk_over == [] and heard.interrupts == [], heard
 
 
+def test_played_audio_a_few_ms_late_leaves_the_gate_judging():
+    # Blocks a few ms late (most of what a busy machine delivers) are no reason to stop judging:
+    # a "Stop" over the robot is held as soon as without them, and the robot's voice holds nothing.
+    stop = speak("Stop, wait a moment please.", "en-us")
+    for at in (5.0, 6.0):
+        heard = robot_mix(stop, at, late_share=0.05, late_by_s=0.012)
+        on_time = robot_mix(stop, at)
+        assert heard.unjudged_chunks == 0 and heard.talk_over[0] == on_time.talk_over[0], (at, heard.talk_over)
+        assert heard.talk_over[0][0] and heard.talk_over[0][1] <= 0.1, heard.talk_over
+    for text, voice in ROBOT_TEXTS[:4]:
+        alone = robot_mix(None, 0.0, robot_text=text, robot_voice=voice, late_share=0.2, late_by_s=0.012)
+        assert alone.talk_over == [] and alone.interrupts == [], (text, alone)
+
+
 def _typing(seed: int, seconds: float = 2.0, level: float = 15000.0) -> np.ndarray:
     """Keystrokes close to the mic: an 8 ms click every 90-200 ms."""
     rng = np.random.default_rng(seed)
