@@ -94,10 +94,13 @@ class MicCore:
 
     def add_played(self, samples: np.ndarray, rate: int, start: float) -> float:
         """Audio the robot played, `start` = when its first sample played (the audio clock).
-        Returns how late it came: how much microphone audio of its time was processed without
-        it (0.0: in time)."""
+        Returns how late it came when that keeps the gate from judging the audio its echo is in:
+        how much microphone audio of its time was processed without it (0.0: in time, or too
+        little late to matter, LATE_MIN_S)."""
         late = max(0.0, self._processed_until - start)
-        if late >= LATE_MIN_S:   # see LATE_SPAN_S
+        if late < LATE_MIN_S:   # see LATE_SPAN_S
+            late = 0.0
+        else:
             span = self.echo.tail_s if self.echo is not None else LATE_SPAN_S
             self._unsure_until = max(self._unsure_until, start + len(samples) / rate + span)
             self.late_blocks += 1

@@ -57,7 +57,7 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.duplex import DuplexSettings
 from ..hearing.echo import EchoCanceller, EchoCancellerUnavailable, RoomEcho
-from ..hearing.mic_core import LATE_MIN_S, MicCore
+from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
 from ..hearing.vad import VadSettings
 
@@ -373,7 +373,7 @@ class Mic(ManagedNode):
         with self._played_lock:
             late = self.core.add_played(samples, int(msg.sample_rate), self._monotonic(stamp))
             self._played_lock.notify_all()
-        if late >= LATE_MIN_S and self.core.gate.robot_speaking and self.config.barge_in:
+        if late and self.core.gate.robot_speaking and self.config.barge_in:
             # (what to look for when the robot held on its own voice on a busy machine)
             self.get_logger().info(f"audio/played: a block came {late * 1000:.0f} ms after the microphone audio "
                                    f"of its time was processed ({self.core.late_blocks} so far); the barge-in "

@@ -164,7 +164,8 @@ class SpeechPipeline:
                 self._emit(request.utterance_id, "dropped")
 
     def set_person_talking(self, talking: bool) -> None:
-        """The person is talking again after their last turn (voice/talking_again.py)."""
+        """The person has talked again since their last turn and that talk's final is due
+        (voice/talking_again.py): a reply about to start waits."""
         with self._cond:
             self._person_talking = talking
             self._cond.notify_all()
@@ -381,15 +382,16 @@ class SpeechPipeline:
         with self._cond:
             if not self._person_talking:
                 return
+            def dropped() -> bool:
+                return self._stale(generation) or request.conversation_id in self._dropped_replies
+
             began = self._clock()
             self._waiting_for_person = request.conversation_id
             try:
-                self._cond.wait_for(lambda: not self._person_talking or self._stale(generation)
-                                    or request.conversation_id in self._dropped_replies, limit)
+                self._cond.wait_for(lambda: not self._person_talking or dropped(), limit)
             finally:
                 self._waiting_for_person = ""
-            waited, talking = self._clock() - began, self._person_talking
-            stale = self._stale(generation) or request.conversation_id in self._dropped_replies
+            waited, talking, stale = self._clock() - began, self._person_talking, dropped()
         outcome = "dropped meanwhile" if stale else "speaking now" if not talking else \
             "speaking anyway (wait_for_person_s)"
         self._log("info", f"{request.utterance_id}: waited {waited * 1000:.0f} ms for the person to finish "
