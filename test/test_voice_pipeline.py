@@ -283,6 +283,39 @@ def test_a_reply_waits_to_start_while_the_person_talks_again_and_is_dropped_if_t
     assert pipeline.waiting_for_person == ""
 
 
+def test_unstarted_replies_are_those_with_nothing_in_the_player_yet(speech):
+    """What the tts node drops when the person's final shows they went on: the replies none of
+    whose sentences has reached the player (waiting for the person, queued, more to come), not
+    one that has begun, even once its playing sentence is over."""
+    pipeline, rec, _ = speech
+    assert pipeline.unstarted_replies() == []
+    pipeline.submit(SentenceRequest("a", 0, "Heard first.", is_first=True))   # (more of it to come)
+    rec.wait(lambda r: ended(r, "a:0"), "a:0 to end")
+    pipeline.wait_for_person_s = 10.0
+    pipeline.set_person_talking(True)
+    pipeline.submit(SentenceRequest("b", 0, "An answer still to come.", is_first=True, is_end=True))
+    pipeline.submit(SentenceRequest("c", 0, "Another one.", is_first=True))
+    wait_until(lambda: sorted(pipeline.unstarted_replies()) == ["b", "c"], message=pipeline.unstarted_replies)
+    pipeline.cancel("b")
+    assert pipeline.unstarted_replies() == ["c"], "a: open, but begun"
+    pipeline.set_person_talking(False)
+    rec.wait(lambda r: sentence_events(r, "c:0") == [("started", "c:0")], "c:0 to start")
+    assert pipeline.unstarted_replies() == []
+
+
+def test_a_later_sentence_of_a_reply_does_not_wait_for_the_person(speech):
+    # (a "yeah" in the gap between two sentences brings no final: the reply would stall)
+    pipeline, rec, _ = speech
+    pipeline.wait_for_person_s = 10.0
+    pipeline.submit(SentenceRequest("m", 0, "One.", is_first=True))
+    rec.wait(lambda r: ended(r, "m:0"), "m:0 to end")
+    pipeline.set_person_talking(True)
+    pipeline.submit(SentenceRequest("m", 1, "And two.", is_end=True))
+    rec.wait(lambda r: ended(r, "m:1"), "m:1 to end")
+    assert sentence_events(rec, "m:1") == [("started", "m:1"), ("finished", "m:1")]
+    assert "waited" not in rec.logs()
+
+
 def test_a_reply_waits_for_the_person_at_most_wait_for_person_s(speech):
     pipeline, rec, _ = speech
     pipeline.wait_for_person_s = 0.3

@@ -74,12 +74,12 @@ from std_msgs.msg import Bool, Empty
 from fay_msgs.action import Say
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
 
-from ..common import qos, topics
+from ..common import qos, reply_sources, topics
 from ..common.diagnostics import health
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
-from ..common.rostime import to_time_msg
+from ..common.rostime import from_time_msg, to_time_msg
 from ..common.worker import BoundedWorker
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir
@@ -205,6 +205,8 @@ class Tts(ManagedNode):
         self._goal_jobs: dict[bytes, SayJob] = {}
         self._early_cancels: set[bytes] = set()
         self._own_say_ids: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # When the dialogue produced each answer's first sentence (ROS time), by conversation id
+        self._answered_at: collections.OrderedDict[str, float] = collections.OrderedDict()
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS)
         self.create_subscription(Transcript, topics.BROADCAST, self._on_broadcast, qos.EVENTS)
@@ -307,6 +309,14 @@ class Tts(ManagedNode):
         with self._say_lock:
             if msg.conversation_id in self._own_say_ids:
                 return
+        produced = from_time_msg(msg.header.stamp)
+        # (answers to the person only; a stamp of 0: a sender that stamps nothing, not known)
+        if msg.source not in reply_sources.UNPROMPTED and produced > 0.0:
+            with self._say_lock:
+                if msg.conversation_id not in self._answered_at:
+                    self._answered_at[msg.conversation_id] = produced
+                    while len(self._answered_at) > OWN_SAY_IDS_KEPT:
+                        self._answered_at.popitem(last=False)
         with self._resume_lock:
             if self._resume.pending and msg.conversation_id not in self._resume.kept_keys(_conversation):
                 self._resume.forget()   # a new reply took the turn
@@ -358,13 +368,10 @@ class Tts(ManagedNode):
 
     def _on_final(self, msg: Transcript) -> None:
         pipeline = self.pipeline
-        waiting = pipeline.waiting_for_person if pipeline is not None else ""
-        with self._say_lock:
-            ours = waiting in self._own_say_ids
-        if pipeline is not None and waiting and not ours:
-            # It answers what the person said before they went on; the dialogue answers all of it
-            # now (a say is still said: nobody asked the dialogue for it)
-            pipeline.cancel(waiting, "the person went on after a pause: the reply waiting for them")
+        with self._resume_lock:
+            went_on = self._talking_again.waiting(time.monotonic())
+        if pipeline is not None:
+            self._drop_answers_to_what_came_before(pipeline, went_on, from_time_msg(msg.header.stamp))
         with self._resume_lock:
             self._talking_again.final(time.monotonic())
             self._person_talking()
@@ -373,6 +380,26 @@ class Tts(ManagedNode):
         if pending:
             self.get_logger().info("after the barge-in: " + ("a turn; the cut reply is not resumed" if turn
                                                               else f"only {msg.text!r}; still resuming"))
+
+    def _drop_answers_to_what_came_before(self, pipeline: SpeechPipeline, went_on: bool, speech_end: float) -> None:
+        """The person's final came: an answer not heard yet that answers only what they said
+        before they went on is dropped (the dialogue answers all of it now; a say is still said:
+        nobody asked the dialogue for it). That is the answer waiting for them at the start, and
+        when this final ends their talk after a turn, every answer (not an unprompted line) the
+        dialogue produced before their speech ended that has no sentence in the player yet (still queued or being
+        synthesised: a slow synthesis let it reach the start after the final had come). An
+        answer produced after their speech ended may be the answer to this very final (DDS does
+        not order it after the final), so only the waiting one of those is dropped."""
+        waiting = pipeline.waiting_for_person
+        unstarted = pipeline.unstarted_replies() if went_on else []
+        with self._say_lock:
+            earlier = [reply for reply in unstarted if self._answered_at.get(reply, speech_end) < speech_end]
+            if waiting and waiting not in earlier:
+                earlier.append(waiting)
+            earlier = [reply for reply in earlier if reply not in self._own_say_ids]
+        for reply in earlier:
+            pipeline.cancel(reply, "the person went on after a pause: an answer to what they said before, "
+                                   "not heard yet")
 
     # -- holding the voice while a person talks over it ---------------------------------------
     def _on_talk_over(self, msg: Bool) -> None:

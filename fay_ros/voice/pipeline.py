@@ -122,6 +122,8 @@ class SpeechPipeline:
         # Those queued again: the player's "dropped" for them is not their end.
         self._requeued: set[str] = set()
         self._open_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # Replies with a sentence handed to the player (heard, or about to be)
+        self._started_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._dropped_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._replacing_replies: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._closed = False
@@ -169,6 +171,16 @@ class SpeechPipeline:
         with self._cond:
             self._person_talking = talking
             self._cond.notify_all()
+
+    def unstarted_replies(self) -> list[str]:
+        """The replies none of whose sentences has reached the player yet: queued, being
+        synthesised, waiting for the person, or open with more to come (conversation ids)."""
+        with self._cond:
+            replies = dict.fromkeys(self._open_replies)
+            replies.update(dict.fromkeys(entry[3].conversation_id for entry in self._queue))
+            if self._current is not None:
+                replies[self._current.conversation_id] = None
+            return [reply for reply in replies if reply not in self._started_replies]
 
     def interrupt(self, reason: str = "interrupt") -> float:
         """Stop speaking now and drop everything queued; returns when the audio stops."""
@@ -351,6 +363,7 @@ class SpeechPipeline:
                 return "dropped"
             # Registered before it is committed: a cancel in between must know it is there.
             self._in_player[uid] = (number, request)
+            _remember(self._started_replies, request.conversation_id)
         start = self.player.schedule(uid, synthesis.samples, lambda at: self._on_track(track, at),
                                      generation=player_generation)
         if start is None:
@@ -373,11 +386,13 @@ class SpeechPipeline:
             return self._waiting_for_person
 
     def _wait_for_person(self, request: SentenceRequest, generation: int) -> None:
-        """Before a sentence starts from silence: while the person talks again after their last
-        turn, wait (up to `wait_for_person_s`) for them to finish, or for this reply to be
-        replaced, cancelled or interrupted (then it is stale)."""
+        """Before a reply's first sentence starts from silence: while the person talks again
+        after their last turn, wait (up to `wait_for_person_s`) for them to finish, or for this
+        reply to be replaced, cancelled or interrupted (then it is stale). A later sentence does
+        not wait: a "yeah" in the gap between two sentences brings no final, and the reply
+        stalled until FINAL_DUE_S passed (~0.5 s in a rig test)."""
         limit = self.wait_for_person_s
-        if limit <= 0 or not self.player.idle:
+        if limit <= 0 or not request.is_first or not self.player.idle:
             return
         with self._cond:
             if not self._person_talking:
