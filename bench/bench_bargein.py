@@ -71,12 +71,13 @@ def measure(settings: DuplexSettings, people: dict[str, list[np.ndarray]]) -> Ou
 def stop_requests(people: dict[str, list[np.ndarray]]) -> str:
     """Short stop requests (no barge-in): does the recogniser find them in the held words the
     mic hands on at the release, and never in a backchannel's?"""
+    from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
-    from room_mix import robot_mix
+    from room_mix import RATE, robot_mix
     from synthetic_speech import speak
 
-    recognizer = WhisperRecognizer(language="auto")
+    asr = AsrCore(WhisperRecognizer(language="auto"))   # (the clip decoded as the asr node does)
     found: dict[str, int] = {}
     decode_s: list[float] = []
     for (text, _voice), person in [*((t, speak(*t)) for t in STOP_REQUESTS),
@@ -87,7 +88,8 @@ def stop_requests(people: dict[str, list[np.ndarray]]) -> str:
             stopped = bool(heard.interrupts)    # a barge-in (a longer request) stops it too
             for clip in heard.clips:
                 t0 = time.perf_counter()
-                stopped |= is_stop_request(recognizer.transcribe(clip, words=False).text)
+                heard_said = asr.transcribe_clip(clip, RATE)
+                stopped |= heard_said is not None and is_stop_request(heard_said.text)
                 decode_s.append(time.perf_counter() - t0)
             found[text] += stopped
     per = ", ".join(f"{text} {found[text]}/{len(OFFSETS)}" for text, _voice in STOP_REQUESTS)

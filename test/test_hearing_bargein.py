@@ -9,6 +9,8 @@ under that). First the cores on that mix, then the real tts and mic processes.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from std_msgs.msg import Bool, Empty
@@ -164,6 +166,7 @@ def test_stop_requests_are_told_from_backchannels_and_garbles():
 @pytest.mark.parametrize("text,voice", STOP_REQUESTS + BACKCHANNELS[:3])
 def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(text, voice):
     # as short as a backchannel, so no barge-in: the held words go to the recogniser at the release
+    from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
@@ -173,8 +176,26 @@ def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(tex
     assert heard.interrupts == [] and marks[0] and not marks[-1] and marks.count(True) <= 2, heard
     clip = heard.clips[-1]        # (all the held words so far: the held audio covers 1.5 s)
     assert 0.5 < len(clip) / RATE < 2.5 and np.abs(clip.astype(int)).max() > 1000, "the words are in it"
-    said = WhisperRecognizer(language="en").transcribe(clip).text
+    said = AsrCore(WhisperRecognizer(language="en")).transcribe_clip(clip, RATE).text   # (as the asr node)
     assert is_stop_request(said) == ((text, voice) in STOP_REQUESTS), said
+
+
+@pytest.mark.parametrize("clip,stop", [("stop_over_the_robot.wav", True), ("yeah_over_the_robot.wav", False)])
+def test_a_held_clip_is_read_from_the_words_not_from_the_robots_residue_before_them(clip, stop):
+    # Held clips the rig test's mic handed on: 0.7 s of the canceller's residue of the robot's
+    # voice, the words, silence. Whole, Whisper took this "Stop!" for silence and "yeah" for "D.A."
+    from fay_ros.common.wav import read_wav
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.audio import from_loud_onset
+    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
+    audio = read_wav(Path(__file__).parent / "data" / "talk_over" / clip)
+    cut = len(audio.samples) - len(from_loud_onset(audio.samples, audio.sample_rate))
+    assert 0.6 <= cut / audio.sample_rate <= 0.8, "from 0.15 s before the words"
+    said = AsrCore(WhisperRecognizer(language="en")).transcribe_clip(audio.samples, audio.sample_rate)
+    assert said is not None and is_stop_request(said.text) == stop, said
+    assert stop or said.text.strip(" .!").lower() == "yeah", said
 
 
 def test_resume_keeper_pairs_a_barge_in_with_its_interrupt_and_waits_for_quiet():

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..common.wav import downmix
-from .audio import check_chunk, resample
+from .audio import check_chunk, from_loud_onset, resample
 from .backchannel import is_backchannel
 from .segmenter import Segmenter
 from .turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
@@ -192,6 +192,7 @@ class AsrCore:
             samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
+        samples = from_loud_onset(samples, self.rate)   # (not the robot's residue before the words)
         transcribe = getattr(self.recognizer, "transcribe", None)
         if transcribe is not None:   # (whisper: one decode, no partials)
             return transcribe(samples, words=False)
