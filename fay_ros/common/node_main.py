@@ -15,7 +15,7 @@ import sys
 from typing import Callable
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
 
@@ -31,6 +31,9 @@ def _stop_spinning(_signum, _frame) -> None:
 
 
 def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads: int = 2) -> int:
+    # threads=1: rclpy's SingleThreadedExecutor, a quarter of the multi-threaded one's CPU per
+    # message (the audio-rate nodes, whose callbacks never wait on one another: docs/ARCHITECTURE.md,
+    # CPU budget); more: a MultiThreadedExecutor, for nodes with callbacks that wait (actions).
     # rclpy's own signal handlers shut the context down at once, before close() could publish a
     # node's last state (speaking=false, a servo's rest pose, a lifecycle node's not-ready).
     # Here Ctrl-C / SIGTERM only stop spinning; the context ends after close().
@@ -50,7 +53,7 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
             node.start()
         elif not announces_ready_itself(node):
             announce_ready(node)
-        executor = MultiThreadedExecutor(num_threads=threads)
+        executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         try:
             executor.spin()

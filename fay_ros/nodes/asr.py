@@ -471,7 +471,7 @@ class Asr(ManagedNode):
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(Asr, args)
+    return run_node(Asr, args, threads=1)
 
 
 if __name__ == "__main__":

@@ -445,7 +445,7 @@ class Mic(ManagedNode):
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(Mic, args)
+    return run_node(Mic, args, threads=1)
 
 
 if __name__ == "__main__":
