@@ -58,6 +58,7 @@ class Heard:
     talk_over: list[tuple[bool, float]] = field(default_factory=list)   # (hold?, when)
     clips: list[np.ndarray] = field(default_factory=list)               # what was said, at each release
     unjudged_chunks: int = 0   # chunks the gate did not judge for a late played block (MicCore)
+    released_from: list[float] = field(default_factory=list)  # at each barge-in: where the audio it releases begins
 
 
 def first_sound(samples: np.ndarray, rate: int = RATE, threshold: int = 500, after_s: float = 0.0) -> float:
@@ -118,10 +119,11 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
         while fed < len(robot) and t0 + fed / TTS_RATE < horizon:   # played blocks come just ahead
             core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
             fed += BLOCK
-        out = core.process(wav[i:i + CHUNK], None, now, captured=now)
+        out = core.process(wav[i:i + CHUNK], now, now, captured=now)   # (stamp: the capture time)
         decided = (i + CHUNK) / RATE - onset     # a decision is made at the end of its chunk
         if out.interrupt:
             heard.interrupts.append(decided)
+            heard.released_from.append(out.chunks[0][1] - t0 - onset)
         if out.talk_over is not None:
             heard.talk_over.append((out.talk_over, decided))
         if out.talk_over_clip is not None:

@@ -180,6 +180,15 @@ def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(tex
     assert is_stop_request(said) == ((text, voice) in STOP_REQUESTS), said
 
 
+def test_the_audio_a_barge_in_releases_begins_with_the_words_not_the_robots_residue():
+    # Whisper decoded a barged-in "yeah yeah yeah" with the residue held before it as "I'm not a
+    # fan of you." (a turn, in a whole-graph test): the asr gets the held audio from just before
+    # the words (audio.from_loud_onset), where the held audio began ~1 s earlier
+    heard = robot_mix(speak("Stop, wait a moment please.", "en-us"), 5.0)
+    assert heard.interrupts and len(heard.released_from) == 1, heard
+    assert -0.2 <= heard.released_from[0] <= 0.0, heard.released_from
+
+
 @pytest.mark.parametrize("clip,stop", [("stop_over_the_robot.wav", True), ("yeah_over_the_robot.wav", False)])
 def test_a_held_clip_is_read_from_the_words_not_from_the_robots_residue_before_them(clip, stop):
     # Held clips the rig test's mic handed on: 0.7 s of the canceller's residue of the robot's

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..common.wav import downmix
-from .audio import high_band_dbfs, level_dbfs, periodicity
+from .audio import from_loud_onset, high_band_dbfs, level_dbfs, periodicity
 from .duplex import DuplexGate, DuplexSettings, GateDecision
 from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
@@ -81,6 +81,20 @@ class MicCore:
         waited_ms = max(gate.window_ms, gate.hold_ms + gate.long_hold_ms if gate.hold_ms else 0)
         held_ms = preroll_ms + (waited_ms if gate.barge_in else 0)
         return max(1, int(round(held_ms / max(self._chunk_ms, 1.0))))
+
+    def _from_the_words(self, held: list[tuple[np.ndarray, Any]]) -> list[tuple[np.ndarray, Any]]:
+        """The held chunks from the one where the person's words begin (audio.from_loud_onset):
+        before them the held audio is the canceller's residue of the robot's voice, and Whisper
+        decoded a barged-in "yeah yeah yeah" with it as "I'm not a fan of you." (a turn)."""
+        if len(held) < 2 or held[0][0].ndim != 1:
+            return held
+        audio = np.concatenate([chunk for chunk, _stamp in held])
+        skip = len(audio) - len(from_loud_onset(audio, self.sample_rate))
+        for index, (chunk, _stamp) in enumerate(held):
+            if skip < len(chunk):
+                return held[index:]
+            skip -= len(chunk)
+        return held[-1:]
 
     def update(self, vad: VadSettings, duplex: DuplexSettings, preroll_ms: int) -> None:
         """New voice-activity, barge-in and pre-roll settings (live parameters) from the next
@@ -164,7 +178,7 @@ class MicCore:
             out.talk_over_clip = np.concatenate([chunk for chunk, _stamp in self._held] + [samples])
         if any(d.interrupt for d in decisions):
             out.interrupt = True
-            out.chunks.extend(self._held)
+            out.chunks.extend(self._from_the_words(list(self._held)))
             self._held.clear()
         if self._forwarding:
             out.chunks.append((samples, stamp))
