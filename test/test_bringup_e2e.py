@@ -253,7 +253,8 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     at nine." The recogniser ends the turn at the pause; the model (1.2 s to its first token)
     answers that, but the person has gone on: the reply waits for them instead of talking over
     them (which would also mute the mic and lose their words), is dropped unheard when their
-    next final comes, and the robot answers what came next, after they finished."""
+    next final comes, and the robot answers all they said in one turn (the first answer was
+    never heard, though said), after they finished."""
     from std_msgs.msg import Bool
 
     from fay_ros.common.rostime import from_time_msg
@@ -263,8 +264,10 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     speak_to_wav(wav, [1.0, ("Please call me", "en-us"), 0.6, ("tomorrow morning at nine.", "en-us"), 4.0])
     first, second = "Okay, I will call you.", "Sure, I will call you tomorrow morning."
     llm.reset()
-    llm.responder = lambda body: fake.judge_finish(second if len(llm.requests) > 1 else first, pieces=4,
-                                                   first_token_s=1.2)
+    # (the first answer's turn is still running, its model stream at a gate after a sentence)
+    llm.responder = lambda body: fake.judge_finish(second, pieces=4, first_token_s=1.2) if len(llm.requests) > 1 \
+        else fake.text('{"action": "finish", "message": "' + first + ' ', 'What time?"}', gate_after=1,
+                       first_token_s=1.2)
     finals = ros.collect(Transcript, "speech/final")
     replies = ros.collect(Utterance, "reply")
     speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
@@ -289,3 +292,7 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     rose = [at for at, m in voice.messages if m.data]
     assert len(rose) >= 2 and rose[1] < from_time_msg(said.header.stamp), voice.messages
     assert from_time_msg(said.header.stamp) > from_time_msg(finals.messages[1].header.stamp)
+    # one turn answered both halves: the model was asked both finals at once
+    both = f"{finals.messages[0].text} {finals.messages[1].text}"
+    asked = [request["messages"][-1]["content"] for request in llm.requests]
+    assert any(both in content for content in asked), (both, asked)

@@ -395,6 +395,68 @@ def test_the_user_going_on_before_their_turn_said_a_word_is_answered_as_one_turn
     run(scenario())
 
 
+def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_as_one_turn(fresh):
+    """With a voice, a spoken input's answer reaches the user when it is heard, not when it is
+    said: the tts keeps a reply from starting while the person talks on (and drops it at their
+    next final), so the next words join the first ones though a sentence was said, and that
+    unheard sentence joins no history. Once the voice began the answer (`heard`), the next
+    words are a turn of their own."""
+    async def scenario():
+        rig = Rig(fresh)
+        rig.engine.voice = True
+        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
+                                        gate_after=1))
+        first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
+        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
+        fresh.script(fake.judge_finish("I will call you tomorrow morning."))
+        second = rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await second
+        assert await wait_thread_event(slow.closed)
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning."), \
+            fresh.requests[-1]["messages"][-1]
+        assert rig.texts()[-1] == "I will call you tomorrow morning." and rig.pieces[-1].replace is True
+        assert rig.engine.history("alice") == [
+            {"role": "user", "content": "Please call me. tomorrow morning."},
+            {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
+        # heard: the next words are a turn of their own, and the cut answer joins the history
+        [slow] = fresh.script(fake.text('{"action": "finish", "message": "You are welcome. ', 'Bye."}',
+                                        gate_after=1))
+        third = rig.engine.submit("alice", "Thank you.", "en", spoken=True)
+        await rig.wait_pieces(lambda ps: ps[-1].text == "You are welcome.", "the third answer's first sentence")
+        rig.engine.heard(rig.pieces[-1].conversation_id)
+        fresh.script(fake.judge_finish("Goodbye."))
+        fourth = rig.engine.submit("alice", "Bye.", "en", spoken=True)
+        with pytest.raises(asyncio.CancelledError):
+            await third
+        await fourth
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Bye.")
+        assert not fresh.requests[-1]["messages"][-1]["content"].endswith("Thank you. Bye.")
+        assert {"role": "assistant", "content": "You are welcome."} in rig.engine.history("alice")
+        await rig.close()
+    run(scenario())
+
+
+def test_without_a_voice_a_said_answer_has_reached_the_user(fresh):
+    # (text input, the chat action, or no tts: nothing would ever be heard)
+    async def scenario():
+        rig = Rig(fresh)
+        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
+                                        gate_after=1))
+        first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
+        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
+        fresh.script(fake.judge_finish("Tomorrow morning, then."))
+        second = rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await second
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("tomorrow morning.")
+        assert not fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning.")
+        await rig.close()
+    run(scenario())
+
+
 # -- failures ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("failure", ["unreachable", "http500", "http401", "malformed", "timeout", "empty"])

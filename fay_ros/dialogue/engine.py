@@ -55,9 +55,10 @@ What the companion said outside the engine (the tts node's `say` action and `bro
 topic) is recorded with `record_said`, so the next prompt knows it.
 
 Concurrency: the engine lives on one asyncio loop. Each user has at most one running turn;
-a new input from the same user cancels the old turn (if the old turn has said nothing yet, the
-new one answers both inputs, joined: the user went on after a pause the recogniser took for
-the end of their turn), and `interrupt()` cancels all of
+a new input from the same user cancels the old turn (if the old turn's answer has not reached
+the user yet, the new one answers both inputs, joined: the user went on after a pause the
+recogniser took for the end of their turn; "reached" is said, or with a voice (`voice`, and a
+spoken input) heard: `heard`), and `interrupt()` cancels all of
 them (LLM streams are closed, the tool loop stops). The next reply then has `replace`.
 LLM failures of any kind end the turn with a spoken apology (source "fallback"). A model
 that answered but whose answer the guard dropped entirely gets the persona's plain
@@ -157,6 +158,14 @@ class Turn:
     task: asyncio.Task
 
 
+@dataclass
+class _Unanswered:
+    """A chat turn whose answer has not reached its user yet (DialogueEngine.start)."""
+    task: asyncio.Task
+    text: str
+    conversation_id: str
+
+
 class DialogueEngine:
     def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
                  big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
@@ -176,8 +185,17 @@ class DialogueEngine:
         self._background: set[asyncio.Task] = set()
         self._turns: dict[str, int] = {}
         self._running: dict[str, asyncio.Task] = {}
-        # Each user's chat turn that has said nothing yet, and the words it answers (start)
-        self._unanswered: dict[str, tuple[asyncio.Task, str]] = {}
+        # Each user's chat turn whose answer has not reached them yet, and the words it answers
+        # (start): nothing said yet; with a voice, a spoken input's answer until a sentence of
+        # it was heard (`heard`).
+        self._unanswered: dict[str, _Unanswered] = {}
+        # A voice speaks the replies (the dialogue node saw robot_speaking): a spoken input's
+        # answer counts once it is heard, not once it is said (the tts may drop it unheard: the
+        # user went on after a pause).
+        self.voice = False
+        # Turns cancelled because the user's next input took their words over: what they said
+        # was never heard and joins no history.
+        self._merged_turns: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()
         # Turns cancelled by an input or an interrupt. The HTTP client can swallow a cancel that
         # comes as the model's response headers do (seen with openai over httpx/anyio), and the
         # turn would talk on: its model stream checks this and stops.
@@ -223,20 +241,22 @@ class DialogueEngine:
         self.qa = qa
 
     # -- entry points (call on the engine's loop) ---------------------------------------
-    def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT) -> asyncio.Task | None:
+    def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT, *,
+               spoken: bool = False) -> asyncio.Task | None:
         """Start a turn (an observation is only recorded) and return its task; None for an
         empty text. The user's running turn (if any) is cancelled first."""
         if kind == OBSERVATION:
             text = text.strip()
             return asyncio.ensure_future(self._observe(user_id, text)) if text else None
-        turn = self.start(user_id, text, language, kind)
+        turn = self.start(user_id, text, language, kind, spoken=spoken)
         return turn.task if turn is not None else None
 
     def start(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
-              observer: Callable[[ReplyPiece], None] | None = None) -> Turn | None:
+              observer: Callable[[ReplyPiece], None] | None = None, *, spoken: bool = False) -> Turn | None:
         """Start a reply turn (CHAT) and return its handle (None for an empty text); `observer`
-        sees each piece of this turn's reply right after `emit` published it. The user's running
-        turn (if any) is cancelled first."""
+        sees each piece of this turn's reply right after `emit` published it; `spoken`: the
+        words were heard by the recogniser (their answer is heard by the voice, if any). The
+        user's running turn (if any) is cancelled first."""
         if kind != CHAT:
             raise ValueError(f"start() runs a chat turn, not {kind!r}")
         text = text.strip()
@@ -244,11 +264,13 @@ class DialogueEngine:
             return None
         previous = self._running.get(user_id)
         unanswered = self._unanswered.pop(user_id, None)
-        if previous is not None and not previous.done() and unanswered is not None and unanswered[0] is previous:
-            # The user went on before their turn said a word: its end came at a pause inside
-            # the sentence ("Please call me." ... "tomorrow morning."). One turn answers both
-            # parts, so nothing they said is lost (a cancelled turn joins no history).
-            text = f"{unanswered[1]} {text}"
+        if previous is not None and not previous.done() and unanswered is not None and unanswered.task is previous:
+            # The user went on before their turn's answer reached them: its end came at a pause
+            # inside the sentence ("Please call me." ... "tomorrow morning."). One turn answers
+            # both parts, so nothing they said is lost, and what the first said unheard joins no
+            # history (the tts drops it: the answer to the new words replaces it).
+            text = f"{unanswered.text} {text}"
+            self._merged_turns.add(previous)
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context
@@ -261,8 +283,11 @@ class DialogueEngine:
         self._interrupted = False
         opened = self._open_turn(user_id)
 
+        heard_by_voice = spoken and self.voice
+
         def said(piece: ReplyPiece) -> None:
-            if piece.text and (entry := self._unanswered.get(user_id)) is not None and entry[0] is started.task:
+            if piece.text and not heard_by_voice and (entry := self._unanswered.get(user_id)) is not None \
+                    and entry.task is started.task:
                 del self._unanswered[user_id]
             if observer is not None:
                 observer(piece)
@@ -273,8 +298,14 @@ class DialogueEngine:
             return await self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
                                        observer=said)
         started = self._run(user_id, opened, turn())
-        self._unanswered[user_id] = (started.task, text)
+        self._unanswered[user_id] = _Unanswered(started.task, text, started.conversation_id)
         return started
+
+    def heard(self, conversation_id: str) -> None:
+        """The voice began a sentence of this reply: its answer has reached the user."""
+        for user_id, entry in list(self._unanswered.items()):
+            if entry.conversation_id == conversation_id:
+                del self._unanswered[user_id]
 
     async def _let_probe_park(self, probe: asyncio.Task) -> None:
         """The final came while the probe on the same words was still gathering context: let it
@@ -537,9 +568,9 @@ class DialogueEngine:
         except asyncio.CancelledError:
             trace.cancelled = True
             reply.cut()  # close the interrupted reply so consumers do not wait for it
-            if reply.spoken and not probe:
+            if reply.spoken and not probe and asyncio.current_task() not in self._merged_turns:
                 # the next turn (the interruption) knows what was asked and what had been said
-                # (a turn that said nothing yet is joined to the user's next input: start)
+                # (a turn whose answer did not reach the user is joined to their next input: start)
                 self.histories.remember_turn(user_id, self._history_user_text(text, history_note),
                                              " ".join(reply.spoken))
             raise

@@ -3,7 +3,9 @@
 In:  speech/final, text_input (chat turns), observation (record, no reply) — all
      fay_msgs/Transcript; interrupt (std_msgs/Empty); reply with source "say" (what the tts
      node spoke verbatim: recorded as the companion's words in that user's history);
-     action_cue (collected for the chat action's result).
+     action_cue (collected for the chat action's result); robot_speaking (fay_msgs/SpeechState:
+     a spoken input's answer has reached the user once the voice begins it; until then the
+     user's next words join that turn's, as when it had said nothing).
 Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; interrupt
      when a chat goal is cancelled (the voice stops, as at a barge-in).
 Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answered like a
@@ -41,11 +43,12 @@ from rclpy.task import Future as RosFuture
 from std_msgs.msg import Empty
 
 from fay_msgs.action import Chat
-from fay_msgs.msg import ActionCue, LlmLatency, Transcript, Utterance
+from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utterance
 from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, node_status_name
+from ..common.ids import conversation_of
 from ..common.node_main import run_node
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
@@ -356,8 +359,13 @@ class DialogueNode(Node):
 
         group = ReentrantCallbackGroup()
         for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
-            self.create_subscription(Transcript, topic, lambda msg, k=kind: self._on_text(msg, k), qos.EVENTS,
-                                     callback_group=group)
+            spoken = topic == topics.SPEECH_FINAL
+            self.create_subscription(Transcript, topic, lambda msg, k=kind, s=spoken: self._on_text(msg, k, s),
+                                     qos.EVENTS, callback_group=group)
+        # What the voice says (a spoken input's answer counts once it is heard; proactive talk
+        # waits while it speaks)
+        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED,
+                                 callback_group=group)
         self.create_subscription(Transcript, topics.SPEECH_SPECULATIVE, self._on_speculative, qos.EVENTS,
                                  callback_group=group)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
@@ -442,12 +450,23 @@ class DialogueNode(Node):
         if self.config.speculative_reply:
             self._loop.call_soon_threadsafe(self.engine.speculate, msg.user_id, msg.text, msg.language)
 
-    def _on_text(self, msg: Transcript, kind: str) -> None:
+    def _on_text(self, msg: Transcript, kind: str, spoken: bool = False) -> None:
         if kind == CHAT and not msg.text.strip():
             return
         if kind == CHAT:
             self.proactive.heard(msg.user_id)
-        self._loop.call_soon_threadsafe(self.engine.submit, msg.user_id, msg.text, msg.language, kind)
+        self._loop.call_soon_threadsafe(functools.partial(self.engine.submit, msg.user_id, msg.text, msg.language,
+                                                          kind, spoken=spoken))
+
+    def _on_robot_speaking(self, msg: SpeechState) -> None:
+        self.proactive.robot_speaking(bool(msg.speaking))
+        conversation = conversation_of(msg.utterance_id) if msg.speaking else ""
+
+        def tell() -> None:
+            self.engine.voice = True
+            if conversation:
+                self.engine.heard(conversation)
+        self._loop.call_soon_threadsafe(tell)
 
     def _on_interrupt(self, _msg: Empty) -> None:
         def interrupt() -> None:

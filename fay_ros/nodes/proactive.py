@@ -32,8 +32,6 @@ from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from std_msgs.msg import Bool
 
-from fay_msgs.msg import SpeechState
-
 from ..agent.ros_convert import InterfaceError, import_interface
 from ..common import qos, topics
 from ..common.diagnostics import LEVELS, StatusPublisher, node_status_name
@@ -71,8 +69,6 @@ class ProactiveTalk:
         group = MutuallyExclusiveCallbackGroup()
         self._events = node.create_publisher(DiagnosticStatus, PROACTIVE_TOPIC, qos.EVENTS)
         self._status = StatusPublisher(node, "schedule")
-        node.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED,
-                                 callback_group=group)
         node.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED, callback_group=group)
         self._follow_topics()
         node.create_timer(TICK_SECONDS, self._tick, callback_group=group)  # the node clock: sim time works
@@ -85,8 +81,9 @@ class ProactiveTalk:
         with self._lock:
             self.planner.heard(user, self._now())
 
-    def _on_robot_speaking(self, msg: SpeechState) -> None:
-        self._robot_speaking = bool(msg.speaking)
+    def robot_speaking(self, speaking: bool) -> None:
+        """The voice's state (robot_speaking: the node's subscription)."""
+        self._robot_speaking = speaking
 
     def _on_voice_active(self, msg: Bool) -> None:
         self._user_speaking = bool(msg.data)
