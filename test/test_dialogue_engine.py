@@ -395,6 +395,22 @@ def test_the_user_going_on_before_their_turn_said_a_word_is_answered_as_one_turn
     run(scenario())
 
 
+async def _going_on_after_a_said_sentence(fresh, rig, answer: str) -> str:
+    """"Please call me." answered with a sentence said (its model stream then waits), and the
+    user goes on: "tomorrow morning." Returns what the model was asked last."""
+    [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
+                                    gate_after=1))
+    first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
+    await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
+    fresh.script(fake.judge_finish(answer))
+    second = rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await second
+    assert await wait_thread_event(slow.closed)
+    return fresh.requests[-1]["messages"][-1]["content"]
+
+
 def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_as_one_turn(fresh):
     """With a voice, a spoken input's answer reaches the user when it is heard, not when it is
     said: the tts keeps a reply from starting while the person talks on (and drops it at their
@@ -404,25 +420,14 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
     async def scenario():
         rig = Rig(fresh)
         rig.engine.voice = True
-        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
-                                        gate_after=1))
-        first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
-        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
-        fresh.script(fake.judge_finish("I will call you tomorrow morning."))
-        second = rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
-        with pytest.raises(asyncio.CancelledError):
-            await first
-        await second
-        assert await wait_thread_event(slow.closed)
-        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning."), \
-            fresh.requests[-1]["messages"][-1]
+        asked = await _going_on_after_a_said_sentence(fresh, rig, "I will call you tomorrow morning.")
+        assert asked.endswith("Please call me. tomorrow morning."), asked
         assert rig.texts()[-1] == "I will call you tomorrow morning." and rig.pieces[-1].replace is True
         assert rig.engine.history("alice") == [
             {"role": "user", "content": "Please call me. tomorrow morning."},
             {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
         # heard: the next words are a turn of their own, and the cut answer joins the history
-        [slow] = fresh.script(fake.text('{"action": "finish", "message": "You are welcome. ', 'Bye."}',
-                                        gate_after=1))
+        fresh.script(fake.text('{"action": "finish", "message": "You are welcome. ', 'Bye."}', gate_after=1))
         third = rig.engine.submit("alice", "Thank you.", "en", spoken=True)
         await rig.wait_pieces(lambda ps: ps[-1].text == "You are welcome.", "the third answer's first sentence")
         rig.engine.heard(rig.pieces[-1].conversation_id)
@@ -442,17 +447,8 @@ def test_without_a_voice_a_said_answer_has_reached_the_user(fresh):
     # (text input, the chat action, or no tts: nothing would ever be heard)
     async def scenario():
         rig = Rig(fresh)
-        [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
-                                        gate_after=1))
-        first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
-        await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
-        fresh.script(fake.judge_finish("Tomorrow morning, then."))
-        second = rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
-        with pytest.raises(asyncio.CancelledError):
-            await first
-        await second
-        assert fresh.requests[-1]["messages"][-1]["content"].endswith("tomorrow morning.")
-        assert not fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning.")
+        asked = await _going_on_after_a_said_sentence(fresh, rig, "Tomorrow morning, then.")
+        assert asked.endswith("tomorrow morning.") and not asked.endswith("Please call me. tomorrow morning."), asked
         await rig.close()
     run(scenario())
 

@@ -232,6 +232,7 @@ def test_resume_keeper_forgets_after_a_turn_or_a_deliberate_interrupt():
     keeper.interrupted(["f:1"], 35.0)             # a later deliberate stop
     assert keeper.due(40.0) == []
     assert is_backchannel("") and is_backchannel("mm-hm") and not is_backchannel("对不起")
+    assert is_backchannel("Yeah, yeah, ya.") and is_backchannel("Yup.") and not is_backchannel("Yeah, I know.")
 
 
 # -- real nodes -------------------------------------------------------------------------------

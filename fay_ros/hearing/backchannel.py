@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from ..common.text import spoken_words
 
-# Short acknowledgements that are not a turn (lower case, punctuation and spaces removed).
+# Short acknowledgements that are not a turn (lower case, punctuation and spaces removed;
+# with Whisper's other spellings of "yeah").
 BACKCHANNELS = frozenset({
-    "mmhm", "mhm", "mm", "mmm", "uhhuh", "uhuh", "hm", "hmm", "yeah", "yep", "yes", "ok", "okay", "right",
+    "mmhm", "mhm", "mm", "mmm", "uhhuh", "uhuh", "hm", "hmm", "yeah", "yea", "ya", "yah", "yep", "yup", "yes", "ok",
+    "okay", "right",
     "sure", "ah", "oh", "uh", "um",
     "嗯", "嗯嗯", "恩", "对", "对对", "对对对", "是", "是的", "好", "好的", "哦", "噢", "啊", "呃", "嗯哼", "行"})
 
