@@ -82,7 +82,7 @@ from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.worker import BoundedWorker
 from ..voice.engines import create_engine
-from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir
+from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir, remember
 from ..voice.playback import AudioSink, open_sink
 from ..voice.resume import ResumeKeeper, ResumeSettings
 from ..voice.talking_again import TalkingAgain
@@ -313,10 +313,8 @@ class Tts(ManagedNode):
         # (answers to the person only; a stamp of 0: a sender that stamps nothing, not known)
         if msg.source not in reply_sources.UNPROMPTED and produced > 0.0:
             with self._say_lock:
-                if msg.conversation_id not in self._answered_at:
-                    self._answered_at[msg.conversation_id] = produced
-                    while len(self._answered_at) > OWN_SAY_IDS_KEPT:
-                        self._answered_at.popitem(last=False)
+                if msg.conversation_id not in self._answered_at:   # (its first sentence's)
+                    remember(self._answered_at, msg.conversation_id, produced, OWN_SAY_IDS_KEPT)
         with self._resume_lock:
             if self._resume.pending and msg.conversation_id not in self._resume.kept_keys(_conversation):
                 self._resume.forget()   # a new reply took the turn
@@ -386,10 +384,11 @@ class Tts(ManagedNode):
         before they went on is dropped (the dialogue answers all of it now; a say is still said:
         nobody asked the dialogue for it). That is the answer waiting for them at the start, and
         when this final ends their talk after a turn, every answer (not an unprompted line) the
-        dialogue produced before their speech ended that has no sentence in the player yet (still queued or being
-        synthesised: a slow synthesis let it reach the start after the final had come). An
-        answer produced after their speech ended may be the answer to this very final (DDS does
-        not order it after the final), so only the waiting one of those is dropped."""
+        dialogue produced before their speech ended that has no sentence in the player yet
+        (still queued or being synthesised: a slow synthesis let it reach the start after the
+        final had come). An answer produced after their speech ended may be the answer to this
+        very final (DDS does not order it after the final), so only the waiting one of those is
+        dropped."""
         waiting = pipeline.waiting_for_person
         unstarted = pipeline.unstarted_replies() if went_on else []
         with self._say_lock:
@@ -500,9 +499,7 @@ class Tts(ManagedNode):
                     return
                 self._goal_jobs[goal] = job
             self._jobs[conversation_id] = job
-            self._own_say_ids[conversation_id] = None
-            while len(self._own_say_ids) > OWN_SAY_IDS_KEPT:
-                self._own_say_ids.popitem(last=False)
+            remember(self._own_say_ids, conversation_id, limit=OWN_SAY_IDS_KEPT)
         job.start()
         language_of = say_language(language)
         last = len(plan.sentences) - 1

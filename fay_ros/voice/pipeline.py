@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -145,7 +145,7 @@ class SpeechPipeline:
             # the replacing reply must not make it cut itself off.
             replacing = request.replace and request.conversation_id not in self._replacing_replies
             if replacing:
-                _remember(self._replacing_replies, request.conversation_id)
+                remember(self._replacing_replies, request.conversation_id)
         if replacing:
             self.interrupt(f"replaced by {request.utterance_id}")
         with self._cond:
@@ -155,7 +155,7 @@ class SpeechPipeline:
                 if request.is_end:
                     self._open_replies.pop(request.conversation_id, None)
                 else:
-                    _remember(self._open_replies, request.conversation_id)
+                    remember(self._open_replies, request.conversation_id)
                 if request.text.strip():  # a closing is_end marker carries no text
                     self._queue.append((self._generation, self.player.generation, next(self._submitted), request))
                     self._cond.notify_all()
@@ -191,7 +191,7 @@ class SpeechPipeline:
             if self._current is not None:
                 replies.add(self._current.conversation_id)
             for conversation in replies:
-                _remember(self._dropped_replies, conversation)
+                remember(self._dropped_replies, conversation)
             self._open_replies.clear()
             # The worker's current sentence, if any, is not playing yet (a sentence leaves the
             # worker once it is scheduled), so it is dropped too (the worker reports it).
@@ -242,7 +242,7 @@ class SpeechPipeline:
         only if one of its sentences is playing or handed to the player. Returns when the
         audio stops, or None when none of it was in the player (nothing else is touched)."""
         with self._cond:
-            _remember(self._dropped_replies, conversation_id)
+            remember(self._dropped_replies, conversation_id)
             self._open_replies.pop(conversation_id, None)
             queued = [e[3].utterance_id for e in self._queue if e[3].conversation_id == conversation_id]
             in_player = any(req.conversation_id == conversation_id for _n, req in self._in_player.values())
@@ -363,7 +363,7 @@ class SpeechPipeline:
                 return "dropped"
             # Registered before it is committed: a cancel in between must know it is there.
             self._in_player[uid] = (number, request)
-            _remember(self._started_replies, request.conversation_id)
+            remember(self._started_replies, request.conversation_id)
         start = self.player.schedule(uid, synthesis.samples, lambda at: self._on_track(track, at),
                                      generation=player_generation)
         if start is None:
@@ -448,8 +448,9 @@ def check_wav_dir(wav_dir: str) -> Path | None:
     return path
 
 
-def _remember(ordered: collections.OrderedDict, key: str, limit: int = 256) -> None:
-    ordered[key] = None
+def remember(ordered: collections.OrderedDict, key: str, value: Any = None, limit: int = 256) -> None:
+    """Put `key` (with `value`) last in `ordered`, dropping the oldest keys beyond `limit`."""
+    ordered[key] = value
     ordered.move_to_end(key)
     while len(ordered) > limit:
         ordered.popitem(last=False)
