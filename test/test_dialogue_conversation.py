@@ -88,7 +88,10 @@ class Companion:
         self.probe.close()
 
     def output(self) -> str:
-        return "\n".join(f"----- {n.module} -----\n{n.output()[-4000:]}" for n in self.nodes)
+        # more than one memory server in the graph would answer some recalls from another store
+        servers = self.probe.node.count_services(f"{topics.DEFAULT_NAMESPACE}/{topics.SRV_RECALL}")
+        return "\n".join([f"memory/recall servers in the graph: {servers}",
+                          *(f"----- {n.module} -----\n{n.output()[-4000:]}" for n in self.nodes)])
 
     def say(self, text: str, user: str = USER, language: str = "", timeout: float = 120) -> list[Utterance]:
         """Type one line; return the whole reply (every Utterance of its conversation)."""
@@ -220,6 +223,9 @@ def capable(tmp_path):
         yield server, companion
     except BaseException:
         print(companion.output())
+        # what the model was given in the last turn (a missing fact shows where it was lost)
+        for request in server.requests[-4:]:
+            print(json.dumps(request["messages"], ensure_ascii=False)[-3000:])
         raise
     finally:
         companion.close()

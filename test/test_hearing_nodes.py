@@ -296,6 +296,33 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     assert "Traceback" not in out
 
 
+def test_asr_does_not_end_a_turn_at_a_gap_in_audio_released_late(ros, launch_node):
+    """At a barge-in the mic releases the words it held in one burst, stamped when they were
+    captured (up to a second before). A gap in that audio is no end of turn: what follows it is
+    there already. "Stop, wait a moment please." (espeak-ng: 170 ms of silence after "Stop,",
+    longer than a complete sentence's 150 ms) is one turn, not "Stop!" and then the rest."""
+    import numpy as np
+
+    from fay_ros.common.rostime import to_time_msg
+    from synthetic_speech import silence, speak
+
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
+    asr.wait_ready(timeout=60)
+    ros.wait_for_subscribers(audio_pub)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    audio = np.concatenate([silence(0.3), speak("Stop, wait a moment please.", "en-us"), silence(1.2)])
+    captured = ros.node.get_clock().now().nanoseconds * 1e-9 - len(audio) / RATE - 0.2
+    for i in range(0, len(audio), 480):
+        msg = AudioChunk(sample_rate=RATE, channels=1)
+        msg.header.stamp = to_time_msg(captured + i / RATE)
+        msg.data = audio[i:i + 480].tolist()
+        audio_pub.publish(msg)
+    first = finals.wait_for_count(1, timeout=60)[0]
+    assert "moment" in first.text.lower(), f"the turn ended at the gap after 'Stop': {first.text!r}"
+
+
 def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
     import numpy as np
 

@@ -64,6 +64,13 @@ from ..hearing.wake import WakeWordGate
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
 # recogniser works); a recogniser further behind than that loses the oldest audio.
 ASR_QUEUE_CHUNKS = 2000
+# A chunk that ended this long (s) before it is processed has audio after it already, even
+# when none waits in the queue yet: the mic released the audio it held at a barge-in (a second
+# of the person's words in one burst, delivered chunk by chunk), or delivery lagged. The early
+# decode then waits for the present (AsrCore.feed `behind`): "Stop, wait a moment" released
+# at once must not end its turn at the comma's gap after "Stop", which the released audio
+# shows was not the end. Live audio arrives within a few ms of its capture.
+STALE_CHUNK_S = 0.15
 
 
 class AsrConfig(BaseModel):
@@ -401,9 +408,11 @@ class Asr(ManagedNode):
             return
         msg: AudioChunk = payload
         t0 = time.perf_counter()
+        captured = from_time_msg(msg.header.stamp)
         try:
-            events = core.feed(msg.data, msg.sample_rate, from_time_msg(msg.header.stamp), msg.channels,
-                               behind=self._worker is not None and self._worker.pending() > 0)
+            events = core.feed(msg.data, msg.sample_rate, captured, msg.channels,
+                               behind=self._worker is not None and self._worker.pending() > 0
+                               or self._stale(msg, captured))
         except AudioFormatError as exc:
             self._dropped += 1
             self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
@@ -412,6 +421,13 @@ class Asr(ManagedNode):
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
         self._speaking_changed(core)
+
+    def _stale(self, msg: AudioChunk, captured: float) -> bool:
+        """The chunk's audio ended more than STALE_CHUNK_S ago (node clock, as the mic stamps)."""
+        if msg.sample_rate <= 0 or msg.channels <= 0:
+            return False   # malformed: feed rejects it
+        ended = captured + len(msg.data) / (msg.sample_rate * msg.channels)
+        return self.get_clock().now().nanoseconds * 1e-9 - ended > STALE_CHUNK_S
 
     def _on_no_turn(self, text: str) -> None:
         count = self.core.backchannels_over_robot if self.core is not None else 0

@@ -190,6 +190,7 @@ class RosMemoryGateway:
         self._loop = loop
         self._timeout = timeout
         self._started = time.monotonic()
+        self._logger = node.get_logger()
         self._recall = node.create_client(Recall, topics.SRV_RECALL, callback_group=group)
         self._remember = node.create_client(Remember, topics.SRV_REMEMBER, callback_group=group)
         self._forget = node.create_client(Forget, topics.SRV_FORGET, callback_group=group)
@@ -222,6 +223,10 @@ class RosMemoryGateway:
             result = await asyncio.wait_for(await_ros_future(ros_future), timeout or self._timeout)
         except asyncio.TimeoutError:
             client.remove_pending_request(ros_future)
+            # a running memory that is slow is worth seeing (the turn goes on without it; an
+            # absent memory is expected and stays quiet)
+            self._logger.warning(f"{client.srv_name} did not answer in {timeout or self._timeout:g}s: this turn "
+                                 "goes on without it (parameter 'memory_timeout')", throttle_duration_sec=5.0)
             raise MemoryUnavailable(
                 f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
         response = result.result()
