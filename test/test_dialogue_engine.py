@@ -443,6 +443,35 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
     run(scenario())
 
 
+def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_history(fresh):
+    """The answer to "Please call me." was produced whole, but the voice holds it while the
+    person talks on (the tts drops it at their next final): "tomorrow morning." is answered
+    with both parts, the new answer replaces whatever is still queued, and the unheard exchange
+    leaves the history. An answer the voice began stays, and the next words are their own turn."""
+    async def scenario():
+        rig = Rig(fresh)
+        rig.engine.voice = True
+        fresh.script(fake.judge_finish("Okay, I will call you."))
+        await rig.engine.submit("alice", "Please call me.", "en", spoken=True)
+        fresh.script(fake.judge_finish("I will call you tomorrow morning."))
+        await rig.engine.submit("alice", "tomorrow morning.", "en", spoken=True)
+        asked = fresh.requests[-1]["messages"][-1]["content"]
+        assert asked.endswith("Please call me. tomorrow morning."), asked
+        second = [p for p in rig.pieces if p.conversation_id == rig.pieces[-1].conversation_id]
+        assert second[0].replace is True and rig.texts()[-1] == "I will call you tomorrow morning."
+        assert rig.engine.history("alice") == [
+            {"role": "user", "content": "Please call me. tomorrow morning."},
+            {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
+        rig.engine.heard(rig.pieces[-1].conversation_id)
+        fresh.script(fake.judge_finish("You are welcome."))
+        await rig.engine.submit("alice", "Thank you.", "en", spoken=True)
+        asked = fresh.requests[-1]["messages"][-1]["content"]
+        assert asked.endswith("Thank you.") and not asked.endswith("morning. Thank you."), asked
+        assert len(rig.engine.history("alice")) == 4
+        await rig.close()
+    run(scenario())
+
+
 def test_without_a_voice_a_said_answer_has_reached_the_user(fresh):
     # (text input, the chat action, or no tts: nothing would ever be heard)
     async def scenario():

@@ -196,6 +196,9 @@ class DialogueEngine:
         # Turns cancelled because the user's next input took their words over: what they said
         # was never heard and joins no history.
         self._merged_turns: weakref.WeakSet[asyncio.Task] = weakref.WeakSet()
+        # Each user's last finished chat exchange as it went into the history (conversation id,
+        # messages): taken out again if its answer turns out never to have been heard (start).
+        self._last_exchange: dict[str, tuple[str, tuple[dict[str, str], ...]]] = {}
         # Turns cancelled by an input or an interrupt. The HTTP client can swallow a cancel that
         # comes as the model's response headers do (seen with openai over httpx/anyio), and the
         # turn would talk on: its model stream checks this and stops.
@@ -264,19 +267,26 @@ class DialogueEngine:
             return None
         previous = self._running.get(user_id)
         unanswered = self._unanswered.pop(user_id, None)
-        if previous is not None and not previous.done() and unanswered is not None and unanswered.task is previous:
+        unheard_answer = False
+        if unanswered is not None and (unanswered.task is previous or unanswered.task.done()):
             # The user went on before their turn's answer reached them: its end came at a pause
             # inside the sentence ("Please call me." ... "tomorrow morning."). One turn answers
             # both parts, so nothing they said is lost, and what the first said unheard joins no
-            # history (the tts drops it: the answer to the new words replaces it).
-            text = f"{unanswered.text} {text}"
-            self._merged_turns.add(previous)
+            # history (the tts drops it: the answer to the new words replaces it). A turn still
+            # running is cancelled below; one that has finished (its whole answer waits unheard
+            # in the tts while the person talks) leaves the history again.
+            if not unanswered.task.done():
+                text = f"{unanswered.text} {text}"
+                self._merged_turns.add(unanswered.task)
+            elif not unanswered.task.cancelled() and self._unsay(user_id, unanswered.conversation_id):
+                text = f"{unanswered.text} {text}"
+                unheard_answer = True
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context
             probe = None
         self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
-        replace = self._interrupted
+        replace = self._interrupted or unheard_answer   # (the unheard answer goes, should it be queued still)
         if previous is not None and not previous.done():
             self._cancel_turn(previous)
             replace = True
@@ -300,6 +310,13 @@ class DialogueEngine:
         started = self._run(user_id, opened, turn())
         self._unanswered[user_id] = _Unanswered(started.task, text, started.conversation_id)
         return started
+
+    def _unsay(self, user_id: str, conversation_id: str) -> bool:
+        """Take the user's last exchange out of their history if it is this conversation's."""
+        last = self._last_exchange.pop(user_id, None)
+        if last is None or last[0] != conversation_id:
+            return False
+        return self.histories.forget(user_id, last[1])
 
     def heard(self, conversation_id: str) -> None:
         """The voice began a sentence of this reply: its answer has reached the user."""
@@ -546,7 +563,8 @@ class DialogueEngine:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
-                self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
+                self._last_exchange[user_id] = (conversation_id,
+                                                self.histories.remember_turn(user_id, text, " ".join(reply.spoken)))
                 return trace
             if self.small is None:
                 raise LlmUnreachable("no LLM endpoint configured")
@@ -564,7 +582,8 @@ class DialogueEngine:
                 trace.path = "direct"
                 await self._direct_reply(reply, ctx, trace, PromptContext(self._with_facts(memories, facts), rules,
                                                                           prestart))
-            self.histories.remember_turn(user_id, self._history_user_text(text, history_note), " ".join(reply.spoken))
+            self._last_exchange[user_id] = (conversation_id, self.histories.remember_turn(
+                user_id, self._history_user_text(text, history_note), " ".join(reply.spoken)))
         except asyncio.CancelledError:
             trace.cancelled = True
             reply.cut()  # close the interrupted reply so consumers do not wait for it

@@ -26,12 +26,30 @@ class Histories:
         history.append(message)
         self._appended[user_id] = self._appended.get(user_id, 0) + 1
 
-    def remember_turn(self, user_id: str, user_text: str | None, answer: str) -> None:
-        """One exchange: what the user said (None for a broadcast) and what was answered."""
+    def remember_turn(self, user_id: str, user_text: str | None, answer: str) -> tuple[dict[str, str], ...]:
+        """One exchange: what the user said (None for a broadcast) and what was answered; the
+        messages added (for `forget`)."""
+        added = []
         if user_text:
-            self.append(user_id, {"role": "user", "content": user_text})
+            added.append({"role": "user", "content": user_text})
         if answer:
-            self.append(user_id, {"role": "assistant", "content": answer})
+            added.append({"role": "assistant", "content": answer})
+        for message in added:
+            self.append(user_id, message)
+        return tuple(added)
+
+    def forget(self, user_id: str, messages: tuple[dict[str, str], ...]) -> bool:
+        """Take these messages (as `remember_turn` returned them) out of the user's history, if
+        it still holds them all: an exchange that turned out never to have happened for the
+        user (an answer they did not hear). True when they were taken out."""
+        history = self._by_user.get(user_id)
+        if history is None or not messages or not all(any(m is h for h in history) for m in messages):
+            return False
+        kept = [h for h in history if not any(h is m for m in messages)]
+        history.clear()
+        history.extend(kept)
+        self._appended[user_id] -= len(messages)
+        return True
 
     def window(self, user_id: str, min_turns: int, max_turns: int) -> list[dict[str, str]]:
         """The last messages, in a window that grows by whole turns from min_turns to max_turns
