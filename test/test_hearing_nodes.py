@@ -255,43 +255,65 @@ def test_mic_refuses_wait_for_nodes_that_are_no_node_names(launch_node, tmp_path
     assert "parameter 'wait_for_nodes'" in mic.output() and "no '/'" in mic.output()
 
 
+class _AudioFeed:
+    """The test's audio/raw into an asr node (English), both connected. Chunks are stamped
+    from `clock` (ROS time, s), which each chunk advances."""
+
+    def __init__(self, ros, launch_node) -> None:
+        self.ros = ros
+        self.finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+        self.audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+        self.asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
+        self.asr.wait_ready(timeout=60)
+        ros.wait_for_subscribers(self.audio_pub)
+        ros.wait_for_publishers(topics.SPEECH_FINAL)
+        self.clock = self.now()
+
+    def now(self) -> float:
+        return self.ros.node.get_clock().now().nanoseconds * 1e-9
+
+    def chunk(self, samples, rate: int = RATE, channels: int = 1, frame_id: str = "test") -> None:
+        import numpy as np
+
+        from fay_ros.common.rostime import to_time_msg
+
+        msg = AudioChunk(sample_rate=rate, channels=channels)
+        msg.header.stamp = to_time_msg(self.clock)
+        msg.header.frame_id = frame_id
+        msg.data = np.asarray(samples, dtype=np.int16).tolist()
+        self.audio_pub.publish(msg)
+        self.clock += len(samples) / max(channels, 1) / RATE
+
+    def say(self, text: str, lead_s: float = 0.5, captured_ago_s: float | None = None) -> None:
+        """`text` in 30 ms chunks, all at once; `captured_ago_s`: stamped as if its end had
+        been captured that long ago (else from `clock` on)."""
+        import numpy as np
+
+        from synthetic_speech import silence, speak
+
+        audio = np.concatenate([silence(lead_s), speak(text, "en-us"), silence(1.2)])
+        if captured_ago_s is not None:
+            self.clock = self.now() - len(audio) / RATE - captured_ago_s
+        for i in range(0, len(audio), 480):
+            self.chunk(audio[i:i + 480])
+
+
 def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     import numpy as np
 
-    from fay_ros.common.rostime import to_time_msg
-    from synthetic_speech import silence, speak
+    from synthetic_speech import silence
 
-    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
-    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
-    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
-    asr.wait_ready(timeout=60)
-    ros.wait_for_subscribers(audio_pub)
-    ros.wait_for_publishers(topics.SPEECH_FINAL)
-    clock = {"t": ros.node.get_clock().now().nanoseconds * 1e-9}
-
-    def publish(samples, rate=RATE, channels=1, frame_id="test"):
-        msg = AudioChunk(sample_rate=rate, channels=channels)
-        msg.header.stamp = to_time_msg(clock["t"])
-        msg.header.frame_id = frame_id
-        msg.data = np.asarray(samples, dtype=np.int16).tolist()
-        audio_pub.publish(msg)
-        clock["t"] += len(samples) / max(channels, 1) / RATE
-
-    def say(text):
-        audio = np.concatenate([silence(0.5), speak(text, "en-us"), silence(1.2)])
-        for i in range(0, len(audio), 480):
-            publish(audio[i:i + 480])
-
+    feed = _AudioFeed(ros, launch_node)
     # A first sentence proves the link works both ways, so the bad chunks below are delivered.
-    say("What time is it now?")
-    finals.wait_for_match(lambda m: "time" in m.text.lower(), timeout=60, what="the first final")
-    publish(silence(0.03), rate=0, frame_id="broken")                        # rate 0: divided by zero
-    publish(np.zeros(481, np.int16), channels=2, frame_id="broken")          # half a stereo frame
-    say("Please turn on the light in the kitchen.")
-    final = finals.wait_for_match(lambda m: "turn on the light" in m.text.lower(), timeout=60,
-                                  what="a final after the malformed chunks")
-    assert final.is_final and asr.alive()
-    out = asr.output()
+    feed.say("What time is it now?")
+    feed.finals.wait_for_match(lambda m: "time" in m.text.lower(), timeout=60, what="the first final")
+    feed.chunk(silence(0.03), rate=0, frame_id="broken")                        # rate 0: divided by zero
+    feed.chunk(np.zeros(481, np.int16), channels=2, frame_id="broken")          # half a stereo frame
+    feed.say("Please turn on the light in the kitchen.")
+    final = feed.finals.wait_for_match(lambda m: "turn on the light" in m.text.lower(), timeout=60,
+                                       what="a final after the malformed chunks")
+    assert final.is_final and feed.asr.alive()
+    out = feed.asr.output()
     assert "dropped a malformed audio chunk from broken" in out and "sample rate 0 Hz" in out
     assert "Traceback" not in out
 
@@ -301,56 +323,19 @@ def test_asr_does_not_end_a_turn_at_a_gap_in_audio_released_late(ros, launch_nod
     captured (up to a second before). A gap in that audio is no end of turn: what follows it is
     there already. "Stop, wait a moment please." (espeak-ng: 170 ms of silence after "Stop,",
     longer than a complete sentence's 150 ms) is one turn, not "Stop!" and then the rest."""
-    import numpy as np
-
-    from fay_ros.common.rostime import to_time_msg
-    from synthetic_speech import silence, speak
-
-    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
-    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
-    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
-    asr.wait_ready(timeout=60)
-    ros.wait_for_subscribers(audio_pub)
-    ros.wait_for_publishers(topics.SPEECH_FINAL)
-    audio = np.concatenate([silence(0.3), speak("Stop, wait a moment please.", "en-us"), silence(1.2)])
-    captured = ros.node.get_clock().now().nanoseconds * 1e-9 - len(audio) / RATE - 0.2
-    for i in range(0, len(audio), 480):
-        msg = AudioChunk(sample_rate=RATE, channels=1)
-        msg.header.stamp = to_time_msg(captured + i / RATE)
-        msg.data = audio[i:i + 480].tolist()
-        audio_pub.publish(msg)
-    first = finals.wait_for_count(1, timeout=60)[0]
+    feed = _AudioFeed(ros, launch_node)
+    feed.say("Stop, wait a moment please.", lead_s=0.3, captured_ago_s=0.2)
+    first = feed.finals.wait_for_count(1, timeout=60)[0]
     assert "moment" in first.text.lower(), f"the turn ended at the gap after 'Stop': {first.text!r}"
 
 
 def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
-    import numpy as np
-
-    from fay_ros.common.rostime import to_time_msg
-    from synthetic_speech import silence, speak
-
-    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
-    audio_pub = ros.publisher(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    feed = _AudioFeed(ros, launch_node)
     barge_in_pub = ros.publisher(Empty, topics.BARGE_IN)
-    asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
-    asr.wait_ready(timeout=60)
-    ros.wait_for_subscribers(audio_pub)
     ros.wait_for_subscribers(barge_in_pub)
-    ros.wait_for_publishers(topics.SPEECH_FINAL)
-    clock = {"t": ros.node.get_clock().now().nanoseconds * 1e-9}
-
-    def say(text):
-        audio = np.concatenate([silence(0.5), speak(text, "en-us"), silence(1.2)])
-        for i in range(0, len(audio), 480):
-            msg = AudioChunk(sample_rate=RATE, channels=1)
-            msg.header.stamp = to_time_msg(clock["t"])
-            msg.data = audio[i:i + 480].tolist()
-            audio_pub.publish(msg)
-            clock["t"] += 480 / RATE
-
     barge_in_pub.publish(Empty())     # as the mic does, before the audio it held
-    say("yeah")
-    say("What time is it now?")
-    first = finals.wait_for_count(1, timeout=60)[0]
+    feed.say("yeah")
+    feed.say("What time is it now?")
+    first = feed.finals.wait_for_count(1, timeout=60)[0]
     assert "time" in first.text.lower(), "the backchannel over the robot made no final"
-    assert "only a backchannel: no final" in asr.output()
+    assert "only a backchannel: no final" in feed.asr.output()
