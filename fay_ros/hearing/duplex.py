@@ -25,7 +25,8 @@ a backchannel ("yeah", 嗯, 对, 嗯嗯: 200-550 ms of voice) does not barge in 
 600 ms (at 500 ms espeak-ng's 嗯嗯 sometimes did).
 
 Holding the voice: deciding a barge-in takes `min_ms` of talk-over, too long to leave the
-robot talking over the person. So after `hold_ms` of consecutive talk-over frames the gate asks
+robot talking over the person. So after `hold_ms` of consecutive talk-over frames (or of
+talk-over within twice that which began with a first consonant: see below) the gate asks
 the voice to hold (a pause, nothing dropped); if the talk-over stops for `release_ms` before it
 is a barge-in (a backchannel, a cough) it asks the voice to go on; a barge-in stops it for good.
 A hold that lasts `long_hold_ms` with no such pause is a barge-in too: the person keeps talking,
@@ -38,7 +39,11 @@ voiced echo for 100-150 ms, but it is loud above 3.5 kHz, where the cancelled ro
 little. With echo cancellation, a voiced frame whose high band stands
 `high_band_margin_db` over that band's usual level in the robot's cancelled echo (the 99th
 percentile of its recent frames) counts as talk-over for the hold only: a hold is undone in
-`release_ms`, a barge-in is not, so the window's count keeps to the two rules above.
+`release_ms`, a barge-in is not, so the window's count keeps to the two rules above. After
+such a consonant the hold's talk-over need not be consecutive: "S-t-op" is the "s", the "t"
+closure under the echo, the vowel (with consecutive frames only, 30 ms later). Talk-over that
+starts without one still needs consecutive frames: a played block a few ms late leaves two
+lone frames of the robot's own echo close together now and then.
 """
 from __future__ import annotations
 
@@ -50,6 +55,8 @@ import numpy as np
 
 # The robot's usual high band: this percentile of its cancelled echo's recent frames.
 HIGH_BAND_PERCENTILE = 99.0
+# What a frame was, for the hold (DuplexGate._hold_recent).
+QUIET, TALK, CONSONANT = 0, 1, 2
 # A frame at least this periodic at a voice's pitch (audio.periodicity) is voiced: a vowel is
 # 0.4-0.7 through the canceller, typing, hiss, a clap or a cough stay under 0.25.
 VOICED_PERIODICITY = 0.3
@@ -102,6 +109,7 @@ class DuplexGate:
         self._recent: deque[bool] = deque()    # frame over threshold?
         self._suppression: deque[float] = deque(maxlen=max(1, 1000 // frame_ms))  # of loud robot frames
         self._high_band: deque[float] = deque()  # high-band levels (dB) of the robot's cancelled echo
+        self._hold_recent: deque[int] = deque()  # the last frames before this one: QUIET, TALK or CONSONANT
         self.update(settings)
 
     def update(self, settings: DuplexSettings) -> None:
@@ -114,6 +122,7 @@ class DuplexGate:
         self._needed = max(1, settings.min_ms // self.frame_ms)
         self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
         self._hold_frames = max(1, -(-settings.hold_ms // self.frame_ms)) if settings.hold_ms > 0 else 0
+        self._hold_recent = deque(self._hold_recent, maxlen=max(1, 2 * self._hold_frames - 1))
         self._release_frames = max(1, -(-settings.release_ms // self.frame_ms))
         self._long_hold_frames = max(1, settings.long_hold_ms // self.frame_ms)
         self._long_hold_voiced = settings.long_hold_voiced_ms // self.frame_ms
@@ -124,6 +133,7 @@ class DuplexGate:
             # (and its count with it: a long hold left over from the last turn barged in on the
             # first frame of the next, a resume loop)
             self._talk_run = self._quiet_run = self._held_frames = self._held_voiced = 0
+            self._hold_recent.clear()
         if speaking and not self.robot_speaking:
             self._barged = False
             self._recent.clear()
@@ -190,7 +200,8 @@ class DuplexGate:
                        and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
         talk = over or double_talk
         self._recent.append(talk)
-        holding_talk = talk or self._high_band_over(voiced, high_band_db)
+        consonant = not talk and self._high_band_over(voiced, high_band_db)
+        holding_talk = talk or consonant
         self._talk_run, self._quiet_run = (self._talk_run + 1, 0) if holding_talk else (0, self._quiet_run + 1)
         if not holding_talk and high_band_db is not None:
             self._high_band.append(high_band_db)
@@ -207,7 +218,11 @@ class DuplexGate:
             # the window's count, yet going on; a backchannel is over well before)
             self._barged, self._holding = True, False
             return GateDecision(True, interrupt=True)
-        if not self._holding and self._hold_frames and self._talk_run >= self._hold_frames:
+        # (a first consonant, then its closure under the echo, then the vowel: "S-t-op")
+        after_consonant = holding_talk and CONSONANT in self._hold_recent and \
+            sum(kind != QUIET for kind in self._hold_recent) + 1 >= self._hold_frames
+        self._hold_recent.append(CONSONANT if consonant else TALK if talk else QUIET)
+        if not self._holding and self._hold_frames and (self._talk_run >= self._hold_frames or after_consonant):
             self._holding, self._held_frames, self._held_voiced = True, 0, 0
             return GateDecision(False, hold=True)
         if self._holding and self._quiet_run >= self._release_frames:

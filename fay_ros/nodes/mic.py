@@ -102,9 +102,10 @@ class MicConfig(BaseModel):
     barge_in_min_ms: int = Field(600, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
                                                         "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
                                                         "嗯嗯: 200-450 ms of voice) do not interrupt.")
-    barge_in_hold_ms: int = Field(60, ge=0, description="With barge_in: consecutive talk-over that asks the "
-                                  "voice to hold (audio/talk_over true) until it is a barge-in or the person "
-                                  "stops; 0 = never hold (the robot talks on until the barge-in).")
+    barge_in_hold_ms: int = Field(60, ge=0, description="With barge_in: consecutive talk-over (within twice this "
+                                  "after a first consonant) that asks the voice to hold (audio/talk_over true) "
+                                  "until it is a barge-in or the person stops; 0 = never hold (the robot talks on "
+                                  "until the barge-in).")
     barge_in_release_ms: int = Field(400, gt=0, description="A held voice goes on (audio/talk_over false) after "
                                      "this long without talk-over, when it did not become a barge-in.")
     barge_in_long_hold_ms: int = Field(1200, gt=0, description="A hold with no pause of barge_in_release_ms "
