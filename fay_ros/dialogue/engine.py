@@ -311,6 +311,11 @@ class DialogueEngine:
         self._unanswered[user_id] = _Unanswered(started.task, text, started.conversation_id)
         return started
 
+    def _remember_exchange(self, user_id: str, conversation_id: str, user_text: str, reply: Reply) -> None:
+        """A finished chat turn into the history, kept as the user's last exchange (`_unsay`)."""
+        self._last_exchange[user_id] = (conversation_id,
+                                        self.histories.remember_turn(user_id, user_text, " ".join(reply.spoken)))
+
     def _unsay(self, user_id: str, conversation_id: str) -> bool:
         """Take the user's last exchange out of their history if it is this conversation's."""
         last = self._last_exchange.pop(user_id, None)
@@ -563,8 +568,7 @@ class DialogueEngine:
                 trace.path = "qa"
                 answer = await self._qa_answer(hit.entry.answer, hit.entry.script, ctx, trace)
                 self._speak_text(reply, answer, "qa")
-                self._last_exchange[user_id] = (conversation_id,
-                                                self.histories.remember_turn(user_id, text, " ".join(reply.spoken)))
+                self._remember_exchange(user_id, conversation_id, text, reply)
                 return trace
             if self.small is None:
                 raise LlmUnreachable("no LLM endpoint configured")
@@ -582,8 +586,7 @@ class DialogueEngine:
                 trace.path = "direct"
                 await self._direct_reply(reply, ctx, trace, PromptContext(self._with_facts(memories, facts), rules,
                                                                           prestart))
-            self._last_exchange[user_id] = (conversation_id, self.histories.remember_turn(
-                user_id, self._history_user_text(text, history_note), " ".join(reply.spoken)))
+            self._remember_exchange(user_id, conversation_id, self._history_user_text(text, history_note), reply)
         except asyncio.CancelledError:
             trace.cancelled = True
             reply.cut()  # close the interrupted reply so consumers do not wait for it

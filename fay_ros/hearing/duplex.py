@@ -100,7 +100,6 @@ class DuplexGate:
         self._muted_until = float("-inf")
         self._barged = False       # person took the turn during this robot turn
         self._holding = False      # the voice is asked to hold (talk-over, no barge-in yet)
-        self._talk_run = 0         # consecutive talk-over frames
         self._quiet_run = 0        # consecutive frames without talk-over
         self._held_frames = 0      # frames since the hold began
         self._held_voiced = 0      # ... of them voiced talk-over (periodic at a pitch)
@@ -109,7 +108,7 @@ class DuplexGate:
         self._recent: deque[bool] = deque()    # frame over threshold?
         self._suppression: deque[float] = deque(maxlen=max(1, 1000 // frame_ms))  # of loud robot frames
         self._high_band: deque[float] = deque()  # high-band levels (dB) of the robot's cancelled echo
-        self._hold_recent: deque[int] = deque()  # the last frames before this one: QUIET, TALK or CONSONANT
+        self._hold_recent: deque[int] = deque()  # the last frames (QUIET, TALK or CONSONANT), for the hold
         self.update(settings)
 
     def update(self, settings: DuplexSettings) -> None:
@@ -122,7 +121,7 @@ class DuplexGate:
         self._needed = max(1, settings.min_ms // self.frame_ms)
         self._learn_frames = max(5, settings.learn_ms // self.frame_ms)
         self._hold_frames = max(1, -(-settings.hold_ms // self.frame_ms)) if settings.hold_ms > 0 else 0
-        self._hold_recent = deque(self._hold_recent, maxlen=max(1, 2 * self._hold_frames - 1))
+        self._hold_recent = deque(self._hold_recent, maxlen=max(1, 2 * self._hold_frames))
         self._release_frames = max(1, -(-settings.release_ms // self.frame_ms))
         self._long_hold_frames = max(1, settings.long_hold_ms // self.frame_ms)
         self._long_hold_voiced = settings.long_hold_voiced_ms // self.frame_ms
@@ -132,7 +131,7 @@ class DuplexGate:
             self._holding = False  # a hold lasts while the robot speaks (an interrupt ends both)
             # (and its count with it: a long hold left over from the last turn barged in on the
             # first frame of the next, a resume loop)
-            self._talk_run = self._quiet_run = self._held_frames = self._held_voiced = 0
+            self._quiet_run = self._held_frames = self._held_voiced = 0
             self._hold_recent.clear()
         if speaking and not self.robot_speaking:
             self._barged = False
@@ -202,7 +201,8 @@ class DuplexGate:
         self._recent.append(talk)
         consonant = not talk and self._high_band_over(voiced, high_band_db)
         holding_talk = talk or consonant
-        self._talk_run, self._quiet_run = (self._talk_run + 1, 0) if holding_talk else (0, self._quiet_run + 1)
+        self._quiet_run = 0 if holding_talk else self._quiet_run + 1
+        self._hold_recent.append(CONSONANT if consonant else TALK if talk else QUIET)
         if not holding_talk and high_band_db is not None:
             self._high_band.append(high_band_db)
         if not talk:
@@ -218,17 +218,21 @@ class DuplexGate:
             # the window's count, yet going on; a backchannel is over well before)
             self._barged, self._holding = True, False
             return GateDecision(True, interrupt=True)
-        # (a first consonant, then its closure under the echo, then the vowel: "S-t-op")
-        after_consonant = holding_talk and CONSONANT in self._hold_recent and \
-            sum(kind != QUIET for kind in self._hold_recent) + 1 >= self._hold_frames
-        self._hold_recent.append(CONSONANT if consonant else TALK if talk else QUIET)
-        if not self._holding and self._hold_frames and (self._talk_run >= self._hold_frames or after_consonant):
+        if not self._holding and self._hold_frames and holding_talk and self._hold_due():
             self._holding, self._held_frames, self._held_voiced = True, 0, 0
             return GateDecision(False, hold=True)
         if self._holding and self._quiet_run >= self._release_frames:
             self._holding = False
             return GateDecision(False, release=True)
         return GateDecision(False)
+
+    def _hold_due(self) -> bool:
+        """`hold_ms` of talk-over up to this frame (a talk-over one): consecutive, or within
+        twice that after a first consonant (its closure under the echo, then the vowel: "S-t-op")."""
+        recent, needed = list(self._hold_recent), self._hold_frames
+        if all(kind != QUIET for kind in recent[-needed:]) and len(recent) >= needed:
+            return True
+        return CONSONANT in recent[:-1] and sum(kind != QUIET for kind in recent) >= needed
 
     @property
     def open(self) -> bool:

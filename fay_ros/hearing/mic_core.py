@@ -73,7 +73,7 @@ class MicCore:
         self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=self._held_chunks(preroll_ms))
         self._forwarding = True
         self.voice_active = False
-        self._voice_since: float | None = None  # when the robot's voice started after silence (a phrase)
+        self._voice_since = float("-inf")      # when the robot's voice started after silence (a phrase)
         self._sounded_until = float("-inf")    # capture time of the end of the last chunk the robot's voice was in
         self._recancelled = False  # ... and the canceller has taken its share out of it since
         self._processed_until = float("-inf")  # capture time of the end of the last chunk
@@ -144,7 +144,7 @@ class MicCore:
                 cancelled = self.echo.cancel(samples, reference)
                 if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
                     if reference.any():
-                        if self._voice_since is None or captured - self._sounded_until >= PHRASE_GAP_S:
+                        if captured - self._sounded_until >= PHRASE_GAP_S:
                             self._voice_since, self._recancelled = captured, False
                         self._sounded_until = captured + len(samples) / self.sample_rate
                         # (no double-talk judgement just after the robot starts again:
