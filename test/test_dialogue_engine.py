@@ -423,6 +423,9 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
         asked = await _going_on_after_a_said_sentence(fresh, rig, "I will call you tomorrow morning.")
         assert asked.endswith("Please call me. tomorrow morning."), asked
         assert rig.texts()[-1] == "I will call you tomorrow morning." and rig.pieces[-1].replace is True
+        # (and names the reply it answers in place of, for the memory to take back what it recorded)
+        assert rig.pieces[-1].replaces == rig.pieces[0].conversation_id != rig.pieces[-1].conversation_id
+        assert rig.pieces[0].replaces == ""
         assert rig.engine.history("alice") == [
             {"role": "user", "content": "Please call me. tomorrow morning."},
             {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
@@ -459,6 +462,7 @@ def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_h
         assert asked.endswith("Please call me. tomorrow morning."), asked
         second = [p for p in rig.pieces if p.conversation_id == rig.pieces[-1].conversation_id]
         assert second[0].replace is True and rig.texts()[-1] == "I will call you tomorrow morning."
+        assert {p.replaces for p in second} == {rig.pieces[0].conversation_id} != {second[0].conversation_id}
         assert rig.engine.history("alice") == [
             {"role": "user", "content": "Please call me. tomorrow morning."},
             {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
@@ -467,7 +471,7 @@ def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_h
         await rig.engine.submit("alice", "Thank you.", "en", spoken=True)
         asked = fresh.requests[-1]["messages"][-1]["content"]
         assert asked.endswith("Thank you.") and not asked.endswith("morning. Thank you."), asked
-        assert len(rig.engine.history("alice")) == 4
+        assert len(rig.engine.history("alice")) == 4 and rig.pieces[-1].replaces == ""
         await rig.close()
     run(scenario())
 

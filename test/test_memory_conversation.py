@@ -63,6 +63,46 @@ def test_words_said_unasked_are_the_companions_alone_and_leave_the_users_turn_op
     assert answer.content == "Tom: What's the weather?\nFay: It is sunny."
 
 
+def test_a_reply_that_never_reached_the_user_is_void_and_its_words_join_the_reply_that_replaces_it(clock):
+    """"Please call me." was answered, but the person went on before the answer was heard; the
+    dialogue answers "Please call me. tomorrow morning." in a reply that `replaces` the first."""
+    recorder = ConversationRecorder(clock, user_label="Tom", assistant_label="Fay")
+    recorder.hear_user("tom", "Please call me.")
+    unheard = recorder.hear_reply("tom", "c1", "Okay, I will call you.", is_end=True)
+    recorder.hear_user("tom", "tomorrow morning.")
+    assert recorder.void("tom", "c1") == unheard.id      # recorded: the store deletes it
+    assert recorder.void("tom", "c1") is None            # (once)
+    answer = recorder.hear_reply("tom", "c2", "I will call you tomorrow morning.", is_end=True)
+    assert answer.content == "Tom: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."
+    # a reply cut before its end: its sentences go, and a late end marker records nothing
+    recorder.hear_user("tom", "Tell me a story")
+    recorder.hear_reply("tom", "c3", "Once upon a time", is_end=False)
+    recorder.hear_user("tom", "about a cat.")
+    assert recorder.void("tom", "c3") is None
+    assert recorder.hear_reply("tom", "c3", "", is_end=True) is None
+    story = recorder.hear_reply("tom", "c4", "A cat lived by the sea.", is_end=True)
+    assert story.content == "Tom: Tell me a story about a cat.\nFay: A cat lived by the sea."
+    # another owner's reply of that id is no business of this one
+    assert recorder.void("alice", "c4") is None
+    # only the owner's last exchange can be one not heard yet
+    assert recorder.void("tom", "c2") is None
+    assert recorder.void("tom", "c4") == story.id
+
+
+def test_the_service_deletes_the_conversation_a_later_reply_replaces(tmp_path, clock):
+    service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock)
+    service.hear_user("tom", "Please call me.")
+    service.hear_reply("tom", "c1", "Okay, I will call you.", True)
+    service.hear_user("alice", "Hello.")
+    service.hear_reply("alice", "c1", "Hi Alice.", True)      # (the same id, another owner)
+    service.hear_user("tom", "tomorrow morning.")
+    service.hear_reply("tom", "c2", "I will call you tomorrow morning.", False, replaces="c1")
+    service.hear_reply("tom", "c2", "", True, replaces="c1")
+    [kept] = service.store.list("tom", node_types=["conversation"])
+    assert kept.content == "User: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."
+    assert [n.content for n in service.store.list("alice")] == ["User: Hello.\nFay: Hi Alice."]
+
+
 def test_forget_matching_finds_by_key_content_and_meaning_within_one_owner(tmp_path, clock):
     service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock)
     for owner, content, key in [("alice", "我不吃香菜", "coriander"), ("alice", "我住在上海", ""),

@@ -237,6 +237,23 @@ def test_conversation_sentences_are_joined_per_reply(memory):
     assert res.nodes[0].expires.sec > 0  # transcripts expire; facts do not
 
 
+def test_a_reply_that_replaces_an_unheard_one_takes_its_recorded_conversation_back(memory):
+    """The person went on before the answer to their first words was heard: the dialogue's next
+    reply answers both parts and names the unheard one (Utterance.replaces)."""
+    memory.user_says("p10", "Please call me.", "Okay, I will call you.")
+    first = f"p10-turn-{memory.turns}"   # (the conversation id user_says gave it)
+    memory.speech.publish(Transcript(user_id="p10", text="tomorrow morning.", is_final=True, language="en"))
+    memory.heard.wait_for_count(memory.turns + 1)
+    memory.turns += 1
+    memory.reply.publish(Utterance(user_id="p10", conversation_id="p10-joined", seq=0,
+                                   text="I will call you tomorrow morning.", is_first=True, is_end=True,
+                                   replace=True, source="llm", replaces=first))
+    memory.wait_recorded("p10", "p10-joined")
+    res = memory.recall("p10", "", tags_all=["source:fay_conversation"], stateless=True)
+    assert [n.content for n in res.nodes] == \
+        ["User: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."]
+
+
 def test_active_rules_and_profile_through_the_services(memory):
     memory.user_says("p9", "以后晚上十点之后别叫我")
     rule = memory.remember_from_turn("p9", "以后晚上十点之后别叫我", "晚上 22:00 之后不要主动发起对话",

@@ -268,6 +268,7 @@ class DialogueEngine:
         previous = self._running.get(user_id)
         unanswered = self._unanswered.pop(user_id, None)
         unheard_answer = False
+        replaces = ""   # the conversation whose answer this turn's answers in its place
         if unanswered is not None and (unanswered.task is previous or unanswered.task.done()):
             # The user went on before their turn's answer reached them: its end came at a pause
             # inside the sentence ("Please call me." ... "tomorrow morning."). One turn answers
@@ -278,9 +279,11 @@ class DialogueEngine:
             if not unanswered.task.done():
                 text = f"{unanswered.text} {text}"
                 self._merged_turns.add(unanswered.task)
+                replaces = unanswered.conversation_id
             elif not unanswered.task.cancelled() and self._unsay(user_id, unanswered.conversation_id):
                 text = f"{unanswered.text} {text}"
                 unheard_answer = True
+                replaces = unanswered.conversation_id
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context
@@ -306,7 +309,7 @@ class DialogueEngine:
             if probe is not None:
                 await self._let_probe_park(probe)
             return await self.run_turn(user_id, text, language, kind, replace=replace, opened=opened,
-                                       observer=said)
+                                       observer=said, replaces=replaces)
         started = self._run(user_id, opened, turn())
         self._unanswered[user_id] = _Unanswered(started.task, text, started.conversation_id)
         return started
@@ -541,15 +544,16 @@ class DialogueEngine:
 
     async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
                        replace: bool = False, *, opened: tuple[int, str] | None = None,
-                       observer: Callable[[ReplyPiece], None] | None = None) -> TurnTrace:
+                       observer: Callable[[ReplyPiece], None] | None = None, replaces: str = "") -> TurnTrace:
         """One turn; `opened` is the (turn number, conversation id) `start` chose, `observer`
-        sees each piece of the reply after `emit`."""
+        sees each piece of the reply after `emit`; `replaces`: the conversation id of an unheard
+        reply whose words this turn answers too (ReplyPiece.replaces)."""
         language = language or self._guess_language(text)
         turn, conversation_id = opened or self._open_turn(user_id)
         no_answer = self.persona.line("no_answer", language, turn)
         probe = probing()
         emit = _park if probe else self.emit if observer is None else _emit_and_observe(self.emit, observer)
-        reply = Reply(emit, user_id, conversation_id, replace, no_answer)
+        reply = Reply(emit, user_id, conversation_id, replace, no_answer, replaces=replaces)
         trace = TurnTrace(conversation_id)
         if not probe:
             self.traces.append(trace)

@@ -30,6 +30,7 @@ class ReplyPiece:
     replace: bool
     source: str  # "llm", "qa", "memory", "broadcast", "fallback", "filler", "task", "task_status"
     stamp: float = field(default_factory=time.monotonic)
+    replaces: str = ""  # the conversation id of an unheard reply this one answers in its place
 
 
 class Reply:
@@ -45,8 +46,9 @@ class Reply:
     ("task")."""
 
     def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool,
-                 no_answer: str = "", *, start_seq: int = 0, source: str = "") -> None:
+                 no_answer: str = "", *, start_seq: int = 0, source: str = "", replaces: str = "") -> None:
         self._emit = emit
+        self.replaces = replaces
         self.user_id = user_id
         self.conversation_id = conversation_id
         self.replace = replace
@@ -108,7 +110,7 @@ class Reply:
         source = self.source or source
         first = self.seq == self.start_seq
         piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, first, is_end, self.replace and first,
-                           source)
+                           source, replaces=self.replaces)
         self.seq += 1
         self.last_source = source
         if text and source != "filler":

@@ -6,13 +6,18 @@ they are kept per turn: a turn begins with the first user words after a reply en
 turn (speech/final, text_input) is joined with the reply sentences of one conversation_id at
 is_end into "User: …\\nFay: …". Pure: this composes the conversation memory; the service
 stores it.
+
+A reply can replace an earlier one that never reached the user (Utterance.replaces: they went
+on talking before it was heard, and the new reply answers both parts of what they said). The
+earlier exchange is void (`void`): its sentences are dropped, or, when it was already recorded,
+its memory is taken back; its user words wait again for the reply that answers them.
 """
 from __future__ import annotations
 
 import datetime
 import re
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Callable
 
 from ..common import reply_sources
@@ -54,6 +59,9 @@ class ConversationRecorder:
         self.session = "heard-" + uuid.uuid4().hex[:8]
         self._pending_user: dict[str, list[str]] = {}
         self._open_replies: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
+        # The owner's last recorded exchange: (conversation id, user words, memory id), for `void`.
+        self._last_recorded: dict[str, tuple[str, list[str], str]] = {}
+        self._void: deque[str] = deque(maxlen=MAX_OPEN_REPLIES)  # replies made void (late pieces are ignored)
 
     def _within_window(self, words: list[tuple[float, str]]) -> list[str]:
         now = self.clock()
@@ -94,6 +102,8 @@ class ConversationRecorder:
         if is_guest(owner) or source == "filler":
             return None
         key = f"{owner}\x00{conversation_id}"
+        if key in self._void:
+            return None
         _owner, sentences = self._open_replies.setdefault(key, (owner, []))
         if text and text.strip():
             sentences.append(text.strip())
@@ -108,7 +118,8 @@ class ConversationRecorder:
             user_text = ""
         else:
             self._turn_answered.add(owner)
-            user_text = " ".join(self._pending_user.pop(owner, []))
+            user_words = self._pending_user.pop(owner, [])
+            user_text = " ".join(user_words)
         reply = "".join(sentences) if _mostly_cjk(sentences) else " ".join(sentences)
         if not user_text and not reply:
             return None
@@ -122,7 +133,28 @@ class ConversationRecorder:
         tags = [CONVERSATION_SOURCE_TAG, f"date:{day}"]
         if conversation_id and not any(c.isspace() for c in conversation_id):
             tags.insert(1, f"session:{conversation_id}"[:200])
-        return MemoryNode(owner=owner, content="\n".join(lines)[:MAX_CONVERSATION_CHARS], node_type="conversation",
+        node = MemoryNode(owner=owner, content="\n".join(lines)[:MAX_CONVERSATION_CHARS], node_type="conversation",
                           importance=CONVERSATION_IMPORTANCE, created=now, last_retrieved=now, tags=tags,
                           status=CONFIRMED, source_session=conversation_id,
                           expires=now + self.conversation_ttl if self.conversation_ttl > 0 else 0.0)
+        if user_text:
+            self._last_recorded[owner] = (conversation_id, user_words, node.id)
+        return node
+
+    def void(self, owner: str, conversation_id: str) -> str | None:
+        """The reply `conversation_id` never reached the owner (a later reply replaces it): drop
+        what was heard of it; its user words wait again for the reply that answers them. Returns
+        the id of its conversation memory, when it was recorded already (for the store to delete)."""
+        key = f"{owner}\x00{conversation_id}"
+        if key not in self._void:
+            self._void.append(key)
+        self._open_replies.pop(key, None)
+        last = self._last_recorded.get(owner)
+        if last is None or last[0] != conversation_id:
+            return None
+        del self._last_recorded[owner]
+        _conversation, user_words, node_id = last
+        pending = self._pending_user.setdefault(owner, [])
+        pending[:0] = user_words
+        del pending[:-TURN_WORDS_KEPT]
+        return node_id

@@ -281,8 +281,14 @@ class MemoryService:
         self.recorder.hear_user(owner, text)
 
     def hear_reply(self, owner: str, conversation_id: str, text: str, is_end: bool,
-                   source: str = "") -> MemoryNode | None:
-        """One sentence of a reply; at is_end the exchange is stored as one conversation node."""
+                   source: str = "", replaces: str = "") -> MemoryNode | None:
+        """One sentence of a reply; at is_end the exchange is stored as one conversation node.
+        `replaces`: an earlier reply that never reached the owner, whose exchange is void (its
+        recorded conversation is deleted; this reply's exchange has its user words)."""
+        if replaces:
+            void = self.recorder.void(owner, replaces)
+            if void is not None:
+                self.store.write(delete=[(owner, void)])
         node = self.recorder.hear_reply(owner, conversation_id, text, is_end, source)
         if node is not None:
             self.store.write(add=[(node, self.store.embedder.embed([node.content])[0])])

@@ -604,7 +604,8 @@ class DialogueNode(Node):
 
     def _publish(self, piece: ReplyPiece) -> None:
         msg = Utterance(user_id=piece.user_id, conversation_id=piece.conversation_id, seq=piece.seq, text=piece.text,
-                        is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source)
+                        is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source,
+                        replaces=piece.replaces)
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "dialogue"
         if piece.is_first:

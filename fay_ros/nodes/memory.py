@@ -293,7 +293,8 @@ class MemoryNodeRos(Node):
 
     def _on_reply(self, msg: Utterance) -> None:
         try:
-            node = self.service.hear_reply(msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source)
+            node = self.service.hear_reply(msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source,
+                                           msg.replaces)
         except Exception as exc:  # noqa: BLE001 - one bad reply must not stop the recording
             self.get_logger().error(f"recording conversation {msg.conversation_id!r} failed: {type(exc).__name__}")
             return
