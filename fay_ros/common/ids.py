@@ -8,4 +8,10 @@ def utterance_id(conversation_id: str, seq: int) -> str:
 
 def conversation_of(utterance: str) -> str:
     """The conversation id in an utterance id ("" when it has none)."""
-    return utterance.rpartition(":")[0]
+    return split_utterance_id(utterance)[0]
+
+
+def split_utterance_id(utterance: str) -> tuple[str, int | None]:
+    """(conversation id, seq) of an utterance id; seq None when it has none (not `utterance_id`'s)."""
+    conversation, _, seq = utterance.rpartition(":")
+    return conversation, int(seq) if seq.isdigit() else None

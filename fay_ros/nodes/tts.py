@@ -76,6 +76,7 @@ from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, Viseme,
 
 from ..common import qos, reply_sources, topics
 from ..common.diagnostics import health
+from ..common.ids import split_utterance_id
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -523,11 +524,11 @@ class Tts(ManagedNode):
         on_done(outcome)
 
     def _on_sentence(self, event: SentenceEvent) -> None:
-        conversation_id, _, seq = event.utterance_id.rpartition(":")
+        conversation_id, seq = split_utterance_id(event.utterance_id)
         with self._say_lock:
             job = self._jobs.get(conversation_id)
-        if job is not None and seq.isdigit():
-            job.on_event(int(seq), event)
+        if job is not None and seq is not None:
+            job.on_event(seq, event)
 
     # -- the say action -----------------------------------------------------------------------
     async def _execute_say(self, goal_handle) -> Say.Result:
