@@ -17,7 +17,7 @@ from unittest import mock
 import numpy as np
 
 from bench.stats import percentile
-from fay_ros.hearing import mic_core
+from fay_ros.hearing import duplex, mic_core
 from fay_ros.hearing.duplex import DuplexSettings
 
 TITLE = "Barge-in: how soon the robot goes quiet when a person talks over it"
@@ -111,7 +111,7 @@ def _slower(now: Outcome, eager: Outcome) -> str:
     """The interruptions the wait for the canceller makes the robot quiet later (by > 50 ms)."""
     later = [f"{where} (+{(now.quiet[where] - eager.quiet[where]) * 1000:.0f} ms)" for where in now.quiet
              if where in eager.quiet and now.quiet[where] - eager.quiet[where] > 0.05]
-    return ", ".join(later) or "none"
+    return ", ".join(later) or "none by more than 50 ms"
 
 
 def run() -> str:
@@ -164,9 +164,10 @@ def run() -> str:
                      + f" | {len(o.interrupted)} of {len(BACKCHANNELS) * len(OFFSETS)}"
                      + (f" ({', '.join(o.interrupted)})" if o.interrupted else "")
                      + f" | {o.self_events} of {len(ROBOT_TEXTS) * len(ROOMS)} |")
-    lines += ["", "Waiting for the canceller at the robot's phrase onsets (the double-talk rule judges a new "
-              "phrase once the canceller has taken its converged share out of it again, or after "
-              f"{mic_core.RECANCEL_MAX_S * 1000:.0f} ms) is what keeps the robot from holding on its own voice; "
+    lines += ["", "Waiting for the canceller at the robot's phrase onsets (until it has taken its converged "
+              f"share out of a frame of the new phrase again, or {mic_core.RECANCEL_MAX_S * 1000:.0f} ms, the "
+              f"double-talk rule takes only a frame with at most {duplex.SETTLING_DOUBLE_TALK_DB:g} dB taken out "
+              "for a person, and for the hold only) is what keeps the robot from holding on its own voice; "
               f"it costs the interruptions that begin just as the robot starts a phrase: {_slower(now, eager)}.",
               "", stop_requests(people)]
     if now.held_for:

@@ -104,6 +104,24 @@ def test_a_consonant_its_closure_and_the_vowel_hold_the_voice_together():
     assert held <= 0.15, heard.talk_over
 
 
+@pytest.mark.parametrize("text,voice", [("Hold on, I have a question", "en-us"),
+                                        ("等一下，我有个问题", "cmn-latn-pinyin")])
+def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settles(text, voice):
+    # 4 s in, the robot starts a phrase ~120 ms before the person does: the canceller settles on
+    # it while the person talks, so it never takes its converged share out of a frame again and
+    # the double-talk rule waited out RECANCEL_MAX_S (held at 152 and 217 ms). What it takes out
+    # of the person's frames then is 0.1-1.6 dB, of the robot's own at least 2.3 dB.
+    from unittest import mock
+
+    from fay_ros.hearing import duplex
+
+    person = speak(text, voice)
+    held = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
+    with mock.patch.object(duplex, "SETTLING_DOUBLE_TALK_DB", -1.0):   # (the rule off)
+        without = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
+    assert held <= 0.1 < without, (held, without)
+
+
 @pytest.mark.parametrize("text,voice", ROBOT_TEXTS[:4])
 def test_played_audio_that_comes_late_does_not_hold_the_robot_on_its_own_voice(text, voice):
     # On a busy machine the played blocks can reach the mic after the audio of their time: the

@@ -296,8 +296,9 @@ def test_nothing_speakable_unknown_languages_and_huge_texts_end_the_goal_with_th
     digits = rig.say("2024", language="zh")
     assert digits.wait_result().reason == "spoken"
     assert rig.node.alive()
-    # Nothing of them reached the speaker but the digits.
-    assert [t.utterance_id for t in rig.tracks.messages] == [f"{digits.result.conversation_id}:0"]
+    # Nothing of them reached the speaker but the digits. (Their track can come twice: a start
+    # announced later than its lead on a stalled machine is announced again, playback.py.)
+    assert {t.utterance_id for t in rig.tracks.messages} == {f"{digits.result.conversation_id}:0"}
 
 
 def test_broadcast_queues_after_the_reply_being_spoken(rig):

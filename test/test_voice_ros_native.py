@@ -155,7 +155,8 @@ def test_deactivate_stops_the_audio_and_nothing_is_spoken_until_it_is_active_aga
     # (same publisher, same topic: "unheard" reached the node before "heard")
     rig.reply_pub.publish(reply("heard"))
     spoken(rig, "heard")
-    assert [t.utterance_id for t in rig.tracks.messages] == [track.utterance_id, "heard:0"]
+    # (a track can come twice: a start announced later than its lead is announced again)
+    assert list(dict.fromkeys(t.utterance_id for t in rig.tracks.messages)) == [track.utterance_id, "heard:0"]
     assert rig.node.alive()
 
 

@@ -22,7 +22,9 @@ the robot), even when it is no louder than the echo -- but at least as loud as t
 is (in a quiet stretch of the robot's voice the canceller has little to take out, and its own
 echo would pass). Both rules need `min_ms` of such frames, so
 a backchannel ("yeah", 嗯, 对, 嗯嗯: 200-550 ms of voice) does not barge in at the mic's default
-600 ms (at 500 ms espeak-ng's 嗯嗯 sometimes did).
+600 ms (at 500 ms espeak-ng's 嗯嗯 sometimes did). While the canceller settles on a new phrase
+of the robot's voice (`settling`, from the mic's core) a frame is double talk only with at most
+SETTLING_DOUBLE_TALK_DB taken out of it, and for the hold only.
 
 Holding the voice: deciding a barge-in takes `min_ms` of talk-over, too long to leave the
 robot talking over the person. So after `hold_ms` of consecutive talk-over frames (or of
@@ -57,6 +59,12 @@ import numpy as np
 HIGH_BAND_PERCENTILE = 99.0
 # What a frame was, for the hold (DuplexGate._hold_recent).
 QUIET, TALK, CONSONANT = 0, 1, 2
+# While the canceller settles on a new phrase of the robot's voice (hearing/mic_core.py,
+# `settling`), it still takes 2-6 dB out of the robot's own frames (the least measured: 2.3 dB,
+# espeak-ng's Mandarin 嗯 after a pause), but hardly anything out of a person talking over it
+# (0.1-1.6 dB: what is left is mostly them). Double talk then needs at most this much taken
+# out, and counts for the hold only (as a first consonant does).
+SETTLING_DOUBLE_TALK_DB = 1.0
 # A frame at least this periodic at a voice's pitch (audio.periodicity) is voiced: a vowel is
 # 0.4-0.7 through the canceller, typing, hiss, a clap or a cough stay under 0.25.
 VOICED_PERIODICITY = 0.3
@@ -176,11 +184,12 @@ class DuplexGate:
 
     def step(self, voiced: bool, level_db: float, now: float, suppression_db: float | None = None,
              input_db: float | None = None, high_band_db: float | None = None,
-             periodicity: float | None = None) -> GateDecision:
+             periodicity: float | None = None, settling: bool = False) -> GateDecision:
         """`suppression_db`, `input_db`, `high_band_db`: with echo cancellation, how much the
         canceller took out of this frame, the level before it did, and the level of what is left
         above 3.5 kHz. `periodicity`: how periodic the frame is at a voice's pitch (None: not
-        known, a long hold needs no voiced frames)."""
+        known, a long hold needs no voiced frames). `settling`: the canceller is settling on a
+        new phrase of the robot's voice (SETTLING_DOUBLE_TALK_DB)."""
         if not self.robot_speaking and now >= self._muted_until:
             return GateDecision(True)
         if not self.robot_speaking or not self.settings.barge_in:
@@ -196,18 +205,21 @@ class DuplexGate:
         # stretch of the robot's voice the canceller has little to take out of its own echo.
         double_talk = (suppression_db is not None and voiced and level_db >= self.settings.min_level_dbfs
                        and level_db >= self._echo_db()
-                       and suppression_db <= self.settings.double_talk_db and self.canceller_converged)
-        talk = over or double_talk
+                       and suppression_db <= (SETTLING_DOUBLE_TALK_DB if settling else self.settings.double_talk_db)
+                       and self.canceller_converged)
+        talk = over or (double_talk and not settling)
         self._recent.append(talk)
-        consonant = not talk and self._high_band_over(voiced, high_band_db)
-        holding_talk = talk or consonant
+        settling_talk = double_talk and settling   # (the hold's only, like a consonant)
+        consonant = not talk and not settling_talk and self._high_band_over(voiced, high_band_db)
+        holding_talk = talk or settling_talk or consonant
         self._quiet_run = 0 if holding_talk else self._quiet_run + 1
-        self._hold_recent.append(CONSONANT if consonant else TALK if talk else QUIET)
+        self._hold_recent.append(CONSONANT if consonant else TALK if talk or settling_talk else QUIET)
         if not holding_talk and high_band_db is not None:
             self._high_band.append(high_band_db)
-        if not talk:
+        if not (talk or settling_talk):
             self._echo.append(level_db)
-            if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs:
+            if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs \
+                    and not settling:
                 self._suppression.append(suppression_db)
         self._held_frames += self._holding
         voiced_talk = holding_talk and (periodicity is None or periodicity >= VOICED_PERIODICITY)

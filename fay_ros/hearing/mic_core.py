@@ -33,9 +33,12 @@ ONSET_GUARD_S = 0.15
 # of the robot's own voice held, as before).
 PHRASE_GAP_S = 0.1
 # ... and after that, until the canceller has taken its converged share (`converged_db`) out of
-# a loud frame of the new phrase again: on some onsets (espeak-ng's Mandarin 嗯 after a pause)
-# it takes only 2-6 dB for a further 100 ms, and the robot held itself. A person talking from the
-# phrase's start keeps the canceller from ever getting there, so the wait ends after this long.
+# a loud frame of the new phrase again, it is settling: on some onsets (espeak-ng's Mandarin 嗯
+# after a pause) it takes only 2-6 dB for a further 100 ms, and the robot held itself. The gate
+# then takes only a frame with almost nothing taken out for a person (duplex.SETTLING_DOUBLE_TALK_DB,
+# the hold's only: "Hold on" 4 s in, 120 ms after the robot began a phrase, held at 93 ms, was
+# 152). A person talking from the phrase's start keeps the canceller from ever getting there, so
+# the settling ends after this long.
 RECANCEL_MAX_S = 0.3
 # A played block that comes after the microphone audio of its time was processed (a busy
 # machine, DDS) was missing from the canceller's reference: the echo it leaves is not taken out
@@ -134,6 +137,7 @@ class MicCore:
         reference; needed with an echo canceller or a room echo)."""
         out = MicOutput()
         suppression = input_db = None
+        settling = False
         if (self.room_echo is not None or self.echo is not None) and captured is not None and samples.ndim == 1:
             if self.room_echo is not None:
                 samples = self.room_echo.add(samples, captured, self.sample_rate, self.played)
@@ -156,8 +160,8 @@ class MicCore:
                             self._recancelled = self._recancelled or (
                                 level_in >= self.gate.settings.min_level_dbfs
                                 and taken >= self.gate.settings.converged_db)
-                            if self._recancelled or since >= RECANCEL_MAX_S:
-                                input_db, suppression = level_in, taken
+                            input_db, suppression = level_in, taken
+                            settling = not self._recancelled and since < RECANCEL_MAX_S
                     samples = cancelled
         mono = downmix(samples) if samples.ndim > 1 else samples
         _events, frames = self.vad.process(mono)
@@ -170,9 +174,10 @@ class MicCore:
         else:
             # (the spectral features only where the gate judges talk-over; the high band with the
             # double-talk rule: once the canceller has the robot's phrase)
-            high_band = high_band_dbfs(mono, self.sample_rate) if judging and suppression is not None else None
+            high_band = high_band_dbfs(mono, self.sample_rate) \
+                if judging and suppression is not None and not settling else None
             pitch = periodicity(mono, self.sample_rate) if judging else None
-            decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch)
+            decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch, settling)
                          for f in frames]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
