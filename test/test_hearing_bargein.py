@@ -105,12 +105,13 @@ def test_a_consonant_its_closure_and_the_vowel_hold_the_voice_together():
 
 
 @pytest.mark.parametrize("text,voice", [("Hold on, I have a question", "en-us"),
-                                        ("等一下，我有个问题", "cmn-latn-pinyin")])
+                                        ("等一下，我有个问题", "cmn-latn-pinyin"),
+                                        ("Excuse me, can I ask something?", "en-us")])
 def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settles(text, voice):
     # 4 s in, the robot starts a phrase ~120 ms before the person does: the canceller settles on
     # it while the person talks, so it never takes its converged share out of a frame again and
-    # the double-talk rule waited out RECANCEL_MAX_S (held at 152 and 217 ms). What it takes out
-    # of the person's frames then is 0.1-1.6 dB, of the robot's own at least 2.3 dB.
+    # the double-talk rule waited out RECANCEL_MAX_S (held at 152, 217 and 378 ms). What it takes
+    # out of the person's frames then is 0.1-1.6 dB, of the robot's own at least 2.3 dB.
     from unittest import mock
 
     from fay_ros.hearing import duplex
@@ -120,6 +121,34 @@ def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settle
     with mock.patch.object(duplex, "SETTLING_DOUBLE_TALK_DB", -1.0):   # (the rule off)
         without = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
     assert held <= 0.1 < without, (held, without)
+
+
+def test_the_onset_guard_ends_on_the_chunk_it_is_due_whatever_the_float_clock_reads():
+    # Capture times are whole samples, but their differences are floats: 13.87 - 13.72 reads
+    # 0.14999999999999858, and the guard (and the settling after it) lasted a chunk longer on
+    # some phrases ("Excuse me" 4 s in was held at 378 ms instead of 78).
+    from unittest import mock
+
+    from fay_ros.hearing import duplex, mic_core
+
+    judged: dict[float, list[float]] = {}   # phrase start -> capture times judged by the double-talk rule
+    chunk = {}
+    process, step = mic_core.MicCore.process, duplex.DuplexGate.step
+
+    def spy_process(self, samples, stamp, now, captured=None):
+        chunk.update(mic=self, captured=captured)
+        return process(self, samples, stamp, now, captured)
+
+    def spy_step(self, voiced, level_db, now, suppression_db=None, *args, **kwargs):
+        if suppression_db is not None:
+            judged.setdefault(chunk["mic"]._voice_since, []).append(chunk["captured"])
+        return step(self, voiced, level_db, now, suppression_db, *args, **kwargs)
+
+    with mock.patch.object(mic_core.MicCore, "process", spy_process), \
+            mock.patch.object(duplex.DuplexGate, "step", spy_step):
+        robot_mix(None, 0.0, robot_text=ROBOT_TEXTS[0][0])
+    guards = sorted({round(min(times) - since, 6) for since, times in judged.items()})
+    assert len(judged) >= 3 and guards == [mic_core.ONSET_GUARD_S], guards   # (the phrases: 3)
 
 
 @pytest.mark.parametrize("text,voice", ROBOT_TEXTS[:4])

@@ -37,8 +37,8 @@ PHRASE_GAP_S = 0.1
 # after a pause) it takes only 2-6 dB for a further 100 ms, and the robot held itself. The gate
 # then takes only a frame with almost nothing taken out for a person (duplex.SETTLING_DOUBLE_TALK_DB,
 # the hold's only: "Hold on" 4 s in, 120 ms after the robot began a phrase, held at 93 ms, was
-# 152). A person talking from the phrase's start keeps the canceller from ever getting there, so
-# the settling ends after this long.
+# 152; "Excuse me" at 78 ms, was 378). A person talking from the phrase's start keeps the
+# canceller from ever getting there, so the settling ends after this long.
 RECANCEL_MAX_S = 0.3
 # A played block that comes after the microphone audio of its time was processed (a busy
 # machine, DDS) was missing from the canceller's reference: the echo it leaves is not taken out
@@ -148,12 +148,14 @@ class MicCore:
                 cancelled = self.echo.cancel(samples, reference)
                 if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
                     if reference.any():
-                        if captured - self._sounded_until >= PHRASE_GAP_S:
+                        # (capture times are whole samples: half a sample absorbs the float error)
+                        half_sample = 0.5 / self.sample_rate
+                        if captured - self._sounded_until + half_sample >= PHRASE_GAP_S:
                             self._voice_since, self._recancelled = captured, False
                         self._sounded_until = captured + len(samples) / self.sample_rate
                         # (no double-talk judgement just after the robot starts again:
                         # ONSET_GUARD_S, RECANCEL_MAX_S)
-                        since = captured - self._voice_since
+                        since = captured - self._voice_since + half_sample
                         if since >= ONSET_GUARD_S:
                             level_in = level_dbfs(samples)
                             taken = level_in - level_dbfs(cancelled)
