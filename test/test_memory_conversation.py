@@ -70,8 +70,12 @@ def test_a_reply_that_never_reached_the_user_is_void_and_its_words_join_the_repl
     recorder.hear_user("tom", "Please call me.")
     unheard = recorder.hear_reply("tom", "c1", "Okay, I will call you.", is_end=True)
     recorder.hear_user("tom", "tomorrow morning.")
+    assert recorder.current_turn("tom")[1] == 2
     assert recorder.void("tom", "c1") == unheard.id      # recorded: the store deletes it
     assert recorder.void("tom", "c1") is None            # (once)
+    # one turn of the owner's, as one piece of evidence
+    assert recorder.current_turn("tom")[1] == 1
+    assert recorder.heard_recently("tom") == ["Please call me.", "tomorrow morning."]
     answer = recorder.hear_reply("tom", "c2", "I will call you tomorrow morning.", is_end=True)
     assert answer.content == "Tom: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."
     # a reply cut before its end: its sentences go, and a late end marker records nothing
@@ -79,6 +83,7 @@ def test_a_reply_that_never_reached_the_user_is_void_and_its_words_join_the_repl
     recorder.hear_reply("tom", "c3", "Once upon a time", is_end=False)
     recorder.hear_user("tom", "about a cat.")
     assert recorder.void("tom", "c3") is None
+    assert recorder.heard_recently("tom") == ["Tell me a story", "about a cat."]
     assert recorder.hear_reply("tom", "c3", "", is_end=True) is None
     story = recorder.hear_reply("tom", "c4", "A cat lived by the sea.", is_end=True)
     assert story.content == "Tom: Tell me a story about a cat.\nFay: A cat lived by the sea."
@@ -87,6 +92,21 @@ def test_a_reply_that_never_reached_the_user_is_void_and_its_words_join_the_repl
     # only the owner's last exchange can be one not heard yet
     assert recorder.void("tom", "c2") is None
     assert recorder.void("tom", "c4") == story.id
+
+
+def test_a_void_reply_heard_before_the_words_that_replace_it_keeps_their_turn_open(clock):
+    # (reply and speech/final are two topics: the new reply can come before the new words)
+    recorder = ConversationRecorder(clock, user_label="Tom", assistant_label="Fay")
+    recorder.hear_user("tom", "Please call me.")
+    unheard = recorder.hear_reply("tom", "c1", "Okay, I will call you.", is_end=True)
+    assert recorder.void("tom", "c1") == unheard.id
+    recorder.hear_user("tom", "tomorrow morning.")
+    assert recorder.current_turn("tom")[1] == 1
+    assert recorder.heard_recently("tom") == ["Please call me.", "tomorrow morning."]
+    answer = recorder.hear_reply("tom", "c2", "I will call you tomorrow morning.", is_end=True)
+    assert answer.content == "Tom: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."
+    recorder.hear_user("tom", "Thanks.")
+    assert recorder.current_turn("tom")[1] == 2 and recorder.heard_recently("tom") == ["Thanks."]
 
 
 def test_the_service_deletes_the_conversation_a_later_reply_replaces(tmp_path, clock):

@@ -10,7 +10,8 @@ stores it.
 A reply can replace an earlier one that never reached the user (Utterance.replaces: they went
 on talking before it was heard, and the new reply answers both parts of what they said). The
 earlier exchange is void (`void`): its sentences are dropped, or, when it was already recorded,
-its memory is taken back; its user words wait again for the reply that answers them.
+its memory is taken back; its user words wait again for the reply that answers them, and
+its turn stays open (the words after it are the same turn: one piece of evidence).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import datetime
 import re
 import uuid
 from collections import OrderedDict, deque
+from dataclasses import dataclass
 from typing import Callable
 
 from ..common import reply_sources
@@ -41,6 +43,16 @@ def _mostly_cjk(sentences: list[str]) -> bool:
     return bool(text) and len(_CJK.findall(text)) * 2 >= len(text)
 
 
+@dataclass(frozen=True)
+class _Recorded:
+    """A recorded exchange, as `ConversationRecorder.void` may need to take it back."""
+    conversation_id: str
+    user_words: list[str]
+    memory_id: str
+    turn: int                              # the owner's turn number it answered
+    turn_words: list[tuple[float, str]]    # ... and that turn's words
+
+
 class ConversationRecorder:
     def __init__(self, clock: Callable[[], float], *, explicit_window: float = 120.0,
                  conversation_ttl: float = 90 * 86400.0, user_label: str = "User",
@@ -59,8 +71,8 @@ class ConversationRecorder:
         self.session = "heard-" + uuid.uuid4().hex[:8]
         self._pending_user: dict[str, list[str]] = {}
         self._open_replies: OrderedDict[str, tuple[str, list[str]]] = OrderedDict()
-        # The owner's last recorded exchange: (conversation id, user words, memory id), for `void`.
-        self._last_recorded: dict[str, tuple[str, list[str], str]] = {}
+        # The owner's last recorded exchange, for `void`.
+        self._last_recorded: dict[str, _Recorded] = {}
         self._void: deque[str] = deque(maxlen=MAX_OPEN_REPLIES)  # replies made void (late pieces are ignored)
 
     def _within_window(self, words: list[tuple[float, str]]) -> list[str]:
@@ -138,7 +150,9 @@ class ConversationRecorder:
                           status=CONFIRMED, source_session=conversation_id,
                           expires=now + self.conversation_ttl if self.conversation_ttl > 0 else 0.0)
         if user_text:
-            self._last_recorded[owner] = (conversation_id, user_words, node.id)
+            self._last_recorded[owner] = _Recorded(conversation_id, user_words, node.id,
+                                                   self._turn_number.get(owner, 0),
+                                                   list(self._turn_words.get(owner, [])))
         return node
 
     def void(self, owner: str, conversation_id: str) -> str | None:
@@ -150,11 +164,17 @@ class ConversationRecorder:
             self._void.append(key)
         self._open_replies.pop(key, None)
         last = self._last_recorded.get(owner)
-        if last is None or last[0] != conversation_id:
+        if last is None or last.conversation_id != conversation_id:
             return None
         del self._last_recorded[owner]
-        _conversation, user_words, node_id = last
         pending = self._pending_user.setdefault(owner, [])
-        pending[:0] = user_words
+        pending[:0] = last.user_words
         del pending[:-TURN_WORDS_KEPT]
-        return node_id
+        # Its turn is still open: the words after it (if heard yet) are the same turn, one piece
+        # of evidence, not the next.
+        if self._turn_number.get(owner, 0) in (last.turn, last.turn + 1):
+            later = self._turn_words.get(owner, []) if self._turn_number.get(owner, 0) == last.turn + 1 else []
+            self._turn_number[owner] = last.turn
+            self._turn_words[owner] = (last.turn_words + later)[-TURN_WORDS_KEPT:]
+            self._turn_answered.discard(owner)
+        return last.memory_id
