@@ -35,6 +35,7 @@ every second); the voice id is derived from user_id (fay_ros.hearing.voices).
 """
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from typing import Any, Literal
@@ -270,6 +271,10 @@ class Asr(ManagedNode):
         self.core: AsrCore | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._dropped = 0     # chunks that could not be decoded (logged, throttled)
+        # The last barge-in (node clock) not yet given to the core. Not queued behind the audio:
+        # the mic publishes it just before the audio it held, and that audio, queued first, could
+        # end its utterance before the barge-in was seen (a "yeah" over the robot made a turn).
+        self._barge_ins: collections.deque[float] = collections.deque(maxlen=1)
         health(self).hardware_id = model_label(cfg)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
@@ -365,9 +370,8 @@ class Asr(ManagedNode):
             worker.put(("clip", msg), droppable=False)
 
     def _on_barge_in(self, _msg: Empty) -> None:
-        worker = self._worker
-        if self.active and worker is not None:
-            worker.put(("barge_in", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
+        if self.active and self._worker is not None:
+            self._barge_ins.append(self.get_clock().now().nanoseconds * 1e-9)   # (the worker's next item takes it)
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
@@ -386,6 +390,8 @@ class Asr(ManagedNode):
         core = self.core
         if core is None:
             return
+        while self._barge_ins:
+            core.barged_in(self._barge_ins.popleft())
         if kind == "config":
             cfg, wake = payload
             core.set_wake(wake)
@@ -404,9 +410,6 @@ class Asr(ManagedNode):
             return
         if kind == "clip":
             self._judge_clip(core, payload)
-            return
-        if kind == "barge_in":
-            core.barged_in(payload)
             return
         msg: AudioChunk = payload
         t0 = time.perf_counter()
