@@ -277,13 +277,13 @@ class DialogueEngine:
             # running is cancelled below; one that has finished (its whole answer waits unheard
             # in the tts while the person talks) leaves the history again.
             if not unanswered.task.done():
-                text = f"{unanswered.text} {text}"
                 self._merged_turns.add(unanswered.task)
                 replaces = unanswered.conversation_id
             elif not unanswered.task.cancelled() and self._unsay(user_id, unanswered.conversation_id):
-                text = f"{unanswered.text} {text}"
                 unheard_answer = True
                 replaces = unanswered.conversation_id
+            if replaces:
+                text = f"{unanswered.text} {text}"
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context

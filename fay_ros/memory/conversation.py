@@ -43,6 +43,10 @@ def _mostly_cjk(sentences: list[str]) -> bool:
     return bool(text) and len(_CJK.findall(text)) * 2 >= len(text)
 
 
+def _reply_key(owner: str, conversation_id: str) -> str:
+    return f"{owner}\x00{conversation_id}"
+
+
 @dataclass(frozen=True)
 class _Recorded:
     """A recorded exchange, as `ConversationRecorder.void` may need to take it back."""
@@ -113,7 +117,7 @@ class ConversationRecorder:
         stored). Fillers and guests are not recorded."""
         if is_guest(owner) or source == "filler":
             return None
-        key = f"{owner}\x00{conversation_id}"
+        key = _reply_key(owner, conversation_id)
         if key in self._void:
             return None
         _owner, sentences = self._open_replies.setdefault(key, (owner, []))
@@ -159,7 +163,7 @@ class ConversationRecorder:
         """The reply `conversation_id` never reached the owner (a later reply replaces it): drop
         what was heard of it; its user words wait again for the reply that answers them. Returns
         the id of its conversation memory, when it was recorded already (for the store to delete)."""
-        key = f"{owner}\x00{conversation_id}"
+        key = _reply_key(owner, conversation_id)
         if key not in self._void:
             self._void.append(key)
         self._open_replies.pop(key, None)
@@ -172,8 +176,9 @@ class ConversationRecorder:
         del pending[:-TURN_WORDS_KEPT]
         # Its turn is still open: the words after it (if heard yet) are the same turn, one piece
         # of evidence, not the next.
-        if self._turn_number.get(owner, 0) in (last.turn, last.turn + 1):
-            later = self._turn_words.get(owner, []) if self._turn_number.get(owner, 0) == last.turn + 1 else []
+        current = self._turn_number.get(owner, 0)
+        if current in (last.turn, last.turn + 1):
+            later = self._turn_words.get(owner, []) if current == last.turn + 1 else []
             self._turn_number[owner] = last.turn
             self._turn_words[owner] = (last.turn_words + later)[-TURN_WORDS_KEPT:]
             self._turn_answered.discard(owner)
