@@ -91,7 +91,7 @@ class FayOriginalMatcher:
 def policy_scores(lexicon, table_path: Path) -> str:
     """Accuracy and trap misfires of both policies and of Fay's own matcher on the golden set."""
     from fay_ros.action import CueEngine, load_rules
-    from fay_ros.action.cue import default_affect
+    from fay_ros.action.text_to_cue import default_affect
     from test_action_golden import engine_pick, score
 
     table = load_rules(table_path)

@@ -1,6 +1,6 @@
 """Tool round-trip overhead of the agent's tools, each against the same call made directly.
 
-1. ROS service tool (fay_ros.nodes.ros_tools.RosTools) on std_srvs/Trigger /robot/dock of the
+1. ROS service tool (fay_ros.ros_side.ros_tools.RosTools) on std_srvs/Trigger /robot/dock of the
    robot stand-in process (test/procs/robot_server.py), vs. rclpy `call_async` on the same
    node (baseline), plus the same `call_async` awaited from asyncio (to split the overhead).
 2. MCP stdio tool (fay_ros.agent.mcp_client.McpClient) `echo` of test/procs/mcp_echo_server.py,
@@ -48,7 +48,7 @@ def _bench_ros() -> dict[str, list[float]]:
 
     from fay_ros.agent.ros_tools_config import RosToolsConfig
     from fay_ros.dialogue.tools import ToolContext, ToolRegistry
-    from fay_ros.nodes.ros_tools import RosTools, await_ros_future
+    from fay_ros.ros_side.ros_tools import RosTools, await_ros_future
 
     config = RosToolsConfig.model_validate({"services": [
         {"name": "/robot/dock", "type": "std_srvs/srv/Trigger", "description": "Drive to the dock.",

@@ -48,7 +48,7 @@ def run() -> str:
 
     from fay_msgs.msg import ActionCue
     from fay_ros.body.servo import TABLE_FILE, load_servo_table, plan
-    from fay_ros.body.tables import default_table_path
+    from fay_ros.body.map_tables import default_table_path
     from fay_ros.common import qos, topics
     from fay_ros.common.vocabulary import AFFECTS, BEHAVIORS
     from harness import NodeProcess, RosProbe, wait_until

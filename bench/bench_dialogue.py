@@ -26,7 +26,7 @@ def run() -> str:
     from fay_msgs.msg import Transcript, Utterance
     from fay_ros.common import topics
     from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
-    from fay_ros.dialogue.llm import ChatClient, Endpoint
+    from fay_ros.llm.client import ChatClient, Endpoint
     from fay_ros.dialogue.persona import Persona
     from harness import NodeProcess, RosProbe
 

@@ -67,7 +67,7 @@ def _baseline(url: str, system_prompt: str) -> dict[str, list[float]]:
     """Time to first content token / first sentence end / whole answer of the bare server (s)."""
     from openai import OpenAI
 
-    from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
+    from fay_ros.llm.embedded import EMBEDDED_MODEL
 
     client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=30)
     out: dict[str, list[float]] = {"ttft": [], "sentence": [], "total": [], "first": [], "words": []}
@@ -109,7 +109,7 @@ def _history_baseline(url: str, system_prompt: str, exchanges: list[tuple[str, s
 
     from openai import OpenAI
 
-    from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
+    from fay_ros.llm.embedded import EMBEDDED_MODEL
 
     rng = random.Random(7)
     client = OpenAI(base_url=url, api_key="none", max_retries=0, timeout=30)

@@ -37,7 +37,7 @@ REPEAT = 4
 _PYTTSX3_TIMER = """
 import json, sys, time
 from fay_ros.voice.engines import create_engine
-from fay_ros.voice.types import VoiceSettings
+from fay_ros.voice.engine_types import VoiceSettings
 engine = create_engine("pyttsx3", VoiceSettings())
 out = []
 for text in json.loads(sys.argv[1]):
@@ -51,7 +51,7 @@ print(json.dumps(out))
 def run() -> str:
     from fay_ros.voice import alignment
     from fay_ros.voice.engines import create_engine
-    from fay_ros.voice.types import VoiceSettings
+    from fay_ros.voice.engine_types import VoiceSettings
     from fay_ros.voice.visemes import build_track
 
     settings = VoiceSettings()

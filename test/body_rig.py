@@ -12,7 +12,7 @@ from rosgraph_msgs.msg import Clock
 
 from fay_msgs.msg import ActionCue
 from fay_ros.body import led, servo
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg, to_time_msg
 from harness import publish_until, wait_until

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fay_ros.action import RULES_FILE, LEXICON_FILE, CueEngine, TableError, default_table_path, load_lexicon, load_rules
-from fay_ros.action.cue import DEFAULT_CODE, default_affect
+from fay_ros.action.text_to_cue import DEFAULT_CODE, default_affect
 from fay_ros.action.phrases import Negation, PhraseIndex
 from fay_ros.action.rules import RULE_COLUMNS, ActionMatcher
 from fay_ros.action.sentiment import SCALE_NAME, SentimentScorer

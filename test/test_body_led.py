@@ -7,11 +7,11 @@ import math
 import pytest
 import yaml
 
-from fay_ros.body.cue import Cue
+from fay_ros.body.body_cue import Cue
 from fay_ros.body.led import (
     PATTERN_KEYS, TABLE_FILE, LedMapper, load_led_table, parse_pattern, pattern_level, with_hold,
 )
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.vocabulary import AFFECTS
 
 SHIPPED = default_table_path(TABLE_FILE)

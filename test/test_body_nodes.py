@@ -16,7 +16,7 @@ from body_rig import (
     motion_index, seconds, set_parameter, sync,
 )
 from fay_ros.body import led, servo
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common import qos, topics
 from harness import repeat_until, wait_until
 

@@ -12,12 +12,12 @@ import math
 import pytest
 import yaml
 
-from fay_ros.body.cue import Cue
+from fay_ros.body.body_cue import Cue
 from fay_ros.body.servo import (
     TABLE_FILE, ServoMapper, Trajectory, hermite_peak_speed, load_servo_table, peak_offsets, plan,
     with_preemption,
 )
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.vocabulary import BEHAVIORS
 
 SHIPPED = default_table_path(TABLE_FILE)

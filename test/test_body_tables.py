@@ -7,7 +7,7 @@ import re
 import pytest
 
 from fay_ros.body import led, servo
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.errors import TableError
 from fay_ros.common.reloading import ReloadingTable
 from fay_ros.common.vocabulary import AFFECTS, BEHAVIORS

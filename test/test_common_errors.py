@@ -17,8 +17,8 @@ import fay_ros
 from fay_ros.bringup import graph
 from fay_ros.cli import up
 from fay_ros.common.errors import ConfigError, FayError, Issue, TableError
-from fay_ros.dialogue import llm
-from fay_ros.dialogue.llm import (KINDS, ApiKeyError, ChatClient, Endpoint, LlmEmpty, LlmError, LlmHttpError,
+from fay_ros.llm import client as llm
+from fay_ros.llm.client import (KINDS, ApiKeyError, ChatClient, Endpoint, LlmEmpty, LlmError, LlmHttpError,
                                   LlmMalformed, LlmUnreachable, key_from_env, parse_json_object)
 
 
@@ -38,7 +38,7 @@ def project_exception_classes() -> dict[str, type[BaseException]]:
 def test_every_exception_class_of_fay_ros_is_a_fay_error():
     classes = project_exception_classes()
     # The walk really reaches the package (a broken walk must not pass by finding nothing).
-    for expected in ("fay_ros.common.errors.TableError", "fay_ros.dialogue.llm.LlmTimeout",
+    for expected in ("fay_ros.common.errors.TableError", "fay_ros.llm.client.LlmTimeout",
                      "fay_ros.dialogue.persona.PersonaError", "fay_ros.web.access.AccessError",
                      "fay_ros.web.gate_policy.Refused", "fay_ros.dialogue.tools.ToolError"):
         assert expected in classes, sorted(classes)

@@ -10,7 +10,7 @@ import pytest
 
 from fay_ros.action import load_rules
 from fay_ros.body import servo
-from fay_ros.body.tables import default_table_path
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.errors import ConfigError, TableError
 from fay_ros.common.reloading import REJECTED, ReloadingTable
 

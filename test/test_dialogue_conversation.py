@@ -28,7 +28,7 @@ from harness import NodeProcess, RosProbe, wait_until
 
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
-from fay_ros.common.text import CJK_IDEOGRAPHS, has_cjk
+from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
 from fay_ros.dialogue.persona import Persona
 
 PERSONA = Persona.load(config_file("persona.yaml"))

@@ -18,7 +18,7 @@ import pytest
 
 from harness import start_llm
 
-from fay_ros.dialogue.local_llm import EMBEDDED_MODEL
+from fay_ros.llm.embedded import EMBEDDED_MODEL
 
 # ~400 tokens: the size of a persona with a few fact lines
 PERSONA = (
@@ -89,7 +89,7 @@ def llm_server():
 
 @pytest.mark.slow
 def test_warm_up_answered_before_ready():
-    from fay_ros.dialogue.local_llm import LocalLlmServer
+    from fay_ros.llm.embedded import LocalLlmServer
 
     # port 0: nobody but the server itself knows where it listens until it counts as started
     # (the constructor returned; `fay-ros llm` prints `ready:` right after)

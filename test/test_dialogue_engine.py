@@ -11,7 +11,7 @@ import pytest
 import dialogue_fake_llm as fake
 from harness import free_port
 from fay_ros.dialogue.engine import OBSERVATION, DialogueEngine, EngineSettings
-from fay_ros.dialogue.llm import ChatClient, Endpoint
+from fay_ros.llm.client import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.qa import QaTable
 from fay_ros.dialogue.reply import ReplyPiece

@@ -11,8 +11,8 @@ import pytest
 
 from fay_ros.dialogue import fact_answers
 from fay_ros.dialogue.guard import GuardPolicy, ReplyGuard
-from fay_ros.dialogue.local_llm import EMBEDDED_MODEL, EMBEDDED_PORT
-from fay_ros.dialogue.profiles import CAPABLE, TINY, resolve
+from fay_ros.llm.embedded import EMBEDDED_MODEL, EMBEDDED_PORT
+from fay_ros.llm.profiles import CAPABLE, TINY, resolve
 
 PERSONA = ("You are Fay, a small companion robot who lives at home with the user.\n"
            "You are warm, curious and cheerful, and you speak briefly: one to three short sentences.\n"

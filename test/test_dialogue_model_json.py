@@ -1,4 +1,4 @@
-"""JSON written by a model (`fay_ros.dialogue.model_json`, pydantic_core's parser underneath),
+"""JSON written by a model (`fay_ros.llm.model_json`, pydantic_core's parser underneath),
 whole (the tool loop's actions, the memory's reflection) and while it streams (the chat
 judge's verdict, `judge.JudgeStreamParser`)."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import pytest
 
 from fay_ros.dialogue.judge import JudgeStreamParser
-from fay_ros.dialogue.llm import LlmError, parse_json_object
-from fay_ros.dialogue.model_json import first_object, read_partial
+from fay_ros.llm.client import LlmError, parse_json_object
+from fay_ros.llm.model_json import first_object, read_partial
 
 
 def feed_all(parser: JudgeStreamParser, text: str, size: int) -> str:

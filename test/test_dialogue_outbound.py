@@ -1,4 +1,4 @@
-"""The outbound gate (`fay_ros.dialogue.outbound`): what may leave the dialogue on `reply`.
+"""The outbound gate (`fay_ros.text.outbound`): what may leave the dialogue on `reply`.
 
 First the pure sanitiser on whole texts, then the same texts streamed with a split at every
 position (a blob split across deltas must never leak into earlier output), then the real
@@ -17,10 +17,10 @@ from fay_msgs.msg import Transcript
 from harness import RosProbe, dialogue_node
 
 from fay_ros.common.paths import config_file
-from fay_ros.dialogue.outbound import OutboundStream, sanitize, strip_structure
+from fay_ros.text.outbound import OutboundStream, sanitize, strip_structure
 from fay_ros.dialogue.persona import Persona
-from fay_ros.dialogue.processors import Chain
-from fay_ros.dialogue.sentences import SentenceSplitter, split_sentences
+from fay_ros.text.processors import Chain
+from fay_ros.text.sentences import SentenceSplitter, split_sentences
 
 # (model output, what may be published, a kind the log names)
 CASES = [

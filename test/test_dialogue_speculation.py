@@ -9,7 +9,7 @@ import time
 import pytest
 
 import dialogue_fake_llm as fake
-from fay_ros.dialogue.llm import Endpoint
+from fay_ros.llm.client import Endpoint
 from fay_ros.dialogue.qa import QaTable
 from fay_ros.dialogue.speculation import SpeculativeClient, request_key
 from test_dialogue_engine import WAIT, DictMemory, Rig, assert_one_reply, run, wait_thread_event

@@ -8,18 +8,18 @@ import json
 
 import pytest
 
-from fay_ros.common.text import has_cjk
+from fay_ros.text.words import has_cjk
 from fay_ros.dialogue.guard import ReplyGuard
 from fay_ros.dialogue.judge import JudgeStreamParser
-from fay_ros.dialogue.llm import Endpoint
-from fay_ros.dialogue.model_json import first_object
-from fay_ros.dialogue.outbound import OutboundStream
+from fay_ros.llm.client import Endpoint
+from fay_ros.llm.model_json import first_object
+from fay_ros.text.outbound import OutboundStream
 from fay_ros.dialogue.persona import Persona, PersonaError
-from fay_ros.dialogue.processors import Chain
+from fay_ros.text.processors import Chain
 from fay_ros.dialogue.qa import QaTable, QaTableError, script_tool_name
 from fay_ros.dialogue.reply import Reply
-from fay_ros.dialogue.sentences import SentenceSplitter, split_sentences
-from fay_ros.dialogue.think import ThinkStripper, strip_think
+from fay_ros.text.sentences import SentenceSplitter, split_sentences
+from fay_ros.text.think import ThinkStripper, strip_think
 from fay_ros.dialogue.tools import Tool, ToolContext, ToolRegistry, canonical_call
 
 

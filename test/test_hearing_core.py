@@ -136,7 +136,7 @@ def test_wav_that_ends_mid_sample_is_a_format_error_naming_the_file(tmp_path):
 def test_asr_core_refuses_a_malformed_chunk_and_keeps_going(sentence):
     """A chunk that cannot be audio raises AudioFormatError before touching any state."""
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.types import Recognition
+    from fay_ros.hearing.recognition import Recognition
 
     class Recorder:
         sample_rate = RATE
@@ -339,7 +339,7 @@ class _Recorder:
         return None
 
     def finish(self):
-        from fay_ros.hearing.types import Recognition
+        from fay_ros.hearing.recognition import Recognition
         return Recognition(f"{sum(map(len, self.audio))} samples", "en", 1.0)
 
 

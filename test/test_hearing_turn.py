@@ -125,13 +125,13 @@ class ScriptedRecognizer:
         return ""
 
     def peek(self):
-        from fay_ros.hearing.types import Recognition
+        from fay_ros.hearing.recognition import Recognition
         text = self.texts[min(self.peeks, len(self.texts) - 1)]
         self.peeks += 1
         return Recognition(text, "en", self.confidence)
 
     def finish(self):
-        from fay_ros.hearing.types import Recognition
+        from fay_ros.hearing.recognition import Recognition
         return Recognition(self.texts[-1], "en", self.confidence)
 
 

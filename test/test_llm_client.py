@@ -1,4 +1,4 @@
-"""The one LLM client (fay_ros.dialogue.llm) of the dialogue (`stream`) and the memory
+"""The one LLM client (fay_ros.llm.client) of the dialogue (`stream`) and the memory
 (`complete`), against real servers on loopback: the key rule, URLs without credentials in
 every error text, one error kind per failure on both paths, one retry of a dropped connection."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ from werkzeug.wrappers import Request, Response
 
 from harness import free_port
 from fay_ros.common.urls import safe_url
-from fay_ros.dialogue.llm import NO_KEY, ChatClient, Endpoint, LlmError, key_from_env
+from fay_ros.llm.client import NO_KEY, ChatClient, Endpoint, LlmError, key_from_env
 
 KEY = "sk-fay-client-0123456789"
 USERINFO, QUERY = "fayuser:pw-7f3a9c", "api_key=sk-query-5e1d&x=1"

@@ -13,7 +13,7 @@ from lifecycle_msgs.msg import Transition
 
 from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
-from fay_ros.dialogue.local_llm import MODEL_FILE, default_model_path
+from fay_ros.llm.embedded import MODEL_FILE, default_model_path
 from harness import REPO, free_port, http_ok, ros_environment, wait_until
 
 

@@ -30,7 +30,7 @@ from fay_ros.agent.tool_config import load_tools_file
 from fay_ros.common import topics
 from fay_ros.dialogue.tools import ToolContext, ToolError, ToolRegistry
 from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
-from fay_ros.dialogue.llm import ChatClient, Endpoint
+from fay_ros.llm.client import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import json
 import pytest
 from werkzeug import Response
 
-from fay_ros.dialogue.llm import ChatClient, Endpoint
+from fay_ros.llm.client import ChatClient, Endpoint
 from fay_ros.memory.policy import RememberRequest
 from fay_ros.memory.scheduler import LLM_BACKOFF_SECONDS, PROFILE, REFLECT, BackgroundScheduler, Job
 from fay_ros.memory.service import build_service

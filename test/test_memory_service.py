@@ -10,7 +10,7 @@ import pytest
 
 from fay_ros.memory.service import build_service
 from fay_ros.memory.fay_import import FayImportError, import_fay
-from fay_ros.dialogue.llm import ChatClient, Endpoint, LlmError
+from fay_ros.llm.client import ChatClient, Endpoint, LlmError
 from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
 from fay_ros.memory.policy import RememberRequest
 

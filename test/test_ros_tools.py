@@ -244,7 +244,7 @@ def stats(probe: RosProbe) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def tools(robot, allow_list):
     """The ROS tools built on the probe node (what the dialogue node does with its own node)."""
-    from fay_ros.nodes.ros_tools import RosTools
+    from fay_ros.ros_side.ros_tools import RosTools
 
     probe, _server, _events = robot
     built = RosTools.from_file(probe.node, allow_list)
@@ -339,7 +339,7 @@ def test_a_goal_cancelled_before_it_was_accepted_is_cancelled_once_accepted(robo
 
 
 def test_action_timeout_cancels_the_goal(robot, allow_list, tmp_path):
-    from fay_ros.nodes.ros_tools import RosTools
+    from fay_ros.ros_side.ros_tools import RosTools
 
     probe, _server, events = robot
     events.clear()
@@ -371,7 +371,7 @@ def _subscribed(probe: RosProbe, topic: str) -> bool:
 
 
 def test_service_tool_reports_a_missing_service(robot, tmp_path):
-    from fay_ros.nodes.ros_tools import RosTools
+    from fay_ros.ros_side.ros_tools import RosTools
 
     path = tmp_path / "absent.yaml"
     path.write_text("services:\n  - {name: /robot/absent, type: std_srvs/srv/Trigger, description: d, timeout: 0.3}\n")
@@ -385,7 +385,7 @@ def test_service_tool_reports_a_missing_service(robot, tmp_path):
 
 def test_an_uninstalled_type_is_a_config_error_naming_the_entry(robot, tmp_path):
     from fay_ros.common.errors import ConfigError
-    from fay_ros.nodes.ros_tools import RosTools
+    from fay_ros.ros_side.ros_tools import RosTools
 
     path = tmp_path / "bad.yaml"
     path.write_text("services:\n  - {name: /x, type: no_such_pkg/srv/X, description: d}\n")
@@ -398,7 +398,7 @@ def test_a_ros_future_completing_after_its_waiter_is_gone_raises_nothing_in_the_
     completion runs in the executor, where an exception would stop the node's spin."""
     from rclpy.task import Future
 
-    from fay_ros.nodes.ros_tools import await_ros_future
+    from fay_ros.ros_side.ros_tools import await_ros_future
 
     future = Future()
 

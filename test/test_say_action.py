@@ -92,9 +92,9 @@ class Goal:
         on_probe_thread(self.ros, self.response.cancel_goal_async)
 
 
-# -- the pure core (fay_ros.voice.say) ------------------------------------------------------
+# -- the pure core (fay_ros.voice.say_verbatim) ------------------------------------------------------
 def test_a_text_is_planned_into_sanitised_sentences_within_the_limit():
-    from fay_ros.voice.say import plan_say
+    from fay_ros.voice.say_verbatim import plan_say
 
     plan = plan_say("# Notice\nDinner is at **six**. ```print(1)``` 请准时。 See https://x.example/a?k=1 now.")
     assert plan.sentences == ["Notice", "Dinner is at six.", "请准时。", "See now."]
@@ -107,7 +107,7 @@ def test_a_text_is_planned_into_sanitised_sentences_within_the_limit():
 
 def test_a_say_job_ends_once_every_sentence_has_ended():
     from fay_ros.voice.pipeline import SentenceEvent
-    from fay_ros.voice.say import SayJob
+    from fay_ros.voice.say_verbatim import SayJob
 
     def run(kinds, cancel=False):
         progress, done = [], []

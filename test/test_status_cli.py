@@ -8,7 +8,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from harness import REPO, ros_environment, wait_until
 from rclpy.qos import QoSProfile
 
-from fay_ros.bringup.status import StatusBoard
+from fay_ros.bringup.status_board import StatusBoard
 from fay_ros.common.diagnostics import status_name
 
 MODULE = "procs.managed_probe"

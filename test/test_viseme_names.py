@@ -1,4 +1,4 @@
-"""One list of viseme names (fay_ros.common.visemes) and the three places that must agree
+"""One list of viseme names (fay_ros.common.viseme_names) and the three places that must agree
 with it: the message contract (fay_msgs/msg/Viseme.msg constants), the shipped web face table
 (web/face_map.json mouth.visemes) and the table check of `fay-ros web`."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from fay_msgs.msg import Viseme
-from fay_ros.common.visemes import VISEME_IDS, VISEME_NAMES
+from fay_ros.common.viseme_names import VISEME_IDS, VISEME_NAMES
 from fay_ros.web.face_map import validate
 
 REPO = Path(__file__).resolve().parents[1]

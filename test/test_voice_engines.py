@@ -17,7 +17,7 @@ def run_python(code: str) -> str:
 def test_espeak_ng_is_refused_after_pyttsx3_in_one_process():
     out = run_python(
         "from fay_ros.voice.engines import create_engine\n"
-        "from fay_ros.voice.types import VoiceError, VoiceSettings\n"
+        "from fay_ros.voice.engine_types import VoiceError, VoiceSettings\n"
         "create_engine('pyttsx3', VoiceSettings())\n"
         "try:\n"
         "    create_engine('espeak-ng', VoiceSettings())\n"
@@ -36,7 +36,7 @@ def test_a_failed_start_leaves_libespeak_free_and_one_engine_may_start_twice():
         "except RuntimeError:\n"
         "    pass\n"
         "from fay_ros.voice.engines import create_engine\n"
-        "from fay_ros.voice.types import VoiceSettings\n"
+        "from fay_ros.voice.engine_types import VoiceSettings\n"
         "first = create_engine('espeak-ng', VoiceSettings())\n"
         "second = create_engine('espeak-ng', VoiceSettings(rate_wpm=200))\n"
         "print(len(second.synthesize('hi').samples) > 0)\n")
@@ -45,7 +45,7 @@ def test_a_failed_start_leaves_libespeak_free_and_one_engine_may_start_twice():
 
 def test_an_unknown_engine_names_the_choices():
     from fay_ros.voice.engines import ENGINES, create_engine
-    from fay_ros.voice.types import VoiceError, VoiceSettings
+    from fay_ros.voice.engine_types import VoiceError, VoiceSettings
 
     assert ENGINES == ("espeak-ng", "pyttsx3")
     with pytest.raises(VoiceError, match="unknown TTS engine 'festival'; choose one of espeak-ng, pyttsx3"):
@@ -56,7 +56,7 @@ def test_settings_change_from_the_next_sentence_and_an_unknown_voice_changes_not
     # (the tts node's live parameters: Engine.use_settings)
     out = run_python(
         "from fay_ros.voice.engines import create_engine\n"
-        "from fay_ros.voice.types import VoiceError, VoiceSettings\n"
+        "from fay_ros.voice.engine_types import VoiceError, VoiceSettings\n"
         "engine = create_engine('espeak-ng', VoiceSettings())\n"
         "text = 'How are you today, my friend?'\n"
         "normal = engine.synthesize(text).duration\n"
@@ -79,7 +79,7 @@ def test_pyttsx3_checks_a_new_voice_before_using_it():
     # mode, where a rate set between two files is taken only now and then.)
     out = run_python(
         "from fay_ros.voice.engines import create_engine\n"
-        "from fay_ros.voice.types import VoiceError, VoiceSettings\n"
+        "from fay_ros.voice.engine_types import VoiceError, VoiceSettings\n"
         "engine = create_engine('pyttsx3', VoiceSettings())\n"
         "engine.use_settings(VoiceSettings(english_voice='en-GB-scotland'))\n"
         "print(engine.synthesize('Hello there.').runs[0].voice)\n"

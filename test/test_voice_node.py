@@ -133,7 +133,7 @@ def test_the_pyttsx3_engine_speaks_through_the_same_node(ros, launch_node, tmp_p
 
 
 def test_an_oversized_reply_is_cut_to_the_limit_and_the_node_goes_on(ros, launch_node, tmp_path):
-    from fay_ros.voice.say import MAX_SENTENCE_CHARS
+    from fay_ros.voice.say_verbatim import MAX_SENTENCE_CHARS
 
     node, speaking, tracks, replies, interrupt = start_tts(launch_node, ros, tmp_path)
     huge = "This is a very long reply that nobody should have to hear in full. " * 1500   # about 100 kB
@@ -155,7 +155,7 @@ def test_an_oversized_reply_is_cut_to_the_limit_and_the_node_goes_on(ros, launch
 
 
 def test_bound_text_cuts_at_the_best_boundary_within_the_limit():
-    from fay_ros.voice.say import bound_text
+    from fay_ros.voice.say_verbatim import bound_text
 
     assert bound_text("Short.", 20) == "Short."
     assert bound_text("One two. Three four, five six seven eight", 30) == "One two. Three four,"

@@ -14,7 +14,7 @@ from fay_ros.common.wav import read_wav
 from fay_ros.voice.engines import create_engine
 from fay_ros.voice.pipeline import FINAL_KINDS, SentenceRequest, SpeechPipeline
 from fay_ros.voice.playback import SimulatedSink
-from fay_ros.voice.types import VoiceSettings
+from fay_ros.voice.engine_types import VoiceSettings
 
 
 class Recorder:

@@ -26,7 +26,7 @@ from fay_msgs.action import Say
 from fay_msgs.msg import Utterance
 from fay_ros.common import topics
 from fay_ros.common.wav import read_wav
-from fay_ros.voice.types import VoiceSettings
+from fay_ros.voice.engine_types import VoiceSettings
 from harness import DEFAULT_TIMEOUT
 from test_say_action import Goal, Rig
 
@@ -52,7 +52,7 @@ def spoken(rig: Rig, conversation: str):
 _LENGTH = """
 import sys
 from fay_ros.voice.engines import create_engine
-from fay_ros.voice.types import VoiceSettings
+from fay_ros.voice.engine_types import VoiceSettings
 engine = create_engine("espeak-ng", VoiceSettings(english_voice=sys.argv[1], rate_wpm=int(sys.argv[2])))
 print(len(engine.synthesize(sys.argv[3]).samples))
 """

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fay_ros.dialogue.outbound import sanitize
+from fay_ros.text.outbound import sanitize
 from fay_ros.voice.language_runs import Run, split_runs
 from fay_ros.voice.sanitize import sanitize_for_speech
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from fay_msgs.msg import Viseme
-from fay_ros.common.visemes import VISEME_IDS, VISEME_NAMES
+from fay_ros.common.viseme_names import VISEME_IDS, VISEME_NAMES
 from fay_ros.voice import alignment
 from fay_ros.voice.engines import create_engine
-from fay_ros.voice.types import VoiceError, VoiceSettings
+from fay_ros.voice.engine_types import VoiceError, VoiceSettings
 from fay_ros.voice.visemes import (MIN_FRAME, MOUTH_OPEN, TimedPhoneme, VisemeTrackData, build_track, phoneme_visemes,
                                    track_from_energy, unknown_phonemes)
 
@@ -52,7 +52,7 @@ def engine():
 _SYNTHESIZE = """
 import pickle, sys
 from fay_ros.voice.engines import create_engine
-from fay_ros.voice.types import VoiceSettings
+from fay_ros.voice.engine_types import VoiceSettings
 engine = create_engine("espeak-ng", VoiceSettings())
 pickle.dump({text: engine.synthesize(text) for text in sys.argv[1:]}, sys.stdout.buffer)
 """

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..common.errors import TableError
 from ..common.paths import config_file
-from .cue import NO_MATCH_OPTIONS, Cue, CueEngine
+from .text_to_cue import NO_MATCH_OPTIONS, Cue, CueEngine
 from .rules import MATCH_POLICIES, ActionMatcher, load_rules
 from .sentiment import SentimentScorer, load_lexicon
 

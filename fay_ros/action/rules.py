@@ -50,7 +50,7 @@ from typing import Literal, get_args
 from ..common.errors import Issue, TableError
 from ..common.vocabulary import AFFECTS, BEHAVIORS
 from .phrases import Hit, Negation, PhraseIndex, Prepared, ignored_punctuation, is_word_keyword, normalize
-from .tables import CsvRow, parse_float, read_rows
+from .csv_tables import CsvRow, parse_float, read_rows
 
 RULE_COLUMNS = ("code", "behavior", "affect", "intensity", "priority", "sentimentHint", "keywords")
 REQUIRED_COLUMNS = ("code", "behavior", "affect", "keywords")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..common.errors import Issue, TableError
 from .phrases import Negation, PhraseIndex, Prepared, normalize
-from .tables import parse_float, read_rows
+from .csv_tables import parse_float, read_rows
 
 SCALE_NAME = "lexicon_v1:-1..1"
 SCALE_DIVISOR = 4.0

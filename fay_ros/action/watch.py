@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..common.reloading import REJECTED, ReloadingTable, ReloadResult
-from .cue import CueEngine
+from .text_to_cue import CueEngine
 from .rules import RuleTable, load_rules
 from .sentiment import Lexicon, load_lexicon
 

@@ -4,7 +4,7 @@ Fay's faymcp server lets a harness agent (Claude Code, Cursor, a family app) rea
 the companion's memory: memory_remember, memory_search, memory_get_recent,
 memory_get_active_rules, memory_get_reflections, memory_get_user_profile, memory_get_schema.
 Here they are `fay_ros.dialogue.tools.Tool`s over a `McpMemoryGateway` (the running memory
-node's memory/* services; the ROS side lives in `fay_ros.nodes.mcp_memory`), served with the
+node's memory/* services; the ROS side lives in `fay_ros.ros_side.mcp_memory_gateway`), served with the
 official MCP SDK's low-level server. No rclpy in this module.
 
 Identity: the owner of every call is bound by the server, never by a tool argument: the
@@ -70,7 +70,7 @@ class Profile:
 
 
 class McpMemoryGateway(Protocol):
-    """What the tools need from the memory node (fay_ros.nodes.mcp_memory implements it over
+    """What the tools need from the memory node (fay_ros.ros_side.mcp_memory_gateway implements it over
     the memory/* services; `remember` and `active_rules` are those of the dialogue's gateway)."""
 
     async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),

@@ -33,8 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..common.vocabulary import AFFECTS
 from ..common.yaml_loader import load_model
-from .cue import Cue
-from .tables import finite, unit
+from .body_cue import Cue
+from .map_tables import finite, unit
 
 TABLE_FILE = "led_map.yaml"
 PATTERNS = ("steady", "pulse", "blink")

@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..common.vocabulary import BEHAVIORS
 from ..common.yaml_loader import load_model
-from .cue import Cue
-from .tables import unit
+from .body_cue import Cue
+from .map_tables import unit
 
 TABLE_FILE = "servo_map.yaml"
 # Relative slack when comparing a peak speed with a limit (float round-off only).

@@ -175,7 +175,7 @@ DEMO_NODE = ("demo_talker", "fay_ros.nodes.demo_talker")
 
 def embedded_llm_url() -> str:
     """Where the embedded offline LLM (fay-ros llm) listens when no llm_base_url is given."""
-    from ..dialogue.local_llm import EMBEDDED_BASE_URL
+    from ..llm.embedded import EMBEDDED_BASE_URL
 
     return EMBEDDED_BASE_URL
 
@@ -281,7 +281,7 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     options = parse_options(raw_options)
     processes = []
     if starts_embedded_llm(options):
-        from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT
+        from ..llm.embedded import EMBEDDED_HOST, EMBEDDED_PORT
 
         # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
         processes.append(ProcessSpec("llm", ("llm", "--namespace", namespace(options), "--host", EMBEDDED_HOST,

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ..action import (LEXICON_FILE, MATCH_POLICIES, NO_MATCH_OPTIONS, RULES_FILE, CueEngine, TableError,
                       default_table_path, load_lexicon, load_rules)
-from ..action.cue import Analysis
-from ..action.tables import read_text
+from ..action.text_to_cue import Analysis
+from ..action.csv_tables import read_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -18,8 +18,8 @@ from urllib.parse import urlparse
 
 from ..common.paths import config_file
 from ..common.urls import safe_url
-from ..dialogue.llm import ApiKeyError, key_from_env
-from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
+from ..llm.client import ApiKeyError, key_from_env
+from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
 if TYPE_CHECKING:
     from ..dialogue.engine import DialogueEngine
@@ -110,8 +110,8 @@ def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None
                   key: str, emit: Callable[[ReplyPiece], None]) -> DialogueEngine:
     """The engine of both modes (its clients are engine.small / engine.big; close them)."""
     from ..dialogue.engine import DialogueEngine, EngineSettings
-    from ..dialogue.llm import ChatClient, Endpoint
-    from ..dialogue.profiles import resolve
+    from ..llm.client import ChatClient, Endpoint
+    from ..llm.profiles import resolve
     from ..dialogue.tools import builtin_tools
 
     endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)
@@ -131,7 +131,7 @@ async def _close(engine: DialogueEngine) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dialogue.local_llm import LocalLlmError, LocalLlmServer
+    from ..llm.embedded import LocalLlmError, LocalLlmServer
     from ..dialogue.persona import Persona, PersonaError
     from ..dialogue.qa import QaTable, QaTableError
 

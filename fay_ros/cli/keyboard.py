@@ -55,7 +55,7 @@ def _lines(args: argparse.Namespace) -> Iterable[str]:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    from ..nodes.typed_input import publish_lines
+    from ..ros_side.typed_input import publish_lines
 
     unheard = publish_lines(_lines(args), user_id=args.user, language=args.language, namespace=args.namespace,
                             wait=args.wait)

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from ..common import topics
 from ..common.exit_codes import EXIT_CONFIG_ERROR
-from ..dialogue.local_llm import EMBEDDED_HOST, EMBEDDED_PORT, LocalLlmConfig, LocalLlmError
+from ..llm.embedded import EMBEDDED_HOST, EMBEDDED_PORT, LocalLlmConfig, LocalLlmError
 
 # option -> LocalLlmConfig field / node parameter
 _PARAMETERS = {"host": "host", "port": "port", "model": "model_file", "threads": "threads", "context": "context",

@@ -3,7 +3,7 @@
 Seven tools (memory_remember, memory_search, memory_get_recent, memory_get_active_rules,
 memory_get_reflections, memory_get_user_profile, memory_get_schema) over the running memory
 node's memory/* services; the tools and the server are fay_ros.agent.mcp_memory, the ROS
-client fay_ros.nodes.mcp_memory.
+client fay_ros.ros_side.mcp_memory_gateway.
 
   fay-ros mcp --owner tom              stdio (an MCP client starts this command); owner bound here
   fay-ros mcp --http --port 8765       streamable HTTP at http://127.0.0.1:8765/mcp; each request
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) -> int:
     from .. import __version__
     from ..agent.mcp_memory import build_server, fixed_owner, http_app, memory_tools, token_owner
-    from ..nodes.mcp_memory import RosSide
+    from ..ros_side.mcp_memory_gateway import RosSide
 
     # stdout is the stdio transport: every log goes to stderr (tool name and outcome, never
     # arguments, memories or tokens)

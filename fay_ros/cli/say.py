@@ -14,7 +14,7 @@ from pathlib import Path
 from ..common.wav import write_wav
 from ..voice.engines import ENGINES, create_engine
 from ..voice.sanitize import sanitize_for_speech
-from ..voice.types import VoiceError, VoiceSettings, check_voice_name
+from ..voice.engine_types import VoiceError, VoiceSettings, check_voice_name
 from ..voice.visemes import build_track, track_from_energy
 
 

@@ -19,7 +19,7 @@ import os
 import time
 
 from ..bringup.graph import NODE_MODULES, OPTIONAL_NODES
-from ..bringup.status import StatusBoard
+from ..bringup.status_board import StatusBoard
 from ..common import topics
 
 LOOK_SECONDS = 3.0  # without --wait: long enough for discovery and a health update (every 1 s)
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    from ..nodes.status_probe import watch
+    from ..ros_side.status_probe import watch
 
     names = [n.strip() for n in args.nodes.split(",") if n.strip()]
     board = StatusBoard(names) if names else StatusBoard([name for name, _module in NODE_MODULES], OPTIONAL_NODES)

@@ -79,25 +79,25 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..common import reply_sources
-from ..common.text import has_cjk
+from ..text.words import has_cjk
 from ..memory.self_facts import SelfFact, extract_self_facts
 from . import fact_answers, prompts, routing
 from .guard import GuardPolicy, ReplyGuard
 from .history import Histories
 from .judge import FINISH, TOOL, JudgeStreamParser
-from .llm import ChatClient, LlmError, LlmUnreachable
-from .model_json import first_object
-from .outbound import sanitize
+from ..llm.client import ChatClient, LlmError, LlmUnreachable
+from ..llm.model_json import first_object
+from ..text.outbound import sanitize
 from .persona import Persona
-from .processors import Chain
-from .profiles import CAPABLE, TINY, TinyDecoding
+from ..text.processors import Chain
+from ..llm.profiles import CAPABLE, TINY, TinyDecoding
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .speculation import SpeculativeClient, enter_probe, park, probing
 from .reply import Reply, ReplyPiece
-from .sentences import SentenceSplitter, split_sentences
+from ..text.sentences import SentenceSplitter, split_sentences
 from .tasks import CANCELLED, COMPLETED, BackgroundTask, TaskBusy, TaskManager, TaskProgress
-from .think import ThinkStripper, strip_think
+from ..text.think import ThinkStripper, strip_think
 from .tool_loop import ToolLoop
 from .tools import Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
 from .trace import TurnTrace

@@ -16,8 +16,8 @@ from __future__ import annotations
 import datetime
 import re
 
-from ..common.text import has_cjk
-from ..memory.self_facts import _RELATIONS, _ZH_RELATIONS, name_from_content, second_person, taste_from_content
+from ..text.words import has_cjk
+from ..memory.self_facts import RELATIONS, ZH_RELATIONS, name_from_content, second_person, taste_from_content
 
 _NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|"
                         r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
@@ -86,7 +86,7 @@ def answer(question: str, facts: dict[str, str], language: str = "en") -> str | 
         found = facts.get("family:" + re.sub(r"\s+", "_", relation))
         if found:
             return second_person(found)
-        if relation in (_ZH_RELATIONS.split("|") if zh else _RELATIONS):  # "who is my mom?", not "what is my job?"
+        if relation in (ZH_RELATIONS.split("|") if zh else RELATIONS):  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(relation)
     return None
 

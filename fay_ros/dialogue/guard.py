@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import emoji
 
-from ..common.text import CJK_IDEOGRAPHS, has_cjk
+from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
 _EMOTICON = re.compile(r"(?:(?<=\s)|^)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .model_json import PartialObject, read_partial
+from ..llm.model_json import PartialObject, read_partial
 
 FINISH = "finish"
 TOOL = "tool"

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .outbound import Dropped, OutboundStream, sanitize, strip_structure
-from .sentences import split_sentences
+from ..text.outbound import Dropped, OutboundStream, sanitize, strip_structure
+from ..text.sentences import split_sentences
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model_json import first_object
+from ..llm.model_json import first_object
 
 UPDATE_TASK, QUERY_PROGRESS, CANCEL_TASK, NEW_TASK, NORMAL_CHAT = (
     "update_task", "query_progress", "cancel_task", "new_task", "normal_chat")

@@ -28,7 +28,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from .llm import ChatClient, ChatEvent, Endpoint, LlmError
+from ..llm.client import ChatClient, ChatEvent, Endpoint, LlmError
 
 log = logging.getLogger("fay_ros.dialogue")
 

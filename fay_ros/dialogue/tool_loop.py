@@ -19,9 +19,9 @@ from typing import Any, Callable
 
 from . import prompts
 from .judge import TOOL
-from .llm import ChatClient, ToolCall
-from .model_json import first_object
-from .think import strip_think
+from ..llm.client import ChatClient, ToolCall
+from ..llm.model_json import first_object
+from ..text.think import strip_think
 from .tools import Tool, ToolContext, ToolError, ToolRegistry, canonical_call
 from .trace import TurnTrace
 

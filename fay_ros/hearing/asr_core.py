@@ -48,7 +48,7 @@ from .audio import check_chunk, from_loud_onset, resample
 from .backchannel import is_backchannel
 from .segmenter import Segmenter
 from .turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
-from .types import Recognition, Recognizer, Word
+from .recognition import Recognition, Recognizer, Word
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
 

@@ -5,7 +5,7 @@ this (fay_ros.hearing.asr_core), and the voice resumes what the barge-in cut
 """
 from __future__ import annotations
 
-from ..common.text import spoken_words
+from ..text.words import spoken_words
 
 # Short acknowledgements that are not a turn (lower case, punctuation and spaces removed;
 # with Whisper's other spellings of "yeah").

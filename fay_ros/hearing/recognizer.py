@@ -5,7 +5,7 @@ one of them.
 """
 from __future__ import annotations
 
-from .types import Recognizer
+from .recognition import Recognizer
 
 
 def create_recognizer(backend: str, model: str = "", language: str = "auto", **options) -> Recognizer:

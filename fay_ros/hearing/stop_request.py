@@ -8,7 +8,7 @@ into words now and then, and that must not stop the robot.
 """
 from __future__ import annotations
 
-from ..common.text import spoken_words
+from ..text.words import spoken_words
 
 # Words (common.text.spoken_words) joined by single spaces; matched at the start of the transcript.
 STOP_PHRASES = (

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .models import ModelError, resolve_vosk_model
-from .types import Recognition, Word
+from .recognition import Recognition, Word
 
 
 class VoskRecognizer:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .audio import ASR_RATE, to_float
 from .models import ModelError, resolve_whisper_model
-from .types import Recognition, Word
+from .recognition import Recognition, Word
 
 # Never let huggingface_hub reach the network, whatever faster-whisper decides to look up.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

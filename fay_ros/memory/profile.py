@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..dialogue.llm import ChatClient
+from ..llm.client import ChatClient
 from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
 from .backend import MemoryBackend
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dialogue.llm import ChatClient, LlmMalformed
+from ..llm.client import ChatClient, LlmMalformed
 from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 from .backend import MemoryBackend
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Callable, Literal
 
-from ..dialogue.llm import LlmError
+from ..llm.client import LlmError
 from ..schedule.config import MemorySchedule
 from ..schedule.timing import Firing, IntervalRule, TimeRule, TimeTriggers, daily_rule
 from .service import MemoryService

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..common.text import CJK_IDEOGRAPHS, has_cjk
+from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 USER_EN = "User"
 USER_ZH = "用户"
@@ -68,10 +68,11 @@ _EN_NAME = [
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
     re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
 ]
-_RELATIONS = ("wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad", "brother", "sister",
+# Family words a person may name; public, as the dialogue's fact answers read them too.
+RELATIONS = ("wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad", "brother", "sister",
               "grandmother", "grandma", "grandfather", "grandpa", "friend", "best friend", "boyfriend", "girlfriend",
               "partner", "dog", "cat", "baby", "kid", "child")
-_REL = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
+_REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
     re.compile(rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
     re.compile(rf"\bI have an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
@@ -111,12 +112,12 @@ _ZH_STOP = "，。！？；、,.!?;~～ "
 _ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
                        r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"),
             re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)")]
-_ZH_RELATIONS = ("老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
+ZH_RELATIONS = ("老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
                  "|朋友|女朋友|男朋友|狗|猫|孩子")
-_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + _ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
+_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
                               r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
                               r"(?=[" + _ZH_STOP + r"]|$)")
-_ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + _ZH_RELATIONS + r")")
+_ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
 _ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
 _ZH_TASTE = [

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..dialogue.llm import ChatClient, Endpoint
+from ..llm.client import ChatClient, Endpoint
 from .conversation import ConversationRecorder
 from .embeddings import Embedder, make_embedder
 from .forget import ForgetMatcher

@@ -44,7 +44,7 @@ from rclpy.subscription import Subscription
 from fay_msgs.msg import ActionCue, Transcript, Utterance
 
 from ..action import LEXICON_FILE, RULES_FILE, TableError, default_table_path
-from ..action.cue import Cue, transcript_cue_id
+from ..action.text_to_cue import Cue, transcript_cue_id
 from ..action.watch import TableWatcher
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher

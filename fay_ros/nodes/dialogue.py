@@ -29,7 +29,6 @@ import contextlib
 import functools
 import logging
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -44,7 +43,6 @@ from std_msgs.msg import Empty
 
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utterance
-from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, node_status_name
@@ -55,23 +53,21 @@ from ..common.reloading import ReloadingTable
 from ..common.params import ConfigError, declare_config
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine, EngineSettings
-from ..dialogue.llm import ApiKeyError, ChatClient, Endpoint
+from ..llm.client import ApiKeyError, ChatClient, Endpoint
 from ..dialogue.speculation import SpeculativeClient
-from ..dialogue.local_llm import EMBEDDED_BASE_URL, EMBEDDED_MODEL
+from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
-from ..dialogue.profiles import TINY, resolve as resolve_profile
+from ..llm.profiles import TINY, resolve as resolve_profile
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reply import ReplyPiece
 from ..dialogue.tasks import TaskProgress
 from ..schedule.proactive import Decision
-from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable, builtin_tools
-from .proactive import ProactiveTalk
-from .ros_tools import RosTools, await_ros_future
+from ..dialogue.tools import builtin_tools
+from ..ros_side.proactive_talk import ProactiveTalk
+from ..ros_side.memory_gateway import RosMemoryGateway
+from ..ros_side.ros_tools import RosTools
 from ..agent.mcp_config import McpConfigError
 from ..agent.tool_config import ToolsFileError, load_tools_file
-
-DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
-
 
 class DialogueConfig(BaseModel):
     base_url: str = Field(EMBEDDED_BASE_URL, description="OpenAI-compatible endpoint of the (small) chat model; "
@@ -180,92 +176,6 @@ class _RosLogHandler(logging.Handler):
             self._logger.info(text)
         else:
             self._logger.debug(text)
-
-
-class RosMemoryGateway:
-    """The engine's MemoryGateway over the memory/* services (call_async + timeout)."""
-
-    def __init__(self, node: Node, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
-        group = ReentrantCallbackGroup()
-        self._loop = loop
-        self._timeout = timeout
-        self._started = time.monotonic()
-        self._logger = node.get_logger()
-        self._recall = node.create_client(Recall, topics.SRV_RECALL, callback_group=group)
-        self._remember = node.create_client(Remember, topics.SRV_REMEMBER, callback_group=group)
-        self._forget = node.create_client(Forget, topics.SRV_FORGET, callback_group=group)
-        self._rules = node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES, callback_group=group)
-        self._profile = node.create_client(GetProfile, topics.SRV_PROFILE, callback_group=group)
-
-    def wait_until_discovered(self, timeout: float) -> bool:
-        """Block (never in a callback) until every memory service is discovered, or `timeout`
-        seconds pass; True when all are. For a process that serves others only once memory is
-        reachable (fay-ros mcp), so its first calls do not race DDS discovery."""
-        clients = (self._recall, self._remember, self._forget, self._rules, self._profile)
-        deadline = time.monotonic() + timeout
-        while not all(c.service_is_ready() for c in clients):
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
-        return True
-
-    async def _call(self, client: Any, request: Any, timeout: float | None = None) -> Any:
-        # A memory node started with this one may not be discovered yet: in the first
-        # seconds, wait for it within the call's own budget instead of failing the first
-        # turns. Later an absent memory fails at once (no delay on every turn).
-        deadline = time.monotonic() + (timeout or self._timeout)
-        while not client.service_is_ready():
-            if time.monotonic() >= deadline or time.monotonic() - self._started > DISCOVERY_GRACE:
-                raise MemoryUnavailable(f"service {client.srv_name} is not running")
-            await asyncio.sleep(0.02)
-        ros_future = client.call_async(request)
-        try:
-            result = await asyncio.wait_for(await_ros_future(ros_future), timeout or self._timeout)
-        except asyncio.TimeoutError:
-            client.remove_pending_request(ros_future)
-            # a running memory that is slow is worth seeing (the turn goes on without it; an
-            # absent memory is expected and stays quiet)
-            self._logger.warning(f"{client.srv_name} did not answer in {timeout or self._timeout:g}s: this turn "
-                                 "goes on without it (parameter 'memory_timeout')", throttle_duration_sec=5.0)
-            raise MemoryUnavailable(
-                f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
-        response = result.result()
-        if response is None:
-            raise MemoryUnavailable(f"service {client.srv_name} failed")
-        return response
-
-    @staticmethod
-    def _memories(nodes: list[Any]) -> list[Memory]:
-        return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags), n.key)
-                for n in nodes]
-
-    async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
-        response = await self._call(self._recall, Recall.Request(owner=owner, query=query, n=n,
-                                                                 include_candidates=False, stateless=stateless))
-        return self._memories(response.nodes) if response.success else []
-
-    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
-                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
-                       source_turn: int = 0) -> MemoryResult:
-        request = Remember.Request(owner=owner, content=content, node_type=node_type, tags=list(tags), key=key,
-                                   user_confirmed=user_confirmed, source_session=source_session,
-                                   source_turn=source_turn)
-        response = await self._call(self._remember, request, self._timeout * 4)
-        return MemoryResult(response.success, response.message, tuple(self._memories([response.node])))
-
-    async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult:
-        response = await self._call(self._forget, Forget.Request(owner=owner, query=query, id=memory_id),
-                                    self._timeout * 4)
-        return MemoryResult(response.success, response.message, tuple(self._memories(response.nodes)),
-                            response.needs_confirmation)
-
-    async def active_rules(self, owner: str) -> list[Memory]:
-        response = await self._call(self._rules, GetActiveRules.Request(owner=owner))
-        return self._memories(response.rules) if response.success else []
-
-    async def profile(self, owner: str) -> list[str]:
-        response = await self._call(self._profile, GetProfile.Request(owner=owner))
-        return list(response.facts) if response.success else []
 
 
 class DialogueNode(Node):

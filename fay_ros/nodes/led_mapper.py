@@ -31,9 +31,9 @@ from std_msgs.msg import ColorRGBA, String
 
 from fay_msgs.msg import ActionCue
 
-from ..body.cue import Cue
+from ..body.body_cue import Cue
 from ..body.led import TABLE_FILE, LedMapper, LedState, LedTable, load_led_table, with_hold
-from ..body.tables import default_table_path
+from ..body.map_tables import default_table_path
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError

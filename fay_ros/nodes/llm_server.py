@@ -1,4 +1,4 @@
-"""llm: the embedded offline LLM (fay_ros.dialogue.local_llm) as a lifecycle node, so the
+"""llm: the embedded offline LLM (fay_ros.llm.embedded) as a lifecycle node, so the
 bring-up, `fay-ros status` and tests see on ROS when the model serves, and why not.
 
 `fay-ros llm` runs this node (`--no-ros`: the bare server); the bring-ups start it in the
@@ -24,7 +24,7 @@ from ..common.diagnostics import health
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
-from ..dialogue.local_llm import MODEL_FILE, LocalLlmConfig, LocalLlmError, LocalLlmServer, default_threads
+from ..llm.embedded import MODEL_FILE, LocalLlmConfig, LocalLlmError, LocalLlmServer, default_threads
 
 NODE_NAME = "llm"
 

@@ -49,7 +49,7 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 from ..common.rostime import to_time_msg
-from ..dialogue.llm import ChatClient, Endpoint
+from ..llm.client import ChatClient, Endpoint
 from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
 from ..memory.model import MemoryNode

@@ -37,11 +37,11 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from fay_msgs.msg import ActionCue
 
-from ..body.cue import Cue
+from ..body.body_cue import Cue
 from ..body.servo import (
     TABLE_FILE, Outcome, ServoMapper, ServoTable, Trajectory, describe, load_servo_table, with_preemption,
 )
-from ..body.tables import default_table_path
+from ..body.map_tables import default_table_path
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError

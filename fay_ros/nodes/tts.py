@@ -87,9 +87,9 @@ from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, che
 from ..voice.playback import AudioSink, open_sink
 from ..voice.resume import ResumeKeeper, ResumeSettings
 from ..voice.talking_again import TalkingAgain
-from ..voice.say import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome, SayProgress,
-                         bound_text, check_say, new_say_id, plan_say, say_language)
-from ..voice.types import Engine, EngineName, VoiceSettings, check_voice_name
+from ..voice.say_verbatim import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome,
+                                  SayProgress, bound_text, check_say, new_say_id, plan_say, say_language)
+from ..voice.engine_types import Engine, EngineName, VoiceSettings, check_voice_name
 from ..voice.visemes import VisemeTrackData
 
 # Say conversation ids remembered to recognise our own `reply` messages (see _on_reply).

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from .types import Engine, EngineName, VoiceError, VoiceSettings
+from .engine_types import Engine, EngineName, VoiceError, VoiceSettings
 
 ENGINES: tuple[str, ...] = get_args(EngineName)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import libespeak_owner
 from .language_runs import Language, split_runs
-from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
+from .engine_types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 from .visemes import TimedPhoneme
 
 LIBRARY = "libespeak-ng.so.1"

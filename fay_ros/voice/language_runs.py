@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from ..common.text import CJK_CHAR
+from ..text.words import CJK_CHAR
 
 Language = Literal["en", "zh"]
 

@@ -11,7 +11,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from .types import VoiceError
+from .engine_types import VoiceError
 
 _lock = threading.Lock()
 _owner: str | None = None

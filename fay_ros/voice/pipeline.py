@@ -42,7 +42,7 @@ from ..common.wav import write_wav
 from .playback import AudioSink, Player
 from .sanitize import sanitize_for_speech
 from .language_runs import Language
-from .types import Engine
+from .engine_types import Engine
 from .visemes import VisemeTrackData, build_track, held_track, track_from_energy
 
 LogFn = Callable[[str, str], None]  # (level: debug|info|warn|error, message)

@@ -24,7 +24,7 @@ import numpy as np
 from ..common.wav import read_wav
 from . import libespeak_owner
 from .language_runs import Language, split_runs
-from .types import Synthesis, VoiceError, VoiceSettings, VoicedRun
+from .engine_types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 
 _lock = threading.Lock()
 

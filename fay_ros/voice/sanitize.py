@@ -1,6 +1,6 @@
 """What the voice must not read aloud.
 
-Reply text is sanitised once, where it leaves the dialogue (`fay_ros.dialogue.outbound`:
+Reply text is sanitised once, where it leaves the dialogue (`fay_ros.text.outbound`:
 reasoning, tool calls, code, URLs and markup never reach the `reply` topic). The voice runs
 the same gate again on whatever it is asked to say, so text that did not come through the
 dialogue (`fay-ros say`, another `reply` publisher) is held to the same rule; on dialogue
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..dialogue.outbound import Dropped, SanitizeResult, sanitize
+from ..text.outbound import Dropped, SanitizeResult, sanitize
 
 __all__ = ["SanitizeResult", "sanitize_for_speech"]
 

@@ -12,7 +12,7 @@ flicker:
      lip closures (sil, PP) keep their value, because a mouth that never closes for
      "p/b/m" looks wrong; a short pause inside speech half-closes instead of snapping shut.
 
-Ids and names come from fay_ros.common.visemes, the constants of fay_msgs/msg/Viseme.msg
+Ids and names come from fay_ros.common.viseme_names, the constants of fay_msgs/msg/Viseme.msg
 (this module does not import ROS; a test checks they agree).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..common.visemes import VISEME_IDS
+from ..common.viseme_names import VISEME_IDS
 
 # Fay's Live2D lip-sync table: ParamMouthOpenY per OVR viseme (0 closed .. 1 wide open).
 MOUTH_OPEN = {

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from ..common import vocabulary
 from ..common.errors import ConfigError
-from ..common.visemes import VISEME_NAMES
+from ..common.viseme_names import VISEME_NAMES
 
 SVG_ANIMATIONS = ("nod", "shake", "tilt", "sway", "bounce", "lean", "bow", "recoil")
 _EXPRESSION = re.compile(r"^F\d{2}$")

@@ -50,7 +50,7 @@ _FIELDS = {
 }
 MAX_CLIENT_FRAME = 64 * 1024  # a typed line, not a file upload
 
-# The dialogue node's proactive planner reports each decision here (fay_ros.nodes.proactive,
+# The dialogue node's proactive planner reports each decision here (fay_ros.ros_side.proactive_talk,
 # DiagnosticStatus on the node's private ~/proactive).
 PROACTIVE_EVENTS = "dialogue/proactive"
 # What the admin page reads: the timeline (heard, typed, replies, cues, speaking), node

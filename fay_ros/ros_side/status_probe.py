@@ -10,7 +10,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.qos import QoSProfile
 from std_msgs.msg import Bool
 
-from ..bringup.status import StatusBoard
+from ..bringup.status_board import StatusBoard
 from ..common import topics
 from ..common.diagnostics import STATE_TASK, status_name
 from ..common.readiness import READY_QOS, ready_topic

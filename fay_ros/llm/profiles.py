@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from .local_llm import EMBEDDED_MODEL, EMBEDDED_PORT
+from .embedded import EMBEDDED_MODEL, EMBEDDED_PORT
 
 TINY, CAPABLE, AUTO = "tiny", "capable", "auto"
 PROFILES = (AUTO, TINY, CAPABLE)

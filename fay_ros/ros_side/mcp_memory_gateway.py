@@ -23,7 +23,7 @@ from ..agent.mcp_memory import MemoryRecord, Profile
 from ..common import topics
 from ..common.rostime import from_time_msg
 from ..dialogue.tools import ToolError
-from .dialogue import RosMemoryGateway
+from .memory_gateway import RosMemoryGateway
 
 
 class McpRosGateway(RosMemoryGateway):

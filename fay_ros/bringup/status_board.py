@@ -1,6 +1,6 @@
 """What `fay-ros status` knows of each node: ready or not, and its `state` health (pure core).
 
-Fed from ROS by fay_ros.nodes.status_probe: each node's latched `~/ready` and its
+Fed from ROS by fay_ros.ros_side.status_probe: each node's latched `~/ready` and its
 `fay/<node>: state` status on /diagnostics (fay_ros.common.readiness, .diagnostics). A node
 never heard from is "not running (yet)".
 """

@@ -20,8 +20,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable
 
-from ..dialogue.outbound import Dropped, strip_structure
-from ..dialogue.sentences import split_sentences
+from ..text.outbound import Dropped, strip_structure
+from ..text.sentences import split_sentences
 from .language_runs import Language
 from .pipeline import FINAL_KINDS, SentenceEvent
 from .sanitize import sanitize_for_speech
