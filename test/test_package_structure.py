@@ -40,7 +40,7 @@ def modules() -> dict[str, Path]:
 
 
 def is_shell(name: str) -> bool:
-    return name.startswith("fay_ros.nodes.") or name == "fay_ros.nodes" or name in SHELL_MODULES
+    return name.split(".")[:2] in (["fay_ros", "nodes"], ["fay_ros", "ros_side"]) or name in SHELL_MODULES
 
 
 def imports(name: str, path: Path) -> list[tuple[str, int, bool]]:
@@ -160,3 +160,105 @@ def test_no_import_cycles():
 def test_the_cycle_finder_finds_cycles():
     assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+# -- layering ---------------------------------------------------------------------------------
+# Which fay_ros packages each package may import. Dependencies point one way: from the shells
+# (cli, nodes, ros_side) down to the cores, and from the cores down to `text`, `llm` and
+# `common`. A new edge is a design decision: make it here, with the reason in the docs
+# (docs/ARCHITECTURE.md, "Module map"), not by accident in an import.
+CORE_ALLOWED: dict[str, set[str]] = {
+    "common": set(),
+    "text": {"common"},
+    "llm": {"common"},
+    "schedule": {"common"},
+    "action": {"common"},
+    "body": {"common"},
+    "hearing": {"common", "text"},
+    "voice": {"common", "text", "hearing"},
+    "memory": {"common", "text", "llm", "schedule"},
+    "dialogue": {"common", "text", "llm", "memory"},
+    "agent": {"common", "dialogue", "memory"},
+    "web": {"common", "action", "dialogue", "schedule"},
+    "bringup": {"common", "llm"},
+}
+SHELL_PACKAGES = {"ros_side", "nodes", "cli"}
+ALLOWED: dict[str, set[str]] = {
+    **CORE_ALLOWED,
+    # the ROS side of cores and commands: any core, never an executable or a command
+    "ros_side": set(CORE_ALLOWED),
+    "nodes": set(CORE_ALLOWED) | {"ros_side"},
+    "cli": set(CORE_ALLOWED) | {"ros_side", "nodes", "root"},
+}
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "root"
+
+
+def layering_offences(graph: dict[str, set[str]], allowed: dict[str, set[str]]) -> list[str]:
+    offences = []
+    for module, targets in sorted(graph.items()):
+        source = package_of(module)
+        for target in sorted(targets):
+            wanted = package_of(target)
+            if wanted == source or module == "fay_ros":
+                continue
+            if source not in allowed:
+                offences.append(f"{module}: package '{source}' has no place in the layering (add it to ALLOWED)")
+            elif wanted not in allowed[source]:
+                offences.append(f"{module} imports {target}: '{source}' may not import '{wanted}'")
+    return offences
+
+
+def private_imports(name: str, path: Path) -> list[str]:
+    """`from <other package> import _private` in the file: a private name is its package's own."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")
+            base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        if not target.startswith("fay_ros"):
+            continue
+        for alias in node.names:
+            if alias.name.startswith("_") and not alias.name.startswith("__") and \
+                    package_of(target) != package_of(name):
+                where = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+                found.append(f"{where}:{node.lineno} imports {target}.{alias.name}")
+    return found
+
+
+def test_dependencies_point_one_way():
+    offences = layering_offences(import_graph(), ALLOWED)
+    assert offences == [], "layering broken:\n" + "\n".join(offences)
+
+
+def test_core_packages_never_import_shells():
+    assert all(not (ALLOWED[core] & SHELL_PACKAGES) for core in CORE_ALLOWED)
+
+
+def test_no_package_imports_another_packages_private_names():
+    offenders = [hit for name, path in modules().items() for hit in private_imports(name, path)]
+    assert offenders == [], "private names imported across packages:\n" + "\n".join(offenders)
+
+
+def test_the_layering_check_sees_a_wrong_edge_and_a_private_import(tmp_path):
+    graph = {"fay_ros.memory.store": {"fay_ros.dialogue.engine", "fay_ros.common.errors"},
+             "fay_ros.dialogue.engine": {"fay_ros.memory.store"},
+             "fay_ros.hearing.asr_core": {"fay_ros.nodes.asr"},
+             "fay_ros.newpkg.x": {"fay_ros.common.errors"}}
+    offences = layering_offences(graph, ALLOWED)
+    assert len(offences) == 3, offences
+    assert "'memory' may not import 'dialogue'" in offences[1] and "'hearing' may not import 'nodes'" in offences[0]
+    assert "newpkg" in offences[2]
+    fake = tmp_path / "x.py"
+    fake.write_text("from ..memory.self_facts import _private, public\nfrom ._own import _fine\n")
+    assert private_imports("fay_ros.dialogue.x", fake) == [f"{fake}:1 imports fay_ros.memory.self_facts._private"]
