@@ -5,8 +5,8 @@ Where they and the data_files land depends on the route:
 
 - colcon (`colcon build`, apt ROS 2): setup.cfg puts the console scripts in
   install/fay_ros/lib/fay_ros and data_files installs the ament index marker and
-  share/fay_ros (package.xml, launch, config, web), so `ros2 run fay_ros <node>` and
-  `ros2 launch fay_ros companion.launch.py` find them.
+  share/fay_ros (package.xml, LICENSE, launch, config, web), so `ros2 run fay_ros <node>`
+  and `ros2 launch fay_ros companion.launch.py` find them.
 - `make setup` (pip, editable): pip ignores setup.cfg's script directory (the console
   scripts go to .venv/bin) and setuptools' editable install skips data_files, so
   scripts/ament_prefix.py completes the venv as an ament prefix from the declarations
@@ -55,7 +55,7 @@ setup(
     packages=find_packages(exclude=["test", "test.*", "bench", "bench.*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
-        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}", ["package.xml", "LICENSE"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.py")),
     ]
     + tree("config", "config")

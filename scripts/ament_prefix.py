@@ -12,7 +12,7 @@ This lays out, in the prefix of the Python running it (the venv), what a colcon
 
 - every `data_files` entry of setup.py as a symlink into the source tree: the ament index
   marker share/ament_index/resource_index/packages/fay_ros and share/fay_ros/{package.xml,
-  launch/, config/, web/}. Files are linked one by one inside real directories because
+  LICENSE, launch/, config/, web/}. Files are linked one by one inside real directories because
   `ros2 launch` and `ros2 pkg` walk share/ with os.walk, which does not descend into a
   linked directory; an edit to a linked file takes effect at once, a new or removed data file
   needs this script again (setup.sh reruns it when the list of data files changes).
