@@ -167,7 +167,11 @@ class ProactiveTalk:
             self._node.destroy_subscription(self._subscriptions.pop(key))
         for name, type_name in sorted(wanted - set(self._subscriptions)):
             self._subscriptions[(name, type_name)] = self._node.create_subscription(
-                import_interface(type_name), name, lambda _msg, topic=name: self._on_event(topic), qos.TRIGGERS)
+                import_interface(type_name), name, self._event_callback(name), qos.TRIGGERS)
+
+    def _event_callback(self, topic: str) -> Callable[[Any], None]:
+        """The subscription callback for `topic`: any message on it is that trigger's event."""
+        return lambda _msg: self._on_event(topic)
 
     def _report(self, event: str, decision: Decision, now: float, message: str, **values: str) -> None:
         self._publish(event, message, {"trigger": decision.trigger, "kind": decision.kind, "user": decision.user,

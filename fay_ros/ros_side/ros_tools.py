@@ -57,6 +57,13 @@ QOS = {"reliable": QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliabi
                                  reliability=ReliabilityPolicy.BEST_EFFORT, durability=DurabilityPolicy.VOLATILE)}
 
 
+def _settle(future: asyncio.Future[Any], result: Any) -> None:
+    """Complete an asyncio future with `result` unless it is already done (say, cancelled by
+    its waiter); scheduled on the future's loop with `call_soon_threadsafe`."""
+    if not future.done():
+        future.set_result(result)
+
+
 async def await_ros_future(future: Any) -> Any:
     """Wait in asyncio for an rclpy Future completed by the executor thread; returns the
     future (call `.result()`). Cancelling the waiting task leaves the rclpy future alone: the
@@ -67,7 +74,7 @@ async def await_ros_future(future: Any) -> Any:
 
     def finished(f: Any) -> None:  # runs in the executor: an exception here would stop its spin
         try:
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(f))
+            loop.call_soon_threadsafe(_settle, done, f)
         except RuntimeError:  # the waiting loop has closed (its task was cancelled): nobody waits
             pass
 
@@ -197,7 +204,7 @@ class RosTools:
                 woken, waiters[:] = list(waiters), []
             for loop, future in woken:
                 with contextlib.suppress(RuntimeError):  # that reader's loop has closed
-                    loop.call_soon_threadsafe(lambda f=future: f.done() or f.set_result(None))
+                    loop.call_soon_threadsafe(_settle, future, None)
 
         self._handles.append(self._node.create_subscription(msg_type, entry.name, on_message, QOS[entry.qos],
                                                             callback_group=self._group))

@@ -21,9 +21,11 @@ def watch(board: StatusBoard, namespace: str, *, until: Callable[[StatusBoard], 
     rclpy.init(args=[])
     node = rclpy.create_node("fay_ros_status", namespace=namespace)
     try:
+        def on_ready(name: str) -> Callable[[Bool], None]:
+            return lambda msg: board.on_ready(name, bool(msg.data))
+
         for name in board.watched:
-            node.create_subscription(Bool, ready_topic(name, namespace),
-                                     lambda msg, n=name: board.on_ready(n, bool(msg.data)), READY_QOS)
+            node.create_subscription(Bool, ready_topic(name, namespace), on_ready(name), READY_QOS)
         states = {status_name(name, STATE_TASK, namespace): name for name in board.watched}
 
         def on_diagnostics(array: DiagnosticArray) -> None:
