@@ -19,7 +19,7 @@ What comes out (and why, for the consumer):
   segment times are stretched until that curve's peak speed is within `max_velocity` of
   every joint. The amplitude is never cut to meet a velocity limit: the motion gets slower.
 
-Arbitration (documented in config/servo_map.yaml and the README):
+Arbitration (documented in config/servo_map.yaml and docs/body.md):
 - a motion is *busy* from its start until its last keyframe; its return to idle can be
   interrupted by any cue;
 - a cue with a higher priority than the busy motion preempts it at once, starting from where

@@ -19,7 +19,7 @@ stands still).
 
 Live parameters (`ros2 param set`, applied from the next cue): map_file, reload_period,
 hold. tick_period is read-only. The pattern line format is documented in
-fay_ros/body/led.py and the README.
+fay_ros/body/led.py and docs/body.md.
 """
 from __future__ import annotations
 
