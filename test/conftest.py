@@ -170,6 +170,18 @@ def pytest_runtest_makereport(item, call):
             rep.sections.append((f"output of {process.module} (pid {process.pid})", tail))
 
 
+# Fixtures that bring up a ROS graph, a browser or another process: a test using one is marked
+# `graph` (`make test-fast` runs the rest: the pure cores, in seconds). A module that starts
+# processes without these fixtures marks itself (`pytestmark = pytest.mark.graph`).
+GRAPH_FIXTURES = {"ros", "launch_node", "embedded_llm", "browser", "page", "llm"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.graph)
+
+
 def pytest_runtest_setup(item):
     # a module's processes still running belong to its next tests too
     NodeProcess.started[:] = [process for process in NodeProcess.started if process.alive()]

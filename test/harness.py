@@ -52,8 +52,12 @@ def _claim_domain_id() -> int:
 
 
 def ros_environment() -> dict[str, str]:
-    """Set (once per test process) and return the isolated ROS environment."""
-    if "FAY_TEST_DOMAIN_ID" not in os.environ:
+    """Set (once per test process) and return the isolated ROS environment. Each pytest-xdist
+    worker is a test process of its own: it inherits the controller's environment, and claims
+    its own domain (and log directory) instead of sharing the controller's."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if "FAY_TEST_DOMAIN_ID" not in os.environ or os.environ.get("FAY_TEST_DOMAIN_OWNER", "") != worker:
+        os.environ["FAY_TEST_DOMAIN_OWNER"] = worker
         os.environ["FAY_TEST_DOMAIN_ID"] = str(_claim_domain_id())
         os.environ["ROS_DOMAIN_ID"] = os.environ["FAY_TEST_DOMAIN_ID"]
         os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
