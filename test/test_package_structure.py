@@ -174,8 +174,10 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "schedule": {"common"},
     "action": {"common"},
     "body": {"common"},
-    "hearing": {"common", "text"},
-    "voice": {"common", "text", "hearing"},
+    # turn-taking decisions: pure, fed events by hearing (the mic and asr cores) and the shells
+    "turns": {"text"},
+    "hearing": {"common", "text", "turns"},
+    "voice": {"common", "text"},
     "memory": {"common", "text", "llm", "schedule"},
     "dialogue": {"common", "text", "llm", "memory"},
     "agent": {"common", "dialogue", "memory"},

@@ -56,24 +56,16 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
 from ..hearing.recognizer import create_recognizer
-from ..hearing.stop_request import is_stop_request
-from ..hearing.turn import TurnSettings
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
+from ..turns.end_of_turn import TurnSettings
+from ..turns.stop_request import is_stop_request
+from ..turns.turn_timing import STALE_CHUNK_S
 
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
 # recogniser works); a recogniser further behind than that loses the oldest audio.
 ASR_QUEUE_CHUNKS = 2000
-# A chunk that ended this long (s) before it is processed has audio after it already, even
-# when none waits in the queue yet: the mic released the audio it held at a barge-in (a second
-# of the person's words in one burst, delivered chunk by chunk), or delivery lagged. The early
-# decode then waits for the present (AsrCore.feed `behind`): "Stop, wait a moment" released
-# at once must not end its turn at the comma's gap after "Stop", which the released audio
-# shows was not the end. Live audio arrives within a few ms of its capture; a busy machine's
-# mic has lagged by up to ~250 ms (the whole-graph tests), which must not cost the turn
-# detection, while the released words are up to a second old.
-STALE_CHUNK_S = 0.3
 
 
 class AsrConfig(BaseModel):
@@ -88,7 +80,7 @@ class AsrConfig(BaseModel):
     stop_on_request: bool = Field(True, description="Decode what a person said over the robot without barging "
                                                     "in (audio/talk_over_clip from the mic) and publish `interrupt` "
                                                     "when it is a stop request (\"stop\", \"wait\", 停, 等一下; "
-                                                    "fay_ros.hearing.stop_request).")
+                                                    "fay_ros.turns.stop_request).")
     wake_mode: Literal["always", "prefix", "window"] = Field(
         "always", description="'always' = forward every utterance; 'prefix' = only utterances starting with a "
                               "wake word (removed); 'window' = a wake word opens an awake window.")
@@ -107,7 +99,7 @@ class AsrConfig(BaseModel):
     endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
                                                   "neither the text nor the prosody tells).")
     turn_detection: bool = Field(True, description="End turns from the speculative transcript and prosody, not "
-                                                   "silence alone (fay_ros.hearing.turn); false = the two-step "
+                                                   "silence alone (fay_ros.turns.end_of_turn); false = the two-step "
                                                    "early endpoint.")
     turn_complete_ms: int = Field(150, gt=0, description="Turn detection: silence that ends a turn whose text "
                                                          "ends a sentence or question.")

@@ -48,12 +48,12 @@ worker. With `resume_after_barge_in` (default) an interrupt that comes with the 
 `audio/barge_in` keeps what it cut; if the person then says nothing that is a turn (no
 `speech/final` with words other than a backchannel) and is quiet (`audio/voice_active` false)
 for `resume_after_s`, the cut sentence and those queued behind it are spoken again
-(fay_ros.voice.resume).
+(fay_ros.turns.resume).
 
 Waiting for the person: a reply about to start from silence waits (up to `wait_for_person_s`)
 while the person has talked again since their last turn and that talk's final is due
 (`audio/voice_active` rose after their last `speech/final`: they went on after a pause,
-fay_ros.voice.talking_again); that final drops it unheard (the dialogue answers all they said).
+fay_ros.turns.talking_again); that final drops it unheard (the dialogue answers all they said).
 """
 from __future__ import annotations
 
@@ -82,11 +82,11 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.worker import BoundedWorker
+from ..turns.resume import ResumeKeeper, ResumeSettings
+from ..turns.talking_again import TalkingAgain
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir, remember
 from ..voice.playback import AudioSink, open_sink
-from ..voice.resume import ResumeKeeper, ResumeSettings
-from ..voice.talking_again import TalkingAgain
 from ..voice.say_verbatim import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome,
                                   SayProgress, bound_text, check_say, new_say_id, plan_say, say_language)
 from ..voice.engine_types import Engine, EngineName, VoiceSettings, check_voice_name
@@ -341,7 +341,7 @@ class Tts(ManagedNode):
             with self._resume_lock:
                 self._resume.interrupted(pipeline.interrupted, time.monotonic())
 
-    # -- resuming after a false interruption (fay_ros.voice.resume) ----------------------------
+    # -- resuming after a false interruption (fay_ros.turns.resume) ----------------------------
     @staticmethod
     def _resume_settings(cfg: TtsConfig) -> ResumeSettings:
         return ResumeSettings(resume=cfg.resume_after_barge_in, resume_after_s=cfg.resume_after_s)
