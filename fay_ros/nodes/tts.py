@@ -84,6 +84,7 @@ from ..common.rostime import from_time_msg, to_time_msg
 from ..common.worker import BoundedWorker
 from ..turns.resume import ResumeKeeper, ResumeSettings
 from ..turns.talking_again import TalkingAgain
+from ..turns.voice_hold import HoldSettings, VoiceHold
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir, remember
 from ..voice.playback import AudioSink, open_sink
@@ -215,8 +216,7 @@ class Tts(ManagedNode):
         self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Bool, topics.TALK_OVER, self._on_talk_over, qos.EVENTS)
-        self._held_since: float | None = None  # monotonic time the voice was held (talk-over)
-        self._go_on_at: float | None = None    # when a released hold goes on (after release_grace_s)
+        self._hold = VoiceHold(self._hold_settings(cfg))   # (fay_ros.turns.voice_hold; monotonic time)
         self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
@@ -295,6 +295,7 @@ class Tts(ManagedNode):
             self.config = cfg
         with self._resume_lock:
             self._resume.settings = self._resume_settings(cfg)
+        self._hold.settings = self._hold_settings(cfg)
         if changed:
             when = "from the next sentence" if engine is not None else "when configured"
             self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} ({when})")
@@ -335,7 +336,7 @@ class Tts(ManagedNode):
 
     def _on_interrupt(self, _msg: Empty) -> None:
         pipeline = self.pipeline
-        self._held_since = self._go_on_at = None  # the stop ends a hold too
+        self._hold.interrupted()  # the stop ends a hold too
         if pipeline is not None:
             pipeline.interrupt("interrupt received")
             with self._resume_lock:
@@ -401,37 +402,28 @@ class Tts(ManagedNode):
             pipeline.cancel(reply, "the person went on after a pause: an answer to what they said before, "
                                    "not heard yet")
 
-    # -- holding the voice while a person talks over it ---------------------------------------
+    # -- holding the voice while a person talks over it (fay_ros.turns.voice_hold) ------------
+    @staticmethod
+    def _hold_settings(cfg: TtsConfig) -> HoldSettings:
+        return HoldSettings(hold_on_talk_over=cfg.hold_on_talk_over, release_grace_s=cfg.release_grace_s,
+                            hold_max_s=cfg.hold_max_s)
+
     def _on_talk_over(self, msg: Bool) -> None:
         pipeline = self.pipeline
         if not self.active or pipeline is None:
             return
-        if not msg.data:
-            if self._held_since is not None:
-                self._go_on_at = time.monotonic() + self.config.release_grace_s
-        elif self._go_on_at is not None:   # talking again before the held voice went on
-            self._go_on_at = None
-        elif self.config.hold_on_talk_over and pipeline.hold() is not None:  # (None: held already, or silent)
-            self._held_since = time.monotonic()
+        now = time.monotonic()
+        if self._hold.talk_over(bool(msg.data), now) and pipeline.hold() is not None:  # (None: held, or silent)
+            self._hold.held(now)
             self.get_logger().info("talk-over: the voice holds")
-
-    def _go_on(self, why: str) -> None:
-        pipeline = self.pipeline
-        if self._held_since is None or pipeline is None:
-            return
-        held = time.monotonic() - self._held_since
-        self._held_since = self._go_on_at = None
-        if pipeline.release() is not None:
-            self.get_logger().info(f"{why}: the voice goes on after {held * 1000:.0f} ms")
 
     def _resume_if_due(self) -> None:
         with self._resume_lock:
             self._person_talking()   # (a talk whose final never came stops counting)
-        now = time.monotonic()
-        if self._go_on_at is not None and now >= self._go_on_at:
-            self._go_on("the person stopped without barging in or asking to stop")
-        elif self._held_since is not None and now - self._held_since >= self.config.hold_max_s:
-            self._go_on(f"held {self.config.hold_max_s:g} s with no release or interrupt")
+        pipeline = self.pipeline
+        go_on = self._hold.due(time.monotonic()) if pipeline is not None else None
+        if go_on is not None and pipeline is not None and pipeline.release() is not None:
+            self.get_logger().info(f"{go_on.why}: the voice goes on after {go_on.held_s * 1000:.0f} ms")
         with self._resume_lock:
             due = self._resume.due(time.monotonic())
         if not due:

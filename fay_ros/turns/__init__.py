@@ -1,7 +1,8 @@
 """Turn-taking: who speaks when, decided in one place.
 
 End of turn (end_of_turn), the mic's duplex gate over the robot's voice: hold, release and
-barge-in (duplex_gate), what words over the robot are (backchannel, stop_request), resuming
+barge-in (duplex_gate), what words over the robot are (backchannel, stop_request), the voice's
+hold while a person talks over it (voice_hold), resuming
 after a false interruption (resume), the person talking again before their turn's answer
 (talking_again), and the timing that ties the processes together (turn_timing).
 
