@@ -15,7 +15,7 @@ from __future__ import annotations
 # turn_patience_ms (1500) after it, plus a decode.
 FINAL_DUE_S = 1.5
 
-# Used by: nodes/asr.py (a chunk this old is fed as `behind`: AsrCore.feed).
+# Used by: turns/asr_order.py (`behind`: the asr node feeds a chunk this old as behind, AsrCore.feed).
 # A chunk that ended this long (s) before it is processed has audio after it already, even
 # when none waits in the queue yet: the mic released the audio it held at a barge-in (a second
 # of the person's words in one burst, delivered chunk by chunk), or delivery lagged. The early
