@@ -179,7 +179,7 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "hearing": {"common", "text", "turns"},
     "voice": {"common", "text"},
     "memory": {"common", "text", "llm", "schedule"},
-    "dialogue": {"common", "text", "llm", "memory"},
+    "dialogue": {"common", "text", "llm", "memory", "turns"},
     "agent": {"common", "dialogue", "memory"},
     "web": {"common", "action", "dialogue", "schedule"},
     "bringup": {"common", "llm"},
