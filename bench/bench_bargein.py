@@ -17,8 +17,9 @@ from unittest import mock
 import numpy as np
 
 from bench.stats import percentile
-from fay_ros.hearing import duplex, mic_core
-from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.hearing import mic_core
+from fay_ros.turns import duplex_gate as duplex
+from fay_ros.turns.duplex_gate import DuplexSettings
 
 TITLE = "Barge-in: how soon the robot goes quiet when a person talks over it"
 INTERRUPTIONS = [("Stop, wait a moment please.", "en-us"), ("Hold on, I have a question", "en-us"),
@@ -72,7 +73,7 @@ def stop_requests(people: dict[str, list[np.ndarray]]) -> str:
     """Short stop requests (no barge-in): does the recogniser find them in the held words the
     mic hands on at the release, and never in a backchannel's?"""
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.turns.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
     from room_mix import RATE, robot_mix
     from synthetic_speech import speak

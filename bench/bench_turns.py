@@ -2,7 +2,7 @@
 evaluation set test/data/turns (English and Chinese, with and without pauses inside the
 sentence), synthesised with the project's own espeak-ng speech, for three endpointing
 strategies in the same run: silence only, today's two-step early endpoint, and turn detection
-(text + prosody + silence, fay_ros.hearing.turn). Also the head start of the speculative reply."""
+(text + prosody + silence, fay_ros.turns.end_of_turn). Also the head start of the speculative reply."""
 from __future__ import annotations
 
 import json
@@ -105,7 +105,7 @@ def replay(clip: Clip, core) -> Outcome:
 
 def strategies():
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.turn import TurnSettings
+    from fay_ros.turns.end_of_turn import TurnSettings
     from fay_ros.hearing.vad import VadSettings
 
     return [

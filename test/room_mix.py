@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.turns.duplex_gate import DuplexSettings
 from fay_ros.hearing.echo import EchoCanceller, RoomEcho
 from fay_ros.hearing.mic_core import MicCore
 from synthetic_speech import silence, speak

@@ -232,7 +232,7 @@ def test_whisper_partials_when_enabled(whisper):
 
 
 def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(whisper):
-    from fay_ros.hearing.turn import TurnSettings
+    from fay_ros.turns.end_of_turn import TurnSettings
 
     whisper.language = "en"
     turn = TurnSettings()
@@ -259,7 +259,7 @@ def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(w
 
 
 def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
-    from fay_ros.hearing.turn import TurnSettings
+    from fay_ros.turns.end_of_turn import TurnSettings
 
     whisper.language = "en"
 

@@ -19,8 +19,8 @@ from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
 from fay_ros.common.rostime import from_time_msg
 from fay_ros.hearing.echo import PlayedReference
-from fay_ros.hearing.backchannel import is_backchannel
-from fay_ros.voice.resume import ResumeKeeper, ResumeSettings
+from fay_ros.turns.backchannel import is_backchannel
+from fay_ros.turns.resume import ResumeKeeper, ResumeSettings
 from harness import wait_until
 from synthetic_speech import speak, speak_to_wav
 
@@ -114,7 +114,7 @@ def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settle
     # out of the person's frames then is 0.1-1.6 dB, of the robot's own at least 2.3 dB.
     from unittest import mock
 
-    from fay_ros.hearing import duplex
+    from fay_ros.turns import duplex_gate as duplex
 
     person = speak(text, voice)
     held = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
@@ -129,7 +129,8 @@ def test_the_onset_guard_ends_on_the_chunk_it_is_due_whatever_the_float_clock_re
     # some phrases ("Excuse me" 4 s in was held at 378 ms instead of 78).
     from unittest import mock
 
-    from fay_ros.hearing import duplex, mic_core
+    from fay_ros.hearing import mic_core
+    from fay_ros.turns import duplex_gate as duplex
 
     judged: dict[float, list[float]] = {}   # phrase start -> capture times judged by the double-talk rule
     chunk = {}
@@ -209,7 +210,7 @@ STOP_REQUESTS = [("Stop!", "en-us"), ("Wait!", "en-us"), ("No, stop.", "en-us")]
 
 
 def test_stop_requests_are_told_from_backchannels_and_garbles():
-    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.turns.stop_request import is_stop_request
 
     for said in ("Stop", "Stop!", "wait.", "Wait, please", "No, stop.", "Hold on!", "停！", "等一下", "别说了。",
                  "Excuse me"):
@@ -223,7 +224,7 @@ def test_stop_requests_are_told_from_backchannels_and_garbles():
 def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(text, voice):
     # as short as a backchannel, so no barge-in: the held words go to the recogniser at the release
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.turns.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
     heard = robot_mix(speak(text, voice), 5.0)
@@ -252,7 +253,7 @@ def test_a_held_clip_is_read_from_the_words_not_from_the_robots_residue_before_t
     from fay_ros.common.wav import read_wav
     from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.audio import from_loud_onset
-    from fay_ros.hearing.stop_request import is_stop_request
+    from fay_ros.turns.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
     audio = read_wav(Path(__file__).parent / "data" / "talk_over" / clip)

@@ -9,7 +9,7 @@ import pytest
 
 from fay_ros.common.wav import AudioFormatError, read_wav, write_wav
 from fay_ros.hearing.audio import resample
-from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.turns.duplex_gate import DuplexSettings
 from fay_ros.hearing.mic_core import MicCore
 from fay_ros.hearing.models import ModelError, check_whisper_dir, resolve_vosk_model, resolve_whisper_model
 from fay_ros.hearing.segmenter import Segmenter

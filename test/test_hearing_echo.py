@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fay_ros.hearing.duplex import DuplexSettings
+from fay_ros.turns.duplex_gate import DuplexSettings
 from fay_ros.hearing.echo import EchoCanceller
 from fay_ros.hearing.mic_core import MicCore
 from synthetic_speech import silence, speak

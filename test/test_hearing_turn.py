@@ -1,11 +1,11 @@
-"""End-of-turn cues (fay_ros.hearing.turn): the transcript's completeness in English and
+"""End-of-turn cues (fay_ros.turns.end_of_turn): the transcript's completeness in English and
 Chinese, prosody from the audio, and the silence each combination waits."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fay_ros.hearing.turn import (COMPLETE, CONTINUING, FINAL, INCOMPLETE, UNKNOWN, Prosody, TurnSettings, judge,
+from fay_ros.turns.end_of_turn import (COMPLETE, CONTINUING, FINAL, INCOMPLETE, UNKNOWN, Prosody, TurnSettings, judge,
                                   prosody_cue, prosody_features, text_cue)
 
 RATE = 16000

@@ -334,7 +334,7 @@ def test_a_reply_waits_for_the_person_at_most_wait_for_person_s(speech):
 
 
 def test_talking_again_is_talk_since_the_last_final_whose_own_final_is_due():
-    from fay_ros.voice.talking_again import FINAL_DUE_S, TalkingAgain
+    from fay_ros.turns.talking_again import FINAL_DUE_S, TalkingAgain
 
     watch = TalkingAgain()
     watch.voice(True, 1.0)

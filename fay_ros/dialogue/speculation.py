@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from ..llm.client import ChatClient, ChatEvent, Endpoint, LlmError
+from ..turns.speculative_reply import SpeculativeReply
 
 log = logging.getLogger("fay_ros.dialogue")
 
@@ -120,22 +121,33 @@ class SpeculativeClient(ChatClient):
     def __init__(self, endpoint: Endpoint, max_age_s: float = 10.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(endpoint)
-        self.max_age_s = max_age_s
         self.clock = clock
         self.stats = SpeculationStats()
-        self._parked: _Parked | None = None
+        self._guess: SpeculativeReply[_Parked] = SpeculativeReply(max_age_s)   # (fay_ros.turns.speculative_reply)
 
     def __repr__(self) -> str:
         return f"SpeculativeClient({self.endpoint.where})"
 
     @property
+    def max_age_s(self) -> float:
+        return self._guess.max_age_s
+
+    @max_age_s.setter
+    def max_age_s(self, value: float) -> None:
+        self._guess.max_age_s = value
+
+    @property
+    def _parked(self) -> _Parked | None:
+        return self._guess.parked.payload if self._guess.parked is not None else None
+
+    @property
     def parked(self) -> bool:
         """A speculative stream is waiting for its turn."""
-        return self._parked is not None
+        return self._guess.parked is not None
 
     def discard(self, why: str = "") -> bool:
         """Cancel the parked stream, if any; True if there was one."""
-        parked, self._parked = self._parked, None
+        parked = self._guess.discard()
         if parked is None:
             return False
         parked.task.cancel()
@@ -147,15 +159,16 @@ class SpeculativeClient(ChatClient):
         key = request_key(messages, options)
         if probing():
             self.discard("a newer speculation")
-            self._parked = _Parked(key, super().stream(messages, **options), self.clock())
+            now = self.clock()
+            self._guess.park(key, _Parked(key, super().stream(messages, **options), now), now)
             self.stats.started += 1
             park()
-        parked = self._parked
-        if parked is not None and parked.key == key and self.clock() - parked.started <= self.max_age_s:
-            self._parked = None
+        now = self.clock()
+        claimed = self._guess.claim(key, now)
+        if claimed is not None:
             self.stats.used += 1
-            self.stats.head_start_s += self.clock() - parked.started
-            return parked.replay()
+            self.stats.head_start_s += now - claimed.started
+            return claimed.payload.replay()
         self.discard("the turn asked for another request, or the guess was too old")
         return super().stream(messages, **options)
 

@@ -12,7 +12,7 @@ default, since the decode is the slowest step of a turn); once the silence reach
 utterance final at once. Otherwise it waits for the full `stop_ms` silence of the VAD
 settings, and reuses the early decode when no voice came back in between.
 
-With turn detection (`turn`, TurnSettings.enabled; fay_ros.hearing.turn) the early decode is
+With turn detection (`turn`, TurnSettings.enabled; fay_ros.turns.end_of_turn) the early decode is
 judged instead: its text (complete sentence / open on "and", "um", 的, 然后 ...) and the
 prosody of the last ~300 ms of voice set the silence that ends the utterance, from
 `complete_ms` (a finished sentence) to `patience_ms` (a sentence left open), with the VAD's
@@ -28,9 +28,9 @@ follows reuses the same decode, so it says the same. Voice coming back (or a dec
 as no final) withdraws it: a speculative event with "".
 
 Words over the robot (`barged_in`: the mic barged in, the person talked over the robot's voice):
-an utterance that is only a backchannel ("yeah", 嗯, 对: hearing.backchannel) is no turn. It
+an utterance that is only a backchannel ("yeah", 嗯, 对: turns.backchannel) is no turn. It
 ends as no final (and no speculation), so the dialogue does not answer it and the voice resumes
-what the barge-in cut (voice.resume).
+what the barge-in cut (turns.resume).
 
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
@@ -45,12 +45,13 @@ import numpy as np
 
 from ..common.wav import downmix
 from .audio import check_chunk, from_loud_onset, resample
-from .backchannel import is_backchannel
 from .segmenter import Segmenter
-from .turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
 from .recognition import Recognition, Recognizer, Word
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
+from ..turns.backchannel import is_backchannel
+from ..turns.end_of_turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
+from ..turns.turn_timing import BARGED_UTTERANCE_S
 
 # Silence (ms) before the early decode starts: one 30 ms VAD frame. The decode is the longest
 # step between the last word and the reply, so it starts at the first sign of an end.
@@ -62,9 +63,6 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
-# An utterance that starts this long (s) after a barge-in is a turn of its own, not the words
-# that barged in (the voice resumes 1.5 s after they end: voice.resume).
-BARGED_UTTERANCE_S = 2.0
 
 
 def _ends_sentence(early: Recognition | None) -> bool:
@@ -182,7 +180,7 @@ class AsrCore:
 
     def transcribe_clip(self, samples: np.ndarray, sample_rate: int, channels: int = 1) -> Recognition | None:
         """Recognise a short clip heard apart from the stream (what a person said over the
-        robot, fay_ros.hearing.stop_request); None while an utterance is open, whose words the
+        robot, fay_ros.turns.stop_request); None while an utterance is open, whose words the
         recogniser is busy with (and that utterance is heard anyway)."""
         samples = np.asarray(samples, dtype=np.int16)
         check_chunk(sample_rate, channels, len(samples), "talk-over clip")

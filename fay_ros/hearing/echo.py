@@ -4,7 +4,7 @@ needs swig and dates from 2018, `webrtc-audio-processing` ships only a CPython 3
 
 `EchoCanceller.cancel(mic, reference)` takes what the microphone captured and, sample-aligned,
 what the loudspeaker played (the playback reference) and returns the microphone signal with
-the robot's voice removed, so barge-in (hearing/duplex.py) can hear a person under the robot's
+the robot's voice removed, so barge-in (turns/duplex_gate.py) can hear a person under the robot's
 echo. The adaptive filter covers `tail_ms` of echo path (delay plus room reverberation); it
 converges within a few seconds of the robot's speech and keeps what it learned between turns.
 

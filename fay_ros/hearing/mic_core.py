@@ -17,25 +17,20 @@ import numpy as np
 
 from ..common.wav import downmix
 from .audio import from_loud_onset, high_band_dbfs, level_dbfs, periodicity
-from .duplex import DuplexGate, DuplexSettings, GateDecision
 from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
+from ..turns.duplex_gate import DuplexGate, DuplexSettings, GateDecision
+from ..turns.turn_timing import PHRASE_GAP_S
 
 
 # For this long after the robot's voice starts again from silence, the canceller still lets
 # bursts of it through (measured: ~150 ms at the robot's phrase onsets), which the double-talk
 # rule would take for a person: the gate judges only by level then.
 ONSET_GUARD_S = 0.15
-# Only a silence of the played voice this long starts a new phrase (the guards above): a
-# shorter one is a stop consonant's closure inside the phrase (30-60 ms), after which the
-# canceller lets nothing through. Restarting the guards there cost a person who began just
-# after it up to 150 ms (the barge-in bench: 等一下 at 4 s held at 367 ms, now 217 ms; no reply
-# of the robot's own voice held, as before).
-PHRASE_GAP_S = 0.1
 # ... and after that, until the canceller has taken its converged share (`converged_db`) out of
 # a loud frame of the new phrase again, it is settling: on some onsets (espeak-ng's Mandarin 嗯
 # after a pause) it takes only 2-6 dB for a further 100 ms, and the robot held itself. The gate
-# then takes only a frame with almost nothing taken out for a person (duplex.SETTLING_DOUBLE_TALK_DB,
+# then takes only a frame with almost nothing taken out for a person (turns.turn_timing.SETTLING_DOUBLE_TALK_DB,
 # the hold's only: "Hold on" 4 s in, 120 ms after the robot began a phrase, held at 93 ms, was
 # 152; "Excuse me" at 78 ms, was 378). A person talking from the phrase's start keeps the
 # canceller from ever getting there, so the settling ends after this long.

@@ -35,7 +35,6 @@ every second); the voice id is derived from user_id (fay_ros.hearing.voices).
 """
 from __future__ import annotations
 
-import collections
 import threading
 import time
 from typing import Any, Literal
@@ -56,24 +55,16 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
 from ..hearing.recognizer import create_recognizer
-from ..hearing.stop_request import is_stop_request
-from ..hearing.turn import TurnSettings
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
+from ..turns.asr_order import BargeInsFirst, behind
+from ..turns.end_of_turn import TurnSettings
+from ..turns.stop_request import is_stop_request
 
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
 # recogniser works); a recogniser further behind than that loses the oldest audio.
 ASR_QUEUE_CHUNKS = 2000
-# A chunk that ended this long (s) before it is processed has audio after it already, even
-# when none waits in the queue yet: the mic released the audio it held at a barge-in (a second
-# of the person's words in one burst, delivered chunk by chunk), or delivery lagged. The early
-# decode then waits for the present (AsrCore.feed `behind`): "Stop, wait a moment" released
-# at once must not end its turn at the comma's gap after "Stop", which the released audio
-# shows was not the end. Live audio arrives within a few ms of its capture; a busy machine's
-# mic has lagged by up to ~250 ms (the whole-graph tests), which must not cost the turn
-# detection, while the released words are up to a second old.
-STALE_CHUNK_S = 0.3
 
 
 class AsrConfig(BaseModel):
@@ -88,7 +79,7 @@ class AsrConfig(BaseModel):
     stop_on_request: bool = Field(True, description="Decode what a person said over the robot without barging "
                                                     "in (audio/talk_over_clip from the mic) and publish `interrupt` "
                                                     "when it is a stop request (\"stop\", \"wait\", 停, 等一下; "
-                                                    "fay_ros.hearing.stop_request).")
+                                                    "fay_ros.turns.stop_request).")
     wake_mode: Literal["always", "prefix", "window"] = Field(
         "always", description="'always' = forward every utterance; 'prefix' = only utterances starting with a "
                               "wake word (removed); 'window' = a wake word opens an awake window.")
@@ -107,7 +98,7 @@ class AsrConfig(BaseModel):
     endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
                                                   "neither the text nor the prosody tells).")
     turn_detection: bool = Field(True, description="End turns from the speculative transcript and prosody, not "
-                                                   "silence alone (fay_ros.hearing.turn); false = the two-step "
+                                                   "silence alone (fay_ros.turns.end_of_turn); false = the two-step "
                                                    "early endpoint.")
     turn_complete_ms: int = Field(150, gt=0, description="Turn detection: silence that ends a turn whose text "
                                                          "ends a sentence or question.")
@@ -271,10 +262,9 @@ class Asr(ManagedNode):
         self.core: AsrCore | None = None
         self._worker: BoundedWorker[tuple] | None = None
         self._dropped = 0     # chunks that could not be decoded (logged, throttled)
-        # The last barge-in (node clock) not yet given to the core. Not queued behind the audio:
-        # the mic publishes it just before the audio it held, and that audio, queued first, could
-        # end its utterance before the barge-in was seen (a "yeah" over the robot made a turn).
-        self._barge_ins: collections.deque[float] = collections.deque(maxlen=1)
+        # The last barge-in (node clock) not yet given to the core: not queued behind the audio
+        # (fay_ros.turns.asr_order).
+        self._barge_ins = BargeInsFirst()
         health(self).hardware_id = model_label(cfg)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
@@ -371,7 +361,7 @@ class Asr(ManagedNode):
 
     def _on_barge_in(self, _msg: Empty) -> None:
         if self.active and self._worker is not None:
-            self._barge_ins.append(self.get_clock().now().nanoseconds * 1e-9)   # (the worker's next item takes it)
+            self._barge_ins.barge_in(self.get_clock().now().nanoseconds * 1e-9)  # (the worker's next item takes it)
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
@@ -390,8 +380,8 @@ class Asr(ManagedNode):
         core = self.core
         if core is None:
             return
-        while self._barge_ins:
-            core.barged_in(self._barge_ins.popleft())
+        for at in self._barge_ins.before_next():
+            core.barged_in(at)
         if kind == "config":
             cfg, wake = payload
             core.set_wake(wake)
@@ -416,8 +406,7 @@ class Asr(ManagedNode):
         captured = from_time_msg(msg.header.stamp)
         try:
             events = core.feed(msg.data, msg.sample_rate, captured, msg.channels,
-                               behind=self._worker is not None and self._worker.pending() > 0
-                               or self._stale(msg, captured))
+                               behind=self._behind(msg, captured))
         except AudioFormatError as exc:
             self._dropped += 1
             self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
@@ -427,12 +416,14 @@ class Asr(ManagedNode):
             self._publish(ev, time.perf_counter() - t0)
         self._speaking_changed(core)
 
-    def _stale(self, msg: AudioChunk, captured: float) -> bool:
-        """The chunk's audio ended more than STALE_CHUNK_S ago (node clock, as the mic stamps)."""
+    def _behind(self, msg: AudioChunk, captured: float) -> bool:
+        """More audio waits after this chunk, or it is old (fay_ros.turns.asr_order; node clock,
+        as the mic stamps)."""
+        queued = self._worker.pending() if self._worker is not None else 0
         if msg.sample_rate <= 0 or msg.channels <= 0:
-            return False   # malformed: feed rejects it
-        ended = captured + len(msg.data) / (msg.sample_rate * msg.channels)
-        return self.get_clock().now().nanoseconds * 1e-9 - ended > STALE_CHUNK_S
+            return queued > 0   # malformed: feed rejects it
+        return behind(queued, captured, len(msg.data) / (msg.sample_rate * msg.channels),
+                      self.get_clock().now().nanoseconds * 1e-9)
 
     def _on_no_turn(self, text: str) -> None:
         count = self.core.backchannels_over_robot if self.core is not None else 0

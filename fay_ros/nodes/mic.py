@@ -55,11 +55,11 @@ from ..common.readiness import READY_QOS, ready_topic
 from ..common.rostime import to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
-from ..hearing.duplex import DuplexSettings
 from ..hearing.echo import EchoCanceller, EchoCancellerUnavailable, RoomEcho
 from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
 from ..hearing.vad import VadSettings
+from ..turns.duplex_gate import DuplexSettings
 
 # A minute of 30 ms chunks: a worker further behind than that loses the oldest audio.
 MIC_QUEUE_CHUNKS = 2000

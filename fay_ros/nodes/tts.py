@@ -48,12 +48,12 @@ worker. With `resume_after_barge_in` (default) an interrupt that comes with the 
 `audio/barge_in` keeps what it cut; if the person then says nothing that is a turn (no
 `speech/final` with words other than a backchannel) and is quiet (`audio/voice_active` false)
 for `resume_after_s`, the cut sentence and those queued behind it are spoken again
-(fay_ros.voice.resume).
+(fay_ros.turns.resume).
 
 Waiting for the person: a reply about to start from silence waits (up to `wait_for_person_s`)
 while the person has talked again since their last turn and that talk's final is due
 (`audio/voice_active` rose after their last `speech/final`: they went on after a pause,
-fay_ros.voice.talking_again); that final drops it unheard (the dialogue answers all they said).
+fay_ros.turns.talking_again); that final drops it unheard (the dialogue answers all they said).
 """
 from __future__ import annotations
 
@@ -82,11 +82,12 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.worker import BoundedWorker
+from ..turns.resume import ResumeKeeper, ResumeSettings
+from ..turns.talking_again import TalkingAgain
+from ..turns.voice_hold import HoldSettings, VoiceHold
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir, remember
 from ..voice.playback import AudioSink, open_sink
-from ..voice.resume import ResumeKeeper, ResumeSettings
-from ..voice.talking_again import TalkingAgain
 from ..voice.say_verbatim import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome,
                                   SayProgress, bound_text, check_say, new_say_id, plan_say, say_language)
 from ..voice.engine_types import Engine, EngineName, VoiceSettings, check_voice_name
@@ -215,8 +216,7 @@ class Tts(ManagedNode):
         self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Bool, topics.TALK_OVER, self._on_talk_over, qos.EVENTS)
-        self._held_since: float | None = None  # monotonic time the voice was held (talk-over)
-        self._go_on_at: float | None = None    # when a released hold goes on (after release_grace_s)
+        self._hold = VoiceHold(self._hold_settings(cfg))   # (fay_ros.turns.voice_hold; monotonic time)
         self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
@@ -295,6 +295,7 @@ class Tts(ManagedNode):
             self.config = cfg
         with self._resume_lock:
             self._resume.settings = self._resume_settings(cfg)
+        self._hold.settings = self._hold_settings(cfg)
         if changed:
             when = "from the next sentence" if engine is not None else "when configured"
             self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} ({when})")
@@ -335,13 +336,13 @@ class Tts(ManagedNode):
 
     def _on_interrupt(self, _msg: Empty) -> None:
         pipeline = self.pipeline
-        self._held_since = self._go_on_at = None  # the stop ends a hold too
+        self._hold.interrupted()  # the stop ends a hold too
         if pipeline is not None:
             pipeline.interrupt("interrupt received")
             with self._resume_lock:
                 self._resume.interrupted(pipeline.interrupted, time.monotonic())
 
-    # -- resuming after a false interruption (fay_ros.voice.resume) ----------------------------
+    # -- resuming after a false interruption (fay_ros.turns.resume) ----------------------------
     @staticmethod
     def _resume_settings(cfg: TtsConfig) -> ResumeSettings:
         return ResumeSettings(resume=cfg.resume_after_barge_in, resume_after_s=cfg.resume_after_s)
@@ -401,37 +402,28 @@ class Tts(ManagedNode):
             pipeline.cancel(reply, "the person went on after a pause: an answer to what they said before, "
                                    "not heard yet")
 
-    # -- holding the voice while a person talks over it ---------------------------------------
+    # -- holding the voice while a person talks over it (fay_ros.turns.voice_hold) ------------
+    @staticmethod
+    def _hold_settings(cfg: TtsConfig) -> HoldSettings:
+        return HoldSettings(hold_on_talk_over=cfg.hold_on_talk_over, release_grace_s=cfg.release_grace_s,
+                            hold_max_s=cfg.hold_max_s)
+
     def _on_talk_over(self, msg: Bool) -> None:
         pipeline = self.pipeline
         if not self.active or pipeline is None:
             return
-        if not msg.data:
-            if self._held_since is not None:
-                self._go_on_at = time.monotonic() + self.config.release_grace_s
-        elif self._go_on_at is not None:   # talking again before the held voice went on
-            self._go_on_at = None
-        elif self.config.hold_on_talk_over and pipeline.hold() is not None:  # (None: held already, or silent)
-            self._held_since = time.monotonic()
+        now = time.monotonic()
+        if self._hold.talk_over(bool(msg.data), now) and pipeline.hold() is not None:  # (None: held, or silent)
+            self._hold.held(now)
             self.get_logger().info("talk-over: the voice holds")
-
-    def _go_on(self, why: str) -> None:
-        pipeline = self.pipeline
-        if self._held_since is None or pipeline is None:
-            return
-        held = time.monotonic() - self._held_since
-        self._held_since = self._go_on_at = None
-        if pipeline.release() is not None:
-            self.get_logger().info(f"{why}: the voice goes on after {held * 1000:.0f} ms")
 
     def _resume_if_due(self) -> None:
         with self._resume_lock:
             self._person_talking()   # (a talk whose final never came stops counting)
-        now = time.monotonic()
-        if self._go_on_at is not None and now >= self._go_on_at:
-            self._go_on("the person stopped without barging in or asking to stop")
-        elif self._held_since is not None and now - self._held_since >= self.config.hold_max_s:
-            self._go_on(f"held {self.config.hold_max_s:g} s with no release or interrupt")
+        pipeline = self.pipeline
+        go_on = self._hold.due(time.monotonic()) if pipeline is not None else None
+        if go_on is not None and pipeline is not None and pipeline.release() is not None:
+            self.get_logger().info(f"{go_on.why}: the voice goes on after {go_on.held_s * 1000:.0f} ms")
         with self._resume_lock:
             due = self._resume.due(time.monotonic())
         if not due:

@@ -167,7 +167,7 @@ class SpeechPipeline:
 
     def set_person_talking(self, talking: bool) -> None:
         """The person has talked again since their last turn and that talk's final is due
-        (voice/talking_again.py): a reply about to start waits."""
+        (turns/talking_again.py): a reply about to start waits."""
         with self._cond:
             self._person_talking = talking
             self._cond.notify_all()

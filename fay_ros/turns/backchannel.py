@@ -1,7 +1,7 @@
 """Is what a person said only an acknowledgement ("mm-hm", "yeah", 嗯, 对)? Such words over the
 robot are no turn: the recogniser publishes no final for a barged-in utterance that is only
 this (fay_ros.hearing.asr_core), and the voice resumes what the barge-in cut
-(fay_ros.voice.resume).
+(fay_ros.turns.resume).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Is what a person said over the robot a request to stop? ("Stop!", "Wait", "No, stop", 停, 等一下)
 
 A short interruption is as short as a backchannel ("yeah", 嗯): the duplex gate holds the
-robot's voice for both but barges in on neither (fay_ros.hearing.duplex). So the mic hands the
+robot's voice for both but barges in on neither (fay_ros.turns.duplex_gate). So the mic hands the
 held words to the recogniser when the hold ends, and only these phrases, at the start of what
 was said, stop the robot. A fixed list, not "any words": a recogniser turns a cough or a hum
 into words now and then, and that must not stop the robot.

@@ -17,12 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
-from ..hearing.backchannel import is_backchannel
+from .backchannel import is_backchannel
+from .turn_timing import PAIR_S
 
 Kept = TypeVar("Kept")
 
-# A barge-in and its interrupt are one event when they arrive this close together.
-PAIR_S = 1.0
 
 
 @dataclass

@@ -15,10 +15,8 @@ Pure logic on one monotonic clock; the tts node feeds it events and polls `waiti
 """
 from __future__ import annotations
 
-# The recogniser's final comes at most this long after the mic's voice activity fell: the
-# voice activity falls 500 ms (mic vad_stop_ms) after the last word, the final at most the asr's
-# turn_patience_ms (1500) after it, plus a decode.
-FINAL_DUE_S = 1.5
+from .turn_timing import FINAL_DUE_S
+
 
 
 class TalkingAgain:

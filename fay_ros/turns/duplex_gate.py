@@ -54,17 +54,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .turn_timing import SETTLING_DOUBLE_TALK_DB
+
 
 # The robot's usual high band: this percentile of its cancelled echo's recent frames.
 HIGH_BAND_PERCENTILE = 99.0
 # What a frame was, for the hold (DuplexGate._hold_recent).
 QUIET, TALK, CONSONANT = 0, 1, 2
-# While the canceller settles on a new phrase of the robot's voice (hearing/mic_core.py,
-# `settling`), it still takes 2-6 dB out of the robot's own frames (the least measured: 2.3 dB,
-# espeak-ng's Mandarin 嗯 after a pause), but hardly anything out of a person talking over it
-# (0.1-1.6 dB: what is left is mostly them). Double talk then needs at most this much taken
-# out, and counts for the hold only (as a first consonant does).
-SETTLING_DOUBLE_TALK_DB = 1.0
 # A frame at least this periodic at a voice's pitch (audio.periodicity) is voiced: a vowel is
 # 0.4-0.7 through the canceller, typing, hiss, a clap or a cough stay under 0.25.
 VOICED_PERIODICITY = 0.3
