@@ -75,7 +75,7 @@ import uuid
 import weakref
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..common import reply_sources
@@ -90,9 +90,10 @@ from ..llm.model_json import first_object
 from ..text.outbound import sanitize
 from .persona import Persona
 from ..text.processors import Chain
-from ..llm.profiles import CAPABLE, TINY, TinyDecoding
+from ..llm.profiles import CAPABLE, TINY
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
+from .settings import TASK_MODES, EngineSettings
 from .speculation import SpeculativeClient, enter_probe, park, probing
 from .reply import Reply, ReplyPiece
 from ..text.sentences import SentenceSplitter, split_sentences
@@ -109,7 +110,6 @@ SAY_SOURCE = reply_sources.SAY  # what the tts node spoke verbatim (its say acti
 # The instruction of a proactive prompt: the model speaks first, to the user, in its own words.
 PROACTIVE_INSTRUCTION = "Speak to me first, in one or two short sentences: {prompt}"
 PENDING_SAID_REPLIES = 16  # said replies still waiting for their is_end piece (oldest recorded first)
-TASK_MODES = ("off", "dual", "always")  # background tasks: never / with a big model (Fay) / always
 
 FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON object:
 {"ok": true} when every fact in the reply is supported by the results, else
@@ -117,36 +117,6 @@ FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON obj
 
 Tool results:
 {results}"""
-
-
-@dataclass
-class EngineSettings:
-    judge: bool = True
-    judge_format: str = "json_schema"  # "none", "json_object", "json_schema"
-    native_tools: bool = True  # also offer OpenAI function calling in the tool loop
-    max_tool_steps: int = 5
-    tool_timeout: float = 10.0
-    history_turns: int = 8
-    max_tokens: int = 150
-    temperature: float | None = 0.7
-    frequency_penalty: float = 0.0
-    memory_timeout: float = 0.5
-    memory_recall_n: int = 5
-    prestart_timeout: float = 3.0
-    sentence_min_chars: int = 4
-    default_language: str = "en"
-    qa_script_tools: tuple[str, ...] = ()  # tools a qa.csv script cell may name
-    llm_tools: tuple[str, ...] | None = None  # tools the tool loop may call (None = all)
-    profile: str = CAPABLE  # "tiny" or "capable" (resolved by the caller: profiles.resolve)
-    tiny: TinyDecoding = field(default_factory=TinyDecoding)
-    learn_facts: bool = True  # keep what the user says about themselves (short-term + memory)
-    background_tasks: str = "off"  # TASK_MODES: the tool loop as a background task of the user
-    route_timeout: float = 5.0  # seconds the five-way classification may take before the rules decide
-    route_min_confidence: float = 0.6  # a less confident classification is decided by the rules
-    fact_check: bool = False  # dual-model: the big model checks a task's final reply before it is spoken
-    # A new task while one runs: "refuse" (Fay's ExecutionManager.submit: the task_busy line) or
-    # "replace" (the running task is cancelled and the message is handled as a fresh turn).
-    new_task: str = "refuse"
 
 
 @dataclass(frozen=True)
