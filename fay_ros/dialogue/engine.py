@@ -898,7 +898,13 @@ class DialogueEngine:
         """Stream one answer through the outbound gate, sentence splitting and the guard; the
         stream is closed as soon as the guard has heard enough or the model's turn ended (a
         template token)."""
-        chain = Chain(reply.stream(), SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars))
+        # A verdict in the judge's format is read here too, as in the judged turn (`_judged_turn`):
+        # a model that answers with one unasked (e.g. one that the tiny flow runs while `fay-ros
+        # chat`, resolving the profile without the node's default model name, runs the judged flow
+        # on it) is heard saying its message, not the no_answer line for a removed JSON object.
+        # Plain text passes the reader as it is; reasoning is left to the gate, which counts it.
+        chain = Chain(JudgeStreamParser(), reply.stream(),
+                      SentenceSplitter(self.settings.sentence_min_chars, first_clause_chars))
         stopped = False
         async with contextlib.aclosing(self._spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
