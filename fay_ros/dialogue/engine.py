@@ -37,6 +37,8 @@ are modules of their own, each with one reason to change:
 - `reply_assembly.py`: how an answer becomes reply pieces (the judge's stream and format, the
   guard, sentences, the tiny profile's answers, whole texts);
 - `task_turns.py`: background tasks in a conversation (start, delivery, five-way routing);
+- `turn_context.py`: what a turn knows of its user (memories, rules, profile, prestart
+  results, the user's own facts);
 - `settings.py`: the settings and their defaults, written once.
 A model stream is a `Chain` of text processors (`processors.py`: think stripping, the
 judge's message, the outbound gate, sentence splitting); `reply.py` numbers and gates what
@@ -68,13 +70,12 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
 from typing import Any, Callable, Coroutine
 
 from ..common import reply_sources
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.profiles import TINY
-from ..memory.self_facts import SelfFact, extract_self_facts
+from ..memory.self_facts import SelfFact
 from ..text.outbound import sanitize
 from ..text.words import has_cjk
 from . import fact_answers, prompts
@@ -91,8 +92,9 @@ from .speculation import park, probing
 from .task_turns import TaskTurns
 from .tasks import TaskManager, TaskProgress
 from .tool_loop import ToolLoop
-from .tools import Memory, MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
+from .tools import MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
 from .trace import TurnTrace
+from .turn_context import TurnContext
 from .turn_flow import CHAT, OBSERVATION, Opened, Turn, TurnFlow
 
 __all__ = ["CHAT", "OBSERVATION", "SAY_SOURCE", "DialogueEngine", "EngineSettings", "Turn"]
@@ -128,6 +130,7 @@ class DialogueEngine:
         self.flow = TurnFlow(self, self.sessions, self.tasks, self.run_turn, self._proactive_turn)
         self.assembly = ReplyAssembly(self, self.flow.stop_if_cancelled)
         self.task_turns = TaskTurns(self, self.tasks, self.sessions, self.assembly, self._spawn)
+        self.context = TurnContext(self, self.sessions, self._spawn)
         self._check_persona(persona)
 
     def _check_persona(self, persona: Persona) -> None:
@@ -276,7 +279,7 @@ class DialogueEngine:
         history_note = ""
         learned: list[SelfFact] = []
         try:
-            learned = self._learn_facts(ctx)
+            learned = self.context.learn_facts(ctx)
             if kind == CHAT and (task := self.tasks.running(user_id)) is not None \
                     and await self.task_turns.route(reply, ctx, trace, task):
                 self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
@@ -292,11 +295,11 @@ class DialogueEngine:
             if self.small is None:
                 raise LlmUnreachable("no LLM endpoint configured")
             started = time.monotonic()
-            memories, rules, prestart, history_note, profile = await self._gather_context(ctx)
+            memories, rules, prestart, history_note, profile = await self.context.gather(ctx)
             trace.context_seconds = time.monotonic() - started
-            facts = self._known_facts(user_id, profile, memories, learned if probe else ())
+            facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
             ctx.user_name = fact_answers.user_name(facts)
-            context = PromptContext(self._with_facts(memories, facts), rules, prestart)
+            context = PromptContext(self.context.with_facts(memories, facts), rules, prestart)
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
             elif self.settings.judge:
@@ -328,7 +331,7 @@ class DialogueEngine:
             # what the user said about themselves stands however the reply went (answered,
             # failed, or cut by an interrupt): the session already knows it, so memory must too
             if not probe:
-                self._store_facts(ctx, learned)
+                self.context.store_facts(ctx, learned)
             if reply.dropped:
                 trace.outbound = reply.dropped.summary()
                 log.info("outbound sanitiser for %s: removed %s", conversation_id, trace.outbound)
@@ -410,12 +413,12 @@ class DialogueEngine:
         if self.small is None:
             raise LlmUnreachable("no LLM endpoint configured")
         started = time.monotonic()
-        memories, rules, prestart, _note, profile = await self._gather_context(ctx)
+        memories, rules, prestart, _note, profile = await self.context.gather(ctx)
         trace.context_seconds = time.monotonic() - started
-        facts = self._known_facts(ctx.owner, profile, memories)
+        facts = self.context.known_facts(ctx.owner, profile, memories)
         ctx.user_name = fact_answers.user_name(facts)
         await self.assembly.proactive_reply(reply, ctx, trace, PROACTIVE_INSTRUCTION.format(prompt=ctx.question),
-                                            self._with_facts(memories, facts), memories, rules, prestart, facts)
+                                            self.context.with_facts(memories, facts), memories, rules, prestart, facts)
 
     # -- context of a turn --------------------------------------------------------------------------
     async def _qa_answer(self, answer: str, script: str, ctx: ToolContext, trace: TurnTrace) -> str:
@@ -433,134 +436,6 @@ class DialogueEngine:
             result = ""
         trace.tool_calls.append(prompts.describe_call(name, {}))
         return answer.replace("{{result}}", result) if "{{result}}" in answer else answer
-
-    async def _gather_context(self, ctx: ToolContext) -> tuple[list[Memory], list[str], list[str], str, list[str]]:
-        """Recalled memories (confirmed), active rules, prestart results, the prestart text kept
-        in history, and the profile facts ("kind:key=content"), all at once, each bounded.
-
-        A probe takes the rules and the profile its user's last turn read (two memory round
-        trips fewer between the speculative words and the model's start); the real turn reads
-        them afresh, and if they changed meanwhile its request differs from the probe's, so the
-        probe's stream is not used (speculation.py)."""
-        session = self.sessions.get(ctx.owner)
-        standing = session.standing if probing() and session is not None else None
-
-        async def memories() -> list[Memory]:
-            if not ctx.owner:
-                return []  # a guest has no private memory
-            # a probe reads without marking what it read as retrieved, so the real turn's recall
-            # (which does) ranks the same memories the same way
-            found = await asyncio.wait_for(self.memory.recall(ctx.owner, ctx.question, self.settings.memory_recall_n,
-                                                              stateless=probing()),
-                                           self.settings.memory_timeout)
-            # candidates never reach a prompt, even if a gateway returned one
-            return [m for m in found if m.status == "confirmed"]
-
-        async def rules() -> list[str]:
-            if not ctx.owner:
-                return []
-            if standing is not None:
-                return standing[0]
-            found = await asyncio.wait_for(self.memory.active_rules(ctx.owner), self.settings.memory_timeout)
-            return [m.content for m in found if m.status == "confirmed"]
-
-        async def profile() -> list[str]:
-            if not ctx.owner:
-                return []
-            if standing is not None:
-                return standing[1]
-            return await asyncio.wait_for(self.memory.profile(ctx.owner), self.settings.memory_timeout)
-
-        async def prestart(spec) -> str:
-            result = await self.tools.run(spec.tool, spec.render_args(ctx.question), ctx,
-                                          self.settings.prestart_timeout)
-            return f"[{spec.tool}] {result}"
-
-        specs = self.persona.prestart
-        fixed = ["memory recall", "active rules", "profile"]
-        outcomes = await asyncio.gather(memories(), rules(), profile(), *(prestart(s) for s in specs),
-                                        return_exceptions=True)
-        found: list[Any] = []
-        for what, outcome in zip([*fixed, *(f"prestart {s.tool}" for s in specs)], outcomes):
-            if isinstance(outcome, BaseException):
-                if isinstance(outcome, asyncio.CancelledError):
-                    raise outcome
-                expected = isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError))
-                level = logging.DEBUG if expected else logging.WARNING
-                log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
-                outcome = [] if what in fixed else ""
-            found.append(outcome)
-        recalled, active_rules, profile_facts, *results = found
-        _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
-        read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
-        if ctx.owner and not probing() and read_both:
-            self.sessions.of(ctx.owner).standing = (active_rules, profile_facts)
-        prestart_results = [r for r in results if r]
-        keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
-        return recalled, active_rules, prestart_results, keep, profile_facts
-
-    # -- the user's own facts -------------------------------------------------------------
-    def _learn_facts(self, ctx: ToolContext) -> list[SelfFact]:
-        """What the user just said about themselves: known to the next turn at once (stored
-        in memory after the reply). Guests get no private memory, short-term included."""
-        if not ctx.owner or not self.settings.learn_facts:
-            return []
-        learned = extract_self_facts(ctx.question)
-        if learned and not probing():  # a probe's guess must not change what the session knows
-            facts = self.sessions.of(ctx.owner).facts
-            for fact in learned:
-                facts.pop(fact.key, None)
-                facts[fact.key] = fact.content
-        return learned
-
-    def _store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
-        """Write the statements to memory in the background: confirmed (the user's own words,
-        which the memory node checks against what it heard), keyed, so a change supersedes."""
-        if not learned or not ctx.owner:
-            return
-
-        async def write() -> None:
-            for fact in learned:
-                try:
-                    result = await self.memory.remember(
-                        ctx.owner, fact.content, node_type="observation", user_confirmed=True, tags=fact.tags,
-                        key=fact.key, source_session=ctx.conversation_id, source_turn=ctx.turn)
-                    log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
-                except MemoryUnavailable as exc:
-                    log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
-                    return
-                except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
-                    log.warning("self-fact %s not stored: %s", fact.key, exc)
-
-        self._spawn(write())
-
-    def _known_facts(self, user_id: str, profile: list[str], memories: list[Memory],
-                     just_said: Sequence[SelfFact] = ()) -> dict[str, str]:
-        """key -> content: the profile's keyed facts, keyed memories that were recalled, and
-        (newest, winning) what the user said in this session; `just_said`: a probe's facts of
-        this turn, which it did not learn."""
-        facts: dict[str, str] = {}
-        for line in profile:
-            left, sep, content = line.partition("=")
-            if sep and content.strip():
-                facts[left.split(":", 1)[1] if ":" in left else left] = content.strip()
-        for memory in memories:
-            if memory.key and memory.node_type != "conversation":
-                facts.setdefault(memory.key, memory.content)
-        if user_id:
-            known = self.sessions.get(user_id)
-            said = dict(known.facts) if known is not None else {}
-            for fact in just_said:  # as _learn_facts would have put them
-                said.pop(fact.key, None)
-                said[fact.key] = fact.content
-            facts.update(said)
-        return facts
-
-    @staticmethod
-    def _with_facts(memories: list[Memory], facts: dict[str, str]) -> list[str]:
-        """The capable flow's memory lines: facts first, then other recalled memories."""
-        lines = list(dict.fromkeys(facts.values()))
-        return lines + [m.content for m in memories if m.content not in lines]
 
     async def _observe(self, user_id: str, text: str) -> None:
         """Observation mode: record, do not reply."""
