@@ -251,7 +251,9 @@ def test_dual_model_mode_runs_the_tool_loop_on_the_big_model(fresh):
     big = fake.ScriptedLlm()
     try:
         async def scenario():
-            rig = Rig(fresh, big=big)
+            # the tool loop inside the turn (background tasks, the default with a big model, are
+            # test_dialogue_tasks.py's)
+            rig = Rig(fresh, big=big, background_tasks="off")
             fresh.script(fake.judge_tool("t"), fake.text("It is late."))
             big.script(fake.tool_call("current_time", "{}"), fake.loop_finish())
             await rig.engine.run_turn("alice", "what's the time in words", "en")

@@ -16,9 +16,12 @@ import sys
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlparse
 
+from pydantic import ValidationError
+
 from ..common.paths import config_file
 from ..common.urls import safe_url
 from ..llm.client import ApiKeyError, key_from_env
+from ..dialogue.settings import EngineConfig, EngineSettings, engine_settings
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from ..dialogue.reply import ReplyPiece
 
 PROMPT = "you> "
+_DEFAULTS = EngineConfig.model_validate({})  # the node's defaults: every option not given here keeps them
 QUIT_COMMANDS = ("/quit", "/exit")
 
 _CONVERSATION_HELP = """\
@@ -63,12 +67,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--qa", default=str(config_file("qa.csv")), help="qa.csv ('none' = no table)")
     p.add_argument("--user", default="user", help="user id of the session (all turns)")
     p.add_argument("--language", default="", help="language of what the user says (en, zh; default: guessed per turn)")
-    p.add_argument("--profile", default="auto", choices=["auto", "tiny", "capable"],
+    p.add_argument("--profile", default=_DEFAULTS.model_profile, choices=["auto", "tiny", "capable"],
                    help="dialogue flow for the model (as the node's model_profile): tiny = one call, facts first "
                         "(the embedded model); capable = judge, tools, reply; auto picks by endpoint and model")
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")
-    p.add_argument("--judge-format", default="json_schema", choices=["none", "json_object", "json_schema"])
-    p.add_argument("--max-tokens", type=int, default=150, help="most tokens per LLM answer (as the node)")
+    p.add_argument("--judge-format", default=_DEFAULTS.judge_format, choices=["none", "json_object", "json_schema"])
+    p.add_argument("--max-tokens", type=int, default=_DEFAULTS.max_tokens,
+                   help="most tokens per LLM answer (as the node)")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the first token")
     p.add_argument("--verbose", action="store_true", help="show the engine's log (path, tool calls)")
     p.set_defaults(func=run)
@@ -106,22 +111,30 @@ class _Printer:
             self.first = True
 
 
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    """The engine settings of these options: the node's defaults (`EngineConfig`) with what
+    the command line exposes set from it; ValidationError for an out-of-range value."""
+    return EngineConfig.model_validate({"model_profile": args.profile, "judge": not args.no_judge,
+                                        "judge_format": args.judge_format, "max_tokens": args.max_tokens})
+
+
+def settings_for(args: argparse.Namespace, base_url: str, model: str) -> EngineSettings:
+    """What the engine of `fay-ros chat` runs with, made as the dialogue node makes its own."""
+    return engine_settings(engine_config(args), base_url=base_url, model=model)
+
+
 def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None, base_url: str, model: str,
                   key: str, emit: Callable[[ReplyPiece], None]) -> DialogueEngine:
     """The engine of both modes (its clients are engine.small / engine.big; close them)."""
-    from ..dialogue.engine import DialogueEngine, EngineSettings
+    from ..dialogue.engine import DialogueEngine
     from ..llm.client import ChatClient, Endpoint
-    from ..llm.profiles import resolve
     from ..dialogue.tools import builtin_tools
 
     endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)
-    settings = EngineSettings(profile=resolve(args.profile, base_url, model), judge=not args.no_judge,
-                              judge_format=args.judge_format, max_tokens=args.max_tokens,
-                              frequency_penalty=0.3, qa_script_tools=("current_time",))
     big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
         if args.big_model else None
     return DialogueEngine(persona, ChatClient(endpoint), emit, big=big, qa=qa, tools=builtin_tools(),
-                          settings=settings)
+                          settings=settings_for(args, base_url, model))
 
 
 async def _close(engine: DialogueEngine) -> None:
@@ -142,6 +155,14 @@ def run(args: argparse.Namespace) -> int:
         key = key_from_env(args.api_key_env)
     except ApiKeyError as exc:
         print(f"fay-ros chat: {exc}", file=sys.stderr)
+        return 2
+    try:
+        engine_config(args)
+    except ValidationError as exc:
+        options = {"model_profile": "profile", "judge": "no-judge"}  # fields named unlike their option
+        problems = "; ".join(f"--{options.get(str(e['loc'][0]), str(e['loc'][0]).replace('_', '-'))}: {e['msg']}"
+                             for e in exc.errors())
+        print(f"fay-ros chat: {problems}", file=sys.stderr)
         return 2
     try:
         persona = Persona.load(args.persona)

@@ -30,9 +30,9 @@ import functools
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -52,12 +52,13 @@ from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
 from ..common.params import ConfigError, declare_config
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
-from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine, EngineSettings
+from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
+from ..dialogue.settings import EngineConfig, engine_settings
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
 from ..dialogue.speculation import SpeculativeClient
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
-from ..llm.profiles import TINY, resolve as resolve_profile
+from ..llm.profiles import TINY
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reply import ReplyPiece
 from ..dialogue.tasks import TaskProgress
@@ -69,7 +70,10 @@ from ..ros_side.ros_tools import RosTools
 from ..agent.mcp_config import McpConfigError
 from ..agent.tool_config import ToolsFileError, load_tools_file
 
-class DialogueConfig(BaseModel):
+class DialogueConfig(EngineConfig):
+    """The node's parameters: the engine's own (`EngineConfig`, written once there) and the
+    endpoints, files and wiring that only the node has."""
+
     base_url: str = Field(EMBEDDED_BASE_URL, description="OpenAI-compatible endpoint of the (small) chat model; "
                           "default: the embedded offline model served by `fay-ros llm`")
     model: str = Field(EMBEDDED_MODEL, description="model name at base_url")
@@ -78,51 +82,18 @@ class DialogueConfig(BaseModel):
     big_base_url: str = Field("", description="endpoint of the big model for the tool loop ('' = base_url)")
     big_model: str = Field("", description="big model for the tool loop; '' = single-model mode")
     big_api_key_env: str = Field("", description="environment variable with the big model's key ('' = api_key_env)")
-    model_profile: Literal["auto", "tiny", "capable"] = Field(
-        "auto", description="dialogue flow for the model: 'tiny' (one streamed call, facts resolved first, greedy "
-        "decoding; for ~100M models like the embedded one), 'capable' (Fay's judge -> tool loop -> reply), 'auto' "
-        "(tiny for the embedded endpoint or a model named like a tiny one, else capable)")
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
     qa_file: str = Field("", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, "
                          "'none' = no table)")
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
-    qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
-                                       "(scripts are never executed)")
     tools_file: str = Field("", description="every tool the agent may use, in one YAML: the built-in tools, MCP "
                             "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
                             "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
                             "config/tools.yaml: the built-in tools; see config/tools.example.yaml)")
-    judge: bool = Field(True, description="run the chat judge (false: always answer directly, no tools)")
-    judge_format: Literal["none", "json_object", "json_schema"] = Field(
-        "json_schema", description="structured-output request for the judge (what the endpoint supports)")
-    native_tools: bool = Field(True, description="offer OpenAI function calling in the tool loop too")
-    max_tool_steps: int = Field(5, ge=1, le=30, description="most tool-loop steps per turn")
-    tool_timeout: float = Field(10.0, gt=0.0, description="seconds one tool call may take")
     connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
     idle_timeout: float = Field(10.0, gt=0.0, description="seconds allowed between two streamed chunks")
-    max_tokens: int = Field(150, ge=16, description="most tokens per LLM answer (spoken replies are short)")
-    temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature (capable profile; the "
-                               "tiny profile decodes greedily)")
-    frequency_penalty: float = Field(0.3, ge=-2.0, le=2.0, description="discourages repetition "
-                                     "(0 = not sent to the endpoint)")
-    history_turns: int = Field(8, ge=0, description="turns of per-user history kept for the prompt")
     memory: bool = Field(True, description="use the memory/* services when they are running")
-    memory_timeout: float = Field(0.5, gt=0.0, description="seconds to wait for a memory service")
-    default_language: str = Field("en", description="reply language when the input has none and no Chinese")
-    sentence_min_chars: int = Field(4, ge=1, description="shorter sentences are merged with the next one")
-    background_tasks: Literal["off", "dual", "always"] = Field(
-        "dual", description="run the tool loop as a background task of the user while they talk on: 'dual' only "
-        "with a big model (Fay), 'always', or 'off' (the turn waits for the tools)")
-    route_timeout: float = Field(5.0, gt=0.0, description="seconds the model may take to classify a message sent "
-                                 "while a background task runs (then keyword rules decide)")
-    route_min_confidence: float = Field(0.6, ge=0.0, le=1.0, description="a less confident classification is "
-                                        "decided by the keyword rules")
-    new_task: Literal["refuse", "replace"] = Field(
-        "refuse", description="a new task asked for while the user's task runs: 'refuse' (Fay's rule: one task per "
-        "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
-    fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
-                             "reply against the tool results before it is spoken")
     speculative_reply: bool = Field(True, description="start the model on speech/speculative (the recogniser's "
                                     "early text of a turn it judges complete) and use that answer when the final "
                                     "says the same; a guess the user talked on after is discarded unsaid")
@@ -220,19 +191,11 @@ class DialogueNode(Node):
         if c.big_model:
             big = endpoint(c.big_base_url or c.base_url, c.big_model,
                            "big_api_key_env" if c.big_api_key_env else "api_key_env")
-        profile = resolve_profile(c.model_profile, c.base_url, c.model)
-        settings = EngineSettings(
-            profile=profile, judge=c.judge, judge_format=c.judge_format, native_tools=c.native_tools,
-            max_tool_steps=c.max_tool_steps, tool_timeout=c.tool_timeout, history_turns=c.history_turns,
-            max_tokens=c.max_tokens,
-            temperature=c.temperature, frequency_penalty=c.frequency_penalty, memory_timeout=c.memory_timeout,
-            default_language=c.default_language, sentence_min_chars=c.sentence_min_chars,
-            qa_script_tools=tuple(c.qa_script_tools),
-            # the allow-list file is the choice of ROS tools: all of them are offered
+        settings = engine_settings(
+            c, base_url=c.base_url, model=c.model,
             # the tools file is the choice: every tool it lists is offered (MCP tools once listed)
-            llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))),
-            background_tasks=c.background_tasks, route_timeout=c.route_timeout,
-            route_min_confidence=c.route_min_confidence, fact_check=c.fact_check, new_task=c.new_task)
+            llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))))
+        profile = settings.profile
 
         if self._mcp is not None and settings.llm_tools is not None:
             settings.llm_tools = (*settings.llm_tools, *self._mcp.tool_names())
@@ -493,7 +456,8 @@ class DialogueNode(Node):
         changed on its loop, between turns' reads; the next turn uses them."""
         updates = {name: getattr(config, name) for name in changed - _NODE_ONLY}
         if "model_profile" in changed:
-            updates["profile"] = resolve_profile(config.model_profile, config.base_url, config.model)
+            # resolved as at start-up (engine_settings), so a live change picks the same flow
+            updates["profile"] = engine_settings(config, base_url=config.base_url, model=config.model).profile
 
         def apply() -> None:
             for name, value in updates.items():

@@ -1,0 +1,313 @@
+"""Reply assembly: how a model's answer (or a whole text) becomes the pieces of a reply.
+
+A model stream is a `Chain` of text processors (the judge's reader, the outbound gate,
+sentence splitting) whose sentences pass the reply guard (`guard.py`) one by one before they
+are published; a reply whose answer was dropped entirely says the persona's no_answer line
+(`reply.Reply`). Here too: the messages and sampling of each kind of answer (judge, direct,
+final, fact-checked, tiny, proactive), the judge's structured-output format, and the tiny
+profile's answers decided before any model call (facts, clock, language).
+
+What to say is decided by the engine (`engine.py`); when and for whom by the turn flow
+(`turn_flow.py`). Pure Python, no ROS.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import logging
+import time
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..llm.client import ChatClient, LlmError, LlmUnreachable
+from ..llm.model_json import first_object
+from ..llm.profiles import TINY
+from ..text.processors import Chain
+from ..text.sentences import SentenceSplitter, split_sentences
+from ..text.think import ThinkStripper, strip_think
+from . import fact_answers, prompts
+from .guard import GuardPolicy, ReplyGuard
+from .judge import JudgeStreamParser, JudgeVerdict
+from .prompts import PromptContext
+from .reply import Reply
+from .tool_loop import ToolLoop
+from .tools import Memory, ToolContext
+from .trace import TurnTrace
+from .wiring import Wiring
+
+log = logging.getLogger("fay_ros.dialogue")
+
+FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON object:
+{"ok": true} when every fact in the reply is supported by the results, else
+{"ok": false, "reply": "<the reply corrected to match the results, same language, same length or shorter>"}
+
+Tool results:
+{results}"""
+
+
+@dataclass
+class JudgedAnswer:
+    """What the chat judge's stream left: its verdict, the guard that heard it, the text
+    after its last complete sentence, and whether the guard stopped the stream."""
+    verdict: JudgeVerdict
+    guard: ReplyGuard
+    rest: str
+    stopped: bool
+
+
+class ReplyAssembly:
+    def __init__(self, wiring: Wiring, stop_if_cancelled: Callable[[], None]) -> None:
+        self.wiring = wiring
+        # raises the cancel of the current turn that the HTTP client swallowed (TurnFlow)
+        self._stop_if_cancelled = stop_if_cancelled
+
+    # -- the judge ------------------------------------------------------------------------
+    async def judge(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext,
+                    tool_loop: ToolLoop) -> JudgedAnswer:
+        """Stream the chat judge's answer: a `finish` message is published sentence by sentence
+        as it comes; the verdict decides the rest (the engine)."""
+        w = self.wiring
+        messages = prompts.judge_messages(w.persona.system_prompt, context, [t.name for t in tool_loop.offered()],
+                                          w.histories.of(ctx.owner), ctx.question)
+        # reasoning is removed before the judge's parser (it must see the JSON); the message it
+        # releases then passes the outbound gate like any other answer
+        judge = JudgeStreamParser()
+        chain = Chain(ThinkStripper(), judge, reply.stream(), SentenceSplitter(w.settings.sentence_min_chars))
+        guard = self.guard(ctx)
+
+        async with contextlib.aclosing(self.spoken_tokens(messages, trace,
+                                                          response_format=self.judge_format())) as tokens:
+            async for content in tokens:
+                if self.say_guarded(reply, guard, chain.feed(content)) or chain.ended:
+                    break  # the guard has heard enough, or the model's turn is over: close the stream
+        stopped = guard.full
+        rest = ""
+        if not stopped:
+            *sentences, rest = chain.flush()
+            if self.say_guarded(reply, guard, sentences):
+                rest = ""
+        return JudgedAnswer(judge.close(), guard, rest, stopped)
+
+    def judge_format(self) -> dict[str, Any] | None:
+        """The structured-output request of the judge (setting judge_format)."""
+        if self.wiring.settings.judge_format == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": "chat_judge", "schema": prompts.JUDGE_SCHEMA}}
+        if self.wiring.settings.judge_format == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    # -- answers of the small model -------------------------------------------------------
+    async def direct_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
+        w = self.wiring
+        messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), ctx.question)
+        await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
+
+    async def final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
+                          results: list[tuple[str, str]]) -> None:
+        w = self.wiring
+        messages = prompts.final_messages(w.persona.system_prompt, results, w.histories.of(ctx.owner), ctx.question)
+        await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
+
+    async def checked_final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
+                                  results: list[tuple[str, str]]) -> None:
+        """Dual-model fact check: the small model writes the final reply (not spoken yet), the
+        big model checks it against the tool results and may correct it; what is said passes
+        the guard and the gate like any answer. The big model never speaks on its own."""
+        w = self.wiring
+        messages = prompts.final_messages(w.persona.system_prompt, results, w.histories.of(ctx.owner), ctx.question)
+        async with contextlib.aclosing(self.spoken_tokens(messages, trace)) as tokens:
+            draft = strip_think("".join([t async for t in tokens])).strip()
+        text = draft
+        assert w.big is not None
+        check = [{"role": "system", "content": FACT_CHECK.replace("{results}", "\n".join(
+                     f"- {c}: {r[:1000]}" for c, r in results) or "(none)")},
+                 {"role": "user", "content": draft}]
+        try:
+            verdict = first_object(await self.complete(w.big, check, max_tokens=w.settings.max_tokens))
+        except LlmError as exc:
+            log.warning("fact check of %s skipped (%s): %s", ctx.conversation_id, exc.kind, exc.reason)
+            verdict = None
+        if verdict is not None and verdict.get("ok") is False and isinstance(verdict.get("reply"), str) \
+                and verdict["reply"].strip():
+            text = verdict["reply"].strip()
+            trace.guard = "fact check corrected the reply"
+            log.info("fact check corrected the reply of %s", ctx.conversation_id)
+        guard = self.guard(ctx, extra_prompt=(FACT_CHECK,))
+        sentences = split_sentences(text, w.settings.sentence_min_chars)
+        rest = sentences.pop() if sentences else ""
+        if self.say_guarded(reply, guard, sentences):
+            rest = ""
+        self.end_guarded(reply, guard, rest, trace, ctx)
+
+    async def proactive_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, instruction: str,
+                              memory_lines: list[str], memories: list[Memory], rules: list[str],
+                              prestart: list[str], facts: dict[str, str]) -> None:
+        """The model's own words for a proactive instruction: the persona, the user's name and
+        facts, the recent history, then the instruction as the last message; the guard also
+        drops a recital of the instruction."""
+        w = self.wiring
+        guard = self.guard(ctx, extra_prompt=(instruction,))
+        if w.settings.profile == TINY:
+            tiny = w.settings.tiny
+            volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+            history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+            messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, instruction)
+            await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
+            return
+        context = PromptContext(memory_lines, rules, prestart)
+        messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), instruction)
+        await self.stream_spoken(reply, messages, trace, guard, ctx)
+
+    # -- the tiny profile -------------------------------------------------------------------
+    async def tiny_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
+                        memories: list[Memory], rules: list[str], prestart: list[str]) -> None:
+        """The tiny profile: one streamed call, everything else decided before it.
+
+        1. A question about the user's own facts is answered from the facts (in any language),
+           one about the time or date from the clock.
+        2. A language the model does not speak gets the persona's honest line, in that language.
+        3. Otherwise one greedy, capped, stop-bounded call with the persona, the user's name
+           and facts as plain lines (stable, so the server's prompt cache keeps them), and the
+           recalled memories and prestart results just before the question."""
+        w = self.wiring
+        tiny = w.settings.tiny
+        answer = fact_answers.answer(ctx.question, facts, ctx.language)
+        if answer is not None:
+            trace.path = "memory"
+            self.speak_text(reply, answer, "memory")
+            return
+        answer = fact_answers.time_answer(ctx.question, datetime.datetime.now().astimezone(), ctx.language)
+        if answer is not None:
+            trace.path = "clock"
+            self.speak_text(reply, answer, "qa")
+            return
+        if tiny.languages and ctx.language.split("-")[0] not in tiny.languages:
+            trace.path = "language"
+            self.speak_text(reply, w.persona.line("unsupported_language", ctx.language), "fallback")
+            return
+        trace.path = "tiny"
+        volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+        messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
+        guard = self.guard(ctx, extra_prompt=tuple(volatile))
+        await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
+
+    def tiny_system(self, facts: dict[str, str]) -> str:
+        return prompts.tiny_system(self.wiring.persona.system_prompt, facts, self.wiring.settings.tiny.max_fact_lines)
+
+    def tiny_options(self) -> dict[str, Any]:
+        """The tiny profile's decoding (profiles.TinyDecoding), capped by max_tokens."""
+        tiny = self.wiring.settings.tiny
+        return {"first_clause_chars": tiny.first_clause_chars,
+                "max_tokens": min(tiny.max_tokens, self.wiring.settings.max_tokens),
+                "temperature": tiny.temperature, "frequency_penalty": tiny.frequency_penalty,
+                "stop": list(tiny.stop), "extra_body": {"repeat_penalty": tiny.repeat_penalty}}
+
+    # -- streams, guard, pieces -------------------------------------------------------------
+    async def stream_spoken(self, reply: Reply, messages: list[dict[str, Any]], trace: TurnTrace,
+                            guard: ReplyGuard, ctx: ToolContext, first_clause_chars: int = 0,
+                            **options: Any) -> None:
+        """Stream one answer through the outbound gate, sentence splitting and the guard; the
+        stream is closed as soon as the guard has heard enough or the model's turn ended (a
+        template token)."""
+        # A verdict in the judge's format is read here too, as in the judged turn (`judge`):
+        # a model that answers with one unasked (e.g. one that the tiny flow runs while `fay-ros
+        # chat`, resolving the profile without the node's default model name, runs the judged flow
+        # on it) is heard saying its message, not the no_answer line for a removed JSON object.
+        # Plain text passes the reader as it is; reasoning is left to the gate, which counts it.
+        chain = Chain(JudgeStreamParser(), reply.stream(),
+                      SentenceSplitter(self.wiring.settings.sentence_min_chars, first_clause_chars))
+        stopped = False
+        async with contextlib.aclosing(self.spoken_tokens(messages, trace, **options)) as tokens:
+            async for content in tokens:
+                if self.say_guarded(reply, guard, chain.feed(content)):
+                    stopped = True
+                    break
+                if chain.ended:
+                    break
+        rest = ""
+        if not stopped:
+            *sentences, rest = chain.flush()
+            if self.say_guarded(reply, guard, sentences):
+                rest = ""
+        self.end_guarded(reply, guard, rest, trace, ctx)
+
+    async def spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
+                            **options: Any) -> AsyncGenerator[str, None]:
+        """Content chunks of one streamed answer of the small model; stamps the turn's LLM
+        request and first-token times (the time to first token on /diagnostics) and the
+        stream's finish reason."""
+        w = self.wiring
+        trace.llm_request_at = trace.llm_request_at or time.monotonic()
+        trace.finish_reason = ""
+        options.setdefault("max_tokens", w.settings.max_tokens)
+        options.setdefault("temperature", w.settings.temperature)
+        options.setdefault("frequency_penalty", w.settings.frequency_penalty)
+        if w.small is None:
+            raise LlmUnreachable("no LLM endpoint configured")
+        async with contextlib.aclosing(w.small.stream(messages, **options)) as events:
+            async for event in events:
+                self._stop_if_cancelled()
+                if event.done:
+                    trace.finish_reason = event.finish_reason
+                    continue
+                if not event.content:
+                    continue
+                if not trace.first_token_at:
+                    if 0 < event.requested_at < trace.llm_request_at:
+                        # a speculative stream: the model was asked before the final came
+                        trace.llm_request_at = event.requested_at
+                    trace.first_token_at = event.received_at
+                yield event.content
+
+    @staticmethod
+    async def complete(client: ChatClient, messages: list[dict[str, Any]], **options: Any) -> str:
+        """One whole (not spoken) answer of a model, reasoning removed."""
+        parts: list[str] = []
+        async with contextlib.aclosing(client.stream(messages, **options)) as events:
+            async for event in events:
+                parts.append(event.content)
+        return strip_think("".join(parts)).strip()
+
+    @staticmethod
+    def say_guarded(reply: Reply, guard: ReplyGuard, sentences: list[str]) -> bool:
+        """Publish each sentence the guard lets through (its inline markup removed by the
+        reply's gate), in order; True (and the rest left unsaid) as soon as the guard says
+        the stream must stop."""
+        for sentence in sentences:
+            verdict = guard.check(sentence)
+            if verdict.text:
+                reply.say(verdict.text, "llm")
+            if verdict.stop:
+                return True
+        return False
+
+    def end_guarded(self, reply: Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
+                    ctx: ToolContext) -> None:
+        """Close the reply with its last piece; never empty: when nothing of the model's answer
+        could be published (the guard dropped it or the sanitiser left no words), the reply
+        says the persona's plain no_answer line instead."""
+        last = guard.finish(remainder, cut_by_limit=trace.finish_reason == "length") if not guard.full else None
+        trace.guard = guard.summary()
+        if guard.dropped:
+            log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
+        if reply.end(last.text if last is not None and last.text else "", "llm"):
+            said = "said the no_answer line" if reply.no_answer else "said nothing (nobody asked)"
+            log.warning("nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); %s",
+                        ctx.conversation_id, trace.guard, reply.dropped.summary(), said)
+
+    def guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
+        w = self.wiring
+        instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
+        recent = tuple(m["content"] for m in w.histories.of(ctx.owner)[-6:] if m["role"] == "assistant")
+        return ReplyGuard(GuardPolicy(w.persona.name, w.persona.max_sentences, w.persona.emoji),
+                          user_name=ctx.user_name, user_text=ctx.question, recent_replies=recent,
+                          prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
+                          tool_names=tuple(w.tools.names()))
+
+    def speak_text(self, reply: Reply, text: str, source: str) -> None:
+        """A whole text (qa answer, memory or clock answer, broadcast, stock line) as the reply."""
+        if reply.say_whole(text, source, self.wiring.settings.sentence_min_chars) and reply.no_answer:
+            log.warning("nothing of the %s text for %s could be spoken (%s); said the no_answer line", source,
+                        reply.conversation_id, reply.dropped.summary())

@@ -1,0 +1,158 @@
+"""What a turn knows of its user before the model is asked: confirmed memories, active
+rules and profile facts of THIS user (memory gateway, short timeouts, skipped when absent),
+prestart tool results, and what the user said about themselves (known to the next turn at
+once, written to memory after the reply as confirmed keyed observations). A speculative
+probe reads without changing anything (speculation.py). Pure Python, no ROS.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, Callable, Coroutine
+
+from ..memory.self_facts import SelfFact, extract_self_facts
+from .session import Sessions
+from .speculation import probing
+from .tools import Memory, MemoryUnavailable, ToolContext
+from .wiring import Wiring
+
+log = logging.getLogger("fay_ros.dialogue")
+
+
+class TurnContext:
+    def __init__(self, wiring: Wiring, sessions: Sessions,
+                 spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task]) -> None:
+        self.wiring = wiring
+        self.sessions = sessions
+        self._spawn = spawn  # runs a coroutine the engine's settle() waits for
+
+    async def gather(self, ctx: ToolContext) -> tuple[list[Memory], list[str], list[str], str, list[str]]:
+        """Recalled memories (confirmed), active rules, prestart results, the prestart text kept
+        in history, and the profile facts ("kind:key=content"), all at once, each bounded.
+
+        A probe takes the rules and the profile its user's last turn read (two memory round
+        trips fewer between the speculative words and the model's start); the real turn reads
+        them afresh, and if they changed meanwhile its request differs from the probe's, so the
+        probe's stream is not used (speculation.py)."""
+        session = self.sessions.get(ctx.owner)
+        standing = session.standing if probing() and session is not None else None
+
+        memory, settings = self.wiring.memory, self.wiring.settings
+
+        async def memories() -> list[Memory]:
+            if not ctx.owner:
+                return []  # a guest has no private memory
+            # a probe reads without marking what it read as retrieved, so the real turn's recall
+            # (which does) ranks the same memories the same way
+            found = await asyncio.wait_for(memory.recall(ctx.owner, ctx.question, settings.memory_recall_n,
+                                                         stateless=probing()),
+                                           settings.memory_timeout)
+            # candidates never reach a prompt, even if a gateway returned one
+            return [m for m in found if m.status == "confirmed"]
+
+        async def rules() -> list[str]:
+            if not ctx.owner:
+                return []
+            if standing is not None:
+                return standing[0]
+            found = await asyncio.wait_for(memory.active_rules(ctx.owner), settings.memory_timeout)
+            return [m.content for m in found if m.status == "confirmed"]
+
+        async def profile() -> list[str]:
+            if not ctx.owner:
+                return []
+            if standing is not None:
+                return standing[1]
+            return await asyncio.wait_for(memory.profile(ctx.owner), settings.memory_timeout)
+
+        async def prestart(spec) -> str:
+            result = await self.wiring.tools.run(spec.tool, spec.render_args(ctx.question), ctx,
+                                                 settings.prestart_timeout)
+            return f"[{spec.tool}] {result}"
+
+        specs = self.wiring.persona.prestart
+        fixed = ["memory recall", "active rules", "profile"]
+        outcomes = await asyncio.gather(memories(), rules(), profile(), *(prestart(s) for s in specs),
+                                        return_exceptions=True)
+        found: list[Any] = []
+        for what, outcome in zip([*fixed, *(f"prestart {s.tool}" for s in specs)], outcomes):
+            if isinstance(outcome, BaseException):
+                if isinstance(outcome, asyncio.CancelledError):
+                    raise outcome
+                expected = isinstance(outcome, (MemoryUnavailable, asyncio.TimeoutError))
+                level = logging.DEBUG if expected else logging.WARNING
+                log.log(level, "%s skipped: %s", what, outcome or type(outcome).__name__)
+                outcome = [] if what in fixed else ""
+            found.append(outcome)
+        recalled, active_rules, profile_facts, *results = found
+        _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
+        read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
+        if ctx.owner and not probing() and read_both:
+            self.sessions.of(ctx.owner).standing = (active_rules, profile_facts)
+        prestart_results = [r for r in results if r]
+        keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
+        return recalled, active_rules, prestart_results, keep, profile_facts
+
+    # -- the user's own facts --------------------------------------------------------------
+    def learn_facts(self, ctx: ToolContext) -> list[SelfFact]:
+        """What the user just said about themselves: known to the next turn at once (stored
+        in memory after the reply). Guests get no private memory, short-term included."""
+        if not ctx.owner or not self.wiring.settings.learn_facts:
+            return []
+        learned = extract_self_facts(ctx.question)
+        if learned and not probing():  # a probe's guess must not change what the session knows
+            facts = self.sessions.of(ctx.owner).facts
+            for fact in learned:
+                facts.pop(fact.key, None)
+                facts[fact.key] = fact.content
+        return learned
+
+    def store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
+        """Write the statements to memory in the background: confirmed (the user's own words,
+        which the memory node checks against what it heard), keyed, so a change supersedes."""
+        if not learned or not ctx.owner:
+            return
+
+        async def write() -> None:
+            for fact in learned:
+                try:
+                    result = await self.wiring.memory.remember(
+                        ctx.owner, fact.content, node_type="observation", user_confirmed=True, tags=fact.tags,
+                        key=fact.key, source_session=ctx.conversation_id, source_turn=ctx.turn)
+                    log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
+                except MemoryUnavailable as exc:
+                    log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
+                    return
+                except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
+                    log.warning("self-fact %s not stored: %s", fact.key, exc)
+
+        self._spawn(write())
+
+    def known_facts(self, user_id: str, profile: list[str], memories: list[Memory],
+                     just_said: Sequence[SelfFact] = ()) -> dict[str, str]:
+        """key -> content: the profile's keyed facts, keyed memories that were recalled, and
+        (newest, winning) what the user said in this session; `just_said`: a probe's facts of
+        this turn, which it did not learn."""
+        facts: dict[str, str] = {}
+        for line in profile:
+            left, sep, content = line.partition("=")
+            if sep and content.strip():
+                facts[left.split(":", 1)[1] if ":" in left else left] = content.strip()
+        for memory in memories:
+            if memory.key and memory.node_type != "conversation":
+                facts.setdefault(memory.key, memory.content)
+        if user_id:
+            known = self.sessions.get(user_id)
+            said = dict(known.facts) if known is not None else {}
+            for fact in just_said:  # as learn_facts would have put them
+                said.pop(fact.key, None)
+                said[fact.key] = fact.content
+            facts.update(said)
+        return facts
+
+    @staticmethod
+    def with_facts(memories: list[Memory], facts: dict[str, str]) -> list[str]:
+        """The capable flow's memory lines: facts first, then other recalled memories."""
+        lines = list(dict.fromkeys(facts.values()))
+        return lines + [m.content for m in memories if m.content not in lines]
