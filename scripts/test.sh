@@ -3,6 +3,11 @@
 # then the whole pytest suite. A failed static check fails the run before pytest starts, naming
 # the check. pytest's "no tests collected" (exit 5) is turned into a failure: a suite that runs
 # nothing proves nothing.
+#
+# The suite runs on FAY_TEST_WORKERS pytest-xdist workers (default 3: most tests wait on
+# processes, DDS and real-time audio rather than on the 2 cores; 0 runs in one process), a test
+# file per worker so its module fixtures are made once. `--fast` (make test-fast) runs only the
+# tests marked neither `graph` nor `slow`: the pure cores, no ROS graph, no processes.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -27,7 +32,14 @@ if [ "${#failed[@]}" -gt 0 ]; then
   exit 1
 fi
 
-"$ROOT/.venv/bin/python" -m pytest "$@"
+workers="${FAY_TEST_WORKERS:-3}"
+selection=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  selection=(-m "not graph and not slow")
+  workers="${FAY_TEST_WORKERS:-2}"
+fi
+"$ROOT/.venv/bin/python" -m pytest -n "$workers" --dist loadfile "${selection[@]}" "$@"
 code=$?
 if [ "$code" -eq 5 ]; then
   echo "test: pytest collected no tests - failing on purpose" >&2
