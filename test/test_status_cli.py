@@ -84,6 +84,17 @@ def test_the_board_tells_ready_not_ready_and_never_heard():
     assert StatusBoard([]).all_ready() is False
 
 
+def test_a_ready_node_whose_health_still_says_configuring_is_not_settled():
+    """Readiness and health come on two topics: the "configuring" warning sent before `~/ready`
+    can arrive after it (a loaded CI machine showed "managed_probe  WARN   ready")."""
+    board = StatusBoard(["a"])
+    board.on_state("a", 1, "configuring")
+    board.on_ready("a", True)
+    assert board.all_ready() and not board.health_agrees()
+    board.on_state("a", 0, "ready")
+    assert board.health_agrees() and "a  OK     ready" in board.table()
+
+
 def test_status_names_carry_the_namespace():
     assert status_name("tts", "state") == "fay/tts: state"   # the default namespace, /fay
     assert status_name("tts", "state", "/robot2") == "robot2/tts: state"

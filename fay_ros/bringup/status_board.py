@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 LEVEL_NAMES = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}
+OK_LEVEL = 0
 
 
 @dataclass
@@ -49,6 +50,12 @@ class StatusBoard:
 
     def all_ready(self) -> bool:
         return bool(self.nodes) and all(s.ready for s in self.nodes.values())
+
+    def health_agrees(self) -> bool:
+        """Every ready node's state health says so too (OK), or none was heard yet. Readiness
+        and health come on two topics, so a node's health can still say "configuring" (WARN)
+        for up to a second after its `~/ready` said ready."""
+        return all(s.level in (None, OK_LEVEL) for s in self.nodes.values() if s.ready)
 
     def not_ready(self) -> dict[str, str]:
         return {name: s.describe() for name, s in self.nodes.items() if not s.ready}

@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from typing import Callable
 
 from ..bringup.graph import NODE_MODULES, OPTIONAL_NODES
 from ..bringup.status_board import StatusBoard
 from ..common import topics
 
+HEALTH_CATCH_UP_S = 2.5  # after all are ready: more than the health's period (1 s)
 LOOK_SECONDS = 3.0  # without --wait: long enough for discovery and a health update (every 1 s)
 
 
@@ -38,6 +40,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _settled() -> Callable[[StatusBoard], bool]:
+    """Every node ready, and then their health agreeing (or HEALTH_CATCH_UP_S passed): the
+    health, repeated every second, catches up with the readiness, so the table does not show a
+    ready node with the warning it had while it started."""
+    catch_up_until: list[float] = []
+
+    def settled(board: StatusBoard) -> bool:
+        if not board.all_ready():
+            return False
+        if not catch_up_until:
+            catch_up_until.append(time.monotonic() + HEALTH_CATCH_UP_S)
+        return board.health_agrees() or time.monotonic() >= catch_up_until[0]
+
+    return settled
+
+
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     from ..ros_side.status_probe import watch
@@ -46,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     board = StatusBoard(names) if names else StatusBoard([name for name, _module in NODE_MODULES], OPTIONAL_NODES)
     started = time.monotonic()
     if args.wait > 0:
-        ready = watch(board, args.namespace, until=StatusBoard.all_ready, timeout=args.wait)
+        ready = watch(board, args.namespace, until=_settled(), timeout=args.wait) or board.all_ready()
     else:
         ready = watch(board, args.namespace, until=lambda _b: False, timeout=LOOK_SECONDS) or board.all_ready()
     if not args.quiet:
