@@ -46,9 +46,9 @@ OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}
 # Optional at run time and on no registry: ROS4HRI's hri_msgs (the asr node's REP-155 topics
 # when it is importable; the tests build a stand-in from test/data/hri_msgs).
 OPTIONAL_UNREGISTERED = {"hri_msgs"}
-# pytest plugins that work through configuration, never imported (pytest-timeout: `timeout`
-# in setup.cfg).
-PLUGINS_NOT_IMPORTED = {"pytest-timeout"}
+# pytest plugins that work through configuration or options, never imported (pytest-timeout:
+# `timeout` in pytest.ini; pytest-xdist: `-n` in scripts/test.sh, over its transport execnet).
+PLUGINS_NOT_IMPORTED = {"pytest-timeout", "pytest-xdist", "execnet"}
 # Static checkers that scripts/test.sh runs as commands before pytest, never imported.
 COMMANDS_NOT_IMPORTED = {"ruff", "mypy"}
 # Pinned at run time though only tests import them in Python: catkin-pkg is what the ament
