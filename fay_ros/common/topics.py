@@ -12,6 +12,10 @@ SPEECH_PARTIAL = "speech/partial"
 SPEECH_FINAL = "speech/final"
 # The early text of a turn the recogniser judges complete, before its final ("" withdraws it).
 SPEECH_SPECULATIVE = "speech/speculative"
+# The asr's turn-taking decisions over the robot's voice (diagnostic_msgs/DiagnosticStatus,
+# name "asr", message "barge-in" / "backchannel: no turn" / "stop request" / "talk-over: goes
+# on"): why words said over the robot became no turn, for robot programs, tools and tests.
+SPEECH_DECISIONS = "speech/decisions"
 TEXT_INPUT = "text_input"
 # Fay's broadcast mode (fay_msgs/Transcript): the tts node speaks the text verbatim, like a `say` goal.
 BROADCAST = "broadcast"

@@ -13,7 +13,9 @@ final, for the dialogue's speculative reply; "" withdraws it when the person goe
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
 interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下), audio/barge_in
 (Empty, in: the open utterance and those starting within 2 s were said over the robot; one
-that is only a backchannel, "yeah", 嗯, makes no final, and the voice resumes).
+that is only a backchannel, "yeah", 嗯, makes no final, and the voice resumes), and
+speech/decisions (DiagnosticStatus, out: each of these decisions as it is taken: "barge-in"
+when one is heard, "backchannel: no turn", "stop request", "talk-over: goes on").
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
@@ -40,6 +42,7 @@ import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
 
@@ -273,6 +276,7 @@ class Asr(ManagedNode):
         self.create_subscription(AudioChunk, topics.TALK_OVER_CLIP, self._on_talk_over_clip, qos.EVENTS)
         self.create_subscription(Empty, topics.BARGE_IN, self._on_barge_in, qos.EVENTS)
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        self.decisions_pub = self.create_publisher(DiagnosticStatus, topics.SPEECH_DECISIONS, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         self.voices = HriVoices.create(self)
         if self.voices is not None:
@@ -362,6 +366,7 @@ class Asr(ManagedNode):
     def _on_barge_in(self, _msg: Empty) -> None:
         if self.active and self._worker is not None:
             self._barge_ins.barge_in(self.get_clock().now().nanoseconds * 1e-9)  # (the worker's next item takes it)
+            self._decided("barge-in")
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
@@ -429,6 +434,13 @@ class Asr(ManagedNode):
         count = self.core.backchannels_over_robot if self.core is not None else 0
         self.get_logger().info("the words over the robot were only a backchannel: no final, the voice resumes "
                                f"({len(text)} chars; {count} so far)")
+        self._decided("backchannel: no turn", chars=len(text))
+
+    def _decided(self, decision: str, **values: object) -> None:
+        """Publish a turn-taking decision on speech/decisions (no words: their length only)."""
+        self.decisions_pub.publish(DiagnosticStatus(
+            level=DiagnosticStatus.OK, name="asr", message=decision,
+            values=[KeyValue(key=k, value=str(v)) for k, v in values.items()]))
 
     def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:
         """What the person said over the robot without barging in: a stop request stops it."""
@@ -443,9 +455,11 @@ class Asr(ManagedNode):
         decoded = (time.perf_counter() - t0) * 1000
         if is_stop_request(heard.text):
             self.interrupt_pub.publish(Empty())
+            self._decided("stop request", chars=len(heard.text))
             self.get_logger().info(f"a stop request over the robot ({len(heard.text)} chars, decoded in "
                                    f"{decoded:.0f} ms): interrupt published")
         else:
+            self._decided("talk-over: goes on", chars=len(heard.text))
             self.get_logger().info(f"talk-over without a stop request ({len(heard.text)} chars, decoded in "
                                    f"{decoded:.0f} ms): the robot goes on")
 
