@@ -238,8 +238,8 @@ class DialogueNode(Node):
         group = ReentrantCallbackGroup()
         for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
             spoken = topic == topics.SPEECH_FINAL
-            self.create_subscription(Transcript, topic, lambda msg, k=kind, s=spoken: self._on_text(msg, k, s),
-                                     qos.EVENTS, callback_group=group)
+            self.create_subscription(Transcript, topic, self._text_callback(kind, spoken), qos.EVENTS,
+                                     callback_group=group)
         # What the voice says (a spoken input's answer counts once it is heard; proactive talk
         # waits while it speaks)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED,
@@ -327,6 +327,9 @@ class DialogueNode(Node):
         went on). The model starts on it; the final decides whether its answer is used."""
         if self.config.speculative_reply:
             self._loop.call_soon_threadsafe(self.engine.speculate, msg.user_id, msg.text, msg.language)
+
+    def _text_callback(self, kind: str, spoken: bool) -> Callable[[Transcript], None]:
+        return lambda msg: self._on_text(msg, kind, spoken)
 
     def _on_text(self, msg: Transcript, kind: str, spoken: bool = False) -> None:
         if kind == CHAT and not msg.text.strip():
@@ -503,7 +506,7 @@ class DialogueNode(Node):
     def _publish_llm_latency(self, conversation_id: str) -> None:
         trace = next((t for t in reversed(self.engine.traces) if t.conversation_id == conversation_id), None)
         ttft = trace.llm_time_to_first_token if trace is not None else None
-        if ttft is None:  # qa hit, broadcast or fallback: no LLM token in this reply
+        if trace is None or ttft is None:  # qa hit, broadcast or fallback: no LLM token in this reply
             return
         msg = LlmLatency(conversation_id=conversation_id, time_to_first_token=float(ttft),
                          context_seconds=float(trace.context_seconds))

@@ -38,10 +38,13 @@ import array
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+from rclpy.subscription import Subscription
+from rclpy.timer import Timer
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState
@@ -199,14 +202,14 @@ class Mic(ManagedNode):
         self.listening_pub.publish(Bool(data=True))
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
         # Subscribed only while used: the tts node publishes what it plays only while someone listens.
-        self._played_sub = None
+        self._played_sub: Subscription | None = None
         # The played audio goes straight into the core (not through the worker's queue), so a
         # chunk can wait for it; the lock keeps it from changing under a chunk being processed.
         self._played_lock = threading.Condition()
         self._follow_played(cfg)
         self.source: WavFileSource | SoundDeviceSource | None = None
         self._worker: BoundedWorker[tuple] | None = None
-        self._listener_timer = None
+        self._listener_timer: Timer | None = None
         self._waiting_since = 0.0
         # With a WAV source: the nodes it waits for (wait_for_nodes) -> whether each said ready.
         self._nodes_ready: dict[str, bool] = {}
@@ -214,7 +217,7 @@ class Mic(ManagedNode):
             for name in cfg.wait_for_nodes:
                 self._nodes_ready[name] = False
                 self.create_subscription(Bool, ready_topic(name, self.get_namespace()),
-                                         lambda msg, name=name: self._on_node_ready(name, msg), READY_QOS)
+                                         self._node_ready_callback(name), READY_QOS)
         self._robot_speaking = False  # the latest robot_speaking, for a core made after it arrived
         self.frame_id = "mic"
         # Until configure opens it: the device (or file) asked for.
@@ -300,6 +303,9 @@ class Mic(ManagedNode):
         msg.header.frame_id = self.frame_id
         msg.data = array.array("h", samples.astype("<i2").tobytes())
         publisher.publish(msg)
+
+    def _node_ready_callback(self, name: str) -> Callable[[Bool], None]:
+        return lambda msg: self._on_node_ready(name, msg)
 
     def _on_node_ready(self, name: str, msg: Bool) -> None:
         self._nodes_ready[name] = bool(msg.data)
