@@ -13,6 +13,7 @@ import pytest
 
 from fay_msgs.msg import AudioChunk
 from fay_ros.common import qos, topics
+from fay_ros.common.rostime import from_time_msg
 from fay_ros.common.wav import read_wav
 from harness import wait_until
 from synthetic_speech import speak_to_wav
@@ -49,6 +50,10 @@ def pulse(tmp_path):
             daemon.wait(5)
 
 
+# Longer than the null sink monitor's delay between playing a sample and a capture reading it.
+MONITOR_LATENCY_S = 0.3
+
+
 def test_real_input_stream_samples_arrive_on_audio_raw(ros, launch_node, pulse, tmp_path):
     wav = tmp_path / "speech.wav"
     speak_to_wav(wav, [("Please turn on the light in the kitchen.", "en-us")], rate=RATE)
@@ -59,12 +64,17 @@ def test_real_input_stream_samples_arrive_on_audio_raw(ros, launch_node, pulse, 
     assert "mic configured: pulse" in mic.output()
     ros.wait_for_publishers(topics.AUDIO_RAW)
     subprocess.run(["paplay", "--device=fay_test", str(wav)], env=pulse, check=True, timeout=30)
+    # paplay returns once the sink has played it all: every sample is in chunks captured before
+    # a moment a little later (the monitor's latency), and chunks arrive in capture order. (The
+    # number of samples received says nothing: the mic captured silence before paplay started.)
+    played_by = ros.node.get_clock().now().nanoseconds * 1e-9 + MONITOR_LATENCY_S
 
     def received():
         return np.concatenate([np.asarray(m.data, dtype=np.int64) for m in audio.messages]) \
             if audio.messages else np.zeros(0, dtype=np.int64)
 
-    wait_until(lambda: len(received()) >= len(reference), 20, message="the played samples on audio/raw")
+    wait_until(lambda: audio.messages and from_time_msg(audio.messages[-1].header.stamp) > played_by, 20,
+               message="audio/raw captured after the whole sentence played")
     got = received()
     assert all(m.sample_rate == RATE and m.channels == 1 and m.header.frame_id == "mic" for m in audio.messages)
     # Align with a stretch from the middle of the sentence, then compare sample by sample.
