@@ -170,15 +170,24 @@ def pytest_runtest_makereport(item, call):
             rep.sections.append((f"output of {process.module} (pid {process.pid})", tail))
 
 
-# Fixtures that bring up a ROS graph, a browser or another process: a test using one is marked
-# `graph` (`make test-fast` runs the rest: the pure cores, in seconds). A module that starts
-# processes without these fixtures marks itself (`pytestmark = pytest.mark.graph`).
-GRAPH_FIXTURES = {"ros", "launch_node", "embedded_llm", "browser", "page", "llm"}
+# A test that brings up a ROS graph, a browser, a database server or another process is marked
+# `graph`; `make test-fast` runs the rest: the pure cores. It is marked when it uses one of these
+# fixtures, or when its module starts processes itself (one of PROCESS_STARTERS in its source).
+GRAPH_FIXTURES = {"ros", "launch_node", "embedded_llm", "browser", "page", "llm", "pulse", "postgres_server"}
+PROCESS_STARTERS = ("NodeProcess", "start_web(", "start_llm(", "subprocess", "Popen")
+
+
+def _starts_processes(path: str, seen: dict[str, bool] = {}) -> bool:  # noqa: B006 (a cache)
+    if path not in seen:
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+        seen[path] = any(starter in text for starter in PROCESS_STARTERS)
+    return seen[path]
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())) or _starts_processes(str(item.path)):
             item.add_marker(pytest.mark.graph)
 
 
