@@ -13,6 +13,7 @@ Where they and the data_files land depends on the route:
   below: the data files linked into the source tree and an executable per console script
   in .venv/lib/fay_ros. Keep both routes in mind when changing NODES or data_files.
 """
+
 import os
 from glob import glob
 

@@ -11,6 +11,7 @@ Both tools are called the way the dialogue calls them: through a ToolRegistry (`
 strips identity arguments and bounds the call with a timeout). The calls are interleaved
 (baseline, tool, baseline, tool, ...) so both see the same machine load.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -42,17 +43,27 @@ def _row(label: str, samples: list[float]) -> str:
 
 # -- 1. ROS service ------------------------------------------------------------------------------
 
+
 def _bench_ros() -> dict[str, list[float]]:
-    from harness import NodeProcess, RosProbe
     from std_srvs.srv import Trigger
 
     from fay_ros.agent.ros_tools_config import RosToolsConfig
     from fay_ros.dialogue.tools import ToolContext, ToolRegistry
     from fay_ros.ros_side.ros_tools import RosTools, await_ros_future
+    from harness import NodeProcess, RosProbe
 
-    config = RosToolsConfig.model_validate({"services": [
-        {"name": "/robot/dock", "type": "std_srvs/srv/Trigger", "description": "Drive to the dock.",
-         "timeout": CALL_TIMEOUT}]})
+    config = RosToolsConfig.model_validate(
+        {
+            "services": [
+                {
+                    "name": "/robot/dock",
+                    "type": "std_srvs/srv/Trigger",
+                    "description": "Drive to the dock.",
+                    "timeout": CALL_TIMEOUT,
+                }
+            ]
+        }
+    )
     probe = RosProbe("bench_agent_probe")
     server = NodeProcess("procs.robot_server")
     built: RosTools | None = None
@@ -116,6 +127,7 @@ def _bench_ros() -> dict[str, list[float]]:
 
 # -- 2. MCP over stdio ---------------------------------------------------------------------------
 
+
 async def _measure_mcp(errlog: Any) -> dict[str, list[float]]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -123,9 +135,20 @@ async def _measure_mcp(errlog: Any) -> dict[str, list[float]]:
     from fay_ros.agent.mcp_config import McpServersFile
     from fay_ros.dialogue.tools import ToolContext, ToolRegistry
 
-    servers = McpServersFile.model_validate({"servers": [
-        {"name": "echo", "command": sys.executable, "args": [str(MCP_SERVER)], "tools": ["echo"],
-         "start_timeout": 30, "call_timeout": CALL_TIMEOUT}]})
+    servers = McpServersFile.model_validate(
+        {
+            "servers": [
+                {
+                    "name": "echo",
+                    "command": sys.executable,
+                    "args": [str(MCP_SERVER)],
+                    "tools": ["echo"],
+                    "start_timeout": 30,
+                    "call_timeout": CALL_TIMEOUT,
+                }
+            ]
+        }
+    )
     client = McpClient(servers, errlog=errlog)
     try:
         await asyncio.gather(*client.start())
@@ -172,6 +195,7 @@ def _bench_mcp() -> dict[str, list[float]]:
 
 # -- report --------------------------------------------------------------------------------------
 
+
 def run() -> str:
     ros = _bench_ros()
     mcp = _bench_mcp()
@@ -184,21 +208,30 @@ def run() -> str:
         "**ROS service tool** (`ros_call_robot_dock`, `RosTools` in this process, std_srvs/Trigger "
         "served by the robot stand-in process `test/procs/robot_server.py`):\n\n"
         "| path | p50 | p95 |\n|---|---|---|\n"
-        + _row("baseline: rclpy `call_async` on the same node, the caller blocked on a `threading.Event`",
-               ros["direct"]) + "\n"
-        + _row("`call_async` awaited from asyncio (`await_ros_future`)", ros["bridged"]) + "\n"
-        + _row("agent tool: arguments → request, discovery check, call, response → JSON", ros["tool"]) + "\n\n"
+        + _row(
+            "baseline: rclpy `call_async` on the same node, the caller blocked on a `threading.Event`", ros["direct"]
+        )
+        + "\n"
+        + _row("`call_async` awaited from asyncio (`await_ros_future`)", ros["bridged"])
+        + "\n"
+        + _row("agent tool: arguments → request, discovery check, call, response → JSON", ros["tool"])
+        + "\n\n"
         f"ROS tool / direct `call_async`: **{r_tool / r_direct:.2f}×** (p50), {_delta(r_tool, r_direct)} per call. "
         f"Awaiting the same `call_async` from asyncio alone is {r_bridged / r_direct:.2f}× the baseline; the "
         f"tool's own work on top of that is {r_tool / r_bridged:.2f}× ({_delta(r_tool, r_bridged)}).\n\n"
         "**MCP stdio tool** (`mcp_echo_echo`, `McpClient`, the `echo` tool of "
         "`test/procs/mcp_echo_server.py` in a child process over stdio):\n\n"
         "| path | p50 | p95 |\n|---|---|---|\n"
-        + _row("baseline: the SDK's `ClientSession.call_tool` over stdio", mcp["direct"]) + "\n"
-        + _row("agent tool: allow-list check, session look-up, `call_tool`, result → text", mcp["tool"]) + "\n\n"
+        + _row("baseline: the SDK's `ClientSession.call_tool` over stdio", mcp["direct"])
+        + "\n"
+        + _row("agent tool: allow-list check, session look-up, `call_tool`, result → text", mcp["tool"])
+        + "\n\n"
         f"MCP tool / direct SDK call: **{m_tool / m_direct:.2f}×** (p50), {_delta(m_tool, m_direct)} per call"
-        + ("; the client's own work is lost in the noise of the stdio round trip. " if m_tool / m_direct < 1.05
-           else ". ")
+        + (
+            "; the client's own work is lost in the noise of the stdio round trip. "
+            if m_tool / m_direct < 1.05
+            else ". "
+        )
         + f"For scale: one direct MCP stdio call costs {m_direct / r_direct:.1f}× one direct ROS service call "
         "on this machine."
     )

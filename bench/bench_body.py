@@ -1,4 +1,5 @@
 """What mapping costs: cue → servo_mapper / led_mapper → command, against a bare DDS echo."""
+
 from __future__ import annotations
 
 import random
@@ -47,22 +48,31 @@ def run() -> str:
     from trajectory_msgs.msg import JointTrajectory
 
     from fay_msgs.msg import ActionCue
-    from fay_ros.body.servo import TABLE_FILE, load_servo_table, plan
     from fay_ros.body.map_tables import default_table_path
+    from fay_ros.body.servo import TABLE_FILE, load_servo_table, plan
     from fay_ros.common import qos, topics
     from fay_ros.common.vocabulary import AFFECTS, BEHAVIORS
     from harness import NodeProcess, RosProbe, wait_until
 
     rng = random.Random(4)
-    cues = [ActionCue(behavior=rng.choice(BEHAVIORS[1:]), affect=rng.choice(AFFECTS), intensity=rng.random(),
-                      priority=50, utterance_id=f"bench:{i}") for i in range(CUES)]
+    cues = [
+        ActionCue(
+            behavior=rng.choice(BEHAVIORS[1:]),
+            affect=rng.choice(AFFECTS),
+            intensity=rng.random(),
+            priority=50,
+            utterance_id=f"bench:{i}",
+        )
+        for i in range(CUES)
+    ]
 
     # Every cue must start a motion at once, so equal priorities preempt in this table.
     shipped = default_table_path(TABLE_FILE)
     table_dir = Path(tempfile.mkdtemp(prefix="bench_body_"))
     table_path = table_dir / "servo_map.yaml"
-    table_path.write_text(shipped.read_text(encoding="utf-8").replace("equal_priority: wait",
-                                                                      "equal_priority: preempt"), encoding="utf-8")
+    table_path.write_text(
+        shipped.read_text(encoding="utf-8").replace("equal_priority: wait", "equal_priority: preempt"), encoding="utf-8"
+    )
     table = load_servo_table(table_path)
     plan_times = time_calls(lambda: plan(table, rng.choice(BEHAVIORS), rng.random(), {}), 2000)
 
@@ -81,8 +91,10 @@ def run() -> str:
         probe.wait_for_subscribers(echo_pub)
         probe.wait_for_subscribers(cue_pub, 2)
         probe.wait_for_publishers("echo_out")
-        wait_until(lambda: traj_sub.get_publisher_count() >= 1 and color_sub.get_publisher_count() >= 1,
-                   message="servo and LED publishers")
+        wait_until(
+            lambda: traj_sub.get_publisher_count() >= 1 and color_sub.get_publisher_count() >= 1,
+            message="servo and LED publishers",
+        )
         [echo_trips] = _round_trips(lambda i: echo_pub.publish(cues[i]), [got_echo], CUES)
         servo_trips, led_trips = _round_trips(lambda i: cue_pub.publish(cues[i]), [got_traj, got_color], CUES)
     finally:
@@ -100,7 +112,8 @@ def run() -> str:
         ("planning one trajectory in process (`body.servo.plan`)", plan_times),
     ]
     table_md = "| measure | p50 | p95 |\n|---|---|---|\n" + "".join(
-        f"| {name} | {ms(percentile(v, 0.5))} | {ms(percentile(v, 0.95))} |\n" for name, v in rows)
+        f"| {name} | {ms(percentile(v, 0.5))} | {ms(percentile(v, 0.95))} |\n" for name, v in rows
+    )
     return (
         f"{table_md}\n"
         f"{CUES - WARM_UP} cues (random behavior, affect and intensity; every cue preempts). "

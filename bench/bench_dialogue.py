@@ -5,6 +5,7 @@ Linux) the moment it writes the first content chunk; that chunk holds a whole fi
 sentence, so any delay after it is ours, not the model's. Baseline: the same stream read
 by the bare OpenAI client (HTTP + SSE + JSON parsing) in the same run.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -20,14 +21,14 @@ ROUNDS = 40
 
 
 def run() -> str:
-    import dialogue_fake_llm as fake
     from werkzeug.wrappers import Response
 
+    import dialogue_fake_llm as fake
     from fay_msgs.msg import Transcript, Utterance
     from fay_ros.common import topics
     from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
-    from fay_ros.llm.client import ChatClient, Endpoint
     from fay_ros.dialogue.persona import Persona
+    from fay_ros.llm.client import ChatClient, Endpoint
     from harness import NodeProcess, RosProbe
 
     sent: list[float] = []
@@ -48,14 +49,23 @@ def run() -> str:
                     yield fake._chunk({"content": token})
                 item.finished.set()
                 yield fake._chunk({}, "stop") + "data: [DONE]\n\n"
+
             return Response(generate(), mimetype="text/event-stream")
+
         return fake.Scripted(make)
 
     llm = fake.ScriptedLlm()
-    results: dict[str, list[float]] = {"raw": [], "judge": [], "direct": [], "node": [], "own_judge": [],
-                                       "own_direct": []}
+    results: dict[str, list[float]] = {
+        "raw": [],
+        "judge": [],
+        "direct": [],
+        "node": [],
+        "own_judge": [],
+        "own_direct": [],
+    }
     streaming: list[tuple[float, float]] = []
     try:
+
         async def in_process() -> None:
             client = ChatClient(Endpoint(llm.base_url, "bench"))
             for _ in range(ROUNDS):  # baseline: bare client
@@ -69,8 +79,12 @@ def run() -> str:
             # so the callbacks below need not bind it).
             firsts: list[float] = []
             for mode in ("judge", "direct"):
-                engine = DialogueEngine(Persona(), client, lambda p: firsts.append(time.monotonic()),
-                                        settings=EngineSettings(judge=mode == "judge"))
+                engine = DialogueEngine(
+                    Persona(),
+                    client,
+                    lambda p: firsts.append(time.monotonic()),
+                    settings=EngineSettings(judge=mode == "judge"),
+                )
                 for _ in range(ROUNDS):
                     firsts.clear()
                     llm.script(first_sentence_stream(judge=mode == "judge"))
@@ -79,8 +93,9 @@ def run() -> str:
                     # the engine's own share: client yielded the chunk -> first Utterance emitted
                     results[f"own_{mode}"].append(firsts[0] - trace.first_token_at)
             # streaming: a 40-token reply at 20 ms/token; when does the first Utterance go out?
-            engine = DialogueEngine(Persona(), client, lambda p: firsts.append(time.monotonic()),
-                                    settings=EngineSettings(judge=True))
+            engine = DialogueEngine(
+                Persona(), client, lambda p: firsts.append(time.monotonic()), settings=EngineSettings(judge=True)
+            )
             for _ in range(5):
                 firsts.clear()
                 llm.script(first_sentence_stream(judge=True, tail_tokens=40, gap=0.02))
@@ -88,16 +103,21 @@ def run() -> str:
                 streaming.append((firsts[0] - sent[-1], firsts[-1] - sent[-1]))
             # failures: turn start -> spoken apology, against turn start -> first normal Utterance
             import socket
+
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 closed_port = sock.getsockname()[1]
             refused = ChatClient(Endpoint(f"http://127.0.0.1:{closed_port}/v1", "bench"))
-            scripts = {"normal reply (baseline)": lambda: first_sentence_stream(judge=True),
-                       "connection refused": None, "HTTP 500": lambda: fake.status(500),
-                       "malformed stream": fake.malformed}
+            scripts = {
+                "normal reply (baseline)": lambda: first_sentence_stream(judge=True),
+                "connection refused": None,
+                "HTTP 500": lambda: fake.status(500),
+                "malformed stream": fake.malformed,
+            }
             for name, script in scripts.items():
-                engine = DialogueEngine(Persona(), client if script else refused,
-                                        lambda p: firsts.append(time.monotonic()))
+                engine = DialogueEngine(
+                    Persona(), client if script else refused, lambda p: firsts.append(time.monotonic())
+                )
                 for _ in range(10):
                     firsts.clear()
                     if script:
@@ -114,8 +134,9 @@ def run() -> str:
 
         # end to end through the node process and DDS
         probe = RosProbe("bench_dialogue_probe")
-        node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "bench", "memory": False,
-                                                      "qa_file": "none"})
+        node = NodeProcess(
+            "fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "bench", "memory": False, "qa_file": "none"}
+        )
         try:
             node.wait_ready(probe=probe)
             got = threading.Event()
@@ -171,9 +192,11 @@ def run() -> str:
         f"a loaded machine. Through the node and one DDS hop: {p50['node'] / p50['raw']:.1f}× the bare client.\n\n"
         "Failures: time from the start of a turn to the first Utterance (p50 of 10).\n\n"
         "| case | p50 | ratio to the normal reply |\n|---|---|---|\n"
-        + "".join(f"| {name} | {ms(percentile(v, 0.5))} | "
-                  f"{percentile(v, 0.5) / percentile(failures['normal reply (baseline)'], 0.5):.1f}× |\n"
-                  for name, v in failures.items())
+        + "".join(
+            f"| {name} | {ms(percentile(v, 0.5))} | "
+            f"{percentile(v, 0.5) / percentile(failures['normal reply (baseline)'], 0.5):.1f}× |\n"
+            for name, v in failures.items()
+        )
         + "\nThe apology goes out as soon as the failure is known (no retries, no back-off); a server "
         "that accepts and then stays silent is bounded by `first_token_timeout` / `idle_timeout` instead.\n\n"
         f"Streaming: with a 40-token reply paced at 20 ms/token, the first Utterance goes out after "

@@ -10,6 +10,7 @@
 The server is started as the bring-up starts it (no --threads: llama.cpp gets up to 4
 threads, i.e. every core of a 2-core machine).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,24 +27,63 @@ from bench.stats import percentile
 TITLE = "Embedded model: typed and spoken turn latency (SmolLM2-135M, tiny profile)"
 
 # Small talk: nothing the qa table answers, nothing about the user's own facts.
-BASELINE_LINES = ["How are you today?", "Tell me about your day.", "Do you like music?", "What makes you happy?",
-                  "I just got back from a walk.", "What should I cook tonight?", "It is raining outside.",
-                  "Tell me something nice.", "Do you ever get bored?", "I am a bit tired.",
-                  "What is your favourite colour?", "Can you cheer me up?", "I watched a film last night.",
-                  "Do you like cats or dogs?", "What do you do all day?", "The weather is lovely."]
-TYPED_LINES = ["Hi Fay, how are you doing?", "I had a long day at work.", "Do you like the rain?",
-               "What did you do this morning?", "I am thinking about learning the guitar.", "Tell me a fun fact.",
-               "My coffee went cold again.", "Do you ever dream?", "What is your favourite season?",
-               "I might go for a run later.", "Can you tell me a joke?", "The garden looks nice today.",
-               "I feel a bit sleepy.", "What makes a good friend?", "Do you like stories?", "Thanks for chatting."]
+BASELINE_LINES = [
+    "How are you today?",
+    "Tell me about your day.",
+    "Do you like music?",
+    "What makes you happy?",
+    "I just got back from a walk.",
+    "What should I cook tonight?",
+    "It is raining outside.",
+    "Tell me something nice.",
+    "Do you ever get bored?",
+    "I am a bit tired.",
+    "What is your favourite colour?",
+    "Can you cheer me up?",
+    "I watched a film last night.",
+    "Do you like cats or dogs?",
+    "What do you do all day?",
+    "The weather is lovely.",
+]
+TYPED_LINES = [
+    "Hi Fay, how are you doing?",
+    "I had a long day at work.",
+    "Do you like the rain?",
+    "What did you do this morning?",
+    "I am thinking about learning the guitar.",
+    "Tell me a fun fact.",
+    "My coffee went cold again.",
+    "Do you ever dream?",
+    "What is your favourite season?",
+    "I might go for a run later.",
+    "Can you tell me a joke?",
+    "The garden looks nice today.",
+    "I feel a bit sleepy.",
+    "What makes a good friend?",
+    "Do you like stories?",
+    "Thanks for chatting.",
+]
 FACT_STATEMENT = "My name is Tom."
 FACT_QUESTIONS = ["What's my name?", "Do you remember my name?", "What is my name?", "Say my name.", "Who am I?"]
-VOICE_LINES = ["How are you today?", "Do you like music?", "Tell me something nice.", "What makes you happy?",
-               "I am a bit tired.", "Do you like the rain?", "What is your favourite season?",
-               "Can you cheer me up?"]
+VOICE_LINES = [
+    "How are you today?",
+    "Do you like music?",
+    "Tell me something nice.",
+    "What makes you happy?",
+    "I am a bit tired.",
+    "Do you like the rain?",
+    "What is your favourite season?",
+    "Can you cheer me up?",
+]
 VOICE_PAUSE = 17.0  # seconds after each spoken line: three spoken sentences take ~13-15 s (the mic mutes meanwhile)
-STAGES = ["speech_end_to_transcript_ms", "llm_time_to_first_token_ms", "transcript_to_first_reply_ms",
-          "first_reply_to_first_audio_ms", "voice_to_first_audio_ms", "pipeline_share_ms"]
+STAGES = [
+    "speech_end_to_transcript_ms",
+    "llm_time_to_first_token_ms",
+    "transcript_to_first_reply_ms",
+    "first_reply_to_first_audio_ms",
+    "voice_to_first_audio_ms",
+    "pipeline_share_ms",
+]
 SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
@@ -77,8 +117,12 @@ def _baseline(url: str, system_prompt: str) -> dict[str, list[float]]:
             first = sentence = None
             text = ""
             stream = client.chat.completions.create(
-                model=EMBEDDED_MODEL, stream=True, max_tokens=40, temperature=0.0,
-                messages=[{"role": "system", "content": system_prompt}, {"role": "user", "content": line}])
+                model=EMBEDDED_MODEL,
+                stream=True,
+                max_tokens=40,
+                temperature=0.0,
+                messages=[{"role": "system", "content": system_prompt}, {"role": "user", "content": line}],
+            )
             for chunk in stream:
                 piece = chunk.choices[0].delta.content if chunk.choices else None
                 if not piece:
@@ -88,7 +132,7 @@ def _baseline(url: str, system_prompt: str) -> dict[str, list[float]]:
                 text += piece
                 if sentence is None and (m := SENTENCE_END.search(text)):
                     sentence = now
-                    out["words"].append(len(text[:m.end()].split()))
+                    out["words"].append(len(text[: m.end()].split()))
             end = time.monotonic()
             if i == 0:  # the very first request fills the prompt cache with the system prompt
                 out["first"].append(first - t0)
@@ -121,8 +165,13 @@ def _history_baseline(url: str, system_prompt: str, exchanges: list[tuple[str, s
                 history += [{"role": "user", "content": user}, {"role": "assistant", "content": answer}]
             t0 = time.monotonic()
             stream = client.chat.completions.create(
-                model=EMBEDDED_MODEL, stream=True, max_tokens=40, temperature=0.0, extra_body={"cache_prompt": False},
-                messages=[{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": line}])
+                model=EMBEDDED_MODEL,
+                stream=True,
+                max_tokens=40,
+                temperature=0.0,
+                extra_body={"cache_prompt": False},
+                messages=[{"role": "system", "content": system_prompt}, *history, {"role": "user", "content": line}],
+            )
             for chunk in stream:
                 if chunk.choices and chunk.choices[0].delta.content:
                     out.append(time.monotonic() - t0)
@@ -144,16 +193,24 @@ def _typed(url: str, tmp: Path) -> dict:
     dialogue = NodeProcess("fay_ros.nodes.dialogue", {"base_url": url})
     probe = RosProbe("bench_embedded_probe")
     replies = Collector()
-    probe.node.create_subscription(Utterance, topics.REPLY,
-                                   lambda m: replies._on_message((time.monotonic(), m)), qos.EVENTS)
+    probe.node.create_subscription(
+        Utterance, topics.REPLY, lambda m: replies._on_message((time.monotonic(), m)), qos.EVENTS
+    )
     llm_ttft: dict[str, float] = {}  # conversation_id -> the dialogue's own time to first token (s)
 
     def on_llm_latency(msg) -> None:
         llm_ttft[msg.conversation_id] = msg.time_to_first_token
 
     probe.node.create_subscription(LlmLatency, topics.LLM_LATENCY, on_llm_latency, qos.EVENTS)
-    result: dict = {"chat": [], "chat_ttft": [], "words": [], "facts": [], "exchanges": [], "first_turn": None,
-                    "sources": {}}
+    result: dict = {
+        "chat": [],
+        "chat_ttft": [],
+        "words": [],
+        "facts": [],
+        "exchanges": [],
+        "first_turn": None,
+        "sources": {},
+    }
     try:
         memory.wait_ready(timeout=60, probe=probe)
         dialogue.wait_ready(timeout=60, probe=probe)
@@ -168,12 +225,15 @@ def _typed(url: str, tmp: Path) -> dict:
             pub.publish(Transcript(text=text, user_id="tom", language="en"))
 
             def first(msgs):
-                return next(((t, m) for t, m in msgs[start:] if m.conversation_id not in seen and m.text.strip()),
-                            None)
+                return next(((t, m) for t, m in msgs[start:] if m.conversation_id not in seen and m.text.strip()), None)
+
             t_first, msg = replies.wait_for(first, timeout=60, what=f"a reply to {text!r}")
             cid = msg.conversation_id
-            replies.wait_for(lambda msgs: any(m.conversation_id == cid and m.is_end for _t, m in msgs[start:]),
-                             timeout=60, what=f"the end of the reply to {text!r}")
+            replies.wait_for(
+                lambda msgs: any(m.conversation_id == cid and m.is_end for _t, m in msgs[start:]),
+                timeout=60,
+                what=f"the end of the reply to {text!r}",
+            )
             seen.add(cid)
             spoken = " ".join(m.text for _t, m in replies.messages[start:] if m.conversation_id == cid and m.text)
             result["last_cid"] = cid
@@ -232,18 +292,33 @@ def _voice(url: str, tmp: Path) -> tuple[dict[str, list[float]], int]:
 
     probe = RosProbe("bench_embedded_voice_probe")
     turns = probe.collect(TurnLatency, topics.TURN_LATENCY)
-    up = NodeProcess("fay_ros.cli", ros=False, args=[
-        "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'voice.wav'}", f"llm_base_url:={url}",
-        "asr_language:=en", "use_web:=false", "use_rosbridge:=false", "use_llm_server:=false",
-        "nodes:=memory,dialogue,action_semantics,tts,asr,mic,latency_monitor"])
+    up = NodeProcess(
+        "fay_ros.cli",
+        ros=False,
+        args=[
+            "up",
+            f"config:={tmp / 'companion.yaml'}",
+            f"audio_source:={tmp / 'voice.wav'}",
+            f"llm_base_url:={url}",
+            "asr_language:=en",
+            "use_web:=false",
+            "use_rosbridge:=false",
+            "use_llm_server:=false",
+            "nodes:=memory,dialogue,action_semantics,tts,asr,mic,latency_monitor",
+        ],
+    )
     try:
         try:
-            turns.wait_for(lambda arrays: len(measured(arrays)) >= len(VOICE_LINES), timeout=wav_seconds + 45,
-                           what=f"{len(VOICE_LINES)} measured turns")
+            turns.wait_for(
+                lambda arrays: len(measured(arrays)) >= len(VOICE_LINES),
+                timeout=wav_seconds + 45,
+                what=f"{len(VOICE_LINES)} measured turns",
+            )
         except TimeoutError:  # a line spoken while the robot was still answering is muted: use what was measured
             if len(measured(turns.messages)) < 3:
-                raise RuntimeError(f"only {len(measured(turns.messages))} voice turns measured:\n"
-                                   f"{up.output()[-4000:]}") from None
+                raise RuntimeError(
+                    f"only {len(measured(turns.messages))} voice turns measured:\n{up.output()[-4000:]}"
+                ) from None
         got = measured(list(turns.messages))
     finally:
         up.stop(timeout=20)
@@ -272,8 +347,10 @@ class _LoadSampler:
     def close(self) -> str:
         self._stop.set()
         self._thread.join(1)
-        return (f"1-minute load average {min(self.samples):.1f}–{max(self.samples):.1f} "
-                f"(mean {sum(self.samples) / len(self.samples):.1f}) on {os.cpu_count()} cores during the run")
+        return (
+            f"1-minute load average {min(self.samples):.1f}–{max(self.samples):.1f} "
+            f"(mean {sum(self.samples) / len(self.samples):.1f}) on {os.cpu_count()} cores during the run"
+        )
 
 
 def run() -> str:
@@ -287,7 +364,7 @@ def run() -> str:
     try:
         base = _baseline(url, system_prompt)
         typed = _typed(url, tmp)
-        history_ttft = _history_baseline(url, system_prompt, typed["exchanges"][:len(TYPED_LINES)])
+        history_ttft = _history_baseline(url, system_prompt, typed["exchanges"][: len(TYPED_LINES)])
         voice, n_voice = _voice(url, tmp)
     finally:
         server.stop()
@@ -302,30 +379,53 @@ def run() -> str:
     v = {k: (percentile(x, 0.5), percentile(x, 0.95)) for k, x in voice.items() if x}
     rows = [
         ("baseline: bare server, time to first token", ttft50, ttft95, len(base["ttft"])),
-        ("bare server, time to the first sentence end", p(base["sentence"], 0.5), p(base["sentence"], 0.95),
-         len(base["sentence"])),
+        (
+            "bare server, time to the first sentence end",
+            p(base["sentence"], 0.5),
+            p(base["sentence"], 0.95),
+            len(base["sentence"]),
+        ),
         ("bare server, whole answer (≤ 40 tokens)", p(base["total"], 0.5), p(base["total"], 0.95), len(base["total"])),
-        ("bare server, time to first token, persona + 3 exchanges + a new line computed without the prompt cache",
-         p(history_ttft, 0.5), p(history_ttft, 0.95), len(history_ttft)),
+        (
+            "bare server, time to first token, persona + 3 exchanges + a new line computed without the prompt cache",
+            p(history_ttft, 0.5),
+            p(history_ttft, 0.95),
+            len(history_ttft),
+        ),
         ("typed line → first answer sentence (model)", typed50, typed95, len(typed["chat"])),
     ]
     if typed["chat_ttft"]:
-        rows.append(("... of it, the model's time to first token inside the dialogue (its own measure)",
-                     p(typed["chat_ttft"], 0.5), p(typed["chat_ttft"], 0.95), len(typed["chat_ttft"])))
+        rows.append(
+            (
+                "... of it, the model's time to first token inside the dialogue (its own measure)",
+                p(typed["chat_ttft"], 0.5),
+                p(typed["chat_ttft"], 0.95),
+                len(typed["chat_ttft"]),
+            )
+        )
     if typed["facts"]:
-        rows.append(("typed question about the user's own facts → answer (from memory, no model)",
-                     p(typed["facts"], 0.5), p(typed["facts"], 0.95), len(typed["facts"])))
-    labels = {"speech_end_to_transcript_ms": "voice: end of speech → transcript (ASR)",
-              "llm_time_to_first_token_ms": "voice: LLM time to first token (as the dialogue measures it)",
-              "transcript_to_first_reply_ms": "voice: transcript → first answer sentence",
-              "first_reply_to_first_audio_ms": "voice: first sentence → first audio (TTS)",
-              "voice_to_first_audio_ms": "**voice → first audio**",
-              "pipeline_share_ms": "voice: everything but the LLM's TTFT"}
+        rows.append(
+            (
+                "typed question about the user's own facts → answer (from memory, no model)",
+                p(typed["facts"], 0.5),
+                p(typed["facts"], 0.95),
+                len(typed["facts"]),
+            )
+        )
+    labels = {
+        "speech_end_to_transcript_ms": "voice: end of speech → transcript (ASR)",
+        "llm_time_to_first_token_ms": "voice: LLM time to first token (as the dialogue measures it)",
+        "transcript_to_first_reply_ms": "voice: transcript → first answer sentence",
+        "first_reply_to_first_audio_ms": "voice: first sentence → first audio (TTS)",
+        "voice_to_first_audio_ms": "**voice → first audio**",
+        "pipeline_share_ms": "voice: everything but the LLM's TTFT",
+    }
     for key, label in labels.items():
         if key in v:
             rows.append((label, v[key][0], v[key][1], len(voice[key])))
     table = "| measure | p50 | p95 | n |\n|---|---|---|---|\n" + "".join(
-        f"| {label} | {a:.0f} ms | {b:.0f} ms | {n} |\n" for label, a, b, n in rows)
+        f"| {label} | {a:.0f} ms | {b:.0f} ms | {n} |\n" for label, a, b, n in rows
+    )
 
     aim_typed = 2 * ttft50 + 100
     typed_verdict = "meets" if typed50 <= aim_typed else "misses"
@@ -347,24 +447,39 @@ def run() -> str:
         f"Over the typed conversation the server computed {computed:.0f} prompt tokens and took "
         f"{cached:.0f} from its cache ({cached / (computed + cached):.0%} reused; about {computed / calls:.0f} "
         f"computed per model call, at {m['prompt_seconds_total'] * 1000 / computed:.1f} ms each)."
-        if computed and "prompt_seconds_total" in m else "")
+        if computed and "prompt_seconds_total" in m
+        else ""
+    )
     closing = (
         f"Voice → first audio p50 is {voice50:.0f} ms, **{gap:+.0f} ms** from 500 ms. By stage (p50): ASR end-pointing "
         f"+ Whisper decode {asr50:.0f} ms, the model's time to first token {llm50:.0f} ms plus about "
         f"{sentence_gen:.0f} ms of memory recall and decoding up to the first sentence end, and {tts50:.0f} ms to "
-        "synthesise the first sentence. ")
-    levers = sorted([
-        (asr50, f"ASR ({asr50:.0f} ms): end-pointing waits for silence and then Whisper decodes the whole "
+        "synthesise the first sentence. "
+    )
+    levers = sorted(
+        [
+            (
+                asr50,
+                f"ASR ({asr50:.0f} ms): end-pointing waits for silence and then Whisper decodes the whole "
                 "utterance on the same 2 cores the model needs; a shorter end-of-speech silence when the early "
-                "decode ends a sentence, or a faster final decode"),
-        (llm50, f"the model's time to first token ({llm50:.0f} ms): the prompt tokens computed per turn (the "
+                "decode ends a sentence, or a faster final decode",
+            ),
+            (
+                llm50,
+                f"the model's time to first token ({llm50:.0f} ms): the prompt tokens computed per turn (the "
                 "recalled memories and the question are new every turn, and the history is computed again when "
-                "its window drops back); fewer of them, and the 2 cores left to the model while it reads them"),
-        (sentence_gen, f"decoding up to the first piece ({sentence_gen:.0f} ms, with the memory recall; a first "
-                       "sentence of 24+ characters is already released at its first comma): a faster decode "
-                       "(fewer threads fighting for 2 cores) or a model that opens with a short sentence"),
-        (tts50, f"synthesis of the first sentence ({tts50:.0f} ms)"),
-    ], key=lambda item: -item[0])
+                "its window drops back); fewer of them, and the 2 cores left to the model while it reads them",
+            ),
+            (
+                sentence_gen,
+                f"decoding up to the first piece ({sentence_gen:.0f} ms, with the memory recall; a first "
+                "sentence of 24+ characters is already released at its first comma): a faster decode "
+                "(fewer threads fighting for 2 cores) or a model that opens with a short sentence",
+            ),
+            (tts50, f"synthesis of the first sentence ({tts50:.0f} ms)"),
+        ],
+        key=lambda item: -item[0],
+    )
     if gap > 0:
         closing += "What would close the rest, largest stage first: " + "; ".join(t for _ms, t in levers) + "."
     else:
@@ -380,28 +495,34 @@ def run() -> str:
         f"builds up as in a conversation. The first typed turn ({first_turn[0] * 1000:.0f} ms, {first_turn[1]}) is "
         f"left out; first-sentence sources: {sources}. Voice: {n_voice} espeak-ng lines in a WAV through mic → "
         f"asr (Whisper base) → dialogue (+memory) → tts, stages from the latency monitor. Machine: "
-        f"{load_text} (the bench itself accounts for up to about 2 of it).\n\n"
-        + table + "\n"
+        f"{load_text} (the bench itself accounts for up to about 2 of it).\n\n" + table + "\n"
         f"Typed → first answer sentence is {typed50:.0f} ms, **{typed50 / ttft50:.1f}×** the bare server's time to "
         f"first token ({ttft50:.0f} ms); the bare server itself needs {p(base['sentence'], 0.5):.0f} ms to reach "
         f"the end of its first sentence, which is what the dialogue has to wait for before it can say anything."
-        + (f" Inside the dialogue the model's own time to first token is {p(typed['chat_ttft'], 0.5):.0f} ms p50 "
-           f"({p(typed['chat_ttft'], 0.5) / ttft50:.1f}× the bare request, whose prompt is only the persona and a "
-           f"line); its prompt also carries the recent turns and recalled memories, which the server's prompt cache "
-           f"covers in part (the same kind of prompt computed without the cache takes {p(history_ttft, 0.5):.0f} ms; "
-           f"its p95, {p(typed['chat_ttft'], 0.95):.0f} ms, is turns where much of the prompt was computed "
-           f"again). {cache_text} The rest is the memory calls before the model call and decoding up to the end of "
-           f"the first sentence the dialogue speaks: {statistics.median(typed['words']):.0f} words (median) against "
-           f"{statistics.median(base['words']):.0f} for the bare server's first sentence. A question answered "
-           f"from the user's facts makes the same memory calls and no model call: {p(typed['facts'], 0.5):.0f} ms "
-           f"p50, {p(typed['facts'], 0.95):.0f} ms p95"
-           + (": more than the few tens of ms these calls take when the memory node answers at once, so it was "
-              "slow to answer some of them (the dialogue waits up to its 0.5 s memory_timeout), and the same stall "
-              "delays the chat turns it falls on." if p(typed["facts"], 0.95) > 100 else ".")
-           if typed["chat_ttft"] and typed["words"] and base["words"] and typed["facts"] else "")
+        + (
+            f" Inside the dialogue the model's own time to first token is {p(typed['chat_ttft'], 0.5):.0f} ms p50 "
+            f"({p(typed['chat_ttft'], 0.5) / ttft50:.1f}× the bare request, whose prompt is only the persona and a "
+            f"line); its prompt also carries the recent turns and recalled memories, which the server's prompt cache "
+            f"covers in part (the same kind of prompt computed without the cache takes {p(history_ttft, 0.5):.0f} ms; "
+            f"its p95, {p(typed['chat_ttft'], 0.95):.0f} ms, is turns where much of the prompt was computed "
+            f"again). {cache_text} The rest is the memory calls before the model call and decoding up to the end of "
+            f"the first sentence the dialogue speaks: {statistics.median(typed['words']):.0f} words (median) against "
+            f"{statistics.median(base['words']):.0f} for the bare server's first sentence. A question answered "
+            f"from the user's facts makes the same memory calls and no model call: {p(typed['facts'], 0.5):.0f} ms "
+            f"p50, {p(typed['facts'], 0.95):.0f} ms p95"
+            + (
+                ": more than the few tens of ms these calls take when the memory node answers at once, so it was "
+                "slow to answer some of them (the dialogue waits up to its 0.5 s memory_timeout), and the same stall "
+                "delays the chat turns it falls on."
+                if p(typed["facts"], 0.95) > 100
+                else "."
+            )
+            if typed["chat_ttft"] and typed["words"] and base["words"] and typed["facts"]
+            else ""
+        )
         + "\n\n"
-        f"- Aim \"typed → first answer ≤ 2× the bare server's TTFT + 100 ms\": {typed50:.0f} ms against "
+        f'- Aim "typed → first answer ≤ 2× the bare server\'s TTFT + 100 ms": {typed50:.0f} ms against '
         f"{aim_typed:.0f} ms — **{typed_verdict}**.\n"
-        f"- Aim \"voice → first audio p50 ≤ 800 ms on this 2-core machine\": {voice50:.0f} ms — "
+        f'- Aim "voice → first audio p50 ≤ 800 ms on this 2-core machine": {voice50:.0f} ms — '
         f"**{voice_verdict}**.\n\n" + closing
     )

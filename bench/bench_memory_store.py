@@ -1,5 +1,6 @@
 """The memory store on both backends: remember cost as the memory grows, recall latency, and
 whether PostgreSQL + pgvector ranks like SQLite (top-10 agreement)."""
+
 from __future__ import annotations
 
 import os
@@ -39,10 +40,18 @@ def _fill(store, start: int, stop: int, rng: np.random.Generator, now: float) ->
         hi = min(stop, lo + FILL_CHUNK)
         vectors = rng.normal(size=(hi - lo, DIM)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        nodes = [MemoryNode(owner="bench", content=f"memory {i}: 今天发生的第 {i} 件事",
-                            importance=float(rng.integers(1, 11)), created=now - i * 60.0,
-                            last_retrieved=now - float(rng.integers(0, 24 * 365)) * 3600.0,
-                            tags=[kinds[i % 4], f"domain:d{i % 7}"], id=f"b{i:07d}") for i in range(lo, hi)]
+        nodes = [
+            MemoryNode(
+                owner="bench",
+                content=f"memory {i}: 今天发生的第 {i} 件事",
+                importance=float(rng.integers(1, 11)),
+                created=now - i * 60.0,
+                last_retrieved=now - float(rng.integers(0, 24 * 365)) * 3600.0,
+                tags=[kinds[i % 4], f"domain:d{i % 7}"],
+                id=f"b{i:07d}",
+            )
+            for i in range(lo, hi)
+        ]
         store.add_many(nodes, vectors)
         if stop - start >= 200_000 and (hi % 100_000 == 0 or hi == stop):
             _log(f"{type(store).__name__}: {hi:,} memories")
@@ -65,8 +74,10 @@ def _bulk_fill(store, start: int, stop: int, rng: np.random.Generator, now: floa
         with store.lock:
             store.index("bench")  # the in-memory recall index: loaded here, not by the first recall
         peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-        _log(f"SQLite: loaded {stop - start:,} in {load:.0f} s, recall index in "
-             f"{time.perf_counter() - t0 - load:.0f} s (bench process peak RSS {peak_gb:.1f} GB)")
+        _log(
+            f"SQLite: loaded {stop - start:,} in {load:.0f} s, recall index in "
+            f"{time.perf_counter() - t0 - load:.0f} s (bench process peak RSS {peak_gb:.1f} GB)"
+        )
         return f"load {load:.0f} s, index {time.perf_counter() - t0 - load:.0f} s, peak RSS {peak_gb:.1f} GB"
     workers = max(0, min(3, (os.cpu_count() or 1) - 1))  # with the leader: one process per core
 
@@ -78,8 +89,10 @@ def _bulk_fill(store, start: int, stop: int, rng: np.random.Generator, now: floa
         with store.vector_index_deferred(build_workers=workers):
             _fill(store, start, stop, rng, now)
             load = time.perf_counter() - t0
-            _log(f"PostgreSQL: loaded {stop - start:,} by COPY in {load:.0f} s; building the HNSW index "
-                 f"(maintenance_work_mem {hnsw_build_memory(stop, DIM)}, {workers} parallel worker(s))")
+            _log(
+                f"PostgreSQL: loaded {stop - start:,} by COPY in {load:.0f} s; building the HNSW index "
+                f"(maintenance_work_mem {hnsw_build_memory(stop, DIM)}, {workers} parallel worker(s))"
+            )
     finally:
         store.conn.remove_notice_handler(notice)
     build = time.perf_counter() - t0 - load
@@ -93,8 +106,13 @@ def _remember_samples(service, size: int) -> list[float]:
 
     samples = []
     for i in range(REMEMBERS):
-        req = RememberRequest(owner="bench", content=f"at {size}: fact number {i}, 我记得第 {i} 件事",
-                              user_confirmed=True, tags=["kind:fact"], key=f"k{size}-{i % 50}")
+        req = RememberRequest(
+            owner="bench",
+            content=f"at {size}: fact number {i}, 我记得第 {i} 件事",
+            user_confirmed=True,
+            tags=["kind:fact"],
+            key=f"k{size}-{i % 50}",
+        )
         t0 = time.perf_counter()
         out = service.remember(req)
         samples.append(time.perf_counter() - t0)
@@ -126,10 +144,14 @@ def run() -> str:
         try:
             with psycopg.connect(server.get_uri(), autocommit=True) as admin:
                 admin.execute("CREATE DATABASE bench")
-            locations = {"SQLite": str(Path(tmp) / "bench.db"),
-                         "PostgreSQL": server.get_uri().replace("/postgres?", "/bench?")}
-            services = {name: build_service(loc, embedder=HashedNgramEmbedder(DIM), clock=lambda: now)
-                        for name, loc in locations.items()}
+            locations = {
+                "SQLite": str(Path(tmp) / "bench.db"),
+                "PostgreSQL": server.get_uri().replace("/postgres?", "/bench?"),
+            }
+            services = {
+                name: build_service(loc, embedder=HashedNgramEmbedder(DIM), clock=lambda: now)
+                for name, loc in locations.items()
+            }
             rngs = {name: np.random.default_rng(2026) for name in services}  # the same data in both
             filled = 0
             queries = [v / np.linalg.norm(v) for v in np.random.default_rng(7).normal(size=(RECALLS, DIM))]
@@ -143,8 +165,10 @@ def run() -> str:
                     if size == SIZES[-1]:
                         loads.append(f"{name} {load}")
                     samples = _remember_samples(service, size)
-                    cells.append(f"{ms(percentile(samples, 0.5))} / {ms(percentile(samples, 0.95))} | "
-                                 f"{len(samples) / sum(samples):.0f}/s")
+                    cells.append(
+                        f"{ms(percentile(samples, 0.5))} / {ms(percentile(samples, 0.95))} | "
+                        f"{len(samples) / sum(samples):.0f}/s"
+                    )
                     _log(f"{name} at {size:,}: built in {build:.0f} s; remember p50 {ms(percentile(samples, 0.5))}")
                 rows_write.append(f"| {size:,} | " + " | ".join(cells) + " |")
                 filled = size
@@ -158,11 +182,15 @@ def run() -> str:
                     overlaps = []
                     for q in queries[:AGREEMENT_QUERIES]:
                         # by content: the memories remembered above have other ids in each store
-                        tops = [{m.content for m in s.store.recall("bench", "", n=10, query_vector=q, stateless=True)}
-                                for s in services.values()]
+                        tops = [
+                            {m.content for m in s.store.recall("bench", "", n=10, query_vector=q, stateless=True)}
+                            for s in services.values()
+                        ]
                         overlaps.append(len(tops[0] & tops[1]) / 10)
-                    agreement.append(f"{size:,}: {np.mean(overlaps):.0%} (worst query {min(overlaps):.0%}; "
-                                     f"{services['PostgreSQL'].store.exact_fallbacks} recalls scored every match)")
+                    agreement.append(
+                        f"{size:,}: {np.mean(overlaps):.0%} (worst query {min(overlaps):.0%}; "
+                        f"{services['PostgreSQL'].store.exact_fallbacks} recalls scored every match)"
+                    )
                     _log(f"agreement {agreement[-1]}")
             for service in services.values():
                 service.store.close()
@@ -178,7 +206,8 @@ def run() -> str:
         "| memories | SQLite remember p50 / p95 | SQLite writes/s | PostgreSQL remember p50 / p95 | "
         "PostgreSQL writes/s |\n|---|---|---|---|---|\n" + "\n".join(rows_write) + "\n\n"
         "| memories | SQLite recall p50 / p95 | PostgreSQL recall p50 / p95 |\n|---|---|---|\n"
-        + "\n".join(rows_recall) + "\n\n"
+        + "\n".join(rows_recall)
+        + "\n\n"
         "Recall: `store.recall` with a ready query vector, top 10, no filters. SQLite scores every memory "
         "in the owner's in-memory index; PostgreSQL scores every match up to 2,000 and beyond that the best "
         "200 by relevance (HNSW, cosine) and the best 200 by recency + importance (one SQL sort over the "

@@ -1,5 +1,6 @@
 """Voice to first audio through the whole companion, with a scripted LLM of fixed time to
 first token, broken down by stage (from the latency_monitor's /diagnostics)."""
+
 from __future__ import annotations
 
 import tempfile
@@ -14,20 +15,41 @@ LLM_TTFT = 0.200  # seconds the scripted LLM waits before its first token
 # room's quiet the VAD learns its noise floor on.
 LEAD_IN_S = 2.0
 NODES = ["memory", "dialogue", "action_semantics", "tts", "asr", "mic", "latency_monitor"]
-QUESTIONS = ["Hello Fay, how are you?", "What can you do?", "Tell me something nice.",
-             "Do you like music?", "What is your name?", "Where do you live?", "Can you help me?",
-             "Good night Fay.", "Is it going to rain today?", "Can you tell me a joke?", "How old are you?",
-             "What do you like to eat?", "Do you have any friends?", "What should I cook tonight?",
-             "Which book do you like best?", "Shall we play a game?"]
-STAGES = ["speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms",
-          "llm_time_to_first_token_ms", "voice_to_first_audio_ms", "pipeline_share_ms"]
+QUESTIONS = [
+    "Hello Fay, how are you?",
+    "What can you do?",
+    "Tell me something nice.",
+    "Do you like music?",
+    "What is your name?",
+    "Where do you live?",
+    "Can you help me?",
+    "Good night Fay.",
+    "Is it going to rain today?",
+    "Can you tell me a joke?",
+    "How old are you?",
+    "What do you like to eat?",
+    "Do you have any friends?",
+    "What should I cook tonight?",
+    "Which book do you like best?",
+    "Shall we play a game?",
+]
+STAGES = [
+    "speech_end_to_transcript_ms",
+    "transcript_to_first_reply_ms",
+    "first_reply_to_first_audio_ms",
+    "llm_time_to_first_token_ms",
+    "voice_to_first_audio_ms",
+    "pipeline_share_ms",
+]
 
 
 # What changed in the same run: the endpointing before turn-taking (two-step, 90 ms early
 # decode), turn detection alone, and turn detection with the speculative reply (the defaults).
 VARIANTS = [
-    ("two-step endpoint, no speculation (before)",
-     {"asr": {"turn_detection": False, "early_decode_ms": 90}, "dialogue": {"speculative_reply": False}}),
+    (
+        "two-step endpoint, no speculation (before)",
+        {"asr": {"turn_detection": False, "early_decode_ms": 90}, "dialogue": {"speculative_reply": False}},
+    ),
     ("turn detection, no speculation", {"dialogue": {"speculative_reply": False}}),
     ("turn detection + speculative reply (defaults)", {}),
 ]
@@ -37,6 +59,7 @@ def _measure(tmp: Path, overrides: dict[str, dict]) -> tuple[dict[str, list[floa
     """One companion on the questions WAV: stage samples per turn, the LLM requests made, the
     finals heard."""
     import yaml
+
     import dialogue_fake_llm as fake
     from fay_msgs.msg import Transcript, TurnLatency
     from fay_ros.bringup.latency import stages_ms
@@ -66,16 +89,27 @@ def _measure(tmp: Path, overrides: dict[str, dict]) -> tuple[dict[str, list[floa
     probe = RosProbe("bench_pipeline_probe")
     turns = probe.collect(TurnLatency, topics.TURN_LATENCY)
     finals = probe.collect(Transcript, topics.SPEECH_FINAL)
-    up = NodeProcess("fay_ros.cli", ros=False, args=[
-        "up", f"config:={tmp / 'companion.yaml'}", f"audio_source:={tmp / 'questions.wav'}",
-        f"llm_base_url:={llm.base_url}", "llm_model:=scripted", "asr_language:=en", "use_web:=false",
-        "use_rosbridge:=false", f"nodes:={','.join(NODES)}"])
+    up = NodeProcess(
+        "fay_ros.cli",
+        ros=False,
+        args=[
+            "up",
+            f"config:={tmp / 'companion.yaml'}",
+            f"audio_source:={tmp / 'questions.wav'}",
+            f"llm_base_url:={llm.base_url}",
+            "llm_model:=scripted",
+            "asr_language:=en",
+            "use_web:=false",
+            "use_rosbridge:=false",
+            f"nodes:={','.join(NODES)}",
+        ],
+    )
     try:
-        for node in NODES:   # (the mic plays the WAV once the others are ready: wait_for_nodes)
+        for node in NODES:  # (the mic plays the WAV once the others are ready: wait_for_nodes)
             probe.wait_ready(node, timeout=60)
         try:
-            turns.wait_for_count(len(QUESTIONS), timeout=240)   # the WAV lasts about 150 s
-        except TimeoutError:   # a question heard as nothing makes no turn: measure the others
+            turns.wait_for_count(len(QUESTIONS), timeout=240)  # the WAV lasts about 150 s
+        except TimeoutError:  # a question heard as nothing makes no turn: measure the others
             if len(turns.messages) < len(QUESTIONS) // 2:
                 raise
         got = list(turns.messages)
@@ -86,7 +120,7 @@ def _measure(tmp: Path, overrides: dict[str, dict]) -> tuple[dict[str, list[floa
         probe.close()
         llm.close()
     samples: dict[str, list[float]] = {k: [] for k in STAGES}
-    for turn in got[:len(QUESTIONS)]:
+    for turn in got[: len(QUESTIONS)]:
         for key, value in stages_ms(turn).items():
             if key in samples:
                 samples[key].append(value)
@@ -105,8 +139,11 @@ def run() -> str:
     for label, overrides in VARIANTS:
         samples, requests, heard = _measure(tmp, overrides)
         results.append((label, samples, requests, len(heard)))
-        print(f"  {label}: share p50 {percentile(samples['pipeline_share_ms'], 0.5):.0f} ms, "
-              f"p95 {percentile(samples['pipeline_share_ms'], 0.95):.0f} ms", flush=True)
+        print(
+            f"  {label}: share p50 {percentile(samples['pipeline_share_ms'], 0.5):.0f} ms, "
+            f"p95 {percentile(samples['pipeline_share_ms'], 0.95):.0f} ms",
+            flush=True,
+        )
         # what Whisper made of the questions, and each turn's share in order: the p95 is its garbles
         print(f"    heard: {heard}\n    shares (ms): {[round(v) for v in samples['pipeline_share_ms']]}", flush=True)
 
@@ -118,12 +155,19 @@ def run() -> str:
             v = samples[key]
             cells.append(f"{percentile(v, 0.5):.0f} / {percentile(v, 0.95):.0f} ms" if v else "–")
         rows.append(f"| {key.removesuffix('_ms').replace('_', ' ')} | " + " | ".join(cells) + " |")
-    rows.append("| turns measured | " + " | ".join(str(len(s['voice_to_first_audio_ms'])) for _l, s, *_ in results)
-                + " |")
-    rows.append(f"| finals heard ({len(QUESTIONS)} questions: more means one was cut in two) | "
-                + " | ".join(str(n) for _l, _s, _r, n in results) + " |")
-    rows.append("| LLM requests (a qa answer needs none; a discarded speculative start adds one) | "
-                + " | ".join(str(r) for _l, _s, r, _n in results) + " |")
+    rows.append(
+        "| turns measured | " + " | ".join(str(len(s["voice_to_first_audio_ms"])) for _l, s, *_ in results) + " |"
+    )
+    rows.append(
+        f"| finals heard ({len(QUESTIONS)} questions: more means one was cut in two) | "
+        + " | ".join(str(n) for _l, _s, _r, n in results)
+        + " |"
+    )
+    rows.append(
+        "| LLM requests (a qa answer needs none; a discarded speculative start adds one) | "
+        + " | ".join(str(r) for _l, _s, r, _n in results)
+        + " |"
+    )
     before, now = results[0][1], results[-1][1]
     share50, share95 = percentile(now["pipeline_share_ms"], 0.5), percentile(now["pipeline_share_ms"], 0.95)
     llm50 = percentile(now["llm_time_to_first_token_ms"], 0.5)
@@ -136,8 +180,7 @@ def run() -> str:
         "voice to first audio minus the LLM's own time to first token. With the speculative reply the LLM's "
         "time counts from its speculative request: what of it ran while the "
         "recogniser still waited for silence is gone from voice to first audio, and the share is what "
-        "remains beyond the LLM's own time.\n\n"
-        + "\n".join(rows) + "\n\n"
+        "remains beyond the LLM's own time.\n\n" + "\n".join(rows) + "\n\n"
         f"Baseline in the same run: the LLM's own time to first token, {llm50:.0f} ms (p50); voice to first audio "
         f"is {total50:.0f} ms with the defaults, {total50 / llm50:.1f}× that. The pipeline's own share goes from "
         f"{percentile(before['pipeline_share_ms'], 0.5):.0f} / {percentile(before['pipeline_share_ms'], 0.95):.0f} ms "

@@ -1,4 +1,5 @@
 """DDS round trip of an ActionCue between two processes vs. in-process serialisation."""
+
 from __future__ import annotations
 
 import random

@@ -1,6 +1,7 @@
 """What the rosbridge hop adds: an ActionCue reaching a websocket client through the
 endpoint `fay-ros web` starts (the web door in front of rosbridge-server-rs), vs. the same
 message reaching an rclpy subscriber."""
+
 from __future__ import annotations
 
 import json
@@ -15,15 +16,14 @@ WARMUP = 50
 
 
 def run() -> str:
-    from websockets.sync.client import connect
-
-    from fay_msgs.msg import ActionCue
     import tempfile
     from pathlib import Path
 
-    from harness import RosProbe, free_port, start_web, wait_until, write_web_access
+    from websockets.sync.client import connect
 
+    from fay_msgs.msg import ActionCue
     from fay_ros.common import qos, topics
+    from harness import RosProbe, free_port, start_web, wait_until, write_web_access
 
     port = free_port()
     access = Path(tempfile.mkdtemp(prefix="bench_web_")) / "web_access.yaml"
@@ -58,8 +58,16 @@ def run() -> str:
         publisher = sender.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
         sender.wait_for_subscribers(publisher, count=2)  # the listener and the bridge
 
-        msg = ActionCue(code="guidance.invite", behavior="invite", affect="warm", intensity=0.74, priority=82,
-                        sentiment=0.5, text="这边请，我带您过去。", matched_keywords=["这边请"])
+        msg = ActionCue(
+            code="guidance.invite",
+            behavior="invite",
+            affect="warm",
+            intensity=0.74,
+            priority=82,
+            sentiment=0.5,
+            text="这边请，我带您过去。",
+            matched_keywords=["这边请"],
+        )
         # Discovery may still be settling for the first messages: send until both got one.
         probe = -1
 
@@ -97,10 +105,12 @@ def run() -> str:
         f"| rclpy publisher → rosbridge → web door → websocket client (JSON) | {ms(w50)} | "
         f"{ms(percentile(via_ws, 0.95))} |\n\n"
         f"Through the bridge / direct DDS: **{w50 / r50:.1f}×** (p50). "
-        + ("The native bridge plus JSON over a loopback websocket costs about what rclpy's own executor "
-           "hand-off to a Python callback costs, so the web face sees cues as soon as a Python node would. "
-           if w50 / r50 < 1.5 else
-           f"The bridge hop (JSON over a loopback websocket) adds about {ms(w50 - r50)} per cue at p50. ")
+        + (
+            "The native bridge plus JSON over a loopback websocket costs about what rclpy's own executor "
+            "hand-off to a Python callback costs, so the web face sees cues as soon as a Python node would. "
+            if w50 / r50 < 1.5
+            else f"The bridge hop (JSON over a loopback websocket) adds about {ms(w50 - r50)} per cue at p50. "
+        )
         + "Lip sync does not depend on this delay: the mouth is scheduled against the track's stamp, "
         "which tts sets before the audio starts."
     )

@@ -4,6 +4,7 @@ Each module bench/bench_<name>.py defines TITLE and run() -> str (a markdown sec
 figures are ratios against a baseline measured in the same run). Running a subset
 (`make bench ONLY=name`) replaces only those sections and keeps the others.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -27,7 +28,7 @@ timings on a shared 2-core machine are noisy; the ratios are what to read.
 
 
 def discover() -> list[str]:
-    return sorted(p.stem[len("bench_"):] for p in (ROOT / "bench").glob("bench_*.py"))
+    return sorted(p.stem[len("bench_") :] for p in (ROOT / "bench").glob("bench_*.py"))
 
 
 def section_markers(name: str) -> tuple[str, str]:
@@ -55,12 +56,15 @@ def main(argv: list[str]) -> int:
         print(f"==> bench {name}: {module.TITLE}", flush=True)
         t0 = time.monotonic()
         body = module.run().strip()
-        stamp = f"_{datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, " \
-                f"{time.monotonic() - t0:.0f} s_"
+        stamp = (
+            f"_{datetime.date.today().isoformat()}, {platform.machine()}, {os.cpu_count()} cores, "
+            f"{time.monotonic() - t0:.0f} s_"
+        )
         sections[name] = f"## {module.TITLE}\n\n{stamp}\n\n{body}\n\n"
         print(body, flush=True)
     text = HEADER + "".join(
-        f"{section_markers(n)[0]}\n{sections[n]}{section_markers(n)[1]}\n\n" for n in sorted(sections))
+        f"{section_markers(n)[0]}\n{sections[n]}{section_markers(n)[1]}\n\n" for n in sorted(sections)
+    )
     DOC.write_text(text, encoding="utf-8")
     print(f"bench: wrote {DOC.relative_to(ROOT)}")
     return 0

@@ -1,9 +1,10 @@
 """Small helpers shared by the benchmarks."""
+
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def percentile(values: list[float], q: float) -> float:

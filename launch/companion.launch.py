@@ -13,17 +13,24 @@ process is therefore started with respawn=False and watched by an OnProcessExit 
 that asks graph.respawn_after_exit (the rule `fay-ros up` uses too) and, after a crash,
 starts a fresh action (an action runs only once) with its own handler after RESPAWN_DELAY.
 """
+
 import os
 
 from ament_index_python.packages import get_package_prefix
-from launch import LaunchDescription
-from launch.actions import (DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction, RegisterEventHandler,
-                            TimerAction)
+from launch.actions import (
+    DeclareLaunchArgument,
+    ExecuteProcess,
+    LogInfo,
+    OpaqueFunction,
+    RegisterEventHandler,
+    TimerAction,
+)
 from launch.event_handlers import OnProcessExit
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from fay_ros.bringup import graph
+from launch import LaunchDescription
 
 
 def _supervised(name, make_action, respawn):
@@ -39,8 +46,10 @@ def _supervised(name, make_action, respawn):
         code = event.returncode
         if not graph.respawn_after_exit(code):
             return [LogInfo(msg=f"[fay_ros] {name} exited with {code} (a configuration error); not restarting")]
-        return [LogInfo(msg=f"[fay_ros] {name} exited with {code}; restarting in {graph.RESPAWN_DELAY:.1f}s"),
-                TimerAction(period=graph.RESPAWN_DELAY, actions=_supervised(name, make_action, respawn))]
+        return [
+            LogInfo(msg=f"[fay_ros] {name} exited with {code}; restarting in {graph.RESPAWN_DELAY:.1f}s"),
+            TimerAction(period=graph.RESPAWN_DELAY, actions=_supervised(name, make_action, respawn)),
+        ]
 
     # Registered before the action runs, so even an immediate exit is seen; handle_once: the
     # handler belongs to this one process.

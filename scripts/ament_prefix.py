@@ -28,6 +28,7 @@ no longer declares are removed.
 
 Usage: <venv>/bin/python scripts/ament_prefix.py [--root REPO] [--fingerprint]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,6 +78,7 @@ deactivate () {{
 class Declared:
     """What setup.py declares: installed path (relative to the prefix) -> source file, and
     executable name -> "module:function"."""
+
     data: dict[Path, Path] = field(default_factory=dict)
     scripts: dict[str, str] = field(default_factory=dict)
 
@@ -84,8 +86,9 @@ class Declared:
 def declared(root: Path) -> Declared:
     """Read setup.py's data_files and console_scripts the way colcon does: run it up to the
     point where setup() has its arguments, without building anything."""
-    import setuptools  # noqa: F401 - makes `distutils` below setuptools' own copy
     from distutils.core import run_setup
+
+    import setuptools  # noqa: F401 - makes `distutils` below setuptools' own copy
 
     cwd = os.getcwd()
     os.chdir(root)  # setup.py globs relative to the repository root
@@ -110,8 +113,9 @@ def wrapper(python: Path, target: str) -> str:
     module, _, function = target.partition(":")
     code = f"import sys; del sys.argv[0]; from {module} import {function}; sys.exit({function}())"
     # -P: nothing from the current directory shadows an import (it would with plain -c).
-    return (f"#!/bin/sh\n{WRAPPER_MARK}\n# {target}\n"
-            f"exec {shlex.quote(str(python))} -P -c {shlex.quote(code)} \"$0\" \"$@\"\n")
+    return (
+        f'#!/bin/sh\n{WRAPPER_MARK}\n# {target}\nexec {shlex.quote(str(python))} -P -c {shlex.quote(code)} "$0" "$@"\n'
+    )
 
 
 class Prefix:
@@ -198,8 +202,10 @@ def complete(prefix: Path, root: Path, python: Path) -> list[str]:
         if not source.is_file():
             raise SystemExit(f"ament_prefix: setup.py installs {source}, which does not exist")
         done.link(installed, source)
-    for top in sorted({Path(*p.parts[:3]) for p in wanted.data if p.parts[:2] == ("share", PACKAGE)}
-                      | {Path("share/ament_index/resource_index/packages")}):
+    for top in sorted(
+        {Path(*p.parts[:3]) for p in wanted.data if p.parts[:2] == ("share", PACKAGE)}
+        | {Path("share/ament_index/resource_index/packages")}
+    ):
         done.remove_stale_links(top, set(wanted.data), root)
     lib = Path("lib", PACKAGE)
     for name, target in sorted(wanted.scripts.items()):
@@ -213,17 +219,25 @@ def fingerprint(root: Path, python: Path) -> str:
     """Changes when the layout would: setup.py's data files (their names, not contents: those
     are linked) or entry points, this script, or the interpreter the executables run."""
     wanted = declared(root)
-    text = "\n".join([Path(__file__).read_text(), str(python),
-                      *(f"{k} {v}" for k, v in sorted(wanted.data.items())),
-                      *(f"{k} {v}" for k, v in sorted(wanted.scripts.items()))])
+    text = "\n".join(
+        [
+            Path(__file__).read_text(),
+            str(python),
+            *(f"{k} {v}" for k, v in sorted(wanted.data.items())),
+            *(f"{k} {v}" for k, v in sorted(wanted.scripts.items())),
+        ]
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the fay_ros source tree (default: this repository)")
-    parser.add_argument("--fingerprint", action="store_true",
-                        help="only print a hash of the layout this would make (setup.sh's stamp) and exit")
+    parser.add_argument(
+        "--fingerprint",
+        action="store_true",
+        help="only print a hash of the layout this would make (setup.sh's stamp) and exit",
+    )
     args = parser.parse_args(argv)
     if sys.prefix == sys.base_prefix:
         raise SystemExit("ament_prefix: run this with the venv's python (<venv>/bin/python scripts/ament_prefix.py)")

@@ -6,6 +6,7 @@ Their exported CMake targets point at that prefix for the Python headers and num
 headers, so an interface package that links against them fails to configure anywhere
 else. This rewrites those paths to the venv's own interpreter. Idempotent.
 """
+
 from __future__ import annotations
 
 import sys

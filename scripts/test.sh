@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks of `make test`, in the project venv: ruff (ruff.toml) and mypy (mypy.ini) first,
+# The checks of `make test`, in the project venv: ruff (ruff.toml: lint and format) and mypy (mypy.ini) first,
 # then the whole pytest suite. A failed static check fails the run before pytest starts, naming
 # the check. pytest's "no tests collected" (exit 5) is turned into a failure: a suite that runs
 # nothing proves nothing.
@@ -22,6 +22,7 @@ for tool in ruff mypy; do
 done
 if [ "${#failed[@]}" -eq 0 ]; then
   "$ROOT/.venv/bin/ruff" check . || failed+=("ruff check . (ruff.toml)")
+  "$ROOT/.venv/bin/ruff" format --check . || failed+=("ruff format --check . (run: .venv/bin/ruff format .)")
   "$ROOT/.venv/bin/mypy" || failed+=("mypy (mypy.ini)")
 fi
 if [ "${#failed[@]}" -gt 0 ]; then

@@ -1,6 +1,7 @@
 """Helpers of the body node tests (servo_mapper, led_mapper as processes): cues, the sync cue,
 parameters through the node's own parameter service, lifecycle transitions, and a /clock
 driven from the test process."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,10 +28,19 @@ def seconds(duration) -> float:
     return duration.sec + duration.nanosec * 1e-9
 
 
-def action_cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0,
-               uid: str = "c:0") -> ActionCue:
-    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
-                     priority=priority, sentiment=sentiment, utterance_id=uid, text="test")
+def action_cue(
+    behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0, uid: str = "c:0"
+) -> ActionCue:
+    return ActionCue(
+        code=f"test.{behavior}",
+        behavior=behavior,
+        affect=affect,
+        intensity=intensity,
+        priority=priority,
+        sentiment=sentiment,
+        utterance_id=uid,
+        text="test",
+    )
 
 
 def connect(ros, *collect_specs):
@@ -56,9 +66,11 @@ def sync(cue_pub, trajectories=None, colors=None) -> None:
     """Publish the sync cue until its effect is back on every collector given; from then on each
     cue reaches the mapper(s) exactly once and their answers reach us, in publishing order.
     (Our matched counts only say that WE have matched the node: see harness.repeat_until.)"""
+
     def arrived() -> bool:
-        return (trajectories is None or bool(trajectories.messages)) and \
-            (colors is None or any(is_sync_colour(c) for c in colors.messages))
+        return (trajectories is None or bool(trajectories.messages)) and (
+            colors is None or any(is_sync_colour(c) for c in colors.messages)
+        )
 
     publish_until(cue_pub, SYNC_CUE, arrived, message="the sync cue's trajectory and colour")
 
@@ -74,9 +86,10 @@ def is_idle_colour(color) -> bool:
 def motion_index(trajectories, start: int = 0) -> int:
     """Index of the first trajectory from `start` on that is a motion (keyframes, not just the
     single move to idle that sync cues give, however many of those arrived)."""
-    [index] = trajectories.wait_for(lambda msgs: next(([i] for i in range(start, len(msgs))
-                                                       if len(msgs[i].points) > 1), None),
-                                    what=f"a motion (trajectory of more than one point) from #{start} on")
+    [index] = trajectories.wait_for(
+        lambda msgs: next(([i] for i in range(start, len(msgs)) if len(msgs[i].points) > 1), None),
+        what=f"a motion (trajectory of more than one point) from #{start} on",
+    )
     return index
 
 
@@ -127,14 +140,20 @@ class SimClock:
         self.now = 0.0
 
     def _stamps(self) -> list[float]:
-        return [from_time_msg(a.header.stamp) for a in self._diagnostics.messages
-                if any(s.name.startswith(self._prefix) for s in a.status)]
+        return [
+            from_time_msg(a.header.stamp)
+            for a in self._diagnostics.messages
+            if any(s.name.startswith(self._prefix) for s in a.status)
+        ]
 
     def set(self, t: float) -> None:
         self.now = t
-        publish_until(self._publisher, Clock(clock=to_time_msg(t)),
-                      lambda: any(s >= t - 1e-9 for s in self._stamps()),
-                      message=f"the node's clock at {t}")
+        publish_until(
+            self._publisher,
+            Clock(clock=to_time_msg(t)),
+            lambda: any(s >= t - 1e-9 for s in self._stamps()),
+            message=f"the node's clock at {t}",
+        )
 
     def settle(self, count: int = 2) -> None:
         seen = len(self._stamps())

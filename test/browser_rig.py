@@ -4,6 +4,7 @@ fails the test on any JavaScript error, and the face page's state as the DOM sho
 The `browser` (one per test module), `viewport` and `page` fixtures are in test/conftest.py;
 a module that wants another page size defines its own `viewport` fixture.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,16 @@ from harness import free_port, start_web, wait_until, write_web_access
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 # Software WebGL (SwiftShader) for a headless machine without a GPU; nothing in the background.
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--disable-gpu",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 DEFAULT_VIEWPORT = {"width": 640, "height": 760}
 
 needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
@@ -51,8 +59,11 @@ def dom(page) -> dict[str, str]:
 def wait_dom(page, key: str, value: str, timeout: float = 20.0, where: str = "the page") -> dict[str, str]:
     """Wait until data-`key` of <body> is `value`; return the whole state. `where` names the
     page in the timeout message."""
-    return wait_until(lambda: dom(page) if dom(page).get(key) == value else None, timeout,
-                      message=lambda: f"data-{key}={value!r} on {where}; now {dom(page)}")
+    return wait_until(
+        lambda: dom(page) if dom(page).get(key) == value else None,
+        timeout,
+        message=lambda: f"data-{key}={value!r} on {where}; now {dom(page)}",
+    )
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -74,6 +85,7 @@ def keep_screenshot(data: bytes, name: str, tmp_path: Path, update_variable: str
 
 # -- the face page (web/face.js), with the SVG or the Live2D renderer ------------------------------
 
+
 @contextmanager
 def face_web(tmp_path_factory, *options: str, hold_seconds: float = 30.0) -> Iterator[dict]:
     """`fay-ros web` with the rs bridge, one face token, and a copy of the shipped face table
@@ -87,12 +99,22 @@ def face_web(tmp_path_factory, *options: str, hold_seconds: float = 30.0) -> Ite
     access = tmp_path_factory.mktemp("access") / "web_access.yaml"
     token = write_web_access(access, {"user": "face"})["user"]
     page_port, bridge_port = free_port(), free_port()
-    proc = start_web("--port", str(page_port), "--bridge-port", str(bridge_port), "--bridge", "rs",
-                     "--face-map", str(face_map), "--access-file", str(access), *options)
+    proc = start_web(
+        "--port",
+        str(page_port),
+        "--bridge-port",
+        str(bridge_port),
+        "--bridge",
+        "rs",
+        "--face-map",
+        str(face_map),
+        "--access-file",
+        str(access),
+        *options,
+    )
     base = f"http://127.0.0.1:{page_port}/"
     try:
-        yield {"base": base, "url": f"{base}#token={token}", "token": token, "bridge_port": bridge_port,
-               "proc": proc}
+        yield {"base": base, "url": f"{base}#token={token}", "token": token, "bridge_port": bridge_port, "proc": proc}
     finally:
         proc.stop()
 
@@ -114,6 +136,13 @@ def publish_speaking(page, speaking, utterance_id: str) -> dict[str, str]:
 
 
 def cue(behavior: str, affect: str, intensity: float, priority: int, sentiment: float = 0.0, uid: str = "c:0"):
-    return ActionCue(code=f"test.{behavior}", behavior=behavior, affect=affect, intensity=intensity,
-                     priority=priority, sentiment=sentiment, text="", utterance_id=uid)
-
+    return ActionCue(
+        code=f"test.{behavior}",
+        behavior=behavior,
+        affect=affect,
+        intensity=intensity,
+        priority=priority,
+        sentiment=sentiment,
+        text="",
+        utterance_id=uid,
+    )

@@ -1,4 +1,5 @@
 """Shared fixtures: an isolated ROS environment, node subprocesses, and a probe node."""
+
 from __future__ import annotations
 
 import pytest
@@ -166,7 +167,7 @@ def pytest_runtest_makereport(item, call):
     if rep.failed:
         # What the test's own processes printed: a failure waiting on a topic says why only there.
         for process in NodeProcess.started:
-            tail = process.output()[-NodeProcess.REPORTED_OUTPUT_CHARS:]
+            tail = process.output()[-NodeProcess.REPORTED_OUTPUT_CHARS :]
             rep.sections.append((f"output of {process.module} (pid {process.pid})", tail))
 
 

@@ -6,14 +6,16 @@ next scripted response; every request body is recorded for assertions. Gated res
 wait on a threading.Event so a test can hold a stream open (interrupts, streaming order),
 and `closed` is set when the client hung up on a stream.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Request, Response
@@ -23,8 +25,13 @@ logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log per req
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    body = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    body = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "scripted",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
 
@@ -32,7 +39,7 @@ def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
 class Scripted:
     """One scripted answer."""
 
-    make: Callable[["Scripted"], Response]
+    make: Callable[[Scripted], Response]
     gate: threading.Event = field(default_factory=threading.Event)  # set() to let a gated stream go on
     started: threading.Event = field(default_factory=threading.Event)  # the request arrived
     closed: threading.Event = field(default_factory=threading.Event)  # the client disconnected mid-stream
@@ -73,6 +80,7 @@ def _stream(events: list[str | float | None], item: Scripted) -> Response:
 def text(*chunks: str, gate_after: int | None = None, first_token_s: float = 0.0) -> Scripted:
     """Stream content chunks (optionally pausing at the gate after `gate_after` chunks), the
     first after `first_token_s`."""
+
     def make(item: Scripted) -> Response:
         events: list[str | float | None] = [float(first_token_s)] if first_token_s else []
         events.append(_chunk({"role": "assistant", "content": ""}))
@@ -82,45 +90,66 @@ def text(*chunks: str, gate_after: int | None = None, first_token_s: float = 0.0
             events.append(_chunk({"content": c}))
         events += [_chunk({}, "stop"), "data: [DONE]\n\n"]
         return _stream(events, item)
+
     return Scripted(make)
 
 
 def tool_call(name: str, arguments: str, call_id: str = "call_1", pieces: int = 3) -> Scripted:
     """Stream one OpenAI tool call, its arguments split over several chunks."""
+
     def make(item: Scripted) -> Response:
         step = max(1, -(-len(arguments) // pieces))
-        parts = [arguments[i:i + step] for i in range(0, len(arguments), step)] or [""]
-        events: list[str | None] = [_chunk({"role": "assistant", "content": None, "tool_calls": [
-            {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}]})]
+        parts = [arguments[i : i + step] for i in range(0, len(arguments), step)] or [""]
+        events: list[str | None] = [
+            _chunk(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+                    ],
+                }
+            )
+        ]
         events += [_chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}) for p in parts]
         events += [_chunk({}, "tool_calls"), "data: [DONE]\n\n"]
         return _stream(events, item)
+
     return Scripted(make)
 
 
 def status(code: int, message: str = "scripted failure") -> Scripted:
     def make(item: Scripted) -> Response:
         item.finished.set()
-        return Response(json.dumps({"error": {"message": message, "type": "test", "code": code}}), status=code,
-                        mimetype="application/json")
+        return Response(
+            json.dumps({"error": {"message": message, "type": "test", "code": code}}),
+            status=code,
+            mimetype="application/json",
+        )
+
     return Scripted(make)
 
 
 def malformed() -> Scripted:
     def make(item: Scripted) -> Response:
-        return _stream([_chunk({"role": "assistant", "content": ""}), "data: {this is not json\n\n",
-                        "data: [DONE]\n\n"], item)
+        return _stream(
+            [_chunk({"role": "assistant", "content": ""}), "data: {this is not json\n\n", "data: [DONE]\n\n"], item
+        )
+
     return Scripted(make)
 
 
 def silent() -> Scripted:
     """Accept the request, then send nothing until the gate opens (timeouts)."""
+
     def make(item: Scripted) -> Response:
         def generate() -> Iterator[str]:
             item.gate.wait(GATE_TIMEOUT)
             item.closed.set()
             yield "data: [DONE]\n\n"
+
         return Response(generate(), status=200, mimetype="text/event-stream")
+
     return Scripted(make)
 
 
@@ -165,8 +194,9 @@ class ScriptedLlm:
             else:
                 item = self.default() if self.default else None
         if item is None:
-            return Response(json.dumps({"error": {"message": "no scripted answer left"}}), status=500,
-                            mimetype="application/json")
+            return Response(
+                json.dumps({"error": {"message": "no scripted answer left"}}), status=500, mimetype="application/json"
+            )
         item.started.set()
         return item.make(item)
 
@@ -184,7 +214,7 @@ def judge_finish(message: str, pieces: int = 4, **kw: Any) -> Scripted:
     """The judge's finish verdict, streamed in `pieces` chunks."""
     raw = json.dumps({"action": "finish", "message": message}, ensure_ascii=False)
     step = max(1, -(-len(raw) // pieces))
-    return text(*[raw[i:i + step] for i in range(0, len(raw), step)], **kw)
+    return text(*[raw[i : i + step] for i in range(0, len(raw), step)], **kw)
 
 
 def judge_tool(keyword: str = "") -> Scripted:

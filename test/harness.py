@@ -13,6 +13,7 @@
 - `publish_until` / `repeat_until` send the first message into a node until its effect comes
   back: a matched count seen from the test side does not mean the node has matched us yet.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TIMEOUT = 20.0
@@ -132,8 +134,9 @@ def start_llm(*args: str, timeout: float = 90.0) -> tuple[NodeProcess, str]:
     once llama.cpp's /health answers 200 (the model is loaded)."""
     port = free_port()
     root = f"http://127.0.0.1:{port}"
-    proc = NodeProcess("fay_ros.cli", args=["llm", "--port", str(port), *args], ros=False,
-                       ready=lambda: http_ok(root + "/health"))
+    proc = NodeProcess(
+        "fay_ros.cli", args=["llm", "--port", str(port), *args], ros=False, ready=lambda: http_ok(root + "/health")
+    )
     return _started(proc, timeout), root + "/v1"
 
 
@@ -148,12 +151,11 @@ def _started(proc: NodeProcess, timeout: float) -> NodeProcess:
 
 
 @contextlib.contextmanager
-def dialogue_node(probe: "RosProbe", params: dict[str, Any], **kwargs: Any) -> Iterator[tuple["NodeProcess", Any, Any]]:
+def dialogue_node(probe: RosProbe, params: dict[str, Any], **kwargs: Any) -> Iterator[tuple[NodeProcess, Any, Any]]:
     """The dialogue node as a process, ready, with `probe` collecting its replies and publishing
     typed turns: yields (node, replies collector, text_input publisher); its output is printed
     at the end (shown for a failing test)."""
     from fay_msgs.msg import Transcript, Utterance
-
     from fay_ros.common import topics
 
     node = NodeProcess("fay_ros.nodes.dialogue", params, **kwargs)
@@ -192,16 +194,22 @@ def write_web_access(path: Path, clients: dict[str, str], origins: Iterable[str]
     import yaml
 
     tokens = {user: secrets.token_urlsafe(32) for user in clients}
-    body = {"clients": [{"token": tokens[user], "user_id": user, "role": role} for user, role in clients.items()],
-            "origins": list(origins)}
+    body = {
+        "clients": [{"token": tokens[user], "user_id": user, "role": role} for user, role in clients.items()],
+        "origins": list(origins),
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(body), encoding="utf-8")
     path.chmod(0o600)
     return tokens
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT, interval: float = 0.02,
-               message: str | Callable[[], str] = "condition") -> Any:
+def wait_until(
+    predicate: Callable[[], Any],
+    timeout: float = DEFAULT_TIMEOUT,
+    interval: float = 0.02,
+    message: str | Callable[[], str] = "condition",
+) -> Any:
     """Poll `predicate` until it returns a truthy value; raise TimeoutError naming what failed."""
     deadline = time.monotonic() + timeout
     while True:
@@ -214,8 +222,13 @@ def wait_until(predicate: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT, i
         time.sleep(interval)
 
 
-def repeat_until(action: Callable[[], Any], arrived: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT,
-                 every: float = 0.5, message: str | Callable[[], str] = "the effect of a repeated action") -> Any:
+def repeat_until(
+    action: Callable[[], Any],
+    arrived: Callable[[], Any],
+    timeout: float = DEFAULT_TIMEOUT,
+    every: float = 0.5,
+    message: str | Callable[[], str] = "the effect of a repeated action",
+) -> Any:
     """Do `action`, and again every `every` seconds, until `arrived()` returns a truthy value
     (returned); raise TimeoutError naming `message` after `timeout`.
 
@@ -238,8 +251,14 @@ def repeat_until(action: Callable[[], Any], arrived: Callable[[], Any], timeout:
     return wait_until(step, timeout, message=message)
 
 
-def publish_until(publisher: Any, msg: Any, arrived: Callable[[], Any], timeout: float = DEFAULT_TIMEOUT,
-                  every: float = 0.5, message: str | Callable[[], str] | None = None) -> Any:
+def publish_until(
+    publisher: Any,
+    msg: Any,
+    arrived: Callable[[], Any],
+    timeout: float = DEFAULT_TIMEOUT,
+    every: float = 0.5,
+    message: str | Callable[[], str] | None = None,
+) -> Any:
     """`repeat_until` publishing `msg` (an idempotent one: see there) on `publisher`."""
     what = message or f"the effect of a {type(msg).__name__} on {publisher.topic_name}"
     return repeat_until(lambda: publisher.publish(msg), arrived, timeout, every, what)
@@ -262,10 +281,19 @@ class NodeProcess:
     # the tail of each process's output that a failing test's report carries
     REPORTED_OUTPUT_CHARS = 8000
 
-    def __init__(self, module: str, params: dict[str, Any] | None = None, *, args: Iterable[str] = (),
-                 namespace: str = "/fay", name: str | None = None, env: dict[str, str] | None = None,
-                 ros: bool = True, remaps: dict[str, str] | None = None,
-                 ready: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        module: str,
+        params: dict[str, Any] | None = None,
+        *,
+        args: Iterable[str] = (),
+        namespace: str = "/fay",
+        name: str | None = None,
+        env: dict[str, str] | None = None,
+        ros: bool = True,
+        remaps: dict[str, str] | None = None,
+        ready: Callable[[], bool] | None = None,
+    ) -> None:
         """`ready`: for a process that is no node, the check that it serves (see wait_ready)."""
         self.module = module
         self.namespace = namespace
@@ -287,8 +315,9 @@ class NodeProcess:
         full_env = ros_environment()
         full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "test"), full_env.get("PYTHONPATH")]))
         full_env.update(env or {})
-        self.process = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=full_env,
-                                        cwd=str(REPO), start_new_session=True)
+        self.process = subprocess.Popen(
+            cmd, stdout=self._log, stderr=subprocess.STDOUT, env=full_env, cwd=str(REPO), start_new_session=True
+        )
         NodeProcess.started.append(self)
 
     @property
@@ -316,22 +345,30 @@ class NodeProcess:
         if self._ready_check is not None:
             check = self._ready_check
             what = f"{' '.join(self.cmd[2:4])} to answer"
-            wait_until(lambda: check() or not self.alive(), timeout, interval=0.1,
-                       message=lambda: f"{what}:\n{self.output()[-3000:]}")
+            wait_until(
+                lambda: check() or not self.alive(),
+                timeout,
+                interval=0.1,
+                message=lambda: f"{what}:\n{self.output()[-3000:]}",
+            )
         elif self.node_name is not None:
             probe = probe or readiness_probe()
             topic = probe.ready_topic(self.node_name, self.namespace)
             ready = probe.readiness(self.node_name, self.namespace)
             try:
-                wait_until(lambda: any(m.data for m in ready.messages) or not self.alive(), timeout,
-                           message=lambda: f"true on {topic}:\n{self.output()[-3000:]}")
+                wait_until(
+                    lambda: any(m.data for m in ready.messages) or not self.alive(),
+                    timeout,
+                    message=lambda: f"true on {topic}:\n{self.output()[-3000:]}",
+                )
             finally:
                 probe.node.destroy_subscription(ready.subscription)
         else:
             raise TypeError(f"{self.module} is started with ros=False and no `ready` check: nothing to wait on")
         if not self.alive():
-            raise AssertionError(f"{self.module} exited ({self.process.returncode}) before it was ready:\n"
-                                 f"{self.output()[-3000:]}")
+            raise AssertionError(
+                f"{self.module} exited ({self.process.returncode}) before it was ready:\n{self.output()[-3000:]}"
+            )
 
     def stop(self, timeout: float = 10.0) -> int | None:
         if self.process.poll() is None:
@@ -360,6 +397,7 @@ def _literal(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         import json
+
         return json.dumps(list(value), ensure_ascii=False)
     return str(value)
 
@@ -377,8 +415,9 @@ class Collector:
             self.messages.append(msg)
             self._cond.notify_all()
 
-    def wait_for(self, predicate: Callable[[list[Any]], Any], timeout: float = DEFAULT_TIMEOUT,
-                 what: str = "messages") -> Any:
+    def wait_for(
+        self, predicate: Callable[[list[Any]], Any], timeout: float = DEFAULT_TIMEOUT, what: str = "messages"
+    ) -> Any:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -387,16 +426,19 @@ class Collector:
                     return result
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise TimeoutError(f"timed out after {timeout:.1f}s waiting for {what}; "
-                                       f"got {len(self.messages)}: {self.messages[-5:]!r}")
+                    raise TimeoutError(
+                        f"timed out after {timeout:.1f}s waiting for {what}; "
+                        f"got {len(self.messages)}: {self.messages[-5:]!r}"
+                    )
                 self._cond.wait(remaining)
 
     def wait_for_count(self, n: int, timeout: float = DEFAULT_TIMEOUT) -> list[Any]:
         self.wait_for(lambda msgs: len(msgs) >= n, timeout, what=f"{n} message(s)")
         return list(self.messages)
 
-    def wait_for_match(self, predicate: Callable[[Any], bool], timeout: float = DEFAULT_TIMEOUT,
-                       what: str = "a matching message") -> Any:
+    def wait_for_match(
+        self, predicate: Callable[[Any], bool], timeout: float = DEFAULT_TIMEOUT, what: str = "a matching message"
+    ) -> Any:
         return self.wait_for(lambda msgs: next((m for m in msgs if predicate(m)), None), timeout, what)
 
     def clear(self) -> None:
@@ -424,6 +466,7 @@ class RosProbe:
 
     def _spin(self) -> None:
         from rclpy.executors import ExternalShutdownException
+
         try:
             self.executor.spin()
         except (ExternalShutdownException, Exception):  # noqa: BLE001 - shutdown race only
@@ -431,28 +474,36 @@ class RosProbe:
 
     def publisher(self, msg_type: Any, topic: str, qos: Any = None):
         from fay_ros.common import qos as fay_qos
+
         return self.node.create_publisher(msg_type, topic, qos or fay_qos.EVENTS)
 
     def collect(self, msg_type: Any, topic: str, qos: Any = None) -> Collector:
         from fay_ros.common import qos as fay_qos
+
         collector = Collector()
-        collector.subscription = self.node.create_subscription(msg_type, topic, collector._on_message,
-                                                               qos or fay_qos.EVENTS)
+        collector.subscription = self.node.create_subscription(
+            msg_type, topic, collector._on_message, qos or fay_qos.EVENTS
+        )
         return collector
 
     def collect_timed(self, msg_type: Any, topic: str, qos: Any = None) -> Collector:
         """A collector of (ROS time of arrival in seconds, message), for messages that carry no
         stamp of their own."""
         from fay_ros.common import qos as fay_qos
+
         collector, clock = Collector(), self.node.get_clock()
         collector.subscription = self.node.create_subscription(
-            msg_type, topic, lambda msg: collector._on_message((clock.now().nanoseconds * 1e-9, msg)),
-            qos or fay_qos.EVENTS)
+            msg_type,
+            topic,
+            lambda msg: collector._on_message((clock.now().nanoseconds * 1e-9, msg)),
+            qos or fay_qos.EVENTS,
+        )
         return collector
 
     @staticmethod
     def ready_topic(node_name: str, namespace: str = "/fay") -> str:
         from fay_ros.common.readiness import ready_topic
+
         return ready_topic(node_name, namespace)
 
     def readiness(self, node_name: str, namespace: str = "/fay") -> Collector:
@@ -461,22 +512,30 @@ class RosProbe:
         from std_msgs.msg import Bool
 
         from fay_ros.common.readiness import READY_QOS
+
         return self.collect(Bool, self.ready_topic(node_name, namespace), READY_QOS)
 
-    def wait_ready(self, node_name: str, namespace: str = "/fay", count: int = 1,
-                   timeout: float = DEFAULT_TIMEOUT) -> Collector:
+    def wait_ready(
+        self, node_name: str, namespace: str = "/fay", count: int = 1, timeout: float = DEFAULT_TIMEOUT
+    ) -> Collector:
         """Wait until a node (e.g. one of `fay-ros up`) has said `true` on its `~/ready`
         `count` times (a restart says it again); returns the collector to wait on later ones."""
         ready = self.readiness(node_name, namespace)
-        ready.wait_for(lambda msgs: sum(m.data for m in msgs) >= count, timeout,
-                       what=f"{count} true on {self.ready_topic(node_name, namespace)}")
+        ready.wait_for(
+            lambda msgs: sum(m.data for m in msgs) >= count,
+            timeout,
+            what=f"{count} true on {self.ready_topic(node_name, namespace)}",
+        )
         return ready
 
     def wait_for_subscribers(self, publisher: Any, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
-        wait_until(lambda: publisher.get_subscription_count() >= count, timeout,
-                   message=f"{count} subscriber(s) on {publisher.topic_name}")
+        wait_until(
+            lambda: publisher.get_subscription_count() >= count,
+            timeout,
+            message=f"{count} subscriber(s) on {publisher.topic_name}",
+        )
 
-    def wait_matched(self, collector: "Collector", node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def wait_matched(self, collector: Collector, node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until `collector`'s subscription is matched with `node_name`'s publisher on its
         topic (and every other publisher the graph shows there), so that a volatile message the
         node sends next reaches the collector. A count of 1 is not enough on a shared topic like
@@ -486,21 +545,24 @@ class RosProbe:
 
         def matched() -> bool:
             publishers = self.node.get_publishers_info_by_topic(topic)
-            return any(p.node_name == node_name for p in publishers) and \
-                subscription.get_publisher_count() >= len(publishers)
+            return any(p.node_name == node_name for p in publishers) and subscription.get_publisher_count() >= len(
+                publishers
+            )
 
         wait_until(matched, timeout, message=f"{node_name}'s publisher on {topic} matched")
 
     def wait_for_publishers(self, topic: str, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         name = self.resolve(topic)
-        wait_until(lambda: self.node.count_publishers(name) >= count, timeout,
-                   message=f"{count} publisher(s) on {name}")
+        wait_until(
+            lambda: self.node.count_publishers(name) >= count, timeout, message=f"{count} publisher(s) on {name}"
+        )
 
     def resolve(self, topic: str) -> str:
         return self.node.resolve_topic_name(topic)
 
-    def call(self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT,
-             resend: bool | None = None) -> Any:
+    def call(
+        self, srv_type: Any, name: str, request: Any, timeout: float = DEFAULT_TIMEOUT, resend: bool | None = None
+    ) -> Any:
         """Call a service and return its response; the first answer to any sent copy wins.
 
         Fast DDS drops a response when the server has not yet matched the client's response
@@ -539,8 +601,9 @@ class RosProbe:
         from rcl_interfaces.srv import SetParameters
         from rclpy.parameter import Parameter
 
-        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()
-                                                    for name, value in values.items()])
+        request = SetParameters.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg() for name, value in values.items()]
+        )
         return list(self.call(SetParameters, f"{namespace}/{node}/set_parameters", request).results)
 
     def get_parameter(self, node: str, name: str, namespace: str = "/fay") -> Any:

@@ -1,5 +1,6 @@
 """A hand-driven clock for tests of time-dependent cores (recency, expiry, profile intervals,
 the audio player's schedule): the one copy; the `clock` fixture gives a fresh one."""
+
 from __future__ import annotations
 
 

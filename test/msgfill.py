@@ -1,4 +1,5 @@
 """Fill any ROS message with deterministic, non-default values (for round-trip tests)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,9 +10,16 @@ from typing import Any
 from rosidl_parser import definition as d
 
 _INT_RANGES = {
-    "int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
-    "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
-    "uint64": (0, 2**64 - 1), "octet": (0, 255), "char": (0, 255),
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "int16": (-32768, 32767),
+    "uint16": (0, 65535),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
+    "octet": (0, 255),
+    "char": (0, 255),
 }
 _TEXT = "Fay 你好 ✓ hello"
 

@@ -1,4 +1,5 @@
 """Child-process lookups from /proc (no psutil dependency)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Word and character error rates for measuring recognition accuracy (tests only)."""
+
 from __future__ import annotations
 
 import re

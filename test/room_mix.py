@@ -6,36 +6,47 @@ The room: the played audio comes back 50 ms late plus one reflection, 3 dB under
 level (RoomEcho(-3.0)), unless another `room` is given (ROOMS: where the robot's own voice is
 checked); the person is PERSON_GAIN (about 3 dB) under their own recording.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from fay_ros.turns.duplex_gate import DuplexSettings
 from fay_ros.hearing.echo import EchoCanceller, RoomEcho
 from fay_ros.hearing.mic_core import MicCore
+from fay_ros.turns.duplex_gate import DuplexSettings
 from synthetic_speech import silence, speak
 
 RATE = 16000
 CHUNK = 480
 TTS_RATE = 22050
-BLOCK = 441                        # the tts node's 20 ms output block at espeak-ng's rate
-ROBOT_TEXT = ("I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
-              "and warm in the afternoon, so you can go for a walk.")
+BLOCK = 441  # the tts node's 20 ms output block at espeak-ng's rate
+ROBOT_TEXT = (
+    "I am the robot and I am talking about the weather for a while now. It will be sunny tomorrow "
+    "and warm in the afternoon, so you can go for a walk."
+)
 # What else the robot says in the "does it hold or stop on its own voice?" checks (text, voice).
 ROBOT_TEXTS = [
     (ROBOT_TEXT, "en-us"),
-    ("Good morning! Today I would like to tell you a short story about a little cat who lived by the sea "
-     "and loved to watch the boats.", "en-us"),
-    ("Your meeting with Anna is at three o'clock. Don't forget to bring the report, and remember that the "
-     "office moved to the second floor.", "en-us"),
-    ("Sure! Here are three ideas for dinner: a tomato soup, a rice bowl with vegetables, or pasta with "
-     "mushrooms. Which one do you like?", "en-us"),
+    (
+        "Good morning! Today I would like to tell you a short story about a little cat who lived by the sea "
+        "and loved to watch the boats.",
+        "en-us",
+    ),
+    (
+        "Your meeting with Anna is at three o'clock. Don't forget to bring the report, and remember that the "
+        "office moved to the second floor.",
+        "en-us",
+    ),
+    (
+        "Sure! Here are three ideas for dinner: a tomato soup, a rice bowl with vegetables, or pasta with "
+        "mushrooms. Which one do you like?",
+        "en-us",
+    ),
     ("今天天气很好，下午有一点风。你可以出去散步，晚上记得早点休息。", "cmn-latn-pinyin"),
     ("我记得你喜欢喝茶。要不要我给你讲一个关于茶的小故事？从前有一个老人，他每天早上都在山上种茶。", "cmn-latn-pinyin"),
-    ("Well, that depends. If you want something quick, try an omelette; if you have time, a curry is lovely.",
-     "en-us"),
+    ("Well, that depends. If you want something quick, try an omelette; if you have time, a curry is lovely.", "en-us"),
     ("Hmm. Let me think. Yes! I remember now: you told me your sister lives in Berlin, right?", "en-us"),
     ("Okay. Stopping now. Bye bye, see you tomorrow, and sleep well!", "en-gb"),
     ("Three, two, one. Go! That was fast. Shall we try it again, a little slower this time?", "en-us"),
@@ -54,10 +65,11 @@ SETTINGS = DuplexSettings(barge_in=True, min_ms=600, window_ms=1000)
 class Heard:
     """What the gate decided, in seconds after the person's first sound (after `at_s` when
     there is no person)."""
+
     interrupts: list[float] = field(default_factory=list)
-    talk_over: list[tuple[bool, float]] = field(default_factory=list)   # (hold?, when)
-    clips: list[np.ndarray] = field(default_factory=list)               # what was said, at each release
-    unjudged_chunks: int = 0   # chunks the gate did not judge for a late played block (MicCore)
+    talk_over: list[tuple[bool, float]] = field(default_factory=list)  # (hold?, when)
+    clips: list[np.ndarray] = field(default_factory=list)  # what was said, at each release
+    unjudged_chunks: int = 0  # chunks the gate did not judge for a late played block (MicCore)
     released_from: list[float] = field(default_factory=list)  # at each barge-in: where the audio it releases begins
 
 
@@ -89,9 +101,18 @@ def silenced_at(played: list, after: float) -> float:
     raise AssertionError("the robot's audio never stopped")
 
 
-def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robot_text: str = ROBOT_TEXT,
-              robot_voice: str = "en-us", settings: DuplexSettings = SETTINGS, room: tuple[float, float] = (-3.0, 50.0),
-              late_share: float = 0.0, late_by_s: float = 0.08) -> Heard:
+def robot_mix(
+    person: np.ndarray | None,
+    at_s: float,
+    *,
+    echo: bool = True,
+    robot_text: str = ROBOT_TEXT,
+    robot_voice: str = "en-us",
+    settings: DuplexSettings = SETTINGS,
+    room: tuple[float, float] = (-3.0, 50.0),
+    late_share: float = 0.0,
+    late_by_s: float = 0.08,
+) -> Heard:
     """The robot says `robot_text` from t=0; the person's recording starts at `at_s`; `room`:
     the echo's level under the played audio (dB) and its delay (ms). The played blocks come
     50 ms ahead of their time, except, with `late_share`, at that share of the chunks (seeded):
@@ -100,15 +121,14 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
     rng = np.random.default_rng(0)
     late_until = 0.0
     robot = speak(robot_text, robot_voice, rate=TTS_RATE)
-    core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None,
-                   room_echo=RoomEcho(*room))
+    core = MicCore(RATE, duplex=settings, echo=EchoCanceller(RATE, 30) if echo else None, room_echo=RoomEcho(*room))
     t0, fed = 10.0, 0
     core.set_robot_speaking(True, t0)
     wav = silence(len(robot) / TTS_RATE + 0.5)
     onset = at_s
     if person is not None:
         at = int(at_s * RATE)
-        wav[at:at + len(person)] = (PERSON_GAIN * person[:len(wav) - at]).astype(np.int16)
+        wav[at : at + len(person)] = (PERSON_GAIN * person[: len(wav) - at]).astype(np.int16)
         onset += first_sound(person)
     heard = Heard()
     for i in range(0, len(wav) - CHUNK + 1, CHUNK):
@@ -116,11 +136,11 @@ def robot_mix(person: np.ndarray | None, at_s: float, *, echo: bool = True, robo
         if late_share and now > late_until and rng.random() < late_share:
             late_until = now + rng.uniform(0.06, 0.15)
         horizon = now + 0.05 if now > late_until else now + CHUNK / RATE - late_by_s
-        while fed < len(robot) and t0 + fed / TTS_RATE < horizon:   # played blocks come just ahead
-            core.add_played(robot[fed:fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
+        while fed < len(robot) and t0 + fed / TTS_RATE < horizon:  # played blocks come just ahead
+            core.add_played(robot[fed : fed + BLOCK], TTS_RATE, t0 + fed / TTS_RATE)
             fed += BLOCK
-        out = core.process(wav[i:i + CHUNK], now, now, captured=now)   # (stamp: the capture time)
-        decided = (i + CHUNK) / RATE - onset     # a decision is made at the end of its chunk
+        out = core.process(wav[i : i + CHUNK], now, now, captured=now)  # (stamp: the capture time)
+        decided = (i + CHUNK) / RATE - onset  # a decision is made at the end of its chunk
         if out.interrupt:
             heard.interrupts.append(decided)
             heard.released_from.append(out.chunks[0][1] - t0 - onset)

@@ -4,6 +4,7 @@ Used by the tests and the benchmarks (bench/run.py puts test/ on sys.path); no r
 speech ships with the project. Voices: en-us, cmn-latn-pinyin (Mandarin; plain `cmn` is broken
 on Debian 12), ko.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -20,8 +21,9 @@ def speak(text: str, voice: str, rate: int = ASR_RATE, speed: int = 160) -> np.n
     """Synthesize `text`; int16 mono samples at `rate`."""
     with tempfile.TemporaryDirectory(prefix="fay_speak_") as tmp:
         raw = Path(tmp) / "speech.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(raw), text], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(raw), text], check=True, capture_output=True
+        )
         wav = read_wav(raw)
     return resample(wav.samples, wav.sample_rate, rate)
 

@@ -1,4 +1,5 @@
 """`fay-ros action`: the tuner's tool, run as a real subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -6,16 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fay_ros.action import RULES_FILE, LEXICON_FILE, default_table_path
+from fay_ros.action import LEXICON_FILE, RULES_FILE, default_table_path
 from fay_ros.action.rules import RULE_COLUMNS
 
 HEADER = ",".join(RULE_COLUMNS)
-FAY_RULES = Path(__file__).parent / "data" / "fay" / "action_rules.csv"   # Fay's layout, written for the tests
+FAY_RULES = Path(__file__).parent / "data" / "fay" / "action_rules.csv"  # Fay's layout, written for the tests
 
 
 def fay_ros(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "action", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "action", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_prints_the_cue_as_json_with_keywords_and_sentiment():
@@ -47,10 +49,13 @@ def test_check_accepts_the_shipped_tables():
 
 def test_check_names_file_line_and_problem_of_every_bad_row(tmp_path):
     bad = tmp_path / "bad_rules.csv"
-    bad.write_text(HEADER + "\n"
-                   "greeting.hello,wave,smile,0.7,70,0.6,你好|hello\n"
-                   "farewell.bye,wave,warm,0.7,70,0.3,再见,bye\n"
-                   "warn.x,warn,serious,2,90,0,小心\n", encoding="utf-8")
+    bad.write_text(
+        HEADER + "\n"
+        "greeting.hello,wave,smile,0.7,70,0.6,你好|hello\n"
+        "farewell.bye,wave,warm,0.7,70,0.3,再见,bye\n"
+        "warn.x,warn,serious,2,90,0,小心\n",
+        encoding="utf-8",
+    )
     lexicon = tmp_path / "lexicon.csv"
     lexicon.write_text("kind,term,weight\nword,开心,5\n", encoding="utf-8")
     out = fay_ros("--check", str(bad), str(lexicon))
@@ -76,8 +81,10 @@ def test_check_accepts_fays_table_and_warns_about_words_no_consumer_maps(tmp_pat
     own.write_text(HEADER + "\nshow.dance,dance,smile,0.5,50,1.8,跳舞\n", encoding="utf-8")
     out = fay_ros("--check", str(own))
     assert out.returncode == 0, out.stderr
-    assert (f"warning: {own}:2: behavior 'dance' is not in the shared vocabulary: consumers that do not map it "
-            "use their default") in out.stdout
+    assert (
+        f"warning: {own}:2: behavior 'dance' is not in the shared vocabulary: consumers that do not map it "
+        "use their default"
+    ) in out.stdout
 
 
 def test_policy_no_match_and_explain_options():

@@ -5,6 +5,7 @@ config/action_rules.csv: the same header and codes, Fay's behaviors and affects 
 fay_ros' original vocabulary, sentimentHint values beyond -1..1 (1.6, -1.2), and the rule Fay's
 "standard action" doc gives as its example ("这边请" -> guidance.invite, invite, warm, 0.74, 82).
 """
+
 from __future__ import annotations
 
 import csv
@@ -23,8 +24,9 @@ FAY_AFFECTS = {"curious", "sorry"}
 
 @pytest.fixture(scope="module")
 def fay_engine() -> CueEngine:
-    return CueEngine(load_rules(FAY_RULES), load_lexicon(default_table_path(LEXICON_FILE)), policy="fay",
-                     no_match="none")
+    return CueEngine(
+        load_rules(FAY_RULES), load_lexicon(default_table_path(LEXICON_FILE)), policy="fay", no_match="none"
+    )
 
 
 def fay_reference(rows: list[dict[str, str]], text: str) -> str | None:
@@ -49,8 +51,9 @@ def test_the_fixture_has_fays_layout_and_every_problem_the_old_loader_refused():
     assert {r["behavior"] for r in rows} >= FAY_BEHAVIORS
     assert {r["affect"] for r in rows} >= FAY_AFFECTS
     assert {r["sentimentHint"] for r in rows} >= {"1.6", "-1.2"}
-    old_problems = (len(FAY_BEHAVIORS) + len(FAY_AFFECTS)
-                    + sum(1 for r in rows if not -1 <= float(r["sentimentHint"]) <= 1))
+    old_problems = (
+        len(FAY_BEHAVIORS) + len(FAY_AFFECTS) + sum(1 for r in rows if not -1 <= float(r["sentimentHint"]) <= 1)
+    )
     assert old_problems == 14, "the 14 problems of issue 21"
 
 
@@ -68,17 +71,22 @@ def test_fays_documented_example_comes_out_as_documented(fay_engine, text):
     # "intensity": 0.74, "priority": 82}.
     cue = fay_engine.cue(text)
     assert (cue.code, cue.behavior, cue.affect, cue.intensity, cue.priority) == (
-        "guidance.invite", "invite", "warm", 0.74, 82)
+        "guidance.invite",
+        "invite",
+        "warm",
+        0.74,
+        82,
+    )
     assert cue.sentiment_hint == 0.7
 
 
 # (sentence, the rule Fay's own matcher picks from this table)
 FAY_PHRASES = [
     ("你好呀", "greeting.hello"),
-    ("你好，欢迎光临！", "greeting.welcome"),          # more keywords (欢迎, 欢迎光临) in Fay; longer here
+    ("你好，欢迎光临！", "greeting.welcome"),  # more keywords (欢迎, 欢迎光临) in Fay; longer here
     ("拜拜，回头见", "farewell.goodbye"),
     ("没错，当然可以", "dialogue.confirm"),
-    ("不是的，不对", "dialogue.reject"),               # not dialogue.confirm's 是的
+    ("不是的，不对", "dialogue.reject"),  # not dialogue.confirm's 是的
     ("让我想想", "dialogue.think"),
     ("这是为什么呢？", "dialogue.question"),
     ("换句话说，比如这样", "dialogue.explain"),
@@ -93,8 +101,8 @@ FAY_PHRASES = [
     ("太好了，我们成功了", "emotion.celebrate"),
     ("天啊，竟然是真的", "emotion.surprise"),
     ("真遗憾，太可惜了", "emotion.sad"),
-    ("Hello, thank you!", "social.thanks"),            # 9 characters beat 5
-    ("没错，当然可以，小心", "dialogue.confirm"),        # three keywords beat priority 84
+    ("Hello, thank you!", "social.thanks"),  # 9 characters beat 5
+    ("没错，当然可以，小心", "dialogue.confirm"),  # three keywords beat priority 84
 ]
 
 
@@ -107,12 +115,15 @@ def test_fays_phrases_get_the_rule_fays_own_matcher_picks(fay_engine):
         assert cue is not None and cue.code == code, (text, fay_engine.analyse(text).match.explain())
 
 
-@pytest.mark.parametrize("text, fay_picks, expected", [
-    ("This is the history of it.", "greeting.hello", None),        # "hi" inside "this", "history"
-    ("I know the way.", "dialogue.reject", None),                   # "no" inside "know"
-    ("Ship it now.", "dialogue.reject", None),                      # "hi" in "ship", "no" in "now"
-    ("我一点也不难过", "emotion.sad", None),                          # negated
-])
+@pytest.mark.parametrize(
+    "text, fay_picks, expected",
+    [
+        ("This is the history of it.", "greeting.hello", None),  # "hi" inside "this", "history"
+        ("I know the way.", "dialogue.reject", None),  # "no" inside "know"
+        ("Ship it now.", "dialogue.reject", None),  # "hi" in "ship", "no" in "now"
+        ("我一点也不难过", "emotion.sad", None),  # negated
+    ],
+)
 def test_word_boundaries_and_negation_are_kept_under_the_fay_policy(fay_engine, text, fay_picks, expected):
     with FAY_RULES.open(encoding="utf-8", newline="") as f:
         assert fay_reference(list(csv.DictReader(f)), text) == fay_picks

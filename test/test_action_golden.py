@@ -5,10 +5,11 @@ The set is also the workload of bench/bench_action.py, which measures both match
 it (`score`). Its rows expecting "idle" are traps: no rule may fire there (a keyword inside
 another word, a negated keyword, no keyword at all).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
@@ -56,7 +57,7 @@ GOLDEN: list[tuple[str, str, str]] = [
     ("嗯，好问题，我想一想。", "think", "thinking"),
     ("Hmm, let me think about that.", "think", "thinking"),
     ("Good question, I wonder why.", "think", "thinking"),
-    ("你是不是累了？", "think", "neutral"),          # an A-not-A question, not a denial
+    ("你是不是累了？", "think", "neutral"),  # an A-not-A question, not a denial
     # agree / nod
     ("是的，没错。", "nod", "smile"),
     ("好的，没问题。", "nod", "smile"),
@@ -64,7 +65,7 @@ GOLDEN: list[tuple[str, str, str]] = [
     ("Sure, I can do that.", "nod", "smile"),
     ("You're right about that.", "nod", "smile"),
     # disagree / shake
-    ("不是的，我没有这么说。", "shake", "serious"),   # 不是的 wins over 是的 (longest match)
+    ("不是的，我没有这么说。", "shake", "serious"),  # 不是的 wins over 是的 (longest match)
     ("不对，答案是四十二。", "shake", "serious"),
     ("No, that's not what I meant.", "shake", "serious"),
     ("I don't think so.", "shake", "serious"),
@@ -81,7 +82,7 @@ GOLDEN: list[tuple[str, str, str]] = [
     ("Congratulations on your new job!", "celebrate", "excited"),
     ("Happy birthday to you!", "celebrate", "excited"),
     ("Hooray, we did it!", "celebrate", "excited"),
-    ("I can't wait to see it!", "celebrate", "excited"),   # not "I can't" (refuse): longest wins
+    ("I can't wait to see it!", "celebrate", "excited"),  # not "I can't" (refuse): longest wins
     # comfort / sad
     ("别难过，一切都会好起来的。", "comfort", "warm"),
     ("没关系，我陪着你。", "comfort", "warm"),
@@ -112,21 +113,21 @@ GOLDEN: list[tuple[str, str, str]] = [
     ("I'm afraid not, that's not allowed.", "refuse", "serious"),
     ("I can't share that information.", "refuse", "serious"),
     # Latin word boundaries: no keyword fires inside another word
-    ("This is the history of the city.", "idle", "neutral"),     # hi
-    ("I know the answer.", "idle", "neutral"),                   # no
-    ("The token is hidden in the photo.", "idle", "neutral"),    # ok, hi
-    ("Ship the byte array now.", "idle", "neutral"),             # hi, bye
-    ("Ohio is a state.", "idle", "neutral"),                     # hi
-    ("HELLO FROM THE LAB", "wave", "smile"),                     # case-insensitive
-    ("ＯＫ，这边请！", "invite", "warm"),                        # full-width letters
+    ("This is the history of the city.", "idle", "neutral"),  # hi
+    ("I know the answer.", "idle", "neutral"),  # no
+    ("The token is hidden in the photo.", "idle", "neutral"),  # ok, hi
+    ("Ship the byte array now.", "idle", "neutral"),  # hi, bye
+    ("Ohio is a state.", "idle", "neutral"),  # hi
+    ("HELLO FROM THE LAB", "wave", "smile"),  # case-insensitive
+    ("ＯＫ，这边请！", "invite", "warm"),  # full-width letters
     # negation: a negated keyword does not count, a negated feeling flips
     ("我不是很开心。", "idle", "sad"),
     ("我一点也不难过。", "idle", "smile"),
     ("I'm not happy about this.", "idle", "sad"),
     ("It is not dangerous.", "idle", "smile"),
-    ("这不太好吧。", "idle", "sad"),                              # 好吧 (agree) negated
-    ("I'm not sure.", "idle", "neutral"),                         # sure (agree) negated
-    ("他特别好。", "idle", "smile"),                              # 特别 is no negation
+    ("这不太好吧。", "idle", "sad"),  # 好吧 (agree) negated
+    ("I'm not sure.", "idle", "neutral"),  # sure (agree) negated
+    ("他特别好。", "idle", "smile"),  # 特别 is no negation
     # no rule: the default follows sentiment
     ("今天是星期三。", "idle", "neutral"),
     ("The meeting starts at three.", "idle", "neutral"),
@@ -139,9 +140,9 @@ GOLDEN: list[tuple[str, str, str]] = [
 
 @dataclass(frozen=True)
 class Score:
-    correct: int          # rows whose (behavior, affect) is the expected one
+    correct: int  # rows whose (behavior, affect) is the expected one
     rows: int
-    misfires: int         # trap rows where a rule fired
+    misfires: int  # trap rows where a rule fired
     traps: int
 
 
@@ -164,6 +165,7 @@ def engine_pick(engine: CueEngine) -> Callable[[str], tuple[str, str] | None]:
     def pick(text: str) -> tuple[str, str] | None:
         cue = engine.cue(text)
         return (cue.behavior, cue.affect) if cue else None
+
     return pick
 
 

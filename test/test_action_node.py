@@ -1,4 +1,5 @@
 """action_semantics as a real node process on a real DDS graph."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,9 @@ HEADER = ",".join(RULE_COLUMNS)
 
 
 def utterance(conversation: str, seq: int, text: str, *, sec: int = 100, is_end: bool = False) -> Utterance:
-    msg = Utterance(conversation_id=conversation, seq=seq, text=text, is_first=seq == 0, is_end=is_end,
-                    user_id="user", source="llm")
+    msg = Utterance(
+        conversation_id=conversation, seq=seq, text=text, is_first=seq == 0, is_end=is_end, user_id="user", source="llm"
+    )
     msg.header.stamp.sec, msg.header.stamp.nanosec = sec, 250_000_000
     msg.header.frame_id = "dialogue"
     return msg
@@ -46,12 +48,20 @@ def connect(ros, topic: str, msg_type):
     def ours(infos) -> bool:
         return any(i.node_name == "action_semantics" for i in infos)
 
-    wait_until(lambda: ours(ros.node.get_subscriptions_info_by_topic(topic_name))
-               and ours(ros.node.get_publishers_info_by_topic(cue_name)),
-               message=f"action_semantics subscribing {topic_name} and publishing {cue_name}")
-    wait_until(lambda: pub.get_subscription_count() >= len(ros.node.get_subscriptions_info_by_topic(topic_name))
-               and cue_sub.get_publisher_count() >= len(ros.node.get_publishers_info_by_topic(cue_name)),
-               message="publisher and collector matched")
+    wait_until(
+        lambda: (
+            ours(ros.node.get_subscriptions_info_by_topic(topic_name))
+            and ours(ros.node.get_publishers_info_by_topic(cue_name))
+        ),
+        message=f"action_semantics subscribing {topic_name} and publishing {cue_name}",
+    )
+    wait_until(
+        lambda: (
+            pub.get_subscription_count() >= len(ros.node.get_subscriptions_info_by_topic(topic_name))
+            and cue_sub.get_publisher_count() >= len(ros.node.get_publishers_info_by_topic(cue_name))
+        ),
+        message="publisher and collector matched",
+    )
     return pub, cues
 
 
@@ -62,10 +72,10 @@ def test_reply_utterance_becomes_action_cue(ros, launch_node):
     pub, cues = connect(ros, topics.REPLY, Utterance)
     subscribed = [name for name, _ in ros.node.get_subscriber_names_and_types_by_node("action_semantics", "/fay")]
     assert ros.resolve(topics.REPLY) in subscribed
-    assert ros.resolve(topics.SPEECH_FINAL) not in subscribed          # transcripts are off by default
+    assert ros.resolve(topics.SPEECH_FINAL) not in subscribed  # transcripts are off by default
 
     pub.publish(utterance("turn-7", 0, "好的，这边请！", sec=1234))
-    pub.publish(utterance("turn-7", 1, "", is_end=True))          # bare end marker: no cue
+    pub.publish(utterance("turn-7", 1, "", is_end=True))  # bare end marker: no cue
     pub.publish(utterance("turn-8", 0, "I know this is the history of Ohio."))
     pub.publish(utterance("turn-8", 1, "不是的，我不是很开心。", is_end=True))
     got = cues.wait_for_count(3)
@@ -79,15 +89,18 @@ def test_reply_utterance_becomes_action_cue(ros, launch_node):
     assert invite.sentiment == pytest.approx(1.3 / 4)
     assert invite.text == "好的，这边请！"
     assert (invite.header.stamp.sec, invite.header.stamp.nanosec, invite.header.frame_id) == (
-        1234, 250_000_000, "dialogue")
+        1234,
+        250_000_000,
+        "dialogue",
+    )
 
-    boundary = got[1]                       # "hi" in this/history/Ohio, "no" in know: none fire
+    boundary = got[1]  # "hi" in this/history/Ohio, "no" in know: none fire
     assert (boundary.code, boundary.behavior, boundary.affect) == ("default.neutral", "idle", "neutral")
     assert list(boundary.matched_keywords) == []
 
     assert (last.code, last.behavior) == ("response.disagree", "shake")
     assert list(last.matched_keywords) == ["不是的"]
-    assert last.sentiment == pytest.approx(-0.5)      # 开心 negated
+    assert last.sentiment == pytest.approx(-0.5)  # 开心 negated
 
 
 def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node, tmp_path):
@@ -104,10 +117,18 @@ def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node,
 
     def table_status(level: bytes, text: str) -> str:
         """The message of the node's status about its tables, at `level`, that says `text`."""
-        return statuses.wait_for(lambda arrays: next((s.message for a in arrays for s in a.status
-                                                      if s.name == "fay/action_semantics: tables"
-                                                      and s.level == level and text in s.message), None),
-                                 what=f"a tables status saying {text!r}")
+        return statuses.wait_for(
+            lambda arrays: next(
+                (
+                    s.message
+                    for a in arrays
+                    for s in a.status
+                    if s.name == "fay/action_semantics: tables" and s.level == level and text in s.message
+                ),
+                None,
+            ),
+            what=f"a tables status saying {text!r}",
+        )
 
     def cue_for(conversation: str, text: str) -> ActionCue:
         pub.publish(utterance(conversation, 0, text))
@@ -115,8 +136,9 @@ def test_tables_reload_and_a_bad_table_keeps_the_last_good_one(ros, launch_node,
 
     assert cue_for("c1", "一个苹果").code == "fruit.apple"
 
-    replace_file(rules, HEADER + "\nfruit.apple,celebrate,excited,0.9,60,0.5,apple|苹果\n"
-                                 "fruit.pear,nod,warm,0.4,40,0,pear\n")
+    replace_file(
+        rules, HEADER + "\nfruit.apple,celebrate,excited,0.9,60,0.5,apple|苹果\nfruit.pear,nod,warm,0.4,40,0,pear\n"
+    )
     table_status(DiagnosticStatus.OK, f"{rules}: reloaded: 2 rules")
     assert (cue_for("c2", "一个苹果").behavior, cue_for("c3", "a pear").code) == ("celebrate", "fruit.pear")
 
@@ -141,7 +163,7 @@ def test_final_transcripts_give_cues_when_enabled(ros, launch_node):
     pub, cues = connect(ros, topics.SPEECH_FINAL, Transcript)
     heard = Transcript(user_id="user", text="Thank you so much!", is_final=True, language="en")
     heard.header.stamp.sec, heard.header.stamp.nanosec = 123, 4500
-    pub.publish(Transcript(user_id="user", text="  ", is_final=True))       # nothing said: no cue
+    pub.publish(Transcript(user_id="user", text="  ", is_final=True))  # nothing said: no cue
     pub.publish(heard)
     cue = cues.wait_for_count(1)[0]
     assert cue.utterance_id == "transcript:123.000004500"
@@ -149,11 +171,14 @@ def test_final_transcripts_give_cues_when_enabled(ros, launch_node):
     assert len(cues.messages) == 1
 
 
-@pytest.mark.parametrize("params, reason", [
-    ({"reload_period": -1.0}, "parameter 'reload_period'"),
-    ({"rules_file": "BAD"}, ":2: intensity 7 is outside 0..1"),
-    ({"lexicon_file": "/nonexistent/lexicon.csv"}, "/nonexistent/lexicon.csv: file not found"),
-])
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"reload_period": -1.0}, "parameter 'reload_period'"),
+        ({"rules_file": "BAD"}, ":2: intensity 7 is outside 0..1"),
+        ({"lexicon_file": "/nonexistent/lexicon.csv"}, "/nonexistent/lexicon.csv: file not found"),
+    ],
+)
 def test_bad_configuration_stops_the_node_with_the_reason(launch_node, tmp_path, params, reason):
     if params.get("rules_file") == "BAD":
         bad = tmp_path / "rules.csv"
@@ -168,19 +193,33 @@ def test_an_utterance_with_a_cue_gets_that_cue_instead_of_the_derived_one(ros, l
     node = launch_node(NODE, {"reload_period": 0.0})
     node.wait_ready()
     pub, cues = connect(ros, topics.REPLY, Utterance)
-    given = ActionCue(code="custom.bow", behavior="bow", affect="warm", intensity=0.4, priority=95, sentiment=0.25,
-                      matched_keywords=["given"], utterance_id="ignored", text="")
+    given = ActionCue(
+        code="custom.bow",
+        behavior="bow",
+        affect="warm",
+        intensity=0.4,
+        priority=95,
+        sentiment=0.25,
+        matched_keywords=["given"],
+        utterance_id="ignored",
+        text="",
+    )
     first = utterance("say-1", 0, "好的，这边请！", sec=77)
     first.cue = [given]
     pub.publish(first)
-    pub.publish(utterance("say-1", 1, "好的，这边请！", is_end=True))   # no cue given: derived
+    pub.publish(utterance("say-1", 1, "好的，这边请！", is_end=True))  # no cue given: derived
     labelled = utterance("say-2", 0, "Hello.")
     labelled.cue = [ActionCue(code="custom.nod", behavior="nod", affect="smile", text="its own text")]
     pub.publish(labelled)
     got = {m.utterance_id: m for m in cues.wait_for_count(3)}
     cue = got["say-1:0"]
     assert (cue.code, cue.behavior, cue.affect, cue.priority, list(cue.matched_keywords)) == (
-        "custom.bow", "bow", "warm", 95, ["given"])
+        "custom.bow",
+        "bow",
+        "warm",
+        95,
+        ["given"],
+    )
     assert cue.intensity == pytest.approx(0.4) and cue.sentiment == pytest.approx(0.25)
     assert cue.text == "好的，这边请！", "text filled from the utterance when the cue has none"
     assert (cue.header.stamp.sec, cue.header.stamp.nanosec, cue.header.frame_id) == (77, 250_000_000, "dialogue")
@@ -246,9 +285,14 @@ def test_reload_period_and_cue_transcripts_are_live(ros, launch_node, tmp_path):
     [taken] = ros.set_parameters("action_semantics", reload_period=0.1)
     assert taken.successful, taken.reason
     replace_file(rules, HEADER + "\nfruit.apple,praise,smile,0.6,50,0.5,apple\nfruit.pear,nod,warm,0.4,40,0,pear\n")
-    statuses.wait_for(lambda arrays: any(s.name == "fay/action_semantics: tables" and f"{rules}: reloaded: 2 rules"
-                                         in s.message for a in arrays for s in a.status),
-                      what="the edited table reloaded")
+    statuses.wait_for(
+        lambda arrays: any(
+            s.name == "fay/action_semantics: tables" and f"{rules}: reloaded: 2 rules" in s.message
+            for a in arrays
+            for s in a.status
+        ),
+        what="the edited table reloaded",
+    )
 
     [taken] = ros.set_parameters("action_semantics", cue_transcripts=False)
     assert taken.successful, taken.reason

@@ -10,21 +10,21 @@ rules when the classifier talks nonsense); the task is cancelled, the action too
 goal, the robot stand-in reports the goal canceled, task/progress says cancelled, the persona's
 task_cancelled line is spoken, and no task result follows.
 """
+
 from __future__ import annotations
 
 import json
 
 import pytest
-
-import dialogue_fake_llm as fake
 from diagnostic_msgs.msg import DiagnosticStatus
-from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe, write_tools_file
 from std_msgs.msg import String
 
+import dialogue_fake_llm as fake
+from fay_msgs.msg import Transcript, Utterance
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.persona import Persona
+from harness import NodeProcess, RosProbe, write_tools_file
 
 ORDER = 1000  # >= robot_server.HOLD: the goal holds after its first feedback until cancelled
 TOOL = "ros_action_fibonacci"
@@ -63,11 +63,22 @@ class Rig:
         self.robot.wait_ready(probe=self.probe)
         self.events = self.probe.collect(String, "/robot/events")
         self.probe.wait_for_publishers("/robot/events")
-        self.dialogue = NodeProcess("fay_ros.nodes.dialogue", {
-            "base_url": self.small.base_url, "model": "small-scripted", "big_base_url": self.big.base_url,
-            "big_model": "big-scripted", "background_tasks": "dual", "model_profile": "capable",
-            "memory": False, "qa_file": "none", "first_token_timeout": 10.0, "tool_timeout": 120.0,
-            "tools_file": str(tools_file)})
+        self.dialogue = NodeProcess(
+            "fay_ros.nodes.dialogue",
+            {
+                "base_url": self.small.base_url,
+                "model": "small-scripted",
+                "big_base_url": self.big.base_url,
+                "big_model": "big-scripted",
+                "background_tasks": "dual",
+                "model_profile": "capable",
+                "memory": False,
+                "qa_file": "none",
+                "first_token_timeout": 10.0,
+                "tool_timeout": 120.0,
+                "tools_file": str(tools_file),
+            },
+        )
         self.dialogue.wait_ready(probe=self.probe)
         self.replies = self.probe.collect(Utterance, topics.REPLY)
         self.progress = self.probe.collect(DiagnosticStatus, topics.TASK_PROGRESS)
@@ -83,16 +94,17 @@ class Rig:
             collector.clear()
 
     def say(self, text: str) -> None:
-        self.text_input.publish(Transcript(text=text, user_id="alice", language="en", is_final=True,
-                                           confidence=1.0))
+        self.text_input.publish(Transcript(text=text, user_id="alice", language="en", is_final=True, confidence=1.0))
 
     def reply_of(self, source: str, what: str) -> list[Utterance]:
         """The pieces of the first complete reply stream with this source."""
+
         def complete(msgs: list[Utterance]) -> list[Utterance] | None:
             end = next((m for m in msgs if m.source == source and m.is_end), None)
             if end is None:
                 return None
             return [m for m in msgs if m.conversation_id == end.conversation_id and m.source == source]
+
         return self.replies.wait_for(complete, what=what)
 
     def close(self) -> None:
@@ -129,7 +141,8 @@ def start_held_goal(rig: Rig) -> Utterance:
     # the goal runs at the stand-in, and the task reports that tool as running
     rig.events.wait_for_match(lambda m: m.data == f"goal {ORDER}", what=f"the stand-in executing goal {ORDER}")
     running = rig.progress.wait_for_match(
-        lambda s: values(s)["state"] == "running" and values(s)["tool"] == TOOL, what="the task running the tool")
+        lambda s: values(s)["state"] == "running" and values(s)["tool"] == TOOL, what="the task running the tool"
+    )
     assert values(running)["user"] == "alice" and values(running)["conversation_id"] == filler.conversation_id
     assert call.started.is_set() and len(rig.big.requests) == 1, "one tool-loop step so far"
     assert rig.big.requests[0]["model"] == "big-scripted"
@@ -145,8 +158,9 @@ def check_cancelled(rig: Rig, filler: Utterance, next_reply: str) -> None:
     # the stand-in saw the cancel and ended the goal canceled (never succeeded)
     rig.events.wait_for_match(lambda m: m.data == "goal canceled", what="the goal canceled at the stand-in")
     assert [m.data for m in rig.events.messages][:3] == [f"goal {ORDER}", "cancel requested", "goal canceled"]
-    cancelled = rig.progress.wait_for_match(lambda s: values(s)["state"] == "cancelled",
-                                            what="the cancelled report on task/progress")
+    cancelled = rig.progress.wait_for_match(
+        lambda s: values(s)["state"] == "cancelled", what="the cancelled report on task/progress"
+    )
     assert cancelled.level == DiagnosticStatus.WARN and values(cancelled)["tool"] == TOOL
     assert values(cancelled)["conversation_id"] == filler.conversation_id
     assert values(cancelled)["step"] == "0", "the tool never finished"
@@ -156,8 +170,9 @@ def check_cancelled(rig: Rig, filler: Utterance, next_reply: str) -> None:
     rig.say("Thanks anyway.")
     [after] = [m for m in rig.reply_of("llm", "the reply to the next message") if m.text]
     assert after.text == next_reply
-    assert not [m for m in rig.replies.messages if m.source in ("task", "fallback")], \
-        [(m.source, m.text) for m in rig.replies.messages]
+    assert not [m for m in rig.replies.messages if m.source in ("task", "fallback")], [
+        (m.source, m.text) for m in rig.replies.messages
+    ]
     assert len(rig.big.requests) == 1, "no tool-loop step after the cancel"
     assert not any(m.data == "goal succeeded" for m in rig.events.messages)
 

@@ -6,6 +6,7 @@ point of setup.py is an executable in lib/fay_ros that runs its module's functio
 source tree (so edits take effect without a reinstall); every data file is linked from
 share/ to the source, found the way `ros2 launch` looks for launch files.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -32,8 +33,9 @@ pytestmark = pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs the
 
 def _env_after(script: str, env: dict[str, str]) -> dict[str, str]:
     """The environment after `script` runs in bash with `env` (e.g. sourcing bin/activate)."""
-    out = subprocess.run(["bash", "-c", f"{script} && env -0", "bash", str(VENV)], env=env, capture_output=True,
-                         timeout=30, check=True)
+    out = subprocess.run(
+        ["bash", "-c", f"{script} && env -0", "bash", str(VENV)], env=env, capture_output=True, timeout=30, check=True
+    )
     return dict(item.split("=", 1) for item in out.stdout.decode().split("\0") if "=" in item)
 
 
@@ -65,10 +67,18 @@ def test_activate_puts_the_venv_first_on_ament_prefix_path_and_deactivate_restor
 
 def test_ament_index_resolves_fay_ros_to_the_venv(activated_env):
     env, _other = activated_env
-    code = ("from ament_index_python.packages import get_package_prefix, get_package_share_directory\n"
-            "print(get_package_prefix('fay_ros')); print(get_package_share_directory('fay_ros'))")
-    out = subprocess.run([env.get("VIRTUAL_ENV", str(VENV)) + "/bin/python", "-c", code], env=env, cwd="/",
-                         capture_output=True, text=True, timeout=60)
+    code = (
+        "from ament_index_python.packages import get_package_prefix, get_package_share_directory\n"
+        "print(get_package_prefix('fay_ros')); print(get_package_share_directory('fay_ros'))"
+    )
+    out = subprocess.run(
+        [env.get("VIRTUAL_ENV", str(VENV)) + "/bin/python", "-c", code],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(VENV), str(SHARE)]
 
@@ -76,16 +86,20 @@ def test_ament_index_resolves_fay_ros_to_the_venv(activated_env):
 def test_the_launch_file_is_found_the_way_ros2_launch_looks_for_it():
     # ros2launch's get_share_file_path_from_package: os.walk over the share directory, which
     # does not descend into linked folders (hence files linked one by one).
-    found = [Path(folder) / "companion.launch.py" for folder, _dirs, files in os.walk(SHARE)
-             if "companion.launch.py" in files]
+    found = [
+        Path(folder) / "companion.launch.py"
+        for folder, _dirs, files in os.walk(SHARE)
+        if "companion.launch.py" in files
+    ]
     assert found == [SHARE / "launch" / "companion.launch.py"]
     assert found[0].samefile(REPO / "launch" / "companion.launch.py")
 
 
 def _declared_data_files() -> dict[Path, Path]:
     """setup.py's data_files: installed path (relative to the prefix) -> source file."""
-    import setuptools  # noqa: F401 - `distutils` below is then setuptools' own
     from distutils.core import run_setup
+
+    import setuptools  # noqa: F401 - `distutils` below is then setuptools' own
 
     cwd = os.getcwd()
     os.chdir(REPO)
@@ -99,8 +113,12 @@ def _declared_data_files() -> dict[Path, Path]:
 def test_every_data_file_is_linked_to_the_source_tree():
     data = _declared_data_files()
     assert Path("share/ament_index/resource_index/packages/fay_ros") in data
-    assert {p.parts[2] for p in data if p.parts[:2] == ("share", "fay_ros")} >= {"package.xml", "launch", "config",
-                                                                                  "web"}
+    assert {p.parts[2] for p in data if p.parts[:2] == ("share", "fay_ros")} >= {
+        "package.xml",
+        "launch",
+        "config",
+        "web",
+    }
     for installed, source in data.items():
         path = VENV / installed
         assert path.is_symlink() and path.resolve() == source.resolve(), f"{installed}: not a link to {source}"
@@ -120,8 +138,12 @@ def test_every_entry_point_is_an_executable_in_lib_fay_ros_running_its_module():
         assert shutil.which(name, path=str(LIB)) == str(LIB / name), f"lib/fay_ros/{name} missing or not executable"
     cli = subprocess.run([str(LIB / "fay-ros"), "--help"], capture_output=True, text=True, timeout=60, cwd="/")
     assert cli.returncode == 0 and cli.stdout.startswith("usage: fay-ros"), cli.stdout + cli.stderr
-    probes = {name: subprocess.Popen([str(LIB / name), *REFUSED_ROS_ARGS], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, cwd="/") for name in nodes}
+    probes = {
+        name: subprocess.Popen(
+            [str(LIB / name), *REFUSED_ROS_ARGS], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/"
+        )
+        for name in nodes
+    }
     for name, proc in probes.items():
         _out, err = proc.communicate(timeout=120)
         module, function = nodes[name].split(":")

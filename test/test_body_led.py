@@ -1,5 +1,6 @@
 """LED mapper core: affect → colour and pattern by the table, intensity → brightness,
 sentiment fallback, the pattern line a driver parses, and the return to idle."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,13 @@ import yaml
 
 from fay_ros.body.body_cue import Cue
 from fay_ros.body.led import (
-    PATTERN_KEYS, TABLE_FILE, LedMapper, load_led_table, parse_pattern, pattern_level, with_hold,
+    PATTERN_KEYS,
+    TABLE_FILE,
+    LedMapper,
+    load_led_table,
+    parse_pattern,
+    pattern_level,
+    with_hold,
 )
 from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.vocabulary import AFFECTS
@@ -29,7 +36,7 @@ def raw():
 
 def table_color(raw, affect):
     text = raw["affects"][affect]["color"]
-    return tuple(int(text[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return tuple(int(text[i : i + 2], 16) / 255 for i in (1, 3, 5))
 
 
 def brightness(raw, intensity):
@@ -56,8 +63,9 @@ def test_intensity_sets_the_brightness(table, raw):
     assert mapper.handle(Cue("nod", "warm", 3.0), 0.0).brightness == pytest.approx(brightness(raw, 1.0))
 
 
-@pytest.mark.parametrize("sentiment,key", [(0.8, "positive"), (-0.8, "negative"), (0.0, "neutral"),
-                                           (math.nan, "neutral")])
+@pytest.mark.parametrize(
+    "sentiment,key", [(0.8, "positive"), (-0.8, "negative"), (0.0, "neutral"), (math.nan, "neutral")]
+)
 def test_unknown_affect_falls_back_by_sentiment(table, raw, sentiment, key):
     state = LedMapper(table).handle(Cue("nod", "bewildered", 0.5, sentiment=sentiment), 0.0)
     assert state.affect == raw["sentiment_fallback"][key]
@@ -76,8 +84,9 @@ def test_pattern_line_is_fixed_format_and_parses_back(table):
     assert parse_pattern(line + ";future_key=1").pattern == "blink", "unknown keys are ignored"
 
 
-@pytest.mark.parametrize("line", ["pattern=pulse", "pattern=strobe;r=1;g=1;b=1;period=1;low=0;duty=0.5;affect=x",
-                                  "garbage"])
+@pytest.mark.parametrize(
+    "line", ["pattern=pulse", "pattern=strobe;r=1;g=1;b=1;period=1;low=0;duty=0.5;affect=x", "garbage"]
+)
 def test_malformed_pattern_lines_are_refused(line):
     with pytest.raises(ValueError, match="led pattern"):
         parse_pattern(line)

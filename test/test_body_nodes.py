@@ -2,6 +2,7 @@
 ColorRGBA and the latched pattern line out; a bad table at start leaves them alive and not
 ready, saying why on /diagnostics; edits are reloaded and bad edits keep the last good table.
 (Lifecycle transitions and live parameters: test_body_live.py; sim time: test_body_sim_time.py.)"""
+
 from __future__ import annotations
 
 import struct
@@ -12,27 +13,42 @@ from std_msgs.msg import ColorRGBA, String
 from trajectory_msgs.msg import JointTrajectory
 
 from body_rig import (
-    ACTIVATE, CONFIGURE, LED_TABLE, SERVO_TABLE, SERVO_YAML, action_cue, change_state, connect, lifecycle_state,
-    motion_index, seconds, set_parameter, sync,
+    ACTIVATE,
+    CONFIGURE,
+    LED_TABLE,
+    SERVO_TABLE,
+    SERVO_YAML,
+    action_cue,
+    change_state,
+    connect,
+    lifecycle_state,
+    motion_index,
+    seconds,
+    set_parameter,
+    sync,
 )
 from fay_ros.body import led, servo
 from fay_ros.body.map_tables import default_table_path
 from fay_ros.common import qos, topics
 from harness import repeat_until, wait_until
 
+
 def find_table_status(arrays, node: str, level: bytes) -> str | None:
     """The message of the first status `node` published about its table at `level`, if any."""
-    return next((s.message for a in arrays for s in a.status
-                 if s.name == f"fay/{node}: table" and s.level == level), None)
+    return next(
+        (s.message for a in arrays for s in a.status if s.name == f"fay/{node}: table" and s.level == level), None
+    )
 
 
 def write_until_status(path, text: str, statuses, node: str, level: bytes) -> str:
     """Write the table file until `node` reports a reload at `level`: it reports each edit once,
     and its /diagnostics publisher may not have matched our subscription yet (see
     harness.repeat_until). Rewriting the same text is the same edit again (idempotent)."""
-    return repeat_until(lambda: path.write_text(text, encoding="utf-8"),
-                        lambda: find_table_status(statuses.messages, node, level),
-                        message=f"a {node} table status at level {level!r}")
+    return repeat_until(
+        lambda: path.write_text(text, encoding="utf-8"),
+        lambda: find_table_status(statuses.messages, node, level),
+        message=f"a {node} table status at level {level!r}",
+    )
 
 
 def assert_trajectory_message(msg: JointTrajectory, table) -> None:
@@ -70,8 +86,9 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
     assert_trajectory_message(invite, SERVO_TABLE)
     wire_intensity = struct.unpack("f", struct.pack("f", 0.9))[0]  # ActionCue.intensity is float32
     planned = servo.plan(SERVO_TABLE, "invite", wire_intensity, {})
-    assert [seconds(p.time_from_start) for p in invite.points] == pytest.approx([p.time for p in planned.points],
-                                                                                abs=2e-9)
+    assert [seconds(p.time_from_start) for p in invite.points] == pytest.approx(
+        [p.time for p in planned.points], abs=2e-9
+    )
     assert [list(p.positions) for p in invite.points] == [pytest.approx(p.positions) for p in planned.points]
     warm = LED_TABLE.affects["warm"]
     bright = LED_TABLE.brightness.at(wire_intensity)
@@ -101,9 +118,10 @@ def test_cues_drive_servos_and_leds_across_processes(ros, launch_node):
 
 def wait_not_ready(diagnostics, node: str) -> str:
     """The message of the node's ERROR `state` on /diagnostics (repeated every second)."""
-    array = diagnostics.wait_for_match(lambda a: any(s.name == f"fay/{node}: state" and
-                                                     s.level == DiagnosticStatus.ERROR for s in a.status),
-                                       what=f"{node} not ready on /diagnostics")
+    array = diagnostics.wait_for_match(
+        lambda a: any(s.name == f"fay/{node}: state" and s.level == DiagnosticStatus.ERROR for s in a.status),
+        what=f"{node} not ready on /diagnostics",
+    )
     return next(s.message for s in array.status if s.name == f"fay/{node}: state")
 
 
@@ -117,8 +135,9 @@ def test_a_bad_servo_table_leaves_the_node_alive_unconfigured_and_saying_where(t
     readiness = ros.readiness("servo_mapper")
     node = launch_node("fay_ros.nodes.servo_mapper", {"map_file": str(path)})
     message = wait_not_ready(diagnostics, "servo_mapper")
-    assert message.startswith(f"not ready: servo map table: {path}: behaviors.nod.keyframes[1].pose.neck: "
-                              f"unknown joint"), message
+    assert message.startswith(
+        f"not ready: servo map table: {path}: behaviors.nod.keyframes[1].pose.neck: unknown joint"
+    ), message
     assert f"(line {line})" in message
     readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False)
     assert node.alive() and lifecycle_state(ros, "servo_mapper") == "unconfigured"
@@ -144,16 +163,18 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
     path = tmp_path / "servo_map.yaml"
     path.write_text(SERVO_YAML, encoding="utf-8")
     node = launch_node("fay_ros.nodes.servo_mapper", {"map_file": str(path), "reload_period": 0.1})
-    cue_pub, (trajectories, statuses) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1),
-                                                (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
+    cue_pub, (trajectories, statuses) = connect(
+        ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1), (DiagnosticArray, topics.DIAGNOSTICS, 10, 1)
+    )
     ros.wait_for_subscribers(cue_pub)
     node.wait_ready()
     ros.wait_matched(statuses, "servo_mapper")
     sync(cue_pub, trajectories)
     nod_points = len(SERVO_TABLE.behaviors["nod"].keyframes) + 1
 
-    rejected = write_until_status(path, SERVO_YAML.replace("default: idle", "default: dance"), statuses,
-                                  "servo_mapper", DiagnosticStatus.ERROR)
+    rejected = write_until_status(
+        path, SERVO_YAML.replace("default: idle", "default: dance"), statuses, "servo_mapper", DiagnosticStatus.ERROR
+    )
     assert "NOT reloaded" in rejected and f"{path}: default: 'dance' is not a key of behaviors" in rejected
     assert "NOT reloaded" in node.output()
     assert f"{path}: default: 'dance' is not a key of behaviors" in node.output()
@@ -165,8 +186,9 @@ def test_servo_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros,
     old = trajectories.messages[marker - 1]
     assert len(old.points) == 1, "still the old default (idle)"
 
-    write_until_status(path, SERVO_YAML.replace("default: idle", "default: nod"), statuses, "servo_mapper",
-                       DiagnosticStatus.OK)
+    write_until_status(
+        path, SERVO_YAML.replace("default: idle", "default: nod"), statuses, "servo_mapper", DiagnosticStatus.OK
+    )
     cue_pub.publish(action_cue("moonwalk", "neutral", 0.5, 70, uid="c:2"))
     new = trajectories.wait_for_count(marker + 2)[marker + 1]
     assert len(new.points) == nod_points, "the new default (nod)"
@@ -178,21 +200,28 @@ def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, l
     path = tmp_path / "led_map.yaml"
     path.write_text(text, encoding="utf-8")
     node = launch_node("fay_ros.nodes.led_mapper", {"map_file": str(path), "reload_period": 0.1})
-    _cue_pub, (patterns, statuses) = connect(ros, (String, topics.LED_PATTERN, qos.LATCHED, 1),
-                                             (DiagnosticArray, topics.DIAGNOSTICS, 10, 1))
+    _cue_pub, (patterns, statuses) = connect(
+        ros, (String, topics.LED_PATTERN, qos.LATCHED, 1), (DiagnosticArray, topics.DIAGNOSTICS, 10, 1)
+    )
     node.wait_ready()
     ros.wait_matched(statuses, "led_mapper")
     assert led.parse_pattern(patterns.wait_for_count(1)[0].data).affect == LED_TABLE.idle.affect
 
-    rejected = write_until_status(path, text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"),
-                                  statuses, "led_mapper", DiagnosticStatus.ERROR)
+    rejected = write_until_status(
+        path,
+        text.replace("pattern: pulse, period: 4.0", "pattern: flicker, period: 4.0"),
+        statuses,
+        "led_mapper",
+        DiagnosticStatus.ERROR,
+    )
     assert "NOT reloaded" in rejected and f"{path}: affects.sad.pattern:" in rejected
     assert f"{path}: affects.sad.pattern:" in node.output()
 
     idle = f"idle: {{affect: {LED_TABLE.idle.affect}, brightness: 0.25}}"
     assert idle in text
-    reloaded = write_until_status(path, text.replace(idle, "idle: {affect: sad, brightness: 0.25}"), statuses,
-                                  "led_mapper", DiagnosticStatus.OK)
+    reloaded = write_until_status(
+        path, text.replace(idle, "idle: {affect: sad, brightness: 0.25}"), statuses, "led_mapper", DiagnosticStatus.OK
+    )
     assert "led map reloaded" in reloaded
     patterns.wait_for_match(lambda m: "affect=sad" in m.data, what="the new idle look")
     assert node.alive()
@@ -201,8 +230,10 @@ def test_led_mapper_reloads_edits_and_keeps_the_last_good_table(tmp_path, ros, l
 def test_servo_mapper_starts_motions_from_measured_joint_states(ros, launch_node):
     from sensor_msgs.msg import JointState
 
-    launch_node("fay_ros.nodes.servo_mapper", {"reload_period": 0.0, "joint_states_topic": "/joint_states",
-                                               "joint_state_timeout": 5.0})
+    launch_node(
+        "fay_ros.nodes.servo_mapper",
+        {"reload_period": 0.0, "joint_states_topic": "/joint_states", "joint_state_timeout": 5.0},
+    )
     cue_pub, (trajectories,) = connect(ros, (JointTrajectory, topics.SERVO_TRAJECTORY, qos.COMMANDS, 1))
     ros.wait_for_subscribers(cue_pub)
     measured = JointState(name=["head_pan", "not_a_joint"], position=[0.6, 9.0])
@@ -224,8 +255,9 @@ def test_servo_mapper_starts_motions_from_measured_joint_states(ros, launch_node
         done = len(motions(trajectories.messages))
         states.publish(measured)
         cue_pub.publish(action_cue("nod", "neutral", 0.5, 50, uid=f"js:{done}"))
-        msg = trajectories.wait_for(lambda msgs: motions(msgs)[done:], SERVO_TABLE.preemption.max_wait + 10,
-                                    what=f"nod #{done + 1}")[0]
+        msg = trajectories.wait_for(
+            lambda msgs: motions(msgs)[done:], SERVO_TABLE.preemption.max_wait + 10, what=f"nod #{done + 1}"
+        )[0]
         assert_trajectory_message(msg, SERVO_TABLE)
         return msg if msg.points[0].positions[pan] != idle_pan else None
 

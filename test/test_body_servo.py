@@ -4,6 +4,7 @@ Every trajectory is checked the way a servo controller would execute it: the cub
 curve through its points (positions + velocities) is sampled densely and must stay inside
 each joint's limits and below its maximum velocity.
 """
+
 from __future__ import annotations
 
 import copy
@@ -13,11 +14,17 @@ import pytest
 import yaml
 
 from fay_ros.body.body_cue import Cue
+from fay_ros.body.map_tables import default_table_path
 from fay_ros.body.servo import (
-    TABLE_FILE, ServoMapper, Trajectory, hermite_peak_speed, load_servo_table, peak_offsets, plan,
+    TABLE_FILE,
+    ServoMapper,
+    Trajectory,
+    hermite_peak_speed,
+    load_servo_table,
+    peak_offsets,
+    plan,
     with_preemption,
 )
-from fay_ros.body.map_tables import default_table_path
 from fay_ros.common.vocabulary import BEHAVIORS
 
 SHIPPED = default_table_path(TABLE_FILE)
@@ -91,7 +98,7 @@ def test_invite_amplitude_follows_the_table_and_stays_inside_the_limits(table, r
         assert trajectory.behavior == "invite"
         assert_executable(trajectory, table)
         expected = expected_keyframe_positions(raw, "invite", intensity)
-        motion = trajectory.points[:len(expected)]
+        motion = trajectory.points[: len(expected)]
         assert len(trajectory.points) == len(expected) + 1, "keyframes then the return to idle"
         for point, want in zip(motion, expected):
             assert point.positions == pytest.approx([want[n] for n in trajectory.joint_names], abs=1e-12)
@@ -123,6 +130,7 @@ def test_positions_are_clamped_to_the_joint_limits(tmp_path, raw):
     def edit(data):
         data["behaviors"]["invite"]["keyframes"][0]["pose"]["right_shoulder_pitch"] = 5.0
         data["behaviors"]["invite"]["keyframes"][0]["pose"]["head_pan"] = -4.0
+
     table = make_table(tmp_path, raw, edit)
     trajectory = plan(table, "invite", 1.0, {})
     j = list(table.joints).index("right_shoulder_pitch")
@@ -137,6 +145,7 @@ def test_velocity_limit_slows_the_motion_and_keeps_the_amplitude(tmp_path, raw):
         data["joints"]["head_tilt"]["max_velocity"] = 0.5
         data["behaviors"]["nod"] = {"keyframes": [{"at": 0.1, "pose": {"head_tilt": 0.4}}]}
         data["amplitude"] = {"at_0": 1.0, "at_1": 1.0}
+
     table = make_table(tmp_path, raw, edit)
     trajectory = plan(table, "nod", 1.0, {})
     j = list(table.joints).index("head_tilt")
@@ -150,8 +159,10 @@ def test_velocity_limit_slows_the_motion_and_keeps_the_amplitude(tmp_path, raw):
 def test_hermite_peak_speed_matches_dense_sampling():
     for p0, p1, m0, m1, h in [(0, 1, 0, 0, 1), (0, 1, 2.5, 0.3, 0.7), (1, -1, -3, 0, 2), (0, 0, 1, -1, 1)]:
         slope = (p1 - p0) / h
-        dense = max(abs(slope * (6 * s - 6 * s * s) + m0 * (3 * s * s - 4 * s + 1) + m1 * (3 * s * s - 2 * s))
-                    for s in (i / 2000 for i in range(2001)))
+        dense = max(
+            abs(slope * (6 * s - 6 * s * s) + m0 * (3 * s * s - 4 * s + 1) + m1 * (3 * s * s - 2 * s))
+            for s in (i / 2000 for i in range(2001))
+        )
         assert hermite_peak_speed(p0, p1, m0, m1, h) == pytest.approx(dense, rel=1e-5)
 
 
@@ -178,6 +189,7 @@ def test_idle_goes_back_to_the_idle_pose_and_is_never_busy(table):
 
 
 # ---- arbitration -------------------------------------------------------------------------
+
 
 def cue(behavior: str, priority: int, intensity: float = 0.6) -> Cue:
     return Cue(behavior=behavior, affect="neutral", intensity=intensity, priority=priority)

@@ -1,5 +1,6 @@
 """The body nodes on simulated time (use_sim_time:=true, /clock published by the test): the LED
 hold, the servo's busy period and its return to idle follow /clock, not the wall clock."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,7 +8,14 @@ from std_msgs.msg import ColorRGBA
 from trajectory_msgs.msg import JointTrajectory
 
 from body_rig import (
-    SERVO_TABLE, SimClock, action_cue, connect, is_idle_colour, is_sync_colour, motion_index, sync,
+    SERVO_TABLE,
+    SimClock,
+    action_cue,
+    connect,
+    is_idle_colour,
+    is_sync_colour,
+    motion_index,
+    sync,
 )
 from fay_ros.body import servo
 from fay_ros.common import qos, topics
@@ -25,7 +33,7 @@ def test_the_led_hold_expires_when_the_clock_passes_it(ros, launch_node):
     sync(cue_pub, colors=colors)  # the look of a cue shown at T0 (every copy at T0: the clock stands)
 
     def after_the_cue(msgs):
-        return msgs[max(i for i, c in enumerate(msgs) if is_sync_colour(c)) + 1:]
+        return msgs[max(i for i, c in enumerate(msgs) if is_sync_colour(c)) + 1 :]
 
     clock.set(T0 + hold - 0.1)
     clock.settle()  # wall time passes, the node's time does not
@@ -38,8 +46,7 @@ def test_the_led_hold_expires_when_the_clock_passes_it(ros, launch_node):
 
 def test_the_servo_motion_and_its_return_to_idle_follow_the_clock(ros, launch_node):
     # max_wait (a live parameter, here given at start) long enough for a nod to wait for invite.
-    node = launch_node("fay_ros.nodes.servo_mapper", {"use_sim_time": True, "reload_period": 0.0,
-                                                      "max_wait": 60.0})
+    node = launch_node("fay_ros.nodes.servo_mapper", {"use_sim_time": True, "reload_period": 0.0, "max_wait": 60.0})
     clock = SimClock(ros, "servo_mapper")
     node.wait_ready(probe=ros)
     clock.set(T0)
@@ -76,8 +83,7 @@ def test_the_servo_motion_and_its_return_to_idle_follow_the_clock(ros, launch_no
     cue_pub.publish(action_cue("nod", "smile", 0.5, 10, uid="c:3"))
     before_end = trajectories.wait_for_count(count + 1)[count]
     assert before_end.points[0].positions[pan] != pytest.approx(idle_pan, abs=1e-3), "head_pan still returning"
-    second = servo.plan(SERVO_TABLE, "nod", 0.5, {"head_pan": before_end.points[0].positions[pan]},
-                        start=clock.now)
+    second = servo.plan(SERVO_TABLE, "nod", 0.5, {"head_pan": before_end.points[0].positions[pan]}, start=clock.now)
     clock.set(clock.now + second.duration + 0.01)
     cue_pub.publish(action_cue("nod", "smile", 0.5, 10, uid="c:4"))
     after_end = trajectories.wait_for_count(count + 2)[count + 1]

@@ -1,5 +1,6 @@
 """The body's YAML tables: the shipped ones map the whole vocabulary; every kind of bad edit
 gives an error naming the file and the key (or line); reloading keeps the last good table."""
+
 from __future__ import annotations
 
 import re
@@ -32,32 +33,66 @@ def edited(text: str, old: str, new: str) -> str:
 
 
 SERVO_CASES = [
-    ("unknown joint in a pose",
-     lambda t: edited(t, "right_elbow: 0.3, head_pan: -0.35", "right_wrist: 0.3, head_pan: -0.35"),
-     ["behaviors.invite.keyframes[0].pose.right_wrist", "unknown joint"]),
+    (
+        "unknown joint in a pose",
+        lambda t: edited(t, "right_elbow: 0.3, head_pan: -0.35", "right_wrist: 0.3, head_pan: -0.35"),
+        ["behaviors.invite.keyframes[0].pose.right_wrist", "unknown joint"],
+    ),
     ("missing required key", lambda t: edited(t, "return_to_idle: 0.8\n", ""), ["return_to_idle", "required"]),
-    ("misspelt key", lambda t: edited(t, "    keyframes:\n      - {at: 0.25, pose: {head_tilt: 0.35}}",
-                                      "    keyframs:\n      - {at: 0.25, pose: {head_tilt: 0.35}}"),
-     ["behaviors.nod.keyframs", "unknown key"]),
-    ("wrong type", lambda t: edited(t, "head_pan:             {min: -1.0, max: 1.0, max_velocity: 3.0",
-                                    "head_pan:             {min: -1.0, max: 1.0, max_velocity: fast"),
-     ["joints.head_pan.max_velocity", "'fast'"]),
-    ("non-positive velocity", lambda t: edited(t, "max_velocity: 2.5, idle: 0.0}", "max_velocity: 0, idle: 0.0}"),
-     ["joints.head_tilt.max_velocity", "greater than 0"]),
-    ("keyframe times not increasing", lambda t: edited(t, "{at: 0.5, pose: {head_tilt: -0.05}}",
-                                                       "{at: 0.2, pose: {head_tilt: -0.05}}"),
-     ["behaviors.nod.keyframes[1].at", "not after"]),
-    ("default not a behavior", lambda t: edited(t, "default: idle", "default: dance"),
-     ["default", "'dance' is not a key of behaviors"]),
-    ("idle outside the limits", lambda t: edited(t, "{min: -0.5, max: 0.5, max_velocity: 2.5, idle: 0.0}",
-                                                 "{min: -0.5, max: 0.5, max_velocity: 2.5, idle: 0.9}"),
-     ["joints.head_tilt.idle", "outside"]),
-    ("NaN amplitude", lambda t: edited(t, "amplitude: {at_0: 0.35", "amplitude: {at_0: .nan"),
-     ["amplitude.at_0", "finite"]),
+    (
+        "misspelt key",
+        lambda t: edited(
+            t,
+            "    keyframes:\n      - {at: 0.25, pose: {head_tilt: 0.35}}",
+            "    keyframs:\n      - {at: 0.25, pose: {head_tilt: 0.35}}",
+        ),
+        ["behaviors.nod.keyframs", "unknown key"],
+    ),
+    (
+        "wrong type",
+        lambda t: edited(
+            t,
+            "head_pan:             {min: -1.0, max: 1.0, max_velocity: 3.0",
+            "head_pan:             {min: -1.0, max: 1.0, max_velocity: fast",
+        ),
+        ["joints.head_pan.max_velocity", "'fast'"],
+    ),
+    (
+        "non-positive velocity",
+        lambda t: edited(t, "max_velocity: 2.5, idle: 0.0}", "max_velocity: 0, idle: 0.0}"),
+        ["joints.head_tilt.max_velocity", "greater than 0"],
+    ),
+    (
+        "keyframe times not increasing",
+        lambda t: edited(t, "{at: 0.5, pose: {head_tilt: -0.05}}", "{at: 0.2, pose: {head_tilt: -0.05}}"),
+        ["behaviors.nod.keyframes[1].at", "not after"],
+    ),
+    (
+        "default not a behavior",
+        lambda t: edited(t, "default: idle", "default: dance"),
+        ["default", "'dance' is not a key of behaviors"],
+    ),
+    (
+        "idle outside the limits",
+        lambda t: edited(
+            t,
+            "{min: -0.5, max: 0.5, max_velocity: 2.5, idle: 0.0}",
+            "{min: -0.5, max: 0.5, max_velocity: 2.5, idle: 0.9}",
+        ),
+        ["joints.head_tilt.idle", "outside"],
+    ),
+    (
+        "NaN amplitude",
+        lambda t: edited(t, "amplitude: {at_0: 0.35", "amplitude: {at_0: .nan"),
+        ["amplitude.at_0", "finite"],
+    ),
     ("zero speed", lambda t: edited(t, "speed: {at_0: 0.75", "speed: {at_0: 0.0"), ["speed", "greater than 0"]),
     ("YAML syntax error", lambda t: edited(t, "  nod:\n", "  nod: [\n"), [re.compile(r"line \d+ column \d+")]),
-    ("duplicate key", lambda t: edited(t, "  shake:\n", "  nod:\n"),
-     ["duplicate key 'nod'", re.compile(r"first defined on line \d+")]),
+    (
+        "duplicate key",
+        lambda t: edited(t, "  shake:\n", "  nod:\n"),
+        ["duplicate key 'nod'", re.compile(r"first defined on line \d+")],
+    ),
     ("not a mapping", lambda t: "- just\n- a list\n", ["(top level)", "mapping"]),
 ]
 
@@ -87,25 +122,47 @@ def test_yaml_syntax_error_points_at_the_right_line(tmp_path):
 
 
 LED_CASES = [
-    ("unquoted hex colour in a flow mapping", lambda t: edited(t, "color: '#FFC83C'", "color: #FFC83C"),
-     [re.compile(r"line \d+ column \d+"), "quote colours"]),
-    ("unquoted hex colour in a block mapping",
-     lambda t: edited(t, "  smile:      {color: '#FFC83C', pattern: pulse, period: 2.5, low: 0.5}",
-                      "  smile:\n    color: #FFC83C\n    pattern: pulse"),
-     ["affects.smile.color", "in quotes"]),
+    (
+        "unquoted hex colour in a flow mapping",
+        lambda t: edited(t, "color: '#FFC83C'", "color: #FFC83C"),
+        [re.compile(r"line \d+ column \d+"), "quote colours"],
+    ),
+    (
+        "unquoted hex colour in a block mapping",
+        lambda t: edited(
+            t,
+            "  smile:      {color: '#FFC83C', pattern: pulse, period: 2.5, low: 0.5}",
+            "  smile:\n    color: #FFC83C\n    pattern: pulse",
+        ),
+        ["affects.smile.color", "in quotes"],
+    ),
     ("bad colour", lambda t: edited(t, "color: '#FFC83C'", "color: '#FFC83'"), ["affects.smile.color", "#RRGGBB"]),
-    ("colour out of range", lambda t: edited(t, "color: '#FFC83C'", "color: [255, 300, 0]"),
-     ["affects.smile.color", "0..255"]),
-    ("unknown pattern", lambda t: edited(t, "{color: '#2846B4', pattern: pulse", "{color: '#2846B4', pattern: strobe"),
-     ["affects.sad.pattern", "'strobe'"]),
-    ("fallback affect missing", lambda t: edited(t, "  positive: smile", "  positive: joyful"),
-     ["sentiment_fallback.positive", "'joyful'"]),
-    ("brightness above 1", lambda t: edited(t, "at_1: 1.0}", "at_1: 2.0}"),
-     ["brightness.at_1", "less than or equal to 1"]),
-    ("blink duty 1", lambda t: edited(t, "period: 0.5, duty: 0.6", "period: 0.5, duty: 1.0"),
-     ["affects.excited.duty"]),
-    ("idle affect missing", lambda t: edited(t, "idle: {affect: neutral", "idle: {affect: calm"),
-     ["idle.affect", "'calm'"]),
+    (
+        "colour out of range",
+        lambda t: edited(t, "color: '#FFC83C'", "color: [255, 300, 0]"),
+        ["affects.smile.color", "0..255"],
+    ),
+    (
+        "unknown pattern",
+        lambda t: edited(t, "{color: '#2846B4', pattern: pulse", "{color: '#2846B4', pattern: strobe"),
+        ["affects.sad.pattern", "'strobe'"],
+    ),
+    (
+        "fallback affect missing",
+        lambda t: edited(t, "  positive: smile", "  positive: joyful"),
+        ["sentiment_fallback.positive", "'joyful'"],
+    ),
+    (
+        "brightness above 1",
+        lambda t: edited(t, "at_1: 1.0}", "at_1: 2.0}"),
+        ["brightness.at_1", "less than or equal to 1"],
+    ),
+    ("blink duty 1", lambda t: edited(t, "period: 0.5, duty: 0.6", "period: 0.5, duty: 1.0"), ["affects.excited.duty"]),
+    (
+        "idle affect missing",
+        lambda t: edited(t, "idle: {affect: neutral", "idle: {affect: calm"),
+        ["idle.affect", "'calm'"],
+    ),
 ]
 
 

@@ -2,6 +2,7 @@
 a Transcript, streamed Utterances, ActionCues, VisemeTracks, audio and per-stage latency
 come out. The whole graph is started by the bring-up (`fay-ros up`, what `make run` runs);
 the LLM is the scripted loopback server so the test is deterministic."""
+
 from __future__ import annotations
 
 import wave
@@ -39,6 +40,7 @@ def companion_config(tmp_path: Path, **overrides: dict) -> Path:
 @pytest.fixture(scope="module")
 def question_wav(tmp_path_factory):
     from synthetic_speech import speak_to_wav
+
     path = tmp_path_factory.mktemp("e2e") / "question.wav"
     # the bring-up's mic plays it once every other node says ready (wait_for_nodes); the second
     # before the question is the room's quiet the VAD measures its noise floor on
@@ -47,9 +49,21 @@ def question_wav(tmp_path_factory):
 
 
 def bring_up(tmp_path: Path, wav: Path, llm: fake.ScriptedLlm, *extra: str) -> NodeProcess:
-    return NodeProcess("fay_ros.cli", ros=False, args=[
-        "up", f"config:={companion_config(tmp_path)}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}",
-        "llm_model:=scripted", "asr_language:=en", "use_web:=false", "use_rosbridge:=false", *extra])
+    return NodeProcess(
+        "fay_ros.cli",
+        ros=False,
+        args=[
+            "up",
+            f"config:={companion_config(tmp_path)}",
+            f"audio_source:={wav}",
+            f"llm_base_url:={llm.base_url}",
+            "llm_model:=scripted",
+            "asr_language:=en",
+            "use_web:=false",
+            "use_rosbridge:=false",
+            *extra,
+        ],
+    )
 
 
 def test_spoken_question_flows_through_the_whole_companion(tmp_path, question_wav, llm, ros):
@@ -73,18 +87,30 @@ def test_spoken_question_flows_through_the_whole_companion(tmp_path, question_wa
         assert " ".join(m.text for m in spoken) == ANSWER and len(spoken) >= 2, "streamed sentence by sentence"
         ids = [utterance_id(m.conversation_id, m.seq) for m in spoken]
 
-        cue_ids = {c.utterance_id: c for c in cues.wait_for(
-            lambda cs: len({c.utterance_id for c in cs} & set(ids)) == len(ids) and cs, timeout=30,
-            what="a cue per sentence")}
+        cue_ids = {
+            c.utterance_id: c
+            for c in cues.wait_for(
+                lambda cs: len({c.utterance_id for c in cs} & set(ids)) == len(ids) and cs,
+                timeout=30,
+                what="a cue per sentence",
+            )
+        }
         assert cue_ids[ids[0]].behavior == "wave"  # "Hello!" is a greeting in the shipped table
         assert any(cue_ids[i].behavior == "bow" or cue_ids[i].code.startswith("thanks") for i in ids[1:])
 
-        track_ids = {t.utterance_id: t for t in tracks.wait_for(
-            lambda ts: {t.utterance_id for t in ts} >= set(ids) and ts, timeout=60, what="a track per sentence")}
+        track_ids = {
+            t.utterance_id: t
+            for t in tracks.wait_for(
+                lambda ts: {t.utterance_id for t in ts} >= set(ids) and ts, timeout=60, what="a track per sentence"
+            )
+        }
         assert all(len(track_ids[i].frames) > 3 and track_ids[i].duration > 0.3 for i in ids)
 
-        speaking.wait_for(lambda ss: any(s.speaking for s in ss) and not ss[-1].speaking and len(ss) >= 3,
-                          timeout=60, what="speaking true then false")
+        speaking.wait_for(
+            lambda ss: any(s.speaking for s in ss) and not ss[-1].speaking and len(ss) >= 3,
+            timeout=60,
+            what="speaking true then false",
+        )
         assert ids[0] in {s.utterance_id for s in speaking.messages if s.speaking}
 
         # Audio really came out: one non-silent WAV per sentence, as long as its track.
@@ -96,8 +122,13 @@ def test_spoken_question_flows_through_the_whole_companion(tmp_path, question_wa
                 assert np.abs(samples).max() > 1000 and w.getnframes() / w.getframerate() > 0.3
 
         stages = set(stages_ms(turns.wait_for_count(1, timeout=30)[0]))
-        assert {"speech_end_to_transcript_ms", "transcript_to_first_reply_ms", "first_reply_to_first_audio_ms",
-                "voice_to_first_audio_ms", "llm_time_to_first_token_ms"} <= stages
+        assert {
+            "speech_end_to_transcript_ms",
+            "transcript_to_first_reply_ms",
+            "first_reply_to_first_audio_ms",
+            "voice_to_first_audio_ms",
+            "llm_time_to_first_token_ms",
+        } <= stages
 
         # the answered request is the last one (an earlier one can be a speculative start on a
         # pause inside the question, discarded when the person went on)
@@ -149,12 +180,14 @@ def test_bring_up_restarts_a_killed_node_and_the_graph_answers_again(tmp_path, q
         up.stop(timeout=20)
 
 
-WEATHER = ("Tomorrow will be sunny and warm in the afternoon, with a light wind from the sea. "
-           "In the morning it is still cool, so a jacket is a good idea when you go out early. "
-           "Around noon the temperature climbs to twenty four degrees and the sky stays clear. "
-           "In the evening the wind turns and brings a few clouds from the mountains in the west. "
-           "At night it gets cold again, and there may be fog near the river before sunrise. "
-           "The weekend looks just as fine, so it is a good time for a walk in the park.")
+WEATHER = (
+    "Tomorrow will be sunny and warm in the afternoon, with a light wind from the sea. "
+    "In the morning it is still cool, so a jacket is a good idea when you go out early. "
+    "Around noon the temperature climbs to twenty four degrees and the sky stays clear. "
+    "In the evening the wind turns and brings a few clouds from the mountains in the west. "
+    "At night it gets cold again, and there may be fog near the river before sunrise. "
+    "The weekend looks just as fine, so it is a good time for a walk in the park."
+)
 LISTENING = "Okay, I am listening."
 
 
@@ -171,13 +204,16 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
 
     # 7 s into the answer: the canceller has learned the robot's voice by then
     wav = tmp_path / "talk_over.wav"
-    speak_to_wav(wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0,
-                       ("Stop, wait a moment please.", "en-us"), 6.0])
+    speak_to_wav(
+        wav,
+        [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0, ("Stop, wait a moment please.", "en-us"), 6.0],
+    )
     onset_s = first_sound_in(wav, after_s=6.0)  # past the question: the next sound is the person's
 
     llm.reset()
     llm.responder = lambda body: fake.judge_finish(
-        LISTENING if "moment" in body["messages"][-1]["content"].lower() else WEATHER, pieces=12)
+        LISTENING if "moment" in body["messages"][-1]["content"].lower() else WEATHER, pieces=12
+    )
 
     audio = ros.collect(AudioChunk, "audio/raw", qos.AUDIO)
     replies = ros.collect(Utterance, "reply")
@@ -185,30 +221,48 @@ def test_the_person_talks_over_the_robot_and_the_companion_stops_and_listens(tmp
     talk_over, interrupts = ros.collect_timed(Bool, "audio/talk_over"), ros.collect_timed(Empty, "interrupt")
     played = ros.collect(AudioChunk, "audio/played", qos.AUDIO)
     config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
-    up = NodeProcess("fay_ros.cli", ros=False, args=[
-        "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",
-        "asr_language:=en", "use_web:=false", "use_rosbridge:=false"])
+    up = NodeProcess(
+        "fay_ros.cli",
+        ros=False,
+        args=[
+            "up",
+            f"config:={config}",
+            f"audio_source:={wav}",
+            f"llm_base_url:={llm.base_url}",
+            "llm_model:=scripted",
+            "asr_language:=en",
+            "use_web:=false",
+            "use_rosbridge:=false",
+        ],
+    )
     try:
         person = from_time_msg(audio.wait_for_count(1, timeout=120)[0].header.stamp) + onset_s
-        answer = replies.wait_for_match(lambda m: m.text == LISTENING, timeout=120,
-                                        what="the answer to the interruption")
-        speaking.wait_for_match(lambda m: m.speaking and m.utterance_id.startswith(answer.conversation_id + ":"),
-                                timeout=60, what="the answer spoken")
+        answer = replies.wait_for_match(
+            lambda m: m.text == LISTENING, timeout=120, what="the answer to the interruption"
+        )
+        speaking.wait_for_match(
+            lambda m: m.speaking and m.utterance_id.startswith(answer.conversation_id + ":"),
+            timeout=60,
+            what="the answer spoken",
+        )
     finally:
         up.stop(timeout=20)
     weather = [m for m in replies.messages if m.conversation_id != answer.conversation_id and m.text]
     said = {m.utterance_id for m in speaking.messages if m.speaking}
-    assert weather and any(utterance_id(m.conversation_id, m.seq) not in said for m in weather), \
+    assert weather and any(utterance_id(m.conversation_id, m.seq) not in said for m in weather), (
         "the long answer came first and was stopped before its end"
+    )
     # Held, then interrupted. When, against the person's first sound (within 150 ms, never on
     # the robot's own voice), is asserted on a simulated clock in test_turns_scenarios and
     # measured by bench_bargein: here the whole graph runs in real time on a loaded machine.
     (held_at, held), *_ = talk_over.messages
     (interrupted_at, _), *_ = interrupts.messages
     assert held.data and held_at < interrupted_at
-    quiet = silenced_at(played.messages, person) - person   # the voice's last sample played
-    print(f"whole graph: held {(held_at - person) * 1000:.0f} ms after the person began (as received here), "
-          f"the voice silent {quiet * 1000:.0f} ms after, interrupted {(interrupted_at - person) * 1000:.0f} ms after")
+    quiet = silenced_at(played.messages, person) - person  # the voice's last sample played
+    print(
+        f"whole graph: held {(held_at - person) * 1000:.0f} ms after the person began (as received here), "
+        f"the voice silent {quiet * 1000:.0f} ms after, interrupted {(interrupted_at - person) * 1000:.0f} ms after"
+    )
     assert "moment" in llm.requests[-1]["messages"][-1]["content"].lower(), "the interruption was heard"
 
 
@@ -221,8 +275,9 @@ def test_a_backchannel_that_barges_in_is_no_turn_and_the_robot_resumes(tmp_path,
     from synthetic_speech import speak_to_wav
 
     wav = tmp_path / "backchannel.wav"
-    speak_to_wav(wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0,
-                       ("Yeah yeah yeah yeah.", "en-us"), 4.0])
+    speak_to_wav(
+        wav, [1.0, ("Hello Fay, tell me about the weather.", "en-us"), 7.0, ("Yeah yeah yeah yeah.", "en-us"), 4.0]
+    )
     llm.reset()
     llm.responder = lambda body: fake.judge_finish(WEATHER, pieces=12)
 
@@ -230,15 +285,32 @@ def test_a_backchannel_that_barges_in_is_no_turn_and_the_robot_resumes(tmp_path,
     speaking = ros.collect_timed(SpeechState, "robot_speaking", qos.LATCHED)
     barge_ins = ros.collect_timed(Empty, "audio/barge_in")
     config = companion_config(tmp_path, mic={"barge_in": True, "echo_cancel": True, "simulated_echo_db": -3.0})
-    up = NodeProcess("fay_ros.cli", ros=False, args=[
-        "up", f"config:={config}", f"audio_source:={wav}", f"llm_base_url:={llm.base_url}", "llm_model:=scripted",
-        "asr_language:=en", "use_web:=false", "use_rosbridge:=false"])
+    up = NodeProcess(
+        "fay_ros.cli",
+        ros=False,
+        args=[
+            "up",
+            f"config:={config}",
+            f"audio_source:={wav}",
+            f"llm_base_url:={llm.base_url}",
+            "llm_model:=scripted",
+            "asr_language:=en",
+            "use_web:=false",
+            "use_rosbridge:=false",
+        ],
+    )
     try:
         (barged_at, _), *_ = barge_ins.wait_for_count(1, timeout=120)
         answer = [m for m in replies.messages if m.text]
         last = utterance_id(answer[-1].conversation_id, max(m.seq for m in answer))
-        speaking.wait_for(lambda got: any(m.utterance_id == last and m.speaking and at > barged_at for at, m in got)
-                          and not got[-1][1].speaking, timeout=120, what="the answer resumed and said to its end")
+        speaking.wait_for(
+            lambda got: (
+                any(m.utterance_id == last and m.speaking and at > barged_at for at, m in got)
+                and not got[-1][1].speaking
+            ),
+            timeout=120,
+            what="the answer resumed and said to its end",
+        )
     finally:
         up.stop(timeout=20)
     resumed = [m.utterance_id for at, m in speaking.messages if at > barged_at and m.speaking]
@@ -266,9 +338,13 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     first, second = "Okay, I will call you.", "Sure, I will call you tomorrow morning."
     llm.reset()
     # (the first answer's turn is still running, its model stream at a gate after a sentence)
-    llm.responder = lambda body: fake.judge_finish(second, pieces=4, first_token_s=1.2) if len(llm.requests) > 1 \
-        else fake.text('{"action": "finish", "message": "' + first + ' ', 'What time?"}', gate_after=1,
-                       first_token_s=1.2)
+    llm.responder = lambda body: (
+        fake.judge_finish(second, pieces=4, first_token_s=1.2)
+        if len(llm.requests) > 1
+        else fake.text(
+            '{"action": "finish", "message": "' + first + " ", 'What time?"}', gate_after=1, first_token_s=1.2
+        )
+    )
     finals = ros.collect(Transcript, "speech/final")
     replies = ros.collect(Utterance, "reply")
     speaking = ros.collect(SpeechState, "robot_speaking", qos.LATCHED)
@@ -277,8 +353,11 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     try:
         finals.wait_for_count(2, timeout=120)
         said = speaking.wait_for_match(lambda m: m.speaking, timeout=60, what="the robot speaking")
-        speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > from_time_msg(
-            said.header.stamp), timeout=60, what="the answer said to its end")
+        speaking.wait_for_match(
+            lambda m: not m.speaking and from_time_msg(m.header.stamp) > from_time_msg(said.header.stamp),
+            timeout=60,
+            what="the answer said to its end",
+        )
     finally:
         up.stop(timeout=20)
     assert "please call me" in finals.messages[0].text.lower(), finals.messages
@@ -286,8 +365,9 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     assert sorted(conversations.values()) == sorted([first, second]), replies.messages
     first_id = next(c for c, text in conversations.items() if text == first)
     spoken = [m.utterance_id for m in speaking.messages if m.speaking]
-    assert spoken and not any(uid.startswith(first_id + ":") for uid in spoken), \
+    assert spoken and not any(uid.startswith(first_id + ":") for uid in spoken), (
         "the answer to half the sentence was never heard"
+    )
     # the person went on before the first answer was ready, and the robot spoke only after
     # they had finished (the end of their second utterance)
     rose = [at for at, m in voice.messages if m.data]

@@ -1,5 +1,6 @@
 """The bring-up's one node list: options, parameters from config/companion.yaml, and the
 launch file built from the same place."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,17 +44,31 @@ def test_parameters_come_from_companion_yaml(tmp_path):
 def test_launch_arguments_override_the_yaml(tmp_path):
     wav = tmp_path / "q.wav"
     wav.write_bytes(b"")
-    nodes = {n.name: n for n in graph.companion_nodes({
-        "llm_base_url": "http://10.0.0.5:8000/v1", "llm_model": "qwen", "llm_api_key_env": "DEEPSEEK_KEY",
-        "asr_backend": "vosk",
-        "asr_model": "/models/vosk-small-en", "asr_language": "en", "audio_source": str(wav)})}
+    nodes = {
+        n.name: n
+        for n in graph.companion_nodes(
+            {
+                "llm_base_url": "http://10.0.0.5:8000/v1",
+                "llm_model": "qwen",
+                "llm_api_key_env": "DEEPSEEK_KEY",
+                "asr_backend": "vosk",
+                "asr_model": "/models/vosk-small-en",
+                "asr_language": "en",
+                "audio_source": str(wav),
+            }
+        )
+    }
     assert nodes["dialogue"].parameters["base_url"] == "http://10.0.0.5:8000/v1"
     assert nodes["dialogue"].parameters["model"] == "qwen"
     assert nodes["memory"].parameters["llm_base_url"] == "http://10.0.0.5:8000/v1"
-    assert (nodes["dialogue"].parameters["api_key_env"] == nodes["memory"].parameters["llm_api_key_env"]
-            == "DEEPSEEK_KEY")
+    assert (
+        nodes["dialogue"].parameters["api_key_env"] == nodes["memory"].parameters["llm_api_key_env"] == "DEEPSEEK_KEY"
+    )
     assert {k: nodes["asr"].parameters[k] for k in ("backend", "model", "language")} == {
-        "backend": "vosk", "model": "/models/vosk-small-en", "language": "en"}
+        "backend": "vosk",
+        "model": "/models/vosk-small-en",
+        "language": "en",
+    }
     assert nodes["mic"].parameters["source"] == str(wav)
     # A remote LLM needs no embedded server.
     assert "llm" not in {p.name for p in graph.companion_processes({"llm_base_url": "http://10.0.0.5:8000/v1"})}
@@ -80,6 +95,7 @@ def test_a_wav_source_waits_for_the_other_nodes_and_the_embedded_llm(tmp_path):
 def test_web_and_bridge_switches():
     def web(**opts):
         return next((p.args for p in graph.companion_processes(opts) if p.name == "web"), None)
+
     assert web(use_web="false", use_rosbridge="false") is None
     assert "--no-page" in web(use_web="false")
     assert ["--bridge", "none"] == list(web(use_rosbridge="false")[-2:])
@@ -134,8 +150,14 @@ def _load_launch_file_with_recorders(monkeypatch):
     launch = types.ModuleType("launch")
     launch.LaunchDescription = _Recorder
     actions = types.ModuleType("launch.actions")
-    for name in ("DeclareLaunchArgument", "ExecuteProcess", "LogInfo", "OpaqueFunction", "RegisterEventHandler",
-                 "TimerAction"):
+    for name in (
+        "DeclareLaunchArgument",
+        "ExecuteProcess",
+        "LogInfo",
+        "OpaqueFunction",
+        "RegisterEventHandler",
+        "TimerAction",
+    ):
         setattr(actions, name, type(name, (_Recorder,), {}))
     event_handlers = types.ModuleType("launch.event_handlers")
     event_handlers.OnProcessExit = type("OnProcessExit", (_Recorder,), {})
@@ -155,9 +177,14 @@ def _load_launch_file_with_recorders(monkeypatch):
     ament = types.ModuleType("ament_index_python.packages")
     ament.get_package_prefix = lambda package: f"/opt/fay/{package}"
     monkeypatch.setitem(sys.modules, "ament_index_python.packages", ament)
-    for name, module in {"launch": launch, "launch.actions": actions, "launch.event_handlers": event_handlers,
-                         "launch.substitutions": substitutions, "launch_ros": launch_ros,
-                         "launch_ros.actions": launch_ros_actions}.items():
+    for name, module in {
+        "launch": launch,
+        "launch.actions": actions,
+        "launch.event_handlers": event_handlers,
+        "launch.substitutions": substitutions,
+        "launch_ros": launch_ros,
+        "launch_ros.actions": launch_ros_actions,
+    }.items():
         monkeypatch.setitem(sys.modules, name, module)
     spec = importlib.util.spec_from_file_location("companion_launch", REPO / "launch/companion.launch.py")
     module = importlib.util.module_from_spec(spec)
@@ -180,16 +207,22 @@ def test_launch_file_builds_the_graph_nodes(monkeypatch):
     assert [n.kwargs["parameters"] for n in nodes] == [[s.parameters] for s in expected]
     # launch's own respawn is off (it would restart a configuration error forever); each
     # process has an exit handler instead (see the respawn tests below).
-    assert all(n.kwargs["respawn"] is False and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
-               for n in nodes)
+    assert all(
+        n.kwargs["respawn"] is False and n.kwargs["namespace"] == "/fay" and n.kwargs["package"] == "fay_ros"
+        for n in nodes
+    )
     watched = [a.args[0].kwargs["target_action"] for a in actions if type(a).__name__ == "RegisterEventHandler"]
     respawned = {p.name for p in graph.companion_processes(context) if p.respawn}
-    assert watched == [a for a in actions if type(a).__name__ == "Node"
-                       or (type(a).__name__ == "ExecuteProcess" and a.kwargs["name"] in respawned)]
+    assert watched == [
+        a
+        for a in actions
+        if type(a).__name__ == "Node" or (type(a).__name__ == "ExecuteProcess" and a.kwargs["name"] in respawned)
+    ]
     processes = [a for a in actions if type(a).__name__ == "ExecuteProcess"]
     assert [p.kwargs["name"] for p in processes] == [p.name for p in graph.companion_processes(context)]
-    assert [p.kwargs["cmd"] for p in processes] == [["/opt/fay/fay_ros/lib/fay_ros/fay-ros", *p.args]
-                                                    for p in graph.companion_processes(context)]
+    assert [p.kwargs["cmd"] for p in processes] == [
+        ["/opt/fay/fay_ros/lib/fay_ros/fay-ros", *p.args] for p in graph.companion_processes(context)
+    ]
 
 
 def test_one_respawn_rule_crash_yes_configuration_error_no():
@@ -238,7 +271,7 @@ def test_launch_file_respawns_after_a_crash_but_not_after_a_configuration_error(
     # Launch shutting down: the exit is expected, nothing started again.
     assert _exited(on_exit, -2, shutting_down=True) == []
 
-    for code in (1, -11):   # a crash: error exit, or killed by SIGSEGV
+    for code in (1, -11):  # a crash: error exit, or killed by SIGSEGV
         returned = _exited(on_exit, code)
         timers = [a for a in returned if type(a).__name__ == "TimerAction"]
         assert len(timers) == 1, returned
@@ -262,8 +295,13 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
     (tmp_path / "exits_with_config_error.py").write_text("raise SystemExit(2)\n")
     (tmp_path / "gets_killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     lines: list[str] = []
-    sup = Supervisor([NodeSpec("config", "exits_with_config_error"), NodeSpec("crash", "gets_killed")], "/fay",
-                     env={**os.environ, "PYTHONPATH": str(tmp_path)}, log=lines.append, max_backoff=0.1)
+    sup = Supervisor(
+        [NodeSpec("config", "exits_with_config_error"), NodeSpec("crash", "gets_killed")],
+        "/fay",
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        log=lines.append,
+        max_backoff=0.1,
+    )
 
     def crash_restarted_twice_and_config_gone():
         sup.poll_once()
@@ -271,9 +309,12 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
 
     sup.start()
     try:
-        wait_until(crash_restarted_twice_and_config_gone, timeout=30,
-                   message=lambda: f"two restarts of the crashing child and the other one's exit; log: {lines}")
-        sup.poll_once()   # "config" has exited: at the latest this poll decides about it
+        wait_until(
+            crash_restarted_twice_and_config_gone,
+            timeout=30,
+            message=lambda: f"two restarts of the crashing child and the other one's exit; log: {lines}",
+        )
+        sup.poll_once()  # "config" has exited: at the latest this poll decides about it
         assert sup.restarts()["config"] == 0
         assert "[fay-ros up] config exited with 2 (a configuration error); not restarting" in lines
         assert any(line.startswith("[fay-ros up] crash exited with -9; restarting") for line in lines)
@@ -295,8 +336,11 @@ def test_parameter_file_names_only_companion_nodes_once(tmp_path):
 
     twice = tmp_path / "twice.yaml"
     twice.write_text("/**/tts:\n  ros__parameters: {rate_wpm: 150}\n/fay/tts:\n  ros__parameters: {rate_wpm: 200}\n")
-    with pytest.raises(ConfigError, match=r"twice\.yaml: /fay/tts: node 'tts' already has parameters under "
-                                          r"'/\*\*/tts' \(line 3\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"twice\.yaml: /fay/tts: node 'tts' already has parameters under "
+        r"'/\*\*/tts' \(line 3\)",
+    ):
         graph.load_parameters(twice)
 
     empty = tmp_path / "empty.yaml"

@@ -1,4 +1,5 @@
 """LatencyTracker turns observed moments into per-stage durations."""
+
 import pytest
 
 from fay_ros.bringup.latency import LatencyTracker
@@ -38,7 +39,6 @@ def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node
     from fay_msgs.msg import LlmLatency, SpeechState, Transcript, TurnLatency, Utterance
     from fay_ros.common import qos
     from fay_ros.common.rostime import to_time_msg
-
     from harness import wait_until
 
     node = launch_node("fay_ros.nodes.latency_monitor", {"print_events": True})
@@ -72,8 +72,9 @@ def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node
     assert turn.voice_to_first_audio == pytest.approx(0.750, abs=0.001)
     assert turn.speech_end_to_transcript > 0
     assert turn.llm_time_to_first_token == pytest.approx(0.120)
-    assert all(math.isfinite(v) for v in (turn.transcript_to_first_reply, turn.first_reply_to_first_audio,
-                                          turn.pipeline_share))
+    assert all(
+        math.isfinite(v) for v in (turn.transcript_to_first_reply, turn.first_reply_to_first_audio, turn.pipeline_share)
+    )
     # the turn is known by its conversation id, never by its words
     assert turn.conversation_id == "c1"
     assert node.stop() == 0  # exited: the line it prints per turn is in its output

@@ -1,5 +1,6 @@
 """`fay-ros up` (what `make run` starts) runs real nodes that exchange fay_msgs, restarts a
 crashed node, and stops cleanly on Ctrl-C; a bad parameter stops a node with the reason."""
+
 from __future__ import annotations
 
 import os
@@ -11,10 +12,14 @@ import psutil_free_children as children  # noqa: F401  (local helper module belo
 from fay_msgs.msg import Utterance
 from harness import NodeProcess, ros_environment, wait_until
 
-
 # The plumbing of `fay-ros up` with two light nodes (the full companion has its own tests).
-PLUMBING = ["demo:=true", "nodes:=timeline,demo_talker", "use_web:=false", "use_rosbridge:=false",
-            "use_llm_server:=false"]
+PLUMBING = [
+    "demo:=true",
+    "nodes:=timeline,demo_talker",
+    "use_web:=false",
+    "use_rosbridge:=false",
+    "use_llm_server:=false",
+]
 
 
 def test_up_runs_nodes_that_exchange_messages_and_stops_on_ctrl_c(ros):
@@ -64,19 +69,27 @@ def test_bad_parameter_stops_node_at_startup_with_reason():
 
 def test_node_defaults_to_fay_namespace():
     env = ros_environment()
-    code = ("import rclpy; from fay_ros.nodes.demo_talker import DemoTalker; rclpy.init(); n = DemoTalker(); "
-            "print(n.publisher.topic_name); n.destroy_node(); rclpy.shutdown()")
+    code = (
+        "import rclpy; from fay_ros.nodes.demo_talker import DemoTalker; rclpy.init(); n = DemoTalker(); "
+        "print(n.publisher.topic_name); n.destroy_node(); rclpy.shutdown()"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=True)
     assert out.stdout.strip() == "/fay/reply"
 
 
 def test_timeline_publishes_typed_lines_on_text_input(ros):
     from fay_msgs.msg import Transcript
+
     typed = ros.collect(Transcript, "text_input")
     env = ros_environment()
-    proc = subprocess.Popen([sys.executable, "-m", "fay_ros.nodes.timeline", "--ros-args", "-r", "__ns:=/fay",
-                             "-p", "typed_input:=true"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env=env, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fay_ros.nodes.timeline", "--ros-args", "-r", "__ns:=/fay", "-p", "typed_input:=true"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+        text=True,
+    )
     try:
         ros.wait_ready("timeline")
         assert "ready" in proc.stdout.readline()  # its prompt, printed before it said so on ~/ready

@@ -3,6 +3,7 @@
 The CLI runs as a real process: piped stdin (scripts) and a pseudo-terminal (a person at
 the keyboard: prompt, Ctrl-C, Ctrl-D). No sleeps: every wait is on output or on the process.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -32,8 +33,15 @@ def llm():
 
 
 def _chat_piped(stdin: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([*CLI, *args], input=stdin, capture_output=True, text=True, timeout=timeout,
-                          cwd=str(REPO), env=ros_environment())
+    return subprocess.run(
+        [*CLI, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(REPO),
+        env=ros_environment(),
+    )
 
 
 def _messages(request: dict) -> list[tuple[str, str]]:
@@ -42,23 +50,33 @@ def _messages(request: dict) -> list[tuple[str, str]]:
 
 
 def test_piped_conversation_keeps_the_history_and_prints_only_replies(llm):
-    llm.script(fake.judge_finish("Hello Tom. Nice to meet you!"), fake.judge_finish("You said your name is Tom."),
-               fake.judge_finish("Bye Tom."))
-    result = _chat_piped("I am Tom.\n\n   \nWhat is my name?\nGoodbye.\n",
-                         "--base-url", llm.base_url, "--model", "m", "--qa", "none")
+    llm.script(
+        fake.judge_finish("Hello Tom. Nice to meet you!"),
+        fake.judge_finish("You said your name is Tom."),
+        fake.judge_finish("Bye Tom."),
+    )
+    result = _chat_piped(
+        "I am Tom.\n\n   \nWhat is my name?\nGoodbye.\n", "--base-url", llm.base_url, "--model", "m", "--qa", "none"
+    )
     assert result.returncode == 0, result.stderr
     # only the replies on stdout, in order, one sentence per line: no prompt, no banner
-    assert result.stdout.splitlines() == ["Hello Tom.", "Nice to meet you!", "You said your name is Tom.",
-                                          "Bye Tom."]
+    assert result.stdout.splitlines() == ["Hello Tom.", "Nice to meet you!", "You said your name is Tom.", "Bye Tom."]
     assert "Ctrl-D" not in result.stderr and "you>" not in result.stderr
     assert len(llm.requests) == 3, "empty lines must not be turns"
     assert all(r["model"] == "m" for r in llm.requests)
     assert _messages(llm.requests[0]) == [("user", "I am Tom.")]
-    assert _messages(llm.requests[1]) == [("user", "I am Tom."), ("assistant", "Hello Tom. Nice to meet you!"),
-                                          ("user", "What is my name?")]
-    assert _messages(llm.requests[2]) == [("user", "I am Tom."), ("assistant", "Hello Tom. Nice to meet you!"),
-                                          ("user", "What is my name?"), ("assistant", "You said your name is Tom."),
-                                          ("user", "Goodbye.")]
+    assert _messages(llm.requests[1]) == [
+        ("user", "I am Tom."),
+        ("assistant", "Hello Tom. Nice to meet you!"),
+        ("user", "What is my name?"),
+    ]
+    assert _messages(llm.requests[2]) == [
+        ("user", "I am Tom."),
+        ("assistant", "Hello Tom. Nice to meet you!"),
+        ("user", "What is my name?"),
+        ("assistant", "You said your name is Tom."),
+        ("user", "Goodbye."),
+    ]
 
 
 def test_a_failing_turn_apologises_and_the_conversation_goes_on(llm):
@@ -84,15 +102,36 @@ def test_quit_command_ends_the_conversation(llm):
 
 def test_the_key_rule_and_no_credentials_in_anything_printed():
     env = ros_environment() | {"FAY_TEST_CHAT_KEY": ""}
-    unset = subprocess.run([*CLI, "hi", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "FAY_TEST_CHAT_KEY"],
-                           capture_output=True, text=True, timeout=60, cwd=str(REPO), env=env)
+    unset = subprocess.run(
+        [*CLI, "hi", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "FAY_TEST_CHAT_KEY"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(REPO),
+        env=env,
+    )
     assert unset.returncode == 2 and "FAY_TEST_CHAT_KEY is not set" in unset.stderr, unset.stderr
     port = free_port()  # nothing listens there
     key, secrets = "sk-chat-cli-8e3f0a", ("pw-2b9d", "sk-query-61c4", "api_key=")
     env["FAY_TEST_CHAT_KEY"] = key
-    failed = subprocess.run([*CLI, "--base-url", f"http://fay:pw-2b9d@127.0.0.1:{port}/v1?api_key=sk-query-61c4",
-                             "--api-key-env", "FAY_TEST_CHAT_KEY", "--qa", "none", "--verbose"], input="hello\n",
-                            capture_output=True, text=True, timeout=60, cwd=str(REPO), env=env)
+    failed = subprocess.run(
+        [
+            *CLI,
+            "--base-url",
+            f"http://fay:pw-2b9d@127.0.0.1:{port}/v1?api_key=sk-query-61c4",
+            "--api-key-env",
+            "FAY_TEST_CHAT_KEY",
+            "--qa",
+            "none",
+            "--verbose",
+        ],
+        input="hello\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(REPO),
+        env=env,
+    )
     assert failed.returncode == 1 and f"cannot reach http://127.0.0.1:{port}/v1" in failed.stderr, failed.stderr
     printed = failed.stdout + failed.stderr
     assert not [s for s in (key, *secrets) if s in printed], printed
@@ -102,8 +141,10 @@ def test_the_key_rule_and_no_credentials_in_anything_printed():
 
 # The child becomes a session leader (start_new_session) and takes the pty as its controlling
 # terminal, so a typed Ctrl-C reaches it as SIGINT from the line discipline, as in a shell.
-_CTTY_EXEC = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-              "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
+_CTTY_EXEC = (
+    "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
 
 
 class Terminal:
@@ -113,9 +154,16 @@ class Terminal:
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         env = ros_environment() | {"TERM": "dumb"}
-        self.proc = subprocess.Popen([sys.executable, "-c", _CTTY_EXEC, "-m", "fay_ros.cli", "chat", *args],
-                                     stdin=slave, stdout=slave, stderr=slave, cwd=str(REPO), env=env,
-                                     start_new_session=True, close_fds=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _CTTY_EXEC, "-m", "fay_ros.cli", "chat", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=str(REPO),
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
         os.close(slave)
         self.shown = ""  # everything the terminal showed (\r\n as \n)
         self.pos = 0  # expect() searches from here
@@ -199,8 +247,9 @@ def test_interactive_session_prompts_answers_and_ends_on_ctrl_d(llm, terminal):
 
 def test_ctrl_c_cancels_the_streaming_reply_then_quits_at_the_prompt(llm, terminal):
     # the first sentence streams, then the stream hangs until the gate opens (it never does)
-    held, = llm.script(fake.text('{"action": "finish", "message": "Let me think. ',
-                                 'This sentence never arrives."}', gate_after=1))
+    (held,) = llm.script(
+        fake.text('{"action": "finish", "message": "Let me think. ', 'This sentence never arrives."}', gate_after=1)
+    )
     llm.script(fake.judge_finish("Back again."))
     term = terminal("--base-url", llm.base_url, "--qa", "none")
     term.expect("you> ")

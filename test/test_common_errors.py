@@ -1,6 +1,7 @@
 """The one exception hierarchy (fay_ros.common.errors): every exception class fay_ros defines is
 a FayError; TableError names the file and the line or key of each issue; the LLM client's
 failures are one subclass per kind; a bug is no longer mistaken for bad configuration."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,19 @@ from fay_ros.bringup import graph
 from fay_ros.cli import up
 from fay_ros.common.errors import ConfigError, FayError, Issue, TableError
 from fay_ros.llm import client as llm
-from fay_ros.llm.client import (KINDS, ApiKeyError, ChatClient, Endpoint, LlmEmpty, LlmError, LlmHttpError,
-                                  LlmMalformed, LlmUnreachable, key_from_env, parse_json_object)
+from fay_ros.llm.client import (
+    KINDS,
+    ApiKeyError,
+    ChatClient,
+    Endpoint,
+    LlmEmpty,
+    LlmError,
+    LlmHttpError,
+    LlmMalformed,
+    LlmUnreachable,
+    key_from_env,
+    parse_json_object,
+)
 
 
 def project_exception_classes() -> dict[str, type[BaseException]]:
@@ -38,9 +50,14 @@ def project_exception_classes() -> dict[str, type[BaseException]]:
 def test_every_exception_class_of_fay_ros_is_a_fay_error():
     classes = project_exception_classes()
     # The walk really reaches the package (a broken walk must not pass by finding nothing).
-    for expected in ("fay_ros.common.errors.TableError", "fay_ros.llm.client.LlmTimeout",
-                     "fay_ros.dialogue.persona.PersonaError", "fay_ros.web.access.AccessError",
-                     "fay_ros.web.gate_policy.Refused", "fay_ros.dialogue.tools.ToolError"):
+    for expected in (
+        "fay_ros.common.errors.TableError",
+        "fay_ros.llm.client.LlmTimeout",
+        "fay_ros.dialogue.persona.PersonaError",
+        "fay_ros.web.access.AccessError",
+        "fay_ros.web.gate_policy.Refused",
+        "fay_ros.dialogue.tools.ToolError",
+    ):
         assert expected in classes, sorted(classes)
     outside = sorted(name for name, cls in classes.items() if not issubclass(cls, FayError))
     assert outside == [], f"not under FayError: {outside}"
@@ -63,13 +80,16 @@ def test_file_and_table_errors_are_configuration_errors_and_stay_value_errors():
 
 def test_table_error_names_the_file_and_the_line_or_key_of_each_issue(tmp_path, monkeypatch):
     path = tmp_path / "tables" / "servo_map.yaml"
-    error = TableError(path, [
-        Issue(3, "code 'a.b' repeats line 2"),                                # a CSV row
-        Issue(12, "unknown key (misspelt?)", key="behaviors.nod.keyframs"),  # a YAML key
-        Issue(0, "missing required key", key="return_to_idle"),              # a key not in the file
-        Issue(7, "invalid YAML: expected ':'", column=5),                     # YAML syntax
-        Issue(0, "file not found"),                                           # the file as a whole
-    ])
+    error = TableError(
+        path,
+        [
+            Issue(3, "code 'a.b' repeats line 2"),  # a CSV row
+            Issue(12, "unknown key (misspelt?)", key="behaviors.nod.keyframs"),  # a YAML key
+            Issue(0, "missing required key", key="return_to_idle"),  # a key not in the file
+            Issue(7, "invalid YAML: expected ':'", column=5),  # YAML syntax
+            Issue(0, "file not found"),  # the file as a whole
+        ],
+    )
     assert str(error).splitlines() == [
         f"{path}:3: code 'a.b' repeats line 2",
         f"{path}: behaviors.nod.keyframs: unknown key (misspelt?) (line 12)",
@@ -85,9 +105,11 @@ def test_table_error_names_the_file_and_the_line_or_key_of_each_issue(tmp_path, 
 
 # ---------------------------------------------------------------------------- LLM errors
 
+
 def test_each_llm_error_kind_has_its_own_class_and_keeps_kind():
-    subclasses = [cls for cls in vars(llm).values()
-                  if isinstance(cls, type) and issubclass(cls, LlmError) and cls is not LlmError]
+    subclasses = [
+        cls for cls in vars(llm).values() if isinstance(cls, type) and issubclass(cls, LlmError) and cls is not LlmError
+    ]
     kinds = {}
     for cls in subclasses:
         params = list(inspect.signature(cls).parameters)
@@ -117,10 +139,16 @@ def test_real_failures_raise_the_kind_subclass():
             ChatClient(Endpoint(server.url_for("/v1"), "m")).complete("s", "u")
         assert (http.value.kind, http.value.status) == ("http", 503)
         server.clear()
-        answer = {"id": "1", "object": "chat.completion", "created": 0, "model": "m",
-                  "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": " "}}]}
-        server.expect_request("/v1/chat/completions").respond_with_data(json.dumps(answer),
-                                                                        content_type="application/json")
+        answer = {
+            "id": "1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": " "}}],
+        }
+        server.expect_request("/v1/chat/completions").respond_with_data(
+            json.dumps(answer), content_type="application/json"
+        )
         with pytest.raises(LlmEmpty):
             ChatClient(Endpoint(server.url_for("/v1"), "m")).complete("s", "u")
 
@@ -134,6 +162,7 @@ def test_an_unset_key_variable_is_a_configuration_error(monkeypatch):
 
 
 # ------------------------------------------------- bugs are not "invalid configuration" any more
+
 
 def test_fay_ros_up_reports_configuration_errors_but_lets_a_bug_through(monkeypatch, capsys, tmp_path):
     """`fay-ros up` used to catch (ValueError, FileNotFoundError): any ValueError from a bug in

@@ -1,4 +1,5 @@
 """The utterance id that ties a reply sentence to its cue, viseme track and speech events."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,8 @@ def test_an_utterance_id_splits_back_into_its_conversation_and_seq(conversation,
     assert conversation_of(made) == conversation
 
 
-@pytest.mark.parametrize("text, expected", [("tom-3", ("", None)), ("tom-3:x", ("tom-3", None)), ("", ("", None)),
-                                            ("c:-1", ("c", None))])
+@pytest.mark.parametrize(
+    "text, expected", [("tom-3", ("", None)), ("tom-3:x", ("tom-3", None)), ("", ("", None)), ("c:-1", ("c", None))]
+)
 def test_an_id_without_a_seq_has_none(text, expected):
     assert split_utterance_id(text) == expected

@@ -1,5 +1,6 @@
 """Lifecycle nodes (fay_ros.common.lifecycle) and node health on /diagnostics
 (fay_ros.common.diagnostics): ready when active, and not ready with the reason."""
+
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -31,8 +32,10 @@ def test_autostart_configures_and_activates_and_says_ready(ros, launch_node):
     node.wait_ready(probe=ros)
     assert _lifecycle_state(ros) == "active"
     # health is repeated every second, so a late subscriber sees the state too
-    wait_until(lambda: any(s.level == DiagnosticStatus.OK and s.message == "ready"
-                           for s in _state_statuses(diagnostics)), message="state OK on /diagnostics")
+    wait_until(
+        lambda: any(s.level == DiagnosticStatus.OK and s.message == "ready" for s in _state_statuses(diagnostics)),
+        message="state OK on /diagnostics",
+    )
 
 
 def test_a_failed_configure_keeps_the_node_alive_and_says_why_on_diagnostics(ros, launch_node):
@@ -40,7 +43,8 @@ def test_a_failed_configure_keeps_the_node_alive_and_says_why_on_diagnostics(ros
     readiness = ros.readiness("managed_probe")
     node = launch_node(MODULE, {"fail_reason": "model file /models/missing.bin not found"}, name="managed_probe")
     status = diagnostics.wait_for_match(
-        lambda array: any(s.name == STATE and s.level == DiagnosticStatus.ERROR for s in array.status))
+        lambda array: any(s.name == STATE and s.level == DiagnosticStatus.ERROR for s in array.status)
+    )
     [state] = [s for s in status.status if s.name == STATE]
     assert state.message == "not ready: model file /models/missing.bin not found"
     assert state.hardware_id == "fay_ros"
@@ -53,8 +57,10 @@ def test_without_autostart_it_waits_for_the_lifecycle_transitions(ros, launch_no
     node = launch_node(MODULE, {"autostart": False}, name="managed_probe")
     wait_until(lambda: node.alive() and _lifecycle_state(ros) == "unconfigured")
     assert not any(m.data for m in readiness.messages)
-    for transition, label in ((Transition.TRANSITION_CONFIGURE, "inactive"),
-                              (Transition.TRANSITION_ACTIVATE, "active")):
+    for transition, label in (
+        (Transition.TRANSITION_CONFIGURE, "inactive"),
+        (Transition.TRANSITION_ACTIVATE, "active"),
+    ):
         request = ChangeState.Request()
         request.transition.id = transition
         assert ros.call(ChangeState, "/fay/managed_probe/change_state", request).success

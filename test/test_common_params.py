@@ -1,5 +1,6 @@
 """declare_config: parameters from a pydantic model; live ones applied through the on-set
 callback, the rest read-only (fay_ros.common.params)."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -36,8 +37,9 @@ def _set(node, **values) -> list:
 
 def test_a_live_change_is_validated_applied_and_stored(node):
     applied: list[tuple[Voice, frozenset[str]]] = []
-    config = declare_config(node, Voice, live={"rate_wpm", "voice"},
-                            apply=lambda c, changed: applied.append((c, changed)))
+    config = declare_config(
+        node, Voice, live={"rate_wpm", "voice"}, apply=lambda c, changed: applied.append((c, changed))
+    )
     assert config.rate_wpm == 175
     [result] = _set(node, rate_wpm=220)
     assert result.successful, result.reason

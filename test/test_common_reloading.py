@@ -1,6 +1,7 @@
 """The one reload rule (fay_ros.common.reloading.ReloadingTable), on real files: a change is a
 different mtime, size or inode; a rejected edit is reported once with file and line and the
 last good table stays; a bad table at start-up is a configuration error."""
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,9 @@ def test_an_in_place_edit_of_the_same_size_is_seen_by_its_mtime(tmp_path):
     table = ReloadingTable(path, load_rules)
     assert table.poll().changed is False
 
-    write(path, rules("a.two"), 1_000_000_000)          # same size, same mtime, same inode
+    write(path, rules("a.two"), 1_000_000_000)  # same size, same mtime, same inode
     assert table.poll().changed is False, "nothing tells this edit apart: it waits for the next save"
-    write(path, rules("a.two"), 2_000_000_000)          # the save that follows: a new mtime
+    write(path, rules("a.two"), 2_000_000_000)  # the save that follows: a new mtime
     result = table.poll()
     assert result.changed and table.table.rules[0].code == "a.two" and result.message == f"{path}: reloaded"
     assert table.poll().changed is False, "read once per change"
@@ -47,7 +48,7 @@ def test_a_file_renamed_over_the_old_one_is_seen_by_its_inode(tmp_path):
     write(path, rules("a.one"), 1_000_000_000)
     table = ReloadingTable(path, load_rules)
     replacement = tmp_path / "rules.csv.new"
-    write(replacement, rules("a.two"), 1_000_000_000)   # same size and mtime: only the inode differs
+    write(replacement, rules("a.two"), 1_000_000_000)  # same size and mtime: only the inode differs
     os.replace(replacement, path)
     assert table.poll().changed and table.table.rules[0].code == "a.two"
 
@@ -76,9 +77,11 @@ def test_a_rejected_edit_is_reported_once_and_the_last_good_table_stays(tmp_path
 
 def test_a_bad_table_at_start_up_is_a_configuration_error(tmp_path):
     path = tmp_path / "servo_map.yaml"
-    path.write_text(default_table_path(servo.TABLE_FILE).read_text(encoding="utf-8")
-                    .replace("default: idle", "default: dance"), encoding="utf-8")
-    with pytest.raises(ConfigError) as info:           # what run_node turns into exit code 2
+    path.write_text(
+        default_table_path(servo.TABLE_FILE).read_text(encoding="utf-8").replace("default: idle", "default: dance"),
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as info:  # what run_node turns into exit code 2
         ReloadingTable(path, servo.load_servo_table)
     assert isinstance(info.value, TableError)
     assert str(info.value).startswith(f"{path}: default: 'dance' is not a key of behaviors")

@@ -1,6 +1,7 @@
 """fay_ros.common.wav, the one WAV reader and writer of hearing, voice and the tests: the
 downmix rule (channel mean), the write side, and that nothing else in fay_ros parses WAV.
 The reader's errors are in test_hearing_core.py (test_wav_*)."""
+
 from __future__ import annotations
 
 import ast
@@ -27,8 +28,7 @@ def test_a_voice_on_one_channel_only_is_heard_after_the_downmix(tmp_path):
 
 
 def test_the_mean_of_full_scale_channels_stays_in_range(tmp_path):
-    loud = np.stack([np.full(10, 32767, np.int16), np.full(10, 32767, np.int16),
-                     np.full(10, -32768, np.int16)], axis=1)
+    loud = np.stack([np.full(10, 32767, np.int16), np.full(10, 32767, np.int16), np.full(10, -32768, np.int16)], axis=1)
     assert np.all(read_wav(write_wav(tmp_path / "loud.wav", loud, RATE)).samples == 10922)
 
 
@@ -57,7 +57,11 @@ def test_only_the_wav_module_parses_wav_files():
     users = []
     for path in sorted((REPO / "fay_ros").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import) and any(a.name == "wave" for a in node.names) or \
-                    isinstance(node, ast.ImportFrom) and node.module == "wave":
+            if (
+                isinstance(node, ast.Import)
+                and any(a.name == "wave" for a in node.names)
+                or isinstance(node, ast.ImportFrom)
+                and node.module == "wave"
+            ):
                 users.append(str(path.relative_to(REPO)))
     assert users == ["fay_ros/common/wav.py"]

@@ -1,14 +1,15 @@
 """BoundedWorker (fay_ros.common.worker), the queue + thread behind the mic and asr nodes:
 bounded, drop-oldest with a counter, state items never dropped, a failing item does not end
 the worker, stop() joins. The handler is held on an Event, so nothing depends on timing."""
+
 from __future__ import annotations
 
 import threading
 
 import pytest
-from harness import wait_until
 
 from fay_ros.common.worker import BoundedWorker
+from harness import wait_until
 
 WAIT = 10.0
 
@@ -18,7 +19,7 @@ class Handler:
 
     def __init__(self, fail_on: object = None) -> None:
         self.items: list = []
-        self.started = threading.Event()   # the worker is inside the first item
+        self.started = threading.Event()  # the worker is inside the first item
         self.release = threading.Event()
         self.fail_on = fail_on
         self.done = threading.Condition()
@@ -59,7 +60,7 @@ def test_a_full_queue_drops_the_oldest_item_and_counts_it(make_worker):
     drops: list[int] = []
     worker = make_worker(handler, maxsize=3, on_drop=drops.append)
     worker.put("first")
-    assert handler.started.wait(WAIT)        # the worker holds "first"; the queue is empty
+    assert handler.started.wait(WAIT)  # the worker holds "first"; the queue is empty
     for i in range(6):
         worker.put(i)
     assert worker.pending() == 3, "the queue grew past its bound"
@@ -75,9 +76,9 @@ def test_state_items_are_never_dropped(make_worker):
     assert handler.started.wait(WAIT)
     worker.put("state-a", droppable=False)
     worker.put(0)
-    worker.put(1)                             # full: 0 goes, not the state item before it
-    worker.put("state-b", droppable=False)    # kept beyond the bound
-    worker.put(2)                             # full: 1 goes
+    worker.put(1)  # full: 0 goes, not the state item before it
+    worker.put("state-b", droppable=False)  # kept beyond the bound
+    worker.put(2)  # full: 1 goes
     assert worker.dropped == 2
     handler.release.set()
     assert handler.wait_for(4) == ["first", "state-a", "state-b", 2]
@@ -115,7 +116,7 @@ def test_stop_joins_the_thread_and_discards_the_rest(make_worker):
     stopper = threading.Thread(target=worker.stop, args=(WAIT,))
     stopper.start()
     wait_until(lambda: worker.pending() == 0, WAIT, message="stop() to empty the queue")
-    handler.release.set()                     # the item in hand finishes, then the thread ends
+    handler.release.set()  # the item in hand finishes, then the thread ends
     stopper.join(WAIT)
     assert not stopper.is_alive() and worker.stop(WAIT)
     assert handler.items == ["first"], "queued items are discarded at stop"

@@ -1,12 +1,14 @@
 """The one strict YAML loader (fay_ros.common.yaml_loader) on the real configuration files: the
 persona, the bring-up's companion.yaml and a body table each refuse a duplicate key, an
 unknown key and bad syntax with the file and the line; and the loader's own rules."""
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict
@@ -21,35 +23,50 @@ from fay_ros.dialogue.persona import Persona, PersonaError
 
 @dataclass(frozen=True)
 class ConfigFile:
-    name: str                         # shipped file under config/
+    name: str  # shipped file under config/
     load: Callable[[Path], Any]
     error: type[TableError]
-    duplicate: tuple[str, str]        # edit (old, new) that repeats a key
+    duplicate: tuple[str, str]  # edit (old, new) that repeats a key
     duplicated_key: str
-    unknown: tuple[str, str]          # edit that adds a misspelt key
-    unknown_key: str                  # its key path in the error
-    syntax: tuple[str, str]           # edit that breaks the YAML
+    unknown: tuple[str, str]  # edit that adds a misspelt key
+    unknown_key: str  # its key path in the error
+    syntax: tuple[str, str]  # edit that breaks the YAML
 
     def text(self) -> str:
         return config_file(self.name).read_text(encoding="utf-8")
 
 
 FILES = [
-    ConfigFile("persona.yaml", Persona.load, PersonaError,
-               duplicate=("emoji: false", "emoji: false\nname: Fei"), duplicated_key="name",
-               unknown=("emoji: false", "emoji: false\nemojis: true"), unknown_key="emojis",
-               syntax=("emoji: false", "emoji: [false")),
-    ConfigFile("companion.yaml", graph.load_parameters, TableError,
-               duplicate=('    engine: "espeak-ng"', '    engine: "espeak-ng"\n    engine: "pyttsx3"'),
-               duplicated_key="engine",
-               unknown=("/**/tts:\n", "/**/tts:\n  ros_parameters: {rate_wpm: 200}\n"),
-               unknown_key="/**/tts.ros_parameters",
-               syntax=('    engine: "espeak-ng"', "    engine: [espeak-ng")),
-    ConfigFile("servo_map.yaml", servo.load_servo_table, TableError,
-               duplicate=("  shake:\n", "  nod:\n"), duplicated_key="nod",
-               unknown=("    keyframes:\n      - {at: 0.25", "    keyframs:\n      - {at: 0.25"),
-               unknown_key="behaviors.nod.keyframs",
-               syntax=("  nod:\n", "  nod: [\n")),
+    ConfigFile(
+        "persona.yaml",
+        Persona.load,
+        PersonaError,
+        duplicate=("emoji: false", "emoji: false\nname: Fei"),
+        duplicated_key="name",
+        unknown=("emoji: false", "emoji: false\nemojis: true"),
+        unknown_key="emojis",
+        syntax=("emoji: false", "emoji: [false"),
+    ),
+    ConfigFile(
+        "companion.yaml",
+        graph.load_parameters,
+        TableError,
+        duplicate=('    engine: "espeak-ng"', '    engine: "espeak-ng"\n    engine: "pyttsx3"'),
+        duplicated_key="engine",
+        unknown=("/**/tts:\n", "/**/tts:\n  ros_parameters: {rate_wpm: 200}\n"),
+        unknown_key="/**/tts.ros_parameters",
+        syntax=('    engine: "espeak-ng"', "    engine: [espeak-ng"),
+    ),
+    ConfigFile(
+        "servo_map.yaml",
+        servo.load_servo_table,
+        TableError,
+        duplicate=("  shake:\n", "  nod:\n"),
+        duplicated_key="nod",
+        unknown=("    keyframes:\n      - {at: 0.25", "    keyframs:\n      - {at: 0.25"),
+        unknown_key="behaviors.nod.keyframs",
+        syntax=("  nod:\n", "  nod: [\n"),
+    ),
 ]
 IDS = [f.name for f in FILES]
 
@@ -92,8 +109,9 @@ def test_both_shipped_personas_load_with_their_fields():
 @pytest.mark.parametrize("file", FILES, ids=IDS)
 def test_a_duplicate_key_is_refused_naming_both_lines(tmp_path, file):
     path, text = write_edited(tmp_path, file, file.duplicate)
-    first, second = [number for number, line in enumerate(text.splitlines(), 1)
-                     if line.strip().startswith(f"{file.duplicated_key}:")][:2]
+    first, second = [
+        number for number, line in enumerate(text.splitlines(), 1) if line.strip().startswith(f"{file.duplicated_key}:")
+    ][:2]
     message = error_of(file, path)
     assert f": line {second} column " in message, message
     assert f"duplicate key '{file.duplicated_key}' (first defined on line {first})" in message, message
@@ -118,6 +136,7 @@ def test_bad_syntax_is_refused_with_the_line(tmp_path, file):
 
 # ------------------------------------------------------------------------ the loader's rules
 
+
 class Item(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
@@ -139,8 +158,10 @@ def test_list_items_are_named_by_position_with_their_line():
     text = "title: t\nitems:\n  - name: a\n  - name: b\n    size: big\n"
     with pytest.raises(TableError) as info:
         validate(parse_yaml(text, "t.yaml"), Table)
-    assert str(info.value) == "t.yaml: items[1].size: Input should be a valid integer, unable to parse string " \
-                              "as an integer (got 'big') (line 5)"
+    assert (
+        str(info.value) == "t.yaml: items[1].size: Input should be a valid integer, unable to parse string "
+        "as an integer (got 'big') (line 5)"
+    )
 
 
 def test_a_missing_key_points_at_the_mapping_that_lacks_it():

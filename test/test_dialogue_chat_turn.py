@@ -1,4 +1,5 @@
 """ChatTurn: what the chat action learns of the turn it holds (sentences, cues, how it ended)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -22,6 +23,7 @@ async def ended(value: TurnTrace | None = None, *, cancel: bool = False) -> asyn
         if cancel:
             await asyncio.Event().wait()  # until cancelled
         return value
+
     task = asyncio.ensure_future(turn())
     await running.wait()
     if cancel:
@@ -46,6 +48,7 @@ def test_sentences_are_reported_and_joined_and_cues_kept_in_sentence_order():
         assert time.monotonic() - started < 1.0, "every cue is in: no wait for the grace"
         assert held.cues == ["cue0", "cue1"]
         assert held.outcome is not None and held.outcome.completed and held.outcome.reason == COMPLETED
+
     asyncio.run(scenario())
 
 
@@ -60,6 +63,7 @@ def test_missing_cues_are_waited_for_only_the_grace():
         await held.cues_in(0.2)
         assert 0.15 < time.monotonic() - started < 2.0
         assert held.cues == ["cue0"], "what came is returned"
+
     asyncio.run(scenario())
 
 
@@ -77,4 +81,5 @@ def test_outcomes_cancelled_interrupted_failed():
         assert outcome.completed and not outcome.achieved, "the apology was said whole; the goal failed"
         early = ChatTurn()
         assert early.cancel_before_start().reason == CANCELLED
+
     asyncio.run(scenario())

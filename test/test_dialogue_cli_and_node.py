@@ -7,15 +7,15 @@ judged flow). The tiny flow's stream used to skip the judge's reader, so its out
 removed the verdict as tool-call JSON and the node said its no_answer line; every model
 stream now passes the same reader.
 """
+
 from __future__ import annotations
 
 import subprocess
 import sys
 
 import dialogue_fake_llm as fake
-from harness import REPO, dialogue_node, ros_environment
-
 from fay_msgs.msg import Transcript
+from harness import REPO, dialogue_node, ros_environment
 
 ANSWER = "Nice to meet you, Tom. I like hiking too."
 SAID = "I am Tom and I like hiking."
@@ -23,17 +23,38 @@ SAID = "I am Tom and I like hiking."
 
 def _node_says(ros, llm) -> list[str]:
     with dialogue_node(ros, {"base_url": llm.base_url, "memory": False, "qa_file": "none"}) as (
-            _node, replies, text_input):
+        _node,
+        replies,
+        text_input,
+    ):
         text_input.publish(Transcript(text=SAID, user_id="user", language="en", is_final=True))
-        reply = replies.wait_for(lambda msgs: list(msgs) if any(m.is_end for m in msgs) else None,
-                                 what="the end of the reply")
+        reply = replies.wait_for(
+            lambda msgs: list(msgs) if any(m.is_end for m in msgs) else None, what="the end of the reply"
+        )
         return [m.text for m in reply if m.text]
 
 
 def _cli_says(llm) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "fay_ros.cli", "chat", SAID, "--base-url", llm.base_url,
-                           "--qa", "none", "--language", "en"],
-                          capture_output=True, text=True, timeout=60, cwd=str(REPO), env=ros_environment())
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fay_ros.cli",
+            "chat",
+            SAID,
+            "--base-url",
+            llm.base_url,
+            "--qa",
+            "none",
+            "--language",
+            "en",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(REPO),
+        env=ros_environment(),
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 

@@ -12,6 +12,7 @@ dialogue node as processes, typed turns on `text_input`, replies collected from 
 3. Chinese: the tiny profile answers a Chinese turn honestly in Chinese from the persona;
    a capable endpoint gets the turn and answers in Chinese.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,18 +25,20 @@ import pytest
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import GetProfile, Remember
-from harness import NodeProcess, RosProbe, wait_until
-
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
-from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
 from fay_ros.dialogue.persona import Persona
+from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
+from harness import NodeProcess, RosProbe, wait_until
 
 PERSONA = Persona.load(config_file("persona.yaml"))
 USER = "tom"
 TOOL_NAMES = ("current_time", "memory_recall", "memory_remember", "memory_forget")
-LEAKS = re.compile(r"\b(?:user|assistant|system|human|fay|tom)\s*:|<\||\|>|<think|</think|[{}]|\"action\"|"
-                   r"\bjudge\b|\bjson\b|\bas an ai\b|\bthe user\b|" + "|".join(TOOL_NAMES), re.I)
+LEAKS = re.compile(
+    r"\b(?:user|assistant|system|human|fay|tom)\s*:|<\||\|>|<think|</think|[{}]|\"action\"|"
+    r"\bjudge\b|\bjson\b|\bas an ai\b|\bthe user\b|" + "|".join(TOOL_NAMES),
+    re.I,
+)
 SENTENCE_END = re.compile(r"[.!?。！？…~]['\"”’)）]*$")
 CLAIMS_USER_NAME = re.compile(r"\b(?:my name is|my name's|i am|i'm|call me)\s+tom\b", re.I)
 
@@ -68,8 +71,10 @@ class Companion:
         self.start()
 
     def start(self) -> None:
-        self.nodes = [NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, "embedder": "hashed"}),
-                      NodeProcess("fay_ros.nodes.dialogue", self.dialogue_params)]
+        self.nodes = [
+            NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, "embedder": "hashed"}),
+            NodeProcess("fay_ros.nodes.dialogue", self.dialogue_params),
+        ]
         # ready = both subscribe to text_input, the dialogue publishes replies, memory answers
         self.probe.wait_for_subscribers(self.typed, count=2, timeout=60)
         self.probe.wait_for_publishers(topics.REPLY, timeout=60)
@@ -90,8 +95,12 @@ class Companion:
     def output(self) -> str:
         # more than one memory server in the graph would answer some recalls from another store
         servers = self.probe.node.count_services(f"{topics.DEFAULT_NAMESPACE}/{topics.SRV_RECALL}")
-        return "\n".join([f"memory/recall servers in the graph: {servers}",
-                          *(f"----- {n.module} -----\n{n.output()[-4000:]}" for n in self.nodes)])
+        return "\n".join(
+            [
+                f"memory/recall servers in the graph: {servers}",
+                *(f"----- {n.module} -----\n{n.output()[-4000:]}" for n in self.nodes),
+            ]
+        )
 
     def say(self, text: str, user: str = USER, language: str = "", timeout: float = 120) -> list[Utterance]:
         """Type one line; return the whole reply (every Utterance of its conversation)."""
@@ -124,8 +133,9 @@ def check_reply(question: str, reply: list[Utterance], must_contain: tuple[str, 
     sentences = [m for m in pieces if SENTENCE_END.search(m.text)]
     assert len(sentences) <= PERSONA.max_sentences, f"{len(sentences)} sentences; " + where
     # the only piece that is not a whole sentence is a long first sentence's first clause
-    assert all(m is pieces[0] and m.text.rstrip().endswith((",", ":", "，", "：", "、"))
-               for m in pieces if m not in sentences), "a fragment was spoken; " + where
+    assert all(
+        m is pieces[0] and m.text.rstrip().endswith((",", ":", "，", "：", "、")) for m in pieces if m not in sentences
+    ), "a fragment was spoken; " + where
     for word in must_contain:
         assert word.lower() in text.lower(), f"{word!r} missing; " + where
 
@@ -142,19 +152,33 @@ def run_conversation(companion: Companion) -> list[list[Utterance]]:
 def check_memory_after(companion: Companion) -> None:
     """The user's own statements are confirmed keyed facts in memory; a restart keeps them,
     and a candidate (not the user's word) never reaches an answer."""
-    expected = {"fact:name=User's name is Tom.", "preference:taste:hiking=User likes hiking.",
-                "preference:taste:coffee=User likes coffee.", "fact:family:sister=User's sister is called Anna."}
-    wait_until(lambda: expected <= set(companion.profile()), 30,
-               message=lambda: f"the facts in memory; profile has {companion.profile()}")
+    expected = {
+        "fact:name=User's name is Tom.",
+        "preference:taste:hiking=User likes hiking.",
+        "preference:taste:coffee=User likes coffee.",
+        "fact:family:sister=User's sister is called Anna.",
+    }
+    wait_until(
+        lambda: expected <= set(companion.profile()),
+        30,
+        message=lambda: f"the facts in memory; profile has {companion.profile()}",
+    )
     companion.restart()
-    companion.probe.call(Remember, topics.SRV_REMEMBER, Remember.Request(
-        owner=USER, content="User's name is Bob.", key="name", tags=["kind:fact"], user_confirmed=False), 30)
+    companion.probe.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        Remember.Request(
+            owner=USER, content="User's name is Bob.", key="name", tags=["kind:fact"], user_confirmed=False
+        ),
+        30,
+    )
     reply = companion.say("Do you remember my name?")
     check_reply("Do you remember my name? (after a restart)", reply, ("Tom",))
     assert "Bob" not in spoken(reply), "a candidate reached an answer"
 
 
 # -- 1. the real embedded model -------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_conversation_on_the_embedded_model(embedded_llm, tmp_path):
@@ -176,6 +200,7 @@ def test_conversation_on_the_embedded_model(embedded_llm, tmp_path):
 
 # -- 2. a scripted capable endpoint ---------------------------------------------------------
 
+
 def capable_model(body: dict) -> fake.Scripted:
     """A loopback stand-in for a cloud model: follows the judge format, calls memory_recall
     for questions about the user, answers from the tool results, in the user's language."""
@@ -186,10 +211,16 @@ def capable_model(body: dict) -> fake.Scripted:
     if body.get("response_format"):  # the chat judge
         if about_user and "?" in question or "？" in question:
             return fake.judge_tool("user facts")
-        small_talk = {"hi fay": "Hello Tom, nice to meet you!", "i like": "Oh, nice! Tell me more.",
-                      "how are": "I'm doing great, thanks for asking.", "sea": "The sea is deep and full of life.",
-                      "weekend": "A walk in the park would be nice.", "sister": "Sisters are wonderful.",
-                      "joke": "Why did the robot cross the road? To recharge!", "night": "Good night, sleep well!"}
+        small_talk = {
+            "hi fay": "Hello Tom, nice to meet you!",
+            "i like": "Oh, nice! Tell me more.",
+            "how are": "I'm doing great, thanks for asking.",
+            "sea": "The sea is deep and full of life.",
+            "weekend": "A walk in the park would be nice.",
+            "sister": "Sisters are wonderful.",
+            "joke": "Why did the robot cross the road? To recharge!",
+            "night": "Good night, sleep well!",
+        }
         message = next((v for k, v in small_talk.items() if k in question.lower()), "That sounds lovely.")
         return fake.judge_finish("你好呀！很高兴和你聊天。" if chinese else message)
     if body.get("tools"):  # the tool loop
@@ -204,8 +235,9 @@ def capable_model(body: dict) -> fake.Scripted:
     if "sister" in question.lower():
         sister = re.search(r"sister (?:is )?called (\w+)", everything)
         return fake.text(f"Your sister is called {sister.group(1)}." if sister else "You haven't told me.")
-    likes = re.findall(r"User likes (\w+)", everything) or \
-        re.split(r" and |, ", (re.search(r"I like ([\w ,]+)", everything) or re.match("()", "")).group(1))
+    likes = re.findall(r"User likes (\w+)", everything) or re.split(
+        r" and |, ", (re.search(r"I like ([\w ,]+)", everything) or re.match("()", "")).group(1)
+    )
     likes = sorted({x.strip() for x in likes if x.strip()})
     return fake.text(f"You like {' and '.join(likes)}." if likes else "You haven't told me.")
 
@@ -217,8 +249,9 @@ def capable(tmp_path):
     # The tool results must come from the real memory node; in a loaded full suite one memory
     # call has taken over 2 s (the memory service's delivery stalls, a known open problem), so
     # this path is given 5 s: what is tested here is the judge -> tool loop -> reply path.
-    companion = Companion(str(tmp_path / "memory.db"), {"base_url": server.base_url, "model": "cloud-large",
-                                                       "memory_timeout": 5.0})
+    companion = Companion(
+        str(tmp_path / "memory.db"), {"base_url": server.base_url, "model": "cloud-large", "memory_timeout": 5.0}
+    )
     try:
         yield server, companion
     except BaseException:
@@ -249,6 +282,7 @@ def test_conversation_on_a_capable_endpoint_keeps_the_judge_and_tool_path(capabl
 
 # -- 3. Chinese -----------------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_chinese_turn_on_the_tiny_profile_gets_an_honest_chinese_answer(embedded_llm, tmp_path):
     url, _server = embedded_llm
@@ -259,8 +293,11 @@ def test_chinese_turn_on_the_tiny_profile_gets_an_honest_chinese_answer(embedded
         assert "Ollama" in spoken(reply) and re.search(f"[{CJK_IDEOGRAPHS}]{{10}}", spoken(reply))
         # what the user says about themselves is still kept, in any language
         reply = companion.say("我叫林。我喜欢咖啡。")
-        wait_until(lambda: "fact:name=用户的名字是林。" in companion.profile(), 30,
-                   message=lambda: f"the Chinese name fact; profile has {companion.profile()}")
+        wait_until(
+            lambda: "fact:name=用户的名字是林。" in companion.profile(),
+            30,
+            message=lambda: f"the Chinese name fact; profile has {companion.profile()}",
+        )
         reply = companion.say("我叫什么名字？")
         assert spoken(reply) == "你叫林。", reply
     finally:

@@ -6,6 +6,7 @@ Everything is asserted on llama.cpp's own accounting (the `timings` of each answ
 prompt_n = prompt tokens computed, cache_n = prompt tokens reused; the /metrics counters),
 never on wall time, which a busy CI machine makes meaningless.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,8 @@ import uuid
 
 import pytest
 
-from harness import start_llm
-
 from fay_ros.llm.embedded import EMBEDDED_MODEL
+from harness import start_llm
 
 # ~400 tokens: the size of a persona with a few fact lines
 PERSONA = (
@@ -36,9 +36,12 @@ PERSONA = (
     "human, and never claim to have a body other than your own small one. Always answer in the language the "
     "person used. If the room is dark, speak softly. If several people talk at once, answer the one who spoke "
     "last and tell the others you will come back to them. You are not a doctor or a lawyer; for health, money or "
-    "legal questions, say that a grown-up or a professional should help.")
-FACTS = {"Tom": "Tom likes sailing. Tom has a cat called Miso. Tom works at the harbour.",
-         "Lina": "Lina plays the violin. Lina lives near the station. Lina drinks green tea."}
+    "legal questions, say that a grown-up or a professional should help."
+)
+FACTS = {
+    "Tom": "Tom likes sailing. Tom has a cat called Miso. Tom works at the harbour.",
+    "Lina": "Lina plays the violin. Lina lives near the station. Lina drinks green tea.",
+}
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only
 
 
@@ -55,10 +58,12 @@ def _get(url: str) -> str:
 
 def _chat(base_url: str, messages: list[dict[str, str]], max_tokens: int = 8) -> tuple[str, dict]:
     """A non-streamed chat completion: (answer, llama.cpp's timings)."""
-    body = json.dumps({"model": EMBEDDED_MODEL, "messages": messages, "max_tokens": max_tokens,
-                       "temperature": 0}).encode()
-    request = urllib.request.Request(base_url + "/chat/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
+    body = json.dumps(
+        {"model": EMBEDDED_MODEL, "messages": messages, "max_tokens": max_tokens, "temperature": 0}
+    ).encode()
+    request = urllib.request.Request(
+        base_url + "/chat/completions", data=body, headers={"Content-Type": "application/json"}
+    )
     with _NO_PROXY.open(request, timeout=120) as response:
         answer = json.loads(response.read())
     timings = answer["timings"]
@@ -109,8 +114,9 @@ def test_warm_up_answered_before_ready():
 def test_same_long_head_is_computed_once(llm_server):
     url, _proc = llm_server
     head = _head(uuid.uuid4().hex[:8])
-    _answer, first = _chat(url, [{"role": "system", "content": head},
-                                 {"role": "user", "content": "What is your favourite colour?"}])
+    _answer, first = _chat(
+        url, [{"role": "system", "content": head}, {"role": "user", "content": "What is your favourite colour?"}]
+    )
     assert first["prompt_n"] >= 350 and first["cache_n"] < 10, first  # new head: computed in full
     for question in ("Tell me something nice about the sea.", "Can you sing a little song?"):
         _answer, again = _chat(url, [{"role": "system", "content": head}, {"role": "user", "content": question}])
@@ -125,10 +131,18 @@ def test_two_conversations_alternating_keep_the_shared_head(llm_server):
     tag = uuid.uuid4().hex[:8]
     history: dict[str, list[dict[str, str]]] = {"Tom": [], "Lina": []}
     timings = []
-    for user, question in (("Tom", "Hi, it's me."), ("Lina", "Hello Fay!"), ("Tom", "Do you like boats?"),
-                           ("Lina", "I played a concert today."), ("Tom", "What is my cat called?")):
-        messages = [{"role": "system", "content": _head(tag, user)}, *history[user],
-                    {"role": "user", "content": question}]
+    for user, question in (
+        ("Tom", "Hi, it's me."),
+        ("Lina", "Hello Fay!"),
+        ("Tom", "Do you like boats?"),
+        ("Lina", "I played a concert today."),
+        ("Tom", "What is my cat called?"),
+    ):
+        messages = [
+            {"role": "system", "content": _head(tag, user)},
+            *history[user],
+            {"role": "user", "content": question},
+        ]
         answer, t = _chat(url, messages)
         history[user] += [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
         timings.append(t)
@@ -146,17 +160,30 @@ def test_history_after_a_changing_block_is_reused(llm_server):
     of the previous prompt; llama.cpp still reuses it (chunks of >= 32 tokens, KV shifted)."""
     url, _proc = llm_server
     head = _head(uuid.uuid4().hex[:8])
-    long_question = ("Yesterday I walked along the old harbour wall for two hours, counted eleven sailing boats, "
-                     "watched a grey heron catch a fish, and then I bought warm bread at the little bakery near the "
-                     "lighthouse. What would you have liked most about that walk?")
-    answer, first = _chat(url, [{"role": "system", "content": head},
-                                {"role": "system", "content": "You remember:\n- Tom was tired on Monday."},
-                                {"role": "user", "content": long_question}], max_tokens=12)
-    _answer, second = _chat(url, [{"role": "system", "content": head},
-                                  {"role": "user", "content": long_question},
-                                  {"role": "assistant", "content": answer},
-                                  {"role": "system", "content": "You remember:\n- Tom likes the sea."},
-                                  {"role": "user", "content": "And what about you?"}])
+    long_question = (
+        "Yesterday I walked along the old harbour wall for two hours, counted eleven sailing boats, "
+        "watched a grey heron catch a fish, and then I bought warm bread at the little bakery near the "
+        "lighthouse. What would you have liked most about that walk?"
+    )
+    answer, first = _chat(
+        url,
+        [
+            {"role": "system", "content": head},
+            {"role": "system", "content": "You remember:\n- Tom was tired on Monday."},
+            {"role": "user", "content": long_question},
+        ],
+        max_tokens=12,
+    )
+    _answer, second = _chat(
+        url,
+        [
+            {"role": "system", "content": head},
+            {"role": "user", "content": long_question},
+            {"role": "assistant", "content": answer},
+            {"role": "system", "content": "You remember:\n- Tom likes the sea."},
+            {"role": "user", "content": "And what about you?"},
+        ],
+    )
     # computed: the new block, the new question and at most a few tokens around the answer
     # (~32); without chunk reuse the ~60-token question and the answer are computed again (~100)
     assert second["prompt_n"] < 50, (first, second)
@@ -169,15 +196,24 @@ def test_web_pages_cannot_use_the_embedded_model(llm_server):
     header the browser keeps the answers from it; the per-slot state is not served."""
     base_url, _proc = llm_server
     root = base_url.removesuffix("/v1")
-    for path, data in (("/v1/models", None), ("/v1/chat/completions", json.dumps(
-            {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode())):
-        request = urllib.request.Request(root + path, data=data, headers={
-            "Origin": "http://evil.example", "Content-Type": "application/json"})
+    for path, data in (
+        ("/v1/models", None),
+        (
+            "/v1/chat/completions",
+            json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode(),
+        ),
+    ):
+        request = urllib.request.Request(
+            root + path, data=data, headers={"Origin": "http://evil.example", "Content-Type": "application/json"}
+        )
         with _NO_PROXY.open(request, timeout=60) as response:
             assert response.status == 200
             assert not response.headers.get("Access-Control-Allow-Origin"), dict(response.headers)
-    preflight = urllib.request.Request(root + "/v1/chat/completions", method="OPTIONS", headers={
-        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+    preflight = urllib.request.Request(
+        root + "/v1/chat/completions",
+        method="OPTIONS",
+        headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"},
+    )
     with _NO_PROXY.open(preflight, timeout=30) as response:
         assert not response.headers.get("Access-Control-Allow-Origin"), dict(response.headers)
     with pytest.raises(urllib.error.HTTPError) as refused:

@@ -1,4 +1,5 @@
 """DialogueEngine against a real loopback HTTP server that speaks the OpenAI streaming protocol."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,13 +10,13 @@ import re
 import pytest
 
 import dialogue_fake_llm as fake
-from harness import free_port
 from fay_ros.dialogue.engine import OBSERVATION, DialogueEngine, EngineSettings
-from fay_ros.llm.client import ChatClient, Endpoint
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.qa import QaTable
 from fay_ros.dialogue.reply import ReplyPiece
 from fay_ros.dialogue.tools import Memory, MemoryResult, Tool, builtin_tools
+from fay_ros.llm.client import ChatClient, Endpoint
+from harness import free_port
 
 WAIT = 15.0
 SECRET = "sk-test-SECRET-1234567890"
@@ -61,9 +62,19 @@ class DictMemory:
 class Rig:
     """An engine wired to the scripted server; collects the ReplyPieces it emits."""
 
-    def __init__(self, llm: fake.ScriptedLlm, *, big: fake.ScriptedLlm | None = None, qa: QaTable | None = None,
-                 persona: Persona | None = None, memory=None, key: str = "", first_token_timeout: float = 10.0,
-                 base_url: str | None = None, **settings) -> None:
+    def __init__(
+        self,
+        llm: fake.ScriptedLlm,
+        *,
+        big: fake.ScriptedLlm | None = None,
+        qa: QaTable | None = None,
+        persona: Persona | None = None,
+        memory=None,
+        key: str = "",
+        first_token_timeout: float = 10.0,
+        base_url: str | None = None,
+        **settings,
+    ) -> None:
         self.pieces: list[ReplyPiece] = []
         self.changed = asyncio.Event()
         self.tools = builtin_tools()
@@ -88,11 +99,25 @@ class Rig:
 
         self.tools.add(Tool("lookup", "Look something up.", {"q": {"type": "string"}}, lookup))
         self.tools.add(Tool("slow", "A tool that waits.", {}, slow))
-        endpoint = Endpoint(base_url or llm.base_url, "small-model", key, connect_timeout=2.0,
-                            first_token_timeout=first_token_timeout, idle_timeout=5.0)
+        endpoint = Endpoint(
+            base_url or llm.base_url,
+            "small-model",
+            key,
+            connect_timeout=2.0,
+            first_token_timeout=first_token_timeout,
+            idle_timeout=5.0,
+        )
         big_client = ChatClient(Endpoint(big.base_url, "big-model")) if big else None
-        self.engine = DialogueEngine(persona or Persona(), ChatClient(endpoint), self._emit, big=big_client, qa=qa,
-                                     tools=self.tools, memory=memory, settings=EngineSettings(**settings))
+        self.engine = DialogueEngine(
+            persona or Persona(),
+            ChatClient(endpoint),
+            self._emit,
+            big=big_client,
+            qa=qa,
+            tools=self.tools,
+            memory=memory,
+            settings=EngineSettings(**settings),
+        )
 
     def _emit(self, piece: ReplyPiece) -> None:
         self.pieces.append(piece)
@@ -103,9 +128,10 @@ class Rig:
             while not predicate(self.pieces):
                 self.changed.clear()
                 await self.changed.wait()
+
         try:
             await asyncio.wait_for(loop(), WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise AssertionError(f"timed out waiting for {what}; got {self.texts()}") from None
         return list(self.pieces)
 
@@ -137,6 +163,7 @@ async def wait_thread_event(event, timeout: float = WAIT) -> bool:
 
 # -- finish path ------------------------------------------------------------------------------
 
+
 def test_finish_path_streams_first_sentence_before_the_llm_is_done(fresh):
     async def scenario():
         rig = Rig(fresh)
@@ -160,16 +187,17 @@ def test_finish_path_streams_first_sentence_before_the_llm_is_done(fresh):
         assert request["messages"][-1] == {"role": "user", "content": "hi there"}
         assert rig.engine.history("alice")[-2:] == [
             {"role": "user", "content": "hi there"},
-            {"role": "assistant", "content": "Hello Alice! Nice to see you again. How are you?"}]
+            {"role": "assistant", "content": "Hello Alice! Nice to see you again. How are you?"},
+        ]
         await rig.close()
+
     run(scenario())
 
 
 def test_judge_plain_text_is_taken_as_the_reply_and_history_is_per_user(fresh):
     async def scenario():
         rig = Rig(fresh)
-        fresh.script(fake.text("Sure, ", "I am Fay. ", "Good morning!"),
-                     fake.judge_finish("Hi Bob."))
+        fresh.script(fake.text("Sure, ", "I am Fay. ", "Good morning!"), fake.judge_finish("Hi Bob."))
         await rig.engine.run_turn("alice", "who are you", "en")
         assert rig.texts() == ["Sure, I am Fay.", "Good morning!"]
         assert rig.engine.traces[-1].path == "text"
@@ -179,10 +207,12 @@ def test_judge_plain_text_is_taken_as_the_reply_and_history_is_per_user(fresh):
         assert rig.engine.history("alice")[0]["content"] == "who are you"
         assert [m["content"] for m in rig.engine.history("bob")] == ["hello", "Hi Bob."]
         await rig.close()
+
     run(scenario())
 
 
 # -- tool path --------------------------------------------------------------------------------
+
 
 def test_tool_path_streamed_tool_call_then_second_turn_then_final_reply(fresh):
     async def scenario():
@@ -191,7 +221,8 @@ def test_tool_path_streamed_tool_call_then_second_turn_then_final_reply(fresh):
             fake.judge_tool("shop hours"),
             fake.tool_call("lookup", json.dumps({"q": "shop hours", "owner": "mallory"}), call_id="call_42"),
             fake.loop_finish("found the hours"),
-            fake.text("The shop ", "opens at nine. ", "See you there!"))
+            fake.text("The shop ", "opens at nine. ", "See you there!"),
+        )
         trace = await rig.engine.run_turn("alice", "when does the shop open?", "en")
         assert trace.path == "tool" and trace.error == ""
         assert rig.tool_runs == [("lookup", {"q": "shop hours"}, "alice")], "owner comes from the session only"
@@ -211,6 +242,7 @@ def test_tool_path_streamed_tool_call_then_second_turn_then_final_reply(fresh):
         assert "opens at 9" in final["messages"][0]["content"], "tool results feed the final reply"
         assert "tools" not in final and "response_format" not in final
         await rig.close()
+
     run(scenario())
 
 
@@ -218,8 +250,9 @@ def test_tool_loop_json_actions_and_repeated_call_guard(fresh):
     async def scenario():
         rig = Rig(fresh)
         same = json.dumps({"action": "tool", "tool": "lookup", "args": {"q": "x"}})
-        fresh.script(fake.judge_tool("x"), fake.text(same), fake.text(same), fake.text(same),
-                     fake.text("Here is what I found."))
+        fresh.script(
+            fake.judge_tool("x"), fake.text(same), fake.text(same), fake.text(same), fake.text("Here is what I found.")
+        )
         trace = await rig.engine.run_turn("alice", "look up x", "en")
         assert [r[0] for r in rig.tool_runs] == ["lookup"], "an identical call must run only once"
         assert trace.tool_calls == ['lookup({"q": "x"})']
@@ -229,27 +262,31 @@ def test_tool_loop_json_actions_and_repeated_call_guard(fresh):
         assert "NOT RUN" in json.dumps(fresh.requests[3]["messages"], ensure_ascii=False)
         assert rig.texts()[-1] == "Here is what I found." and rig.pieces[-1].is_end
         await rig.close()
+
     run(scenario())
 
 
 def test_tool_loop_stops_at_max_steps(fresh):
     async def scenario():
         rig = Rig(fresh, max_tool_steps=2)
-        fresh.script(fake.judge_tool(),
-                     *[fake.text(json.dumps({"action": "tool", "tool": "lookup", "args": {"q": f"q{i}"}}))
-                       for i in range(2)],
-                     fake.text("Done."))
+        fresh.script(
+            fake.judge_tool(),
+            *[fake.text(json.dumps({"action": "tool", "tool": "lookup", "args": {"q": f"q{i}"}})) for i in range(2)],
+            fake.text("Done."),
+        )
         trace = await rig.engine.run_turn("alice", "look up many things", "en")
         assert [r[1]["q"] for r in rig.tool_runs] == ["q0", "q1"]
         assert len(fresh.requests) == 4 and trace.error == ""
         assert rig.texts()[-1] == "Done."
         await rig.close()
+
     run(scenario())
 
 
 def test_dual_model_mode_runs_the_tool_loop_on_the_big_model(fresh):
     big = fake.ScriptedLlm()
     try:
+
         async def scenario():
             # the tool loop inside the turn (background tasks, the default with a big model, are
             # test_dialogue_tasks.py's)
@@ -262,6 +299,7 @@ def test_dual_model_mode_runs_the_tool_loop_on_the_big_model(fresh):
             assert all(r["model"] == "small-model" for r in fresh.requests)
             assert rig.texts()[-1] == "It is late." and rig.engine.traces[-1].tool_calls == ["current_time({})"]
             await rig.close()
+
         run(scenario())
     finally:
         big.close()
@@ -269,14 +307,18 @@ def test_dual_model_mode_runs_the_tool_loop_on_the_big_model(fresh):
 
 # -- qa.csv -----------------------------------------------------------------------------------
 
+
 def test_qa_hit_answers_without_llm_and_never_executes_the_script(fresh, tmp_path):
     marker = tmp_path / "pwned"
     table = tmp_path / "qa.csv"
-    table.write_text("问题,答案,脚本\n"
-                     "你叫什么名字|你是谁,我是Fay。很高兴认识你！,\n"
-                     f"现在几点了,现在是{{{{result}}}}。,tool:current_time\n"
-                     f"开灯,好的。,touch {marker}\n"
-                     "查一下,好的，{{result}},tool:lookup\n", encoding="utf-8")
+    table.write_text(
+        "问题,答案,脚本\n"
+        "你叫什么名字|你是谁,我是Fay。很高兴认识你！,\n"
+        f"现在几点了,现在是{{{{result}}}}。,tool:current_time\n"
+        f"开灯,好的。,touch {marker}\n"
+        "查一下,好的，{{result}},tool:lookup\n",
+        encoding="utf-8",
+    )
     qa = QaTable.load(table, threshold=0.8)
 
     async def scenario():
@@ -294,17 +336,22 @@ def test_qa_hit_answers_without_llm_and_never_executes_the_script(fresh, tmp_pat
         assert "{{result}}" not in " ".join(rig.texts())
         assert fresh.requests == [], "qa hits never reach the LLM"
         await rig.close()
+
     run(scenario())
     assert not marker.exists()
 
 
 # -- interrupt ---------------------------------------------------------------------------------
 
+
 def test_interrupt_cancels_the_llm_stream_and_marks_the_next_reply_replace(fresh):
     async def scenario():
         rig = Rig(fresh)
-        [judge] = fresh.script(fake.text('{"action": "finish", "message": "First sentence here. ',
-                                         'Second sentence never comes."}', gate_after=1))
+        [judge] = fresh.script(
+            fake.text(
+                '{"action": "finish", "message": "First sentence here. ', 'Second sentence never comes."}', gate_after=1
+            )
+        )
         task = rig.engine.submit("alice", "tell me a story", "en")
         await rig.wait_pieces(lambda ps: len(ps) >= 1)
         assert rig.engine.interrupt() == 1
@@ -316,13 +363,16 @@ def test_interrupt_cancels_the_llm_stream_and_marks_the_next_reply_replace(fresh
         assert_one_reply(rig.pieces)
         assert rig.engine.traces[-1].cancelled
         # the next turn's prompt knows what was asked and what had been said before the cut
-        assert rig.engine.history("alice") == [{"role": "user", "content": "tell me a story"},
-                                               {"role": "assistant", "content": "First sentence here."}]
+        assert rig.engine.history("alice") == [
+            {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "First sentence here."},
+        ]
         fresh.script(fake.judge_finish("Okay, stopping."))
         await rig.engine.submit("alice", "stop", "en")
         new = [p for p in rig.pieces if p.conversation_id != rig.pieces[0].conversation_id]
         assert new[0].replace is True and new[0].text == "Okay, stopping."
         await rig.close()
+
     run(scenario())
 
 
@@ -340,6 +390,7 @@ def test_interrupt_cancels_the_tool_loop(fresh):
         assert len(fresh.requests) == 2, "no final reply after an interrupt"
         assert rig.pieces[-1].is_end and rig.pieces[-1].text == ""
         await rig.close()
+
     run(scenario())
 
 
@@ -362,6 +413,7 @@ def test_new_input_from_the_same_user_replaces_the_running_turn(fresh):
         second_reply = [r for r in replies.values() if r[0].text == "Second answer."][0]
         assert second_reply[0].replace is True
         await rig.close()
+
     run(scenario())
 
 
@@ -370,6 +422,7 @@ def test_the_user_going_on_before_their_turn_said_a_word_is_answered_as_one_turn
     next words arrive while the first turn has said nothing yet, so one turn answers both parts
     and the history holds the whole sentence (once the first turn has spoken, the next words
     are a turn of their own: the test above)."""
+
     async def scenario():
         rig = Rig(fresh)
         [slow] = fresh.script(fake.text('{"action": "finish", "message": "Sure', ', I will."}', gate_after=1))
@@ -382,26 +435,30 @@ def test_the_user_going_on_before_their_turn_said_a_word_is_answered_as_one_turn
             await first
         await second
         assert await wait_thread_event(slow.closed)
-        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning."), \
+        assert fresh.requests[-1]["messages"][-1]["content"].endswith("Please call me. tomorrow morning."), (
             fresh.requests[-1]["messages"][-1]
+        )
         assert rig.texts() == ["I will call you tomorrow morning."]
         assert rig.pieces[0].replace is True
-        assert [m["content"] for m in rig.engine.history("alice") if m["role"] == "user"] == \
-            ["Please call me. tomorrow morning."]
+        assert [m["content"] for m in rig.engine.history("alice") if m["role"] == "user"] == [
+            "Please call me. tomorrow morning."
+        ]
         # the next input after a spoken answer is a turn of its own
         fresh.script(fake.judge_finish("You are welcome."))
         await rig.engine.submit("alice", "Thank you.", "en")
         assert fresh.requests[-1]["messages"][-1]["content"].endswith("Thank you.")
         assert not fresh.requests[-1]["messages"][-1]["content"].endswith("morning. Thank you.")
         await rig.close()
+
     run(scenario())
 
 
 async def _going_on_after_a_said_sentence(fresh, rig, answer: str) -> str:
-    """"Please call me." answered with a sentence said (its model stream then waits), and the
+    """ "Please call me." answered with a sentence said (its model stream then waits), and the
     user goes on: "tomorrow morning." Returns what the model was asked last."""
-    [slow] = fresh.script(fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}',
-                                    gate_after=1))
+    [slow] = fresh.script(
+        fake.text('{"action": "finish", "message": "Okay, I will call you. ', 'When?"}', gate_after=1)
+    )
     first = rig.engine.submit("alice", "Please call me.", "en", spoken=True)
     await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first sentence, said")
     fresh.script(fake.judge_finish(answer))
@@ -419,6 +476,7 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
     next final), so the next words join the first ones though a sentence was said, and that
     unheard sentence joins no history. Once the voice began the answer (`heard`), the next
     words are a turn of their own."""
+
     async def scenario():
         rig = Rig(fresh)
         rig.engine.voice = True
@@ -430,7 +488,8 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
         assert rig.pieces[0].replaces == ""
         assert rig.engine.history("alice") == [
             {"role": "user", "content": "Please call me. tomorrow morning."},
-            {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
+            {"role": "assistant", "content": "I will call you tomorrow morning."},
+        ], "nothing unheard in it"
         # heard: the next words are a turn of their own, and the cut answer joins the history
         fresh.script(fake.text('{"action": "finish", "message": "You are welcome. ', 'Bye."}', gate_after=1))
         third = rig.engine.submit("alice", "Thank you.", "en", spoken=True)
@@ -445,6 +504,7 @@ def test_with_a_voice_the_user_going_on_before_the_answer_was_heard_is_answered_
         assert not fresh.requests[-1]["messages"][-1]["content"].endswith("Thank you. Bye.")
         assert {"role": "assistant", "content": "You are welcome."} in rig.engine.history("alice")
         await rig.close()
+
     run(scenario())
 
 
@@ -453,6 +513,7 @@ def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_h
     person talks on (the tts drops it at their next final): "tomorrow morning." is answered
     with both parts, the new answer replaces whatever is still queued, and the unheard exchange
     leaves the history. An answer the voice began stays, and the next words are their own turn."""
+
     async def scenario():
         rig = Rig(fresh)
         rig.engine.voice = True
@@ -467,7 +528,8 @@ def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_h
         assert {p.replaces for p in second} == {rig.pieces[0].conversation_id} != {second[0].conversation_id}
         assert rig.engine.history("alice") == [
             {"role": "user", "content": "Please call me. tomorrow morning."},
-            {"role": "assistant", "content": "I will call you tomorrow morning."}], "nothing unheard in it"
+            {"role": "assistant", "content": "I will call you tomorrow morning."},
+        ], "nothing unheard in it"
         rig.engine.heard(rig.pieces[-1].conversation_id)
         fresh.script(fake.judge_finish("You are welcome."))
         await rig.engine.submit("alice", "Thank you.", "en", spoken=True)
@@ -475,6 +537,7 @@ def test_with_a_voice_a_finished_answer_not_heard_yet_is_joined_and_leaves_the_h
         assert asked.endswith("Thank you.") and not asked.endswith("morning. Thank you."), asked
         assert len(rig.engine.history("alice")) == 4 and rig.pieces[-1].replaces == ""
         await rig.close()
+
     run(scenario())
 
 
@@ -485,10 +548,12 @@ def test_without_a_voice_a_said_answer_has_reached_the_user(fresh):
         asked = await _going_on_after_a_said_sentence(fresh, rig, "Tomorrow morning, then.")
         assert asked.endswith("tomorrow morning.") and not asked.endswith("Please call me. tomorrow morning."), asked
         await rig.close()
+
     run(scenario())
 
 
 # -- failures ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("failure", ["unreachable", "http500", "http401", "malformed", "timeout", "empty"])
 def test_llm_failure_gives_a_spoken_apology_and_a_clear_log_line(fresh, failure, caplog):
@@ -516,6 +581,7 @@ def test_llm_failure_gives_a_spoken_apology_and_a_clear_log_line(fresh, failure,
         expected_kind = {"http500": "http", "http401": "http"}.get(failure, failure)
         assert trace.error.startswith(expected_kind), trace.error
         await rig.close()
+
     run(scenario())
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and "LLM failed" in errors[0], errors
@@ -531,45 +597,63 @@ def test_chinese_input_gets_the_chinese_apology(fresh):
         await rig.engine.run_turn("alice", "给我讲个故事", "")
         assert rig.texts() == [Persona().line("apology", "zh")]
         await rig.close()
+
     run(scenario())
 
 
 # -- think tags ---------------------------------------------------------------------------------
 
+
 def test_think_content_is_never_spoken(fresh):
     async def scenario():
         rig = Rig(fresh)
-        fresh.script(fake.text("<thi", "nk>The user greets me. I should say hello.</th", "ink>",
-                               '{"action": "finish", "message": "Hello! Nice to meet you."}'))
+        fresh.script(
+            fake.text(
+                "<thi",
+                "nk>The user greets me. I should say hello.</th",
+                "ink>",
+                '{"action": "finish", "message": "Hello! Nice to meet you."}',
+            )
+        )
         await rig.engine.run_turn("alice", "hello", "en")
         assert rig.texts() == ["Hello!", "Nice to meet you."]
         rig.pieces.clear()
         # direct mode (no judge): reasoning split over chunks, closing tag split too
         rig.engine.settings.judge = False
-        fresh.script(fake.text("<think>Plan: be brief", " and kind.</thi", "nk>Sure thing. ",
-                               "<think>more</think>Bye."))
+        fresh.script(
+            fake.text("<think>Plan: be brief", " and kind.</thi", "nk>Sure thing. ", "<think>more</think>Bye.")
+        )
         await rig.engine.run_turn("alice", "ok", "en")
         spoken = " ".join(rig.texts())
         assert "Plan" not in spoken and "kind" not in spoken and "more" not in spoken and "think" not in spoken
         assert rig.texts() == ["Sure thing.", "Bye."]
         assert "Plan" not in json.dumps(rig.engine.history("alice"))
         await rig.close()
+
     run(scenario())
 
 
 # -- context: memory, rules, prestart, modes --------------------------------------------------
 
+
 def test_memory_context_owner_injection_and_no_candidates_in_prompts(fresh):
     memory = DictMemory()
-    memory.memories["alice"] = [Memory("m1", "Alice likes green tea.", "confirmed"),
-                                Memory("m2", "Alice might dislike cats.", "candidate")]
+    memory.memories["alice"] = [
+        Memory("m1", "Alice likes green tea.", "confirmed"),
+        Memory("m2", "Alice might dislike cats.", "candidate"),
+    ]
 
     async def scenario():
         rig = Rig(fresh, memory=memory)
-        fresh.script(fake.judge_tool("remember"),
-                     fake.tool_call("memory_remember", json.dumps({"content": "Alice's birthday is May 2",
-                                                                   "owner": "mallory", "user_asked": True})),
-                     fake.loop_finish(), fake.text("I'll remember that."))
+        fresh.script(
+            fake.judge_tool("remember"),
+            fake.tool_call(
+                "memory_remember",
+                json.dumps({"content": "Alice's birthday is May 2", "owner": "mallory", "user_asked": True}),
+            ),
+            fake.loop_finish(),
+            fake.text("I'll remember that."),
+        )
         await rig.engine.run_turn("alice", "记住我的生日是五月二号", "zh")
         judge_prompt = fresh.requests[0]["messages"][0]["content"]
         assert "Alice likes green tea." in judge_prompt and "Always call the user Captain." in judge_prompt
@@ -578,25 +662,34 @@ def test_memory_context_owner_injection_and_no_candidates_in_prompts(fresh):
         assert {owner for _what, owner in memory.calls} == {"alice"}
         # a guest gets no private memory at all
         memory.calls.clear()
-        fresh.script(fake.judge_tool(), fake.tool_call("memory_recall", json.dumps({"query": "birthday",
-                                                                                    "owner": "alice"})),
-                     fake.loop_finish(), fake.text("I don't know you yet."))
+        fresh.script(
+            fake.judge_tool(),
+            fake.tool_call("memory_recall", json.dumps({"query": "birthday", "owner": "alice"})),
+            fake.loop_finish(),
+            fake.text("I don't know you yet."),
+        )
         await rig.engine.run_turn("", "when is my birthday?", "en")
         assert memory.calls == []
         assert "guest" in json.dumps(fresh.requests[-1], ensure_ascii=False)
         await rig.close()
+
     run(scenario())
 
 
 def test_memory_services_absent_degrade_gracefully(fresh):
     async def scenario():
         rig = Rig(fresh)  # NoMemory gateway: every call is "unavailable"
-        fresh.script(fake.judge_tool(), fake.tool_call("memory_recall", '{"query": "tea"}'), fake.loop_finish(),
-                     fake.text("I can't remember right now."))
+        fresh.script(
+            fake.judge_tool(),
+            fake.tool_call("memory_recall", '{"query": "tea"}'),
+            fake.loop_finish(),
+            fake.text("I can't remember right now."),
+        )
         trace = await rig.engine.run_turn("alice", "what tea do I like?", "en")
         assert trace.error == "" and rig.texts()[-1] == "I can't remember right now."
         assert "memory is unavailable" in json.dumps(fresh.requests[2]["messages"])
         await rig.close()
+
     run(scenario())
 
 
@@ -611,6 +704,7 @@ def test_prestart_tools_get_the_question_and_feed_the_prompt(fresh):
         assert "result for about: shop hours?" in fresh.requests[0]["messages"][0]["content"]
         assert "opens at 9" in rig.engine.history("alice")[0]["content"]
         await rig.close()
+
     run(scenario())
 
 
@@ -623,8 +717,10 @@ def test_a_proactive_line_is_spoken_verbatim_and_observation_records_without_rep
         assert rig.texts() == ["各位好。", "现在开始播报！", "Dinner is at six."]
         assert {p.source for p in rig.pieces} == {"proactive"} and not rig.pieces[0].replace
         assert_one_reply(rig.pieces)
-        assert rig.engine.history("alice")[-1] == {"role": "assistant",
-                                                   "content": "各位好。 现在开始播报！ Dinner is at six."}
+        assert rig.engine.history("alice")[-1] == {
+            "role": "assistant",
+            "content": "各位好。 现在开始播报！ Dinner is at six.",
+        }
         rig.pieces.clear()
         await rig.engine.submit("alice", "The user is watering the plants.", "en", OBSERVATION)
         assert rig.pieces == []
@@ -632,20 +728,24 @@ def test_a_proactive_line_is_spoken_verbatim_and_observation_records_without_rep
         assert "watering" in rig.engine.history("alice")[-1]["content"]
         assert fresh.requests == []
         await rig.close()
+
     run(scenario())
 
 
 def test_start_names_the_conversation_and_routes_that_turns_pieces_to_its_observer(fresh):
     """A caller holding a turn (the chat action) knows its conversation id before anything is
     said, and its observer sees exactly that turn's pieces, after they were emitted."""
+
     async def scenario():
         rig = Rig(fresh)
         seen: list[tuple[str, int, str, int]] = []
         # both users get the same answer (the server answers in arrival order); ids tell them apart
-        fresh.script(fake.judge_finish("Hello there. Nice to meet you."),
-                     fake.judge_finish("Hello there. Nice to meet you."))
-        turn = rig.engine.start("bob", "hello", "en", observer=lambda p: seen.append(
-            (p.conversation_id, p.seq, p.text, len(rig.pieces))))
+        fresh.script(
+            fake.judge_finish("Hello there. Nice to meet you."), fake.judge_finish("Hello there. Nice to meet you.")
+        )
+        turn = rig.engine.start(
+            "bob", "hello", "en", observer=lambda p: seen.append((p.conversation_id, p.seq, p.text, len(rig.pieces)))
+        )
         assert turn is not None and turn.conversation_id.startswith("bob-1-") and seen == []
         other = rig.engine.submit("alice", "hi", "en")
         trace = await turn.task
@@ -662,6 +762,7 @@ def test_start_names_the_conversation_and_routes_that_turns_pieces_to_its_observ
         with pytest.raises(ValueError, match="observation"):
             rig.engine.start("bob", "noted", "en", OBSERVATION)
         await rig.close()
+
     run(scenario())
 
 
@@ -674,8 +775,9 @@ def test_a_started_turn_ends_cancelled_when_interrupted_or_replaced(fresh):
         rig.engine.interrupt()
         await asyncio.wait({turn.task})
         assert turn.task.cancelled()
-        fresh.script(fake.text('{"action": "finish", "message": "Three. ', 'Four."}', gate_after=1),
-                     fake.judge_finish("Five."))
+        fresh.script(
+            fake.text('{"action": "finish", "message": "Three. ', 'Four."}', gate_after=1), fake.judge_finish("Five.")
+        )
         first = rig.engine.start("bob", "again", "en")
         await rig.wait_pieces(lambda ps: any(p.text == "Three." for p in ps))
         second = rig.engine.start("bob", "something else", "en")
@@ -683,12 +785,14 @@ def test_a_started_turn_ends_cancelled_when_interrupted_or_replaced(fresh):
         assert first.task.cancelled() and not second.task.cancelled()
         assert first.conversation_id != second.conversation_id
         await rig.close()
+
     run(scenario())
 
 
 def test_words_said_outside_the_engine_are_the_companions_in_the_next_prompt(fresh):
     """The tts node's say action / broadcast topic publishes on `reply` with source "say": the
     dialogue records each such reply, once whole, as the companion's words of that user."""
+
     async def scenario():
         rig = Rig(fresh, judge=False)
         rig.engine.record_said("alice", "say-1", "Dinner is at six.", False)
@@ -697,7 +801,8 @@ def test_words_said_outside_the_engine_are_the_companions_in_the_next_prompt(fre
         rig.engine.record_said("alice", "say-1", "", True)
         rig.engine.record_said("", "say-2", "Spoken to the room.", True)  # nobody's: not recorded
         assert rig.engine.history("alice") == [
-            {"role": "assistant", "content": "Dinner is at six. Please wash your hands."}]
+            {"role": "assistant", "content": "Dinner is at six. Please wash your hands."}
+        ]
         assert rig.engine.history("") == []
         rig.engine.record_said("alice", "say-3", "The bus leaves soon.", False)  # its end never came
         fresh.script(fake.text("Yes, at six."))
@@ -705,9 +810,11 @@ def test_words_said_outside_the_engine_are_the_companions_in_the_next_prompt(fre
         messages = fresh.requests[0]["messages"]
         assert {"role": "assistant", "content": "Dinner is at six. Please wash your hands."} in messages
         assert {"role": "assistant", "content": "The bus leaves soon."} in messages
-        assert not [m for m in messages if m["role"] == "user" and "Dinner" in m["content"]], \
+        assert not [m for m in messages if m["role"] == "user" and "Dinner" in m["content"]], (
             "the companion's words are never the user's"
+        )
         await rig.close()
+
     run(scenario())
 
 
@@ -723,7 +830,7 @@ def test_tiny_history_window_extends_the_last_prompt_between_drops():
     assert sizes == [1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3, 4, 5, 2]
     for before, after in zip(windows, windows[1:]):
         if len(after) > len(before):
-            assert after[:len(before)] == before, "a growing window extends the previous prompt"
+            assert after[: len(before)] == before, "a growing window extends the previous prompt"
     assert windows[-1][-1] == "answer 13" and windows[5] == ["question 4", "answer 4", "question 5", "answer 5"]
 
 
@@ -751,16 +858,19 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
         assert [p.text for p in rig.pieces] == ["Your name is Tom."] and trace.path == "memory"
         assert len(fresh.requests) == 1, "answered from the facts, no model call"
         await rig.close()
+
     run(scenario())
 
 
 def test_a_long_first_sentence_goes_out_at_its_first_clause_with_its_comma(fresh):
     """The tiny profile releases a long first sentence at its first comma; that piece is said
     with its comma (a pause for the voice), and the rest follows as its own piece."""
+
     async def scenario():
         rig = Rig(fresh, profile="tiny")
-        [stream] = fresh.script(fake.text("Well, you know what they say, ", "there's a lot to see. ", "Bye.",
-                                          gate_after=1))
+        [stream] = fresh.script(
+            fake.text("Well, you know what they say, ", "there's a lot to see. ", "Bye.", gate_after=1)
+        )
         task = rig.engine.submit("tom", "Tell me about the world.", "en")
         await rig.wait_pieces(lambda ps: len(ps) >= 1, "the first clause")
         assert rig.texts() == ["Well, you know what they say,"]
@@ -770,6 +880,7 @@ def test_a_long_first_sentence_goes_out_at_its_first_clause_with_its_comma(fresh
         assert rig.texts() == ["Well, you know what they say,", "there's a lot to see.", "Bye."]
         assert_one_reply(rig.pieces)
         await rig.close()
+
     run(scenario())
 
 
@@ -789,6 +900,7 @@ def test_a_self_statement_is_stored_even_when_the_reply_is_interrupted(fresh):
         await rig.engine.settle()
         assert [(o, c, confirmed) for o, c, _t, confirmed in memory.stored] == [("tom", "User's name is Tom.", True)]
         await rig.close()
+
     run(scenario())
 
 
@@ -799,10 +911,12 @@ MARKUP_LEAK = re.compile(r"[<>{}`*#|\[\]]|think|remember|arguments|tool_call|htt
 
 def test_think_tool_calls_and_markdown_never_reach_a_piece_or_the_history(fresh):
     """One character per delta: every blob is split across deltas and has sentence ends inside."""
-    answer = ("<think>Plan. Note it first.</think>**Sure!** I noted it.\n"
-              '{"name": "remember", "arguments": {"content": "Tea. Green. secret-1"}}\n'
-              "```json\n{\"a\": 1}. x.\n```\n"
-              "## Next\n- We can go for a *quiet* walk, see [the map](https://maps.example/?k=secret-2)")
+    answer = (
+        "<think>Plan. Note it first.</think>**Sure!** I noted it.\n"
+        '{"name": "remember", "arguments": {"content": "Tea. Green. secret-1"}}\n'
+        '```json\n{"a": 1}. x.\n```\n'
+        "## Next\n- We can go for a *quiet* walk, see [the map](https://maps.example/?k=secret-2)"
+    )
 
     async def scenario():
         rig = Rig(fresh, judge=False)
@@ -812,11 +926,18 @@ def test_think_tool_calls_and_markdown_never_reach_a_piece_or_the_history(fresh)
         assert_one_reply(rig.pieces)
         assert not any(MARKUP_LEAK.search(t) for t in rig.texts())
         assert rig.engine.history("alice")[-1]["content"] == " ".join(rig.texts()), "history holds what was said"
-        assert {"think block", "tool-call json", "code block", "markdown heading mark", "markdown list mark",
-                "markdown emphasis", "link target"} <= {k.split(" (")[0].split(" ", 1)[1]
-                                                         for k in trace.outbound.split(", ")}
+        assert {
+            "think block",
+            "tool-call json",
+            "code block",
+            "markdown heading mark",
+            "markdown list mark",
+            "markdown emphasis",
+            "link target",
+        } <= {k.split(" (")[0].split(" ", 1)[1] for k in trace.outbound.split(", ")}
         assert "secret" not in trace.outbound and "remember" not in trace.outbound
         await rig.close()
+
     run(scenario())
 
 
@@ -829,40 +950,49 @@ def test_a_judge_message_with_markup_is_cleaned_while_it_streams(fresh):
         await rig.engine.run_turn("alice", "keep it in mind", "en")
         assert rig.texts() == ["Of course!", "I will remember that."]
         await rig.close()
+
     run(scenario())
 
 
 def test_a_template_token_ends_the_reply_and_closes_the_stream(fresh):
     async def scenario():
         rig = Rig(fresh, judge=False)
-        [stream] = fresh.script(fake.text("Good night, ", "sleep well<|im", "_end|><|im_start|>user\n",
-                                          "Tell me a story.", gate_after=3))
+        [stream] = fresh.script(
+            fake.text("Good night, ", "sleep well<|im", "_end|><|im_start|>user\n", "Tell me a story.", gate_after=3)
+        )
         await rig.engine.run_turn("alice", "good night", "en")
         assert await wait_thread_event(stream.closed), "the rest of the stream is not this reply: it is closed"
         assert not stream.finished.is_set()
         assert rig.texts() == ["Good night, sleep well."]
         assert "template token" in rig.engine.traces[-1].outbound
         await rig.close()
+
     run(scenario())
 
 
 def test_an_answer_with_nothing_speakable_gets_the_no_answer_line_after_the_filler(fresh):
     async def scenario():
         rig = Rig(fresh)
-        fresh.script(fake.judge_tool("tea"), fake.loop_finish(),
-                     fake.text("<think>I'll call the tool.</think>", '<tool_call>{"name": "lookup"}</tool_call>'))
+        fresh.script(
+            fake.judge_tool("tea"),
+            fake.loop_finish(),
+            fake.text("<think>I'll call the tool.</think>", '<tool_call>{"name": "lookup"}</tool_call>'),
+        )
         await rig.engine.run_turn("alice", "what tea do I like", "en")
         assert rig.texts() == [Persona().line("filler", "en", 1), Persona().line("no_answer", "en", 1)]
         assert [p.source for p in rig.pieces] == ["filler", "fallback"]
         assert_one_reply(rig.pieces)
         await rig.close()
+
     run(scenario())
 
 
 def test_qa_answers_and_broadcasts_pass_the_same_gate(fresh, tmp_path):
     table = tmp_path / "qa.csv"
-    table.write_text("问题,答案\n你是谁,**我是Fay**。[详情](https://fay.example/about)\n"
-                     "secret,```rm -rf /tmp/x``` <br/>\n", encoding="utf-8")
+    table.write_text(
+        "问题,答案\n你是谁,**我是Fay**。[详情](https://fay.example/about)\nsecret,```rm -rf /tmp/x``` <br/>\n",
+        encoding="utf-8",
+    )
 
     async def scenario():
         rig = Rig(fresh, qa=QaTable.load(table, threshold=0.8))
@@ -880,6 +1010,7 @@ def test_qa_answers_and_broadcasts_pass_the_same_gate(fresh, tmp_path):
         assert rig.pieces == [], "a proactive line with nothing speakable is not sent (nobody asked for it)"
         assert fresh.requests == []
         await rig.close()
+
     run(scenario())
 
 
@@ -902,6 +1033,7 @@ def test_a_proactive_prompt_is_the_models_own_opener_never_the_users_words(fresh
         assert "Greet the user and ask how they slept." in fresh.requests[-1]["messages"][-1]["content"]
         assert rig.engine.history("tom") == [{"role": "assistant", "content": "Good morning, Tom! Did you sleep well?"}]
         await rig.close()
+
     run(scenario())
 
 
@@ -915,6 +1047,7 @@ def test_a_proactive_prompt_says_nothing_when_the_model_fails_or_recites_it(fres
         await rig.engine.speak_first("tom", prompt="Remind the user to drink water.", language="en").task
         assert rig.pieces == [] and rig.engine.history("tom") == []
         await rig.close()
+
     run(scenario())
 
 
@@ -928,6 +1061,7 @@ def test_a_proactive_line_never_talks_over_the_users_running_turn(fresh):
         running.task.cancel()
         await asyncio.gather(running.task, return_exceptions=True)
         await rig.close()
+
     run(scenario())
 
 
@@ -945,5 +1079,6 @@ def test_warm_up_makes_the_model_client_without_asking_the_model(llm):
         await asyncio.wait_for(rig.engine.submit("gus", "Hello.", "en"), WAIT)
         assert rig.texts() == ["Hi there."]
         await rig.close()
+
     run(scenario())
     llm.reset()

@@ -3,6 +3,7 @@ answers from the user's own facts (`fact_answers`) and the model profile choice 
 
 The bad outputs here are what the embedded SmolLM2-135M (and now and then a bigger model)
 really writes; the good ones are ordinary answers that must pass the guard unchanged."""
+
 from __future__ import annotations
 
 import re
@@ -14,17 +15,28 @@ from fay_ros.dialogue.guard import GuardPolicy, ReplyGuard
 from fay_ros.llm.embedded import EMBEDDED_MODEL, EMBEDDED_PORT
 from fay_ros.llm.profiles import CAPABLE, TINY, resolve
 
-PERSONA = ("You are Fay, a small companion robot who lives at home with the user.\n"
-           "You are warm, curious and cheerful, and you speak briefly: one to three short sentences.\n"
-           "You talk like a friend, never like a search engine, and you never use markdown or emoji.")
+PERSONA = (
+    "You are Fay, a small companion robot who lives at home with the user.\n"
+    "You are warm, curious and cheerful, and you speak briefly: one to three short sentences.\n"
+    "You talk like a friend, never like a search engine, and you never use markdown or emoji."
+)
 TOOLS = ("memory_recall", "web_search", "get_time")
 LAST_REPLY = "Hello Tom! It is lovely to hear from you again. What shall we talk about today?"
 
 
 def guard(**changes) -> ReplyGuard:
     """A guard as the engine builds it: Fay talking with Tom, who just asked how she is."""
-    kwargs = dict(policy=GuardPolicy("Fay", 3, False), user_name="Tom", user_text="How are you doing today?",
-                  prompt_texts=(PERSONA,), tool_names=TOOLS, recent_replies=(LAST_REPLY,)) | changes
+    kwargs = (
+        dict(
+            policy=GuardPolicy("Fay", 3, False),
+            user_name="Tom",
+            user_text="How are you doing today?",
+            prompt_texts=(PERSONA,),
+            tool_names=TOOLS,
+            recent_replies=(LAST_REPLY,),
+        )
+        | changes
+    )
     return ReplyGuard(**kwargs)
 
 
@@ -35,34 +47,38 @@ def one(sentence: str, **changes):
 
 # -- good answers pass unchanged ----------------------------------------------------------------
 
-@pytest.mark.parametrize("sentence", [
-    "I'm doing great, thanks for asking!",
-    "You like hiking and coffee.",
-    "Call me anytime you want to chat.",
-    "Call me when you are back home.",
-    "Nice to meet you, Tom!",
-    "Your name is Tom.",
-    "I'm Fay, your companion robot!",
-    "My name is Fay.",
-    "I am Fay, and I love our little chats.",
-    "I'm so glad you asked.",
-    "I am happy to help.",
-    "Time flies when we talk.",
-    "Tomorrow will be sunny, perfect for a walk.",
-    "Thomas Edison invented the light bulb.",
-    "Tim is a lovely name for a cat.",
-    "The meeting is at 8:30 in the morning.",
-    "Paris is the capital of France.",
-    "That sounds like a wonderful plan!",
-    "Do you want to hear a joke?",
-    "It is 3 o'clock now.",
-    "我是一个机器人。",
-    "你好，我是Fay。",
-    "我叫Fay，很高兴认识你！",
-    "今天天气很好，我们去散步吧。",
-    "你喜欢爬山和咖啡。",
-    "我很好，谢谢你的关心！",
-])
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm doing great, thanks for asking!",
+        "You like hiking and coffee.",
+        "Call me anytime you want to chat.",
+        "Call me when you are back home.",
+        "Nice to meet you, Tom!",
+        "Your name is Tom.",
+        "I'm Fay, your companion robot!",
+        "My name is Fay.",
+        "I am Fay, and I love our little chats.",
+        "I'm so glad you asked.",
+        "I am happy to help.",
+        "Time flies when we talk.",
+        "Tomorrow will be sunny, perfect for a walk.",
+        "Thomas Edison invented the light bulb.",
+        "Tim is a lovely name for a cat.",
+        "The meeting is at 8:30 in the morning.",
+        "Paris is the capital of France.",
+        "That sounds like a wonderful plan!",
+        "Do you want to hear a joke?",
+        "It is 3 o'clock now.",
+        "我是一个机器人。",
+        "你好，我是Fay。",
+        "我叫Fay，很高兴认识你！",
+        "今天天气很好，我们去散步吧。",
+        "你喜欢爬山和咖啡。",
+        "我很好，谢谢你的关心！",
+    ],
+)
 def test_ordinary_good_answers_pass_unchanged(sentence):
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (sentence, "", False)
@@ -80,90 +96,100 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
 
 # -- bad sentences are dropped, by reason --------------------------------------------------------
 
-@pytest.mark.parametrize("sentence, reason", [
-    # the user's name as the companion's own (SmolLM2 copies the name it was just told)
-    ("Hello, my name is Tom!", "wrong self-introduction"),
-    ("Hi, I'm Tom.", "wrong self-introduction"),
-    ("I'm Tom!", "wrong self-introduction"),
-    ("My name is Tom and I like tea.", "wrong self-introduction"),
-    # any name but her own
-    ("My name is Alex.", "wrong self-introduction"),
-    ("I am Alex, your friendly robot.", "wrong self-introduction"),
-    ("You can call me Sophie.", "wrong self-introduction"),
-    ("我叫小明。", "wrong self-introduction"),
-    ("我的名字是小明。", "wrong self-introduction"),
-    ("我叫汤姆，很高兴认识你。", "wrong self-introduction"),
-    # the judge's / prompt's voice instead of a companion's
-    ("The above answer is correct.", "meta talk"),
-    ("The user has already answered.", "meta talk"),
-    ("The user's question is about the weather.", "meta talk"),
-    ("As an AI language model, I cannot feel.", "meta talk"),
-    ("I will respond with three sentences.", "meta talk"),
-    ("This is small talk.", "meta talk"),
-    ("Let me call memory_recall.", "meta talk"),
-    ("I can use web_search for that.", "meta talk"),
-    ("作为一个人工智能，我没有感情。", "meta talk"),
-    ("用户说他很累。", "meta talk"),
-    # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
-    # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
-    ('{"action": "finish"', "markup or JSON"),
-    ('"action": "tool", "keyword": "weather"', "markup or JSON"),
-    # reciting the persona prompt
-    ("You are warm, curious and cheerful, and you speak briefly.", "prompt text"),
-    ("I talk like a friend, never like a search engine.", "prompt text"),
-    # nothing left to say
-    ("😊😊😊", "emoji"),
-    ("(laughs)", "stage direction"),
-    ("...", "no words"),
-    # already said in the last reply (greedy decoding copies it)
-    ("It is lovely to hear from you again.", "repeated"),
-    ("What shall we talk about today?", "repeated"),
-    ("what shall we talk about today", "repeated"),
-    # the user's words parroted back
-    ("How are you doing today?", "parrots the user"),
-])
+
+@pytest.mark.parametrize(
+    "sentence, reason",
+    [
+        # the user's name as the companion's own (SmolLM2 copies the name it was just told)
+        ("Hello, my name is Tom!", "wrong self-introduction"),
+        ("Hi, I'm Tom.", "wrong self-introduction"),
+        ("I'm Tom!", "wrong self-introduction"),
+        ("My name is Tom and I like tea.", "wrong self-introduction"),
+        # any name but her own
+        ("My name is Alex.", "wrong self-introduction"),
+        ("I am Alex, your friendly robot.", "wrong self-introduction"),
+        ("You can call me Sophie.", "wrong self-introduction"),
+        ("我叫小明。", "wrong self-introduction"),
+        ("我的名字是小明。", "wrong self-introduction"),
+        ("我叫汤姆，很高兴认识你。", "wrong self-introduction"),
+        # the judge's / prompt's voice instead of a companion's
+        ("The above answer is correct.", "meta talk"),
+        ("The user has already answered.", "meta talk"),
+        ("The user's question is about the weather.", "meta talk"),
+        ("As an AI language model, I cannot feel.", "meta talk"),
+        ("I will respond with three sentences.", "meta talk"),
+        ("This is small talk.", "meta talk"),
+        ("Let me call memory_recall.", "meta talk"),
+        ("I can use web_search for that.", "meta talk"),
+        ("作为一个人工智能，我没有感情。", "meta talk"),
+        ("用户说他很累。", "meta talk"),
+        # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
+        # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
+        ('{"action": "finish"', "markup or JSON"),
+        ('"action": "tool", "keyword": "weather"', "markup or JSON"),
+        # reciting the persona prompt
+        ("You are warm, curious and cheerful, and you speak briefly.", "prompt text"),
+        ("I talk like a friend, never like a search engine.", "prompt text"),
+        # nothing left to say
+        ("😊😊😊", "emoji"),
+        ("(laughs)", "stage direction"),
+        ("...", "no words"),
+        # already said in the last reply (greedy decoding copies it)
+        ("It is lovely to hear from you again.", "repeated"),
+        ("What shall we talk about today?", "repeated"),
+        ("what shall we talk about today", "repeated"),
+        # the user's words parroted back
+        ("How are you doing today?", "parrots the user"),
+    ],
+)
 def test_bad_sentences_are_dropped_with_their_reason(sentence, reason):
     verdict, g = one(sentence)
     assert verdict.text is None and verdict.reason == reason
     assert g.passed == 0 and g.dropped == {reason: 1}
 
 
-@pytest.mark.parametrize("sentence, cleaned, reason", [
-    ("😊😊 Great!", "Great!", "emoji"),
-    ("Great! 😊", "Great!", "emoji"),
-    ("I love you ❤️!", "I love you!", "emoji"),
-    ("That is so funny :D", "That is so funny", "emoji"),
-    ("Tea or coffee? :P", "Tea or coffee?", "emoji"),
-    ("See you soon <3", "See you soon", "emoji"),
-    ("Well, that's it ^_^", "Well, that's it", "emoji"),
-    ("你好😊！", "你好！", "emoji"),
-    ("(laughs) It is vast.", "It is vast.", "stage direction"),
-    ("*smiles* Hello there!", "Hello there!", "stage direction"),
-    ("[pause] Okay, let me think.", "Okay, let me think.", "stage direction"),
-    ("The sea is big (giggles).", "The sea is big.", "stage direction"),
-    ("（笑）好久不见！", "好久不见！", "stage direction"),
-    ("*smiles* I **really** missed you!", "I **really** missed you!", "stage direction"),
-    ("Of course! *waves*", "Of course!", "stage direction"),
-    ("Fay: I'm right here.", "I'm right here.", "role label"),
-    ("Assistant: Hello there!", "Hello there!", "role label"),
-    ("助手：你好！", "你好！", "role label"),
-    ("Tomm, it is nice to see you.", "Tom, it is nice to see you.", "name spelling"),
-    ("Good morning, Tomm!", "Good morning, Tom!", "name spelling"),
-    ("How was your day, Toom?", "How was your day, Tom?", "name spelling"),
-])
+@pytest.mark.parametrize(
+    "sentence, cleaned, reason",
+    [
+        ("😊😊 Great!", "Great!", "emoji"),
+        ("Great! 😊", "Great!", "emoji"),
+        ("I love you ❤️!", "I love you!", "emoji"),
+        ("That is so funny :D", "That is so funny", "emoji"),
+        ("Tea or coffee? :P", "Tea or coffee?", "emoji"),
+        ("See you soon <3", "See you soon", "emoji"),
+        ("Well, that's it ^_^", "Well, that's it", "emoji"),
+        ("你好😊！", "你好！", "emoji"),
+        ("(laughs) It is vast.", "It is vast.", "stage direction"),
+        ("*smiles* Hello there!", "Hello there!", "stage direction"),
+        ("[pause] Okay, let me think.", "Okay, let me think.", "stage direction"),
+        ("The sea is big (giggles).", "The sea is big.", "stage direction"),
+        ("（笑）好久不见！", "好久不见！", "stage direction"),
+        ("*smiles* I **really** missed you!", "I **really** missed you!", "stage direction"),
+        ("Of course! *waves*", "Of course!", "stage direction"),
+        ("Fay: I'm right here.", "I'm right here.", "role label"),
+        ("Assistant: Hello there!", "Hello there!", "role label"),
+        ("助手：你好！", "你好！", "role label"),
+        ("Tomm, it is nice to see you.", "Tom, it is nice to see you.", "name spelling"),
+        ("Good morning, Tomm!", "Good morning, Tom!", "name spelling"),
+        ("How was your day, Toom?", "How was your day, Tom?", "name spelling"),
+    ],
+)
 def test_unspeakable_parts_are_removed_and_the_rest_is_said(sentence, cleaned, reason):
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (cleaned, reason, False)
     assert g.passed == 1
 
 
-@pytest.mark.parametrize("sentence", [
-    "I **really** missed you!",
-    "It is *so* good to see you.",
-    "Read [the guide](https://example.com/guide) first.",
-    "Three * four * five is sixty.",
-    "**Done!**",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I **really** missed you!",
+        "It is *so* good to see you.",
+        "Read [the guide](https://example.com/guide) first.",
+        "Three * four * five is sixty.",
+        "**Done!**",
+    ],
+)
 def test_markdown_is_left_to_the_sanitiser_and_not_taken_for_a_stage_direction(sentence):
     """The guard sees a sentence before its inline marks are removed: emphasis, link text and
     arithmetic are words to keep (the sanitiser unwraps them), not "(laughs)"-style asides."""
@@ -192,6 +218,7 @@ def test_a_chinese_user_name_as_the_companions_own_is_dropped():
 
 # -- the user's turn, template tokens: stop the reply ----------------------------------------------
 
+
 def test_a_user_label_mid_reply_stops_the_reply():
     g = guard()
     assert g.check("Sure thing!").text == "Sure thing!"
@@ -203,12 +230,15 @@ def test_a_user_label_mid_reply_stops_the_reply():
     assert g.dropped == {"role label": 1, "after a stop": 1}
 
 
-@pytest.mark.parametrize("sentence, kept, reason", [
-    ("Sure. User: what is my name?", "Sure.", "role label"),
-    ("Good night. Tom: good night Fay!", "Good night.", "role label"),
-    ("Okay! Instruction: say more.", "Okay!", "role label"),
-    ("Okay! ### Instruction: say more.", "Okay!", "template token"),
-])
+@pytest.mark.parametrize(
+    "sentence, kept, reason",
+    [
+        ("Sure. User: what is my name?", "Sure.", "role label"),
+        ("Good night. Tom: good night Fay!", "Good night.", "role label"),
+        ("Okay! Instruction: say more.", "Okay!", "role label"),
+        ("Okay! ### Instruction: say more.", "Okay!", "template token"),
+    ],
+)
 def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentence, kept, reason):
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (kept, reason, True)
@@ -217,14 +247,17 @@ def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentenc
     assert g.check("More words.").text is None
 
 
-@pytest.mark.parametrize("sentence, reason", [
-    ("User: what is my name?", "role label"),
-    ("Human: tell me a joke.", "role label"),
-    ("用户：我叫什么？", "role label"),
-    ("Tom: what's up?", "role label"),
-    ("Instruction: say hi", "role label"),  # "### Instruction:" after the sanitiser took the heading marks
-    ("### Instruction: say hi", "template token"),
-])
+@pytest.mark.parametrize(
+    "sentence, reason",
+    [
+        ("User: what is my name?", "role label"),
+        ("Human: tell me a joke.", "role label"),
+        ("用户：我叫什么？", "role label"),
+        ("Tom: what's up?", "role label"),
+        ("Instruction: say hi", "role label"),  # "### Instruction:" after the sanitiser took the heading marks
+        ("### Instruction: say hi", "template token"),
+    ],
+)
 def test_a_sentence_that_is_only_a_turn_marker_is_dropped_and_stops(sentence, reason):
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (None, reason, True)
@@ -233,25 +266,29 @@ def test_a_sentence_that_is_only_a_turn_marker_is_dropped_and_stops(sentence, re
 
 # -- the user's name --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, sentence, expected", [
-    ("Tom", "Tomm, hello!", "Tom, hello!"),
-    ("Tom", "Hi Ttom!", "Hi Tom!"),
-    ("Tom", "Tim is here.", "Tim is here."),          # another name: a short one needs a closer match
-    ("Tom", "Tommy is my friend.", "Tommy is my friend."),
-    ("Tom", "Atom bombs are scary.", "Atom bombs are scary."),
-    ("Tim", "Time flies when we talk.", "Time flies when we talk."),
-    ("Sam", "Same here!", "Same here!"),
-    ("Eve", "Even so, I am happy.", "Even so, I am happy."),
-    ("Jon", "Join me for a song!", "Join me for a song!"),
-    ("Ann", "Anne is her sister.", "Anne is her sister."),
-    ("Maria", "Marai, good morning!", "Maria, good morning!"),
-    ("Maria", "Mariaa, good morning!", "Maria, good morning!"),
-    ("Rose", "Roses are red.", "Roses are red."),
-    ("Jack", "Jacket weather today!", "Jacket weather today!"),
-    ("Hope", "Hopes are high today.", "Hopes are high today."),
-    ("", "Tomm is here.", "Tomm is here."),            # no known name: nothing to correct
-    ("Al", "All good.", "All good."),                  # too short to correct anything
-])
+
+@pytest.mark.parametrize(
+    "name, sentence, expected",
+    [
+        ("Tom", "Tomm, hello!", "Tom, hello!"),
+        ("Tom", "Hi Ttom!", "Hi Tom!"),
+        ("Tom", "Tim is here.", "Tim is here."),  # another name: a short one needs a closer match
+        ("Tom", "Tommy is my friend.", "Tommy is my friend."),
+        ("Tom", "Atom bombs are scary.", "Atom bombs are scary."),
+        ("Tim", "Time flies when we talk.", "Time flies when we talk."),
+        ("Sam", "Same here!", "Same here!"),
+        ("Eve", "Even so, I am happy.", "Even so, I am happy."),
+        ("Jon", "Join me for a song!", "Join me for a song!"),
+        ("Ann", "Anne is her sister.", "Anne is her sister."),
+        ("Maria", "Marai, good morning!", "Maria, good morning!"),
+        ("Maria", "Mariaa, good morning!", "Maria, good morning!"),
+        ("Rose", "Roses are red.", "Roses are red."),
+        ("Jack", "Jacket weather today!", "Jacket weather today!"),
+        ("Hope", "Hopes are high today.", "Hopes are high today."),
+        ("", "Tomm is here.", "Tomm is here."),  # no known name: nothing to correct
+        ("Al", "All good.", "All good."),  # too short to correct anything
+    ],
+)
 def test_near_miss_spellings_of_the_users_name_are_corrected_and_other_words_are_not(name, sentence, expected):
     verdict, _ = one(sentence, user_name=name, user_text="hi")
     assert verdict.text == expected
@@ -259,6 +296,7 @@ def test_near_miss_spellings_of_the_users_name_are_corrected_and_other_words_are
 
 
 # -- repeats ------------------------------------------------------------------------------------------
+
 
 def test_a_sentence_repeated_in_the_same_reply_is_dropped():
     g = guard(recent_replies=())
@@ -291,15 +329,23 @@ def test_prompt_recital_is_six_words_in_a_row():
     assert g.check("Anna went to Paris last summer!").reason == "prompt text"  # 6 words
 
 
-@pytest.mark.parametrize("sentence", ["Tom loves a good game of golf!", "Tom's a great guy!", "Tom says he is busy.",
-                                      "Sure. Tom is going to the beach tomorrow."])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Tom loves a good game of golf!",
+        "Tom's a great guy!",
+        "Tom says he is busy.",
+        "Sure. Tom is going to the beach tomorrow.",
+    ],
+)
 def test_narrating_the_user_in_the_third_person_is_dropped(sentence):
     verdict = guard().check(sentence)
     assert verdict.text is None and verdict.reason == "talks about the user", verdict
 
 
-@pytest.mark.parametrize("sentence", ["Tom, what's your plan for the weekend?", "Nice to see you, Tom.",
-                                      "I think you would love it, Tom!"])
+@pytest.mark.parametrize(
+    "sentence", ["Tom, what's your plan for the weekend?", "Nice to see you, Tom.", "I think you would love it, Tom!"]
+)
 def test_talking_to_the_user_by_name_passes(sentence):
     assert guard().check(sentence).text == sentence
 
@@ -313,6 +359,7 @@ def test_question_and_answer_labels():
 
 
 # -- the sentence limit -------------------------------------------------------------------------------
+
 
 def test_the_sentence_limit_stops_the_stream():
     g = guard(policy=GuardPolicy(max_sentences=2), recent_replies=())
@@ -340,26 +387,30 @@ def test_dropped_sentences_do_not_count_against_the_limit():
 
 # -- the last piece of the stream -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("said, remainder, cut, expected", [
-    # cut by the token limit after something was said: the fragment is not spoken
-    (True, "and then we could go to the", True, None),
-    (True, "我们可以一起去", True, None),
-    # cut, and it is the only text: ended at its last clause boundary
-    (False, "The sea is vast, and its waves are", True, "The sea is vast."),
-    (False, "Well, I think, that the", True, "Well, I think."),
-    (False, "今天天气很好，我们可以", True, "今天天气很好。"),
-    (False, "I think that the", True, "I think that the."),  # no boundary: all there is
-    # a natural end without punctuation is a sentence
-    (False, "Nice to meet you", False, "Nice to meet you."),
-    (True, "See you tomorrow", False, "See you tomorrow."),
-    (False, "好的", False, "好的。"),
-    # complete already
-    (True, "That is all.", True, "That is all."),
-    (False, "Really?", False, "Really?"),
-    # nothing
-    (False, "", True, None),
-    (True, "   ", False, None),
-])
+
+@pytest.mark.parametrize(
+    "said, remainder, cut, expected",
+    [
+        # cut by the token limit after something was said: the fragment is not spoken
+        (True, "and then we could go to the", True, None),
+        (True, "我们可以一起去", True, None),
+        # cut, and it is the only text: ended at its last clause boundary
+        (False, "The sea is vast, and its waves are", True, "The sea is vast."),
+        (False, "Well, I think, that the", True, "Well, I think."),
+        (False, "今天天气很好，我们可以", True, "今天天气很好。"),
+        (False, "I think that the", True, "I think that the."),  # no boundary: all there is
+        # a natural end without punctuation is a sentence
+        (False, "Nice to meet you", False, "Nice to meet you."),
+        (True, "See you tomorrow", False, "See you tomorrow."),
+        (False, "好的", False, "好的。"),
+        # complete already
+        (True, "That is all.", True, "That is all."),
+        (False, "Really?", False, "Really?"),
+        # nothing
+        (False, "", True, None),
+        (True, "   ", False, None),
+    ],
+)
 def test_finish_speaks_only_whole_sentences(said, remainder, cut, expected):
     g = guard(recent_replies=())
     if said:
@@ -377,87 +428,128 @@ def test_finish_still_guards_the_last_piece():
 
 # -- the log ---------------------------------------------------------------------------------------------
 
+
 def test_the_summary_counts_reasons_and_never_contains_content():
     g = guard(policy=GuardPolicy(max_sentences=2))
-    bad = ["My name is Zebediah.", "The user has a secret password swordfish.", '{"action": "finish"',
-           "😊😊", "It is lovely to hear from you again.", "My name is Quirinus."]
+    bad = [
+        "My name is Zebediah.",
+        "The user has a secret password swordfish.",
+        '{"action": "finish"',
+        "😊😊",
+        "It is lovely to hear from you again.",
+        "My name is Quirinus.",
+    ]
     for sentence in bad:
         assert g.check(sentence).text is None
     assert g.check("Okay.").text == "Okay."
     assert g.check("Sure. User: my PIN is 4711").text == "Sure."
     assert g.check("Bye.").text is None
     summary = g.summary()
-    assert summary == ("1 after a stop, 1 emoji, 1 markup or JSON, 1 meta talk, 1 repeated, 1 role label, "
-                       "2 wrong self-introduction")
+    assert summary == (
+        "1 after a stop, 1 emoji, 1 markup or JSON, 1 meta talk, 1 repeated, 1 role label, 2 wrong self-introduction"
+    )
     for word in ["Zebediah", "swordfish", "password", "finish", "lovely", "Quirinus", "4711", "PIN", "Bye"]:
         assert word.lower() not in summary.lower()
 
 
 # -- fact answers -----------------------------------------------------------------------------------------
 
-FACTS = {"name": "User's name is Tom.", "taste:hiking": "User likes hiking.", "taste:coffee": "User likes coffee.",
-         "taste:tea": "User does not like tea.", "favorite:color": "User's favorite color is blue.",
-         "family:sister": "User's sister is called Anna.", "plan:tomorrow": "User is going to Paris tomorrow."}
-FACTS_ZH = {"name": "用户的名字是林。", "taste:咖啡": "用户喜欢咖啡。", "taste:香菜": "用户不喜欢香菜。",
-            "family:女儿": "用户的女儿叫小雨。", "plan:明天": "用户明天要去北京。",
-            "favorite:颜色": "用户最喜欢的颜色是蓝色。"}
+FACTS = {
+    "name": "User's name is Tom.",
+    "taste:hiking": "User likes hiking.",
+    "taste:coffee": "User likes coffee.",
+    "taste:tea": "User does not like tea.",
+    "favorite:color": "User's favorite color is blue.",
+    "family:sister": "User's sister is called Anna.",
+    "plan:tomorrow": "User is going to Paris tomorrow.",
+}
+FACTS_ZH = {
+    "name": "用户的名字是林。",
+    "taste:咖啡": "用户喜欢咖啡。",
+    "taste:香菜": "用户不喜欢香菜。",
+    "family:女儿": "用户的女儿叫小雨。",
+    "plan:明天": "用户明天要去北京。",
+    "favorite:颜色": "用户最喜欢的颜色是蓝色。",
+}
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("What's my name?", "Your name is Tom."),
-    ("what is my name", "Your name is Tom."),
-    ("Do you remember my name?", "Your name is Tom."),
-    ("Do you know what my name is?", "Your name is Tom."),
-    ("Who am I?", "Your name is Tom."),
-    ("What do I like?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
-    ("What do I like to eat?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
-    ("Do I like hiking?", "Yes, you like hiking."),
-    ("Do I like tea?", "No, you don't like tea."),
-    ("Do I like jazz?", "You haven't told me whether you like jazz."),
-    ("Do I like hiking and coffee?", "Yes, you like hiking. Yes, you like coffee."),
-    ("Fay, do I like coffee?", "Yes, you like coffee."),
-    ("What's my favorite color?", "Your favorite color is blue."),
-    ("Who is my sister?", "Your sister is called Anna."),
-    ("What's my sister's name?", "Your sister is called Anna."),
-    ("What am I doing tomorrow?", "You are going to Paris tomorrow."),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What's my name?", "Your name is Tom."),
+        ("what is my name", "Your name is Tom."),
+        ("Do you remember my name?", "Your name is Tom."),
+        ("Do you know what my name is?", "Your name is Tom."),
+        ("Who am I?", "Your name is Tom."),
+        ("What do I like?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
+        ("What do I like to eat?", "You like hiking and coffee. You don't like tea. Your favorite color is blue."),
+        ("Do I like hiking?", "Yes, you like hiking."),
+        ("Do I like tea?", "No, you don't like tea."),
+        ("Do I like jazz?", "You haven't told me whether you like jazz."),
+        ("Do I like hiking and coffee?", "Yes, you like hiking. Yes, you like coffee."),
+        ("Fay, do I like coffee?", "Yes, you like coffee."),
+        ("What's my favorite color?", "Your favorite color is blue."),
+        ("Who is my sister?", "Your sister is called Anna."),
+        ("What's my sister's name?", "Your sister is called Anna."),
+        ("What am I doing tomorrow?", "You are going to Paris tomorrow."),
+    ],
+)
 def test_questions_about_the_users_facts_are_answered_from_them(question, expected):
     assert fact_answers.answer(question, FACTS, "en") == expected
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("我叫什么名字？", "你叫林。"),
-    ("你还记得我叫什么吗？", "你叫林。"),
-    ("我喜欢什么？", "你喜欢咖啡。你不喜欢香菜。你最喜欢的颜色是蓝色。"),
-    ("我女儿叫什么？", "你的女儿叫小雨。"),
-    ("我明天要做什么？", "你明天要去北京。"),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("我叫什么名字？", "你叫林。"),
+        ("你还记得我叫什么吗？", "你叫林。"),
+        ("我喜欢什么？", "你喜欢咖啡。你不喜欢香菜。你最喜欢的颜色是蓝色。"),
+        ("我女儿叫什么？", "你的女儿叫小雨。"),
+        ("我明天要做什么？", "你明天要去北京。"),
+    ],
+)
 def test_chinese_questions_about_the_users_facts(question, expected):
     assert fact_answers.answer(question, FACTS_ZH, "zh") == expected
 
 
-@pytest.mark.parametrize("question, language, expected", [
-    ("What is my name?", "en", "You haven't told me your name yet. What should I call you?"),
-    ("What do I like?", "en", "You haven't told me what you like yet. What do you enjoy?"),
-    ("What are my plans?", "en", "You haven't told me your plans yet."),
-    ("What's my favorite food?", "en", "You haven't told me your favorite food yet. What is it?"),
-    ("Who is my mom?", "en", "You haven't told me about your mom yet."),
-    ("What's my dog called?", "en", "You haven't told me about your dog yet."),
-    ("我叫什么名字？", "zh", "你还没告诉我你的名字呢，我该怎么称呼你？"),
-    ("我喜欢什么?", "zh", "你还没告诉我你喜欢什么呢，说说看？"),
-    ("我妈妈叫什么？", "zh", "你还没告诉我你妈妈的名字呢。"),
-])
+@pytest.mark.parametrize(
+    "question, language, expected",
+    [
+        ("What is my name?", "en", "You haven't told me your name yet. What should I call you?"),
+        ("What do I like?", "en", "You haven't told me what you like yet. What do you enjoy?"),
+        ("What are my plans?", "en", "You haven't told me your plans yet."),
+        ("What's my favorite food?", "en", "You haven't told me your favorite food yet. What is it?"),
+        ("Who is my mom?", "en", "You haven't told me about your mom yet."),
+        ("What's my dog called?", "en", "You haven't told me about your dog yet."),
+        ("我叫什么名字？", "zh", "你还没告诉我你的名字呢，我该怎么称呼你？"),
+        ("我喜欢什么?", "zh", "你还没告诉我你喜欢什么呢，说说看？"),
+        ("我妈妈叫什么？", "zh", "你还没告诉我你妈妈的名字呢。"),
+    ],
+)
 def test_an_unknown_fact_is_said_plainly_instead_of_guessed(question, language, expected):
     assert fact_answers.answer(question, {}, language) == expected
 
 
-@pytest.mark.parametrize("question, language", [
-    ("What is the weather like?", "en"), ("How are you?", "en"), ("Tell me a joke", "en"),
-    ("What is your name?", "en"), ("Do you like tea?", "en"), ("What do you like?", "en"),
-    ("My name is Tom.", "en"), ("My name is Tom, what's yours?", "en"), ("I like hiking.", "en"),
-    ("What is my job?", "en"), ("What time is it?", "en"),
-    ("你叫什么名字？", "zh"), ("今天天气怎么样？", "zh"), ("我叫林。", "zh"), ("你喜欢什么？", "zh"),
-])
+@pytest.mark.parametrize(
+    "question, language",
+    [
+        ("What is the weather like?", "en"),
+        ("How are you?", "en"),
+        ("Tell me a joke", "en"),
+        ("What is your name?", "en"),
+        ("Do you like tea?", "en"),
+        ("What do you like?", "en"),
+        ("My name is Tom.", "en"),
+        ("My name is Tom, what's yours?", "en"),
+        ("I like hiking.", "en"),
+        ("What is my job?", "en"),
+        ("What time is it?", "en"),
+        ("你叫什么名字？", "zh"),
+        ("今天天气怎么样？", "zh"),
+        ("我叫林。", "zh"),
+        ("你喜欢什么？", "zh"),
+    ],
+)
 def test_other_questions_are_not_answered_from_facts(question, language):
     assert fact_answers.answer(question, FACTS if language == "en" else FACTS_ZH, language) is None
 
@@ -470,32 +562,36 @@ def test_the_answer_follows_the_question_language_and_the_stored_name():
 
 # -- model profiles -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("base_url, model, expected", [
-    (f"http://127.0.0.1:{EMBEDDED_PORT}/v1", "anything", TINY),
-    (f"http://localhost:{EMBEDDED_PORT}/v1", "gpt-4o-mini", TINY),   # the embedded endpoint, whatever the name
-    (f"http://[::1]:{EMBEDDED_PORT}/v1", "m", TINY),
-    ("http://127.0.0.1:8080/v1", EMBEDDED_MODEL, TINY),
-    ("http://127.0.0.1:11434/v1", "smollm2:135m", TINY),
-    ("http://x/v1", "HuggingFaceTB/SmolLM2-135M-Instruct", TINY),
-    ("http://127.0.0.1:11434/v1", "qwen2.5:0.5b", TINY),
-    ("http://x/v1", "qwen2.5-0.5b-instruct", TINY),
-    ("http://x/v1", "Qwen2.5-0.5B-Instruct-GGUF", TINY),
-    ("http://127.0.0.1:11434/v1", "gemma3:270m", TINY),
-    ("http://x/v1", "gemma-3-270m-it", TINY),
-    ("http://x/v1", "qwen3:0.6b", TINY),
-    ("http://x/v1", "tinyllama", TINY),
-    ("https://api.openai.com/v1", "gpt-4o-mini", CAPABLE),
-    ("https://api.deepseek.com/v1", "deepseek-chat", CAPABLE),
-    ("http://127.0.0.1:11434/v1", "qwen2.5:7b", CAPABLE),
-    ("http://127.0.0.1:11434/v1", "llama3.1:8b", CAPABLE),
-    ("http://x/v1", "qwen2.5-7b-instruct-q4_k_m", CAPABLE),
-    ("http://x/v1", "qwen2.5:1.5b", CAPABLE),
-    ("http://x/v1", "gpt-4o-2024-08-06", CAPABLE),
-    ("http://x/v1", "deepseek-v3-0324", CAPABLE),
-    (f"http://192.168.1.20:{EMBEDDED_PORT}/v1", "qwen2.5:7b", CAPABLE),  # that port elsewhere is not ours
-    (f"http://127.0.0.1:{EMBEDDED_PORT + 1}/v1", "model", CAPABLE),
-    ("", "", CAPABLE),
-])
+
+@pytest.mark.parametrize(
+    "base_url, model, expected",
+    [
+        (f"http://127.0.0.1:{EMBEDDED_PORT}/v1", "anything", TINY),
+        (f"http://localhost:{EMBEDDED_PORT}/v1", "gpt-4o-mini", TINY),  # the embedded endpoint, whatever the name
+        (f"http://[::1]:{EMBEDDED_PORT}/v1", "m", TINY),
+        ("http://127.0.0.1:8080/v1", EMBEDDED_MODEL, TINY),
+        ("http://127.0.0.1:11434/v1", "smollm2:135m", TINY),
+        ("http://x/v1", "HuggingFaceTB/SmolLM2-135M-Instruct", TINY),
+        ("http://127.0.0.1:11434/v1", "qwen2.5:0.5b", TINY),
+        ("http://x/v1", "qwen2.5-0.5b-instruct", TINY),
+        ("http://x/v1", "Qwen2.5-0.5B-Instruct-GGUF", TINY),
+        ("http://127.0.0.1:11434/v1", "gemma3:270m", TINY),
+        ("http://x/v1", "gemma-3-270m-it", TINY),
+        ("http://x/v1", "qwen3:0.6b", TINY),
+        ("http://x/v1", "tinyllama", TINY),
+        ("https://api.openai.com/v1", "gpt-4o-mini", CAPABLE),
+        ("https://api.deepseek.com/v1", "deepseek-chat", CAPABLE),
+        ("http://127.0.0.1:11434/v1", "qwen2.5:7b", CAPABLE),
+        ("http://127.0.0.1:11434/v1", "llama3.1:8b", CAPABLE),
+        ("http://x/v1", "qwen2.5-7b-instruct-q4_k_m", CAPABLE),
+        ("http://x/v1", "qwen2.5:1.5b", CAPABLE),
+        ("http://x/v1", "gpt-4o-2024-08-06", CAPABLE),
+        ("http://x/v1", "deepseek-v3-0324", CAPABLE),
+        (f"http://192.168.1.20:{EMBEDDED_PORT}/v1", "qwen2.5:7b", CAPABLE),  # that port elsewhere is not ours
+        (f"http://127.0.0.1:{EMBEDDED_PORT + 1}/v1", "model", CAPABLE),
+        ("", "", CAPABLE),
+    ],
+)
 def test_auto_profile_by_endpoint_and_model_name(base_url, model, expected):
     assert resolve("auto", base_url, model) == expected
 
@@ -513,18 +609,25 @@ def test_a_bad_profile_setting_is_refused(setting):
 
 # -- the clock's questions ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("question, expected", [
-    ("What time is it?", "It's 6:05 PM on Monday, November 30."),
-    ("what day is it today?", "It's 6:05 PM on Monday, November 30."),
-    ("What's the date?", "It's 6:05 PM on Monday, November 30."),
-    ("现在几点了？", "现在是11月30日，星期一，18点05分。"),
-    ("今天星期几", "现在是11月30日，星期一，18点05分。"),
-    ("How are you?", None), ("I have no time for this.", None), ("Tell me about the day you were built.", None),
-])
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What time is it?", "It's 6:05 PM on Monday, November 30."),
+        ("what day is it today?", "It's 6:05 PM on Monday, November 30."),
+        ("What's the date?", "It's 6:05 PM on Monday, November 30."),
+        ("现在几点了？", "现在是11月30日，星期一，18点05分。"),
+        ("今天星期几", "现在是11月30日，星期一，18点05分。"),
+        ("How are you?", None),
+        ("I have no time for this.", None),
+        ("Tell me about the day you were built.", None),
+    ],
+)
 def test_time_questions_are_answered_from_the_clock(question, expected):
     import datetime
 
     from fay_ros.dialogue.fact_answers import time_answer
+
     assert time_answer(question, datetime.datetime(2026, 11, 30, 18, 5)) == expected
 
 
@@ -532,5 +635,7 @@ def test_midnight_is_twelve_am():
     import datetime
 
     from fay_ros.dialogue.fact_answers import time_answer
-    assert time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == \
-        "It's 12:05 AM on Tuesday, December 1."
+
+    assert (
+        time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == "It's 12:05 AM on Tuesday, December 1."
+    )

@@ -1,12 +1,12 @@
 """The dialogue node's live parameters through its own parameter service (`ros2 param set`):
 a live change takes effect on the next turn; a read-only one is refused with the reason; an
 invalid value is refused with the pydantic message."""
+
 from __future__ import annotations
 
 import dialogue_fake_llm as fake
-from harness import dialogue_node
-
 from fay_msgs.msg import Transcript
+from harness import dialogue_node
 
 
 def _turn(probe, replies, text_input, llm, text: str) -> dict:
@@ -19,8 +19,9 @@ def _turn(probe, replies, text_input, llm, text: str) -> dict:
 
 def test_live_changes_apply_to_the_next_turn_and_others_are_refused(ros, llm):
     llm.reset()
-    with dialogue_node(ros, {"base_url": llm.base_url, "model": "scripted", "memory": False,
-                             "model_profile": "capable"}) as (node, replies, text_input):
+    with dialogue_node(
+        ros, {"base_url": llm.base_url, "model": "scripted", "memory": False, "model_profile": "capable"}
+    ) as (node, replies, text_input):
         llm.script(fake.judge_finish("It is a fine day."))
         judged = _turn(ros, replies, text_input, llm, "how is the day")
         assert "response_format" in judged  # the judge asks for its JSON verdict
@@ -41,8 +42,11 @@ def test_live_changes_apply_to_the_next_turn_and_others_are_refused(ros, llm):
         [result] = ros.set_parameters("dialogue", base_url="http://127.0.0.1:1/v1")
         assert not result.successful and "read-only" in result.reason
         [result] = ros.set_parameters("dialogue", temperature=5.0)
-        assert not result.successful and "parameter 'temperature'" in result.reason \
+        assert (
+            not result.successful
+            and "parameter 'temperature'" in result.reason
             and "less than or equal to 2" in result.reason
+        )
         assert ros.get_parameter("dialogue", "temperature") == 0.7
         [result] = ros.set_parameters("dialogue", new_task="ignore")
         assert not result.successful and "parameter 'new_task'" in result.reason

@@ -1,6 +1,7 @@
 """JSON written by a model (`fay_ros.llm.model_json`, pydantic_core's parser underneath),
 whole (the tool loop's actions, the memory's reflection) and while it streams (the chat
 judge's verdict, `judge.JudgeStreamParser`)."""
+
 from __future__ import annotations
 
 import json
@@ -14,21 +15,25 @@ from fay_ros.llm.model_json import first_object, read_partial
 
 def feed_all(parser: JudgeStreamParser, text: str, size: int) -> str:
     """Everything the parser releases, fed `size` characters at a time, flush included."""
-    out = [piece for i in range(0, len(text), size) for piece in parser.feed(text[i:i + size])]
+    out = [piece for i in range(0, len(text), size) for piece in parser.feed(text[i : i + size])]
     return "".join(out + parser.flush())
 
 
 # -- whole answers ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ('Sure! ```json\n{"insights": []}\n``` Hope that helps.', {"insights": []}),
-    ('{"broken": } and then {"ok": true}', {"ok": True}),  # an object that does not parse is passed over
-    ('{"a": {"b": "}"}} {"c": 1}', {"a": {"b": "}"}}),  # the first one, braces inside strings included
-    ('a list [1, 2] first, then {"k": "v"}', {"k": "v"}),
-    ("no object here {", None),
-    ('{"a": [1, 2]', None),  # cut off
-    ('["only", "a", "list"]', None),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('Sure! ```json\n{"insights": []}\n``` Hope that helps.', {"insights": []}),
+        ('{"broken": } and then {"ok": true}', {"ok": True}),  # an object that does not parse is passed over
+        ('{"a": {"b": "}"}} {"c": 1}', {"a": {"b": "}"}}),  # the first one, braces inside strings included
+        ('a list [1, 2] first, then {"k": "v"}', {"k": "v"}),
+        ("no object here {", None),
+        ('{"a": [1, 2]', None),  # cut off
+        ('["only", "a", "list"]', None),
+    ],
+)
 def test_first_object_finds_the_object_whatever_is_around_it(text, expected):
     assert first_object(text) == expected
 
@@ -62,6 +67,7 @@ def test_a_partial_object_holds_closed_values_and_the_string_being_written():
 
 
 # -- the judge's streamed verdict -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [1, 2, 5, 1000])
 def test_a_judge_message_with_model_slips_streams_whole(size):

@@ -3,6 +3,7 @@
 The LLM is a scripted OpenAI-compatible server on loopback in the test process; the memory
 services are a tiny real service server (a dict) on the test's probe node.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -10,18 +11,17 @@ import json
 import threading
 
 import pytest
+from action_msgs.msg import GoalStatus
+from std_msgs.msg import Empty
 
 import dialogue_fake_llm as fake
-from action_msgs.msg import GoalStatus
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, MemoryNode, Transcript, Utterance
 from fay_msgs.srv import GetActiveRules, Recall, Remember
-from harness import DEFAULT_TIMEOUT, Collector, NodeProcess, RosProbe, free_port, publish_until, wait_until
-from std_msgs.msg import Empty
-
-from fay_ros.common.diagnostics import status_name
 from fay_ros.common import topics
+from fay_ros.common.diagnostics import status_name
 from fay_ros.dialogue.persona import Persona
+from harness import DEFAULT_TIMEOUT, Collector, NodeProcess, RosProbe, free_port, publish_until, wait_until
 
 NODE = "fay_ros.nodes.dialogue"
 
@@ -33,8 +33,12 @@ class DictMemoryService:
         self.lock = threading.Lock()
         self.stored: list[Remember.Request] = []
         self.recalls: list[Recall.Request] = []
-        self.facts = {"alice": [("m1", "Alice's cat is called Mochi.", "confirmed"),
-                                ("m2", "Alice may be allergic to pollen.", "candidate")]}
+        self.facts = {
+            "alice": [
+                ("m1", "Alice's cat is called Mochi.", "confirmed"),
+                ("m2", "Alice may be allergic to pollen.", "candidate"),
+            ]
+        }
         probe.node.create_service(Recall, topics.SRV_RECALL, self._recall)
         probe.node.create_service(Remember, topics.SRV_REMEMBER, self._remember)
         probe.node.create_service(GetActiveRules, topics.SRV_ACTIVE_RULES, self._rules)
@@ -43,9 +47,11 @@ class DictMemoryService:
         with self.lock:
             self.recalls.append(request)
         response.success = True
-        response.nodes = [MemoryNode(id=i, owner=request.owner, content=c, status=s)
-                          for i, c, s in self.facts.get(request.owner, [])
-                          if s == "confirmed" or request.include_candidates]
+        response.nodes = [
+            MemoryNode(id=i, owner=request.owner, content=c, status=s)
+            for i, c, s in self.facts.get(request.owner, [])
+            if s == "confirmed" or request.include_candidates
+        ]
         return response
 
     def _remember(self, request, response):
@@ -66,8 +72,9 @@ def rig(llm):
     """One dialogue node process, a probe with the memory services, reply collector, publishers."""
     probe = RosProbe("dialogue_test_probe")
     memory = DictMemoryService(probe)
-    node = NodeProcess(NODE, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
-                              "memory_timeout": 2.0})
+    node = NodeProcess(
+        NODE, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0, "memory_timeout": 2.0}
+    )
     try:
         node.wait_ready(probe=probe)
         replies = probe.collect(Utterance, topics.REPLY)
@@ -75,7 +82,7 @@ def rig(llm):
         pubs[topics.INTERRUPT] = probe.publisher(Empty, topics.INTERRUPT)
         for pub in pubs.values():
             probe.wait_for_subscribers(pub)
-        probe.wait_matched(replies, "dialogue")   # the node's first reply must reach the collector
+        probe.wait_matched(replies, "dialogue")  # the node's first reply must reach the collector
         yield probe, node, memory, replies, pubs
     finally:
         node.stop()
@@ -167,13 +174,22 @@ def test_speech_speculative_starts_the_model_and_the_matching_final_is_answered_
 def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     probe, node, memory, replies, pubs = fresh
     # the dialogue node must have discovered the memory services before the turn
-    wait_until(lambda: any(name.endswith("memory/recall") for name, _t in
-                           probe.node.get_client_names_and_types_by_node("dialogue", "/fay")),
-               message="the dialogue node's memory/recall client")
-    llm.script(fake.judge_tool("remember"),
-               fake.tool_call("memory_remember", json.dumps({"content": "Alice's favourite colour is green",
-                                                             "owner": "mallory", "user_asked": True})),
-               fake.loop_finish(), fake.text("Got it, green it is."))
+    wait_until(
+        lambda: any(
+            name.endswith("memory/recall")
+            for name, _t in probe.node.get_client_names_and_types_by_node("dialogue", "/fay")
+        ),
+        message="the dialogue node's memory/recall client",
+    )
+    llm.script(
+        fake.judge_tool("remember"),
+        fake.tool_call(
+            "memory_remember",
+            json.dumps({"content": "Alice's favourite colour is green", "owner": "mallory", "user_asked": True}),
+        ),
+        fake.loop_finish(),
+        fake.text("Got it, green it is."),
+    )
     pubs[topics.TEXT_INPUT].publish(transcript("Remember that my favourite colour is green."))
     replies.wait_for(reply_done, what="the end of the reply")
     assert [m.source for m in replies.messages] == ["filler", "llm"]
@@ -182,10 +198,14 @@ def test_text_input_with_memory_services_owner_from_session(fresh, llm):
     wait_until(lambda: len(memory.stored) >= 2, message="the self-fact write after the reply")
     with memory.lock:
         assert [(r.owner, r.content, r.user_confirmed) for r in memory.stored] == [
-            ("alice", "Alice's favourite colour is green", True), ("alice", "User's favorite colour is green.", True)]
+            ("alice", "Alice's favourite colour is green", True),
+            ("alice", "User's favorite colour is green.", True),
+        ]
         assert memory.stored[0].node_type == "observation" and "kind:fact" in memory.stored[0].tags
-        assert memory.stored[1].key == "favorite:colour" and set(memory.stored[1].tags) == {"kind:preference",
-                                                                                           "source:user"}
+        assert memory.stored[1].key == "favorite:colour" and set(memory.stored[1].tags) == {
+            "kind:preference",
+            "source:user",
+        }
         assert memory.recalls and all(r.owner == "alice" and not r.include_candidates for r in memory.recalls)
     judge_prompt = llm.requests[0]["messages"][0]["content"]
     assert "Mochi" in judge_prompt, "confirmed memories from memory/recall feed the prompt"
@@ -194,8 +214,9 @@ def test_text_input_with_memory_services_owner_from_session(fresh, llm):
 
 def test_interrupt_topic_cancels_the_stream(fresh, llm):
     probe, node, memory, replies, pubs = fresh
-    [stream] = llm.script(fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}',
-                                    gate_after=1))
+    [stream] = llm.script(
+        fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}', gate_after=1)
+    )
     pubs[topics.TEXT_INPUT].publish(transcript("tell me a story"))
     replies.wait_for_count(1)
     pubs[topics.INTERRUPT].publish(Empty())
@@ -231,9 +252,17 @@ def test_endpoint_credentials_never_reach_the_log(launch_node):
     port = free_port()  # nothing listens there: every turn fails, and says why
     key, secrets = "sk-dialogue-node-4f1e2d", ("pw-91d0", "sk-query-3b7c", "api_key=")
     probe = RosProbe("credentials_probe", namespace="/cred")
-    node = launch_node(NODE, {"base_url": f"http://fay:pw-91d0@127.0.0.1:{port}/v1?api_key=sk-query-3b7c",
-                              "model": "m", "api_key_env": "FAY_TEST_DIALOGUE_KEY", "memory": False},
-                       namespace="/cred", env={"FAY_TEST_DIALOGUE_KEY": key})
+    node = launch_node(
+        NODE,
+        {
+            "base_url": f"http://fay:pw-91d0@127.0.0.1:{port}/v1?api_key=sk-query-3b7c",
+            "model": "m",
+            "api_key_env": "FAY_TEST_DIALOGUE_KEY",
+            "memory": False,
+        },
+        namespace="/cred",
+        env={"FAY_TEST_DIALOGUE_KEY": key},
+    )
     try:
         replies = probe.collect(Utterance, topics.REPLY)
         pub = probe.publisher(Transcript, topics.TEXT_INPUT)
@@ -252,8 +281,11 @@ def test_endpoint_credentials_never_reach_the_log(launch_node):
 
 
 def test_missing_api_key_stops_the_node_with_the_reason(launch_node):
-    proc = launch_node(NODE, {"base_url": "https://llm.invalid/v1", "api_key_env": "FAY_TEST_UNSET_KEY"},
-                       env={"FAY_TEST_UNSET_KEY": ""})
+    proc = launch_node(
+        NODE,
+        {"base_url": "https://llm.invalid/v1", "api_key_env": "FAY_TEST_UNSET_KEY"},
+        env={"FAY_TEST_UNSET_KEY": ""},
+    )
     assert proc.wait_exit(30) == 2
     assert "FAY_TEST_UNSET_KEY is not set" in proc.output()
 
@@ -277,8 +309,17 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
     table = tmp_path / "qa.csv"
     table.write_text("问题,答案,脚本\n你好,你好呀,\n", encoding="utf-8")
     probe = RosProbe("reload_probe", namespace="/reload")
-    launch_node(NODE, {"base_url": llm.base_url, "model": "scripted", "memory": False, "persona_file": str(persona),
-                       "qa_file": str(table)}, namespace="/reload").wait_ready(probe=probe)
+    launch_node(
+        NODE,
+        {
+            "base_url": llm.base_url,
+            "model": "scripted",
+            "memory": False,
+            "persona_file": str(persona),
+            "qa_file": str(table),
+        },
+        namespace="/reload",
+    ).wait_ready(probe=probe)
     try:
         llm.reset()
         files = probe.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=100))
@@ -290,9 +331,16 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
         files_status = status_name("dialogue", "files", "/reload")
 
         def reported(path, level: int, what: str) -> str:
-            array = files.wait_for_match(lambda a: any(
-                s.name == files_status and s.level == level and s.message.startswith(str(path))
-                and s.message not in seen for s in a.status), what=what)
+            array = files.wait_for_match(
+                lambda a: any(
+                    s.name == files_status
+                    and s.level == level
+                    and s.message.startswith(str(path))
+                    and s.message not in seen
+                    for s in a.status
+                ),
+                what=what,
+            )
             message = next(s.message for s in array.status if s.name == files_status)
             seen.add(message)
             return message
@@ -304,15 +352,19 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
             return [m for m in replies.messages if m.conversation_id == end.conversation_id]
 
         seen: set[str] = set()
-        table.write_text("问题,答案,脚本\n你好,你好呀,\nWhat is your favourite colour?,\"Green, like leaves.\",\n",
-                         encoding="utf-8")
+        table.write_text(
+            '问题,答案,脚本\n你好,你好呀,\nWhat is your favourite colour?,"Green, like leaves.",\n', encoding="utf-8"
+        )
         assert "reloaded" in reported(table, DiagnosticStatus.OK, "the qa.csv reload")
         said = answer("What is your favourite colour?")
         assert [(m.text, m.source) for m in said] == [("Green, like leaves.", "qa")] and not llm.requests
 
-        persona.write_text(persona.read_text(encoding="utf-8").replace("You are Fay,", "You are Nova,")
-                           .replace("name: Fay", "name: Nova"),
-                           encoding="utf-8")
+        persona.write_text(
+            persona.read_text(encoding="utf-8")
+            .replace("You are Fay,", "You are Nova,")
+            .replace("name: Fay", "name: Nova"),
+            encoding="utf-8",
+        )
         reported(persona, DiagnosticStatus.OK, "the persona reload")
         llm.script(fake.judge_finish("I am Nova."))
         assert [m.text for m in answer("who are you")] == ["I am Nova."]
@@ -324,9 +376,10 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
         assert f"{table}:3" in refused and "NOT reloaded" in refused
         assert [m.text for m in answer("What is your favourite colour?")] == ["Green, like leaves."]
         # a persona the engine refuses (a prestart tool that does not exist) keeps the last good one
-        persona.write_text(persona.read_text(encoding="utf-8").replace("prestart: []",
-                                                                       "prestart:\n  - tool: no_such_tool"),
-                           encoding="utf-8")
+        persona.write_text(
+            persona.read_text(encoding="utf-8").replace("prestart: []", "prestart:\n  - tool: no_such_tool"),
+            encoding="utf-8",
+        )
         refused = reported(persona, DiagnosticStatus.ERROR, "the refused persona")
         assert "no_such_tool" in refused and "NOT reloaded" in refused
         llm.script(fake.judge_finish("Still Nova."))
@@ -337,6 +390,7 @@ def test_persona_and_qa_edits_are_used_from_the_next_turn_and_a_bad_edit_is_refu
 
 
 # -- the chat action ------------------------------------------------------------------------
+
 
 def wait_future(future, what: str, timeout: float = DEFAULT_TIMEOUT):
     """The result of an rclpy future completed by the probe's executor thread."""
@@ -352,8 +406,10 @@ class ChatGoal:
 
     def __init__(self, client, text: str, user: str = "alice", language: str = "en") -> None:
         self.feedback = Collector()
-        sent = client.send_goal_async(Chat.Goal(text=text, user_id=user, language=language),
-                                      feedback_callback=lambda msg: self.feedback._on_message(msg.feedback))
+        sent = client.send_goal_async(
+            Chat.Goal(text=text, user_id=user, language=language),
+            feedback_callback=lambda msg: self.feedback._on_message(msg.feedback),
+        )
         self.handle = wait_future(sent, "the goal response")
         assert self.handle.accepted
         self._result = self.handle.get_result_async()
@@ -388,7 +444,10 @@ def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fres
     assert result.reply == "Hello Alice! The weather is lovely today. Shall we go out?"
     goal.feedback.wait_for_count(3)
     assert [(f.seq, f.sentence) for f in goal.feedback.messages] == [
-        (0, "Hello Alice!"), (1, "The weather is lovely today."), (2, "Shall we go out?")]
+        (0, "Hello Alice!"),
+        (1, "The weather is lovely today."),
+        (2, "Shall we go out?"),
+    ]
     # the same turn as a text_input message's: on `reply`, the user's words in the prompt
     end = replies.wait_for(reply_done, what="the end of the reply")
     assert end.conversation_id == result.conversation_id and end.user_id == "alice"
@@ -421,21 +480,24 @@ def test_chat_action_result_carries_the_cues_of_action_semantics(fresh, llm, cha
     result = wait_until(turn_with_cues, message="a chat result with the cues of its two sentences")
     assert [c.utterance_id for c in result.cues] == [f"{result.conversation_id}:0", f"{result.conversation_id}:1"]
     assert [c.text for c in result.cues] == ["Welcome back!", "Please come in."]
+
     def this_turns(msgs):
         found = [c for c in msgs if c.utterance_id.startswith(f"{result.conversation_id}:")]
         return found if len(found) == 2 else None
 
     published = cues.wait_for(this_turns, what="the cues of this turn on action_cue")
     assert [(c.utterance_id, c.code, c.behavior) for c in published] == [
-        (c.utterance_id, c.code, c.behavior) for c in result.cues], "the cues as action_semantics published them"
+        (c.utterance_id, c.code, c.behavior) for c in result.cues
+    ], "the cues as action_semantics published them"
 
 
 def test_chat_action_cancel_interrupts_the_turn_and_the_voice(fresh, llm, chat):
     probe, node, memory, replies, pubs = fresh
     interrupts = probe.collect(Empty, topics.INTERRUPT)
     probe.wait_matched(interrupts, "dialogue")
-    [stream] = llm.script(fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}',
-                                    gate_after=1))
+    [stream] = llm.script(
+        fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}', gate_after=1)
+    )
     goal = ChatGoal(chat, "tell me a story")
     goal.feedback.wait_for_count(1)
     assert goal.cancel().goals_canceling, "the cancel is accepted"
@@ -475,15 +537,32 @@ def test_words_said_by_the_tts_node_are_the_companions_in_the_next_prompt(fresh,
     that user's history as what the companion said."""
     probe, node, memory, replies, pubs = fresh
     said = probe.publisher(Utterance, topics.REPLY)
-    wait_until(lambda: said.get_subscription_count() >= 2 and any(  # the probe's collector and the dialogue
-        s.node_name == "dialogue" for s in probe.node.get_subscriptions_info_by_topic(probe.resolve(topics.REPLY))),
-        message="the dialogue's reply subscription")
+    wait_until(
+        lambda: (
+            said.get_subscription_count() >= 2
+            and any(  # the probe's collector and the dialogue
+                s.node_name == "dialogue"
+                for s in probe.node.get_subscriptions_info_by_topic(probe.resolve(topics.REPLY))
+            )
+        ),
+        message="the dialogue's reply subscription",
+    )
     for seq, text in enumerate(["Time for your medicine.", ""]):
-        said.publish(Utterance(user_id="carol", conversation_id="say-7", seq=seq, text=text, is_first=seq == 0,
-                               is_end=bool(seq), source="say"))
+        said.publish(
+            Utterance(
+                user_id="carol",
+                conversation_id="say-7",
+                seq=seq,
+                text=text,
+                is_first=seq == 0,
+                is_end=bool(seq),
+                source="say",
+            )
+        )
     replies.wait_for(lambda msgs: any(m.source == "say" and m.is_end for m in msgs), what="the say reply")
-    answers = itertools.cycle(["Yes, the blue pill.", "The small white one.", "Take the round tablet now.",
-                    "Ask your doctor first."])
+    answers = itertools.cycle(
+        ["Yes, the blue pill.", "The small white one.", "Take the round tablet now.", "Ask your doctor first."]
+    )
 
     def prompt_with_it():
         # `reply` and `text_input` are separate topics with no order between them: the event
@@ -497,5 +576,6 @@ def test_words_said_by_the_tts_node_are_the_companions_in_the_next_prompt(fresh,
         return messages if {"role": "assistant", "content": "Time for your medicine."} in messages else None
 
     messages = wait_until(prompt_with_it, message="a prompt with the words the tts node said")
-    assert not [m for m in messages if m["role"] == "user" and "medicine" in m["content"]], \
+    assert not [m for m in messages if m["role"] == "user" and "medicine" in m["content"]], (
         "the companion's words are never the user's"
+    )

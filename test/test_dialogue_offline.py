@@ -4,6 +4,7 @@ served by llama.cpp on loopback) + the dialogue node + DDS; and `fay-ros chat`.
 The 135M model's wording is not asserted (it is poor, and sampling varies); the structure
 of the streamed reply is.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -13,14 +14,19 @@ import pytest
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
-from harness import REPO, ros_environment
-
 from fay_ros.common import topics
+from harness import REPO, ros_environment
 
 
 def _chat(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "chat", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=str(REPO), env=ros_environment())
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "chat", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(REPO),
+        env=ros_environment(),
+    )
 
 
 @pytest.mark.slow
@@ -34,8 +40,7 @@ def test_embedded_default_answers_speech_over_ros(embedded_llm, ros, launch_node
     pub = ros.publisher(Transcript, topics.SPEECH_FINAL)
     ros.wait_for_subscribers(pub)
     ros.wait_for_publishers(topics.REPLY)
-    pub.publish(Transcript(text="Tell me something nice about the sea.", user_id="user", language="en",
-                           is_final=True))
+    pub.publish(Transcript(text="Tell me something nice about the sea.", user_id="user", language="en", is_final=True))
     replies.wait_for(lambda ms: any(m.is_end for m in ms), timeout=120, what="the end of the reply")
     msgs = list(replies.messages)
     assert len({m.conversation_id for m in msgs}) == 1
@@ -53,8 +58,18 @@ def test_embedded_default_answers_speech_over_ros(embedded_llm, ros, launch_node
 @pytest.mark.slow
 def test_chat_cli_with_the_embedded_model(embedded_llm):
     url, _server = embedded_llm
-    result = _chat("Say hello to my friend Tom.", "--base-url", url, "--model", "smollm2-135m", "--qa", "none",
-                   "--no-judge", "--max-tokens", "40")
+    result = _chat(
+        "Say hello to my friend Tom.",
+        "--base-url",
+        url,
+        "--model",
+        "smollm2-135m",
+        "--qa",
+        "none",
+        "--no-judge",
+        "--max-tokens",
+        "40",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip(), "no reply printed"
 

@@ -6,6 +6,7 @@ dialogue node process against the scripted OpenAI-compatible loopback server: a 
 streams think text, a tool-call blob and markdown in small deltas publishes only clean,
 non-empty Utterances, and an answer that is nothing but markup gets the no_answer line.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,31 +15,46 @@ import pytest
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript
-from harness import RosProbe, dialogue_node
-
 from fay_ros.common.paths import config_file
-from fay_ros.text.outbound import OutboundStream, sanitize, strip_structure
 from fay_ros.dialogue.persona import Persona
+from fay_ros.text.outbound import OutboundStream, sanitize, strip_structure
 from fay_ros.text.processors import Chain
 from fay_ros.text.sentences import SentenceSplitter, split_sentences
+from harness import RosProbe, dialogue_node
 
 # (model output, what may be published, a kind the log names)
 CASES = [
     # tool calls, however the template writes them
     ('{"name": "remember", "arguments": {"content": "Alice likes tea"}}', "", "tool-call json"),
-    ('Let me note that. {"name": "remember", "arguments": {"content": "x"}} Done!', "Let me note that. Done!",
-     "tool-call json"),
+    (
+        'Let me note that. {"name": "remember", "arguments": {"content": "x"}} Done!',
+        "Let me note that. Done!",
+        "tool-call json",
+    ),
     ("{'name': 'remember', 'args': {'content': 'x'}} Okay.", "Okay.", "tool-call json"),
-    ('Sure.<tool_call>{"name": "remember", "arguments": {"content": "a. b"}}</tool_call> Done.', "Sure. Done.",
-     "tool-call markup"),
+    (
+        'Sure.<tool_call>{"name": "remember", "arguments": {"content": "a. b"}}</tool_call> Done.',
+        "Sure. Done.",
+        "tool-call markup",
+    ),
     ('Hmm <tool_call>{"name": "remember", "arguments": {"content": "cut off', "Hmm", "tool-call markup"),
-    ('OK.<function_calls><invoke name="remember"><parameter name="content">x</parameter></invoke>'
-     "</function_calls>", "OK.", "tool-call markup"),
-    ("好的<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>remember\n```json\n{}\n```"
-     "<｜tool▁call▁end｜><｜tool▁calls▁end｜>我记住了。", "好的我记住了。", "tool-call markup"),
-    ("OK <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"remember\">\n<｜DSML｜parameter name=\"content\" "
-     "string=\"true\">tea</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls> done", "OK done",
-     "tool-call markup"),
+    (
+        'OK.<function_calls><invoke name="remember"><parameter name="content">x</parameter></invoke></function_calls>',
+        "OK.",
+        "tool-call markup",
+    ),
+    (
+        "好的<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>remember\n```json\n{}\n```"
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>我记住了。",
+        "好的我记住了。",
+        "tool-call markup",
+    ),
+    (
+        'OK <｜DSML｜function_calls>\n<｜DSML｜invoke name="remember">\n<｜DSML｜parameter name="content" '
+        'string="true">tea</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls> done',
+        "OK done",
+        "tool-call markup",
+    ),
     ('Checking.[TOOL_CALLS][{"name": "remember", "arguments": {"content": "x"}}]', "Checking.", "tool-call markup"),
     ('Hi <|python_tag|>{"name": "remember"}<|eom_id|> and more', "Hi", "tool-call markup"),
     # reasoning
@@ -124,9 +140,11 @@ def test_a_first_clause_keeps_its_comma_and_markup_leaves_none():
 
 def test_the_log_names_kinds_and_never_the_content():
     secret = "sk-live-4f9a2b7c"
-    text = (f"<think>the key is {secret}</think>Done. https://api.example.com/v1?key={secret} "
-            f'{{"name": "login", "arguments": {{"token": "{secret}"}}}} `export KEY={secret}` '
-            f"<tool_call>{secret}</tool_call>")
+    text = (
+        f"<think>the key is {secret}</think>Done. https://api.example.com/v1?key={secret} "
+        f'{{"name": "login", "arguments": {{"token": "{secret}"}}}} `export KEY={secret}` '
+        f"<tool_call>{secret}</tool_call>"
+    )
     result = sanitize(text)
     assert result.text == "Done."
     summary = result.summary()
@@ -163,13 +181,16 @@ def test_a_split_at_every_position_gives_the_whole_text_result(text):
         assert whole.startswith(released), "nothing is released that the whole text would not release"
 
 
-@pytest.mark.parametrize("text", [
-    'Hi.<tool_call>{"name": "remember"}</tool_call> Yes.',
-    '<think>a. b</think>Ok. {"name": "x", "arguments": {"q": "}"}} Go.',
-    "Fine<|im_end|>user: x",
-    "## T\n```py\nx\n```\n- **a**",
-    "好<｜tool▁calls▁begin｜>x<｜tool▁calls▁end｜>的",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Hi.<tool_call>{"name": "remember"}</tool_call> Yes.',
+        '<think>a. b</think>Ok. {"name": "x", "arguments": {"q": "}"}} Go.',
+        "Fine<|im_end|>user: x",
+        "## T\n```py\nx\n```\n- **a**",
+        "好<｜tool▁calls▁begin｜>x<｜tool▁calls▁end｜>的",
+    ],
+)
 def test_every_three_way_split_gives_the_whole_text_result(text):
     whole = strip_structure(text)
     for i in range(len(text) + 1):
@@ -183,16 +204,18 @@ MARKUP = re.compile(r"[<>{}`*#|\[\]]|think|remember|arguments|tool_call|http|DSM
 def test_sentences_from_a_token_stream_carry_no_piece_of_a_blob():
     """The reply is split into sentences while it streams: a blob with sentence ends inside
     (a JSON argument "Alice visited. Twice.") must not leave a fragment in any sentence."""
-    answer = ('<think>I will note it. Then greet.</think>Hello there! Nice to see you.\n'
-              '<tool_call>{"name": "remember", "arguments": {"content": "Alice visited. Twice."}}</tool_call>\n'
-              '{"name": "remember", "arguments": {"content": "Again. And again."}}\n'
-              "## Plans\n- A walk in the park. \n```\nx = 1. y = 2.\n```\nSee you!")
+    answer = (
+        "<think>I will note it. Then greet.</think>Hello there! Nice to see you.\n"
+        '<tool_call>{"name": "remember", "arguments": {"content": "Alice visited. Twice."}}</tool_call>\n'
+        '{"name": "remember", "arguments": {"content": "Again. And again."}}\n'
+        "## Plans\n- A walk in the park. \n```\nx = 1. y = 2.\n```\nSee you!"
+    )
     expected = ["Hello there!", "Nice to see you.", "Plans", "A walk in the park.", "See you!"]
     for size in (1, 2, 3, 5, 7, 11, len(answer)):
         chain = Chain(OutboundStream(), SentenceSplitter(4))
         sentences = []
         for i in range(0, len(answer), size):
-            sentences += chain.feed(answer[i:i + size])
+            sentences += chain.feed(answer[i : i + size])
         *flushed, last = chain.flush()
         sentences += flushed + ([last] if last else [])
         assert sentences == expected, size
@@ -200,8 +223,19 @@ def test_sentences_from_a_token_stream_carry_no_piece_of_a_blob():
     assert split_sentences(strip_structure(answer)) == expected
 
 
-@pytest.mark.parametrize("token", ["<|im_end|>", "<|eot_id|>", "<|im_start|>", "[INST]", "[TOOL_CALLS]", "<<SYS>>",
-                                   "<｜end▁of▁sentence｜>", "<|endoftext|>"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "<|im_end|>",
+        "<|eot_id|>",
+        "<|im_start|>",
+        "[INST]",
+        "[TOOL_CALLS]",
+        "<<SYS>>",
+        "<｜end▁of▁sentence｜>",
+        "<|endoftext|>",
+    ],
+)
 def test_a_turn_boundary_ends_the_reply_and_says_so(token):
     stream = OutboundStream()
     out = stream.feed("Sure thing. ")
@@ -229,21 +263,26 @@ THINK_TOOL_MARKDOWN = (
     "**Hello, Alice!** It is *lovely* to see you.\n"
     '<tool_call>{"name": "remember", "arguments": {"content": "Alice visited. Twice."}}</tool_call>\n'
     "## Today\n"
-    "- The weather is **sunny**, see [the forecast](https://weather.example/today?key=abc123)")
-LEAK = re.compile(r"[<>{}`*#|\[\]]|think|remember|arguments|tool_call|content|http|weather\.example|abc123|"
-                  r"should call", re.I)
+    "- The weather is **sunny**, see [the forecast](https://weather.example/today?key=abc123)"
+)
+LEAK = re.compile(
+    r"[<>{}`*#|\[\]]|think|remember|arguments|tool_call|content|http|weather\.example|abc123|"
+    r"should call",
+    re.I,
+)
 
 
 def chunks(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 @pytest.fixture(scope="module")
 def node_rig(llm):
     probe = RosProbe("outbound_test_probe")
     try:
-        with dialogue_node(probe, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
-                                   "memory": False}) as rig:
+        with dialogue_node(
+            probe, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0, "memory": False}
+        ) as rig:
             yield rig
     finally:
         probe.close()
@@ -262,8 +301,9 @@ def say(publisher, text: str, user: str) -> None:
 
 
 def the_reply(replies, user: str):
-    end = replies.wait_for(lambda msgs: next((m for m in msgs if m.is_end and m.user_id == user), None),
-                           what=f"the end of {user}'s reply")
+    end = replies.wait_for(
+        lambda msgs: next((m for m in msgs if m.is_end and m.user_id == user), None), what=f"the end of {user}'s reply"
+    )
     return [m for m in replies.messages if m.conversation_id == end.conversation_id]
 
 
@@ -286,9 +326,16 @@ def test_an_answer_of_nothing_but_markup_gets_the_no_answer_line(node, llm):
     """Judge and the direct fallback both answer with reasoning and tool calls only: nothing is
     speakable, so the reply is the persona's plain no_answer line, never an empty one."""
     proc, replies, text_input = node
-    llm.script(fake.text(*chunks('<think>Only planning.</think><tool_call>{"name": "remember", "arguments": '
-                                 '{"content": "x"}}</tool_call>', 4)),
-               fake.text(*chunks('{"name": "remember", "arguments": {"content": "y"}}\n```\ncode\n```', 5)))
+    llm.script(
+        fake.text(
+            *chunks(
+                '<think>Only planning.</think><tool_call>{"name": "remember", "arguments": '
+                '{"content": "x"}}</tool_call>',
+                4,
+            )
+        ),
+        fake.text(*chunks('{"name": "remember", "arguments": {"content": "y"}}\n```\ncode\n```', 5)),
+    )
     say(text_input, "remember this", "bob")
     msgs = the_reply(replies, "bob")
     assert len(msgs) == 1 and msgs[0].is_first and msgs[0].is_end and msgs[0].source == "fallback"

@@ -9,10 +9,11 @@ time, and the lines arrive on `reply`).
 - a bad edit of the schedule is refused with file:line and the last good one stays; a bad
   file at start-up stops the node (exit code 2) with file and line.
 """
+
 from __future__ import annotations
 
 import textwrap
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -21,8 +22,8 @@ from std_msgs.msg import Bool
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import SpeechState, Utterance
-from fay_ros.common.diagnostics import status_name
 from fay_ros.common import qos, topics
+from fay_ros.common.diagnostics import status_name
 from fay_ros.common.rostime import to_time_msg
 from harness import NodeProcess, RosProbe, wait_until
 
@@ -31,7 +32,7 @@ DETECTED = "/simtalk_people/detected"
 
 
 def at(*parts: int) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
+    return datetime(*parts, tzinfo=UTC).timestamp()
 
 
 SCHEDULE = textwrap.dedent(f"""\
@@ -101,8 +102,13 @@ class SimDialogue:
             self.clock.publish(Clock(clock=to_time_msg(self.now)))
             self.now += step
             return until()
-        wait_until(advance, 30, interval=0.05, message=lambda: f"{what}; events: {self.of('speak')} "
-                                                               f"{self.of('drop')}\n{self.proc.output()[-3000:]}")
+
+        wait_until(
+            advance,
+            30,
+            interval=0.05,
+            message=lambda: f"{what}; events: {self.of('speak')} {self.of('drop')}\n{self.proc.output()[-3000:]}",
+        )
 
     def proactive_replies(self, conversation_id: str) -> list[Utterance]:
         return [m for m in list(self.replies.messages) if m.conversation_id == conversation_id and m.text]
@@ -119,8 +125,17 @@ def test_proactive_talk_follows_the_schedule_under_sim_time(probe, llm, tmp_path
     llm.reset()
     schedule = tmp_path / "schedule.yaml"
     schedule.write_text(SCHEDULE, encoding="utf-8")
-    node = SimDialogue(probe, {"base_url": llm.base_url, "model": "scripted", "model_profile": "tiny",
-                               "memory": False, "schedule_file": str(schedule), "use_sim_time": True})
+    node = SimDialogue(
+        probe,
+        {
+            "base_url": llm.base_url,
+            "model": "scripted",
+            "model_profile": "tiny",
+            "memory": False,
+            "schedule_file": str(schedule),
+            "use_sim_time": True,
+        },
+    )
     try:
         # the first look at the clock plans; nothing from before it is replayed
         node.run_clock(at(2026, 1, 1, 8, 29, 50), lambda: node.of("plan"), "the first plan")
@@ -139,16 +154,25 @@ def test_proactive_talk_follows_the_schedule_under_sim_time(probe, llm, tmp_path
         assert node.of("drop", "late_news")[0]["reason"] == "quiet_hours"
 
         # the next day's good morning comes at its time: once a day
-        node.run_clock(at(2026, 1, 2, 8, 29, 55), lambda: len(node.of("speak", "good_morning")) == 2,
-                       "the good morning of 2 January")
+        node.run_clock(
+            at(2026, 1, 2, 8, 29, 55),
+            lambda: len(node.of("speak", "good_morning")) == 2,
+            "the good morning of 2 January",
+        )
 
         # an event topic fires its trigger; while the robot speaks the line waits for it to end
         # (the trigger goes out once the node has heard the robot speak: two topics, no order)
         node.speaking.publish(SpeechState(speaking=True, utterance_id="other:0"))
-        node.run_clock(node.now, lambda: any(w["robot_speaking"] == "true" for w in node.of("waiting")),
-                       "the robot's speech seen by the node")
-        node.run_clock(at(2026, 1, 2, 9, 0), lambda: node.detected.publish(Bool(data=True))
-                       or any("greet" in w["triggers"] for w in node.of("waiting")), "the greeting waiting")
+        node.run_clock(
+            node.now,
+            lambda: any(w["robot_speaking"] == "true" for w in node.of("waiting")),
+            "the robot's speech seen by the node",
+        )
+        node.run_clock(
+            at(2026, 1, 2, 9, 0),
+            lambda: node.detected.publish(Bool(data=True)) or any("greet" in w["triggers"] for w in node.of("waiting")),
+            "the greeting waiting",
+        )
         [waiting] = [w for w in node.of("waiting") if "greet" in w["triggers"]]
         assert waiting["robot_speaking"] == "true"
         quiet_from = node.now
@@ -161,42 +185,57 @@ def test_proactive_talk_follows_the_schedule_under_sim_time(probe, llm, tmp_path
         # waiting was seen may arrive a little later and make the line due anew: a newer firing
         # replaces a waiting one)
         assert float(greet["due"]) < quiet_from + 5 <= float(greet["clock"]), (greet, quiet_from)
-        assert [m.text for m in node.replies.wait_for(
-            lambda _m: node.proactive_replies(greet["conversation_id"]) or None)] == ["Hello there!"]
+        assert [
+            m.text for m in node.replies.wait_for(lambda _m: node.proactive_replies(greet["conversation_id"]) or None)
+        ] == ["Hello there!"]
         assert len(node.of("speak", "good_morning")) == 2
 
         # a prompt trigger: the model's own opener, the instruction never said
         llm.script(fake.text("How is your afternoon going?"))
         node.run_clock(at(2026, 1, 2, 14, 59, 58), lambda: node.of("speak", "check_in"), "the check-in")
         [check] = node.of("speak", "check_in")
-        texts = [m.text for m in node.replies.wait_for(lambda _m: node.proactive_replies(check["conversation_id"])
-                                                       or None)]
+        texts = [
+            m.text for m in node.replies.wait_for(lambda _m: node.proactive_replies(check["conversation_id"]) or None)
+        ]
         assert texts == ["How is your afternoon going?"]
         assert "Ask the user how their afternoon is going." in llm.requests[-1]["messages"][-1]["content"]
 
         # a bad edit is refused with file:line; the last good schedule goes on (good morning next day)
         schedule.write_text(SCHEDULE.replace('daily: "08:30"', 'daily: "25:99"'), encoding="utf-8")
-        bad = node.diagnostics.wait_for_match(lambda a: any(
-            s.name == status_name("dialogue", "schedule", NS) and s.level == DiagnosticStatus.ERROR for s in a.status),
-            timeout=20, what="the refused edit on /diagnostics")
+        bad = node.diagnostics.wait_for_match(
+            lambda a: any(
+                s.name == status_name("dialogue", "schedule", NS) and s.level == DiagnosticStatus.ERROR
+                for s in a.status
+            ),
+            timeout=20,
+            what="the refused edit on /diagnostics",
+        )
         message = next(s.message for s in bad.status if s.name == status_name("dialogue", "schedule", NS))
         assert str(schedule) in message and "line" in message and "NOT reloaded" in message
-        node.run_clock(at(2026, 1, 3, 8, 29, 58), lambda: len(node.of("speak", "good_morning")) == 3,
-                       "the good morning of 3 January, from the last good schedule")
+        node.run_clock(
+            at(2026, 1, 3, 8, 29, 58),
+            lambda: len(node.of("speak", "good_morning")) == 3,
+            "the good morning of 3 January, from the last good schedule",
+        )
     finally:
         node.proc.stop()
 
 
 def test_a_bad_schedule_stops_the_node_at_start_with_file_and_line(tmp_path, llm):
     schedule = tmp_path / "schedule.yaml"
-    schedule.write_text(SCHEDULE.replace("type: std_msgs/msg/Bool", "type: no_such_pkg/msg/Nothing"),
-                        encoding="utf-8")
-    proc = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "memory": False,
-                                                  "schedule_file": str(schedule)}, namespace=NS)
+    schedule.write_text(SCHEDULE.replace("type: std_msgs/msg/Bool", "type: no_such_pkg/msg/Nothing"), encoding="utf-8")
+    proc = NodeProcess(
+        "fay_ros.nodes.dialogue",
+        {"base_url": llm.base_url, "memory": False, "schedule_file": str(schedule)},
+        namespace=NS,
+    )
     assert proc.wait_exit(60) == 2
     assert "no_such_pkg" in proc.output() and str(schedule) in proc.output()
     schedule.write_text(SCHEDULE.replace("min_gap: 0", "min_gap: -5"), encoding="utf-8")
-    proc = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "memory": False,
-                                                  "schedule_file": str(schedule)}, namespace=NS)
+    proc = NodeProcess(
+        "fay_ros.nodes.dialogue",
+        {"base_url": llm.base_url, "memory": False, "schedule_file": str(schedule)},
+        namespace=NS,
+    )
     assert proc.wait_exit(60) == 2
     assert str(schedule) in proc.output() and "line" in proc.output()

@@ -1,5 +1,6 @@
 """One settings object: each engine default is written once (dialogue/settings.py), and the
 node, `fay-ros chat` and a bare EngineSettings() all run with it."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,8 +52,9 @@ def test_node_cli_and_bare_engine_settings_have_the_same_defaults():
 
 
 def test_cli_options_override_only_what_they_name():
-    cli = settings_for(_chat_args("--no-judge", "--max-tokens", "40", "--judge-format", "none",
-                                  "--profile", "tiny"), BASE_URL, "m")
+    cli = settings_for(
+        _chat_args("--no-judge", "--max-tokens", "40", "--judge-format", "none", "--profile", "tiny"), BASE_URL, "m"
+    )
     assert (cli.judge, cli.max_tokens, cli.judge_format, cli.profile) == (False, 40, "none", "tiny")
     assert cli.frequency_penalty == EngineSettings().frequency_penalty
     with pytest.raises(ValidationError):  # the node's bounds hold on the command line too

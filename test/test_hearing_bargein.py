@@ -7,6 +7,7 @@ the person (or silence) and `simulated_echo_db` adds the played audio as a louds
 the room (50 ms + one reflection, 3 dB under the played level; the person is a further 2 dB
 under that). First the cores on that mix, then the real tts and mic processes.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,14 +23,22 @@ from fay_ros.hearing.echo import PlayedReference
 from fay_ros.turns.backchannel import is_backchannel
 from fay_ros.turns.resume import ResumeKeeper, ResumeSettings
 from harness import wait_until
+from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, ROOMS, TTS_RATE, first_sound_in, robot_mix, silenced_at
 from synthetic_speech import speak, speak_to_wav
 
-from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, ROOMS, TTS_RATE, first_sound_in, robot_mix, silenced_at
-
-INTERRUPTIONS = [("Stop, wait a moment please.", "en-us"), ("等一下，我有个问题", "cmn-latn-pinyin"),
-                 ("Hold on, I have a question", "en-us")]
-BACKCHANNELS = [("yeah", "en-us"), ("uh-huh", "en-us"), ("okay", "en-us"), ("嗯", "cmn-latn-pinyin"),
-                ("对", "cmn-latn-pinyin"), ("嗯嗯", "cmn-latn-pinyin")]
+INTERRUPTIONS = [
+    ("Stop, wait a moment please.", "en-us"),
+    ("等一下，我有个问题", "cmn-latn-pinyin"),
+    ("Hold on, I have a question", "en-us"),
+]
+BACKCHANNELS = [
+    ("yeah", "en-us"),
+    ("uh-huh", "en-us"),
+    ("okay", "en-us"),
+    ("嗯", "cmn-latn-pinyin"),
+    ("对", "cmn-latn-pinyin"),
+    ("嗯嗯", "cmn-latn-pinyin"),
+]
 
 
 # -- cores ------------------------------------------------------------------------------------
@@ -37,12 +46,12 @@ def test_played_reference_is_read_at_the_microphone_times():
     played = PlayedReference()
     tone = (8000 * np.sin(2 * np.pi * 440 * np.arange(TTS_RATE) / TTS_RATE)).astype(np.int16)
     for i in range(0, len(tone), BLOCK):
-        played.add(tone[i:i + BLOCK], TTS_RATE, 100.0 + i / TTS_RATE)
+        played.add(tone[i : i + BLOCK], TTS_RATE, 100.0 + i / TTS_RATE)
     got = played.take(100.5, CHUNK, RATE).astype(np.float64)
     expected = 8000 * np.sin(2 * np.pi * 440 * (0.5 + np.arange(CHUNK) / RATE))
-    assert np.max(np.abs(got - expected)) < 300            # same samples, same instants
-    assert not played.take(99.0, CHUNK, RATE).any()          # nothing played then: silence
-    half = played.take(100.99, CHUNK, RATE)                  # the end of the audio, then silence
+    assert np.max(np.abs(got - expected)) < 300  # same samples, same instants
+    assert not played.take(99.0, CHUNK, RATE).any()  # nothing played then: silence
+    half = played.take(100.99, CHUNK, RATE)  # the end of the audio, then silence
     assert half[:80].any() and not half[-200:].any()
 
 
@@ -75,7 +84,7 @@ def test_an_interruption_before_the_canceller_has_converged_is_heard_by_its_long
 @pytest.mark.parametrize("text,voice", INTERRUPTIONS)
 def test_talk_over_holds_the_voice_long_before_the_barge_in(text, voice):
     heard = robot_mix(speak(text, voice), 5.0)
-    [(held, at)] = heard.talk_over             # held once, then stopped by the barge-in (no release)
+    [(held, at)] = heard.talk_over  # held once, then stopped by the barge-in (no release)
     assert held and at < 0.3 < heard.interrupts[0], heard
 
 
@@ -90,8 +99,11 @@ def test_a_first_consonant_holds_the_voice_before_the_vowel_stands_out_of_the_ec
     person = speak(text, "en-us")
     for at in (5.0, 6.0, 8.0):
         held = [t for hold, t in robot_mix(person, at).talk_over if hold][0]
-        without = [t for hold, t in robot_mix(person, at, settings=replace(SETTINGS, high_band_margin_db=0.0))
-                   .talk_over if hold][0]
+        without = [
+            t
+            for hold, t in robot_mix(person, at, settings=replace(SETTINGS, high_band_margin_db=0.0)).talk_over
+            if hold
+        ][0]
         assert held <= 0.1 and held < without, (at, held, without)
 
 
@@ -104,9 +116,14 @@ def test_a_consonant_its_closure_and_the_vowel_hold_the_voice_together():
     assert held <= 0.15, heard.talk_over
 
 
-@pytest.mark.parametrize("text,voice", [("Hold on, I have a question", "en-us"),
-                                        ("等一下，我有个问题", "cmn-latn-pinyin"),
-                                        ("Excuse me, can I ask something?", "en-us")])
+@pytest.mark.parametrize(
+    "text,voice",
+    [
+        ("Hold on, I have a question", "en-us"),
+        ("等一下，我有个问题", "cmn-latn-pinyin"),
+        ("Excuse me, can I ask something?", "en-us"),
+    ],
+)
 def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settles(text, voice):
     # 4 s in, the robot starts a phrase ~120 ms before the person does: the canceller settles on
     # it while the person talks, so it never takes its converged share out of a frame again and
@@ -118,7 +135,7 @@ def test_talk_over_from_the_robots_phrase_onset_holds_while_the_canceller_settle
 
     person = speak(text, voice)
     held = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
-    with mock.patch.object(duplex, "SETTLING_DOUBLE_TALK_DB", -1.0):   # (the rule off)
+    with mock.patch.object(duplex, "SETTLING_DOUBLE_TALK_DB", -1.0):  # (the rule off)
         without = [t for hold, t in robot_mix(person, 4.0).talk_over if hold][0]
     assert held <= 0.1 < without, (held, without)
 
@@ -132,7 +149,7 @@ def test_the_onset_guard_ends_on_the_chunk_it_is_due_whatever_the_float_clock_re
     from fay_ros.hearing import mic_core
     from fay_ros.turns import duplex_gate as duplex
 
-    judged: dict[float, list[float]] = {}   # phrase start -> capture times judged by the double-talk rule
+    judged: dict[float, list[float]] = {}  # phrase start -> capture times judged by the double-talk rule
     chunk = {}
     process, step = mic_core.MicCore.process, duplex.DuplexGate.step
 
@@ -145,11 +162,13 @@ def test_the_onset_guard_ends_on_the_chunk_it_is_due_whatever_the_float_clock_re
             judged.setdefault(chunk["mic"]._voice_since, []).append(chunk["captured"])
         return step(self, voiced, level_db, now, suppression_db, *args, **kwargs)
 
-    with mock.patch.object(mic_core.MicCore, "process", spy_process), \
-            mock.patch.object(duplex.DuplexGate, "step", spy_step):
+    with (
+        mock.patch.object(mic_core.MicCore, "process", spy_process),
+        mock.patch.object(duplex.DuplexGate, "step", spy_step),
+    ):
         robot_mix(None, 0.0, robot_text=ROBOT_TEXTS[0][0])
     guards = sorted({round(min(times) - since, 6) for since, times in judged.items()})
-    assert len(judged) >= 3 and guards == [mic_core.ONSET_GUARD_S], guards   # (the phrases: 3)
+    assert len(judged) >= 3 and guards == [mic_core.ONSET_GUARD_S], guards  # (the phrases: 3)
 
 
 @pytest.mark.parametrize("text,voice", ROBOT_TEXTS[:4])
@@ -181,7 +200,7 @@ def _typing(seed: int, seconds: float = 2.0, level: float = 15000.0) -> np.ndarr
     clicks, at, click = np.zeros(int(seconds * RATE)), 0.0, np.arange(int(0.008 * RATE))
     while at < seconds - 0.02:
         start = int(at * RATE)
-        clicks[start:start + len(click)] += level * rng.standard_normal(len(click)) * np.exp(-click / (0.002 * RATE))
+        clicks[start : start + len(click)] += level * rng.standard_normal(len(click)) * np.exp(-click / (0.002 * RATE))
         at += rng.uniform(0.09, 0.2)
     return clicks.astype(np.int16)
 
@@ -203,7 +222,7 @@ def test_a_backchannel_does_not_interrupt(text, voice):
 def test_a_backchannel_holds_the_voice_for_a_moment_then_lets_it_go_on(text, voice):
     heard = robot_mix(speak(text, voice), 5.0)
     assert [held for held, _at in heard.talk_over] == [True, False], heard
-    assert heard.talk_over[1][1] - heard.talk_over[0][1] <= 1.0   # the robot goes on within a second
+    assert heard.talk_over[1][1] - heard.talk_over[0][1] <= 1.0  # the robot goes on within a second
 
 
 STOP_REQUESTS = [("Stop!", "en-us"), ("Wait!", "en-us"), ("No, stop.", "en-us")]
@@ -212,11 +231,31 @@ STOP_REQUESTS = [("Stop!", "en-us"), ("Wait!", "en-us"), ("No, stop.", "en-us")]
 def test_stop_requests_are_told_from_backchannels_and_garbles():
     from fay_ros.turns.stop_request import is_stop_request
 
-    for said in ("Stop", "Stop!", "wait.", "Wait, please", "No, stop.", "Hold on!", "停！", "等一下", "别说了。",
-                 "Excuse me"):
+    for said in (
+        "Stop",
+        "Stop!",
+        "wait.",
+        "Wait, please",
+        "No, stop.",
+        "Hold on!",
+        "停！",
+        "等一下",
+        "别说了。",
+        "Excuse me",
+    ):
         assert is_stop_request(said), said
-    for said in ("", "Yeah", "Okay", "mm-hm", "To you", "He said he's hard on that.", "Stopwatch", "嗯嗯",
-                 "I will wait for you", "对"):
+    for said in (
+        "",
+        "Yeah",
+        "Okay",
+        "mm-hm",
+        "To you",
+        "He said he's hard on that.",
+        "Stopwatch",
+        "嗯嗯",
+        "I will wait for you",
+        "对",
+    ):
         assert not is_stop_request(said), said
 
 
@@ -224,16 +263,16 @@ def test_stop_requests_are_told_from_backchannels_and_garbles():
 def test_a_short_talk_over_is_handed_on_and_only_a_stop_request_reads_as_one(text, voice):
     # as short as a backchannel, so no barge-in: the held words go to the recogniser at the release
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.turns.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.turns.stop_request import is_stop_request
 
     heard = robot_mix(speak(text, voice), 5.0)
     marks = [held for held, _at in heard.talk_over]
     # (held, and let go at the end; the comma of "No, stop." may let go and hold again between)
     assert heard.interrupts == [] and marks[0] and not marks[-1] and marks.count(True) <= 2, heard
-    clip = heard.clips[-1]        # (all the held words so far: the held audio covers 1.5 s)
+    clip = heard.clips[-1]  # (all the held words so far: the held audio covers 1.5 s)
     assert 0.5 < len(clip) / RATE < 2.5 and np.abs(clip.astype(int)).max() > 1000, "the words are in it"
-    said = AsrCore(WhisperRecognizer(language="en")).transcribe_clip(clip, RATE).text   # (as the asr node)
+    said = AsrCore(WhisperRecognizer(language="en")).transcribe_clip(clip, RATE).text  # (as the asr node)
     assert is_stop_request(said) == ((text, voice) in STOP_REQUESTS), said
 
 
@@ -253,8 +292,8 @@ def test_a_held_clip_is_read_from_the_words_not_from_the_robots_residue_before_t
     from fay_ros.common.wav import read_wav
     from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.audio import from_loud_onset
-    from fay_ros.turns.stop_request import is_stop_request
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.turns.stop_request import is_stop_request
 
     audio = read_wav(Path(__file__).parent / "data" / "talk_over" / clip)
     cut = len(audio.samples) - len(from_loud_onset(audio.samples, audio.sample_rate))
@@ -267,11 +306,11 @@ def test_a_held_clip_is_read_from_the_words_not_from_the_robots_residue_before_t
 def test_resume_keeper_pairs_a_barge_in_with_its_interrupt_and_waits_for_quiet():
     keeper: ResumeKeeper[str] = ResumeKeeper(ResumeSettings(resume_after_s=1.0))
     keeper.voice(True, 0.0)
-    keeper.interrupted(["c:1", "c:2"], 0.0)      # the interrupt may come before the barge-in
+    keeper.interrupted(["c:1", "c:2"], 0.0)  # the interrupt may come before the barge-in
     keeper.barge_in(0.01)
-    assert keeper.pending and keeper.due(5.0) == []           # the person is still talking
+    assert keeper.pending and keeper.due(5.0) == []  # the person is still talking
     keeper.voice(False, 6.0)
-    assert not keeper.heard("嗯。") and not keeper.heard("Yeah, yeah.")   # backchannels: no turn
+    assert not keeper.heard("嗯。") and not keeper.heard("Yeah, yeah.")  # backchannels: no turn
     assert keeper.due(6.9) == []
     assert keeper.due(7.0) == ["c:1", "c:2"] and keeper.due(8.0) == []  # once
 
@@ -281,12 +320,12 @@ def test_resume_keeper_forgets_after_a_turn_or_a_deliberate_interrupt():
     keeper.barge_in(0.0)
     keeper.interrupted(["c:1"], 0.0)
     assert keeper.heard("What is the time?") and not keeper.pending
-    keeper.interrupted(["d:1"], 10.0)             # an interrupt without a barge-in: a real stop
+    keeper.interrupted(["d:1"], 10.0)  # an interrupt without a barge-in: a real stop
     assert keeper.due(20.0) == []
     keeper.barge_in(30.0)
     keeper.interrupted(["e:1"], 30.0)
-    keeper.interrupted([], 30.2)                  # the same stop arriving twice
-    keeper.interrupted(["f:1"], 35.0)             # a later deliberate stop
+    keeper.interrupted([], 30.2)  # the same stop arriving twice
+    keeper.interrupted(["f:1"], 35.0)  # a later deliberate stop
     assert keeper.due(40.0) == []
     assert is_backchannel("") and is_backchannel("mm-hm") and not is_backchannel("对不起")
     assert is_backchannel("Yeah, yeah, ya.") and is_backchannel("Yup.") and not is_backchannel("Yeah, I know.")
@@ -295,13 +334,24 @@ def test_resume_keeper_forgets_after_a_turn_or_a_deliberate_interrupt():
 # -- real nodes -------------------------------------------------------------------------------
 def _reply(publisher, conversation: str, sentences: list[str]) -> None:
     for seq, text in enumerate(sentences):
-        publisher.publish(Utterance(user_id="user", conversation_id=conversation, seq=seq, text=text,
-                                    is_first=seq == 0, is_end=seq == len(sentences) - 1, source="llm"))
+        publisher.publish(
+            Utterance(
+                user_id="user",
+                conversation_id=conversation,
+                seq=seq,
+                text=text,
+                is_first=seq == 0,
+                is_end=seq == len(sentences) - 1,
+                source="llm",
+            )
+        )
 
 
-ROBOT_REPLY = ["I am the robot and I am talking about the weather for a while now.",
-               "It will be sunny tomorrow and warm in the afternoon, so you can go for a walk.",
-               "In the evening a light wind comes from the sea and the air gets cooler."]
+ROBOT_REPLY = [
+    "I am the robot and I am talking about the weather for a while now.",
+    "It will be sunny tomorrow and warm in the afternoon, so you can go for a walk.",
+    "In the evening a light wind comes from the sea and the air gets cooler.",
+]
 
 
 @pytest.fixture
@@ -317,23 +367,34 @@ def rig(ros, launch_node, tmp_path):
         if asr:
             launch_node("fay_ros.nodes.asr", {"language": "en"}).wait_ready(timeout=60)
         # the WAV plays once "rig_start" says ready (below), not as soon as the asr listens
-        mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "room.wav"), "barge_in": True,
-                                                "echo_cancel": True, "simulated_echo_db": -3.0,
-                                                "wait_for_nodes": ["rig_start"]})
+        mic = launch_node(
+            "fay_ros.nodes.mic",
+            {
+                "source": str(tmp_path / "room.wav"),
+                "barge_in": True,
+                "echo_cancel": True,
+                "simulated_echo_db": -3.0,
+                "wait_for_nodes": ["rig_start"],
+            },
+        )
         tts.wait_ready()
         mic.wait_ready()
-        got = {"speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
-               "tracks": ros.collect(VisemeTrack, topics.VISEMES),
-               "interrupt": ros.collect_timed(Empty, topics.INTERRUPT),
-               "barge_in": ros.collect_timed(Empty, topics.BARGE_IN),
-               "talk_over": ros.collect_timed(Bool, topics.TALK_OVER),
-               "voice": ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED),
-               "played": ros.collect(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)}
+        got = {
+            "speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
+            "tracks": ros.collect(VisemeTrack, topics.VISEMES),
+            "interrupt": ros.collect_timed(Empty, topics.INTERRUPT),
+            "barge_in": ros.collect_timed(Empty, topics.BARGE_IN),
+            "talk_over": ros.collect_timed(Bool, topics.TALK_OVER),
+            "voice": ros.collect(Bool, topics.VOICE_ACTIVE, qos.LATCHED),
+            "played": ros.collect(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO),
+        }
         replies = ros.publisher(Utterance, topics.REPLY)
         ros.wait_for_subscribers(replies)
         got["speaking"].wait_for_match(lambda m: not m.speaking, what="the latched speaking=false")
-        wait_until(lambda: ros.node.count_subscribers(ros.resolve(topics.AUDIO_PLAYED)) >= 1,
-                   message="the mic subscribed to audio/played")
+        wait_until(
+            lambda: ros.node.count_subscribers(ros.resolve(topics.AUDIO_PLAYED)) >= 1,
+            message="the mic subscribed to audio/played",
+        )
         got["audio"] = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
         ros.publisher(Bool, ros.ready_topic("rig_start"), READY_QOS).publish(Bool(data=True))  # the WAV starts now
         first = got["audio"].wait_for_count(1)[0]
@@ -347,9 +408,13 @@ def rig(ros, launch_node, tmp_path):
 
 def _spoken_whole(got: dict) -> None:
     """The whole reply is said: every sentence's track, then speaking=false after the last."""
-    got["speaking"].wait_for(lambda msgs: msgs[-1].utterance_id == "" and any(
-        m.utterance_id == f"talk:{len(ROBOT_REPLY) - 1}" for m in msgs), timeout=60,
-        what="the last sentence spoken to its end")
+    got["speaking"].wait_for(
+        lambda msgs: (
+            msgs[-1].utterance_id == "" and any(m.utterance_id == f"talk:{len(ROBOT_REPLY) - 1}" for m in msgs)
+        ),
+        timeout=60,
+        what="the last sentence spoken to its end",
+    )
 
 
 def test_no_self_interruption_and_a_backchannel_does_not_interrupt(rig):
@@ -375,17 +440,21 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
     detected, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
     assert len(got["barge_in"].messages) <= 1
     speaking = got["speaking"]
-    stopped = speaking.wait_for_match(lambda m: not m.speaking and from_time_msg(m.header.stamp) > detected - 0.2,
-                                      what="speaking=false after the barge-in")
+    stopped = speaking.wait_for_match(
+        lambda m: not m.speaking and from_time_msg(m.header.stamp) > detected - 0.2,
+        what="speaking=false after the barge-in",
+    )
     silenced = from_time_msg(stopped.header.stamp) - detected
     person = got["wav_start"] + first_sound_in(got["wav"], onset)
     detection = detected - person
     held_at, held = got["talk_over"].messages[0]
     quiet = silenced_at(got["played"].messages, person)
     with capsys.disabled():
-        print(f"\nbarge-in: the voice held {(held_at - person) * 1000:.0f} ms after the person began and "
-              f"was silent {(quiet - person) * 1000:.0f} ms after; the interrupt came at "
-              f"{detection * 1000:.0f} ms, the robot silent {silenced * 1000:.0f} ms after it arrived")
+        print(
+            f"\nbarge-in: the voice held {(held_at - person) * 1000:.0f} ms after the person began and "
+            f"was silent {(quiet - person) * 1000:.0f} ms after; the interrupt came at "
+            f"{detection * 1000:.0f} ms, the robot silent {silenced * 1000:.0f} ms after it arrived"
+        )
     assert held and held_at < detected, "the voice holds before the barge-in is decided"
     # The figures printed above are measured by bench_bargein; that a real interruption is
     # quiet within 150 ms and barges in 0.3-1.8 s after the person began is asserted on a
@@ -394,8 +463,11 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
     cut = [m.utterance_id for m in speaking.messages if m.speaking][-1]
     # No recogniser runs: the person's words become no turn, so once they are quiet for
     # resume_after_s the robot says the cut sentence again, and the rest of its reply.
-    speaking.wait_for(lambda msgs: [m.utterance_id for m in msgs if m.speaking].count(cut) >= 2, timeout=30,
-                      what=f"{cut} spoken again")
+    speaking.wait_for(
+        lambda msgs: [m.utterance_id for m in msgs if m.speaking].count(cut) >= 2,
+        timeout=30,
+        what=f"{cut} spoken again",
+    )
     _spoken_whole(got)
 
 
@@ -410,10 +482,13 @@ def test_a_short_stop_request_over_the_robot_stops_it_and_a_backchannel_does_not
     # "yeah": held, released, and the voice went on; "Stop!": held, and the recogniser stopped it
     # (when, against the person's words, is asserted on a simulated clock: test_turns_scenarios)
     assert holds[0][0] < holds[1][0] < holds[2][0] < interrupted_at, holds
-    print(f"\nshort stop: the interrupt came {(interrupted_at - stop) * 1000:.0f} ms after 'Stop!' began "
-          f"(the backchannel began at {backchannel - got['wav_start']:.2f} s of the WAV)")
-    assert any(holds[1][0] < from_time_msg(m.header.stamp) < stop for m in got["played"].messages), \
+    print(
+        f"\nshort stop: the interrupt came {(interrupted_at - stop) * 1000:.0f} ms after 'Stop!' began "
+        f"(the backchannel began at {backchannel - got['wav_start']:.2f} s of the WAV)"
+    )
+    assert any(holds[1][0] < from_time_msg(m.header.stamp) < stop for m in got["played"].messages), (
         "the robot went on after the backchannel"
+    )
     assert len(got["interrupt"].messages) == 1
     speaking = got["speaking"]
     speaking.wait_for(lambda msgs: not msgs[-1].speaking and len(msgs) >= 3, what="speaking=false")

@@ -1,5 +1,6 @@
 """Pure hearing cores: VAD hysteresis, segmentation, resampling, WAV errors, half duplex /
 barge-in, wake words, model lookup errors. Real audio buffers (espeak-ng speech, noise)."""
+
 from __future__ import annotations
 
 import wave
@@ -9,12 +10,12 @@ import pytest
 
 from fay_ros.common.wav import AudioFormatError, read_wav, write_wav
 from fay_ros.hearing.audio import resample
-from fay_ros.turns.duplex_gate import DuplexSettings
 from fay_ros.hearing.mic_core import MicCore
 from fay_ros.hearing.models import ModelError, check_whisper_dir, resolve_vosk_model, resolve_whisper_model
 from fay_ros.hearing.segmenter import Segmenter
 from fay_ros.hearing.vad import VadSettings, VoiceActivityDetector
 from fay_ros.hearing.wake import WakeWordGate
+from fay_ros.turns.duplex_gate import DuplexSettings
 from synthetic_speech import silence, speak
 
 RATE = 16000
@@ -22,7 +23,7 @@ RATE = 16000
 
 def trim(samples, threshold=300):
     voiced = np.flatnonzero(np.abs(samples) > threshold)
-    return samples[voiced[0]:voiced[-1] + 1]
+    return samples[voiced[0] : voiced[-1] + 1]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def sentence():
 def run_vad(vad, audio, chunk=480):
     events = []
     for i in range(0, len(audio), chunk):
-        events += vad.process(audio[i:i + chunk])[0]
+        events += vad.process(audio[i : i + chunk])[0]
     return events
 
 
@@ -49,8 +50,8 @@ def test_vad_starts_and_stops_on_speech_with_hysteresis(sentence):
 
 def test_vad_ignores_a_click_and_steady_noise():
     rng = np.random.default_rng(1)
-    noise = (rng.normal(0, 300, RATE * 3)).astype(np.int16)         # steady hiss at about -40 dBFS
-    noise[RATE:RATE + 480] = rng.normal(0, 12000, 480).astype(np.int16)  # one 30 ms click
+    noise = (rng.normal(0, 300, RATE * 3)).astype(np.int16)  # steady hiss at about -40 dBFS
+    noise[RATE : RATE + 480] = rng.normal(0, 12000, 480).astype(np.int16)  # one 30 ms click
     assert run_vad(VoiceActivityDetector(RATE), noise) == []
 
 
@@ -76,14 +77,14 @@ def test_segmenter_includes_preroll_and_all_speech(sentence):
     seg = Segmenter(RATE, VadSettings(stop_ms=400), preroll_ms=300)
     events = []
     for i in range(0, len(audio), 480):
-        events += seg.feed(audio[i:i + 480])
+        events += seg.feed(audio[i : i + 480])
     kinds = [e.kind for e in events]
     assert kinds[0] == "start" and kinds[-1] == "end" and kinds.count("start") == 1
     got = np.concatenate([e.samples for e in events if e.kind == "audio"])
     start = events[0].sample
     first_voiced = RATE + np.flatnonzero(np.abs(sentence) > 300)[0]
-    assert first_voiced - start >= int(0.25 * RATE)          # pre-roll before the first syllable
-    assert np.array_equal(got, audio[start:start + len(got)])  # exactly the captured samples
+    assert first_voiced - start >= int(0.25 * RATE)  # pre-roll before the first syllable
+    assert np.array_equal(got, audio[start : start + len(got)])  # exactly the captured samples
     assert start + len(got) >= RATE + np.flatnonzero(np.abs(sentence) > 300)[-1]
 
 
@@ -92,7 +93,7 @@ def test_segmenter_cuts_an_endless_utterance(sentence):
     audio = np.concatenate([sentence] * 4)
     kinds = []
     for i in range(0, len(audio), 480):
-        kinds += [e.kind for e in seg.feed(audio[i:i + 480])]
+        kinds += [e.kind for e in seg.feed(audio[i : i + 480])]
     assert kinds.count("end") >= 2
 
 
@@ -123,12 +124,12 @@ def test_wav_that_ends_mid_sample_is_a_format_error_naming_the_file(tmp_path):
     whole = tmp_path / "whole.wav"
     write_wav(whole, np.arange(1000, dtype=np.int16), RATE)
     cut = tmp_path / "cut.wav"
-    cut.write_bytes(whole.read_bytes()[:-1])   # the header still promises 2000 bytes of data
+    cut.write_bytes(whole.read_bytes()[:-1])  # the header still promises 2000 bytes of data
     with pytest.raises(AudioFormatError, match=r"cut\.wav: the audio data ends in the middle of a sample"):
         read_wav(cut)
     zero_rate = tmp_path / "zero_rate.wav"
     data = whole.read_bytes()
-    zero_rate.write_bytes(data[:24] + (0).to_bytes(4, "little") + data[28:])   # fmt chunk: sample rate 0
+    zero_rate.write_bytes(data[:24] + (0).to_bytes(4, "little") + data[28:])  # fmt chunk: sample rate 0
     with pytest.raises(AudioFormatError, match=r"zero_rate\.wav: sample rate 0 Hz"):
         read_wav(zero_rate)
 
@@ -160,14 +161,18 @@ def test_asr_core_refuses_a_malformed_chunk_and_keeps_going(sentence):
 
     rec = Recorder()
     core = AsrCore(rec, VadSettings(stop_ms=300))
-    bad = [(silence(0.03), 0, 1, "sample rate 0 Hz"), (silence(0.03), 4_000_000_000, 1, "sample rate"),
-           (silence(0.03), RATE, 0, "0 channels"), (np.zeros(481, np.int16), RATE, 2, "not whole frames")]
+    bad = [
+        (silence(0.03), 0, 1, "sample rate 0 Hz"),
+        (silence(0.03), 4_000_000_000, 1, "sample rate"),
+        (silence(0.03), RATE, 0, "0 channels"),
+        (np.zeros(481, np.int16), RATE, 2, "not whole frames"),
+    ]
     for samples, rate, channels, reason in bad:
         with pytest.raises(AudioFormatError, match=reason):
             core.feed(samples, rate, 0.0, channels)
     assert core.segmenter.end_index == 0, "a refused chunk moved the stream"
     audio = np.concatenate([silence(0.5), sentence, silence(1.0)])
-    events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+    events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE)]
     assert [e.is_final for e in events] == [True]
     assert int(events[0].text.split()[0]) >= len(sentence), "the speech after the bad chunks was heard whole"
 
@@ -180,11 +185,12 @@ def test_stereo_wav_is_downmixed(tmp_path):
 
 # ---------------------------------------------------------------------------- half duplex
 
+
 def feed_mic(core, audio, t0=0.0, chunk=480):
     """Feed audio as 30 ms chunks; returns (published sample count, interrupts, voice states)."""
     published, interrupts, states = 0, 0, []
     for n, i in enumerate(range(0, len(audio), chunk)):
-        out = core.process(audio[i:i + chunk], n, t0 + i / RATE)
+        out = core.process(audio[i : i + chunk], n, t0 + i / RATE)
         published += sum(len(c) for c, _ in out.chunks)
         interrupts += out.interrupt
         if out.voice_active is not None:
@@ -213,7 +219,7 @@ def test_half_duplex_mutes_while_the_robot_speaks(sentence):
     assert (published, interrupts, states) == (0, 0, [])
     core.set_robot_speaking(False, 10.0)
     published, _, _ = feed_mic(core, silence(0.2), t0=10.0)
-    assert published == 0                            # still inside the echo tail
+    assert published == 0  # still inside the echo tail
     published, _, states = feed_mic(core, np.concatenate([sentence, silence(1.0)]), t0=10.4)
     assert published > len(sentence) and states == [True, False]
 
@@ -230,8 +236,8 @@ def test_person_talking_over_the_robot_barges_in_once_with_preroll(robot_voice, 
     core = MicCore(RATE, duplex=DuplexSettings(barge_in=True, margin_db=10.0, min_ms=300), preroll_ms=300)
     core.set_robot_speaking(True, 0.0)
     echo = scaled(np.tile(robot_voice, 3), -22)
-    feed_mic(core, echo[: 2 * RATE])                 # the robot talks alone for 2 s
-    overlap = echo[2 * RATE: 2 * RATE + len(person_voice)].astype(np.int32)
+    feed_mic(core, echo[: 2 * RATE])  # the robot talks alone for 2 s
+    overlap = echo[2 * RATE : 2 * RATE + len(person_voice)].astype(np.int32)
     mix = np.clip(overlap + person_voice, -32768, 32767).astype(np.int16)
     published, interrupts, states = feed_mic(core, np.concatenate([mix, silence(1.0)]), t0=2.0)
     assert interrupts == 1
@@ -252,6 +258,7 @@ def test_barge_in_learns_the_echo_level_and_needs_a_clear_margin(robot_voice):
 
 # ---------------------------------------------------------------------------- wake words
 
+
 def test_wake_mode_always_forwards_everything():
     gate = WakeWordGate("always")
     assert gate.admit("what time is it", 0.0) == "what time is it"
@@ -269,11 +276,11 @@ def test_wake_mode_prefix_strips_the_wake_word():
 def test_wake_mode_window_opens_extends_and_closes():
     gate = WakeWordGate("window", ["hey fay"], awake_window_s=10.0)
     assert gate.admit("tell me a joke", 0.0) is None
-    assert gate.admit("Hey Fay!", 1.0) is None        # wake word alone: opens the window
+    assert gate.admit("Hey Fay!", 1.0) is None  # wake word alone: opens the window
     assert gate.admit("tell me a joke", 5.0) == "tell me a joke"
-    gate.extend(14.0)                                   # the robot finished its answer
+    gate.extend(14.0)  # the robot finished its answer
     assert gate.admit("another one", 23.0) == "another one"
-    assert gate.admit("and again", 40.0) is None       # window closed
+    assert gate.admit("and again", 40.0) is None  # window closed
 
 
 def test_wake_mode_needs_wake_words():
@@ -285,6 +292,7 @@ def test_wake_mode_needs_wake_words():
 
 # ---------------------------------------------------------------------------- model lookup
 
+
 def test_missing_vosk_model_says_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("FAY_MODELS_DIR", str(tmp_path))
     (tmp_path / "vosk-model-small-cn-0.22").mkdir()
@@ -292,7 +300,7 @@ def test_missing_vosk_model_says_where_it_looked(tmp_path, monkeypatch):
         resolve_vosk_model("vosk-model-small-en-us-0.15")
     message = str(err.value)
     assert "not found" in message and str(tmp_path / "vosk-model-small-en-us-0.15") in message
-    assert "vosk-model-small-cn-0.22" in message       # lists what is there
+    assert "vosk-model-small-cn-0.22" in message  # lists what is there
     with pytest.raises(ModelError, match="needs a model"):
         resolve_vosk_model("")
 
@@ -320,8 +328,10 @@ def test_default_whisper_model_is_assembled_and_verified():
 
 # ---------------------------------------------------------------------------- live changes
 
+
 class _Recorder:
     """A recogniser that reports how many samples it was given (no model needed)."""
+
     sample_rate = RATE
     language = "en"
 
@@ -340,6 +350,7 @@ class _Recorder:
 
     def finish(self):
         from fay_ros.hearing.recognition import Recognition
+
         return Recognition(f"{sum(map(len, self.audio))} samples", "en", 1.0)
 
 
@@ -363,13 +374,13 @@ def test_asr_core_reconfigures_between_utterances_only(sentence):
     core = AsrCore(_Recorder(), VadSettings(stop_ms=700), max_utterance_s=20.0)
     audio = np.concatenate([silence(0.5), sentence])
     for i in range(0, len(audio), 480):
-        core.feed(audio[i:i + 480], RATE, i / RATE)
+        core.feed(audio[i : i + 480], RATE, i / RATE)
     assert core.speaking
     # Mid-utterance: a 0.6 s limit would cut this utterance at once; it waits for the next one.
     core.reconfigure(VadSettings(stop_ms=300), preroll_ms=300, max_utterance_s=0.6, early_endpoint_ms=0)
     assert core.segmenter.vad.settings.stop_ms == 700
     tail = silence(1.0)
-    events = [e for i in range(0, len(tail), 480) for e in core.feed(tail[i:i + 480], RATE, 10.0 + i / RATE)]
+    events = [e for i in range(0, len(tail), 480) for e in core.feed(tail[i : i + 480], RATE, 10.0 + i / RATE)]
     assert [e.is_final for e in events] == [True] and int(events[0].text.split()[0]) >= len(sentence)
     more = silence(0.06)
     core.feed(more, RATE, 20.0)
@@ -384,8 +395,8 @@ def test_new_wake_rules_keep_an_open_window():
     core = AsrCore(_Recorder(), wake=WakeWordGate("window", ["computer"], awake_window_s=10.0))
     assert core.wake.admit("Computer, hello", 100.0) == "hello"
     core.set_wake(WakeWordGate("window", ["robot"], awake_window_s=30.0))
-    assert core.wake.admit("still there?", 105.0) == "still there?"   # the window opened before stays open
-    assert core.wake.admit("Computer, hi", 200.0) is None             # the old wake word is gone
+    assert core.wake.admit("still there?", 105.0) == "still there?"  # the window opened before stays open
+    assert core.wake.admit("Computer, hi", 200.0) is None  # the old wake word is gone
     core.set_wake(WakeWordGate("prefix", ["robot"]))
     assert core.wake.admit("hello", 201.0) is None and core.wake.admit("Robot, hi", 202.0) == "hi"
 
@@ -394,10 +405,10 @@ def test_barge_in_turned_on_while_the_robot_speaks(robot_voice, person_voice):
     core = MicCore(RATE, duplex=DuplexSettings(barge_in=False), preroll_ms=300)
     core.set_robot_speaking(True, 0.0)
     echo = scaled(np.tile(robot_voice, 3), -22)
-    assert feed_mic(core, echo[:RATE])[:2] == (0, 0)          # muted, nothing learned
+    assert feed_mic(core, echo[:RATE])[:2] == (0, 0)  # muted, nothing learned
     core.update(core.vad.settings, DuplexSettings(barge_in=True, margin_db=10.0, min_ms=300), preroll_ms=300)
-    feed_mic(core, echo[RATE: 3 * RATE], t0=1.0)             # learns the echo from now on
-    overlap = echo[3 * RATE: 3 * RATE + len(person_voice)].astype(np.int32)
+    feed_mic(core, echo[RATE : 3 * RATE], t0=1.0)  # learns the echo from now on
+    overlap = echo[3 * RATE : 3 * RATE + len(person_voice)].astype(np.int32)
     mix = np.clip(overlap + person_voice, -32768, 32767).astype(np.int16)
     _, interrupts, _ = feed_mic(core, np.concatenate([mix, silence(1.0)]), t0=3.0)
     assert interrupts == 1

@@ -1,6 +1,7 @@
 """A real sounddevice InputStream: the mic node records from a private PulseAudio server's
 null-sink monitor (through ALSA's pulse plugin) while a WAV is played into that sink, and the
 same samples come back on audio/raw."""
+
 from __future__ import annotations
 
 import os
@@ -25,18 +26,42 @@ pytestmark = pytest.mark.skipif(not shutil.which("pulseaudio"), reason="needs pu
 @pytest.fixture
 def pulse(tmp_path):
     """A private PulseAudio daemon (own runtime dir, own socket) with a 16 kHz mono null sink."""
-    env = dict(os.environ, HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path),
-               PULSE_RUNTIME_PATH=str(tmp_path / "pulse"), PULSE_STATE_PATH=str(tmp_path / "state"),
-               PULSE_SERVER=f"unix:{tmp_path}/native")
+    env = dict(
+        os.environ,
+        HOME=str(tmp_path),
+        XDG_RUNTIME_DIR=str(tmp_path),
+        PULSE_RUNTIME_PATH=str(tmp_path / "pulse"),
+        PULSE_STATE_PATH=str(tmp_path / "state"),
+        PULSE_SERVER=f"unix:{tmp_path}/native",
+    )
     daemon = subprocess.Popen(
-        ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disallow-exit",
-         "-L", f"module-native-protocol-unix socket={tmp_path}/native",
-         "-L", "module-null-sink sink_name=fay_test rate=16000 format=s16le channels=1",
-         "--log-target=stderr"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "pulse.log", "wb"), start_new_session=True)
+        [
+            "pulseaudio",
+            "-n",
+            "--daemonize=no",
+            "--exit-idle-time=-1",
+            "--use-pid-file=no",
+            "--disallow-exit",
+            "-L",
+            f"module-native-protocol-unix socket={tmp_path}/native",
+            "-L",
+            "module-null-sink sink_name=fay_test rate=16000 format=s16le channels=1",
+            "--log-target=stderr",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "pulse.log", "wb"),
+        start_new_session=True,
+    )
     try:
-        wait_until(lambda: subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0
-                   or daemon.poll() is not None, 20, message="the private PulseAudio server")
+        wait_until(
+            lambda: (
+                subprocess.run(["pactl", "info"], env=env, capture_output=True).returncode == 0
+                or daemon.poll() is not None
+            ),
+            20,
+            message="the private PulseAudio server",
+        )
         assert daemon.poll() is None, (tmp_path / "pulse.log").read_text()
         subprocess.run(["pactl", "set-default-sink", "fay_test"], env=env, check=True)
         subprocess.run(["pactl", "set-default-source", "fay_test.monitor"], env=env, check=True)
@@ -70,20 +95,26 @@ def test_real_input_stream_samples_arrive_on_audio_raw(ros, launch_node, pulse, 
     played_by = ros.node.get_clock().now().nanoseconds * 1e-9 + MONITOR_LATENCY_S
 
     def received():
-        return np.concatenate([np.asarray(m.data, dtype=np.int64) for m in audio.messages]) \
-            if audio.messages else np.zeros(0, dtype=np.int64)
+        return (
+            np.concatenate([np.asarray(m.data, dtype=np.int64) for m in audio.messages])
+            if audio.messages
+            else np.zeros(0, dtype=np.int64)
+        )
 
-    wait_until(lambda: audio.messages and from_time_msg(audio.messages[-1].header.stamp) > played_by, 20,
-               message="audio/raw captured after the whole sentence played")
+    wait_until(
+        lambda: audio.messages and from_time_msg(audio.messages[-1].header.stamp) > played_by,
+        20,
+        message="audio/raw captured after the whole sentence played",
+    )
     got = received()
     assert all(m.sample_rate == RATE and m.channels == 1 and m.header.frame_id == "mic" for m in audio.messages)
     # Align with a stretch from the middle of the sentence, then compare sample by sample.
-    template = reference[len(reference) // 3: len(reference) // 3 + RATE // 2]
+    template = reference[len(reference) // 3 : len(reference) // 3 + RATE // 2]
     lag = int(np.argmax(np.correlate(got.astype(float), template.astype(float), "valid"))) - len(reference) // 3
     overlap_start = max(0, -lag)
-    segment = got[max(lag, 0): lag + len(reference)]
-    ref = reference[overlap_start: overlap_start + len(segment)]
+    segment = got[max(lag, 0) : lag + len(reference)]
+    ref = reference[overlap_start : overlap_start + len(segment)]
     # PulseAudio may drop the very first block when the idle monitor wakes up; the rest must be
     # bit-exact (16 kHz s16 end to end, no resampling, unity volume).
     assert len(ref) >= 0.9 * len(reference)
-    assert np.array_equal(segment[:len(ref)], ref)
+    assert np.array_equal(segment[: len(ref)], ref)

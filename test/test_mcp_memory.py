@@ -5,6 +5,7 @@ What is checked through the memory node's own services (the probe), not through 
 under test: that a write landed under the bound owner, and that another owner's memory was
 neither read nor written.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,7 +14,8 @@ import json
 import sys
 import urllib.error
 import urllib.request
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -25,8 +27,15 @@ from fay_ros.common import topics
 from fay_ros.memory.model import describe_schema
 from harness import NodeProcess, RosProbe, free_port, ros_environment, write_web_access
 
-SEVEN = {"memory_remember", "memory_search", "memory_get_recent", "memory_get_active_rules",
-         "memory_get_reflections", "memory_get_user_profile", "memory_get_schema"}
+SEVEN = {
+    "memory_remember",
+    "memory_search",
+    "memory_get_recent",
+    "memory_get_active_rules",
+    "memory_get_reflections",
+    "memory_get_user_profile",
+    "memory_get_schema",
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +58,12 @@ def memory(probe, tmp_path_factory):
 
 def recall(probe: RosProbe, owner: str, query: str = "", **fields: Any) -> list[Any]:
     """The owner's memories as the memory node itself answers (candidates included)."""
-    response = probe.call(Recall, topics.SRV_RECALL, Recall.Request(owner=owner, query=query, n=100,
-                                                                    include_candidates=True, stateless=True,
-                                                                    **fields), timeout=20)
+    response = probe.call(
+        Recall,
+        topics.SRV_RECALL,
+        Recall.Request(owner=owner, query=query, n=100, include_candidates=True, stateless=True, **fields),
+        timeout=20,
+    )
     assert response.success, response.message
     return list(response.nodes)
 
@@ -68,8 +80,11 @@ async def stdio_session(owner: str | None, *extra: str) -> AsyncIterator[ClientS
 @contextlib.asynccontextmanager
 async def http_session(port: int, token: str) -> AsyncIterator[ClientSession]:
     client = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
-    async with client, streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as streams, \
-            ClientSession(streams[0], streams[1]) as session:
+    async with (
+        client,
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
         await session.initialize()
         yield session
 
@@ -96,24 +111,44 @@ def test_lists_the_seven_tools_with_closed_schemas_and_no_owner_argument(memory)
     remember = tools["memory_remember"].input_schema
     assert remember["required"] == ["content"]
     assert "rule" in remember["properties"]["kind"]["enum"]
-    assert set(tools["memory_search"].input_schema["properties"]) >= {"query", "n", "tags_all", "tags_any",
-                                                                      "include_candidates"}
+    assert set(tools["memory_search"].input_schema["properties"]) >= {
+        "query",
+        "n",
+        "tags_all",
+        "tags_any",
+        "include_candidates",
+    }
 
 
 def test_remember_and_search_round_trip_for_the_bound_owner(memory, probe):
     async def run() -> dict[str, Any]:
         out: dict[str, Any] = {}
         async with stdio_session("tom") as session:
-            out["stored"] = await call(session, "memory_remember",
-                                       content="Tom's breakout strategy needs an ATR filter",
-                                       kind="decision", source="claude_code", extra_tags=["domain:quant"])
+            out["stored"] = await call(
+                session,
+                "memory_remember",
+                content="Tom's breakout strategy needs an ATR filter",
+                kind="decision",
+                source="claude_code",
+                extra_tags=["domain:quant"],
+            )
             out["hidden"] = await call(session, "memory_search", query="breakout strategy ATR filter")
-            out["review"] = await call(session, "memory_search", query="breakout strategy ATR filter",
-                                       include_candidates=True, tags_all=["domain:quant"])
+            out["review"] = await call(
+                session,
+                "memory_search",
+                query="breakout strategy ATR filter",
+                include_candidates=True,
+                tags_all=["domain:quant"],
+            )
             out["schema"] = await call(session, "memory_get_schema")
         async with stdio_session("tom", "--confirmed-writes") as session:
-            out["rule"] = await call(session, "memory_remember", content="Check every stop order at the full hour",
-                                     kind="rule", source="family_app")
+            out["rule"] = await call(
+                session,
+                "memory_remember",
+                content="Check every stop order at the full hour",
+                kind="rule",
+                source="family_app",
+            )
             out["rules"] = await call(session, "memory_get_active_rules")
             out["recent"] = await call(session, "memory_get_recent", n=2)
             out["profile"] = await call(session, "memory_get_user_profile")
@@ -141,24 +176,28 @@ def test_remember_and_search_round_trip_for_the_bound_owner(memory, probe):
     recent, failed = out["recent"]
     assert not failed and recent["memories"][0]["id"] == rule["id"]  # newest first; the candidate is left out
     assert [m["id"] for m in recent["memories"]] == [rule["id"]]
-    assert out["profile"][1] is False and set(out["profile"][0]) == {"portrait", "facts", "pending_evidence",
-                                                                      "updated"}
+    assert out["profile"][1] is False and set(out["profile"][0]) == {"portrait", "facts", "pending_evidence", "updated"}
     assert out["reflections"] == ({"memories": []}, False)
 
 
 def test_a_tool_call_naming_another_owner_neither_reads_nor_writes_that_owner(memory, probe):
-    secret = probe.call(Remember, topics.SRV_REMEMBER,
-                        Remember.Request(owner="alice", content="Alice's door code is 4711", user_confirmed=True,
-                                         tags=["kind:fact"]), timeout=20)
+    secret = probe.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        Remember.Request(owner="alice", content="Alice's door code is 4711", user_confirmed=True, tags=["kind:fact"]),
+        timeout=20,
+    )
     assert secret.success, secret.message
 
     async def run() -> dict[str, Any]:
         out: dict[str, Any] = {}
         async with stdio_session("mallory") as session:
-            out["write_owner"] = await call(session, "memory_remember", content="alice owes mallory money",
-                                            owner="alice")
-            out["write_username"] = await call(session, "memory_remember", content="alice owes mallory money",
-                                               username="alice")
+            out["write_owner"] = await call(
+                session, "memory_remember", content="alice owes mallory money", owner="alice"
+            )
+            out["write_username"] = await call(
+                session, "memory_remember", content="alice owes mallory money", username="alice"
+            )
             out["read_user"] = await call(session, "memory_search", query="door code", user="alice")
             out["read_user_id"] = await call(session, "memory_get_recent", user_id="alice")
             out["read"] = await call(session, "memory_search", query="Alice's door code")
@@ -181,16 +220,20 @@ def test_a_tool_call_naming_another_owner_neither_reads_nor_writes_that_owner(me
     # alice's memory is untouched, and nothing was written for anyone by the refused calls
     assert [n.content for n in recall(probe, "alice")] == ["Alice's door code is 4711"]
     assert recall(probe, "mallory") == []
-    assert not [n for n in recall(probe, "alice", "mallory money")
-                if "mallory" in n.content]
+    assert not [n for n in recall(probe, "alice", "mallory money") if "mallory" in n.content]
 
 
 def _post_status(port: int, token: str | None) -> int:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp", method="POST",
+        f"http://127.0.0.1:{port}/mcp",
+        method="POST",
         data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).encode(),
-        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                 **({"Authorization": f"Bearer {token}"} if token is not None else {})})
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **({"Authorization": f"Bearer {token}"} if token is not None else {}),
+        },
+    )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(request, timeout=5) as response:
@@ -206,8 +249,12 @@ def http_server(memory, tmp_path_factory):
     access = tmp_path_factory.mktemp("mcp_access") / "mcp_access.yaml"
     tokens = write_web_access(access, {"tom": "face", "": "face"})
     port = free_port()
-    proc = NodeProcess("fay_ros.cli", args=["mcp", "--http", "--port", str(port), "--access-file", str(access)],
-                       ros=False, ready=lambda: _post_status(port, None) == 401)
+    proc = NodeProcess(
+        "fay_ros.cli",
+        args=["mcp", "--http", "--port", str(port), "--access-file", str(access)],
+        ros=False,
+        ready=lambda: _post_status(port, None) == 401,
+    )
     try:
         proc.wait_ready(timeout=40)
         yield port, tokens, proc
@@ -231,10 +278,12 @@ def test_http_token_binds_its_owner(http_server, probe):
         out: dict[str, Any] = {}
         async with http_session(port, tokens["tom"]) as session:
             out["tools"] = {t.name for t in (await session.list_tools()).tools}
-            out["stored"] = await call(session, "memory_remember", content="Tom waters the basil on Sundays",
-                                       kind="event", source="garden_app")
-            out["as_alice"] = await call(session, "memory_remember", content="Tom waters the basil on Sundays",
-                                         owner="alice")
+            out["stored"] = await call(
+                session, "memory_remember", content="Tom waters the basil on Sundays", kind="event", source="garden_app"
+            )
+            out["as_alice"] = await call(
+                session, "memory_remember", content="Tom waters the basil on Sundays", owner="alice"
+            )
             out["found"] = await call(session, "memory_search", query="basil", include_candidates=True)
         async with http_session(port, tokens[""]) as session:
             out["guest"] = await call(session, "memory_get_recent")
@@ -255,10 +304,13 @@ def test_http_token_binds_its_owner(http_server, probe):
     assert "basil" not in proc.output() and tokens["tom"] not in proc.output()
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--http", "--host", "0.0.0.0"], "not a loopback address"),
-    (["--http", "--owner", "tom"], "--owner is for stdio"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--http", "--host", "0.0.0.0"], "not a loopback address"),
+        (["--http", "--owner", "tom"], "--owner is for stdio"),
+    ],
+)
 def test_refused_configurations_exit_2_with_the_reason(tmp_path, argv, says):
     access = tmp_path / "mcp_access.yaml"
     write_web_access(access, {"tom": "face"})

@@ -2,6 +2,7 @@
 (turns heard, the evidence window, exchanges as conversation memories) and forget matching
 (what a forget request designates, one owner at a time). Through the service in
 test_memory_service.py; here each on its own, with the manual clock."""
+
 from __future__ import annotations
 
 import pytest
@@ -64,15 +65,15 @@ def test_words_said_unasked_are_the_companions_alone_and_leave_the_users_turn_op
 
 
 def test_a_reply_that_never_reached_the_user_is_void_and_its_words_join_the_reply_that_replaces_it(clock):
-    """"Please call me." was answered, but the person went on before the answer was heard; the
+    """ "Please call me." was answered, but the person went on before the answer was heard; the
     dialogue answers "Please call me. tomorrow morning." in a reply that `replaces` the first."""
     recorder = ConversationRecorder(clock, user_label="Tom", assistant_label="Fay")
     recorder.hear_user("tom", "Please call me.")
     unheard = recorder.hear_reply("tom", "c1", "Okay, I will call you.", is_end=True)
     recorder.hear_user("tom", "tomorrow morning.")
     assert recorder.current_turn("tom")[1] == 2
-    assert recorder.void("tom", "c1") == unheard.id      # recorded: the store deletes it
-    assert recorder.void("tom", "c1") is None            # (once)
+    assert recorder.void("tom", "c1") == unheard.id  # recorded: the store deletes it
+    assert recorder.void("tom", "c1") is None  # (once)
     # one turn of the owner's, as one piece of evidence
     assert recorder.current_turn("tom")[1] == 1
     assert recorder.heard_recently("tom") == ["Please call me.", "tomorrow morning."]
@@ -114,7 +115,7 @@ def test_the_service_deletes_the_conversation_a_later_reply_replaces(tmp_path, c
     service.hear_user("tom", "Please call me.")
     service.hear_reply("tom", "c1", "Okay, I will call you.", True)
     service.hear_user("alice", "Hello.")
-    service.hear_reply("alice", "c1", "Hi Alice.", True)      # (the same id, another owner)
+    service.hear_reply("alice", "c1", "Hi Alice.", True)  # (the same id, another owner)
     service.hear_user("tom", "tomorrow morning.")
     service.hear_reply("tom", "c2", "I will call you tomorrow morning.", False, replaces="c1")
     service.hear_reply("tom", "c2", "", True, replaces="c1")
@@ -125,10 +126,14 @@ def test_the_service_deletes_the_conversation_a_later_reply_replaces(tmp_path, c
 
 def test_forget_matching_finds_by_key_content_and_meaning_within_one_owner(tmp_path, clock):
     service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock)
-    for owner, content, key in [("alice", "我不吃香菜", "coriander"), ("alice", "我住在上海", ""),
-                                ("bob", "我不吃香菜", "coriander")]:
-        service.remember(RememberRequest(owner=owner, content=content, key=key, user_confirmed=True,
-                                         tags=["kind:preference"]))
+    for owner, content, key in [
+        ("alice", "我不吃香菜", "coriander"),
+        ("alice", "我住在上海", ""),
+        ("bob", "我不吃香菜", "coriander"),
+    ]:
+        service.remember(
+            RememberRequest(owner=owner, content=content, key=key, user_confirmed=True, tags=["kind:preference"])
+        )
     service.hear_user("alice", "我住在上海")
     service.hear_reply("alice", "c1", "上海很好。", True)  # a recorded transcript is never a match
     matcher = ForgetMatcher(service.store)

@@ -1,4 +1,5 @@
 """Memory core without ROS: SQLite store and schema, retrieval, embeddings, policy rules."""
+
 from __future__ import annotations
 
 import json
@@ -10,24 +11,31 @@ import numpy as np
 import pytest
 
 from fay_ros.memory import schema
-from fay_ros.memory.service import build_service
+from fay_ros.memory.backend import open_store
 from fay_ros.memory.embeddings import HashedNgramEmbedder, make_embedder
-from fay_ros.memory.model import (CANDIDATE, CONFIRMED, SUPERSEDED, MemoryInputError, MemoryNode, describe_schema,
-                                  inherited_tags, normalise_tags)
+from fay_ros.memory.model import (
+    CANDIDATE,
+    CONFIRMED,
+    SUPERSEDED,
+    MemoryInputError,
+    MemoryNode,
+    describe_schema,
+    inherited_tags,
+    normalise_tags,
+)
 from fay_ros.memory.policy import RememberRequest, decide_remember, is_explicit_correction, is_explicit_request
 from fay_ros.memory.retrieval import OwnerIndex, Weights
-from reference_retrieval import naive_scores
+from fay_ros.memory.service import build_service
 from fay_ros.memory.store import MemoryStore
-from fay_ros.memory.backend import open_store
-
-
+from reference_retrieval import naive_scores
 
 
 @pytest.fixture
 def svc(memory_location, clock):
     """A service on SQLite, then on PostgreSQL (conftest.memory_location)."""
-    service = build_service(memory_location, embedder="hashed", clock=clock,
-                            profile={"min_evidence": 3, "min_interval": 0.0})
+    service = build_service(
+        memory_location, embedder="hashed", clock=clock, profile={"min_evidence": 3, "min_interval": 0.0}
+    )
     yield service
     service.store.close()
 
@@ -41,8 +49,9 @@ def test_new_database_is_wal_with_every_migration(tmp_path):
     db = schema.connect(tmp_path / "m.db")
     assert db.journal_mode == "wal"
     assert schema.schema_version(db) == schema.LATEST
-    assert {"nodes", "node_tags", "node_pointers", "embeddings", "profiles",
-            "reflection_state"} <= set(db.table_names())
+    assert {"nodes", "node_tags", "node_pointers", "embeddings", "profiles", "reflection_state"} <= set(
+        db.table_names()
+    )
     db.close()
 
 
@@ -50,10 +59,13 @@ def test_old_database_is_migrated_forward_with_a_backup(tmp_path):
     path = tmp_path / "m.db"
     conn = sqlite3.connect(path)
     import sqlite_utils
+
     old = sqlite_utils.Database(conn)
     schema.migrations.apply(old, stop_before=schema.LATEST[1])  # a version-1 database
-    old.execute("INSERT INTO nodes (id, owner, node_type, content, importance, created, last_retrieved, status) "
-                "VALUES ('n1', 'alice', 'observation', '我不吃香菜', 7, 1, 1, 'confirmed')")
+    old.execute(
+        "INSERT INTO nodes (id, owner, node_type, content, importance, created, last_retrieved, status) "
+        "VALUES ('n1', 'alice', 'observation', '我不吃香菜', 7, 1, 1, 'confirmed')"
+    )
     conn.commit()
     conn.close()
 
@@ -70,8 +82,9 @@ def test_old_database_is_migrated_forward_with_a_backup(tmp_path):
 def test_database_from_a_newer_version_is_refused_untouched(tmp_path):
     path = tmp_path / "m.db"
     db = schema.connect(path)
-    db["_sqlite_migrations"].insert({"migration_set": schema.MIGRATION_SET, "name": "0099_future",
-                                     "applied_at": "2030-01-01"})
+    db["_sqlite_migrations"].insert(
+        {"migration_set": schema.MIGRATION_SET, "name": "0099_future", "applied_at": "2030-01-01"}
+    )
     db.close()
     with pytest.raises(schema.SchemaError, match="newer fay_ros.*0099_future"):
         schema.connect(path)
@@ -114,8 +127,15 @@ def _random_stream(rng, count, dim=64):
     nodes, vectors = [], rng.normal(size=(count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     for i in range(count):
-        nodes.append(MemoryNode(owner="o", content=f"c{i}", importance=float(rng.integers(1, 11)),
-                                last_retrieved=1e9 - float(rng.integers(0, 500)) * 3600, id=f"n{i}"))
+        nodes.append(
+            MemoryNode(
+                owner="o",
+                content=f"c{i}",
+                importance=float(rng.integers(1, 11)),
+                last_retrieved=1e9 - float(rng.integers(0, 500)) * 3600,
+                id=f"n{i}",
+            )
+        )
     return nodes, vectors
 
 
@@ -130,9 +150,18 @@ def test_vectorised_scores_equal_fays_per_node_loop(weights):
     query /= np.linalg.norm(query)
     rows = index.candidates(1e9, [CONFIRMED])
     fast = index.top(rows, index.score(rows, query, 1e9, weights, 0.995), 20)
-    slow = naive_scores([{"node_id": n.id, "content": n.content, "importance": n.importance,
-                          "last_retrieved": n.last_retrieved} for n in nodes],
-                        {n.content: list(v) for n, v in zip(nodes, vectors)}, list(query), 1e9, weights, 0.995, 300)
+    slow = naive_scores(
+        [
+            {"node_id": n.id, "content": n.content, "importance": n.importance, "last_retrieved": n.last_retrieved}
+            for n in nodes
+        ],
+        {n.content: list(v) for n, v in zip(nodes, vectors)},
+        list(query),
+        1e9,
+        weights,
+        0.995,
+        300,
+    )
     reference = dict(slow)
     # Same scores for the same nodes, and the same top 20 (ties may come in another order).
     assert all(abs(reference[i] - s) < 1e-5 for i, s in fast)
@@ -153,7 +182,9 @@ def test_tag_filters_all_and_any_status_and_expiry(svc, clock):
     assert contents(tags_all=["domain:quant", "kind:event"]) == {"AAPL 突破日内高点", "今天的临时提醒"}
     assert contents(tags_any=["symbol:AAPL", "domain:homecare"]) == {"AAPL 突破日内高点", "老人晨起血压偏高"}
     assert contents(tags_all=["domain:quant"], tags_any=["kind:rule", "symbol:AAPL"]) == {
-        "每小时检查止损单", "AAPL 突破日内高点"}
+        "每小时检查止损单",
+        "AAPL 突破日内高点",
+    }
     assert "也许喜欢量化" not in contents(tags_all=["domain:quant"])
     assert "也许喜欢量化" in contents(tags_all=["domain:quant"], include_candidates=True)
     clock.t += 61
@@ -176,8 +207,7 @@ def test_recency_weight_prefers_recently_retrieved(svc, clock, memory_location):
     old = remember(svc, "alice", "我养了一只猫").node
     clock.t += 30 * 86400
     new = remember(svc, "alice", "我养了一只狗").node
-    only_recency = build_service(memory_location, embedder="hashed", clock=clock,
-                                 weights=Weights(1.0, 0.0, 0.0))
+    only_recency = build_service(memory_location, embedder="hashed", clock=clock, weights=Weights(1.0, 0.0, 0.0))
     assert [n.id for n in only_recency.recall("alice", "猫", stateless=True).nodes] == [new.id, old.id]
     relevance = build_service(memory_location, embedder="hashed", clock=clock, weights=Weights(0.0, 1.0, 0.5))
     assert relevance.recall("alice", "猫", stateless=True).nodes[0].id == old.id
@@ -187,10 +217,17 @@ def test_recency_weight_prefers_recently_retrieved(svc, clock, memory_location):
 
 # ---------------------------------------------------------------- embeddings
 def test_hashed_embedder_is_deterministic_across_processes():
-    code = ("from fay_ros.memory.embeddings import HashedNgramEmbedder;"
-            "print(HashedNgramEmbedder().embed(['我不吃香菜 coriander'])[0][:16].tolist())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONHASHSEED": "123", "PATH": ""})
+    code = (
+        "from fay_ros.memory.embeddings import HashedNgramEmbedder;"
+        "print(HashedNgramEmbedder().embed(['我不吃香菜 coriander'])[0][:16].tolist())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+    )
     expected = HashedNgramEmbedder().embed(["我不吃香菜 coriander"])[0][:16].tolist()
     assert json.loads(out.stdout) == pytest.approx(expected)
 
@@ -221,20 +258,37 @@ def test_unknown_embedder_choice_is_rejected():
 
 
 # ---------------------------------------------------------------- policy
-@pytest.mark.parametrize("text, explicit", [
-    ("记住我不吃香菜", True), ("以后晚上十点之后别叫我", True), ("别忘了明天给妈妈打电话", True),
-    ("Remember that I don't eat coriander", True), ("from now on call me Lin", True),
-    ("我的偏好是少糖", True), ("我喜欢咖啡", False), ("我今天吃了香菜", False),
-    ("你还记得我吗？", False), ("你记住了吗？", False), ("Do you remember my name?", False), ("", False),
-])
+@pytest.mark.parametrize(
+    "text, explicit",
+    [
+        ("记住我不吃香菜", True),
+        ("以后晚上十点之后别叫我", True),
+        ("别忘了明天给妈妈打电话", True),
+        ("Remember that I don't eat coriander", True),
+        ("from now on call me Lin", True),
+        ("我的偏好是少糖", True),
+        ("我喜欢咖啡", False),
+        ("我今天吃了香菜", False),
+        ("你还记得我吗？", False),
+        ("你记住了吗？", False),
+        ("Do you remember my name?", False),
+        ("", False),
+    ],
+)
 def test_explicit_request_detection(text, explicit):
     assert is_explicit_request(text) is explicit
 
 
-@pytest.mark.parametrize("text, correction", [
-    ("其实我现在吃香菜了", True), ("我已经不喝咖啡了", True), ("Actually I eat coriander now", True),
-    ("我今天吃了香菜", False), ("我现在在吃饭", False),
-])
+@pytest.mark.parametrize(
+    "text, correction",
+    [
+        ("其实我现在吃香菜了", True),
+        ("我已经不喝咖啡了", True),
+        ("Actually I eat coriander now", True),
+        ("我今天吃了香菜", False),
+        ("我现在在吃饭", False),
+    ],
+)
 def test_explicit_correction_detection(text, correction):
     assert is_explicit_correction(text) is correction
 
@@ -249,24 +303,33 @@ def test_policy_decides_status_from_the_users_words():
     assert decide_remember(RememberRequest(user_confirmed=True, **base), []).status == CONFIRMED
     # a correction counts only when it corrects a confirmed fact with the same key
     assert decide_remember(RememberRequest(user_confirmed=True, **base), ["其实我现在吃香菜了"]).status == CANDIDATE
-    assert decide_remember(RememberRequest(user_confirmed=True, **base), ["其实我现在吃香菜了"],
-                           corrects_confirmed_fact=True).status == CONFIRMED
-    assert decide_remember(RememberRequest(user_confirmed=True, **base), ["记住我不吃香菜"],
-                           verify_explicit=False).status == CONFIRMED
+    assert (
+        decide_remember(
+            RememberRequest(user_confirmed=True, **base), ["其实我现在吃香菜了"], corrects_confirmed_fact=True
+        ).status
+        == CONFIRMED
+    )
+    assert (
+        decide_remember(RememberRequest(user_confirmed=True, **base), ["记住我不吃香菜"], verify_explicit=False).status
+        == CONFIRMED
+    )
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"owner": ""}, "guest has no private memory"),
-    ({"owner": "   "}, "guest has no private memory"),
-    ({"content": "  "}, "content is empty"),
-    ({"content": "x" * 5000}, "at most 4000"),
-    ({"node_type": "dream"}, "node_type 'dream'"),
-    ({"importance": 11.0}, "importance 11.0"),
-    ({"ttl": -1.0}, "ttl -1.0"),
-    ({"tags": ["no namespace"]}, "tag 'no namespace'"),
-    ({"tags": ["kind:gossip"]}, "unknown kind"),
-    ({"tags": ["source:fay_reflection"]}, "reserved for reflections"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"owner": ""}, "guest has no private memory"),
+        ({"owner": "   "}, "guest has no private memory"),
+        ({"content": "  "}, "content is empty"),
+        ({"content": "x" * 5000}, "at most 4000"),
+        ({"node_type": "dream"}, "node_type 'dream'"),
+        ({"importance": 11.0}, "importance 11.0"),
+        ({"ttl": -1.0}, "ttl -1.0"),
+        ({"tags": ["no namespace"]}, "tag 'no namespace'"),
+        ({"tags": ["kind:gossip"]}, "unknown kind"),
+        ({"tags": ["source:fay_reflection"]}, "reserved for reflections"),
+    ],
+)
 def test_bad_remember_requests_are_refused_with_the_reason(svc, changes, message):
     req = dict(owner="alice", content="我不吃香菜", user_confirmed=True) | changes
     out = svc.remember(RememberRequest(**req))
@@ -278,11 +341,22 @@ def test_tags_are_normalised_and_reflection_inheritance_follows_fay():
     assert normalise_tags([" Kind:preference", "domain:diet", "domain:diet", ""]) == ["kind:preference", "domain:diet"]
     with pytest.raises(MemoryInputError):
         normalise_tags(["domain:ho\nme"])
-    tags = inherited_tags([["domain:quant", "kind:event", "session:am", "source:claude_code", "symbol:AAPL"],
-                           ["domain:quant", "kind:error", "date:2026-04-27", "strategy:breakout", "persistent:true"]])
+    tags = inherited_tags(
+        [
+            ["domain:quant", "kind:event", "session:am", "source:claude_code", "symbol:AAPL"],
+            ["domain:quant", "kind:error", "date:2026-04-27", "strategy:breakout", "persistent:true"],
+        ]
+    )
     # as Fay: the sources' source: and persistent: stay, their kind: and moment-bound tags go
-    assert tags == ["domain:quant", "persistent:true", "source:claude_code", "strategy:breakout", "symbol:AAPL",
-                    "kind:insight", "source:fay_reflection"]
+    assert tags == [
+        "domain:quant",
+        "persistent:true",
+        "source:claude_code",
+        "strategy:breakout",
+        "symbol:AAPL",
+        "kind:insight",
+        "source:fay_reflection",
+    ]
 
 
 def test_schema_description_names_kinds_namespaces_and_rules():
@@ -308,10 +382,19 @@ def _same_stream(stores, rng, count, dim=512):
     vectors = rng.normal(size=(count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     kinds = ["kind:preference", "kind:fact", "kind:event"]
-    nodes = [MemoryNode(owner="o", content=f"c{i}", importance=float(rng.integers(1, 11)), created=1e9 - i,
-                        last_retrieved=1e9 - float(rng.integers(0, 2000)) * 3600, id=f"n{i:05d}",
-                        tags=[kinds[i % 3], f"domain:d{i % 5}"], status="candidate" if i % 11 == 0 else "confirmed")
-             for i in range(count)]
+    nodes = [
+        MemoryNode(
+            owner="o",
+            content=f"c{i}",
+            importance=float(rng.integers(1, 11)),
+            created=1e9 - i,
+            last_retrieved=1e9 - float(rng.integers(0, 2000)) * 3600,
+            id=f"n{i:05d}",
+            tags=[kinds[i % 3], f"domain:d{i % 5}"],
+            status="candidate" if i % 11 == 0 else "confirmed",
+        )
+        for i in range(count)
+    ]
     for store in stores:
         store.add_many(nodes, vectors)
     return vectors
@@ -391,6 +474,6 @@ def test_a_reflection_over_many_sources_keeps_at_most_max_tags_the_shared_ones_f
 
     sources = [["domain:home", "persistent:true", f"topic:t{i}", f"session:s{i}", "kind:fact"] for i in range(60)]
     tags = inherited_tags(sources)
-    assert len(tags) == MAX_TAGS and tags[-len(REFLECTION_TAGS):] == list(REFLECTION_TAGS)
+    assert len(tags) == MAX_TAGS and tags[-len(REFLECTION_TAGS) :] == list(REFLECTION_TAGS)
     assert {"domain:home", "persistent:true"} <= set(tags)  # shared by every source: kept
     assert not any(t.startswith(("session:", "kind:fact")) for t in tags)

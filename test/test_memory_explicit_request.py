@@ -1,9 +1,10 @@
-""""The user asked to remember": one rule (`fay_ros.memory.policy.is_explicit_request`), used by
+""" "The user asked to remember": one rule (`fay_ros.memory.policy.is_explicit_request`), used by
 the memory policy on heard words and by the dialogue's memory_remember tool on the question.
 
 The tool used to have its own substring check, which took questions ("do you remember my
 name?") and reminiscing ("I remember when...") for requests and missed "keep in mind",
 "记下", "不要忘"; the policy's rule won, with the cases both missed added (marked "new")."""
+
 from __future__ import annotations
 
 import asyncio
@@ -75,30 +76,44 @@ class ServiceGateway:
     def __init__(self, service) -> None:
         self.service = service
 
-    async def remember(self, owner, content, *, node_type="", user_confirmed=False, tags=(), key="",
-                       source_session="", source_turn=0):
-        out = self.service.remember(RememberRequest(
-            owner=owner, content=content, node_type=node_type, user_confirmed=user_confirmed, tags=list(tags),
-            key=key, source_session=source_session, source_turn=source_turn))
+    async def remember(
+        self, owner, content, *, node_type="", user_confirmed=False, tags=(), key="", source_session="", source_turn=0
+    ):
+        out = self.service.remember(
+            RememberRequest(
+                owner=owner,
+                content=content,
+                node_type=node_type,
+                user_confirmed=user_confirmed,
+                tags=list(tags),
+                key=key,
+                source_session=source_session,
+                source_turn=source_turn,
+            )
+        )
         return MemoryResult(out.success, out.message)
 
 
-@pytest.mark.parametrize("question, model_says_asked, status", [
-    ("Remember that I'm vegetarian", True, CONFIRMED),
-    ("记住我是素食者", True, CONFIRMED),
-    ("Don\u2019t forget I'm vegetarian", True, CONFIRMED),
-    ("Do you remember I'm vegetarian?", True, CANDIDATE),  # a question: the old check confirmed it
-    ("I remember when I became vegetarian", True, CANDIDATE),  # reminiscing: the old check confirmed it
-    ("Keep in mind I'm vegetarian", True, CONFIRMED),  # the old check stored a candidate
-    ("Remember that I'm vegetarian", False, CANDIDATE),  # the model did not say the user asked
-])
-def test_the_remember_tool_confirms_only_what_the_rule_calls_a_request(tmp_path, clock, question,
-                                                                       model_says_asked, status):
+@pytest.mark.parametrize(
+    "question, model_says_asked, status",
+    [
+        ("Remember that I'm vegetarian", True, CONFIRMED),
+        ("记住我是素食者", True, CONFIRMED),
+        ("Don\u2019t forget I'm vegetarian", True, CONFIRMED),
+        ("Do you remember I'm vegetarian?", True, CANDIDATE),  # a question: the old check confirmed it
+        ("I remember when I became vegetarian", True, CANDIDATE),  # reminiscing: the old check confirmed it
+        ("Keep in mind I'm vegetarian", True, CONFIRMED),  # the old check stored a candidate
+        ("Remember that I'm vegetarian", False, CANDIDATE),  # the model did not say the user asked
+    ],
+)
+def test_the_remember_tool_confirms_only_what_the_rule_calls_a_request(
+    tmp_path, clock, question, model_says_asked, status
+):
     service = build_service(tmp_path / "memory.db", embedder="hashed", clock=clock)
-    ctx = ToolContext(owner="alice", question=question, conversation_id="c1", turn=1,
-                      memory=ServiceGateway(service))
-    asyncio.run(builtin_tools().run("memory_remember", {"content": "Alice is vegetarian",
-                                                        "user_asked": model_says_asked}, ctx))
+    ctx = ToolContext(owner="alice", question=question, conversation_id="c1", turn=1, memory=ServiceGateway(service))
+    asyncio.run(
+        builtin_tools().run("memory_remember", {"content": "Alice is vegetarian", "user_asked": model_says_asked}, ctx)
+    )
     [stored] = service.store.list("alice", statuses=[CONFIRMED, CANDIDATE])
     assert (stored.content, stored.status) == ("Alice is vegetarian", status)
     service.store.close()

@@ -8,6 +8,7 @@ json.dump(..., ensure_ascii=False, indent=2), and embeddings.json keyed by the r
 an older stream without datetimes, contents ending in spaces, reflections with pointers and
 inherited tags.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,24 +25,73 @@ from fay_ros.memory.service import build_service
 
 # Fay's stream in creation order; no node has a datetime (as before Fay added it).
 FAY_STREAM = [
-    {"node_id": 0, "node_type": "observation", "content": "主人每天早上七点起床 ", "importance": 5,
-     "created": 0, "last_retrieved": 3, "pointer_id": None,
-     "tags": ["domain:life_assistant", "kind:fact", "source:user"]},
-    {"node_id": 1, "node_type": "conversation", "content": "主人：今天股市怎么样？\nFay：A股震荡走低。  ",
-     "importance": 4, "created": 1, "last_retrieved": 1, "pointer_id": None, "tags": []},
-    {"node_id": 2, "node_type": "observation", "content": "每小时整点检查所有持仓策略是否有未触发的止损单",
-     "importance": 9, "created": 2, "last_retrieved": 2, "pointer_id": None,
-     "tags": ["domain:quant", "kind:rule", "persistent:true", "schedule:hourly", "source:user"]},
-    {"node_id": 3, "node_type": "reflection", "content": "主人作息规律，重视风控 ", "importance": 8,
-     "created": 3, "last_retrieved": 3, "pointer_id": [0, 2],
-     "tags": ["domain:life_assistant", "domain:quant", "persistent:true", "source:user", "kind:insight",
-              "source:fay_reflection"]},
-    {"node_id": 4, "node_type": "observation", "content": "AAPL breakout 策略触发买入", "importance": 7,
-     "created": 4, "last_retrieved": 4, "pointer_id": None,
-     "tags": ["domain:quant", "kind:event", "source:claude_code", "symbol:AAPL"]},
-    {"node_id": 5, "node_type": "reflection", "content": "breakout 策略需要加 ATR 滤波", "importance": 8,
-     "created": 5, "last_retrieved": 5, "pointer_id": [4, 99],
-     "tags": ["domain:quant", "source:claude_code", "symbol:AAPL", "kind:insight", "source:fay_reflection"]},
+    {
+        "node_id": 0,
+        "node_type": "observation",
+        "content": "主人每天早上七点起床 ",
+        "importance": 5,
+        "created": 0,
+        "last_retrieved": 3,
+        "pointer_id": None,
+        "tags": ["domain:life_assistant", "kind:fact", "source:user"],
+    },
+    {
+        "node_id": 1,
+        "node_type": "conversation",
+        "content": "主人：今天股市怎么样？\nFay：A股震荡走低。  ",
+        "importance": 4,
+        "created": 1,
+        "last_retrieved": 1,
+        "pointer_id": None,
+        "tags": [],
+    },
+    {
+        "node_id": 2,
+        "node_type": "observation",
+        "content": "每小时整点检查所有持仓策略是否有未触发的止损单",
+        "importance": 9,
+        "created": 2,
+        "last_retrieved": 2,
+        "pointer_id": None,
+        "tags": ["domain:quant", "kind:rule", "persistent:true", "schedule:hourly", "source:user"],
+    },
+    {
+        "node_id": 3,
+        "node_type": "reflection",
+        "content": "主人作息规律，重视风控 ",
+        "importance": 8,
+        "created": 3,
+        "last_retrieved": 3,
+        "pointer_id": [0, 2],
+        "tags": [
+            "domain:life_assistant",
+            "domain:quant",
+            "persistent:true",
+            "source:user",
+            "kind:insight",
+            "source:fay_reflection",
+        ],
+    },
+    {
+        "node_id": 4,
+        "node_type": "observation",
+        "content": "AAPL breakout 策略触发买入",
+        "importance": 7,
+        "created": 4,
+        "last_retrieved": 4,
+        "pointer_id": None,
+        "tags": ["domain:quant", "kind:event", "source:claude_code", "symbol:AAPL"],
+    },
+    {
+        "node_id": 5,
+        "node_type": "reflection",
+        "content": "breakout 策略需要加 ATR 滤波",
+        "importance": 8,
+        "created": 5,
+        "last_retrieved": 5,
+        "pointer_id": [4, 99],
+        "tags": ["domain:quant", "source:claude_code", "symbol:AAPL", "kind:insight", "source:fay_reflection"],
+    },
 ]
 DIM = 8
 
@@ -58,7 +108,8 @@ def write_fay_stream(folder, nodes=FAY_STREAM, keys=None):
     (stream / "nodes.json").write_text(json.dumps(nodes, ensure_ascii=False, indent=2), encoding="utf-8")
     keys = keys or [n["content"] for n in nodes]
     (stream / "embeddings.json").write_text(
-        json.dumps({key: fay_vector(i) for i, key in enumerate(keys)}, ensure_ascii=False), encoding="utf-8")
+        json.dumps({key: fay_vector(i) for i, key in enumerate(keys)}, ensure_ascii=False), encoding="utf-8"
+    )
     return stream / "nodes.json"
 
 
@@ -89,8 +140,7 @@ def test_import_keeps_every_vector_the_order_and_the_tags(svc, tmp_path, clock):
     assert (report.imported, report.skipped, report.fay_vectors) == (6, 0, 6)
     assert report.missing_vectors == [] and report.normalised_vectors == [], "found by the raw text"
     assert report.undated == 6 and report.dangling == [("5", "99")]
-    assert report.by_status == {"observation confirmed": 3, "conversation confirmed": 1,
-                                "reflection candidate": 2}
+    assert report.by_status == {"observation confirmed": 3, "conversation confirmed": 1, "reflection candidate": 2}
     text = report.summary("alice")
     assert "imported 6 Fay memory nodes" in text and "node 5: pointer to 99 dropped" in text
     assert "--all-reflections" in text
@@ -121,8 +171,9 @@ def test_import_keeps_every_vector_the_order_and_the_tags(svc, tmp_path, clock):
     assert [n.origin for n in in_order.nodes] == [f"fay:{n['node_id']}" for n in FAY_STREAM]
     last_two = svc.recall("alice", "", time_ordered=True, node_type="observation", n=2)
     assert [n.origin for n in last_two.nodes] == ["fay:2", "fay:4"]
-    tagged = svc.recall("alice", "", time_ordered=True, tags_any=["symbol:AAPL", "schedule:hourly"],
-                        include_candidates=True)
+    tagged = svc.recall(
+        "alice", "", time_ordered=True, tags_any=["symbol:AAPL", "schedule:hourly"], include_candidates=True
+    )
     assert [n.origin for n in tagged.nodes] == ["fay:2", "fay:4", "fay:5"]
     ranked_then_ordered = svc.recall("alice", "breakout 策略", time_ordered=True, n=2, include_candidates=True)
     assert [n.created for n in ranked_then_ordered.nodes] == sorted(n.created for n in ranked_then_ordered.nodes)
@@ -134,10 +185,10 @@ def test_import_keeps_every_vector_the_order_and_the_tags(svc, tmp_path, clock):
 
 def test_a_vector_keyed_by_other_whitespace_is_found_by_the_normalised_text(svc, tmp_path):
     keys = [n["content"] for n in FAY_STREAM]
-    keys[0] = "主人每天早上七点起床"               # the key lost its trailing space
+    keys[0] = "主人每天早上七点起床"  # the key lost its trailing space
     keys[1] = "主人：今天股市怎么样？ Fay：A股震荡走低。"  # newline and spaces as one space
-    keys[4] = "ＡＡＰＬ breakout 策略触发买入"         # full-width letters
-    del keys[5]                                   # no vector at all
+    keys[4] = "ＡＡＰＬ breakout 策略触发买入"  # full-width letters
+    del keys[5]  # no vector at all
     path = write_fay_stream(tmp_path / "fay", keys=keys + ["an entry of no node"])
     report = import_fay(svc.store, path, "alice")
     assert report.normalised_vectors == ["0", "1", "4"] and report.missing_vectors == ["5"]
@@ -154,8 +205,9 @@ def test_undated_nodes_are_placed_between_their_dated_neighbours():
 
 def test_imported_reflections_are_confirmed_in_bulk_after_review(svc, tmp_path):
     import_fay(svc.store, write_fay_stream(tmp_path / "fay"), "alice")
-    own = svc.remember(RememberRequest(owner="alice", content="主人可能喜欢咖啡", node_type="reflection",
-                                       tags=["kind:insight"]))  # not from Fay: left for its own review
+    own = svc.remember(
+        RememberRequest(owner="alice", content="主人可能喜欢咖啡", node_type="reflection", tags=["kind:insight"])
+    )  # not from Fay: left for its own review
     outcomes = confirm_imported_reflections(svc, "alice")
     assert [o.message for o in outcomes] == ["confirmed", "confirmed"]
     statuses = {n.origin or n.content: n.status for n in svc.store.list("alice", statuses=[])}
@@ -168,15 +220,19 @@ def test_imported_reflections_are_confirmed_in_bulk_after_review(svc, tmp_path):
 # ---------------------------------------------------------------- memory/confirm's core
 def test_confirm_takes_the_decision_by_id_and_a_keyed_candidate_supersedes(svc):
     svc.hear_user("alice", "今天天气不错")  # the owner just spoke, asking nothing to be remembered
-    old = svc.remember(RememberRequest(owner="alice", content="我住在北京", tags=["kind:fact"], key="home",
-                                       user_confirmed=True)).node
+    old = svc.remember(
+        RememberRequest(owner="alice", content="我住在北京", tags=["kind:fact"], key="home", user_confirmed=True)
+    ).node
     assert old.status == CANDIDATE, "the policy: user_confirmed without an explicit request"
     assert svc.confirm("alice", old.id).message == "confirmed"
     new = svc.remember(RememberRequest(owner="alice", content="我住在上海", tags=["kind:fact"], key="home")).node
     assert new.status == CANDIDATE
-    for owner, node_id, message in (("bob", new.id, f"no candidate {new.id} of bob"),
-                                    ("alice", "nope", "no candidate nope of alice"),
-                                    ("alice", " ", "invalid request"), ("", new.id, "guest")):
+    for owner, node_id, message in (
+        ("bob", new.id, f"no candidate {new.id} of bob"),
+        ("alice", "nope", "no candidate nope of alice"),
+        ("alice", " ", "invalid request"),
+        ("", new.id, "guest"),
+    ):
         out = svc.confirm(owner, node_id)
         assert not out.success and message in out.message
     out = svc.confirm("alice", new.id)
@@ -199,8 +255,9 @@ def test_confirming_a_duplicate_of_a_confirmed_memory_keeps_one(svc):
 
 # ---------------------------------------------------------------- fay-ros memory
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "memory", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "memory", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_options_in_either_position_recall_by_type_in_time_order_and_confirm(memory_location, tmp_path):
@@ -209,8 +266,9 @@ def test_cli_options_in_either_position_recall_by_type_in_time_order_and_confirm
     out = cli("import", str(path), "--owner", "alice", *db)  # options after the action
     assert out.returncode == 0, out.stderr
     assert "imported 6 Fay memory nodes" in out.stdout and "2 reflection candidate" in out.stdout
-    out = cli(*db, "recall", "--owner", "alice", "--type", "reflection", "--time-ordered", "--candidates",
-              "--json")  # options before the action; no query
+    out = cli(
+        *db, "recall", "--owner", "alice", "--type", "reflection", "--time-ordered", "--candidates", "--json"
+    )  # options before the action; no query
     assert out.returncode == 0, out.stderr
     reflections = json.loads(out.stdout)
     assert [n["origin"] for n in reflections] == ["fay:3", "fay:5"]

@@ -7,6 +7,7 @@ on one PostgreSQL database started by the harness (conftest.postgres_url).
   acknowledged returns the forgotten memory;
 - kill -9 of a robot's memory node loses no acknowledged write (PostgreSQL's durability).
 """
+
 from __future__ import annotations
 
 import threading
@@ -34,8 +35,11 @@ def robots(postgres_url, launch_node, probe):
     """Two memory nodes on one database, ready."""
     nodes = {}
     for name in ("robot_a", "robot_b"):
-        nodes[name] = launch_node("fay_ros.nodes.memory", {"db_url": postgres_url, "embedder": "hashed",
-                                                           "record_conversations": False}, namespace=f"/{name}")
+        nodes[name] = launch_node(
+            "fay_ros.nodes.memory",
+            {"db_url": postgres_url, "embedder": "hashed", "record_conversations": False},
+            namespace=f"/{name}",
+        )
     for proc in nodes.values():
         proc.wait_ready(timeout=60, probe=probe)
     return nodes
@@ -68,8 +72,15 @@ def test_concurrent_supersedes_of_one_key_end_with_one_active_value(robots, prob
         calls = []
         for i in range(8):  # interleaved: both robots write the same key at once
             for k, writer in enumerate(writers):
-                calls.append(writer.send(owner="alice", content=f"我住在第 {round_}-{i}-{k} 号", user_confirmed=True,
-                                         tags=["kind:fact"], key="address"))
+                calls.append(
+                    writer.send(
+                        owner="alice",
+                        content=f"我住在第 {round_}-{i}-{k} 号",
+                        user_confirmed=True,
+                        tags=["kind:fact"],
+                        key="address",
+                    )
+                )
         answers = [_result(c) for c in calls]
         assert all(a.success for a in answers), [a.message for a in answers if not a.success]
         store = open_store(postgres_url, HashedNgramEmbedder(), clock=time.time)
@@ -87,11 +98,15 @@ def test_forget_on_one_robot_is_never_recalled_by_the_other_afterwards(robots, p
     remember = Caller(probe, "robot_a", Remember, topics.SRV_REMEMBER)
     forget = Caller(probe, "robot_a", Forget, topics.SRV_FORGET)
     recall = Caller(probe, "robot_b", Recall, topics.SRV_RECALL)
-    secret = _result(remember.send(owner="alice", content="我的银行卡密码提示是生日", user_confirmed=True,
-                                   tags=["kind:fact"], key="pin_hint")).node
+    secret = _result(
+        remember.send(
+            owner="alice", content="我的银行卡密码提示是生日", user_confirmed=True, tags=["kind:fact"], key="pin_hint"
+        )
+    ).node
     for i in range(5):
-        assert _result(remember.send(owner="alice", content=f"我喜欢第 {i} 种茶", user_confirmed=True,
-                                     tags=["kind:preference"])).success
+        assert _result(
+            remember.send(owner="alice", content=f"我喜欢第 {i} 种茶", user_confirmed=True, tags=["kind:preference"])
+        ).success
 
     results: list[tuple[float, set[str]]] = []  # (time the recall was sent, ids returned)
     stop = threading.Event()
@@ -109,8 +124,9 @@ def test_forget_on_one_robot_is_never_recalled_by_the_other_afterwards(robots, p
         answer = _result(forget.send(owner="alice", id=secret.id))
         acknowledged = time.monotonic()
         assert answer.success, answer.message
-        wait_until(lambda: sum(1 for t, _ids in results if t > acknowledged) >= 20, 60,
-                   message="recalls after the forget")
+        wait_until(
+            lambda: sum(1 for t, _ids in results if t > acknowledged) >= 20, 60, message="recalls after the forget"
+        )
     finally:
         stop.set()
         thread.join(30)
@@ -127,8 +143,9 @@ def test_every_acknowledged_write_survives_kill_9_on_postgresql(probe, postgres_
         acked: list[str] = []
         inflight = []
         for sent in range(200):
-            inflight.append(writer.send(owner="crash", content=f"第 {sent} 条记忆：一次写入压力测试",
-                                        user_confirmed=True))
+            inflight.append(
+                writer.send(owner="crash", content=f"第 {sent} 条记忆：一次写入压力测试", user_confirmed=True)
+            )
             if sent >= 4:
                 future, done = inflight[sent - 4]
                 if done.wait(30) and future.result().success:
@@ -155,17 +172,25 @@ def test_a_robot_rides_out_the_database_dropping_its_connection(postgres_url, la
     lives on, the next call reconnects, and nothing acknowledged is lost."""
     import psycopg
 
-    node = launch_node("fay_ros.nodes.memory", {"db_url": postgres_url, "embedder": "hashed",
-                                                "record_conversations": False}, namespace="/robot_c")
+    node = launch_node(
+        "fay_ros.nodes.memory",
+        {"db_url": postgres_url, "embedder": "hashed", "record_conversations": False},
+        namespace="/robot_c",
+    )
     node.wait_ready(timeout=60, probe=probe)
     remember = Caller(probe, "robot_c", Remember, topics.SRV_REMEMBER)
     recall = Caller(probe, "robot_c", Recall, topics.SRV_RECALL)
-    stored = _result(remember.send(owner="alice", content="Alice's cat is called Mimi", user_confirmed=True,
-                                   tags=["kind:fact"], key="cat_name"))
+    stored = _result(
+        remember.send(
+            owner="alice", content="Alice's cat is called Mimi", user_confirmed=True, tags=["kind:fact"], key="cat_name"
+        )
+    )
     assert stored.success, stored.message
     with psycopg.connect(postgres_url, autocommit=True) as admin:
-        ended = admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                              "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchone()[0]
+        ended = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()[0]
     assert ended >= 1, "the memory node had no session to end"
 
     answers = []
@@ -178,7 +203,10 @@ def test_a_robot_rides_out_the_database_dropping_its_connection(postgres_url, la
     if len(answers) == 2:
         assert "nothing was changed" in answers[0].message and postgres_url not in answers[0].message
     assert [n.id for n in answers[-1].nodes] == [stored.node.id]
-    again = _result(remember.send(owner="alice", content="Alice's cat is called Momo", user_confirmed=True,
-                                  tags=["kind:fact"], key="cat_name"))
+    again = _result(
+        remember.send(
+            owner="alice", content="Alice's cat is called Momo", user_confirmed=True, tags=["kind:fact"], key="cat_name"
+        )
+    )
     assert again.success, again.message
     assert node.alive(), "the memory node died"

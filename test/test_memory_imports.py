@@ -7,6 +7,7 @@ imports the package: memory <-> memory.store.
 
 Also a script: `python test/test_memory_imports.py` prints the cycle, if any.
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,8 +19,10 @@ MEMORY = "fay_ros.memory"
 
 def memory_graph() -> dict[str, set[str]]:
     """The import graph of fay_ros.memory's modules, among themselves."""
+
     def inside(name: str) -> bool:
         return name == MEMORY or name.startswith(MEMORY + ".")
+
     return {name: {t for t in targets if inside(t)} for name, targets in import_graph().items() if inside(name)}
 
 
@@ -39,8 +42,10 @@ def test_the_walk_sees_the_cycle_the_package_had(tmp_path):
     init.write_text("from .model import MemoryNode\n\ndef build_service():\n    from .store import MemoryStore\n")
     store.write_text("from . import schema\n")
     known = {MEMORY, f"{MEMORY}.model", f"{MEMORY}.store", f"{MEMORY}.schema"}
-    graph = {MEMORY: {t for t, _line, _top in imports(MEMORY, init) if t in known},
-             f"{MEMORY}.store": {t for t, _line, _top in imports(f"{MEMORY}.store", store) if t in known}}
+    graph = {
+        MEMORY: {t for t, _line, _top in imports(MEMORY, init) if t in known},
+        f"{MEMORY}.store": {t for t, _line, _top in imports(f"{MEMORY}.store", store) if t in known},
+    }
     assert find_cycles(graph) == [[MEMORY, f"{MEMORY}.store"]]
 
 

@@ -1,6 +1,7 @@
 """`fay-ros memory migrate`: SQLite -> PostgreSQL -> SQLite with every memory, vector and
 per-owner state; idempotent (a second run copies nothing) and resumable (an interrupted run
 is completed by the next)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -20,8 +21,15 @@ def _fill(location, clock):
     svc = build_service(location, embedder="hashed", clock=clock)
     for i in range(12):
         clock.t += 60
-        svc.remember(RememberRequest(owner="alice" if i % 3 else "bob", content=f"第 {i} 件事：我喜欢第 {i} 种花",
-                                     user_confirmed=True, tags=["kind:preference"], key=f"flower{i % 4}"))
+        svc.remember(
+            RememberRequest(
+                owner="alice" if i % 3 else "bob",
+                content=f"第 {i} 件事：我喜欢第 {i} 种花",
+                user_confirmed=True,
+                tags=["kind:preference"],
+                key=f"flower{i % 4}",
+            )
+        )
     node = MemoryNode(owner="alice", content="from Fay", id="fay-node", created=clock.t)
     svc.store.add_many([node], extra_vectors=[("fay-node", "fay:bge", [0.1, 0.2, 0.3])])
     svc.store.set_state("profiles", "alice", portrait="爱花的人", updated=clock.t, rebuilds=2)
@@ -31,8 +39,11 @@ def _fill(location, clock):
 def _snapshot(location, clock):
     store = open_store(location, HashedNgramEmbedder(), clock=clock)
     try:
-        nodes = {n.id: (n.owner, n.content, n.status, n.superseded_by, tuple(n.tags), n.importance, n.created)
-                 for owner in ("alice", "bob") for n in store.list(owner, statuses=[], include_expired=True)}
+        nodes = {
+            n.id: (n.owner, n.content, n.status, n.superseded_by, tuple(n.tags), n.importance, n.created)
+            for owner in ("alice", "bob")
+            for n in store.list(owner, statuses=[], include_expired=True)
+        }
         vectors = {n.id: sorted(m for m, _v in vecs) for n, vecs in store.export_rows("", 1000)}
         recalled = [n.id for n in store.recall("alice", "我喜欢花", n=5, stateless=True)]
         return nodes, vectors, recalled, store.get_state("profiles", "alice")["portrait"]
@@ -41,8 +52,12 @@ def _snapshot(location, clock):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "memory", "--embedder", "hashed", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "memory", "--embedder", "hashed", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_migrate_there_and_back_is_complete_and_idempotent(tmp_path, postgres_url, clock):

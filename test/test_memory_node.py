@@ -5,6 +5,7 @@ The test process plays the dialogue agent: it publishes what asr/dialogue publis
 (speech/final, reply) and calls the memory services as the agent would, deciding
 user_confirmed from the raw user text with fay_ros.memory.policy.is_explicit_request.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -62,22 +63,32 @@ class MemoryUnderTest:
         self.heard.wait_for_count(self.turns)
         assert self.heard.messages[-1].user_id == owner and self.heard.messages[-1].text == ""
         cid = f"{owner}-turn-{self.turns}"
-        self.reply.publish(Utterance(user_id=owner, conversation_id=cid, seq=0, text=reply, is_first=True,
-                                     is_end=True, source="llm"))
+        self.reply.publish(
+            Utterance(user_id=owner, conversation_id=cid, seq=0, text=reply, is_first=True, is_end=True, source="llm")
+        )
         if not owner:
             return  # a guest's turn is never recorded
         self.wait_recorded(owner, cid)
 
     def wait_recorded(self, owner: str, conversation_id: str) -> None:
         """Until the conversation is stored: memory/recall finds it by its session tag."""
-        wait_until(lambda: self.recall(owner, "", tags_all=[f"session:{conversation_id}"], stateless=True).nodes,
-                   20, interval=0.1, message=lambda: f"conversation {conversation_id} recorded:\n"
-                                                     f"{self.proc.output()[-2000:]}")
+        wait_until(
+            lambda: self.recall(owner, "", tags_all=[f"session:{conversation_id}"], stateless=True).nodes,
+            20,
+            interval=0.1,
+            message=lambda: f"conversation {conversation_id} recorded:\n{self.proc.output()[-2000:]}",
+        )
 
     def remember_from_turn(self, owner: str, user_text: str, content: str, **fields):
         """The agent stores a memory after a turn; user_confirmed from the user's own words."""
-        return self.call(Remember, topics.SRV_REMEMBER, owner=owner, content=content,
-                         user_confirmed=is_explicit_request(user_text), **fields)
+        return self.call(
+            Remember,
+            topics.SRV_REMEMBER,
+            owner=owner,
+            content=content,
+            user_confirmed=is_explicit_request(user_text),
+            **fields,
+        )
 
     def recall(self, owner: str, query: str, **fields):
         return self.call(Recall, topics.SRV_RECALL, owner=owner, query=query, **fields)
@@ -171,8 +182,9 @@ def test_5_forget_deletes_an_exact_match_and_asks_when_ambiguous(memory):
     memory.user_says("p5", "记住我不吃香菜")
     a = memory.remember_from_turn("p5", "记住我不吃香菜", "我不吃香菜", **DIET).node
     memory.user_says("p5", "记住我喜欢喝咖啡")
-    b = memory.remember_from_turn("p5", "记住我喜欢喝咖啡", "我喜欢喝咖啡",
-                                  tags=["kind:preference", "domain:diet"], key="drink.coffee").node
+    b = memory.remember_from_turn(
+        "p5", "记住我喜欢喝咖啡", "我喜欢喝咖啡", tags=["kind:preference", "domain:diet"], key="drink.coffee"
+    ).node
     ask = memory.forget("p5", query="我的饮食偏好")
     assert not ask.success and ask.needs_confirmation and ask.message.startswith("ambiguous: confirm")
     assert {n.id for n in ask.nodes} >= {a.id, b.id}
@@ -209,11 +221,19 @@ def test_7_user_a_never_reaches_user_b(memory):
     secret = "我的银行卡密码提示是小狗的名字"
     memory.user_says("alice7", "记住" + secret, "好的。")
     a = memory.remember_from_turn("alice7", "记住" + secret, secret, tags=["kind:fact"], key="pin-hint").node
-    memory.call(Remember, topics.SRV_REMEMBER, owner="alice7", content="每天提醒我吃药",
-                tags=["kind:rule", "persistent:true"], user_confirmed=True)
+    memory.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        owner="alice7",
+        content="每天提醒我吃药",
+        tags=["kind:rule", "persistent:true"],
+        user_confirmed=True,
+    )
     memory.user_says("bob7", "我的密码提示是什么？", "我不知道。")
-    for res in [memory.recall("bob7", "密码提示 小狗", n=50, include_candidates=True),
-                memory.recall("bob7", "", n=50, tags_all=["kind:fact"])]:
+    for res in [
+        memory.recall("bob7", "密码提示 小狗", n=50, include_candidates=True),
+        memory.recall("bob7", "", n=50, tags_all=["kind:fact"]),
+    ]:
         assert res.success and all(n.owner == "bob7" for n in res.nodes)
         assert not any("小狗" in n.content or "吃药" in n.content for n in res.nodes)
     assert memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner="bob7").rules == []
@@ -228,8 +248,17 @@ def test_7_user_a_never_reaches_user_b(memory):
 def test_conversation_sentences_are_joined_per_reply(memory):
     memory.user_says("p8", "今天天气怎么样？", "今天晴天。")
     for seq, text in enumerate(["明天会下雨，", "记得带伞。", ""]):
-        memory.reply.publish(Utterance(user_id="p8", conversation_id="p8-rain", seq=seq, text=text,
-                                       is_first=seq == 0, is_end=seq == 2, source="llm"))
+        memory.reply.publish(
+            Utterance(
+                user_id="p8",
+                conversation_id="p8-rain",
+                seq=seq,
+                text=text,
+                is_first=seq == 0,
+                is_end=seq == 2,
+                source="llm",
+            )
+        )
     memory.wait_recorded("p8", "p8-rain")
     res = memory.recall("p8", "下雨带伞", tags_all=["source:fay_conversation", "session:p8-rain"])
     assert [n.content for n in res.nodes] == ["Fay: 明天会下雨，记得带伞。"]
@@ -241,30 +270,47 @@ def test_a_reply_that_replaces_an_unheard_one_takes_its_recorded_conversation_ba
     """The person went on before the answer to their first words was heard: the dialogue's next
     reply answers both parts and names the unheard one (Utterance.replaces)."""
     memory.user_says("p10", "Please call me.", "Okay, I will call you.")
-    first = f"p10-turn-{memory.turns}"   # (the conversation id user_says gave it)
+    first = f"p10-turn-{memory.turns}"  # (the conversation id user_says gave it)
     memory.speech.publish(Transcript(user_id="p10", text="tomorrow morning.", is_final=True, language="en"))
     memory.heard.wait_for_count(memory.turns + 1)
     memory.turns += 1
-    memory.reply.publish(Utterance(user_id="p10", conversation_id="p10-joined", seq=0,
-                                   text="I will call you tomorrow morning.", is_first=True, is_end=True,
-                                   replace=True, source="llm", replaces=first))
+    memory.reply.publish(
+        Utterance(
+            user_id="p10",
+            conversation_id="p10-joined",
+            seq=0,
+            text="I will call you tomorrow morning.",
+            is_first=True,
+            is_end=True,
+            replace=True,
+            source="llm",
+            replaces=first,
+        )
+    )
     memory.wait_recorded("p10", "p10-joined")
     res = memory.recall("p10", "", tags_all=["source:fay_conversation"], stateless=True)
-    assert [n.content for n in res.nodes] == \
-        ["User: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."]
+    assert [n.content for n in res.nodes] == [
+        "User: Please call me. tomorrow morning.\nFay: I will call you tomorrow morning."
+    ]
 
 
 def test_active_rules_and_profile_through_the_services(memory):
     memory.user_says("p9", "以后晚上十点之后别叫我")
-    rule = memory.remember_from_turn("p9", "以后晚上十点之后别叫我", "晚上 22:00 之后不要主动发起对话",
-                                     tags=["kind:rule", "persistent:true", "domain:life_assistant"], key="quiet-hours")
+    rule = memory.remember_from_turn(
+        "p9",
+        "以后晚上十点之后别叫我",
+        "晚上 22:00 之后不要主动发起对话",
+        tags=["kind:rule", "persistent:true", "domain:life_assistant"],
+        key="quiet-hours",
+    )
     res = memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner="p9")
     assert res.success and [r.id for r in res.rules] == [rule.node.id]
     first = memory.call(GetProfile, topics.SRV_PROFILE, owner="p9")
     assert first.success and first.portrait == "" and "no portrait yet" in first.message
     memory.user_says("p9", "记住我是一名老师")
-    memory.remember_from_turn("p9", "记住我是一名老师", "我是一名老师", tags=["kind:fact"], key="job",
-                              source_session="s9", source_turn=2)
+    memory.remember_from_turn(
+        "p9", "记住我是一名老师", "我是一名老师", tags=["kind:fact"], key="job", source_session="s9", source_turn=2
+    )
     profile = memory.call(GetProfile, topics.SRV_PROFILE, owner="p9")
     assert "我是一名老师" in profile.portrait and "22:00" in profile.portrait
     assert sorted(profile.facts) == ["fact:job=我是一名老师", "rule:quiet-hours=晚上 22:00 之后不要主动发起对话"]
@@ -274,14 +320,28 @@ def test_active_rules_and_profile_through_the_services(memory):
 def test_confirm_takes_the_operators_decision_by_id_and_recall_filters_by_type_in_time_order(memory):
     """Issues 18/21: memory/confirm, and recall's node_type and time_ordered fields."""
     memory.user_says("p11", "我们聊聊天吧")  # the owner spoke, asking nothing to be remembered
-    old = memory.call(Remember, topics.SRV_REMEMBER, owner="p11", content="我住在北京", tags=["kind:fact"],
-                      key="home", user_confirmed=False)
+    old = memory.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        owner="p11",
+        content="我住在北京",
+        tags=["kind:fact"],
+        key="home",
+        user_confirmed=False,
+    )
     memory.user_says("p11", "记住我住在北京")
     confirmed_old = memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id=old.node.id)
     assert confirmed_old.success and confirmed_old.node.status == "confirmed"
     memory.user_says("p11", "天气不错")
-    new = memory.call(Remember, topics.SRV_REMEMBER, owner="p11", content="我住在上海", tags=["kind:fact"],
-                      key="home", user_confirmed=True)
+    new = memory.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        owner="p11",
+        content="我住在上海",
+        tags=["kind:fact"],
+        key="home",
+        user_confirmed=True,
+    )
     assert new.node.status == "candidate", "the policy checks user_confirmed against the owner's words"
     assert not memory.call(Confirm, topics.SRV_CONFIRM, owner="p12", id=new.node.id).success  # not p12's
     unknown = memory.call(Confirm, topics.SRV_CONFIRM, owner="p11", id="no-such-id")
@@ -302,19 +362,23 @@ def test_confirm_takes_the_operators_decision_by_id_and_recall_filters_by_type_i
 
 
 def test_bad_requests_get_specific_errors(memory):
-    res = memory.call(Remember, topics.SRV_REMEMBER, owner="p10", content="x", tags=["kind:gossip"],
-                      user_confirmed=True)
+    res = memory.call(
+        Remember, topics.SRV_REMEMBER, owner="p10", content="x", tags=["kind:gossip"], user_confirmed=True
+    )
     assert not res.success and "unknown kind" in res.message
     res = memory.recall("p10", "x", tags_all=["not a tag"])
     assert not res.success and "namespace:value" in res.message
 
 
 # ---------------------------------------------------------------- start-up and crash
-@pytest.mark.parametrize("params, reason", [
-    ({"weights": [1.0, 2.0]}, "needs exactly three weights"),
-    ({"recall_n": 0}, "recall_n"),
-    ({"profile_min_evidence": 1}, "profile_min_evidence"),
-])
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"weights": [1.0, 2.0]}, "needs exactly three weights"),
+        ({"recall_n": 0}, "recall_n"),
+        ({"profile_min_evidence": 1}, "profile_min_evidence"),
+    ],
+)
 def test_bad_parameters_stop_the_node_with_the_reason(launch_node, tmp_path, params, reason):
     proc = launch_node("fay_ros.nodes.memory", {"db_path": str(tmp_path / "m.db"), "embedder": "hashed", **params})
     assert proc.wait_exit(30) == 2
@@ -323,6 +387,7 @@ def test_bad_parameters_stop_the_node_with_the_reason(launch_node, tmp_path, par
 
 def test_a_database_from_a_newer_version_stops_the_node(launch_node, tmp_path):
     from fay_ros.memory import schema
+
     db = schema.connect(tmp_path / "m.db")
     db["_sqlite_migrations"].insert({"migration_set": schema.MIGRATION_SET, "name": "0042_future", "applied_at": "x"})
     db.close()
@@ -356,8 +421,14 @@ def test_every_acknowledged_write_survives_kill_9(probe, tmp_path):
         while not enough.is_set():
             assert sent < 2000, "the node acknowledged too little"
             assert in_flight.acquire(timeout=30), f"no answer for 30 s:\n{proc.output()[-2000:]}"
-            req = Remember.Request(owner="crash", content=f"第 {sent} 条记忆：一次写入压力测试", user_confirmed=True,
-                                   tags=["kind:event"], source_session="burst", source_turn=sent)
+            req = Remember.Request(
+                owner="crash",
+                content=f"第 {sent} 条记忆：一次写入压力测试",
+                user_confirmed=True,
+                tags=["kind:event"],
+                source_session="burst",
+                source_turn=sent,
+            )
             client.call_async(req).add_done_callback(done)
             sent += 1
         proc.kill()  # SIGKILL with requests still in flight

@@ -3,10 +3,12 @@ runs next, one waiting job per owner and kind (and no write lost to it), back-of
 scheduled reflection and portraits (the jobs, and the timetable of daily times and the period),
 portraits without an LLM. Real MemoryService on SQLite, a real LLM endpoint
 (a loopback server, or a port nothing listens on), and the manual clock."""
+
 from __future__ import annotations
 
 import itertools
 import json
+from datetime import UTC
 
 import pytest
 from werkzeug import Response
@@ -21,8 +23,14 @@ NOTHING_LISTENS = "http://127.0.0.1:9/v1"  # the discard port: connection refuse
 
 def make_service(tmp_path, clock, base_url="", threshold=12.0):
     llm = ChatClient(Endpoint(base_url, "fake", connect_timeout=2, first_token_timeout=2)) if base_url else None
-    return build_service(tmp_path / "memory.db", embedder="hashed", clock=clock, llm=llm,
-                         reflection={"threshold": threshold}, profile={"min_evidence": 2, "min_interval": 0.0})
+    return build_service(
+        tmp_path / "memory.db",
+        embedder="hashed",
+        clock=clock,
+        llm=llm,
+        reflection={"threshold": threshold},
+        profile={"min_evidence": 2, "min_interval": 0.0},
+    )
 
 
 @pytest.fixture
@@ -38,8 +46,16 @@ _turns = itertools.count(1)
 def write(service, owner, *contents, importance=5.0):
     """Confirmed memories, each from a turn of its own (distinct evidence for the portrait)."""
     for content in contents:
-        out = service.remember(RememberRequest(owner=owner, content=content, importance=importance,
-                                               user_confirmed=True, source_session="s", source_turn=next(_turns)))
+        out = service.remember(
+            RememberRequest(
+                owner=owner,
+                content=content,
+                importance=importance,
+                user_confirmed=True,
+                source_session="s",
+                source_turn=next(_turns),
+            )
+        )
         assert out.success, out.message
 
 
@@ -83,9 +99,19 @@ def test_a_failure_that_is_not_the_llms_is_reported_without_back_off(unreachable
 
 
 def chat_completion(answer: dict) -> dict:
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "fake",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)}}]}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": json.dumps(answer, ensure_ascii=False)},
+            }
+        ],
+    }
 
 
 def test_after_a_reflection_the_next_runs_when_new_importance_gathers(tmp_path, clock, httpserver):
@@ -141,22 +167,23 @@ def test_a_scheduled_portrait_queues_the_owners_whose_portrait_is_due(tmp_path, 
 
 
 def test_the_timetable_runs_daily_jobs_and_the_period_on_the_given_clock():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from fay_ros.memory.scheduler import PORTRAIT_AT, REFLECTION_AT, REFLECTION_PERIOD, SCHEDULED_KINDS, MemoryTimetable
     from fay_ros.schedule.config import MemorySchedule
 
     def at(*parts):
-        return datetime(*parts, tzinfo=timezone.utc).timestamp()
+        return datetime(*parts, tzinfo=UTC).timestamp()
 
-    timetable = MemoryTimetable(MemorySchedule(portrait_at="11:30", reflection_at="23:00"), timezone.utc,
-                                reflection_period=3600.0)
+    timetable = MemoryTimetable(
+        MemorySchedule(portrait_at="11:30", reflection_at="23:00"), UTC, reflection_period=3600.0
+    )
     assert timetable.due(at(2026, 1, 1, 11, 0)) == []  # start-up
     assert [f.name for f in timetable.due(at(2026, 1, 1, 11, 30))] == [PORTRAIT_AT]
     assert [f.name for f in timetable.due(at(2026, 1, 1, 12, 0))] == [REFLECTION_PERIOD]
     assert [f.name for f in timetable.due(at(2026, 1, 1, 23, 0))] == [REFLECTION_AT, REFLECTION_PERIOD]
     assert {SCHEDULED_KINDS[n] for n in (REFLECTION_AT, REFLECTION_PERIOD)} == {REFLECT}
-    timetable.set_schedule(MemorySchedule(portrait_at="", reflection_at="22:00"), timezone.utc)
+    timetable.set_schedule(MemorySchedule(portrait_at="", reflection_at="22:00"), UTC)
     assert timetable.next_due() == {REFLECTION_AT: at(2026, 1, 2, 22, 0), REFLECTION_PERIOD: at(2026, 1, 2, 0, 0)}
 
 
@@ -195,7 +222,8 @@ def test_a_write_while_the_job_runs_is_asked_again_when_it_ends(tmp_path, clock,
         return Response(json.dumps(chat_completion(answer)), content_type="application/json")
 
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_handler(
-        llm_answers_while_the_user_goes_on)
+        llm_answers_while_the_user_goes_on
+    )
     write(service, "alice", "我不吃香菜", "我住在上海", "我喜欢爬山")
     [job] = scheduler.after_write("alice")
 

@@ -1,13 +1,13 @@
 """Statements about oneself read by rules (`fay_ros.memory.self_facts`), and the memory
 policy that confirms a `user_confirmed` write only when the user's own words state it."""
+
 from __future__ import annotations
 
 import pytest
 
 from fay_ros.memory.model import CANDIDATE, CONFIRMED
 from fay_ros.memory.policy import RememberRequest, decide_remember
-from fay_ros.memory.self_facts import (extract_self_facts, name_from_content, render_fact, second_person,
-                                       states_fact)
+from fay_ros.memory.self_facts import extract_self_facts, name_from_content, render_fact, second_person, states_fact
 
 
 def facts(text: str) -> list[tuple[str, str]]:
@@ -16,133 +16,214 @@ def facts(text: str) -> list[tuple[str, str]]:
 
 # -- English statements --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    # names
-    ("My name is Tom.", [("name", "User's name is Tom.")]),
-    ("Hi, I'm Tom.", [("name", "User's name is Tom.")]),
-    ("Hello I'm Tom", [("name", "User's name is Tom.")]),
-    ("Hey, I'm Tom, nice to meet you.", [("name", "User's name is Tom.")]),
-    ("I'm Tom", [("name", "User's name is Tom.")]),
-    ("Call me Tom.", [("name", "User's name is Tom.")]),
-    ("Please call me Tommy!", [("name", "User's name is Tommy.")]),
-    ("My name is Mary Ann.", [("name", "User's name is Mary Ann.")]),
-    ("My name is Tom and I'm 30.", [("name", "User's name is Tom.")]),
-    ("my name is tom", [("name", "User's name is Tom.")]),  # ASR (vosk) writes lowercase
-    ("my name's tom and i like tea", [("name", "User's name is Tom."), ("taste:tea", "User likes tea.")]),
-    ("I'm sorry, my name is Tom.", [("name", "User's name is Tom.")]),
-    ("Remember that my name is Tom.", [("name", "User's name is Tom.")]),
-    ("My name is Tom, but my friends call me Tommy.", [("name", "User's name is Tom.")]),
-    # a statement followed by a question in the same sentence
-    ("My name is Tom, what's yours?", [("name", "User's name is Tom.")]),
-    ("Hi, I'm Anna, what's your name?", [("name", "User's name is Anna.")]),
-    ("I'm Tom, and you?", [("name", "User's name is Tom.")]),
-    ("I like tea, do you?", [("taste:tea", "User likes tea.")]),
-    ("Do you like tea? I like tea.", [("taste:tea", "User likes tea.")]),
-    # likes and dislikes
-    ("I like hiking and coffee.", [("taste:hiking", "User likes hiking."), ("taste:coffee", "User likes coffee.")]),
-    ("I like tea, cake and jazz.",
-     [("taste:tea", "User likes tea."), ("taste:cake", "User likes cake."), ("taste:jazz", "User likes jazz.")]),
-    ("I like hiking, coffee, and reading.",
-     [("taste:hiking", "User likes hiking."), ("taste:coffee", "User likes coffee."),
-      ("taste:reading", "User likes reading.")]),
-    ("I love both cats and dogs.", [("taste:cats", "User likes cats."), ("taste:dogs", "User likes dogs.")]),
-    ("I love cooking, especially pasta.",
-     [("taste:cooking", "User likes cooking."), ("taste:pasta", "User likes pasta.")]),
-    ("I don't like coffee anymore.", [("taste:coffee", "User does not like coffee.")]),
-    ("I do not like coffee.", [("taste:coffee", "User does not like coffee.")]),
-    ("I hate mornings.", [("taste:mornings", "User does not like mornings.")]),
-    ("I can't stand loud music.", [("taste:loud_music", "User does not like loud music.")]),
-    ("I really enjoy reading books.", [("taste:reading_books", "User likes reading books.")]),
-    ("I'm into jazz.", [("taste:jazz", "User likes jazz.")]),
-    ("I like cooking for my mom.", [("taste:cooking_for_their_mom", "User likes cooking for their mom.")]),
-    ("I love hiking but I hate running.",
-     [("taste:running", "User does not like running."), ("taste:hiking", "User likes hiking.")]),
-    ("I am Tom and I like hiking.", [("name", "User's name is Tom."), ("taste:hiking", "User likes hiking.")]),
-    # favourites
-    ("My favorite color is blue.", [("favorite:color", "User's favorite color is blue.")]),
-    ("My favourite food is pizza.", [("favorite:food", "User's favorite food is pizza.")]),
-    # family and pets
-    ("My sister is called Anna.", [("family:sister", "User's sister is called Anna.")]),
-    ("My sister's name is Anna.", [("family:sister", "User's sister is called Anna.")]),
-    ("I have a sister named Anna.", [("family:sister", "User's sister is called Anna.")]),
-    ("My dad's name is John.", [("family:dad", "User's dad is called John.")]),
-    ("I have a dog called Max.", [("family:dog", "User's dog is called Max.")]),
-    ("I have two brothers.", [("family:brother", "User has two brothers.")]),
-    # plans
-    ("I'm going to Paris tomorrow.", [("plan:tomorrow", "User is going to Paris tomorrow.")]),
-    ("Tomorrow I'm going to visit my mom.", [("plan:tomorrow", "User will visit their mom tomorrow.")]),
-    ("I'm gonna watch a movie tonight.", [("plan:tonight", "User is going to watch a movie tonight.")]),
-    ("I am planning to visit Rome next week.", [("plan:next_week", "User is planning to visit Rome next week.")]),
-    ("I will see my doctor on Friday.", [("plan:on_friday", "User will see their doctor on friday.")]),
-    ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # names
+        ("My name is Tom.", [("name", "User's name is Tom.")]),
+        ("Hi, I'm Tom.", [("name", "User's name is Tom.")]),
+        ("Hello I'm Tom", [("name", "User's name is Tom.")]),
+        ("Hey, I'm Tom, nice to meet you.", [("name", "User's name is Tom.")]),
+        ("I'm Tom", [("name", "User's name is Tom.")]),
+        ("Call me Tom.", [("name", "User's name is Tom.")]),
+        ("Please call me Tommy!", [("name", "User's name is Tommy.")]),
+        ("My name is Mary Ann.", [("name", "User's name is Mary Ann.")]),
+        ("My name is Tom and I'm 30.", [("name", "User's name is Tom.")]),
+        ("my name is tom", [("name", "User's name is Tom.")]),  # ASR (vosk) writes lowercase
+        ("my name's tom and i like tea", [("name", "User's name is Tom."), ("taste:tea", "User likes tea.")]),
+        ("I'm sorry, my name is Tom.", [("name", "User's name is Tom.")]),
+        ("Remember that my name is Tom.", [("name", "User's name is Tom.")]),
+        ("My name is Tom, but my friends call me Tommy.", [("name", "User's name is Tom.")]),
+        # a statement followed by a question in the same sentence
+        ("My name is Tom, what's yours?", [("name", "User's name is Tom.")]),
+        ("Hi, I'm Anna, what's your name?", [("name", "User's name is Anna.")]),
+        ("I'm Tom, and you?", [("name", "User's name is Tom.")]),
+        ("I like tea, do you?", [("taste:tea", "User likes tea.")]),
+        ("Do you like tea? I like tea.", [("taste:tea", "User likes tea.")]),
+        # likes and dislikes
+        ("I like hiking and coffee.", [("taste:hiking", "User likes hiking."), ("taste:coffee", "User likes coffee.")]),
+        (
+            "I like tea, cake and jazz.",
+            [("taste:tea", "User likes tea."), ("taste:cake", "User likes cake."), ("taste:jazz", "User likes jazz.")],
+        ),
+        (
+            "I like hiking, coffee, and reading.",
+            [
+                ("taste:hiking", "User likes hiking."),
+                ("taste:coffee", "User likes coffee."),
+                ("taste:reading", "User likes reading."),
+            ],
+        ),
+        ("I love both cats and dogs.", [("taste:cats", "User likes cats."), ("taste:dogs", "User likes dogs.")]),
+        (
+            "I love cooking, especially pasta.",
+            [("taste:cooking", "User likes cooking."), ("taste:pasta", "User likes pasta.")],
+        ),
+        ("I don't like coffee anymore.", [("taste:coffee", "User does not like coffee.")]),
+        ("I do not like coffee.", [("taste:coffee", "User does not like coffee.")]),
+        ("I hate mornings.", [("taste:mornings", "User does not like mornings.")]),
+        ("I can't stand loud music.", [("taste:loud_music", "User does not like loud music.")]),
+        ("I really enjoy reading books.", [("taste:reading_books", "User likes reading books.")]),
+        ("I'm into jazz.", [("taste:jazz", "User likes jazz.")]),
+        ("I like cooking for my mom.", [("taste:cooking_for_their_mom", "User likes cooking for their mom.")]),
+        (
+            "I love hiking but I hate running.",
+            [("taste:running", "User does not like running."), ("taste:hiking", "User likes hiking.")],
+        ),
+        ("I am Tom and I like hiking.", [("name", "User's name is Tom."), ("taste:hiking", "User likes hiking.")]),
+        # favourites
+        ("My favorite color is blue.", [("favorite:color", "User's favorite color is blue.")]),
+        ("My favourite food is pizza.", [("favorite:food", "User's favorite food is pizza.")]),
+        # family and pets
+        ("My sister is called Anna.", [("family:sister", "User's sister is called Anna.")]),
+        ("My sister's name is Anna.", [("family:sister", "User's sister is called Anna.")]),
+        ("I have a sister named Anna.", [("family:sister", "User's sister is called Anna.")]),
+        ("My dad's name is John.", [("family:dad", "User's dad is called John.")]),
+        ("I have a dog called Max.", [("family:dog", "User's dog is called Max.")]),
+        ("I have two brothers.", [("family:brother", "User has two brothers.")]),
+        # plans
+        ("I'm going to Paris tomorrow.", [("plan:tomorrow", "User is going to Paris tomorrow.")]),
+        ("Tomorrow I'm going to visit my mom.", [("plan:tomorrow", "User will visit their mom tomorrow.")]),
+        ("I'm gonna watch a movie tonight.", [("plan:tonight", "User is going to watch a movie tonight.")]),
+        ("I am planning to visit Rome next week.", [("plan:next_week", "User is planning to visit Rome next week.")]),
+        ("I will see my doctor on Friday.", [("plan:on_friday", "User will see their doctor on friday.")]),
+        ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
+    ],
+)
 def test_english_statements_about_oneself(text, expected):
     assert facts(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    # not names
-    "I'm tired.", "I'm Tired.", "I'm glad.", "I am Happy.", "I'm from China.", "I am a teacher.", "I'm Chinese.",
-    # not plans of one's own: they involve the companion
-    "I will call you tomorrow.", "Tomorrow I will tell you a story.",
-    "I'm 30 years old.", "I'm not Tom.", "I am not a robot.", "I'm Tom's friend.", "My name is not Bob.",
-    "my name is difficult to spell", "my name is a secret", "call me tomorrow", "call me later",
-    # not tastes: about the companion, a pronoun, a wish, the past
-    "I like it.", "I love you", "I love you too!", "I like that.", "I don't like it.", "I like your voice.",
-    "I like talking to you.", "I like him.", "I like her.", "I like us.", "I'd like a coffee.",
-    "I would like to go home.", "I used to like coffee.", "I will always love you.", "I don't know.",
-    "I have an idea.", "I have a question.",
-    # questions
-    "What is my name?", "Who am I?", "Do I like tea?", "Am I tired?", "What do I like?", "Is my name Tom?",
-    "Do you know, my name is Tom?", "Why do I like tea.",
-    # hypotheticals and other people's words
-    "If my name were Bob, would you like it?", "If my name were Bob...", "Imagine I like cats.",
-    "He said his name is Bob.", "She said I like cats.", "My friend likes tea.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # not names
+        "I'm tired.",
+        "I'm Tired.",
+        "I'm glad.",
+        "I am Happy.",
+        "I'm from China.",
+        "I am a teacher.",
+        "I'm Chinese.",
+        # not plans of one's own: they involve the companion
+        "I will call you tomorrow.",
+        "Tomorrow I will tell you a story.",
+        "I'm 30 years old.",
+        "I'm not Tom.",
+        "I am not a robot.",
+        "I'm Tom's friend.",
+        "My name is not Bob.",
+        "my name is difficult to spell",
+        "my name is a secret",
+        "call me tomorrow",
+        "call me later",
+        # not tastes: about the companion, a pronoun, a wish, the past
+        "I like it.",
+        "I love you",
+        "I love you too!",
+        "I like that.",
+        "I don't like it.",
+        "I like your voice.",
+        "I like talking to you.",
+        "I like him.",
+        "I like her.",
+        "I like us.",
+        "I'd like a coffee.",
+        "I would like to go home.",
+        "I used to like coffee.",
+        "I will always love you.",
+        "I don't know.",
+        "I have an idea.",
+        "I have a question.",
+        # questions
+        "What is my name?",
+        "Who am I?",
+        "Do I like tea?",
+        "Am I tired?",
+        "What do I like?",
+        "Is my name Tom?",
+        "Do you know, my name is Tom?",
+        "Why do I like tea.",
+        # hypotheticals and other people's words
+        "If my name were Bob, would you like it?",
+        "If my name were Bob...",
+        "Imagine I like cats.",
+        "He said his name is Bob.",
+        "She said I like cats.",
+        "My friend likes tea.",
+    ],
+)
 def test_english_sentences_that_state_nothing_about_oneself(text):
     assert facts(text) == []
 
 
 # -- Chinese statements --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("我叫林。", [("name", "用户的名字是林。")]),
-    ("我叫林，很高兴认识你。", [("name", "用户的名字是林。")]),
-    ("我叫林，你呢？", [("name", "用户的名字是林。")]),
-    ("我的名字是小明", [("name", "用户的名字是小明。")]),
-    ("我的名字叫林小雨。", [("name", "用户的名字是林小雨。")]),
-    ("叫我小明就好", [("name", "用户的名字是小明。")]),
-    ("你可以叫我阿林吧", [("name", "用户的名字是阿林。")]),
-    ("我叫Tom。", [("name", "用户的名字是Tom。")]),
-    ("我喜欢咖啡。", [("taste:咖啡", "用户喜欢咖啡。")]),
-    ("我不喜欢咖啡。", [("taste:咖啡", "用户不喜欢咖啡。")]),
-    ("我很喜欢爬山和咖啡。", [("taste:爬山", "用户喜欢爬山。"), ("taste:咖啡", "用户喜欢咖啡。")]),
-    ("我喜欢吃火锅", [("taste:火锅", "用户喜欢火锅。")]),
-    ("我不吃香菜", [("taste:香菜", "用户不喜欢香菜。")]),
-    ("我不太喜欢运动。", [("taste:运动", "用户不喜欢运动。")]),
-    ("我讨厌下雨。", [("taste:下雨", "用户不喜欢下雨。")]),
-    ("我最喜欢的颜色是蓝色。", [("favorite:颜色", "用户最喜欢的颜色是蓝色。")]),
-    ("我最爱的电影是泰坦尼克号", [("favorite:电影", "用户最喜欢的电影是泰坦尼克号。")]),
-    ("我女儿叫小雨。", [("family:女儿", "用户的女儿叫小雨。")]),
-    ("我妈妈叫李华。", [("family:妈妈", "用户的妈妈叫李华。")]),
-    ("我有一个女儿。", [("family:女儿", "用户有一个女儿。")]),
-    ("我有两只猫。", [("family:猫", "用户有两只猫。")]),
-    ("我明天要去北京。", [("plan:明天", "用户明天要去北京。")]),
-    ("明天我要去北京。", [("plan:明天", "用户明天要去北京。")]),
-    ("我周末打算去爬山。", [("plan:周末", "用户周末要去爬山。")]),
-    ("我叫林，我喜欢咖啡。", [("name", "用户的名字是林。"), ("taste:咖啡", "用户喜欢咖啡。")]),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("我叫林。", [("name", "用户的名字是林。")]),
+        ("我叫林，很高兴认识你。", [("name", "用户的名字是林。")]),
+        ("我叫林，你呢？", [("name", "用户的名字是林。")]),
+        ("我的名字是小明", [("name", "用户的名字是小明。")]),
+        ("我的名字叫林小雨。", [("name", "用户的名字是林小雨。")]),
+        ("叫我小明就好", [("name", "用户的名字是小明。")]),
+        ("你可以叫我阿林吧", [("name", "用户的名字是阿林。")]),
+        ("我叫Tom。", [("name", "用户的名字是Tom。")]),
+        ("我喜欢咖啡。", [("taste:咖啡", "用户喜欢咖啡。")]),
+        ("我不喜欢咖啡。", [("taste:咖啡", "用户不喜欢咖啡。")]),
+        ("我很喜欢爬山和咖啡。", [("taste:爬山", "用户喜欢爬山。"), ("taste:咖啡", "用户喜欢咖啡。")]),
+        ("我喜欢吃火锅", [("taste:火锅", "用户喜欢火锅。")]),
+        ("我不吃香菜", [("taste:香菜", "用户不喜欢香菜。")]),
+        ("我不太喜欢运动。", [("taste:运动", "用户不喜欢运动。")]),
+        ("我讨厌下雨。", [("taste:下雨", "用户不喜欢下雨。")]),
+        ("我最喜欢的颜色是蓝色。", [("favorite:颜色", "用户最喜欢的颜色是蓝色。")]),
+        ("我最爱的电影是泰坦尼克号", [("favorite:电影", "用户最喜欢的电影是泰坦尼克号。")]),
+        ("我女儿叫小雨。", [("family:女儿", "用户的女儿叫小雨。")]),
+        ("我妈妈叫李华。", [("family:妈妈", "用户的妈妈叫李华。")]),
+        ("我有一个女儿。", [("family:女儿", "用户有一个女儿。")]),
+        ("我有两只猫。", [("family:猫", "用户有两只猫。")]),
+        ("我明天要去北京。", [("plan:明天", "用户明天要去北京。")]),
+        ("明天我要去北京。", [("plan:明天", "用户明天要去北京。")]),
+        ("我周末打算去爬山。", [("plan:周末", "用户周末要去爬山。")]),
+        ("我叫林，我喜欢咖啡。", [("name", "用户的名字是林。"), ("taste:咖啡", "用户喜欢咖啡。")]),
+    ],
+)
 def test_chinese_statements_about_oneself(text, expected):
     assert facts(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "我叫什么名字？", "我叫什么", "我喜欢什么？", "我喜欢吗？", "我是不是叫林？",
-    "如果我叫小明呢", "要是我叫小明就好了", "假如我喜欢咖啡", "妈妈说我喜欢吃糖", "他说我叫小明", "他说他叫小明。",
-    "我喜欢你。", "我爱你", "我喜欢这个", "我喜欢你的声音", "我喜欢和你聊天",
-    "我喜欢的东西很多", "我最喜欢吃的是火锅",
-    "我是学生。", "我今天很累。", "我不知道", "我不想去北京。", "我爸爸不喜欢咖啡。", "我想叫你小美。",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我叫什么名字？",
+        "我叫什么",
+        "我喜欢什么？",
+        "我喜欢吗？",
+        "我是不是叫林？",
+        "如果我叫小明呢",
+        "要是我叫小明就好了",
+        "假如我喜欢咖啡",
+        "妈妈说我喜欢吃糖",
+        "他说我叫小明",
+        "他说他叫小明。",
+        "我喜欢你。",
+        "我爱你",
+        "我喜欢这个",
+        "我喜欢你的声音",
+        "我喜欢和你聊天",
+        "我喜欢的东西很多",
+        "我最喜欢吃的是火锅",
+        "我是学生。",
+        "我今天很累。",
+        "我不知道",
+        "我不想去北京。",
+        "我爸爸不喜欢咖啡。",
+        "我想叫你小美。",
+    ],
+)
 def test_chinese_sentences_that_state_nothing_about_oneself(text):
     assert facts(text) == []
 
@@ -153,8 +234,13 @@ def test_a_nickname_from_friends_is_not_a_friend_called_me():
 
 def test_the_last_statement_with_a_key_wins_and_tags_say_the_users_own_words():
     [fact] = extract_self_facts("I like coffee. Actually, I don't like coffee anymore.")
-    assert (fact.kind, fact.key, fact.value, fact.content, fact.language) == \
-        ("preference", "taste:coffee", "coffee", "User does not like coffee.", "en")
+    assert (fact.kind, fact.key, fact.value, fact.content, fact.language) == (
+        "preference",
+        "taste:coffee",
+        "coffee",
+        "User does not like coffee.",
+        "en",
+    )
     assert fact.tags == ("kind:preference", "source:user")
     [name] = extract_self_facts("我叫林。")
     assert name.tags == ("kind:fact", "source:user") and name.language == "zh" and name.value == "林"
@@ -164,74 +250,101 @@ def test_the_last_statement_with_a_key_wins_and_tags_say_the_users_own_words():
 
 # -- states_fact: did the user say this? ------------------------------------------------------------
 
-@pytest.mark.parametrize("texts, key, content, stated", [
-    (["My name is Tom."], "name", "User's name is Tom.", True),
-    (["my name is tom"], "name", "User's name is Tom.", True),
-    (["My name is Tom."], "name", "The user is called Tom.", True),
-    (["My name is Tom."], "name", "User's name is Bob.", False),
-    (["My name is Tom."], "name", "User's name is Tommy.", False),  # not the value said
-    (["我叫林。"], "name", "用户的名字是林。", True),
-    (["我叫林。"], "name", "用户的名字是林小雨。", False),
-    (["I like tea."], "taste:tea", "User likes tea.", True),
-    (["I like tea."], "taste:tea", "User does not like tea.", False),  # the opposite of what was said
-    (["I don't like tea."], "taste:tea", "User does not like tea.", True),
-    (["我不吃香菜"], "taste:香菜", "用户不喜欢香菜。", True),
-    (["我不吃香菜"], "taste:香菜", "用户喜欢香菜。", False),
-    (["I like tea."], "taste:coffee", "User likes coffee.", False),
-    (["I like tea."], "name", "User's name is tea.", False),
-    (["My name is Tom."], "", "User's name is Tom.", False),
-    (["What is my name? Is it Tom?"], "name", "User's name is Tom.", False),
-    (["hello", "I'm going to Paris tomorrow."], "plan:tomorrow", "User is going to Paris tomorrow.", True),
-    ([], "name", "User's name is Tom.", False),
-])
+
+@pytest.mark.parametrize(
+    "texts, key, content, stated",
+    [
+        (["My name is Tom."], "name", "User's name is Tom.", True),
+        (["my name is tom"], "name", "User's name is Tom.", True),
+        (["My name is Tom."], "name", "The user is called Tom.", True),
+        (["My name is Tom."], "name", "User's name is Bob.", False),
+        (["My name is Tom."], "name", "User's name is Tommy.", False),  # not the value said
+        (["我叫林。"], "name", "用户的名字是林。", True),
+        (["我叫林。"], "name", "用户的名字是林小雨。", False),
+        (["I like tea."], "taste:tea", "User likes tea.", True),
+        (["I like tea."], "taste:tea", "User does not like tea.", False),  # the opposite of what was said
+        (["I don't like tea."], "taste:tea", "User does not like tea.", True),
+        (["我不吃香菜"], "taste:香菜", "用户不喜欢香菜。", True),
+        (["我不吃香菜"], "taste:香菜", "用户喜欢香菜。", False),
+        (["I like tea."], "taste:coffee", "User likes coffee.", False),
+        (["I like tea."], "name", "User's name is tea.", False),
+        (["My name is Tom."], "", "User's name is Tom.", False),
+        (["What is my name? Is it Tom?"], "name", "User's name is Tom.", False),
+        (["hello", "I'm going to Paris tomorrow."], "plan:tomorrow", "User is going to Paris tomorrow.", True),
+        ([], "name", "User's name is Tom.", False),
+    ],
+)
 def test_states_fact(texts, key, content, stated):
     assert states_fact(texts, key, content) is stated
 
 
 # -- saying facts back ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("content, name, rendered", [
-    ("User likes hiking.", "Tom", "Tom likes hiking."),
-    ("User's sister is called Anna.", "Tom", "Tom's sister is called Anna."),
-    ("User's name is Tom.", "Tom", "User's name is Tom."),
-    ("用户喜欢咖啡。", "林", "林喜欢咖啡。"),
-    ("用户的名字是林。", "林", "用户的名字是林。"),
-    ("User likes hiking.", "", "User likes hiking."),
-    ("Loves the sea.", "Tom", "Loves the sea."),
-])
+
+@pytest.mark.parametrize(
+    "content, name, rendered",
+    [
+        ("User likes hiking.", "Tom", "Tom likes hiking."),
+        ("User's sister is called Anna.", "Tom", "Tom's sister is called Anna."),
+        ("User's name is Tom.", "Tom", "User's name is Tom."),
+        ("用户喜欢咖啡。", "林", "林喜欢咖啡。"),
+        ("用户的名字是林。", "林", "用户的名字是林。"),
+        ("User likes hiking.", "", "User likes hiking."),
+        ("Loves the sea.", "Tom", "Loves the sea."),
+    ],
+)
 def test_render_fact_names_the_user_for_a_prompt(content, name, rendered):
     assert render_fact(content, name) == rendered
 
 
-@pytest.mark.parametrize("content, said", [
-    ("User likes hiking.", "You like hiking."),
-    ("User does not like coffee.", "You don't like coffee."),
-    ("User's sister is called Anna.", "Your sister is called Anna."),
-    ("User's name is Tom.", "Your name is Tom."),
-    ("User is going to Paris tomorrow.", "You are going to Paris tomorrow."),
-    ("User has two brothers.", "You have two brothers."),
-    ("User will visit their mom tomorrow.", "You will visit your mom tomorrow."),
-    ("User's favorite color is blue.", "Your favorite color is blue."),
-    ("用户喜欢咖啡。", "你喜欢咖啡。"),
-    ("用户的名字是林。", "你叫林。"),
-    ("用户的女儿叫小雨。", "你的女儿叫小雨。"),
-    ("Something else.", "Something else."),
-])
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        ("User likes hiking.", "You like hiking."),
+        ("User does not like coffee.", "You don't like coffee."),
+        ("User's sister is called Anna.", "Your sister is called Anna."),
+        ("User's name is Tom.", "Your name is Tom."),
+        ("User is going to Paris tomorrow.", "You are going to Paris tomorrow."),
+        ("User has two brothers.", "You have two brothers."),
+        ("User will visit their mom tomorrow.", "You will visit your mom tomorrow."),
+        ("User's favorite color is blue.", "Your favorite color is blue."),
+        ("用户喜欢咖啡。", "你喜欢咖啡。"),
+        ("用户的名字是林。", "你叫林。"),
+        ("用户的女儿叫小雨。", "你的女儿叫小雨。"),
+        ("Something else.", "Something else."),
+    ],
+)
 def test_second_person_says_a_fact_back_to_the_user(content, said):
     assert second_person(content) == said
 
 
-@pytest.mark.parametrize("content, name", [
-    ("User's name is Tom.", "Tom"), ("User's name is Mary Ann.", "Mary Ann"), ("用户的名字是林。", "林"),
-    ("  User's name is Tom  ", "Tom"), ("User likes Tom.", ""), ("", ""),
-])
+@pytest.mark.parametrize(
+    "content, name",
+    [
+        ("User's name is Tom.", "Tom"),
+        ("User's name is Mary Ann.", "Mary Ann"),
+        ("用户的名字是林。", "林"),
+        ("  User's name is Tom  ", "Tom"),
+        ("User likes Tom.", ""),
+        ("", ""),
+    ],
+)
 def test_name_from_content(content, name):
     assert name_from_content(content) == name
 
 
 def test_every_extracted_fact_round_trips_through_states_fact():
-    for text in ["My name is Tom.", "I like hiking and coffee.", "I don't like tea.", "My sister is called Anna.",
-                 "I'm going to Paris tomorrow.", "我叫林。", "我不吃香菜", "我女儿叫小雨。", "我明天要去北京。"]:
+    for text in [
+        "My name is Tom.",
+        "I like hiking and coffee.",
+        "I don't like tea.",
+        "My sister is called Anna.",
+        "I'm going to Paris tomorrow.",
+        "我叫林。",
+        "我不吃香菜",
+        "我女儿叫小雨。",
+        "我明天要去北京。",
+    ]:
         found = extract_self_facts(text)
         assert found, text
         for fact in found:
@@ -240,31 +353,48 @@ def test_every_extracted_fact_round_trips_through_states_fact():
 
 # -- the memory policy ---------------------------------------------------------------------------------------
 
+
 def request(key: str, content: str, confirmed: bool = True, kind: str = "fact") -> RememberRequest:
-    return RememberRequest(owner="tom", content=content, node_type="observation", key=key,
-                           tags=[f"kind:{kind}", "source:user"], user_confirmed=confirmed)
+    return RememberRequest(
+        owner="tom",
+        content=content,
+        node_type="observation",
+        key=key,
+        tags=[f"kind:{kind}", "source:user"],
+        user_confirmed=confirmed,
+    )
 
 
-@pytest.mark.parametrize("key, content, kind, heard, stated, status", [
-    # the user's own statement confirms it, without "remember"
-    ("name", "User's name is Tom.", "fact", ["My name is Tom."], [], CONFIRMED),
-    ("name", "User's name is Tom.", "fact", ["how are you"], ["my name is tom"], CONFIRMED),
-    ("taste:hiking", "User likes hiking.", "preference", ["I like hiking and coffee."], [], CONFIRMED),
-    ("taste:香菜", "用户不喜欢香菜。", "preference", ["我不吃香菜"], [], CONFIRMED),
-    ("plan:tomorrow", "User is going to Paris tomorrow.", "event", ["I'm going to Paris tomorrow."], [], CONFIRMED),
-    # a value the user did not say stays a candidate
-    ("name", "User's name is Bob.", "fact", ["My name is Tom."], [], CANDIDATE),
-    ("name", "User's name is Tommy.", "fact", ["My name is Tom."], [], CANDIDATE),
-    ("taste:tea", "User does not like tea.", "preference", ["I like tea."], [], CANDIDATE),
-    # a key the words do not state stays a candidate (a model's conclusion)
-    ("taste:outdoors", "User likes the outdoors.", "preference", ["I like hiking."], [], CANDIDATE),
-    ("name", "User's name is Tom.", "fact", ["What is my name? Is it Tom?"], [], CANDIDATE),
-    # an explicit request still confirms
-    ("taste:outdoors", "User likes the outdoors.", "preference", ["Remember that I love the outdoors."], [], CONFIRMED),
-    # nothing heard: the flag is trusted (an app or agent without a conversation)
-    ("name", "User's name is Bob.", "fact", [], ["My name is Tom."], CONFIRMED),
-    ("name", "User's name is Bob.", "fact", None, [], CONFIRMED),
-])
+@pytest.mark.parametrize(
+    "key, content, kind, heard, stated, status",
+    [
+        # the user's own statement confirms it, without "remember"
+        ("name", "User's name is Tom.", "fact", ["My name is Tom."], [], CONFIRMED),
+        ("name", "User's name is Tom.", "fact", ["how are you"], ["my name is tom"], CONFIRMED),
+        ("taste:hiking", "User likes hiking.", "preference", ["I like hiking and coffee."], [], CONFIRMED),
+        ("taste:香菜", "用户不喜欢香菜。", "preference", ["我不吃香菜"], [], CONFIRMED),
+        ("plan:tomorrow", "User is going to Paris tomorrow.", "event", ["I'm going to Paris tomorrow."], [], CONFIRMED),
+        # a value the user did not say stays a candidate
+        ("name", "User's name is Bob.", "fact", ["My name is Tom."], [], CANDIDATE),
+        ("name", "User's name is Tommy.", "fact", ["My name is Tom."], [], CANDIDATE),
+        ("taste:tea", "User does not like tea.", "preference", ["I like tea."], [], CANDIDATE),
+        # a key the words do not state stays a candidate (a model's conclusion)
+        ("taste:outdoors", "User likes the outdoors.", "preference", ["I like hiking."], [], CANDIDATE),
+        ("name", "User's name is Tom.", "fact", ["What is my name? Is it Tom?"], [], CANDIDATE),
+        # an explicit request still confirms
+        (
+            "taste:outdoors",
+            "User likes the outdoors.",
+            "preference",
+            ["Remember that I love the outdoors."],
+            [],
+            CONFIRMED,
+        ),
+        # nothing heard: the flag is trusted (an app or agent without a conversation)
+        ("name", "User's name is Bob.", "fact", [], ["My name is Tom."], CONFIRMED),
+        ("name", "User's name is Bob.", "fact", None, [], CONFIRMED),
+    ],
+)
 def test_policy_confirms_what_the_user_said_about_themselves(key, content, kind, heard, stated, status):
     decision = decide_remember(request(key, content, kind=kind), heard, stated_texts=stated)
     assert decision.status == status, decision.reason
@@ -278,5 +408,7 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
     decision = decide_remember(request("name", "User's name is Tom.", confirmed=False), ["My name is Tom."])
     assert decision.status == CANDIDATE
     with pytest.raises(PermissionError):
-        decide_remember(RememberRequest(owner="", content="User's name is Tom.", key="name", user_confirmed=True),
-                        ["My name is Tom."])
+        decide_remember(
+            RememberRequest(owner="", content="User's name is Tom.", key="name", user_confirmed=True),
+            ["My name is Tom."],
+        )

@@ -1,5 +1,6 @@
 """MemoryService rules without ROS: supersede, promote, forget, reflection on a loopback
 LLM server, profile thresholds, Fay import and the `fay-ros memory` command."""
+
 from __future__ import annotations
 
 import json
@@ -8,13 +9,11 @@ import sys
 
 import pytest
 
-from fay_ros.memory.service import build_service
-from fay_ros.memory.fay_import import FayImportError, import_fay
 from fay_ros.llm.client import ChatClient, Endpoint, LlmError
+from fay_ros.memory.fay_import import FayImportError, import_fay
 from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
 from fay_ros.memory.policy import RememberRequest
-
-
+from fay_ros.memory.service import build_service
 
 
 def make(location, clock, llm=None, **settings):
@@ -87,8 +86,9 @@ def test_user_confirmed_without_an_explicit_request_in_the_turn_becomes_candidat
 
 
 def test_active_rules_are_confirmed_persistent_rules_only(svc):
-    rule = remember(svc, "alice", "爷爷每天早晨必须测血压",
-                    tags=["kind:rule", "persistent:true", "domain:homecare"]).node
+    rule = remember(
+        svc, "alice", "爷爷每天早晨必须测血压", tags=["kind:rule", "persistent:true", "domain:homecare"]
+    ).node
     remember(svc, "alice", "也许每周游泳", confirmed=False, tags=["kind:rule", "persistent:true"])
     remember(svc, "alice", "今天要买菜", tags=["kind:rule"])
     remember(svc, "bob", "Bob 的规则", tags=["kind:rule", "persistent:true"])
@@ -153,26 +153,43 @@ def test_portrait_needs_evidence_from_several_turns(svc):
 
 # ---------------------------------------------------------------- reflection on a loopback LLM
 def _chat_answer(content: str) -> dict:
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "fake",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}]}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+    }
 
 
 def test_reflection_distils_cited_insights_with_inherited_tags(memory_location, clock, httpserver, monkeypatch):
     monkeypatch.setenv("FAY_TEST_MEMORY_KEY", "sk-test-not-a-secret")
-    answer = {"insights": [{"insight": "用户的 breakout 策略反复假突破", "sources": [1, 3]},
-                           {"insight": "没有来源的猜测", "sources": [99]},
-                           {"insight": "老人血压偏高", "sources": [2]}]}
+    answer = {
+        "insights": [
+            {"insight": "用户的 breakout 策略反复假突破", "sources": [1, 3]},
+            {"insight": "没有来源的猜测", "sources": [99]},
+            {"insight": "老人血压偏高", "sources": [2]},
+        ]
+    }
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
-        _chat_answer("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```"))
+        _chat_answer("```json\n" + json.dumps(answer, ensure_ascii=False) + "\n```")
+    )
     llm = ChatClient(Endpoint.from_env(httpserver.url_for("/v1"), "fake", "FAY_TEST_MEMORY_KEY"))
     svc = make(memory_location, clock, llm=llm, reflection={"threshold": 20.0})
-    a = remember(svc, "alice", "AAPL breakout 买入后回落", importance=8,
-                 tags=["kind:event", "domain:quant", "strategy:breakout", "session:am", "source:claude_code"]).node
-    b = remember(svc, "alice", "老人晨起血压 158/95", importance=7,
-                 tags=["kind:event", "domain:homecare", "date:2026-04-27"]).node
+    a = remember(
+        svc,
+        "alice",
+        "AAPL breakout 买入后回落",
+        importance=8,
+        tags=["kind:event", "domain:quant", "strategy:breakout", "session:am", "source:claude_code"],
+    ).node
+    b = remember(
+        svc, "alice", "老人晨起血压 158/95", importance=7, tags=["kind:event", "domain:homecare", "date:2026-04-27"]
+    ).node
     assert not svc.reflection_due("alice")
-    c = remember(svc, "alice", "breakout 又一次假突破", importance=8,
-                 tags=["kind:error", "domain:quant", "strategy:breakout"]).node
+    c = remember(
+        svc, "alice", "breakout 又一次假突破", importance=8, tags=["kind:error", "domain:quant", "strategy:breakout"]
+    ).node
     remember(svc, "alice", "只是猜测的偏好", importance=9, confirmed=False)
     remember(svc, "bob", "Bob 的秘密", importance=9)
     assert svc.reflection_due("alice")
@@ -181,8 +198,13 @@ def test_reflection_distils_cited_insights_with_inherited_tags(memory_location, 
     assert [n.content for n in insights] == ["用户的 breakout 策略反复假突破", "老人血压偏高"]
     first, second = insights
     assert first.pointer_ids == [a.id, c.id] and second.pointer_ids == [b.id]
-    assert first.tags == ["domain:quant", "source:claude_code", "strategy:breakout", "kind:insight",
-                          "source:fay_reflection"]
+    assert first.tags == [
+        "domain:quant",
+        "source:claude_code",
+        "strategy:breakout",
+        "kind:insight",
+        "source:fay_reflection",
+    ]
     assert second.tags == ["domain:homecare", "kind:insight", "source:fay_reflection"]
     assert all(n.status == CANDIDATE and n.node_type == "reflection" for n in insights)
     request, _response = httpserver.log[0]
@@ -213,14 +235,37 @@ def test_reflection_degrades_when_the_llm_fails(memory_location, clock, httpserv
 
 # ---------------------------------------------------------------- Fay import
 FAY_NODES = [
-    {"node_id": 0, "node_type": "conversation", "content": "主人：今天股市怎么样？\nFay：A股震荡走低。",
-     "importance": 4,
-     "datetime": "2026/04/27 10:23:15", "created": 0, "last_retrieved": 0, "pointer_id": None, "tags": []},
-    {"node_id": 1, "node_type": "observation", "content": "用户希望晚上 22:00 之后不要主动发起对话", "importance": 8,
-     "datetime": "2026/04/15 22:13:05", "created": 1, "last_retrieved": 1, "pointer_id": None,
-     "tags": ["domain:life_assistant", "kind:preference", "persistent:true", "source:user"]},
-    {"node_id": 2, "node_type": "reflection", "content": "用户注重作息", "importance": 7, "created": 2,
-     "last_retrieved": 2, "pointer_id": [1, 57]},
+    {
+        "node_id": 0,
+        "node_type": "conversation",
+        "content": "主人：今天股市怎么样？\nFay：A股震荡走低。",
+        "importance": 4,
+        "datetime": "2026/04/27 10:23:15",
+        "created": 0,
+        "last_retrieved": 0,
+        "pointer_id": None,
+        "tags": [],
+    },
+    {
+        "node_id": 1,
+        "node_type": "observation",
+        "content": "用户希望晚上 22:00 之后不要主动发起对话",
+        "importance": 8,
+        "datetime": "2026/04/15 22:13:05",
+        "created": 1,
+        "last_retrieved": 1,
+        "pointer_id": None,
+        "tags": ["domain:life_assistant", "kind:preference", "persistent:true", "source:user"],
+    },
+    {
+        "node_id": 2,
+        "node_type": "reflection",
+        "content": "用户注重作息",
+        "importance": 7,
+        "created": 2,
+        "last_retrieved": 2,
+        "pointer_id": [1, 57],
+    },
 ]
 
 
@@ -250,8 +295,11 @@ def test_fay_import_keeps_history_pointers_and_is_idempotent(svc, tmp_path):
 
 
 def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
-    bad = FAY_NODES[:1] + [{"node_id": 5, "node_type": "dream", "content": "x", "importance": "high"},
-                           {"node_id": 6, "content": "", "datetime": "yesterday"}, ["not", "a", "node"]]
+    bad = FAY_NODES[:1] + [
+        {"node_id": 5, "node_type": "dream", "content": "x", "importance": "high"},
+        {"node_id": 6, "content": "", "datetime": "yesterday"},
+        ["not", "a", "node"],
+    ]
     path = write_fay(tmp_path / "fay", bad, vectors=False)
     with pytest.raises(FayImportError) as err:
         import_fay(svc.store, path, "alice")
@@ -260,11 +308,13 @@ def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     starts = [i + 1 for i, line in enumerate(lines) if line in ("  {", "  [")]
     assert len(starts) == 4
-    for expected in [f":{starts[1]}: node #2 (node_id 5): node_type 'dream'",
-                     f":{starts[1]}: node #2 (node_id 5): importance 'high'",
-                     f":{starts[2]}: node #3 (node_id 6): content is missing",
-                     f":{starts[2]}: node #3 (node_id 6): datetime 'yesterday'",
-                     f":{starts[3]}: node #4: expected an object"]:
+    for expected in [
+        f":{starts[1]}: node #2 (node_id 5): node_type 'dream'",
+        f":{starts[1]}: node #2 (node_id 5): importance 'high'",
+        f":{starts[2]}: node #3 (node_id 6): content is missing",
+        f":{starts[2]}: node #3 (node_id 6): datetime 'yesterday'",
+        f":{starts[3]}: node #4: expected an object",
+    ]:
         assert expected in text
     assert svc.store.count() == 0
     broken = tmp_path / "broken.json"
@@ -277,9 +327,12 @@ def test_fay_import_reports_every_problem_and_imports_nothing(svc, tmp_path):
 
 # ---------------------------------------------------------------- fay-ros memory
 def cli(*args, db):
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "memory", "--db", str(db), "--embedder", "hashed",
-                           *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "memory", "--db", str(db), "--embedder", "hashed", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_cli_import_search_list_confirm_forget(tmp_path):
@@ -309,8 +362,9 @@ def test_cli_import_search_list_confirm_forget(tmp_path):
 def test_memories_an_agent_stores_as_conversation_are_forgettable_and_in_the_profile(svc):
     """The dialogue agent may store what the user asked to keep with node_type 'conversation';
     only the memory node's own transcripts (source:fay_conversation) are treated as raw."""
-    out = remember(svc, "alice", "用户的女儿叫小雨", node_type="conversation", key="daughter",
-                   source_session="c1", source_turn=1)
+    out = remember(
+        svc, "alice", "用户的女儿叫小雨", node_type="conversation", key="daughter", source_session="c1", source_turn=1
+    )
     assert out.node.status == CONFIRMED
     assert svc.profile("alice")[1].facts == [":daughter=用户的女儿叫小雨"]
     gone = svc.forget("alice", query="女儿叫小雨")
@@ -318,17 +372,18 @@ def test_memories_an_agent_stores_as_conversation_are_forgettable_and_in_the_pro
 
 
 def test_llm_errors_never_carry_credentials_from_the_endpoint_url():
-    llm = ChatClient(Endpoint("http://user:s3cret@127.0.0.1:9/v1?api_key=s3cret", connect_timeout=2,
-                              first_token_timeout=2))
+    llm = ChatClient(
+        Endpoint("http://user:s3cret@127.0.0.1:9/v1?api_key=s3cret", connect_timeout=2, first_token_timeout=2)
+    )
     with pytest.raises(LlmError) as err:
         llm.complete("s", "u")
     assert "s3cret" not in str(err.value) and "http://127.0.0.1:9/v1" in str(err.value)
 
 
-def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(memory_location, clock,
-                                                                                 httpserver):
+def test_portrait_with_an_llm_rewrites_the_previous_one_from_confirmed_evidence(memory_location, clock, httpserver):
     httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(
-        _chat_answer("一位住在上海、不吃香菜的老师。"))
+        _chat_answer("一位住在上海、不吃香菜的老师。")
+    )
     llm = ChatClient(Endpoint(httpserver.url_for("/v1"), "fake"))
     svc = make(memory_location, clock, llm=llm, profile={"min_evidence": 2, "min_interval": 3600.0})
     remember(svc, "alice", "我不吃香菜", tags=["kind:preference"], key="coriander", source_session="s", source_turn=1)

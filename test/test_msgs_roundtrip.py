@@ -1,4 +1,5 @@
 """Every fay_msgs message and service crosses real DDS between two processes intact."""
+
 from __future__ import annotations
 
 import random
@@ -8,15 +9,25 @@ import pytest
 from harness import NodeProcess, wait_until
 from msgfill import fill, import_type, seed_of
 
-MESSAGES = ["AudioChunk", "WordTiming", "Transcript", "Utterance", "ActionCue", "Viseme",
-            "VisemeTrack", "SpeechState", "MemoryNode"]
+MESSAGES = [
+    "AudioChunk",
+    "WordTiming",
+    "Transcript",
+    "Utterance",
+    "ActionCue",
+    "Viseme",
+    "VisemeTrack",
+    "SpeechState",
+    "MemoryNode",
+]
 SERVICES = ["Remember", "Recall", "Forget", "GetActiveRules", "GetProfile"]
 
 
 @pytest.fixture(scope="module")
 def msg_echoes():
-    procs = {name: NodeProcess("procs.echo", args=["msg", f"fay_msgs/msg/{name}"], name=f"echo_{name}")
-             for name in MESSAGES}
+    procs = {
+        name: NodeProcess("procs.echo", args=["msg", f"fay_msgs/msg/{name}"], name=f"echo_{name}") for name in MESSAGES
+    }
     yield procs
     for p in procs.values():
         p.stop()
@@ -57,6 +68,7 @@ def test_service_round_trip(name, ros):
 
 def test_nested_arrays_and_constants_survive():
     from fay_msgs.msg import ActionCue, Viseme, VisemeTrack
+
     track = fill(VisemeTrack(), 1)
     assert len(track.frames) >= 2 and all(isinstance(f, Viseme) for f in track.frames)
     assert Viseme.OU == 14 and Viseme.SIL == 0

@@ -1,5 +1,6 @@
 """The package metadata is valid: package.xml format 3 parses, declares every ROS package the
 code imports (and no ROS package it does not need), entry points resolve."""
+
 from __future__ import annotations
 
 import ast
@@ -47,6 +48,7 @@ def test_every_entry_point_resolves_to_a_callable_main():
 
 def test_every_bringup_node_has_an_entry_point():
     from fay_ros.bringup.graph import companion_nodes
+
     names = {ep.name: ep.value for ep in _console_scripts()}
     for spec in companion_nodes({"demo": True}):
         assert spec.executable in names, f"{spec.name} has no console_scripts entry"
@@ -86,8 +88,17 @@ def test_the_colcon_route_puts_executables_where_ros2_run_looks():
 # What counts as a ROS package: these names (with test_package_structure's), the interface
 # package suffixes, and anything an ament index on this machine lists. rosdep keys of system
 # packages (python3-numpy, espeak-ng) are none of these and are left out of both checks.
-KNOWN_ROS = ROS_PACKAGES | {"rclpy", "launch", "launch_ros", "ament_index_python", "builtin_interfaces",
-                            "rosidl_runtime_py", "diagnostic_updater", "hri_msgs", "fay_msgs"}
+KNOWN_ROS = ROS_PACKAGES | {
+    "rclpy",
+    "launch",
+    "launch_ros",
+    "ament_index_python",
+    "builtin_interfaces",
+    "rosidl_runtime_py",
+    "diagnostic_updater",
+    "hri_msgs",
+    "fay_msgs",
+}
 ROS_SUFFIXES = ("_msgs", "_srvs", "_interfaces")
 # Imported, not declared: an optional extra the code works without. The import must sit in a
 # `try:` whose handler catches ImportError (checked below), so a missing package is a feature
@@ -151,16 +162,20 @@ def _import_guarded(path: Path, line: int) -> bool:
         if not isinstance(node, ast.Try) or not node.body:
             continue
         caught = {ast.unparse(h.type) for h in node.handlers if h.type is not None}
-        if any("ImportError" in c or "ModuleNotFoundError" in c for c in caught) \
-                and node.body[0].lineno <= line <= (node.body[-1].end_lineno or line):
+        if any("ImportError" in c or "ModuleNotFoundError" in c for c in caught) and node.body[0].lineno <= line <= (
+            node.body[-1].end_lineno or line
+        ):
             return True
     return False
 
 
 def test_package_xml_declares_every_ros_package_the_code_imports():
     have = declared()
-    missing = sorted(f"{pkg} (imported at {', '.join(where[:3])}{' ...' if len(where) > 3 else ''})"
-                     for pkg, where in imported_ros_packages().items() if pkg not in have and pkg not in OPTIONAL)
+    missing = sorted(
+        f"{pkg} (imported at {', '.join(where[:3])}{' ...' if len(where) > 3 else ''})"
+        for pkg, where in imported_ros_packages().items()
+        if pkg not in have and pkg not in OPTIONAL
+    )
     assert not missing, "package.xml lacks an <exec_depend> for:\n  " + "\n  ".join(missing)
 
 
@@ -184,15 +199,19 @@ def test_optional_ros_imports_are_guarded_and_undeclared():
 def test_the_dependency_check_reads_imports_and_package_xml(tmp_path):
     """The helpers see a declared and an undeclared dependency, and tell ROS from rosdep keys."""
     xml = tmp_path / "package.xml"
-    xml.write_text('<package format="3"><depend>rclpy</depend><exec_depend>std_msgs</exec_depend>'
-                   "<build_depend>sensor_msgs</build_depend><exec_depend>python3-numpy</exec_depend></package>")
+    xml.write_text(
+        '<package format="3"><depend>rclpy</depend><exec_depend>std_msgs</exec_depend>'
+        "<build_depend>sensor_msgs</build_depend><exec_depend>python3-numpy</exec_depend></package>"
+    )
     assert declared(xml) == {"rclpy", "std_msgs", "python3-numpy"}
     assert is_ros_package("sensor_msgs", set()) and is_ros_package("std_srvs", set())
     assert is_ros_package("rcl_interfaces", set()) and is_ros_package("some_pkg", {"some_pkg"})
     assert not is_ros_package("python3-numpy", set()) and not is_ros_package("espeak-ng", set())
     assert not is_ros_package("numpy", set()) and not is_ros_package("rosbridge_server_rs", set())
     source = tmp_path / "x.py"
-    source.write_text("try:\n    from hri_msgs.msg import LiveSpeech\nexcept ImportError:\n    pass\n"
-                      "from sensor_msgs.msg import JointState\n")
+    source.write_text(
+        "try:\n    from hri_msgs.msg import LiveSpeech\nexcept ImportError:\n    pass\n"
+        "from sensor_msgs.msg import JointState\n"
+    )
     assert _import_guarded(source, 2) and not _import_guarded(source, 5)
     assert "sensor_msgs" in imported_ros_packages() and "rcl_interfaces" in imported_ros_packages()

@@ -8,6 +8,7 @@
   its caller, shared types in a module of their own). Only `if TYPE_CHECKING:` imports,
   which never run, are left out.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,13 +17,34 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "fay_ros"
 
-ROS_PACKAGES = {"rclpy", "fay_msgs", "std_msgs", "diagnostic_msgs", "sensor_msgs", "trajectory_msgs",
-                "builtin_interfaces", "rcl_interfaces", "lifecycle_msgs", "action_msgs", "launch", "launch_ros",
-                "ament_index_python", "rosidl_runtime_py", "hri_msgs", "diagnostic_updater"}
+ROS_PACKAGES = {
+    "rclpy",
+    "fay_msgs",
+    "std_msgs",
+    "diagnostic_msgs",
+    "sensor_msgs",
+    "trajectory_msgs",
+    "builtin_interfaces",
+    "rcl_interfaces",
+    "lifecycle_msgs",
+    "action_msgs",
+    "launch",
+    "launch_ros",
+    "ament_index_python",
+    "rosidl_runtime_py",
+    "hri_msgs",
+    "diagnostic_updater",
+}
 # The ROS side of the core/shell split: node shells and their shared ROS helpers.
-SHELL_MODULES = {"fay_ros.common.node_main", "fay_ros.common.params", "fay_ros.common.qos",
-                 "fay_ros.common.rostime", "fay_ros.common.readiness", "fay_ros.common.diagnostics",
-                 "fay_ros.common.lifecycle"}
+SHELL_MODULES = {
+    "fay_ros.common.node_main",
+    "fay_ros.common.params",
+    "fay_ros.common.qos",
+    "fay_ros.common.rostime",
+    "fay_ros.common.readiness",
+    "fay_ros.common.diagnostics",
+    "fay_ros.common.lifecycle",
+}
 # A core module may look up an installed ROS package's share directory lazily (inside a
 # function, so it still imports without ROS).
 LAZY_ALLOWED = {"ament_index_python"}
@@ -60,7 +82,7 @@ def imports(name: str, path: Path) -> list[tuple[str, int, bool]]:
             elif isinstance(child, ast.ImportFrom):
                 if child.level:
                     base = package.split(".")
-                    base = base[:len(base) - (child.level - 1)] if child.level > 1 else base
+                    base = base[: len(base) - (child.level - 1)] if child.level > 1 else base
                     target = ".".join(base + ([child.module] if child.module else []))
                 else:
                     target = child.module or ""
@@ -74,8 +96,9 @@ def imports(name: str, path: Path) -> list[tuple[str, int, bool]]:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def test_only_the_node_shells_import_ros():
@@ -96,8 +119,10 @@ def test_the_check_sees_a_ros_import(tmp_path):
     found = {t for t, _line, _top in imports("fay_ros.common.topics", sample)}
     assert all(not t.startswith("rclpy") for t in found)
     fake = tmp_path / "x.py"
-    fake.write_text("import rclpy\nfrom fay_msgs.msg import Utterance\nfrom . import qos\n"
-                    "def f():\n    from ..dialogue import engine\n")
+    fake.write_text(
+        "import rclpy\nfrom fay_msgs.msg import Utterance\nfrom . import qos\n"
+        "def f():\n    from ..dialogue import engine\n"
+    )
     found = imports("fay_ros.common.x", fake)
     assert ("rclpy", 1, True) in found and ("fay_msgs.msg", 2, True) in found
     assert ("fay_ros.common.qos", 3, True) in found and ("fay_ros.dialogue.engine", 5, False) in found
@@ -224,15 +249,18 @@ def private_imports(name: str, path: Path) -> list[str]:
             continue
         if node.level:
             base = package.split(".")
-            base = base[:len(base) - (node.level - 1)] if node.level > 1 else base
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
             target = ".".join(base + ([node.module] if node.module else []))
         else:
             target = node.module or ""
         if not target.startswith("fay_ros"):
             continue
         for alias in node.names:
-            if alias.name.startswith("_") and not alias.name.startswith("__") and \
-                    package_of(target) != package_of(name):
+            if (
+                alias.name.startswith("_")
+                and not alias.name.startswith("__")
+                and package_of(target) != package_of(name)
+            ):
                 where = path.relative_to(REPO) if path.is_relative_to(REPO) else path
                 found.append(f"{where}:{node.lineno} imports {target}.{alias.name}")
     return found
@@ -253,10 +281,12 @@ def test_no_package_imports_another_packages_private_names():
 
 
 def test_the_layering_check_sees_a_wrong_edge_and_a_private_import(tmp_path):
-    graph = {"fay_ros.memory.store": {"fay_ros.dialogue.engine", "fay_ros.common.errors"},
-             "fay_ros.dialogue.engine": {"fay_ros.memory.store"},
-             "fay_ros.hearing.asr_core": {"fay_ros.nodes.asr"},
-             "fay_ros.newpkg.x": {"fay_ros.common.errors"}}
+    graph = {
+        "fay_ros.memory.store": {"fay_ros.dialogue.engine", "fay_ros.common.errors"},
+        "fay_ros.dialogue.engine": {"fay_ros.memory.store"},
+        "fay_ros.hearing.asr_core": {"fay_ros.nodes.asr"},
+        "fay_ros.newpkg.x": {"fay_ros.common.errors"},
+    }
     offences = layering_offences(graph, ALLOWED)
     assert len(offences) == 3, offences
     assert "'memory' may not import 'dialogue'" in offences[1] and "'hearing' may not import 'nodes'" in offences[0]

@@ -4,6 +4,7 @@ The imports are read with ast from the source (lazy imports inside functions inc
 requirement files are parsed with `packaging`. A module whose distribution has another name
 is listed in MODULE_TO_DISTRIBUTION.
 """
+
 from __future__ import annotations
 
 import ast
@@ -37,9 +38,11 @@ MODULE_TO_DISTRIBUTION = {
     "trajectory_msgs": "ros-jazzy-trajectory-msgs",
     "sensor_msgs": "ros-jazzy-sensor-msgs",
     "rosidl_parser": "ros-jazzy-rosidl-parser",
-    "std_srvs": "ros-jazzy-std-srvs", "test_msgs": "ros-jazzy-test-msgs",
+    "std_srvs": "ros-jazzy-std-srvs",
+    "test_msgs": "ros-jazzy-test-msgs",
     "rosgraph_msgs": "ros-jazzy-rosgraph-msgs",
-    "lifecycle_msgs": "ros-jazzy-lifecycle-msgs", "action_msgs": "ros-jazzy-action-msgs",
+    "lifecycle_msgs": "ros-jazzy-lifecycle-msgs",
+    "action_msgs": "ros-jazzy-action-msgs",
 }
 # Built from this repository (fay_msgs by scripts/setup.sh step 4), not from a registry.
 OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}
@@ -94,8 +97,11 @@ def third_party_imports(*folders: str) -> dict[str, set[str]]:
                     continue
                 for name in names:
                     top = name.split(".")[0]
-                    if top not in sys.stdlib_module_names and top not in OWN_MODULES | OPTIONAL_UNREGISTERED \
-                            and top not in local:
+                    if (
+                        top not in sys.stdlib_module_names
+                        and top not in OWN_MODULES | OPTIONAL_UNREGISTERED
+                        and top not in local
+                    ):
                         found.setdefault(top, set()).add(str(path.relative_to(REPO)))
     return found
 
@@ -113,15 +119,21 @@ def test_every_pin_is_exact():
 
 def test_every_runtime_import_is_pinned_in_a_runtime_file():
     runtime = runtime_pins()
-    unpinned = {module: sorted(files) for module, files in third_party_imports("fay_ros").items()
-                if distribution(module) not in runtime}
+    unpinned = {
+        module: sorted(files)
+        for module, files in third_party_imports("fay_ros").items()
+        if distribution(module) not in runtime
+    }
     assert unpinned == {}, f"imported by fay_ros but not pinned in {', '.join(RUNTIME_FILES)}"
 
 
 def test_every_test_and_bench_import_is_pinned():
     pinned = runtime_pins() | pins(TEST_FILE)
-    unpinned = {module: sorted(files) for module, files in third_party_imports("test", "bench").items()
-                if distribution(module) not in pinned and module not in BOOTSTRAP}
+    unpinned = {
+        module: sorted(files)
+        for module, files in third_party_imports("test", "bench").items()
+        if distribution(module) not in pinned and module not in BOOTSTRAP
+    }
     assert unpinned == {}, "imported by tests or benchmarks but not pinned in requirements/"
 
 
@@ -144,7 +156,9 @@ def test_the_colcon_runtime_list_leaves_out_test_tools_and_ros():
     assert included == sorted(f for f in RUNTIME_FILES if f != "ros.txt" and not f.startswith("hashed-"))
 
 
-@pytest.mark.parametrize("module, expected", [("yaml", "pyyaml"), ("faster_whisper", "faster-whisper"),
-                                              ("werkzeug", "werkzeug"), ("rclpy", "ros-jazzy-rclpy")])
+@pytest.mark.parametrize(
+    "module, expected",
+    [("yaml", "pyyaml"), ("faster_whisper", "faster-whisper"), ("werkzeug", "werkzeug"), ("rclpy", "ros-jazzy-rclpy")],
+)
 def test_module_names_map_to_distributions(module, expected):
     assert distribution(module) == expected

@@ -1,6 +1,7 @@
 """ROS tools: the allow-list, the JSON <-> message converter and schemas (pure, table-driven),
 then the tools against a real robot stand-in process (test/procs/robot_server.py), at the tool
 level (a probe node in this process) and through the dialogue node with the scripted LLM."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,21 +11,29 @@ import warnings
 from pathlib import Path
 
 import pytest
-
-import dialogue_fake_llm as fake
-from fay_msgs.msg import Transcript, Utterance
-from harness import NodeProcess, RosProbe, dialogue_node, wait_until, write_tools_file
 from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 from test_msgs.action import Fibonacci
 from test_msgs.msg import Arrays, BasicTypes, BoundedSequences, Nested, Strings, UnboundedSequences
 
-from fay_ros.agent.ros_convert import (ConversionError, FieldType, InterfaceError, import_interface, parse_type,
-                                       properties, summarise, to_message, to_plain)
+import dialogue_fake_llm as fake
+from fay_msgs.msg import Transcript, Utterance
+from fay_ros.agent.ros_convert import (
+    ConversionError,
+    FieldType,
+    InterfaceError,
+    import_interface,
+    parse_type,
+    properties,
+    summarise,
+    to_message,
+    to_plain,
+)
 from fay_ros.agent.ros_tools_config import RosToolsError, load_ros_tools, tool_name
 from fay_ros.agent.tool_config import load_tools_file
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.tools import ToolContext, ToolError
+from harness import NodeProcess, RosProbe, dialogue_node, wait_until, write_tools_file
 
 REPO = Path(__file__).resolve().parents[1]
 CTX = ToolContext(owner="alice", question="")
@@ -32,21 +41,24 @@ CTX = ToolContext(owner="alice", question="")
 # -- the converter and the schemas (pure) ----------------------------------------------------
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("int32", FieldType("int32")),
-    ("boolean", FieldType("boolean")),
-    ("string", FieldType("string")),
-    ("string<22>", FieldType("string", 22)),
-    ("string<=22>", FieldType("string", 22)),
-    ("test_msgs/BasicTypes", FieldType("test_msgs/BasicTypes")),
-    ("double[3]", FieldType("double", None, "array", 3)),
-    ("test_msgs/Arrays[3]", FieldType("test_msgs/Arrays", None, "array", 3)),
-    ("sequence<uint8>", FieldType("uint8", None, "sequence", None)),
-    ("sequence<int32, 5>", FieldType("int32", None, "sequence", 5)),
-    ("sequence<string<5>, 3>", FieldType("string", 5, "sequence", 3)),
-    ("sequence<string<5>>", FieldType("string", 5, "sequence", None)),
-    ("sequence<test_msgs/Nested>", FieldType("test_msgs/Nested", None, "sequence", None)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("int32", FieldType("int32")),
+        ("boolean", FieldType("boolean")),
+        ("string", FieldType("string")),
+        ("string<22>", FieldType("string", 22)),
+        ("string<=22>", FieldType("string", 22)),
+        ("test_msgs/BasicTypes", FieldType("test_msgs/BasicTypes")),
+        ("double[3]", FieldType("double", None, "array", 3)),
+        ("test_msgs/Arrays[3]", FieldType("test_msgs/Arrays", None, "array", 3)),
+        ("sequence<uint8>", FieldType("uint8", None, "sequence", None)),
+        ("sequence<int32, 5>", FieldType("int32", None, "sequence", 5)),
+        ("sequence<string<5>, 3>", FieldType("string", 5, "sequence", 3)),
+        ("sequence<string<5>>", FieldType("string", 5, "sequence", None)),
+        ("sequence<test_msgs/Nested>", FieldType("test_msgs/Nested", None, "sequence", None)),
+    ],
+)
 def test_parse_type(text, expected):
     assert parse_type(text) == expected
 
@@ -57,19 +69,33 @@ def test_parse_type_refuses_what_is_no_ros_type(text):
         parse_type(text)
 
 
-@pytest.mark.parametrize("cls, field, schema", [
-    (Fibonacci.Goal, "order", {"type": "integer", "description": "int32", "minimum": -2**31, "maximum": 2**31 - 1}),
-    (SetBool.Request, "data", {"type": "boolean"}),
-    (BasicTypes, "uint8_value", {"type": "integer", "description": "uint8", "minimum": 0, "maximum": 255}),
-    (BasicTypes, "float64_value", {"type": "number", "description": "double"}),
-    (Strings, "string_value", {"type": "string"}),
-    (Strings, "bounded_string_value", {"type": "string", "maxLength": 22}),
-    (Arrays, "int32_values", {"type": "array", "minItems": 3, "maxItems": 3,
-                              "items": {"type": "integer", "description": "int32", "minimum": -2**31,
-                                        "maximum": 2**31 - 1}}),
-    (BoundedSequences, "bool_values", {"type": "array", "maxItems": 3, "items": {"type": "boolean"}}),
-    (UnboundedSequences, "string_values", {"type": "array", "items": {"type": "string"}}),
-])
+@pytest.mark.parametrize(
+    "cls, field, schema",
+    [
+        (
+            Fibonacci.Goal,
+            "order",
+            {"type": "integer", "description": "int32", "minimum": -(2**31), "maximum": 2**31 - 1},
+        ),
+        (SetBool.Request, "data", {"type": "boolean"}),
+        (BasicTypes, "uint8_value", {"type": "integer", "description": "uint8", "minimum": 0, "maximum": 255}),
+        (BasicTypes, "float64_value", {"type": "number", "description": "double"}),
+        (Strings, "string_value", {"type": "string"}),
+        (Strings, "bounded_string_value", {"type": "string", "maxLength": 22}),
+        (
+            Arrays,
+            "int32_values",
+            {
+                "type": "array",
+                "minItems": 3,
+                "maxItems": 3,
+                "items": {"type": "integer", "description": "int32", "minimum": -(2**31), "maximum": 2**31 - 1},
+            },
+        ),
+        (BoundedSequences, "bool_values", {"type": "array", "maxItems": 3, "items": {"type": "boolean"}}),
+        (UnboundedSequences, "string_values", {"type": "array", "items": {"type": "string"}}),
+    ],
+)
 def test_schema_of_fields(cls, field, schema):
     assert properties(cls)[field] == schema
 
@@ -86,22 +112,44 @@ def test_import_interface():
     assert import_interface("std_srvs/srv/Trigger") is Trigger
     assert import_interface("test_msgs/action/Fibonacci") is Fibonacci
     assert import_interface("test_msgs/BasicTypes") is BasicTypes
-    for bad, words in [("no_such_pkg/srv/X", "cannot be imported"), ("std_srvs/srv/NoSuch", "has no 'NoSuch'"),
-                       ("std_srvs/srv/Trigger_Request", "not a ROS srv type"),
-                       ("std_srvs", "not an interface type name")]:
+    for bad, words in [
+        ("no_such_pkg/srv/X", "cannot be imported"),
+        ("std_srvs/srv/NoSuch", "has no 'NoSuch'"),
+        ("std_srvs/srv/Trigger_Request", "not a ROS srv type"),
+        ("std_srvs", "not an interface type name"),
+    ]:
         with pytest.raises(InterfaceError, match=words):
             import_interface(bad)
 
 
 def test_round_trip_of_basic_types_arrays_sequences_and_nesting():
-    data = {"bool_value": True, "byte_value": 255, "char_value": 65, "float32_value": 1.5, "float64_value": -2.25,
-            "int8_value": -128, "uint8_value": 255, "int16_value": -32768, "uint16_value": 65535,
-            "int32_value": -5, "uint32_value": 2**32 - 1, "int64_value": -2**63, "uint64_value": 2**64 - 1}
+    data = {
+        "bool_value": True,
+        "byte_value": 255,
+        "char_value": 65,
+        "float32_value": 1.5,
+        "float64_value": -2.25,
+        "int8_value": -128,
+        "uint8_value": 255,
+        "int16_value": -32768,
+        "uint16_value": 65535,
+        "int32_value": -5,
+        "uint32_value": 2**32 - 1,
+        "int64_value": -(2**63),
+        "uint64_value": 2**64 - 1,
+    }
     msg = to_message(BasicTypes, data)
     assert msg.uint64_value == 2**64 - 1 and msg.byte_value == b"\xff"
     assert to_plain(msg) == data
-    arrays = to_message(Arrays, {"int32_values": [1, 2, 3], "byte_values": [0, 1, 2], "string_values": ["a", "b", ""],
-                                 "basic_types_values": [{"int8_value": 1}, {}, {"bool_value": True}]})
+    arrays = to_message(
+        Arrays,
+        {
+            "int32_values": [1, 2, 3],
+            "byte_values": [0, 1, 2],
+            "string_values": ["a", "b", ""],
+            "basic_types_values": [{"int8_value": 1}, {}, {"bool_value": True}],
+        },
+    )
     plain = to_plain(arrays)
     assert plain["int32_values"] == [1, 2, 3] and plain["byte_values"] == [0, 1, 2]
     assert plain["string_values"] == ["a", "b", ""]
@@ -109,35 +157,43 @@ def test_round_trip_of_basic_types_arrays_sequences_and_nesting():
     assert plain["basic_types_values"][2]["bool_value"] is True
     seqs = to_plain(to_message(UnboundedSequences, {"float64_values": [0.5, 2], "uint8_values": [7]}))
     assert seqs["float64_values"] == [0.5, 2.0] and seqs["uint8_values"] == [7] and seqs["int32_values"] == []
-    assert to_plain(to_message(Nested, {"basic_types_value": {"int16_value": 9}}))["basic_types_value"][
-        "int16_value"] == 9
+    assert (
+        to_plain(to_message(Nested, {"basic_types_value": {"int16_value": 9}}))["basic_types_value"]["int16_value"] == 9
+    )
     assert to_message(Fibonacci.Goal, None).order == 0  # no arguments: the defaults
     json.dumps(to_plain(import_interface("test_msgs/msg/MultiNested")()))  # everything becomes JSON
 
 
-@pytest.mark.parametrize("cls, data, path, problem", [
-    (Fibonacci.Goal, {"order": "five"}, "order", "expected an integer (int32), got a string"),
-    (Fibonacci.Goal, {"order": 2**31}, "order", "out of range for int32"),
-    (Fibonacci.Goal, {"order": True}, "order", "expected an integer"),
-    (Fibonacci.Goal, {"order": 1.5}, "order", "expected an integer"),
-    (Fibonacci.Goal, {"ordre": 3}, "ordre", "no such field in test_msgs/Fibonacci_Goal (fields: order)"),
-    (Fibonacci.Goal, [3], "", "expected an object"),
-    (SetBool.Request, {"data": "yes"}, "data", "expected true or false"),
-    (Trigger.Request, {"name": "/robot/secret"}, "name", "no such field"),
-    (BasicTypes, {"uint8_value": -1}, "uint8_value", "out of range for uint8 (0..255)"),
-    (BasicTypes, {"byte_value": 256}, "byte_value", "out of range for octet"),
-    (BasicTypes, {"float32_value": 1e39}, "float32_value", "out of range for float32"),
-    (BasicTypes, {"float64_value": "1"}, "float64_value", "expected a number"),
-    (Strings, {"bounded_string_value": "x" * 23}, "bounded_string_value", "at most 22 characters"),
-    (Strings, {"string_value": 5}, "string_value", "expected a string"),
-    (Arrays, {"int32_values": [1, 2]}, "int32_values", "expected exactly 3 items, got 2"),
-    (Arrays, {"int32_values": 1}, "int32_values", "expected an array"),
-    (BoundedSequences, {"int32_values": [1, 2, 3, 4]}, "int32_values", "at most 3 items"),
-    (UnboundedSequences, {"int32_values": [1, "2"]}, "int32_values[1]", "expected an integer"),
-    (Arrays, {"basic_types_values": [{}, {"int8_value": 300}, {}]}, "basic_types_values[1].int8_value",
-     "300 is out of range for int8"),
-    (Nested, {"basic_types_value": {"nope": 1}}, "basic_types_value.nope", "no such field"),
-])
+@pytest.mark.parametrize(
+    "cls, data, path, problem",
+    [
+        (Fibonacci.Goal, {"order": "five"}, "order", "expected an integer (int32), got a string"),
+        (Fibonacci.Goal, {"order": 2**31}, "order", "out of range for int32"),
+        (Fibonacci.Goal, {"order": True}, "order", "expected an integer"),
+        (Fibonacci.Goal, {"order": 1.5}, "order", "expected an integer"),
+        (Fibonacci.Goal, {"ordre": 3}, "ordre", "no such field in test_msgs/Fibonacci_Goal (fields: order)"),
+        (Fibonacci.Goal, [3], "", "expected an object"),
+        (SetBool.Request, {"data": "yes"}, "data", "expected true or false"),
+        (Trigger.Request, {"name": "/robot/secret"}, "name", "no such field"),
+        (BasicTypes, {"uint8_value": -1}, "uint8_value", "out of range for uint8 (0..255)"),
+        (BasicTypes, {"byte_value": 256}, "byte_value", "out of range for octet"),
+        (BasicTypes, {"float32_value": 1e39}, "float32_value", "out of range for float32"),
+        (BasicTypes, {"float64_value": "1"}, "float64_value", "expected a number"),
+        (Strings, {"bounded_string_value": "x" * 23}, "bounded_string_value", "at most 22 characters"),
+        (Strings, {"string_value": 5}, "string_value", "expected a string"),
+        (Arrays, {"int32_values": [1, 2]}, "int32_values", "expected exactly 3 items, got 2"),
+        (Arrays, {"int32_values": 1}, "int32_values", "expected an array"),
+        (BoundedSequences, {"int32_values": [1, 2, 3, 4]}, "int32_values", "at most 3 items"),
+        (UnboundedSequences, {"int32_values": [1, "2"]}, "int32_values[1]", "expected an integer"),
+        (
+            Arrays,
+            {"basic_types_values": [{}, {"int8_value": 300}, {}]},
+            "basic_types_values[1].int8_value",
+            "300 is out of range for int8",
+        ),
+        (Nested, {"basic_types_value": {"nope": 1}}, "basic_types_value.nope", "no such field"),
+    ],
+)
 def test_conversion_errors_name_the_field(cls, data, path, problem):
     with pytest.raises(ConversionError) as info:
         to_message(cls, data)
@@ -158,29 +214,64 @@ def test_summarise_cuts_long_lists_and_text():
 def test_example_allow_list_loads_with_derived_tool_names():
     config = load_tools_file(config_file("tools.example.yaml")).ros
     assert [tool_name(kind, e) for kind, _i, e in config.entries()] == [
-        "ros_call_robot_dock", "ros_call_robot_light", "ros_action_fibonacci", "ros_read_robot_battery",
-        "ros_publish_robot_say"]
+        "ros_call_robot_dock",
+        "ros_call_robot_light",
+        "ros_action_fibonacci",
+        "ros_read_robot_battery",
+        "ros_publish_robot_say",
+    ]
     assert config.services[0].timeout == 10 and config.actions[0].feedback_limit == 3
     assert config.topics_read[0].qos == "latched"
 
 
-@pytest.mark.parametrize("text, key, problem, line", [
-    ("services:\n  - name: robot/dock\n    type: std_srvs/srv/Trigger\n    description: d\n",
-     "services[0].name", "absolute ROS name", 2),
-    ("services:\n  - name: /robot/dock\n    type: std_srvs/msg/Trigger\n    description: d\n",
-     "services[0].type", "pkg/srv/Name", 3),
-    ("actions:\n  - name: /f\n    type: test_msgs/action/Fibonacci\n    description: d\n    timout: 3\n",
-     "actions[0].timout", "unknown key", 5),
-    ("services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n    description: d\n    timeout: 0\n",
-     "services[0].timeout", "greater than 0", 5),
-    ("services:\n  - name: /a/b\n    type: std_srvs/srv/Trigger\n    description: d\n"
-     "  - name: /a_b\n    type: std_srvs/srv/Trigger\n    description: e\n",
-     "services[1].name", "tool name 'ros_call_a_b' is already used by services[0]", 5),
-    ("topics_read:\n  - name: /x\n    type: std_msgs/msg/String\n    description: d\n    qos: fast\n",
-     "topics_read[0].qos", "'reliable', 'latched' or 'best_effort'", 5),
-    ("services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n",
-     "services[0].description", "missing required key", 2),
-])
+@pytest.mark.parametrize(
+    "text, key, problem, line",
+    [
+        (
+            "services:\n  - name: robot/dock\n    type: std_srvs/srv/Trigger\n    description: d\n",
+            "services[0].name",
+            "absolute ROS name",
+            2,
+        ),
+        (
+            "services:\n  - name: /robot/dock\n    type: std_srvs/msg/Trigger\n    description: d\n",
+            "services[0].type",
+            "pkg/srv/Name",
+            3,
+        ),
+        (
+            "actions:\n  - name: /f\n    type: test_msgs/action/Fibonacci\n    description: d\n    timout: 3\n",
+            "actions[0].timout",
+            "unknown key",
+            5,
+        ),
+        (
+            "services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n    description: d\n    timeout: 0\n",
+            "services[0].timeout",
+            "greater than 0",
+            5,
+        ),
+        (
+            "services:\n  - name: /a/b\n    type: std_srvs/srv/Trigger\n    description: d\n"
+            "  - name: /a_b\n    type: std_srvs/srv/Trigger\n    description: e\n",
+            "services[1].name",
+            "tool name 'ros_call_a_b' is already used by services[0]",
+            5,
+        ),
+        (
+            "topics_read:\n  - name: /x\n    type: std_msgs/msg/String\n    description: d\n    qos: fast\n",
+            "topics_read[0].qos",
+            "'reliable', 'latched' or 'best_effort'",
+            5,
+        ),
+        (
+            "services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n",
+            "services[0].description",
+            "missing required key",
+            2,
+        ),
+    ],
+)
 def test_allow_list_errors_name_file_key_and_line(tmp_path, text, key, problem, line):
     path = tmp_path / "ros_tools.yaml"
     path.write_text(text)
@@ -257,8 +348,13 @@ def run(coro):
 
 
 def test_tools_are_exactly_the_allow_list_with_schemas_from_the_types(tools):
-    assert sorted(tools) == ["ros_action_fibonacci", "ros_call_robot_dock", "ros_call_robot_light",
-                             "ros_publish_robot_say", "ros_read_robot_battery"]
+    assert sorted(tools) == [
+        "ros_action_fibonacci",
+        "ros_call_robot_dock",
+        "ros_call_robot_light",
+        "ros_publish_robot_say",
+        "ros_read_robot_battery",
+    ]
     assert tools["ros_call_robot_light"].parameters == {"data": {"type": "boolean"}}
     assert tools["ros_action_fibonacci"].parameters["order"]["type"] == "integer"
     assert tools["ros_publish_robot_say"].parameters == {"data": {"type": "string"}}
@@ -288,14 +384,14 @@ def test_invalid_arguments_are_refused_before_any_call(robot, tools):
 
 def test_action_tool_collects_feedback_and_summarises_the_result(robot, tools):
     answer = run(tools["ros_action_fibonacci"].executor({"order": 6}, CTX))
-    assert answer.startswith("status: succeeded; result: {\"sequence\":[0,1,1,2,3,5,8]}"), answer
+    assert answer.startswith('status: succeeded; result: {"sequence":[0,1,1,2,3,5,8]}'), answer
     # Feedback (a topic) and the result (a service answer) travel separately: the result may
     # overtake the last feedback messages. What did arrive is reported, the last 2 at most.
     match = re.search(r"; feedback \((\d+) received, last (\d+)\): (.*)$", answer)
     assert match, answer
     received, shown, feedback = int(match[1]), int(match[2]), json.loads(match[3])
     assert 1 <= received <= 5 and shown == min(received, 2) == len(feedback)
-    assert all(f["sequence"] == [0, 1, 1, 2, 3, 5, 8][:len(f["sequence"])] for f in feedback)
+    assert all(f["sequence"] == [0, 1, 1, 2, 3, 5, 8][: len(f["sequence"])] for f in feedback)
 
 
 def test_cancelling_the_tool_task_cancels_the_goal(robot, tools):
@@ -344,8 +440,10 @@ def test_action_timeout_cancels_the_goal(robot, allow_list, tmp_path):
     probe, _server, events = robot
     events.clear()
     path = tmp_path / "short.yaml"
-    path.write_text("actions:\n  - {name: /fibonacci, type: test_msgs/action/Fibonacci, description: f, "
-                    "timeout: 1.5, tool: slow_fib}\n")
+    path.write_text(
+        "actions:\n  - {name: /fibonacci, type: test_msgs/action/Fibonacci, description: f, "
+        "timeout: 1.5, tool: slow_fib}\n"
+    )
     built = RosTools.from_file(probe.node, path)
     try:
         with pytest.raises(ToolError, match=r"did not finish within 1.5s; the goal was cancelled"):
@@ -361,8 +459,9 @@ def test_topic_tools_read_the_latest_message_and_publish(robot, tools):
     answer = run(tools["ros_read_robot_battery"].executor({}, CTX))
     assert answer.startswith("latest message (") and answer.endswith('{"data":87.5}'), answer
     wait_until(lambda: _subscribed(robot[0], "/robot/say"), message="the stand-in's /robot/say subscription")
-    assert run(tools["ros_publish_robot_say"].executor({"data": "hello"}, CTX)) == \
-        "published on /robot/say (1 subscriber)"
+    assert (
+        run(tools["ros_publish_robot_say"].executor({"data": "hello"}, CTX)) == "published on /robot/say (1 subscriber)"
+    )
     events.wait_for_match(lambda m: m.data == "heard hello")
 
 
@@ -422,8 +521,17 @@ def test_a_ros_future_completing_after_its_waiter_is_gone_raises_nothing_in_the_
 def dialogue(robot, allow_list, llm):
     probe, _server, events = robot
     tools_file = write_tools_file(allow_list.with_name("tools.yaml"), ros=ALLOW_LIST)
-    with dialogue_node(probe, {"base_url": llm.base_url, "model": "scripted", "first_token_timeout": 5.0,
-                               "memory": False, "tool_timeout": 20.0, "tools_file": str(tools_file)}) as rig:
+    with dialogue_node(
+        probe,
+        {
+            "base_url": llm.base_url,
+            "model": "scripted",
+            "first_token_timeout": 5.0,
+            "memory": False,
+            "tool_timeout": 20.0,
+            "tools_file": str(tools_file),
+        },
+    ) as rig:
         yield rig
 
 
@@ -446,8 +554,15 @@ def tool_results(llm) -> list[str]:
 def test_dialogue_calls_the_service_tool(robot, dialogue, llm):
     probe = robot[0]
     before = stats(probe).get("/robot/dock", 0)
-    msgs = ask(dialogue, llm, "Please go to your dock.", fake.judge_tool("dock"),
-               fake.tool_call("ros_call_robot_dock", "{}"), fake.loop_finish(), fake.text("I am docked."))
+    msgs = ask(
+        dialogue,
+        llm,
+        "Please go to your dock.",
+        fake.judge_tool("dock"),
+        fake.tool_call("ros_call_robot_dock", "{}"),
+        fake.loop_finish(),
+        fake.text("I am docked."),
+    )
     assert msgs[-1].text == "I am docked."
     assert stats(probe)["/robot/dock"] == before + 1
     offered = {t["function"]["name"] for t in llm.requests[1]["tools"]}
@@ -456,9 +571,15 @@ def test_dialogue_calls_the_service_tool(robot, dialogue, llm):
 
 
 def test_dialogue_runs_the_action_tool(robot, dialogue, llm):
-    msgs = ask(dialogue, llm, "Compute five Fibonacci numbers.", fake.judge_tool("fibonacci"),
-               fake.tool_call("ros_action_fibonacci", json.dumps({"order": 5})), fake.loop_finish(),
-               fake.text("Here they are."))
+    msgs = ask(
+        dialogue,
+        llm,
+        "Compute five Fibonacci numbers.",
+        fake.judge_tool("fibonacci"),
+        fake.tool_call("ros_action_fibonacci", json.dumps({"order": 5})),
+        fake.loop_finish(),
+        fake.text("Here they are."),
+    )
     assert msgs[-1].text == "Here they are."
     [result] = tool_results(llm)
     assert result.startswith('status: succeeded; result: {"sequence":[0,1,1,2,3,5]}'), result
@@ -467,11 +588,17 @@ def test_dialogue_runs_the_action_tool(robot, dialogue, llm):
 def test_dialogue_cannot_reach_what_is_not_allow_listed(robot, dialogue, llm):
     probe = robot[0]
     before = stats(probe)
-    ask(dialogue, llm, "Call the secret service.", fake.judge_tool("secret"),
+    ask(
+        dialogue,
+        llm,
+        "Call the secret service.",
+        fake.judge_tool("secret"),
         fake.tool_call("ros_call_robot_secret", "{}", call_id="c1"),
         fake.tool_call("ros_call_robot_dock", json.dumps({"name": "/robot/secret"}), call_id="c2"),
         fake.tool_call("ros_publish_robot_events", json.dumps({"data": "goal 7"}), call_id="c3"),
-        fake.loop_finish(), fake.text("I cannot do that."))
+        fake.loop_finish(),
+        fake.text("I cannot do that."),
+    )
     results = tool_results(llm)
     assert results[0].startswith("error: no tool named 'ros_call_robot_secret'"), results
     assert "no such field" in results[1], results
@@ -483,10 +610,14 @@ def test_dialogue_cannot_reach_what_is_not_allow_listed(robot, dialogue, llm):
 
 def test_dialogue_node_refuses_a_bad_allow_list_at_start(robot, tmp_path, llm):
     path = tmp_path / "bad_tools.yaml"
-    write_tools_file(path, ros="services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n"
-                               "    descripton: typo\n")
-    node = NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "scripted", "memory": False,
-                                                  "tools_file": str(path)}, name="dialogue_bad_tools")
+    write_tools_file(
+        path, ros="services:\n  - name: /robot/dock\n    type: std_srvs/srv/Trigger\n    descripton: typo\n"
+    )
+    node = NodeProcess(
+        "fay_ros.nodes.dialogue",
+        {"base_url": llm.base_url, "model": "scripted", "memory": False, "tools_file": str(path)},
+        name="dialogue_bad_tools",
+    )
     try:
         assert node.wait_exit() == 2  # a configuration error: the bring-up does not restart it
         assert "bad_tools.yaml: ros.services[0].descripton: unknown key (misspelt?) (line 6)" in node.output()

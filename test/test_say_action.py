@@ -3,6 +3,7 @@
 feedback per sentence and the result; cancel silences the audio within the interrupt budget;
 goals queue or preempt; the goal's cue reaches action_cue through action_semantics; the
 words are recorded by the memory node as the companion's."""
+
 from __future__ import annotations
 
 import threading
@@ -120,8 +121,7 @@ def test_a_say_job_ends_once_every_sentence_has_ended():
         return progress, done
 
     progress, done = run([(0, "started"), (0, "finished"), (1, "started"), (1, "finished")])
-    assert [(p.index, p.count, p.sentence, p.progress) for p in progress] == [(0, 2, "One.", 0.5),
-                                                                            (1, 2, "Two.", 1.0)]
+    assert [(p.index, p.count, p.sentence, p.progress) for p in progress] == [(0, 2, "One.", 0.5), (1, 2, "Two.", 1.0)]
     assert [(o.spoken, o.reason, o.sentences, o.sentences_spoken) for o in done] == [(True, "spoken", 2, 2)]
     assert run([(0, "started"), (0, "cut"), (1, "dropped")])[1][0].reason == "interrupted"
     assert run([(0, "started"), (0, "cut"), (1, "dropped")], cancel=True)[1][0].reason == "cancelled"
@@ -177,6 +177,7 @@ def test_a_goal_gets_feedback_per_sentence_then_the_result_with_visemes_replies_
     rig = Rig(ros, launch_node)
     cues = ros.collect(ActionCue, topics.ACTION_CUE)
     ros.wait_matched(cues, "action_semantics")
+
     # Whether the tts node's `reply` publisher has matched action_semantics' subscription
     # cannot be seen from here (a first message was lost seconds after both were ready), so
     # the test waits for the event itself: a broadcast's cue.
@@ -189,10 +190,12 @@ def test_a_goal_gets_feedback_per_sentence_then_the_result_with_visemes_replies_
         return True
 
     wait_until(warm_up_cue, DEFAULT_TIMEOUT, interval=0.0, message="a cue for a reply of the tts node")
-    override = ActionCue(code="custom.wave", behavior="wave", affect="excited", intensity=0.9, priority=90,
-                         sentiment=0.5)
-    goal = rig.say("Hello, I am Fay. **Nice** to meet you! 很高兴认识你。", language="en", user_id="alice",
-                   cue=[override])
+    override = ActionCue(
+        code="custom.wave", behavior="wave", affect="excited", intensity=0.9, priority=90, sentiment=0.5
+    )
+    goal = rig.say(
+        "Hello, I am Fay. **Nice** to meet you! 很高兴认识你。", language="en", user_id="alice", cue=[override]
+    )
     result = goal.wait_result()
     assert (result.spoken, result.reason, result.sentences, result.sentences_spoken) == (True, "spoken", 3, 3)
     assert goal.status == GoalStatus.STATUS_SUCCEEDED
@@ -200,28 +203,46 @@ def test_a_goal_gets_feedback_per_sentence_then_the_result_with_visemes_replies_
     assert cid.startswith("say-")
     sentences = ["Hello, I am Fay.", "Nice to meet you!", "很高兴认识你。"]
     assert [(f.sentence_index, f.sentence_count, f.sentence) for f in goal.feedback] == [
-        (i, 3, s) for i, s in enumerate(sentences)]
+        (i, 3, s) for i, s in enumerate(sentences)
+    ]
     assert [f.progress for f in goal.feedback] == pytest.approx([1 / 3, 2 / 3, 1.0])
     # The same sentences on `reply`, as the companion's words of alice's conversation.
-    said = rig.replies.wait_for(lambda msgs: len([m for m in msgs if m.conversation_id == cid]) >= 3 and
-                                [m for m in msgs if m.conversation_id == cid])
+    said = rig.replies.wait_for(
+        lambda msgs: (
+            len([m for m in msgs if m.conversation_id == cid]) >= 3 and [m for m in msgs if m.conversation_id == cid]
+        )
+    )
     assert [(m.seq, m.text, m.is_first, m.is_end, m.source, m.user_id, m.replace) for m in said] == [
-        (0, sentences[0], True, False, "say", "alice", False), (1, sentences[1], False, False, "say", "alice", False),
-        (2, sentences[2], False, True, "say", "alice", False)]
+        (0, sentences[0], True, False, "say", "alice", False),
+        (1, sentences[1], False, False, "say", "alice", False),
+        (2, sentences[2], False, True, "say", "alice", False),
+    ]
     assert len(said[0].cue) == 1 and said[0].cue[0].code == "custom.wave" and not said[1].cue
     # Visemes and speaking state for each sentence, in order, gapless.
-    tracks = rig.tracks.wait_for(lambda msgs: [t for t in msgs if t.utterance_id.startswith(cid)]
-                                 if len([t for t in msgs if t.utterance_id.startswith(cid)]) >= 3 else None)
+    tracks = rig.tracks.wait_for(
+        lambda msgs: (
+            [t for t in msgs if t.utterance_id.startswith(cid)]
+            if len([t for t in msgs if t.utterance_id.startswith(cid)]) >= 3
+            else None
+        )
+    )
     assert [t.utterance_id for t in tracks] == [f"{cid}:{i}" for i in range(3)]
-    rig.speaking.wait_for(lambda msgs: msgs[-1].utterance_id == "" and msgs[-2].utterance_id == f"{cid}:2",
-                          what="speaking back to false")
+    rig.speaking.wait_for(
+        lambda msgs: msgs[-1].utterance_id == "" and msgs[-2].utterance_id == f"{cid}:2", what="speaking back to false"
+    )
     # (after the warm-up broadcasts, which were queued before the goal)
-    assert rig.states()[-5:] == [(False, "")] + [(True, f"{cid}:{i}") for i in range(3)] + [(False, "")] or \
-        rig.states()[-4:] == [(True, f"{cid}:{i}") for i in range(3)] + [(False, "")]
+    assert rig.states()[-5:] == [(False, "")] + [(True, f"{cid}:{i}") for i in range(3)] + [
+        (False, "")
+    ] or rig.states()[-4:] == [(True, f"{cid}:{i}") for i in range(3)] + [(False, "")]
     # The cue of sentence 0 is the goal's (utterance id, header and text filled in); the
     # others are derived from their text.
-    got = cues.wait_for(lambda msgs: {m.utterance_id: m for m in msgs if m.utterance_id.startswith(cid)}
-                        if len([m for m in msgs if m.utterance_id.startswith(cid)]) >= 3 else None)
+    got = cues.wait_for(
+        lambda msgs: (
+            {m.utterance_id: m for m in msgs if m.utterance_id.startswith(cid)}
+            if len([m for m in msgs if m.utterance_id.startswith(cid)]) >= 3
+            else None
+        )
+    )
     first = got[f"{cid}:0"]
     assert (first.code, first.behavior, first.affect, first.priority) == ("custom.wave", "wave", "excited", 90)
     assert first.intensity == pytest.approx(0.9) and first.text == sentences[0]
@@ -231,14 +252,18 @@ def test_a_goal_gets_feedback_per_sentence_then_the_result_with_visemes_replies_
 
 
 def test_cancel_silences_the_audio_within_the_budget(rig):
-    goal = rig.say("This is a rather long sentence that is going to be cancelled before it reaches its end, "
-                   "because the robot program changed its mind. This second sentence is never heard.")
+    goal = rig.say(
+        "This is a rather long sentence that is going to be cancelled before it reaches its end, "
+        "because the robot program changed its mind. This second sentence is never heard."
+    )
     goal.wait_feedback(1)
     cancelled_at = time.time()
     goal.cancel()
     result = goal.wait_result()
-    stopped = rig.speaking.wait_for(lambda msgs: msgs[-1] if len(msgs) >= 3 and not msgs[-1].speaking else None,
-                                    what="speaking=false after the cancel")
+    stopped = rig.speaking.wait_for(
+        lambda msgs: msgs[-1] if len(msgs) >= 3 and not msgs[-1].speaking else None,
+        what="speaking=false after the cancel",
+    )
     assert (result.spoken, result.reason, result.sentences, result.sentences_spoken) == (False, "cancelled", 2, 0)
     assert goal.status == GoalStatus.STATUS_CANCELED
     track = rig.tracks.wait_for_count(1)[0]
@@ -257,8 +282,10 @@ def test_goals_queue_in_order_and_an_interrupting_goal_preempts(rig):
     assert [uid for on, uid in rig.states() if on] == [f"{a}:0", f"{b}:0"]
     assert first.result_event.is_set() and len(second.feedback) == 1
 
-    long = rig.say("A long announcement that is going to be interrupted by something more urgent, "
-                   "so nobody hears its end. Nor this part.")
+    long = rig.say(
+        "A long announcement that is going to be interrupted by something more urgent, "
+        "so nobody hears its end. Nor this part."
+    )
     long.wait_feedback(1)
     urgent = rig.say("Urgent news!", interrupt=True)
     assert urgent.wait_result().reason == "spoken"
@@ -279,8 +306,18 @@ def test_an_interrupt_or_a_replacing_reply_ends_a_goal_as_interrupted(rig):
 
     goal = rig.say("This one is replaced by a reply from the dialogue, which says something else entirely.")
     goal.wait_feedback(1)
-    rig.reply_pub.publish(Utterance(user_id="bob", conversation_id="bob-1", seq=0, text="Sorry, yes?",
-                                    is_first=True, is_end=True, replace=True, source="llm"))
+    rig.reply_pub.publish(
+        Utterance(
+            user_id="bob",
+            conversation_id="bob-1",
+            seq=0,
+            text="Sorry, yes?",
+            is_first=True,
+            is_end=True,
+            replace=True,
+            source="llm",
+        )
+    )
     assert goal.wait_result().reason == "interrupted"
     rig.speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "bob-1:0", what="the reply spoken")
 
@@ -302,12 +339,24 @@ def test_nothing_speakable_unknown_languages_and_huge_texts_end_the_goal_with_th
 
 
 def test_broadcast_queues_after_the_reply_being_spoken(rig):
-    rig.reply_pub.publish(Utterance(user_id="bob", conversation_id="bob-2", seq=0, text="I am answering bob now.",
-                                    is_first=True, is_end=True, source="llm"))
+    rig.reply_pub.publish(
+        Utterance(
+            user_id="bob",
+            conversation_id="bob-2",
+            seq=0,
+            text="I am answering bob now.",
+            is_first=True,
+            is_end=True,
+            source="llm",
+        )
+    )
     rig.speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "bob-2:0", what="the reply")
     rig.broadcast.publish(Transcript(text="Dinner is at six. 请准时。", language="en-US", user_id="bob"))
-    said = rig.replies.wait_for(lambda msgs: [m for m in msgs if m.source == "say"] if
-                                any(m.source == "say" and m.is_end for m in msgs) else None)
+    said = rig.replies.wait_for(
+        lambda msgs: (
+            [m for m in msgs if m.source == "say"] if any(m.source == "say" and m.is_end for m in msgs) else None
+        )
+    )
     cid = said[0].conversation_id
     assert [m.text for m in said] == ["Dinner is at six.", "请准时。"] and not said[0].replace
     rig.speaking.wait_for(lambda msgs: not msgs[-1].speaking and len(msgs) >= 5, what="all spoken")
@@ -315,30 +364,46 @@ def test_broadcast_queues_after_the_reply_being_spoken(rig):
     # Malformed and huge broadcasts do not stop the node.
     rig.broadcast.publish(Transcript(text="x" * 200_000))
     rig.broadcast.publish(Transcript(text="Still here.", language="tlh"))
-    rig.speaking.wait_for_match(lambda m: m.speaking and m.utterance_id.startswith("say-")
-                                and m.utterance_id != f"{cid}:0" and m.utterance_id != f"{cid}:1",
-                                what="the next broadcast spoken")
+    rig.speaking.wait_for_match(
+        lambda m: (
+            m.speaking
+            and m.utterance_id.startswith("say-")
+            and m.utterance_id != f"{cid}:0"
+            and m.utterance_id != f"{cid}:1"
+        ),
+        what="the next broadcast spoken",
+    )
     assert rig.node.alive()
 
 
 def test_broadcast_preempts_in_preempt_mode(ros, launch_node):
     rig = Rig(ros, launch_node, broadcast_mode="preempt")
-    rig.reply_pub.publish(Utterance(user_id="bob", conversation_id="bob-3", seq=0, text="A long answer for bob that "
-                                    "the announcement is going to cut off before its end.", is_first=True,
-                                    is_end=True, source="llm"))
+    rig.reply_pub.publish(
+        Utterance(
+            user_id="bob",
+            conversation_id="bob-3",
+            seq=0,
+            text="A long answer for bob that the announcement is going to cut off before its end.",
+            is_first=True,
+            is_end=True,
+            source="llm",
+        )
+    )
     rig.speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "bob-3:0", what="the reply")
     rig.broadcast.publish(Transcript(text="Attention please.", user_id="bob"))
     said = rig.replies.wait_for_match(lambda m: m.source == "say", what="the broadcast on reply")
     assert said.replace
     uid = f"{said.conversation_id}:0"
-    rig.speaking.wait_for(lambda msgs: not msgs[-1].speaking and any(m.utterance_id == uid for m in msgs),
-                          what="the broadcast spoken")
+    rig.speaking.wait_for(
+        lambda msgs: not msgs[-1].speaking and any(m.utterance_id == uid for m in msgs), what="the broadcast spoken"
+    )
     # (the stop's speaking=false and the broadcast's true can fall on the same sample: the
     # latched topic keeps one of them for a slow reader, so the tracks show the cut)
     reply, broadcast = rig.tracks.wait_for_count(2)
     assert (reply.utterance_id, broadcast.utterance_id) == ("bob-3:0", uid)
-    assert from_time_msg(broadcast.header.stamp) < from_time_msg(reply.header.stamp) + reply.duration - 1.0, \
+    assert from_time_msg(broadcast.header.stamp) < from_time_msg(reply.header.stamp) + reply.duration - 1.0, (
         "the reply was cut, not finished"
+    )
 
 
 def test_the_memory_node_records_said_words_as_the_companions(ros, launch_node, tmp_path):
@@ -348,8 +413,12 @@ def test_the_memory_node_records_said_words_as_the_companions(ros, launch_node, 
         rig = Rig(ros, launch_node)
 
         def recorded(owner: str, tag: str):
-            return ros.call(Recall, topics.SRV_RECALL, Recall.Request(owner=owner, query="", stateless=True,
-                                                                      tags_all=[tag]), timeout=20).nodes
+            return ros.call(
+                Recall,
+                topics.SRV_RECALL,
+                Recall.Request(owner=owner, query="", stateless=True, tags_all=[tag]),
+                timeout=20,
+            ).nodes
 
         # The tts node's `reply` publisher matching the memory node's subscription cannot be
         # seen from here: wait for the event itself, a broadcast recorded.
@@ -364,8 +433,9 @@ def test_the_memory_node_records_said_words_as_the_companions(ros, launch_node, 
         wait_until(warm_up, 30, interval=0.0, message="a broadcast recorded by the memory node")
         goal = rig.say("Time for your medicine. 记得喝水。", user_id="carol")
         cid = goal.wait_result().conversation_id
-        nodes = wait_until(lambda: recorded("carol", f"session:{cid}"), 20, interval=0.1,
-                           message=f"conversation {cid} recorded")
+        nodes = wait_until(
+            lambda: recorded("carol", f"session:{cid}"), 20, interval=0.1, message=f"conversation {cid} recorded"
+        )
         assert [n.content for n in nodes] == ["Fay: Time for your medicine. 记得喝水。"]
         assert "User:" not in nodes[0].content and nodes[0].owner == "carol"
     finally:

@@ -3,10 +3,11 @@ time rules (daily / every / cron through croniter; start-up, coalescing, the clo
 backwards, daylight saving time), and proactive talk (the gate: quiet hours, absent, rate
 limit, late, waiting while someone speaks; the planner's silence and topic triggers, hot
 reload). Every time is an explicit datetime in an explicit zone."""
+
 from __future__ import annotations
 
 import textwrap
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -16,7 +17,7 @@ from fay_ros.schedule.config import ScheduleError, ScheduleFile, load_schedule
 from fay_ros.schedule.proactive import ProactivePlanner, gate, in_quiet_hours
 from fay_ros.schedule.timing import CronRule, IntervalRule, TimeTriggers, daily_rule, repeated_wall_time
 
-UTC = timezone.utc
+UTC = UTC
 BERLIN = ZoneInfo("Europe/Berlin")
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -38,33 +39,53 @@ def write(tmp_path, text: str):
 
 def test_the_shipped_and_example_files_load():
     from fay_ros.common.paths import config_file
+
     shipped = load_schedule(config_file("schedule.yaml"))
     assert (shipped.memory.portrait_at, shipped.memory.reflection_at) == ("11:30", "23:00")
     example = load_schedule(config_file("schedule.example.yaml"))
     assert [t.kind for t in example.proactive.triggers] == ["daily", "every", "cron", "topic", "silence"]
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("memory:\n  portrait_at: \"25:00\"\n", "memory.portrait_at: a time of day is written HH:MM"),
-    ("memory:\n  reflecton_at: \"23:00\"\n", "memory.reflecton_at: unknown key (misspelt?) (line 2)"),
-    ("timezone: Mars/Olympus\n", "timezone: unknown time zone"),
-    ("proactive:\n  quiet_hours: \"22:00\"\n", "proactive.quiet_hours: quiet hours are written HH:MM-HH:MM"),
-    ("proactive:\n  triggers:\n    - name: a\n      cron: \"61 * * * *\"\n      say: hi\n",
-     "proactive.triggers[0].cron: not a valid cron expression"),
-    ("proactive:\n  triggers:\n    - name: a\n      cron: \"0 12 * * 1-5 0\"\n      say: hi\n",
-     "a cron expression has 5 fields"),
-    ("proactive:\n  triggers:\n    - name: a\n      daily: \"08:30\"\n      say: hi\n      prompt: greet\n",
-     "proactive.triggers[0]: needs exactly one of say (a fixed line) or prompt"),
-    ("proactive:\n  triggers:\n    - name: a\n      say: hi\n",
-     "proactive.triggers[0]: needs exactly one of daily, every, cron, topic, silence (got none) (line 3)"),
-    ("proactive:\n  triggers:\n    - name: a\n      daily: \"08:30\"\n      every: 60\n      say: hi\n",
-     "(got daily, every)"),
-    ("proactive:\n  triggers:\n    - name: a\n      topic: {name: /people/detected, type: std_msgs/Bool}\n"
-     "      say: hi\n", "proactive.triggers[0].topic.type: a message type is written package/msg/Type"),
-    ("proactive:\n  triggers:\n    - name: a\n      every: 60\n      say: hi\n    - name: a\n      every: 90\n"
-     "      say: ho\n", "proactive.triggers[1].name: trigger name 'a' used twice (line 6)"),
-    ("memory:\n  portrait_at: \"11:30\"\n  portrait_at: \"12:00\"\n", "duplicate key 'portrait_at'"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ('memory:\n  portrait_at: "25:00"\n', "memory.portrait_at: a time of day is written HH:MM"),
+        ('memory:\n  reflecton_at: "23:00"\n', "memory.reflecton_at: unknown key (misspelt?) (line 2)"),
+        ("timezone: Mars/Olympus\n", "timezone: unknown time zone"),
+        ('proactive:\n  quiet_hours: "22:00"\n', "proactive.quiet_hours: quiet hours are written HH:MM-HH:MM"),
+        (
+            'proactive:\n  triggers:\n    - name: a\n      cron: "61 * * * *"\n      say: hi\n',
+            "proactive.triggers[0].cron: not a valid cron expression",
+        ),
+        (
+            'proactive:\n  triggers:\n    - name: a\n      cron: "0 12 * * 1-5 0"\n      say: hi\n',
+            "a cron expression has 5 fields",
+        ),
+        (
+            'proactive:\n  triggers:\n    - name: a\n      daily: "08:30"\n      say: hi\n      prompt: greet\n',
+            "proactive.triggers[0]: needs exactly one of say (a fixed line) or prompt",
+        ),
+        (
+            "proactive:\n  triggers:\n    - name: a\n      say: hi\n",
+            "proactive.triggers[0]: needs exactly one of daily, every, cron, topic, silence (got none) (line 3)",
+        ),
+        (
+            'proactive:\n  triggers:\n    - name: a\n      daily: "08:30"\n      every: 60\n      say: hi\n',
+            "(got daily, every)",
+        ),
+        (
+            "proactive:\n  triggers:\n    - name: a\n      topic: {name: /people/detected, type: std_msgs/Bool}\n"
+            "      say: hi\n",
+            "proactive.triggers[0].topic.type: a message type is written package/msg/Type",
+        ),
+        (
+            "proactive:\n  triggers:\n    - name: a\n      every: 60\n      say: hi\n    - name: a\n      every: 90\n"
+            "      say: ho\n",
+            "proactive.triggers[1].name: trigger name 'a' used twice (line 6)",
+        ),
+        ('memory:\n  portrait_at: "11:30"\n  portrait_at: "12:00"\n', "duplicate key 'portrait_at'"),
+    ],
+)
 def test_a_bad_file_is_refused_with_file_key_and_line(tmp_path, body, expected):
     path = write(tmp_path, body)
     with pytest.raises(ScheduleError) as caught:
@@ -74,12 +95,15 @@ def test_a_bad_file_is_refused_with_file_key_and_line(tmp_path, body, expected):
 
 
 def test_bad_values_name_their_line(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
         timezone: UTC
         memory:
           portrait_at: "11:30"
           reflection_at: "23:61"
-        """)
+        """,
+    )
     with pytest.raises(ScheduleError) as caught:
         load_schedule(path)
     assert str(caught.value).endswith("(got '23:61') (line 4)")
@@ -87,7 +111,7 @@ def test_bad_values_name_their_line(tmp_path):
 
 def test_empty_times_mean_never_and_an_empty_file_is_the_defaults(tmp_path):
     assert load_schedule(write(tmp_path, "")).memory.portrait_at == "11:30"
-    assert load_schedule(write(tmp_path, "memory: {portrait_at: \"\"}\n")).memory.portrait_at == ""
+    assert load_schedule(write(tmp_path, 'memory: {portrait_at: ""}\n')).memory.portrait_at == ""
 
 
 # ---------------------------------------------------------------- time rules
@@ -115,7 +139,9 @@ def test_a_clock_jump_over_several_occurrences_fires_once_with_the_latest():
     triggers.evaluate(at(2026, 1, 1, 7, 30))
     firings = triggers.evaluate(at(2026, 1, 4, 9, 30))  # three days later
     assert [(f.name, f.due, f.skipped) for f in firings] == [
-        ("daily", at(2026, 1, 4, 8, 0), 3), ("hourly", at(2026, 1, 4, 9, 0), 73)]
+        ("daily", at(2026, 1, 4, 8, 0), 3),
+        ("hourly", at(2026, 1, 4, 9, 0), 73),
+    ]
     assert triggers.evaluate(at(2026, 1, 4, 9, 59)) == []
     assert [f.name for f in triggers.evaluate(at(2026, 1, 4, 10, 0))] == ["hourly"]
 
@@ -179,7 +205,8 @@ def test_daylight_saving_time_a_daily_time_fires_once_a_day():
     night = triggers.evaluate(at(2024, 3, 31, 3, 0, 1, zone=BERLIN))
     assert [f.due for f in night] == [at(2024, 3, 31, 3, 0, zone=BERLIN)]  # fires when the clock jumps over it
     assert [f.due for f in triggers.evaluate(at(2024, 3, 31, 8, 30, zone=BERLIN))] == [
-        at(2024, 3, 31, 8, 30, zone=BERLIN)]  # 23 h after the day before's 08:30, still 08:30 on the wall
+        at(2024, 3, 31, 8, 30, zone=BERLIN)
+    ]  # 23 h after the day before's 08:30, still 08:30 on the wall
 
     triggers = TimeTriggers({"night": daily_rule("02:30", BERLIN)})
     triggers.evaluate(at(2024, 10, 26, 12, 0, zone=BERLIN))
@@ -194,15 +221,27 @@ def test_daylight_saving_time_a_wildcard_hour_fires_in_both_hours():
     triggers = TimeTriggers({"quarter": CronRule("*/30 * * * *", BERLIN)})
     triggers.evaluate(at(2024, 10, 27, 0, 10))  # 02:10 CEST
     fired = [f.due for t in range(0, 7200, 600) for f in triggers.evaluate(at(2024, 10, 27, 0, 20) + t)]
-    assert fired == [at(2024, 10, 27, 0, 30), at(2024, 10, 27, 1, 0), at(2024, 10, 27, 1, 30),
-                     at(2024, 10, 27, 2, 0)]  # 02:30 CEST, 02:00 CET, 02:30 CET, 03:00 CET: 30 min apart
+    assert fired == [
+        at(2024, 10, 27, 0, 30),
+        at(2024, 10, 27, 1, 0),
+        at(2024, 10, 27, 1, 30),
+        at(2024, 10, 27, 2, 0),
+    ]  # 02:30 CEST, 02:00 CET, 02:30 CET, 03:00 CET: 30 min apart
 
 
 # ---------------------------------------------------------------- the gate
 def verdict(settings=None, *, now, due=None, kind="daily", speaking=False, last_heard=None, history=()):
     settings = settings or schedule().proactive
-    return gate(now=now, due=now if due is None else due, kind=kind, settings=settings, zone=UTC,
-                speaking=speaking, last_heard=now - 60 if last_heard is None else last_heard, history=list(history))
+    return gate(
+        now=now,
+        due=now if due is None else due,
+        kind=kind,
+        settings=settings,
+        zone=UTC,
+        speaking=speaking,
+        last_heard=now - 60 if last_heard is None else last_heard,
+        history=list(history),
+    )
 
 
 def test_quiet_hours_spanning_midnight():
@@ -225,8 +264,12 @@ def test_absent_applies_to_time_triggers_only():
     now = at(2026, 1, 1, 9, 0)
     assert verdict(settings, now=now, last_heard=now - 3601).reason == "absent"
     assert verdict(settings, now=now, last_heard=now - 3600).action == "speak"
-    assert gate(now=now, due=now, kind="cron", settings=settings, zone=UTC, speaking=False, last_heard=None,
-                history=[]).reason == "absent"  # nobody heard since start
+    assert (
+        gate(
+            now=now, due=now, kind="cron", settings=settings, zone=UTC, speaking=False, last_heard=None, history=[]
+        ).reason
+        == "absent"
+    )  # nobody heard since start
     assert verdict(settings, now=now, kind="topic", last_heard=now - 86400).action == "speak"
     assert verdict(schedule(absent_after=0).proactive, now=now, last_heard=now - 86400).action == "speak"
 
@@ -262,8 +305,13 @@ def test_a_daily_line_is_said_once_a_day_to_the_last_user_heard():
 
 
 def test_quiet_hours_suppress_a_daily_line():
-    planner = ProactivePlanner(schedule(quiet_hours="22:00-07:00", absent_after=0,
-                                        triggers=[{"name": "late", "daily": "23:15", "prompt": "say good night"}]))
+    planner = ProactivePlanner(
+        schedule(
+            quiet_hours="22:00-07:00",
+            absent_after=0,
+            triggers=[{"name": "late", "daily": "23:15", "prompt": "say good night"}],
+        )
+    )
     planner.tick(at(2026, 1, 1, 23, 0))
     [decision] = planner.tick(at(2026, 1, 1, 23, 15))
     assert (decision.action, decision.reason, decision.user) == ("drop", "quiet_hours", "")
@@ -289,8 +337,11 @@ def test_a_line_blocked_longer_than_max_delay_is_dropped():
 
 
 def test_two_lines_due_together_the_second_hits_the_rate_limit():
-    planner = ProactivePlanner(schedule(triggers=[{"name": "a", "daily": "08:30", "say": "one"},
-                                                  {"name": "b", "cron": "30 8 * * *", "say": "two"}]))
+    planner = ProactivePlanner(
+        schedule(
+            triggers=[{"name": "a", "daily": "08:30", "say": "one"}, {"name": "b", "cron": "30 8 * * *", "say": "two"}]
+        )
+    )
     planner.tick(at(2026, 1, 1, 8, 0))
     planner.heard("alice", at(2026, 1, 1, 8, 10))
     decisions = planner.tick(at(2026, 1, 1, 8, 30, 1))
@@ -305,8 +356,12 @@ def test_silence_fires_once_per_turn_after_nobody_spoke():
     assert planner.tick(at(2026, 1, 1, 10, 10, 20), robot_speaking=True) == []  # the reply is being spoken
     assert planner.tick(at(2026, 1, 1, 10, 11, 0)) == []  # 40 s after the reply ended
     [decision] = planner.tick(at(2026, 1, 1, 10, 11, 5))
-    assert (decision.action, decision.kind, decision.user, decision.prompt) == ("speak", "silence", "alice",
-                                                                                "ask a follow-up")
+    assert (decision.action, decision.kind, decision.user, decision.prompt) == (
+        "speak",
+        "silence",
+        "alice",
+        "ask a follow-up",
+    )
     assert decision.due == at(2026, 1, 1, 10, 11, 5)
     assert planner.tick(at(2026, 1, 1, 10, 30)) == []  # once per turn
     planner.heard("alice", at(2026, 1, 1, 11, 0))
@@ -314,11 +369,18 @@ def test_silence_fires_once_per_turn_after_nobody_spoke():
 
 
 def test_a_topic_message_fires_its_trigger():
-    planner = ProactivePlanner(schedule(triggers=[
-        {"name": "greet", "topic": {"name": "/people/detected", "type": "std_msgs/msg/Bool"}, "say": "Hello!"},
-        {"name": "other", "topic": {"name": "/door/open", "type": "std_msgs/msg/Empty"}, "say": "Welcome!"}]))
-    assert [(t.name, t.type) for t in planner.topics()] == [("/people/detected", "std_msgs/msg/Bool"),
-                                                             ("/door/open", "std_msgs/msg/Empty")]
+    planner = ProactivePlanner(
+        schedule(
+            triggers=[
+                {"name": "greet", "topic": {"name": "/people/detected", "type": "std_msgs/msg/Bool"}, "say": "Hello!"},
+                {"name": "other", "topic": {"name": "/door/open", "type": "std_msgs/msg/Empty"}, "say": "Welcome!"},
+            ]
+        )
+    )
+    assert [(t.name, t.type) for t in planner.topics()] == [
+        ("/people/detected", "std_msgs/msg/Bool"),
+        ("/door/open", "std_msgs/msg/Empty"),
+    ]
     planner.tick(at(2026, 1, 1, 10, 0))
     planner.event("/people/detected", at(2026, 1, 1, 10, 0, 1))
     [decision] = planner.tick(at(2026, 1, 1, 10, 0, 1))
@@ -337,8 +399,14 @@ def test_disabled_says_nothing_and_replays_nothing_when_enabled_again():
 
 
 def test_a_reload_keeps_the_history_and_forgets_removed_triggers():
-    planner = ProactivePlanner(schedule(triggers=[{"name": "a", "daily": "08:30", "say": "one"},
-                                                  {"name": "b", "daily": "08:31", "say": "two", "user": "bob"}]))
+    planner = ProactivePlanner(
+        schedule(
+            triggers=[
+                {"name": "a", "daily": "08:30", "say": "one"},
+                {"name": "b", "daily": "08:31", "say": "two", "user": "bob"},
+            ]
+        )
+    )
     planner.tick(at(2026, 1, 1, 8, 0))
     planner.heard("alice", at(2026, 1, 1, 8, 10))
     assert [d.action for d in planner.tick(at(2026, 1, 1, 8, 30, 1))] == ["speak"]

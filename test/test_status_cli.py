@@ -1,23 +1,30 @@
 """`fay-ros status`: which nodes are ready, and why the others are not (readiness + /diagnostics)."""
+
 from __future__ import annotations
 
 import subprocess
 import sys
 
 from diagnostic_msgs.msg import DiagnosticArray
-from harness import REPO, ros_environment, wait_until
 from rclpy.qos import QoSProfile
 
 from fay_ros.bringup.status_board import StatusBoard
 from fay_ros.common.diagnostics import status_name
+from harness import REPO, ros_environment, wait_until
 
 MODULE = "procs.managed_probe"
 
 
 def _status(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
     env = ros_environment()
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "status", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, cwd=str(REPO))
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "status", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        cwd=str(REPO),
+    )
 
 
 def test_waits_until_the_nodes_are_ready(ros, launch_node):
@@ -38,8 +45,10 @@ def test_a_node_that_is_not_ready_is_named_with_its_reason(ros, launch_node):
 
     done = wait_until(with_reason, 60, interval=0.0, message="the reason in `fay-ros status`")
     assert done.returncode == 1
-    assert "not ready after 4 s: managed_probe: not ready: model file /models/missing.bin not found; " \
-           "nobody_here: not running (yet)" in done.stdout
+    assert (
+        "not ready after 4 s: managed_probe: not ready: model file /models/missing.bin not found; "
+        "nobody_here: not running (yet)" in done.stdout
+    )
 
 
 def test_without_nodes_it_lists_the_companion_and_the_embedded_model_once_it_runs(ros, launch_node):
@@ -96,7 +105,7 @@ def test_a_ready_node_whose_health_still_says_configuring_is_not_settled():
 
 
 def test_status_names_carry_the_namespace():
-    assert status_name("tts", "state") == "fay/tts: state"   # the default namespace, /fay
+    assert status_name("tts", "state") == "fay/tts: state"  # the default namespace, /fay
     assert status_name("tts", "state", "/robot2") == "robot2/tts: state"
     assert status_name("tts", "state", "/") == "tts: state"
 
@@ -107,7 +116,7 @@ def test_two_companions_keep_their_health_apart_on_the_one_diagnostics_topic(ros
     health = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
     launch_node(MODULE, {"fail_reason": "no input device"}, name="managed_probe", namespace="/status_other")
     launch_node(MODULE, name="managed_probe").wait_ready(probe=ros)
-    names = lambda msgs: {s.name for m in msgs for s in m.status}   # noqa: E731
+    names = lambda msgs: {s.name for m in msgs for s in m.status}  # noqa: E731
     health.wait_for(lambda msgs: {"status_other/managed_probe: state", "fay/managed_probe: state"} <= names(msgs))
 
     done = _status("--nodes", "managed_probe", "--wait", "30")

@@ -1,6 +1,7 @@
 """The project's own commands keep their promises: setup is idempotent and fast the second
 time, a test run that collects nothing fails, and CI runs exactly `make test`; and the tests
 keep theirs: they synchronise on events, never on log lines."""
+
 from __future__ import annotations
 
 import ast
@@ -21,16 +22,33 @@ def test_second_setup_skips_every_finished_step():
 
 def test_a_run_that_collects_no_tests_fails():
     env = dict(os.environ)
-    out = subprocess.run(["bash", "scripts/test.sh", "-q", "-p", "no:cacheprovider", "-k", "no_such_test_anywhere",
-                          "test/test_bringup_latency.py"], cwd=REPO, capture_output=True, text=True, env=env,
-                         timeout=120)
+    out = subprocess.run(
+        [
+            "bash",
+            "scripts/test.sh",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "no_such_test_anywhere",
+            "test/test_bringup_latency.py",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 1
     assert "collected no tests" in out.stderr
 
 
 def test_ci_runs_make_test_and_nothing_else():
-    lines = [line.strip() for line in (REPO / ".ci/run").read_text().splitlines()
-             if line.strip() and not line.strip().startswith("#")]
+    lines = [
+        line.strip()
+        for line in (REPO / ".ci/run").read_text().splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
     assert lines[-1] == "exec make test"
     assert not any("pytest" in line for line in lines)
 
@@ -39,8 +57,13 @@ def test_ci_runs_make_test_and_nothing_else():
 
 # Calls that wait until their first argument (a predicate) holds.
 # A wait -> (position, keyword) of its predicate argument.
-WAITS = {"wait_until": (0, "predicate"), "wait_for": (0, "predicate"), "wait_for_match": (0, "predicate"),
-         "repeat_until": (1, "arrived"), "publish_until": (2, "arrived")}
+WAITS = {
+    "wait_until": (0, "predicate"),
+    "wait_for": (0, "predicate"),
+    "wait_for_match": (0, "predicate"),
+    "repeat_until": (1, "arrived"),
+    "publish_until": (2, "arrived"),
+}
 # Reading what a process printed: NodeProcess.output(), a pipe's readline().
 LOG_READS = {"output", "readline"}
 
@@ -65,36 +88,49 @@ def log_synchronisation(source: str) -> list[str]:
         if name not in WAITS:
             continue
         position, keyword = WAITS[name]
-        predicate = call.args[position] if len(call.args) > position else \
-            next((k.value for k in call.keywords if k.arg == keyword), None)
+        predicate = (
+            call.args[position]
+            if len(call.args) > position
+            else next((k.value for k in call.keywords if k.arg == keyword), None)
+        )
         if isinstance(predicate, ast.Name) and predicate.id in functions:
             predicate = functions[predicate.id]
-        if predicate is not None and any(isinstance(n, ast.Call) and _called(n) in LOG_READS
-                                         for n in ast.walk(predicate)):
+        if predicate is not None and any(
+            isinstance(n, ast.Call) and _called(n) in LOG_READS for n in ast.walk(predicate)
+        ):
             found.append(f"{call.lineno}: {name}(...) waits on a process's output")
     return found
 
 
 def test_no_test_or_benchmark_synchronises_on_log_lines():
     assert not hasattr(NodeProcess, "wait_output"), "NodeProcess waits on readiness (wait_ready), not on log text"
-    offences = [f"{path.relative_to(REPO)}:{line}"
-                for path in sorted([*(REPO / "test").glob("*.py"), *(REPO / "bench").glob("*.py")])
-                for line in log_synchronisation(path.read_text(encoding="utf-8"))]
-    assert not offences, ("wait on an event (NodeProcess.wait_ready, a message, a service or port answering, "
-                          "an exit), then assert on the log if need be:\n" + "\n".join(offences))
+    offences = [
+        f"{path.relative_to(REPO)}:{line}"
+        for path in sorted([*(REPO / "test").glob("*.py"), *(REPO / "bench").glob("*.py")])
+        for line in log_synchronisation(path.read_text(encoding="utf-8"))
+    ]
+    assert not offences, (
+        "wait on an event (NodeProcess.wait_ready, a message, a service or port answering, "
+        "an exit), then assert on the log if need be:\n" + "\n".join(offences)
+    )
 
 
 def test_the_log_synchronisation_check_finds_what_it_forbids():
     assert log_synchronisation('node.wait_output("dialogue ready")\n') == ["1: wait_output(...)"]
-    assert log_synchronisation('wait_until(lambda: "x" in proc.output(), 5)\n') == \
-        ["1: wait_until(...) waits on a process's output"]
-    assert log_synchronisation("def seen():\n    return 'x' in proc.output()\n\nwait_until(seen)\n") == \
-        ["4: wait_until(...) waits on a process's output"]
+    assert log_synchronisation('wait_until(lambda: "x" in proc.output(), 5)\n') == [
+        "1: wait_until(...) waits on a process's output"
+    ]
+    assert log_synchronisation("def seen():\n    return 'x' in proc.output()\n\nwait_until(seen)\n") == [
+        "4: wait_until(...) waits on a process's output"
+    ]
     assert log_synchronisation("assert 'ready' in proc.stdout.readline()\n") == []  # an assertion, not a wait
     assert log_synchronisation("wait_until(lambda: proc.alive(), message=lambda: proc.output())\n") == []
-    assert log_synchronisation("publish_until(pub, msg, lambda: 'x' in proc.output())\n") == \
-        ["1: publish_until(...) waits on a process's output"]
-    assert log_synchronisation("repeat_until(send, arrived=lambda: 'x' in proc.output())\n") == \
-        ["1: repeat_until(...) waits on a process's output"]
-    assert log_synchronisation("collector.wait_for_match(lambda m: m.data in log.output())\n") == \
-        ["1: wait_for_match(...) waits on a process's output"]
+    assert log_synchronisation("publish_until(pub, msg, lambda: 'x' in proc.output())\n") == [
+        "1: publish_until(...) waits on a process's output"
+    ]
+    assert log_synchronisation("repeat_until(send, arrived=lambda: 'x' in proc.output())\n") == [
+        "1: repeat_until(...) waits on a process's output"
+    ]
+    assert log_synchronisation("collector.wait_for_match(lambda m: m.data in log.output())\n") == [
+        "1: wait_for_match(...) waits on a process's output"
+    ]

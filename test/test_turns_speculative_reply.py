@@ -1,4 +1,5 @@
 """The speculative reply's lifecycle (fay_ros.turns.speculative_reply), on a simulated clock."""
+
 from __future__ import annotations
 
 from fay_ros.turns.speculative_reply import SpeculativeReply

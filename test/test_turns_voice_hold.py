@@ -1,4 +1,5 @@
 """The voice's hold over a talk-over (fay_ros.turns.voice_hold), on a simulated clock."""
+
 from __future__ import annotations
 
 from fay_ros.turns.voice_hold import RELEASED, HoldSettings, VoiceHold
@@ -21,9 +22,9 @@ def test_talk_over_again_within_the_grace_keeps_the_hold():
     hold.talk_over(True, 0.0)
     hold.held(0.0)
     hold.talk_over(False, 0.5)
-    assert not hold.talk_over(True, 0.6)       # (the pending go-on is cancelled, no second hold)
+    assert not hold.talk_over(True, 0.6)  # (the pending go-on is cancelled, no second hold)
     assert hold.due(0.9) is None and hold.holding
-    go_on = hold.due(3.0)                      # ... until hold_max_s
+    go_on = hold.due(3.0)  # ... until hold_max_s
     assert go_on is not None and "held 3 s" in go_on.why
 
 
@@ -39,5 +40,5 @@ def test_an_interrupt_ends_the_hold_and_never_hold_is_honoured():
 def test_a_release_without_a_hold_changes_nothing():
     hold = VoiceHold()
     assert not hold.talk_over(False, 0.0)
-    assert hold.talk_over(True, 0.1)            # (a later talk-over still holds)
-    assert hold.due(100.0) is None              # (the pipeline did not hold: nothing to go on from)
+    assert hold.talk_over(True, 0.1)  # (a later talk-over still holds)
+    assert hold.due(100.0) is None  # (the pipeline did not hold: nothing to go on from)

@@ -1,21 +1,28 @@
 """`fay-ros type`: typed lines reach text_input from any terminal; a launch never reads stdin."""
+
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from harness import ros_environment
-
 from fay_ros.bringup import graph
+from harness import ros_environment
 
 
 def _type(*args: str, stdin: str = "", timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "type", *args], input=stdin, capture_output=True,
-                          text=True, env=ros_environment(), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "type", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=ros_environment(),
+        timeout=timeout,
+    )
 
 
 def test_a_line_given_as_argument_is_published_once_as_the_users_words(ros):
     from fay_msgs.msg import Transcript
+
     typed = ros.collect(Transcript, "text_input")
     done = _type("--user", "anna", "--language", "zh", "你好", "Fay")
     assert done.returncode == 0, done.stderr
@@ -25,6 +32,7 @@ def test_a_line_given_as_argument_is_published_once_as_the_users_words(ros):
 
 def test_lines_from_stdin_are_published_in_order_and_blank_lines_skipped(ros):
     from fay_msgs.msg import Transcript
+
     typed = ros.collect(Transcript, "text_input")
     done = _type(stdin="first line\n\n   \nsecond line\n")
     assert done.returncode == 0, done.stderr

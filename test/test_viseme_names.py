@@ -1,6 +1,7 @@
 """One list of viseme names (fay_ros.common.viseme_names) and the three places that must agree
 with it: the message contract (fay_msgs/msg/Viseme.msg constants), the shipped web face table
 (web/face_map.json mouth.visemes) and the table check of `fay-ros web`."""
+
 from __future__ import annotations
 
 import json
@@ -35,5 +36,5 @@ def test_the_shipped_face_table_maps_exactly_these_names():
 def test_the_face_table_check_refuses_a_name_not_in_the_list():
     table = json.loads((REPO / "web" / "face_map.json").read_text(encoding="utf-8"))
     assert validate(table) == []
-    table["mouth"]["visemes"]["AA"] = 0.9   # the message constant's spelling, not the OVR name
+    table["mouth"]["visemes"]["AA"] = 0.9  # the message constant's spelling, not the OVR name
     assert validate(table) == ["mouth.visemes.AA: not an OVR viseme (" + " ".join(VISEME_NAMES) + ")"]

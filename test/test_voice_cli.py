@@ -1,4 +1,5 @@
 """`fay-ros say`: offline audio + viseme track, both engines, clear errors."""
+
 from __future__ import annotations
 
 import json
@@ -12,14 +13,16 @@ from harness import REPO
 
 
 def say(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "fay_ros.cli", "say", *args], capture_output=True, text=True,
-                          cwd=REPO, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "say", *args], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
 
 
 def test_say_writes_wav_and_a_matching_viseme_track(tmp_path):
     wav, visemes = tmp_path / "out.wav", tmp_path / "out.json"
-    done = say("Hello **there**, see https://example.com/x. 我喜欢Python。", "--wav", str(wav),
-               "--visemes", str(visemes))
+    done = say(
+        "Hello **there**, see https://example.com/x. 我喜欢Python。", "--wav", str(wav), "--visemes", str(visemes)
+    )
     assert done.returncode == 0, done.stderr
     assert "not spoken" in done.stderr and "url" in done.stderr and "example.com" not in done.stderr
     audio = read_wav(wav)
@@ -52,13 +55,16 @@ def test_say_with_the_pyttsx3_engine(tmp_path):
     assert listed.returncode == 0 and "sit/cmn-latn-pinyin" in listed.stdout.split()
 
 
-@pytest.mark.parametrize("args, code, message", [
-    (["--chinese-voice", "cmn", "你好"], 2, "broken on Debian 12"),
-    (["--english-voice", "nosuchvoice", "hi"], 2, "no voice 'nosuchvoice'"),
-    (["--rate", "5", "hi"], 2, "--rate"),
-    (["```\ncode only\n```"], 1, "nothing speakable"),
-    ([], 2, "give the TEXT"),
-])
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["--chinese-voice", "cmn", "你好"], 2, "broken on Debian 12"),
+        (["--english-voice", "nosuchvoice", "hi"], 2, "no voice 'nosuchvoice'"),
+        (["--rate", "5", "hi"], 2, "--rate"),
+        (["```\ncode only\n```"], 1, "nothing speakable"),
+        ([], 2, "give the TEXT"),
+    ],
+)
 def test_say_errors_are_specific(args, code, message):
     done = say(*args)
     assert done.returncode == code
@@ -68,7 +74,7 @@ def test_say_errors_are_specific(args, code, message):
 def test_say_refuses_text_over_the_limit_naming_limit_and_length(tmp_path):
     from fay_ros.cli.say import MAX_SAY_CHARS
 
-    huge = "This is a very long text. " * 3846   # 99,996 characters: uncut, minutes and ~800 MB
+    huge = "This is a very long text. " * 3846  # 99,996 characters: uncut, minutes and ~800 MB
     done = say(huge, "--wav", str(tmp_path / "huge.wav"))
     assert done.returncode == 2
     assert f"the text is {len(huge)} characters; the limit is {MAX_SAY_CHARS} (--max-chars)" in done.stderr

@@ -2,6 +2,7 @@
 in real time like a sound card), reached through ALSA's pulse plugin by sounddevice. The
 sink's monitor is recorded and must contain the sentence the node synthesized; the node's
 health names the device as its hardware id."""
+
 from __future__ import annotations
 
 import os
@@ -32,10 +33,23 @@ def pulse(tmp_path_factory):
     env = {"HOME": str(home), "PULSE_RUNTIME_PATH": str(home), "XDG_RUNTIME_DIR": str(home)}
     log = open(home / "pulseaudio.log", "wb")
     server = subprocess.Popen(
-        ["pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disable-shm=yes", "--use-pid-file=no",
-         "-L", f"module-null-sink sink_name={SINK} rate={RATE} channels=1",
-         "-L", f"module-native-protocol-unix socket={socket} auth-anonymous=1"],
-        env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            "pulseaudio",
+            "-n",
+            "--daemonize=no",
+            "--exit-idle-time=-1",
+            "--disable-shm=yes",
+            "--use-pid-file=no",
+            "-L",
+            f"module-null-sink sink_name={SINK} rate={RATE} channels=1",
+            "-L",
+            f"module-native-protocol-unix socket={socket} auth-anonymous=1",
+        ],
+        env={**os.environ, **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         wait_until(lambda: socket.exists() or server.poll() is not None, 15, message="the PulseAudio socket")
         if server.poll() is not None:
@@ -56,20 +70,27 @@ def pulse(tmp_path_factory):
 def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     recording = tmp_path / "monitor.raw"
     with open(recording, "wb") as out:
-        recorder = subprocess.Popen(["parec", "-d", f"{SINK}.monitor", "--format=s16le", f"--rate={RATE}",
-                                     "--channels=1", "--latency-msec=20"], stdout=out, env={**os.environ, **pulse})
+        recorder = subprocess.Popen(
+            ["parec", "-d", f"{SINK}.monitor", "--format=s16le", f"--rate={RATE}", "--channels=1", "--latency-msec=20"],
+            stdout=out,
+            env={**os.environ, **pulse},
+        )
         diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
         try:
             # A roomy device buffer: this test is about the audio path, not interrupt speed, and
             # the shared test machine is busy enough to starve a 40 ms buffer now and then.
-            node = launch_node("fay_ros.nodes.tts", {"output_device": "auto", "wav_dir": str(tmp_path),
-                                                     "device_latency": 0.15}, env=pulse)
+            node = launch_node(
+                "fay_ros.nodes.tts",
+                {"output_device": "auto", "wav_dir": str(tmp_path), "device_latency": 0.15},
+                env=pulse,
+            )
             node.wait_ready()
             assert "audio goes to sound device" in node.output(), node.output()
             # Its health names the device it opened (the hardware id: the output's description).
             state = diagnostics.wait_for_match(
                 lambda a: any(s.name == "fay/tts: state" and s.message == "ready" for s in a.status),
-                what="fay/tts: state ready on /diagnostics")
+                what="fay/tts: state ready on /diagnostics",
+            )
             [status] = [s for s in state.status if s.name == "fay/tts: state"]
             assert status.hardware_id.startswith("sound device "), status.hardware_id
             speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
@@ -79,15 +100,21 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
             speaking.wait_for_match(lambda m: not m.speaking, what="the latched initial state")
             # The recorder connects asynchronously; it records silence once it is listening.
             wait_until(lambda: recording.stat().st_size >= RATE // 5 * 2, 10, message="the monitor recorder to start")
-            replies.publish(Utterance(conversation_id="dev", seq=0, text="Testing the speaker, one two three.",
-                                      is_first=True, is_end=True))
+            replies.publish(
+                Utterance(
+                    conversation_id="dev", seq=0, text="Testing the speaker, one two three.", is_first=True, is_end=True
+                )
+            )
             speaking.wait_for_match(lambda m: m.speaking, what="speaking=true")
             recorded_at_start = recording.stat().st_size
             speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking, what="speaking true then false")
             # The monitor reaches the recorder a little after the speaker: wait for the tail.
             needed = recorded_at_start + 2 * len(read_wav(tmp_path / "dev_0.wav").samples) + 2 * RATE // 2
-            wait_until(lambda: recording.stat().st_size >= needed, 10,
-                       message=lambda: f"{needed} bytes recorded, have {recording.stat().st_size}")
+            wait_until(
+                lambda: recording.stat().st_size >= needed,
+                10,
+                message=lambda: f"{needed} bytes recorded, have {recording.stat().st_size}",
+            )
         finally:
             recorder.terminate()
             recorder.wait(5)
@@ -105,13 +132,13 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     assert len(heard_env) >= len(played_env), "the recording is shorter than the sentence"
     # (A window of digital silence has no correlation, NaN, and would stop max() on the first
     # window: the recording starts long before the sentence when the machine is slow to speak.)
-    windows = (heard_env[k:k + len(played_env)] for k in range(len(heard_env) - len(played_env) + 1))
-    similarity = max((np.corrcoef(window, played_env)[0, 1] for window in windows if window.std() > 0),
-                     default=0.0)
-    assert similarity > 0.95, (f"the device did not play the synthesized sentence "
-                               f"(envelope correlation {similarity:.2f})")
+    windows = (heard_env[k : k + len(played_env)] for k in range(len(heard_env) - len(played_env) + 1))
+    similarity = max((np.corrcoef(window, played_env)[0, 1] for window in windows if window.std() > 0), default=0.0)
+    assert similarity > 0.95, (
+        f"the device did not play the synthesized sentence (envelope correlation {similarity:.2f})"
+    )
 
 
 def _envelope(audio: np.ndarray, hop: int = RATE // 100) -> np.ndarray:
     frames = len(audio) // hop
-    return np.sqrt((audio[:frames * hop].reshape(frames, hop) ** 2).mean(axis=1))
+    return np.sqrt((audio[: frames * hop].reshape(frames, hop) ** 2).mean(axis=1))

@@ -1,5 +1,6 @@
 """The engine factory and the one-libespeak-ng-per-process rule (voice.libespeak_owner), in
 fresh processes: the owner is process state, and the test process already runs espeak-ng."""
+
 from __future__ import annotations
 
 import subprocess
@@ -22,9 +23,12 @@ def test_espeak_ng_is_refused_after_pyttsx3_in_one_process():
         "try:\n"
         "    create_engine('espeak-ng', VoiceSettings())\n"
         "except VoiceError as exc:\n"
-        "    print(exc)\n")
-    assert out == ("the espeak-ng engine cannot run in a process that already uses the pyttsx3 engine "
-                   "(both drive the one libespeak-ng); use one engine per process")
+        "    print(exc)\n"
+    )
+    assert out == (
+        "the espeak-ng engine cannot run in a process that already uses the pyttsx3 engine "
+        "(both drive the one libespeak-ng); use one engine per process"
+    )
 
 
 def test_a_failed_start_leaves_libespeak_free_and_one_engine_may_start_twice():
@@ -39,13 +43,14 @@ def test_a_failed_start_leaves_libespeak_free_and_one_engine_may_start_twice():
         "from fay_ros.voice.engine_types import VoiceSettings\n"
         "first = create_engine('espeak-ng', VoiceSettings())\n"
         "second = create_engine('espeak-ng', VoiceSettings(rate_wpm=200))\n"
-        "print(len(second.synthesize('hi').samples) > 0)\n")
+        "print(len(second.synthesize('hi').samples) > 0)\n"
+    )
     assert out == "True"
 
 
 def test_an_unknown_engine_names_the_choices():
-    from fay_ros.voice.engines import ENGINES, create_engine
     from fay_ros.voice.engine_types import VoiceError, VoiceSettings
+    from fay_ros.voice.engines import ENGINES, create_engine
 
     assert ENGINES == ("espeak-ng", "pyttsx3")
     with pytest.raises(VoiceError, match="unknown TTS engine 'festival'; choose one of espeak-ng, pyttsx3"):
@@ -68,7 +73,8 @@ def test_settings_change_from_the_next_sentence_and_an_unknown_voice_changes_not
         "    print(exc)\n"
         "still = engine.synthesize(text).duration\n"
         "engine.close()\n"
-        "print(slow > 1.6 * normal, abs(still - slow) < 0.05 * slow)\n")
+        "print(slow > 1.6 * normal, abs(still - slow) < 0.05 * slow)\n"
+    )
     refused, durations = out.splitlines()
     assert "no voice 'nosuchvoice'" in refused
     assert durations == "True True"
@@ -88,7 +94,10 @@ def test_pyttsx3_checks_a_new_voice_before_using_it():
         "except VoiceError as exc:\n"
         "    print(exc)\n"
         "print(engine.synthesize('Hello there.').runs[0].voice)\n"
-        "engine.close()\n")
-    assert out.splitlines() == ["en-GB-scotland",
-                                "pyttsx3 (espeak) has no voice 'nosuchvoice' (see `fay-ros say --engine pyttsx3 "
-                                "--list-voices`)", "en-GB-scotland"]
+        "engine.close()\n"
+    )
+    assert out.splitlines() == [
+        "en-GB-scotland",
+        "pyttsx3 (espeak) has no voice 'nosuchvoice' (see `fay-ros say --engine pyttsx3 --list-voices`)",
+        "en-GB-scotland",
+    ]

@@ -1,6 +1,7 @@
 """The tts node as a real process on a real DDS graph (headless output, WAVs kept):
 Utterances in -> audio, one VisemeTrack per sentence and an exact speaking sequence out;
 an interrupt mid-sentence stops it and drops the rest; invalid parameters stop it at start-up."""
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,16 @@ def start_tts(launch_node, ros, wav_dir, **params):
 
 
 def utterance(conversation, seq, text, *, first=False, end=False, replace=False):
-    return Utterance(user_id="user", conversation_id=conversation, seq=seq, text=text, is_first=first,
-                     is_end=end, replace=replace, source="llm")
+    return Utterance(
+        user_id="user",
+        conversation_id=conversation,
+        seq=seq,
+        text=text,
+        is_first=first,
+        is_end=end,
+        replace=replace,
+        source="llm",
+    )
 
 
 def states(collector):
@@ -51,8 +60,12 @@ def test_two_utterances_give_audio_two_tracks_and_an_exact_speaking_sequence(ros
     assert states(speaking) == [(False, ""), (True, "conv:0"), (True, "conv:1"), (False, "")]
     # A track announced later than the player's lead (a loaded machine) is published again with
     # its later, true start (fay_ros.voice.playback): the last track of an utterance counts.
-    got = list({t.utterance_id: t for t in tracks.wait_for(
-        lambda ts: len({t.utterance_id for t in ts}) >= 2 and ts, what="two tracks")}.values())
+    got = list(
+        {
+            t.utterance_id: t
+            for t in tracks.wait_for(lambda ts: len({t.utterance_id for t in ts}) >= 2 and ts, what="two tracks")
+        }.values()
+    )
     assert [t.utterance_id for t in got] == ["conv:0", "conv:1"]
     first, second = got
     on0, on1, off = (from_time_msg(m.header.stamp) for m in speaking.messages[1:])
@@ -76,13 +89,22 @@ def test_two_utterances_give_audio_two_tracks_and_an_exact_speaking_sequence(ros
 
 def test_interrupt_mid_sentence_stops_it_and_drops_the_queue(ros, launch_node, tmp_path):
     node, speaking, tracks, replies, interrupt = start_tts(launch_node, ros, tmp_path)
-    replies.publish(utterance("long", 0, "This is a rather long sentence, and it will be interrupted before "
-                                         "it reaches its end, because the user starts talking.", first=True))
+    replies.publish(
+        utterance(
+            "long",
+            0,
+            "This is a rather long sentence, and it will be interrupted before "
+            "it reaches its end, because the user starts talking.",
+            first=True,
+        )
+    )
     replies.publish(utterance("long", 1, "This sentence must never be heard."))
     speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "long:0", what="speaking long:0")
     interrupt.publish(Empty())
-    stopped = speaking.wait_for(lambda msgs: msgs[-1] if not msgs[-1].speaking and len(msgs) >= 3 else None,
-                                what="speaking=false after the interrupt")
+    stopped = speaking.wait_for(
+        lambda msgs: msgs[-1] if not msgs[-1].speaking and len(msgs) >= 3 else None,
+        what="speaking=false after the interrupt",
+    )
     track = tracks.wait_for_count(1)[0]
     start = from_time_msg(track.header.stamp)
     assert from_time_msg(stopped.header.stamp) < start + track.duration, "cut mid-sentence"
@@ -106,10 +128,13 @@ def test_interrupt_mid_sentence_stops_it_and_drops_the_queue(ros, launch_node, t
 
 # Invalid parameters (what the pydantic model refuses) stop the node; a voice the engine does
 # not have or an output that does not open leave it alive and not ready (test_voice_ros_native).
-@pytest.mark.parametrize("params, reason", [
-    ({"chinese_voice": "cmn"}, "broken on Debian 12"),
-    ({"rate_wpm": 5}, "parameter 'rate_wpm'"),
-])
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"chinese_voice": "cmn"}, "broken on Debian 12"),
+        ({"rate_wpm": 5}, "parameter 'rate_wpm'"),
+    ],
+)
 def test_invalid_parameters_stop_the_node_at_start_up_with_the_reason(launch_node, params, reason):
     node = launch_node(TTS, params)
     assert node.wait_exit() == 2
@@ -136,11 +161,11 @@ def test_an_oversized_reply_is_cut_to_the_limit_and_the_node_goes_on(ros, launch
     from fay_ros.voice.say_verbatim import MAX_SENTENCE_CHARS
 
     node, speaking, tracks, replies, interrupt = start_tts(launch_node, ros, tmp_path)
-    huge = "This is a very long reply that nobody should have to hear in full. " * 1500   # about 100 kB
+    huge = "This is a very long reply that nobody should have to hear in full. " * 1500  # about 100 kB
     replies.publish(utterance("huge", 0, huge, first=True, end=True))
     # Uncut, this takes minutes to synthesise (and the track would last about two hours).
     track = tracks.wait_for_match(lambda t: t.utterance_id == "huge:0", timeout=30, what="the track of huge:0")
-    words = MAX_SENTENCE_CHARS / 5.5   # espeak-ng at 175 words per minute
+    words = MAX_SENTENCE_CHARS / 5.5  # espeak-ng at 175 words per minute
     assert 0.5 * words / 175 * 60 < track.duration < 2.0 * words / 175 * 60
     speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "huge:0", what="speaking huge:0")
     interrupt.publish(Empty())
@@ -161,8 +186,8 @@ def test_bound_text_cuts_at_the_best_boundary_within_the_limit():
     assert bound_text("One two. Three four, five six seven eight", 30) == "One two. Three four,"
     assert bound_text("Alpha beta gamma delta epsilon zeta", 20) == "Alpha beta gamma"
     assert bound_text("一二三四五六七八九十。一二三四五六七八九十", 15) == "一二三四五六七八九十。"
-    assert bound_text("x" * 100, 20) == "x" * 20   # no boundary: cut hard, never longer than the limit
-    assert bound_text("Hi. " + "y" * 100, 40) == "Hi. " + "y" * 36   # a boundary too early is not used
+    assert bound_text("x" * 100, 20) == "x" * 20  # no boundary: cut hard, never longer than the limit
+    assert bound_text("Hi. " + "y" * 100, 40) == "Hi. " + "y" * 36  # a boundary too early is not used
 
 
 def test_a_talk_over_hold_goes_on_by_itself_after_hold_max_s_and_loses_nothing(ros, launch_node, tmp_path):
@@ -171,12 +196,22 @@ def test_a_talk_over_hold_goes_on_by_itself_after_hold_max_s_and_loses_nothing(r
     node, speaking, tracks, replies, _ = start_tts(launch_node, ros, tmp_path, hold_max_s=0.6)
     talk_over = ros.publisher(Bool, topics.TALK_OVER)
     ros.wait_for_subscribers(talk_over)
-    replies.publish(utterance("held", 0, "This sentence is held for a moment by someone talking over it, and then "
-                                         "it goes on to its very end.", first=True, end=True))
+    replies.publish(
+        utterance(
+            "held",
+            0,
+            "This sentence is held for a moment by someone talking over it, and then it goes on to its very end.",
+            first=True,
+            end=True,
+        )
+    )
     speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "held:0", what="speaking held:0")
-    talk_over.publish(Bool(data=True))   # and no release, no interrupt: the mic went away
-    end = speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking and msgs[-1], timeout=30,
-                            what="speaking=false after the whole sentence")
+    talk_over.publish(Bool(data=True))  # and no release, no interrupt: the mic went away
+    end = speaking.wait_for(
+        lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking and msgs[-1],
+        timeout=30,
+        what="speaking=false after the whole sentence",
+    )
     assert states(speaking)[:3] == [(False, ""), (True, "held:0"), (False, "")], "held, never stopped"
     # the hold closed the mouth (a silent track), then the track came again with its start moved
     # by the hold, and the sentence ends with it
@@ -185,6 +220,7 @@ def test_a_talk_over_hold_goes_on_by_itself_after_hold_max_s_and_loses_nothing(r
     assert first.header.stamp.sec <= held.header.stamp.sec and first.frames == last.frames
     moved = from_time_msg(last.header.stamp) - from_time_msg(first.header.stamp)
     assert moved >= 0.6 and from_time_msg(end.header.stamp) == pytest.approx(
-        from_time_msg(last.header.stamp) + last.duration, abs=1e-3)
+        from_time_msg(last.header.stamp) + last.duration, abs=1e-3
+    )
     assert node.stop() == 0
     assert "talk-over: the voice holds" in node.output() and "held 0.6 s with no release" in node.output()

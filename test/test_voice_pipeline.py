@@ -2,6 +2,7 @@
 viseme tracks stamped with the audio start, speaking state, sanitising, replace/interrupt,
 one reply cancelled, what became of each sentence (its events), and WAVs written where the
 audio goes."""
+
 from __future__ import annotations
 
 import re
@@ -9,12 +10,12 @@ import threading
 
 import pytest
 
-from harness import wait_until
 from fay_ros.common.wav import read_wav
+from fay_ros.voice.engine_types import VoiceSettings
 from fay_ros.voice.engines import create_engine
 from fay_ros.voice.pipeline import FINAL_KINDS, SentenceRequest, SpeechPipeline
 from fay_ros.voice.playback import SimulatedSink
-from fay_ros.voice.engine_types import VoiceSettings
+from harness import wait_until
 
 
 class Recorder:
@@ -59,9 +60,16 @@ def speech(engine, tmp_path):
     recorder = Recorder()
     # A generous lookahead: the next sentence is handed over a second before the current one
     # ends, so a loaded test machine stalling the worker cannot open a gap between them.
-    pipeline = SpeechPipeline(engine, SimulatedSink(engine.sample_rate), on_track=recorder.track,
-                              on_speaking=recorder.speaking, log=recorder.log, wav_dir=tmp_path / "wav",
-                              lookahead=1.0, on_sentence=recorder.sentence)
+    pipeline = SpeechPipeline(
+        engine,
+        SimulatedSink(engine.sample_rate),
+        on_track=recorder.track,
+        on_speaking=recorder.speaking,
+        log=recorder.log,
+        wav_dir=tmp_path / "wav",
+        lookahead=1.0,
+        on_sentence=recorder.sentence,
+    )
     yield pipeline, recorder, tmp_path / "wav"
     pipeline.close()
 
@@ -104,32 +112,43 @@ def test_two_sentences_play_in_order_gapless_with_stamped_tracks(speech):
 
 def test_markup_is_not_spoken_and_the_log_says_what_was_dropped(speech, engine):
     pipeline, rec, _ = speech
-    pipeline.submit(SentenceRequest("m", 0, "<think>plan: call the weather tool</think>**Sunny** today, "
-                                            "see https://weather.example/?key=abc123", is_first=True))
+    pipeline.submit(
+        SentenceRequest(
+            "m",
+            0,
+            "<think>plan: call the weather tool</think>**Sunny** today, see https://weather.example/?key=abc123",
+            is_first=True,
+        )
+    )
     pipeline.submit(SentenceRequest("m", 1, '{"name": "get_weather", "arguments": {"city": "Oslo"}}', is_end=True))
-    rec.wait(lambda r: (False, "") in speaking_states(r) and "nothing speakable in m:1" in r.logs(),
-             "the reply to finish")
+    rec.wait(
+        lambda r: (False, "") in speaking_states(r) and "nothing speakable in m:1" in r.logs(), "the reply to finish"
+    )
     assert [t[1] for t in rec.of("track")] == ["m:0"], "the tool-call-only sentence is not spoken"
     logs = rec.logs()
     assert "think block" in logs and "url" in logs and "markdown emphasis" in logs and "tool-call json" in logs
     assert "abc123" not in logs and "weather.example" not in logs and "Oslo" not in logs
     spoken = rec.of("track")[0][3]
-    assert spoken.duration == pytest.approx(engine.synthesize("Sunny today, see").duration, abs=0.01), \
+    assert spoken.duration == pytest.approx(engine.synthesize("Sunny today, see").duration, abs=0.01), (
         "exactly the speakable words were synthesized"
+    )
 
 
 def test_replace_cuts_the_current_reply_and_speaks_the_new_one(speech):
     pipeline, rec, _ = speech
-    pipeline.submit(SentenceRequest("old", 0, "This is a long sentence that is going to be replaced before it ends.",
-                                    is_first=True))
+    pipeline.submit(
+        SentenceRequest("old", 0, "This is a long sentence that is going to be replaced before it ends.", is_first=True)
+    )
     pipeline.submit(SentenceRequest("old", 1, "This one is never heard."))
     rec.wait(lambda r: (True, "old:0") in speaking_states(r), "the first reply to start")
     pipeline.submit(SentenceRequest("new", 0, "Sorry, news first.", is_first=True, replace=True))
     # a sender may mark every sentence of the replacing reply: it replaces only once
     pipeline.submit(SentenceRequest("new", 1, "Here it is.", is_end=True, replace=True))
     pipeline.submit(SentenceRequest("old", 2, "A late sentence of the old reply.", is_end=True))
-    rec.wait(lambda r: speaking_states(r)[-1:] == [(False, "")] and (True, "new:1") in speaking_states(r),
-             "the new reply to finish")
+    rec.wait(
+        lambda r: speaking_states(r)[-1:] == [(False, "")] and (True, "new:1") in speaking_states(r),
+        "the new reply to finish",
+    )
     assert speaking_states(rec) == [(True, "old:0"), (False, ""), (True, "new:0"), (True, "new:1"), (False, "")]
     assert [t[1] for t in rec.of("track")] == ["old:0", "new:0", "new:1"]
     stop_time = rec.of("speaking")[1][3]
@@ -171,10 +190,19 @@ def test_each_sentence_reports_when_it_starts_and_how_it_ends(speech):
     pipeline.submit(SentenceRequest("s", 1, "```code only```"))
     pipeline.submit(SentenceRequest("s", 2, "Goodbye.", is_end=True))
     rec.wait(lambda r: ended(r, "s:0", "s:1", "s:2"), "every sentence to end")
-    assert sentence_events(rec) == [("skipped", "s:1"), ("started", "s:0"), ("finished", "s:0"),
-                                    ("started", "s:2"), ("finished", "s:2")] or \
-        sentence_events(rec) == [("started", "s:0"), ("skipped", "s:1"), ("finished", "s:0"),
-                                 ("started", "s:2"), ("finished", "s:2")]
+    assert sentence_events(rec) == [
+        ("skipped", "s:1"),
+        ("started", "s:0"),
+        ("finished", "s:0"),
+        ("started", "s:2"),
+        ("finished", "s:2"),
+    ] or sentence_events(rec) == [
+        ("started", "s:0"),
+        ("skipped", "s:1"),
+        ("finished", "s:0"),
+        ("started", "s:2"),
+        ("finished", "s:2"),
+    ]
     tracks = {t[1]: (t[2], t[3]) for t in rec.of("track")}
     times = {(e[1], e[2]): e[3] for e in rec.of("sentence")}
     for uid in ("s:0", "s:2"):
@@ -185,8 +213,7 @@ def test_each_sentence_reports_when_it_starts_and_how_it_ends(speech):
 
 def test_an_interrupt_reports_the_playing_sentence_cut_and_the_queued_ones_dropped(speech):
     pipeline, rec, _ = speech
-    pipeline.submit(SentenceRequest("i", 0, "This is a long sentence that will not be finished today.",
-                                    is_first=True))
+    pipeline.submit(SentenceRequest("i", 0, "This is a long sentence that will not be finished today.", is_first=True))
     pipeline.submit(SentenceRequest("i", 1, "Second."))
     pipeline.submit(SentenceRequest("i", 2, "Third, never heard.", is_end=True))
     rec.wait(lambda r: ("started", "i:0") in sentence_events(r), "i:0 to start")
@@ -194,15 +221,20 @@ def test_an_interrupt_reports_the_playing_sentence_cut_and_the_queued_ones_dropp
     pipeline.submit(SentenceRequest("i", 3, "A late one."))
     rec.wait(lambda r: ended(r, "i:0", "i:1", "i:2", "i:3"), "every sentence to end")
     assert dict((u, k) for k, u in sentence_events(rec) if k in FINAL_KINDS) == {
-        "i:0": "cut", "i:1": "dropped", "i:2": "dropped", "i:3": "dropped"}
+        "i:0": "cut",
+        "i:1": "dropped",
+        "i:2": "dropped",
+        "i:3": "dropped",
+    }
     cut_at = next(e[3] for e in rec.of("sentence") if e[1] == "cut")
     assert cut_at == stop_at, "cut is reported with the moment the audio stopped"
 
 
 def test_cancel_stops_one_reply_and_the_next_one_plays_whole(speech):
     pipeline, rec, _ = speech
-    pipeline.submit(SentenceRequest("a", 0, "This long first sentence of reply a is cancelled while it plays.",
-                                    is_first=True))
+    pipeline.submit(
+        SentenceRequest("a", 0, "This long first sentence of reply a is cancelled while it plays.", is_first=True)
+    )
     pipeline.submit(SentenceRequest("a", 1, "Nor is this one heard.", is_end=True))
     pipeline.submit(SentenceRequest("b", 0, "Reply b is queued behind it.", is_first=True))
     pipeline.submit(SentenceRequest("b", 1, "And it plays whole.", is_end=True))
@@ -221,8 +253,9 @@ def test_cancel_stops_one_reply_and_the_next_one_plays_whole(speech):
 
 def test_cancelling_a_queued_reply_leaves_the_playing_one_alone(speech):
     pipeline, rec, _ = speech
-    pipeline.submit(SentenceRequest("p", 0, "The reply that is playing goes on to its end.", is_first=True,
-                                    is_end=True))
+    pipeline.submit(
+        SentenceRequest("p", 0, "The reply that is playing goes on to its end.", is_first=True, is_end=True)
+    )
     pipeline.submit(SentenceRequest("q", 0, "A queued reply,", is_first=True))
     pipeline.submit(SentenceRequest("q", 1, "cancelled before it plays.", is_end=True))
     rec.wait(lambda r: ("started", "p:0") in sentence_events(r), "p:0 to start")
@@ -289,7 +322,7 @@ def test_unstarted_replies_are_those_with_nothing_in_the_player_yet(speech):
     one that has begun, even once its playing sentence is over."""
     pipeline, rec, _ = speech
     assert pipeline.unstarted_replies() == []
-    pipeline.submit(SentenceRequest("a", 0, "Heard first.", is_first=True))   # (more of it to come)
+    pipeline.submit(SentenceRequest("a", 0, "Heard first.", is_first=True))  # (more of it to come)
     rec.wait(lambda r: ended(r, "a:0"), "a:0 to end")
     pipeline.wait_for_person_s = 10.0
     pipeline.set_person_talking(True)
@@ -319,7 +352,7 @@ def test_a_later_sentence_of_a_reply_does_not_wait_for_the_person(speech):
 def test_a_reply_waits_for_the_person_at_most_wait_for_person_s(speech):
     pipeline, rec, _ = speech
     pipeline.wait_for_person_s = 0.3
-    pipeline.set_person_talking(True)     # (a voice activity that never ends: a noisy room)
+    pipeline.set_person_talking(True)  # (a voice activity that never ends: a noisy room)
     pipeline.submit(SentenceRequest("n", 0, "Spoken after the wait.", is_first=True, is_end=True))
     rec.wait(lambda r: ended(r, "n:0"), "n:0 to end")
     assert sentence_events(rec, "n:0") == [("started", "n:0"), ("finished", "n:0")]
@@ -338,17 +371,17 @@ def test_talking_again_is_talk_since_the_last_final_whose_own_final_is_due():
 
     watch = TalkingAgain()
     watch.voice(True, 1.0)
-    assert watch.waiting(1.1)                     # talking, no turn of theirs has ended yet
+    assert watch.waiting(1.1)  # talking, no turn of theirs has ended yet
     watch.final(2.0)
-    assert not watch.waiting(2.1)                 # their turn ended; the voice is still on (hangover)
+    assert not watch.waiting(2.1)  # their turn ended; the voice is still on (hangover)
     watch.voice(False, 2.5)
     assert not watch.waiting(2.6)
     watch.voice(True, 3.0)
-    assert watch.waiting(3.1)                     # they went on after the pause
+    assert watch.waiting(3.1)  # they went on after the pause
     watch.voice(False, 4.0)
     assert watch.waiting(4.1), "their voice ended before the recogniser's final: still due"
     watch.final(4.3)
-    assert not watch.waiting(4.4)                 # ... and that became a turn too
-    watch.voice(True, 6.0)                        # a cough the recogniser makes nothing of
+    assert not watch.waiting(4.4)  # ... and that became a turn too
+    watch.voice(True, 6.0)  # a cough the recogniser makes nothing of
     watch.voice(False, 6.2)
     assert watch.waiting(6.2 + FINAL_DUE_S - 0.01) and not watch.waiting(6.2 + FINAL_DUE_S)

@@ -4,6 +4,7 @@ gapless sentences, and stopping within one block plus the output latency.
 The sink here is driven by the test (render block k at its time), so every timing checked is
 a property of the scheduling logic, not of how busy the machine is.
 """
+
 from __future__ import annotations
 
 import threading
@@ -11,9 +12,9 @@ import threading
 import numpy as np
 import pytest
 
+from fay_ros.voice.playback import Player, SimulatedSink
 from harness import wait_until
 from manual_clock import Clock
-from fay_ros.voice.playback import Player, SimulatedSink
 
 RATE = 1000  # 1 sample per ms keeps the arithmetic readable
 BLOCK = 10
@@ -93,8 +94,8 @@ def test_first_sample_plays_exactly_at_the_announced_time(rig):
     t0, out = sink.output()
     first = int(round((start - t0) * RATE))
     assert np.all(out[:first] == 0)
-    assert np.array_equal(out[first:first + 250], ramp(250)), "every sample where the timeline says"
-    assert np.all(out[first + 250:] == 0)
+    assert np.array_equal(out[first : first + 250], ramp(250)), "every sample where the timeline says"
+    assert np.all(out[first + 250 :] == 0)
     assert states.wait(2) == [(True, "c:0", round(start, 6)), (False, "", round(start + 0.25, 6))]
 
 
@@ -109,8 +110,7 @@ def test_back_to_back_sentences_are_gapless_and_speaking_stays_true(rig):
     _t0, out = sink.output()
     voiced = np.flatnonzero(out)
     assert len(voiced) == 350 and voiced[-1] - voiced[0] == 349, "no gap between the sentences"
-    assert states.wait(3) == [(True, "c:0", round(a, 6)), (True, "c:1", round(b, 6)),
-                              (False, "", round(b + 0.15, 6))]
+    assert states.wait(3) == [(True, "c:0", round(a, 6)), (True, "c:1", round(b, 6)), (False, "", round(b + 0.15, 6))]
 
 
 def test_a_late_sentence_leaves_a_gap_and_speaking_says_so(rig):
@@ -121,8 +121,12 @@ def test_a_late_sentence_leaves_a_gap_and_speaking_says_so(rig):
     b = player.schedule("c:1", ramp(100), lambda _t: None)
     sink.run_until(b + 0.2)
     assert b > a + 0.1
-    assert states.wait(4) == [(True, "c:0", round(a, 6)), (False, "", round(a + 0.1, 6)),
-                              (True, "c:1", round(b, 6)), (False, "", round(b + 0.1, 6))]
+    assert states.wait(4) == [
+        (True, "c:0", round(a, 6)),
+        (False, "", round(a + 0.1, 6)),
+        (True, "c:1", round(b, 6)),
+        (False, "", round(b + 0.1, 6)),
+    ]
 
 
 def test_stop_silences_within_one_block_plus_latency_and_drops_the_queue(rig):
@@ -142,8 +146,9 @@ def test_stop_silences_within_one_block_plus_latency_and_drops_the_queue(rig):
     assert not np.any(out >= 2000), "the queued sentence never plays"
     assert states.wait(2) == [(True, "c:0", round(a, 6)), (False, "", round(silent_from, 6))]
     assert len(cuts) == 1 and cuts[0][0] == "c:0" and cuts[0][1] < cuts[0][2] == pytest.approx(1.0)
-    assert player.schedule("d:0", ramp(10), lambda _t: None, generation=player.generation - 1) is None, \
+    assert player.schedule("d:0", ramp(10), lambda _t: None, generation=player.generation - 1) is None, (
         "work prepared before the stop is refused"
+    )
 
 
 def test_stop_when_idle_still_reports_not_speaking(rig):
@@ -168,7 +173,7 @@ def test_a_slow_announcement_moves_the_start_and_announces_again(rig):
     sink.run_until(start + 0.2)
     t0, out = sink.output()
     first = int(round((start - t0) * RATE))
-    assert np.array_equal(out[first:first + 100], ramp(100)), "the final announcement is the true start"
+    assert np.array_equal(out[first : first + 100], ramp(100)), "the final announcement is the true start"
 
 
 def test_pause_holds_every_sample_and_resume_plays_on_with_moved_starts(rig):
@@ -182,7 +187,7 @@ def test_pause_holds_every_sample_and_resume_plays_on_with_moved_starts(rig):
     silent_from = player.pause()
     assert silent_from is not None and silent_from - paused_at <= AHEAD + BLOCK / RATE + 1e-9
     assert player.pause() is None, "held already"
-    sink.run_until(a + 1.0)           # a long hold: nothing plays, nothing ends, nothing starts
+    sink.run_until(a + 1.0)  # a long hold: nothing plays, nothing ends, nothing starts
     t0, out = sink.output()
     held_index = int(round((silent_from - t0) * RATE))
     assert np.count_nonzero(out[held_index:]) == 0
@@ -199,8 +204,11 @@ def test_pause_holds_every_sample_and_resume_plays_on_with_moved_starts(rig):
     assert silent_from + shift >= resumed_at + player.lead - 1e-9, "announced before it plays on"
     # each waiting sentence is announced again with its moved start; speaking follows the audio
     assert announced == {"c:0": [a, a + shift], "c:1": [b, b + shift]}
-    assert states.wait(3) == [(True, "c:0", round(a, 6)), (True, "c:1", round(b + shift, 6)),
-                              (False, "", round(b + shift + 0.2, 6))]
+    assert states.wait(3) == [
+        (True, "c:0", round(a, 6)),
+        (True, "c:1", round(b + shift, 6)),
+        (False, "", round(b + shift + 0.2, 6)),
+    ]
     assert cuts == []
 
 
@@ -217,10 +225,10 @@ def test_stop_while_held_ends_the_turn_at_once_and_drops_the_rest(rig):
     assert not player.paused
     sink.run_until(a + 2.0)
     t0, out = sink.output()
-    assert np.count_nonzero(out[int(round((silent_from - t0) * RATE)):]) == 0
+    assert np.count_nonzero(out[int(round((silent_from - t0) * RATE)) :]) == 0
     assert states.wait(2) == [(True, "c:0", round(a, 6)), (False, "", round(stopped_at, 6))]
     assert len(cuts) == 1 and cuts[0][0] == "c:0" and cuts[0][1] < 0.3
-    start = player.schedule("d:0", ramp(50), lambda _t: None)   # and the voice works again
+    start = player.schedule("d:0", ramp(50), lambda _t: None)  # and the voice works again
     sink.run_until(start + 0.2)
     assert states.wait(4)[2:] == [(True, "d:0", round(start, 6)), (False, "", round(start + 0.05, 6))]
 

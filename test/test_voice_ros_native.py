@@ -10,6 +10,7 @@
   read-only one is refused with the reason, an invalid value with the pydantic message, a
   voice the engine does not have with the engine's.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -36,16 +37,18 @@ SENTENCE = "How are you today, my friend?"
 
 
 def reply(conversation: str, text: str = SENTENCE) -> Utterance:
-    return Utterance(user_id="user", conversation_id=conversation, seq=0, text=text, is_first=True, is_end=True,
-                     source="llm")
+    return Utterance(
+        user_id="user", conversation_id=conversation, seq=0, text=text, is_first=True, is_end=True, source="llm"
+    )
 
 
 def spoken(rig: Rig, conversation: str):
     """The track of `conversation`:0 once it has played to its end (speaking back to false)."""
     uid = f"{conversation}:0"
     track = rig.tracks.wait_for_match(lambda t: t.utterance_id == uid, what=f"the track of {uid}")
-    rig.speaking.wait_for(lambda msgs: any(m.utterance_id == uid for m in msgs) and not msgs[-1].speaking,
-                          what=f"{uid} spoken")
+    rig.speaking.wait_for(
+        lambda msgs: any(m.utterance_id == uid for m in msgs) and not msgs[-1].speaking, what=f"{uid} spoken"
+    )
     return track
 
 
@@ -61,8 +64,12 @@ print(len(engine.synthesize(sys.argv[3]).samples))
 def engine_length(settings: VoiceSettings, text: str = SENTENCE) -> int:
     """How many samples the espeak-ng engine makes of `text` with `settings`, in a fresh
     process (libespeak-ng's output drifts a little with what its process said before)."""
-    done = subprocess.run([sys.executable, "-c", _LENGTH, settings.english_voice, str(settings.rate_wpm), text],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _LENGTH, settings.english_voice, str(settings.rate_wpm), text],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return int(done.stdout)
 
@@ -75,15 +82,20 @@ def made_with(samples: np.ndarray, settings: VoiceSettings) -> bool:
 
 
 def state_status(diagnostics, level: int) -> DiagnosticStatus:
-    array = diagnostics.wait_for_match(lambda a: any(s.name == STATE and s.level == level for s in a.status),
-                                       timeout=30, what=f"{STATE} at level {level}")
+    array = diagnostics.wait_for_match(
+        lambda a: any(s.name == STATE and s.level == level for s in a.status),
+        timeout=30,
+        what=f"{STATE} at level {level}",
+    )
     return next(s for s in array.status if s.name == STATE and s.level == level)
 
 
 # ---------------------------------------------------------------------------- live parameters
 
-def test_live_rate_voice_and_wav_dir_apply_from_the_next_sentence_and_bad_values_are_refused(ros, launch_node,
-                                                                                             tmp_path):
+
+def test_live_rate_voice_and_wav_dir_apply_from_the_next_sentence_and_bad_values_are_refused(
+    ros, launch_node, tmp_path
+):
     rig = Rig(ros, launch_node, wav_dir=str(tmp_path / "a"))
     rig.reply_pub.publish(reply("before"))
     before = spoken(rig, "before")
@@ -128,11 +140,14 @@ def test_live_rate_voice_and_wav_dir_apply_from_the_next_sentence_and_bad_values
 
 # ---------------------------------------------------------------------------- lifecycle
 
+
 def test_deactivate_stops_the_audio_and_nothing_is_spoken_until_it_is_active_again(ros, launch_node):
     rig = Rig(ros, launch_node)
     readiness = ros.readiness("tts")
-    goal = rig.say("This is a rather long announcement that is going to be stopped before it reaches its end, "
-                   "because the voice is deactivated. Nobody hears this second sentence.")
+    goal = rig.say(
+        "This is a rather long announcement that is going to be stopped before it reaches its end, "
+        "because the voice is deactivated. Nobody hears this second sentence."
+    )
     goal.wait_feedback(1)
     assert change_state(ros, "tts", DEACTIVATE) and lifecycle_state(ros, "tts") == "inactive"
     result = goal.wait_result()
@@ -140,8 +155,10 @@ def test_deactivate_stops_the_audio_and_nothing_is_spoken_until_it_is_active_aga
     rig.speaking.wait_for(lambda msgs: len(msgs) >= 3 and not msgs[-1].speaking, what="speaking=false")
     track = rig.tracks.wait_for_count(1)[0]
     stopped = rig.speaking.messages[-1].header.stamp
-    assert stopped.sec + stopped.nanosec * 1e-9 < track.header.stamp.sec + track.header.stamp.nanosec * 1e-9 \
-        + track.duration, "cut mid-sentence"
+    assert (
+        stopped.sec + stopped.nanosec * 1e-9
+        < track.header.stamp.sec + track.header.stamp.nanosec * 1e-9 + track.duration
+    ), "cut mid-sentence"
     readiness.wait_for(lambda msgs: msgs and msgs[-1].data is False, what="not ready while inactive")
 
     # While inactive: a reply is dropped; a goal ends at once with the reason.
@@ -160,12 +177,14 @@ def test_deactivate_stops_the_audio_and_nothing_is_spoken_until_it_is_active_aga
     assert rig.node.alive()
 
 
-@pytest.mark.parametrize("params, reason", [
-    ({"english_voice": "nosuchvoice"}, "espeak-ng has no voice 'nosuchvoice'"),
-    ({"output_device": "no-such-sound-card"}, "cannot open audio output device 'no-such-sound-card'"),
-])
-def test_an_unusable_voice_or_output_leaves_the_node_alive_not_ready_and_saying_why(ros, launch_node, params,
-                                                                                   reason):
+@pytest.mark.parametrize(
+    "params, reason",
+    [
+        ({"english_voice": "nosuchvoice"}, "espeak-ng has no voice 'nosuchvoice'"),
+        ({"output_device": "no-such-sound-card"}, "cannot open audio output device 'no-such-sound-card'"),
+    ],
+)
+def test_an_unusable_voice_or_output_leaves_the_node_alive_not_ready_and_saying_why(ros, launch_node, params, reason):
     diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
     readiness = ros.readiness("tts")
     node = launch_node(TTS, {"output_device": "none", **params})
@@ -181,7 +200,7 @@ def test_an_unusable_voice_or_output_leaves_the_node_alive_not_ready_and_saying_
     assert client.wait_for_server(timeout_sec=DEFAULT_TIMEOUT), "no say action server"
     goal = Goal(ros, client, text="Hello.")
     goal.accepted()
-    assert goal.wait_result().reason == f"rejected: the voice is not active ({status.message[len('not ready: '):]})"
+    assert goal.wait_result().reason == f"rejected: the voice is not active ({status.message[len('not ready: ') :]})"
     if "english_voice" not in params:
         return
     # The way back without a restart: a voice it has (live while unconfigured), then

@@ -1,5 +1,6 @@
 """Viseme tracks from espeak-ng phoneme events: mapping, coverage, smoothing and lip-sync
 alignment measured against the energy envelope of the same synthesized audio."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,10 +15,18 @@ import pytest
 from fay_msgs.msg import Viseme
 from fay_ros.common.viseme_names import VISEME_IDS, VISEME_NAMES
 from fay_ros.voice import alignment
-from fay_ros.voice.engines import create_engine
 from fay_ros.voice.engine_types import VoiceError, VoiceSettings
-from fay_ros.voice.visemes import (MIN_FRAME, MOUTH_OPEN, TimedPhoneme, VisemeTrackData, build_track, phoneme_visemes,
-                                   track_from_energy, unknown_phonemes)
+from fay_ros.voice.engines import create_engine
+from fay_ros.voice.visemes import (
+    MIN_FRAME,
+    MOUTH_OPEN,
+    TimedPhoneme,
+    VisemeTrackData,
+    build_track,
+    phoneme_visemes,
+    track_from_energy,
+    unknown_phonemes,
+)
 
 ENGLISH = [
     "Hello, I am Fay. Nice to meet you!",
@@ -60,8 +69,9 @@ pickle.dump({text: engine.synthesize(text) for text in sys.argv[1:]}, sys.stdout
 
 @pytest.fixture(scope="module")
 def synthesized():
-    done = subprocess.run([sys.executable, "-c", _SYNTHESIZE, *ENGLISH, *CHINESE, *MIXED], capture_output=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _SYNTHESIZE, *ENGLISH, *CHINESE, *MIXED], capture_output=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return pickle.loads(done.stdout)
 
@@ -83,16 +93,44 @@ def test_mouth_opening_follows_the_live2d_table():
     assert all(0.0 <= v <= 1.0 for v in MOUTH_OPEN.values())
 
 
-@pytest.mark.parametrize("ipa, visemes", [
-    ("p", ["PP"]), ("m", ["PP"]), ("f", ["FF"]), ("θ", ["TH"]), ("d", ["DD"]), ("ɡ", ["kk"]),
-    ("tʃ", ["CH"]), ("s", ["SS"]), ("n", ["nn"]), ("ɹ", ["RR"]), ("ɑː", ["aa"]), ("ɛ", ["E"]),
-    ("iː", ["ih"]), ("ɔ", ["oh"]), ("uː", ["ou"]),
-    ("aɪ", ["aa", "ih"]), ("oʊ", ["oh", "ou"]), ("eɪ", ["E", "ih"]),
-    # Mandarin as espeak-ng's cmn-latn-pinyin writes it: zh, ch, sh with a retroflex dot, x, q, ü
-    ("ts.", ["CH"]), ("ts.h", ["CH"]), ("s.", ["CH"]), ("ɕ", ["CH"]), ("tɕh", ["CH"]), ("ts", ["SS"]),
-    ("tsh", ["SS"]), ("χ", ["kk"]), ("ʐ", ["RR"]), ("y", ["ou"]), ("i.", ["ih"]), ("ɑu", ["aa", "ou"]),
-    ("", []), ("ˈaɪ", ["aa", "ih"]),
-])
+@pytest.mark.parametrize(
+    "ipa, visemes",
+    [
+        ("p", ["PP"]),
+        ("m", ["PP"]),
+        ("f", ["FF"]),
+        ("θ", ["TH"]),
+        ("d", ["DD"]),
+        ("ɡ", ["kk"]),
+        ("tʃ", ["CH"]),
+        ("s", ["SS"]),
+        ("n", ["nn"]),
+        ("ɹ", ["RR"]),
+        ("ɑː", ["aa"]),
+        ("ɛ", ["E"]),
+        ("iː", ["ih"]),
+        ("ɔ", ["oh"]),
+        ("uː", ["ou"]),
+        ("aɪ", ["aa", "ih"]),
+        ("oʊ", ["oh", "ou"]),
+        ("eɪ", ["E", "ih"]),
+        # Mandarin as espeak-ng's cmn-latn-pinyin writes it: zh, ch, sh with a retroflex dot, x, q, ü
+        ("ts.", ["CH"]),
+        ("ts.h", ["CH"]),
+        ("s.", ["CH"]),
+        ("ɕ", ["CH"]),
+        ("tɕh", ["CH"]),
+        ("ts", ["SS"]),
+        ("tsh", ["SS"]),
+        ("χ", ["kk"]),
+        ("ʐ", ["RR"]),
+        ("y", ["ou"]),
+        ("i.", ["ih"]),
+        ("ɑu", ["aa", "ou"]),
+        ("", []),
+        ("ˈaɪ", ["aa", "ih"]),
+    ],
+)
 def test_phonemes_map_to_ovr_visemes(ipa, visemes):
     assert phoneme_visemes(ipa) == visemes
 
@@ -127,8 +165,7 @@ def test_tracks_are_well_formed_and_smoothed(synthesized):
         for a, b in zip(track.frames, track.frames[1:]):
             assert a.name != b.name, "equal neighbours coalesce"
         lengths = [b.start - a.start for a, b in zip(track.frames, track.frames[1:])]
-        short = [(track.frames[i].name, round(d * 1000)) for i, d in enumerate(lengths)
-                 if d < MIN_FRAME and i > 0]
+        short = [(track.frames[i].name, round(d * 1000)) for i, d in enumerate(lengths) if d < MIN_FRAME and i > 0]
         assert short == [], f"frames shorter than {MIN_FRAME * 1000:.0f} ms in {text!r}: {short}"
         for frame in track.frames:
             assert VISEME_NAMES[frame.id] == frame.name
@@ -195,12 +232,13 @@ def test_viseme_onsets_match_the_audio_energy_envelope(synthesized):
     assert len(opens) >= len(pairs) and len(closes) >= len(pairs), "every sentence opens and closes the mouth"
     errors = sorted(b.error for b in boundaries)
     median, p95, worst = statistics.median(errors), errors[int(0.95 * (len(errors) - 1))], errors[-1]
-    print(f"\nlip-sync: {len(errors)} boundaries, median {median * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
-          f"worst {worst * 1000:.1f} ms")
+    print(
+        f"\nlip-sync: {len(errors)} boundaries, median {median * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, "
+        f"worst {worst * 1000:.1f} ms"
+    )
     assert median <= MEDIAN_BOUND, f"median onset error {median * 1000:.1f} ms"
     assert p95 <= P95_BOUND, f"95th percentile onset error {p95 * 1000:.1f} ms"
-    assert worst <= WORST_BOUND, f"worst onset error {worst * 1000:.1f} ms at " \
-                                 f"{max(boundaries, key=lambda b: b.error)}"
+    assert worst <= WORST_BOUND, f"worst onset error {worst * 1000:.1f} ms at {max(boundaries, key=lambda b: b.error)}"
 
 
 def test_the_alignment_measure_catches_a_shifted_track(synthesized):

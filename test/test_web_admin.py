@@ -5,6 +5,7 @@ memory service, the cue topic and the files on disk.
 
 Set FAY_UPDATE_ADMIN_PNG=1 to refresh the docs/admin-*.png screenshots from this run.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,15 +19,14 @@ import pytest
 from websockets.sync.client import connect
 
 from browser_rig import dom, keep_screenshot, needs_chromium, png_size, wait_dom
-from fay_msgs.msg import ActionCue, SpeechState, TurnLatency, Transcript, Utterance
+from fay_msgs.msg import ActionCue, SpeechState, Transcript, TurnLatency, Utterance
 from fay_msgs.srv import Recall, Remember
-from harness import NodeProcess, free_port, publish_until, start_web, wait_until, write_web_access
-
 from fay_ros.common import qos, topics
 from fay_ros.web.access import Client
 from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.allowlist import AllowList
 from fay_ros.web.gate_policy import ClientSession, Refused, RolePermissions, admin_bridge_allow
+from harness import NodeProcess, free_port, publish_until, start_web, wait_until, write_web_access
 
 REPO = Path(__file__).resolve().parents[1]
 TOKEN = "t" * 43
@@ -44,35 +44,46 @@ def screenshot(page, name: str, tmp_path: Path) -> None:
 
 # -- the admin role of the door (pure) ------------------------------------------------------------
 
+
 def admin_session(services: tuple[str, ...] = ()) -> ClientSession:
     allow = AllowList.build("/fay", extra_services=services)
     client = Client(token=TOKEN, user_id="root", role="admin")
     return ClientSession(client, RolePermissions.for_role("admin", allow, "/fay"), "/fay")
 
 
-@pytest.mark.parametrize("message", [
-    {"op": "subscribe", "topic": "/fay/speech/final"}, {"op": "subscribe", "topic": "/diagnostics"},
-    {"op": "subscribe", "topic": "latency/turns"}, {"op": "subscribe", "topic": "dialogue/proactive"},
-    {"op": "subscribe", "topic": "reply"}, {"op": "subscribe", "topic": "chat/heard"},
-    {"op": "call_service", "service": "memory/recall"}, {"op": "call_service", "service": "/fay/memory/confirm"},
-    {"op": "call_service", "service": "memory/forget"},
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"op": "subscribe", "topic": "/fay/speech/final"},
+        {"op": "subscribe", "topic": "/diagnostics"},
+        {"op": "subscribe", "topic": "latency/turns"},
+        {"op": "subscribe", "topic": "dialogue/proactive"},
+        {"op": "subscribe", "topic": "reply"},
+        {"op": "subscribe", "topic": "chat/heard"},
+        {"op": "call_service", "service": "memory/recall"},
+        {"op": "call_service", "service": "/fay/memory/confirm"},
+        {"op": "call_service", "service": "memory/forget"},
+    ],
+)
 def test_the_admin_role_may_watch_the_timeline_and_call_the_memory_services(message):
     assert admin_session().from_client(json.dumps(message))
 
 
-@pytest.mark.parametrize("message, reason", [
-    ({"op": "publish", "topic": "/fay/text_input", "msg": {"text": "hi"}}, "published"),
-    ({"op": "advertise", "topic": "/fay/interrupt", "type": "std_msgs/msg/Empty"}, "published"),
-    ({"op": "subscribe", "topic": "/fay/speech/partial"}, "subscribed"),
-    ({"op": "subscribe", "topic": "/fay/audio/raw"}, "subscribed"),
-    ({"op": "subscribe", "topic": "/rosout"}, "subscribed"),
-    ({"op": "call_service", "service": "memory/remember"}, "service"),  # it curates; it writes nothing new
-    ({"op": "call_service", "service": "memory/profile"}, "service"),
-    ({"op": "call_service", "service": "memory/active_rules"}, "service"),
-    ({"op": "call_service", "service": "/fay/dialogue/set_parameters"}, "service"),
-    ({"op": "send_action_goal", "action": "/fay/chat"}, "not allowed"),
-])
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ({"op": "publish", "topic": "/fay/text_input", "msg": {"text": "hi"}}, "published"),
+        ({"op": "advertise", "topic": "/fay/interrupt", "type": "std_msgs/msg/Empty"}, "published"),
+        ({"op": "subscribe", "topic": "/fay/speech/partial"}, "subscribed"),
+        ({"op": "subscribe", "topic": "/fay/audio/raw"}, "subscribed"),
+        ({"op": "subscribe", "topic": "/rosout"}, "subscribed"),
+        ({"op": "call_service", "service": "memory/remember"}, "service"),  # it curates; it writes nothing new
+        ({"op": "call_service", "service": "memory/profile"}, "service"),
+        ({"op": "call_service", "service": "memory/active_rules"}, "service"),
+        ({"op": "call_service", "service": "/fay/dialogue/set_parameters"}, "service"),
+        ({"op": "send_action_goal", "action": "/fay/chat"}, "not allowed"),
+    ],
+)
 def test_the_admin_role_is_refused_everything_else(message, reason):
     with pytest.raises(Refused, match=reason):
         admin_session().from_client(json.dumps(message))
@@ -129,21 +140,47 @@ def rig(tmp_path_factory):
     access = folder / "web_access.yaml"
     tokens = write_web_access(access, {"root": "admin", "alice": "face"})
     memory = NodeProcess("fay_ros.nodes.memory", {"db_path": str(folder / "memory.db"), "embedder": "hashed"})
-    action = NodeProcess("fay_ros.nodes.action_semantics", {"rules_file": str(folder / "action_rules.csv"),
-                                                            "lexicon_file": str(folder / "sentiment_lexicon.csv"),
-                                                            "reload_period": 0.2})
+    action = NodeProcess(
+        "fay_ros.nodes.action_semantics",
+        {
+            "rules_file": str(folder / "action_rules.csv"),
+            "lexicon_file": str(folder / "sentiment_lexicon.csv"),
+            "reload_period": 0.2,
+        },
+    )
     page_port, bridge_port = free_port(), free_port()
     web = None
     try:
         memory.wait_ready(60)
         action.wait_ready(60)
-        web = start_web("--admin", "--bridge", "rs", "--port", str(page_port), "--bridge-port", str(bridge_port),
-                        "--access-file", str(access), "--rules-file", str(folder / "action_rules.csv"),
-                        "--lexicon-file", str(folder / "sentiment_lexicon.csv"),
-                        "--persona-file", str(folder / "persona.yaml"), "--qa-file", str(folder / "qa.csv"),
-                        "--schedule-file", str(folder / "schedule.yaml"))
-        yield {"folder": folder, "tokens": tokens, "page": f"http://127.0.0.1:{page_port}",
-               "bridge_port": bridge_port, "web": web}
+        web = start_web(
+            "--admin",
+            "--bridge",
+            "rs",
+            "--port",
+            str(page_port),
+            "--bridge-port",
+            str(bridge_port),
+            "--access-file",
+            str(access),
+            "--rules-file",
+            str(folder / "action_rules.csv"),
+            "--lexicon-file",
+            str(folder / "sentiment_lexicon.csv"),
+            "--persona-file",
+            str(folder / "persona.yaml"),
+            "--qa-file",
+            str(folder / "qa.csv"),
+            "--schedule-file",
+            str(folder / "schedule.yaml"),
+        )
+        yield {
+            "folder": folder,
+            "tokens": tokens,
+            "page": f"http://127.0.0.1:{page_port}",
+            "bridge_port": bridge_port,
+            "web": web,
+        }
     finally:
         if web is not None:
             web.stop()
@@ -164,7 +201,9 @@ def admin_page(page, rig) -> None:
     assert "token" not in page.url
     # kept for this tab only: the admin token never outlives it in the browser's storage
     assert page.evaluate("[sessionStorage.getItem('fay_ros.admin_token'), localStorage.length]") == [
-        rig["tokens"]["root"], 0]
+        rig["tokens"]["root"],
+        0,
+    ]
 
 
 def http_status(url: str, headers: dict[str, str], data: bytes | None = None) -> int:
@@ -196,8 +235,17 @@ def test_without_the_admin_token_everything_is_refused(page, rig):
 
     # The face token opens the websocket as a face: the admin's topics and services stay shut.
     with connect(f"ws://127.0.0.1:{rig['bridge_port']}/?token={face}") as ws:
-        ws.send(json.dumps({"op": "call_service", "id": "r", "service": "/fay/memory/recall",
-                            "type": "fay_msgs/srv/Recall", "args": {"owner": "alice", "include_candidates": True}}))
+        ws.send(
+            json.dumps(
+                {
+                    "op": "call_service",
+                    "id": "r",
+                    "service": "/fay/memory/recall",
+                    "type": "fay_msgs/srv/Recall",
+                    "args": {"owner": "alice", "include_candidates": True},
+                }
+            )
+        )
         assert "refused: service /fay/memory/recall is not open to a face client" in ws.recv(timeout=10)
         ws.send(json.dumps({"op": "subscribe", "id": "d", "topic": "/diagnostics"}))
         assert "refused" in ws.recv(timeout=10)
@@ -224,8 +272,12 @@ def test_the_admin_page_is_absent_unless_turned_on(tmp_path):
 
 
 def recall(ros, owner: str) -> dict[str, tuple[str, str]]:
-    response = ros.call(Recall, topics.SRV_RECALL, Recall.Request(owner=owner, n=100, include_candidates=True,
-                                                                stateless=True), timeout=30)
+    response = ros.call(
+        Recall,
+        topics.SRV_RECALL,
+        Recall.Request(owner=owner, n=100, include_candidates=True, stateless=True),
+        timeout=30,
+    )
     assert response.success, response.message
     return {n.content: (n.id, n.status) for n in response.nodes}
 
@@ -233,11 +285,17 @@ def recall(ros, owner: str) -> dict[str, tuple[str, str]]:
 @pytest.mark.slow
 @needs_chromium
 def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, ros, tmp_path):
-    for content, confirmed, tags in (("Anna likes green tea", False, ["kind:preference"]),
-                                     ("Anna has a cat called Mimi", True, ["kind:fact"]),
-                                     ("Anna's birthday is on 3 May", True, ["kind:fact", "persistent:true"])):
-        stored = ros.call(Remember, topics.SRV_REMEMBER, Remember.Request(owner="anna", content=content, tags=tags,
-                                                                          user_confirmed=confirmed), timeout=30)
+    for content, confirmed, tags in (
+        ("Anna likes green tea", False, ["kind:preference"]),
+        ("Anna has a cat called Mimi", True, ["kind:fact"]),
+        ("Anna's birthday is on 3 May", True, ["kind:fact", "persistent:true"]),
+    ):
+        stored = ros.call(
+            Remember,
+            topics.SRV_REMEMBER,
+            Remember.Request(owner="anna", content=content, tags=tags, user_confirmed=confirmed),
+            timeout=30,
+        )
         assert stored.success, stored.message
     before = recall(ros, "anna")
     assert before["Anna likes green tea"][1] == "candidate"
@@ -255,23 +313,39 @@ def test_the_memory_browser_confirms_a_candidate_and_forgets_an_item(page, rig, 
     # would stay a candidate now. The operator's Confirm (memory/confirm) is taken as it is.
     heard = ros.collect(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
     speech = ros.publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
-    publish_until(speech, Transcript(user_id="anna", text="I'm off to the shops", is_final=True, language="en"),
-                  lambda: any(m.user_id == "anna" for m in heard.messages), timeout=20)
-    retried = ros.call(Remember, topics.SRV_REMEMBER, Remember.Request(owner="anna", content="Anna likes green tea",
-                                                                       tags=["kind:preference"], user_confirmed=True),
-                       timeout=30)
+    publish_until(
+        speech,
+        Transcript(user_id="anna", text="I'm off to the shops", is_final=True, language="en"),
+        lambda: any(m.user_id == "anna" for m in heard.messages),
+        timeout=20,
+    )
+    retried = ros.call(
+        Remember,
+        topics.SRV_REMEMBER,
+        Remember.Request(owner="anna", content="Anna likes green tea", tags=["kind:preference"], user_confirmed=True),
+        timeout=30,
+    )
     assert retried.node.status == "candidate", retried.message
     page.click(f'tr[data-id="{tea_id}"] button.confirm')
-    wait_until(lambda: recall(ros, "anna")["Anna likes green tea"] == (tea_id, "confirmed"), 20,
-               message=lambda: f"the candidate confirmed through memory/confirm; now {recall(ros, 'anna')}")
-    wait_until(lambda: page.get_attribute(f'tr[data-id="{tea_id}"]', "data-status") == "confirmed", 20,
-               message="the page to show the confirmed memory")
+    wait_until(
+        lambda: recall(ros, "anna")["Anna likes green tea"] == (tea_id, "confirmed"),
+        20,
+        message=lambda: f"the candidate confirmed through memory/confirm; now {recall(ros, 'anna')}",
+    )
+    wait_until(
+        lambda: page.get_attribute(f'tr[data-id="{tea_id}"]', "data-status") == "confirmed",
+        20,
+        message="the page to show the confirmed memory",
+    )
 
     page.click(f'tr[data-id="{cat_id}"] button.forget')
     assert recall(ros, "anna")["Anna has a cat called Mimi"][0] == cat_id, "forgotten before the second click"
     page.click(f'tr[data-id="{cat_id}"] button.forget-yes')
-    wait_until(lambda: "Anna has a cat called Mimi" not in recall(ros, "anna"), 20,
-               message="the memory forgotten through memory/forget")
+    wait_until(
+        lambda: "Anna has a cat called Mimi" not in recall(ros, "anna"),
+        20,
+        message="the memory forgotten through memory/forget",
+    )
     wait_dom(page, "memories", "2", where=ADMIN_PAGE)
     assert set(recall(ros, "anna")) == {"Anna likes green tea", "Anna's birthday is on 3 May"}
 
@@ -317,8 +391,7 @@ def test_a_bad_rules_edit_shows_its_line_and_a_good_one_changes_the_next_cue(pag
     wait_dom(page, "save", "saved", where=ADMIN_PAGE)
     assert GOOD_RULE in rules.read_text(encoding="utf-8")
     # The node polls its files (reload_period 0.2 s): the next sentences get the new rule.
-    cue = wait_until(lambda: (c := say_zebra()).code == "animal.zebra" and c, 30,
-                     message="a cue of the saved rule")
+    cue = wait_until(lambda: (c := say_zebra()).code == "animal.zebra" and c, 30, message="a cue of the saved rule")
     assert (cue.behavior, cue.affect, cue.priority) == ("celebrate", "excited", 99)
 
 
@@ -336,21 +409,45 @@ def test_timeline_latency_and_health_are_live(page, rig, ros, tmp_path):
     def timeline() -> str:
         return page.inner_text("#timeline")
 
-    publish_until(heard, Transcript(user_id="anna", text="你好，今天天气怎么样？", is_final=True),
-                  lambda: "今天天气怎么样" in timeline(), timeout=20)
+    publish_until(
+        heard,
+        Transcript(user_id="anna", text="你好，今天天气怎么样？", is_final=True),
+        lambda: "今天天气怎么样" in timeline(),
+        timeout=20,
+    )
     speaking.publish(SpeechState(speaking=True, utterance_id="anna-1-x:0"))
-    publish_until(replies, Utterance(user_id="anna", conversation_id="anna-1-x", text="今天晴，很适合散步。",
-                                     is_first=True, is_end=True, source="llm"),
-                  lambda: "很适合散步" in timeline(), timeout=20)
+    publish_until(
+        replies,
+        Utterance(
+            user_id="anna",
+            conversation_id="anna-1-x",
+            text="今天晴，很适合散步。",
+            is_first=True,
+            is_end=True,
+            source="llm",
+        ),
+        lambda: "很适合散步" in timeline(),
+        timeout=20,
+    )
     wait_until(lambda: "animal.zebra" in timeline() or "speaking" in timeline(), 20, message="cue or speaking rows")
-    for i, (stt, reply, audio, llm) in enumerate(((0.31, 0.92, 0.24, 0.61), (0.28, 1.40, 0.31, 1.02),
-                                                  (0.35, 0.05, 0.22, math.nan))):
-        msg = TurnLatency(conversation_id=f"anna-{i}-x", speech_end_to_transcript=stt, transcript_to_first_reply=reply,
-                          first_reply_to_first_audio=audio, voice_to_first_audio=stt + reply + audio,
-                          llm_time_to_first_token=llm, pipeline_share=stt + reply + audio - (llm if llm == llm else 0))
+    for i, (stt, reply, audio, llm) in enumerate(
+        ((0.31, 0.92, 0.24, 0.61), (0.28, 1.40, 0.31, 1.02), (0.35, 0.05, 0.22, math.nan))
+    ):
+        msg = TurnLatency(
+            conversation_id=f"anna-{i}-x",
+            speech_end_to_transcript=stt,
+            transcript_to_first_reply=reply,
+            first_reply_to_first_audio=audio,
+            voice_to_first_audio=stt + reply + audio,
+            llm_time_to_first_token=llm,
+            pipeline_share=stt + reply + audio - (llm if llm == llm else 0),
+        )
         publish_until(turns, msg, lambda n=i + 1: int(dom(page).get("turns", "0")) >= n, timeout=20)
     assert page.locator("#latency-chart rect").count() >= 10
-    wait_until(lambda: page.locator('#health tr[data-name="fay/memory: state"]').count() == 1, 20,
-               message="the memory node's state on the health table")
+    wait_until(
+        lambda: page.locator('#health tr[data-name="fay/memory: state"]').count() == 1,
+        20,
+        message="the memory node's state on the health table",
+    )
     assert page.get_attribute('#health tr[data-name="fay/memory: state"]', "data-level") == "ok"
     screenshot(page, "admin-overview.png", tmp_path)

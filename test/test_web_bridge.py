@@ -8,6 +8,7 @@ against a real DDS graph:
 - a raw rosbridge v2 client proves the face role is enforced: everything outside it is
   refused, and a real memory service behind it is never called.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -18,9 +19,8 @@ import pytest
 
 from fay_msgs.msg import ActionCue, Transcript
 from fay_msgs.srv import Recall
-from harness import free_port, publish_until, start_web, wait_until, write_web_access
-
 from fay_ros.common import qos, topics
+from harness import free_port, publish_until, start_web, wait_until, write_web_access
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +54,23 @@ def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
         publisher = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
         ros.wait_for_subscribers(publisher)  # the bridge's subscription, made for roslibpy
         # both ends are new: until the bridge has matched our writer a volatile cue can be lost
-        publish_until(publisher, ActionCue(code="guidance.invite", behavior="invite", affect="warm", intensity=0.74,
-                                           priority=82, sentiment=0.5, text="这边请", utterance_id="c1:0",
-                                           matched_keywords=["这边请"]),
-                      got_cue.is_set, 20, message="an ActionCue through the bridge to roslibpy")
+        publish_until(
+            publisher,
+            ActionCue(
+                code="guidance.invite",
+                behavior="invite",
+                affect="warm",
+                intensity=0.74,
+                priority=82,
+                sentiment=0.5,
+                text="这边请",
+                utterance_id="c1:0",
+                matched_keywords=["这边请"],
+            ),
+            got_cue.is_set,
+            20,
+            message="an ActionCue through the bridge to roslibpy",
+        )
         cue = received[0]
         assert (cue["behavior"], cue["affect"], cue["priority"], cue["utterance_id"]) == ("invite", "warm", 82, "c1:0")
         assert abs(cue["intensity"] - 0.74) < 1e-6
@@ -87,8 +100,7 @@ def test_roslibpy_subscribes_action_cue_and_publishes_text_input(endpoint, ros):
         client.terminate()
 
 
-async def _exchange(endpoint: tuple[int, str], requests: list[dict], expect: int, timeout: float = 15.0
-                    ) -> list[dict]:
+async def _exchange(endpoint: tuple[int, str], requests: list[dict], expect: int, timeout: float = 15.0) -> list[dict]:
     import websockets
 
     port, token = endpoint
@@ -113,17 +125,34 @@ def test_allowlist_is_enforced_by_the_endpoint(endpoint, ros):
 
     ros.node.create_service(Recall, topics.SRV_RECALL, recall)
     denied = [
-        {"op": "call_service", "id": "recall", "service": "/fay/memory/recall", "type": "fay_msgs/srv/Recall",
-         "args": {"owner": "user", "query": "secrets"}},
-        {"op": "call_service", "id": "recall-relative", "service": "fay/memory/recall",
-         "args": {"owner": "user", "query": "secrets"}},
+        {
+            "op": "call_service",
+            "id": "recall",
+            "service": "/fay/memory/recall",
+            "type": "fay_msgs/srv/Recall",
+            "args": {"owner": "user", "query": "secrets"},
+        },
+        {
+            "op": "call_service",
+            "id": "recall-relative",
+            "service": "fay/memory/recall",
+            "args": {"owner": "user", "query": "secrets"},
+        },
         {"op": "subscribe", "id": "speech", "topic": "/fay/speech/final", "type": "fay_msgs/msg/Transcript"},
         {"op": "advertise", "id": "spoof-cue", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"},
         {"op": "advertise", "id": "spoof-reply", "topic": "fay/reply", "type": "fay_msgs/msg/Utterance"},
-        {"op": "advertise_service", "id": "fake-memory", "service": "/fay/memory/remember",
-         "type": "fay_msgs/srv/Remember"},
-        {"op": "call_service", "id": "params", "service": "/fay/web_bridge/get_parameters",
-         "args": {"names": ["port"]}},
+        {
+            "op": "advertise_service",
+            "id": "fake-memory",
+            "service": "/fay/memory/remember",
+            "type": "fay_msgs/srv/Remember",
+        },
+        {
+            "op": "call_service",
+            "id": "params",
+            "service": "/fay/web_bridge/get_parameters",
+            "args": {"names": ["port"]},
+        },
         {"op": "subscribe", "id": "cbor", "topic": "/fay/cbor_trick", "compression": "cbor"},
         {"op": "fragment", "id": "fragment", "data": "{", "num": 0, "total": 2},
         {"op": "auth", "id": "auth", "mac": "x"},
@@ -141,8 +170,10 @@ def test_allowlist_is_enforced_by_the_endpoint(endpoint, ros):
     assert "a memory the browser must never see" not in json.dumps(replies, ensure_ascii=False)
 
     # The allowed operations of the same client still work (no blanket refusal).
-    allowed = [{"op": "subscribe", "id": "cue", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"},
-               {"op": "advertise", "id": "chat", "topic": "/fay/text_input", "type": "fay_msgs/msg/Transcript"},
-               {"op": "subscribe", "id": "bad", "topic": "/fay/memory_dump", "type": "std_msgs/msg/String"}]
+    allowed = [
+        {"op": "subscribe", "id": "cue", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"},
+        {"op": "advertise", "id": "chat", "topic": "/fay/text_input", "type": "fay_msgs/msg/Transcript"},
+        {"op": "subscribe", "id": "bad", "topic": "/fay/memory_dump", "type": "std_msgs/msg/String"},
+    ]
     replies = asyncio.run(_exchange(endpoint, allowed, expect=1))
     assert [r.get("id") for r in replies] == ["bad"], replies  # only the last one is refused

@@ -1,5 +1,6 @@
 """Web face, pure parts: the allow-list, the rendered server configurations, the face table
 and the start-up errors of `fay-ros web` (no ROS graph, no browser)."""
+
 from __future__ import annotations
 
 import json
@@ -29,6 +30,7 @@ def rosbridge_server_glob_parse(value: str) -> list[str]:
 
 # --- allow-list -------------------------------------------------------------------------------
 
+
 def test_default_allowlist_is_directional_and_has_no_services():
     allow = AllowList.build("/fay")
     assert allow.subscribe == ("/fay/action_cue", "/fay/visemes", "/fay/reply", "/fay/robot_speaking")
@@ -51,7 +53,8 @@ def test_opening_memory_services_is_detected():
     allow = AllowList.build("/fay", extra_services=("memory/*", "/other/srv"))
     assert allow.memory_services("/fay") == ["/fay/memory/*"]
     assert AllowList.build("/fay", extra_services=("/fay/memory/recall",)).memory_services("/fay") == [
-        "/fay/memory/recall"]
+        "/fay/memory/recall"
+    ]
 
 
 def test_rosbridge_rs_configuration_carries_the_allowlist():
@@ -67,8 +70,14 @@ def test_rosbridge_rs_configuration_carries_the_allowlist():
 def test_apt_rosbridge_server_parameters_never_mean_allow_all():
     params = AllowList.build("/fay").rosbridge_server_parameters("127.0.0.1", 9090)
     topics = rosbridge_server_glob_parse(params["topics_glob"])
-    assert set(topics) == {"/fay/action_cue", "/fay/visemes", "/fay/reply", "/fay/robot_speaking",
-                           "/fay/text_input", "/fay/interrupt"}
+    assert set(topics) == {
+        "/fay/action_cue",
+        "/fay/visemes",
+        "/fay/reply",
+        "/fay/robot_speaking",
+        "/fay/text_input",
+        "/fay/interrupt",
+    }
     # An empty list would mean "no restriction" to rosbridge_server: a never-matching pattern instead.
     assert rosbridge_server_glob_parse(params["services_glob"]) == [NOTHING]
     assert rosbridge_server_glob_parse(params["params_glob"]) == [NOTHING]
@@ -91,8 +100,9 @@ def _fake_apt_ros(tmp_path: Path) -> dict[str, str]:
 def test_apt_rosbridge_server_command_and_parameter_file(tmp_path):
     env = _fake_apt_ros(tmp_path)
     assert apt_rosbridge_available(env)
-    command = choose("auto", AllowList.build("/fay"), address="127.0.0.1", port=9090, namespace="/fay",
-                     workdir=tmp_path, env=env)
+    command = choose(
+        "auto", AllowList.build("/fay"), address="127.0.0.1", port=9090, namespace="/fay", workdir=tmp_path, env=env
+    )
     assert command.kind == "apt"
     assert command.argv[1:4] == ["run", "rosbridge_server", "rosbridge_websocket"]
     assert f"__node:={BRIDGE_NODE_NAME}" in command.argv and "__ns:=/fay" in command.argv
@@ -108,8 +118,9 @@ def test_apt_rosbridge_server_command_and_parameter_file(tmp_path):
 def test_auto_uses_rosbridge_server_rs_without_apt_ros(tmp_path):
     env = {"PATH": str(tmp_path), "LD_LIBRARY_PATH": "/somewhere"}
     assert not apt_rosbridge_available(env)
-    command = choose("auto", AllowList.build("/fay"), address="127.0.0.1", port=9191, namespace="/fay",
-                     workdir=tmp_path, env=env)
+    command = choose(
+        "auto", AllowList.build("/fay"), address="127.0.0.1", port=9191, namespace="/fay", workdir=tmp_path, env=env
+    )
     assert command.kind == "rs"
     assert Path(command.argv[0]).name == "rosbridge_server_rs_jazzy" and os.access(command.argv[0], os.X_OK)
     assert "--no-rosapi" in command.argv
@@ -119,6 +130,7 @@ def test_auto_uses_rosbridge_server_rs_without_apt_ros(tmp_path):
 
 
 # --- the face table -----------------------------------------------------------------------------
+
 
 def test_shipped_face_map_is_valid_and_maps_the_whole_vocabulary():
     table = load_face_map(FACE_MAP)
@@ -138,17 +150,20 @@ def _broken(tmp_path: Path, edit) -> Path:
     return path
 
 
-@pytest.mark.parametrize("edit, key", [
-    (lambda t: t["motion"]["behaviors"].pop("wave"), "motion.behaviors.wave"),
-    (lambda t: t["motion"]["behaviors"].__setitem__("nod", [0, "1"]), "motion.behaviors.nod"),
-    (lambda t: t["expression"]["affects"].__setitem__("sad", "sad_face"), "expression.affects.sad"),
-    (lambda t: t["mouth"]["visemes"].__setitem__("aa", 1.5), "mouth.visemes.aa"),
-    (lambda t: t["mouth"]["visemes"].__setitem__("xx", 0.5), "mouth.visemes.xx"),
-    (lambda t: t["motion"].__setitem__("strong_from_intensity", "high"), "motion.strong_from_intensity"),
-    (lambda t: t["svg"]["motions"].pop("2"), "svg.motions.2"),
-    (lambda t: t["svg"]["expressions"].pop("F03"), "svg.expressions.F03"),
-    (lambda t: t.pop("blink"), "blink"),
-])
+@pytest.mark.parametrize(
+    "edit, key",
+    [
+        (lambda t: t["motion"]["behaviors"].pop("wave"), "motion.behaviors.wave"),
+        (lambda t: t["motion"]["behaviors"].__setitem__("nod", [0, "1"]), "motion.behaviors.nod"),
+        (lambda t: t["expression"]["affects"].__setitem__("sad", "sad_face"), "expression.affects.sad"),
+        (lambda t: t["mouth"]["visemes"].__setitem__("aa", 1.5), "mouth.visemes.aa"),
+        (lambda t: t["mouth"]["visemes"].__setitem__("xx", 0.5), "mouth.visemes.xx"),
+        (lambda t: t["motion"].__setitem__("strong_from_intensity", "high"), "motion.strong_from_intensity"),
+        (lambda t: t["svg"]["motions"].pop("2"), "svg.motions.2"),
+        (lambda t: t["svg"]["expressions"].pop("F03"), "svg.expressions.F03"),
+        (lambda t: t.pop("blink"), "blink"),
+    ],
+)
 def test_bad_face_map_names_file_and_key(tmp_path, edit, key):
     path = _broken(tmp_path, edit)
     with pytest.raises(FaceMapError) as err:
@@ -165,6 +180,7 @@ def test_face_map_with_broken_json_names_line(tmp_path):
 
 
 # --- fay-ros web start-up -----------------------------------------------------------------------
+
 
 def test_cli_defaults_are_loopback_and_port_9090():
     args = build_parser().parse_args(["web"])
@@ -203,8 +219,16 @@ def test_live2d_folder_finds_its_model_and_refuses_paths_outside(tmp_path):
 
 def test_web_root_holds_page_and_vendored_roslib():
     root = web_root()
-    for name in ("index.html", "face.js", "door.js", "svg_face.js", "live2d_face.js", "face_map.json",
-                 "vendor/roslib.min.js", "vendor/roslib.LICENSE"):
+    for name in (
+        "index.html",
+        "face.js",
+        "door.js",
+        "svg_face.js",
+        "live2d_face.js",
+        "face_map.json",
+        "vendor/roslib.min.js",
+        "vendor/roslib.LICENSE",
+    ):
         assert (root / name).is_file(), name
     page = (root / "index.html").read_text()
     assert "http://" not in page and "https://" not in page  # nothing from a CDN

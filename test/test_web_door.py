@@ -4,6 +4,7 @@ Pure checks of the access file (fay_ros.web.access) and the per-client protocol 
 (fay_ros.web.gate_policy), then the real thing: `fay-ros web` with rosbridge-server-rs
 behind its gate, raw websocket clients, and rclpy on the same DDS graph.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -16,19 +17,19 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from fay_msgs.msg import ActionCue, Transcript, Utterance
-from harness import NodeProcess, free_port, start_web, write_web_access
-
 from fay_ros.common import qos, topics
 from fay_ros.web.access import AccessError, add_client, load, load_or_create
 from fay_ros.web.allowlist import AllowList
 from fay_ros.web.gate import loopback_origins
 from fay_ros.web.gate_policy import MAX_CLIENT_FRAME, ClientSession, Refused, RolePermissions
+from harness import NodeProcess, free_port, start_web, write_web_access
 
 TOKEN_A = "a" * 43
 TOKEN_B = "b" * 43
 
 
 # -- the access file ---------------------------------------------------------------------------
+
 
 def test_first_start_creates_a_private_access_file_once(tmp_path):
     path = tmp_path / "cfg" / "fay_ros" / "web_access.yaml"
@@ -59,18 +60,21 @@ def write_web_access_tokens(path, clients, mode=0o600, extra=""):
     path.chmod(mode)
 
 
-@pytest.mark.parametrize("clients, extra, mode, expected", [
-    ([(TOKEN_A, "alice", "face")], "", 0o644, "chmod 600"),
-    ([(TOKEN_A, "alice", "face")], "", 0o640, "readable by other users"),
-    ([(TOKEN_A, "alice", "owner")], "", 0o600, "clients.0.role"),
-    ([(TOKEN_A, "al ice", "face")], "", 0o600, "clients.0.user_id"),
-    ([("short", "alice", "face")], "", 0o600, "clients.0.token"),
-    ([(TOKEN_A + "!&", "alice", "face")], "", 0o600, "clients.0.token"),
-    ([(TOKEN_A, "alice", "face"), (TOKEN_A, "bob", "face")], "", 0o600, "the same token is listed twice"),
-    ([(TOKEN_A, "alice", "face")], "origins: [http://example.com/page]\n", 0o600, "origins"),
-    ([(TOKEN_A, "alice", "face")], "colour: blue\n", 0o600, "colour"),
-    ([(TOKEN_A, "alice", "face")], "origins: [unclosed\n", 0o600, "line"),
-])
+@pytest.mark.parametrize(
+    "clients, extra, mode, expected",
+    [
+        ([(TOKEN_A, "alice", "face")], "", 0o644, "chmod 600"),
+        ([(TOKEN_A, "alice", "face")], "", 0o640, "readable by other users"),
+        ([(TOKEN_A, "alice", "owner")], "", 0o600, "clients.0.role"),
+        ([(TOKEN_A, "al ice", "face")], "", 0o600, "clients.0.user_id"),
+        ([("short", "alice", "face")], "", 0o600, "clients.0.token"),
+        ([(TOKEN_A + "!&", "alice", "face")], "", 0o600, "clients.0.token"),
+        ([(TOKEN_A, "alice", "face"), (TOKEN_A, "bob", "face")], "", 0o600, "the same token is listed twice"),
+        ([(TOKEN_A, "alice", "face")], "origins: [http://example.com/page]\n", 0o600, "origins"),
+        ([(TOKEN_A, "alice", "face")], "colour: blue\n", 0o600, "colour"),
+        ([(TOKEN_A, "alice", "face")], "origins: [unclosed\n", 0o600, "line"),
+    ],
+)
 def test_a_bad_access_file_is_refused_naming_file_and_entry(tmp_path, clients, extra, mode, expected):
     path = tmp_path / "web_access.yaml"
     write_web_access_tokens(path, clients, mode, extra)
@@ -86,20 +90,27 @@ def test_add_client_keeps_the_file_private_and_the_others(tmp_path):
     bob = add_client(path, "bob", label="bob's phone")
     guest = add_client(path, "")
     access = load(path)
-    assert [(c.user_id, c.token) for c in access.clients] == [("user", first.token), ("bob", bob.token),
-                                                               ("", guest.token)]
+    assert [(c.user_id, c.token) for c in access.clients] == [
+        ("user", first.token),
+        ("bob", bob.token),
+        ("", guest.token),
+    ]
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert len({first.token, bob.token, guest.token}) == 3
 
 
 def test_face_origins_are_the_pages_own():
-    assert loopback_origins("127.0.0.1", 8080) >= {"http://127.0.0.1:8080", "http://localhost:8080",
-                                                   "http://[::1]:8080"}
+    assert loopback_origins("127.0.0.1", 8080) >= {
+        "http://127.0.0.1:8080",
+        "http://localhost:8080",
+        "http://[::1]:8080",
+    }
     assert "http://127.0.0.1:8081" not in loopback_origins("127.0.0.1", 8080)
     assert loopback_origins("192.168.1.5", 80) == {"http://192.168.1.5:80", "https://192.168.1.5:80"}
 
 
 # -- the per-client policy -----------------------------------------------------------------------
+
 
 def session(user_id="alice", role="face", services=()):
     from fay_ros.web.access import Client
@@ -113,24 +124,27 @@ def forwarded(s, message):
     return json.loads(s.from_client(json.dumps(message)))
 
 
-@pytest.mark.parametrize("message, reason", [
-    ({"op": "call_service", "id": "1", "service": "/fay/memory/recall", "args": {"owner": "alice"}}, "service"),
-    ({"op": "call_service", "service": "memory/forget"}, "service"),
-    ({"op": "subscribe", "topic": "/fay/speech/final"}, "subscribed"),
-    ({"op": "subscribe", "topic": "/fay/memory_dump"}, "subscribed"),
-    ({"op": "advertise", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance"}, "published"),
-    ({"op": "publish", "topic": "/fay/action_cue", "msg": {}}, "published"),
-    ({"op": "advertise", "topic": "/fay/text_input", "type": "std_msgs/msg/String"}, "fay_msgs/msg/Transcript"),
-    ({"op": "publish", "topic": "/fay/text_input", "msg": "hello"}, "JSON object"),
-    ({"op": "advertise_service", "service": "/fay/memory/remember", "type": "x"}, "not allowed"),
-    ({"op": "fragment", "id": "f", "data": "{", "num": 0, "total": 2}, "not allowed"),
-    ({"op": "auth", "mac": "x"}, "not allowed"),
-    ({"op": "send_action_goal", "action": "/fay/say"}, "not allowed"),
-    ({"op": "subscribe", "topic": "/fay/../reply"}, "ROS name"),
-    ({"op": "subscribe"}, "topic"),
-    ({"topic": "/fay/reply"}, "rosbridge operation"),
-    (["op", "subscribe"], "rosbridge operation"),
-])
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ({"op": "call_service", "id": "1", "service": "/fay/memory/recall", "args": {"owner": "alice"}}, "service"),
+        ({"op": "call_service", "service": "memory/forget"}, "service"),
+        ({"op": "subscribe", "topic": "/fay/speech/final"}, "subscribed"),
+        ({"op": "subscribe", "topic": "/fay/memory_dump"}, "subscribed"),
+        ({"op": "advertise", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance"}, "published"),
+        ({"op": "publish", "topic": "/fay/action_cue", "msg": {}}, "published"),
+        ({"op": "advertise", "topic": "/fay/text_input", "type": "std_msgs/msg/String"}, "fay_msgs/msg/Transcript"),
+        ({"op": "publish", "topic": "/fay/text_input", "msg": "hello"}, "JSON object"),
+        ({"op": "advertise_service", "service": "/fay/memory/remember", "type": "x"}, "not allowed"),
+        ({"op": "fragment", "id": "f", "data": "{", "num": 0, "total": 2}, "not allowed"),
+        ({"op": "auth", "mac": "x"}, "not allowed"),
+        ({"op": "send_action_goal", "action": "/fay/say"}, "not allowed"),
+        ({"op": "subscribe", "topic": "/fay/../reply"}, "ROS name"),
+        ({"op": "subscribe"}, "topic"),
+        ({"topic": "/fay/reply"}, "rosbridge operation"),
+        (["op", "subscribe"], "rosbridge operation"),
+    ],
+)
 def test_the_face_role_is_refused_everything_else(message, reason):
     s = session()
     with pytest.raises(Refused) as refused:
@@ -144,9 +158,11 @@ def test_the_face_role_is_refused_everything_else(message, reason):
 
 def test_frames_that_are_not_small_json_text_are_refused():
     s = session()
-    for frame, reason in ((b'{"op": "subscribe"}', "binary"), ("{not json", "not JSON"),
-                          (json.dumps({"op": "publish", "topic": "/fay/text_input",
-                                       "msg": {"text": "x" * MAX_CLIENT_FRAME}}), "exceeds")):
+    for frame, reason in (
+        (b'{"op": "subscribe"}', "binary"),
+        ("{not json", "not JSON"),
+        (json.dumps({"op": "publish", "topic": "/fay/text_input", "msg": {"text": "x" * MAX_CLIENT_FRAME}}), "exceeds"),
+    ):
         with pytest.raises(Refused, match=reason):
             s.from_client(frame)
     assert s.refused == 3
@@ -156,20 +172,36 @@ def test_typed_text_speaks_as_the_bound_user_whatever_it_claims():
     for user_id in ("alice", ""):
         s = session(user_id)
         for claimed in ({"user_id": "user"}, {"user_id": "alice"}, {"user_id": ""}, {}):
-            out = forwarded(s, {"op": "publish", "topic": "text_input",
-                                "msg": dict(claimed, text="hi", is_final=True)})
+            out = forwarded(s, {"op": "publish", "topic": "text_input", "msg": dict(claimed, text="hi", is_final=True)})
             assert out["topic"] == "/fay/text_input"
             assert out["msg"] == {"user_id": user_id, "text": "hi", "is_final": True}
 
 
 def test_allowed_operations_pass_with_only_their_own_fields():
     s = session()
-    out = forwarded(s, {"op": "subscribe", "id": "r", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance",
-                        "compression": "cbor", "fragment_size": 10, "qos": {"depth": 1}})
-    assert out == {"op": "subscribe", "id": "r", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance",
-                   "qos": {"depth": 1}}
-    assert forwarded(s, {"op": "advertise", "topic": "interrupt", "type": "std_msgs/msg/Empty"})["topic"] == \
-        "/fay/interrupt"
+    out = forwarded(
+        s,
+        {
+            "op": "subscribe",
+            "id": "r",
+            "topic": "/fay/reply",
+            "type": "fay_msgs/msg/Utterance",
+            "compression": "cbor",
+            "fragment_size": 10,
+            "qos": {"depth": 1},
+        },
+    )
+    assert out == {
+        "op": "subscribe",
+        "id": "r",
+        "topic": "/fay/reply",
+        "type": "fay_msgs/msg/Utterance",
+        "qos": {"depth": 1},
+    }
+    assert (
+        forwarded(s, {"op": "advertise", "topic": "interrupt", "type": "std_msgs/msg/Empty"})["topic"]
+        == "/fay/interrupt"
+    )
     assert forwarded(s, {"op": "publish", "topic": "/fay/interrupt", "msg": {}})["msg"] == {}
     assert forwarded(s, {"op": "unsubscribe", "topic": "/fay/visemes"})["op"] == "unsubscribe"
 
@@ -198,8 +230,11 @@ def test_another_users_reply_never_reaches_a_face_and_cues_lose_their_text():
     assert alice.to_client(publish_frame("/fay/reply", {"user_id": "bob", "text": "Bob likes tea"})) is None
     guest = session("")
     assert guest.to_client(publish_frame("/fay/reply", {"user_id": "alice", "text": "Hi Alice"})) is None
-    cue = json.loads(alice.to_client(publish_frame("/fay/action_cue", {"behavior": "wave", "text": "Bob likes tea",
-                                                                        "matched_keywords": ["tea"]})))
+    cue = json.loads(
+        alice.to_client(
+            publish_frame("/fay/action_cue", {"behavior": "wave", "text": "Bob likes tea", "matched_keywords": ["tea"]})
+        )
+    )
     assert cue["msg"] == {"behavior": "wave", "text": "", "matched_keywords": []}
     status = json.dumps({"op": "status", "level": "error", "msg": "x"})
     assert alice.to_client(status) == status
@@ -211,13 +246,23 @@ def test_another_users_reply_never_reaches_a_face_and_cues_lose_their_text():
 
 # -- the real door: fay-ros web + rosbridge-server-rs + DDS ---------------------------------------
 
+
 @pytest.fixture(scope="module")
 def door(tmp_path_factory):
     access = tmp_path_factory.mktemp("door") / "web_access.yaml"
     tokens = write_web_access(access, {"alice": "face", "bob": "face", "": "face", "root": "admin"})
     port, page_port = free_port(), free_port()
-    proc = start_web("--no-page", "--bridge", "rs", "--bridge-port", str(port), "--port", str(page_port),
-                      "--access-file", str(access))
+    proc = start_web(
+        "--no-page",
+        "--bridge",
+        "rs",
+        "--bridge-port",
+        str(port),
+        "--port",
+        str(page_port),
+        "--access-file",
+        str(access),
+    )
     try:
         yield {"port": port, "page_port": page_port, "tokens": tokens, "proc": proc}
     finally:
@@ -243,8 +288,12 @@ def test_no_token_a_wrong_token_or_a_foreign_origin_is_refused_before_any_messag
     assert handshake_status(f"ws://127.0.0.1:{port}/?token=", own_origin) == 401
     assert handshake_status(f"ws://127.0.0.1:{port}/?token={good[:-2]}", own_origin) == 401
     assert handshake_status(f"ws://127.0.0.1:{port}/", {"Authorization": "Bearer nope"}) == 401
-    for origin in ("http://evil.example", f"http://127.0.0.1:{door['page_port'] + 1}", "null",
-                   f"https://127.0.0.1.evil.example:{door['page_port']}"):
+    for origin in (
+        "http://evil.example",
+        f"http://127.0.0.1:{door['page_port'] + 1}",
+        "null",
+        f"https://127.0.0.1.evil.example:{door['page_port']}",
+    ):
         assert handshake_status(f"ws://127.0.0.1:{port}/?token={good}", {"Origin": origin}) == 403, origin
     # admin is off unless --enable-admin
     assert handshake_status(f"ws://127.0.0.1:{port}/?token={door['tokens']['root']}", own_origin) == 403
@@ -277,8 +326,15 @@ def test_the_bound_identity_is_used_whatever_the_client_claims(door, ros):
                 assert asyncio.get_running_loop().time() < deadline, typed.messages
                 for ws, text in ((alice, "from alice"), (guest, "from a guest")):
                     if text not in {m.text for m in typed.messages}:
-                        await ws.send(json.dumps({"op": "publish", "topic": "/fay/text_input",
-                                                  "msg": {"user_id": "user", "text": text, "is_final": True}}))
+                        await ws.send(
+                            json.dumps(
+                                {
+                                    "op": "publish",
+                                    "topic": "/fay/text_input",
+                                    "msg": {"user_id": "user", "text": text, "is_final": True},
+                                }
+                            )
+                        )
                 await asyncio.sleep(0.3)  # poll interval of the wait, not a synchronisation
         finally:
             await alice.close()
@@ -293,8 +349,10 @@ def test_each_face_hears_only_its_own_conversations(door, ros):
     replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
     cues = ros.publisher(ActionCue, topics.ACTION_CUE, qos.EVENTS)
     port = door["port"]
-    subscribe = [{"op": "subscribe", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance"},
-                 {"op": "subscribe", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"}]
+    subscribe = [
+        {"op": "subscribe", "topic": "/fay/reply", "type": "fay_msgs/msg/Utterance"},
+        {"op": "subscribe", "topic": "/fay/action_cue", "type": "fay_msgs/msg/ActionCue"},
+    ]
 
     async def scenario():
         alice = await _client(port, door["tokens"]["alice"], subscribe)
@@ -314,21 +372,44 @@ def test_each_face_hears_only_its_own_conversations(door, ros):
             async with asyncio.timeout(30):
                 # Both faces' subscriptions (reply and action_cue) are in place once both hear a
                 # guest's "ping" on each (the bridge acknowledges no subscribe).
-                while not all(seen(n, lambda m: m["msg"].get("text") == "ping")
-                              and seen(n, lambda m: m["msg"].get("code") == "ping") for n in heard):
+                while not all(
+                    seen(n, lambda m: m["msg"].get("text") == "ping")
+                    and seen(n, lambda m: m["msg"].get("code") == "ping")
+                    for n in heard
+                ):
                     replies.publish(Utterance(user_id="", conversation_id="guest-0-x", text="ping", is_end=True))
                     cues.publish(ActionCue(code="ping", behavior="idle", utterance_id="guest-0-x:0"))
                     await asyncio.sleep(0.2)  # poll interval
-                for user, text in (("alice", "Alice, your tea is green."), ("bob", "Bob, your coffee is black."),
-                                   ("", "Hello whoever is there.")):
-                    replies.publish(Utterance(user_id=user, conversation_id=f"{user or 'guest'}-1-x", text=text,
-                                              is_first=True, is_end=True, source="llm"))
-                cues.publish(ActionCue(code="x", behavior="wave", text="Bob, your coffee is black.",
-                                       matched_keywords=["coffee"], utterance_id="bob-1-x:0"))
+                for user, text in (
+                    ("alice", "Alice, your tea is green."),
+                    ("bob", "Bob, your coffee is black."),
+                    ("", "Hello whoever is there."),
+                ):
+                    replies.publish(
+                        Utterance(
+                            user_id=user,
+                            conversation_id=f"{user or 'guest'}-1-x",
+                            text=text,
+                            is_first=True,
+                            is_end=True,
+                            source="llm",
+                        )
+                    )
+                cues.publish(
+                    ActionCue(
+                        code="x",
+                        behavior="wave",
+                        text="Bob, your coffee is black.",
+                        matched_keywords=["coffee"],
+                        utterance_id="bob-1-x:0",
+                    )
+                )
                 # the cue and the replies are on two topics, with no order between them
-                while not all(seen(n, lambda m: m["msg"].get("behavior") == "wave")
-                              and seen(n, lambda m: m["msg"].get("text") == "Hello whoever is there.")
-                              for n in heard):
+                while not all(
+                    seen(n, lambda m: m["msg"].get("behavior") == "wave")
+                    and seen(n, lambda m: m["msg"].get("text") == "Hello whoever is there.")
+                    for n in heard
+                ):
                     await asyncio.sleep(0.05)
         finally:
             await alice.close()
@@ -337,8 +418,10 @@ def test_each_face_hears_only_its_own_conversations(door, ros):
         return heard
 
     heard = asyncio.run(scenario())
-    for name, own, other in (("alice", "Alice, your tea is green.", "Bob"), ("bob", "Bob, your coffee is black.",
-                                                                              "Alice")):
+    for name, own, other in (
+        ("alice", "Alice, your tea is green.", "Bob"),
+        ("bob", "Bob, your coffee is black.", "Alice"),
+    ):
         texts = [m["msg"]["text"] for m in heard[name] if m.get("topic") == "/fay/reply" and m["msg"]["text"] != "ping"]
         assert texts == [own, "Hello whoever is there."], (name, texts)
         assert other not in json.dumps(heard[name]), f"{name} heard {other}'s conversation"
@@ -378,13 +461,29 @@ def test_on_every_interface_the_page_port_of_the_addressed_host_is_the_face(tmp_
 
     access = tmp_path / "web_access.yaml"
     write_web_access(access, {"user": "face"})
-    gate = Gate(access=load(access), allow=AllowList.build("/fay"), namespace="/fay", upstream_url="ws://x",
-                host="0.0.0.0", port=9090, origins=loopback_origins("0.0.0.0", 8080), page_port=8080)
+    gate = Gate(
+        access=load(access),
+        allow=AllowList.build("/fay"),
+        namespace="/fay",
+        upstream_url="ws://x",
+        host="0.0.0.0",
+        port=9090,
+        origins=loopback_origins("0.0.0.0", 8080),
+        page_port=8080,
+    )
     assert gate._origin_allowed("http://192.168.1.5:8080", "192.168.1.5:9090")
     assert gate._origin_allowed("http://127.0.0.1:8080", "127.0.0.1:9090")
     assert not gate._origin_allowed("http://192.168.1.5:8081", "192.168.1.5:9090")
     assert not gate._origin_allowed("http://evil.example:8080", "192.168.1.5:9090")
     assert not gate._origin_allowed("http://192.168.1.5.evil.example:8080", "192.168.1.5:9090")
-    loopback = Gate(access=load(access), allow=AllowList.build("/fay"), namespace="/fay", upstream_url="ws://x",
-                    host="127.0.0.1", port=9090, origins=loopback_origins("127.0.0.1", 8080), page_port=8080)
+    loopback = Gate(
+        access=load(access),
+        allow=AllowList.build("/fay"),
+        namespace="/fay",
+        upstream_url="ws://x",
+        host="127.0.0.1",
+        port=9090,
+        origins=loopback_origins("127.0.0.1", 8080),
+        page_port=8080,
+    )
     assert not loopback._origin_allowed("http://192.168.1.5:8080", "192.168.1.5:9090")

@@ -5,16 +5,25 @@ state back from the DOM and from screenshots.
 
 Set FAY_UPDATE_FACE_PNG=1 to refresh the docs/face.png artifact from this run.
 """
+
 from __future__ import annotations
 
 import pytest
 
-from browser_rig import (connected_page, cue, dom, face_web, keep_screenshot, needs_chromium, png_size,
-                         publish_speaking, wait_dom)
+from browser_rig import (
+    connected_page,
+    cue,
+    dom,
+    face_web,
+    keep_screenshot,
+    needs_chromium,
+    png_size,
+    publish_speaking,
+    wait_dom,
+)
 from fay_msgs.msg import ActionCue, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
-from harness import free_port, start_web, wait_until, write_web_access
-
 from fay_ros.common import qos, topics
+from harness import free_port, start_web, wait_until, write_web_access
 
 # A motion holds this long in the test's copy of the table, so the priority checks below do
 # not depend on how fast a loaded machine delivers the next cue.
@@ -72,21 +81,29 @@ def test_mouth_follows_the_viseme_track_stamp(page, face_url, ros, tmp_path):
     connected_page(page, face_url, ros, tracks, replies)
     closed_png = page.screenshot()
 
-    replies.publish(Utterance(conversation_id="v", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True,
-                              source="llm"))
-    wait_until(lambda: page.inner_text("#subtitle") == "你好，我是 Fay。", 20,
-               message=lambda: f"the subtitle; now {page.inner_text('#subtitle')!r}")
+    replies.publish(
+        Utterance(conversation_id="v", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True, source="llm")
+    )
+    wait_until(
+        lambda: page.inner_text("#subtitle") == "你好，我是 Fay。",
+        20,
+        message=lambda: f"the subtitle; now {page.inner_text('#subtitle')!r}",
+    )
     assert "shown" in page.get_attribute("#subtitle", "class")
 
     # The audio of this sentence starts 1.5 s from now; the mouth must wait for it.
     start = ros.node.get_clock().now().nanoseconds + 1_500_000_000
-    track = VisemeTrack(utterance_id="v:0", duration=3.0, frames=[
-        Viseme(id=Viseme.SIL, name="sil", start=0.0, mouth_open=0.0),
-        # mouth_open in the message says 0.5, the face's own table says aa -> 0.9: the table wins.
-        Viseme(id=Viseme.AA, name="aa", start=0.2, mouth_open=0.5),
-        Viseme(id=Viseme.OH, name="oh", start=1.6, mouth_open=0.7),
-        Viseme(id=Viseme.SIL, name="sil", start=2.6, mouth_open=0.0),
-    ])
+    track = VisemeTrack(
+        utterance_id="v:0",
+        duration=3.0,
+        frames=[
+            Viseme(id=Viseme.SIL, name="sil", start=0.0, mouth_open=0.0),
+            # mouth_open in the message says 0.5, the face's own table says aa -> 0.9: the table wins.
+            Viseme(id=Viseme.AA, name="aa", start=0.2, mouth_open=0.5),
+            Viseme(id=Viseme.OH, name="oh", start=1.6, mouth_open=0.7),
+            Viseme(id=Viseme.SIL, name="sil", start=2.6, mouth_open=0.0),
+        ],
+    )
     track.header.stamp.sec, track.header.stamp.nanosec = divmod(start, 1_000_000_000)
     tracks.publish(track)
 
@@ -96,9 +113,17 @@ def test_mouth_follows_the_viseme_track_stamp(page, face_url, ros, tmp_path):
     open_png = page.screenshot()
     wait_dom(page, "viseme", "oh")
     assert dom(page)["mouth"] == "0.70"
-    state = wait_until(lambda: dom(page) if dom(page)["mouth"] == "0.00" and events(page, "mouth")[-1:]
-                       and events(page, "mouth")[-1]["viseme"] == "sil" else None, 20,
-                       message=lambda: f"the mouth to close at the end of the track; now {dom(page)}")
+    state = wait_until(
+        lambda: (
+            dom(page)
+            if dom(page)["mouth"] == "0.00"
+            and events(page, "mouth")[-1:]
+            and events(page, "mouth")[-1]["viseme"] == "sil"
+            else None
+        ),
+        20,
+        message=lambda: f"the mouth to close at the end of the track; now {dom(page)}",
+    )
 
     # Scheduled against header.stamp: each frame at stamp + start, never before it.
     stamp_ms = start / 1e6
@@ -122,20 +147,28 @@ def test_a_held_voice_closes_the_mouth_and_its_moved_track_opens_it_again(page, 
     connected_page(page, face_url, ros, tracks, replies)
 
     def track(frames, duration: float, start_ns: int, uid: str = "h:0") -> VisemeTrack:
-        msg = VisemeTrack(utterance_id=uid, duration=duration, frames=[
-            Viseme(id=getattr(Viseme, name.upper()), name=name, start=at, mouth_open=0.0) for name, at in frames])
+        msg = VisemeTrack(
+            utterance_id=uid,
+            duration=duration,
+            frames=[
+                Viseme(id=getattr(Viseme, name.upper()), name=name, start=at, mouth_open=0.0) for name, at in frames
+            ],
+        )
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(start_ns, 1_000_000_000)
         return msg
 
     now = ros.node.get_clock().now().nanoseconds
-    tracks.publish(track([("sil", 0.0), ("aa", 0.1)], 60.0, now))   # open for a minute
+    tracks.publish(track([("sil", 0.0), ("aa", 0.1)], 60.0, now))  # open for a minute
     wait_dom(page, "viseme", "aa")
     # a person talks over the robot: the tts publishes the closed-mouth track of the held sentence
     held = held_track("h:0")
     held_at = ros.node.get_clock().now().nanoseconds
     tracks.publish(track([(f.name, f.start) for f in held.frames], held.duration, held_at))
-    wait_until(lambda: dom(page)["mouth"] == "0.00" or None, 10,
-               message=lambda: f"the mouth to close while held; now {dom(page)}")
+    wait_until(
+        lambda: dom(page)["mouth"] == "0.00" or None,
+        10,
+        message=lambda: f"the mouth to close while held; now {dom(page)}",
+    )
     # it goes on: the sentence's track again, its start moved (the audio left plays from now)
     tracks.publish(track([("sil", 0.0), ("oh", 0.1)], 10.0, ros.node.get_clock().now().nanoseconds - 5_000_000_000))
     wait_dom(page, "viseme", "oh")
@@ -152,8 +185,9 @@ def test_speaking_state_subtitles_blink_breath_and_typed_chat(page, face_url, ro
     publish_speaking(page, speaking, "s:0")
     cues.publish(cue("celebrate", "excited", 0.9, priority=60, uid="s:0"))
     wait_dom(page, "expression", "F04")
-    long_track = VisemeTrack(utterance_id="s:0", duration=60.0, frames=[
-        Viseme(id=Viseme.AA, name="aa", start=0.0, mouth_open=0.9)])
+    long_track = VisemeTrack(
+        utterance_id="s:0", duration=60.0, frames=[Viseme(id=Viseme.AA, name="aa", start=0.0, mouth_open=0.9)]
+    )
     long_track.header.stamp = ros.node.get_clock().now().to_msg()
     tracks.publish(long_track)
     wait_dom(page, "mouth", "0.90")
@@ -188,8 +222,17 @@ def test_page_reconnects_by_itself(page, ros, tmp_path):
     token = write_web_access(access, {"user": "face"})["user"]
     page_only = start_web("--bridge", "none", "--port", str(page_port), "--bridge-port", str(bridge_port))
     # --port names the page whose origin the websocket accepts
-    bridge_args = ("--no-page", "--bridge", "rs", "--port", str(page_port), "--bridge-port", str(bridge_port),
-                   "--access-file", str(access))
+    bridge_args = (
+        "--no-page",
+        "--bridge",
+        "rs",
+        "--port",
+        str(page_port),
+        "--bridge-port",
+        str(bridge_port),
+        "--access-file",
+        str(access),
+    )
     bridge = None
     try:
         speaking = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
@@ -240,9 +283,9 @@ probe('ws://127.0.0.1:' + port + '/?token=' + token);    // even with a stolen t
 def test_a_page_from_another_origin_is_refused_and_receives_nothing(browser, web_face, ros, tmp_path):
     """Cross-site websocket hijacking: a page of another origin, open in the same browser,
     tries the companion's websocket with and without the token and gets nothing."""
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-    from functools import partial
     import threading
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
     (tmp_path / "index.html").write_text(ATTACKER_PAGE)
     handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
@@ -252,13 +295,16 @@ def test_a_page_from_another_origin_is_refused_and_receives_nothing(browser, web
     replies = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
     page = browser.new_page()
     try:
-        page.goto(f"http://127.0.0.1:{attacker.server_address[1]}/?port={web_face['bridge_port']}"
-                  f"&token={web_face['token']}")
+        page.goto(
+            f"http://127.0.0.1:{attacker.server_address[1]}/?port={web_face['bridge_port']}&token={web_face['token']}"
+        )
         for _ in range(3):  # something to leak, were the socket open
-            replies.publish(Utterance(user_id="user", conversation_id="user-1-x", text="a private reply",
-                                      is_end=True))
-        result = wait_until(lambda: (r := page.evaluate("window.result"))["closed"] == 2 and r, timeout=20,
-                            message=lambda: f"both sockets closed: {page.evaluate('window.result')}")
+            replies.publish(Utterance(user_id="user", conversation_id="user-1-x", text="a private reply", is_end=True))
+        result = wait_until(
+            lambda: (r := page.evaluate("window.result"))["closed"] == 2 and r,
+            timeout=20,
+            message=lambda: f"both sockets closed: {page.evaluate('window.result')}",
+        )
         assert result["opened"] == 0 and result["messages"] == [], result
         assert web_face["proc"].output().count("is not the face's") >= 2
     finally:

@@ -2,6 +2,7 @@
 Chromium, on the shipped web/face_map.json. The page is served from the web/ folder itself
 (Playwright answers its requests), without config.json, so the face loads the shipped table
 the way it does behind any plain web server; no token, so it never connects to a bridge."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,10 +21,12 @@ pytestmark = [pytest.mark.slow, needs_chromium]  # a real browser, about a secon
 # (behavior, intensity) -> TapBody index, None = no motion (the idle group). The shipped
 # table's strong_from_intensity is 0.6.
 CASES = [
-    ("nod", 0.3, 0), ("nod", 0.9, 1),            # light and strong variant
-    ("invite", 0.3, 2), ("invite", 0.9, 2),      # one variant only
+    ("nod", 0.3, 0),
+    ("nod", 0.9, 1),  # light and strong variant
+    ("invite", 0.3, 2),
+    ("invite", 0.9, 2),  # one variant only
     ("idle", 1.0, None),
-    ("moonwalk", 0.9, None),                     # unknown behavior -> table default (Idle)
+    ("moonwalk", 0.9, None),  # unknown behavior -> table default (Idle)
 ]
 
 
@@ -42,7 +45,7 @@ def face_page(browser):
     with open_page(browser) as page:
         page.route(f"{ORIGIN}/**", serve_web_folder)
         page.goto(f"{ORIGIN}/index.html")
-        page.evaluate("() => window.fayFace.ready")   # resolves once the table is loaded
+        page.evaluate("() => window.fayFace.ready")  # resolves once the table is loaded
         yield page
 
 

@@ -6,6 +6,7 @@ its mouth parameter over time, its current expression and its current motion.
 
 Set FAY_UPDATE_FACE_PNG=1 to refresh docs/face-live2d.png from this run.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,17 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from browser_rig import (connected_page, cue, dom, face_web, keep_screenshot, needs_chromium, png_size,
-                         publish_speaking, wait_dom)
+from browser_rig import (
+    connected_page,
+    cue,
+    dom,
+    face_web,
+    keep_screenshot,
+    needs_chromium,
+    png_size,
+    publish_speaking,
+    wait_dom,
+)
 from fay_msgs.msg import ActionCue, SpeechState, Utterance, Viseme, VisemeTrack
-from harness import free_port, start_web, wait_until
-
 from fay_ros.common import qos, topics
 from fay_ros.web.face_map import validate
 from fay_ros.web.page_server import Live2DError, find_live2d, sample_live2d_folder
+from harness import free_port, start_web, wait_until
 
 REPO = Path(__file__).resolve().parents[1]
-MOUTH = "PARAM_MOUTH_OPEN_Y"    # the sample's (Cubism 2) name for ParamMouthOpenY
+MOUTH = "PARAM_MOUTH_OPEN_Y"  # the sample's (Cubism 2) name for ParamMouthOpenY
 FORM = "PARAM_MOUTH_FORM"
 # Onset error bound: the page applies a frame on its next model update (a render frame of a
 # software-rendered WebGL canvas on a loaded 2-core machine). Generous on purpose: the figure
@@ -41,8 +50,10 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def sample_installed():
     if not (sample_live2d_folder() / "shizuku" / "shizuku.model.json").is_file():
-        pytest.fail(f"the Live2D sample is not installed in {sample_live2d_folder()}: run `make setup` "
-                    "(scripts/post_setup.d/live2d.sh), or FAY_LIVE2D=skip to leave Live2D out")
+        pytest.fail(
+            f"the Live2D sample is not installed in {sample_live2d_folder()}: run `make setup` "
+            "(scripts/post_setup.d/live2d.sh), or FAY_LIVE2D=skip to leave Live2D out"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +82,16 @@ def test_the_sample_model_loads_with_its_profile(page, live2d_web, ros):
     assert set(model(page, "expressions()")) >= {"f01", "f02", "f03", "f04"}
     assert {"idle", "tap_body"} <= set(model(page, "groups()"))
     # At rest: the rest expression F01 (the sample's f01) and the idle group playing by itself.
-    wait_until(lambda: model(page, "expression()") == "f01", 20,
-               message=lambda: f"expression f01; now {model(page, 'expression()')!r}")
-    wait_until(lambda: model(page, "motion()").startswith("idle:"), 20,
-               message=lambda: f"an idle motion; now {model(page, 'motion()')!r}")
+    wait_until(
+        lambda: model(page, "expression()") == "f01",
+        20,
+        message=lambda: f"expression f01; now {model(page, 'expression()')!r}",
+    )
+    wait_until(
+        lambda: model(page, "motion()").startswith("idle:"),
+        20,
+        message=lambda: f"an idle motion; now {model(page, 'motion()')!r}",
+    )
 
 
 def test_mouth_parameter_follows_the_viseme_track_on_the_audio_clock(page, live2d_web, ros, tmp_path):
@@ -84,30 +101,52 @@ def test_mouth_parameter_follows_the_viseme_track_on_the_audio_clock(page, live2
     live2d_page(page, live2d_web, ros, tracks, speaking, replies)
 
     publish_speaking(page, speaking, "l:0")
-    replies.publish(Utterance(conversation_id="l", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True,
-                              source="llm"))
+    replies.publish(
+        Utterance(conversation_id="l", seq=0, text="你好，我是 Fay。", is_first=True, is_end=True, source="llm")
+    )
     # The sentence's audio starts 1.5 s from now; the mouth must wait for it, then open and
     # close with each frame. Values are the table's (aa 0.9, oh 0.7, ih 0.45), not mouth_open.
     # The last vowel is long enough for a screenshot of the open mouth.
-    frames = [("sil", 0.0, 0.0), ("aa", 0.2, 0.9), ("sil", 0.7, 0.0), ("oh", 1.1, 0.7), ("sil", 1.6, 0.0),
-              ("ih", 2.0, 0.45), ("sil", 2.5, 0.0), ("aa", 2.8, 0.9), ("sil", 4.8, 0.0)]
+    frames = [
+        ("sil", 0.0, 0.0),
+        ("aa", 0.2, 0.9),
+        ("sil", 0.7, 0.0),
+        ("oh", 1.1, 0.7),
+        ("sil", 1.6, 0.0),
+        ("ih", 2.0, 0.45),
+        ("sil", 2.5, 0.0),
+        ("aa", 2.8, 0.9),
+        ("sil", 4.8, 0.0),
+    ]
     viseme_ids = {"sil": Viseme.SIL, "aa": Viseme.AA, "oh": Viseme.OH, "ih": Viseme.IH}
     start_ns = ros.node.get_clock().now().nanoseconds + 1_500_000_000
-    track = VisemeTrack(utterance_id="l:0", duration=5.0, frames=[
-        Viseme(id=viseme_ids[name], name=name, start=at, mouth_open=0.5) for name, at, _ in frames])
+    track = VisemeTrack(
+        utterance_id="l:0",
+        duration=5.0,
+        frames=[Viseme(id=viseme_ids[name], name=name, start=at, mouth_open=0.5) for name, at, _ in frames],
+    )
     track.header.stamp.sec, track.header.stamp.nanosec = divmod(start_ns, 1_000_000_000)
     tracks.publish(track)
 
     # While "oh" sounds, the model holds the mouth at 0.7 and the vowel form the profile gives it.
-    wait_until(lambda: model(page, f"param('{MOUTH}')") == pytest.approx(0.7, abs=1e-3), 20,
-               message=lambda: f"{MOUTH} at 0.7 for 'oh'; now {model(page, f'param({MOUTH!r})')}")
+    wait_until(
+        lambda: model(page, f"param('{MOUTH}')") == pytest.approx(0.7, abs=1e-3),
+        20,
+        message=lambda: f"{MOUTH} at 0.7 for 'oh'; now {model(page, f'param({MOUTH!r})')}",
+    )
     assert model(page, f"param('{FORM}')") == pytest.approx(0.0, abs=1e-3)
     end_ms = start_ns / 1e6 + 5000
-    wait_until(lambda: page.evaluate("Date.now()") > start_ns / 1e6 + 2900 and dom(page)["viseme"] == "aa", 20,
-               message=lambda: f"the last 'aa'; now {dom(page)}")
+    wait_until(
+        lambda: page.evaluate("Date.now()") > start_ns / 1e6 + 2900 and dom(page)["viseme"] == "aa",
+        20,
+        message=lambda: f"the last 'aa'; now {dom(page)}",
+    )
     screenshot = page.screenshot()
-    wait_until(lambda: dom(page)["mouth"] == "0.00" and page.evaluate("Date.now()") > end_ms + 100, 20,
-               message=lambda: f"the track to end; now {dom(page)}")
+    wait_until(
+        lambda: dom(page)["mouth"] == "0.00" and page.evaluate("Date.now()") > end_ms + 100,
+        20,
+        message=lambda: f"the track to end; now {dom(page)}",
+    )
     speaking.publish(SpeechState(speaking=False, utterance_id=""))
 
     # The model's own parameter, sampled at every model update where it changed.
@@ -121,13 +160,21 @@ def test_mouth_parameter_follows_the_viseme_track_on_the_audio_clock(page, live2
     cursor = 0
     for name, at, value in frames[1:]:
         due = stamp_ms + at * 1000
-        hit = next((i for i in range(cursor, len(samples))
-                    if samples[i]["t"] >= due - 1.0 and samples[i]["value"] == pytest.approx(value, abs=1e-3)), None)
+        hit = next(
+            (
+                i
+                for i in range(cursor, len(samples))
+                if samples[i]["t"] >= due - 1.0 and samples[i]["value"] == pytest.approx(value, abs=1e-3)
+            ),
+            None,
+        )
         assert hit is not None, f"{name} ({value}) never reached the model after {at}s: {samples}"
         onsets.append(samples[hit]["t"] - due)
         cursor = hit
-    print(f"\nLive2D mouth onset error (ms, model update - audio time) per frame: "
-          f"{', '.join(f'{e:.0f}' for e in onsets)}; mean {sum(onsets) / len(onsets):.0f}, max {max(onsets):.0f}")
+    print(
+        f"\nLive2D mouth onset error (ms, model update - audio time) per frame: "
+        f"{', '.join(f'{e:.0f}' for e in onsets)}; mean {sum(onsets) / len(onsets):.0f}, max {max(onsets):.0f}"
+    )
     assert all(0 <= e < ONSET_BOUND_MS for e in onsets), onsets
 
     assert png_size(screenshot) == (640, 760)
@@ -142,22 +189,37 @@ def test_affect_switches_the_expression_and_behavior_starts_the_mapped_motion(pa
     cues.publish(cue("nod", "sad", 0.9, priority=50, uid="m:0"))
     state = wait_dom(page, "modelMotion", "tap_body:1")
     assert state["expression"] == "F03" and state["motion"] == "TapBody:1"
-    wait_until(lambda: model(page, "expression()") == "f02", 20,
-               message=lambda: f"the model's expression f02; now {model(page, 'expression()')!r}")
-    wait_until(lambda: model(page, "motion()") == "tap_body:1", 20,
-               message=lambda: f"the model playing tap_body:1; now {model(page, 'motion()')!r}")
+    wait_until(
+        lambda: model(page, "expression()") == "f02",
+        20,
+        message=lambda: f"the model's expression f02; now {model(page, 'expression()')!r}",
+    )
+    wait_until(
+        lambda: model(page, "motion()") == "tap_body:1",
+        20,
+        message=lambda: f"the model playing tap_body:1; now {model(page, 'motion()')!r}",
+    )
 
     # excited -> F04 -> f04; a higher-priority think at 0.3 -> light variant -> pinch_in:0
     cues.publish(cue("think", "excited", 0.3, priority=90, uid="m:1"))
     wait_dom(page, "modelMotion", "pinch_in:0")
-    wait_until(lambda: model(page, "expression()") == "f04", 20,
-               message=lambda: f"the model's expression f04; now {model(page, 'expression()')!r}")
-    wait_until(lambda: model(page, "motion()") == "pinch_in:0", 20,
-               message=lambda: f"the model playing pinch_in:0; now {model(page, 'motion()')!r}")
+    wait_until(
+        lambda: model(page, "expression()") == "f04",
+        20,
+        message=lambda: f"the model's expression f04; now {model(page, 'expression()')!r}",
+    )
+    wait_until(
+        lambda: model(page, "motion()") == "pinch_in:0",
+        20,
+        message=lambda: f"the model playing pinch_in:0; now {model(page, 'motion()')!r}",
+    )
 
     # When the motion is over, the model goes back to its idle group by itself.
-    wait_until(lambda: model(page, "motion()").startswith("idle:"), 30,
-               message=lambda: f"back to an idle motion; now {model(page, 'motion()')!r}")
+    wait_until(
+        lambda: model(page, "motion()").startswith("idle:"),
+        30,
+        message=lambda: f"back to an idle motion; now {model(page, 'motion()')!r}",
+    )
 
 
 def test_page_option_chooses_the_face(browser, live2d_web, sample_installed):
@@ -187,6 +249,7 @@ def test_page_option_chooses_the_face(browser, live2d_web, sample_installed):
 
 # ---- the table's live2d section and the folder lookup (no browser) ------------------------
 
+
 def shipped_table() -> dict:
     return json.loads((REPO / "web" / "face_map.json").read_text())
 
@@ -202,10 +265,12 @@ def test_shipped_live2d_profiles_are_valid_and_mistakes_are_named():
     table["live2d"]["profiles"]["another"] = {"expressions": {}}  # a second fallback profile
     problems = validate(table)
     assert "live2d.profiles.shizuku.behaviors.nod: missing (every vocabulary behavior needs an entry)" in problems
-    assert any(p.startswith("live2d.profiles.shizuku.behaviors.wave.indexes: expected null, [index]")
-               for p in problems), problems
-    assert any(p.startswith("live2d.profiles.shizuku.expressions key: expected an expression name")
-               for p in problems), problems
+    assert any(
+        p.startswith("live2d.profiles.shizuku.behaviors.wave.indexes: expected null, [index]") for p in problems
+    ), problems
+    assert any(
+        p.startswith("live2d.profiles.shizuku.expressions key: expected an expression name") for p in problems
+    ), problems
     assert "live2d.profiles.shizuku.mouth_form.visemes.zz: not an OVR viseme" in problems
     assert any("more than one profile without model_file" in p for p in problems), problems
 
@@ -218,11 +283,17 @@ def test_cubism2_folder_lookup_names_what_is_missing(tmp_path):
     for name in ("live2d.min.js", "pixi.min.js", "cubism2.min.js"):
         (tmp_path / name).write_text("//")
     assets = find_live2d(tmp_path)
-    assert (assets.cubism, assets.model, assets.scripts) == (2, "m/m.model.json",
-                                                            ("live2d.min.js", "pixi.min.js", "cubism2.min.js"))
+    assert (assets.cubism, assets.model, assets.scripts) == (
+        2,
+        "m/m.model.json",
+        ("live2d.min.js", "pixi.min.js", "cubism2.min.js"),
+    )
     assert assets.page_config(default=False) == {
         "scripts": ["/live2d/live2d.min.js", "/live2d/pixi.min.js", "/live2d/cubism2.min.js"],
-        "model": "/live2d/m/m.model.json", "cubism": 2, "default": False}
+        "model": "/live2d/m/m.model.json",
+        "cubism": 2,
+        "default": False,
+    }
     (tmp_path / "other.model3.json").write_text("{}")
     with pytest.raises(Live2DError, match="holds 2 model files"):
         find_live2d(tmp_path)

@@ -14,31 +14,35 @@ Shows:
 - scans while it runs: no API key, no token and no URL userinfo in any process output, no
   user text on /diagnostics.
 """
+
 from __future__ import annotations
 
 import json
 import secrets
 
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray
 
 import dialogue_fake_llm as fake
 from browser_rig import needs_chromium
-from diagnostic_msgs.msg import DiagnosticArray
 from fay_msgs.msg import Transcript
 from fay_msgs.srv import GetProfile
-from harness import NodeProcess, free_port, wait_until, write_web_access
-
 from fay_ros.common import qos, topics
+from harness import NodeProcess, free_port, wait_until, write_web_access
 
 pytestmark = [pytest.mark.slow, needs_chromium]
 
 PEOPLE = {
-    "alice": {"said": ["My name is Alice.", "I like green tea."],
-              "asks": [("What's my name?", "Alice"), ("What do I like?", "green tea")],
-              "private": ("Alice", "green tea")},
-    "bob": {"said": ["My name is Bob.", "I like black coffee."],
-            "asks": [("What's my name?", "Bob"), ("What do I like?", "black coffee")],
-            "private": ("Bob", "black coffee")},
+    "alice": {
+        "said": ["My name is Alice.", "I like green tea."],
+        "asks": [("What's my name?", "Alice"), ("What do I like?", "green tea")],
+        "private": ("Alice", "green tea"),
+    },
+    "bob": {
+        "said": ["My name is Bob.", "I like black coffee."],
+        "asks": [("What's my name?", "Bob"), ("What do I like?", "black coffee")],
+        "private": ("Bob", "black coffee"),
+    },
 }
 
 
@@ -64,11 +68,19 @@ def type_and_wait_reply(page, typed, text: str) -> str:
         ends = {e["utterance"].rsplit(":", 1)[0] for e in new}
         return new if ends else None
 
-    new = wait_until(answered, timeout=60, message=lambda: f"a reply to {text!r} on the page; it shows "
-                     f"{replies_on(page)}; typed: {[(m.user_id, m.text) for m in typed.messages]}")
+    new = wait_until(
+        answered,
+        timeout=60,
+        message=lambda: (
+            f"a reply to {text!r} on the page; it shows "
+            f"{replies_on(page)}; typed: {[(m.user_id, m.text) for m in typed.messages]}"
+        ),
+    )
     conversation = new[0]["utterance"].rsplit(":", 1)[0]
-    wait_until(lambda: len({e["utterance"] for e in replies_on(page)
-                            if e["utterance"].startswith(conversation + ":")}) >= 1, timeout=10)
+    wait_until(
+        lambda: len({e["utterance"] for e in replies_on(page) if e["utterance"].startswith(conversation + ":")}) >= 1,
+        timeout=10,
+    )
     return " ".join(e["text"] for e in replies_on(page) if e["utterance"].startswith(conversation + ":"))
 
 
@@ -84,12 +96,32 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser)
     readiness = ros.publisher(Transcript, topics.TEXT_INPUT, qos.EVENTS)
     nodes = [
         NodeProcess("fay_ros.nodes.memory", {"db_path": str(tmp_path / "memory.db"), "embedder": "hashed"}),
-        NodeProcess("fay_ros.nodes.dialogue", {"base_url": llm.base_url, "model": "cloud-model",
-                                               "model_profile": "tiny", "api_key_env": "FAY_TEST_LLM_KEY",
-                                               "memory_timeout": 2.0},
-                    env={"FAY_TEST_LLM_KEY": api_key}),
-        NodeProcess("fay_ros.cli", args=["web", "--bridge", "rs", "--port", str(page_port), "--bridge-port",
-                                         str(bridge_port), "--access-file", str(access)], ros=False),
+        NodeProcess(
+            "fay_ros.nodes.dialogue",
+            {
+                "base_url": llm.base_url,
+                "model": "cloud-model",
+                "model_profile": "tiny",
+                "api_key_env": "FAY_TEST_LLM_KEY",
+                "memory_timeout": 2.0,
+            },
+            env={"FAY_TEST_LLM_KEY": api_key},
+        ),
+        NodeProcess(
+            "fay_ros.cli",
+            args=[
+                "web",
+                "--bridge",
+                "rs",
+                "--port",
+                str(page_port),
+                "--bridge-port",
+                str(bridge_port),
+                "--access-file",
+                str(access),
+            ],
+            ros=False,
+        ),
     ]
     try:
         ros.wait_for_subscribers(readiness, count=3, timeout=60)  # memory, dialogue and our collector
@@ -100,8 +132,12 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser)
             page = browser.new_page()  # a context of its own: its own storage, like another device
             # wait_until polls the lambda right here, within this iteration: no late binding.
             url = f"http://127.0.0.1:{page_port}/#token={token}"
-            wait_until(lambda: _opened(page, url), timeout=30,  # noqa: B023
-                       interval=0.5, message=f"the face of {user}")
+            wait_until(
+                lambda: _opened(page, url),  # noqa: B023
+                timeout=30,
+                interval=0.5,
+                message=f"the face of {user}",
+            )
             page.wait_for_function("document.body.dataset.connection === 'connected'", timeout=30000)
             # A tampered page: it claims to be the owner ('user') on every typed line.
             page.evaluate("""() => {
@@ -134,8 +170,10 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser)
             assert {m.user_id for m in typed.messages if m.text in person["said"]} == {user}
 
         # memory writes: each owner has exactly their own facts
-        profiles = {owner: " ".join(ros.call(GetProfile, topics.SRV_PROFILE, GetProfile.Request(owner=owner),
-                                             30).facts) for owner in ("alice", "bob", "user")}
+        profiles = {
+            owner: " ".join(ros.call(GetProfile, topics.SRV_PROFILE, GetProfile.Request(owner=owner), 30).facts)
+            for owner in ("alice", "bob", "user")
+        }
         assert profiles["user"] == "", profiles
         cross_reads = 0
         for user, person in PEOPLE.items():
@@ -147,8 +185,9 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser)
                 cross_reads += word.lower() in seen_on_page[user].lower()
                 cross_reads += word.lower() in " ".join(answers[user]).lower()
                 # the prompts of this user's turns ("You are talking with Alice.") never hold the other's facts
-                prompts = [json.dumps(r["messages"]) for r in llm.requests
-                           if person["private"][0] in json.dumps(r["messages"])]
+                prompts = [
+                    json.dumps(r["messages"]) for r in llm.requests if person["private"][0] in json.dumps(r["messages"])
+                ]
                 cross_reads += sum(word.lower() in prompt.lower() for prompt in prompts)
         assert cross_reads == 0
 
@@ -158,8 +197,7 @@ def test_two_tokens_are_two_users_with_separate_memories(ros, tmp_path, browser)
         for token in tokens.values():
             assert token not in outputs
         assert diagnostics.messages, "no /diagnostics during the conversation"
-        values = " ".join(kv.value for array in diagnostics.messages for status in array.status
-                          for kv in status.values)
+        values = " ".join(kv.value for array in diagnostics.messages for status in array.status for kv in status.values)
         for person in PEOPLE.values():
             for line in person["said"] + [q for q, _ in person["asks"]]:
                 assert line not in values

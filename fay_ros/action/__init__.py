@@ -8,15 +8,16 @@ intensity, priority) and sentence sentiment, from editable tables. No ROS import
 - cue: both together, plus the neutral default (or no cue) when no rule matches
 - watch: reload the tables when their files change, keeping the last good ones
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..common.errors import TableError
 from ..common.paths import config_file
-from .text_to_cue import NO_MATCH_OPTIONS, Cue, CueEngine
 from .rules import MATCH_POLICIES, ActionMatcher, load_rules
 from .sentiment import SentimentScorer, load_lexicon
+from .text_to_cue import NO_MATCH_OPTIONS, Cue, CueEngine
 
 RULES_FILE = "action_rules.csv"
 LEXICON_FILE = "sentiment_lexicon.csv"
@@ -27,5 +28,17 @@ def default_table_path(file_name: str) -> Path:
     return config_file(file_name)
 
 
-__all__ = ["ActionMatcher", "Cue", "CueEngine", "SentimentScorer", "TableError", "default_table_path",
-           "load_lexicon", "load_rules", "RULES_FILE", "LEXICON_FILE", "MATCH_POLICIES", "NO_MATCH_OPTIONS"]
+__all__ = [
+    "ActionMatcher",
+    "Cue",
+    "CueEngine",
+    "SentimentScorer",
+    "TableError",
+    "default_table_path",
+    "load_lexicon",
+    "load_rules",
+    "RULES_FILE",
+    "LEXICON_FILE",
+    "MATCH_POLICIES",
+    "NO_MATCH_OPTIONS",
+]

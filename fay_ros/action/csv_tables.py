@@ -6,13 +6,14 @@ them in one go; a table with any error is rejected as a whole (the caller keeps 
 good table). Problems are `fay_ros.common.errors.Issue`s of one TableError, `file:line:
 problem` each.
 """
+
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from ..common.errors import Issue, read_table_text
 
@@ -21,9 +22,9 @@ from ..common.errors import Issue, read_table_text
 class CsvRow:
     line: int
     cells: dict[str, str]
-    extra: list[str] = field(default_factory=list)   # cells beyond the header's columns
-    missing: int = 0                                  # known header columns the row lacks
-    header: tuple[str, ...] = ()                      # the file's header, as written (stripped)
+    extra: list[str] = field(default_factory=list)  # cells beyond the header's columns
+    missing: int = 0  # known header columns the row lacks
+    header: tuple[str, ...] = ()  # the file's header, as written (stripped)
 
 
 def read_text(path: Path) -> str:
@@ -31,8 +32,9 @@ def read_text(path: Path) -> str:
     return read_table_text(path, utf8_hint="save the file as 'CSV UTF-8' in the spreadsheet")
 
 
-def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue],
-              required: tuple[str, ...] | None = None) -> Iterator[CsvRow]:
+def read_rows(
+    path: Path, columns: tuple[str, ...], issues: list[Issue], required: tuple[str, ...] | None = None
+) -> Iterator[CsvRow]:
     """Rows of a CSV whose header names the `required` columns (default: all `columns`; any
     order). A known column the header lacks is absent from `cells`; unknown columns are
     ignored. Blank rows and rows whose first cell starts with '#' are skipped (comments).
@@ -51,10 +53,17 @@ def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue],
                 header = [c.strip() for c in cells]
                 missing = [c for c in required if c not in header]
                 if missing:
-                    hint = " (the file uses ';' between cells: save it as CSV with commas)" \
-                        if len(header) == 1 and ";" in header[0] else ""
-                    issues.append(Issue(first_line, f"header lacks column(s) {', '.join(missing)}; "
-                                                    f"expected: {','.join(columns)}{hint}"))
+                    hint = (
+                        " (the file uses ';' between cells: save it as CSV with commas)"
+                        if len(header) == 1 and ";" in header[0]
+                        else ""
+                    )
+                    issues.append(
+                        Issue(
+                            first_line,
+                            f"header lacks column(s) {', '.join(missing)}; expected: {','.join(columns)}{hint}",
+                        )
+                    )
                     return
                 continue
             row = CsvRow(first_line, {}, header=tuple(header))
@@ -63,7 +72,7 @@ def read_rows(path: Path, columns: tuple[str, ...], issues: list[Issue],
                     row.cells[name] = cells[i].strip()
                 elif name in columns:
                     row.missing += 1
-            row.extra = [c for c in cells[len(header):] if c.strip()]
+            row.extra = [c for c in cells[len(header) :] if c.strip()]
             yield row
     except csv.Error as exc:
         issues.append(Issue(line + 1, f"unreadable CSV: {exc}"))

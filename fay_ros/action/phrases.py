@@ -31,12 +31,14 @@ The rule, in four parts:
 
 Nothing here imports ROS; the negator and degree word lists come from the lexicon file.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Iterable, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -80,7 +82,7 @@ class Negation:
     latin_negators: frozenset[str] = frozenset()
 
     @classmethod
-    def from_words(cls, negators: Iterable[str], degree_words: Iterable[str]) -> "Negation":
+    def from_words(cls, negators: Iterable[str], degree_words: Iterable[str]) -> Negation:
         cjk, latin = set(), set()
         for word in negators:
             norm = normalize(word).strip()
@@ -106,7 +108,7 @@ class Prepared:
     spans: tuple[tuple[int, int], ...]
 
     @classmethod
-    def of(cls, text: str) -> "Prepared":
+    def of(cls, text: str) -> Prepared:
         norm = normalize(text)
         words, spans = [], []
         for m in _WORD.finditer(norm):
@@ -119,8 +121,8 @@ class Prepared:
 class Hit(Generic[T]):
     """One keyword found in a sentence."""
 
-    keyword: str          # normalised keyword as found
-    start: int            # span in the normalised text
+    keyword: str  # normalised keyword as found
+    start: int  # span in the normalised text
     end: int
     payloads: tuple[T, ...]
     negated: bool = False
@@ -145,7 +147,7 @@ class PhraseIndex(Generic[T]):
         self._word_keyword: dict[tuple[str, ...], str] = {}
 
     @classmethod
-    def build(cls, entries: Iterable[tuple[str, T]], negation: Negation | None = None) -> "PhraseIndex[T]":
+    def build(cls, entries: Iterable[tuple[str, T]], negation: Negation | None = None) -> PhraseIndex[T]:
         index: PhraseIndex[T] = cls(negation or Negation())
         for keyword, payload in entries:
             index.add(keyword, payload)
@@ -192,13 +194,17 @@ class PhraseIndex(Generic[T]):
         return result
 
     def _find_substrings(self, s: str) -> list[tuple[int, int, str, tuple[T, ...], int]]:
-        return [(i, i + length, key, payloads, -1)
-                for i, length, key, payloads in _greedy_scan(s, self._frozen_substrings, self._substring_lengths)]
+        return [
+            (i, i + length, key, payloads, -1)
+            for i, length, key, payloads in _greedy_scan(s, self._frozen_substrings, self._substring_lengths)
+        ]
 
     def _find_words(self, p: Prepared) -> list[tuple[int, int, str, tuple[T, ...], int]]:
         spans = p.spans
-        return [(spans[j][0], spans[j + count - 1][1], self._word_keyword[key], payloads, j)
-                for j, count, key, payloads in _greedy_scan(p.words, self._frozen_words, self._word_lengths)]
+        return [
+            (spans[j][0], spans[j + count - 1][1], self._word_keyword[key], payloads, j)
+            for j, count, key, payloads in _greedy_scan(p.words, self._frozen_words, self._word_lengths)
+        ]
 
     def _with_negation(self, p: Prepared, raw: tuple[int, int, str, tuple[T, ...], int], floor: int) -> Hit[T]:
         start, end, keyword, payloads, word_index = raw
@@ -243,7 +249,7 @@ def _merge(a: list, b: list) -> list:
     """Combine substring and word hits; where they overlap the longer (then earlier) wins."""
     kept: list = []
     for hit in sorted(a + b, key=lambda h: (h[0], -(h[1] - h[0]))):
-        if kept and hit[0] < kept[-1][1]:          # overlaps the last kept hit
+        if kept and hit[0] < kept[-1][1]:  # overlaps the last kept hit
             longer = hit[1] - hit[0] > kept[-1][1] - kept[-1][0]
             if longer and (len(kept) < 2 or hit[0] >= kept[-2][1]):
                 kept[-1] = hit
@@ -263,7 +269,7 @@ def _greedy_scan(items: Any, table: dict[Any, Any], lengths_at: dict[Any, Any]) 
         for length in lengths_at.get(items[i], ()):
             if i + length > n:
                 continue
-            key = items[i:i + length]
+            key = items[i : i + length]
             payloads = table.get(key)
             if payloads is not None:
                 found.append((i, length, key, payloads))

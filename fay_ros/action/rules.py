@@ -39,6 +39,7 @@ rules with at least one keyword found, the winner is the first by the match poli
     3. priority, higher first;
     4. row order in the table, earlier first.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -49,15 +50,15 @@ from typing import Literal, get_args
 
 from ..common.errors import Issue, TableError
 from ..common.vocabulary import AFFECTS, BEHAVIORS
-from .phrases import Hit, Negation, PhraseIndex, Prepared, ignored_punctuation, is_word_keyword, normalize
 from .csv_tables import CsvRow, parse_float, read_rows
+from .phrases import Hit, Negation, PhraseIndex, Prepared, ignored_punctuation, is_word_keyword, normalize
 
 RULE_COLUMNS = ("code", "behavior", "affect", "intensity", "priority", "sentimentHint", "keywords")
 REQUIRED_COLUMNS = ("code", "behavior", "affect", "keywords")
 # Fay's loader (core/action_signal.py) uses these when a column is absent.
 OPTIONAL_DEFAULTS = {"intensity": "0.5", "priority": "0", "sentimentHint": "0"}
 KEYWORD_SEPARATOR = "|"
-HINT_LIMIT = 2.0            # sentimentHint range: -2..2, Fay's sentiment scale
+HINT_LIMIT = 2.0  # sentimentHint range: -2..2, Fay's sentiment scale
 HINT_SCALE_NAME = "fay:-2..2"
 _CODE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 _WORD = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -104,7 +105,7 @@ def load_rules(path: Path | str) -> RuleTable:
     rules: list[ActionRule] = []
     codes: dict[str, int] = {}
     keyword_owner: dict[str, str] = {}
-    unknown_words: set[tuple[str, str]] = set()   # reported once per table, not per row
+    unknown_words: set[tuple[str, str]] = set()  # reported once per table, not per row
 
     def word(text: str, kind: str, vocabulary: tuple[str, ...], line: int) -> str:
         problem, warning = _check_word(text, kind, vocabulary, reported=(kind, text) in unknown_words)
@@ -122,8 +123,13 @@ def load_rules(path: Path | str) -> RuleTable:
             warnings += _header_warnings(path, row)
         before = len(issues)
         if row.extra:
-            issues.append(Issue(row.line, f"{len(row.extra)} cell(s) beyond the header's columns: "
-                                          f"{row.extra!r} (separate keywords with '|', not ',')"))
+            issues.append(
+                Issue(
+                    row.line,
+                    f"{len(row.extra)} cell(s) beyond the header's columns: "
+                    f"{row.extra!r} (separate keywords with '|', not ',')",
+                )
+            )
             continue
         if row.missing:
             issues.append(Issue(row.line, f"row has {row.missing} cell(s) fewer than the header"))
@@ -147,10 +153,13 @@ def load_rules(path: Path | str) -> RuleTable:
         for keyword in keywords:
             owner = keyword_owner.setdefault(normalize(keyword), code)
             if owner != code:
-                warnings.append(f"{path}:{row.line}: keyword {keyword!r} of {code} is also a keyword of {owner}; "
-                                "the match policy decides between them")
-        rules.append(ActionRule(code, behavior, affect, intensity, priority, hint, keywords,
-                                line=row.line, order=len(rules)))
+                warnings.append(
+                    f"{path}:{row.line}: keyword {keyword!r} of {code} is also a keyword of {owner}; "
+                    "the match policy decides between them"
+                )
+        rules.append(
+            ActionRule(code, behavior, affect, intensity, priority, hint, keywords, line=row.line, order=len(rules))
+        )
     if not issues and not rules:
         issues.append(Issue(0, "no rules"))
     if issues:
@@ -164,8 +173,9 @@ def _header_warnings(path: Path, row: CsvRow) -> list[str]:
     for name in row.header:
         if name in RULE_COLUMNS or not name:
             continue
-        close = [c for c in RULE_COLUMNS if c.lower() == name.lower()] or \
-            difflib.get_close_matches(name, RULE_COLUMNS, n=1, cutoff=0.8)
+        close = [c for c in RULE_COLUMNS if c.lower() == name.lower()] or difflib.get_close_matches(
+            name, RULE_COLUMNS, n=1, cutoff=0.8
+        )
         if close:
             warnings.append(f"{path}:1: column {name!r} is ignored; did you mean {close[0]!r}?")
     for name, default in OPTIONAL_DEFAULTS.items():
@@ -182,8 +192,10 @@ def _check_word(text: str, kind: str, vocabulary: tuple[str, ...], reported: boo
         return ("", "")
     close = difflib.get_close_matches(text, vocabulary, n=1, cutoff=0.75)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return ("", f"{kind} {text!r} is not in the shared vocabulary: consumers that do not map it use their "
-                f"default{hint}")
+    return (
+        "",
+        f"{kind} {text!r} is not in the shared vocabulary: consumers that do not map it use their default{hint}",
+    )
 
 
 def _parse_priority(text: str, issues: list[Issue], line: int) -> int | None:
@@ -214,8 +226,10 @@ def _parse_keywords(text: str, issues: list[Issue], warnings: list[str], line: i
             continue
         seen.add(norm)
         if is_word_keyword(norm) and ignored_punctuation(norm):
-            warnings.append(f"{path}:{line}: keyword {keyword!r}: {ignored_punctuation(norm)!r} is ignored "
-                            "(Latin keywords match whole words)")
+            warnings.append(
+                f"{path}:{line}: keyword {keyword!r}: {ignored_punctuation(norm)!r} is ignored "
+                "(Latin keywords match whole words)"
+            )
         keywords.append(keyword)
     return tuple(keywords)
 
@@ -243,15 +257,18 @@ class RuleMatch:
     """One rule with at least one of its keywords found."""
 
     rule: ActionRule
-    keywords: tuple[str, ...]          # as written in the table, in text order, distinct
-    strength: int                      # total characters of those keywords (normalised)
-    longest: int = 0                   # characters of the longest of them
+    keywords: tuple[str, ...]  # as written in the table, in text order, distinct
+    strength: int  # total characters of those keywords (normalised)
+    longest: int = 0  # characters of the longest of them
 
     def keys(self, policy: str, sentiment: float) -> dict[str, float]:
         """This match's value for every ranking key of the policy (see RANKING)."""
         values = {
-            "priority": self.rule.priority, "strength": self.strength, "keywords": len(self.keywords),
-            "longest": self.longest, "row": self.rule.line,
+            "priority": self.rule.priority,
+            "strength": self.strength,
+            "keywords": len(self.keywords),
+            "longest": self.longest,
+            "row": self.rule.line,
             "hint_distance": round(abs(self.rule.sentiment_hint - to_hint_scale(sentiment)), 6),
         }
         return {name: values[name] for name, _, _ in RANKING[policy]}
@@ -264,10 +281,10 @@ class RuleMatch:
 @dataclass(frozen=True)
 class MatchResult:
     winner: RuleMatch | None
-    candidates: tuple[RuleMatch, ...]   # every matching rule, best first (winner included)
-    negated: tuple[str, ...]            # keywords found but negated (they did not count)
+    candidates: tuple[RuleMatch, ...]  # every matching rule, best first (winner included)
+    negated: tuple[str, ...]  # keywords found but negated (they did not count)
     policy: str = DEFAULT_POLICY
-    sentiment: float = 0.0              # the sentence sentiment the ranking used (lexicon_v1)
+    sentiment: float = 0.0  # the sentence sentiment the ranking used (lexicon_v1)
 
     def why(self) -> str:
         """One sentence: why the winner won (or why there is none)."""
@@ -281,8 +298,10 @@ class MatchResult:
         won, lost = self.winner.keys(self.policy, self.sentiment), runner_up.keys(self.policy, self.sentiment)
         for name, label, _ in RANKING[self.policy]:
             if won[name] != lost[name]:
-                return (f"{code} beats {runner_up.rule.code} on {label}: {won[name]:g} vs {lost[name]:g} "
-                        f"({self.policy} policy ranks by {', then '.join(n for n, _, _ in RANKING[self.policy])})")
+                return (
+                    f"{code} beats {runner_up.rule.code} on {label}: {won[name]:g} vs {lost[name]:g} "
+                    f"({self.policy} policy ranks by {', then '.join(n for n, _, _ in RANKING[self.policy])})"
+                )
         return f"{code} and {runner_up.rule.code} tie on every key; the earlier row wins"
 
     def explain(self) -> dict:
@@ -292,9 +311,15 @@ class MatchResult:
             "ranking": [label for _, label, _ in RANKING[self.policy]],
             "sentence_sentiment_on_hint_scale": round(to_hint_scale(self.sentiment), 6),
             "candidates": [
-                {"code": m.rule.code, "line": m.rule.line, "keywords": list(m.keywords),
-                 "sentiment_hint": m.rule.sentiment_hint, "keys": m.keys(self.policy, self.sentiment)}
-                for m in self.candidates],
+                {
+                    "code": m.rule.code,
+                    "line": m.rule.line,
+                    "keywords": list(m.keywords),
+                    "sentiment_hint": m.rule.sentiment_hint,
+                    "keys": m.keys(self.policy, self.sentiment),
+                }
+                for m in self.candidates
+            ],
             "negated_keywords": list(self.negated),
             "winner": self.winner.rule.code if self.winner else None,
             "why": self.why(),

@@ -21,14 +21,15 @@ Lexicon file (config/sentiment_lexicon.csv), header `kind,term,weight`:
   negator  a negation word ("不", "not"); no weight. Also used by the action rule matcher.
   degree   a CJK degree word that may stand between a negator and its word ("很", "太"); no weight
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..common.errors import Issue, TableError
-from .phrases import Negation, PhraseIndex, Prepared, normalize
 from .csv_tables import parse_float, read_rows
+from .phrases import Negation, PhraseIndex, Prepared, normalize
 
 SCALE_NAME = "lexicon_v1:-1..1"
 SCALE_DIVISOR = 4.0
@@ -40,20 +41,22 @@ NEGATION_FACTOR = -1.0
 @dataclass(frozen=True)
 class Lexicon:
     path: Path | None
-    words: dict[str, int]              # term (as written) -> weight
+    words: dict[str, int]  # term (as written) -> weight
     punctuation: dict[str, float]
     negation: Negation
 
     @property
     def summary(self) -> str:
-        return (f"{len(self.words)} words, {len(self.punctuation)} punctuation terms, "
-                f"{len(self.negation.cjk_negators) + len(self.negation.latin_negators)} negators")
+        return (
+            f"{len(self.words)} words, {len(self.punctuation)} punctuation terms, "
+            f"{len(self.negation.cjk_negators) + len(self.negation.latin_negators)} negators"
+        )
 
 
 @dataclass(frozen=True)
 class SentimentTerm:
     term: str
-    weight: float        # contribution after negation
+    weight: float  # contribution after negation
     negated: bool = False
 
 
@@ -79,8 +82,9 @@ def load_lexicon(path: Path | str) -> Lexicon:
     seen: dict[tuple[str, str], int] = {}
     for row in read_rows(path, LEXICON_COLUMNS, issues):
         if row.extra:
-            issues.append(Issue(row.line, f"{len(row.extra)} cell(s) beyond the header's columns "
-                                          "(an unquoted comma in a term?)"))
+            issues.append(
+                Issue(row.line, f"{len(row.extra)} cell(s) beyond the header's columns (an unquoted comma in a term?)")
+            )
             continue
         kind, term, weight = (row.cells.get(c, "") for c in LEXICON_COLUMNS)
         kind = kind.lower()
@@ -98,8 +102,12 @@ def load_lexicon(path: Path | str) -> Lexicon:
             except ValueError:
                 value = None
             if value not in WORD_WEIGHTS:
-                issues.append(Issue(row.line, f"word {term!r}: weight {weight!r} must be one of "
-                                              f"{', '.join(str(w) for w in WORD_WEIGHTS)}"))
+                issues.append(
+                    Issue(
+                        row.line,
+                        f"word {term!r}: weight {weight!r} must be one of {', '.join(str(w) for w in WORD_WEIGHTS)}",
+                    )
+                )
                 continue
             words[term] = value
         elif kind == "punct":
@@ -126,7 +134,8 @@ class SentimentScorer:
     def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
         self._index: PhraseIndex[tuple[str, int]] = PhraseIndex.build(
-            ((term, (term, weight)) for term, weight in lexicon.words.items()), lexicon.negation)
+            ((term, (term, weight)) for term, weight in lexicon.words.items()), lexicon.negation
+        )
         self._punctuation = [(normalize(term), term, weight) for term, weight in lexicon.punctuation.items()]
 
     def score(self, sentence: Prepared | str) -> Sentiment:

@@ -12,6 +12,7 @@ Default cue (no rule matched): code "default.neutral", behavior "idle", priority
 affect that follows sentiment s (lexicon_v1 scale): s >= 0.25 -> "smile", s <= -0.25 -> "sad",
 otherwise "neutral"; intensity 0.3 + 0.4 * |s| (a livelier idle for a clearly felt sentence).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ class Cue:
     sentiment: float
     text: str
     matched_keywords: tuple[str, ...]
-    sentiment_hint: float = 0.0        # the winning rule's sentimentHint (-2..2); 0 without a rule
+    sentiment_hint: float = 0.0  # the winning rule's sentimentHint (-2..2); 0 without a rule
     # Explanations for people tuning tables (not on the message).
     sentiment_raw: float = 0.0
     sentiment_terms: tuple[tuple[str, float], ...] = ()
@@ -58,13 +59,20 @@ class Cue:
     def as_dict(self) -> dict:
         """JSON-ready, in reading order: the message fields first, then the explanations."""
         return {
-            "code": self.code, "behavior": self.behavior, "affect": self.affect,
-            "intensity": self.intensity, "priority": self.priority,
-            "sentiment": self.sentiment, "sentiment_scale": SCALE_NAME,
-            "sentiment_hint": self.sentiment_hint, "sentiment_hint_scale": HINT_SCALE_NAME,
-            "text": self.text, "matched_keywords": list(self.matched_keywords),
+            "code": self.code,
+            "behavior": self.behavior,
+            "affect": self.affect,
+            "intensity": self.intensity,
+            "priority": self.priority,
+            "sentiment": self.sentiment,
+            "sentiment_scale": SCALE_NAME,
+            "sentiment_hint": self.sentiment_hint,
+            "sentiment_hint_scale": HINT_SCALE_NAME,
+            "text": self.text,
+            "matched_keywords": list(self.matched_keywords),
             "match_policy": self.match_policy,
-            "rule_line": self.rule_line, "other_rules": list(self.other_rules),
+            "rule_line": self.rule_line,
+            "other_rules": list(self.other_rules),
             "negated_keywords": list(self.negated_keywords),
             "sentiment_raw": self.sentiment_raw,
             "sentiment_terms": [{"term": t, "weight": w} for t, w in self.sentiment_terms],
@@ -111,11 +119,16 @@ class CueEngine:
         self.scorer = SentimentScorer(self.lexicon)
 
     @classmethod
-    def from_files(cls, rules_path: Path | str, lexicon_path: Path | str, policy: str = DEFAULT_POLICY,
-                   no_match: str = DEFAULT_NO_MATCH) -> "CueEngine":
+    def from_files(
+        cls,
+        rules_path: Path | str,
+        lexicon_path: Path | str,
+        policy: str = DEFAULT_POLICY,
+        no_match: str = DEFAULT_NO_MATCH,
+    ) -> CueEngine:
         return cls(load_rules(rules_path), load_lexicon(lexicon_path), policy, no_match)
 
-    def with_tables(self, rules: RuleTable, lexicon: Lexicon) -> "CueEngine":
+    def with_tables(self, rules: RuleTable, lexicon: Lexicon) -> CueEngine:
         """The same options over other tables (a reload)."""
         return CueEngine(rules, lexicon, self.policy, self.no_match)
 
@@ -151,11 +164,31 @@ def build_cue(text: str, sentiment: Sentiment, result: MatchResult) -> Cue:
         match_policy=result.policy,
     )
     if result.winner is None:
-        return Cue(DEFAULT_CODE, DEFAULT_BEHAVIOR, default_affect(s), round(DEFAULT_INTENSITY + 0.4 * abs(s), 3),
-                   DEFAULT_PRIORITY, s, text, (), **explain)
+        return Cue(
+            DEFAULT_CODE,
+            DEFAULT_BEHAVIOR,
+            default_affect(s),
+            round(DEFAULT_INTENSITY + 0.4 * abs(s), 3),
+            DEFAULT_PRIORITY,
+            s,
+            text,
+            (),
+            **explain,
+        )
     rule = result.winner.rule
-    return Cue(rule.code, rule.behavior, rule.affect, rule.intensity, rule.priority, s, text,
-               result.winner.keywords, rule.sentiment_hint, rule_line=rule.line, **explain)
+    return Cue(
+        rule.code,
+        rule.behavior,
+        rule.affect,
+        rule.intensity,
+        rule.priority,
+        s,
+        text,
+        result.winner.keywords,
+        rule.sentiment_hint,
+        rule_line=rule.line,
+        **explain,
+    )
 
 
 def transcript_cue_id(sec: int, nanosec: int) -> str:

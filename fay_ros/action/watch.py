@@ -5,6 +5,7 @@ mtime/size/inode differ from the last look; a rejected edit is reported once wit
 line and problem and the last good table stays). This module only rebuilds the CueEngine
 when either table changed: the rules matcher needs the lexicon's negators.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..common.reloading import REJECTED, ReloadingTable, ReloadResult
-from .text_to_cue import CueEngine
 from .rules import RuleTable, load_rules
 from .sentiment import Lexicon, load_lexicon
+from .text_to_cue import CueEngine
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,9 @@ class ReloadEvent:
 class TableWatcher:
     """Owns the current CueEngine; raises TableError at construction if a table is bad."""
 
-    def __init__(self, rules_path: Path | str, lexicon_path: Path | str, policy: str = "priority",
-                 no_match: str = "idle") -> None:
+    def __init__(
+        self, rules_path: Path | str, lexicon_path: Path | str, policy: str = "priority", no_match: str = "idle"
+    ) -> None:
         self.rules_path, self.lexicon_path = Path(rules_path), Path(lexicon_path)
         self._rules: ReloadingTable[RuleTable] = ReloadingTable(self.rules_path, load_rules)
         self._lexicon: ReloadingTable[Lexicon] = ReloadingTable(self.lexicon_path, load_lexicon)
@@ -41,14 +43,20 @@ class TableWatcher:
 
     def describe(self) -> str:
         rules, lexicon = self._rules.table, self._lexicon.table
-        return (f"{len(rules.rules)} rules ({rules.keyword_count} keywords) from {self.rules_path}; "
-                f"lexicon {lexicon.summary} from {self.lexicon_path}")
+        return (
+            f"{len(rules.rules)} rules ({rules.keyword_count} keywords) from {self.rules_path}; "
+            f"lexicon {lexicon.summary} from {self.lexicon_path}"
+        )
 
     def poll(self) -> list[ReloadEvent]:
         """Reload what changed since the last poll; return what happened (empty: nothing)."""
         results: list[ReloadResult[Any]] = [self._rules.poll(), self._lexicon.poll()]
         if any(r.changed for r in results):
             self.engine = self.engine.with_tables(self._rules.table, self._lexicon.table)
-        return [ReloadEvent(r.path, True, f"reloaded: {self.describe()}") if r.changed
-                else ReloadEvent(r.path, False, f"{REJECTED}:\n{r.error}")
-                for r in results if r.changed or r.error is not None]
+        return [
+            ReloadEvent(r.path, True, f"reloaded: {self.describe()}")
+            if r.changed
+            else ReloadEvent(r.path, False, f"{REJECTED}:\n{r.error}")
+            for r in results
+            if r.changed or r.error is not None
+        ]

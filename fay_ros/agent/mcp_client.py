@@ -27,6 +27,7 @@ content as JSON when there is no content; a tool error is returned as "error: ..
 Secrets (`env_from`, `headers_from_env`) are read from the environment when a server is
 connected and never logged.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -110,8 +111,9 @@ class _Connection:
     """One running session: its task owns the transport and the session contexts."""
 
     def __init__(self) -> None:
-        self.ready: asyncio.Future[tuple[ClientSession, dict[str, mcp_types.Tool]]] = \
+        self.ready: asyncio.Future[tuple[ClientSession, dict[str, mcp_types.Tool]]] = (
             asyncio.get_running_loop().create_future()
+        )
         self.stop = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.lost = False
@@ -120,8 +122,9 @@ class _Connection:
 class McpServer:
     """One configured MCP server: lazy start, restart with back-off, allow-listed calls."""
 
-    def __init__(self, config: McpServerConfig, *, environ: Mapping[str, str] | None = None,
-                 errlog: TextIO | None = None) -> None:
+    def __init__(
+        self, config: McpServerConfig, *, environ: Mapping[str, str] | None = None, errlog: TextIO | None = None
+    ) -> None:
         self.config = config
         self._environ = os.environ if environ is None else environ
         self._errlog = errlog or sys.stderr
@@ -178,8 +181,9 @@ class McpServer:
         allowed = {name: offered[name] for name in self.config.tools if name in offered}
         absent = [name for name in self.config.tools if name not in offered]
         if absent:
-            log.warning("MCP server %s does not offer allow-listed tool(s) %s; it offers %s",
-                        self.name, absent, sorted(offered))
+            log.warning(
+                "MCP server %s does not offer allow-listed tool(s) %s; it offers %s", self.name, absent, sorted(offered)
+            )
         return allowed
 
     async def _run(self, connection: _Connection) -> None:
@@ -187,7 +191,8 @@ class McpServer:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, read_timeout_seconds=self.config.start_timeout, client_info=CLIENT_INFO))
+                    ClientSession(read, write, read_timeout_seconds=self.config.start_timeout, client_info=CLIENT_INFO)
+                )
                 await session.initialize()
                 tools = await self._list(session)
                 if not connection.ready.done():
@@ -199,8 +204,9 @@ class McpServer:
             raise
         except BaseException as exc:  # noqa: BLE001 - any failure ends this session; the next call restarts
             if not connection.ready.done():
-                connection.ready.set_exception(McpUnavailable(
-                    f"MCP server {self.name!r} could not be started: {_describe(exc)}"))
+                connection.ready.set_exception(
+                    McpUnavailable(f"MCP server {self.name!r} could not be started: {_describe(exc)}")
+                )
             elif not connection.stop.is_set():
                 log.warning("MCP server %s: session ended: %s", self.name, _describe(exc))
         finally:
@@ -216,7 +222,7 @@ class McpServer:
         try:
             # the SDK's stdio shutdown waits ~2 s for a server to leave, then kills its group
             await asyncio.wait_for(asyncio.shield(task), 8.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
@@ -251,23 +257,23 @@ class McpServer:
                 wait = self._retry_at - time.monotonic()
                 if wait > 0:
                     if budget is not None and wait > budget:
-                        raise McpUnavailable(f"MCP server {self.name!r} failed {self._failures} time(s); "
-                                             f"next restart in {wait:.1f}s")
+                        raise McpUnavailable(
+                            f"MCP server {self.name!r} failed {self._failures} time(s); next restart in {wait:.1f}s"
+                        )
                     await asyncio.sleep(wait)  # the restart back-off
                 connection = _Connection()
-                connection.task = asyncio.get_running_loop().create_task(
-                    self._run(connection), name=f"mcp-{self.name}")
+                connection.task = asyncio.get_running_loop().create_task(self._run(connection), name=f"mcp-{self.name}")
                 self._connection = connection
                 self.starts += 1
                 if self.starts > 1:
                     log.info("MCP server %s: restarting (start %d)", self.name, self.starts)
             try:
-                session, tools = await asyncio.wait_for(asyncio.shield(connection.ready),
-                                                        self.config.start_timeout)
-            except asyncio.TimeoutError:
+                session, tools = await asyncio.wait_for(asyncio.shield(connection.ready), self.config.start_timeout)
+            except TimeoutError:
                 self._fail(connection)
-                raise McpUnavailable(f"MCP server {self.name!r} did not start within "
-                                     f"{self.config.start_timeout:g}s (start_timeout)") from None
+                raise McpUnavailable(
+                    f"MCP server {self.name!r} did not start within {self.config.start_timeout:g}s (start_timeout)"
+                ) from None
             except McpUnavailable:
                 self._fail(connection)
                 raise
@@ -284,24 +290,30 @@ class McpServer:
 
     async def call(self, tool: str, args: dict[str, Any]) -> str:
         if tool not in self.config.tools:
-            raise McpToolRefused(f"MCP server {self.name!r}: tool {tool!r} is not on the allow-list "
-                                 f"{self.config.tools}")
+            raise McpToolRefused(
+                f"MCP server {self.name!r}: tool {tool!r} is not on the allow-list {self.config.tools}"
+            )
         session = await self.session(budget=self.config.call_timeout)
         if tool not in self.listed:
-            raise McpClientError(f"MCP server {self.name!r} does not offer tool {tool!r}; it offers "
-                                 f"{sorted(self.listed)} of the allow-list")
+            raise McpClientError(
+                f"MCP server {self.name!r} does not offer tool {tool!r}; it offers "
+                f"{sorted(self.listed)} of the allow-list"
+            )
         connection = self._connection
         try:
             result = await session.call_tool(tool, args, read_timeout_seconds=self.config.call_timeout)
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
-                raise McpClientError(f"MCP tool {tool!r} of server {self.name!r} did not answer within "
-                                     f"{self.config.call_timeout:g}s (call_timeout)") from None
+                raise McpClientError(
+                    f"MCP tool {tool!r} of server {self.name!r} did not answer within "
+                    f"{self.config.call_timeout:g}s (call_timeout)"
+                ) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 if connection is not None:
                     self._fail(connection)
-                raise McpUnavailable(f"MCP server {self.name!r} was lost during {tool!r} "
-                                     f"(it is restarted on the next call)") from None
+                raise McpUnavailable(
+                    f"MCP server {self.name!r} was lost during {tool!r} (it is restarted on the next call)"
+                ) from None
             raise McpClientError(f"MCP server {self.name!r} refused {tool!r}: {exc.message}") from None
         except (OSError, EOFError) as exc:
             if connection is not None:
@@ -321,20 +333,25 @@ class McpServer:
 class McpClient:
     """Every configured server and its allow-listed tools (construct and use on one loop)."""
 
-    def __init__(self, servers: McpServersFile, *, environ: Mapping[str, str] | None = None,
-                 errlog: TextIO | None = None) -> None:
+    def __init__(
+        self, servers: McpServersFile, *, environ: Mapping[str, str] | None = None, errlog: TextIO | None = None
+    ) -> None:
         self.servers = {s.name: McpServer(s, environ=environ, errlog=errlog) for s in servers.servers}
         self._tools: dict[str, Tool] = {}
         self._listing: list[asyncio.Task[Any]] = []
         for server in self.servers.values():
             for tool, agent_name in server.config.tool_names().items():
                 self._tools[agent_name] = Tool(
-                    agent_name, PLACEHOLDER.format(tool=tool, server=server.name), {},
-                    self._executor(server, tool), callable_by_llm=False)
+                    agent_name,
+                    PLACEHOLDER.format(tool=tool, server=server.name),
+                    {},
+                    self._executor(server, tool),
+                    callable_by_llm=False,
+                )
             server.on_listed.append(self._update)
 
     @classmethod
-    def from_file(cls, path: str | Path, **kwargs: Any) -> "McpClient":
+    def from_file(cls, path: str | Path, **kwargs: Any) -> McpClient:
         return cls(McpServersFile.load(path), **kwargs)
 
     def missing_environment(self) -> dict[str, list[str]]:
@@ -345,6 +362,7 @@ class McpClient:
     def _executor(server: McpServer, tool: str) -> Any:
         async def run(args: dict[str, Any], ctx: ToolContext) -> str:
             return await server.call(tool, args)  # the session's identity (ctx) is never sent
+
         return run
 
     def _update(self, server: McpServer) -> None:
@@ -371,6 +389,7 @@ class McpClient:
     def start(self, on_listed: Callable[[str, bool, str], None] | None = None) -> list[asyncio.Task[Any]]:
         """List every server in the background (each bounded by its start_timeout).
         `on_listed(server, ok, message)` reports each outcome (the node puts it on /diagnostics)."""
+
         async def list_one(server: McpServer) -> None:
             try:
                 listed = await server.list_tools()

@@ -22,6 +22,7 @@ Secrets never sit in this file: `env_from` and `headers_from_env` name environme
 whose values are read when the server is connected. A stdio child gets only the SDK's safe
 default environment (HOME, PATH, ...) plus `env` and `env_from`.
 """
+
 from __future__ import annotations
 
 import re
@@ -49,20 +50,24 @@ class McpServerConfig(BaseModel):
     command: str = Field("", description="stdio: the executable that is the server")
     args: list[str] = Field(default_factory=list, description="stdio: its arguments")
     env: dict[str, str] = Field(default_factory=dict, description="stdio: plain environment variables (no secrets)")
-    env_from: dict[str, str] = Field(default_factory=dict,
-                                     description="stdio: child variable -> NAME of the variable holding its value")
+    env_from: dict[str, str] = Field(
+        default_factory=dict, description="stdio: child variable -> NAME of the variable holding its value"
+    )
     cwd: str = Field("", description="stdio: working directory ('' = the node's)")
     url: str = Field("", description="HTTP: the server's endpoint URL")
     transport: Literal["stdio", "streamable_http", "sse"] | None = Field(
-        None, description="default: stdio with a command, streamable_http with a url")
-    headers_from_env: dict[str, str] = Field(default_factory=dict,
-                                             description="HTTP: header -> NAME of the variable holding its value")
+        None, description="default: stdio with a command, streamable_http with a url"
+    )
+    headers_from_env: dict[str, str] = Field(
+        default_factory=dict, description="HTTP: header -> NAME of the variable holding its value"
+    )
     tools: list[str] = Field(min_length=1, description="allow-list: the server's tools that become agent tools")
     prefix: str | None = Field(None, description="tool name prefix (default mcp_<name>_)")
     start_timeout: float = Field(15.0, gt=0.0, description="seconds to start, initialise and list the tools")
     call_timeout: float = Field(10.0, gt=0.0, description="seconds one tool call may take")
-    restart_backoff: float = Field(1.0, ge=0.0, description="seconds before the first restart after a failure "
-                                   "(doubling on each further failure)")
+    restart_backoff: float = Field(
+        1.0, ge=0.0, description="seconds before the first restart after a failure (doubling on each further failure)"
+    )
     max_backoff: float = Field(30.0, ge=0.0, description="longest wait between restarts")
 
     @field_validator("name")
@@ -87,12 +92,13 @@ class McpServerConfig(BaseModel):
     def _names(cls, value: dict[str, str]) -> dict[str, str]:
         bad = [k for k, v in value.items() if not ENV_NAME.match(v)]
         if bad:  # the value may be a pasted secret: name the key only
-            raise ValueError(f"values are environment variable NAMES (the secret stays in the environment); "
-                             f"not a name for {bad}")
+            raise ValueError(
+                f"values are environment variable NAMES (the secret stays in the environment); not a name for {bad}"
+            )
         return value
 
     @model_validator(mode="after")
-    def _one_transport(self) -> "McpServerConfig":
+    def _one_transport(self) -> McpServerConfig:
         if bool(self.command) == bool(self.url):
             raise ValueError("needs exactly one of `command` (stdio) or `url` (HTTP)")
         kind = self.kind
@@ -109,8 +115,9 @@ class McpServerConfig(BaseModel):
             raise ValueError("max_backoff is shorter than restart_backoff")
         too_long = [n for n in self.tool_names().values() if not TOOL_NAME.match(n)]
         if too_long:
-            raise ValueError(f"tool names with the prefix are not valid tool names (at most 64 of A-Z a-z 0-9 _ -): "
-                             f"{too_long}")
+            raise ValueError(
+                f"tool names with the prefix are not valid tool names (at most 64 of A-Z a-z 0-9 _ -): {too_long}"
+            )
         return self
 
     @property
@@ -132,7 +139,7 @@ class McpServersFile(BaseModel):
     servers: list[McpServerConfig] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self) -> "McpServersFile":
+    def _unique(self) -> McpServersFile:
         names = [s.name for s in self.servers]
         if len(set(names)) != len(names):
             raise ValueError(f"server names must be unique: {names}")
@@ -143,5 +150,5 @@ class McpServersFile(BaseModel):
         return self
 
     @classmethod
-    def load(cls, path: str | Path) -> "McpServersFile":
+    def load(cls, path: str | Path) -> McpServersFile:
         return load_model(path, cls, error=McpConfigError)

@@ -20,13 +20,15 @@ rule); even then the memory node's policy applies unchanged (it checks the flag 
 the owner's recently heard words). Missing services fail the call with "memory is
 unavailable"; they never hang it (the gateway's timeout).
 """
+
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -41,8 +43,10 @@ IDENTITY_ARGS = ("owner", "user", "user_id", "username")
 # Most results of one tool call (Recall answers at most fay_ros.memory.service.MAX_RECALL).
 RECALL_WINDOW = 100
 DEFAULT_SOURCE = "mcp"
-OWNER_NOTE = ("The memory owner is bound by the server (its --owner or your access token); arguments naming a "
-              "person (owner, user, user_id, username) are refused.")
+OWNER_NOTE = (
+    "The memory owner is bound by the server (its --owner or your access token); arguments naming a "
+    "person (owner, user, user_id, username) are refused."
+)
 GUEST_REFUSAL = "this client is bound to a guest (no owner): there is no private memory"
 
 
@@ -73,16 +77,33 @@ class McpMemoryGateway(Protocol):
     """What the tools need from the memory node (fay_ros.ros_side.mcp_memory_gateway implements it over
     the memory/* services; `remember` and `active_rules` are those of the dialogue's gateway)."""
 
-    async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),
-                     tags_any: tuple[str, ...] = (), include_candidates: bool = False,
-                     time_ordered: bool = False) -> list[MemoryRecord]:
+    async def search(
+        self,
+        owner: str,
+        query: str,
+        *,
+        n: int,
+        tags_all: tuple[str, ...] = (),
+        tags_any: tuple[str, ...] = (),
+        include_candidates: bool = False,
+        time_ordered: bool = False,
+    ) -> list[MemoryRecord]:
         """Recall (ranked, or with `time_ordered` and no query the owner's last `n` matching
         memories, oldest first); raises ToolError with the node's message when it refuses."""
         ...
 
-    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
-                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
-                       source_turn: int = 0) -> MemoryResult: ...
+    async def remember(
+        self,
+        owner: str,
+        content: str,
+        *,
+        node_type: str = "",
+        user_confirmed: bool = False,
+        tags: tuple[str, ...] = (),
+        key: str = "",
+        source_session: str = "",
+        source_turn: int = 0,
+    ) -> MemoryResult: ...
 
     async def active_rules(self, owner: str) -> list[Memory]: ...
 
@@ -90,6 +111,7 @@ class McpMemoryGateway(Protocol):
 
 
 # -- arguments (validated at the edge; their JSON schema is what clients see) ---------------
+
 
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
@@ -99,15 +121,23 @@ TagList = list[str]
 
 
 class RememberArgs(_Args):
-    content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS,
-                         description="the memory, one self-contained statement")
-    kind: str = Field("observation", description="what it is: " + " | ".join(KINDS),
-                      json_schema_extra={"enum": list(KINDS)})
+    content: str = Field(
+        min_length=1, max_length=MAX_CONTENT_CHARS, description="the memory, one self-contained statement"
+    )
+    kind: str = Field(
+        "observation", description="what it is: " + " | ".join(KINDS), json_schema_extra={"enum": list(KINDS)}
+    )
     persistent: bool = Field(False, description="a long-lived constraint (every kind 'rule' is persistent)")
-    source: str = Field(DEFAULT_SOURCE, pattern=r"^[a-z][a-z0-9_\-]{0,40}$",
-                        description="who writes it, e.g. claude_code, cursor, family_app (fay_* is reserved)")
-    extra_tags: TagList = Field(default_factory=list, max_length=24,
-                                description="more 'namespace:value' tags, e.g. domain:quant, session:2026-04-27-am")
+    source: str = Field(
+        DEFAULT_SOURCE,
+        pattern=r"^[a-z][a-z0-9_\-]{0,40}$",
+        description="who writes it, e.g. claude_code, cursor, family_app (fay_* is reserved)",
+    )
+    extra_tags: TagList = Field(
+        default_factory=list,
+        max_length=24,
+        description="more 'namespace:value' tags, e.g. domain:quant, session:2026-04-27-am",
+    )
     key: str = Field("", max_length=200, description="key of an updatable fact (same kind + key supersedes)")
 
     @field_validator("kind")
@@ -123,8 +153,9 @@ class SearchArgs(_Args):
     n: int = Field(10, ge=1, le=RECALL_WINDOW, description="most results")
     tags_all: TagList = Field(default_factory=list, description="every one of these tags must be present")
     tags_any: TagList = Field(default_factory=list, description="at least one of these tags (if any)")
-    include_candidates: bool = Field(False, description="also return candidates (unconfirmed; for review, never "
-                                                        "to act on as facts)")
+    include_candidates: bool = Field(
+        False, description="also return candidates (unconfirmed; for review, never to act on as facts)"
+    )
 
 
 class RecentArgs(_Args):
@@ -135,8 +166,11 @@ class RecentArgs(_Args):
 
 class ReflectionArgs(_Args):
     n: int = Field(10, ge=1, le=RECALL_WINDOW, description="most reflections, newest first")
-    include_candidates: bool = Field(False, description="also return candidate reflections (the memory node "
-                                                        "stores model insights as candidates by default)")
+    include_candidates: bool = Field(
+        False,
+        description="also return candidate reflections (the memory node "
+        "stores model insights as candidates by default)",
+    )
 
 
 class NoArgs(_Args):
@@ -150,8 +184,12 @@ def _properties(model: type[BaseModel]) -> tuple[dict[str, Any], tuple[str, ...]
 
 def input_schema(tool: Tool) -> dict[str, Any]:
     """The MCP inputSchema of a tool: its properties, closed to anything else."""
-    return {"type": "object", "properties": tool.parameters, "required": list(tool.required),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": tool.parameters,
+        "required": list(tool.required),
+        "additionalProperties": False,
+    }
 
 
 def check_arguments(model: type[_Args], name: str, args: dict[str, Any]) -> Any:
@@ -162,8 +200,7 @@ def check_arguments(model: type[_Args], name: str, args: dict[str, Any]) -> Any:
     try:
         return model.model_validate(args)
     except ValidationError as exc:
-        issues = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                           for e in exc.errors())
+        issues = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors())
         raise ToolError(f"{name}: invalid arguments: {issues}") from None
 
 
@@ -179,12 +216,14 @@ def _json(value: Any) -> str:
 
 # -- the tools ---------------------------------------------------------------------------
 
+
 def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -> ToolRegistry:
     """The seven memory tools over `gateway`. Each executor returns a JSON object (text)."""
     registry = ToolRegistry()
 
-    def add(name: str, description: str, model: type[_Args], run: Callable[[Any, str], Any],
-            guest_ok: bool = False) -> None:
+    def add(
+        name: str, description: str, model: type[_Args], run: Callable[[Any, str], Any], guest_ok: bool = False
+    ) -> None:
         properties, required = _properties(model)
 
         async def executor(args: dict[str, Any], ctx: ToolContext) -> str:
@@ -203,27 +242,41 @@ def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -
             tags.append(PERSISTENT_TAG)
         own = [t for t in a.extra_tags if t.split(":", 1)[0].strip().lower() in ("kind", "source", "persistent")]
         if own:
-            raise ToolError(f"memory_remember: extra_tags {own} refused: kind, source and persistent have their "
-                            "own arguments")
+            raise ToolError(
+                f"memory_remember: extra_tags {own} refused: kind, source and persistent have their own arguments"
+            )
         tags += a.extra_tags
-        result = await gateway.remember(owner, a.content, node_type="observation", user_confirmed=confirmed_writes,
-                                        tags=tuple(tags), key=a.key)
+        result = await gateway.remember(
+            owner, a.content, node_type="observation", user_confirmed=confirmed_writes, tags=tuple(tags), key=a.key
+        )
         if not result.success:
             raise ToolError(f"memory_remember: {result.message}")
         node = result.memories[0] if result.memories else None
-        return {"ok": True, "message": result.message, "id": node.id if node else "",
-                "status": node.status if node else "", "tags": list(node.tags) if node else tags}
+        return {
+            "ok": True,
+            "message": result.message,
+            "id": node.id if node else "",
+            "status": node.status if node else "",
+            "tags": list(node.tags) if node else tags,
+        }
 
     async def search(a: SearchArgs, owner: str) -> dict[str, Any]:
-        found = await gateway.search(owner, a.query, n=a.n, tags_all=tuple(a.tags_all), tags_any=tuple(a.tags_any),
-                                     include_candidates=a.include_candidates)
+        found = await gateway.search(
+            owner,
+            a.query,
+            n=a.n,
+            tags_all=tuple(a.tags_all),
+            tags_any=tuple(a.tags_any),
+            include_candidates=a.include_candidates,
+        )
         return {"memories": [_record(m) for m in found]}
 
     async def newest(owner: str, n: int, tags_all: tuple[str, ...], include_candidates: bool) -> dict[str, Any]:
         # The owner's last `n` matching memories by creation time (Recall's time_ordered mode,
         # as Fay's retrieve in time order), newest first.
-        found = await gateway.search(owner, "", n=n, tags_all=tags_all, include_candidates=include_candidates,
-                                     time_ordered=True)
+        found = await gateway.search(
+            owner, "", n=n, tags_all=tags_all, include_candidates=include_candidates, time_ordered=True
+        )
         found.sort(key=lambda m: m.created, reverse=True)
         return {"memories": [_record(m) for m in found]}
 
@@ -239,30 +292,56 @@ def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -
 
     async def profile(_a: NoArgs, owner: str) -> dict[str, Any]:
         p = await gateway.user_profile(owner)
-        return {"portrait": p.portrait, "facts": list(p.facts), "pending_evidence": p.pending_evidence,
-                "updated": p.updated}
+        return {
+            "portrait": p.portrait,
+            "facts": list(p.facts),
+            "pending_evidence": p.pending_evidence,
+            "updated": p.updated,
+        }
 
     async def schema(_a: NoArgs, _owner: str) -> dict[str, Any]:
         return describe_schema()
 
-    add("memory_remember", "Store a memory about the bound owner (kind, persistent, source and extra tags as "
+    add(
+        "memory_remember",
+        "Store a memory about the bound owner (kind, persistent, source and extra tags as "
         "memory_get_schema describes). Written as a candidate unless this server takes confirmed writes.",
-        RememberArgs, remember)
-    add("memory_search", "Semantic search in the owner's memories, with tag filters. Confirmed memories only "
-        "unless include_candidates.", SearchArgs, search)
+        RememberArgs,
+        remember,
+    )
+    add(
+        "memory_search",
+        "Semantic search in the owner's memories, with tag filters. Confirmed memories only unless include_candidates.",
+        SearchArgs,
+        search,
+    )
     add("memory_get_recent", "The owner's most recent memories, newest first.", RecentArgs, recent)
-    add("memory_get_active_rules", f"All active rules of the owner ({RULE_TAG} + {PERSISTENT_TAG}): load them "
-        "before a task.", NoArgs, rules)
-    add("memory_get_reflections", "The owner's recent reflections (kind:insight from source:fay_reflection), "
-        "newest first.", ReflectionArgs, reflections)
+    add(
+        "memory_get_active_rules",
+        f"All active rules of the owner ({RULE_TAG} + {PERSISTENT_TAG}): load them before a task.",
+        NoArgs,
+        rules,
+    )
+    add(
+        "memory_get_reflections",
+        "The owner's recent reflections (kind:insight from source:fay_reflection), newest first.",
+        ReflectionArgs,
+        reflections,
+    )
     add("memory_get_user_profile", "The owner's portrait and profile facts ('kind:key=value').", NoArgs, profile)
-    add("memory_get_schema", "The memory model: node types, statuses, kinds, tag namespaces and rules; call it "
-        "before writing.", NoArgs, schema, guest_ok=True)
+    add(
+        "memory_get_schema",
+        "The memory model: node types, statuses, kinds, tag namespaces and rules; call it before writing.",
+        NoArgs,
+        schema,
+        guest_ok=True,
+    )
     return registry
 
 
-async def call_tool(registry: ToolRegistry, name: str, args: dict[str, Any] | None, owner: str,
-                    timeout: float = 10.0) -> tuple[str, bool]:
+async def call_tool(
+    registry: ToolRegistry, name: str, args: dict[str, Any] | None, owner: str, timeout: float = 10.0
+) -> tuple[str, bool]:
     """Run one tool for `owner`: (text, is_error). Never raises for a tool's own failure."""
     tool = registry.get(name)
     if tool is None:
@@ -272,7 +351,7 @@ async def call_tool(registry: ToolRegistry, name: str, args: dict[str, Any] | No
         return f"{name}: arguments must be an object", True
     try:
         text = await asyncio.wait_for(tool.executor(dict(args), ToolContext(owner=owner, question="")), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return f"{name}: no answer within {timeout:g}s", True
     except MemoryUnavailable as exc:
         return f"memory is unavailable right now ({exc})", True
@@ -303,16 +382,18 @@ def token_owner(ctx: Any) -> str:
     return str(token.subject or "")
 
 
-def build_server(registry: ToolRegistry, owner_of: OwnerOf, *, timeout: float = 10.0,
-                 version: str = "") -> Any:
+def build_server(registry: ToolRegistry, owner_of: OwnerOf, *, timeout: float = 10.0, version: str = "") -> Any:
     """The MCP low-level server listing and running the registry's tools."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
-        return types.ListToolsResult(tools=[
-            types.Tool(name=t.name, description=t.description, input_schema=input_schema(t))
-            for t in registry.llm_tools()])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=t.name, description=t.description, input_schema=input_schema(t))
+                for t in registry.llm_tools()
+            ]
+        )
 
     async def run_tool(ctx: Any, params: Any) -> Any:
         try:
@@ -324,11 +405,17 @@ def build_server(registry: ToolRegistry, owner_of: OwnerOf, *, timeout: float = 
         # the log names the tool and the outcome, never arguments or memory content
         log.info("tool %s: %s", params.name, "refused/failed" if failed else "ok")
         structured = None if failed else json.loads(text)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                    structured_content=structured, is_error=failed)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=failed
+        )
 
-    return Server(SERVER_NAME, version=version, instructions="Fay's long-term memory of one person. " + OWNER_NOTE,
-                  on_list_tools=list_tools, on_call_tool=run_tool)
+    return Server(
+        SERVER_NAME,
+        version=version,
+        instructions="Fay's long-term memory of one person. " + OWNER_NOTE,
+        on_list_tools=list_tools,
+        on_call_tool=run_tool,
+    )
 
 
 class TokenOwners:
@@ -359,9 +446,11 @@ def http_app(server: Any, access: Any, host: str, port: int) -> Any:
     origins = [f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"]
     if host not in ("127.0.0.1", "localhost", "::1"):
         hosts.append(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                         allowed_origins=origins + list(access.origins))
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins + list(access.origins)
+    )
     shown = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=AnyHttpUrl(f"http://{shown}:{port}"), resource_server_url=None)
-    return server.streamable_http_app(host=host, transport_security=security, auth=auth,
-                                      token_verifier=TokenOwners(access))
+    return server.streamable_http_app(
+        host=host, transport_security=security, auth=auth, token_verifier=TokenOwners(access)
+    )

@@ -14,6 +14,7 @@ attribute access. Nothing here imports ROS; interface classes are imported by na
 - `properties(cls)`: JSON-schema `properties` of the message's fields (what the model sees).
 - `summarise(value, limit)`: compact JSON text for the model, long lists and text cut.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -25,9 +26,18 @@ from typing import Any
 from ..common.errors import FayError
 
 INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
-    "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
-    "uint64": (0, 2**64 - 1), "char": (0, 255), "octet": (0, 255), "byte": (0, 255)}
+    "int8": (-(2**7), 2**7 - 1),
+    "uint8": (0, 2**8 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
+    "char": (0, 255),
+    "octet": (0, 255),
+    "byte": (0, 255),
+}
 FLOATS = {"float", "double", "float32", "float64", "long double"}
 FLOAT32_MAX = 3.4028234663852886e38
 STRINGS = {"string", "wstring"}
@@ -105,13 +115,17 @@ def import_interface(type_name: str) -> Any:
     try:
         module = importlib.import_module(f"{package}.{kind}")
     except ImportError as exc:
-        raise InterfaceError(f"interface {type_name}: package {package!r} cannot be imported ({exc}); "
-                             "is it installed and sourced?") from None
+        raise InterfaceError(
+            f"interface {type_name}: package {package!r} cannot be imported ({exc}); is it installed and sourced?"
+        ) from None
     cls = getattr(module, name, None)
     if cls is None:
         raise InterfaceError(f"interface {type_name}: {package}.{kind} has no {name!r}")
-    needed = {"msg": ("get_fields_and_field_types",), "srv": ("Request", "Response"),
-              "action": ("Goal", "Result", "Feedback")}[kind]
+    needed = {
+        "msg": ("get_fields_and_field_types",),
+        "srv": ("Request", "Response"),
+        "action": ("Goal", "Result", "Feedback"),
+    }[kind]
     if not all(hasattr(cls, attr) for attr in needed):
         raise InterfaceError(f"interface {type_name}: {package}.{kind}.{name} is not a ROS {kind} type")
     return cls
@@ -123,18 +137,19 @@ def fields(cls: Any) -> dict[str, FieldType]:
 
 # -- JSON -> message -----------------------------------------------------------------------
 
+
 def to_message(cls: Any, data: Any, path: str = "") -> Any:
     """A new `cls` message with the values of the JSON object `data` (see the module doc)."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConversionError(path, f"expected an object with the fields of {_type_label(cls)}, "
-                                    f"got {_json_kind(data)}")
+        raise ConversionError(path, f"expected an object with the fields of {_type_label(cls)}, got {_json_kind(data)}")
     known = fields(cls)
     unknown = sorted(set(data) - set(known))
     if unknown:
-        raise ConversionError(_join(path, unknown[0]), f"no such field in {_type_label(cls)} "
-                                                       f"(fields: {', '.join(known) or 'none'})")
+        raise ConversionError(
+            _join(path, unknown[0]), f"no such field in {_type_label(cls)} (fields: {', '.join(known) or 'none'})"
+        )
     msg = cls()
     for name, value in data.items():
         where = _join(path, name)
@@ -193,6 +208,7 @@ def _scalar(ftype: FieldType, value: Any, path: str) -> Any:
 
 # -- message -> JSON -----------------------------------------------------------------------
 
+
 def to_plain(value: Any) -> Any:
     """A message (or field value) as JSON-compatible data: dicts, lists, numbers, strings."""
     if hasattr(value, "get_fields_and_field_types"):
@@ -207,6 +223,7 @@ def to_plain(value: Any) -> Any:
 
 
 # -- JSON schema ---------------------------------------------------------------------------
+
 
 def properties(cls: Any) -> dict[str, Any]:
     """JSON-schema `properties` for the fields of a message class."""
@@ -224,8 +241,7 @@ def _schema(ftype: FieldType) -> dict[str, Any]:
     base = ftype.base
     if ftype.is_message:
         cls = import_interface(base)
-        return {"type": "object", "description": base, "properties": properties(cls),
-                "additionalProperties": False}
+        return {"type": "object", "description": base, "properties": properties(cls), "additionalProperties": False}
     if base in BOOLEANS:
         return {"type": "boolean"}
     if base in INT_RANGES:
@@ -240,6 +256,7 @@ def _schema(ftype: FieldType) -> dict[str, Any]:
 
 
 # -- text for the model --------------------------------------------------------------------
+
 
 def summarise(value: Any, limit: int = 2000, max_items: int = 32) -> str:
     """Compact JSON of `value` for a tool result: lists longer than `max_items` keep their
@@ -264,8 +281,15 @@ def _join(path: str, name: str) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-             dict: "an object", type(None): "null"}
+    kinds = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+        type(None): "null",
+    }
     return f"{kinds.get(type(value), type(value).__name__)} ({json.dumps(value, default=str)[:40]})"
 
 

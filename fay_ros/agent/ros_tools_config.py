@@ -32,6 +32,7 @@ Names are absolute (a leading `/`), so the allow-list does not depend on the nod
 Nothing else is reachable: the tools exist only for these entries and address only their own
 name; no argument ever names a service or topic.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,12 @@ from ..common.yaml_loader import load_model
 # starting with a digit (rcl's rules, without substitutions: `~` and `{}` are refused).
 ROS_NAME = re.compile(r"^(/[A-Za-z_][A-Za-z0-9_]*)+$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what OpenAI-compatible servers accept
-PREFIXES = {"services": "ros_call_", "actions": "ros_action_", "topics_read": "ros_read_",
-            "topics_publish": "ros_publish_"}
+PREFIXES = {
+    "services": "ros_call_",
+    "actions": "ros_action_",
+    "topics_read": "ros_read_",
+    "topics_publish": "ros_publish_",
+}
 
 
 class RosToolsError(TableError):
@@ -68,8 +73,9 @@ class _Entry(BaseModel):
     @classmethod
     def _name(cls, value: str) -> str:
         if not ROS_NAME.match(value):
-            raise ValueError("must be an absolute ROS name like /robot/dock (letters, digits, underscores; "
-                             "no ~ or substitutions)")
+            raise ValueError(
+                "must be an absolute ROS name like /robot/dock (letters, digits, underscores; no ~ or substitutions)"
+            )
         return value
 
     @field_validator("type")
@@ -99,8 +105,10 @@ class ActionEntry(_Entry):
 
 
 QosName = Literal["reliable", "latched", "best_effort"]
-QOS_DOC = ("reliable (volatile), latched (reliable, transient local: the last message of a latched publisher "
-           "arrives at once) or best_effort (sensor streams)")
+QOS_DOC = (
+    "reliable (volatile), latched (reliable, transient local: the last message of a latched publisher "
+    "arrives at once) or best_effort (sensor streams)"
+)
 
 
 class TopicReadEntry(_Entry):
@@ -110,8 +118,11 @@ class TopicReadEntry(_Entry):
 
 class TopicPublishEntry(_Entry):
     qos: QosName = Field("reliable", description=QOS_DOC)
-    timeout: float = Field(1.0, gt=0, description="seconds to wait for a subscriber when none is matched yet "
-                           "(the message is published either way)")
+    timeout: float = Field(
+        1.0,
+        gt=0,
+        description="seconds to wait for a subscriber when none is matched yet (the message is published either way)",
+    )
 
 
 def derived_tool_name(kind: str, ros_name: str) -> str:
@@ -143,15 +154,24 @@ class RosToolsConfig(BaseModel):
             where = f"{kind}[{i}]"
             name = tool_name(kind, entry)
             if len(name) > 64:
-                problems.append((f"{where}.name", f"derived tool name {name!r} is longer than 64 characters; "
-                                                  "set 'tool' to a shorter name"))
+                problems.append(
+                    (
+                        f"{where}.name",
+                        f"derived tool name {name!r} is longer than 64 characters; set 'tool' to a shorter name",
+                    )
+                )
             if name in seen_tools:
-                problems.append((f"{where}.tool" if entry.tool else f"{where}.name",
-                                 f"tool name {name!r} is already used by {seen_tools[name]}"))
+                problems.append(
+                    (
+                        f"{where}.tool" if entry.tool else f"{where}.name",
+                        f"tool name {name!r} is already used by {seen_tools[name]}",
+                    )
+                )
             seen_tools.setdefault(name, where)
             if (kind, entry.name) in seen_names:
-                problems.append((f"{where}.name",
-                                 f"{entry.name} is already listed at {seen_names[(kind, entry.name)]}"))
+                problems.append(
+                    (f"{where}.name", f"{entry.name} is already listed at {seen_names[(kind, entry.name)]}")
+                )
             seen_names.setdefault((kind, entry.name), where)
         return problems
 

@@ -13,6 +13,7 @@
 shows every kind. Read with the strict YAML loader: unknown keys, duplicates and bad entries
 are errors naming the file, the key path (e.g. `ros.services[0].type`) and the line.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,7 +1,9 @@
 """The part of an ActionCue the body consumers read, as a plain value (no ROS types)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -14,8 +16,13 @@ class Cue:
     utterance_id: str = ""
 
     @classmethod
-    def from_message(cls, msg: object) -> "Cue":
+    def from_message(cls, msg: Any) -> Cue:
         """From a fay_msgs/ActionCue (read by attribute, so this module needs no ROS import)."""
-        return cls(behavior=msg.behavior, affect=msg.affect, intensity=float(msg.intensity),  # type: ignore[attr-defined]
-                   priority=int(msg.priority), sentiment=float(msg.sentiment),  # type: ignore[attr-defined]
-                   utterance_id=msg.utterance_id)  # type: ignore[attr-defined]
+        return cls(
+            behavior=msg.behavior,
+            affect=msg.affect,
+            intensity=float(msg.intensity),
+            priority=int(msg.priority),
+            sentiment=float(msg.sentiment),
+            utterance_id=msg.utterance_id,
+        )

@@ -22,6 +22,7 @@ Output for drivers (the node publishes both):
   Unknown keys must be ignored by drivers (the format may grow); `affect` is informative
   (a screen face may use it). `parse_pattern` and `LedState.level_at` are the reference.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,13 +53,16 @@ def _parse_color(value: object) -> tuple[float, float, float]:
         text = value.strip()
         if len(text) == 7 and text.startswith("#"):
             try:
-                r, g, b = (int(text[i:i + 2], 16) / 255.0 for i in (1, 3, 5))
+                r, g, b = (int(text[i : i + 2], 16) / 255.0 for i in (1, 3, 5))
                 return r, g, b
             except ValueError:
                 pass
         raise ValueError("colour must be '#RRGGBB' (hex) or [r, g, b] with 0..255 integers")
-    if isinstance(value, list) and len(value) == 3 and all(
-            isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value):
+    if (
+        isinstance(value, list)
+        and len(value) == 3
+        and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
+    ):
         r, g, b = (c / 255.0 for c in value)
         return r, g, b
     raise ValueError("colour must be '#RRGGBB' (hex) or [r, g, b] with 0..255 integers")
@@ -66,6 +70,7 @@ def _parse_color(value: object) -> tuple[float, float, float]:
 
 class Look(_Strict):
     """How the light looks for one affect."""
+
     color: tuple[float, float, float] = Field(description="'#RRGGBB' or [r, g, b] 0..255.")
     pattern: Literal["steady", "pulse", "blink"] = "steady"
     period: float = Field(2.0, gt=0.0, description="Seconds per pulse / blink cycle.")
@@ -88,6 +93,7 @@ class Brightness(_Strict):
 
 class SentimentFallback(_Strict):
     """Affects to use when a cue's affect is not in the table, chosen by its sentiment."""
+
     positive_above: float = Field(0.25, ge=-1.0, le=1.0)
     positive: str
     negative_below: float = Field(-0.25, ge=-1.0, le=1.0)
@@ -140,6 +146,7 @@ def with_hold(table: LedTable, hold: float | None) -> LedTable:
 @dataclass(frozen=True)
 class LedState:
     """What the light shows: peak drive levels (colour × brightness) and the pattern."""
+
     affect: str
     requested: str
     reason: str
@@ -170,8 +177,13 @@ def pattern_level(pattern: str, period: float, low: float, duty: float, t: float
 
 def format_pattern(state: LedState) -> str:
     values = {
-        "pattern": state.pattern, "r": f"{state.r:.3f}", "g": f"{state.g:.3f}", "b": f"{state.b:.3f}",
-        "period": f"{state.period:.3f}", "low": f"{state.low:.3f}", "duty": f"{state.duty:.3f}",
+        "pattern": state.pattern,
+        "r": f"{state.r:.3f}",
+        "g": f"{state.g:.3f}",
+        "b": f"{state.b:.3f}",
+        "period": f"{state.period:.3f}",
+        "low": f"{state.low:.3f}",
+        "duty": f"{state.duty:.3f}",
         "affect": state.affect,
     }
     return ";".join(f"{k}={values[k]}" for k in PATTERN_KEYS)
@@ -214,7 +226,7 @@ class LedMapper:
 
     def __init__(self, table: LedTable) -> None:
         self.table = table
-        self._shown_at: float | None = None   # when the current cue look started; None = idle
+        self._shown_at: float | None = None  # when the current cue look started; None = idle
 
     def set_table(self, table: LedTable) -> None:
         self.table = table

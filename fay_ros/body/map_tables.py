@@ -5,6 +5,7 @@ duplicate keys refused, pydantic models with unknown keys refused, errors that n
 and the key path and line, e.g. `config/servo_map.yaml: behaviors.invite.keyframes[1].at:
 ... (line 42)`) and hot-reloaded with `fay_ros.common.reloading.ReloadingTable`.
 """
+
 from __future__ import annotations
 
 import math

@@ -29,6 +29,7 @@ Arbitration (documented in config/servo_map.yaml and docs/body.md):
   dropped if it would wait longer than `preemption.max_wait`, if a cue of higher priority
   is already waiting, or when a newer cue of at least its priority takes the slot.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -62,6 +63,7 @@ class JointSpec(_Strict):
 
 class Scale(_Strict):
     """A value that varies linearly with the cue intensity."""
+
     at_0: float = Field(ge=0.0)
     at_1: float = Field(ge=0.0)
 
@@ -120,8 +122,9 @@ class ServoTable(_Strict):
                 previous = max(previous, frame.at)
                 for joint_name in frame.pose:
                     if joint_name not in self.joints:
-                        problems.append((f"{where}.pose.{joint_name}",
-                                         f"unknown joint (joints: {', '.join(self.joints)})"))
+                        problems.append(
+                            (f"{where}.pose.{joint_name}", f"unknown joint (joints: {', '.join(self.joints)})")
+                        )
         return problems
 
     def unmapped_behaviors(self) -> list[str]:
@@ -135,7 +138,7 @@ def load_servo_table(path: str | Path) -> ServoTable:
 
 @dataclass(frozen=True)
 class TrajectoryPoint:
-    time: float                      # seconds from the trajectory start (time_from_start)
+    time: float  # seconds from the trajectory start (time_from_start)
     positions: tuple[float, ...]
     velocities: tuple[float, ...]
 
@@ -143,6 +146,7 @@ class TrajectoryPoint:
 @dataclass(frozen=True)
 class Trajectory:
     """A planned motion. `start` and `busy_until` are absolute times on the mapper's clock."""
+
     joint_names: tuple[str, ...]
     start_positions: tuple[float, ...]
     points: tuple[TrajectoryPoint, ...]
@@ -151,7 +155,7 @@ class Trajectory:
     priority: int
     intensity: float
     start: float = 0.0
-    motion_end: float = 0.0          # seconds from start at which the return to idle begins
+    motion_end: float = 0.0  # seconds from start at which the return to idle begins
 
     @property
     def duration(self) -> float:
@@ -191,8 +195,7 @@ class Trajectory:
 
 def _hermite(p0: float, p1: float, m0: float, m1: float, h: float, s: float) -> float:
     s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * m0
-            + (-2 * s3 + 3 * s2) * p1 + (s3 - s2) * h * m1)
+    return (2 * s3 - 3 * s2 + 1) * p0 + (s3 - 2 * s2 + s) * h * m0 + (-2 * s3 + 3 * s2) * p1 + (s3 - s2) * h * m1
 
 
 def _hermite_velocity(p0: float, p1: float, m0: float, m1: float, h: float, s: float) -> float:
@@ -285,14 +288,21 @@ def with_preemption(table: ServoTable, equal_priority: str = "", max_wait: float
 REST = "rest"
 
 
-def plan(table: ServoTable, behavior: str, intensity: float, start_positions: dict[str, float],
-         priority: int = 0, start: float = 0.0) -> Trajectory:
+def plan(
+    table: ServoTable,
+    behavior: str,
+    intensity: float,
+    start_positions: dict[str, float],
+    priority: int = 0,
+    start: float = 0.0,
+) -> Trajectory:
     """The trajectory for one behavior, starting at `start_positions` (missing joints: idle)."""
     requested = behavior
     if behavior not in table.behaviors:
         behavior = table.default
-    return _plan_motion(table, table.behaviors[behavior], behavior, requested, intensity, start_positions,
-                        priority, start)
+    return _plan_motion(
+        table, table.behaviors[behavior], behavior, requested, intensity, start_positions, priority, start
+    )
 
 
 def plan_rest(table: ServoTable, start_positions: dict[str, float], start: float = 0.0) -> Trajectory:
@@ -301,8 +311,16 @@ def plan_rest(table: ServoTable, start_positions: dict[str, float], start: float
     return _plan_motion(table, Motion(amplitude=None, speed=None), REST, REST, 0.0, start_positions, 0, start)
 
 
-def _plan_motion(table: ServoTable, motion: Motion, behavior: str, requested: str, intensity: float,
-                 start_positions: dict[str, float], priority: int, start: float) -> Trajectory:
+def _plan_motion(
+    table: ServoTable,
+    motion: Motion,
+    behavior: str,
+    requested: str,
+    intensity: float,
+    start_positions: dict[str, float],
+    priority: int,
+    start: float,
+) -> Trajectory:
     intensity = unit(intensity)
     amplitude = (motion.amplitude or table.amplitude).at(intensity)
     speed = (motion.speed or table.speed).at(intensity)
@@ -326,18 +344,29 @@ def _plan_motion(table: ServoTable, motion: Motion, behavior: str, requested: st
     rows = [[pose[j] for pose in poses] for j in range(len(names))]
     times, vels = _retime(times, rows, [s.max_velocity for s in specs])
     points = tuple(
-        TrajectoryPoint(times[k], tuple(rows[j][k] for j in range(len(names))),
-                        tuple(vels[j][k] for j in range(len(names))))
+        TrajectoryPoint(
+            times[k], tuple(rows[j][k] for j in range(len(names))), tuple(vels[j][k] for j in range(len(names)))
+        )
         for k in range(1, len(times))
     )
-    return Trajectory(tuple(names), tuple(first), points, behavior, requested, int(priority), intensity,
-                      start=start, motion_end=times[motion_end_index])
+    return Trajectory(
+        tuple(names),
+        tuple(first),
+        points,
+        behavior,
+        requested,
+        int(priority),
+        intensity,
+        start=start,
+        motion_end=times[motion_end_index],
+    )
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What the mapper did with a cue (or a waiting cue): `trajectory` is set when it must be
     published now."""
+
     action: Literal["started", "preempted", "waiting", "dropped"]
     cue: Cue
     reason: str
@@ -354,6 +383,7 @@ class _Waiting:
 class ServoMapper:
     """Arbitration between cues plus the model of where the joints are (no ROS, no clock:
     every call gets `now` in seconds on one monotonic clock)."""
+
     table: ServoTable
     current: Trajectory | None = None
     waiting: _Waiting | None = None
@@ -374,8 +404,7 @@ class ServoMapper:
     def busy(self, now: float) -> bool:
         return self.current is not None and now < self.current.busy_until
 
-    def _start(self, cue: Cue, now: float, action: str, reason: str,
-               measured: dict[str, float] | None) -> Outcome:
+    def _start(self, cue: Cue, now: float, action: str, reason: str, measured: dict[str, float] | None) -> Outcome:
         start = self.positions_at(now)
         start.update(measured or {})
         trajectory = plan(self.table, cue.behavior, cue.intensity, start, cue.priority, start=now)
@@ -390,9 +419,15 @@ class ServoMapper:
         if late <= self.table.preemption.max_wait:
             return []
         cue, self.waiting = self.waiting.cue, None
-        return [Outcome("dropped", cue, f"preempted by {self.current.behavior}: would start "
-                                        f"{late:.2f} s after arriving (max_wait "
-                                        f"{self.table.preemption.max_wait:.2f} s)")]
+        return [
+            Outcome(
+                "dropped",
+                cue,
+                f"preempted by {self.current.behavior}: would start "
+                f"{late:.2f} s after arriving (max_wait "
+                f"{self.table.preemption.max_wait:.2f} s)",
+            )
+        ]
 
     def handle(self, cue: Cue, now: float, measured: dict[str, float] | None = None) -> list[Outcome]:
         """Decide about a new cue. Returns the outcomes (a cue pushed out of the waiting slot
@@ -402,25 +437,42 @@ class ServoMapper:
         running = self.current
         assert running is not None
         if cue.priority > running.priority or (
-                cue.priority == running.priority and self.table.preemption.equal_priority == "preempt"):
-            started = self._start(cue, now, "preempted",
-                                  f"priority {cue.priority} over running {running.behavior} ({running.priority})",
-                                  measured)
+            cue.priority == running.priority and self.table.preemption.equal_priority == "preempt"
+        ):
+            started = self._start(
+                cue,
+                now,
+                "preempted",
+                f"priority {cue.priority} over running {running.behavior} ({running.priority})",
+                measured,
+            )
             return [started, *self._expire_waiting(now)]
         max_wait = self.table.preemption.max_wait
         remaining = running.busy_until - now
         if remaining > max_wait:
-            return [Outcome("dropped", cue, f"{running.behavior} (priority {running.priority}) is busy for "
-                                            f"{remaining:.2f} s, more than max_wait {max_wait:.2f} s")]
+            return [
+                Outcome(
+                    "dropped",
+                    cue,
+                    f"{running.behavior} (priority {running.priority}) is busy for "
+                    f"{remaining:.2f} s, more than max_wait {max_wait:.2f} s",
+                )
+            ]
         if self.waiting is not None and self.waiting.cue.priority > cue.priority:
-            return [Outcome("dropped", cue, f"{self.waiting.cue.behavior} (priority "
-                                            f"{self.waiting.cue.priority}) is already waiting")]
+            return [
+                Outcome(
+                    "dropped",
+                    cue,
+                    f"{self.waiting.cue.behavior} (priority {self.waiting.cue.priority}) is already waiting",
+                )
+            ]
         outcomes = []
         if self.waiting is not None:
             outcomes.append(Outcome("dropped", self.waiting.cue, f"replaced in the waiting slot by {cue.behavior}"))
         self.waiting = _Waiting(cue, now)
-        outcomes.append(Outcome("waiting", cue, f"{running.behavior} (priority {running.priority}) busy "
-                                                f"for {remaining:.2f} s"))
+        outcomes.append(
+            Outcome("waiting", cue, f"{running.behavior} (priority {running.priority}) busy for {remaining:.2f} s")
+        )
         return outcomes
 
     def rest(self, now: float, measured: dict[str, float] | None = None) -> Trajectory:
@@ -432,8 +484,7 @@ class ServoMapper:
         self.current = plan_rest(self.table, start, start=now)
         return self.current
 
-    def tick(self, now: float, measured: dict[str, float] | None = None,
-             grace: float = 0.5) -> Outcome | None:
+    def tick(self, now: float, measured: dict[str, float] | None = None, grace: float = 0.5) -> Outcome | None:
         """Start the waiting cue once the busy motion is over (call periodically). A cue that
         has waited longer than max_wait + `grace` (the ticks stalled) is dropped instead."""
         if self.waiting is None or self.busy(now):
@@ -446,11 +497,16 @@ class ServoMapper:
 
 
 def describe(trajectory: Trajectory) -> str:
-    name = trajectory.behavior if trajectory.behavior == trajectory.requested else \
-        f"{trajectory.requested}→{trajectory.behavior} (default)"
-    return (f"{name} intensity {trajectory.intensity:.2f} priority {trajectory.priority}: "
-            f"{len(trajectory.points)} points over {trajectory.duration:.2f} s "
-            f"(busy {trajectory.motion_end:.2f} s)")
+    name = (
+        trajectory.behavior
+        if trajectory.behavior == trajectory.requested
+        else f"{trajectory.requested}→{trajectory.behavior} (default)"
+    )
+    return (
+        f"{name} intensity {trajectory.intensity:.2f} priority {trajectory.priority}: "
+        f"{len(trajectory.points)} points over {trajectory.duration:.2f} s "
+        f"(busy {trajectory.motion_end:.2f} s)"
+    )
 
 
 def peak_offsets(trajectory: Trajectory, table: ServoTable) -> dict[str, float]:

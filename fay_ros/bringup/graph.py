@@ -10,6 +10,7 @@
 - `companion_processes()` lists the non-node processes (local LLM server, web face /
   rosbridge endpoint) that the bring-up starts beside the nodes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -173,6 +174,7 @@ NODE_MODULES: list[tuple[str, str]] = [
 ]
 DEMO_NODE = ("demo_talker", "fay_ros.nodes.demo_talker")
 
+
 def embedded_llm_url() -> str:
     """Where the embedded offline LLM (fay-ros llm) listens when no llm_base_url is given."""
     from ..llm.embedded import EMBEDDED_BASE_URL
@@ -202,8 +204,10 @@ def resolve_audio_source(value: str) -> tuple[str, str]:
     if value == "auto":
         if has_input_device():
             return "", "listening on the default microphone"
-        return str(demo_wav()), (f"no microphone found: playing the bundled spoken demo ({demo_wav().name}); "
-                                 "type a sentence and press Enter to talk")
+        return str(demo_wav()), (
+            f"no microphone found: playing the bundled spoken demo ({demo_wav().name}); "
+            "type a sentence and press Enter to talk"
+        )
     return str(Path(value).expanduser()), f"listening to the WAV file {value}"
 
 
@@ -236,8 +240,10 @@ def companion_nodes(raw_options: dict[str, Any] | None = None, *, terminal: bool
         if spec.name == "mic" and spec.parameters.get("source"):
             # A WAV is played to a companion that can answer it: the first words are not lost
             # to a node still loading (the embedded LLM included, when this bring-up starts it).
-            spec.parameters.setdefault("wait_for_nodes", [n.name for n in nodes if n.name != "mic"]
-                                   + (["llm"] if starts_embedded_llm(options) else []))
+            spec.parameters.setdefault(
+                "wait_for_nodes",
+                [n.name for n in nodes if n.name != "mic"] + (["llm"] if starts_embedded_llm(options) else []),
+            )
             spec.parameters.setdefault("wait_for_nodes_s", READY_WAIT)
     return nodes
 
@@ -284,8 +290,11 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
         from ..llm.embedded import EMBEDDED_HOST, EMBEDDED_PORT
 
         # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
-        processes.append(ProcessSpec("llm", ("llm", "--namespace", namespace(options), "--host", EMBEDDED_HOST,
-                                             "--port", str(EMBEDDED_PORT))))
+        processes.append(
+            ProcessSpec(
+                "llm", ("llm", "--namespace", namespace(options), "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))
+            )
+        )
     if options["use_web"] or options["use_rosbridge"]:
         args = ["web", "--namespace", namespace(options)]
         if not options["use_rosbridge"]:
@@ -294,10 +303,16 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
             args += ["--no-page"]
         processes.append(ProcessSpec("web", tuple(args)))
     # Once: says when every node is ready, or which is not and why (readiness + /diagnostics).
-    nodes = ",".join([spec.name for spec in companion_nodes(options)]
-                     + [p.name for p in processes if p.name in OPTIONAL_NODES])
-    processes.append(ProcessSpec("status", ("status", "--namespace", namespace(options), "--nodes", nodes,
-                                            "--wait", str(READY_WAIT), "--quiet"), respawn=False))
+    nodes = ",".join(
+        [spec.name for spec in companion_nodes(options)] + [p.name for p in processes if p.name in OPTIONAL_NODES]
+    )
+    processes.append(
+        ProcessSpec(
+            "status",
+            ("status", "--namespace", namespace(options), "--nodes", nodes, "--wait", str(READY_WAIT), "--quiet"),
+            respawn=False,
+        )
+    )
     return processes
 
 

@@ -12,13 +12,20 @@ before the reply abandons the open turn (the person spoke again).
 A turn is known by the reply's conversation_id only: the latency topic is for anyone, so
 what the person said never goes into it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 # The stages, as the fields of fay_msgs/TurnLatency are named (seconds).
-STAGE_FIELDS = ("speech_end_to_transcript", "transcript_to_first_reply", "first_reply_to_first_audio",
-                "voice_to_first_audio", "llm_time_to_first_token", "pipeline_share")
+STAGE_FIELDS = (
+    "speech_end_to_transcript",
+    "transcript_to_first_reply",
+    "first_reply_to_first_audio",
+    "voice_to_first_audio",
+    "llm_time_to_first_token",
+    "pipeline_share",
+)
 
 
 def stages_ms(message: object) -> dict[str, float]:
@@ -39,7 +46,7 @@ class TurnLatency:
     llm_first_token: float | None = None  # seconds from request to first token, as reported
     stages: dict[str, float] = field(default_factory=dict)
 
-    def compute(self) -> "TurnLatency":
+    def compute(self) -> TurnLatency:
         self.stages = {"speech_end_to_transcript": self.transcript - self.speech_end}
         if self.first_reply is not None:
             self.stages["transcript_to_first_reply"] = self.first_reply - self.transcript
@@ -50,9 +57,11 @@ class TurnLatency:
         if self.llm_first_token is not None:
             self.stages["llm_time_to_first_token"] = self.llm_first_token
             if "transcript_to_first_reply" in self.stages:
-                self.stages["pipeline_share"] = self.stages["voice_to_first_audio"] - self.llm_first_token \
-                    if "voice_to_first_audio" in self.stages else \
-                    self.stages["transcript_to_first_reply"] - self.llm_first_token
+                self.stages["pipeline_share"] = (
+                    self.stages["voice_to_first_audio"] - self.llm_first_token
+                    if "voice_to_first_audio" in self.stages
+                    else self.stages["transcript_to_first_reply"] - self.llm_first_token
+                )
         return self
 
 

@@ -4,10 +4,11 @@ Fed from ROS by fay_ros.ros_side.status_probe: each node's latched `~/ready` and
 `fay/<node>: state` status on /diagnostics (fay_ros.common.readiness, .diagnostics). A node
 never heard from is "not running (yet)".
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 LEVEL_NAMES = {0: "OK", 1: "WARN", 2: "ERROR", 3: "STALE"}
 OK_LEVEL = 0

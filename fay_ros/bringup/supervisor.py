@@ -3,6 +3,7 @@
 No ROS import here: nodes are child processes (`python -m <module> --ros-args ...`), so one
 node crashing never takes the others down, and Ctrl-C stops them all in order.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,9 +13,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import yaml
 
@@ -39,8 +40,10 @@ def ros_args(spec: NodeSpec, ns: str, params_dir: Path) -> list[str]:
     args = ["--ros-args", "-r", f"__ns:={ns}", "-r", f"__node:={spec.name}"]
     if spec.parameters:
         path = params_dir / f"{spec.name}.yaml"
-        path.write_text(yaml.safe_dump({f"/**/{spec.name}": {"ros__parameters": spec.parameters}},
-                                       allow_unicode=True), encoding="utf-8")
+        path.write_text(
+            yaml.safe_dump({f"/**/{spec.name}": {"ros__parameters": spec.parameters}}, allow_unicode=True),
+            encoding="utf-8",
+        )
         args += ["--params-file", str(path)]
     return args
 
@@ -92,9 +95,9 @@ class Supervisor:
         stdin = None if getattr(child.spec, "interactive", False) else subprocess.DEVNULL
         # Own session: a terminal Ctrl-C reaches only the supervisor, which then stops the
         # children once each, in reverse start order.
-        child.process = subprocess.Popen(child.command, env=self._env, stdin=stdin,
-                                         start_new_session=True,
-                                         preexec_fn=_die_with_parent)
+        child.process = subprocess.Popen(
+            child.command, env=self._env, stdin=stdin, start_new_session=True, preexec_fn=_die_with_parent
+        )
         self._log(f"[fay-ros up] started {child.spec.name} (pid {child.process.pid})")
 
     def start(self) -> None:

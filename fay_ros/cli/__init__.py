@@ -4,6 +4,7 @@ Subcommands live one per module in this package; each module defines
 `register(subparsers)` which adds its parser and sets `func(args) -> int`. New subcommands
 only add a module here.
 """
+
 from __future__ import annotations
 
 import argparse

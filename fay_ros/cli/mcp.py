@@ -16,6 +16,7 @@ The access file (~/.config/fay_ros/mcp_access.yaml, mode 0600) has the web door'
 browser origins allowed to connect. It is a separate file from the web door's: a face token
 opens no memory. `role: admin` has no meaning here and is refused.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,24 +37,44 @@ DISCOVERY_WAIT = 15.0  # seconds to wait at start for the memory node's services
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "mcp", help="serve Fay's memory tools over MCP (stdio, or streamable HTTP with tokens)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--owner", default=None,
-                   help="stdio: the memory owner every call is bound to (default 'user'; '' = guest, no private "
-                        "memory). Over HTTP the token decides.")
+        "mcp",
+        help="serve Fay's memory tools over MCP (stdio, or streamable HTTP with tokens)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--owner",
+        default=None,
+        help="stdio: the memory owner every call is bound to (default 'user'; '' = guest, no private "
+        "memory). Over HTTP the token decides.",
+    )
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (loopback unless --allow-remote)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT})")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow a non-loopback --host (tokens then cross the network in clear text: use a tunnel)")
-    p.add_argument("--access-file", type=Path, default=None,
-                   help=f"HTTP tokens and their owners (default {user_config_dir() / ACCESS_FILE_NAME})")
-    p.add_argument("--add-client", metavar="USER_ID", default=None,
-                   help="add a client (a new token) bound to USER_ID to the access file, print the token, exit")
-    p.add_argument("--confirmed-writes", action="store_true",
-                   help="memory_remember asks for confirmed memories (the memory node's policy still checks "
-                        "them against the owner's recent words); default: candidates, since an MCP client is "
-                        "an agent, not the user speaking")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host (tokens then cross the network in clear text: use a tunnel)",
+    )
+    p.add_argument(
+        "--access-file",
+        type=Path,
+        default=None,
+        help=f"HTTP tokens and their owners (default {user_config_dir() / ACCESS_FILE_NAME})",
+    )
+    p.add_argument(
+        "--add-client",
+        metavar="USER_ID",
+        default=None,
+        help="add a client (a new token) bound to USER_ID to the access file, print the token, exit",
+    )
+    p.add_argument(
+        "--confirmed-writes",
+        action="store_true",
+        help="memory_remember asks for confirmed memories (the memory node's policy still checks "
+        "them against the owner's recent words); default: candidates, since an MCP client is "
+        "an agent, not the user speaking",
+    )
     p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a memory service")
     p.add_argument("--namespace", default="/fay", help="namespace of the memory node's services")
     p.set_defaults(func=run)
@@ -84,8 +105,21 @@ def _load_access(path: Path) -> Any:
         return None
     admins = [i for i, c in enumerate(access.clients) if c.role == "admin"]
     if admins:
-        _say(str(AccessError(path, [Issue(0, f"clients.{i}: role admin has no meaning for the MCP server; "
-                                             "remove the role (face is the default)") for i in admins])))
+        _say(
+            str(
+                AccessError(
+                    path,
+                    [
+                        Issue(
+                            0,
+                            f"clients.{i}: role admin has no meaning for the MCP server; "
+                            "remove the role (face is the default)",
+                        )
+                        for i in admins
+                    ],
+                )
+            )
+        )
         return None
     return access
 
@@ -112,8 +146,10 @@ def run(args: argparse.Namespace) -> int:
             _say("--owner is for stdio; over HTTP each token in the access file binds its owner")
             return EXIT_CONFIG_ERROR
         if not _is_loopback(args.host) and not args.allow_remote:
-            _say(f"--host {args.host} is not a loopback address: refused (memory is private; --allow-remote "
-                 "if you really mean it, behind TLS)")
+            _say(
+                f"--host {args.host} is not a loopback address: refused (memory is private; --allow-remote "
+                "if you really mean it, behind TLS)"
+            )
             return EXIT_CONFIG_ERROR
         if not 0 < args.port < 65536:
             _say(f"--port {args.port}: expected 1..65535")
@@ -140,16 +176,21 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) 
         # serve once the memory node is reachable (DDS discovery takes a moment, longer under
         # load); without it, serve anyway: each call then says memory is unavailable
         if not await asyncio.to_thread(gateway.wait_until_discovered, DISCOVERY_WAIT):
-            _say(f"the memory services were not found within {DISCOVERY_WAIT:.0f}s (is the memory node running "
-                 f"in namespace {args.namespace}?); serving anyway")
+            _say(
+                f"the memory services were not found within {DISCOVERY_WAIT:.0f}s (is the memory node running "
+                f"in namespace {args.namespace}?); serving anyway"
+            )
         tools = memory_tools(gateway, confirmed_writes=args.confirmed_writes)
         writes = "confirmed (policy-checked)" if args.confirmed_writes else "candidates"
         if not args.http:
             from mcp.server.stdio import stdio_server
 
             server = build_server(tools, fixed_owner(owner), timeout=args.timeout * 5, version=__version__)
-            _say(f"stdio, owner {owner!r}" + (" (guest: no private memory)" if not owner else "")
-                 + f", writes as {writes}")
+            _say(
+                f"stdio, owner {owner!r}"
+                + (" (guest: no private memory)" if not owner else "")
+                + f", writes as {writes}"
+            )
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
             return 0
@@ -158,8 +199,10 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) 
         server = build_server(tools, token_owner, timeout=args.timeout * 5, version=__version__)
         app = http_app(server, access, args.host, args.port)
         shown = f"[{args.host}]" if ":" in args.host else args.host
-        _say(f"streamable HTTP at http://{shown}:{args.port}/mcp, {len(access.clients)} client(s) in {path}, "
-             f"writes as {writes}")
+        _say(
+            f"streamable HTTP at http://{shown}:{args.port}/mcp, {len(access.clients)} client(s) in {path}, "
+            f"writes as {writes}"
+        )
         config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
         web = uvicorn.Server(config)
         await web.serve()

@@ -7,6 +7,7 @@ go before or after the action.
 It opens the same SQLite file as the memory node (WAL allows both at once); the node notices
 the changes. The default database is the node's default db_path.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,12 +23,18 @@ def _database_options(parser: argparse.ArgumentParser, suppress: bool, db: bool 
     (without, so a value given after the action wins and one given before is kept):
     `fay-ros memory --db X import ...` and `fay-ros memory import ... --db X` are the same."""
     if db:
-        parser.add_argument("--db", default=argparse.SUPPRESS if suppress else DEFAULT_DB,
-                            help=f"memory database: a file, sqlite:///<path> or postgresql://user@host/db "
-                                 f"(default {DEFAULT_DB}); before or after the action")
-    parser.add_argument("--embedder", default=argparse.SUPPRESS if suppress else "auto",
-                        choices=["auto", "use", "hashed"],
-                        help="embedder; must match the memory node's so recall uses the same vectors")
+        parser.add_argument(
+            "--db",
+            default=argparse.SUPPRESS if suppress else DEFAULT_DB,
+            help=f"memory database: a file, sqlite:///<path> or postgresql://user@host/db "
+            f"(default {DEFAULT_DB}); before or after the action",
+        )
+    parser.add_argument(
+        "--embedder",
+        default=argparse.SUPPRESS if suppress else "auto",
+        choices=["auto", "use", "hashed"],
+        help="embedder; must match the memory node's so recall uses the same vectors",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,16 +55,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.set_defaults(func=_import)
 
     search = action("recall", aliases=["search"], help="recall an owner's memories for a query (as memory/recall)")
-    search.add_argument("query", nargs="?", default="", help="what to look for ('' with --time-ordered: the "
-                                                             "latest memories)")
+    search.add_argument(
+        "query", nargs="?", default="", help="what to look for ('' with --time-ordered: the latest memories)"
+    )
     search.add_argument("--owner", required=True)
     search.add_argument("-n", type=int, default=10)
     search.add_argument("--tag", action="append", default=[], help="required tag (repeatable)")
     search.add_argument("--any-tag", action="append", default=[], help="at least one of these tags (repeatable)")
-    search.add_argument("--type", dest="node_type", default="", choices=["observation", "conversation", "reflection"],
-                        help="only memories of this node type (Fay's retrieve filter)")
-    search.add_argument("--time-ordered", action="store_true",
-                        help="oldest first: without a query the last N memories, with one the best N")
+    search.add_argument(
+        "--type",
+        dest="node_type",
+        default="",
+        choices=["observation", "conversation", "reflection"],
+        help="only memories of this node type (Fay's retrieve filter)",
+    )
+    search.add_argument(
+        "--time-ordered",
+        action="store_true",
+        help="oldest first: without a query the last N memories, with one the best N",
+    )
     search.add_argument("--candidates", action="store_true", help="include candidate memories")
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_search)
@@ -71,13 +87,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lst.add_argument("--json", action="store_true")
     lst.set_defaults(func=_list)
 
-    confirm = action("confirm", help="confirm candidate memories after review (as memory/confirm): "
-                                     "OWNER ID..., or OWNER --all-reflections")
-    confirm.add_argument("targets", nargs="*", metavar="OWNER ID",
-                         help="the owner, then the ids of the candidates (with --owner: the ids only)")
+    confirm = action(
+        "confirm",
+        help="confirm candidate memories after review (as memory/confirm): OWNER ID..., or OWNER --all-reflections",
+    )
+    confirm.add_argument(
+        "targets",
+        nargs="*",
+        metavar="OWNER ID",
+        help="the owner, then the ids of the candidates (with --owner: the ids only)",
+    )
     confirm.add_argument("--owner", default=None, help="the owner (instead of the first positional)")
-    confirm.add_argument("--all-reflections", action="store_true",
-                         help="every reflection imported from Fay that is still a candidate")
+    confirm.add_argument(
+        "--all-reflections", action="store_true", help="every reflection imported from Fay that is still a candidate"
+    )
     confirm.set_defaults(func=_confirm)
 
     forget = action("forget", help="forget one memory by id, or by a query that matches exactly one")
@@ -87,10 +110,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     forget.add_argument("--all", action="store_true", help="delete every match of an ambiguous query")
     forget.set_defaults(func=_forget)
 
-    mig = action("migrate", db=False, help="copy every memory to another database (SQLite <-> PostgreSQL); "
-                                           "idempotent and resumable")
-    mig.add_argument("--from", dest="source", required=True, metavar="URL",
-                     help="source: sqlite:///<path>, a file path, or postgresql://user@host/db")
+    mig = action(
+        "migrate",
+        db=False,
+        help="copy every memory to another database (SQLite <-> PostgreSQL); idempotent and resumable",
+    )
+    mig.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="URL",
+        help="source: sqlite:///<path>, a file path, or postgresql://user@host/db",
+    )
     mig.add_argument("--to", dest="target", required=True, metavar="URL", help="target (same forms)")
     mig.set_defaults(func=_migrate)
 
@@ -99,8 +130,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _service(args):
-    from ..memory.service import build_service
     from ..memory.schema import SchemaError
+    from ..memory.service import build_service
 
     try:
         return build_service(args.db, embedder=args.embedder)
@@ -146,8 +177,17 @@ def _import(args) -> int:
 def _search(args) -> int:
     svc = _service(args)
     try:
-        out = svc.recall(args.owner, args.query, args.tag, args.any_tag, args.n, args.candidates, stateless=True,
-                         node_type=args.node_type, time_ordered=args.time_ordered)
+        out = svc.recall(
+            args.owner,
+            args.query,
+            args.tag,
+            args.any_tag,
+            args.n,
+            args.candidates,
+            stateless=True,
+            node_type=args.node_type,
+            time_ordered=args.time_ordered,
+        )
     finally:
         svc.store.close()
     if not out.success:
@@ -167,8 +207,13 @@ def _list(args) -> int:
         return 1
     svc = _service(args)
     try:
-        nodes = svc.store.list(args.owner, statuses=args.status or ["confirmed", "candidate"], node_types=args.type,
-                               tags_all=normalise_tags(args.tag), limit=args.limit)
+        nodes = svc.store.list(
+            args.owner,
+            statuses=args.status or ["confirmed", "candidate"],
+            node_types=args.type,
+            tags_all=normalise_tags(args.tag),
+            limit=args.limit,
+        )
     finally:
         svc.store.close()
     _print_nodes(nodes, args.json)
@@ -178,8 +223,11 @@ def _list(args) -> int:
 def _confirm(args) -> int:
     from ..memory.fay_import import confirm_imported_reflections
 
-    owner, ids = (args.owner, args.targets) if args.owner is not None else (
-        (args.targets[0], args.targets[1:]) if args.targets else ("", []))
+    owner, ids = (
+        (args.owner, args.targets)
+        if args.owner is not None
+        else ((args.targets[0], args.targets[1:]) if args.targets else ("", []))
+    )
     if not owner.strip():
         print("fay-ros memory confirm: an owner is required: OWNER ID..., or --owner", file=sys.stderr)
         return 2

@@ -12,12 +12,13 @@ companion is ready, or which node is not and why.
 
 Exit status: 0 all ready; 1 not all ready (within --wait, or at the first look).
 """
+
 from __future__ import annotations
 
 import argparse
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..bringup.graph import NODE_MODULES, OPTIONAL_NODES
 from ..bringup.status_board import StatusBoard
@@ -29,13 +30,21 @@ LOOK_SECONDS = 3.0  # without --wait: long enough for discovery and a health upd
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "status", help="which companion nodes are ready, and why the others are not",
-        description="Show each companion node's readiness and health, or wait until all are ready.")
+        "status",
+        help="which companion nodes are ready, and why the others are not",
+        description="Show each companion node's readiness and health, or wait until all are ready.",
+    )
     p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE, help="namespace of the companion (default: /fay)")
-    p.add_argument("--nodes", default="",
-                   help="comma-separated node names (default: every companion node, and llm when it runs)")
-    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
-                   help="wait up to SECONDS until every node is ready (default: one short look)")
+    p.add_argument(
+        "--nodes", default="", help="comma-separated node names (default: every companion node, and llm when it runs)"
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait up to SECONDS until every node is ready (default: one short look)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the outcome line, not the table")
     p.set_defaults(func=run)
 
@@ -70,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(board.table(), flush=True)
     if ready:
-        print(f"[fay-ros status] companion ready: {len(board.nodes)} node(s) in {time.monotonic() - started:.1f} s",
-              flush=True)
+        print(
+            f"[fay-ros status] companion ready: {len(board.nodes)} node(s) in {time.monotonic() - started:.1f} s",
+            flush=True,
+        )
         return 0
     missing = "; ".join(f"{name}: {why}" for name, why in board.not_ready().items())
     print(f"[fay-ros status] not ready{f' after {args.wait:g} s' if args.wait > 0 else ''}: {missing}", flush=True)

@@ -1,4 +1,5 @@
 """`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,15 +35,31 @@ def run(args: argparse.Namespace) -> int:
     chunk = wav.sample_rate // 10
     finals = []
     for i in range(0, len(wav.samples), chunk):
-        finals += [e for e in core.feed(wav.samples[i:i + chunk], wav.sample_rate, i / wav.sample_rate) if e.is_final]
+        finals += [e for e in core.feed(wav.samples[i : i + chunk], wav.sample_rate, i / wav.sample_rate) if e.is_final]
     finals += [e for e in core.flush() if e.is_final]
     for ev in finals:
         if args.json:
-            print(json.dumps({"start": round(ev.start_time, 3), "end": round(ev.end_time, 3), "language": ev.language,
-                              "confidence": round(ev.confidence, 3), "text": ev.text,
-                              "words": [{"word": w.word, "start": round(ev.start_time + w.start, 3),
-                                         "end": round(ev.start_time + w.end, 3), "confidence": round(w.confidence, 3)}
-                                        for w in ev.words]}, ensure_ascii=False))
+            print(
+                json.dumps(
+                    {
+                        "start": round(ev.start_time, 3),
+                        "end": round(ev.end_time, 3),
+                        "language": ev.language,
+                        "confidence": round(ev.confidence, 3),
+                        "text": ev.text,
+                        "words": [
+                            {
+                                "word": w.word,
+                                "start": round(ev.start_time + w.start, 3),
+                                "end": round(ev.start_time + w.end, 3),
+                                "confidence": round(w.confidence, 3),
+                            }
+                            for w in ev.words
+                        ],
+                    },
+                    ensure_ascii=False,
+                )
+            )
             continue
         print(f"[{ev.start_time:7.2f} - {ev.end_time:7.2f}] ({ev.language or '?'}) {ev.text}")
         for w in ev.words:

@@ -1,4 +1,5 @@
 """`fay-ros up`: pip-only bring-up of the companion graph (one process per node)."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "parameters as companion.launch.py). Options use the launch-argument syntax name:=value; "
         f"known names: {names}.",
     )
-    p.add_argument("options", nargs="*", metavar="NAME:=VALUE",
-                   help="launch arguments, e.g. audio_source:=question.wav")
+    p.add_argument(
+        "options", nargs="*", metavar="NAME:=VALUE", help="launch arguments, e.g. audio_source:=question.wav"
+    )
     p.set_defaults(func=run)
 
 
@@ -50,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: supervisor.request_stop())
     print(f"[fay-ros up] namespace {ns}, ROS_DOMAIN_ID={env.get('ROS_DOMAIN_ID', '0')}; Ctrl-C stops")
     print(f"[fay-ros up] {graph.resolve_audio_source(options['audio_source'])[1]}")
-    llm = safe_url(options["llm_base_url"]) if options["llm_base_url"] else \
-        f"{graph.embedded_llm_url()} (embedded offline model)"
+    llm = (
+        safe_url(options["llm_base_url"])
+        if options["llm_base_url"]
+        else f"{graph.embedded_llm_url()} (embedded offline model)"
+    )
     print(f"[fay-ros up] LLM: {llm}")
     return supervisor.run()

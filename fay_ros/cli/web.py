@@ -8,6 +8,7 @@ it listens on loopback only and exposes only an allow-list of topics and service
 anything starts; a bad table, name, access file or Live2D folder stops the command with exit
 code 2 and the reason.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,63 +33,122 @@ BRIDGE_START_TIMEOUT = 30.0
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "web", help="serve the web face (http) and its authenticated websocket (rosbridge behind a token check)",
+        "web",
+        help="serve the web face (http) and its authenticated websocket (rosbridge behind a token check)",
         description="Serve web/ on http://HOST:PORT and a rosbridge v2 websocket on ws://HOST:BRIDGE_PORT. "
-                    "Every websocket needs a token from the access file (created at the first start, mode 0600; "
-                    "its link is printed once) and a page from the face's own origin; the token decides who "
-                    "the client is and what it may do. The rosbridge server itself listens on loopback only.")
-    p.add_argument("--host", default=DEFAULT_HOST,
-                   help="address to bind the page and the websocket to (default 127.0.0.1; 0.0.0.0 exposes them "
-                        "to the network)")
+        "Every websocket needs a token from the access file (created at the first start, mode 0600; "
+        "its link is printed once) and a page from the face's own origin; the token decides who "
+        "the client is and what it may do. The rosbridge server itself listens on loopback only.",
+    )
+    p.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help="address to bind the page and the websocket to (default 127.0.0.1; 0.0.0.0 exposes them to the network)",
+    )
     p.add_argument("--port", type=int, default=DEFAULT_PAGE_PORT, help="http port of the page (default 8080)")
-    p.add_argument("--bridge-port", type=int, default=DEFAULT_BRIDGE_PORT,
-                   help="websocket port clients connect to (default 9090)")
-    p.add_argument("--bridge", choices=("auto", "rs", "apt", "none"), default="auto",
-                   help="rosbridge server: apt rosbridge_server when installed, else rosbridge-server-rs (auto); "
-                        "none = page only, for a rosbridge started (and protected) elsewhere")
+    p.add_argument(
+        "--bridge-port", type=int, default=DEFAULT_BRIDGE_PORT, help="websocket port clients connect to (default 9090)"
+    )
+    p.add_argument(
+        "--bridge",
+        choices=("auto", "rs", "apt", "none"),
+        default="auto",
+        help="rosbridge server: apt rosbridge_server when installed, else rosbridge-server-rs (auto); "
+        "none = page only, for a rosbridge started (and protected) elsewhere",
+    )
     p.add_argument("--no-page", action="store_true", help="start only the websocket endpoint")
     p.add_argument("--namespace", default=topics.DEFAULT_NAMESPACE, help="namespace of the companion graph")
-    p.add_argument("--allow-subscribe", action="append", default=[], metavar="TOPIC",
-                   help="also let clients subscribe TOPIC (name or glob; relative names are under --namespace)")
-    p.add_argument("--allow-publish", action="append", default=[], metavar="TOPIC",
-                   help="also let clients publish on TOPIC")
-    p.add_argument("--allow-service", action="append", default=[], metavar="SERVICE",
-                   help="let admin clients call SERVICE (none by default; memory services are private data)")
-    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                   help="also accept websockets from pages of ORIGIN (scheme://host:port); the face's own "
-                        "origin is always accepted")
-    p.add_argument("--access-file", type=Path, default=None,
-                   help="tokens, their users and roles (default ~/.config/fay_ros/web_access.yaml)")
-    p.add_argument("--admin", "--enable-admin", dest="enable_admin", action="store_true",
-                   help="serve the admin page (/admin/) and accept admin-role tokens (off by default; see "
-                        "docs/SECURITY.md for what an admin client may do)")
-    p.add_argument("--add-admin", metavar="USER_ID", default=None,
-                   help="add an admin client (a new token) labelled USER_ID to the access file, print its admin "
-                        "page link, exit")
-    admin_files = p.add_argument_group("files the admin page edits (default: the shipped config/ files, which the "
-                                       "nodes read when their *_file parameter is '')")
-    for option, what in (("--rules-file", "action rules CSV (action_semantics rules_file)"),
-                         ("--lexicon-file", "sentiment lexicon CSV (action_semantics lexicon_file)"),
-                         ("--persona-file", "persona YAML (dialogue persona_file)"),
-                         ("--qa-file", "qa.csv (dialogue qa_file)"),
-                         ("--schedule-file", "schedule YAML (dialogue and memory schedule_file)")):
+    p.add_argument(
+        "--allow-subscribe",
+        action="append",
+        default=[],
+        metavar="TOPIC",
+        help="also let clients subscribe TOPIC (name or glob; relative names are under --namespace)",
+    )
+    p.add_argument(
+        "--allow-publish", action="append", default=[], metavar="TOPIC", help="also let clients publish on TOPIC"
+    )
+    p.add_argument(
+        "--allow-service",
+        action="append",
+        default=[],
+        metavar="SERVICE",
+        help="let admin clients call SERVICE (none by default; memory services are private data)",
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also accept websockets from pages of ORIGIN (scheme://host:port); the face's own "
+        "origin is always accepted",
+    )
+    p.add_argument(
+        "--access-file",
+        type=Path,
+        default=None,
+        help="tokens, their users and roles (default ~/.config/fay_ros/web_access.yaml)",
+    )
+    p.add_argument(
+        "--admin",
+        "--enable-admin",
+        dest="enable_admin",
+        action="store_true",
+        help="serve the admin page (/admin/) and accept admin-role tokens (off by default; see "
+        "docs/SECURITY.md for what an admin client may do)",
+    )
+    p.add_argument(
+        "--add-admin",
+        metavar="USER_ID",
+        default=None,
+        help="add an admin client (a new token) labelled USER_ID to the access file, print its admin page link, exit",
+    )
+    admin_files = p.add_argument_group(
+        "files the admin page edits (default: the shipped config/ files, which the "
+        "nodes read when their *_file parameter is '')"
+    )
+    for option, what in (
+        ("--rules-file", "action rules CSV (action_semantics rules_file)"),
+        ("--lexicon-file", "sentiment lexicon CSV (action_semantics lexicon_file)"),
+        ("--persona-file", "persona YAML (dialogue persona_file)"),
+        ("--qa-file", "qa.csv (dialogue qa_file)"),
+        ("--schedule-file", "schedule YAML (dialogue and memory schedule_file)"),
+    ):
         admin_files.add_argument(option, type=Path, default=None, metavar="FILE", help=what)
-    p.add_argument("--show-urls", action="store_true",
-                   help="print the face link of every client in the access file, then exit")
-    p.add_argument("--add-client", metavar="USER_ID", default=None,
-                   help="add a face client (a new token) for USER_ID to the access file, print its link, exit")
-    p.add_argument("--add-guest", action="store_true",
-                   help="add a face client with no identity (a guest: no private memory), print its link, exit")
+    p.add_argument(
+        "--show-urls", action="store_true", help="print the face link of every client in the access file, then exit"
+    )
+    p.add_argument(
+        "--add-client",
+        metavar="USER_ID",
+        default=None,
+        help="add a face client (a new token) for USER_ID to the access file, print its link, exit",
+    )
+    p.add_argument(
+        "--add-guest",
+        action="store_true",
+        help="add a face client with no identity (a guest: no private memory), print its link, exit",
+    )
     p.add_argument("--face-map", type=Path, default=None, help="the face's mapping table (default web/face_map.json)")
-    p.add_argument("--live2d", default=None, metavar="DIR",
-                   help="drive a Live2D model instead of the SVG face: 'sample' for the sample set-up installs "
-                        "(shizuku), or DIR holding a Cubism core, the renderer and your model (see web/README.md); "
-                        "without it the installed sample is still offered to pages that ask (?face=live2d)")
-    p.add_argument("--live2d-model", default=None, metavar="PATH",
-                   help="the *.model3.json / *.model.json inside DIR (default: the only one found)")
-    p.add_argument("--user-id", default="user",
-                   help="user the token created at the first start speaks as (default 'user', the one-person "
-                        "default)")
+    p.add_argument(
+        "--live2d",
+        default=None,
+        metavar="DIR",
+        help="drive a Live2D model instead of the SVG face: 'sample' for the sample set-up installs "
+        "(shizuku), or DIR holding a Cubism core, the renderer and your model (see web/README.md); "
+        "without it the installed sample is still offered to pages that ask (?face=live2d)",
+    )
+    p.add_argument(
+        "--live2d-model",
+        default=None,
+        metavar="PATH",
+        help="the *.model3.json / *.model.json inside DIR (default: the only one found)",
+    )
+    p.add_argument(
+        "--user-id",
+        default="user",
+        help="user the token created at the first start speaks as (default 'user', the one-person default)",
+    )
     p.set_defaults(func=run)
 
 
@@ -133,8 +193,9 @@ def _say(message: str) -> None:
     print(f"[fay-ros web] {message}", flush=True)
 
 
-def face_link(host: str, page_port: int, token: str, *, page: bool = True, bridge_port: int = DEFAULT_BRIDGE_PORT
-              ) -> str:
+def face_link(
+    host: str, page_port: int, token: str, *, page: bool = True, bridge_port: int = DEFAULT_BRIDGE_PORT
+) -> str:
     """The link a client opens: the page with the token in the fragment (a fragment is never
     sent to the server, so the token stays out of request lines and Referer headers), or
     the websocket URL itself when no page is served."""
@@ -205,8 +266,12 @@ def run(args: argparse.Namespace) -> int:
         return _access_commands(args, access_path)
     namespace = "/" + args.namespace.strip("/") if args.namespace.strip("/") else "/"
     try:
-        allow = AllowList.build(namespace, extra_subscribe=tuple(args.allow_subscribe),
-                                extra_publish=tuple(args.allow_publish), extra_services=tuple(args.allow_service))
+        allow = AllowList.build(
+            namespace,
+            extra_subscribe=tuple(args.allow_subscribe),
+            extra_publish=tuple(args.allow_publish),
+            extra_services=tuple(args.allow_service),
+        )
     except AllowListError as exc:
         return _config_error(str(exc))
     try:
@@ -240,23 +305,40 @@ def run(args: argparse.Namespace) -> int:
         from ..web.admin_http import AdminApi
 
         assert access is not None
-        files = EditableFiles({"rules": args.rules_file, "lexicon": args.lexicon_file, "persona": args.persona_file,
-                               "qa": args.qa_file, "schedule": args.schedule_file})
+        files = EditableFiles(
+            {
+                "rules": args.rules_file,
+                "lexicon": args.lexicon_file,
+                "persona": args.persona_file,
+                "qa": args.qa_file,
+                "schedule": args.schedule_file,
+            }
+        )
         missing = [f"{name}: {path}" for name, path in files.paths.items() if not path.parent.is_dir()]
         if missing:
             return _config_error("the folder of an editable file does not exist: " + "; ".join(missing))
         admin_api = AdminApi(access, files, set())
     if args.bridge == "none":
-        _say("--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
-             "protects that one (docs/SECURITY.md)")
+        _say(
+            "--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
+            "protects that one (docs/SECURITY.md)"
+        )
     if args.allow_service:
-        print(f"[fay-ros web] --allow-service opens {', '.join(allow.services)} to admin clients only "
-              "(fay-ros web --enable-admin)", file=sys.stderr, flush=True)
+        print(
+            f"[fay-ros web] --allow-service opens {', '.join(allow.services)} to admin clients only "
+            "(fay-ros web --enable-admin)",
+            file=sys.stderr,
+            flush=True,
+        )
     if access is not None and access.has_admin() and not args.enable_admin:
         _say(f"admin clients in {access_path} are refused (admin is off; --enable-admin turns it on)")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"[fay-ros web] WARNING: bound to {args.host}: anyone who can reach it sees the page; the websocket "
-              "still needs a token, which travels unencrypted over plain http/ws", file=sys.stderr, flush=True)
+        print(
+            f"[fay-ros web] WARNING: bound to {args.host}: anyone who can reach it sees the page; the websocket "
+            "still needs a token, which travels unencrypted over plain http/ws",
+            file=sys.stderr,
+            flush=True,
+        )
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -278,8 +360,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 server = FaceServer(args.host, args.port, page_config, root, offered, admin=admin_api).start()
             except OSError as exc:
-                print(f"[fay-ros web] cannot serve the page on {args.host}:{args.port}: {exc.strerror or exc}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[fay-ros web] cannot serve the page on {args.host}:{args.port}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 return 1
             page_port = server.port
             if admin_api is not None:  # the admin page is a page of this very origin
@@ -287,16 +372,27 @@ def run(args: argparse.Namespace) -> int:
         if args.bridge != "none":
             assert access is not None
             if _port_open(args.host, args.bridge_port):
-                print(f"[fay-ros web] port {args.bridge_port} is already in use (another rosbridge?); "
-                      "stop it or pass --bridge-port / --bridge none", file=sys.stderr, flush=True)
+                print(
+                    f"[fay-ros web] port {args.bridge_port} is already in use (another rosbridge?); "
+                    "stop it or pass --bridge-port / --bridge none",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 return 1
             # The bridge listens on loopback, on a port of its own and (rosbridge-server-rs)
             # a secret path; only the gate below talks to it.
             internal_port = _free_loopback_port()
             secret_path = "/" + secrets.token_urlsafe(24)
             try:
-                command = choose(args.bridge, bridge_allow, address="127.0.0.1", port=internal_port,
-                                 namespace=namespace, workdir=workdir, url_path=secret_path)
+                command = choose(
+                    args.bridge,
+                    bridge_allow,
+                    address="127.0.0.1",
+                    port=internal_port,
+                    namespace=namespace,
+                    workdir=workdir,
+                    url_path=secret_path,
+                )
             except BridgeUnavailable as exc:
                 return _config_error(str(exc))
             upstream_path = secret_path if command.kind == "rs" else "/"
@@ -305,50 +401,90 @@ def run(args: argparse.Namespace) -> int:
             deadline = time.monotonic() + BRIDGE_START_TIMEOUT
             while not _bridge_listening("127.0.0.1", internal_port, upstream_path):
                 if bridge.poll() is not None:
-                    print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode} at start-up",
-                          file=sys.stderr, flush=True)
+                    print(
+                        f"[fay-ros web] the rosbridge server exited with code {bridge.returncode} at start-up",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     return 1
                 if time.monotonic() > deadline or stop.wait(0.05):
                     if not stop.is_set():
-                        print(f"[fay-ros web] the rosbridge server did not listen within "
-                              f"{BRIDGE_START_TIMEOUT:.0f}s", file=sys.stderr, flush=True)
+                        print(
+                            f"[fay-ros web] the rosbridge server did not listen within {BRIDGE_START_TIMEOUT:.0f}s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                     return 1
             try:
-                gate = Gate(access=access, allow=allow, namespace=namespace,
-                            upstream_url=f"ws://127.0.0.1:{internal_port}{upstream_path}", host=args.host,
-                            port=args.bridge_port, origins=loopback_origins(args.host, page_port) | origins,
-                            admin_enabled=args.enable_admin, page_port=page_port, log=_say).start()
+                gate = Gate(
+                    access=access,
+                    allow=allow,
+                    namespace=namespace,
+                    upstream_url=f"ws://127.0.0.1:{internal_port}{upstream_path}",
+                    host=args.host,
+                    port=args.bridge_port,
+                    origins=loopback_origins(args.host, page_port) | origins,
+                    admin_enabled=args.enable_admin,
+                    page_port=page_port,
+                    log=_say,
+                ).start()
             except OSError as exc:
-                print(f"[fay-ros web] cannot listen on {args.host}:{args.bridge_port}: {exc.strerror or exc}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[fay-ros web] cannot listen on {args.host}:{args.bridge_port}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 return 1
             kind = {"rs": "rosbridge-server-rs", "apt": "rosbridge_server"}[command.kind]
-            _say(f"websocket: ws://{args.host}:{args.bridge_port} (token required; {kind} behind it on loopback)\n"
-                 f"  {allow.describe()}\n  clients: {len(access.clients)} in {access_path}"
-                 + ("\n  admin clients instead: subscribe " + ", ".join(admin_permissions.subscribe)
-                    + "; services " + ", ".join(admin_permissions.services) + "; publish nothing"
-                    if args.enable_admin else ""))
+            _say(
+                f"websocket: ws://{args.host}:{args.bridge_port} (token required; {kind} behind it on loopback)\n"
+                f"  {allow.describe()}\n  clients: {len(access.clients)} in {access_path}"
+                + (
+                    "\n  admin clients instead: subscribe "
+                    + ", ".join(admin_permissions.subscribe)
+                    + "; services "
+                    + ", ".join(admin_permissions.services)
+                    + "; publish nothing"
+                    if args.enable_admin
+                    else ""
+                )
+            )
         if server is not None:
-            _say(f"face: http://{args.host}:{page_port}/"
-                 + (" (Live2D: " + str(live2d.folder / live2d.model) + ")" if live2d else " (SVG face)"))
+            _say(
+                f"face: http://{args.host}:{page_port}/"
+                + (" (Live2D: " + str(live2d.folder / live2d.model) + ")" if live2d else " (SVG face)")
+            )
         if created is not None:
-            _say("created " + str(access_path) + " with a token for user '" + created.user_id
-                 + "'. Open the face with this link (shown once; `fay-ros web --show-urls` shows it again):\n  "
-                 + face_link(args.host, page_port, created.token, page=server is not None,
-                             bridge_port=args.bridge_port))
+            _say(
+                "created "
+                + str(access_path)
+                + " with a token for user '"
+                + created.user_id
+                + "'. Open the face with this link (shown once; `fay-ros web --show-urls` shows it again):\n  "
+                + face_link(args.host, page_port, created.token, page=server is not None, bridge_port=args.bridge_port)
+            )
         if admin_api is not None:
             admins = [c for c in access.clients if c.role == "admin"] if access is not None else []
-            _say(f"admin page: http://{args.host}:{page_port}/admin/ (admin token required; "
-                 + (f"{len(admins)} admin client(s): `fay-ros web --show-urls` prints their links)" if admins
-                    else "no admin client yet: `fay-ros web --add-admin NAME` adds one and prints its link)"))
+            _say(
+                f"admin page: http://{args.host}:{page_port}/admin/ (admin token required; "
+                + (
+                    f"{len(admins)} admin client(s): `fay-ros web --show-urls` prints their links)"
+                    if admins
+                    else "no admin client yet: `fay-ros web --add-admin NAME` adds one and prints its link)"
+                )
+            )
         if created is None and access is not None:
-            _say("open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds "
-                 "a person)")
+            _say(
+                "open the face with your link (`fay-ros web --show-urls` prints it; --add-client USER_ID adds a person)"
+            )
         _say("ready; Ctrl-C stops")
         while not stop.wait(0.2):
             if bridge is not None and bridge.poll() is not None:
-                print(f"[fay-ros web] the rosbridge server exited with code {bridge.returncode}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"[fay-ros web] the rosbridge server exited with code {bridge.returncode}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 return 1
             if gate is not None and not gate.alive:
                 print("[fay-ros web] the websocket gate stopped", file=sys.stderr, flush=True)

@@ -18,11 +18,12 @@ The periodic publication runs on the steady clock, so health keeps flowing under
 use_sim_time before the first /clock message. /diagnostics carries health only (no per-turn
 timings: fay_msgs/TurnLatency has its own topic) and never what was said, nor whose memory it is.
 """
+
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.clock import Clock, ClockType
@@ -31,8 +32,13 @@ from rclpy.node import Node
 from . import topics
 
 # The logger's level names, as the nodes use them, to diagnostic levels.
-LEVELS = {"info": DiagnosticStatus.OK, "ok": DiagnosticStatus.OK, "warning": DiagnosticStatus.WARN,
-          "error": DiagnosticStatus.ERROR, "stale": DiagnosticStatus.STALE}
+LEVELS = {
+    "info": DiagnosticStatus.OK,
+    "ok": DiagnosticStatus.OK,
+    "warning": DiagnosticStatus.WARN,
+    "error": DiagnosticStatus.ERROR,
+    "stale": DiagnosticStatus.STALE,
+}
 STATE_TASK = "state"
 DEFAULT_PERIOD = 1.0
 _ATTRIBUTE = "_fay_health_updater"
@@ -110,9 +116,13 @@ class HealthUpdater:
                 raise
 
     def _message(self, task: str, entry: _Task) -> DiagnosticStatus:
-        return DiagnosticStatus(level=entry.level, name=node_status_name(self._node, task),
-                                hardware_id=self.hardware_id, message=entry.message,
-                                values=[KeyValue(key=k, value=v) for k, v in entry.values.items()])
+        return DiagnosticStatus(
+            level=entry.level,
+            name=node_status_name(self._node, task),
+            hardware_id=self.hardware_id,
+            message=entry.message,
+            values=[KeyValue(key=k, value=v) for k, v in entry.values.items()],
+        )
 
 
 def health(node: Node) -> HealthUpdater:

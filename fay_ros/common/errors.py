@@ -15,11 +15,12 @@ against that base still catch them; new code names the project class.
 
 No ROS import here: cores and shells both use these.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 
 class FayError(Exception):
@@ -84,8 +85,9 @@ class TableError(ConfigError, ValueError):
         super().__init__("\n".join(issue.format(shown) for issue in self.issues))
 
 
-def read_table_text(path: Path | str, *, error: type[TableError] = TableError,
-                    utf8_hint: str = "save the file as UTF-8") -> str:
+def read_table_text(
+    path: Path | str, *, error: type[TableError] = TableError, utf8_hint: str = "save the file as UTF-8"
+) -> str:
     """A table or configuration file as text (UTF-8, a leading BOM dropped). A missing or
     unreadable file is an `error`; a byte that is not UTF-8 is reported with its line."""
     path = Path(path)
@@ -98,5 +100,5 @@ def read_table_text(path: Path | str, *, error: type[TableError] = TableError,
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise error(path, [Issue(line, f"not UTF-8 (byte 0x{data[exc.start]:02x}); {utf8_hint}")]) from None

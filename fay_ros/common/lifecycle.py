@@ -20,10 +20,11 @@ is constructed, so `fay-ros up`, the launch file and tests need no lifecycle man
 Callbacks of subscriptions created in the constructor run in every state: a node checks
 `self.active` where processing an input only makes sense while it is active.
 """
+
 from __future__ import annotations
 
-from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 
 from .errors import ConfigError
 from .readiness import announce_ready
@@ -38,11 +39,17 @@ class ManagedNode(LifecycleNode):
         super().__init__(node_name, **kwargs)
         self.active = False
         self.not_ready_reason = "not configured yet"
-        self.autostart = bool(self.declare_parameter(
-            AUTOSTART, True, ParameterDescriptor(
-                description="Configure and activate at start (false: wait for `ros2 lifecycle set` configure / "
-                            "activate) (read-only: applied at start-up; restart the node to change it)",
-                read_only=True)).value)
+        self.autostart = bool(
+            self.declare_parameter(
+                AUTOSTART,
+                True,
+                ParameterDescriptor(
+                    description="Configure and activate at start (false: wait for `ros2 lifecycle set` configure / "
+                    "activate) (read-only: applied at start-up; restart the node to change it)",
+                    read_only=True,
+                ),
+            ).value
+        )
         self._refuse_unavailable_transitions()
 
     def _refuse_unavailable_transitions(self) -> None:
@@ -59,8 +66,10 @@ class ManagedNode(LifecycleNode):
             available = {t[0] for t in self._state_machine.available_transitions}
             if not transition.label and transition.id not in available:
                 state = self._state_machine.current_state[1]
-                self.get_logger().warning(f"refused lifecycle transition {transition.id}: not available in "
-                                          f"state {state!r} (available: {sorted(available)})")
+                self.get_logger().warning(
+                    f"refused lifecycle transition {transition.id}: not available in "
+                    f"state {state!r} (available: {sorted(available)})"
+                )
                 response.success = False
                 return response
             return change_state(request, response)

@@ -8,22 +8,22 @@ false, ready once active), spins until
 Ctrl-C / SIGTERM, and shuts down cleanly. A ConfigError stops the process at start-up with
 exit code 2 and the reason on stderr.
 """
+
 from __future__ import annotations
 
 import signal
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
-from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
 
+from .exit_codes import EXIT_CONFIG_ERROR  # noqa: F401 - re-exported for the nodes
 from .lifecycle import ManagedNode
 from .params import ConfigError
 from .readiness import announce_ready, announces_ready_itself
-
-from .exit_codes import EXIT_CONFIG_ERROR  # noqa: F401 - re-exported for the nodes
 
 
 def _stop_spinning(_signum, _frame) -> None:

@@ -15,11 +15,13 @@ message, naming the parameter), then handed to `apply`, which may refuse it by r
 ConfigError or ValueError (e.g. a table file that does not load); only an accepted change is
 stored, so `ros2 param get` always shows what is in use.
 """
+
 from __future__ import annotations
 
 import threading
 import typing
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
@@ -59,8 +61,9 @@ def _ros_type(annotation: Any) -> int:
 READ_ONLY_NOTE = " (read-only: applied at start-up; restart the node to change it)"
 
 
-def declare_config(node: Any, model: type[M], *, live: Iterable[str] = (),
-                   apply: Callable[[M, frozenset[str]], None] | None = None) -> M:
+def declare_config(
+    node: Any, model: type[M], *, live: Iterable[str] = (), apply: Callable[[M, frozenset[str]], None] | None = None
+) -> M:
     """Declare every field of `model` on `node` and return the validated config.
 
     `live`: the fields the node applies at run time through `apply(new_config, changed)`;
@@ -75,8 +78,8 @@ def declare_config(node: Any, model: type[M], *, live: Iterable[str] = (),
     for name, field in model.model_fields.items():
         read_only = name not in live
         descriptor = ParameterDescriptor(
-            description=(field.description or name) + (READ_ONLY_NOTE if read_only else " (live: takes effect at "
-                                                                                        "once)"),
+            description=(field.description or name)
+            + (READ_ONLY_NOTE if read_only else " (live: takes effect at once)"),
             type=_ros_type(field.annotation),
             # Types are checked by pydantic below, so a wrong-type override gets our message.
             dynamic_typing=True,
@@ -97,8 +100,13 @@ def declare_config(node: Any, model: type[M], *, live: Iterable[str] = (),
 class _LiveParameters:
     """The on-set callback of one node's live parameters (see the module docstring)."""
 
-    def __init__(self, model: type[BaseModel], values: dict[str, Any], live: frozenset[str],
-                 apply: Callable[[Any, frozenset[str]], None]) -> None:
+    def __init__(
+        self,
+        model: type[BaseModel],
+        values: dict[str, Any],
+        live: frozenset[str],
+        apply: Callable[[Any, frozenset[str]], None],
+    ) -> None:
         self._model = model
         self._values = dict(values)  # what is in use
         self._live = live
@@ -111,8 +119,9 @@ class _LiveParameters:
             return SetParametersResult(successful=True)
         refused = sorted(set(ours) - self._live)
         if refused:  # normally stopped by read_only already; kept for descriptors set elsewhere
-            return SetParametersResult(successful=False, reason="; ".join(
-                f"parameter '{name}'{READ_ONLY_NOTE}" for name in refused))
+            return SetParametersResult(
+                successful=False, reason="; ".join(f"parameter '{name}'{READ_ONLY_NOTE}" for name in refused)
+            )
         with self._lock:
             candidate = {**self._values, **ours}
             try:

@@ -1,5 +1,6 @@
 """Where the shipped data files are: the source tree (pip/editable install, `make run`), else
 the ament share directory (colcon install, `ros2 launch`)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """QoS profiles chosen on purpose for each kind of topic."""
+
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 # State topics (robot_speaking, audio/voice_active, led/pattern): a late joiner must get the

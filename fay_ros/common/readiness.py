@@ -16,6 +16,7 @@ The same moment sets the node's `state` task on /diagnostics (fay_ros.common.dia
 OK "ready", or ERROR "not ready: <reason>". Lifecycle nodes (fay_ros.common.lifecycle) publish
 both too: ready while active.
 """
+
 from __future__ import annotations
 
 from rclpy.node import Node

@@ -14,12 +14,14 @@ The one rule for every hot-reloaded table (action rules and lexicon, servo and L
   with file, line and problem; the last good table stays in use until the file changes
   again.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from .errors import TableError, display_path
 

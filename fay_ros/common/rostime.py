@@ -1,5 +1,6 @@
 """Node time: conversions between builtin_interfaces/Time and float seconds, the node clock
 in seconds, and re-timing a timer (a live period parameter)."""
+
 from typing import Any
 
 from builtin_interfaces.msg import Time
@@ -41,7 +42,12 @@ def file_check_timer(node: Any, period: float, callback: Any, callback_group: An
     set_timer_period). On the steady clock, so edits are picked up while sim time stands still."""
     from rclpy.clock import Clock, ClockType
 
-    timer = node.create_timer(_STOPPED_TIMER_PERIOD, callback, callback_group=callback_group,
-                              clock=Clock(clock_type=ClockType.STEADY_TIME), autostart=False)
+    timer = node.create_timer(
+        _STOPPED_TIMER_PERIOD,
+        callback,
+        callback_group=callback_group,
+        clock=Clock(clock_type=ClockType.STEADY_TIME),
+        autostart=False,
+    )
     set_timer_period(timer, period)
     return timer

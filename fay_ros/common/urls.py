@@ -3,6 +3,7 @@
 A configured endpoint may carry credentials: `user:password@` in the authority, or a key in
 the query string (`?api_key=…`). Every URL that is shown anywhere goes through `safe_url`.
 """
+
 from __future__ import annotations
 
 import base64

@@ -4,6 +4,7 @@ One list for the voice (which builds VisemeTracks) and the web face's table chec
 (web/face_map.json `mouth.visemes`); no ROS import, a test checks it against the message
 constants and the shipped face table.
 """
+
 from __future__ import annotations
 
 VISEME_NAMES = ("sil", "PP", "FF", "TH", "DD", "kk", "CH", "SS", "nn", "RR", "aa", "E", "ih", "oh", "ou")

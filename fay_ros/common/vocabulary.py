@@ -13,32 +13,32 @@ falling back to its table default until someone maps it.
 """
 
 BEHAVIORS = (
-    "idle",       # no particular motion
-    "nod",        # agree, acknowledge
-    "shake",      # disagree
-    "wave",       # greeting, farewell
-    "bow",        # thanks, apology
-    "invite",     # guidance: "this way", "please come"
-    "explain",    # open-hand explaining gesture
-    "think",      # head tilt, hand to chin
-    "listen",     # lean in, attentive
-    "warn",       # raised hand, caution
+    "idle",  # no particular motion
+    "nod",  # agree, acknowledge
+    "shake",  # disagree
+    "wave",  # greeting, farewell
+    "bow",  # thanks, apology
+    "invite",  # guidance: "this way", "please come"
+    "explain",  # open-hand explaining gesture
+    "think",  # head tilt, hand to chin
+    "listen",  # lean in, attentive
+    "warn",  # raised hand, caution
     "celebrate",  # arms up, cheer
-    "comfort",    # soft lean, slow nod
-    "surprise",   # quick lean back
-    "praise",     # thumbs up / clap
-    "refuse",     # crossed hands / firm shake
+    "comfort",  # soft lean, slow nod
+    "surprise",  # quick lean back
+    "praise",  # thumbs up / clap
+    "refuse",  # crossed hands / firm shake
     # Fay's behaviors (config/action_rules.csv of Fay)
-    "reject",     # "no", "that's not right": a head shake with a small hand wave
-    "question",   # asking: head tilt, open palm up
+    "reject",  # "no", "that's not right": a head shake with a small hand wave
+    "question",  # asking: head tilt, open palm up
     "recommend",  # suggesting: open palm offered forward
-    "summary",    # wrapping up: both hands together, one nod
-    "wait",       # "one moment": raised palm, hold still
-    "remind",     # "don't forget": index finger raised
-    "thanks",     # thanking: a light bow
-    "apology",    # apologising: a deeper, slower bow
-    "care",       # "are you all right?": lean towards the person
-    "sad",        # head and shoulders drop
+    "summary",  # wrapping up: both hands together, one nod
+    "wait",  # "one moment": raised palm, hold still
+    "remind",  # "don't forget": index finger raised
+    "thanks",  # thanking: a light bow
+    "apology",  # apologising: a deeper, slower bow
+    "care",  # "are you all right?": lean towards the person
+    "sad",  # head and shoulders drop
 )
 
 AFFECTS = (
@@ -53,8 +53,8 @@ AFFECTS = (
     "thinking",
     "angry",
     # Fay's affects
-    "curious",    # interested, asking
-    "sorry",      # Fay's word for apologetic
+    "curious",  # interested, asking
+    "sorry",  # Fay's word for apologetic
 )
 
 DEFAULT_BEHAVIOR = "idle"

@@ -7,6 +7,7 @@ caller gets the same checks and the same AudioFormatError naming the file.
 Downmix rule: the mean of the channels (what sox and ffmpeg do for `-c 1` / `-ac 1`). Taking
 one channel would hear nothing of a voice recorded on the other one; the mean keeps both.
 """
+
 from __future__ import annotations
 
 import wave
@@ -55,13 +56,17 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
     except OSError as exc:
         raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     if width != 2:
-        raise AudioFormatError(f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
-                               f"(convert with: sox {path.name} -b 16 out.wav)")
+        raise AudioFormatError(
+            f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
+            f"(convert with: sox {path.name} -b 16 out.wav)"
+        )
     if not MIN_RATE <= rate <= MAX_RATE:
         raise AudioFormatError(f"{path}: sample rate {rate} Hz in the header; expected {MIN_RATE}..{MAX_RATE} Hz")
     if len(raw) % width:
-        raise AudioFormatError(f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
-                               f"{8 * width}-bit PCM); the file is truncated or damaged")
+        raise AudioFormatError(
+            f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
+            f"{8 * width}-bit PCM); the file is truncated or damaged"
+        )
     data = np.frombuffer(raw, dtype="<i2").astype(np.int16)
     if channels > 1:
         data = data[: len(data) - len(data) % channels].reshape(-1, channels)

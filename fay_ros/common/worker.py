@@ -12,12 +12,14 @@ A failing handler costs one item, not the thread: the exception goes to `on_erro
 worker takes the next item. `stop()` wakes the worker, joins it, and discards what is still
 queued.
 """
+
 from __future__ import annotations
 
 import collections
 import logging
 import threading
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
 
@@ -31,14 +33,20 @@ def _log_error(item: object, exc: Exception) -> None:
 class BoundedWorker(Generic[Item]):
     """`put(item)` queues `item` for `handler(item)`, run in order on one daemon thread."""
 
-    def __init__(self, handler: Callable[[Item], None], maxsize: int, name: str, *,
-                 on_drop: Callable[[int], None] | None = None,
-                 on_error: Callable[[Item, Exception], None] = _log_error) -> None:
+    def __init__(
+        self,
+        handler: Callable[[Item], None],
+        maxsize: int,
+        name: str,
+        *,
+        on_drop: Callable[[int], None] | None = None,
+        on_error: Callable[[Item, Exception], None] = _log_error,
+    ) -> None:
         if maxsize < 1:
             raise ValueError(f"maxsize must be at least 1 (got {maxsize})")
         self.maxsize = maxsize
         self.dropped = 0  # droppable items discarded because the queue was full
-        self.failed = 0   # items whose handler raised
+        self.failed = 0  # items whose handler raised
         self._handler = handler
         self._on_drop = on_drop
         self._on_error = on_error

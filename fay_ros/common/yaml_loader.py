@@ -18,6 +18,7 @@ the default". Here instead:
 Key paths are written `behaviors.nod.keyframes[1].at`: mapping keys joined with dots, list
 positions in brackets (so a list item never looks like a key named "1").
 """
+
 from __future__ import annotations
 
 import re
@@ -55,8 +56,12 @@ def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode, deep: bool 
         except TypeError:  # an unhashable key: construct_mapping below reports it
             continue
         if first is not None:
-            raise DuplicateKeyError(None, None, f"duplicate key {key!r} (first defined on line "
-                                                f"{first.start_mark.line + 1})", key_node.start_mark)
+            raise DuplicateKeyError(
+                None,
+                None,
+                f"duplicate key {key!r} (first defined on line {first.start_mark.line + 1})",
+                key_node.start_mark,
+            )
         seen[key] = key_node
     return loader.construct_mapping(node, deep=deep)  # SafeConstructor's: flattens merges first
 
@@ -127,7 +132,7 @@ def _hint(text: str, mark: yaml.Mark | None) -> str:
     """A likely cause for a syntax error people make in these files."""
     if mark is None:
         return ""
-    nearby = text.splitlines()[max(0, mark.line - 1):mark.line + 1]
+    nearby = text.splitlines()[max(0, mark.line - 1) : mark.line + 1]
     if any(re.search(r"(:|,|\[)\s*#[0-9A-Fa-f]{3,8}\b", line) for line in nearby):
         return " (an unquoted # starts a YAML comment: quote colours, e.g. '#FFC83C')"
     return ""
@@ -160,8 +165,9 @@ def read_yaml(path: Path | str, *, error: type[TableError] = TableError) -> Yaml
     return parse_yaml(text, path, error=error)
 
 
-def validation_issues(exc: ValidationError, document: YamlDocument, *, show_input: bool = True,
-                      dotted_indices: bool = False) -> list[Issue]:
+def validation_issues(
+    exc: ValidationError, document: YamlDocument, *, show_input: bool = True, dotted_indices: bool = False
+) -> list[Issue]:
     """One Issue per pydantic error: key path, line, and a message for people."""
     issues = []
     for err in exc.errors(include_url=False):
@@ -181,8 +187,9 @@ def validation_issues(exc: ValidationError, document: YamlDocument, *, show_inpu
     return issues
 
 
-def validate(document: YamlDocument, model: type[M], *, error: type[TableError] = TableError,
-             dotted_indices: bool = False) -> M:
+def validate(
+    document: YamlDocument, model: type[M], *, error: type[TableError] = TableError, dotted_indices: bool = False
+) -> M:
     """The document's data as `model`; every problem (type, range, unknown or missing key, and
     the model's own `cross_check()`) in one `error`. An empty file is an empty mapping.
 
@@ -190,14 +197,16 @@ def validate(document: YamlDocument, model: type[M], *, error: type[TableError] 
     `hide_input_in_errors` (files holding secrets)."""
     data = {} if document.data is None else document.data
     if not isinstance(data, dict):
-        raise error(document.path, [Issue(0, f"expected a mapping of keys, got {type(data).__name__}",
-                                          key="(top level)")])
+        raise error(
+            document.path, [Issue(0, f"expected a mapping of keys, got {type(data).__name__}", key="(top level)")]
+        )
     try:
         value = model.model_validate(data)
     except ValidationError as exc:
         show_input = not model.model_config.get("hide_input_in_errors", False)
-        raise error(document.path, validation_issues(exc, document, show_input=show_input,
-                                                     dotted_indices=dotted_indices)) from None
+        raise error(
+            document.path, validation_issues(exc, document, show_input=show_input, dotted_indices=dotted_indices)
+        ) from None
     cross_check = getattr(value, "cross_check", None)
     problems = cross_check() if callable(cross_check) else []
     if problems:

@@ -11,6 +11,7 @@ feedback and the action result.
   the same user's next input replaced the turn); "failed: <why>" (the LLM failed: the
   apology was said whole, so the reply is complete and the goal is not achieved).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -97,7 +98,7 @@ class ChatTurn:
             raise RuntimeError("cues_in() waits after finish()")
         try:
             await asyncio.wait_for(self._all_cues.wait(), grace)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass  # return what came (no action_semantics running: none)
 
     def _check_cues(self) -> None:

@@ -63,6 +63,7 @@ reached the user), and `interrupt()` cancels all of them (`turn_flow.py`).
 LLM failures of any kind end the turn with a spoken apology (source "fallback"). A model
 that answered but whose answer the guard dropped entirely gets the persona's plain
 `no_answer` line instead (source "fallback"): a reply, and a filler, is never left empty."""
+
 from __future__ import annotations
 
 import asyncio
@@ -70,7 +71,8 @@ import contextlib
 import logging
 import time
 from collections import deque
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from ..common import reply_sources
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
@@ -107,10 +109,19 @@ PROACTIVE_INSTRUCTION = "Speak to me first, in one or two short sentences: {prom
 
 
 class DialogueEngine:
-    def __init__(self, persona: Persona, small: ChatClient | None, emit: Callable[[ReplyPiece], None], *,
-                 big: ChatClient | None = None, qa: QaTable | None = None, tools: ToolRegistry | None = None,
-                 memory: MemoryGateway | None = None, settings: EngineSettings | None = None,
-                 progress: Callable[[TaskProgress], None] | None = None) -> None:
+    def __init__(
+        self,
+        persona: Persona,
+        small: ChatClient | None,
+        emit: Callable[[ReplyPiece], None],
+        *,
+        big: ChatClient | None = None,
+        qa: QaTable | None = None,
+        tools: ToolRegistry | None = None,
+        memory: MemoryGateway | None = None,
+        settings: EngineSettings | None = None,
+        progress: Callable[[TaskProgress], None] | None = None,
+    ) -> None:
         # the wiring every part reads (wiring.Wiring): replaced while running by the node and tests
         self.persona = persona
         self.small = small
@@ -139,15 +150,23 @@ class DialogueEngine:
         for spec in persona.prestart:
             if self.tools.get(spec.tool) is None:
                 raise ValueError(f"persona prestart names unknown tool {spec.tool!r}; registered: {self.tools.names()}")
-        for kind, table in (("fillers", persona.fillers), ("apologies", persona.apologies),
-                            ("no_answer", persona.no_answer), ("unsupported_language", persona.unsupported_language),
-                            ("task_busy", persona.task_busy), ("task_progress", persona.task_progress),
-                            ("task_cancelled", persona.task_cancelled), ("task_updated", persona.task_updated)):
+        for kind, table in (
+            ("fillers", persona.fillers),
+            ("apologies", persona.apologies),
+            ("no_answer", persona.no_answer),
+            ("unsupported_language", persona.unsupported_language),
+            ("task_busy", persona.task_busy),
+            ("task_progress", persona.task_progress),
+            ("task_cancelled", persona.task_cancelled),
+            ("task_updated", persona.task_updated),
+        ):
             for language, lines in table.items():
                 for line in lines:
                     if not sanitize(line).text:
-                        raise ValueError(f"persona {kind} line for {language!r} has nothing speakable once markup "
-                                         f"is removed: {line!r}")
+                        raise ValueError(
+                            f"persona {kind} line for {language!r} has nothing speakable once markup "
+                            f"is removed: {line!r}"
+                        )
 
     def set_persona(self, persona: Persona) -> None:
         """A new persona (the file was edited): checked as at start (ValueError keeps the old
@@ -169,8 +188,9 @@ class DialogueEngine:
         self.flow.voice = value
 
     # -- entry points (call on the engine's loop) ---------------------------------------
-    def submit(self, user_id: str, text: str, language: str = "", kind: str = CHAT, *,
-               spoken: bool = False) -> asyncio.Task | None:
+    def submit(
+        self, user_id: str, text: str, language: str = "", kind: str = CHAT, *, spoken: bool = False
+    ) -> asyncio.Task | None:
         """Start a turn (an observation is only recorded) and return its task; None for an
         empty text. The user's running turn (if any) is cancelled first."""
         if kind == OBSERVATION:
@@ -179,8 +199,16 @@ class DialogueEngine:
         turn = self.start(user_id, text, language, kind, spoken=spoken)
         return turn.task if turn is not None else None
 
-    def start(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
-              observer: Callable[[ReplyPiece], None] | None = None, *, spoken: bool = False) -> Turn | None:
+    def start(
+        self,
+        user_id: str,
+        text: str,
+        language: str = "",
+        kind: str = CHAT,
+        observer: Callable[[ReplyPiece], None] | None = None,
+        *,
+        spoken: bool = False,
+    ) -> Turn | None:
         """Start a reply turn (CHAT) and return its handle (None for an empty text); `observer`
         sees each piece of this turn's reply right after `emit` published it; `spoken`: the
         words were heard by the recogniser (their answer is heard by the voice, if any). The
@@ -260,9 +288,18 @@ class DialogueEngine:
         return task
 
     # -- one turn -----------------------------------------------------------------------
-    async def run_turn(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
-                       replace: bool = False, *, opened: Opened | None = None,
-                       observer: Callable[[ReplyPiece], None] | None = None, replaces: str = "") -> TurnTrace:
+    async def run_turn(
+        self,
+        user_id: str,
+        text: str,
+        language: str = "",
+        kind: str = CHAT,
+        replace: bool = False,
+        *,
+        opened: Opened | None = None,
+        observer: Callable[[ReplyPiece], None] | None = None,
+        replaces: str = "",
+    ) -> TurnTrace:
         """One turn; `opened` is the (turn number, conversation id) `start` chose, `observer`
         sees each piece of the reply after `emit`; `replaces`: the conversation id of an unheard
         reply whose words this turn answers too (ReplyPiece.replaces)."""
@@ -280,8 +317,11 @@ class DialogueEngine:
         learned: list[SelfFact] = []
         try:
             learned = self.context.learn_facts(ctx)
-            if kind == CHAT and (task := self.tasks.running(user_id)) is not None \
-                    and await self.task_turns.route(reply, ctx, trace, task):
+            if (
+                kind == CHAT
+                and (task := self.tasks.running(user_id)) is not None
+                and await self.task_turns.route(reply, ctx, trace, task)
+            ):
                 self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
@@ -314,14 +354,16 @@ class DialogueEngine:
             if reply.spoken and not probe and not self.flow.merged(asyncio.current_task()):
                 # the next turn (the interruption) knows what was asked and what had been said
                 # (a turn whose answer did not reach the user is joined to their next input: start)
-                self.histories.remember_turn(user_id, self._history_user_text(text, history_note),
-                                             " ".join(reply.spoken))
+                self.histories.remember_turn(
+                    user_id, self._history_user_text(text, history_note), " ".join(reply.spoken)
+                )
             raise
         except LlmError as exc:
             trace.error = f"{exc.kind}: {exc.reason}"
             trace.path = trace.path or "fallback"
-            log.error("LLM failed for conversation %s (%s): %s; speaking the apology", conversation_id, exc.kind,
-                      exc.reason)
+            log.error(
+                "LLM failed for conversation %s (%s): %s; speaking the apology", conversation_id, exc.kind, exc.reason
+            )
             reply.end(self.persona.line("apology", language), "fallback")
         except Exception as exc:  # noqa: BLE001 - a bug in one turn must not take the node down
             trace.error = f"{type(exc).__name__}: {exc}"
@@ -357,8 +399,9 @@ class DialogueEngine:
                 self.task_turns.start(reply, ctx, trace, context, verdict.keyword, tool_loop)
                 return
             reply.say(self.persona.line("filler", ctx.language, ctx.turn), "filler")
-            results = await tool_loop.run(ctx, trace, self.persona.system_prompt, context, self.history(ctx.owner),
-                                          verdict.keyword)
+            results = await tool_loop.run(
+                ctx, trace, self.persona.system_prompt, context, self.history(ctx.owner), verdict.keyword
+            )
             await self.assembly.final_reply(reply, ctx, trace, results)
             return
         log.warning("judge answer unusable (%s, action %r); answering directly", verdict.mode, verdict.action)
@@ -371,13 +414,21 @@ class DialogueEngine:
         client = self.big or self.small
         if client is None:
             raise LlmUnreachable("no LLM endpoint configured")
-        return ToolLoop(client, self.tools, allowed=s.llm_tools, max_steps=s.max_tool_steps,
-                        tool_timeout=s.tool_timeout, native_tools=s.native_tools,
-                        sampling={"max_tokens": s.max_tokens, "temperature": s.temperature,
-                                  "frequency_penalty": s.frequency_penalty})
+        return ToolLoop(
+            client,
+            self.tools,
+            allowed=s.llm_tools,
+            max_steps=s.max_tool_steps,
+            tool_timeout=s.tool_timeout,
+            native_tools=s.native_tools,
+            sampling={
+                "max_tokens": s.max_tokens,
+                "temperature": s.temperature,
+                "frequency_penalty": s.frequency_penalty,
+            },
+        )
 
-    async def _proactive_turn(self, user_id: str, line: str, prompt: str, language: str,
-                              opened: Opened) -> TurnTrace:
+    async def _proactive_turn(self, user_id: str, line: str, prompt: str, language: str, opened: Opened) -> TurnTrace:
         turn, conversation_id = opened
         language = language or (self._guess_language(line or prompt))
         reply = Reply(self.emit, user_id, conversation_id, False, "", source=reply_sources.PROACTIVE)
@@ -388,8 +439,9 @@ class DialogueEngine:
             if line:
                 self.assembly.speak_text(reply, line, reply_sources.PROACTIVE)
             else:
-                await self._proactive_reply(reply, ToolContext(user_id, prompt, conversation_id, turn, language,
-                                                               self.memory), trace)
+                await self._proactive_reply(
+                    reply, ToolContext(user_id, prompt, conversation_id, turn, language, self.memory), trace
+                )
             if reply.spoken:
                 self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
         except asyncio.CancelledError:
@@ -398,8 +450,9 @@ class DialogueEngine:
             raise
         except LlmError as exc:
             trace.error = f"{exc.kind}: {exc.reason}"
-            log.warning("proactive line for %s not said: the LLM failed (%s): %s", conversation_id, exc.kind,
-                        exc.reason)
+            log.warning(
+                "proactive line for %s not said: the LLM failed (%s): %s", conversation_id, exc.kind, exc.reason
+            )
             reply.cut()
         except Exception as exc:  # noqa: BLE001 - a bug in one line must not take the node down
             trace.error = f"{type(exc).__name__}: {exc}"
@@ -417,8 +470,17 @@ class DialogueEngine:
         trace.context_seconds = time.monotonic() - started
         facts = self.context.known_facts(ctx.owner, profile, memories)
         ctx.user_name = fact_answers.user_name(facts)
-        await self.assembly.proactive_reply(reply, ctx, trace, PROACTIVE_INSTRUCTION.format(prompt=ctx.question),
-                                            self.context.with_facts(memories, facts), memories, rules, prestart, facts)
+        await self.assembly.proactive_reply(
+            reply,
+            ctx,
+            trace,
+            PROACTIVE_INSTRUCTION.format(prompt=ctx.question),
+            self.context.with_facts(memories, facts),
+            memories,
+            rules,
+            prestart,
+            facts,
+        )
 
     # -- context of a turn --------------------------------------------------------------------------
     async def _qa_answer(self, answer: str, script: str, ctx: ToolContext, trace: TurnTrace) -> str:
@@ -426,8 +488,11 @@ class DialogueEngine:
             return answer
         name = script_tool_name(script)
         if not name or name not in self.settings.qa_script_tools or self.tools.get(name) is None:
-            log.warning("qa.csv script %r ignored: scripts are never executed, and it names no allow-listed tool "
-                        "(allowed: %s)", script, ", ".join(self.settings.qa_script_tools) or "none")
+            log.warning(
+                "qa.csv script %r ignored: scripts are never executed, and it names no allow-listed tool (allowed: %s)",
+                script,
+                ", ".join(self.settings.qa_script_tools) or "none",
+            )
             return answer.replace("{{result}}", "")
         try:
             result = await self.tools.run(name, {"question": ctx.question}, ctx, self.settings.tool_timeout)
@@ -444,9 +509,10 @@ class DialogueEngine:
         self.traces.append(trace)
         if user_id:
             try:
-                await asyncio.wait_for(self.memory.remember(user_id, text, node_type="observation"),
-                                       self.settings.memory_timeout * 4)
-            except (MemoryUnavailable, asyncio.TimeoutError) as exc:
+                await asyncio.wait_for(
+                    self.memory.remember(user_id, text, node_type="observation"), self.settings.memory_timeout * 4
+                )
+            except (TimeoutError, MemoryUnavailable) as exc:
                 log.debug("observation not stored in memory: %s", exc or "timeout")
             except Exception as exc:  # noqa: BLE001
                 log.warning("observation not stored in memory: %s", exc)
@@ -465,9 +531,11 @@ def _park(_piece: ReplyPiece) -> None:
     park()
 
 
-def _emit_and_observe(emit: Callable[[ReplyPiece], None],
-                      observer: Callable[[ReplyPiece], None]) -> Callable[[ReplyPiece], None]:
+def _emit_and_observe(
+    emit: Callable[[ReplyPiece], None], observer: Callable[[ReplyPiece], None]
+) -> Callable[[ReplyPiece], None]:
     def both(piece: ReplyPiece) -> None:
         emit(piece)
         observer(piece)
+
     return both

@@ -11,37 +11,51 @@ When the fact is not known, the answer says so plainly and asks, instead of gues
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import datetime
 import re
 
-from ..text.words import has_cjk
 from ..memory.self_facts import RELATIONS, ZH_RELATIONS, name_from_content, second_person, taste_from_content
+from ..text.words import has_cjk
 
-_NAME_Q_EN = re.compile(r"\bwhat(?:'s| is) my name\b|"
-                        r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
-                        r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
-                        # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
-                        r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?", re.I)
+_NAME_Q_EN = re.compile(
+    r"\bwhat(?:'s| is) my name\b|"
+    r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
+    r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
+    # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
+    r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?",
+    re.I,
+)
 _NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)")
-_LIKES_Q_EN = re.compile(r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
-                         r"\bmy (?:likes|hobbies|favou?rite things)\b", re.I)
+_LIKES_Q_EN = re.compile(
+    r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
+    r"\bmy (?:likes|hobbies|favou?rite things)\b",
+    re.I,
+)
 _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?:什么|啥)")
 # a yes/no question only ("what do I like to eat?" is not one)
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
 _FAMILY_Q_ZH = re.compile(r"我(?:的)?(\w{1,3}?)叫什么")
-_PLAN_Q_EN = re.compile(r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
-                        r"\bwhat are my plans\b|\bmy plans?\b.*\?", re.I)
+_PLAN_Q_EN = re.compile(
+    r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
+    r"\bwhat are my plans\b|\bmy plans?\b.*\?",
+    re.I,
+)
 _PLAN_Q_ZH = re.compile(r"我(?:明天|周末|下周|今晚)?(?:要|打算)(?:做|干)(?:什么|啥)|我的(?:计划|安排)")
 
 _UNKNOWN = {
-    "name": {"en": "You haven't told me your name yet. What should I call you?",
-             "zh": "你还没告诉我你的名字呢，我该怎么称呼你？"},
-    "likes": {"en": "You haven't told me what you like yet. What do you enjoy?",
-              "zh": "你还没告诉我你喜欢什么呢，说说看？"},
+    "name": {
+        "en": "You haven't told me your name yet. What should I call you?",
+        "zh": "你还没告诉我你的名字呢，我该怎么称呼你？",
+    },
+    "likes": {
+        "en": "You haven't told me what you like yet. What do you enjoy?",
+        "zh": "你还没告诉我你喜欢什么呢，说说看？",
+    },
     "plans": {"en": "You haven't told me your plans yet.", "zh": "你还没告诉我你的安排呢。"},
     "favorite": {"en": "You haven't told me your favorite {} yet. What is it?", "zh": "你还没告诉我你最喜欢的{}呢。"},
     "family": {"en": "You haven't told me about your {} yet.", "zh": "你还没告诉我你{}的名字呢。"},
@@ -99,7 +113,7 @@ def _do_i_like(thing: str, facts: dict[str, str]) -> str:
 
 
 def _tastes(facts: dict[str, str], zh: bool) -> str:
-    """"You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
+    """ "You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
     likes: list[str] = []
     dislikes: list[str] = []
     other: list[str] = []
@@ -133,15 +147,18 @@ def _join(sentences: list[str], zh: bool) -> str:
     return ("" if zh else " ").join(sentences[:4])
 
 
-_TIME_Q_EN = re.compile(r"\bwhat(?:'s| is)? (?:the )?time\b|\bwhat time is it\b|\bwhat day is (?:it|today)\b|"
-                        r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|"
-                        r"\bwhat(?:'s| is) today\b", re.I)
+_TIME_Q_EN = re.compile(
+    r"\bwhat(?:'s| is)? (?:the )?time\b|\bwhat time is it\b|\bwhat day is (?:it|today)\b|"
+    r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|"
+    r"\bwhat(?:'s| is) today\b",
+    re.I,
+)
 _TIME_Q_ZH = re.compile(r"几点|星期几|礼拜几|周几|几号|什么日子|今天.{0,2}日期|现在.{0,2}时间")
 _WEEKDAYS_ZH = "一二三四五六日"
 
 
 def time_answer(question: str, now: datetime.datetime, language: str = "en") -> str | None:
-    """"What time is it?" / "What day is it today?" / "现在几点？": the clock's answer, not a
+    """ "What time is it?" / "What day is it today?" / "现在几点？": the clock's answer, not a
     model's guess (a tiny model invents times). None for other questions."""
     zh = language.startswith("zh") or has_cjk(question)
     if not (_TIME_Q_ZH if zh else _TIME_Q_EN).search(question):

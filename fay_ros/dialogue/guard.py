@@ -32,6 +32,7 @@ marks still in place, so `*smiles*` is still a stage direction and `**really**` 
 
 Pure Python, no ROS, no I/O: one `ReplyGuard` per reply.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -45,16 +46,19 @@ import emoji
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
-_EMOTICON = re.compile(r"(?:(?<=\s)|^)"
-                       r"(?:[:;=8][\-o^']?[)(\]\[dDpP/\\|*]+|[xX][dD]\b|<3+|\^[_.\-]?\^|\(:)(?=\s|$|[.,!?])")
+_EMOTICON = re.compile(
+    r"(?:(?<=\s)|^)"
+    r"(?:[:;=8][\-o^']?[)(\]\[dDpP/\\|*]+|[xX][dD]\b|<3+|\^[_.\-]?\^|\(:)(?=\s|$|[.,!?])"
+)
 # Emoji leftovers: variation selectors, zero-width joiners, keycap and tag characters.
 _EMOJI_RESIDUE = re.compile("[\u200d\ufe0e\ufe0f\u20e3\U000e0020-\U000e007f]")
 _SPACES = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
 
 # Role labels as chat templates and transcripts write them.
-_LABEL = re.compile(r"^\W{0,3}(assistant|ai|bot|robot|system|fay|companion|a|answer|response|助手|系统|答)\s*[:：]\s*",
-                    re.I)
+_LABEL = re.compile(
+    r"^\W{0,3}(assistant|ai|bot|robot|system|fay|companion|a|answer|response|助手|系统|答)\s*[:：]\s*", re.I
+)
 # a prompt-format heading inside a sentence (at a line start the sanitiser has removed the
 # marks already, and "Instruction:" is a user-turn label then)
 _PROMPT_HEADING = re.compile(r"(?:^|\s)#{2,}\s*(?:instruction|response|input)\b", re.I)
@@ -66,17 +70,36 @@ _META = re.compile(
     r"\bfunction[ _]call|\btool[ _]calls?\b|\bsmall talk\b|\bhas already answered\b|\bthe answer is correct\b|"
     r"\bin the user's language\b|\brespond (?:with|in) \w+ sentences?\b|"
     r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
-    re.I)
+    re.I,
+)
 # What the outbound sanitiser leaves of structured output: not a whole JSON object (those are
 # removed on the stream) but a cut-off one or a brace-less judge fragment. Not speech.
 _MARKUP = re.compile(r"[{}]|\"action\"\s*:|\"message\"\s*:")
 _NAME_CLAIM_EN = re.compile(r"\b(?i:my name is|my name's|call me|i am called|i'm called)\s+([A-Z][\w'\-]*)")
 # "I'm Tom." / "Hi, I am Alex, your friend.": a capitalised word that ends the clause.
 _NAME_CLAIM_EN_SHORT = re.compile(r"\bI(?:'m| am)\s+([A-Z][a-z][\w'\-]*)(?=\s*(?:[,.!?;]|$|\band\b))")
-_NOT_A_NAME = {"sorry", "fine", "okay", "here", "back", "glad", "happy", "ready", "sure", "good", "great", "well",
-               "home", "listening", "excited", "curious"}
-_NAME_CLAIM_ZH = re.compile(r"我(?:叫|的名字是|的名字叫)\s*([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,8}?)"
-                            r"(?=[，。！？,.!?\s]|$)")
+_NOT_A_NAME = {
+    "sorry",
+    "fine",
+    "okay",
+    "here",
+    "back",
+    "glad",
+    "happy",
+    "ready",
+    "sure",
+    "good",
+    "great",
+    "well",
+    "home",
+    "listening",
+    "excited",
+    "curious",
+}
+_NAME_CLAIM_ZH = re.compile(
+    r"我(?:叫|的名字是|的名字叫)\s*([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,8}?)"
+    r"(?=[，。！？,.!?\s]|$)"
+)
 # "(laughs)", "（笑）", "[pause]"; not a markdown link "[text](url)", whose text the sanitiser keeps
 _STAGE_DIRECTION = re.compile(r"(?<!\])\((?:[^()]{1,40})\)|（[^（）]{1,40}）|\[[^\[\]]{1,40}\](?!\()")
 # "*smiles*" is an aside where it stands apart (at either end of the sentence or next to its
@@ -128,10 +151,11 @@ class ReplyGuard:
     def __post_init__(self) -> None:
         for text in self.prompt_texts:
             words = _words(text)
-            self._prompt_ngrams.update(tuple(words[i:i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
+            self._prompt_ngrams.update(tuple(words[i : i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
         self._earlier = [_norm(s) for reply in self.recent_replies for s in _split(reply)]
-        self._tool_pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) \
-            if self.tool_names else None
+        self._tool_pattern = (
+            re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) if self.tool_names else None
+        )
 
     @property
     def full(self) -> bool:
@@ -161,7 +185,7 @@ class ReplyGuard:
             self.dropped["template token"] += 1  # what followed the token is not spoken
         label = _LABEL.match(text)
         if label:
-            text = text[label.end():]
+            text = text[label.end() :]
             changed = "role label"
         without = _without_stage_directions(text)
         if without != text:
@@ -229,18 +253,23 @@ class ReplyGuard:
         words = _words(text)
         if len(words) < _NGRAM:
             return False
-        hits = sum(tuple(words[i:i + _NGRAM]) in self._prompt_ngrams for i in range(len(words) - _NGRAM + 1))
+        hits = sum(tuple(words[i : i + _NGRAM]) in self._prompt_ngrams for i in range(len(words) - _NGRAM + 1))
         return hits >= 1
 
     def _about_the_user(self, text: str) -> bool:
-        """"Tom loves golf." / "Tom says he ...": the model narrating the person it is talking
+        """ "Tom loves golf." / "Tom says he ...": the model narrating the person it is talking
         TO, as a tiny model does when it turns into a storyteller. "Tom, what's up?" is fine."""
         name = self.user_name.strip()
         if not name:
             return False
-        return bool(re.search(rf"(?:^|[.!?]\s+)\W?{re.escape(name)}(?:'s\b|\s+(?:is|was|has|had|does|did|doesn't|"
-                              rf"didn't|will|would|can|could|says|said|thinks|knows|wants|loves|likes|hates|"
-                              rf"enjoys|told|went|lives|seems|looks|feels|and (?:his|her|their))\b)", text))
+        return bool(
+            re.search(
+                rf"(?:^|[.!?]\s+)\W?{re.escape(name)}(?:'s\b|\s+(?:is|was|has|had|does|did|doesn't|"
+                rf"didn't|will|would|can|could|says|said|thinks|knows|wants|loves|likes|hates|"
+                rf"enjoys|told|went|lives|seems|looks|feels|and (?:his|her|their))\b)",
+                text,
+            )
+        )
 
     def _claims_wrong_name(self, text: str) -> bool:
         own = self.policy.companion_name.strip().lower()
@@ -275,7 +304,7 @@ class ReplyGuard:
 
 
 def _near_miss(word: str, name: str) -> bool:
-    """"tomm" / "marai" for "tom" / "maria". A letter typed twice is always a near miss; a short
+    """ "tomm" / "marai" for "tom" / "maria". A letter typed twice is always a near miss; a short
     name takes nothing else ("tim", "time", "same", "atom" are words of their own), and the
     name with an ending is another word ("roses", "jacket", "hopes")."""
     if len(word) == len(name) + 1 and any(word == name[:i] + name[i] + name[i:] for i in range(len(name))):
@@ -301,7 +330,7 @@ def _user_turn_start(text: str, user_name: str) -> int | None:
 
 def _without_stage_directions(text: str) -> str:
     def star(m: re.Match[str]) -> str:
-        before, after = m.string[:m.start()].rstrip(), m.string[m.end():].lstrip()
+        before, after = m.string[: m.start()].rstrip(), m.string[m.end() :].lstrip()
         aside = not before or before[-1] in _ASIDE_EDGE or not after or after[0] in _ASIDE_EDGE
         return " " if aside else m.group(0)
 

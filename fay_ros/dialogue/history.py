@@ -7,6 +7,7 @@ prompt cache keeps everything but the new turn.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 from collections import deque

@@ -14,6 +14,7 @@ fence) is taken as plain text: the model answered directly, and that text is str
 the reply. A JSON object that breaks off (or stops being JSON) keeps what was read up to
 there; one with an unknown action is reported as invalid, so the engine can fall back.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,7 +66,7 @@ class JudgeStreamParser:
         if self.mode == "unknown":
             self._decide_mode()
         if self.mode == "text":
-            out = self._raw[self._released:]
+            out = self._raw[self._released :]
             self._released = len(self._raw)
             return [out] if out else []
         if self.mode == "json":
@@ -93,8 +94,13 @@ class JudgeStreamParser:
         if message is not None:
             fields[self.stream_key] = message  # when cut off mid-message: the part that came
         action = fields.get("action")
-        return JudgeVerdict("json", action if isinstance(action, str) else "", fields,
-                            message if isinstance(message, str) else "", self._read.complete)
+        return JudgeVerdict(
+            "json",
+            action if isinstance(action, str) else "",
+            fields,
+            message if isinstance(message, str) else "",
+            self._read.complete,
+        )
 
     def _message_so_far(self) -> object:
         """The message: its finished value, or the part of it written so far (None before it)."""
@@ -115,7 +121,7 @@ class JudgeStreamParser:
                 newline = text.find("\n")
                 if newline < 0:
                     return
-                body = text[newline + 1:].lstrip(_WS)
+                body = text[newline + 1 :].lstrip(_WS)
                 if not body:
                     return
                 if body.startswith("{"):
@@ -132,11 +138,11 @@ class JudgeStreamParser:
     def _read_json(self) -> list[str]:
         if self._read.complete or self._read.broken:
             return []  # nothing after the closed object (or after the point it broke) belongs to the verdict
-        self._read = read_partial(self._raw[self._json_start:])
+        self._read = read_partial(self._raw[self._json_start :])
         if self._read.values.get("action") != FINISH:
             return []  # held until the action is known, never released for another action
         message = self._message_so_far()
         if not isinstance(message, str) or not message.startswith(self._spoken):
             return []
-        new, self._spoken = message[len(self._spoken):], message
+        new, self._spoken = message[len(self._spoken) :], message
         return [new] if new else []

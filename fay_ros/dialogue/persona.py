@@ -23,6 +23,7 @@ The file is read with the strict YAML loader (`fay_ros.common.yaml_loader`): a d
 unknown key (a misspelt field would otherwise silently keep its default) is a PersonaError
 naming the file, the key and its line.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -56,32 +57,60 @@ class Persona(BaseModel):
     system_prompt: str = "You are Fay, a warm and friendly companion robot."
     max_sentences: int = Field(3, ge=1, le=20)
     emoji: bool = False
-    fillers: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Let me check that for you, one moment."], "zh": ["我来帮你查一下，稍等。"]})
-    apologies: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Sorry, I can't answer right now. Please ask me again in a moment."],
-        "zh": ["抱歉，我现在回答不了，请稍后再问我一次。"]})
-    no_answer: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Sorry, I couldn't find good words for that. Could you ask me another way?"],
-        "zh": ["抱歉，这个我没想好怎么回答，你可以换个说法再问我吗？"]})
-    unsupported_language: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Sorry, the small offline model I am running on only speaks English."],
-        "zh": ["抱歉，我现在用的离线小模型只会说英文。想用中文聊天，请把我连接到支持中文的模型，"
-               "比如本地的 Ollama，或者一个云端模型的密钥。"]})
-    task_busy: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
-        "zh": ["我还在处理你刚才的请求。想换一件事的话，先说取消，再告诉我。"]})
-    task_progress: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["I'm still on it, {steps} steps done so far. I'll tell you as soon as I have it."],
-        "zh": ["还在处理，已经完成了 {steps} 步，一有结果我就告诉你。"]})
-    task_cancelled: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Okay, I've stopped that."], "zh": ["好的，已经取消了。"]})
-    task_updated: dict[str, list[str]] = Field(default_factory=lambda: {
-        "en": ["Got it, I'll take that into account."], "zh": ["好的，我会把这个也考虑进去。"]})
+    fillers: dict[str, list[str]] = Field(
+        default_factory=lambda: {"en": ["Let me check that for you, one moment."], "zh": ["我来帮你查一下，稍等。"]}
+    )
+    apologies: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["Sorry, I can't answer right now. Please ask me again in a moment."],
+            "zh": ["抱歉，我现在回答不了，请稍后再问我一次。"],
+        }
+    )
+    no_answer: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["Sorry, I couldn't find good words for that. Could you ask me another way?"],
+            "zh": ["抱歉，这个我没想好怎么回答，你可以换个说法再问我吗？"],
+        }
+    )
+    unsupported_language: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["Sorry, the small offline model I am running on only speaks English."],
+            "zh": [
+                "抱歉，我现在用的离线小模型只会说英文。想用中文聊天，请把我连接到支持中文的模型，"
+                "比如本地的 Ollama，或者一个云端模型的密钥。"
+            ],
+        }
+    )
+    task_busy: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
+            "zh": ["我还在处理你刚才的请求。想换一件事的话，先说取消，再告诉我。"],
+        }
+    )
+    task_progress: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["I'm still on it, {steps} steps done so far. I'll tell you as soon as I have it."],
+            "zh": ["还在处理，已经完成了 {steps} 步，一有结果我就告诉你。"],
+        }
+    )
+    task_cancelled: dict[str, list[str]] = Field(
+        default_factory=lambda: {"en": ["Okay, I've stopped that."], "zh": ["好的，已经取消了。"]}
+    )
+    task_updated: dict[str, list[str]] = Field(
+        default_factory=lambda: {"en": ["Got it, I'll take that into account."], "zh": ["好的，我会把这个也考虑进去。"]}
+    )
     prestart: list[PrestartSpec] = Field(default_factory=list)
 
-    @field_validator("fillers", "apologies", "no_answer", "unsupported_language", "task_busy", "task_progress",
-                     "task_cancelled", "task_updated")
+    @field_validator(
+        "fillers",
+        "apologies",
+        "no_answer",
+        "unsupported_language",
+        "task_busy",
+        "task_progress",
+        "task_cancelled",
+        "task_updated",
+    )
     @classmethod
     def _lines_present(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         if not value or not all(lines and all(line.strip() for line in lines) for lines in value.values()):
@@ -103,16 +132,23 @@ class Persona(BaseModel):
         """One stock line: kind "filler", "apology", "no_answer", "unsupported_language",
         "task_busy", "task_progress" (still with its `{steps}` placeholder), "task_cancelled"
         or "task_updated"."""
-        table = {"filler": self.fillers, "apology": self.apologies, "no_answer": self.no_answer,
-                 "unsupported_language": self.unsupported_language, "task_busy": self.task_busy,
-                 "task_progress": self.task_progress, "task_cancelled": self.task_cancelled,
-                 "task_updated": self.task_updated}[kind]
-        lines = (table.get(language) or table.get(language.split("-")[0]) or table.get("en")
-                 or next(iter(table.values())))
+        table = {
+            "filler": self.fillers,
+            "apology": self.apologies,
+            "no_answer": self.no_answer,
+            "unsupported_language": self.unsupported_language,
+            "task_busy": self.task_busy,
+            "task_progress": self.task_progress,
+            "task_cancelled": self.task_cancelled,
+            "task_updated": self.task_updated,
+        }[kind]
+        lines = (
+            table.get(language) or table.get(language.split("-")[0]) or table.get("en") or next(iter(table.values()))
+        )
         return lines[index % len(lines)]
 
     @classmethod
-    def load(cls, path: str | Path) -> "Persona":
+    def load(cls, path: str | Path) -> Persona:
         return load_model(path, cls, error=PersonaError)
 
 

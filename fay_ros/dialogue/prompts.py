@@ -5,6 +5,7 @@ known about the user) + the user's history + the question.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,8 +79,9 @@ class PromptContext:
         if self.rules:
             parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
         if self.memories:
-            parts.append("What you remember about this user (confirmed):\n"
-                         + "\n".join(f"- {m}" for m in self.memories))
+            parts.append(
+                "What you remember about this user (confirmed):\n" + "\n".join(f"- {m}" for m in self.memories)
+            )
         if self.prestart:
             parts.append("Context fetched for this question:\n" + "\n".join(self.prestart))
         if tools is not None:
@@ -91,32 +93,56 @@ def _chat(system: str, history: list[Message], question: str) -> list[Message]:
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
 
-def judge_messages(persona: str, context: PromptContext, tool_names: list[str], history: list[Message],
-                   question: str) -> list[Message]:
+def judge_messages(
+    persona: str, context: PromptContext, tool_names: list[str], history: list[Message], question: str
+) -> list[Message]:
     """The chat judge's call (small model, JSON verdict)."""
     system = "\n\n".join(filter(None, [JUDGE, "Persona:\n" + persona, context.block(tool_names)]))
     return _chat(system, history, question)
 
 
-def executor_messages(persona: str, context: PromptContext, tools: list[Tool], results: list[tuple[str, str]],
-                      history: list[Message], request: str) -> list[Message]:
+def executor_messages(
+    persona: str,
+    context: PromptContext,
+    tools: list[Tool],
+    results: list[tuple[str, str]],
+    history: list[Message],
+    request: str,
+) -> list[Message]:
     """One step of the tool loop: the tools, and the calls completed so far with their results."""
     completed = "\n".join(f"- {call} -> {result[:300]}" for call, result in results) or "(none yet)"
-    system = "\n\n".join(filter(None, [
-        EXECUTOR, "Persona:\n" + persona, context.block(),
-        "Tools:\n" + "\n".join(f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}"
-                               for t in tools),
-        "Completed tool calls:\n" + completed]))
+    system = "\n\n".join(
+        filter(
+            None,
+            [
+                EXECUTOR,
+                "Persona:\n" + persona,
+                context.block(),
+                "Tools:\n"
+                + "\n".join(
+                    f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}" for t in tools
+                ),
+                "Completed tool calls:\n" + completed,
+            ],
+        )
+    )
     return _chat(system, history, request)
 
 
-def final_messages(persona: str, results: list[tuple[str, str]], history: list[Message],
-                   question: str) -> list[Message]:
+def final_messages(
+    persona: str, results: list[tuple[str, str]], history: list[Message], question: str
+) -> list[Message]:
     """The final reply after the tool loop, from the tool results."""
-    system = "\n\n".join([
-        "Persona:\n" + persona,
-        FINAL.format(request=question, calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
-                     results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)")])
+    system = "\n\n".join(
+        [
+            "Persona:\n" + persona,
+            FINAL.format(
+                request=question,
+                calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
+                results="\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)",
+            ),
+        ]
+    )
     return _chat(system, history, question)
 
 
@@ -139,8 +165,9 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
     return "\n".join([persona, *fact_lines[-max_fact_lines:]])
 
 
-def tiny_volatile(rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str],
-                  user: str) -> list[str]:
+def tiny_volatile(
+    rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str], user: str
+) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
     out: they would teach a tiny model to write role labels."""

@@ -12,6 +12,7 @@ and compared with difflib's ratio; the best row at or above the threshold wins. 
 substring rule on purpose: "你好" must not answer "你好，明天天气怎么样"; list the phrasings
 a row should answer as alternatives instead.
 """
+
 from __future__ import annotations
 
 import csv
@@ -68,7 +69,7 @@ class QaTable:
         self._index = [(normalize(q), q, e) for e in entries for q in e.questions]
 
     @classmethod
-    def load(cls, path: str | Path, threshold: float = DEFAULT_THRESHOLD) -> "QaTable":
+    def load(cls, path: str | Path, threshold: float = DEFAULT_THRESHOLD) -> QaTable:
         path = Path(path)
         text = read_table_text(path, error=QaTableError)
         return cls(parse_rows(text, str(path)), threshold, str(path))
@@ -104,8 +105,12 @@ def parse_rows(text: str, source: str) -> list[QaEntry]:
             issues.append(Issue(line, f"expected '问题,答案[,脚本]', got {len(cells)} column(s): {row!r}"))
             continue
         if len(cells) > 3:
-            issues.append(Issue(line, f"expected at most 3 columns (问题,答案,脚本), got {len(cells)}; "
-                                      "quote answers that contain commas"))
+            issues.append(
+                Issue(
+                    line,
+                    f"expected at most 3 columns (问题,答案,脚本), got {len(cells)}; quote answers that contain commas",
+                )
+            )
             continue
         questions = tuple(q.strip() for q in _ALTERNATIVES.split(cells[0]) if q.strip())
         if not questions:

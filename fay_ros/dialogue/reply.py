@@ -9,11 +9,12 @@ said (fillers aside) says the persona's no_answer line instead.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..text.outbound import Dropped, OutboundStream, sanitize, strip_structure
 from ..text.sentences import split_sentences
@@ -45,8 +46,18 @@ class Reply:
     unique; `is_first` marks the stream's first piece) and `source` marks every piece of it
     ("task")."""
 
-    def __init__(self, emit: Callable[[ReplyPiece], None], user_id: str, conversation_id: str, replace: bool,
-                 no_answer: str = "", *, start_seq: int = 0, source: str = "", replaces: str = "") -> None:
+    def __init__(
+        self,
+        emit: Callable[[ReplyPiece], None],
+        user_id: str,
+        conversation_id: str,
+        replace: bool,
+        no_answer: str = "",
+        *,
+        start_seq: int = 0,
+        source: str = "",
+        replaces: str = "",
+    ) -> None:
         self._emit = emit
         self.replaces = replaces
         self.user_id = user_id
@@ -109,8 +120,17 @@ class Reply:
             return
         source = self.source or source
         first = self.seq == self.start_seq
-        piece = ReplyPiece(self.user_id, self.conversation_id, self.seq, text, first, is_end, self.replace and first,
-                           source, replaces=self.replaces)
+        piece = ReplyPiece(
+            self.user_id,
+            self.conversation_id,
+            self.seq,
+            text,
+            first,
+            is_end,
+            self.replace and first,
+            source,
+            replaces=self.replaces,
+        )
         self.seq += 1
         self.last_source = source
         if text and source != "filler":

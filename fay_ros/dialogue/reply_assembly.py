@@ -10,15 +10,16 @@ profile's answers decided before any model call (facts, clock, language).
 What to say is decided by the engine (`engine.py`); when and for whom by the turn flow
 (`turn_flow.py`). Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import contextlib
 import datetime
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.model_json import first_object
@@ -50,6 +51,7 @@ Tool results:
 class JudgedAnswer:
     """What the chat judge's stream left: its verdict, the guard that heard it, the text
     after its last complete sentence, and whether the guard stopped the stream."""
+
     verdict: JudgeVerdict
     guard: ReplyGuard
     rest: str
@@ -63,21 +65,28 @@ class ReplyAssembly:
         self._stop_if_cancelled = stop_if_cancelled
 
     # -- the judge ------------------------------------------------------------------------
-    async def judge(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext,
-                    tool_loop: ToolLoop) -> JudgedAnswer:
+    async def judge(
+        self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext, tool_loop: ToolLoop
+    ) -> JudgedAnswer:
         """Stream the chat judge's answer: a `finish` message is published sentence by sentence
         as it comes; the verdict decides the rest (the engine)."""
         w = self.wiring
-        messages = prompts.judge_messages(w.persona.system_prompt, context, [t.name for t in tool_loop.offered()],
-                                          w.histories.of(ctx.owner), ctx.question)
+        messages = prompts.judge_messages(
+            w.persona.system_prompt,
+            context,
+            [t.name for t in tool_loop.offered()],
+            w.histories.of(ctx.owner),
+            ctx.question,
+        )
         # reasoning is removed before the judge's parser (it must see the JSON); the message it
         # releases then passes the outbound gate like any other answer
         judge = JudgeStreamParser()
         chain = Chain(ThinkStripper(), judge, reply.stream(), SentenceSplitter(w.settings.sentence_min_chars))
         guard = self.guard(ctx)
 
-        async with contextlib.aclosing(self.spoken_tokens(messages, trace,
-                                                          response_format=self.judge_format())) as tokens:
+        async with contextlib.aclosing(
+            self.spoken_tokens(messages, trace, response_format=self.judge_format())
+        ) as tokens:
             async for content in tokens:
                 if self.say_guarded(reply, guard, chain.feed(content)) or chain.ended:
                     break  # the guard has heard enough, or the model's turn is over: close the stream
@@ -103,14 +112,16 @@ class ReplyAssembly:
         messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), ctx.question)
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
-    async def final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
-                          results: list[tuple[str, str]]) -> None:
+    async def final_reply(
+        self, reply: Reply, ctx: ToolContext, trace: TurnTrace, results: list[tuple[str, str]]
+    ) -> None:
         w = self.wiring
         messages = prompts.final_messages(w.persona.system_prompt, results, w.histories.of(ctx.owner), ctx.question)
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
-    async def checked_final_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace,
-                                  results: list[tuple[str, str]]) -> None:
+    async def checked_final_reply(
+        self, reply: Reply, ctx: ToolContext, trace: TurnTrace, results: list[tuple[str, str]]
+    ) -> None:
         """Dual-model fact check: the small model writes the final reply (not spoken yet), the
         big model checks it against the tool results and may correct it; what is said passes
         the guard and the gate like any answer. The big model never speaks on its own."""
@@ -120,16 +131,26 @@ class ReplyAssembly:
             draft = strip_think("".join([t async for t in tokens])).strip()
         text = draft
         assert w.big is not None
-        check = [{"role": "system", "content": FACT_CHECK.replace("{results}", "\n".join(
-                     f"- {c}: {r[:1000]}" for c, r in results) or "(none)")},
-                 {"role": "user", "content": draft}]
+        check = [
+            {
+                "role": "system",
+                "content": FACT_CHECK.replace(
+                    "{results}", "\n".join(f"- {c}: {r[:1000]}" for c, r in results) or "(none)"
+                ),
+            },
+            {"role": "user", "content": draft},
+        ]
         try:
             verdict = first_object(await self.complete(w.big, check, max_tokens=w.settings.max_tokens))
         except LlmError as exc:
             log.warning("fact check of %s skipped (%s): %s", ctx.conversation_id, exc.kind, exc.reason)
             verdict = None
-        if verdict is not None and verdict.get("ok") is False and isinstance(verdict.get("reply"), str) \
-                and verdict["reply"].strip():
+        if (
+            verdict is not None
+            and verdict.get("ok") is False
+            and isinstance(verdict.get("reply"), str)
+            and verdict["reply"].strip()
+        ):
             text = verdict["reply"].strip()
             trace.guard = "fact check corrected the reply"
             log.info("fact check corrected the reply of %s", ctx.conversation_id)
@@ -140,9 +161,18 @@ class ReplyAssembly:
             rest = ""
         self.end_guarded(reply, guard, rest, trace, ctx)
 
-    async def proactive_reply(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, instruction: str,
-                              memory_lines: list[str], memories: list[Memory], rules: list[str],
-                              prestart: list[str], facts: dict[str, str]) -> None:
+    async def proactive_reply(
+        self,
+        reply: Reply,
+        ctx: ToolContext,
+        trace: TurnTrace,
+        instruction: str,
+        memory_lines: list[str],
+        memories: list[Memory],
+        rules: list[str],
+        prestart: list[str],
+        facts: dict[str, str],
+    ) -> None:
         """The model's own words for a proactive instruction: the persona, the user's name and
         facts, the recent history, then the instruction as the last message; the guard also
         drops a recital of the instruction."""
@@ -160,8 +190,16 @@ class ReplyAssembly:
         await self.stream_spoken(reply, messages, trace, guard, ctx)
 
     # -- the tiny profile -------------------------------------------------------------------
-    async def tiny_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, facts: dict[str, str],
-                        memories: list[Memory], rules: list[str], prestart: list[str]) -> None:
+    async def tiny_turn(
+        self,
+        reply: Reply,
+        ctx: ToolContext,
+        trace: TurnTrace,
+        facts: dict[str, str],
+        memories: list[Memory],
+        rules: list[str],
+        prestart: list[str],
+    ) -> None:
         """The tiny profile: one streamed call, everything else decided before it.
 
         1. A question about the user's own facts is answered from the facts (in any language),
@@ -199,15 +237,26 @@ class ReplyAssembly:
     def tiny_options(self) -> dict[str, Any]:
         """The tiny profile's decoding (profiles.TinyDecoding), capped by max_tokens."""
         tiny = self.wiring.settings.tiny
-        return {"first_clause_chars": tiny.first_clause_chars,
-                "max_tokens": min(tiny.max_tokens, self.wiring.settings.max_tokens),
-                "temperature": tiny.temperature, "frequency_penalty": tiny.frequency_penalty,
-                "stop": list(tiny.stop), "extra_body": {"repeat_penalty": tiny.repeat_penalty}}
+        return {
+            "first_clause_chars": tiny.first_clause_chars,
+            "max_tokens": min(tiny.max_tokens, self.wiring.settings.max_tokens),
+            "temperature": tiny.temperature,
+            "frequency_penalty": tiny.frequency_penalty,
+            "stop": list(tiny.stop),
+            "extra_body": {"repeat_penalty": tiny.repeat_penalty},
+        }
 
     # -- streams, guard, pieces -------------------------------------------------------------
-    async def stream_spoken(self, reply: Reply, messages: list[dict[str, Any]], trace: TurnTrace,
-                            guard: ReplyGuard, ctx: ToolContext, first_clause_chars: int = 0,
-                            **options: Any) -> None:
+    async def stream_spoken(
+        self,
+        reply: Reply,
+        messages: list[dict[str, Any]],
+        trace: TurnTrace,
+        guard: ReplyGuard,
+        ctx: ToolContext,
+        first_clause_chars: int = 0,
+        **options: Any,
+    ) -> None:
         """Stream one answer through the outbound gate, sentence splitting and the guard; the
         stream is closed as soon as the guard has heard enough or the model's turn ended (a
         template token)."""
@@ -216,8 +265,11 @@ class ReplyAssembly:
         # chat`, resolving the profile without the node's default model name, runs the judged flow
         # on it) is heard saying its message, not the no_answer line for a removed JSON object.
         # Plain text passes the reader as it is; reasoning is left to the gate, which counts it.
-        chain = Chain(JudgeStreamParser(), reply.stream(),
-                      SentenceSplitter(self.wiring.settings.sentence_min_chars, first_clause_chars))
+        chain = Chain(
+            JudgeStreamParser(),
+            reply.stream(),
+            SentenceSplitter(self.wiring.settings.sentence_min_chars, first_clause_chars),
+        )
         stopped = False
         async with contextlib.aclosing(self.spoken_tokens(messages, trace, **options)) as tokens:
             async for content in tokens:
@@ -233,8 +285,9 @@ class ReplyAssembly:
                 rest = ""
         self.end_guarded(reply, guard, rest, trace, ctx)
 
-    async def spoken_tokens(self, messages: list[dict[str, Any]], trace: TurnTrace,
-                            **options: Any) -> AsyncGenerator[str, None]:
+    async def spoken_tokens(
+        self, messages: list[dict[str, Any]], trace: TurnTrace, **options: Any
+    ) -> AsyncGenerator[str, None]:
         """Content chunks of one streamed answer of the small model; stamps the turn's LLM
         request and first-token times (the time to first token on /diagnostics) and the
         stream's finish reason."""
@@ -283,8 +336,7 @@ class ReplyAssembly:
                 return True
         return False
 
-    def end_guarded(self, reply: Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace,
-                    ctx: ToolContext) -> None:
+    def end_guarded(self, reply: Reply, guard: ReplyGuard, remainder: str, trace: TurnTrace, ctx: ToolContext) -> None:
         """Close the reply with its last piece; never empty: when nothing of the model's answer
         could be published (the guard dropped it or the sanitiser left no words), the reply
         says the persona's plain no_answer line instead."""
@@ -294,20 +346,33 @@ class ReplyAssembly:
             log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
         if reply.end(last.text if last is not None and last.text else "", "llm"):
             said = "said the no_answer line" if reply.no_answer else "said nothing (nobody asked)"
-            log.warning("nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); %s",
-                        ctx.conversation_id, trace.guard, reply.dropped.summary(), said)
+            log.warning(
+                "nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); %s",
+                ctx.conversation_id,
+                trace.guard,
+                reply.dropped.summary(),
+                said,
+            )
 
     def guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         w = self.wiring
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
         recent = tuple(m["content"] for m in w.histories.of(ctx.owner)[-6:] if m["role"] == "assistant")
-        return ReplyGuard(GuardPolicy(w.persona.name, w.persona.max_sentences, w.persona.emoji),
-                          user_name=ctx.user_name, user_text=ctx.question, recent_replies=recent,
-                          prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
-                          tool_names=tuple(w.tools.names()))
+        return ReplyGuard(
+            GuardPolicy(w.persona.name, w.persona.max_sentences, w.persona.emoji),
+            user_name=ctx.user_name,
+            user_text=ctx.question,
+            recent_replies=recent,
+            prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
+            tool_names=tuple(w.tools.names()),
+        )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:
         """A whole text (qa answer, memory or clock answer, broadcast, stock line) as the reply."""
         if reply.say_whole(text, source, self.wiring.settings.sentence_min_chars) and reply.no_answer:
-            log.warning("nothing of the %s text for %s could be spoken (%s); said the no_answer line", source,
-                        reply.conversation_id, reply.dropped.summary())
+            log.warning(
+                "nothing of the %s text for %s could be spoken (%s); said the no_answer line",
+                source,
+                reply.conversation_id,
+                reply.dropped.summary(),
+            )

@@ -10,6 +10,7 @@ valid model answer still stands, else it is normal_chat.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,12 @@ from dataclasses import dataclass
 from ..llm.model_json import first_object
 
 UPDATE_TASK, QUERY_PROGRESS, CANCEL_TASK, NEW_TASK, NORMAL_CHAT = (
-    "update_task", "query_progress", "cancel_task", "new_task", "normal_chat")
+    "update_task",
+    "query_progress",
+    "cancel_task",
+    "new_task",
+    "normal_chat",
+)
 INTENTS = (UPDATE_TASK, QUERY_PROGRESS, CANCEL_TASK, NEW_TASK, NORMAL_CHAT)
 
 ROUTER = """You are an intent classifier. A background task is running for the user: {task}
@@ -43,20 +49,54 @@ ROUTER_SCHEMA = {
 # Deterministic rules, in order (the first class with a hit wins). Latin keywords are matched
 # as whole words on the lower-cased text, CJK ones as substrings.
 _RULES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    (CANCEL_TASK,
-     ("cancel", "abort", "never mind", "nevermind", "forget it", "stop that", "stop it", "stop this",
-      "stop the task", "stop looking", "stop searching", "don't bother", "no longer need"),
-     ("取消", "别查了", "不用查了", "不用了", "算了", "停止", "停下", "不要查了")),
-    (QUERY_PROGRESS,
-     ("how is it going", "how's it going", "how is that going", "progress", "are you done", "is it done",
-      "are you finished", "still working", "how long", "any news", "status", "found it yet", "anything yet"),
-     ("进度", "好了吗", "好了没", "怎么样了", "查到了吗", "查好了吗", "还要多久", "完成了吗", "做完了吗")),
-    (UPDATE_TASK,
-     ("also", "instead", "change it to", "make it", "rather", "as well", "add", "actually"),
-     ("改成", "换成", "改为", "还要", "顺便", "再加", "也查", "也要")),
-    (NEW_TASK,
-     ("new task", "another task", "something else", "another question", "a different thing"),
-     ("新任务", "另一个问题", "另外帮我", "再帮我查", "别的事")),
+    (
+        CANCEL_TASK,
+        (
+            "cancel",
+            "abort",
+            "never mind",
+            "nevermind",
+            "forget it",
+            "stop that",
+            "stop it",
+            "stop this",
+            "stop the task",
+            "stop looking",
+            "stop searching",
+            "don't bother",
+            "no longer need",
+        ),
+        ("取消", "别查了", "不用查了", "不用了", "算了", "停止", "停下", "不要查了"),
+    ),
+    (
+        QUERY_PROGRESS,
+        (
+            "how is it going",
+            "how's it going",
+            "how is that going",
+            "progress",
+            "are you done",
+            "is it done",
+            "are you finished",
+            "still working",
+            "how long",
+            "any news",
+            "status",
+            "found it yet",
+            "anything yet",
+        ),
+        ("进度", "好了吗", "好了没", "怎么样了", "查到了吗", "查好了吗", "还要多久", "完成了吗", "做完了吗"),
+    ),
+    (
+        UPDATE_TASK,
+        ("also", "instead", "change it to", "make it", "rather", "as well", "add", "actually"),
+        ("改成", "换成", "改为", "还要", "顺便", "再加", "也查", "也要"),
+    ),
+    (
+        NEW_TASK,
+        ("new task", "another task", "something else", "another question", "a different thing"),
+        ("新任务", "另一个问题", "另外帮我", "再帮我查", "别的事"),
+    ),
 )
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 

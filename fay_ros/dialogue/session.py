@@ -2,6 +2,7 @@
 ("" is the guest), kept in `Sessions`. State only; the turn flow (`turn_flow.py`) and the
 engine decide what changes it. Lives on the engine's loop (no locks). Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,6 +16,7 @@ Exchange = tuple[dict[str, str], ...]
 @dataclass
 class Unanswered:
     """A chat turn whose answer has not reached its user yet (`TurnFlow.start`)."""
+
     task: asyncio.Task
     text: str
     conversation_id: str

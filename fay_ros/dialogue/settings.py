@@ -10,6 +10,7 @@ applies live parameter changes to it). `EngineSettings()` has the same defaults,
 Fields that only the engine has (no parameter sets them: memory_recall_n, prestart_timeout,
 the tiny decoding, ...) keep their default in `EngineSettings`. Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
@@ -26,38 +27,56 @@ class EngineConfig(BaseModel):
     """The user-settable engine settings (parameters of the dialogue node, defaults of the CLI)."""
 
     model_profile: Literal["auto", "tiny", "capable"] = Field(
-        "auto", description="dialogue flow for the model: 'tiny' (one streamed call, facts resolved first, greedy "
+        "auto",
+        description="dialogue flow for the model: 'tiny' (one streamed call, facts resolved first, greedy "
         "decoding; for ~100M models like the embedded one), 'capable' (Fay's judge -> tool loop -> reply), 'auto' "
-        "(tiny for the embedded endpoint or a model named like a tiny one, else capable)")
-    qa_script_tools: list[str] = Field(["current_time"], description="tools a qa.csv script cell may name "
-                                       "(scripts are never executed)")
+        "(tiny for the embedded endpoint or a model named like a tiny one, else capable)",
+    )
+    qa_script_tools: list[str] = Field(
+        ["current_time"], description="tools a qa.csv script cell may name (scripts are never executed)"
+    )
     judge: bool = Field(True, description="run the chat judge (false: always answer directly, no tools)")
     judge_format: Literal["none", "json_object", "json_schema"] = Field(
-        "json_schema", description="structured-output request for the judge (what the endpoint supports)")
+        "json_schema", description="structured-output request for the judge (what the endpoint supports)"
+    )
     native_tools: bool = Field(True, description="offer OpenAI function calling in the tool loop too")
     max_tool_steps: int = Field(5, ge=1, le=30, description="most tool-loop steps per turn")
     tool_timeout: float = Field(10.0, gt=0.0, description="seconds one tool call may take")
     max_tokens: int = Field(150, ge=16, description="most tokens per LLM answer (spoken replies are short)")
-    temperature: float = Field(0.7, ge=0.0, le=2.0, description="sampling temperature (capable profile; the "
-                               "tiny profile decodes greedily)")
-    frequency_penalty: float = Field(0.3, ge=-2.0, le=2.0, description="discourages repetition "
-                                     "(0 = not sent to the endpoint)")
+    temperature: float = Field(
+        0.7, ge=0.0, le=2.0, description="sampling temperature (capable profile; the tiny profile decodes greedily)"
+    )
+    frequency_penalty: float = Field(
+        0.3, ge=-2.0, le=2.0, description="discourages repetition (0 = not sent to the endpoint)"
+    )
     history_turns: int = Field(8, ge=0, description="turns of per-user history kept for the prompt")
     memory_timeout: float = Field(0.5, gt=0.0, description="seconds to wait for a memory service")
     default_language: str = Field("en", description="reply language when the input has none and no Chinese")
     sentence_min_chars: int = Field(4, ge=1, description="shorter sentences are merged with the next one")
     background_tasks: Literal["off", "dual", "always"] = Field(
-        "dual", description="run the tool loop as a background task of the user while they talk on: 'dual' only "
-        "with a big model (Fay), 'always', or 'off' (the turn waits for the tools)")
-    route_timeout: float = Field(5.0, gt=0.0, description="seconds the model may take to classify a message sent "
-                                 "while a background task runs (then keyword rules decide)")
-    route_min_confidence: float = Field(0.6, ge=0.0, le=1.0, description="a less confident classification is "
-                                        "decided by the keyword rules")
+        "dual",
+        description="run the tool loop as a background task of the user while they talk on: 'dual' only "
+        "with a big model (Fay), 'always', or 'off' (the turn waits for the tools)",
+    )
+    route_timeout: float = Field(
+        5.0,
+        gt=0.0,
+        description="seconds the model may take to classify a message sent "
+        "while a background task runs (then keyword rules decide)",
+    )
+    route_min_confidence: float = Field(
+        0.6, ge=0.0, le=1.0, description="a less confident classification is decided by the keyword rules"
+    )
     new_task: Literal["refuse", "replace"] = Field(
-        "refuse", description="a new task asked for while the user's task runs: 'refuse' (Fay's rule: one task per "
-        "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)")
-    fact_check: bool = Field(False, description="dual-model: the big model checks a background task's final "
-                             "reply against the tool results before it is spoken")
+        "refuse",
+        description="a new task asked for while the user's task runs: 'refuse' (Fay's rule: one task per "
+        "user, the persona's task_busy line) or 'replace' (cancel the running task, take the new request)",
+    )
+    fact_check: bool = Field(
+        False,
+        description="dual-model: the big model checks a background task's final "
+        "reply against the tool results before it is spoken",
+    )
 
 
 def _default(name: str) -> Any:

@@ -17,6 +17,7 @@ model's work, never a word said.
 
 No ROS in here; the dialogue node wires `speech/speculative` to `DialogueEngine.speculate`.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -62,14 +63,18 @@ def request_key(messages: list[dict[str, Any]], options: dict[str, Any]) -> str:
 
 @dataclass
 class SpeculationStats:
-    started: int = 0       # model streams started on a speculative transcript
-    used: int = 0          # ... that a real turn then took over
-    discarded: int = 0     # ... cancelled: the person went on, the request differed, or too old
+    started: int = 0  # model streams started on a speculative transcript
+    used: int = 0  # ... that a real turn then took over
+    discarded: int = 0  # ... cancelled: the person went on, the request differed, or too old
     head_start_s: float = 0.0  # summed: claimed minus started, over the used ones
 
     def as_dict(self) -> dict[str, float]:
-        return {"started": self.started, "used": self.used, "discarded": self.discarded,
-                "mean_head_start_ms": round(1000 * self.head_start_s / self.used) if self.used else 0}
+        return {
+            "started": self.started,
+            "used": self.used,
+            "discarded": self.discarded,
+            "mean_head_start_ms": round(1000 * self.head_start_s / self.used) if self.used else 0,
+        }
 
 
 class _Parked:
@@ -89,7 +94,7 @@ class _Parked:
             async for event in source:
                 self.events.append(event)
                 self._changed.set()
-        except LlmError as exc:   # handed to the turn that claims it, as a live stream would raise it
+        except LlmError as exc:  # handed to the turn that claims it, as a live stream would raise it
             self.error = exc
         finally:
             self.finished = True
@@ -111,19 +116,20 @@ class _Parked:
                 self._changed.clear()
                 await self._changed.wait()
         finally:
-            if not self.task.done():    # the turn stopped reading (guard, interrupt): stop the model
+            if not self.task.done():  # the turn stopped reading (guard, interrupt): stop the model
                 self.task.cancel()
 
 
 class SpeculativeClient(ChatClient):
     """A chat client that can run one request ahead (see the module docstring)."""
 
-    def __init__(self, endpoint: Endpoint, max_age_s: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, endpoint: Endpoint, max_age_s: float = 10.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(endpoint)
         self.clock = clock
         self.stats = SpeculationStats()
-        self._guess: SpeculativeReply[_Parked] = SpeculativeReply(max_age_s)   # (fay_ros.turns.speculative_reply)
+        self._guess: SpeculativeReply[_Parked] = SpeculativeReply(max_age_s)  # (fay_ros.turns.speculative_reply)
 
     def __repr__(self) -> str:
         return f"SpeculativeClient({self.endpoint.where})"

@@ -8,11 +8,13 @@ conversation as a new stream (seq continues, source "task"), after the reply bei
 that user. While it runs, each chat message of that user is routed five ways (`route`,
 `routing.py`). Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from ..llm.client import LlmError
 from ..llm.profiles import CAPABLE
@@ -31,8 +33,14 @@ log = logging.getLogger("fay_ros.dialogue")
 
 
 class TaskTurns:
-    def __init__(self, wiring: Wiring, tasks: TaskManager, sessions: Sessions, assembly: ReplyAssembly,
-                 spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task]) -> None:
+    def __init__(
+        self,
+        wiring: Wiring,
+        tasks: TaskManager,
+        sessions: Sessions,
+        assembly: ReplyAssembly,
+        spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task],
+    ) -> None:
         self.wiring = wiring
         self.tasks = tasks
         self.sessions = sessions
@@ -45,8 +53,15 @@ class TaskTurns:
         mode = w.settings.background_tasks
         return w.settings.profile == CAPABLE and (mode == "always" or (mode == "dual" and w.big is not None))
 
-    def start(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext, keyword: str,
-              tool_loop: ToolLoop) -> None:
+    def start(
+        self,
+        reply: Reply,
+        ctx: ToolContext,
+        trace: TurnTrace,
+        context: PromptContext,
+        keyword: str,
+        tool_loop: ToolLoop,
+    ) -> None:
         """The tool loop as a background task: the filler ends this reply; the result comes as a
         new stream of this conversation (`_deliver`). A user with a running task is refused."""
         w = self.wiring
@@ -60,14 +75,23 @@ class TaskTurns:
         w.traces.append(task_trace)
 
         async def work(task: BackgroundTask) -> list[tuple[str, str]]:
-            return await tool_loop.run(ctx, task_trace, w.persona.system_prompt, context, history, keyword,
-                                       on_step=lambda steps, tool: self.tasks.step(task, steps, tool),
-                                       instructions=task.instructions)
+            return await tool_loop.run(
+                ctx,
+                task_trace,
+                w.persona.system_prompt,
+                context,
+                history,
+                keyword,
+                on_step=lambda steps, tool: self.tasks.step(task, steps, tool),
+                instructions=task.instructions,
+            )
 
         try:
-            task = self.tasks.submit(BackgroundTask(ctx.owner, ctx.conversation_id, ctx.question, ctx.language,
-                                                    reply.seq), work,
-                                     lambda done: self._done(done, ctx, task_trace))
+            task = self.tasks.submit(
+                BackgroundTask(ctx.owner, ctx.conversation_id, ctx.question, ctx.language, reply.seq),
+                work,
+                lambda done: self._done(done, ctx, task_trace),
+            )
         except TaskBusy:  # cannot happen on one loop after the check above; kept for safety
             return
         log.info("background task %s started for conversation %s", task.id, ctx.conversation_id)
@@ -75,8 +99,13 @@ class TaskTurns:
     def _done(self, task: BackgroundTask, ctx: ToolContext, trace: TurnTrace) -> None:
         """A task ended: a completed or failed one answers in its conversation; a cancelled one
         was already answered by the cancel route."""
-        log.info("background task %s of conversation %s: %s after %d step(s)", task.id, task.conversation_id,
-                 task.state, task.step)
+        log.info(
+            "background task %s of conversation %s: %s after %d step(s)",
+            task.id,
+            task.conversation_id,
+            task.state,
+            task.step,
+        )
         if task.state == CANCELLED:
             trace.cancelled = True
             return
@@ -101,8 +130,15 @@ class TaskTurns:
         """The task's final reply, from the small model, as a new stream (source "task") of the
         conversation that started it."""
         w = self.wiring
-        reply = Reply(w.emit, task.user_id, task.conversation_id, False,
-                      w.persona.line("no_answer", task.language, ctx.turn), start_seq=task.next_seq, source="task")
+        reply = Reply(
+            w.emit,
+            task.user_id,
+            task.conversation_id,
+            False,
+            w.persona.line("no_answer", task.language, ctx.turn),
+            start_seq=task.next_seq,
+            source="task",
+        )
         try:
             if task.state == COMPLETED:
                 results: list[tuple[str, str]] = task.result or []
@@ -114,8 +150,12 @@ class TaskTurns:
                 error = task.error
                 trace.error = f"{type(error).__name__}: {error}" if error else "failed"
                 if isinstance(error, LlmError):
-                    log.error("background task %s: LLM failed (%s): %s; speaking the apology", task.id, error.kind,
-                              error.reason)
+                    log.error(
+                        "background task %s: LLM failed (%s): %s; speaking the apology",
+                        task.id,
+                        error.kind,
+                        error.reason,
+                    )
                 else:
                     log.error("background task %s failed: %s", task.id, trace.error)
                 reply.end(w.persona.line("apology", task.language), "fallback")
@@ -124,8 +164,9 @@ class TaskTurns:
             raise
         except LlmError as exc:
             trace.error = f"{exc.kind}: {exc.reason}"
-            log.error("LLM failed for the result of task %s (%s): %s; speaking the apology", task.id, exc.kind,
-                      exc.reason)
+            log.error(
+                "LLM failed for the result of task %s (%s): %s; speaking the apology", task.id, exc.kind, exc.reason
+            )
             reply.end(w.persona.line("apology", task.language), "fallback")
         w.histories.remember_turn(task.user_id, None, " ".join(reply.spoken))
 
@@ -138,12 +179,15 @@ class TaskTurns:
             messages = routing.router_messages(task.question, task.step, ctx.question)
             try:
                 answer = await asyncio.wait_for(
-                    self.assembly.complete(w.small, messages, max_tokens=40, temperature=0.0,
-                                           response_format=self._route_format()),
-                    w.settings.route_timeout)
-            except (LlmError, asyncio.TimeoutError) as exc:
-                log.warning("task routing by the model failed (%s); the keyword rules decide",
-                            getattr(exc, "kind", "timeout"))
+                    self.assembly.complete(
+                        w.small, messages, max_tokens=40, temperature=0.0, response_format=self._route_format()
+                    ),
+                    w.settings.route_timeout,
+                )
+            except (TimeoutError, LlmError) as exc:
+                log.warning(
+                    "task routing by the model failed (%s); the keyword rules decide", getattr(exc, "kind", "timeout")
+                )
         route = routing.decide(ctx.question, answer, w.settings.route_min_confidence)
         trace.route = f"{route.intent} by {route.by}"
         log.info("message of %s during task %s routed to %s", ctx.conversation_id, task.id, trace.route)

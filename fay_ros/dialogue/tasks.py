@@ -16,14 +16,16 @@ conversation. Here a task is an asyncio task on the engine's loop:
 
 Pure asyncio, no ROS.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from ..common.errors import FayError
 
@@ -76,8 +78,9 @@ class BackgroundTask:
         return time.monotonic() - self.started_at
 
     def progress(self, detail: str = "") -> TaskProgress:
-        return TaskProgress(self.user_id, self.id, self.conversation_id, self.state, self.step, self.tool,
-                            self.elapsed, detail)
+        return TaskProgress(
+            self.user_id, self.id, self.conversation_id, self.state, self.step, self.tool, self.elapsed, detail
+        )
 
 
 Work = Callable[[BackgroundTask], Awaitable[Any]]

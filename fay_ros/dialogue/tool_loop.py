@@ -10,18 +10,20 @@ most `max_steps` steps. Tool failures are reported to the model, never raised.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from . import prompts
-from .judge import TOOL
 from ..llm.client import ChatClient, ToolCall
 from ..llm.model_json import first_object
 from ..text.think import strip_think
+from . import prompts
+from .judge import TOOL
 from .tools import Tool, ToolContext, ToolError, ToolRegistry, canonical_call
 from .trace import TurnTrace
 
@@ -29,9 +31,17 @@ log = logging.getLogger("fay_ros.dialogue")
 
 
 class ToolLoop:
-    def __init__(self, client: ChatClient, tools: ToolRegistry, *, allowed: tuple[str, ...] | None = None,
-                 max_steps: int = 5, tool_timeout: float = 10.0, native_tools: bool = True,
-                 sampling: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        client: ChatClient,
+        tools: ToolRegistry,
+        *,
+        allowed: tuple[str, ...] | None = None,
+        max_steps: int = 5,
+        tool_timeout: float = 10.0,
+        native_tools: bool = True,
+        sampling: dict[str, Any] | None = None,
+    ) -> None:
         self.client = client
         self.tools = tools
         self.allowed = allowed  # tools the model may call (None = every tool callable by an LLM)
@@ -44,10 +54,18 @@ class ToolLoop:
         """The tools the model is offered."""
         return self.tools.llm_tools(list(self.allowed) if self.allowed is not None else None)
 
-    async def run(self, ctx: ToolContext, trace: TurnTrace, persona: str, context: prompts.PromptContext,
-                  history: list[dict[str, Any]], keyword: str = "", *,
-                  on_step: Callable[[int, str], None] | None = None,
-                  instructions: Callable[[], list[str]] | None = None) -> list[tuple[str, str]]:
+    async def run(
+        self,
+        ctx: ToolContext,
+        trace: TurnTrace,
+        persona: str,
+        context: prompts.PromptContext,
+        history: list[dict[str, Any]],
+        keyword: str = "",
+        *,
+        on_step: Callable[[int, str], None] | None = None,
+        instructions: Callable[[], list[str]] | None = None,
+    ) -> list[tuple[str, str]]:
         """Run tools until the model says finish; returns [(call description, result)]. The
         calls made and the repeats skipped are recorded in `trace` as they happen.
 
@@ -63,10 +81,13 @@ class ToolLoop:
         for step in range(self.max_steps):
             added = instructions() if instructions is not None else []
             step_request = request + "".join(f"\n(the user added while you worked: {a})" for a in added)
-            messages = [*prompts.executor_messages(persona, context, tools, results, history, step_request),
-                        *loop_messages]
-            content, calls = await self._ask(messages, [t.schema() for t in tools]
-                                             if self.native_tools and tools else None)
+            messages = [
+                *prompts.executor_messages(persona, context, tools, results, history, step_request),
+                *loop_messages,
+            ]
+            content, calls = await self._ask(
+                messages, [t.schema() for t in tools] if self.native_tools and tools else None
+            )
             native = bool(calls)
             if not calls:
                 action = first_object(content)
@@ -75,9 +96,20 @@ class ToolLoop:
                 args = action.get("args") if isinstance(action.get("args"), dict) else {}
                 calls = [ToolCall(str(action.get("tool", "")), json.dumps(args, ensure_ascii=False))]
             if native:
-                loop_messages.append({"role": "assistant", "content": content or None, "tool_calls": [
-                    {"id": c.id or f"call_{step}_{i}", "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments or "{}"}} for i, c in enumerate(calls)]})
+                loop_messages.append(
+                    {
+                        "role": "assistant",
+                        "content": content or None,
+                        "tool_calls": [
+                            {
+                                "id": c.id or f"call_{step}_{i}",
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": c.arguments or "{}"},
+                            }
+                            for i, c in enumerate(calls)
+                        ],
+                    }
+                )
             else:
                 loop_messages.append({"role": "assistant", "content": content})
             stop = False
@@ -91,8 +123,10 @@ class ToolLoop:
                     if key in done:
                         repeats += 1
                         trace.skipped_repeats.append(prompts.describe_call(call.name, args))
-                        result = (f"NOT RUN: {call.name} was already called with exactly these arguments; its result "
-                                  f"was: {done[key][:300]}. Do not call it again; finish now.")
+                        result = (
+                            f"NOT RUN: {call.name} was already called with exactly these arguments; its result "
+                            f"was: {done[key][:300]}. Do not call it again; finish now."
+                        )
                         log.info("tool loop %s: skipped repeated call %s", ctx.conversation_id, call.name)
                         stop = repeats >= 2
                     else:
@@ -105,16 +139,18 @@ class ToolLoop:
                             on_step(len(results), call.name)
                         trace.tool_calls.append(prompts.describe_call(call.name, args))
                 if native:
-                    loop_messages.append({"role": "tool", "tool_call_id": call.id or f"call_{step}_{i}",
-                                          "content": result})
+                    loop_messages.append(
+                        {"role": "tool", "tool_call_id": call.id or f"call_{step}_{i}", "content": result}
+                    )
                 else:
                     loop_messages.append({"role": "user", "content": f"Result of {call.name}: {result}"})
             if stop:
                 break
         return results
 
-    async def _ask(self, messages: list[dict[str, Any]],
-                   tools: list[dict[str, Any]] | None) -> tuple[str, list[ToolCall]]:
+    async def _ask(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> tuple[str, list[ToolCall]]:
         """One step's whole answer (reasoning removed) and the function calls it made."""
         parts: list[str] = []
         calls: list[ToolCall] = []

@@ -13,13 +13,15 @@ dropped before the tool runs. Memory goes through a `MemoryGateway` (the node im
 with the memory/* ROS services); when it is absent the tools answer that memory is
 unavailable instead of failing the turn.
 """
+
 from __future__ import annotations
 
 import asyncio
 import datetime
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from ..common.errors import FayError
 from ..memory.policy import is_explicit_request
@@ -55,9 +57,19 @@ class MemoryGateway(Protocol):
     async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
         """`stateless`: read without marking the memories retrieved (a speculative probe)."""
         ...
-    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
-                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
-                       source_turn: int = 0) -> MemoryResult: ...
+
+    async def remember(
+        self,
+        owner: str,
+        content: str,
+        *,
+        node_type: str = "",
+        user_confirmed: bool = False,
+        tags: tuple[str, ...] = (),
+        key: str = "",
+        source_session: str = "",
+        source_turn: int = 0,
+    ) -> MemoryResult: ...
     async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult: ...
     async def active_rules(self, owner: str) -> list[Memory]: ...
     async def profile(self, owner: str) -> list[str]:
@@ -109,9 +121,14 @@ class Tool:
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry."""
-        return {"type": "function", "function": {
-            "name": self.name, "description": self.description,
-            "parameters": {"type": "object", "properties": self.parameters, "required": list(self.required)}}}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {"type": "object", "properties": self.parameters, "required": list(self.required)},
+            },
+        }
 
 
 class ToolError(FayError):
@@ -128,11 +145,19 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         return tool
 
-    def tool(self, name: str, description: str, parameters: dict[str, Any] | None = None, *,
-             required: tuple[str, ...] = (), callable_by_llm: bool = True) -> Callable[[Executor], Executor]:
+    def tool(
+        self,
+        name: str,
+        description: str,
+        parameters: dict[str, Any] | None = None,
+        *,
+        required: tuple[str, ...] = (),
+        callable_by_llm: bool = True,
+    ) -> Callable[[Executor], Executor]:
         def decorate(fn: Executor) -> Executor:
             self.add(Tool(name, description, parameters or {}, fn, required, callable_by_llm))
             return fn
+
         return decorate
 
     def get(self, name: str) -> Tool | None:
@@ -154,7 +179,7 @@ class ToolRegistry:
             raise ToolError(f"tool {name!r} needs argument(s) {missing}")
         try:
             return str(await asyncio.wait_for(tool.executor(clean, ctx), timeout))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ToolError(f"tool {name!r} did not finish within {timeout:g}s") from None
         except MemoryUnavailable as exc:
             return f"memory is unavailable right now ({exc})"
@@ -167,6 +192,7 @@ def canonical_call(name: str, args: dict[str, Any]) -> str:
 
 
 # -- built-in tools -------------------------------------------------------------------------
+
 
 async def _current_time(args: dict[str, Any], ctx: ToolContext) -> str:
     now = datetime.datetime.now().astimezone()
@@ -182,8 +208,9 @@ async def _memory_recall(args: dict[str, Any], ctx: ToolContext) -> str:
     if (refusal := _guest_refusal(ctx)) is not None:
         return refusal
     query = str(args.get("query") or ctx.question)
-    memories = [m for m in await ctx.memory.recall(ctx.owner, query, int(args.get("n") or 5))
-                if m.status == "confirmed"]
+    memories = [
+        m for m in await ctx.memory.recall(ctx.owner, query, int(args.get("n") or 5)) if m.status == "confirmed"
+    ]
     if not memories:
         return "no matching memories"
     return "\n".join(f"- {m.content}" for m in memories)
@@ -198,20 +225,24 @@ async def _memory_remember(args: dict[str, Any], ctx: ToolContext) -> str:
     # A fact about the person (an observation tagged kind:fact), not a raw conversation record:
     # the memory policy supersedes it by owner + kind + key when the fact changes.
     result = await ctx.memory.remember(
-        ctx.owner, content, node_type="observation", tags=("kind:fact", "source:fay_dialogue"),
+        ctx.owner,
+        content,
+        node_type="observation",
+        tags=("kind:fact", "source:fay_dialogue"),
         key=str(args.get("key") or ""),
         # the user asked in words ("记住…") only if the model says so AND the words are there,
         # by the same rule the memory node checks heard words with
         user_confirmed=bool(args.get("user_asked")) and is_explicit_request(ctx.question),
-        source_session=ctx.conversation_id, source_turn=ctx.turn)
+        source_session=ctx.conversation_id,
+        source_turn=ctx.turn,
+    )
     return result.message or ("stored" if result.success else "not stored")
 
 
 async def _memory_forget(args: dict[str, Any], ctx: ToolContext) -> str:
     if (refusal := _guest_refusal(ctx)) is not None:
         return refusal
-    result = await ctx.memory.forget(ctx.owner, query=str(args.get("query") or ""),
-                                     memory_id=str(args.get("id") or ""))
+    result = await ctx.memory.forget(ctx.owner, query=str(args.get("query") or ""), memory_id=str(args.get("id") or ""))
     if result.needs_confirmation:
         listed = "; ".join(m.content for m in result.memories)
         return f"several memories match, ask the user which one to forget: {listed}"
@@ -221,14 +252,34 @@ async def _memory_forget(args: dict[str, Any], ctx: ToolContext) -> str:
 def builtin_tools() -> ToolRegistry:
     registry = ToolRegistry()
     registry.add(Tool("current_time", "Current local date, time and weekday.", {}, _current_time))
-    registry.add(Tool("memory_recall", "Recall what you know about the current user.",
-                      {"query": {"type": "string", "description": "what to look for"}}, _memory_recall))
-    registry.add(Tool("memory_remember", "Store a fact about the current user.",
-                      {"content": {"type": "string", "description": "the fact, one sentence"},
-                       "key": {"type": "string", "description": "optional key of an updatable fact"},
-                       "user_asked": {"type": "boolean", "description": "the user explicitly asked you to remember"}},
-                      _memory_remember, required=("content",)))
-    registry.add(Tool("memory_forget", "Forget something about the current user.",
-                      {"query": {"type": "string", "description": "what to forget"}}, _memory_forget,
-                      required=("query",)))
+    registry.add(
+        Tool(
+            "memory_recall",
+            "Recall what you know about the current user.",
+            {"query": {"type": "string", "description": "what to look for"}},
+            _memory_recall,
+        )
+    )
+    registry.add(
+        Tool(
+            "memory_remember",
+            "Store a fact about the current user.",
+            {
+                "content": {"type": "string", "description": "the fact, one sentence"},
+                "key": {"type": "string", "description": "optional key of an updatable fact"},
+                "user_asked": {"type": "boolean", "description": "the user explicitly asked you to remember"},
+            },
+            _memory_remember,
+            required=("content",),
+        )
+    )
+    registry.add(
+        Tool(
+            "memory_forget",
+            "Forget something about the current user.",
+            {"query": {"type": "string", "description": "what to forget"}},
+            _memory_forget,
+            required=("query",),
+        )
+    )
     return registry

@@ -1,5 +1,6 @@
 """What happened in one turn: the path it took, tool calls, timings, what was dropped
 (for logs, /diagnostics and tests; never the words of the conversation)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

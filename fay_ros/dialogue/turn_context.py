@@ -4,12 +4,13 @@ prestart tool results, and what the user said about themselves (known to the nex
 once, written to memory after the reply as confirmed keyed observations). A speculative
 probe reads without changing anything (speculation.py). Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import Any, Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 from ..memory.self_facts import SelfFact, extract_self_facts
 from .session import Sessions
@@ -21,8 +22,9 @@ log = logging.getLogger("fay_ros.dialogue")
 
 
 class TurnContext:
-    def __init__(self, wiring: Wiring, sessions: Sessions,
-                 spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task]) -> None:
+    def __init__(
+        self, wiring: Wiring, sessions: Sessions, spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task]
+    ) -> None:
         self.wiring = wiring
         self.sessions = sessions
         self._spawn = spawn  # runs a coroutine the engine's settle() waits for
@@ -45,9 +47,10 @@ class TurnContext:
                 return []  # a guest has no private memory
             # a probe reads without marking what it read as retrieved, so the real turn's recall
             # (which does) ranks the same memories the same way
-            found = await asyncio.wait_for(memory.recall(ctx.owner, ctx.question, settings.memory_recall_n,
-                                                         stateless=probing()),
-                                           settings.memory_timeout)
+            found = await asyncio.wait_for(
+                memory.recall(ctx.owner, ctx.question, settings.memory_recall_n, stateless=probing()),
+                settings.memory_timeout,
+            )
             # candidates never reach a prompt, even if a gateway returned one
             return [m for m in found if m.status == "confirmed"]
 
@@ -67,14 +70,16 @@ class TurnContext:
             return await asyncio.wait_for(memory.profile(ctx.owner), settings.memory_timeout)
 
         async def prestart(spec) -> str:
-            result = await self.wiring.tools.run(spec.tool, spec.render_args(ctx.question), ctx,
-                                                 settings.prestart_timeout)
+            result = await self.wiring.tools.run(
+                spec.tool, spec.render_args(ctx.question), ctx, settings.prestart_timeout
+            )
             return f"[{spec.tool}] {result}"
 
         specs = self.wiring.persona.prestart
         fixed = ["memory recall", "active rules", "profile"]
-        outcomes = await asyncio.gather(memories(), rules(), profile(), *(prestart(s) for s in specs),
-                                        return_exceptions=True)
+        outcomes = await asyncio.gather(
+            memories(), rules(), profile(), *(prestart(s) for s in specs), return_exceptions=True
+        )
         found: list[Any] = []
         for what, outcome in zip([*fixed, *(f"prestart {s.tool}" for s in specs)], outcomes):
             if isinstance(outcome, BaseException):
@@ -118,8 +123,15 @@ class TurnContext:
             for fact in learned:
                 try:
                     result = await self.wiring.memory.remember(
-                        ctx.owner, fact.content, node_type="observation", user_confirmed=True, tags=fact.tags,
-                        key=fact.key, source_session=ctx.conversation_id, source_turn=ctx.turn)
+                        ctx.owner,
+                        fact.content,
+                        node_type="observation",
+                        user_confirmed=True,
+                        tags=fact.tags,
+                        key=fact.key,
+                        source_session=ctx.conversation_id,
+                        source_turn=ctx.turn,
+                    )
                     log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
                 except MemoryUnavailable as exc:
                     log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
@@ -129,8 +141,9 @@ class TurnContext:
 
         self._spawn(write())
 
-    def known_facts(self, user_id: str, profile: list[str], memories: list[Memory],
-                     just_said: Sequence[SelfFact] = ()) -> dict[str, str]:
+    def known_facts(
+        self, user_id: str, profile: list[str], memories: list[Memory], just_said: Sequence[SelfFact] = ()
+    ) -> dict[str, str]:
         """key -> content: the profile's keyed facts, keyed memories that were recalled, and
         (newest, winning) what the user said in this session; `just_said`: a probe's facts of
         this turn, which it did not learn."""

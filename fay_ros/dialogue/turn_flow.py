@@ -12,13 +12,15 @@ said outside the engine (`record_said`) becomes the companion's words in the his
 What a turn says is the engine's (`run_turn`) and proactive talk's (`proactive_turn`), both
 given to `TurnFlow`. Lives on the engine's loop. Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import asyncio
 import uuid
 import weakref
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Coroutine, Protocol
+from typing import Any, Protocol
 
 from .reply import Reply, ReplyPiece
 from .session import Sessions, Unanswered
@@ -38,22 +40,33 @@ class Turn:
     """A reply turn started by `DialogueEngine.start`: the conversation id every piece of its
     reply carries, and the task running it (result: the TurnTrace; cancelled when the turn was
     interrupted or replaced by the user's next input)."""
+
     conversation_id: str
     task: asyncio.Task
 
 
 class RunTurn(Protocol):
-    def __call__(self, user_id: str, text: str, language: str = "", kind: str = CHAT, replace: bool = False, *,
-                 opened: Opened | None = None, observer: Callable[[ReplyPiece], None] | None = None,
-                 replaces: str = "") -> Awaitable[TurnTrace]: ...
+    def __call__(
+        self,
+        user_id: str,
+        text: str,
+        language: str = "",
+        kind: str = CHAT,
+        replace: bool = False,
+        *,
+        opened: Opened | None = None,
+        observer: Callable[[ReplyPiece], None] | None = None,
+        replaces: str = "",
+    ) -> Awaitable[TurnTrace]: ...
 
 
 ProactiveTurn = Callable[[str, str, str, str, Opened], Coroutine[Any, Any, TurnTrace]]
 
 
 class TurnFlow:
-    def __init__(self, wiring: Wiring, sessions: Sessions, tasks: TaskManager, run_turn: RunTurn,
-                 proactive_turn: ProactiveTurn) -> None:
+    def __init__(
+        self, wiring: Wiring, sessions: Sessions, tasks: TaskManager, run_turn: RunTurn, proactive_turn: ProactiveTurn
+    ) -> None:
         self.wiring = wiring
         self.sessions = sessions
         self.tasks = tasks
@@ -77,8 +90,16 @@ class TurnFlow:
         self._said: dict[str, tuple[str, list[str]]] = {}
 
     # -- starting a turn ------------------------------------------------------------------
-    def start(self, user_id: str, text: str, language: str = "", kind: str = CHAT,
-              observer: Callable[[ReplyPiece], None] | None = None, *, spoken: bool = False) -> Turn | None:
+    def start(
+        self,
+        user_id: str,
+        text: str,
+        language: str = "",
+        kind: str = CHAT,
+        observer: Callable[[ReplyPiece], None] | None = None,
+        *,
+        spoken: bool = False,
+    ) -> Turn | None:
         """Start a reply turn (CHAT) and return its handle (None for an empty text); `observer`
         sees each piece of this turn's reply right after `emit` published it; `spoken`: the
         words were heard by the recogniser (their answer is heard by the voice, if any). The
@@ -92,7 +113,7 @@ class TurnFlow:
         previous = session.running
         unanswered, session.unanswered = session.unanswered, None
         unheard_answer = False
-        replaces = ""   # the conversation whose answer this turn's answers in its place
+        replaces = ""  # the conversation whose answer this turn's answers in its place
         if unanswered is not None and (unanswered.task is previous or unanswered.task.done()):
             # The user went on before their turn's answer reached them: its end came at a pause
             # inside the sentence ("Please call me." ... "tomorrow morning."). One turn answers
@@ -113,7 +134,7 @@ class TurnFlow:
             probe.cancel()  # a guess at other words: the real turn gathers its own context
             probe = None
         self._record_pending_said(user_id)  # a said reply whose end never came: the next prompt knows it
-        replace = self._interrupted or unheard_answer   # (the unheard answer goes, should it be queued still)
+        replace = self._interrupted or unheard_answer  # (the unheard answer goes, should it be queued still)
         if previous is not None and not previous.done():
             self._cancel_turn(previous)
             replace = True
@@ -123,8 +144,12 @@ class TurnFlow:
         heard_by_voice = spoken and self.voice
 
         def said(piece: ReplyPiece) -> None:
-            if piece.text and not heard_by_voice and (entry := session.unanswered) is not None \
-                    and entry.task is started.task:
+            if (
+                piece.text
+                and not heard_by_voice
+                and (entry := session.unanswered) is not None
+                and entry.task is started.task
+            ):
                 session.unanswered = None
             if observer is not None:
                 observer(piece)
@@ -132,8 +157,10 @@ class TurnFlow:
         async def turn() -> TurnTrace:
             if probe is not None:
                 await self._let_probe_park(probe)
-            return await self._run_turn(user_id, text, language, kind, replace=replace, opened=opened,
-                                        observer=said, replaces=replaces)
+            return await self._run_turn(
+                user_id, text, language, kind, replace=replace, opened=opened, observer=said, replaces=replaces
+            )
+
         started = self._run(user_id, opened, turn())
         session.unanswered = Unanswered(started.task, text, started.conversation_id)
         return started
@@ -146,8 +173,7 @@ class TurnFlow:
         if session is not None and session.running_turn() is not None:
             return None
         opened = self.open_turn(user_id)
-        return self._run(user_id, opened, self._proactive_turn(user_id, line.strip(), prompt.strip(), language,
-                                                               opened))
+        return self._run(user_id, opened, self._proactive_turn(user_id, line.strip(), prompt.strip(), language, opened))
 
     def open_turn(self, user_id: str) -> Opened:
         """The user's next turn number and the conversation id of its reply."""
@@ -173,7 +199,9 @@ class TurnFlow:
     def remember_exchange(self, user_id: str, conversation_id: str, user_text: str, reply: Reply) -> None:
         """A finished chat turn into the history, kept as the user's last exchange (`_unsay`)."""
         self.sessions.of(user_id).last_exchange = (
-            conversation_id, self.wiring.histories.remember_turn(user_id, user_text, " ".join(reply.spoken)))
+            conversation_id,
+            self.wiring.histories.remember_turn(user_id, user_text, " ".join(reply.spoken)),
+        )
 
     def _unsay(self, user_id: str, conversation_id: str) -> bool:
         """Take the user's last exchange out of their history if it is this conversation's."""
@@ -219,8 +247,9 @@ class TurnFlow:
         enter_probe()
         session = self.sessions.get(user_id)
         try:
-            await self._run_turn(user_id, text, language, CHAT,
-                                 opened=((session.turns if session else 0) + 1, "speculative"))
+            await self._run_turn(
+                user_id, text, language, CHAT, opened=((session.turns if session else 0) + 1, "speculative")
+            )
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

@@ -3,10 +3,12 @@
 settings (the node changes them while running) without holding copies or importing the
 engine. Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ..llm.client import ChatClient
 from .history import Histories

@@ -36,6 +36,7 @@ Live changes (the node's live parameters) come in through `set_wake` (the next f
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
 endpointing: applied between utterances, so one utterance is cut by one set of rules).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -44,14 +45,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..common.wav import downmix
-from .audio import check_chunk, from_loud_onset, resample
-from .segmenter import Segmenter
-from .recognition import Recognition, Recognizer, Word
-from .vad import VadSettings
-from .wake import WakeWordGate, normalize
 from ..turns.backchannel import is_backchannel
 from ..turns.end_of_turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
 from ..turns.turn_timing import BARGED_UTTERANCE_S
+from .audio import check_chunk, from_loud_onset, resample
+from .recognition import Recognition, Recognizer, Word
+from .segmenter import Segmenter
+from .vad import VadSettings
+from .wake import WakeWordGate, normalize
 
 # Silence (ms) before the early decode starts: one 30 ms VAD frame. The decode is the longest
 # step between the last word and the reply, so it starts at the first sign of an end.
@@ -82,18 +83,27 @@ class TranscriptEvent:
     text: str
     language: str
     confidence: float
-    start_time: float                # capture time of the utterance's first sample (incl. pre-roll)
-    end_time: float                  # capture time of the last voiced sample
+    start_time: float  # capture time of the utterance's first sample (incl. pre-roll)
+    end_time: float  # capture time of the last voiced sample
     words: list[Word] = field(default_factory=list)  # relative to start_time
-    speculative: bool = False        # the early text of a turn judged complete ("" = withdrawn)
+    speculative: bool = False  # the early text of a turn judged complete ("" = withdrawn)
 
 
 class AsrCore:
-    def __init__(self, recognizer: Recognizer, vad: VadSettings | None = None, wake: WakeWordGate | None = None,
-                 preroll_ms: int = 300, max_utterance_s: float = 20.0, early_endpoint_ms: int = 0,
-                 early_decode_ms: int | None = None, turn: TurnSettings | None = None,
-                 on_speculative: Callable[[TranscriptEvent], None] | None = None,
-                 speculate_ms: int = SPECULATE_MS, on_no_turn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        recognizer: Recognizer,
+        vad: VadSettings | None = None,
+        wake: WakeWordGate | None = None,
+        preroll_ms: int = 300,
+        max_utterance_s: float = 20.0,
+        early_endpoint_ms: int = 0,
+        early_decode_ms: int | None = None,
+        turn: TurnSettings | None = None,
+        on_speculative: Callable[[TranscriptEvent], None] | None = None,
+        speculate_ms: int = SPECULATE_MS,
+        on_no_turn: Callable[[str], None] | None = None,
+    ) -> None:
         self.recognizer = recognizer
         # Speculative events go here the moment they exist (before the final's word alignment
         # in the same chunk) instead of into feed()'s result.
@@ -104,8 +114,9 @@ class AsrCore:
         self.turn = turn if turn is not None and turn.enabled else None
         if self.turn is not None:
             self.turn.validate()
-        self.segmenter = Segmenter(self.rate, self._vad_for_turn(vad or VadSettings()), preroll_ms=preroll_ms,
-                                   max_utterance_s=max_utterance_s)
+        self.segmenter = Segmenter(
+            self.rate, self._vad_for_turn(vad or VadSettings()), preroll_ms=preroll_ms, max_utterance_s=max_utterance_s
+        )
         self.wake = wake or WakeWordGate("always")
         self._anchor_index = 0
         self._anchor_time = 0.0
@@ -116,12 +127,12 @@ class AsrCore:
         self._early: Recognition | None = None  # the early decode of the current silence, if any
         self._early_tried = False
         self._speculation_due = False  # the early decode is judged worth speculating on, once the silence lasts
-        self._guess = ""            # the text of the speculation out for this utterance ("" = none)
-        self._early_end = 0         # the last voiced sample the early decode heard
+        self._guess = ""  # the text of the speculation out for this utterance ("" = none)
+        self._early_end = 0  # the last voiced sample the early decode heard
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
-        self._behind = False        # more audio waits after the chunk being fed
+        self._behind = False  # more audio waits after the chunk being fed
         self._over_robot: float | None = None  # the last barge-in, while utterances may still be its words
-        self.early_finals = 0       # utterances ended by the early endpoint (statistics)
+        self.early_finals = 0  # utterances ended by the early endpoint (statistics)
         self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
         self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int] | None = None
@@ -154,9 +165,16 @@ class AsrCore:
             wake.awake_until = self.wake.awake_until
         self.wake = wake
 
-    def reconfigure(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float, early_endpoint_ms: int,
-                    early_decode_ms: int | None = None, turn: TurnSettings | None = None,
-                    speculate_ms: int = SPECULATE_MS) -> None:
+    def reconfigure(
+        self,
+        vad: VadSettings,
+        preroll_ms: int,
+        max_utterance_s: float,
+        early_endpoint_ms: int,
+        early_decode_ms: int | None = None,
+        turn: TurnSettings | None = None,
+        speculate_ms: int = SPECULATE_MS,
+    ) -> None:
         """New VAD, endpointing and turn-detection settings: at once between utterances, else
         once the open utterance has ended. Raises ValueError for settings the VAD refuses."""
         vad.validate()
@@ -164,8 +182,15 @@ class AsrCore:
             turn.validate()
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
-        self._pending = (vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn,
-                         _checked_speculate_ms(speculate_ms))
+        self._pending = (
+            vad,
+            preroll_ms,
+            max_utterance_s,
+            early_endpoint_ms,
+            early_decode_ms,
+            turn,
+            _checked_speculate_ms(speculate_ms),
+        )
         if not self.segmenter.active:
             self._apply_pending()
 
@@ -190,9 +215,9 @@ class AsrCore:
             samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
-        samples = from_loud_onset(samples, self.rate)   # (not the robot's residue before the words)
+        samples = from_loud_onset(samples, self.rate)  # (not the robot's residue before the words)
         transcribe = getattr(self.recognizer, "transcribe", None)
-        if transcribe is not None:   # (whisper: one decode, no partials)
+        if transcribe is not None:  # (whisper: one decode, no partials)
             return transcribe(samples, words=False)
         self.recognizer.start()
         self.recognizer.accept(samples)
@@ -225,8 +250,15 @@ class AsrCore:
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
 
-    def feed(self, samples: np.ndarray, sample_rate: int, first_sample_time: float,
-             channels: int = 1, *, behind: bool = False) -> list[TranscriptEvent]:
+    def feed(
+        self,
+        samples: np.ndarray,
+        sample_rate: int,
+        first_sample_time: float,
+        channels: int = 1,
+        *,
+        behind: bool = False,
+    ) -> list[TranscriptEvent]:
         """Feed interleaved int16 samples. A chunk that cannot be audio (rate, channel count or
         length out of range) raises AudioFormatError before any state changes, so the caller
         can drop it and go on. `behind`: more audio is already waiting after this chunk (the
@@ -257,10 +289,17 @@ class AsrCore:
             return self._voice_again()
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
+
             def complete(early: Recognition | None) -> bool:
-                self.judgement = judge(early.text if early else "", self.segmenter.recent_voice(300), self.rate,
-                                       turn, early.confidence if early else 1.0)
+                self.judgement = judge(
+                    early.text if early else "",
+                    self.segmenter.recent_voice(300),
+                    self.rate,
+                    turn,
+                    early.confidence if early else 1.0,
+                )
                 return self.judgement.wait_ms < turn.patience_ms
+
             out += self._decode_early(complete)
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         out += self._speculate_when_due(silent, closing=silent >= wait)
@@ -312,7 +351,7 @@ class AsrCore:
             if not due:
                 out += self._withdraw()
             elif self._early is not None and self._early.text.strip() == self._guess:
-                due = False   # the speculation out already says it
+                due = False  # the speculation out already says it
         self._speculation_due = due
         return out
 
@@ -336,16 +375,22 @@ class AsrCore:
         if not text or self._no_turn(text):
             return []
         self._guess = early.text.strip()
-        return self._speculation(TranscriptEvent(False, text, early.language, early.confidence,
-                                                 self._time(self._utt_start), end, speculative=True))
+        return self._speculation(
+            TranscriptEvent(
+                False, text, early.language, early.confidence, self._time(self._utt_start), end, speculative=True
+            )
+        )
 
     def _withdraw(self) -> list[TranscriptEvent]:
         """Withdraw the speculative event of this utterance, if one went out."""
         if not self._speculated:
             return []
         self._guess = ""
-        return self._speculation(TranscriptEvent(False, "", "", 0.0, self._time(self._utt_start),
-                                                 self._time(self._utt_start), speculative=True))
+        return self._speculation(
+            TranscriptEvent(
+                False, "", "", 0.0, self._time(self._utt_start), self._time(self._utt_start), speculative=True
+            )
+        )
 
     def _speculation(self, event: TranscriptEvent) -> list[TranscriptEvent]:
         if self.on_speculative is None:
@@ -365,7 +410,7 @@ class AsrCore:
         for ev in segment_events:
             if ev.kind == "start":
                 if self._over_robot is not None and self._time(ev.sample) > self._over_robot + BARGED_UTTERANCE_S:
-                    self._over_robot = None   # (a turn of its own, not the words that barged in)
+                    self._over_robot = None  # (a turn of its own, not the words that barged in)
                 self._forget_early()
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
@@ -377,8 +422,16 @@ class AsrCore:
                     self._last_partial = partial
                     end = self._time(ev.sample + len(ev.samples))
                     if self.wake.peek(partial, end):
-                        out.append(TranscriptEvent(False, partial, getattr(self.recognizer, "language", ""), 0.0,
-                                                   self._time(self._utt_start), end))
+                        out.append(
+                            TranscriptEvent(
+                                False,
+                                partial,
+                                getattr(self.recognizer, "language", ""),
+                                0.0,
+                                self._time(self._utt_start),
+                                end,
+                            )
+                        )
             else:
                 final = self._finish(ev.sample)
                 if final and self._no_turn(final.text):
@@ -387,16 +440,16 @@ class AsrCore:
                         self.on_no_turn(final.text)
                     final = None
                 if final:
-                    self._guess = ""   # the final carries it now
+                    self._guess = ""  # the final carries it now
                     out.append(final)
                 else:
                     out += self._withdraw()
         return out
 
     def _finish(self, last_voiced: int) -> TranscriptEvent | None:
-        if self._early is not None:     # decoded at the early endpoint; only silence came since
+        if self._early is not None:  # decoded at the early endpoint; only silence came since
             result, self._early = self._early.with_words(), None
-            self.recognizer.start()     # drop the buffered audio
+            self.recognizer.start()  # drop the buffered audio
         else:
             result = self.recognizer.finish()
         text = result.text.strip()
@@ -408,8 +461,10 @@ class AsrCore:
             return None
         # No word starts before the voice does (Whisper's alignment puts the first word at 0,
         # i.e. at the start of the pre-roll).
-        words = [Word(w.word, max(w.start, self._onset), max(w.end, w.start, self._onset), w.confidence)
-                 for w in result.words]
+        words = [
+            Word(w.word, max(w.start, self._onset), max(w.end, w.start, self._onset), w.confidence)
+            for w in result.words
+        ]
         removed = len(normalize(text)) - len(normalize(admitted))
         if removed > 0:  # the wake word was cut from the text: cut its words too
             seen, keep_from = 0, len(words)
@@ -419,5 +474,6 @@ class AsrCore:
                     break
                 seen += len(normalize(w.word))
             words = words[keep_from:]
-        return TranscriptEvent(True, admitted, result.language, result.confidence,
-                               self._time(self._utt_start), end_time, list(words))
+        return TranscriptEvent(
+            True, admitted, result.language, result.confidence, self._time(self._utt_start), end_time, list(words)
+        )

@@ -3,6 +3,7 @@
 WAV files are read and written by fay_ros.common.wav (one reader, one downmix rule for hearing
 and voice).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,7 +61,7 @@ def high_band_dbfs(samples: np.ndarray, rate: int, from_hz: float = 3500.0) -> f
     x = samples.astype(np.float64)
     power = np.abs(np.fft.rfft(x * np.hanning(len(x)))) ** 2
     band = power[np.fft.rfftfreq(len(x), 1.0 / rate) >= from_hz].sum()
-    return 10.0 * np.log10(max(band / len(x), 1e-12) / 32768.0 ** 2)
+    return 10.0 * np.log10(max(band / len(x), 1e-12) / 32768.0**2)
 
 
 def periodicity(samples: np.ndarray, rate: int, low_hz: float = 80.0, high_hz: float = 400.0) -> float:
@@ -74,8 +75,8 @@ def periodicity(samples: np.ndarray, rate: int, low_hz: float = 80.0, high_hz: f
     if energy <= 0.0 or len(x) <= longest:
         return 0.0
     spectrum = np.fft.rfft(x, 2 * len(x))
-    autocorrelation = np.fft.irfft(np.abs(spectrum) ** 2)[:len(x)]
-    return float(max(0.0, autocorrelation[shortest:longest + 1].max() / energy))
+    autocorrelation = np.fft.irfft(np.abs(spectrum) ** 2)[: len(x)]
+    return float(max(0.0, autocorrelation[shortest : longest + 1].max() / energy))
 
 
 def level_dbfs(samples: np.ndarray) -> float:
@@ -86,8 +87,9 @@ def level_dbfs(samples: np.ndarray) -> float:
     return 20.0 * np.log10(max(rms, 1e-6) / 32768.0)
 
 
-def from_loud_onset(samples: np.ndarray, rate: int, within_db: float = 15.0, before_s: float = 0.15,
-                    frame_s: float = 0.01) -> np.ndarray:
+def from_loud_onset(
+    samples: np.ndarray, rate: int, within_db: float = 15.0, before_s: float = 0.15, frame_s: float = 0.01
+) -> np.ndarray:
     """`samples` from `before_s` before the first frame within `within_db` of the loudest one.
 
     What a person said over the robot comes as the mic's held audio: over a second of the
@@ -101,7 +103,7 @@ def from_loud_onset(samples: np.ndarray, rate: int, within_db: float = 15.0, bef
     count = len(samples) // frame
     if count < 2:
         return samples
-    frames = samples[:count * frame].astype(np.float64).reshape(count, frame)
+    frames = samples[: count * frame].astype(np.float64).reshape(count, frame)
     levels = 10.0 * np.log10(np.maximum(np.mean(np.square(frames), axis=1), 1e-12))
     onset = int(np.argmax(levels >= levels.max() - within_db))
-    return samples[max(0, onset * frame - int(rate * before_s)):]
+    return samples[max(0, onset * frame - int(rate * before_s)) :]

@@ -15,6 +15,7 @@ microphone's rate, the samples that were playing while each microphone chunk was
 `RoomEcho` is the headless stand-in for a loudspeaker heard by a microphone (a delay, a gain
 and one reflection), used when the mic runs on a WAV source with `simulated_echo_db` set.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -37,8 +38,9 @@ def _load() -> ctypes.CDLL:
     try:
         lib = ctypes.CDLL(name)
     except OSError as exc:
-        raise EchoCancellerUnavailable(f"echo cancellation needs libspeexdsp (apt-get install libspeexdsp1): "
-                                       f"{exc}") from None
+        raise EchoCancellerUnavailable(
+            f"echo cancellation needs libspeexdsp (apt-get install libspeexdsp1): {exc}"
+        ) from None
     lib.speex_echo_state_init.restype = ctypes.c_void_p
     lib.speex_echo_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
     lib.speex_echo_cancellation.restype = None
@@ -79,8 +81,9 @@ class EchoCanceller:
         near = np.ascontiguousarray(self._mic[:n])
         far = np.ascontiguousarray(self._ref[:n])
         for i in range(0, n, self.frame):
-            self._lib.speex_echo_cancellation(self._state, near[i:].ctypes.data, far[i:].ctypes.data,
-                                              out[i:].ctypes.data)
+            self._lib.speex_echo_cancellation(
+                self._state, near[i:].ctypes.data, far[i:].ctypes.data, out[i:].ctypes.data
+            )
         self._mic, self._ref = self._mic[n:], self._ref[n:]
         return out
 
@@ -110,7 +113,7 @@ class PlayedReference:
     def __init__(self, keep_s: float = 2.0) -> None:
         self.keep_s = keep_s
         self.rate = 0
-        self._origin = 0.0             # time of self._samples[0]
+        self._origin = 0.0  # time of self._samples[0]
         self._samples = np.zeros(0, dtype=np.float64)
 
     @property
@@ -123,8 +126,8 @@ class PlayedReference:
             self.rate, self._origin, self._samples = rate, start, samples.copy()
             return
         index = int(round((start - self._origin) * rate))
-        if index < len(self._samples):      # overlaps what is kept (output clock jitter): newest wins
-            self._samples = self._samples[:max(index, 0)]
+        if index < len(self._samples):  # overlaps what is kept (output clock jitter): newest wins
+            self._samples = self._samples[: max(index, 0)]
             index = len(self._samples)
         gap = np.zeros(index - len(self._samples))
         self._samples = np.concatenate([self._samples, gap, samples])
@@ -136,8 +139,7 @@ class PlayedReference:
     def take(self, start: float, count: int, rate: int) -> np.ndarray:
         """`count` samples at `rate` Hz from time `start` (int16; zeros where nothing played):
         band-limited to the target rate, then interpolated at the exact sample times."""
-        if not self.rate or not len(self._samples) or start >= self.end \
-                or start + count / rate <= self._origin:
+        if not self.rate or not len(self._samples) or start >= self.end or start + count / rate <= self._origin:
             return np.zeros(count, dtype=np.int16)
         margin = _LOWPASS_TAPS
         first = int(np.floor((start - self._origin) * self.rate)) - margin
@@ -145,8 +147,8 @@ class PlayedReference:
         window = np.zeros(last - first)
         lo, hi = max(first, 0), min(last, len(self._samples))
         if hi > lo:
-            window[lo - first:hi - first] = self._samples[lo:hi]
-        if rate < self.rate:   # low-pass at 0.9 x the new Nyquist (as hearing.audio.resample)
+            window[lo - first : hi - first] = self._samples[lo:hi]
+        if rate < self.rate:  # low-pass at 0.9 x the new Nyquist (as hearing.audio.resample)
             cutoff = 0.45 * rate / self.rate
             n = np.arange(_LOWPASS_TAPS) - (_LOWPASS_TAPS - 1) / 2
             kernel = 2 * cutoff * np.sinc(2 * cutoff * n) * np.hamming(_LOWPASS_TAPS)

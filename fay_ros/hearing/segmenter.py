@@ -4,6 +4,7 @@ The VAD reports a start only after `start_ms` of voiced audio, so the segmenter 
 recent past and begins each utterance `preroll_ms` before the first voiced frame: the first
 syllable is never lost. An utterance longer than `max_utterance_s` is closed where it is.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,15 +16,21 @@ from .vad import VadSettings, VoiceActivityDetector
 
 @dataclass
 class SegmentEvent:
-    kind: str                     # "start", "audio" or "end"
-    sample: int                   # absolute sample index (start: utterance start; end: last voiced sample)
-    voiced: int = 0               # "start" only: the first voiced sample (after the pre-roll)
+    kind: str  # "start", "audio" or "end"
+    sample: int  # absolute sample index (start: utterance start; end: last voiced sample)
+    voiced: int = 0  # "start" only: the first voiced sample (after the pre-roll)
     samples: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int16))  # "audio" only
 
 
 class Segmenter:
-    def __init__(self, sample_rate: int, vad: VadSettings | None = None, preroll_ms: int = 300,
-                 max_utterance_s: float = 20.0, tail_ms: int = 150) -> None:
+    def __init__(
+        self,
+        sample_rate: int,
+        vad: VadSettings | None = None,
+        preroll_ms: int = 300,
+        max_utterance_s: float = 20.0,
+        tail_ms: int = 150,
+    ) -> None:
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
         self.rate = sample_rate
@@ -41,8 +48,7 @@ class Segmenter:
         self.max_samples = int(max_utterance_s * self.rate)
         settings = self.vad.settings
         # the audio kept: enough for the pre-roll before a start the VAD reports late
-        self._keep = (self.preroll + self.rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000
-                      + self.rate)
+        self._keep = self.preroll + self.rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000 + self.rate
 
     def update(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float) -> None:
         """New VAD thresholds and lengths (live parameters), for the next utterance: call it
@@ -66,7 +72,7 @@ class Segmenter:
         a, b = max(a, self._buf_start), min(b, self.end_index)
         if b <= a:
             return np.zeros(0, dtype=np.int16)
-        return self._buf[a - self._buf_start:b - self._buf_start].copy()
+        return self._buf[a - self._buf_start : b - self._buf_start].copy()
 
     def feed(self, samples: np.ndarray) -> list[SegmentEvent]:
         samples = np.asarray(samples, dtype=np.int16)

@@ -1,11 +1,12 @@
 """Where the microphone's samples come from: a sounddevice input stream or a WAV played in
 real time (so the whole graph runs on a headless machine)."""
+
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -23,6 +24,7 @@ class NoInputDevice(ConfigError, RuntimeError):
 
 def describe_devices() -> str:
     import sounddevice as sd
+
     try:
         devices = sd.query_devices()
     except Exception as exc:  # noqa: BLE001 - PortAudio errors vary by host API
@@ -36,21 +38,26 @@ def describe_devices() -> str:
             kind.append(f"in {d['max_input_channels']}ch")
         if d["max_output_channels"]:
             kind.append(f"out {d['max_output_channels']}ch")
-        lines.append(f"  [{d['index']}] {d['name']} ({', '.join(kind) or 'no channels'}, "
-                     f"{d['default_samplerate']:.0f} Hz)")
+        lines.append(
+            f"  [{d['index']}] {d['name']} ({', '.join(kind) or 'no channels'}, {d['default_samplerate']:.0f} Hz)"
+        )
     return "\n".join(lines)
 
 
 def resolve_input_device(spec: str) -> int:
     """'' = the default input; a number = that index; text = first input whose name contains it."""
     import sounddevice as sd
+
     try:
         devices = list(sd.query_devices())
     except Exception:  # noqa: BLE001
         devices = []
     inputs = [d for d in devices if d["max_input_channels"] > 0]
-    hint = ("devices seen:\n" + describe_devices() +
-            "\nSet parameter 'device' to one of the input devices, or use source:=<file.wav> to stream a WAV file.")
+    hint = (
+        "devices seen:\n"
+        + describe_devices()
+        + "\nSet parameter 'device' to one of the input devices, or use source:=<file.wav> to stream a WAV file."
+    )
     if not inputs:
         raise NoInputDevice("no audio input device found; " + hint)
     if spec.strip() == "":
@@ -74,16 +81,25 @@ class SoundDeviceSource:
 
     def __init__(self, device: str, sample_rate: int, chunk_size: int, channels: int, callback: ChunkCallback) -> None:
         import sounddevice as sd
+
         self.device = resolve_input_device(device)
         self.name = sd.query_devices(self.device)["name"]
         self._callback = callback
         self.overflows = 0
         try:
-            self._stream = sd.InputStream(device=self.device, samplerate=sample_rate, blocksize=chunk_size,
-                                          channels=channels, dtype="int16", callback=self._on_audio)
+            self._stream = sd.InputStream(
+                device=self.device,
+                samplerate=sample_rate,
+                blocksize=chunk_size,
+                channels=channels,
+                dtype="int16",
+                callback=self._on_audio,
+            )
         except Exception as exc:  # noqa: BLE001 - PortAudio error text is the useful part
-            raise NoInputDevice(f"cannot open input device [{self.device}] {self.name} at {sample_rate} Hz, "
-                                f"{channels} channel(s): {exc}; devices seen:\n{describe_devices()}") from None
+            raise NoInputDevice(
+                f"cannot open input device [{self.device}] {self.name} at {sample_rate} Hz, "
+                f"{channels} channel(s): {exc}; devices seen:\n{describe_devices()}"
+            ) from None
 
     def _on_audio(self, indata, frames, time_info, status) -> None:
         if status.input_overflow:
@@ -114,8 +130,16 @@ class WavFileSource:
     microphone in a quiet room, so voice activity and the recogniser see the speech end.
     """
 
-    def __init__(self, path: str, sample_rate: int, chunk_size: int, channels: int, callback: ChunkCallback,
-                 loop: bool = False, realtime: bool = True) -> None:
+    def __init__(
+        self,
+        path: str,
+        sample_rate: int,
+        chunk_size: int,
+        channels: int,
+        callback: ChunkCallback,
+        loop: bool = False,
+        realtime: bool = True,
+    ) -> None:
         wav = read_wav(path, mono=channels == 1)
         data = wav.samples
         if channels > 1 and data.ndim == 1:
@@ -123,8 +147,11 @@ class WavFileSource:
         if channels > 1 and data.shape[1] != channels:
             raise AudioFormatError(f"{path}: {data.shape[1]} channels, but the mic is set to {channels}")
         if wav.sample_rate != sample_rate:
-            data = (resample(data, wav.sample_rate, sample_rate) if data.ndim == 1 else
-                    np.stack([resample(data[:, c], wav.sample_rate, sample_rate) for c in range(channels)], axis=1))
+            data = (
+                resample(data, wav.sample_rate, sample_rate)
+                if data.ndim == 1
+                else np.stack([resample(data[:, c], wav.sample_rate, sample_rate) for c in range(channels)], axis=1)
+            )
         self.name = f"wav:{Path(path).name}"
         self.samples = data
         self.rate, self.chunk, self.loop, self.realtime = sample_rate, chunk_size, loop, realtime
@@ -155,7 +182,7 @@ class WavFileSource:
                 t0 = time.monotonic() - n * period  # resumed: pace from now on
                 continue
             if pos < len(self.samples):
-                block = self.samples[pos:pos + self.chunk]
+                block = self.samples[pos : pos + self.chunk]
                 if len(block) < self.chunk:
                     block = np.concatenate([block, np.zeros((self.chunk - len(block),) + block.shape[1:], np.int16)])
                 pos += self.chunk

@@ -8,6 +8,7 @@ frames (a pause between words does not end an utterance).
 
 Sample positions in events count input samples since the detector was created.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -24,12 +25,12 @@ WEBRTC_RATES = (8000, 16000, 32000, 48000)
 @dataclass(frozen=True)
 class VadSettings:
     frame_ms: int = 30
-    aggressiveness: int = 2        # WebRTC VAD mode 0 (permissive) .. 3 (strict)
-    start_ms: int = 150            # voiced time needed (within start_window_ms) to start
+    aggressiveness: int = 2  # WebRTC VAD mode 0 (permissive) .. 3 (strict)
+    start_ms: int = 150  # voiced time needed (within start_window_ms) to start
     start_window_ms: int = 300
-    stop_ms: int = 500             # continuous unvoiced time that ends voice activity
+    stop_ms: int = 500  # continuous unvoiced time that ends voice activity
     min_level_dbfs: float = -50.0  # quieter frames are never speech
-    snr_db: float = 9.0            # a voiced frame must be this far above the noise floor
+    snr_db: float = 9.0  # a voiced frame must be this far above the noise floor
 
     def validate(self) -> None:
         if self.frame_ms not in (10, 20, 30):
@@ -44,13 +45,13 @@ class VadSettings:
 
 @dataclass(frozen=True)
 class VadEvent:
-    kind: str    # "start" or "end"
+    kind: str  # "start" or "end"
     sample: int  # "start": first sample of the first voiced frame; "end": end of the last voiced frame
 
 
 @dataclass(frozen=True)
 class Frame:
-    start: int       # input-sample index of the frame's first sample
+    start: int  # input-sample index of the frame's first sample
     end: int
     level_db: float
     voiced: bool
@@ -96,7 +97,7 @@ class VoiceActivityDetector:
         self.active = False
         self._pending = np.zeros(0, dtype=np.int16)
         self._consumed_vad = 0  # vad-rate samples framed so far
-        self._consumed_in = 0   # input samples received so far
+        self._consumed_in = 0  # input samples received so far
         self._window: deque[Frame] = deque()
         self._apply_hysteresis()
         self._silent_run = 0
@@ -134,7 +135,7 @@ class VoiceActivityDetector:
         frames: list[Frame] = []
         n = len(buf) // self.frame_len
         for i in range(n):
-            chunk = buf[i * self.frame_len:(i + 1) * self.frame_len]
+            chunk = buf[i * self.frame_len : (i + 1) * self.frame_len]
             voiced, level = self.classifier.classify(chunk)
             start = self._to_input_index(self._consumed_vad)
             self._consumed_vad += self.frame_len
@@ -143,7 +144,7 @@ class VoiceActivityDetector:
             event = self._step(frame)
             if event:
                 events.append(event)
-        self._pending = buf[n * self.frame_len:].copy()
+        self._pending = buf[n * self.frame_len :].copy()
         return events, frames
 
     def _step(self, frame: Frame) -> VadEvent | None:

@@ -10,12 +10,13 @@ gets a short hash of itself appended, so "张三" and "李四" stay two voices);
 (user_id '') is `anonymous_speaker`, the id ROS4HRI implementations use for speech they
 cannot attribute.
 """
+
 from __future__ import annotations
 
 import hashlib
 import re
 
-VOICES_NAMESPACE = "/humans/voices"   # absolute: REP-155's namespace, shared by every HRI tool
+VOICES_NAMESPACE = "/humans/voices"  # absolute: REP-155's namespace, shared by every HRI tool
 TRACKED_TOPIC = f"{VOICES_NAMESPACE}/tracked"
 ANONYMOUS_VOICE = "anonymous_speaker"
 

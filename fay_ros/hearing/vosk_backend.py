@@ -1,4 +1,5 @@
 """vosk (Kaldi) backend: streaming partials, finals with per-word timings and confidences."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,10 @@ class VoskRecognizer:
         try:
             self._model = vosk.Model(str(self.model_dir))
         except Exception as exc:  # noqa: BLE001 - vosk raises a bare Exception on a bad model
-            raise ModelError(f"vosk model at {self.model_dir} is corrupt or unreadable: vosk could not load it "
-                             f"({exc}); replace it with a freshly unpacked model (see models/README.md)") from None
+            raise ModelError(
+                f"vosk model at {self.model_dir} is corrupt or unreadable: vosk could not load it "
+                f"({exc}); replace it with a freshly unpacked model (see models/README.md)"
+            ) from None
         # A vosk model knows no language code; "auto" cannot be detected, so it stays unknown.
         self.language = "" if language == "auto" else language
         self.sample_rate = sample_rate
@@ -66,8 +69,11 @@ class VoskRecognizer:
             return Recognition("", self.language)
         self._done.append(json.loads(self._rec.FinalResult()))
         self._rec = None
-        words = [Word(w["word"], float(w["start"]), float(w["end"]), float(w.get("conf", 0.0)))
-                 for r in self._done for w in r.get("result", [])]
+        words = [
+            Word(w["word"], float(w["start"]), float(w["end"]), float(w.get("conf", 0.0)))
+            for r in self._done
+            for w in r.get("result", [])
+        ]
         text = self._done_text()
         confidence = float(np.mean([w.confidence for w in words])) if words else 0.0
         return Recognition(text, self.language, confidence, words)

@@ -13,6 +13,7 @@ Modes:
 Matching ignores case, spaces and punctuation, so "Hey, Fay!" matches the wake word "hey fay"
 and "菲菲，" matches "菲菲".
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -43,8 +44,9 @@ def strip_prefix(text: str, normalized_len: int) -> str:
 
 
 class WakeWordGate:
-    def __init__(self, mode: str = "always", wake_words: list[str] | tuple[str, ...] = (),
-                 awake_window_s: float = 20.0) -> None:
+    def __init__(
+        self, mode: str = "always", wake_words: list[str] | tuple[str, ...] = (), awake_window_s: float = 20.0
+    ) -> None:
         if mode not in WAKE_MODES:
             raise ValueError(f"wake mode must be one of {WAKE_MODES} (got {mode!r})")
         self.mode = mode

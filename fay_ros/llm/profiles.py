@@ -14,6 +14,7 @@
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,9 @@ PROFILES = (AUTO, TINY, CAPABLE)
 # -360m are tiny, smollm2-1.7b is not.
 _TINY_MODEL = re.compile(
     r"tinyllama|tinystories|(?<![\d.])(?:1[0-9]{2}|[2-5][0-9]{2}|600)m\b|(?<![\d.])0\.[1-6]b\b|"
-    r"gemma-?3-?270m|qwen[\d.]*[-:_]?0\.5b|pythia-(?:70|160|410)m|gpt2(?!-(?:large|xl))", re.I)
+    r"gemma-?3-?270m|qwen[\d.]*[-:_]?0\.5b|pythia-(?:70|160|410)m|gpt2(?!-(?:large|xl))",
+    re.I,
+)
 
 
 def resolve(setting: str, base_url: str, model: str) -> str:

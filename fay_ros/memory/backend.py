@@ -10,11 +10,13 @@ same service, policy and migrations (each backend has its own versioned migratio
   from the environment (PGPASSWORD) or a passfile (PGPASSFILE, ~/.pgpass) as libpq reads them;
   a URL is only ever shown through `describe_location` (fay_ros.common.urls.safe_url).
 """
+
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -45,10 +47,18 @@ class MemoryBackend(Protocol):
 
     def get_many(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]: ...
 
-    def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
-             tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False,
-             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]: ...
+    def list(
+        self,
+        owner: str,
+        statuses: Iterable[str] = (CONFIRMED, CANDIDATE),
+        node_types: Iterable[str] = (),
+        tags_all: Iterable[str] = (),
+        limit: int | None = None,
+        newest_first: bool = True,
+        created_after: float | None = None,
+        include_expired: bool = False,
+        tags_any: Iterable[str] = (),
+    ) -> builtins.list[MemoryNode]: ...
 
     def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]: ...
 
@@ -60,25 +70,51 @@ class MemoryBackend(Protocol):
 
     def owners(self) -> builtins.list[str]: ...
 
-    def write(self, add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
-              status: Sequence[tuple[str, str, str, str]] = (), delete: Sequence[tuple[str, str]] = (),
-              update: Sequence[MemoryNode] = ()) -> None: ...
+    def write(
+        self,
+        add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
+        status: Sequence[tuple[str, str, str, str]] = (),
+        delete: Sequence[tuple[str, str]] = (),
+        update: Sequence[MemoryNode] = (),
+    ) -> None: ...
 
-    def add_many(self, nodes: Sequence[MemoryNode], vectors: np.ndarray | None = None,
-                 extra_vectors: Sequence[tuple[str, str, np.ndarray]] = ()) -> None: ...
+    def add_many(
+        self,
+        nodes: Sequence[MemoryNode],
+        vectors: np.ndarray | None = None,
+        extra_vectors: Sequence[tuple[str, str, np.ndarray]] = (),
+    ) -> None: ...
 
     def purge_expired(self) -> int: ...
 
-    def recall(self, owner: str, query: str, n: int = 10, statuses: Iterable[str] = (CONFIRMED,),
-               tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-               weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-               stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]: ...
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        n: int = 10,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+        query_vector: np.ndarray | None = None,
+    ) -> builtins.list[MemoryNode]: ...
 
-    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int,
-                   statuses: Iterable[str] = (CONFIRMED,), tags_all: Iterable[str] = (),
-                   tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-                   weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-                   stateless: bool = False) -> builtins.list[tuple[str, float]]: ...
+    def recall_ids(
+        self,
+        owner: str,
+        query_vector: np.ndarray | None,
+        n: int,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+    ) -> builtins.list[tuple[str, float]]: ...
 
     def vectors(self, owner: str, nodes: Sequence[MemoryNode]) -> np.ndarray: ...
 
@@ -90,8 +126,9 @@ class MemoryBackend(Protocol):
 
     def set_state(self, table: str, owner: str, **values) -> None: ...
 
-    def export_rows(self, after_id: str = "", limit: int = 1000
-                    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]: ...
+    def export_rows(
+        self, after_id: str = "", limit: int = 1000
+    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]: ...
 
     def export_states(self) -> dict[str, builtins.list[dict]]: ...
 
@@ -108,7 +145,7 @@ def sqlite_path(location: str) -> Path:
     """The file of a SQLite location: a plain path or sqlite:///<path>."""
     location = location.strip()
     if location.lower().startswith(SQLITE_SCHEME):
-        location = location[len(SQLITE_SCHEME):]
+        location = location[len(SQLITE_SCHEME) :]
     if not location:
         raise ValueError("a SQLite location needs a file path, e.g. sqlite:///~/memory.db")
     return Path(location).expanduser()
@@ -119,8 +156,9 @@ def describe_location(location: str) -> str:
     return safe_url(location.strip()) if is_postgres(location) else str(sqlite_path(location))
 
 
-def open_store(location: str | Path, embedder: Embedder, clock: Callable[[], float],
-               synchronous: str = "FULL") -> MemoryBackend:
+def open_store(
+    location: str | Path, embedder: Embedder, clock: Callable[[], float], synchronous: str = "FULL"
+) -> MemoryBackend:
     """The store at `location` (see the module docstring). Raises SchemaError (unusable or
     newer database, unreachable server) or ValueError (a location that names no backend)."""
     text = str(location)
@@ -129,8 +167,10 @@ def open_store(location: str | Path, embedder: Embedder, clock: Callable[[], flo
 
         return PostgresMemoryStore(text.strip(), embedder, clock=clock)
     if "://" in text and not text.strip().lower().startswith(SQLITE_SCHEME):
-        raise ValueError(f"{safe_url(text)}: unknown memory database URL; use a file path, sqlite:///<path> "
-                         "or postgresql://user@host/db")
+        raise ValueError(
+            f"{safe_url(text)}: unknown memory database URL; use a file path, sqlite:///<path> "
+            "or postgresql://user@host/db"
+        )
     from .store import MemoryStore
 
     return MemoryStore(sqlite_path(text), embedder, clock=clock, synchronous=synchronous)

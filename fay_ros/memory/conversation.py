@@ -13,14 +13,15 @@ earlier exchange is void (`void`): its sentences are dropped, or, when it was al
 its memory is taken back; its user words wait again for the reply that answers them, and
 its turn stays open (the words after it are the same turn: one piece of evidence).
 """
+
 from __future__ import annotations
 
 import datetime
 import re
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..common import reply_sources
 from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode, is_guest
@@ -50,17 +51,24 @@ def _reply_key(owner: str, conversation_id: str) -> str:
 @dataclass(frozen=True)
 class _Recorded:
     """A recorded exchange, as `ConversationRecorder.void` may need to take it back."""
+
     conversation_id: str
     user_words: list[str]
     memory_id: str
-    turn: int                              # the owner's turn number it answered
-    turn_words: list[tuple[float, str]]    # ... and that turn's words
+    turn: int  # the owner's turn number it answered
+    turn_words: list[tuple[float, str]]  # ... and that turn's words
 
 
 class ConversationRecorder:
-    def __init__(self, clock: Callable[[], float], *, explicit_window: float = 120.0,
-                 conversation_ttl: float = 90 * 86400.0, user_label: str = "User",
-                 assistant_label: str = "Fay") -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        *,
+        explicit_window: float = 120.0,
+        conversation_ttl: float = 90 * 86400.0,
+        user_label: str = "User",
+        assistant_label: str = "Fay",
+    ) -> None:
         self.clock = clock
         self.explicit_window = explicit_window
         self.conversation_ttl = conversation_ttl
@@ -111,8 +119,9 @@ class ConversationRecorder:
         pending.append(text)
         del pending[:-TURN_WORDS_KEPT]
 
-    def hear_reply(self, owner: str, conversation_id: str, text: str, is_end: bool,
-                   source: str = "") -> MemoryNode | None:
+    def hear_reply(
+        self, owner: str, conversation_id: str, text: str, is_end: bool, source: str = ""
+    ) -> MemoryNode | None:
         """One sentence of a reply; at is_end, the exchange as one conversation memory (not yet
         stored). Fillers and guests are not recorded."""
         if is_guest(owner) or source == "filler":
@@ -149,14 +158,26 @@ class ConversationRecorder:
         tags = [CONVERSATION_SOURCE_TAG, f"date:{day}"]
         if conversation_id and not any(c.isspace() for c in conversation_id):
             tags.insert(1, f"session:{conversation_id}"[:200])
-        node = MemoryNode(owner=owner, content="\n".join(lines)[:MAX_CONVERSATION_CHARS], node_type="conversation",
-                          importance=CONVERSATION_IMPORTANCE, created=now, last_retrieved=now, tags=tags,
-                          status=CONFIRMED, source_session=conversation_id,
-                          expires=now + self.conversation_ttl if self.conversation_ttl > 0 else 0.0)
+        node = MemoryNode(
+            owner=owner,
+            content="\n".join(lines)[:MAX_CONVERSATION_CHARS],
+            node_type="conversation",
+            importance=CONVERSATION_IMPORTANCE,
+            created=now,
+            last_retrieved=now,
+            tags=tags,
+            status=CONFIRMED,
+            source_session=conversation_id,
+            expires=now + self.conversation_ttl if self.conversation_ttl > 0 else 0.0,
+        )
         if user_text:
-            self._last_recorded[owner] = _Recorded(conversation_id, user_words, node.id,
-                                                   self._turn_number.get(owner, 0),
-                                                   list(self._turn_words.get(owner, [])))
+            self._last_recorded[owner] = _Recorded(
+                conversation_id,
+                user_words,
+                node.id,
+                self._turn_number.get(owner, 0),
+                list(self._turn_words.get(owner, [])),
+            )
         return node
 
     def void(self, owner: str, conversation_id: str) -> str | None:

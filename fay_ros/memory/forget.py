@@ -5,6 +5,7 @@
 repeat them). Every lookup names the owner, so another owner's memories are never found.
 Deleting is the service's part.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,8 @@ import unicodedata
 
 import numpy as np
 
-from .model import CANDIDATE, CONFIRMED, CONVERSATION_SOURCE_TAG, SUPERSEDED, MemoryNode
 from .backend import MemoryBackend
+from .model import CANDIDATE, CONFIRMED, CONVERSATION_SOURCE_TAG, SUPERSEDED, MemoryNode
 
 # At most this many memories are offered when a semantic match is ambiguous.
 MAX_SEMANTIC_MATCHES = 10
@@ -53,12 +54,18 @@ def _bigrams(text: str) -> set[str]:
     t = _norm_text(text)
     if len(t) < 2:
         return {t} if t else set()
-    return {t[i:i + 2] for i in range(len(t) - 1)}
+    return {t[i : i + 2] for i in range(len(t) - 1)}
 
 
 class ForgetMatcher:
-    def __init__(self, store: MemoryBackend, *, min_similarity: float = 0.35, margin: float = 0.15,
-                 transcript_overlap: float = 0.6) -> None:
+    def __init__(
+        self,
+        store: MemoryBackend,
+        *,
+        min_similarity: float = 0.35,
+        margin: float = 0.15,
+        transcript_overlap: float = 0.6,
+    ) -> None:
         self.store = store
         self.min_similarity = min_similarity
         self.margin = margin
@@ -69,13 +76,22 @@ class ForgetMatcher:
         transcripts the memory node recorded itself: by key, by a noun naming a key ("住址",
         "address": KEY_NOUNS), by a bare kind noun ("偏好", "rules"), exact content, contained
         text, tag, then semantic similarity."""
-        active = [n for n in self.store.list(owner, statuses=[CONFIRMED, CANDIDATE])
-                  if CONVERSATION_SOURCE_TAG not in n.tags]
+        active = [
+            n for n in self.store.list(owner, statuses=[CONFIRMED, CANDIDATE]) if CONVERSATION_SOURCE_TAG not in n.tags
+        ]
         if not active:
             return []
         q = _norm_text(query)
-        by_key = [n for n in active if n.key and (_norm_text(n.key) == q or _norm_text(f"{n.kind}:{n.key}") == q
-                                                  or (len(_norm_text(n.key)) >= 2 and _norm_text(n.key) in q))]
+        by_key = [
+            n
+            for n in active
+            if n.key
+            and (
+                _norm_text(n.key) == q
+                or _norm_text(f"{n.kind}:{n.key}") == q
+                or (len(_norm_text(n.key)) >= 2 and _norm_text(n.key) in q)
+            )
+        ]
         if by_key:
             return by_key
         named = self._named_keys(q)
@@ -89,8 +105,12 @@ class ForgetMatcher:
         exact = [n for n in active if _norm_text(n.content) == q]
         if exact:
             return exact
-        contained = [n for n in active if len(q) >= 2 and (
-            q in _norm_text(n.content) or (len(_norm_text(n.content)) >= 2 and _norm_text(n.content) in q))]
+        contained = [
+            n
+            for n in active
+            if len(q) >= 2
+            and (q in _norm_text(n.content) or (len(_norm_text(n.content)) >= 2 and _norm_text(n.content) in q))
+        ]
         if contained:
             return contained
         tagged = [n for n in active if query.strip().lower() in n.tags]
@@ -123,8 +143,9 @@ class ForgetMatcher:
         # Only the turns since the oldest value was stored (an hour before it: the turn that
         # stated it), so a supersede does not read every transcript the owner ever had.
         since = min(node.created for node in old) - 3600.0
-        transcripts = self.store.list(owner, statuses=[CONFIRMED], tags_all=[CONVERSATION_SOURCE_TAG],
-                                      include_expired=True, created_after=since)
+        transcripts = self.store.list(
+            owner, statuses=[CONFIRMED], tags_all=[CONVERSATION_SOURCE_TAG], include_expired=True, created_after=since
+        )
         new_grams = _bigrams(new.content)
         stale = []
         for t in transcripts:
@@ -132,8 +153,14 @@ class ForgetMatcher:
             for node in old:
                 grams = _bigrams(node.content)
                 same_turn = bool(node.source_session) and node.source_session == t.source_session
-                repeats = bool(grams) and len(grams & t_grams) / len(grams) >= self.transcript_overlap and (
-                    len(grams & t_grams) / len(grams) > (len(new_grams & t_grams) / len(new_grams) if new_grams else 0))
+                repeats = (
+                    bool(grams)
+                    and len(grams & t_grams) / len(grams) >= self.transcript_overlap
+                    and (
+                        len(grams & t_grams) / len(grams)
+                        > (len(new_grams & t_grams) / len(new_grams) if new_grams else 0)
+                    )
+                )
                 if same_turn or repeats:
                     stale.append(t)
                     break
@@ -156,8 +183,9 @@ class ForgetMatcher:
             frontier = [d.id for d in derived if d.id not in doomed]
             for d in derived:
                 doomed.setdefault(d.id, d)
-        transcripts = self.store.list(owner, statuses=[CONFIRMED, SUPERSEDED], tags_all=[CONVERSATION_SOURCE_TAG],
-                                      include_expired=True)
+        transcripts = self.store.list(
+            owner, statuses=[CONFIRMED, SUPERSEDED], tags_all=[CONVERSATION_SOURCE_TAG], include_expired=True
+        )
         for node in list(doomed.values()):
             grams = _bigrams(node.content)
             if not grams:

@@ -12,13 +12,16 @@ without the vector index, which is then built in one pass
 already at 30,000. Resuming an interrupted copy of that kind grows it row by row (the target is no
 longer empty).
 """
+
 from __future__ import annotations
 
 import contextlib
 import sys
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Callable, ContextManager, TextIO
+from typing import TextIO
 
 from .backend import MemoryBackend
 
@@ -28,14 +31,16 @@ DEFER_INDEX_FROM = 10_000
 
 @dataclass
 class MigrationReport:
-    total: int = 0      # memories in the source
-    copied: int = 0     # inserted into the target by this run
-    present: int = 0    # already in the target (an earlier run, or the same id)
+    total: int = 0  # memories in the source
+    copied: int = 0  # inserted into the target by this run
+    present: int = 0  # already in the target (an earlier run, or the same id)
     owners_state: int = 0
 
     def summary(self) -> str:
-        return (f"migrated {self.copied} of {self.total} memories ({self.present} already there); "
-                f"profile and reflection state of {self.owners_state} owner(s)")
+        return (
+            f"migrated {self.copied} of {self.total} memories ({self.present} already there); "
+            f"profile and reflection state of {self.owners_state} owner(s)"
+        )
 
 
 class ProgressBar:
@@ -60,10 +65,11 @@ class ProgressBar:
         self.stream.flush()
 
 
-def migrate(source: MemoryBackend, target: MemoryBackend, page: int = PAGE,
-            progress: Callable[[int], None] | None = None) -> MigrationReport:
+def migrate(
+    source: MemoryBackend, target: MemoryBackend, page: int = PAGE, progress: Callable[[int], None] | None = None
+) -> MigrationReport:
     report = MigrationReport(total=source.count())
-    deferred: Callable[[], ContextManager[None]] | None = getattr(target, "vector_index_deferred", None)
+    deferred: Callable[[], AbstractContextManager[None]] | None = getattr(target, "vector_index_deferred", None)
     bulk = deferred is not None and report.total >= DEFER_INDEX_FROM and target.count() == 0
     with deferred() if bulk and deferred is not None else contextlib.nullcontext():
         after = ""

@@ -4,6 +4,7 @@ Follows Fay's memory stream (observation / conversation / reflection nodes with 
 tags) plus the companion policy of seed 002: every memory has a status, and only confirmed
 memories are ever used in answers.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,7 +28,7 @@ KINDS = ("decision", "event", "fact", "rule", "error", "insight", "preference", 
 TAG_NAMESPACES = {
     "kind": "what the memory is: " + " | ".join(KINDS),
     "source": "who wrote it: user, fay_self, fay_conversation, fay_reflection, claude_code, "
-              "cursor, family_app, fay_import, ...",
+    "cursor, family_app, fay_import, ...",
     "persistent": "'persistent:true' marks a long-lived constraint; every kind:rule carries it",
     "domain": "area of life or work: companion, life_assistant, homecare, education, quant, ...",
     "session": "session / conversation id the memory came from (not inherited by reflections)",
@@ -72,7 +73,7 @@ def tag_value(tags: list[str] | tuple[str, ...], namespace: str) -> str:
     prefix = namespace + ":"
     for tag in tags:
         if tag.startswith(prefix):
-            return tag[len(prefix):]
+            return tag[len(prefix) :]
     return ""
 
 
@@ -90,7 +91,8 @@ def normalise_tags(tags: list[str] | tuple[str, ...]) -> list[str]:
         if len(tag) > MAX_TAG_CHARS or not _TAG_RE.match(tag):
             raise MemoryInputError(
                 f"tag {raw!r}: expected 'namespace:value' (namespace a-z0-9_-, no control "
-                f"characters, at most {MAX_TAG_CHARS} characters), e.g. 'kind:preference'")
+                f"characters, at most {MAX_TAG_CHARS} characters), e.g. 'kind:preference'"
+            )
         if tag not in out:
             out.append(tag)
     kind = tag_value(out, "kind")
@@ -113,7 +115,7 @@ def inherited_tags(source_tags: list[list[str]]) -> list[str]:
             if ns in EPHEMERAL_TAG_NAMESPACES or ns == "kind" or tag in REFLECTION_TAGS:
                 continue
             counts[tag] = counts.get(tag, 0) + 1
-    kept = sorted(counts, key=lambda t: (-counts[t], t))[:MAX_TAGS - len(REFLECTION_TAGS)]
+    kept = sorted(counts, key=lambda t: (-counts[t], t))[: MAX_TAGS - len(REFLECTION_TAGS)]
     return sorted(kept) + list(REFLECTION_TAGS)
 
 
@@ -134,16 +136,16 @@ class MemoryNode:
     source_session: str = ""
     source_turn: int = 0
     expires: float = 0.0
-    origin: str = ""          # e.g. "fay:142" for a node imported from Fay's nodes.json
+    origin: str = ""  # e.g. "fay:142" for a node imported from Fay's nodes.json
     superseded_by: str = ""
     id: str = field(default_factory=new_id)
-    score: float = 0.0        # retrieval score when returned by recall
+    score: float = 0.0  # retrieval score when returned by recall
 
     @property
     def kind(self) -> str:
         return tag_value(self.tags, "kind")
 
-    def copy(self, **changes) -> "MemoryNode":
+    def copy(self, **changes) -> MemoryNode:
         return dataclasses.replace(self, **changes)
 
 

@@ -13,11 +13,12 @@ different embedders); each model gets its own partial HNSW index on `vector::vec
 
 The server needs the pgvector extension: `CREATE EXTENSION vector` (docs/FLEET.md).
 """
+
 from __future__ import annotations
 
 import hashlib
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import psycopg
 from psycopg import sql
@@ -52,16 +53,17 @@ def _m0001(cur: psycopg.Cursor) -> None:
             seq BIGSERIAL NOT NULL
         )""")
     for ddl in (
-            "CREATE INDEX nodes_owner_status ON nodes (owner, status)",
-            "CREATE INDEX nodes_owner_kind_key ON nodes (owner, kind, key)",
-            "CREATE INDEX nodes_owner_content ON nodes (owner, md5(content))",
-            "CREATE INDEX nodes_owner_origin ON nodes (owner, origin)",
-            "CREATE INDEX nodes_owner_created ON nodes (owner, created, seq)",
-            "CREATE INDEX nodes_owner_last_retrieved ON nodes (owner, last_retrieved)",
-            "CREATE INDEX nodes_owner_importance ON nodes (owner, importance)",
-            "CREATE INDEX nodes_expires ON nodes (expires) WHERE expires > 0",
-            "CREATE INDEX nodes_tags ON nodes USING gin (tags)",
-            "CREATE INDEX nodes_pointers ON nodes USING gin (pointer_ids)"):
+        "CREATE INDEX nodes_owner_status ON nodes (owner, status)",
+        "CREATE INDEX nodes_owner_kind_key ON nodes (owner, kind, key)",
+        "CREATE INDEX nodes_owner_content ON nodes (owner, md5(content))",
+        "CREATE INDEX nodes_owner_origin ON nodes (owner, origin)",
+        "CREATE INDEX nodes_owner_created ON nodes (owner, created, seq)",
+        "CREATE INDEX nodes_owner_last_retrieved ON nodes (owner, last_retrieved)",
+        "CREATE INDEX nodes_owner_importance ON nodes (owner, importance)",
+        "CREATE INDEX nodes_expires ON nodes (expires) WHERE expires > 0",
+        "CREATE INDEX nodes_tags ON nodes USING gin (tags)",
+        "CREATE INDEX nodes_pointers ON nodes USING gin (pointer_ids)",
+    ):
         cur.execute(ddl)
     cur.execute("""
         CREATE TABLE embeddings (
@@ -110,23 +112,30 @@ def migrate(conn: psycopg.Connection, where: str) -> list[str]:
                 raise SchemaError(
                     f"{where}: the pgvector extension is not installed in this database and could not be "
                     f"created ({type(exc).__name__}: {exc.diag.message_primary or exc}); run "
-                    f"`CREATE EXTENSION vector;` as a superuser (docs/FLEET.md)") from None
-        cur.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (name TEXT PRIMARY KEY, applied DOUBLE PRECISION NOT "
-                            "NULL)").format(sql.Identifier(MIGRATIONS_TABLE)))
+                    f"`CREATE EXTENSION vector;` as a superuser (docs/FLEET.md)"
+                ) from None
+        cur.execute(
+            sql.SQL("CREATE TABLE IF NOT EXISTS {} (name TEXT PRIMARY KEY, applied DOUBLE PRECISION NOT NULL)").format(
+                sql.Identifier(MIGRATIONS_TABLE)
+            )
+        )
         cur.execute(sql.SQL("SELECT name FROM {} ORDER BY name").format(sql.Identifier(MIGRATIONS_TABLE)))
         applied = [r[0] for r in cur.fetchall()]
         unknown = [name for name in applied if name not in LATEST]
         if unknown:
             raise SchemaError(
                 f"{where}: written by a newer fay_ros (unknown schema migration(s) {unknown}); this version "
-                f"knows {LATEST}. Upgrade fay_ros or use another memory database.")
+                f"knows {LATEST}. Upgrade fay_ros or use another memory database."
+            )
         done = []
         for name, step in MIGRATIONS:
             if name in applied:
                 continue
             step(cur)
-            cur.execute(sql.SQL("INSERT INTO {} (name, applied) VALUES (%s, %s)").format(
-                sql.Identifier(MIGRATIONS_TABLE)), [name, time.time()])
+            cur.execute(
+                sql.SQL("INSERT INTO {} (name, applied) VALUES (%s, %s)").format(sql.Identifier(MIGRATIONS_TABLE)),
+                [name, time.time()],
+            )
             done.append(name)
         return done
 
@@ -151,8 +160,9 @@ def hnsw_build_memory(vectors: int, dim: int) -> str:
     return f"{max(64, graph * 5 // 4 // 2**20)}MB"
 
 
-def ensure_vector_index(conn: psycopg.Connection, model: str, dim: int, build_memory: str = "",
-                        build_workers: int | None = None) -> None:
+def ensure_vector_index(
+    conn: psycopg.Connection, model: str, dim: int, build_memory: str = "", build_workers: int | None = None
+) -> None:
     """The HNSW (cosine) index of one embedding model's vectors; built once, by whichever
     robot with this model starts first (it may take a while on a large existing memory).
 
@@ -165,16 +175,22 @@ def ensure_vector_index(conn: psycopg.Connection, model: str, dim: int, build_me
         cur = conn.cursor()
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
         if build_memory:
-            cur.execute("SELECT pg_size_bytes(%s) > pg_size_bytes(current_setting('maintenance_work_mem'))",
-                        [build_memory])
+            cur.execute(
+                "SELECT pg_size_bytes(%s) > pg_size_bytes(current_setting('maintenance_work_mem'))", [build_memory]
+            )
             more = cur.fetchone()
             if more and more[0]:
                 cur.execute(sql.SQL("SET LOCAL maintenance_work_mem = {}").format(sql.Literal(build_memory)))
         if build_workers is not None:
-            cur.execute(sql.SQL("SET LOCAL max_parallel_maintenance_workers = {}").format(
-                sql.Literal(int(build_workers))))
-        cur.execute(sql.SQL(
-            "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw ((vector::vector({dim})) vector_cosine_ops) "
-            "WITH (m = 16, ef_construction = 40) WHERE model = {model}").format(
-                name=sql.Identifier(vector_index_name(model, dim)), dim=sql.SQL(str(int(dim))),
-                model=sql.Literal(model)))
+            cur.execute(
+                sql.SQL("SET LOCAL max_parallel_maintenance_workers = {}").format(sql.Literal(int(build_workers)))
+            )
+        cur.execute(
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {name} ON embeddings "
+                "USING hnsw ((vector::vector({dim})) vector_cosine_ops) "
+                "WITH (m = 16, ef_construction = 40) WHERE model = {model}"
+            ).format(
+                name=sql.Identifier(vector_index_name(model, dim)), dim=sql.SQL(str(int(dim))), model=sql.Literal(model)
+            )
+        )

@@ -22,35 +22,63 @@ The PostgreSQL backend of backend.MemoryBackend, for several robots sharing one 
   of the negated query: an exact minimum needs every distance). The bench measures the
   top-10 agreement with SQLite.
 """
+
 from __future__ import annotations
 
 import builtins
 import contextlib
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import psycopg
 import psycopg.errors
-from psycopg import sql
 from pgvector.psycopg import register_vector
+from psycopg import sql
 
 from ..common.urls import safe_url, url_secrets
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .pg_schema import ensure_vector_index, hnsw_build_memory, migrate, vector_index_name
-from .retrieval import (DEFAULT_DECAY_PER_HOUR, Weights, combine, combine_bounded, recency_of, scale, scored_recall,
-                        top_n)
+from .retrieval import (
+    DEFAULT_DECAY_PER_HOUR,
+    Weights,
+    combine,
+    combine_bounded,
+    recency_of,
+    scale,
+    scored_recall,
+    top_n,
+)
 from .schema import SchemaError
 
 _RECALL_WEIGHTS = Weights()
-_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created", "last_retrieved", "status", "key",
-            "source_session", "source_turn", "expires", "origin", "superseded_by", "tags", "pointer_ids")
+_COLUMNS = (
+    "id",
+    "owner",
+    "node_type",
+    "content",
+    "importance",
+    "created",
+    "last_retrieved",
+    "status",
+    "key",
+    "source_session",
+    "source_turn",
+    "expires",
+    "origin",
+    "superseded_by",
+    "tags",
+    "pointer_ids",
+)
 _SELECT = "SELECT " + ", ".join(f"n.{c}" for c in _COLUMNS) + " FROM nodes n"
-_INSERT = ("INSERT INTO nodes (id, owner, node_type, content, importance, created, last_retrieved, status, kind, key, "
-           "source_session, source_turn, expires, origin, superseded_by, tags, pointer_ids) VALUES "
-           "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)")
+_INSERT = (
+    "INSERT INTO nodes (id, owner, node_type, content, importance, created, last_retrieved, status, kind, key, "
+    "source_session, source_turn, expires, origin, superseded_by, tags, pointer_ids) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
 # At most this many matches: every one is scored (the SQLite ranking exactly).
 EXACT_LIMIT = 2000
 # A memory lacking this model's vector is looked for again after this many seconds when none was found.
@@ -72,10 +100,25 @@ def _one(cur: psycopg.Cursor) -> tuple:
 
 
 def _node_row(node: MemoryNode) -> list:
-    return [node.id, node.owner, node.node_type, node.content, float(node.importance), float(node.created),
-            float(node.last_retrieved), node.status, tag_value(node.tags, "kind"), node.key, node.source_session,
-            int(node.source_turn), float(node.expires), node.origin, node.superseded_by, list(node.tags),
-            list(node.pointer_ids)]
+    return [
+        node.id,
+        node.owner,
+        node.node_type,
+        node.content,
+        float(node.importance),
+        float(node.created),
+        float(node.last_retrieved),
+        node.status,
+        tag_value(node.tags, "kind"),
+        node.key,
+        node.source_session,
+        int(node.source_turn),
+        float(node.expires),
+        node.origin,
+        node.superseded_by,
+        list(node.tags),
+        list(node.pointer_ids),
+    ]
 
 
 def _to_node(row: Sequence) -> MemoryNode:
@@ -85,16 +128,53 @@ def _to_node(row: Sequence) -> MemoryNode:
 
 
 # Column types of a binary COPY into nodes (in _COPY_COLUMNS order, as _node_row gives them).
-_COPY_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created", "last_retrieved", "status", "kind",
-                 "key", "source_session", "source_turn", "expires", "origin", "superseded_by", "tags", "pointer_ids")
-_COPY_TYPES = ["text", "text", "text", "text", "float8", "float8", "float8", "text", "text", "text", "text", "int4",
-               "float8", "text", "text", "text[]", "text[]"]
+_COPY_COLUMNS = (
+    "id",
+    "owner",
+    "node_type",
+    "content",
+    "importance",
+    "created",
+    "last_retrieved",
+    "status",
+    "kind",
+    "key",
+    "source_session",
+    "source_turn",
+    "expires",
+    "origin",
+    "superseded_by",
+    "tags",
+    "pointer_ids",
+)
+_COPY_TYPES = [
+    "text",
+    "text",
+    "text",
+    "text",
+    "float8",
+    "float8",
+    "float8",
+    "text",
+    "text",
+    "text",
+    "text",
+    "int4",
+    "float8",
+    "text",
+    "text",
+    "text[]",
+    "text[]",
+]
 
 
 def _copy_nodes(cur: psycopg.Cursor, table: str, nodes: Iterable[MemoryNode]) -> None:
     """COPY (binary) the nodes into `table` (nodes, or a temporary table of its columns)."""
-    with cur.copy(sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-            sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, _COPY_COLUMNS)))) as copy:
+    with cur.copy(
+        sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+            sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, _COPY_COLUMNS))
+        )
+    ) as copy:
         copy.set_types(_COPY_TYPES)
         for node in nodes:
             copy.write_row(_node_row(node))
@@ -105,8 +185,9 @@ def _copy_vectors(cur: psycopg.Cursor, table: str, rows: Iterable[tuple[str, str
     temporary table of (node_id, model, vector) when owner is None."""
     with_owner = table == "embeddings"
     columns = "node_id, model, owner, dim, vector" if with_owner else "node_id, model, vector"
-    with cur.copy(sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(sql.Identifier(table), sql.SQL(columns))
-                  ) as copy:
+    with cur.copy(
+        sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(sql.Identifier(table), sql.SQL(columns))
+    ) as copy:
         copy.set_types(["text", "text", "text", "int4", "vector"] if with_owner else ["text", "text", "vector"])
         for node_id, model, owner, vector in rows:
             vec = np.asarray(vector, dtype=np.float32)
@@ -114,8 +195,9 @@ def _copy_vectors(cur: psycopg.Cursor, table: str, rows: Iterable[tuple[str, str
 
 
 class PostgresMemoryStore:
-    def __init__(self, url: str, embedder: Embedder, clock: Callable[[], float] = time.time,
-                 candidates: int = 200) -> None:
+    def __init__(
+        self, url: str, embedder: Embedder, clock: Callable[[], float] = time.time, candidates: int = 200
+    ) -> None:
         self.url = url
         self.embedder = embedder
         self.clock = clock
@@ -176,8 +258,9 @@ class PostgresMemoryStore:
     def _rows(self, query: Any, params: Sequence = ()) -> list[tuple]:
         return self._db().execute(query, list(params), binary=True).fetchall()
 
-    def _select(self, where: str, params: Sequence, order: str = "n.seq", limit: int | None = None
-                ) -> builtins.list[MemoryNode]:
+    def _select(
+        self, where: str, params: Sequence, order: str = "n.seq", limit: int | None = None
+    ) -> builtins.list[MemoryNode]:
         text = f"{_SELECT} WHERE {where} ORDER BY {order}"
         if limit:
             text += f" LIMIT {int(limit)}"
@@ -198,30 +281,43 @@ class PostgresMemoryStore:
         order = {i: k for k, i in enumerate(ids)}
         return sorted(found, key=lambda node: order[node.id])
 
-    def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
-             tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False,
-             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]:
+    def list(
+        self,
+        owner: str,
+        statuses: Iterable[str] = (CONFIRMED, CANDIDATE),
+        node_types: Iterable[str] = (),
+        tags_all: Iterable[str] = (),
+        limit: int | None = None,
+        newest_first: bool = True,
+        created_after: float | None = None,
+        include_expired: bool = False,
+        tags_any: Iterable[str] = (),
+    ) -> builtins.list[MemoryNode]:
         """The owner's memories passing the filters, by creation time (newest first unless
         `newest_first` is false); `tags_all`: every tag; `tags_any`: at least one."""
-        where, params = self._filters(owner, statuses, tags_all, tags_any, node_types, None if include_expired
-                                      else self.clock())
+        where, params = self._filters(
+            owner, statuses, tags_all, tags_any, node_types, None if include_expired else self.clock()
+        )
         if created_after is not None:
             where += " AND n.created > %s"
             params.append(created_after)
         with self.lock:
-            return self._select(where, params, order="n.created DESC, n.seq DESC" if newest_first
-                                else "n.created, n.seq", limit=limit)
+            return self._select(
+                where, params, order="n.created DESC, n.seq DESC" if newest_first else "n.created, n.seq", limit=limit
+            )
 
     def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         with self.lock:
-            return self._select("n.owner = %s AND n.kind = %s AND n.key = %s AND n.status = ANY(%s)",
-                                [owner, kind, key, list(statuses)])
+            return self._select(
+                "n.owner = %s AND n.kind = %s AND n.key = %s AND n.status = ANY(%s)", [owner, kind, key, list(statuses)]
+            )
 
     def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         with self.lock:
-            return self._select("n.owner = %s AND md5(n.content) = md5(%s) AND n.content = %s AND n.status = ANY(%s)",
-                                [owner, content, content, list(statuses)])
+            return self._select(
+                "n.owner = %s AND md5(n.content) = md5(%s) AND n.content = %s AND n.status = ANY(%s)",
+                [owner, content, content, list(statuses)],
+            )
 
     def pointing_to(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]:
         ids = list(node_ids)
@@ -241,8 +337,14 @@ class PostgresMemoryStore:
             return [r[0] for r in self._rows("SELECT DISTINCT owner FROM nodes ORDER BY owner")]
 
     @staticmethod
-    def _filters(owner: str, statuses: Iterable[str], tags_all: Iterable[str], tags_any: Iterable[str],
-                 node_types: Iterable[str], now: float | None) -> tuple[str, builtins.list]:
+    def _filters(
+        owner: str,
+        statuses: Iterable[str],
+        tags_all: Iterable[str],
+        tags_any: Iterable[str],
+        node_types: Iterable[str],
+        now: float | None,
+    ) -> tuple[str, builtins.list]:
         where: builtins.list[str] = ["n.owner = %s"]
         params: builtins.list[Any] = [owner]
         statuses = list(statuses)
@@ -266,9 +368,13 @@ class PostgresMemoryStore:
         return " AND ".join(where), params
 
     # ------------------------------------------------------------------ writes
-    def write(self, add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
-              status: Sequence[tuple[str, str, str, str]] = (), delete: Sequence[tuple[str, str]] = (),
-              update: Sequence[MemoryNode] = ()) -> None:
+    def write(
+        self,
+        add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
+        status: Sequence[tuple[str, str, str, str]] = (),
+        delete: Sequence[tuple[str, str]] = (),
+        update: Sequence[MemoryNode] = (),
+    ) -> None:
         """One transaction: add nodes (with vectors), change statuses (owner, id, status,
         superseded_by), update whole nodes, delete (owner, id). Committed on return."""
         keyed = [n for n in [n for n, _v in add] + list(update) if n.status == CONFIRMED and n.key]
@@ -281,9 +387,14 @@ class PostgresMemoryStore:
                     if attempt == _WRITE_ATTEMPTS - 1:
                         raise
 
-    def _write_once(self, add: Sequence[tuple[MemoryNode, np.ndarray | None]],
-                    status: Sequence[tuple[str, str, str, str]], delete: Sequence[tuple[str, str]],
-                    update: Sequence[MemoryNode], keyed: Sequence[MemoryNode]) -> None:
+    def _write_once(
+        self,
+        add: Sequence[tuple[MemoryNode, np.ndarray | None]],
+        status: Sequence[tuple[str, str, str, str]],
+        delete: Sequence[tuple[str, str]],
+        update: Sequence[MemoryNode],
+        keyed: Sequence[MemoryNode],
+    ) -> None:
         conn = self._db()
         touches = dict(self._pending_touch)
         try:
@@ -300,13 +411,18 @@ class PostgresMemoryStore:
                     self._insert_vector(cur, node.id, node.owner, self.embedder.name, vector)
                 for node in update:
                     row = _node_row(node)
-                    cur.execute("UPDATE nodes SET node_type = %s, content = %s, importance = %s, created = %s, "
-                                "last_retrieved = %s, status = %s, kind = %s, key = %s, source_session = %s, "
-                                "source_turn = %s, expires = %s, origin = %s, superseded_by = %s, tags = %s, "
-                                "pointer_ids = %s WHERE owner = %s AND id = %s", [*row[2:], node.owner, node.id])
+                    cur.execute(
+                        "UPDATE nodes SET node_type = %s, content = %s, importance = %s, created = %s, "
+                        "last_retrieved = %s, status = %s, kind = %s, key = %s, source_session = %s, "
+                        "source_turn = %s, expires = %s, origin = %s, superseded_by = %s, tags = %s, "
+                        "pointer_ids = %s WHERE owner = %s AND id = %s",
+                        [*row[2:], node.owner, node.id],
+                    )
                 for owner, node_id, new_status, by in status:
-                    cur.execute("UPDATE nodes SET status = %s, superseded_by = %s WHERE owner = %s AND id = %s",
-                                [new_status, by, owner, node_id])
+                    cur.execute(
+                        "UPDATE nodes SET status = %s, superseded_by = %s WHERE owner = %s AND id = %s",
+                        [new_status, by, owner, node_id],
+                    )
                 for owner, node_id in delete:
                     cur.execute("DELETE FROM nodes WHERE owner = %s AND id = %s", [owner, node_id])
                 for node in keyed:
@@ -320,19 +436,27 @@ class PostgresMemoryStore:
     def _supersede_others(cur: psycopg.Cursor, node: MemoryNode) -> None:
         # Under the key's advisory lock (write): this statement sees every value committed
         # before, whichever robot wrote it.
-        cur.execute("UPDATE nodes SET status = %s, superseded_by = %s WHERE owner = %s AND kind = %s AND key = %s "
-                    "AND status = ANY(%s) AND id <> %s",
-                    [SUPERSEDED, node.id, node.owner, node.kind, node.key, [CONFIRMED, CANDIDATE], node.id])
+        cur.execute(
+            "UPDATE nodes SET status = %s, superseded_by = %s WHERE owner = %s AND kind = %s AND key = %s "
+            "AND status = ANY(%s) AND id <> %s",
+            [SUPERSEDED, node.id, node.owner, node.kind, node.key, [CONFIRMED, CANDIDATE], node.id],
+        )
 
     @staticmethod
     def _insert_vector(cur: psycopg.Cursor, node_id: str, owner: str, model: str, vector: np.ndarray) -> None:
         vec = np.asarray(vector, dtype=np.float32)
-        cur.execute("INSERT INTO embeddings (node_id, model, owner, dim, vector) VALUES (%s, %s, %s, %s, %s) "
-                    "ON CONFLICT (node_id, model) DO UPDATE SET vector = EXCLUDED.vector, dim = EXCLUDED.dim",
-                    [node_id, model, owner, int(vec.size), vec])
+        cur.execute(
+            "INSERT INTO embeddings (node_id, model, owner, dim, vector) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT (node_id, model) DO UPDATE SET vector = EXCLUDED.vector, dim = EXCLUDED.dim",
+            [node_id, model, owner, int(vec.size), vec],
+        )
 
-    def add_many(self, nodes: Sequence[MemoryNode], vectors: np.ndarray | None = None,
-                 extra_vectors: Sequence[tuple[str, str, np.ndarray]] = ()) -> None:
+    def add_many(
+        self,
+        nodes: Sequence[MemoryNode],
+        vectors: np.ndarray | None = None,
+        extra_vectors: Sequence[tuple[str, str, np.ndarray]] = (),
+    ) -> None:
         """Bulk insert in one transaction (import, benchmarks); `extra_vectors` are
         (node_id, model, vector) kept alongside, e.g. Fay's original embeddings (replacing a
         vector of the same node and model; the node must be among `nodes` or stored already).
@@ -345,8 +469,11 @@ class PostgresMemoryStore:
                 cur = conn.cursor()
                 _copy_nodes(cur, "nodes", nodes)
                 if vectors is not None:
-                    _copy_vectors(cur, "embeddings", ((n.id, self.embedder.name, n.owner, vectors[i])
-                                                      for i, n in enumerate(nodes)))
+                    _copy_vectors(
+                        cur,
+                        "embeddings",
+                        ((n.id, self.embedder.name, n.owner, vectors[i]) for i, n in enumerate(nodes)),
+                    )
                 if extra_vectors:
                     self._upsert_vectors(cur, extra_vectors)
             self._analyze()
@@ -358,15 +485,18 @@ class PostgresMemoryStore:
         latest = {(node_id, model): vec for node_id, model, vec in rows}
         cur.execute("CREATE TEMPORARY TABLE fay_vectors_in (node_id TEXT, model TEXT, vector vector) ON COMMIT DROP")
         _copy_vectors(cur, "fay_vectors_in", ((node_id, model, None, vec) for (node_id, model), vec in latest.items()))
-        cur.execute("SELECT v.node_id FROM fay_vectors_in v LEFT JOIN nodes n ON n.id = v.node_id "
-                    "WHERE n.id IS NULL LIMIT 5")
+        cur.execute(
+            "SELECT v.node_id FROM fay_vectors_in v LEFT JOIN nodes n ON n.id = v.node_id WHERE n.id IS NULL LIMIT 5"
+        )
         unknown = [r[0] for r in cur.fetchall()]
         if unknown:
             raise KeyError(f"vectors of memories not in the store: {unknown}")
-        cur.execute("INSERT INTO embeddings (node_id, model, owner, dim, vector) "
-                    "SELECT v.node_id, v.model, n.owner, vector_dims(v.vector), v.vector "
-                    "FROM fay_vectors_in v JOIN nodes n ON n.id = v.node_id "
-                    "ON CONFLICT (node_id, model) DO UPDATE SET vector = EXCLUDED.vector, dim = EXCLUDED.dim")
+        cur.execute(
+            "INSERT INTO embeddings (node_id, model, owner, dim, vector) "
+            "SELECT v.node_id, v.model, n.owner, vector_dims(v.vector), v.vector "
+            "FROM fay_vectors_in v JOIN nodes n ON n.id = v.node_id "
+            "ON CONFLICT (node_id, model) DO UPDATE SET vector = EXCLUDED.vector, dim = EXCLUDED.dim"
+        )
         cur.execute("DROP TABLE fay_vectors_in")
 
     @contextlib.contextmanager
@@ -382,8 +512,9 @@ class PostgresMemoryStore:
         with self.lock:
             self._db().execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(vector_index_name(name, dim))))
             yield
-            (vectors,) = _one(self._db().execute(sql.SQL("SELECT count(*) FROM embeddings WHERE model = {}").format(
-                self._model)))
+            (vectors,) = _one(
+                self._db().execute(sql.SQL("SELECT count(*) FROM embeddings WHERE model = {}").format(self._model))
+            )
             memory = hnsw_build_memory(vectors, dim)
             try:
                 ensure_vector_index(self._db(), name, dim, build_memory=memory, build_workers=build_workers)
@@ -406,22 +537,53 @@ class PostgresMemoryStore:
             return len(expired)
 
     # ------------------------------------------------------------------ recall
-    def recall(self, owner: str, query: str, n: int = 10, statuses: Iterable[str] = (CONFIRMED,),
-               tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-               weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-               stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]:
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        n: int = 10,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+        query_vector: np.ndarray | None = None,
+    ) -> builtins.list[MemoryNode]:
         """The owner's top-n memories for `query` (see retrieval.py), best first."""
-        nodes = scored_recall(self, owner, query, n, statuses, tags_all, tags_any, node_types, weights,
-                              decay_per_hour, stateless, query_vector)
+        nodes = scored_recall(
+            self,
+            owner,
+            query,
+            n,
+            statuses,
+            tags_all,
+            tags_any,
+            node_types,
+            weights,
+            decay_per_hour,
+            stateless,
+            query_vector,
+        )
         for node in nodes:  # retrieval times not yet written (flush_touches) are already true
             if node.id in self._pending_touch:
                 node.last_retrieved = max(node.last_retrieved, self._pending_touch[node.id][1])
         return nodes
 
-    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str] = (CONFIRMED,),
-                   tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-                   weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-                   stateless: bool = False) -> builtins.list[tuple[str, float]]:
+    def recall_ids(
+        self,
+        owner: str,
+        query_vector: np.ndarray | None,
+        n: int,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+    ) -> builtins.list[tuple[str, float]]:
         """Scoring only: (id, score) of the top n."""
         now = self.clock()
         where, params = self._filters(owner, statuses, tags_all, tags_any, node_types, now)
@@ -430,8 +592,9 @@ class PostgresMemoryStore:
             conn = self._db()
             with conn.transaction():  # one snapshot for the bounds and the candidates
                 cur = conn.cursor(binary=True)  # vectors as bytes: pgvector's text parsing is slow
-                cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE {where} LIMIT {EXACT_LIMIT + 1}) m",
-                            params)
+                cur.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM nodes n WHERE {where} LIMIT {EXACT_LIMIT + 1}) m", params
+                )
                 matching = _one(cur)[0]
                 if matching == 0:
                     return []
@@ -447,9 +610,15 @@ class PostgresMemoryStore:
                     self._pending_touch[node_id] = (owner, now)
         return top
 
-    def _scored_rows(self, cur: psycopg.Cursor, where: str, params: builtins.list, ids: builtins.list[str] | None,
-                     query: np.ndarray | None, server_side: bool = False
-                     ) -> tuple[builtins.list[str], np.ndarray, np.ndarray, np.ndarray]:
+    def _scored_rows(
+        self,
+        cur: psycopg.Cursor,
+        where: str,
+        params: builtins.list,
+        ids: builtins.list[str] | None,
+        query: np.ndarray | None,
+        server_side: bool = False,
+    ) -> tuple[builtins.list[str], np.ndarray, np.ndarray, np.ndarray]:
         """(ids, last_retrieved, importance, relevance) of the matching rows (of `ids` only if
         given), in insertion order; recall times not yet written are applied. Relevance is the
         dot product in numpy (as the SQLite store computes it), or with `server_side` pgvector's
@@ -459,10 +628,11 @@ class PostgresMemoryStore:
         if server_side and query is not None:
             relevance_sql = sql.SQL("1 - ((e.vector::{vec}) <=> (%s::{vec}))").format(vec=self._vec)
             args.append(query)
-        text = sql.SQL("SELECT n.id, n.last_retrieved, n.importance, {relevance}, "
-                       "CASE WHEN e.vector IS NULL THEN n.content END FROM nodes n "
-                       "LEFT JOIN embeddings e ON e.node_id = n.id AND e.model = {model} WHERE "
-                       ).format(model=self._model, relevance=relevance_sql) + sql.SQL(where)
+        text = sql.SQL(
+            "SELECT n.id, n.last_retrieved, n.importance, {relevance}, "
+            "CASE WHEN e.vector IS NULL THEN n.content END FROM nodes n "
+            "LEFT JOIN embeddings e ON e.node_id = n.id AND e.model = {model} WHERE "
+        ).format(model=self._model, relevance=relevance_sql) + sql.SQL(where)
         args += params
         if ids is not None:
             text += sql.SQL(" AND n.id = ANY(%s)")
@@ -492,27 +662,44 @@ class PostgresMemoryStore:
         importance = np.array([r[2] for r in rows], dtype=np.float64)
         return ids_out, last, importance, relevance
 
-    def _approximate(self, cur: psycopg.Cursor, owner: str, where: str, params: builtins.list,
-                     query: np.ndarray | None, now: float, weights: Weights, decay_per_hour: float, n: int
-                     ) -> tuple[builtins.list[str], np.ndarray]:
+    def _approximate(
+        self,
+        cur: psycopg.Cursor,
+        owner: str,
+        where: str,
+        params: builtins.list,
+        query: np.ndarray | None,
+        now: float,
+        weights: Weights,
+        decay_per_hour: float,
+        n: int,
+    ) -> tuple[builtins.list[str], np.ndarray]:
         """Exact top n over many matches without reading every vector: the best k by relevance
         (HNSW) and the best k by the rest of the score (recency and importance, in SQL), scored
         together; if a memory in neither set could still beat the n-th score, every match is
         scored instead (counted in `exact_fallbacks`)."""
-        cur.execute(f"SELECT min(n.last_retrieved), max(n.last_retrieved), min(n.importance), max(n.importance) "
-                    f"FROM nodes n WHERE {where}", params)
+        cur.execute(
+            f"SELECT min(n.last_retrieved), max(n.last_retrieved), min(n.importance), max(n.importance) "
+            f"FROM nodes n WHERE {where}",
+            params,
+        )
         lr_lo, lr_hi, imp_lo, imp_hi = _one(cur)
         pending = [i for i, (o, _t) in self._pending_touch.items() if o == owner]
         if pending:
             lr_hi = max(lr_hi, max(self._pending_touch[i][1] for i in pending))
-        rec_lo, rec_hi = (float(v) for v in recency_of(now, np.array([lr_lo, lr_hi], dtype=np.float64),
-                                                       decay_per_hour))
+        rec_lo, rec_hi = (float(v) for v in recency_of(now, np.array([lr_lo, lr_hi], dtype=np.float64), decay_per_hour))
         # The recency + importance part of the score, as retrieval.combine_bounded computes it.
         terms = []
-        for weight, value, lo, hi in ((weights.recency, f"power({float(decay_per_hour)!r}::float8, "
-                                       f"greatest({float(now)!r}::float8 - n.last_retrieved, 0) / 3600.0)",
-                                       rec_lo, rec_hi),
-                                      (weights.importance, "n.importance", float(imp_lo), float(imp_hi))):
+        for weight, value, lo, hi in (
+            (
+                weights.recency,
+                f"power({float(decay_per_hour)!r}::float8, "
+                f"greatest({float(now)!r}::float8 - n.last_retrieved, 0) / 3600.0)",
+                rec_lo,
+                rec_hi,
+            ),
+            (weights.importance, "n.importance", float(imp_lo), float(imp_hi)),
+        ):
             if hi - lo <= 1e-12:
                 terms.append(f"{weight * 0.5!r}::float8")
             else:
@@ -520,9 +707,22 @@ class PostgresMemoryStore:
         rest = " + ".join(terms)
         k = max(self.candidates, 10 * n)
         for _widening in range(3):  # many ties (e.g. memories written the same second): look 4x deeper
-            found = self._candidates_scored(cur, owner, where, params, query, rest, k, pending, n,
-                                            (rec_lo, rec_hi), (float(imp_lo), float(imp_hi)), now, weights,
-                                            decay_per_hour)
+            found = self._candidates_scored(
+                cur,
+                owner,
+                where,
+                params,
+                query,
+                rest,
+                k,
+                pending,
+                n,
+                (rec_lo, rec_hi),
+                (float(imp_lo), float(imp_hi)),
+                now,
+                weights,
+                decay_per_hour,
+            )
             if found is not None:
                 return found
             k *= 4
@@ -530,10 +730,23 @@ class PostgresMemoryStore:
         ids, last, importance, relevance = self._scored_rows(cur, where, params, None, query, server_side=True)
         return ids, combine(recency_of(now, last, decay_per_hour), relevance, importance, weights)
 
-    def _candidates_scored(self, cur: psycopg.Cursor, owner: str, where: str, params: builtins.list,
-                           query: np.ndarray | None, rest: str, k: int, pending: builtins.list[str], n: int,
-                           rec_bounds: tuple[float, float], imp_bounds: tuple[float, float], now: float,
-                           weights: Weights, decay_per_hour: float) -> tuple[builtins.list[str], np.ndarray] | None:
+    def _candidates_scored(
+        self,
+        cur: psycopg.Cursor,
+        owner: str,
+        where: str,
+        params: builtins.list,
+        query: np.ndarray | None,
+        rest: str,
+        k: int,
+        pending: builtins.list[str],
+        n: int,
+        rec_bounds: tuple[float, float],
+        imp_bounds: tuple[float, float],
+        now: float,
+        weights: Weights,
+        decay_per_hour: float,
+    ) -> tuple[builtins.list[str], np.ndarray] | None:
         """The top-k candidates scored, or None when a memory outside them might score higher."""
         rec_lo, rec_hi = rec_bounds
         imp_lo, imp_hi = imp_bounds
@@ -551,10 +764,14 @@ class PostgresMemoryStore:
             nearest = sql.SQL(
                 "SELECT n.id, 1 - ((e.vector::{vec}) <=> (%s::{vec})) FROM embeddings e "
                 "JOIN nodes n ON n.id = e.node_id WHERE e.model = {model} AND e.owner = %s AND {where} "
-                "ORDER BY (e.vector::{vec}) <=> (%s::{vec}) LIMIT {limit}")
+                "ORDER BY (e.vector::{vec}) <=> (%s::{vec}) LIMIT {limit}"
+            )
             # a custom plan each time (prepare=False): a generic plan does not use the HNSW index well
-            cur.execute(nearest.format(model=self._model, where=sql.SQL(where), vec=self._vec, limit=sql.SQL(str(k))),
-                        [query, owner, *params, query], prepare=False)
+            cur.execute(
+                nearest.format(model=self._model, where=sql.SQL(where), vec=self._vec, limit=sql.SQL(str(k))),
+                [query, owner, *params, query],
+                prepare=False,
+            )
             near = cur.fetchall()
             candidates.update(dict.fromkeys(r[0] for r in near))
             if near:
@@ -563,22 +780,31 @@ class PostgresMemoryStore:
                 rel_edge = min(float(r[1]) for r in near)  # relaxed order: the last is not always the least
             # a wider search: the farthest memory is harder to find than the nearest
             cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.SQL(str(min(1000, max(40, 2 * k))))))
-            cur.execute(nearest.format(model=self._model, where=sql.SQL(where), vec=self._vec, limit=sql.SQL("1")),
-                        [query, owner, *params, -query], prepare=False)
+            cur.execute(
+                nearest.format(model=self._model, where=sql.SQL(where), vec=self._vec, limit=sql.SQL("1")),
+                [query, owner, *params, -query],
+                prepare=False,
+            )
             farthest = cur.fetchall()
             if farthest:
                 rel_lo = float(farthest[0][1])
-        ids, last, importance, relevance = self._scored_rows(cur, where, params, list(candidates), query,
-                                                             server_side=True)
+        ids, last, importance, relevance = self._scored_rows(
+            cur, where, params, list(candidates), query, server_side=True
+        )
         if not ids:
             return [], np.zeros(0)
         recency = recency_of(now, last, decay_per_hour)
         rel_bounds = (0.0, 0.0)
         if query is not None:
-            rel_bounds = (min(float(relevance.min()), rel_lo if rel_lo is not None else np.inf),
-                          max(float(relevance.max()), rel_hi if rel_hi is not None else -np.inf))
-        bounds = ((min(rec_lo, float(recency.min())), max(rec_hi, float(recency.max()))), rel_bounds,
-                  (min(float(imp_lo), float(importance.min())), max(float(imp_hi), float(importance.max()))))
+            rel_bounds = (
+                min(float(relevance.min()), rel_lo if rel_lo is not None else np.inf),
+                max(float(relevance.max()), rel_hi if rel_hi is not None else -np.inf),
+            )
+        bounds = (
+            (min(rec_lo, float(recency.min())), max(rec_hi, float(recency.max()))),
+            rel_bounds,
+            (min(float(imp_lo), float(importance.min())), max(float(imp_hi), float(importance.max()))),
+        )
         scores = combine_bounded(recency, relevance, importance, weights, bounds)
         if len(ids) > n:
             nth = float(np.partition(-scores, n - 1)[n - 1]) * -1
@@ -587,8 +813,7 @@ class PostgresMemoryStore:
                 rel_part = float(scale(np.array([rel_edge]), *rel_bounds)[0]) * weights.relevance
             elif query is not None:
                 rel_part = 0.0  # every memory with a vector is a candidate already
-            outside = (float(rest_bound) + (rel_part if query is not None else weights.relevance * 0.5)
-                       ) / weights.total
+            outside = (float(rest_bound) + (rel_part if query is not None else weights.relevance * 0.5)) / weights.total
             if np.isfinite(outside) and nth < outside - 1e-9:
                 return None
         return ids, scores
@@ -598,9 +823,15 @@ class PostgresMemoryStore:
         if not nodes:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         with self.lock:
-            found = dict(self._rows(sql.SQL("SELECT node_id, vector FROM embeddings WHERE model = {model} "
-                                            "AND owner = %s AND node_id = ANY(%s)").format(model=self._model),
-                                    [owner, [n.id for n in nodes]]))
+            found = dict(
+                self._rows(
+                    sql.SQL(
+                        "SELECT node_id, vector FROM embeddings WHERE model = {model} "
+                        "AND owner = %s AND node_id = ANY(%s)"
+                    ).format(model=self._model),
+                    [owner, [n.id for n in nodes]],
+                )
+            )
         missing = [n.content for n in nodes if n.id not in found]
         fresh = iter(self.embedder.embed(missing)) if missing else iter(())
         return np.stack([_array(found[n.id]) if n.id in found else next(fresh) for n in nodes])
@@ -611,10 +842,12 @@ class PostgresMemoryStore:
         if time.monotonic() < self._backfill_after:
             return 0
         with self.lock:
-            rows = self._rows(sql.SQL(
-                "SELECT n.id, n.owner, n.content FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM embeddings e "
-                "WHERE e.node_id = n.id AND e.model = {model}) LIMIT {limit}").format(
-                    model=self._model, limit=sql.SQL(str(int(limit)))))
+            rows = self._rows(
+                sql.SQL(
+                    "SELECT n.id, n.owner, n.content FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM embeddings e "
+                    "WHERE e.node_id = n.id AND e.model = {model}) LIMIT {limit}"
+                ).format(model=self._model, limit=sql.SQL(str(int(limit))))
+            )
             if not rows:
                 self._backfill_after = time.monotonic() + _BACKFILL_IDLE
                 return 0
@@ -623,11 +856,19 @@ class PostgresMemoryStore:
             with conn.transaction():
                 cur = conn.cursor()
                 for (node_id, owner, _content), vec in zip(rows, vectors):
-                    cur.execute("INSERT INTO embeddings (node_id, model, owner, dim, vector) "
-                                "SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM nodes WHERE id = %s) "
-                                "ON CONFLICT DO NOTHING",
-                                [node_id, self.embedder.name, owner, int(self.embedder.dim),
-                                 np.asarray(vec, dtype=np.float32), node_id])
+                    cur.execute(
+                        "INSERT INTO embeddings (node_id, model, owner, dim, vector) "
+                        "SELECT %s, %s, %s, %s, %s WHERE EXISTS (SELECT 1 FROM nodes WHERE id = %s) "
+                        "ON CONFLICT DO NOTHING",
+                        [
+                            node_id,
+                            self.embedder.name,
+                            owner,
+                            int(self.embedder.dim),
+                            np.asarray(vec, dtype=np.float32),
+                            node_id,
+                        ],
+                    )
             return len(rows)
 
     def flush_touches(self) -> int:
@@ -642,17 +883,19 @@ class PostgresMemoryStore:
         pending, self._pending_touch = self._pending_touch, {}
         if pending:
             # GREATEST: another robot may have recalled the memory later
-            cur.executemany("UPDATE nodes SET last_retrieved = GREATEST(last_retrieved, %s) "
-                            "WHERE owner = %s AND id = %s",
-                            [(when, owner, node_id) for node_id, (owner, when) in sorted(pending.items())])
+            cur.executemany(
+                "UPDATE nodes SET last_retrieved = GREATEST(last_retrieved, %s) WHERE owner = %s AND id = %s",
+                [(when, owner, node_id) for node_id, (owner, when) in sorted(pending.items())],
+            )
         return len(pending)
 
     # ------------------------------------------------------------------ per-owner state
     def get_state(self, table: str, owner: str) -> dict:
         assert table in ("profiles", "reflection_state")
         with self.lock:
-            cur = self._db().execute(sql.SQL("SELECT * FROM {} WHERE owner = %s").format(sql.Identifier(table)),
-                                     [owner])
+            cur = self._db().execute(
+                sql.SQL("SELECT * FROM {} WHERE owner = %s").format(sql.Identifier(table)), [owner]
+            )
             row = cur.fetchone()
             if row is None:
                 return {}
@@ -663,26 +906,37 @@ class PostgresMemoryStore:
         with self.lock:
             conn = self._db()
             with conn.transaction():
-                conn.execute(sql.SQL("INSERT INTO {} (owner) VALUES (%s) ON CONFLICT DO NOTHING").format(
-                    sql.Identifier(table)), [owner])
+                conn.execute(
+                    sql.SQL("INSERT INTO {} (owner) VALUES (%s) ON CONFLICT DO NOTHING").format(sql.Identifier(table)),
+                    [owner],
+                )
                 if values:
-                    conn.execute(sql.SQL("UPDATE {} SET {} WHERE owner = %s").format(
-                        sql.Identifier(table),
-                        sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(k)) for k in values)),
-                        [*values.values(), owner])
+                    conn.execute(
+                        sql.SQL("UPDATE {} SET {} WHERE owner = %s").format(
+                            sql.Identifier(table),
+                            sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(k)) for k in values),
+                        ),
+                        [*values.values(), owner],
+                    )
 
     # ------------------------------------------------------------------ migration between backends
-    def export_rows(self, after_id: str = "", limit: int = 1000
-                    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]:
+    def export_rows(
+        self, after_id: str = "", limit: int = 1000
+    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]:
         """Every node (all owners, every status) with id > after_id, by id, with its vectors."""
         with self.lock:
-            nodes = [_to_node(r) for r in self._rows(
-                f"{_SELECT} WHERE n.id COLLATE \"C\" > %s ORDER BY n.id COLLATE \"C\" LIMIT {int(limit)}", [after_id])]
+            nodes = [
+                _to_node(r)
+                for r in self._rows(
+                    f'{_SELECT} WHERE n.id COLLATE "C" > %s ORDER BY n.id COLLATE "C" LIMIT {int(limit)}', [after_id]
+                )
+            ]
             vectors: dict[str, builtins.list[tuple[str, np.ndarray]]] = {n.id: [] for n in nodes}
             if nodes:
                 for node_id, model, vec in self._rows(
-                        "SELECT node_id, model, vector FROM embeddings WHERE node_id = ANY(%s) "
-                        "ORDER BY node_id, model", [[n.id for n in nodes]]):
+                    "SELECT node_id, model, vector FROM embeddings WHERE node_id = ANY(%s) ORDER BY node_id, model",
+                    [[n.id for n in nodes]],
+                ):
                     vectors[node_id].append((model, _array(vec)))
             return [(n, vectors[n.id]) for n in nodes]
 
@@ -696,12 +950,19 @@ class PostgresMemoryStore:
             conn = self._db()
             with conn.transaction():
                 cur = conn.cursor()
-                cur.execute(sql.SQL("CREATE TEMPORARY TABLE fay_nodes_in ON COMMIT DROP AS SELECT {} FROM nodes "
-                                    "WITH NO DATA").format(columns))
+                cur.execute(
+                    sql.SQL(
+                        "CREATE TEMPORARY TABLE fay_nodes_in ON COMMIT DROP AS SELECT {} FROM nodes WITH NO DATA"
+                    ).format(columns)
+                )
                 cur.execute("ALTER TABLE fay_nodes_in ADD COLUMN ord BIGSERIAL")  # keeps the given order
                 _copy_nodes(cur, "fay_nodes_in", (node for node, _vectors in rows))
-                cur.execute(sql.SQL("INSERT INTO nodes ({columns}) SELECT {columns} FROM fay_nodes_in ORDER BY ord "
-                                    "ON CONFLICT (id) DO NOTHING RETURNING id").format(columns=columns))
+                cur.execute(
+                    sql.SQL(
+                        "INSERT INTO nodes ({columns}) SELECT {columns} FROM fay_nodes_in ORDER BY ord "
+                        "ON CONFLICT (id) DO NOTHING RETURNING id"
+                    ).format(columns=columns)
+                )
                 inserted = {r[0] for r in cur.fetchall()}
                 cur.execute("DROP TABLE fay_nodes_in")
                 vectors: dict[tuple[str, str], np.ndarray] = {}

@@ -12,15 +12,24 @@
   such words without that key stays a candidate.
 - The owner always comes from the session; an unidentified guest ("") gets no private memory.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from .model import (
+    CANDIDATE,
+    CONFIRMED,
+    MAX_CONTENT_CHARS,
+    NODE_TYPES,
+    MemoryInputError,
+    is_guest,
+    normalise_tags,
+    tag_value,
+)
 from .self_facts import states_fact
-from .model import (CANDIDATE, CONFIRMED, MAX_CONTENT_CHARS, NODE_TYPES, MemoryInputError, is_guest,
-                    normalise_tags, tag_value)
 
 GUEST_REFUSAL = "guest has no private memory: the speaker is not identified (owner is empty)"
 
@@ -30,12 +39,14 @@ _EXPLICIT = re.compile(
     r"我的偏好是|"
     r"\bremember\b|\bdon'?t forget\b|\bdo not forget\b|\bnote that\b|\bplease note\b|\btake note\b|"
     r"\bmake a note\b|\bkeep in mind\b|\bfrom now on\b|\bin (the )?future\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # ...that are really questions about memory ("do you remember...?", "你还记得吗"), not requests.
 _QUESTION_ABOUT_MEMORY = re.compile(
     r"[记記]住了[吗嗎]|[记記]得[吗嗎]|[还還][记記]得|你[记記]住.*[吗嗎么麼]|是否[记記]住|"
     r"\b(do|did|can|don't|didn't) you (still |even )?remember\b|\bremember when\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # ...or the user speaking of their own memory ("I remember when...", "I'll remember", "我会记住的"),
 # which asks nothing of the robot. "帮我记住" (help me remember) is a request, so 帮/替/给 before
 # 我 do not count.
@@ -43,14 +54,16 @@ _OWN_RECOLLECTION = re.compile(
     r"(?<![帮幫替给給])我(会|會|要|也|都|一定|能|已经|已經|早就|没有|沒有|没|沒|不)?[记記][住下]|"
     r"\bi('ll| will| do| did| can| could| still| always| also| just| really| don't| didn't| can't| won't)?"
     r" remember\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 # A user correcting a fact already confirmed ("其实我现在吃香菜了") is as explicit as a request.
 _CORRECTION = re.compile(
     r"其实|不再|改成|改为|不对|纠正|更正|现在.{0,6}了|已经不|"
     r"\bactually\b|\bno longer\b|\banymore\b|\bcorrection\b|\bi changed\b|\bnow i\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _as_typed(text: str) -> str:
@@ -77,8 +90,16 @@ def is_explicit_request(text: str) -> bool:
 
 
 # Importance (1..10) when the caller leaves it at 0: by kind, since no LLM is on the write path.
-_KIND_IMPORTANCE = {"rule": 9.0, "preference": 7.0, "decision": 7.0, "error": 7.0, "fact": 6.0,
-                    "insight": 6.0, "event": 5.0, "observation": 4.0}
+_KIND_IMPORTANCE = {
+    "rule": 9.0,
+    "preference": 7.0,
+    "decision": 7.0,
+    "error": 7.0,
+    "fact": 6.0,
+    "insight": 6.0,
+    "event": 5.0,
+    "observation": 4.0,
+}
 CONVERSATION_IMPORTANCE = 3.0
 
 
@@ -109,18 +130,22 @@ class RememberRequest:
 
 @dataclass
 class RememberDecision:
-    status: str                # confirmed | candidate
+    status: str  # confirmed | candidate
     node_type: str
     content: str
     tags: list[str]
     key: str
     importance: float
-    reason: str                # why this status (for the response message)
+    reason: str  # why this status (for the response message)
 
 
-def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
-                    verify_explicit: bool = True, corrects_confirmed_fact: bool = False,
-                    stated_texts: list[str] | None = None) -> RememberDecision:
+def decide_remember(
+    req: RememberRequest,
+    heard_user_texts: list[str] | None,
+    verify_explicit: bool = True,
+    corrects_confirmed_fact: bool = False,
+    stated_texts: list[str] | None = None,
+) -> RememberDecision:
     """Validate a Remember request and decide its status. Raises MemoryInputError on bad input
     and PermissionError for a guest.
 
@@ -154,18 +179,29 @@ def decide_remember(req: RememberRequest, heard_user_texts: list[str] | None,
 
     checked = req.user_confirmed and verify_explicit and bool(heard)
     requested = checked and any(is_explicit_request(t) for t in heard)
-    corrected = checked and not requested and corrects_confirmed_fact and any(
-        is_explicit_correction(t) for t in heard)
+    corrected = checked and not requested and corrects_confirmed_fact and any(is_explicit_correction(t) for t in heard)
     said_about_self = checked and not requested and states_fact(stated, key, content)
     if not req.user_confirmed:
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"
     elif checked and not requested and not corrected and not said_about_self:
-        status, reason = CANDIDATE, ("stored as candidate: user_confirmed was set but the user's recent words "
-                                     "contain no explicit request to remember")
+        status, reason = (
+            CANDIDATE,
+            (
+                "stored as candidate: user_confirmed was set but the user's recent words "
+                "contain no explicit request to remember"
+            ),
+        )
     elif said_about_self:
         status, reason = CONFIRMED, "stored (confirmed: the user said it about themselves)"
     else:
         status, reason = CONFIRMED, "stored (confirmed)"
     importance = req.importance or estimate_importance(node_type, tags, status == CONFIRMED)
-    return RememberDecision(status=status, node_type=node_type, content=content, tags=tags, key=key,
-                            importance=float(importance), reason=reason)
+    return RememberDecision(
+        status=status,
+        node_type=node_type,
+        content=content,
+        tags=tags,
+        key=key,
+        importance=float(importance),
+        reason=reason,
+    )

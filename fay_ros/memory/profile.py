@@ -8,20 +8,22 @@
 - With an LLM the portrait is a rewrite of the previous one in the light of the new evidence
   ("keep what is still supported"); without one it is a plain summary of confirmed memories.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..llm.client import ChatClient
-from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
 from .backend import MemoryBackend
+from .model import CONFIRMED, CONVERSATION_SOURCE_TAG, MemoryNode
 
 PORTRAIT_PROMPT = (
     "You keep a short portrait of one person for a companion robot: who they are, what they "
     "like and dislike, how to treat them. Rewrite the previous portrait in the light of the new "
     "evidence: keep what is still supported, change only what the evidence clearly supports, "
     "never guess. At most 120 words (or 200 Chinese characters), plain text, in the language "
-    "of the evidence.")
+    "of the evidence."
+)
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,12 @@ class ProfileKeeper:
 
     def get(self, owner: str) -> Profile:
         state = self._state(owner)
-        return Profile(portrait=state.get("portrait", ""), facts=self.facts(owner),
-                       pending_evidence=evidence_groups(self.evidence(owner)), updated=float(state.get("updated", 0.0)))
+        return Profile(
+            portrait=state.get("portrait", ""),
+            facts=self.facts(owner),
+            pending_evidence=evidence_groups(self.evidence(owner)),
+            updated=float(state.get("updated", 0.0)),
+        )
 
     def due(self, owner: str) -> bool:
         state = self._state(owner)
@@ -96,12 +102,21 @@ class ProfileKeeper:
         if llm is not None and llm.configured:
             facts = "\n".join(f"- {line}" for line in self.facts(owner)) or "(none)"
             items = "\n".join(f"- {n.content}" for n in evidence[-60:])
-            portrait = llm.complete(PORTRAIT_PROMPT, f"Previous portrait:\n{state.get('portrait') or '(none)'}\n\n"
-                                                     f"Known facts:\n{facts}\n\nNew evidence:\n{items}").strip()
+            portrait = llm.complete(
+                PORTRAIT_PROMPT,
+                f"Previous portrait:\n{state.get('portrait') or '(none)'}\n\n"
+                f"Known facts:\n{facts}\n\nNew evidence:\n{items}",
+            ).strip()
         else:
             portrait = self.plain_portrait(owner)
-        self.store.set_state("profiles", owner, portrait=portrait[:2000], updated=self.store.clock(),
-                             evidence_mark=mark, rebuilds=int(state.get("rebuilds", 0)) + 1)
+        self.store.set_state(
+            "profiles",
+            owner,
+            portrait=portrait[:2000],
+            updated=self.store.clock(),
+            evidence_mark=mark,
+            rebuilds=int(state.get("rebuilds", 0)) + 1,
+        )
         return self.get(owner)
 
     def plain_portrait(self, owner: str) -> str:

@@ -6,6 +6,7 @@ a guess never turns into an insight. Each insight points to the records it cites
 cites that do not exist are dropped; an insight citing none is dropped) and inherits their
 tags minus session:/date:/schedule:, plus kind:insight + source:fay_reflection.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -14,15 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..llm.client import ChatClient, LlmMalformed
-from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 from .backend import MemoryBackend
+from .model import CANDIDATE, CONFIRMED, MemoryNode, inherited_tags
 
 SYSTEM_PROMPT = (
     "You distil insights about one person from their memory records. Answer with JSON only: "
     '{{"insights": [{{"insight": "<one sentence>", "sources": [<record numbers>]}}]}}. '
     "Give at most {max_insights} insights. Every insight must cite the numbered records it is "
     "based on and must not claim anything the records do not support. Write each insight in "
-    "the language of its records.")
+    "the language of its records."
+)
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,14 @@ class Reflector:
 
     def pending(self, owner: str) -> list[MemoryNode]:
         """Confirmed memories (not reflections) created since the last reflection, oldest first."""
-        nodes = self.store.list(owner, statuses=[CONFIRMED], node_types=["observation", "conversation"],
-                                created_after=self._mark(owner), newest_first=True,
-                                limit=self.settings.max_sources)
+        nodes = self.store.list(
+            owner,
+            statuses=[CONFIRMED],
+            node_types=["observation", "conversation"],
+            created_after=self._mark(owner),
+            newest_first=True,
+            limit=self.settings.max_sources,
+        )
         return list(reversed(nodes))
 
     def pending_importance(self, owner: str) -> float:
@@ -63,8 +70,9 @@ class Reflector:
         if len(sources) < self.settings.min_sources:
             return []
         records = "\n".join(f"{i + 1}. {node.content}" for i, node in enumerate(sources))
-        answer = self.llm.complete_json(SYSTEM_PROMPT.format(max_insights=self.settings.max_insights),
-                                        f"Records:\n{records}")
+        answer = self.llm.complete_json(
+            SYSTEM_PROMPT.format(max_insights=self.settings.max_insights), f"Records:\n{records}"
+        )
         insights = answer.get("insights")
         if not isinstance(insights, list):
             raise LlmMalformed("reflection answer has no 'insights' list")
@@ -84,12 +92,22 @@ class Reflector:
             if not picked or self.store.find_content(owner, text, [CONFIRMED, CANDIDATE]):
                 continue
             importance = min(10.0, round(statistics.fmean(n.importance for n in picked) + 1.0, 1))
-            new_nodes.append(MemoryNode(
-                owner=owner, content=text[:2000], node_type="reflection", importance=importance, created=now,
-                last_retrieved=now, pointer_ids=[n.id for n in picked],
-                tags=inherited_tags([n.tags for n in picked]), status=self.settings.status))
+            new_nodes.append(
+                MemoryNode(
+                    owner=owner,
+                    content=text[:2000],
+                    node_type="reflection",
+                    importance=importance,
+                    created=now,
+                    last_retrieved=now,
+                    pointer_ids=[n.id for n in picked],
+                    tags=inherited_tags([n.tags for n in picked]),
+                    status=self.settings.status,
+                )
+            )
         vectors: np.ndarray | list[np.ndarray] = (
-            self.store.embedder.embed([n.content for n in new_nodes]) if new_nodes else [])
+            self.store.embedder.embed([n.content for n in new_nodes]) if new_nodes else []
+        )
         self.store.write(add=list(zip(new_nodes, vectors)))
         self.store.set_state("reflection_state", owner, mark=max(n.created for n in sources), last_run=now)
         return new_nodes

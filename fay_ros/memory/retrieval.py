@@ -13,11 +13,13 @@ matrix-vector product and an argpartition, not a Python loop over nodes.
 Fay's per-node Python loop, the benchmark baseline and the reference the vectorised scorer
 is tested against, lives with the tests (test/reference_retrieval.py).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -68,16 +70,27 @@ def scale(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 
 def combine(recency: np.ndarray, relevance: np.ndarray, importance: np.ndarray, weights: Weights) -> np.ndarray:
-    return (weights.recency * minmax(recency) + weights.relevance * minmax(relevance)
-            + weights.importance * minmax(importance)) / weights.total
+    return (
+        weights.recency * minmax(recency)
+        + weights.relevance * minmax(relevance)
+        + weights.importance * minmax(importance)
+    ) / weights.total
 
 
-def combine_bounded(recency: np.ndarray, relevance: np.ndarray, importance: np.ndarray, weights: Weights,
-                    bounds: tuple[tuple[float, float], tuple[float, float], tuple[float, float]]) -> np.ndarray:
+def combine_bounded(
+    recency: np.ndarray,
+    relevance: np.ndarray,
+    importance: np.ndarray,
+    weights: Weights,
+    bounds: tuple[tuple[float, float], tuple[float, float], tuple[float, float]],
+) -> np.ndarray:
     """`combine` normalising each component by (lo, hi) bounds: recency, relevance, importance."""
     (r_lo, r_hi), (v_lo, v_hi), (i_lo, i_hi) = bounds
-    return (weights.recency * scale(recency, r_lo, r_hi) + weights.relevance * scale(relevance, v_lo, v_hi)
-            + weights.importance * scale(importance, i_lo, i_hi)) / weights.total
+    return (
+        weights.recency * scale(recency, r_lo, r_hi)
+        + weights.relevance * scale(relevance, v_lo, v_hi)
+        + weights.importance * scale(importance, i_lo, i_hi)
+    ) / weights.total
 
 
 def top_n(ids: Sequence[str], scores: np.ndarray, n: int) -> list[tuple[str, float]]:
@@ -182,8 +195,14 @@ class OwnerIndex:
         mask[rows] = True
         return mask
 
-    def candidates(self, now: float, statuses: Iterable[str], tags_all: Iterable[str] = (),
-                   tags_any: Iterable[str] = (), node_types: Iterable[str] = ()) -> np.ndarray:
+    def candidates(
+        self,
+        now: float,
+        statuses: Iterable[str],
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+    ) -> np.ndarray:
         """Rows passing status, expiry, node type and tag filters."""
         n = self.count
         codes = [STATUS_CODE[s] for s in statuses]
@@ -203,8 +222,9 @@ class OwnerIndex:
             mask &= any_mask
         return np.flatnonzero(mask)
 
-    def score(self, rows: np.ndarray, query: np.ndarray | None, now: float, weights: Weights,
-              decay_per_hour: float) -> np.ndarray:
+    def score(
+        self, rows: np.ndarray, query: np.ndarray | None, now: float, weights: Weights, decay_per_hour: float
+    ) -> np.ndarray:
         if query is None:
             relevance = np.zeros(rows.size)
         elif rows.size * 8 < self.count:
@@ -212,7 +232,7 @@ class OwnerIndex:
         else:
             # Most rows pass the filters: one contiguous product is far cheaper than gathering
             # the rows first (a copy of the whole matrix).
-            relevance = (self.emb[:self.count] @ query)[rows]
+            relevance = (self.emb[: self.count] @ query)[rows]
         recency = recency_of(now, self.last_retrieved[rows], decay_per_hour)
         return combine(recency, relevance, self.importance[rows], weights)
 
@@ -235,24 +255,45 @@ class ScoringStore(Protocol):
     embedder: Any
     lock: Any
 
-    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str],
-                   tags_all: Iterable[str], tags_any: Iterable[str], node_types: Iterable[str], weights: Weights,
-                   decay_per_hour: float, stateless: bool) -> list[tuple[str, float]]: ...
+    def recall_ids(
+        self,
+        owner: str,
+        query_vector: np.ndarray | None,
+        n: int,
+        statuses: Iterable[str],
+        tags_all: Iterable[str],
+        tags_any: Iterable[str],
+        node_types: Iterable[str],
+        weights: Weights,
+        decay_per_hour: float,
+        stateless: bool,
+    ) -> list[tuple[str, float]]: ...
 
     def get_many(self, owner: str, node_ids: Iterable[str]) -> list[MemoryNode]: ...
 
 
-def scored_recall(store: ScoringStore, owner: str, query: str, n: int, statuses: Iterable[str],
-                  tags_all: Iterable[str], tags_any: Iterable[str], node_types: Iterable[str], weights: Weights,
-                  decay_per_hour: float, stateless: bool,
-                  query_vector: np.ndarray | None) -> list[MemoryNode]:
+def scored_recall(
+    store: ScoringStore,
+    owner: str,
+    query: str,
+    n: int,
+    statuses: Iterable[str],
+    tags_all: Iterable[str],
+    tags_any: Iterable[str],
+    node_types: Iterable[str],
+    weights: Weights,
+    decay_per_hour: float,
+    stateless: bool,
+    query_vector: np.ndarray | None,
+) -> list[MemoryNode]:
     """`recall` on either backend: the query embedded (unless given), the store's own scoring
     (`recall_ids`) and the nodes read under one hold of its lock, each with its score."""
     if query_vector is None and query.strip():
         query_vector = store.embedder.embed([query])[0]
     with store.lock:
-        top = store.recall_ids(owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights,
-                               decay_per_hour, stateless)
+        top = store.recall_ids(
+            owner, query_vector, n, statuses, tags_all, tags_any, node_types, weights, decay_per_hour, stateless
+        )
         nodes = store.get_many(owner, [i for i, _ in top])
     scores = dict(top)
     for node in nodes:
@@ -260,5 +301,15 @@ def scored_recall(store: ScoringStore, owner: str, query: str, n: int, statuses:
     return nodes
 
 
-__all__ = ["Weights", "OwnerIndex", "ScoringStore", "scored_recall", "CHAT_WEIGHTS", "DEFAULT_WEIGHTS",
-           "DEFAULT_DECAY_PER_HOUR", "CONFIRMED", "CANDIDATE", "SUPERSEDED"]
+__all__ = [
+    "Weights",
+    "OwnerIndex",
+    "ScoringStore",
+    "scored_recall",
+    "CHAT_WEIGHTS",
+    "DEFAULT_WEIGHTS",
+    "DEFAULT_DECAY_PER_HOUR",
+    "CONFIRMED",
+    "CANDIDATE",
+    "SUPERSEDED",
+]

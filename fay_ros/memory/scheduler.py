@@ -22,14 +22,16 @@ and logs the report of each run:
 
 Thread-safe: services and timers (executor threads) ask, the worker reports.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
-from typing import Callable, Literal
+from typing import Literal
 
 from ..llm.client import LlmError
 from ..schedule.config import MemorySchedule
@@ -54,6 +56,7 @@ class Job:
 class JobReport:
     """What became of a job, for the log: "warning" when the LLM failed (skipped, backing
     off), "error" for anything else that went wrong."""
+
     job: Job
     level: Literal["info", "warning", "error"]
     message: str
@@ -61,8 +64,13 @@ class JobReport:
 
 
 class BackgroundScheduler:
-    def __init__(self, service: MemoryService, *, llm_backoff: float = LLM_BACKOFF_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        *,
+        llm_backoff: float = LLM_BACKOFF_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """`clock`: for the LLM back-off only (a span of real time, whatever the node clock says)."""
         self.service = service
         self.llm_backoff = llm_backoff
@@ -122,8 +130,9 @@ class BackgroundScheduler:
         try:
             follow_up = self.after_write(job.owner) if job.kind == REFLECT else self.profile_requested(job.owner)
         except Exception as exc:  # noqa: BLE001 - the report of the job itself still counts
-            return dataclasses.replace(report, message=f"{report.message}; checking for more work failed: "
-                                                       f"{type(exc).__name__}")
+            return dataclasses.replace(
+                report, message=f"{report.message}; checking for more work failed: {type(exc).__name__}"
+            )
         return dataclasses.replace(report, follow_up=tuple(follow_up))
 
     def _execute(self, job: Job) -> JobReport:

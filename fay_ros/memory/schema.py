@@ -6,6 +6,7 @@ migrated, a timestamped copy is written next to it (seed 002: never change a sch
 a backup). A database written by a newer fay_ros (a migration this code does not know) is
 refused with a clear error instead of being touched.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -123,7 +124,8 @@ def connect(path: str | Path, synchronous: str = "FULL") -> sqlite_utils.Databas
         conn.close()
         raise SchemaError(
             f"{path}: written by a newer fay_ros (unknown schema migration(s) {unknown}); "
-            f"this version knows {LATEST}. Upgrade fay_ros or use another memory database.")
+            f"this version knows {LATEST}. Upgrade fay_ros or use another memory database."
+        )
     pending = [name for name in LATEST if name not in applied]
     if pending and existed and applied:
         backup(db, path, f"before-{pending[0]}")

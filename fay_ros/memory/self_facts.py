@@ -23,6 +23,7 @@ person "User"/"用户"; `render_fact()` puts the real name in for a prompt.
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,10 +37,10 @@ USER_ZH = "用户"
 
 @dataclass(frozen=True)
 class SelfFact:
-    kind: str      # "fact", "preference" or "event" (the memory's kind: tag)
-    key: str       # updatable-fact key, e.g. "name", "taste:coffee", "family:sister", "plan:tomorrow"
-    value: str     # the bare value: "Tom", "coffee", "Anna", "going to Paris"
-    content: str   # one plain sentence about the user, as stored in memory
+    kind: str  # "fact", "preference" or "event" (the memory's kind: tag)
+    key: str  # updatable-fact key, e.g. "name", "taste:coffee", "family:sister", "plan:tomorrow"
+    value: str  # the bare value: "Tom", "coffee", "Anna", "going to Paris"
+    content: str  # one plain sentence about the user, as stored in memory
     language: str  # "en" or "zh"
 
     @property
@@ -51,11 +52,69 @@ class SelfFact:
 # -- English --------------------------------------------------------------------------------
 # Words that follow "I'm"/"I am" but are not names ("I'm Tired", "I am Fine" after ASR casing).
 _NOT_NAMES = {
-    "a", "an", "the", "so", "very", "really", "just", "not", "fine", "good", "great", "ok", "okay", "here", "back",
-    "home", "sorry", "tired", "happy", "sad", "hungry", "busy", "ready", "sure", "glad", "well", "going", "from",
-    "in", "at", "on", "feeling", "doing", "trying", "looking", "thinking", "also", "still", "always", "never",
-    "english", "chinese", "american", "british", "bored", "excited", "fay", "your", "yours", "afraid", "bad",
-    "sick", "cold", "hot", "done", "new", "old", "alone", "late", "early", "free", "working", "learning",
+    "a",
+    "an",
+    "the",
+    "so",
+    "very",
+    "really",
+    "just",
+    "not",
+    "fine",
+    "good",
+    "great",
+    "ok",
+    "okay",
+    "here",
+    "back",
+    "home",
+    "sorry",
+    "tired",
+    "happy",
+    "sad",
+    "hungry",
+    "busy",
+    "ready",
+    "sure",
+    "glad",
+    "well",
+    "going",
+    "from",
+    "in",
+    "at",
+    "on",
+    "feeling",
+    "doing",
+    "trying",
+    "looking",
+    "thinking",
+    "also",
+    "still",
+    "always",
+    "never",
+    "english",
+    "chinese",
+    "american",
+    "british",
+    "bored",
+    "excited",
+    "fay",
+    "your",
+    "yours",
+    "afraid",
+    "bad",
+    "sick",
+    "cold",
+    "hot",
+    "done",
+    "new",
+    "old",
+    "alone",
+    "late",
+    "early",
+    "free",
+    "working",
+    "learning",
 }
 _NAME_WORD = r"[A-Z][a-zA-Z'\-]{1,30}"
 # A second name word is capitalised even in a case-insensitive pattern ("Mary Ann", not "Tom and").
@@ -69,9 +128,33 @@ _EN_NAME = [
     re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
 ]
 # Family words a person may name; public, as the dialogue's fact answers read them too.
-RELATIONS = ("wife", "husband", "son", "daughter", "mother", "mom", "mum", "father", "dad", "brother", "sister",
-              "grandmother", "grandma", "grandfather", "grandpa", "friend", "best friend", "boyfriend", "girlfriend",
-              "partner", "dog", "cat", "baby", "kid", "child")
+RELATIONS = (
+    "wife",
+    "husband",
+    "son",
+    "daughter",
+    "mother",
+    "mom",
+    "mum",
+    "father",
+    "dad",
+    "brother",
+    "sister",
+    "grandmother",
+    "grandma",
+    "grandfather",
+    "grandpa",
+    "friend",
+    "best friend",
+    "boyfriend",
+    "girlfriend",
+    "partner",
+    "dog",
+    "cat",
+    "baby",
+    "kid",
+    "child",
+)
 _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
     re.compile(rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
@@ -81,42 +164,75 @@ _EN_FAMILY_HAS = re.compile(rf"\bI have (an?|one|two|three|four|five) ({_REL})s?
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
 _STOP_LIST = r"(?=\s*(?:[.!?;]|$|\b(?:but|because|and i|so|when|if)\b))"  # "tea, cake and jazz" is one list
 _EN_TASTE = [
-    (re.compile(rf"\bI (?:do not|don't|dont|do n't) (?:really )?(?:like|love|enjoy)\s+(.+?){_STOP_LIST}", re.I),
-     False),
+    (re.compile(rf"\bI (?:do not|don't|dont|do n't) (?:really )?(?:like|love|enjoy)\s+(.+?){_STOP_LIST}", re.I), False),
     (re.compile(rf"\bI (?:hate|dislike|can't stand|cannot stand)\s+(.+?){_STOP_LIST}", re.I), False),
     (re.compile(rf"\bI (?:really |also |just )?(?:like|love|enjoy|adore)\s+(.+?){_STOP_LIST}", re.I), True),
     (re.compile(rf"\bI'm (?:really )?into\s+(.+?){_STOP_CLAUSE}", re.I), True),
 ]
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
-_WHEN = (r"tomorrow|tonight|this weekend|next week|next month"
-         r"|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later today|this evening")
+_WHEN = (
+    r"tomorrow|tonight|this weekend|next week|next month"
+    r"|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later today|this evening"
+)
 _EN_PLAN = [
     re.compile(rf"\bI(?:'m| am) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
-_TASTE_OBJECT_SKIP = {"it", "that", "this", "you", "them", "him", "her", "us", "so", "too", "very", "much", "what",
-                      "how", "your", "talking", "talking to you", "you too", "it too", "to you", "to talk",
-                      "to talk to you"}
+_TASTE_OBJECT_SKIP = {
+    "it",
+    "that",
+    "this",
+    "you",
+    "them",
+    "him",
+    "her",
+    "us",
+    "so",
+    "too",
+    "very",
+    "much",
+    "what",
+    "how",
+    "your",
+    "talking",
+    "talking to you",
+    "you too",
+    "it too",
+    "to you",
+    "to talk",
+    "to talk to you",
+}
 # First person in a value becomes the user's: "visit my mom" -> "visit their mom".
 _PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i": "they"}
-_QUESTION_EN = re.compile(r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
-                          r"why|where|when)\b", re.I)
+_QUESTION_EN = re.compile(
+    r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
+    r"why|where|when)\b",
+    re.I,
+)
 # Reported speech or a hypothetical: not a statement about oneself.
 _NOT_OWN_EN = re.compile(r"\b(?:if|suppose|pretend|imagine|he said|she said|they said|says that)\b", re.I)
 
 
 # -- Chinese --------------------------------------------------------------------------------
 _ZH_STOP = "，。！？；、,.!?;~～ "
-_ZH_NAME = [re.compile(r"我(?:叫|的名字(?:是|叫))([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
-                       r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"),
-            re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)")]
-ZH_RELATIONS = ("老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-                 "|朋友|女朋友|男朋友|狗|猫|孩子")
-_ZH_FAMILY_NAMED = re.compile(r"我(?:的)?(" + ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
-                              r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
-                              r"(?=[" + _ZH_STOP + r"]|$)")
+_ZH_NAME = [
+    re.compile(
+        r"我(?:叫|的名字(?:是|叫))([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
+        r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"
+    ),
+    re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)"),
+]
+ZH_RELATIONS = (
+    "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
+    "|朋友|女朋友|男朋友|狗|猫|孩子"
+)
+_ZH_FAMILY_NAMED = re.compile(
+    r"我(?:的)?(" + ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
+    r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
+    r"(?=[" + _ZH_STOP + r"]|$)"
+)
 _ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
 _ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
@@ -127,8 +243,10 @@ _ZH_TASTE = [
 ]
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = "明天|今晚|周末|下周|下个月|后天|今天下午|今天晚上"
-_ZH_PLAN = re.compile(r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
-                      r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})")
+_ZH_PLAN = re.compile(
+    r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
+    r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})"
+)
 # Chinese hypotheticals and someone else's words about the user ("要是我叫…", "妈妈说我喜欢…").
 _NOT_OWN_ZH = re.compile(r"如果|假如|假设|要是|倘若|万一|(?<![我你跟和对])说我")
 _QUESTION_ZH = re.compile(r"[吗么呢？?]\s*$|什么|谁|哪|几|怎么|是不是|多少")
@@ -197,9 +315,9 @@ def render_fact(content: str, name: str = "") -> str:
     if content.startswith(USER_EN + "'s name is") or content.startswith(USER_ZH + "的名字是"):
         return content  # "User's name is Tom." stays as it is: it says who the user is
     if content.startswith(USER_EN):
-        return name + content[len(USER_EN):]
+        return name + content[len(USER_EN) :]
     if content.startswith(USER_ZH):
-        return name + content[len(USER_ZH):]
+        return name + content[len(USER_ZH) :]
     return content
 
 
@@ -244,9 +362,12 @@ def _third_person(value: str) -> str:
 
 
 def _split_objects(value: str) -> list[str]:
-    """"hiking and coffee" / "tea, cake and jazz" -> one object each."""
-    parts = [re.sub(r"^(?:both|especially|mostly|mainly)\s+", "", p.strip(), flags=re.I)
-             for p in re.split(r",\s*(?:and|or)\s+|,\s*|\s+and\s+|\s+or\s+|、|和|还有", value) if p.strip()]
+    """ "hiking and coffee" / "tea, cake and jazz" -> one object each."""
+    parts = [
+        re.sub(r"^(?:both|especially|mostly|mainly)\s+", "", p.strip(), flags=re.I)
+        for p in re.split(r",\s*(?:and|or)\s+|,\s*|\s+and\s+|\s+or\s+|、|和|还有", value)
+        if p.strip()
+    ]
     return parts if parts and all(len(p.split()) <= 4 for p in parts) else [value]
 
 
@@ -273,22 +394,31 @@ def _en(clause: str) -> list[SelfFact]:
         m = pattern.search(clause)
         if m and m.group(2)[0].isupper():
             relation, name = m.group(1).lower(), m.group(2)
-            out.append(SelfFact("fact", f"family:{_key_part(relation)}", name,
-                                f"{USER_EN}'s {relation} is called {name}.", "en"))
+            out.append(
+                SelfFact(
+                    "fact", f"family:{_key_part(relation)}", name, f"{USER_EN}'s {relation} is called {name}.", "en"
+                )
+            )
             break
     else:
         m = _EN_FAMILY_HAS.search(clause)
         if m:
             count, relation = m.group(1).lower(), m.group(2).lower()
             noun = relation if count in ("a", "an", "one") else relation + "s"
-            out.append(SelfFact("fact", f"family:{_key_part(relation)}", f"{count} {noun}",
-                                f"{USER_EN} has {count} {noun}.", "en"))
+            out.append(
+                SelfFact(
+                    "fact", f"family:{_key_part(relation)}", f"{count} {noun}", f"{USER_EN} has {count} {noun}.", "en"
+                )
+            )
     m = _EN_FAVORITE.search(clause)
     if m:
         what, value = m.group(1).lower(), _clean_object(m.group(2))
         if value:
-            out.append(SelfFact("preference", f"favorite:{_key_part(what)}", value,
-                                f"{USER_EN}'s favorite {what} is {value}.", "en"))
+            out.append(
+                SelfFact(
+                    "preference", f"favorite:{_key_part(what)}", value, f"{USER_EN}'s favorite {what} is {value}.", "en"
+                )
+            )
     else:
         taken: list[tuple[int, int]] = []
         for pattern, likes in _EN_TASTE:
@@ -297,13 +427,18 @@ def _en(clause: str) -> list[SelfFact]:
                     continue
                 taken.append(m.span())
                 value = _clean_object(m.group(1))
-                if not value or value in _TASTE_OBJECT_SKIP or value.split()[0] in _TASTE_OBJECT_SKIP \
-                        or len(value.split()) > 8:
+                if (
+                    not value
+                    or value in _TASTE_OBJECT_SKIP
+                    or value.split()[0] in _TASTE_OBJECT_SKIP
+                    or len(value.split()) > 8
+                ):
                     continue
                 verb = "likes" if likes else "does not like"
                 for thing in _split_objects(_third_person(value)):
-                    out.append(SelfFact("preference", f"taste:{_key_part(thing)}", thing,
-                                        f"{USER_EN} {verb} {thing}.", "en"))
+                    out.append(
+                        SelfFact("preference", f"taste:{_key_part(thing)}", thing, f"{USER_EN} {verb} {thing}.", "en")
+                    )
     for i, pattern in enumerate(_EN_PLAN):
         m = pattern.search(clause)
         if not m:
@@ -319,8 +454,9 @@ def _en(clause: str) -> list[SelfFact]:
         # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
         if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             verb = "is " + what if what.startswith(("going", "planning")) else "will " + what
-            out.append(SelfFact("event", f"plan:{_key_part(when)}", f"{what} {when}",
-                                f"{USER_EN} {verb} {when}.", "en"))
+            out.append(
+                SelfFact("event", f"plan:{_key_part(when)}", f"{what} {when}", f"{USER_EN} {verb} {when}.", "en")
+            )
         break
     return out
 
@@ -340,8 +476,15 @@ def _zh(clause: str) -> list[SelfFact]:
     else:
         m = _ZH_FAMILY_HAS.search(clause)
         if m:
-            out.append(SelfFact("fact", f"family:{m.group(2)}", f"{m.group(1)}{m.group(2)}",
-                                f"{USER_ZH}有{m.group(1)}{m.group(2)}。", "zh"))
+            out.append(
+                SelfFact(
+                    "fact",
+                    f"family:{m.group(2)}",
+                    f"{m.group(1)}{m.group(2)}",
+                    f"{USER_ZH}有{m.group(1)}{m.group(2)}。",
+                    "zh",
+                )
+            )
     m = _ZH_FAVORITE.search(clause)
     if m:
         what, value = m.group(1), m.group(2)
@@ -369,20 +512,28 @@ def second_person(content: str) -> str:
     "User's sister is called Anna." → "Your sister is called Anna.", "用户喜欢咖啡。" → "你喜欢咖啡。"."""
     text = content.strip()
     if text.startswith(USER_ZH):
-        rest = text[len(USER_ZH):]
+        rest = text[len(USER_ZH) :]
         if rest.startswith("的名字是"):
-            return "你叫" + rest[len("的名字是"):]
+            return "你叫" + rest[len("的名字是") :]
         return "你" + rest
     if not text.startswith(USER_EN):
         return text
-    rest = text[len(USER_EN):]
-    for old, new in (("'s ", "Your "), (" does not ", "You don't "), (" is ", "You are "), (" has ", "You have "),
-                     (" likes ", "You like "), (" will ", "You will ")):
+    rest = text[len(USER_EN) :]
+    for old, new in (
+        ("'s ", "Your "),
+        (" does not ", "You don't "),
+        (" is ", "You are "),
+        (" has ", "You have "),
+        (" likes ", "You like "),
+        (" will ", "You will "),
+    ):
         if rest.startswith(old):
-            rest = new + rest[len(old):]
+            rest = new + rest[len(old) :]
             break
     else:
         rest = "You" + rest
-    return re.sub(r"\b(their|them|themselves|theirs)\b",
-                  lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],
-                  rest)
+    return re.sub(
+        r"\b(their|them|themselves|theirs)\b",
+        lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],
+        rest,
+    )

@@ -5,25 +5,37 @@ the scheduler hands to the node's worker (scheduler.py).
 
 All policy lives here or in policy.py, so the rclpy shell only converts messages.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..llm.client import ChatClient, Endpoint
+from .backend import MemoryBackend, open_store
 from .conversation import ConversationRecorder
 from .embeddings import Embedder, make_embedder
 from .forget import ForgetMatcher
-from .model import (CANDIDATE, CONFIRMED, NODE_TYPES, PERSISTENT_TAG, RULE_TAG, SUPERSEDED, MemoryInputError,
-                    MemoryNode, is_guest, normalise_tags, tag_value)
+from .model import (
+    CANDIDATE,
+    CONFIRMED,
+    NODE_TYPES,
+    PERSISTENT_TAG,
+    RULE_TAG,
+    SUPERSEDED,
+    MemoryInputError,
+    MemoryNode,
+    is_guest,
+    normalise_tags,
+    tag_value,
+)
 from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
-from .backend import MemoryBackend, open_store
 
 MAX_RECALL = 100
 
@@ -56,19 +68,34 @@ class ServiceSettings:
 
 
 class MemoryService:
-    def __init__(self, store: MemoryBackend, settings: ServiceSettings, reflector: Reflector,
-                 profiles: ProfileKeeper, llm: ChatClient, clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        store: MemoryBackend,
+        settings: ServiceSettings,
+        reflector: Reflector,
+        profiles: ProfileKeeper,
+        llm: ChatClient,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.reflector = reflector
         self.profiles = profiles
         self.llm = llm
         self.clock = clock or store.clock
-        self.recorder = ConversationRecorder(self.clock, explicit_window=settings.explicit_window,
-                                             conversation_ttl=settings.conversation_ttl,
-                                             user_label=settings.user_label, assistant_label=settings.assistant_label)
-        self.forgetting = ForgetMatcher(store, min_similarity=settings.forget_min_similarity,
-                                        margin=settings.forget_margin, transcript_overlap=settings.transcript_overlap)
+        self.recorder = ConversationRecorder(
+            self.clock,
+            explicit_window=settings.explicit_window,
+            conversation_ttl=settings.conversation_ttl,
+            user_label=settings.user_label,
+            assistant_label=settings.assistant_label,
+        )
+        self.forgetting = ForgetMatcher(
+            store,
+            min_similarity=settings.forget_min_similarity,
+            margin=settings.forget_margin,
+            transcript_overlap=settings.transcript_overlap,
+        )
 
     # ------------------------------------------------------------------ remember
     def remember(self, req: RememberRequest) -> Outcome:
@@ -83,10 +110,15 @@ class MemoryService:
         try:
             kind = tag_value(normalise_tags(req.tags), "kind")
             corrects_fact = bool(req.key.strip()) and bool(
-                self.store.find_keyed(req.owner, kind, req.key.strip(), [CONFIRMED]))
-            decision = decide_remember(req, heard, self.settings.verify_explicit,
-                                       corrects_confirmed_fact=corrects_fact,
-                                       stated_texts=self.recorder.said_recently(req.owner))
+                self.store.find_keyed(req.owner, kind, req.key.strip(), [CONFIRMED])
+            )
+            decision = decide_remember(
+                req,
+                heard,
+                self.settings.verify_explicit,
+                corrects_confirmed_fact=corrects_fact,
+                stated_texts=self.recorder.said_recently(req.owner),
+            )
         except PermissionError as exc:
             return Outcome(False, str(exc))
         except MemoryInputError as exc:
@@ -96,8 +128,9 @@ class MemoryService:
         owner = req.owner
         with self.store.lock:
             active = [CONFIRMED, CANDIDATE]
-            same = [n for n in self.store.find_content(owner, decision.content, active)
-                    if n.node_type == decision.node_type]
+            same = [
+                n for n in self.store.find_content(owner, decision.content, active) if n.node_type == decision.node_type
+            ]
             if req.source_session or req.source_turn:
                 retry = [n for n in same if (n.source_session, n.source_turn) == (req.source_session, req.source_turn)]
                 if retry:
@@ -122,10 +155,13 @@ class MemoryService:
             if identical is not None:
                 # The confirming request's kind wins: one memory has one kind.
                 kept = [t for t in identical.tags if not (t.startswith("kind:") and tag_value(decision.tags, "kind"))]
-                node = identical.copy(status=CONFIRMED, key=decision.key or identical.key,
-                                      tags=list(dict.fromkeys(kept + decision.tags)),
-                                      importance=max(identical.importance, decision.importance),
-                                      expires=now + req.ttl if req.ttl > 0 else identical.expires)
+                node = identical.copy(
+                    status=CONFIRMED,
+                    key=decision.key or identical.key,
+                    tags=list(dict.fromkeys(kept + decision.tags)),
+                    importance=max(identical.importance, decision.importance),
+                    expires=now + req.ttl if req.ttl > 0 else identical.expires,
+                )
                 adds, updates = [], [node]
                 message = f"confirmed {node.id} (was a candidate)"
             else:
@@ -138,8 +174,9 @@ class MemoryService:
             self.store.write(add=adds, update=updates, status=status_changes)
             return Outcome(True, message, [node])
 
-    def _supersede(self, owner: str, node: MemoryNode, replaced: list[MemoryNode]
-                   ) -> tuple[list[tuple[str, str, str, str]], list[str]]:
+    def _supersede(
+        self, owner: str, node: MemoryNode, replaced: list[MemoryNode]
+    ) -> tuple[list[tuple[str, str, str, str]], list[str]]:
         """The status changes when confirmed `node` replaces the other active values of its
         key (`replaced`), and the ids of the confirmed values among them."""
         status_changes = [(owner, old.id, SUPERSEDED, node.id) for old in replaced]
@@ -169,16 +206,24 @@ class MemoryService:
             if node.status == CONFIRMED:
                 return Outcome(True, "already confirmed", [node])
             if node.status != CANDIDATE:
-                return Outcome(False, f"{node_id} of {owner} is {node.status}"
-                                      + (f" by {node.superseded_by}" if node.superseded_by else "")
-                                      + ", not a candidate")
-            twin = next((n for n in self.store.find_content(owner, node.content, [CONFIRMED])
-                         if n.node_type == node.node_type and n.key == node.key), None)
+                return Outcome(
+                    False,
+                    f"{node_id} of {owner} is {node.status}"
+                    + (f" by {node.superseded_by}" if node.superseded_by else "")
+                    + ", not a candidate",
+                )
+            twin = next(
+                (
+                    n
+                    for n in self.store.find_content(owner, node.content, [CONFIRMED])
+                    if n.node_type == node.node_type and n.key == node.key
+                ),
+                None,
+            )
             if twin is not None:
                 # The same memory is already confirmed: the candidate adds nothing but a duplicate.
                 self.store.write(status=[(owner, node.id, SUPERSEDED, twin.id)])
-                return Outcome(True, f"already confirmed as {twin.id}; candidate {node.id} superseded by it",
-                               [twin])
+                return Outcome(True, f"already confirmed as {twin.id}; candidate {node.id} superseded by it", [twin])
             confirmed = node.copy(status=CONFIRMED)
             keyed = self.store.find_keyed(owner, node.kind, node.key, [CONFIRMED, CANDIDATE]) if node.key else []
             status_changes, superseded = self._supersede(owner, confirmed, [n for n in keyed if n.id != node.id])
@@ -187,15 +232,34 @@ class MemoryService:
         return Outcome(True, message, [confirmed])
 
     def _new_node(self, req: RememberRequest, decision, now: float) -> MemoryNode:
-        return MemoryNode(owner=req.owner, content=decision.content, node_type=decision.node_type,
-                          importance=decision.importance, created=now, last_retrieved=now, tags=decision.tags,
-                          status=decision.status, key=decision.key, source_session=req.source_session,
-                          source_turn=int(req.source_turn), expires=now + req.ttl if req.ttl > 0 else 0.0)
+        return MemoryNode(
+            owner=req.owner,
+            content=decision.content,
+            node_type=decision.node_type,
+            importance=decision.importance,
+            created=now,
+            last_retrieved=now,
+            tags=decision.tags,
+            status=decision.status,
+            key=decision.key,
+            source_session=req.source_session,
+            source_turn=int(req.source_turn),
+            expires=now + req.ttl if req.ttl > 0 else 0.0,
+        )
 
     # ------------------------------------------------------------------ recall
-    def recall(self, owner: str, query: str, tags_all: Sequence[str] = (), tags_any: Sequence[str] = (), n: int = 0,
-               include_candidates: bool = False, stateless: bool = False, node_type: str = "",
-               time_ordered: bool = False) -> Outcome:
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        tags_all: Sequence[str] = (),
+        tags_any: Sequence[str] = (),
+        n: int = 0,
+        include_candidates: bool = False,
+        stateless: bool = False,
+        node_type: str = "",
+        time_ordered: bool = False,
+    ) -> Outcome:
         """The owner's best n memories for `query` (recency + relevance + importance), of
         `node_type` only when set (Fay's retrieve filter). `time_ordered` (Fay's time-ordered
         retrieve): with an empty query, the last n matching memories by creation time; with a
@@ -209,19 +273,37 @@ class MemoryService:
             return Outcome(False, f"invalid request: {exc}")
         node_type = (node_type or "").strip()
         if node_type and node_type not in NODE_TYPES:
-            return Outcome(False, f"invalid request: node_type {node_type!r}: expected one of "
-                                  f"{', '.join(NODE_TYPES)}, or '' for any")
+            return Outcome(
+                False,
+                f"invalid request: node_type {node_type!r}: expected one of {', '.join(NODE_TYPES)}, or '' for any",
+            )
         node_types = [node_type] if node_type else []
         n = min(int(n) if n else self.settings.recall_n, MAX_RECALL)
         statuses = [CONFIRMED, CANDIDATE] if include_candidates else [CONFIRMED]
         if time_ordered and not (query or "").strip():
-            newest = self.store.list(owner, statuses=statuses, node_types=node_types, tags_all=tags_all,
-                                     tags_any=tags_any, limit=n, newest_first=True)
+            newest = self.store.list(
+                owner,
+                statuses=statuses,
+                node_types=node_types,
+                tags_all=tags_all,
+                tags_any=tags_any,
+                limit=n,
+                newest_first=True,
+            )
             nodes = newest[::-1]
         else:
-            nodes = self.store.recall(owner, query, n=n, statuses=statuses, tags_all=tags_all, tags_any=tags_any,
-                                      node_types=node_types, weights=self.settings.weights,
-                                      decay_per_hour=self.settings.decay_per_hour, stateless=stateless)
+            nodes = self.store.recall(
+                owner,
+                query,
+                n=n,
+                statuses=statuses,
+                tags_all=tags_all,
+                tags_any=tags_any,
+                node_types=node_types,
+                weights=self.settings.weights,
+                decay_per_hour=self.settings.decay_per_hour,
+                stateless=stateless,
+            )
             if time_ordered:
                 nodes.sort(key=lambda node: node.created)  # stable: equal times keep their rank
         message = f"{len(nodes)} memories" + (" in time order" if time_ordered else "")
@@ -252,17 +334,24 @@ class MemoryService:
                 if not matches:
                     return Outcome(False, "not found: nothing matches the query")
                 if len(matches) > 1 and not confirm_all:
-                    return Outcome(False, f"ambiguous: confirm ({len(matches)} memories match; "
-                                          f"forget one by id or set confirm_all)", matches, needs_confirmation=True)
+                    return Outcome(
+                        False,
+                        f"ambiguous: confirm ({len(matches)} memories match; forget one by id or set confirm_all)",
+                        matches,
+                        needs_confirmation=True,
+                    )
             else:
                 return Outcome(False, "invalid request: give the id or a query of what to forget")
             deleted = self.forgetting.with_traces(owner, matches)
             self.store.write(delete=[(owner, node.id) for node in deleted])
             if any(node.status == CONFIRMED for node in deleted):
                 self.profiles.invalidate(owner)
-        return Outcome(True, f"deleted {len(matches)} memories"
-                       + (f" and {len(deleted) - len(matches)} derived traces" if len(deleted) > len(matches) else ""),
-                       deleted)
+        return Outcome(
+            True,
+            f"deleted {len(matches)} memories"
+            + (f" and {len(deleted) - len(matches)} derived traces" if len(deleted) > len(matches) else ""),
+            deleted,
+        )
 
     # ------------------------------------------------------------------ profile
     def profile(self, owner: str) -> tuple[Outcome, Profile | None]:
@@ -271,8 +360,10 @@ class MemoryService:
         profile = self.profiles.get(owner)
         message = "profile"
         if not profile.portrait:
-            message = (f"no portrait yet: {profile.pending_evidence} of {self.profiles.settings.min_evidence} "
-                       "pieces of evidence (distinct turns) collected")
+            message = (
+                f"no portrait yet: {profile.pending_evidence} of {self.profiles.settings.min_evidence} "
+                "pieces of evidence (distinct turns) collected"
+            )
         return Outcome(True, message), profile
 
     # ------------------------------------------------------------------ hearing
@@ -280,8 +371,9 @@ class MemoryService:
         """A final transcript (or typed input) of the owner."""
         self.recorder.hear_user(owner, text)
 
-    def hear_reply(self, owner: str, conversation_id: str, text: str, is_end: bool,
-                   source: str = "", replaces: str = "") -> MemoryNode | None:
+    def hear_reply(
+        self, owner: str, conversation_id: str, text: str, is_end: bool, source: str = "", replaces: str = ""
+    ) -> MemoryNode | None:
         """One sentence of a reply; at is_end the exchange is stored as one conversation node.
         `replaces`: an earlier reply that never reached the owner, whose exchange is void (its
         recorded conversation is deleted; this reply's exchange has its user words)."""
@@ -328,15 +420,22 @@ class MemoryService:
         return self.store.purge_expired()
 
 
-def build_service(db_path: str | Path, embedder: str | Embedder = "auto", llm: ChatClient | None = None,
-                  clock: Callable[[], float] | None = None, **settings) -> MemoryService:
+def build_service(
+    db_path: str | Path,
+    embedder: str | Embedder = "auto",
+    llm: ChatClient | None = None,
+    clock: Callable[[], float] | None = None,
+    **settings,
+) -> MemoryService:
     """A ready MemoryService on `db_path`, a SQLite file or any location backend.open_store
     takes (postgresql://...), for tools and tests (the node builds its own).
     `settings`: ServiceSettings fields, plus `reflection` and `profile` dicts of their settings."""
-    store = open_store(db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder,
-                       clock=clock or time.time)
+    store = open_store(
+        db_path, make_embedder(embedder) if isinstance(embedder, str) else embedder, clock=clock or time.time
+    )
     llm = llm or ChatClient(Endpoint())  # no endpoint: no reflection, plain portraits
     reflection = ReflectionSettings(**settings.pop("reflection", {}))
     profile = ProfileSettings(**settings.pop("profile", {}))
-    return MemoryService(store, ServiceSettings(**settings), Reflector(store, llm, reflection),
-                         ProfileKeeper(store, profile), llm)
+    return MemoryService(
+        store, ServiceSettings(**settings), Reflector(store, llm, reflection), ProfileKeeper(store, profile), llm
+    )

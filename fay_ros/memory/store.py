@@ -18,33 +18,49 @@ The SQLite backend of backend.MemoryBackend (pg_store.py is the PostgreSQL one).
 - A confirmed keyed memory written supersedes, in the same transaction, every other active
   memory of its owner + kind + key (one active value, whoever wrote first).
 """
+
 from __future__ import annotations
 
 import builtins
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .schema import connect as connect_database
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights, scored_recall
+from .schema import connect as connect_database
 
 # The recall weights when the caller names none (Weights is frozen, so one shared instance is safe).
 _RECALL_WEIGHTS = Weights()
 
-_NODE_COLUMNS = ("id", "owner", "node_type", "content", "importance", "created", "last_retrieved",
-                 "status", "kind", "key", "source_session", "source_turn", "expires", "origin",
-                 "superseded_by")
+_NODE_COLUMNS = (
+    "id",
+    "owner",
+    "node_type",
+    "content",
+    "importance",
+    "created",
+    "last_retrieved",
+    "status",
+    "kind",
+    "key",
+    "source_session",
+    "source_turn",
+    "expires",
+    "origin",
+    "superseded_by",
+)
 
 
 class MemoryStore:
     # `list` below is a method: signatures after it name the builtin type as builtins.list.
-    def __init__(self, path: str | Path, embedder: Embedder, clock: Callable[[], float] = time.time,
-                 synchronous: str = "FULL") -> None:
+    def __init__(
+        self, path: str | Path, embedder: Embedder, clock: Callable[[], float] = time.time, synchronous: str = "FULL"
+    ) -> None:
         self.path = Path(path).expanduser()
         self.embedder = embedder
         self.clock = clock
@@ -91,11 +107,13 @@ class MemoryStore:
         for chunk in _chunks(ids, 500):
             marks = ",".join("?" * len(chunk))
             for node_id, tag in self.db.execute(
-                    f"SELECT node_id, tag FROM node_tags WHERE node_id IN ({marks}) ORDER BY rowid", chunk):
+                f"SELECT node_id, tag FROM node_tags WHERE node_id IN ({marks}) ORDER BY rowid", chunk
+            ):
                 tags[node_id].append(tag)
             for node_id, pointer in self.db.execute(
-                    f"SELECT node_id, pointer_id FROM node_pointers WHERE node_id IN ({marks}) "
-                    f"ORDER BY node_id, position", chunk):
+                f"SELECT node_id, pointer_id FROM node_pointers WHERE node_id IN ({marks}) ORDER BY node_id, position",
+                chunk,
+            ):
                 pointers[node_id].append(pointer)
         return [self._row_to_node(r, tags[r[0]], pointers[r[0]]) for r in rows]
 
@@ -116,10 +134,18 @@ class MemoryStore:
         order = {i: n for n, i in enumerate(ids)}
         return sorted(out, key=lambda node: order[node.id])
 
-    def list(self, owner: str, statuses: Iterable[str] = (CONFIRMED, CANDIDATE), node_types: Iterable[str] = (),
-             tags_all: Iterable[str] = (), limit: int | None = None, newest_first: bool = True,
-             created_after: float | None = None, include_expired: bool = False,
-             tags_any: Iterable[str] = ()) -> builtins.list[MemoryNode]:
+    def list(
+        self,
+        owner: str,
+        statuses: Iterable[str] = (CONFIRMED, CANDIDATE),
+        node_types: Iterable[str] = (),
+        tags_all: Iterable[str] = (),
+        limit: int | None = None,
+        newest_first: bool = True,
+        created_after: float | None = None,
+        include_expired: bool = False,
+        tags_any: Iterable[str] = (),
+    ) -> builtins.list[MemoryNode]:
         """The owner's memories passing the filters, by creation time (newest first unless
         `newest_first` is false); `tags_all`: every tag; `tags_any`: at least one."""
         tags_all, tags_any = list(tags_all), list(tags_any)
@@ -149,20 +175,28 @@ class MemoryStore:
             where.append("(expires = 0 OR expires > ?)")
             params.append(self.clock())
         with self.lock:
-            return self._select(" AND ".join(where), params, order="created DESC, rowid DESC" if newest_first
-                                else "created, rowid", limit=limit)
+            return self._select(
+                " AND ".join(where),
+                params,
+                order="created DESC, rowid DESC" if newest_first else "created, rowid",
+                limit=limit,
+            )
 
     def find_keyed(self, owner: str, kind: str, key: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         statuses = list(statuses)
         with self.lock:
-            return self._select(f"owner = ? AND kind = ? AND key = ? AND status IN ({','.join('?' * len(statuses))})",
-                                [owner, kind, key, *statuses])
+            return self._select(
+                f"owner = ? AND kind = ? AND key = ? AND status IN ({','.join('?' * len(statuses))})",
+                [owner, kind, key, *statuses],
+            )
 
     def find_content(self, owner: str, content: str, statuses: Iterable[str]) -> builtins.list[MemoryNode]:
         statuses = list(statuses)
         with self.lock:
-            return self._select(f"owner = ? AND content = ? AND +status IN ({','.join('?' * len(statuses))})",
-                                [owner, content, *statuses])
+            return self._select(
+                f"owner = ? AND content = ? AND +status IN ({','.join('?' * len(statuses))})",
+                [owner, content, *statuses],
+            )
 
     def pointing_to(self, owner: str, node_ids: Iterable[str]) -> builtins.list[MemoryNode]:
         ids = list(node_ids)
@@ -171,7 +205,9 @@ class MemoryStore:
             for chunk in _chunks(ids, 500):
                 out += self._select(
                     f"owner = ? AND id IN (SELECT node_id FROM node_pointers WHERE pointer_id IN "
-                    f"({','.join('?' * len(chunk))}))", [owner, *chunk])
+                    f"({','.join('?' * len(chunk))}))",
+                    [owner, *chunk],
+                )
         return out
 
     def count(self, owner: str | None = None) -> int:
@@ -185,9 +221,13 @@ class MemoryStore:
             return [r[0] for r in self.db.execute("SELECT DISTINCT owner FROM nodes ORDER BY owner")]
 
     # ------------------------------------------------------------------ writes
-    def write(self, add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
-              status: Sequence[tuple[str, str, str, str]] = (), delete: Sequence[tuple[str, str]] = (),
-              update: Sequence[MemoryNode] = ()) -> None:
+    def write(
+        self,
+        add: Sequence[tuple[MemoryNode, np.ndarray | None]] = (),
+        status: Sequence[tuple[str, str, str, str]] = (),
+        delete: Sequence[tuple[str, str]] = (),
+        update: Sequence[MemoryNode] = (),
+    ) -> None:
         """One transaction: add nodes (with vectors), change statuses (owner, id, status,
         superseded_by), update whole nodes, delete (owner, id). Committed on return."""
         with self.lock:
@@ -198,8 +238,10 @@ class MemoryStore:
                 for node in update:
                     self._update(node)
                 for owner, node_id, new_status, by in status:
-                    self.db.execute("UPDATE nodes SET status = ?, superseded_by = ? WHERE owner = ? AND id = ?",
-                                    [new_status, by, owner, node_id])
+                    self.db.execute(
+                        "UPDATE nodes SET status = ?, superseded_by = ? WHERE owner = ? AND id = ?",
+                        [new_status, by, owner, node_id],
+                    )
                 for owner, node_id in delete:
                     self.db.execute("DELETE FROM nodes WHERE owner = ? AND id = ?", [owner, node_id])
                 status = [*status, *self._supersede_others([n for n, _v in add] + list(update))]
@@ -236,10 +278,12 @@ class MemoryStore:
                 continue
             others = self.db.execute(
                 "SELECT id FROM nodes WHERE owner = ? AND kind = ? AND key = ? AND status IN (?, ?) AND id != ?",
-                [node.owner, node.kind, node.key, CONFIRMED, CANDIDATE, node.id]).fetchall()
+                [node.owner, node.kind, node.key, CONFIRMED, CANDIDATE, node.id],
+            ).fetchall()
             for (other,) in others:
-                self.db.execute("UPDATE nodes SET status = ?, superseded_by = ? WHERE id = ?",
-                                [SUPERSEDED, node.id, other])
+                self.db.execute(
+                    "UPDATE nodes SET status = ?, superseded_by = ? WHERE id = ?", [SUPERSEDED, node.id, other]
+                )
                 changes.append((node.owner, other, SUPERSEDED, node.id))
         return changes
 
@@ -249,28 +293,39 @@ class MemoryStore:
         self._write_tags_pointers(node)
         if vector is not None:
             vec = np.asarray(vector, dtype=np.float32)
-            self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
-                            [node.id, self.embedder.name, int(vec.size), vec.tobytes()])
+            self.db.execute(
+                "INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                [node.id, self.embedder.name, int(vec.size), vec.tobytes()],
+            )
 
     def _update(self, node: MemoryNode) -> None:
         sets = [c for c in _NODE_COLUMNS if c not in ("id", "owner")]
         values = [getattr(node, c) if c != "kind" else tag_value(node.tags, "kind") for c in sets]
-        self.db.execute(f"UPDATE nodes SET {', '.join(c + ' = ?' for c in sets)} WHERE owner = ? AND id = ?",
-                        [*values, node.owner, node.id])
+        self.db.execute(
+            f"UPDATE nodes SET {', '.join(c + ' = ?' for c in sets)} WHERE owner = ? AND id = ?",
+            [*values, node.owner, node.id],
+        )
         self.db.execute("DELETE FROM node_tags WHERE node_id = ?", [node.id])
         self.db.execute("DELETE FROM node_pointers WHERE node_id = ?", [node.id])
         self._write_tags_pointers(node)
 
     def _write_tags_pointers(self, node: MemoryNode) -> None:
         if node.tags:
-            self.db.conn.executemany("INSERT OR IGNORE INTO node_tags (node_id, tag) VALUES (?, ?)",
-                                     [(node.id, t) for t in node.tags])
+            self.db.conn.executemany(
+                "INSERT OR IGNORE INTO node_tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags]
+            )
         if node.pointer_ids:
-            self.db.conn.executemany("INSERT INTO node_pointers (node_id, position, pointer_id) VALUES (?, ?, ?)",
-                                     [(node.id, i, p) for i, p in enumerate(node.pointer_ids)])
+            self.db.conn.executemany(
+                "INSERT INTO node_pointers (node_id, position, pointer_id) VALUES (?, ?, ?)",
+                [(node.id, i, p) for i, p in enumerate(node.pointer_ids)],
+            )
 
-    def add_many(self, nodes: Sequence[MemoryNode], vectors: np.ndarray | None = None,
-                 extra_vectors: Sequence[tuple[str, str, np.ndarray]] = ()) -> None:
+    def add_many(
+        self,
+        nodes: Sequence[MemoryNode],
+        vectors: np.ndarray | None = None,
+        extra_vectors: Sequence[tuple[str, str, np.ndarray]] = (),
+    ) -> None:
         """Bulk insert in one transaction (import, benchmarks). `extra_vectors` are
         (node_id, model, vector) kept alongside, e.g. Fay's original embeddings."""
         if vectors is None:
@@ -281,8 +336,10 @@ class MemoryStore:
                     self._insert(node, vectors[i] if vectors is not None else None)
                 for node_id, model, vec in extra_vectors:
                     vec = np.asarray(vec, dtype=np.float32)
-                    self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
-                                    [node_id, model, int(vec.size), vec.tobytes()])
+                    self.db.execute(
+                        "INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?,?,?,?)",
+                        [node_id, model, int(vec.size), vec.tobytes()],
+                    )
             for owner in {n.owner for n in nodes}:
                 self._indexes.pop(owner, None)
             self._data_version = self._read_data_version()
@@ -290,8 +347,9 @@ class MemoryStore:
     def purge_expired(self) -> int:
         now = self.clock()
         with self.lock:
-            expired = self.db.execute("SELECT owner, id FROM nodes WHERE expires > 0 AND expires <= ?",
-                                      [now]).fetchall()
+            expired = self.db.execute(
+                "SELECT owner, id FROM nodes WHERE expires > 0 AND expires <= ?", [now]
+            ).fetchall()
             if expired:
                 self.write(delete=[(o, i) for o, i in expired])
             return len(expired)
@@ -310,24 +368,40 @@ class MemoryStore:
         rows = self.db.execute(
             "SELECT n.id, n.node_type, n.importance, n.created, n.last_retrieved, n.status, n.expires, e.vector "
             "FROM nodes n LEFT JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
-            "WHERE n.owner = ? ORDER BY n.rowid", [self.embedder.name, owner]).fetchall()
+            "WHERE n.owner = ? ORDER BY n.rowid",
+            [self.embedder.name, owner],
+        ).fetchall()
         # headroom: the next writes append without copying the whole index
         index = OwnerIndex(self.embedder.dim, capacity=max(256, len(rows) + len(rows) // 4))
         missing = [r for r in rows if r[7] is None]
         if missing:
             self._embed_missing(owner, missing)
-            vectors = dict(self.db.execute(
-                "SELECT n.id, e.vector FROM nodes n JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
-                "WHERE n.owner = ?", [self.embedder.name, owner]).fetchall())
+            vectors = dict(
+                self.db.execute(
+                    "SELECT n.id, e.vector FROM nodes n JOIN embeddings e ON e.node_id = n.id AND e.model = ? "
+                    "WHERE n.owner = ?",
+                    [self.embedder.name, owner],
+                ).fetchall()
+            )
             rows = [(*r[:7], vectors[r[0]]) for r in rows]
         tags: dict[str, list[str]] = {}
         for node_id, tag in self.db.execute(
-                "SELECT t.node_id, t.tag FROM node_tags t JOIN nodes n ON n.id = t.node_id WHERE n.owner = ?", [owner]):
+            "SELECT t.node_id, t.tag FROM node_tags t JOIN nodes n ON n.id = t.node_id WHERE n.owner = ?", [owner]
+        ):
             tags.setdefault(node_id, []).append(tag)
         for node_id, node_type, importance, created, last, status, expires, blob in rows:
-            node = MemoryNode(owner=owner, content="", node_type=node_type, importance=importance, created=created,
-                              last_retrieved=last, status=status, expires=expires, tags=tags.get(node_id, []),
-                              id=node_id)
+            node = MemoryNode(
+                owner=owner,
+                content="",
+                node_type=node_type,
+                importance=importance,
+                created=created,
+                last_retrieved=last,
+                status=status,
+                expires=expires,
+                tags=tags.get(node_id, []),
+                id=node_id,
+            )
             index.add(node, np.frombuffer(blob, dtype=np.float32))
         for node_id, (touch_owner, when) in self._pending_touch.items():
             if touch_owner == owner:
@@ -335,32 +409,72 @@ class MemoryStore:
         return index
 
     def _embed_missing(self, owner: str, rows: builtins.list) -> None:
-        contents = dict(self.db.execute(
-            f"SELECT id, content FROM nodes WHERE owner = ? AND id IN ({','.join('?' * len(rows))})",
-            [owner, *[r[0] for r in rows]]).fetchall()) if len(rows) < 900 else dict(
-            self.db.execute("SELECT id, content FROM nodes WHERE owner = ?", [owner]).fetchall())
+        contents = (
+            dict(
+                self.db.execute(
+                    f"SELECT id, content FROM nodes WHERE owner = ? AND id IN ({','.join('?' * len(rows))})",
+                    [owner, *[r[0] for r in rows]],
+                ).fetchall()
+            )
+            if len(rows) < 900
+            else dict(self.db.execute("SELECT id, content FROM nodes WHERE owner = ?", [owner]).fetchall())
+        )
         ids = [r[0] for r in rows]
         with self.db.atomic():
             for chunk in _chunks(ids, 256):
                 vectors = self.embedder.embed([contents[i] for i in chunk])
                 self.db.conn.executemany(
                     "INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
-                    [(i, self.embedder.name, int(v.size), np.asarray(v, dtype=np.float32).tobytes())
-                     for i, v in zip(chunk, vectors)])
+                    [
+                        (i, self.embedder.name, int(v.size), np.asarray(v, dtype=np.float32).tobytes())
+                        for i, v in zip(chunk, vectors)
+                    ],
+                )
         self._data_version = self._read_data_version()
 
-    def recall(self, owner: str, query: str, n: int = 10, statuses: Iterable[str] = (CONFIRMED,),
-               tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-               weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-               stateless: bool = False, query_vector: np.ndarray | None = None) -> builtins.list[MemoryNode]:
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        n: int = 10,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+        query_vector: np.ndarray | None = None,
+    ) -> builtins.list[MemoryNode]:
         """The owner's top-n memories for `query` (see retrieval.py), newest scoring first."""
-        return scored_recall(self, owner, query, n, statuses, tags_all, tags_any, node_types, weights, decay_per_hour,
-                             stateless, query_vector)
+        return scored_recall(
+            self,
+            owner,
+            query,
+            n,
+            statuses,
+            tags_all,
+            tags_any,
+            node_types,
+            weights,
+            decay_per_hour,
+            stateless,
+            query_vector,
+        )
 
-    def recall_ids(self, owner: str, query_vector: np.ndarray | None, n: int, statuses: Iterable[str] = (CONFIRMED,),
-                   tags_all: Iterable[str] = (), tags_any: Iterable[str] = (), node_types: Iterable[str] = (),
-                   weights: Weights = _RECALL_WEIGHTS, decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
-                   stateless: bool = False) -> builtins.list[tuple[str, float]]:
+    def recall_ids(
+        self,
+        owner: str,
+        query_vector: np.ndarray | None,
+        n: int,
+        statuses: Iterable[str] = (CONFIRMED,),
+        tags_all: Iterable[str] = (),
+        tags_any: Iterable[str] = (),
+        node_types: Iterable[str] = (),
+        weights: Weights = _RECALL_WEIGHTS,
+        decay_per_hour: float = DEFAULT_DECAY_PER_HOUR,
+        stateless: bool = False,
+    ) -> builtins.list[tuple[str, float]]:
         """Vectorised scoring only: (id, score) of the top n, no node rows read."""
         now = self.clock()
         with self.lock:
@@ -390,20 +504,27 @@ class MemoryStore:
         return 0
 
     # ------------------------------------------------------------------ migration between backends
-    def export_rows(self, after_id: str = "", limit: int = 1000
-                    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]:
+    def export_rows(
+        self, after_id: str = "", limit: int = 1000
+    ) -> builtins.list[tuple[MemoryNode, builtins.list[tuple[str, np.ndarray]]]]:
         """Every node (all owners, every status) with id > after_id, by id, with its vectors
         (model, vector): the pages of `fay-ros memory migrate`."""
         with self.lock:
-            ids = [r[0] for r in self.db.execute("SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT ?",
-                                                 [after_id, int(limit)])]
+            ids = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT id FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after_id, int(limit)]
+                )
+            ]
             if not ids:
                 return []
             nodes = self._select(f"id IN ({','.join('?' * len(ids))})", ids, order="id")
             vectors: dict[str, builtins.list[tuple[str, np.ndarray]]] = {i: [] for i in ids}
             for node_id, model, blob in self.db.execute(
-                    f"SELECT node_id, model, vector FROM embeddings WHERE node_id IN ({','.join('?' * len(ids))}) "
-                    f"ORDER BY node_id, model", ids):
+                f"SELECT node_id, model, vector FROM embeddings WHERE node_id IN ({','.join('?' * len(ids))}) "
+                f"ORDER BY node_id, model",
+                ids,
+            ):
                 vectors[node_id].append((model, np.frombuffer(blob, dtype=np.float32)))
             return [(n, vectors[n.id]) for n in nodes]
 
@@ -414,16 +535,19 @@ class MemoryStore:
             return 0
         with self.lock:
             ids = [n.id for n, _v in rows]
-            present = {r[0] for r in self.db.execute(
-                f"SELECT id FROM nodes WHERE id IN ({','.join('?' * len(ids))})", ids)}
+            present = {
+                r[0] for r in self.db.execute(f"SELECT id FROM nodes WHERE id IN ({','.join('?' * len(ids))})", ids)
+            }
             fresh = [(n, v) for n, v in rows if n.id not in present]
             with self.db.atomic():
                 for node, vectors in fresh:
                     self._insert(node, None)
                     for model, vec in vectors:
                         vec = np.asarray(vec, dtype=np.float32)
-                        self.db.execute("INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) "
-                                        "VALUES (?, ?, ?, ?)", [node.id, model, int(vec.size), vec.tobytes()])
+                        self.db.execute(
+                            "INSERT OR REPLACE INTO embeddings (node_id, model, dim, vector) VALUES (?, ?, ?, ?)",
+                            [node.id, model, int(vec.size), vec.tobytes()],
+                        )
             for owner in {n.owner for n, _v in fresh}:
                 self._indexes.pop(owner, None)
             self._data_version = self._read_data_version()
@@ -456,8 +580,10 @@ class MemoryStore:
     def _write_touches(self) -> int:
         pending, self._pending_touch = self._pending_touch, {}
         if pending:
-            self.db.conn.executemany("UPDATE nodes SET last_retrieved = ? WHERE owner = ? AND id = ?",
-                                     [(when, owner, node_id) for node_id, (owner, when) in pending.items()])
+            self.db.conn.executemany(
+                "UPDATE nodes SET last_retrieved = ? WHERE owner = ? AND id = ?",
+                [(when, owner, node_id) for node_id, (owner, when) in pending.items()],
+            )
         return len(pending)
 
     # ------------------------------------------------------------------ per-owner state
@@ -476,13 +602,15 @@ class MemoryStore:
             with self.db.atomic():
                 self.db.execute(f"INSERT OR IGNORE INTO {table} (owner) VALUES (?)", [owner])
                 if values:
-                    self.db.execute(f"UPDATE {table} SET {', '.join(k + ' = ?' for k in values)} WHERE owner = ?",
-                                    [*values.values(), owner])
+                    self.db.execute(
+                        f"UPDATE {table} SET {', '.join(k + ' = ?' for k in values)} WHERE owner = ?",
+                        [*values.values(), owner],
+                    )
 
 
 def _chunks(items: Sequence, size: int):
     for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+        yield list(items[i : i + size])
 
 
 __all__ = ["MemoryStore", "SUPERSEDED"]

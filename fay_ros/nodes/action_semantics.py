@@ -32,6 +32,7 @@ from the files they name at once; a table that does not load is refused with fil
 old tables stay), match_policy and no_match (the tables are rebuilt with them),
 cue_transcripts (the speech/final subscription is made or dropped), and reload_period.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -50,23 +51,31 @@ from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher
 from ..common.ids import utterance_id
 from ..common.node_main import run_node
-from ..common.rostime import file_check_timer, set_timer_period
 from ..common.params import ConfigError, declare_config
+from ..common.rostime import file_check_timer, set_timer_period
 
 
 class ActionSemanticsConfig(BaseModel):
     rules_file: str = Field("", description=f"Action rules CSV ('' = the shipped config/{RULES_FILE}).")
     lexicon_file: str = Field("", description=f"Sentiment lexicon CSV ('' = the shipped config/{LEXICON_FILE}).")
-    cue_transcripts: bool = Field(False, description="Also publish a cue for every speech/final Transcript "
-                                                      "(what the person said), not only for reply sentences.")
-    reload_period: float = Field(1.0, ge=0.0, description="Seconds between checks whether a table file changed "
-                                                          "(0 = never reload).")
+    cue_transcripts: bool = Field(
+        False,
+        description="Also publish a cue for every speech/final Transcript "
+        "(what the person said), not only for reply sentences.",
+    )
+    reload_period: float = Field(
+        1.0, ge=0.0, description="Seconds between checks whether a table file changed (0 = never reload)."
+    )
     match_policy: Literal["priority", "fay"] = Field(
-        "priority", description="Rule ranking: 'priority' (priority, match strength, keyword count, sentimentHint, "
-                                "row) or 'fay' (Fay's: keywords found, longest keyword, priority, row).")
+        "priority",
+        description="Rule ranking: 'priority' (priority, match strength, keyword count, sentimentHint, "
+        "row) or 'fay' (Fay's: keywords found, longest keyword, priority, row).",
+    )
     no_match: Literal["idle", "none"] = Field(
-        "idle", description="No rule matched: 'idle' publishes the default idle cue; 'none' publishes no cue (Fay "
-                            "sends no Action).")
+        "idle",
+        description="No rule matched: 'idle' publishes the default idle cue; 'none' publishes no cue (Fay "
+        "sends no Action).",
+    )
 
 
 LIVE = frozenset({"rules_file", "lexicon_file", "cue_transcripts", "reload_period", "match_policy", "no_match"})
@@ -113,15 +122,18 @@ class ActionSemantics(Node):
             set_timer_period(self._reload_timer, config.reload_period)
 
     def _log_loaded(self, watcher: TableWatcher) -> None:
-        self.get_logger().info(f"tables loaded: {watcher.describe()} (match_policy {self.config.match_policy}, "
-                               f"no_match {self.config.no_match})")
+        self.get_logger().info(
+            f"tables loaded: {watcher.describe()} (match_policy {self.config.match_policy}, "
+            f"no_match {self.config.no_match})"
+        )
         for warning in watcher.warnings:
             self.get_logger().warning(warning)
 
     def _set_cue_transcripts(self, on: bool) -> None:
         if on and self._transcripts is None:
-            self._transcripts = self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_transcript,
-                                                         qos.EVENTS)
+            self._transcripts = self.create_subscription(
+                Transcript, topics.SPEECH_FINAL, self._on_transcript, qos.EVENTS
+            )
         elif not on and self._transcripts is not None:
             self.destroy_subscription(self._transcripts)
             self._transcripts = None
@@ -152,8 +164,9 @@ class ActionSemantics(Node):
                 self.get_logger().info(f"{event.path}: {event.message}")
             else:
                 self.get_logger().error(f"{event.path}: {event.message}")
-            self.table_status.publish("info" if event.ok else "error", f"{event.path}: {event.message}",
-                                      file=str(event.path))
+            self.table_status.publish(
+                "info" if event.ok else "error", f"{event.path}: {event.message}", file=str(event.path)
+            )
 
 
 def to_message(cue: Cue, header, uid: str) -> ActionCue:

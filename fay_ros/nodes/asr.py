@@ -35,14 +35,15 @@ is published as /humans/voices/<voice id>/speech (hri_msgs/LiveSpeech: partials 
 from the recogniser's VAD) and /humans/voices/tracked (hri_msgs/IdsList, latched and repeated
 every second); the voice id is derived from user_id (fay_ros.hearing.voices).
 """
+
 from __future__ import annotations
 
 import threading
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from pydantic import BaseModel, Field, model_validator
 from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
 
@@ -71,73 +72,127 @@ ASR_QUEUE_CHUNKS = 2000
 
 
 class AsrConfig(BaseModel):
-    backend: Literal["whisper", "vosk"] = Field("whisper", description="Recogniser: 'whisper' (offline default) "
-                                                                       "or 'vosk' (needs a vosk model).")
-    model: str = Field("", description="Model directory, or a name under models/ (see models/README.md). "
-                                       "'' = the packaged Whisper base model (whisper backend).")
+    backend: Literal["whisper", "vosk"] = Field(
+        "whisper", description="Recogniser: 'whisper' (offline default) or 'vosk' (needs a vosk model)."
+    )
+    model: str = Field(
+        "",
+        description="Model directory, or a name under models/ (see models/README.md). "
+        "'' = the packaged Whisper base model (whisper backend).",
+    )
     language: str = Field("auto", description="Language code of the speech ('en', 'zh', ...) or 'auto'.")
-    auto_languages: list[str] = Field(["en", "zh"], description="With language 'auto' (whisper): the languages "
-                                                                "to choose from.")
+    auto_languages: list[str] = Field(
+        ["en", "zh"], description="With language 'auto' (whisper): the languages to choose from."
+    )
     user_id: str = Field("user", description="Speaker id written into every Transcript ('' = unidentified guest).")
-    stop_on_request: bool = Field(True, description="Decode what a person said over the robot without barging "
-                                                    "in (audio/talk_over_clip from the mic) and publish `interrupt` "
-                                                    "when it is a stop request (\"stop\", \"wait\", 停, 等一下; "
-                                                    "fay_ros.turns.stop_request).")
+    stop_on_request: bool = Field(
+        True,
+        description="Decode what a person said over the robot without barging "
+        "in (audio/talk_over_clip from the mic) and publish `interrupt` "
+        'when it is a stop request ("stop", "wait", 停, 等一下; '
+        "fay_ros.turns.stop_request).",
+    )
     wake_mode: Literal["always", "prefix", "window"] = Field(
-        "always", description="'always' = forward every utterance; 'prefix' = only utterances starting with a "
-                              "wake word (removed); 'window' = a wake word opens an awake window.")
-    wake_words: list[str] = Field(["fay", "faye", "hey fay", "菲菲"], description="Wake words (case and "
-                                                                                 "punctuation ignored).")
-    awake_window_s: float = Field(20.0, gt=0.0, description="Window mode: seconds awake after the wake word, "
-                                                            "the last forwarded utterance or the robot's reply.")
+        "always",
+        description="'always' = forward every utterance; 'prefix' = only utterances starting with a "
+        "wake word (removed); 'window' = a wake word opens an awake window.",
+    )
+    wake_words: list[str] = Field(
+        ["fay", "faye", "hey fay", "菲菲"], description="Wake words (case and punctuation ignored)."
+    )
+    awake_window_s: float = Field(
+        20.0,
+        gt=0.0,
+        description="Window mode: seconds awake after the wake word, "
+        "the last forwarded utterance or the robot's reply.",
+    )
     vad_aggressiveness: int = Field(2, ge=0, le=3, description="WebRTC VAD mode for utterance cutting.")
     vad_start_ms: int = Field(150, gt=0, description="Voiced time that starts an utterance.")
-    early_endpoint_ms: int = Field(250, ge=0, description="Silence after which the recogniser decodes early and "
-                                                          "ends the utterance if the text ends a sentence (0 = off).")
-    early_decode_ms: int = Field(EARLY_DECODE_MS, ge=0, description="Silence after which the early (speculative) "
-                                 "decode starts, so it overlaps the wait for the endpoint (30 = one VAD frame).")
-    speculate_ms: int = Field(SPECULATE_MS, ge=0, description="Silence after which an early decode judged complete "
-                              "goes out on speech/speculative (the dialogue starts the model on it).")
-    endpoint_ms: int = Field(700, gt=0, description="Silence that ends an utterance (with turn detection: when "
-                                                  "neither the text nor the prosody tells).")
-    turn_detection: bool = Field(True, description="End turns from the speculative transcript and prosody, not "
-                                                   "silence alone (fay_ros.turns.end_of_turn); false = the two-step "
-                                                   "early endpoint.")
-    turn_complete_ms: int = Field(150, gt=0, description="Turn detection: silence that ends a turn whose text "
-                                                         "ends a sentence or question.")
-    turn_prosody_ms: int = Field(400, gt=0, description="Turn detection: silence that ends a turn whose voice falls "
-                                                        "or fades at its end (no text cue).")
-    turn_patience_ms: int = Field(1500, gt=0, description="Turn detection: silence that ends a turn whose text "
-                                                          "stops on a conjunction, filler or comma ('and', 'um', "
-                                                          "'的', '然后').")
-    turn_pitch_fall_st: float = Field(2.0, gt=0.0, description="Turn detection: final pitch fall (semitones) "
-                                                               "that counts as a final intonation.")
-    turn_pitch_rise_st: float = Field(3.5, gt=0.0, description="Turn detection: final pitch rise (semitones) "
-                                                               "that counts as going on.")
-    turn_energy_decay_db: float = Field(10.0, gt=0.0, description="Turn detection: energy decay over the last "
-                                                                  "~300 ms of voice that counts as final.")
+    early_endpoint_ms: int = Field(
+        250,
+        ge=0,
+        description="Silence after which the recogniser decodes early and "
+        "ends the utterance if the text ends a sentence (0 = off).",
+    )
+    early_decode_ms: int = Field(
+        EARLY_DECODE_MS,
+        ge=0,
+        description="Silence after which the early (speculative) "
+        "decode starts, so it overlaps the wait for the endpoint (30 = one VAD frame).",
+    )
+    speculate_ms: int = Field(
+        SPECULATE_MS,
+        ge=0,
+        description="Silence after which an early decode judged complete "
+        "goes out on speech/speculative (the dialogue starts the model on it).",
+    )
+    endpoint_ms: int = Field(
+        700,
+        gt=0,
+        description="Silence that ends an utterance (with turn detection: when "
+        "neither the text nor the prosody tells).",
+    )
+    turn_detection: bool = Field(
+        True,
+        description="End turns from the speculative transcript and prosody, not "
+        "silence alone (fay_ros.turns.end_of_turn); false = the two-step "
+        "early endpoint.",
+    )
+    turn_complete_ms: int = Field(
+        150, gt=0, description="Turn detection: silence that ends a turn whose text ends a sentence or question."
+    )
+    turn_prosody_ms: int = Field(
+        400,
+        gt=0,
+        description="Turn detection: silence that ends a turn whose voice falls or fades at its end (no text cue).",
+    )
+    turn_patience_ms: int = Field(
+        1500,
+        gt=0,
+        description="Turn detection: silence that ends a turn whose text "
+        "stops on a conjunction, filler or comma ('and', 'um', "
+        "'的', '然后').",
+    )
+    turn_pitch_fall_st: float = Field(
+        2.0, gt=0.0, description="Turn detection: final pitch fall (semitones) that counts as a final intonation."
+    )
+    turn_pitch_rise_st: float = Field(
+        3.5, gt=0.0, description="Turn detection: final pitch rise (semitones) that counts as going on."
+    )
+    turn_energy_decay_db: float = Field(
+        10.0, gt=0.0, description="Turn detection: energy decay over the last ~300 ms of voice that counts as final."
+    )
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
-    cpu_threads: int = Field(1, ge=1, le=16, description="Whisper: CPU threads for inference (1 decodes a short "
-                                                         "utterance as fast as 2 on a 2-core machine and leaves a "
-                                                         "core to the rest of the turn).")
+    cpu_threads: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="Whisper: CPU threads for inference (1 decodes a short "
+        "utterance as fast as 2 on a 2-core machine and leaves a "
+        "core to the rest of the turn).",
+    )
     compute_type: str = Field("int8", description="Whisper: CTranslate2 compute type (int8, float32, ...).")
     beam_size: int = Field(1, ge=1, le=10, description="Whisper: beam size (1 = greedy, fastest).")
     word_timestamps: bool = Field(True, description="Whisper: word timings on finals.")
     initial_prompt: str = Field("", description="Whisper: text that primes vocabulary/style ('' = none).")
     chinese_script: Literal["simplified", "traditional", "as_is"] = Field(
-        "simplified", description="Whisper: script of Chinese output.")
-    partial_interval_s: float = Field(0.0, ge=0.0, description="Whisper: re-decode for a partial every N seconds "
-                                                               "of speech (0 = finals only).")
+        "simplified", description="Whisper: script of Chinese output."
+    )
+    partial_interval_s: float = Field(
+        0.0, ge=0.0, description="Whisper: re-decode for a partial every N seconds of speech (0 = finals only)."
+    )
 
     @model_validator(mode="after")
-    def _check(self) -> "AsrConfig":
+    def _check(self) -> AsrConfig:
         if self.language != "auto" and not self.language.isalpha():
             raise ValueError(f"language must be a code like 'en' or 'zh', or 'auto' (got {self.language!r})")
         if self.early_endpoint_ms and self.early_endpoint_ms >= self.endpoint_ms:
-            raise ValueError(f"early_endpoint_ms ({self.early_endpoint_ms}) must be below endpoint_ms "
-                             f"({self.endpoint_ms}), or 0 to turn it off")
+            raise ValueError(
+                f"early_endpoint_ms ({self.early_endpoint_ms}) must be below endpoint_ms "
+                f"({self.endpoint_ms}), or 0 to turn it off"
+            )
         if self.turn_detection:
             self.turn_settings().validate()
         if self.wake_mode != "always" and not any(w.strip() for w in self.wake_words):
@@ -145,24 +200,53 @@ class AsrConfig(BaseModel):
         return self
 
     def turn_settings(self) -> TurnSettings:
-        return TurnSettings(enabled=self.turn_detection, complete_ms=self.turn_complete_ms,
-                            prosody_ms=self.turn_prosody_ms, endpoint_ms=self.endpoint_ms,
-                            patience_ms=self.turn_patience_ms, fall_semitones=self.turn_pitch_fall_st,
-                            rise_semitones=self.turn_pitch_rise_st, decay_db=self.turn_energy_decay_db)
+        return TurnSettings(
+            enabled=self.turn_detection,
+            complete_ms=self.turn_complete_ms,
+            prosody_ms=self.turn_prosody_ms,
+            endpoint_ms=self.endpoint_ms,
+            patience_ms=self.turn_patience_ms,
+            fall_semitones=self.turn_pitch_fall_st,
+            rise_semitones=self.turn_pitch_rise_st,
+            decay_db=self.turn_energy_decay_db,
+        )
 
     def vad_settings(self) -> VadSettings:
-        return VadSettings(aggressiveness=self.vad_aggressiveness, start_ms=self.vad_start_ms,
-                           start_window_ms=max(300, self.vad_start_ms), stop_ms=self.endpoint_ms,
-                           min_level_dbfs=self.vad_min_level_dbfs)
+        return VadSettings(
+            aggressiveness=self.vad_aggressiveness,
+            start_ms=self.vad_start_ms,
+            start_window_ms=max(300, self.vad_start_ms),
+            stop_ms=self.endpoint_ms,
+            min_level_dbfs=self.vad_min_level_dbfs,
+        )
 
 
 # What can change while running (applied before the next chunk, without reloading the model).
-LIVE_PARAMETERS = frozenset({
-    "user_id", "stop_on_request", "wake_mode", "wake_words", "awake_window_s", "vad_aggressiveness", "vad_start_ms",
-    "early_endpoint_ms", "early_decode_ms", "speculate_ms", "endpoint_ms", "vad_min_level_dbfs", "preroll_ms",
-    "max_utterance_s",
-    "turn_detection", "turn_complete_ms", "turn_prosody_ms", "turn_patience_ms", "turn_pitch_fall_st",
-    "turn_pitch_rise_st", "turn_energy_decay_db"})
+LIVE_PARAMETERS = frozenset(
+    {
+        "user_id",
+        "stop_on_request",
+        "wake_mode",
+        "wake_words",
+        "awake_window_s",
+        "vad_aggressiveness",
+        "vad_start_ms",
+        "early_endpoint_ms",
+        "early_decode_ms",
+        "speculate_ms",
+        "endpoint_ms",
+        "vad_min_level_dbfs",
+        "preroll_ms",
+        "max_utterance_s",
+        "turn_detection",
+        "turn_complete_ms",
+        "turn_prosody_ms",
+        "turn_patience_ms",
+        "turn_pitch_fall_st",
+        "turn_pitch_rise_st",
+        "turn_energy_decay_db",
+    }
+)
 TRACKED_PERIOD_S = 1.0
 
 
@@ -176,7 +260,7 @@ class HriVoices:
     only when hri_msgs is importable: `HriVoices.create(node)` is None otherwise."""
 
     @classmethod
-    def create(cls, node: ManagedNode) -> "HriVoices | None":
+    def create(cls, node: ManagedNode) -> HriVoices | None:
         try:
             from hri_msgs.msg import IdsList, LiveSpeech
         except ImportError:
@@ -188,7 +272,7 @@ class HriVoices:
         self._node = node
         self._live_speech = live_speech
         self._ids_list = ids_list
-        self._lock = threading.Lock()   # the worker switches voices, the timer publishes the list
+        self._lock = threading.Lock()  # the worker switches voices, the timer publishes the list
         self.voice = ""
         self.tracking = False
         self.speaking = False
@@ -196,8 +280,9 @@ class HriVoices:
         self._speaking_pub: Any = None
         self._tracked_pub = node.create_publisher(ids_list, TRACKED_TOPIC, qos.LATCHED)
         # Volatile subscribers (ROS4HRI listeners) get the list within a second, as from a tracker.
-        self._timer = node.create_timer(TRACKED_PERIOD_S, self.publish_tracked,
-                                        clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self._timer = node.create_timer(
+            TRACKED_PERIOD_S, self.publish_tracked, clock=Clock(clock_type=ClockType.STEADY_TIME)
+        )
 
     def use_voice(self, voice: str) -> None:
         """The voice now heard (user_id changed): its own topics, and the tracked list."""
@@ -244,7 +329,7 @@ class HriVoices:
             msg.final = ev.text
         else:
             msg.incremental = ev.text
-        if hasattr(msg, "language"):   # an IETF tag; older hri_msgs have no such field
+        if hasattr(msg, "language"):  # an IETF tag; older hri_msgs have no such field
             msg.language = ev.language
         msg.header.stamp = to_time_msg(ev.end_time)
         msg.header.frame_id = "asr"
@@ -261,10 +346,10 @@ class Asr(ManagedNode):
     def __init__(self) -> None:
         super().__init__("asr", namespace=topics.DEFAULT_NAMESPACE)
         self.config = cfg = declare_config(self, AsrConfig, live=LIVE_PARAMETERS, apply=self._apply_live)
-        self._in_use = cfg    # the configuration the worker works with (user_id of the transcripts)
+        self._in_use = cfg  # the configuration the worker works with (user_id of the transcripts)
         self.core: AsrCore | None = None
         self._worker: BoundedWorker[tuple] | None = None
-        self._dropped = 0     # chunks that could not be decoded (logged, throttled)
+        self._dropped = 0  # chunks that could not be decoded (logged, throttled)
         # The last barge-in (node clock) not yet given to the core: not queued behind the audio
         # (fay_ros.turns.asr_order).
         self._barge_ins = BargeInsFirst()
@@ -288,29 +373,47 @@ class Asr(ManagedNode):
         health(self).hardware_id = model_label(cfg)
         options = {}
         if cfg.backend == "whisper":
-            options = dict(auto_languages=tuple(cfg.auto_languages), compute_type=cfg.compute_type,
-                           cpu_threads=cfg.cpu_threads, beam_size=cfg.beam_size, word_timestamps=cfg.word_timestamps,
-                           initial_prompt=cfg.initial_prompt, chinese_script=cfg.chinese_script,
-                           partial_interval_s=cfg.partial_interval_s)
+            options = dict(
+                auto_languages=tuple(cfg.auto_languages),
+                compute_type=cfg.compute_type,
+                cpu_threads=cfg.cpu_threads,
+                beam_size=cfg.beam_size,
+                word_timestamps=cfg.word_timestamps,
+                initial_prompt=cfg.initial_prompt,
+                chinese_script=cfg.chinese_script,
+                partial_interval_s=cfg.partial_interval_s,
+            )
         try:
             recognizer = create_recognizer(cfg.backend, cfg.model, cfg.language, **options)
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
-            core = AsrCore(recognizer, cfg.vad_settings(), wake, cfg.preroll_ms, cfg.max_utterance_s,
-                           early_endpoint_ms=cfg.early_endpoint_ms, early_decode_ms=cfg.early_decode_ms,
-                           turn=cfg.turn_settings(), on_speculative=lambda ev: self._publish(ev, 0.0),
-                           speculate_ms=cfg.speculate_ms, on_no_turn=self._on_no_turn)
-        except ValueError as exc:   # (a ModelError is a ConfigError: the lifecycle reports it as is)
+            core = AsrCore(
+                recognizer,
+                cfg.vad_settings(),
+                wake,
+                cfg.preroll_ms,
+                cfg.max_utterance_s,
+                early_endpoint_ms=cfg.early_endpoint_ms,
+                early_decode_ms=cfg.early_decode_ms,
+                turn=cfg.turn_settings(),
+                on_speculative=lambda ev: self._publish(ev, 0.0),
+                speculate_ms=cfg.speculate_ms,
+                on_no_turn=self._on_no_turn,
+            )
+        except ValueError as exc:  # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
         self.core, self._in_use = core, cfg
-        self._worker = BoundedWorker(self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full,
-                                     on_error=self._on_error)
+        self._worker = BoundedWorker(
+            self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full, on_error=self._on_error
+        )
         self._worker.start()
         if self.config is not cfg:  # a live change arrived while the model loaded
             self._worker.put(("config", self._live_change(self.config)), droppable=False)
-        self.get_logger().info(f"asr configured: backend={cfg.backend}, model={model_dir}, "
-                               f"language={cfg.language}, wake_mode={cfg.wake_mode}")
+        self.get_logger().info(
+            f"asr configured: backend={cfg.backend}, model={model_dir}, "
+            f"language={cfg.language}, wake_mode={cfg.wake_mode}"
+        )
 
     def activate_node(self) -> None:
         if self.voices is not None:
@@ -326,7 +429,7 @@ class Asr(ManagedNode):
         if self._worker is not None:
             self._worker.stop(5)
             self._worker = None
-        self.core = None      # the recogniser and its model go with it
+        self.core = None  # the recogniser and its model go with it
 
     def close(self) -> None:
         super().close()
@@ -349,8 +452,7 @@ class Asr(ManagedNode):
         if worker is not None:
             worker.put(("config", change), droppable=False)
         if changed:
-            self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} "
-                                   f"(from the next audio chunk)")
+            self.get_logger().info(f"live parameters changed: {', '.join(sorted(changed))} (from the next audio chunk)")
 
     # -- audio ---------------------------------------------------------------------------------
     def _on_audio(self, msg: AudioChunk) -> None:
@@ -375,8 +477,9 @@ class Asr(ManagedNode):
             worker.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
 
     def _on_queue_full(self, total: int) -> None:
-        self.get_logger().warning(f"asr worker is behind: dropped the oldest audio chunk ({total} dropped so far)",
-                                  throttle_duration_sec=5.0)
+        self.get_logger().warning(
+            f"asr worker is behind: dropped the oldest audio chunk ({total} dropped so far)", throttle_duration_sec=5.0
+        )
 
     def _work(self, item: tuple) -> None:
         # Nothing that arrives on audio/raw may end the worker thread (the node would stay up
@@ -390,8 +493,15 @@ class Asr(ManagedNode):
         if kind == "config":
             cfg, wake = payload
             core.set_wake(wake)
-            core.reconfigure(cfg.vad_settings(), cfg.preroll_ms, cfg.max_utterance_s, cfg.early_endpoint_ms,
-                             cfg.early_decode_ms, cfg.turn_settings(), cfg.speculate_ms)
+            core.reconfigure(
+                cfg.vad_settings(),
+                cfg.preroll_ms,
+                cfg.max_utterance_s,
+                cfg.early_endpoint_ms,
+                cfg.early_decode_ms,
+                cfg.turn_settings(),
+                cfg.speculate_ms,
+            )
             self._in_use = cfg
             if self.voices is not None:
                 self.voices.use_voice(voice_id(cfg.user_id))
@@ -410,12 +520,14 @@ class Asr(ManagedNode):
         t0 = time.perf_counter()
         captured = from_time_msg(msg.header.stamp)
         try:
-            events = core.feed(msg.data, msg.sample_rate, captured, msg.channels,
-                               behind=self._behind(msg, captured))
+            events = core.feed(msg.data, msg.sample_rate, captured, msg.channels, behind=self._behind(msg, captured))
         except AudioFormatError as exc:
             self._dropped += 1
-            self.get_logger().warning(f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
-                                      f"{exc} ({self._dropped} dropped so far)", throttle_duration_sec=5.0)
+            self.get_logger().warning(
+                f"dropped a malformed audio chunk from {msg.header.frame_id or '?'}: "
+                f"{exc} ({self._dropped} dropped so far)",
+                throttle_duration_sec=5.0,
+            )
             return
         for ev in events:
             self._publish(ev, time.perf_counter() - t0)
@@ -426,21 +538,32 @@ class Asr(ManagedNode):
         as the mic stamps)."""
         queued = self._worker.pending() if self._worker is not None else 0
         if msg.sample_rate <= 0 or msg.channels <= 0:
-            return queued > 0   # malformed: feed rejects it
-        return behind(queued, captured, len(msg.data) / (msg.sample_rate * msg.channels),
-                      self.get_clock().now().nanoseconds * 1e-9)
+            return queued > 0  # malformed: feed rejects it
+        return behind(
+            queued,
+            captured,
+            len(msg.data) / (msg.sample_rate * msg.channels),
+            self.get_clock().now().nanoseconds * 1e-9,
+        )
 
     def _on_no_turn(self, text: str) -> None:
         count = self.core.backchannels_over_robot if self.core is not None else 0
-        self.get_logger().info("the words over the robot were only a backchannel: no final, the voice resumes "
-                               f"({len(text)} chars; {count} so far)")
+        self.get_logger().info(
+            "the words over the robot were only a backchannel: no final, the voice resumes "
+            f"({len(text)} chars; {count} so far)"
+        )
         self._decided("backchannel: no turn", chars=len(text))
 
     def _decided(self, decision: str, **values: object) -> None:
         """Publish a turn-taking decision on speech/decisions (no words: their length only)."""
-        self.decisions_pub.publish(DiagnosticStatus(
-            level=DiagnosticStatus.OK, name="asr", message=decision,
-            values=[KeyValue(key=k, value=str(v)) for k, v in values.items()]))
+        self.decisions_pub.publish(
+            DiagnosticStatus(
+                level=DiagnosticStatus.OK,
+                name="asr",
+                message=decision,
+                values=[KeyValue(key=k, value=str(v)) for k, v in values.items()],
+            )
+        )
 
     def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:
         """What the person said over the robot without barging in: a stop request stops it."""
@@ -456,12 +579,16 @@ class Asr(ManagedNode):
         if is_stop_request(heard.text):
             self.interrupt_pub.publish(Empty())
             self._decided("stop request", chars=len(heard.text))
-            self.get_logger().info(f"a stop request over the robot ({len(heard.text)} chars, decoded in "
-                                   f"{decoded:.0f} ms): interrupt published")
+            self.get_logger().info(
+                f"a stop request over the robot ({len(heard.text)} chars, decoded in "
+                f"{decoded:.0f} ms): interrupt published"
+            )
         else:
             self._decided("talk-over: goes on", chars=len(heard.text))
-            self.get_logger().info(f"talk-over without a stop request ({len(heard.text)} chars, decoded in "
-                                   f"{decoded:.0f} ms): the robot goes on")
+            self.get_logger().info(
+                f"talk-over without a stop request ({len(heard.text)} chars, decoded in "
+                f"{decoded:.0f} ms): the robot goes on"
+            )
 
     def _speaking_changed(self, core: AsrCore) -> None:
         if self.voices is not None:
@@ -470,29 +597,44 @@ class Asr(ManagedNode):
     def _on_error(self, item: tuple, exc: Exception) -> None:
         """A recogniser failure costs one chunk, not the node."""
         kind, payload = item
-        what = {"audio": lambda: f"a chunk from {payload.header.frame_id or '?'}",
-                "robot_done": lambda: "the end of the robot's turn"}.get(kind, lambda: f"a {kind} item")()
+        what = {
+            "audio": lambda: f"a chunk from {payload.header.frame_id or '?'}",
+            "robot_done": lambda: "the end of the robot's turn",
+        }.get(kind, lambda: f"a {kind} item")()
         self._dropped += 1
-        self.get_logger().error(f"recognition failed on {what}: {type(exc).__name__}: {exc}; "
-                                f"dropped ({self._dropped} so far)", throttle_duration_sec=5.0)
+        self.get_logger().error(
+            f"recognition failed on {what}: {type(exc).__name__}: {exc}; dropped ({self._dropped} so far)",
+            throttle_duration_sec=5.0,
+        )
 
     def _publish(self, ev: TranscriptEvent, decode_s: float) -> None:
         confidence = float(min(max(ev.confidence, 0.0), 1.0))
-        msg = Transcript(user_id=self._in_use.user_id, text=ev.text, is_final=ev.is_final,
-                         confidence=confidence, language=ev.language)
+        msg = Transcript(
+            user_id=self._in_use.user_id,
+            text=ev.text,
+            is_final=ev.is_final,
+            confidence=confidence,
+            language=ev.language,
+        )
         msg.header.stamp = to_time_msg(ev.end_time)
         msg.header.frame_id = "asr"
-        msg.words = [WordTiming(word=w.word, start=float(w.start), end=float(w.end),
-                                confidence=float(min(max(w.confidence, 0.0), 1.0))) for w in ev.words]
-        if ev.speculative:   # for the dialogue's speculative reply only; not speech anyone heard yet
+        msg.words = [
+            WordTiming(
+                word=w.word, start=float(w.start), end=float(w.end), confidence=float(min(max(w.confidence, 0.0), 1.0))
+            )
+            for w in ev.words
+        ]
+        if ev.speculative:  # for the dialogue's speculative reply only; not speech anyone heard yet
             self.speculative_pub.publish(msg)
             return
         (self.final_pub if ev.is_final else self.partial_pub).publish(msg)
         if self.voices is not None:
             self.voices.speech(ev, confidence)
         if ev.is_final:
-            self.get_logger().info(f"final ({ev.language or '?'}, {len(ev.text)} chars, {len(ev.words)} words, "
-                                   f"decoded in {decode_s * 1000:.0f} ms)")
+            self.get_logger().info(
+                f"final ({ev.language or '?'}, {len(ev.text)} chars, {len(ev.words)} words, "
+                f"decoded in {decode_s * 1000:.0f} ms)"
+            )
             self.get_logger().debug(f"final text: {ev.text}")
 
 

@@ -3,6 +3,7 @@
 It exists to prove the plumbing on a machine with nothing else running (the foundation's
 `make run`) and to feed consumers (tts, action_semantics, web face) by hand.
 """
+
 from __future__ import annotations
 
 import itertools

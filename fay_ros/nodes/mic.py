@@ -32,16 +32,16 @@ and the nodes in `wait_for_nodes` say ready (their latched `~/ready`; the bring-
 other nodes), so the first words of the file are answered as a ready companion would answer
 them; a microphone never waits.
 """
+
 from __future__ import annotations
 
 import array
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
-
 from pydantic import BaseModel, Field, field_validator, model_validator
 from rclpy.subscription import Subscription
 from rclpy.timer import Timer
@@ -75,21 +75,37 @@ PLAYED_FLOWING_S = 0.1
 
 
 class MicConfig(BaseModel):
-    device: str = Field("", description="Input device: '' = the default input, a number = device index, "
-                                        "other text = the first input device whose name contains it.")
-    source: str = Field("", description="'' = capture from the input device; a WAV file path = stream that "
-                                        "file in real time instead (headless machines, tests).")
+    device: str = Field(
+        "",
+        description="Input device: '' = the default input, a number = device index, "
+        "other text = the first input device whose name contains it.",
+    )
+    source: str = Field(
+        "",
+        description="'' = capture from the input device; a WAV file path = stream that "
+        "file in real time instead (headless machines, tests).",
+    )
     loop: bool = Field(False, description="With a WAV source: replay it forever (false: silence after the end).")
-    wait_for_listener: bool = Field(True, description="With a WAV source: start streaming only once audio/raw "
-                                                      "has a subscriber, so the recogniser hears the file from "
-                                                      "its start (a microphone never waits).")
-    wait_for_nodes: list[str] = Field([], description="With a WAV source: also wait until these nodes (names in "
-                                                      "the mic's namespace) say ready on their ~/ready, so the "
-                                                      "file is heard by a companion that can answer it (the "
-                                                      "bring-up lists its other nodes).")
-    wait_for_nodes_s: float = Field(120.0, gt=0.0, description="With wait_for_nodes: after this long the file "
-                                                               "plays anyway, and a warning names the nodes "
-                                                               "that are not ready.")
+    wait_for_listener: bool = Field(
+        True,
+        description="With a WAV source: start streaming only once audio/raw "
+        "has a subscriber, so the recogniser hears the file from "
+        "its start (a microphone never waits).",
+    )
+    wait_for_nodes: list[str] = Field(
+        [],
+        description="With a WAV source: also wait until these nodes (names in "
+        "the mic's namespace) say ready on their ~/ready, so the "
+        "file is heard by a companion that can answer it (the "
+        "bring-up lists its other nodes).",
+    )
+    wait_for_nodes_s: float = Field(
+        120.0,
+        gt=0.0,
+        description="With wait_for_nodes: after this long the file "
+        "plays anyway, and a warning names the nodes "
+        "that are not ready.",
+    )
     rate: int = Field(16000, ge=8000, le=192000, description="Sample rate in Hz.")
     chunk_size: int = Field(480, ge=16, le=48000, description="Frames per AudioChunk (480 = 30 ms at 16 kHz).")
     channels: int = Field(1, ge=1, le=8, description="Input channels (the recogniser downmixes to mono).")
@@ -98,37 +114,75 @@ class MicConfig(BaseModel):
     vad_stop_ms: int = Field(500, gt=0, description="Silence that ends voice activity.")
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never voice.")
     vad_snr_db: float = Field(9.0, ge=0.0, description="Voice must be this far above the tracked noise floor.")
-    barge_in: bool = Field(False, description="While robot_speaking: false = mute; true = stay muted but publish "
-                                              "`interrupt` and open when the person clearly talks over the robot.")
-    barge_in_margin_db: float = Field(10.0, gt=0.0, description="How much louder than the robot's echo the "
-                                                                "person must be to barge in.")
-    barge_in_min_ms: int = Field(600, gt=0, description="Voiced talk-over needed (within this + 400 ms) before "
-                                                        "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
-                                                        "嗯嗯: 200-450 ms of voice) do not interrupt.")
-    barge_in_hold_ms: int = Field(60, ge=0, description="With barge_in: consecutive talk-over (within twice this "
-                                  "after a first consonant) that asks the voice to hold (audio/talk_over true) "
-                                  "until it is a barge-in or the person stops; 0 = never hold (the robot talks on "
-                                  "until the barge-in).")
-    barge_in_release_ms: int = Field(400, gt=0, description="A held voice goes on (audio/talk_over false) after "
-                                     "this long without talk-over, when it did not become a barge-in.")
-    barge_in_long_hold_ms: int = Field(1200, gt=0, description="A hold with no pause of barge_in_release_ms "
-                                       "for this long is a barge-in (the person keeps talking, though too "
-                                       "little of it stands out of the echo for barge_in_min_ms).")
-    barge_in_double_talk_db: float = Field(6.0, ge=0.0, le=30.0, description="With echo_cancel: a voiced frame "
-                                           "from which the converged canceller took at most this much (dB) counts "
-                                           "as the person talking, even under the robot's echo level.")
-    barge_in_high_band_db: float = Field(14.0, ge=0.0, le=40.0, description="With echo_cancel: a voiced frame "
-                                         "whose level above 3.5 kHz is this much (dB) over the robot's cancelled "
-                                         "echo there counts as talk-over for the hold (a person's first "
-                                         "consonant); 0 = off.")
-    echo_cancel: bool = Field(True, description="Take the robot's own voice (audio/played from the tts node) out "
-                                                "of the signal before the VAD and the barge-in gate (libspeexdsp; "
-                                                "without it: a warning on /diagnostics and the level gate alone).")
-    echo_filter_ms: int = Field(200, ge=20, le=1000, description="Echo path the canceller covers (delay "
-                                                                      "plus room reverberation), in ms.")
-    simulated_echo_db: float = Field(0.0, le=0.0, description="WAV source only (headless runs, tests): mix the "
-                                     "played audio into the file's audio at this gain in dB, as a loudspeaker "
-                                     "in the room would be heard; 0 = off.")
+    barge_in: bool = Field(
+        False,
+        description="While robot_speaking: false = mute; true = stay muted but publish "
+        "`interrupt` and open when the person clearly talks over the robot.",
+    )
+    barge_in_margin_db: float = Field(
+        10.0, gt=0.0, description="How much louder than the robot's echo the person must be to barge in."
+    )
+    barge_in_min_ms: int = Field(
+        600,
+        gt=0,
+        description="Voiced talk-over needed (within this + 400 ms) before "
+        "barging in; backchannels (yeah, okay, uh-huh, 嗯, 对, "
+        "嗯嗯: 200-450 ms of voice) do not interrupt.",
+    )
+    barge_in_hold_ms: int = Field(
+        60,
+        ge=0,
+        description="With barge_in: consecutive talk-over (within twice this "
+        "after a first consonant) that asks the voice to hold (audio/talk_over true) "
+        "until it is a barge-in or the person stops; 0 = never hold (the robot talks on "
+        "until the barge-in).",
+    )
+    barge_in_release_ms: int = Field(
+        400,
+        gt=0,
+        description="A held voice goes on (audio/talk_over false) after "
+        "this long without talk-over, when it did not become a barge-in.",
+    )
+    barge_in_long_hold_ms: int = Field(
+        1200,
+        gt=0,
+        description="A hold with no pause of barge_in_release_ms "
+        "for this long is a barge-in (the person keeps talking, though too "
+        "little of it stands out of the echo for barge_in_min_ms).",
+    )
+    barge_in_double_talk_db: float = Field(
+        6.0,
+        ge=0.0,
+        le=30.0,
+        description="With echo_cancel: a voiced frame "
+        "from which the converged canceller took at most this much (dB) counts "
+        "as the person talking, even under the robot's echo level.",
+    )
+    barge_in_high_band_db: float = Field(
+        14.0,
+        ge=0.0,
+        le=40.0,
+        description="With echo_cancel: a voiced frame "
+        "whose level above 3.5 kHz is this much (dB) over the robot's cancelled "
+        "echo there counts as talk-over for the hold (a person's first "
+        "consonant); 0 = off.",
+    )
+    echo_cancel: bool = Field(
+        True,
+        description="Take the robot's own voice (audio/played from the tts node) out "
+        "of the signal before the VAD and the barge-in gate (libspeexdsp; "
+        "without it: a warning on /diagnostics and the level gate alone).",
+    )
+    echo_filter_ms: int = Field(
+        200, ge=20, le=1000, description="Echo path the canceller covers (delay plus room reverberation), in ms."
+    )
+    simulated_echo_db: float = Field(
+        0.0,
+        le=0.0,
+        description="WAV source only (headless runs, tests): mix the "
+        "played audio into the file's audio at this gain in dB, as a loudspeaker "
+        "in the room would be heard; 0 = off.",
+    )
     simulated_echo_delay_ms: float = Field(50.0, ge=0.0, le=500.0, description="Delay of that simulated echo.")
     echo_tail_ms: int = Field(300, ge=0, description="Stay muted this long after the robot stops (room echo).")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before a barge-in and published with it.")
@@ -149,7 +203,7 @@ class MicConfig(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _check(self) -> "MicConfig":
+    def _check(self) -> MicConfig:
         self.vad_settings().validate()
         if self.simulated_echo_db and not self.source:
             raise ValueError("simulated_echo_db needs a WAV source (a microphone hears the real echo)")
@@ -162,27 +216,52 @@ class MicConfig(BaseModel):
         return self.echo_cancel or bool(self.simulated_echo_db)
 
     def vad_settings(self) -> VadSettings:
-        return VadSettings(aggressiveness=self.vad_aggressiveness, start_ms=self.vad_start_ms,
-                           start_window_ms=max(300, self.vad_start_ms), stop_ms=self.vad_stop_ms,
-                           min_level_dbfs=self.vad_min_level_dbfs, snr_db=self.vad_snr_db)
+        return VadSettings(
+            aggressiveness=self.vad_aggressiveness,
+            start_ms=self.vad_start_ms,
+            start_window_ms=max(300, self.vad_start_ms),
+            stop_ms=self.vad_stop_ms,
+            min_level_dbfs=self.vad_min_level_dbfs,
+            snr_db=self.vad_snr_db,
+        )
 
     def duplex_settings(self) -> DuplexSettings:
-        return DuplexSettings(barge_in=self.barge_in, margin_db=self.barge_in_margin_db,
-                              min_ms=self.barge_in_min_ms, window_ms=self.barge_in_min_ms + 400,
-                              hold_ms=self.barge_in_hold_ms, release_ms=self.barge_in_release_ms,
-                              long_hold_ms=self.barge_in_long_hold_ms,
-                              double_talk_db=self.barge_in_double_talk_db,
-                              high_band_margin_db=self.barge_in_high_band_db,
-                              echo_tail_ms=self.echo_tail_ms)
+        return DuplexSettings(
+            barge_in=self.barge_in,
+            margin_db=self.barge_in_margin_db,
+            min_ms=self.barge_in_min_ms,
+            window_ms=self.barge_in_min_ms + 400,
+            hold_ms=self.barge_in_hold_ms,
+            release_ms=self.barge_in_release_ms,
+            long_hold_ms=self.barge_in_long_hold_ms,
+            double_talk_db=self.barge_in_double_talk_db,
+            high_band_margin_db=self.barge_in_high_band_db,
+            echo_tail_ms=self.echo_tail_ms,
+        )
 
 
 # What can change while running: thresholds applied from the next chunk, without reopening the
 # device. The device, the source and the stream format (rate, chunk size, channels) are read-only.
-LIVE_PARAMETERS = frozenset({
-    "vad_aggressiveness", "vad_start_ms", "vad_stop_ms", "vad_min_level_dbfs", "vad_snr_db",
-    "barge_in", "barge_in_margin_db", "barge_in_min_ms", "echo_tail_ms", "preroll_ms", "echo_cancel",
-    "barge_in_hold_ms", "barge_in_release_ms", "barge_in_long_hold_ms",
-    "barge_in_double_talk_db", "barge_in_high_band_db"})
+LIVE_PARAMETERS = frozenset(
+    {
+        "vad_aggressiveness",
+        "vad_start_ms",
+        "vad_stop_ms",
+        "vad_min_level_dbfs",
+        "vad_snr_db",
+        "barge_in",
+        "barge_in_margin_db",
+        "barge_in_min_ms",
+        "echo_tail_ms",
+        "preroll_ms",
+        "echo_cancel",
+        "barge_in_hold_ms",
+        "barge_in_release_ms",
+        "barge_in_long_hold_ms",
+        "barge_in_double_talk_db",
+        "barge_in_high_band_db",
+    }
+)
 ECHO_STATUS = "echo cancellation"
 
 
@@ -216,8 +295,9 @@ class Mic(ManagedNode):
         if cfg.source:
             for name in cfg.wait_for_nodes:
                 self._nodes_ready[name] = False
-                self.create_subscription(Bool, ready_topic(name, self.get_namespace()),
-                                         self._node_ready_callback(name), READY_QOS)
+                self.create_subscription(
+                    Bool, ready_topic(name, self.get_namespace()), self._node_ready_callback(name), READY_QOS
+                )
         self._robot_speaking = False  # the latest robot_speaking, for a core made after it arrived
         self.frame_id = "mic"
         # Until configure opens it: the device (or file) asked for.
@@ -225,8 +305,15 @@ class Mic(ManagedNode):
 
     def _new_core(self, cfg: MicConfig) -> MicCore:
         room = RoomEcho(cfg.simulated_echo_db, cfg.simulated_echo_delay_ms) if cfg.simulated_echo_db else None
-        return MicCore(cfg.rate, cfg.vad_settings(), cfg.duplex_settings(), cfg.preroll_ms,
-                       chunk_ms=1000.0 * cfg.chunk_size / cfg.rate, echo=self._new_echo(cfg), room_echo=room)
+        return MicCore(
+            cfg.rate,
+            cfg.vad_settings(),
+            cfg.duplex_settings(),
+            cfg.preroll_ms,
+            chunk_ms=1000.0 * cfg.chunk_size / cfg.rate,
+            echo=self._new_echo(cfg),
+            room_echo=room,
+        )
 
     def _new_echo(self, cfg: MicConfig) -> EchoCanceller | None:
         """The canceller echo_cancel asks for; None (and why, on /diagnostics) otherwise."""
@@ -249,21 +336,25 @@ class Mic(ManagedNode):
         self.core.set_robot_speaking(self._robot_speaking, time.monotonic())
         try:
             if cfg.source:
-                self.source = WavFileSource(cfg.source, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk,
-                                            loop=cfg.loop)
+                self.source = WavFileSource(
+                    cfg.source, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk, loop=cfg.loop
+                )
             else:
                 self.source = SoundDeviceSource(cfg.device, cfg.rate, cfg.chunk_size, cfg.channels, self._on_chunk)
         except (NoInputDevice, AudioFormatError) as exc:
             raise ConfigError(str(exc)) from None
         self.frame_id = self.source.name if cfg.source else "mic"
         health(self).hardware_id = self.source.name
-        self._worker = BoundedWorker(self._work, MIC_QUEUE_CHUNKS, "mic-worker", on_drop=self._on_drop,
-                                     on_error=self._on_error)
+        self._worker = BoundedWorker(
+            self._work, MIC_QUEUE_CHUNKS, "mic-worker", on_drop=self._on_drop, on_error=self._on_error
+        )
         self._worker.start()
         if self.config is not cfg:  # a live change arrived while configuring
             self._worker.put(("config", self.config, 0.0), droppable=False)
-        self.get_logger().info(f"mic configured: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
-                               f"{cfg.chunk_size} frames/chunk, barge_in={cfg.barge_in}")
+        self.get_logger().info(
+            f"mic configured: {self.source.name}, {cfg.rate} Hz, {cfg.channels} ch, "
+            f"{cfg.chunk_size} frames/chunk, barge_in={cfg.barge_in}"
+        )
 
     def activate_node(self) -> None:
         assert self.source is not None
@@ -335,11 +426,15 @@ class Mic(ManagedNode):
         if unready:
             if time.monotonic() - self._waiting_since < self.config.wait_for_nodes_s:
                 return
-            self.get_logger().warning(f"{', '.join(unready)} not ready after {self.config.wait_for_nodes_s:g} s: "
-                                      f"playing {self.source.name} anyway")
+            self.get_logger().warning(
+                f"{', '.join(unready)} not ready after {self.config.wait_for_nodes_s:g} s: "
+                f"playing {self.source.name} anyway"
+            )
         else:
-            self.get_logger().info(f"a listener subscribed{' and the companion is ready' if self._nodes_ready else ''}"
-                                   f": playing {self.source.name}")
+            self.get_logger().info(
+                f"a listener subscribed{' and the companion is ready' if self._nodes_ready else ''}"
+                f": playing {self.source.name}"
+            )
         self._cancel_listener_timer()
         self.source.start()
 
@@ -372,8 +467,11 @@ class Mic(ManagedNode):
         if not (self.active and worker is not None and self.config.uses_played_audio):
             return
         if msg.channels != 1 or not 8000 <= msg.sample_rate <= 192000:
-            self.get_logger().warning(f"audio/played: ignored a block of {msg.channels} channel(s) at "
-                                      f"{msg.sample_rate} Hz (expected mono, 8-192 kHz)", throttle_duration_sec=5.0)
+            self.get_logger().warning(
+                f"audio/played: ignored a block of {msg.channels} channel(s) at "
+                f"{msg.sample_rate} Hz (expected mono, 8-192 kHz)",
+                throttle_duration_sec=5.0,
+            )
             return
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         samples = np.frombuffer(array.array("h", msg.data).tobytes(), dtype=np.int16)
@@ -382,9 +480,12 @@ class Mic(ManagedNode):
             self._played_lock.notify_all()
         if late and self.core.gate.robot_speaking and self.config.barge_in:
             # (what to look for when the robot held on its own voice on a busy machine)
-            self.get_logger().info(f"audio/played: a block came {late * 1000:.0f} ms after the microphone audio "
-                                   f"of its time was processed ({self.core.late_blocks} so far); the barge-in "
-                                   f"gate does not judge the audio its echo is in", throttle_duration_sec=2.0)
+            self.get_logger().info(
+                f"audio/played: a block came {late * 1000:.0f} ms after the microphone audio "
+                f"of its time was processed ({self.core.late_blocks} so far); the barge-in "
+                f"gate does not judge the audio its echo is in",
+                throttle_duration_sec=2.0,
+            )
 
     def _monotonic(self, ros_seconds: float) -> float:
         """The audio-clock time of a ROS stamp (the inverse of _ros_time)."""
@@ -396,13 +497,16 @@ class Mic(ManagedNode):
             worker.put(("audio", samples, capture_monotonic))
 
     def _on_drop(self, total: int) -> None:
-        self.get_logger().warning(f"mic worker is behind: dropped the oldest chunk ({total} dropped so far)",
-                                  throttle_duration_sec=5.0)
+        self.get_logger().warning(
+            f"mic worker is behind: dropped the oldest chunk ({total} dropped so far)", throttle_duration_sec=5.0
+        )
 
     def _on_error(self, item: tuple, exc: Exception) -> None:
         failed = self._worker.failed if self._worker is not None else "?"
-        self.get_logger().error(f"mic worker failed on a {item[0]} item: {type(exc).__name__}: {exc}; item dropped "
-                                f"({failed} so far)", throttle_duration_sec=5.0)
+        self.get_logger().error(
+            f"mic worker failed on a {item[0]} item: {type(exc).__name__}: {exc}; item dropped ({failed} so far)",
+            throttle_duration_sec=5.0,
+        )
 
     def _ros_time(self, monotonic: float) -> float:
         now = self.get_clock().now().nanoseconds * 1e-9
@@ -424,8 +528,7 @@ class Mic(ManagedNode):
         if kind == "speaking":
             if payload != self.core.gate.robot_speaking:
                 mode = "listening for barge-in" if self.config.barge_in else "muted"
-                self.get_logger().info(f"robot_speaking={str(payload).lower()}: "
-                                       f"{mode if payload else 'listening'}")
+                self.get_logger().info(f"robot_speaking={str(payload).lower()}: {mode if payload else 'listening'}")
             self.core.set_robot_speaking(payload, when)
             self.listening_pub.publish(Bool(data=self.core.gate.open))
             return
@@ -433,11 +536,15 @@ class Mic(ManagedNode):
             if self.config.uses_played_audio:
                 chunk_end = when + len(payload) / self.config.rate
                 self._played_lock.wait_for(
-                    lambda: not when - PLAYED_FLOWING_S < self.core.played.end < chunk_end, PLAYED_WAIT_S)
+                    lambda: not when - PLAYED_FLOWING_S < self.core.played.end < chunk_end, PLAYED_WAIT_S
+                )
             out = self.core.process(payload, when, time.monotonic(), captured=when)
-        if out.talk_over_clip is not None:   # before the release: the tts waits a moment for a stop
-            self._publish_audio(self.talk_over_clip_pub, out.talk_over_clip,
-                                when - (len(out.talk_over_clip) - len(payload)) / self.config.rate)
+        if out.talk_over_clip is not None:  # before the release: the tts waits a moment for a stop
+            self._publish_audio(
+                self.talk_over_clip_pub,
+                out.talk_over_clip,
+                when - (len(out.talk_over_clip) - len(payload)) / self.config.rate,
+            )
         if out.talk_over is not None:
             self.talk_over_pub.publish(Bool(data=out.talk_over))
         if out.interrupt:

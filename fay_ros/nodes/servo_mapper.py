@@ -24,6 +24,7 @@ clock (an edit is taken even while simulated time stands still).
 Live parameters (`ros2 param set`, applied from the next cue): map_file, reload_period,
 joint_state_timeout, equal_priority, max_wait. The others are read-only.
 """
+
 from __future__ import annotations
 
 import threading
@@ -38,37 +39,53 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from fay_msgs.msg import ActionCue
 
 from ..body.body_cue import Cue
-from ..body.servo import (
-    TABLE_FILE, Outcome, ServoMapper, ServoTable, Trajectory, describe, load_servo_table, with_preemption,
-)
 from ..body.map_tables import default_table_path
+from ..body.servo import (
+    TABLE_FILE,
+    Outcome,
+    ServoMapper,
+    ServoTable,
+    Trajectory,
+    describe,
+    load_servo_table,
+    with_preemption,
+)
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, health
 from ..common.errors import TableError
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
-from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
-
+from ..common.rostime import file_check_timer, node_seconds, set_timer_period
 
 
 class ServoMapperConfig(BaseModel):
-    map_file: str = Field("", description="Servo mapping table (YAML); empty = the shipped config/servo_map.yaml. "
-                                          "A new file must load, else the change is refused with file and line.")
-    reload_period: float = Field(1.0, ge=0.0,
-                                 description="Seconds between checks of map_file for edits; 0 = never reload.")
-    tick_period: float = Field(0.05, gt=0.0, le=1.0,
-                               description="Seconds between checks whether a waiting cue may start.")
+    map_file: str = Field(
+        "",
+        description="Servo mapping table (YAML); empty = the shipped config/servo_map.yaml. "
+        "A new file must load, else the change is refused with file and line.",
+    )
+    reload_period: float = Field(
+        1.0, ge=0.0, description="Seconds between checks of map_file for edits; 0 = never reload."
+    )
+    tick_period: float = Field(
+        0.05, gt=0.0, le=1.0, description="Seconds between checks whether a waiting cue may start."
+    )
     joint_states_topic: str = Field(
-        "", description="sensor_msgs/JointState topic with measured joint positions (e.g. /joint_states); "
-                        "empty = plan from the positions the mapper itself commanded.")
+        "",
+        description="sensor_msgs/JointState topic with measured joint positions (e.g. /joint_states); "
+        "empty = plan from the positions the mapper itself commanded.",
+    )
     joint_state_timeout: float = Field(0.5, gt=0.0, description="Measured positions older than this (s) are ignored.")
     equal_priority: Literal["", "wait", "preempt"] = Field(
-        "", description="A cue with the priority of the busy motion: wait or preempt; empty = the table's "
-                        "preemption.equal_priority.")
-    max_wait: float = Field(-1.0, description="Longest a lower-priority cue may wait (s); negative = the table's "
-                                              "preemption.max_wait.")
+        "",
+        description="A cue with the priority of the busy motion: wait or preempt; empty = the table's "
+        "preemption.equal_priority.",
+    )
+    max_wait: float = Field(
+        -1.0, description="Longest a lower-priority cue may wait (s); negative = the table's preemption.max_wait."
+    )
 
 
 LIVE = frozenset({"map_file", "reload_period", "joint_state_timeout", "equal_priority", "max_wait"})
@@ -84,11 +101,13 @@ def to_message(trajectory: Trajectory) -> JointTrajectory:
     # header.stamp stays 0: "start when received", so a newer trajectory replaces a running one.
     msg.joint_names = list(trajectory.joint_names)
     for point in trajectory.points:
-        msg.points.append(JointTrajectoryPoint(
-            positions=list(point.positions),
-            velocities=list(point.velocities),
-            time_from_start=to_duration(point.time),
-        ))
+        msg.points.append(
+            JointTrajectoryPoint(
+                positions=list(point.positions),
+                velocities=list(point.velocities),
+                time_from_start=to_duration(point.time),
+            )
+        )
     return msg
 
 
@@ -103,7 +122,7 @@ class ServoMapperNode(ManagedNode):
     def __init__(self) -> None:
         super().__init__("servo_mapper", namespace=topics.DEFAULT_NAMESPACE)
         self.config = declare_config(self, ServoMapperConfig, live=LIVE, apply=self._apply_parameters)
-        self.table: ReloadingTable[ServoTable] | None = None   # set by configure
+        self.table: ReloadingTable[ServoTable] | None = None  # set by configure
         self.mapper: ServoMapper | None = None
         self._measured: dict[str, float] = {}
         self._measured_at = 0.0
@@ -117,11 +136,17 @@ class ServoMapperNode(ManagedNode):
         # group, rclpy's MultiThreadedExecutor delivered cues with a p95 of the order of the
         # timer period (measured, see bench_body). The lock serialises access to the mapper.
         self._lock = threading.Lock()
-        self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS,
-                                 callback_group=MutuallyExclusiveCallbackGroup())
+        self.create_subscription(
+            ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=MutuallyExclusiveCallbackGroup()
+        )
         if self.config.joint_states_topic:
-            self.create_subscription(JointState, self.config.joint_states_topic, self._on_joint_states, 10,
-                                     callback_group=MutuallyExclusiveCallbackGroup())
+            self.create_subscription(
+                JointState,
+                self.config.joint_states_topic,
+                self._on_joint_states,
+                10,
+                callback_group=MutuallyExclusiveCallbackGroup(),
+            )
         timers = MutuallyExclusiveCallbackGroup()
         # The node clock: under use_sim_time a waiting cue starts when /clock says the motion ended.
         self.create_timer(self.config.tick_period, self._on_tick, callback_group=timers)
@@ -134,8 +159,10 @@ class ServoMapperNode(ManagedNode):
             self.table = table
             self.mapper = ServoMapper(self._effective(table.table))
         self._report_unmapped(table)
-        self.get_logger().info(f"servo_mapper configured: {len(table.table.joints)} joints, "
-                               f"{len(table.table.behaviors)} behaviors from {table.path}")
+        self.get_logger().info(
+            f"servo_mapper configured: {len(table.table.joints)} joints, "
+            f"{len(table.table.behaviors)} behaviors from {table.path}"
+        )
 
     def deactivate_node(self) -> None:
         with self._lock:
@@ -180,8 +207,9 @@ class ServoMapperNode(ManagedNode):
     def _report_unmapped(self, table: ReloadingTable[ServoTable]) -> None:
         unmapped = table.table.unmapped_behaviors()
         if unmapped:
-            self.get_logger().warning(f"{table.path}: no motion for {', '.join(unmapped)}; they use the default "
-                                      f"'{table.table.default}'")
+            self.get_logger().warning(
+                f"{table.path}: no motion for {', '.join(unmapped)}; they use the default '{table.table.default}'"
+            )
 
     # -- inputs ----------------------------------------------------------------------------
     def _now(self) -> float:
@@ -221,8 +249,11 @@ class ServoMapperNode(ManagedNode):
             self._publish(self.mapper.handle(Cue.from_message(msg), now, self._measured_positions(now)))
 
     def _cue_health(self) -> tuple[str, str, dict[str, str]]:
-        return ("info", f"{self._cues_acted_on} cues acted on, {self._cues_ignored} ignored while not active",
-                {"acted_on": str(self._cues_acted_on), "ignored": str(self._cues_ignored)})
+        return (
+            "info",
+            f"{self._cues_acted_on} cues acted on, {self._cues_ignored} ignored while not active",
+            {"acted_on": str(self._cues_acted_on), "ignored": str(self._cues_ignored)},
+        )
 
     def _on_tick(self) -> None:
         with self._lock:

@@ -3,6 +3,7 @@
 Subscribes to everything a user wants to see (transcripts, reply sentences, action cues,
 viseme tracks, speaking state) and prints a compact, time-ordered line for each.
 """
+
 from __future__ import annotations
 
 import sys
@@ -21,9 +22,12 @@ from ..common.params import declare_config
 
 class TimelineConfig(BaseModel):
     show_partials: bool = Field(False, description="Also print partial transcripts.")
-    typed_input: bool = Field(False, description="Read lines typed on stdin and publish them on text_input (only "
-                              "where the process owns a terminal: `fay-ros up`; under a launch, `fay-ros type` "
-                              "does it from any terminal).")
+    typed_input: bool = Field(
+        False,
+        description="Read lines typed on stdin and publish them on text_input (only "
+        "where the process owns a terminal: `fay-ros up`; under a launch, `fay-ros type` "
+        "does it from any terminal).",
+    )
     user_id: str = Field("user", description="user_id of typed input.")
 
 

@@ -55,6 +55,7 @@ while the person has talked again since their last turn and that talk's final is
 (`audio/voice_active` rose after their last `speech/final`: they went on after a pause,
 fay_ros.turns.talking_again); that final drops it unheard (the dialogue answers all they said).
 """
+
 from __future__ import annotations
 
 import array
@@ -85,12 +86,25 @@ from ..common.worker import BoundedWorker
 from ..turns.resume import ResumeKeeper, ResumeSettings
 from ..turns.talking_again import TalkingAgain
 from ..turns.voice_hold import HoldSettings, VoiceHold
+from ..voice.engine_types import Engine, EngineName, VoiceSettings, check_voice_name
 from ..voice.engines import create_engine
 from ..voice.pipeline import SentenceEvent, SentenceRequest, SpeechPipeline, check_wav_dir, remember
 from ..voice.playback import AudioSink, open_sink
-from ..voice.say_verbatim import (CANCELLED, FAILED, MAX_SAY_CHARS, MAX_SENTENCE_CHARS, SPOKEN, SayJob, SayOutcome,
-                                  SayProgress, bound_text, check_say, new_say_id, plan_say, say_language)
-from ..voice.engine_types import Engine, EngineName, VoiceSettings, check_voice_name
+from ..voice.say_verbatim import (
+    CANCELLED,
+    FAILED,
+    MAX_SAY_CHARS,
+    MAX_SENTENCE_CHARS,
+    SPOKEN,
+    SayJob,
+    SayOutcome,
+    SayProgress,
+    bound_text,
+    check_say,
+    new_say_id,
+    plan_say,
+    say_language,
+)
 from ..voice.visemes import VisemeTrackData
 
 # Say conversation ids remembered to recognise our own `reply` messages (see _on_reply).
@@ -99,55 +113,116 @@ OWN_SAY_IDS_KEPT = 1024
 
 class TtsConfig(BaseModel):
     engine: EngineName = Field(
-        "espeak-ng", description="Synthesis engine: 'espeak-ng' (libespeak-ng with phoneme events: exact visemes) "
-                                 "or 'pyttsx3' (pyttsx3 2.99 espeak driver: loudness-driven visemes).")
+        "espeak-ng",
+        description="Synthesis engine: 'espeak-ng' (libespeak-ng with phoneme events: exact visemes) "
+        "or 'pyttsx3' (pyttsx3 2.99 espeak driver: loudness-driven visemes).",
+    )
     english_voice: str = Field("en-us", description="espeak-ng voice for English (Latin-script) text.")
-    chinese_voice: str = Field("cmn-latn-pinyin", description="espeak-ng voice for Chinese (Han) text; "
-                                                             "never 'cmn', which is broken on Debian 12.")
+    chinese_voice: str = Field(
+        "cmn-latn-pinyin",
+        description="espeak-ng voice for Chinese (Han) text; never 'cmn', which is broken on Debian 12.",
+    )
     default_language: Literal["en", "zh"] = Field("en", description="Language of text without letters (digits).")
     rate_wpm: int = Field(175, ge=80, le=450, description="Speaking rate in words per minute.")
     volume: float = Field(1.0, ge=0.0, le=2.0, description="Loudness; 1.0 is espeak-ng's normal volume.")
-    output_device: str = Field("auto", description="'auto' (default output device, headless if none), 'none' "
-                                                   "(always headless), or a sounddevice device index or name.")
+    output_device: str = Field(
+        "auto",
+        description="'auto' (default output device, headless if none), 'none' "
+        "(always headless), or a sounddevice device index or name.",
+    )
     wav_dir: str = Field("", description="If set, every spoken sentence is also written there as <utterance>.wav.")
-    device_latency: float = Field(0.0, ge=0.0, le=0.5, description="Output latency asked of the sound device in "
-                                  "seconds; 0 = the device's low-latency default. Larger values avoid glitches on a "
-                                  "busy machine but delay interrupts by as much.")
-    block_ms: float = Field(20.0, ge=5.0, le=100.0,
-                            description="Audio block length in ms; an interrupt takes effect after at most one "
-                                        "block plus the device latency.")
-    lookahead: float = Field(0.3, ge=0.05, le=5.0, description="Seconds of audio queued ahead of the speaker; "
-                                                               "the next sentence is handed over when less is left.")
-    max_sentence_chars: int = Field(MAX_SENTENCE_CHARS, ge=20, le=20000,
-                                    description="Longest reply message spoken; a longer one is cut (at a sentence, "
-                                                "clause or word boundary when there is one) and a warning logged. "
-                                                "A say/broadcast sentence longer than this is spoken in pieces.")
-    max_say_chars: int = Field(MAX_SAY_CHARS, ge=1, le=1_000_000,
-                               description="Longest text the say action or the broadcast topic speaks; a longer one "
-                                           "is refused (result 'rejected: ...'; a broadcast is logged and dropped).")
+    device_latency: float = Field(
+        0.0,
+        ge=0.0,
+        le=0.5,
+        description="Output latency asked of the sound device in "
+        "seconds; 0 = the device's low-latency default. Larger values avoid glitches on a "
+        "busy machine but delay interrupts by as much.",
+    )
+    block_ms: float = Field(
+        20.0,
+        ge=5.0,
+        le=100.0,
+        description="Audio block length in ms; an interrupt takes effect after at most one "
+        "block plus the device latency.",
+    )
+    lookahead: float = Field(
+        0.3,
+        ge=0.05,
+        le=5.0,
+        description="Seconds of audio queued ahead of the speaker; the next sentence is handed over when less is left.",
+    )
+    max_sentence_chars: int = Field(
+        MAX_SENTENCE_CHARS,
+        ge=20,
+        le=20000,
+        description="Longest reply message spoken; a longer one is cut (at a sentence, "
+        "clause or word boundary when there is one) and a warning logged. "
+        "A say/broadcast sentence longer than this is spoken in pieces.",
+    )
+    max_say_chars: int = Field(
+        MAX_SAY_CHARS,
+        ge=1,
+        le=1_000_000,
+        description="Longest text the say action or the broadcast topic speaks; a longer one "
+        "is refused (result 'rejected: ...'; a broadcast is logged and dropped).",
+    )
     broadcast_mode: Literal["queue", "preempt"] = Field(
-        "queue", description="What a `broadcast` message does to speech in progress: 'queue' (spoken after it) or "
-                             "'preempt' (stops it and speaks at once, like a say goal with interrupt=true).")
-    publish_played: bool = Field(True, description="Publish what the output plays on audio/played (the mic's echo "
-                                                   "cancellation reference) while it has a subscriber.")
-    resume_after_barge_in: bool = Field(True, description="After a barge-in whose words become no turn (nothing, "
-                                                          "or a backchannel), speak the cut sentence again.")
-    resume_after_s: float = Field(1.5, ge=0.1, le=30.0, description="How long the person must be quiet after such "
-                                                                    "a barge-in before the robot resumes.")
-    hold_on_talk_over: bool = Field(True, description="While the mic says a person talks over the robot "
-                                    "(audio/talk_over true), hold the voice, nothing dropped, until it says false "
-                                    "(it goes on where it stopped) or a barge-in interrupts it.")
-    hold_max_s: float = Field(3.0, ge=0.1, le=30.0, description="Longest hold with neither a release nor an "
-                                                                "interrupt; then the voice goes on.")
-    wait_for_person_s: float = Field(3.0, ge=0.0, le=30.0, description="A reply about to start from silence waits "
-                                     "up to this long while the person talks again after their last turn "
-                                     "(audio/voice_active rose after their last speech/final: they went on after a "
-                                     "pause); the answer to all they said replaces it. 0 = never wait.")
-    release_grace_s: float = Field(0.3, ge=0.0, le=2.0, description="After the release (audio/talk_over false), "
-                                   "wait this long before going on: the asr may still find a stop request in "
-                                   "what was said (\"stop!\", 等一下) and interrupt.")
-    sentence_min_chars: int = Field(4, ge=0, le=200, description="A say/broadcast sentence shorter than this joins "
-                                                                 "the next one (as the dialogue's replies do).")
+        "queue",
+        description="What a `broadcast` message does to speech in progress: 'queue' (spoken after it) or "
+        "'preempt' (stops it and speaks at once, like a say goal with interrupt=true).",
+    )
+    publish_played: bool = Field(
+        True,
+        description="Publish what the output plays on audio/played (the mic's echo "
+        "cancellation reference) while it has a subscriber.",
+    )
+    resume_after_barge_in: bool = Field(
+        True,
+        description="After a barge-in whose words become no turn (nothing, "
+        "or a backchannel), speak the cut sentence again.",
+    )
+    resume_after_s: float = Field(
+        1.5,
+        ge=0.1,
+        le=30.0,
+        description="How long the person must be quiet after such a barge-in before the robot resumes.",
+    )
+    hold_on_talk_over: bool = Field(
+        True,
+        description="While the mic says a person talks over the robot "
+        "(audio/talk_over true), hold the voice, nothing dropped, until it says false "
+        "(it goes on where it stopped) or a barge-in interrupts it.",
+    )
+    hold_max_s: float = Field(
+        3.0,
+        ge=0.1,
+        le=30.0,
+        description="Longest hold with neither a release nor an interrupt; then the voice goes on.",
+    )
+    wait_for_person_s: float = Field(
+        3.0,
+        ge=0.0,
+        le=30.0,
+        description="A reply about to start from silence waits "
+        "up to this long while the person talks again after their last turn "
+        "(audio/voice_active rose after their last speech/final: they went on after a "
+        "pause); the answer to all they said replaces it. 0 = never wait.",
+    )
+    release_grace_s: float = Field(
+        0.3,
+        ge=0.0,
+        le=2.0,
+        description="After the release (audio/talk_over false), "
+        "wait this long before going on: the asr may still find a stop request in "
+        'what was said ("stop!", 等一下) and interrupt.',
+    )
+    sentence_min_chars: int = Field(
+        4,
+        ge=0,
+        le=200,
+        description="A say/broadcast sentence shorter than this joins the next one (as the dialogue's replies do).",
+    )
 
     @field_validator("english_voice", "chinese_voice")
     @classmethod
@@ -155,17 +230,27 @@ class TtsConfig(BaseModel):
         return check_voice_name(value)
 
     def voice_settings(self) -> VoiceSettings:
-        return VoiceSettings(self.english_voice, self.chinese_voice, self.rate_wpm, self.volume,
-                             self.default_language)
+        return VoiceSettings(self.english_voice, self.chinese_voice, self.rate_wpm, self.volume, self.default_language)
 
 
 # What can change while running (see the module docstring); the engine and the audio output
 # are read-only (a new engine or a reopened device: restart the node with the new value).
 VOICE_PARAMETERS = frozenset({"english_voice", "chinese_voice", "rate_wpm", "volume", "default_language"})
-LIVE_PARAMETERS = VOICE_PARAMETERS | {"lookahead", "wav_dir", "max_sentence_chars", "max_say_chars",
-                                      "broadcast_mode", "sentence_min_chars", "publish_played",
-                                      "resume_after_barge_in", "resume_after_s", "hold_on_talk_over",
-                                      "hold_max_s", "release_grace_s", "wait_for_person_s"}
+LIVE_PARAMETERS = VOICE_PARAMETERS | {
+    "lookahead",
+    "wav_dir",
+    "max_sentence_chars",
+    "max_say_chars",
+    "broadcast_mode",
+    "sentence_min_chars",
+    "publish_played",
+    "resume_after_barge_in",
+    "resume_after_s",
+    "hold_on_talk_over",
+    "hold_max_s",
+    "release_grace_s",
+    "wait_for_person_s",
+}
 # Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
 PLAYED_QUEUE_BLOCKS = 100
 
@@ -193,13 +278,14 @@ class Tts(ManagedNode):
         self.reply_pub = self.create_publisher(Utterance, topics.REPLY, qos.EVENTS)
         self.played_pub = self.create_publisher(AudioChunk, topics.AUDIO_PLAYED, qos.AUDIO)
         self._played_worker: BoundedWorker[tuple[np.ndarray, float, int]] = BoundedWorker(
-            self._publish_played, PLAYED_QUEUE_BLOCKS, "tts-played")
+            self._publish_played, PLAYED_QUEUE_BLOCKS, "tts-played"
+        )
         self._played_worker.start()
         self._publish_speaking(False, "", time.monotonic())
         self._resume_lock = threading.Lock()
         self._resume: ResumeKeeper[SentenceRequest] = ResumeKeeper(self._resume_settings(cfg))
-        self._talking_again = TalkingAgain()   # (under _resume_lock)
-        self._told_waiting = False             # ... what the pipeline was last told
+        self._talking_again = TalkingAgain()  # (under _resume_lock)
+        self._told_waiting = False  # ... what the pipeline was last told
         # Say jobs by conversation id (for the pipeline's sentence events), say goals by goal
         # id (for cancel), cancels that came before their goal started, our own say ids.
         self._say_lock = threading.Lock()
@@ -216,39 +302,57 @@ class Tts(ManagedNode):
         self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Bool, topics.TALK_OVER, self._on_talk_over, qos.EVENTS)
-        self._hold = VoiceHold(self._hold_settings(cfg))   # (fay_ros.turns.voice_hold; monotonic time)
+        self._hold = VoiceHold(self._hold_settings(cfg))  # (fay_ros.turns.voice_hold; monotonic time)
         self.create_timer(0.05, self._resume_if_due)
         # Goals run concurrently (each waits for its own sentences, never blocking a thread).
         # Served in every state: a goal while inactive ends with the reason.
-        self.say_server = ActionServer(self, Say, topics.ACTION_SAY, execute_callback=self._execute_say,
-                                       goal_callback=lambda _goal: GoalResponse.ACCEPT,
-                                       cancel_callback=self._cancel_say, callback_group=ReentrantCallbackGroup())
+        self.say_server = ActionServer(
+            self,
+            Say,
+            topics.ACTION_SAY,
+            execute_callback=self._execute_say,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            cancel_callback=self._cancel_say,
+            callback_group=ReentrantCallbackGroup(),
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
     def configure_node(self) -> None:
         with self._voice_lock:
-            cfg = self.config   # (live changes wait for the lock: this is the latest)
+            cfg = self.config  # (live changes wait for the lock: this is the latest)
             health(self).hardware_id = output_label(cfg)
             try:
                 wav_dir = check_wav_dir(cfg.wav_dir)
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
-            engine = create_engine(cfg.engine, cfg.voice_settings())   # VoiceError is a ConfigError
+            engine = create_engine(cfg.engine, cfg.voice_settings())  # VoiceError is a ConfigError
             sink: AudioSink | None = None
             try:
-                sink = open_sink(cfg.output_device, engine.sample_rate, cfg.block_ms / 1000.0,
-                                 log=lambda msg: self.get_logger().warn(msg), latency=cfg.device_latency or "low")
-                pipeline = SpeechPipeline(engine, sink, on_track=self._publish_track,
-                                          on_speaking=self._publish_speaking, log=self._log, wav_dir=wav_dir,
-                                          lookahead=cfg.lookahead, on_sentence=self._on_sentence,
-                                          on_played=self._on_played)
+                sink = open_sink(
+                    cfg.output_device,
+                    engine.sample_rate,
+                    cfg.block_ms / 1000.0,
+                    log=lambda msg: self.get_logger().warn(msg),
+                    latency=cfg.device_latency or "low",
+                )
+                pipeline = SpeechPipeline(
+                    engine,
+                    sink,
+                    on_track=self._publish_track,
+                    on_speaking=self._publish_speaking,
+                    log=self._log,
+                    wav_dir=wav_dir,
+                    lookahead=cfg.lookahead,
+                    on_sentence=self._on_sentence,
+                    on_played=self._on_played,
+                )
                 pipeline.wait_for_person_s = cfg.wait_for_person_s
                 with self._resume_lock:
                     self._told_waiting = self._talking_again.waiting(time.monotonic())
                     pipeline.set_person_talking(self._told_waiting)
             except Exception as exc:  # noqa: BLE001 - PortAudio raises several types for "cannot open"/"start"
                 if sink is not None:
-                    with contextlib.suppress(Exception):   # the first failure is the news
+                    with contextlib.suppress(Exception):  # the first failure is the news
                         sink.close()
                 engine.close()
                 raise ConfigError(str(exc)) from None
@@ -257,14 +361,15 @@ class Tts(ManagedNode):
         kept = f"every sentence also written to {wav_dir}" if wav_dir else "not kept (set wav_dir to keep WAVs)"
         self.get_logger().info(
             f"tts configured: engine {engine.name} (voices {cfg.english_voice}, {cfg.chinese_voice}); "
-            f"audio goes to {sink.description}; audio files {kept}")
+            f"audio goes to {sink.description}; audio files {kept}"
+        )
 
     def deactivate_node(self) -> None:
         # `active` is false already: nothing new is submitted once the lock is ours.
         with self._serving_lock:
             pipeline = self.pipeline
         if pipeline is not None:
-            pipeline.interrupt("deactivated")   # speaking=false when the audio has stopped
+            pipeline.interrupt("deactivated")  # speaking=false when the audio has stopped
 
     def cleanup_node(self) -> None:
         with self._voice_lock:
@@ -272,7 +377,7 @@ class Tts(ManagedNode):
             self.engine = self.pipeline = None
             health(self).hardware_id = output_label(self.config)
         if pipeline is not None:
-            pipeline.close()   # stops the audio, closes the output; what was queued ends "dropped"
+            pipeline.close()  # stops the audio, closes the output; what was queued ends "dropped"
         if engine is not None:
             engine.close()
 
@@ -286,7 +391,7 @@ class Tts(ManagedNode):
             engine, pipeline = self.engine, self.pipeline
             # Unconfigured: the voices are checked by the next configure.
             if engine is not None and changed & VOICE_PARAMETERS:
-                engine.use_settings(cfg.voice_settings())   # raises VoiceError (refused) first
+                engine.use_settings(cfg.voice_settings())  # raises VoiceError (refused) first
             if pipeline is not None:
                 pipeline.lookahead = cfg.lookahead
                 pipeline.wait_for_person_s = cfg.wait_for_person_s
@@ -315,24 +420,27 @@ class Tts(ManagedNode):
         # (answers to the person only; a stamp of 0: a sender that stamps nothing, not known)
         if msg.source not in reply_sources.UNPROMPTED and produced > 0.0:
             with self._say_lock:
-                if msg.conversation_id not in self._answered_at:   # (its first sentence's)
+                if msg.conversation_id not in self._answered_at:  # (its first sentence's)
                     remember(self._answered_at, msg.conversation_id, produced, OWN_SAY_IDS_KEPT)
         with self._resume_lock:
             if self._resume.pending and msg.conversation_id not in self._resume.kept_keys(_conversation):
-                self._resume.forget()   # a new reply took the turn
+                self._resume.forget()  # a new reply took the turn
         limit = self.config.max_sentence_chars
         text = bound_text(msg.text, limit)
         if len(text) < len(msg.text):
-            self.get_logger().warning(f"{msg.conversation_id}:{msg.seq}: reply of {len(msg.text)} characters cut to "
-                                      f"{len(text)} (max_sentence_chars {limit})")
+            self.get_logger().warning(
+                f"{msg.conversation_id}:{msg.seq}: reply of {len(msg.text)} characters cut to "
+                f"{len(text)} (max_sentence_chars {limit})"
+            )
         with self._serving_lock:
             pipeline = self.pipeline
             if not self.active or pipeline is None:
-                self.get_logger().info(f"{msg.conversation_id}:{msg.seq}: not spoken: the voice is not active "
-                                       f"({self.not_ready_reason})", throttle_duration_sec=5.0)
+                self.get_logger().info(
+                    f"{msg.conversation_id}:{msg.seq}: not spoken: the voice is not active ({self.not_ready_reason})",
+                    throttle_duration_sec=5.0,
+                )
                 return
-            pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, text, msg.is_first, msg.is_end,
-                                            msg.replace))
+            pipeline.submit(SentenceRequest(msg.conversation_id, msg.seq, text, msg.is_first, msg.is_end, msg.replace))
 
     def _on_interrupt(self, _msg: Empty) -> None:
         pipeline = self.pipeline
@@ -378,8 +486,10 @@ class Tts(ManagedNode):
             pending = self._resume.pending
             turn = self._resume.heard(msg.text)
         if pending:
-            self.get_logger().info("after the barge-in: " + ("a turn; the cut reply is not resumed" if turn
-                                                              else f"only {msg.text!r}; still resuming"))
+            self.get_logger().info(
+                "after the barge-in: "
+                + ("a turn; the cut reply is not resumed" if turn else f"only {msg.text!r}; still resuming")
+            )
 
     def _drop_answers_to_what_came_before(self, pipeline: SpeechPipeline, went_on: bool, speech_end: float) -> None:
         """The person's final came: an answer not heard yet that answers only what they said
@@ -399,14 +509,16 @@ class Tts(ManagedNode):
                 earlier.append(waiting)
             earlier = [reply for reply in earlier if reply not in self._own_say_ids]
         for reply in earlier:
-            pipeline.cancel(reply, "the person went on after a pause: an answer to what they said before, "
-                                   "not heard yet")
+            pipeline.cancel(
+                reply, "the person went on after a pause: an answer to what they said before, not heard yet"
+            )
 
     # -- holding the voice while a person talks over it (fay_ros.turns.voice_hold) ------------
     @staticmethod
     def _hold_settings(cfg: TtsConfig) -> HoldSettings:
-        return HoldSettings(hold_on_talk_over=cfg.hold_on_talk_over, release_grace_s=cfg.release_grace_s,
-                            hold_max_s=cfg.hold_max_s)
+        return HoldSettings(
+            hold_on_talk_over=cfg.hold_on_talk_over, release_grace_s=cfg.release_grace_s, hold_max_s=cfg.hold_max_s
+        )
 
     def _on_talk_over(self, msg: Bool) -> None:
         pipeline = self.pipeline
@@ -419,7 +531,7 @@ class Tts(ManagedNode):
 
     def _resume_if_due(self) -> None:
         with self._resume_lock:
-            self._person_talking()   # (a talk whose final never came stops counting)
+            self._person_talking()  # (a talk whose final never came stops counting)
         pipeline = self.pipeline
         go_on = self._hold.due(time.monotonic()) if pipeline is not None else None
         if go_on is not None and pipeline is not None and pipeline.release() is not None:
@@ -432,8 +544,9 @@ class Tts(ManagedNode):
             pipeline = self.pipeline
             if not self.active or pipeline is None:
                 return
-            self.get_logger().info(f"false interruption (no turn followed): resuming {due[0].utterance_id} "
-                                   f"({len(due)} sentence(s))")
+            self.get_logger().info(
+                f"false interruption (no turn followed): resuming {due[0].utterance_id} ({len(due)} sentence(s))"
+            )
             pipeline.resume(due)
 
     def _on_broadcast(self, msg: Transcript) -> None:
@@ -444,23 +557,40 @@ class Tts(ManagedNode):
             self.get_logger().warning(f"broadcast: {exc}; spoken with default_language")
             language = None
         try:
-            self._start_say(msg.text, language or "", msg.user_id, self.config.broadcast_mode == "preempt", None,
-                            on_done=self._log_broadcast)
+            self._start_say(
+                msg.text,
+                language or "",
+                msg.user_id,
+                self.config.broadcast_mode == "preempt",
+                None,
+                on_done=self._log_broadcast,
+            )
         except Exception as exc:  # noqa: BLE001 - one bad message must not stop the voice
             self.get_logger().error(f"broadcast not spoken: {type(exc).__name__}: {exc}")
 
     def _log_broadcast(self, outcome: SayOutcome) -> None:
-        self.get_logger().info(f"broadcast {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
-                               f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken")
+        self.get_logger().info(
+            f"broadcast {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
+            f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken"
+        )
 
     # -- say: one path for the action and the broadcast topic --------------------------------
-    def _start_say(self, text: str, language: str, user_id: str, interrupt: bool, cue,
-                   on_done, on_progress=lambda _p: None, goal: bytes | None = None) -> None:
+    def _start_say(
+        self,
+        text: str,
+        language: str,
+        user_id: str,
+        interrupt: bool,
+        cue,
+        on_done,
+        on_progress=lambda _p: None,
+        goal: bytes | None = None,
+    ) -> None:
         """Publish and speak `text`; `on_done(SayOutcome)` runs once when it has ended (at
         once when it is refused, cancelled before it started or has nothing speakable).
         `goal`: the say goal's id, registered for _cancel_say under the same lock that checks
         for a cancel that came first (so none is lost in between)."""
-        with self._serving_lock:   # (see __init__: not half-submitted across a deactivate)
+        with self._serving_lock:  # (see __init__: not half-submitted across a deactivate)
             pipeline = self.pipeline
             if not self.active or pipeline is None:
                 self.get_logger().warning(f"say refused: the voice is not active ({self.not_ready_reason})")
@@ -468,9 +598,19 @@ class Tts(ManagedNode):
                 return
             self._submit_say(pipeline, text, language, user_id, interrupt, cue, on_done, on_progress, goal)
 
-    def _submit_say(self, pipeline: SpeechPipeline, text: str, language: str, user_id: str, interrupt: bool, cue,
-                    on_done, on_progress, goal: bytes | None) -> None:
-        cfg = self.config   # one message, one configuration (live changes swap it whole)
+    def _submit_say(
+        self,
+        pipeline: SpeechPipeline,
+        text: str,
+        language: str,
+        user_id: str,
+        interrupt: bool,
+        cue,
+        on_done,
+        on_progress,
+        goal: bytes | None,
+    ) -> None:
+        cfg = self.config  # one message, one configuration (live changes swap it whole)
         why = check_say(text, language, cfg.max_say_chars)
         if why is not None:
             self.get_logger().warning(f"say refused: {why}")
@@ -481,9 +621,13 @@ class Tts(ManagedNode):
         if plan.dropped:
             self.get_logger().info(f"{conversation_id}: not spoken: {plan.dropped.summary()}")
         with self._resume_lock:
-            self._resume.forget()   # something new to say: the cut reply is not resumed
-        job = SayJob(conversation_id, plan.sentences, on_progress=on_progress,
-                     on_done=lambda outcome: self._say_ended(job, outcome, on_done))
+            self._resume.forget()  # something new to say: the cut reply is not resumed
+        job = SayJob(
+            conversation_id,
+            plan.sentences,
+            on_progress=on_progress,
+            on_done=lambda outcome: self._say_ended(job, outcome, on_done),
+        )
         with self._say_lock:
             if goal is not None:
                 if goal in self._early_cancels:
@@ -498,17 +642,29 @@ class Tts(ManagedNode):
         last = len(plan.sentences) - 1
         for seq, sentence in enumerate(plan.sentences):
             first = seq == 0
-            msg = Utterance(user_id=user_id, conversation_id=conversation_id, seq=seq, text=sentence,
-                            is_first=first, is_end=seq == last, replace=interrupt and first, source="say")
+            msg = Utterance(
+                user_id=user_id,
+                conversation_id=conversation_id,
+                seq=seq,
+                text=sentence,
+                is_first=first,
+                is_end=seq == last,
+                replace=interrupt and first,
+                source="say",
+            )
             msg.header.stamp = self.get_clock().now().to_msg()
             msg.header.frame_id = "tts"
             if first and cue:
                 msg.cue = [cue[0]]
             self._publish(self.reply_pub, msg)
-            pipeline.submit(SentenceRequest(conversation_id, seq, sentence, first, seq == last,
-                                            interrupt and first, language=language_of))
-        self.get_logger().info(f"{conversation_id}: saying {len(plan.sentences)} sentence(s)"
-                               + (", interrupting" if interrupt else ""))
+            pipeline.submit(
+                SentenceRequest(
+                    conversation_id, seq, sentence, first, seq == last, interrupt and first, language=language_of
+                )
+            )
+        self.get_logger().info(
+            f"{conversation_id}: saying {len(plan.sentences)} sentence(s)" + (", interrupting" if interrupt else "")
+        )
 
     def _say_ended(self, job: SayJob, outcome: SayOutcome, on_done) -> None:
         with self._say_lock:
@@ -535,12 +691,16 @@ class Tts(ManagedNode):
 
         def progress(p: SayProgress) -> None:
             if goal_handle.is_active:
-                goal_handle.publish_feedback(Say.Feedback(sentence_index=p.index, sentence_count=p.count,
-                                                          sentence=p.sentence, progress=p.progress))
+                goal_handle.publish_feedback(
+                    Say.Feedback(
+                        sentence_index=p.index, sentence_count=p.count, sentence=p.sentence, progress=p.progress
+                    )
+                )
 
         try:
-            self._start_say(goal.text, goal.language, goal.user_id, goal.interrupt, list(goal.cue), done, progress,
-                            goal=key)
+            self._start_say(
+                goal.text, goal.language, goal.user_id, goal.interrupt, list(goal.cue), done, progress, goal=key
+            )
         except Exception as exc:  # noqa: BLE001 - the goal fails, the node goes on
             self.get_logger().error(f"say goal not spoken: {type(exc).__name__}: {exc}")
             finished.set_result(SayJob.finished("", FAILED))
@@ -555,10 +715,17 @@ class Tts(ManagedNode):
             goal_handle.canceled()
         else:
             goal_handle.abort()
-        self.get_logger().info(f"say goal {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
-                               f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken")
-        return Say.Result(spoken=outcome.spoken, reason=outcome.reason, conversation_id=outcome.conversation_id,
-                          sentences=outcome.sentences, sentences_spoken=outcome.sentences_spoken)
+        self.get_logger().info(
+            f"say goal {outcome.conversation_id or '(not started)'}: {outcome.reason}, "
+            f"{outcome.sentences_spoken} of {outcome.sentences} sentence(s) spoken"
+        )
+        return Say.Result(
+            spoken=outcome.spoken,
+            reason=outcome.reason,
+            conversation_id=outcome.conversation_id,
+            sentences=outcome.sentences,
+            sentences_spoken=outcome.sentences_spoken,
+        )
 
     def _cancel_say(self, goal_handle) -> CancelResponse:
         key = bytes(goal_handle.goal_id.uuid)
@@ -602,8 +769,9 @@ class Tts(ManagedNode):
         msg = VisemeTrack(utterance_id=track.utterance_id, duration=float(track.duration))
         msg.header.stamp = self._ros_time(start)
         msg.header.frame_id = "tts"
-        msg.frames = [Viseme(id=f.id, name=f.name, start=float(f.start), mouth_open=float(f.mouth_open))
-                      for f in track.frames]
+        msg.frames = [
+            Viseme(id=f.id, name=f.name, start=float(f.start), mouth_open=float(f.mouth_open)) for f in track.frames
+        ]
         self._publish(self.visemes_pub, msg)
 
     def _on_played(self, block: np.ndarray, play_time: float) -> None:

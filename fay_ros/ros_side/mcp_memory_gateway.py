@@ -6,6 +6,7 @@ dialogue makes) plus the two calls the MCP tools need beyond it: a Recall with t
 and creation times, and the whole profile (portrait too). The node spins on its own
 executor thread; the MCP server runs on the asyncio loop of the main thread.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,24 +30,52 @@ from .memory_gateway import RosMemoryGateway
 class McpRosGateway(RosMemoryGateway):
     """McpMemoryGateway over the memory/* services."""
 
-    async def search(self, owner: str, query: str, *, n: int, tags_all: tuple[str, ...] = (),
-                     tags_any: tuple[str, ...] = (), include_candidates: bool = False,
-                     time_ordered: bool = False) -> list[MemoryRecord]:
-        request = Recall.Request(owner=owner, query=query, n=n, tags_all=list(tags_all), tags_any=list(tags_any),
-                                 include_candidates=include_candidates, stateless=True, time_ordered=time_ordered)
+    async def search(
+        self,
+        owner: str,
+        query: str,
+        *,
+        n: int,
+        tags_all: tuple[str, ...] = (),
+        tags_any: tuple[str, ...] = (),
+        include_candidates: bool = False,
+        time_ordered: bool = False,
+    ) -> list[MemoryRecord]:
+        request = Recall.Request(
+            owner=owner,
+            query=query,
+            n=n,
+            tags_all=list(tags_all),
+            tags_any=list(tags_any),
+            include_candidates=include_candidates,
+            stateless=True,
+            time_ordered=time_ordered,
+        )
         response = await self._call(self._recall, request)
         if not response.success:
             raise ToolError(f"recall refused: {response.message}")
-        return [MemoryRecord(m.id, m.content, m.node_type, m.status or "confirmed", tuple(m.tags), m.key,
-                             round(float(m.importance), 3), from_time_msg(m.created), round(float(m.score), 4))
-                for m in response.nodes]
+        return [
+            MemoryRecord(
+                m.id,
+                m.content,
+                m.node_type,
+                m.status or "confirmed",
+                tuple(m.tags),
+                m.key,
+                round(float(m.importance), 3),
+                from_time_msg(m.created),
+                round(float(m.score), 4),
+            )
+            for m in response.nodes
+        ]
 
     async def user_profile(self, owner: str) -> Profile:
         response = await self._call(self._profile, GetProfile.Request(owner=owner))
         if not response.success:
             raise ToolError(f"profile refused: {response.message}")
-        return Profile(response.portrait, tuple(response.facts), int(response.pending_evidence),
-                       from_time_msg(response.updated))
+        return Profile(
+            response.portrait, tuple(response.facts), int(response.pending_evidence), from_time_msg(response.updated)
+        )
 
 
 class RosSide:

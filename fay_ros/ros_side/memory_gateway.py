@@ -1,6 +1,7 @@
 """The dialogue's memory calls over ROS: the engine's MemoryGateway on the memory node's
 memory/* services (call_async awaited from asyncio, with a timeout). Used by the dialogue node
 and, through `mcp_memory_gateway`, by `fay-ros mcp`."""
+
 from __future__ import annotations
 
 import asyncio
@@ -58,14 +59,18 @@ class RosMemoryGateway:
         ros_future = client.call_async(request)
         try:
             result = await asyncio.wait_for(await_ros_future(ros_future), timeout or self._timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             client.remove_pending_request(ros_future)
             # a running memory that is slow is worth seeing (the turn goes on without it; an
             # absent memory is expected and stays quiet)
-            self._logger.warning(f"{client.srv_name} did not answer in {timeout or self._timeout:g}s: this turn "
-                                 "goes on without it (parameter 'memory_timeout')", throttle_duration_sec=5.0)
+            self._logger.warning(
+                f"{client.srv_name} did not answer in {timeout or self._timeout:g}s: this turn "
+                "goes on without it (parameter 'memory_timeout')",
+                throttle_duration_sec=5.0,
+            )
             raise MemoryUnavailable(
-                f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s") from None
+                f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s"
+            ) from None
         response = result.result()
         if response is None:
             raise MemoryUnavailable(f"service {client.srv_name} failed")
@@ -73,28 +78,49 @@ class RosMemoryGateway:
 
     @staticmethod
     def _memories(nodes: list[Any]) -> list[Memory]:
-        return [Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags), n.key)
-                for n in nodes]
+        return [
+            Memory(n.id, n.content, n.status or "confirmed", float(n.score), n.node_type, tuple(n.tags), n.key)
+            for n in nodes
+        ]
 
     async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
-        response = await self._call(self._recall, Recall.Request(owner=owner, query=query, n=n,
-                                                                 include_candidates=False, stateless=stateless))
+        response = await self._call(
+            self._recall, Recall.Request(owner=owner, query=query, n=n, include_candidates=False, stateless=stateless)
+        )
         return self._memories(response.nodes) if response.success else []
 
-    async def remember(self, owner: str, content: str, *, node_type: str = "", user_confirmed: bool = False,
-                       tags: tuple[str, ...] = (), key: str = "", source_session: str = "",
-                       source_turn: int = 0) -> MemoryResult:
-        request = Remember.Request(owner=owner, content=content, node_type=node_type, tags=list(tags), key=key,
-                                   user_confirmed=user_confirmed, source_session=source_session,
-                                   source_turn=source_turn)
+    async def remember(
+        self,
+        owner: str,
+        content: str,
+        *,
+        node_type: str = "",
+        user_confirmed: bool = False,
+        tags: tuple[str, ...] = (),
+        key: str = "",
+        source_session: str = "",
+        source_turn: int = 0,
+    ) -> MemoryResult:
+        request = Remember.Request(
+            owner=owner,
+            content=content,
+            node_type=node_type,
+            tags=list(tags),
+            key=key,
+            user_confirmed=user_confirmed,
+            source_session=source_session,
+            source_turn=source_turn,
+        )
         response = await self._call(self._remember, request, self._timeout * 4)
         return MemoryResult(response.success, response.message, tuple(self._memories([response.node])))
 
     async def forget(self, owner: str, query: str = "", memory_id: str = "") -> MemoryResult:
-        response = await self._call(self._forget, Forget.Request(owner=owner, query=query, id=memory_id),
-                                    self._timeout * 4)
-        return MemoryResult(response.success, response.message, tuple(self._memories(response.nodes)),
-                            response.needs_confirmation)
+        response = await self._call(
+            self._forget, Forget.Request(owner=owner, query=query, id=memory_id), self._timeout * 4
+        )
+        return MemoryResult(
+            response.success, response.message, tuple(self._memories(response.nodes)), response.needs_confirmation
+        )
 
     async def active_rules(self, owner: str) -> list[Memory]:
         response = await self._call(self._rules, GetActiveRules.Request(owner=owner))

@@ -21,10 +21,12 @@ triggers when nobody has been heard for `absent_after` seconds.
   program, an operator or a test sees what was said or suppressed and why, without the log.
   Events name the trigger and the user, never what was said.
 """
+
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -72,8 +74,9 @@ class ProactiveTalk:
         node.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED, callback_group=group)
         self._follow_topics()
         node.create_timer(TICK_SECONDS, self._tick, callback_group=group)  # the node clock: sim time works
-        node.create_timer(RELOAD_SECONDS, self._reload, callback_group=group,
-                          clock=Clock(clock_type=ClockType.STEADY_TIME))
+        node.create_timer(
+            RELOAD_SECONDS, self._reload, callback_group=group, clock=Clock(clock_type=ClockType.STEADY_TIME)
+        )
 
     # -- inputs ---------------------------------------------------------------------------
     def heard(self, user: str) -> None:
@@ -99,24 +102,30 @@ class ProactiveTalk:
     def _tick(self) -> None:
         now = self._now()
         with self._lock:
-            decisions = self.planner.tick(now, user_speaking=self._user_speaking,
-                                          robot_speaking=self._robot_speaking)
+            decisions = self.planner.tick(now, user_speaking=self._user_speaking, robot_speaking=self._robot_speaking)
             plan = self.planner.next_due()
             waiting = sorted(self.planner.waiting())
         if (waiting, self._robot_speaking, self._user_speaking) != self._waiting:
             self._waiting = (waiting, self._robot_speaking, self._user_speaking)
-            self._publish("waiting", f"waiting for speech to end: {', '.join(waiting) or 'nothing'}",
-                          {"clock": repr(now), "triggers": ",".join(waiting),
-                           "robot_speaking": str(self._robot_speaking).lower(),
-                           "user_speaking": str(self._user_speaking).lower()})
+            self._publish(
+                "waiting",
+                f"waiting for speech to end: {', '.join(waiting) or 'nothing'}",
+                {
+                    "clock": repr(now),
+                    "triggers": ",".join(waiting),
+                    "robot_speaking": str(self._robot_speaking).lower(),
+                    "user_speaking": str(self._user_speaking).lower(),
+                },
+            )
         if plan != self._plan:
             self._plan = plan
             times = {name: "" if due is None else repr(due) for name, due in plan.items()}
             self._publish("plan", f"next: {plan or 'no time trigger'}", {"clock": repr(now), **times})
         for decision in decisions:
             if decision.action == "drop":
-                self._report("drop", decision, now, f"{decision.trigger}: not said ({decision.reason})",
-                             reason=decision.reason)
+                self._report(
+                    "drop", decision, now, f"{decision.trigger}: not said ({decision.reason})", reason=decision.reason
+                )
                 continue
             try:
                 conversation_id = self._speak(decision)
@@ -124,11 +133,21 @@ class ProactiveTalk:
                 self._node.get_logger().error(f"proactive {decision.trigger} failed: {type(exc).__name__}: {exc}")
                 conversation_id = ""
             if conversation_id:
-                self._report("speak", decision, now, f"{decision.trigger}: speaking to {decision.user or 'guest'}",
-                             conversation_id=conversation_id)
+                self._report(
+                    "speak",
+                    decision,
+                    now,
+                    f"{decision.trigger}: speaking to {decision.user or 'guest'}",
+                    conversation_id=conversation_id,
+                )
             else:
-                self._report("skip", decision, now, f"{decision.trigger}: not said (the user's turn is running)",
-                             reason="user_turn")
+                self._report(
+                    "skip",
+                    decision,
+                    now,
+                    f"{decision.trigger}: not said (the user's turn is running)",
+                    reason="user_turn",
+                )
 
     # -- the file -------------------------------------------------------------------------
     def _reload(self) -> None:
@@ -167,19 +186,36 @@ class ProactiveTalk:
             self._node.destroy_subscription(self._subscriptions.pop(key))
         for name, type_name in sorted(wanted - set(self._subscriptions)):
             self._subscriptions[(name, type_name)] = self._node.create_subscription(
-                import_interface(type_name), name, self._event_callback(name), qos.TRIGGERS)
+                import_interface(type_name), name, self._event_callback(name), qos.TRIGGERS
+            )
 
     def _event_callback(self, topic: str) -> Callable[[Any], None]:
         """The subscription callback for `topic`: any message on it is that trigger's event."""
         return lambda _msg: self._on_event(topic)
 
     def _report(self, event: str, decision: Decision, now: float, message: str, **values: str) -> None:
-        self._publish(event, message, {"trigger": decision.trigger, "kind": decision.kind, "user": decision.user,
-                                       "due": repr(decision.due), "clock": repr(now), **values})
+        self._publish(
+            event,
+            message,
+            {
+                "trigger": decision.trigger,
+                "kind": decision.kind,
+                "user": decision.user,
+                "due": repr(decision.due),
+                "clock": repr(now),
+                **values,
+            },
+        )
         self._node.get_logger().info(f"proactive {message}")
 
     def _publish(self, event: str, message: str, values: dict[str, str]) -> None:
         level = "warning" if event == "skip" else "info"
-        self._events.publish(DiagnosticStatus(
-            level=LEVELS[level], name=node_status_name(self._node, "proactive"), hardware_id="fay_ros",
-            message=message, values=[KeyValue(key=k, value=str(v)) for k, v in {"event": event, **values}.items()]))
+        self._events.publish(
+            DiagnosticStatus(
+                level=LEVELS[level],
+                name=node_status_name(self._node, "proactive"),
+                hardware_id="fay_ros",
+                message=message,
+                values=[KeyValue(key=k, value=str(v)) for k, v in {"event": event, **values}.items()],
+            )
+        )

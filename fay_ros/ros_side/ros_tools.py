@@ -23,6 +23,7 @@ the list is reachable, whatever the model writes. Nothing here blocks the execut
 futures are awaited through `await_ros_future`, the one bridge from rclpy futures into asyncio
 (the dialogue's memory gateway uses it too).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,8 +39,15 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from ..agent.ros_convert import ConversionError, InterfaceError, import_interface, properties, summarise, \
-    to_message, to_plain
+from ..agent.ros_convert import (
+    ConversionError,
+    InterfaceError,
+    import_interface,
+    properties,
+    summarise,
+    to_message,
+    to_plain,
+)
 from ..agent.ros_tools_config import RosToolsConfig, load_ros_tools, tool_name
 from ..common.errors import ConfigError
 from ..dialogue.tools import Tool, ToolContext, ToolError
@@ -47,14 +55,35 @@ from ..dialogue.tools import Tool, ToolContext, ToolError
 CANCEL_WAIT = 2.0  # seconds a cancelled action tool waits for the server to acknowledge the cancel
 DISCOVERY_POLL = 0.05  # seconds between checks whether a service / action server has been discovered
 # action_msgs/msg/GoalStatus codes (fixed by the action protocol; action_msgs itself is not pinned)
-STATUS_NAMES = {0: "unknown", 1: "accepted", 2: "executing", 3: "canceling", 4: "succeeded", 5: "canceled",
-                6: "aborted"}
-QOS = {"reliable": QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                              durability=DurabilityPolicy.VOLATILE),
-       "latched": QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL),
-       "best_effort": QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
-                                 reliability=ReliabilityPolicy.BEST_EFFORT, durability=DurabilityPolicy.VOLATILE)}
+STATUS_NAMES = {
+    0: "unknown",
+    1: "accepted",
+    2: "executing",
+    3: "canceling",
+    4: "succeeded",
+    5: "canceled",
+    6: "aborted",
+}
+QOS = {
+    "reliable": QoSProfile(
+        depth=10,
+        history=HistoryPolicy.KEEP_LAST,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.VOLATILE,
+    ),
+    "latched": QoSProfile(
+        depth=1,
+        history=HistoryPolicy.KEEP_LAST,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    ),
+    "best_effort": QoSProfile(
+        depth=10,
+        history=HistoryPolicy.KEEP_LAST,
+        reliability=ReliabilityPolicy.BEST_EFFORT,
+        durability=DurabilityPolicy.VOLATILE,
+    ),
+}
 
 
 def _settle(future: asyncio.Future[Any], result: Any) -> None:
@@ -104,8 +133,12 @@ class RosTools:
         self._group = ReentrantCallbackGroup()
         self._handles: list[Any] = []  # clients, subscriptions, publishers (destroyed in close)
         self.tools: list[Tool] = []
-        builders = {"services": self._service, "actions": self._action, "topics_read": self._reader,
-                    "topics_publish": self._publisher}
+        builders = {
+            "services": self._service,
+            "actions": self._action,
+            "topics_read": self._reader,
+            "topics_publish": self._publisher,
+        }
         for kind, index, entry in config.entries():
             try:
                 cls = import_interface(entry.type)
@@ -137,7 +170,7 @@ class RosTools:
             future = client.call_async(request)
             try:
                 await asyncio.wait_for(await_ros_future(future), max(0.0, deadline - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 client.remove_pending_request(future)
                 raise ToolError(f"service {entry.name} did not answer within {entry.timeout:g}s") from None
             except asyncio.CancelledError:
@@ -177,8 +210,9 @@ class RosTools:
                     wrapped = (await await_ros_future(handle.get_result_async())).result()
             except TimeoutError:
                 await _cancel_goal(send_future)
-                raise ToolError(f"action {entry.name} did not finish within {entry.timeout:g}s; "
-                                "the goal was cancelled") from None
+                raise ToolError(
+                    f"action {entry.name} did not finish within {entry.timeout:g}s; the goal was cancelled"
+                ) from None
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):  # nothing may keep the cancellation from propagating
                     await _cancel_goal(send_future)
@@ -206,8 +240,9 @@ class RosTools:
                 with contextlib.suppress(RuntimeError):  # that reader's loop has closed
                     loop.call_soon_threadsafe(_settle, future, None)
 
-        self._handles.append(self._node.create_subscription(msg_type, entry.name, on_message, QOS[entry.qos],
-                                                            callback_group=self._group))
+        self._handles.append(
+            self._node.create_subscription(msg_type, entry.name, on_message, QOS[entry.qos], callback_group=self._group)
+        )
 
         async def read(_args: dict[str, Any], _ctx: ToolContext) -> str:
             loop = asyncio.get_running_loop()
@@ -219,7 +254,7 @@ class RosTools:
             if arrived is not None:
                 try:
                     await asyncio.wait_for(arrived, entry.timeout)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     raise ToolError(f"no message on {entry.name} within {entry.timeout:g}s") from None
                 finally:
                     with lock:
@@ -264,6 +299,7 @@ async def _cancel_goal(send_future: Any) -> None:
     server accepts it. Waits up to CANCEL_WAIT for the server's answer (also when the calling
     task is being cancelled: the cancel request has already been sent)."""
     if not send_future.done():
+
         def cancel_when_accepted(f: Any) -> None:  # executor thread: must not raise
             try:
                 handle = f.result()
@@ -271,6 +307,7 @@ async def _cancel_goal(send_future: Any) -> None:
                     handle.cancel_goal_async()
             except Exception:  # noqa: BLE001 - a failed send has no goal to cancel
                 pass
+
         send_future.add_done_callback(cancel_when_accepted)
         return
     handle = send_future.result()
@@ -279,5 +316,5 @@ async def _cancel_goal(send_future: Any) -> None:
     cancel_future = handle.cancel_goal_async()
     try:
         await asyncio.wait_for(asyncio.shield(await_ros_future(cancel_future)), CANCEL_WAIT)
-    except (asyncio.TimeoutError, asyncio.CancelledError):
+    except (TimeoutError, asyncio.CancelledError):
         pass

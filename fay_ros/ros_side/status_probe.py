@@ -1,9 +1,10 @@
 """The ROS side of `fay-ros status` (fay_ros.cli.status): watch the companion's nodes' latched
 `~/ready` topics and their `state` health on /diagnostics."""
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
@@ -21,6 +22,7 @@ def watch(board: StatusBoard, namespace: str, *, until: Callable[[StatusBoard], 
     rclpy.init(args=[])
     node = rclpy.create_node("fay_ros_status", namespace=namespace)
     try:
+
         def on_ready(name: str) -> Callable[[Bool], None]:
             return lambda msg: board.on_ready(name, bool(msg.data))
 

@@ -1,9 +1,10 @@
 """The ROS side of `fay-ros type` (fay_ros.cli.keyboard): a short-lived publisher of typed lines
 on `text_input` (fay_msgs/Transcript, is_final, frame_id "keyboard")."""
+
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 import rclpy
 from rclpy.duration import Duration

@@ -21,6 +21,7 @@
 option. Read with the strict YAML loader: unknown keys, duplicate keys and bad values are
 errors naming the file, the key path and the line.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,7 +63,7 @@ def schedule_path(parameter: str) -> Path:
 def parse_clock_time(value: str) -> time:
     match = CLOCK_TIME.match(value)
     if not match:
-        raise ValueError("a time of day is written HH:MM, 00:00 to 23:59 (e.g. \"08:30\")")
+        raise ValueError('a time of day is written HH:MM, 00:00 to 23:59 (e.g. "08:30")')
     return time(int(match.group(1)), int(match.group(2)))
 
 
@@ -73,7 +74,7 @@ def _clock_time_or_empty(value: str) -> str:
 
 
 def resolve_zone(name: str) -> tzinfo:
-    """"local" (the system's zone, daylight saving included) or an IANA name."""
+    """ "local" (the system's zone, daylight saving included) or an IANA name."""
     if name == "local":
         return dateutil_tz.tzlocal()
     return ZoneInfo(name)
@@ -111,6 +112,7 @@ class TopicEvent(_Strict):
 
 class Trigger(_Strict):
     """One proactive trigger: when (exactly one kind), what (say or prompt), to whom."""
+
     name: str = Field(min_length=1)
     daily: str | None = None
     every: float | None = Field(default=None, gt=0.0)
@@ -164,14 +166,17 @@ class Trigger(_Strict):
 
 class ProactiveSchedule(_Strict):
     enabled: bool = True
-    quiet_hours: str = Field(default="", description="HH:MM-HH:MM (may span midnight) with nothing proactive "
-                                                     "('' = none).")
+    quiet_hours: str = Field(
+        default="", description="HH:MM-HH:MM (may span midnight) with nothing proactive ('' = none)."
+    )
     min_gap: float = Field(default=1800.0, ge=0.0, description="Seconds between two proactive lines to the same user.")
     max_per_day: int = Field(default=6, ge=0, description="Proactive lines per user and day (0 = no limit).")
-    absent_after: float = Field(default=3600.0, ge=0.0, description="Time triggers skip when nobody was heard for this "
-                                                            "long (0 = never skip).")
-    max_delay: float = Field(default=120.0, ge=0.0, description="Seconds a due line may wait (someone speaking) before "
-                                                        "it is dropped.")
+    absent_after: float = Field(
+        default=3600.0, ge=0.0, description="Time triggers skip when nobody was heard for this long (0 = never skip)."
+    )
+    max_delay: float = Field(
+        default=120.0, ge=0.0, description="Seconds a due line may wait (someone speaking) before it is dropped."
+    )
     triggers: list[Trigger] = Field(default_factory=list)
 
     @field_validator("quiet_hours")
@@ -183,8 +188,11 @@ class ProactiveSchedule(_Strict):
 
     def cross_check(self) -> list[tuple[str, str]]:
         names = [t.name for t in self.triggers]
-        return [(f"proactive.triggers[{i}].name", f"trigger name {t.name!r} used twice")
-                for i, t in enumerate(self.triggers) if names.index(t.name) != i]
+        return [
+            (f"proactive.triggers[{i}].name", f"trigger name {t.name!r} used twice")
+            for i, t in enumerate(self.triggers)
+            if names.index(t.name) != i
+        ]
 
     @cached_property
     def quiet(self) -> tuple[time, time] | None:
@@ -197,7 +205,7 @@ def parse_quiet_hours(value: str) -> tuple[time, time]:
         raise ValueError('quiet hours are written HH:MM-HH:MM, e.g. "22:00-07:00"')
     start, end = parse_clock_time(parts[0].strip()), parse_clock_time(parts[1].strip())
     if start == end:
-        raise ValueError("quiet hours start and end at the same time: all day or never? use \"\" for none")
+        raise ValueError('quiet hours start and end at the same time: all day or never? use "" for none')
     return start, end
 
 

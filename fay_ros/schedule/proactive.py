@@ -30,11 +30,13 @@ The clock going backwards follows `timing.TimeTriggers`: a small step back is wa
 big one (sim time reset) is a new start, and the planner forgets the users heard, the lines
 said and the lines waiting (their times lie in a future that did not happen).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, tzinfo
-from typing import Literal, Sequence
+from typing import Literal
 
 from .config import ProactiveSchedule, ScheduleFile, TopicEvent, Trigger
 from .timing import BACKWARDS_TOLERANCE, TimeTriggers
@@ -58,14 +60,26 @@ def in_quiet_hours(now: float, quiet: tuple[time, time] | None, zone: tzinfo) ->
     return start <= clock < end if start < end else clock >= start or clock < end
 
 
-def gate(*, now: float, due: float, kind: str, settings: ProactiveSchedule, zone: tzinfo,
-         speaking: bool, last_heard: float | None, history: Sequence[float]) -> Verdict:
+def gate(
+    *,
+    now: float,
+    due: float,
+    kind: str,
+    settings: ProactiveSchedule,
+    zone: tzinfo,
+    speaking: bool,
+    last_heard: float | None,
+    history: Sequence[float],
+) -> Verdict:
     """One due line of a trigger of `kind`; `history`: times of the proactive lines already said
     to its target user; `last_heard`: the last time any user was heard (None: never)."""
     if in_quiet_hours(now, settings.quiet, zone):
         return Verdict("drop", "quiet_hours")
-    if kind in ("daily", "every", "cron") and settings.absent_after > 0 and (
-            last_heard is None or now - last_heard > settings.absent_after):
+    if (
+        kind in ("daily", "every", "cron")
+        and settings.absent_after > 0
+        and (last_heard is None or now - last_heard > settings.absent_after)
+    ):
         return Verdict("drop", "absent")
     if history and settings.min_gap > 0 and now - max(history) < settings.min_gap:
         return Verdict("drop", "rate_limit")
@@ -84,6 +98,7 @@ def gate(*, now: float, due: float, kind: str, settings: ProactiveSchedule, zone
 class Decision:
     """A due line the gate decided: "speak" (say `say`, or a reply to `prompt`, to `user`) or
     "drop" (`reason`)."""
+
     action: Literal["speak", "drop"]
     trigger: str
     kind: str  # daily | every | cron | topic | silence
@@ -186,16 +201,32 @@ class ProactivePlanner:
         decisions = []
         for name, due in sorted(self._waiting.items(), key=lambda item: item[1].due):
             history = state.history.setdefault(due.user, [])
-            verdict = gate(now=now, due=due.due, kind=due.trigger.kind, settings=settings,
-                           zone=self._schedule.zone, speaking=speaking, last_heard=state.last_heard,
-                           history=history)
+            verdict = gate(
+                now=now,
+                due=due.due,
+                kind=due.trigger.kind,
+                settings=settings,
+                zone=self._schedule.zone,
+                speaking=speaking,
+                last_heard=state.last_heard,
+                history=history,
+            )
             if verdict.action == "wait":
                 continue
             del self._waiting[name]
             if verdict.action == "speak":
                 history.append(now)
-                decisions.append(Decision("speak", name, due.trigger.kind, due.user, due.due,
-                                          say=due.trigger.say, prompt=due.trigger.prompt))
+                decisions.append(
+                    Decision(
+                        "speak",
+                        name,
+                        due.trigger.kind,
+                        due.user,
+                        due.due,
+                        say=due.trigger.say,
+                        prompt=due.trigger.prompt,
+                    )
+                )
             else:
                 decisions.append(Decision("drop", name, due.trigger.kind, due.user, due.due, reason=verdict.reason))
         return decisions

@@ -27,12 +27,14 @@ Rules (one per trigger name):
 - `set_rules` (hot reload) keeps the clock state: a rule added at 09:00 with daily 08:30 fires
   tomorrow, not now.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
-from typing import Mapping, Protocol
+from typing import Protocol
 
 from croniter import croniter
 
@@ -128,6 +130,7 @@ def cron_problem(expression: str) -> str | None:
 class Firing:
     """A rule became due: `due` is its latest occurrence at or before the evaluation,
     `skipped` how many earlier ones were coalesced into this firing."""
+
     name: str
     due: float
     skipped: int = 0
@@ -138,8 +141,9 @@ class TimeTriggers:
     docstring for start-up, coalescing and the clock going backwards). Not thread-safe: one
     caller (a node timer) drives it."""
 
-    def __init__(self, rules: Mapping[str, TimeRule] | None = None, *,
-                 backwards_tolerance: float = BACKWARDS_TOLERANCE) -> None:
+    def __init__(
+        self, rules: Mapping[str, TimeRule] | None = None, *, backwards_tolerance: float = BACKWARDS_TOLERANCE
+    ) -> None:
         self.backwards_tolerance = backwards_tolerance
         self._rules: dict[str, TimeRule] = dict(rules or {})
         self._next: dict[str, float | None] = {}

@@ -29,6 +29,7 @@ arguments, reasoning about the user).
 Plain text stays as it is: "I like C++ and 3 * 4 = 12", "{1, 2, 3}", "snake_case", "#1".
 Emoji and stage directions are the reply guard's business (a persona may allow emoji).
 """
+
 from __future__ import annotations
 
 import html
@@ -85,10 +86,19 @@ class SanitizeResult:
 
 # XML-style tool-call wrappers: Hermes/Qwen <tool_call>, <function_calls><invoke> blocks,
 # Gemma <tool_code>, and a model writing the tool's answer itself (<tool_response>).
-_TOOL_TAGS = ("tool_call", "tool_calls", "function_call", "function_calls", "tool_code", "tool_use",
-              "tool_response", "invoke")
-_TOOL_TAG = re.compile(r"<(/?)(" + "|".join(sorted(_TOOL_TAGS, key=len, reverse=True)) + r")(?=[\s/>])[^<>]{0,200}>",
-                       re.I)
+_TOOL_TAGS = (
+    "tool_call",
+    "tool_calls",
+    "function_call",
+    "function_calls",
+    "tool_code",
+    "tool_use",
+    "tool_response",
+    "invoke",
+)
+_TOOL_TAG = re.compile(
+    r"<(/?)(" + "|".join(sorted(_TOOL_TAGS, key=len, reverse=True)) + r")(?=[\s/>])[^<>]{0,200}>", re.I
+)
 _TAG_START = re.compile(r"</?([A-Za-z_]*)")
 # DeepSeek V3.2 DSML: <｜DSML｜function_calls> <｜DSML｜invoke name=..> ... </｜DSML｜function_calls>
 _DSML = re.compile(r"<(/?)[|｜]DSML[|｜]([^<>]{0,200})>", re.I)
@@ -99,14 +109,46 @@ _DSML_CLOSE = re.compile(r"</[|｜]DSML[|｜]function_calls\s*>", re.I)
 _SPECIAL = re.compile(r"<[|｜]([^<>|｜\n]{1,60})[|｜]>")
 _SPECIAL_PARTIAL = re.compile(r"<(?:[|｜][^<>|｜\n]{0,60}[|｜]?)?")
 # tokens that close the assistant's turn or open another one: nothing after them is this reply
-_TURN_TOKENS = {"im_end", "im_start", "eot_id", "eom_id", "end_of_turn", "start_of_turn", "endoftext", "end_of_text",
-                "end_of_sentence", "eos", "start_header_id", "end_header_id", "user", "system", "end", "return"}
+_TURN_TOKENS = {
+    "im_end",
+    "im_start",
+    "eot_id",
+    "eom_id",
+    "end_of_turn",
+    "start_of_turn",
+    "endoftext",
+    "end_of_text",
+    "end_of_sentence",
+    "eos",
+    "start_header_id",
+    "end_header_id",
+    "user",
+    "system",
+    "end",
+    "return",
+}
 # Llama-2 style turn markers, Mistral's tool-call marker, and the group-chat "say nothing" marker
-_BRACKET_TOKENS = {"[TOOL_CALLS]": (TOOL_MARKUP, True), "[INST]": (TEMPLATE, True), "[/INST]": (TEMPLATE, True),
-                   "[SILENCE]": (SILENCE, False)}
+_BRACKET_TOKENS = {
+    "[TOOL_CALLS]": (TOOL_MARKUP, True),
+    "[INST]": (TEMPLATE, True),
+    "[/INST]": (TEMPLATE, True),
+    "[SILENCE]": (SILENCE, False),
+}
 _ANGLE_TOKENS = {"<<SYS>>": TEMPLATE, "<</SYS>>": TEMPLATE}
-_TOOL_KEYS = {"name", "arguments", "function", "tool", "tool_call", "tool_calls", "parameters", "args", "action",
-              "action_input", "tool_name", "tool_input"}
+_TOOL_KEYS = {
+    "name",
+    "arguments",
+    "function",
+    "tool",
+    "tool_call",
+    "tool_calls",
+    "parameters",
+    "args",
+    "action",
+    "action_input",
+    "tool_name",
+    "tool_input",
+}
 _INTERESTING = re.compile(r"[<{\[`~\n]")
 # line-start markdown
 _RULE_CHARS = set(" \t\r-*_=|:")
@@ -228,8 +270,13 @@ class OutboundStream:
             out.append(self._take(1))
             self._line_start = True
             return True
-        decision = {"<": self._angle, "{": self._brace, "[": self._bracket, "`": self._fence_open,
-                    "~": self._fence_open}[ch](final)
+        decision = {
+            "<": self._angle,
+            "{": self._brace,
+            "[": self._bracket,
+            "`": self._fence_open,
+            "~": self._fence_open,
+        }[ch](final)
         if decision is _HOLD:
             return False
         if decision is None:  # plain text after all
@@ -272,9 +319,13 @@ class OutboundStream:
         if final:
             return None
         lower = rest.lower()
-        if (_SPECIAL_PARTIAL.fullmatch(rest) or _DSML_PARTIAL.fullmatch(rest)
-                or any(p.startswith(lower) for p in _DSML_PREFIXES)
-                or any(t.startswith(rest) for t in _ANGLE_TOKENS) or _tool_tag_undecided(rest)):
+        if (
+            _SPECIAL_PARTIAL.fullmatch(rest)
+            or _DSML_PARTIAL.fullmatch(rest)
+            or any(p.startswith(lower) for p in _DSML_PREFIXES)
+            or any(t.startswith(rest) for t in _ANGLE_TOKENS)
+            or _tool_tag_undecided(rest)
+        ):
             return _HOLD
         return None
 
@@ -410,7 +461,7 @@ def _tool_tag_undecided(rest: str) -> bool:
     m = _TAG_START.match(rest)
     if m is None:  # not a tag start at all
         return False
-    name, after = m.group(1).lower(), rest[m.end():]
+    name, after = m.group(1).lower(), rest[m.end() :]
     if not after:
         return any(tag.startswith(name) for tag in _TOOL_TAGS)
     return name in _TOOL_TAGS and after[0] in " \t\r\n/" and ">" not in after and len(after) < 200
@@ -454,8 +505,11 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\n]*)\)")
 _AUTOLINK = re.compile(r"<(?:(?:https?|ftp)://|www\.)[^\s<>]+>", re.I)
 _EMAIL_AUTOLINK = re.compile(r"<([\w.+-]+@[\w-]+(?:\.[\w-]+)+)>")
 # A URL ends before trailing sentence punctuation ("see https://x.org/a." keeps its period).
-_URL = re.compile(r"\b(?:https?|ftp)://[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])"
-                  r"|\bwww\.[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])", re.I)
+_URL = re.compile(
+    r"\b(?:https?|ftp)://[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])"
+    r"|\bwww\.[^\s<>\"'，。！？、）)\]]+(?<![.,;:!?])",
+    re.I,
+)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _INLINE_CODE = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
 _CODE_WORD = re.compile(r"[\w.+#-]{1,40}")  # `C++`, `fay-ros`, `config.yaml`: a name, said as a word
@@ -465,8 +519,10 @@ _EMPHASIS = [
     re.compile(r"(?<![*\d\\])(\*)(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?![*\d])"),
     re.compile(r"(?<![\w\\])(_)(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)"),
 ]
-_STRAY_MARKS = re.compile(r"\*{2,}|_{2,}|~{2,}|`+|(?:^|(?<=\s))\*+(?=\S)|(?<=\S)(?<!\\)\*+(?=\s|$)"
-                          r"|(?:^|(?<=\s))_+(?=\w)|(?<=\w)_+(?=\s|$)|(?:^|(?<=[\s.!?;:。！？；：]))#{1,6}(?=\s|$)")
+_STRAY_MARKS = re.compile(
+    r"\*{2,}|_{2,}|~{2,}|`+|(?:^|(?<=\s))\*+(?=\S)|(?<=\S)(?<!\\)\*+(?=\s|$)"
+    r"|(?:^|(?<=\s))_+(?=\w)|(?<=\w)_+(?=\s|$)|(?:^|(?<=[\s.!?;:。！？；：]))#{1,6}(?=\s|$)"
+)
 _EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]|\{\s*\}|（\s*）|【\s*】")
 _TABLE_EDGE = re.compile(r"^[ \t]*\||\|[ \t]*$", re.M)
 _TABLE_CELL = re.compile(r"[ \t]*\|[ \t]*")
@@ -489,6 +545,7 @@ def clean_inline(text: str, dropped: Dropped | None = None) -> str:
             kept = m.group(keep) if keep is not None else ""
             dropped.add(kind, len(m.group(0)) - len(kept))
             return kept if keep is not None else instead
+
         return pattern.sub(repl, src)
 
     out = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
@@ -506,6 +563,7 @@ def clean_inline(text: str, dropped: Dropped | None = None) -> str:
             return body
         dropped.add("inline code", len(m.group(0)))
         return " "
+
     out = _INLINE_CODE.sub(code, out)
     for pattern in _EMPHASIS:
         out = cut(pattern, "markdown emphasis", out, keep=2)

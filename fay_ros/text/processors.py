@@ -15,6 +15,7 @@ in order, so the engine wires a stream once:
 A stage may say that nothing after this point belongs to the answer (`ended`, e.g. a
 template token seen by the outbound gate): `Chain.ended` tells the reader to stop reading.
 """
+
 from __future__ import annotations
 
 from typing import Protocol

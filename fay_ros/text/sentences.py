@@ -17,6 +17,7 @@ with the splitter takes `*sentences, rest = chain.flush()`, because the rest is 
 differently (the guard finishes it: a full stop added, or a fragment cut off by the token
 limit dropped).
 """
+
 from __future__ import annotations
 
 import re
@@ -56,7 +57,7 @@ class SentenceSplitter:
                 nxt = self._find_cut(rest)
                 if nxt is None:
                     break
-                piece, rest = self._buffer[:cut + nxt], rest[nxt:]
+                piece, rest = self._buffer[: cut + nxt], rest[nxt:]
             self._buffer = rest
             text = _clean(piece)
             if text:
@@ -93,8 +94,9 @@ class SentenceSplitter:
                 end = i + 1
             else:
                 continue
-            while end < len(text) and (text[end] in CLOSERS or text[end] in CJK_TERMINATORS
-                                       or text[end] in LATIN_TERMINATORS):
+            while end < len(text) and (
+                text[end] in CLOSERS or text[end] in CJK_TERMINATORS or text[end] in LATIN_TERMINATORS
+            ):
                 end += 1
             if end >= len(text) and text[end - 1] in LATIN_TERMINATORS + CLOSERS:
                 return None  # "?!" may continue, wait for the next chunk

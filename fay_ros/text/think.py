@@ -15,6 +15,7 @@ This is the one implementation of think stripping: the outbound sanitiser (`outb
 runs it first, and the judge parser and the tool loop use it on their own input. It is a
 text processor (`processors.py`).
 """
+
 from __future__ import annotations
 
 import re
@@ -56,33 +57,33 @@ class ThinkStripper:
                 if end is None:
                     keep = _partial_suffix(self._buffer, _CLOSE_TAGS)
                     self._drop(len(self._buffer) - keep)
-                    self._buffer = self._buffer[len(self._buffer) - keep:]
+                    self._buffer = self._buffer[len(self._buffer) - keep :]
                     break
                 self._drop(end.end())
-                self._buffer = self._buffer[end.end():]
+                self._buffer = self._buffer[end.end() :]
                 self._inside = False
                 continue
             start = _OPEN.search(self._buffer)
             lone_close = _CLOSE.search(self._buffer)
             if lone_close is not None and (start is None or lone_close.start() < start.start()):
-                before = self._buffer[:lone_close.start()]
+                before = self._buffer[: lone_close.start()]
                 if self._released or "".join(out).strip():
                     out.append(before)  # answer already started: drop only the stray tag
                     self._drop(lone_close.end() - lone_close.start())
                 else:
                     self._drop(lone_close.end())  # reasoning whose opening tag was in the prompt
-                self._buffer = self._buffer[lone_close.end():]
+                self._buffer = self._buffer[lone_close.end() :]
                 continue
             if start is not None:
-                out.append(self._buffer[:start.start()])
+                out.append(self._buffer[: start.start()])
                 self.blocks += 1
                 self.dropped_chars += start.end() - start.start()
-                self._buffer = self._buffer[start.end():]
+                self._buffer = self._buffer[start.end() :]
                 self._inside = True
                 continue
             keep = max(_partial_suffix(self._buffer, _OPEN_TAGS), _partial_suffix(self._buffer, _CLOSE_TAGS))
-            out.append(self._buffer[:len(self._buffer) - keep])
-            self._buffer = self._buffer[len(self._buffer) - keep:]
+            out.append(self._buffer[: len(self._buffer) - keep])
+            self._buffer = self._buffer[len(self._buffer) - keep :]
             break
         text = "".join(out)
         if text.strip():

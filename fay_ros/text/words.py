@@ -9,6 +9,7 @@ hexagram symbols (U+4DC0-U+4DFF, which sit between Extension A and the main bloc
 
 Pure Python, no ROS.
 """
+
 from __future__ import annotations
 
 import re

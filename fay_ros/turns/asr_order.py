@@ -13,6 +13,7 @@ it is fed is behind the present.
 Pure logic, the time an argument; the asr node's callbacks call `barge_in`, its worker
 `before_next` and `behind`.
 """
+
 from __future__ import annotations
 
 import collections

@@ -47,6 +47,7 @@ closure under the echo, the vowel (with consecutive frames only, 30 ms later). T
 starts without one still needs consecutive frames: a played block a few ms late leaves two
 lone frames of the robot's own echo close together now and then.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -55,7 +56,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .turn_timing import SETTLING_DOUBLE_TALK_DB
-
 
 # The robot's usual high band: this percentile of its cancelled echo's recent frames.
 HIGH_BAND_PERCENTILE = 99.0
@@ -69,29 +69,29 @@ VOICED_PERIODICITY = 0.3
 @dataclass(frozen=True)
 class DuplexSettings:
     barge_in: bool = False
-    margin_db: float = 10.0         # person over echo, in dB
-    min_ms: int = 300               # talk-over time needed
-    window_ms: int = 450            # ... within this window
-    echo_tail_ms: int = 300         # stay muted this long after the robot stops
-    min_level_dbfs: float = -45.0   # talk-over must also be at least this loud
+    margin_db: float = 10.0  # person over echo, in dB
+    min_ms: int = 300  # talk-over time needed
+    window_ms: int = 450  # ... within this window
+    echo_tail_ms: int = 300  # stay muted this long after the robot stops
+    min_level_dbfs: float = -45.0  # talk-over must also be at least this loud
     echo_history_ms: int = 3000
-    learn_ms: int = 600             # first turn only: listen to the echo this long before judging
+    learn_ms: int = 600  # first turn only: listen to the echo this long before judging
     echo_percentile: float = 90.0
-    double_talk_db: float = 6.0     # with echo cancellation: at most this much taken out = a person
-    converged_db: float = 10.0      # ... once the canceller takes this much out of the robot's voice
-    hold_ms: int = 60               # consecutive talk-over that holds the voice (0: never hold)
-    release_ms: int = 400           # no talk-over this long while held: the voice goes on
-    long_hold_ms: int = 1200        # held this long without a release: the person is talking, a barge-in
+    double_talk_db: float = 6.0  # with echo cancellation: at most this much taken out = a person
+    converged_db: float = 10.0  # ... once the canceller takes this much out of the robot's voice
+    hold_ms: int = 60  # consecutive talk-over that holds the voice (0: never hold)
+    release_ms: int = 400  # no talk-over this long while held: the voice goes on
+    long_hold_ms: int = 1200  # held this long without a release: the person is talking, a barge-in
     high_band_margin_db: float = 14.0  # with echo cancellation: high band this far over the echo's = hold (0: off)
     long_hold_voiced_ms: int = 300  # ... of voiced talk-over (periodic at a pitch) in a long hold
 
 
 @dataclass
 class GateDecision:
-    forward: bool          # publish this frame's audio
+    forward: bool  # publish this frame's audio
     interrupt: bool = False  # the person barged in now: publish `interrupt`, then the held pre-roll
-    hold: bool = False       # the person started talking over the robot: hold the voice
-    release: bool = False    # ... and stopped without barging in: the voice goes on
+    hold: bool = False  # the person started talking over the robot: hold the voice
+    release: bool = False  # ... and stopped without barging in: the voice goes on
 
 
 class DuplexGate:
@@ -102,14 +102,14 @@ class DuplexGate:
         self.frame_ms = frame_ms
         self.robot_speaking = False
         self._muted_until = float("-inf")
-        self._barged = False       # person took the turn during this robot turn
-        self._holding = False      # the voice is asked to hold (talk-over, no barge-in yet)
-        self._quiet_run = 0        # consecutive frames without talk-over
-        self._held_frames = 0      # frames since the hold began
-        self._held_voiced = 0      # ... of them voiced talk-over (periodic at a pitch)
-        self._echo: deque[float] = deque()     # levels (dB) of the robot's echo
+        self._barged = False  # person took the turn during this robot turn
+        self._holding = False  # the voice is asked to hold (talk-over, no barge-in yet)
+        self._quiet_run = 0  # consecutive frames without talk-over
+        self._held_frames = 0  # frames since the hold began
+        self._held_voiced = 0  # ... of them voiced talk-over (periodic at a pitch)
+        self._echo: deque[float] = deque()  # levels (dB) of the robot's echo
         self._echo_threshold: float | None = None  # carried over between turns
-        self._recent: deque[bool] = deque()    # frame over threshold?
+        self._recent: deque[bool] = deque()  # frame over threshold?
         self._suppression: deque[float] = deque(maxlen=max(1, 1000 // frame_ms))  # of loud robot frames
         self._high_band: deque[float] = deque()  # high-band levels (dB) of the robot's cancelled echo
         self._hold_recent: deque[int] = deque()  # the last frames (QUIET, TALK or CONSONANT), for the hold
@@ -166,21 +166,36 @@ class DuplexGate:
 
     @property
     def canceller_converged(self) -> bool:
-        return 2 * len(self._suppression) >= (self._suppression.maxlen or 1) and \
-            float(np.median(np.fromiter(self._suppression, float))) >= self.settings.converged_db
+        return (
+            2 * len(self._suppression) >= (self._suppression.maxlen or 1)
+            and float(np.median(np.fromiter(self._suppression, float))) >= self.settings.converged_db
+        )
 
     def _high_band_over(self, voiced: bool, high_band_db: float | None) -> bool:
         """A consonant over the robot's cancelled echo (the hold's rule only: see the module)."""
         known = self._high_band
-        if high_band_db is None or not voiced or not self.settings.high_band_margin_db \
-                or 10 * len(known) < 3 * (known.maxlen or 1) or not self.canceller_converged:
+        if (
+            high_band_db is None
+            or not voiced
+            or not self.settings.high_band_margin_db
+            or 10 * len(known) < 3 * (known.maxlen or 1)
+            or not self.canceller_converged
+        ):
             return False
         usual = float(np.percentile(np.fromiter(known, float), HIGH_BAND_PERCENTILE))
         return high_band_db >= usual + self.settings.high_band_margin_db
 
-    def step(self, voiced: bool, level_db: float, now: float, suppression_db: float | None = None,
-             input_db: float | None = None, high_band_db: float | None = None,
-             periodicity: float | None = None, settling: bool = False) -> GateDecision:
+    def step(
+        self,
+        voiced: bool,
+        level_db: float,
+        now: float,
+        suppression_db: float | None = None,
+        input_db: float | None = None,
+        high_band_db: float | None = None,
+        periodicity: float | None = None,
+        settling: bool = False,
+    ) -> GateDecision:
         """`suppression_db`, `input_db`, `high_band_db`: with echo cancellation, how much the
         canceller took out of this frame, the level before it did, and the level of what is left
         above 3.5 kHz. `periodicity`: how periodic the frame is at a voice's pitch (None: not
@@ -199,13 +214,17 @@ class DuplexGate:
         over = voiced and level_db >= self._threshold()
         # Double talk also needs the frame at least as loud as the echo usually is: in a quiet
         # stretch of the robot's voice the canceller has little to take out of its own echo.
-        double_talk = (suppression_db is not None and voiced and level_db >= self.settings.min_level_dbfs
-                       and level_db >= self._echo_db()
-                       and suppression_db <= (SETTLING_DOUBLE_TALK_DB if settling else self.settings.double_talk_db)
-                       and self.canceller_converged)
+        double_talk = (
+            suppression_db is not None
+            and voiced
+            and level_db >= self.settings.min_level_dbfs
+            and level_db >= self._echo_db()
+            and suppression_db <= (SETTLING_DOUBLE_TALK_DB if settling else self.settings.double_talk_db)
+            and self.canceller_converged
+        )
         talk = over or (double_talk and not settling)
         self._recent.append(talk)
-        settling_talk = double_talk and settling   # (the hold's only, like a consonant)
+        settling_talk = double_talk and settling  # (the hold's only, like a consonant)
         consonant = not talk and not settling_talk and self._high_band_over(voiced, high_band_db)
         holding_talk = talk or settling_talk or consonant
         self._quiet_run = 0 if holding_talk else self._quiet_run + 1
@@ -214,8 +233,12 @@ class DuplexGate:
             self._high_band.append(high_band_db)
         if not (talk or settling_talk):
             self._echo.append(level_db)
-            if suppression_db is not None and input_db is not None and input_db >= self.settings.min_level_dbfs \
-                    and not settling:
+            if (
+                suppression_db is not None
+                and input_db is not None
+                and input_db >= self.settings.min_level_dbfs
+                and not settling
+            ):
                 self._suppression.append(suppression_db)
         self._held_frames += self._holding
         voiced_talk = holding_talk and (periodicity is None or periodicity >= VOICED_PERIODICITY)

@@ -31,6 +31,7 @@ defaults are tuned on test/data/turns (bench/bench_turns.py reports them).
 Pipecat's smart-turn v3.2 (an 8.7 MB ONNX model inside the pipecat-ai wheel) was evaluated on
 the same set and not adopted: see docs/ARCHITECTURE.md (hearing).
 """
+
 from __future__ import annotations
 
 import re
@@ -51,18 +52,24 @@ TRAILING_OPEN = (",", "，", "、", ";", "；", ":", "：", "…", "...", "-", "
 # - pronouns, auxiliaries and verbs that want more: open only with no punctuation at all
 #   ("What can you do?", "Yes, I do.", "Thank you." end a turn; "I want" does not).
 FILLERS_EN = frozenset("um uh er erm hmm mm ah eh".split())
-OPEN_BEFORE_STOP_EN = FILLERS_EN | frozenset("""
+OPEN_BEFORE_STOP_EN = FILLERS_EN | frozenset(
+    """
 and or but because although unless whereas than if the a an my your our their its every
-""".split())
-PREPOSITIONS_EN = frozenset("""
+""".split()
+)
+PREPOSITIONS_EN = frozenset(
+    """
 to of for with without from in on at about into onto by as over under after before between through
-""".split())
+""".split()
+)
 OPEN_WITH_STOP_EN = OPEN_BEFORE_STOP_EN | PREPOSITIONS_EN  # open although a full stop or "!" follows
-OPEN_UNPUNCTUATED_EN = OPEN_WITH_STOP_EN | frozenset("""
+OPEN_UNPUNCTUATED_EN = OPEN_WITH_STOP_EN | frozenset(
+    """
 so since though when while then that which who whom whose like this these those some any
 i we you he she they is are was were am be been being have has had do does did can could will would should
 want wanna gonna need going
-""".split())
+""".split()
+)
 # An open ending counts only when the recogniser was sure enough of the words. Whisper
 # punctuates what it heard clearly, so an unsure, unpunctuated text ending on "you" is more
 # often a garble than a fragment: the weakest endings (a pronoun, auxiliary or verb with no
@@ -73,10 +80,16 @@ want wanna gonna need going
 SURE_CONFIDENCE = 0.5
 OPEN_CONFIDENCE = 0.3
 # Chinese endings that leave the sentence open (longest first when matching).
-OPEN_ENDINGS_ZH = tuple(sorted("""
+OPEN_ENDINGS_ZH = tuple(
+    sorted(
+        """
 的 然后 嗯 呃 额 那个 这个 就是 和 跟 与 及 以及 或者 还是 因为 所以 但是 可是 不过 而且 并且 还有 如果 要是 虽然
 然而 于是 接着 在 把 被 给 对 从 向 往 我想 我要 我们 你们 他们 想 要 去 让 请 帮我 关于 比如
-""".split(), key=len, reverse=True))
+""".split(),
+        key=len,
+        reverse=True,
+    )
+)
 # Particles that close a Chinese sentence even when the recogniser wrote no punctuation.
 CLOSING_PARTICLES_ZH = ("了", "吗", "呢", "吧", "啊", "呀", "啦", "嘛")
 _WORD = re.compile(r"[A-Za-z']+")
@@ -86,20 +99,23 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 @dataclass(frozen=True)
 class TurnSettings:
     """Silences (ms) that end a turn, by what the cues say; and the prosody thresholds."""
+
     enabled: bool = True
-    complete_ms: int = 150        # the text ends a sentence (and the voice does not rise)
-    prosody_ms: int = 400         # no text cue, but the voice falls or fades
-    endpoint_ms: int = 700        # neither cue: silence alone
-    patience_ms: int = 1500       # the text stops on a conjunction, filler or comma
-    fall_semitones: float = 2.0   # final pitch fall over the last ~300 ms that counts as final
-    rise_semitones: float = 3.5   # final pitch rise that counts as continuing (not after a question)
-    decay_db: float = 10.0        # energy decay over the last ~300 ms that counts as final
+    complete_ms: int = 150  # the text ends a sentence (and the voice does not rise)
+    prosody_ms: int = 400  # no text cue, but the voice falls or fades
+    endpoint_ms: int = 700  # neither cue: silence alone
+    patience_ms: int = 1500  # the text stops on a conjunction, filler or comma
+    fall_semitones: float = 2.0  # final pitch fall over the last ~300 ms that counts as final
+    rise_semitones: float = 3.5  # final pitch rise that counts as continuing (not after a question)
+    decay_db: float = 10.0  # energy decay over the last ~300 ms that counts as final
 
     def validate(self) -> None:
         if not 0 < self.complete_ms <= self.prosody_ms <= self.endpoint_ms <= self.patience_ms:
-            raise ValueError(f"turn silences must rise: 0 < complete_ms ({self.complete_ms}) <= prosody_ms "
-                             f"({self.prosody_ms}) <= endpoint_ms ({self.endpoint_ms}) <= patience_ms "
-                             f"({self.patience_ms})")
+            raise ValueError(
+                f"turn silences must rise: 0 < complete_ms ({self.complete_ms}) <= prosody_ms "
+                f"({self.prosody_ms}) <= endpoint_ms ({self.endpoint_ms}) <= patience_ms "
+                f"({self.patience_ms})"
+            )
         if self.fall_semitones <= 0 or self.rise_semitones <= 0 or self.decay_db <= 0:
             raise ValueError("fall_semitones, rise_semitones and decay_db must be > 0")
 
@@ -119,7 +135,7 @@ def text_cue(text: str, confidence: float = 1.0) -> str:
         return UNKNOWN
     cue = _text_cue(t, confidence)
     if cue == INCOMPLETE and confidence < OPEN_CONFIDENCE:
-        return UNKNOWN   # a garble's ending, not a fragment's
+        return UNKNOWN  # a garble's ending, not a fragment's
     return cue
 
 
@@ -138,7 +154,7 @@ def _text_cue(t: str, confidence: float) -> str:
     words = _WORD.findall(body)
     last = words[-1].lower() if words else ""
     if words and _letter_a(body, words[-1]):
-        last = ""   # not the article: nothing open about it
+        last = ""  # not the article: nothing open about it
     if t.endswith(("?", "？")):
         open_words = FILLERS_EN
     elif t.endswith(SENTENCE_END):
@@ -147,7 +163,7 @@ def _text_cue(t: str, confidence: float) -> str:
         open_words = OPEN_UNPUNCTUATED_EN
     if last in open_words:
         if open_words is OPEN_UNPUNCTUATED_EN and last not in OPEN_WITH_STOP_EN and confidence < SURE_CONFIDENCE:
-            return UNKNOWN   # a garble, not a fragment ("How old are you?" heard as "How do you")
+            return UNKNOWN  # a garble, not a fragment ("How old are you?" heard as "How do you")
         return INCOMPLETE
     return COMPLETE if t.endswith(SENTENCE_END) else UNKNOWN
 
@@ -157,14 +173,14 @@ def _letter_a(body: str, word: str) -> bool:
     recogniser heard as one: "Good night, Fay." as "Goodnight, A."), not the article."""
     if word != "A":
         return False
-    before = body[:body.rfind(word)].rstrip()
+    before = body[: body.rfind(word)].rstrip()
     return bool(before) and not before.endswith(SENTENCE_END)
 
 
 @dataclass(frozen=True)
 class Prosody:
-    pitch_change_st: float   # last ~100 ms vs the ~200 ms before, semitones (nan: too little voice)
-    energy_decay_db: float   # loudest of the last ~300 ms minus its last ~60 ms (>0: fading)
+    pitch_change_st: float  # last ~100 ms vs the ~200 ms before, semitones (nan: too little voice)
+    energy_decay_db: float  # loudest of the last ~300 ms minus its last ~60 ms (>0: fading)
 
 
 FRAME_S, HOP_S = 0.040, 0.010
@@ -177,7 +193,7 @@ def _pitch(frame: np.ndarray, rate: int) -> float:
     energy = float(np.dot(x, x))
     if energy <= 1e-9:
         return float("nan")
-    ac = np.correlate(x, x, "full")[len(x) - 1:] / energy
+    ac = np.correlate(x, x, "full")[len(x) - 1 :] / energy
     lo, hi = int(rate / F0_MAX), min(int(rate / F0_MIN), len(ac) - 1)
     if hi <= lo:
         return float("nan")
@@ -187,28 +203,29 @@ def _pitch(frame: np.ndarray, rate: int) -> float:
 
 def prosody_features(voice: np.ndarray, rate: int, span_ms: int = 300) -> Prosody:
     """Prosody of the end of `voice` (int16 mono ending at the last voiced sample)."""
-    x = np.asarray(voice, dtype=np.float64)[-int(rate * span_ms / 1000):] / 32768.0
+    x = np.asarray(voice, dtype=np.float64)[-int(rate * span_ms / 1000) :] / 32768.0
     flen, hop = int(rate * FRAME_S), int(rate * HOP_S)
     if len(x) < flen + 4 * hop:
         return Prosody(float("nan"), 0.0)
     starts = range(0, len(x) - flen + 1, hop)
-    levels = np.array([10 * np.log10(np.mean(x[s:s + flen] ** 2) + 1e-12) for s in starts])
-    f0 = np.array([_pitch(x[s:s + flen], rate) for s in starts])
-    loud = levels >= levels.max() - 25.0           # pitch only where there is voice
+    levels = np.array([10 * np.log10(np.mean(x[s : s + flen] ** 2) + 1e-12) for s in starts])
+    f0 = np.array([_pitch(x[s : s + flen], rate) for s in starts])
+    loud = levels >= levels.max() - 25.0  # pitch only where there is voice
     st = np.where(loud & ~np.isnan(f0), 12 * np.log2(np.where(np.isnan(f0), 1.0, f0) / 100.0), np.nan)
     n = len(st)
-    tail, head = st[-max(1, n // 3):], st[:max(1, n - n // 3)]
+    tail, head = st[-max(1, n // 3) :], st[: max(1, n - n // 3)]
     if np.count_nonzero(~np.isnan(tail)) >= 2 and np.count_nonzero(~np.isnan(head)) >= 2:
         change = float(np.nanmedian(tail) - np.nanmedian(head))
     else:
         change = float("nan")
-    decay = float(levels.max() - np.mean(levels[-max(1, int(0.06 / HOP_S)):]))
+    decay = float(levels.max() - np.mean(levels[-max(1, int(0.06 / HOP_S)) :]))
     return Prosody(change, decay)
 
 
 def prosody_cue(p: Prosody, settings: TurnSettings) -> str:
-    if p.energy_decay_db >= settings.decay_db or (not np.isnan(p.pitch_change_st)
-                                                   and p.pitch_change_st <= -settings.fall_semitones):
+    if p.energy_decay_db >= settings.decay_db or (
+        not np.isnan(p.pitch_change_st) and p.pitch_change_st <= -settings.fall_semitones
+    ):
         return FINAL
     if not np.isnan(p.pitch_change_st) and p.pitch_change_st >= settings.rise_semitones:
         return CONTINUING
@@ -217,17 +234,18 @@ def prosody_cue(p: Prosody, settings: TurnSettings) -> str:
 
 @dataclass(frozen=True)
 class TurnJudgement:
-    text: str       # the text cue
-    prosody: str    # the prosody cue
-    wait_ms: int    # silence after the last voiced sample that ends this turn
+    text: str  # the text cue
+    prosody: str  # the prosody cue
+    wait_ms: int  # silence after the last voiced sample that ends this turn
 
 
-def judge(transcript: str, voice: np.ndarray, rate: int, settings: TurnSettings,
-          confidence: float = 1.0) -> TurnJudgement:
+def judge(
+    transcript: str, voice: np.ndarray, rate: int, settings: TurnSettings, confidence: float = 1.0
+) -> TurnJudgement:
     """The cues of a speculative transcript (of the recogniser's `confidence`) and the voice
     that ends at its last voiced sample."""
     text = text_cue(transcript, confidence)
     prosody = prosody_cue(prosody_features(voice, rate), settings)
     if text == COMPLETE and transcript.rstrip().endswith(("?", "？")):
-        prosody = UNKNOWN   # a question's pitch rises at its end: no sign of going on
+        prosody = UNKNOWN  # a question's pitch rises at its end: no sign of going on
     return TurnJudgement(text, prosody, settings.wait_ms(text, prosody))

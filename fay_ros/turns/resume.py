@@ -12,16 +12,17 @@ not yet sent when it stopped its reply stream is not recoverable here.
 
 Pure logic on one monotonic clock; the tts node feeds it events and polls `due`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from .backchannel import is_backchannel
 from .turn_timing import PAIR_S
 
 Kept = TypeVar("Kept")
-
 
 
 @dataclass
@@ -34,8 +35,8 @@ class ResumeKeeper(Generic[Kept]):
     def __init__(self, settings: ResumeSettings | None = None) -> None:
         self.settings = settings or ResumeSettings()
         self._barge_in_at: float | None = None
-        self._cut: tuple[list[Kept], float] | None = None   # the last interrupt's sentences
-        self._kept: list[Kept] = []                          # paired with a barge-in: resumable
+        self._cut: tuple[list[Kept], float] | None = None  # the last interrupt's sentences
+        self._kept: list[Kept] = []  # paired with a barge-in: resumable
         self._paired_at = float("-inf")
         self._voice_active = False
         self._quiet_since: float | None = None
@@ -55,8 +56,8 @@ class ResumeKeeper(Generic[Kept]):
         """An interrupt stopped the voice, taking `sentences` off it (the cut one first)."""
         if self._kept:
             if now - self._paired_at <= PAIR_S:
-                return      # the same event arriving twice
-            self.forget()   # a later, deliberate interrupt: nothing to resume
+                return  # the same event arriving twice
+            self.forget()  # a later, deliberate interrupt: nothing to resume
         self._cut = (list(sentences), now)
         self._pair(now)
 

@@ -11,6 +11,7 @@ The recogniser sends out what the person has probably finished saying before the
 
 Pure logic, the time an argument; `P` is whatever the caller parks (the running stream).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ P = TypeVar("P")
 
 @dataclass(frozen=True)
 class Parked(Generic[P]):
-    key: str        # what makes two requests the same request
+    key: str  # what makes two requests the same request
     started: float  # when the guess's model request started
     payload: P
 

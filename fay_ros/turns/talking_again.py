@@ -13,18 +13,18 @@ recogniser makes nothing of) stops counting `FINAL_DUE_S` after it ends.
 
 Pure logic on one monotonic clock; the tts node feeds it events and polls `waiting`.
 """
+
 from __future__ import annotations
 
 from .turn_timing import FINAL_DUE_S
 
 
-
 class TalkingAgain:
     def __init__(self) -> None:
         self._voice = False
-        self._rose = float("-inf")    # when the voice activity last rose
-        self._fell = float("-inf")    # ... and last fell
-        self._final = float("-inf")   # when the last final transcript came
+        self._rose = float("-inf")  # when the voice activity last rose
+        self._fell = float("-inf")  # ... and last fell
+        self._final = float("-inf")  # when the last final transcript came
 
     def voice(self, active: bool, now: float) -> None:
         if active and not self._voice:

@@ -7,6 +7,7 @@ SETTLING_DOUBLE_TALK_DB), the mic's barge-in and the voice's interrupt (PAIR_S),
 and the recogniser's utterances (BARGED_UTTERANCE_S). Kept in one place so a change to one
 side is seen next to what the other side relies on. Each says who uses it.
 """
+
 from __future__ import annotations
 
 # Used by: turns/talking_again.py (the tts node's TalkingAgain.waiting), tests.

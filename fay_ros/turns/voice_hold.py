@@ -14,6 +14,7 @@ The mic's duplex gate (duplex_gate) says when a person starts talking over the r
 Pure logic on one monotonic clock: the node feeds it the mic's messages with the time they
 came and polls `due` on a timer; the decisions (hold now, go on now) are its actions.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,22 +25,22 @@ RELEASED = "the person stopped without barging in or asking to stop"
 
 @dataclass(frozen=True)
 class HoldSettings:
-    hold_on_talk_over: bool = True   # false: never hold
-    release_grace_s: float = 0.3     # after a release, before the voice goes on
-    hold_max_s: float = 3.0          # held this long with neither a release nor an interrupt: go on
+    hold_on_talk_over: bool = True  # false: never hold
+    release_grace_s: float = 0.3  # after a release, before the voice goes on
+    hold_max_s: float = 3.0  # held this long with neither a release nor an interrupt: go on
 
 
 @dataclass(frozen=True)
 class GoOn:
-    why: str          # for the log
-    held_s: float     # how long the voice was held
+    why: str  # for the log
+    held_s: float  # how long the voice was held
 
 
 class VoiceHold:
     def __init__(self, settings: HoldSettings | None = None) -> None:
         self.settings = settings or HoldSettings()
         self._held_since: float | None = None  # when the voice was held (talk-over)
-        self._go_on_at: float | None = None    # when a released hold goes on (after release_grace_s)
+        self._go_on_at: float | None = None  # when a released hold goes on (after release_grace_s)
 
     @property
     def holding(self) -> bool:
@@ -52,7 +53,7 @@ class VoiceHold:
             if self._held_since is not None:
                 self._go_on_at = now + self.settings.release_grace_s
             return False
-        if self._go_on_at is not None:   # talking again before the held voice went on
+        if self._go_on_at is not None:  # talking again before the held voice went on
             self._go_on_at = None
             return False
         return self.settings.hold_on_talk_over

@@ -7,6 +7,7 @@ a closing), the error is the distance to the nearest energy transition of the sa
 Silence in the envelope is "more than `threshold_db` below the sentence's loudest 5 ms",
 measured with 5 ms windows every 1 ms.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,8 +72,9 @@ def track_activity(track: VisemeTrackData, times: np.ndarray) -> np.ndarray:
     return ~silent[index]
 
 
-def measure(track: VisemeTrackData, samples: np.ndarray, sample_rate: int, threshold_db: float = -40.0,
-            min_gap: float = 0.05) -> list[Boundary]:
+def measure(
+    track: VisemeTrackData, samples: np.ndarray, sample_rate: int, threshold_db: float = -40.0, min_gap: float = 0.05
+) -> list[Boundary]:
     times, rms = energy_envelope(samples, sample_rate)
     if not len(rms) or rms.max() <= 0:
         return []

@@ -4,10 +4,12 @@ protocol and VoiceError.
 Its own module so the engines (espeak_ng, pyttsx3_engine) and the factory that imports them
 (engines.create_engine) never import each other.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -19,8 +21,10 @@ EngineName = Literal["espeak-ng", "pyttsx3"]
 
 # Debian 12's espeak-ng 1.51 ships a `cmn` voice whose dictionary is broken (it reads Han
 # characters as "Chinese letter ..."); `cmn-latn-pinyin` is the working Mandarin voice.
-BROKEN_VOICES = {"cmn": "the 'cmn' voice is broken on Debian 12's espeak-ng; use 'cmn-latn-pinyin'",
-                 "sit/cmn": "the 'cmn' voice is broken on Debian 12's espeak-ng; use 'cmn-latn-pinyin'"}
+BROKEN_VOICES = {
+    "cmn": "the 'cmn' voice is broken on Debian 12's espeak-ng; use 'cmn-latn-pinyin'",
+    "sit/cmn": "the 'cmn' voice is broken on Debian 12's espeak-ng; use 'cmn-latn-pinyin'",
+}
 
 
 class VoiceError(ConfigError, RuntimeError):
@@ -82,8 +86,9 @@ class Engine(Protocol):
     name: str
     sample_rate: int
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
-                   language: Language | None = None) -> Synthesis:
+    def synthesize(
+        self, text: str, cancelled: Callable[[], bool] = lambda: False, language: Language | None = None
+    ) -> Synthesis:
         """`language`: of text without letters (digits); None = settings.default_language."""
         ...
 

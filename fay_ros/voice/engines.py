@@ -17,6 +17,7 @@ This module is the factory; what engines take and return (VoiceSettings, Synthes
 VoiceError) is in voice.types. An engine is imported only when chosen, so a process never
 loads the other one's library state.
 """
+
 from __future__ import annotations
 
 from typing import get_args
@@ -29,8 +30,10 @@ ENGINES: tuple[str, ...] = get_args(EngineName)
 def create_engine(name: str, settings: VoiceSettings) -> Engine:
     if name == "espeak-ng":
         from .espeak_ng import EspeakNgEngine
+
         return EspeakNgEngine(settings)
     if name == "pyttsx3":
         from .pyttsx3_engine import Pyttsx3Engine
+
         return Pyttsx3Engine(settings)
     raise VoiceError(f"unknown TTS engine {name!r}; choose one of {', '.join(ENGINES)}")

@@ -9,19 +9,33 @@ phoneme events and drops event positions, which is why this binding exists).
 
 libespeak-ng keeps global state and is not thread-safe: every call goes through one lock.
 """
+
 from __future__ import annotations
 
 import ctypes
 import threading
-from ctypes import (CFUNCTYPE, POINTER, Structure, Union, c_char, c_char_p, c_int, c_short, c_size_t,
-                    c_ubyte, c_uint, c_void_p)
-from typing import Callable, TypedDict
+from collections.abc import Callable
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    Union,
+    c_char,
+    c_char_p,
+    c_int,
+    c_short,
+    c_size_t,
+    c_ubyte,
+    c_uint,
+    c_void_p,
+)
+from typing import TypedDict
 
 import numpy as np
 
 from . import libespeak_owner
+from .engine_types import Synthesis, VoicedRun, VoiceError, VoiceSettings
 from .language_runs import Language, split_runs
-from .engine_types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 from .visemes import TimedPhoneme
 
 LIBRARY = "libespeak-ng.so.1"
@@ -45,13 +59,30 @@ class _EventId(Union):
 
 
 class _Event(Structure):
-    _fields_ = [("type", c_int), ("unique_identifier", c_uint), ("text_position", c_int), ("length", c_int),
-                ("audio_position", c_int), ("sample", c_int), ("user_data", c_void_p), ("id", _EventId)]
+    _fields_ = [
+        ("type", c_int),
+        ("unique_identifier", c_uint),
+        ("text_position", c_int),
+        ("length", c_int),
+        ("audio_position", c_int),
+        ("sample", c_int),
+        ("user_data", c_void_p),
+        ("id", _EventId),
+    ]
 
 
 class _Voice(Structure):
-    _fields_ = [("name", c_char_p), ("languages", c_char_p), ("identifier", c_char_p), ("gender", c_ubyte),
-                ("age", c_ubyte), ("variant", c_ubyte), ("xx1", c_ubyte), ("score", c_int), ("spare", c_void_p)]
+    _fields_ = [
+        ("name", c_char_p),
+        ("languages", c_char_p),
+        ("identifier", c_char_p),
+        ("gender", c_ubyte),
+        ("age", c_ubyte),
+        ("variant", c_ubyte),
+        ("xx1", c_ubyte),
+        ("score", c_int),
+        ("spare", c_void_p),
+    ]
 
 
 _SynthCallback = CFUNCTYPE(c_int, POINTER(c_short), c_int, POINTER(_Event))
@@ -87,8 +118,9 @@ def _load_library() -> tuple[ctypes.CDLL, int]:
     dll.espeak_Synth.restype = c_int
     dll.espeak_ListVoices.argtypes = [c_void_p]
     dll.espeak_ListVoices.restype = POINTER(POINTER(_Voice))
-    rate = dll.espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, None,
-                                 INITIALIZE_PHONEME_EVENTS | INITIALIZE_PHONEME_IPA | INITIALIZE_DONT_EXIT)
+    rate = dll.espeak_Initialize(
+        AUDIO_OUTPUT_SYNCHRONOUS, 0, None, INITIALIZE_PHONEME_EVENTS | INITIALIZE_PHONEME_IPA | INITIALIZE_DONT_EXIT
+    )
     if rate <= 0:
         raise VoiceError("espeak_Initialize failed (is espeak-ng-data installed?)")
     callback = _SynthCallback(_on_synth)
@@ -100,8 +132,8 @@ def _load_library() -> tuple[ctypes.CDLL, int]:
 class _Sink(TypedDict):
     """Where the synth callback puts one run's output."""
 
-    chunks: list[np.ndarray]             # int16 audio blocks
-    phonemes: list[tuple[int, str]]      # (sample offset, IPA)
+    chunks: list[np.ndarray]  # int16 audio blocks
+    phonemes: list[tuple[int, str]]  # (sample offset, IPA)
     cancelled: Callable[[], bool]
 
 
@@ -155,8 +187,10 @@ class EspeakNgEngine:
         with _lock:
             for voice in (settings.english_voice, settings.chinese_voice):
                 if voice.lower() not in known or self.dll.espeak_SetVoiceByName(voice.encode()) != 0:
-                    raise VoiceError(f"espeak-ng has no voice {voice!r} (see `fay-ros say --list-voices`; "
-                                     f"the defaults are en-us and cmn-latn-pinyin)")
+                    raise VoiceError(
+                        f"espeak-ng has no voice {voice!r} (see `fay-ros say --list-voices`; "
+                        f"the defaults are en-us and cmn-latn-pinyin)"
+                    )
         self.settings = settings
 
     def close(self) -> None:
@@ -165,8 +199,9 @@ class EspeakNgEngine:
     def voices(self) -> list[str]:
         return sorted(ident for _name, ident in list_voices())
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
-                   language: Language | None = None) -> Synthesis:
+    def synthesize(
+        self, text: str, cancelled: Callable[[], bool] = lambda: False, language: Language | None = None
+    ) -> Synthesis:
         settings = self.settings  # one sentence, one set of settings (use_settings may swap them)
         runs = split_runs(text, language or settings.default_language)
         chunks: list[np.ndarray] = []
@@ -202,4 +237,3 @@ class EspeakNgEngine:
                     break
         samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
         return Synthesis(samples.astype(np.int16, copy=False), self.sample_rate, phonemes, voiced, was_cancelled)
-

@@ -7,6 +7,7 @@ spaces, punctuation) stay with the run they touch: between two runs, what follow
 whitespace goes to the next run (Chinese is written without spaces), so "3个" is read in
 Chinese and "3 apples" in English; leading ones join the first run.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -25,7 +26,7 @@ class Run:
 
 
 def char_language(ch: str) -> Language | None:
-    """"zh" for Han characters, "en" for Latin letters, None for neutral characters."""
+    """ "zh" for Han characters, "en" for Latin letters, None for neutral characters."""
     code = ord(ch)
     if CJK_CHAR.match(ch):
         return "zh"

@@ -5,6 +5,7 @@ libespeak-ng, which keeps global state: two users in one process produce garbled
 engine starts inside `starting(name)`, which refuses a second engine with a clear VoiceError.
 This module, not the engines, holds that state, so the engines never import each other.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -25,7 +26,9 @@ def starting(engine: str) -> Iterator[None]:
     global _owner
     with _lock:
         if _owner not in (None, engine):
-            raise VoiceError(f"the {engine} engine cannot run in a process that already uses the {_owner} engine "
-                             "(both drive the one libespeak-ng); use one engine per process")
+            raise VoiceError(
+                f"the {engine} engine cannot run in a process that already uses the {_owner} engine "
+                "(both drive the one libespeak-ng); use one engine per process"
+            )
         yield
         _owner = engine

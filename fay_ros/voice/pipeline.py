@@ -23,6 +23,7 @@ was dropped before it arrived), "skipped" (nothing speakable after sanitising) o
 (synthesis raised). It is called from the pipeline's threads (or the caller's, for
 "dropped" in interrupt/cancel/submit), never with a lock held.
 """
+
 from __future__ import annotations
 
 import collections
@@ -31,18 +32,19 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ..common.ids import utterance_id
 from ..common.wav import write_wav
+from .engine_types import Engine
+from .language_runs import Language
 from .playback import AudioSink, Player
 from .sanitize import sanitize_for_speech
-from .language_runs import Language
-from .engine_types import Engine
 from .visemes import VisemeTrackData, build_track, held_track, track_from_energy
 
 LogFn = Callable[[str, str], None]  # (level: debug|info|warn|error, message)
@@ -91,10 +93,20 @@ class SentenceTiming:
 
 
 class SpeechPipeline:
-    def __init__(self, engine: Engine, sink: AudioSink, *, on_track: TrackFn, on_speaking: SpeakingFn,
-                 log: LogFn, wav_dir: str | Path | None = None, lookahead: float = 0.3,
-                 clock: Callable[[], float] = time.monotonic, on_sentence: SentenceFn | None = None,
-                 on_played: Callable[[np.ndarray, float], None] | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        sink: AudioSink,
+        *,
+        on_track: TrackFn,
+        on_speaking: SpeakingFn,
+        log: LogFn,
+        wav_dir: str | Path | None = None,
+        lookahead: float = 0.3,
+        clock: Callable[[], float] = time.monotonic,
+        on_sentence: SentenceFn | None = None,
+        on_played: Callable[[np.ndarray, float], None] | None = None,
+    ) -> None:
         if sink.sample_rate != engine.sample_rate:
             raise ValueError(f"sink runs at {sink.sample_rate} Hz but the engine produces {engine.sample_rate} Hz")
         self.engine = engine
@@ -106,8 +118,9 @@ class SpeechPipeline:
         self.lookahead = lookahead
         self.wav_dir = Path(wav_dir) if wav_dir else None
         self._on_sentence = on_sentence
-        self.player = Player(sink, on_speaking, clock=clock, on_cut=self._on_cut, on_segment=self._on_segment,
-                             on_rendered=on_played)
+        self.player = Player(
+            sink, on_speaking, clock=clock, on_cut=self._on_cut, on_segment=self._on_segment, on_rendered=on_played
+        )
         self.timings: collections.deque[SentenceTiming] = collections.deque(maxlen=256)
         self._cond = threading.Condition()
         # (pipeline generation, player generation, submission number, request)
@@ -160,8 +173,11 @@ class SpeechPipeline:
                     self._queue.append((self._generation, self.player.generation, next(self._submitted), request))
                     self._cond.notify_all()
         if dropped:
-            self._log("info", f"dropping {request.utterance_id}: "
-                              + ("the voice is closed" if self._closed else "its reply was interrupted"))
+            self._log(
+                "info",
+                f"dropping {request.utterance_id}: "
+                + ("the voice is closed" if self._closed else "its reply was interrupted"),
+            )
             if request.text.strip():
                 self._emit(request.utterance_id, "dropped")
 
@@ -199,15 +215,21 @@ class SpeechPipeline:
             queued = [entry[3].utterance_id for entry in self._queue]
             # What this stop takes off the voice, in submission order: the sentence playing
             # (cut), those handed to the player, the worker's, the queued ones (for `resume`).
-            taken = sorted(list(self._in_player.values()) + [(e[2], e[3]) for e in self._queue]
-                           + ([(self._current_number, self._current)] if self._current is not None else []),
-                           key=lambda entry: entry[0])
+            taken = sorted(
+                list(self._in_player.values())
+                + [(e[2], e[3]) for e in self._queue]
+                + ([(self._current_number, self._current)] if self._current is not None else []),
+                key=lambda entry: entry[0],
+            )
             self.interrupted = [request for _n, request in taken]
             self._queue.clear()
             stop_at = self.player.stop()
             self._cond.notify_all()
-        self._log("info", f"{reason}: audio stops in {max(0.0, stop_at - self._clock()) * 1000:.0f} ms, "
-                          f"{dropped} queued sentence(s) dropped")
+        self._log(
+            "info",
+            f"{reason}: audio stops in {max(0.0, stop_at - self._clock()) * 1000:.0f} ms, "
+            f"{dropped} queued sentence(s) dropped",
+        )
         for uid in queued:
             self._emit(uid, "dropped")
         return stop_at
@@ -234,8 +256,17 @@ class SpeechPipeline:
             for request in requests:
                 self._dropped_replies.pop(request.conversation_id, None)
         for request in requests:
-            self.submit(SentenceRequest(request.conversation_id, request.seq, request.text, request.is_first,
-                                        request.is_end, False, language=request.language))
+            self.submit(
+                SentenceRequest(
+                    request.conversation_id,
+                    request.seq,
+                    request.text,
+                    request.is_first,
+                    request.is_end,
+                    False,
+                    language=request.language,
+                )
+            )
 
     def cancel(self, conversation_id: str, reason: str = "cancelled") -> float | None:
         """Stop one reply: drop its queued sentences (and any that still arrive); stop the audio
@@ -262,13 +293,17 @@ class SpeechPipeline:
                             self._requeued.add(uid)
                             self._insert(*entry)
                 player_generation = self.player.generation
-                self._queue = collections.deque((self._generation, player_generation, n, r)
-                                                for _g, _p, n, r in self._queue)
+                self._queue = collections.deque(
+                    (self._generation, player_generation, n, r) for _g, _p, n, r in self._queue
+                )
             self._cond.notify_all()
         if stop_at is not None:
-            self._log("info", f"{reason} {conversation_id}: audio stops in "
-                              f"{max(0.0, stop_at - self._clock()) * 1000:.0f} ms, {len(queued)} queued sentence(s) "
-                              "dropped")
+            self._log(
+                "info",
+                f"{reason} {conversation_id}: audio stops in "
+                f"{max(0.0, stop_at - self._clock()) * 1000:.0f} ms, {len(queued)} queued sentence(s) "
+                "dropped",
+            )
         else:
             self._log("info", f"{reason} {conversation_id}: {len(queued)} queued sentence(s) dropped")
         for uid in queued:
@@ -312,8 +347,7 @@ class SpeechPipeline:
                 outcome = "failed"
             with self._cond:
                 self._current = None
-                if outcome == "dropped" and not self._closed \
-                        and request.conversation_id not in self._dropped_replies:
+                if outcome == "dropped" and not self._closed and request.conversation_id not in self._dropped_replies:
                     # Made stale by another reply's cancel, not by its own end: it is still wanted.
                     self._insert(number, request)
                     outcome = None
@@ -323,21 +357,24 @@ class SpeechPipeline:
     def _stale(self, generation: int) -> bool:
         return generation != self._generation or self._closed
 
-    def _speak(self, request: SentenceRequest, number: int, generation: int,
-               player_generation: int) -> SentenceKind | None:
+    def _speak(
+        self, request: SentenceRequest, number: int, generation: int, player_generation: int
+    ) -> SentenceKind | None:
         """Synthesize and hand over one sentence: None once the player has it (the player
         reports the rest), else "skipped" or "dropped"."""
         uid = request.utterance_id
         cleaned = sanitize_for_speech(request.text)
         if cleaned.changed:
-            self._log("warn" if cleaned.text else "info",
-                      f"sanitised {uid} before speaking: dropped {cleaned.summary()}")
+            self._log(
+                "warn" if cleaned.text else "info", f"sanitised {uid} before speaking: dropped {cleaned.summary()}"
+            )
         if not cleaned.text:
             self._log("info", f"nothing speakable in {uid}; skipped")
             return "skipped"
         t0 = time.perf_counter()
-        synthesis = self.engine.synthesize(cleaned.text, cancelled=lambda: self._stale(generation),
-                                           language=request.language)
+        synthesis = self.engine.synthesize(
+            cleaned.text, cancelled=lambda: self._stale(generation), language=request.language
+        )
         synth_seconds = time.perf_counter() - t0
         audio_ready = self._clock()
         if self._stale(generation) or synthesis.cancelled:
@@ -364,19 +401,24 @@ class SpeechPipeline:
             # Registered before it is committed: a cancel in between must know it is there.
             self._in_player[uid] = (number, request)
             remember(self._started_replies, request.conversation_id)
-        start = self.player.schedule(uid, synthesis.samples, lambda at: self._on_track(track, at),
-                                     generation=player_generation)
+        start = self.player.schedule(
+            uid, synthesis.samples, lambda at: self._on_track(track, at), generation=player_generation
+        )
         if start is None:
             with self._cond:
                 self._in_player.pop(uid, None)
             return "dropped"
-        self.timings.append(SentenceTiming(uid, request.received, audio_ready, start, synthesis.duration,
-                                           synth_seconds))
+        self.timings.append(
+            SentenceTiming(uid, request.received, audio_ready, start, synthesis.duration, synth_seconds)
+        )
         underflows = getattr(self.player.sink, "underflows", 0)
         if underflows > self._reported_underflows:
             self._reported_underflows = underflows
-            self._log("warn", f"the audio output ran dry {underflows} time(s) so far (audible glitches); "
-                              "a larger device_latency avoids that")
+            self._log(
+                "warn",
+                f"the audio output ran dry {underflows} time(s) so far (audible glitches); "
+                "a larger device_latency avoids that",
+            )
         return None
 
     @property
@@ -397,6 +439,7 @@ class SpeechPipeline:
         with self._cond:
             if not self._person_talking:
                 return
+
             def dropped() -> bool:
                 return self._stale(generation) or request.conversation_id in self._dropped_replies
 
@@ -407,10 +450,12 @@ class SpeechPipeline:
             finally:
                 self._waiting_for_person = ""
             waited, talking, stale = self._clock() - began, self._person_talking, dropped()
-        outcome = "dropped meanwhile" if stale else "speaking now" if not talking else \
-            "speaking anyway (wait_for_person_s)"
-        self._log("info", f"{request.utterance_id}: waited {waited * 1000:.0f} ms for the person to finish "
-                          f"talking; {outcome}")
+        outcome = (
+            "dropped meanwhile" if stale else "speaking now" if not talking else "speaking anyway (wait_for_person_s)"
+        )
+        self._log(
+            "info", f"{request.utterance_id}: waited {waited * 1000:.0f} ms for the person to finish talking; {outcome}"
+        )
 
     def _on_segment(self, kind: str, key: str, when: float) -> None:
         if kind != "started":

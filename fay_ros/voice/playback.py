@@ -33,6 +33,7 @@ a timeline of scheduled segments in that clock:
   "cut" (a stop silenced it part-way; `when` = the moment the audio stopped) or "dropped"
   (a stop came before any of it played). Like the speaking state, on the notifier thread.
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,8 +41,9 @@ import heapq
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -67,8 +69,9 @@ class SimulatedSink:
     whose latency is one block.
     """
 
-    def __init__(self, sample_rate: int, block_seconds: float = 0.02,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, sample_rate: int, block_seconds: float = 0.02, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.sample_rate = sample_rate
         self.block_frames = max(1, int(round(block_seconds * sample_rate)))
         self.block_seconds = self.block_frames / sample_rate
@@ -91,6 +94,7 @@ class SimulatedSink:
                 if self._stop.is_set():
                     return
                 render(buffer, play_time)
+
         self._thread = threading.Thread(target=run, name="simulated-audio-out", daemon=True)
         self._thread.start()
 
@@ -103,20 +107,29 @@ class SimulatedSink:
 class SoundDeviceSink:
     """A sounddevice (PortAudio) output stream, running for the life of the node."""
 
-    def __init__(self, device: int | str | None, sample_rate: int, block_seconds: float = 0.02,
-                 latency: float | str = "low") -> None:
+    def __init__(
+        self, device: int | str | None, sample_rate: int, block_seconds: float = 0.02, latency: float | str = "low"
+    ) -> None:
         import sounddevice as sd
 
         self.sample_rate = sample_rate
         self.underflows = 0  # blocks the device ran dry (audible glitches)
         self._render: RenderFn | None = None
         block = max(64, int(round(block_seconds * sample_rate)))
-        self.stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="int16", device=device,
-                                      blocksize=block, latency=latency, callback=self._callback)
+        self.stream = sd.OutputStream(
+            samplerate=sample_rate,
+            channels=1,
+            dtype="int16",
+            device=device,
+            blocksize=block,
+            latency=latency,
+            callback=self._callback,
+        )
         info = sd.query_devices(self.stream.device)
         self.ahead = float(self.stream.latency) + block / sample_rate
-        self.description = (f"sound device {info['name']!r} ({sample_rate} Hz, output latency "
-                            f"{self.stream.latency * 1000:.0f} ms)")
+        self.description = (
+            f"sound device {info['name']!r} ({sample_rate} Hz, output latency {self.stream.latency * 1000:.0f} ms)"
+        )
 
     def _callback(self, outdata, frames, time_info, status) -> None:  # PortAudio thread
         now = time.monotonic()
@@ -142,16 +155,23 @@ class SoundDeviceSink:
             self.stream.close()
 
 
-def open_sink(output_device: str, sample_rate: int, block_seconds: float = 0.02,
-              log: Callable[[str], None] = print, latency: float | str = "low") -> AudioSink:
-    """"auto": the default output device if one opens, else headless; "none": headless;
+def open_sink(
+    output_device: str,
+    sample_rate: int,
+    block_seconds: float = 0.02,
+    log: Callable[[str], None] = print,
+    latency: float | str = "low",
+) -> AudioSink:
+    """ "auto": the default output device if one opens, else headless; "none": headless;
     anything else names a device (index or name) that must open."""
     if output_device == "none":
         return SimulatedSink(sample_rate, block_seconds)
-    device: int | str | None = None if output_device == "auto" else (
-        int(output_device) if output_device.strip().isdigit() else output_device)
+    device: int | str | None = (
+        None if output_device == "auto" else (int(output_device) if output_device.strip().isdigit() else output_device)
+    )
     try:
         import sounddevice as sd
+
         # Raises when there is no default output device / no such device.
         if device is None:
             sd.query_devices(kind="output")
@@ -194,10 +214,17 @@ class _Due:
 class Player:
     """Schedules audio segments on a sink's clock and reports the speaking state."""
 
-    def __init__(self, sink: AudioSink, on_state: StateFn, *, margin: float = 0.01,
-                 clock: Callable[[], float] = time.monotonic,
-                 on_cut: Callable[[str, float, float], None] | None = None,
-                 on_segment: SegmentFn | None = None, on_rendered: RenderFn | None = None) -> None:
+    def __init__(
+        self,
+        sink: AudioSink,
+        on_state: StateFn,
+        *,
+        margin: float = 0.01,
+        clock: Callable[[], float] = time.monotonic,
+        on_cut: Callable[[str, float, float], None] | None = None,
+        on_segment: SegmentFn | None = None,
+        on_rendered: RenderFn | None = None,
+    ) -> None:
         self.sink = sink
         self._on_rendered = on_rendered
         self.sample_rate = sink.sample_rate
@@ -245,15 +272,19 @@ class Player:
         with self._lock:
             return self._generation
 
-    def schedule(self, key: str, samples: np.ndarray, announce: Callable[[float], None],
-                 generation: int | None = None) -> float | None:
+    def schedule(
+        self, key: str, samples: np.ndarray, announce: Callable[[float], None], generation: int | None = None
+    ) -> float | None:
         """Queue `samples`; `announce(start)` runs before commit with the start time of its
         first sample. Returns the start, or None when a stop() came in between."""
         samples = np.asarray(samples, dtype=np.int16)
         while True:
             with self._changed:
-                while self._paused_from is not None and not self._closed and (
-                        generation is None or generation == self._generation):
+                while (
+                    self._paused_from is not None
+                    and not self._closed
+                    and (generation is None or generation == self._generation)
+                ):
                     self._changed.wait()  # placed after the resume, on the moved timeline
                 if self._closed or (generation is not None and generation != self._generation):
                     return None
@@ -350,8 +381,11 @@ class Player:
             now = self._clock()
             # Samples already handed to the output still play; nothing after them does (when
             # paused, nothing after the pause: the audio has stopped already).
-            handed_over = max(now, self._rendered_until) if self._paused_from is None else min(
-                self._paused_from, max(now, self._rendered_until))
+            handed_over = (
+                max(now, self._rendered_until)
+                if self._paused_from is None
+                else min(self._paused_from, max(now, self._rendered_until))
+            )
             self._paused_from, self._held_due = None, []
             audible_end = now
             cuts = []
@@ -359,15 +393,18 @@ class Player:
                 if segment.start < handed_over and segment.end > now:
                     audible_end = max(audible_end, min(segment.end, handed_over))
                 if 0 < segment.played < len(segment.samples):
-                    cuts.append((segment.key, segment.played / self.sample_rate,
-                                 len(segment.samples) / self.sample_rate))
+                    cuts.append(
+                        (segment.key, segment.played / self.sample_rate, len(segment.samples) / self.sample_rate)
+                    )
             never_played = self._decide_outcomes(handed_over, audible_end)
             self._segments.clear()
             # Keep what already happened or still will: the start of audio that plays before
             # the stop takes effect. Ends are replaced by the one "stopped" report.
-            self._due = [d for d in self._due  # a "start" always carries its segment
-                         if d.kind == "other" or (d.kind == "start" and d.segment is not None
-                                                  and d.segment.start < audible_end)]
+            self._due = [
+                d
+                for d in self._due  # a "start" always carries its segment
+                if d.kind == "other" or (d.kind == "start" and d.segment is not None and d.segment.start < audible_end)
+            ]
             heapq.heapify(self._due)
             if self._on_cut is not None:
                 for cut in cuts:
@@ -425,7 +462,7 @@ class Player:
                 if dst >= frames or src >= len(segment.samples):
                     continue
                 n = min(frames - dst, len(segment.samples) - src)
-                out[dst:dst + n] = segment.samples[src:src + n]
+                out[dst : dst + n] = segment.samples[src : src + n]
                 segment.played = max(segment.played, src + n)
                 sounding = True
             self._rendered_until = play_time + frames / self.sample_rate
@@ -435,8 +472,7 @@ class Player:
             self._on_rendered(out, play_time)
 
     # -- speaking state -------------------------------------------------------------------
-    def _at(self, when: float, action: Callable[[], None], kind: str = "other",
-            segment: Segment | None = None) -> None:
+    def _at(self, when: float, action: Callable[[], None], kind: str = "other", segment: Segment | None = None) -> None:
         """Run `action` at monotonic time `when` on the notifier thread (lock held)."""
         heapq.heappush(self._due, _Due(when, next(self._due_order), action, kind, segment))
         self._changed.notify_all()

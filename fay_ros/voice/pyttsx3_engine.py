@@ -9,6 +9,7 @@ pyttsx3 initialises libespeak-ng once per process for itself, so this engine and
 EspeakNgEngine must not be used in the same process (create_engine picks one per process;
 the guard below says so clearly instead of producing garbled audio).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,15 +17,15 @@ import io
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from ..common.wav import read_wav
 from . import libespeak_owner
+from .engine_types import Synthesis, VoicedRun, VoiceError, VoiceSettings
 from .language_runs import Language, split_runs
-from .engine_types import Synthesis, VoiceError, VoiceSettings, VoicedRun
 
 _lock = threading.Lock()
 
@@ -37,6 +38,7 @@ class Pyttsx3Engine:
         with libespeak_owner.starting("pyttsx3"):
             try:
                 import pyttsx3
+
                 self._engine = pyttsx3.init("espeak")
             except Exception as exc:  # noqa: BLE001 - pyttsx3 raises bare RuntimeErrors/ImportErrors
                 raise VoiceError(f"pyttsx3 could not start its espeak driver: {exc}") from None
@@ -49,8 +51,10 @@ class Pyttsx3Engine:
         """See types.Engine: the voices are resolved first; the settings and their voice ids
         are swapped as one pair, read once per sentence, which sets rate, volume and voice."""
         with _lock:  # pyttsx3's voice list is not to be read while it synthesizes
-            voice_ids = {settings.english_voice: self._resolve(settings.english_voice),
-                         settings.chinese_voice: self._resolve(settings.chinese_voice)}
+            voice_ids = {
+                settings.english_voice: self._resolve(settings.english_voice),
+                settings.chinese_voice: self._resolve(settings.chinese_voice),
+            }
         self._in_use = (settings, voice_ids)
         self.settings = settings
 
@@ -68,8 +72,9 @@ class Pyttsx3Engine:
                 return v.id
         raise VoiceError(f"pyttsx3 (espeak) has no voice {voice!r} (see `fay-ros say --engine pyttsx3 --list-voices`)")
 
-    def synthesize(self, text: str, cancelled: Callable[[], bool] = lambda: False,
-                   language: Language | None = None) -> Synthesis:
+    def synthesize(
+        self, text: str, cancelled: Callable[[], bool] = lambda: False, language: Language | None = None
+    ) -> Synthesis:
         chunks: list[np.ndarray] = []
         voiced: list[VoicedRun] = []
         offset = 0

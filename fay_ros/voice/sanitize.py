@@ -9,6 +9,7 @@ a subtitle may show but a synthesizer would read out by name ("left brace", "til
 
 The result reports what was dropped by kind, count and length only, never the content.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,9 +27,11 @@ def sanitize_for_speech(text: str) -> SanitizeResult:
     """Return the speakable part of `text` and a record of what was removed."""
     result = sanitize(text, Dropped())
     if _UNSPOKEN_SYMBOLS.search(result.text):
+
         def drop(m: re.Match[str]) -> str:
             result.dropped.add("symbol", len(m.group(0)))
             return " "
+
         spoken = _UNSPOKEN_SYMBOLS.sub(drop, result.text)
         result.text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", spoken)).strip()
     return result

@@ -13,12 +13,13 @@ Pure (no ROS): the node shell maps goals and messages onto these.
 - `SayJob` follows one say through the speech pipeline's sentence events: progress when each
   sentence starts, and the outcome once every sentence has ended.
 """
+
 from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..text.outbound import Dropped, strip_structure
 from ..text.sentences import split_sentences
@@ -34,7 +35,12 @@ MAX_SAY_CHARS = 5000
 SAY_ID_PREFIX = "say-"
 # Results' reasons (Say.action).
 SPOKEN, CANCELLED, INTERRUPTED, NOTHING_SPEAKABLE, FAILED = (
-    "spoken", "cancelled", "interrupted", "nothing speakable", "failed")
+    "spoken",
+    "cancelled",
+    "interrupted",
+    "nothing speakable",
+    "failed",
+)
 _BREAKS = (".!?。！？", ",;:，；：、", " \t\n")
 
 
@@ -48,7 +54,7 @@ def bound_text(text: str, limit: int) -> str:
     for marks in _BREAKS:
         cut = max(head.rfind(m) for m in marks)
         if cut + 1 >= limit // 2:
-            return head[:cut + 1].rstrip()
+            return head[: cut + 1].rstrip()
     return head
 
 
@@ -59,12 +65,12 @@ def pieces_within(text: str, limit: int) -> list[str]:
     while rest:
         head = bound_text(rest, limit)
         pieces.append(head)
-        rest = rest[len(head):].strip()
+        rest = rest[len(head) :].strip()
     return pieces
 
 
 def say_language(tag: str) -> Language | None:
-    """"en"/"zh" (any BCP-47 tag of them: "en-US", "zh-Hans"), None for "" (the default);
+    """ "en"/"zh" (any BCP-47 tag of them: "en-US", "zh-Hans"), None for "" (the default);
     ValueError for any other language."""
     primary = tag.strip().replace("_", "-").split("-")[0].lower()
     if not primary:
@@ -109,6 +115,7 @@ def new_say_id() -> str:
 @dataclass(frozen=True)
 class SayProgress:
     """Sent when a sentence starts to play."""
+
     index: int
     count: int
     sentence: str
@@ -132,9 +139,14 @@ class SayJob:
     (seq = sentence index) from any thread; `on_progress` runs when a sentence starts,
     `on_done` once, when every sentence has ended (or at once for a plan with no sentences)."""
 
-    def __init__(self, conversation_id: str, sentences: list[str], *,
-                 on_progress: Callable[[SayProgress], None] = lambda _p: None,
-                 on_done: Callable[[SayOutcome], None] = lambda _o: None) -> None:
+    def __init__(
+        self,
+        conversation_id: str,
+        sentences: list[str],
+        *,
+        on_progress: Callable[[SayProgress], None] = lambda _p: None,
+        on_done: Callable[[SayOutcome], None] = lambda _o: None,
+    ) -> None:
         self.conversation_id = conversation_id
         self.sentences = list(sentences)
         self._on_progress = on_progress

@@ -15,12 +15,13 @@ flicker:
 Ids and names come from fay_ros.common.viseme_names, the constants of fay_msgs/msg/Viseme.msg
 (this module does not import ROS; a test checks they agree).
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -53,35 +54,112 @@ BLEND = 0.25  # share of the neighbours' mean in an open-mouth frame
 # prefix wins, so affricates and diphthongs are matched before their first letter.
 _PHONEME_VISEMES: dict[str, str] = {
     # lips closed: p b m
-    "p": "PP", "b": "PP", "m": "PP", "ɱ": "FF",
+    "p": "PP",
+    "b": "PP",
+    "m": "PP",
+    "ɱ": "FF",
     # lip on teeth: f v
-    "f": "FF", "v": "FF", "ʋ": "FF", "ɸ": "FF", "β": "FF",
+    "f": "FF",
+    "v": "FF",
+    "ʋ": "FF",
+    "ɸ": "FF",
+    "β": "FF",
     # tongue between teeth: th
-    "θ": "TH", "ð": "TH",
+    "θ": "TH",
+    "ð": "TH",
     # tongue tip on the ridge: t d (flap, glottal stop: a short closure)
-    "t": "DD", "d": "DD", "ɾ": "DD", "ʔ": "DD", "ʈ": "DD", "ɖ": "DD",
+    "t": "DD",
+    "d": "DD",
+    "ɾ": "DD",
+    "ʔ": "DD",
+    "ʈ": "DD",
+    "ɖ": "DD",
     # back of the tongue: k g, and the velar/uvular/glottal fricatives (Mandarin h = χ/x)
-    "k": "kk", "g": "kk", "ɡ": "kk", "x": "kk", "χ": "kk", "ɣ": "kk", "h": "kk", "ɦ": "kk", "q": "kk",
+    "k": "kk",
+    "g": "kk",
+    "ɡ": "kk",
+    "x": "kk",
+    "χ": "kk",
+    "ɣ": "kk",
+    "h": "kk",
+    "ɦ": "kk",
+    "q": "kk",
     # post-alveolar and retroflex/alveolo-palatal sibilants: ch j sh zh (Mandarin zh ch sh j q x)
-    "tʃ": "CH", "dʒ": "CH", "ʃ": "CH", "ʒ": "CH", "ʈʂ": "CH", "tʂ": "CH", "ʂ": "CH", "tɕ": "CH", "dʑ": "CH",
-    "ɕ": "CH", "ʑ": "CH", "c": "CH", "ɟ": "CH", "ç": "CH",
+    "tʃ": "CH",
+    "dʒ": "CH",
+    "ʃ": "CH",
+    "ʒ": "CH",
+    "ʈʂ": "CH",
+    "tʂ": "CH",
+    "ʂ": "CH",
+    "tɕ": "CH",
+    "dʑ": "CH",
+    "ɕ": "CH",
+    "ʑ": "CH",
+    "c": "CH",
+    "ɟ": "CH",
+    "ç": "CH",
     # alveolar sibilants: s z (Mandarin z c s)
-    "ts": "SS", "dz": "SS", "s": "SS", "z": "SS",
+    "ts": "SS",
+    "dz": "SS",
+    "s": "SS",
+    "z": "SS",
     # n l
-    "n": "nn", "l": "nn", "ɫ": "nn", "ŋ": "nn", "ɲ": "nn", "ɳ": "nn", "ɭ": "nn", "ʎ": "nn",
+    "n": "nn",
+    "l": "nn",
+    "ɫ": "nn",
+    "ŋ": "nn",
+    "ɲ": "nn",
+    "ɳ": "nn",
+    "ɭ": "nn",
+    "ʎ": "nn",
     # r (English approximant, Mandarin retroflex r, rhotic vowels)
-    "ɹ": "RR", "r": "RR", "ɻ": "RR", "ʐ": "RR", "ʁ": "RR", "ɚ": "RR", "ɝ": "RR",
+    "ɹ": "RR",
+    "r": "RR",
+    "ɻ": "RR",
+    "ʐ": "RR",
+    "ʁ": "RR",
+    "ɚ": "RR",
+    "ɝ": "RR",
     # open vowels
-    "a": "aa", "ɑ": "aa", "ɐ": "aa", "æ": "aa", "ʌ": "aa", "ɒ": "aa", "ᴀ": "aa",
+    "a": "aa",
+    "ɑ": "aa",
+    "ɐ": "aa",
+    "æ": "aa",
+    "ʌ": "aa",
+    "ɒ": "aa",
+    "ᴀ": "aa",
     # mid front / central vowels
-    "e": "E", "ɛ": "E", "ə": "E", "ɜ": "E", "ɘ": "E", "ɵ": "E", "œ": "E", "ø": "E",
+    "e": "E",
+    "ɛ": "E",
+    "ə": "E",
+    "ɜ": "E",
+    "ɘ": "E",
+    "ɵ": "E",
+    "œ": "E",
+    "ø": "E",
     # close front vowels, j, and the Mandarin apical vowels of zi/zhi (ɿ ʅ, espeak "ɨ")
-    "i": "ih", "ɪ": "ih", "j": "ih", "ɨ": "ih", "ᵻ": "ih", "ɿ": "ih", "ʅ": "ih", "ɯ": "ih", "ɤ": "E",
+    "i": "ih",
+    "ɪ": "ih",
+    "j": "ih",
+    "ɨ": "ih",
+    "ᵻ": "ih",
+    "ɿ": "ih",
+    "ʅ": "ih",
+    "ɯ": "ih",
+    "ɤ": "E",
     "ʲ": "ih",
     # rounded mid vowels
-    "o": "oh", "ɔ": "oh",
+    "o": "oh",
+    "ɔ": "oh",
     # rounded close vowels, w, Mandarin ü
-    "u": "ou", "ʊ": "ou", "w": "ou", "y": "ou", "ʏ": "ou", "ɥ": "ou", "ʉ": "ou",
+    "u": "ou",
+    "ʊ": "ou",
+    "w": "ou",
+    "y": "ou",
+    "ʏ": "ou",
+    "ɥ": "ou",
+    "ʉ": "ou",
 }
 _VOWEL_VISEMES = {"aa", "E", "ih", "oh", "ou"}
 _MAX_KEY = max(len(k) for k in _PHONEME_VISEMES)
@@ -93,6 +171,7 @@ _IGNORED = set("ˈˌːˑ.-_‿͡|‖ ˥˦˧˨˩0123456789'")
 @dataclass(frozen=True)
 class TimedPhoneme:
     """One phoneme of synthesized audio: start in seconds from the first sample, IPA ("" = pause)."""
+
     start: float
     ipa: str
 
@@ -105,8 +184,12 @@ class VisemeFrame:
     mouth_open: float
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "name": self.name, "start": round(self.start, 4),
-                "mouth_open": round(self.mouth_open, 3)}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "start": round(self.start, 4),
+            "mouth_open": round(self.mouth_open, 3),
+        }
 
 
 @dataclass(frozen=True)
@@ -116,8 +199,11 @@ class VisemeTrackData:
     duration: float
 
     def as_dict(self) -> dict:
-        return {"utterance_id": self.utterance_id, "duration": round(self.duration, 4),
-                "frames": [f.as_dict() for f in self.frames]}
+        return {
+            "utterance_id": self.utterance_id,
+            "duration": round(self.duration, 4),
+            "frames": [f.as_dict() for f in self.frames],
+        }
 
 
 def held_track(utterance_id: str) -> VisemeTrackData:
@@ -158,7 +244,7 @@ def phoneme_visemes(ipa: str) -> list[str] | None:
         return [vowels[0], vowels[-1]] if vowels[0] != vowels[-1] else [vowels[0]]
     if vowels:  # syllabic or rhotic vowel (ɜɹ, ɑːɹ): the vowel then the consonant colour
         first_vowel = names.index(vowels[0])
-        tail = names[first_vowel + 1:]
+        tail = names[first_vowel + 1 :]
         return [vowels[0], tail[0]] if tail else [vowels[0]]
     return names[:1]
 
@@ -167,8 +253,9 @@ def unknown_phonemes(phonemes: Iterable[TimedPhoneme]) -> set[str]:
     return {p.ipa for p in phonemes if phoneme_visemes(p.ipa) is None}
 
 
-def build_track(utterance_id: str, phonemes: Sequence[TimedPhoneme], duration: float,
-                min_frame: float = MIN_FRAME) -> VisemeTrackData:
+def build_track(
+    utterance_id: str, phonemes: Sequence[TimedPhoneme], duration: float, min_frame: float = MIN_FRAME
+) -> VisemeTrackData:
     """The smoothed viseme track of one sentence's audio.
 
     Unknown phonemes (none in the English and Mandarin voices; a test checks) fall back to
@@ -252,8 +339,9 @@ def _smooth(frames: list[tuple[float, str]], duration: float) -> list[VisemeFram
     return out
 
 
-def track_from_energy(utterance_id: str, samples: np.ndarray, sample_rate: int,
-                      frame_seconds: float = 0.04) -> VisemeTrackData:
+def track_from_energy(
+    utterance_id: str, samples: np.ndarray, sample_rate: int, frame_seconds: float = 0.04
+) -> VisemeTrackData:
     """A coarse track from loudness alone, for engines that give no phoneme timings.
 
     The open-mouth viseme is chosen by the frame's level relative to the sentence's peak;
@@ -262,7 +350,7 @@ def track_from_energy(utterance_id: str, samples: np.ndarray, sample_rate: int,
     duration = len(samples) / sample_rate if sample_rate else 0.0
     hop = max(1, int(frame_seconds * sample_rate))
     audio = samples.astype(np.float64)
-    levels = [float(np.sqrt(np.mean(audio[i:i + hop] ** 2))) for i in range(0, len(audio), hop)]
+    levels = [float(np.sqrt(np.mean(audio[i : i + hop] ** 2))) for i in range(0, len(audio), hop)]
     peak = max(levels, default=0.0) or 1.0
     raw = []
     for k, level in enumerate(levels):

@@ -17,6 +17,7 @@ The file is created at the first start with one face client bound to the one-per
 default user. It must not be readable by other users (like ~/.ssh): a looser mode is
 refused with the command that fixes it. Tokens are compared in constant time.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -70,8 +71,7 @@ class Client(BaseModel):
     def _user_id(cls, value: str) -> str:
         value = value.strip()
         if value and not _USER_ID.match(value):
-            raise ValueError("a user id is 1-64 characters of letters, digits, '_', '.', '@' or '-' "
-                             "('' = guest)")
+            raise ValueError("a user id is 1-64 characters of letters, digits, '_', '.', '@' or '-' ('' = guest)")
         return value
 
     @property
@@ -148,8 +148,16 @@ def load(path: Path) -> Access:
     if not stat.S_ISREG(mode):
         raise AccessError(path, [Issue(0, "is not a regular file")])
     if mode & 0o077:
-        raise AccessError(path, [Issue(0, f"is readable by other users (mode {stat.S_IMODE(mode):o}): its tokens "
-                                          f"are secrets; run `chmod 600 {path}`")])
+        raise AccessError(
+            path,
+            [
+                Issue(
+                    0,
+                    f"is readable by other users (mode {stat.S_IMODE(mode):o}): its tokens "
+                    f"are secrets; run `chmod 600 {path}`",
+                )
+            ],
+        )
     # Entries are named `clients.0.token` (list positions dotted), as the web door has always
     # named them.
     data = validate(read_yaml(path, error=AccessError), AccessFile, error=AccessError, dotted_indices=True)
@@ -159,10 +167,12 @@ def load(path: Path) -> Access:
 def _write_new(path: Path, data: AccessFile) -> None:
     """Create the file 0600 from the start (never world-readable, not even for a moment)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    body = ("# Who may open the fay_ros websocket (fay-ros web). Keep this file private (mode 0600).\n"
-            "# Each client: token (secret), user_id (the memory owner it speaks as; '' = guest),\n"
-            "# role (face or admin), label. origins: extra page origins allowed to connect.\n"
-            + yaml.safe_dump(data.model_dump(mode="json"), sort_keys=False, allow_unicode=True))
+    body = (
+        "# Who may open the fay_ros websocket (fay-ros web). Keep this file private (mode 0600).\n"
+        "# Each client: token (secret), user_id (the memory owner it speaks as; '' = guest),\n"
+        "# role (face or admin), label. origins: extra page origins allowed to connect.\n"
+        + yaml.safe_dump(data.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+    )
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(body)

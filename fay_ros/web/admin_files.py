@@ -11,14 +11,16 @@ up.
 
 Pure Python, no ROS and no HTTP: fay_ros.web.admin_http serves it.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..action import LEXICON_FILE, RULES_FILE, default_table_path, load_lexicon, load_rules
 from ..common.errors import FayError, TableError, display_path
@@ -64,11 +66,11 @@ def _check_schedule(path: Path) -> list[str]:
 
 @dataclass(frozen=True)
 class EditableKind:
-    name: str          # the id the page uses
-    title: str         # what the page shows
-    default: str       # file name in config/
+    name: str  # the id the page uses
+    title: str  # what the page shows
+    default: str  # file name in config/
     check: Callable[[Path], list[str]]  # raises TableError; returns warnings
-    reloaded_by: str   # who picks the change up
+    reloaded_by: str  # who picks the change up
 
 
 KINDS = (
@@ -76,15 +78,16 @@ KINDS = (
     EditableKind("lexicon", "Sentiment lexicon", LEXICON_FILE, _check_lexicon, "action_semantics (hot reload)"),
     EditableKind("persona", "Persona", "persona.yaml", _check_persona, "dialogue (hot reload)"),
     EditableKind("qa", "Questions and answers (qa.csv)", "qa.csv", _check_qa, "dialogue (hot reload)"),
-    EditableKind("schedule", "Proactive schedule", "schedule.yaml", _check_schedule, "dialogue and memory "
-                                                                                       "(hot reload)"),
+    EditableKind(
+        "schedule", "Proactive schedule", "schedule.yaml", _check_schedule, "dialogue and memory (hot reload)"
+    ),
 )
 
 
 @dataclass(frozen=True)
 class Problem:
-    line: int      # 1-based; 0 = the file as a whole
-    message: str   # as the command line shows it: file:line: problem
+    line: int  # 1-based; 0 = the file as a whole
+    message: str  # as the command line shows it: file:line: problem
 
 
 @dataclass(frozen=True)
@@ -95,8 +98,12 @@ class SaveResult:
     version: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "problems": [{"line": p.line, "message": p.message} for p in self.problems],
-                "warnings": list(self.warnings), "version": self.version}
+        return {
+            "ok": self.ok,
+            "problems": [{"line": p.line, "message": p.message} for p in self.problems],
+            "warnings": list(self.warnings),
+            "version": self.version,
+        }
 
 
 def version_of(data: bytes) -> str:
@@ -114,8 +121,9 @@ class EditableFiles:
         for kind in KINDS:
             path = given.get(kind.name)
             if path is None:
-                path = default_table_path(kind.default) if kind.name in ("rules", "lexicon") \
-                    else config_file(kind.default)
+                path = (
+                    default_table_path(kind.default) if kind.name in ("rules", "lexicon") else config_file(kind.default)
+                )
             self.paths[kind.name] = Path(path).expanduser().resolve()
         self.kinds = {kind.name: kind for kind in KINDS}
 
@@ -126,8 +134,10 @@ class EditableFiles:
         return kind
 
     def listing(self) -> list[dict[str, str]]:
-        return [{"name": k.name, "title": k.title, "path": display_path(self.paths[k.name]),
-                 "reloaded_by": k.reloaded_by} for k in KINDS]
+        return [
+            {"name": k.name, "title": k.title, "path": display_path(self.paths[k.name]), "reloaded_by": k.reloaded_by}
+            for k in KINDS
+        ]
 
     def read(self, name: str) -> dict[str, Any]:
         kind = self._kind(name)
@@ -138,8 +148,14 @@ class EditableFiles:
             data = b""  # a schedule may not exist yet: saving creates it
         except OSError as exc:
             raise EditError(f"cannot read {display_path(path)}: {exc.strerror or exc}", 500) from None
-        return {"name": name, "title": kind.title, "path": display_path(path), "reloaded_by": kind.reloaded_by,
-                "text": data.decode("utf-8-sig", errors="replace"), "version": version_of(data)}
+        return {
+            "name": name,
+            "title": kind.title,
+            "path": display_path(path),
+            "reloaded_by": kind.reloaded_by,
+            "text": data.decode("utf-8-sig", errors="replace"),
+            "version": version_of(data),
+        }
 
     def check(self, name: str, text: str) -> SaveResult:
         """Validate `text` as file `name` without writing it."""
@@ -163,12 +179,13 @@ class EditableFiles:
             except FileNotFoundError:
                 current = version_of(b"")
             if current != base_version:
-                raise EditError(f"{display_path(path)} changed on disk since it was opened: reload it, "
-                                "then apply the edit again", 409)
+                raise EditError(
+                    f"{display_path(path)} changed on disk since it was opened: reload it, then apply the edit again",
+                    409,
+                )
         # The loaders read files: check a sibling temporary copy (same folder, so relative
         # references and the final rename behave as for the real file).
-        fd, temporary_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp",
-                                              dir=path.parent)
+        fd, temporary_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp", dir=path.parent)
         temporary = Path(temporary_name)
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -178,8 +195,9 @@ class EditableFiles:
             except TableError as exc:
                 shown = display_path(path)
                 return SaveResult(False, tuple(Problem(issue.line, issue.format(shown)) for issue in exc.issues))
-            warnings = [w.replace(str(temporary), display_path(path)).replace(temporary.name, path.name)
-                        for w in warnings]
+            warnings = [
+                w.replace(str(temporary), display_path(path)).replace(temporary.name, path.name) for w in warnings
+            ]
             if not write:
                 return SaveResult(True, (), tuple(warnings), version_of(data))
             if path.exists():

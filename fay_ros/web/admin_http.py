@@ -21,6 +21,7 @@ Every request must:
 
 Tokens never reach a log or a response.
 """
+
 from __future__ import annotations
 
 import http
@@ -77,14 +78,14 @@ class AdminApi:
         if refused is not None:
             self._send(handler, refused[0], {"error": refused[1]})
             return
-        route = urlsplit(handler.path).path[len(API_PREFIX):].strip("/")
+        route = urlsplit(handler.path).path[len(API_PREFIX) :].strip("/")
         try:
             if route == "files" and method == "GET":
                 self._send(handler, 200, {"files": self.files.listing()})
             elif route.startswith("files/") and method == "GET":
-                self._send(handler, 200, self.files.read(unquote(route[len("files/"):])))
+                self._send(handler, 200, self.files.read(unquote(route[len("files/") :])))
             elif route.startswith("files/") and method == "POST":
-                self._save(handler, unquote(route[len("files/"):]))
+                self._save(handler, unquote(route[len("files/") :]))
             else:
                 self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
         except EditError as exc:
@@ -109,7 +110,7 @@ class AdminApi:
         text = body.get("text") if isinstance(body, dict) else None
         version = body.get("version") if isinstance(body, dict) else None
         if not isinstance(text, str) or not (version is None or isinstance(version, str)):
-            self._send(handler, 400, {"error": "expected {\"text\": string, \"version\": string}"})
+            self._send(handler, 400, {"error": 'expected {"text": string, "version": string}'})
             return
         if body.get("check_only"):
             result = self.files.check(name, text)

@@ -17,6 +17,7 @@ union of both lists applies to both directions (documented in web/README.md).
 Names are resolved against the graph namespace like ROS resolves relative names, and are
 validated, so a typo or a glob that would open everything is refused with the reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -66,23 +67,40 @@ class AllowList:
     services: tuple[str, ...]
 
     @classmethod
-    def build(cls, namespace: str = topics.DEFAULT_NAMESPACE, *, subscribe: tuple[str, ...] = DEFAULT_SUBSCRIBE,
-              publish: tuple[str, ...] = DEFAULT_PUBLISH, services: tuple[str, ...] = DEFAULT_SERVICES,
-              extra_subscribe: tuple[str, ...] = (), extra_publish: tuple[str, ...] = (),
-              extra_services: tuple[str, ...] = ()) -> "AllowList":
+    def build(
+        cls,
+        namespace: str = topics.DEFAULT_NAMESPACE,
+        *,
+        subscribe: tuple[str, ...] = DEFAULT_SUBSCRIBE,
+        publish: tuple[str, ...] = DEFAULT_PUBLISH,
+        services: tuple[str, ...] = DEFAULT_SERVICES,
+        extra_subscribe: tuple[str, ...] = (),
+        extra_publish: tuple[str, ...] = (),
+        extra_services: tuple[str, ...] = (),
+    ) -> AllowList:
         def names(items: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(dict.fromkeys(resolve(n, namespace) for n in items))
 
-        return cls(names(tuple(subscribe) + tuple(extra_subscribe)),
-                   names(tuple(publish) + tuple(extra_publish)),
-                   names(tuple(services) + tuple(extra_services)))
+        return cls(
+            names(tuple(subscribe) + tuple(extra_subscribe)),
+            names(tuple(publish) + tuple(extra_publish)),
+            names(tuple(services) + tuple(extra_services)),
+        )
 
     def memory_services(self, namespace: str = topics.DEFAULT_NAMESPACE) -> list[str]:
         """Allowed entries that open a memory service (the CLI warns about each)."""
         import fnmatch
 
-        memory = [resolve(s, namespace) for s in (topics.SRV_REMEMBER, topics.SRV_RECALL, topics.SRV_FORGET,
-                                                  topics.SRV_ACTIVE_RULES, topics.SRV_PROFILE)]
+        memory = [
+            resolve(s, namespace)
+            for s in (
+                topics.SRV_REMEMBER,
+                topics.SRV_RECALL,
+                topics.SRV_FORGET,
+                topics.SRV_ACTIVE_RULES,
+                topics.SRV_PROFILE,
+            )
+        ]
         return [pattern for pattern in self.services if any(fnmatch.fnmatchcase(m, pattern) for m in memory)]
 
     # --- rendering for the two servers -------------------------------------------------------
@@ -94,17 +112,19 @@ class AllowList:
         def array(items: tuple[str, ...]) -> str:
             return json.dumps(list(items))  # a JSON string array is a valid TOML array
 
-        return "\n".join([
-            "# Written by `fay-ros web`; regenerated on every start.",
-            f"address = {json.dumps(address)}",
-            f"port = {int(port)}",
-            f"url_path = {json.dumps(url_path)}",
-            f"topics_sub_glob = {array(self.subscribe)}",
-            f"topics_pub_glob = {array(self.publish)}",
-            f"services_glob = {array(self.services)}",
-            "params_glob = []",
-            "",
-        ])
+        return "\n".join(
+            [
+                "# Written by `fay-ros web`; regenerated on every start.",
+                f"address = {json.dumps(address)}",
+                f"port = {int(port)}",
+                f"url_path = {json.dumps(url_path)}",
+                f"topics_sub_glob = {array(self.subscribe)}",
+                f"topics_pub_glob = {array(self.publish)}",
+                f"services_glob = {array(self.services)}",
+                "params_glob = []",
+                "",
+            ]
+        )
 
     def rosbridge_server_parameters(self, address: str, port: int) -> dict[str, object]:
         """ROS parameters of the apt rosbridge_server's rosbridge_websocket node.
@@ -130,5 +150,7 @@ class AllowList:
         def show(items: tuple[str, ...]) -> str:
             return ", ".join(items) if items else "(none)"
 
-        return (f"subscribe: {show(self.subscribe)}\n  publish: {show(self.publish)}\n"
-                f"  services: {show(self.services)}\n  parameters: (none)")
+        return (
+            f"subscribe: {show(self.subscribe)}\n  publish: {show(self.publish)}\n"
+            f"  services: {show(self.services)}\n  parameters: (none)"
+        )

@@ -6,12 +6,14 @@ of a face that silently never smiles. It also checks that every behavior and aff
 shared vocabulary is mapped (a table may map more words; unknown words at run time fall
 back to the table default).
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..common import vocabulary
 from ..common.errors import ConfigError
@@ -53,8 +55,11 @@ def validate(table: Any) -> list[str]:
         value = obj[key]
         if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
             names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            problems.append(f"{where}.{key}: expected {names}, got {value!r}" if where else
-                            f"{key}: expected {names}, got {value!r}")
+            problems.append(
+                f"{where}.{key}: expected {names}, got {value!r}"
+                if where
+                else f"{key}: expected {names}, got {value!r}"
+            )
             return None
         return value
 
@@ -76,8 +81,9 @@ def validate(table: Any) -> list[str]:
         number(motion, "hold_seconds", "motion", 0.1, 60.0)
         behaviors = need(motion, "behaviors", "motion", dict)
         if behaviors is not None:
-            problems += _vocabulary_map(behaviors, vocabulary.BEHAVIORS, "motion.behaviors", "behavior",
-                                        _motion_indexes)
+            problems += _vocabulary_map(
+                behaviors, vocabulary.BEHAVIORS, "motion.behaviors", "behavior", _motion_indexes
+            )
         if isinstance(motion, dict) and "default" not in motion:
             problems.append("motion.default: missing")
         elif isinstance(motion, dict):
@@ -153,8 +159,13 @@ def validate(table: Any) -> list[str]:
                 if not isinstance(look, dict):
                     problems.append(f"{where}: expected an object")
                     continue
-                for key, lo, hi in (("brow_raise", -1, 1), ("brow_tilt", -1, 1), ("eye_open", 0, 1),
-                                    ("mouth_curve", -1, 1), ("cheek", 0, 1)):
+                for key, lo, hi in (
+                    ("brow_raise", -1, 1),
+                    ("brow_tilt", -1, 1),
+                    ("eye_open", 0, 1),
+                    ("mouth_curve", -1, 1),
+                    ("cheek", 0, 1),
+                ):
                     number(look, key, where, lo, hi)
         motions = need(svg, "motions", "svg", dict)
         if motions is not None:
@@ -177,11 +188,13 @@ def validate(table: Any) -> list[str]:
     return problems
 
 
-def _vocabulary_map(mapping: dict[str, Any], words: Iterable[str], where: str, kind: str,
-                    check_entry: Callable[[Any, str], list[str]]) -> list[str]:
+def _vocabulary_map(
+    mapping: dict[str, Any], words: Iterable[str], where: str, kind: str, check_entry: Callable[[Any, str], list[str]]
+) -> list[str]:
     """Problems of a table keyed by vocabulary words: every word present, every entry valid."""
-    problems = [f"{where}.{word}: missing (every vocabulary {kind} needs an entry)" for word in words
-                if word not in mapping]
+    problems = [
+        f"{where}.{word}: missing (every vocabulary {kind} needs an entry)" for word in words if word not in mapping
+    ]
     for word, entry in mapping.items():
         problems += check_entry(entry, f"{where}.{word}")
     return problems
@@ -190,8 +203,11 @@ def _vocabulary_map(mapping: dict[str, Any], words: Iterable[str], where: str, k
 def _motion_indexes(value: Any, where: str) -> list[str]:
     if value is None:
         return []
-    if (not isinstance(value, list) or not 1 <= len(value) <= 2
-            or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value)):
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= 2
+        or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value)
+    ):
         return [f"{where}: expected null, [index] or [light, strong] with indexes >= 0, got {value!r}"]
     return []
 
@@ -234,23 +250,28 @@ def _live2d_profiles(section: Any, motion: Any) -> list[str]:
             if not isinstance(behaviors, dict):
                 problems.append(f"{where}.behaviors: expected null (TapBody indexes of motion.behaviors) or an object")
             else:
-                problems += _vocabulary_map(behaviors, vocabulary.BEHAVIORS, f"{where}.behaviors", "behavior",
-                                            _live2d_motion)
+                problems += _vocabulary_map(
+                    behaviors, vocabulary.BEHAVIORS, f"{where}.behaviors", "behavior", _live2d_motion
+                )
             problems += _live2d_motion(profile.get("default_behavior"), f"{where}.default_behavior")
             if not strong:
                 problems.append(f"{where}.behaviors: needs motion.strong_from_intensity")
         form = profile.get("mouth_form")
         if form is not None:
-            if not isinstance(form, dict) or not isinstance(form.get("parameter"), str) \
-                    or not isinstance(form.get("visemes"), dict):
+            if (
+                not isinstance(form, dict)
+                or not isinstance(form.get("parameter"), str)
+                or not isinstance(form.get("visemes"), dict)
+            ):
                 problems.append(f"{where}.mouth_form: expected null or {{parameter, visemes}}")
             else:
                 for viseme, value in form["visemes"].items():
                     if viseme not in VISEME_NAMES:
                         problems.append(f"{where}.mouth_form.visemes.{viseme}: not an OVR viseme")
                     elif isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
-                        problems.append(f"{where}.mouth_form.visemes.{viseme}: expected a number in -1..1, "
-                                        f"got {value!r}")
+                        problems.append(
+                            f"{where}.mouth_form.visemes.{viseme}: expected a number in -1..1, got {value!r}"
+                        )
     if sum(1 for p in section["profiles"].values() if isinstance(p, dict) and not p.get("model_file")) > 1:
         problems.append("live2d.profiles: more than one profile without model_file (the fallback must be one)")
     return problems
@@ -261,5 +282,8 @@ def _live2d_motion(value: Any, where: str) -> list[str]:
         return []
     if not isinstance(value, dict) or not isinstance(value.get("group"), str) or not value["group"]:
         return [f"{where}: expected null or {{group, indexes}}, got {value!r}"]
-    return _motion_indexes(value.get("indexes"), f"{where}.indexes") if value.get("indexes") is not None \
+    return (
+        _motion_indexes(value.get("indexes"), f"{where}.indexes")
+        if value.get("indexes") is not None
         else [f"{where}.indexes: missing ([light] or [light, strong])"]
+    )

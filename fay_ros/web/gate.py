@@ -14,13 +14,14 @@ on the `websockets` library, is what browsers reach. For each connection it:
 
 Tokens never reach a log: the request path is not logged, only the outcome.
 """
+
 from __future__ import annotations
 
 import asyncio
 import http
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.client import connect
@@ -42,16 +43,31 @@ def loopback_origins(host: str, port: int) -> set[str]:
     names = {host}
     if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::", ""):
         names |= {"127.0.0.1", "localhost", "[::1]"}
-    return {f"{scheme}://{name if ':' not in name or name.startswith('[') else '[' + name + ']'}:{port}"
-            for name in names if name not in ("0.0.0.0", "::", "") for scheme in ("http", "https")}
+    return {
+        f"{scheme}://{name if ':' not in name or name.startswith('[') else '[' + name + ']'}:{port}"
+        for name in names
+        if name not in ("0.0.0.0", "::", "")
+        for scheme in ("http", "https")
+    }
 
 
 class Gate:
     """Runs the proxy in a background thread with its own event loop."""
 
-    def __init__(self, *, access: Access, allow: AllowList, namespace: str, upstream_url: str,
-                 host: str, port: int, origins: set[str], admin_enabled: bool = False,
-                 page_port: int | None = None, log: Callable[[str], None] = print) -> None:
+    def __init__(
+        self,
+        *,
+        access: Access,
+        allow: AllowList,
+        namespace: str,
+        upstream_url: str,
+        host: str,
+        port: int,
+        origins: set[str],
+        admin_enabled: bool = False,
+        page_port: int | None = None,
+        log: Callable[[str], None] = print,
+    ) -> None:
         self.access = access
         self.allow = allow
         self.namespace = namespace
@@ -82,9 +98,12 @@ class Gate:
     def check(self, connection: ServerConnection, request: Request) -> Response | None:
         origin = request.headers.get("Origin")
         if origin is not None and not self._origin_allowed(origin.lower(), request.headers.get("Host", "")):
-            return self._reject(connection, http.HTTPStatus.FORBIDDEN,
-                                f"page origin {origin[:100]!r} is not the face's (add it to 'origins' in "
-                                f"{self.access.path} to allow it)")
+            return self._reject(
+                connection,
+                http.HTTPStatus.FORBIDDEN,
+                f"page origin {origin[:100]!r} is not the face's (add it to 'origins' in "
+                f"{self.access.path} to allow it)",
+            )
         token = _token(request.headers, request.path)
         if not token:
             return self._reject(connection, http.HTTPStatus.UNAUTHORIZED, "no token")
@@ -92,8 +111,9 @@ class Gate:
         if client is None:
             return self._reject(connection, http.HTTPStatus.UNAUTHORIZED, "unknown token")
         if client.role == "admin" and not self.admin_enabled:
-            return self._reject(connection, http.HTTPStatus.FORBIDDEN,
-                                "admin clients are off (fay-ros web --enable-admin)")
+            return self._reject(
+                connection, http.HTTPStatus.FORBIDDEN, "admin clients are off (fay-ros web --enable-admin)"
+            )
         self._clients[id(connection)] = client
         return None
 
@@ -111,19 +131,24 @@ class Gate:
         except ValueError:
             return False
         requested = urlsplit("//" + host_header).hostname
-        return (parts.scheme in ("http", "https") and origin_port == self.page_port
-                and parts.hostname is not None and parts.hostname == requested)
+        return (
+            parts.scheme in ("http", "https")
+            and origin_port == self.page_port
+            and parts.hostname is not None
+            and parts.hostname == requested
+        )
 
     # ---- one session --------------------------------------------------------------------
 
     async def _serve_client(self, connection: ServerConnection) -> None:
         client = self._clients.pop(id(connection))
-        session = ClientSession(client, RolePermissions.for_role(client.role, self.allow, self.namespace),
-                                self.namespace)
+        session = ClientSession(
+            client, RolePermissions.for_role(client.role, self.allow, self.namespace), self.namespace
+        )
         peer = _peer(connection)
         try:
             upstream = await connect(self.upstream_url, max_size=UPSTREAM_MAX_FRAME, open_timeout=5)
-        except (OSError, asyncio.TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure: close the client
+        except (TimeoutError, OSError, Exception) as exc:  # noqa: BLE001 - any failure: close the client
             self.log(f"cannot reach the rosbridge server for {peer} ({type(exc).__name__})")
             await connection.close(1011, "bridge unavailable")
             return
@@ -155,16 +180,23 @@ class Gate:
         finally:
             await upstream.close()
             await connection.close()
-            self.log(f"{client.describe()} from {peer} disconnected "
-                     f"(refused {session.refused}, withheld {session.dropped})")
+            self.log(
+                f"{client.describe()} from {peer} disconnected (refused {session.refused}, withheld {session.dropped})"
+            )
 
     # ---- life cycle ---------------------------------------------------------------------
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
         try:
-            async with serve(self._serve_client, self.host, self.port, process_request=self.check,
-                             max_size=MAX_CLIENT_FRAME * 2, server_header=None) as server:
+            async with serve(
+                self._serve_client,
+                self.host,
+                self.port,
+                process_request=self.check,
+                max_size=MAX_CLIENT_FRAME * 2,
+                server_header=None,
+            ) as server:
                 sockets = list(server.sockets)
                 if sockets and self.port == 0:
                     self.port = sockets[0].getsockname()[1]
@@ -174,7 +206,7 @@ class Gate:
             self._error = exc
             self._ready.set()
 
-    def start(self, timeout: float = 10.0) -> "Gate":
+    def start(self, timeout: float = 10.0) -> Gate:
         def run() -> None:
             self._loop = asyncio.new_event_loop()
             try:

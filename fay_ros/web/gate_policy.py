@@ -19,6 +19,7 @@ call no service. `admin` (the admin page, refused unless the operator turns it o
 ADMIN_SUBSCRIBE, call the memory services of ADMIN_SERVICES (plus what --allow-service
 opened) and publish nothing: it watches and curates memory, it does not speak.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -56,8 +57,17 @@ PROACTIVE_EVENTS = "dialogue/proactive"
 # What the admin page reads: the timeline (heard, typed, replies, cues, speaking), node
 # health, per-stage turn latency and the proactive planner's decisions. Relative names
 # resolve under the namespace; /diagnostics is absolute.
-ADMIN_SUBSCRIBE = (topics.SPEECH_FINAL, topics.TEXT_INPUT, topics.CHAT_HEARD, topics.REPLY, topics.ACTION_CUE,
-                   topics.ROBOT_SPEAKING, topics.DIAGNOSTICS, topics.TURN_LATENCY, PROACTIVE_EVENTS)
+ADMIN_SUBSCRIBE = (
+    topics.SPEECH_FINAL,
+    topics.TEXT_INPUT,
+    topics.CHAT_HEARD,
+    topics.REPLY,
+    topics.ACTION_CUE,
+    topics.ROBOT_SPEAKING,
+    topics.DIAGNOSTICS,
+    topics.TURN_LATENCY,
+    PROACTIVE_EVENTS,
+)
 # The memory browser: search (recall with include_candidates), confirm a candidate by id
 # (memory/confirm: the operator's decision, not a write of new content), forget. Not
 # memory/remember (the page writes no memory of its own), memory/profile or
@@ -80,7 +90,7 @@ class RolePermissions:
     services: tuple[str, ...]
 
     @classmethod
-    def for_role(cls, role: str, allow: AllowList, namespace: str = topics.DEFAULT_NAMESPACE) -> "RolePermissions":
+    def for_role(cls, role: str, allow: AllowList, namespace: str = topics.DEFAULT_NAMESPACE) -> RolePermissions:
         """`allow`: the face's list (defaults plus the operator's --allow-*). The bridge behind
         the door exposes the union of both roles (admin_bridge_allow); this is what one client
         of `role` may use of it."""
@@ -94,8 +104,12 @@ class RolePermissions:
 def admin_bridge_allow(allow: AllowList, namespace: str = topics.DEFAULT_NAMESPACE) -> AllowList:
     """What the rosbridge server must expose when the admin role is on: the face's list plus
     the admin's topics and services (the door decides per client which of them it gets)."""
-    return AllowList.build(namespace, subscribe=allow.subscribe + ADMIN_SUBSCRIBE, publish=allow.publish,
-                           services=allow.services + ADMIN_SERVICES)
+    return AllowList.build(
+        namespace,
+        subscribe=allow.subscribe + ADMIN_SUBSCRIBE,
+        publish=allow.publish,
+        services=allow.services + ADMIN_SERVICES,
+    )
 
 
 def _matches(name: str, patterns: tuple[str, ...]) -> bool:
@@ -115,8 +129,10 @@ class ClientSession:
     _names: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._names = {resolve(t, self.namespace): t for t in (topics.TEXT_INPUT, topics.INTERRUPT,
-                                                                topics.REPLY, topics.ACTION_CUE)}
+        self._names = {
+            resolve(t, self.namespace): t
+            for t in (topics.TEXT_INPUT, topics.INTERRUPT, topics.REPLY, topics.ACTION_CUE)
+        }
 
     @property
     def user_id(self) -> str:

@@ -8,6 +8,7 @@ fetched from anywhere else: the page and roslibjs are local files.
 With `fay-ros web --admin` it also serves the admin page (web/admin/) and its file endpoint
 (fay_ros.web.admin_http, /admin/api/); without it, everything under /admin is 404.
 """
+
 from __future__ import annotations
 
 import json
@@ -64,8 +65,12 @@ class Live2DAssets:
     def page_config(self, default: bool = True) -> dict[str, Any]:
         """The page's `live2d` entry of /config.json: what to load and whether to use it
         without being asked (?face=live2d / ?face=svg choose on the page)."""
-        return {"scripts": [f"/live2d/{name}" for name in self.scripts],
-                "model": f"/live2d/{self.model}", "cubism": self.cubism, "default": default}
+        return {
+            "scripts": [f"/live2d/{name}" for name in self.scripts],
+            "model": f"/live2d/{self.model}",
+            "cubism": self.cubism,
+            "default": default,
+        }
 
 
 def _cubism_of(model: Path) -> int:
@@ -81,8 +86,10 @@ def find_live2d(folder: Path | str, model: str | None = None) -> Live2DAssets:
     if str(folder) == SAMPLE_NAME:
         sample = sample_live2d_folder()
         if not (sample / SAMPLE_MODEL).is_file():
-            raise Live2DError(f"the Live2D sample is not installed in {sample} (make setup installs it with npm; "
-                              "FAY_LIVE2D=skip leaves it out)")
+            raise Live2DError(
+                f"the Live2D sample is not installed in {sample} (make setup installs it with npm; "
+                "FAY_LIVE2D=skip leaves it out)"
+            )
         return find_live2d(sample, model or SAMPLE_MODEL)
     folder = Path(folder).expanduser().resolve()
     if not folder.is_dir():
@@ -96,24 +103,31 @@ def find_live2d(folder: Path | str, model: str | None = None) -> Live2DAssets:
         if not found:  # say everything that is missing, for the Cubism version its scripts suggest
             scripts = CUBISM2_SCRIPTS if (folder / CUBISM2_SCRIPTS[0]).is_file() else LIVE2D_SCRIPTS
             missing = [name for name in scripts if not (folder / name).is_file()]
-            raise Live2DError(f"Live2D folder {folder} holds no model file (*.model3.json, *.model.json)"
-                              + (f" and lacks {', '.join(missing)}" if missing else "") + " (see web/README.md)")
+            raise Live2DError(
+                f"Live2D folder {folder} holds no model file (*.model3.json, *.model.json)"
+                + (f" and lacks {', '.join(missing)}" if missing else "")
+                + " (see web/README.md)"
+            )
         if len(found) != 1:
-            raise Live2DError(f"Live2D folder {folder} holds {len(found)} model files (*.model3.json, *.model.json); "
-                              "name one with --live2d-model")
+            raise Live2DError(
+                f"Live2D folder {folder} holds {len(found)} model files (*.model3.json, *.model.json); "
+                "name one with --live2d-model"
+            )
         path = found[0]
     cubism = _cubism_of(path)
     if cubism == 4:
         scripts = LIVE2D_SCRIPTS
         missing = [name for name in scripts if not (folder / name).is_file()]
-        hint = ("Cubism Core from Live2D, pixi.min.js from pixi.js 6 and cubism4.min.js from pixi-live2d-display")
+        hint = "Cubism Core from Live2D, pixi.min.js from pixi.js 6 and cubism4.min.js from pixi-live2d-display"
     else:
         scripts = CUBISM2_SCRIPTS
         missing = [name for name in scripts if not (folder / name).is_file()]
-        hint = ("the Cubism 2 core, pixi.min.js from pixi.js 6 and cubism2.min.js from pixi-live2d-display")
+        hint = "the Cubism 2 core, pixi.min.js from pixi.js 6 and cubism2.min.js from pixi-live2d-display"
     if missing:
-        raise Live2DError(f"Live2D folder {folder} lacks {', '.join(missing)} for its Cubism {cubism} model "
-                          f"{path.relative_to(folder).as_posix()} (see web/README.md: {hint})")
+        raise Live2DError(
+            f"Live2D folder {folder} lacks {', '.join(missing)} for its Cubism {cubism} model "
+            f"{path.relative_to(folder).as_posix()} (see web/README.md: {hint})"
+        )
     return Live2DAssets(folder, path.relative_to(folder).as_posix(), cubism, scripts)
 
 
@@ -146,7 +160,7 @@ class FaceRequestHandler(SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         if path.startswith("/live2d/"):
-            self._send_live2d(unquote(path[len("/live2d/"):]))
+            self._send_live2d(unquote(path[len("/live2d/") :]))
             return
         if self._admin_route(path, "GET"):
             return
@@ -191,10 +205,20 @@ class FaceRequestHandler(SimpleHTTPRequestHandler):
 class FaceServer:
     """The HTTP server in a background thread."""
 
-    def __init__(self, host: str, port: int, page_config: dict[str, Any], root: Path | None = None,
-                 live2d: Live2DAssets | None = None, admin: AdminApi | None = None) -> None:
-        handler = type("BoundFaceRequestHandler", (FaceRequestHandler,),
-                       {"page_config": page_config, "live2d": live2d, "admin": admin})
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        page_config: dict[str, Any],
+        root: Path | None = None,
+        live2d: Live2DAssets | None = None,
+        admin: AdminApi | None = None,
+    ) -> None:
+        handler = type(
+            "BoundFaceRequestHandler",
+            (FaceRequestHandler,),
+            {"page_config": page_config, "live2d": live2d, "admin": admin},
+        )
         self.root = root or web_root()
         self.httpd = ThreadingHTTPServer((host, port), partial(handler, directory=str(self.root)))
         self.httpd.daemon_threads = True
@@ -204,7 +228,7 @@ class FaceServer:
     def port(self) -> int:
         return self.httpd.server_address[1]
 
-    def start(self) -> "FaceServer":
+    def start(self) -> FaceServer:
         self._thread.start()
         return self
 

@@ -1,8 +1,9 @@
 """Echo process for round-trip tests.
 
-  echo.py msg <pkg/msg/Type>   : republish every message from `echo_in` on `echo_out`
-  echo.py srv <pkg/srv/Type>   : serve `echo_srv`; response = fill(Response, seed_of(request))
+echo.py msg <pkg/msg/Type>   : republish every message from `echo_in` on `echo_out`
+echo.py srv <pkg/srv/Type>   : serve `echo_srv`; response = fill(Response, seed_of(request))
 """
+
 import sys
 from pathlib import Path
 
@@ -25,8 +26,10 @@ def main() -> None:
         pub = node.create_publisher(cls, "echo_out", qos.EVENTS)
         node.create_subscription(cls, "echo_in", pub.publish, qos.EVENTS)
     else:
+
         def serve(request, response):
             return fill(response, seed_of(request))
+
         node.create_service(cls, "echo_srv", serve)
     announce_ready(node)  # ~/ready, as every fay_ros node does
     try:

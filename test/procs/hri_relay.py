@@ -6,6 +6,7 @@ relays every message as JSON on std_msgs/String topics the test reads.
   hri_relay.py <voice id>:  /humans/voices/<voice id>/speech -> hri_relay/speech,
                             /humans/voices/tracked           -> hri_relay/tracked
 """
+
 import json
 import sys
 from pathlib import Path
@@ -30,9 +31,19 @@ def main() -> None:
     tracked_out = node.create_publisher(String, "hri_relay/tracked", qos.EVENTS)
 
     def on_speech(msg: LiveSpeech) -> None:
-        speech_out.publish(String(data=json.dumps({
-            "incremental": msg.incremental, "final": msg.final, "confidence": msg.confidence,
-            "language": msg.language, "stamp": msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9})))
+        speech_out.publish(
+            String(
+                data=json.dumps(
+                    {
+                        "incremental": msg.incremental,
+                        "final": msg.final,
+                        "confidence": msg.confidence,
+                        "language": msg.language,
+                        "stamp": msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
+                    }
+                )
+            )
+        )
 
     def on_tracked(msg: IdsList) -> None:
         tracked_out.publish(String(data=json.dumps({"ids": list(msg.ids)})))

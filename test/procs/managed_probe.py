@@ -1,5 +1,6 @@
 """A ManagedNode for the lifecycle tests: configure fails with parameter `fail_reason` when it
 is set (as a node with a missing model does); its resource is a counter of configure calls."""
+
 import sys
 from pathlib import Path
 

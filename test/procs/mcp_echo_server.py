@@ -9,6 +9,7 @@
 Tools: echo, add, slow (waits `seconds`), pid (this process's id), crash (exits the process
 without answering) and forbidden (never allow-listed by the tests).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -64,8 +65,7 @@ class TokenGate:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and dict(scope["headers"]).get(b"x-fay-token") != self.token:
-            await send({"type": "http.response.start", "status": 401,
-                        "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
             await send({"type": "http.response.body", "body": b"missing or wrong X-Fay-Token"})
             return
         await self.app(scope, receive, send)

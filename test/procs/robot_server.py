@@ -13,6 +13,7 @@
   "cancel requested", "goal canceled", "goal succeeded", "heard <text>"), for the tests to
   wait on.
 """
+
 import json
 import sys
 import threading
@@ -57,6 +58,7 @@ def main() -> None:
             response.success = True
             response.message = message
             return response
+
         node.create_service(Trigger, name, serve, callback_group=group)
 
     trigger("/robot/dock", "docked")
@@ -126,12 +128,14 @@ def main() -> None:
         return response
 
     node.create_service(Trigger, "/robot/release", release_goal, callback_group=group)
-    ActionServer(node, Fibonacci, "/fibonacci", execute, goal_callback=decide, cancel_callback=cancel,
-                 callback_group=group)
+    ActionServer(
+        node, Fibonacci, "/fibonacci", execute, goal_callback=decide, cancel_callback=cancel, callback_group=group
+    )
     battery = node.create_publisher(Float32, "/robot/battery", qos.LATCHED)
     battery.publish(Float32(data=87.5))
-    node.create_subscription(String, "/robot/say", lambda msg: event(f"heard {msg.data}"), qos.EVENTS,
-                             callback_group=group)
+    node.create_subscription(
+        String, "/robot/say", lambda msg: event(f"heard {msg.data}"), qos.EVENTS, callback_group=group
+    )
     announce_ready(node)
     executor = MultiThreadedExecutor(num_threads=4)
     executor.add_node(node)
