@@ -250,18 +250,20 @@ def test_mic_wav_source_plays_after_wait_for_nodes_s_and_names_who_is_not_ready(
 
     samples = _ramp_wav(tmp_path / "ramp.wav")
     audio = ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)
+    launched = ros.node.get_clock().now().nanoseconds * 1e-9
     mic = launch_node(
         "fay_ros.nodes.mic",
         {"source": str(tmp_path / "ramp.wav"), "wait_for_nodes": ["never_up"], "wait_for_nodes_s": 3.0},
         name="mic_gives_up",
     )
     mic.wait_ready(probe=ros)
-    active = ros.node.get_clock().now().nanoseconds * 1e-9
     first = audio.wait_for_count(1)[0]
-    # The listener was there from the start: only the wait for never_up held the file back.
-    # (`active` is when the probe saw the mic ready, up to ~0.5 s late on a loaded machine: the
-    # bound leaves 1.5 s for that; without the wait the file plays at once.)
-    assert from_time_msg(first.header.stamp) - active > 1.5
+    # The listener was there from the start: only the wait for never_up held the file back. The
+    # wait starts once the mic is active, after its process started, so its first chunk comes
+    # 3 s after the launch at the earliest; without the wait it plays as soon as it is active
+    # (about a second after the launch). (When the probe saw it ready says nothing: on a loaded
+    # machine that came 3 s late.)
+    assert from_time_msg(first.header.stamp) - launched >= 3.0
     assert list(first.data[:480]) == samples[:480].tolist()
     assert "never_up not ready after 3 s: playing wav:ramp.wav anyway" in mic.output()
 
