@@ -195,7 +195,10 @@ def to_msg(node: MemoryNode) -> MemoryNodeMsg:
     )
 
 
-class MemoryNodeRos(Node):
+class MemoryServiceNode(Node):
+    """The memory node: the memory/* services over a MemoryService (one memory is a
+    `MemoryNode`, as in Fay's memory stream; this class is the ROS node that serves them)."""
+
     def __init__(self) -> None:
         super().__init__("memory", namespace=topics.DEFAULT_NAMESPACE)
         self.config = c = declare_config(self, MemoryConfig)
@@ -506,7 +509,7 @@ def _when(t: float | None, zone: tzinfo) -> str:
 
 
 def main(args: list[str] | None = None) -> int:
-    return run_node(MemoryNodeRos, args)
+    return run_node(MemoryServiceNode, args)
 
 
 if __name__ == "__main__":
