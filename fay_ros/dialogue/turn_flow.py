@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..turns.unheard_turn import Join, join_unheard, joined_text
 from .reply import Reply, ReplyPiece
 from .session import Sessions, Unanswered
 from .speculation import SpeculativeClient, enter_probe
@@ -114,21 +115,22 @@ class TurnFlow:
         unanswered, session.unanswered = session.unanswered, None
         unheard_answer = False
         replaces = ""  # the conversation whose answer this turn's answers in its place
-        if unanswered is not None and (unanswered.task is previous or unanswered.task.done()):
-            # The user went on before their turn's answer reached them: its end came at a pause
-            # inside the sentence ("Please call me." ... "tomorrow morning."). One turn answers
-            # both parts, so nothing they said is lost, and what the first said unheard joins no
-            # history (the tts drops it: the answer to the new words replaces it). A turn still
-            # running is cancelled below; one that has finished (its whole answer waits unheard
-            # in the tts while the person talks) leaves the history again.
-            if not unanswered.task.done():
-                self._merged_turns.add(unanswered.task)
+        if unanswered is not None:
+            # The user went on before their turn's answer reached them (turns.unheard_turn): a
+            # turn still running is cancelled below; one that has finished (its whole answer
+            # waits unheard in the tts while the person talks) leaves the history again.
+            task = unanswered.task
+            join = join_unheard(
+                is_running_turn=task is previous, done=task.done(), cancelled=task.done() and task.cancelled()
+            )
+            if join is Join.RUNNING:
+                self._merged_turns.add(task)
                 replaces = unanswered.conversation_id
-            elif not unanswered.task.cancelled() and self._unsay(user_id, unanswered.conversation_id):
+            elif join is Join.FINISHED and self._unsay(user_id, unanswered.conversation_id):
                 unheard_answer = True
                 replaces = unanswered.conversation_id
             if replaces:
-                text = f"{unanswered.text} {text}"
+                text = joined_text(unanswered.text, text)
         probe = self._probe if self._probe is not None and not self._probe.done() else None
         if probe is not None and self._probe_for != (user_id, text):
             probe.cancel()  # a guess at other words: the real turn gathers its own context
