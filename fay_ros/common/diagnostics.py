@@ -56,6 +56,20 @@ def node_status_name(node: Node, subject: str) -> str:
     return status_name(node.get_name(), subject, node.get_namespace())
 
 
+def event_status(node: Node, subject: str, level: str, message: str, /, **values: object) -> DiagnosticStatus:
+    """One event or decision a node reports on a topic of its own (task/progress, memory/jobs,
+    dialogue/proactive, speech/decisions): named like its health (`<namespace>/<node>:
+    <subject>`), `level` a LEVELS name, the values as strings (any key: the other arguments
+    are positional only, so a value may be called `level` or `message`)."""
+    return DiagnosticStatus(
+        level=LEVELS[level],
+        name=node_status_name(node, subject),
+        hardware_id="fay_ros",
+        message=message,
+        values=[KeyValue(key=k, value=str(v)) for k, v in values.items()],
+    )
+
+
 @dataclass
 class _Task:
     level: int

@@ -13,7 +13,7 @@ SPEECH_FINAL = "speech/final"
 # The early text of a turn the recogniser judges complete, before its final ("" withdraws it).
 SPEECH_SPECULATIVE = "speech/speculative"
 # The asr's turn-taking decisions over the robot's voice (diagnostic_msgs/DiagnosticStatus,
-# name "asr", message "barge-in" / "backchannel: no turn" / "stop request" / "talk-over: goes
+# name `fay/asr: decisions`, message "barge-in" / "backchannel: no turn" / "stop request" / "talk-over: goes
 # on"): why words said over the robot became no turn, for robot programs, tools and tests.
 SPEECH_DECISIONS = "speech/decisions"
 TEXT_INPUT = "text_input"

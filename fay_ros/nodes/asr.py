@@ -42,7 +42,7 @@ import threading
 import time
 from typing import Any, Literal
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import BaseModel, Field, model_validator
 from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
@@ -50,7 +50,7 @@ from std_msgs.msg import Bool, Empty
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, WordTiming
 
 from ..common import qos, topics
-from ..common.diagnostics import health
+from ..common.diagnostics import event_status, health
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -556,14 +556,7 @@ class Asr(ManagedNode):
 
     def _decided(self, decision: str, **values: object) -> None:
         """Publish a turn-taking decision on speech/decisions (no words: their length only)."""
-        self.decisions_pub.publish(
-            DiagnosticStatus(
-                level=DiagnosticStatus.OK,
-                name="asr",
-                message=decision,
-                values=[KeyValue(key=k, value=str(v)) for k, v in values.items()],
-            )
-        )
+        self.decisions_pub.publish(event_status(self, "decisions", "ok", decision, **values))
 
     def _judge_clip(self, core: AsrCore, msg: AudioChunk) -> None:
         """What the person said over the robot without barging in: a stop request stops it."""

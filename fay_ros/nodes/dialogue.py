@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import Field, field_validator
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -49,7 +49,7 @@ from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utteran
 from ..agent.mcp_config import McpConfigError
 from ..agent.tool_config import ToolsFileError, load_tools_file
 from ..common import qos, topics
-from ..common.diagnostics import StatusPublisher, node_status_name
+from ..common.diagnostics import StatusPublisher, event_status
 from ..common.ids import conversation_of
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -594,7 +594,7 @@ class DialogueNode(Node):
     def _publish_progress(self, p: TaskProgress) -> None:
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
             return
-        level = {"failed": DiagnosticStatus.ERROR, "cancelled": DiagnosticStatus.WARN}.get(p.state, DiagnosticStatus.OK)
+        level = {"failed": "error", "cancelled": "warning"}.get(p.state, "ok")
         values = {
             "user": p.user_id,
             "task_id": p.task_id,
@@ -604,15 +604,8 @@ class DialogueNode(Node):
             "tool": p.tool,
             "elapsed_s": f"{p.elapsed:.1f}",
         }
-        self.task_progress.publish(
-            DiagnosticStatus(
-                level=level,
-                name=node_status_name(self, "task"),
-                hardware_id="fay_ros",
-                message=f"{p.state}{': ' + p.detail if p.detail else ''}",
-                values=[KeyValue(key=k, value=v) for k, v in values.items()],
-            )
-        )
+        message = f"{p.state}{': ' + p.detail if p.detail else ''}"
+        self.task_progress.publish(event_status(self, "task", level, message, **values))
 
     def _publish_llm_latency(self, conversation_id: str) -> None:
         trace = next((t for t in reversed(self.engine.traces) if t.conversation_id == conversation_id), None)

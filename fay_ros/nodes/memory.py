@@ -35,7 +35,7 @@ import time
 from datetime import datetime, tzinfo
 from typing import Literal
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import BaseModel, Field, field_validator
 from rclpy.node import Node
 
@@ -44,7 +44,7 @@ from fay_msgs.msg import Transcript, Utterance
 from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
 
 from ..common import qos, topics
-from ..common.diagnostics import LEVELS, StatusPublisher, node_status_name
+from ..common.diagnostics import StatusPublisher, event_status
 from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -478,15 +478,7 @@ class MemoryServiceNode(Node):
 
     def _report(self, event: str, message: str, severity: str, **values: str) -> None:
         """One event on ~/jobs (see the module docstring); `severity`: info, warning or error."""
-        self.jobs_publisher.publish(
-            DiagnosticStatus(
-                level=LEVELS[severity],
-                name=node_status_name(self, "jobs"),
-                hardware_id="fay_ros",
-                message=message,
-                values=[KeyValue(key="event", value=event)] + [KeyValue(key=k, value=v) for k, v in values.items()],
-            )
-        )
+        self.jobs_publisher.publish(event_status(self, "jobs", severity, message, **{"event": event, **values}))
 
     def _maintenance(self) -> None:
         try:

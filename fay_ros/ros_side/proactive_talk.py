@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticStatus
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -36,7 +36,7 @@ from std_msgs.msg import Bool
 
 from ..agent.ros_convert import InterfaceError, import_interface
 from ..common import qos, topics
-from ..common.diagnostics import LEVELS, StatusPublisher, node_status_name
+from ..common.diagnostics import StatusPublisher, event_status
 from ..common.errors import ConfigError, TableError
 from ..common.reloading import ReloadingTable
 from ..common.rostime import node_seconds
@@ -210,12 +210,4 @@ class ProactiveTalk:
 
     def _publish(self, event: str, message: str, values: dict[str, str]) -> None:
         level = "warning" if event == "skip" else "info"
-        self._events.publish(
-            DiagnosticStatus(
-                level=LEVELS[level],
-                name=node_status_name(self._node, "proactive"),
-                hardware_id="fay_ros",
-                message=message,
-                values=[KeyValue(key=k, value=str(v)) for k, v in {"event": event, **values}.items()],
-            )
-        )
+        self._events.publish(event_status(self._node, "proactive", level, message, **{"event": event, **values}))
