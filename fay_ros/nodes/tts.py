@@ -177,25 +177,26 @@ class TtsConfig(BaseModel):
         description="Publish what the output plays on audio/played (the mic's echo "
         "cancellation reference) while it has a subscriber.",
     )
+    # The turn-taking defaults live with their logic (turns.resume, turns.voice_hold).
     resume_after_barge_in: bool = Field(
-        True,
+        ResumeSettings.resume,
         description="After a barge-in whose words become no turn (nothing, "
         "or a backchannel), speak the cut sentence again.",
     )
     resume_after_s: float = Field(
-        1.5,
+        ResumeSettings.resume_after_s,
         ge=0.1,
         le=30.0,
         description="How long the person must be quiet after such a barge-in before the robot resumes.",
     )
     hold_on_talk_over: bool = Field(
-        True,
+        HoldSettings.hold_on_talk_over,
         description="While the mic says a person talks over the robot "
         "(audio/talk_over true), hold the voice, nothing dropped, until it says false "
         "(it goes on where it stopped) or a barge-in interrupts it.",
     )
     hold_max_s: float = Field(
-        3.0,
+        HoldSettings.hold_max_s,
         ge=0.1,
         le=30.0,
         description="Longest hold with neither a release nor an interrupt; then the voice goes on.",
@@ -210,7 +211,7 @@ class TtsConfig(BaseModel):
         "pause); the answer to all they said replaces it. 0 = never wait.",
     )
     release_grace_s: float = Field(
-        0.3,
+        HoldSettings.release_grace_s,
         ge=0.0,
         le=2.0,
         description="After the release (audio/talk_over false), "
