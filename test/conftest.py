@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from harness import NodeProcess, RosProbe, ros_environment, start_llm
@@ -178,12 +180,11 @@ GRAPH_FIXTURES = {"ros", "launch_node", "embedded_llm", "browser", "page", "llm"
 PROCESS_STARTERS = ("NodeProcess", "start_web(", "start_llm(", "subprocess", "Popen")
 
 
-def _starts_processes(path: str, seen: dict[str, bool] = {}) -> bool:  # noqa: B006 (a cache)
-    if path not in seen:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
-        seen[path] = any(starter in text for starter in PROCESS_STARTERS)
-    return seen[path]
+@functools.cache
+def _starts_processes(path: str) -> bool:
+    with open(path, encoding="utf-8") as source:
+        text = source.read()
+    return any(starter in text for starter in PROCESS_STARTERS)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -53,14 +53,15 @@ def _settled() -> Callable[[StatusBoard], bool]:
     """Every node ready, and then their health agreeing (or HEALTH_CATCH_UP_S passed): the
     health, repeated every second, catches up with the readiness, so the table does not show a
     ready node with the warning it had while it started."""
-    catch_up_until: list[float] = []
+    catch_up_until: float | None = None
 
     def settled(board: StatusBoard) -> bool:
+        nonlocal catch_up_until
         if not board.all_ready():
             return False
-        if not catch_up_until:
-            catch_up_until.append(time.monotonic() + HEALTH_CATCH_UP_S)
-        return board.health_agrees() or time.monotonic() >= catch_up_until[0]
+        if catch_up_until is None:
+            catch_up_until = time.monotonic() + HEALTH_CATCH_UP_S
+        return board.health_agrees() or time.monotonic() >= catch_up_until
 
     return settled
 

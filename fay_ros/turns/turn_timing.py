@@ -30,9 +30,8 @@ STALE_CHUNK_S = 0.3
 # Used by: hearing/mic_core.py (where the played voice starts a new phrase: the canceller's
 # onset guard and settling), which feeds turns/duplex_gate.py.
 # Only a silence of the played voice this long starts a new phrase (mic_core's ONSET_GUARD_S and
-# RECANCEL_MAX_S): a
-# shorter one is a stop consonant's closure inside the phrase (30-60 ms), after which the
-# canceller lets nothing through. Restarting the guards there cost a person who began just
+# RECANCEL_MAX_S): a shorter one is a stop consonant's closure inside the phrase (30-60 ms),
+# after which the canceller lets nothing through. Restarting the guards there cost a person who began just
 # after it up to 150 ms (the barge-in bench: 等一下 at 4 s held at 367 ms, now 217 ms; no reply
 # of the robot's own voice held, as before).
 PHRASE_GAP_S = 0.1
