@@ -417,19 +417,27 @@ def test_every_acknowledged_write_survives_kill_9(probe, tmp_path):
                         enough.set()
             in_flight.release()
 
+        def send(turn: int) -> None:
+            req = Remember.Request(
+                owner="crash",
+                content=f"第 {turn} 条记忆：一次写入压力测试",
+                user_confirmed=True,
+                tags=["kind:event"],
+                source_session="burst",
+                source_turn=turn,
+            )
+            client.call_async(req).add_done_callback(done)
+
         sent = 0
         while not enough.is_set():
             assert sent < 2000, "the node acknowledged too little"
             assert in_flight.acquire(timeout=30), f"no answer for 30 s:\n{proc.output()[-2000:]}"
-            req = Remember.Request(
-                owner="crash",
-                content=f"第 {sent} 条记忆：一次写入压力测试",
-                user_confirmed=True,
-                tags=["kind:event"],
-                source_session="burst",
-                source_turn=sent,
-            )
-            client.call_async(req).add_done_callback(done)
+            send(sent)
+            sent += 1
+        # A fast node may have answered everything by now, so the kill lands on a fresh burst:
+        # eight writes cannot all be committed and answered between the last send and SIGKILL.
+        for _ in range(8):
+            send(sent)
             sent += 1
         proc.kill()  # SIGKILL with requests still in flight
         assert sent > len(acked), "nothing was in flight at the kill"
