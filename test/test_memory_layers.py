@@ -328,3 +328,30 @@ def test_an_unreachable_llm_falls_back_to_the_rules(memory_location, clock):
         assert svc.layered.layers("tom").notes  # awareness: the LLM failed, the rules wrote the note
     finally:
         svc.store.close()
+
+
+# ---------------------------------------------------------------- migration between backends
+def test_migrate_carries_the_layers_there_and_back(tmp_path, postgres_url, clock):
+    from fay_ros.memory.migrate import migrate
+
+    src = open_service(str(tmp_path / "a.db"), clock)
+    talk = Talk(src)
+    talk.say("我喜欢可乐", T0)
+    talk.say("我不喝可乐了", T0 + 60)
+    for i in range(3):
+        talk.say("I played chess", T0 + 100 + i * 400)
+    Talk(src, "ann").say("I like tea", T0)
+    before = {o: src.layered.snapshot(o) for o in ("tom", "ann")}
+    pg = open_service(postgres_url, clock)
+    back = open_service(str(tmp_path / "b.db"), clock)
+    try:
+        for _ in range(2):  # a second run changes nothing
+            migrate(src.store, pg.store)
+            migrate(pg.store, back.store)
+        for owner in ("tom", "ann"):
+            assert pg.layered.snapshot(owner) == before[owner]
+            assert back.layered.snapshot(owner) == before[owner]
+        assert len(back.layered.repo.changelog("tom")) == len(before["tom"]["changelog"]) > 0
+    finally:
+        for svc in (src, pg, back):
+            svc.store.close()

@@ -458,15 +458,16 @@ class MemoryService:
         return Outcome(True, f"forgot {len(turn_ids)} turn(s): {len(changes)} layer item(s) removed")
 
     def layered_profile(self, owner: str, budget_tokens: int = 400) -> tuple[Outcome, Profile | None]:
-        """memory/profile with the layers: portrait = the core memory text, facts safety-first."""
+        """memory/profile with the layers: portrait = the core memory text (with the rebuilt
+        portrait while the soul has none), facts safety-first."""
         out, profile = self.profile(owner)
         if profile is None:
             return out, None
         keys = [split_fact(line) for line in profile.facts]
         order = sorted(range(len(keys)), key=lambda i: not is_safety_fact(keys[i][0], keys[i][1]))
         profile.facts = [profile.facts[i] for i in order]
-        profile.portrait = self.core_memory(owner, budget_tokens) or profile.portrait
-        return Outcome(True, "layered profile"), profile
+        profile.portrait = self.layered.core_memory(owner, budget_tokens, portrait=profile.portrait)
+        return out, profile
 
     # --- end issue 35 ------------------------------------------------------------------------
 

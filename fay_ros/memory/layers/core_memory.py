@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ...text.words import has_cjk
+from ..self_facts import taste_from_content
 from .layer_config import LayersConfig
 from .layer_state import ACTIVE, OwnerLayers, describe_preference, effective_weight
 
@@ -54,18 +55,23 @@ def fact_lines(facts: list[str]) -> tuple[list[str], list[str], list[str]]:
     return safety, identity, other
 
 
-def core_memory_text(layers: OwnerLayers | None, facts: list[str], budget_tokens: int, config: LayersConfig) -> str:
+def core_memory_text(
+    layers: OwnerLayers | None, facts: list[str], budget_tokens: int, config: LayersConfig, portrait: str = ""
+) -> str:
     safety, identity, other = fact_lines(facts)
+    if layers is not None:  # the preference layer keeps the tastes current (and their history)
+        other = [c for c in other if taste_from_content(c) is None]
     lines: list[str] = []
     if safety:
         lines += ["Safety (always respect):", *(f"- {c}" for c in safety)]
     optional: list[str] = []
     if identity:
         optional += ["About them:", *(f"- {c}" for c in identity)]
+    own = layers.soul["portrait"] if layers is not None else ""
+    if own or portrait:
+        optional.append(f"Portrait: {own or portrait}")
     if layers is not None:
         soul = layers.soul
-        if soul["portrait"]:
-            optional.append(f"Portrait: {soul['portrait']}")
         if soul["traits"]:
             optional.append("Traits: " + ", ".join(t["text"] for t in soul["traits"]))
         if soul["values"]:
@@ -73,14 +79,19 @@ def core_memory_text(layers: OwnerLayers | None, facts: list[str], budget_tokens
         if soul["life_stage"]:
             optional.append(f"Life stage: {soul['life_stage']}")
         insights = sorted((i for i in layers.insights if i["status"] == ACTIVE), key=lambda i: -i["confidence"])
-        optional += [f"- {i['text']} (confidence {i['confidence']:.0%})" for i in insights[:5]]
+        if insights:
+            optional.append("Hypotheses (not facts):")
+            optional += [f"- {i['text']} (confidence {i['confidence']:.0%})" for i in insights[:5]]
         now = layers.now
         prefs = sorted(layers.current_preferences(), key=lambda p: -effective_weight(p, now, config.decay_per_week))
-        optional += [f"- {describe_preference(p)}" for p in prefs[:8]]
+        if prefs:
+            optional.append("Tastes:")
+            optional += [f"- {describe_preference(p)}" for p in prefs[:8]]
         if layers.notes:
             note = layers.notes[-1]
             optional.append(f"Recently [{note['date']}]: {note['text']}")
-    optional += [f"- {c}" for c in other]
+    if other:
+        optional += ["Other facts:", *(f"- {c}" for c in other)]
     used = estimate_tokens("\n".join(lines))
     for line in optional:
         cost = estimate_tokens(line) + 1

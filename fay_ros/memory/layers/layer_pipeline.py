@@ -93,11 +93,12 @@ class ProfilePipeline:
     def layers(self, owner: str) -> OwnerLayers:
         return OwnerLayers(owner, {} if is_guest(owner) else self.repo.load(owner))
 
-    def core_memory(self, owner: str, budget_tokens: int = 400) -> str:
-        """The owner's core memory for a prompt (core_memory.py); "" for the guest."""
+    def core_memory(self, owner: str, budget_tokens: int = 400, portrait: str = "") -> str:
+        """The owner's core memory for a prompt (core_memory.py); "" for the guest. `portrait`:
+        shown while the soul has no portrait of its own (the profile keeper's)."""
         if is_guest(owner):
             return ""
-        return core_memory_text(self.layers(owner), self.facts(owner), budget_tokens, self.config)
+        return core_memory_text(self.layers(owner), self.facts(owner), budget_tokens, self.config, portrait)
 
     def snapshot(self, owner: str, events: int = 50, changes: int = 100) -> dict:
         """Every layer with evidence and confidence, the latest events and changes (CLI, admin)."""
