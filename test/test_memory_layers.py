@@ -355,3 +355,41 @@ def test_migrate_carries_the_layers_there_and_back(tmp_path, postgres_url, clock
     finally:
         for svc in (src, pg, back):
             svc.store.close()
+
+
+# ---------------------------------------------------------------- CLI
+def test_cli_profile_json_and_text(tmp_path, clock):
+    import subprocess
+    import sys
+
+    db = tmp_path / "memory.db"
+    svc = open_service(str(db), clock)
+    talk = Talk(svc)
+    talk.say("我喜欢可乐", T0)
+    talk.say("我不喝可乐了", T0 + 60)
+    svc.store.close()
+
+    def cli(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "fay_ros.cli", "memory", "--db", str(db), "--embedder", "hashed", "profile", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    out = cli("--owner", "tom", "--json")
+    assert out.returncode == 0, out.stderr
+    snap = json.loads(out.stdout)
+    items = snap["layers"]["preferences"]["items"]
+    assert [(p["thing"], p["likes"], p["status"], p["evidence"]) for p in items] == [
+        ("可乐", True, "superseded", ["tom-1"]),
+        ("可乐", False, "current", ["tom-2"]),
+    ]
+    assert [e["turn_id"] for e in snap["events"]] == ["tom-2", "tom-1"]
+    assert snap["changelog"][0]["evidence"] == ["tom-2"] and "does not like 可乐" in snap["core_memory"]
+    text = cli("--owner", "tom")
+    assert text.returncode == 0 and "[superseded] likes 可乐" in text.stdout and "[tom-2]" in text.stdout
+    forgot = cli("--owner", "tom", "--forget-turn", "tom-2", "--json")
+    assert forgot.returncode == 0
+    assert [p["status"] for p in json.loads(forgot.stdout)["layers"]["preferences"]["items"]] == ["superseded"]
+    assert cli("--owner", "").returncode == 1
