@@ -19,6 +19,7 @@ _SAFETY = re.compile(
     r"过敏|药|病|健康|血压|血糖|哮喘|怀孕|心脏",
     re.I,
 )
+SAFETY_HEAD = "Safety (always respect):"
 _IDENTITY_KEYS = ("name", "family:", "birthday", "age", "home", "job", "language")
 
 
@@ -63,7 +64,7 @@ def core_memory_text(
         other = [c for c in other if taste_from_content(c) is None]
     lines: list[str] = []
     if safety:
-        lines += ["Safety (always respect):", *(f"- {c}" for c in safety)]
+        lines += [SAFETY_HEAD, *(f"- {c}" for c in safety)]
     optional: list[str] = []
     if identity:
         optional += ["About them:", *(f"- {c}" for c in identity)]
@@ -92,6 +93,11 @@ def core_memory_text(
             optional.append(f"Recently [{note['date']}]: {note['text']}")
     if other:
         optional += ["Other facts:", *(f"- {c}" for c in other)]
+    return _fit(lines, optional, budget_tokens)
+
+
+def _fit(kept: list[str], optional: list[str], budget_tokens: int) -> str:
+    lines = list(kept)
     used = estimate_tokens("\n".join(lines))
     for line in optional:
         cost = estimate_tokens(line) + 1
@@ -100,3 +106,17 @@ def core_memory_text(
         lines.append(line)
         used += cost
     return "\n".join(lines)
+
+
+def trim_core_memory(text: str, budget_tokens: int) -> str:
+    """A core memory text cut to `budget_tokens` (a prompt's own budget): the safety block is
+    always kept whole, the other lines in order while they fit; "" for a budget of 0."""
+    if budget_tokens <= 0 or not text:
+        return ""
+    lines = text.split("\n")
+    safety: list[str] = []
+    if lines and lines[0] == SAFETY_HEAD:
+        safety.append(lines.pop(0))
+        while lines and lines[0].startswith("- "):
+            safety.append(lines.pop(0))
+    return _fit(safety, lines, budget_tokens)

@@ -25,10 +25,19 @@ from typing import Protocol
 
 from ...llm.client import ChatClient
 from ..model import is_guest
-from . import layer_rules as rules
 from .core_memory import core_memory_text
 from .layer_config import LAYERS, LayersConfig
 from .layer_llm import llm_update
+from .layer_rules import (
+    apply_explicit,
+    decay_preferences,
+    mentioned,
+    rules_portrait,
+    update_awareness,
+    update_insights,
+    update_preferences,
+    update_soul,
+)
 from .layer_signals import CHAT, STATEMENT, ProfileSignal
 from .layer_state import Change, OwnerLayers
 
@@ -65,10 +74,10 @@ class IngestReport:
 
 
 _UPDATERS = {
-    "preferences": rules.update_preferences,
-    "awareness": rules.update_awareness,
-    "insights": rules.update_insights,
-    "soul": rules.update_soul,
+    "preferences": update_preferences,
+    "awareness": update_awareness,
+    "insights": update_insights,
+    "soul": update_soul,
 }
 
 
@@ -130,8 +139,8 @@ class ProfilePipeline:
             layers.pipeline["total"] = int(layers.pipeline.get("total", 0)) + 1
             changes: list[Change] = []
             if signal.kind == STATEMENT:
-                changes += rules.apply_explicit(layers, signal, self.config)
-            changes += rules.decay_preferences(layers, layers.now, self.config)
+                changes += apply_explicit(layers, signal, self.config)
+            changes += decay_preferences(layers, layers.now, self.config)
             for layer in self.route(layers, signal):
                 self._buffer(layers, layer, signal)
             for layer in LAYERS:
@@ -152,7 +161,7 @@ class ProfilePipeline:
     def route(self, layers: OwnerLayers, signal: ProfileSignal) -> list[str]:
         """The layers whose buffers take this signal."""
         out = ["awareness"]
-        if rules.mentioned(layers, signal):
+        if mentioned(layers, signal):
             out.append("preferences")
         if signal.kind != CHAT:
             out += ["insights", "soul"]
@@ -229,7 +238,7 @@ class ProfilePipeline:
             if gone & set(soul.get("portrait_evidence", [])):
                 rest = [e for e in soul["portrait_evidence"] if e not in gone]
                 if not rest or changes:
-                    soul["portrait"] = rules.rules_portrait(layers)
+                    soul["portrait"] = rules_portrait(layers)
                     changes.append(Change(t, "soul", "portrait", "(forgotten)", soul["portrait"], "forget", []))
                 soul["portrait_evidence"] = rest
             for buf in layers.pipeline.get("buffers", {}).values():
