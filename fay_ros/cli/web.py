@@ -531,7 +531,7 @@ def _profile_reader(location: str | None):
 
     def read(owner: str) -> dict:
         from ..memory.layers.layer_pipeline import ProfilePipeline
-        from ..memory.layers.layer_tables import open_readonly
+        from ..memory.layers.layer_reader import open_readonly
 
         repo, close = open_readonly(location)
         try:
