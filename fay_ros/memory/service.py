@@ -430,7 +430,6 @@ class MemoryService:
             config or LayersConfig(),
             llm=self.llm,
             facts=self.profiles.facts,
-            lock=self.store.lock,
         )
         return self._layers
 

@@ -207,17 +207,21 @@ def _apply_soul(layers, answer: _Soul, ids, t, config) -> list[Change]:
     if new:
         soul["traits"].append({"text": new[:80], "source": "", "evidence": evidence})
         changes.append(Change(t, "soul", f"trait:{new[:80]}", "", new[:80], "LLM delta", evidence))
+    support = soul.setdefault("evidence", {})  # value / "life_stage" -> turn ids
     value_gone = next((v for v in answer.remove_values if v in soul["values"]), None)
     if value_gone:
         soul["values"].remove(value_gone)
+        support.pop(f"value:{value_gone}", None)
         changes.append(Change(t, "soul", f"value:{value_gone}", value_gone, "", "LLM delta", evidence))
     value_new = next((v.strip()[:80] for v in answer.add_values if v.strip() and v.strip() not in soul["values"]), None)
     if value_new:
         soul["values"].append(value_new)
+        support[f"value:{value_new}"] = evidence
         changes.append(Change(t, "soul", f"value:{value_new}", "", value_new, "LLM delta", evidence))
     if answer.life_stage.strip() and answer.life_stage.strip() != soul["life_stage"]:
         changes.append(Change(t, "soul", "life_stage", soul["life_stage"], answer.life_stage.strip(), "LLM", evidence))
         soul["life_stage"] = answer.life_stage.strip()
+        support["life_stage"] = evidence
     if changes and answer.portrait.strip():
         changes += set_portrait(layers, t, answer.portrait.strip(), "LLM rewrite after a deep change")
         soul["portrait_evidence"] = merge_ids(soul.get("portrait_evidence", []), evidence)

@@ -39,7 +39,7 @@ from .layer_rules import (
     update_soul,
 )
 from .layer_signals import CHAT, STATEMENT, ProfileSignal
-from .layer_state import Change, OwnerLayers
+from .layer_state import Change, OwnerLayers, item_id
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,10 @@ class ProfilePipeline:
         lock: threading.RLock | None = None,
     ) -> None:
         """`llm`: used for the upper layers when config.updater is "llm" and it is configured.
-        `facts`: the owner's confirmed fact lines ("kind:key=content"), for the core memory."""
+        `facts`: the owner's confirmed fact lines ("kind:key=content"), for the core memory.
+        `lock`: serialises the pipeline's read-modify-write of the layers; it is NOT the
+        store's lock, so an LLM update never holds up the memory services (each repository
+        call takes the store's lock for itself)."""
         self.repo = repo
         self.config = config or LayersConfig()
         self.llm = llm
@@ -221,9 +224,9 @@ class ProfilePipeline:
                         item["evidence"] = rest
                         kept.append(item)
                     else:
-                        changes.append(
-                            Change(t, layer, item.get("id", item.get("text", "")), "(forgotten)", "", "forget", [])
-                        )
+                        # named by id only: the forgetting must not repeat what was forgotten
+                        label = item.get("id") or item_id(owner, layer, item.get("text", ""))
+                        changes.append(Change(t, layer, label, "(forgotten)", "", "forget", []))
                 return kept
 
             layers.docs["preferences"]["items"] = prune(layers.preferences, "preferences")
@@ -234,13 +237,26 @@ class ProfilePipeline:
             layers.docs["awareness"]["notes"] = prune(layers.notes, "awareness")
             layers.docs["insights"]["items"] = prune(layers.insights, "insights")
             soul = layers.soul
+            traits_before = len(soul["traits"])
             soul["traits"] = prune(soul["traits"], "soul")
-            if gone & set(soul.get("portrait_evidence", [])):
-                rest = [e for e in soul["portrait_evidence"] if e not in gone]
-                if not rest or changes:
-                    soul["portrait"] = rules_portrait(layers)
-                    changes.append(Change(t, "soul", "portrait", "(forgotten)", soul["portrait"], "forget", []))
-                soul["portrait_evidence"] = rest
+            portrait_rest = [e for e in soul.get("portrait_evidence", []) if e not in gone]
+            if len(soul["traits"]) < traits_before or (soul.get("portrait_evidence") and not portrait_rest):
+                # the portrait was drawn from what is gone: redrawn from what remains
+                soul["portrait"] = rules_portrait(layers)
+                changes.append(Change(t, "soul", "portrait", "(forgotten)", soul["portrait"], "forget", []))
+            soul["portrait_evidence"] = portrait_rest
+            support = soul.get("evidence", {})
+            for name, ids in list(support.items()):  # values and the life stage (LLM)
+                rest = [e for e in ids if e not in gone]
+                if rest:
+                    support[name] = rest
+                elif gone & set(ids):
+                    del support[name]
+                    if name == "life_stage":
+                        soul["life_stage"] = ""
+                    else:
+                        soul["values"] = [v for v in soul["values"] if f"value:{v}" != name]
+                    changes.append(Change(t, "soul", item_id(owner, "soul", name), "(forgotten)", "", "forget", []))
             for buf in layers.pipeline.get("buffers", {}).values():
                 buf["signals"] = [s for s in buf["signals"] if str(s["turn_id"]) not in gone]
             self.repo.save(owner, layers.docs, changes=[c.to_dict() for c in changes], forget_turns=sorted(gone))

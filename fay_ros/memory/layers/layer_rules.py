@@ -4,8 +4,10 @@ when evidence is thin (no_change)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
+from ...text.words import has_cjk
 from .layer_config import LayersConfig
 from .layer_signals import STATEMENT, ProfileSignal, Taste
 from .layer_state import (
@@ -108,7 +110,15 @@ def decay_preferences(layers: OwnerLayers, now: float, config: LayersConfig) -> 
         if weight < config.remove_below:
             pref.update(status=REMOVED, ended=now)
             changes.append(
-                Change(now, "preferences", pref["id"], describe_preference(pref), "", f"decayed to {weight:.3f}", [])
+                Change(
+                    now,
+                    "preferences",
+                    pref["id"],
+                    describe_preference(pref),
+                    "",
+                    f"decayed to {weight:.3f}",
+                    list(pref["evidence"]),
+                )
             )
     return changes
 
@@ -119,9 +129,16 @@ def mentioned(layers: OwnerLayers, signal: ProfileSignal) -> list[Taste]:
     said = {t.thing for t in signal.tastes}
     low = signal.text.lower()
     for pref in layers.current_preferences():
-        if pref["thing"] not in said and pref["thing"] in low:
+        if pref["thing"] not in said and _names(low, pref["thing"]):
             tastes.append(Taste(pref["thing"], pref["likes"], False))
     return tastes
+
+
+def _names(text: str, thing: str) -> bool:
+    """`text` names `thing`: as a whole word ("tea", not "steam"); anywhere for Chinese."""
+    if has_cjk(thing):
+        return thing in text
+    return re.search(rf"(?<![a-z0-9]){re.escape(thing)}(?![a-z0-9])", text) is not None
 
 
 def update_preferences(layers: OwnerLayers, signals: list[ProfileSignal], config: LayersConfig) -> list[Change]:
@@ -190,7 +207,8 @@ def update_insights(layers: OwnerLayers, signals: list[ProfileSignal], config: L
             held = layers.current_preference(thing)
             if held is None or not held["likes"]:
                 insight["status"] = RETRACTED
-                changes.append(Change(t, "insights", insight["id"], insight["text"], "", "no longer supported", []))
+                why, evidence = "no longer supported", list(insight["evidence"])
+                changes.append(Change(t, "insights", insight["id"], insight["text"], "", why, evidence))
     return changes
 
 
@@ -252,7 +270,8 @@ def update_soul(layers: OwnerLayers, signals: list[ProfileSignal], config: Layer
     if stale:
         gone = stale[0]
         traits.remove(gone)
-        changes.append(Change(t, "soul", f"trait:{gone['text']}", gone["text"], "", "no longer supported", []))
+        evidence = list(gone.get("evidence", []))
+        changes.append(Change(t, "soul", f"trait:{gone['text']}", gone["text"], "", "no longer supported", evidence))
     have = {tr["source"] for tr in traits}
     candidates = [
         p
