@@ -175,6 +175,27 @@ def test_the_soul_changes_slowly_one_trait_per_update(svc):
     assert layers.soul["portrait"].startswith("Seems to be someone")
 
 
+def test_insights_are_candidates_until_confident_and_repeated(memory_location, clock):
+    svc = open_service(memory_location, clock, insights={"min_count": 2, "min_interval": DAY, "max_buffer": 50})
+    try:
+        talk = Talk(svc)
+        seen = []
+        for day in range(5):
+            for i in range(3):
+                talk.say("I played chess today", T0 + day * DAY + i * 700)
+            chess = [i for i in svc.layered.layers("tom").insights if i["key"] == "enjoys:chess"]
+            seen.append((chess[0]["status"], chess[0]["confidence"]) if chess else None)
+        statuses = [s[0] if s else None for s in seen]
+        assert statuses[0] is None  # one day: no pattern yet
+        assert "candidate" in statuses and statuses[-1] == "active"
+        first_active = statuses.index("active")
+        assert seen[first_active][1] >= 0.8 and statuses[first_active - 1] == "candidate"
+        core = svc.core_memory("tom", 400)
+        assert "Seems to enjoy chess regularly" in core and "Hypotheses (not facts):" in core
+    finally:
+        svc.store.close()
+
+
 # ---------------------------------------------------------------- persistence
 def test_restart_in_the_middle_of_a_buffer_loses_nothing(memory_location, clock):
     svc = open_service(memory_location, clock)
