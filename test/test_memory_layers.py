@@ -332,11 +332,20 @@ def test_llm_soul_updater_no_change_valid_and_garbage(memory_location, clock, ll
         talk.say("I went climbing", T0 + 420)
         assert [t["text"] for t in svc.layered.layers("tom").soul["traits"]] == ["adventurous"]
         # 5) values and the life stage carry their evidence too; forgetting it removes them
-        llm.script(soul_answer(add_values=["courage", "safety"], life_stage="student", evidence=["tom-9"]))
+        # (and a removal and an addition in one answer: only the removal is taken)
+        llm.script(
+            soul_answer(
+                add_values=["courage", "safety"],
+                remove_traits=["adventurous"],
+                add_traits=["calm"],
+                life_stage="student",
+                evidence=["tom-9"],
+            )
+        )
         talk.say("I went climbing", T0 + 480)
         talk.say("I went climbing", T0 + 540)
         soul = svc.layered.layers("tom").soul
-        assert soul["values"] == ["courage"] and soul["life_stage"] == "student"
+        assert soul["values"] == ["courage"] and soul["life_stage"] == "student" and soul["traits"] == []
         svc.forget_evidence("tom", ["tom-3", "tom-4", "tom-9"])
         soul = svc.layered.layers("tom").soul
         assert soul["traits"] == [] and soul["values"] == [] and soul["life_stage"] == ""

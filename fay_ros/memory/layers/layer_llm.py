@@ -6,7 +6,8 @@ the buffered turns (with their ids) in the prompt.
 - An answer that fails validation (no JSON, wrong fields) is ignored: no change, the
   buffer is spent.
 - Evidence must name buffered turn ids; an item without valid evidence is dropped.
-- The soul takes at most one trait (and one value) added and one removed per update.
+- The soul takes at most ONE trait change and ONE value change per update (a removal
+  first); anything more the model proposes is dropped.
 - An unreachable or failing endpoint (LlmError) returns None: the caller falls back to rules.
 """
 
@@ -23,7 +24,7 @@ from ...llm.client import ChatClient, LlmError, LlmMalformed
 from .layer_config import LayersConfig
 from .layer_rules import _set_preference, add_note, propose_insight, set_portrait
 from .layer_signals import ProfileSignal, Taste, thing_key
-from .layer_state import Change, OwnerLayers, merge_ids
+from .layer_state import Change, OwnerLayers, item_id, merge_ids
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ SCHEMAS: dict[str, tuple[type[_Model], str]] = {
     ),
     "soul": (
         _Soul,
-        "Does the evidence change who the person is? Add or remove at most ONE core trait and ONE "
+        "Does the evidence change who the person is? Change at most ONE core trait (add or remove) and ONE "
         'value; rewrite the portrait only if a trait or value changes. {"no_change": bool, '
         '"add_traits": [str], "remove_traits": [str], "add_values": [str], "remove_values": [str], '
         '"life_stage": str, "portrait": str, "evidence": [turn ids]}',
@@ -203,9 +204,10 @@ def _apply_soul(layers, answer: _Soul, ids, t, config) -> list[Change]:
     if gone:
         soul["traits"] = [tr for tr in soul["traits"] if tr["text"] != gone]
         changes.append(Change(t, "soul", f"trait:{gone}", gone, "", "LLM delta", evidence))
-    new = next((x.strip() for x in answer.add_traits if x.strip() and x.strip() not in names), None)
+    new = None if gone else next((x.strip() for x in answer.add_traits if x.strip() and x.strip() not in names), None)
     if new:
-        soul["traits"].append({"text": new[:80], "source": "", "evidence": evidence})
+        trait_id = item_id(layers.owner, "trait", new[:80])
+        soul["traits"].append({"id": trait_id, "text": new[:80], "source": "", "evidence": evidence})
         changes.append(Change(t, "soul", f"trait:{new[:80]}", "", new[:80], "LLM delta", evidence))
     support = soul.setdefault("evidence", {})  # value / "life_stage" -> turn ids
     value_gone = next((v for v in answer.remove_values if v in soul["values"]), None)
@@ -213,7 +215,8 @@ def _apply_soul(layers, answer: _Soul, ids, t, config) -> list[Change]:
         soul["values"].remove(value_gone)
         support.pop(f"value:{value_gone}", None)
         changes.append(Change(t, "soul", f"value:{value_gone}", value_gone, "", "LLM delta", evidence))
-    value_new = next((v.strip()[:80] for v in answer.add_values if v.strip() and v.strip() not in soul["values"]), None)
+    fresh = [v.strip()[:80] for v in answer.add_values if v.strip() and v.strip() not in soul["values"]]
+    value_new = None if value_gone else next(iter(fresh), None)
     if value_new:
         soul["values"].append(value_new)
         support[f"value:{value_new}"] = evidence

@@ -260,8 +260,9 @@ def propose_insight(
 
 # -- soul -------------------------------------------------------------------------------------
 def update_soul(layers: OwnerLayers, signals: list[ProfileSignal], config: LayersConfig) -> list[Change]:
-    """At most one trait added and one removed per update, from preferences that held over
-    several days; no_change when nothing qualifies. The portrait follows the traits."""
+    """At most ONE trait change per update: a trait whose preference no longer holds is
+    removed, else one is added from a liked preference that held over several days; no_change
+    when nothing qualifies. The portrait follows the traits."""
     t = signals[-1].time if signals else layers.now
     soul = layers.soul
     traits = soul["traits"]
@@ -281,9 +282,11 @@ def update_soul(layers: OwnerLayers, signals: list[ProfileSignal], config: Layer
         and len(p.get("days", [])) >= config.soul_trait_min_days
         and effective_weight(p, t, config.decay_per_week) >= config.soul_trait_min_weight
     ]
-    if candidates:
+    if candidates and not changes:
         best = max(candidates, key=lambda p: (len(p["days"]), p["weight"]))
-        trait = {"text": f"keen on {best['thing']}", "source": best["thing"], "evidence": list(best["evidence"])}
+        text = f"keen on {best['thing']}"
+        trait = {"id": item_id(layers.owner, "trait", text), "text": text, "source": best["thing"]}
+        trait["evidence"] = list(best["evidence"])
         traits.append(trait)
         changes.append(
             Change(t, "soul", f"trait:{trait['text']}", "", trait["text"], "held over several days", trait["evidence"])
