@@ -400,6 +400,18 @@ def test_bad_parameters_stop_the_node_with_the_reason(launch_node, tmp_path, par
     assert "cannot start" in proc.output() and reason in proc.output()
 
 
+def test_a_bad_layers_file_stops_the_node_with_file_and_line(launch_node, tmp_path):
+    """Issue 35: the layered profile's settings file is validated at start-up."""
+    layers = tmp_path / "layers.yaml"
+    layers.write_text("soul:\n  min_count: 0\n  min_interval: 60\n  max_buffer: 30\n", encoding="utf-8")
+    proc = launch_node(
+        "fay_ros.nodes.memory",
+        {"db_path": str(tmp_path / "m.db"), "embedder": "hashed", "layers_file": str(layers)},
+    )
+    assert proc.wait_exit(30) == 2
+    assert "layers_file" in proc.output() and "layers.yaml" in proc.output() and "min_count" in proc.output()
+
+
 def test_a_database_from_a_newer_version_stops_the_node(launch_node, tmp_path):
     from fay_ros.memory import schema
 

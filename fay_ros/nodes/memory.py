@@ -50,6 +50,7 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 from ..common.rostime import to_time_msg
+from ..common.yaml_loader import load_model
 from ..llm.client import ChatClient, Endpoint
 from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
@@ -169,6 +170,11 @@ class MemoryConfig(BaseModel):
     layers_core_budget: int = Field(
         400, ge=50, le=4000, description="Tokens of the core memory memory/profile returns as its portrait."
     )
+    layers_file: str = Field(
+        "",
+        description="YAML of the layered profile's thresholds and weights (LayersConfig keys, e.g. "
+        "'soul: {min_count: 8, min_interval: 172800, max_buffer: 30}'); '' = the seed's defaults.",
+    )
 
     @field_validator("weights")
     @classmethod
@@ -263,7 +269,11 @@ class MemoryServiceNode(Node):
             self.llm,
         )
         if c.layers_enabled:  # issue 35: the layered profile
-            self.service.enable_layers(LayersConfig(updater=c.layers_updater))
+            try:
+                layers = load_model(c.layers_file, LayersConfig) if c.layers_file else LayersConfig()
+            except TableError as exc:
+                raise ConfigError(f"parameter 'layers_file': {exc}") from None
+            self.service.enable_layers(layers.model_copy(update={"updater": c.layers_updater}))
         self.scheduler = BackgroundScheduler(self.service)
         try:
             self.schedule = ReloadingTable(schedule_path(c.schedule_file), load_schedule)
