@@ -91,6 +91,24 @@ def test_awareness_is_written_at_most_daily(svc):
     assert len(notes) == 1 and "chess" in notes[0]["text"] and len(notes[0]["evidence"]) == 6
 
 
+def test_a_replay_of_three_weeks_in_seconds_follows_the_turn_times(svc):
+    """Weeks of talk fed at once: notes are at most daily and dated by the turns, not the clock."""
+    talk = Talk(svc)
+    for day in range(21):
+        for i in range(4):
+            talk.say("I played chess" if i % 2 else "I went hiking today", T0 + day * DAY + i * 900)
+    layers = svc.layered.layers("tom")
+    dates = [n["date"] for n in layers.notes]
+    assert len(dates) == len(set(dates)) and 10 <= len(dates) <= 21
+    from fay_ros.memory.layers.layer_state import day_of
+
+    assert set(dates) <= {day_of(T0 + d * DAY) for d in range(21)}
+    assert layers.now == T0 + 20 * DAY + 3 * 900
+    # three weeks of steady talk: the soul changed, one trait per update, two days apart at least
+    soul = [c for c in svc.layered.repo.changelog("tom", 1000) if c["layer"] == "soul" and c["item"] != "portrait"]
+    assert 1 <= len(soul) <= 2 and {t["source"] for t in layers.soul["traits"]} <= {"chess", "hiking"}
+
+
 # ---------------------------------------------------------------- fast path
 def test_explicit_statement_flips_at_once_and_keeps_history(svc):
     talk = Talk(svc)
