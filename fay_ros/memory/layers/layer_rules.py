@@ -159,7 +159,7 @@ def update_awareness(layers: OwnerLayers, signals: list[ProfileSignal], config: 
     for s in signals:
         for taste in s.tastes:
             if taste.explicit:
-                stated.append(f"{'likes' if taste.likes else 'no longer likes'} {taste.thing}")
+                stated.append(f"{'like' if taste.likes else 'no longer like'} {taste.thing}")
             else:
                 topics[taste.thing] += 1
     parts = [f"{len(signals)} turns"]
