@@ -354,6 +354,7 @@ def test_llm_soul_updater_no_change_valid_and_garbage(memory_location, clock, ll
         llm.script(
             soul_answer(
                 add_values=["courage", "safety"],
+                add_needs=["to feel free"],
                 remove_traits=["adventurous"],
                 add_traits=["calm"],
                 life_stage="student",
@@ -364,9 +365,10 @@ def test_llm_soul_updater_no_change_valid_and_garbage(memory_location, clock, ll
         talk.say("I went climbing", T0 + 540)
         soul = svc.layered.layers("tom").soul
         assert soul["values"] == ["courage"] and soul["life_stage"] == "student" and soul["traits"] == []
+        assert soul["deep_needs"] == ["to feel free"]
         svc.forget_evidence("tom", ["tom-3", "tom-4", "tom-9"])
         soul = svc.layered.layers("tom").soul
-        assert soul["traits"] == [] and soul["values"] == [] and soul["life_stage"] == ""
+        assert soul["traits"] == [] and soul["values"] == [] and soul["life_stage"] == "" and soul["deep_needs"] == []
         assert soul["portrait"] == ""  # drawn from what was forgotten
         assert "adventurous" not in json.dumps(svc.layered.repo.changelog("tom"), ensure_ascii=False)
     finally:

@@ -79,6 +79,8 @@ def core_memory_text(
             optional.append("Values: " + ", ".join(soul["values"]))
         if soul["life_stage"]:
             optional.append(f"Life stage: {soul['life_stage']}")
+        if soul["deep_needs"]:
+            optional.append("Seems to need: " + ", ".join(soul["deep_needs"]))
         insights = sorted((i for i in layers.insights if i["status"] == ACTIVE), key=lambda i: -i["confidence"])
         if insights:
             optional.append("Hypotheses (not facts):")

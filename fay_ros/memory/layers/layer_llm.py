@@ -6,8 +6,8 @@ the buffered turns (with their ids) in the prompt.
 - An answer that fails validation (no JSON, wrong fields) is ignored: no change, the
   buffer is spent.
 - Evidence must name buffered turn ids; an item without valid evidence is dropped.
-- The soul takes at most ONE trait change and ONE value change per update (a removal
-  first); anything more the model proposes is dropped.
+- The soul takes at most ONE trait change, ONE value change and ONE deep-need change per
+  update (a removal first); anything more the model proposes is dropped.
 - An unreachable or failing endpoint (LlmError) returns None: the caller falls back to rules.
 """
 
@@ -71,6 +71,8 @@ class _Soul(_Model):
     remove_traits: list[str] = []
     add_values: list[str] = []
     remove_values: list[str] = []
+    add_needs: list[str] = []
+    remove_needs: list[str] = []
     life_stage: str = Field("", max_length=200)
     portrait: str = Field("", max_length=1200)
     evidence: list[str] = []
@@ -98,7 +100,7 @@ SCHEMAS: dict[str, tuple[type[_Model], str]] = {
         "Does the evidence change who the person is? Change at most ONE core trait (add or remove) and ONE "
         'value; rewrite the portrait only if a trait or value changes. {"no_change": bool, '
         '"add_traits": [str], "remove_traits": [str], "add_values": [str], "remove_values": [str], '
-        '"life_stage": str, "portrait": str, "evidence": [turn ids]}',
+        '"add_needs": [str], "remove_needs": [str], "life_stage": str, "portrait": str, "evidence": [turn ids]}',
     ),
 }
 
@@ -210,17 +212,22 @@ def _apply_soul(layers, answer: _Soul, ids, t, config) -> list[Change]:
         soul["traits"].append({"id": trait_id, "text": new[:80], "source": "", "evidence": evidence})
         changes.append(Change(t, "soul", f"trait:{new[:80]}", "", new[:80], "LLM delta", evidence))
     support = soul.setdefault("evidence", {})  # value / "life_stage" -> turn ids
-    value_gone = next((v for v in answer.remove_values if v in soul["values"]), None)
-    if value_gone:
-        soul["values"].remove(value_gone)
-        support.pop(f"value:{value_gone}", None)
-        changes.append(Change(t, "soul", f"value:{value_gone}", value_gone, "", "LLM delta", evidence))
-    fresh = [v.strip()[:80] for v in answer.add_values if v.strip() and v.strip() not in soul["values"]]
-    value_new = None if value_gone else next(iter(fresh), None)
-    if value_new:
-        soul["values"].append(value_new)
-        support[f"value:{value_new}"] = evidence
-        changes.append(Change(t, "soul", f"value:{value_new}", "", value_new, "LLM delta", evidence))
+    for field, prefix, add, remove in (
+        ("values", "value", answer.add_values, answer.remove_values),
+        ("deep_needs", "need", answer.add_needs, answer.remove_needs),
+    ):
+        items = soul[field]
+        gone_item = next((v for v in remove if v in items), None)
+        if gone_item:
+            items.remove(gone_item)
+            support.pop(f"{prefix}:{gone_item}", None)
+            changes.append(Change(t, "soul", f"{prefix}:{gone_item}", gone_item, "", "LLM delta", evidence))
+        fresh = [v.strip()[:80] for v in add if v.strip() and v.strip() not in items]
+        new_item = None if gone_item else next(iter(fresh), None)
+        if new_item:
+            items.append(new_item)
+            support[f"{prefix}:{new_item}"] = evidence
+            changes.append(Change(t, "soul", f"{prefix}:{new_item}", "", new_item, "LLM delta", evidence))
     if answer.life_stage.strip() and answer.life_stage.strip() != soul["life_stage"]:
         changes.append(Change(t, "soul", "life_stage", soul["life_stage"], answer.life_stage.strip(), "LLM", evidence))
         soul["life_stage"] = answer.life_stage.strip()

@@ -254,8 +254,9 @@ class ProfilePipeline:
                     del support[name]
                     if name == "life_stage":
                         soul["life_stage"] = ""
-                    else:
-                        soul["values"] = [v for v in soul["values"] if f"value:{v}" != name]
+                    else:  # "value:…" or "need:…"
+                        field = "values" if name.startswith("value:") else "deep_needs"
+                        soul[field] = [v for v in soul[field] if name.partition(":")[2] != v]
                     changes.append(Change(t, "soul", item_id(owner, "soul", name), "(forgotten)", "", "forget", []))
             for buf in layers.pipeline.get("buffers", {}).values():
                 buf["signals"] = [s for s in buf["signals"] if str(s["turn_id"]) not in gone]
