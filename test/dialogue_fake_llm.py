@@ -118,6 +118,24 @@ def tool_call(name: str, arguments: str, call_id: str = "call_1", pieces: int = 
     return Scripted(make)
 
 
+def completion(content: str) -> Scripted:
+    """One non-streamed answer (`ChatClient.complete`: the memory node's background jobs)."""
+
+    def make(item: Scripted) -> Response:
+        item.finished.set()
+        body = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "scripted",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return Response(json.dumps(body, ensure_ascii=False), status=200, mimetype="application/json")
+
+    return Scripted(make)
+
+
 def status(code: int, message: str = "scripted failure") -> Scripted:
     def make(item: Scripted) -> Response:
         item.finished.set()

@@ -306,7 +306,8 @@ def test_active_rules_and_profile_through_the_services(memory):
     res = memory.call(GetActiveRules, topics.SRV_ACTIVE_RULES, owner="p9")
     assert res.success and [r.id for r in res.rules] == [rule.node.id]
     first = memory.call(GetProfile, topics.SRV_PROFILE, owner="p9")
-    assert first.success and first.portrait == "" and "no portrait yet" in first.message
+    # no portrait yet, but the core memory (issue 35: the portrait field) already has the rule
+    assert first.success and "no portrait yet" in first.message and "22:00" in first.portrait
     memory.user_says("p9", "记住我是一名老师")
     memory.remember_from_turn(
         "p9", "记住我是一名老师", "我是一名老师", tags=["kind:fact"], key="job", source_session="s9", source_turn=2
@@ -315,6 +316,20 @@ def test_active_rules_and_profile_through_the_services(memory):
     assert "我是一名老师" in profile.portrait and "22:00" in profile.portrait
     assert sorted(profile.facts) == ["fact:job=我是一名老师", "rule:quiet-hours=晚上 22:00 之后不要主动发起对话"]
     assert profile.updated.sec > 0 and profile.pending_evidence == 0
+
+
+def test_heard_turns_build_the_layered_profile(memory):
+    """Issue 35: each heard user turn feeds the layered profile; memory/profile's portrait is the
+    core memory, and an explicit change of taste shows at once."""
+    memory.user_says("p11", "我喜欢可乐")
+    memory.user_says("p11", "我不喝可乐了")
+
+    def portrait() -> str:
+        return memory.call(GetProfile, topics.SRV_PROFILE, owner="p11").portrait
+
+    wait_until(lambda: "does not like 可乐" in portrait(), 20, interval=0.1, message=lambda: portrait())
+    assert "- likes 可乐" not in portrait()
+    assert memory.call(GetProfile, topics.SRV_PROFILE, owner="").portrait == ""
 
 
 def test_confirm_takes_the_operators_decision_by_id_and_recall_filters_by_type_in_time_order(memory):
@@ -383,6 +398,18 @@ def test_bad_parameters_stop_the_node_with_the_reason(launch_node, tmp_path, par
     proc = launch_node("fay_ros.nodes.memory", {"db_path": str(tmp_path / "m.db"), "embedder": "hashed", **params})
     assert proc.wait_exit(30) == 2
     assert "cannot start" in proc.output() and reason in proc.output()
+
+
+def test_a_bad_layers_file_stops_the_node_with_file_and_line(launch_node, tmp_path):
+    """Issue 35: the layered profile's settings file is validated at start-up."""
+    layers = tmp_path / "layers.yaml"
+    layers.write_text("soul:\n  min_count: 0\n  min_interval: 60\n  max_buffer: 30\n", encoding="utf-8")
+    proc = launch_node(
+        "fay_ros.nodes.memory",
+        {"db_path": str(tmp_path / "m.db"), "embedder": "hashed", "layers_file": str(layers)},
+    )
+    assert proc.wait_exit(30) == 2
+    assert "layers_file" in proc.output() and "layers.yaml" in proc.output() and "min_count" in proc.output()
 
 
 def test_a_database_from_a_newer_version_stops_the_node(launch_node, tmp_path):

@@ -127,6 +127,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     schema = action("schema", db=False, help="print the memory conventions for external agents (JSON)")
     schema.set_defaults(func=_schema)
+    _register_profile(action)  # issue 35
 
 
 def _service(args):
@@ -306,3 +307,86 @@ def _schema(args) -> int:
 
     print(json.dumps({"schema_migrations": LATEST, **describe_schema()}, ensure_ascii=False, indent=2))
     return 0
+
+
+# --- issue 35: the layered profile -------------------------------------------------------------
+def _register_profile(action) -> None:
+    prof = action("profile", help="print an owner's layered profile: every layer with evidence and confidence")
+    prof.add_argument("--owner", required=True)
+    prof.add_argument("--events", type=int, default=20, help="latest events to show")
+    prof.add_argument("--changes", type=int, default=30, help="latest changelog rows to show")
+    prof.add_argument(
+        "--forget-turn",
+        action="append",
+        default=[],
+        metavar="TURN_ID",
+        help="forget these turns in the profile first (items resting only on them go; repeatable)",
+    )
+    prof.add_argument("--json", action="store_true", help="print JSON")
+    prof.set_defaults(func=_profile)
+
+
+def _profile(args) -> int:
+    from ..memory.model import is_guest
+
+    if is_guest(args.owner):
+        print("fay-ros memory profile: an owner is required (a guest has no profile)", file=sys.stderr)
+        return 1
+    svc = _service(args)
+    try:
+        if args.forget_turn:
+            print(svc.forget_evidence(args.owner, args.forget_turn).message, file=sys.stderr)
+        snap = svc.layered.snapshot(args.owner, args.events, args.changes)
+        snap["core_memory"] = svc.core_memory(args.owner, 400)
+    finally:
+        svc.store.close()
+    if args.json:
+        print(json.dumps(snap, ensure_ascii=False, indent=2))
+    else:
+        _print_profile(snap)
+    return 0
+
+
+def _ids(evidence) -> str:
+    return "[" + ", ".join(evidence[-6:]) + (", ..." if len(evidence) > 6 else "") + "]"
+
+
+def _print_profile(snap: dict) -> None:
+    layers = snap["layers"]
+    soul = layers["soul"]
+    print(f"owner {snap['owner']}  (profile time {_fmt_time(snap['now'])}; buffered {snap['buffered']})")
+    print("\nsoul")
+    print(f"  portrait: {soul['portrait'] or '-'}  {_ids(soul.get('portrait_evidence', []))}")
+    for trait in soul["traits"]:
+        print(f"  trait: {trait['text']}  {_ids(trait.get('evidence', []))}")
+    for name in ("values", "deep_needs"):
+        if soul[name]:
+            print(f"  {name}: {', '.join(soul[name])}")
+    if soul["life_stage"]:
+        print(f"  life stage: {soul['life_stage']}")
+    print("\ninsights")
+    for i in layers["insights"]["items"]:
+        seen = f"confidence {i['confidence']:.2f}, x{i['occurrences']}"
+        print(f"  [{i['status']}] {i['text']} ({seen}) {_ids(i['evidence'])}")
+    print("\nawareness")
+    for n in layers["awareness"]["notes"][-10:]:
+        print(f"  {n['date']}: {n['text']} {_ids(n['evidence'])}")
+    print("\npreferences")
+    for p in sorted(layers["preferences"]["items"], key=lambda p: (p["status"] != "current", -p["last_seen"])):
+        how = "stated" if p["explicit"] else "inferred"
+        what = "likes" if p["likes"] else "dislikes"
+        print(
+            f"  [{p['status']}] {what} {p['thing']} (weight {p['weight']:.2f}, {how}, "
+            f"{_fmt_time(p['first_seen'])} .. {_fmt_time(p['last_seen'])}) {_ids(p['evidence'])}"
+        )
+    print("\nevents (latest first)")
+    for e in snap["events"]:
+        print(f"  {e['turn_id']}  {_fmt_time(e['time'])}  {e['text']}")
+    print("\nchangelog (latest first)")
+    for c in snap["changelog"]:
+        change = f"{c['old'] or '-'} -> {c['new'] or '-'}"
+        print(f"  {_fmt_time(c['time'])} {c['layer']} {c['item']}: {change} ({c['reason']}) {_ids(c['evidence'])}")
+    print("\ncore memory\n" + (snap["core_memory"] or "  -"))
+
+
+# --- end issue 35 ------------------------------------------------------------------------------

@@ -115,6 +115,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("--schedule-file", "schedule YAML (dialogue and memory schedule_file)"),
     ):
         admin_files.add_argument(option, type=Path, default=None, metavar="FILE", help=what)
+    admin_files.add_argument(
+        "--memory-db",
+        default=None,
+        metavar="URL",
+        help="the memory node's database (a path, sqlite:///<path> or postgresql://...): the admin "
+        "page then shows each owner's layered profile, read-only (default: not shown)",
+    )
     p.add_argument(
         "--show-urls", action="store_true", help="print the face link of every client in the access file, then exit"
     )
@@ -317,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
         missing = [f"{name}: {path}" for name, path in files.paths.items() if not path.parent.is_dir()]
         if missing:
             return _config_error("the folder of an editable file does not exist: " + "; ".join(missing))
-        admin_api = AdminApi(access, files, set())
+        admin_api = AdminApi(access, files, set(), profiles=_profile_reader(args.memory_db))
     if args.bridge == "none":
         _say(
             "--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
@@ -513,3 +520,23 @@ def _stop_process(process: subprocess.Popen) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+# --- issue 35: the layered profile on the admin page ---------------------------------------------
+def _profile_reader(location: str | None):
+    """owner -> the owner's layered profile, read from the memory database per request
+    (read-only), or None when no database is given."""
+    if not location:
+        return None
+
+    def read(owner: str) -> dict:
+        from ..memory.layers.layer_pipeline import ProfilePipeline
+        from ..memory.layers.layer_reader import open_readonly
+
+        repo, close = open_readonly(location)
+        try:
+            return ProfilePipeline(repo).snapshot(owner)
+        finally:
+            close()
+
+    return read

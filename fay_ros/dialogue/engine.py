@@ -339,7 +339,12 @@ class DialogueEngine:
             trace.context_seconds = time.monotonic() - started
             facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
             ctx.user_name = fact_answers.user_name(facts)
-            context = PromptContext(self.context.with_facts(memories, facts), rules, prestart)
+            context = PromptContext(
+                self.context.with_facts(memories, facts),
+                rules,
+                prestart,
+                prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
+            )
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
             elif self.settings.judge:

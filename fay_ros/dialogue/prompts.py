@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory.layers import trim_core_memory
 from ..memory.self_facts import render_fact
 from .fact_answers import user_name
 from .tools import Memory, Tool
@@ -63,6 +64,8 @@ What was done: {calls}
 Tool results:
 {results}"""
 
+CORE_MEMORY_HEAD = "Who this user is (your long-term memory; hypotheses are not facts; safety comes first):"
+
 DIRECT = "Answer in the user's language, briefly and conversationally, as spoken words (no markdown, no emoji)."
 
 
@@ -73,9 +76,12 @@ class PromptContext:
     memories: list[str] = field(default_factory=list)  # the user's facts first, then other recalled memories
     rules: list[str] = field(default_factory=list)  # active rules the user asked for
     prestart: list[str] = field(default_factory=list)  # prestart tool results for this question
+    core: str = ""  # the user's core memory (layered profile), already within its budget
 
     def block(self, tools: list[str] | None = None) -> str:
         parts = []
+        if self.core:
+            parts.append(CORE_MEMORY_HEAD + "\n" + self.core)
         if self.rules:
             parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
         if self.memories:
@@ -87,6 +93,11 @@ class PromptContext:
         if tools is not None:
             parts.append("Available tools: " + (", ".join(tools) if tools else "none"))
         return "\n\n".join(parts)
+
+
+def core_for(core_memory: str, budget_tokens: int) -> str:
+    """The turn's core memory within a prompt's budget (safety facts are never cut)."""
+    return trim_core_memory(core_memory, budget_tokens)
 
 
 def _chat(system: str, history: list[Message], question: str) -> list[Message]:
@@ -130,12 +141,13 @@ def executor_messages(
 
 
 def final_messages(
-    persona: str, results: list[tuple[str, str]], history: list[Message], question: str
+    persona: str, results: list[tuple[str, str]], history: list[Message], question: str, core: str = ""
 ) -> list[Message]:
     """The final reply after the tool loop, from the tool results."""
     system = "\n\n".join(
         [
             "Persona:\n" + persona,
+            *([CORE_MEMORY_HEAD + "\n" + core] if core else []),
             FINAL.format(
                 request=question,
                 calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
@@ -166,14 +178,14 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
 
 
 def tiny_volatile(
-    rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str], user: str
+    rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str], user: str, core: str = ""
 ) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
     out: they would teach a tiny model to write role labels."""
     known = set(facts.values())
     recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
-    volatile = []
+    volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
         volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
     if recalled:

@@ -116,7 +116,13 @@ class ReplyAssembly:
         self, reply: Reply, ctx: ToolContext, trace: TurnTrace, results: list[tuple[str, str]]
     ) -> None:
         w = self.wiring
-        messages = prompts.final_messages(w.persona.system_prompt, results, w.histories.of(ctx.owner), ctx.question)
+        messages = prompts.final_messages(
+            w.persona.system_prompt,
+            results,
+            w.histories.of(ctx.owner),
+            ctx.question,
+            prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
+        )
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
     async def checked_final_reply(
@@ -126,7 +132,13 @@ class ReplyAssembly:
         big model checks it against the tool results and may correct it; what is said passes
         the guard and the gate like any answer. The big model never speaks on its own."""
         w = self.wiring
-        messages = prompts.final_messages(w.persona.system_prompt, results, w.histories.of(ctx.owner), ctx.question)
+        messages = prompts.final_messages(
+            w.persona.system_prompt,
+            results,
+            w.histories.of(ctx.owner),
+            ctx.question,
+            prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
+        )
         async with contextlib.aclosing(self.spoken_tokens(messages, trace)) as tokens:
             draft = strip_think("".join([t async for t in tokens])).strip()
         text = draft
@@ -180,12 +192,21 @@ class ReplyAssembly:
         guard = self.guard(ctx, extra_prompt=(instruction,))
         if w.settings.profile == TINY:
             tiny = w.settings.tiny
-            volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+            volatile = prompts.tiny_volatile(
+                rules,
+                memories,
+                facts,
+                prestart,
+                ctx.user_name,
+                prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
+            )
             history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
             messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, instruction)
             await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
             return
-        context = PromptContext(memory_lines, rules, prestart)
+        context = PromptContext(
+            memory_lines, rules, prestart, prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens)
+        )
         messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), instruction)
         await self.stream_spoken(reply, messages, trace, guard, ctx)
 
@@ -225,7 +246,14 @@ class ReplyAssembly:
             self.speak_text(reply, w.persona.line("unsupported_language", ctx.language), "fallback")
             return
         trace.path = "tiny"
-        volatile = prompts.tiny_volatile(rules, memories, facts, prestart, ctx.user_name)
+        volatile = prompts.tiny_volatile(
+            rules,
+            memories,
+            facts,
+            prestart,
+            ctx.user_name,
+            prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
+        )
         history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))

@@ -36,6 +36,8 @@ class UserSession:
     # Active rules and profile facts as the user's last real turn read them: a probe reuses
     # them and asks memory only for what depends on the words (the recall).
     standing: tuple[list[str], list[str]] | None = None
+    # The core memory (layered profile) the last real turn read, for a probe likewise.
+    core_memory: str = ""
     # What the user said about themselves in this process: key -> content (newest last).
     facts: dict[str, str] = field(default_factory=dict)
 

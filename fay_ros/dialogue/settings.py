@@ -77,6 +77,16 @@ class EngineConfig(BaseModel):
         description="dual-model: the big model checks a background task's final "
         "reply against the tool results before it is spoken",
     )
+    core_memory_tokens: int = Field(
+        300,
+        ge=0,
+        le=4000,
+        description="tokens of the user's core memory (layered profile) in every capable-flow prompt; "
+        "safety facts are never cut (0 = none)",
+    )
+    core_memory_tiny_tokens: int = Field(
+        80, ge=0, le=1000, description="the same for the tiny flow (a small model's context is short)"
+    )
 
 
 def _default(name: str) -> Any:
@@ -112,6 +122,8 @@ class EngineSettings:
     # A new task while one runs: "refuse" (Fay's ExecutionManager.submit: the task_busy line) or
     # "replace" (the running task is cancelled and the message is handled as a fresh turn).
     new_task: str = _default("new_task")
+    core_memory_tokens: int = _default("core_memory_tokens")  # core memory budget, capable flow
+    core_memory_tiny_tokens: int = _default("core_memory_tiny_tokens")  # ... tiny flow
 
 
 # EngineConfig fields that are EngineSettings fields of the same name (model_profile is not:

@@ -105,6 +105,7 @@ class ToolContext:
     language: str = ""
     memory: MemoryGateway = field(default_factory=NoMemory)
     user_name: str = ""  # what the user said their name is (from their facts; "" = not known)
+    core_memory: str = ""  # the layered profile's text for every prompt of this turn (issue 35)
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]

@@ -66,8 +66,13 @@ class TurnContext:
             if not ctx.owner:
                 return []
             if standing is not None:
+                ctx.core_memory = session.core_memory if session is not None else ""
                 return standing[1]
-            return await asyncio.wait_for(memory.profile(ctx.owner), settings.memory_timeout)
+            with_core = getattr(memory, "profile_with_core", None)
+            if with_core is None:  # a gateway without the layered profile
+                return await asyncio.wait_for(memory.profile(ctx.owner), settings.memory_timeout)
+            facts, ctx.core_memory = await asyncio.wait_for(with_core(ctx.owner), settings.memory_timeout)
+            return facts
 
         async def prestart(spec) -> str:
             result = await self.wiring.tools.run(
@@ -95,6 +100,7 @@ class TurnContext:
         read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
         if ctx.owner and not probing() and read_both:
             self.sessions.of(ctx.owner).standing = (active_rules, profile_facts)
+            self.sessions.of(ctx.owner).core_memory = ctx.core_memory
         prestart_results = [r for r in results if r]
         keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
         return recalled, active_rules, prestart_results, keep, profile_facts

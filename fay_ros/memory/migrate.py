@@ -88,6 +88,9 @@ def migrate(
     states = source.export_states()
     target.import_states(states)
     report.owners_state = len({row["owner"] for rows in states.values() for row in rows})
+    # issue 35: the layered profile's tables travel with the state
+    if hasattr(source, "profile_layers") and hasattr(target, "profile_layers"):
+        target.profile_layers().import_(source.profile_layers().export())
     if progress is not None:
         progress(report.total)
     return report

@@ -91,9 +91,47 @@ def _m0001(cur: psycopg.Cursor) -> None:
         )""")
 
 
+# --- issue 35: the layered profile (fay_ros/memory/layers) -------------------------------------
+def _m0005(cur: psycopg.Cursor) -> None:
+    cur.execute("""
+        CREATE TABLE profile_layers (
+            owner TEXT NOT NULL,
+            layer TEXT NOT NULL,
+            doc JSONB NOT NULL,
+            PRIMARY KEY (owner, layer)
+        )""")
+    cur.execute("""
+        CREATE TABLE profile_events (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            time DOUBLE PRECISION NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    cur.execute("CREATE INDEX profile_events_owner_time ON profile_events (owner, time)")
+    cur.execute("""
+        CREATE TABLE profile_changelog (
+            id BIGSERIAL PRIMARY KEY,
+            owner TEXT NOT NULL,
+            time DOUBLE PRECISION NOT NULL,
+            layer TEXT NOT NULL,
+            item TEXT NOT NULL,
+            old TEXT NOT NULL,
+            new TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            evidence JSONB NOT NULL
+        )""")
+    cur.execute("CREATE INDEX profile_changelog_owner ON profile_changelog (owner, id)")
+
+
+# --- end issue 35 ------------------------------------------------------------------------------
+
+
 MIGRATIONS: list[tuple[str, Callable[[psycopg.Cursor], None]]] = [
     ("0001_memory_stream", _m0001),
 ]
+MIGRATIONS.append(("0005_profile_layers", _m0005))  # issue 35: the layered profile
 LATEST = [name for name, _m in MIGRATIONS]
 
 

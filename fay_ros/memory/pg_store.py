@@ -991,3 +991,12 @@ class PostgresMemoryStore:
         for table, rows in states.items():
             for row in rows:
                 self.set_state(table, row["owner"], **{k: v for k, v in row.items() if k != "owner"})
+
+    # --- issue 35: the layered profile -----------------------------------------------------
+    def profile_layers(self):
+        """The layered profile's tables in this database (layers/layer_tables.py)."""
+        from .layers.layer_tables import PostgresLayers
+
+        return PostgresLayers(self)
+
+    # --- end issue 35 ------------------------------------------------------------------------

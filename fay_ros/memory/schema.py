@@ -101,6 +101,46 @@ def _m0003(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX nodes_owner_content ON nodes (owner, content)")
 
 
+# --- issue 35: the layered profile (fay_ros/memory/layers) -------------------------------------
+# Numbered 0005: 0004 belongs to the turn log (another branch); migrations run in the order
+# they are defined and are recorded by name, so the gap is harmless.
+@migrations(name="0005_profile_layers")
+def _m0005(db: sqlite_utils.Database) -> None:
+    db.execute("""
+        CREATE TABLE profile_layers (
+            owner TEXT NOT NULL,
+            layer TEXT NOT NULL,
+            doc TEXT NOT NULL,
+            PRIMARY KEY (owner, layer)
+        )""")
+    db.execute("""
+        CREATE TABLE profile_events (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            time REAL NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    db.execute("CREATE INDEX profile_events_owner_time ON profile_events (owner, time)")
+    db.execute("""
+        CREATE TABLE profile_changelog (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner TEXT NOT NULL,
+            time REAL NOT NULL,
+            layer TEXT NOT NULL,
+            item TEXT NOT NULL,
+            old TEXT NOT NULL,
+            new TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            evidence TEXT NOT NULL
+        )""")
+    db.execute("CREATE INDEX profile_changelog_owner ON profile_changelog (owner, id)")
+
+
+# --- end issue 35 ------------------------------------------------------------------------------
+
+
 LATEST = [m.name for m in migrations._migrations]
 
 

@@ -19,6 +19,9 @@ from .backend import MemoryBackend, open_store
 from .conversation import ConversationRecorder
 from .embeddings import Embedder, make_embedder
 from .forget import ForgetMatcher
+from .layers import LayersConfig, ProfilePipeline, is_safety_fact, signals_from_turn
+from .layers.core_memory import split_fact
+from .layers.layer_pipeline import IngestReport
 from .model import (
     CANDIDATE,
     CONFIRMED,
@@ -418,6 +421,54 @@ class MemoryService:
         self.store.flush_touches()
         self.store.maintain_embeddings()
         return self.store.purge_expired()
+
+    # --- issue 35: the layered profile (fay_ros/memory/layers) ---------------------------------
+    def enable_layers(self, config: LayersConfig | None = None) -> ProfilePipeline:
+        """Keep the layered profile in this store (the node and tools call it once)."""
+        self._layers = ProfilePipeline(
+            self.store.profile_layers(),  # type: ignore[attr-defined]
+            config or LayersConfig(),
+            llm=self.llm,
+            facts=self.profiles.facts,
+        )
+        return self._layers
+
+    @property
+    def layered(self) -> ProfilePipeline:
+        """The layered profile's pipeline (with the default settings unless enable_layers set them)."""
+        return getattr(self, "_layers", None) or self.enable_layers()
+
+    def ingest_turn(self, owner: str, turn_id: str, time: float, speaker: str, text: str) -> IngestReport:
+        """One heard turn into the layered profile (the turn's own time, not the clock)."""
+        report = IngestReport()
+        for signal in signals_from_turn(owner, str(turn_id), float(time), speaker, text):
+            report = self.layered.ingest(signal)
+        return report
+
+    def core_memory(self, owner: str, budget_tokens: int = 400) -> str:
+        """What every LLM call should know of the owner (safety facts first, never trimmed)."""
+        return "" if is_guest(owner) else self.layered.core_memory(owner, budget_tokens)
+
+    def forget_evidence(self, owner: str, turn_ids: Sequence[str]) -> Outcome:
+        """Forget turns in the layered profile: items resting only on them go, others lose the ids."""
+        if is_guest(owner):
+            return Outcome(False, GUEST_REFUSAL)
+        changes = self.layered.forget_evidence(owner, [str(t) for t in turn_ids])
+        return Outcome(True, f"forgot {len(turn_ids)} turn(s): {len(changes)} layer item(s) removed")
+
+    def layered_profile(self, owner: str, budget_tokens: int = 400) -> tuple[Outcome, Profile | None]:
+        """memory/profile with the layers: portrait = the core memory text (with the rebuilt
+        portrait while the soul has none), facts safety-first."""
+        out, profile = self.profile(owner)
+        if profile is None:
+            return out, None
+        keys = [split_fact(line) for line in profile.facts]
+        order = sorted(range(len(keys)), key=lambda i: not is_safety_fact(keys[i][0], keys[i][1]))
+        profile.facts = [profile.facts[i] for i in order]
+        profile.portrait = self.layered.core_memory(owner, budget_tokens, portrait=profile.portrait)
+        return out, profile
+
+    # --- end issue 35 ------------------------------------------------------------------------
 
 
 def build_service(

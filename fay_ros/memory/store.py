@@ -607,6 +607,15 @@ class MemoryStore:
                         [*values.values(), owner],
                     )
 
+    # --- issue 35: the layered profile -----------------------------------------------------
+    def profile_layers(self):
+        """The layered profile's tables in this database (layers/layer_tables.py)."""
+        from .layers.layer_tables import SqliteLayers
+
+        return SqliteLayers(self.db, self.lock)
+
+    # --- end issue 35 ------------------------------------------------------------------------
+
 
 def _chunks(items: Sequence, size: int):
     for i in range(0, len(items), size):

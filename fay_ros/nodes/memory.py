@@ -50,9 +50,11 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
 from ..common.rostime import to_time_msg
+from ..common.yaml_loader import load_model
 from ..llm.client import ChatClient, Endpoint
 from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
+from ..memory.layers import LayersConfig
 from ..memory.model import MemoryNode
 from ..memory.policy import RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
@@ -158,6 +160,21 @@ class MemoryConfig(BaseModel):
     synchronous: Literal["FULL", "NORMAL"] = Field(
         "FULL", description="SQLite synchronous mode (FULL survives power loss, NORMAL only process crashes)."
     )
+    # --- issue 35: the layered profile (fay_ros/memory/layers; thresholds: LayersConfig) ---
+    layers_enabled: bool = Field(True, description="Keep the layered profile of every owner from the turns heard.")
+    layers_updater: Literal["rules", "llm"] = Field(
+        "rules",
+        description="Who updates the upper profile layers: rules, or the LLM at llm_base_url (never the "
+        "small embedded model; an unreachable LLM falls back to the rules).",
+    )
+    layers_core_budget: int = Field(
+        400, ge=50, le=4000, description="Tokens of the core memory memory/profile returns as its portrait."
+    )
+    layers_file: str = Field(
+        "",
+        description="YAML of the layered profile's thresholds and weights (LayersConfig keys, e.g. "
+        "'soul: {min_count: 8, min_interval: 172800, max_buffer: 30}'); '' = the seed's defaults.",
+    )
 
     @field_validator("weights")
     @classmethod
@@ -251,6 +268,12 @@ class MemoryServiceNode(Node):
             profiles,
             self.llm,
         )
+        if c.layers_enabled:  # issue 35: the layered profile
+            try:
+                layers = load_model(c.layers_file, LayersConfig) if c.layers_file else LayersConfig()
+            except TableError as exc:
+                raise ConfigError(f"parameter 'layers_file': {exc}") from None
+            self.service.enable_layers(layers.model_copy(update={"updater": c.layers_updater}))
         self.scheduler = BackgroundScheduler(self.service)
         try:
             self.schedule = ReloadingTable(schedule_path(c.schedule_file), load_schedule)
@@ -364,7 +387,10 @@ class MemoryServiceNode(Node):
     def _on_profile(self, req: GetProfile.Request, res: GetProfile.Response) -> GetProfile.Response:
         try:
             self._start(self.scheduler.profile_requested(req.owner))
-            out, profile = self.service.profile(req.owner)
+            if self.config.layers_enabled:  # issue 35: portrait = the layered core memory
+                out, profile = self.service.layered_profile(req.owner, self.config.layers_core_budget)
+            else:
+                out, profile = self.service.profile(req.owner)
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "profile", exc)
         res.success, res.message = out.success, out.message
@@ -382,11 +408,30 @@ class MemoryServiceNode(Node):
     # ------------------------------------------------------------------ hearing
     def _on_user_words(self, msg: Transcript) -> None:
         self.service.hear_user(msg.user_id, msg.text)
+        if self.config.layers_enabled and msg.user_id:
+            self._worker.submit(self._ingest_turn, msg)
         self.get_logger().debug(f"heard a turn of owner={msg.user_id!r} ({len(msg.text)} characters)")
         self.heard_publisher.publish(
             Transcript(header=msg.header, user_id=msg.user_id, language=msg.language, is_final=msg.is_final)
         )
 
+    # --- issue 35: the layered profile ------------------------------------------------------
+    def _ingest_turn(self, msg: Transcript) -> None:
+        """One heard user turn into the layered profile, on the worker (an LLM updater may take
+        seconds). The turn's time is its header stamp (the node clock when it has none); its id,
+        until the turn log gives one, is that time in nanoseconds."""
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        if not stamp:
+            stamp = self.get_clock().now().nanoseconds
+        try:
+            report = self.service.ingest_turn(msg.user_id, str(stamp), stamp / 1e9, "user", msg.text)
+        except Exception as exc:  # noqa: BLE001 - the profile must never stop the recording
+            self.get_logger().error(f"layered profile update failed: {type(exc).__name__}")
+            return
+        if report.updated:
+            self.get_logger().info(f"profile layers of owner={msg.user_id!r} updated: {', '.join(report.updated)}")
+
+    # --- end issue 35 ------------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
         try:
             node = self.service.hear_reply(

@@ -127,5 +127,10 @@ class RosMemoryGateway:
         return self._memories(response.rules) if response.success else []
 
     async def profile(self, owner: str) -> list[str]:
+        return (await self.profile_with_core(owner))[0]
+
+    async def profile_with_core(self, owner: str) -> tuple[list[str], str]:
+        """The profile facts and the core memory (memory/profile's portrait: the layered
+        profile's text for prompts, issue 35) in one call."""
         response = await self._call(self._profile, GetProfile.Request(owner=owner))
-        return list(response.facts) if response.success else []
+        return (list(response.facts), response.portrait) if response.success else ([], "")

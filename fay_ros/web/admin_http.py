@@ -8,6 +8,9 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     POST /admin/api/files/NAME     {"text": ..., "version": ..., "check_only": false}
                                    200 {"ok": true, ...} written (or, check_only, valid);
                                    422 {"ok": false, "problems": [{line, message}]} not written
+    GET  /admin/api/profile?owner=U  the owner's layered profile (layers with evidence, latest
+                                   events, changelog), read-only from the memory database
+                                   (`fay-ros web --admin --memory-db ...`; 404 without it)
 
 Every request must:
 - come from loopback (the peer address), whatever address the server is bound to;
@@ -27,9 +30,10 @@ from __future__ import annotations
 import http
 import ipaddress
 import json
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from .access import Access
 from .admin_files import MAX_FILE_BYTES, EditableFiles, EditError
@@ -40,10 +44,19 @@ MAX_BODY = MAX_FILE_BYTES + 64 * 1024  # the file as JSON text, escaped
 
 
 class AdminApi:
-    def __init__(self, access: Access, files: EditableFiles, origins: set[str]) -> None:
+    def __init__(
+        self,
+        access: Access,
+        files: EditableFiles,
+        origins: set[str],
+        profiles: Callable[[str], dict[str, Any]] | None = None,
+    ) -> None:
+        """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
+        database; raises LookupError when there is none); None: the route answers 404."""
         self.access = access
         self.files = files
         self.origins = {o.lower() for o in origins} | set(access.origins)
+        self.profiles = profiles
 
     # ---- the checks -----------------------------------------------------------------------
 
@@ -86,10 +99,26 @@ class AdminApi:
                 self._send(handler, 200, self.files.read(unquote(route[len("files/") :])))
             elif route.startswith("files/") and method == "POST":
                 self._save(handler, unquote(route[len("files/") :]))
+            elif route == "profile" and method == "GET":
+                self._profile(handler)
             else:
                 self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
         except EditError as exc:
             self._send(handler, exc.status, {"error": str(exc)})
+
+    def _profile(self, handler: BaseHTTPRequestHandler) -> None:
+        """The layered profile of ?owner= (issue 35); read-only."""
+        if self.profiles is None:
+            self._send(handler, 404, {"error": "no memory database (fay-ros web --admin --memory-db ...)"})
+            return
+        owner = parse_qs(urlsplit(handler.path).query).get("owner", [""])[0].strip()
+        if not owner:
+            self._send(handler, 400, {"error": "name the owner: profile?owner=USER_ID (a guest has no profile)"})
+            return
+        try:
+            self._send(handler, 200, self.profiles(owner))
+        except LookupError as exc:
+            self._send(handler, 404, {"error": str(exc)})
 
     def _save(self, handler: BaseHTTPRequestHandler, name: str) -> None:
         if handler.headers.get_content_type() != "application/json":

@@ -6,6 +6,9 @@
  *   health     /diagnostics: the latest status of every name (`fay/<node>: state`, tables, ...)
  *   memory     memory/recall (include_candidates), memory/confirm (a candidate, by id),
  *              memory/forget (by id, after an explicit second click) -- never the database
+ *   layers     the owner's layered profile (/admin/api/profile, read-only from the memory
+ *              database of `fay-ros web --admin --memory-db`): soul, insights, awareness,
+ *              preferences with their evidence turn ids, the latest events and the changelog
  *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
  *              the server validates with the project's loaders and answers problems by line
  *
@@ -305,6 +308,54 @@
     await search();
   }
 
+  // ---- the layered profile (read-only) -------------------------------------------------
+
+  const ids = (evidence) => (evidence || []).join(', ');
+
+  function table(cls, head, rows) {
+    return el('table', { class: cls },
+      el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))));
+  }
+
+  async function showLayers() {
+    const owner = $('memory-owner').value.trim();
+    if (!owner) { $('layers-status').textContent = 'name an owner in the memory panel first'; return; }
+    const r = await api('profile?owner=' + encodeURIComponent(owner));
+    document.body.dataset.layers = r.status === 200 ? 'shown' : 'none';
+    if (r.status !== 200) {
+      $('layers-status').textContent = `no layered profile (HTTP ${r.status}: ${r.body.error || ''})`;
+      $('layers').replaceChildren();
+      return;
+    }
+    const p = r.body;
+    const L = p.layers;
+    const soul = L.soul;
+    $('layers-status').textContent = `owner ${p.owner}; buffered signals ${JSON.stringify(p.buffered)}`;
+    $('layers').replaceChildren(
+      el('h3', {}, 'Soul'),
+      el('p', { id: 'layers-portrait' }, soul.portrait || '(no portrait yet)'),
+      table('layers-traits', ['trait', 'evidence'], soul.traits.map((t) => [t.text, ids(t.evidence)])),
+      el('h3', {}, 'Insights'),
+      table('layers-insights', ['status', 'hypothesis', 'confidence', 'evidence'],
+        L.insights.items.map((i) => [i.status, i.text, i.confidence.toFixed(2), ids(i.evidence)])),
+      el('h3', {}, 'Awareness'),
+      table('layers-notes', ['date', 'observation', 'evidence'],
+        L.awareness.notes.map((n) => [n.date, n.text, ids(n.evidence)])),
+      el('h3', {}, 'Preferences'),
+      table('layers-preferences', ['status', 'taste', 'weight', 'how', 'evidence'],
+        L.preferences.items.map((q) => [q.status, (q.likes ? 'likes ' : 'dislikes ') + q.thing,
+          q.weight.toFixed(2), q.explicit ? 'stated' : 'inferred', ids(q.evidence)])),
+      el('h3', {}, 'Events (latest first)'),
+      table('layers-events', ['turn', 'time', 'text'],
+        p.events.map((e) => [e.turn_id, new Date(e.time * 1000).toLocaleString(), e.text])),
+      el('h3', {}, 'Changelog (latest first)'),
+      table('layers-changelog', ['time', 'layer', 'change', 'reason', 'evidence'],
+        p.changelog.map((c) => [new Date(c.time * 1000).toLocaleString(), c.layer,
+          `${c.old || '–'} → ${c.new || '–'}`, c.reason, ids(c.evidence)])));
+    log('layers', { owner, preferences: L.preferences.items.length, changes: p.changelog.length });
+  }
+
   // ---- files ----------------------------------------------------------------------------
 
   function editorStatus(text, save) {
@@ -446,6 +497,7 @@
     $('editor-text').addEventListener('input', drawGutter);
     $('editor-text').addEventListener('scroll', () => { $('editor-gutter').scrollTop = $('editor-text').scrollTop; });
     $('memory-search').addEventListener('submit', (ev) => { ev.preventDefault(); search(); });
+    $('layers-go').addEventListener('click', () => showLayers());
     $('latency-n').textContent = String(LATENCY_TURNS);
     $('latency-legend').replaceChildren(...STAGES.map(([, label, colour]) =>
       el('span', {}, el('i', { style: 'background:' + colour }), label)));
@@ -458,6 +510,7 @@
   }
 
   fayAdmin.openFile = openFile;
+  fayAdmin.showLayers = showLayers;
   fayAdmin.ready = start().catch((e) => {
     log('start-failed', { message: String(e && e.message || e) });
     $('connection-text').textContent = 'cannot start: ' + (e && e.message || e);

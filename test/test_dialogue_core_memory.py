@@ -1,0 +1,76 @@
+"""The layered profile's core memory in every dialogue LLM call (issue 35): the capable and
+tiny flows, each within its token budget from the dialogue settings, safety facts never cut;
+against the scripted OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import pytest
+
+import dialogue_fake_llm as fake
+from fay_ros.dialogue.prompts import CORE_MEMORY_HEAD
+from fay_ros.memory.layers import trim_core_memory
+from test_dialogue_engine import DictMemory, Rig, run
+
+CORE = "\n".join(
+    [
+        "Safety (always respect):",
+        "- User is allergic to peanuts.",
+        "About them:",
+        "- User's name is Tom.",
+        "Tastes:",
+        *(f"- likes thing number {i} very much indeed" for i in range(40)),
+    ]
+)
+
+
+class LayeredMemory(DictMemory):
+    """A gateway whose memory/profile answers facts and the core memory (the portrait)."""
+
+    async def profile_with_core(self, owner):
+        self.calls.append(("profile", owner))
+        if owner != "tom":
+            return [], ""
+        return ["fact:allergy:peanuts=User is allergic to peanuts."], CORE
+
+
+@pytest.fixture
+def fresh(llm):
+    llm.reset()
+    yield llm
+    llm.reset()
+
+
+def test_trim_keeps_the_safety_block_whole():
+    assert trim_core_memory(CORE, 0) == ""
+    tiny = trim_core_memory(CORE, 5)
+    assert tiny == "Safety (always respect):\n- User is allergic to peanuts."
+    some = trim_core_memory(CORE, 60).split("\n")
+    assert some[:4] == CORE.split("\n")[:4] and 4 < len(some) < len(CORE.split("\n"))
+
+
+def test_capable_direct_call_carries_the_core_memory_within_its_budget(fresh):
+    async def scenario():
+        rig = Rig(fresh, memory=LayeredMemory(), judge=False, core_memory_tokens=60)
+        fresh.script(fake.text("Hello Tom."), fake.text("Hello."))
+        await rig.engine.run_turn("tom", "hi", "en")
+        system = fresh.requests[0]["messages"][0]["content"]
+        assert CORE_MEMORY_HEAD in system and "allergic to peanuts" in system and "Tom" in system
+        assert "thing number 0 " in system and "thing number 39" not in system  # trimmed to 60 tokens
+        await rig.engine.run_turn("ann", "hi", "en")  # another owner: none of tom's
+        assert CORE_MEMORY_HEAD not in fresh.requests[1]["messages"][0]["content"]
+        assert "peanuts" not in str(fresh.requests[1]["messages"])
+        await rig.close()
+
+    run(scenario())
+
+
+def test_tiny_call_carries_the_safety_lines_even_on_a_tiny_budget(fresh):
+    async def scenario():
+        rig = Rig(fresh, memory=LayeredMemory(), profile="tiny", core_memory_tiny_tokens=10)
+        fresh.script(fake.text("Hello."))
+        await rig.engine.run_turn("tom", "tell me a story", "en")
+        text = str(fresh.requests[0]["messages"])
+        assert "Safety (always respect):\\n- User is allergic to peanuts." in text and "thing number" not in text
+        await rig.close()
+
+    run(scenario())
