@@ -91,8 +91,34 @@ def _m0001(cur: psycopg.Cursor) -> None:
         )""")
 
 
+# --- turn log (issue 35) ---------------------------------------------------------------------
+def _m0004(cur: psycopg.Cursor) -> None:
+    # The heard turns (the event layer's raw data) and each memory's evidence (schema.py 0004).
+    cur.execute("ALTER TABLE nodes ADD COLUMN sources TEXT[] NOT NULL DEFAULT '{}'")
+    cur.execute("CREATE INDEX nodes_sources ON nodes USING gin (sources)")
+    cur.execute("""
+        CREATE TABLE turns (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            session TEXT NOT NULL DEFAULT '',
+            time DOUBLE PRECISION NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            dates TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            vector BYTEA,
+            seq BIGSERIAL NOT NULL,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    cur.execute("CREATE INDEX turns_owner_time ON turns (owner, time, seq)")
+
+
+# --- end turn log ---
+
+
 MIGRATIONS: list[tuple[str, Callable[[psycopg.Cursor], None]]] = [
     ("0001_memory_stream", _m0001),
+    ("0004_turn_log", _m0004),  # turn log (issue 35)
 ]
 LATEST = [name for name, _m in MIGRATIONS]
 

@@ -101,6 +101,38 @@ def _m0003(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX nodes_owner_content ON nodes (owner, content)")
 
 
+# --- turn log (issue 35) ---------------------------------------------------------------------
+@migrations(name="0004_turn_log")
+def _m0004(db: sqlite_utils.Database) -> None:
+    # The event layer's raw data: every heard turn (docs/memory.md, "Turn log"), with the dates
+    # its words refer to and its vector; and each memory's evidence, the turns it rests on.
+    db.execute("""
+        CREATE TABLE turns (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            session TEXT NOT NULL DEFAULT '',
+            time REAL NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            dates TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            vector BLOB,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    db.execute("CREATE INDEX turns_owner_time ON turns (owner, time)")
+    db.execute("""
+        CREATE TABLE node_sources (
+            node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            turn_id TEXT NOT NULL,
+            PRIMARY KEY (node_id, position)
+        )""")
+    db.execute("CREATE INDEX node_sources_turn ON node_sources (turn_id)")
+
+
+# --- end turn log ---
+
+
 LATEST = [m.name for m in migrations._migrations]
 
 

@@ -1,0 +1,457 @@
+"""Hybrid recall over long histories: the evidence for a question (issue 35).
+
+`search(...)` ranks the owner's heard turns (the turn log) and memories (observations and
+reflections, current and superseded) for a question by reciprocal-rank fusion (RRF,
+Cormack et al. 2009) of:
+
+- words: BM25 (Okapi, k1 = 1.2, b = 0.75) over `tokens()` -- English words (lower case,
+  a light plural/-ing/-ed folding) and Chinese characters as unigrams + bigrams; no model.
+- meaning: the cosine of the store's sentence embeddings (embeddings.make_embedder).
+- time: a question about a span ("last week", "in November", "上个月", "昨天") ranks the
+  turns said in it or referring to a day in it; a "when…" question favours turns that name
+  a day. Days are resolved against the turn's own time when it is stored (temporal.py).
+- facts: current keyed facts (one active value per key) are boosted; superseded values are
+  still found, marked as history.
+- recency: among what matches, later words rank higher -- strongly when the question asks
+  about the present ("now", "现在").
+
+Every item carries its source turn ids (a turn: itself; a memory: `MemoryNode.sources`) and an
+absolute date, and `Evidence.render()` puts the date in the text, so "yesterday I went hiking"
+said on 2026-11-03 is recalled as "[2026-11-02] …".
+
+`TurnIndex` keeps one owner's turns in memory (postings, vectors, days as numpy arrays),
+appended to as turns are heard. BM25 is written here rather than taken from bm25s: bm25s
+builds a static index, and a companion adds a turn every few seconds to an index of up to
+100k turns (a rebuild per turn); the scoring is the textbook formula.
+
+Pure Python + numpy, no ROS.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import CONFIRMED, SUPERSEDED, MemoryNode
+from .temporal import Window, asks_current, asks_when, question_window
+from .turn_log import ASSISTANT, Turn
+
+RRF_K = 60.0
+CANDIDATES = 200
+# Fusion weights of the rank lists (one list per signal; see module docstring).
+W_WORDS = 1.0
+W_MEANING = 1.0
+W_TIME = 1.5
+W_FACTS = 0.5
+W_RECENT = 0.3
+W_RECENT_CURRENT = 1.0
+W_DATED = 0.5
+# The companion's own words are weaker evidence about the owner than the owner's.
+ASSISTANT_FACTOR = 0.6
+
+_EN_STOP = frozenset(
+    "a an the and or but if of to in on at for with from by about as is am are was were be been being do does "
+    "did i me my mine you your we our us he him his she her it its they them their this that these those what "
+    "which who whom whose when where why how there here so than then too very just also not no yes can could "
+    "would should will shall may might must have has had having up down out over again any some all each "
+    "tell know remember please ok okay oh".split()
+)
+_ZH_STOP = frozenset("的了吗呢吧啊呀嘛我你他她它们是在有和就都也还这那么什么怎样哪个一不很要说过")
+_TOKEN_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
+
+
+def _fold(word: str) -> str:
+    """A light English folding: plural -s/-es, -ing, -ed (hikes/hiking/hiked → hik)."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    if len(word) > 4 and word.endswith("e"):
+        return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 terms: English words (stop words dropped, folded) and, for Chinese, every
+    character but the commonest function characters, plus every bigram."""
+    out: list[str] = []
+    for run in _TOKEN_RE.findall((text or "").lower()):
+        if run[0] < "\u3400":
+            if run not in _EN_STOP:
+                out.append(_fold(run))
+            continue
+        out += [ch for ch in run if ch not in _ZH_STOP]
+        out += [run[i : i + 2] for i in range(len(run) - 1)]
+    return out
+
+
+class BM25:
+    """Okapi BM25 over documents added one at a time (postings per term)."""
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self._postings: dict[str, tuple[list[int], list[int]]] = {}
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lengths: list[int] = []
+        self._length_array = np.zeros(0, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def add(self, terms: Sequence[str]) -> int:
+        doc = len(self._lengths)
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        for term, tf in counts.items():
+            docs, tfs = self._postings.setdefault(term, ([], []))
+            docs.append(doc)
+            tfs.append(tf)
+            self._arrays.pop(term, None)
+        self._lengths.append(len(terms))
+        return doc
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        cached = self._arrays.get(term)
+        if cached is None:
+            found = self._postings.get(term)
+            if found is None:
+                return None
+            cached = (np.asarray(found[0], dtype=np.int64), np.asarray(found[1], dtype=np.float32))
+            self._arrays[term] = cached
+        return cached
+
+    def scores(self, query_terms: Iterable[str]) -> np.ndarray:
+        n = len(self._lengths)
+        out = np.zeros(n, dtype=np.float32)
+        if not n:
+            return out
+        if self._length_array.size != n:
+            self._length_array = np.asarray(self._lengths, dtype=np.float32)
+        lengths = self._length_array
+        norm = self.k1 * (1 - self.b + self.b * lengths / max(float(lengths.mean()), 1e-9))
+        for term in dict.fromkeys(query_terms):
+            posting = self._posting(term)
+            if posting is None:
+                continue
+            docs, tf = posting
+            df = docs.size
+            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+            out[docs] += idf * tf * (self.k1 + 1) / (tf + norm[docs])
+        return out
+
+
+def _ordinal(iso: str) -> int:
+    return datetime.date.fromisoformat(iso).toordinal()
+
+
+class TurnIndex:
+    """One owner's turns for hybrid recall: BM25 postings, vectors and days, append-only."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.turns: list[Turn] = []
+        self.bm25 = BM25()
+        self._vectors = np.zeros((256, dim), dtype=np.float32)
+        self._said = np.zeros(256, dtype=np.int64)  # ordinal of the day said
+        self._user = np.zeros(256, dtype=bool)
+        self._dated = np.zeros(256, dtype=bool)  # its words name a day
+        self._times = np.zeros(256, dtype=np.float64)
+        self._date_turn: list[int] = []
+        self._date_day: list[int] = []
+        self._date_arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self.ids: dict[str, int] = {}
+        self.stamp: tuple[int, float] = (0, 0.0)
+
+    def __len__(self) -> int:
+        return len(self.turns)
+
+    def _grow(self, need: int) -> None:
+        cap = self._said.size
+        if need <= cap:
+            return
+        cap = max(need, cap * 2)
+        self._vectors = np.resize(self._vectors, (cap, self.dim))
+        for name in ("_said", "_user", "_dated", "_times"):
+            old = getattr(self, name)
+            new = np.zeros(cap, dtype=old.dtype)
+            new[: old.size] = old
+            setattr(self, name, new)
+
+    def add(self, turn: Turn, vector: np.ndarray) -> None:
+        if turn.turn_id in self.ids:
+            return
+        i = len(self.turns)
+        self._grow(i + 1)
+        self.turns.append(turn)
+        self.ids[turn.turn_id] = i
+        self.bm25.add(tokens(turn.text))
+        self._vectors[i] = vector
+        self._said[i] = datetime.date.fromisoformat(turn.day).toordinal()
+        self._user[i] = turn.speaker != ASSISTANT
+        self._dated[i] = bool(turn.dates)
+        self._times[i] = turn.time
+        for iso in turn.dates:
+            self._date_turn.append(i)
+            self._date_day.append(_ordinal(iso))
+        self._date_arrays = None
+
+    def in_window(self, window: Window) -> np.ndarray:
+        n = len(self.turns)
+        lo, hi = window.first.toordinal(), window.last.toordinal()
+        said = self._said[:n]
+        mask = (said >= lo) & (said <= hi)
+        if self._date_arrays is None:
+            self._date_arrays = (np.asarray(self._date_turn, dtype=np.int64), np.asarray(self._date_day, np.int64))
+        turn_of, day_of = self._date_arrays
+        if turn_of.size:
+            hit = turn_of[(day_of >= lo) & (day_of <= hi)]
+            mask[hit] = True
+            # A turn that names another day is about that day, not about when it was said.
+            named_elsewhere = np.zeros(n, dtype=bool)
+            named_elsewhere[turn_of[(day_of < lo) | (day_of > hi)]] = True
+            named_elsewhere[hit] = False
+            mask &= ~named_elsewhere
+        return mask
+
+    def meaning(self, query_vector: np.ndarray) -> np.ndarray:
+        return self._vectors[: len(self.turns)] @ np.asarray(query_vector, dtype=np.float32)
+
+    def user_mask(self) -> np.ndarray:
+        return self._user[: len(self.turns)]
+
+    def dated_mask(self) -> np.ndarray:
+        return self._dated[: len(self.turns)]
+
+    def times(self) -> np.ndarray:
+        return self._times[: len(self.turns)]
+
+
+@dataclass
+class Evidence:
+    """One recalled item: a heard turn or a memory, with its evidence and absolute date."""
+
+    kind: str  # "turn" or "memory"
+    id: str  # the turn id, or the memory id
+    text: str
+    date: str  # ISO day it is about: the first day its words name, else the day said / written
+    said: str  # ISO day it was said (a turn) or written (a memory)
+    time: float  # when it was said / written, seconds since the epoch
+    sources: list[str] = field(default_factory=list)  # turn ids it rests on
+    score: float = 0.0
+    speaker: str = ""  # a turn: "user" / "assistant"
+    session: str = ""
+    status: str = ""  # a memory: confirmed / superseded
+    key: str = ""  # a memory: its fact key, if any
+    dates: list[str] = field(default_factory=list)  # every day its words name
+
+    @property
+    def current(self) -> bool:
+        return self.kind == "memory" and self.status == CONFIRMED
+
+    def render(self) -> str:
+        """One line for a prompt or a person: the absolute date(s) first."""
+        days = ", ".join(self.dates) if self.dates else self.date
+        head = f"[{days}]" + (f" (said {self.said})" if self.dates and self.dates != [self.said] else "")
+        if self.kind == "turn":
+            who = "User" if self.speaker != ASSISTANT else "Assistant"
+            return f"{head} {who}: {self.text}"
+        note = " (superseded: an earlier value)" if self.status == SUPERSEDED else ""
+        return f"{head} {self.text}{note}"
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "text": self.text,
+            "date": self.date,
+            "said": self.said,
+            "dates": list(self.dates),
+            "time": self.time,
+            "sources": list(self.sources),
+            "score": round(float(self.score), 6),
+            "speaker": self.speaker,
+            "session": self.session,
+            "status": self.status,
+            "key": self.key,
+            "rendered": self.render(),
+        }
+
+
+def turn_evidence(turn: Turn, score: float = 0.0) -> Evidence:
+    return Evidence(
+        kind="turn",
+        id=turn.turn_id,
+        text=turn.text,
+        date=turn.dates[0] if turn.dates else turn.day,
+        said=turn.day,
+        time=turn.time,
+        sources=[turn.turn_id],
+        score=score,
+        speaker=turn.speaker,
+        session=turn.session,
+        dates=list(turn.dates),
+    )
+
+
+def node_evidence(node: MemoryNode, turns_by_id: dict[str, Turn], score: float = 0.0) -> Evidence:
+    said = datetime.datetime.fromtimestamp(node.created).date().isoformat() if node.created else ""
+    dates: list[str] = []
+    for turn_id in node.sources:
+        turn = turns_by_id.get(turn_id)
+        if turn is not None:
+            dates += [d for d in turn.dates if d not in dates]
+    return Evidence(
+        kind="memory",
+        id=node.id,
+        text=node.content,
+        date=dates[0] if dates else said,
+        said=said,
+        time=node.created,
+        sources=list(node.sources),
+        score=score,
+        session=node.source_session,
+        status=node.status,
+        key=node.key,
+        dates=dates,
+    )
+
+
+def _ranks(scores: np.ndarray, mask: np.ndarray | None, k: int) -> list[int]:
+    """Indexes of the best k positive scores (within mask), best first."""
+    if scores.size == 0:
+        return []
+    s = scores if mask is None else np.where(mask, scores, 0.0)
+    positive = int(np.count_nonzero(s > 0))
+    if not positive:
+        return []
+    k = min(k, positive)
+    top = np.argpartition(-s, k - 1)[:k] if k < s.size else np.arange(s.size)
+    top = top[s[top] > 0]
+    return [int(i) for i in top[np.argsort(-s[top], kind="stable")]]
+
+
+@dataclass(frozen=True)
+class SearchWeights:
+    words: float = W_WORDS
+    meaning: float = W_MEANING
+    time: float = W_TIME
+    facts: float = W_FACTS
+    recent: float = W_RECENT
+    recent_current: float = W_RECENT_CURRENT
+    dated: float = W_DATED
+    assistant_factor: float = ASSISTANT_FACTOR
+
+
+HYBRID = SearchWeights()
+WORDS_ONLY = SearchWeights(
+    meaning=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0
+)
+MEANING_ONLY = SearchWeights(
+    words=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0
+)
+
+
+def search(
+    index: TurnIndex,
+    nodes: Sequence[MemoryNode],
+    node_vectors: np.ndarray | None,
+    query: str,
+    query_vector: np.ndarray,
+    now: float,
+    n: int = 10,
+    weights: SearchWeights = HYBRID,
+    include_nodes: bool = True,
+) -> list[Evidence]:
+    """The best n items for `query` among the index's turns and `nodes` (with their vectors,
+    rows in order), fused as the module docstring says; `now` is the reference time of the
+    question's time words."""
+    terms = tokens(query)
+    window = question_window(query, now)
+    current = asks_current(query)
+    when = asks_when(query)
+    fused: dict[tuple[str, int], float] = {}
+
+    def rrf(items: Iterable[tuple[str, int]], weight: float) -> None:
+        if weight <= 0:
+            return
+        for rank, item in enumerate(items):
+            fused[item] = fused.get(item, 0.0) + weight / (RRF_K + rank + 1)
+
+    # -- turns
+    n_turns = len(index)
+    if n_turns:
+        words = index.bm25.scores(terms) if weights.words > 0 or weights.time > 0 else np.zeros(n_turns)
+        meaning = (
+            np.maximum(index.meaning(query_vector), 0.0)
+            if weights.meaning > 0 or weights.time > 0
+            else np.zeros(n_turns)
+        )
+        word_rank = _ranks(words, None, CANDIDATES)
+        meaning_rank = _ranks(meaning, None, CANDIDATES)
+        rrf((("t", i) for i in word_rank), weights.words)
+        rrf((("t", i) for i in meaning_rank), weights.meaning)
+        # relevance for the time and recency lists: both signals, normalised
+        relevance = words / (float(words.max()) or 1.0) + meaning / (float(meaning.max()) or 1.0)
+        if window is not None and weights.time > 0:
+            mask = index.in_window(window)
+            rrf((("t", i) for i in _ranks(relevance + 1e-6, mask, CANDIDATES)), weights.time)
+        matched = sorted(set(word_rank[:50]) | set(meaning_rank[:50]))
+        if matched:
+            times = index.times()
+            newest = sorted(matched, key=lambda i: -times[i])
+            rrf((("t", i) for i in newest), weights.recent_current if current else weights.recent)
+            if when:
+                dated = index.dated_mask()
+                rrf((("t", i) for i in word_rank[:50] if dated[i]), weights.dated)
+    # -- memories
+    if include_nodes and nodes and node_vectors is not None:
+        node_bm25 = BM25()
+        for node in nodes:
+            node_bm25.add(tokens(node.content))
+        nwords = node_bm25.scores(terms)
+        nmeaning = np.maximum(node_vectors @ np.asarray(query_vector, dtype=np.float32), 0.0)
+        nword_rank = _ranks(nwords, None, CANDIDATES)
+        nmeaning_rank = _ranks(nmeaning, None, CANDIDATES)
+        rrf((("m", i) for i in nword_rank), weights.words)
+        rrf((("m", i) for i in nmeaning_rank), weights.meaning)
+        relevant = [i for i in dict.fromkeys(nword_rank + nmeaning_rank[:20])]
+        facts = [i for i in relevant if nodes[i].key and nodes[i].status == CONFIRMED]
+        rrf((("m", i) for i in facts), weights.facts)
+        if relevant:
+            newest_nodes = sorted(relevant, key=lambda i: -nodes[i].created)
+            rrf((("m", i) for i in newest_nodes), weights.recent_current if current else weights.recent)
+    if not fused:
+        return []
+    user = index.user_mask() if n_turns else np.zeros(0, dtype=bool)
+    for item in list(fused):
+        if item[0] == "t" and not user[item[1]]:
+            fused[item] *= weights.assistant_factor
+        elif item[0] == "m" and nodes[item[1]].status == SUPERSEDED:
+            fused[item] *= 0.9  # history: found, but after the current value
+    best = sorted(fused.items(), key=lambda kv: -kv[1])[:n]
+    turns_by_id = {}
+    for (what, i), _s in best:
+        if what == "m":
+            for turn_id in nodes[i].sources:
+                pos = index.ids.get(turn_id)
+                if pos is not None:
+                    turns_by_id[turn_id] = index.turns[pos]
+    out = []
+    for (what, i), score in best:
+        if what == "t":
+            out.append(turn_evidence(index.turns[i], score))
+        else:
+            out.append(node_evidence(nodes[i], turns_by_id, score))
+    return out
