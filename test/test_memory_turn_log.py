@@ -14,6 +14,7 @@ import pytest
 from fay_ros.memory.evidence import WORDS_ONLY, tokens
 from fay_ros.memory.migrate import migrate
 from fay_ros.memory.model import CONFIRMED, SUPERSEDED
+from fay_ros.memory.policy import RememberRequest
 from fay_ros.memory.service import build_service
 from fay_ros.memory.temporal import asks_when, question_window, resolve_dates
 
@@ -79,7 +80,9 @@ def test_a_user_turn_writes_its_self_facts_at_its_own_time_resting_on_it(svc, cl
     assert [n.sources for n in recalled] == [["t3"]], "recall returns the evidence"
 
 
-def test_hearing_feeds_the_turn_log_and_the_exchange_rests_on_its_turns(svc, clock):
+@pytest.mark.parametrize("learn", [False, True])
+def test_hearing_feeds_the_turn_log_and_the_exchange_rests_on_its_turns(memory_location, clock, learn):
+    svc = build_service(memory_location, embedder="hashed", clock=clock, learn_heard_facts=learn)
     svc.hear_user("alice", "我喜欢喝可乐")
     clock.t += 2
     node = svc.hear_reply("alice", "c1", "好的，记住了。", is_end=True)
@@ -90,7 +93,11 @@ def test_hearing_feeds_the_turn_log_and_the_exchange_rests_on_its_turns(svc, clo
     stored = svc.store.get("alice", node.id)
     assert stored is not None and stored.sources == node.sources
     fact = svc.store.find_keyed("alice", "preference", "taste:可乐", [CONFIRMED])
-    assert [n.sources for n in fact] == [[turns[0].turn_id]]
+    assert [n.sources for n in fact] == ([[turns[0].turn_id]] if learn else [])
+    svc.hear_user("alice", "记住我住在上海")  # the dialogue's write during a heard turn rests on it
+    out = svc.remember(RememberRequest("alice", "我住在上海", tags=["kind:fact"], key="home", user_confirmed=True))
+    assert out.node is not None and out.node.sources == [svc.store.list_turns("alice")[-1].turn_id]
+    svc.store.close()
 
 
 def test_sources_survive_a_migration_with_the_turns(tmp_path, postgres_url, clock):
@@ -120,6 +127,8 @@ def test_forget_turn_takes_back_what_rests_only_on_it(svc, clock):
     svc.hear_turn("alice", "t2", at(2026, 11, 4, 19), "user", "I like coffee", "s2")
     svc.hear_turn("alice", "t3", at(2026, 11, 5, 19), "user", "My dog is called Rex", "s3")
     svc.hear_user("alice", "I like tea")
+    tea = RememberRequest("alice", "User likes tea.", tags=["kind:preference"], key="taste:tea", user_confirmed=True)
+    assert svc.remember(tea).node.status == CONFIRMED  # as the dialogue writes it, during the turn
     exchange = svc.hear_reply("alice", "c1", "Tea it is.", is_end=True)
     assert exchange is not None
     tea_turn = exchange.sources[0]

@@ -84,6 +84,11 @@ class ServiceSettings:
     forget_min_similarity: float = 0.35
     forget_margin: float = 0.15
     transcript_overlap: float = 0.6
+    # --- turn log (issue 35) ---
+    # The node's own hearing (hear_user) writes the self-facts of what it hears. Off while the
+    # dialogue writes them (memory/remember, attributed to the heard turn): one writer each.
+    learn_heard_facts: bool = False
+    # --- end turn log ---
 
 
 class MemoryService:
@@ -125,6 +130,7 @@ class MemoryService:
         self._heard_turns: dict[str, int] = {}  # owner -> turns heard by hear_user / hear_reply
         self._exchange_turns: dict[str, list[str]] = {}  # owner -> user turn ids awaiting the reply
         self._recorded_turns: dict[str, tuple[str, list[str]]] = {}  # owner -> (memory id, its user turns)
+        self._last_heard_turn: dict[str, str] = {}  # owner -> the last user turn hear_user stored
         # --- end turn log ---
 
     # ------------------------------------------------------------------ remember
@@ -196,6 +202,8 @@ class MemoryService:
                 message = f"confirmed {node.id} (was a candidate)"
             else:
                 node = self._new_node(req, decision, now)
+                if heard and owner in self._last_heard_turn:  # turn log: the heard turn is its evidence
+                    node.sources = [self._last_heard_turn[owner]]
                 adds, updates = [(node, vector)], []
                 message = f"stored {node.id}"
             status_changes, superseded_confirmed = self._supersede(owner, node, replaced)
@@ -402,9 +410,18 @@ class MemoryService:
         self.recorder.hear_user(owner, text)
         if not is_guest(owner) and (text or "").strip():
             turn_id = self._next_heard_turn(owner)
-            out = self.hear_turn(owner, turn_id, self.clock(), USER, text, session=self.recorder.session)
+            out = self.hear_turn(
+                owner,
+                turn_id,
+                self.clock(),
+                USER,
+                text,
+                session=self.recorder.session,
+                learn_facts=self.settings.learn_heard_facts,
+            )
             if out.success:
                 self._exchange_turns.setdefault(owner, []).append(turn_id)
+                self._last_heard_turn[owner] = turn_id
 
     def hear_reply(
         self, owner: str, conversation_id: str, text: str, is_end: bool, source: str = "", replaces: str = ""
@@ -452,12 +469,22 @@ class MemoryService:
         _before, sep, after = content.partition("\n" + label)
         return after if sep else ""
 
-    def hear_turn(self, owner: str, turn_id: str, time: float, speaker: str, text: str, session: str = "") -> Outcome:
+    def hear_turn(
+        self,
+        owner: str,
+        turn_id: str,
+        time: float,
+        speaker: str,
+        text: str,
+        session: str = "",
+        learn_facts: bool = True,
+    ) -> Outcome:
         """Store one heard turn in the turn log (idempotent by owner + turn id) and, for a user
-        turn, the self-facts it states (self_facts.extract_self_facts) as confirmed keyed
-        observations resting on it (sources=[turn_id]), written at the turn's time; a newer value
-        of a key supersedes the older. Then the turn listeners. Everything derived takes `time`,
-        never the wall clock (a replayed log keeps its history). Outcome.nodes: the memories written."""
+        turn (unless `learn_facts` is false), the self-facts it states
+        (self_facts.extract_self_facts) as confirmed keyed observations resting on it
+        (sources=[turn_id]), written at the turn's time; a newer value of a key supersedes the
+        older. Then the turn listeners. Everything derived takes `time`, never the wall clock (a
+        replayed log keeps its history). Outcome.nodes: the memories written."""
         if is_guest(owner):
             return Outcome(False, GUEST_REFUSAL)
         try:
@@ -475,7 +502,7 @@ class MemoryService:
                 count, newest = index.stamp
                 index.add(turn, vector[0])
                 index.stamp = (count + 1, max(newest, turn.time))
-            if speaker == USER:
+            if speaker == USER and learn_facts:
                 for fact in extract_self_facts(turn.text):
                     node = self._write_heard_fact(turn, fact)
                     if node is not None:
