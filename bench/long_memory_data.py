@@ -46,6 +46,7 @@ class Statement:
     not_before: int = 0  # the earliest session index
     turn_id: str = ""
     session: int = -1
+    place: str = ""  # an event's object, the answer to "what did I do on <day>?"
 
 
 @dataclass
@@ -272,7 +273,7 @@ def english(rng: random.Random, owner: str) -> Person:
     for template, places, question in rng.sample(EN_EVENTS, len(EN_EVENTS)):
         place = rng.choice(places)
         s = say("{rel} I " + template.format(place=place) + ".", "event", "That sounds like quite a day.", 1)
-        s.key = "event"
+        s.place = place
         q.append(
             {
                 "category": "temporal",
@@ -429,6 +430,7 @@ def chinese(rng: random.Random, owner: str) -> Person:
     for template, places, question in rng.sample(ZH_EVENTS, len(ZH_EVENTS)):
         place = rng.choice(places)
         s = say("{rel}我" + template.format(place=place) + "。", "event", "听起来很充实。", 1)
+        s.place = place
         q.append(
             {
                 "category": "temporal",
@@ -495,6 +497,20 @@ def place(rng: random.Random, person: Person, prefix: str) -> tuple[list[dict], 
                 )
                 when += datetime.timedelta(seconds=rng.randint(20, 90))
     last = max(datetime.datetime.fromisoformat(t["time"]) for t in turns)
+    # "what did I do on <day>?": days with exactly one event (the answer is what happened)
+    events = [s for s in person.statements if hasattr(s, "event_day")]
+    days: dict[datetime.date, list[Statement]] = {}
+    for s in events:
+        days.setdefault(s.event_day, []).append(s)  # type: ignore[attr-defined]
+    single = [group[0] for group in days.values() if len(group) == 1]
+    for s in rng.sample(single, min(4, len(single))):
+        day = s.event_day  # type: ignore[attr-defined]
+        question = (
+            f"What did I do on {day.strftime('%B')} {day.day}?"
+            if person.lang == "en"
+            else f"我{day.month}月{day.day}日做了什么？"
+        )
+        person.questions.append({"category": "temporal", "question": question, "answer": s.place, "evidence": [s]})
     questions = []
     for n, q in enumerate(person.questions):
         evidence = q["evidence"]

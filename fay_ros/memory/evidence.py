@@ -42,6 +42,8 @@ from .temporal import Window, asks_current, asks_when, question_window
 from .turn_log import ASSISTANT, Turn
 
 RRF_K = 60.0
+MAX_TWINS = 5  # sources added for the same sentence said again
+SUPERSEDED_FACTOR = 0.9
 CANDIDATES = 200
 # Fusion weights of the rank lists (one list per signal; see module docstring).
 W_WORDS = 1.0
@@ -51,6 +53,10 @@ W_FACTS = 0.5
 W_RECENT = 0.3
 W_RECENT_CURRENT = 1.0
 W_DATED = 0.5
+W_HOP = 0.7
+# A second hop adds at most this many rare words of the first hop's best items to the query.
+HOP_TERMS = 4
+HOP_FROM = 3
 # The companion's own words are weaker evidence about the owner than the owner's.
 ASSISTANT_FACTOR = 0.6
 
@@ -59,9 +65,18 @@ _EN_STOP = frozenset(
     "did i me my mine you your we our us he him his she her it its they them their this that these those what "
     "which who whom whose when where why how there here so than then too very just also not no yes can could "
     "would should will shall may might must have has had having up down out over again any some all each "
-    "tell know remember please ok okay oh".split()
+    "tell know remember please ok okay oh "
+    # time words: the time signal reads them (temporal.py); as words they match any small talk
+    "now currently lately recently these days still anymore again really honestly yesterday today tomorrow "
+    "tonight ago last next week weekend month year morning evening".split()
 )
 _ZH_STOP = frozenset("的了吗呢吧啊呀嘛我你他她它们是在有和就都也还这那么什么怎样哪个一不很要说过")
+# Bigrams with one of these are question or function words ("做什", "什么", "叫什"), not topics.
+_ZH_BIGRAM_STOP = frozenset("的了吗呢吧啊呀嘛么什哪谁几怎")
+# Time words, read by the time signal instead (temporal.py).
+_ZH_TIME_WORDS = frozenset(
+    "现在 目前 如今 最近 近来 昨天 今天 明天 前天 后天 上周 这周 本周 下周 上个 个月 星期 礼拜 时候 上午 下午 晚上".split()
+)
 _TOKEN_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 
 
@@ -92,7 +107,13 @@ def tokens(text: str) -> list[str]:
                 out.append(_fold(run))
             continue
         out += [ch for ch in run if ch not in _ZH_STOP]
-        out += [run[i : i + 2] for i in range(len(run) - 1)]
+        out += [
+            run[i : i + 2]
+            for i in range(len(run) - 1)
+            if run[i] not in _ZH_BIGRAM_STOP
+            and run[i + 1] not in _ZH_BIGRAM_STOP
+            and run[i : i + 2] not in _ZH_TIME_WORDS
+        ]
     return out
 
 
@@ -131,6 +152,32 @@ class BM25:
             cached = (np.asarray(found[0], dtype=np.int64), np.asarray(found[1], dtype=np.float32))
             self._arrays[term] = cached
         return cached
+
+    def idf(self, term: str) -> float:
+        """The term's inverse document frequency (0 for a term in no document)."""
+        found = self._postings.get(term)
+        if not found:
+            return 0.0
+        n, df = len(self._lengths), len(found[0])
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def score_texts(self, docs: Sequence[Sequence[str]], query_terms: Iterable[str]) -> np.ndarray:
+        """BM25 of other documents (their terms) with this index's statistics (idf, average length)."""
+        out = np.zeros(len(docs), dtype=np.float32)
+        if not self._lengths or not docs:
+            return out
+        avgdl = max(sum(self._lengths) / len(self._lengths), 1e-9)
+        weights = {t: self.idf(t) for t in dict.fromkeys(query_terms)}
+        weights = {t: w for t, w in weights.items() if w > 0}
+        if not weights:
+            return out
+        for d, terms in enumerate(docs):
+            norm = self.k1 * (1 - self.b + self.b * len(terms) / avgdl)
+            for term, w in weights.items():
+                tf = terms.count(term)
+                if tf:
+                    out[d] += w * tf * (self.k1 + 1) / (tf + norm)
+        return out
 
     def scores(self, query_terms: Iterable[str]) -> np.ndarray:
         n = len(self._lengths)
@@ -352,14 +399,15 @@ class SearchWeights:
     recent_current: float = W_RECENT_CURRENT
     dated: float = W_DATED
     assistant_factor: float = ASSISTANT_FACTOR
+    hop: float = W_HOP
 
 
 HYBRID = SearchWeights()
 WORDS_ONLY = SearchWeights(
-    meaning=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0
+    meaning=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0, hop=0.0
 )
 MEANING_ONLY = SearchWeights(
-    words=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0
+    words=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0, hop=0.0
 )
 
 
@@ -376,82 +424,123 @@ def search(
 ) -> list[Evidence]:
     """The best n items for `query` among the index's turns and `nodes` (with their vectors,
     rows in order), fused as the module docstring says; `now` is the reference time of the
-    question's time words."""
+    question's time words.
+
+    Items are numbered jointly: turns 0..T-1, then memories T..T+M-1, and each signal is one
+    ranked list over both (memories are scored by BM25 with the turns' statistics, so a word's
+    weight is the same in both)."""
     terms = tokens(query)
     window = question_window(query, now)
     current = asks_current(query)
     when = asks_when(query)
-    fused: dict[tuple[str, int], float] = {}
+    n_turns = len(index)
+    use_nodes = include_nodes and bool(nodes) and node_vectors is not None
+    node_list = list(nodes) if use_nodes else []
+    total = n_turns + len(node_list)
+    if not total:
+        return []
+    node_terms = [tokens(node.content) for node in node_list]
 
-    def rrf(items: Iterable[tuple[str, int]], weight: float) -> None:
+    def word_scores(query_terms: list[str]) -> np.ndarray:
+        out = np.zeros(total, dtype=np.float32)
+        if n_turns:
+            out[:n_turns] = index.bm25.scores(query_terms)
+        if node_list:
+            out[n_turns:] = index.bm25.score_texts(node_terms, query_terms)
+        return out
+
+    words = word_scores(terms) if weights.words > 0 or weights.time > 0 or weights.hop > 0 else np.zeros(total)
+    meaning = np.zeros(total, dtype=np.float32)
+    if weights.meaning > 0 or weights.time > 0 or weights.recent > 0 or weights.recent_current > 0:
+        qv = np.asarray(query_vector, dtype=np.float32)
+        if n_turns:
+            meaning[:n_turns] = index.meaning(qv)
+        if node_list and node_vectors is not None:
+            meaning[n_turns:] = node_vectors @ qv
+        meaning = np.maximum(meaning, 0.0)
+
+    fused: dict[int, float] = {}
+
+    def rrf(items: Iterable[int], weight: float) -> None:
         if weight <= 0:
             return
         for rank, item in enumerate(items):
             fused[item] = fused.get(item, 0.0) + weight / (RRF_K + rank + 1)
 
-    # -- turns
-    n_turns = len(index)
-    if n_turns:
-        words = index.bm25.scores(terms) if weights.words > 0 or weights.time > 0 else np.zeros(n_turns)
-        meaning = (
-            np.maximum(index.meaning(query_vector), 0.0)
-            if weights.meaning > 0 or weights.time > 0
-            else np.zeros(n_turns)
-        )
-        word_rank = _ranks(words, None, CANDIDATES)
-        meaning_rank = _ranks(meaning, None, CANDIDATES)
-        rrf((("t", i) for i in word_rank), weights.words)
-        rrf((("t", i) for i in meaning_rank), weights.meaning)
-        # relevance for the time and recency lists: both signals, normalised
-        relevance = words / (float(words.max()) or 1.0) + meaning / (float(meaning.max()) or 1.0)
-        if window is not None and weights.time > 0:
-            mask = index.in_window(window)
-            rrf((("t", i) for i in _ranks(relevance + 1e-6, mask, CANDIDATES)), weights.time)
-        matched = sorted(set(word_rank[:50]) | set(meaning_rank[:50]))
-        if matched:
-            times = index.times()
-            newest = sorted(matched, key=lambda i: -times[i])
-            rrf((("t", i) for i in newest), weights.recent_current if current else weights.recent)
-            if when:
-                dated = index.dated_mask()
-                rrf((("t", i) for i in word_rank[:50] if dated[i]), weights.dated)
-    # -- memories
-    if include_nodes and nodes and node_vectors is not None:
-        node_bm25 = BM25()
-        for node in nodes:
-            node_bm25.add(tokens(node.content))
-        nwords = node_bm25.scores(terms)
-        nmeaning = np.maximum(node_vectors @ np.asarray(query_vector, dtype=np.float32), 0.0)
-        nword_rank = _ranks(nwords, None, CANDIDATES)
-        nmeaning_rank = _ranks(nmeaning, None, CANDIDATES)
-        rrf((("m", i) for i in nword_rank), weights.words)
-        rrf((("m", i) for i in nmeaning_rank), weights.meaning)
-        relevant = [i for i in dict.fromkeys(nword_rank + nmeaning_rank[:20])]
-        facts = [i for i in relevant if nodes[i].key and nodes[i].status == CONFIRMED]
-        rrf((("m", i) for i in facts), weights.facts)
-        if relevant:
-            newest_nodes = sorted(relevant, key=lambda i: -nodes[i].created)
-            rrf((("m", i) for i in newest_nodes), weights.recent_current if current else weights.recent)
+    word_rank = _ranks(words, None, CANDIDATES)
+    meaning_rank = _ranks(meaning, None, CANDIDATES)
+    rrf(word_rank, weights.words)
+    rrf(meaning_rank, weights.meaning)
+    relevance = words / (float(words.max()) or 1.0) + meaning / (float(meaning.max()) or 1.0)
+    best_relevant = _ranks(relevance, None, 20)
+    # time: a question about a span ranks the turns said in it or naming a day in it
+    if window is not None and weights.time > 0 and n_turns:
+        mask = np.zeros(total, dtype=bool)
+        mask[:n_turns] = index.in_window(window)
+        rrf(_ranks(relevance + 1e-6, mask, CANDIDATES), weights.time)
+    # a "when" question: the relevant turns that name a day
+    if when and weights.dated > 0 and n_turns:
+        dated = index.dated_mask()
+        rrf((i for i in word_rank[:50] if i < n_turns and dated[i]), weights.dated)
+    # facts: the current value of a key, among the relevant
+    if node_list and weights.facts > 0:
+        facts = [i for i in best_relevant if i >= n_turns and node_list[i - n_turns].key]
+        rrf((i for i in facts if node_list[i - n_turns].status == CONFIRMED), weights.facts)
+    # recency among the most relevant: later words first (strongly for "now", "still", "现在")
+    times = np.concatenate([index.times(), np.asarray([node.created for node in node_list], dtype=np.float64)])
+    rrf(sorted(best_relevant, key=lambda i: -times[i]), weights.recent_current if current else weights.recent)
+    # a second hop: the rare words of the first hop's best items ("my sister" -> "Ella")
+    if fused and weights.hop > 0 and n_turns:
+        first = sorted(fused, key=lambda i: -fused[i])[:HOP_FROM]
+        seen = set(terms)
+        extra: dict[str, float] = {}
+        for i in first:
+            for term in tokens(_text(index, node_list, i)):
+                if term not in seen and term not in extra:
+                    extra[term] = index.bm25.idf(term)
+        rare = sorted((t for t, idf in extra.items() if idf > 0), key=lambda t: -extra[t])[:HOP_TERMS]
+        if rare:
+            rrf(_ranks(word_scores(terms + rare), None, CANDIDATES), weights.hop)
     if not fused:
         return []
-    user = index.user_mask() if n_turns else np.zeros(0, dtype=bool)
-    for item in list(fused):
-        if item[0] == "t" and not user[item[1]]:
-            fused[item] *= weights.assistant_factor
-        elif item[0] == "m" and nodes[item[1]].status == SUPERSEDED:
-            fused[item] *= 0.9  # history: found, but after the current value
-    best = sorted(fused.items(), key=lambda kv: -kv[1])[:n]
+    user = index.user_mask()
+    for i in list(fused):
+        if i < n_turns and not user[i]:
+            fused[i] *= weights.assistant_factor
+        elif i >= n_turns and node_list[i - n_turns].status == SUPERSEDED:
+            fused[i] *= SUPERSEDED_FACTOR  # history: found, but after the current value
+    # One item per distinct text: a sentence said again is the same evidence, resting on each
+    # time it was said.
+    best: list[tuple[int, float]] = []
+    twins: dict[str, list[str]] = {}
+    for i in sorted(fused, key=lambda i: -fused[i]):
+        key = ("t:" if i < n_turns else "m:") + _text(index, node_list, i).strip().casefold()
+        if key in twins:
+            if i < n_turns:
+                twins[key].append(index.turns[i].turn_id)
+            continue
+        if len(best) < n:  # past n, only the twins of what is kept are still collected
+            twins[key] = []
+            best.append((i, fused[i]))
     turns_by_id = {}
-    for (what, i), _s in best:
-        if what == "m":
-            for turn_id in nodes[i].sources:
+    for i, _score in best:
+        if i >= n_turns:
+            for turn_id in node_list[i - n_turns].sources:
                 pos = index.ids.get(turn_id)
                 if pos is not None:
                     turns_by_id[turn_id] = index.turns[pos]
     out = []
-    for (what, i), score in best:
-        if what == "t":
-            out.append(turn_evidence(index.turns[i], score))
+    for i, score in best:
+        if i < n_turns:
+            turn = index.turns[i]
+            item = turn_evidence(turn, score)
+            item.sources += twins.get("t:" + turn.text.strip().casefold(), [])[:MAX_TWINS]
+            out.append(item)
         else:
-            out.append(node_evidence(nodes[i], turns_by_id, score))
+            out.append(node_evidence(node_list[i - n_turns], turns_by_id, score))
     return out
+
+
+def _text(index: TurnIndex, nodes: Sequence[MemoryNode], i: int) -> str:
+    n_turns = len(index)
+    return index.turns[i].text if i < n_turns else nodes[i - n_turns].content
