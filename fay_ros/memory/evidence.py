@@ -75,7 +75,8 @@ _ZH_STOP = frozenset("的了吗呢吧啊呀嘛我你他她它们是在有和就�
 _ZH_BIGRAM_STOP = frozenset("的了吗呢吧啊呀嘛么什哪谁几怎")
 # Time words, read by the time signal instead (temporal.py).
 _ZH_TIME_WORDS = frozenset(
-    "现在 目前 如今 最近 近来 昨天 今天 明天 前天 后天 上周 这周 本周 下周 上个 个月 星期 礼拜 时候 上午 下午 晚上".split()
+    "现在 目前 如今 最近 近来 昨天 今天 明天 前天 后天 上周 这周 本周 下周 "
+    "上个 个月 星期 礼拜 时候 上午 下午 晚上".split()
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 
