@@ -30,6 +30,7 @@ Pure Python + numpy, no ROS.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -116,6 +117,12 @@ def tokens(text: str) -> list[str]:
             and run[i : i + 2] not in _ZH_TIME_WORDS
         ]
     return out
+
+
+@functools.lru_cache(maxsize=65_536)
+def cached_tokens(text: str) -> tuple[str, ...]:
+    """`tokens` of a memory's content, remembered (memories are searched again and again)."""
+    return tuple(tokens(text))
 
 
 class BM25:
@@ -440,7 +447,7 @@ def search(
     total = n_turns + len(node_list)
     if not total:
         return []
-    node_terms = [tokens(node.content) for node in node_list]
+    node_terms = [cached_tokens(node.content) for node in node_list]
 
     def word_scores(query_terms: list[str]) -> np.ndarray:
         out = np.zeros(total, dtype=np.float32)
@@ -496,7 +503,7 @@ def search(
         seen = set(terms)
         extra: dict[str, float] = {}
         for i in first:
-            for term in tokens(_text(index, node_list, i)):
+            for term in cached_tokens(_text(index, node_list, i)):
                 if term not in seen and term not in extra:
                     extra[term] = index.bm25.idf(term)
         rare = sorted((t for t, idf in extra.items() if idf > 0), key=lambda t: -extra[t])[:HOP_TERMS]

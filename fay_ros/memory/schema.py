@@ -128,6 +128,8 @@ def _m0004(db: sqlite_utils.Database) -> None:
             PRIMARY KEY (node_id, position)
         )""")
     db.execute("CREATE INDEX node_sources_turn ON node_sources (turn_id)")
+    # the evidence search reads an owner's newest memories
+    db.execute("CREATE INDEX nodes_owner_created ON nodes (owner, created)")
 
 
 # --- end turn log ---

@@ -52,7 +52,7 @@ TurnListener = Callable[[Turn, list[MemoryNode]], None]
 # A forget listener: (owner, the forgotten turn ids) -> None.
 ForgetListener = Callable[[str, list[str]], None]
 # Memories (observations, reflections) searched with the turns, newest first.
-EVIDENCE_NODES = 2000
+EVIDENCE_NODES = 500
 log = logging.getLogger(__name__)
 # --- end turn log ---
 
