@@ -240,6 +240,7 @@ def run() -> str:
         "|---|---|---|---|---|---|---|---|---|\n" + "\n".join(cost_rows) + "\n\n"
         "hear_turn resolves the turn's days, embeds it, stores it in one transaction and appends it to the "
         "owner's in-memory index (postings, vectors, days); search_evidence scores every turn by BM25 and "
-        "cosine, the time window and recency lists, and the owner's newest 500 memories (observations and reflections), then fuses. The "
-        "index is loaded once per owner and process (last column). PostgreSQL was not measured here.\n"
+        "cosine, the time window and recency lists, and the owner's newest 500 memories (observations and "
+        "reflections), then fuses. The index is loaded once per owner and process (last column). PostgreSQL "
+        "was not measured here.\n"
     )
