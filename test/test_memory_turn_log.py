@@ -114,6 +114,13 @@ def test_sources_survive_a_migration_with_the_turns(tmp_path, postgres_url, cloc
         (fact,) = target.store.list("alice")
         assert fact.content == "User's sister is called Anna." and fact.sources == ["t1"]
         assert [n.sources for n, _v in target.store.export_rows()] == [["t1"]]
+        back = build_service(str(tmp_path / "back.db"), embedder="hashed", clock=clock)
+        try:  # and back again: PostgreSQL's pages of turns
+            assert migrate(target.store, back.store, page=1).turns_copied == 2
+            assert back.store.list_turns("alice") == source.store.list_turns("alice")
+            assert [n.sources for n in back.store.list("alice")] == [["t1"]]
+        finally:
+            back.store.close()
     finally:
         source.store.close()
         target.store.close()
