@@ -100,6 +100,21 @@ def test_hearing_feeds_the_turn_log_and_the_exchange_rests_on_its_turns(memory_l
     svc.store.close()
 
 
+def test_a_reply_that_never_reached_the_owner_leaves_the_log_and_its_words_join_the_next(svc, clock):
+    svc.hear_user("tom", "Please call me.")
+    svc.hear_reply("tom", "c1", "Okay, I will call you.", True)
+    svc.hear_user("tom", "tomorrow morning.")
+    svc.hear_reply("tom", "c2", "I will call you tomorrow morning.", False, replaces="c1")
+    kept = svc.hear_reply("tom", "c2", "", True, replaces="c1")
+    turns = svc.store.list_turns("tom")
+    assert [(t.speaker, t.text) for t in turns] == [
+        ("user", "Please call me."),
+        ("user", "tomorrow morning."),
+        ("assistant", "I will call you tomorrow morning."),
+    ]
+    assert kept is not None and kept.sources == [t.turn_id for t in turns]
+
+
 def test_sources_survive_a_migration_with_the_turns(tmp_path, postgres_url, clock):
     source = build_service(str(tmp_path / "m.db"), embedder="hashed", clock=clock)
     source.hear_turn("alice", "t1", at(2026, 11, 3, 19), "user", "My sister is called Anna", "s1")

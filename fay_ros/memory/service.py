@@ -129,7 +129,8 @@ class MemoryService:
         self._turn_indexes: dict[str, TurnIndex] = {}
         self._heard_turns: dict[str, int] = {}  # owner -> turns heard by hear_user / hear_reply
         self._exchange_turns: dict[str, list[str]] = {}  # owner -> user turn ids awaiting the reply
-        self._recorded_turns: dict[str, tuple[str, list[str]]] = {}  # owner -> (memory id, its user turns)
+        # owner -> (memory id of the last recorded exchange, its user turns, its reply turn)
+        self._recorded_turns: dict[str, tuple[str, list[str], str]] = {}
         self._last_heard_turn: dict[str, str] = {}  # owner -> the last user turn hear_user stored
         # --- end turn log ---
 
@@ -436,19 +437,26 @@ class MemoryService:
                 recorded = self._recorded_turns.pop(owner, None)
                 if recorded is not None and recorded[0] == void:  # its user words wait again
                     self._exchange_turns[owner] = recorded[1] + self._exchange_turns.get(owner, [])
+                    if recorded[2]:  # the reply never reached them: it was not said to them
+                        with self.store.lock:
+                            self.store.delete_turns(owner, [recorded[2]])
+                            self._turn_indexes.pop(owner, None)
         node = self.recorder.hear_reply(owner, conversation_id, text, is_end, source)
         if node is not None:
             # --- turn log (issue 35): the reply is a turn; the exchange rests on its turns ---
-            sources: list[str] = []
-            if node.content.startswith(f"{self.settings.user_label}: "):
-                sources = self._exchange_turns.pop(owner, [])
-                self._recorded_turns[owner] = (node.id, list(sources))
+            answered = node.content.startswith(f"{self.settings.user_label}: ")
+            sources: list[str] = self._exchange_turns.pop(owner, []) if answered else []
+            user_turns = list(sources)
             said = self._assistant_words(node.content)
+            reply_turn = ""
             if said:
                 turn_id = self._next_heard_turn(owner)
                 out = self.hear_turn(owner, turn_id, node.created, ASSISTANT, said, session=self.recorder.session)
                 if out.success:
                     sources.append(turn_id)
+                    reply_turn = turn_id
+            if answered:
+                self._recorded_turns[owner] = (node.id, user_turns, reply_turn)
             node.sources = sources
             # --- end turn log ---
             self.store.write(add=[(node, self.store.embedder.embed([node.content])[0])])
@@ -637,17 +645,18 @@ class MemoryService:
             )
         vectors = self.store.vectors(owner, nodes) if nodes else None
         query_vector = self.store.embedder.embed([query])[0]
-        return search_turns(
-            index,
-            nodes,
-            vectors,
-            query,
-            query_vector,
-            self.clock() if now is None else float(now),
-            n=n,
-            weights=weights,
-            include_nodes=bool(nodes),
-        )
+        with self.store.lock:  # hear_turn appends to the index under the same lock
+            return search_turns(
+                index,
+                nodes,
+                vectors,
+                query,
+                query_vector,
+                self.clock() if now is None else float(now),
+                n=n,
+                weights=weights,
+                include_nodes=bool(nodes),
+            )
 
     # --- end turn log (issue 35) ---
 
