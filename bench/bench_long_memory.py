@@ -228,7 +228,8 @@ def run() -> str:
     for r in costs:
         search_ratio = percentile(r["search"], 0.5) / percentile(r["recall"], 0.5)
         cost_rows.append(
-            f"| {r['backend']} | {r['size']:,} | {ms(percentile(r['hear'], 0.5))} | {ms(percentile(r['remember'], 0.5))} | "
+            f"| {r['backend']} | {r['size']:,} | {ms(percentile(r['hear'], 0.5))} | "
+            f"{ms(percentile(r['remember'], 0.5))} | "
             f"**{percentile(r['hear'], 0.5) / percentile(r['remember'], 0.5):.2f}×** | "
             f"{ms(percentile(r['search'], 0.5))} / {ms(percentile(r['search'], 0.95))} | "
             f"{ms(percentile(r['recall'], 0.5))} | **{search_ratio:.1f}×** | "
