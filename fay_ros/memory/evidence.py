@@ -82,8 +82,13 @@ _ZH_TIME_WORDS = frozenset(
 _TOKEN_RE = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
 
 
+# British spellings as the self-facts write them (American): "favourite" finds "User's favorite …".
+_SPELLING = {"favourite": "favorite", "colour": "color", "flavour": "flavor", "neighbour": "neighbor"}
+
+
 def _fold(word: str) -> str:
-    """A light English folding: plural -s/-es, -ing, -ed (hikes/hiking/hiked → hik)."""
+    """A light English folding: British spelling, plural -s/-es, -ing, -ed (hikes/hiking/hiked → hik)."""
+    word = _SPELLING.get(word, word)
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
     if len(word) > 4 and word.endswith("ed"):
