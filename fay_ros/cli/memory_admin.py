@@ -76,6 +76,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     search.add_argument("--candidates", action="store_true", help="include candidate memories")
     search.add_argument("--json", action="store_true", help="print JSON")
+    # --- turn log (issue 35) ---
+    search.add_argument(
+        "--evidence",
+        action="store_true",
+        help="hybrid recall over the heard turns and memories (words, meaning, time, facts): each item "
+        "with its source turn ids and absolute date",
+    )
+    search.add_argument(
+        "--now", default="", metavar="ISO", help="with --evidence: the reference time of time words (default now)"
+    )
+    # --- end turn log ---
     search.set_defaults(func=_search)
 
     lst = action("list", help="list an owner's memories, newest first")
@@ -125,6 +136,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mig.add_argument("--to", dest="target", required=True, metavar="URL", help="target (same forms)")
     mig.set_defaults(func=_migrate)
 
+    # --- turn log (issue 35) ---
+    replay = action(
+        "replay",
+        help="feed a conversation log (JSONL: time, speaker, text, id[, session]) to an owner's memory "
+        "as if heard at those times; idempotent",
+    )
+    replay.add_argument("file", help="JSON Lines file, one turn per line")
+    replay.add_argument("--owner", required=True, help="user id the conversation belongs to")
+    replay.set_defaults(func=_replay)
+    # --- end turn log ---
+
     schema = action("schema", db=False, help="print the memory conventions for external agents (JSON)")
     schema.set_defaults(func=_schema)
     _register_profile(action)  # issue 35
@@ -135,10 +157,12 @@ def _service(args):
     from ..memory.service import build_service
 
     try:
-        return build_service(args.db, embedder=args.embedder)
+        svc = build_service(args.db, embedder=args.embedder)
     except (SchemaError, ValueError) as exc:
         print(f"fay-ros memory: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    svc.enable_layers()  # a replayed or forgotten turn reaches the layered profile, as in the node
+    return svc
 
 
 def _fmt_time(seconds: float) -> str:
@@ -147,7 +171,9 @@ def _fmt_time(seconds: float) -> str:
 
 def _print_nodes(nodes, as_json: bool) -> None:
     if as_json:
-        print(json.dumps([{k: v for k, v in vars(n).items()} for n in nodes], ensure_ascii=False, indent=1))
+        # date: the day the memory was written (local, ISO); sources: the turn ids it rests on
+        rows = [{**vars(n), "date": _fmt_time(n.created)[:10] if n.created else ""} for n in nodes]
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
         return
     for n in nodes:
         score = f" score={n.score:.3f}" if n.score else ""
@@ -176,6 +202,8 @@ def _import(args) -> int:
 
 
 def _search(args) -> int:
+    if args.evidence:
+        return _search_evidence(args)
     svc = _service(args)
     try:
         out = svc.recall(
@@ -390,3 +418,116 @@ def _print_profile(snap: dict) -> None:
 
 
 # --- end issue 35 ------------------------------------------------------------------------------
+
+# --- turn log (issue 35) ------------------------------------------------------------------------
+def _parse_time(text: str) -> float:
+    """ISO 8601 -> seconds since the epoch (a time without a zone is local time)."""
+    when = datetime.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return when.timestamp()
+
+
+def _search_evidence(args) -> int:
+    from ..memory.model import is_guest
+
+    if is_guest(args.owner):
+        print("fay-ros memory search: an owner is required (a guest has no private memory)", file=sys.stderr)
+        return 1
+    try:
+        now = _parse_time(args.now) if args.now else None
+    except ValueError:
+        print(f"fay-ros memory search: --now {args.now!r}: expected an ISO 8601 time", file=sys.stderr)
+        return 2
+    svc = _service(args)
+    try:
+        items = svc.search_evidence(args.owner, args.query, n=args.n, now=now)
+    finally:
+        svc.store.close()
+    if args.json:
+        print(json.dumps([e.to_dict() for e in items], ensure_ascii=False, indent=1))
+        return 0
+    for e in items:
+        print(f"{e.kind} {e.id}  score={e.score:.4f}  sources: {', '.join(e.sources) or '-'}")
+        print("    " + e.render().replace("\n", "\n    "))
+    print(f"{len(items)} items")
+    return 0
+
+
+def _replay_turns(path: str, owner: str) -> list:
+    """The turns of a JSONL log, every line checked first; raises ValueError("FILE:LINE: why")."""
+    from ..memory.model import MemoryInputError
+    from ..memory.turn_log import SPEAKERS, Turn, check_turn
+
+    turns = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{where}: expected a JSON object")
+            missing = [k for k in ("time", "speaker", "text", "id") if k not in row]
+            if missing:
+                raise ValueError(f"{where}: missing {', '.join(missing)}")
+            if not all(isinstance(row[k], str) for k in ("time", "speaker", "text", "id")) or not isinstance(
+                row.get("session", ""), str
+            ):
+                raise ValueError(f"{where}: time, speaker, text, id and session must be strings")
+            if row["speaker"] not in SPEAKERS:
+                raise ValueError(f"{where}: speaker {row['speaker']!r}: expected one of {', '.join(SPEAKERS)}")
+            try:
+                when = _parse_time(row["time"])
+            except ValueError:
+                raise ValueError(
+                    f"{where}: time {row['time']!r}: expected ISO 8601, e.g. 2026-11-03T19:00:00+00:00"
+                ) from None
+            try:
+                turns.append(
+                    check_turn(Turn(owner, row["id"], when, row["speaker"], row["text"], row.get("session", "")))
+                )
+            except MemoryInputError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+    return turns
+
+
+def _replay(args) -> int:
+    from tqdm import tqdm
+
+    from ..memory.model import is_guest
+
+    if is_guest(args.owner):
+        print("fay-ros memory replay: an owner is required (a guest has no private memory)", file=sys.stderr)
+        return 2
+    try:
+        turns = _replay_turns(args.file, args.owner)
+    except OSError as exc:
+        print(f"fay-ros memory replay: {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"fay-ros memory replay: {exc}", file=sys.stderr)
+        return 2
+    svc = _service(args)
+    stored = present = facts = 0
+    try:
+        for turn in tqdm(turns, desc="replay", unit="turn", disable=not sys.stderr.isatty()):
+            out = svc.hear_turn(turn.owner, turn.turn_id, turn.time, turn.speaker, turn.text, turn.session)
+            if not out.success:  # checked above; a store refusal ends the replay here
+                print(f"fay-ros memory replay: turn {turn.turn_id}: {out.message}", file=sys.stderr)
+                return 1
+            if "already stored" in out.message:
+                present += 1
+            else:
+                stored += 1
+                facts += len(out.nodes)
+    finally:
+        svc.store.close()
+    print(
+        f"replayed {len(turns)} turns for {args.owner}: {stored} stored, {present} already there, {facts} facts written"
+    )
+    return 0
+
+
+# --- end turn log ---

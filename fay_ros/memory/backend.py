@@ -24,6 +24,7 @@ from ..common.urls import safe_url
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, MemoryNode
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
+from .turn_log import Turn
 
 _RECALL_WEIGHTS = Weights()  # frozen: one shared default is safe
 SQLITE_SCHEME = "sqlite:///"
@@ -135,6 +136,29 @@ class MemoryBackend(Protocol):
     def import_rows(self, rows: Sequence[tuple[MemoryNode, Sequence[tuple[str, np.ndarray]]]]) -> int: ...
 
     def import_states(self, states: dict[str, builtins.list[dict]]) -> None: ...
+
+    # --- turn log (issue 35): heard turns (turn_log.Turn) and the memories resting on them ---
+    def add_turns(self, turns: Sequence[Turn], vectors: np.ndarray | None = None) -> builtins.list[str]: ...
+
+    def get_turns(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[Turn]: ...
+
+    def list_turns(
+        self, owner: str, since: float | None = None, until: float | None = None, limit: int | None = None
+    ) -> builtins.list[Turn]: ...
+
+    def turns_with_vectors(self, owner: str) -> builtins.list[tuple[Turn, np.ndarray | None]]: ...
+
+    def turn_stamp(self, owner: str) -> tuple[int, float]: ...
+
+    def count_turns(self, owner: str | None = None) -> int: ...
+
+    def delete_turns(self, owner: str, turn_ids: Iterable[str]) -> int: ...
+
+    def resting_on(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[MemoryNode]: ...
+
+    def export_turns(self, after: tuple[str, str] = ("", ""), limit: int = 1000) -> builtins.list[Turn]: ...
+
+    # --- end turn log ---
 
 
 def is_postgres(location: str) -> bool:

@@ -35,11 +35,12 @@ class MigrationReport:
     copied: int = 0  # inserted into the target by this run
     present: int = 0  # already in the target (an earlier run, or the same id)
     owners_state: int = 0
+    turns_copied: int = 0  # heard turns inserted by this run (turn log)
 
     def summary(self) -> str:
         return (
             f"migrated {self.copied} of {self.total} memories ({self.present} already there); "
-            f"profile and reflection state of {self.owners_state} owner(s)"
+            f"profile and reflection state of {self.owners_state} owner(s); {self.turns_copied} heard turns copied"
         )
 
 
@@ -85,6 +86,15 @@ def migrate(
             after = rows[-1][0].id
             if progress is not None:
                 progress(done)
+    # --- turn log (issue 35): the heard turns, idempotent by owner + turn id ---
+    after_turn = ("", "")
+    while True:
+        turns = source.export_turns(after_turn, page)
+        if not turns:
+            break
+        report.turns_copied += len(target.add_turns(turns))
+        after_turn = (turns[-1].owner, turns[-1].turn_id)
+    # --- end turn log ---
     states = source.export_states()
     target.import_states(states)
     report.owners_state = len({row["owner"] for rows in states.values() for row in rows})

@@ -138,6 +138,9 @@ class MemoryNode:
     expires: float = 0.0
     origin: str = ""  # e.g. "fay:142" for a node imported from Fay's nodes.json
     superseded_by: str = ""
+    # --- turn log (issue 35): the heard turns this memory rests on (its evidence) ---
+    sources: list[str] = field(default_factory=list)
+    # --- end turn log ---
     id: str = field(default_factory=new_id)
     score: float = 0.0  # retrieval score when returned by recall
 

@@ -91,6 +91,31 @@ def _m0001(cur: psycopg.Cursor) -> None:
         )""")
 
 
+# --- turn log (issue 35) ---------------------------------------------------------------------
+def _m0004(cur: psycopg.Cursor) -> None:
+    # The heard turns (the event layer's raw data) and each memory's evidence (schema.py 0004).
+    cur.execute("ALTER TABLE nodes ADD COLUMN sources TEXT[] NOT NULL DEFAULT '{}'")
+    cur.execute("CREATE INDEX nodes_sources ON nodes USING gin (sources)")
+    cur.execute("""
+        CREATE TABLE turns (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            session TEXT NOT NULL DEFAULT '',
+            time DOUBLE PRECISION NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            dates TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            vector BYTEA,
+            seq BIGSERIAL NOT NULL,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    cur.execute("CREATE INDEX turns_owner_time ON turns (owner, time, seq)")
+
+
+# --- end turn log ---
+
+
 # --- issue 35: the layered profile (fay_ros/memory/layers) -------------------------------------
 def _m0005(cur: psycopg.Cursor) -> None:
     cur.execute("""
@@ -130,8 +155,9 @@ def _m0005(cur: psycopg.Cursor) -> None:
 
 MIGRATIONS: list[tuple[str, Callable[[psycopg.Cursor], None]]] = [
     ("0001_memory_stream", _m0001),
+    ("0004_turn_log", _m0004),  # the turn log and each memory's sources
+    ("0005_profile_layers", _m0005),  # the layered profile
 ]
-MIGRATIONS.append(("0005_profile_layers", _m0005))  # issue 35: the layered profile
 LATEST = [name for name, _m in MIGRATIONS]
 
 

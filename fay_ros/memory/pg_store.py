@@ -53,6 +53,7 @@ from .retrieval import (
     top_n,
 )
 from .schema import SchemaError
+from .turn_log import Turn
 
 _RECALL_WEIGHTS = Weights()
 _COLUMNS = (
@@ -72,12 +73,13 @@ _COLUMNS = (
     "superseded_by",
     "tags",
     "pointer_ids",
+    "sources",  # turn log (issue 35)
 )
 _SELECT = "SELECT " + ", ".join(f"n.{c}" for c in _COLUMNS) + " FROM nodes n"
 _INSERT = (
     "INSERT INTO nodes (id, owner, node_type, content, importance, created, last_retrieved, status, kind, key, "
-    "source_session, source_turn, expires, origin, superseded_by, tags, pointer_ids) VALUES "
-    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "source_session, source_turn, expires, origin, superseded_by, tags, pointer_ids, sources) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 # At most this many matches: every one is scored (the SQLite ranking exactly).
 EXACT_LIMIT = 2000
@@ -118,12 +120,14 @@ def _node_row(node: MemoryNode) -> list:
         node.superseded_by,
         list(node.tags),
         list(node.pointer_ids),
+        list(node.sources),  # turn log (issue 35)
     ]
 
 
 def _to_node(row: Sequence) -> MemoryNode:
     values = dict(zip(_COLUMNS, row))
     values["tags"], values["pointer_ids"] = list(values["tags"]), list(values["pointer_ids"])
+    values["sources"] = list(values["sources"])  # turn log (issue 35)
     return MemoryNode(**values)
 
 
@@ -146,6 +150,7 @@ _COPY_COLUMNS = (
     "superseded_by",
     "tags",
     "pointer_ids",
+    "sources",  # turn log (issue 35)
 )
 _COPY_TYPES = [
     "text",
@@ -165,6 +170,7 @@ _COPY_TYPES = [
     "text",
     "text[]",
     "text[]",
+    "text[]",  # sources: turn log (issue 35)
 ]
 
 
@@ -415,7 +421,7 @@ class PostgresMemoryStore:
                         "UPDATE nodes SET node_type = %s, content = %s, importance = %s, created = %s, "
                         "last_retrieved = %s, status = %s, kind = %s, key = %s, source_session = %s, "
                         "source_turn = %s, expires = %s, origin = %s, superseded_by = %s, tags = %s, "
-                        "pointer_ids = %s WHERE owner = %s AND id = %s",
+                        "pointer_ids = %s, sources = %s WHERE owner = %s AND id = %s",
                         [*row[2:], node.owner, node.id],
                     )
                 for owner, node_id, new_status, by in status:
@@ -1000,3 +1006,136 @@ class PostgresMemoryStore:
         return PostgresLayers(self)
 
     # --- end issue 35 ------------------------------------------------------------------------
+
+    # --- turn log (issue 35): the heard turns and what rests on them ----------------------------
+    def add_turns(self, turns: Sequence[Turn], vectors: np.ndarray | None = None) -> builtins.list[str]:
+        """Store the turns not stored yet (by owner + turn id), with their vectors under this
+        store's embedder, in one transaction; the ids stored (a turn already there is left as it is)."""
+        if not turns:
+            return []
+        rows = [
+            (
+                t.owner,
+                t.turn_id,
+                t.session,
+                float(t.time),
+                t.speaker,
+                t.text,
+                ",".join(t.dates),
+                self.embedder.name if vectors is not None else "",
+                None if vectors is None else np.asarray(vectors[i], dtype=np.float32).tobytes(),
+            )
+            for i, t in enumerate(turns)
+        ]
+        with self.lock:
+            conn = self._db()
+            with conn.transaction():
+                cur = conn.cursor()
+                cur.execute(
+                    "CREATE TEMPORARY TABLE fay_turns_in (owner TEXT, turn_id TEXT, session TEXT, time FLOAT8, "
+                    "speaker TEXT, text TEXT, dates TEXT, model TEXT, vector BYTEA, ord BIGSERIAL) ON COMMIT DROP"
+                )
+                with cur.copy(
+                    "COPY fay_turns_in (owner, turn_id, session, time, speaker, text, dates, model, vector) "
+                    "FROM STDIN (FORMAT BINARY)"
+                ) as copy:
+                    copy.set_types(["text", "text", "text", "float8", "text", "text", "text", "text", "bytea"])
+                    for row in rows:
+                        copy.write_row(row)
+                cur.execute(
+                    "INSERT INTO turns (owner, turn_id, session, time, speaker, text, dates, model, vector) "
+                    "SELECT owner, turn_id, session, time, speaker, text, dates, model, vector FROM fay_turns_in "
+                    "ORDER BY ord ON CONFLICT (owner, turn_id) DO NOTHING RETURNING turn_id"
+                )
+                stored = [r[0] for r in cur.fetchall()]
+                cur.execute("DROP TABLE fay_turns_in")
+        return stored
+
+    def get_turns(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[Turn]:
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return []
+        with self.lock:
+            rows = self._rows(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE owner = %s AND turn_id = ANY(%s) ORDER BY time, turn_id",
+                [owner, ids],
+            )
+        return [_to_turn(r) for r in rows]
+
+    def list_turns(
+        self, owner: str, since: float | None = None, until: float | None = None, limit: int | None = None
+    ) -> builtins.list[Turn]:
+        """The owner's turns said in [since, until), oldest first."""
+        where: builtins.list[str] = ["owner = %s"]
+        params: builtins.list[object] = [owner]
+        if since is not None:
+            where.append("time >= %s")
+            params.append(since)
+        if until is not None:
+            where.append("time < %s")
+            params.append(until)
+        text = f"SELECT {_TURN_COLUMNS} FROM turns WHERE {' AND '.join(where)} ORDER BY time, seq"
+        if limit:
+            text += f" LIMIT {int(limit)}"
+        with self.lock:
+            return [_to_turn(r) for r in self._rows(text, params)]
+
+    def turns_with_vectors(self, owner: str) -> builtins.list[tuple[Turn, np.ndarray | None]]:
+        with self.lock:
+            rows = self._rows(
+                f"SELECT {_TURN_COLUMNS}, model, vector FROM turns WHERE owner = %s ORDER BY time, seq", [owner]
+            )
+        name = self.embedder.name
+        return [
+            (_to_turn(r[:7]), np.frombuffer(r[8], dtype=np.float32) if r[7] == name and r[8] is not None else None)
+            for r in rows
+        ]
+
+    def turn_stamp(self, owner: str) -> tuple[int, float]:
+        with self.lock:
+            count, newest = self._rows("SELECT count(*), coalesce(max(time), 0) FROM turns WHERE owner = %s", [owner])[
+                0
+            ]
+        return int(count), float(newest)
+
+    def count_turns(self, owner: str | None = None) -> int:
+        with self.lock:
+            if owner is None:
+                return self._rows("SELECT count(*) FROM turns")[0][0]
+            return self._rows("SELECT count(*) FROM turns WHERE owner = %s", [owner])[0][0]
+
+    def delete_turns(self, owner: str, turn_ids: Iterable[str]) -> int:
+        ids = list(turn_ids)
+        if not ids:
+            return 0
+        with self.lock:
+            cur = self._db().execute("DELETE FROM turns WHERE owner = %s AND turn_id = ANY(%s)", [owner, ids])
+            return cur.rowcount
+
+    def resting_on(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[MemoryNode]:
+        """The owner's memories (any status) with one of `turn_ids` among their sources."""
+        ids = list(turn_ids)
+        if not ids:
+            return []
+        with self.lock:
+            return self._select("n.owner = %s AND n.sources && %s::text[]", [owner, ids])
+
+    def export_turns(self, after: tuple[str, str] = ("", ""), limit: int = 1000) -> builtins.list[Turn]:
+        """Every turn (all owners) after (owner, turn_id), by owner and turn id: migration pages."""
+        with self.lock:
+            rows = self._rows(
+                f'SELECT {_TURN_COLUMNS} FROM turns WHERE (owner COLLATE "C", turn_id COLLATE "C") > (%s, %s) '
+                f'ORDER BY owner COLLATE "C", turn_id COLLATE "C" LIMIT {int(limit)}',
+                [after[0], after[1]],
+            )
+        return [_to_turn(r) for r in rows]
+
+    # --- end turn log ---
+
+
+_TURN_COLUMNS = "owner, turn_id, session, time, speaker, text, dates"
+
+
+def _to_turn(row: Sequence) -> Turn:
+    owner, turn_id, session, when, speaker, text, dates = row
+    return Turn(owner, turn_id, float(when), speaker, text, session, [d for d in dates.split(",") if d])

@@ -101,9 +101,41 @@ def _m0003(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX nodes_owner_content ON nodes (owner, content)")
 
 
+# --- turn log (issue 35) ---------------------------------------------------------------------
+@migrations(name="0004_turn_log")
+def _m0004(db: sqlite_utils.Database) -> None:
+    # The event layer's raw data: every heard turn (docs/memory.md, "Turn log"), with the dates
+    # its words refer to and its vector; and each memory's evidence, the turns it rests on.
+    db.execute("""
+        CREATE TABLE turns (
+            owner TEXT NOT NULL,
+            turn_id TEXT NOT NULL,
+            session TEXT NOT NULL DEFAULT '',
+            time REAL NOT NULL,
+            speaker TEXT NOT NULL,
+            text TEXT NOT NULL,
+            dates TEXT NOT NULL DEFAULT '',
+            model TEXT NOT NULL DEFAULT '',
+            vector BLOB,
+            PRIMARY KEY (owner, turn_id)
+        )""")
+    db.execute("CREATE INDEX turns_owner_time ON turns (owner, time)")
+    db.execute("""
+        CREATE TABLE node_sources (
+            node_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            turn_id TEXT NOT NULL,
+            PRIMARY KEY (node_id, position)
+        )""")
+    db.execute("CREATE INDEX node_sources_turn ON node_sources (turn_id)")
+    # the evidence search reads an owner's newest memories
+    db.execute("CREATE INDEX nodes_owner_created ON nodes (owner, created)")
+
+
+# --- end turn log ---
+
+
 # --- issue 35: the layered profile (fay_ros/memory/layers) -------------------------------------
-# Numbered 0005: 0004 belongs to the turn log (another branch); migrations run in the order
-# they are defined and are recorded by name, so the gap is harmless.
 @migrations(name="0005_profile_layers")
 def _m0005(db: sqlite_utils.Database) -> None:
     db.execute("""

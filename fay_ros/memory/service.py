@@ -9,15 +9,22 @@ All policy lives here or in policy.py, so the rclpy shell only converts messages
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..llm.client import ChatClient, Endpoint
 from .backend import MemoryBackend, open_store
 from .conversation import ConversationRecorder
 from .embeddings import Embedder, make_embedder
+
+# --- turn log (issue 35) ---
+from .evidence import HYBRID, Evidence, SearchWeights, TurnIndex
+from .evidence import search as search_turns
 from .forget import ForgetMatcher
 from .layers import LayersConfig, ProfilePipeline, is_safety_fact, signals_from_turn
 from .layers.core_memory import split_fact
@@ -39,6 +46,18 @@ from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
+from .self_facts import extract_self_facts
+from .temporal import resolve_dates
+from .turn_log import ASSISTANT, USER, Turn, check_turn
+
+# A turn listener: (the stored turn, the memories hear_turn wrote from it) -> None.
+TurnListener = Callable[[Turn, list[MemoryNode]], None]
+# A forget listener: (owner, the forgotten turn ids) -> None.
+ForgetListener = Callable[[str, list[str]], None]
+# Memories (observations, reflections) searched with the turns, newest first.
+EVIDENCE_NODES = 500
+log = logging.getLogger(__name__)
+# --- end turn log ---
 
 MAX_RECALL = 100
 
@@ -68,6 +87,11 @@ class ServiceSettings:
     forget_min_similarity: float = 0.35
     forget_margin: float = 0.15
     transcript_overlap: float = 0.6
+    # --- turn log (issue 35) ---
+    # The node's own hearing (hear_user) writes the self-facts of what it hears. Off while the
+    # dialogue writes them (memory/remember, attributed to the heard turn): one writer each.
+    learn_heard_facts: bool = False
+    # --- end turn log ---
 
 
 class MemoryService:
@@ -99,6 +123,19 @@ class MemoryService:
             margin=settings.forget_margin,
             transcript_overlap=settings.transcript_overlap,
         )
+        # --- turn log (issue 35) ---
+        # Called after a new turn is stored (and its self-facts written), in order; a listener
+        # that raises is logged and does not stop the others. The layered profile hooks in here.
+        self.turn_listeners: list[TurnListener] = []
+        # Called after forget_turn, with (owner, turn ids): evidence that must be taken back.
+        self.forget_listeners: list[ForgetListener] = []
+        self._turn_indexes: dict[str, TurnIndex] = {}
+        self._heard_turns: dict[str, int] = {}  # owner -> turns heard by hear_user / hear_reply
+        self._exchange_turns: dict[str, list[str]] = {}  # owner -> user turn ids awaiting the reply
+        # owner -> (memory id of the last recorded exchange, its user turns, its reply turn)
+        self._recorded_turns: dict[str, tuple[str, list[str], str]] = {}
+        self._last_heard_turn: dict[str, str] = {}  # owner -> the last user turn hear_user stored
+        # --- end turn log ---
 
     # ------------------------------------------------------------------ remember
     def remember(self, req: RememberRequest) -> Outcome:
@@ -169,6 +206,8 @@ class MemoryService:
                 message = f"confirmed {node.id} (was a candidate)"
             else:
                 node = self._new_node(req, decision, now)
+                if heard and owner in self._last_heard_turn:  # turn log: the heard turn is its evidence
+                    node.sources = [self._last_heard_turn[owner]]
                 adds, updates = [(node, vector)], []
                 message = f"stored {node.id}"
             status_changes, superseded_confirmed = self._supersede(owner, node, replaced)
@@ -371,8 +410,22 @@ class MemoryService:
 
     # ------------------------------------------------------------------ hearing
     def hear_user(self, owner: str, text: str) -> None:
-        """A final transcript (or typed input) of the owner."""
+        """A final transcript (or typed input) of the owner; stored in the turn log too."""
         self.recorder.hear_user(owner, text)
+        if not is_guest(owner) and (text or "").strip():
+            turn_id = self._next_heard_turn(owner)
+            out = self.hear_turn(
+                owner,
+                turn_id,
+                self.clock(),
+                USER,
+                text,
+                session=self.recorder.session,
+                learn_facts=self.settings.learn_heard_facts,
+            )
+            if out.success:
+                self._exchange_turns.setdefault(owner, []).append(turn_id)
+                self._last_heard_turn[owner] = turn_id
 
     def hear_reply(
         self, owner: str, conversation_id: str, text: str, is_end: bool, source: str = "", replaces: str = ""
@@ -384,10 +437,231 @@ class MemoryService:
             void = self.recorder.void(owner, replaces)
             if void is not None:
                 self.store.write(delete=[(owner, void)])
+                recorded = self._recorded_turns.pop(owner, None)
+                if recorded is not None and recorded[0] == void:  # its user words wait again
+                    self._exchange_turns[owner] = recorded[1] + self._exchange_turns.get(owner, [])
+                    if recorded[2]:  # the reply never reached them: it was not said to them
+                        with self.store.lock:
+                            self.store.delete_turns(owner, [recorded[2]])
+                            self._turn_indexes.pop(owner, None)
         node = self.recorder.hear_reply(owner, conversation_id, text, is_end, source)
         if node is not None:
+            # --- turn log (issue 35): the reply is a turn; the exchange rests on its turns ---
+            answered = node.content.startswith(f"{self.settings.user_label}: ")
+            sources: list[str] = self._exchange_turns.pop(owner, []) if answered else []
+            user_turns = list(sources)
+            said = self._assistant_words(node.content)
+            reply_turn = ""
+            if said:
+                turn_id = self._next_heard_turn(owner)
+                out = self.hear_turn(owner, turn_id, node.created, ASSISTANT, said, session=self.recorder.session)
+                if out.success:
+                    sources.append(turn_id)
+                    reply_turn = turn_id
+            if answered:
+                self._recorded_turns[owner] = (node.id, user_turns, reply_turn)
+            node.sources = sources
+            # --- end turn log ---
             self.store.write(add=[(node, self.store.embedder.embed([node.content])[0])])
         return node
+
+    # ------------------------------------------------------------------ turn log (issue 35)
+    def _next_heard_turn(self, owner: str) -> str:
+        """A turn id for a turn the node heard: this process's listening session + a counter
+        per owner (unique per owner: the session id is new in every process)."""
+        count = self._heard_turns.get(owner, 0) + 1
+        self._heard_turns[owner] = count
+        return f"{self.recorder.session}:{count}"
+
+    def _assistant_words(self, content: str) -> str:
+        label = f"{self.settings.assistant_label}: "
+        if content.startswith(label):
+            return content[len(label) :]
+        _before, sep, after = content.partition("\n" + label)
+        return after if sep else ""
+
+    def hear_turn(
+        self,
+        owner: str,
+        turn_id: str,
+        time: float,
+        speaker: str,
+        text: str,
+        session: str = "",
+        learn_facts: bool = True,
+    ) -> Outcome:
+        """Store one heard turn in the turn log (idempotent by owner + turn id) and, for a user
+        turn (unless `learn_facts` is false), the self-facts it states
+        (self_facts.extract_self_facts) as confirmed keyed observations resting on it
+        (sources=[turn_id]), written at the turn's time; a newer value of a key supersedes the
+        older. Then the turn listeners. Everything derived takes `time`, never the wall clock (a
+        replayed log keeps its history). Outcome.nodes: the memories written."""
+        if is_guest(owner):
+            return Outcome(False, GUEST_REFUSAL)
+        try:
+            turn = check_turn(Turn(owner, turn_id, time, speaker, text, session))
+        except MemoryInputError as exc:
+            return Outcome(False, f"invalid turn: {exc}")
+        turn.dates = resolve_dates(turn.text, turn.time)
+        vector = self.store.embedder.embed([turn.text])
+        written: list[MemoryNode] = []
+        with self.store.lock:
+            if not self.store.add_turns([turn], vector):
+                return Outcome(True, f"turn {turn.turn_id} already stored")
+            index = self._turn_indexes.get(owner)
+            if index is not None:
+                count, newest = index.stamp
+                index.add(turn, vector[0])
+                index.stamp = (count + 1, max(newest, turn.time))
+            if speaker == USER and learn_facts:
+                for fact in extract_self_facts(turn.text):
+                    node = self._write_heard_fact(turn, fact)
+                    if node is not None:
+                        written.append(node)
+        for listener in list(self.turn_listeners):
+            try:
+                listener(turn, written)
+            except Exception:  # noqa: BLE001 - one listener's failure must not lose the turn
+                log.exception("turn listener %r failed on turn %s", listener, turn.turn_id)
+        return Outcome(True, f"stored turn {turn.turn_id}" + (f"; {len(written)} facts" if written else ""), written)
+
+    def _write_heard_fact(self, turn: Turn, fact) -> MemoryNode | None:
+        """A self-fact of `turn`, as the dialogue writes it (confirmed, keyed), resting on the
+        turn; an identical current memory gains the turn as evidence instead."""
+        req = RememberRequest(
+            owner=turn.owner,
+            content=fact.content,
+            node_type="observation",
+            tags=list(fact.tags),
+            key=fact.key,
+            user_confirmed=True,
+            source_session=turn.session,
+        )
+        try:
+            decision = decide_remember(req, [turn.text], self.settings.verify_explicit, stated_texts=[turn.text])
+        except (PermissionError, MemoryInputError) as exc:
+            log.debug("self-fact %s of turn %s not written: %s", fact.key, turn.turn_id, exc)
+            return None
+        if decision.status != CONFIRMED:
+            return None
+        owner, kind = turn.owner, tag_value(decision.tags, "kind")
+        same = [
+            n
+            for n in self.store.find_content(owner, decision.content, [CONFIRMED])
+            if n.node_type == "observation" and n.key == decision.key
+        ]
+        if same:
+            node = same[0]
+            if turn.turn_id not in node.sources:
+                node = node.copy(sources=[*node.sources, turn.turn_id])
+                self.store.write(update=[node])
+            return node
+        node = self._new_node(req, decision, turn.time)
+        node.sources = [turn.turn_id]
+        keyed = self.store.find_keyed(owner, kind, decision.key, [CONFIRMED, CANDIDATE]) if decision.key else []
+        status_changes, _superseded = self._supersede(owner, node, keyed)
+        self.store.write(add=[(node, None)], status=status_changes)
+        return node
+
+    def forget_turn(self, owner: str, turn_id: str) -> Outcome:
+        """Forget one heard turn: delete it, take it out of every memory's sources, delete the
+        memories that rested on nothing else, the recorded exchanges that quote it and the
+        reflections distilled from those, then call the forget listeners with
+        (owner, [turn_id]). Outcome.nodes: the memories deleted. An older value that a deleted
+        one had superseded stays superseded (it is history, and rests on its own turns)."""
+        if is_guest(owner):
+            return Outcome(False, GUEST_REFUSAL)
+        turn_id = (turn_id or "").strip()
+        with self.store.lock:
+            if not self.store.get_turns(owner, [turn_id]):
+                return Outcome(False, f"not found: no turn {turn_id} for this owner")
+            resting = self.store.resting_on(owner, [turn_id])
+            # What rests only on it, and the verbatim records of an exchange that quote it.
+            doomed = {
+                n.id: n for n in resting if n.node_type == "conversation" or not [s for s in n.sources if s != turn_id]
+            }
+            frontier = list(doomed)
+            while frontier:  # reflections distilled from them
+                derived = [d for d in self.store.pointing_to(owner, frontier) if d.id not in doomed]
+                doomed.update((d.id, d) for d in derived)
+                frontier = [d.id for d in derived]
+            deleted = list(doomed.values())
+            gone = set(doomed)
+            kept = [n.copy(sources=[s for s in n.sources if s != turn_id]) for n in resting if n.id not in gone]
+            self.store.write(delete=[(owner, n.id) for n in deleted], update=kept)
+            self.store.delete_turns(owner, [turn_id])
+            self._turn_indexes.pop(owner, None)
+            if any(n.status == CONFIRMED for n in deleted):
+                self.profiles.invalidate(owner)
+        for listener in list(self.forget_listeners):
+            try:
+                listener(owner, [turn_id])
+            except Exception:  # noqa: BLE001
+                log.exception("forget listener %r failed on turn %s", listener, turn_id)
+        return Outcome(
+            True, f"forgot turn {turn_id}; deleted {len(deleted)} memories, {len(kept)} kept other evidence", deleted
+        )
+
+    def turn_index(self, owner: str) -> TurnIndex:
+        """The owner's turn index for hybrid recall, reloaded when the stored turns changed
+        (another process replayed or forgot some)."""
+        with self.store.lock:
+            stamp = self.store.turn_stamp(owner)
+            index = self._turn_indexes.get(owner)
+            if index is not None and index.stamp == stamp:
+                return index
+            index = TurnIndex(self.store.embedder.dim)
+            rows = self.store.turns_with_vectors(owner)
+            missing = [i for i, (_t, v) in enumerate(rows) if v is None]
+            fresh: dict[int, np.ndarray] = {}
+            for start in range(0, len(missing), 256):
+                chunk = missing[start : start + 256]
+                for i, vec in zip(chunk, self.store.embedder.embed([rows[i][0].text for i in chunk])):
+                    fresh[i] = vec
+            for i, (turn, vec) in enumerate(rows):
+                index.add(turn, vec if vec is not None else fresh[i])
+            index.stamp = stamp
+            self._turn_indexes[owner] = index
+            return index
+
+    def search_evidence(
+        self,
+        owner: str,
+        query: str,
+        n: int = 10,
+        now: float | None = None,
+        weights: SearchWeights = HYBRID,
+        include_memories: bool = True,
+    ) -> list[Evidence]:
+        """The owner's best n pieces of evidence for `query`: heard turns and memories by hybrid
+        recall (evidence.py: words, meaning, time, facts), each with its source turn ids and
+        absolute date. `now`: the reference time of the question's time words (default the
+        service clock). Read-only; a guest gets nothing."""
+        if is_guest(owner) or not (query or "").strip():
+            return []
+        n = max(1, min(int(n) if n else self.settings.recall_n, MAX_RECALL))
+        index = self.turn_index(owner)
+        nodes: list[MemoryNode] = []
+        if include_memories:
+            nodes = self.store.list(
+                owner, statuses=[CONFIRMED, SUPERSEDED], node_types=["observation", "reflection"], limit=EVIDENCE_NODES
+            )
+        vectors = self.store.vectors(owner, nodes) if nodes else None
+        query_vector = self.store.embedder.embed([query])[0]
+        with self.store.lock:  # hear_turn appends to the index under the same lock
+            return search_turns(
+                index,
+                nodes,
+                vectors,
+                query,
+                query_vector,
+                self.clock() if now is None else float(now),
+                n=n,
+                weights=weights,
+                include_nodes=bool(nodes),
+            )
+
+    # --- end turn log (issue 35) ---
 
     # ------------------------------------------------------------------ background work
     @property
@@ -423,15 +697,31 @@ class MemoryService:
         return self.store.purge_expired()
 
     # --- issue 35: the layered profile (fay_ros/memory/layers) ---------------------------------
-    def enable_layers(self, config: LayersConfig | None = None) -> ProfilePipeline:
-        """Keep the layered profile in this store (the node and tools call it once)."""
+    def enable_layers(
+        self, config: LayersConfig | None = None, run: Callable[[Callable[[], object]], object] | None = None
+    ) -> ProfilePipeline:
+        """Keep the layered profile in this store: every user turn the turn log stores
+        (hear_turn: heard live or replayed) is ingested with its own id and time, and a
+        forgotten turn is taken back from the layers. `run` executes an ingest (the node passes
+        its worker, as an LLM updater may take seconds; default: at once, in the caller)."""
         self._layers = ProfilePipeline(
             self.store.profile_layers(),  # type: ignore[attr-defined]
             config or LayersConfig(),
             llm=self.llm,
             facts=self.profiles.facts,
         )
+        self._run_layers = run or (lambda job: job())
+        for hooks, hook in ((self.turn_listeners, self._layers_hear), (self.forget_listeners, self._layers_forget)):
+            if hook not in hooks:
+                hooks.append(hook)
         return self._layers
+
+    def _layers_hear(self, turn: Turn, _written: list[MemoryNode]) -> None:
+        if turn.speaker == USER:
+            self._run_layers(lambda: self.ingest_turn(turn.owner, turn.turn_id, turn.time, turn.speaker, turn.text))
+
+    def _layers_forget(self, owner: str, turn_ids: list[str]) -> None:
+        self._run_layers(lambda: self.forget_evidence(owner, turn_ids))
 
     @property
     def layered(self) -> ProfilePipeline:

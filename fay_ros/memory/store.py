@@ -33,6 +33,7 @@ from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .retrieval import DEFAULT_DECAY_PER_HOUR, OwnerIndex, Weights, scored_recall
 from .schema import connect as connect_database
+from .turn_log import Turn
 
 # The recall weights when the caller names none (Weights is frozen, so one shared instance is safe).
 _RECALL_WEIGHTS = Weights()
@@ -104,6 +105,7 @@ class MemoryStore:
         ids = [r[0] for r in rows]
         tags: dict[str, list[str]] = {i: [] for i in ids}
         pointers: dict[str, list[str]] = {i: [] for i in ids}
+        sources: dict[str, list[str]] = {i: [] for i in ids}  # turn log (issue 35)
         for chunk in _chunks(ids, 500):
             marks = ",".join("?" * len(chunk))
             for node_id, tag in self.db.execute(
@@ -115,7 +117,17 @@ class MemoryStore:
                 chunk,
             ):
                 pointers[node_id].append(pointer)
-        return [self._row_to_node(r, tags[r[0]], pointers[r[0]]) for r in rows]
+            # --- turn log (issue 35): each memory's evidence ---
+            for node_id, turn_id in self.db.execute(
+                f"SELECT node_id, turn_id FROM node_sources WHERE node_id IN ({marks}) ORDER BY node_id, position",
+                chunk,
+            ):
+                sources[node_id].append(turn_id)
+            # --- end turn log ---
+        nodes = [self._row_to_node(r, tags[r[0]], pointers[r[0]]) for r in rows]
+        for node in nodes:
+            node.sources = sources[node.id]
+        return nodes
 
     # ------------------------------------------------------------------ reads
     def get(self, owner: str, node_id: str) -> MemoryNode | None:
@@ -307,6 +319,7 @@ class MemoryStore:
         )
         self.db.execute("DELETE FROM node_tags WHERE node_id = ?", [node.id])
         self.db.execute("DELETE FROM node_pointers WHERE node_id = ?", [node.id])
+        self.db.execute("DELETE FROM node_sources WHERE node_id = ?", [node.id])  # turn log (issue 35)
         self._write_tags_pointers(node)
 
     def _write_tags_pointers(self, node: MemoryNode) -> None:
@@ -318,6 +331,11 @@ class MemoryStore:
             self.db.conn.executemany(
                 "INSERT INTO node_pointers (node_id, position, pointer_id) VALUES (?, ?, ?)",
                 [(node.id, i, p) for i, p in enumerate(node.pointer_ids)],
+            )
+        if node.sources:  # turn log (issue 35)
+            self.db.conn.executemany(
+                "INSERT INTO node_sources (node_id, position, turn_id) VALUES (?, ?, ?)",
+                [(node.id, i, t) for i, t in enumerate(node.sources)],
             )
 
     def add_many(
@@ -615,6 +633,146 @@ class MemoryStore:
         return SqliteLayers(self.db, self.lock)
 
     # --- end issue 35 ------------------------------------------------------------------------
+
+    # --- turn log (issue 35): the heard turns and what rests on them ----------------------------
+    def add_turns(self, turns: Sequence[Turn], vectors: np.ndarray | None = None) -> builtins.list[str]:
+        """Store the turns not stored yet (by owner + turn id), with their vectors under this
+        store's embedder, in one transaction; the ids stored (a turn already there is left as
+        it is: replaying a log twice changes nothing)."""
+        if not turns:
+            return []
+        with self.lock:
+            stored: builtins.list[str] = []
+            with self.db.atomic():
+                for i, turn in enumerate(turns):
+                    vec = None if vectors is None else np.asarray(vectors[i], dtype=np.float32).tobytes()
+                    cur = self.db.execute(
+                        "INSERT OR IGNORE INTO turns (owner, turn_id, session, time, speaker, text, dates, model, "
+                        "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            turn.owner,
+                            turn.turn_id,
+                            turn.session,
+                            float(turn.time),
+                            turn.speaker,
+                            turn.text,
+                            ",".join(turn.dates),
+                            self.embedder.name if vec is not None else "",
+                            vec,
+                        ],
+                    )
+                    if cur.rowcount:
+                        stored.append(turn.turn_id)
+            self._data_version = self._read_data_version()
+            return stored
+
+    def get_turns(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[Turn]:
+        ids = list(dict.fromkeys(turn_ids))
+        out: builtins.list[Turn] = []
+        with self.lock:
+            for chunk in _chunks(ids, 500):
+                out += [
+                    _to_turn(r)
+                    for r in self.db.execute(
+                        f"SELECT {_TURN_COLUMNS} FROM turns WHERE owner = ? "
+                        f"AND turn_id IN ({','.join('?' * len(chunk))})",
+                        [owner, *chunk],
+                    )
+                ]
+        return sorted(out, key=lambda t: (t.time, t.turn_id))
+
+    def list_turns(
+        self, owner: str, since: float | None = None, until: float | None = None, limit: int | None = None
+    ) -> builtins.list[Turn]:
+        """The owner's turns said in [since, until), oldest first."""
+        where: builtins.list[str] = ["owner = ?"]
+        params: builtins.list[object] = [owner]
+        if since is not None:
+            where.append("time >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("time < ?")
+            params.append(until)
+        sql = f"SELECT {_TURN_COLUMNS} FROM turns WHERE {' AND '.join(where)} ORDER BY time, rowid"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        with self.lock:
+            return [_to_turn(r) for r in self.db.execute(sql, params)]
+
+    def turns_with_vectors(self, owner: str) -> builtins.list[tuple[Turn, np.ndarray | None]]:
+        """Every turn of the owner, oldest first, with its vector under this store's embedder
+        (None when it has none: stored by another embedder)."""
+        with self.lock:
+            rows = self.db.execute(
+                f"SELECT {_TURN_COLUMNS}, model, vector FROM turns WHERE owner = ? ORDER BY time, rowid", [owner]
+            ).fetchall()
+        name = self.embedder.name
+        return [
+            (_to_turn(r[:7]), np.frombuffer(r[8], dtype=np.float32) if r[7] == name and r[8] is not None else None)
+            for r in rows
+        ]
+
+    def turn_stamp(self, owner: str) -> tuple[int, float]:
+        """(count, newest time) of the owner's turns: changes when turns are stored or deleted."""
+        with self.lock:
+            count, newest = self.db.execute(
+                "SELECT count(*), coalesce(max(time), 0) FROM turns WHERE owner = ?", [owner]
+            ).fetchone()
+        return int(count), float(newest)
+
+    def count_turns(self, owner: str | None = None) -> int:
+        with self.lock:
+            if owner is None:
+                return self.db.execute("SELECT count(*) FROM turns").fetchone()[0]
+            return self.db.execute("SELECT count(*) FROM turns WHERE owner = ?", [owner]).fetchone()[0]
+
+    def delete_turns(self, owner: str, turn_ids: Iterable[str]) -> int:
+        ids = list(turn_ids)
+        deleted = 0
+        with self.lock:
+            with self.db.atomic():
+                for chunk in _chunks(ids, 500):
+                    deleted += self.db.execute(
+                        f"DELETE FROM turns WHERE owner = ? AND turn_id IN ({','.join('?' * len(chunk))})",
+                        [owner, *chunk],
+                    ).rowcount
+            self._data_version = self._read_data_version()
+        return deleted
+
+    def resting_on(self, owner: str, turn_ids: Iterable[str]) -> builtins.list[MemoryNode]:
+        """The owner's memories (any status) with one of `turn_ids` among their sources."""
+        ids = list(turn_ids)
+        out: builtins.list[MemoryNode] = []
+        with self.lock:
+            for chunk in _chunks(ids, 500):
+                out += self._select(
+                    f"owner = ? AND id IN (SELECT node_id FROM node_sources WHERE turn_id IN "
+                    f"({','.join('?' * len(chunk))}))",
+                    [owner, *chunk],
+                )
+        return out
+
+    def export_turns(self, after: tuple[str, str] = ("", ""), limit: int = 1000) -> builtins.list[Turn]:
+        """Every turn (all owners) after (owner, turn_id), by owner and turn id: migration pages."""
+        with self.lock:
+            return [
+                _to_turn(r)
+                for r in self.db.execute(
+                    f"SELECT {_TURN_COLUMNS} FROM turns WHERE (owner, turn_id) > (?, ?) "
+                    "ORDER BY owner, turn_id LIMIT ?",
+                    [after[0], after[1], int(limit)],
+                )
+            ]
+
+    # --- end turn log ---
+
+
+_TURN_COLUMNS = "owner, turn_id, session, time, speaker, text, dates"
+
+
+def _to_turn(row: Sequence) -> Turn:
+    owner, turn_id, session, when, speaker, text, dates = row
+    return Turn(owner, turn_id, when, speaker, text, session, [d for d in dates.split(",") if d])
 
 
 def _chunks(items: Sequence, size: int):

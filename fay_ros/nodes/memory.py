@@ -273,7 +273,9 @@ class MemoryServiceNode(Node):
                 layers = load_model(c.layers_file, LayersConfig) if c.layers_file else LayersConfig()
             except TableError as exc:
                 raise ConfigError(f"parameter 'layers_file': {exc}") from None
-            self.service.enable_layers(layers.model_copy(update={"updater": c.layers_updater}))
+            self.service.enable_layers(
+                layers.model_copy(update={"updater": c.layers_updater}), run=self._run_layer_update
+            )
         self.scheduler = BackgroundScheduler(self.service)
         try:
             self.schedule = ReloadingTable(schedule_path(c.schedule_file), load_schedule)
@@ -408,28 +410,26 @@ class MemoryServiceNode(Node):
     # ------------------------------------------------------------------ hearing
     def _on_user_words(self, msg: Transcript) -> None:
         self.service.hear_user(msg.user_id, msg.text)
-        if self.config.layers_enabled and msg.user_id:
-            self._worker.submit(self._ingest_turn, msg)
         self.get_logger().debug(f"heard a turn of owner={msg.user_id!r} ({len(msg.text)} characters)")
         self.heard_publisher.publish(
             Transcript(header=msg.header, user_id=msg.user_id, language=msg.language, is_final=msg.is_final)
         )
 
     # --- issue 35: the layered profile ------------------------------------------------------
-    def _ingest_turn(self, msg: Transcript) -> None:
-        """One heard user turn into the layered profile, on the worker (an LLM updater may take
-        seconds). The turn's time is its header stamp (the node clock when it has none); its id,
-        until the turn log gives one, is that time in nanoseconds."""
-        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-        if not stamp:
-            stamp = self.get_clock().now().nanoseconds
-        try:
-            report = self.service.ingest_turn(msg.user_id, str(stamp), stamp / 1e9, "user", msg.text)
-        except Exception as exc:  # noqa: BLE001 - the profile must never stop the recording
-            self.get_logger().error(f"layered profile update failed: {type(exc).__name__}")
-            return
-        if report.updated:
-            self.get_logger().info(f"profile layers of owner={msg.user_id!r} updated: {', '.join(report.updated)}")
+    def _run_layer_update(self, job) -> None:
+        """A layered-profile update (a heard turn, a forgotten one) on the worker: an LLM updater
+        may take seconds, and the profile must never stop the recording."""
+
+        def run() -> None:
+            try:
+                report = job()
+            except Exception as exc:  # noqa: BLE001
+                self.get_logger().error(f"layered profile update failed: {type(exc).__name__}")
+                return
+            if getattr(report, "updated", None):
+                self.get_logger().info(f"profile layers updated: {', '.join(report.updated)}")
+
+        self._worker.submit(run)
 
     # --- end issue 35 ------------------------------------------------------------------------
     def _on_reply(self, msg: Utterance) -> None:
