@@ -419,6 +419,7 @@ def _print_profile(snap: dict) -> None:
 
 # --- end issue 35 ------------------------------------------------------------------------------
 
+
 # --- turn log (issue 35) ------------------------------------------------------------------------
 def _parse_time(text: str) -> float:
     """ISO 8601 -> seconds since the epoch (a time without a zone is local time)."""

@@ -711,9 +711,10 @@ class MemoryService:
             facts=self.profiles.facts,
         )
         self._run_layers = run or (lambda job: job())
-        for hooks, hook in ((self.turn_listeners, self._layers_hear), (self.forget_listeners, self._layers_forget)):
-            if hook not in hooks:
-                hooks.append(hook)
+        if self._layers_hear not in self.turn_listeners:
+            self.turn_listeners.append(self._layers_hear)
+        if self._layers_forget not in self.forget_listeners:
+            self.forget_listeners.append(self._layers_forget)
         return self._layers
 
     def _layers_hear(self, turn: Turn, _written: list[MemoryNode]) -> None:
