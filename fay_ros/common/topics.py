@@ -70,3 +70,5 @@ SRV_RECALL = "memory/recall"
 SRV_FORGET = "memory/forget"
 SRV_ACTIVE_RULES = "memory/active_rules"
 SRV_PROFILE = "memory/profile"
+# Hybrid recall with evidence over an owner's whole history (SearchEvidence.srv).
+SRV_SEARCH_EVIDENCE = "memory/search_evidence"

@@ -39,9 +39,10 @@ from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import BaseModel, Field, field_validator
 from rclpy.node import Node
 
+from fay_msgs.msg import Evidence as EvidenceMsg
 from fay_msgs.msg import MemoryNode as MemoryNodeMsg
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember, SearchEvidence
 
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, event_status
@@ -49,14 +50,15 @@ from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.reloading import ReloadingTable
-from ..common.rostime import to_time_msg
+from ..common.rostime import from_time_msg, to_time_msg
 from ..common.yaml_loader import load_model
 from ..llm.client import ChatClient, Endpoint
 from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
+from ..memory.evidence import Evidence
 from ..memory.layers import LayersConfig
 from ..memory.model import MemoryNode
-from ..memory.policy import RememberRequest
+from ..memory.policy import GUEST_REFUSAL, RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
 from ..memory.reflection import ReflectionSettings, Reflector
 from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
@@ -192,6 +194,21 @@ class MemoryConfig(BaseModel):
         return value
 
 
+def evidence_msg(item: Evidence) -> EvidenceMsg:
+    return EvidenceMsg(
+        kind=item.kind,
+        id=item.id,
+        text=item.text,
+        rendered=item.render(),
+        date=item.date,
+        said=item.said,
+        sources=list(item.sources),
+        speaker=item.speaker,
+        status=item.status,
+        score=float(item.score),
+    )
+
+
 def to_msg(node: MemoryNode) -> MemoryNodeMsg:
     return MemoryNodeMsg(
         id=node.id,
@@ -291,6 +308,7 @@ class MemoryServiceNode(Node):
         self.create_service(Forget, topics.SRV_FORGET, self._on_forget)
         self.create_service(GetActiveRules, topics.SRV_ACTIVE_RULES, self._on_active_rules)
         self.create_service(GetProfile, topics.SRV_PROFILE, self._on_profile)
+        self.create_service(SearchEvidence, topics.SRV_SEARCH_EVIDENCE, self._on_search_evidence)
         if c.record_conversations:
             self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_user_words, qos.EVENTS)
             if c.record_text_input:
@@ -368,7 +386,21 @@ class MemoryServiceNode(Node):
         self.get_logger().debug(f"recall owner={req.owner!r}: {out.message}")
         return res
 
+    def _on_search_evidence(self, req: SearchEvidence.Request, res: SearchEvidence.Response) -> SearchEvidence.Response:
+        try:
+            now = from_time_msg(req.now) or None
+            items = self.service.search_evidence(req.owner, req.query, int(req.n), now=now)
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "search_evidence", exc)
+        res.success = bool(req.owner.strip())
+        res.message = f"{len(items)} items" if res.success else GUEST_REFUSAL
+        res.items = [evidence_msg(e) for e in items]
+        self.get_logger().debug(f"search_evidence owner={req.owner!r}: {res.message}")
+        return res
+
     def _on_forget(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
+        if req.turn_ids:
+            return self._forget_turns(req, res)
         try:
             out = self.service.forget(req.owner, req.id, req.query, req.confirm_all)
         except Exception as exc:  # noqa: BLE001
@@ -376,6 +408,25 @@ class MemoryServiceNode(Node):
         res.success, res.message, res.needs_confirmation = out.success, out.message, out.needs_confirmation
         res.nodes = [to_msg(n) for n in out.nodes]
         self.get_logger().info(f"forget owner={req.owner!r}: {out.message}")
+        return res
+
+    def _forget_turns(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
+        """Forget heard turns (Forget.turn_ids): each with what rests only on it, the layered
+        profile's items included; the first turn that cannot be forgotten ends the request."""
+        deleted: list[MemoryNode] = []
+        try:
+            for turn_id in req.turn_ids:
+                out = self.service.forget_turn(req.owner, turn_id)
+                if not out.success:
+                    res.success, res.message = False, out.message
+                    res.nodes = [to_msg(n) for n in deleted]
+                    return res
+                deleted += out.nodes
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "forget", exc)
+        res.success, res.nodes = True, [to_msg(n) for n in deleted]
+        res.message = f"forgot {len(req.turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
+        self.get_logger().info(f"forget owner={req.owner!r}: {res.message}")
         return res
 
     def _on_active_rules(self, req: GetActiveRules.Request, res: GetActiveRules.Response) -> GetActiveRules.Response:

@@ -11,7 +11,7 @@ from typing import Any
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember, SearchEvidence
 
 from ..common import topics
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable
@@ -34,12 +34,13 @@ class RosMemoryGateway:
         self._forget = node.create_client(Forget, topics.SRV_FORGET, callback_group=group)
         self._rules = node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES, callback_group=group)
         self._profile = node.create_client(GetProfile, topics.SRV_PROFILE, callback_group=group)
+        self._evidence = node.create_client(SearchEvidence, topics.SRV_SEARCH_EVIDENCE, callback_group=group)
 
     def wait_until_discovered(self, timeout: float) -> bool:
         """Block (never in a callback) until every memory service is discovered, or `timeout`
         seconds pass; True when all are. For a process that serves others only once memory is
         reachable (fay-ros mcp), so its first calls do not race DDS discovery."""
-        clients = (self._recall, self._remember, self._forget, self._rules, self._profile)
+        clients = (self._recall, self._remember, self._forget, self._rules, self._profile, self._evidence)
         deadline = time.monotonic() + timeout
         while not all(c.service_is_ready() for c in clients):
             if time.monotonic() >= deadline:
@@ -88,6 +89,17 @@ class RosMemoryGateway:
             self._recall, Recall.Request(owner=owner, query=query, n=n, include_candidates=False, stateless=stateless)
         )
         return self._memories(response.nodes) if response.success else []
+
+    async def search_evidence(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+        """The evidence for `query` over the owner's whole history (memory/search_evidence:
+        heard turns and memories by hybrid recall), each as one prompt line with its absolute
+        date ("[2026-11-02] (said 2026-11-03) User: ..."); node_type "turn" or "memory"."""
+        response = await self._call(self._evidence, SearchEvidence.Request(owner=owner, query=query, n=n))
+        if not response.success:
+            return []
+        return [
+            Memory(e.id, e.rendered, e.status or "confirmed", float(e.score), e.kind, (), "") for e in response.items
+        ]
 
     async def remember(
         self,
