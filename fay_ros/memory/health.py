@@ -195,6 +195,25 @@ def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
     return ""
 
 
+def _words_of(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    found = term(ALLERGENS, key)
+    if found is None:  # an allergen the table does not know: its own words ("cats", "猫毛")
+        word = key.replace("_", " ")
+        return ((), (word,)) if re.search(r"[\u4e00-\u9fff]", word) else ((word,), ())
+    return found.en + found.foods_en, found.zh + found.foods_zh
+
+
+def mentioned_allergen(text: str, keys: tuple[str, ...]) -> tuple[str, str] | None:
+    """(the word, the allergen key) when `text` names one of the allergens `keys` or a food
+    that contains it ("satay" → peanut, "花生酱" → peanut), else None."""
+    for key in keys:
+        words_en, words_zh = _words_of(key)
+        food = _mentions(text, words_en, zh=False) or _mentions(text, words_zh, zh=True)
+        if food:
+            return food, key
+    return None
+
+
 def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | None:
     """(the food, the allergen key) when `sentence` offers or suggests something the user must
     avoid (`avoided`: allergen keys, e.g. ("peanut",)), None when it does not, or only warns
@@ -203,12 +222,11 @@ def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | N
         return None
     rest = sentence
     for key in avoided:
-        found = term(ALLERGENS, key)
-        words_en = found.en + found.foods_en if found is not None else (key.replace("_", " "),)
-        words_zh = found.zh + found.foods_zh if found is not None else ()
-        absent_en = "|".join(re.escape(w) for w in sorted(words_en, key=len, reverse=True))
-        rest = re.sub(rf"\b{_ABSENT_EN}(?:{absent_en})(?:e?s)?\b", " ", rest, flags=re.I)
-        rest = re.sub(rf"(?<![\w-])(?:{absent_en})(?:e?s)?[- ]free\b", " ", rest, flags=re.I)
+        words_en, words_zh = _words_of(key)
+        if words_en:
+            absent_en = "|".join(re.escape(w) for w in sorted(words_en, key=len, reverse=True))
+            rest = re.sub(rf"\b{_ABSENT_EN}(?:{absent_en})(?:e?s)?\b", " ", rest, flags=re.I)
+            rest = re.sub(rf"(?<![\w-])(?:{absent_en})(?:e?s)?[- ]free\b", " ", rest, flags=re.I)
         if words_zh:
             absent_zh = "|".join(re.escape(w) for w in sorted(words_zh, key=len, reverse=True))
             rest = re.sub(rf"{_ABSENT_ZH}(?:吃|喝|用)?(?:{absent_zh})", " ", rest)
