@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..memory import health
@@ -24,6 +25,7 @@ from ..memory.self_facts import (
     MALE_RELATIONS,
     RELATIONS,
     ZH_RELATIONS,
+    SelfFact,
     is_safety_key,
     name_from_content,
     relation_key,
@@ -572,3 +574,29 @@ def _age_answer(
     if d.age is None and not birthday:
         parts.insert(0, f"你还没告诉我{who}多大了。" if zh else f"You haven't told me how old {who} is.")
     return ("" if zh else " ").join(parts)
+
+
+# -- acknowledgements -------------------------------------------------------------------------
+# The kinds of statement the tiny profile acknowledges itself (a 135M model would make up a
+# reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
+ACKNOWLEDGED = ("occupation", "workplace", "home", "family:", "health:")
+
+
+def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = False) -> str:
+    """ "Got it — you're allergic to peanuts. I'll keep that in mind." / "好的，我记住了：你对花生过敏。"
+    for what the user just said about themselves (`learned`), or "" when none of it is of an
+    acknowledged kind (`every_kind`: acknowledge names, tastes and plans too)."""
+    said = [f for f in learned if every_kind or f.key.startswith(ACKNOWLEDGED)]
+    # "my daughter Lena turns seven": her name is in the age already
+    said = [
+        f for f in said if not any(o is not f and o.key.startswith(f.key + ":") and f.value in o.content for o in said)
+    ]
+    if not said:
+        return ""
+    lines = [second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said]
+    if zh:
+        return "好的，我记住了：" + "".join(lines)
+    body = " ".join(lines)
+    body = re.sub(r"^You are\b", "you're", body)
+    body = body[:1].lower() + body[1:] if body.startswith(("You ", "Your ")) else body
+    return f"Got it — {body} I'll keep that in mind."

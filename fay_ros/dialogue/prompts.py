@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..memory.self_facts import render_fact
+from ..memory.self_facts import is_safety_key, render_fact
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
@@ -129,13 +130,18 @@ def executor_messages(
     return _chat(system, history, request)
 
 
+SAFETY = "The user's health (never suggest or offer anything against it):"
+
+
 def final_messages(
-    persona: str, results: list[tuple[str, str]], history: list[Message], question: str
+    persona: str, results: list[tuple[str, str]], history: list[Message], question: str, safety: Sequence[str] = ()
 ) -> list[Message]:
-    """The final reply after the tool loop, from the tool results."""
+    """The final reply after the tool loop, from the tool results; `safety`: the user's safety
+    facts, which every prompt carries."""
     system = "\n\n".join(
         [
             "Persona:\n" + persona,
+            *([SAFETY + "\n" + "\n".join(f"- {line}" for line in safety)] if safety else []),
             FINAL.format(
                 request=question,
                 calls=", ".join(c for c, _r in results) or "nothing (no tool was needed)",
@@ -161,8 +167,13 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
     if name:
         persona = re.sub(r"\bthe user\b", name, persona)
         persona += f"\nYou are talking with {name}."
-    fact_lines = [render_fact(content, name) for key, content in facts.items() if key != "name"]
-    return "\n".join([persona, *fact_lines[-max_fact_lines:]])
+    # safety facts (allergies, medication, conditions) are always there, whatever the limit:
+    # the newest other facts fill what is left of it; the safety lines come last, nearest to
+    # the conversation, where a tiny model heeds them most
+    safety = [render_fact(content, name) for key, content in facts.items() if is_safety_key(key)]
+    other = [render_fact(content, name) for key, content in facts.items() if key != "name" and not is_safety_key(key)]
+    room = max(0, max_fact_lines - len(safety))
+    return "\n".join([persona, *(other[-room:] if room else []), *safety])
 
 
 def tiny_volatile(

@@ -105,6 +105,9 @@ class ToolContext:
     language: str = ""
     memory: MemoryGateway = field(default_factory=NoMemory)
     user_name: str = ""  # what the user said their name is (from their facts; "" = not known)
+    # the user's safety facts (allergies, medication, conditions; key -> content): in every
+    # prompt of the turn, and the reply guard drops a sentence that goes against them
+    safety_facts: dict[str, str] = field(default_factory=dict)
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]

@@ -275,6 +275,12 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION_EN.search(text) or _QUESTION_ZH.search(text))
 
 
+def asks_something(text: str) -> bool:
+    """True when one of the sentences of `text` is a question ("I'm allergic to peanuts. Can
+    you suggest a snack?"), False for statements only."""
+    return any(is_question(clause) for clause in _clauses(text))
+
+
 def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[SelfFact]:
     """The statements about oneself in `text` (one utterance of the user), in order; [] for
     questions and for anything that is not plainly a first-person statement. `now`: when it
@@ -605,6 +611,11 @@ def is_safety_key(key: str) -> bool:
     """True for a fact key that is safety-relevant (an allergy, a food the user cannot eat,
     a health condition, a medicine): other code puts these first and never drops them."""
     return key.startswith(SAFETY_KEY_PREFIXES)
+
+
+def safety_facts(facts: dict[str, str]) -> dict[str, str]:
+    """The safety-relevant ones of `facts` (key → content), in their order."""
+    return {key: content for key, content in facts.items() if is_safety_key(key)}
 
 
 _OCCUPATIONS_EN = (
