@@ -308,7 +308,8 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         return ("" if zh else " ").join(parts) or _UNKNOWN["health"][lang]
     m = (_CAN_EAT_Q_ZH if zh else _CAN_EAT_Q_EN).search(q)
     if m:
-        reply = _can_eat(next(g for g in m.groups() if g), facts, zh)
+        allergy_q = bool(m.group(2))  # "am I allergic to…" / "我对…过敏吗"
+        reply = _can_eat(next(g for g in m.groups() if g), facts, zh, allergy_q)
         if reply is not None:
             return reply
     age_q = (_AGE_Q_ZH if zh else _AGE_Q_EN).search(q)
@@ -364,7 +365,7 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
     return ("" if zh else " ").join(out)
 
 
-def _can_eat(thing: str, facts: dict[str, str], zh: bool) -> str | None:
+def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = False) -> str | None:
     """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason,
     or (when they told of allergies, just not this one) that they have not told of one;
     None when nothing about their health is known (not a question for the facts then)."""
@@ -373,6 +374,8 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool) -> str | None:
         return None
     thing = thing.strip(" ?？。.!")
     hit = health.mentioned_allergen(thing, keys)
+    if hit is None and allergy_q:
+        return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
     if hit is None:
         if zh:
             return f"你没告诉过我你对{thing}有什么问题。" + _allergies(facts, zh)
@@ -384,10 +387,10 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool) -> str | None:
     if zh:
         why = f"你对{name}过敏" if allergic else f"你不能吃{name}"
         contains = "" if food in (known.zh if known else ()) or food == name else f"，{food}里有{name}"
-        return f"不行，{why}{contains}。"
+        return f"{'是的' if allergy_q else '不行'}，{why}{contains}。"
     why = f"you're allergic to {name}" if allergic else f"you can't eat {name}"
     contains = "" if known is None or food in known.en else f", and {food} usually contains {name}"
-    return f"No, {why}{contains}."
+    return f"{'Yes' if allergy_q else 'No'}, {why}{contains}."
 
 
 def _member(found: re.Match, facts: dict[str, str], zh: bool) -> str | None:
@@ -407,7 +410,7 @@ def _member(found: re.Match, facts: dict[str, str], zh: bool) -> str | None:
     low = who.lower()
     if low.startswith("my "):
         return relation_key(low[3:])
-    if low in ("she", "her", "he", "him"):
+    if low in ("she", "her", "he", "him", "his"):
         return _by_pronoun(facts, female=low in ("she", "her"))
     return _by_name(who, facts)
 
@@ -429,7 +432,11 @@ def _by_pronoun(facts: dict[str, str], female: bool) -> str | None:
 def _by_name(name: str, facts: dict[str, str]) -> str | None:
     for key, content in facts.items():
         parts = key.split(":")
-        if parts[0] == "family" and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", content):
+        if parts[0] != "family":
+            continue
+        if has_cjk(name) and name in content:  # no word boundaries in Chinese
+            return parts[1]
+        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", content):
             return parts[1]
     return None
 

@@ -190,8 +190,10 @@ def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
         if zh:
             if word in text:
                 return word
-        elif re.search(rf"(?<![\w-]){re.escape(word)}(?:e?s)?(?![\w])", text, re.I):
-            return word
+        else:
+            stem = word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+            if re.search(rf"(?<![\w-]){re.escape(stem)}(?:e?s)?(?![\w])", text, re.I):
+                return word
     return ""
 
 
@@ -233,7 +235,7 @@ def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | N
         food = _mentions(rest, words_en, zh=False) or _mentions(rest, words_zh, zh=True)
         if not food:
             continue
-        if _WARNING.search(rest) and not _PLAYED_DOWN.search(rest):
+        if _WARNING.search(sentence) and not _PLAYED_DOWN.search(sentence):
             continue
         return food, key
     return None

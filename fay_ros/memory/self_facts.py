@@ -743,6 +743,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if (
             1 <= len(words) <= 6
             and place.lower() not in _NOT_HOMES
+            and words[0].lower() not in _NOT_HOMES
             and (
                 plain[:1].isupper()
                 or re.search(rf"{_PLACE_NOUNS}$", place, re.I)
@@ -953,7 +954,7 @@ _ZH_AGE = re.compile(
     r"(今年|现在|已经|" + when.ZH_DAY + r")?(?:就|要|会|将|快)?(满|过|是)?(" + when.ZH_NUMBER + r")(?:周)?岁"
 )
 _NOT_ZH_NAMES = re.compile(
-    r"明年|去年|今年|马上|快要|已经|现在|下个|刚|才|都|也|还|今|明|后|下|这|本|周|星期|礼拜|满|过|要"
+    r"^(?:明年|去年|今年|马上|快要|已经|现在|下个|刚|才|都|也|还|今天|明天|后天|下周|这周|本周|周|星期|礼拜|满|过|要)"
 )
 _ZH_BIRTHDAY = re.compile(
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??的?生日(?:是|在)(?:在)?"
