@@ -211,7 +211,8 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat do i do (?:for (?:a )?(?:living|work|my job))\b|\bwhat(?:'s| is) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
-    r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b",
+    r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
+    r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b",
     re.I,
 )
 _OCCUPATION_Q_ZH = re.compile(
@@ -220,12 +221,15 @@ _OCCUPATION_Q_ZH = re.compile(
 )
 _HOME_Q_EN = re.compile(
     r"\bwhere do i live\b|\bwhere(?:'s| is) my home\b|\bwhat (?:city|town|country|place|village) do i live in\b|"
-    r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b",
+    r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
+    r"\b(?:know|remember) where i live\b",
     re.I,
 )
 _HOME_Q_ZH = re.compile(r"我(?:住|家)在哪|我住哪|我(?:现在)?住在什么地方|我(?:住|家)在什么(?:城市|地方)")
 _ALLERGY_LIST_Q_EN = re.compile(
-    r"\bwhat am i allergic to\b|\bwhat (?:are|were) my allergies\b|\bdo i have (?:any )?allergies\b|"
+    r"\bwhat am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
+    r"\bdo i have (?:any )?(?:food )?allergies\b|"
+    r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
     r"\bwhat (?:food|foods) (?:should|must) i avoid\b",
     re.I,
@@ -234,15 +238,20 @@ _ALLERGY_LIST_Q_ZH = re.compile(
     r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)"
 )
 _CAN_EAT_Q_EN = re.compile(
-    r"\b(?:can|could|may|should) i (?:eat|have|drink|try)\s+(.+?)\s*\?*$|\bam i allergic to\s+(.+?)\s*\?*$|"
+    r"\b(?:can|could|may|should) i (?:eat|have|drink|try)\s+(.+?)\s*\?*$|"
+    r"\b(?:am i allergic to|should i avoid|do i need to avoid|must i avoid)\s+(.+?)\s*\?*$|"
+    r"\bis it (?:ok|okay|safe|fine|alright) (?:for me )?to (?:eat|have|drink)\s+(.+?)\s*\?*$|"
     r"\bis (?:it )?(.+?) (?:ok|okay|safe|fine) for me\b|\bare (.+?) (?:ok|okay|safe|fine) for me\b",
     re.I,
 )
-_CAN_EAT_Q_ZH = re.compile(r"我(?:能|可以|能不能|可不可以)(?:吃|喝)(.+?)(?:吗|么|嘛)?[？?。]?$|我对(.+?)过敏吗")
+_CAN_EAT_Q_ZH = re.compile(
+    r"我(?:能|可以|能不能|可不可以)(?:吃|喝)(.+?)(?:吗|么|嘛)?[？?。]?$|我(?:是不是)?对(.+?)过敏(?:吗|么)?[？?。]?$"
+)
 _MEDICATION_Q_EN = re.compile(
     r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
-    r"\bdo i take any\b|\bmy (?:medication|medications|medicine|meds|pills)\b.*\?",
+    r"\bdo i take any\b|\bmy (?:medication|medications|medicine|meds|pills)\b.*\?|"
+    r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b",
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
@@ -256,8 +265,8 @@ _HEALTH_Q_EN = re.compile(
 _HEALTH_Q_ZH = re.compile(r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)")
 _WHO_EN = r"(my ([a-z]+(?: (?!be\b|turn\b|going\b)[a-z]+)?)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
 _AGE_Q_EN = re.compile(
-    rf"\bhow old (?:is|will|'s|was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
-    rf"\bhow old is {_WHO_EN} going to (be|turn)\b",
+    rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
+    rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b",
     re.I,
 )
 _BIRTHDAY_Q_EN = re.compile(
@@ -268,7 +277,8 @@ _BIRTHDAY_Q_EN = re.compile(
 _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3}?))"
 _AGE_Q_ZH = re.compile(_ZH_WHO + r"(?:今年|现在|到时候|那天|下周日?)?(?:几岁|多大|多少岁)(?:了)?")
 _BIRTHDAY_Q_ZH = re.compile(
-    _ZH_WHO + r"(?:的)?(?:生日是?(?:什么时候|哪天|哪一天|几月几号|几号)|什么时候(?:过)?生日|哪天(?:过)?生日|"
+    _ZH_WHO
+    + r"(?:的)?(?:生日是?(?:什么时候|哪天|哪一天|几月几号|几号)|什么时候(?:过)?生日|(?:哪天|几号|几月几号)(?:过)?生日|"
     r"什么时候满)"
 )
 _ZH_RELATION_NAMES = {

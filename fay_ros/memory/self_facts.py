@@ -643,6 +643,9 @@ _OCC_AS_EN = re.compile(
     rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}",
     re.I,
 )
+_FOR_A_LIVING_EN = re.compile(
+    r"\bI (do|make|write|sell|fix|build|drive|design|clean|teach|cook) (.+?) for a living\b", re.I
+)
 _JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
 _TEACH_EN = re.compile(
     rf"\bI(?: currently| now)? teach (?!you\b|them\b|him\b|her\b|it\b|myself\b)(.+?){_STOP_CLAUSE}", re.I
@@ -690,11 +693,22 @@ _BIRTHDAY_EN = re.compile(
 )
 # a list of foods ends where the next statement starts: "I can't eat gluten, I'm celiac"
 _STOP_ITEMS = r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b))"
+_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+_ORDINAL_BIRTHDAY_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?'s (\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINALS)}|"
+    rf"(?:twent|thirt|fort|fift|sixt|sevent|eight|ninet)ieth|"
+    rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-\w+) birthday is ({when.EN_DAY})\b",
+    re.I,
+)
 _ALLERGY_EN = re.compile(
     rf"\bI(?:'m| am) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?allergic to "
     rf"(.+?){_STOP_ITEMS}|"
     r"\bI(?: have|'ve got| have got|'ve) (?:an? |severe |bad |serious |a severe |a bad |a serious )*"
-    r"((?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b",
+    r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b|"
+    rf"\bI(?: have|'ve got| have got|'ve) (?:an? )?(?:severe |bad |serious )?allerg(?:y|ies) to (.+?){_STOP_ITEMS}",
     re.I,
 )
 _AVOID_EN = re.compile(
@@ -774,6 +788,13 @@ def _en_work(clause: str) -> list[SelfFact]:
         what = _third_person(_clause_end(m.group(1)))
         if len(what.split()) <= 10:
             return [_fact("fact", "occupation", what, f"{USER_EN} is {what}.")]
+    m = _FOR_A_LIVING_EN.search(clause)
+    if m:
+        verb = m.group(1).lower()
+        what = _third_person(_clause_end(m.group(2)))
+        verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
+        if len(what.split()) <= 8:
+            return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
     m = _JOB_IS_EN.search(clause)
     if m:
         what = _third_person(_clause_end(m.group(1)))
@@ -801,9 +822,9 @@ def _en_work(clause: str) -> list[SelfFact]:
 def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
     named = relation = ""
-    m = _AGE_TURNS_EN.search(clause)
+    m = _AGE_TURNS_EN.search(clause) or _ORDINAL_BIRTHDAY_EN.search(clause)
     day = when.resolve_day(m.group(4), now) if m else None
-    age = when.number(m.group(3)) if m else None
+    age = (when.number(m.group(3)) if m.re is _AGE_TURNS_EN else _ordinal(m.group(3))) if m else None
     if m and day is not None and age is not None:
         relation, named = m.group(1).lower(), m.group(2) or ""
         who = f"{relation} {named}" if named else relation
@@ -846,6 +867,20 @@ def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return out
 
 
+def _ordinal(text: str) -> int | None:
+    """ "7th" / "seventh" / "twenty-first" / "fortieth" → the number."""
+    t = text.lower()
+    if t[:-2].isdigit():
+        return int(t[:-2])
+    if t in _ORDINALS:
+        return _ORDINALS.index(t) + 1
+    if t.endswith("ieth"):
+        return when.number(t[:-4] + "y")
+    tens, _, unit = t.partition("-")
+    base = when.number(tens)
+    return base + _ORDINALS.index(unit) + 1 if base is not None and unit in _ORDINALS[:9] else None
+
+
 def _birthday(relation: str, named: str, month_day: tuple[int, int], year: int | None, zh: bool) -> SelfFact:
     month, day = month_day
     key = f"family:{relation_key(relation)}:birthday"
@@ -871,7 +906,7 @@ def _items(value: str) -> list[str]:
 def _en_health(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
     for m in _ALLERGY_EN.finditer(clause):
-        said = m.group(1) or m.group(2)
+        said = m.group(1) or m.group(2) or m.group(3)
         for thing in _items(_third_person(said)):
             if len(thing.split()) > 4 or thing in ("what", "anything", "nothing"):
                 continue
@@ -943,6 +978,18 @@ _OCC_ZH = [
         "is",
     ),
     (re.compile(r"我(?:现在|目前)?(?:在)?教(?![你他她])(" + _ZH_TEXT + r"{1,10})"), "teach"),
+    (
+        re.compile(
+            r"我(?:现在|目前)?(?:当|做)(?:了)?("
+            + _ZH_TEXT
+            + r"{0,6}?(?:"
+            + _OCCUPATIONS_ZH
+            + r"))(?:的)?(?=["
+            + _ZH_STOP
+            + r"]|$)"
+        ),
+        "is",
+    ),
     (re.compile(r"我(?:已经)?退休(?:了)?"), "retired"),
 ]
 _WORK_AT_ZH = re.compile(r"我(?:现在|目前)?在(?!家)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)")

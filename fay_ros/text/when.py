@@ -64,7 +64,7 @@ EN_DAY = (
 # Chinese days: "今天", "明天", "后天", "周日", "这周日", "下周日", "下个星期天", "3月3日", "三月三号"
 _ZH_WEEKDAY = r"(?:周|星期|礼拜)(?:[一二三四五六日天])"
 ZH_DAY = (
-    rf"(?:今天|明天|后天|(?:这|本|下|下个)?{_ZH_WEEKDAY}|"
+    rf"(?:今天|明天|后天|(?:这|本|下)?(?:个)?{_ZH_WEEKDAY}|"
     rf"(?:{ZH_NUMBER})月(?:{ZH_NUMBER})(?:日|号))"
 )
 
@@ -146,7 +146,7 @@ def resolve_day(text: str, now: datetime.datetime) -> datetime.date | None:
     m = re.fullmatch(rf"(?:on |this |(next )|coming )?({_WEEKDAY_EN})", t)
     if m:
         return _weekday(today, WEEKDAYS_EN.index(m.group(2).capitalize()), next_week=bool(m.group(1)))
-    m = re.fullmatch(r"(这|本|下|下个)?(?:周|星期|礼拜)([一二三四五六日天])", t)
+    m = re.fullmatch(r"(这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])", t)
     if m:
         day = 6 if m.group(2) in "日天" else _WEEKDAYS_ZH.index(m.group(2))
         return _weekday(today, day, next_week=bool(m.group(1) and m.group(1).startswith("下")))
