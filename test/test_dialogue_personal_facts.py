@@ -349,10 +349,6 @@ TOLD = [
         ("Do you remember my job?", "You are a physiotherapist at the city hospital."),
         ("How old's my son?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
         ("What is Leo's age?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
-        (
-            "Can I eat grapes?",
-            "You haven't told me of any problem with grapes. You're allergic to sesame. You can't eat gluten.",
-        ),
         ("What medication do I take?", "You take aspirin every morning."),
         ("What's my parrot called?", "Your parrot is called Kiwi."),
         ("How old is Leo?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
@@ -462,8 +458,15 @@ def test_a_fact_told_in_the_other_language_is_quoted_not_invented():
     assert fact_answers.answer("我对什么过敏？", facts, "zh", FRIDAY) == "你对花生过敏。"
 
 
-def test_can_i_eat_is_left_to_the_model_when_no_health_fact_is_known():
+def test_can_i_eat_is_left_to_the_model_unless_the_food_is_one_to_avoid():
     assert fact_answers.answer("Can I eat pizza?", learn(["I live in Rome."]), "en", FRIDAY) is None
+    allergic = learn(["I'm allergic to peanuts."])
+    assert fact_answers.answer("Can I eat grapes?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("What should I eat for a snack?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("Can I have something sweet?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("Can I have a Snickers bar?", allergic, "en", FRIDAY) == (
+        "No, you're allergic to peanuts, and snickers usually contains peanuts."
+    )
 
 
 # -- acknowledgements --------------------------------------------------------------------------

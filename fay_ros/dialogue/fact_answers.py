@@ -238,14 +238,15 @@ _ALLERGY_LIST_Q_ZH = re.compile(
     r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)"
 )
 _CAN_EAT_Q_EN = re.compile(
-    r"\b(?:can|could|may|should) i (?:eat|have|drink|try)\s+(.+?)\s*\?*$|"
+    r"(?:^|[,.!]\s*)(?:can|could|may|should) i (?:eat|have|drink|try)\s+(?!for\b|something|anything|what)(.+?)\s*\?*$|"
     r"\b(?:am i allergic to|should i avoid|do i need to avoid|must i avoid)\s+(.+?)\s*\?*$|"
     r"\bis it (?:ok|okay|safe|fine|alright) (?:for me )?to (?:eat|have|drink)\s+(.+?)\s*\?*$|"
     r"\bis (?:it )?(.+?) (?:ok|okay|safe|fine) for me\b|\bare (.+?) (?:ok|okay|safe|fine) for me\b",
     re.I,
 )
 _CAN_EAT_Q_ZH = re.compile(
-    r"我(?:能|可以|能不能|可不可以)(?:吃|喝)(.+?)(?:吗|么|嘛)?[？?。]?$|我(?:是不是)?对(.+?)过敏(?:吗|么)?[？?。]?$"
+    r"我(?:能|可以|能不能|可不可以)(?:吃|喝)(.+?)(?:吗|么|嘛)?[？?。]?$|"
+    r"我(?:是不是对(.+?)过敏|对(.+?)过敏(?:吗|么|[？?]))"
 )
 _MEDICATION_Q_EN = re.compile(
     r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
@@ -318,7 +319,8 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         return ("" if zh else " ").join(parts) or _UNKNOWN["health"][lang]
     m = (_CAN_EAT_Q_ZH if zh else _CAN_EAT_Q_EN).search(q)
     if m:
-        allergy_q = bool(m.group(2))  # "am I allergic to…" / "我对…过敏吗"
+        # "am I allergic to…" / "我对…过敏吗", not "can I eat…"
+        allergy_q = bool(m.group(2) or (zh and m.group(3)))
         reply = _can_eat(next(g for g in m.groups() if g), facts, zh, allergy_q)
         if reply is not None:
             return reply
@@ -376,9 +378,9 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
 
 
 def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = False) -> str | None:
-    """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason,
-    or (when they told of allergies, just not this one) that they have not told of one;
-    None when nothing about their health is known (not a question for the facts then)."""
+    """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason;
+    "Am I allergic to cats?": yes, or that they have not told of it. None when the food is
+    none they must avoid, or nothing about their health is known (the model answers then)."""
     keys = health.avoided_keys(list(facts))
     if not keys:
         return None
@@ -387,9 +389,7 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
     if hit is None and allergy_q:
         return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
     if hit is None:
-        if zh:
-            return f"你没告诉过我你对{thing}有什么问题。" + _allergies(facts, zh)
-        return f"You haven't told me of any problem with {thing}. " + _allergies(facts, zh)
+        return None  # nothing the user must avoid: the model answers (and the guard still listens)
     food, key = hit
     known = health.term(health.ALLERGENS, key)
     name = known.name(zh) if known is not None else key.replace("_", " ")
