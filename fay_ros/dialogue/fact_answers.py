@@ -1,6 +1,9 @@
 """Questions about what the user told the companion, answered from the facts themselves.
 
 "What's my name?", "What do I like?", "Who is my sister?", "What am I doing tomorrow?",
+"What do I do for a living?", "Where do I live?", "What am I allergic to?", "Can I eat
+satay?", "What medication do I take?", "How old will my daughter be?" (counted to `now`),
+"When is Lena's birthday?", "我对什么过敏？", "我女儿几岁了？"
 (and the clock's questions, `time_answer`: "What time is it?", "现在几点？")
 "我叫什么名字？", "我喜欢什么？": the answer is in the user's stored facts (their own words,
 see `fay_ros.memory.self_facts`), so it is said back as it was stored, not re-told by a

@@ -16,6 +16,18 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | preference | `taste:<thing>` | `User likes hiking.` / `User does not like coffee.` / `用户喜欢咖啡。` |
 | fact | `family:<relation>` | `User's sister is called Anna.` / `User has a sister.` / `用户的女儿叫小雨。` |
 | event | `plan:<when>` | `User is going to Paris tomorrow.` / `用户明天要去北京。` |
+| fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
+| fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
+| fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` / `User's son is 12 (as of 4 December 2026).` |
+| fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
+| fact | `health:allergy:<allergen>` | `User is allergic to peanuts.` / `用户对花生过敏。` (both `peanut`) |
+| fact | `health:avoid:<food>`, `health:condition:<c>`, `health:medication:<m>` | `User cannot eat gluten.` / `用户有糖尿病。` / `User takes metformin every morning.` |
+
+Relations are keyed in English whichever language they were said in (`family:daughter` for
+"my daughter" and "我女儿"), allergens, conditions and medicines by the English key of the
+tables in `health.py`. A day the statement names ("turns seven on Sunday", "下周日满七岁")
+is resolved against the moment it was said (`extract_self_facts(text, now)`) and stored as a
+date. The `health:*` facts are safety facts (`is_safety_key`): prompts never drop them.
 
 Questions are never statements ("what is my name?", "我叫什么", "do I like tea?"), and
 nothing is read from a sentence that reports someone else's words. The content names the
