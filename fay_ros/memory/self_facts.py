@@ -18,10 +18,12 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | event | `plan:<when>` | `User is going to Paris tomorrow.` / `用户明天要去北京。` |
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
-| fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` / `User's son is 12 (as of 4 December 2026).` |
+| fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
 | fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
 | fact | `health:allergy:<allergen>` | `User is allergic to peanuts.` / `用户对花生过敏。` (both `peanut`) |
-| fact | `health:avoid:<food>`, `health:condition:<c>`, `health:medication:<m>` | `User cannot eat gluten.` / `用户有糖尿病。` / `User takes metformin every morning.` |
+| fact | `health:avoid:<food>` | `User cannot eat gluten.` / `用户不能吃麸质。` |
+| fact | `health:condition:<condition>` | `User has diabetes.` / `用户有糖尿病。` |
+| fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
 
 Relations are keyed in English whichever language they were said in (`family:daughter` for
 "my daughter" and "我女儿"), allergens, conditions and medicines by the English key of the
