@@ -283,6 +283,15 @@ def test_the_day_of_a_birthday_depends_on_when_it_was_said():
         "我没有糖尿病。",
         "我是你的朋友。",
         "我每天吃苹果。",
+        "I'm a good cook.",
+        "I'm a bit of a singer.",
+        "I take lessons every week.",
+        "I take a walk every morning.",
+        "我在找工作。",
+        "我在想工作的事。",
+        "我住在这里。",
+        "我对你过敏。",
+        "我每天吃薯片。",
     ],
 )
 def test_questions_hypotheticals_and_reported_speech_are_never_facts(text):
@@ -308,6 +317,12 @@ def test_safety_keys_are_allergies_foods_to_avoid_conditions_and_medication():
     ]
     assert list(safety_facts(found).values()) == [found[k] for k in found if k.startswith("health:")]
     assert not is_safety_key("occupation") and not is_safety_key("family:daughter:age")
+
+
+def test_several_conditions_in_one_statement_are_one_fact_each():
+    assert set(keys("I have asthma and type 2 diabetes.")) == {"health:condition:asthma", "health:condition:diabetes"}
+    assert set(keys("我有高血压和糖尿病。")) == {"health:condition:high_blood_pressure", "health:condition:diabetes"}
+    assert keys("I live in London now.") == {"home": "User lives in London."}
 
 
 def test_a_statement_followed_by_a_question_is_both():

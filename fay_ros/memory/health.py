@@ -99,6 +99,7 @@ _CONDITION_ROWS = (
     ("kidney_disease", "kidney disease", "肾病", ""),
     ("migraine", "migraines|migraine", "偏头痛", ""),
     ("pregnancy", "pregnant", "怀孕", ""),
+    ("cancer", "cancer", "癌症", ""),
 )
 
 # key, English names, Chinese names (medicines said by name; "降压药" is the kind, not a name)

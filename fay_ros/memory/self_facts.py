@@ -634,11 +634,11 @@ def safety_facts(facts: dict[str, str]) -> dict[str, str]:
 
 _OCCUPATIONS_EN = (
     "teacher|nurse|doctor|physician|surgeon|dentist|engineer|developer|programmer|coder|designer|architect|"
-    "lawyer|solicitor|barrister|attorney|judge|accountant|chef|cook|baker|butcher|driver|pilot|farmer|student|"
+    "lawyer|solicitor|barrister|attorney|judge|accountant|chef|baker|butcher|driver|pilot|farmer|student|"
     "scientist|researcher|professor|lecturer|writer|author|journalist|reporter|editor|artist|painter|musician|"
     "singer|actor|actress|photographer|police officer|policeman|policewoman|officer|firefighter|soldier|"
     "electrician|plumber|carpenter|mechanic|builder|cleaner|cashier|waiter|waitress|salesman|saleswoman|"
-    "salesperson|manager|consultant|analyst|pharmacist|chemist|vet|veterinarian|therapist|psychologist|"
+    "salesperson|manager|consultant|analyst|pharmacist|vet|veterinarian|therapist|psychologist|"
     "psychiatrist|social worker|librarian|secretary|receptionist|translator|interpreter|hairdresser|barber|"
     "midwife|paramedic|caregiver|carer|nanny|shop assistant|shopkeeper|retiree|pensioner|banker|economist|"
     "tutor|coach|postman|courier|civil servant|entrepreneur|freelancer|administrator|clerk|technician|"
@@ -646,8 +646,14 @@ _OCCUPATIONS_EN = (
     "gardener|tailor|security guard|guard|miner|fisherman|sailor|dancer|librarian|bartender|barista|"
     "student nurse|intern|apprentice|director|executive|ceo|founder|owner|priest|pastor|monk"
 )
+# "I'm a good cook", "I'm a bit of a singer": a judgement, not a job
+_NOT_A_JOB = (
+    r"good|bad|terrible|great|big|huge|decent|keen|amateur|aspiring|wannabe|bit|lousy|awful|natural|"
+    r"born|hobby|hopeless|lousy|fan|former|retired from"
+)
 _OCC_EN = re.compile(
-    rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?|the) (?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
+    rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
+    rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
     rf"(?: (?:at|in|for|with|of) .+?)?){_STOP_CLAUSE}",
     re.I,
 )
@@ -740,7 +746,7 @@ _CONDITION_EN = re.compile(
 )
 _MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
 _MED_WHEN = (
-    r"(?:every (?:morning|evening|night|day|week)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
+    r"(?:every (?:morning|evening|night|day)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
     r"night|day)|daily|twice a day|once a day|three times a day|in the morning|at night|before bed|"
     r"with (?:breakfast|dinner|meals))"
 )
@@ -749,7 +755,12 @@ _MED_EN = re.compile(
     re.I,
 )
 _MED_SPLIT = re.compile(rf"^(.+?)(?:\s+({_MED_WHEN}.*|\d+\s?mg.*|for (?:my|the) .+))?$", re.I)
-_NOT_MEDS = re.compile(r"^(?:the|a|an|my|their|some|it|this|that|you|care|part|turns|photos?|pictures?|notes?)\b", re.I)
+_NOT_MEDS = re.compile(
+    r"^(?:the|a|an|my|their|some|it|this|that|you|care|part|turns|photos?|pictures?|notes?|lessons?|classes|"
+    r"breaks?|naps?|showers?|baths?|walks?|runs?|turns|time|notice|place|action|advantage|charge|risks?|"
+    r"steps?|shifts?|calls?|orders?)\b",
+    re.I,
+)
 
 
 def _fact(kind: str, key: str, value: str, content: str, zh: bool = False) -> SelfFact:
@@ -766,6 +777,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     m = _HOME_EN.search(clause)
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
+        place = re.sub(r"\s+(?:now|currently|these days|at the moment|for now)$", "", place, flags=re.I)
         words = place.split()
         plain = re.sub(r"^the ", "", place, flags=re.I)
         if (
@@ -917,6 +929,20 @@ def _items(value: str) -> list[str]:
     return [p for p in _split_objects(_clean_object(value)) if p and p not in _NOT_FOODS]
 
 
+def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.Match[str]]:
+    """Each condition a statement names: "I have asthma and diabetes", "我有高血压和糖尿病"
+    (the first after "I have"/"我有", the others joined to it)."""
+    first = statement.search(clause)
+    if first is None:
+        return []
+    more = re.compile(rf"(?:,|，|、|\s*and\s*|\s*as well as\s*|和|还有|以及)\s*(?:type [12] )?({names})", re.I)
+    found, end = [first], first.end()
+    while m := more.match(clause, end):
+        found.append(m)
+        end = m.end()
+    return found
+
+
 def _en_health(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
     for m in _ALLERGY_EN.finditer(clause):
@@ -936,7 +962,7 @@ def _en_health(clause: str) -> list[SelfFact]:
             if len(thing.split()) <= 4:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
-    for m in _CONDITION_EN.finditer(clause):
+    for m in _conditions(_CONDITION_EN, _CONDITION_NAMES_EN, clause):
         found = health.find(health.CONDITIONS, m.group(1) or m.group(2))
         if found is None:
             continue
@@ -1006,9 +1032,11 @@ _OCC_ZH = [
     ),
     (re.compile(r"我(?:已经)?退休(?:了)?"), "retired"),
 ]
-_WORK_AT_ZH = re.compile(r"我(?:现在|目前)?在(?!家)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)")
+_WORK_AT_ZH = re.compile(
+    r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
+)
 _HOME_ZH = re.compile(r"我(?:现在|目前)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})")
-_NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养")
+_NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
 _ZREL = r"(" + ZH_RELATIONS + r")"
 _ZH_AGE = re.compile(
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??"
@@ -1023,14 +1051,16 @@ _ZH_BIRTHDAY = re.compile(
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??(?:是|在)?(\d{4})年"
     r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))(?:出生|生)"
 )
-_ALLERGY_ZH = re.compile(r"我(?:对|有)?((?!什么|啥)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)")
+_ALLERGY_ZH = re.compile(
+    r"我(?:对|有)?((?!什么|啥|你|他|她|点|一点)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
+)
 _AVOID_ZH = re.compile(r"我(?:不能|不可以|不宜|吃不了|喝不了|碰不了|不敢)(吃|喝|碰)?(" + _ZH_TEXT + r"{1,8})")
 _CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
 _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
 _MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
 _MED_ZH = re.compile(
     r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
-    r"(?:着)?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|片|胶囊)))"
+    r"(?:着)?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"
 )
 
 
@@ -1111,7 +1141,7 @@ def _zh_health(clause: str) -> list[SelfFact]:
         for thing in _split_objects(m.group(2)):
             key = health.canonical_key(health.ALLERGENS, thing)
             out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不能{verb}{thing}。", zh=True))
-    for m in _CONDITION_ZH.finditer(clause):
+    for m in _conditions(_CONDITION_ZH, _CONDITION_NAMES_ZH, clause):
         found = health.find(health.CONDITIONS, m.group(1))
         if found is None:
             continue
