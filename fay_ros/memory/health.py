@@ -19,7 +19,7 @@ _ALLERGEN_ROWS = (
         "peanuts|peanut|groundnuts|groundnut|monkey nuts|peanut butter",
         "花生|花生米|落花生",
         "peanut butter|satay|pad thai|gado-gado|kung pao|trail mix|snickers|reese's|peanut oil|groundnut oil|"
-        "peanut brittle|goober",
+        "peanut brittle|goober|pb&j|pbj|mixed nuts|nuts|nut butter",
         "花生酱|花生油|宫保鸡丁|沙爹|沙嗲|花生糖|鱼皮花生|花生碎|担担面|花生汤",
     ),
     (
