@@ -215,7 +215,8 @@ _OCCUPATION_Q_EN = re.compile(
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
-    r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b",
+    r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
+    r"\babout my (?:job|work|occupation)\b.*\?|\bremind me what i do\b",
     re.I,
 )
 _OCCUPATION_Q_ZH = re.compile(
@@ -233,12 +234,15 @@ _ALLERGY_LIST_Q_EN = re.compile(
     r"\bwhat am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
     r"\bdo i have (?:any )?(?:food )?allergies\b|"
     r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
+    r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
+    r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
     r"\bwhat (?:food|foods) (?:should|must) i avoid\b",
     re.I,
 )
 _ALLERGY_LIST_Q_ZH = re.compile(
-    r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)"
+    r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)|"
+    r"我(?:有)?过敏吗"
 )
 _CAN_EAT_Q_EN = re.compile(
     r"(?:^|[,.!]\s*)(?:can|could|may|should) i (?:eat|have|drink|try)\s+(?!for\b|something|anything|what)(.+?)\s*\?*$|"
@@ -255,11 +259,12 @@ _MEDICATION_Q_EN = re.compile(
     r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
     r"\bdo i take any\b|\bmy (?:medication|medications|medicine|meds|pills)\b.*\?|"
-    r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b",
+    r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
+    r"\bwhat do i take (?:every|each|in the|at)\b",
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
-    r"我(?:每天|平时|现在)?(?:要|在|都)?(?:吃|服用|打)(?:什么|哪些|啥)药|我的药是什么|我吃的(?:是)?什么药"
+    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:什么|哪些|啥)药|我的药是什么|我吃的(?:是)?什么药"
 )
 _HEALTH_Q_EN = re.compile(
     r"\bwhat (?:health )?(?:conditions|problems|issues) do i have\b|\bdo i have any (?:health )?(?:conditions|"
@@ -267,10 +272,16 @@ _HEALTH_Q_EN = re.compile(
     re.I,
 )
 _HEALTH_Q_ZH = re.compile(r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)")
-_WHO_EN = r"(my ([a-z]+(?: (?!be\b|turn\b|going\b)[a-z]+)?)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
+# who a question is about: "my daughter" (a family word), "Lena" (a name), "she"
+_WHO_EN = (
+    r"(my ("
+    + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+    + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
+)
 _AGE_Q_EN = re.compile(
     rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
-    rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b",
+    rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b|"
+    rf"\bhow old (?:does|did) {_WHO_EN} turn\b|\bhow old is {_WHO_EN} turning\b",
     re.I,
 )
 _BIRTHDAY_Q_EN = re.compile(
@@ -279,7 +290,11 @@ _BIRTHDAY_Q_EN = re.compile(
     re.I,
 )
 _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3}?))"
-_AGE_Q_ZH = re.compile(_ZH_WHO + r"(?:今年|现在|到时候|那天|下周日?)?(?:几岁|多大|多少岁)(?:了)?")
+_AGE_Q_ZH = re.compile(
+    _ZH_WHO
+    + r"(?:今年|现在|到时候|那天|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?)?(?:就|要)?(?:满)?"
+    + r"(?:几岁|多大|多少岁)(?:了)?"
+)
 _BIRTHDAY_Q_ZH = re.compile(
     _ZH_WHO
     + r"(?:的)?(?:生日是?(?:什么时候|哪天|哪一天|几月几号|几号)|什么时候(?:过)?生日|(?:哪天|几号|几月几号)(?:过)?生日|"
@@ -335,8 +350,8 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         member = _member(found, facts, zh)
         if member is None:
             return None
-        will = bool(age_q and not zh and re.search(r"\b(?:will|going to)\b.*\b(?:be|turn)\b", q, re.I))
-        will = will or bool(zh and re.search(r"到时候|那天|下周|满", q))
+        will = bool(age_q and not zh and re.search(r"\b(?:will|going to|does)\b.*\b(?:be|turn)|\bturning\b", q, re.I))
+        will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
         return _age_answer(member, facts, zh, now, birthday=birthday_q is not None, will=will)
     return None
 
@@ -513,7 +528,7 @@ def _age_answer(
         she = "她" if female else "他" if male else "TA"
         num = when.zh_words
     else:
-        who = name or "your " + _EN_RELATION_NAMES.get(relation, relation)
+        who = name or "your " + _EN_RELATION_NAMES.get(relation, relation.replace("_", " "))
         she = "she" if female else "he" if male else "they"
         num = when.en_words
     d = _dates(relation, facts)
