@@ -534,6 +534,11 @@ def test_second_person_of_the_new_facts():
     assert second_person("User lives in Leeds.") == "You live in Leeds."
     assert second_person("User takes metformin every morning.") == "You take metformin every morning."
     assert second_person("User cannot eat gluten.") == "You cannot eat gluten."
+    assert second_person("User does plumbing for a living.") == "You do plumbing for a living."
+    assert second_person("User fixes cars for a living.") == "You fix cars for a living."
+    assert second_person("User's son Leo turns 12 on Monday, 7 December 2026.") == (
+        "Your son Leo turns 12 on Monday, 7 December 2026."
+    )
 
 
 # -- safety: prompts and the guard -------------------------------------------------------------

@@ -1181,12 +1181,15 @@ def second_person(content: str) -> str:
         (" uses ", "You use "),
         (" needs ", "You need "),
         (" cannot ", "You cannot "),
+        (" does ", "You do "),
     ):
         if rest.startswith(old):
             rest = new + rest[len(old) :]
             break
     else:
-        rest = "You" + rest
+        # "User fixes cars for a living." -> "You fix cars for a living."
+        verb = re.match(r" (fix|make|write|sell|build|drive|design|clean|cook)(?:es|s) ", rest)
+        rest = f"You {verb.group(1)} {rest[verb.end() :]}" if verb else "You" + rest
     return re.sub(
         r"\b(their|them|themselves|theirs)\b",
         lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],
