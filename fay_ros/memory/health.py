@@ -87,7 +87,7 @@ _ALLERGEN_ROWS = (
 # key, English names, Chinese names, what the condition rules out (allergen keys above)
 _CONDITION_ROWS = (
     ("diabetes", "diabetes|type 2 diabetes|type 1 diabetes|diabetic", "糖尿病", ""),
-    ("high_blood_pressure", "high blood pressure|hypertension", "高血压", ""),
+    ("high_blood_pressure", "high blood pressure|hypertension", "高血压|血压高", ""),
     ("asthma", "asthma|asthmatic", "哮喘", ""),
     ("coeliac", "coeliac disease|celiac disease|coeliac|celiac", "乳糜泻", "gluten"),
     ("lactose_intolerance", "lactose intolerance|lactose intolerant", "乳糖不耐受|乳糖不耐", "milk"),
@@ -110,6 +110,7 @@ _MEDICATION_ROWS = (
     ("ibuprofen", "ibuprofen", "布洛芬"),
     ("paracetamol", "paracetamol|acetaminophen|tylenol", "扑热息痛|对乙酰氨基酚"),
     ("warfarin", "warfarin", "华法林"),
+    ("blood_thinner", "blood thinners|blood thinner|anticoagulants|anticoagulant", "抗凝药"),
     ("statin", "statins|statin|atorvastatin|simvastatin", "他汀|阿托伐他汀"),
     ("levothyroxine", "levothyroxine", "左甲状腺素"),
     ("blood_pressure_medication", "blood pressure pills|blood pressure medication|blood pressure tablets", "降压药"),
@@ -149,6 +150,18 @@ def find(terms: tuple[Term, ...], said: str) -> Term | None:
     for term in terms:
         if s in term.en or s in term.zh:
             return term
+    return None
+
+
+def named_in(terms: tuple[Term, ...], text: str) -> Term | None:
+    """The first term whose name `text` contains as whole words ("20mg of atorvastatin at
+    night" → statin), or None."""
+    for term_ in terms:
+        for name in term_.en:
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
+                return term_
+        if any(name in text for name in term_.zh):
+            return term_
     return None
 
 

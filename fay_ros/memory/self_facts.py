@@ -659,7 +659,7 @@ _OCC_EN = re.compile(
 )
 _OCC_AS_EN = re.compile(
     rf"\bI(?: currently| now)? (work|worked) as (an? .+?|the .+?){_STOP_CLAUSE}|"
-    rf"\bI(?:'m| am) (?:employed|working) as (an? .+?){_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (?:currently |now )?(?:employed|working) as (an? .+?){_STOP_CLAUSE}|"
     rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}",
     re.I,
 )
@@ -681,7 +681,8 @@ _WORK_AT_EN = re.compile(
 )
 _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
 _HOME_EN = re.compile(
-    rf"\bI(?: currently| now)? (?:live|am living|'m living|reside) in (.+?){_STOP_CLAUSE}|"
+    rf"\b(?:I|we)(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside) "
+    rf"((?:in|near|outside|just outside|close to) .+?){_STOP_CLAUSE}|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
     rf"\bI(?: just| recently)? moved to (.+?)(?= (?:last|this|in|a|two|three|recently)\b|{_STOP_CLAUSE})",
@@ -695,7 +696,8 @@ _AGE_TURNS_EN = re.compile(
     re.I,
 )
 _AGE_IS_EN = re.compile(
-    rf"{_FAMILY_EN}(?: is|'s) (?:now |already |just )?({when.EN_NUMBER})(?: years? old| years of age)?"
+    rf"{_FAMILY_EN}(?: is|'s| just turned|'s just turned| has just turned) (?:now |already |just )?"
+    rf"({when.EN_NUMBER})(?: years? old| years of age)?"
     r"(?! (?:of|times|minutes|hours|days|weeks|months|kilos|pounds|feet|cm|percent)\b)"
     r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and|so|when|if)\b))",
     re.I,
@@ -732,8 +734,14 @@ _ALLERGY_EN = re.compile(
     re.I,
 )
 _AVOID_EN = re.compile(
-    rf"\bI (can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to) "
-    rf"(eat|have|drink) (.+?){_STOP_ITEMS}",
+    rf"\bI (can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to|"
+    rf"am not supposed to|'m not supposed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
+    re.I,
+)
+# "I must avoid sugar", "I'm gluten intolerant", "I have a gluten intolerance"
+_AVOID_MORE_EN = re.compile(
+    rf"\bI (?:must|have to|need to|should|'ve got to|am supposed to|'m supposed to) avoid (.+?){_STOP_ITEMS}|"
+    r"\bI(?:'m| am) ([a-z]+) intolerant\b|\bI(?: have|'ve got| have got|'ve) an? ([a-z]+) intolerance\b",
     re.I,
 )
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
@@ -748,6 +756,7 @@ _MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops
 _MED_WHEN = (
     r"(?:every (?:morning|evening|night|day)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
     r"night|day)|daily|twice a day|once a day|three times a day|in the morning|at night|before bed|"
+    r"before (?:meals|breakfast|dinner|lunch)|after (?:meals|breakfast|dinner|lunch)|with food|"
     r"with (?:breakfast|dinner|meals))"
 )
 _MED_EN = re.compile(
@@ -778,6 +787,10 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
         place = re.sub(r"\s+(?:now|currently|these days|at the moment|for now)$", "", place, flags=re.I)
+        where = re.match(r"(near|outside|just outside|close to|in) ", place, re.I)
+        prep = "in"
+        if where:  # "near Manchester": the preposition is part of where they live
+            prep, place = where.group(1).lower(), place[where.end() :]
         words = place.split()
         plain = re.sub(r"^the ", "", place, flags=re.I)
         if (
@@ -792,7 +805,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
             and not re.search(r"\b(?:you|your)\b", place, re.I)
         ):
             place = _third_person(place)
-            out.append(_fact("fact", "home", place, f"{USER_EN} lives in {place}."))
+            out.append(_fact("fact", "home", place, f"{USER_EN} lives {prep} {place}."))
     out += _en_ages(clause, now)
     out += _en_health(clause)
     return out
@@ -962,6 +975,13 @@ def _en_health(clause: str) -> list[SelfFact]:
             if len(thing.split()) <= 4:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
+    more = _AVOID_MORE_EN.search(clause)
+    if more and not avoid:
+        said = more.group(1) or more.group(2) or more.group(3)
+        for thing in _items(_third_person(said)):
+            if len(thing.split()) <= 4 and not health.find(health.CONDITIONS, f"{thing} intolerance"):
+                key = health.canonical_key(health.ALLERGENS, thing)
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot eat {thing}."))
     for m in _conditions(_CONDITION_EN, _CONDITION_NAMES_EN, clause):
         found = health.find(health.CONDITIONS, m.group(1) or m.group(2))
         if found is None:
@@ -979,7 +999,7 @@ def _en_health(clause: str) -> list[SelfFact]:
         name = parts.group(1) if parts else what
         often = parts.group(2) if parts else None
         core = re.sub(r"^(?:their|my|some|a|an|the) ", "", name, flags=re.I)
-        known = health.find(health.MEDICATIONS, core)
+        known = health.find(health.MEDICATIONS, core) or health.named_in(health.MEDICATIONS, what)
         if verb == "on" and known is None and not re.search(_MED_WORDS, name, re.I):
             pass  # "I'm on holiday"
         elif (
@@ -1018,6 +1038,7 @@ _OCC_ZH = [
         "is",
     ),
     (re.compile(r"我(?:现在|目前)?(?:在)?教(?![你他她])(" + _ZH_TEXT + r"{1,10})"), "teach"),
+    (re.compile(r"我(?:现在|目前)?(?:做|从事)(" + _ZH_TEXT + r"{1,8}?)(?:工作|行业)"), "work"),
     (
         re.compile(
             r"我(?:现在|目前)?(?:当|做)(?:了)?("
@@ -1035,7 +1056,9 @@ _OCC_ZH = [
 _WORK_AT_ZH = re.compile(
     r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
 )
-_HOME_ZH = re.compile(r"我(?:现在|目前)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})")
+_HOME_ZH = re.compile(
+    r"我(?:们)?(?:现在|目前)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})"
+)
 _NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
 _ZREL = r"(" + ZH_RELATIONS + r")"
 _ZH_AGE = re.compile(
@@ -1060,7 +1083,7 @@ _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION
 _MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
 _MED_ZH = re.compile(
     r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
-    r"(?:着)?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"
+    r"(?:着)?(?:[一两二三半]?(?:片|粒|颗|支|针))?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"
 )
 
 
@@ -1081,6 +1104,8 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
             out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}是{m.group(1)}。", zh=True))
         elif how == "teach":
             out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}教{m.group(1)}。", zh=True))
+        elif how == "work":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}做{m.group(1)}工作。", zh=True))
         else:
             out.append(_fact("fact", "occupation", "退休", f"{USER_ZH}已经退休了。", zh=True))
         break
