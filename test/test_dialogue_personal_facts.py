@@ -331,6 +331,15 @@ def test_safety_keys_are_allergies_foods_to_avoid_conditions_and_medication():
     assert not is_safety_key("occupation") and not is_safety_key("family:daughter:age")
 
 
+def test_a_hedge_or_someone_elses_word_takes_only_its_own_part_of_the_sentence():
+    assert keys("I'm allergic to peanuts, maybe shellfish too.") == {
+        "health:allergy:peanut": "User is allergic to peanuts."
+    }
+    assert keys("Hi, I'm Tom, maybe you remember me.") == {"name": "User's name is Tom."}
+    assert keys("I live in Hull, my sister thinks I'm a nurse.") == {"home": "User lives in Hull."}
+    assert keys("我叫林，也许你记得我。") == {"name": "用户的名字是林。"}
+
+
 def test_several_conditions_in_one_statement_are_one_fact_each():
     assert set(keys("I have asthma and type 2 diabetes.")) == {"health:condition:asthma", "health:condition:diabetes"}
     assert set(keys("我有高血压和糖尿病。")) == {"health:condition:high_blood_pressure", "health:condition:diabetes"}

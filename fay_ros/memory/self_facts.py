@@ -236,9 +236,12 @@ _QUESTION_EN = re.compile(
     re.I,
 )
 # Reported speech or a hypothetical: not a statement about oneself.
-_NOT_OWN_EN = re.compile(
-    r"\b(?:if|suppose|pretend|imagine|he said|she said|they said|says|thinks|claims|reckons|told me|wish|"
-    r"maybe|perhaps|might)\b",
+_NOT_OWN_EN = re.compile(r"\b(?:if|suppose|pretend|imagine|he said|she said|they said|says that)\b", re.I)
+# A hedge or someone else's word takes the part of the sentence it is in ("Hi, I'm Tom, my
+# wife says I snore": the name stands; "Maybe I'm allergic to cats": nothing does).
+_HEDGED = re.compile(
+    r"\b(?:says|thinks|claims|reckons|told me|wish|maybe|perhaps|might|probably)\b|"
+    r"希望|也许|可能|或许|(?<![我你跟和对])说我|(?:觉得|认为|以为)我",
     re.I,
 )
 
@@ -278,9 +281,7 @@ _ZH_PLAN = re.compile(
     r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})"
 )
 # Chinese hypotheticals and someone else's words about the user ("要是我叫…", "妈妈说我喜欢…").
-_NOT_OWN_ZH = re.compile(
-    r"如果|假如|假设|要是|倘若|万一|希望|也许|可能|或许|(?<![我你跟和对])说我|(?:觉得|认为|以为)我"
-)
+_NOT_OWN_ZH = re.compile(r"如果|假如|假设|要是|倘若|万一|(?<![我你跟和对])说我")
 _QUESTION_ZH = re.compile(r"[吗么呢？?]\s*$|什么|谁|哪|几|怎么|是不是|多少")
 _ZH_NOT_NAMES = {"什么", "谁", "啥", "哪个"}
 
@@ -304,6 +305,9 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
     facts: list[SelfFact] = []
     for clause in _clauses(text):
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
+            continue
+        clause = _without_hedged_parts(clause)
+        if not clause:
             continue
         if is_question(clause):
             # "My name is Tom, what's yours?" / "我叫林，你呢？": the statement before the question
@@ -386,6 +390,15 @@ def _statement_before_question(clause: str) -> str:
             break
         head.append(part)
     return ", ".join(head)
+
+
+def _without_hedged_parts(clause: str) -> str:
+    """The clause without its comma-separated parts that hedge or report ("maybe shellfish",
+    "my doctor says I have diabetes")."""
+    if not _HEDGED.search(clause):
+        return clause
+    parts = re.split(r"\s*[,，]\s*", clause)
+    return ", ".join(p for p in parts if not _HEDGED.search(p))
 
 
 def _clauses(text: str) -> list[str]:
