@@ -340,6 +340,15 @@ def test_a_hedge_or_someone_elses_word_takes_only_its_own_part_of_the_sentence()
     assert keys("我叫林，也许你记得我。") == {"name": "用户的名字是林。"}
 
 
+def test_an_occupation_and_a_workplace_in_one_sentence():
+    assert keys("I'm a nurse and I work at St Mary's.") == {
+        "occupation": "User is a nurse.",
+        "workplace": "User works at St Mary's.",
+    }
+    facts = learn(["I'm a nurse and I work at St Mary's."])
+    assert fact_answers.answer("What's my job?", facts, "en", FRIDAY) == "You are a nurse. You work at St Mary's."
+
+
 def test_several_conditions_in_one_statement_are_one_fact_each():
     assert set(keys("I have asthma and type 2 diabetes.")) == {"health:condition:asthma", "health:condition:diabetes"}
     assert set(keys("我有高血压和糖尿病。")) == {"health:condition:high_blood_pressure", "health:condition:diabetes"}

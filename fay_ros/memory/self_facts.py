@@ -825,6 +825,15 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
 
 
 def _en_work(clause: str) -> list[SelfFact]:
+    """The occupation, and the workplace when the occupation does not name it already ("I'm
+    a nurse and I work at St Mary's")."""
+    occupation = _en_occupation(clause)
+    if any(re.search(r" (?:at|for|in) ", f.content) for f in occupation):
+        return occupation
+    return occupation + _en_workplace(clause)
+
+
+def _en_occupation(clause: str) -> list[SelfFact]:
     m = _OCC_AS_EN.search(clause)
     if m:
         if m.group(2):
@@ -859,6 +868,10 @@ def _en_work(clause: str) -> list[SelfFact]:
             return [_fact("fact", "occupation", what, f"{USER_EN} teaches {what}.")]
     if _RETIRED_EN.search(clause):
         return [_fact("fact", "occupation", "retired", f"{USER_EN} is retired.")]
+    return []
+
+
+def _en_workplace(clause: str) -> list[SelfFact]:
     m = _WORK_AT_EN.search(clause)
     if m:
         if m.group(2):
