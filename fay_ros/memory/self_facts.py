@@ -901,7 +901,9 @@ def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
                 f"{USER_EN}'s {who} turns {age} on {when.format_date(day, zh=False)}.",
             )
         )
-    for m in [] if out else [*_AGE_IS_EN.finditer(clause), *_AGE_HAVE_EN.finditer(clause)]:
+    # "my son is 8 and my daughter is 5": an age as of today, each (unless a coming birthday said it)
+    told = [] if out else [*_AGE_IS_EN.finditer(clause), *_AGE_HAVE_EN.finditer(clause)]
+    for m in told:
         if m.re is _AGE_HAVE_EN:
             age, relation, named = when.number(m.group(1)), m.group(2).lower(), m.group(3) or ""
         else:
@@ -924,8 +926,7 @@ def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
         year = int(m.group(7)) if m.group(7) else None
         if month_day is not None:
             out.append(_birthday(relation, named, month_day, year, zh=False))
-    relation = relation if out else ""
-    if named and relation:  # "my daughter Lena turns seven": her name too
+    if out and named and relation:  # "my daughter Lena turns seven": her name too
         out.insert(
             0, _fact("fact", f"family:{relation_key(relation)}", named, f"{USER_EN}'s {relation} is called {named}.")
         )
