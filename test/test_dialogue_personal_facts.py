@@ -298,6 +298,7 @@ def test_the_day_of_a_birthday_depends_on_when_it_was_said():
         "I'm a good cook.",
         "I'm a bit of a singer.",
         "I take lessons every week.",
+        "I teach my kids to swim.",
         "I take a walk every morning.",
         "我在找工作。",
         "我在想工作的事。",

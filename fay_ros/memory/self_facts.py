@@ -681,7 +681,11 @@ _FOR_A_LIVING_EN = re.compile(
 )
 _JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
 _TEACH_EN = re.compile(
-    rf"\bI(?: currently| now)? teach (?!you\b|them\b|him\b|her\b|it\b|myself\b)(.+?){_STOP_CLAUSE}", re.I
+    # not "I teach you", "I teach my kids to swim": a lesson, not a job
+    r"\bI(?: currently| now)? teach "
+    r"(?!you\b|them\b|him\b|her\b|it\b|myself\b|(?:my|our) (?:kids|children|son|daughter|dog)\b)"
+    rf"(.+?){_STOP_CLAUSE}",
+    re.I,
 )
 _RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
 _WORK_AT_EN = re.compile(
