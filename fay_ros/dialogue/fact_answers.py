@@ -216,7 +216,7 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
     r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
-    r"\babout my (?:job|work|occupation)\b.*\?|\bremind me what i do\b",
+    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b",
     re.I,
 )
 _OCCUPATION_Q_ZH = re.compile(
@@ -258,7 +258,8 @@ _CAN_EAT_Q_ZH = re.compile(
 _MEDICATION_Q_EN = re.compile(
     r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
-    r"\bdo i take any\b|\bmy (?:medication|medications|medicine|meds|pills)\b.*\?|"
+    r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
+    r"\bwhat (?:are|is) my (?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
     r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
     r"\bwhat do i take (?:every|each|in the|at)\b",
     re.I,
