@@ -11,10 +11,14 @@ dialogue node as processes, typed turns on `text_input`, replies collected from 
    results come from the real memory node.
 3. Chinese: the tiny profile answers a Chinese turn honestly in Chinese from the persona;
    a capable endpoint gets the turn and answers in Chinese.
+4. Personal facts on the real embedded model, English and Chinese: occupation, a daughter's
+   coming birthday and a peanut allergy are acknowledged, answered from memory (also after
+   both nodes restart), and a snack suggestion offers no peanut.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import uuid
@@ -28,6 +32,7 @@ from fay_msgs.srv import GetProfile, Remember
 from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.persona import Persona
+from fay_ros.memory import health
 from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
 from harness import NodeProcess, RosProbe, wait_until
 
@@ -309,3 +314,60 @@ def test_chinese_turn_on_a_capable_endpoint_is_answered_in_chinese(capable):
     reply = companion.say("今天天气真好，我们聊聊天吧。")
     assert "".join(m.text for m in reply) == "你好呀！很高兴和你聊天。", reply
     assert server.requests[0]["response_format"]["type"] == "json_schema"
+
+
+# -- 4. personal facts on the embedded model -------------------------------------------------
+
+PEANUT_WORDS = re.compile(
+    "|".join(re.escape(w) for w in (*health.ALLERGENS[0].en, *health.ALLERGENS[0].foods_en, "peanut", "花生")), re.I
+)
+
+
+def coming_sunday(today: datetime.date) -> datetime.date:
+    return today + datetime.timedelta(days=(6 - today.weekday()) % 7)
+
+
+@pytest.mark.slow
+def test_personal_facts_are_answered_from_memory_and_a_snack_is_never_peanuts(embedded_llm, tmp_path):
+    url, _server = embedded_llm
+    companion = Companion(str(tmp_path / "memory.db"), {"base_url": url})
+    try:
+        sunday = coming_sunday(datetime.date.today())
+        for statement in ("I teach chemistry.", "My daughter Lena turns seven on Sunday.", "I am allergic to peanuts."):
+            reply = companion.say(statement)
+            assert spoken(reply).startswith("Got it") and {m.source for m in reply if m.text} == {"memory"}, reply
+        assert spoken(companion.say("What do I do for a living?")) == "You teach chemistry."
+        said = spoken(companion.say("How old will my daughter be?"))
+        if sunday == datetime.date.today():
+            assert said == "Lena turns seven today!", said
+        else:
+            assert "seven" in said and f"{sunday.day} {sunday:%B} {sunday.year}" in said, said
+        assert spoken(companion.say("What am I allergic to?")) == "You're allergic to peanuts."
+        for question in ("Can you suggest a snack?", "What should I eat for a snack tonight?"):
+            reply = companion.say(question)
+            assert not PEANUT_WORDS.search(spoken(reply)), reply
+            assert spoken(reply) != PERSONA.line("apology", "en"), reply
+        # Chinese: acknowledged and answered in Chinese, not the English-only apology
+        reply = companion.say("我是化学老师。")
+        assert spoken(reply) == "好的，我记住了：你是化学老师。", reply
+        assert spoken(companion.say("我对花生过敏。")) == "好的，我记住了：你对花生过敏。"
+        assert spoken(companion.say("我对什么过敏？")) == "你对花生过敏。"
+        assert spoken(companion.say("我是做什么工作的？")) == "你是化学老师。"
+        said = spoken(companion.say("我女儿几岁了？"))
+        assert "Lena" in said and ("七岁" in said or "六岁" in said) and has_cjk(said), said
+        # from memory, not only the session: the facts were stored confirmed and come back
+        wait_until(
+            lambda: any(f.startswith("fact:health:allergy:peanut=") for f in companion.profile()),
+            30,
+            message=lambda: f"the allergy in the profile; it has {companion.profile()}",
+        )
+        companion.restart()
+        assert spoken(companion.say("What am I allergic to?")) == "You're allergic to peanuts."
+        assert spoken(companion.say("我是做什么工作的？")) == "你是化学老师。"
+        reply = companion.say("Any ideas for a quick snack?")
+        assert not PEANUT_WORDS.search(spoken(reply)), reply
+    except BaseException:
+        print(companion.output())
+        raise
+    finally:
+        companion.close()

@@ -862,6 +862,56 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
     run(scenario())
 
 
+def test_tiny_turn_acknowledges_a_personal_fact_and_never_offers_the_allergen(fresh, caplog):
+    """A stated allergy is acknowledged without a model call and stored confirmed; the next
+    model call carries it in its fact lines, and the guard drops the model's sentence that
+    offers peanut butter (logged with the food, not the sentence), keeping the rest."""
+    memory = DictMemory()
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        trace = await rig.engine.run_turn("tom", "I'm allergic to peanuts.", "en")
+        assert rig.texts() == ["Got it — you're allergic to peanuts.", "I'll keep that in mind."], rig.texts()
+        assert trace.path == "memory" and not fresh.requests, "acknowledged without the model"
+        await rig.engine.settle()
+        assert ("tom", "User is allergic to peanuts.", "observation", True) in memory.stored
+        rig.pieces.clear()
+        fresh.script(fake.text("How about some peanut butter on toast? ", "Apple slices with honey are lovely."))
+        with caplog.at_level(logging.WARNING, logger="fay_ros.dialogue"):
+            await rig.engine.run_turn("tom", "Can you suggest a snack?", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Apple slices with honey are lovely."]
+        assert "User is allergic to peanuts." in fresh.requests[0]["messages"][0]["content"]
+        assert any("'peanut butter'" in r.getMessage() and "peanut" in r.getMessage() for r in caplog.records)
+        assert not any("on toast" in r.getMessage() for r in caplog.records), "the sentence is never logged"
+        rig.pieces.clear()
+        trace = await rig.engine.run_turn("tom", "我对什么过敏？", "zh")
+        assert rig.texts() == ["你对花生过敏。"] and len(fresh.requests) == 1
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_capable_reply_never_offers_the_allergen_and_its_prompt_lists_it_first(fresh):
+    memory = DictMemory()
+
+    async def profile(owner):
+        return ["fact:occupation=User is a nurse.", "fact:health:allergy:peanut=User is allergic to peanuts."]
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, judge=False)
+        fresh.script(fake.text("Try chicken satay tonight. ", "Or a fresh salad with lemon."))
+        await rig.engine.run_turn("tom", "What should I cook tonight?", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Or a fresh salad with lemon."]
+        system = fresh.requests[0]["messages"][0]["content"]
+        remembered = system[system.index("What you remember") :].splitlines()
+        assert remembered[1:3] == ["- User is allergic to peanuts.", "- User is a nurse."], remembered
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_long_first_sentence_goes_out_at_its_first_clause_with_its_comma(fresh):
     """The tiny profile releases a long first sentence at its first comma; that piece is said
     with its comma (a pause for the voice), and the rest follows as its own piece."""

@@ -77,7 +77,7 @@ from typing import Any
 from ..common import reply_sources
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.profiles import TINY
-from ..memory.self_facts import SelfFact
+from ..memory.self_facts import SelfFact, safety_facts
 from ..text.outbound import sanitize
 from ..text.words import has_cjk
 from . import fact_answers, prompts
@@ -339,6 +339,7 @@ class DialogueEngine:
             trace.context_seconds = time.monotonic() - started
             facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
             ctx.user_name = fact_answers.user_name(facts)
+            ctx.safety_facts = safety_facts(facts)
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,
@@ -346,7 +347,7 @@ class DialogueEngine:
                 prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
             )
             if self.settings.profile == TINY:
-                await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart)
+                await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart, learned)
             elif self.settings.judge:
                 await self._judged_turn(reply, ctx, trace, context)
             else:
@@ -475,6 +476,7 @@ class DialogueEngine:
         trace.context_seconds = time.monotonic() - started
         facts = self.context.known_facts(ctx.owner, profile, memories)
         ctx.user_name = fact_answers.user_name(facts)
+        ctx.safety_facts = safety_facts(facts)
         await self.assembly.proactive_reply(
             reply,
             ctx,

@@ -1,6 +1,9 @@
 """Questions about what the user told the companion, answered from the facts themselves.
 
 "What's my name?", "What do I like?", "Who is my sister?", "What am I doing tomorrow?",
+"What do I do for a living?", "Where do I live?", "What am I allergic to?", "Can I eat
+satay?", "What medication do I take?", "How old will my daughter be?" (counted to `now`),
+"When is Lena's birthday?", "我对什么过敏？", "我女儿几岁了？"
 (and the clock's questions, `time_answer`: "What time is it?", "现在几点？")
 "我叫什么名字？", "我喜欢什么？": the answer is in the user's stored facts (their own words,
 see `fay_ros.memory.self_facts`), so it is said back as it was stored, not re-told by a
@@ -16,8 +19,23 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from ..memory.self_facts import RELATIONS, ZH_RELATIONS, name_from_content, second_person, taste_from_content
+from ..memory import health
+from ..memory.self_facts import (
+    FEMALE_RELATIONS,
+    MALE_RELATIONS,
+    RELATIONS,
+    ZH_RELATIONS,
+    SelfFact,
+    is_safety_key,
+    name_from_content,
+    relation_key,
+    second_person,
+    taste_from_content,
+)
+from ..text import when
 from ..text.words import has_cjk
 
 _NAME_Q_EN = re.compile(
@@ -39,7 +57,7 @@ _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
-_FAMILY_Q_ZH = re.compile(r"我(?:的)?(\w{1,3}?)叫什么")
+_FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名字)?叫什么")
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?",
@@ -59,6 +77,21 @@ _UNKNOWN = {
     "plans": {"en": "You haven't told me your plans yet.", "zh": "你还没告诉我你的安排呢。"},
     "favorite": {"en": "You haven't told me your favorite {} yet. What is it?", "zh": "你还没告诉我你最喜欢的{}呢。"},
     "family": {"en": "You haven't told me about your {} yet.", "zh": "你还没告诉我你{}的名字呢。"},
+    "occupation": {
+        "en": "You haven't told me what you do for a living yet.",
+        "zh": "你还没告诉我你是做什么工作的呢。",
+    },
+    "home": {"en": "You haven't told me where you live yet.", "zh": "你还没告诉我你住在哪里呢。"},
+    "allergy": {"en": "You haven't told me about any allergies.", "zh": "你还没告诉我你对什么过敏。"},
+    "medication": {
+        "en": "You haven't told me about any medication you take.",
+        "zh": "你还没告诉我你在吃什么药。",
+    },
+    "health": {"en": "You haven't told me anything about your health.", "zh": "你还没告诉我你的健康情况。"},
+    "age": {
+        "en": "You haven't told me how old {} is or when {} birthday is.",
+        "zh": "你还没告诉我{}多大、生日是哪天。",
+    },
 }
 
 
@@ -67,14 +100,21 @@ def user_name(facts: dict[str, str]) -> str:
     return name_from_content(facts.get("name", ""))
 
 
-def answer(question: str, facts: dict[str, str], language: str = "en") -> str | None:
+def answer(
+    question: str, facts: dict[str, str], language: str = "en", now: datetime.datetime | None = None
+) -> str | None:
     """The answer to a question about the user's own facts, or None when `question` is not one.
 
     `facts`: key → stored content ("name" → "User's name is Tom.", "taste:hiking" →
-    "User likes hiking.", ...)."""
+    "User likes hiking.", ...); `now`: the moment of the question (ages and birthdays are
+    counted to it; default: the current local time)."""
     zh = language.startswith("zh") or has_cjk(question)
     lang = "zh" if zh else "en"
     q = question.strip()
+    now = now or datetime.datetime.now().astimezone()
+    about = _about_oneself(q, facts, zh, now)
+    if about is not None:
+        return about
     if (_NAME_Q_ZH if zh else _NAME_Q_EN).search(q):
         name = user_name(facts)
         if not name:
@@ -96,8 +136,8 @@ def answer(question: str, facts: dict[str, str], language: str = "en") -> str | 
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
-        relation = m.group(1).strip().lower()
-        found = facts.get("family:" + re.sub(r"\s+", "_", relation))
+        relation = re.sub(r"^(?:家的|家|养的)", "", m.group(1).strip().lower())
+        found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if found:
             return second_person(found)
         if relation in (ZH_RELATIONS.split("|") if zh else RELATIONS):  # "who is my mom?", not "what is my job?"
@@ -167,3 +207,432 @@ def time_answer(question: str, now: datetime.datetime, language: str = "en") -> 
         return f"现在是{now.month}月{now.day}日，星期{_WEEKDAYS_ZH[now.weekday()]}，{now.hour}点{now.minute:02d}分。"
     hour = now.hour % 12 or 12
     return f"It's {hour}:{now.minute:02d} {'PM' if now.hour >= 12 else 'AM'} on {now:%A, %B} {now.day}."
+
+
+# -- work, home, health, ages and birthdays -------------------------------------------------
+_OCCUPATION_Q_EN = re.compile(
+    r"\bwhat do i do (?:for (?:a )?(?:living|work|my job))\b|\bwhat(?:'s| is) my (?:job|occupation|profession|"
+    r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
+    r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
+    r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
+    r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
+    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b",
+    re.I,
+)
+_OCCUPATION_Q_ZH = re.compile(
+    r"我(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我的(?:工作|职业)是(?:什么|啥)|我(?:是)?(?:做|干)(?:什么|啥)工作|"
+    r"我在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
+)
+_HOME_Q_EN = re.compile(
+    r"\bwhere do i live\b|\bwhere(?:'s| is) my home\b|\bwhat (?:city|town|country|place|village) do i live in\b|"
+    r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
+    r"\b(?:know|remember) where i live\b",
+    re.I,
+)
+_HOME_Q_ZH = re.compile(r"我(?:住|家)在哪|我住哪|我(?:现在)?住在什么地方|我(?:住|家)在什么(?:城市|地方)")
+_ALLERGY_LIST_Q_EN = re.compile(
+    r"\bwhat am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
+    r"\bdo i have (?:any )?(?:food )?allergies\b|"
+    r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
+    r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
+    r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
+    r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
+    r"\bwhat (?:food|foods) (?:should|must) i avoid\b",
+    re.I,
+)
+_ALLERGY_LIST_Q_ZH = re.compile(
+    r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)|"
+    r"我(?:有)?过敏吗"
+)
+_CAN_EAT_Q_EN = re.compile(
+    r"(?:^|[,.!]\s*)(?:can|could|may|should) i (?:eat|have|drink|try)\s+(?!for\b|something|anything|what)(.+?)\s*\?*$|"
+    r"\b(?:am i allergic to|should i avoid|do i need to avoid|must i avoid)\s+(.+?)\s*\?*$|"
+    r"\bis it (?:ok|okay|safe|fine|alright) (?:for me )?to (?:eat|have|drink)\s+(.+?)\s*\?*$|"
+    r"\bis (?:it )?(.+?) (?:ok|okay|safe|fine) for me\b|\bare (.+?) (?:ok|okay|safe|fine) for me\b",
+    re.I,
+)
+_CAN_EAT_Q_ZH = re.compile(
+    r"我(?:能|可以|能不能|可不可以)(?:吃|喝)(.+?)(?:吗|么|嘛)?[？?。]?$|"
+    r"我(?:是不是对(.+?)过敏|对(.+?)过敏(?:吗|么|[？?]))"
+)
+_MEDICATION_Q_EN = re.compile(
+    r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
+    r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
+    r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
+    r"\bwhat (?:are|is) my (?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
+    r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
+    r"\bwhat do i take (?:every|each|in the|at)\b",
+    re.I,
+)
+_MEDICATION_Q_ZH = re.compile(
+    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:什么|哪些|啥)药|我的药是什么|我吃的(?:是)?什么药"
+)
+_HEALTH_Q_EN = re.compile(
+    r"\bwhat (?:health )?(?:conditions|problems|issues) do i have\b|\bdo i have any (?:health )?(?:conditions|"
+    r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
+    re.I,
+)
+_HEALTH_Q_ZH = re.compile(r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)")
+# who a question is about: "my daughter" (a family word), "Lena" (a name), "she"
+_WHO_EN = (
+    r"(my ("
+    + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+    + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
+)
+_AGE_Q_EN = re.compile(
+    rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
+    rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b|"
+    rf"\bhow old (?:does|did) {_WHO_EN} turn\b|\bhow old is {_WHO_EN} turning\b",
+    re.I,
+)
+_BIRTHDAY_Q_EN = re.compile(
+    rf"\bwhen(?:'s| is| was) {_WHO_EN}(?:'s)? (?:birthday|born)\b|\bwhen(?:'s| is) (?:(his|her) )birthday\b|"
+    rf"\bwhen does {_WHO_EN} turn\b|\bwhat day is {_WHO_EN}(?:'s)? birthday\b",
+    re.I,
+)
+_ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3}?))"
+_AGE_Q_ZH = re.compile(
+    _ZH_WHO
+    + r"(?:今年|现在|到时候|那天|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?)?(?:就|要)?(?:满)?"
+    + r"(?:几岁|多大|多少岁)(?:了)?"
+)
+_BIRTHDAY_Q_ZH = re.compile(
+    _ZH_WHO
+    + r"(?:的)?(?:生日是?(?:什么时候|哪天|哪一天|几月几号|几号)|什么时候(?:过)?生日|(?:哪天|几号|几月几号)(?:过)?生日|"
+    r"什么时候满)"
+)
+_ZH_RELATION_NAMES = {
+    "daughter": "女儿",
+    "son": "儿子",
+    "mother": "妈妈",
+    "father": "爸爸",
+    "wife": "妻子",
+    "husband": "丈夫",
+    "child": "孩子",
+    "friend": "朋友",
+    "girlfriend": "女朋友",
+    "boyfriend": "男朋友",
+    "dog": "狗",
+    "cat": "猫",
+}
+_EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
+
+
+def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.datetime) -> str | None:
+    lang = "zh" if zh else "en"
+    if (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
+        said = [facts[k] for k in ("occupation", "workplace") if k in facts]
+        return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
+    if (_HOME_Q_ZH if zh else _HOME_Q_EN).search(q):
+        return _said_back([facts["home"]], zh) if "home" in facts else _UNKNOWN["home"][lang]
+    if (_MEDICATION_Q_ZH if zh else _MEDICATION_Q_EN).search(q):
+        said = [v for k, v in facts.items() if k.startswith("health:medication:")]
+        return _said_back(said, zh) or _UNKNOWN["medication"][lang]
+    if (_ALLERGY_LIST_Q_ZH if zh else _ALLERGY_LIST_Q_EN).search(q):
+        return _allergies(facts, zh) or _UNKNOWN["allergy"][lang]
+    if (_HEALTH_Q_ZH if zh else _HEALTH_Q_EN).search(q):
+        said = [
+            v for k, v in facts.items() if is_safety_key(k) and not k.startswith(("health:allergy:", "health:avoid:"))
+        ]
+        parts = [p for p in (_allergies(facts, zh), _said_back(said, zh)) if p]
+        return ("" if zh else " ").join(parts) or _UNKNOWN["health"][lang]
+    m = (_CAN_EAT_Q_ZH if zh else _CAN_EAT_Q_EN).search(q)
+    if m:
+        # "am I allergic to…" / "我对…过敏吗", not "can I eat…"
+        allergy_q = bool(m.group(2) or (zh and m.group(3)))
+        reply = _can_eat(next(g for g in m.groups() if g), facts, zh, allergy_q)
+        if reply is not None:
+            return reply
+    age_q = (_AGE_Q_ZH if zh else _AGE_Q_EN).search(q)
+    birthday_q = None if age_q else (_BIRTHDAY_Q_ZH if zh else _BIRTHDAY_Q_EN).search(q)
+    if age_q or birthday_q:
+        found = age_q or birthday_q
+        assert found is not None
+        member = _member(found, facts, zh)
+        if member is None:
+            return None
+        will = bool(age_q and not zh and re.search(r"\b(?:will|going to|does)\b.*\b(?:be|turn)|\bturning\b", q, re.I))
+        will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
+        return _age_answer(member, facts, zh, now, birthday=birthday_q is not None, will=will)
+    return None
+
+
+def _said_back(contents: list[str], zh: bool) -> str:
+    """Stored facts said back to the user, in the question's language where they were said in
+    it; a fact said in the other language is quoted as it was ("You told me in Chinese: …")."""
+    out: list[str] = []
+    for content in contents:
+        said = second_person(content)
+        if has_cjk(content) != zh:
+            said = ("你用英文告诉过我：" if zh else "You told me in Chinese: ") + said
+        out.append(said)
+    return _join(out, zh)
+
+
+def _allergies(facts: dict[str, str], zh: bool) -> str:
+    """ "You're allergic to peanuts and shellfish. You cannot eat gluten." in the question's
+    language (the table names an allergen in both)."""
+    allergic: list[str] = []
+    avoid: list[str] = []
+    for key, content in facts.items():
+        parts = key.split(":")
+        if len(parts) != 3 or parts[0] != "health" or parts[1] not in ("allergy", "avoid"):
+            continue
+        known = health.term(health.ALLERGENS, parts[2])
+        if known is not None:
+            name = known.name(zh)
+        elif has_cjk(content) == zh:
+            name = re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
+        else:
+            name = parts[2].replace("_", " ")
+        (allergic if parts[1] == "allergy" else avoid).append(name)
+    out = []
+    if zh:
+        out += [f"你对{'、'.join(allergic)}过敏。"] if allergic else []
+        out += [f"你不能吃{'、'.join(avoid)}。"] if avoid else []
+    else:
+        out += [f"You're allergic to {_and(allergic)}."] if allergic else []
+        out += [f"You can't eat {_and(avoid)}."] if avoid else []
+    return ("" if zh else " ").join(out)
+
+
+def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = False) -> str | None:
+    """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason;
+    "Am I allergic to cats?": yes, or that they have not told of it. None when the food is
+    none they must avoid, or nothing about their health is known (the model answers then)."""
+    keys = health.avoided_keys(list(facts))
+    if not keys:
+        return None
+    thing = thing.strip(" ?？。.!")
+    hit = health.mentioned_allergen(thing, keys)
+    if hit is None and allergy_q:
+        return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
+    if hit is None:
+        return None  # nothing the user must avoid: the model answers (and the guard still listens)
+    food, key = hit
+    known = health.term(health.ALLERGENS, key)
+    name = known.name(zh) if known is not None else key.replace("_", " ")
+    allergic = f"health:allergy:{key}" in facts
+    if zh:
+        why = f"你对{name}过敏" if allergic else f"你不能吃{name}"
+        contains = "" if food in (known.zh if known else ()) or food == name else f"，{food}里有{name}"
+        return f"{'是的' if allergy_q else '不行'}，{why}{contains}。"
+    why = f"you're allergic to {name}" if allergic else f"you can't eat {name}"
+    contains = "" if known is None or food in known.en else f", and {food} usually contains {name}"
+    return f"{'Yes' if allergy_q else 'No'}, {why}{contains}."
+
+
+def _member(found: re.Match, facts: dict[str, str], zh: bool) -> str | None:
+    """The relation key of the family member a question names: "my daughter", "Lena" (a name
+    the user gave), "she" (the last one of that gender with an age or birthday)."""
+    groups = [g for g in found.groups() if g]
+    if not groups:
+        return None
+    who = groups[0].strip()
+    if zh:
+        relation, pronoun, name = found.group(1), found.group(2), found.group(3)
+        if relation:
+            return relation_key(relation)
+        if pronoun:
+            return _by_pronoun(facts, female=pronoun == "她")
+        return _by_name(name or "", facts)
+    low = who.lower()
+    if low.startswith("my "):
+        return relation_key(low[3:])
+    if low in ("she", "her", "he", "him", "his"):
+        return _by_pronoun(facts, female=low in ("she", "her"))
+    return _by_name(who, facts)
+
+
+def _dated_members(facts: dict[str, str]) -> list[str]:
+    """Relations with an age or a birthday, oldest statement first."""
+    out = [k.split(":")[1] for k in facts if k.startswith("family:") and k.endswith((":age", ":birthday"))]
+    return list(dict.fromkeys(out))
+
+
+def _by_pronoun(facts: dict[str, str], female: bool) -> str | None:
+    fitting = FEMALE_RELATIONS if female else MALE_RELATIONS
+    members = _dated_members(facts)
+    matching = [r for r in members if r in fitting]
+    found = matching or members
+    return found[-1] if found else None
+
+
+def _by_name(name: str, facts: dict[str, str]) -> str | None:
+    for key, content in facts.items():
+        parts = key.split(":")
+        if parts[0] != "family":
+            continue
+        if has_cjk(name) and name in content:  # no word boundaries in Chinese
+            return parts[1]
+        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", content):
+            return parts[1]
+    return None
+
+
+def _member_name(relation: str, facts: dict[str, str]) -> str:
+    content = facts.get(f"family:{relation}", "")
+    m = re.search(r"is called (.+?)\.$|叫(.+?)。$", content)
+    return (m.group(1) or m.group(2)) if m else ""
+
+
+@dataclass
+class _Dates:
+    born: datetime.date | None = None  # a full date of birth
+    month_day: tuple[int, int] | None = None  # the birthday without its year
+    age: int | None = None  # an age as told on `told`
+    told: datetime.date | None = None
+
+
+def _dates(relation: str, facts: dict[str, str]) -> _Dates:
+    """What the stored facts say of a family member's birth: "turns 7 on Sunday, 6 December
+    2026", "is 12 (as of 4 December 2026)", "was born on 3 March 1950", "birthday is 3 March"."""
+    out = _Dates()
+    age_fact = facts.get(f"family:{relation}:age", "")
+    birthday_fact = facts.get(f"family:{relation}:birthday", "")
+    m = re.search(r"turns (\d+) on (.+?)\.$|在(.+?)满(\d+)岁", age_fact)
+    if m:
+        day = when.parse_date(m.group(2) or m.group(3))
+        age = int(m.group(1) or m.group(4))
+        if day is not None:
+            out.born = when.anniversary(day.month, day.day, day.year - age)
+    m = re.search(r"is (\d+) \(as of (.+?)\)|(\d+)岁（(.+?)时）", age_fact)
+    if m:
+        out.age, out.told = int(m.group(1) or m.group(3)), when.parse_date(m.group(2) or m.group(4))
+    m = re.search(r"was born on (.+?)\.$|出生于(.+?)。", birthday_fact)
+    if m:
+        out.born = when.parse_date(m.group(1) or m.group(2)) or out.born
+    m = re.search(r"birthday is (\d{1,2}) ([A-Z][a-z]+)\.$|生日是(\d{1,2})月(\d{1,2})日", birthday_fact)
+    if m:
+        if m.group(1):
+            out.month_day = (when.MONTHS_EN.index(m.group(2)) + 1, int(m.group(1)))
+        else:
+            out.month_day = (int(m.group(3)), int(m.group(4)))
+    if out.born is not None:
+        out.month_day = (out.born.month, out.born.day)
+    elif out.month_day is not None and out.age is not None and out.told is not None:
+        # an age told on a day and the birthday: the year of birth follows
+        month, mday = out.month_day
+        year = out.told.year - out.age - (1 if (out.told.month, out.told.day) < (month, mday) else 0)
+        out.born = when.anniversary(month, mday, year)
+    return out
+
+
+def _age_answer(
+    relation: str, facts: dict[str, str], zh: bool, now: datetime.datetime, birthday: bool, will: bool
+) -> str:
+    today = now.date()
+    name = _member_name(relation, facts)
+    female, male = relation in FEMALE_RELATIONS, relation in MALE_RELATIONS
+    if zh:
+        who = name or "你" + _ZH_RELATION_NAMES.get(relation, relation)
+        she = "她" if female else "他" if male else "TA"
+        num = when.zh_words
+    else:
+        who = name or "your " + _EN_RELATION_NAMES.get(relation, relation.replace("_", " "))
+        she = "she" if female else "he" if male else "they"
+        num = when.en_words
+    d = _dates(relation, facts)
+    if d.born is None and d.month_day is None and d.age is None:
+        if zh:
+            return _UNKNOWN["age"]["zh"].format(who)
+        return _UNKNOWN["age"]["en"].format(who, "her" if female else "his" if male else "their")
+    if d.born is not None:
+        age = when.years_between(d.born, today)
+        upcoming = when.next_anniversary(d.born.month, d.born.day, today)
+        last = when.anniversary(d.born.month, d.born.day, upcoming.year - 1) if upcoming != today else today
+        next_age = when.years_between(d.born, upcoming)
+        md_zh = when.format_month_day(d.born.month, d.born.day, True)
+        recent = 0 <= (today - last).days <= 31 and not will
+        if zh:
+            if upcoming == today:
+                return f"{who}今天满{num(age)}岁！"
+            if birthday and recent:
+                return f"{who}的生日是{md_zh}，{she}在{when.format_date(last, True)}满了{num(age)}岁。"
+            if recent:
+                return f"{who}现在{num(age)}岁，{she}在{when.format_date(last, True)}满了{num(age)}岁。"
+            if birthday:
+                return f"{who}的生日是{md_zh}，{when.format_date(upcoming, True)}满{num(next_age)}岁。"
+            if will:
+                return f"{who}在{when.format_date(upcoming, True)}满{num(next_age)}岁。"
+            return f"{who}现在{num(age)}岁，{when.format_date(upcoming, True)}满{num(next_age)}岁。"
+        who_cap = who[:1].upper() + who[1:]
+        if upcoming == today:
+            return f"{who_cap} turns {num(age)} today!"
+        if birthday and recent:
+            md = when.format_month_day(d.born.month, d.born.day, False)
+            return f"{who_cap}'s birthday is on {md}; {she} turned {num(age)} on {when.format_date(last, False)}."
+        if recent:
+            are = "are" if she == "they" else "is"
+            return f"{who_cap} {are} {num(age)}; {she} turned {num(age)} on {when.format_date(last, False)}."
+        if birthday:
+            md = when.format_month_day(d.born.month, d.born.day, False)
+            return (
+                f"{who_cap}'s birthday is on {md}; {she} turns {num(next_age)} on {when.format_date(upcoming, False)}."
+            )
+        if will:
+            return f"{who_cap} will be {num(next_age)} on {when.format_date(upcoming, False)}."
+        are = "are" if she == "they" else "is"
+        return f"{who_cap} {are} {num(age)}; {she} turns {num(next_age)} on {when.format_date(upcoming, False)}."
+    parts: list[str] = []
+    if d.age is not None and d.told is not None:
+        years = when.years_between(d.told, today)
+        if zh:
+            if years < 1:
+                parts.append(f"{who}{num(d.age)}岁。")
+            else:
+                parts.append(
+                    f"你{when.format_date(d.told, True, weekday=False)}告诉我{who}{num(d.age)}岁，"
+                    f"现在大概{num(d.age + years)}岁了。"
+                )
+        else:
+            who_cap = who[:1].upper() + who[1:]
+            if years < 1:
+                parts.append(f"{who_cap} {'are' if she == 'they' else 'is'} {num(d.age)}.")
+            else:
+                told = when.format_date(d.told, False, weekday=False)
+                parts.append(
+                    f"{who_cap} was {num(d.age)} when you told me on {told}, "
+                    f"so {she} is about {num(d.age + years)} now."
+                )
+    if d.month_day is not None:
+        md = when.format_month_day(*d.month_day, zh)
+        upcoming = when.next_anniversary(*d.month_day, today)
+        if zh:
+            parts.append(f"{who}的生日是{md}，下一个是{when.format_date(upcoming, True)}。")
+        else:
+            parts.append(
+                f"{who[:1].upper() + who[1:]}'s birthday is on {md}; "
+                f"the next one is {when.format_date(upcoming, False)}."
+            )
+    elif birthday or will:
+        parts.append(f"你还没告诉我{who}的生日是哪天。" if zh else f"You haven't told me when {who}'s birthday is.")
+    if d.age is None and not birthday:
+        parts.insert(0, f"你还没告诉我{who}多大了。" if zh else f"You haven't told me how old {who} is.")
+    return ("" if zh else " ").join(parts)
+
+
+# -- acknowledgements -------------------------------------------------------------------------
+# The kinds of statement the tiny profile acknowledges itself (a 135M model would make up a
+# reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
+ACKNOWLEDGED = ("occupation", "workplace", "home", "family:", "health:")
+
+
+def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = False) -> str:
+    """ "Got it — you're allergic to peanuts. I'll keep that in mind." / "好的，我记住了：你对花生过敏。"
+    for what the user just said about themselves (`learned`), or "" when none of it is of an
+    acknowledged kind (`every_kind`: acknowledge names, tastes and plans too)."""
+    said = [f for f in learned if every_kind or f.key.startswith(ACKNOWLEDGED)]
+    # "my daughter Lena turns seven": her name is in the age already
+    said = [
+        f for f in said if not any(o is not f and o.key.startswith(f.key + ":") and f.value in o.content for o in said)
+    ]
+    if not said:
+        return ""
+    lines = [second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said]
+    if zh:
+        return "好的，我记住了：" + "".join(lines)
+    body = " ".join(lines)
+    body = re.sub(r"^You are\b", "you're", body)
+    body = body[:1].lower() + body[1:] if body.startswith(("You ", "Your ")) else body
+    return f"Got it — {body} I'll keep that in mind."

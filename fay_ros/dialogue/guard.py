@@ -11,6 +11,10 @@ slips now and then. The guard does not ask the model to behave, it decides:
 - no prompt text, and no talk about the conversation instead of in it ("The above answer
   is correct", "the user has", "as an AI", tool names), and no fragment of structured
   output (a cut-off judge JSON, stray braces);
+- nothing the user must avoid is offered: a sentence that suggests a food the user is
+  allergic to or cannot eat (or one that contains it: "peanut butter", "satay", "花生酱") is
+  dropped unless it warns about it ("avoid", "without", "peanut-free", "不要", "不含");
+  the allergens and what contains them are the data of `fay_ros.memory.health`;
 - the companion never introduces herself with the user's name, or with any name but her own,
   and does not narrate the user in the third person ("Tom loves golf.");
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
@@ -43,6 +47,7 @@ from dataclasses import dataclass, field
 
 import emoji
 
+from ..memory import health
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
@@ -141,10 +146,12 @@ class ReplyGuard:
     prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
     tool_names: tuple[str, ...] = ()
     recent_replies: tuple[str, ...] = ()  # the companion's last answers (cross-turn repeats)
+    avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
     dropped: Counter = field(default_factory=Counter)
+    unsafe: list[tuple[str, str]] = field(default_factory=list)  # (food, allergen) of each such drop
     _said: list[str] = field(default_factory=list)
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
 
@@ -207,6 +214,10 @@ class ReplyGuard:
             return self._drop("prompt text")
         if self._claims_wrong_name(text):
             return self._drop("wrong self-introduction")
+        offered = health.offered_food(text, self.avoided)
+        if offered is not None:
+            self.unsafe.append(offered)
+            return self._drop("offers what the user must avoid")
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"

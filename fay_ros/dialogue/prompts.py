@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..memory.layers import trim_core_memory
-from ..memory.self_facts import render_fact
+from ..memory.layers import trim_core_memory, without_safety
+from ..memory.self_facts import is_safety_key, render_fact
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
@@ -140,13 +141,26 @@ def executor_messages(
     return _chat(system, history, request)
 
 
+SAFETY = "The user's health (never suggest or offer anything against it):"
+
+
 def final_messages(
-    persona: str, results: list[tuple[str, str]], history: list[Message], question: str, core: str = ""
+    persona: str,
+    results: list[tuple[str, str]],
+    history: list[Message],
+    question: str,
+    core: str = "",
+    safety: Sequence[str] = (),
 ) -> list[Message]:
-    """The final reply after the tool loop, from the tool results."""
+    """The final reply after the tool loop, from the tool results; `core`: the core memory;
+    `safety`: the user's safety facts, which every prompt carries (said once: the core
+    memory's own safety block is left out then)."""
+    if safety:
+        core = without_safety(core)
     system = "\n\n".join(
         [
             "Persona:\n" + persona,
+            *([SAFETY + "\n" + "\n".join(f"- {line}" for line in safety)] if safety else []),
             *([CORE_MEMORY_HEAD + "\n" + core] if core else []),
             FINAL.format(
                 request=question,
@@ -173,8 +187,13 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
     if name:
         persona = re.sub(r"\bthe user\b", name, persona)
         persona += f"\nYou are talking with {name}."
-    fact_lines = [render_fact(content, name) for key, content in facts.items() if key != "name"]
-    return "\n".join([persona, *fact_lines[-max_fact_lines:]])
+    # safety facts (allergies, medication, conditions) are always there, whatever the limit:
+    # the newest other facts fill what is left of it; the safety lines come last, nearest to
+    # the conversation, where a tiny model heeds them most
+    safety = [render_fact(content, name) for key, content in facts.items() if is_safety_key(key)]
+    other = [render_fact(content, name) for key, content in facts.items() if key != "name" and not is_safety_key(key)]
+    room = max(0, max_fact_lines - len(safety))
+    return "\n".join([persona, *(other[-room:] if room else []), *safety])
 
 
 def tiny_volatile(
@@ -185,6 +204,8 @@ def tiny_volatile(
     out: they would teach a tiny model to write role labels."""
     known = set(facts.values())
     recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
+    # a fact the stable head states already (its safety lines always) is not said twice
+    core = "\n".join(line for line in core.split("\n") if line.removeprefix("- ") not in known) if core else ""
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
         volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))

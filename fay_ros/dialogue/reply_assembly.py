@@ -17,16 +17,19 @@ import contextlib
 import datetime
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.model_json import first_object
 from ..llm.profiles import TINY
+from ..memory import health
+from ..memory.self_facts import SelfFact, asks_something
 from ..text.processors import Chain
 from ..text.sentences import SentenceSplitter, split_sentences
 from ..text.think import ThinkStripper, strip_think
+from ..text.words import has_cjk
 from . import fact_answers, prompts
 from .guard import GuardPolicy, ReplyGuard
 from .judge import JudgeStreamParser, JudgeVerdict
@@ -122,6 +125,7 @@ class ReplyAssembly:
             w.histories.of(ctx.owner),
             ctx.question,
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
+            list(ctx.safety_facts.values()),
         )
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
@@ -138,6 +142,7 @@ class ReplyAssembly:
             w.histories.of(ctx.owner),
             ctx.question,
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
+            list(ctx.safety_facts.values()),
         )
         async with contextlib.aclosing(self.spoken_tokens(messages, trace)) as tokens:
             draft = strip_think("".join([t async for t in tokens])).strip()
@@ -220,30 +225,44 @@ class ReplyAssembly:
         memories: list[Memory],
         rules: list[str],
         prestart: list[str],
+        learned: Sequence[SelfFact] = (),
     ) -> None:
         """The tiny profile: one streamed call, everything else decided before it.
 
         1. A question about the user's own facts is answered from the facts (in any language),
-           one about the time or date from the clock.
+           one about the time or date from the clock; a statement about themselves
+           (`learned`: their occupation, home, family, health) is acknowledged in their
+           language, before the answer when they asked something too.
         2. A language the model does not speak gets the persona's honest line, in that language.
         3. Otherwise one greedy, capped, stop-bounded call with the persona, the user's name
            and facts as plain lines (stable, so the server's prompt cache keeps them), and the
            recalled memories and prestart results just before the question."""
         w = self.wiring
         tiny = w.settings.tiny
-        answer = fact_answers.answer(ctx.question, facts, ctx.language)
+        now = datetime.datetime.now().astimezone()
+        unspoken = bool(tiny.languages) and ctx.language.split("-")[0] not in tiny.languages
+        zh = ctx.language.startswith("zh") or has_cjk(ctx.question)
+        # what the user just told about themselves is acknowledged here, not left to the model
+        # (which makes a reply up, or apologises for its English); a question with it is still
+        # answered, after the acknowledgement
+        ack = fact_answers.acknowledgement(learned, zh, every_kind=unspoken)
+        answer = fact_answers.answer(ctx.question, facts, ctx.language, now)
         if answer is not None:
             trace.path = "memory"
-            self.speak_text(reply, answer, "memory")
+            self.speak_text(reply, _then(ack, answer, zh), "memory")
             return
-        answer = fact_answers.time_answer(ctx.question, datetime.datetime.now().astimezone(), ctx.language)
+        answer = fact_answers.time_answer(ctx.question, now, ctx.language)
         if answer is not None:
             trace.path = "clock"
-            self.speak_text(reply, answer, "qa")
+            self.speak_text(reply, _then(ack, answer, zh), "qa")
             return
-        if tiny.languages and ctx.language.split("-")[0] not in tiny.languages:
+        if ack and not asks_something(ctx.question):
+            trace.path = "memory"
+            self.speak_text(reply, ack, "memory")
+            return
+        if unspoken:
             trace.path = "language"
-            self.speak_text(reply, w.persona.line("unsupported_language", ctx.language), "fallback")
+            self.speak_text(reply, _then(ack, w.persona.line("unsupported_language", ctx.language), zh), "fallback")
             return
         trace.path = "tiny"
         volatile = prompts.tiny_volatile(
@@ -372,6 +391,14 @@ class ReplyAssembly:
         trace.guard = guard.summary()
         if guard.dropped:
             log.info("reply guard for %s: %s", ctx.conversation_id, trace.guard)
+        for food, allergen in guard.unsafe:
+            # the food and the fact it went against, not the sentence (which may say more)
+            log.warning(
+                "reply guard for %s dropped a sentence offering %r: the user must avoid %s",
+                ctx.conversation_id,
+                food,
+                allergen,
+            )
         if reply.end(last.text if last is not None and last.text else "", "llm"):
             said = "said the no_answer line" if reply.no_answer else "said nothing (nobody asked)"
             log.warning(
@@ -393,6 +420,7 @@ class ReplyAssembly:
             recent_replies=recent,
             prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
             tool_names=tuple(w.tools.names()),
+            avoided=health.avoided_keys(list(ctx.safety_facts)),
         )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:
@@ -404,3 +432,8 @@ class ReplyAssembly:
                 reply.conversation_id,
                 reply.dropped.summary(),
             )
+
+
+def _then(first: str, second: str, zh: bool) -> str:
+    """Two texts said one after the other (an acknowledgement, then the answer)."""
+    return (first + ("" if zh else " ") + second) if first else second

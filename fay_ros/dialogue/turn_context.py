@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from ..memory.self_facts import SelfFact, extract_self_facts
+from ..memory.self_facts import SelfFact, extract_self_facts, safety_facts
 from .session import Sessions
 from .speculation import probing
 from .tools import Memory, MemoryUnavailable, ToolContext
@@ -172,6 +172,8 @@ class TurnContext:
 
     @staticmethod
     def with_facts(memories: list[Memory], facts: dict[str, str]) -> list[str]:
-        """The capable flow's memory lines: facts first, then other recalled memories."""
-        lines = list(dict.fromkeys(facts.values()))
+        """The capable flow's memory lines: safety facts (allergies, medication, conditions)
+        first, then the other facts, then other recalled memories."""
+        safety = safety_facts(facts)
+        lines = list(dict.fromkeys([*safety.values(), *facts.values()]))
         return lines + [m.content for m in memories if m.content not in lines]

@@ -16,6 +16,20 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | preference | `taste:<thing>` | `User likes hiking.` / `User does not like coffee.` / `用户喜欢咖啡。` |
 | fact | `family:<relation>` | `User's sister is called Anna.` / `User has a sister.` / `用户的女儿叫小雨。` |
 | event | `plan:<when>` | `User is going to Paris tomorrow.` / `用户明天要去北京。` |
+| fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
+| fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
+| fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
+| fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
+| fact | `health:allergy:<allergen>` | `User is allergic to peanuts.` / `用户对花生过敏。` (both `peanut`) |
+| fact | `health:avoid:<food>` | `User cannot eat gluten.` / `用户不能吃麸质。` |
+| fact | `health:condition:<condition>` | `User has diabetes.` / `用户有糖尿病。` |
+| fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
+
+Relations are keyed in English whichever language they were said in (`family:daughter` for
+"my daughter" and "我女儿"), allergens, conditions and medicines by the English key of the
+tables in `health.py`. A day the statement names ("turns seven on Sunday", "下周日满七岁")
+is resolved against the moment it was said (`extract_self_facts(text, now)`) and stored as a
+date. The `health:*` facts are safety facts (`is_safety_key`): prompts never drop them.
 
 Questions are never statements ("what is my name?", "我叫什么", "do I like tea?"), and
 nothing is read from a sentence that reports someone else's words. The content names the
@@ -26,10 +40,13 @@ Pure Python, no ROS.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 
+from ..text import when
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
+from . import health
 
 USER_EN = "User"
 USER_ZH = "用户"
@@ -151,6 +168,13 @@ RELATIONS = (
     "partner",
     "dog",
     "cat",
+    "puppy",
+    "kitten",
+    "rabbit",
+    "hamster",
+    "parrot",
+    "bird",
+    "horse",
     "baby",
     "kid",
     "child",
@@ -158,7 +182,7 @@ RELATIONS = (
 _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
     re.compile(rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
-    re.compile(rf"\bI have an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
+    re.compile(rf"\bI(?: have|'ve got| have got|'ve) an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
 ]
 _EN_FAMILY_HAS = re.compile(rf"\bI have (an?|one|two|three|four|five) ({_REL})s?\b", re.I)
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
@@ -213,6 +237,13 @@ _QUESTION_EN = re.compile(
 )
 # Reported speech or a hypothetical: not a statement about oneself.
 _NOT_OWN_EN = re.compile(r"\b(?:if|suppose|pretend|imagine|he said|she said|they said|says that)\b", re.I)
+# A hedge or someone else's word takes the part of the sentence it is in ("Hi, I'm Tom, my
+# wife says I snore": the name stands; "Maybe I'm allergic to cats": nothing does).
+_HEDGED = re.compile(
+    r"\b(?:says|thinks|claims|reckons|told me|wish|maybe|perhaps|might|probably)\b|"
+    r"希望|也许|可能|或许|(?<![我你跟和对])说我|(?:觉得|认为|以为)我",
+    re.I,
+)
 
 
 # -- Chinese --------------------------------------------------------------------------------
@@ -226,10 +257,12 @@ _ZH_NAME = [
 ]
 ZH_RELATIONS = (
     "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-    "|朋友|女朋友|男朋友|狗|猫|孩子"
+    "|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子"
 )
 _ZH_FAMILY_NAMED = re.compile(
-    r"我(?:的)?(" + ZH_RELATIONS + r")(?:叫|名字叫|的名字是)(?!我)"
+    r"我(?:的|家(?:的)?|养的|(?:家)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
+    + ZH_RELATIONS
+    + r")[，,]?(?:它)?(?:叫|名字叫|的名字是)(?!我)"
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
     r"(?=[" + _ZH_STOP + r"]|$)"
 )
@@ -257,12 +290,24 @@ def is_question(text: str) -> bool:
     return bool(_QUESTION_EN.search(text) or _QUESTION_ZH.search(text))
 
 
-def extract_self_facts(text: str) -> list[SelfFact]:
+def asks_something(text: str) -> bool:
+    """True when one of the sentences of `text` is a question ("I'm allergic to peanuts. Can
+    you suggest a snack?"), False for statements only."""
+    return any(is_question(clause) for clause in _clauses(text))
+
+
+def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[SelfFact]:
     """The statements about oneself in `text` (one utterance of the user), in order; [] for
-    questions and for anything that is not plainly a first-person statement."""
+    questions and for anything that is not plainly a first-person statement. `now`: when it
+    was said (default: the current local time); a day it names ("turns seven on Sunday") is
+    stored as the date it was then."""
+    now = now or datetime.datetime.now().astimezone()
     facts: list[SelfFact] = []
     for clause in _clauses(text):
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
+            continue
+        clause = _without_hedged_parts(clause)
+        if not clause:
             continue
         if is_question(clause):
             # "My name is Tom, what's yours?" / "我叫林，你呢？": the statement before the question
@@ -270,9 +315,9 @@ def extract_self_facts(text: str) -> list[SelfFact]:
             if not clause:
                 continue
         if has_cjk(clause):
-            facts += _zh(clause)
+            facts += _zh(clause) + _zh_more(clause, now)
         else:
-            facts += _en(clause)
+            facts += _en(clause) + _en_more(clause, now)
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
     for fact in facts:
@@ -347,6 +392,15 @@ def _statement_before_question(clause: str) -> str:
     return ", ".join(head)
 
 
+def _without_hedged_parts(clause: str) -> str:
+    """The clause without its comma-separated parts that hedge or report ("maybe shellfish",
+    "my doctor says I have diabetes")."""
+    if not _HEDGED.search(clause):
+        return clause
+    parts = re.split(r"\s*[,，]\s*", clause)
+    return ", ".join(p for p in parts if not _HEDGED.search(p))
+
+
 def _clauses(text: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<=[.!?。！？；;])\s*", text.strip()) if c.strip()]
 
@@ -396,7 +450,7 @@ def _en(clause: str) -> list[SelfFact]:
             relation, name = m.group(1).lower(), m.group(2)
             out.append(
                 SelfFact(
-                    "fact", f"family:{_key_part(relation)}", name, f"{USER_EN}'s {relation} is called {name}.", "en"
+                    "fact", f"family:{relation_key(relation)}", name, f"{USER_EN}'s {relation} is called {name}.", "en"
                 )
             )
             break
@@ -407,7 +461,11 @@ def _en(clause: str) -> list[SelfFact]:
             noun = relation if count in ("a", "an", "one") else relation + "s"
             out.append(
                 SelfFact(
-                    "fact", f"family:{_key_part(relation)}", f"{count} {noun}", f"{USER_EN} has {count} {noun}.", "en"
+                    "fact",
+                    f"family:{relation_key(relation)}",
+                    f"{count} {noun}",
+                    f"{USER_EN} has {count} {noun}.",
+                    "en",
                 )
             )
     m = _EN_FAVORITE.search(clause)
@@ -472,14 +530,14 @@ def _zh(clause: str) -> list[SelfFact]:
     m = _ZH_FAMILY_NAMED.search(clause)
     if m:
         relation, name = m.group(1), m.group(2)
-        out.append(SelfFact("fact", f"family:{relation}", name, f"{USER_ZH}的{relation}叫{name}。", "zh"))
+        out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, f"{USER_ZH}的{relation}叫{name}。", "zh"))
     else:
         m = _ZH_FAMILY_HAS.search(clause)
         if m:
             out.append(
                 SelfFact(
                     "fact",
-                    f"family:{m.group(2)}",
+                    f"family:{relation_key(m.group(2))}",
                     f"{m.group(1)}{m.group(2)}",
                     f"{USER_ZH}有{m.group(1)}{m.group(2)}。",
                     "zh",
@@ -507,6 +565,652 @@ def _zh(clause: str) -> list[SelfFact]:
     return out
 
 
+# -- occupation, home, ages and birthdays, health (EN and ZH) ------------------------------------
+# Keys: `occupation` and `workplace` and `home` (one value each, a new one supersedes),
+# `family:<relation>:age` and `family:<relation>:birthday` (the relation in English, whichever
+# language it was said in), `health:allergy:<allergen>`, `health:avoid:<food>`,
+# `health:condition:<condition>`, `health:medication:<medicine>` (one key each: several hold
+# at once; allergens, conditions and medicines in English words from `health`).
+
+# A family word in English or Chinese -> the key's relation, so that "我女儿" and "my daughter"
+# are one person. Words with no one-to-one English counterpart (哥哥, 奶奶) keep their own key.
+_RELATION_KEYS = {
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "妈妈": "mother",
+    "母亲": "mother",
+    "dad": "father",
+    "father": "father",
+    "爸爸": "father",
+    "父亲": "father",
+    "wife": "wife",
+    "老婆": "wife",
+    "妻子": "wife",
+    "husband": "husband",
+    "老公": "husband",
+    "丈夫": "husband",
+    "son": "son",
+    "儿子": "son",
+    "daughter": "daughter",
+    "女儿": "daughter",
+    "friend": "friend",
+    "朋友": "friend",
+    "girlfriend": "girlfriend",
+    "女朋友": "girlfriend",
+    "boyfriend": "boyfriend",
+    "男朋友": "boyfriend",
+    "dog": "dog",
+    "狗": "dog",
+    "小狗": "dog",
+    "cat": "cat",
+    "猫": "cat",
+    "小猫": "cat",
+    "rabbit": "rabbit",
+    "兔子": "rabbit",
+    "hamster": "hamster",
+    "仓鼠": "hamster",
+    "parrot": "parrot",
+    "鹦鹉": "parrot",
+    "kid": "child",
+    "child": "child",
+    "孩子": "child",
+    "grandma": "grandmother",
+    "grandpa": "grandfather",
+}
+# who "she"/"he" can be, for a question about "her birthday"
+FEMALE_RELATIONS = {"mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "姐姐", "妹妹", "奶奶", "外婆"}
+MALE_RELATIONS = {"father", "husband", "son", "brother", "grandfather", "boyfriend", "哥哥", "弟弟", "爷爷", "外公"}
+
+
+def relation_key(word: str) -> str:
+    """The key part of a family word: "mum" → "mother", "女儿" → "daughter", "哥哥" → "哥哥"."""
+    w = word.strip().lower()
+    return _RELATION_KEYS.get(w, _key_part(w))
+
+
+# Keys whose facts keep the user safe: allergies, foods they cannot eat, health conditions,
+# medication. They are never trimmed from a prompt, and a reply never contradicts them.
+SAFETY_KEY_PREFIXES = ("health:allergy:", "health:avoid:", "health:condition:", "health:medication:")
+
+
+def is_safety_key(key: str) -> bool:
+    """True for a fact key that is safety-relevant (an allergy, a food the user cannot eat,
+    a health condition, a medicine): other code puts these first and never drops them."""
+    return key.startswith(SAFETY_KEY_PREFIXES)
+
+
+def safety_facts(facts: dict[str, str]) -> dict[str, str]:
+    """The safety-relevant ones of `facts` (key → content), in their order."""
+    return {key: content for key, content in facts.items() if is_safety_key(key)}
+
+
+_OCCUPATIONS_EN = (
+    "teacher|nurse|doctor|physician|surgeon|dentist|engineer|developer|programmer|coder|designer|architect|"
+    "lawyer|solicitor|barrister|attorney|judge|accountant|chef|baker|butcher|driver|pilot|farmer|student|"
+    "scientist|researcher|professor|lecturer|writer|author|journalist|reporter|editor|artist|painter|musician|"
+    "singer|actor|actress|photographer|police officer|policeman|policewoman|officer|firefighter|soldier|"
+    "electrician|plumber|carpenter|mechanic|builder|cleaner|cashier|waiter|waitress|salesman|saleswoman|"
+    "salesperson|manager|consultant|analyst|pharmacist|vet|veterinarian|therapist|psychologist|"
+    "psychiatrist|social worker|librarian|secretary|receptionist|translator|interpreter|hairdresser|barber|"
+    "midwife|paramedic|caregiver|carer|nanny|shop assistant|shopkeeper|retiree|pensioner|banker|economist|"
+    "tutor|coach|postman|courier|civil servant|entrepreneur|freelancer|administrator|clerk|technician|"
+    "optician|physiotherapist|biologist|physicist|mathematician|housewife|homemaker|stay-at-home (?:mom|mum|dad)|"
+    "gardener|tailor|security guard|guard|miner|fisherman|sailor|dancer|librarian|bartender|barista|"
+    "student nurse|intern|apprentice|director|executive|ceo|founder|owner|priest|pastor|monk"
+)
+# "I'm a good cook", "I'm a bit of a singer": a judgement, not a job
+_NOT_A_JOB = (
+    r"good|bad|terrible|great|big|huge|decent|keen|amateur|aspiring|wannabe|bit|lousy|awful|natural|"
+    r"born|hobby|hopeless|lousy|fan|former|retired from"
+)
+_OCC_EN = re.compile(
+    rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
+    rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
+    rf"(?: (?:at|in|for|with|of) .+?)?){_STOP_CLAUSE}",
+    re.I,
+)
+_OCC_AS_EN = re.compile(
+    rf"\bI(?: currently| now)? (work|worked) as (an? .+?|the .+?){_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (?:currently |now )?(?:employed|working) as (an? .+?){_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}",
+    re.I,
+)
+_FOR_A_LIVING_EN = re.compile(
+    r"\bI (do|make|write|sell|fix|build|drive|design|clean|teach|cook) (.+?) for a living\b", re.I
+)
+_JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
+_TEACH_EN = re.compile(
+    # not "I teach you", "I teach my kids to swim": a lesson, not a job
+    r"\bI(?: currently| now)? teach "
+    r"(?!you\b|them\b|him\b|her\b|it\b|myself\b|(?:my|our) (?:kids|children|son|daughter|dog)\b)"
+    rf"(.+?){_STOP_CLAUSE}",
+    re.I,
+)
+_RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
+_WORK_AT_EN = re.compile(
+    rf"\bI(?: currently| now)? work (at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?){_STOP_CLAUSE}|"
+    r"\bI(?: currently| now)? work in (IT|finance|sales|marketing|healthcare|health care|education|construction|"
+    r"retail|hospitality|tech|software|insurance|banking|law|government|the NHS|(?:a|an) (?:hospital|school|"
+    r"office|bank|shop|store|factory|restaurant|hotel|lab|laboratory|hospital|nursing home|care home|"
+    r"supermarket|warehouse|library|university|bakery|pharmacy|clinic))\b",
+    re.I,
+)
+_PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
+_HOME_EN = re.compile(
+    rf"\b(?:I|we)(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside) "
+    rf"((?:in|near|outside|just outside|close to) .+?){_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
+    rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
+    rf"\bI(?: just| recently)? moved to (.+?)(?= (?:last|this|in|a|two|three|recently)\b|{_STOP_CLAUSE})",
+    re.I,
+)
+_NOT_HOMES = {"fear", "hope", "peace", "denial", "the moment", "the past", "a dream", "luxury", "harmony", "poverty"}
+_FAMILY_EN = rf"\bmy ({_REL})(?:,? ((?-i:[A-Z][a-z]+)),?)?"
+_AGE_TURNS_EN = re.compile(
+    rf"{_FAMILY_EN} (?:turns|will turn|is turning|'s turning|will be|'ll be|is going to be) ({when.EN_NUMBER})"
+    rf"(?: years old)?,? ({when.EN_DAY})\b",
+    re.I,
+)
+_AGE_IS_EN = re.compile(
+    rf"{_FAMILY_EN}(?: is|'s| just turned|'s just turned| has just turned) (?:now |already |just )?"
+    rf"({when.EN_NUMBER})(?: years? old| years of age)?"
+    r"(?! (?:of|times|minutes|hours|days|weeks|months|kilos|pounds|feet|cm|percent)\b)"
+    r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and|so|when|if)\b))",
+    re.I,
+)
+_AGE_HAVE_EN = re.compile(
+    rf"\bI(?: have|'ve got| have got) an? ({when.EN_NUMBER})[- ]years?[- ]old ({_REL})"
+    rf"(?: (?:called|named) ((?-i:[A-Z][a-z]+)))?\b",
+    re.I,
+)
+_MONTH_DAY_EN = r"(?:\d{1,2}(?:st|nd|rd|th)? (?:of )?[A-Za-z]{3,9}|[A-Za-z]{3,9} (?:the )?\d{1,2}(?:st|nd|rd|th)?)"
+_BIRTHDAY_EN = re.compile(
+    rf"\bmy ({_REL})(?:'s| ((?-i:[A-Z][a-z]+))'s) birthday is (?:on )?(?:the )?({_MONTH_DAY_EN})\b|"
+    rf"{_FAMILY_EN} was born on (?:the )?({_MONTH_DAY_EN})(?:,? (\d{{4}}))?",
+    re.I,
+)
+# a list of foods ends where the next statement starts: "I can't eat gluten, I'm celiac"
+_STOP_ITEMS = r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b))"
+_ORDINALS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+_ORDINAL_BIRTHDAY_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?'s (\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINALS)}|"
+    rf"(?:twent|thirt|fort|fift|sixt|sevent|eight|ninet)ieth|"
+    rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-\w+) birthday is ({when.EN_DAY})\b",
+    re.I,
+)
+_ALLERGY_EN = re.compile(
+    rf"\bI(?:'m| am) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?allergic to "
+    rf"(.+?){_STOP_ITEMS}|"
+    r"\bI(?: have|'ve got| have got|'ve) (?:an? |severe |bad |serious |a severe |a bad |a serious )*"
+    r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b|"
+    rf"\bI(?: have|'ve got| have got|'ve) (?:an? )?(?:severe |bad |serious )?allerg(?:y|ies) to (.+?){_STOP_ITEMS}",
+    re.I,
+)
+_AVOID_EN = re.compile(
+    rf"\bI (can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to|"
+    rf"am not supposed to|'m not supposed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
+    re.I,
+)
+# "I must avoid sugar", "I'm gluten intolerant", "I have a gluten intolerance"
+_AVOID_MORE_EN = re.compile(
+    rf"\bI (?:must|have to|need to|should|'ve got to|am supposed to|'m supposed to) avoid (.+?){_STOP_ITEMS}|"
+    r"\bI(?:'m| am) ([a-z]+) intolerant\b|\bI(?: have|'ve got| have got|'ve) an? ([a-z]+) intolerance\b",
+    re.I,
+)
+_NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
+_CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
+_CONDITION_EN = re.compile(
+    rf"\bI(?:'m| am) (?:also )?(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant|pregnant)\b|"
+    rf"\bI (?:have|'ve got|have got|suffer from|live with|was diagnosed with|got diagnosed with) "
+    rf"(?:(?:type [12]|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    re.I,
+)
+_MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
+_MED_WHEN = (
+    r"(?:every (?:morning|evening|night|day)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
+    r"night|day)|daily|twice a day|once a day|three times a day|in the morning|at night|before bed|"
+    r"before (?:meals|breakfast|dinner|lunch)|after (?:meals|breakfast|dinner|lunch)|with food|"
+    r"with (?:breakfast|dinner|meals))"
+)
+_MED_EN = re.compile(
+    rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}",
+    re.I,
+)
+_MED_SPLIT = re.compile(rf"^(.+?)(?:\s+({_MED_WHEN}.*|\d+\s?mg.*|for (?:my|the) .+))?$", re.I)
+_NOT_MEDS = re.compile(
+    r"^(?:the|a|an|my|their|some|it|this|that|you|care|part|turns|photos?|pictures?|notes?|lessons?|classes|"
+    r"breaks?|naps?|showers?|baths?|walks?|runs?|turns|time|notice|place|action|advantage|charge|risks?|"
+    r"steps?|shifts?|calls?|orders?)\b",
+    re.I,
+)
+
+
+def _fact(kind: str, key: str, value: str, content: str, zh: bool = False) -> SelfFact:
+    return SelfFact(kind, key, value, content, "zh" if zh else "en")
+
+
+def _clause_end(value: str) -> str:
+    return value.strip(" .,!;\"'")
+
+
+def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    out += _en_work(clause)
+    m = _HOME_EN.search(clause)
+    if m:
+        place = _clause_end(next(g for g in m.groups() if g))
+        place = re.sub(r"\s+(?:now|currently|these days|at the moment|for now)$", "", place, flags=re.I)
+        where = re.match(r"(near|outside|just outside|close to|in) ", place, re.I)
+        prep = "in"
+        if where:  # "near Manchester": the preposition is part of where they live
+            prep, place = where.group(1).lower(), place[where.end() :]
+        words = place.split()
+        plain = re.sub(r"^the ", "", place, flags=re.I)
+        if (
+            1 <= len(words) <= 6
+            and place.lower() not in _NOT_HOMES
+            and words[0].lower() not in _NOT_HOMES
+            and (
+                plain[:1].isupper()
+                or re.search(rf"{_PLACE_NOUNS}$", place, re.I)
+                or clause.rstrip(" .!").endswith(place)
+            )
+            and not re.search(r"\b(?:you|your)\b", place, re.I)
+        ):
+            place = _third_person(place)
+            out.append(_fact("fact", "home", place, f"{USER_EN} lives {prep} {place}."))
+    out += _en_ages(clause, now)
+    out += _en_health(clause)
+    return out
+
+
+def _en_work(clause: str) -> list[SelfFact]:
+    """The occupation, and the workplace when the occupation does not name it already ("I'm
+    a nurse and I work at St Mary's")."""
+    occupation = _en_occupation(clause)
+    if any(re.search(r" (?:at|for|in) ", f.content) for f in occupation):
+        return occupation
+    return occupation + _en_workplace(clause)
+
+
+def _en_occupation(clause: str) -> list[SelfFact]:
+    m = _OCC_AS_EN.search(clause)
+    if m:
+        if m.group(2):
+            what = _third_person(_clause_end(m.group(2)))
+            verb = "works" if m.group(1).lower() == "work" else "worked"
+            if verb == "worked" or len(what.split()) > 10:
+                return []  # "I worked as a nurse" says what they did, not what they do
+            return [_fact("fact", "occupation", what, f"{USER_EN} works as {what}.")]
+        what = _third_person(_clause_end(m.group(3) or m.group(4)))
+        return [_fact("fact", "occupation", what, f"{USER_EN} is {what}.")] if len(what.split()) <= 8 else []
+    m = _OCC_EN.search(clause)
+    if m:
+        what = _third_person(_clause_end(m.group(1)))
+        if len(what.split()) <= 10:
+            return [_fact("fact", "occupation", what, f"{USER_EN} is {what}.")]
+    m = _FOR_A_LIVING_EN.search(clause)
+    if m:
+        verb = m.group(1).lower()
+        what = _third_person(_clause_end(m.group(2)))
+        verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
+        if len(what.split()) <= 8:
+            return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
+    m = _JOB_IS_EN.search(clause)
+    if m:
+        what = _third_person(_clause_end(m.group(1)))
+        if len(what.split()) <= 8:
+            return [_fact("fact", "occupation", what, f"{USER_EN}'s job is {what}.")]
+    m = _TEACH_EN.search(clause)
+    if m:
+        what = _third_person(_clause_end(m.group(1)))
+        if what and len(what.split()) <= 8:
+            return [_fact("fact", "occupation", what, f"{USER_EN} teaches {what}.")]
+    if _RETIRED_EN.search(clause):
+        return [_fact("fact", "occupation", "retired", f"{USER_EN} is retired.")]
+    return []
+
+
+def _en_workplace(clause: str) -> list[SelfFact]:
+    m = _WORK_AT_EN.search(clause)
+    if m:
+        if m.group(2):
+            where = _third_person(_clause_end(m.group(2)))
+            if len(where.split()) <= 6 and not re.search(r"\b(?:you|your)\b", where, re.I):
+                return [_fact("fact", "workplace", where, f"{USER_EN} works {m.group(1).lower()} {where}.")]
+            return []
+        where = _clause_end(m.group(3))
+        return [_fact("fact", "workplace", where, f"{USER_EN} works in {where}.")]
+    return []
+
+
+def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    named = relation = ""
+    m = _AGE_TURNS_EN.search(clause) or _ORDINAL_BIRTHDAY_EN.search(clause)
+    day = when.resolve_day(m.group(4), now) if m else None
+    age = (when.number(m.group(3)) if m.re is _AGE_TURNS_EN else _ordinal(m.group(3))) if m else None
+    if m and day is not None and age is not None:
+        relation, named = m.group(1).lower(), m.group(2) or ""
+        who = f"{relation} {named}" if named else relation
+        out.append(
+            _fact(
+                "fact",
+                f"family:{relation_key(relation)}:age",
+                str(age),
+                f"{USER_EN}'s {who} turns {age} on {when.format_date(day, zh=False)}.",
+            )
+        )
+    # "my son is 8 and my daughter is 5": an age as of today, each (unless a coming birthday said it)
+    told = [] if out else [*_AGE_IS_EN.finditer(clause), *_AGE_HAVE_EN.finditer(clause)]
+    for m in told:
+        if m.re is _AGE_HAVE_EN:
+            age, relation, named = when.number(m.group(1)), m.group(2).lower(), m.group(3) or ""
+        else:
+            age, relation, named = when.number(m.group(3)), m.group(1).lower(), m.group(2) or ""
+        if age is not None and 0 <= age <= 120:
+            who = f"{relation} {named}" if named else relation
+            out.append(
+                _fact(
+                    "fact",
+                    f"family:{relation_key(relation)}:age",
+                    str(age),
+                    f"{USER_EN}'s {who} is {age} (as of {when.format_date(now.date(), zh=False, weekday=False)}).",
+                )
+            )
+    m = _BIRTHDAY_EN.search(clause)
+    if m:
+        relation = (m.group(1) or m.group(4)).lower()
+        named = named or m.group(2) or m.group(5) or ""
+        month_day = when.month_and_day(m.group(3) or m.group(6))
+        year = int(m.group(7)) if m.group(7) else None
+        if month_day is not None:
+            out.append(_birthday(relation, named, month_day, year, zh=False))
+    if out and named and relation:  # "my daughter Lena turns seven": her name too
+        out.insert(
+            0, _fact("fact", f"family:{relation_key(relation)}", named, f"{USER_EN}'s {relation} is called {named}.")
+        )
+    return out
+
+
+def _ordinal(text: str) -> int | None:
+    """ "7th" / "seventh" / "twenty-first" / "fortieth" → the number."""
+    t = text.lower()
+    if t[:-2].isdigit():
+        return int(t[:-2])
+    if t in _ORDINALS:
+        return _ORDINALS.index(t) + 1
+    if t.endswith("ieth"):
+        return when.number(t[:-4] + "y")
+    tens, _, unit = t.partition("-")
+    base = when.number(tens)
+    return base + _ORDINALS.index(unit) + 1 if base is not None and unit in _ORDINALS[:9] else None
+
+
+def _birthday(relation: str, named: str, month_day: tuple[int, int], year: int | None, zh: bool) -> SelfFact:
+    month, day = month_day
+    key = f"family:{relation_key(relation)}:birthday"
+    if zh:
+        who = f"{USER_ZH}的{relation}{named}"
+        if year:
+            date = when.format_date(datetime.date(year, month, day), zh=True, weekday=False)
+            return _fact("fact", key, date, f"{who}出生于{date}。", zh=True)
+        date = when.format_month_day(month, day, zh=True)
+        return _fact("fact", key, date, f"{who}的生日是{date}。", zh=True)
+    who = f"{USER_EN}'s {relation} {named}".rstrip()
+    if year:
+        date = when.format_date(datetime.date(year, month, day), zh=False, weekday=False)
+        return _fact("fact", key, date, f"{who} was born on {date}.")
+    date = when.format_month_day(month, day, zh=False)
+    return _fact("fact", key, date, f"{who}'s birthday is {date}.")
+
+
+def _items(value: str) -> list[str]:
+    return [p for p in _split_objects(_clean_object(value)) if p and p not in _NOT_FOODS]
+
+
+def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.Match[str]]:
+    """Each condition a statement names: "I have asthma and diabetes", "我有高血压和糖尿病"
+    (the first after "I have"/"我有", the others joined to it)."""
+    first = statement.search(clause)
+    if first is None:
+        return []
+    more = re.compile(rf"(?:,|，|、|\s*and\s*|\s*as well as\s*|和|还有|以及)\s*(?:type [12] )?({names})", re.I)
+    found, end = [first], first.end()
+    while m := more.match(clause, end):
+        found.append(m)
+        end = m.end()
+    return found
+
+
+def _en_health(clause: str) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    for m in _ALLERGY_EN.finditer(clause):
+        said = m.group(1) or m.group(2) or m.group(3)
+        for thing in _items(_third_person(said)):
+            if len(thing.split()) > 4 or thing in ("what", "anything", "nothing"):
+                continue
+            key = health.canonical_key(health.ALLERGENS, thing)
+            known = health.find(health.ALLERGENS, thing)
+            if m.group(2) and known is not None:
+                thing = known.en[0]  # "a nut allergy": allergic to "tree nuts", not to "nut"
+            out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_EN} is allergic to {thing}."))
+    avoid = _AVOID_EN.search(clause)
+    if avoid:
+        verb = avoid.group(2).lower()
+        for thing in _items(_third_person(avoid.group(3))):
+            if len(thing.split()) <= 4:
+                key = health.canonical_key(health.ALLERGENS, thing)
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
+    more = _AVOID_MORE_EN.search(clause)
+    if more and not avoid:
+        said = more.group(1) or more.group(2) or more.group(3)
+        for thing in _items(_third_person(said)):
+            if len(thing.split()) <= 4 and not health.find(health.CONDITIONS, f"{thing} intolerance"):
+                key = health.canonical_key(health.ALLERGENS, thing)
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot eat {thing}."))
+    for m in _conditions(_CONDITION_EN, _CONDITION_NAMES_EN, clause):
+        found = health.find(health.CONDITIONS, m.group(1) or m.group(2))
+        if found is None:
+            continue
+        name = found.en[0]
+        content = f"{USER_EN} is pregnant." if found.key == "pregnancy" else f"{USER_EN} has {name}."
+        out.append(
+            _fact("fact", f"health:condition:{found.key}", name if found.key != "pregnancy" else "pregnant", content)
+        )
+    med = _MED_EN.search(clause)
+    if med:
+        verb = (med.group(1) or med.group(3)).lower()
+        what = _third_person(_clause_end(med.group(2) or med.group(4)))
+        parts = _MED_SPLIT.match(what)
+        name = parts.group(1) if parts else what
+        often = parts.group(2) if parts else None
+        core = re.sub(r"^(?:their|my|some|a|an|the) ", "", name, flags=re.I)
+        known = health.find(health.MEDICATIONS, core) or health.named_in(health.MEDICATIONS, what)
+        if verb == "on" and known is None and not re.search(_MED_WORDS, name, re.I):
+            pass  # "I'm on holiday"
+        elif (
+            known is not None
+            or re.search(_MED_WORDS, name, re.I)
+            or (often and len(core.split()) == 1 and not _NOT_MEDS.match(name))
+        ):
+            if len(what.split()) <= 10:
+                key = known.key if known is not None else re.sub(r"\s+", "_", core.lower())[:60]
+                said = {"take": "takes", "taking": "takes", "use": "uses", "need": "needs", "on": "is on"}[verb]
+                out.append(_fact("fact", f"health:medication:{key}", core, f"{USER_EN} {said} {what}."))
+    return out
+
+
+_OCCUPATIONS_ZH = (
+    "老师|教师|医生|大夫|护士|工程师|程序员|司机|律师|会计师|会计|厨师|警察|学生|大学生|研究生|博士生|设计师|销售|经理|"
+    "教授|记者|农民|工人|作家|画家|演员|歌手|秘书|店主|老板|服务员|保安|快递员|外卖员|公务员|研究员|科学家|建筑师|"
+    "药剂师|牙医|兽医|飞行员|消防员|军人|电工|木匠|理发师|翻译|编辑|主播|导游|保姆|清洁工|家庭主妇|全职妈妈|"
+    "自由职业者|个体户|老板娘|园丁|裁缝|模特|舞蹈家|音乐家|摄影师|律师助理|实习生|校长|主任|总监|创始人"
+)
+_ZH_TEXT = r"[^" + _ZH_STOP + r"]"
+_OCC_ZH = [
+    # 我在医院当护士 / 我在博世做工程师
+    (re.compile(r"我(?:现在|目前)?在(" + _ZH_TEXT + r"{1,12}?)(当|做|担任)(" + _ZH_TEXT + r"{1,10})"), "at"),
+    (re.compile(r"我的(?:工作|职业)(?:是|就是)(" + _ZH_TEXT + r"{1,14})"), "job"),
+    (re.compile(r"我(?:现在|目前)?是做(" + _ZH_TEXT + r"{1,10}?)的"), "do"),
+    (
+        re.compile(
+            r"我(?:现在|目前)?是(?:一名|一位|一个|个|名|位)?((?![你他她])"
+            + _ZH_TEXT
+            + r"{0,8}?(?:"
+            + _OCCUPATIONS_ZH
+            + r"))"
+            r"(?=[" + _ZH_STOP + r"]|$|啊|呀|哦|呢)"
+        ),
+        "is",
+    ),
+    (re.compile(r"我(?:现在|目前)?(?:在)?教(?![你他她])(" + _ZH_TEXT + r"{1,10})"), "teach"),
+    (re.compile(r"我(?:现在|目前)?(?:做|从事)(" + _ZH_TEXT + r"{1,8}?)(?:工作|行业)"), "work"),
+    (
+        re.compile(
+            r"我(?:现在|目前)?(?:当|做)(?:了)?("
+            + _ZH_TEXT
+            + r"{0,6}?(?:"
+            + _OCCUPATIONS_ZH
+            + r"))(?:的)?(?=["
+            + _ZH_STOP
+            + r"]|$)"
+        ),
+        "is",
+    ),
+    (re.compile(r"我(?:已经)?退休(?:了)?"), "retired"),
+]
+_WORK_AT_ZH = re.compile(
+    r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
+)
+_HOME_ZH = re.compile(
+    r"我(?:们)?(?:现在|目前)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})"
+)
+_NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
+_ZREL = r"(" + ZH_RELATIONS + r")"
+_ZH_AGE = re.compile(
+    r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??"
+    r"(今年|现在|已经|" + when.ZH_DAY + r")?(?:就|要|会|将|快)?(满|过|是)?(" + when.ZH_NUMBER + r")(?:周)?岁"
+)
+_NOT_ZH_NAMES = re.compile(
+    r"^(?:明年|去年|今年|马上|快要|已经|现在|下个|刚|才|都|也|还|今天|明天|后天|下周|这周|本周|周|星期|礼拜|满|过|要)"
+)
+_ZH_BIRTHDAY = re.compile(
+    r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??的?生日(?:是|在)(?:在)?"
+    r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))|"
+    r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??(?:是|在)?(\d{4})年"
+    r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))(?:出生|生)"
+)
+_ALLERGY_ZH = re.compile(
+    r"我(?:对|有)?((?!什么|啥|你|他|她|点|一点)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
+)
+_AVOID_ZH = re.compile(r"我(?:不能|不可以|不宜|吃不了|喝不了|碰不了|不敢)(吃|喝|碰)?(" + _ZH_TEXT + r"{1,8})")
+_CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
+_CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
+_MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
+_MED_ZH = re.compile(
+    r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
+    r"(?:着)?(?:[一两二三半]?(?:片|粒|颗|支|针))?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"
+)
+
+
+def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    for pattern, how in _OCC_ZH:
+        m = pattern.search(clause)
+        if not m:
+            continue
+        if how == "at":
+            place, verb, what = m.group(1), m.group(2), m.group(3)
+            out.append(_fact("fact", "occupation", what, f"{USER_ZH}在{place}{verb}{what}。", zh=True))
+        elif how == "job":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}的工作是{m.group(1)}。", zh=True))
+        elif how == "do":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}是做{m.group(1)}的。", zh=True))
+        elif how == "is":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}是{m.group(1)}。", zh=True))
+        elif how == "teach":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}教{m.group(1)}。", zh=True))
+        elif how == "work":
+            out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}做{m.group(1)}工作。", zh=True))
+        else:
+            out.append(_fact("fact", "occupation", "退休", f"{USER_ZH}已经退休了。", zh=True))
+        break
+    else:
+        m = _WORK_AT_ZH.search(clause)
+        if m:
+            out.append(_fact("fact", "workplace", m.group(1), f"{USER_ZH}在{m.group(1)}工作。", zh=True))
+    m = _HOME_ZH.search(clause)
+    if m and not _NOT_HOME_ZH.search(m.group(1)):
+        out.append(_fact("fact", "home", m.group(1), f"{USER_ZH}住在{m.group(1)}。", zh=True))
+    out += _zh_ages(clause, now)
+    out += _zh_health(clause)
+    return out
+
+
+def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    relation = named = ""
+    m = _ZH_AGE.search(clause)
+    if m and not (m.group(2) and _NOT_ZH_NAMES.search(m.group(2))):
+        relation, named, time, verb, age = m.group(1), m.group(2) or "", m.group(3), m.group(4), when.number(m.group(5))
+        day = when.resolve_day(time, now) if time else None
+        key = f"family:{relation_key(relation)}:age"
+        if age is None or not 0 <= age <= 120:
+            relation = ""
+        elif day is not None:
+            date = when.format_date(day, zh=True)
+            out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}在{date}满{age}岁。", zh=True))
+        elif verb not in ("满", "过") or time in ("今年", "现在", "已经"):
+            date = when.format_date(now.date(), zh=True, weekday=False)
+            out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。", zh=True))
+        else:
+            relation = ""  # "满七岁" with no day: not when
+    m = _ZH_BIRTHDAY.search(clause)
+    if m:
+        relation = m.group(1) or m.group(4)
+        named = named or m.group(2) or m.group(5) or ""
+        month_day = when.month_and_day(m.group(3) or m.group(7))
+        if month_day is not None:
+            out.append(_birthday(relation, named, month_day, int(m.group(6)) if m.group(6) else None, zh=True))
+    if named and relation and out:
+        out.insert(
+            0, _fact("fact", f"family:{relation_key(relation)}", named, f"{USER_ZH}的{relation}叫{named}。", zh=True)
+        )
+    return out
+
+
+def _zh_health(clause: str) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    m = _ALLERGY_ZH.search(clause)
+    if m:
+        for thing in _split_objects(m.group(1)):
+            key = health.canonical_key(health.ALLERGENS, thing)
+            out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_ZH}对{thing}过敏。", zh=True))
+    m = _AVOID_ZH.search(clause)
+    if m:
+        verb = m.group(1) or "吃"
+        for thing in _split_objects(m.group(2)):
+            key = health.canonical_key(health.ALLERGENS, thing)
+            out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不能{verb}{thing}。", zh=True))
+    for m in _conditions(_CONDITION_ZH, _CONDITION_NAMES_ZH, clause):
+        found = health.find(health.CONDITIONS, m.group(1))
+        if found is None:
+            continue
+        content = f"{USER_ZH}怀孕了。" if found.key == "pregnancy" else f"{USER_ZH}有{found.zh[0]}。"
+        out.append(_fact("fact", f"health:condition:{found.key}", found.zh[0], content, zh=True))
+    m = _MED_ZH.search(clause)
+    if m:
+        known = health.find(health.MEDICATIONS, m.group(2))
+        key = known.key if known is not None else m.group(2)
+        out.append(_fact("fact", f"health:medication:{key}", m.group(2), f"{USER_ZH}{m.group(1)}。", zh=True))
+    return out
+
+
 def second_person(content: str) -> str:
     """A stored self-fact said back to the user: "User likes hiking." → "You like hiking.",
     "User's sister is called Anna." → "Your sister is called Anna.", "用户喜欢咖啡。" → "你喜欢咖啡。"."""
@@ -526,12 +1230,22 @@ def second_person(content: str) -> str:
         (" has ", "You have "),
         (" likes ", "You like "),
         (" will ", "You will "),
+        (" teaches ", "You teach "),
+        (" works ", "You work "),
+        (" lives ", "You live "),
+        (" takes ", "You take "),
+        (" uses ", "You use "),
+        (" needs ", "You need "),
+        (" cannot ", "You cannot "),
+        (" does ", "You do "),
     ):
         if rest.startswith(old):
             rest = new + rest[len(old) :]
             break
     else:
-        rest = "You" + rest
+        # "User fixes cars for a living." -> "You fix cars for a living."
+        verb = re.match(r" (fix|make|write|sell|build|drive|design|clean|cook)(?:es|s) ", rest)
+        rest = f"You {verb.group(1)} {rest[verb.end() :]}" if verb else "You" + rest
     return re.sub(
         r"\b(their|them|themselves|theirs)\b",
         lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],

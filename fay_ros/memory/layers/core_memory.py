@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...text.words import has_cjk
-from ..self_facts import taste_from_content
+from ..self_facts import is_safety_key, taste_from_content
 from .layer_config import LayersConfig
 from .layer_state import ACTIVE, OwnerLayers, describe_preference, effective_weight
 
@@ -24,9 +24,10 @@ _IDENTITY_KEYS = ("name", "family:", "birthday", "age", "home", "job", "language
 
 
 def is_safety_fact(key: str, content: str) -> bool:
-    """A fact the robot must never drop from a prompt (allergy, medication, health). The ONE
-    place of this rule in the layers: point it at self_facts' safety-key predicate once it exists."""
-    return bool(_SAFETY.search(key) or _SAFETY.search(content))
+    """A fact the robot must never drop from a prompt (allergy, medication, health): a safety
+    key of self_facts (`health:*`), or a remembered fact without one that speaks of health
+    ("User takes insulin." written by an agent)."""
+    return is_safety_key(key) or bool(_SAFETY.search(content))
 
 
 def estimate_tokens(text: str) -> int:
@@ -110,15 +111,27 @@ def _fit(kept: list[str], optional: list[str], budget_tokens: int) -> str:
     return "\n".join(lines)
 
 
-def trim_core_memory(text: str, budget_tokens: int) -> str:
-    """A core memory text cut to `budget_tokens` (a prompt's own budget): the safety block is
-    always kept whole, the other lines in order while they fit; "" for a budget of 0."""
-    if budget_tokens <= 0 or not text:
-        return ""
-    lines = text.split("\n")
+def split_safety(text: str) -> tuple[list[str], list[str]]:
+    """(the safety block's lines, the other lines) of a core memory text."""
+    lines = text.split("\n") if text else []
     safety: list[str] = []
     if lines and lines[0] == SAFETY_HEAD:
         safety.append(lines.pop(0))
         while lines and lines[0].startswith("- "):
             safety.append(lines.pop(0))
+    return safety, lines
+
+
+def without_safety(text: str) -> str:
+    """A core memory text without its safety block (for a prompt that states the safety facts
+    itself, so they are not said twice)."""
+    return "\n".join(split_safety(text)[1])
+
+
+def trim_core_memory(text: str, budget_tokens: int) -> str:
+    """A core memory text cut to `budget_tokens` (a prompt's own budget): the safety block is
+    always kept whole, the other lines in order while they fit; "" for a budget of 0."""
+    if budget_tokens <= 0 or not text:
+        return ""
+    safety, lines = split_safety(text)
     return _fit(safety, lines, budget_tokens)

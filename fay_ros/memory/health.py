@@ -1,0 +1,271 @@
+"""Health words in English and Chinese: allergens and what contains them, health conditions,
+medication. Used by the self-facts reader (one key per allergen, whichever language it was
+said in: "peanuts" and "花生" are both `peanut`) and by the reply guard (a sentence that
+offers a food the user is allergic to is not said: `offered_food`).
+
+The tables are data: one row per thing, '|' between the words, the first word of each
+language the one said back. Pure Python, no ROS.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# key, English names, Chinese names, English foods that contain it, Chinese foods that contain it
+_ALLERGEN_ROWS = (
+    (
+        "peanut",
+        "peanuts|peanut|groundnuts|groundnut|monkey nuts|peanut butter",
+        "花生|花生米|落花生",
+        "peanut butter|satay|pad thai|gado-gado|kung pao|trail mix|snickers|reese's|peanut oil|groundnut oil|"
+        "peanut brittle|goober|pb&j|pbj|mixed nuts|nuts|nut butter",
+        "花生酱|花生油|宫保鸡丁|沙爹|沙嗲|花生糖|鱼皮花生|花生碎|担担面|花生汤",
+    ),
+    (
+        "tree_nut",
+        "tree nuts|tree nut|nuts|nut",
+        "坚果|果仁",
+        "almonds|almond|walnuts|walnut|cashews|cashew|hazelnuts|hazelnut|pecans|pecan|pistachios|pistachio|"
+        "macadamia|brazil nuts|nutella|marzipan|praline|pesto|baklava|nougat",
+        "杏仁|核桃|腰果|榛子|开心果|碧根果|夏威夷果|松子|栗子|果仁",
+    ),
+    (
+        "milk",
+        "milk|dairy|lactose|cow's milk",
+        "牛奶|乳制品|奶制品|乳糖",
+        "cheese|butter|yogurt|yoghurt|cream|ice cream|milkshake|latte|cappuccino|milk chocolate|custard|"
+        "cheesecake|pizza",
+        "奶酪|芝士|黄油|酸奶|奶油|冰淇淋|拿铁|奶茶|牛奶|奶昔",
+    ),
+    (
+        "egg",
+        "eggs|egg",
+        "鸡蛋|蛋类",
+        "omelette|omelet|mayonnaise|mayo|meringue|custard|quiche|scrambled eggs|frittata|eggnog",
+        "炒蛋|蛋挞|蛋黄酱|鸡蛋羹|荷包蛋|茶叶蛋|蛋炒饭|蛋糕",
+    ),
+    (
+        "gluten",
+        "gluten|wheat",
+        "麸质|小麦|面筋",
+        "bread|toast|pasta|spaghetti|noodles|pizza|crackers|biscuits|cookies|cake|cereal|beer|couscous|"
+        "bagel|sandwich|muffin|croissant|pretzels|pretzel|pancakes|waffles",
+        "面包|面条|馒头|饺子|包子|披萨|饼干|蛋糕|啤酒|烧饼|油条|面包片",
+    ),
+    (
+        "shellfish",
+        "shellfish|seafood|shrimp|prawns|crab|lobster",
+        "贝类|甲壳类|海鲜|虾|蟹",
+        "shrimp|prawn|prawns|crab|lobster|scampi|paella|oysters|oyster|mussels|clams|scallops",
+        "虾仁|龙虾|螃蟹|大闸蟹|虾饺|生蚝|扇贝|蛤蜊|海鲜|虾",
+    ),
+    (
+        "fish",
+        "fish",
+        "鱼|鱼类",
+        "salmon|tuna|cod|sushi|anchovies|anchovy|sardines|fish and chips|fish sauce|fish fingers",
+        "三文鱼|金枪鱼|鱼片|寿司|鱼露|鱼丸|烤鱼",
+    ),
+    (
+        "soy",
+        "soy|soya|soybeans|soy beans",
+        "大豆|黄豆",
+        "tofu|soy sauce|edamame|miso|soy milk|soya milk|tempeh",
+        "豆腐|酱油|豆浆|毛豆|味噌|腐竹|豆干",
+    ),
+    (
+        "sesame",
+        "sesame|sesame seeds",
+        "芝麻",
+        "tahini|hummus|sesame oil|halva|sesame bagel",
+        "芝麻酱|麻酱|芝麻油|香油|芝麻糊|芝麻球",
+    ),
+    ("penicillin", "penicillin", "青霉素", "amoxicillin", "阿莫西林"),
+)
+
+# key, English names, Chinese names, what the condition rules out (allergen keys above)
+_CONDITION_ROWS = (
+    ("diabetes", "diabetes|type 2 diabetes|type 1 diabetes|diabetic", "糖尿病", ""),
+    ("high_blood_pressure", "high blood pressure|hypertension", "高血压|血压高", ""),
+    ("asthma", "asthma|asthmatic", "哮喘", ""),
+    ("coeliac", "coeliac disease|celiac disease|coeliac|celiac", "乳糜泻", "gluten"),
+    ("lactose_intolerance", "lactose intolerance|lactose intolerant", "乳糖不耐受|乳糖不耐", "milk"),
+    ("epilepsy", "epilepsy|epileptic", "癫痫", ""),
+    ("heart_disease", "heart disease|a heart condition|heart condition", "心脏病", ""),
+    ("arthritis", "arthritis", "关节炎", ""),
+    ("gout", "gout", "痛风", ""),
+    ("high_cholesterol", "high cholesterol", "高血脂|高胆固醇", ""),
+    ("kidney_disease", "kidney disease", "肾病", ""),
+    ("migraine", "migraines|migraine", "偏头痛", ""),
+    ("pregnancy", "pregnant", "怀孕", ""),
+    ("cancer", "cancer", "癌症", ""),
+)
+
+# key, English names, Chinese names (medicines said by name; "降压药" is the kind, not a name)
+_MEDICATION_ROWS = (
+    ("metformin", "metformin", "二甲双胍"),
+    ("insulin", "insulin", "胰岛素"),
+    ("aspirin", "aspirin", "阿司匹林"),
+    ("ibuprofen", "ibuprofen", "布洛芬"),
+    ("paracetamol", "paracetamol|acetaminophen|tylenol", "扑热息痛|对乙酰氨基酚"),
+    ("warfarin", "warfarin", "华法林"),
+    ("blood_thinner", "blood thinners|blood thinner|anticoagulants|anticoagulant", "抗凝药"),
+    ("statin", "statins|statin|atorvastatin|simvastatin", "他汀|阿托伐他汀"),
+    ("levothyroxine", "levothyroxine", "左甲状腺素"),
+    ("blood_pressure_medication", "blood pressure pills|blood pressure medication|blood pressure tablets", "降压药"),
+    ("diabetes_medication", "diabetes pills|diabetes medication", "降糖药"),
+    ("antihistamine", "antihistamines|antihistamine", "抗过敏药"),
+    ("sleeping_pill", "sleeping pills|sleeping pill", "安眠药"),
+    ("antidepressant", "antidepressants|antidepressant", "抗抑郁药"),
+)
+
+
+@dataclass(frozen=True)
+class Term:
+    key: str
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+    foods_en: tuple[str, ...] = ()  # allergens: what contains it
+    foods_zh: tuple[str, ...] = ()
+    rules_out: str = ""  # conditions: the allergen key it makes unsafe
+
+    def name(self, zh: bool) -> str:
+        return self.zh[0] if zh else self.en[0]
+
+
+def _split(words: str) -> tuple[str, ...]:
+    return tuple(w for w in words.split("|") if w)
+
+
+ALLERGENS = tuple(Term(k, _split(en), _split(zh), _split(fe), _split(fz)) for k, en, zh, fe, fz in _ALLERGEN_ROWS)
+CONDITIONS = tuple(Term(k, _split(en), _split(zh), rules_out=r) for k, en, zh, r in _CONDITION_ROWS)
+MEDICATIONS = tuple(Term(k, _split(en), _split(zh)) for k, en, zh in _MEDICATION_ROWS)
+
+
+def find(terms: tuple[Term, ...], said: str) -> Term | None:
+    """The term a name says ("peanuts", "花生", "Celiac disease"), or None."""
+    s = said.strip().lower()
+    s = re.sub(r"^(?:a |an |the |some )", "", s)
+    for term in terms:
+        if s in term.en or s in term.zh:
+            return term
+    return None
+
+
+def named_in(terms: tuple[Term, ...], text: str) -> Term | None:
+    """The first term whose name `text` contains as whole words ("20mg of atorvastatin at
+    night" → statin), or None."""
+    for term_ in terms:
+        for name in term_.en:
+            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
+                return term_
+        if any(name in text for name in term_.zh):
+            return term_
+    return None
+
+
+def term(terms: tuple[Term, ...], key: str) -> Term | None:
+    return next((t for t in terms if t.key == key), None)
+
+
+def canonical_key(terms: tuple[Term, ...], said: str) -> str:
+    """The stable key part of a said name: the table's key when the table knows it ("花生" →
+    "peanut"), else the words themselves ("pollen", "猫毛")."""
+    found = find(terms, said)
+    return found.key if found is not None else re.sub(r"\s+", "_", said.strip().lower())[:60]
+
+
+# -- the guard's check ------------------------------------------------------------------------
+# A mention that says the food is absent does not offer it: "peanut-free", "without peanuts",
+# "no peanuts", "不含花生", "没有花生".
+_ABSENT_EN = r"(?:without|no|free of|free from|instead of|rather than|avoid|avoiding|skip|not)\s+(?:any\s+)?"
+_ABSENT_ZH = r"(?:不含|不加|没有|无|不要|别|避免|不吃|去掉|代替)"
+# The sentence warns about the food rather than offering it.
+_WARNING = re.compile(
+    r"\b(?:avoid|avoiding|without|free|allergic|allergy|allergies|careful|stay away|contains?|"
+    r"never|don't|do not|can't|cannot|shouldn't|should not|not safe|unsafe)\b|"
+    r"不要|不含|别|避免|过敏|小心|注意|远离|不能|不可以|不宜",
+    re.I,
+)
+# ... unless it then plays the danger down ("a little won't hurt", "吃一点没关系").
+_PLAYED_DOWN = re.compile(
+    r"\b(?:won't hurt|wouldn't hurt|a little|a bit of|just a bit|small amount|should be fine|is fine|"
+    r"it's fine|is okay|is ok|are fine|are okay|don't worry|doesn't matter|one won't)\b|"
+    r"没关系|一点点|少量|少吃点|没事|不要紧|问题不大",
+    re.I,
+)
+
+
+def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
+    """The first of `words` that `text` names, "" when none (whole words in English, plurals
+    included: "almond" in "almonds"; any substring in Chinese)."""
+    for word in sorted(words, key=len, reverse=True):
+        if zh:
+            if word in text:
+                return word
+        else:
+            stem = word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+            if re.search(rf"(?<![\w-]){re.escape(stem)}(?:e?s)?(?![\w])", text, re.I):
+                return word
+    return ""
+
+
+def _words_of(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    found = term(ALLERGENS, key)
+    if found is None:  # an allergen the table does not know: its own words ("cats", "猫毛")
+        word = key.replace("_", " ")
+        return ((), (word,)) if re.search(r"[\u4e00-\u9fff]", word) else ((word,), ())
+    return found.en + found.foods_en, found.zh + found.foods_zh
+
+
+def mentioned_allergen(text: str, keys: tuple[str, ...]) -> tuple[str, str] | None:
+    """(the word, the allergen key) when `text` names one of the allergens `keys` or a food
+    that contains it ("satay" → peanut, "花生酱" → peanut), else None."""
+    for key in keys:
+        words_en, words_zh = _words_of(key)
+        food = _mentions(text, words_en, zh=False) or _mentions(text, words_zh, zh=True)
+        if food:
+            return food, key
+    return None
+
+
+def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | None:
+    """(the food, the allergen key) when `sentence` offers or suggests something the user must
+    avoid (`avoided`: allergen keys, e.g. ("peanut",)), None when it does not, or only warns
+    about it ("avoid peanut butter", "peanut-free", "不要吃花生酱")."""
+    if not avoided:
+        return None
+    rest = sentence
+    for key in avoided:
+        words_en, words_zh = _words_of(key)
+        if words_en:
+            absent_en = "|".join(re.escape(w) for w in sorted(words_en, key=len, reverse=True))
+            rest = re.sub(rf"\b{_ABSENT_EN}(?:{absent_en})(?:e?s)?\b", " ", rest, flags=re.I)
+            rest = re.sub(rf"(?<![\w-])(?:{absent_en})(?:e?s)?[- ]free\b", " ", rest, flags=re.I)
+        if words_zh:
+            absent_zh = "|".join(re.escape(w) for w in sorted(words_zh, key=len, reverse=True))
+            rest = re.sub(rf"{_ABSENT_ZH}(?:吃|喝|用)?(?:{absent_zh})", " ", rest)
+        food = _mentions(rest, words_en, zh=False) or _mentions(rest, words_zh, zh=True)
+        if not food:
+            continue
+        if _WARNING.search(sentence) and not _PLAYED_DOWN.search(sentence):
+            continue
+        return food, key
+    return None
+
+
+def avoided_keys(keys: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The allergen keys a user must avoid, from their fact keys: each allergy
+    (`health:allergy:peanut`), each food they cannot eat (`health:avoid:gluten`), and what a
+    condition rules out (`health:condition:coeliac` → gluten)."""
+    out: list[str] = []
+    for key in keys:
+        parts = key.split(":")
+        if len(parts) != 3 or parts[0] != "health":
+            continue
+        if parts[1] in ("allergy", "avoid"):
+            out.append(parts[2])
+        elif parts[1] == "condition" and (found := term(CONDITIONS, parts[2])) is not None and found.rules_out:
+            out.append(found.rules_out)
+    return tuple(dict.fromkeys(out))

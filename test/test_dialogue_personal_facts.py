@@ -1,0 +1,645 @@
+"""Personal facts beyond names and tastes (issue 35): occupation, home, family ages and
+birthdays, allergies, health conditions and medication, read by rules from the user's own
+words in English and Chinese (`fay_ros.memory.self_facts`), answered from the facts
+(`fay_ros.dialogue.fact_answers`, with ages counted to an injected clock), kept in every
+prompt, and guarded: a reply never offers what the user is allergic to (`guard`, `health`).
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from fay_ros.dialogue import fact_answers, prompts
+from fay_ros.dialogue.guard import ReplyGuard
+from fay_ros.memory import health
+from fay_ros.memory.self_facts import (
+    asks_something,
+    extract_self_facts,
+    is_safety_key,
+    safety_facts,
+    second_person,
+    states_fact,
+)
+from fay_ros.text import when
+
+# A Friday; its Sunday is 6 December 2026, the Sunday of next week 13 December.
+FRIDAY = datetime.datetime(2026, 12, 4, 18, 30)
+
+
+def keys(text: str, now: datetime.datetime = FRIDAY) -> dict[str, str]:
+    return {f.key: f.content for f in extract_self_facts(text, now)}
+
+
+def learn(lines: list[str], now: datetime.datetime = FRIDAY) -> dict[str, str]:
+    """What a session knows after the user said `lines` (later statements win), as the
+    dialogue keeps it."""
+    facts: dict[str, str] = {}
+    for line in lines:
+        for fact in extract_self_facts(line, now):
+            facts.pop(fact.key, None)
+            facts[fact.key] = fact.content
+    return facts
+
+
+# -- numbers and days ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("9", 9),
+        ("nine", 9),
+        ("Eleven", 11),
+        ("forty-two", 42),
+        ("ninety nine", 99),
+        ("九", 9),
+        ("十", 10),
+        ("十五", 15),
+        ("二十", 20),
+        ("三十八", 38),
+        ("两", 2),
+        ("一百零五", 105),
+        ("二〇一九", 2019),
+        ("banana", None),
+        ("十x", None),
+    ],
+)
+def test_numbers_in_words_digits_and_chinese_numerals(text, value):
+    assert when.number(text) == value
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 10, 13, 20, 21, 58, 99])
+def test_number_words_read_back(n):
+    assert when.number(when.en_words(n)) == n
+    assert when.number(when.zh_words(n)) == n
+
+
+@pytest.mark.parametrize(
+    "text, day",
+    [
+        ("today", datetime.date(2026, 12, 4)),
+        ("tomorrow", datetime.date(2026, 12, 5)),
+        ("on Saturday", datetime.date(2026, 12, 5)),
+        ("Sunday", datetime.date(2026, 12, 6)),
+        ("this Friday", datetime.date(2026, 12, 4)),
+        ("on Monday", datetime.date(2026, 12, 7)),
+        ("next Sunday", datetime.date(2026, 12, 13)),
+        ("next Wednesday", datetime.date(2026, 12, 9)),
+        ("on March 3", datetime.date(2027, 3, 3)),
+        ("the 25th of December", datetime.date(2026, 12, 25)),
+        ("December 4th", datetime.date(2026, 12, 4)),
+        ("明天", datetime.date(2026, 12, 5)),
+        ("后天", datetime.date(2026, 12, 6)),
+        ("周日", datetime.date(2026, 12, 6)),
+        ("星期天", datetime.date(2026, 12, 6)),
+        ("下周日", datetime.date(2026, 12, 13)),
+        ("下个星期二", datetime.date(2026, 12, 8)),
+        ("三月三号", datetime.date(2027, 3, 3)),
+        ("12月31日", datetime.date(2026, 12, 31)),
+        ("someday", None),
+        ("2月30日", None),
+    ],
+)
+def test_a_day_is_resolved_against_the_moment_it_was_said(text, day):
+    assert when.resolve_day(text, FRIDAY) == day
+
+
+def test_ages_count_whole_years_to_the_birthday():
+    born = datetime.date(2019, 12, 6)
+    assert when.years_between(born, datetime.date(2026, 12, 5)) == 6
+    assert when.years_between(born, datetime.date(2026, 12, 6)) == 7
+    # 29 February is kept on 28 February in other years
+    assert when.next_anniversary(2, 29, datetime.date(2027, 1, 1)) == datetime.date(2027, 2, 28)
+    assert when.parse_date(when.format_date(born, zh=False)) == born
+    assert when.parse_date(when.format_date(born, zh=True)) == born
+
+
+# -- reading the statements -----------------------------------------------------------------
+
+STATEMENTS = [
+    # occupation and workplace
+    ("I'm a dentist.", "occupation", "User is a dentist."),
+    ("I am an electrician.", "occupation", "User is an electrician."),
+    ("I'm a primary school teacher in Bristol.", "occupation", "User is a primary school teacher in Bristol."),
+    (
+        "I work as a paramedic for the ambulance service.",
+        "occupation",
+        "User works as a paramedic for the ambulance service.",
+    ),
+    ("I teach history at a secondary school.", "occupation", "User teaches history at a secondary school."),
+    ("I'm an accountant by trade.", "occupation", "User is an accountant."),
+    ("I'm retired now.", "occupation", "User is retired."),
+    ("My job is driving buses.", "occupation", "User's job is driving buses."),
+    ("I do plumbing for a living.", "occupation", "User does plumbing for a living."),
+    ("我当厨师。", "occupation", "用户是厨师。"),
+    ("I work for Siemens.", "workplace", "User works for Siemens."),
+    ("I work in a bakery.", "workplace", "User works in a bakery."),
+    ("我是一名律师。", "occupation", "用户是律师。"),
+    ("我是数学老师", "occupation", "用户是数学老师。"),
+    ("我在银行当会计。", "occupation", "用户在银行当会计。"),
+    ("我在一家工厂做电工", "occupation", "用户在一家工厂做电工。"),
+    ("我的工作是送快递。", "occupation", "用户的工作是送快递。"),
+    ("我教英语。", "occupation", "用户教英语。"),
+    ("我已经退休了。", "occupation", "用户已经退休了。"),
+    ("我在学校上班。", "workplace", "用户在学校工作。"),
+    # home
+    ("I live in Glasgow.", "home", "User lives in Glasgow."),
+    ("I live in a small village near York.", "home", "User lives in a small village near York."),
+    ("I'm based in Lisbon.", "home", "User lives in Lisbon."),
+    ("I moved to Dublin last year.", "home", "User lives in Dublin."),
+    ("I live near Manchester.", "home", "User lives near Manchester."),
+    ("We live in Berlin.", "home", "User lives in Berlin."),
+    ("我们住在广州。", "home", "用户住在广州。"),
+    ("I'm currently working as a waiter.", "occupation", "User is a waiter."),
+    ("我做会计工作。", "occupation", "用户做会计工作。"),
+    ("My son just turned 10.", "family:son:age", "User's son is 10 (as of 4 December 2026)."),
+    ("I'm gluten intolerant.", "health:avoid:gluten", "User cannot eat gluten."),
+    ("I must avoid sugar.", "health:avoid:sugar", "User cannot eat sugar."),
+    ("I take 20mg of atorvastatin at night.", "health:medication:statin", "User takes 20mg of atorvastatin at night."),
+    ("I'm on blood thinners.", "health:medication:blood_thinner", "User is on blood thinners."),
+    ("我血压高。", "health:condition:high_blood_pressure", "用户有高血压。"),
+    ("我每天早上吃一片阿司匹林。", "health:medication:aspirin", "用户每天早上吃一片阿司匹林。"),
+    ("我住在成都。", "home", "用户住在成都。"),
+    ("我家在南京。", "home", "用户住在南京。"),
+    ("我现在住在深圳南山区", "home", "用户住在深圳南山区。"),
+    # ages and birthdays (said on Friday 4 December 2026)
+    ("My son Max turns ten tomorrow.", "family:son:age", "User's son Max turns 10 on Saturday, 5 December 2026."),
+    (
+        "My granddaughter... no. My daughter will be 3 next Sunday.",
+        "family:daughter:age",
+        "User's daughter turns 3 on Sunday, 13 December 2026.",
+    ),
+    ("My mum is 81.", "family:mother:age", "User's mum is 81 (as of 4 December 2026)."),
+    (
+        "My girlfriend's thirtieth birthday is next Saturday.",
+        "family:girlfriend:age",
+        "User's girlfriend turns 30 on Saturday, 12 December 2026.",
+    ),
+    ("My son's 3rd birthday is on Monday.", "family:son:age", "User's son turns 3 on Monday, 7 December 2026."),
+    ("我儿子这个星期天就满八岁了", "family:son:age", "用户的儿子在2026年12月6日（星期日）满8岁。"),
+    ("My husband is fifty-two years old.", "family:husband:age", "User's husband is 52 (as of 4 December 2026)."),
+    ("I have a 4-year-old son.", "family:son:age", "User's son is 4 (as of 4 December 2026)."),
+    ("My dad's birthday is on the 9th of July.", "family:father:birthday", "User's dad's birthday is 9 July."),
+    ("My wife was born on June 2, 1985.", "family:wife:birthday", "User's wife was born on 2 June 1985."),
+    ("我儿子下周六满九岁。", "family:son:age", "用户的儿子在2026年12月12日（星期六）满9岁。"),
+    ("我女儿今年四岁。", "family:daughter:age", "用户的女儿4岁（2026年12月4日时）。"),
+    ("我爸爸今年六十八岁了", "family:father:age", "用户的爸爸68岁（2026年12月4日时）。"),
+    ("我妈妈的生日是十月一号。", "family:mother:birthday", "用户的妈妈的生日是10月1日。"),
+    ("我老公的生日在5月20日", "family:husband:birthday", "用户的老公的生日是5月20日。"),
+    # pets
+    ("I've got a cat named Luna.", "family:cat", "User's cat is called Luna."),
+    ("我家的狗叫旺财。", "family:dog", "用户的狗叫旺财。"),
+    ("我养了一只猫叫花花。", "family:cat", "用户的猫叫花花。"),
+    # allergies, foods to avoid, conditions, medication
+    ("I'm severely allergic to shellfish.", "health:allergy:shellfish", "User is allergic to shellfish."),
+    ("I have a peanut allergy.", "health:allergy:peanut", "User is allergic to peanuts."),
+    ("I have an allergy to kiwi fruit.", "health:allergy:kiwi_fruit", "User is allergic to kiwi fruit."),
+    ("I'm allergic to bee stings.", "health:allergy:bee_stings", "User is allergic to bee stings."),
+    ("I cannot drink milk, it makes me ill.", "health:avoid:milk", "User cannot drink milk."),
+    ("I'm diabetic.", "health:condition:diabetes", "User has diabetes."),
+    ("I suffer from asthma.", "health:condition:asthma", "User has asthma."),
+    ("I have high blood pressure.", "health:condition:high_blood_pressure", "User has high blood pressure."),
+    ("I take warfarin twice a day.", "health:medication:warfarin", "User takes warfarin twice a day."),
+    ("I'm on insulin.", "health:medication:insulin", "User is on insulin."),
+    (
+        "I take my blood pressure pills every evening.",
+        "health:medication:blood_pressure_medication",
+        "User takes blood pressure pills every evening.",
+    ),
+    ("我对芝麻过敏。", "health:allergy:sesame", "用户对芝麻过敏。"),
+    ("我海鲜过敏", "health:allergy:shellfish", "用户对海鲜过敏。"),
+    ("我不能吃麸质。", "health:avoid:gluten", "用户不能吃麸质。"),
+    ("我有高血压。", "health:condition:high_blood_pressure", "用户有高血压。"),
+    ("我是哮喘病人", "health:condition:asthma", "用户有哮喘。"),
+    ("我每天早上吃二甲双胍。", "health:medication:metformin", "用户每天早上吃二甲双胍。"),
+    ("我每天晚上都要吃降糖药", "health:medication:diabetes_medication", "用户每天晚上都要吃降糖药。"),
+]
+
+
+@pytest.mark.parametrize("text, key, content", STATEMENTS)
+def test_statements_about_oneself_become_keyed_facts(text, key, content):
+    found = keys(text)
+    assert found.get(key) == content, found
+
+
+@pytest.mark.parametrize("text, key, content", STATEMENTS)
+def test_each_statement_round_trips_through_the_memory_policys_check(text, key, content):
+    # the memory node confirms a self-fact only when the user's words state it
+    assert states_fact([text], key, content)
+    assert not states_fact(["I like tea."], key, content)
+
+
+def test_one_key_per_allergen_whichever_language_it_was_said_in():
+    assert set(keys("I'm allergic to sesame and shellfish.")) == {"health:allergy:sesame", "health:allergy:shellfish"}
+    english, chinese = keys("I am allergic to peanuts."), keys("我对花生过敏。")
+    assert list(english) == list(chinese) == ["health:allergy:peanut"]
+    # a new value supersedes where one value holds: the same key
+    assert list(keys("I'm a nurse.")) == list(keys("我是程序员。")) == ["occupation"]
+    assert list(keys("my daughter is 6")) == list(keys("我女儿今年六岁")) == ["family:daughter:age"]
+
+
+def test_a_named_family_member_with_an_age_is_also_known_by_name():
+    found = keys("My daughter Rosa turns eight on Tuesday.")
+    assert found["family:daughter"] == "User's daughter is called Rosa."
+    assert found["family:daughter:age"] == "User's daughter Rosa turns 8 on Tuesday, 8 December 2026."
+    found = keys("我儿子小明下周日满十岁。")
+    assert found["family:son"] == "用户的儿子叫小明。"
+
+
+def test_the_day_of_a_birthday_depends_on_when_it_was_said():
+    monday = datetime.datetime(2026, 12, 7, 9, 0)
+    assert keys("My son turns 5 on Sunday.", monday)["family:son:age"].endswith("13 December 2026.")
+    assert keys("My son turns 5 on Sunday.")["family:son:age"].endswith("6 December 2026.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # questions
+        "Am I a teacher?",
+        "Where do I live?",
+        "What am I allergic to?",
+        "Can I eat peanuts?",
+        "How old is my son?",
+        "我是做什么工作的？",
+        "我对花生过敏吗？",
+        "我住在哪里？",
+        "我女儿几岁了？",
+        # hypotheticals, wishes, the past, other people's words
+        "If I were a nurse I would work nights.",
+        "Imagine I live in Paris.",
+        "I wish I lived in Rome.",
+        "Maybe I'm allergic to cats.",
+        "My doctor says I have diabetes.",
+        "She told me I'm allergic to dust.",
+        "I used to live in Leeds.",
+        "I worked as a nurse years ago.",
+        "如果我是医生就好了。",
+        "我希望我住在海边。",
+        "医生说我有糖尿病。",
+        "也许我对花生过敏。",
+        # negations and look-alikes
+        "I'm not allergic to anything.",
+        "I have no allergies.",
+        "I don't take any medication.",
+        "I take the bus every morning.",
+        "I'm on holiday.",
+        "I live in fear of spiders.",
+        "I'm a big fan of jazz.",
+        "I'm a bit tired.",
+        "I work from home.",
+        "My daughter is one of a kind.",
+        "我对花生不过敏。",
+        "我没有糖尿病。",
+        "我是你的朋友。",
+        "我每天吃苹果。",
+        "I'm a good cook.",
+        "I'm a bit of a singer.",
+        "I take lessons every week.",
+        "I teach my kids to swim.",
+        "I take a walk every morning.",
+        "我在找工作。",
+        "我在想工作的事。",
+        "我住在这里。",
+        "我对你过敏。",
+        "我每天吃薯片。",
+    ],
+)
+def test_questions_hypotheticals_and_reported_speech_are_never_facts(text):
+    assert keys(text) == {}
+
+
+def test_safety_keys_are_allergies_foods_to_avoid_conditions_and_medication():
+    found = learn(
+        [
+            "I'm a nurse.",
+            "I'm allergic to eggs.",
+            "I can't eat gluten.",
+            "I'm diabetic.",
+            "I take metformin daily.",
+            "I live in Hull.",
+        ]
+    )
+    assert [k for k in found if is_safety_key(k)] == [
+        "health:allergy:egg",
+        "health:avoid:gluten",
+        "health:condition:diabetes",
+        "health:medication:metformin",
+    ]
+    assert list(safety_facts(found).values()) == [found[k] for k in found if k.startswith("health:")]
+    assert not is_safety_key("occupation") and not is_safety_key("family:daughter:age")
+
+
+def test_a_hedge_or_someone_elses_word_takes_only_its_own_part_of_the_sentence():
+    assert keys("I'm allergic to peanuts, maybe shellfish too.") == {
+        "health:allergy:peanut": "User is allergic to peanuts."
+    }
+    assert keys("Hi, I'm Tom, maybe you remember me.") == {"name": "User's name is Tom."}
+    assert keys("I live in Hull, my sister thinks I'm a nurse.") == {"home": "User lives in Hull."}
+    assert keys("我叫林，也许你记得我。") == {"name": "用户的名字是林。"}
+
+
+def test_an_occupation_and_a_workplace_in_one_sentence():
+    assert keys("I'm a nurse and I work at St Mary's.") == {
+        "occupation": "User is a nurse.",
+        "workplace": "User works at St Mary's.",
+    }
+    facts = learn(["I'm a nurse and I work at St Mary's."])
+    assert fact_answers.answer("What's my job?", facts, "en", FRIDAY) == "You are a nurse. You work at St Mary's."
+
+
+def test_several_conditions_in_one_statement_are_one_fact_each():
+    assert set(keys("I have asthma and type 2 diabetes.")) == {"health:condition:asthma", "health:condition:diabetes"}
+    assert set(keys("我有高血压和糖尿病。")) == {"health:condition:high_blood_pressure", "health:condition:diabetes"}
+    assert keys("I live in London now.") == {"home": "User lives in London."}
+
+
+def test_a_statement_followed_by_a_question_is_both():
+    assert asks_something("I'm allergic to peanuts. Can you suggest a snack?")
+    assert asks_something("我对花生过敏，有什么零食推荐？")
+    assert not asks_something("I'm allergic to peanuts. I live in Leeds.")
+    assert list(keys("I'm allergic to peanuts. Can you suggest a snack?")) == ["health:allergy:peanut"]
+
+
+# -- answers from the facts ------------------------------------------------------------------
+
+TOLD = [
+    "I'm a physiotherapist at the city hospital.",
+    "My son Leo turns twelve next Monday.",  # the Monday of next week: 7 December 2026
+    "I'm allergic to sesame.",
+    "I can't eat gluten, I'm coeliac.",
+    "I take aspirin every morning.",
+    "I live in Cardiff.",
+    "I have a parrot called Kiwi.",
+]
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What do I do for a living?", "You are a physiotherapist at the city hospital."),
+        ("What's my profession?", "You are a physiotherapist at the city hospital."),
+        ("Where do I live?", "You live in Cardiff."),
+        ("What city do I live in?", "You live in Cardiff."),
+        ("What am I allergic to?", "You're allergic to sesame. You can't eat gluten."),
+        ("Do I have any allergies?", "You're allergic to sesame. You can't eat gluten."),
+        ("Am I allergic to sesame?", "Yes, you're allergic to sesame."),
+        ("Am I allergic to tahini?", "Yes, you're allergic to sesame, and tahini usually contains sesame."),
+        ("Am I allergic to cats?", "You haven't told me of any allergy to cats."),
+        ("Can I eat hummus?", "No, you're allergic to sesame, and hummus usually contains sesame."),
+        ("Can I have a bagel?", "No, you can't eat gluten, and bagel usually contains gluten."),
+        ("Should I avoid tahini?", "Yes, you're allergic to sesame, and tahini usually contains sesame."),
+        ("Is it okay for me to eat toast?", "No, you can't eat gluten, and toast usually contains gluten."),
+        ("Do you remember my job?", "You are a physiotherapist at the city hospital."),
+        ("How old's my son?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
+        ("What is Leo's age?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
+        ("How old is my son turning?", "Leo will be twelve on Monday, 7 December 2026."),
+        ("What do I work as?", "You are a physiotherapist at the city hospital."),
+        ("Which foods am I allergic to?", "You're allergic to sesame. You can't eat gluten."),
+        ("What do I take every morning?", "You take aspirin every morning."),
+        ("How old is the universe?", None),
+        ("Can I tell you about my job?", None),
+        ("Should I take my pills with food?", None),
+        ("What are my meds?", "You take aspirin every morning."),
+        ("What did I tell you about my job?", "You are a physiotherapist at the city hospital."),
+        ("When was Einstein born?", None),
+        ("How old is my best friend?", "You haven't told me how old your best friend is or when their birthday is."),
+        ("What medication do I take?", "You take aspirin every morning."),
+        ("What's my parrot called?", "Your parrot is called Kiwi."),
+        ("How old is Leo?", "Leo is eleven; he turns twelve on Monday, 7 December 2026."),
+        ("How old will my son be?", "Leo will be twelve on Monday, 7 December 2026."),
+        (
+            "When is my son's birthday?",
+            "Leo's birthday is on 7 December; he turns twelve on Monday, 7 December 2026.",
+        ),
+        ("When is his birthday?", "Leo's birthday is on 7 December; he turns twelve on Monday, 7 December 2026."),
+    ],
+)
+def test_english_questions_are_answered_from_the_facts(question, expected):
+    assert fact_answers.answer(question, learn(TOLD), "en", FRIDAY) == expected
+
+
+TOLD_ZH = [
+    "我在医院当护士。",
+    "我女儿小雨下周六满六岁。",  # 2026年12月12日
+    "我对花生和虾过敏。",
+    "我每天吃降压药。",
+    "我住在苏州。",
+    "我家的猫叫团团。",
+]
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("我是做什么工作的？", "你在医院当护士。"),
+        ("我的职业是什么？", "你在医院当护士。"),
+        ("我住在哪里？", "你住在苏州。"),
+        ("我对什么过敏？", "你对花生、贝类过敏。"),
+        ("我能吃花生酱吗？", "不行，你对花生过敏，花生酱里有花生。"),
+        ("我对虾过敏吗？", "是的，你对贝类过敏。"),
+        ("我是不是对芝麻过敏？", "你没告诉过我你对芝麻过敏。"),
+        ("我女儿几号过生日？", "小雨的生日是12月12日，2026年12月12日（星期六）满六岁。"),
+        ("我女儿星期六满几岁？", "小雨在2026年12月12日（星期六）满六岁。"),
+        ("我过敏吗？", "你对花生、贝类过敏。"),
+        ("我需要吃什么药？", "你每天吃降压药。"),
+        ("我可以吃龙虾吗？", "不行，你对贝类过敏，龙虾里有贝类。"),
+        ("我吃什么药？", "你每天吃降压药。"),
+        ("我家的猫叫什么？", "你的猫叫团团。"),
+        ("我女儿几岁了？", "小雨现在五岁，2026年12月12日（星期六）满六岁。"),
+        ("小雨多大了？", "小雨现在五岁，2026年12月12日（星期六）满六岁。"),
+        ("她什么时候生日？", "小雨的生日是12月12日，2026年12月12日（星期六）满六岁。"),
+    ],
+)
+def test_chinese_questions_are_answered_from_the_facts_in_chinese(question, expected):
+    assert fact_answers.answer(question, learn(TOLD_ZH), "zh", FRIDAY) == expected
+
+
+def test_an_age_after_the_birthday_counts_the_birthday_as_passed():
+    facts = learn(["My daughter Ivy turns five on Sunday."])  # Sunday, 6 December 2026
+    before = fact_answers.answer("How old is Ivy?", facts, "en", FRIDAY)
+    assert before == "Ivy is four; she turns five on Sunday, 6 December 2026."
+    week_later = FRIDAY + datetime.timedelta(days=7)
+    assert fact_answers.answer("How old is my daughter?", facts, "en", week_later) == (
+        "Ivy is five; she turned five on Sunday, 6 December 2026."
+    )
+    on_the_day = datetime.datetime(2026, 12, 6, 8, 0)
+    assert fact_answers.answer("How old is she?", facts, "en", on_the_day) == "Ivy turns five today!"
+    half_a_year = datetime.datetime(2027, 6, 1, 12, 0)
+    assert fact_answers.answer("How old is Ivy?", facts, "en", half_a_year) == (
+        "Ivy is five; she turns six on Monday, 6 December 2027."
+    )
+    assert fact_answers.answer("我女儿几岁了？", facts, "zh", week_later) == (
+        "Ivy现在五岁，她在2026年12月6日（星期日）满了五岁。"
+    )
+
+
+def test_an_age_told_without_a_birthday_grows_with_the_years():
+    facts = learn(["My son is 9."])
+    assert fact_answers.answer("How old is my son?", facts, "en", FRIDAY) == "Your son is nine."
+    later = datetime.datetime(2028, 3, 1, 12, 0)
+    assert fact_answers.answer("How old is my son?", facts, "en", later) == (
+        "Your son was nine when you told me on 4 December 2026, so he is about ten now."
+    )
+    # with the birthday, the year of birth follows: 9 on 4 December 2026, birthday 1 February
+    facts = learn(["My son is 9.", "My son's birthday is February 1."])
+    assert fact_answers.answer("How old will my son be?", facts, "en", FRIDAY) == (
+        "Your son will be ten on Monday, 1 February 2027."
+    )
+
+
+@pytest.mark.parametrize(
+    "question, language, expected",
+    [
+        ("What's my job?", "en", "You haven't told me what you do for a living yet."),
+        ("Where do I live?", "en", "You haven't told me where you live yet."),
+        ("What am I allergic to?", "en", "You haven't told me about any allergies."),
+        ("What medication am I on?", "en", "You haven't told me about any medication you take."),
+        ("How old is my daughter?", "en", "You haven't told me how old your daughter is or when her birthday is."),
+        ("我是做什么工作的？", "zh", "你还没告诉我你是做什么工作的呢。"),
+        ("我住在哪儿？", "zh", "你还没告诉我你住在哪里呢。"),
+        ("我对什么过敏？", "zh", "你还没告诉我你对什么过敏。"),
+        ("我儿子几岁了？", "zh", "你还没告诉我你儿子多大、生日是哪天。"),
+    ],
+)
+def test_what_was_not_told_is_said_plainly(question, language, expected):
+    assert fact_answers.answer(question, {}, language, FRIDAY) == expected
+
+
+def test_a_fact_told_in_the_other_language_is_quoted_not_invented():
+    facts = learn(["我是化学老师。"])
+    assert fact_answers.answer("What do I do for a living?", facts, "en", FRIDAY) == (
+        "You told me in Chinese: 你是化学老师。"
+    )
+    # allergens have names in both languages
+    facts = learn(["I'm allergic to peanuts."])
+    assert fact_answers.answer("我对什么过敏？", facts, "zh", FRIDAY) == "你对花生过敏。"
+
+
+def test_can_i_eat_is_left_to_the_model_unless_the_food_is_one_to_avoid():
+    assert fact_answers.answer("Can I eat pizza?", learn(["I live in Rome."]), "en", FRIDAY) is None
+    allergic = learn(["I'm allergic to peanuts."])
+    assert fact_answers.answer("Can I eat grapes?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("What should I eat for a snack?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("Can I have something sweet?", allergic, "en", FRIDAY) is None
+    assert fact_answers.answer("Can I have a Snickers bar?", allergic, "en", FRIDAY) == (
+        "No, you're allergic to peanuts, and snickers usually contains peanuts."
+    )
+
+
+# -- acknowledgements --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, language, expected",
+    [
+        ("I'm allergic to walnuts.", "en", "Got it — you're allergic to walnuts. I'll keep that in mind."),
+        ("I work as a barista.", "en", "Got it — you work as a barista. I'll keep that in mind."),
+        (
+            "My son Tim turns four on Monday.",
+            "en",
+            "Got it — your son Tim turns 4 on Monday, 7 December 2026. I'll keep that in mind.",
+        ),
+        ("My dad is 70.", "en", "Got it — your dad is 70. I'll keep that in mind."),
+        ("我对牛奶过敏。", "zh", "好的，我记住了：你对牛奶过敏。"),
+        ("我住在西安。", "zh", "好的，我记住了：你住在西安。"),
+    ],
+)
+def test_a_personal_fact_is_acknowledged_in_the_users_language(text, language, expected):
+    learned = extract_self_facts(text, FRIDAY)
+    assert fact_answers.acknowledgement(learned, language == "zh") == expected
+
+
+def test_names_and_tastes_are_acknowledged_only_where_the_model_cannot_answer():
+    learned = extract_self_facts("I like jazz.", FRIDAY)
+    assert fact_answers.acknowledgement(learned, False) == ""
+    assert fact_answers.acknowledgement(learned, False, every_kind=True) == (
+        "Got it — you like jazz. I'll keep that in mind."
+    )
+    assert (
+        fact_answers.acknowledgement(extract_self_facts("我叫林。"), True, every_kind=True)
+        == "好的，我记住了：你叫林。"
+    )
+
+
+def test_second_person_of_the_new_facts():
+    assert second_person("User teaches chemistry.") == "You teach chemistry."
+    assert second_person("User lives in Leeds.") == "You live in Leeds."
+    assert second_person("User takes metformin every morning.") == "You take metformin every morning."
+    assert second_person("User cannot eat gluten.") == "You cannot eat gluten."
+    assert second_person("User does plumbing for a living.") == "You do plumbing for a living."
+    assert second_person("User fixes cars for a living.") == "You fix cars for a living."
+    assert second_person("User's son Leo turns 12 on Monday, 7 December 2026.") == (
+        "Your son Leo turns 12 on Monday, 7 December 2026."
+    )
+
+
+# -- safety: prompts and the guard -------------------------------------------------------------
+
+
+def test_safety_lines_are_never_trimmed_from_the_tiny_prompt():
+    facts = {"name": "User's name is Tom.", "health:allergy:peanut": "User is allergic to peanuts."}
+    facts.update({f"taste:thing{i}": f"User likes thing{i}." for i in range(10)})
+    facts["health:medication:insulin"] = "User is on insulin."
+    system = prompts.tiny_system("You are Fay.", facts, max_fact_lines=3)
+    lines = system.splitlines()
+    assert "Tom is allergic to peanuts." in lines and "Tom is on insulin." in lines
+    assert lines[-3:] == ["Tom likes thing9.", "Tom is allergic to peanuts.", "Tom is on insulin."]
+    # however small the limit
+    assert "Tom is allergic to peanuts." in prompts.tiny_system("You are Fay.", facts, max_fact_lines=0)
+
+
+def test_safety_lines_are_in_the_capable_prompts_too():
+    messages = prompts.final_messages(
+        "You are Fay.", [("memory_recall", "nothing")], [], "snack?", ["User is allergic to peanuts."]
+    )
+    assert "User is allergic to peanuts." in messages[0]["content"]
+    assert "allergic" not in prompts.final_messages("You are Fay.", [], [], "snack?")[0]["content"]
+
+
+def guard_for(*facts: str) -> ReplyGuard:
+    keys_ = [k for text in facts for k in keys(text)]
+    return ReplyGuard(avoided=health.avoided_keys(keys_))
+
+
+@pytest.mark.parametrize(
+    "fact, sentence",
+    [
+        ("I'm allergic to peanuts.", "How about some peanut butter on toast?"),
+        ("I'm allergic to peanuts.", "You could try chicken satay with rice."),
+        ("I'm allergic to peanuts.", "A handful of peanuts is a great snack."),
+        ("I'm allergic to peanuts.", "You're allergic to peanuts, but a little peanut butter won't hurt."),
+        ("我对花生过敏。", "来点花生酱面包吧。"),
+        ("我对花生过敏。", "宫保鸡丁很好吃，你可以试试。"),
+        ("I'm allergic to shellfish.", "Shrimp cocktail is a classic starter."),
+        ("I'm allergic to walnuts.", "Try a walnut brownie."),
+        ("I can't eat gluten.", "A slice of toast with jam is a good idea."),
+        ("I'm coeliac.", "Maybe a bowl of pasta?"),
+        ("我不能喝牛奶。", "喝杯奶茶吧。"),
+    ],
+)
+def test_the_guard_drops_a_sentence_that_offers_what_the_user_must_avoid(fact, sentence):
+    guard = guard_for(fact)
+    verdict = guard.check(sentence)
+    assert verdict.text is None and verdict.reason == "offers what the user must avoid"
+    assert guard.unsafe and guard.summary() == "1 offers what the user must avoid"
+
+
+@pytest.mark.parametrize(
+    "fact, sentence",
+    [
+        ("I'm allergic to peanuts.", "Try some apple slices with cheese."),
+        ("I'm allergic to peanuts.", "Please avoid peanut butter and satay."),
+        ("I'm allergic to peanuts.", "These peanut-free cookies are a good choice."),
+        ("I'm allergic to peanuts.", "A smoothie without peanuts would be nice."),
+        ("I'm allergic to peanuts.", "Since you're allergic to peanuts, try popcorn instead."),
+        ("我对花生过敏。", "不要吃花生酱，可以吃点水果。"),
+        ("我对花生过敏。", "这款饼干不含花生，可以放心吃。"),
+        ("I'm allergic to walnuts.", "Doughnuts are sweet."),
+        ("I live in Leeds.", "How about some peanut butter on toast?"),
+    ],
+)
+def test_a_warning_or_an_unrelated_food_passes(fact, sentence):
+    assert guard_for(fact).check(sentence).text == sentence
