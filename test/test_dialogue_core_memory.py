@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import dialogue_fake_llm as fake
+from fay_ros.dialogue import prompts
 from fay_ros.dialogue.prompts import CORE_MEMORY_HEAD
 from fay_ros.memory.layers import trim_core_memory
 from test_dialogue_engine import DictMemory, Rig, run
@@ -74,3 +75,15 @@ def test_tiny_call_carries_the_safety_lines_even_on_a_tiny_budget(fresh):
         await rig.close()
 
     run(scenario())
+
+
+def test_a_safety_fact_is_said_once_in_a_tiny_prompt():
+    facts = {"health:allergy:peanut": "User is allergic to peanuts.", "name": "User's name is Tom."}
+    core = "Safety (always respect):\n- User is allergic to peanuts.\n- User takes insulin.\nTastes:\n- likes tea"
+    volatile = "\n".join(prompts.tiny_volatile([], [], facts, [], "Tom", core))
+    head = prompts.tiny_system("You are Fay.", facts, max_fact_lines=0)
+    assert "allergic to peanuts" in head and "allergic to peanuts" not in volatile
+    # a safety line the head does not state (no safety key) stays, under its heading
+    assert "Safety (always respect):\n- User takes insulin.\nTastes:" in volatile
+    only_known = "Safety (always respect):\n- User is allergic to peanuts.\nTastes:\n- likes tea"
+    assert "Safety" not in "\n".join(prompts.tiny_volatile([], [], facts, [], "Tom", only_known))

@@ -593,7 +593,7 @@ def test_safety_lines_are_never_trimmed_from_the_tiny_prompt():
 
 def test_safety_lines_are_in_the_capable_prompts_too():
     messages = prompts.final_messages(
-        "You are Fay.", [("memory_recall", "nothing")], [], "snack?", ["User is allergic to peanuts."]
+        "You are Fay.", [("memory_recall", "nothing")], [], "snack?", safety=["User is allergic to peanuts."]
     )
     assert "User is allergic to peanuts." in messages[0]["content"]
     assert "allergic" not in prompts.final_messages("You are Fay.", [], [], "snack?")[0]["content"]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..memory.layers import trim_core_memory, without_safety
+from ..memory.layers import split_safety, trim_core_memory, without_safety
 from ..memory.self_facts import is_safety_key, render_fact
 from .fact_answers import user_name
 from .tools import Memory, Tool
@@ -204,8 +204,7 @@ def tiny_volatile(
     out: they would teach a tiny model to write role labels."""
     known = set(facts.values())
     recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
-    # a fact the stable head states already (its safety lines always) is not said twice
-    core = "\n".join(line for line in core.split("\n") if line.removeprefix("- ") not in known) if core else ""
+    core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
         volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
@@ -214,6 +213,15 @@ def tiny_volatile(
     if prestart:
         volatile.append("Context:\n" + "\n".join(prestart))
     return volatile
+
+
+def _unsaid_core(core: str, facts: dict[str, str]) -> str:
+    """The core memory less the safety lines the tiny head states already (tiny_system keeps
+    every safety-keyed fact, whatever its limit), so they are not said twice."""
+    stated = {content for key, content in facts.items() if is_safety_key(key)}
+    safety, rest = split_safety(core)
+    unsaid = [line for line in safety[1:] if line.removeprefix("- ") not in stated]
+    return "\n".join([*(safety[:1] + unsaid if unsaid else []), *rest])
 
 
 def tiny_messages(system: str, history: list[Message], volatile: list[str], question: str) -> list[Message]:

@@ -5,7 +5,7 @@ insights → soul, every item with the turn ids it rests on, one update entry po
 Pure Python, no ROS. See docs/memory.md ("The layered profile").
 """
 
-from .core_memory import core_memory_text, is_safety_fact, trim_core_memory, without_safety
+from .core_memory import core_memory_text, is_safety_fact, split_safety, trim_core_memory, without_safety
 from .layer_config import LayersConfig, LayerThreshold
 from .layer_pipeline import ProfilePipeline
 from .layer_signals import ProfileSignal, signals_from_turn
@@ -18,6 +18,7 @@ __all__ = [
     "core_memory_text",
     "is_safety_fact",
     "signals_from_turn",
+    "split_safety",
     "trim_core_memory",
     "without_safety",
 ]
