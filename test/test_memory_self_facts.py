@@ -7,7 +7,14 @@ import pytest
 
 from fay_ros.memory.model import CANDIDATE, CONFIRMED
 from fay_ros.memory.policy import RememberRequest, decide_remember
-from fay_ros.memory.self_facts import extract_self_facts, name_from_content, render_fact, second_person, states_fact
+from fay_ros.memory.self_facts import (
+    extract_self_facts,
+    name_from_content,
+    render_fact,
+    second_person,
+    states_fact,
+    taste_from_content,
+)
 
 
 def facts(text: str) -> list[tuple[str, str]]:
@@ -60,7 +67,7 @@ def facts(text: str) -> list[tuple[str, str]]:
             "I love cooking, especially pasta.",
             [("taste:cooking", "User likes cooking."), ("taste:pasta", "User likes pasta.")],
         ),
-        ("I don't like coffee anymore.", [("taste:coffee", "User does not like coffee.")]),
+        ("I don't like coffee anymore.", [("taste:coffee", "User no longer likes coffee.")]),
         ("I do not like coffee.", [("taste:coffee", "User does not like coffee.")]),
         ("I hate mornings.", [("taste:mornings", "User does not like mornings.")]),
         ("I can't stand loud music.", [("taste:loud_music", "User does not like loud music.")]),
@@ -236,7 +243,7 @@ def test_the_last_statement_with_a_key_wins_and_tags_say_the_users_own_words():
         "preference",
         "taste:coffee",
         "coffee",
-        "User does not like coffee.",
+        "User no longer likes coffee.",
         "en",
     )
     assert fact.tags == ("kind:preference", "source:user")
@@ -410,3 +417,33 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
             RememberRequest(owner="", content="User's name is Tom.", key="name", user_confirmed=True),
             ["My name is Tom."],
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a new taste after a comma is its own statement, and a flip keeps one value per thing
+        (
+            "I don't like cola anymore, I like coffee now.",
+            [("taste:cola", "User no longer likes cola."), ("taste:coffee", "User likes coffee.")],
+        ),
+        ("Actually I prefer tea these days.", [("taste:tea", "User likes tea.")]),
+        ("I don't play games any more.", [("taste:games", "User no longer plays games.")]),
+        ("I stopped drinking soda.", [("taste:soda", "User no longer drinks soda.")]),
+        ("I no longer eat meat.", [("taste:meat", "User no longer eats meat.")]),
+        ("I quit smoking last year.", [("taste:smoking", "User gave up smoking.")]),
+        ("I gave up on that idea.", []),
+        ("我不喝可乐了。", [("taste:可乐", "用户不喜欢可乐。")]),
+        ("我不玩游戏了", [("taste:游戏", "用户不喜欢游戏。")]),
+        ("我不喜欢可乐了，现在喜欢咖啡。", [("taste:可乐", "用户不喜欢可乐。"), ("taste:咖啡", "用户喜欢咖啡。")]),
+        ("我最近爱上了喝茶。", [("taste:茶", "用户喜欢茶。")]),
+    ],
+)
+def test_tastes_that_change(text, expected):
+    assert [(f.key, f.content) for f in extract_self_facts(text)] == expected
+
+
+def test_a_habit_given_up_reads_back_as_a_taste_that_is_no_longer_current():
+    [fact] = extract_self_facts("I don't listen to jazz anymore.")
+    assert taste_from_content(fact.content) == ("jazz", False)
+    assert second_person(fact.content) == "You no longer listen to jazz."

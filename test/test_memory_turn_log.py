@@ -66,14 +66,14 @@ def test_a_user_turn_writes_its_self_facts_at_its_own_time_resting_on_it(svc, cl
     svc.hear_turn("alice", "t3", at(2026, 11, 9, 19), "user", "I don't like cola anymore", "s3")
     svc.hear_turn("alice", "t4", at(2026, 11, 9, 19, 1), "assistant", "I like cola", "s3")  # not the owner's words
     nodes = {n.content: n for n in svc.store.list("alice", statuses=[CONFIRMED, SUPERSEDED])}
-    assert set(nodes) == {"User likes cola.", "User does not like cola."}
+    assert set(nodes) == {"User likes cola.", "User no longer likes cola."}
     assert nodes["User likes cola."].status == SUPERSEDED and nodes["User likes cola."].sources == ["t1", "t2"]
-    assert nodes["User does not like cola."].status == CONFIRMED
-    assert nodes["User does not like cola."].sources == ["t3"]
+    assert nodes["User no longer likes cola."].status == CONFIRMED
+    assert nodes["User no longer likes cola."].sources == ["t3"]
     assert heard == [
         ("t1", ["User likes cola."]),
         ("t2", ["User likes cola."]),
-        ("t3", ["User does not like cola."]),
+        ("t3", ["User no longer likes cola."]),
         ("t4", []),
     ]
     recalled = svc.recall("alice", "cola").nodes
@@ -241,10 +241,10 @@ def test_temporal_answers_carry_absolute_dates_and_facts_their_history(svc):
     assert wall.id == "z1" and wall.date == "2026-11-07"
     items = svc.search_evidence("alice", "Do I still like cola?", n=5, now=now)
     memories = {e.text: e for e in items if e.kind == "memory"}
-    assert memories["User does not like cola."].current and memories["User does not like cola."].sources == ["c2"]
+    assert memories["User no longer likes cola."].current and memories["User no longer likes cola."].sources == ["c2"]
     assert memories["User likes cola."].status == SUPERSEDED and "superseded" in memories["User likes cola."].render()
     ranks = [e.text for e in items]
-    assert ranks.index("User does not like cola.") < ranks.index("User likes cola.")
+    assert ranks.index("User no longer likes cola.") < ranks.index("User likes cola.")
     assert svc.search_evidence("bob", "cola", now=now) == [], "another owner's turns are not searched"
 
 

@@ -190,9 +190,56 @@ _STOP_LIST = r"(?=\s*(?:[.!?;]|$|\b(?:but|because|and i|so|when|if)\b))"  # "tea
 _EN_TASTE = [
     (re.compile(rf"\bI (?:do not|don't|dont|do n't) (?:really )?(?:like|love|enjoy)\s+(.+?){_STOP_LIST}", re.I), False),
     (re.compile(rf"\bI (?:hate|dislike|can't stand|cannot stand)\s+(.+?){_STOP_LIST}", re.I), False),
-    (re.compile(rf"\bI (?:really |also |just )?(?:like|love|enjoy|adore)\s+(.+?){_STOP_LIST}", re.I), True),
+    (
+        re.compile(
+            rf"\bI (?:really |also |just |now |actually )?(?:like|love|enjoy|adore|prefer)\s+(.+?){_STOP_LIST}", re.I
+        ),
+        True,
+    ),
+    (
+        re.compile(rf"\bI(?:'ve| have) (?:come to|started to|grown to) (?:like|love|enjoy)\s+(.+?){_STOP_LIST}", re.I),
+        True,
+    ),
     (re.compile(rf"\bI'm (?:really )?into\s+(.+?){_STOP_CLAUSE}", re.I), True),
 ]
+# A habit the person has given up: the taste it stood for is no longer current ("I don't play
+# games any more", "I no longer drink cola", "I stopped eating meat", "I gave up coffee").
+# Stored as "User no longer drinks cola." (what they said, not "does not like").
+_HABIT_VERBS = {
+    "play": "plays",
+    "watch": "watches",
+    "drink": "drinks",
+    "eat": "eats",
+    "read": "reads",
+    "listen to": "listens to",
+    "like": "likes",
+    "love": "loves",
+    "enjoy": "enjoys",
+}
+_GERUNDS = {
+    "playing": "play",
+    "watching": "watch",
+    "drinking": "drink",
+    "eating": "eat",
+    "reading": "read",
+    "listening to": "listen to",
+}
+_HABIT = "|".join(_HABIT_VERBS)
+_EN_STOPPED = [
+    re.compile(rf"\bI (?:don't|do not|dont) ({_HABIT})\s+(?:the\s+)?(.+?)\s*(?:any ?more|these days|now)\b", re.I),
+    re.compile(rf"\bI no longer ({_HABIT})\s+(.+?){_STOP_CLAUSE}", re.I),
+    re.compile(
+        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) (?!on\b|the idea)"
+        rf"(?:({'|'.join(_GERUNDS)}) )?(.+?){_STOP_CLAUSE}",
+        re.I,
+    ),
+]
+_STOPPED_WHEN = re.compile(
+    r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|a while ago"
+    r"|(?:\w+ )?(?:days|weeks|months|years) ago)$",
+    re.I,
+)
+_STOPPED_CONTENT = re.compile(rf"{USER_EN} (?:no longer (?:{'|'.join(_HABIT_VERBS.values())})|gave up) (.+?)\.$")
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
 _WHEN = (
     r"tomorrow|tonight|this weekend|next week|next month"
@@ -270,10 +317,36 @@ _ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
 _ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
 _ZH_TASTE = [
-    (re.compile(r"我(?:不太|不怎么|不)(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"), False),
+    # a habit given up: "我不玩游戏了", "我现在不喝可乐了", "我再也不吃辣了"
+    (re.compile(r"我(?:现在|已经|再也)?不(?:再)?(?:玩|喝|吃|看|打|听)(?!的)([^" + _ZH_STOP + r"]{1,8}?)了"), False),
+    (
+        re.compile(r"我(?:现在|已经)?(?:不太|不怎么|不再|不)(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"),
+        False,
+    ),
     (re.compile(r"我(?:讨厌|受不了|不吃|不喝)(?!的)([^" + _ZH_STOP + r"]{1,12})"), False),
-    (re.compile(r"我(?:很|特别|最|也|非常|真的)?(?:喜欢|爱)" + _ZH_VERB + r"([^" + _ZH_STOP + r"]{1,12})"), True),
+    (
+        re.compile(
+            r"我(?:现在|最近)?(?:很|特别|最|也|非常|真的|更)?(?:喜欢|爱上了|爱)"
+            + _ZH_VERB
+            + r"([^"
+            + _ZH_STOP
+            + r"]{1,12})"
+        ),
+        True,
+    ),
+    # the new taste after a comma, without its 我: "我不喝可乐了，现在喜欢咖啡"
+    (
+        re.compile(
+            r"[，,](?:现在|如今|最近|但是?|不过)(?:更|开始)?(?:喜欢|爱上了|爱)"
+            + _ZH_VERB
+            + r"([^"
+            + _ZH_STOP
+            + r"]{1,12})"
+        ),
+        True,
+    ),
 ]
+_ZH_PARTICLES = re.compile(r"(?:了|啦|呢|吧|啊|呀)+$")
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = "明天|今晚|周末|下周|下个月|后天|今天下午|今天晚上"
 _ZH_PLAN = re.compile(
@@ -371,7 +444,8 @@ def taste_from_content(content: str) -> tuple[str, bool] | None:
     "用户喜欢咖啡。"), else None."""
     m = re.match(rf"(?:{USER_EN} (likes|does not like) (.+?)\.|{USER_ZH}(喜欢|不喜欢)(.+?)。)$", content.strip())
     if not m:
-        return None
+        stopped = _STOPPED_CONTENT.match(content.strip())  # "User no longer drinks cola."
+        return (stopped.group(1), False) if stopped else None
     return (m.group(2) or m.group(4)), (m.group(1) or m.group(3)) in ("likes", "喜欢")
 
 
@@ -401,13 +475,29 @@ def _without_hedged_parts(clause: str) -> str:
     return ", ".join(p for p in parts if not _HEDGED.search(p))
 
 
+# A new first-person clause after a comma ("I don't like cola any more, I like coffee now"):
+# its own statement, so a list ("tea, cake and jazz") does not run into it.
+# ("This weekend, I'm going hiking" stays whole: only a clause that opens with a verb of taste.)
+_EN_NEW_CLAUSE = re.compile(
+    r",\s*(?=(?:but |and |so |now |actually )?I (?:really |also |just |now |actually )?"
+    r"(?:like|love|enjoy|prefer|hate|dislike|don't|do not|no longer|stopped|quit|gave up)\b)",
+    re.I,
+)
+
+
 def _clauses(text: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<=[.!?。！？；;])\s*", text.strip()) if c.strip()]
+    parts = re.split(r"(?<=[.!?。！？；;])\s*", text.strip())
+    return [c.strip() for part in parts for c in _EN_NEW_CLAUSE.split(part) if c.strip()]
 
 
 def _clean_object(value: str) -> str:
     value = re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I)
-    value = re.sub(r"\s+(?:very much|a lot|so much|too|anymore|any more|now)$", "", value, flags=re.I)
+    value = re.sub(
+        r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead))+$",
+        "",
+        value,
+        flags=re.I,
+    )
     return value.strip(" .,!;\"'").lower()
 
 
@@ -497,6 +587,17 @@ def _en(clause: str) -> list[SelfFact]:
                     out.append(
                         SelfFact("preference", f"taste:{_key_part(thing)}", thing, f"{USER_EN} {verb} {thing}.", "en")
                     )
+    for pattern in _EN_STOPPED:
+        m = pattern.search(clause)
+        if m:
+            thing = _third_person(_clean_object(_STOPPED_WHEN.sub("", m.group(2))))
+            if thing and thing.split()[0] not in _TASTE_OBJECT_SKIP and len(thing.split()) <= 4:
+                verb = (m.group(1) or "").lower()
+                said = f"no longer {_HABIT_VERBS[_GERUNDS.get(verb, verb)]}" if verb else "gave up"
+                key = f"taste:{_key_part(thing)}"
+                out = [f for f in out if f.key != key]  # "I don't like X any more" is said once
+                out.append(SelfFact("preference", key, thing, f"{USER_EN} {said} {thing}.", "en"))
+            break
     for i, pattern in enumerate(_EN_PLAN):
         m = pattern.search(clause)
         if not m:
@@ -547,16 +648,18 @@ def _zh(clause: str) -> list[SelfFact]:
     if m:
         what, value = m.group(1), m.group(2)
         out.append(SelfFact("preference", f"favorite:{what}", value, f"{USER_ZH}最喜欢的{what}是{value}。", "zh"))
+    taken: list[tuple[int, int]] = []
     for pattern, likes in _ZH_TASTE:
-        m = pattern.search(clause)
-        if m:
-            value = m.group(1).strip()
+        for m in pattern.finditer(clause):
+            if any(m.start() < end and start < m.end() for start, end in taken):
+                continue
+            taken.append(m.span())
+            value = _ZH_PARTICLES.sub("", m.group(1).strip())
             # "我喜欢你的声音", "我喜欢和你聊天": about the companion, not a taste
             if value and value not in ("你", "它", "这个", "那个") and not value.startswith(("你", "和你", "跟你")):
                 verb = "喜欢" if likes else "不喜欢"
                 for thing in _split_objects(value):
                     out.append(SelfFact("preference", f"taste:{thing}", thing, f"{USER_ZH}{verb}{thing}。", "zh"))
-            break
     m = _ZH_PLAN.search(clause)
     if m:
         when = m.group(1) or m.group(3)
@@ -1223,29 +1326,35 @@ def second_person(content: str) -> str:
     if not text.startswith(USER_EN):
         return text
     rest = text[len(USER_EN) :]
-    for old, new in (
-        ("'s ", "Your "),
-        (" does not ", "You don't "),
-        (" is ", "You are "),
-        (" has ", "You have "),
-        (" likes ", "You like "),
-        (" will ", "You will "),
-        (" teaches ", "You teach "),
-        (" works ", "You work "),
-        (" lives ", "You live "),
-        (" takes ", "You take "),
-        (" uses ", "You use "),
-        (" needs ", "You need "),
-        (" cannot ", "You cannot "),
-        (" does ", "You do "),
-    ):
-        if rest.startswith(old):
-            rest = new + rest[len(old) :]
-            break
+    stopped = re.match(rf" no longer ({'|'.join(_HABIT_VERBS.values())}) ", rest)
+    if stopped:  # "User no longer drinks cola." -> "You no longer drink cola."
+        base = {third: base for base, third in _HABIT_VERBS.items()}[stopped.group(1)]
+        rest = f"You no longer {base} " + rest[stopped.end() :]
     else:
-        # "User fixes cars for a living." -> "You fix cars for a living."
-        verb = re.match(r" (fix|make|write|sell|build|drive|design|clean|cook)(?:es|s) ", rest)
-        rest = f"You {verb.group(1)} {rest[verb.end() :]}" if verb else "You" + rest
+        for old, new in (
+            (" gave up ", "You gave up "),
+            ("'s ", "Your "),
+            (" does not ", "You don't "),
+            (" is ", "You are "),
+            (" has ", "You have "),
+            (" likes ", "You like "),
+            (" will ", "You will "),
+            (" teaches ", "You teach "),
+            (" works ", "You work "),
+            (" lives ", "You live "),
+            (" takes ", "You take "),
+            (" uses ", "You use "),
+            (" needs ", "You need "),
+            (" cannot ", "You cannot "),
+            (" does ", "You do "),
+        ):
+            if rest.startswith(old):
+                rest = new + rest[len(old) :]
+                break
+        else:
+            # "User fixes cars for a living." -> "You fix cars for a living."
+            verb = re.match(r" (fix|make|write|sell|build|drive|design|clean|cook)(?:es|s) ", rest)
+            rest = f"You {verb.group(1)} {rest[verb.end() :]}" if verb else "You" + rest
     return re.sub(
         r"\b(their|them|themselves|theirs)\b",
         lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],

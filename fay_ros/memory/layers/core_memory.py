@@ -20,7 +20,7 @@ _SAFETY = re.compile(
     re.I,
 )
 SAFETY_HEAD = "Safety (always respect):"
-_IDENTITY_KEYS = ("name", "family:", "birthday", "age", "home", "job", "language")
+_IDENTITY_KEYS = ("name", "family:", "occupation", "workplace", "home", "pet", "language")
 
 
 def is_safety_fact(key: str, content: str) -> bool:

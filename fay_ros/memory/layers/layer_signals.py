@@ -2,7 +2,8 @@
 
 - explicit statements about oneself come from `self_facts.extract_self_facts` (the owner's
   own words: confirmed, the fast path of the preference layer);
-- "I don't play games any more" / "我不玩游戏了" (a stopped habit) is an explicit dislike too;
+  ("I don't play games any more" / "我不玩游戏了": a habit given up is one too, a taste that is
+  no longer current);
 - activities the owner reports ("I went hiking again", "我今天又去爬山了") are *mentions*: the
   preference layer infers from them slowly, through its buffer (an inference, never a fact).
 
@@ -23,14 +24,6 @@ CHAT = "chat"  # anything else (an event, and material for awareness)
 
 USER = "user"
 
-# "I don't play games any more", "I no longer drink cola", "I never eat meat now"
-_STOPPED_EN = re.compile(
-    r"\bI (?:don't|do not|no longer|never) (?:play|watch|drink|eat|do|go|read)\s+(?:to\s+)?(?:the\s+)?"
-    r"([a-z][a-z ]{0,30}?)\s*(?:any ?more|now)\b",
-    re.I,
-)
-# "我不玩游戏了", "我现在不喝可乐了", "我再也不吃辣了"
-_STOPPED_ZH = re.compile(r"我(?:现在|已经|再也)?不(?:再)?(?:玩|喝|吃|看|打|去)([\u4e00-\u9fff]{1,6}?)了")
 # "I went hiking again today", "I played chess", "I watched football"
 _DID_EN = re.compile(
     r"\bI(?:'ve| have| just)? (?:went|played|watched|drank|ate|cooked|read|did)\s+(?:some |a |an |the )?"
@@ -96,13 +89,6 @@ class ProfileSignal:
         )
 
 
-def stopped_things(text: str) -> list[str]:
-    """What the owner says they no longer do ("I don't play games any more" → ["games"]).
-    Kept here until self_facts reads stopped habits itself."""
-    found = [m.group(1) for m in _STOPPED_EN.finditer(text)] + [m.group(1) for m in _STOPPED_ZH.finditer(text)]
-    return [t for t in (thing_key(f) for f in found) if t and t not in _NOT_THINGS]
-
-
 _TIME_WORDS = re.compile(r"\s+(?:again|today|yesterday|tonight|too|this|last)$", re.I)
 
 
@@ -127,8 +113,6 @@ def signals_from_turn(
         taste = taste_from_content(fact.content) if fact.kind == "preference" else None
         if taste is not None:
             tastes[thing_key(taste[0])] = Taste(thing_key(taste[0]), taste[1], True)
-    for thing in stopped_things(text):
-        tastes[thing] = Taste(thing, False, True)
     explicit = bool(facts) or bool(tastes)
     for thing in activities(text):
         tastes.setdefault(thing, Taste(thing, True, False))
