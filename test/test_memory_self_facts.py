@@ -437,6 +437,13 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
         ("我不玩游戏了", [("taste:游戏", "用户不喜欢游戏。")]),
         ("我不喜欢可乐了，现在喜欢咖啡。", [("taste:可乐", "用户不喜欢可乐。"), ("taste:咖啡", "用户喜欢咖啡。")]),
         ("我最近爱上了喝茶。", [("taste:茶", "用户喜欢茶。")]),
+        # a taste taken up again, or switched to
+        ("Honestly I'm back to cola now.", [("taste:cola", "User likes cola.")]),
+        ("I switched to green tea last month.", [("taste:green_tea", "User likes green tea.")]),
+        ("I'm back to work tomorrow.", []),
+        ("I switched to a new phone.", []),
+        ("我又开始喝可乐了。", [("taste:可乐", "用户喜欢可乐。")]),
+        ("我现在换成喝茶了，挺好的", [("taste:茶", "用户喜欢茶。")]),
     ],
 )
 def test_tastes_that_change(text, expected):

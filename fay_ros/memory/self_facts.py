@@ -201,6 +201,17 @@ _EN_TASTE = [
         True,
     ),
     (re.compile(rf"\bI'm (?:really )?into\s+(.+?){_STOP_CLAUSE}", re.I), True),
+    # a taste taken up again or switched to: "I'm back to cola now", "I've switched to decaf"
+    # (not "I'm back to work", "I switched to a new phone": a place, a routine, one object)
+    (
+        re.compile(
+            r"\bI(?:'m| am| have|'ve)? (?:back (?:to|on|into)|now into|hooked on|gone back to|switched (?:over )?to|"
+            rf"gotten into|got into|taken up|took up)\s+(?!(?:a|an|my|the|work|school|normal|bed|sleep|"
+            rf"square one|basics)\b)(.+?){_STOP_CLAUSE}",
+            re.I,
+        ),
+        True,
+    ),
 ]
 # A habit the person has given up: the taste it stood for is no longer current ("I don't play
 # games any more", "I no longer drink cola", "I stopped eating meat", "I gave up coffee").
@@ -235,7 +246,7 @@ _EN_STOPPED = [
     ),
 ]
 _STOPPED_WHEN = re.compile(
-    r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|a while ago"
+    r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|today|tonight|tomorrow|a while ago"
     r"|(?:\w+ )?(?:days|weeks|months|years) ago)$",
     re.I,
 )
@@ -331,6 +342,23 @@ _ZH_TASTE = [
             + r"([^"
             + _ZH_STOP
             + r"]{1,12})"
+        ),
+        True,
+    ),
+    # a taste taken up again or switched to: "我又开始喝可乐了", "我改喝咖啡了", "我现在换成喝茶了"
+    (
+        re.compile(
+            r"我(?:现在|最近)?(?:又|重新)(?:开始)?(?:喝|吃|玩|看|听)(?:起)?([^" + _ZH_STOP + r"]{1,8}?)(?:了|啦)"
+        ),
+        True,
+    ),
+    (
+        re.compile(
+            r"我(?:现在|最近)?(?:改|换成|换|转)(?:喝|吃|玩|看|听)了?([^"
+            + _ZH_STOP
+            + r"]{1,8}?)(?:了|啦|$|(?=["
+            + _ZH_STOP
+            + r"]))"
         ),
         True,
     ),
@@ -491,7 +519,7 @@ def _clauses(text: str) -> list[str]:
 
 
 def _clean_object(value: str) -> str:
-    value = re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I)
+    value = _STOPPED_WHEN.sub("", re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I))
     value = re.sub(
         r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead))+$",
         "",
@@ -590,7 +618,7 @@ def _en(clause: str) -> list[SelfFact]:
     for pattern in _EN_STOPPED:
         m = pattern.search(clause)
         if m:
-            thing = _third_person(_clean_object(_STOPPED_WHEN.sub("", m.group(2))))
+            thing = _third_person(_clean_object(m.group(2)))
             if thing and thing.split()[0] not in _TASTE_OBJECT_SKIP and len(thing.split()) <= 4:
                 verb = (m.group(1) or "").lower()
                 said = f"no longer {_HABIT_VERBS[_GERUNDS.get(verb, verb)]}" if verb else "gave up"
