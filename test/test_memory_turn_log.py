@@ -324,3 +324,27 @@ def test_replay_names_the_bad_line_and_writes_nothing(tmp_path, bad, why):
         assert svc.store.count_turns() == 0 and svc.store.count() == 0
     finally:
         svc.store.close()
+
+
+def test_a_relative_named_in_the_facts_leads_to_the_turns_about_them(svc):
+    """"What does my sister do?": the turn that answers says "Ella", not "sister"; the owner's
+    fact "my sister is called Ella" links them (EN and ZH)."""
+    said = [
+        ("e1", "user", "My sister is called Ella."),
+        ("e2", "user", "My friend's sister is a doctor in Leeds."),
+        ("e3", "user", "Work was busy today, my sister would laugh at my desk."),
+        ("e4", "user", "Ella just got promoted, she's a senior librarian now."),
+        ("e5", "user", "My neighbour works at the bakery."),
+        ("z1", "user", "我姐姐叫小红。"),
+        ("z2", "user", "我朋友的姐姐养了一只狗。"),
+        ("z3", "user", "小红家的猫汤圆又把她的鞋咬坏了。"),
+    ]
+    for i, (turn_id, speaker, text) in enumerate(said):
+        assert svc.hear_turn("alice", turn_id, at(2026, 11, 1 + i, 19), speaker, text).success
+    now = at(2026, 11, 20, 9)
+    job = [e.id for e in svc.search_evidence("alice", "What does my sister do for work?", n=3, now=now)]
+    assert "e4" in job, job
+    pet = [e.id for e in svc.search_evidence("alice", "我姐姐养的宠物叫什么名字？", n=3, now=now)]
+    assert "z3" in pet, pet
+    # without the fact, nothing links "sister" to Ella: the other owner's search finds nothing of alice's
+    assert svc.search_evidence("bob", "What does my sister do for work?", n=3, now=now) == []

@@ -14,6 +14,9 @@ Cormack et al. 2009) of:
   still found, marked as history.
 - recency: among what matches, later words rank higher -- strongly when the question asks
   about the present ("now", "现在").
+- relatives: a question about "my sister" / "我姐姐" ranks the items that name her (the
+  owner's current family:sister fact says she is Ella), so "Ella just got promoted" answers
+  "what does my sister do?" though "sister" is not in it.
 
 Every item carries its source turn ids (a turn: itself; a memory: `MemoryNode.sources`) and an
 absolute date, and `Evidence.render()` puts the date in the text, so "yesterday I went hiking"
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .model import CONFIRMED, SUPERSEDED, MemoryNode
+from .self_facts import name_of_relative, relations_in
 from .temporal import Window, asks_current, asks_when, question_window
 from .turn_log import ASSISTANT, Turn
 
@@ -55,6 +59,8 @@ W_RECENT = 0.3
 W_RECENT_CURRENT = 1.0
 W_DATED = 0.5
 W_HOP = 0.7
+# The items that name the relative the question speaks of ("my sister" → Ella), by relevance.
+W_ENTITY = 1.5
 # A second hop adds at most this many rare words of the first hop's best items to the query.
 HOP_TERMS = 4
 HOP_FROM = 3
@@ -413,14 +419,31 @@ class SearchWeights:
     dated: float = W_DATED
     assistant_factor: float = ASSISTANT_FACTOR
     hop: float = W_HOP
+    entity: float = W_ENTITY
 
 
 HYBRID = SearchWeights()
 WORDS_ONLY = SearchWeights(
-    meaning=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0, hop=0.0
+    meaning=0.0,
+    time=0.0,
+    facts=0.0,
+    recent=0.0,
+    recent_current=0.0,
+    dated=0.0,
+    assistant_factor=1.0,
+    hop=0.0,
+    entity=0.0,
 )
 MEANING_ONLY = SearchWeights(
-    words=0.0, time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0, hop=0.0
+    words=0.0,
+    time=0.0,
+    facts=0.0,
+    recent=0.0,
+    recent_current=0.0,
+    dated=0.0,
+    assistant_factor=1.0,
+    hop=0.0,
+    entity=0.0,
 )
 
 
@@ -502,6 +525,12 @@ def search(
     # recency among the most relevant: later words first (strongly for "now", "still", "现在")
     times = np.concatenate([index.times(), np.asarray([node.created for node in node_list], dtype=np.float64)])
     rrf(sorted(best_relevant, key=lambda i: -times[i]), weights.recent_current if current else weights.recent)
+    # an entity hop: "my sister" in the question is Ella in the owner's current facts, so the
+    # turns about Ella ("Ella just got promoted") answer it even where "sister" is not said
+    names = _relatives_named(query, node_list)
+    if names and weights.entity > 0:
+        naming = word_scores(names) > 0
+        rrf(_ranks(relevance + 1e-6, naming, CANDIDATES), weights.entity)
     # a second hop: the rare words of the first hop's best items ("my sister" -> "Ella")
     if fused and weights.hop > 0 and n_turns:
         first = sorted(fused, key=lambda i: -fused[i])[:HOP_FROM]
@@ -552,6 +581,20 @@ def search(
         else:
             out.append(node_evidence(node_list[i - n_turns], turns_by_id, score))
     return out
+
+
+def _relatives_named(query: str, nodes: Sequence[MemoryNode]) -> list[str]:
+    """The name terms of the relatives the query speaks of ("my sister" → the current
+    family:sister fact's name), from the owner's keyed facts among `nodes`."""
+    relations = relations_in(query)
+    if not relations:
+        return []
+    names: list[str] = []
+    for node in nodes:
+        family, _, relation = node.key.partition(":")
+        if family == "family" and relation in relations and node.status == CONFIRMED:
+            names += tokens(name_of_relative(node.content))
+    return names
 
 
 def _text(index: TurnIndex, nodes: Sequence[MemoryNode], i: int) -> str:

@@ -183,6 +183,14 @@ _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True)
 _EN_FAMILY_NAMED = [
     re.compile(rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
     re.compile(rf"\bI(?: have|'ve got| have got|'ve) an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
+    # "My brother is Finn." (a capitalised name ending the clause: not "my son is tall")
+    re.compile(rf"\bmy ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
+    # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
+    re.compile(
+        rf"\bmy ({_REL}),?\s+(?!(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|easter)\b)"
+        r"((?-i:[A-Z][a-z'\-]{1,30}))\b(?!'s\b| is called| is named)",
+        re.I,
+    ),
 ]
 _EN_FAMILY_HAS = re.compile(rf"\bI have (an?|one|two|three|four|five) ({_REL})s?\b", re.I)
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
@@ -752,6 +760,24 @@ _RELATION_KEYS = {
 # who "she"/"he" can be, for a question about "her birthday"
 FEMALE_RELATIONS = {"mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "姐姐", "妹妹", "奶奶", "外婆"}
 MALE_RELATIONS = {"father", "husband", "son", "brother", "grandfather", "boyfriend", "哥哥", "弟弟", "爷爷", "外公"}
+
+
+_EN_MY_RELATION = re.compile(rf"\bmy ({_REL})\b", re.I)
+_ZH_MY_RELATION = re.compile(r"我(?:的|家)?(" + ZH_RELATIONS + r")")
+_RELATIVE_NAME = re.compile(rf"^(?:{USER_EN}'s [a-z ]+ is called |{USER_ZH}的\w+?叫)(.+?)[.。]$")
+
+
+def relations_in(text: str) -> set[str]:
+    """The relation keys a text speaks of as the user's own ("What does my sister do?" →
+    {"sister"}, "我姐姐养的猫" → {"姐姐"}), as the family facts are keyed."""
+    found = [m.group(1) for m in _EN_MY_RELATION.finditer(text)] + [m.group(1) for m in _ZH_MY_RELATION.finditer(text)]
+    return {relation_key(word) for word in found}
+
+
+def name_of_relative(content: str) -> str:
+    """The name in a stored family fact ("User's sister is called Ella." / "用户的姐姐叫小红。"), else ""."""
+    m = _RELATIVE_NAME.match(content.strip())
+    return m.group(1).strip() if m else ""
 
 
 def relation_key(word: str) -> str:
