@@ -87,3 +87,11 @@ def test_a_safety_fact_is_said_once_in_a_tiny_prompt():
     assert "Safety (always respect):\n- User takes insulin.\nTastes:" in volatile
     only_known = "Safety (always respect):\n- User is allergic to peanuts.\nTastes:\n- likes tea"
     assert "Safety" not in "\n".join(prompts.tiny_volatile([], [], facts, [], "Tom", only_known))
+
+
+def test_a_safety_fact_said_in_chinese_reaches_the_english_tiny_prompt_in_english():
+    facts = {"health:allergy:peanut": "用户对花生过敏。", "health:condition:diabetes": "用户有糖尿病。"}
+    head = prompts.tiny_system("You are Fay.", facts, max_fact_lines=0)
+    assert "User is allergic to peanuts." in head and "User has diabetes." in head and "花生" not in head
+    # a thing the tables do not know stays as it was said
+    assert "用户对猫毛过敏。" in prompts.tiny_system("You are Fay.", {"health:allergy:猫毛": "用户对猫毛过敏。"}, 0)

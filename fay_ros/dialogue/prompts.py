@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory.health import english_safety_line
 from ..memory.layers import split_safety, trim_core_memory, without_safety
 from ..memory.self_facts import is_safety_key, render_fact
+from ..text.words import has_cjk
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
@@ -190,7 +192,12 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
     # safety facts (allergies, medication, conditions) are always there, whatever the limit:
     # the newest other facts fill what is left of it; the safety lines come last, nearest to
     # the conversation, where a tiny model heeds them most
-    safety = [render_fact(content, name) for key, content in facts.items() if is_safety_key(key)]
+    # (the tiny model reads English only: a safety fact said in Chinese is put in English)
+    safety = [
+        render_fact(english_safety_line(key) if has_cjk(content) else content, name) or render_fact(content, name)
+        for key, content in facts.items()
+        if is_safety_key(key)
+    ]
     other = [render_fact(content, name) for key, content in facts.items() if key != "name" and not is_safety_key(key)]
     room = max(0, max_fact_lines - len(safety))
     return "\n".join([persona, *(other[-room:] if room else []), *safety])

@@ -269,3 +269,20 @@ def avoided_keys(keys: list[str] | tuple[str, ...]) -> tuple[str, ...]:
         elif parts[1] == "condition" and (found := term(CONDITIONS, parts[2])) is not None and found.rules_out:
             out.append(found.rules_out)
     return tuple(dict.fromkeys(out))
+
+
+def english_safety_line(key: str) -> str:
+    """A safety fact said in English from its key alone ("health:allergy:peanut" → "User is
+    allergic to peanuts."), for an English-only prompt when the person said it in Chinese; ""
+    when the tables do not know the thing."""
+    kind, _, name = key.partition(":")[2].partition(":")
+    tables = {
+        "allergy": (ALLERGENS, "is allergic to"),
+        "condition": (CONDITIONS, "has"),
+        "medication": (MEDICATIONS, "takes"),
+    }
+    if kind not in tables:
+        return ""
+    terms, verb = tables[kind]
+    found = term(terms, name)
+    return f"User {verb} {found.en[0]}." if found is not None else ""
