@@ -454,3 +454,24 @@ def test_cli_profile_json_and_text(tmp_path, clock):
     assert forgot.returncode == 0
     assert [p["status"] for p in json.loads(forgot.stdout)["layers"]["preferences"]["items"]] == ["superseded"]
     assert cli("--owner", "").returncode == 1
+
+
+def test_a_tiny_model_never_writes_the_layers(memory_location, clock, llm):
+    """updater=llm with the embedded model's name: the rules update the soul, no request is made."""
+    llm.reset()
+    client = ChatClient(Endpoint(base_url=llm.base_url, model="smollm2-135m", api_key="sk-test"))
+    svc = open_service(
+        memory_location,
+        clock,
+        llm=client,
+        updater="llm",
+        soul={"min_count": 2, "min_interval": 0.0, "max_buffer": 30},
+    )
+    try:
+        talk = Talk(svc)
+        for i in range(6):
+            talk.say("I love climbing" if i % 2 else "I went climbing today", T0 + 60 * i)
+        assert llm.requests == []
+        assert svc.layered.llm is None
+    finally:
+        svc.store.close()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ...llm.client import ChatClient
+from ...llm.profiles import AUTO, TINY, resolve
 from ..model import is_guest
 from .core_memory import core_memory_text
 from .layer_config import LAYERS, LayersConfig
@@ -97,7 +98,11 @@ class ProfilePipeline:
         call takes the store's lock for itself)."""
         self.repo = repo
         self.config = config or LayersConfig()
-        self.llm = llm
+        # A tiny model (the embedded SmolLM2-135M) writes nonsense into a profile: the layers
+        # then keep to the rules, whatever the updater setting says.
+        self.llm = llm if llm is not None and llm.configured and not _tiny(llm) else None
+        if self.config.updater == "llm" and llm is not None and llm.configured and self.llm is None:
+            log.warning("profile layers: %s is a tiny model; the layers are updated by the rules", llm.endpoint.model)
         self.facts = facts or (lambda owner: [])
         self.lock = lock or threading.RLock()
 
@@ -191,7 +196,7 @@ class ProfilePipeline:
         signals = [ProfileSignal.from_dict(layers.owner, d) for d in buf["signals"]]
         changes: list[Change] | None = None
         if layer != "preferences" or self.config.updater == "llm":
-            if self.config.updater == "llm" and self.llm is not None and self.llm.configured:
+            if self.config.updater == "llm" and self.llm is not None:
                 core = core_memory_text(layers, self.facts(layers.owner), 600, self.config)
                 changes = llm_update(layer, layers, signals, self.config, self.llm, core)
         if changes is None:
@@ -262,3 +267,7 @@ class ProfilePipeline:
                 buf["signals"] = [s for s in buf["signals"] if str(s["turn_id"]) not in gone]
             self.repo.save(owner, layers.docs, changes=[c.to_dict() for c in changes], forget_turns=sorted(gone))
         return changes
+
+
+def _tiny(llm: ChatClient) -> bool:
+    return resolve(AUTO, llm.endpoint.base_url, llm.endpoint.model) == TINY
