@@ -327,7 +327,7 @@ def test_replay_names_the_bad_line_and_writes_nothing(tmp_path, bad, why):
 
 
 def test_a_relative_named_in_the_facts_leads_to_the_turns_about_them(svc):
-    """"What does my sister do?": the turn that answers says "Ella", not "sister"; the owner's
+    """ "What does my sister do?": the turn that answers says "Ella", not "sister"; the owner's
     fact "my sister is called Ella" links them (EN and ZH)."""
     said = [
         ("e1", "user", "My sister is called Ella."),
