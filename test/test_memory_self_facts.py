@@ -444,6 +444,13 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
         ("I switched to a new phone.", []),
         ("我又开始喝可乐了。", [("taste:可乐", "用户喜欢可乐。")]),
         ("我现在换成喝茶了，挺好的", [("taste:茶", "用户喜欢茶。")]),
+        # a habit said as current, in a new clause after a comma
+        (
+            "I don't like coffee any more, I drink tea now.",
+            [("taste:coffee", "User no longer likes coffee."), ("taste:tea", "User drinks tea now.")],
+        ),
+        ("I mostly eat fish these days.", [("taste:fish", "User eats fish these days.")]),
+        ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
     ],
 )
 def test_tastes_that_change(text, expected):
@@ -454,3 +461,6 @@ def test_a_habit_given_up_reads_back_as_a_taste_that_is_no_longer_current():
     [fact] = extract_self_facts("I don't listen to jazz anymore.")
     assert taste_from_content(fact.content) == ("jazz", False)
     assert second_person(fact.content) == "You no longer listen to jazz."
+    [habit] = extract_self_facts("I drink tea every morning.")
+    assert taste_from_content(habit.content) == ("tea", True)
+    assert second_person(habit.content) == "You drink tea every morning."

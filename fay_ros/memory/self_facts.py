@@ -223,6 +223,13 @@ _EN_TASTE = [
 ]
 # A habit the person has given up: the taste it stood for is no longer current ("I don't play
 # games any more", "I no longer drink cola", "I stopped eating meat", "I gave up coffee").
+# A habit said as current: "I drink tea now", "I mostly eat fish these days" (stored as said:
+# "User drinks tea now.").
+_EN_HABIT_NOW = re.compile(
+    r"\bI (?:now |usually |mostly |only |just )?(drink|eat|play|watch|read|listen to)\s+(.+?)\s+"
+    r"(now|these days|nowadays|instead|every (?:day|morning|evening|night))\b",
+    re.I,
+)
 # Stored as "User no longer drinks cola." (what they said, not "does not like").
 _HABIT_VERBS = {
     "play": "plays",
@@ -257,6 +264,9 @@ _STOPPED_WHEN = re.compile(
     r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|today|tonight|tomorrow|a while ago"
     r"|(?:\w+ )?(?:days|weeks|months|years) ago)$",
     re.I,
+)
+_HABIT_CONTENT = re.compile(
+    rf"{USER_EN} (?:{'|'.join(_HABIT_VERBS.values())}) (.+?) (?:now|these days|nowadays|instead|every \w+)\.$"
 )
 _STOPPED_CONTENT = re.compile(rf"{USER_EN} (?:no longer (?:{'|'.join(_HABIT_VERBS.values())})|gave up) (.+?)\.$")
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
@@ -481,7 +491,10 @@ def taste_from_content(content: str) -> tuple[str, bool] | None:
     m = re.match(rf"(?:{USER_EN} (likes|does not like) (.+?)\.|{USER_ZH}(喜欢|不喜欢)(.+?)。)$", content.strip())
     if not m:
         stopped = _STOPPED_CONTENT.match(content.strip())  # "User no longer drinks cola."
-        return (stopped.group(1), False) if stopped else None
+        if stopped:
+            return stopped.group(1), False
+        habit = _HABIT_CONTENT.match(content.strip())  # "User drinks tea now."
+        return (habit.group(1), True) if habit else None
     return (m.group(2) or m.group(4)), (m.group(1) or m.group(3)) in ("likes", "喜欢")
 
 
@@ -514,11 +527,7 @@ def _without_hedged_parts(clause: str) -> str:
 # A new first-person clause after a comma ("I don't like cola any more, I like coffee now"):
 # its own statement, so a list ("tea, cake and jazz") does not run into it.
 # ("This weekend, I'm going hiking" stays whole: only a clause that opens with a verb of taste.)
-_EN_NEW_CLAUSE = re.compile(
-    r",\s*(?=(?:but |and |so |now |actually )?I (?:really |also |just |now |actually )?"
-    r"(?:like|love|enjoy|prefer|hate|dislike|don't|do not|no longer|stopped|quit|gave up)\b)",
-    re.I,
-)
+_EN_NEW_CLAUSE = re.compile(r",\s*(?=(?:but |and |so |now |actually )?I (?!am\b|will\b)[a-z])", re.I)
 
 
 def _clauses(text: str) -> list[str]:
@@ -623,6 +632,14 @@ def _en(clause: str) -> list[SelfFact]:
                     out.append(
                         SelfFact("preference", f"taste:{_key_part(thing)}", thing, f"{USER_EN} {verb} {thing}.", "en")
                     )
+    m = _EN_HABIT_NOW.search(clause)
+    if m:
+        thing = _third_person(_clean_object(m.group(2)))
+        key = f"taste:{_key_part(thing)}"
+        if thing and thing.split()[0] not in _TASTE_OBJECT_SKIP and len(thing.split()) <= 4:
+            verb = _HABIT_VERBS[m.group(1).lower()]
+            out = [f for f in out if f.key != key]
+            out.append(SelfFact("preference", key, thing, f"{USER_EN} {verb} {thing} {m.group(3).lower()}.", "en"))
     for pattern in _EN_STOPPED:
         m = pattern.search(clause)
         if m:
@@ -1380,10 +1397,10 @@ def second_person(content: str) -> str:
     if not text.startswith(USER_EN):
         return text
     rest = text[len(USER_EN) :]
-    stopped = re.match(rf" no longer ({'|'.join(_HABIT_VERBS.values())}) ", rest)
-    if stopped:  # "User no longer drinks cola." -> "You no longer drink cola."
-        base = {third: base for base, third in _HABIT_VERBS.items()}[stopped.group(1)]
-        rest = f"You no longer {base} " + rest[stopped.end() :]
+    stopped = re.match(rf" (no longer )?({'|'.join(_HABIT_VERBS.values())}) ", rest)
+    if stopped:  # "User no longer drinks cola." / "User drinks tea now." -> "You (no longer) drink ..."
+        base = {third: base for base, third in _HABIT_VERBS.items()}[stopped.group(2)]
+        rest = f"You {stopped.group(1) or ''}{base} " + rest[stopped.end() :]
     else:
         for old, new in (
             (" gave up ", "You gave up "),
