@@ -194,6 +194,10 @@ class MemoryConfig(BaseModel):
         return value
 
 
+# How long a Forget of turns waits for the layered profile to forget them too (seconds).
+LAYERS_WAIT = 30.0
+
+
 def evidence_msg(item: Evidence) -> EvidenceMsg:
     return EvidenceMsg(
         kind=item.kind,
@@ -445,8 +449,20 @@ class MemoryServiceNode(Node):
             return self._internal_error(res, "forget", exc)
         res.success, res.nodes = True, [to_msg(n) for n in deleted]
         res.message = f"forgot {len(turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
+        if self.config.layers_enabled and not self._layers_caught_up():
+            res.message += f"; the layered profile forgets them after its running update (over {LAYERS_WAIT:.0f} s)"
         self.get_logger().info(f"forget owner={req.owner!r}: {res.message}")
         return res
+
+    def _layers_caught_up(self) -> bool:
+        """Wait for the worker to run what is queued before now (the layered profile's forgets
+        of the turns just forgotten: one FIFO thread), so a Forget's answer means they are gone
+        there too. False when it is still busy after LAYERS_WAIT (an LLM update running)."""
+        try:
+            self._worker.submit(lambda: None).result(timeout=LAYERS_WAIT)
+        except (concurrent.futures.TimeoutError, RuntimeError):  # RuntimeError: shut down
+            return False
+        return True
 
     def _on_active_rules(self, req: GetActiveRules.Request, res: GetActiveRules.Response) -> GetActiveRules.Response:
         try:
