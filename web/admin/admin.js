@@ -345,24 +345,25 @@
     // Through the memory node (memory/forget with turn_ids), never the database: the node
     // deletes the turn, the memories and the layered-profile items resting only on it, and
     // answers once the layers forgot it too; then the panel is read again.
+    // A request sent again (no answer in time: the node may be waiting for its worker) finds
+    // the turn gone and says "not found": the panel read afterwards tells whether it is gone.
     let message;
-    const d = document.body.dataset;
+    document.body.dataset.layersForget = 'busy';
     if (!services) {
       message = 'not connected to the robot: nothing forgotten';
-      d.layersForget = 'failed';
     } else {
       try {
         const r = await callWhenAvailable('forget', { owner, id: '', query: '', confirm_all: false,
           turn_ids: [turnId] });
         message = r.message;
-        d.layersForget = r.success ? 'forgotten' : 'failed';
         log('forget-event', { owner, turn: turnId, success: r.success, message: r.message });
       } catch (e) {
         message = 'forget failed: ' + e.message;
-        d.layersForget = 'failed';
       }
     }
-    await showLayers(owner);
+    const shown = await showLayers(owner);
+    const gone = !!shown && !shown.events.some((e) => e.turn_id === turnId);
+    document.body.dataset.layersForget = gone ? 'forgotten' : 'failed';
     $('layers-status').textContent = `turn ${turnId}: ${message}. ` + $('layers-status').textContent;
   }
 
@@ -375,7 +376,7 @@
     if (r.status !== 200) {
       $('layers-status').textContent = `no layered profile (HTTP ${r.status}: ${r.body.error || ''})`;
       $('layers').replaceChildren();
-      return;
+      return null;
     }
     const p = r.body;
     const L = p.layers;
@@ -402,6 +403,7 @@
         p.changelog.map((c) => [new Date(c.time * 1000).toLocaleString(), c.layer,
           `${c.old || '–'} → ${c.new || '–'}`, c.reason, ids(c.evidence)])));
     log('layers', { owner, preferences: L.preferences.items.length, changes: p.changelog.length });
+    return p;
   }
 
   // ---- files ----------------------------------------------------------------------------
