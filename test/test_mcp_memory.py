@@ -22,10 +22,11 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from fay_msgs.msg import Transcript
 from fay_msgs.srv import Recall, Remember
-from fay_ros.common import topics
+from fay_ros.common import qos, topics
 from fay_ros.memory.model import describe_schema
-from harness import NodeProcess, RosProbe, free_port, ros_environment, write_web_access
+from harness import NodeProcess, RosProbe, free_port, ros_environment, wait_until, write_web_access
 
 SEVEN = {
     "memory_remember",
@@ -117,6 +118,7 @@ def test_lists_the_seven_tools_with_closed_schemas_and_no_owner_argument(memory)
         "tags_all",
         "tags_any",
         "include_candidates",
+        "evidence",
     }
 
 
@@ -221,6 +223,45 @@ def test_a_tool_call_naming_another_owner_neither_reads_nor_writes_that_owner(me
     assert [n.content for n in recall(probe, "alice")] == ["Alice's door code is 4711"]
     assert recall(probe, "mallory") == []
     assert not [n for n in recall(probe, "alice", "mallory money") if "mallory" in n.content]
+
+
+def test_search_in_evidence_mode_returns_heard_turns_with_date_and_sources(memory, probe):
+    """memory_search with evidence: true is the memory node's memory/search_evidence: a turn the
+    node heard comes back with its absolute date and its turn id as its source."""
+    speech = probe.publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
+    heard = probe.collect(Transcript, topics.MEMORY_HEARD, qos.EVENTS)
+    probe.wait_for_subscribers(speech)
+    wait_until(lambda: heard.subscription.get_publisher_count() >= 1, message="memory/heard matched")
+    speech.publish(Transcript(user_id="tess", text="Yesterday I went hiking on Mount Tai", is_final=True))
+    heard.wait_for_count(1)
+
+    async def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio_session("tess") as session:
+            out["evidence"] = await call(session, "memory_search", query="when did I go hiking", evidence=True)
+            out["plain"] = await call(session, "memory_search", query="when did I go hiking")
+            out["mixed"] = await call(session, "memory_search", query="hiking", evidence=True, tags_all=["kind:fact"])
+        async with stdio_session("tess-other") as session:
+            out["other"] = await call(session, "memory_search", query="when did I go hiking", evidence=True)
+        async with stdio_session("") as session:
+            out["guest"] = await call(session, "memory_search", query="hiking", evidence=True)
+        return out
+
+    out = asyncio.run(run())
+    body, failed = out["evidence"]
+    assert not failed, body
+    turns = [e for e in body["evidence"] if e["kind"] == "turn"]
+    assert [e["text"] for e in turns] == ["Yesterday I went hiking on Mount Tai"], body
+    turn = turns[0]
+    assert turn["sources"] == [turn["id"]] and turn["id"].endswith(":1") and turn["speaker"] == "user"
+    # "yesterday" resolved to an absolute day, the day before it was said
+    assert turn["date"] < turn["said"] and turn["rendered"].startswith(f"[{turn['date']}] (said {turn['said']})")
+    assert "memories" in out["plain"][0]  # without evidence: the memory search as before
+    text, failed = out["mixed"]
+    assert failed and "tags_all cannot be used with evidence" in text
+    assert out["other"] == ({"evidence": []}, False)  # another owner's turns are not theirs
+    text, failed = out["guest"]
+    assert failed and "guest" in text
 
 
 def _post_status(port: int, token: str | None) -> int:

@@ -8,6 +8,7 @@ user_confirmed from the raw user text with fay_ros.memory.policy.is_explicit_req
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -15,10 +16,11 @@ import time
 import pytest
 
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember
+from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember, SearchEvidence
 from fay_ros.common import topics
 from fay_ros.memory.backend import is_postgres, open_store
 from fay_ros.memory.embeddings import HashedNgramEmbedder
+from fay_ros.memory.model import MemoryNode
 from fay_ros.memory.policy import is_explicit_request
 from harness import NodeProcess, RosProbe, wait_until
 
@@ -383,6 +385,137 @@ def test_bad_requests_get_specific_errors(memory):
     assert not res.success and "unknown kind" in res.message
     res = memory.recall("p10", "x", tags_all=["not a tag"])
     assert not res.success and "namespace:value" in res.message
+
+
+# ---------------------------------------------------------------- evidence and forgetting turns (issue 35)
+DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def evidence(memory, owner: str, query: str, **fields):
+    return memory.call(SearchEvidence, topics.SRV_SEARCH_EVIDENCE, owner=owner, query=query, n=20, **fields)
+
+
+def heard_turn(memory, owner: str, text: str) -> str:
+    """The id of the owner's heard user turn that said `text` (memory/search_evidence finds it)."""
+    res = evidence(memory, owner, text)
+    assert res.success, res.message
+    ids = [e.id for e in res.items if e.kind == "turn" and e.speaker == "user" and e.text == text]
+    assert len(ids) == 1, [(e.kind, e.id, e.text) for e in res.items]
+    return ids[0]
+
+
+def portrait(memory, owner: str) -> str:
+    return memory.call(GetProfile, topics.SRV_PROFILE, owner=owner).portrait
+
+
+def test_search_evidence_finds_a_heard_turn_with_its_id_and_absolute_date(memory):
+    memory.user_says("ev1", "记住我养了一只叫团子的猫", "好的，我记住了。")
+    cat = memory.remember_from_turn(
+        "ev1", "记住我养了一只叫团子的猫", "我养了一只叫团子的猫", tags=["kind:fact"], key="pet"
+    )
+    assert cat.success and cat.node.status == "confirmed", cat.message
+    res = evidence(memory, "ev1", "我的猫叫什么名字？")
+    assert res.success and res.message == f"{len(res.items)} items"
+    turns = [e for e in res.items if e.kind == "turn" and e.text == "记住我养了一只叫团子的猫"]
+    assert len(turns) == 1, [(e.kind, e.text) for e in res.items]
+    turn = turns[0]
+    assert re.fullmatch(r".+:\d+", turn.id) and list(turn.sources) == [turn.id] and turn.speaker == "user"
+    assert DAY.match(turn.date) and DAY.match(turn.said) and turn.rendered.startswith(f"[{turn.date}]")
+    assert turn.rendered.endswith("User: 记住我养了一只叫团子的猫")
+    # the remember made during that heard turn rests on it
+    memories = [e for e in res.items if e.kind == "memory" and e.id == cat.node.id]
+    assert len(memories) == 1 and list(memories[0].sources) == [turn.id] and memories[0].status == "confirmed"
+    assert DAY.match(memories[0].date)
+    assert "团子" not in memory.proc.output()  # the words never reach the log
+
+
+def test_search_evidence_refuses_the_guest_and_an_empty_query(memory):
+    memory.user_says("ev2", "我明天去杭州出差")
+    guest = evidence(memory, "", "杭州")
+    assert not guest.success and "guest has no private memory" in guest.message and list(guest.items) == []
+    for query in ("", "   "):
+        empty = evidence(memory, "ev2", query)
+        assert not empty.success and "empty query" in empty.message and list(empty.items) == []
+    assert evidence(memory, "ev2", "杭州").items  # the owner's own question is answered
+    other = evidence(memory, "ev2-other", "杭州")  # another owner's turns are never evidence
+    assert other.success and list(other.items) == []
+
+
+def test_forget_turn_ids_deletes_the_turn_and_what_rests_only_on_it(memory):
+    owner = "ev3"
+    memory.user_says(owner, "记住我喜欢猫", "好的。")
+    cat = memory.remember_from_turn(
+        owner, "记住我喜欢猫", "我喜欢猫", tags=["kind:preference", "domain:pets"], key="pet.cat"
+    ).node
+    memory.user_says(owner, "记住我喜欢喝茶", "好的。")
+    tea = memory.remember_from_turn(
+        owner, "记住我喜欢喝茶", "我喜欢喝茶", tags=["kind:preference", "domain:diet"], key="drink.tea"
+    ).node
+    memory.user_says(owner, "我真的喜欢喝茶", "太好了。")
+    a = heard_turn(memory, owner, "记住我喜欢猫")
+    b = heard_turn(memory, owner, "记住我喜欢喝茶")
+    c = heard_turn(memory, owner, "我真的喜欢喝茶")
+    assert [cat.status, tea.status] == ["confirmed", "confirmed"]
+    # a memory with more evidence than one turn (as the hearing of self-facts keeps one)
+    store = open_store(memory.db, HashedNgramEmbedder(), clock=time.time)
+    try:
+        both = MemoryNode(
+            owner=owner, content="我周末常去西湖", tags=["kind:event"], created=time.time(), sources=[a, c]
+        )
+        store.write(add=[(both, None)])
+    finally:
+        store.close()
+    wait_until(
+        lambda: "likes 猫" in portrait(memory, owner) and "likes 茶" in portrait(memory, owner),
+        20,
+        interval=0.1,
+        message=lambda: f"the layered profile fed by the heard turns: {portrait(memory, owner)}",
+    )
+
+    out = memory.forget(owner, turn_ids=[a, b])
+    # the answer came once the layered profile had forgotten them too
+    assert "猫" not in portrait(memory, owner), portrait(memory, owner)
+    assert out.success and out.message.startswith("forgot 2 turn(s)"), out.message
+    gone = {n.id for n in out.nodes}
+    assert {cat.id, tea.id} <= gone and both.id not in gone
+    assert {n.node_type for n in out.nodes} == {"observation", "conversation"}  # the exchanges quoting them
+    left = evidence(memory, owner, "我喜欢猫 喝茶 西湖")
+    assert left.success
+    ids = {e.id for e in left.items}
+    assert not {a, b, cat.id, tea.id} & ids and c in ids, [(e.kind, e.id, e.text) for e in left.items]
+    kept = [e for e in left.items if e.id == both.id]
+    assert len(kept) == 1 and list(kept[0].sources) == [c]  # it lost only the forgotten turn
+    assert not memory.recall(owner, "猫", tags_all=["kind:preference"]).nodes
+    assert "likes 茶" in portrait(memory, owner)  # it rests on turn c too
+    assert "猫" not in memory.proc.output() and "西湖" not in memory.proc.output()
+
+
+def test_forget_turn_ids_refuses_unknown_turns_and_other_owners_turns(memory):
+    memory.user_says("ev4", "记住我住在苏州", "好的。")
+    memory.user_says("ev4-other", "你好", "你好！")
+    memory.user_says("ev4-other", "今天天气真好", "是啊。")
+    mine = heard_turn(memory, "ev4", "记住我住在苏州")
+    # turn ids are unique per owner: the other owner's first turn has the same id as mine
+    assert heard_turn(memory, "ev4-other", "你好") == mine
+    theirs = heard_turn(memory, "ev4-other", "今天天气真好")  # an id ev4 has no turn of
+    unknown = memory.forget("ev4", turn_ids=[mine, "no-such-session:7"])
+    assert not unknown.success and "no-such-session:7" in unknown.message and "nothing forgotten" in unknown.message
+    assert list(unknown.nodes) == [] and mine not in unknown.message
+    stolen = memory.forget("ev4", turn_ids=[theirs])
+    assert not stolen.success and theirs in stolen.message and list(stolen.nodes) == []
+    for res in (memory.forget("", turn_ids=[mine]), memory.forget("", turn_ids=[theirs])):
+        assert not res.success and "guest has no private memory" in res.message
+    mixed = memory.forget("ev4", turn_ids=[mine], query="苏州")
+    assert not mixed.success and "not both" in mixed.message
+    assert heard_turn(memory, "ev4", "记住我住在苏州") == mine  # nothing was touched
+    assert heard_turn(memory, "ev4-other", "今天天气真好") == theirs
+
+    done = memory.forget("ev4", turn_ids=[mine])
+    assert done.success and done.message.startswith("forgot 1 turn(s)"), done.message
+    assert not [e for e in evidence(memory, "ev4", "记住我住在苏州").items if e.id == mine]
+    # the other owner's turn of the same id is theirs, and stays
+    assert heard_turn(memory, "ev4-other", "你好") == mine
+    assert memory.recall("ev4-other", "你好", tags_all=["source:fay_conversation"]).nodes
 
 
 # ---------------------------------------------------------------- start-up and crash

@@ -13,7 +13,7 @@ import pytest
 
 from fay_ros.memory.evidence import WORDS_ONLY, tokens
 from fay_ros.memory.migrate import migrate
-from fay_ros.memory.model import CONFIRMED, SUPERSEDED
+from fay_ros.memory.model import CANDIDATE, CONFIRMED, SUPERSEDED
 from fay_ros.memory.policy import RememberRequest
 from fay_ros.memory.service import build_service
 from fay_ros.memory.temporal import asks_when, question_window, resolve_dates
@@ -142,6 +142,20 @@ def test_sources_survive_a_migration_with_the_turns(tmp_path, postgres_url, cloc
 
 
 # ---------------------------------------------------------------- forgetting a turn
+def test_a_candidate_written_during_a_heard_turn_rests_on_it_and_goes_with_it(svc, clock):
+    """Not asked to be kept, the memory is a candidate; it is still the turn's evidence, so
+    forgetting the turn takes it back."""
+    svc.hear_user("bea", "I might take up the cello")
+    out = svc.remember(RememberRequest("bea", "Bea might take up the cello.", tags=["kind:preference"]))
+    assert out.node is not None and out.node.status == CANDIDATE
+    (turn,) = svc.store.list_turns("bea")
+    assert out.node.sources == [turn.turn_id]
+    assert svc.store.get("bea", out.node.id).sources == [turn.turn_id]
+    gone = svc.forget_turn("bea", turn.turn_id)
+    assert gone.success and out.node.id in [n.id for n in gone.nodes]
+    assert svc.store.get("bea", out.node.id) is None
+
+
 def test_forget_turn_takes_back_what_rests_only_on_it(svc, clock):
     forgotten = []
     svc.forget_listeners.append(lambda owner, ids: forgotten.append((owner, ids)))

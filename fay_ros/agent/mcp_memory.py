@@ -66,6 +66,24 @@ class MemoryRecord:
 
 
 @dataclass(frozen=True)
+class EvidenceRecord:
+    """One piece of evidence as memory_search's evidence mode returns it: a heard turn or a
+    memory, the absolute day it is about (`date`), the day it was said (`said`) and the turn
+    ids it rests on (`sources`; a turn: itself)."""
+
+    kind: str
+    id: str
+    text: str
+    rendered: str
+    date: str
+    said: str
+    sources: tuple[str, ...] = ()
+    speaker: str = ""
+    status: str = ""
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
 class Profile:
     portrait: str
     facts: tuple[str, ...]
@@ -104,6 +122,11 @@ class McpMemoryGateway(Protocol):
         source_session: str = "",
         source_turn: int = 0,
     ) -> MemoryResult: ...
+
+    async def evidence(self, owner: str, query: str, *, n: int) -> list[EvidenceRecord]:
+        """Hybrid recall over the owner's whole history (memory/search_evidence); raises
+        ToolError with the node's message when it refuses."""
+        ...
 
     async def active_rules(self, owner: str) -> list[Memory]: ...
 
@@ -155,6 +178,12 @@ class SearchArgs(_Args):
     tags_any: TagList = Field(default_factory=list, description="at least one of these tags (if any)")
     include_candidates: bool = Field(
         False, description="also return candidates (unconfirmed; for review, never to act on as facts)"
+    )
+    evidence: bool = Field(
+        False,
+        description="evidence mode: hybrid recall over the owner's whole history (heard turns and "
+        "memories), each item with its text, absolute date and sources (the turn ids it rests on); "
+        "no tag filters or candidates in this mode",
     )
 
 
@@ -261,6 +290,12 @@ def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -
         }
 
     async def search(a: SearchArgs, owner: str) -> dict[str, Any]:
+        if a.evidence:
+            unused = [k for k in ("tags_all", "tags_any", "include_candidates") if getattr(a, k)]
+            if unused:
+                raise ToolError(f"memory_search: {', '.join(unused)} cannot be used with evidence: true")
+            items = await gateway.evidence(owner, a.query, n=a.n)
+            return {"evidence": [{**asdict(e), "sources": list(e.sources)} for e in items]}
         found = await gateway.search(
             owner,
             a.query,
@@ -311,7 +346,9 @@ def memory_tools(gateway: McpMemoryGateway, *, confirmed_writes: bool = False) -
     )
     add(
         "memory_search",
-        "Semantic search in the owner's memories, with tag filters. Confirmed memories only unless include_candidates.",
+        "Semantic search in the owner's memories, with tag filters. Confirmed memories only unless include_candidates. "
+        "With evidence: true, the evidence for a question over the owner's whole history instead (heard turns and "
+        "memories with their absolute date and source turn ids).",
         SearchArgs,
         search,
     )

@@ -184,6 +184,8 @@ class MemoryService:
                 if same:
                     return Outcome(True, f"already a candidate {same[0].id}", [same[0]])
                 node = self._new_node(req, decision, now)
+                if heard and owner in self._last_heard_turn:  # turn log: a candidate rests on it too
+                    node.sources = [self._last_heard_turn[owner]]
                 self.store.write(add=[(node, vector)])
                 return Outcome(True, f"{decision.reason}: {node.id}", [node])
 

@@ -194,6 +194,10 @@ class MemoryConfig(BaseModel):
         return value
 
 
+# How long a Forget of turns waits for the layered profile to forget them too (seconds).
+LAYERS_WAIT = 30.0
+
+
 def evidence_msg(item: Evidence) -> EvidenceMsg:
     return EvidenceMsg(
         kind=item.kind,
@@ -387,13 +391,18 @@ class MemoryServiceNode(Node):
         return res
 
     def _on_search_evidence(self, req: SearchEvidence.Request, res: SearchEvidence.Response) -> SearchEvidence.Response:
+        if not req.owner.strip():
+            res.success, res.message = False, GUEST_REFUSAL
+            return res
+        if not req.query.strip():
+            res.success, res.message = False, "empty query: name what to look for (query is the question or its words)"
+            return res
         try:
             now = from_time_msg(req.now) or None
             items = self.service.search_evidence(req.owner, req.query, int(req.n), now=now)
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "search_evidence", exc)
-        res.success = bool(req.owner.strip())
-        res.message = f"{len(items)} items" if res.success else GUEST_REFUSAL
+        res.success, res.message = True, f"{len(items)} items"
         res.items = [evidence_msg(e) for e in items]
         self.get_logger().debug(f"search_evidence owner={req.owner!r}: {res.message}")
         return res
@@ -412,10 +421,24 @@ class MemoryServiceNode(Node):
 
     def _forget_turns(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
         """Forget heard turns (Forget.turn_ids): each with what rests only on it, the layered
-        profile's items included; the first turn that cannot be forgotten ends the request."""
+        profile's items included. Every id is checked first: one that is not a turn of this
+        owner fails the request with its name, and nothing is deleted."""
         deleted: list[MemoryNode] = []
+        turn_ids = list(dict.fromkeys(t.strip() for t in req.turn_ids))
+        if not req.owner.strip():
+            res.success, res.message = False, GUEST_REFUSAL
+            return res
+        if req.id or req.query:
+            res.success, res.message = False, "forget either turn_ids or a memory (id / query), not both"
+            return res
         try:
-            for turn_id in req.turn_ids:
+            known = {t.turn_id for t in self.service.store.get_turns(req.owner, turn_ids)}
+            unknown = [t for t in turn_ids if t not in known]
+            if unknown:
+                named = ", ".join(repr(t) for t in unknown)
+                res.success, res.message = False, f"not found: no turn {named} for this owner; nothing forgotten"
+                return res
+            for turn_id in turn_ids:
                 out = self.service.forget_turn(req.owner, turn_id)
                 if not out.success:
                     res.success, res.message = False, out.message
@@ -425,9 +448,21 @@ class MemoryServiceNode(Node):
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "forget", exc)
         res.success, res.nodes = True, [to_msg(n) for n in deleted]
-        res.message = f"forgot {len(req.turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
+        res.message = f"forgot {len(turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
+        if self.config.layers_enabled and not self._layers_caught_up():
+            res.message += f"; the layered profile forgets them after its running update (over {LAYERS_WAIT:.0f} s)"
         self.get_logger().info(f"forget owner={req.owner!r}: {res.message}")
         return res
+
+    def _layers_caught_up(self) -> bool:
+        """Wait for the worker to run what is queued before now (the layered profile's forgets
+        of the turns just forgotten: one FIFO thread), so a Forget's answer means they are gone
+        there too. False when it is still busy after LAYERS_WAIT (an LLM update running)."""
+        try:
+            self._worker.submit(lambda: None).result(timeout=LAYERS_WAIT)
+        except (concurrent.futures.TimeoutError, RuntimeError):  # RuntimeError: shut down
+            return False
+        return True
 
     def _on_active_rules(self, req: GetActiveRules.Request, res: GetActiveRules.Response) -> GetActiveRules.Response:
         try:

@@ -2,8 +2,9 @@
 MCP memory server (fay_ros.agent.mcp_memory, which holds the tools and the MCP server).
 
 The gateway is the dialogue's `RosMemoryGateway` (remember, active rules: the same calls the
-dialogue makes) plus the two calls the MCP tools need beyond it: a Recall with tag filters
-and creation times, and the whole profile (portrait too). The node spins on its own
+dialogue makes) plus the calls the MCP tools need beyond it: a Recall with tag filters
+and creation times, the evidence search with its items' dates and sources, and the whole
+profile (portrait too). The node spins on its own
 executor thread; the MCP server runs on the asyncio loop of the main thread.
 """
 
@@ -18,9 +19,9 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
-from fay_msgs.srv import GetProfile, Recall
+from fay_msgs.srv import GetProfile, Recall, SearchEvidence
 
-from ..agent.mcp_memory import MemoryRecord, Profile
+from ..agent.mcp_memory import EvidenceRecord, MemoryRecord, Profile
 from ..common import topics
 from ..common.rostime import from_time_msg
 from ..dialogue.tools import ToolError
@@ -67,6 +68,26 @@ class McpRosGateway(RosMemoryGateway):
                 round(float(m.score), 4),
             )
             for m in response.nodes
+        ]
+
+    async def evidence(self, owner: str, query: str, *, n: int) -> list[EvidenceRecord]:
+        response = await self._call(self._evidence, SearchEvidence.Request(owner=owner, query=query, n=n))
+        if not response.success:
+            raise ToolError(f"evidence search refused: {response.message}")
+        return [
+            EvidenceRecord(
+                e.kind,
+                e.id,
+                e.text,
+                e.rendered,
+                e.date,
+                e.said,
+                tuple(e.sources),
+                e.speaker,
+                e.status,
+                round(float(e.score), 4),
+            )
+            for e in response.items
         ]
 
     async def user_profile(self, owner: str) -> Profile:

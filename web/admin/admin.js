@@ -8,7 +8,9 @@
  *              memory/forget (by id, after an explicit second click) -- never the database
  *   layers     the owner's layered profile (/admin/api/profile, read-only from the memory
  *              database of `fay-ros web --admin --memory-db`): soul, insights, awareness,
- *              preferences with their evidence turn ids, the latest events and the changelog
+ *              preferences with their evidence turn ids, the latest events and the changelog;
+ *              "Forget this event" (after an explicit second click) is memory/forget with
+ *              turn_ids: the memory node deletes the turn and what rests only on it
  *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
  *              the server validates with the project's loaders and answers problems by line
  *
@@ -308,7 +310,7 @@
     await search();
   }
 
-  // ---- the layered profile (read-only) -------------------------------------------------
+  // ---- the layered profile (read from the database; forgetting through memory/forget) ----
 
   const ids = (evidence) => (evidence || []).join(', ');
 
@@ -318,15 +320,63 @@
       el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))));
   }
 
-  async function showLayers() {
-    const owner = $('memory-owner').value.trim();
+  function eventsTable(owner, events) {
+    return el('table', { class: 'layers-events' },
+      el('thead', {}, el('tr', {}, ...['turn', 'time', 'text', ''].map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...events.map((e) => {
+        const actions = el('td', { class: 'actions' });
+        const offer = () => actions.replaceChildren(el('button', { type: 'button', class: 'forget-event',
+          onclick: () => askForgetEvent(owner, e.turn_id, actions, offer) }, 'Forget this event'));
+        offer();
+        return el('tr', { 'data-turn': e.turn_id }, el('td', {}, e.turn_id),
+          el('td', {}, new Date(e.time * 1000).toLocaleString()), el('td', {}, e.text), actions);
+      })));
+  }
+
+  function askForgetEvent(owner, turnId, cell, offer) {
+    // A second, explicit click: forgetting cannot be undone.
+    cell.replaceChildren(el('span', {}, 'Forget this turn and all that rests only on it? '),
+      el('button', { type: 'button', class: 'danger forget-event-yes', onclick: () => forgetEvent(owner, turnId) },
+        'Yes, forget'),
+      el('button', { type: 'button', class: 'forget-event-no', onclick: offer }, 'Cancel'));
+  }
+
+  async function forgetEvent(owner, turnId) {
+    // Through the memory node (memory/forget with turn_ids), never the database: the node
+    // deletes the turn, the memories and the layered-profile items resting only on it, and
+    // answers once the layers forgot it too; then the panel is read again.
+    // A request sent again (no answer in time: the node may be waiting for its worker) finds
+    // the turn gone and says "not found": the panel read afterwards tells whether it is gone.
+    let message;
+    document.body.dataset.layersForget = 'busy';
+    if (!services) {
+      message = 'not connected to the robot: nothing forgotten';
+    } else {
+      try {
+        const r = await callWhenAvailable('forget', { owner, id: '', query: '', confirm_all: false,
+          turn_ids: [turnId] });
+        message = r.message;
+        log('forget-event', { owner, turn: turnId, success: r.success, message: r.message });
+      } catch (e) {
+        message = 'forget failed: ' + e.message;
+      }
+    }
+    const shown = await showLayers(owner);
+    const gone = !!shown && !shown.events.some((e) => e.turn_id === turnId);
+    document.body.dataset.layersForget = gone ? 'forgotten' : 'failed';
+    $('layers-status').textContent = `turn ${turnId}: ${message}. ` + $('layers-status').textContent;
+  }
+
+  async function showLayers(forOwner) {
+    const owner = forOwner || $('memory-owner').value.trim();
     if (!owner) { $('layers-status').textContent = 'name an owner in the memory panel first'; return; }
     const r = await api('profile?owner=' + encodeURIComponent(owner));
     document.body.dataset.layers = r.status === 200 ? 'shown' : 'none';
+    document.body.dataset.layersEvents = r.status === 200 ? String(r.body.events.length) : '0';
     if (r.status !== 200) {
       $('layers-status').textContent = `no layered profile (HTTP ${r.status}: ${r.body.error || ''})`;
       $('layers').replaceChildren();
-      return;
+      return null;
     }
     const p = r.body;
     const L = p.layers;
@@ -347,13 +397,13 @@
         L.preferences.items.map((q) => [q.status, (q.likes ? 'likes ' : 'dislikes ') + q.thing,
           q.weight.toFixed(2), q.explicit ? 'stated' : 'inferred', ids(q.evidence)])),
       el('h3', {}, 'Events (latest first)'),
-      table('layers-events', ['turn', 'time', 'text'],
-        p.events.map((e) => [e.turn_id, new Date(e.time * 1000).toLocaleString(), e.text])),
+      eventsTable(p.owner, p.events),
       el('h3', {}, 'Changelog (latest first)'),
       table('layers-changelog', ['time', 'layer', 'change', 'reason', 'evidence'],
         p.changelog.map((c) => [new Date(c.time * 1000).toLocaleString(), c.layer,
           `${c.old || '–'} → ${c.new || '–'}`, c.reason, ids(c.evidence)])));
     log('layers', { owner, preferences: L.preferences.items.length, changes: p.changelog.length });
+    return p;
   }
 
   // ---- files ----------------------------------------------------------------------------
