@@ -194,8 +194,10 @@ class MemoryConfig(BaseModel):
         return value
 
 
-# How long a Forget of turns waits for the layered profile to forget them too (seconds).
-LAYERS_WAIT = 30.0
+# How long a Forget of turns waits for the layered profile to forget them too (seconds): with
+# the rules at once; behind a running LLM update it answers without waiting for the LLM (the
+# profile forgets them right after that update), as no service call waits for the LLM.
+LAYERS_WAIT = 2.0
 
 
 def evidence_msg(item: Evidence) -> EvidenceMsg:
@@ -450,7 +452,7 @@ class MemoryServiceNode(Node):
         res.success, res.nodes = True, [to_msg(n) for n in deleted]
         res.message = f"forgot {len(turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
         if self.config.layers_enabled and not self._layers_caught_up():
-            res.message += f"; the layered profile forgets them after its running update (over {LAYERS_WAIT:.0f} s)"
+            res.message += "; the layered profile forgets them right after its running update"
         self.get_logger().info(f"forget owner={req.owner!r}: {res.message}")
         return res
 
