@@ -16,6 +16,8 @@ from typing import Any
 
 from ..memory.layers import split_safety, trim_core_memory, without_safety
 from ..memory.self_facts import is_safety_key, render_fact
+from ..memory.turn_log import USER
+from . import when_answers
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
@@ -67,6 +69,14 @@ Tool results:
 
 CORE_MEMORY_HEAD = "Who this user is (your long-term memory; hypotheses are not facts; safety comes first):"
 
+MEMORY_HEAD = "What you remember about this user (confirmed):"
+MEMORY_HEAD_DATED = (
+    "What you remember about this user. A line starting with [date] is what was said or noted then: the day it "
+    "is about first, then (said …) when it was said. A line marked superseded is an earlier value, history, not "
+    "the current one. Answer a question about when from these dates, and say so when none fits."
+)
+_DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}")
+
 DIRECT = "Answer in the user's language, briefly and conversationally, as spoken words (no markdown, no emoji)."
 
 
@@ -78,6 +88,7 @@ class PromptContext:
     rules: list[str] = field(default_factory=list)  # active rules the user asked for
     prestart: list[str] = field(default_factory=list)  # prestart tool results for this question
     core: str = ""  # the user's core memory (layered profile), already within its budget
+    today: str = ""  # "Friday, 4 December 2026": the day the dated memory lines are read against
 
     def block(self, tools: list[str] | None = None) -> str:
         parts = []
@@ -86,9 +97,9 @@ class PromptContext:
         if self.rules:
             parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
         if self.memories:
-            parts.append(
-                "What you remember about this user (confirmed):\n" + "\n".join(f"- {m}" for m in self.memories)
-            )
+            dated = any(_DATED.match(m) for m in self.memories)
+            head = MEMORY_HEAD_DATED + (f" Today is {self.today}." if self.today else "") if dated else MEMORY_HEAD
+            parts.append(head + "\n" + "\n".join(f"- {m}" for m in self.memories))
         if self.prestart:
             parts.append("Context fetched for this question:\n" + "\n".join(self.prestart))
         if tools is not None:
@@ -201,15 +212,24 @@ def tiny_volatile(
 ) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
-    out: they would teach a tiny model to write role labels."""
+    out: they would teach a tiny model to write role labels; a heard turn of the evidence is a
+    plain dated sentence ('On 3 November 2026, Tom said: "…"'), the user's own words only, and
+    a memory says when it was noted and whether it is current (when_answers.tiny_line)."""
     known = set(facts.values())
-    recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
+    recalled = [
+        when_answers.tiny_line(m, user) if m.is_evidence else render_fact(m.content, user)
+        for m in memories
+        if m.node_type != "conversation"
+        and (m.text or m.content) not in known
+        # the companion's own earlier words are weak evidence, and the model would repeat them
+        and not (m.node_type == "turn" and m.speaker != USER)
+    ][:2]
     core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
         volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
     if recalled:
-        volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, user)}" for m in recalled))
+        volatile.append("You remember:\n" + "\n".join(f"- {line}" for line in recalled))
     if prestart:
         volatile.append("Context:\n" + "\n".join(prestart))
     return volatile

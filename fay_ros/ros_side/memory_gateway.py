@@ -98,7 +98,20 @@ class RosMemoryGateway:
         if not response.success:
             return []
         return [
-            Memory(e.id, e.rendered, e.status or "confirmed", float(e.score), e.kind, (), "") for e in response.items
+            Memory(
+                e.id,
+                e.rendered,
+                e.status or "confirmed",
+                float(e.score),
+                e.kind,
+                (),
+                "",
+                text=e.text,
+                date=e.date or e.said,
+                said=e.said,
+                speaker=e.speaker,
+            )
+            for e in response.items
         ]
 
     async def remember(
