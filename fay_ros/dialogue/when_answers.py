@@ -70,7 +70,7 @@ _SPAN_ZH = re.compile(
 
 _FRAME_ZH = re.compile(
     rf"{_WHEN_ZH}|上上周|上周末|上个?周末|上周|上个?星期|上个?礼拜|这周|本周|这个?星期|上个?月|这个月|本月|去年|最近|近来|"
-    r"这几天|昨天|前天|今天|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
+    r"这几天|昨天|前天|今天|你还记得|还记得|记得|记不记得|你知道|知道|想一想|想想|告诉我|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
     r"上次|上一次|第一次|最近一次|我们|我|是|的|了|过|呢|吗|啊|呀|去|[？?。！!，,]"
 )
 
@@ -125,7 +125,7 @@ _FRAME_EN = frozenset(
     _terms(
         "go goes going went gone do does doing did done tell telling told say saying said mention mentioning "
         "mentioned talk talking talked bring brought speak spoke share shared happen happened time times first "
-        "day date exactly ago long ever get got up"
+        "day date exactly ago long ever get got up recall remind"
     )
 )
 
