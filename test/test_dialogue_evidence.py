@@ -270,6 +270,8 @@ def test_tiny_when_question_with_nothing_that_fits_says_so_and_asks(fresh, memor
         "我什么时候要去长城？",
         "What did I tell you about Ella?",
         "几点了？",
+        "我哪天能拿到结果？",
+        "When should I take my pills?",
     ],
 )
 def test_not_a_question_about_a_day_gone_by(question):
@@ -284,6 +286,11 @@ def test_recognition_kinds():
     assert when_answers.recognise("我什么时候跟你说我换工作了？", now=now).kind == when_answers.TOLD
     assert when_answers.recognise("我上个月去哪儿了？", now=now).kind == when_answers.SPAN
     assert when_answers.recognise("Where did I go yesterday?", now=now).kind == when_answers.SPAN
+    assert when_answers.recognise("我上次去医院是什么时候？", now=now).kind == when_answers.EVENT
+    # the question's frame is not its topic: a weekday, "how many days ago", "哪些地方"
+    assert when_answers.recognise("What was I doing last Tuesday?", now=now).topic == {}
+    assert set(when_answers.recognise("How many days ago did I go hiking?", now=now).topic) == {"hik"}
+    assert when_answers.recognise("上个月我去了哪些地方？", now=now).topic == {}
 
 
 def test_questions_and_the_companions_words_are_not_evidence():

@@ -44,8 +44,9 @@ _TOLD_EN = re.compile(
     re.I,
 )
 _EVENT_EN = re.compile(
-    rf"\b(?:when|what day|which day|what date|on what day|how long ago)\b(?: exactly)?(?: was it)?(?: that)? {_PAST_I}|"
-    r"\bwhen (?:was|is) (?:the last time|the first time|my last|my first) |"
+    rf"\b(?:when|what day|which day|what date|on what day|how long ago|how many (?:days|weeks|months) ago)\b"
+    rf"(?: exactly)?(?: was it)?(?: that)? {_PAST_I}|"
+    r"\bwhen was (?:the last time|the first time|my|our) |"
     r"\b(?:what day|which day|what date) was it (?:that|when) (?:i|we)\b|"
     r"\b(?:remember|recall|know|remind me|tell me) when (?:i|we)\b|\bwhen was it (?:that |when )?(?:i|we)\b|"
     r"\b(?:what|which) (?:day|date) (?:was it |was that )?(?:when|that) (?:i|we)\b",
@@ -54,11 +55,16 @@ _EVENT_EN = re.compile(
 _SPAN_EN = re.compile(
     r"\bwhat (?:did|have) (?:i|we) (?:do|done|been doing|been up to|get up to|got up to|tell you about)\b|"
     r"\bwhat was i (?:doing|up to)\b|\bwhere (?:did|have) (?:i|we) (?:go|been)\b|\bwhat did i say (?:i did|about)\b|"
+    r"\bwhat (?:i|we) did\b|\bwhere was i\b|"
     r"\bwhat happened (?:to me )?(?:last|this|on|in|yesterday|during)\b|\banything i did\b",
     re.I,
 )
-_NOT_PAST_ZH = re.compile(r"要|会|打算|准备|将要|计划")
 _WHEN_ZH = r"(?:什么时候|啥时候|哪天|哪一天|几号|几月几[号日]|何时)"
+# the future: "我什么时候要去…", "我能什么时候…", "明天…"
+_FUTURE_ZH = r"(?:要|会|得|能|可以|应该|该|将|打算|准备|计划)"
+_NOT_PAST_ZH = re.compile(
+    rf"{_WHEN_ZH}{_FUTURE_ZH}|{_FUTURE_ZH}(?:在)?{_WHEN_ZH}|打算|准备|计划|将要|明天|后天|下周|下个?星期|下个?月|明年|将来|以后"
+)
 _TOLD_ZH = re.compile(
     rf"我(?:是)?{_WHEN_ZH}(?:跟你|和你|对你|给你|向你)?(?:说|讲|提|告诉)|"
     rf"我(?:跟你|和你|对你|给你|向你)(?:说|讲|提|告诉).{{0,16}}是{_WHEN_ZH}"
@@ -71,7 +77,7 @@ _SPAN_ZH = re.compile(
 _FRAME_ZH = re.compile(
     rf"{_WHEN_ZH}|上上周|上周末|上个?周末|上周|上个?星期|上个?礼拜|这周|本周|这个?星期|上个?月|这个月|本月|去年|最近|近来|"
     r"这几天|昨天|前天|今天|你还记得|还记得|记得|记不记得|你知道|知道|想一想|想想|告诉我|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
-    r"上次|上一次|第一次|最近一次|我们|我|是|的|了|过|呢|吗|啊|呀|去|[？?。！!，,]"
+    r"上次|上一次|第一次|最近一次|哪些地方|什么地方|地方|哪些|都|我们|我|是|的|了|过|呢|吗|啊|呀|去|[？?。！!，,]"
 )
 
 
@@ -125,7 +131,9 @@ _FRAME_EN = frozenset(
     _terms(
         "go goes going went gone do does doing did done tell telling told say saying said mention mentioning "
         "mentioned talk talking talked bring brought speak spoke share shared happen happened time times first "
-        "day date exactly ago long ever get got up recall remind"
+        "day date exactly ago long many ever get got up recall remind weekend night afternoon "
+        "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+        "august september october november december"
     )
 )
 
