@@ -107,6 +107,21 @@ def test_tiny_prompt_gets_dated_sentences_without_role_labels(fresh, memory):
     run(scenario())
 
 
+def test_tiny_prompt_carries_only_turns_that_tell_something_new(fresh, memory):
+    async def scenario():
+        memory.hear("tom", _noon(2), "Can you tell me a joke about hiking?")  # a question: not evidence
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("Good night, Tom."), fake.text("Hiking is fun."))
+        await rig.engine.run_turn("tom", "Thank you, good night!", "en")
+        assert "You remember" not in _all_text(fresh.requests[0])  # nothing that shares a word with it
+        await rig.engine.run_turn("tom", "I want to go hiking again.", "en")
+        text = _all_text(fresh.requests[1])
+        assert "hiking with Ella" in text and "joke" not in text
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_gateway_without_the_evidence_search_falls_back_to_recall(fresh, tmp_path):
     async def scenario():
         old = OldServiceMemory(tmp_path)

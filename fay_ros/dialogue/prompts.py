@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory.evidence import tokens
 from ..memory.layers import split_safety, trim_core_memory, without_safety
-from ..memory.self_facts import is_safety_key, render_fact
+from ..memory.self_facts import asks_something, extract_self_facts, is_safety_key, render_fact
 from ..memory.turn_log import USER
 from . import when_answers
 from .fact_answers import user_name
@@ -208,21 +209,26 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
 
 
 def tiny_volatile(
-    rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str], user: str, core: str = ""
+    rules: list[str],
+    memories: list[Memory],
+    facts: dict[str, str],
+    prestart: list[str],
+    user: str,
+    core: str = "",
+    question: str = "",
+    history: Sequence[Message] = (),
 ) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
     out: they would teach a tiny model to write role labels; a heard turn of the evidence is a
-    plain dated sentence ('On 3 November 2026, Tom said: "…"'), the user's own words only, and
-    a memory says when it was noted and whether it is current (when_answers.tiny_line)."""
-    known = set(facts.values())
+    plain dated sentence ('On 3 November 2026, Tom said: "…"', when_answers.tiny_line), and
+    only one that tells something new about the question (`_tells_more`); a memory says when
+    it was noted and whether it is current."""
+    said_before = {str(m.get("content") or "") for m in history if m.get("role") == "user"}
     recalled = [
         when_answers.tiny_line(m, user) if m.is_evidence else render_fact(m.content, user)
         for m in memories
-        if m.node_type != "conversation"
-        and (m.text or m.content) not in known
-        # the companion's own earlier words are weak evidence, and the model would repeat them
-        and not (m.node_type == "turn" and m.speaker != USER)
+        if m.node_type != "conversation" and _tells_more(m, facts, question, said_before)
     ][:2]
     core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
@@ -233,6 +239,25 @@ def tiny_volatile(
     if prestart:
         volatile.append("Context:\n" + "\n".join(prestart))
     return volatile
+
+
+def _tells_more(m: Memory, facts: dict[str, str], question: str, said_before: set[str]) -> bool:
+    """A recalled item a tiny prompt may carry: not a fact it states already; for a heard turn,
+    the user's own statement (not the companion's words, not a question), not in the history
+    window, not only facts already known, and sharing a word with the question (a tiny model
+    follows whatever it is shown)."""
+    known = set(facts.values())
+    if (m.text or m.content) in known:
+        return False
+    if m.node_type != "turn":
+        return True
+    text = m.text.strip()
+    if m.speaker != USER or not text or text in said_before or asks_something(text):
+        return False
+    stated = extract_self_facts(text)
+    if stated and all(fact.content in known for fact in stated):
+        return False
+    return not question or bool(set(tokens(text)) & set(tokens(question)))
 
 
 def _unsaid_core(core: str, facts: dict[str, str]) -> str:

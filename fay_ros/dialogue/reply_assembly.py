@@ -278,6 +278,7 @@ class ReplyAssembly:
             self.speak_text(reply, _then(ack, w.persona.line("unsupported_language", ctx.language), zh), "fallback")
             return
         trace.path = "tiny"
+        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         volatile = prompts.tiny_volatile(
             rules,
             memories,
@@ -285,8 +286,9 @@ class ReplyAssembly:
             prestart,
             ctx.user_name,
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
+            ctx.question,
+            history,
         )
-        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
