@@ -302,6 +302,13 @@ def test_recognition_kinds():
     assert when_answers.recognise("我上个月去哪儿了？", now=now).kind == when_answers.SPAN
     assert when_answers.recognise("Where did I go yesterday?", now=now).kind == when_answers.SPAN
     assert when_answers.recognise("我上次去医院是什么时候？", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("How long ago was it that I quit smoking", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("我上次跟你聊长城是哪天", now=now).kind == when_answers.TOLD
+    assert set(when_answers.recognise("When did I visit my daughter's school?", now=now).topic) == {
+        "visit",
+        "daughter",
+        "school",
+    }
     # the question's frame is not its topic: a weekday, "how many days ago", "哪些地方"
     assert when_answers.recognise("What was I doing last Tuesday?", now=now).topic == {}
     assert set(when_answers.recognise("How many days ago did I go hiking?", now=now).topic) == {"hik"}

@@ -48,13 +48,14 @@ _EVENT_EN = re.compile(
     rf"(?: exactly)?(?: was it)?(?: that)? {_PAST_I}|"
     r"\bwhen was (?:the last time|the first time|my|our) |"
     r"\b(?:what day|which day|what date) was it (?:that|when) (?:i|we)\b|"
-    r"\b(?:remember|recall|know|remind me|tell me) when (?:i|we)\b|\bwhen was it (?:that |when )?(?:i|we)\b|"
+    r"\b(?:remember|recall|know|remind me|tell me) when (?:i|we)\b|"
+    r"\b(?:when|what day|which day|what date|how long ago) was it (?:that |when )?(?:i|we)\b|"
     r"\b(?:what|which) (?:day|date) (?:was it |was that )?(?:when|that) (?:i|we)\b",
     re.I,
 )
 _SPAN_EN = re.compile(
     r"\bwhat (?:did|have) (?:i|we) (?:do|done|been doing|been up to|get up to|got up to|tell you about)\b|"
-    r"\bwhat was i (?:doing|up to)\b|\bwhere (?:did|have) (?:i|we) (?:go|been)\b|\bwhat did i say (?:i did|about)\b|"
+    r"\bwhat was i (?:doing|up to)\b|\bwhere (?:did|have) (?:i|we) (?:go|been)\b|\bwhat did i (?:say|tell you)\b|"
     r"\bwhat (?:i|we) did\b|\bwhere was i\b|"
     r"\bwhat happened (?:to me )?(?:last|this|on|in|yesterday|during)\b|\banything i did\b",
     re.I,
@@ -66,17 +67,17 @@ _NOT_PAST_ZH = re.compile(
     rf"{_WHEN_ZH}{_FUTURE_ZH}|{_FUTURE_ZH}(?:在)?{_WHEN_ZH}|打算|准备|计划|将要|明天|后天|下周|下个?星期|下个?月|明年|将来|以后"
 )
 _TOLD_ZH = re.compile(
-    rf"我(?:是)?{_WHEN_ZH}(?:跟你|和你|对你|给你|向你)?(?:说|讲|提|告诉)|"
-    rf"我(?:跟你|和你|对你|给你|向你)(?:说|讲|提|告诉).{{0,16}}是{_WHEN_ZH}"
+    rf"我(?:是)?{_WHEN_ZH}(?:跟你|和你|对你|给你|向你)?(?:说|讲|提|告诉|聊|谈)|"
+    rf"我(?:上次|第一次)?(?:跟你|和你|对你|给你|向你)(?:说|讲|提|告诉|聊|谈).{{0,16}}是{_WHEN_ZH}"
 )
 _EVENT_ZH = re.compile(rf"我(?:们)?(?:是|上次|上一次|最近一次|第一次)?{_WHEN_ZH}|我(?:们)?.{{0,14}}是{_WHEN_ZH}")
 _SPAN_ZH = re.compile(
-    r"我(?:们)?.{0,6}(?:做|干)(?:了|过)?(?:些)?(?:什么|啥)|我(?:们)?.{0,6}干嘛|我(?:们)?.{0,6}去(?:了|过)?哪"
+    r"我(?:们)?.{0,6}(?:做|干|说|讲|聊)(?:了|过)?(?:些)?(?:什么|啥)|我(?:们)?.{0,6}干嘛|我(?:们)?.{0,6}去(?:了|过)?哪"
 )
 
 _FRAME_ZH = re.compile(
     rf"{_WHEN_ZH}|上上周|上周末|上个?周末|上周|上个?星期|上个?礼拜|这周|本周|这个?星期|上个?月|这个月|本月|去年|最近|近来|"
-    r"这几天|昨天|前天|今天|你还记得|还记得|记得|记不记得|你知道|知道|想一想|想想|告诉我|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
+    r"这几天|昨天|前天|今天|你还记得|还记得|记得|记不记得|你知道|知道|想一想|想想|告诉我|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|聊|谈|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
     r"上次|上一次|第一次|最近一次|哪些地方|什么地方|地方|哪些|都|我们|我|是|的|了|过|呢|吗|啊|呀|去|[？?。！!，,]"
 )
 
@@ -143,7 +144,7 @@ def _topic(q: str, zh: bool) -> dict[str, float]:
     characters 0.5 (they match too much alone)."""
     if zh:
         q = _FRAME_ZH.sub(" ", q)
-    terms = [t for t in _terms(q) if t not in _FRAME_EN]
+    terms = [t for t in _terms(q) if t not in _FRAME_EN and (len(t) > 1 or t >= "\u3400")]
     return {t: (0.5 if len(t) == 1 and t >= "\u3400" else 1.0) for t in terms}
 
 
