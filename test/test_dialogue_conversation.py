@@ -14,6 +14,9 @@ dialogue node as processes, typed turns on `text_input`, replies collected from 
 4. Personal facts on the real embedded model, English and Chinese: occupation, a daughter's
    coming birthday and a peanut allergy are acknowledged, answered from memory (also after
    both nodes restart), and a snack suggestion offers no peanut.
+5. When-questions on the real embedded model, English and Chinese: "when did I go hiking?"
+   is answered with the absolute date the heard turn named (memory/search_evidence), not by
+   the model.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from fay_ros.common import topics
 from fay_ros.common.paths import config_file
 from fay_ros.dialogue.persona import Persona
 from fay_ros.memory import health
+from fay_ros.text.when import format_date
 from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
 from harness import NodeProcess, RosProbe, wait_until
 
@@ -366,6 +370,32 @@ def test_personal_facts_are_answered_from_memory_and_a_snack_is_never_peanuts(em
         assert spoken(companion.say("我是做什么工作的？")) == "你是化学老师。"
         reply = companion.say("Any ideas for a quick snack?")
         assert not PEANUT_WORDS.search(spoken(reply)), reply
+    except BaseException:
+        print(companion.output())
+        raise
+    finally:
+        companion.close()
+
+
+# -- 5. when-questions on the embedded model --------------------------------------------------
+
+
+@pytest.mark.slow
+def test_when_questions_are_answered_with_the_absolute_date(embedded_llm, tmp_path):
+    url, _server = embedded_llm
+    companion = Companion(str(tmp_path / "memory.db"), {"base_url": url, "memory_timeout": 2.0})
+    try:
+        today = datetime.date.today()
+        companion.say("Yesterday I went hiking with Ella.")
+        companion.say("前天我去了长城。")
+        reply = companion.say("When did I go hiking?")
+        said = spoken(reply)
+        assert format_date(today - datetime.timedelta(days=1), False) in said and "hiking" in said, reply
+        assert {m.source for m in reply if m.text} == {"memory"}, reply
+        reply = companion.say("我什么时候去的长城？")
+        day = today - datetime.timedelta(days=2)
+        said = spoken(reply)
+        assert f"{day.year}年{day.month}月{day.day}日" in said and "长城" in said, reply
     except BaseException:
         print(companion.output())
         raise

@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 import time
 from collections import deque
@@ -79,6 +80,7 @@ from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.profiles import TINY
 from ..memory.self_facts import SelfFact, safety_facts
 from ..text.outbound import sanitize
+from ..text.when import format_date
 from ..text.words import has_cjk
 from . import fact_answers, prompts
 from .history import Histories
@@ -345,6 +347,7 @@ class DialogueEngine:
                 rules,
                 prestart,
                 prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
+                today=format_date(datetime.date.today(), False),
             )
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart, learned)

@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..memory.evidence import tokens
 from ..memory.health import english_safety_line
 from ..memory.layers import split_safety, trim_core_memory, without_safety
-from ..memory.self_facts import is_safety_key, render_fact
+from ..memory.self_facts import asks_something, extract_self_facts, is_safety_key, render_fact
+from ..memory.turn_log import USER
 from ..text.words import has_cjk
+from . import when_answers
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
@@ -69,6 +72,14 @@ Tool results:
 
 CORE_MEMORY_HEAD = "Who this user is (your long-term memory; hypotheses are not facts; safety comes first):"
 
+MEMORY_HEAD = "What you remember about this user (confirmed):"
+MEMORY_HEAD_DATED = (
+    "What you remember about this user. A line starting with [date] is what was said or noted then: the day it "
+    "is about first, then (said …) when it was said. A line marked superseded is an earlier value, history, not "
+    "the current one. Answer a question about when from these dates, and say so when none fits."
+)
+_DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}")
+
 DIRECT = "Answer in the user's language, briefly and conversationally, as spoken words (no markdown, no emoji)."
 
 
@@ -80,6 +91,7 @@ class PromptContext:
     rules: list[str] = field(default_factory=list)  # active rules the user asked for
     prestart: list[str] = field(default_factory=list)  # prestart tool results for this question
     core: str = ""  # the user's core memory (layered profile), already within its budget
+    today: str = ""  # "Friday, 4 December 2026": the day the dated memory lines are read against
 
     def block(self, tools: list[str] | None = None) -> str:
         parts = []
@@ -88,9 +100,9 @@ class PromptContext:
         if self.rules:
             parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
         if self.memories:
-            parts.append(
-                "What you remember about this user (confirmed):\n" + "\n".join(f"- {m}" for m in self.memories)
-            )
+            dated = any(_DATED.match(m) for m in self.memories)
+            head = MEMORY_HEAD_DATED + (f" Today is {self.today}." if self.today else "") if dated else MEMORY_HEAD
+            parts.append(head + "\n" + "\n".join(f"- {m}" for m in self.memories))
         if self.prestart:
             parts.append("Context fetched for this question:\n" + "\n".join(self.prestart))
         if tools is not None:
@@ -204,22 +216,55 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
 
 
 def tiny_volatile(
-    rules: list[str], memories: list[Memory], facts: dict[str, str], prestart: list[str], user: str, core: str = ""
+    rules: list[str],
+    memories: list[Memory],
+    facts: dict[str, str],
+    prestart: list[str],
+    user: str,
+    core: str = "",
+    question: str = "",
+    history: Sequence[Message] = (),
 ) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
-    out: they would teach a tiny model to write role labels."""
-    known = set(facts.values())
-    recalled = [m.content for m in memories if m.node_type != "conversation" and m.content not in known][:2]
+    out: they would teach a tiny model to write role labels; a heard turn of the evidence is a
+    plain dated sentence ('On 3 November 2026, Tom said: "…"', when_answers.tiny_line), and
+    only one that tells something new about the question (`_tells_more`); a memory says when
+    it was noted and whether it is current."""
+    said_before = {str(m.get("content") or "") for m in history if m.get("role") == "user"}
+    recalled = [
+        when_answers.tiny_line(m, user) if m.is_evidence else render_fact(m.content, user)
+        for m in memories
+        if m.node_type != "conversation" and _tells_more(m, facts, question, said_before)
+    ][:2]
     core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
         volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
     if recalled:
-        volatile.append("You remember:\n" + "\n".join(f"- {render_fact(m, user)}" for m in recalled))
+        volatile.append("You remember:\n" + "\n".join(f"- {line}" for line in recalled))
     if prestart:
         volatile.append("Context:\n" + "\n".join(prestart))
     return volatile
+
+
+def _tells_more(m: Memory, facts: dict[str, str], question: str, said_before: set[str]) -> bool:
+    """A recalled item a tiny prompt may carry: not a fact it states already; for a heard turn,
+    the user's own statement (not the companion's words, not a question), not in the history
+    window, not only facts already known, and sharing a word with the question (a tiny model
+    follows whatever it is shown)."""
+    known = set(facts.values())
+    if (m.text or m.content) in known:
+        return False
+    if m.node_type != "turn":
+        return True
+    text = m.text.strip()
+    if m.speaker != USER or not text or text in said_before or asks_something(text):
+        return False
+    stated = extract_self_facts(text)
+    if stated and all(fact.content in known for fact in stated):
+        return False
+    return not question or bool(set(tokens(text)) & set(tokens(question)))
 
 
 def _unsaid_core(core: str, facts: dict[str, str]) -> str:

@@ -29,8 +29,9 @@ from ..memory.self_facts import SelfFact, asks_something
 from ..text.processors import Chain
 from ..text.sentences import SentenceSplitter, split_sentences
 from ..text.think import ThinkStripper, strip_think
+from ..text.when import format_date
 from ..text.words import has_cjk
-from . import fact_answers, prompts
+from . import fact_answers, prompts, when_answers
 from .guard import GuardPolicy, ReplyGuard
 from .judge import JudgeStreamParser, JudgeVerdict
 from .prompts import PromptContext
@@ -210,7 +211,11 @@ class ReplyAssembly:
             await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
             return
         context = PromptContext(
-            memory_lines, rules, prestart, prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens)
+            memory_lines,
+            rules,
+            prestart,
+            prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
+            today=format_date(datetime.date.today(), False),
         )
         messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), instruction)
         await self.stream_spoken(reply, messages, trace, guard, ctx)
@@ -230,6 +235,7 @@ class ReplyAssembly:
         """The tiny profile: one streamed call, everything else decided before it.
 
         1. A question about the user's own facts is answered from the facts (in any language),
+           one about when they said or did something from the dated evidence (when_answers),
            one about the time or date from the clock; a statement about themselves
            (`learned`: their occupation, home, family, health) is acknowledged in their
            language, before the answer when they asked something too.
@@ -251,6 +257,13 @@ class ReplyAssembly:
             trace.path = "memory"
             self.speak_text(reply, _then(ack, answer, zh), "memory")
             return
+        # "when did I go hiking?", "我上周做了什么？": the dates of the evidence, not the model's
+        # (before the clock: "我几号去的长城？" asks about a day gone by, not today's date)
+        answer = when_answers.answer(ctx.question, memories, ctx.language, now)
+        if answer is not None:
+            trace.path = "memory"
+            self.speak_text(reply, _then(ack, answer, zh), "memory")
+            return
         answer = fact_answers.time_answer(ctx.question, now, ctx.language)
         if answer is not None:
             trace.path = "clock"
@@ -265,6 +278,7 @@ class ReplyAssembly:
             self.speak_text(reply, _then(ack, w.persona.line("unsupported_language", ctx.language), zh), "fallback")
             return
         trace.path = "tiny"
+        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         volatile = prompts.tiny_volatile(
             rules,
             memories,
@@ -272,8 +286,9 @@ class ReplyAssembly:
             prestart,
             ctx.user_name,
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
+            ctx.question,
+            history,
         )
-        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,8 +27,13 @@ from typing import Any, Protocol
 from ..common.errors import FayError
 from ..memory.policy import is_explicit_request
 
+log = logging.getLogger("fay_ros.dialogue")
+
 # Argument names that identify a person: always injected from the session, never from the model.
 IDENTITY_ARGS = ("owner", "user_id", "user")
+
+
+RECALL_TOOL_TIMEOUT = 5.0  # the memory_recall tool's own bound per call (the tool loop bounds the tool too)
 
 
 class MemoryUnavailable(FayError):
@@ -43,6 +49,18 @@ class Memory:
     node_type: str = ""
     tags: tuple[str, ...] = ()
     key: str = ""
+    # An evidence item (MemoryGateway.search_evidence; node_type "turn" or "memory") also has
+    # its words as said or written (`content` is then the rendered line, the date first), the
+    # ISO day it is about, the day it was said, and for a turn who said it ("user" /
+    # "assistant"); status "superseded" marks an earlier value of a fact (history).
+    text: str = ""
+    date: str = ""
+    said: str = ""
+    speaker: str = ""
+
+    @property
+    def is_evidence(self) -> bool:
+        return bool(self.date)
 
 
 @dataclass(frozen=True)
@@ -56,6 +74,12 @@ class MemoryResult:
 class MemoryGateway(Protocol):
     async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
         """`stateless`: read without marking the memories retrieved (a speculative probe)."""
+        ...
+
+    async def search_evidence(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+        """The evidence for `query` over the owner's whole history (heard turns and memories,
+        current and superseded), each with its absolute date (`Memory.is_evidence`). Read-only.
+        Optional: `recall_evidence` falls back to `recall` for a gateway without it."""
         ...
 
     async def remember(
@@ -83,6 +107,9 @@ class NoMemory:
     async def recall(self, owner: str, query: str, n: int = 5, *, stateless: bool = False) -> list[Memory]:
         raise MemoryUnavailable("memory is not configured")
 
+    async def search_evidence(self, owner: str, query: str, n: int = 5) -> list[Memory]:
+        raise MemoryUnavailable("memory is not configured")
+
     async def remember(self, owner: str, content: str, **_kw: Any) -> MemoryResult:
         raise MemoryUnavailable("memory is not configured")
 
@@ -94,6 +121,29 @@ class NoMemory:
 
     async def profile(self, owner: str) -> list[str]:
         raise MemoryUnavailable("memory is not configured")
+
+
+# Statuses a prompt may show: a candidate (an unconfirmed guess) never reaches one.
+SHOWN_STATUSES = ("confirmed", "superseded")
+
+
+async def recall_evidence(
+    memory: MemoryGateway, owner: str, query: str, n: int, timeout: float, *, stateless: bool = False
+) -> list[Memory]:
+    """What a turn recalls for `query`: the evidence search (dated turns and memories, a
+    superseded value kept as history), or -- for a gateway without it, or a memory node that
+    does not answer it -- `recall` (confirmed memories, no dates). Candidates never come back.
+    Each call is bounded by `timeout`; MemoryUnavailable (or TimeoutError) when neither answers."""
+    search = getattr(memory, "search_evidence", None)
+    if search is not None:
+        try:
+            found = await asyncio.wait_for(search(owner, query, n), timeout)
+        except (MemoryUnavailable, TimeoutError, NotImplementedError) as exc:
+            log.debug("evidence search unavailable (%s); recalling instead", exc or type(exc).__name__)
+        else:
+            return [m for m in found if m.status in SHOWN_STATUSES or (m.node_type == "turn" and not m.status)]
+    found = await asyncio.wait_for(memory.recall(owner, query, n, stateless=stateless), timeout)
+    return [m for m in found if m.status == "confirmed"]
 
 
 @dataclass
@@ -212,9 +262,9 @@ async def _memory_recall(args: dict[str, Any], ctx: ToolContext) -> str:
     if (refusal := _guest_refusal(ctx)) is not None:
         return refusal
     query = str(args.get("query") or ctx.question)
-    memories = [
-        m for m in await ctx.memory.recall(ctx.owner, query, int(args.get("n") or 5)) if m.status == "confirmed"
-    ]
+    # dated evidence ("[2026-11-02] (said 2026-11-03) User: ..."; a superseded value marked as
+    # history) when the memory offers it, else the confirmed memories
+    memories = await recall_evidence(ctx.memory, ctx.owner, query, int(args.get("n") or 5), RECALL_TOOL_TIMEOUT)
     if not memories:
         return "no matching memories"
     return "\n".join(f"- {m.content}" for m in memories)
@@ -259,7 +309,8 @@ def builtin_tools() -> ToolRegistry:
     registry.add(
         Tool(
             "memory_recall",
-            "Recall what you know about the current user.",
+            "Recall what you know about the current user: dated lines (the day it is about first) of what "
+            "they said and what you noted; a line marked superseded is an earlier value, not the current one.",
             {"query": {"type": "string", "description": "what to look for"}},
             _memory_recall,
         )

@@ -1,8 +1,10 @@
-"""What a turn knows of its user before the model is asked: confirmed memories, active
-rules and profile facts of THIS user (memory gateway, short timeouts, skipped when absent),
-prestart tool results, and what the user said about themselves (known to the next turn at
-once, written to memory after the reply as confirmed keyed observations). A speculative
-probe reads without changing anything (speculation.py). Pure Python, no ROS.
+"""What a turn knows of its user before the model is asked: the evidence for the question
+(dated turns and memories, memory/search_evidence; confirmed memories by recall when the
+memory does not offer it), active rules and profile facts of THIS user (memory gateway,
+short timeouts, skipped when absent), prestart tool results, and what the user said about
+themselves (known to the next turn at once, written to memory after the reply as confirmed
+keyed observations). A speculative probe reads without changing anything (speculation.py).
+Pure Python, no ROS.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from ..memory.self_facts import SelfFact, extract_self_facts, safety_facts
 from .session import Sessions
 from .speculation import probing
-from .tools import Memory, MemoryUnavailable, ToolContext
+from .tools import Memory, MemoryUnavailable, ToolContext, recall_evidence
 from .wiring import Wiring
 
 log = logging.getLogger("fay_ros.dialogue")
@@ -45,14 +47,14 @@ class TurnContext:
         async def memories() -> list[Memory]:
             if not ctx.owner:
                 return []  # a guest has no private memory
-            # a probe reads without marking what it read as retrieved, so the real turn's recall
-            # (which does) ranks the same memories the same way
-            found = await asyncio.wait_for(
-                memory.recall(ctx.owner, ctx.question, settings.memory_recall_n, stateless=probing()),
-                settings.memory_timeout,
+            # the evidence for the question (dated turns and memories; one call, in place of
+            # recall), or recall for a memory without it. A probe reads without marking what
+            # it read as retrieved, so the real turn's recall (which does) ranks the same
+            # memories the same way (the evidence search is read-only). Candidates never
+            # reach a prompt, even if a gateway returned one.
+            return await recall_evidence(
+                memory, ctx.owner, ctx.question, settings.memory_recall_n, settings.memory_timeout, stateless=probing()
             )
-            # candidates never reach a prompt, even if a gateway returned one
-            return [m for m in found if m.status == "confirmed"]
 
         async def rules() -> list[str]:
             if not ctx.owner:
@@ -159,7 +161,8 @@ class TurnContext:
             if sep and content.strip():
                 facts[left.split(":", 1)[1] if ":" in left else left] = content.strip()
         for memory in memories:
-            if memory.key and memory.node_type != "conversation":
+            # an evidence item is a dated line, not a fact's words (and may be history)
+            if memory.key and memory.node_type != "conversation" and not memory.is_evidence:
                 facts.setdefault(memory.key, memory.content)
         if user_id:
             known = self.sessions.get(user_id)

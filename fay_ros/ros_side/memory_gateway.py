@@ -93,12 +93,30 @@ class RosMemoryGateway:
     async def search_evidence(self, owner: str, query: str, n: int = 5) -> list[Memory]:
         """The evidence for `query` over the owner's whole history (memory/search_evidence:
         heard turns and memories by hybrid recall), each as one prompt line with its absolute
-        date ("[2026-11-02] (said 2026-11-03) User: ..."); node_type "turn" or "memory"."""
+        date ("[2026-11-02] (said 2026-11-03) User: ..."); node_type "turn" or "memory";
+        `text`, `date`, `said` and `speaker` as the item has them. A memory node whose recall is
+        there but not this service (an older one) is reported unavailable at once, so the
+        dialogue recalls instead without waiting for the discovery grace."""
+        if not self._evidence.service_is_ready() and self._recall.service_is_ready():
+            raise MemoryUnavailable(f"service {self._evidence.srv_name} is not offered by the memory node")
         response = await self._call(self._evidence, SearchEvidence.Request(owner=owner, query=query, n=n))
         if not response.success:
             return []
         return [
-            Memory(e.id, e.rendered, e.status or "confirmed", float(e.score), e.kind, (), "") for e in response.items
+            Memory(
+                e.id,
+                e.rendered,
+                e.status or "confirmed",
+                float(e.score),
+                e.kind,
+                (),
+                "",
+                text=e.text,
+                date=e.date or e.said,
+                said=e.said,
+                speaker=e.speaker,
+            )
+            for e in response.items
         ]
 
     async def remember(

@@ -1,0 +1,291 @@
+"""Questions about when something was said or done, answered from the dated evidence.
+
+"When did I go hiking?", "When did I tell you about my new job?", "What did I do last
+week?", "我什么时候去的长城？", "我上周做了什么？": the answer is a day, and the tiny embedded
+model cannot do dates, so the tiny profile answers these here, without a model call, from the
+evidence the turn recalled for the question (MemoryGateway.search_evidence: the owner's heard
+turns, each with the day it is about and the day it was said). Only the owner's own turns
+count (not the companion's words, not questions); the answer gives the absolute date and
+quotes what was said (the sentence that fits), in the question's language. When nothing
+fits it says so and asks, instead of guessing. A capable model answers these from the dated
+lines in its prompt instead.
+
+Three kinds of question:
+- an event ("when did I go hiking?"): the day the words name ("yesterday I went hiking",
+  said on 3 November: 2 November), else the day it was said ("you mentioned it on …");
+- a telling ("when did I tell you about …?"): the day it was said;
+- a span ("what did I do last week?"): what was said about days in it (temporal.question_window).
+
+Pure Python, no ROS.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..memory.evidence import tokens
+from ..memory.self_facts import render_fact
+from ..memory.temporal import question_window
+from ..memory.turn_log import USER
+from ..text.when import format_date
+from ..text.words import has_cjk
+from .tools import Memory
+
+EVENT, TOLD, SPAN = "event", "told", "span"
+
+_PAST_I = r"(?:did|was|were|had|have) (?:i|we)\b"
+_TOLD_EN = re.compile(
+    r"\b(?:when|what day|which day|what date|on what day|how long ago)\b(?: exactly)?(?: was it)?(?: that)? "
+    r"(?:did i|have i|i) (?:first |last |ever )?(?:tell|told|mention|say|said|talk|bring up|brought up|speak|spoke|"
+    r"share|shared)\b",
+    re.I,
+)
+_EVENT_EN = re.compile(
+    rf"\b(?:when|what day|which day|what date|on what day|how long ago|how many (?:days|weeks|months) ago)\b"
+    rf"(?: exactly)?(?: was it)?(?: that)? {_PAST_I}|"
+    r"\bwhen was (?:the last time|the first time|my|our) |"
+    r"\b(?:what day|which day|what date) was it (?:that|when) (?:i|we)\b|"
+    r"\b(?:remember|recall|know|remind me|tell me) when (?:i|we)\b|"
+    r"\b(?:when|what day|which day|what date|how long ago) was it (?:that |when )?(?:i|we)\b|"
+    r"\b(?:what|which) (?:day|date) (?:was it |was that )?(?:when|that) (?:i|we)\b",
+    re.I,
+)
+_SPAN_EN = re.compile(
+    r"\bwhat (?:did|have) (?:i|we) (?:do|done|been doing|been up to|get up to|got up to|tell you about)\b|"
+    r"\bwhat was i (?:doing|up to)\b|\bwhere (?:did|have) (?:i|we) (?:go|been)\b|\bwhat did i (?:say|tell you)\b|"
+    r"\bwhat (?:i|we) did\b|\bwhere was i\b|"
+    r"\bwhat happened (?:to me )?(?:last|this|on|in|yesterday|during)\b|\banything i did\b",
+    re.I,
+)
+_WHEN_ZH = r"(?:什么时候|啥时候|哪天|哪一天|几号|几月几[号日]|何时)"
+# the future: "我什么时候要去…", "我能什么时候…", "明天…"
+_FUTURE_ZH = r"(?:要|会|得|能|可以|应该|该|将|打算|准备|计划)"
+_NOT_PAST_ZH = re.compile(
+    rf"{_WHEN_ZH}{_FUTURE_ZH}|{_FUTURE_ZH}(?:在)?{_WHEN_ZH}|打算|准备|计划|将要|明天|后天|下周|下个?星期|下个?月|明年|将来|以后"
+)
+_TOLD_ZH = re.compile(
+    rf"我(?:是)?{_WHEN_ZH}(?:跟你|和你|对你|给你|向你)?(?:说|讲|提|告诉|聊|谈)|"
+    rf"我(?:上次|第一次)?(?:跟你|和你|对你|给你|向你)(?:说|讲|提|告诉|聊|谈).{{0,16}}是{_WHEN_ZH}"
+)
+_EVENT_ZH = re.compile(rf"我(?:们)?(?:是|上次|上一次|最近一次|第一次)?{_WHEN_ZH}|我(?:们)?.{{0,14}}是{_WHEN_ZH}")
+_SPAN_ZH = re.compile(
+    r"我(?:们)?.{0,6}(?:做|干|说|讲|聊)(?:了|过)?(?:些)?(?:什么|啥)|我(?:们)?.{0,6}干嘛|我(?:们)?.{0,6}去(?:了|过)?哪"
+)
+
+_FRAME_ZH = re.compile(
+    rf"{_WHEN_ZH}|上上周|上周末|上个?周末|上周|上个?星期|上个?礼拜|这周|本周|这个?星期|上个?月|这个月|本月|去年|最近|近来|"
+    r"这几天|昨天|前天|今天|你还记得|还记得|记得|记不记得|你知道|知道|想一想|想想|告诉我|跟你|和你|对你|给你|向你|告诉|提到|提起|提过|说过|说|讲|聊|谈|什么|干嘛|做|干|些|啥|哪儿|哪里|哪|"
+    r"上次|上一次|第一次|最近一次|哪些地方|什么地方|地方|哪些|都|我们|我|是|的|了|过|呢|吗|啊|呀|去|[？?。！!，,]"
+)
+
+
+@dataclass(frozen=True)
+class WhenQuestion:
+    kind: str  # EVENT, TOLD or SPAN
+    zh: bool
+    topic: dict[str, float]  # the question's topic terms and their weights
+    window: tuple[datetime.date, datetime.date] | None = None  # SPAN: the days asked about
+
+
+def recognise(question: str, language: str = "en", now: datetime.datetime | None = None) -> WhenQuestion | None:
+    """The question as a question about when (or what, in a span of days) the user said or did
+    something, or None. A question about the future ("when will I…", "我什么时候要…") is not one."""
+    q = (question or "").strip()
+    zh = language.startswith("zh") or has_cjk(q)
+    now = now or datetime.datetime.now().astimezone()
+    if zh:
+        if _NOT_PAST_ZH.search(q):
+            return None
+        if _TOLD_ZH.search(q):
+            return WhenQuestion(TOLD, True, _topic(q, True))
+        if _EVENT_ZH.search(q):
+            return WhenQuestion(EVENT, True, _topic(q, True))
+        if _SPAN_ZH.search(q):
+            return _span(q, True, now)
+        return None
+    if _TOLD_EN.search(q):
+        return WhenQuestion(TOLD, False, _topic(q, False))
+    if _EVENT_EN.search(q):
+        return WhenQuestion(EVENT, False, _topic(q, False))
+    if _SPAN_EN.search(q):
+        return _span(q, False, now)
+    return None
+
+
+def _span(q: str, zh: bool, now: datetime.datetime) -> WhenQuestion | None:
+    window = question_window(q, now.date())
+    if window is None or window.first > now.date():
+        return None  # "what did I do?" with no span of days is not about dates
+    return WhenQuestion(SPAN, zh, _topic(q, zh), (window.first, window.last))
+
+
+def _terms(text: str) -> list[str]:
+    """`tokens`, with a final -e of an English word dropped too ("hike" and "hiking" alike)."""
+    return [t[:-1] if len(t) >= 4 and t.endswith("e") and t < "\u3400" else t for t in tokens(text)]
+
+
+# Words of the question's frame, not its topic (folded as `tokens` folds them).
+_FRAME_EN = frozenset(
+    _terms(
+        "go goes going went gone do does doing did done tell telling told say saying said mention mentioning "
+        "mentioned talk talking talked bring brought speak spoke share shared happen happened time times first "
+        "day date exactly ago long many ever get got up recall remind weekend night afternoon "
+        "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+        "august september october november december"
+    )
+)
+
+
+def _topic(q: str, zh: bool) -> dict[str, float]:
+    """The question's topic terms: English words count 1, Chinese bigrams 1, single Chinese
+    characters 0.5 (they match too much alone)."""
+    if zh:
+        q = _FRAME_ZH.sub(" ", q)
+    terms = [t for t in _terms(q) if t not in _FRAME_EN and (len(t) > 1 or t >= "\u3400")]
+    return {t: (0.5 if len(t) == 1 and t >= "\u3400" else 1.0) for t in terms}
+
+
+def _fit(topic: dict[str, float], text: str) -> float:
+    """How well `text` fits the topic: the weight of the topic terms it has, 0 when that is
+    under half the topic (or under one whole term)."""
+    if not topic:
+        return 1.0
+    have = set(_terms(text))
+    score = sum(w for t, w in topic.items() if t in have)
+    return score if score >= 1.0 and score >= 0.5 * sum(topic.values()) else 0.0
+
+
+def _own_statements(evidence: Sequence[Memory], question: str) -> list[Memory]:
+    """The user's own dated turns that are statements (not this question, not other questions)."""
+    asked = question.strip().casefold()
+    return [
+        m
+        for m in evidence
+        if m.node_type == "turn"
+        and m.speaker == USER
+        and m.date
+        and m.text.strip()
+        and m.text.strip().casefold() != asked
+        and not _is_question(m.text)
+    ]
+
+
+_QUESTION_MARK = re.compile(r"[?？]\s*$|吗\s*$|什么时候|啥时候|^\s*(?:when|what|where|which|did i|do you)\b", re.I)
+
+
+def _is_question(text: str) -> bool:
+    return bool(_QUESTION_MARK.search(text.strip()))
+
+
+def _day(iso: str) -> datetime.date | None:
+    try:
+        return datetime.date.fromisoformat(iso)
+    except ValueError:
+        return None
+
+
+_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
+
+
+def _quote(text: str, topic: dict[str, float], zh: bool) -> str:
+    """The sentence of `text` that fits the topic best (the first one when none does), as said,
+    without its closing punctuation, at most 140 characters."""
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()] or [text.strip()]
+    best = max(sentences, key=lambda s: (sum(w for t, w in topic.items() if t in set(_terms(s))), -sentences.index(s)))
+    best = best.rstrip(" .!?。！？")
+    return best if len(best) <= 140 else best[:137].rstrip() + "…"
+
+
+def _said(m: Memory, topic: dict[str, float], zh: bool) -> str:
+    quote = _quote(m.text, topic, zh)
+    return f"“{quote}”" if zh else f'"{quote}"'
+
+
+_UNKNOWN = {
+    (EVENT, False): "I don't remember you mentioning that. When was it?",
+    (TOLD, False): "I don't remember you telling me about that. Could you tell me again?",
+    (SPAN, False): "I don't remember you telling me what you did then. What did you get up to?",
+    (EVENT, True): "我不记得你跟我提过这件事。是什么时候的事呀？",
+    (TOLD, True): "我不记得你跟我说过这件事。能再跟我说说吗？",
+    (SPAN, True): "我不记得你跟我说过那几天做了什么。你做了些什么呀？",
+}
+
+
+def answer(
+    question: str, evidence: Sequence[Memory], language: str = "en", now: datetime.datetime | None = None
+) -> str | None:
+    """The answer to a question about when (or, in a span of days, what) the user said or did
+    something, from `evidence` (the turn's search_evidence items), or None when `question`
+    is not one. `now`: the moment of the question (a span is counted from it)."""
+    asked = recognise(question, language, now)
+    if asked is None:
+        return None
+    zh = asked.zh
+    own = _own_statements(evidence, question)
+    if asked.kind == SPAN:
+        return _span_answer(asked, own) or _UNKNOWN[(SPAN, zh)]
+    scored = [(fit, -i, m) for i, m in enumerate(own) if (fit := _fit(asked.topic, m.text)) > 0]
+    if not scored:
+        return _UNKNOWN[(asked.kind, zh)]
+    _fit_score, _rank, best = max(scored, key=lambda s: (s[0], s[1]))
+    said = _day(best.said) or _day(best.date)
+    about = _day(best.date) or said
+    assert said is not None and about is not None
+    quote = _said(best, asked.topic, zh)
+    if asked.kind == TOLD or about == said:
+        if zh:
+            verb = "说的" if asked.kind == TOLD else "提到的"
+            return f"你是{format_date(said, True)}跟我{verb}：{quote}。"
+        lead = "You told me on" if asked.kind == TOLD else "You mentioned it on"
+        return f"{lead} {format_date(said, False)}: {quote}."
+    if zh:
+        return f"是{format_date(about, True)}。你{format_date(said, True, weekday=False)}跟我说：{quote}。"
+    return f"That was {format_date(about, False)}. On {format_date(said, False, weekday=False)} you told me: {quote}."
+
+
+def _span_answer(asked: WhenQuestion, own: list[Memory]) -> str | None:
+    assert asked.window is not None
+    first, last = asked.window
+    found: list[tuple[datetime.date, datetime.date, Memory]] = []
+    for m in own:
+        about, said = _day(m.date), _day(m.said) or _day(m.date)
+        if about is None or said is None or not first <= about <= last:
+            continue
+        if asked.topic and not _fit(asked.topic, m.text):
+            continue
+        found.append((about, said, m))
+    if not found:
+        return None
+    found.sort(key=lambda f: (f[0], f[1]))
+    zh = asked.zh
+    parts = []
+    for about, said, m in found[:3]:
+        quote = _said(m, asked.topic, zh)
+        if zh:
+            told = "" if said == about else f"（你{format_date(said, True, weekday=False)}说的）"
+            parts.append(f"{format_date(about, True)}{told}：{quote}")
+        else:
+            told = "" if said == about else f" (you told me on {format_date(said, False, weekday=False)})"
+            parts.append(f"{format_date(about, False)}{told}: {quote}")
+    if zh:
+        return "你跟我说过：" + "；".join(parts) + "。"
+    return "You told me: " + "; ".join(parts) + "."
+
+
+def tiny_line(m: Memory, user: str) -> str:
+    """An evidence item for a tiny prompt: its absolute date, and whether a value is current,
+    in a plain sentence -- no role labels ("User: …"), which a tiny model would copy."""
+    said = _day(m.said) or _day(m.date)
+    about = _day(m.date) or said
+    when = format_date(said, False, weekday=False) if said else "some day"
+    if m.node_type == "turn":
+        who = (user or "the user") if m.speaker == USER else "you"
+        line = f'On {when}, {who} said: "{m.text.strip()}"'
+        if about and said and about != said:
+            line += f" (that is about {format_date(about, False)})"
+        return line
+    note = "an earlier value, no longer current" if m.status == "superseded" else "current"
+    return f"{render_fact(m.text.strip(), user)} (noted on {when}; {note})"

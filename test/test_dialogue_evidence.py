@@ -1,0 +1,325 @@
+"""The dialogue recalls the evidence for a question (issue 35): every recalled line in a prompt
+carries its absolute date, a superseded value is marked as history, and the tiny profile
+answers "when did I…?" from the dates without a model call. Against the scripted
+OpenAI-compatible server on loopback and a REAL MemoryService on a temporary SQLite file."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+import dialogue_fake_llm as fake
+from evidence_memory import DAY, OldServiceMemory, ServiceMemory
+from fay_ros.dialogue import prompts, when_answers
+from fay_ros.dialogue.tools import Memory, NoMemory, ToolContext, builtin_tools
+from fay_ros.text.when import format_date
+from test_dialogue_engine import DictMemory, Rig, run
+
+
+@pytest.fixture
+def fresh(llm):
+    llm.reset()
+    yield llm
+    llm.reset()
+
+
+def _noon(days_ago: int) -> float:
+    """Noon (local time) `days_ago` days before today."""
+    day = datetime.date.today() - datetime.timedelta(days=days_ago)
+    return datetime.datetime.combine(day, datetime.time(12, 0)).timestamp()
+
+
+def _day(days_ago: int) -> datetime.date:
+    return datetime.date.today() - datetime.timedelta(days=days_ago)
+
+
+def _all_text(request) -> str:
+    return "\n".join(str(m["content"]) for m in request["messages"])
+
+
+@pytest.fixture
+def memory(tmp_path):
+    gw = ServiceMemory(tmp_path)
+    gw.hear("tom", _noon(20), "My name is Tom.")
+    gw.hear("tom", _noon(12), "Yesterday I went hiking with Ella in the hills.")
+    gw.hear("tom", _noon(12) + 60, "Hiking with Ella sounds lovely!", speaker="assistant")
+    gw.hear("tom", _noon(9), "I started a new job at Acme Robotics this morning.")
+    gw.hear("tom", _noon(5), "我昨天去了长城，人特别多。")
+    gw.hear("tom", _noon(3), "The weather is nice.")
+    return gw
+
+
+# -- what a prompt carries ---------------------------------------------------------------------
+
+
+def test_capable_prompt_carries_dated_evidence_lines(fresh, memory):
+    async def scenario():
+        rig = Rig(fresh, memory=memory)
+        fresh.script(fake.judge_finish("You went hiking with Ella."))
+        await rig.engine.run_turn("tom", "Did I go hiking recently?", "en")
+        system = fresh.requests[0]["messages"][0]["content"]
+        hiked, said = _day(13).isoformat(), _day(12).isoformat()
+        assert f"[{hiked}] (said {said}) User: Yesterday I went hiking with Ella in the hills." in system
+        assert prompts.MEMORY_HEAD_DATED in system
+        assert f"Today is {format_date(datetime.date.today(), False)}." in system
+        # one memory call for the recall, and it is the evidence search (not recall as well)
+        assert ("search_evidence", "tom") in memory.calls and ("recall", "tom") not in memory.calls
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_superseded_value_is_marked_as_history(fresh, tmp_path):
+    async def scenario():
+        gw = ServiceMemory(tmp_path)
+        gw.hear("tom", _noon(30), "I live in Berlin.")
+        gw.hear("tom", _noon(2), "I live in Munich now.")
+        rig = Rig(fresh, memory=gw, judge=False)
+        fresh.script(fake.text("You live in Munich."))
+        await rig.engine.run_turn("tom", "Where do I live these days, and where did I live before?", "en")
+        lines = [line for line in fresh.requests[0]["messages"][0]["content"].splitlines() if "Berlin" in line]
+        assert lines, "the earlier home is recalled"
+        assert all(line.startswith("- [") for line in lines), lines  # dated
+        assert any("superseded" in line for line in lines), lines  # marked as history
+        assert not any("Munich" in line and "superseded" in line for line in lines)
+        await rig.close()
+
+    run(scenario())
+
+
+def test_tiny_prompt_gets_dated_sentences_without_role_labels(fresh, memory):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("That sounds like fun."))
+        await rig.engine.run_turn("tom", "Tell me about my hike with Ella.", "en")
+        [request] = fresh.requests
+        volatile = request["messages"][-2]["content"]
+        said = format_date(_day(12), False, weekday=False)
+        assert f'On {said}, Tom said: "Yesterday I went hiking with Ella in the hills."' in volatile
+        assert format_date(_day(13), False) in volatile  # the day it is about
+        text = _all_text(request)
+        assert "User:" not in text and "Assistant:" not in text
+        assert "sounds lovely" not in text  # the companion's own words are not recalled to a tiny model
+        assert volatile.count("\n- ") <= 2  # a small number of lines
+        await rig.close()
+
+    run(scenario())
+
+
+def test_tiny_prompt_carries_only_turns_that_tell_something_new(fresh, memory):
+    async def scenario():
+        memory.hear("tom", _noon(2), "Can you tell me a joke about hiking?")  # a question: not evidence
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("Good night, Tom."), fake.text("Hiking is fun."))
+        await rig.engine.run_turn("tom", "Thank you, good night!", "en")
+        assert "You remember" not in _all_text(fresh.requests[0])  # nothing that shares a word with it
+        await rig.engine.run_turn("tom", "I want to go hiking again.", "en")
+        text = _all_text(fresh.requests[1])
+        assert "hiking with Ella" in text and "joke" not in text
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_gateway_without_the_evidence_search_falls_back_to_recall(fresh, tmp_path):
+    async def scenario():
+        old = OldServiceMemory(tmp_path)
+        await old.remember("tom", "User likes green tea.", node_type="observation", user_confirmed=True)
+        rig = Rig(fresh, memory=old, judge=False)
+        fresh.script(fake.text("You like green tea."), fake.text("Hello."))
+        trace = await rig.engine.run_turn("tom", "What tea do I like?", "en")
+        assert not trace.error and rig.texts() == ["You like green tea."]
+        system = fresh.requests[0]["messages"][0]["content"]
+        assert prompts.MEMORY_HEAD + "\n- User likes green tea." in system
+        assert old.calls.count(("search_evidence", "tom")) == 1 and ("recall", "tom") in old.calls
+        # a gateway that has no search_evidence at all
+        plain = DictMemory()
+        plain.memories["tom"] = [Memory("m1", "User likes black coffee.")]
+        rig2 = Rig(fresh, memory=plain, judge=False)
+        await rig2.engine.run_turn("tom", "What do I drink?", "en")
+        assert "- User likes black coffee." in fresh.requests[1]["messages"][0]["content"]
+        await rig.close()
+        await rig2.close()
+
+    run(scenario())
+
+
+def test_guest_gets_no_evidence(fresh, memory):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, judge=False)
+        fresh.script(fake.text("Nice to meet you."))
+        await rig.engine.run_turn("", "When did I go hiking?", "en")
+        assert not [c for c in memory.calls if c[0] in ("search_evidence", "recall")]
+        assert "hiking with Ella" not in _all_text(fresh.requests[0])
+        # the tiny profile answers a guest's when-question without their (absent) memory
+        tiny = Rig(fresh, memory=memory, profile="tiny")
+        await tiny.engine.run_turn("", "When did I go hiking?", "en")
+        assert len(fresh.requests) == 1 and "don't remember" in " ".join(tiny.texts())
+        await rig.close()
+        await tiny.close()
+
+    run(scenario())
+
+
+def test_memory_recall_tool_returns_dated_evidence(memory):
+    async def scenario():
+        tools = builtin_tools()
+        ctx = ToolContext("tom", "When did I start at Acme?", memory=memory)
+        found = await tools.run("memory_recall", {"query": "new job at Acme"}, ctx)
+        assert f"[{_day(9).isoformat()}] User: I started a new job at Acme Robotics this morning." in found
+        ctx_old = ToolContext("tom", "x", memory=NoMemory())
+        assert "unavailable" in await tools.run("memory_recall", {"query": "job"}, ctx_old)
+        guest = ToolContext("", "x", memory=memory)
+        assert "guest" in await tools.run("memory_recall", {"query": "job"}, guest)
+
+    run(scenario())
+
+
+# -- when-questions on the tiny profile ----------------------------------------------------------
+
+HIKE_EN = [
+    "When did I go hiking?",
+    "when was it that I went on a hike with Ella",
+    "Do you remember when I went hiking?",
+    "What day did I go hiking in the hills?",
+]
+JOB_TOLD_EN = [
+    "When did I tell you about my new job?",
+    "When did I first mention Acme Robotics?",
+]
+WALL_ZH = [
+    "我什么时候去的长城？",
+    "我是哪天去长城的？",
+    "你还记得我啥时候去过长城吗",
+]
+
+
+@pytest.mark.parametrize("question", HIKE_EN)
+def test_tiny_when_question_in_english_is_answered_with_the_absolute_date(fresh, memory, question):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        trace = await rig.engine.run_turn("tom", question, "en")
+        said = " ".join(rig.texts())
+        assert trace.path == "memory" and not fresh.requests, said  # no model call
+        assert format_date(_day(13), False) in said  # the day "yesterday" was, not the day it was said
+        assert "hiking with Ella" in said
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("question", JOB_TOLD_EN)
+def test_tiny_when_did_i_tell_you_is_the_day_it_was_said(fresh, memory, question):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        await rig.engine.run_turn("tom", question, "en")
+        said = " ".join(rig.texts())
+        assert not fresh.requests and format_date(_day(9), False) in said and "Acme" in said, said
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("question", WALL_ZH)
+def test_tiny_when_question_in_chinese(fresh, memory, question):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        await rig.engine.run_turn("tom", question, "zh")
+        said = "".join(rig.texts())
+        day = _day(6)
+        assert not fresh.requests and f"{day.year}年{day.month}月{day.day}日" in said and "长城" in said, said
+        await rig.close()
+
+    run(scenario())
+
+
+def test_tiny_what_did_i_do_in_a_span(fresh, tmp_path):
+    async def scenario():
+        gw = ServiceMemory(tmp_path)
+        today = datetime.date.today()
+        last_monday = today - datetime.timedelta(days=today.weekday() + 7)
+        wednesday = last_monday + datetime.timedelta(days=2)
+        noon = datetime.datetime.combine(wednesday, datetime.time(12)).timestamp()
+        gw.hear("tom", noon, "我今天去博物馆看了恐龙化石。")
+        gw.hear("tom", noon + 3600, "I baked bread with my daughter today.")
+        gw.hear("tom", noon - 30 * DAY, "我去了海边。")  # a month before: not last week
+        rig = Rig(fresh, memory=gw, profile="tiny")
+        await rig.engine.run_turn("tom", "我上周都干了些什么？", "zh")
+        zh = "".join(rig.texts())
+        assert f"{wednesday.month}月{wednesday.day}日" in zh and "恐龙" in zh and "海边" not in zh, zh
+        await rig.engine.run_turn("tom", "What did I get up to last week?", "en")
+        en = rig.texts()
+        assert not fresh.requests
+        assert format_date(wednesday, False) in " ".join(en) and "baked bread" in " ".join(en), en
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("When did I go skydiving?", "en", "don't remember"),
+        ("我什么时候去的埃及？", "zh", "不记得"),
+        ("What did I do the week before last?", "en", "don't remember"),
+    ],
+)
+def test_tiny_when_question_with_nothing_that_fits_says_so_and_asks(fresh, memory, question, language, expected):
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        await rig.engine.run_turn("tom", question, language)
+        said = " ".join(rig.texts())
+        assert not fresh.requests and expected in said and ("?" in said or "？" in said), said
+        assert not any(ch.isdigit() for ch in said)  # no date invented
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What time is it?",
+        "When will I go hiking?",
+        "我什么时候要去长城？",
+        "What did I tell you about Ella?",
+        "几点了？",
+        "我哪天能拿到结果？",
+        "When should I take my pills?",
+    ],
+)
+def test_not_a_question_about_a_day_gone_by(question):
+    assert when_answers.recognise(question) is None
+
+
+def test_recognition_kinds():
+    now = datetime.datetime.now().astimezone()
+    assert when_answers.recognise("How long ago did I move to Munich?", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("When was the last time I saw my sister?", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("When was it that I told you about the trip?", now=now).kind == when_answers.TOLD
+    assert when_answers.recognise("我什么时候跟你说我换工作了？", now=now).kind == when_answers.TOLD
+    assert when_answers.recognise("我上个月去哪儿了？", now=now).kind == when_answers.SPAN
+    assert when_answers.recognise("Where did I go yesterday?", now=now).kind == when_answers.SPAN
+    assert when_answers.recognise("我上次去医院是什么时候？", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("How long ago was it that I quit smoking", now=now).kind == when_answers.EVENT
+    assert when_answers.recognise("我上次跟你聊长城是哪天", now=now).kind == when_answers.TOLD
+    assert set(when_answers.recognise("When did I visit my daughter's school?", now=now).topic) == {
+        "visit",
+        "daughter",
+        "school",
+    }
+    # the question's frame is not its topic: a weekday, "how many days ago", "哪些地方"
+    assert when_answers.recognise("What was I doing last Tuesday?", now=now).topic == {}
+    assert set(when_answers.recognise("How many days ago did I go hiking?", now=now).topic) == {"hik"}
+    assert when_answers.recognise("上个月我去了哪些地方？", now=now).topic == {}
+
+
+def test_questions_and_the_companions_words_are_not_evidence():
+    now = datetime.datetime.now().astimezone()
+    today = datetime.date.today().isoformat()
+    evidence = [
+        Memory("a", "", node_type="turn", text="When did I go hiking?", date=today, said=today, speaker="user"),
+        Memory("b", "", node_type="turn", text="You went hiking!", date=today, said=today, speaker="assistant"),
+    ]
+    assert "don't remember" in when_answers.answer("When did I go hiking?", evidence, "en", now)
