@@ -362,12 +362,16 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
         up.stop(timeout=20)
     assert "please call me" in finals.messages[0].text.lower(), finals.messages
     conversations = {m.conversation_id: m.text for m in replies.messages if m.text}
-    assert sorted(conversations.values()) == sorted([first, second]), replies.messages
-    first_id = next(c for c, text in conversations.items() if text == first)
+    # the answer to the first half may or may not have been published before the second final
+    # came (a race a loaded machine decides); either way it is never heard, and the answer to
+    # all of it is
+    assert second in conversations.values() and set(conversations.values()) <= {first, second}, replies.messages
+    first_ids = [c for c, text in conversations.items() if text == first]
     spoken = [m.utterance_id for m in speaking.messages if m.speaking]
-    assert spoken and not any(uid.startswith(first_id + ":") for uid in spoken), (
+    assert spoken and not any(uid.startswith(f + ":") for f in first_ids for uid in spoken), (
         "the answer to half the sentence was never heard"
     )
+    assert len(llm.requests) >= 2, "the first half was answered too (its model call began)"
     # the person went on before the first answer was ready, and the robot spoke only after
     # they had finished (the end of their second utterance)
     rose = [at for at, m in voice.messages if m.data]
