@@ -321,3 +321,27 @@ def test_cli_add_list_json_cancel(memory_location, capsys):
     bad = ["reminders", "add", "--owner", "alice", "--db", memory_location, "--at", "2099-01-02T07:30"]
     assert cli_main([*bad, "--tz", "Nowhere/Land", "x"]) == 2
     assert "unknown time zone" in capsys.readouterr().err
+
+
+def test_a_0005_database_gains_the_reminder_tables_with_a_backup(tmp_path, clock):
+    import sqlite3
+
+    import sqlite_utils
+
+    from fay_ros.memory import schema
+
+    path = tmp_path / "m.db"
+    conn = sqlite3.connect(path)
+    schema.migrations.apply(sqlite_utils.Database(conn), stop_before="0006_reminders")
+    conn.execute("INSERT INTO turns (owner, turn_id, time, speaker, text) VALUES ('alice', 't1', 1, 'user', '你好')")
+    conn.commit()
+    conn.close()
+    clock.t = at("2026-05-01T08:00:00")
+    store = open_store(path, HashedNgramEmbedder(), clock=clock)
+    try:
+        assert schema.schema_version(store.db)[-1] == "0006_reminders"
+        book = ReminderBook(store.reminder_tables(), clock=clock)
+        assert book.add("alice", "Europe/London", "2026-05-01T09:00", "", "x").status == "scheduled"
+    finally:
+        store.close()
+    assert len(list(tmp_path.glob("m.db.before-0006_reminders-*"))) == 1
