@@ -345,3 +345,33 @@ def test_a_0005_database_gains_the_reminder_tables_with_a_backup(tmp_path, clock
     finally:
         store.close()
     assert len(list(tmp_path.glob("m.db.before-0006_reminders-*"))) == 1
+
+
+def test_wall_clock_edges_spring_gap_autumn_repeat_and_utc_until(opened, clock):
+    # Europe/London: 01:00 GMT -> 02:00 BST on 29 March 2026; 02:00 BST -> 01:00 GMT on 25 October
+    clock.t = at("2026-03-27T12:00:00")
+    _store, book = opened()
+    r = book.add("alice", "Europe/London", "2026-03-28T01:30", "FREQ=DAILY", "spring")
+    utc = ZoneInfo("UTC")
+    seen = []
+    for _ in range(3):
+        seen.append(datetime.fromtimestamp(r.next_due_utc, utc).strftime("%m-%d %H:%M"))
+        clock.t = r.next_due_utc
+        r = book.acknowledge("alice", r.id)
+    # 01:30 does not exist on the 29th: said when the clock jumps over it (01:30 GMT = 02:30 BST)
+    assert seen == ["03-28 01:30", "03-29 01:30", "03-30 00:30"]
+
+    clock.t = at("2026-10-24T12:00:00")
+    r = book.add("alice", "Europe/London", "2026-10-25T01:30", "FREQ=DAILY", "autumn")
+    assert datetime.fromtimestamp(r.next_due_utc, utc).strftime("%m-%d %H:%M") == "10-25 00:30"  # the first 01:30
+    clock.t = r.next_due_utc
+    r = book.acknowledge("alice", r.id)  # 01:30 comes again an hour later: said once
+    assert datetime.fromtimestamp(r.next_due_utc, utc).strftime("%m-%d %H:%M") == "10-26 01:30"
+
+    clock.t = at("2026-05-01T08:00:00")
+    r = book.add("alice", "Asia/Shanghai", "2026-05-02T07:30", "FREQ=DAILY;UNTIL=20260502T235959Z", "两次")
+    clock.t = r.next_due_utc
+    r = book.acknowledge("alice", r.id)
+    assert r.due_local == "2026-05-03T07:30:00"  # UNTIL is 05-03 07:59:59 in Shanghai
+    clock.t = r.next_due_utc
+    assert book.acknowledge("alice", r.id).status == "done"

@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import builtins
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from datetime import time as clock_time
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -97,15 +98,18 @@ def parse_local(text: str) -> datetime:
     raise ReminderError(f"bad local time {text!r}: write YYYY-MM-DDTHH:MM[:SS] (wall-clock, no offset)")
 
 
-def parse_rule(text: str, start: datetime) -> RRule | None:
+def parse_rule(text: str, start: datetime, where: tzinfo | None = None) -> RRule | None:
     """The recurrence rule `text` (RFC 5545 RRULE, with or without "RRULE:") anchored at the
-    naive wall-clock `start`; None for '' (once)."""
+    naive wall-clock `start`; None for '' (once). An UNTIL in UTC ("...Z") is read as the
+    wall-clock time it is in `where` (the rule runs on wall-clock times)."""
     text = text.strip()
     if not text:
         return None
     body = text[len("RRULE:") :] if text.upper().startswith("RRULE:") else text
     if "\n" in body or "DTSTART" in body.upper():
         raise ReminderError(f"bad recurrence rule {text!r}: one RRULE line, without DTSTART")
+    if where is not None:
+        body = _UNTIL_UTC.sub(lambda m: "UNTIL=" + _local_until(m.group(1), where), body)
     try:
         rule = rrulestr(body, dtstart=start)
     except (ValueError, TypeError) as exc:
@@ -113,6 +117,17 @@ def parse_rule(text: str, start: datetime) -> RRule | None:
     if not isinstance(rule, RRule):
         raise ReminderError(f"bad recurrence rule {text!r}")
     return rule
+
+
+_UNTIL_UTC = re.compile(r"UNTIL=(\d{8}T\d{6})Z", re.IGNORECASE)
+
+
+def _local_until(utc_text: str, where: tzinfo) -> str:
+    try:
+        moment = datetime.strptime(utc_text, "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+    except ValueError as exc:
+        raise ReminderError(f"bad UNTIL {utc_text}Z") from exc
+    return moment.astimezone(where).replace(tzinfo=None).strftime("%Y%m%dT%H%M%S")
 
 
 def instant(local: datetime, where: tzinfo) -> float:
@@ -238,7 +253,7 @@ def _check(row: dict) -> tuple[Reminder, ZoneInfo, RRule | None]:
     reminder = Reminder(**row)
     where = zone(reminder.tz)
     start = parse_local(reminder.start_local)
-    rule = parse_rule(reminder.rrule, start)
+    rule = parse_rule(reminder.rrule, start, where)
     if reminder.status not in STATUSES:
         raise ReminderError(f"unknown status {reminder.status!r}")
     return reminder, where, rule
@@ -348,7 +363,7 @@ class ReminderBook:
             raise ReminderError("a reminder needs a text")
         where = zone(tz)
         start = parse_local(start_local)
-        rule = parse_rule(rrule, start)
+        rule = parse_rule(rrule, start, where)
         now = self.clock()
         if rule is None:
             first: float | None = instant(start, where)
