@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, MemoryNode
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
 from .turn_log import Turn
+
+if TYPE_CHECKING:
+    from .reminder_tables import ReminderTables
 
 _RECALL_WEIGHTS = Weights()  # frozen: one shared default is safe
 SQLITE_SCHEME = "sqlite:///"
@@ -159,6 +162,11 @@ class MemoryBackend(Protocol):
     def export_turns(self, after: tuple[str, str] = ("", ""), limit: int = 1000) -> builtins.list[Turn]: ...
 
     # --- end turn log ---
+
+    # --- issue 36: reminders and commitments (reminder_tables.py; reminders.ReminderBook) ---
+    def reminder_tables(self) -> ReminderTables: ...
+
+    # --- end issue 36 ---
 
 
 def is_postgres(location: str) -> bool:

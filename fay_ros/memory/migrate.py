@@ -1,7 +1,8 @@
 """Copy a memory from one backend to another (`fay-ros memory migrate --from ... --to ...`).
 
 Every memory of every owner, with every stored vector (each under its embedding model's
-name) and the per-owner profile and reflection state. Idempotent and resumable: memories are
+name), the per-owner profile and reflection state, the heard turns, the layered profile and the
+reminders and commitments (issue 36). Idempotent and resumable: memories are
 copied in pages by id and a memory already in the target (same id) is left alone, so running
 it again after an interruption copies only what is missing, and running it twice changes
 nothing. The source is only read.
@@ -36,11 +37,13 @@ class MigrationReport:
     present: int = 0  # already in the target (an earlier run, or the same id)
     owners_state: int = 0
     turns_copied: int = 0  # heard turns inserted by this run (turn log)
+    reminders_copied: int = 0  # reminders and commitments inserted by this run (issue 36)
 
     def summary(self) -> str:
         return (
             f"migrated {self.copied} of {self.total} memories ({self.present} already there); "
-            f"profile and reflection state of {self.owners_state} owner(s); {self.turns_copied} heard turns copied"
+            f"profile and reflection state of {self.owners_state} owner(s); {self.turns_copied} heard turns copied; "
+            f"{self.reminders_copied} reminders and commitments copied"
         )
 
 
@@ -101,6 +104,10 @@ def migrate(
     # issue 35: the layered profile's tables travel with the state
     if hasattr(source, "profile_layers") and hasattr(target, "profile_layers"):
         target.profile_layers().import_(source.profile_layers().export())
+    # --- issue 36: reminders and commitments, idempotent by id ---
+    if hasattr(source, "reminder_tables") and hasattr(target, "reminder_tables"):
+        report.reminders_copied = target.reminder_tables().import_(source.reminder_tables().export())
+    # --- end issue 36 ---
     if progress is not None:
         progress(report.total)
     return report

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import psycopg
 from psycopg import sql
 
-from .schema import SchemaError
+from .schema import REMINDER_DDL, SchemaError
 
 MIGRATIONS_TABLE = "fay_memory_migrations"
 # pg_advisory_xact_lock key of schema changes (any constant; "fay-memory" as digits).
@@ -153,10 +153,20 @@ def _m0005(cur: psycopg.Cursor) -> None:
 # --- end issue 35 ------------------------------------------------------------------------------
 
 
+# --- issue 36: reminders and commitments (fay_ros/memory/reminders.py) -------------------------
+def _m0006(cur: psycopg.Cursor) -> None:
+    for ddl in REMINDER_DDL:
+        cur.execute(ddl)
+
+
+# --- end issue 36 ------------------------------------------------------------------------------
+
+
 MIGRATIONS: list[tuple[str, Callable[[psycopg.Cursor], None]]] = [
     ("0001_memory_stream", _m0001),
     ("0004_turn_log", _m0004),  # the turn log and each memory's sources
     ("0005_profile_layers", _m0005),  # the layered profile
+    ("0006_reminders", _m0006),  # issue 36: reminders and commitments
 ]
 LATEST = [name for name, _m in MIGRATIONS]
 

@@ -1007,6 +1007,15 @@ class PostgresMemoryStore:
 
     # --- end issue 35 ------------------------------------------------------------------------
 
+    # --- issue 36: reminders and commitments -------------------------------------------------
+    def reminder_tables(self):
+        """The reminder store's tables in this database (reminder_tables.py; reminders.ReminderBook)."""
+        from .reminder_tables import PostgresReminderTables
+
+        return PostgresReminderTables(self)
+
+    # --- end issue 36 ------------------------------------------------------------------------
+
     # --- turn log (issue 35): the heard turns and what rests on them ----------------------------
     def add_turns(self, turns: Sequence[Turn], vectors: np.ndarray | None = None) -> builtins.list[str]:
         """Store the turns not stored yet (by owner + turn id), with their vectors under this

@@ -26,6 +26,45 @@ class SchemaError(FayError, RuntimeError):
     """The database cannot be used by this version (newer schema, unreadable file)."""
 
 
+# Issue 36: the reminder store's tables, the same DDL on both backends (pg_schema.py uses it as
+# written; SQLite reads DOUBLE PRECISION as REAL). Times are epoch seconds; start_local is the
+# wall-clock ISO time of the first occurrence in `tz` (docs/reminders.md, "Storage").
+REMINDER_DDL = (
+    """
+    CREATE TABLE reminders (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        tz TEXT NOT NULL,
+        start_local TEXT NOT NULL,
+        rrule TEXT NOT NULL DEFAULT '',
+        next_due_utc DOUBLE PRECISION NOT NULL,
+        status TEXT NOT NULL,
+        snoozed_until_utc DOUBLE PRECISION NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        text TEXT NOT NULL,
+        source_utterance TEXT NOT NULL DEFAULT '',
+        source_turn TEXT NOT NULL DEFAULT '',
+        created DOUBLE PRECISION NOT NULL,
+        updated DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX reminders_status_due ON reminders (status, next_due_utc)",
+    "CREATE INDEX reminders_owner_status ON reminders (owner, status)",
+    """
+    CREATE TABLE commitments (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        text TEXT NOT NULL,
+        due_hint_utc DOUBLE PRECISION NOT NULL DEFAULT 0,
+        status TEXT NOT NULL,
+        followups INTEGER NOT NULL DEFAULT 0,
+        last_followup_utc DOUBLE PRECISION NOT NULL DEFAULT 0,
+        source_turn TEXT NOT NULL DEFAULT '',
+        created DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX commitments_owner_status ON commitments (owner, status)",
+)
+
+
 @migrations(name="0001_memory_stream")
 def _m0001(db: sqlite_utils.Database) -> None:
     db.execute("""
@@ -171,6 +210,16 @@ def _m0005(db: sqlite_utils.Database) -> None:
 
 
 # --- end issue 35 ------------------------------------------------------------------------------
+
+
+# --- issue 36: reminders and commitments (fay_ros/memory/reminders.py) -------------------------
+@migrations(name="0006_reminders")
+def _m0006(db: sqlite_utils.Database) -> None:
+    for ddl in REMINDER_DDL:
+        db.execute(ddl.replace("DOUBLE PRECISION", "REAL"))
+
+
+# --- end issue 36 ------------------------------------------------------------------------------
 
 
 LATEST = [m.name for m in migrations._migrations]

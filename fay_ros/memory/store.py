@@ -634,6 +634,15 @@ class MemoryStore:
 
     # --- end issue 35 ------------------------------------------------------------------------
 
+    # --- issue 36: reminders and commitments -------------------------------------------------
+    def reminder_tables(self):
+        """The reminder store's tables in this database (reminder_tables.py; reminders.ReminderBook)."""
+        from .reminder_tables import SqliteReminderTables
+
+        return SqliteReminderTables(self.db, self.lock)
+
+    # --- end issue 36 ------------------------------------------------------------------------
+
     # --- turn log (issue 35): the heard turns and what rests on them ----------------------------
     def add_turns(self, turns: Sequence[Turn], vectors: np.ndarray | None = None) -> builtins.list[str]:
         """Store the turns not stored yet (by owner + turn id), with their vectors under this
