@@ -423,28 +423,10 @@ class SearchWeights:
 
 
 HYBRID = SearchWeights()
-WORDS_ONLY = SearchWeights(
-    meaning=0.0,
-    time=0.0,
-    facts=0.0,
-    recent=0.0,
-    recent_current=0.0,
-    dated=0.0,
-    assistant_factor=1.0,
-    hop=0.0,
-    entity=0.0,
-)
-MEANING_ONLY = SearchWeights(
-    words=0.0,
-    time=0.0,
-    facts=0.0,
-    recent=0.0,
-    recent_current=0.0,
-    dated=0.0,
-    assistant_factor=1.0,
-    hop=0.0,
-    entity=0.0,
-)
+# The baselines: one signal alone, every other weight off (and the assistant's words as the owner's).
+_ALONE = dict(time=0.0, facts=0.0, recent=0.0, recent_current=0.0, dated=0.0, assistant_factor=1.0, hop=0.0, entity=0.0)
+WORDS_ONLY = SearchWeights(meaning=0.0, **_ALONE)
+MEANING_ONLY = SearchWeights(words=0.0, **_ALONE)
 
 
 def search(
