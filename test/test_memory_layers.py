@@ -84,11 +84,17 @@ def test_preferences_update_at_count_and_interval_of_signal_time(svc):
 def test_awareness_is_written_at_most_daily(svc):
     talk = Talk(svc)
     for i in range(5):
-        talk.say(f"I played chess round {i}", T0 + i * HOUR)
+        talk.say("I played chess again" if i % 2 else "how was your day?", T0 + i * HOUR)
     assert svc.layered.layers("tom").notes == []
     talk.say("I played chess", T0 + DAY + 1)
     notes = svc.layered.layers("tom").notes
-    assert len(notes) == 1 and "chess" in notes[0]["text"] and len(notes[0]["evidence"]) == 6
+    # the note rests on the turns about chess, not on the small talk between them
+    assert len(notes) == 1 and "chess" in notes[0]["text"] and len(notes[0]["evidence"]) == 3
+    # a day of small talk only leaves no note ("8 turns." says nothing)
+    for i in range(8):
+        talk.say("how was your day?", T0 + 3 * DAY + i * HOUR)
+    talk.say("nice weather", T0 + 5 * DAY)
+    assert len(svc.layered.layers("tom").notes) == 1
 
 
 def test_a_replay_of_three_weeks_in_seconds_follows_the_turn_times(svc):

@@ -96,6 +96,10 @@ def facts(text: str) -> list[tuple[str, str]]:
         ("I am planning to visit Rome next week.", [("plan:next_week", "User is planning to visit Rome next week.")]),
         ("I will see my doctor on Friday.", [("plan:on_friday", "User will see their doctor on friday.")]),
         ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
+        # no junk: "it" and a place are not tastes; a hobby taken up as people say it
+        ("it's been quieter since the move but I like it, nearer the sea", []),
+        ("I've took up the birdwatching proper now.", [("taste:birdwatching", "User likes birdwatching.")]),
+        ("I like walking when it rains.", [("taste:walking", "User likes walking.")]),
     ],
 )
 def test_english_statements_about_oneself(text, expected):
@@ -451,6 +455,10 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
         ),
         ("I mostly eat fish these days.", [("taste:fish", "User eats fish these days.")]),
         ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
+        # no junk: "it" and a place are not tastes; a hobby taken up as people say it
+        ("it's been quieter since the move but I like it, nearer the sea", []),
+        ("I've took up the birdwatching proper now.", [("taste:birdwatching", "User likes birdwatching.")]),
+        ("I like walking when it rains.", [("taste:walking", "User likes walking.")]),
     ],
 )
 def test_tastes_that_change(text, expected):

@@ -213,9 +213,17 @@ _EN_TASTE = [
     # (not "I'm back to work", "I switched to a new phone": a place, a routine, one object)
     (
         re.compile(
-            r"\bI(?:'m| am| have|'ve)? (?:back (?:to|on|into)|now into|hooked on|gone back to|switched (?:over )?to|"
-            rf"gotten into|got into|taken up|took up)\s+(?!(?:a|an|my|the|work|school|normal|bed|sleep|"
-            rf"square one|basics)\b)(.+?){_STOP_CLAUSE}",
+            r"\bI(?:'m| am| have|'ve)? (?:back (?:to|on|into)|gone back to|switched (?:over )?to)\s+"
+            rf"(?!(?:a|an|my|the|work|school|normal|bed|sleep|square one|basics)\b)(.+?){_STOP_CLAUSE}",
+            re.I,
+        ),
+        True,
+    ),
+    # (a hobby taken up may be "the birdwatching", as people say it)
+    (
+        re.compile(
+            r"\bI(?:'m| am| have|'ve)? (?:now into|hooked on|gotten into|got into|taken up|took up)\s+(?:the\s+)?"
+            rf"(?!(?:a|an|my)\b)(.+?){_STOP_CLAUSE}",
             re.I,
         ),
         True,
@@ -538,12 +546,25 @@ def _clauses(text: str) -> list[str]:
 def _clean_object(value: str) -> str:
     value = _STOPPED_WHEN.sub("", re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I))
     value = re.sub(
-        r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead))+$",
+        r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead|"
+        r"proper|properly|again|seriously))+$",
         "",
         value,
         flags=re.I,
     )
     return value.strip(" .,!;\"'").lower()
+
+
+# Words a thing one likes does not start with ("nearer the Dales", "when it rains", "how you talk").
+_NOT_A_THING_START = {"nearer", "near", "closer", "better", "more", "less", "when", "how", "because", "if", "about"}
+
+
+def _is_taste_object(thing: str) -> bool:
+    words = thing.strip(" ,.;!?").split()
+    if not words or thing.strip(" ,.;!?") in _TASTE_OBJECT_SKIP:
+        return False
+    first = words[0].strip(",.;!?")
+    return first not in _TASTE_OBJECT_SKIP and first not in _NOT_A_THING_START
 
 
 def _third_person(value: str) -> str:
@@ -620,18 +641,17 @@ def _en(clause: str) -> list[SelfFact]:
                     continue
                 taken.append(m.span())
                 value = _clean_object(m.group(1))
-                if (
-                    not value
-                    or value in _TASTE_OBJECT_SKIP
-                    or value.split()[0] in _TASTE_OBJECT_SKIP
-                    or len(value.split()) > 8
-                ):
+                if not value or len(value.split()) > 8:
                     continue
                 verb = "likes" if likes else "does not like"
+                # each object on its own: "I like it, nearer the Dales" names no taste at all
                 for thing in _split_objects(_third_person(value)):
-                    out.append(
-                        SelfFact("preference", f"taste:{_key_part(thing)}", thing, f"{USER_EN} {verb} {thing}.", "en")
-                    )
+                    if _is_taste_object(thing):
+                        out.append(
+                            SelfFact(
+                                "preference", f"taste:{_key_part(thing)}", thing, f"{USER_EN} {verb} {thing}.", "en"
+                            )
+                        )
     m = _EN_HABIT_NOW.search(clause)
     if m:
         thing = _third_person(_clean_object(m.group(2)))

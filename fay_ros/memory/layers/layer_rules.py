@@ -162,12 +162,31 @@ def update_awareness(layers: OwnerLayers, signals: list[ProfileSignal], config: 
                 stated.append(f"{'like' if taste.likes else 'no longer like'} {taste.thing}")
             else:
                 topics[taste.thing] += 1
-    parts = [f"{len(signals)} turns"]
-    if topics:
-        parts.append("talked about " + ", ".join(f"{k} ({n})" for k, n in topics.most_common(5)))
+    told = [_told(f.content) for s in signals for f in s.facts if f.kind != "preference"]
+    parts = []
+    if told:
+        parts.append("told about themselves: " + "; ".join(dict.fromkeys(told)))
     if stated:
         parts.append("said they " + "; ".join(dict.fromkeys(stated)))
-    return add_note(layers, signals[-1].time, "; ".join(parts) + ".", [s.turn_id for s in signals])
+    if topics:
+        parts.append("talked about " + ", ".join(f"{k} ({n})" for k, n in topics.most_common(5)))
+    if not parts:  # small talk only: nothing worth a note ("8 turns." says nothing)
+        return []
+    evidence = [s.turn_id for s in signals if s.facts or s.tastes]
+    return add_note(layers, signals[-1].time, _capitalised("; ".join(parts)) + ".", evidence)
+
+
+def _told(content: str) -> str:
+    """A stated fact as a note's phrase: "User's daughter is called Lena." → "their daughter is
+    called Lena"; "User teaches chemistry." → "teaches chemistry"; Chinese as it was stored."""
+    text = content.strip().rstrip(".。")
+    if text.startswith("User's "):
+        return "their " + text[len("User's ") :]
+    return text.removeprefix("User ")
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def add_note(layers: OwnerLayers, t: float, text: str, evidence: list[str]) -> list[Change]:
