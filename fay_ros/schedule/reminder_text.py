@@ -111,18 +111,21 @@ _EN_REQUEST = re.compile(
 )
 _EN_NEGATIVE = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|no need to|never|stop|not|won'?t need)\b(?:\s+[\w']+){0,3}?\s+"
-    r"(?:remind|reminders?|alarm)\b|\bno (?:more )?(?:need for (?:a |any )?)?(?:reminders?|alarms?)\b|"
+    r"(?:remind\w*|alarms?)\b|\bno (?:more )?(?:need for (?:a |any )?)?(?:reminders?|alarms?)\b|"
     r"\bwithout (?:a |any )?reminder",
     re.I,
 )
 _EN_ASKING_ABOUT = re.compile(
-    r"^\s*(?:what|which|did|do i|have i|has|how many|any|list|show|when is|where)\b[^?]*\breminders?\b", re.I
+    r"^\s*(?:(?:what|which|do i|have i|how many|any|list|show|when is|where)\b[^?]*\breminders?\b|"
+    r"(?:did|have|has) you\b[^?]*\bremind)",
+    re.I,
 )
 _ZH_REQUEST = re.compile(r"提醒|叫我|叫醒|喊我|闹钟|别让我忘|通知我")
 _ZH_NEGATIVE = re.compile(
     r"(?:不用|不要|别|无需|不需要|不必|甭|用不着|没必要|取消)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
 _ZH_ASKING_ABOUT = re.compile(r"(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒")
+_WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -654,6 +657,11 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
     f = _Found()
     (_scan_zh if zh else _scan_en)(scanner, f, today)
     what = _clean(scanner.rest, zh)
+    wake = _WAKE.search(text)
+    if wake and not f.period and f.hour is not None and f.hour < 12 and not f.clock_exact:
+        f.period = "early" if f.hour < DAY_FROM else "morning"  # "wake me up at 6": 06:00, asked for
+    if wake and not what:
+        what = "起床" if zh else "wake up"
 
     if f.vague:
         return ParsedReminder(None, what, None, AMBIGUOUS)
@@ -684,8 +692,10 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
 
 
 def _first_ahead(f: _Found, today: date, now: datetime, zone: ZoneInfo) -> datetime:
-    """A clock time with no day: the first reading still ahead (today, else tomorrow); a bare
-    hour tries the waking-day reading, then the other half of the day."""
+    """A clock time with no day: the first day on which a reading is still ahead (today, else
+    tomorrow); a bare hour is read on that day in the waking day when it can be (said at 04:00,
+    "at 5" is 17:00), else as the first reading ahead (said at 20:00, "at 11" is 23:00, which
+    asks "night")."""
     assert f.hour is not None
     preferred = _hour_in_period(f.hour, f.period, f.clock_exact)
     readings = [preferred]
@@ -696,7 +706,7 @@ def _first_ahead(f: _Found, today: date, now: datetime, zone: ZoneInfo) -> datet
         key=lambda c: c.timestamp(),
     )
     ahead = [c for c in candidates if c > now]
-    waking = [c for c in ahead if DAY_FROM <= c.hour < 23]
+    waking = [c for c in ahead if c.date() == ahead[0].date() and DAY_FROM <= c.hour < NIGHT_FROM]
     return (waking or ahead)[0]
 
 
@@ -729,7 +739,7 @@ def _clean(rest: str, zh: bool) -> str:
         t = re.sub(
             r"(?:请|麻烦你?|你)?(?:帮我)?(?:设(?:置|定)?一?个)?(?:提醒|闹钟)(?:一下)?(?:我)?(?:一下)?(?:，|,)?", "", t
         )
-        t = re.sub(r"(?:叫我|喊我)", "", t)
+        t = re.sub(r"叫醒我?|(?:叫我|喊我)", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|去?(?=去))+", "", t)
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下)+$", "", t)
         return t.strip("，,。.！!？?、 ")
