@@ -141,7 +141,14 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         "练琴",
     ),
     ("每天晚上十点提醒我睡觉", "fri9", "2026-12-04 22:00", "FREQ=DAILY;BYHOUR=22;BYMINUTE=0", None, "睡觉"),
-    ("周末上午九点提醒我浇花", "fri9", "2026-12-05 09:00", "FREQ=WEEKLY;BYDAY=SA,SU;BYHOUR=9;BYMINUTE=0", None, "浇花"),
+    (
+        "每个周末上午九点提醒我浇花",
+        "fri9",
+        "2026-12-05 09:00",
+        "FREQ=WEEKLY;BYDAY=SA,SU;BYHOUR=9;BYMINUTE=0",
+        None,
+        "浇花",
+    ),
     ("每隔两小时提醒我喝水", "fri9", "2026-12-04 11:00", "FREQ=HOURLY;INTERVAL=2", None, "喝水"),
     (
         "每周二早上七点半提醒我倒垃圾",
@@ -161,6 +168,16 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("后天提醒我交水费", "fri9", None, None, "no_time", "交水费"),
     ("明天晚上提醒我收快递", "fri9", None, None, "no_time", "收快递"),
     ("过几天提醒我续签合同", "fri9", None, None, "ambiguous", "续签合同"),
+    ("这周末提醒我打扫卫生", "fri9", None, None, "ambiguous", "打扫卫生"),
+    ("remind me next week to renew my passport", "fri9", None, None, "ambiguous", "renew my passport"),
+    (
+        "remind me to water the plants every 3 days at 8",
+        "fri9",
+        "2026-12-05 08:00",
+        "FREQ=DAILY;INTERVAL=3;BYHOUR=8;BYMINUTE=0",
+        None,
+        "water the plants",
+    ),
     ("五个小时后提醒我收衣服", "fri20", "2026-12-05 01:00", None, "night", "收衣服"),
 ]
 
@@ -263,9 +280,16 @@ def test_daily_repeat_keeps_wall_clock_time_across_the_october_change():
     for _ in range(4):
         assert due is not None
         walked.append((due.strftime("%m-%d %H:%M"), due.utcoffset()))
-        due = next_occurrence(result.repeat, due, tz)
+        due = next_occurrence(result.repeat, due, tz, start=result.due)
     assert [w[0] for w in walked] == expected
     assert walked[0][1] == timedelta(hours=1) and walked[3][1] == timedelta(0)
+
+
+def test_an_interval_counts_from_the_first_due():
+    result = _parse("remind me to water the plants every 3 days at 8", "fri9")
+    assert result.repeat is not None and result.due is not None
+    following = next_occurrence(result.repeat, result.due, SH, start=result.due)
+    assert following is not None and following - result.due == timedelta(days=3)
 
 
 def test_cli_parse_prints_json(capsys):

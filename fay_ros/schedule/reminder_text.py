@@ -122,7 +122,7 @@ _EN_ASKING_ABOUT = re.compile(
 )
 _ZH_REQUEST = re.compile(r"提醒|叫我|叫醒|喊我|闹钟|别让我忘|通知我")
 _ZH_NEGATIVE = re.compile(
-    r"(?:不用|不要|别|无需|不需要|不必|甭|用不着|没必要|取消)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
+    r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
 _ZH_ASKING_ABOUT = re.compile(r"(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒")
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
@@ -134,8 +134,8 @@ def is_reminder_request(text: str) -> bool:
     or plain chat)."""
     if _CJK.search(text):
         return bool(_ZH_REQUEST.search(text)) and not _ZH_NEGATIVE.search(text) and not _ZH_ASKING_ABOUT.search(text)
-    if re.search(r"don'?t let me forget", text, re.I):
-        return True
+    if re.search(r"don'?t let me forget|(?:don'?t|do not) forget to (?:remind|wake|set)", text, re.I):
+        return not _EN_ASKING_ABOUT.search(text)
     return bool(_EN_REQUEST.search(text)) and not _EN_NEGATIVE.search(text) and not _EN_ASKING_ABOUT.search(text)
 
 
@@ -159,6 +159,8 @@ class _Found:
     interval: int = 1
     bymonthday: int | None = None
     vague: bool = False
+    weekday_bare: bool = False  # "on Friday" said on a Friday: today if still ahead, else in a week
+    end_of_day: bool = False  # "midnight", "晚上十二点": 00:00 after the day named
     spans: list[tuple[int, int]] = field(default_factory=list)
 
 
@@ -281,6 +283,12 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.vague = True
         s.take(m)
     # repeats
+    for m in s.each(rf"\bevery (other|{EN_NUMBER}) (day|week)s?\b"):
+        f.freq = "DAILY" if m.group(2).lower() == "day" else "WEEKLY"
+        f.interval = 2 if m.group(1).lower() == "other" else _num(m.group(1)) or 1
+        if f.freq == "WEEKLY":
+            f.byday = [WEEKDAY_CODES[today.weekday()]]
+        s.take(m)
     for m in s.each(r"\bevery (\d+|" + EN_NUMBER + r") (minute|hour)s?\b"):
         f.freq = "MINUTELY" if m.group(2).lower() == "minute" else "HOURLY"
         f.interval = _num(m.group(1)) or 1
@@ -353,14 +361,9 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         weekday = _en_weekday(m.group(2))
         ahead = (weekday - today.weekday()) % 7
         if (m.group(1) or "").lower() == "next" and ahead == 0:
-            ahead = 7
-        elif (m.group(1) or "").lower() == "next" and weekday < today.weekday():
-            ahead = ahead  # "next Monday" said on Friday: the coming Monday
-        elif (m.group(1) or "").lower() == "next":
-            ahead += 7 if weekday <= today.weekday() else 0
-        if ahead == 0 and not m.group(1):
-            ahead = 0
+            ahead = 7  # "next Friday" said on a Friday: in a week; on a Monday: this Friday
         f.day, f.day_said = today + timedelta(days=ahead), True
+        f.weekday_bare = ahead == 0 and not m.group(1)
         s.take(m)
     for m in s.each(
         rf"\b(?:on )?(?:(?:the )?{_ORD} (?:of )?{_MONTH_RE}|{_MONTH_RE} (?:the )?{_ORD})(?:,? (\d{{4}}))?\b(?!:)"
@@ -381,11 +384,16 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if f.day is None:
             f.vague = True
         s.take(m)
+    for m in s.each(
+        r"\b(?:(?:this|next|the) (?:coming )?(?:week|weekend|month|year)|(?:this|next|the) (?:few )?days)\b"
+    ):
+        f.vague = True  # a stretch of time, no day: ask which
+        s.take(m)
     # times of day
     for m in s.each(r"\b(?:at )?(noon|midday|midnight)\b"):
         f.hour, f.minute, f.clock_exact = (0 if m.group(1).lower() == "midnight" else 12), 0, True
         if f.hour == 0:
-            f.period = "night"
+            f.period, f.end_of_day = "night", True
         s.take(m)
     for m in s.each(rf"\b(?:at )?(half|(?:a )?quarter) (past|to) ({EN_NUMBER})\b"):
         hour = _num(m.group(3)) or 0
@@ -459,7 +467,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(r"(?:每个?|逢)?工作日|每周一到(?:周)?五|周一到周五|每个?(?:周|星期|礼拜)一至五"):
         f.freq, f.byday = "WEEKLY", list(WEEKDAY_CODES[:5])
         s.take(m)
-    for m in s.each(r"每个?周末|(?:逢)?周末"):
+    for m in s.each(r"每个?周末|逢周末|周末都"):
         f.freq, f.byday = "WEEKLY", ["SA", "SU"]
         s.take(m)
     for m in s.each(r"每个?(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?(?:周|星期|礼拜)?[一二三四五六日天])*)"):
@@ -476,6 +484,10 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             f.period = _ZH_PERIODS[word]
         s.take(m)
     # relative
+    for m in s.each(rf"(过)?({_ZH_NUM})个?刻钟(后|以后|之后)?"):
+        if m.group(1) or m.group(3):
+            f.delta = timedelta(minutes=15 * (_num(m.group(2)) or 1))
+            s.take(m)
     for m in s.each(rf"(过)?({_ZH_NUM}个半|{_ZH_NUM}|半)个?{_ZH_UNIT}(半)?(后|以后|之后)?"):
         if not (m.group(1) or m.group(5)):
             continue  # "三天" alone is a duration, not a time
@@ -518,6 +530,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             f.day = monday + timedelta(days=weekday)
         else:
             f.day = today + timedelta(days=(weekday - today.weekday()) % 7)
+            f.weekday_bare = f.day == today
         f.day_said = True
         s.take(m)
     for m in s.each(rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})(?:号|日)"):
@@ -537,6 +550,9 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
                 f.day = _month_day(_add_months(today, 1), day_n)
         f.day_said = True
         f.vague = f.vague or f.day is None
+        s.take(m)
+    for m in s.each(r"(?:下|这|本)个?(?:周末?|星期|礼拜|月)|(?:周末|月底|月初|年底)"):
+        f.vague = True  # a stretch of time, no day: ask which
         s.take(m)
     # times of day
     for m in s.each(
@@ -634,12 +650,21 @@ def _rrule(f: _Found, hour: int | None) -> str:
     return ";".join(parts)
 
 
-def next_occurrence(rule: str, after: datetime, tz: str) -> datetime | None:
+def next_occurrence(rule: str, after: datetime, tz: str, start: datetime | None = None) -> datetime | None:
     """The first occurrence of an RRULE strictly after `after`, on the wall clock of `tz`
-    (daylight saving changes keep the wall-clock time)."""
+    (daylight saving changes keep the wall-clock time). `start` is the rule's DTSTART (a
+    reminder's first due: "every 3 days" counts from it); without it, the first wall-clock
+    time the rule names after `after` (its INTERVAL not yet counting)."""
     zone = ZoneInfo(tz)
     local = after.astimezone(zone).replace(tzinfo=None, microsecond=0)
-    found = du_rrule.rrulestr(rule, dtstart=local.replace(second=0)).after(local, inc=False)
+    if start is not None:
+        dtstart = start.astimezone(zone).replace(tzinfo=None, microsecond=0)
+    elif "FREQ=HOURLY" in rule or "FREQ=MINUTELY" in rule:
+        dtstart = local.replace(second=0)
+    else:
+        rule = re.sub(r";?INTERVAL=\d+", "", rule)
+        dtstart = local.replace(hour=0, minute=0, second=0)
+    found = du_rrule.rrulestr(rule, dtstart=dtstart).after(local, inc=False)
     return found.replace(tzinfo=zone) if found else None
 
 
@@ -681,8 +706,13 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         return ParsedReminder(due, what, None, NIGHT if night else None)
     if f.hour is None:
         return ParsedReminder(None, what, None, NO_TIME)
+    if f.period == "night" and f.hour == 12:
+        f.end_of_day = True
     if f.day_said and f.day is not None:
-        due = _at(f.day, _hour_in_period(f.hour, f.period, f.clock_exact), f.minute, zone)
+        day = f.day + timedelta(days=1) if f.end_of_day else f.day
+        due = _at(day, _hour_in_period(f.hour, f.period, f.clock_exact), f.minute, zone)
+        if due <= local_now and f.weekday_bare:
+            due = _at(day + timedelta(days=7), due.hour, due.minute, zone)
         if due <= local_now:
             return ParsedReminder(due, what, None, PAST)
     else:
@@ -715,8 +745,10 @@ def _is_night(due: datetime) -> bool:
 
 
 _EN_ASK = re.compile(
-    r"^\s*(?:hey[,]?\s+\w+[,]?\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+|pls\s+|i need you to\s+|"
-    r"i want you to\s+|i'?d like you to\s+)?",
+    r"^\s*(?:(?:hey|hi|ok|okay)[,!]?\s+(?:\w+[,!]\s+)?)?"
+    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+|pls\s+|i need you to\s+|"
+    r"i want you to\s+|i'?d like you to\s+|(?:don'?t|do not) forget to\s+)?"
+    r"(?:i (?:need|have|want|must|should|got) to\s+(?=\w+\s+\w))?",
     re.I,
 )
 _EN_LEAD = re.compile(
@@ -735,7 +767,7 @@ def _clean(rest: str, zh: bool) -> str:
     t = rest.replace("\0", " ")
     if zh:
         t = re.sub(r"\s+", "", t)
-        t = re.sub(r"^(?:请|麻烦|你|能不能|可以|帮我|帮忙|记得|给我|在|到)+", "", t)
+        t = re.sub(r"^(?:请|麻烦|你|能不能|可以|帮我|帮忙|记得|给我|在|到|别忘了?|不要忘了?|别忘记|不要忘记)+", "", t)
         t = re.sub(
             r"(?:请|麻烦你?|你)?(?:帮我)?(?:设(?:置|定)?一?个)?(?:提醒|闹钟)(?:一下)?(?:我)?(?:一下)?(?:，|,)?", "", t
         )
