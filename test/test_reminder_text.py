@@ -49,6 +49,17 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("remind me at 2 am to check the server", "fri9", "2026-12-05 02:00", None, None, "check the server"),
     ("remind me at 11:30 pm to lock the door", "fri9", "2026-12-04 23:30", None, None, "lock the door"),
     ("please remind me about the dentist 20 minutes from now", "fri9", "2026-12-04 09:20", None, None, "the dentist"),
+    ("remind me at seven thirty tomorrow to leave", "fri9", "2026-12-05 07:30", None, None, "leave"),
+    ("remind me at 10 past 8 to feed the cat", "fri20", "2026-12-04 20:10", None, None, "feed the cat"),
+    ("remind me on Friday at 8 to call mum", "fri9", "2026-12-11 08:00", None, None, "call mum"),
+    (
+        "remind me at 5 to prepare next week's slides",
+        "fri9",
+        "2026-12-04 17:00",
+        None,
+        None,
+        "prepare next week's slides",
+    ),
     # English repeats
     (
         "remind me every day at 7:30 to take my pills",
@@ -129,6 +140,8 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("20分钟后提醒我出发", "fri9", "2026-12-04 09:20", None, None, "出发"),
     ("提醒我10:30开会", "fri9", "2026-12-04 10:30", None, None, "开会"),
     ("请在明天早上六点半叫醒我", "fri9", "2026-12-05 06:30", None, None, "起床"),
+    ("帮我定个明早六点半的闹钟", "fri9", "2026-12-05 06:30", None, None, ""),
+    ("今天晚上十二点提醒我看球赛", "fri9", "2026-12-05 00:00", None, None, "看球赛"),
     # Chinese repeats
     ("每天早上七点提醒我喝水", "fri9", "2026-12-05 07:00", "FREQ=DAILY;BYHOUR=7;BYMINUTE=0", None, "喝水"),
     ("工作日早上八点提醒我打卡", "fri9", "2026-12-07 08:00", f"{WEEKDAYS};BYHOUR=8;BYMINUTE=0", None, "打卡"),
@@ -157,6 +170,14 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         "FREQ=WEEKLY;BYDAY=TU;BYHOUR=7;BYMINUTE=30",
         None,
         "倒垃圾",
+    ),
+    (
+        "每周日晚上九点提醒我准备下周的工作",
+        "fri9",
+        "2026-12-06 21:00",
+        "FREQ=WEEKLY;BYDAY=SU;BYHOUR=21;BYMINUTE=0",
+        None,
+        "准备下周的工作",
     ),
     ("每天七点半提醒我吃早饭", "fri9", "2026-12-05 07:30", "FREQ=DAILY;BYHOUR=7;BYMINUTE=30", None, "吃早饭"),
     # Chinese questions
@@ -199,6 +220,9 @@ NEGATIVES = [
     "我有哪些提醒",
     "今天天气怎么样",
     "不需要闹钟",
+    "Thanks for reminding me",
+    "remind me what my wife's name is",
+    "谢谢你提醒我",
 ]
 
 # Phrases of the table this parser gets wrong today (kept in the table, counted as misses).

@@ -117,14 +117,17 @@ _EN_NEGATIVE = re.compile(
 )
 _EN_ASKING_ABOUT = re.compile(
     r"^\s*(?:(?:what|which|do i|have i|how many|any|list|show|when is|where)\b[^?]*\breminders?\b|"
-    r"(?:did|have|has) you\b[^?]*\bremind)",
+    r"(?:did|have|has) you\b[^?]*\bremind)|\bthanks?(?: you)? for (?:the )?remind|"
+    r"\bremind me (?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b",
     re.I,
 )
 _ZH_REQUEST = re.compile(r"提醒|叫我|叫醒|喊我|闹钟|别让我忘|通知我")
 _ZH_NEGATIVE = re.compile(
     r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
-_ZH_ASKING_ABOUT = re.compile(r"(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒")
+_ZH_ASKING_ABOUT = re.compile(
+    r"谢谢(?:你|您)?(?:的)?提醒|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒"
+)
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -384,23 +387,36 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if f.day is None:
             f.vague = True
         s.take(m)
-    for m in s.each(
-        r"\b(?:(?:this|next|the) (?:coming )?(?:week|weekend|month|year)|(?:this|next|the) (?:few )?days)\b"
-    ):
-        f.vague = True  # a stretch of time, no day: ask which
-        s.take(m)
     # times of day
     for m in s.each(r"\b(?:at )?(noon|midday|midnight)\b"):
         f.hour, f.minute, f.clock_exact = (0 if m.group(1).lower() == "midnight" else 12), 0, True
         if f.hour == 0:
             f.period, f.end_of_day = "night", True
         s.take(m)
-    for m in s.each(rf"\b(?:at )?(half|(?:a )?quarter) (past|to) ({EN_NUMBER})\b"):
+    for m in s.each(
+        rf"\b(?:at )?(half|(?:a )?quarter|{EN_NUMBER})(?: minutes?)? (past|after|to|before) ({EN_NUMBER})\b"
+    ):
         hour = _num(m.group(3)) or 0
-        minute = 30 if m.group(1).lower() == "half" else 15
-        if m.group(2).lower() == "to":
+        word = m.group(1).lower()
+        minute = 30 if word == "half" else 15 if word.endswith("quarter") else _num(word) or 0
+        if hour > 12 or minute >= 60:
+            continue
+        if m.group(2).lower() in ("to", "before"):
             hour, minute = hour - 1, 60 - minute
         f.hour, f.minute = hour % 24, minute
+        s.take(m)
+    spoken = rf"\b(?:at )?({EN_NUMBER}) (o'?clock|oh (?:one|two|three|four|five|six|seven|eight|nine)|{EN_NUMBER})"
+    for m in s.each(rf"{spoken}(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z]))?"):
+        spoken_hour, tail = _num(m.group(1)), m.group(2).lower()
+        spoken_minute = 0 if "clock" in tail else _num(tail.removeprefix("oh "))
+        if spoken_hour is None or spoken_minute is None or not 1 <= spoken_hour <= 12:
+            continue
+        if not (tail.startswith(("oh", "o")) or 10 <= spoken_minute <= 59):
+            continue
+        f.hour, f.minute = spoken_hour, spoken_minute
+        if m.group(3):
+            f.clock_exact = True
+            f.hour = spoken_hour % 12 + (12 if m.group(3).lower().startswith("p") else 0)
         s.take(m)
     clock = rf"(\d{{1,2}})[:.](\d\d)|({EN_NUMBER})"
     ampm = r"\s*(a\.?m\.?|p\.?m\.?|o'?clock)(?![a-z])"
@@ -426,6 +442,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         elif hour_t and (clock_hour >= 13 or hour_t.startswith("0")):
             f.clock_exact = True
         s.take(m)
+    _stretch(s, f, r"\b(?:(?:this|next|the) (?:coming )?(?:week|weekend|month|year)|(?:this|next|the) (?:few )?days)\b")
     for m in s.each(r"\b(?:in the |this |at |tomorrow )?(morning|afternoon|evening|night)\b"):
         f.period = _PERIODS_EN[m.group(1).lower()]
         if m.group(0).lower().startswith("this") and f.day is None:
@@ -551,9 +568,6 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         f.day_said = True
         f.vague = f.vague or f.day is None
         s.take(m)
-    for m in s.each(r"(?:下|这|本)个?(?:周末?|星期|礼拜|月)|(?:周末|月底|月初|年底)"):
-        f.vague = True  # a stretch of time, no day: ask which
-        s.take(m)
     # times of day
     for m in s.each(
         rf"({_ZH_PERIOD_RE})?\s*(?:(\d{{1,2}})[:：](\d\d)|({_ZH_NUM})[点點时](?:钟)?(?:(半)|(一刻)|(三刻)|过?({_ZH_NUM})分?)?)"
@@ -579,10 +593,21 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         elif m.group(2) and (hour >= 13 or m.group(2).startswith("0")):
             f.clock_exact = True
         s.take(m)
+    _stretch(s, f, r"(?:下|这|本)个?(?:周末?|星期|礼拜|月)|周末|月底|月初|年底")
     for m in s.each(_ZH_PERIOD_RE):
         if m.group(0) == "早" or m.group(0) == "晚":
             continue  # a lone 早/晚 is too often another word (早点, 晚饭)
         f.period = _ZH_PERIODS[m.group(0)]
+        s.take(m)
+
+
+def _stretch(s: _Scanner, f: _Found, pattern: str) -> None:
+    """A stretch of time ("next week", "这周末") with nothing else saying when: ask which day.
+    With a day or time said it is part of the reminder's words ("prepare next week's slides")."""
+    if f.day is not None or f.hour is not None or f.freq or f.delta is not None:
+        return
+    for m in s.each(pattern):
+        f.vague = True
         s.take(m)
 
 
@@ -768,6 +793,7 @@ def _clean(rest: str, zh: bool) -> str:
     if zh:
         t = re.sub(r"\s+", "", t)
         t = re.sub(r"^(?:请|麻烦|你|能不能|可以|帮我|帮忙|记得|给我|在|到|别忘了?|不要忘了?|别忘记|不要忘记)+", "", t)
+        t = re.sub(r"^(?:帮我)?(?:定|设|订|设置|设定)一?个|的?闹钟", "", t)
         t = re.sub(
             r"(?:请|麻烦你?|你)?(?:帮我)?(?:设(?:置|定)?一?个)?(?:提醒|闹钟)(?:一下)?(?:我)?(?:一下)?(?:，|,)?", "", t
         )
