@@ -142,6 +142,8 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("请在明天早上六点半叫醒我", "fri9", "2026-12-05 06:30", None, None, "起床"),
     ("帮我定个明早六点半的闹钟", "fri9", "2026-12-05 06:30", None, None, ""),
     ("今天晚上十二点提醒我看球赛", "fri9", "2026-12-05 00:00", None, None, "看球赛"),
+    ("你能提醒我明天三点开会吗", "fri9", "2026-12-05 15:00", None, None, "开会"),
+    ("零点提醒我发消息", "fri9", "2026-12-05 00:00", None, None, "发消息"),
     # Chinese repeats
     ("每天早上七点提醒我喝水", "fri9", "2026-12-05 07:00", "FREQ=DAILY;BYHOUR=7;BYMINUTE=0", None, "喝水"),
     ("工作日早上八点提醒我打卡", "fri9", "2026-12-07 08:00", f"{WEEKDAYS};BYHOUR=8;BYMINUTE=0", None, "打卡"),
@@ -178,6 +180,14 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         "FREQ=WEEKLY;BYDAY=SU;BYHOUR=21;BYMINUTE=0",
         None,
         "准备下周的工作",
+    ),
+    (
+        "每隔一天晚上八点提醒我洗头",
+        "fri9",
+        "2026-12-04 20:00",
+        "FREQ=DAILY;INTERVAL=2;BYHOUR=20;BYMINUTE=0",
+        None,
+        "洗头",
     ),
     ("每天七点半提醒我吃早饭", "fri9", "2026-12-05 07:30", "FREQ=DAILY;BYHOUR=7;BYMINUTE=30", None, "吃早饭"),
     # Chinese questions
@@ -223,6 +233,8 @@ NEGATIVES = [
     "Thanks for reminding me",
     "remind me what my wife's name is",
     "谢谢你提醒我",
+    "我不想被提醒",
+    "提醒功能怎么用",
 ]
 
 # Phrases of the table this parser gets wrong today (kept in the table, counted as misses).

@@ -123,10 +123,10 @@ _EN_ASKING_ABOUT = re.compile(
 )
 _ZH_REQUEST = re.compile(r"提醒|叫我|叫醒|喊我|闹钟|别让我忘|通知我")
 _ZH_NEGATIVE = re.compile(
-    r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
+    r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消|不想)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
 _ZH_ASKING_ABOUT = re.compile(
-    r"谢谢(?:你|您)?(?:的)?提醒|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒"
+    r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒"
 )
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -477,6 +477,14 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         f.vague = True
         s.take(m)
     # repeats
+    for m in s.each(rf"每隔?({_ZH_NUM})个?(天|周|星期|礼拜)|隔天"):
+        f.freq = "DAILY" if m.group(0) == "隔天" or m.group(2) == "天" else "WEEKLY"
+        f.interval = 2 if m.group(0) == "隔天" else _num(m.group(1)) or 1
+        if m.group(0).startswith("每隔") and f.interval == 1:
+            f.interval = 2  # 每隔一天: every other day (每隔两天 is said for every two days)
+        if f.freq == "WEEKLY":
+            f.byday = [WEEKDAY_CODES[today.weekday()]]
+        s.take(m)
     for m in s.each(rf"每隔?({_ZH_NUM})?个?(分钟|小时|钟头)"):
         f.freq = "MINUTELY" if m.group(2) == "分钟" else "HOURLY"
         f.interval = _num(m.group(1)) or 1
@@ -638,7 +646,7 @@ def _next_date(today: date, month: int, day_n: int, year: int | None) -> date | 
 
 def _hour_in_period(hour: int, period: str | None, exact: bool) -> int:
     """A clock hour with the part of the day it was said in (or the waking-day reading)."""
-    if exact or hour >= 13:
+    if exact or hour >= 13 or hour == 0:
         return hour % 24
     if period in ("afternoon", "evening") and hour < 12:
         return hour + 12
@@ -655,7 +663,7 @@ def _hour_in_period(hour: int, period: str | None, exact: bool) -> int:
 
 
 def _said_as_night(f: _Found) -> bool:
-    return f.period in ("night", "early") or f.clock_exact
+    return f.period in ("night", "early") or f.clock_exact or f.hour == 0
 
 
 def _at(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
@@ -754,7 +762,7 @@ def _first_ahead(f: _Found, today: date, now: datetime, zone: ZoneInfo) -> datet
     assert f.hour is not None
     preferred = _hour_in_period(f.hour, f.period, f.clock_exact)
     readings = [preferred]
-    if not f.clock_exact and f.period is None and f.hour <= 12:
+    if not f.clock_exact and f.period is None and 0 < f.hour <= 12:
         readings.append((preferred + 12) % 24)
     candidates = sorted(
         (_at(today + timedelta(days=d), h, f.minute, zone) for d in (0, 1) for h in readings),
@@ -787,19 +795,26 @@ _EN_EDGE_WORDS = re.compile(
 )
 
 
+_ZH_ASK = re.compile(
+    r"^(?:请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
+    r"别忘了?|不要忘了?|别忘记|不要忘记)+"
+)
+
+
 def _clean(rest: str, zh: bool) -> str:
     """What is left once the time words are out: the thing to remind of."""
     t = rest.replace("\0", " ")
     if zh:
         t = re.sub(r"\s+", "", t)
-        t = re.sub(r"^(?:请|麻烦|你|能不能|可以|帮我|帮忙|记得|给我|在|到|别忘了?|不要忘了?|别忘记|不要忘记)+", "", t)
+        t = _ZH_ASK.sub("", t)
         t = re.sub(r"^(?:帮我)?(?:定|设|订|设置|设定)一?个|的?闹钟", "", t)
         t = re.sub(
             r"(?:请|麻烦你?|你)?(?:帮我)?(?:设(?:置|定)?一?个)?(?:提醒|闹钟)(?:一下)?(?:我)?(?:一下)?(?:，|,)?", "", t
         )
         t = re.sub(r"叫醒我?|(?:叫我|喊我)", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|去?(?=去))+", "", t)
-        t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下)+$", "", t)
+        t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
+        t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)
         return t.strip("，,。.！!？?、 ")
     t = re.sub(r"\s+", " ", t).strip()
     t = _EN_ASK.sub("", t)
