@@ -60,6 +60,16 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         None,
         "prepare next week's slides",
     ),
+    (
+        "add a reminder for my dentist appointment on Tuesday at 2:30",
+        "fri9",
+        "2026-12-08 14:30",
+        None,
+        None,
+        "my dentist appointment",
+    ),
+    ("remind me in 1.5 hours to check the roast", "fri9", "2026-12-04 10:30", None, None, "check the roast"),
+    ("remind me on 3/4 at 9 am to call the school", "fri9", None, None, "ambiguous", "call the school"),
     # English repeats
     (
         "remind me every day at 7:30 to take my pills",
@@ -222,6 +232,9 @@ NEGATIVES = [
     "I'm meeting my mother tomorrow at 6 pm",
     "Did you remind me to call Bob?",
     "I love pizza",
+    "This song reminds me of home",
+    "The alarm went off at 6",
+    "my reminder app is broken",
     "不用提醒我了",
     "现在几点了",
     "别提醒我喝水了",

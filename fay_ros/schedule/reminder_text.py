@@ -105,7 +105,10 @@ class ParsedReminder:
 # -- what is and is not a request ------------------------------------------------------------
 
 _EN_REQUEST = re.compile(
-    r"\bremind|\breminder|\balarm\b|\bwake me\b|\bget me up\b|don'?t let me forget|\bnudge me\b|\bping me\b|"
+    r"\bremind (?:me|us)\b|"
+    r"\b(?:set|add|create|make|need|want|put|schedule|give me)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b|"
+    r"^\s*reminder\s*(?:to|for|about|at|in|on|:)|"
+    r"\balarm (?:for|at|in)\b|\bwake me\b|\bget me up\b|don'?t let me forget|\bnudge me\b|\bping me\b|"
     r"\btell me to\b",
     re.I,
 )
@@ -117,7 +120,7 @@ _EN_NEGATIVE = re.compile(
 )
 _EN_ASKING_ABOUT = re.compile(
     r"^\s*(?:(?:what|which|do i|have i|how many|any|list|show|when is|where)\b[^?]*\breminders?\b|"
-    r"(?:did|have|has) you\b[^?]*\bremind)|\bthanks?(?: you)? for (?:the )?remind|"
+    r"(?:did|have|has) you\b[^?]*\bremind)|\byou remind me of\b|\bthanks?(?: you)? for (?:the )?remind|"
     r"\bremind me (?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b",
     re.I,
 )
@@ -190,7 +193,7 @@ _ZH_UNIT_SECONDS = {
     "周": 604800,
     "星期": 604800,
 }
-_EN_NUM = rf"(?:{EN_NUMBER}|an?|a couple of)"
+_EN_NUM = rf"(?:\d+\.\d+|{EN_NUMBER}|an?|a couple of)"
 _EN_UNIT = r"(sec(?:ond)?|min(?:ute)?|hour|hr|day|week)s?"
 _ZH_NUM = r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,5})"
 _ZH_UNIT = r"(秒钟?|分钟|小时|钟头|天|周|星期)"
@@ -332,7 +335,11 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         else:
             amount_text, unit = m.group(3).lower(), m.group(4).lower()
         amount: float = (
-            0.5 if amount_text.startswith("half") or amount_text.endswith("half") else float(_num(amount_text) or 1)
+            0.5
+            if amount_text.startswith("half") or amount_text.endswith("half")
+            else float(amount_text)
+            if re.fullmatch(r"\d+\.\d+", amount_text)
+            else float(_num(amount_text) or 1)
         )
         if "and a half" in m.group(0).lower():
             amount += 0.5
@@ -365,8 +372,25 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         ahead = (weekday - today.weekday()) % 7
         if (m.group(1) or "").lower() == "next" and ahead == 0:
             ahead = 7  # "next Friday" said on a Friday: in a week; on a Monday: this Friday
+        if f.day is not None and f.day != today + timedelta(days=ahead):
+            f.vague = True  # "on Monday and Thursday" once: two reminders, ask
         f.day, f.day_said = today + timedelta(days=ahead), True
         f.weekday_bare = ahead == 0 and not m.group(1)
+        s.take(m)
+    for m in s.each(r"\b(?:on )?(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?)\b"):
+        if m.group(1):
+            f.day = _next_date(today, int(m.group(2)), int(m.group(3)), int(m.group(1)))
+        else:
+            first, second = int(m.group(4)), int(m.group(5))
+            year: int | None = int(m.group(6)) + (2000 if len(m.group(6)) == 2 else 0) if m.group(6) else None
+            if first > 12 >= second:
+                f.day = _next_date(today, second, first, year)  # 24/12
+            elif second > 12 >= first or first == second:
+                f.day = _next_date(today, first, second, year)  # 12/24
+            else:
+                f.day, f.vague = None, True  # 3/4: March 4 or 3 April, ask
+        f.day_said = True
+        f.vague = f.vague or f.day is None
         s.take(m)
     for m in s.each(
         rf"\b(?:on )?(?:(?:the )?{_ORD} (?:of )?{_MONTH_RE}|{_MONTH_RE} (?:the )?{_ORD})(?:,? (\d{{4}}))?\b(?!:)"
@@ -785,7 +809,9 @@ _EN_ASK = re.compile(
     re.I,
 )
 _EN_LEAD = re.compile(
-    r"^(?:(?:please\s+)?(?:set (?:up )?(?:a|an) (?:reminder|alarm)(?: for me)?|remind me|don'?t let me forget|"
+    r"^(?:(?:please\s+)?(?:(?:set|add|create|make|put|schedule)(?: up)? (?:a|an|the|me a|my) (?:reminder|alarm)"
+    r"(?: for me)?|i (?:need|want|would like|'d like) (?:a|an) (?:reminder|alarm)|reminder\s*:?|remind (?:me|us)|"
+    r"don'?t let me forget|"
     r"wake me(?: up)?|get me up|nudge me|ping me|tell me)\s*)+"
     r"(?:(?:to|that|about|for|of|i (?:need|have) to|i should)\s+)*",
     re.I,
