@@ -41,7 +41,18 @@ Decisions (documented, tested in test/test_reminder_text.py):
   "过几天", "七点或者八点") ask: question "ambiguous", due None.
 - A date without a year is the next one ("on December 24" said on December 25 is next year);
   a day of the month alone ("on the 5th", "五号") is this month's if still ahead, else next
-  month's.
+  month's. A weekday said on that day ("on Friday at 8", "周五早上八点" on a Friday) is today's
+  if still ahead, else next week's; "next Friday" is never today. "12/24" and "24/12" are read
+  where only one reading is a date; "3/4" asks "ambiguous", and so do two weekdays for a
+  one-shot ("on Monday and Thursday"; "on Mondays and Thursdays" and "every …" repeat).
+- 每隔一天 / "every other day" is every two days; 每隔两天 is said for every two days as well
+  (as 每隔两小时 is every two hours), so 每隔N天 is INTERVAL=N for N > 1.
+- Not a request: a negation before the request word ("don't remind me", "no need to remind
+  me", "不用提醒我", "别提醒我了", "不想被提醒", "取消明天的提醒"), a question about reminders ("what
+  reminders do I have?", "did you remind me…?", "我有哪些提醒", "提醒功能怎么用"), thanks ("thanks
+  for reminding me", "谢谢你提醒我"), recall ("remind me what my wife's name is", "you remind me of
+  …", "this song reminds me of home"), and anything without a request word ("remind me",
+  "set a reminder/alarm", "wake me up", "提醒", "叫我", "闹钟", …).
 - A repeat's `due` is its first occurrence after `now`, found with dateutil's rrule over the
   wall clock of `tz`, so "every day at 7:30" stays 07:30 across a daylight saving change.
 
@@ -687,7 +698,8 @@ def _hour_in_period(hour: int, period: str | None, exact: bool) -> int:
 
 
 def _said_as_night(f: _Found) -> bool:
-    return f.period in ("night", "early") or f.clock_exact or f.hour == 0
+    # "3 in the morning", "早上五点": a small hour with its part of the day is said on purpose
+    return f.period in ("night", "early", "morning") or f.clock_exact or f.hour == 0
 
 
 def _at(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
