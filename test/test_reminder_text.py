@@ -120,6 +120,15 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         None,
         "lock up",
     ),
+    (
+        "remind me on the first of every month at 9 to pay rent",
+        "fri9",
+        "2027-01-01 09:00",
+        "FREQ=MONTHLY;BYMONTHDAY=1;BYHOUR=9;BYMINUTE=0",
+        None,
+        "pay rent",
+    ),
+    ("I'd like a reminder at 6 to call home", "fri9", "2026-12-04 18:00", None, None, "call home"),
     # English questions
     ("remind me tomorrow to call mum", "fri9", None, None, "no_time", "call mum"),
     ("remind me every Sunday to call grandma", "fri9", None, "FREQ=WEEKLY;BYDAY=SU", "no_time", "call grandma"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -60,13 +61,13 @@ def _parse(args: argparse.Namespace) -> int:
     try:
         zone = ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
-        print(f"unknown time zone {tz!r} (an IANA name such as Asia/Shanghai)")
+        print(f"unknown time zone {tz!r} (an IANA name such as Asia/Shanghai)", file=sys.stderr)
         return 2
     if args.now:
         try:
             now = datetime.fromisoformat(args.now)
         except ValueError:
-            print(f"--now {args.now!r} is not an ISO 8601 time (e.g. 2026-12-04T09:00)")
+            print(f"--now {args.now!r} is not an ISO 8601 time (e.g. 2026-12-04T09:00)", file=sys.stderr)
             return 2
         now = now.replace(tzinfo=zone) if now.tzinfo is None else now
     else:

@@ -117,7 +117,7 @@ class ParsedReminder:
 
 _EN_REQUEST = re.compile(
     r"\bremind (?:me|us)\b|"
-    r"\b(?:set|add|create|make|need|want|put|schedule|give me)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b|"
+    r"\b(?:set|add|create|make|need|want|like|put|schedule|give me|get)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b|"
     r"^\s*reminder\s*(?:to|for|about|at|in|on|:)|"
     r"\balarm (?:for|at|in)\b|\bwake me\b|\bget me up\b|don'?t let me forget|\bnudge me\b|\bping me\b|"
     r"\btell me to\b",
@@ -252,7 +252,30 @@ _WEEKDAYS_EN = {
 _WD_ONE = r"(?:" + "|".join(sorted(_WEEKDAYS_EN, key=len, reverse=True)) + r")"
 _WD_EN = _WD_ONE + r"s?"
 _WD_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "七": 6}
-_ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+_ORDINAL_WORDS = (
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+_ORD = (
+    r"(\d{1,2}(?:st|nd|rd|th)?|(?:twenty-|thirty-)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    r"tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|"
+    r"twentieth|thirtieth)"
+)
+
+
+def _ordinal(text: str) -> int:
+    """ "5th", "5", "fifth", "twenty-first" → 5, 5, 5, 21."""
+    t = text.lower()
+    digits = re.match(r"\d+", t)
+    if digits:
+        return int(digits.group(0))
+    tens = 20 if t.startswith("twenty") else 30 if t.startswith("thirty") else 0
+    t = t.split("-")[-1]
+    if t in ("twentieth", "thirtieth"):
+        return 20 if t == "twentieth" else 30
+    return tens + _ORDINAL_WORDS.index(t) + 1
+
+
 _PERIODS_EN = {
     "morning": "morning",
     "afternoon": "afternoon",
@@ -327,8 +350,12 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.freq = "WEEKLY"
         f.byday = sorted({WEEKDAY_CODES[_en_weekday(w)] for w in words}, key=WEEKDAY_CODES.index)
         s.take(m)
-    for m in s.each(rf"\b(?:every month on the {_ORD}|on the {_ORD} of (?:every|each) month|monthly on the {_ORD})\b"):
-        f.freq, f.bymonthday = "MONTHLY", int(next(g for g in m.groups() if g))
+    monthly = (
+        rf"(?:every|each) month on the {_ORD}|on the {_ORD} (?:day )?of (?:every|each) month|monthly on the {_ORD}|"
+        rf"(?:every|each) {_ORD} (?:day )?of the month"
+    )
+    for m in s.each(rf"\b(?:{monthly})\b"):
+        f.freq, f.bymonthday = "MONTHLY", _ordinal(next(g for g in m.groups() if g))
         s.take(m)
     for m in s.each(r"\b(?:every|each) (day|morning|evening|night|afternoon)\b|\bdaily\b|\bnightly\b"):
         f.freq = "DAILY"
@@ -406,12 +433,13 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(
         rf"\b(?:on )?(?:(?:the )?{_ORD} (?:of )?{_MONTH_RE}|{_MONTH_RE} (?:the )?{_ORD})(?:,? (\d{{4}}))?\b(?!:)"
     ):
-        day_n = int(m.group(1) or m.group(4))
+        day_n = _ordinal(m.group(1) or m.group(4))
         month = _MONTHS[(m.group(2) or m.group(3)).lower()]
         f.day, f.day_said = _next_date(today, month, day_n, int(m.group(5)) if m.group(5) else None), True
         s.take(m)
-    for m in s.each(rf"\b(?:next month )?on the {_ORD}(?: of next month)?\b"):
-        day_n = int(m.group(1))
+    the_nth = rf"on the {_ORD}|the (\d{{1,2}}(?:st|nd|rd|th))"
+    for m in s.each(rf"\b(?:next month )?(?:{the_nth})(?: of next month)?\b"):
+        day_n = _ordinal(m.group(1) or m.group(2))
         if "next month" in m.group(0).lower():
             f.day = _month_day(_add_months(today, 1), day_n)
         else:
@@ -822,7 +850,8 @@ _EN_ASK = re.compile(
 )
 _EN_LEAD = re.compile(
     r"^(?:(?:please\s+)?(?:(?:set|add|create|make|put|schedule)(?: up)? (?:a|an|the|me a|my) (?:reminder|alarm)"
-    r"(?: for me)?|i (?:need|want|would like|'d like) (?:a|an) (?:reminder|alarm)|reminder\s*:?|remind (?:me|us)|"
+    r"(?: for me)?|i(?: need| want| would like|'d like) (?:a|an) (?:reminder|alarm)(?: for me)?|"
+    r"reminder\s*:?|remind (?:me|us)|"
     r"don'?t let me forget|"
     r"wake me(?: up)?|get me up|nudge me|ping me|tell me)\s*)+"
     r"(?:(?:to|that|about|for|of|i (?:need|have) to|i should)\s+)*",
