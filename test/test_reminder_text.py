@@ -163,6 +163,8 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("今天晚上十二点提醒我看球赛", "fri9", "2026-12-05 00:00", None, None, "看球赛"),
     ("你能提醒我明天三点开会吗", "fri9", "2026-12-05 15:00", None, None, "开会"),
     ("零点提醒我发消息", "fri9", "2026-12-05 00:00", None, None, "发消息"),
+    ("帮我加个提醒，明天下午两点开会", "fri9", "2026-12-05 14:00", None, None, "开会"),
+    ("帮我设一个明天早上七点的闹钟", "fri9", "2026-12-05 07:00", None, None, ""),
     # Chinese repeats
     ("每天早上七点提醒我喝水", "fri9", "2026-12-05 07:00", "FREQ=DAILY;BYHOUR=7;BYMINUTE=0", None, "喝水"),
     ("工作日早上八点提醒我打卡", "fri9", "2026-12-07 08:00", f"{WEEKDAYS};BYHOUR=8;BYMINUTE=0", None, "打卡"),
@@ -257,6 +259,9 @@ NEGATIVES = [
     "谢谢你提醒我",
     "我不想被提醒",
     "提醒功能怎么用",
+    "闹钟响了",
+    "这个提醒很有用",
+    "我昨天忘了吃药",
 ]
 
 # Phrases of the table this parser gets wrong today (kept in the table, counted as misses).
