@@ -129,6 +129,14 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         "pay rent",
     ),
     ("I'd like a reminder at 6 to call home", "fri9", "2026-12-04 18:00", None, None, "call home"),
+    (
+        "remind me every year on March 8 at 9 to buy flowers",
+        "fri9",
+        "2027-03-08 09:00",
+        "FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=8;BYHOUR=9;BYMINUTE=0",
+        None,
+        "buy flowers",
+    ),
     # English questions
     ("remind me tomorrow to call mum", "fri9", None, None, "no_time", "call mum"),
     ("remind me every Sunday to call grandma", "fri9", None, "FREQ=WEEKLY;BYDAY=SU", "no_time", "call grandma"),
@@ -211,6 +219,22 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         "洗头",
     ),
     ("每天七点半提醒我吃早饭", "fri9", "2026-12-05 07:30", "FREQ=DAILY;BYHOUR=7;BYMINUTE=30", None, "吃早饭"),
+    (
+        "每年的12月24号晚上八点提醒我给奶奶打电话",
+        "fri9",
+        "2026-12-24 20:00",
+        "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=24;BYHOUR=20;BYMINUTE=0",
+        None,
+        "给奶奶打电话",
+    ),
+    (
+        "每周的周一早上九点提醒我开例会",
+        "fri9",
+        "2026-12-07 09:00",
+        "FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0",
+        None,
+        "开例会",
+    ),
     # Chinese questions
     ("提醒我待会儿喝水", "fri9", None, None, "ambiguous", "喝水"),
     ("明天提醒我给妈妈打电话", "fri9", None, None, "no_time", "给妈妈打电话"),

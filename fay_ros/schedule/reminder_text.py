@@ -19,8 +19,8 @@ What it understands (each a small rule of its own, so a new phrasing is one more
   "in the morning/evening", "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
   "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨".
 - Repeats: "every day", "daily", "every morning", "every weekday", "on weekends", "every
-  Monday, Wednesday and Friday", "every month on the 5th", "every 2 hours"; "每天", "天天",
-  "每晚", "工作日", "周末", "每周一三五", "每个星期二", "每月五号", "每隔两小时".
+  Monday, Wednesday and Friday", "every month on the 5th", "every 2 hours", "every year on March 8"; "每天", "天天",
+  "每晚", "工作日", "周末", "每周一三五", "每个星期二", "每月五号", "每年3月8号", "每隔两小时".
 
 Decisions (documented, tested in test/test_reminder_text.py):
 
@@ -179,6 +179,7 @@ class _Found:
     freq: str | None = None  # DAILY, WEEKLY, MONTHLY, HOURLY, MINUTELY
     interval: int = 1
     bymonthday: int | None = None
+    bymonth: int | None = None
     vague: bool = False
     weekday_bare: bool = False  # "on Friday" said on a Friday: today if still ahead, else in a week
     end_of_day: bool = False  # "midnight", "晚上十二点": 00:00 after the day named
@@ -358,6 +359,15 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         rf"(?:every|each) month on the {_ORD}|on the {_ORD} (?:day )?of (?:every|each) month|monthly on the {_ORD}|"
         rf"(?:every|each) {_ORD} (?:day )?of the month"
     )
+    yearly = (
+        rf"(?:every year on|each year on|annually on|yearly on|every) (?:the )?(?:{_ORD} (?:of )?{_MONTH_RE}|"
+        rf"{_MONTH_RE} (?:the )?{_ORD})"
+    )
+    for m in s.each(rf"\b{yearly}\b"):
+        f.freq = "YEARLY"
+        f.bymonthday = _ordinal(m.group(1) or m.group(4))
+        f.bymonth = _MONTHS[(m.group(2) or m.group(3)).lower()]
+        s.take(m)
     for m in s.each(rf"\b(?:{monthly})\b"):
         f.freq, f.bymonthday = "MONTHLY", _ordinal(next(g for g in m.groups() if g))
         s.take(m)
@@ -370,7 +380,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             f.period = "night"
         s.take(m)
     # relative
-    rel = rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and a half)? {_EN_UNIT}(?: and a half)?"
+    rel = rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and a half)? ?{_EN_UNIT}(?: and a half)?"
     for m in s.each(rf"\b(?:{rel}|({_EN_NUM}) {_EN_UNIT} (?:from now|later))\b"):
         if m.group(1):
             amount_text, unit = m.group(1).lower(), m.group(2).lower()
@@ -562,11 +572,16 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(r"每个?周末|逢周末|周末都"):
         f.freq, f.byday = "WEEKLY", ["SA", "SU"]
         s.take(m)
-    for m in s.each(r"每个?(?:周|星期|礼拜)([一二三四五六日天](?:[、,，和及与]?(?:周|星期|礼拜)?[一二三四五六日天])*)"):
+    for m in s.each(
+        r"每个?(?:周|星期|礼拜)的?(?:周|星期|礼拜)?([一二三四五六日天](?:[、,，和及与]?(?:周|星期|礼拜)?[一二三四五六日天])*)"
+    ):
         f.freq = "WEEKLY"
         f.byday = sorted({WEEKDAY_CODES[_WD_ZH[c]] for c in m.group(1) if c in _WD_ZH}, key=WEEKDAY_CODES.index)
         s.take(m)
-    for m in s.each(rf"每个?月({_ZH_NUM})(?:号|日)"):
+    for m in s.each(rf"每年的?({_ZH_NUM})月({_ZH_NUM})(?:号|日)"):
+        f.freq, f.bymonth, f.bymonthday = "YEARLY", _num(m.group(1)), _num(m.group(2))
+        s.take(m)
+    for m in s.each(rf"每个?月的?({_ZH_NUM})(?:号|日)"):
         f.freq, f.bymonthday = "MONTHLY", _num(m.group(1))
         s.take(m)
     for m in s.each(rf"(?:每天|每日|天天)({_ZH_PERIOD_RE})?|每(早|晚)上?"):
@@ -744,6 +759,8 @@ def _rrule(f: _Found, hour: int | None) -> str:
         parts.append(f"INTERVAL={f.interval}")
     if f.byday:
         parts.append("BYDAY=" + ",".join(f.byday))
+    if f.bymonth:
+        parts.append(f"BYMONTH={f.bymonth}")
     if f.bymonthday:
         parts.append(f"BYMONTHDAY={f.bymonthday}")
     if hour is not None:
