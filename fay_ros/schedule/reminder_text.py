@@ -19,8 +19,10 @@ What it understands (each a small rule of its own, so a new phrasing is one more
   "in the morning/evening", "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
   "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨".
 - Repeats: "every day", "daily", "every morning", "every weekday", "on weekends", "every
-  Monday, Wednesday and Friday", "every month on the 5th", "every 2 hours", "every year on March 8"; "每天", "天天",
-  "每晚", "工作日", "周末", "每周一三五", "每个星期二", "每月五号", "每年3月8号", "每隔两小时".
+  Monday, Wednesday and Friday", "every month on the 5th", "every 3 days", "every other day",
+  "every 2 hours", "every year on March 8"; "每天", "天天", "每晚", "工作日", "周一到周五",
+  "每个周末", "每周一三五", "每个星期二", "每月五号", "每年3月8号", "每隔一天", "每隔两小时".
+  A bare 周末 is this weekend (two days: "ambiguous"), not a repeat.
 
 Decisions (documented, tested in test/test_reminder_text.py):
 
