@@ -6,6 +6,7 @@ saving change; the `fay-ros reminders parse` command."""
 from __future__ import annotations
 
 import json
+import sys
 from datetime import datetime, timedelta
 from itertools import islice
 from zoneinfo import ZoneInfo
@@ -402,3 +403,17 @@ def test_cli_parse_plain_text(capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert "call mum" in out and "no_time" in out
+
+
+def test_cli_reminders_takes_the_storage_actions_where_they_exist(monkeypatch):
+    import argparse
+    import types
+
+    from fay_ros.cli import reminders
+
+    fake = types.ModuleType("fay_ros.cli.reminders_admin")
+    fake.add_admin_actions = lambda actions: actions.add_parser("list")  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fay_ros.cli.reminders_admin", fake)
+    parser = argparse.ArgumentParser()
+    reminders.register(parser.add_subparsers(dest="command"))
+    assert parser.parse_args(["reminders", "list"]).reminders_command == "list"

@@ -1,5 +1,7 @@
 """`fay-ros reminders`: reminders from the command line. `parse` shows what a reminder request
 says (due, what, repeat, the question to ask instead of guessing), without storing anything.
+This module owns the command; the stored reminders' actions (list, add, cancel) come from
+`reminders_admin.add_admin_actions` where that module exists.
 
     fay-ros reminders parse "明天下午三点提醒我交周报" --now 2026-12-04T09:00 --tz Asia/Shanghai --json
 """
@@ -7,6 +9,7 @@ says (due, what, repeat, the question to ask instead of guessing), without stori
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -16,10 +19,20 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("reminders", help="reminders: parse a reminder request")
+    p = subparsers.add_parser("reminders", help="reminders: what a request says (parse); the stored ones")
     p.set_defaults(func=lambda args: (p.print_help(), 1)[1])
     actions = p.add_subparsers(dest="reminders_command", metavar="ACTION")
     register_parse(actions)
+    register_admin(actions)
+
+
+def register_admin(actions: argparse._SubParsersAction) -> None:
+    """list, add, cancel: from `reminders_admin` (reminder storage) where it exists."""
+    try:
+        admin = importlib.import_module(f"{__package__}.reminders_admin")
+    except ModuleNotFoundError:
+        return
+    admin.add_admin_actions(actions)
 
 
 def register_parse(actions: argparse._SubParsersAction) -> None:
