@@ -71,6 +71,7 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ),
     ("remind me in 1.5 hours to check the roast", "fri9", "2026-12-04 10:30", None, None, "check the roast"),
     ("remind me on 3/4 at 9 am to call the school", "fri9", None, None, "ambiguous", "call the school"),
+    ("it is not urgent, but remind me at 5 to call Ann", "fri9", "2026-12-04 17:00", None, None, "call Ann"),
     # English repeats
     (
         "remind me every day at 7:30 to take my pills",
@@ -269,6 +270,8 @@ NEGATIVES = [
     "Did you remind me to call Bob?",
     "I love pizza",
     "This song reminds me of home",
+    "Cancel my reminder for tomorrow",
+    "I don't think I need a reminder",
     "The alarm went off at 6",
     "my reminder app is broken",
     "不用提醒我了",

@@ -126,9 +126,10 @@ _EN_REQUEST = re.compile(
     re.I,
 )
 _EN_NEGATIVE = re.compile(
-    r"\b(?:don'?t|do not|doesn'?t|does not|no need to|never|stop|not|won'?t need)\b(?:\s+[\w']+){0,3}?\s+"
+    r"\b(?:don'?t|do not|doesn'?t|does not|no need to|never|stop|not|won'?t need)\b(?:\s+[\w']+){0,5}?\s+"
     r"(?:remind\w*|alarms?)\b|\bno (?:more )?(?:need for (?:a |any )?)?(?:reminders?|alarms?)\b|"
-    r"\bwithout (?:a |any )?reminder",
+    r"\bwithout (?:a |any )?reminder|"
+    r"\b(?:cancel|delete|remove|turn off|switch off|disable|clear)\b[^.?!]{0,30}\b(?:reminders?|alarms?)\b",
     re.I,
 )
 _EN_ASKING_ABOUT = re.compile(
@@ -909,6 +910,9 @@ def _clean(rest: str, zh: bool) -> str:
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)
         return t.strip("，,。.！!？?、 ")
     t = re.sub(r"\s+", " ", t).strip()
+    request = re.search(r"\b(?:remind (?:me|us)|set (?:a|an) reminder) (?:to|that|about|of)\b", t, re.I)
+    if request:
+        t = t[request.start() :]  # "it's not urgent, but remind me to …": what comes first is talk
     t = _EN_ASK.sub("", t)
     t = _EN_LEAD.sub("", t)
     # "…, remind me" / "call mum, please remind me" at the end
