@@ -145,6 +145,7 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("remind me today at 8 to feed the cat", "fri9", "2026-12-04 08:00", None, "past", "feed the cat"),
     ("remind me to call Bob later", "fri9", None, None, "ambiguous", "call Bob"),
     ("remind me at 7 or 8 to call Sam", "fri9", None, None, "ambiguous", "call Sam"),
+    ("remind me tomorrow or Friday at 3 to call the landlord", "fri9", None, None, "ambiguous", "call the landlord"),
     ("remind me in 5 hours to check the laundry", "fri20", "2026-12-05 01:00", None, "night", "check the laundry"),
     ("remind me at 11 to take my medicine", "fri20", "2026-12-04 23:00", None, "night", "take my medicine"),
     # Chinese one-shots
@@ -256,6 +257,7 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         None,
         "water the plants",
     ),
+    ("明天或者后天下午三点提醒我交报告", "fri9", None, None, "ambiguous", "交报告"),
     ("五个小时后提醒我收衣服", "fri20", "2026-12-05 01:00", None, "night", "收衣服"),
 ]
 

@@ -330,6 +330,10 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     ):
         f.vague = True
         s.take(m)
+    day_word = rf"(?:today|tomorrow|tonight|(?:on )?{_WD_ONE})"
+    for m in s.each(rf"\b{day_word} or {day_word}\b"):
+        f.vague = True  # "tomorrow or Friday": ask which
+        s.take(m)
     # repeats
     for m in s.each(rf"\bevery (other|{EN_NUMBER}) (day|week)s?\b"):
         f.freq = "DAILY" if m.group(2).lower() == "day" else "WEEKLY"
@@ -555,6 +559,10 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
     for m in s.each(rf"(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?(?:或者?|还是|或)(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?"):
         f.vague = True
+        s.take(m)
+    zh_day = r"(?:今天|明天|后天|大后天|今晚|明晚|明早|(?:这|本|下)?个?(?:周|星期|礼拜)[一二三四五六日天])"
+    for m in s.each(rf"{zh_day}(?:或者?|还是|或){zh_day}"):
+        f.vague = True  # 明天或者后天: ask which
         s.take(m)
     # repeats
     for m in s.each(rf"每隔?({_ZH_NUM})个?(天|周|星期|礼拜)|隔天"):
