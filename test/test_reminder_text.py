@@ -322,8 +322,9 @@ def test_exact_match_rate_on_the_phrase_table():
             misses.append((phrase, now_key, got, tuple(expected)))
     rate = 1 - len(misses) / len(PHRASES)
     report = "\n".join(f"{p!r} ({k}): got {g}, expected {e}" for p, k, g, e in misses)
-    assert {(p, k) for p, k, *_ in misses} <= KNOWN_FAILING | {(p, k) for p, k, *_ in misses}
+    print(f"exact-match rate {rate:.1%} on {len(PHRASES)} phrases; misses:\n{report or '-'}")
     assert rate >= 0.9, f"exact-match rate {rate:.0%} < 90%:\n{report}"
+    # a miss not listed in KNOWN_FAILING is a regression; a listed phrase that passes again is fine
     unexpected = {(p, k) for p, k, *_ in misses} - KNOWN_FAILING
     assert not unexpected, f"new misses (rate {rate:.0%}):\n{report}"
 
