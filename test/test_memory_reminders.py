@@ -13,7 +13,7 @@ from fay_ros.cli import main as cli_main
 from fay_ros.memory.backend import open_store
 from fay_ros.memory.embeddings import HashedNgramEmbedder
 from fay_ros.memory.migrate import migrate
-from fay_ros.memory.reminders import (
+from fay_ros.memory.reminder_book import (
     FollowupPolicy,
     ReminderBook,
     ReminderError,
@@ -321,6 +321,20 @@ def test_cli_add_list_json_cancel(memory_location, capsys):
     bad = ["reminders", "add", "--owner", "alice", "--db", memory_location, "--at", "2099-01-02T07:30"]
     assert cli_main([*bad, "--tz", "Nowhere/Land", "x"]) == 2
     assert "unknown time zone" in capsys.readouterr().err
+
+
+def test_cli_add_reads_a_request_in_words_and_refuses_to_guess(memory_location, capsys):
+    base = ["reminders", "add", "--owner", "alice", "--db", memory_location, "--tz", "Asia/Shanghai", "--json"]
+    assert cli_main([*base, "每天早上七点提醒我吃药"]) == 0
+    (added,) = json.loads(capsys.readouterr().out)
+    assert added["text"] == "吃药" and added["due"].endswith("T07:00:00") and "FREQ=DAILY" in added["repeat"]
+    # no time of day, or no request at all: nothing is added, and the reason is said
+    assert cli_main([*base, "remind me tomorrow to call mum"]) == 2
+    assert "no time of day" in capsys.readouterr().err
+    assert cli_main([*base, "不用提醒我了"]) == 2
+    assert "not a reminder request" in capsys.readouterr().err
+    assert cli_main(["reminders", "list", "--owner", "alice", "--db", memory_location, "--json"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [added["id"]]
 
 
 def test_a_0005_database_gains_the_reminder_tables_with_a_backup(tmp_path, clock):

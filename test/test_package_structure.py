@@ -196,7 +196,7 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "common": set(),
     "text": {"common"},
     "llm": {"common"},
-    "schedule": {"common"},
+    "schedule": {"common", "text"},
     "action": {"common"},
     "body": {"common"},
     # turn-taking decisions: pure, fed events by hearing (the mic and asr cores) and the shells

@@ -42,10 +42,14 @@ def add_admin_actions(sub: argparse._SubParsersAction) -> None:
     ls = action("list", help="the owner's reminders by due time")
     ls.add_argument("--all", action="store_true", help="also acknowledged, missed, cancelled and done ones")
     ls.set_defaults(func=_list)
-    add = action("add", help='add a reminder: --at "YYYY-MM-DDTHH:MM" --tz ZONE [--rrule RRULE] TEXT')
-    add.add_argument("text", help="what to remind")
-    add.add_argument("--at", required=True, help='wall-clock time of the first occurrence, "YYYY-MM-DDTHH:MM"')
-    add.add_argument("--tz", required=True, help="IANA time zone, e.g. Europe/London")
+    add = action(
+        "add",
+        help='add a reminder: TEXT in words ("remind me tomorrow at 6 pm to call mum", "明天下午三点提醒我交周报"), '
+        'or --at "YYYY-MM-DDTHH:MM" [--rrule RRULE] TEXT',
+    )
+    add.add_argument("text", help="the request in words, or (with --at) what to remind")
+    add.add_argument("--at", default=None, help='wall-clock time of the first occurrence, "YYYY-MM-DDTHH:MM"')
+    add.add_argument("--tz", default=None, help="IANA time zone, e.g. Europe/London (default: the system's)")
     add.add_argument("--rrule", default="", help='RFC 5545 recurrence rule, e.g. "FREQ=DAILY" (default: once)')
     add.set_defaults(func=_add)
     cancel = action("cancel", help="cancel a reminder by id")
@@ -58,7 +62,7 @@ def _book(args):
 
     from ..memory.backend import open_store
     from ..memory.embeddings import HashedNgramEmbedder
-    from ..memory.reminders import ReminderBook
+    from ..memory.reminder_book import ReminderBook
     from ..memory.schema import SchemaError
 
     try:
@@ -93,13 +97,57 @@ def _list(args) -> int:
     return 0
 
 
-def _add(args) -> int:
-    from ..memory.reminders import ReminderError
+# What to ask instead of guessing, per parser question (schedule.reminder_text).
+_QUESTIONS = {
+    "past": "that time has passed",
+    "no_time": "no time of day was said",
+    "night": "that is at night: say the time with pm/am or as night if it is meant",
+    "ambiguous": "the time is vague or one of several",
+}
 
+
+def _from_words(args) -> tuple[str, str, str, str] | None:
+    """(tz, start_local, rrule, text) read from the request in words, or None after saying why
+    nothing can be added (not a request, or a question to ask first)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from ..schedule.reminder_text import parse_reminder
+    from .reminders import local_zone_name
+
+    tz = args.tz or local_zone_name()
+    parsed = parse_reminder(args.text, datetime.now(ZoneInfo(tz)), tz)
+    if not parsed.is_request:
+        print("fay-ros reminders add: not a reminder request; nothing added", file=sys.stderr)
+        return None
+    if parsed.question or parsed.due is None:
+        why = _QUESTIONS.get(parsed.question or "no_time", parsed.question or "")
+        print(f"fay-ros reminders add: {why}; nothing added (try `fay-ros reminders parse`)", file=sys.stderr)
+        return None
+    return tz, parsed.due.strftime("%Y-%m-%dT%H:%M:%S"), parsed.repeat or "", parsed.text
+
+
+def _add(args) -> int:
+    from zoneinfo import ZoneInfoNotFoundError
+
+    from ..memory.reminder_book import ReminderError
+
+    try:
+        read = (args.tz, args.at, args.rrule, args.text) if args.at else _from_words(args)
+    except (ZoneInfoNotFoundError, ValueError):
+        print(f"fay-ros reminders add: unknown time zone {args.tz!r}", file=sys.stderr)
+        return 2
+    if read is None:
+        return 2
+    tz, start_local, rrule, text = read
+    if not tz:
+        from .reminders import local_zone_name
+
+        tz = local_zone_name()
     store, book = _book(args)
     try:
         try:
-            reminder = book.add(args.owner, args.tz, args.at, args.rrule, args.text, source_utterance="")
+            reminder = book.add(args.owner, tz, start_local, rrule, text, source_utterance=args.text)
         except ReminderError as exc:
             print(f"fay-ros reminders add: {exc}", file=sys.stderr)
             return 2

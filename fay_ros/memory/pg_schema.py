@@ -153,7 +153,7 @@ def _m0005(cur: psycopg.Cursor) -> None:
 # --- end issue 35 ------------------------------------------------------------------------------
 
 
-# --- issue 36: reminders and commitments (fay_ros/memory/reminders.py) -------------------------
+# --- issue 36: reminders and commitments (fay_ros/memory/reminder_book.py) -------------------------
 def _m0006(cur: psycopg.Cursor) -> None:
     for ddl in REMINDER_DDL:
         cur.execute(ddl)

@@ -212,7 +212,7 @@ def _m0005(db: sqlite_utils.Database) -> None:
 # --- end issue 35 ------------------------------------------------------------------------------
 
 
-# --- issue 36: reminders and commitments (fay_ros/memory/reminders.py) -------------------------
+# --- issue 36: reminders and commitments (fay_ros/memory/reminder_book.py) -------------------------
 @migrations(name="0006_reminders")
 def _m0006(db: sqlite_utils.Database) -> None:
     for ddl in REMINDER_DDL:

@@ -9,4 +9,7 @@
 - `proactive`: the gate (speak now, wait while someone speaks, drop with a reason) and
   `ProactivePlanner`, the state a node keeps for proactive talk: time, silence and topic
   triggers in, lines to say out.
+- `reminder_text`: a reminder request in words (English, Chinese) → `ParsedReminder` (due,
+  what, an RRULE repeat, the question to ask instead of guessing). Imports `text.when` for
+  numerals.
 """
