@@ -48,6 +48,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from dateutil.rrule import rrule as RRule
 from dateutil.rrule import rrulestr
 
+from ..common.errors import FayError
 from ..schedule.config import parse_quiet_hours
 from ..schedule.proactive import in_quiet_hours
 from .reminder_tables import ReminderTables
@@ -75,7 +76,7 @@ _LOOKBACK = timedelta(hours=3)  # wall-clock margin when looking for the next oc
 _MAX_COUNTED = 1000  # occurrences counted at most in an overdue summary
 
 
-class ReminderError(ValueError):
+class ReminderError(FayError, ValueError):
     """A reminder or commitment that cannot be stored (bad zone, time, rule; no owner)."""
 
 
