@@ -34,7 +34,7 @@ from ..text.words import has_cjk
 from . import fact_answers, prompts, when_answers
 from .guard import GuardPolicy, ReplyGuard
 from .judge import JudgeStreamParser, JudgeVerdict
-from .prompts import PromptContext
+from .prompts import Message, PromptContext
 from .reply import Reply
 from .tool_loop import ToolLoop
 from .tools import Memory, ToolContext
@@ -116,11 +116,10 @@ class ReplyAssembly:
         messages = prompts.direct_messages(w.persona.system_prompt, context, w.histories.of(ctx.owner), ctx.question)
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
-    async def final_reply(
-        self, reply: Reply, ctx: ToolContext, trace: TurnTrace, results: list[tuple[str, str]]
-    ) -> None:
+    def final_messages(self, ctx: ToolContext, results: list[tuple[str, str]]) -> list[Message]:
+        """The final reply's prompt: the tool results, the core memory and the safety facts."""
         w = self.wiring
-        messages = prompts.final_messages(
+        return prompts.final_messages(
             w.persona.system_prompt,
             results,
             w.histories.of(ctx.owner),
@@ -128,6 +127,11 @@ class ReplyAssembly:
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
             list(ctx.safety_facts.values()),
         )
+
+    async def final_reply(
+        self, reply: Reply, ctx: ToolContext, trace: TurnTrace, results: list[tuple[str, str]]
+    ) -> None:
+        messages = self.final_messages(ctx, results)
         await self.stream_spoken(reply, messages, trace, self.guard(ctx), ctx)
 
     async def checked_final_reply(
@@ -137,14 +141,7 @@ class ReplyAssembly:
         big model checks it against the tool results and may correct it; what is said passes
         the guard and the gate like any answer. The big model never speaks on its own."""
         w = self.wiring
-        messages = prompts.final_messages(
-            w.persona.system_prompt,
-            results,
-            w.histories.of(ctx.owner),
-            ctx.question,
-            prompts.core_for(ctx.core_memory, w.settings.core_memory_tokens),
-            list(ctx.safety_facts.values()),
-        )
+        messages = self.final_messages(ctx, results)
         async with contextlib.aclosing(self.spoken_tokens(messages, trace)) as tokens:
             draft = strip_think("".join([t async for t in tokens])).strip()
         text = draft
