@@ -18,19 +18,7 @@ DAY = 86400.0
 
 def as_memory(e: Evidence) -> Memory:
     """An evidence item as the ROS gateway returns it (RosMemoryGateway.search_evidence)."""
-    return Memory(
-        e.id,
-        e.render(),
-        e.status or "confirmed",
-        float(e.score),
-        e.kind,
-        (),
-        "",
-        text=e.text,
-        date=e.date or e.said,
-        said=e.said,
-        speaker=e.speaker,
-    )
+    return Memory.of_evidence(e, e.render())
 
 
 class ServiceMemory:

@@ -62,6 +62,22 @@ class Memory:
     def is_evidence(self) -> bool:
         return bool(self.date)
 
+    @classmethod
+    def of_evidence(cls, item: Any, rendered: str) -> Memory:
+        """An evidence item (fay_msgs Evidence or memory.evidence.Evidence: the same fields) with
+        its rendered line (the absolute date first) as the content."""
+        return cls(
+            item.id,
+            rendered,
+            item.status or "confirmed",
+            float(item.score),
+            item.kind,
+            text=item.text,
+            date=item.date or item.said,
+            said=item.said,
+            speaker=item.speaker,
+        )
+
 
 @dataclass(frozen=True)
 class MemoryResult:

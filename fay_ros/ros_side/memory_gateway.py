@@ -102,22 +102,7 @@ class RosMemoryGateway:
         response = await self._call(self._evidence, SearchEvidence.Request(owner=owner, query=query, n=n))
         if not response.success:
             return []
-        return [
-            Memory(
-                e.id,
-                e.rendered,
-                e.status or "confirmed",
-                float(e.score),
-                e.kind,
-                (),
-                "",
-                text=e.text,
-                date=e.date or e.said,
-                said=e.said,
-                speaker=e.speaker,
-            )
-            for e in response.items
-        ]
+        return [Memory.of_evidence(e, e.rendered) for e in response.items]
 
     async def remember(
         self,
