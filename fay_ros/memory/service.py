@@ -565,6 +565,26 @@ class MemoryService:
         self.store.write(add=[(node, None)], status=status_changes)
         return node
 
+    def forget_turns(self, owner: str, turn_ids: Sequence[str]) -> Outcome:
+        """Forget several heard turns, all or none: every id is checked first, and one that is
+        not a turn of this owner fails the request with its name and nothing is deleted; then
+        each as `forget_turn`. Outcome.nodes: the memories deleted."""
+        if is_guest(owner):
+            return Outcome(False, GUEST_REFUSAL)
+        ids = list(dict.fromkeys(t.strip() for t in turn_ids))
+        known = {t.turn_id for t in self.store.get_turns(owner, ids)}
+        unknown = [t for t in ids if t not in known]
+        if unknown:
+            named = ", ".join(repr(t) for t in unknown)
+            return Outcome(False, f"not found: no turn {named} for this owner; nothing forgotten")
+        deleted: list[MemoryNode] = []
+        for turn_id in ids:
+            out = self.forget_turn(owner, turn_id)
+            if not out.success:
+                return Outcome(False, out.message, deleted)
+            deleted += out.nodes
+        return Outcome(True, f"forgot {len(ids)} turn(s) and {len(deleted)} memories resting only on them", deleted)
+
     def forget_turn(self, owner: str, turn_id: str) -> Outcome:
         """Forget one heard turn: delete it, take it out of every memory's sources, delete the
         memories that rested on nothing else, the recorded exchanges that quote it and the

@@ -57,7 +57,7 @@ from ..memory.backend import open_store
 from ..memory.embeddings import make_embedder
 from ..memory.evidence import Evidence
 from ..memory.layers import LayersConfig
-from ..memory.model import MemoryNode
+from ..memory.model import MemoryNode, is_guest
 from ..memory.policy import GUEST_REFUSAL, RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
 from ..memory.reflection import ReflectionSettings, Reflector
@@ -393,7 +393,7 @@ class MemoryServiceNode(Node):
         return res
 
     def _on_search_evidence(self, req: SearchEvidence.Request, res: SearchEvidence.Response) -> SearchEvidence.Response:
-        if not req.owner.strip():
+        if is_guest(req.owner):
             res.success, res.message = False, GUEST_REFUSAL
             return res
         if not req.query.strip():
@@ -424,33 +424,20 @@ class MemoryServiceNode(Node):
     def _forget_turns(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
         """Forget heard turns (Forget.turn_ids): each with what rests only on it, the layered
         profile's items included. Every id is checked first: one that is not a turn of this
-        owner fails the request with its name, and nothing is deleted."""
-        deleted: list[MemoryNode] = []
-        turn_ids = list(dict.fromkeys(t.strip() for t in req.turn_ids))
-        if not req.owner.strip():
+        owner fails the request with its name, and nothing is deleted (MemoryService.forget_turns)."""
+        if is_guest(req.owner):
             res.success, res.message = False, GUEST_REFUSAL
             return res
         if req.id or req.query:
             res.success, res.message = False, "forget either turn_ids or a memory (id / query), not both"
             return res
         try:
-            known = {t.turn_id for t in self.service.store.get_turns(req.owner, turn_ids)}
-            unknown = [t for t in turn_ids if t not in known]
-            if unknown:
-                named = ", ".join(repr(t) for t in unknown)
-                res.success, res.message = False, f"not found: no turn {named} for this owner; nothing forgotten"
-                return res
-            for turn_id in turn_ids:
-                out = self.service.forget_turn(req.owner, turn_id)
-                if not out.success:
-                    res.success, res.message = False, out.message
-                    res.nodes = [to_msg(n) for n in deleted]
-                    return res
-                deleted += out.nodes
+            out = self.service.forget_turns(req.owner, list(req.turn_ids))
         except Exception as exc:  # noqa: BLE001
             return self._internal_error(res, "forget", exc)
-        res.success, res.nodes = True, [to_msg(n) for n in deleted]
-        res.message = f"forgot {len(turn_ids)} turn(s) and {len(deleted)} memories resting only on them"
+        res.success, res.message, res.nodes = out.success, out.message, [to_msg(n) for n in out.nodes]
+        if not out.success:
+            return res
         if self.config.layers_enabled and not self._layers_caught_up():
             res.message += "; the layered profile forgets them right after its running update"
         self.get_logger().info(f"forget owner={req.owner!r}: {res.message}")
