@@ -268,7 +268,9 @@ _EN_STOPPED = [
         re.I,
     ),
 ]
-_STOPPED_WHEN = re.compile(
+# A time said after the thing ("I quit smoking last year", "I switched to tea last month"): not
+# part of the thing.
+_TRAILING_WHEN = re.compile(
     r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|today|tonight|tomorrow|a while ago"
     r"|(?:\w+ )?(?:days|weeks|months|years) ago)$",
     re.I,
@@ -544,7 +546,7 @@ def _clauses(text: str) -> list[str]:
 
 
 def _clean_object(value: str) -> str:
-    value = _STOPPED_WHEN.sub("", re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I))
+    value = _TRAILING_WHEN.sub("", re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I))
     value = re.sub(
         r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead|"
         r"proper|properly|again|seriously))+$",
