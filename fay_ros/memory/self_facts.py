@@ -546,7 +546,8 @@ def _clauses(text: str) -> list[str]:
 
 
 def _clean_object(value: str) -> str:
-    value = _TRAILING_WHEN.sub("", re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I))
+    value = re.sub(r"^(?:to\s+)?(?:eat|drink|eating|drinking)\s+", "", value.strip(), flags=re.I)
+    value = _TRAILING_WHEN.sub("", value)
     value = re.sub(
         r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead|"
         r"proper|properly|again|seriously))+$",
