@@ -106,17 +106,15 @@ _QUESTIONS = {
 }
 
 
-def _from_words(args) -> tuple[str, str, str, str] | None:
-    """(tz, start_local, rrule, text) read from the request in words, or None after saying why
+def _from_words(words: str, tz: str) -> tuple[str, str, str] | None:
+    """(start_local, rrule, text) read from the request in words, or None after saying why
     nothing can be added (not a request, or a question to ask first)."""
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
     from ..schedule.reminder_text import parse_reminder
-    from .reminders import local_zone_name
 
-    tz = args.tz or local_zone_name()
-    parsed = parse_reminder(args.text, datetime.now(ZoneInfo(tz)), tz)
+    parsed = parse_reminder(words, datetime.now(ZoneInfo(tz)), tz)
     if not parsed.is_request:
         print("fay-ros reminders add: not a reminder request; nothing added", file=sys.stderr)
         return None
@@ -124,26 +122,24 @@ def _from_words(args) -> tuple[str, str, str, str] | None:
         why = _QUESTIONS.get(parsed.question or "no_time", parsed.question or "")
         print(f"fay-ros reminders add: {why}; nothing added (try `fay-ros reminders parse`)", file=sys.stderr)
         return None
-    return tz, parsed.due.strftime("%Y-%m-%dT%H:%M:%S"), parsed.repeat or "", parsed.text
+    return parsed.due.strftime("%Y-%m-%dT%H:%M:%S"), parsed.repeat or "", parsed.text
 
 
 def _add(args) -> int:
     from zoneinfo import ZoneInfoNotFoundError
 
     from ..memory.reminder_book import ReminderError
+    from .reminders import local_zone_name
 
+    tz = args.tz or local_zone_name()
     try:
-        read = (args.tz, args.at, args.rrule, args.text) if args.at else _from_words(args)
+        read = (args.at, args.rrule, args.text) if args.at else _from_words(args.text, tz)
     except (ZoneInfoNotFoundError, ValueError):
-        print(f"fay-ros reminders add: unknown time zone {args.tz!r}", file=sys.stderr)
+        print(f"fay-ros reminders add: unknown time zone {tz!r}", file=sys.stderr)
         return 2
     if read is None:
         return 2
-    tz, start_local, rrule, text = read
-    if not tz:
-        from .reminders import local_zone_name
-
-        tz = local_zone_name()
+    start_local, rrule, text = read
     store, book = _book(args)
     try:
         try:
