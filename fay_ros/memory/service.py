@@ -778,7 +778,10 @@ class MemoryService:
         keys = [split_fact(line) for line in profile.facts]
         order = sorted(range(len(keys)), key=lambda i: not is_safety_fact(keys[i][0], keys[i][1]))
         profile.facts = [profile.facts[i] for i in order]
-        profile.portrait = self.layered.core_memory(owner, budget_tokens, portrait=profile.portrait)
+        # the facts just read for the profile: memory/profile is asked every turn, read them once
+        profile.portrait = self.layered.core_memory(
+            owner, budget_tokens, portrait=profile.portrait, facts=profile.facts
+        )
         return out, profile
 
     # --- end issue 35 ------------------------------------------------------------------------

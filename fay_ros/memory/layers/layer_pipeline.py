@@ -110,12 +110,16 @@ class ProfilePipeline:
     def layers(self, owner: str) -> OwnerLayers:
         return OwnerLayers(owner, {} if is_guest(owner) else self.repo.load(owner))
 
-    def core_memory(self, owner: str, budget_tokens: int = 400, portrait: str = "") -> str:
+    def core_memory(
+        self, owner: str, budget_tokens: int = 400, portrait: str = "", facts: list[str] | None = None
+    ) -> str:
         """The owner's core memory for a prompt (core_memory.py); "" for the guest. `portrait`:
-        shown while the soul has no portrait of its own (the profile keeper's)."""
+        shown while the soul has no portrait of its own (the profile keeper's). `facts`: the
+        owner's fact lines when the caller has read them already (else they are read here)."""
         if is_guest(owner):
             return ""
-        return core_memory_text(self.layers(owner), self.facts(owner), budget_tokens, self.config, portrait)
+        lines = self.facts(owner) if facts is None else facts
+        return core_memory_text(self.layers(owner), lines, budget_tokens, self.config, portrait)
 
     def snapshot(self, owner: str, events: int = 50, changes: int = 100) -> dict:
         """Every layer with evidence and confidence, the latest events and changes (CLI, admin)."""
