@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
 from datetime import datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..schedule.config import local_zone_name
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,29 +42,6 @@ def register_parse(actions: argparse._SubParsersAction) -> None:
     parse.add_argument("--tz", default=None, help="IANA time zone, e.g. Asia/Shanghai (default: the system's)")
     parse.add_argument("--json", action="store_true", help='print {"due", "text", "repeat", "question"} as JSON')
     parse.set_defaults(func=_parse)
-
-
-def local_zone_name() -> str:
-    """The system's IANA zone name: $TZ, the /etc/localtime link, /etc/timezone, else UTC."""
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
-    localtime = Path("/etc/localtime")
-    if localtime.is_symlink():
-        target = str(localtime.resolve())
-        if "zoneinfo/" in target:
-            candidates.append(target.split("zoneinfo/", 1)[1])
-    try:
-        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
-    except OSError:
-        pass
-    for name in candidates:
-        if not name:
-            continue
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-        return name
-    return "UTC"
 
 
 def _parse(args: argparse.Namespace) -> int:

@@ -129,7 +129,7 @@ def _add(args) -> int:
     from zoneinfo import ZoneInfoNotFoundError
 
     from ..memory.reminder_book import ReminderError
-    from .reminders import local_zone_name
+    from ..schedule.config import local_zone_name
 
     tz = args.tz or local_zone_name()
     try:

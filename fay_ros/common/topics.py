@@ -72,3 +72,5 @@ SRV_ACTIVE_RULES = "memory/active_rules"
 SRV_PROFILE = "memory/profile"
 # Hybrid recall with evidence over an owner's whole history (SearchEvidence.srv).
 SRV_SEARCH_EVIDENCE = "memory/search_evidence"
+# Reminders and open commitments of an owner (Reminders.srv).
+SRV_REMINDERS = "memory/reminders"

@@ -440,6 +440,49 @@ class ReminderBook:
             return self._save(old, replace(old, status=ACKNOWLEDGED, attempts=0, updated=now))
         return self._save(old, self._moved_on(old, where, rule, max(now, old.next_due_utc), now))
 
+    def change(
+        self,
+        owner: str,
+        reminder_id: str,
+        start_local: str | None = None,
+        text: str | None = None,
+        rrule: str | None = None,
+    ) -> Reminder | None:
+        """Give an active reminder a new first time (wall clock in its zone), text or rule (''
+        = once; None keeps each). Its says are counted anew. None: no such active reminder;
+        ReminderError: the new time is in the past or the rule has no occurrence left."""
+        found = self._one(owner, reminder_id)
+        if found is None or found[0].status not in ACTIVE:
+            return None
+        old, where, _rule = found
+        start = parse_local(start_local) if start_local is not None else parse_local(old.start_local)
+        new_rule_text = old.rrule if rrule is None else rrule.strip()
+        rule = parse_rule(new_rule_text, start, where)
+        now = self.clock()
+        if rule is None:
+            if start_local is None and rrule is None:
+                first: float | None = old.next_due_utc  # only the text changes
+            else:
+                first = instant(start, where)
+                if first < now - PAST_GRACE:
+                    raise ReminderError(f"{start.strftime(LOCAL_FORMAT)} in {old.tz} is in the past")
+        else:
+            first = next_occurrence(rule, where, max(now, instant(start, where)), inclusive=True)
+            if first is None:
+                raise ReminderError(f"the rule {new_rule_text!r} has no occurrence after now")
+        new = replace(
+            old,
+            start_local=start.strftime(LOCAL_FORMAT),
+            rrule=new_rule_text,
+            text=text.strip() if text and text.strip() else old.text,
+            next_due_utc=float(first),
+            status=SCHEDULED,
+            attempts=0,
+            snoozed_until_utc=0.0,
+            updated=now,
+        )
+        return self._save(old, new)
+
     def _moved_on(self, old: Reminder, where: ZoneInfo, rule: RRule, after: float, now: float) -> Reminder:
         nxt = next_occurrence(rule, where, after)
         if nxt is None:

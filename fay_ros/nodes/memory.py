@@ -42,7 +42,7 @@ from rclpy.node import Node
 from fay_msgs.msg import Evidence as EvidenceMsg
 from fay_msgs.msg import MemoryNode as MemoryNodeMsg
 from fay_msgs.msg import Transcript, Utterance
-from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember, SearchEvidence
+from fay_msgs.srv import Confirm, Forget, GetActiveRules, GetProfile, Recall, Remember, Reminders, SearchEvidence
 
 from ..common import qos, topics
 from ..common.diagnostics import StatusPublisher, event_status
@@ -65,7 +65,10 @@ from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
 from ..memory.scheduler import SCHEDULED_KINDS, BackgroundScheduler, Job, MemoryTimetable
 from ..memory.schema import SchemaError
 from ..memory.service import MemoryService, ServiceSettings
-from ..schedule.config import ScheduleFile, load_schedule, schedule_path
+from ..memory.reminder_book import FollowupPolicy, ReminderBook
+from ..memory.reminder_service import ReminderDesk
+from ..ros_side.reminders import fill_response, request_from_msg
+from ..schedule.config import ScheduleFile, load_schedule, schedule_path, zone_name
 
 DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
 # A background job's outcome on /diagnostics by log level (the details, with the owner, are logged).
@@ -315,6 +318,14 @@ class MemoryServiceNode(Node):
         self.create_service(GetActiveRules, topics.SRV_ACTIVE_RULES, self._on_active_rules)
         self.create_service(GetProfile, topics.SRV_PROFILE, self._on_profile)
         self.create_service(SearchEvidence, topics.SRV_SEARCH_EVIDENCE, self._on_search_evidence)
+        # Reminders and commitments (issue 36) on the node clock: use_sim_time moves them with /clock.
+        self.reminder_status = StatusPublisher(self, "reminders")
+        self.reminders = ReminderDesk(
+            ReminderBook(self.store.reminder_tables(), clock=self._now, report=self._corrupt_reminder),
+            zone_name(self.schedule.table.timezone),
+            self._followup_policy,
+        )
+        self.create_service(Reminders, topics.SRV_REMINDERS, self._on_reminders)
         if c.record_conversations:
             self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_user_words, qos.EVENTS)
             if c.record_text_input:
@@ -408,6 +419,24 @@ class MemoryServiceNode(Node):
         res.items = [evidence_msg(e) for e in items]
         self.get_logger().debug(f"search_evidence owner={req.owner!r}: {res.message}")
         return res
+
+    def _on_reminders(self, req: Reminders.Request, res: Reminders.Response) -> Reminders.Response:
+        try:
+            answer = self.reminders.handle(request_from_msg(req))
+        except Exception as exc:  # noqa: BLE001
+            return self._internal_error(res, "reminders", exc)
+        self.get_logger().debug(f"reminders {req.action} owner={req.owner!r}: {answer.success} {answer.message}")
+        return fill_response(answer, res)
+
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds / 1e9
+
+    def _followup_policy(self) -> FollowupPolicy:
+        schedule = self.schedule.table
+        return FollowupPolicy.from_config(schedule.proactive.quiet_hours, zone_name(schedule.timezone))
+
+    def _corrupt_reminder(self, reminder_id: str, reason: str) -> None:
+        self.reminder_status.publish("error", f"reminder {reminder_id} skipped: {reason}", reminder=reminder_id)
 
     def _on_forget(self, req: Forget.Request, res: Forget.Response) -> Forget.Response:
         if req.turn_ids:

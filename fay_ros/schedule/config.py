@@ -24,6 +24,7 @@ errors naming the file, the key path and the line.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import time, tzinfo
 from functools import cached_property
@@ -71,6 +72,34 @@ def _clock_time_or_empty(value: str) -> str:
     if value:
         parse_clock_time(value)
     return value
+
+
+def local_zone_name() -> str:
+    """The system's IANA zone name: $TZ, the /etc/localtime link, /etc/timezone, else UTC."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    localtime = Path("/etc/localtime")
+    if localtime.is_symlink():
+        target = str(localtime.resolve())
+        if "zoneinfo/" in target:
+            candidates.append(target.split("zoneinfo/", 1)[1])
+    try:
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    for name in candidates:
+        if not name:
+            continue
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+        return name
+    return "UTC"
+
+
+def zone_name(name: str) -> str:
+    """The IANA name of a schedule `timezone`: "local" is the system's (`local_zone_name`)."""
+    return local_zone_name() if name == "local" else name
 
 
 def resolve_zone(name: str) -> tzinfo:
