@@ -152,6 +152,9 @@ class SimClock:
             self._publisher,
             Clock(clock=to_time_msg(t)),
             lambda: any(s >= t - 1e-9 for s in self._stamps()),
+            # The first /clock goes through discovery of the test's publisher by the node's
+            # time source: seconds on a loaded 2-core machine, so a roomy bound (an event wait).
+            timeout=60.0,
             message=f"the node's clock at {t}",
         )
 

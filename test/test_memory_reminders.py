@@ -389,3 +389,79 @@ def test_wall_clock_edges_spring_gap_autumn_repeat_and_utc_until(opened, clock):
     assert r.due_local == "2026-05-03T07:30:00"  # UNTIL is 05-03 07:59:59 in Shanghai
     clock.t = r.next_due_utc
     assert book.acknowledge("alice", r.id).status == "done"
+
+
+# ----------------------------------------------------------------------------- the service's dispatch
+def desk_on(book):
+    from fay_ros.memory.reminder_service import ReminderDesk
+
+    return ReminderDesk(book, "Asia/Shanghai")
+
+
+def test_the_service_dispatch_answers_every_action_and_refuses_in_words(opened, clock):
+    from fay_ros.memory.reminder_service import ReminderRequest as R
+
+    clock.t = at("2026-03-02T08:00:00", SHANGHAI)
+    _store, book = opened()
+    desk = desk_on(book)
+    added = desk.handle(R("add", "alice", text="喝茶", start_local="2026-03-02T15:00:00"))
+    assert added.success and added.reminders[0].tz == "Asia/Shanghai"  # the node's zone by default
+    rid = added.reminders[0].id
+    assert [r.id for r in desk.handle(R("list", "alice")).reminders] == [rid]
+    assert desk.handle(R("list", "bob")).reminders == ()  # one owner never sees another's
+    assert not desk.handle(R("cancel", "bob", rid)).success  # nor cancels them
+    # refusals are answers in words, never exceptions
+    guest = desk.handle(R("add", "", text="x", start_local="2026-03-02T15:00:00"))
+    assert not guest.success and "guest" in guest.message
+    past = desk.handle(R("add", "alice", text="x", start_local="2026-03-01T15:00:00"))
+    assert not past.success and "past" in past.message
+    unknown = desk.handle(R("fly", "alice"))
+    assert not unknown.success and "unknown action" in unknown.message
+    # change: a new time keeps the text; a new text keeps the time
+    moved = desk.handle(R("change", "alice", rid, start_local="2026-03-02T16:30:00", repeat="-"))
+    assert moved.success and moved.reminders[0].due_local == "2026-03-02T16:30:00"
+    renamed = desk.handle(R("change", "alice", rid, text="喝绿茶", repeat="-"))
+    assert renamed.reminders[0].text == "喝绿茶" and renamed.reminders[0].due_local == "2026-03-02T16:30:00"
+    assert not desk.handle(R("change", "alice", rid, start_local="2026-03-01T10:00:00", repeat="-")).success
+    # due, said (again later), acknowledged
+    clock.t = at("2026-03-02T16:30:05", SHANGHAI)
+    assert [r.id for r in desk.handle(R("due")).reminders] == [rid]
+    said = desk.handle(R("said", "alice", rid))
+    assert said.success and said.reminders[0].status == "due" and said.reminders[0].attempts == 1
+    assert desk.handle(R("due")).reminders == ()  # not again before resay_after
+    snoozed = desk.handle(R("snooze", "alice", rid, at=clock.t + 600))
+    assert snoozed.reminders[0].next_due_utc == clock.t + 600
+    assert desk.handle(R("acknowledge", "alice", rid)).reminders[0].status == "acknowledged"
+    # commitments: commit, follow-ups under the limit, done, clear
+    c1 = desk.handle(R("commit", "alice", text="给牙医打电话", at=0.0)).commitments[0]
+    c2 = desk.handle(R("commit", "alice", text="写报告", at=clock.t + 3600)).commitments[0]
+    assert [c.id for c in desk.handle(R("followups", "alice")).commitments] == [c1.id]  # c2's time has not come
+    assert desk.handle(R("followed_up", "alice", c1.id)).success
+    assert desk.handle(R("followups", "alice")).commitments == ()  # cooldown
+    assert desk.handle(R("commitment_done", "alice", c1.id)).success
+    assert not desk.handle(R("commitment_done", "alice", c1.id)).success  # closed already
+    assert desk.handle(R("clear", "alice")).message.startswith("1 ")  # c2 cancelled
+    assert desk.handle(R("commitments", "alice")).commitments == ()
+    assert {c.status for c in desk.handle(R("commitments", "alice", include_done=True)).commitments} == {
+        "done",
+        "cancelled",
+    }
+
+
+def test_overdue_answers_one_summary_and_consumes(opened, clock):
+    from fay_ros.memory.reminder_service import ReminderRequest as R
+
+    clock.t = at("2026-03-02T08:00:00", SHANGHAI)
+    _store, book = opened()
+    desk = desk_on(book)
+    desk.handle(R("add", "alice", text="喝茶", start_local="2026-03-02T09:00:00"))
+    desk.handle(R("add", "alice", text="吃药", start_local="2026-03-02T08:30:00", repeat="FREQ=HOURLY"))
+    clock.t = at("2026-03-02T11:45:00", SHANGHAI)  # down since 08:00
+    answer = desk.handle(R("overdue", "alice", at=at("2026-03-02T08:00:00", SHANGHAI)))
+    assert answer.success and sorted(zip((r.text for r in answer.reminders), answer.times)) == [
+        ("吃药", 4),  # 08:30, 09:30, 10:30, 11:30
+        ("喝茶", 1),
+    ]
+    assert "2 reminders" in answer.summary
+    assert desk.handle(R("due")).reminders == ()  # consumed: nothing fires one by one
+    assert desk.handle(R("overdue", "alice")).reminders == ()  # said once

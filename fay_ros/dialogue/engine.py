@@ -88,6 +88,7 @@ from .judge import FINISH, TOOL
 from .persona import Persona
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
+from .reminder_talk import ReminderTalk
 from .reply import Reply, ReplyPiece
 from .reply_assembly import ReplyAssembly
 from .session import Sessions
@@ -132,6 +133,9 @@ class DialogueEngine:
         self.qa = qa
         self.tools = tools or ToolRegistry()
         self.memory = memory or NoMemory()
+        # Reminders and commitments said in words (issue 36; dialogue.reminder_talk): set by the
+        # node on the memory's reminders; None = no reminders (the turn goes to the model).
+        self.reminder_talk: ReminderTalk | None = None
         self.settings = settings or EngineSettings()
         self.histories = Histories(self.settings.history_turns)
         self.traces: deque[TurnTrace] = deque(maxlen=50)
@@ -326,6 +330,9 @@ class DialogueEngine:
             ):
                 self.histories.remember_turn(user_id, text, " ".join(reply.spoken))
                 return trace
+            if kind == CHAT and self.reminder_talk is not None and await self._reminder_turn(reply, ctx, trace):
+                self.flow.remember_exchange(user_id, conversation_id, text, reply)
+                return trace
             if self.qa is not None and (hit := self.qa.match(text)) is not None:
                 if probe:
                     park()  # a qa answer needs no model, and its tool must not run twice
@@ -387,6 +394,21 @@ class DialogueEngine:
                 trace.outbound = reply.dropped.summary()
                 log.info("outbound sanitiser for %s: removed %s", conversation_id, trace.outbound)
         return trace
+
+    async def _reminder_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace) -> bool:
+        """A turn about reminders or commitments (set, list, cancel, snooze, "ok", "I'll call the
+        dentist tomorrow"): answered without the model; False when the words are about neither."""
+        assert self.reminder_talk is not None
+        if probing() and self.reminder_talk.wants(ctx.user_id, ctx.text):
+            park()  # it writes to the memory: never on a guess of the words
+        answer = await self.reminder_talk.answer(ctx.user_id, ctx.text, ctx.language, ctx.conversation_id)
+        if answer is None:
+            return False
+        trace.path = f"reminders:{answer.action}"
+        if answer.clear_history:
+            self.histories.clear(ctx.user_id)
+        self.assembly.speak_text(reply, answer.text, reply_sources.REMINDERS)
+        return True
 
     async def _judged_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
         """The capable flow: the judge's verdict decides between its own message, the tools

@@ -39,6 +39,11 @@ class Histories:
             self.append(user_id, message)
         return tuple(added)
 
+    def clear(self, user_id: str) -> None:
+        """Start the user's conversation over (they asked to clear it)."""
+        self._by_user.pop(user_id, None)
+        self._appended.pop(user_id, None)
+
     def forget(self, user_id: str, messages: tuple[dict[str, str], ...]) -> bool:
         """Take these messages (as `remember_turn` returned them) out of the user's history, if
         it still holds them all: an exchange that turned out never to have happened for the

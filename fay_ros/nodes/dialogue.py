@@ -11,7 +11,10 @@ Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; 
 Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answered like a
      text_input message; feedback per sentence, result the whole reply and its cues.
 Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
-(call_async with a timeout; without them the dialogue works without memory).
+(call_async with a timeout; without them the dialogue works without memory), and
+memory/reminders: reminders and commitments set, listed, cancelled or snoozed in words
+(dialogue.reminder_talk), said when due and followed up at the proactive tick
+(dialogue.reminder_runner; events on dialogue/proactive).
 Files: the persona and qa.csv are re-read when they change (checked every second on the steady
 clock; the admin page's editor saves them): the next turn uses them. A bad edit is refused
 with file and line (`fay/dialogue: files` on /diagnostics, and the log); the last good one
@@ -55,10 +58,13 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
+from ..common.rostime import node_seconds
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.qa import QaTable, QaTableError
+from ..dialogue.reminder_runner import ReminderRunner
+from ..dialogue.reminder_talk import ReminderTalk
 from ..dialogue.reply import ReplyPiece
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
@@ -69,7 +75,9 @@ from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..llm.profiles import TINY
 from ..ros_side.memory_gateway import RosMemoryGateway
 from ..ros_side.proactive_talk import ProactiveTalk
+from ..ros_side.reminders import RosReminders
 from ..ros_side.ros_tools import RosTools
+from ..schedule.config import zone_name
 from ..schedule.proactive import Decision
 
 
@@ -292,11 +300,23 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
+        # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
+        # in words through reminder_talk, said when due by the runner at the proactive tick.
+        self.reminders = RosReminders(self, c.memory_timeout) if c.memory else None
+        self.reminder_runner: ReminderRunner | None = None
         try:
-            self.proactive = ProactiveTalk(self, c.schedule_file, self._speak_first)
+            self.proactive = ProactiveTalk(
+                self, c.schedule_file, self._speak_first, self._reminder_tick if self.reminders else None
+            )
         except ConfigError:
             self.close()
             raise
+        if self.reminders is not None:
+            talk = ReminderTalk(
+                self.reminders, zone_name(self.proactive.planner.schedule.timezone), lambda: node_seconds(self)
+            )
+            self.engine.reminder_talk = talk
+            self.reminder_runner = ReminderRunner(self.reminders, talk, self._say_reminder)
         # The words of each chat goal, for those that record what users said (memory).
         self.chat_heard = self.create_publisher(Transcript, topics.CHAT_HEARD, qos.EVENTS)
 
@@ -569,6 +589,38 @@ class DialogueNode(Node):
             return turn.conversation_id if turn is not None else ""
 
         return asyncio.run_coroutine_threadsafe(_call(start), self._loop).result(5)
+
+    def _reminder_tick(self, now: float, speaking: bool, present: str) -> None:
+        """The proactive tick (node clock, a timer thread): the runner looks on the engine's loop;
+        its events go out on dialogue/proactive when it is done. Never waits here."""
+        runner = self.reminder_runner
+        if runner is None:
+            return
+        future = asyncio.run_coroutine_threadsafe(runner.tick(now, speaking=speaking, present=present), self._loop)
+
+        def report(done: Any) -> None:
+            if done.cancelled():
+                return
+            if (exc := done.exception()) is not None:
+                self.get_logger().error(f"reminders: the look failed: {type(exc).__name__}: {exc}")
+                return
+            for event in done.result():
+                self.proactive.publish_reminder_event(
+                    event.event,
+                    f"{event.event} {event.user or ''} {' '.join(event.ids)} {event.reason}".strip(),
+                    now,
+                    user=event.user,
+                    reminders=",".join(event.ids),
+                    conversation_id=event.conversation_id,
+                    reason=event.reason,
+                )
+
+        future.add_done_callback(report)
+
+    def _say_reminder(self, user: str, line: str) -> str:
+        """On the engine's loop: a reminder's line, said like proactive talk."""
+        turn = self.engine.speak_first(user, line=line)
+        return turn.conversation_id if turn is not None else ""
 
     def _publish(self, piece: ReplyPiece) -> None:
         msg = Utterance(

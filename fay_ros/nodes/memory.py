@@ -61,12 +61,12 @@ from ..memory.model import MemoryNode, is_guest
 from ..memory.policy import GUEST_REFUSAL, RememberRequest
 from ..memory.profile import ProfileKeeper, ProfileSettings
 from ..memory.reflection import ReflectionSettings, Reflector
+from ..memory.reminder_book import FollowupPolicy, ReminderBook
+from ..memory.reminder_service import ReminderDesk
 from ..memory.retrieval import CHAT_WEIGHTS, DEFAULT_DECAY_PER_HOUR, Weights
 from ..memory.scheduler import SCHEDULED_KINDS, BackgroundScheduler, Job, MemoryTimetable
 from ..memory.schema import SchemaError
 from ..memory.service import MemoryService, ServiceSettings
-from ..memory.reminder_book import FollowupPolicy, ReminderBook
-from ..memory.reminder_service import ReminderDesk
 from ..ros_side.reminders import fill_response, request_from_msg
 from ..schedule.config import ScheduleFile, load_schedule, schedule_path, zone_name
 

@@ -49,12 +49,15 @@ RELOAD_SECONDS = 1.0  # steady-clock period of the schedule file check
 
 # speak(decision) -> the conversation id of the line started, or "" when it was not started
 Speaker = Callable[[Decision], str]
+# reminders(now, speaking, present user): the reminders' look at the same tick (issue 36)
+ReminderTick = Callable[[float, bool, str], None]
 
 
 class ProactiveTalk:
-    def __init__(self, node: Node, schedule_file: str, speak: Speaker) -> None:
+    def __init__(self, node: Node, schedule_file: str, speak: Speaker, reminders: ReminderTick | None = None) -> None:
         self._node = node
         self._speak = speak
+        self._reminders = reminders
         self._lock = threading.Lock()  # the planner is not thread-safe; callbacks run on several threads
         try:
             self._schedule = ReloadingTable(schedule_path(schedule_file), load_schedule)
@@ -105,6 +108,9 @@ class ProactiveTalk:
             decisions = self.planner.tick(now, user_speaking=self._user_speaking, robot_speaking=self._robot_speaking)
             plan = self.planner.next_due()
             waiting = sorted(self.planner.waiting())
+            present = self.planner.present_user(now)
+        if self._reminders is not None:  # one scheduler, one clock: reminders look at the same tick
+            self._reminders(now, self._user_speaking or self._robot_speaking, present)
         if (waiting, self._robot_speaking, self._user_speaking) != self._waiting:
             self._waiting = (waiting, self._robot_speaking, self._user_speaking)
             self._publish(
@@ -208,6 +214,11 @@ class ProactiveTalk:
         )
         self._node.get_logger().info(f"proactive {message}")
 
+    def publish_reminder_event(self, event: str, message: str, now: float, **values: str) -> None:
+        """A reminder's event (dialogue.reminder_runner): ids and users, never the words."""
+        self._publish(event, message, {"clock": repr(now), **values})
+        self._node.get_logger().info(f"reminders: {message}")
+
     def _publish(self, event: str, message: str, values: dict[str, str]) -> None:
-        level = "warning" if event == "skip" else "info"
+        level = "warning" if event in ("skip", "unavailable") else "info"
         self._events.publish(event_status(self._node, "proactive", level, message, **{"event": event, **values}))

@@ -231,6 +231,17 @@ class ProactivePlanner:
                 decisions.append(Decision("drop", name, due.trigger.kind, due.user, due.due, reason=verdict.reason))
         return decisions
 
+    def present_user(self, now: float) -> str:
+        """The user heard last, while they count as present (heard within `absent_after`
+        seconds; 0 = any time since start); '' = nobody."""
+        state = self._state
+        if state.last_heard is None or not state.last_user:
+            return ""
+        absent_after = self._schedule.proactive.absent_after
+        if absent_after > 0 and now - state.last_heard > absent_after:
+            return ""
+        return state.last_user
+
     def waiting(self) -> dict[str, float]:
         """The due lines waiting for speech to end: trigger name -> when it became due."""
         return {name: due.due for name, due in self._waiting.items()}
