@@ -150,6 +150,8 @@ def rule_words(rule: str, zh: bool) -> str:
         if zh:
             return f"每{n}{unit_zh}" if n > 1 else f"每{unit_zh}"
         return f"every {n} {unit_en}s" if n > 1 else f"every {unit_en}"
+    if freq == "DAILY" and days and n == 1:
+        freq = "WEEKLY"  # "every day on weekdays" is every weekday
     if freq == "DAILY" or (freq == "WEEKLY" and len(days) == 7):
         if n == 2:
             return "每隔一天" if zh else "every other day"
@@ -357,7 +359,7 @@ _CANCEL_EN = re.compile(
 )
 _CANCEL_ZH = re.compile(
     r"(?:取消|删掉|删除|去掉|关掉|撤销|删了|不要|别再?)(?P<rest>.*?)(?:的)?(?:提醒|闹钟)(?P<after>.*)$|"
-    r"(?:不用|不需要|别再?)提醒我(?P<dont>.+?)了?$|把(?P<ba>.*?)的?(?:提醒|闹钟)(?:取消|删掉|删除|去掉|关掉)"
+    r"(?:不用|不需要|别再?)提醒我(?P<dont>[^了]{2,}?)了?$|把(?P<ba>.*?)的?(?:提醒|闹钟)(?:取消|删掉|删除|去掉|关掉)"
 )
 _NEXT_EN = re.compile(r"\b(?:next|upcoming|first)\b", re.I)
 _NEXT_ZH = re.compile(r"下一个|下个|最近的?(?:一个)?|第一个")
@@ -574,7 +576,7 @@ class ReminderTalk:
             found = parse_reminder(attempt, now, self.tz)
             if not found.is_request or _norm(found.text) != _norm(p.parsed.text):
                 continue  # the answer had words that are no time
-            if found.due is None and found.question == p.parsed.question and found.repeat == p.parsed.repeat:
+            if found.due is None:
                 continue  # no time in it
             return replace(found, text=p.parsed.text) if p.target is not None else found
         return None
