@@ -399,14 +399,16 @@ class DialogueEngine:
         """A turn about reminders or commitments (set, list, cancel, snooze, "ok", "I'll call the
         dentist tomorrow"): answered without the model; False when the words are about neither."""
         assert self.reminder_talk is not None
-        if probing() and self.reminder_talk.wants(ctx.user_id, ctx.text):
-            park()  # it writes to the memory: never on a guess of the words
-        answer = await self.reminder_talk.answer(ctx.user_id, ctx.text, ctx.language, ctx.conversation_id)
+        if probing():  # a guess at the words: never set or cancel anything on it
+            if self.reminder_talk.wants(ctx.owner, ctx.question):
+                park()
+            return False
+        answer = await self.reminder_talk.answer(ctx.owner, ctx.question, ctx.language, ctx.conversation_id)
         if answer is None:
             return False
         trace.path = f"reminders:{answer.action}"
         if answer.clear_history:
-            self.histories.clear(ctx.user_id)
+            self.histories.clear(ctx.owner)
         self.assembly.speak_text(reply, answer.text, reply_sources.REMINDERS)
         return True
 

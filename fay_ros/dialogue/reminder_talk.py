@@ -40,6 +40,7 @@ from ..schedule.reminder_text import (
     PAST,
     WEEKDAY_CODES,
     ParsedReminder,
+    is_reminder_request,
     next_occurrence,
     parse_reminder,
 )
@@ -466,6 +467,25 @@ class ReminderTalk:
             if reply is not None:
                 return reply
         return None
+
+    def wants(self, user_id: str, text: str) -> bool:
+        """Whether `answer` might take this turn, without doing anything (no memory call, no
+        state change): a speculative guess at the user's words must not set or cancel anything,
+        so the engine does not speculate on such a turn. Errs on the side of True."""
+        words = text.strip()
+        if not words:
+            return False
+        if user_id in self._pending or user_id in self._said:
+            return True
+        if is_reminder_request(words):
+            return True
+        patterns = (_LIST_EN, _LIST_ZH, _CANCEL_EN, _CANCEL_ZH, _CHANGE_EN, _CHANGE_ZH, _CLEAR_EN, _CLEAR_ZH) + (
+            _COMMIT_EN,
+            _COMMIT_ZH,
+            _DONE_EN,
+            _DONE_ZH,
+        )
+        return any(p.search(words) for p in patterns)
 
     def said(self, user_id: str, reminder: Reminder, at: float) -> None:
         """The scheduler just said `reminder` to `user_id` at `at`: "ok"/"got it"/"snooze"/"再过十分钟"

@@ -470,6 +470,7 @@ class ReminderBook:
             first = next_occurrence(rule, where, max(now, instant(start, where)), inclusive=True)
             if first is None:
                 raise ReminderError(f"the rule {new_rule_text!r} has no occurrence after now")
+        assert first is not None
         new = replace(
             old,
             start_local=start.strftime(LOCAL_FORMAT),
