@@ -249,6 +249,11 @@ class DialogueEngine:
         apology and no stock line."""
         return self.flow.speak_first(user_id, line=line, prompt=prompt, language=language)
 
+    def turn_running(self, user_id: str) -> bool:
+        """Whether the user's turn is running now (speak_first would say nothing)."""
+        session = self.sessions.get(user_id)
+        return session is not None and session.running_turn() is not None
+
     def interrupt(self) -> int:
         """Cancel every running turn; the next reply replaces whatever is being spoken."""
         return self.flow.interrupt()

@@ -13,7 +13,9 @@ companion starts (sanitiser, visemes, cues, recorded as its words).
   marks it missed (memory.reminder_book).
 - After a start: what fell due more than `late_after` seconds before the first look and was
   never said (the graph was down) is said once per owner as one short summary (`overdue`), not
-  fired one by one and not dropped.
+  fired one by one and not dropped. The summary waits for its owner to be present (heard
+  lately): nobody may be in the room when the graph comes up, and a line said before the voice
+  is listening is lost. Until then that owner's reminders wait with it.
 - Quiet hours do not hold a reminder: the user asked for that time. They do hold follow-ups.
 - Every `followup_every` seconds, when a user is present and nobody speaks, one open
   commitment of theirs whose time has come is followed up ("Did you call the dentist?"); the
@@ -69,14 +71,17 @@ class ReminderRunner:
         speak: Speak,
         late_after: float = LATE_AFTER,
         followup_every: float = FOLLOWUP_EVERY,
+        busy: Callable[[str], bool] = lambda _user: False,
     ) -> None:
         self.reminders = reminders
+        self.busy = busy  # busy(user): their turn is running (a line would not be said now)
         self.lines = lines
         self.speak = speak
         self.late_after = late_after
         self.followup_every = followup_every
         self._busy = False
         self._first_look = True
+        self._overdue_owners: set[str] = set()  # owners whose overdue summary waits for them
         self._available: bool | None = None
         self._next_followup_look = float("-inf")
         self._waiting: tuple[str, ...] = ()
@@ -107,13 +112,12 @@ class ReminderRunner:
         if self._first_look:
             self._first_look = False
             late = [r for r in pending if r.attempts == 0 and r.next_due_utc < now - self.late_after]
-            owners = sorted({r.owner for r in late})
-            if owners:
-                events += await self._overdue(owners, speaking)
-                if any(e.event == "waiting" for e in events):
-                    self._first_look = True  # said once speech ends
-                    return events
-                pending = [r for r in pending if r.owner not in owners]
+            self._overdue_owners = {r.owner for r in late}
+        if self._overdue_owners:
+            if present in self._overdue_owners and not speaking and not self.busy(present):
+                self._overdue_owners.discard(present)
+                return events + await self._overdue(present)
+            pending = [r for r in pending if r.owner not in self._overdue_owners]  # they wait for the summary
         waiting = tuple(r.id for r in pending)
         if speaking:
             if waiting and waiting != self._waiting:
@@ -139,21 +143,18 @@ class ReminderRunner:
         self.lines.said(reminder.owner, reminder, now)
         return [RunnerEvent("reminder", reminder.owner, (reminder.id,), conversation_id, answer.message)]
 
-    async def _overdue(self, owners: list[str], speaking: bool) -> list[RunnerEvent]:
-        if speaking:
-            return [RunnerEvent("waiting", reason="speaking")]
-        events = []
-        for owner in owners:
-            answer = await self.reminders.call(ReminderRequest("overdue", owner, at=0.0))
-            if not answer.success or not answer.reminders:
-                continue
-            line = self.lines.overdue_line(owner, list(answer.reminders), list(answer.times))
-            conversation_id = self.speak(owner, line)
-            ids = tuple(r.id for r in answer.reminders)
-            if not conversation_id:  # consumed but not said: a user turn started in between
-                log.warning("the overdue summary for %s was not said (a turn was running)", owner)
-            events.append(RunnerEvent("overdue", owner, ids, conversation_id))
-        return events
+    async def _overdue(self, owner: str) -> list[RunnerEvent]:
+        answer = await self.reminders.call(ReminderRequest("overdue", owner, at=0.0))
+        if not answer.success:
+            self._overdue_owners.add(owner)  # the next look tries again
+            return []
+        if not answer.reminders:
+            return []
+        line = self.lines.overdue_line(owner, list(answer.reminders), list(answer.times))
+        conversation_id = self.speak(owner, line)
+        if not conversation_id:  # consumed but not said: the user's turn started in between
+            log.warning("the summary of %s's overdue reminders was not said (their turn was running)", owner)
+        return [RunnerEvent("overdue", owner, tuple(r.id for r in answer.reminders), conversation_id)]
 
     async def _follow_up(self, user: str) -> list[RunnerEvent]:
         answer = await self.reminders.call(ReminderRequest("followups", user))

@@ -441,7 +441,9 @@ class ReminderTalk:
         return answer.success, answer.reminders, answer.message
 
     def _now(self) -> datetime:
-        return datetime.fromtimestamp(self.clock(), self.zone)
+        # whole seconds: a reminder is stored to the second, so "in 40 seconds" is confirmed as
+        # 40 seconds, not the 39.4 left after the stored time lost its fraction
+        return datetime.fromtimestamp(self.clock(), self.zone).replace(microsecond=0)
 
     # -- the turn
     async def answer(self, user_id: str, text: str, language: str = "", source_turn: str = "") -> TalkReply | None:

@@ -316,7 +316,9 @@ class DialogueNode(Node):
                 self.reminders, zone_name(self.proactive.planner.schedule.timezone), lambda: node_seconds(self)
             )
             self.engine.reminder_talk = talk
-            self.reminder_runner = ReminderRunner(self.reminders, talk, self._say_reminder)
+            self.reminder_runner = ReminderRunner(
+                self.reminders, talk, self._say_reminder, busy=self.engine.turn_running
+            )
         # The words of each chat goal, for those that record what users said (memory).
         self.chat_heard = self.create_publisher(Transcript, topics.CHAT_HEARD, qos.EVENTS)
 
