@@ -24,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from fay_msgs.msg import Transcript
 from fay_msgs.srv import Recall, Remember
+from fay_msgs.srv import Reminders as RemindersSrv
 from fay_ros.common import qos, topics
 from fay_ros.memory.model import describe_schema
 from harness import NodeProcess, RosProbe, free_port, ros_environment, wait_until, write_web_access
@@ -37,6 +38,8 @@ SEVEN = {
     "memory_get_user_profile",
     "memory_get_schema",
 }
+REMINDER_TOOLS = {"reminder_list", "reminder_add", "reminder_cancel"}
+TOOLS = SEVEN | REMINDER_TOOLS
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +100,13 @@ async def call(session: ClientSession, name: str, **args: Any) -> tuple[Any, boo
     return (text if result.is_error else json.loads(text)), bool(result.is_error)
 
 
-def test_lists_the_seven_tools_with_closed_schemas_and_no_owner_argument(memory):
+def test_lists_the_memory_and_reminder_tools_with_closed_schemas_and_no_owner_argument(memory):
     async def run() -> list[Any]:
         async with stdio_session("tom") as session:
             return list((await session.list_tools()).tools)
 
     tools = {t.name: t for t in asyncio.run(run())}
-    assert set(tools) == SEVEN
+    assert set(tools) == TOOLS
     for tool in tools.values():
         schema = tool.input_schema
         assert schema["type"] == "object" and schema["additionalProperties"] is False, tool.name
@@ -112,6 +115,8 @@ def test_lists_the_seven_tools_with_closed_schemas_and_no_owner_argument(memory)
     remember = tools["memory_remember"].input_schema
     assert remember["required"] == ["content"]
     assert "rule" in remember["properties"]["kind"]["enum"]
+    assert tools["reminder_add"].input_schema["required"] == ["when", "what"]
+    assert tools["reminder_cancel"].input_schema["required"] == ["id"]
     assert set(tools["memory_search"].input_schema["properties"]) >= {
         "query",
         "n",
@@ -264,6 +269,62 @@ def test_search_in_evidence_mode_returns_heard_turns_with_date_and_sources(memor
     assert failed and "guest" in text
 
 
+def reminders_of(probe: RosProbe, owner: str) -> list[Any]:
+    """The owner's active reminders as the memory node itself answers."""
+    response = probe.call(
+        RemindersSrv, topics.SRV_REMINDERS, RemindersSrv.Request(action="list", owner=owner), timeout=20
+    )
+    assert response.success, response.message
+    return list(response.reminders)
+
+
+def test_reminder_tools_add_list_cancel_for_the_bound_owner_in_the_schedules_zone(memory, probe, tmp_path):
+    schedule = tmp_path / "schedule.yaml"
+    schedule.write_text("timezone: Asia/Shanghai\n", encoding="utf-8")
+
+    async def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with stdio_session("tom", "--schedule-file", str(schedule)) as session:
+            out["daily"] = await call(session, "reminder_add", when="every day at 9:30", what="water the basil")
+            out["soon"] = await call(session, "reminder_add", when="in 20 minutes", what="stretch")
+            out["as_alice"] = await call(session, "reminder_add", when="in 20 minutes", what="x", owner="alice")
+            out["no_time"] = await call(session, "reminder_add", when="tomorrow", what="call mum")
+            out["vague"] = await call(session, "reminder_add", when="later", what="call mum")
+            out["listed"] = await call(session, "reminder_list")
+            daily = out["daily"][0]["reminder"]["id"] if not out["daily"][1] else ""
+            out["cancelled"] = await call(session, "reminder_cancel", id=daily)
+            out["again"] = await call(session, "reminder_cancel", id=daily)
+            out["after"] = await call(session, "reminder_list")
+        async with stdio_session("") as session:
+            out["guest"] = await call(session, "reminder_list")
+        async with stdio_session("alice") as session:
+            out["alice_cancels"] = await call(session, "reminder_cancel", id=out["soon"][0]["reminder"]["id"])
+        return out
+
+    out = asyncio.run(run())
+    daily, failed = out["daily"]
+    assert not failed, daily
+    view = daily["reminder"]
+    assert view["tz"] == "Asia/Shanghai" and view["due_local"].endswith("T09:30:00"), view
+    assert view["repeat"] == "FREQ=DAILY;BYHOUR=9;BYMINUTE=30" and view["repeat_words"] == "every day"
+    assert not out["soon"][1], out["soon"]
+    for refused, says in (("as_alice", "refused"), ("no_time", "no time of day"), ("vague", "vague")):
+        text, failed = out[refused]
+        assert failed and says in text, (refused, text)
+    listed, failed = out["listed"]
+    assert not failed and sorted(r["text"] for r in listed["reminders"]) == ["stretch", "water the basil"], listed
+    cancelled, failed = out["cancelled"]
+    assert not failed and cancelled["ok"] and cancelled["reminder"]["id"] == view["id"], cancelled
+    assert out["again"][1] and "not cancelled" in out["again"][0]
+    assert [r["text"] for r in out["after"][0]["reminders"]] == ["stretch"]
+    text, failed = out["guest"]
+    assert failed and "guest" in text
+    assert out["alice_cancels"][1], "another owner's id is not theirs to cancel"
+    # what the memory node itself holds: tom's one reminder, nothing for alice
+    assert [(r.text, r.tz) for r in reminders_of(probe, "tom")] == [("stretch", "Asia/Shanghai")]
+    assert reminders_of(probe, "alice") == []
+
+
 def _post_status(port: int, token: str | None) -> int:
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/mcp",
@@ -331,7 +392,7 @@ def test_http_token_binds_its_owner(http_server, probe):
         return out
 
     out = asyncio.run(run())
-    assert out["tools"] == SEVEN
+    assert out["tools"] == TOOLS
     stored, failed = out["stored"]
     assert not failed, stored
     assert failed is False and out["as_alice"][1] is True

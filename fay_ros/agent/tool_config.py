@@ -1,6 +1,6 @@
 """Every tool the agent may use, in one place: the dialogue node's `tools_file`.
 
-    builtin: [current_time, memory_recall, memory_remember, memory_forget]
+    builtin: [current_time, memory_recall, memory_remember, memory_forget, reminder_add, reminder_list, reminder_cancel]
     mcp:                  # MCP servers whose allow-listed tools become agent tools
       servers: [...]      # format: fay_ros/agent/mcp_config.py
     ros:                  # the ROS 2 allow-list: services, actions, topics to read / publish
@@ -25,7 +25,15 @@ from ..common.yaml_loader import load_model
 from .mcp_config import McpServersFile
 from .ros_tools_config import RosToolsConfig
 
-BUILTIN_TOOLS = ("current_time", "memory_recall", "memory_remember", "memory_forget")
+BUILTIN_TOOLS = (
+    "current_time",
+    "memory_recall",
+    "memory_remember",
+    "memory_forget",
+    "reminder_add",
+    "reminder_list",
+    "reminder_cancel",
+)
 
 
 class ToolsFileError(TableError):

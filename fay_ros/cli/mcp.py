@@ -1,9 +1,11 @@
 """`fay-ros mcp`: Fay's memory as an MCP server for external agents (Claude Code, Cursor, apps).
 
-Seven tools (memory_remember, memory_search, memory_get_recent, memory_get_active_rules,
-memory_get_reflections, memory_get_user_profile, memory_get_schema) over the running memory
-node's memory/* services; the tools and the server are fay_ros.agent.mcp_memory, the ROS
-client fay_ros.ros_side.mcp_memory_gateway.
+Seven memory tools (memory_remember, memory_search, memory_get_recent, memory_get_active_rules,
+memory_get_reflections, memory_get_user_profile, memory_get_schema) and three reminder tools
+(reminder_list, reminder_add, reminder_cancel; `when` read in the schedule file's time zone)
+over the running memory node's memory/* services; the tools and the server are
+fay_ros.agent.mcp_memory and fay_ros.agent.mcp_reminders, the ROS clients
+fay_ros.ros_side.mcp_memory_gateway and fay_ros.ros_side.reminders.
 
   fay-ros mcp --owner tom              stdio (an MCP client starts this command); owner bound here
   fay-ros mcp --http --port 8765       streamable HTTP at http://127.0.0.1:8765/mcp; each request
@@ -76,6 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "an agent, not the user speaking",
     )
     p.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for a memory service")
+    p.add_argument(
+        "--schedule-file",
+        default="",
+        help="the schedule YAML whose timezone reminder_add reads 'when' in (the memory node's "
+        "schedule_file; default: the shipped config/schedule.yaml)",
+    )
     p.add_argument("--namespace", default="/fay", help="namespace of the memory node's services")
     p.set_defaults(func=run)
 
@@ -124,6 +132,18 @@ def _load_access(path: Path) -> Any:
     return access
 
 
+def _wait_ready(reminders: Any, timeout: float) -> bool:
+    """Block (a worker thread) until the memory/reminders service is discovered, or `timeout`."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not reminders.ready():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     path = args.access_file or user_config_dir() / ACCESS_FILE_NAME
     if args.add_client is not None:
@@ -158,13 +178,24 @@ def run(args: argparse.Namespace) -> int:
         if access is None:
             return EXIT_CONFIG_ERROR
     owner = "user" if args.owner is None else args.owner.strip()
-    return asyncio.run(_serve(args, owner, access, path))
+    from ..common.errors import TableError
+    from ..schedule.config import load_schedule, schedule_path, zone_name
+
+    try:
+        tz = zone_name(load_schedule(schedule_path(args.schedule_file)).timezone)
+    except TableError as exc:
+        _say(f"--schedule-file: {exc}")
+        return EXIT_CONFIG_ERROR
+    return asyncio.run(_serve(args, owner, access, path, tz))
 
 
-async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) -> int:
+async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path, tz: str) -> int:
     from .. import __version__
     from ..agent.mcp_memory import build_server, fixed_owner, http_app, memory_tools, token_owner
+    from ..agent.mcp_reminders import add_reminder_tools
+    from ..dialogue.reminder_tools import ReminderAccess
     from ..ros_side.mcp_memory_gateway import RosSide
+    from ..ros_side.reminders import RosReminders
 
     # stdout is the stdio transport: every log goes to stderr (tool name and outcome, never
     # arguments, memories or tokens)
@@ -173,14 +204,18 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path) 
     ros = RosSide(["--ros-args", "-r", f"__ns:={args.namespace}"], namespace=args.namespace)
     try:
         gateway = ros.gateway(asyncio.get_running_loop(), args.timeout)
+        reminders = RosReminders(ros.node, args.timeout)
         # serve once the memory node is reachable (DDS discovery takes a moment, longer under
         # load); without it, serve anyway: each call then says memory is unavailable
-        if not await asyncio.to_thread(gateway.wait_until_discovered, DISCOVERY_WAIT):
+        if not await asyncio.to_thread(gateway.wait_until_discovered, DISCOVERY_WAIT) or not await asyncio.to_thread(
+            _wait_ready, reminders, DISCOVERY_WAIT
+        ):
             _say(
                 f"the memory services were not found within {DISCOVERY_WAIT:.0f}s (is the memory node running "
                 f"in namespace {args.namespace}?); serving anyway"
             )
         tools = memory_tools(gateway, confirmed_writes=args.confirmed_writes)
+        add_reminder_tools(tools, ReminderAccess(reminders, tz))
         writes = "confirmed (policy-checked)" if args.confirmed_writes else "candidates"
         if not args.http:
             from mcp.server.stdio import stdio_server

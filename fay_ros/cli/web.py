@@ -324,7 +324,13 @@ def run(args: argparse.Namespace) -> int:
         missing = [f"{name}: {path}" for name, path in files.paths.items() if not path.parent.is_dir()]
         if missing:
             return _config_error("the folder of an editable file does not exist: " + "; ".join(missing))
-        admin_api = AdminApi(access, files, set(), profiles=_profile_reader(args.memory_db))
+        admin_api = AdminApi(
+            access,
+            files,
+            set(),
+            profiles=_profile_reader(args.memory_db),
+            reminders=_reminder_reader(args.memory_db),
+        )
     if args.bridge == "none":
         _say(
             "--bridge none: the page talks to a rosbridge started elsewhere; no token or origin check "
@@ -538,5 +544,32 @@ def _profile_reader(location: str | None):
             return ProfilePipeline(repo).snapshot(owner)
         finally:
             close()
+
+    return read
+
+
+def _reminder_reader(location: str | None):
+    """owner -> the owner's active reminders (next due as local time in their zone, the repeat
+    in words, status) and open commitments, read from the memory database per request through
+    the one ReminderBook (read-only), or None when no database is given."""
+    if not location:
+        return None
+
+    def read(owner: str) -> dict:
+        from ..dialogue.reminder_tools import commitment_view, reminder_view
+        from ..memory.reminder_reader import open_reminders_readonly
+        from ..schedule.config import local_zone_name
+
+        book, close = open_reminders_readonly(location)
+        try:
+            reminders, commitments = book.list(owner), book.commitments(owner)
+        finally:
+            close()
+        zone = local_zone_name()
+        return {
+            "owner": owner,
+            "reminders": [reminder_view(r) for r in reminders],
+            "commitments": [commitment_view(c, zone) for c in commitments],
+        }
 
     return read

@@ -89,6 +89,7 @@ from .persona import Persona
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .reminder_talk import ReminderTalk
+from .reminder_tools import ReminderAccess
 from .reply import Reply, ReplyPiece
 from .reply_assembly import ReplyAssembly
 from .session import Sessions
@@ -323,7 +324,9 @@ class DialogueEngine:
         trace = TurnTrace(conversation_id)
         if not probe:
             self.traces.append(trace)
-        ctx = ToolContext(user_id, text, conversation_id, turn, language, self.memory)
+        ctx = ToolContext(
+            user_id, text, conversation_id, turn, language, self.memory, reminders=self._reminder_access()
+        )
         history_note = ""
         learned: list[SelfFact] = []
         try:
@@ -466,6 +469,11 @@ class DialogueEngine:
             },
         )
 
+    def _reminder_access(self) -> ReminderAccess | None:
+        """The reminder tools' port, zone and clock: those of `reminder_talk` (None: no reminders)."""
+        talk = self.reminder_talk
+        return None if talk is None else ReminderAccess(talk.reminders, talk.tz, talk.clock)
+
     async def _proactive_turn(self, user_id: str, line: str, prompt: str, language: str, opened: Opened) -> TurnTrace:
         turn, conversation_id = opened
         language = language or (self._guess_language(line or prompt))
@@ -477,9 +485,18 @@ class DialogueEngine:
             if line:
                 self.assembly.speak_text(reply, line, reply_sources.PROACTIVE)
             else:
-                await self._proactive_reply(
-                    reply, ToolContext(user_id, prompt, conversation_id, turn, language, self.memory), trace
+                # a proactive turn (nobody asked) may read reminders, never set or cancel one
+                ctx = ToolContext(
+                    user_id,
+                    prompt,
+                    conversation_id,
+                    turn,
+                    language,
+                    self.memory,
+                    reminders=self._reminder_access(),
+                    scheduled=True,
                 )
+                await self._proactive_reply(reply, ctx, trace)
             if reply.spoken:
                 self.histories.remember_turn(user_id, None, " ".join(reply.spoken))
         except asyncio.CancelledError:

@@ -22,10 +22,13 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..common.errors import FayError
 from ..memory.policy import is_explicit_request
+
+if TYPE_CHECKING:
+    from .reminder_tools import ReminderAccess
 
 log = logging.getLogger("fay_ros.dialogue")
 
@@ -175,6 +178,10 @@ class ToolContext:
     # the user's safety facts (allergies, medication, conditions; key -> content): in every
     # prompt of the turn, and the reply guard drops a sentence that goes against them
     safety_facts: dict[str, str] = field(default_factory=dict)
+    # the reminders port, zone and clock (issue 36; dialogue.reminder_tools): None = no reminders
+    reminders: ReminderAccess | None = None
+    # a scheduled or proactive turn (nobody asked): it creates and cancels no reminder
+    scheduled: bool = False
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
@@ -353,4 +360,6 @@ def builtin_tools() -> ToolRegistry:
             required=("query",),
         )
     )
-    return registry
+    from .reminder_tools import add_reminder_tools  # imports this module
+
+    return add_reminder_tools(registry)

@@ -11,6 +11,9 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     GET  /admin/api/profile?owner=U  the owner's layered profile (layers with evidence, latest
                                    events, changelog), read-only from the memory database
                                    (`fay-ros web --admin --memory-db ...`; 404 without it)
+    GET  /admin/api/reminders?owner=U  the owner's active reminders and open commitments,
+                                   read-only from the same database (issue 36); a cancel goes
+                                   through the memory node's memory/reminders (rosbridge)
 
 Every request must:
 - come from loopback (the peer address), whatever address the server is bound to;
@@ -50,13 +53,16 @@ class AdminApi:
         files: EditableFiles,
         origins: set[str],
         profiles: Callable[[str], dict[str, Any]] | None = None,
+        reminders: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
-        database; raises LookupError when there is none); None: the route answers 404."""
+        database; raises LookupError when there is none); None: the route answers 404.
+        `reminders`: owner -> the owner's reminders and commitments (the same kind of reader)."""
         self.access = access
         self.files = files
         self.origins = {o.lower() for o in origins} | set(access.origins)
         self.profiles = profiles
+        self.reminders = reminders
 
     # ---- the checks -----------------------------------------------------------------------
 
@@ -100,23 +106,32 @@ class AdminApi:
             elif route.startswith("files/") and method == "POST":
                 self._save(handler, unquote(route[len("files/") :]))
             elif route == "profile" and method == "GET":
-                self._profile(handler)
+                self._read_owner(handler, self.profiles, "profile", "a guest has no profile")
+            elif route == "reminders" and method == "GET":
+                self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
             else:
                 self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
         except EditError as exc:
             self._send(handler, exc.status, {"error": str(exc)})
 
-    def _profile(self, handler: BaseHTTPRequestHandler) -> None:
-        """The layered profile of ?owner= (issue 35); read-only."""
-        if self.profiles is None:
+    def _read_owner(
+        self,
+        handler: BaseHTTPRequestHandler,
+        reader: Callable[[str], dict[str, Any]] | None,
+        route: str,
+        guest: str,
+    ) -> None:
+        """What `reader` answers for ?owner= (the layered profile, issue 35; the reminders,
+        issue 36); read-only from the memory database."""
+        if reader is None:
             self._send(handler, 404, {"error": "no memory database (fay-ros web --admin --memory-db ...)"})
             return
         owner = parse_qs(urlsplit(handler.path).query).get("owner", [""])[0].strip()
         if not owner:
-            self._send(handler, 400, {"error": "name the owner: profile?owner=USER_ID (a guest has no profile)"})
+            self._send(handler, 400, {"error": f"name the owner: {route}?owner=USER_ID ({guest})"})
             return
         try:
-            self._send(handler, 200, self.profiles(owner))
+            self._send(handler, 200, reader(owner))
         except LookupError as exc:
             self._send(handler, 404, {"error": str(exc)})
 

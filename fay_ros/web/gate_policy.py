@@ -72,7 +72,7 @@ ADMIN_SUBSCRIBE = (
 # (memory/confirm: the operator's decision, not a write of new content), forget. Not
 # memory/remember (the page writes no memory of its own), memory/profile or
 # memory/active_rules (views of the same rows).
-ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET)
+ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET, topics.SRV_REMINDERS)
 
 
 class Refused(FayError):

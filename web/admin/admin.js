@@ -11,6 +11,9 @@
  *              preferences with their evidence turn ids, the latest events and the changelog;
  *              "Forget this event" (after an explicit second click) is memory/forget with
  *              turn_ids: the memory node deletes the turn and what rests only on it
+ *   reminders  the owner's active reminders and open commitments (/admin/api/reminders,
+ *              read-only from the same database): text, next due local time, repeat in words,
+ *              status; "Cancel" is memory/reminders (action cancel) through the memory node
  *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
  *              the server validates with the project's loaders and answers problems by line
  *
@@ -406,6 +409,66 @@
     return p;
   }
 
+  // ---- reminders (read from the database; cancelling through memory/reminders) ------------
+
+  async function showReminders(forOwner) {
+    const owner = forOwner || $('memory-owner').value.trim();
+    if (!owner) { $('reminders-status').textContent = 'name an owner in the memory panel first'; return null; }
+    const r = await api('reminders?owner=' + encodeURIComponent(owner));
+    const d = document.body.dataset;
+    if (r.status !== 200) {
+      d.reminders = 'none';
+      d.remindersCount = '0';
+      $('reminders-status').textContent = `no reminders (HTTP ${r.status}: ${r.body.error || ''})`;
+      $('reminders').tBodies[0].replaceChildren();
+      $('commitments').tBodies[0].replaceChildren();
+      return null;
+    }
+    const p = r.body;
+    $('reminders').tBodies[0].replaceChildren(...p.reminders.map((m) => {
+      const actions = el('td', { class: 'actions' }, el('button', { type: 'button', class: 'cancel-reminder',
+        onclick: () => cancelReminder(p.owner, m.id) }, 'Cancel'));
+      return el('tr', { 'data-reminder': m.id }, el('td', {}, m.text),
+        el('td', {}, `${m.due_local.replace('T', ' ')} (${m.tz})`),
+        el('td', {}, m.repeat_words || (m.repeat ? m.repeat : 'once')), el('td', {}, m.status), actions);
+    }));
+    $('commitments').tBodies[0].replaceChildren(...p.commitments.map((c) => el('tr', { 'data-commitment': c.id },
+      el('td', {}, c.text), el('td', {}, c.due_hint_local ? c.due_hint_local.replace('T', ' ') : '–'),
+      el('td', {}, c.status))));
+    d.reminders = 'shown';
+    d.remindersCount = String(p.reminders.length);
+    d.commitmentsCount = String(p.commitments.length);
+    $('reminders-status').textContent =
+      `owner ${p.owner}: ${p.reminders.length} reminder(s), ${p.commitments.length} open commitment(s)`;
+    log('reminders', { owner, reminders: p.reminders.length, commitments: p.commitments.length });
+    return p;
+  }
+
+  async function cancelReminder(owner, id) {
+    // Through the memory node (memory/reminders, action cancel), never the database; then the
+    // panel is read again. A request sent again (no answer in time) finds the reminder
+    // cancelled and says so: the panel read afterwards tells whether it is gone.
+    let message;
+    document.body.dataset.reminderCancel = 'busy';
+    if (!services) {
+      message = 'not connected to the robot: nothing cancelled';
+    } else {
+      try {
+        const r = await callWhenAvailable('reminders', { action: 'cancel', owner, id, text: '', tz: '',
+          start_local: '', repeat: '', source_utterance: '', source_turn: '', at: { sec: 0, nanosec: 0 },
+          include_done: false });
+        message = r.message;
+        log('reminder-cancel', { owner, id, success: r.success, message: r.message });
+      } catch (e) {
+        message = 'cancel failed: ' + e.message;
+      }
+    }
+    const shown = await showReminders(owner);
+    const gone = !!shown && !shown.reminders.some((m) => m.id === id);
+    document.body.dataset.reminderCancel = gone ? 'cancelled' : 'failed';
+    $('reminders-status').textContent = `reminder ${id}: ${message}. ` + $('reminders-status').textContent;
+  }
+
   // ---- files ----------------------------------------------------------------------------
 
   function editorStatus(text, save) {
@@ -517,6 +580,7 @@
         recall: service('memory/recall', 'fay_msgs/srv/Recall'),
         confirm: service('memory/confirm', 'fay_msgs/srv/Confirm'),
         forget: service('memory/forget', 'fay_msgs/srv/Forget'),
+        reminders: service('memory/reminders', 'fay_msgs/srv/Reminders'),
       };
       mirror();
       if (state.owner) search();
@@ -548,6 +612,7 @@
     $('editor-text').addEventListener('scroll', () => { $('editor-gutter').scrollTop = $('editor-text').scrollTop; });
     $('memory-search').addEventListener('submit', (ev) => { ev.preventDefault(); search(); });
     $('layers-go').addEventListener('click', () => showLayers());
+    $('reminders-go').addEventListener('click', () => showReminders());
     $('latency-n').textContent = String(LATENCY_TURNS);
     $('latency-legend').replaceChildren(...STAGES.map(([, label, colour]) =>
       el('span', {}, el('i', { style: 'background:' + colour }), label)));
@@ -561,6 +626,7 @@
 
   fayAdmin.openFile = openFile;
   fayAdmin.showLayers = showLayers;
+  fayAdmin.showReminders = showReminders;
   fayAdmin.ready = start().catch((e) => {
     log('start-failed', { message: String(e && e.message || e) });
     $('connection-text').textContent = 'cannot start: ' + (e && e.message || e);
