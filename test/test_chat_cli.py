@@ -273,3 +273,33 @@ def test_ctrl_c_cancels_the_streaming_reply_then_quits_at_the_prompt(llm, termin
     assert code == 128 + signal.SIGINT, term.shown  # 130, as a shell reports Ctrl-C
     assert "Traceback" not in term.shown
     assert len(llm.requests) == 2
+
+
+def test_reminders_are_set_listed_and_cancelled_in_the_database_given_without_the_model(llm, tmp_path):
+    db = tmp_path / "memory.db"
+    result = _chat_piped(
+        "Remind me in 20 minutes to stretch.\nWhat are my reminders?\nCancel the reminder to stretch.\n",
+        "--base-url",
+        llm.base_url,
+        "--model",
+        "m",
+        "--qa",
+        "none",
+        "--reminders-db",
+        str(db),
+        "--user",
+        "ann",
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("OK — I'll remind you to stretch ") and lines[0].endswith("(in 20 minutes)."), lines
+    assert any("stretch" in line for line in lines[1:-1]) and "cancelled" in lines[-1], lines
+    assert llm.requests == [], "reminder turns never reach the model"
+    listed = subprocess.run(
+        [*CLI[:-1], "reminders", "list", "--owner", "ann", "--all", "--json", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+        check=True,
+    )
+    assert '"status": "cancelled"' in listed.stdout and '"text": "stretch"' in listed.stdout

@@ -91,6 +91,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the first token")
     p.add_argument("--verbose", action="store_true", help="show the engine's log (path, tool calls)")
+    p.add_argument(
+        "--reminders-db",
+        default="",
+        help="memory database whose reminders the chat sets, lists and cancels in words (a file, sqlite:/// "
+        "or postgresql://; e.g. the companion's ~/.local/share/fay_ros/memory.db: the running companion "
+        "says them when due). Default: none (reminder requests go to the model like any words)",
+    )
     p.set_defaults(func=run)
 
 
@@ -164,7 +171,7 @@ def _build_engine(
         if args.big_model
         else None
     )
-    return DialogueEngine(
+    engine = DialogueEngine(
         persona,
         ChatClient(endpoint),
         emit,
@@ -173,6 +180,27 @@ def _build_engine(
         tools=builtin_tools(),
         settings=settings_for(args, base_url, model),
     )
+    if args.reminders_db:
+        engine.reminder_talk = _reminder_talk(args.reminders_db)
+    return engine
+
+
+def _reminder_talk(db: str):
+    """Reminder turns on the reminders of `db`, in-process (the running companion says them)."""
+    import time
+    from pathlib import Path
+
+    from ..dialogue.reminder_talk import ReminderTalk
+    from ..memory.backend import open_store
+    from ..memory.embeddings import HashedNgramEmbedder
+    from ..memory.reminder_book import ReminderBook
+    from ..memory.reminder_service import LocalReminders, ReminderDesk
+    from ..schedule.config import local_zone_name
+
+    location = db if "://" in db else str(Path(db).expanduser())
+    store = open_store(location, HashedNgramEmbedder(), clock=time.time)  # reminders need no embedding model
+    tz = local_zone_name()
+    return ReminderTalk(LocalReminders(ReminderDesk(ReminderBook(store.reminder_tables()), tz)), tz)
 
 
 async def _close(engine: DialogueEngine) -> None:

@@ -110,9 +110,9 @@ def _day_words(day: date, today: date, zh: bool, label: bool = True) -> str:
 
 
 def _moment_words(due: datetime, now: datetime, zh: bool) -> str:
-    """ "today at 18:00", "tomorrow, Saturday 5 December, at 18:00", "at 14:03:10" (a close
+    """ "today at 18:00", "tomorrow, Saturday 5 December, at 18:00", "at 14:03:10" (within five minutes:
     time with seconds); "今天18:00", "明天（12月5日星期六）18:00"."""
-    close = due.second != 0 and (due - now) < timedelta(hours=1)
+    close = due.second != 0 and (due - now) < timedelta(minutes=5)
     hhmm = _clock(due, seconds=close)
     if close and due.date() == now.date():
         return hhmm if zh else f"at {hhmm}"
