@@ -670,3 +670,22 @@ def test_clear_cancels_open_commitments(rig, words, said):
     assert r.say(words) == TalkReply(said, clear_history=True, action="clear")
     assert r.book.commitments("alice") == []
     assert len(r.rows()) == 1  # reminders stay
+
+
+# -- bad input: impossible, past or missing times ----------------------------------------------
+@pytest.mark.parametrize(
+    ("words", "question"),
+    [
+        ("Remind me on February 30 to pay rent", "When exactly should I remind you to pay rent?"),
+        ("remind me yesterday to eat", "Thursday 3 December has already passed. When should I remind you to eat?"),
+        ("昨天提醒我吃饭", "已经过去了。什么时候提醒你吃饭？"),
+        ("remind me to eat", "What time should I remind you to eat?"),
+        ("提醒我吃饭", "几点提醒你吃饭？"),
+        ("提醒我2月30号交房租", "具体什么时候提醒你交房租？"),
+    ],
+)
+def test_an_impossible_past_or_missing_time_gets_a_question_and_stores_nothing(rig, words, question):
+    r = rig(now="2026-12-04T14:02:30")
+    reply = r.say(words)
+    assert reply is not None and reply.action == "ask" and question in reply.text, reply
+    assert r.rows() == []

@@ -712,6 +712,12 @@ class ReminderTalk:
         if parsed.question == NO_TIME:
             day = self._day_said(words, now, zh)
             rule = rule_words(parsed.repeat, zh) if parsed.repeat else ""
+            named = self._day_said(words, now, zh, date_only=True)
+            if named is not None and named < now.date() and not rule:
+                if zh:
+                    return f"{day}已经过去了。什么时候提醒你{what}？"
+                gone = _capital(_short_day(named, now.date()).removeprefix("on "))
+                return f"{gone} has already passed. When should I remind you{_to(what)}?"
             if zh:
                 head = rule or day
                 return f"{head}几点提醒你{what}？" if what else f"{head}几点提醒你？"
@@ -728,10 +734,15 @@ class ReminderTalk:
     def _day_said(self, words: str, now: datetime, zh: bool, date_only: Literal[True]) -> date | None: ...
     def _day_said(self, words: str, now: datetime, zh: bool, date_only: bool = False) -> str | date | None:
         """The day a request without a time names ("tomorrow", "明天"): in words, or the date."""
-        probe = parse_reminder(f"{words}12:00" if zh else f"{words} at 12:00", now, self.tz)
-        if probe.due is None or probe.due.date() == now.date():
+        noon = parse_reminder(f"{words}12:00" if zh else f"{words} at 12:00", now, self.tz)
+        # with no day named the parser takes the first of each time still ahead: 12:00 and
+        # 23:59 then fall on different days (or both today); a named day holds both
+        late = parse_reminder(f"{words}23:59" if zh else f"{words} at 23:59", now, self.tz)
+        if noon.due is None or late.due is None or noon.due.date() != late.due.date():
             return None if date_only else ""
-        return probe.due.date() if date_only else _day_words(probe.due.date(), now.date(), zh)
+        if noon.due.date() == now.date():
+            return None if date_only else ""
+        return noon.due.date() if date_only else _day_words(noon.due.date(), now.date(), zh)
 
     async def _add(
         self, user_id: str, words: str, parsed: ParsedReminder, zh: bool, now: datetime, turn: str

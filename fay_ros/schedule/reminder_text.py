@@ -457,6 +457,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         day_n = _ordinal(m.group(1) or m.group(4))
         month = _MONTHS[(m.group(2) or m.group(3)).lower()]
         f.day, f.day_said = _next_date(today, month, day_n, int(m.group(5)) if m.group(5) else None), True
+        f.vague = f.vague or f.day is None  # "February 30": no such day, ask
         s.take(m)
     the_nth = rf"on the {_ORD}|the (\d{{1,2}}(?:st|nd|rd|th))"
     for m in s.each(rf"\b(?:next month )?(?:{the_nth})(?: of next month)?\b"):
