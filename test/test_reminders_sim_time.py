@@ -16,7 +16,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from diagnostic_msgs.msg import DiagnosticStatus
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rosgraph_msgs.msg import Clock
 
 import dialogue_fake_llm as fake
@@ -59,7 +59,9 @@ class SimGraph:
     def __init__(self, probe: RosProbe, llm: fake.ScriptedLlm, tmp_path) -> None:
         schedule = tmp_path / "schedule.yaml"
         schedule.write_text(SCHEDULE, encoding="utf-8")
+        self.db = tmp_path / "memory.db"
         self.probe = probe
+        self.diagnostics = probe.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
         self.events = probe.collect(DiagnosticStatus, f"{NS}/dialogue/proactive")
         self.replies = probe.collect(Utterance, f"{NS}/{topics.REPLY}")
         self.clock = probe.node.create_publisher(Clock, "/clock", 10)
@@ -68,7 +70,7 @@ class SimGraph:
         self.memory = NodeProcess(
             "fay_ros.nodes.memory",
             {
-                "db_path": str(tmp_path / "memory.db"),
+                "db_path": str(self.db),
                 "embedder": "hashed",
                 "schedule_file": str(schedule),
                 "use_sim_time": True,
@@ -228,3 +230,24 @@ def test_quiet_hours_hold_follow_ups_but_not_reminders_and_follow_ups_keep_the_r
     assert float(graph.of("followup")[3]["clock"]) >= float(ups[0]["clock"]) + 3600
     line = graph.reply_of(ups[0]["conversation_id"])
     assert line.startswith("Did you ") and line.endswith("?"), line
+
+
+def test_a_corrupt_row_is_reported_with_its_id_and_the_others_are_served(graph):
+    import sqlite3
+
+    kept = graph.reminders("add", tz="Europe/London", start_local="2026-04-02T09:00:00", text="post the letter")
+    with sqlite3.connect(graph.db) as db:  # a row written by hand, with a zone that does not exist
+        row = db.execute("SELECT * FROM reminders WHERE id = ?", (kept.reminders[0].id,)).fetchone()
+        columns = [c[1] for c in db.execute("PRAGMA table_info(reminders)")]
+        bad = dict(zip(columns, row, strict=True)) | {"id": "handwritten1", "tz": "Mars/Olympus"}
+        db.execute(f"INSERT INTO reminders ({', '.join(bad)}) VALUES ({', '.join('?' * len(bad))})", list(bad.values()))
+    listed = graph.reminders("list")
+    assert listed.success and [r.text for r in listed.reminders] == ["post the letter"]
+    report = graph.diagnostics.wait_for_match(
+        lambda a: any(s.name == f"{NS[1:]}/memory: reminders" and "handwritten1" in s.message for s in a.status),
+        what="the corrupt row on /diagnostics",
+    )
+    [status] = [s for s in report.status if s.name == f"{NS[1:]}/memory: reminders"]
+    assert status.level == DiagnosticStatus.ERROR and "Mars/Olympus" in status.message
+    assert graph.memory.alive()
+    assert graph.reminders("cancel", id=kept.reminders[0].id).success
