@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from fay_msgs.msg import ActionCue, SpeechState
-from harness import free_port, start_web, wait_until, write_web_access
+from harness import NodeProcess, free_port, start_web, wait_until, write_web_access
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -117,6 +117,41 @@ def face_web(tmp_path_factory, *options: str, hold_seconds: float = 30.0) -> Ite
         yield {"base": base, "url": f"{base}#token={token}", "token": token, "bridge_port": bridge_port, "proc": proc}
     finally:
         proc.stop()
+
+
+@contextmanager
+def admin_over_memory(memory_location: str, tmp_path: Path) -> Iterator[dict]:
+    """A memory node on `memory_location` (a SQLite path or a postgresql:// URL) and `fay-ros web
+    --admin --memory-db` over it, with one admin client: {page, tokens, db, memory}. The token
+    must never reach the web's log."""
+    from fay_ros.memory.backend import is_postgres
+
+    where = {"db_url": memory_location} if is_postgres(memory_location) else {"db_path": memory_location}
+    memory = NodeProcess("fay_ros.nodes.memory", {**where, "embedder": "hashed"})
+    tokens = write_web_access(tmp_path / "access.yaml", {"root": "admin"})
+    page_port, bridge_port = free_port(), free_port()
+    web = None
+    try:
+        memory.wait_ready(60)
+        web = start_web(
+            "--admin",
+            "--bridge",
+            "rs",
+            "--port",
+            str(page_port),
+            "--bridge-port",
+            str(bridge_port),
+            "--access-file",
+            str(tmp_path / "access.yaml"),
+            "--memory-db",
+            memory_location,
+        )
+        yield {"page": f"http://127.0.0.1:{page_port}", "tokens": tokens, "db": memory_location, "memory": memory}
+    finally:
+        if web is not None:
+            web.stop()
+            assert tokens["root"] not in web.output(), "a token reached the log of fay-ros web"
+        memory.stop()
 
 
 def connected_page(page, url: str, ros, *publishers) -> None:

@@ -14,7 +14,8 @@ from fay_ros.dialogue.engine import OBSERVATION, DialogueEngine, EngineSettings
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.qa import QaTable
 from fay_ros.dialogue.reply import ReplyPiece
-from fay_ros.dialogue.tools import Memory, MemoryResult, Tool, builtin_tools
+from fay_ros.dialogue.toolbox import builtin_tools
+from fay_ros.dialogue.tools import Memory, MemoryResult, Tool
 from fay_ros.llm.client import ChatClient, Endpoint
 from harness import free_port
 

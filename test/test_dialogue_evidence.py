@@ -12,7 +12,8 @@ import pytest
 import dialogue_fake_llm as fake
 from evidence_memory import DAY, OldServiceMemory, ServiceMemory
 from fay_ros.dialogue import prompts, when_answers
-from fay_ros.dialogue.tools import Memory, NoMemory, ToolContext, builtin_tools
+from fay_ros.dialogue.toolbox import builtin_tools
+from fay_ros.dialogue.tools import Memory, NoMemory, ToolContext
 from fay_ros.text.when import format_date
 from test_dialogue_engine import DictMemory, Rig, run
 

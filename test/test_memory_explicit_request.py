@@ -11,7 +11,8 @@ import asyncio
 
 import pytest
 
-from fay_ros.dialogue.tools import MemoryResult, ToolContext, builtin_tools
+from fay_ros.dialogue.toolbox import builtin_tools
+from fay_ros.dialogue.tools import MemoryResult, ToolContext
 from fay_ros.memory.model import CANDIDATE, CONFIRMED
 from fay_ros.memory.policy import RememberRequest, is_explicit_request
 from fay_ros.memory.service import build_service

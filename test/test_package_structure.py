@@ -204,7 +204,8 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "hearing": {"common", "text", "turns"},
     "voice": {"common", "text"},
     "memory": {"common", "text", "llm", "schedule"},
-    "dialogue": {"common", "text", "llm", "memory", "turns"},
+    # dialogue -> schedule: reminder turns and tools read a request with the one reminder parser
+    "dialogue": {"common", "text", "llm", "memory", "schedule", "turns"},
     "agent": {"common", "dialogue", "memory"},
     "web": {"common", "action", "dialogue", "schedule"},
     "bringup": {"common", "llm"},

@@ -17,7 +17,8 @@ from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
 from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.reminder_talk import ReminderTalk
 from fay_ros.dialogue.reminder_tools import ReminderAccess
-from fay_ros.dialogue.tools import ToolContext, ToolError, builtin_tools
+from fay_ros.dialogue.toolbox import builtin_tools
+from fay_ros.dialogue.tools import ToolContext, ToolError
 from fay_ros.llm.client import ChatClient, Endpoint
 from fay_ros.memory.backend import open_store
 from fay_ros.memory.embeddings import HashedNgramEmbedder

@@ -14,19 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from browser_rig import needs_chromium, wait_dom
+from browser_rig import admin_over_memory, needs_chromium, wait_dom
 from fay_msgs.msg import Transcript
 from fay_msgs.srv import SearchEvidence
 from fay_ros.cli.web import _profile_reader
 from fay_ros.common import qos, topics
-from fay_ros.memory.backend import is_postgres
 from fay_ros.memory.layers import LayersConfig
 from fay_ros.memory.service import build_service
 from fay_ros.web.access import load as load_access
 from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.admin_http import AdminApi
 from fay_ros.web.page_server import FaceServer
-from harness import NodeProcess, free_port, start_web, wait_until, write_web_access
+from harness import free_port, wait_until, write_web_access
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = 1_800_000_000.0
@@ -120,32 +119,8 @@ def test_the_admin_page_shows_the_layers_and_the_changelog(page, server):
 @pytest.fixture
 def robot(memory_location, tmp_path):
     """The memory node on `memory_location` and `fay-ros web --admin --memory-db` over it."""
-    where = {"db_url": memory_location} if is_postgres(memory_location) else {"db_path": memory_location}
-    memory = NodeProcess("fay_ros.nodes.memory", {**where, "embedder": "hashed"})
-    tokens = write_web_access(tmp_path / "access.yaml", {"root": "admin"})
-    page_port, bridge_port = free_port(), free_port()
-    web = None
-    try:
-        memory.wait_ready(60)
-        web = start_web(
-            "--admin",
-            "--bridge",
-            "rs",
-            "--port",
-            str(page_port),
-            "--bridge-port",
-            str(bridge_port),
-            "--access-file",
-            str(tmp_path / "access.yaml"),
-            "--memory-db",
-            memory_location,
-        )
-        yield {"page": f"http://127.0.0.1:{page_port}", "tokens": tokens, "db": memory_location, "memory": memory}
-    finally:
-        if web is not None:
-            web.stop()
-            assert tokens["root"] not in web.output(), "a token reached the log of fay-ros web"
-        memory.stop()
+    with admin_over_memory(memory_location, tmp_path) as rig:
+        yield rig
 
 
 def hear(ros, owner: str, texts: list[str]) -> None:

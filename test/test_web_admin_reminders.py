@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from browser_rig import needs_chromium, wait_dom
+from browser_rig import admin_over_memory, needs_chromium, wait_dom
 from fay_msgs.srv import Reminders as RemindersSrv
 from fay_ros.cli.web import _reminder_reader
 from fay_ros.common import topics
@@ -24,7 +24,7 @@ from fay_ros.web.access import load as load_access
 from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.admin_http import AdminApi
 from fay_ros.web.page_server import FaceServer
-from harness import NodeProcess, free_port, start_web, write_web_access
+from harness import write_web_access
 
 TZ = "Asia/Shanghai"
 
@@ -98,32 +98,8 @@ def test_without_a_memory_database_the_route_is_absent(tmp_path):
 @pytest.fixture
 def robot(tmp_path):
     """The memory node on a SQLite database and `fay-ros web --admin --memory-db` over it."""
-    db = str(tmp_path / "memory.db")
-    memory = NodeProcess("fay_ros.nodes.memory", {"db_path": db, "embedder": "hashed"})
-    tokens = write_web_access(tmp_path / "access.yaml", {"root": "admin"})
-    page_port, bridge_port = free_port(), free_port()
-    web = None
-    try:
-        memory.wait_ready(60)
-        web = start_web(
-            "--admin",
-            "--bridge",
-            "rs",
-            "--port",
-            str(page_port),
-            "--bridge-port",
-            str(bridge_port),
-            "--access-file",
-            str(tmp_path / "access.yaml"),
-            "--memory-db",
-            db,
-        )
-        yield {"page": f"http://127.0.0.1:{page_port}", "tokens": tokens, "db": db}
-    finally:
-        if web is not None:
-            web.stop()
-            assert tokens["root"] not in web.output(), "a token reached the log of fay-ros web"
-        memory.stop()
+    with admin_over_memory(str(tmp_path / "memory.db"), tmp_path) as rig:
+        yield rig
 
 
 def reminders(ros, action: str, owner: str, **fields) -> RemindersSrv.Response:

@@ -162,7 +162,7 @@ def _build_engine(
 ) -> DialogueEngine:
     """The engine of both modes (its clients are engine.small / engine.big; close them)."""
     from ..dialogue.engine import DialogueEngine
-    from ..dialogue.tools import builtin_tools
+    from ..dialogue.toolbox import builtin_tools
     from ..llm.client import ChatClient, Endpoint
 
     endpoint = Endpoint(base_url, model, key, first_token_timeout=args.timeout)

@@ -193,7 +193,7 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path, 
     from .. import __version__
     from ..agent.mcp_memory import build_server, fixed_owner, http_app, memory_tools, token_owner
     from ..agent.mcp_reminders import add_reminder_tools
-    from ..dialogue.reminder_tools import ReminderAccess
+    from ..dialogue.tools import ReminderAccess
     from ..ros_side.mcp_memory_gateway import RosSide
     from ..ros_side.reminders import RosReminders
 

@@ -89,7 +89,6 @@ from .persona import Persona
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .reminder_talk import ReminderTalk
-from .reminder_tools import ReminderAccess
 from .reply import Reply, ReplyPiece
 from .reply_assembly import ReplyAssembly
 from .session import Sessions
@@ -98,7 +97,7 @@ from .speculation import park, probing
 from .task_turns import TaskTurns
 from .tasks import TaskManager, TaskProgress
 from .tool_loop import ToolLoop
-from .tools import MemoryGateway, MemoryUnavailable, NoMemory, ToolContext, ToolError, ToolRegistry
+from .tools import MemoryGateway, MemoryUnavailable, NoMemory, ReminderAccess, ToolContext, ToolError, ToolRegistry
 from .trace import TurnTrace
 from .turn_context import TurnContext
 from .turn_flow import CHAT, OBSERVATION, Opened, Turn, TurnFlow

@@ -16,19 +16,16 @@ and reminder_cancel are refused there; reminder_list still answers.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..memory.reminder_book import LOCAL_FORMAT, Commitment, Reminder
-from ..memory.reminder_service import ReminderRequest, Reminders
+from ..memory.reminder_service import ReminderRequest
 from ..schedule.reminder_text import AMBIGUOUS, NIGHT, NO_TIME, PAST, parse_reminder
 from ..text.words import has_cjk
 from .reminder_talk import rule_words, until_words
-from .tools import Tool, ToolContext, ToolError, ToolRegistry
+from .tools import ReminderAccess, Tool, ToolContext, ToolError, ToolRegistry
 
 REMINDER_TOOLS = ("reminder_add", "reminder_list", "reminder_cancel")
 GUEST_REFUSAL = "this speaker is not identified (guest): there are no reminders"
@@ -37,16 +34,6 @@ SCHEDULED_REFUSAL = (
 )
 UNAVAILABLE = "reminders are unavailable right now (the memory node does not serve them)"
 MAX_WHAT = 300
-
-
-@dataclass(frozen=True)
-class ReminderAccess:
-    """What the reminder tools need: the port, the owner's time zone (IANA name) and the clock
-    `when` is read against (the dialogue's: the node clock)."""
-
-    port: Reminders
-    tz: str
-    clock: Callable[[], float] = time.time
 
 
 # ----------------------------------------------------------------------------- operations

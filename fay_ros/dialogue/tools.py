@@ -20,15 +20,14 @@ import asyncio
 import datetime
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..common.errors import FayError
 from ..memory.policy import is_explicit_request
-
-if TYPE_CHECKING:
-    from .reminder_tools import ReminderAccess
+from ..memory.reminder_service import Reminders
 
 log = logging.getLogger("fay_ros.dialogue")
 
@@ -163,6 +162,16 @@ async def recall_evidence(
             return [m for m in found if m.status in SHOWN_STATUSES or (m.node_type == "turn" and not m.status)]
     found = await asyncio.wait_for(memory.recall(owner, query, n, stateless=stateless), timeout)
     return [m for m in found if m.status == "confirmed"]
+
+
+@dataclass(frozen=True)
+class ReminderAccess:
+    """What the reminder tools need (dialogue.reminder_tools): the port, the owner's time zone
+    (IANA name) and the clock `when` is read against (the dialogue's: the node clock)."""
+
+    port: Reminders
+    tz: str
+    clock: Callable[[], float] = time.time
 
 
 @dataclass
@@ -326,7 +335,8 @@ async def _memory_forget(args: dict[str, Any], ctx: ToolContext) -> str:
     return result.message or ("forgotten" if result.success else "nothing forgotten")
 
 
-def builtin_tools() -> ToolRegistry:
+def base_tools() -> ToolRegistry:
+    """The clock and memory tools (`toolbox.builtin_tools` adds the reminder tools)."""
     registry = ToolRegistry()
     registry.add(Tool("current_time", "Current local date, time and weekday.", {}, _current_time))
     registry.add(
@@ -360,6 +370,4 @@ def builtin_tools() -> ToolRegistry:
             required=("query",),
         )
     )
-    from .reminder_tools import add_reminder_tools  # imports this module
-
-    return add_reminder_tools(registry)
+    return registry

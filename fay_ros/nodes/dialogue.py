@@ -69,7 +69,7 @@ from ..dialogue.reply import ReplyPiece
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
 from ..dialogue.tasks import TaskProgress
-from ..dialogue.tools import builtin_tools
+from ..dialogue.toolbox import builtin_tools
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..llm.profiles import TINY

@@ -1,0 +1,12 @@
+"""The dialogue's built-in tools in one registry: the clock and memory (`tools.base_tools`) and
+the reminders (`reminder_tools`). A module of its own so that `reminder_tools` can build on
+`tools` without `tools` importing it back."""
+
+from __future__ import annotations
+
+from .reminder_tools import add_reminder_tools
+from .tools import ToolRegistry, base_tools
+
+
+def builtin_tools() -> ToolRegistry:
+    return add_reminder_tools(base_tools())
