@@ -7,8 +7,9 @@
 
 from __future__ import annotations
 
-import dialogue_fake_llm as fake
 from pytest_httpserver import HTTPServer
+
+import dialogue_fake_llm as fake
 
 OLLAMA_MODELS = ("qwen2.5:7b", "llama3.2:1b")
 

@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from harness import REPO, free_port, ros_environment
-from local_servers_rig import OLLAMA_MODELS, FakeLlamaCpp, FakeOllama
 
 from fay_ros.bringup import graph
 from fay_ros.llm.local_servers import LlmChoiceError, find_local_servers, parse_llm, summary_line
+from harness import REPO, free_port, ros_environment
+from local_servers_rig import OLLAMA_MODELS, FakeLlamaCpp, FakeOllama
 
 
 @pytest.fixture

@@ -175,10 +175,12 @@ def check_llm(
     explicit: bool,
     api_key: str = "",
     how_to_start: str = "",
+    kind: str = "",
     timeout: float = LLM_TIMEOUT,
 ) -> Check:
     """The endpoint the companion would use. `explicit`: the user named it (unreachable = a
-    problem); else it is the embedded default, which is fine when it is not running."""
+    problem); else it is the embedded default, which is fine when it is not running. `kind`:
+    the local server it is (ollama, lmstudio, llamacpp), for the fix of a missing model."""
     name = "LLM"
     data: dict[str, Any] = {"base_url": base_url, "model": model}
     try:
@@ -195,7 +197,7 @@ def check_llm(
         return problem(
             name,
             f"{base_url} has no model {model!r} (it has: {', '.join(ids[:8]) or 'none'})",
-            f"ollama pull {model}" if "11434" in base_url else "load that model, or name one it has",
+            f"ollama pull {model}" if kind == "ollama" else "load that model, or name one it has",
             models=ids,
             **data,
         )

@@ -101,7 +101,7 @@ def _llm_check(args: argparse.Namespace) -> Check:
         kind = args.llm.partition(":")[0].strip().lower()
         how = HOW_TO_START.get(kind, "start that server, or check the address")
         return doctor.check_llm(
-            chosen["llm_base_url"], chosen["llm_model"], explicit=True, api_key=key, how_to_start=how
+            chosen["llm_base_url"], chosen["llm_model"], explicit=True, api_key=key, how_to_start=how, kind=kind
         )
     return doctor.check_llm(
         EMBEDDED_BASE_URL,
