@@ -24,6 +24,7 @@ from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.paths import config_file
 from ..common.topics import DEFAULT_NAMESPACE
 from ..common.yaml_loader import read_yaml, validate
+from ..llm.local_servers import LlmChoiceError, apply_llm_choice
 
 RESPAWN_DELAY = 2.0
 
@@ -54,6 +55,11 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "asr_backend": ("whisper", "speech recogniser: 'whisper' (embedded offline default) or 'vosk'"),
     "asr_model": ("", "ASR model: a vosk model directory, or a faster-whisper model name/path ('' = bundled default)"),
     "asr_language": ("auto", "recognition language: en, zh or auto"),
+    "llm": (
+        "",
+        "a local LLM server in one setting: ollama:MODEL, lmstudio[:MODEL], llamacpp[:MODEL] or embedded "
+        "(sets llm_base_url/llm_model; refused beside a different llm_base_url)",
+    ),
     "llm_base_url": ("", "OpenAI-compatible endpoint ('' = start and use the embedded offline model on loopback)"),
     "llm_model": ("", "model name at that endpoint ('' = the endpoint's default / embedded model)"),
     "llm_api_key_env": ("", "NAME of the environment variable holding that endpoint's API key (never the key)"),
@@ -81,7 +87,10 @@ def parse_options(raw: dict[str, Any] | None) -> dict[str, Any]:
         if default in ("true", "false"):
             value = value if isinstance(value, bool) else str(value).strip().lower() in _TRUE
         options[name] = value
-    return options
+    try:
+        return apply_llm_choice(options)  # `llm` -> llm_base_url / llm_model
+    except LlmChoiceError as exc:
+        raise BringupError(str(exc)) from None
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ..common.urls import safe_url
 from ..dialogue.settings import EngineConfig, EngineSettings, engine_settings
 from ..llm.client import ApiKeyError, key_from_env
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
+from ..llm.local_servers import LlmChoiceError, apply_llm_choice
 
 if TYPE_CHECKING:
     from ..dialogue.engine import DialogueEngine
@@ -69,6 +70,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--base-url", default="", help=f"OpenAI-compatible endpoint (default: embedded, {EMBEDDED_BASE_URL})"
+    )
+    p.add_argument(
+        "--llm",
+        default="",
+        metavar="SERVER",
+        help="a local LLM server in one option: ollama:MODEL (OLLAMA_HOST or 127.0.0.1:11434), lmstudio[:MODEL], "
+        "llamacpp[:MODEL] or embedded (the bring-up's llm:=); refused beside a different --base-url",
     )
     p.add_argument("--model", default="", help=f"model name (default {EMBEDDED_MODEL} for the embedded endpoint)")
     p.add_argument("--api-key-env", default="", help="NAME of the environment variable that holds the API key")
@@ -238,8 +246,16 @@ def run(args: argparse.Namespace) -> int:
     except (PersonaError, QaTableError) as exc:
         print(f"fay-ros chat: {exc}", file=sys.stderr)
         return 2
+    try:
+        chosen = apply_llm_choice({"llm": args.llm, "llm_base_url": args.base_url, "llm_model": args.model})
+    except LlmChoiceError as exc:
+        words = str(exc)
+        for setting, option in (("llm_base_url:=", "--base-url "), ("llm_model:=", "--model "), ("llm:=", "--llm ")):
+            words = words.replace(setting, option)
+        print(f"fay-ros chat: {words}", file=sys.stderr)
+        return 2
     local = None
-    base_url, model = args.base_url, args.model
+    base_url, model = chosen["llm_base_url"], chosen["llm_model"]
     if not base_url:
         base_url, model = EMBEDDED_BASE_URL, model or EMBEDDED_MODEL
         if not _reachable(base_url):
@@ -270,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
             "embedded model, started in this process"
             if local is not None
             else "embedded model"
-            if not args.base_url
+            if not chosen["llm_base_url"]
             else "endpoint"
         )
         banner = (

@@ -10,6 +10,7 @@ from ..bringup import graph
 from ..bringup.supervisor import Supervisor
 from ..common.errors import ConfigError
 from ..common.urls import safe_url
+from ..llm.local_servers import find_local_servers, summary_line
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,4 +59,6 @@ def run(args: argparse.Namespace) -> int:
         else f"{graph.embedded_llm_url()} (embedded offline model)"
     )
     print(f"[fay-ros up] LLM: {llm}")
+    if not options["llm_base_url"] and not options["llm"]:  # the embedded default: say what else is here
+        print(f"[fay-ros up] {summary_line(find_local_servers())}", flush=True)
     return supervisor.run()
