@@ -160,7 +160,9 @@ def dialogue_node(probe: RosProbe, params: dict[str, Any], **kwargs: Any) -> Ite
 
     node = NodeProcess("fay_ros.nodes.dialogue", params, **kwargs)
     try:
-        node.wait_ready(probe=probe)
+        # an event wait: on a loaded 2-core machine the node's start (engine, clients, tools)
+        # can take longer than the default bound
+        node.wait_ready(timeout=60, probe=probe)
         replies = probe.collect(Utterance, topics.REPLY)
         text_input = probe.publisher(Transcript, topics.TEXT_INPUT)
         probe.wait_for_subscribers(text_input)
