@@ -32,7 +32,7 @@ from .store import pull_dir, write_marker
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _GIT_OID = re.compile(r"^[0-9a-f]{40}$")
-DISK_MARGIN = 50 * 1024 * 1024  # room left beside the model (bookkeeping, logs)
+DISK_MARGIN = 50_000_000  # room left beside the model (bookkeeping, logs)
 
 
 class FetchError(FayError, RuntimeError):
