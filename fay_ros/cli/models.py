@@ -81,13 +81,13 @@ def _list_body(args: argparse.Namespace) -> int:
 
     catalogue = _catalogue(args)
     in_use = _in_use(catalogue)
-    print(f"   {'NAME':24} {'KIND':5} {'SIZE':>8} {'RAM':>7}  {'LANGUAGES':14} LICENCE")
+    print(f"   {'NAME':24} {'KIND':5} {'SIZE':>8} {'RAM':>7}  {'LANGUAGES':18} LICENCE")
     for name, e in catalogue.models.items():
         mark = (">" if in_use[e.kind] == name else " ") + ("*" if location(name, e) else " ")
         size = f"{e.approx_mb} MB" if e.approx_mb < 1000 else f"{e.approx_mb / 1000:.1f} GB"
         ram = f"{e.ram_mb / 1000:.1f} GB"
         shipped = " (shipped)" if e.shipped else ""
-        print(f"{mark} {name:24} {e.kind:5} {size:>8} {ram:>7}  {','.join(e.languages):14} {e.licence}{shipped}")
+        print(f"{mark} {name:24} {e.kind:5} {size:>8} {ram:>7}  {','.join(e.languages):18} {e.licence}{shipped}")
     print("* installed   > in use   (fay-ros models info NAME; pull NAME; use NAME)")
     return 0
 
@@ -194,7 +194,7 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _remove_body(args: argparse.Namespace) -> int:
-    from ..models.store import pulled_dir, read_choice, write_choice
+    from ..models.store import pull_dir, pulled_dir, read_choice, write_choice
 
     catalogue = _catalogue(args)
     e = catalogue.get(args.name)
@@ -202,6 +202,11 @@ def _remove_body(args: argparse.Namespace) -> int:
         return _fail(f"{args.name} is the embedded default, shipped by the package {e.shipped_by}: not removed")
     directory = pulled_dir(args.name, e)
     if directory is None:
+        partial = pull_dir(args.name)
+        if partial.is_dir():  # a pull that stopped half-way: nothing uses it
+            shutil.rmtree(partial)
+            print(f"removed the incomplete download of {args.name} ({partial})")
+            return 0
         return _fail(f"{args.name} is not installed")
     choice = read_choice()
     in_use = getattr(choice, e.kind) == args.name
