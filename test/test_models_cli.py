@@ -147,3 +147,15 @@ def test_the_shipped_catalogue_loads_and_keeps_the_recommended_bilingual_model()
     assert catalogue.default("chat") == "smollm2-135m" and catalogue.default("asr") == "whisper-base"
     # only the measured model has a speed
     assert [n for n, e in catalogue.models.items() if e.tokens_per_s is not None] == ["smollm2-135m"]
+
+
+def test_fay_ros_llm_takes_the_arguments_the_bring_up_passes(hub, tmp_path, capsys):
+    from fay_ros.cli import build_parser
+    from fay_ros.cli.llm import given, ros_arguments
+
+    assert main(["models", "pull", CHAT, "--accept-licence"]) == 0
+    assert main(["models", "use", CHAT]) == 0
+    args = build_parser().parse_args(list(llm_args()))
+    gguf = str(tmp_path / "models" / CHAT / CHAT_FILE)
+    assert given(args)["model_file"] == gguf and given(args)["model_name"] == CHAT
+    assert f'model_name:="{CHAT}"' in ros_arguments(args)
