@@ -208,7 +208,10 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "dialogue": {"common", "text", "llm", "memory", "schedule", "turns"},
     "agent": {"common", "dialogue", "memory"},
     "web": {"common", "action", "dialogue", "schedule"},
-    "bringup": {"common", "llm"},
+    # catalogue models: where a pulled GGUF / whisper dir lives next to the shipped defaults
+    # (llm.embedded, hearing.models); the bring-up reads the user's choice of models
+    "models": {"common", "llm", "hearing"},
+    "bringup": {"common", "llm", "models"},
 }
 SHELL_PACKAGES = {"ros_side", "nodes", "cli"}
 ALLOWED: dict[str, set[str]] = {

@@ -7,6 +7,9 @@
   (each would otherwise be ignored without a word).
 - `LAUNCH_ARGUMENTS` are the few things people change at start-up; `companion_nodes()`
   applies them on top of the YAML and returns the node list with final parameters.
+- The models chosen with `fay-ros models use` ($XDG_CONFIG_HOME/fay_ros/models.yaml) set
+  the embedded llm server's model file (and the model name the dialogue sends) and the asr
+  model, unless a launch argument names them (`llm_base_url`, `llm_model`, `asr_model`).
 - `companion_processes()` lists the non-node processes (local LLM server, web face /
   rosbridge endpoint) that the bring-up starts beside the nodes.
 """
@@ -25,6 +28,7 @@ from ..common.paths import config_file
 from ..common.topics import DEFAULT_NAMESPACE
 from ..common.yaml_loader import read_yaml, validate
 from ..llm.local_servers import LlmChoiceError, apply_llm_choice
+from ..models.store import Chosen, chosen_models
 
 RESPAWN_DELAY = 2.0
 
@@ -239,9 +243,11 @@ def companion_nodes(raw_options: dict[str, Any] | None = None, *, terminal: bool
             raise BringupError(f"option nodes: unknown node(s) {unknown}; known: {sorted(known)}")
         modules = [(name, module) for name, module in modules if name in wanted]
     nodes = []
+    chosen = user_models(options)
     for name, module in modules:
         p = dict(params.get(name, {}))
         _apply_options(name, p, options)
+        _apply_models(name, p, options, chosen)
         if not terminal and p.get("typed_input"):
             p["typed_input"] = False
         nodes.append(NodeSpec(name, module, p, interactive=bool(p.get("typed_input"))))
@@ -282,6 +288,23 @@ def _apply_options(name: str, params: dict[str, Any], options: dict[str, Any]) -
             params["llm_api_key_env"] = options["llm_api_key_env"]
 
 
+def user_models(options: dict[str, Any]) -> Chosen:
+    """The user's `fay-ros models use` choice; a chosen model that is not on this machine is a
+    BringupError naming `fay-ros models pull NAME` (nothing is ever downloaded here)."""
+    try:
+        return chosen_models()
+    except ConfigError as exc:
+        raise BringupError(str(exc)) from None
+
+
+def _apply_models(name: str, params: dict[str, Any], options: dict[str, Any], chosen: Chosen) -> None:
+    """The chosen models, where no launch argument names one."""
+    if name == "asr" and chosen.asr_dir and not options["asr_model"] and options["asr_backend"] == "whisper":
+        params["model"] = str(chosen.asr_dir)
+    elif name == "dialogue" and chosen.chat and not options["llm_base_url"] and not options["llm_model"]:
+        params["model"] = chosen.chat  # the name the embedded server serves it under
+
+
 READY_WAIT = 180.0  # seconds the bring-up's `fay-ros status --wait` waits for every node
 
 
@@ -298,12 +321,20 @@ def companion_processes(raw_options: dict[str, Any] | None = None) -> list[Proce
     if starts_embedded_llm(options):
         from ..llm.embedded import EMBEDDED_HOST, EMBEDDED_PORT
 
-        # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
-        processes.append(
-            ProcessSpec(
-                "llm", ("llm", "--namespace", namespace(options), "--host", EMBEDDED_HOST, "--port", str(EMBEDDED_PORT))
-            )
+        llm_args: tuple[str, ...] = (
+            "llm",
+            "--namespace",
+            namespace(options),
+            "--host",
+            EMBEDDED_HOST,
+            "--port",
+            str(EMBEDDED_PORT),
         )
+        chosen = user_models(options)
+        if chosen.chat_file and chosen.chat:
+            llm_args += ("--model", str(chosen.chat_file), "--model-name", chosen.chat)
+        # the lifecycle node `llm` (fay_ros.nodes.llm_server): ready on ROS once the model serves
+        processes.append(ProcessSpec("llm", llm_args))
     if options["use_web"] or options["use_rosbridge"]:
         args = ["web", "--namespace", namespace(options)]
         if not options["use_rosbridge"]:

