@@ -19,8 +19,12 @@ slips now and then. The guard does not ask the model to behave, it decides:
   and does not narrate the user in the third person ("Tom loves golf.");
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
-- a sentence already said in this reply or in the last replies, or the user's own words
-  parroted back, is dropped (greedy decoding of a tiny model copies what it sees);
+- a reply may not loop within itself: a sentence already said in this reply is dropped, and
+  a sentence that runs in a loop ("the sea the sea the sea", "我喜欢你我喜欢你我喜欢你") is
+  dropped and ends the reply (greedy decoding of a tiny model loops); the user's own words
+  parroted back are dropped too. What was said in earlier replies is not a repeat: a question
+  asked again deserves its answer again (issue 37: 20 users asking for the same secret word
+  each got the no_answer line when their right answer matched their last one);
 - at most the persona's number of sentences (`full` tells the caller to stop the stream);
 - a trailing fragment cut off by the token limit is not spoken.
 
@@ -145,7 +149,6 @@ class ReplyGuard:
     user_text: str = ""  # what the user just said (parroting check)
     prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
     tool_names: tuple[str, ...] = ()
-    recent_replies: tuple[str, ...] = ()  # the companion's last answers (cross-turn repeats)
     avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
@@ -159,7 +162,6 @@ class ReplyGuard:
         for text in self.prompt_texts:
             words = _words(text)
             self._prompt_ngrams.update(tuple(words[i : i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
-        self._earlier = [_norm(s) for reply in self.recent_replies for s in _split(reply)]
         self._tool_pattern = (
             re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) if self.tool_names else None
         )
@@ -222,7 +224,9 @@ class ReplyGuard:
         if fixed != text:
             text, changed = fixed, "name spelling"
         key = _norm(text)
-        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said + self._earlier):
+        if _loops(key):
+            return self._drop("loops", stop=True)
+        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said):
             return self._drop("repeated")
         if self.user_text and len(key) > 12 and difflib.SequenceMatcher(None, key, _norm(self.user_text)).ratio() > 0.9:
             return self._drop("parrots the user")
@@ -366,8 +370,22 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[\w']+", text.lower())
 
 
-def _split(text: str) -> list[str]:
-    return [p for p in re.split(r"(?<=[.!?。！？])\s*", text) if p.strip()]
+# a piece of text said three times or more in a row
+_LOOP = re.compile(r"(.{2,60}?)\1{2,}")
+
+
+def _loops(key: str) -> bool:
+    """A degenerate loop in one (normalised) sentence: a run of two words or more, or of Han
+    characters, said three times in a row ("the sea the sea the sea"), or anything four times,
+    over at least 12 characters. "very very very good" and "哈哈哈" are speech."""
+    for m in _LOOP.finditer(key + " "):  # each word with its space after it
+        unit = m.group(1)
+        times = len(m.group(0)) // len(unit)
+        if len(unit.strip()) * times < 12:
+            continue
+        if (times >= 4 and len(unit.strip()) >= 3) or len(unit.split()) >= 2 or has_cjk(unit):
+            return True
+    return False
 
 
 def _norm(text: str) -> str:

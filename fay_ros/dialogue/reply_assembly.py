@@ -424,12 +424,10 @@ class ReplyAssembly:
     def guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         w = self.wiring
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
-        recent = tuple(m["content"] for m in w.histories.of(ctx.owner)[-6:] if m["role"] == "assistant")
         return ReplyGuard(
             GuardPolicy(w.persona.name, w.persona.max_sentences, w.persona.emoji),
             user_name=ctx.user_name,
             user_text=ctx.question,
-            recent_replies=recent,
             prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
             tool_names=tuple(w.tools.names()),
             avoided=health.avoided_keys(list(ctx.safety_facts)),

@@ -1,0 +1,107 @@
+"""The embedded default never harms (issue 37, part 3), through the real DialogueEngine and
+the scripted loopback LLM (test/dialogue_fake_llm.py):
+
+1. the reply guard never drops a right answer because an earlier reply said the same
+   (many users asking the same question again and again; an emoji-only turn between), and
+   still cuts a reply that loops within itself and drops the user's words parroted back;
+2. a model sentence that contradicts a stored fact about the user is replaced by the fact;
+3. Chinese on the English-only embedded model names the commands that pull and use a
+   bilingual model, once per session in full, then shorter; a bilingual model answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import dialogue_fake_llm as fake
+from fay_ros.dialogue.persona import Persona
+from test_dialogue_engine import Rig, run
+
+NO_ANSWER = Persona().no_answer
+
+
+def spoken(rig: Rig) -> list[str]:
+    return [p.text for p in rig.pieces if p.text]
+
+
+# -- 1. repeats --------------------------------------------------------------------------------
+
+
+def test_many_users_asking_the_same_question_again_all_get_the_right_answer(llm):
+    """20 users, 10 questions each, the same right answer every time: none is dropped (before
+    issue 37, 140 of 200 were the no_answer line, "reply guard: 1 repeated")."""
+    llm.reset()
+    answer = "The secret word is pineapple."
+    llm.default = lambda: fake.text("The secret word ", "is pineapple.")
+    users = [f"u{n:02d}" for n in range(20)]
+
+    async def scenario():
+        rig = Rig(llm, profile="tiny")
+        traces = []
+        for line in range(10):
+            traces += await asyncio.gather(
+                *(rig.engine.run_turn(u, f"Line {line} from {u}: what is the secret word?", "en") for u in users)
+            )
+        said = spoken(rig)
+        assert len(said) == 200 and said.count(answer) == 200, [s for s in said if s != answer][:5]
+        assert not any(t.guard != "nothing dropped" for t in traces), {t.guard for t in traces}
+        assert not any(s in NO_ANSWER["en"] for s in said)
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_right_answer_after_an_emoji_only_turn_is_said(llm):
+    llm.reset()
+
+    async def scenario():
+        for profile, script in (
+            ("tiny", fake.text),
+            ("capable", fake.judge_finish),
+        ):
+            rig = Rig(llm, profile=profile)
+            llm.script(script("The secret word is pineapple."))
+            await rig.engine.run_turn("tom", "What is the secret word?", "en")
+            llm.script(script("😊"))
+            await rig.engine.run_turn("tom", "😊", "en")
+            rig.pieces.clear()
+            llm.script(script("The secret word is pineapple."))
+            trace = await rig.engine.run_turn("tom", "What is the secret word?", "en")
+            assert spoken(rig) == ["The secret word is pineapple."], (profile, spoken(rig), trace.guard)
+            await rig.close()
+
+    run(scenario())
+
+
+def test_a_reply_that_loops_within_itself_is_still_cut(llm):
+    llm.reset()
+
+    async def scenario():
+        rig = Rig(llm, profile="tiny")
+        llm.script(
+            fake.text("I love the sea. ", "I love the sea! ", "The sea is the sea is the sea is the sea. ", "Bye now.")
+        )
+        trace = await rig.engine.run_turn("tom", "Tell me about the sea.", "en")
+        assert spoken(rig) == ["I love the sea."], spoken(rig)
+        assert trace.guard == "1 loops, 1 repeated", trace.guard
+        rig.pieces.clear()
+        llm.script(fake.text("我喜欢大海我喜欢大海我喜欢大海我喜欢大海"))
+        await rig.engine.run_turn("tom", "Tell me more about the sea.", "en")
+        assert spoken(rig) == [Persona().line("no_answer", "en")], "nothing left of a loop: the plain line"
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_reply_that_parrots_the_user_is_still_dropped(llm):
+    llm.reset()
+
+    async def scenario():
+        rig = Rig(llm, profile="tiny")
+        llm.script(fake.text("I went hiking with my sister today. ", "That sounds lovely!"))
+        trace = await rig.engine.run_turn("tom", "I went hiking with my sister today.", "en")
+        assert spoken(rig) == ["That sounds lovely!"], spoken(rig)
+        assert trace.guard == "1 parrots the user", trace.guard
+        await rig.close()
+
+    run(scenario())
