@@ -15,6 +15,7 @@ import asyncio
 
 import dialogue_fake_llm as fake
 from fay_ros.dialogue.persona import Persona
+from fay_ros.llm.profiles import TinyDecoding
 from test_dialogue_engine import Rig, run
 
 NO_ANSWER = Persona().no_answer
@@ -102,6 +103,75 @@ def test_a_reply_that_parrots_the_user_is_still_dropped(llm):
         trace = await rig.engine.run_turn("tom", "I went hiking with my sister today.", "en")
         assert spoken(rig) == ["That sounds lovely!"], spoken(rig)
         assert trace.guard == "1 parrots the user", trace.guard
+        await rig.close()
+
+    run(scenario())
+
+
+# -- 2. the user's facts win ------------------------------------------------------------------
+
+CONTRADICTIONS = [
+    # (what the user said, the model's answer, what is said)
+    ("My name is Tom.", "Your name is Bob. Nice to see you!", ["Your name is Tom.", "Nice to see you!"]),
+    ("I live in Leeds.", "You live in London. It rains a lot there.", ["You live in Leeds.", "It rains a lot there."]),
+    (
+        "I have two daughters.",
+        "You have three daughters. Do they like books?",
+        ["You have two daughters.", "Do they like books?"],
+    ),
+    ("I'm a nurse.", "You are a teacher. That is a busy job.", ["You are a nurse.", "That is a busy job."]),
+    ("我住在上海。", "你住在北京。北京很大。", ["你住在上海。", "北京很大。"]),
+    ("我有两个女儿。", "你有三个女儿。真热闹！", ["你有两个女儿。", "真热闹！"]),
+    ("我叫林。", "你叫小明。很高兴见到你！", ["你叫林。", "很高兴见到你！"]),
+]
+
+
+def test_a_model_sentence_that_contradicts_a_stated_fact_is_replaced_by_the_fact(llm):
+    """Tiny (the embedded default) and capable flows, English and Chinese: the wrong sentence is
+    never said, the fact is said once in its place, the rest of the answer stays."""
+    llm.reset()
+
+    async def scenario():
+        for profile, script in (("tiny", fake.text), ("capable", fake.judge_finish)):
+            for n, (told, answer, expected) in enumerate(CONTRADICTIONS):
+                # a tiny model that speaks Chinese (a small Qwen): the embedded one does not
+                rig = Rig(llm, profile=profile, tiny=TinyDecoding(languages=("en", "zh")))
+                user = f"{profile}{n}"
+                llm.script(script("Got it."))  # a capable model hears the statement; tiny acknowledges it
+                await rig.engine.run_turn(user, told, "")
+                llm.reset()  # the tiny flow acknowledges most statements without the model
+                rig.pieces.clear()
+                llm.script(script(answer))
+                trace = await rig.engine.run_turn(user, "Tell me about my life." if n < 4 else "说说我的生活吧。", "")
+                assert spoken(rig) == expected, (profile, told, spoken(rig))
+                assert trace.guard == "1 contradicts a fact (replaced)", trace.guard
+                await rig.close()
+
+    run(scenario())
+
+
+def test_a_contradiction_after_the_fact_was_said_is_dropped_not_said_twice(llm):
+    llm.reset()
+
+    async def scenario():
+        rig = Rig(llm, profile="tiny")
+        await rig.engine.run_turn("tom", "I live in Leeds.", "en")
+        rig.pieces.clear()
+        llm.script(fake.text("You live in Leeds. ", "You live in London, I think. ", "Leeds is lovely."))
+        trace = await rig.engine.run_turn("tom", "Where do I go shopping?", "en")
+        assert spoken(rig) == ["You live in Leeds.", "Leeds is lovely."], spoken(rig)
+        assert trace.guard == "1 contradicts a fact", trace.guard
+        # what agrees with the fact, is about someone else or about the companion is left alone
+        rig.pieces.clear()
+        llm.script(
+            fake.text("I live in London with my robot friends. ", "Do you live in London? ", "You live in Leeds!")
+        )
+        await rig.engine.run_turn("tom", "Where do you live?", "en")
+        assert spoken(rig) == [
+            "I live in London with my robot friends.",
+            "Do you live in London?",
+            "You live in Leeds!",
+        ]
         await rig.close()
 
     run(scenario())

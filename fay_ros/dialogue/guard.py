@@ -17,6 +17,10 @@ slips now and then. The guard does not ask the model to behave, it decides:
   the allergens and what contains them are the data of `fay_ros.memory.health`;
 - the companion never introduces herself with the user's name, or with any name but her own,
   and does not narrate the user in the third person ("Tom loves golf.");
+- the user's own facts win: a sentence that tells the user something about themselves that
+  their words said otherwise ("You live in London." to someone who lives in Leeds, "你有三个
+  女儿。" to a father of two) is replaced by the fact ("You live in Leeds."), or dropped when
+  the fact was said in this reply already (`self_facts.contradicted`: the user's own rules);
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
 - a reply may not loop within itself: a sentence already said in this reply is dropped, and
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 import emoji
 
 from ..memory import health
+from ..memory.self_facts import contradicted, second_person
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
@@ -150,10 +155,12 @@ class ReplyGuard:
     prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
     tool_names: tuple[str, ...] = ()
     avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
+    facts: dict[str, str] = field(default_factory=dict)  # the user's known facts (key -> content)
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
     dropped: Counter = field(default_factory=Counter)
+    corrected: Counter = field(default_factory=Counter)  # sentences replaced, by reason
     unsafe: list[tuple[str, str]] = field(default_factory=list)  # (food, allergen) of each such drop
     _said: list[str] = field(default_factory=list)
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
@@ -220,6 +227,12 @@ class ReplyGuard:
         if offered is not None:
             self.unsafe.append(offered)
             return self._drop("offers what the user must avoid")
+        wrong = contradicted(text, self.facts)
+        if wrong:
+            text, changed = second_person(self.facts[wrong[0]]), "contradicts a fact"
+            if _norm(text) in self._said:
+                return self._drop(changed)  # the fact was said already: never twice
+            self.corrected[changed] += 1
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"
@@ -255,7 +268,8 @@ class ReplyGuard:
 
     def summary(self) -> str:
         """For the log: counts by reason, never the dropped content."""
-        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items())) or "nothing dropped"
+        counts = sorted(self.dropped.items()) + [(f"{r} (replaced)", n) for r, n in sorted(self.corrected.items())]
+        return ", ".join(f"{n} {reason}" for reason, n in counts) or "nothing dropped"
 
     # -- rules ------------------------------------------------------------------------------
     def _drop(self, reason: str, stop: bool = False) -> GuardVerdict:

@@ -431,6 +431,7 @@ class ReplyAssembly:
             prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
             tool_names=tuple(w.tools.names()),
             avoided=health.avoided_keys(list(ctx.safety_facts)),
+            facts=ctx.facts,
         )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:
