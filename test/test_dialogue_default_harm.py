@@ -12,9 +12,12 @@ the scripted loopback LLM (test/dialogue_fake_llm.py):
 from __future__ import annotations
 
 import asyncio
+import json
 
 import dialogue_fake_llm as fake
 from fay_ros.dialogue.persona import Persona
+from fay_ros.dialogue.settings import EngineConfig, engine_settings
+from fay_ros.llm.embedded import EMBEDDED_MODEL
 from fay_ros.llm.profiles import TinyDecoding
 from test_dialogue_engine import Rig, run
 
@@ -173,5 +176,59 @@ def test_a_contradiction_after_the_fact_was_said_is_dropped_not_said_twice(llm):
             "You live in Leeds!",
         ]
         await rig.close()
+
+    run(scenario())
+
+
+# -- 3. Chinese on a model that is not bilingual ------------------------------------------------
+
+PULL = "fay-ros models pull qwen2.5-1.5b-instruct"
+USE = "fay-ros models use qwen2.5-1.5b-instruct"
+
+
+def test_chinese_on_the_embedded_model_names_the_commands_once_then_shorter(llm):
+    """The embedded SmolLM2 (tiny, English only) as `fay-ros chat` and the node configure it."""
+    llm.reset()
+    settings = engine_settings(EngineConfig(), base_url="http://127.0.0.1:18765/v1", model=EMBEDDED_MODEL)
+    assert settings.profile == "tiny" and settings.tiny.languages == ("en",)
+
+    async def scenario():
+        rig = Rig(llm, profile=settings.profile, tiny=settings.tiny)
+        trace = await rig.engine.run_turn("lin", "给我讲一个关于大海的故事吧", "zh")
+        first = "".join(spoken(rig))
+        assert trace.path == "language" and PULL in first and USE in first, first
+        for _ in range(2):
+            rig.pieces.clear()
+            await rig.engine.run_turn("lin", "你好，今天天气怎么样？", "zh")
+            again = "".join(spoken(rig))
+            assert USE in again and PULL not in again and len(again) < len(first) / 2, again
+        rig.pieces.clear()
+        await rig.engine.run_turn("wang", "你好", "zh")  # another user's session hears it all
+        assert PULL in "".join(spoken(rig))
+        assert not llm.requests, "no model call for a language it cannot speak"
+        await rig.close()
+
+    run(scenario())
+
+
+def test_chinese_on_a_bilingual_model_gets_a_chinese_answer(llm):
+    """qwen2.5-1.5b-instruct as `fay-ros models use` would configure it: on the embedded port
+    (tiny flow, but bilingual) and on another server (capable flow): the Chinese turn goes to
+    the model, whose prompt asks for the user's language, and its Chinese answer is said."""
+    llm.reset()
+    answer = "好的！从前有一片大海，海里住着一条小鱼。"
+
+    async def scenario():
+        for base_url, profile in (("http://127.0.0.1:18765/v1", "tiny"), ("http://127.0.0.1:11434/v1", "capable")):
+            settings = engine_settings(EngineConfig(), base_url=base_url, model="qwen2.5-1.5b-instruct")
+            assert settings.profile == profile and "zh" in settings.tiny.languages
+            llm.reset()
+            rig = Rig(llm, profile=settings.profile, tiny=settings.tiny)
+            llm.script(fake.text(answer) if profile == "tiny" else fake.judge_finish(answer))
+            trace = await rig.engine.run_turn("lin", "给我讲一个关于大海的故事吧", "zh")
+            assert "".join(spoken(rig)) == answer and trace.path != "language", (profile, spoken(rig))
+            prompt = json.dumps(llm.requests[0]["messages"], ensure_ascii=False)
+            assert "language the user writes in" in prompt or "user's language" in prompt, prompt[:500]
+            await rig.close()
 
     run(scenario())
