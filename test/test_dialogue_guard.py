@@ -21,7 +21,6 @@ PERSONA = (
     "You talk like a friend, never like a search engine, and you never use markdown or emoji."
 )
 TOOLS = ("memory_recall", "web_search", "get_time")
-LAST_REPLY = "Hello Tom! It is lovely to hear from you again. What shall we talk about today?"
 
 
 def guard(**changes) -> ReplyGuard:
@@ -33,7 +32,6 @@ def guard(**changes) -> ReplyGuard:
             user_text="How are you doing today?",
             prompt_texts=(PERSONA,),
             tool_names=TOOLS,
-            recent_replies=(LAST_REPLY,),
         )
         | changes
     )
@@ -134,10 +132,10 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
         ("😊😊😊", "emoji"),
         ("(laughs)", "stage direction"),
         ("...", "no words"),
-        # already said in the last reply (greedy decoding copies it)
-        ("It is lovely to hear from you again.", "repeated"),
-        ("What shall we talk about today?", "repeated"),
-        ("what shall we talk about today", "repeated"),
+        # a degenerate loop (greedy decoding of a tiny model)
+        ("I love the sea, the sea, the sea, the sea.", "loops"),
+        ("We can go and we can go and we can go and we can go.", "loops"),
+        ("我喜欢大海我喜欢大海我喜欢大海。", "loops"),
         # the user's words parroted back
         ("How are you doing today?", "parrots the user"),
     ],
@@ -299,7 +297,7 @@ def test_near_miss_spellings_of_the_users_name_are_corrected_and_other_words_are
 
 
 def test_a_sentence_repeated_in_the_same_reply_is_dropped():
-    g = guard(recent_replies=())
+    g = guard()
     assert g.check("I love the sea.").text == "I love the sea."
     assert g.check("I love the sea!").reason == "repeated"
     assert g.check("I love the sea .").reason == "repeated"
@@ -307,12 +305,24 @@ def test_a_sentence_repeated_in_the_same_reply_is_dropped():
     assert g.passed == 2 and g.dropped == {"repeated": 2}
 
 
-def test_repeats_across_replies_count_only_the_recent_replies():
-    g = guard(recent_replies=("I'm doing great, thanks for asking! How about you?",))
-    assert g.check("I'm doing great, thanks for asking!").reason == "repeated"
-    assert g.check("I'm doing great today, the sun is out!").text == "I'm doing great today, the sun is out!"
-    fresh = guard(recent_replies=())
-    assert fresh.check("I'm doing great, thanks for asking!").reason == ""
+def test_what_earlier_replies_said_is_not_a_repeat():
+    """A question asked again deserves its answer again (issue 37): each reply has its own
+    guard, and nothing of the last replies makes a sentence a repeat."""
+    for _turn in range(3):
+        g = guard(user_text="What is the secret word?")
+        assert g.check("The secret word is apple.").text == "The secret word is apple."
+        assert g.dropped == {}
+
+
+def test_a_loop_ends_the_reply_and_ordinary_repetition_is_speech():
+    g = guard()
+    assert g.check("I like the sea.").text == "I like the sea."
+    verdict = g.check("It is blue and blue and blue and blue and blue.")
+    assert verdict.text is None and verdict.reason == "loops" and verdict.stop
+    assert g.check("Anything after the loop.").text is None
+    speech = ("That is very very very good!", "Hahahaha, that is funny!", "哈哈哈，真好玩。", "No, no, no, not at all.")
+    for sentence in speech:
+        assert guard().check(sentence).text == sentence
 
 
 def test_parroting_needs_the_same_words_not_the_same_topic():
@@ -362,7 +372,7 @@ def test_question_and_answer_labels():
 
 
 def test_the_sentence_limit_stops_the_stream():
-    g = guard(policy=GuardPolicy(max_sentences=2), recent_replies=())
+    g = guard(policy=GuardPolicy(max_sentences=2))
     first, second, third = g.check("One thing."), g.check("Another thing."), g.check("A third thing.")
     assert (first.stop, second.stop) == (False, True) and g.full
     assert third.text is None and third.stop and third.reason == "over the sentence limit"
@@ -412,7 +422,7 @@ def test_dropped_sentences_do_not_count_against_the_limit():
     ],
 )
 def test_finish_speaks_only_whole_sentences(said, remainder, cut, expected):
-    g = guard(recent_replies=())
+    g = guard()
     if said:
         assert g.check("Hello there.").text == "Hello there."
     assert g.finish(remainder, cut_by_limit=cut).text == expected
@@ -436,7 +446,7 @@ def test_the_summary_counts_reasons_and_never_contains_content():
         "The user has a secret password swordfish.",
         '{"action": "finish"',
         "😊😊",
-        "It is lovely to hear from you again.",
+        "How are you doing today?",
         "My name is Quirinus.",
     ]
     for sentence in bad:
@@ -446,9 +456,10 @@ def test_the_summary_counts_reasons_and_never_contains_content():
     assert g.check("Bye.").text is None
     summary = g.summary()
     assert summary == (
-        "1 after a stop, 1 emoji, 1 markup or JSON, 1 meta talk, 1 repeated, 1 role label, 2 wrong self-introduction"
+        "1 after a stop, 1 emoji, 1 markup or JSON, 1 meta talk, 1 parrots the user, 1 role label, "
+        "2 wrong self-introduction"
     )
-    for word in ["Zebediah", "swordfish", "password", "finish", "lovely", "Quirinus", "4711", "PIN", "Bye"]:
+    for word in ["Zebediah", "swordfish", "password", "finish", "doing", "Quirinus", "4711", "PIN", "Bye"]:
         assert word.lower() not in summary.lower()
 
 

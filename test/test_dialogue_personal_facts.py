@@ -643,3 +643,43 @@ def test_the_guard_drops_a_sentence_that_offers_what_the_user_must_avoid(fact, s
 )
 def test_a_warning_or_an_unrelated_food_passes(fact, sentence):
     assert guard_for(fact).check(sentence).text == sentence
+
+
+# -- the model's sentence against the user's facts (issue 37) ------------------------------------
+
+KNOWN = {
+    "name": "User's name is Tom.",
+    "home": "User lives in Leeds.",
+    "family:daughter": "User has two daughters.",
+    "occupation": "User is a nurse.",
+}
+KNOWN_ZH = {"name": "用户的名字是林。", "home": "用户住在上海。", "family:daughter": "用户有两个女儿。"}
+
+
+@pytest.mark.parametrize(
+    "sentence, facts, keys_",
+    [
+        ("You live in London.", KNOWN, ["home"]),
+        ("Your name is Bob.", KNOWN, ["name"]),
+        ("You have three daughters.", KNOWN, ["family:daughter"]),
+        ("You are a teacher.", KNOWN, ["occupation"]),
+        ("你住在北京。", KNOWN_ZH, ["home"]),
+        ("你有三个女儿。", KNOWN_ZH, ["family:daughter"]),
+        ("你叫小明。", KNOWN_ZH, ["name"]),
+        # agreeing, asking, about the companion or someone else, or a fact not known: no contradiction
+        ("You live in Leeds, right?", KNOWN, []),
+        ("You are a nurse at the hospital.", KNOWN, []),
+        ("Your daughter is called Anna.", KNOWN, []),
+        ("Do you live in London?", KNOWN, []),
+        ("I live in London.", KNOWN, []),
+        ("Anna lives in London.", KNOWN, []),
+        ("You are great.", KNOWN, []),
+        ("You live in London.", {}, []),
+        ("我住在北京。", KNOWN_ZH, []),
+        ("你住在上海。", KNOWN_ZH, []),
+    ],
+)
+def test_a_sentence_said_to_the_user_is_read_against_their_facts(sentence, facts, keys_):
+    from fay_ros.memory.self_facts import contradicted
+
+    assert contradicted(sentence, facts) == keys_

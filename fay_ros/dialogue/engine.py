@@ -356,6 +356,7 @@ class DialogueEngine:
             facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
+            ctx.facts = facts
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,
@@ -525,6 +526,7 @@ class DialogueEngine:
         facts = self.context.known_facts(ctx.owner, profile, memories)
         ctx.user_name = fact_answers.user_name(facts)
         ctx.safety_facts = safety_facts(facts)
+        ctx.facts = facts
         await self.assembly.proactive_reply(
             reply,
             ctx,

@@ -17,10 +17,18 @@ slips now and then. The guard does not ask the model to behave, it decides:
   the allergens and what contains them are the data of `fay_ros.memory.health`;
 - the companion never introduces herself with the user's name, or with any name but her own,
   and does not narrate the user in the third person ("Tom loves golf.");
+- the user's own facts win: a sentence that tells the user something about themselves that
+  their words said otherwise ("You live in London." to someone who lives in Leeds, "你有三个
+  女儿。" to a father of two) is replaced by the fact ("You live in Leeds."), or dropped when
+  the fact was said in this reply already (`self_facts.contradicted`: the user's own rules);
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
-- a sentence already said in this reply or in the last replies, or the user's own words
-  parroted back, is dropped (greedy decoding of a tiny model copies what it sees);
+- a reply may not loop within itself: a sentence already said in this reply is dropped, and
+  a sentence that runs in a loop ("the sea the sea the sea", "我喜欢你我喜欢你我喜欢你") is
+  dropped and ends the reply (greedy decoding of a tiny model loops); the user's own words
+  parroted back are dropped too. What was said in earlier replies is not a repeat: a question
+  asked again deserves its answer again (issue 37: 20 users asking for the same secret word
+  each got the no_answer line when their right answer matched their last one);
 - at most the persona's number of sentences (`full` tells the caller to stop the stream);
 - a trailing fragment cut off by the token limit is not spoken.
 
@@ -48,6 +56,7 @@ from dataclasses import dataclass, field
 import emoji
 
 from ..memory import health
+from ..memory.self_facts import contradicted, second_person
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
@@ -145,12 +154,13 @@ class ReplyGuard:
     user_text: str = ""  # what the user just said (parroting check)
     prompt_texts: tuple[str, ...] = ()  # prompt and fact text the answer must not recite
     tool_names: tuple[str, ...] = ()
-    recent_replies: tuple[str, ...] = ()  # the companion's last answers (cross-turn repeats)
     avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
+    facts: dict[str, str] = field(default_factory=dict)  # the user's known facts (key -> content)
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
     dropped: Counter = field(default_factory=Counter)
+    corrected: Counter = field(default_factory=Counter)  # sentences replaced, by reason
     unsafe: list[tuple[str, str]] = field(default_factory=list)  # (food, allergen) of each such drop
     _said: list[str] = field(default_factory=list)
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
@@ -159,7 +169,6 @@ class ReplyGuard:
         for text in self.prompt_texts:
             words = _words(text)
             self._prompt_ngrams.update(tuple(words[i : i + _NGRAM]) for i in range(len(words) - _NGRAM + 1))
-        self._earlier = [_norm(s) for reply in self.recent_replies for s in _split(reply)]
         self._tool_pattern = (
             re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) if self.tool_names else None
         )
@@ -218,11 +227,19 @@ class ReplyGuard:
         if offered is not None:
             self.unsafe.append(offered)
             return self._drop("offers what the user must avoid")
+        wrong = contradicted(text, self.facts)
+        if wrong:
+            text, changed = second_person(self.facts[wrong[0]]), "contradicts a fact"
+            if _norm(text) in self._said:
+                return self._drop(changed)  # the fact was said already: never twice
+            self.corrected[changed] += 1
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"
         key = _norm(text)
-        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said + self._earlier):
+        if _loops(key):
+            return self._drop("loops", stop=True)
+        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said):
             return self._drop("repeated")
         if self.user_text and len(key) > 12 and difflib.SequenceMatcher(None, key, _norm(self.user_text)).ratio() > 0.9:
             return self._drop("parrots the user")
@@ -251,7 +268,8 @@ class ReplyGuard:
 
     def summary(self) -> str:
         """For the log: counts by reason, never the dropped content."""
-        return ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items())) or "nothing dropped"
+        counts = sorted(self.dropped.items()) + [(f"{r} (replaced)", n) for r, n in sorted(self.corrected.items())]
+        return ", ".join(f"{n} {reason}" for reason, n in counts) or "nothing dropped"
 
     # -- rules ------------------------------------------------------------------------------
     def _drop(self, reason: str, stop: bool = False) -> GuardVerdict:
@@ -366,8 +384,22 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[\w']+", text.lower())
 
 
-def _split(text: str) -> list[str]:
-    return [p for p in re.split(r"(?<=[.!?。！？])\s*", text) if p.strip()]
+# a piece of text said three times or more in a row
+_LOOP = re.compile(r"(.{2,60}?)\1{2,}")
+
+
+def _loops(key: str) -> bool:
+    """A degenerate loop in one (normalised) sentence: a run of two words or more, or of Han
+    characters, said three times in a row ("the sea the sea the sea"), or anything four times,
+    over at least 12 characters. "very very very good" and "哈哈哈" are speech."""
+    for m in _LOOP.finditer(key + " "):  # each word with its space after it
+        unit = m.group(1)
+        times = len(m.group(0)) // len(unit)
+        if len(unit.strip()) * times < 12:
+            continue
+        if (times >= 4 and len(unit.strip()) >= 3) or len(unit.split()) >= 2 or has_cjk(unit):
+            return True
+    return False
 
 
 def _norm(text: str) -> str:

@@ -10,7 +10,8 @@ Fields:
   be spoken (all of it was dropped by the reply guard): plain words, not the outage apology.
 - `unsupported_language`: per language, the honest answer when the model cannot speak the
   user's language (the tiny embedded model speaks English only); it should say how to
-  connect a model that can.
+  get a model that can. The first line is said the first time in a session, the second
+  (shorter) one every time after (`fay-ros models pull|use qwen2.5-1.5b-instruct`).
 - Background tasks (a tool loop running while the user talks on; `tasks.py`), per language:
   `task_busy` (a second task was asked for while one runs: refused), `task_progress` (the
   answer to "how is it going", `{steps}` = tool steps done so far), `task_cancelled`,
@@ -33,6 +34,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..common.errors import TableError
 from ..common.yaml_loader import load_model
+
+# The bilingual model of `fay-ros models` and the commands that make it the companion's.
+BILINGUAL_MODEL = "qwen2.5-1.5b-instruct"
+ZH_MODEL_HINT = (
+    "抱歉，我现在的离线小模型只会说英文。想用中文聊天，请先运行 fay-ros models pull "
+    f"{BILINGUAL_MODEL} 下载中文模型，再运行 fay-ros models use {BILINGUAL_MODEL}。"
+)
+ZH_MODEL_HINT_SHORT = f"抱歉，这个小模型只会说英文。换中文模型：fay-ros models use {BILINGUAL_MODEL}。"
 
 
 class PersonaError(TableError):
@@ -75,10 +84,7 @@ class Persona(BaseModel):
     unsupported_language: dict[str, list[str]] = Field(
         default_factory=lambda: {
             "en": ["Sorry, the small offline model I am running on only speaks English."],
-            "zh": [
-                "抱歉，我现在用的离线小模型只会说英文。想用中文聊天，请把我连接到支持中文的模型，"
-                "比如本地的 Ollama，或者一个云端模型的密钥。"
-            ],
+            "zh": [ZH_MODEL_HINT, ZH_MODEL_HINT_SHORT],
         }
     )
     task_busy: dict[str, list[str]] = Field(

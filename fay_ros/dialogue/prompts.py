@@ -80,6 +80,7 @@ MEMORY_HEAD_DATED = (
 )
 _DATED = re.compile(r"\[\d{4}-\d{2}-\d{2}")
 
+TINY_LANGUAGE = "Always answer in the language the user writes in."
 DIRECT = "Answer in the user's language, briefly and conversationally, as spoken words (no markdown, no emoji)."
 
 

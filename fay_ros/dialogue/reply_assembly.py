@@ -67,6 +67,8 @@ class ReplyAssembly:
         self.wiring = wiring
         # raises the cancel of the current turn that the HTTP client swallowed (TurnFlow)
         self._stop_if_cancelled = stop_if_cancelled
+        # users who heard the whole unsupported_language line in this session
+        self.language_hint_told: set[str] = set()
 
     # -- the judge ------------------------------------------------------------------------
     async def judge(
@@ -272,7 +274,11 @@ class ReplyAssembly:
             return
         if unspoken:
             trace.path = "language"
-            self.speak_text(reply, _then(ack, w.persona.line("unsupported_language", ctx.language), zh), "fallback")
+            # the whole hint (with the commands) once in a session, then the short line
+            told = ctx.owner in self.language_hint_told
+            self.language_hint_told.add(ctx.owner)
+            line = w.persona.line("unsupported_language", ctx.language, index=1 if told else 0)
+            self.speak_text(reply, _then(ack, line, zh), "fallback")
             return
         trace.path = "tiny"
         history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
@@ -291,7 +297,10 @@ class ReplyAssembly:
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
 
     def tiny_system(self, facts: dict[str, str]) -> str:
-        return prompts.tiny_system(self.wiring.persona.system_prompt, facts, self.wiring.settings.tiny.max_fact_lines)
+        tiny = self.wiring.settings.tiny
+        system = prompts.tiny_system(self.wiring.persona.system_prompt, facts, tiny.max_fact_lines)
+        # a model of more than one language answers in the user's (a Chinese turn in Chinese)
+        return system + "\n" + prompts.TINY_LANGUAGE if len(tiny.languages) > 1 else system
 
     def tiny_options(self) -> dict[str, Any]:
         """The tiny profile's decoding (profiles.TinyDecoding), capped by max_tokens."""
@@ -424,15 +433,14 @@ class ReplyAssembly:
     def guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
         w = self.wiring
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
-        recent = tuple(m["content"] for m in w.histories.of(ctx.owner)[-6:] if m["role"] == "assistant")
         return ReplyGuard(
             GuardPolicy(w.persona.name, w.persona.max_sentences, w.persona.emoji),
             user_name=ctx.user_name,
             user_text=ctx.question,
-            recent_replies=recent,
             prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
             tool_names=tuple(w.tools.names()),
             avoided=health.avoided_keys(list(ctx.safety_facts)),
+            facts=ctx.facts,
         )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..llm.profiles import CAPABLE, TinyDecoding, resolve
+from ..llm.profiles import CAPABLE, TinyDecoding, languages_of, resolve
 
 TASK_MODES = ("off", "dual", "always")  # background tasks: never / with a big model (Fay) / always
 
@@ -138,4 +138,5 @@ def engine_settings(config: EngineConfig, *, base_url: str, model: str, **engine
     values: dict[str, Any] = {name: getattr(config, name) for name in SHARED_FIELDS}
     values["qa_script_tools"] = tuple(config.qa_script_tools)
     values["profile"] = resolve(config.model_profile, base_url, model)
+    values["tiny"] = TinyDecoding(languages=languages_of(model))  # a Chinese turn on an English model gets a hint
     return EngineSettings(**{**values, **engine_only})

@@ -187,6 +187,9 @@ class ToolContext:
     # the user's safety facts (allergies, medication, conditions; key -> content): in every
     # prompt of the turn, and the reply guard drops a sentence that goes against them
     safety_facts: dict[str, str] = field(default_factory=dict)
+    # all the user's known facts (key -> content): a reply sentence that says otherwise is
+    # replaced by the fact (the reply guard)
+    facts: dict[str, str] = field(default_factory=dict)
     # the reminders port, zone and clock (issue 36; dialogue.reminder_tools): None = no reminders
     reminders: ReminderAccess | None = None
     # a scheduled or proactive turn (nobody asked): it creates and cancels no reminder

@@ -35,6 +35,17 @@ _TINY_MODEL = re.compile(
 )
 
 
+# Model families trained on Chinese as much as on English: a tiny profile on one of them answers
+# Chinese turns itself (the embedded SmolLM2 speaks English only).
+_BILINGUAL_MODEL = re.compile(r"qwen|deepseek|glm|yi-|internlm|baichuan|minicpm|hunyuan", re.I)
+
+
+def languages_of(model: str) -> tuple[str, ...]:
+    """What a model speaks, by its name: ("en", "zh") for a Chinese-and-English family
+    (`qwen2.5-1.5b-instruct`), else English only."""
+    return ("en", "zh") if _BILINGUAL_MODEL.search(model or "") else ("en",)
+
+
 def resolve(setting: str, base_url: str, model: str) -> str:
     """The profile to use: `setting` unless it is `auto`, then by endpoint and model name."""
     if setting not in PROFILES:

@@ -1454,3 +1454,94 @@ def second_person(content: str) -> str:
         lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],
         rest,
     )
+
+
+# -- a sentence said to the user, against what they said -----------------------------------------
+# The reply guard's check that the model does not tell the user something about themselves that
+# their own words say otherwise ("You live in London." to someone who said "I live in Leeds."):
+# the model's sentence is put in the user's voice and read by the same rules as the user's
+# own words, so a contradiction is a fact of the same key with another value.
+
+_SWAP_EN = re.compile(
+    r"\b(you're|you are|you've|you have|your|yours|yourself|you|i'm|i am|i've|my|mine|myself|me|i)\b", re.I
+)
+_SWAPPED_EN = {
+    "you're": "I'm",
+    "you are": "I am",
+    "you've": "I've",
+    "you have": "I have",
+    "your": "my",
+    "yours": "mine",
+    "yourself": "myself",
+    "i'm": "you're",
+    "i am": "you are",
+    "i've": "you've",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "me": "you",
+    "i": "you",
+}
+# "you" where a clause starts is its subject ("I"), elsewhere an object ("me")
+_CLAUSE_START = re.compile(
+    r"(?:^|[,;:.!?]|\b(?:and|but|so|that|because|if|when|do|did|are|were|have|can|will|would))\s*$", re.I
+)
+# what can be contradicted: one value per key (a family member's count or name; ages and
+# birthdays move with the calendar and are answered from the facts anyway)
+_SWAP_ZH = str.maketrans({"你": "我", "您": "我", "我": "你"})
+_CONTRADICTABLE = ("name", "home", "occupation", "workplace")
+
+
+def in_the_users_voice(sentence: str) -> str:
+    """A sentence said to the user, as the user would say it: "You live in London." → "I live
+    in London.", "你住在北京。" → "我住在北京。"; the speaker's own first person becomes second
+    person ("I live here" → "you live here"), so it is never read as the user's."""
+    if has_cjk(sentence):
+        return sentence.translate(_SWAP_ZH)
+
+    def swap(m: re.Match[str]) -> str:
+        word = m.group(1)
+        low = word.lower()
+        if low == "you":
+            new = "I" if _CLAUSE_START.search(m.string[: m.start()]) else "me"
+        else:
+            new = _SWAPPED_EN[low]
+        starts = not m.string[: m.start()].strip() or m.string[: m.start()].rstrip()[-1] in ".!?"
+        return new[0].upper() + new[1:] if starts else new
+
+    return _SWAP_EN.sub(swap, sentence)
+
+
+def contradicted(sentence: str, facts: dict[str, str]) -> list[str]:
+    """The keys of `facts` (key -> content, the user's known facts) that `sentence`, said to
+    the user, states otherwise: "You live in London." against "User lives in Leeds." → ["home"],
+    "你有三个女儿。" against "用户有两个女儿。" → ["family:daughter"]. A question, a statement
+    about someone else and a fact not known are no contradiction."""
+    said = in_the_users_voice(sentence)
+    if not facts or said == sentence:
+        return []  # no second person: not about the user
+    keys = []
+    for fact in extract_self_facts(said):
+        known = facts.get(fact.key)
+        contradictable = fact.key in _CONTRADICTABLE or (fact.key.startswith("family:") and fact.key.count(":") == 1)
+        if known and contradictable and not _agrees(fact, known):
+            keys.append(fact.key)
+    return keys
+
+
+def _agrees(fact: SelfFact, known: str) -> bool:
+    if _says_value(fact, known):
+        return True
+    # the known fact read by the same rules, to compare values of the same form
+    before = [f for f in extract_self_facts(in_the_users_voice(second_person(known))) if f.key == fact.key]
+    if not before:
+        return True  # nothing to compare with: not a contradiction
+    old = before[0]
+    if old.content.replace(old.value, "{}") != fact.content.replace(fact.value, "{}") and fact.key.startswith(
+        "family:"
+    ):
+        return True  # "has two daughters" and "daughter is called Anna" are both true
+    a, b = old.value.lower(), fact.value.lower()
+    if fact.key == "name":
+        return a == b
+    return a in b or b in a
