@@ -55,12 +55,17 @@ def load() -> list[dict[str, Any]]:
     return conversations
 
 
-def model_files() -> tuple[list[Path], list[str]]:
-    """Other GGUFs found, and the places looked at."""
+def model_files() -> tuple[list[tuple[Path, str]], list[str]]:
+    """Other GGUFs found, each with the name it is served under (a model `fay-ros models pull`
+    keeps in a folder: the folder's name, its catalogue name; a loose file: its stem), and the
+    places looked at."""
     dirs = [Path(os.environ["FAY_MODELS_DIR"]).expanduser()] if os.environ.get("FAY_MODELS_DIR") else []
     dirs.append(Path(sys.prefix) / "share" / "fay_ros" / "models")
-    found = sorted({p for d in dirs if d.is_dir() for p in d.glob("*.gguf")})
-    return found, [str(d) for d in dirs]
+    found: dict[Path, str] = {}
+    for d in (d for d in dirs if d.is_dir()):
+        found.update({p: p.stem for p in d.glob("*.gguf")})
+        found.update({p: p.parent.name for p in d.glob("*/*.gguf")})
+    return sorted(found.items()), [str(d) for d in dirs]
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -125,7 +130,8 @@ async def _converse(base_url: str, model: str, conversations: list[dict[str, Any
             first_text.append(time.monotonic())
         pieces.append((piece.text, piece.source))
 
-    settings = engine_settings(EngineConfig(), base_url=base_url, model=model)
+    # as `fay-ros models use` runs it: the embedded server (tiny profile), under the model's name
+    settings = engine_settings(EngineConfig(model_profile="tiny"), base_url=base_url, model=model)
     engine = DialogueEngine(
         persona,
         ChatClient(Endpoint(base_url, model, "", first_token_timeout=60)),
@@ -209,12 +215,12 @@ def _baseline(base_url: str, model: str, system_prompt: str) -> list[float]:
     return out
 
 
-def _one_model(model_file: str, conversations: list[dict[str, Any]]) -> dict[str, Any]:
+def _one_model(model_file: str, model_name: str, conversations: list[dict[str, Any]]) -> dict[str, Any]:
     from fay_ros.common.paths import config_file
     from fay_ros.dialogue.persona import Persona
-    from fay_ros.llm.embedded import LocalLlmConfig
+    from fay_ros.llm.embedded import EMBEDDED_MODEL, LocalLlmConfig
 
-    server = LocalLlmConfig(port=0, model_file=model_file).start()
+    server = LocalLlmConfig(port=0, model_file=model_file, model_name=model_name or EMBEDDED_MODEL).start()
     try:
         base = _baseline(server.base_url, server.model, Persona.load(config_file("persona.yaml")).system_prompt)
         result = asyncio.run(_converse(server.base_url, server.model, conversations))
@@ -230,11 +236,12 @@ def run() -> str:
 
     conversations = load()
     others, looked = model_files()
-    runs = [("", MODEL_FILE)] + [(str(p), p.name) for p in others]
+    # a pulled model is served under its folder's name (its catalogue name), a loose file under its stem
+    runs = [("", MODEL_FILE, "")] + [(str(p), p.name, served_as) for p, served_as in others]
     rows = []
     notes = []
-    for path, name in runs:
-        r = _one_model(path, conversations)
+    for path, name, served_as in runs:
+        r = _one_model(path, served_as, conversations)
         p, t = r["passed"], r["total"]
         base50 = statistics.median(r["baseline"])
         lat = r["latencies"]
@@ -267,7 +274,11 @@ def run() -> str:
         *rows,
         "",
         f"Other GGUF models looked for in {', '.join(looked)}: "
-        + (", ".join(p.name for p in others) if others else "none present (only the embedded model was run)")
+        + (
+            ", ".join(f"{p.name} (served as {served_as})" for p, served_as in others)
+            if others
+            else "none present (only the embedded model was run)"
+        )
         + ". A Chinese turn on the English-only embedded model is answered from the facts where it asks for "
         "one, else with the hint naming `fay-ros models pull|use qwen2.5-1.5b-instruct` (counted as answered).",
     ]
