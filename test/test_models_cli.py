@@ -4,6 +4,7 @@ from a local HTTP server speaking the hub's protocol (test/local_hub.py)."""
 
 from __future__ import annotations
 
+import huggingface_hub.constants
 import pytest
 
 from fay_ros.bringup.graph import BringupError, companion_nodes, companion_processes
@@ -33,6 +34,9 @@ def hub(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("HF_TOKEN", raising=False)
+    # a pull is the one network action: whatever offline default another test process set
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     yield server
     server.stop()
 

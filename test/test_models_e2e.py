@@ -53,6 +53,7 @@ def test_a_pulled_and_chosen_model_is_what_make_run_starts(tmp_path, ros):
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
     }
     env.pop("HF_TOKEN", None)
+    env.pop("HF_HUB_OFFLINE", None)  # `pull` is the one command that goes to the (local) hub
     try:
         pulled = fay_ros(env, "models", "pull", NAME, "--accept-licence")
     finally:

@@ -14,7 +14,6 @@ sentence was unclear). Chinese output is converted to simplified characters by d
 
 from __future__ import annotations
 
-import os
 import warnings
 import zlib
 
@@ -23,9 +22,6 @@ import numpy as np
 from .audio import ASR_RATE, to_float
 from .models import ModelError, resolve_whisper_model
 from .recognition import Recognition, Word
-
-# Never let huggingface_hub reach the network, whatever faster-whisper decides to look up.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 FRAMES_PER_SECOND = 100  # Whisper log-mel frames
 MAX_FRAMES = 3000  # the encoder's 30 s window
@@ -71,7 +67,7 @@ class WhisperRecognizer:
                 compute_type=compute_type,
                 cpu_threads=cpu_threads,
                 num_workers=1,
-                local_files_only=True,
+                local_files_only=True,  # never the network: the model is a local directory
             )
         except (RuntimeError, ValueError, OSError) as exc:
             raise ModelError(
