@@ -9,13 +9,21 @@ longer than 30 s go through faster-whisper's standard long-form path.
 
 Language: a fixed code ("en", "zh", ...), or "auto" = Whisper's language detection restricted
 to `auto_languages` (a bilingual companion should not answer in Thai because a Mandarin
-sentence was unclear). Chinese output is converted to simplified characters by default.
+sentence was unclear). Chinese output is converted to Simplified characters by default
+(OpenCC; `chinese_script` traditional for Traditional, as_is for Whisper's own choice), and a
+Chinese decode is primed with a short Simplified prompt, so Whisper writes Simplified in the
+first place.
+
+Hot words (the companion's name, its owners' names) go before the prompt as faster-whisper's
+`hotwords` do, so the decoder spells them as given. A phrase that comes back three or more times
+in a row (Whisper's repetition loop: "Fail again. Fail again. Fail again.") is kept once.
 """
 
 from __future__ import annotations
 
-import warnings
+import re
 import zlib
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,6 +35,94 @@ FRAMES_PER_SECOND = 100  # Whisper log-mel frames
 MAX_FRAMES = 3000  # the encoder's 30 s window
 TOKENS_PER_SECOND = 12  # generous budget for fast speech in either language
 CHINESE_SCRIPTS = ("simplified", "traditional", "as_is")
+# Primes a Chinese decode towards Simplified characters and punctuation ("the following is
+# Mandarin speech, in Simplified Chinese"); Traditional users get it converted.
+ZH_PROMPT = "以下是普通话的句子，使用简体中文。"
+OPENCC_CONFIG = {"simplified": "t2s", "traditional": "s2tw"}
+# An utterance this long (s) whose transcript has fewer than these characters (Chinese, Japanese)
+# or words per second of speech was cut short by the decoder (normal speech: 3-6 characters,
+# 2-3 words a second); it is decoded again with timestamps, which goes on to the end.
+LONG_UTTERANCE_S = 6.0
+MIN_CHARS_PER_S = 2.0
+MIN_WORDS_PER_S = 1.0
+CHARACTER_LANGUAGES = ("zh", "ja", "yue")
+# A phrase repeated back to back this many times or more is a decoding loop, kept once.
+LOOP_REPEATS = 3
+_PIECE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff][^\w\s]*\s*|[^\s\u3400-\u4dbf\u4e00-\u9fff]+\s*|\s+")
+
+
+@lru_cache(maxsize=4)
+def _converter(config: str):
+    import opencc
+
+    return opencc.OpenCC(config)
+
+
+def convert_script(text: str, script: str) -> str:
+    """Chinese text in the script asked for ("simplified", "traditional"; "as_is" = unchanged)."""
+    if script == "as_is" or not text:
+        return text
+    return _converter(OPENCC_CONFIG[script]).convert(text)
+
+
+def collapse_repeats(text: str, min_repeats: int = LOOP_REPEATS) -> str:
+    """`text` with any phrase of two or more words (or Chinese characters) that comes back
+    `min_repeats` times or more in a row kept once. Single words repeat in real speech ("no no
+    no", 对对对) and are left alone; case and punctuation do not hide a repeat. Phrases that
+    start a sentence or clause are looked for first, so "Fail again. Fail again. Fail again."
+    keeps "Fail again.", not "again. Fail"."""
+    return _collapse(_collapse(text, min_repeats, at_clause=True), min_repeats, at_clause=False)
+
+
+def _collapse(text: str, min_repeats: int, at_clause: bool) -> str:
+    pieces = _PIECE.findall(text)
+    keys = [re.sub(r"[\W_]", "", p.lower()) for p in pieces]
+    out: list[str] = []
+    i = 0
+    while i < len(pieces):
+        starts_clause = i == 0 or bool(re.search(r"[^\w\s]\s*$", pieces[i - 1]))
+        for n in range(2, (len(pieces) - i) // min_repeats + 1) if starts_clause or not at_clause else ():
+            phrase = keys[i : i + n]
+            if sum(bool(k) for k in phrase) < 2:
+                continue
+            count = 1
+            while keys[i + count * n : i + (count + 1) * n] == phrase:
+                count += 1
+            if count >= min_repeats:
+                last = pieces[i + count * n - 1]  # keep the last copy's ending (its full stop)
+                out += pieces[i : i + n - 1] + [last]
+                i += count * n
+                break
+        else:
+            out.append(pieces[i])
+            i += 1
+    return "".join(out)
+
+
+def _units(text: str, language: str) -> int:
+    """Characters (Chinese, Japanese) or words (the rest) in a transcript."""
+    if language in CHARACTER_LANGUAGES:
+        return len(re.findall(r"\w", text))
+    return len(text.split())
+
+
+def voiced_seconds(audio: np.ndarray) -> float:
+    """Seconds of 20 ms frames within 30 dB of the loudest one (float audio): how much speech
+    a transcript should cover."""
+    frame = ASR_RATE // 50
+    n = len(audio) // frame
+    if n == 0:
+        return 0.0
+    rms = np.sqrt(np.mean(np.square(audio[: n * frame].reshape(n, frame)), axis=1))
+    return float(np.count_nonzero(rms > max(rms.max() * 10 ** (-30 / 20), 1e-4))) / 50
+
+
+def _looks_cut(text: str, language: str, audio: np.ndarray) -> bool:
+    """A transcript far shorter than the speech of a long utterance: the decode stopped early."""
+    if len(audio) < LONG_UTTERANCE_S * ASR_RATE:
+        return False
+    floor = MIN_CHARS_PER_S if language in CHARACTER_LANGUAGES else MIN_WORDS_PER_S
+    return _units(text, language) < floor * voiced_seconds(audio)
 
 
 def compression_ratio(text: str) -> float:
@@ -49,6 +145,7 @@ class WhisperRecognizer:
         initial_prompt: str = "",
         context_pad_s: float = 3.0,
         chinese_script: str = "simplified",
+        hotwords: tuple[str, ...] | list[str] = (),
         partial_interval_s: float = 0.0,
         sample_rate: int = ASR_RATE,
     ) -> None:
@@ -87,6 +184,7 @@ class WhisperRecognizer:
         self.initial_prompt = initial_prompt
         self.context_pad_frames = int(context_pad_s * FRAMES_PER_SECOND)
         self.chinese_script = chinese_script
+        self.hotwords = ", ".join(w.strip() for w in hotwords if w.strip())
         self.partial_interval = int(partial_interval_s * ASR_RATE)
         self.sample_rate = ASR_RATE
         self.streaming = self.partial_interval > 0
@@ -151,8 +249,9 @@ class WhisperRecognizer:
         tokenizer = Tokenizer(
             self._model.hf_tokenizer, self._model.model.is_multilingual, task="transcribe", language=language
         )
-        previous = tokenizer.encode(" " + self.initial_prompt.strip()) if self.initial_prompt.strip() else []
-        prompt = self._model.get_prompt(tokenizer, previous, without_timestamps=True)
+        initial = self._initial_prompt(language)
+        previous = tokenizer.encode(" " + initial) if initial else []
+        prompt = self._model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=self.hotwords or None)
         budget = min(self._model.max_length - len(prompt) - 1, int(len(audio) / ASR_RATE * TOKENS_PER_SECOND) + 8)
 
         tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, 1.1, 3)
@@ -160,9 +259,18 @@ class WhisperRecognizer:
         if compression_ratio(text) > 2.4:  # a repetition loop: decode again, discouraging repeats harder
             tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, 1.5, 2)
             text = tokenizer.decode(tokens).strip()
+        kept = collapse_repeats(text)
+        if kept != text:  # a loop cut out: the words are aligned on what is kept
+            text, tokens = kept, tokenizer.encode((" " if tokenizer.decode(tokens[:1]).startswith(" ") else "") + kept)
         avg_logprob = float(score)
         if no_speech > 0.6 and avg_logprob < -1.0:
             return Recognition("", language)  # Whisper's own silence rule: nothing was said
+        if _looks_cut(text, language, audio):
+            # Without timestamps Whisper may end a long utterance after its first sentence:
+            # the timestamped long-form decode goes on to the end of the audio.
+            whole = self._long_form(audio, words, language)
+            if _units(whole.text, language) > _units(text, language):
+                return whole
 
         def aligned() -> list[Word]:
             return [
@@ -221,29 +329,38 @@ class WhisperRecognizer:
             out.append(Word(word, round(start, 3), round(end, 3), float(item.get("probability", 0.0))))
         return out
 
-    def _script(self, text: str, language: str) -> str:
-        if language != "zh" or self.chinese_script == "as_is":
-            return text
-        with warnings.catch_warnings():  # zhconv still imports pkg_resources
-            warnings.simplefilter("ignore", UserWarning)
-            import zhconv
-        return zhconv.convert(text, "zh-cn" if self.chinese_script == "simplified" else "zh-tw")
+    def _initial_prompt(self, language: str | None) -> str:
+        """The prompt of a decode: a Chinese one starts with ZH_PROMPT (in the script asked
+        for), then the configured `initial_prompt`."""
+        parts = [self.initial_prompt.strip()]
+        if language == "zh" and self.chinese_script != "as_is":
+            parts.insert(0, convert_script(ZH_PROMPT, self.chinese_script))
+        return "".join(p for p in parts if p)
 
-    def _long_form(self, audio: np.ndarray, words: bool) -> Recognition:
-        language = None if self.language == "auto" else self.language
-        segments, info = self._model.transcribe(
+    def _script(self, text: str, language: str) -> str:
+        if language != "zh":
+            return text
+        return convert_script(text, self.chinese_script)
+
+    def _long_form(self, audio: np.ndarray, words: bool, language: str | None = None) -> Recognition:
+        if language is None:  # from the first 30 s, among the allowed ones (as a short decode picks it)
+            first = self._model.feature_extractor(audio[: ASR_RATE * 30])[:, :MAX_FRAMES]
+            window = np.zeros((first.shape[0], MAX_FRAMES), dtype=np.float32)
+            window[:, : first.shape[-1]] = first
+            language = self._pick_language(self._model.encode(window))
+        segments, _info = self._model.transcribe(
             audio,
             language=language,
             beam_size=self.beam_size,
             word_timestamps=words,
             temperature=0.0,
             condition_on_previous_text=False,
-            initial_prompt=self.initial_prompt or None,
+            initial_prompt=self._initial_prompt(language) or None,
+            hotwords=self.hotwords or None,
             vad_filter=False,
         )
         segments = list(segments)
-        language = info.language
-        text = "".join(s.text for s in segments).strip()
+        text = collapse_repeats("".join(s.text for s in segments).strip())
         word_list = [
             Word(self._script(w.word.strip(), language), w.start, w.end, w.probability)
             for s in segments
