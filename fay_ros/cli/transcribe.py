@@ -1,4 +1,9 @@
-"""`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings."""
+"""`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings.
+
+`fay-ros transcribe --bench DIR`: transcribe every NAME.wav under DIR that has a reference
+NAME.txt beside it, and print each clip's WER (English) or CER (Chinese), the totals and the
+real-time factor (hearing.clip_bench, hearing.scoring).
+"""
 
 from __future__ import annotations
 
@@ -9,34 +14,53 @@ import sys
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("transcribe", help="transcribe a WAV file offline and print it with word timings")
-    p.add_argument("wav", help="16-bit PCM WAV file (any rate, mono or stereo)")
+    p.add_argument("wav", nargs="?", default="", help="16-bit PCM WAV file (any rate, mono or stereo)")
+    p.add_argument(
+        "--bench",
+        metavar="DIR",
+        default="",
+        help="score every clip under DIR with a reference transcript (NAME.wav + NAME.txt): WER/CER and RTF",
+    )
     p.add_argument("--backend", choices=("whisper", "vosk"), default="whisper", help="recogniser (default whisper)")
     p.add_argument("--model", default="", help="model directory or name under models/ ('' = packaged whisper base)")
     p.add_argument("--language", default="auto", help="language code (en, zh, ...) or auto (default)")
     p.add_argument("--endpoint-ms", type=int, default=500, help="silence that separates utterances (ms)")
+    p.add_argument(
+        "--chinese-script",
+        choices=("simplified", "traditional", "as_is"),
+        default="simplified",
+        help="whisper: the script of Chinese transcripts (default simplified)",
+    )
+    p.add_argument("--hotwords", default="", help="whisper: words to favour, comma separated (names)")
     p.add_argument("--json", action="store_true", help="print one JSON object per utterance instead of text")
     p.set_defaults(func=run)
 
 
+def _options(args: argparse.Namespace) -> dict:
+    if args.backend != "whisper":
+        return {}
+    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    return {"chinese_script": args.chinese_script, "hotwords": hotwords}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..common.wav import AudioFormatError, read_wav
-    from ..hearing.asr_core import AsrCore
+    from ..hearing.clip_bench import transcribe_stream
     from ..hearing.models import ModelError
     from ..hearing.recognizer import create_recognizer
-    from ..hearing.vad import VadSettings
 
+    if bool(args.wav) == bool(args.bench):
+        print("fay-ros transcribe: give a WAV file or --bench DIR (one of them)", file=sys.stderr)
+        return 2
     try:
-        wav = read_wav(args.wav)
-        recognizer = create_recognizer(args.backend, args.model, args.language)
+        wav = read_wav(args.wav) if args.wav else None
+        recognizer = create_recognizer(args.backend, args.model, args.language, **_options(args))
     except (AudioFormatError, ModelError, ValueError) as exc:
         print(f"fay-ros transcribe: {exc}", file=sys.stderr)
         return 2
-    core = AsrCore(recognizer, VadSettings(stop_ms=args.endpoint_ms))
-    chunk = wav.sample_rate // 10
-    finals = []
-    for i in range(0, len(wav.samples), chunk):
-        finals += [e for e in core.feed(wav.samples[i : i + chunk], wav.sample_rate, i / wav.sample_rate) if e.is_final]
-    finals += [e for e in core.flush() if e.is_final]
+    if wav is None:
+        return _bench(args, recognizer)
+    finals = transcribe_stream(recognizer, wav.samples, wav.sample_rate, args.endpoint_ms)
     for ev in finals:
         if args.json:
             print(
@@ -66,4 +90,53 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {ev.start_time + w.start:7.2f} {ev.start_time + w.end:7.2f}  {w.word}  ({w.confidence:.2f})")
     if not finals:
         print("(no speech found)", file=sys.stderr)
+    return 0
+
+
+def _bench(args: argparse.Namespace, recognizer) -> int:
+    from ..common.wav import AudioFormatError
+    from ..hearing.clip_bench import find_clips, run_clip, totals
+
+    clips = find_clips(args.bench)
+    if not clips:
+        print(f"fay-ros transcribe: no NAME.wav with a NAME.txt reference under {args.bench}", file=sys.stderr)
+        return 2
+    results = []
+    for clip in clips:
+        try:
+            r = run_clip(recognizer, clip, args.endpoint_ms)
+        except AudioFormatError as exc:
+            print(f"fay-ros transcribe: {clip.path}: {exc}", file=sys.stderr)
+            return 2
+        results.append(r)
+        measure = "CER" if clip.chinese else "WER"
+        if args.json:
+            print(
+                json.dumps(
+                    {
+                        "clip": str(clip.path),
+                        "measure": measure,
+                        "rate": round(r.score.rate, 4),
+                        "errors": r.score.errors,
+                        "length": r.score.length,
+                        "rtf": round(r.rtf, 3),
+                        "reference": clip.reference,
+                        "hypothesis": r.hypothesis,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+            continue
+        print(
+            f"{clip.name:28s} {measure} {100 * r.score.rate:5.1f}% ({r.score.errors}/{r.score.length})  "
+            f"{r.duration:5.1f} s  RTF {r.rtf:.2f}\n    ref: {clip.reference}\n    hyp: {r.hypothesis}"
+        )
+    t = totals(results)
+    summary = []
+    if t.english.length:
+        summary.append(f"English WER {100 * t.english.rate:.1f}% ({t.english.errors}/{t.english.length} words)")
+    if t.chinese.length:
+        summary.append(f"Mandarin CER {100 * t.chinese.rate:.1f}% ({t.chinese.errors}/{t.chinese.length} chars)")
+    summary.append(f"RTF {t.rtf:.2f} over {t.duration:.1f} s of audio, {len(results)} clips")
+    print(("" if args.json else "\n") + "total: " + "; ".join(summary))
     return 0
