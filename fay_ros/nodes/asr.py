@@ -178,7 +178,14 @@ class AsrConfig(BaseModel):
     word_timestamps: bool = Field(True, description="Whisper: word timings on finals.")
     initial_prompt: str = Field("", description="Whisper: text that primes vocabulary/style ('' = none).")
     chinese_script: Literal["simplified", "traditional", "as_is"] = Field(
-        "simplified", description="Whisper: script of Chinese output."
+        "simplified",
+        description="Whisper: script of Chinese output (simplified; traditional for Traditional "
+        "readers; as_is = as Whisper writes it).",
+    )
+    hotwords: list[str] = Field(
+        ["Fay", "菲菲"],
+        description="Whisper: names and words the recogniser should spell as given (the "
+        "companion's name in its personas, the owners' names); [] = none.",
     )
     partial_interval_s: float = Field(
         0.0, ge=0.0, description="Whisper: re-decode for a partial every N seconds of speech (0 = finals only)."
@@ -381,6 +388,7 @@ class Asr(ManagedNode):
                 word_timestamps=cfg.word_timestamps,
                 initial_prompt=cfg.initial_prompt,
                 chinese_script=cfg.chinese_script,
+                hotwords=tuple(cfg.hotwords),
                 partial_interval_s=cfg.partial_interval_s,
             )
         try:
