@@ -183,9 +183,11 @@ class AsrConfig(BaseModel):
         "readers; as_is = as Whisper writes it).",
     )
     hotwords: list[str] = Field(
-        ["Fay", "菲菲"],
-        description="Whisper: names and words the recogniser should spell as given (the "
-        "companion's name in its personas, the owners' names); [] = none.",
+        [],
+        description="Whisper: names the recogniser should spell as given (the companion's "
+        "name, e.g. Fay / 菲菲, the owners' names). Off by default: with the embedded base "
+        "model any prompt cost the last words of a 7 s English recording "
+        "(docs/BENCHMARKS.md, real speech).",
     )
     partial_interval_s: float = Field(
         0.0, ge=0.0, description="Whisper: re-decode for a partial every N seconds of speech (0 = finals only)."
