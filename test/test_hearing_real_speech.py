@@ -122,6 +122,23 @@ def test_chinese_prompt_and_script_follow_the_setting(whisper):
         whisper.chinese_script = "simplified"
 
 
+def test_mandarin_comes_out_in_the_script_asked_for(whisper, monkeypatch):
+    """No redistributable real Mandarin recording was found (SOURCES.md), so this one is
+    espeak-ng's Mandarin: the script end to end through the model, both ways."""
+    from synthetic_speech import speak
+
+    from fay_ros.hearing.whisper_backend import convert_script
+
+    audio = speak("请帮我打开客厅的灯。", "cmn-latn-pinyin")
+    monkeypatch.setattr(whisper, "language", "zh")
+    simplified = whisper.transcribe(audio).text
+    assert simplified and convert_script(simplified, "simplified") == simplified  # no Traditional-only character
+    monkeypatch.setattr(whisper, "chinese_script", "traditional")
+    traditional = whisper.transcribe(audio).text
+    assert convert_script(traditional, "traditional") == traditional
+    assert convert_script(traditional, "simplified") != traditional  # Traditional characters in it
+
+
 def test_hotwords_reach_the_decoder_prompt(whisper, monkeypatch):
     seen = []
     real = whisper._model.get_prompt

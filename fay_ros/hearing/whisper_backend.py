@@ -33,6 +33,9 @@ from .recognition import Recognition, Word
 
 FRAMES_PER_SECOND = 100  # Whisper log-mel frames
 MAX_FRAMES = 3000  # the encoder's 30 s window
+# (repetition_penalty, no_repeat_ngram_size) of the first decode; a loop (compression ratio
+# over 2.4) is decoded again with (1.5, 2).
+FIRST_PASS = (1.1, 3)
 TOKENS_PER_SECOND = 12  # generous budget for fast speech in either language
 CHINESE_SCRIPTS = ("simplified", "traditional", "as_is")
 # Primes a Chinese decode towards Simplified characters and punctuation ("the following is
@@ -254,7 +257,7 @@ class WhisperRecognizer:
         prompt = self._model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=self.hotwords or None)
         budget = min(self._model.max_length - len(prompt) - 1, int(len(audio) / ASR_RATE * TOKENS_PER_SECOND) + 8)
 
-        tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, 1.1, 3)
+        tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, *FIRST_PASS)
         text = tokenizer.decode(tokens).strip()
         if compression_ratio(text) > 2.4:  # a repetition loop: decode again, discouraging repeats harder
             tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, 1.5, 2)

@@ -1,0 +1,116 @@
+"""Hearing on real recordings: WER (English) / CER (Mandarin) and real-time factor of every
+Whisper model present, on the human recordings of test/data/speech (SOURCES.md there), decoded
+the way the asr node hears them (VAD segmenter -> recogniser; hearing.clip_bench)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TITLE = "Hearing on real recordings: WER / CER and real-time factor per model"
+DATA = Path(__file__).resolve().parents[1] / "test" / "data" / "speech"
+AIMS = "aims with the embedded model: English WER ≤ 5 %, Mandarin CER ≤ 12 %"
+
+
+def whisper_models() -> list[tuple[str, str]]:
+    """(label, model spec): the embedded base, then every other CTranslate2 Whisper directory
+    in the model folders (a model.bin beside a tokenizer.json)."""
+    from fay_ros.hearing.models import default_whisper_dir, search_dirs
+
+    found = [("whisper base (embedded)", "")]
+    seen = {default_whisper_dir().resolve()}
+    for folder in search_dirs():
+        if not folder.is_dir():
+            continue
+        for d in sorted(p for p in folder.iterdir() if p.is_dir()):
+            if (d / "model.bin").is_file() and (d / "tokenizer.json").is_file() and d.resolve() not in seen:
+                seen.add(d.resolve())
+                found.append((d.name, str(d)))
+    return found
+
+
+def _pct(score) -> str:
+    return f"{100 * score.rate:.1f} % ({score.errors}/{score.length})" if score.length else "—"
+
+
+def _long_recording(label: str, recognizer) -> str:
+    import time
+
+    import numpy as np
+
+    from fay_ros.common.wav import read_wav
+    from fay_ros.hearing.scoring import score
+
+    gap = np.zeros(9600, dtype=np.int16)
+    parts, refs = [], []
+    for n in ("0870", "0880", "0890", "0920", "0930"):
+        parts += [read_wav(str(DATA / "en" / f"librivox_austen_{n}.wav")).samples, gap]
+        refs.append((DATA / "en" / f"librivox_austen_{n}.txt").read_text(encoding="utf-8").strip())
+    audio = np.concatenate(parts)
+    recognizer.language = "en"
+    t0 = time.perf_counter()
+    text = recognizer.transcribe(audio).text
+    seconds = time.perf_counter() - t0
+    recognizer.language = "auto"
+    s = score(" ".join(refs), text)
+    tail = " ".join(text.split()[-3:])
+    rtf = seconds * 16000 / len(audio)
+    return f"| {label} | {100 * s.rate:.1f} % ({s.errors}/{s.length}) | {tail} | {seconds:.2f} | {rtf:.2f} |"
+
+
+def run() -> str:
+    from fay_ros.hearing.clip_bench import find_clips, run_clip, totals
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
+    clips = find_clips(DATA)
+    rows = [
+        "| model | English WER | Mandarin CER | worst clip | most repeats of a phrase | RTF |",
+        "|---|---:|---:|---|---:|---:|",
+    ]
+    details: list[str] = []
+    long_rows = []
+    runs = [(label, spec, ()) for label, spec in whisper_models()]
+    runs.insert(1, ("whisper base + hotwords Fay, 菲菲", "", ("Fay", "菲菲")))
+    for label, spec, hotwords in runs:
+        recognizer = WhisperRecognizer(spec, language="auto", hotwords=hotwords)
+        results = [run_clip(recognizer, clip) for clip in clips]
+        t = totals(results)
+        worst = max(results, key=lambda r: r.score.rate)
+        repeats = max(r.repeats for r in results)
+        rows.append(
+            f"| {label} | {_pct(t.english)} | {_pct(t.chinese)} | {worst.clip.name} "
+            f"{100 * worst.score.rate:.0f} % | {repeats} | {t.rtf:.2f} |"
+        )
+        long_rows.append(_long_recording(label, recognizer))
+        if not spec and not hotwords:
+            details = [
+                "| clip | s | WER/CER | transcript |",
+                "|---|---:|---:|---|",
+                *(
+                    f"| {r.clip.name} | {r.duration:.1f} | {100 * r.score.rate:.0f} % | {r.hypothesis} |"
+                    for r in results
+                ),
+            ]
+    en = sum(not c.chinese for c in clips)
+    zh = len(clips) - en
+    return "\n".join(
+        [
+            f"{en} English and {zh} Mandarin human recordings ({AIMS}); language detection on "
+            "(auto among en, zh), greedy decoding, 1 CPU thread, int8. WER over words after lower "
+            "case, punctuation and number normalisation; CER over characters after Traditional -> "
+            "Simplified and numeral folding (fay_ros.hearing.scoring). No Mandarin recording could "
+            "be redistributed yet (test/data/speech/SOURCES.md), so the Mandarin column is empty.",
+            "",
+            *rows,
+            "",
+            "One long recording decoded as one utterance (the five LibriVox sentences joined with "
+            "0.6 s pauses, 27.7 s; a long turn):",
+            "",
+            "| model | WER | last words heard | decode s | RTF |",
+            "|---|---:|---|---:|---:|",
+            *long_rows,
+            "",
+            "Per clip, embedded model:",
+            "",
+            *details,
+        ]
+    )
