@@ -15,7 +15,8 @@ import pytest
 from fay_ros.common.wav import read_wav
 from fay_ros.hearing.clip_bench import find_clips, joined, run_clip, totals, transcribe_stream
 from fay_ros.hearing.scoring import max_repeats, score
-from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer
+from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer, convert_script
+from synthetic_speech import speak
 
 DATA = Path(__file__).resolve().parent / "data" / "speech"
 AUSTEN = ["0870", "0880", "0890", "0920", "0930"]  # five consecutive sentences of one chapter
@@ -109,26 +110,21 @@ def test_jfk_keeps_its_ending(whisper):
     assert "for your country" in r.hypothesis.lower(), r.hypothesis
 
 
-def test_chinese_prompt_and_script_follow_the_setting(whisper):
-    assert whisper._initial_prompt("zh").startswith(ZH_PROMPT)
+def test_chinese_prompt_and_script_follow_the_setting(whisper, monkeypatch):
+    assert whisper._initial_prompt("zh") == ""  # off by default (it leaked into transcripts)
+    monkeypatch.setattr(whisper, "zh_prompt", ZH_PROMPT)
+    assert whisper._initial_prompt("zh") == ZH_PROMPT
     assert whisper._initial_prompt("en") == ""
     assert whisper._script("這個軟體們說話", "zh") == "这个软体们说话"
     assert whisper._script("這個", "en") == "這個"  # only Chinese is converted
-    whisper.chinese_script = "traditional"
-    try:
-        assert whisper._script("这个后面说话", "zh") == "這個後面說話"
-        assert whisper._initial_prompt("zh").startswith("以下是普通話")
-    finally:
-        whisper.chinese_script = "simplified"
+    monkeypatch.setattr(whisper, "chinese_script", "traditional")
+    assert whisper._script("这个后面说话", "zh") == "這個後面說話"
+    assert whisper._initial_prompt("zh") == "以下是普通話的句子。"
 
 
 def test_mandarin_comes_out_in_the_script_asked_for(whisper, monkeypatch):
     """No redistributable real Mandarin recording was found (SOURCES.md), so this one is
     espeak-ng's Mandarin: the script end to end through the model, both ways."""
-    from synthetic_speech import speak
-
-    from fay_ros.hearing.whisper_backend import convert_script
-
     audio = speak("请帮我打开客厅的灯。", "cmn-latn-pinyin")
     monkeypatch.setattr(whisper, "language", "zh")
     simplified = whisper.transcribe(audio).text
