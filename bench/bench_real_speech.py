@@ -32,7 +32,7 @@ def _pct(score) -> str:
     return f"{100 * score.rate:.1f} % ({score.errors}/{score.length})" if score.length else "—"
 
 
-def _long_recording(label: str, recognizer) -> str:
+def _long_recording(label: str, recognizer, pause_s: float = 0.6) -> str:
     import time
 
     import numpy as np
@@ -40,7 +40,7 @@ def _long_recording(label: str, recognizer) -> str:
     from fay_ros.common.wav import read_wav
     from fay_ros.hearing.scoring import score
 
-    gap = np.zeros(9600, dtype=np.int16)
+    gap = np.zeros(int(16000 * pause_s), dtype=np.int16)
     parts, refs = [], []
     for n in ("0870", "0880", "0890", "0920", "0930"):
         parts += [read_wav(str(DATA / "en" / f"librivox_austen_{n}.wav")).samples, gap]
@@ -54,12 +54,15 @@ def _long_recording(label: str, recognizer) -> str:
     s = score(" ".join(refs), text)
     tail = " ".join(text.split()[-3:])
     rtf = seconds * 16000 / len(audio)
-    return f"| {label} | {100 * s.rate:.1f} % ({s.errors}/{s.length}) | {tail} | {seconds:.2f} | {rtf:.2f} |"
+    return (
+        f"| {label} | {len(audio) / 16000:.1f} s, {pause_s:.1f} s pauses | {100 * s.rate:.1f} % "
+        f"({s.errors}/{s.length}) | {tail} | {seconds:.2f} | {rtf:.2f} |"
+    )
 
 
 def run() -> str:
     from fay_ros.hearing.clip_bench import find_clips, run_clip, totals
-    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.hearing.whisper_backend import LONG_FORM_S, WhisperRecognizer
 
     clips = find_clips(DATA)
     rows = [
@@ -80,7 +83,11 @@ def run() -> str:
             f"| {label} | {_pct(t.english)} | {_pct(t.chinese)} | {worst.clip.name} "
             f"{100 * worst.score.rate:.0f} % | {repeats} | {t.rtf:.2f} |"
         )
-        long_rows.append(_long_recording(label, recognizer))
+        long_rows += [_long_recording(label, recognizer, pause) for pause in (0.6, 1.0)]
+        if not spec and not hotwords:  # the one-pass decode without timestamps, as before 10 s
+            recognizer.long_form_s = 60.0
+            long_rows += [_long_recording(label + ", one pass (before)", recognizer, p) for p in (0.6, 1.0)]
+            recognizer.long_form_s = LONG_FORM_S
         if not spec and not hotwords:
             details = [
                 "| clip | s | WER/CER | transcript |",
@@ -103,10 +110,11 @@ def run() -> str:
             *rows,
             "",
             "One long recording decoded as one utterance (the five LibriVox sentences joined with "
-            "0.6 s pauses, 27.7 s; a long turn):",
+            "pauses; a long turn). From 10 s on the backend decodes with timestamps (faster-whisper's "
+            "long form); 'one pass' is the decode without timestamps it used before:",
             "",
-            "| model | WER | last words heard | decode s | RTF |",
-            "|---|---:|---|---:|---:|",
+            "| model | recording | WER | last words heard | decode s | RTF |",
+            "|---|---|---:|---|---:|---:|",
             *long_rows,
             "",
             "Per clip, embedded model:",

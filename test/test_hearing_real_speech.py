@@ -52,23 +52,21 @@ def test_english_recordings_within_bounds(whisper):
     results = [run_clip(whisper, c) for c in find_clips(DATA) if not c.chinese]
     t = totals(results)
     report = "\n".join(f"{r.clip.name}: {r.score.rate:.2f} {r.hypothesis!r}" for r in results)
-    assert t.english.rate <= 0.08, report  # measured 4.x % (docs/BENCHMARKS.md); aim 5 %
+    assert t.english.rate <= 0.06, report  # measured 3.4 % (docs/BENCHMARKS.md); aim 5 %
     for r in results:
         assert r.score.rate <= 0.34, report  # no clip lost (the worst short clip: 1 word in 3-4)
         assert r.repeats <= max(r.reference_repeats, 1), report  # no repetition loop
 
 
-def test_a_long_recording_loses_no_speech_in_one_decode(whisper):
-    """27.7 s with pauses decoded as one utterance (a long turn): every sentence is there, the
-    last one too."""
-    audio, reference = _austen_joined()
-    whisper.language = "en"
-    try:
-        result = whisper.transcribe(audio)
-    finally:
-        whisper.language = "auto"
+@pytest.mark.parametrize("pause_s", [0.6, 1.0])
+def test_a_long_recording_loses_no_speech_in_one_decode(whisper, monkeypatch, pause_s):
+    """27.7-29.7 s with pauses decoded as one utterance (a long turn): every sentence is there,
+    the last one too (the one-pass decode without timestamps lost words: WER 8-10 % here)."""
+    audio, reference = _austen_joined(pause_s)
+    monkeypatch.setattr(whisper, "language", "en")
+    result = whisper.transcribe(audio)
     s = score(reference, result.text)
-    assert s.rate <= 0.12, result.text
+    assert s.rate <= 0.05, result.text
     assert "amiable himself" in result.text.lower(), result.text
     assert max_repeats(result.text) <= 1, result.text
 
@@ -86,6 +84,7 @@ def test_a_decode_that_stops_early_is_completed(whisper, monkeypatch):
 
     monkeypatch.setattr(whisper, "_generate", first_sentence_only)
     monkeypatch.setattr(whisper, "language", "en")
+    monkeypatch.setattr(whisper, "long_form_s", 60.0)  # (the one-pass decode, as up to 10 s)
     result = whisper.transcribe(audio)
     assert score(reference, result.text).rate <= 0.12, result.text
     assert "amiable himself" in result.text.lower(), result.text
@@ -99,7 +98,7 @@ def test_a_long_recording_loses_no_speech_through_the_segmenter(whisper):
     audio, reference = _austen_joined()
     finals = transcribe_stream(whisper, audio, 16000, endpoint_ms=700)
     text = joined(finals)
-    assert score(reference, text).rate <= 0.12, text
+    assert score(reference, text).rate <= 0.05, text
     assert finals[-1].end_time > 26.0  # heard to the end
 
 

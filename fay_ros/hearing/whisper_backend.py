@@ -5,7 +5,10 @@ here is a few seconds, so the encoder gets only the utterance plus `context_pad_
 (CTranslate2 accepts shorter inputs): about 5x less work for the same text on 2-5 s of speech.
 Decoding is greedy (beam_size 1) with no temperature fallback, a token budget proportional to
 the audio length and a repetition guard, so a bad input cannot loop for seconds. Utterances
-longer than 30 s go through faster-whisper's standard long-form path.
+of `long_form_s` (10 s) or more go through faster-whisper's timestamped long-form path: decoded
+in one go without timestamps, long utterances with pauses lost or garbled words (WER 7-29 % on
+12-27 s of LibriVox with 0.6-3 s pauses, against 0-3 % long-form, for about twice the time;
+docs/BENCHMARKS.md, real speech).
 
 Language: a fixed code ("en", "zh", ...), or "auto" = Whisper's language detection restricted
 to `auto_languages` (a bilingual companion should not answer in Thai because a Mandarin
@@ -44,6 +47,8 @@ CHINESE_SCRIPTS = ("simplified", "traditional", "as_is")
 # following are Mandarin sentences"), for `zh_prompt`; Traditional users get it converted.
 ZH_PROMPT = "以下是普通话的句子。"
 OPENCC_CONFIG = {"simplified": "t2s", "traditional": "s2tw"}
+# Utterances this long (s) or longer are decoded with timestamps (faster-whisper's long form).
+LONG_FORM_S = 10.0
 # An utterance this long (s) whose transcript has fewer than these characters (Chinese, Japanese)
 # or words per second of speech was cut short by the decoder (normal speech: 3-6 characters,
 # 2-3 words a second); it is decoded again with timestamps, which goes on to the end.
@@ -152,6 +157,7 @@ class WhisperRecognizer:
         chinese_script: str = "simplified",
         hotwords: tuple[str, ...] | list[str] = (),
         zh_prompt: str = "",
+        long_form_s: float = LONG_FORM_S,
         partial_interval_s: float = 0.0,
         sample_rate: int = ASR_RATE,
     ) -> None:
@@ -192,6 +198,7 @@ class WhisperRecognizer:
         self.chinese_script = chinese_script
         self.hotwords = ", ".join(w.strip() for w in hotwords if w.strip())
         self.zh_prompt = zh_prompt.strip()
+        self.long_form_s = long_form_s
         self.partial_interval = int(partial_interval_s * ASR_RATE)
         self.sample_rate = ASR_RATE
         self.streaming = self.partial_interval > 0
@@ -241,7 +248,8 @@ class WhisperRecognizer:
         if len(audio) < ASR_RATE // 10:
             return Recognition("", "" if self.language == "auto" else self.language)
         features = self._model.feature_extractor(audio)
-        if features.shape[-1] > MAX_FRAMES:
+        long = len(audio) >= self.long_form_s * ASR_RATE
+        if features.shape[-1] > MAX_FRAMES or (long and self.language != "auto"):
             return self._long_form(audio, words)
         n_frames = features.shape[-1]
         width = min(MAX_FRAMES, n_frames + self.context_pad_frames)
@@ -250,6 +258,8 @@ class WhisperRecognizer:
         padded[:, :n_frames] = features
         encoder_output = self._model.encode(padded)
         language = self._pick_language(encoder_output)
+        if long:
+            return self._long_form(audio, words, language)
 
         from faster_whisper.tokenizer import Tokenizer
 
@@ -350,6 +360,8 @@ class WhisperRecognizer:
         return convert_script(text, self.chinese_script)
 
     def _long_form(self, audio: np.ndarray, words: bool, language: str | None = None) -> Recognition:
+        if language is None and self.language != "auto":
+            language = self.language
         if language is None:  # from the first 30 s, among the allowed ones (as a short decode picks it)
             first = self._model.feature_extractor(audio[: ASR_RATE * 30])[:, :MAX_FRAMES]
             window = np.zeros((first.shape[0], MAX_FRAMES), dtype=np.float32)
