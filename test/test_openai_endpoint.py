@@ -13,7 +13,7 @@ import json
 import re
 import threading
 
-import httpx
+import httpx2 as httpx
 import openai
 import pytest
 
@@ -279,8 +279,6 @@ def test_without_the_dialogue_a_request_is_503(rig, tmp_path):
 def test_a_non_loopback_host_needs_allow_remote(tmp_path):
     access = tmp_path / "access.yaml"
     write_web_access(access, {"tom": "face"})
-    proc = NodeProcess(
-        "fay_ros.cli", args=["openai", "--host", "0.0.0.0", "--access-file", str(access)], ros=False
-    )
+    proc = NodeProcess("fay_ros.cli", args=["openai", "--host", "0.0.0.0", "--access-file", str(access)], ros=False)
     assert proc.wait_exit(30) != 0
     assert "--allow-remote" in proc.output()
