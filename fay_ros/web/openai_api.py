@@ -263,7 +263,11 @@ def build_app(companion: Companion, lookup: Callable[[str | None], Any]) -> Any:
                 await turn.aclose()  # a client gone mid-stream: the turn is cancelled here
                 await held.__aexit__(None, None, None)
 
-        first = await _first(turn)
+        try:
+            first = await _first(turn)
+        except BaseException:
+            await cleanup()
+            raise
         if isinstance(first, Response):
             await cleanup()
             return first
