@@ -469,7 +469,9 @@ class Asr(ManagedNode):
             self.get_logger().warning(f"{problem}: end of turn by the word and prosody rules alone")
             health(self).set(SEMANTIC_STATUS, "warning", f"unavailable, rules alone: {problem}")
             return None
-        state = "on" if cfg.semantic_turn and cfg.turn_detection else "loaded, off (semantic_turn or turn_detection false)"
+        state = (
+            "on" if cfg.semantic_turn and cfg.turn_detection else "loaded, off (semantic_turn or turn_detection false)"
+        )
         health(self).set(SEMANTIC_STATUS, "ok", f"{state} ({model.path.name})")
         return model
 
