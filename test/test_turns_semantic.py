@@ -155,15 +155,29 @@ def test_the_model_hears_a_finished_and_an_unfinished_sentence(model, jfk):
         (150, COMPLETE, "en", 0.95, 150),  # finished: at once (never later than the rules)
         (700, UNKNOWN, "en", 0.95, 200),  # finished: after the model was asked
         (150, COMPLETE, "en", 0.05, 1500),  # unfinished: held up to hold_ms
-        (150, COMPLETE, "zh", 0.05, 150),  # ... but not a Mandarin sentence the words end
-        (700, UNKNOWN, "zh", 0.05, 1500),
         (700, UNKNOWN, "en", 0.5, 700),  # unsure: the rules
         (1500, INCOMPLETE, "en", 0.95, 1500),  # the words leave it open: the rules' patience
         (400, UNKNOWN, "en", float("nan"), 400),  # no opinion (a failed run): the rules
+        (700, UNKNOWN, "zh", 0.05, 700),  # Mandarin is not asked by default: the rules
+        (150, COMPLETE, "zh", 0.95, 150),
     ],
 )
 def test_the_models_verdict_moves_the_rules_wait(rules_ms, cue, language, p, wait):
     assert SemanticSettings().wait_ms(rules_ms, cue, language, p) == wait
+
+
+@pytest.mark.parametrize(
+    "rules_ms, cue, p, wait",
+    [
+        (150, COMPLETE, 0.05, 150),  # a Mandarin sentence the words end is not held open
+        (700, UNKNOWN, 0.05, 1500),
+        (700, UNKNOWN, 0.95, 200),
+    ],
+)
+def test_mandarin_when_asked_keeps_a_sentence_its_words_end(rules_ms, cue, p, wait):
+    settings = SemanticSettings(languages=("en", "zh"))
+    assert settings.asks(cue, "zh") and not settings.asks(INCOMPLETE, "zh")
+    assert settings.wait_ms(rules_ms, cue, "zh", p) == wait
 
 
 def test_settings_are_checked():
@@ -171,6 +185,8 @@ def test_settings_are_checked():
         SemanticSettings(finished=0.3, unfinished=0.7).validate()
     with pytest.raises(ValueError, match="hold_ms"):
         SemanticSettings(after_ms=800, hold_ms=500).validate()
+    with pytest.raises(ValueError, match="languages"):
+        SemanticSettings(languages=()).validate()
     from fay_ros.hearing.asr_core import AsrCore
 
     with pytest.raises(ValueError, match="hold_ms"):

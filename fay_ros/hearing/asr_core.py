@@ -338,7 +338,7 @@ class AsrCore:
             out += self._decode_early(complete)
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         semantic = self._semantic_on()
-        if semantic is not None and self.judgement is not None and semantic.asks(self.judgement.text):
+        if semantic is not None and self.judgement is not None and semantic.asks(self.judgement.text, self._language()):
             wait = self._semantic_wait(semantic, self.judgement, silent)
         out += self._speculate_when_due(silent, closing=silent >= wait)
         if silent >= wait:
@@ -356,8 +356,12 @@ class AsrCore:
                 return max(judgement.wait_ms, semantic.after_ms)
             self.semantic_p = self.semantic.probability(self.segmenter.utterance_audio(1000 * WINDOW_S))
             self.semantic_calls += 1
-        language = self._early.language if self._early is not None else getattr(self.recognizer, "language", "")
-        return semantic.wait_ms(judgement.wait_ms, judgement.text, language or "", self.semantic_p)
+        return semantic.wait_ms(judgement.wait_ms, judgement.text, self._language(), self.semantic_p)
+
+    def _language(self) -> str:
+        """The language of the early decode (else the recogniser's)."""
+        language = self._early.language if self._early is not None else ""
+        return language or getattr(self.recognizer, "language", "") or ""
 
     def _early_endpoint(self) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms
