@@ -279,4 +279,13 @@ def test_the_asr_node_says_whether_the_model_takes_part_and_ends_the_turn_either
     _feed(ros, np.concatenate([np.zeros(RATE // 2, np.int16), _turn(jfk), np.zeros(2 * RATE, np.int16)]))
     final = finals.wait_for_match(lambda m: "what" in m.text.lower(), timeout=60, what="a final")
     assert "country" in final.text.lower(), final.text
+    if level == "OK":  # live: thresholds that cross are refused; a switch to the rules alone is said
+        refused = ros.set_parameters("asr", semantic_unfinished=0.9)
+        assert not refused[0].successful and "unfinished" in refused[0].reason, refused
+        assert all(r.successful for r in ros.set_parameters("asr", semantic_turn=False))
+        diagnostics.wait_for_match(
+            lambda a: any(s.name == "fay/asr: semantic turn" and s.message.startswith("loaded, off") for s in a.status),
+            timeout=30,
+            what="the semantic turn status after semantic_turn:=false",
+        )
     assert asr.alive() and "Traceback" not in asr.output()

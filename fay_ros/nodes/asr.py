@@ -476,11 +476,13 @@ class Asr(ManagedNode):
             self.get_logger().warning(f"{problem}: end of turn by the word and prosody rules alone")
             health(self).set(SEMANTIC_STATUS, "warning", f"unavailable, rules alone: {problem}")
             return None
-        state = (
-            "on" if cfg.semantic_turn and cfg.turn_detection else "loaded, off (semantic_turn or turn_detection false)"
-        )
-        health(self).set(SEMANTIC_STATUS, "ok", f"{state} ({model.path.name})")
+        self._semantic_status(cfg, model)
         return model
+
+    def _semantic_status(self, cfg: AsrConfig, model: SemanticTurn) -> None:
+        on = cfg.semantic_turn and cfg.turn_detection
+        state = "on" if on else "loaded, off (semantic_turn or turn_detection false)"
+        health(self).set(SEMANTIC_STATUS, "ok", f"{state} ({model.path.name})")
 
     def activate_node(self) -> None:
         if self.voices is not None:
@@ -515,6 +517,9 @@ class Asr(ManagedNode):
     def _apply_live(self, cfg: AsrConfig, changed: frozenset[str]) -> None:
         change = self._live_change(cfg)
         self.config = cfg
+        core = self.core
+        if core is not None and core.semantic is not None and {"semantic_turn", "turn_detection"} & changed:
+            self._semantic_status(cfg, core.semantic)
         worker = self._worker
         if worker is not None:
             worker.put(("config", change), droppable=False)
