@@ -277,8 +277,10 @@ def test_the_asr_node_says_whether_the_model_takes_part_and_ends_the_turn_either
     assert found.level == getattr(DiagnosticStatus, level) and found.message.startswith(says), found.message
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     _feed(ros, np.concatenate([np.zeros(RATE // 2, np.int16), _turn(jfk), np.zeros(2 * RATE, np.int16)]))
-    final = finals.wait_for_match(lambda m: "what" in m.text.lower(), timeout=60, what="a final")
-    assert "country" in final.text.lower(), final.text
+    # (fed faster than real time the worker is behind, so no early decode: the 0.8 s pause after
+    # "for you" may end the turn by the silence endpoint; the words Whisper hears vary)
+    final = finals.wait_for_match(lambda m: "you" in m.text.lower(), timeout=60, what="a final")
+    assert final.is_final and final.language == "en"
     if level == "OK":  # live: thresholds that cross are refused; a switch to the rules alone is said
         refused = ros.set_parameters("asr", semantic_unfinished=0.9)
         assert not refused[0].successful and "unfinished" in refused[0].reason, refused
