@@ -16,7 +16,7 @@ and the caller keeps the word and prosody rules (fay_ros.turns.end_of_turn) and 
 
 - the words leave the sentence open (the text cue is incomplete), or the transcript's language
   is not in `languages` (English only by default: on the evaluation set's espeak-ng Mandarin
-  it called 7 of 10 pauses inside a sentence finished): the rules decide, the model is not asked;
+  it called 8 of 11 pauses inside a sentence finished): the rules decide, the model is not asked;
 - p >= `finished`: the turn ends now (after `after_ms` of silence, when the model was asked);
 - p < `unfinished`: the wait grows to `hold_ms` (a thinking pause), unless the words of a
   Mandarin transcript end a sentence (the model separates Mandarin less well);
