@@ -1,8 +1,12 @@
 """Turn-taking: when does the recogniser decide that the person has finished? On the
 evaluation set test/data/turns (English and Chinese, with and without pauses inside the
-sentence), synthesised with the project's own espeak-ng speech, for three endpointing
-strategies in the same run: silence only, today's two-step early endpoint, and turn detection
-(text + prosody + silence, fay_ros.turns.end_of_turn). Also the head start of the speculative reply."""
+sentence), synthesised with the project's own espeak-ng speech, plus the real recordings of
+test/data/turns/real (SOURCES.md there), for four endpointing strategies in the same run:
+silence only, the two-step early endpoint, turn detection (text + prosody + silence,
+fay_ros.turns.end_of_turn) and turn detection with the smart-turn v3.2 model
+(fay_ros.turns.semantic_turn; skipped, and said so, when the model is not installed). English
+and Chinese are reported apart. Also the model's own verdicts at every pause and end, and the
+head start of the speculative reply."""
 
 from __future__ import annotations
 
@@ -19,6 +23,14 @@ TITLE = "Turn-taking: cut-offs, late ends and extra wait by endpointing strategy
 RATE = 16000
 CHUNK = 480
 EVAL_SET = Path(__file__).resolve().parents[1] / "test" / "data" / "turns" / "utterances.json"
+REAL_DIR = EVAL_SET.parent / "real"
+# Real recordings: (file, id, language, from s). From there to the end of the file is one turn;
+# its pauses are inside it. jfk from 5.25 s: "what your country can do for you, [pause] ask
+# what you can do for your country." (the turn the tests use).
+REAL_CLIPS = [("jfk.wav", "real-en-jfk", "en", 0.0), ("jfk.wav", "real-en-jfk-2nd-half", "en", 5.25)]
+SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn; defaults: English only)"
+SEMANTIC_SOONER_LABEL = "turn detection + smart-turn v3.2, asked after 100 ms (semantic_after_ms 100)"
+SEMANTIC_ZH_LABEL = "turn detection + smart-turn v3.2, Chinese too (semantic_languages [en, zh])"
 LATE_MS = 600  # ending later than this after the last word feels sluggish (a human gap is ~200 ms)
 LEAD_S, TRAIL_S = 0.5, 2.5
 CUT_MARGIN_S = 0.3  # a final whose voice ends this much before the turn's last voiced sample cut it off
@@ -75,6 +87,42 @@ def load_clips() -> list[Clip]:
     return clips
 
 
+def _pauses_in(samples: np.ndarray, min_s: float = 0.3) -> list[tuple[float, float]]:
+    """(start, length) in seconds of the quiet stretches of at least `min_s` between voice."""
+    frames = len(samples) // CHUNK
+    rms = np.sqrt(np.mean(samples[: frames * CHUNK].astype(np.float64).reshape(frames, CHUNK) ** 2, axis=1))
+    loud = rms > max(300.0, 3 * float(np.percentile(rms, 20)))  # (a real recording's noise floor)
+    out, run = [], 0
+    for i, voiced in enumerate(loud):
+        if voiced:
+            if run * CHUNK / RATE >= min_s and i - run > 0:
+                out.append(((i - run) * CHUNK / RATE, run * CHUNK / RATE))
+            run = 0
+        else:
+            run += 1
+    return out
+
+
+def load_real_clips() -> list[Clip]:
+    """Each real recording as one turn: LEAD_S of silence, the recording from its first to its
+    last voiced frame, TRAIL_S of silence."""
+    from fay_ros.common.wav import read_wav
+
+    clips = []
+    for name, clip_id, language, from_s in REAL_CLIPS:
+        path = REAL_DIR / name
+        if not path.is_file():
+            continue
+        samples = read_wav(path).samples[int(from_s * RATE) :]
+        first, last = voiced_bounds(samples)
+        said = samples[first:last]
+        pauses = _pauses_in(said)
+        audio = np.concatenate([np.zeros(int(LEAD_S * RATE), np.int16), said, np.zeros(int(TRAIL_S * RATE), np.int16)])
+        last_start = LEAD_S + (pauses[-1][0] + pauses[-1][1] if pauses else 0.0)
+        clips.append(Clip(clip_id, language, audio, last_start, LEAD_S + len(said) / RATE, [p for _, p in pauses]))
+    return clips
+
+
 @dataclass
 class Outcome:
     cut_off: bool
@@ -112,11 +160,29 @@ def replay(clip: Clip, core) -> Outcome:
     return Outcome(False, float("nan"), 0.0, 0)
 
 
-def strategies():
+def strategies(semantic=None):
     from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.vad import VadSettings
     from fay_ros.turns.end_of_turn import TurnSettings
+    from fay_ros.turns.semantic_turn import SemanticSettings
 
+    def with_semantic(settings: SemanticSettings):
+        return lambda rec: AsrCore(
+            rec,
+            VadSettings(stop_ms=700),
+            early_endpoint_ms=250,
+            turn=TurnSettings(),
+            semantic=semantic,
+            semantic_settings=settings,
+        )
+
+    with_model = []
+    if semantic is not None:
+        with_model = [
+            (SEMANTIC_LABEL, with_semantic(SemanticSettings())),
+            (SEMANTIC_SOONER_LABEL, with_semantic(SemanticSettings(after_ms=100))),
+            (SEMANTIC_ZH_LABEL, with_semantic(SemanticSettings(languages=("en", "zh")))),
+        ]
     return [
         ("silence only (700 ms)", lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=0)),
         (
@@ -127,12 +193,12 @@ def strategies():
             "turn detection (text + prosody + silence; defaults)",
             lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings()),
         ),
-    ]
+    ] + with_model
 
 
-def evaluate(recognizers: dict, clips: list[Clip]) -> list[tuple[str, list[tuple[Clip, Outcome]]]]:
+def evaluate(recognizers: dict, clips: list[Clip], semantic=None) -> list[tuple[str, list[tuple[Clip, Outcome]]]]:
     results = []
-    for label, make in strategies():
+    for label, make in strategies(semantic):
         rows = []
         for clip in clips:
             rec = recognizers[clip.language]
@@ -151,54 +217,141 @@ def summarise(rows: list[tuple[Clip, Outcome]]) -> dict[str, float]:
         "late_rate": float(np.mean(late)) if late else float("nan"),
         "mean_wait_ms": 1000 * float(np.mean(waits)) if waits else float("nan"),
         "p95_wait_ms": 1000 * percentile(waits, 0.95) if waits else float("nan"),
+        "p50_wait_ms": 1000 * percentile(waits, 0.5) if waits else float("nan"),
         "lead_ms": 1000 * float(np.mean(leads)) if leads else 0.0,
         "lead_share": len(leads) / max(1, len(waits)),
         "discarded": float(sum(o.discarded_speculations for _, o in rows)),
     }
 
 
+def model_verdicts(semantic, clips: list[Clip]) -> list[tuple[Clip, list[float], float]]:
+    """The model's probability 200 ms into every pause of at least 0.45 s inside each turn (the
+    person goes on: it should say unfinished) and 200 ms after the turn's end (finished), on
+    the utterance from 300 ms before its voice (the asr's pre-roll)."""
+    from fay_ros.turns.semantic_turn import SemanticSettings
+
+    after = SemanticSettings().after_ms / 1000
+    start = int((LEAD_S - 0.3) * RATE)
+    out = []
+    for clip in clips:
+        inner = [
+            t
+            for t, length in _pauses_in(clip.audio[int(LEAD_S * RATE) : int(clip.speech_end * RATE)], 0.45)
+            if length > after
+        ]
+        paused = [semantic.probability(clip.audio[start : int((LEAD_S + t + after) * RATE)]) for t in inner]
+        out.append((clip, paused, semantic.probability(clip.audio[start : int((clip.speech_end + after) * RATE)])))
+    return out
+
+
+def _verdict_lines(verdicts: list[tuple[Clip, list[float], float]]) -> list[str]:
+    from fay_ros.turns.semantic_turn import SemanticSettings
+
+    s = SemanticSettings()
+    lines = [
+        f"| language | pauses inside a turn called finished (p ≥ {s.finished}) | … unsure | "
+        f"turn ends called unfinished (p < {s.unfinished}) | … unsure |",
+        "|---|---|---|---|---|",
+    ]
+    for language, name in (("en", "English"), ("zh", "Chinese")):
+        rows = [v for v in verdicts if v[0].language == language]
+        if not rows:
+            continue
+        pauses = [p for _, ps, _ in rows for p in ps]
+        ends = [e for _, _, e in rows]
+        lines.append(
+            f"| {name} | {sum(p >= s.finished for p in pauses)} of {len(pauses)} | "
+            f"{sum(s.unfinished <= p < s.finished for p in pauses)} | {sum(e < s.unfinished for e in ends)} of "
+            f"{len(ends)} | {sum(s.unfinished <= e < s.finished for e in ends)} |"
+        )
+    return lines
+
+
 def run() -> str:
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.turns.semantic_turn import SemanticTurn
 
     clips = load_clips()
+    real = load_real_clips()
+    semantic, problem = SemanticTurn.load()
     english = WhisperRecognizer(language="en")
     chinese = WhisperRecognizer(language="zh")
     english.transcribe(clips[0].audio[:RATE])  # warm-up
-    results = evaluate({"en": english, "zh": chinese}, clips)
+    everything = clips + real
+    results = evaluate({"en": english, "zh": chinese}, everything, semantic)
     pauses = [p for c in clips for p in c.pauses]
     paused = sum(bool(c.pauses) for c in clips)
     lines = [
-        f"{len(clips)} utterances from `test/data/turns/utterances.json` ({paused} with a pause of "
+        f"{len(clips)} synthetic utterances from `test/data/turns/utterances.json` ({paused} with a pause of "
         f"{min(pauses):.1f}–{max(pauses):.1f} s inside the sentence, half English, half Chinese), espeak-ng speech, "
-        "Whisper base on 2 shared cores, "
-        "replayed as the asr worker sees them (decoding time counts). Cut-off: the final came before the "
+        f"and {len(real)} turns of real speech from `test/data/turns/real` ("
+        + ", ".join(f"{c.id}: {len(c.pauses)} pauses of {', '.join(f'{p:.2f}' for p in c.pauses)} s" for c in real)
+        + "; counted with English, and shown apart below), Whisper base on 2 shared cores, "
+        "replayed as the asr worker sees them (decoding and model time count). Cut-off: the final came before the "
         f"person's last words. Late: the final came more than {LATE_MS} ms after the last voiced sample. "
-        "Extra wait: final ready minus last voiced sample (utterances not cut off).",
+        "Extra wait: final ready minus last voiced sample (utterances not cut off). Aims: cut-off ≤ 10%, "
+        "late ≤ 10%, extra wait p50 ≤ 200 ms.",
         "",
-        "| endpointing | cut-off rate | late-end rate | mean extra wait | p95 extra wait |",
-        "|---|---|---|---|---|",
+    ]
+    if semantic is None:
+        lines += [f"**smart-turn v3.2 not measured**: {problem}.", ""]
+    lines += [
+        "| endpointing | language | cut-off rate | late-end rate | extra wait p50 | mean | p95 |",
+        "|---|---|---|---|---|---|---|",
     ]
     figures = {}
     for label, rows in results:
-        s = summarise(rows)
-        figures[label] = s
+        figures[label] = summarise(rows)
+        for language, name in (("en", "English"), ("zh", "Chinese")):
+            part = [(c, o) for c, o in rows if c.language == language]
+            s = summarise(part)
+            lines.append(
+                f"| {label} | {name} ({len(part)}) | {s['cut_off_rate']:.0%} | {s['late_rate']:.0%} | "
+                f"{s['p50_wait_ms']:.0f} ms | {s['mean_wait_ms']:.0f} ms | {s['p95_wait_ms']:.0f} ms |"
+            )
+        s = figures[label]
         lines.append(
-            f"| {label} | {s['cut_off_rate']:.0%} | {s['late_rate']:.0%} | {s['mean_wait_ms']:.0f} ms | "
-            f"{s['p95_wait_ms']:.0f} ms |"
+            f"| {label} | **all** | {s['cut_off_rate']:.0%} | {s['late_rate']:.0%} | {s['p50_wait_ms']:.0f} ms | "
+            f"{s['mean_wait_ms']:.0f} ms | {s['p95_wait_ms']:.0f} ms |"
         )
-    base, turn = figures[results[1][0]], figures[results[2][0]]
     lines += [
         "",
-        "Per utterance (turn detection): "
-        + ", ".join(f"{c.id} {'CUT' if o.cut_off else f'{o.extra_wait_s * 1000:.0f} ms'}" for c, o in results[2][1])
+        "Real speech alone: "
+        + "; ".join(
+            f"{label}: "
+            + ", ".join(
+                f"{c.id} {'CUT' if o.cut_off else f'{o.extra_wait_s * 1000:.0f} ms'}"
+                for c, o in rows
+                if c.id.startswith("real-")
+            )
+            for label, rows in results
+        )
         + ".",
-        "",
     ]
-    lines.append(
-        f"Against today's two-step endpoint in the same run, turn detection changes the mean extra wait from "
-        f"{base['mean_wait_ms']:.0f} ms to **{turn['mean_wait_ms']:.0f} ms** and the cut-off rate from "
-        f"{base['cut_off_rate']:.0%} to **{turn['cut_off_rate']:.0%}**."
-    )
+    for label, rows in results[2:4]:
+        lines += [
+            "",
+            f"Per utterance ({label}): "
+            + ", ".join(f"{c.id} {'CUT' if o.cut_off else f'{o.extra_wait_s * 1000:.0f} ms'}" for c, o in rows)
+            + ".",
+        ]
+    if semantic is not None:
+        from bench.stats import time_calls
+
+        verdicts = model_verdicts(semantic, everything)
+        per_call = time_calls(lambda: semantic.probability(everything[0].audio), 10)
+        lines += [
+            "",
+            "The model alone (smart-turn v3.2, one onnxruntime thread, "
+            f"{1000 * percentile(per_call, 0.5):.0f} ms per call p50 including the features), asked 200 ms "
+            "into every pause of at least 0.45 s inside a turn and 200 ms after its end:",
+            "",
+            *_verdict_lines(verdicts),
+            "",
+            "Probabilities (pauses → end): "
+            + ", ".join(f"{c.id} {' '.join(f'{p:.2f}' for p in ps)} → {e:.2f}" for c, ps, e in verdicts)
+            + ".",
+        ]
     lines += [
         "",
         "Speculative reply (asr `speech/speculative` → dialogue `speculative_reply`): the recogniser "

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
+import huggingface_hub.constants
+
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -150,3 +152,16 @@ class LocalHub:
             h.close_connection = True
             return
         h.wfile.write(body)
+
+
+def point_at(hub: LocalHub, tmp_path, monkeypatch) -> None:
+    """This test process and the commands it runs pull from `hub` into `tmp_path`: HF_ENDPOINT,
+    FAY_MODELS_DIR, HF_HOME and XDG_CONFIG_HOME set, no token, and not offline (a pull is the
+    one network action, whatever offline default another test in this process set)."""
+    monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+    monkeypatch.setenv("FAY_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)

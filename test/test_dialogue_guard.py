@@ -235,6 +235,8 @@ def test_a_user_label_mid_reply_stops_the_reply():
         ("Good night. Tom: good night Fay!", "Good night.", "role label"),
         ("Okay! Instruction: say more.", "Okay!", "role label"),
         ("Okay! ### Instruction: say more.", "Okay!", "template token"),
+        # the prompt's own block heading, copied by the embedded model after its answer
+        ("Sleep well. You remember: the user likes tea.", "Sleep well.", "template token"),
     ],
 )
 def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentence, kept, reason):
@@ -254,6 +256,8 @@ def test_what_comes_before_a_turn_marker_is_said_and_the_rest_is_dropped(sentenc
         ("Tom: what's up?", "role label"),
         ("Instruction: say hi", "role label"),  # "### Instruction:" after the sanitiser took the heading marks
         ("### Instruction: say hi", "template token"),
+        ("You remember:", "template token"),  # seen from SmolLM2 after "Thank you, good night!"
+        ("Rules you must follow: be brief.", "template token"),
     ],
 )
 def test_a_sentence_that_is_only_a_turn_marker_is_dropped_and_stops(sentence, reason):

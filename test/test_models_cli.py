@@ -4,14 +4,13 @@ from a local HTTP server speaking the hub's protocol (test/local_hub.py)."""
 
 from __future__ import annotations
 
-import huggingface_hub.constants
 import pytest
 
 from fay_ros.bringup.graph import BringupError, companion_nodes, companion_processes
 from fay_ros.cli import main
 from fay_ros.common.errors import TableError
 from fay_ros.models.catalogue import load_catalogue
-from local_hub import LocalHub
+from local_hub import LocalHub, point_at
 
 CHAT, CHAT_REPO, CHAT_FILE = (
     "qwen2.5-0.5b-instruct",
@@ -29,14 +28,7 @@ def hub(tmp_path, monkeypatch):
         lfs={CHAT_FILE, "model.bin"},
     )
     server.start()
-    monkeypatch.setenv("HF_ENDPOINT", server.endpoint)
-    monkeypatch.setenv("FAY_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    # a pull is the one network action: whatever offline default another test process set
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    point_at(server, tmp_path, monkeypatch)
     yield server
     server.stop()
 

@@ -11,7 +11,7 @@ import huggingface_hub.constants
 import pytest
 
 from fay_ros.cli import main
-from local_hub import COMMIT, LocalHub
+from local_hub import COMMIT, LocalHub, point_at
 
 CHAT = "qwen2.5-0.5b-instruct"
 CHAT_REPO = "Qwen/Qwen2.5-0.5B-Instruct-GGUF"
@@ -31,14 +31,7 @@ ASR_FILES = {
 def hub(tmp_path, monkeypatch):
     server = LocalHub(files={CHAT_REPO: {CHAT_FILE: GGUF}, ASR_REPO: dict(ASR_FILES)}, lfs={CHAT_FILE, "model.bin"})
     server.start()
-    monkeypatch.setenv("HF_ENDPOINT", server.endpoint)
-    monkeypatch.setenv("FAY_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    # a pull is the one network action: whatever offline default another test process set
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    point_at(server, tmp_path, monkeypatch)
     yield server
     server.stop()
 

@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..llm.local_servers import LocalServer, get_json, is_loopback_url
+from ..common.urls import is_loopback_url
+from ..llm.local_servers import LocalServer, get_json
 
 OK = "ok"
 PROBLEM = "problem"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import logging
 import sys
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.paths import user_config_dir
+from ..common.urls import is_loopback_host
 
 ACCESS_FILE_NAME = "mcp_access.yaml"
 DEFAULT_PORT = 8765  # Fay's faymcp port
@@ -90,15 +90,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _say(text: str) -> None:
     print(f"[fay-ros mcp] {text}", file=sys.stderr, flush=True)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _load_access(path: Path) -> Any:
@@ -165,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         if args.owner is not None:
             _say("--owner is for stdio; over HTTP each token in the access file binds its owner")
             return EXIT_CONFIG_ERROR
-        if not _is_loopback(args.host) and not args.allow_remote:
+        if not is_loopback_host(args.host) and not args.allow_remote:
             _say(
                 f"--host {args.host} is not a loopback address: refused (memory is private; --allow-remote "
                 "if you really mean it, behind TLS)"

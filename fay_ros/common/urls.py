@@ -7,6 +7,7 @@ the query string (`?api_key=…`). Every URL that is shown anywhere goes through
 from __future__ import annotations
 
 import base64
+import ipaddress
 import urllib.parse
 
 
@@ -41,3 +42,18 @@ def url_secrets(url: str) -> list[str]:
     found.update(pair.partition("=")[2] for pair in parts.query.split("&"))  # as written (percent-encoded)
     # very short fragments ("1", "en") are not worth mangling every message for
     return sorted((s for s in found if len(s) >= 4), key=len, reverse=True)
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether the URL's host is this machine (`is_loopback_host`)."""
+    return is_loopback_host(urllib.parse.urlsplit(url).hostname or "")

@@ -58,6 +58,7 @@ import emoji
 from ..memory import health
 from ..memory.self_facts import contradicted, second_person
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
+from .prompts import BLOCK_HEADINGS
 
 # Text emoticons: ":)", ":-D", ";)", "xD", "<3", "^_^", "(:".
 _EMOTICON = re.compile(
@@ -75,7 +76,14 @@ _LABEL = re.compile(
 )
 # a prompt-format heading inside a sentence (at a line start the sanitiser has removed the
 # marks already, and "Instruction:" is a user-turn label then)
-_PROMPT_HEADING = re.compile(r"(?:^|\s)#{2,}\s*(?:instruction|response|input)\b", re.I)
+_PROMPT_HEADING = re.compile(
+    r"(?:^|\s)#{2,}\s*(?:instruction|response|input)\b"
+    # the prompt's own block headings, as the model copies them ("You remember:")
+    + r"|(?:^|(?<=[.!?。！？]\s)|(?<=[.!?。！？]))(?:"
+    + "|".join(map(re.escape, BLOCK_HEADINGS))
+    + r")\s*:",
+    re.I,
+)
 # The model talking about the conversation instead of in it (judge or prompt voice).
 _META = re.compile(
     r"\bthe user(?:'s)?\b|\bthe assistant\b|\bas an ai\b|\bai (?:language )?model\b|\blanguage model\b|"

@@ -24,6 +24,19 @@ from . import when_answers
 from .fact_answers import user_name
 from .tools import Memory, Tool
 
+# The headings of the prompt's blocks. A model that copies its prompt starts a sentence with
+# one of them ("You remember:"); the reply guard stops the answer there (guard.ReplyGuard).
+REMEMBERED = "You remember"
+RULES = "Rules you must follow"
+USER_RULES = "Rules the user asked you to follow"
+CONTEXT = "Context"
+FETCHED = "Context fetched for this question"
+PERSONA = "Persona"
+TOOLS = "Tools"
+AVAILABLE_TOOLS = "Available tools"
+COMPLETED = "Completed tool calls"
+BLOCK_HEADINGS = (REMEMBERED, RULES, USER_RULES, CONTEXT, FETCHED, PERSONA, TOOLS, AVAILABLE_TOOLS, COMPLETED)
+
 Message = dict[str, Any]
 
 JUDGE = """You are a chat judge. Decide whether the user's message is small talk. Output ONLY one valid JSON \
@@ -99,15 +112,15 @@ class PromptContext:
         if self.core:
             parts.append(CORE_MEMORY_HEAD + "\n" + self.core)
         if self.rules:
-            parts.append("Rules the user asked you to follow:\n" + "\n".join(f"- {r}" for r in self.rules))
+            parts.append(USER_RULES + ":\n" + "\n".join(f"- {r}" for r in self.rules))
         if self.memories:
             dated = any(_DATED.match(m) for m in self.memories)
             head = MEMORY_HEAD_DATED + (f" Today is {self.today}." if self.today else "") if dated else MEMORY_HEAD
             parts.append(head + "\n" + "\n".join(f"- {m}" for m in self.memories))
         if self.prestart:
-            parts.append("Context fetched for this question:\n" + "\n".join(self.prestart))
+            parts.append(FETCHED + ":\n" + "\n".join(self.prestart))
         if tools is not None:
-            parts.append("Available tools: " + (", ".join(tools) if tools else "none"))
+            parts.append(AVAILABLE_TOOLS + ": " + (", ".join(tools) if tools else "none"))
         return "\n\n".join(parts)
 
 
@@ -124,7 +137,7 @@ def judge_messages(
     persona: str, context: PromptContext, tool_names: list[str], history: list[Message], question: str
 ) -> list[Message]:
     """The chat judge's call (small model, JSON verdict)."""
-    system = "\n\n".join(filter(None, [JUDGE, "Persona:\n" + persona, context.block(tool_names)]))
+    system = "\n\n".join(filter(None, [JUDGE, PERSONA + ":\n" + persona, context.block(tool_names)]))
     return _chat(system, history, question)
 
 
@@ -143,13 +156,14 @@ def executor_messages(
             None,
             [
                 EXECUTOR,
-                "Persona:\n" + persona,
+                PERSONA + ":\n" + persona,
                 context.block(),
-                "Tools:\n"
+                TOOLS
+                + ":\n"
                 + "\n".join(
                     f"- {t.name}: {t.description} args {json.dumps(t.parameters, ensure_ascii=False)}" for t in tools
                 ),
-                "Completed tool calls:\n" + completed,
+                COMPLETED + ":\n" + completed,
             ],
         )
     )
@@ -174,7 +188,7 @@ def final_messages(
         core = without_safety(core)
     system = "\n\n".join(
         [
-            "Persona:\n" + persona,
+            PERSONA + ":\n" + persona,
             *([SAFETY + "\n" + "\n".join(f"- {line}" for line in safety)] if safety else []),
             *([CORE_MEMORY_HEAD + "\n" + core] if core else []),
             FINAL.format(
@@ -241,11 +255,11 @@ def tiny_volatile(
     core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     if rules:
-        volatile.append("Rules you must follow:\n" + "\n".join(f"- {r}" for r in rules))
+        volatile.append(RULES + ":\n" + "\n".join(f"- {r}" for r in rules))
     if recalled:
-        volatile.append("You remember:\n" + "\n".join(f"- {line}" for line in recalled))
+        volatile.append(REMEMBERED + ":\n" + "\n".join(f"- {line}" for line in recalled))
     if prestart:
-        volatile.append("Context:\n" + "\n".join(prestart))
+        volatile.append(CONTEXT + ":\n" + "\n".join(prestart))
     return volatile
 
 

@@ -47,6 +47,7 @@ import numpy as np
 from ..common.wav import downmix
 from ..turns.backchannel import is_backchannel
 from ..turns.end_of_turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
+from ..turns.semantic_turn import WINDOW_S, SemanticSettings, SemanticTurn
 from ..turns.turn_timing import BARGED_UTTERANCE_S
 from .audio import check_chunk, from_loud_onset, resample
 from .recognition import Recognition, Recognizer, Word
@@ -103,6 +104,8 @@ class AsrCore:
         on_speculative: Callable[[TranscriptEvent], None] | None = None,
         speculate_ms: int = SPECULATE_MS,
         on_no_turn: Callable[[str], None] | None = None,
+        semantic: SemanticTurn | None = None,
+        semantic_settings: SemanticSettings | None = None,
     ) -> None:
         self.recognizer = recognizer
         # Speculative events go here the moment they exist (before the final's word alignment
@@ -114,8 +117,17 @@ class AsrCore:
         self.turn = turn if turn is not None and turn.enabled else None
         if self.turn is not None:
             self.turn.validate()
+        # The end-of-turn model (turns.semantic_turn), with turn detection only; None = the rules alone.
+        self.semantic = semantic if self.rate == 16000 else None  # (the model hears 16 kHz)
+        self.semantic_settings = self._checked_semantic(semantic_settings)
+        self.semantic_p: float | None = None  # its probability for the current silence (None: not asked)
+        self.semantic_calls = 0  # (statistics)
         self.segmenter = Segmenter(
-            self.rate, self._vad_for_turn(vad or VadSettings()), preroll_ms=preroll_ms, max_utterance_s=max_utterance_s
+            self.rate,
+            self._vad_for_turn(vad or VadSettings()),
+            preroll_ms=preroll_ms,
+            max_utterance_s=max_utterance_s,
+            history_ms=1000 * WINDOW_S if self.semantic is not None else 0,
         )
         self.wake = wake or WakeWordGate("always")
         self._anchor_index = 0
@@ -135,18 +147,34 @@ class AsrCore:
         self.early_finals = 0  # utterances ended by the early endpoint (statistics)
         self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
-        self._pending: tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int] | None = None
+        self._pending: (
+            tuple[VadSettings, int, float, int, int | None, TurnSettings | None, int, SemanticSettings | None] | None
+        ) = None
 
     @property
     def _speculated(self) -> bool:
         """A speculative event went out for this utterance and still stands."""
         return bool(self._guess)
 
+    @staticmethod
+    def _checked_semantic(settings: SemanticSettings | None) -> SemanticSettings | None:
+        if settings is None or not settings.enabled:
+            return None
+        settings.validate()
+        return settings
+
+    def _semantic_on(self) -> SemanticSettings | None:
+        """The model's settings when it takes part: loaded, enabled, and with turn detection."""
+        return self.semantic_settings if self.semantic is not None and self.turn is not None else None
+
     def _vad_for_turn(self, vad: VadSettings) -> VadSettings:
-        """With turn detection the VAD waits `patience_ms`; the judgement ends turns sooner."""
+        """With turn detection the VAD waits `patience_ms` (or the model's `hold_ms`, when longer);
+        the judgement ends turns sooner."""
         if self.turn is None:
             return vad
-        return replace(vad, stop_ms=max(vad.stop_ms, self.turn.patience_ms))
+        semantic = self._semantic_on()
+        hold = semantic.hold_ms if semantic is not None else 0
+        return replace(vad, stop_ms=max(vad.stop_ms, self.turn.patience_ms, hold))
 
     def _set_early(self, early_endpoint_ms: int, early_decode_ms: int | None, speculate_ms: int) -> None:
         self.early_endpoint_ms = early_endpoint_ms
@@ -174,12 +202,14 @@ class AsrCore:
         early_decode_ms: int | None = None,
         turn: TurnSettings | None = None,
         speculate_ms: int = SPECULATE_MS,
+        semantic_settings: SemanticSettings | None = None,
     ) -> None:
         """New VAD, endpointing and turn-detection settings: at once between utterances, else
         once the open utterance has ended. Raises ValueError for settings the VAD refuses."""
         vad.validate()
         if turn is not None and turn.enabled:
             turn.validate()
+        semantic = self._checked_semantic(semantic_settings)
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
         self._pending = (
@@ -190,6 +220,7 @@ class AsrCore:
             early_decode_ms,
             turn,
             _checked_speculate_ms(speculate_ms),
+            semantic,
         )
         if not self.segmenter.active:
             self._apply_pending()
@@ -197,9 +228,12 @@ class AsrCore:
     def _apply_pending(self) -> None:
         if self._pending is None:
             return
-        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn, speculate_ms = self._pending
+        vad, preroll_ms, max_utterance_s, early_endpoint_ms, early_decode_ms, turn, speculate_ms, semantic = (
+            self._pending
+        )
         self._pending = None
         self.turn = turn if turn is not None and turn.enabled else None
+        self.semantic_settings = semantic
         self.segmenter.update(self._vad_for_turn(vad), preroll_ms, max_utterance_s)
         self._set_early(early_endpoint_ms, early_decode_ms, speculate_ms)
 
@@ -246,6 +280,7 @@ class AsrCore:
     def _forget_early(self) -> None:
         """A new utterance (or none): no early decode, pending speculation or kept decode."""
         self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
+        self.semantic_p = None
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -302,11 +337,31 @@ class AsrCore:
 
             out += self._decode_early(complete)
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
+        semantic = self._semantic_on()
+        if semantic is not None and self.judgement is not None and semantic.asks(self.judgement.text, self._language()):
+            wait = self._semantic_wait(semantic, self.judgement, silent)
         out += self._speculate_when_due(silent, closing=silent >= wait)
         if silent >= wait:
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
         return out
+
+    def _semantic_wait(self, semantic: SemanticSettings, judgement: TurnJudgement, silent: int) -> int:
+        """The rules' wait as the end-of-turn model moves it: until the silence reaches
+        `after_ms` the rules wait for the model; then it hears the utterance's last 8 s (once
+        per silence) and its probability ends the turn now, holds it open or leaves the rules'
+        wait (SemanticSettings.wait_ms)."""
+        if self.semantic_p is None:
+            if silent < semantic.after_ms or self.semantic is None:
+                return max(judgement.wait_ms, semantic.after_ms)
+            self.semantic_p = self.semantic.probability(self.segmenter.utterance_audio(1000 * WINDOW_S))
+            self.semantic_calls += 1
+        return semantic.wait_ms(judgement.wait_ms, judgement.text, self._language(), self.semantic_p)
+
+    def _language(self) -> str:
+        """The language of the early decode (else the recogniser's)."""
+        language = self._early.language if self._early is not None else ""
+        return language or getattr(self.recognizer, "language", "") or ""
 
     def _early_endpoint(self) -> list[TranscriptEvent]:
         silent = self.segmenter.vad.silent_ms
@@ -332,7 +387,7 @@ class AsrCore:
         if self._early is not None and (self._speculation_due or self._speculated):
             self._stale = (self._early, self._early_end)
         self._early, self._early_tried, self.judgement = None, False, None
-        self._speculation_due = False
+        self._speculation_due, self.semantic_p = False, None
         return self._withdraw()
 
     def _decode_early(self, worth_speculating: Callable[[Recognition | None], bool]) -> list[TranscriptEvent]:

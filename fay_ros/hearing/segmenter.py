@@ -30,12 +30,14 @@ class Segmenter:
         preroll_ms: int = 300,
         max_utterance_s: float = 20.0,
         tail_ms: int = 150,
+        history_ms: int = 0,
     ) -> None:
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
         self.rate = sample_rate
         self.vad = VoiceActivityDetector(sample_rate, vad)
         self.tail = sample_rate * tail_ms // 1000
+        self.history = sample_rate * history_ms // 1000  # audio kept for utterance_audio()
         self._set_lengths(preroll_ms, max_utterance_s)
         self._buf = np.zeros(0, dtype=np.int16)
         self._buf_start = 0
@@ -49,6 +51,7 @@ class Segmenter:
         settings = self.vad.settings
         # the audio kept: enough for the pre-roll before a start the VAD reports late
         self._keep = self.preroll + self.rate * (settings.start_window_ms + 2 * settings.frame_ms) // 1000 + self.rate
+        self._keep = max(self._keep, self.history)
 
     def update(self, vad: VadSettings, preroll_ms: int, max_utterance_s: float) -> None:
         """New VAD thresholds and lengths (live parameters), for the next utterance: call it
@@ -118,6 +121,11 @@ class Segmenter:
         """The last `ms` of the open utterance up to its last voiced sample (for prosody)."""
         end = self.vad.last_voiced_end
         return self._slice(max(end - self.rate * ms // 1000, self._utt_start), end)
+
+    def utterance_audio(self, ms: int) -> np.ndarray:
+        """The last `ms` of the open utterance up to now, silence after its last voice included
+        (at most `history_ms` of it is kept)."""
+        return self._slice(max(self.end_index - self.rate * ms // 1000, self._utt_start), self.end_index)
 
     def close_now(self) -> list[SegmentEvent]:
         """End the open utterance at once (the recogniser judged it complete)."""

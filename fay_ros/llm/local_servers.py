@@ -17,7 +17,6 @@ Two things, both pure (no ROS, only the standard library):
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import urllib.error
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..common.errors import ConfigError
+from ..common.urls import is_loopback_url
 from .embedded import EMBEDDED_PORT
 
 PROBE_TIMEOUT = 0.3  # seconds per request of a probe: a local server answers in milliseconds
@@ -189,16 +189,6 @@ class LocalServer:
             "setting": self.setting(),
             "explicit_setting": self.explicit_setting(),
         }
-
-
-def is_loopback_url(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def get_json(url: str, timeout: float) -> Any:

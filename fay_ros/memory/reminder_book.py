@@ -163,6 +163,22 @@ def occurrences_between(rule: RRule, where: tzinfo, since_utc: float, until_utc:
     return out
 
 
+def _first_due(start: datetime, where: ZoneInfo, tz: str, rrule: str, now: float) -> float:
+    """The first due instant of a reminder starting at wall-clock `start` in `where`: a one-shot's
+    own (ReminderError when it is past, beyond PAST_GRACE), a repeat's first occurrence not
+    before now (ReminderError when the rule has none left)."""
+    rule = parse_rule(rrule, start, where)
+    if rule is None:
+        first = instant(start, where)
+        if first < now - PAST_GRACE:
+            raise ReminderError(f"{start.strftime(LOCAL_FORMAT)} in {tz} is in the past")
+        return first
+    found = next_occurrence(rule, where, max(now, instant(start, where)), inclusive=True)
+    if found is None:
+        raise ReminderError(f"the rule {rrule!r} has no occurrence after now")
+    return found
+
+
 # ----------------------------------------------------------------------------- records
 @dataclass(frozen=True)
 class Reminder:
@@ -364,17 +380,8 @@ class ReminderBook:
             raise ReminderError("a reminder needs a text")
         where = zone(tz)
         start = parse_local(start_local)
-        rule = parse_rule(rrule, start, where)
         now = self.clock()
-        if rule is None:
-            first: float | None = instant(start, where)
-            if first is not None and first < now - PAST_GRACE:
-                raise ReminderError(f"{start.strftime(LOCAL_FORMAT)} in {tz} is in the past")
-        else:
-            first = next_occurrence(rule, where, max(now, instant(start, where)), inclusive=True)
-            if first is None:
-                raise ReminderError(f"the rule {rrule!r} has no occurrence after now")
-        assert first is not None
+        first = _first_due(start, where, tz, rrule, now)
         reminder = Reminder(
             id=uuid.uuid4().hex[:12],
             owner=owner,
@@ -457,20 +464,11 @@ class ReminderBook:
         old, where, _rule = found
         start = parse_local(start_local) if start_local is not None else parse_local(old.start_local)
         new_rule_text = old.rrule if rrule is None else rrule.strip()
-        rule = parse_rule(new_rule_text, start, where)
         now = self.clock()
-        if rule is None:
-            if start_local is None and rrule is None:
-                first: float | None = old.next_due_utc  # only the text changes
-            else:
-                first = instant(start, where)
-                if first < now - PAST_GRACE:
-                    raise ReminderError(f"{start.strftime(LOCAL_FORMAT)} in {old.tz} is in the past")
+        if start_local is None and rrule is None:
+            first = old.next_due_utc  # only the text changes
         else:
-            first = next_occurrence(rule, where, max(now, instant(start, where)), inclusive=True)
-            if first is None:
-                raise ReminderError(f"the rule {new_rule_text!r} has no occurrence after now")
-        assert first is not None
+            first = _first_due(start, where, old.tz, new_rule_text, now)
         new = replace(
             old,
             start_local=start.strftime(LOCAL_FORMAT),

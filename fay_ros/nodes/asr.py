@@ -64,6 +64,7 @@ from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voi
 from ..hearing.wake import WakeWordGate
 from ..turns.asr_order import BargeInsFirst, behind
 from ..turns.end_of_turn import TurnSettings
+from ..turns.semantic_turn import SemanticSettings, SemanticTurn
 from ..turns.stop_request import is_stop_request
 
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
@@ -162,6 +163,38 @@ class AsrConfig(BaseModel):
     turn_energy_decay_db: float = Field(
         10.0, gt=0.0, description="Turn detection: energy decay over the last ~300 ms of voice that counts as final."
     )
+    # Off by default until the real-speech set shows it wins: on the synthetic turn set it halves
+    # the English cut-offs but ends half the English turns late (docs/BENCHMARKS.md).
+    semantic_turn: bool = Field(
+        False,
+        description="Turn detection: also ask the smart-turn v3.2 end-of-turn model (the last 8 s "
+        "of voice; fay_ros.turns.semantic_turn) after semantic_after_ms of silence; false, or the "
+        "model missing, = the word and prosody rules alone.",
+    )
+    semantic_model: str = Field(
+        "", description="Smart-turn ONNX file ('' = the one scripts/post_setup.d/turns.sh installs)."
+    )
+    semantic_after_ms: int = Field(
+        200, gt=0, description="Semantic turn: silence after which the model is asked (the rules wait for it)."
+    )
+    semantic_finished: float = Field(
+        0.7, ge=0.0, le=1.0, description="Semantic turn: probability at or above which the turn ends at once."
+    )
+    semantic_unfinished: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Semantic turn: probability below which the turn is held open up to semantic_hold_ms "
+        "(not for a Mandarin transcript whose words end a sentence).",
+    )
+    semantic_hold_ms: int = Field(
+        1500, gt=0, description="Semantic turn: the longest silence an 'unfinished' holds the turn open."
+    )
+    semantic_languages: list[str] = Field(
+        ["en"],
+        description="Semantic turn: the transcript languages the model is asked for (others: the rules "
+        "alone; on espeak-ng Mandarin it took most pauses inside a sentence for ends).",
+    )
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
@@ -204,6 +237,8 @@ class AsrConfig(BaseModel):
             )
         if self.turn_detection:
             self.turn_settings().validate()
+        if self.semantic_turn:
+            self.semantic_settings().validate()
         if self.wake_mode != "always" and not any(w.strip() for w in self.wake_words):
             raise ValueError(f"wake_mode {self.wake_mode!r} needs at least one wake word")
         return self
@@ -218,6 +253,16 @@ class AsrConfig(BaseModel):
             fall_semitones=self.turn_pitch_fall_st,
             rise_semitones=self.turn_pitch_rise_st,
             decay_db=self.turn_energy_decay_db,
+        )
+
+    def semantic_settings(self) -> SemanticSettings:
+        return SemanticSettings(
+            enabled=self.semantic_turn,
+            after_ms=self.semantic_after_ms,
+            finished=self.semantic_finished,
+            unfinished=self.semantic_unfinished,
+            hold_ms=self.semantic_hold_ms,
+            languages=tuple(code.strip().lower() for code in self.semantic_languages),
         )
 
     def vad_settings(self) -> VadSettings:
@@ -254,8 +299,15 @@ LIVE_PARAMETERS = frozenset(
         "turn_pitch_fall_st",
         "turn_pitch_rise_st",
         "turn_energy_decay_db",
+        "semantic_turn",
+        "semantic_after_ms",
+        "semantic_finished",
+        "semantic_unfinished",
+        "semantic_hold_ms",
+        "semantic_languages",
     }
 )
+SEMANTIC_STATUS = "semantic turn"
 TRACKED_PERIOD_S = 1.0
 
 
@@ -395,6 +447,7 @@ class Asr(ManagedNode):
             )
         try:
             recognizer = create_recognizer(cfg.backend, cfg.model, cfg.language, **options)
+            semantic = self._load_semantic(cfg)
             wake = WakeWordGate(cfg.wake_mode, cfg.wake_words, cfg.awake_window_s)
             core = AsrCore(
                 recognizer,
@@ -408,6 +461,8 @@ class Asr(ManagedNode):
                 on_speculative=lambda ev: self._publish(ev, 0.0),
                 speculate_ms=cfg.speculate_ms,
                 on_no_turn=self._on_no_turn,
+                semantic=semantic,
+                semantic_settings=cfg.semantic_settings(),
             )
         except ValueError as exc:  # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
@@ -424,6 +479,25 @@ class Asr(ManagedNode):
             f"asr configured: backend={cfg.backend}, model={model_dir}, "
             f"language={cfg.language}, wake_mode={cfg.wake_mode}"
         )
+
+    def _load_semantic(self, cfg: AsrConfig) -> SemanticTurn | None:
+        """The end-of-turn model (loaded even while semantic_turn is off, so a live change can
+        turn it on); missing or unusable: the rules alone, said on /diagnostics."""
+        model, problem = SemanticTurn.load(cfg.semantic_model or None)
+        if model is None:
+            if not cfg.semantic_turn:  # not asked for: nothing to warn about
+                health(self).set(SEMANTIC_STATUS, "ok", f"off, and unavailable: {problem}")
+                return None
+            self.get_logger().warning(f"{problem}: end of turn by the word and prosody rules alone")
+            health(self).set(SEMANTIC_STATUS, "warning", f"unavailable, rules alone: {problem}")
+            return None
+        self._semantic_status(cfg, model)
+        return model
+
+    def _semantic_status(self, cfg: AsrConfig, model: SemanticTurn) -> None:
+        on = cfg.semantic_turn and cfg.turn_detection
+        state = "on" if on else "loaded, off (semantic_turn or turn_detection false)"
+        health(self).set(SEMANTIC_STATUS, "ok", f"{state} ({model.path.name})")
 
     def activate_node(self) -> None:
         if self.voices is not None:
@@ -458,6 +532,9 @@ class Asr(ManagedNode):
     def _apply_live(self, cfg: AsrConfig, changed: frozenset[str]) -> None:
         change = self._live_change(cfg)
         self.config = cfg
+        core = self.core
+        if core is not None and core.semantic is not None and {"semantic_turn", "turn_detection"} & changed:
+            self._semantic_status(cfg, core.semantic)
         worker = self._worker
         if worker is not None:
             worker.put(("config", change), droppable=False)
@@ -511,6 +588,7 @@ class Asr(ManagedNode):
                 cfg.early_decode_ms,
                 cfg.turn_settings(),
                 cfg.speculate_ms,
+                cfg.semantic_settings(),
             )
             self._in_use = cfg
             if self.voices is not None:

@@ -28,8 +28,9 @@ on "and" / "um" / 然后 waits `patience_ms`, and silence alone (`endpoint_ms`) 
 when neither cue says anything. The thresholds are the asr node's live parameters; the
 defaults are tuned on test/data/turns (bench/bench_turns.py reports them).
 
-Pipecat's smart-turn v3.2 (an 8.7 MB ONNX model inside the pipecat-ai wheel) was evaluated on
-the same set and not adopted: see docs/ARCHITECTURE.md (hearing).
+With the end-of-turn model (fay_ros.turns.semantic_turn, Pipecat's smart-turn v3.2) the asr
+also asks it once the silence lasts 200 ms, and its verdict moves this wait
+(SemanticSettings.wait_ms); an open text keeps its patience either way.
 """
 
 from __future__ import annotations
