@@ -689,3 +689,18 @@ def test_an_impossible_past_or_missing_time_gets_a_question_and_stores_nothing(r
     reply = r.say(words)
     assert reply is not None and reply.action == "ask" and question in reply.text, reply
     assert r.rows() == []
+
+
+def test_a_memory_that_does_not_answer_is_said_as_such_and_nothing_is_pretended(clock):
+    from fay_ros.memory.reminder_service import ReminderAnswer, ReminderRequest
+
+    class Down:
+        async def call(self, request: ReminderRequest) -> ReminderAnswer:
+            return ReminderAnswer(False, "service memory/reminders is not running", unavailable=True)
+
+    talk = ReminderTalk(Down(), SHANGHAI, clock)
+    reply = asyncio.run(talk.answer("alice", "Remind me in 40 seconds to look at the blue screen."))
+    assert reply is not None and reply.action == "unavailable" and "can't keep reminders right now" in reply.text
+    zh = asyncio.run(talk.answer("alice", "明天下午三点提醒我交周报"))
+    assert zh is not None and zh.action == "unavailable" and "记不了提醒" in zh.text
+    assert asyncio.run(talk.answer("alice", "I like tea.")) is None  # other words still go to the model

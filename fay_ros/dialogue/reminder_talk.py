@@ -32,8 +32,9 @@ from datetime import date, datetime, timedelta
 from typing import Literal, overload
 from zoneinfo import ZoneInfo
 
+from ..common.errors import FayError
 from ..memory.reminder_book import LOCAL_FORMAT, Commitment, Reminder
-from ..memory.reminder_service import KEEP_RULE, ReminderRequest, Reminders
+from ..memory.reminder_service import KEEP_RULE, ReminderAnswer, ReminderRequest, Reminders
 from ..schedule.reminder_text import (
     NIGHT,
     NO_TIME,
@@ -53,11 +54,15 @@ SNOOZE_DEFAULT = 600.0
 COMMIT_HINT = 7200.0  # a commitment with no time is asked about two hours later
 
 
+class _Unavailable(FayError):
+    """The reminder service did not answer (ReminderAnswer.unavailable)."""
+
+
 @dataclass(frozen=True)
 class TalkReply:
     text: str  # what to say (never empty)
     clear_history: bool = False  # the user asked to clear the conversation
-    action: str = ""  # set|ask|list|cancel|cancel_ask|snooze|ack|change|commit|commit_done|clear|refuse
+    action: str = ""  # set|ask|list|cancel|cancel_ask|snooze|ack|change|commit|commit_done|clear|refuse|unavailable
 
 
 @dataclass
@@ -437,8 +442,14 @@ class ReminderTalk:
 
     # -- the port
     async def _call(self, action: str, owner: str, **fields) -> tuple[bool, tuple[Reminder, ...], str]:
-        answer = await self.reminders.call(ReminderRequest(action=action, owner=owner, tz=self.tz, **fields))
+        answer = await self._ask(ReminderRequest(action=action, owner=owner, tz=self.tz, **fields))
         return answer.success, answer.reminders, answer.message
+
+    async def _ask(self, request: ReminderRequest) -> ReminderAnswer:
+        answer = await self.reminders.call(request)
+        if answer.unavailable:
+            raise _Unavailable(answer.message)
+        return answer
 
     def _now(self) -> datetime:
         # whole seconds: a reminder is stored to the second, so "in 40 seconds" is confirmed as
@@ -448,7 +459,20 @@ class ReminderTalk:
     # -- the turn
     async def answer(self, user_id: str, text: str, language: str = "", source_turn: str = "") -> TalkReply | None:
         """The reply to a turn about reminders or commitments, or None (not about them: the
-        normal turn goes on)."""
+        normal turn goes on). The memory not answering is said as such: nothing was kept."""
+        zh = language == "zh" if language in ("en", "zh") else has_cjk(text)
+        try:
+            return await self._answer(user_id, text, language, source_turn)
+        except _Unavailable:
+            return TalkReply(
+                "抱歉，我现在记不了提醒（记忆没有响应），请过一会儿再说一次。"
+                if zh
+                else "Sorry, I can't keep reminders right now — my memory isn't answering. "
+                "Please ask me again in a moment.",
+                action="unavailable",
+            )
+
+    async def _answer(self, user_id: str, text: str, language: str, source_turn: str) -> TalkReply | None:
         words = text.strip()
         if not words:
             return None
@@ -1036,14 +1060,14 @@ class ReminderTalk:
         return TalkReply(f"Good luck with {_gerund(text)} — I'll ask you about it later.", action="commit")
 
     async def _tick(self, user_id: str, done: str, zh: bool) -> TalkReply | None:
-        answer = await self.reminders.call(ReminderRequest(action="commitments", owner=user_id))
+        answer = await self._ask(ReminderRequest(action="commitments", owner=user_id))
         open_ones = answer.commitments
         scores = [_object_overlap(done, c.text) for c in open_ones]
         best = max(scores, default=0)
         if best <= 0 or scores.count(best) > 1:
             return None
         item = open_ones[scores.index(best)]
-        got = await self.reminders.call(ReminderRequest(action="commitment_done", owner=user_id, id=item.id))
+        got = await self._ask(ReminderRequest(action="commitment_done", owner=user_id, id=item.id))
         if not got.success:
             return None
         if zh:

@@ -69,6 +69,7 @@ class ReminderAnswer:
     commitments: tuple[Commitment, ...] = ()
     summary: str = ""
     times: tuple[int, ...] = field(default=())  # overdue: occurrences per reminder
+    unavailable: bool = False  # the service did not answer (not running, too slow): nothing was done
 
 
 class Reminders(Protocol):

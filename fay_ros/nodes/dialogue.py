@@ -302,7 +302,7 @@ class DialogueNode(Node):
             raise ConfigError(str(exc)) from None
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
-        self.reminders = RosReminders(self, c.memory_timeout) if c.memory else None
+        self.reminders = RosReminders(self) if c.memory else None
         self.reminder_runner: ReminderRunner | None = None
         try:
             self.proactive = ProactiveTalk(

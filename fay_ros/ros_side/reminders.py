@@ -27,6 +27,10 @@ from ..memory.reminder_service import ReminderAnswer, ReminderRequest
 from .ros_tools import await_ros_future
 
 DISCOVERY_GRACE = 15.0  # seconds after start in which a call waits for the service to be discovered
+# Seconds a call waits for the memory's answer. Longer than the chat's memory_timeout (0.5 s): a
+# reminder the user asked for is worth the wait, while a busy memory node (embedding a long turn)
+# finishes what it is doing; the runner's look simply skips ticks meanwhile.
+TIMEOUT = 10.0
 
 
 # ----------------------------------------------------------------------------- messages
@@ -131,7 +135,7 @@ class RosReminders:
     An absent or silent service is an unsuccessful answer, never an exception: the caller
     says so (a turn) or tries again (the scheduler's next look)."""
 
-    def __init__(self, node: Node, timeout: float = 5.0) -> None:
+    def __init__(self, node: Node, timeout: float = TIMEOUT) -> None:
         self._client = node.create_client(RemindersSrv, topics.SRV_REMINDERS, callback_group=ReentrantCallbackGroup())
         self._timeout = timeout
         self._started = time.monotonic()
@@ -140,18 +144,25 @@ class RosReminders:
         return bool(self._client.service_is_ready())
 
     async def call(self, request: ReminderRequest) -> ReminderAnswer:
-        deadline = time.monotonic() + self._timeout
+        # a memory node started with this one may not be discovered yet: in the first seconds a
+        # call waits for it (a reminder asked for then is kept, not refused); later an absent
+        # memory is answered at once
+        deadline = max(time.monotonic() + self._timeout, self._started + DISCOVERY_GRACE)
         while not self._client.service_is_ready():
-            if time.monotonic() >= deadline or time.monotonic() - self._started > DISCOVERY_GRACE:
-                return ReminderAnswer(False, f"service {self._client.srv_name} is not running (the memory node)")
+            if time.monotonic() >= deadline:
+                return ReminderAnswer(
+                    False, f"service {self._client.srv_name} is not running (the memory node)", unavailable=True
+                )
             await asyncio.sleep(0.02)
         future: Any = self._client.call_async(request_msg(request))
         try:
             done = await asyncio.wait_for(await_ros_future(future), self._timeout)
         except TimeoutError:
             self._client.remove_pending_request(future)
-            return ReminderAnswer(False, f"service {self._client.srv_name} did not answer in {self._timeout:g}s")
+            return ReminderAnswer(
+                False, f"service {self._client.srv_name} did not answer in {self._timeout:g}s", unavailable=True
+            )
         response = done.result()
         if response is None:
-            return ReminderAnswer(False, f"service {self._client.srv_name} failed")
+            return ReminderAnswer(False, f"service {self._client.srv_name} failed", unavailable=True)
         return answer_from_msg(response)

@@ -29,12 +29,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..common.errors import FayError
+
 MODEL_ID = "fay"
 OWNED_BY = "fay_ros"
 log = logging.getLogger(__name__)
 
 
-class RequestError(ValueError):
+class RequestError(FayError, ValueError):
     """A malformed request body (400); `param` names the field."""
 
     def __init__(self, param: str | None, message: str) -> None:
@@ -42,7 +44,7 @@ class RequestError(ValueError):
         self.param = param
 
 
-class DialogueUnavailable(RuntimeError):
+class DialogueUnavailable(FayError, RuntimeError):
     """The dialogue cannot take the turn (503)."""
 
 
