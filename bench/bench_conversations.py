@@ -65,7 +65,8 @@ def model_files() -> tuple[list[tuple[Path, str]], list[str]]:
     for d in (d for d in dirs if d.is_dir()):
         found.update({p: p.stem for p in d.glob("*.gguf")})
         found.update({p: p.parent.name for p in d.glob("*/*.gguf")})
-    return sorted(found.items()), [str(d) for d in dirs]
+    labels = (["$FAY_MODELS_DIR"] if os.environ.get("FAY_MODELS_DIR") else []) + ["<venv>/share/fay_ros/models"]
+    return sorted(found.items()), labels
 
 
 # -- checks -----------------------------------------------------------------------------------
