@@ -31,6 +31,7 @@ from typing import Any
 from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.paths import user_config_dir
 from ..common.urls import is_loopback_host
+from .token_clients import add_token_client
 
 ACCESS_FILE_NAME = "mcp_access.yaml"
 DEFAULT_PORT = 8765  # Fay's faymcp port
@@ -138,16 +139,7 @@ def _wait_ready(reminders: Any, timeout: float) -> bool:
 def run(args: argparse.Namespace) -> int:
     path = args.access_file or user_config_dir() / ACCESS_FILE_NAME
     if args.add_client is not None:
-        from ..web.access import AccessError, add_client
-
-        try:
-            client = add_client(path, args.add_client, label="fay-ros mcp")
-        except (AccessError, ValueError) as exc:
-            _say(f"cannot add a client: {exc}")
-            return EXIT_CONFIG_ERROR
-        _say(f"added a client for {client.user_id or 'a guest'} to {path}; its token (shown only now):")
-        print(client.token)
-        return 0
+        return add_token_client(path, args.add_client, "fay-ros mcp", _say)
     if args.timeout <= 0:
         _say(f"--timeout {args.timeout}: expected seconds > 0")
         return EXIT_CONFIG_ERROR

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.urls import is_loopback_host
+from .token_clients import add_token_client
 
 DEFAULT_PORT = 5000  # Fay's /v1/chat/completions port
 DISCOVERY_WAIT = 15.0  # seconds to wait at start for the dialogue's chat action server
@@ -75,18 +76,11 @@ def _say(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..web.access import AccessError, add_client, default_path, load
+    from ..web.access import AccessError, default_path, load
 
     path = args.access_file or default_path()
     if args.add_client is not None:
-        try:
-            client = add_client(path, args.add_client, label="fay-ros openai")
-        except (AccessError, ValueError) as exc:
-            _say(f"cannot add a client: {exc}")
-            return EXIT_CONFIG_ERROR
-        _say(f"added a client for {client.user_id or 'a guest'} to {path}; its token (shown only now):")
-        print(client.token)
-        return 0
+        return add_token_client(path, args.add_client, "fay-ros openai", _say)
     if not is_loopback_host(args.host) and not args.allow_remote:
         _say(
             f"--host {args.host} is not a loopback address: refused (the companion's memory is private; "

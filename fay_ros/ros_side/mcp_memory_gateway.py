@@ -11,13 +11,6 @@ executor thread; the MCP server runs on the asyncio loop of the main thread.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-import threading
-
-import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.node import Node
 
 from fay_msgs.srv import GetProfile, Recall, SearchEvidence
 
@@ -25,6 +18,7 @@ from ..agent.mcp_memory import EvidenceRecord, MemoryRecord, Profile
 from ..common import topics
 from ..common.rostime import from_time_msg
 from ..dialogue.tools import ToolError
+from .client_node import ClientNode
 from .memory_gateway import RosMemoryGateway
 
 
@@ -99,30 +93,11 @@ class McpRosGateway(RosMemoryGateway):
         )
 
 
-class RosSide:
-    """rclpy, the client node and its executor thread; `gateway(loop)` for the MCP loop."""
+class RosSide(ClientNode):
+    """The MCP server's client node (`client_node.ClientNode`); `gateway(loop)` for the MCP loop."""
 
     def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
-        rclpy.init(args=[sys.argv[0], *ros_args])
-        # one node per server process; the pid keeps two servers apart in the graph
-        self.node = Node(f"mcp_memory_{os.getpid()}", namespace=namespace)
-        self._executor = MultiThreadedExecutor(num_threads=2)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, name="mcp-ros", daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
+        super().__init__("mcp_memory", ros_args, namespace)
 
     def gateway(self, loop: asyncio.AbstractEventLoop, timeout: float) -> McpRosGateway:
         return McpRosGateway(self.node, loop, timeout)
-
-    def close(self) -> None:
-        self._executor.shutdown(timeout_sec=2)
-        self.node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-        self._thread.join(2)

@@ -12,22 +12,17 @@ client left) cancels the goal, also one still being accepted.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-import threading
 from collections.abc import AsyncGenerator
 from typing import Any
 
-import rclpy
 from rcl_interfaces.srv import GetParameters
 from rclpy.action import ActionClient
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.node import Node
 
 from fay_msgs.action import Chat
 
 from ..common import topics
 from ..web.openai_api import DialogueUnavailable, TurnEnd
+from .client_node import ClientNode
 from .ros_tools import await_ros_future
 
 DIALOGUE_NODE = "dialogue"
@@ -49,26 +44,13 @@ def _cancel_when_accepted(send_future: Any) -> None:
     send_future.add_done_callback(cancel)
 
 
-class RosCompanion:
-    """rclpy, the client node, its executor thread and the `chat` action client."""
+class RosCompanion(ClientNode):
+    """The endpoint's client node (`client_node.ClientNode`) and its `chat` action client."""
 
     def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
-        rclpy.init(args=[sys.argv[0], *ros_args])
-        self.namespace = namespace
-        # one node per server process; the pid keeps two servers apart in the graph
-        self.node = Node(f"openai_{os.getpid()}", namespace=namespace)
+        super().__init__("openai", ros_args, namespace)
         self._chat = ActionClient(self.node, Chat, topics.ACTION_CHAT)
         self._parameters = self.node.create_client(GetParameters, f"{DIALOGUE_NODE}/get_parameters")
-        self._executor = MultiThreadedExecutor(num_threads=2)
-        self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, name="openai-ros", daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
 
     def dialogue_ready(self) -> bool:
         return bool(self._chat.server_is_ready())
@@ -158,10 +140,5 @@ class RosCompanion:
         values = done.result().values
         return str(values[0].string_value) or None if values else None
 
-    def close(self) -> None:
-        self._executor.shutdown(timeout_sec=2)
+    def destroy_clients(self) -> None:
         self._chat.destroy()
-        self.node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-        self._thread.join(2)
