@@ -98,7 +98,7 @@ class ReminderRunner:
 
     async def _look(self, now: float, speaking: bool, present: str) -> list[RunnerEvent]:
         events: list[RunnerEvent] = []
-        due = await self.reminders.call(ReminderRequest("due"))
+        due = await self.reminders.call(ReminderRequest("due", at=now))
         if not due.success:
             if self._available is not False:
                 events.append(RunnerEvent("unavailable", reason=due.message))
@@ -130,14 +130,14 @@ class ReminderRunner:
             return events  # one line per tick: the next waits for this one's speech
         if present and now >= self._next_followup_look:
             self._next_followup_look = now + self.followup_every
-            events += await self._follow_up(present)
+            events += await self._follow_up(present, now)
         return events
 
     async def _say(self, reminder: Reminder, now: float) -> list[RunnerEvent]:
         conversation_id = self.speak(reminder.owner, self.lines.due_line(reminder))
         if not conversation_id:
             return [RunnerEvent("waiting", reminder.owner, (reminder.id,), reason="user_turn")]
-        answer = await self.reminders.call(ReminderRequest("said", reminder.owner, reminder.id))
+        answer = await self.reminders.call(ReminderRequest("said", reminder.owner, reminder.id, at=now))
         if not answer.success:
             log.warning("reminder %s was said but not recorded as said: %s", reminder.id, answer.message)
         self.lines.said(reminder.owner, reminder, now)
@@ -156,13 +156,13 @@ class ReminderRunner:
             log.warning("the summary of %s's overdue reminders was not said (their turn was running)", owner)
         return [RunnerEvent("overdue", owner, tuple(r.id for r in answer.reminders), conversation_id)]
 
-    async def _follow_up(self, user: str) -> list[RunnerEvent]:
-        answer = await self.reminders.call(ReminderRequest("followups", user))
+    async def _follow_up(self, user: str, now: float) -> list[RunnerEvent]:
+        answer = await self.reminders.call(ReminderRequest("followups", user, at=now))
         if not answer.success or not answer.commitments:
             return []
         commitment = answer.commitments[0]
         conversation_id = self.speak(user, self.lines.followup_line(commitment))
         if not conversation_id:
             return []
-        await self.reminders.call(ReminderRequest("followed_up", user, commitment.id))
+        await self.reminders.call(ReminderRequest("followed_up", user, commitment.id, at=now))
         return [RunnerEvent("followup", user, (commitment.id,), conversation_id)]

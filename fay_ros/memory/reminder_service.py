@@ -57,7 +57,8 @@ class ReminderRequest:
     repeat: str = ""
     source_utterance: str = ""
     source_turn: str = ""
-    at: float = 0.0  # epoch seconds: snooze until, commitment due hint, overdue since
+    # epoch seconds: snooze until, commitment due hint, overdue since; due/said/followups: the caller's now
+    at: float = 0.0
     include_done: bool = False
 
 
@@ -139,14 +140,19 @@ class ReminderDesk:
             return ReminderAnswer(False, f"no active reminder {r.id!r}")
         return ReminderAnswer(True, "changed", (changed,))
 
-    def _due(self, _r: ReminderRequest) -> ReminderAnswer:
-        return ReminderAnswer(True, "", tuple(self.book.due(self.book.clock())))
+    def _now(self, r: ReminderRequest) -> float:
+        """The caller's clock when it sends one (`at`): the runner that says a reminder decides
+        when it is due by its own clock, which on a loaded graph can trail or lead this node's."""
+        return r.at or self.book.clock()
+
+    def _due(self, r: ReminderRequest) -> ReminderAnswer:
+        return ReminderAnswer(True, "", tuple(self.book.due(self._now(r))))
 
     def _said(self, r: ReminderRequest) -> ReminderAnswer:
         found = self.book.get(r.owner, r.id)
         if found is None:
             return ReminderAnswer(False, f"no reminder {r.id!r}")
-        moved = self.book.advance(found, self.book.clock())
+        moved = self.book.advance(found, self._now(r))
         if moved is None:
             return ReminderAnswer(False, f"reminder {r.id!r} changed meanwhile")
         return ReminderAnswer(True, moved.status, (moved,))
@@ -187,11 +193,11 @@ class ReminderDesk:
         return ReminderAnswer(True, f"{self.book.cancel_open(r.owner)} open commitments cancelled")
 
     def _followups(self, r: ReminderRequest) -> ReminderAnswer:
-        found = self.book.followup_candidates(r.owner, self.book.clock(), self.policy())
+        found = self.book.followup_candidates(r.owner, self._now(r), self.policy())
         return ReminderAnswer(True, "", commitments=tuple(found))
 
     def _followed_up(self, r: ReminderRequest) -> ReminderAnswer:
-        if not self.book.record_followup(r.owner, r.id, self.book.clock()):
+        if not self.book.record_followup(r.owner, r.id, self._now(r)):
             return ReminderAnswer(False, f"no open commitment {r.id!r}")
         return ReminderAnswer(True, "recorded")
 
