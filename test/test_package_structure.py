@@ -205,9 +205,11 @@ CORE_ALLOWED: dict[str, set[str]] = {
     "voice": {"common", "text"},
     "memory": {"common", "text", "llm", "schedule"},
     # dialogue -> schedule: reminder turns and tools read a request with the one reminder parser
-    "dialogue": {"common", "text", "llm", "memory", "schedule", "turns"},
-    "agent": {"common", "dialogue", "memory"},
-    "web": {"common", "action", "dialogue", "schedule"},
+    # knowledge: the user's documents; it indexes with memory's embedders and backends
+    "knowledge": {"common", "text", "memory"},
+    "dialogue": {"common", "text", "llm", "memory", "schedule", "turns", "knowledge"},
+    "agent": {"common", "dialogue", "memory", "knowledge"},
+    "web": {"common", "action", "dialogue", "schedule", "knowledge"},
     # catalogue models: where a pulled GGUF / whisper dir lives next to the shipped defaults
     # (llm.embedded, hearing.models); the bring-up reads the user's choice of models
     "models": {"common", "llm", "hearing"},
