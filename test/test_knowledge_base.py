@@ -36,7 +36,7 @@ def shop(tmp_path):
     return folder
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgresql"])
 def knowledge_db(request, tmp_path):
     if request.param == "sqlite":
         return str(tmp_path / "knowledge.db")
