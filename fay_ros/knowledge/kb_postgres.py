@@ -264,12 +264,12 @@ class PostgresKnowledgeStore:
     def term_stats(self, terms: Sequence[str]) -> TermStats:
         unique = sorted(set(terms))
         with self.lock:
-            totals = dict(
+            totals: dict[str, int] = dict(
                 self.conn.execute("SELECT key, value::bigint FROM kb_meta WHERE key IN ('chunks', 'terms')").fetchall()
             )
             count = totals.get("chunks", 0)
             average = totals.get("terms", 0) / count if count else 0.0
-            frequency = dict(
+            frequency: dict[str, int] = dict(
                 self.conn.execute("SELECT term, df FROM kb_terms WHERE term = ANY(%s)", [unique]).fetchall()
             )
         return TermStats(frequency, int(count), float(average))
