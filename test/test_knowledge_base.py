@@ -48,9 +48,9 @@ def open_kb(db: str, **settings) -> KnowledgeBase:
     return KnowledgeBase(KnowledgeSettings(db=db, embedder="hashed", **settings))
 
 
-def test_keyword_terms_split_chinese_into_bigrams_and_drop_english_stop_words():
-    assert keyword_terms("营业时间") == ["营业", "业时", "时间"]
-    assert keyword_terms("What are the opening hours?") == ["opening", "hour"]
+def test_keyword_terms_keep_chinese_characters_and_bigrams_and_time_words():
+    assert keyword_terms("营业时间") == ["营", "业", "时", "间", "营业", "业时", "时间"]
+    assert keyword_terms("What are the opening hours in the morning?") == ["open", "hour", "morn"]
 
 
 def test_chunks_follow_headings_and_never_cut_a_sentence():
