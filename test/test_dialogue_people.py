@@ -95,21 +95,20 @@ def test_a_bad_file_is_refused_naming_the_key_and_line(tmp_path, text, expected)
     assert "people.yaml" in message and expected in message and "(line " in message, message
 
 
-def test_the_speaker_is_the_voice_that_spoke_last_and_an_unknown_voice_is_a_guest(tmp_path):
+def test_the_speaker_is_the_voice_that_spoke_during_the_utterance_and_an_unknown_voice_is_a_guest(tmp_path):
     tracker = SpeakerTracker(people(tmp_path))
-    assert tracker.speaker() == ""  # nobody has spoken
-    tracker.voice_speaking("voice_anna", True)
-    assert tracker.speaker() == "anna"
-    tracker.voice_speaking("voice_mia", True)
-    assert tracker.speaker() == "mia"
-    tracker.voice_speaking("voice_mia", False)
-    assert tracker.speaker() == "anna"  # still speaking
-    tracker.voice_speaking("voice_anna", False)
-    assert tracker.speaker() == "mia"  # spoke last: her final transcript comes after she stopped
-    tracker.voice_speaking("voice_7f3a", True)
-    assert tracker.speaker() == ""  # a voice nobody is known by
+    assert tracker.speaker_between(0.0, 1.0) == ""  # nobody has spoken
+    tracker.voice_speaking("voice_anna", True, 1.0)
+    tracker.voice_speaking("voice_anna", False, 3.0)
+    tracker.voice_speaking("voice_mia", True, 2.5)  # Mia starts as Anna ends
+    tracker.voice_speaking("voice_mia", False, 6.0)
+    assert tracker.speaker_between(1.0, 3.0) == "anna"
+    assert tracker.speaker_between(2.5, 6.0) == "mia"
+    assert tracker.speaker_between(7.0, 8.0) == ""  # nobody spoke then: not the last speaker
+    tracker.voice_speaking("voice_7f3a", True, 10.0)  # still speaking when the utterance ends
+    assert tracker.speaker_between(10.0, 11.0) == ""  # a voice nobody is known by
     tracker.person_voice("person_anna", "voice_7f3a")  # the speaker-id node matched it to a person
-    assert tracker.speaker() == "anna"
+    assert tracker.speaker_between(10.0, 11.0) == "anna"
 
 
 # -- the room ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ unidentified guest (`""`) is always a guest. Errors name the file, the key and i
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -189,31 +190,48 @@ class People:
 
 
 class SpeakerTracker:
-    """Who is speaking now, from REP-155 (a speaker-identification node's topics): which voice
-    is speaking (`/humans/voices/<id>/is_speaking`) and which person a voice belongs to
-    (`/humans/persons/<id>/voice_id`). The user id of an utterance is the person whose voice
-    spoke last; a voice nobody is known by is the guest "". Pure: the shell feeds it."""
+    """Who spoke an utterance, from REP-155 (a speaker-identification node's topics): when each
+    voice was speaking (`/humans/voices/<id>/is_speaking`) and which person a voice belongs to
+    (`/humans/persons/<id>/voice_id`). The speaker of an utterance is the voice that spoke most
+    within its time span; a voice nobody is known by, or no voice at all, is the guest "".
+    Times are the caller's clock (the asr node's: capture times of the audio). Pure: the shell
+    feeds it."""
 
-    def __init__(self, people: People) -> None:
+    def __init__(self, people: People, keep: float = 120.0) -> None:
         self.people = people
+        self.keep = keep  # seconds of speaking spans kept
         self._voice_of_person: dict[str, str] = {}  # REP-155 person id -> its voice id
-        self._speaking: list[str] = []  # voices speaking now, the latest last
-        self._last_voice = ""  # the voice that spoke last (kept after it stopped: the final comes later)
+        self._since: dict[str, float] = {}  # voice -> when it started speaking (speaking now)
+        self._spans: deque[tuple[str, float, float]] = deque()  # (voice, start, end), oldest first
 
     def person_voice(self, person_id: str, voice_id: str) -> None:
         """/humans/persons/<person_id>/voice_id said which voice is this person's."""
         self._voice_of_person[person_id] = voice_id
 
-    def voice_speaking(self, voice_id: str, speaking: bool) -> None:
-        if voice_id in self._speaking:
-            self._speaking.remove(voice_id)
+    def voice_speaking(self, voice_id: str, speaking: bool, at: float) -> None:
+        started = self._since.pop(voice_id, None)
         if speaking:
-            self._speaking.append(voice_id)
-            self._last_voice = voice_id
+            self._since[voice_id] = started if started is not None else at
+        elif started is not None:
+            self._spans.append((voice_id, started, at))
+        while self._spans and at - self._spans[0][2] > self.keep:
+            self._spans.popleft()
 
-    def speaker(self) -> str:
-        """The user id of whoever speaks (or spoke last); "" = a guest (unknown or no voice)."""
-        voice = self._speaking[-1] if self._speaking else self._last_voice
+    def voice_between(self, start: float, end: float) -> str:
+        """The voice that spoke most between `start` and `end` ("" = none)."""
+        spoken: dict[str, float] = {}
+        spans = [*self._spans, *((v, since, max(end, since)) for v, since in self._since.items())]
+        for voice, begun, ended in spans:
+            overlap = min(end, ended) - max(start, begun)
+            if overlap > 0 or (start == end and begun <= start <= ended):
+                spoken[voice] = spoken.get(voice, 0.0) + max(overlap, 0.0)
+        return max(spoken, key=lambda v: spoken[v]) if spoken else ""
+
+    def speaker_between(self, start: float, end: float) -> str:
+        """The user id of who spoke between `start` and `end`; "" = a guest (unknown or none)."""
+        return self.user_of_voice(self.voice_between(start, end))
+
+    def user_of_voice(self, voice: str) -> str:
         if not voice:
             return ""
         user = self.people.by_voice(voice)

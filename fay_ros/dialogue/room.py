@@ -107,7 +107,15 @@ class Room:
             self._overheard.append(line)
         return decision
 
-    def _decide(self, user_id: str, text: str, now: float, present: tuple[str, ...]) -> Decision:
+    def preview(self, user_id: str, text: str, now: float) -> str:
+        """What `hear` would decide, without recording anything or drawing a chance: direct
+        when the words are addressed to the companion, else ignore (a chime-in is not known
+        before its draw)."""
+        present = tuple(sorted({*self.present(now), user_id}))
+        decision = self._decide(user_id, text, now, present, draw=False)
+        return DIRECT if decision.decision == DIRECT else IGNORE
+
+    def _decide(self, user_id: str, text: str, now: float, present: tuple[str, ...], draw: bool = True) -> Decision:
         if self._names_companion(text):
             return Decision(DIRECT, NAME, present)
         asked = self._asked.get(user_id)
@@ -119,7 +127,7 @@ class Room:
             return Decision(IGNORE, TALKING_TO_EACH_OTHER, present)
         if now - self._last_chime < self.rules.cooldown:
             return Decision(IGNORE, COOLDOWN, present)
-        if self.rng.random() < self.rules.chime_in_chance:
+        if draw and self.rng.random() < self.rules.chime_in_chance:
             return Decision(CHIME_IN, TOPIC_CLOSE, present)
         return Decision(IGNORE, TALKING_TO_EACH_OTHER, present)
 
