@@ -365,7 +365,9 @@ class DialogueEngine:
             started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self.context.gather(ctx)
             trace.context_seconds = time.monotonic() - started
-            facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            facts = self._with_person(
+                user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            )
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
@@ -496,6 +498,14 @@ class DialogueEngine:
             return None
         return self.people.tool_names(user_id, tuple(self.tools.names()), scheduled=scheduled)
 
+    def _with_person(self, user_id: str, facts: dict[str, str]) -> dict[str, str]:
+        """The speaker's name from the people file when they have not told one themselves:
+        the companion knows whom it answers (the identity is the server's, never the words)."""
+        person = self.people.find(user_id) if self.people is not None else None
+        if person is not None and "name" not in facts:
+            facts = {"name": f"User's name is {person.name}.", **facts}
+        return facts
+
     def _reminder_access(self) -> ReminderAccess | None:
         """The reminder tools' port, zone and clock: those of `reminder_talk` (None: no reminders)."""
         talk = self.reminder_talk
@@ -551,7 +561,7 @@ class DialogueEngine:
         started = time.monotonic()
         memories, rules, prestart, _note, profile = await self.context.gather(ctx)
         trace.context_seconds = time.monotonic() - started
-        facts = self.context.known_facts(ctx.owner, profile, memories)
+        facts = self._with_person(ctx.owner, self.context.known_facts(ctx.owner, profile, memories))
         ctx.user_name = fact_answers.user_name(facts)
         ctx.safety_facts = safety_facts(facts)
         ctx.facts = facts

@@ -217,6 +217,10 @@ class SpeakerTracker:
         while self._spans and at - self._spans[0][2] > self.keep:
             self._spans.popleft()
 
+    def speaking_now(self) -> tuple[str, ...]:
+        """The voices speaking now."""
+        return tuple(self._since)
+
     def voice_between(self, start: float, end: float) -> str:
         """The voice that spoke most between `start` and `end` ("" = none)."""
         spoken: dict[str, float] = {}

@@ -526,8 +526,6 @@ class DialogueNode(Node):
                 )
 
     def _on_reply(self, msg: Utterance) -> None:
-        if self.room_gate is not None:
-            self.room_gate.replied(msg)
         if msg.source == SAY_SOURCE:  # the tts node spoke it verbatim: the companion's words
             self._loop.call_soon_threadsafe(
                 self.engine.record_said, msg.user_id, msg.conversation_id, msg.text, msg.is_end
@@ -712,6 +710,8 @@ class DialogueNode(Node):
             # first audio could otherwise be seen before the LLM timing arrived).
             self._publish_llm_latency(piece.conversation_id)
         self.publisher.publish(msg)
+        if self.room_gate is not None:
+            self.room_gate.said(piece)
 
     def _publish_progress(self, p: TaskProgress) -> None:
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go

@@ -5,8 +5,8 @@ Each final transcript is decided on the engine's loop: answered ones are publish
 `dialogue/addressed` (for the memory node's `spoken_words: addressed`) before their turn
 starts; every decision, with its reason, who is present and the answer's conversation id, goes
 out on `dialogue/decision` (fay_msgs/SpeakDecision, reliable), so a robot program sees why the
-companion stayed silent. The companion's own replies (`reply`) are its side of the
-conversation; REP-155 `/humans/persons/tracked` (when hri_msgs is importable) adds who is
+companion stayed silent. The engine's replies (`said`, as they are published) are its side of
+the conversation; REP-155 `/humans/persons/tracked` (when hri_msgs is importable) adds who is
 present. Typed input and chat goals are addressed to the companion and never pass here.
 """
 
@@ -18,11 +18,12 @@ from typing import Any
 
 from rclpy.node import Node
 
-from fay_msgs.msg import SpeakDecision, Transcript, Utterance
+from fay_msgs.msg import SpeakDecision, Transcript
 
 from ..common import qos, topics
 from ..common.rostime import node_seconds
 from ..dialogue.people import People
+from ..dialogue.reply import ReplyPiece
 from ..dialogue.room import DIRECT, Room
 from ..hearing.voices import PERSONS_TRACKED_TOPIC
 
@@ -61,10 +62,6 @@ class RoomGate:
         now = node_seconds(self._node)
         self._loop.call_soon_threadsafe(self._decide, msg, now)
 
-    def replied(self, msg: Utterance) -> None:
-        now = node_seconds(self._node)
-        self._loop.call_soon_threadsafe(self._collect, msg.user_id, msg.conversation_id, msg.text, msg.is_end, now)
-
     def speculate(self, msg: Transcript, speculate: Callable[[str, str, str], Any]) -> None:
         """The recogniser's early text: the model starts on it only when the words would be
         answered as addressed (name, reply, only person); a chime-in is never guessed at."""
@@ -99,12 +96,14 @@ class RoomGate:
         out.header.frame_id = "dialogue"
         self.decisions.publish(out)
 
-    def _collect(self, user_id: str, conversation_id: str, text: str, is_end: bool, now: float) -> None:
-        _user, sentences = self._replies.setdefault(conversation_id, (user_id, []))
-        if text.strip():
-            sentences.append(text.strip())
-        if is_end:
-            self._replies.pop(conversation_id)
-            self.room.companion_said(user_id, " ".join(sentences), now)
+    def said(self, piece: ReplyPiece) -> None:
+        """A piece of the engine's reply, as it is published (on the engine's loop, so the next
+        utterance is decided knowing the whole reply before it)."""
+        _user, sentences = self._replies.setdefault(piece.conversation_id, (piece.user_id, []))
+        if piece.text.strip():
+            sentences.append(piece.text.strip())
+        if piece.is_end:
+            self._replies.pop(piece.conversation_id)
+            self.room.companion_said(piece.user_id, " ".join(sentences), node_seconds(self._node))
         while len(self._replies) > PENDING_REPLIES:
             self._replies.pop(next(iter(self._replies)))
