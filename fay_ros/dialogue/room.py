@@ -53,6 +53,11 @@ class Line:
     at: float
     user_id: str
     text: str
+    terms: frozenset[str] = frozenset()  # its topic terms (memory.evidence.tokens), once
+
+
+def _line(at: float, user_id: str, text: str) -> Line:
+    return Line(at, user_id, text, frozenset(tokens(text)))
 
 
 class Room:
@@ -84,7 +89,7 @@ class Room:
         text = text.strip()
         if not text:
             return
-        self._talk.append(Line(now, user_id, text))
+        self._talk.append(_line(now, user_id, text))
         if QUESTION_END.search(text):
             self._asked[user_id] = now
         else:
@@ -97,7 +102,7 @@ class Room:
         self._last_heard[user_id] = now
         present = self.present(now)
         decision = self._decide(user_id, text, now, present)
-        line = Line(now, user_id, text.strip())
+        line = _line(now, user_id, text.strip())
         if decision.answers:
             self._talk.append(line)
             self._asked.pop(user_id, None)
@@ -157,7 +162,7 @@ class Room:
         terms = set(tokens(text))
         if not terms or not self._talk:
             return False
-        talked = {t for line in self._talk for t in tokens(line.text)}
+        talked = frozenset().union(*(line.terms for line in self._talk))
         return len(terms & talked) / len(terms) >= self.rules.topic_overlap
 
     def _forget_old(self, now: float) -> None:
