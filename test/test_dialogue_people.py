@@ -13,29 +13,15 @@ from fay_ros.common.paths import config_file
 from fay_ros.dialogue.people import GUEST, OWNER, USER, People, PeopleFileError, SpeakerTracker
 from fay_ros.dialogue.room import CHIME_IN, DIRECT, IGNORE, Room
 from fay_ros.dialogue.tools import ToolContext, ToolError, base_tools
+from harness import REPO
 
-HOUSEHOLD = """\
-people:
-  - id: anna
-    name: Anna
-    role: owner
-    relation: owner
-    language: en
-    voices: [voice_anna]
-    persons: [person_anna]
-  - id: mia
-    name: Mia
-    role: user
-    relation: child
-    voices: [voice_mia]
-tools:
-  owner: all
-  user: [current_time, memory_recall, reminder_add]
-  guest: [current_time]
-speaking:
-  chime_in_chance: 0.5
-  cooldown: 30
-"""
+HOUSEHOLD = (REPO / "test" / "data" / "household_people.yaml").read_text(encoding="utf-8") + textwrap.dedent(
+    """\
+    speaking:
+      chime_in_chance: 0.5
+      cooldown: 30
+    """
+)
 CONFIGURED = ("current_time", "memory_recall", "memory_remember", "reminder_add", "reminder_list")
 
 
@@ -67,14 +53,12 @@ def test_persons_roles_and_rep155_ids(tmp_path):
 def test_tool_sets_follow_the_role_and_a_scheduled_turn_sets_no_schedule(tmp_path):
     household = people(tmp_path)
     assert household.tool_names("anna", CONFIGURED) == CONFIGURED
-    assert household.tool_names("mia", CONFIGURED) == ("current_time", "memory_recall", "reminder_add")
-    assert household.tool_names("", CONFIGURED) == ("current_time",)
-    assert household.tool_names("stranger", CONFIGURED) == ("current_time", "memory_recall", "reminder_add")
+    user_tools = ("current_time", "memory_recall", "memory_remember", "reminder_add")
+    assert household.tool_names("mia", CONFIGURED) == user_tools
+    assert household.tool_names("", CONFIGURED) == ("current_time",)  # knowledge_search is not configured here
+    assert household.tool_names("stranger", CONFIGURED) == user_tools
     assert "reminder_add" not in household.tool_names("anna", CONFIGURED, scheduled=True)
-    assert household.named_tools() == {
-        "user": ["current_time", "memory_recall", "reminder_add"],
-        "guest": ["current_time"],
-    }
+    assert household.named_tools() == {"user": list(user_tools), "guest": ["current_time", "knowledge_search"]}
 
 
 @pytest.mark.parametrize(

@@ -26,36 +26,20 @@ from fay_msgs.srv import Remember, SearchEvidence
 from fay_ros.common import topics
 from fay_ros.dialogue.people import People
 from fay_ros.ros_side.speaker_identity import Rep155Speakers
-from harness import NodeProcess, RosProbe, wait_until
+from harness import REPO, NodeProcess, RosProbe, wait_until
 
 pytestmark = pytest.mark.slow
 
-PEOPLE = """\
-people:
-  - id: anna
-    name: Anna
-    role: owner
-    relation: owner
-    language: en
-    voices: [voice_anna]
-    persons: [person_anna]
-  - id: mia
-    name: Mia
-    role: user
-    relation: child
-    language: en
-    voices: [voice_mia]
-tools:
-  owner: all
-  user: [current_time, memory_recall, memory_remember]
-  guest: [current_time, knowledge_search]
-speaking:
-  presence_window: 3600   # everyone stays present for the whole test, however slow the machine
-  reply_window: 0         # no answer counts as a reply to a question here (tested in the core)
-  chime_in_chance: 1.0
-  topic_overlap: 0.4
-  cooldown: 3600          # so the rate is one chime-in for the whole test
-"""
+PEOPLE = (REPO / "test" / "data" / "household_people.yaml").read_text(encoding="utf-8") + textwrap.dedent(
+    """\
+    speaking:
+      presence_window: 3600   # everyone stays present for the whole test, however slow the machine
+      reply_window: 0         # no answer counts as a reply to a question here (tested in the core)
+      chime_in_chance: 1.0
+      topic_overlap: 0.4
+      cooldown: 3600          # so the rate is one chime-in for the whole test
+    """
+)
 OWNER_SECRETS = re.compile(r"bank|red bike", re.I)
 NAME_IN_CONTEXT = re.compile(r"User's name is (\w+)")
 
