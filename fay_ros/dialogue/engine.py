@@ -421,8 +421,11 @@ class DialogueEngine:
         """A turn about reminders or commitments (set, list, cancel, snooze, "ok", "I'll call the
         dentist tomorrow"): answered without the model; False when the words are about neither."""
         assert self.reminder_talk is not None
-        if ctx.allowed_tools is not None and not set(REMINDER_TOOLS) <= set(ctx.allowed_tools):
-            return False  # reminders in words are the reminder tools' work: not this speaker's
+        if ctx.owner and ctx.allowed_tools is not None and not set(REMINDER_TOOLS) <= set(ctx.allowed_tools):
+            # reminders in words are the reminder tools' work: not this speaker's (the model
+            # answers with the tools they have). The guest "" still gets reminder_talk's own
+            # honest refusal, which keeps nothing for them.
+            return False
         if probing():  # a guess at the words: never set or cancel anything on it
             if self.reminder_talk.wants(ctx.owner, ctx.question):
                 park()
