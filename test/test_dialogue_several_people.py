@@ -29,11 +29,12 @@ from fay_ros.common import topics
 from fay_ros.common.diagnostics import status_name
 from fay_ros.dialogue.people import People
 from fay_ros.ros_side.speaker_identity import Rep155Speakers
-from harness import REPO, NodeProcess, RosProbe, wait_until
+from harness import REPO, NodeProcess, RosProbe, repeat_until, wait_until
 
 pytestmark = pytest.mark.slow
 
-PEOPLE = (REPO / "test" / "data" / "household_people.yaml").read_text(encoding="utf-8") + textwrap.dedent(
+HOUSEHOLD_FILE = REPO / "test" / "data" / "household_people.yaml"
+PEOPLE = HOUSEHOLD_FILE.read_text(encoding="utf-8") + textwrap.dedent(
     """\
     speaking:
       presence_window: 3600   # everyone stays present for the whole test, however slow the machine
@@ -305,3 +306,47 @@ def test_rep155_voices_name_the_speaker_and_an_unknown_voice_is_a_guest(househol
     # what nobody spoke during is a guest's, never the last speaker's
     later = node_seconds(probe.node) + 1.0
     assert speakers.speaker_between(later, later + 1.0) == ""
+
+
+def test_rep155_tracked_persons_are_present(ros, launch_node, tmp_path):
+    """/humans/persons/tracked (hri_msgs/IdsList from a person tracker) adds who is present:
+    with Anna tracked, Mia's words that name nobody are not the only person's, so they are not
+    answered; an unknown person is a guest "" present."""
+    from hri_stand_in import build_hri_msgs, environment
+
+    prefix = build_hri_msgs()  # a failed build fails the test
+    hri_env = environment(prefix)
+    people = tmp_path / "people.yaml"
+    # no chime-ins: the words resent below would be close to the answer to their first copy
+    people.write_text(HOUSEHOLD_FILE.read_text(encoding="utf-8"), encoding="utf-8")
+    llm = fake.ScriptedLlm()
+    llm.responder = household_model
+    try:
+        launch_node("procs.hri_tracker", args=["person_anna", "person_x"], name="hri_tracker", env=hri_env)
+        dialogue = launch_node(
+            "fay_ros.nodes.dialogue",
+            {"base_url": llm.base_url, "model": "cloud-large", "people_file": str(people), "memory": False},
+            env=hri_env,
+            namespace="/presence",  # apart from the household's dialogue (the tracked list is absolute)
+        )
+        dialogue.wait_ready(timeout=60, probe=ros)
+        decisions = ros.collect(SpeakDecision, f"/presence/{topics.DIALOGUE_DECISION}")
+        speech = ros.publisher(Transcript, f"/presence/{topics.SPEECH_FINAL}")
+        ros.wait_for_subscribers(speech)
+        ros.wait_matched(decisions, "dialogue")
+        words = Transcript(text="What a nice day.", user_id="mia", language="en", is_final=True)
+        # until the tracker's list has reached the dialogue, Mia alone is answered (only_person);
+        # from then on the same words are ignored: resent until a decision sees the tracked persons
+        seen = repeat_until(
+            lambda: speech.publish(words),
+            lambda: next((d for d in decisions.messages if "anna" in d.present), None),
+            timeout=60,
+            message="a decision with the tracked persons present",
+        )
+        assert (seen.decision, seen.reason, sorted(seen.present)) == (
+            "ignore",
+            "talking_to_each_other",
+            ["", "anna", "mia"],
+        ), seen
+    finally:
+        llm.close()
