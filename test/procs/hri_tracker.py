@@ -13,11 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import rclpy  # noqa: E402
 from hri_msgs.msg import IdsList  # noqa: E402
-from rclpy.executors import ExternalShutdownException  # noqa: E402
 
 from fay_ros.common import qos  # noqa: E402
-from fay_ros.common.readiness import announce_ready  # noqa: E402
 from fay_ros.hearing.voices import PERSONS_TRACKED_TOPIC  # noqa: E402
+from procs.serving import serve  # noqa: E402
 
 
 def main() -> None:
@@ -32,11 +31,7 @@ def main() -> None:
         tracked.publish(msg)
 
     node.create_timer(0.2, publish)
-    announce_ready(node)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+    serve(node)
 
 
 if __name__ == "__main__":
