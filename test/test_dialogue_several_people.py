@@ -27,6 +27,7 @@ from fay_msgs.msg import SpeakDecision, Transcript, Utterance
 from fay_msgs.srv import Remember, SearchEvidence
 from fay_ros.common import topics
 from fay_ros.common.diagnostics import status_name
+from fay_ros.common.reloading import ReloadingTable
 from fay_ros.dialogue.people import People
 from fay_ros.ros_side.speaker_identity import Rep155Speakers
 from harness import REPO, NodeProcess, RosProbe, repeat_until, wait_until
@@ -278,7 +279,7 @@ def test_rep155_voices_name_the_speaker_and_an_unknown_voice_is_a_guest(househol
     path = tmp_path / "people.yaml"
     path.write_text(textwrap.dedent(PEOPLE), encoding="utf-8")
     probe = household.probe
-    speakers = Rep155Speakers(probe.node, People.load(path), own_voice="user")
+    speakers = Rep155Speakers(probe.node, ReloadingTable(path, People.load), own_voice="user")
     mia = probe.publisher(Bool, is_speaking_topic("voice_mia"))
     stranger = probe.publisher(Bool, is_speaking_topic("voice_9"))
     anna_link = probe.publisher(String, person_voice_topic("person_anna"), qos.LATCHED)

@@ -15,7 +15,7 @@ Nothing a person says changes who they are taken for.
 
 An identified user id that the file does not list has the role `default_role` (`user`); the
 unidentified guest (`""`) is always a guest. Errors name the file, the key and its line
-(`common.yaml_loader`); the dialogue node re-reads the file when it changes.
+(`common.yaml_loader`); the dialogue and asr nodes re-read the file when it changes.
 """
 
 from __future__ import annotations

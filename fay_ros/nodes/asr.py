@@ -38,7 +38,8 @@ every second); the voice id is derived from user_id (fay_ros.hearing.voices).
 Speaker identity (`identity_source`): `fixed` writes `user_id` into every Transcript (one
 speaker); `rep155` takes it from an external speaker-identification node: the voice that was
 speaking during the utterance (`/humans/voices/<id>/is_speaking`), mapped to a user id by the
-people file (`people_file`, dialogue.people; a voice nobody is known by is the guest "").
+people file (`people_file`, dialogue.people, re-read when it changes; a voice nobody is known
+by is the guest "").
 What is said never changes who said it (fay_ros.ros_side.speaker_identity).
 """
 
@@ -62,6 +63,7 @@ from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
+from ..common.reloading import ReloadingTable
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
@@ -445,10 +447,9 @@ class Asr(ManagedNode):
             self.voices.use_voice(voice_id(cfg.user_id))
         self.speakers: Rep155Speakers | None = None
         if cfg.identity_source == "rep155":
+            path = Path(cfg.people_file).expanduser() if cfg.people_file else config_file("people.yaml")
             try:
-                people = People.load(
-                    Path(cfg.people_file).expanduser() if cfg.people_file else config_file("people.yaml")
-                )
+                people = ReloadingTable(path, People.load)
             except PeopleFileError as exc:
                 raise ConfigError(f"parameter 'people_file': {exc}") from None
             self.speakers = Rep155Speakers(self, people, own_voice=voice_id(cfg.user_id))
