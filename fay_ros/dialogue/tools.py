@@ -266,7 +266,7 @@ class ToolRegistry:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
         if ctx.allowed_tools is not None and name not in ctx.allowed_tools:
-            log.warning("tool %s refused: not in the speaker's tool set", name)
+            log.info("tool %s refused: not in the speaker's tool set", name)
             raise ToolError(f"tool {name!r} is not allowed for this speaker")
         clean = {k: v for k, v in args.items() if k not in IDENTITY_ARGS}
         missing = [r for r in tool.required if r not in clean]

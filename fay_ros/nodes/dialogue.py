@@ -406,7 +406,7 @@ class DialogueNode(Node):
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def _reload_files(self) -> None:
-        """Hand an edited persona or qa.csv to the engine (on its loop); refuse a bad edit."""
+        """Hand an edited persona, qa.csv or people file to the engine (on its loop); refuse a bad edit."""
         engine = self.engine
         tables: list[tuple[Any, Callable[[Any], None]]] = [
             (self._persona_file, engine.set_persona),
