@@ -10,8 +10,11 @@ import textwrap
 import pytest
 
 from fay_ros.common.paths import config_file
+from fay_ros.dialogue.engine import DialogueEngine
 from fay_ros.dialogue.people import GUEST, OWNER, USER, People, PeopleFileError, SpeakerTracker
+from fay_ros.dialogue.persona import Persona
 from fay_ros.dialogue.room import CHIME_IN, DIRECT, IGNORE, Room
+from fay_ros.dialogue.toolbox import builtin_tools
 from fay_ros.dialogue.tools import ToolContext, ToolError, base_tools
 from harness import REPO
 
@@ -173,3 +176,14 @@ def test_a_tool_outside_the_speakers_set_is_refused_when_it_runs():
     assert asyncio.run(registry.run("current_time", {}, guest))
     with pytest.raises(ToolError, match="not allowed for this speaker"):
         asyncio.run(registry.run("memory_recall", {"query": "likes"}, guest))
+
+
+def test_the_engine_gives_each_turn_its_speakers_tools(tmp_path):
+    engine = DialogueEngine(Persona(), None, lambda _piece: None, tools=builtin_tools())
+    assert engine.tools_for("") is None  # no people file: no limit
+    engine.people = people(tmp_path)
+    registered = tuple(engine.tools.names())
+    assert engine.tools_for("anna") == registered
+    assert engine.tools_for("anna", scheduled=True) == tuple(t for t in registered if t != "reminder_add")
+    assert engine.tools_for("mia") == ("current_time", "memory_recall", "memory_remember", "reminder_add")
+    assert engine.tools_for("") == ("current_time",)
