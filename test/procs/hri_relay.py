@@ -18,7 +18,7 @@ from hri_msgs.msg import IdsList, LiveSpeech  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
 from fay_ros.common import qos  # noqa: E402
-from procs.serving import serve  # noqa: E402
+from proc_serving import serve  # noqa: E402
 
 
 def main() -> None:

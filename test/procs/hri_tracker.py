@@ -16,7 +16,7 @@ from hri_msgs.msg import IdsList  # noqa: E402
 
 from fay_ros.common import qos  # noqa: E402
 from fay_ros.hearing.voices import PERSONS_TRACKED_TOPIC  # noqa: E402
-from procs.serving import serve  # noqa: E402
+from proc_serving import serve  # noqa: E402
 
 
 def main() -> None:
