@@ -37,6 +37,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
-from ..common.rostime import node_seconds
+from ..common.rostime import node_seconds, to_time_msg
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
 from ..dialogue.people import People, PeopleFileError
@@ -739,7 +740,9 @@ class DialogueNode(Node):
             time_to_first_token=float(ttft),
             context_seconds=float(trace.context_seconds),
         )
-        msg.header.stamp = self.get_clock().now().to_msg()
+        # stamped when the first token came (the trace keeps monotonic times), so the latency
+        # monitor can place it among the turn's other moments
+        msg.header.stamp = to_time_msg(node_seconds(self) - (time.monotonic() - trace.first_token_at))
         msg.header.frame_id = "dialogue"
         self.llm_latency.publish(msg)
 
