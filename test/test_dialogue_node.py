@@ -110,7 +110,7 @@ def reply_done(msgs):
 def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     probe, node, memory, replies, pubs = fresh
     llm.script(fake.judge_finish("Hello Alice! The weather is lovely today. Shall we go out?", pieces=6))
-    pubs[topics.SPEECH_FINAL].publish(transcript("good morning"))
+    pubs[topics.SPEECH_FINAL].publish(transcript("what a lovely morning"))
     replies.wait_for(reply_done, what="the end of the reply")
     msgs = list(replies.messages)
     assert [m.text for m in msgs] == ["Hello Alice!", "The weather is lovely today.", "Shall we go out?"]
@@ -118,7 +118,7 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     assert [m.is_first for m in msgs] == [True, False, False] and [m.is_end for m in msgs] == [False, False, True]
     assert len({m.conversation_id for m in msgs}) == 1 and msgs[0].conversation_id
     assert all(m.user_id == "alice" and m.source == "llm" and m.header.stamp.sec > 0 for m in msgs)
-    assert llm.requests[0]["messages"][-1]["content"] == "good morning"
+    assert llm.requests[0]["messages"][-1]["content"] == "what a lovely morning"
 
 
 def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):
@@ -441,7 +441,7 @@ def chat(rig):
 def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fresh, llm, chat):
     probe, node, memory, replies, pubs = fresh
     llm.script(fake.judge_finish("Hello Alice! The weather is lovely today. Shall we go out?", pieces=6))
-    goal = ChatGoal(chat, "good morning")
+    goal = ChatGoal(chat, "what a lovely morning")
     status, result = goal.result()
     assert status == GoalStatus.STATUS_SUCCEEDED
     assert (result.completed, result.reason) == (True, "completed")
@@ -455,7 +455,7 @@ def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fres
     # the same turn as a text_input message's: on `reply`, the user's words in the prompt
     end = replies.wait_for(reply_done, what="the end of the reply")
     assert end.conversation_id == result.conversation_id and end.user_id == "alice"
-    assert llm.requests[0]["messages"][-1]["content"] == "good morning"
+    assert llm.requests[0]["messages"][-1]["content"] == "what a lovely morning"
     assert "Mochi" in llm.requests[0]["messages"][0]["content"], "alice's memories feed the prompt"
     assert list(result.cues) == [], "no action_semantics running: no cues"
 
