@@ -49,14 +49,15 @@ def voiced_frames(samples: np.ndarray) -> np.ndarray:
     return rms > max(300.0, 3 * float(np.percentile(rms, 20)))
 
 
-def quiet_end(samples: np.ndarray) -> np.ndarray:
-    """The quieter of the recording's stretches (of at least 0.1 s) before its first and after
-    its last voiced frame: a tail may still hold the last word's fading sound."""
-    loud = np.flatnonzero(voiced_frames(samples))
-    head = samples[: max(0, int(loud[0]) - 1) * FRAME]
-    tail = samples[(int(loud[-1]) + 2) * FRAME :]
-    ends = [end for end in (head, tail) if len(end) >= RATE // 10] or [head, tail]
-    return min(ends, key=lambda end: float(np.median(frame_rms(end))) if len(end) >= FRAME else np.inf)
+def quiet_stretch(samples: np.ndarray) -> np.ndarray:
+    """The recording's background: its longest run of 30 ms frames no louder than its quietest
+    fifth (the ends of a clip still hold breaths and the fringes of words)."""
+    rms = frame_rms(samples)
+    quiet = np.concatenate([[False], rms <= np.percentile(rms, 20), [False]])
+    edges = np.flatnonzero(np.diff(quiet.astype(np.int8)))
+    starts, ends = edges[::2], edges[1::2]
+    longest = int(np.argmax(ends - starts))
+    return samples[int(starts[longest]) * FRAME : int(ends[longest]) * FRAME]
 
 
 def room_tone(quiet: np.ndarray, seconds: float) -> np.ndarray:
@@ -92,7 +93,7 @@ def load_real_turns(set_file: Path = SET_FILE) -> list[RealTurn]:
     for item in spec["turns"]:
         clip = item["clip"]
         samples = read_wav(SPEECH_DIR / f"{clip}.wav").samples
-        quiet = quiet_end(samples)
+        quiet = quiet_stretch(samples)
         words = spec["words"][clip]
         kind = item["kind"]
         pauses: tuple[float, ...] = ()
