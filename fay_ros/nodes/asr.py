@@ -57,7 +57,7 @@ from ..common.params import ConfigError, declare_config
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
-from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
+from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
@@ -466,6 +466,7 @@ class Asr(ManagedNode):
             )
         except ValueError as exc:  # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
+        core.on_hold = self._on_hold
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
         self.core, self._in_use = core, cfg
@@ -632,6 +633,17 @@ class Asr(ManagedNode):
             captured,
             len(msg.data) / (msg.sample_rate * msg.channels),
             self.get_clock().now().nanoseconds * 1e-9,
+        )
+
+    def _on_hold(self, hold: TurnHold) -> None:
+        """Turn detection holds the turn open past the silence endpoint (no words: the cue only)."""
+        model = "not asked" if hold.semantic_p is None else f"{hold.semantic_p:.2f}"
+        self._decided(
+            "turn held open",
+            text_cue=hold.text_cue,
+            wait_ms=hold.wait_ms,
+            semantic_p=model,
+            voice_end=f"{hold.voice_end:.3f}",
         )
 
     def _on_no_turn(self, text: str) -> None:
