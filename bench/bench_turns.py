@@ -1,12 +1,13 @@
-"""Turn-taking: when does the recogniser decide that the person has finished? On the
-evaluation set test/data/turns (English and Chinese, with and without pauses inside the
-sentence), synthesised with the project's own espeak-ng speech, plus the real recordings of
-test/data/turns/real (SOURCES.md there), for four endpointing strategies in the same run:
-silence only, the two-step early endpoint, turn detection (text + prosody + silence,
-fay_ros.turns.end_of_turn) and turn detection with the smart-turn v3.2 model
-(fay_ros.turns.semantic_turn; skipped, and said so, when the model is not installed). English
-and Chinese are reported apart. Also the model's own verdicts at every pause and end, and the
-head start of the speculative reply."""
+"""Turn-taking: when does the recogniser decide that the person has finished? Real English
+speech first: the real-speech set (test/data/turns/real_speech.json, built by test/real_turns.py
+from the human recordings of test/data/speech/en: whole clips, clips cut mid-sentence, clips
+with a pause of their own background inserted mid-sentence); then the synthetic set
+test/data/turns/utterances.json (espeak-ng, English and Chinese: the only Chinese there is).
+Each is reported apart, for the endpointing strategies in the same run: silence only, the
+two-step early endpoint, turn detection (text + prosody + silence, fay_ros.turns.end_of_turn)
+and turn detection with the smart-turn v3.2 model (fay_ros.turns.semantic_turn; skipped, and
+said so, when the model is not installed). Also the model's own verdicts at every pause and
+end, and the head start of the speculative reply."""
 
 from __future__ import annotations
 
@@ -23,8 +24,7 @@ TITLE = "Turn-taking: cut-offs, late ends and extra wait by endpointing strategy
 RATE = 16000
 CHUNK = 480
 EVAL_SET = Path(__file__).resolve().parents[1] / "test" / "data" / "turns" / "utterances.json"
-SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn; defaults: English only)"
-SEMANTIC_SOONER_LABEL = "turn detection + smart-turn v3.2, asked after 100 ms (semantic_after_ms 100)"
+SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn: true; its defaults, English only)"
 SEMANTIC_ZH_LABEL = "turn detection + smart-turn v3.2, Chinese too (semantic_languages [en, zh])"
 LATE_MS = 600  # ending later than this after the last word feels sluggish (a human gap is ~200 ms)
 LEAD_S, TRAIL_S = 0.5, 2.5
@@ -189,7 +189,6 @@ def strategies(semantic=None):
     if semantic is not None:
         with_model = [
             (SEMANTIC_LABEL, with_semantic(SemanticSettings())),
-            (SEMANTIC_SOONER_LABEL, with_semantic(SemanticSettings(after_ms=100))),
             (SEMANTIC_ZH_LABEL, with_semantic(SemanticSettings(languages=("en", "zh")))),
         ]
     return [
@@ -199,7 +198,7 @@ def strategies(semantic=None):
             lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250),
         ),
         (
-            "turn detection (text + prosody + silence; defaults)",
+            "turn detection (text + prosody + silence; the asr defaults)",
             lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings()),
         ),
     ] + with_model
