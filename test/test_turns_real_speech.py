@@ -53,10 +53,10 @@ def test_a_set_entry_that_names_the_wrong_word_is_refused(tmp_path):
 
 def _finals_while_behind(turn, semantic) -> list[float]:
     """Seconds after the turn's last voice at which finals came, every chunk fed as one the
-    worker is behind on (no early decode)."""
+    worker is behind on (no early decode; the final's words are not what is tested)."""
     from fay_ros.hearing.asr_core import AsrCore
 
-    recognizer = Said("He might even have been")
+    recognizer = Said("Words.")
     core = AsrCore(recognizer, turn=TurnSettings(), semantic=semantic, semantic_settings=SemanticSettings())
     audio = np.concatenate([np.zeros(RATE // 2, np.int16), turn.audio, np.zeros(2 * RATE, np.int16)])
     return [
@@ -75,3 +75,15 @@ def test_behind_the_audio_the_model_still_holds_a_real_sentence_cut_midway_open(
     assert alone and alone[0] < 1.0, f"silence alone (700 ms) ends the turn: {alone}"
     held = _finals_while_behind(cut, model)
     assert len(held) == 1 and held[0] >= SemanticSettings().hold_ms / 1000, f"the model held it open: {held}"
+
+
+def test_behind_the_audio_a_finished_verdict_waits_for_the_words(turns):
+    model, problem = SemanticTurn.load()
+    assert model is not None, problem
+    cut = turns["cards_002/cut-after-3"]  # "four, queen of": the model hears a finished list item
+    lead = np.zeros(RATE // 2, np.int16)
+    assert model.probability(np.concatenate([lead, cut.audio, np.zeros(RATE // 5, np.int16)])) >= (
+        SemanticSettings().finished
+    )
+    ended = _finals_while_behind(cut, model)
+    assert ended and ended[-1] >= TurnSettings().endpoint_ms / 1000, f"ended before the silence endpoint: {ended}"

@@ -355,7 +355,8 @@ class AsrCore:
 
             out += self._decode_early(complete)
         # No early decode yet (the worker is behind the audio): silence alone, unless the model,
-        # which costs far less than a decode, hears the voice go on.
+        # which costs far less than a decode, hears the voice go on. Without words it only
+        # holds a turn open: ending one sooner waits for the words, which may leave it open.
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         cue = self.judgement.text if self.judgement else UNKNOWN
         semantic = self._semantic_on()
@@ -382,7 +383,8 @@ class AsrCore:
                 return max(rules_ms, semantic.after_ms)
             self.semantic_p = self.semantic.probability(self.segmenter.utterance_audio(1000 * WINDOW_S))
             self.semantic_calls += 1
-        return semantic.wait_ms(rules_ms, cue, self._language(), self.semantic_p)
+        wait = semantic.wait_ms(rules_ms, cue, self._language(), self.semantic_p)
+        return wait if self.judgement is not None else max(wait, rules_ms)
 
     def _language(self) -> str:
         """The language of the early decode (else the recogniser's)."""
