@@ -164,7 +164,8 @@ class AsrConfig(BaseModel):
         10.0, gt=0.0, description="Turn detection: energy decay over the last ~300 ms of voice that counts as final."
     )
     # Off by default: on the real-speech turn set it cuts fewer turns off than the rules alone
-    # (30% vs 39%) but ends them later (extra wait p50 1228 vs 863 ms): docs/turn_taking.md.
+    # (30% vs 39%) but ends them later (late 67% vs 50%, extra wait p95 1734 vs 950 ms):
+    # docs/turn_taking.md.
     semantic_turn: bool = Field(
         False,
         description="Turn detection: also ask the smart-turn v3.2 end-of-turn model (the last 8 s "
