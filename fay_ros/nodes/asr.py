@@ -68,7 +68,7 @@ from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..dialogue.people import People, PeopleFileError
-from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent
+from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
@@ -181,8 +181,9 @@ class AsrConfig(BaseModel):
     turn_energy_decay_db: float = Field(
         10.0, gt=0.0, description="Turn detection: energy decay over the last ~300 ms of voice that counts as final."
     )
-    # Off by default until the real-speech set shows it wins: on the synthetic turn set it halves
-    # the English cut-offs but ends half the English turns late (docs/BENCHMARKS.md).
+    # Off by default: on the real-speech turn set it cuts fewer turns off than the rules alone
+    # (30% vs 39%) but ends them later (late 67% vs 50%, extra wait p95 1734 vs 950 ms):
+    # docs/turn_taking.md.
     semantic_turn: bool = Field(
         False,
         description="Turn detection: also ask the smart-turn v3.2 end-of-turn model (the last 8 s "
@@ -492,6 +493,7 @@ class Asr(ManagedNode):
             )
         except ValueError as exc:  # (a ModelError is a ConfigError: the lifecycle reports it as is)
             raise ConfigError(str(exc)) from None
+        core.on_hold = self._on_hold
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
         self.core, self._in_use = core, cfg
@@ -658,6 +660,17 @@ class Asr(ManagedNode):
             captured,
             len(msg.data) / (msg.sample_rate * msg.channels),
             self.get_clock().now().nanoseconds * 1e-9,
+        )
+
+    def _on_hold(self, hold: TurnHold) -> None:
+        """Turn detection holds the turn open past the silence endpoint (no words: the cue only)."""
+        model = "not asked" if hold.semantic_p is None else f"{hold.semantic_p:.2f}"
+        self._decided(
+            "turn held open",
+            text_cue=hold.text_cue,
+            wait_ms=hold.wait_ms,
+            semantic_p=model,
+            voice_end=f"{hold.voice_end:.3f}",
         )
 
     def _on_no_turn(self, text: str) -> None:
