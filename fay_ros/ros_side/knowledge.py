@@ -28,7 +28,10 @@ from fay_msgs.srv import KnowledgeSearch as KnowledgeSearchSrv
 
 from ..common import topics
 from ..common.errors import FayError
+from ..common.params import ConfigError
+from ..dialogue.knowledge_talk import KnowledgeDesk, KnowledgeTalkSettings
 from ..knowledge.api import Passage
+from ..memory.backend import is_postgres, sqlite_path
 from .ros_tools import await_ros_future
 
 TIMEOUT = 10.0  # seconds a client waits for an answer (a cold embedder loads on the first search)
@@ -74,6 +77,38 @@ def serve_knowledge(node: Node, run: Callable[[Any], Awaitable[Any]], search: Se
 
     return node.create_service(
         KnowledgeSearchSrv, topics.SRV_KNOWLEDGE_SEARCH, handle, callback_group=ReentrantCallbackGroup()
+    )
+
+
+def knowledge_desk(node: Node, config: Any) -> KnowledgeDesk | None:
+    """The dialogue node's knowledge desk from its knowledge_* parameters; None when there are no
+    documents ('none', or the default file that `fay-ros knowledge add` has not made). A named
+    store that does not exist is a ConfigError naming the parameter. The store opens later, on
+    the desk's own thread."""
+    location = config.knowledge_db.strip()
+    if location.lower() == "none":
+        return None
+    from ..knowledge.base import KnowledgeBase, KnowledgeSettings
+    from ..knowledge.kb_store import default_location
+
+    chosen = location or default_location()
+    if not is_postgres(chosen):
+        path = sqlite_path(chosen).expanduser()
+        if not path.is_file():
+            if location:
+                raise ConfigError(
+                    f"parameter 'knowledge_db': {path} does not exist (make it with `fay-ros knowledge add "
+                    f"PATH --db {path}`, or set 'none')"
+                )
+            node.get_logger().info(f"knowledge: no documents ({path} does not exist; `fay-ros knowledge add PATH`)")
+            return None
+        chosen = str(path)
+    settings = KnowledgeSettings(db=chosen, threshold=config.knowledge_threshold)
+    return KnowledgeDesk(
+        lambda: KnowledgeBase(settings),
+        KnowledgeTalkSettings(
+            tuple(filter(None, config.knowledge_bases.split(","))), config.knowledge_k, config.knowledge_prestart
+        ),
     )
 
 
