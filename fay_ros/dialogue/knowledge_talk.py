@@ -126,25 +126,43 @@ def sentences_of(text: str) -> list[str]:
 
 
 def best_sentence(question: str, passage_text: str) -> str:
-    """The sentence of the passage that shares the most with the question (its terms, and a
-    figure when the question asks for one); the first sentence on a tie. "" for an empty passage."""
+    """The sentence of the passage that shares the most with the question, and a figure when the
+    question asks for one; the first sentence on a tie. "" for an empty passage.
+
+    A term counts more when fewer sentences of the passage have it ("Is the shop open on
+    Sunday?": every sentence says "shop", one says "Sunday"), and a name the question
+    capitalises mid-sentence (a day, a product) counts double."""
     sentences = sentences_of(passage_text)
     if not sentences:
         return ""
     asked = set(tokens(question))
+    named = set(tokens(" ".join(_NAME.findall(question))))
     figure = bool(_ASKS_FIGURE.search(question))
+    terms_of = [set(tokens(s)) for s in sentences]
+    weight = {t: _term_weight(t, named) / max(1, sum(t in terms for terms in terms_of)) for t in asked}
+    most = sum(_term_weight(t, named) for t in asked) or 1.0
 
-    def score(index_sentence: tuple[int, str]) -> tuple[float, int]:
-        index, sentence = index_sentence
-        terms = set(tokens(sentence))
-        shared = len(asked & terms) / (len(asked) or 1)
-        if figure and _NUMBER.search(sentence):
-            shared += 0.5
+    def score(index: int) -> tuple[float, int]:
+        terms = terms_of[index]
+        shared = sum(weight[t] for t in asked & terms) / most
+        if figure and _NUMBER.search(sentences[index]):
+            shared += 0.25
         if len(terms) <= 1:  # a heading's words alone ("Opening hours") tell nothing
             shared -= 0.6
         return shared, -index
 
-    return max(enumerate(sentences), key=score)[1]
+    return sentences[max(range(len(sentences)), key=score)]
+
+
+# A capitalised word after a sentence's first word: a name, a day, a product ("open on Sunday").
+_NAME = re.compile(r"(?<=\w[ ,])([A-Z][a-z]+)")
+
+
+def _term_weight(term: str, named: set[str]) -> float:
+    if term in named:
+        return 2.0
+    # a single Chinese character is shared by unrelated words (周一, 周日); its bigrams tell
+    return 0.3 if len(term) == 1 and has_cjk(term) else 1.0
 
 
 def extractive_answer(question: str, passages: Sequence[Passage]) -> str:
