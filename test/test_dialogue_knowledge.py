@@ -1,16 +1,20 @@
 """The knowledge base in the conversation (issue 41): the tiny profile's extractive answers and
 don't-know line, "where does that come from?", the capable profile's prestart passages, the
-knowledge_search tool. A real knowledge base (SQLite, the project's embeddings) over the shop's
+knowledge_search tool; Fay's own route (an external MCP knowledge server, test/procs/
+mcp_knowledge_server.py, as prestart). A real knowledge base (SQLite, the project's embeddings) over the shop's
 documents in test/data/knowledge_shop, and the engine against the scripted loopback LLM."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import pytest
 
 import dialogue_fake_llm as fake
+from fay_ros.agent.mcp_client import McpClient
+from fay_ros.agent.mcp_config import McpServersFile
 from fay_ros.common import reply_sources
 from fay_ros.dialogue.engine import DialogueEngine, EngineSettings
 from fay_ros.dialogue.knowledge_talk import (
@@ -21,7 +25,7 @@ from fay_ros.dialogue.knowledge_talk import (
     best_sentence,
     dont_know,
 )
-from fay_ros.dialogue.persona import Persona
+from fay_ros.dialogue.persona import Persona, PrestartSpec
 from fay_ros.dialogue.reply import ReplyPiece
 from fay_ros.dialogue.toolbox import builtin_tools
 from fay_ros.dialogue.tools import ToolContext, ToolError
@@ -225,5 +229,52 @@ def test_knowledge_search_tool_serves_a_guest_and_says_when_there_are_no_documen
         with pytest.raises(ToolError, match="'k'"):
             await tools.run("knowledge_search", {"question": "hours", "k": 99}, guest)
         desk.close()
+
+    run(scenario())
+
+
+# -- Fay's own route: an external MCP knowledge server as prestart -------------------------------
+@pytest.mark.parametrize("profile", ["capable", "tiny"])
+def test_an_external_mcp_knowledge_server_as_prestart_feeds_the_one_model_call(fresh, profile):
+    """tools.yaml names the server, the persona's prestart its tool with the question: the passages
+    and their sources reach the prompt of the turn's one model call (no knowledge_db needed)."""
+    servers = McpServersFile.model_validate(
+        {
+            "servers": [
+                {
+                    "name": "kb",
+                    "command": sys.executable,
+                    "args": [str(Path(__file__).parent / "procs" / "mcp_knowledge_server.py")],
+                    "tools": ["search_knowledge"],
+                    "start_timeout": 20,
+                    "call_timeout": 10,
+                }
+            ]
+        }
+    )
+    persona = Persona(prestart=[PrestartSpec(tool="mcp_kb_search_knowledge", args={"query": "{{question}}"})])
+
+    async def scenario() -> None:
+        client = McpClient(servers)
+        registry = builtin_tools()
+        for tool in client.tools():
+            registry.add(tool)
+        engine = DialogueEngine(
+            persona,
+            ChatClient(Endpoint(fresh.base_url, "small-model")),
+            lambda _piece: None,
+            tools=registry,
+            settings=EngineSettings(profile=profile, judge=False, prestart_timeout=20.0),
+        )
+        try:
+            fresh.script(fake.text("On Saturday we open at 10 am."))
+            trace = await engine.run_turn("user", "When does the shop open on Saturday?", "en")
+            assert trace.error == "" and len(fresh.requests) == 1
+            prompt = "\n".join(m["content"] for m in fresh.requests[0]["messages"])
+            assert "[mcp_kb_search_knowledge]" in prompt and '"source": "hours.md"' in prompt, prompt
+            assert SATURDAY in prompt
+        finally:
+            await engine.small.close()
+            await client.close()
 
     run(scenario())
