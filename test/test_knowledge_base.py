@@ -36,7 +36,7 @@ def shop(tmp_path):
     return folder
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgresql"])
 def knowledge_db(request, tmp_path):
     if request.param == "sqlite":
         return str(tmp_path / "knowledge.db")
@@ -116,3 +116,189 @@ def test_remove_and_separate_knowledge_bases(shop, tmp_path):
     assert kb.remove([str(shop / "hours.md")], kb="shop") == [str(shop / "hours.md")]
     assert kb.documents("shop") == [] and len(kb.documents()) == 1
     kb.close()
+
+
+# ------------------------------------------------------------------ the other formats
+
+
+def make_pdf(path, pages: list[str]) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=12)
+    for text in pages:
+        pdf.add_page()
+        pdf.cell(text="Riverside Museum Guide")  # a running header on every page
+        pdf.ln(12)
+        pdf.multi_cell(w=0, text=text)
+    pdf.output(str(path))
+
+
+def test_pdf_pages_are_located_and_running_headers_dropped(tmp_path):
+    path = tmp_path / "guide.pdf"
+    make_pdf(
+        path,
+        [
+            "The museum opens at ten in the morning and closes at five in the afternoon every day except Monday.",
+            "The dinosaur hall is on the second floor next to the cafe.",
+            "Guided tours start every hour from the main entrance.",
+        ],
+    )
+    sections = read_document(path, "guide.pdf", 10**6)
+    assert [s.locator for s in sections] == ["page 1", "page 2", "page 3"]
+    assert sections[1].paragraphs == ["The dinosaur hall is on the second floor next to the cafe."]
+    # the first page's text is one paragraph again although the PDF broke its line
+    assert sections[0].paragraphs[0].startswith("The museum opens") and sections[0].paragraphs[0].endswith("Monday.")
+
+
+def test_docx_headings_and_tables(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Clinic", level=1)
+    document.add_heading("Opening hours", level=2)
+    document.add_paragraph("The clinic opens at 8 am on weekdays.")
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Flu vaccine", "25 euros"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Blood test", "40 euros"
+    document.save(str(tmp_path / "clinic.docx"))
+    sections = read_document(tmp_path / "clinic.docx", "clinic.docx", 10**6)
+    assert sections[-1].locator == "Clinic > Opening hours"
+    assert sections[-1].paragraphs == [
+        "The clinic opens at 8 am on weekdays.",
+        "Flu vaccine  25 euros",
+        "Blood test  40 euros",
+    ]
+
+
+def test_html_skips_scripts_and_follows_headings(tmp_path):
+    page = (
+        "<html><head><meta charset='gbk'><title>x</title><script>var a = 1;</script></head><body>"
+        "<nav>Home | About</nav><h1>学校</h1><h2>午餐</h2><p>午餐时间是<b>中午十二点</b>。</p>"
+        "<ul><li>星期一：面条</li><li>星期二：米饭</li></ul></body></html>"
+    )
+    (tmp_path / "school.html").write_bytes(page.encode("gbk"))
+    sections = read_document(tmp_path / "school.html", "school.html", 10**6)
+    assert [(s.locator, s.paragraphs) for s in sections] == [
+        ("学校 > 午餐", ["午餐时间是中午十二点。", "星期一：面条", "星期二：米饭"])
+    ]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def test_bad_files_are_named_and_every_other_file_is_indexed(tmp_path):
+    import pypdf
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.md").write_text(SHOP_MD, encoding="utf-8")
+    (folder / "corrupt.pdf").write_bytes(b"%PDF-1.7\n" + bytes(range(1, 200)) * 20)
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(200, 200)
+    with open(folder / "empty.pdf", "wb") as out:
+        writer.write(out)
+    make_pdf(tmp_path / "plain.pdf", ["A secret page about the staff room."])
+    locked = pypdf.PdfWriter(clone_from=str(tmp_path / "plain.pdf"))
+    locked.encrypt(user_password="secret", algorithm="RC4-128")
+    with open(folder / "locked.pdf", "wb") as out:
+        locked.write(out)
+    (folder / "program.txt").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)) * 4)
+    (folder / "garbled.txt").write_bytes(bytes(range(128, 256)) * 4)
+    (folder / "huge.txt").write_text("A long line about nothing in particular. " * 2000, encoding="utf-8")
+    kb = open_kb(str(tmp_path / "k.db"), max_file_mb=0.05)
+    report = kb.add([folder, tmp_path / "missing.md"])
+    assert report.indexed == ["good.md"]
+    failed = dict(report.failed)
+    assert set(failed) == {
+        "corrupt.pdf",
+        "empty.pdf",
+        "locked.pdf",
+        "program.txt",
+        "garbled.txt",
+        "huge.txt",
+        str(tmp_path / "missing.md"),
+    }
+    assert "corrupt" in failed["corrupt.pdf"]
+    assert "no text" in failed["empty.pdf"]
+    assert "encrypted" in failed["locked.pdf"]
+    assert "binary" in failed["program.txt"]
+    assert "undecodable" in failed["garbled.txt"]
+    assert "too large" in failed["huge.txt"] and "max_file_mb" in failed["huge.txt"]
+    assert "no such file" in failed[str(tmp_path / "missing.md")]
+    for source, message in failed.items():
+        assert message.startswith(source + ":")
+    errors = {d.source: d.error for d in kb.documents() if d.error}
+    assert set(errors) == set(failed) - {str(tmp_path / "missing.md")}
+    assert kb.search("When do you open on Saturday?", k=1)[0].source == "good.md"
+    kb.close()
+
+
+def test_a_folder_with_nothing_to_index_is_reported(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "photo.jpg").write_bytes(b"\xff\xd8\xff")
+    kb = open_kb(str(tmp_path / "k.db"))
+    report = kb.add([tmp_path / "empty"])
+    assert not report.indexed and "nothing to index" in dict(report.failed)[str(tmp_path / "empty")]
+    kb.close()
+
+
+def test_a_file_broken_after_indexing_keeps_its_passages(shop, tmp_path):
+    kb = open_kb(str(tmp_path / "k.db"))
+    kb.add([shop])
+    (shop / "hours.md").write_bytes(bytes(range(128, 256)) * 4)
+    report = kb.add([shop])
+    assert [source for source, _ in report.failed] == ["hours.md"]
+    assert "10 am to 4 pm" in kb.search("When do you open on Saturday?", k=1)[0].text
+    (info,) = [d for d in kb.documents() if d.source == "hours.md"]
+    assert "undecodable" in info.error and info.chunks == 3
+    (shop / "hours.md").write_text(SHOP_MD, encoding="utf-8")
+    assert kb.add([shop]).indexed == ["hours.md"]
+    assert not [d for d in kb.documents() if d.error]
+    kb.close()
+
+
+def test_a_database_of_another_embedder_is_refused(shop, tmp_path):
+    from fay_ros.knowledge.kb_store import KnowledgeStoreError
+    from fay_ros.memory.embeddings import HashedNgramEmbedder
+
+    open_kb(str(tmp_path / "k.db")).add([shop])
+    with pytest.raises(KnowledgeStoreError, match="indexed with the embedding model"):
+        KnowledgeBase(KnowledgeSettings(db=str(tmp_path / "k.db")), embedder=HashedNgramEmbedder(dim=256))
+
+
+# ------------------------------------------------------------------ the command
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from fay_ros.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["knowledge", *args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_add_list_search_remove(shop, tmp_path):
+    import json
+
+    db = ["--db", str(tmp_path / "cli.db"), "--embedder", "hashed"]
+    (shop / "notes.txt").write_bytes(b"\x00\x01binary")
+    code, out, err = run_cli("add", str(shop), *db)
+    assert code == 1 and "2 indexed" in out and "notes.txt: a binary file" in err
+    code, out, _ = run_cli("search", "When do you open on Saturday?", "-n", "2", "--json", "--threshold", "0.2", *db)
+    rows = json.loads(out)
+    assert code == 0 and rows[0]["source"] == "hours.md" and rows[0]["locator"] == "Opening hours > Weekends"
+    assert set(rows[0]) == {"text", "source", "locator", "score"} and len(rows) <= 2
+    assert rows == sorted(rows, key=lambda r: -r["score"])
+    code, out, _ = run_cli("list", *db)
+    assert "hours.md\t3 chunks" in out and "ERROR notes.txt: a binary file" in out
+    assert run_cli("remove", "hours.md", *db)[0] == 0
+    assert run_cli("remove", "hours.md", *db)[0] == 1
+    code, out, _ = run_cli("search", "When do you open on Saturday?", "--json", *db)
+    assert json.loads(out) == [] or all(r["source"] != "hours.md" for r in json.loads(out))
+    code, _, err = run_cli("list", "--db", str(tmp_path), "--embedder", "hashed")
+    assert code == 2 and str(tmp_path) in err
