@@ -8,9 +8,10 @@ passages it returned are what the turn's answer was taken from ("where does that
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from ..knowledge.api import Passage
+from ..knowledge.api import DocumentInfo, Passage
 from .knowledge_talk import where_words
 from .tools import Tool, ToolContext, ToolError, ToolRegistry
 
@@ -22,6 +23,19 @@ MAX_K = 20
 def passage_view(p: Passage) -> dict[str, Any]:
     """A passage as a tool or a client sees it (the fields of `knowledge search --json`)."""
     return {"text": p.text, "source": p.source, "locator": p.locator, "score": round(p.score, 4), "kb": p.kb}
+
+
+def document_view(d: DocumentInfo) -> dict[str, Any]:
+    """An indexed (or refused) file as the admin page shows it: indexed_local is "" when it never indexed."""
+    shown = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(d.indexed_at)) if d.indexed_at else ""
+    return {
+        "kb": d.kb,
+        "source": d.source,
+        "chunks": d.chunks,
+        "indexed_at": d.indexed_at,
+        "indexed_local": shown,
+        "error": d.error,
+    }
 
 
 def check_question(question: str, k: int) -> tuple[str, int]:

@@ -37,7 +37,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import Field, field_validator
@@ -149,6 +149,9 @@ class DialogueConfig(EngineConfig):
     )
     knowledge_bases: str = Field(
         "", description="knowledge bases the conversation searches, comma-separated ('' = every one in knowledge_db)"
+    )
+    knowledge_embedder: Literal["auto", "use", "hashed"] = Field(
+        "auto", description="embedding model the knowledge base was indexed with (`fay-ros knowledge add --embedder`)"
     )
     knowledge_prestart: bool = Field(
         True,

@@ -103,7 +103,7 @@ def knowledge_desk(node: Node, config: Any) -> KnowledgeDesk | None:
             node.get_logger().info(f"knowledge: no documents ({path} does not exist; `fay-ros knowledge add PATH`)")
             return None
         chosen = str(path)
-    settings = KnowledgeSettings(db=chosen, threshold=config.knowledge_threshold)
+    settings = KnowledgeSettings(db=chosen, embedder=config.knowledge_embedder, threshold=config.knowledge_threshold)
     return KnowledgeDesk(
         lambda: KnowledgeBase(settings),
         KnowledgeTalkSettings(
