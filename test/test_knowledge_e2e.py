@@ -135,3 +135,28 @@ def test_mcp_knowledge_search_serves_a_guest_client(graph):
     best = found["passages"][0]
     assert best["source"] == "hours.md" and "Saturday" in best["text"] and best["locator"]
     assert is_error and "refused" in refused
+
+
+# -- the dialogue node's knowledge parameters -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({"knowledge_db": "{tmp}/nowhere/kb.db"}, "parameter 'knowledge_db': {tmp}/nowhere/kb.db does not exist"),
+        ({"knowledge_bases": "shop,,faq"}, "knowledge_bases"),
+        ({"knowledge_k": 0}, "knowledge_k"),
+        ({"knowledge_embedder": "bert"}, "knowledge_embedder"),
+    ],
+)
+def test_a_bad_knowledge_parameter_stops_the_node_naming_it(launch_node, tmp_path, params, says):
+    params = {k: v.format(tmp=tmp_path) if isinstance(v, str) else v for k, v in params.items()}
+    proc = launch_node("fay_ros.nodes.dialogue", {"memory": False, **params})
+    assert proc.wait_exit(60) == 2
+    assert says.format(tmp=tmp_path) in proc.output(), proc.output()[-2000:]
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_without_documents_the_service_says_why(launch_node, ros):
+    proc = launch_node("fay_ros.nodes.dialogue", {"memory": False, "knowledge_db": "none"})
+    proc.wait_ready(60, probe=ros)
+    answer = ros.call(KnowledgeSearch, topics.SRV_KNOWLEDGE_SEARCH, KnowledgeSearch.Request(question="hours"), 30)
+    assert not answer.success and "no knowledge base here" in answer.message and list(answer.passages) == []
