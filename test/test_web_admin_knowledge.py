@@ -6,9 +6,6 @@ cannot read."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,18 +18,9 @@ from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.admin_http import AdminApi
 from fay_ros.web.page_server import FaceServer
 from harness import free_port, start_web, write_web_access
+from test_web_admin_reminders import get
 
 SHOP = Path(__file__).parent / "data" / "knowledge_shop"
-
-
-def get(url: str, token: str | None) -> tuple[int, dict]:
-    headers = {"X-Fay-Token": token} if token else {}
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
 
 
 @pytest.fixture
