@@ -88,13 +88,22 @@ def run(coro):
 # -- the words ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "question",
-    ["Where does that come from?", "where did you get that", "What's your source?", "这是哪里说的？", "出处是什么？"],
+    [
+        "Where does that come from?",
+        "where did you get that",
+        "What's your source?",
+        "这是哪里说的？",
+        "出处是什么？",
+        "你在哪看到的？",
+    ],
 )
 def test_asking_for_the_source_is_recognised(question):
     assert asks_for_source(question)
 
 
-@pytest.mark.parametrize("question", ["Where are the toilets?", "When does it come?", "你从哪里来？", "洗手间在哪里？"])
+@pytest.mark.parametrize(
+    "question", ["Where are the toilets?", "When does it come?", "你从哪里来？", "洗手间在哪里？", "在哪里看到熊猫？"]
+)
 def test_other_questions_are_not_asking_for_the_source(question):
     assert not asks_for_source(question)
 
