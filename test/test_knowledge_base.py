@@ -48,9 +48,9 @@ def open_kb(db: str, **settings) -> KnowledgeBase:
     return KnowledgeBase(KnowledgeSettings(db=db, embedder="hashed", **settings))
 
 
-def test_keyword_terms_split_chinese_into_bigrams_and_drop_english_stop_words():
-    assert keyword_terms("营业时间") == ["营业", "业时", "时间"]
-    assert keyword_terms("What are the opening hours?") == ["opening", "hour"]
+def test_keyword_terms_keep_chinese_characters_and_bigrams_and_time_words():
+    assert keyword_terms("营业时间") == ["营", "业", "时", "间", "营业", "业时", "时间"]
+    assert keyword_terms("What are the opening hours in the morning?") == ["open", "hour", "morn"]
 
 
 def test_chunks_follow_headings_and_never_cut_a_sentence():
@@ -69,6 +69,26 @@ def test_chunks_follow_headings_and_never_cut_a_sentence():
 def test_markdown_gives_heading_paths(shop):
     sections = read_document(shop / "hours.md", "hours.md", 10**6)
     assert [s.locator for s in sections] == ["Opening hours", "Opening hours > Weekends", "Prices"]
+
+
+def test_markdown_lists_tables_links_and_underlined_headings(tmp_path):
+    text = (
+        "Museum\n======\n\nSee [our map](https://example.org/map) for **rooms**.\n\n"
+        "Prices\n------\n\n| ticket | price |\n|---|---|\n| adult | 12 euros |\n\n"
+        "- Lockers in the *basement*\n- Toilets on every floor\n"
+    )
+    (tmp_path / "m.md").write_text(text, encoding="utf-8")
+    sections = read_document(tmp_path / "m.md", "m.md", 10**6)
+    assert [(s.locator, s.paragraphs) for s in sections] == [
+        ("Museum", ["See our map for rooms."]),
+        ("Museum > Prices", ["ticket  price", "adult  12 euros", "Lockers in the basement", "Toilets on every floor"]),
+    ]
+
+
+def test_big5_text_is_decoded(tmp_path):
+    text = "營業時間：週一至週五上午九點到下午六點。週末休息，國定假日另行公告。"
+    (tmp_path / "hk.txt").write_bytes(text.encode("big5"))
+    assert read_document(tmp_path / "hk.txt", "hk.txt", 10**6)[0].paragraphs == [text]
 
 
 def test_a_gbk_file_is_decoded(shop):
@@ -302,3 +322,27 @@ def test_cli_add_list_search_remove(shop, tmp_path):
     assert json.loads(out) == [] or all(r["source"] != "hours.md" for r in json.loads(out))
     code, _, err = run_cli("list", "--db", str(tmp_path), "--embedder", "hashed")
     assert code == 2 and str(tmp_path) in err
+
+
+def test_an_unreachable_postgresql_is_named_without_its_password(tmp_path):
+    from fay_ros.knowledge.kb_store import KnowledgeStoreError
+
+    url = "postgresql://robot:hunter2secret@127.0.0.1:1/knowledge?sslmode=disable"
+    with pytest.raises(KnowledgeStoreError) as caught:
+        open_kb(url)
+    assert "127.0.0.1:1/knowledge" in str(caught.value) and "hunter2secret" not in str(caught.value)
+
+
+def test_what_one_robot_indexes_another_finds(shop, knowledge_db):
+    """Two KnowledgeBase objects on one database (two robots on PostgreSQL; the node and
+    `fay-ros knowledge add` on one SQLite file): each sees what the other indexed or removed."""
+    first, second = open_kb(knowledge_db), open_kb(knowledge_db)
+    first.add([shop / "hours.md"])
+    assert second.search("When do you open on Saturday?", k=1)[0].source.endswith("hours.md")
+    assert all(not p.source.endswith("zh.txt") for p in first.rank("洗手间在几楼", k=5))  # searched before
+    second.add([shop / "zh.txt"])
+    assert first.search("洗手间在几楼", k=1)[0].source.endswith("zh.txt")
+    assert first.remove([str(shop / "zh.txt")]) == [str(shop / "zh.txt")]
+    assert all(not p.source.endswith("zh.txt") for p in second.rank("洗手间在几楼", k=5))
+    first.close()
+    second.close()

@@ -45,6 +45,7 @@ MODULE_TO_DISTRIBUTION = {
     "action_msgs": "ros-jazzy-action-msgs",
     "docx": "python-docx",
     "fpdf": "fpdf2",
+    "markdown_it": "markdown-it-py",
 }
 # Built from this repository (fay_msgs by scripts/setup.sh step 4), not from a registry.
 OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}

@@ -1,10 +1,10 @@
 """Reading the user's documents into sections of paragraphs, each section with its locator.
 
 One reader per format, each a well-kept parser: `pypdf` (a page is a section, "page N"),
-`python-docx` (headings by paragraph style), `lxml.html` (h1..h6), and for .txt / .md the
-bytes decoded with the encoding `charset-normalizer` detects (Chinese files are often GBK or
-Big5). Markdown headings (`#`) and underlined headings give the heading path of the
-paragraphs under them ("Opening hours > Weekends").
+`python-docx` (headings by paragraph style), `lxml.html` (h1..h6), `markdown-it-py`
+(CommonMark headings, lists, tables); .txt and .md bytes are decoded with the encoding
+`charset-normalizer` detects (Chinese files are often GBK or Big5). Headings give the
+heading path of the paragraphs under them ("Opening hours > Weekends").
 
 A file that cannot be read raises `DocumentError` with a message naming the file and saying
 why (encrypted or corrupt PDF, a binary file named .txt, undecodable text, no text at all,
@@ -103,12 +103,6 @@ def decode_text(data: bytes, display_name: str) -> str:
 # ------------------------------------------------------------------ plain text and Markdown
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
-_ATX_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_SETEXT_UNDERLINE = re.compile(r"^(=+|-+)\s*$")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MD_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
-_MD_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}")
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -119,68 +113,54 @@ def _read_plain(text: str) -> list[Section]:
     return [Section("", _paragraphs(text))]
 
 
-def _markdown_inline(line: str) -> str:
-    line = _MD_LINK.sub(r"\1", line)
-    line = _MD_EMPHASIS.sub(r"\2", line)
-    line = _MD_LIST_MARK.sub("", line)
-    if line.lstrip().startswith(">"):
-        line = line.lstrip()[1:].lstrip()
-    if "|" in line:  # a table row: its cells, read left to right
-        line = "  ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
-    return line.rstrip()
+def _inline_text(token) -> str:
+    """The words of a Markdown inline token, markup dropped (links keep their text, images
+    their alt text)."""
+    parts = []
+    for child in token.children or ():
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content if child.type != "html_inline" else "")
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif child.type == "image":
+            parts.append(child.content)
+    return "".join(parts).strip()
 
 
 def _read_markdown(text: str) -> list[Section]:
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    sections: list[Section] = []
+    """CommonMark (with tables) parsed by markdown-it-py: a section per heading (ATX or
+    underlined), a paragraph per paragraph, list item, table row or code block."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    sections: list[Section] = [Section("")]
     headings: list[tuple[int, str]] = []
-    block: list[str] = []
-    current = Section("")
-
-    def end_block() -> None:
-        if block:
-            paragraph = "\n".join(block).strip()
-            if paragraph:
-                current.paragraphs.append(paragraph)
-            block.clear()
-
-    def start_section(level: int, title: str) -> None:
-        nonlocal current
-        end_block()
-        sections.append(current)
-        while headings and headings[-1][0] >= level:
-            headings.pop()
-        headings.append((level, title))
-        current = Section(HEADING_SEPARATOR.join(t for _, t in headings))
-
-    in_fence = False
-    for index, raw in enumerate(lines):
-        if raw.strip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            block.append(raw)
-            continue
-        atx = _ATX_HEADING.match(raw)
-        if atx:
-            start_section(len(atx.group(1)), _markdown_inline(atx.group(2)))
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if raw.strip() and not block and _SETEXT_UNDERLINE.match(following) and not _MD_TABLE_RULE.match(raw):
-            start_section(1 if following.strip().startswith("=") else 2, _markdown_inline(raw.strip()))
-            continue
-        if _SETEXT_UNDERLINE.match(raw) and not block:
-            continue  # the underline of the heading just read
-        if not raw.strip():
-            end_block()
-            continue
-        if _MD_TABLE_RULE.match(raw) and "|" in raw:
-            continue
-        if _MD_LIST_MARK.match(raw):
-            end_block()  # each list item is its own paragraph
-        block.append(_markdown_inline(raw))
-    end_block()
-    sections.append(current)
+    row: list[str] | None = None
+    in_heading = 0
+    for token in tokens:
+        if token.type == "heading_open":
+            in_heading = int(token.tag[1])
+        elif token.type == "inline" and in_heading:
+            level, title = in_heading, _inline_text(token).replace("\n", " ")
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            headings.append((level, title))
+            sections.append(Section(HEADING_SEPARATOR.join(t for _, t in headings)))
+            in_heading = 0
+        elif token.type == "tr_open":
+            row = []
+        elif token.type == "inline" and row is not None:
+            row.append(_inline_text(token))
+        elif token.type == "tr_close" and row is not None:
+            if any(row):
+                sections[-1].paragraphs.append("  ".join(cell for cell in row if cell))
+            row = None
+        elif token.type == "inline":
+            words = _inline_text(token)
+            if words:
+                sections[-1].paragraphs.append(words)
+        elif token.type in ("fence", "code_block") and token.content.strip():
+            sections[-1].paragraphs.append(token.content.strip())
     return sections
 
 

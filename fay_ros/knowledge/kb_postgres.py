@@ -19,7 +19,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
-from ..common.urls import safe_url, url_secrets
+from ..common.urls import error_without_secrets, safe_url
 from ..memory.embeddings import Embedder
 from .kb_store import (
     MODEL_KEY,
@@ -111,10 +111,7 @@ class PostgresKnowledgeStore:
         return safe_url(self.url)
 
     def _scrub(self, exc: BaseException) -> str:
-        text = f"{type(exc).__name__}: {exc}".strip()
-        for secret in url_secrets(self.url):
-            text = text.replace(secret, "***")
-        return text
+        return error_without_secrets(exc, self.url)
 
     def close(self) -> None:
         self.conn.close()
