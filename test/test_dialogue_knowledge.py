@@ -7,6 +7,7 @@ documents in test/data/knowledge_shop, and the engine against the scripted loopb
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from fay_ros.dialogue.toolbox import builtin_tools
 from fay_ros.dialogue.tools import ToolContext, ToolError
 from fay_ros.knowledge.base import KnowledgeBase, KnowledgeSettings
 from fay_ros.llm.client import ChatClient, Endpoint
+from harness import REPO, ros_environment
 
 SHOP = Path(__file__).parent / "data" / "knowledge_shop"
 SATURDAY = "On Saturday the shop opens at 10 am and closes at 6 pm."
@@ -287,3 +289,20 @@ def test_an_external_mcp_knowledge_server_as_prestart_feeds_the_one_model_call(f
             await client.close()
 
     run(scenario())
+
+
+def test_fay_ros_chat_answers_from_a_knowledge_base(fresh, shop_db):
+    """`fay-ros chat --knowledge-db`: the same answers in the terminal, without ROS."""
+    done = subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "chat", "--base-url", fresh.base_url, "--model", "m", "--qa", "none"]
+        + ["--profile", "tiny", "--knowledge-db", shop_db.db],
+        input="When does the shop open on Saturday?\nWhere does that come from?\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=str(REPO),
+        env=ros_environment(),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [SATURDAY, "That comes from hours.md, under Opening hours > Weekends."]
+    assert fresh.requests == []
