@@ -59,6 +59,13 @@ DONT_KNOW = re.compile(r"don't (?:know|have)|do not (?:know|have)|not sure|no in
 FIGURE = re.compile(r"\d|[一二三四五六七八九十两]+(?:点|欧元|天)")
 
 
+def dialogue_threshold() -> float:
+    """The dialogue node's knowledge_threshold default: what a user of `make run` gets."""
+    from fay_ros.nodes.dialogue import DialogueConfig
+
+    return float(DialogueConfig.model_fields["knowledge_threshold"].default)
+
+
 def right(answer: str, expected: tuple[str, ...]) -> bool:
     if not expected:
         return bool(DONT_KNOW.search(answer)) and not FIGURE.search(answer)
@@ -76,7 +83,7 @@ async def _answers(db: str, base_url: str, model: str) -> dict[str, list[tuple[b
     from fay_ros.knowledge.base import KnowledgeBase, KnowledgeSettings
     from fay_ros.llm.client import ChatClient, Endpoint
 
-    desk = KnowledgeDesk(lambda: KnowledgeBase(KnowledgeSettings(db=db)))
+    desk = KnowledgeDesk(lambda: KnowledgeBase(KnowledgeSettings(db=db, threshold=dialogue_threshold())))
     await desk.open()
     out: dict[str, list[tuple[bool, float, str]]] = {"extractive": [], "lead": [], "model": []}
 
@@ -164,7 +171,8 @@ def run() -> str:
     lines = [
         f"{len(QUESTIONS)} questions about the shop of test/data/knowledge_shop ({answerable} the documents answer, "
         f"{len(QUESTIONS) - answerable} they do not; English and Chinese), one real SQLite knowledge base with "
-        "the default embedder, the embedded server started in the same run. Right: the reply holds every word of "
+        f"the default embedder searched at the dialogue's knowledge_threshold ({dialogue_threshold():g}), the "
+        "embedded server started in the same run. Right: the reply holds every word of "
         "the fact as the document writes it; for a question the documents do not answer, it says it does not "
         "know and gives no figure.",
         "",
