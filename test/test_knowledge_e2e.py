@@ -155,8 +155,14 @@ def test_a_bad_knowledge_parameter_stops_the_node_naming_it(launch_node, tmp_pat
     assert not (tmp_path / "nowhere").exists()
 
 
-def test_without_documents_the_service_says_why(launch_node, ros):
-    proc = launch_node("fay_ros.nodes.dialogue", {"memory": False, "knowledge_db": "none"})
-    proc.wait_ready(60, probe=ros)
-    answer = ros.call(KnowledgeSearch, topics.SRV_KNOWLEDGE_SEARCH, KnowledgeSearch.Request(question="hours"), 30)
+def test_without_documents_the_service_says_why(launch_node):
+    # a namespace of its own: the module's graph (with documents) may still serve /fay/knowledge/search
+    proc = launch_node("fay_ros.nodes.dialogue", {"memory": False, "knowledge_db": "none"}, namespace="/bare")
+    probe = RosProbe("knowledge_bare_probe", namespace="/bare")
+    try:
+        proc.wait_ready(60, probe=probe)
+        request = KnowledgeSearch.Request(question="hours")
+        answer = probe.call(KnowledgeSearch, topics.SRV_KNOWLEDGE_SEARCH, request, 30)
+    finally:
+        probe.close()
     assert not answer.success and "no knowledge base here" in answer.message and list(answer.passages) == []
