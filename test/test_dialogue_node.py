@@ -123,16 +123,20 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
 
 def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):
     from fay_msgs.msg import LlmLatency
+    from fay_ros.common.rostime import from_time_msg
 
     probe, node, memory, replies, pubs = fresh
     latency = probe.collect(LlmLatency, topics.LLM_LATENCY)
     probe.wait_matched(latency, "dialogue")
     llm.script(fake.judge_finish("It is a fine day.", pieces=3))
+    asked = probe.node.get_clock().now().nanoseconds * 1e-9
     pubs[topics.SPEECH_FINAL].publish(transcript("how is the day"))
     first = replies.wait_for(lambda msgs: next((m for m in msgs if m.is_first), None), what="the first sentence")
     msg = latency.wait_for_match(lambda m: m.conversation_id == first.conversation_id)
     assert 0.0 < msg.time_to_first_token < 5.0 and msg.context_seconds >= 0.0
-    assert msg.header.stamp.sec > 0
+    # stamped when the first token came: after the turn was asked, before its first sentence went out
+    token_at = from_time_msg(msg.header.stamp)
+    assert asked < token_at <= from_time_msg(first.header.stamp)
 
 
 def test_speech_speculative_starts_the_model_and_the_matching_final_is_answered_from_it(fresh, llm):

@@ -49,6 +49,13 @@ DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics co
 LLM_LATENCY = "dialogue/llm_latency"
 TURN_LATENCY = "latency/turns"
 
+# Whether the dialogue answers each spoken utterance, and why (fay_msgs/SpeakDecision; several
+# people in a room: dialogue.room), and the spoken utterances it answers (fay_msgs/Transcript),
+# for those that record only what was said to the companion (the memory node's
+# `spoken_words: addressed`): overheard talk reaches no long-term memory.
+DIALOGUE_DECISION = "dialogue/decision"
+DIALOGUE_ADDRESSED = "dialogue/addressed"
+
 # The user's words of each chat goal (fay_msgs/Transcript), published by the dialogue node for
 # those that record what users said (memory), since a goal comes on no input topic.
 CHAT_HEARD = "chat/heard"

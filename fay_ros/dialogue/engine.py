@@ -88,10 +88,12 @@ from . import fact_answers, prompts
 from .history import Histories
 from .judge import FINISH, TOOL
 from .knowledge_talk import KnowledgeDesk
+from .people import People
 from .persona import Persona
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .reminder_talk import ReminderTalk
+from .reminder_tools import REMINDER_TOOLS
 from .reply import Reply, ReplyPiece
 from .reply_assembly import ReplyAssembly
 from .session import Sessions
@@ -142,6 +144,9 @@ class DialogueEngine:
         # The shared knowledge base (issue 41; dialogue.knowledge_talk): set by the node when it
         # has documents; None = no knowledge (no extractive answers, no prestart passages).
         self.knowledge: KnowledgeDesk | None = None
+        # Who is who (dialogue.people, the people file): each speaker's tool set by role, bound
+        # to the server-side identity; None = every speaker may use every tool.
+        self.people: People | None = None
         self.settings = settings or EngineSettings()
         self.histories = Histories(self.settings.history_turns)
         self.traces: deque[TurnTrace] = deque(maxlen=50)
@@ -338,6 +343,7 @@ class DialogueEngine:
             self.memory,
             reminders=self._reminder_access(),
             knowledge=self.knowledge,
+            allowed_tools=self.tools_for(user_id),
         )
         history_note = ""
         learned: list[SelfFact] = []
@@ -373,7 +379,9 @@ class DialogueEngine:
                 if passages := await self._knowledge_prestart(ctx, record=not probe):
                     prestart.append(passages)
             trace.context_seconds = time.monotonic() - started
-            facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            facts = self._with_person(
+                user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            )
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
@@ -427,6 +435,11 @@ class DialogueEngine:
         """A turn about reminders or commitments (set, list, cancel, snooze, "ok", "I'll call the
         dentist tomorrow"): answered without the model; False when the words are about neither."""
         assert self.reminder_talk is not None
+        if ctx.owner and ctx.allowed_tools is not None and not set(REMINDER_TOOLS) <= set(ctx.allowed_tools):
+            # reminders in words are the reminder tools' work: not this speaker's (the model
+            # answers with the tools they have). The guest "" still gets reminder_talk's own
+            # honest refusal, which keeps nothing for them.
+            return False
         if probing():  # a guess at the words: never set or cancel anything on it
             if self.reminder_talk.wants(ctx.owner, ctx.question):
                 park()
@@ -473,7 +486,7 @@ class DialogueEngine:
     async def _judged_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
         """The capable flow: the judge's verdict decides between its own message, the tools
         (in this turn, or as a background task) and a direct reply."""
-        tool_loop = self._tool_loop()
+        tool_loop = self._tool_loop(ctx)
         judged = await self.assembly.judge(reply, ctx, trace, context, tool_loop)
         verdict = judged.verdict
         if judged.stopped or verdict.action == FINISH or verdict.mode == "text":
@@ -499,16 +512,22 @@ class DialogueEngine:
         trace.path = "direct"
         await self.assembly.direct_reply(reply, ctx, trace, context)
 
-    def _tool_loop(self) -> ToolLoop:
-        """The tool loop of a turn, on the big model in dual-model mode (else the small one)."""
+    def _tool_loop(self, ctx: ToolContext) -> ToolLoop:
+        """The tool loop of a turn, on the big model in dual-model mode (else the small one),
+        offering the configured tools this speaker may use."""
         s = self.settings
         client = self.big or self.small
         if client is None:
             raise LlmUnreachable("no LLM endpoint configured")
+        allowed = s.llm_tools
+        if ctx.allowed_tools is not None:
+            allowed = tuple(
+                t for t in (allowed if allowed is not None else self.tools.names()) if t in ctx.allowed_tools
+            )
         return ToolLoop(
             client,
             self.tools,
-            allowed=s.llm_tools,
+            allowed=allowed,
             max_steps=s.max_tool_steps,
             tool_timeout=s.tool_timeout,
             native_tools=s.native_tools,
@@ -518,6 +537,21 @@ class DialogueEngine:
                 "frequency_penalty": s.frequency_penalty,
             },
         )
+
+    def tools_for(self, user_id: str, *, scheduled: bool = False) -> tuple[str, ...] | None:
+        """The registered tools this speaker may use (their role's set in the people file; a
+        scheduled turn sets no new schedule); None without a people file (no limit)."""
+        if self.people is None:
+            return None
+        return self.people.tool_names(user_id, tuple(self.tools.names()), scheduled=scheduled)
+
+    def _with_person(self, user_id: str, facts: dict[str, str]) -> dict[str, str]:
+        """The speaker's name from the people file when they have not told one themselves:
+        the companion knows whom it answers (the identity is the server's, never the words)."""
+        person = self.people.find(user_id) if self.people is not None else None
+        if person is not None and "name" not in facts:
+            facts = {"name": f"User's name is {person.name}.", **facts}
+        return facts
 
     def _reminder_access(self) -> ReminderAccess | None:
         """The reminder tools' port, zone and clock: those of `reminder_talk` (None: no reminders)."""
@@ -545,6 +579,7 @@ class DialogueEngine:
                     self.memory,
                     reminders=self._reminder_access(),
                     scheduled=True,
+                    allowed_tools=self.tools_for(user_id, scheduled=True),
                 )
                 await self._proactive_reply(reply, ctx, trace)
             if reply.spoken:
@@ -573,7 +608,7 @@ class DialogueEngine:
         started = time.monotonic()
         memories, rules, prestart, _note, profile = await self.context.gather(ctx)
         trace.context_seconds = time.monotonic() - started
-        facts = self.context.known_facts(ctx.owner, profile, memories)
+        facts = self._with_person(ctx.owner, self.context.known_facts(ctx.owner, profile, memories))
         ctx.user_name = fact_answers.user_name(facts)
         ctx.safety_facts = safety_facts(facts)
         ctx.facts = facts

@@ -204,6 +204,9 @@ class ToolContext:
     scheduled: bool = False
     # the shared knowledge base (issue 41; dialogue.knowledge_talk): None = no documents
     knowledge: KnowledgeLookup | None = None
+    # the tools this speaker's role may use (dialogue.people, by server-bound identity): a call
+    # of any other is refused when it runs, whoever asked for it; None = no identity limit
+    allowed_tools: tuple[str, ...] | None = None
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
@@ -272,6 +275,9 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
+        if ctx.allowed_tools is not None and name not in ctx.allowed_tools:
+            log.info("tool %s refused: not in the speaker's tool set", name)
+            raise ToolError(f"tool {name!r} is not allowed for this speaker")
         clean = {k: v for k, v in args.items() if k not in IDENTITY_ARGS}
         missing = [r for r in tool.required if r not in clean]
         if missing:

@@ -77,6 +77,8 @@ class TurnContext:
             return facts
 
         async def prestart(spec) -> str:
+            if ctx.allowed_tools is not None and spec.tool not in ctx.allowed_tools:
+                return ""  # not this speaker's tool (their role): nothing to prestart, no fault
             result = await self.wiring.tools.run(
                 spec.tool, spec.render_args(ctx.question), ctx, settings.prestart_timeout
             )

@@ -17,7 +17,11 @@ memory/reminders: reminders and commitments set, listed, cancelled or snoozed in
 (dialogue.reminder_runner; events on dialogue/proactive).
 Knowledge: the user's documents (knowledge_db, dialogue.knowledge_talk) answer questions about
 the place, and the node serves them to robot programs as knowledge/search (KnowledgeSearch.srv).
-Files: the persona and qa.csv are re-read when they change (checked every second on the steady
+Several people (people_file, dialogue.people and dialogue.room): each spoken utterance is
+decided first (direct / chime_in / ignore, with its reason, on dialogue/decision; answered ones
+on dialogue/addressed), and each speaker's tools are those of their role, enforced when the
+tool list is built and when a call runs (fay_ros.ros_side.room_gate).
+Files: the persona, qa.csv and the people file are re-read when they change (checked every second on the steady
 clock; the admin page's editor saves them): the next turn uses them. A bad edit is refused
 with file and line (`fay/dialogue: files` on /diagnostics, and the log); the last good one
 stays in use.
@@ -35,6 +39,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -60,15 +65,17 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
-from ..common.rostime import node_seconds
+from ..common.rostime import node_seconds, to_time_msg
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
 from ..dialogue.knowledge_talk import KnowledgeDesk
+from ..dialogue.people import People, PeopleFileError
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reminder_runner import ReminderRunner
 from ..dialogue.reminder_talk import ReminderTalk
 from ..dialogue.reply import ReplyPiece
+from ..dialogue.room import Room
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
 from ..dialogue.tasks import TaskProgress
@@ -80,6 +87,7 @@ from ..ros_side.knowledge import knowledge_desk, serve_knowledge
 from ..ros_side.memory_gateway import RosMemoryGateway
 from ..ros_side.proactive_talk import ProactiveTalk
 from ..ros_side.reminders import RosReminders
+from ..ros_side.room_gate import RoomGate
 from ..ros_side.ros_tools import RosTools
 from ..schedule.config import zone_name
 from ..schedule.proactive import Decision
@@ -114,6 +122,12 @@ class DialogueConfig(EngineConfig):
         "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
         "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
         "config/tools.yaml: the built-in tools; see config/tools.example.yaml)",
+    )
+    people_file: str = Field(
+        "",
+        description="who is who, each role's tools and when to speak to spoken input with several people "
+        "present ('' = config/people.yaml; 'none' = every speaker may use every tool and every utterance is "
+        "answered); see docs/several_people.md",
     )
     connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
@@ -245,7 +259,12 @@ class DialogueNode(Node):
                 if c.qa_file.lower() == "none"
                 else ReloadingTable(_config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
             )
-        except (PersonaError, QaTableError) as exc:
+            self._people_file = (
+                None
+                if c.people_file.lower() == "none"
+                else ReloadingTable(_config_file(c.people_file, "people.yaml"), People.load)
+            )
+        except (PersonaError, QaTableError, PeopleFileError) as exc:
             raise ConfigError(str(exc)) from None
         persona = self._persona_file.table
         qa = self._qa_file.table if self._qa_file else None
@@ -334,6 +353,15 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
+        # Several people (issue 39): tools by role, and the first layer for spoken input.
+        self.room_gate: RoomGate | None = None
+        if self._people_file is not None:
+            people = self._people_file.table
+            self._warn_unknown_tools(people)
+            self.engine.people = people
+            room = Room(people.speaking, (persona.name,))
+            people_file = self._people_file
+            self.room_gate = RoomGate(self, self._loop, room, lambda: people_file.table, self._start_spoken)
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
         self.reminders = RosReminders(self) if c.memory else None
@@ -439,9 +467,14 @@ class DialogueNode(Node):
             self.get_logger().error(f"knowledge base {self.config.knowledge_db or 'default'}: {exc}")
 
     def _reload_files(self) -> None:
-        """Hand an edited persona or qa.csv to the engine (on its loop); refuse a bad edit."""
+        """Hand an edited persona, qa.csv or people file to the engine (on its loop); refuse a bad edit."""
         engine = self.engine
-        for table, use in ((self._persona_file, engine.set_persona), (self._qa_file, engine.set_qa)):
+        tables: list[tuple[Any, Callable[[Any], None]]] = [
+            (self._persona_file, engine.set_persona),
+            (self._qa_file, engine.set_qa),
+            (self._people_file, self._use_people),
+        ]
+        for table, use in tables:
             if table is None:
                 continue
             result = table.poll()
@@ -463,6 +496,16 @@ class DialogueNode(Node):
             self._files_status.publish("info", message, file=str(table.path))
             if table is self._persona_file:  # the tiny profile's cached prompt prefix changed
                 asyncio.run_coroutine_threadsafe(engine.warm_up(), self._loop)
+                if self.room_gate is not None and self._people_file is not None:  # the companion's name
+                    people_file = self._people_file
+                    self._loop.call_soon_threadsafe(self._use_people, people_file.table)
+
+    def _use_people(self, people: People) -> None:
+        """On the engine's loop: an edited people file, used from the next utterance and turn."""
+        self.engine.people = people
+        if self.room_gate is not None:
+            self.room_gate.room.configure(people.speaking, (self.engine.persona.name,))
+        self._warn_unknown_tools(people)
 
     @staticmethod
     def _mcp_client(servers: Any, registry: Any) -> Any:
@@ -486,7 +529,11 @@ class DialogueNode(Node):
     def _on_speculative(self, msg: Transcript) -> None:
         """The recogniser's early text of a turn it judges complete ("" = withdrawn: the user
         went on). The model starts on it; the final decides whether its answer is used."""
-        if self.config.speculative_reply:
+        if not self.config.speculative_reply:
+            return
+        if self.room_gate is not None:
+            self.room_gate.speculate(msg, self.engine.speculate)
+        else:
             self._loop.call_soon_threadsafe(self.engine.speculate, msg.user_id, msg.text, msg.language)
 
     def _text_callback(self, kind: str, spoken: bool) -> Callable[[Transcript], None]:
@@ -497,6 +544,9 @@ class DialogueNode(Node):
             return
         if kind == CHAT:
             self.proactive.heard(msg.user_id)
+        if kind == CHAT and spoken and self.room_gate is not None:
+            self.room_gate.heard(msg)  # answered or not: the room decides (on the engine's loop)
+            return
         self._loop.call_soon_threadsafe(
             functools.partial(self.engine.submit, msg.user_id, msg.text, msg.language, kind, spoken=spoken)
         )
@@ -518,6 +568,23 @@ class DialogueNode(Node):
             self.get_logger().info(f"interrupt: cancelled {n} running turn(s)")
 
         self._loop.call_soon_threadsafe(interrupt)
+
+    def _start_spoken(self, msg: Transcript) -> str:
+        """On the engine's loop: the turn of a spoken utterance the room answers; its reply's
+        conversation id."""
+        turn = self.engine.start(msg.user_id, msg.text, msg.language, CHAT, spoken=True)
+        return turn.conversation_id if turn is not None else ""
+
+    def _warn_unknown_tools(self, people: People) -> None:
+        """A role naming a tool that is not registered gets nothing for it (it may come later,
+        e.g. the knowledge tool): said once per load, with the file."""
+        known = set(self.engine.tools.names())
+        for role, names in people.named_tools().items():
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                self.get_logger().warning(
+                    f"{people.path}: tools.{role}: {unknown} are not configured tools; registered: {sorted(known)}"
+                )
 
     def _on_reply(self, msg: Utterance) -> None:
         if msg.source == SAY_SOURCE:  # the tts node spoke it verbatim: the companion's words
@@ -704,6 +771,8 @@ class DialogueNode(Node):
             # first audio could otherwise be seen before the LLM timing arrived).
             self._publish_llm_latency(piece.conversation_id)
         self.publisher.publish(msg)
+        if self.room_gate is not None:
+            self.room_gate.said(piece)
 
     def _publish_progress(self, p: TaskProgress) -> None:
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
@@ -731,7 +800,9 @@ class DialogueNode(Node):
             time_to_first_token=float(ttft),
             context_seconds=float(trace.context_seconds),
         )
-        msg.header.stamp = self.get_clock().now().to_msg()
+        # stamped when the first token came (the trace keeps monotonic times), so the latency
+        # monitor can place it among the turn's other moments
+        msg.header.stamp = to_time_msg(node_seconds(self) - (time.monotonic() - trace.first_token_at))
         msg.header.frame_id = "dialogue"
         self.llm_latency.publish(msg)
 
