@@ -33,7 +33,7 @@ from bench.stats import percentile
 TITLE = "Knowledge base: hybrid retrieval against BM25, indexing and search cost"
 DATA = Path(__file__).resolve().parent / "data" / "knowledge"
 SCALES = (10_000, 100_000)
-FILLER_PER_DOCUMENT = 200
+FILLER_PER_DOCUMENT = 1000
 
 
 def held_out(question: str) -> bool:
@@ -186,6 +186,15 @@ def run() -> str:
         )
         small_p50 = search_p50(kb, [q["q"] for q in questions])
         kb.close()
+        # the searches below find each question's vector in the embedder's cache (evaluate
+        # embedded them): what embedding a new question costs is measured apart
+        model = getattr(embedder, "inner", embedder)
+        embed_samples = []
+        for q in questions[::2]:
+            t0 = time.perf_counter()
+            model.embed([q["q"]])
+            embed_samples.append(time.perf_counter() - t0)
+        embed_p50 = percentile(embed_samples, 0.5)
 
         rng = np.random.default_rng(41)
         vocabulary = sorted(
@@ -219,9 +228,11 @@ def run() -> str:
             server.cleanup()
             shutil.rmtree(Path(tmp) / "pg", ignore_errors=True)
     out.append(
-        f"\n**Search cost** (p50 of {len(questions) // 2} questions, embedding of the question included; "
-        f"baseline: the same search on the {report.chunks} chunks of the test documents on SQLite, "
-        f"{small_p50 * 1000:.1f} ms in this run):\n"
+        f"\n**Search cost** (p50 of {len(questions) // 2} questions, the question's embedding cached; "
+        f"embedding a new question adds {embed_p50 * 1000:.1f} ms p50 on any store. Baseline: the same "
+        f"search on the {report.chunks} chunks of the test documents on SQLite, {small_p50 * 1000:.1f} ms in "
+        "this run. The filler chunks are random words of the questions' own vocabulary, a worst case for "
+        "the keyword search):\n"
     )
     out.append(
         "| chunks | store | search p50 | against the baseline | time to add the filler chunks |\n|---|---|---|---|---|"

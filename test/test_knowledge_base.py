@@ -53,6 +53,23 @@ def test_keyword_terms_keep_chinese_characters_and_bigrams_and_time_words():
     assert keyword_terms("What are the opening hours in the morning?") == ["open", "hour", "morn"]
 
 
+def test_common_terms_do_not_search_for_candidates_but_still_score():
+    from collections import Counter
+
+    from fay_ros.knowledge.keywords import bm25_coverage, candidate_terms, term_weights
+
+    frequency = {"open": 900, "museum": 400, "triceratop": 2}
+    assert candidate_terms(["open", "museum", "triceratop", "nowhere"], frequency, 1000) == ["triceratop"]
+    assert candidate_terms(["open", "museum"], frequency, 1000) == ["museum", "open"]  # rarest first
+    weights = term_weights(["open", "triceratop", "nowhere"], frequency, 1000)
+    assert weights["triceratop"] > weights["open"] > 0 and weights["nowhere"] == pytest.approx(
+        (weights["open"] + weights["triceratop"]) / 2
+    )
+    both = bm25_coverage(weights, Counter(["open", "triceratop"]), average_length=10)
+    rare = bm25_coverage(weights, Counter(["triceratop"]), average_length=10)
+    assert 0 < rare < both < 1 and bm25_coverage(weights, Counter(["zoo"]), 10) == 0
+
+
 def test_chunks_follow_headings_and_never_cut_a_sentence():
     long_paragraph = " ".join(f"Sentence number {i} is about the museum garden." for i in range(30))
     sections = [Section("Garden", [long_paragraph]), Section("Café", ["Coffee is served all day."])]

@@ -38,7 +38,7 @@ from .api import DEFAULT_KB, DocumentInfo, Passage
 from .chunking import Chunk, chunk_sections
 from .documents import SUPPORTED_SUFFIXES, DocumentError, read_document
 from .kb_store import KnowledgeStore, NewChunk, StoredDocument, default_location
-from .keywords import bm25_coverage, keyword_terms
+from .keywords import bm25_coverage, candidate_terms, keyword_terms, term_weights
 
 
 def open_knowledge_store(location: str, embedder: Embedder) -> KnowledgeStore:
@@ -227,25 +227,25 @@ class KnowledgeBase:
             return []
         weight = self.settings.vector_weight if vector_weight is None else vector_weight
         terms = keyword_terms(question)
+        stats = self.store.term_stats(terms)
+        weights = term_weights(terms, stats.document_frequency, stats.chunks)
         n = self.settings.candidates
-        ids = list(self.store.keyword_candidates(terms, kb, n))
+        ids = list(self.store.keyword_candidates(candidate_terms(terms, stats.document_frequency, stats.chunks), kb, n))
         query_vector = np.zeros(self.embedder.dim, dtype=np.float32)
         if weight > 0:
             query_vector = self.embedder.embed([question])[0]
-            ids += [i for i in self.store.vector_candidates(query_vector, kb, n) if i not in set(ids)]
+            seen = set(ids)
+            ids += [i for i in self.store.vector_candidates(query_vector, kb, n) if i not in seen]
         if not ids:
             return []
         chunks = self.store.chunks(ids)
-        stats = self.store.term_stats(terms)
         floor, ceiling = (
             self.settings.cosine_floor,
             max(self.settings.cosine_ceiling, self.settings.cosine_floor + 1e-6),
         )
         scored: list[Passage] = []
         for chunk in chunks:
-            keyword = bm25_coverage(
-                terms, Counter(chunk.terms), stats.document_frequency, stats.chunks, stats.average_length
-            )
+            keyword = bm25_coverage(weights, Counter(chunk.terms), stats.average_length)
             meaning = 0.0
             if weight > 0:
                 cosine = float(np.dot(chunk.vector, query_vector))

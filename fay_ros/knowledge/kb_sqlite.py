@@ -213,13 +213,17 @@ class SqliteKnowledgeStore:
     def keyword_candidates(self, terms: Sequence[str], kb: str | None, n: int) -> list[int]:
         if not terms:
             return []
-        kb_filter, args = ("AND c.kb = ?", [kb]) if kb is not None else ("", [])
-        with self.lock:
-            rows = self.db.execute(
+        # FTS5's own rank (BM25) with ORDER BY rank is its fast path; the join only with a filter
+        if kb is None:
+            query, args = "SELECT rowid FROM kb_fts WHERE kb_fts MATCH ? ORDER BY rank LIMIT ?", [fts_query(terms), n]
+        else:
+            query = (
                 "SELECT f.rowid FROM kb_fts f JOIN kb_chunks c ON c.id = f.rowid "
-                f"WHERE kb_fts MATCH ? {kb_filter} ORDER BY bm25(kb_fts) LIMIT ?",
-                [fts_query(terms), *args, n],
-            ).fetchall()
+                "WHERE kb_fts MATCH ? AND c.kb = ? ORDER BY f.rank LIMIT ?"
+            )
+            args = [fts_query(terms), kb, n]
+        with self.lock:
+            rows = self.db.execute(query, args).fetchall()
         return [r[0] for r in rows]
 
     def _load_matrix(self) -> None:
