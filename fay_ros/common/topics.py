@@ -26,6 +26,11 @@ ACTION_CUE = "action_cue"
 VISEMES = "visemes"
 ROBOT_SPEAKING = "robot_speaking"
 INTERRUPT = "interrupt"
+# Stop one reply, not the voice (std_msgs/String, data = its conversation_id): the dialogue
+# publishes it when a client cancels its `chat` goal; the tts node drops that reply's queued
+# sentences and cuts it if it is playing, while other users' replies go on. `interrupt` stays
+# the stop of everything being said (barge-in, stop button).
+REPLY_CANCEL = "reply/cancel"
 # What the tts node's output plays (fay_msgs/AudioChunk at the engine's rate, header.stamp = when
 # the first sample plays; silence is not published): the mic's echo-cancellation reference.
 AUDIO_PLAYED = "audio/played"

@@ -269,6 +269,11 @@ class DialogueEngine:
         """Cancel every running turn; the next reply replaces whatever is being spoken."""
         return self.flow.interrupt()
 
+    def cancel(self, turn: asyncio.Task) -> bool:
+        """Cancel this one turn (a `Turn`'s task) only: a `chat` goal's cancel. Other users'
+        turns go on and the next reply replaces nothing; False when it had already ended."""
+        return self.flow.cancel(turn)
+
     def cancel_tasks(self) -> int:
         """Shutdown: cancel every background task (an interrupt never does)."""
         return self.tasks.cancel_all()

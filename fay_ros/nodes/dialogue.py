@@ -6,8 +6,9 @@ In:  speech/final, text_input (chat turns), observation (record, no reply) — a
      action_cue (collected for the chat action's result); robot_speaking (fay_msgs/SpeechState:
      a spoken input's answer has reached the user once the voice begins it; until then the
      user's next words join that turn's, as when it had said nothing).
-Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; interrupt
-     when a chat goal is cancelled (the voice stops, as at a barge-in).
+Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; reply/cancel
+     (std_msgs/String, a conversation id) when a chat goal is cancelled: that turn and its
+     voice stop, other users' turns go on.
 Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answered like a
      text_input message; feedback per sentence, result the whole reply and its cues.
 Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
@@ -51,7 +52,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.task import Future as RosFuture
-from std_msgs.msg import Empty
+from std_msgs.msg import Empty, String
 
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utterance
@@ -424,7 +425,9 @@ class DialogueNode(Node):
         # held by conversation id (engine loop only: pieces, cues).
         self._chat_goals: dict[bytes, ChatTurn] = {}
         self._held: dict[str, ChatTurn] = {}
-        self.interrupt_publisher = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        # A cancelled goal's voice stops alone (reply/cancel, its conversation id): `interrupt`
+        # would stop every user's turn and whatever the robot is saying.
+        self.reply_cancel = self.create_publisher(String, topics.REPLY_CANCEL, qos.EVENTS)
         self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=group)
         self._chat_server = ActionServer(
             self,
@@ -604,14 +607,20 @@ class DialogueNode(Node):
         if held is None:
             return CancelResponse.REJECT
 
-        def cancel() -> None:
+        def cancel() -> None:  # on the engine's loop, where the held turn's fields are set
             held.cancel_requested = True  # before the turn ends: its reason is "cancelled"
-            n = self.engine.interrupt()
-            self.get_logger().info(f"chat goal cancelled: cancelled {n} running turn(s)")
+            if held.task is None:  # not started yet: _hold_chat starts nothing
+                self.get_logger().info("chat goal cancelled before its turn started")
+                return
+            stopped = self.engine.cancel(held.task)
+            # its sentences may still be queued or playing in the tts even when the turn ended
+            self.reply_cancel.publish(String(data=held.conversation_id))
+            self.get_logger().info(
+                f"chat goal cancelled: {held.conversation_id} "
+                + ("cancelled, its voice stopped" if stopped else "had ended, its voice stopped")
+            )
 
-        # queued on the engine's loop before our own interrupt message comes back to _on_interrupt
         self._loop.call_soon_threadsafe(cancel)
-        self.interrupt_publisher.publish(Empty())  # the voice stops, as at a barge-in
         return CancelResponse.ACCEPT
 
     async def _execute_chat(self, goal_handle: Any) -> Chat.Result:
@@ -662,7 +671,7 @@ class DialogueNode(Node):
         turn = self.engine.start(user_id, text, language, CHAT, observer=said)
         if turn is None:  # the goal callback refuses an empty text
             raise ValueError("empty chat text")
-        held.conversation_id = turn.conversation_id
+        held.conversation_id, held.task = turn.conversation_id, turn.task
         self._held[turn.conversation_id] = held
         try:
             await asyncio.wait({turn.task})

@@ -1,7 +1,7 @@
 """The ROS side of `fay-ros openai`: each HTTP request is one goal of the dialogue node's `chat`
 action (fay_msgs/action/Chat), sent from a client node spinning on its own executor thread;
 the HTTP server (fay_ros.web.openai_api) runs on the asyncio loop of the main thread and awaits
-rclpy futures through `await_ros_future`, so no rclpy callback ever waits.
+rclpy futures through `service_call.await_ros_future`, so no rclpy callback ever waits.
 
 `RosCompanion.turn(text, user_id)` yields the reply's sentences from the action's feedback as
 they come, then a TurnEnd from the result (a sentence whose feedback had not arrived when the
@@ -12,6 +12,7 @@ client left) cancels the goal, also one still being accepted.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -23,7 +24,7 @@ from fay_msgs.action import Chat
 from ..common import topics
 from ..web.openai_api import DialogueUnavailable, TurnEnd
 from .client_node import ClientNode
-from .ros_tools import await_ros_future
+from .service_call import ServiceCallError, await_ros_future, call_service
 
 DIALOGUE_NODE = "dialogue"
 MEMORY_SERVICES = (topics.SRV_RECALL, topics.SRV_REMEMBER, topics.SRV_PROFILE)
@@ -129,15 +130,16 @@ class RosCompanion(ClientNode):
 
     async def _model(self) -> str | None:
         """The dialogue's `model` parameter, or None when it does not answer in time."""
-        if not self._parameters.service_is_ready():
+        try:  # no wait for discovery: the health answer says what is there now
+            response = await call_service(
+                self._parameters,
+                GetParameters.Request(names=["model"]),
+                discover_until=time.monotonic(),
+                timeout=PARAMETER_WAIT,
+            )
+        except ServiceCallError:
             return None
-        future = self._parameters.call_async(GetParameters.Request(names=["model"]))
-        try:
-            done = await asyncio.wait_for(await_ros_future(future), PARAMETER_WAIT)
-        except TimeoutError:
-            self._parameters.remove_pending_request(future)
-            return None
-        values = done.result().values
+        values = response.values
         return str(values[0].string_value) or None if values else None
 
     def destroy_clients(self) -> None:
