@@ -15,8 +15,6 @@ wrote field by field.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -32,10 +30,9 @@ from ..common.params import ConfigError
 from ..dialogue.knowledge_talk import KnowledgeDesk, KnowledgeTalkSettings
 from ..knowledge.api import Passage
 from ..memory.backend import is_postgres, sqlite_path
-from .ros_tools import await_ros_future
+from .service_call import DiscoveryGrace, ServiceCallError, call_service
 
 TIMEOUT = 10.0  # seconds a client waits for an answer (a cold embedder loads on the first search)
-DISCOVERY_GRACE = 15.0  # seconds after start in which a call waits for the service to be discovered
 
 
 class KnowledgeUnavailable(FayError):
@@ -113,35 +110,28 @@ def knowledge_desk(node: Node, config: Any) -> KnowledgeDesk | None:
 
 
 class RosKnowledge:
-    """A client of knowledge/search (call_async + timeout): `search` raises KnowledgeUnavailable
-    when the service is absent, silent or refuses (the message says why)."""
+    """A client of knowledge/search (`service_call.call_service`): `search` raises
+    KnowledgeUnavailable when the service is absent, silent or refuses (the message says why)."""
 
     def __init__(self, node: Node, timeout: float = TIMEOUT) -> None:
         self._client = node.create_client(
             KnowledgeSearchSrv, topics.SRV_KNOWLEDGE_SEARCH, callback_group=ReentrantCallbackGroup()
         )
         self._timeout = timeout
-        self._started = time.monotonic()
+        self._grace = DiscoveryGrace()
 
     def ready(self) -> bool:
         return bool(self._client.service_is_ready())
 
     async def search(self, question: str, k: int = 0, kb: str = "") -> list[Passage]:
-        deadline = max(time.monotonic() + self._timeout, self._started + DISCOVERY_GRACE)
-        while not self._client.service_is_ready():
-            if time.monotonic() >= deadline:
-                raise KnowledgeUnavailable(f"service {self._client.srv_name} is not running (the dialogue node)")
-            await asyncio.sleep(0.02)
-        future: Any = self._client.call_async(KnowledgeSearchSrv.Request(question=question, kb=kb, k=max(0, int(k))))
+        request = KnowledgeSearchSrv.Request(question=question, kb=kb, k=max(0, int(k)))
         try:
-            done = await asyncio.wait_for(await_ros_future(future), self._timeout)
-        except TimeoutError:
-            self._client.remove_pending_request(future)
-            silent = f"service {self._client.srv_name} did not answer in {self._timeout:g}s"
-            raise KnowledgeUnavailable(silent) from None
-        response = done.result()
-        if response is None:
-            raise KnowledgeUnavailable(f"service {self._client.srv_name} failed")
+            # a dialogue node started with the caller may not be discovered yet: wait in the grace
+            response = await call_service(
+                self._client, request, discover_until=self._grace.patient(self._timeout), timeout=self._timeout
+            )
+        except ServiceCallError as exc:
+            raise KnowledgeUnavailable(f"{exc} (the dialogue node)" if exc.absent else str(exc)) from None
         if not response.success:
             raise KnowledgeUnavailable(response.message or f"service {self._client.srv_name} refused the search")
         return [passage_from_msg(m) for m in response.passages]
