@@ -43,6 +43,9 @@ MODULE_TO_DISTRIBUTION = {
     "rosgraph_msgs": "ros-jazzy-rosgraph-msgs",
     "lifecycle_msgs": "ros-jazzy-lifecycle-msgs",
     "action_msgs": "ros-jazzy-action-msgs",
+    "docx": "python-docx",
+    "fpdf": "fpdf2",
+    "markdown_it": "markdown-it-py",
 }
 # Built from this repository (fay_msgs by scripts/setup.sh step 4), not from a registry.
 OWN_MODULES = {"fay_ros", "fay_msgs", "bench"}

@@ -86,3 +86,5 @@ SRV_PROFILE = "memory/profile"
 SRV_SEARCH_EVIDENCE = "memory/search_evidence"
 # Reminders and open commitments of an owner (Reminders.srv).
 SRV_REMINDERS = "memory/reminders"
+# Search the shared knowledge base of the user's documents (KnowledgeSearch.srv; the dialogue node).
+SRV_KNOWLEDGE_SEARCH = "knowledge/search"

@@ -44,6 +44,15 @@ def url_secrets(url: str) -> list[str]:
     return sorted((s for s in found if len(s) >= 4), key=len, reverse=True)
 
 
+def error_without_secrets(exc: BaseException, url: str) -> str:
+    """`exc` as "Type: message" for people, with every credential of `url` replaced by ***
+    (database drivers echo the connection string in their errors)."""
+    text = f"{type(exc).__name__}: {exc}".strip()
+    for secret in url_secrets(url):
+        text = text.replace(secret, "***")
+    return text
+
+
 def is_loopback_host(host: str) -> bool:
     """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
     if host == "localhost":

@@ -11,7 +11,9 @@ One user turn (capable):
 1. qa.csv first: a fuzzy hit is spoken verbatim (source "qa"); its script column may name
    an allow-listed tool, never anything that is executed as code.
 2. Context: confirmed memories and active rules of THIS user (memory gateway, short
-   timeout, skipped when absent), prestart tools with `{{question}}` arguments.
+   timeout, skipped when absent), prestart tools with `{{question}}` arguments, and the
+   knowledge base's passages with their sources (`knowledge_talk.py`; with the tiny profile
+   a question about the place is answered from the documents instead, before the model).
 3. Chat judge (small model, streamed JSON). `finish`: its message streams straight out.
    `tool`: a filler line is spoken, then the tool loop runs (big model in dual-model mode,
    the small one otherwise) for at most `max_tool_steps`, never running the same call
@@ -85,6 +87,7 @@ from ..text.words import has_cjk
 from . import fact_answers, prompts
 from .history import Histories
 from .judge import FINISH, TOOL
+from .knowledge_talk import KnowledgeDesk
 from .people import People
 from .persona import Persona
 from .prompts import PromptContext
@@ -138,6 +141,9 @@ class DialogueEngine:
         # Reminders and commitments said in words (issue 36; dialogue.reminder_talk): set by the
         # node on the memory's reminders; None = no reminders (the turn goes to the model).
         self.reminder_talk: ReminderTalk | None = None
+        # The shared knowledge base (issue 41; dialogue.knowledge_talk): set by the node when it
+        # has documents; None = no knowledge (no extractive answers, no prestart passages).
+        self.knowledge: KnowledgeDesk | None = None
         # Who is who (dialogue.people, the people file): each speaker's tool set by role, bound
         # to the server-side identity; None = every speaker may use every tool.
         self.people: People | None = None
@@ -341,6 +347,7 @@ class DialogueEngine:
             language,
             self.memory,
             reminders=self._reminder_access(),
+            knowledge=self.knowledge,
             allowed_tools=self.tools_for(user_id),
         )
         history_note = ""
@@ -365,10 +372,17 @@ class DialogueEngine:
                 self.assembly.speak_text(reply, answer, "qa")
                 self.flow.remember_exchange(user_id, conversation_id, text, reply)
                 return trace
+            if kind == CHAT and self.knowledge is not None and await self._knowledge_turn(reply, ctx, trace):
+                self.flow.remember_exchange(user_id, conversation_id, text, reply)
+                return trace
             if self.small is None:
                 raise LlmUnreachable("no LLM endpoint configured")
             started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self.context.gather(ctx)
+            if self.knowledge is not None and self.knowledge.settings.prestart and self.settings.profile != TINY:
+                # Fay's route: the passages and their sources in the prompt of the one model call
+                if passages := await self._knowledge_prestart(ctx, record=not probe):
+                    prestart.append(passages)
             trace.context_seconds = time.monotonic() - started
             facts = self._with_person(
                 user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
@@ -443,6 +457,36 @@ class DialogueEngine:
             self.histories.clear(ctx.owner)
         self.assembly.speak_text(reply, answer.text, reply_sources.REMINDERS)
         return True
+
+    async def _knowledge_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace) -> bool:
+        """A turn the documents answer without the model: "where does that come from?" (any
+        profile) and, with the tiny profile, a question about the place (the best sentence of the
+        best passage, or the don't-know line); False when the turn is not theirs."""
+        assert self.knowledge is not None
+        probe = probing()
+        try:
+            answer = await self.knowledge.answer(
+                ctx.owner, ctx.question, ctx.language, extractive=self.settings.profile == TINY, record=not probe
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken store must not cost the turn its answer
+            log.warning("knowledge base not searched for %s: %s: %s", ctx.conversation_id, type(exc).__name__, exc)
+            return False
+        if answer is None:
+            return False
+        if probe:
+            park()  # said without a model: nothing to run ahead
+        trace.path = answer.path
+        self.assembly.speak_text(reply, answer.text, reply_sources.KNOWLEDGE)
+        return True
+
+    async def _knowledge_prestart(self, ctx: ToolContext, *, record: bool) -> str:
+        """The passages for the prompt ("" when the store cannot be searched: logged, not fatal)."""
+        assert self.knowledge is not None
+        try:
+            return await self.knowledge.prestart(ctx.owner, ctx.question, record=record)
+        except Exception as exc:  # noqa: BLE001 - the model still answers, without the documents
+            log.warning("knowledge prestart skipped for %s: %s: %s", ctx.conversation_id, type(exc).__name__, exc)
+            return ""
 
     async def _judged_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
         """The capable flow: the judge's verdict decides between its own message, the tools

@@ -72,8 +72,11 @@ _EN_STOP = frozenset(
     "did i me my mine you your we our us he him his she her it its they them their this that these those what "
     "which who whom whose when where why how there here so than then too very just also not no yes can could "
     "would should will shall may might must have has had having up down out over again any some all each "
-    "tell know remember please ok okay oh "
-    # time words: the time signal reads them (temporal.py); as words they match any small talk
+    "tell know remember please ok okay oh".split()
+)
+# Time words: the time signal reads them (temporal.py); as words they match any small talk.
+# A document's words keep them (`tokens(time_words=True)`: "open on weekend mornings").
+_EN_TIME_WORDS = frozenset(
     "now currently lately recently these days still anymore again really honestly yesterday today tomorrow "
     "tonight ago last next week weekend month year morning evening".split()
 )
@@ -110,13 +113,15 @@ def _fold(word: str) -> str:
     return word
 
 
-def tokens(text: str) -> list[str]:
+def tokens(text: str, time_words: bool = False) -> list[str]:
     """BM25 terms: English words (stop words dropped, folded) and, for Chinese, every
-    character but the commonest function characters, plus every bigram."""
+    character but the commonest function characters, plus every bigram. Time words are
+    left to the time signal unless `time_words` (the knowledge base's documents and
+    questions: "What time do you open in the morning?")."""
     out: list[str] = []
     for run in _TOKEN_RE.findall((text or "").lower()):
         if run[0] < "\u3400":
-            if run not in _EN_STOP:
+            if run not in _EN_STOP and (time_words or run not in _EN_TIME_WORDS):
                 out.append(_fold(run))
             continue
         out += [ch for ch in run if ch not in _ZH_STOP]
@@ -125,7 +130,7 @@ def tokens(text: str) -> list[str]:
             for i in range(len(run) - 1)
             if run[i] not in _ZH_BIGRAM_STOP
             and run[i + 1] not in _ZH_BIGRAM_STOP
-            and run[i : i + 2] not in _ZH_TIME_WORDS
+            and (time_words or run[i : i + 2] not in _ZH_TIME_WORDS)
         ]
     return out
 
@@ -136,10 +141,21 @@ def cached_tokens(text: str) -> tuple[str, ...]:
     return tuple(tokens(text))
 
 
+# Okapi BM25's usual constants: term-frequency saturation and length normalisation.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25_idf(documents: int, document_frequency: int) -> float:
+    """Okapi BM25's inverse document frequency of a term in `document_frequency` of
+    `documents` documents, never negative."""
+    return math.log(1.0 + (documents - document_frequency + 0.5) / (document_frequency + 0.5))
+
+
 class BM25:
     """Okapi BM25 over documents added one at a time (postings per term)."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(self, k1: float = BM25_K1, b: float = BM25_B) -> None:
         self.k1, self.b = k1, b
         self._postings: dict[str, tuple[list[int], list[int]]] = {}
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -177,8 +193,7 @@ class BM25:
         found = self._postings.get(term)
         if not found:
             return 0.0
-        n, df = len(self._lengths), len(found[0])
-        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return bm25_idf(len(self._lengths), len(found[0]))
 
     def score_texts(self, docs: Sequence[Sequence[str]], query_terms: Iterable[str]) -> np.ndarray:
         """BM25 of other documents (their terms) with this index's statistics (idf, average length)."""

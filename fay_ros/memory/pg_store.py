@@ -38,7 +38,7 @@ import psycopg.errors
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
-from ..common.urls import safe_url, url_secrets
+from ..common.urls import error_without_secrets, safe_url
 from .embeddings import Embedder
 from .model import CANDIDATE, CONFIRMED, SUPERSEDED, MemoryNode, tag_value
 from .pg_schema import ensure_vector_index, hnsw_build_memory, migrate, vector_index_name
@@ -228,10 +228,7 @@ class PostgresMemoryStore:
         return safe_url(self.url)
 
     def _scrub(self, exc: BaseException) -> str:
-        text = f"{type(exc).__name__}: {exc}".strip()
-        for secret in url_secrets(self.url):
-            text = text.replace(secret, "***")
-        return text
+        return error_without_secrets(exc, self.url)
 
     def _connect(self) -> psycopg.Connection:
         try:

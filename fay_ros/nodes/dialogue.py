@@ -16,6 +16,8 @@ Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when th
 memory/reminders: reminders and commitments set, listed, cancelled or snoozed in words
 (dialogue.reminder_talk), said when due and followed up at the proactive tick
 (dialogue.reminder_runner; events on dialogue/proactive).
+Knowledge: the user's documents (knowledge_db, dialogue.knowledge_talk) answer questions about
+the place, and the node serves them to robot programs as knowledge/search (KnowledgeSearch.srv).
 Several people (people_file, dialogue.people and dialogue.room): each spoken utterance is
 decided first (direct / chime_in / ignore, with its reason, on dialogue/decision; answered ones
 on dialogue/addressed), and each speaker's tools are those of their role, enforced when the
@@ -41,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import Field, field_validator
@@ -67,6 +69,7 @@ from ..common.reloading import ReloadingTable
 from ..common.rostime import node_seconds, to_time_msg
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
+from ..dialogue.knowledge_talk import KnowledgeDesk
 from ..dialogue.people import People, PeopleFileError
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.qa import QaTable, QaTableError
@@ -81,6 +84,7 @@ from ..dialogue.toolbox import builtin_tools
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..llm.profiles import TINY
+from ..ros_side.knowledge import knowledge_desk, serve_knowledge
 from ..ros_side.memory_gateway import RosMemoryGateway
 from ..ros_side.proactive_talk import ProactiveTalk
 from ..ros_side.reminders import RosReminders
@@ -151,6 +155,36 @@ class DialogueConfig(EngineConfig):
         "turn's last sentence for action_semantics' cues of its sentences (then it "
         "returns the cues that came; none without action_semantics)",
     )
+
+    knowledge_db: str = Field(
+        "",
+        description="the knowledge base of the user's documents (`fay-ros knowledge add`): a file, "
+        "sqlite:///PATH or postgresql://... ('' = the default file ~/.local/share/fay_ros/knowledge.db "
+        "when it exists, else no documents; 'none' = no documents). Also serves knowledge/search.",
+    )
+    knowledge_bases: str = Field(
+        "", description="knowledge bases the conversation searches, comma-separated ('' = every one in knowledge_db)"
+    )
+    knowledge_embedder: Literal["auto", "use", "hashed"] = Field(
+        "auto", description="embedding model the knowledge base was indexed with (`fay-ros knowledge add --embedder`)"
+    )
+    knowledge_prestart: bool = Field(
+        True,
+        description="capable profile: the best passages and their sources go into the prompt before the "
+        "one model call (Fay's prestart route); the tiny profile always answers from the documents",
+    )
+    knowledge_k: int = Field(3, ge=1, le=20, description="passages per question (prompt, tool, service default)")
+    knowledge_threshold: float = Field(
+        0.3, ge=0.0, le=1.0, description="fused score (0..1) a passage needs to count as found; below it: I don't know"
+    )
+
+    @field_validator("knowledge_bases")
+    @classmethod
+    def _kb_names(cls, value: str) -> str:
+        names = [v.strip() for v in value.split(",")] if value.strip() else []
+        if any(not n for n in names):
+            raise ValueError(f"an empty knowledge base name in {value!r} (names separated by commas)")
+        return ",".join(names)
 
     @field_validator("base_url", "big_base_url")
     @classmethod
@@ -348,6 +382,25 @@ class DialogueNode(Node):
             self.reminder_runner = ReminderRunner(
                 self.reminders, talk, self._say_reminder, busy=self.engine.turn_running
             )
+        # The knowledge base (issue 41): the conversation's documents and knowledge/search.
+        try:
+            self.knowledge = knowledge_desk(self, c)
+        except ConfigError:
+            self.close()
+            raise
+        if self.knowledge is not None:
+            desk = self.knowledge
+            asyncio.run_coroutine_threadsafe(_call(lambda: setattr(self.engine, "knowledge", desk)), self._loop).result(
+                5
+            )
+            asyncio.run_coroutine_threadsafe(self._open_knowledge(desk), self._loop)
+        self._knowledge_service = serve_knowledge(
+            self,
+            self._on_engine,
+            self.knowledge.search if self.knowledge is not None else None,
+            "no knowledge base here: the dialogue's knowledge_db is 'none' or the file does not exist "
+            "(add documents with `fay-ros knowledge add`)",
+        )
         # The words of each chat goal, for those that record what users said (memory).
         self.chat_heard = self.create_publisher(Transcript, topics.CHAT_HEARD, qos.EVENTS)
 
@@ -408,6 +461,13 @@ class DialogueNode(Node):
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
         self._files_status = StatusPublisher(self, "files")
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    async def _open_knowledge(self, desk: KnowledgeDesk) -> None:
+        """Open the store (and load its embedder) now, so the first question does not wait."""
+        try:
+            await desk.open()
+        except Exception as exc:  # noqa: BLE001 - said once here; each search says it again
+            self.get_logger().error(f"knowledge base {self.config.knowledge_db or 'default'}: {exc}")
 
     def _reload_files(self) -> None:
         """Hand an edited persona, qa.csv or people file to the engine (on its loop); refuse a bad edit."""
@@ -774,6 +834,10 @@ class DialogueNode(Node):
             asyncio.run_coroutine_threadsafe(shutdown(), loop).result(3)
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+        knowledge = getattr(self, "knowledge", None)
+        if knowledge is not None:
+            with contextlib.suppress(Exception):
+                knowledge.close()
         mcp = getattr(self, "_mcp", None)
         if mcp is not None:  # stop the MCP servers (a stdio server's process group ends with it)
             with contextlib.suppress(Exception):

@@ -14,6 +14,10 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     GET  /admin/api/reminders?owner=U  the owner's active reminders and open commitments,
                                    read-only from the same database (issue 36); a cancel goes
                                    through the memory node's memory/reminders (rosbridge)
+    GET  /admin/api/knowledge      the knowledge base's documents: knowledge base, source, chunk
+                                   count, when it was indexed, its error (issue 41), read from
+                                   the store (`fay-ros web --admin --knowledge-db ...`; 404
+                                   without it)
 
 Every request must:
 - come from loopback (the peer address), whatever address the server is bound to;
@@ -38,6 +42,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ..common.errors import FayError
 from .access import Access
 from .admin_files import MAX_FILE_BYTES, EditableFiles, EditError
 
@@ -54,15 +59,18 @@ class AdminApi:
         origins: set[str],
         profiles: Callable[[str], dict[str, Any]] | None = None,
         reminders: Callable[[str], dict[str, Any]] | None = None,
+        knowledge: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
         database; raises LookupError when there is none); None: the route answers 404.
-        `reminders`: owner -> the owner's reminders and commitments (the same kind of reader)."""
+        `reminders`: owner -> the owner's reminders and commitments (the same kind of reader).
+        `knowledge`: the knowledge base's documents (shared, no owner); None: the route answers 404."""
         self.access = access
         self.files = files
         self.origins = {o.lower() for o in origins} | set(access.origins)
         self.profiles = profiles
         self.reminders = reminders
+        self.knowledge = knowledge
 
     # ---- the checks -----------------------------------------------------------------------
 
@@ -109,6 +117,8 @@ class AdminApi:
                 self._read_owner(handler, self.profiles, "profile", "a guest has no profile")
             elif route == "reminders" and method == "GET":
                 self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
+            elif route == "knowledge" and method == "GET":
+                self._read_knowledge(handler)
             else:
                 self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
         except EditError as exc:
@@ -134,6 +144,15 @@ class AdminApi:
             self._send(handler, 200, reader(owner))
         except LookupError as exc:
             self._send(handler, 404, {"error": str(exc)})
+
+    def _read_knowledge(self, handler: BaseHTTPRequestHandler) -> None:
+        if self.knowledge is None:
+            self._send(handler, 404, {"error": "no knowledge base (fay-ros web --admin --knowledge-db ...)"})
+            return
+        try:
+            self._send(handler, 200, self.knowledge())
+        except FayError as exc:  # a store that cannot be opened: said, with its location
+            self._send(handler, 503, {"error": str(exc)})
 
     def _save(self, handler: BaseHTTPRequestHandler, name: str) -> None:
         if handler.headers.get_content_type() != "application/json":
