@@ -428,7 +428,7 @@ class DialogueEngine:
         verdict = judged.verdict
         if judged.stopped or verdict.action == FINISH or verdict.mode == "text":
             trace.path = "finish" if verdict.mode == "json" or judged.stopped else "text"
-            if reply.seq == 0 and not judged.rest:
+            if reply.seq == 0 and not judged.rest and not reply.silenced:
                 trace.path = "direct"
                 await self.assembly.direct_reply(reply, ctx, trace, context)
                 return
