@@ -94,6 +94,7 @@ from .reply_assembly import ReplyAssembly
 from .session import Sessions
 from .settings import TASK_MODES, EngineSettings
 from .speculation import park, probing
+from .style import GUEST, OWNER, StyleTable
 from .task_turns import TaskTurns
 from .tasks import TaskManager, TaskProgress
 from .tool_loop import ToolLoop
@@ -136,6 +137,13 @@ class DialogueEngine:
         # Reminders and commitments said in words (issue 36; dialogue.reminder_talk): set by the
         # node on the memory's reminders; None = no reminders (the turn goes to the model).
         self.reminder_talk: ReminderTalk | None = None
+        # The voice examples by scene and relation (issue 39; style.py): set by the node from
+        # config/voice_examples.yaml; None = no examples in the prompts.
+        self.style: StyleTable | None = None
+        # user id -> relation (owner, adult, child, guest): who may correct the tone, which
+        # examples fit. Until a people file says otherwise every identified user is an owner
+        # (a one-person companion) and the unidentified one a guest.
+        self.relation_of: Callable[[str], str] = lambda user_id: OWNER if user_id else GUEST
         self.settings = settings or EngineSettings()
         self.histories = Histories(self.settings.history_turns)
         self.traces: deque[TurnTrace] = deque(maxlen=50)
@@ -330,6 +338,9 @@ class DialogueEngine:
         learned: list[SelfFact] = []
         try:
             learned = self.context.learn_facts(ctx)
+            relation = self.relation_of(user_id)
+            if kind == CHAT:
+                self.context.learn_tone(ctx, relation)
             if (
                 kind == CHAT
                 and (task := self.tasks.running(user_id)) is not None
@@ -357,12 +368,14 @@ class DialogueEngine:
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
+            ctx.addressing = self.context.addressing(ctx, facts, relation)
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,
                 prestart,
                 prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
                 today=format_date(datetime.date.today(), False),
+                addressing=ctx.addressing,
             )
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart, learned)

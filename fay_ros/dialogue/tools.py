@@ -194,6 +194,9 @@ class ToolContext:
     reminders: ReminderAccess | None = None
     # a scheduled or proactive turn (nobody asked): it creates and cancels no reminder
     scheduled: bool = False
+    # the speaker card and the voice examples of this turn (style.addressing_blocks): in the
+    # system prompt of every answer, never in the history
+    addressing: tuple[str, ...] = ()
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]

@@ -68,6 +68,7 @@ from ..dialogue.reminder_talk import ReminderTalk
 from ..dialogue.reply import ReplyPiece
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
+from ..dialogue.style import StyleError, StyleTable
 from ..dialogue.tasks import TaskProgress
 from ..dialogue.toolbox import builtin_tools
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
@@ -102,6 +103,11 @@ class DialogueConfig(EngineConfig):
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
     qa_file: str = Field(
         "", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, 'none' = no table)"
+    )
+    voice_examples_file: str = Field(
+        "",
+        description="voice examples by scene and relation (YAML; issue 39) put in the system prompt "
+        "('' = config/voice_examples.yaml, 'none' = no examples)",
     )
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
     tools_file: str = Field(
@@ -211,7 +217,12 @@ class DialogueNode(Node):
                 if c.qa_file.lower() == "none"
                 else ReloadingTable(_config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
             )
-        except (PersonaError, QaTableError) as exc:
+            style = (
+                None
+                if c.voice_examples_file.lower() == "none"
+                else StyleTable.load(_config_file(c.voice_examples_file, "voice_examples.yaml"))
+            )
+        except (PersonaError, QaTableError, StyleError) as exc:
             raise ConfigError(str(exc)) from None
         persona = self._persona_file.table
         qa = self._qa_file.table if self._qa_file else None
@@ -300,6 +311,7 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
+        self.engine.style = style
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
         self.reminders = RosReminders(self) if c.memory else None
