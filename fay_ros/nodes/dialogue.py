@@ -217,10 +217,10 @@ class DialogueNode(Node):
                 if c.qa_file.lower() == "none"
                 else ReloadingTable(_config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
             )
-            style = (
+            self._style_file = (
                 None
                 if c.voice_examples_file.lower() == "none"
-                else StyleTable.load(_config_file(c.voice_examples_file, "voice_examples.yaml"))
+                else ReloadingTable(_config_file(c.voice_examples_file, "voice_examples.yaml"), StyleTable.load)
             )
         except (PersonaError, QaTableError, StyleError) as exc:
             raise ConfigError(str(exc)) from None
@@ -311,7 +311,7 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
-        self.engine.style = style
+        self.engine.style = self._style_file.table if self._style_file else None
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
         self.reminders = RosReminders(self) if c.memory else None
@@ -391,9 +391,19 @@ class DialogueNode(Node):
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def _reload_files(self) -> None:
-        """Hand an edited persona or qa.csv to the engine (on its loop); refuse a bad edit."""
+        """Hand an edited persona, qa.csv or voice examples file to the engine (on its loop);
+        refuse a bad edit."""
         engine = self.engine
-        for table, use in ((self._persona_file, engine.set_persona), (self._qa_file, engine.set_qa)):
+
+        def set_style(style: StyleTable) -> None:
+            engine.style = style
+
+        files: tuple[tuple[Any, Callable[[Any], None]], ...] = (
+            (self._persona_file, engine.set_persona),
+            (self._qa_file, engine.set_qa),
+            (self._style_file, set_style),
+        )
+        for table, use in files:
             if table is None:
                 continue
             result = table.poll()
