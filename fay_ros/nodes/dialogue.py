@@ -365,6 +365,8 @@ class DialogueNode(Node):
             goal_callback=self._accept_chat,
             cancel_callback=self._cancel_chat,
             callback_group=group,
+            feedback_pub_qos_profile=qos.ACTION_REQUESTS,
+            **qos.ACTION_QOS,
         )
         mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
         flow = (

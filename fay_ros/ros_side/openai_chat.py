@@ -22,7 +22,7 @@ from rclpy.action import ActionClient
 from fay_msgs.action import Chat
 from fay_msgs.srv import GetActiveRules
 
-from ..common import topics
+from ..common import qos, topics
 from ..common.masking import mask_text
 from ..web.openai_api import DialogueUnavailable, TurnEnd
 from .client_node import ClientNode
@@ -57,7 +57,9 @@ class RosCompanion(ClientNode):
 
     def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
         super().__init__("openai", ros_args, namespace)
-        self._chat = ActionClient(self.node, Chat, topics.ACTION_CHAT)
+        self._chat = ActionClient(
+            self.node, Chat, topics.ACTION_CHAT, feedback_sub_qos_profile=qos.ACTION_REQUESTS, **qos.ACTION_QOS
+        )
         self._parameters = self.node.create_client(GetParameters, f"{DIALOGUE_NODE}/get_parameters")
         self._memory_parameters = self.node.create_client(GetParameters, f"{MEMORY_NODE}/get_parameters")
         self._rules = self.node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES)
