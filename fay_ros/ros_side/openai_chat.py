@@ -17,7 +17,6 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from rcl_interfaces.srv import GetParameters
-from rclpy.action import ActionClient
 
 from fay_msgs.action import Chat
 from fay_msgs.srv import GetActiveRules
@@ -26,7 +25,7 @@ from ..common import qos, topics
 from ..common.masking import mask_text
 from ..web.openai_api import DialogueUnavailable, TurnEnd
 from .client_node import ClientNode
-from .ros_tools import await_ros_future
+from .ros_tools import ThreadSafeActionClient, await_ros_future
 
 DIALOGUE_NODE = "dialogue"
 MEMORY_SERVICES = (topics.SRV_RECALL, topics.SRV_REMEMBER, topics.SRV_PROFILE)
@@ -57,7 +56,7 @@ class RosCompanion(ClientNode):
 
     def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
         super().__init__("openai", ros_args, namespace)
-        self._chat = ActionClient(
+        self._chat = ThreadSafeActionClient(
             self.node, Chat, topics.ACTION_CHAT, feedback_sub_qos_profile=qos.ACTION_REQUESTS, **qos.ACTION_QOS
         )
         self._parameters = self.node.create_client(GetParameters, f"{DIALOGUE_NODE}/get_parameters")
