@@ -170,6 +170,23 @@ def test_examples_go_into_the_system_prompt_not_the_history(fresh, tmp_path):
     run(scenario())
 
 
+def test_the_tiny_model_gets_its_card_but_no_examples(fresh, tmp_path):
+    async def scenario():
+        memory = RuledMemory(tmp_path)
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        rig.engine.style = StyleTable.load(VOICE_EXAMPLES)
+        fresh.responder = lambda _body: fake.text("Sure, let's play.")
+        await turn(rig, memory, "mia", "No need to be formal with me.")
+        fresh.requests.clear()
+        await turn(rig, memory, "mia", "can we play a game?")
+        prompt = system_of(fresh.requests[0])
+        assert "How to address the person you are talking with: casually" in prompt
+        assert "Examples of your voice" not in prompt
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_bad_examples_file_names_the_file_the_key_and_the_line(tmp_path):
     path = tmp_path / "voice_examples.yaml"
     path.write_text("examples:\n  - scene: morning\n    relation: owner\n    lines: [hi]\n  - scene: disco\n")

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+from ..llm.profiles import TINY
 from ..memory.self_facts import SelfFact, extract_self_facts, safety_facts
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
@@ -119,6 +120,10 @@ class TurnContext:
         """The speaker card (from the person's own statements) and the voice examples of the
         turn's scene for their relation, as prompt blocks (style.py)."""
         table = self.wiring.style
+        if self.wiring.settings.profile == TINY:
+            # the 135M model copies openings, not a voice: with examples it began more answers
+            # with "I'm sorry for the confusion" (docs/style_and_cards.md); its card stays
+            table = None
         hour = datetime.datetime.now().astimezone().hour
         scene = style.scene_of(ctx.question, hour, table.default_scene if table is not None else "")
         examples = style.voice_examples(table, scene, relation, ctx.language, ctx.turn)
