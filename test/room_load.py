@@ -162,18 +162,22 @@ def openai_endpoint(tmp: Path, users: list[str]) -> Iterator[tuple[str, dict[str
         server.stop()
 
 
-def stream_tag(root: str, token: str, tag: str) -> tuple[float, str]:
-    """One streamed chat completion of the official `openai` client asking line `tag`:
-    (seconds to the first content delta, the whole answer)."""
+def openai_client(root: str, token: str) -> Any:
+    """The official `openai` client of one user (its token) on the endpoint."""
     import openai
 
-    client = openai.OpenAI(
+    return openai.OpenAI(
         base_url=f"{root}/v1",
         api_key=token,
         max_retries=0,
         timeout=120,
         http_client=openai.DefaultHttpxClient(trust_env=False),
     )
+
+
+def stream_tag(client: Any, tag: str) -> tuple[float, str]:
+    """One streamed chat completion asking line `tag`: (seconds to the first content delta,
+    the whole answer)."""
     started = time.monotonic()
     first = 0.0
     pieces = []

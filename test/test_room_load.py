@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from harness import RosProbe
-from room_load import openai_endpoint, room, stream_tag
+from room_load import openai_client, openai_endpoint, room, stream_tag
 
 pytestmark = pytest.mark.slow
 
@@ -57,9 +57,10 @@ def test_twenty_streaming_clients_on_the_openai_endpoint_each_get_their_own_answ
 
         def client(user: str) -> None:
             try:
+                chat = openai_client(root, tokens[user])
                 for k in range(1, LINES + 1):
                     tag = f"{user}-{k}"
-                    answers[tag] = stream_tag(root, tokens[user], tag)[1]
+                    answers[tag] = stream_tag(chat, tag)[1]
             except BaseException as exc:  # noqa: BLE001 - reported by the test thread
                 failures.append(exc)
 
