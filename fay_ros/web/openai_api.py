@@ -33,7 +33,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .. import __version__
 from ..common.errors import FayError
 
 MODEL_ID = "fay"
@@ -199,9 +198,9 @@ class UserTurns:
         return self._locks.setdefault(user_id, asyncio.Lock())
 
 
-def build_app(companion: Companion, lookup: Callable[[str | None], Any]) -> Any:
+def build_app(companion: Companion, lookup: Callable[[str | None], Any], version: str = "") -> Any:
     """The Starlette app. `lookup(token)` is the access file's client for a token (with
-    `user_id`), or None."""
+    `user_id`), or None; `version`: fay_ros's, for /health."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
@@ -237,7 +236,7 @@ def build_app(companion: Companion, lookup: Callable[[str | None], Any]) -> Any:
             "pid": os.getpid(),
             "uptime_seconds": round(time.monotonic() - started, 1),
             "python": platform.python_version(),
-            "fay_ros": __version__,
+            "fay_ros": version,
         }
         return JSONResponse({"ok": True, "process": process, **report})
 
