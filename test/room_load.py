@@ -164,15 +164,9 @@ def openai_endpoint(tmp: Path, users: list[str]) -> Iterator[tuple[str, dict[str
 
 def openai_client(root: str, token: str) -> Any:
     """The official `openai` client of one user (its token) on the endpoint."""
-    import openai
+    from test_openai_endpoint import client_for
 
-    return openai.OpenAI(
-        base_url=f"{root}/v1",
-        api_key=token,
-        max_retries=0,
-        timeout=120,
-        http_client=openai.DefaultHttpxClient(trust_env=False),
-    )
+    return client_for(root, token)
 
 
 def stream_tag(client: Any, tag: str) -> tuple[float, str]:

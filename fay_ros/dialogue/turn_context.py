@@ -142,27 +142,7 @@ class TurnContext:
         for rule in corrections:
             rules[rule.key] = rule.content
 
-        async def write() -> None:
-            for rule in corrections:
-                try:
-                    result = await self.wiring.memory.remember(
-                        ctx.owner,
-                        rule.content,
-                        node_type="observation",
-                        user_confirmed=True,
-                        tags=rule.tags,
-                        key=rule.key,
-                        source_session=ctx.conversation_id,
-                        source_turn=ctx.turn,
-                    )
-                    log.info("tone rule %s for %s: %s", rule.key, ctx.conversation_id, result.message or "stored")
-                except MemoryUnavailable as exc:
-                    log.debug("tone rule %s kept for this session only: %s", rule.key, exc)
-                    return
-                except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
-                    log.warning("tone rule %s not stored: %s", rule.key, exc)
-
-        self._spawn(write())
+        self.store_own_words(ctx, "tone rule", [(r.key, r.content, r.tags) for r in corrections])
         return corrections
 
     # -- the user's own facts --------------------------------------------------------------
@@ -182,28 +162,33 @@ class TurnContext:
     def store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
         """Write the statements to memory in the background: confirmed (the user's own words,
         which the memory node checks against what it heard), keyed, so a change supersedes."""
-        if not learned or not ctx.owner:
-            return
+        if learned and ctx.owner:
+            self.store_own_words(ctx, "self-fact", [(f.key, f.content, f.tags) for f in learned])
+
+    def store_own_words(self, ctx: ToolContext, what: str, writes: list[tuple[str, str, tuple[str, ...]]]) -> None:
+        """Write (key, content, tags) that the speaker said of themselves or asked for to
+        their memory in the background, flagged confirmed (the memory node checks that
+        against what it heard) and keyed, so a change supersedes; `what` names them in logs."""
 
         async def write() -> None:
-            for fact in learned:
+            for key, content, tags in writes:
                 try:
                     result = await self.wiring.memory.remember(
                         ctx.owner,
-                        fact.content,
+                        content,
                         node_type="observation",
                         user_confirmed=True,
-                        tags=fact.tags,
-                        key=fact.key,
+                        tags=tags,
+                        key=key,
                         source_session=ctx.conversation_id,
                         source_turn=ctx.turn,
                     )
-                    log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
+                    log.info("%s %s for %s: %s", what, key, ctx.conversation_id, result.message or "stored")
                 except MemoryUnavailable as exc:
-                    log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
+                    log.debug("%s %s kept for this session only: %s", what, key, exc)
                     return
                 except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
-                    log.warning("self-fact %s not stored: %s", fact.key, exc)
+                    log.warning("%s %s not stored: %s", what, key, exc)
 
         self._spawn(write())
 
