@@ -99,6 +99,7 @@ from .reply_assembly import ReplyAssembly
 from .session import Sessions
 from .settings import TASK_MODES, EngineSettings
 from .speculation import park, probing
+from .style import GUEST, OWNER, StyleTable
 from .task_turns import TaskTurns
 from .tasks import TaskManager, TaskProgress
 from .tool_loop import ToolLoop
@@ -147,6 +148,12 @@ class DialogueEngine:
         # Who is who (dialogue.people, the people file): each speaker's tool set by role, bound
         # to the server-side identity; None = every speaker may use every tool.
         self.people: People | None = None
+        # The voice examples by scene and relation (issue 39; style.py): set by the node from
+        # config/voice_examples.yaml; None = no examples in the prompts.
+        self.style: StyleTable | None = None
+        # user id -> relation (owner, adult, child, guest): who may correct the tone, which
+        # examples fit (`relation_from_people`; tests may set their own)
+        self.relation_of: Callable[[str], str] = self.relation_from_people
         self.settings = settings or EngineSettings()
         self.histories = Histories(self.settings.history_turns)
         self.traces: deque[TurnTrace] = deque(maxlen=50)
@@ -354,6 +361,9 @@ class DialogueEngine:
         learned: list[SelfFact] = []
         try:
             learned = self.context.learn_facts(ctx)
+            relation = self.relation_of(user_id)
+            if kind == CHAT:
+                self.context.learn_tone(ctx, relation)
             if (
                 kind == CHAT
                 and (task := self.tasks.running(user_id)) is not None
@@ -390,12 +400,14 @@ class DialogueEngine:
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
+            ctx.addressing = self.context.addressing(ctx, facts, relation)
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,
                 prestart,
                 prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
                 today=format_date(datetime.date.today(), False),
+                addressing=ctx.addressing,
             )
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart, learned)
@@ -496,7 +508,7 @@ class DialogueEngine:
         verdict = judged.verdict
         if judged.stopped or verdict.action == FINISH or verdict.mode == "text":
             trace.path = "finish" if verdict.mode == "json" or judged.stopped else "text"
-            if reply.seq == 0 and not judged.rest:
+            if reply.seq == 0 and not judged.rest and not reply.silenced:
                 trace.path = "direct"
                 await self.assembly.direct_reply(reply, ctx, trace, context)
                 return
@@ -549,6 +561,19 @@ class DialogueEngine:
         if self.people is None:
             return None
         return self.people.tool_names(user_id, tuple(self.tools.names()), scheduled=scheduled)
+
+    def relation_from_people(self, user_id: str) -> str:
+        """owner | adult | child | guest: a listed person's relation in the people file; an
+        unlisted speaker's follows their role (owner, user → adult, guest). Without a people
+        file every identified user is an owner (a one-person companion), "" a guest."""
+        if not user_id:
+            return GUEST
+        if self.people is None:
+            return OWNER
+        person = self.people.find(user_id)
+        if person is not None:
+            return person.relation
+        return {OWNER: OWNER, GUEST: GUEST}.get(self.people.role_of(user_id), "adult")
 
     def _with_person(self, user_id: str, facts: dict[str, str]) -> dict[str, str]:
         """The speaker's name from the people file when they have not told one themselves:

@@ -207,6 +207,9 @@ class ToolContext:
     # the tools this speaker's role may use (dialogue.people, by server-bound identity): a call
     # of any other is refused when it runs, whoever asked for it; None = no identity limit
     allowed_tools: tuple[str, ...] | None = None
+    # the speaker card and the voice examples of this turn (style.addressing_blocks): in the
+    # system prompt of every answer, never in the history
+    addressing: tuple[str, ...] = ()
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]

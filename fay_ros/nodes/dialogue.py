@@ -79,6 +79,7 @@ from ..dialogue.reply import ReplyPiece
 from ..dialogue.room import Room
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
+from ..dialogue.style import StyleError, StyleTable
 from ..dialogue.tasks import TaskProgress
 from ..dialogue.toolbox import builtin_tools
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
@@ -115,6 +116,11 @@ class DialogueConfig(EngineConfig):
     persona_file: str = Field("", description="persona YAML ('' = config/persona.yaml)")
     qa_file: str = Field(
         "", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, 'none' = no table)"
+    )
+    voice_examples_file: str = Field(
+        "",
+        description="voice examples by scene and relation (YAML; issue 39) put in the system prompt "
+        "('' = config/voice_examples.yaml, 'none' = no examples)",
     )
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
     tools_file: str = Field(
@@ -265,7 +271,12 @@ class DialogueNode(Node):
                 if c.people_file.lower() == "none"
                 else ReloadingTable(_config_file(c.people_file, "people.yaml"), People.load)
             )
-        except (PersonaError, QaTableError, PeopleFileError) as exc:
+            self._style_file = (
+                None
+                if c.voice_examples_file.lower() == "none"
+                else ReloadingTable(_config_file(c.voice_examples_file, "voice_examples.yaml"), StyleTable.load)
+            )
+        except (PersonaError, QaTableError, PeopleFileError, StyleError) as exc:
             raise ConfigError(str(exc)) from None
         persona = self._persona_file.table
         qa = self._qa_file.table if self._qa_file else None
@@ -363,6 +374,7 @@ class DialogueNode(Node):
             room = Room(people.speaking, (persona.name,))
             people_file = self._people_file
             self.room_gate = RoomGate(self, self._loop, room, lambda: people_file.table, self._start_spoken)
+        self.engine.style = self._style_file.table if self._style_file else None
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
         self.reminders = RosReminders(self) if c.memory else None
@@ -437,6 +449,8 @@ class DialogueNode(Node):
             goal_callback=self._accept_chat,
             cancel_callback=self._cancel_chat,
             callback_group=group,
+            feedback_pub_qos_profile=qos.ACTION_REQUESTS,
+            **qos.ACTION_QOS,
         )
         mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
         flow = (
@@ -470,12 +484,18 @@ class DialogueNode(Node):
             self.get_logger().error(f"knowledge base {self.config.knowledge_db or 'default'}: {exc}")
 
     def _reload_files(self) -> None:
-        """Hand an edited persona, qa.csv or people file to the engine (on its loop); refuse a bad edit."""
+        """Hand an edited persona, qa.csv, people file or voice examples file to the engine (on
+        its loop); refuse a bad edit."""
         engine = self.engine
+
+        def set_style(style: StyleTable) -> None:
+            engine.style = style
+
         tables: list[tuple[Any, Callable[[Any], None]]] = [
             (self._persona_file, engine.set_persona),
             (self._qa_file, engine.set_qa),
             (self._people_file, self._use_people),
+            (self._style_file, set_style),
         ]
         for table, use in tables:
             if table is None:

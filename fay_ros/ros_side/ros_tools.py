@@ -87,6 +87,38 @@ QOS = {
 }
 
 
+class ThreadSafeActionClient(ActionClient):
+    """rclpy's ActionClient, safe to send from a thread other than the executor's.
+
+    rclpy (Jazzy) sends a goal, result or cancel request first and records its sequence number
+    afterwards; an executor thread that takes the response in between finds no such request,
+    logs "Ignoring unexpected goal response" and drops it, so the request's future never
+    completes. `fay-ros openai` sends from its asyncio thread while the client node spins on
+    another: with 20 concurrent streams some requests hung until the client's timeout. Here a
+    request is sent and recorded under one lock, and responses are taken under the same lock,
+    so a response is never taken before its request is known."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_lock = threading.RLock()
+
+    def send_goal_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._request_lock:
+            return super().send_goal_async(*args, **kwargs)
+
+    def _get_result_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._get_result_async(goal_handle)
+
+    def _cancel_goal_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._cancel_goal_async(goal_handle)
+
+    def take_data(self) -> Any:
+        with self._request_lock:
+            return super().take_data()
+
+
 async def _wait_discovered(is_ready: Any, deadline: float, what: str) -> None:
     while not is_ready():
         if time.monotonic() >= deadline:
@@ -154,7 +186,7 @@ class RosTools:
     # -- actions -----------------------------------------------------------------------------
 
     def _action(self, name: str, entry: Any, action: Any) -> Tool:
-        client = ActionClient(self._node, action, entry.name, callback_group=self._group)
+        client = ThreadSafeActionClient(self._node, action, entry.name, callback_group=self._group)
         self._handles.append(client)
 
         async def send(args: dict[str, Any], _ctx: ToolContext) -> str:
