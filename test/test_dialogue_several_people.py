@@ -205,7 +205,7 @@ def test_three_people_in_a_room(household):
         assert not OWNER_SECRETS.search(spoken(reply)), reply
     guest_requests = home.llm.requests[requests_before:]
     offered = {t["function"]["name"] for r in guest_requests for t in r.get("tools") or []}
-    assert offered == {"current_time"}, offered  # knowledge_search is not configured in this graph
+    assert offered == {"current_time", "knowledge_search"}, offered  # the guest's harmless tools
     results = [m["content"] for r in guest_requests for m in r["messages"] if m["role"] == "tool"]
     assert results and all(r.startswith("error: no tool named") for r in results), results
     assert not any(OWNER_SECRETS.search(json.dumps(r["messages"])) for r in guest_requests), "owner data in a prompt"

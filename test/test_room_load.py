@@ -83,7 +83,15 @@ def test_the_owners_tone_correction_is_a_rule_in_the_memory_node_and_the_next_pr
     from fay_ros.memory.tone import tone_corrections
 
     rule = tone_corrections("don't sound like customer service")[0].content
-    with room(probe, llm, tmp_path) as rig:
+    # u01 is the robot's owner; u02 a listed adult (the people file decides, never the words)
+    people = tmp_path / "people.yaml"
+    people.write_text(
+        "people:\n"
+        "  - {id: u01, name: Uma, role: owner, relation: owner}\n"
+        "  - {id: u02, name: Ben, role: user, relation: adult}\n",
+        encoding="utf-8",
+    )
+    with room(probe, llm, tmp_path, people_file=str(people)) as rig:
         rig.outcome.sent["u01-1"] = 0.0
         rig.pub.publish(Transcript(text="u01-1: please don't sound like customer service.", user_id="u01"))
         rig.wait_answered(["u01-1"])
