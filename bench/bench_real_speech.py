@@ -4,6 +4,7 @@ the way the asr node hears them (VAD segmenter -> recogniser; hearing.clip_bench
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 TITLE = "Hearing on real recordings: WER / CER and real-time factor per model"
@@ -64,6 +65,7 @@ def run() -> str:
     from fay_ros.hearing.clip_bench import find_clips, run_clip, totals
     from fay_ros.hearing.whisper_backend import LONG_FORM_S, WhisperRecognizer
 
+    load = os.getloadavg()[0]  # other work on the machine slows every decode: RTFs scale with it
     clips = find_clips(DATA)
     rows = [
         "| model | English WER | Mandarin CER | worst clip | most repeats of a phrase | RTF |",
@@ -71,7 +73,8 @@ def run() -> str:
     ]
     details: list[str] = []
     long_rows = []
-    runs = [(label, spec, ()) for label, spec in whisper_models()]
+    models = whisper_models()
+    runs = [(label, spec, ()) for label, spec in models]
     runs.insert(1, ("whisper base + hotwords Fay, 菲菲", "", ("Fay", "菲菲")))
     for label, spec, hotwords in runs:
         recognizer = WhisperRecognizer(spec, language="auto", hotwords=hotwords)
@@ -105,7 +108,13 @@ def run() -> str:
             "(auto among en, zh), greedy decoding, 1 CPU thread, int8. WER over words after lower "
             "case, punctuation and number normalisation; CER over characters after Traditional -> "
             "Simplified and numeral folding (fay_ros.hearing.scoring). No Mandarin recording could "
-            "be redistributed yet (test/data/speech/SOURCES.md), so the Mandarin column is empty.",
+            "be redistributed yet (test/data/speech/SOURCES.md), so the Mandarin column is empty. "
+            f"Load average when the run started: {load:.1f} on {os.cpu_count()} cores (the decode "
+            "times and RTFs grow with it; the error rates do not change).",
+            "",
+            f"Other Whisper models present (FAY_MODELS_DIR, models/, <prefix>/share/fay_ros/models): "
+            f"{', '.join(label for label, spec in models if spec) or 'none'}. No package registry ships "
+            "a complete stronger one (models/README.md); a model pulled or copied there is measured here.",
             "",
             *rows,
             "",

@@ -31,6 +31,10 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TIMEOUT = 20.0
+# Dialogue parameters for tests of what the embedded model answers (not how fast): one shared
+# server serves several test files at once on 2 cores, so a request can wait behind others
+# far longer than the node's defaults (20 s to the first token, 10 s between tokens) allow.
+EMBEDDED_PATIENCE = {"first_token_timeout": 90.0, "idle_timeout": 60.0}
 _domain_lock_file = None
 
 

@@ -31,6 +31,36 @@ def test_speaking_without_a_turn_is_ignored_and_new_speech_abandons_open_turn():
     assert t.on_speaking(True, 3.0) is None  # second sentence of the same reply
 
 
+def test_milestones_place_each_moment_after_the_end_of_speech():
+    t = LatencyTracker()
+    t.on_speculative(10.15)
+    t.on_final_transcript(speech_end=10.0, received=10.2)
+    t.on_llm_first_token(0.3, at=10.45)  # the model started on the speculative text
+    t.on_first_reply(10.6, "c1")
+    turn = t.on_speaking(True, 10.65)
+    assert turn.milestones == pytest.approx(
+        {"speculative": 0.15, "final": 0.2, "llm_first_token": 0.45, "first_reply": 0.6, "first_audio": 0.65}
+    )
+    assert turn.stages["voice_to_first_audio"] == pytest.approx(0.65)
+
+
+def test_a_withdrawn_speculation_is_not_the_turns():
+    t = LatencyTracker()
+    t.on_speculative(1.1)
+    t.on_speculative(1.3, withdrawn=True)  # the person went on
+    t.on_final_transcript(speech_end=2.0, received=2.2)
+    t.on_llm_first_token(0.2)  # no stamp: its moment is unknown
+    t.on_first_reply(2.6, "c2")
+    turn = t.on_speaking(True, 2.7)
+    assert set(turn.milestones) == {"final", "first_reply", "first_audio"}
+    # a speculation stands for the next final only
+    t.on_speculative(3.1)
+    t.on_final_transcript(speech_end=3.0, received=3.2)
+    t.on_final_transcript(speech_end=4.0, received=4.2)
+    t.on_first_reply(4.5, "c3")
+    assert "speculative" not in t.on_speaking(True, 4.6).milestones
+
+
 def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node):
     import math
 
@@ -48,7 +78,8 @@ def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node
     reply = ros.publisher(Utterance, "reply")
     speaking = ros.publisher(SpeechState, "robot_speaking", qos.LATCHED)
     llm = ros.publisher(LlmLatency, "dialogue/llm_latency")
-    for pub in (final, reply, speaking, llm):
+    speculative = ros.publisher(Transcript, "speech/speculative")
+    for pub in (final, reply, speaking, llm, speculative):
         ros.wait_for_subscribers(pub)
     node.wait_ready(probe=ros)
     wait_until(lambda: events.subscription.get_publisher_count() >= 1, message="the monitor's events")
@@ -61,9 +92,13 @@ def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node
     # Topics are not ordered against each other: send each event once the monitor has
     # reported the previous one (~/events), as causality orders them in a real turn.
     said, answer = "what time is it", "It is noon."
+    speculative.publish(Transcript(user_id="alice", text=said, header=Header(stamp=to_time_msg(now - 0.25))))
+    taken("speculative")
     final.publish(Transcript(user_id="alice", text=said, is_final=True, header=Header(stamp=to_time_msg(now - 0.25))))
     taken("final")
-    llm.publish(LlmLatency(conversation_id="c1", time_to_first_token=0.120, context_seconds=0.01))
+    first_token = LlmLatency(conversation_id="c1", time_to_first_token=0.120, context_seconds=0.01)
+    first_token.header.stamp = to_time_msg(now + 0.25)
+    llm.publish(first_token)
     taken("llm_first_token")
     reply.publish(Utterance(user_id="alice", conversation_id="c1", seq=0, text=answer, is_first=True))
     taken("first_reply")
@@ -79,7 +114,8 @@ def test_latency_monitor_publishes_each_turn_as_a_typed_message(ros, launch_node
     assert turn.conversation_id == "c1"
     assert node.stop() == 0  # exited: the line it prints per turn is in its output
     assert "voice_to_first_audio 750 ms" in node.output()
-    assert [m.data for m in events.messages] == ["final", "llm_first_token", "first_reply"]
+    assert "llm_first_token 500 ms" in node.output() and "first_audio 750 ms" in node.output()
+    assert [m.data for m in events.messages] == ["speculative", "final", "llm_first_token", "first_reply"]
     assert all(f"[latency] event {kind}" in node.output() for kind in ("final", "llm_first_token", "first_reply"))
     assert said not in node.output() and answer not in node.output()
 

@@ -38,7 +38,7 @@ from fay_ros.dialogue.persona import Persona
 from fay_ros.memory import health
 from fay_ros.text.when import format_date
 from fay_ros.text.words import CJK_IDEOGRAPHS, has_cjk
-from harness import NodeProcess, RosProbe, wait_until
+from harness import EMBEDDED_PATIENCE, NodeProcess, RosProbe, wait_until
 
 PERSONA = Persona.load(config_file("persona.yaml"))
 USER = "tom"
@@ -72,7 +72,7 @@ class Companion:
 
     def __init__(self, db: str, dialogue_params: dict) -> None:
         self.db = db
-        self.dialogue_params = dialogue_params
+        self.dialogue_params = EMBEDDED_PATIENCE | dialogue_params
         self.probe = RosProbe(f"conversation_probe_{uuid.uuid4().hex[:6]}")
         self.replies = self.probe.collect(Utterance, topics.REPLY)
         self.typed = self.probe.publisher(Transcript, topics.TEXT_INPUT)

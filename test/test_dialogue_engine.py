@@ -790,6 +790,39 @@ def test_a_started_turn_ends_cancelled_when_interrupted_or_replaced(fresh):
     run(scenario())
 
 
+def test_cancel_stops_one_users_turn_and_the_other_users_turn_and_next_reply_go_on(fresh):
+    """A `chat` goal's cancel (DialogueEngine.cancel) is not an interrupt: dave's turn, streaming
+    at the same time, ends whole, and carol's next reply replaces nothing."""
+
+    async def scenario():
+        rig = Rig(fresh)
+        streams = {
+            "tell me a story": fake.text('{"action": "finish", "message": "Once. ', 'Upon."}', gate_after=1),
+            "tell me about foxes": fake.text('{"action": "finish", "message": "Foxes. ', 'Dens."}', gate_after=1),
+        }
+        fresh.responder = lambda body: streams[body["messages"][-1]["content"]]
+        carol = rig.engine.start("carol", "tell me a story", "en")
+        dave = rig.engine.start("dave", "tell me about foxes", "en")
+        await rig.wait_pieces(lambda ps: {p.text for p in ps} >= {"Once.", "Foxes."})
+        assert rig.engine.cancel(carol.task)
+        await asyncio.wait({carol.task})
+        assert carol.task.cancelled() and not dave.task.done()
+        assert await wait_thread_event(streams["tell me a story"].closed)
+        streams["tell me about foxes"].gate.set()
+        await dave.task
+        assert not rig.engine.cancel(dave.task), "an ended turn is not cancelled again"
+        daves = [p.text for p in rig.pieces if p.conversation_id == dave.conversation_id]
+        assert daves == ["Foxes.", "Dens."]
+        fresh.responder = None
+        fresh.script(fake.judge_finish("Okay."))
+        await rig.engine.submit("carol", "never mind", "en")
+        [again] = [p for p in rig.pieces if p.text == "Okay."]
+        assert again.replace is False, "a cancel is no interrupt: nothing else is replaced"
+        await rig.close()
+
+    run(scenario())
+
+
 def test_words_said_outside_the_engine_are_the_companions_in_the_next_prompt(fresh):
     """The tts node's say action / broadcast topic publishes on `reply` with source "say": the
     dialogue records each such reply, once whole, as the companion's words of that user."""

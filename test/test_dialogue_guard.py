@@ -637,6 +637,13 @@ def test_a_bad_profile_setting_is_refused(setting):
         ("How are you?", None),
         ("I have no time for this.", None),
         ("Tell me about the day you were built.", None),
+        ("Do you know what time it is?", "It's 6:05 PM on Monday, November 30."),
+        ("几点了？", "现在是11月30日，星期一，18点05分。"),
+        # a time asked about a place or a plan is not the clock's question
+        ("What time do you close on Saturdays?", None),
+        ("What time does the museum open?", None),
+        ("周六几点开门？", None),
+        ("你们几号放假？", None),
     ],
 )
 def test_time_questions_are_answered_from_the_clock(question, expected):

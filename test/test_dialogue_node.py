@@ -12,7 +12,7 @@ import threading
 
 import pytest
 from action_msgs.msg import GoalStatus
-from std_msgs.msg import Empty
+from std_msgs.msg import Empty, String
 
 import dialogue_fake_llm as fake
 from fay_msgs.action import Chat
@@ -110,7 +110,7 @@ def reply_done(msgs):
 def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     probe, node, memory, replies, pubs = fresh
     llm.script(fake.judge_finish("Hello Alice! The weather is lovely today. Shall we go out?", pieces=6))
-    pubs[topics.SPEECH_FINAL].publish(transcript("good morning"))
+    pubs[topics.SPEECH_FINAL].publish(transcript("what a lovely morning"))
     replies.wait_for(reply_done, what="the end of the reply")
     msgs = list(replies.messages)
     assert [m.text for m in msgs] == ["Hello Alice!", "The weather is lovely today.", "Shall we go out?"]
@@ -118,21 +118,25 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     assert [m.is_first for m in msgs] == [True, False, False] and [m.is_end for m in msgs] == [False, False, True]
     assert len({m.conversation_id for m in msgs}) == 1 and msgs[0].conversation_id
     assert all(m.user_id == "alice" and m.source == "llm" and m.header.stamp.sec > 0 for m in msgs)
-    assert llm.requests[0]["messages"][-1]["content"] == "good morning"
+    assert llm.requests[0]["messages"][-1]["content"] == "what a lovely morning"
 
 
 def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):
     from fay_msgs.msg import LlmLatency
+    from fay_ros.common.rostime import from_time_msg
 
     probe, node, memory, replies, pubs = fresh
     latency = probe.collect(LlmLatency, topics.LLM_LATENCY)
     probe.wait_matched(latency, "dialogue")
     llm.script(fake.judge_finish("It is a fine day.", pieces=3))
+    asked = probe.node.get_clock().now().nanoseconds * 1e-9
     pubs[topics.SPEECH_FINAL].publish(transcript("how is the day"))
     first = replies.wait_for(lambda msgs: next((m for m in msgs if m.is_first), None), what="the first sentence")
     msg = latency.wait_for_match(lambda m: m.conversation_id == first.conversation_id)
     assert 0.0 < msg.time_to_first_token < 5.0 and msg.context_seconds >= 0.0
-    assert msg.header.stamp.sec > 0
+    # stamped when the first token came: after the turn was asked, before its first sentence went out
+    token_at = from_time_msg(msg.header.stamp)
+    assert asked < token_at <= from_time_msg(first.header.stamp)
 
 
 def test_speech_speculative_starts_the_model_and_the_matching_final_is_answered_from_it(fresh, llm):
@@ -437,7 +441,7 @@ def chat(rig):
 def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fresh, llm, chat):
     probe, node, memory, replies, pubs = fresh
     llm.script(fake.judge_finish("Hello Alice! The weather is lovely today. Shall we go out?", pieces=6))
-    goal = ChatGoal(chat, "good morning")
+    goal = ChatGoal(chat, "what a lovely morning")
     status, result = goal.result()
     assert status == GoalStatus.STATUS_SUCCEEDED
     assert (result.completed, result.reason) == (True, "completed")
@@ -451,7 +455,7 @@ def test_chat_action_holds_a_turn_feedback_per_sentence_and_the_whole_reply(fres
     # the same turn as a text_input message's: on `reply`, the user's words in the prompt
     end = replies.wait_for(reply_done, what="the end of the reply")
     assert end.conversation_id == result.conversation_id and end.user_id == "alice"
-    assert llm.requests[0]["messages"][-1]["content"] == "good morning"
+    assert llm.requests[0]["messages"][-1]["content"] == "what a lovely morning"
     assert "Mochi" in llm.requests[0]["messages"][0]["content"], "alice's memories feed the prompt"
     assert list(result.cues) == [], "no action_semantics running: no cues"
 
@@ -491,10 +495,15 @@ def test_chat_action_result_carries_the_cues_of_action_semantics(fresh, llm, cha
     ], "the cues as action_semantics published them"
 
 
-def test_chat_action_cancel_interrupts_the_turn_and_the_voice(fresh, llm, chat):
+def reply_end_of(conversation_id: str):
+    """The closing piece of this reply (a late end of an earlier test's reply is not it)."""
+    return lambda msgs: next((m for m in msgs if m.is_end and m.conversation_id == conversation_id), None)
+
+
+def test_chat_action_cancel_stops_the_turn_and_its_voice(fresh, llm, chat):
     probe, node, memory, replies, pubs = fresh
-    interrupts = probe.collect(Empty, topics.INTERRUPT)
-    probe.wait_matched(interrupts, "dialogue")
+    cancels = probe.collect(String, topics.REPLY_CANCEL)
+    probe.wait_matched(cancels, "dialogue")
     [stream] = llm.script(
         fake.text('{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}', gate_after=1)
     )
@@ -504,10 +513,54 @@ def test_chat_action_cancel_interrupts_the_turn_and_the_voice(fresh, llm, chat):
     status, result = goal.result()
     assert status == GoalStatus.STATUS_CANCELED
     assert (result.completed, result.reason, result.reply) == (False, "cancelled", "Once upon a time.")
-    interrupts.wait_for_count(1)  # the voice stops, as at a barge-in
+    # the voice of this reply stops (the tts drops it), not the robot's whole voice
+    assert [m.data for m in cancels.wait_for_count(1)] == [result.conversation_id]
     assert stream.closed.wait(10) and not stream.finished.is_set(), "the LLM stream was closed"
-    end = replies.wait_for(reply_done, what="the closing marker of the cut reply")
-    assert end.text == "" and end.conversation_id == result.conversation_id
+    end = replies.wait_for(reply_end_of(result.conversation_id), what="the closing marker of the cut reply")
+    assert end.text == "" and end.seq == 1
+
+
+def test_cancelling_one_users_chat_goal_leaves_another_users_turn_running(fresh, llm, chat):
+    """Two people talk to the robot at once: carol's client cancels her goal; dave's turn,
+    streaming at the same moment, is neither cut nor replaced and ends with its whole reply."""
+    probe, node, memory, replies, pubs = fresh
+    cancels = probe.collect(String, topics.REPLY_CANCEL)
+    probe.wait_matched(cancels, "dialogue")
+    streams = {
+        "tell me a story": fake.text(
+            '{"action": "finish", "message": "Once upon a time. ', 'There was a fox."}', gate_after=1
+        ),
+        "tell me about foxes": fake.text(
+            '{"action": "finish", "message": "Foxes are clever. ', 'They live in dens."}', gate_after=1
+        ),
+    }
+    # each request answered by its words: the two turns reach the model in either order
+    llm.responder = lambda body: streams[body["messages"][-1]["content"]]
+    carol = ChatGoal(chat, "tell me a story", user="carol")
+    dave = ChatGoal(chat, "tell me about foxes", user="dave")
+    carol.feedback.wait_for_count(1)
+    dave.feedback.wait_for_count(1)  # both turns are streaming, both held at their gate
+    assert carol.cancel().goals_canceling
+    status, cancelled = carol.result()
+    assert (status, cancelled.reason) == (GoalStatus.STATUS_CANCELED, "cancelled")
+    assert [m.data for m in cancels.wait_for_count(1)] == [cancelled.conversation_id]
+    assert streams["tell me a story"].closed.wait(10), "carol's stream was closed"
+    streams["tell me about foxes"].gate.set()  # dave's model goes on only now, after the cancel
+    status, result = dave.result()
+    assert status == GoalStatus.STATUS_SUCCEEDED
+    assert (result.completed, result.reason) == (True, "completed")
+    assert result.reply == "Foxes are clever. They live in dens."
+    assert [(f.seq, f.sentence) for f in dave.feedback.wait_for_count(2)] == [
+        (0, "Foxes are clever."),
+        (1, "They live in dens."),
+    ]
+    assert streams["tell me about foxes"].finished.is_set() and not streams["tell me about foxes"].closed.is_set()
+    # on `reply`: dave's reply whole, replacing nothing; only carol's was asked to stop
+    replies.wait_for(reply_end_of(result.conversation_id), what="the end of dave's reply")
+    daves = [m for m in replies.messages if m.conversation_id == result.conversation_id]
+    assert [m.text for m in daves if m.text] == ["Foxes are clever.", "They live in dens."]
+    assert not any(m.replace for m in daves)
+    assert [m.data for m in cancels.messages] == [cancelled.conversation_id]
 
 
 def test_chat_action_ends_interrupted_by_an_interrupt_message(fresh, llm, chat):

@@ -15,7 +15,7 @@ import pytest
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
 from fay_ros.common import topics
-from harness import REPO, ros_environment
+from harness import EMBEDDED_PATIENCE, REPO, ros_environment
 
 
 def _chat(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -34,7 +34,10 @@ def test_embedded_default_answers_speech_over_ros(embedded_llm, ros, launch_node
     url, server = embedded_llm
     # default parameters except the port, and bounds on answer length and tool steps: a 135M
     # model on a busy 2-core machine needs them to finish in predictable time
-    node = launch_node("fay_ros.nodes.dialogue", {"base_url": url, "max_tokens": 60, "max_tool_steps": 1})
+    node = launch_node(
+        "fay_ros.nodes.dialogue",
+        {"base_url": url, "max_tokens": 60, "max_tool_steps": 1, **EMBEDDED_PATIENCE},
+    )
     node.wait_ready()
     replies = ros.collect(Utterance, topics.REPLY)
     pub = ros.publisher(Transcript, topics.SPEECH_FINAL)

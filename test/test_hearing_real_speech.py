@@ -4,6 +4,7 @@ for, hot words reaching the decoder, and `fay-ros transcribe --bench`."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -12,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fay_ros.cli import main as cli_main
 from fay_ros.common.wav import read_wav
 from fay_ros.hearing.clip_bench import find_clips, joined, run_clip, totals, transcribe_stream
 from fay_ros.hearing.scoring import max_repeats, score
 from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer, convert_script
-from synthetic_speech import speak
+from synthetic_speech import speak, speak_to_wav
 
 DATA = Path(__file__).resolve().parent / "data" / "speech"
 AUSTEN = ["0870", "0880", "0890", "0920", "0930"]  # five consecutive sentences of one chapter
@@ -150,25 +152,46 @@ def test_hotwords_reach_the_decoder_prompt(whisper, monkeypatch):
     assert "Dashwood" in text
 
 
-def test_transcribe_bench_cli(tmp_path):
-    for name in ("goforward", "cards_001"):
-        for ext in (".wav", ".txt"):
-            shutil.copy(DATA / "en" / f"{name}{ext}", tmp_path / f"{name}{ext}")
-    shutil.copy(DATA / "en" / "cards_002.wav", tmp_path / "no_reference.wav")
-    out = subprocess.run(
-        [sys.executable, "-m", "fay_ros.cli", "transcribe", "--bench", str(tmp_path)],
+def _bench_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fay_ros.cli", "transcribe", "--bench", *args],
         capture_output=True,
         text=True,
         timeout=180,
     )
+
+
+def test_transcribe_bench_cli(tmp_path, capsys):
+    for name in ("goforward", "cards_001"):
+        for ext in (".wav", ".txt"):
+            shutil.copy(DATA / "en" / f"{name}{ext}", tmp_path / f"{name}{ext}")
+    shutil.copy(DATA / "en" / "cards_002.wav", tmp_path / "no_reference.wav")
+    # A Mandarin clip dropped in is scored by CER at once. No real Mandarin recording could be
+    # redistributed (SOURCES.md), so this one is espeak-ng's, in its own folder.
+    zh = tmp_path / "zh"
+    zh.mkdir()
+    speak_to_wav(zh / "lights.wav", [0.3, ("请帮我打开客厅的灯。", "cmn-latn-pinyin"), 0.3])
+    (zh / "lights.txt").write_text("请帮我打开客厅的灯。\n", encoding="utf-8")
+    out = _bench_cli(str(tmp_path))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert [line.split()[0] for line in lines if "WER" in line and not line.startswith("total")] == [
         "cards_001",
         "goforward",
     ]
+    assert [line.split()[:2] for line in lines if " CER " in line and not line.startswith("total")] == [
+        ["lights", "CER"]
+    ], out.stdout
+    simplified = lines[lines.index(next(line for line in lines if line.startswith("lights"))) + 2]
+    assert simplified.startswith("    hyp: ") and convert_script(simplified, "simplified") == simplified
     total = lines[-1]
-    assert total.startswith("total: English WER") and "RTF" in total and "2 clips" in total
+    assert total.startswith("total: English WER") and "Mandarin CER" in total, total
+    assert "RTF" in total and "3 clips" in total, total
+    # the Traditional option, in this process (the command's own entry point, one model load less)
+    assert cli_main(["transcribe", "--bench", str(zh), "--chinese-script", "traditional", "--json"]) == 0
+    clip = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert clip["measure"] == "CER" and clip["hypothesis"], clip
+    assert convert_script(clip["hypothesis"], "simplified") != clip["hypothesis"], clip  # Traditional asked for
     empty = subprocess.run(
         [sys.executable, "-m", "fay_ros.cli", "transcribe", "--bench", str(tmp_path / "none")],
         capture_output=True,

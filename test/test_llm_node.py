@@ -26,6 +26,14 @@ def find_status(diagnostics, name: str, predicate) -> DiagnosticStatus | None:
     return next((s for a in diagnostics.messages for s in a.status if s.name == name and predicate(s)), None)
 
 
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (3, 2), (8, 4), (None, 1)])
+def test_the_model_leaves_a_core_to_the_rest_of_the_companion(monkeypatch, cores, threads):
+    import fay_ros.llm.embedded as embedded
+
+    monkeypatch.setattr(embedded.os, "cpu_count", lambda: cores)
+    assert embedded.default_threads() == threads
+
+
 @pytest.mark.slow
 def test_the_embedded_model_says_on_ros_that_it_serves(embedded_llm, ros):
     url, _process = embedded_llm  # `fay-ros llm --threads 2` on a free port, its /health answering

@@ -10,6 +10,7 @@ and through the memory node's own services (the probe), never through the server
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 
@@ -214,6 +215,15 @@ def test_models_lists_the_companion_and_health_answers(rig):
     report = health(root)
     assert report["ok"] is True and report["dialogue"]["chat_action"] is True
     assert report["memory"]["reachable"] is True and report["model"] == "scripted-model"
+    # issue 39: process, model, database and ROS graph
+    process = report["process"]
+    assert process["pid"] == _server.pid and process["uptime_seconds"] >= 0 and process["fay_ros"]
+    database = report["database"]
+    assert database["backend"] == "sqlite" and database["location"].endswith("memory.db")
+    assert database["answers"] is True, "the memory database answered a read"
+    graph = report["ros_graph"]
+    assert graph["namespace"] == "/fay" and {"dialogue", "memory"} <= set(graph["nodes"])
+    assert graph["domain_id"] == int(os.environ["ROS_DOMAIN_ID"])
 
 
 def test_five_concurrent_streams_of_two_users_each_get_their_own_answer(rig):

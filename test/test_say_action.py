@@ -383,7 +383,13 @@ def test_broadcast_preempts_in_preempt_mode(ros, launch_node):
             user_id="bob",
             conversation_id="bob-3",
             seq=0,
-            text="A long answer for bob that the announcement is going to cut off before its end.",
+            # long (about 12 s of speech): a loaded test process may publish the announcement
+            # seconds after the reply began, and it must still find the reply playing
+            text=(
+                "A long answer for bob that the announcement is going to cut off before its end, "
+                "one that goes on about the weather, the garden, the neighbours and the cat, "
+                "and then about the long walk by the river that they both took last Sunday."
+            ),
             is_first=True,
             is_end=True,
             source="llm",

@@ -232,8 +232,8 @@ def test_a_model_run_that_raises_inside_onnxruntime_gives_no_opinion(model):
     assert np.isnan(SemanticTurn(Broken(), model.path).probability(np.zeros(RATE, np.int16)))
 
 
-def _feed(ros, samples: np.ndarray) -> None:
-    """`samples` into audio/raw in 30 ms chunks, stamped from now on."""
+def _feed(ros, samples: np.ndarray) -> float:
+    """`samples` into audio/raw in 30 ms chunks, stamped from now on; the first one's stamp."""
     from fay_msgs.msg import AudioChunk
     from fay_ros.common import qos, topics
     from fay_ros.common.rostime import to_time_msg
@@ -247,6 +247,7 @@ def _feed(ros, samples: np.ndarray) -> None:
         msg.header.frame_id = "test"
         msg.data = samples[i : i + 480].tolist()
         pub.publish(msg)
+    return clock
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from std_msgs.msg import Empty
+from std_msgs.msg import Empty, String
 
 from fay_msgs.msg import SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
@@ -126,6 +126,39 @@ def test_interrupt_mid_sentence_stops_it_and_drops_the_queue(ros, launch_node, t
     # latency), not from a wall-clock race, so the 100 ms budget is checkable here.
     assert int(delay.group(1)) <= 100
     assert int(delay.group(2)) == 1, "the queued second sentence was dropped"
+
+
+def test_a_reply_cancel_stops_that_reply_and_the_other_users_reply_is_spoken(ros, launch_node, tmp_path):
+    """reply/cancel (a cancelled `chat` goal) stops one conversation: its sentence playing is
+    cut and its queued ones dropped, while another user's reply queued behind it is spoken."""
+    node, speaking, tracks, replies, _ = start_tts(launch_node, ros, tmp_path)
+    cancel = ros.publisher(String, topics.REPLY_CANCEL)
+    ros.wait_for_subscribers(cancel)
+    replies.publish(
+        utterance(
+            "carol-1",
+            0,
+            "This is a rather long sentence for carol, and her client cancels it before it "
+            "reaches its end, because she no longer wants the answer.",
+            first=True,
+        )
+    )
+    replies.publish(utterance("carol-1", 1, "This sentence must never be heard.", end=True))
+    replies.publish(utterance("dave-1", 0, "Dave's answer is spoken whole.", first=True, end=True))
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "carol-1:0", what="speaking carol-1:0")
+    cancel.publish(String(data="carol-1"))
+    speaking.wait_for_match(lambda m: m.speaking and m.utterance_id == "dave-1:0", what="dave's reply")
+    speaking.wait_for(lambda msgs: not msgs[-1].speaking and len(msgs) >= 4 and msgs, what="silence after dave")
+    spoken = [uid for on, uid in states(speaking) if on]
+    assert spoken == ["carol-1:0", "dave-1:0"], "carol's second sentence dropped, dave's said"
+    track = next(t for t in tracks.wait_for_count(1) if t.utterance_id == "carol-1:0")
+    carols = next(i for i, m in enumerate(speaking.messages) if m.utterance_id == "carol-1:0")
+    after_carol = speaking.messages[carols + 1]  # silence, or dave's sentence straight away
+    assert from_time_msg(after_carol.header.stamp) < from_time_msg(track.header.stamp) + track.duration, "cut"
+    assert node.stop() == 0
+    log = node.output()
+    assert "reply cancelled: carol-1: audio stops in" in log
+    assert "dave-1:0: audio written" in log
 
 
 # Invalid parameters (what the pydantic model refuses) stop the node; a voice the engine does

@@ -33,6 +33,7 @@ BUILTIN_TOOLS = (
     "reminder_add",
     "reminder_list",
     "reminder_cancel",
+    "knowledge_search",
 )
 
 

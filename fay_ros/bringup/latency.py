@@ -9,6 +9,13 @@ Turns are matched by order: a final transcript opens a turn; the next first repl
 (is_first) answers it; the next speaking=true starts its audio. A new final transcript
 before the reply abandons the open turn (the person spoke again).
 
+Where the time of a turn goes, as moments after the end of speech (`milestones`): the
+speculative text (the recogniser judged the turn probably complete and the dialogue may start
+the model on it; absent when no speculation stood when the final came), the final (the end of
+the turn decided), the LLM's first token (when the dialogue stamps it), the first reply sentence
+and the first audio sample. With the speculative reply the first token can come before the
+final, so these are told as times since the end of speech, not as differences of neighbours.
+
 A turn is known by the reply's conversation_id only: the latency topic is for anyone, so
 what the person said never goes into it.
 """
@@ -34,6 +41,10 @@ def stages_ms(message: object) -> dict[str, float]:
     return {k: v for k, v in values.items() if v == v}
 
 
+# The moments of a turn, in the order they usually come, as keys of TurnLatency.milestones.
+MILESTONES = ("speculative", "final", "llm_first_token", "first_reply", "first_audio")
+
+
 @dataclass
 class TurnLatency:
     """Stage durations of one turn, in seconds (None when a stage was not observed)."""
@@ -44,7 +55,10 @@ class TurnLatency:
     conversation_id: str = ""  # of the reply that answered this turn
     first_audio: float | None = None
     llm_first_token: float | None = None  # seconds from request to first token, as reported
+    speculative: float | None = None  # when the speculative text that stood at the final came
+    llm_first_token_at: float | None = None  # when the first token came (the dialogue's stamp)
     stages: dict[str, float] = field(default_factory=dict)
+    milestones: dict[str, float] = field(default_factory=dict)  # MILESTONES -> seconds after speech_end
 
     def compute(self) -> TurnLatency:
         self.stages = {"speech_end_to_transcript": self.transcript - self.speech_end}
@@ -62,6 +76,14 @@ class TurnLatency:
                     if "voice_to_first_audio" in self.stages
                     else self.stages["transcript_to_first_reply"] - self.llm_first_token
                 )
+        moments = {
+            "speculative": self.speculative,
+            "final": self.transcript,
+            "llm_first_token": self.llm_first_token_at,
+            "first_reply": self.first_reply,
+            "first_audio": self.first_audio,
+        }
+        self.milestones = {k: at - self.speech_end for k, at in moments.items() if at is not None}
         return self
 
 
@@ -69,15 +91,24 @@ class LatencyTracker:
     def __init__(self) -> None:
         self._open: TurnLatency | None = None
         self._answered: TurnLatency | None = None
+        self._speculative: float | None = None  # the speculative text standing for the next final
+
+    def on_speculative(self, received: float, withdrawn: bool = False) -> None:
+        """A speculative text came (the model may start on it), or was withdrawn (the person went on)."""
+        self._speculative = None if withdrawn else received
 
     def on_final_transcript(self, speech_end: float, received: float) -> None:
         self._open = TurnLatency(speech_end=min(speech_end, received), transcript=received)
-        self._answered = None
+        if self._speculative is not None and self._speculative <= received:
+            self._open.speculative = self._speculative
+        self._answered, self._speculative = None, None
 
-    def on_llm_first_token(self, seconds: float) -> None:
+    def on_llm_first_token(self, seconds: float, at: float | None = None) -> None:
+        """The dialogue's time to first token; `at`: when that token came, if it says."""
         target = self._open or self._answered
         if target is not None and target.llm_first_token is None:
             target.llm_first_token = seconds
+            target.llm_first_token_at = at
 
     def on_first_reply(self, received: float, conversation_id: str = "") -> None:
         if self._open is not None and self._open.first_reply is None:

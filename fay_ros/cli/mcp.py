@@ -3,9 +3,10 @@
 Seven memory tools (memory_remember, memory_search, memory_get_recent, memory_get_active_rules,
 memory_get_reflections, memory_get_user_profile, memory_get_schema) and three reminder tools
 (reminder_list, reminder_add, reminder_cancel; `when` read in the schedule file's time zone)
-over the running memory node's memory/* services; the tools and the server are
-fay_ros.agent.mcp_memory and fay_ros.agent.mcp_reminders, the ROS clients
-fay_ros.ros_side.mcp_memory_gateway and fay_ros.ros_side.reminders.
+over the running memory node's memory/* services, and knowledge_search over the dialogue node's
+knowledge/search (the shared documents: a guest may search them); the tools and the server are
+fay_ros.agent.mcp_memory, mcp_reminders and mcp_knowledge, the ROS clients
+fay_ros.ros_side.mcp_memory_gateway, reminders and knowledge.
 
   fay-ros mcp --owner tom              stdio (an MCP client starts this command); owner bound here
   fay-ros mcp --http --port 8765       streamable HTTP at http://127.0.0.1:8765/mcp; each request
@@ -174,9 +175,11 @@ def run(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path, tz: str) -> int:
     from .. import __version__
+    from ..agent.mcp_knowledge import add_knowledge_tools
     from ..agent.mcp_memory import build_server, fixed_owner, http_app, memory_tools, token_owner
     from ..agent.mcp_reminders import add_reminder_tools
     from ..dialogue.tools import ReminderAccess
+    from ..ros_side.knowledge import RosKnowledge
     from ..ros_side.mcp_memory_gateway import RosSide
     from ..ros_side.reminders import RosReminders
 
@@ -199,6 +202,7 @@ async def _serve(args: argparse.Namespace, owner: str, access: Any, path: Path, 
             )
         tools = memory_tools(gateway, confirmed_writes=args.confirmed_writes)
         add_reminder_tools(tools, ReminderAccess(reminders, tz))
+        add_knowledge_tools(tools, RosKnowledge(ros.node, args.timeout * 5).search)
         writes = "confirmed (policy-checked)" if args.confirmed_writes else "candidates"
         if not args.http:
             from mcp.server.stdio import stdio_server

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..common.exit_codes import EXIT_CONFIG_ERROR
 from ..common.urls import is_loopback_host
 from .token_clients import add_token_client
@@ -114,7 +115,7 @@ async def _serve(args: argparse.Namespace, access: Any) -> int:
                 f"the dialogue's chat action was not found within {args.wait:.0f}s (is the dialogue node "
                 f"running in namespace {args.namespace}?); serving anyway: requests answer 503 until it is"
             )
-        app = build_app(companion, access.lookup)
+        app = build_app(companion, access.lookup, version=__version__)
         shown = f"[{args.host}]" if ":" in args.host else args.host
         _say(f"serving http://{shown}:{args.port}/v1 (model 'fay'), {len(access.clients)} client(s) in {access.path}")
         config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)

@@ -122,6 +122,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the memory node's database (a path, sqlite:///<path> or postgresql://...): the admin "
         "page then shows each owner's layered profile, read-only (default: not shown)",
     )
+    admin_files.add_argument(
+        "--knowledge-db",
+        default=None,
+        metavar="URL",
+        help="the knowledge base (a path, sqlite:///<path> or postgresql://...; `fay-ros knowledge add`): "
+        "the admin page then lists its documents, chunk counts, when each was indexed and errors",
+    )
     p.add_argument(
         "--show-urls", action="store_true", help="print the face link of every client in the access file, then exit"
     )
@@ -330,6 +337,7 @@ def run(args: argparse.Namespace) -> int:
             set(),
             profiles=_profile_reader(args.memory_db),
             reminders=_reminder_reader(args.memory_db),
+            knowledge=_knowledge_reader(args.knowledge_db),
         )
     if args.bridge == "none":
         _say(
@@ -571,5 +579,29 @@ def _reminder_reader(location: str | None):
             "reminders": [reminder_view(r) for r in reminders],
             "commitments": [commitment_view(c, zone) for c in commitments],
         }
+
+    return read
+
+
+# --- issue 41: the knowledge base's documents on the admin page ----------------------------------
+def _knowledge_reader(location: str | None):
+    """() -> the knowledge base's documents (shared: no owner), read from the store per request,
+    or None when no store is given."""
+    if not location:
+        return None
+
+    def read() -> dict:
+        from ..dialogue.knowledge_tools import document_view
+        from ..knowledge.base import KnowledgeBase, KnowledgeSettings
+        from ..knowledge.kb_store import KnowledgeStoreError
+        from ..memory.backend import is_postgres, sqlite_path
+
+        if not is_postgres(location) and not sqlite_path(location).is_file():  # a reader makes no file
+            raise KnowledgeStoreError(f"{sqlite_path(location)}: no knowledge base there (`fay-ros knowledge add`)")
+        kb = KnowledgeBase(KnowledgeSettings(db=location))
+        try:
+            return {"location": kb.location, "documents": [document_view(d) for d in kb.documents()]}
+        finally:
+            kb.close()
 
     return read

@@ -29,6 +29,21 @@ AUDIO = QoSProfile(
     durability=DurabilityPolicy.VOLATILE,
 )
 
+# The requests and responses of an action (goal, result, cancel) and its feedback: a burst of
+# clients must not lose one. rclpy's default keeps 10: with 20 `fay-ros openai` streams at once
+# the 11th goal request of the burst overwrote one the dialogue had not taken yet, that goal
+# never started, and its client waited out its timeout.
+ACTION_REQUESTS = QoSProfile(
+    depth=200,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+ACTION_QOS = {
+    "goal_service_qos_profile": ACTION_REQUESTS,
+    "result_service_qos_profile": ACTION_REQUESTS,
+    "cancel_service_qos_profile": ACTION_REQUESTS,
+}
 # Actuator commands (servo trajectories, LED colour): only the newest matters.
 COMMANDS = QoSProfile(
     depth=10,

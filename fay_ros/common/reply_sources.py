@@ -6,6 +6,7 @@ MEMORY = "memory"  # the user's own facts said back, the clock
 SAY = "say"  # the tts node's say action and broadcast topic: spoken verbatim
 PROACTIVE = "proactive"  # the dialogue speaking first (the schedule's proactive talk, a reminder due)
 REMINDERS = "reminders"  # an answer about reminders or commitments (set, list, cancel, snooze)
+KNOWLEDGE = "knowledge"  # a sentence of the user's documents read out, or where it came from
 FALLBACK = "fallback"
 FILLER = "filler"
 TASK = "task"

@@ -26,6 +26,11 @@ ACTION_CUE = "action_cue"
 VISEMES = "visemes"
 ROBOT_SPEAKING = "robot_speaking"
 INTERRUPT = "interrupt"
+# Stop one reply, not the voice (std_msgs/String, data = its conversation_id): the dialogue
+# publishes it when a client cancels its `chat` goal; the tts node drops that reply's queued
+# sentences and cuts it if it is playing, while other users' replies go on. `interrupt` stays
+# the stop of everything being said (barge-in, stop button).
+REPLY_CANCEL = "reply/cancel"
 # What the tts node's output plays (fay_msgs/AudioChunk at the engine's rate, header.stamp = when
 # the first sample plays; silence is not published): the mic's echo-cancellation reference.
 AUDIO_PLAYED = "audio/played"
@@ -48,6 +53,13 @@ DIAGNOSTICS = "/diagnostics"  # absolute on purpose: the ROS-wide diagnostics co
 # latency_monitor's per-stage latency of each voice turn (fay_msgs/TurnLatency).
 LLM_LATENCY = "dialogue/llm_latency"
 TURN_LATENCY = "latency/turns"
+
+# Whether the dialogue answers each spoken utterance, and why (fay_msgs/SpeakDecision; several
+# people in a room: dialogue.room), and the spoken utterances it answers (fay_msgs/Transcript),
+# for those that record only what was said to the companion (the memory node's
+# `spoken_words: addressed`): overheard talk reaches no long-term memory.
+DIALOGUE_DECISION = "dialogue/decision"
+DIALOGUE_ADDRESSED = "dialogue/addressed"
 
 # The user's words of each chat goal (fay_msgs/Transcript), published by the dialogue node for
 # those that record what users said (memory), since a goal comes on no input topic.
@@ -74,3 +86,5 @@ SRV_PROFILE = "memory/profile"
 SRV_SEARCH_EVIDENCE = "memory/search_evidence"
 # Reminders and open commitments of an owner (Reminders.srv).
 SRV_REMINDERS = "memory/reminders"
+# Search the shared knowledge base of the user's documents (KnowledgeSearch.srv; the dialogue node).
+SRV_KNOWLEDGE_SEARCH = "knowledge/search"

@@ -41,6 +41,7 @@ class ChatTurn:
 
     def __init__(self) -> None:
         self.conversation_id = ""
+        self.task: asyncio.Task | None = None  # the engine's turn once started: a cancel stops it alone
         self.sentences: list[tuple[int, str]] = []  # (seq, text) as published
         self.cancel_requested = False
         self.outcome: Outcome | None = None

@@ -11,7 +11,9 @@ One user turn (capable):
 1. qa.csv first: a fuzzy hit is spoken verbatim (source "qa"); its script column may name
    an allow-listed tool, never anything that is executed as code.
 2. Context: confirmed memories and active rules of THIS user (memory gateway, short
-   timeout, skipped when absent), prestart tools with `{{question}}` arguments.
+   timeout, skipped when absent), prestart tools with `{{question}}` arguments, and the
+   knowledge base's passages with their sources (`knowledge_talk.py`; with the tiny profile
+   a question about the place is answered from the documents instead, before the model).
 3. Chat judge (small model, streamed JSON). `finish`: its message streams straight out.
    `tool`: a filler line is spoken, then the tool loop runs (big model in dual-model mode,
    the small one otherwise) for at most `max_tool_steps`, never running the same call
@@ -85,15 +87,19 @@ from ..text.words import has_cjk
 from . import fact_answers, prompts
 from .history import Histories
 from .judge import FINISH, TOOL
+from .knowledge_talk import KnowledgeDesk
+from .people import People
 from .persona import Persona
 from .prompts import PromptContext
 from .qa import QaTable, script_tool_name
 from .reminder_talk import ReminderTalk
+from .reminder_tools import REMINDER_TOOLS
 from .reply import Reply, ReplyPiece
 from .reply_assembly import ReplyAssembly
 from .session import Sessions
 from .settings import TASK_MODES, EngineSettings
 from .speculation import park, probing
+from .style import GUEST, OWNER, StyleTable
 from .task_turns import TaskTurns
 from .tasks import TaskManager, TaskProgress
 from .tool_loop import ToolLoop
@@ -136,6 +142,18 @@ class DialogueEngine:
         # Reminders and commitments said in words (issue 36; dialogue.reminder_talk): set by the
         # node on the memory's reminders; None = no reminders (the turn goes to the model).
         self.reminder_talk: ReminderTalk | None = None
+        # The shared knowledge base (issue 41; dialogue.knowledge_talk): set by the node when it
+        # has documents; None = no knowledge (no extractive answers, no prestart passages).
+        self.knowledge: KnowledgeDesk | None = None
+        # Who is who (dialogue.people, the people file): each speaker's tool set by role, bound
+        # to the server-side identity; None = every speaker may use every tool.
+        self.people: People | None = None
+        # The voice examples by scene and relation (issue 39; style.py): set by the node from
+        # config/voice_examples.yaml; None = no examples in the prompts.
+        self.style: StyleTable | None = None
+        # user id -> relation (owner, adult, child, guest): who may correct the tone, which
+        # examples fit (`relation_from_people`; tests may set their own)
+        self.relation_of: Callable[[str], str] = self.relation_from_people
         self.settings = settings or EngineSettings()
         self.histories = Histories(self.settings.history_turns)
         self.traces: deque[TurnTrace] = deque(maxlen=50)
@@ -258,6 +276,11 @@ class DialogueEngine:
         """Cancel every running turn; the next reply replaces whatever is being spoken."""
         return self.flow.interrupt()
 
+    def cancel(self, turn: asyncio.Task) -> bool:
+        """Cancel this one turn (a `Turn`'s task) only: a `chat` goal's cancel. Other users'
+        turns go on and the next reply replaces nothing; False when it had already ended."""
+        return self.flow.cancel(turn)
+
     def cancel_tasks(self) -> int:
         """Shutdown: cancel every background task (an interrupt never does)."""
         return self.tasks.cancel_all()
@@ -324,12 +347,23 @@ class DialogueEngine:
         if not probe:
             self.traces.append(trace)
         ctx = ToolContext(
-            user_id, text, conversation_id, turn, language, self.memory, reminders=self._reminder_access()
+            user_id,
+            text,
+            conversation_id,
+            turn,
+            language,
+            self.memory,
+            reminders=self._reminder_access(),
+            knowledge=self.knowledge,
+            allowed_tools=self.tools_for(user_id),
         )
         history_note = ""
         learned: list[SelfFact] = []
         try:
             learned = self.context.learn_facts(ctx)
+            relation = self.relation_of(user_id)
+            if kind == CHAT:
+                self.context.learn_tone(ctx, relation)
             if (
                 kind == CHAT
                 and (task := self.tasks.running(user_id)) is not None
@@ -348,21 +382,32 @@ class DialogueEngine:
                 self.assembly.speak_text(reply, answer, "qa")
                 self.flow.remember_exchange(user_id, conversation_id, text, reply)
                 return trace
+            if kind == CHAT and self.knowledge is not None and await self._knowledge_turn(reply, ctx, trace):
+                self.flow.remember_exchange(user_id, conversation_id, text, reply)
+                return trace
             if self.small is None:
                 raise LlmUnreachable("no LLM endpoint configured")
             started = time.monotonic()
             memories, rules, prestart, history_note, profile = await self.context.gather(ctx)
+            if self.knowledge is not None and self.knowledge.settings.prestart and self.settings.profile != TINY:
+                # Fay's route: the passages and their sources in the prompt of the one model call
+                if passages := await self._knowledge_prestart(ctx, record=not probe):
+                    prestart.append(passages)
             trace.context_seconds = time.monotonic() - started
-            facts = self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            facts = self._with_person(
+                user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
+            )
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
+            ctx.addressing = self.context.addressing(ctx, facts, relation)
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,
                 prestart,
                 prompts.core_for(ctx.core_memory, self.settings.core_memory_tokens),
                 today=format_date(datetime.date.today(), False),
+                addressing=ctx.addressing,
             )
             if self.settings.profile == TINY:
                 await self.assembly.tiny_turn(reply, ctx, trace, facts, memories, rules, prestart, learned)
@@ -407,6 +452,11 @@ class DialogueEngine:
         """A turn about reminders or commitments (set, list, cancel, snooze, "ok", "I'll call the
         dentist tomorrow"): answered without the model; False when the words are about neither."""
         assert self.reminder_talk is not None
+        if ctx.owner and ctx.allowed_tools is not None and not set(REMINDER_TOOLS) <= set(ctx.allowed_tools):
+            # reminders in words are the reminder tools' work: not this speaker's (the model
+            # answers with the tools they have). The guest "" still gets reminder_talk's own
+            # honest refusal, which keeps nothing for them.
+            return False
         if probing():  # a guess at the words: never set or cancel anything on it
             if self.reminder_talk.wants(ctx.owner, ctx.question):
                 park()
@@ -420,15 +470,45 @@ class DialogueEngine:
         self.assembly.speak_text(reply, answer.text, reply_sources.REMINDERS)
         return True
 
+    async def _knowledge_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace) -> bool:
+        """A turn the documents answer without the model: "where does that come from?" (any
+        profile) and, with the tiny profile, a question about the place (the best sentence of the
+        best passage, or the don't-know line); False when the turn is not theirs."""
+        assert self.knowledge is not None
+        probe = probing()
+        try:
+            answer = await self.knowledge.answer(
+                ctx.owner, ctx.question, ctx.language, extractive=self.settings.profile == TINY, record=not probe
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken store must not cost the turn its answer
+            log.warning("knowledge base not searched for %s: %s: %s", ctx.conversation_id, type(exc).__name__, exc)
+            return False
+        if answer is None:
+            return False
+        if probe:
+            park()  # said without a model: nothing to run ahead
+        trace.path = answer.path
+        self.assembly.speak_text(reply, answer.text, reply_sources.KNOWLEDGE)
+        return True
+
+    async def _knowledge_prestart(self, ctx: ToolContext, *, record: bool) -> str:
+        """The passages for the prompt ("" when the store cannot be searched: logged, not fatal)."""
+        assert self.knowledge is not None
+        try:
+            return await self.knowledge.prestart(ctx.owner, ctx.question, record=record)
+        except Exception as exc:  # noqa: BLE001 - the model still answers, without the documents
+            log.warning("knowledge prestart skipped for %s: %s: %s", ctx.conversation_id, type(exc).__name__, exc)
+            return ""
+
     async def _judged_turn(self, reply: Reply, ctx: ToolContext, trace: TurnTrace, context: PromptContext) -> None:
         """The capable flow: the judge's verdict decides between its own message, the tools
         (in this turn, or as a background task) and a direct reply."""
-        tool_loop = self._tool_loop()
+        tool_loop = self._tool_loop(ctx)
         judged = await self.assembly.judge(reply, ctx, trace, context, tool_loop)
         verdict = judged.verdict
         if judged.stopped or verdict.action == FINISH or verdict.mode == "text":
             trace.path = "finish" if verdict.mode == "json" or judged.stopped else "text"
-            if reply.seq == 0 and not judged.rest:
+            if reply.seq == 0 and not judged.rest and not reply.silenced:
                 trace.path = "direct"
                 await self.assembly.direct_reply(reply, ctx, trace, context)
                 return
@@ -449,16 +529,22 @@ class DialogueEngine:
         trace.path = "direct"
         await self.assembly.direct_reply(reply, ctx, trace, context)
 
-    def _tool_loop(self) -> ToolLoop:
-        """The tool loop of a turn, on the big model in dual-model mode (else the small one)."""
+    def _tool_loop(self, ctx: ToolContext) -> ToolLoop:
+        """The tool loop of a turn, on the big model in dual-model mode (else the small one),
+        offering the configured tools this speaker may use."""
         s = self.settings
         client = self.big or self.small
         if client is None:
             raise LlmUnreachable("no LLM endpoint configured")
+        allowed = s.llm_tools
+        if ctx.allowed_tools is not None:
+            allowed = tuple(
+                t for t in (allowed if allowed is not None else self.tools.names()) if t in ctx.allowed_tools
+            )
         return ToolLoop(
             client,
             self.tools,
-            allowed=s.llm_tools,
+            allowed=allowed,
             max_steps=s.max_tool_steps,
             tool_timeout=s.tool_timeout,
             native_tools=s.native_tools,
@@ -468,6 +554,34 @@ class DialogueEngine:
                 "frequency_penalty": s.frequency_penalty,
             },
         )
+
+    def tools_for(self, user_id: str, *, scheduled: bool = False) -> tuple[str, ...] | None:
+        """The registered tools this speaker may use (their role's set in the people file; a
+        scheduled turn sets no new schedule); None without a people file (no limit)."""
+        if self.people is None:
+            return None
+        return self.people.tool_names(user_id, tuple(self.tools.names()), scheduled=scheduled)
+
+    def relation_from_people(self, user_id: str) -> str:
+        """owner | adult | child | guest: a listed person's relation in the people file; an
+        unlisted speaker's follows their role (owner, user → adult, guest). Without a people
+        file every identified user is an owner (a one-person companion), "" a guest."""
+        if not user_id:
+            return GUEST
+        if self.people is None:
+            return OWNER
+        person = self.people.find(user_id)
+        if person is not None:
+            return person.relation
+        return {OWNER: OWNER, GUEST: GUEST}.get(self.people.role_of(user_id), "adult")
+
+    def _with_person(self, user_id: str, facts: dict[str, str]) -> dict[str, str]:
+        """The speaker's name from the people file when they have not told one themselves:
+        the companion knows whom it answers (the identity is the server's, never the words)."""
+        person = self.people.find(user_id) if self.people is not None else None
+        if person is not None and "name" not in facts:
+            facts = {"name": f"User's name is {person.name}.", **facts}
+        return facts
 
     def _reminder_access(self) -> ReminderAccess | None:
         """The reminder tools' port, zone and clock: those of `reminder_talk` (None: no reminders)."""
@@ -495,6 +609,7 @@ class DialogueEngine:
                     self.memory,
                     reminders=self._reminder_access(),
                     scheduled=True,
+                    allowed_tools=self.tools_for(user_id, scheduled=True),
                 )
                 await self._proactive_reply(reply, ctx, trace)
             if reply.spoken:
@@ -523,7 +638,7 @@ class DialogueEngine:
         started = time.monotonic()
         memories, rules, prestart, _note, profile = await self.context.gather(ctx)
         trace.context_seconds = time.monotonic() - started
-        facts = self.context.known_facts(ctx.owner, profile, memories)
+        facts = self._with_person(ctx.owner, self.context.known_facts(ctx.owner, profile, memories))
         ctx.user_name = fact_answers.user_name(facts)
         ctx.safety_facts = safety_facts(facts)
         ctx.facts = facts

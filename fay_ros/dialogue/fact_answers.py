@@ -187,13 +187,20 @@ def _join(sentences: list[str], zh: bool) -> str:
     return ("" if zh else " ").join(sentences[:4])
 
 
+# The clock's own questions only: "what time do you close?" or "周六几点开门？" ask about a
+# place or a plan (the knowledge base, the model), never about the clock.
 _TIME_Q_EN = re.compile(
-    r"\bwhat(?:'s| is)? (?:the )?time\b|\bwhat time is it\b|\bwhat day is (?:it|today)\b|"
+    r"\bwhat(?:'s| is) (?:the )?time\b|\bwhat time is it\b|\bwhat time it is\b|"
+    r"\bwhat time(?: now)?\s*[?.!]*$|\bwhat day is (?:it|today)\b|"
     r"\bwhat(?:'s| is) (?:the )?date\b|\bwhich day is (?:it|today)\b|"
     r"\bwhat(?:'s| is) today\b",
     re.I,
 )
-_TIME_Q_ZH = re.compile(r"几点|星期几|礼拜几|周几|几号|什么日子|今天.{0,2}日期|现在.{0,2}时间")
+_TIME_Q_ZH = re.compile(
+    r"现在几点|^\s*几点(?:了|钟了|钟)?\s*[?？。！!]*\s*$|几点了|现在.{0,2}时间|"
+    r"(?:今天|今日)(?:是)?(?:星期|礼拜|周)几|(?:今天|今日)(?:是)?几号|^\s*(?:星期|礼拜|周)几\s*[?？。]*\s*$|"
+    r"今天.{0,2}日期|今天(?:是)?什么日子"
+)
 _WEEKDAYS_ZH = "一二三四五六日"
 
 

@@ -22,6 +22,7 @@ from ..memory.turn_log import USER
 from ..text.words import has_cjk
 from . import when_answers
 from .fact_answers import user_name
+from .style import CARD, STYLE, is_card_key
 from .tools import Memory, Tool
 
 # The headings of the prompt's blocks. A model that copies its prompt starts a sentence with
@@ -35,7 +36,19 @@ PERSONA = "Persona"
 TOOLS = "Tools"
 AVAILABLE_TOOLS = "Available tools"
 COMPLETED = "Completed tool calls"
-BLOCK_HEADINGS = (REMEMBERED, RULES, USER_RULES, CONTEXT, FETCHED, PERSONA, TOOLS, AVAILABLE_TOOLS, COMPLETED)
+BLOCK_HEADINGS = (
+    REMEMBERED,
+    RULES,
+    USER_RULES,
+    CONTEXT,
+    FETCHED,
+    PERSONA,
+    TOOLS,
+    AVAILABLE_TOOLS,
+    COMPLETED,
+    CARD,
+    STYLE.split(" (")[0],
+)
 
 Message = dict[str, Any]
 
@@ -106,9 +119,10 @@ class PromptContext:
     prestart: list[str] = field(default_factory=list)  # prestart tool results for this question
     core: str = ""  # the user's core memory (layered profile), already within its budget
     today: str = ""  # "Friday, 4 December 2026": the day the dated memory lines are read against
+    addressing: tuple[str, ...] = ()  # the speaker card and voice examples (style.addressing_blocks)
 
     def block(self, tools: list[str] | None = None) -> str:
-        parts = []
+        parts = list(self.addressing)
         if self.core:
             parts.append(CORE_MEMORY_HEAD + "\n" + self.core)
         if self.rules:
@@ -225,7 +239,11 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
         for key, content in facts.items()
         if is_safety_key(key)
     ]
-    other = [render_fact(content, name) for key, content in facts.items() if key != "name" and not is_safety_key(key)]
+    other = [
+        render_fact(content, name)
+        for key, content in facts.items()
+        if key != "name" and not is_safety_key(key) and not is_card_key(key)  # the card says those
+    ]
     room = max(0, max_fact_lines - len(safety))
     return "\n".join([persona, *(other[-room:] if room else []), *safety])
 
@@ -239,6 +257,7 @@ def tiny_volatile(
     core: str = "",
     question: str = "",
     history: Sequence[Message] = (),
+    addressing: Sequence[str] = (),
 ) -> list[str]:
     """What changes from turn to turn in a tiny prompt: rules, up to two recalled memories that
     are not facts already, prestart results. Recorded exchanges ("User: …\nFay: …") are left
@@ -254,6 +273,7 @@ def tiny_volatile(
     ][:2]
     core = _unsaid_core(core, facts)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
+    volatile += addressing
     if rules:
         volatile.append(RULES + ":\n" + "\n".join(f"- {r}" for r in rules))
     if recalled:

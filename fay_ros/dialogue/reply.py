@@ -5,7 +5,9 @@ seq 0 (with `replace` when the reply replaces what is being spoken); `is_end` on
 one, which is an empty piece when the stream ended on a complete sentence (so no sentence
 waits to learn it was the last) or when the reply was cut by an interrupt. A piece with
 nothing speakable left after the gate is not published; a reply that would end with nothing
-said (fillers aside) says the persona's no_answer line instead.
+said (fillers aside) says the persona's no_answer line instead, unless the model chose to
+say nothing: an answer of only `[SILENCE]` (seed 003) is no reply at all (nothing is
+published, or only the empty is_end marker when a filler went out before it).
 
 Pure Python, no ROS.
 """
@@ -16,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..text.outbound import Dropped, OutboundStream, sanitize, strip_structure
+from ..text.outbound import SILENCE, Dropped, OutboundStream, sanitize, strip_structure
 from ..text.sentences import split_sentences
 
 
@@ -100,6 +102,10 @@ class Reply:
             return False
         clean = sanitize(text, self.dropped).text
         fallback = not clean and not self.spoken
+        if fallback and self.silenced:
+            self.cut()  # the model chose silence: no stock line either
+            self.closed = True
+            return False
         if fallback:
             clean, source = self.no_answer, "fallback"
             if not clean and self.seq == self.start_seq:
@@ -108,6 +114,11 @@ class Reply:
         self._send(clean, source or self.last_source or "llm", is_end=True)
         self.closed = True
         return fallback
+
+    @property
+    def silenced(self) -> bool:
+        """The model answered with the silence marker and nothing speakable."""
+        return SILENCE in self.dropped and not self.spoken
 
     def cut(self) -> None:
         """Close a reply that was interrupted: an empty is_end marker, if anything went out."""

@@ -291,6 +291,7 @@ class ReplyAssembly:
             prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
             ctx.question,
             history,
+            ctx.addressing,
         )
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))

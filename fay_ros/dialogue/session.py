@@ -40,6 +40,9 @@ class UserSession:
     core_memory: str = ""
     # What the user said about themselves in this process: key -> content (newest last).
     facts: dict[str, str] = field(default_factory=dict)
+    # The owner's corrections of tone said in this process (memory.tone): key -> rule, in the
+    # prompt from the turn that said them on, while memory stores them as rules.
+    tone_rules: dict[str, str] = field(default_factory=dict)
 
     def running_turn(self) -> asyncio.Task | None:
         """The running turn, if it has not finished."""

@@ -21,11 +21,12 @@ import datetime
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..common.errors import FayError
+from ..knowledge.api import Passage
 from ..memory.policy import is_explicit_request
 from ..memory.reminder_service import Reminders
 
@@ -174,6 +175,13 @@ class ReminderAccess:
     clock: Callable[[], float] = time.time
 
 
+class KnowledgeLookup(Protocol):
+    """What the knowledge tool needs of the dialogue's knowledge desk (`knowledge_talk.KnowledgeDesk`)."""
+
+    async def search(self, question: str, k: int = 0, kb: str = "") -> list[Passage]: ...
+    def used(self, owner: str, passages: Sequence[Passage]) -> None: ...
+
+
 @dataclass
 class ToolContext:
     owner: str  # the session's user_id ("" = guest)
@@ -194,6 +202,14 @@ class ToolContext:
     reminders: ReminderAccess | None = None
     # a scheduled or proactive turn (nobody asked): it creates and cancels no reminder
     scheduled: bool = False
+    # the shared knowledge base (issue 41; dialogue.knowledge_talk): None = no documents
+    knowledge: KnowledgeLookup | None = None
+    # the tools this speaker's role may use (dialogue.people, by server-bound identity): a call
+    # of any other is refused when it runs, whoever asked for it; None = no identity limit
+    allowed_tools: tuple[str, ...] | None = None
+    # the speaker card and the voice examples of this turn (style.addressing_blocks): in the
+    # system prompt of every answer, never in the history
+    addressing: tuple[str, ...] = ()
 
 
 Executor = Callable[[dict[str, Any], ToolContext], Awaitable[str]]
@@ -262,6 +278,9 @@ class ToolRegistry:
         tool = self._tools.get(name)
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; available: {', '.join(self.names())}")
+        if ctx.allowed_tools is not None and name not in ctx.allowed_tools:
+            log.info("tool %s refused: not in the speaker's tool set", name)
+            raise ToolError(f"tool {name!r} is not allowed for this speaker")
         clean = {k: v for k, v in args.items() if k not in IDENTITY_ARGS}
         missing = [r for r in tool.required if r not in clean]
         if missing:

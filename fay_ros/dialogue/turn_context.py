@@ -10,11 +10,15 @@ Pure Python, no ROS.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+from ..llm.profiles import TINY
 from ..memory.self_facts import SelfFact, extract_self_facts, safety_facts
+from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
+from . import style
 from .session import Sessions
 from .speculation import probing
 from .tools import Memory, MemoryUnavailable, ToolContext, recall_evidence
@@ -77,6 +81,8 @@ class TurnContext:
             return facts
 
         async def prestart(spec) -> str:
+            if ctx.allowed_tools is not None and spec.tool not in ctx.allowed_tools:
+                return ""  # not this speaker's tool (their role): nothing to prestart, no fault
             result = await self.wiring.tools.run(
                 spec.tool, spec.render_args(ctx.question), ctx, settings.prestart_timeout
             )
@@ -98,6 +104,10 @@ class TurnContext:
                 outcome = [] if what in fixed else ""
             found.append(outcome)
         recalled, active_rules, profile_facts, *results = found
+        session_of_owner = self.sessions.get(ctx.owner) if ctx.owner else None
+        if session_of_owner is not None and session_of_owner.tone_rules:
+            # the owner's corrections of tone apply at once, before memory has them as rules
+            active_rules = list(dict.fromkeys([*active_rules, *session_of_owner.tone_rules.values()]))
         _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
         read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
         if ctx.owner and not probing() and read_both:
@@ -106,6 +116,36 @@ class TurnContext:
         prestart_results = [r for r in results if r]
         keep = "\n".join(r for r, s in zip(results, specs) if r and s.include_history)
         return recalled, active_rules, prestart_results, keep, profile_facts
+
+    # -- how to talk to this person (issue 39) ----------------------------------------------
+    def addressing(self, ctx: ToolContext, facts: dict[str, str], relation: str) -> tuple[str, ...]:
+        """The speaker card (from the person's own statements) and the voice examples of the
+        turn's scene for their relation, as prompt blocks (style.py)."""
+        table = self.wiring.style
+        if self.wiring.settings.profile == TINY:
+            # the 135M model copies openings, not a voice: with examples it began more answers
+            # with "I'm sorry for the confusion" (docs/style_and_cards.md); its card stays
+            table = None
+        hour = datetime.datetime.now().astimezone().hour
+        scene = style.scene_of(ctx.question, hour, table.default_scene if table is not None else "")
+        examples = style.voice_examples(table, scene, relation, ctx.language, ctx.turn)
+        return style.addressing_blocks(style.speaker_card(facts), examples)
+
+    def learn_tone(self, ctx: ToolContext, relation: str) -> list[ToneRule]:
+        """The owner's corrections of tone in this turn's words: in the prompt from this turn
+        on, and stored as rules of the owner (memory.tone). Only the robot's owner sets its
+        tone: a guest's or another person's words change nothing."""
+        if relation != style.OWNER or not ctx.owner or probing():
+            return []
+        corrections = tone_corrections(ctx.question)
+        if not corrections:
+            return []
+        rules = self.sessions.of(ctx.owner).tone_rules
+        for rule in corrections:
+            rules[rule.key] = rule.content
+
+        self.store_own_words(ctx, "tone rule", [(r.key, r.content, r.tags) for r in corrections])
+        return corrections
 
     # -- the user's own facts --------------------------------------------------------------
     def learn_facts(self, ctx: ToolContext) -> list[SelfFact]:
@@ -124,28 +164,33 @@ class TurnContext:
     def store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
         """Write the statements to memory in the background: confirmed (the user's own words,
         which the memory node checks against what it heard), keyed, so a change supersedes."""
-        if not learned or not ctx.owner:
-            return
+        if learned and ctx.owner:
+            self.store_own_words(ctx, "self-fact", [(f.key, f.content, f.tags) for f in learned])
+
+    def store_own_words(self, ctx: ToolContext, what: str, writes: list[tuple[str, str, tuple[str, ...]]]) -> None:
+        """Write (key, content, tags) that the speaker said of themselves or asked for to
+        their memory in the background, flagged confirmed (the memory node checks that
+        against what it heard) and keyed, so a change supersedes; `what` names them in logs."""
 
         async def write() -> None:
-            for fact in learned:
+            for key, content, tags in writes:
                 try:
                     result = await self.wiring.memory.remember(
                         ctx.owner,
-                        fact.content,
+                        content,
                         node_type="observation",
                         user_confirmed=True,
-                        tags=fact.tags,
-                        key=fact.key,
+                        tags=tags,
+                        key=key,
                         source_session=ctx.conversation_id,
                         source_turn=ctx.turn,
                     )
-                    log.info("self-fact %s for %s: %s", fact.key, ctx.conversation_id, result.message or "stored")
+                    log.info("%s %s for %s: %s", what, key, ctx.conversation_id, result.message or "stored")
                 except MemoryUnavailable as exc:
-                    log.debug("self-fact %s kept for this session only: %s", fact.key, exc)
+                    log.debug("%s %s kept for this session only: %s", what, key, exc)
                     return
                 except Exception as exc:  # noqa: BLE001 - memory trouble never breaks a conversation
-                    log.warning("self-fact %s not stored: %s", fact.key, exc)
+                    log.warning("%s %s not stored: %s", what, key, exc)
 
         self._spawn(write())
 
@@ -158,8 +203,9 @@ class TurnContext:
         facts: dict[str, str] = {}
         for line in profile:
             left, sep, content = line.partition("=")
-            if sep and content.strip():
-                facts[left.split(":", 1)[1] if ":" in left else left] = content.strip()
+            key = left.split(":", 1)[1] if ":" in left else left
+            if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):  # a tone rule is a rule
+                facts[key] = content.strip()
         for memory in memories:
             # an evidence item is a dated line, not a fact's words (and may be history)
             if memory.key and memory.node_type != "conversation" and not memory.is_evidence:
@@ -178,5 +224,6 @@ class TurnContext:
         """The capable flow's memory lines: safety facts (allergies, medication, conditions)
         first, then the other facts, then other recalled memories."""
         safety = safety_facts(facts)
-        lines = list(dict.fromkeys([*safety.values(), *facts.values()]))
+        said = [content for key, content in facts.items() if not style.is_card_key(key)]  # the card says those
+        lines = list(dict.fromkeys([*safety.values(), *said]))
         return lines + [m.content for m in memories if m.content not in lines]

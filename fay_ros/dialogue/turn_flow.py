@@ -303,6 +303,14 @@ class TurnFlow:
                 cancelled += 1
         return cancelled
 
+    def cancel(self, task: asyncio.Task) -> bool:
+        """Cancel this one turn (a client cancelled its request): other users' turns go on and
+        the next reply replaces nothing, unlike `interrupt`. False when it had already ended."""
+        if task.done():
+            return False
+        self._cancel_turn(task)
+        return True
+
     def _cancel_turn(self, task: asyncio.Task) -> None:
         task.cancel()
         self._cancelled_turns.add(task)

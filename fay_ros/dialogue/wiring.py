@@ -15,6 +15,7 @@ from .history import Histories
 from .persona import Persona
 from .reply import ReplyPiece
 from .settings import EngineSettings
+from .style import StyleTable
 from .tools import MemoryGateway, ToolRegistry
 from .trace import TurnTrace
 
@@ -29,3 +30,4 @@ class Wiring(Protocol):
     settings: EngineSettings
     histories: Histories
     traces: deque[TurnTrace]
+    style: StyleTable | None

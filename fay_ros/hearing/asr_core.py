@@ -17,7 +17,10 @@ judged instead: its text (complete sentence / open on "and", "um", 的, 然后 .
 prosody of the last ~300 ms of voice set the silence that ends the utterance, from
 `complete_ms` (a finished sentence) to `patience_ms` (a sentence left open), with the VAD's
 `stop_ms` (endpoint_ms) when neither cue says anything. The VAD then only ends an utterance
-after `patience_ms`; the turn judgement closes it sooner.
+after `patience_ms`; the turn judgement closes it sooner. With the end-of-turn model
+(fay_ros.turns.semantic_turn) its verdict moves that wait, also before any early decode. Each
+silence in which the turn is held past `endpoint_ms` is reported once through `on_hold`
+(TurnHold: the asr node's "turn held open" on speech/decisions).
 
 Speculative transcripts: when the early decode is judged probably complete (turn detection:
 any cue but a sentence left open; two-step: the text ends a sentence) its text goes out as a
@@ -46,7 +49,7 @@ import numpy as np
 
 from ..common.wav import downmix
 from ..turns.backchannel import is_backchannel
-from ..turns.end_of_turn import SENTENCE_END, TurnJudgement, TurnSettings, judge
+from ..turns.end_of_turn import SENTENCE_END, UNKNOWN, TurnJudgement, TurnSettings, judge
 from ..turns.semantic_turn import WINDOW_S, SemanticSettings, SemanticTurn
 from ..turns.turn_timing import BARGED_UTTERANCE_S
 from .audio import check_chunk, from_loud_onset, resample
@@ -90,6 +93,16 @@ class TranscriptEvent:
     speculative: bool = False  # the early text of a turn judged complete ("" = withdrawn)
 
 
+@dataclass(frozen=True)
+class TurnHold:
+    """Turn detection holds a turn open past the silence endpoint."""
+
+    text_cue: str  # what the words say (fay_ros.turns.end_of_turn: complete / incomplete / unknown)
+    wait_ms: int  # the silence that will end it now
+    semantic_p: float | None  # the end-of-turn model's probability (None: not asked)
+    voice_end: float  # capture time of the last voiced sample before this silence
+
+
 class AsrCore:
     def __init__(
         self,
@@ -113,6 +126,11 @@ class AsrCore:
         self.on_speculative = on_speculative
         # Called with the text of a barged-in utterance that was only a backchannel (no final).
         self.on_no_turn = on_no_turn
+        # Called once per silence when turn detection holds the turn open past the silence
+        # endpoint (the words or the end-of-turn model say the person is not done). The node
+        # reports it on speech/decisions.
+        self.on_hold: Callable[[TurnHold], None] | None = None
+        self._held = False
         self.rate = recognizer.sample_rate
         self.turn = turn if turn is not None and turn.enabled else None
         if self.turn is not None:
@@ -280,7 +298,7 @@ class AsrCore:
     def _forget_early(self) -> None:
         """A new utterance (or none): no early decode, pending speculation or kept decode."""
         self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
-        self.semantic_p = None
+        self.semantic_p, self._held = None, False
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -336,27 +354,37 @@ class AsrCore:
                 return self.judgement.wait_ms < turn.patience_ms
 
             out += self._decode_early(complete)
+        # No early decode yet (the worker is behind the audio): silence alone, unless the model,
+        # which costs far less than a decode, hears the voice go on. Without words it only
+        # holds a turn open: ending one sooner waits for the words, which may leave it open.
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
+        cue = self.judgement.text if self.judgement else UNKNOWN
         semantic = self._semantic_on()
-        if semantic is not None and self.judgement is not None and semantic.asks(self.judgement.text, self._language()):
-            wait = self._semantic_wait(semantic, self.judgement, silent)
+        if semantic is not None and semantic.asks(cue, self._language()):
+            wait = self._semantic_wait(semantic, wait, cue, silent)
         out += self._speculate_when_due(silent, closing=silent >= wait)
         if silent >= wait:
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
+        if wait > turn.endpoint_ms and not self._held:
+            self._held = True
+            if self.on_hold is not None:
+                voice_end = self._time(self.segmenter.vad.last_voiced_end)
+                self.on_hold(TurnHold(cue, wait, self.semantic_p, voice_end))
         return out
 
-    def _semantic_wait(self, semantic: SemanticSettings, judgement: TurnJudgement, silent: int) -> int:
+    def _semantic_wait(self, semantic: SemanticSettings, rules_ms: int, cue: str, silent: int) -> int:
         """The rules' wait as the end-of-turn model moves it: until the silence reaches
         `after_ms` the rules wait for the model; then it hears the utterance's last 8 s (once
         per silence) and its probability ends the turn now, holds it open or leaves the rules'
         wait (SemanticSettings.wait_ms)."""
         if self.semantic_p is None:
             if silent < semantic.after_ms or self.semantic is None:
-                return max(judgement.wait_ms, semantic.after_ms)
+                return max(rules_ms, semantic.after_ms)
             self.semantic_p = self.semantic.probability(self.segmenter.utterance_audio(1000 * WINDOW_S))
             self.semantic_calls += 1
-        return semantic.wait_ms(judgement.wait_ms, judgement.text, self._language(), self.semantic_p)
+        wait = semantic.wait_ms(rules_ms, cue, self._language(), self.semantic_p)
+        return wait if self.judgement is not None else max(wait, rules_ms)
 
     def _language(self) -> str:
         """The language of the early decode (else the recogniser's)."""
@@ -387,7 +415,7 @@ class AsrCore:
         if self._early is not None and (self._speculation_due or self._speculated):
             self._stale = (self._early, self._early_end)
         self._early, self._early_tried, self.judgement = None, False, None
-        self._speculation_due, self.semantic_p = False, None
+        self._speculation_due, self.semantic_p, self._held = False, None, False
         return self._withdraw()
 
     def _decode_early(self, worth_speculating: Callable[[Recognition | None], bool]) -> list[TranscriptEvent]:

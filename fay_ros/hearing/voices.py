@@ -40,3 +40,14 @@ def speech_topic(voice: str) -> str:
 
 def is_speaking_topic(voice: str) -> str:
     return f"{VOICES_NAMESPACE}/{voice}/is_speaking"
+
+
+# REP-155 persons: a speaker-identification (or face) node links each person it knows to the
+# voice it hears them by (`/humans/persons/<id>/voice_id`, std_msgs/String) and lists the
+# persons it sees (`/humans/persons/tracked`, hri_msgs/IdsList).
+PERSONS_NAMESPACE = "/humans/persons"
+PERSONS_TRACKED_TOPIC = f"{PERSONS_NAMESPACE}/tracked"
+
+
+def person_voice_topic(person: str) -> str:
+    return f"{PERSONS_NAMESPACE}/{person}/voice_id"

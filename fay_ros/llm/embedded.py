@@ -74,8 +74,18 @@ class LocalLlmError(FayError, RuntimeError):
     pass
 
 
+# Cores left to the rest of the companion when the model decodes. llama.cpp's threads meet at a
+# barrier after every operation of every layer, and a thread the OS gives to another process
+# (Whisper, the voice, the ROS nodes, ~10 processes on a robot's 2 cores) holds all of them up,
+# spinning: on a shared 2-core machine 2 threads took 1.6-7 s to the first token where 1 took
+# 0.5-1.0 s (bench_embedded's thread comparison, docs/BENCHMARKS.md).
+CORES_LEFT_FREE = 1
+MAX_THREADS = 4
+
+
 def default_threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    """Every core but CORES_LEFT_FREE (at least 1), up to MAX_THREADS."""
+    return max(1, min(MAX_THREADS, (os.cpu_count() or 1) - CORES_LEFT_FREE))
 
 
 class LocalLlmConfig(BaseModel):
@@ -89,7 +99,9 @@ class LocalLlmConfig(BaseModel):
     model_name: str = Field(
         EMBEDDED_MODEL, min_length=1, description="Model name the server answers to (`fay-ros models use` sets it)."
     )
-    threads: int = Field(0, ge=0, description="CPU threads for decoding (0 = up to 4, as many as there are).")
+    threads: int = Field(
+        0, ge=0, description="CPU threads for decoding (0 = one core fewer than there are, at least 1, up to 4)."
+    )
     context: int = Field(4096, ge=256, description="Context tokens, shared by the parallel slots.")
     parallel: int = Field(2, ge=1, le=16, description="Requests served at the same time (slots).")
     verbose: bool = Field(False, description="Show llama.cpp's own log.")

@@ -10,6 +10,9 @@
   word, not an inference: a write flagged user_confirmed whose key is one the user's heard
   words state, with the value they stated (`self_facts.states_fact`), is confirmed. What a model concludes from
   such words without that key stays a candidate.
+- A correction of the companion's tone ("don't sound like customer service", "别客服腔") is
+  a standing instruction: a write flagged user_confirmed with the tone rule the owner's heard
+  words ask for (`tone.states_tone_rule`) is a confirmed rule.
 - The owner always comes from the session; an unidentified guest ("") gets no private memory.
 """
 
@@ -30,6 +33,7 @@ from .model import (
     tag_value,
 )
 from .self_facts import states_fact
+from .tone import states_tone_rule
 
 GUEST_REFUSAL = "guest has no private memory: the speaker is not identified (owner is empty)"
 
@@ -180,7 +184,10 @@ def decide_remember(
     checked = req.user_confirmed and verify_explicit and bool(heard)
     requested = checked and any(is_explicit_request(t) for t in heard)
     corrected = checked and not requested and corrects_confirmed_fact and any(is_explicit_correction(t) for t in heard)
-    said_about_self = checked and not requested and states_fact(stated, key, content)
+    # the owner's own correction of the companion's tone is a request too (tone.py)
+    said_about_self = (
+        checked and not requested and (states_fact(stated, key, content) or states_tone_rule(stated, key, content))
+    )
     if not req.user_confirmed:
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"
     elif checked and not requested and not corrected and not said_about_self:

@@ -24,6 +24,8 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `health:avoid:<food>` | `User cannot eat gluten.` / `用户不能吃麸质。` |
 | fact | `health:condition:<condition>` | `User has diabetes.` / `用户有糖尿病。` |
 | fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
+| preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
+| preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
 Relations are keyed in English whichever language they were said in (`family:daughter` for
 "my daughter" and "我女儿"), allergens, conditions and medicines by the English key of the
@@ -140,7 +142,8 @@ _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 _LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
 _EN_NAME = [
     re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
-    re.compile(rf"\b(?:please\s+)?call me\s+({_NAME_WORD})", re.I),
+    # "call me Mr Li": the title is part of how they want to be called (their speaker card)
+    re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
     re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
 ]
@@ -412,7 +415,7 @@ _ZH_PLAN = re.compile(
 # Chinese hypotheticals and someone else's words about the user ("要是我叫…", "妈妈说我喜欢…").
 _NOT_OWN_ZH = re.compile(r"如果|假如|假设|要是|倘若|万一|(?<![我你跟和对])说我")
 _QUESTION_ZH = re.compile(r"[吗么呢？?]\s*$|什么|谁|哪|几|怎么|是不是|多少")
-_ZH_NOT_NAMES = {"什么", "谁", "啥", "哪个"}
+_ZH_NOT_NAMES = {"什么", "谁", "啥", "哪个", "您", "你"}
 
 
 def is_question(text: str) -> bool:
@@ -423,6 +426,70 @@ def asks_something(text: str) -> bool:
     """True when one of the sentences of `text` is a question ("I'm allergic to peanuts. Can
     you suggest a snack?"), False for statements only."""
     return any(is_question(clause) for clause in _clauses(text))
+
+
+# How a person wants to be addressed (their speaker card, dialogue/speaker_card.py): only what
+# they say of themselves ("call me Mr Li", "不用叫我您"); "call him Bob" or "叫他小明" is about
+# someone else and matches nothing here.
+CASUAL, FORMAL = "casually", "formally"
+ADDRESS_FORMALITY, ADDRESS_LANGUAGE = "address:formality", "address:language"
+_ADDRESS_CASUAL = re.compile(
+    r"\bno need to be (?:so )?formal\b|\b(?:you can |please )?(?:just )?be (?:more )?casual with me\b|"
+    r"\bdon'?t call me (?:sir|madam|ma'?am|mister|miss)\b|\bdrop the formalit(?:y|ies)\b|"
+    r"\btalk to me (?:casually|like a friend)\b|\bjust call me by my (?:first )?name\b|"
+    r"不用(?:那么|这么)?客气|(?:别|不用|不要)(?:叫我|称呼我|对我用)?您|随便(?:叫|称呼)我|叫我名字就(?:行|好|可以)|"
+    r"(?:别|不用|不要)(?:那么|这么)?正式",
+    re.I,
+)
+_ADDRESS_FORMAL = re.compile(
+    r"\bplease (?:be|stay|remain) formal with me\b|\baddress me formally\b|"
+    r"\b(?:please )?call me (?-i:(?:Mr|Mrs|Ms|Dr|Miss|Professor|Sir|Madam)\b)|"
+    r"请(?:对我)?用您|请?(?:叫|称呼)我["
+    + CJK_IDEOGRAPHS
+    + r"]{1,3}(?:先生|女士|老师|医生|教授)|(?:对我)?正式(?:一点|一些|些)",
+    re.I,
+)
+_ADDRESS_LANGUAGES = {
+    "english": "English",
+    "chinese": "Chinese",
+    "mandarin": "Chinese",
+    "中文": "Chinese",
+    "汉语": "Chinese",
+    "普通话": "Chinese",
+    "英文": "English",
+    "英语": "English",
+}
+_ADDRESS_LANGUAGE = re.compile(
+    r"\b(?:please )?(?:speak|talk|answer|reply)(?: to me| with me)? in (english|chinese|mandarin)\b|"
+    r"\b(?:speak|talk) (english|chinese|mandarin) (?:to|with) me\b|"
+    r"(?:跟|和|对)我(?:说|讲)(中文|汉语|普通话|英文|英语)|用(中文|汉语|普通话|英文|英语)(?:跟我|和我|对我)?(?:说|讲|聊|回答)",
+    re.I,
+)
+
+
+def _address(clause: str) -> list[SelfFact]:
+    """How the speaker wants to be addressed (formality, the language of the answers)."""
+    language = "zh" if has_cjk(clause) else "en"
+    out: list[SelfFact] = []
+    if _ADDRESS_FORMAL.search(clause):
+        formality = FORMAL
+    elif _ADDRESS_CASUAL.search(clause):
+        formality = CASUAL
+    else:
+        formality = ""
+    if formality:
+        out.append(
+            SelfFact(
+                "preference", ADDRESS_FORMALITY, formality, f"{USER_EN} wants to be addressed {formality}.", language
+            )
+        )
+    m = _ADDRESS_LANGUAGE.search(clause)
+    if m:
+        wanted = _ADDRESS_LANGUAGES[next(g for g in m.groups() if g).lower()]
+        out.append(
+            SelfFact("preference", ADDRESS_LANGUAGE, wanted, f"{USER_EN} wants to be answered in {wanted}.", language)
+        )
+    return out
 
 
 def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[SelfFact]:
@@ -447,6 +514,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
             facts += _zh(clause) + _zh_more(clause, now)
         else:
             facts += _en(clause) + _en_more(clause, now)
+        facts += _address(clause)
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
     for fact in facts:
@@ -699,8 +767,9 @@ def _en(clause: str) -> list[SelfFact]:
 def _zh(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
     for pattern in _ZH_NAME:
-        m = pattern.search(clause)
-        if m and m.group(1) not in _ZH_NOT_NAMES:
+        # "不用叫我您，叫我小王就行": the first "叫我" names no one
+        m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
+        if m:
             name = m.group(1)
             out.append(SelfFact("fact", "name", name, f"{USER_ZH}的名字是{name}。", "zh"))
             break

@@ -6,8 +6,9 @@ In:  speech/final, text_input (chat turns), observation (record, no reply) — a
      action_cue (collected for the chat action's result); robot_speaking (fay_msgs/SpeechState:
      a spoken input's answer has reached the user once the voice begins it; until then the
      user's next words join that turn's, as when it had said nothing).
-Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; interrupt
-     when a chat goal is cancelled (the voice stops, as at a barge-in).
+Out: reply (fay_msgs/Utterance), one message per sentence as soon as it exists; reply/cancel
+     (std_msgs/String, a conversation id) when a chat goal is cancelled: that turn and its
+     voice stop, other users' turns go on.
 Action: chat (fay_msgs/action/Chat): one chat turn held by a robot program, answered like a
      text_input message; feedback per sentence, result the whole reply and its cues.
 Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when they run
@@ -15,7 +16,13 @@ Uses: memory/recall, memory/remember, memory/forget, memory/active_rules when th
 memory/reminders: reminders and commitments set, listed, cancelled or snoozed in words
 (dialogue.reminder_talk), said when due and followed up at the proactive tick
 (dialogue.reminder_runner; events on dialogue/proactive).
-Files: the persona and qa.csv are re-read when they change (checked every second on the steady
+Knowledge: the user's documents (knowledge_db, dialogue.knowledge_talk) answer questions about
+the place, and the node serves them to robot programs as knowledge/search (KnowledgeSearch.srv).
+Several people (people_file, dialogue.people and dialogue.room): each spoken utterance is
+decided first (direct / chime_in / ignore, with its reason, on dialogue/decision; answered ones
+on dialogue/addressed), and each speaker's tools are those of their role, enforced when the
+tool list is built and when a call runs (fay_ros.ros_side.room_gate).
+Files: the persona, qa.csv and the people file are re-read when they change (checked every second on the steady
 clock; the admin page's editor saves them): the next turn uses them. A bad edit is refused
 with file and line (`fay/dialogue: files` on /diagnostics, and the log); the last good one
 stays in use.
@@ -33,9 +40,10 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from diagnostic_msgs.msg import DiagnosticStatus
 from pydantic import Field, field_validator
@@ -44,7 +52,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.task import Future as RosFuture
-from std_msgs.msg import Empty
+from std_msgs.msg import Empty, String
 
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utterance
@@ -58,24 +66,30 @@ from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
 from ..common.paths import config_file
 from ..common.reloading import ReloadingTable
-from ..common.rostime import node_seconds
+from ..common.rostime import node_seconds, to_time_msg
 from ..dialogue.chat_turn import CANCELLED, FAILED, ChatTurn, Outcome
 from ..dialogue.engine import CHAT, OBSERVATION, SAY_SOURCE, DialogueEngine
+from ..dialogue.knowledge_talk import KnowledgeDesk
+from ..dialogue.people import People, PeopleFileError
 from ..dialogue.persona import Persona, PersonaError
 from ..dialogue.qa import QaTable, QaTableError
 from ..dialogue.reminder_runner import ReminderRunner
 from ..dialogue.reminder_talk import ReminderTalk
 from ..dialogue.reply import ReplyPiece
+from ..dialogue.room import Room
 from ..dialogue.settings import EngineConfig, engine_settings
 from ..dialogue.speculation import SpeculativeClient
+from ..dialogue.style import StyleError, StyleTable
 from ..dialogue.tasks import TaskProgress
 from ..dialogue.toolbox import builtin_tools
 from ..llm.client import ApiKeyError, ChatClient, Endpoint
 from ..llm.embedded import EMBEDDED_BASE_URL, EMBEDDED_MODEL
 from ..llm.profiles import TINY
+from ..ros_side.knowledge import knowledge_desk, serve_knowledge
 from ..ros_side.memory_gateway import RosMemoryGateway
 from ..ros_side.proactive_talk import ProactiveTalk
 from ..ros_side.reminders import RosReminders
+from ..ros_side.room_gate import RoomGate
 from ..ros_side.ros_tools import RosTools
 from ..schedule.config import zone_name
 from ..schedule.proactive import Decision
@@ -103,6 +117,11 @@ class DialogueConfig(EngineConfig):
     qa_file: str = Field(
         "", description="qa.csv (问题,答案,脚本) answered before the LLM ('' = config/qa.csv, 'none' = no table)"
     )
+    voice_examples_file: str = Field(
+        "",
+        description="voice examples by scene and relation (YAML; issue 39) put in the system prompt "
+        "('' = config/voice_examples.yaml, 'none' = no examples)",
+    )
     qa_threshold: float = Field(0.9, gt=0.0, le=1.0, description="fuzzy-match score needed for a qa.csv hit")
     tools_file: str = Field(
         "",
@@ -110,6 +129,12 @@ class DialogueConfig(EngineConfig):
         "servers (their allow-listed tools become mcp_<server>_<tool>, offered once listed) and "
         "the ROS 2 allow-list (ros_call_*, ros_action_*, ros_read_*, ros_publish_*) ('' = "
         "config/tools.yaml: the built-in tools; see config/tools.example.yaml)",
+    )
+    people_file: str = Field(
+        "",
+        description="who is who, each role's tools and when to speak to spoken input with several people "
+        "present ('' = config/people.yaml; 'none' = every speaker may use every tool and every utterance is "
+        "answered); see docs/several_people.md",
     )
     connect_timeout: float = Field(3.0, gt=0.0, description="seconds to connect to the LLM endpoint")
     first_token_timeout: float = Field(20.0, gt=0.0, description="seconds until the first streamed chunk")
@@ -136,6 +161,36 @@ class DialogueConfig(EngineConfig):
         "turn's last sentence for action_semantics' cues of its sentences (then it "
         "returns the cues that came; none without action_semantics)",
     )
+
+    knowledge_db: str = Field(
+        "",
+        description="the knowledge base of the user's documents (`fay-ros knowledge add`): a file, "
+        "sqlite:///PATH or postgresql://... ('' = the default file ~/.local/share/fay_ros/knowledge.db "
+        "when it exists, else no documents; 'none' = no documents). Also serves knowledge/search.",
+    )
+    knowledge_bases: str = Field(
+        "", description="knowledge bases the conversation searches, comma-separated ('' = every one in knowledge_db)"
+    )
+    knowledge_embedder: Literal["auto", "use", "hashed"] = Field(
+        "auto", description="embedding model the knowledge base was indexed with (`fay-ros knowledge add --embedder`)"
+    )
+    knowledge_prestart: bool = Field(
+        True,
+        description="capable profile: the best passages and their sources go into the prompt before the "
+        "one model call (Fay's prestart route); the tiny profile always answers from the documents",
+    )
+    knowledge_k: int = Field(3, ge=1, le=20, description="passages per question (prompt, tool, service default)")
+    knowledge_threshold: float = Field(
+        0.3, ge=0.0, le=1.0, description="fused score (0..1) a passage needs to count as found; below it: I don't know"
+    )
+
+    @field_validator("knowledge_bases")
+    @classmethod
+    def _kb_names(cls, value: str) -> str:
+        names = [v.strip() for v in value.split(",")] if value.strip() else []
+        if any(not n for n in names):
+            raise ValueError(f"an empty knowledge base name in {value!r} (names separated by commas)")
+        return ",".join(names)
 
     @field_validator("base_url", "big_base_url")
     @classmethod
@@ -211,7 +266,17 @@ class DialogueNode(Node):
                 if c.qa_file.lower() == "none"
                 else ReloadingTable(_config_file(c.qa_file, "qa.csv"), lambda path: QaTable.load(path, threshold))
             )
-        except (PersonaError, QaTableError) as exc:
+            self._people_file = (
+                None
+                if c.people_file.lower() == "none"
+                else ReloadingTable(_config_file(c.people_file, "people.yaml"), People.load)
+            )
+            self._style_file = (
+                None
+                if c.voice_examples_file.lower() == "none"
+                else ReloadingTable(_config_file(c.voice_examples_file, "voice_examples.yaml"), StyleTable.load)
+            )
+        except (PersonaError, QaTableError, PeopleFileError, StyleError) as exc:
             raise ConfigError(str(exc)) from None
         persona = self._persona_file.table
         qa = self._qa_file.table if self._qa_file else None
@@ -300,6 +365,16 @@ class DialogueNode(Node):
         except ValueError as exc:  # e.g. a persona prestart naming an unknown tool
             self.close()
             raise ConfigError(str(exc)) from None
+        # Several people (issue 39): tools by role, and the first layer for spoken input.
+        self.room_gate: RoomGate | None = None
+        if self._people_file is not None:
+            people = self._people_file.table
+            self._warn_unknown_tools(people)
+            self.engine.people = people
+            room = Room(people.speaking, (persona.name,))
+            people_file = self._people_file
+            self.room_gate = RoomGate(self, self._loop, room, lambda: people_file.table, self._start_spoken)
+        self.engine.style = self._style_file.table if self._style_file else None
         # Reminders and commitments (issue 36): kept by the memory node (memory/reminders), said
         # in words through reminder_talk, said when due by the runner at the proactive tick.
         self.reminders = RosReminders(self) if c.memory else None
@@ -319,6 +394,25 @@ class DialogueNode(Node):
             self.reminder_runner = ReminderRunner(
                 self.reminders, talk, self._say_reminder, busy=self.engine.turn_running
             )
+        # The knowledge base (issue 41): the conversation's documents and knowledge/search.
+        try:
+            self.knowledge = knowledge_desk(self, c)
+        except ConfigError:
+            self.close()
+            raise
+        if self.knowledge is not None:
+            desk = self.knowledge
+            asyncio.run_coroutine_threadsafe(_call(lambda: setattr(self.engine, "knowledge", desk)), self._loop).result(
+                5
+            )
+            asyncio.run_coroutine_threadsafe(self._open_knowledge(desk), self._loop)
+        self._knowledge_service = serve_knowledge(
+            self,
+            self._on_engine,
+            self.knowledge.search if self.knowledge is not None else None,
+            "no knowledge base here: the dialogue's knowledge_db is 'none' or the file does not exist "
+            "(add documents with `fay-ros knowledge add`)",
+        )
         # The words of each chat goal, for those that record what users said (memory).
         self.chat_heard = self.create_publisher(Transcript, topics.CHAT_HEARD, qos.EVENTS)
 
@@ -343,7 +437,9 @@ class DialogueNode(Node):
         # held by conversation id (engine loop only: pieces, cues).
         self._chat_goals: dict[bytes, ChatTurn] = {}
         self._held: dict[str, ChatTurn] = {}
-        self.interrupt_publisher = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
+        # A cancelled goal's voice stops alone (reply/cancel, its conversation id): `interrupt`
+        # would stop every user's turn and whatever the robot is saying.
+        self.reply_cancel = self.create_publisher(String, topics.REPLY_CANCEL, qos.EVENTS)
         self.create_subscription(ActionCue, topics.ACTION_CUE, self._on_cue, qos.EVENTS, callback_group=group)
         self._chat_server = ActionServer(
             self,
@@ -353,6 +449,8 @@ class DialogueNode(Node):
             goal_callback=self._accept_chat,
             cancel_callback=self._cancel_chat,
             callback_group=group,
+            feedback_pub_qos_profile=qos.ACTION_REQUESTS,
+            **qos.ACTION_QOS,
         )
         mode = f"dual-model (tool loop: {big.model} at {big.where})" if big else "single-model"
         flow = (
@@ -378,10 +476,28 @@ class DialogueNode(Node):
         self._files_status = StatusPublisher(self, "files")
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
+    async def _open_knowledge(self, desk: KnowledgeDesk) -> None:
+        """Open the store (and load its embedder) now, so the first question does not wait."""
+        try:
+            await desk.open()
+        except Exception as exc:  # noqa: BLE001 - said once here; each search says it again
+            self.get_logger().error(f"knowledge base {self.config.knowledge_db or 'default'}: {exc}")
+
     def _reload_files(self) -> None:
-        """Hand an edited persona or qa.csv to the engine (on its loop); refuse a bad edit."""
+        """Hand an edited persona, qa.csv, people file or voice examples file to the engine (on
+        its loop); refuse a bad edit."""
         engine = self.engine
-        for table, use in ((self._persona_file, engine.set_persona), (self._qa_file, engine.set_qa)):
+
+        def set_style(style: StyleTable) -> None:
+            engine.style = style
+
+        tables: list[tuple[Any, Callable[[Any], None]]] = [
+            (self._persona_file, engine.set_persona),
+            (self._qa_file, engine.set_qa),
+            (self._people_file, self._use_people),
+            (self._style_file, set_style),
+        ]
+        for table, use in tables:
             if table is None:
                 continue
             result = table.poll()
@@ -403,6 +519,16 @@ class DialogueNode(Node):
             self._files_status.publish("info", message, file=str(table.path))
             if table is self._persona_file:  # the tiny profile's cached prompt prefix changed
                 asyncio.run_coroutine_threadsafe(engine.warm_up(), self._loop)
+                if self.room_gate is not None and self._people_file is not None:  # the companion's name
+                    people_file = self._people_file
+                    self._loop.call_soon_threadsafe(self._use_people, people_file.table)
+
+    def _use_people(self, people: People) -> None:
+        """On the engine's loop: an edited people file, used from the next utterance and turn."""
+        self.engine.people = people
+        if self.room_gate is not None:
+            self.room_gate.room.configure(people.speaking, (self.engine.persona.name,))
+        self._warn_unknown_tools(people)
 
     @staticmethod
     def _mcp_client(servers: Any, registry: Any) -> Any:
@@ -426,7 +552,11 @@ class DialogueNode(Node):
     def _on_speculative(self, msg: Transcript) -> None:
         """The recogniser's early text of a turn it judges complete ("" = withdrawn: the user
         went on). The model starts on it; the final decides whether its answer is used."""
-        if self.config.speculative_reply:
+        if not self.config.speculative_reply:
+            return
+        if self.room_gate is not None:
+            self.room_gate.speculate(msg, self.engine.speculate)
+        else:
             self._loop.call_soon_threadsafe(self.engine.speculate, msg.user_id, msg.text, msg.language)
 
     def _text_callback(self, kind: str, spoken: bool) -> Callable[[Transcript], None]:
@@ -437,6 +567,9 @@ class DialogueNode(Node):
             return
         if kind == CHAT:
             self.proactive.heard(msg.user_id)
+        if kind == CHAT and spoken and self.room_gate is not None:
+            self.room_gate.heard(msg)  # answered or not: the room decides (on the engine's loop)
+            return
         self._loop.call_soon_threadsafe(
             functools.partial(self.engine.submit, msg.user_id, msg.text, msg.language, kind, spoken=spoken)
         )
@@ -459,6 +592,23 @@ class DialogueNode(Node):
 
         self._loop.call_soon_threadsafe(interrupt)
 
+    def _start_spoken(self, msg: Transcript) -> str:
+        """On the engine's loop: the turn of a spoken utterance the room answers; its reply's
+        conversation id."""
+        turn = self.engine.start(msg.user_id, msg.text, msg.language, CHAT, spoken=True)
+        return turn.conversation_id if turn is not None else ""
+
+    def _warn_unknown_tools(self, people: People) -> None:
+        """A role naming a tool that is not registered gets nothing for it (it may come later,
+        e.g. the knowledge tool): said once per load, with the file."""
+        known = set(self.engine.tools.names())
+        for role, names in people.named_tools().items():
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                self.get_logger().warning(
+                    f"{people.path}: tools.{role}: {unknown} are not configured tools; registered: {sorted(known)}"
+                )
+
     def _on_reply(self, msg: Utterance) -> None:
         if msg.source == SAY_SOURCE:  # the tts node spoke it verbatim: the companion's words
             self._loop.call_soon_threadsafe(
@@ -477,14 +627,20 @@ class DialogueNode(Node):
         if held is None:
             return CancelResponse.REJECT
 
-        def cancel() -> None:
+        def cancel() -> None:  # on the engine's loop, where the held turn's fields are set
             held.cancel_requested = True  # before the turn ends: its reason is "cancelled"
-            n = self.engine.interrupt()
-            self.get_logger().info(f"chat goal cancelled: cancelled {n} running turn(s)")
+            if held.task is None:  # not started yet: _hold_chat starts nothing
+                self.get_logger().info("chat goal cancelled before its turn started")
+                return
+            stopped = self.engine.cancel(held.task)
+            # its sentences may still be queued or playing in the tts even when the turn ended
+            self.reply_cancel.publish(String(data=held.conversation_id))
+            self.get_logger().info(
+                f"chat goal cancelled: {held.conversation_id} "
+                + ("cancelled, its voice stopped" if stopped else "had ended, its voice stopped")
+            )
 
-        # queued on the engine's loop before our own interrupt message comes back to _on_interrupt
         self._loop.call_soon_threadsafe(cancel)
-        self.interrupt_publisher.publish(Empty())  # the voice stops, as at a barge-in
         return CancelResponse.ACCEPT
 
     async def _execute_chat(self, goal_handle: Any) -> Chat.Result:
@@ -535,7 +691,7 @@ class DialogueNode(Node):
         turn = self.engine.start(user_id, text, language, CHAT, observer=said)
         if turn is None:  # the goal callback refuses an empty text
             raise ValueError("empty chat text")
-        held.conversation_id = turn.conversation_id
+        held.conversation_id, held.task = turn.conversation_id, turn.task
         self._held[turn.conversation_id] = held
         try:
             await asyncio.wait({turn.task})
@@ -644,6 +800,8 @@ class DialogueNode(Node):
             # first audio could otherwise be seen before the LLM timing arrived).
             self._publish_llm_latency(piece.conversation_id)
         self.publisher.publish(msg)
+        if self.room_gate is not None:
+            self.room_gate.said(piece)
 
     def _publish_progress(self, p: TaskProgress) -> None:
         if not self.context.ok():  # shutting down: the last "cancelled" has nowhere to go
@@ -671,7 +829,9 @@ class DialogueNode(Node):
             time_to_first_token=float(ttft),
             context_seconds=float(trace.context_seconds),
         )
-        msg.header.stamp = self.get_clock().now().to_msg()
+        # stamped when the first token came (the trace keeps monotonic times), so the latency
+        # monitor can place it among the turn's other moments
+        msg.header.stamp = to_time_msg(node_seconds(self) - (time.monotonic() - trace.first_token_at))
         msg.header.frame_id = "dialogue"
         self.llm_latency.publish(msg)
 
@@ -694,6 +854,10 @@ class DialogueNode(Node):
             asyncio.run_coroutine_threadsafe(shutdown(), loop).result(3)
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+        knowledge = getattr(self, "knowledge", None)
+        if knowledge is not None:
+            with contextlib.suppress(Exception):
+                knowledge.close()
         mcp = getattr(self, "_mcp", None)
         if mcp is not None:  # stop the MCP servers (a stdio server's process group ends with it)
             with contextlib.suppress(Exception):

@@ -1,16 +1,18 @@
 """latency_monitor: per-stage latency of each voice turn, on its own typed topic.
 
-Watches the graph (speech/final, reply, robot_speaking, and the dialogue's LLM timing on
-`dialogue/llm_latency`, fay_msgs/LlmLatency) and, once a turn's first audio sample plays,
+Watches the graph (speech/speculative, speech/final, reply, robot_speaking, and the dialogue's
+LLM timing on `dialogue/llm_latency`, fay_msgs/LlmLatency) and, once a turn's first audio sample plays,
 publishes one fay_msgs/TurnLatency on `latency/turns`: end of speech → final transcript →
 first reply sentence → first audio sample, plus the LLM's time to first token and the
 pipeline's own share, in seconds (NaN for a stage not observed). It carries the reply's
-conversation_id and timings only, never what was said (nor do the printed lines).
+conversation_id and timings only, never what was said (nor do the printed lines). The printed
+line also tells the turn's moments after the end of speech (speculative text, final, first
+token, first sentence, first audio: fay_ros.bringup.latency.MILESTONES).
 /diagnostics carries the node's health only.
 
-Each event the tracker takes in is also published on `~/events` (std_msgs/String: `final`,
-`llm_first_token`, `first_reply`), in the order taken, so a driver of the graph (a test) can
-feed the next one after it.
+Each event the tracker takes in is also published on `~/events` (std_msgs/String: `speculative`,
+`speculative_withdrawn`, `final`, `llm_first_token`, `first_reply`), in the order taken, so a
+driver of the graph (a test) can feed the next one after it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class LatencyMonitor(Node):
         self.tracker = LatencyTracker()
         self.publisher = self.create_publisher(TurnLatencyMsg, topics.TURN_LATENCY, qos.EVENTS)
         self.events = self.create_publisher(String, topics.LATENCY_EVENTS, qos.EVENTS)
+        self.create_subscription(Transcript, topics.SPEECH_SPECULATIVE, self._on_speculative, qos.EVENTS)
         self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_final, qos.EVENTS)
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_speaking, qos.LATCHED)
@@ -50,6 +53,10 @@ class LatencyMonitor(Node):
 
     def _now(self) -> float:
         return node_seconds(self)
+
+    def _on_speculative(self, msg: Transcript) -> None:
+        self.tracker.on_speculative(self._now(), withdrawn=not msg.text)
+        self._event("speculative" if msg.text else "speculative_withdrawn")
 
     def _on_final(self, msg: Transcript) -> None:
         now = self._now()
@@ -72,7 +79,8 @@ class LatencyMonitor(Node):
         if not math.isfinite(msg.time_to_first_token) or msg.time_to_first_token < 0:
             self.get_logger().warning(f"ignored an unusable time_to_first_token: {msg.time_to_first_token!r}")
             return
-        self.tracker.on_llm_first_token(msg.time_to_first_token)
+        at = from_time_msg(msg.header.stamp) if msg.header.stamp.sec else None
+        self.tracker.on_llm_first_token(msg.time_to_first_token, at)
         self._event("llm_first_token", f"{msg.time_to_first_token * 1000:.1f} ms")
 
     def _event(self, kind: str, detail: str = "") -> None:
@@ -89,6 +97,9 @@ class LatencyMonitor(Node):
         self.publisher.publish(msg)
         if self.config.print_turns:
             parts = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in turn.stages.items())
+            parts += "; after the end of speech: " + ", ".join(
+                f"{k} {v * 1000:.0f} ms" for k, v in turn.milestones.items()
+            )
             print(f"[latency] {parts}", flush=True)
 
 

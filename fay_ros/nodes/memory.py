@@ -111,6 +111,12 @@ class MemoryConfig(BaseModel):
         True, description="Record each exchange heard (speech/final + reply) as a conversation memory."
     )
     record_text_input: bool = Field(True, description="Also treat typed text_input as the user's words.")
+    spoken_words: Literal["speech_final", "addressed"] = Field(
+        "speech_final",
+        description="Where spoken words are recorded from: 'speech_final' = everything the asr heard; "
+        "'addressed' = only what the dialogue answers (dialogue/addressed): talk between other people "
+        "in the room, which the companion ignores, reaches no long-term memory.",
+    )
     conversation_ttl_days: float = Field(
         90.0, ge=0.0, description="Days a recorded conversation is kept (0 = forever)."
     )
@@ -327,7 +333,8 @@ class MemoryServiceNode(Node):
         )
         self.create_service(Reminders, topics.SRV_REMINDERS, self._on_reminders)
         if c.record_conversations:
-            self.create_subscription(Transcript, topics.SPEECH_FINAL, self._on_user_words, qos.EVENTS)
+            spoken = topics.SPEECH_FINAL if c.spoken_words == "speech_final" else topics.DIALOGUE_ADDRESSED
+            self.create_subscription(Transcript, spoken, self._on_user_words, qos.EVENTS)
             if c.record_text_input:
                 self.create_subscription(Transcript, topics.TEXT_INPUT, self._on_user_words, qos.EVENTS)
                 # a robot program's chat goal: the user's words too (typed or otherwise given)

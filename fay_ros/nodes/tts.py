@@ -1,7 +1,8 @@
 """tts: speaks `reply` sentences as they stream in, with a viseme track per sentence; and
 speaks given texts verbatim: the `say` action and the `broadcast` topic.
 
-Subscribes `reply` (fay_msgs/Utterance), `interrupt` (std_msgs/Empty) and `broadcast`
+Subscribes `reply` (fay_msgs/Utterance), `interrupt` (std_msgs/Empty: stop everything),
+`reply/cancel` (std_msgs/String: stop the reply of that conversation id only) and `broadcast`
 (fay_msgs/Transcript); serves the action `say` (fay_msgs/action/Say); publishes `visemes`
 (fay_msgs/VisemeTrack, one per sentence, stamped with the moment its first sample plays and
 published before that), `robot_speaking` (fay_msgs/SpeechState, latched: true from the first
@@ -70,7 +71,7 @@ from pydantic import BaseModel, Field, field_validator
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
-from std_msgs.msg import Bool, Empty
+from std_msgs.msg import Bool, Empty, String
 
 from fay_msgs.action import Say
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, Viseme, VisemeTrack
@@ -298,6 +299,7 @@ class Tts(ManagedNode):
         self._answered_at: collections.OrderedDict[str, float] = collections.OrderedDict()
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.create_subscription(Empty, topics.INTERRUPT, self._on_interrupt, qos.EVENTS)
+        self.create_subscription(String, topics.REPLY_CANCEL, self._on_reply_cancel, qos.EVENTS)
         self.create_subscription(Transcript, topics.BROADCAST, self._on_broadcast, qos.EVENTS)
         self.create_subscription(Empty, topics.BARGE_IN, self._on_barge_in, qos.EVENTS)
         self.create_subscription(Bool, topics.VOICE_ACTIVE, self._on_voice_active, qos.LATCHED)
@@ -450,6 +452,15 @@ class Tts(ManagedNode):
             pipeline.interrupt("interrupt received")
             with self._resume_lock:
                 self._resume.interrupted(pipeline.interrupted, time.monotonic())
+
+    def _on_reply_cancel(self, msg: String) -> None:
+        """One reply stops (its `chat` goal was cancelled): its queued sentences and any still
+        to come are dropped, its audio cut if it plays; other replies keep their place."""
+        conversation = msg.data.strip()
+        pipeline = self.pipeline
+        if not conversation or pipeline is None:
+            return
+        pipeline.cancel(conversation, "reply cancelled:")
 
     # -- resuming after a false interruption (fay_ros.turns.resume) ----------------------------
     @staticmethod

@@ -1,5 +1,5 @@
 """The dialogue's memory calls over ROS: the engine's MemoryGateway on the memory node's
-memory/* services (call_async awaited from asyncio, with a timeout). Used by the dialogue node
+memory/* services (`service_call.call_service`: discovery grace, timeout). Used by the dialogue node
 and, through `mcp_memory_gateway`, by `fay-ros mcp`."""
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from fay_msgs.srv import Forget, GetActiveRules, GetProfile, Recall, Remember, S
 
 from ..common import topics
 from ..dialogue.tools import Memory, MemoryResult, MemoryUnavailable
-from .ros_tools import await_ros_future
-
-DISCOVERY_GRACE = 15.0  # seconds after start in which a memory call waits for the service to be discovered
+from .service_call import DiscoveryGrace, ServiceCallError, call_service
 
 
 class RosMemoryGateway:
@@ -27,7 +25,7 @@ class RosMemoryGateway:
         group = ReentrantCallbackGroup()
         self._loop = loop
         self._timeout = timeout
-        self._started = time.monotonic()
+        self._grace = DiscoveryGrace()
         self._logger = node.get_logger()
         self._recall = node.create_client(Recall, topics.SRV_RECALL, callback_group=group)
         self._remember = node.create_client(Remember, topics.SRV_REMEMBER, callback_group=group)
@@ -52,30 +50,17 @@ class RosMemoryGateway:
         # A memory node started with this one may not be discovered yet: in the first
         # seconds, wait for it within the call's own budget instead of failing the first
         # turns. Later an absent memory fails at once (no delay on every turn).
-        deadline = time.monotonic() + (timeout or self._timeout)
-        while not client.service_is_ready():
-            if time.monotonic() >= deadline or time.monotonic() - self._started > DISCOVERY_GRACE:
-                raise MemoryUnavailable(f"service {client.srv_name} is not running")
-            await asyncio.sleep(0.02)
-        ros_future = client.call_async(request)
+        wait = timeout or self._timeout
         try:
-            result = await asyncio.wait_for(await_ros_future(ros_future), timeout or self._timeout)
-        except TimeoutError:
-            client.remove_pending_request(ros_future)
-            # a running memory that is slow is worth seeing (the turn goes on without it; an
-            # absent memory is expected and stays quiet)
-            self._logger.warning(
-                f"{client.srv_name} did not answer in {timeout or self._timeout:g}s: this turn "
-                "goes on without it (parameter 'memory_timeout')",
-                throttle_duration_sec=5.0,
-            )
-            raise MemoryUnavailable(
-                f"service {client.srv_name} did not answer in {timeout or self._timeout:g}s"
-            ) from None
-        response = result.result()
-        if response is None:
-            raise MemoryUnavailable(f"service {client.srv_name} failed")
-        return response
+            return await call_service(client, request, discover_until=self._grace.impatient(wait), timeout=wait)
+        except ServiceCallError as exc:
+            if not exc.absent:
+                # a running memory that is slow (or failing) is worth seeing (the turn goes on
+                # without it; an absent memory is expected and stays quiet)
+                self._logger.warning(
+                    f"{exc}: this turn goes on without it (parameter 'memory_timeout')", throttle_duration_sec=5.0
+                )
+            raise MemoryUnavailable(str(exc)) from None
 
     @staticmethod
     def _memories(nodes: list[Any]) -> list[Memory]:

@@ -1,7 +1,7 @@
 """The ROS side of `fay-ros openai`: each HTTP request is one goal of the dialogue node's `chat`
 action (fay_msgs/action/Chat), sent from a client node spinning on its own executor thread;
 the HTTP server (fay_ros.web.openai_api) runs on the asyncio loop of the main thread and awaits
-rclpy futures through `await_ros_future`, so no rclpy callback ever waits.
+rclpy futures through `service_call.await_ros_future`, so no rclpy callback ever waits.
 
 `RosCompanion.turn(text, user_id)` yields the reply's sentences from the action's feedback as
 they come, then a TurnEnd from the result (a sentence whose feedback had not arrived when the
@@ -12,22 +12,31 @@ client left) cancels the goal, also one still being accepted.
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
 from rcl_interfaces.srv import GetParameters
-from rclpy.action import ActionClient
 
 from fay_msgs.action import Chat
+from fay_msgs.srv import GetActiveRules
 
-from ..common import topics
+from ..common import qos, topics
+from ..common.masking import mask_text
 from ..web.openai_api import DialogueUnavailable, TurnEnd
 from .client_node import ClientNode
-from .ros_tools import await_ros_future
+from .ros_tools import ThreadSafeActionClient
+from .service_call import ServiceCallError, await_ros_future, call_service
 
 DIALOGUE_NODE = "dialogue"
 MEMORY_SERVICES = (topics.SRV_RECALL, topics.SRV_REMEMBER, topics.SRV_PROFILE)
 PARAMETER_WAIT = 1.0  # seconds /health waits for the dialogue's `model` parameter
+MEMORY_NODE = "memory"
+DATABASE_WAIT = 2.0  # seconds /health waits for the memory database to answer a read
+# The owner of /health's database read: no person's id, and it has no rules (an empty answer
+# read from the database proves the database answers).
+HEALTH_OWNER = "__health__"
 
 
 def _cancel_when_accepted(send_future: Any) -> None:
@@ -49,8 +58,12 @@ class RosCompanion(ClientNode):
 
     def __init__(self, ros_args: list[str], namespace: str = topics.DEFAULT_NAMESPACE) -> None:
         super().__init__("openai", ros_args, namespace)
-        self._chat = ActionClient(self.node, Chat, topics.ACTION_CHAT)
+        self._chat = ThreadSafeActionClient(
+            self.node, Chat, topics.ACTION_CHAT, feedback_sub_qos_profile=qos.ACTION_REQUESTS, **qos.ACTION_QOS
+        )
         self._parameters = self.node.create_client(GetParameters, f"{DIALOGUE_NODE}/get_parameters")
+        self._memory_parameters = self.node.create_client(GetParameters, f"{MEMORY_NODE}/get_parameters")
+        self._rules = self.node.create_client(GetActiveRules, topics.SRV_ACTIVE_RULES)
 
     def dialogue_ready(self) -> bool:
         return bool(self._chat.server_is_ready())
@@ -125,19 +138,50 @@ class RosCompanion(ClientNode):
             "dialogue": {"chat_action": dialogue, "namespace": self.namespace},
             "memory": {"services": memory, "reachable": all(memory.values())},
             "model": await self._model() if dialogue else None,
+            "database": await self._database(),
+            "ros_graph": self._graph(),
         }
+
+    async def _database(self) -> dict[str, Any]:
+        """The memory node's database: its backend and location (credentials masked) from the
+        node's parameters, and whether it answers a read now (memory/active_rules)."""
+        report: dict[str, Any] = {"backend": None, "location": None, "answers": False}
+        if self._memory_parameters.service_is_ready():
+            future = self._memory_parameters.call_async(GetParameters.Request(names=["db_url", "db_path"]))
+            try:
+                done = await asyncio.wait_for(await_ros_future(future), PARAMETER_WAIT)
+                url, path = (str(v.string_value) for v in done.result().values)
+                report["backend"] = "postgresql" if url.startswith("postgres") else "sqlite"
+                report["location"] = mask_text(url) if url else path
+            except (TimeoutError, ValueError):
+                self._memory_parameters.remove_pending_request(future)
+        if self._rules.service_is_ready():
+            future = self._rules.call_async(GetActiveRules.Request(owner=HEALTH_OWNER))
+            try:
+                done = await asyncio.wait_for(await_ros_future(future), DATABASE_WAIT)
+                report["answers"] = bool(done.result().success)
+            except TimeoutError:
+                self._rules.remove_pending_request(future)
+        return report
+
+    def _graph(self) -> dict[str, Any]:
+        """The ROS graph as this process sees it: the domain and the companion's nodes."""
+        namespace = self.namespace.rstrip("/") or "/"
+        nodes = sorted(name for name, ns in self.node.get_node_names_and_namespaces() if ns == namespace)
+        return {"domain_id": int(os.environ.get("ROS_DOMAIN_ID", "0") or 0), "namespace": namespace, "nodes": nodes}
 
     async def _model(self) -> str | None:
         """The dialogue's `model` parameter, or None when it does not answer in time."""
-        if not self._parameters.service_is_ready():
+        try:  # no wait for discovery: the health answer says what is there now
+            response = await call_service(
+                self._parameters,
+                GetParameters.Request(names=["model"]),
+                discover_until=time.monotonic(),
+                timeout=PARAMETER_WAIT,
+            )
+        except ServiceCallError:
             return None
-        future = self._parameters.call_async(GetParameters.Request(names=["model"]))
-        try:
-            done = await asyncio.wait_for(await_ros_future(future), PARAMETER_WAIT)
-        except TimeoutError:
-            self._parameters.remove_pending_request(future)
-            return None
-        values = done.result().values
+        values = response.values
         return str(values[0].string_value) or None if values else None
 
     def destroy_clients(self) -> None:

@@ -9,10 +9,6 @@ in). One conversion each way, so the dialogue reads what the node wrote field by
 
 from __future__ import annotations
 
-import asyncio
-import time
-from typing import Any
-
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
@@ -24,9 +20,8 @@ from ..common import topics
 from ..common.rostime import from_time_msg, to_time_msg
 from ..memory.reminder_book import Commitment, Reminder
 from ..memory.reminder_service import ReminderAnswer, ReminderRequest
-from .ros_tools import await_ros_future
+from .service_call import DiscoveryGrace, ServiceCallError, call_service
 
-DISCOVERY_GRACE = 15.0  # seconds after start in which a call waits for the service to be discovered
 # Seconds a call waits for the memory's answer. Longer than the chat's memory_timeout (0.5 s): a
 # reminder the user asked for is worth the wait, while a busy memory node (embedding a long turn)
 # finishes what it is doing; the runner's look simply skips ticks meanwhile.
@@ -138,31 +133,21 @@ class RosReminders:
     def __init__(self, node: Node, timeout: float = TIMEOUT) -> None:
         self._client = node.create_client(RemindersSrv, topics.SRV_REMINDERS, callback_group=ReentrantCallbackGroup())
         self._timeout = timeout
-        self._started = time.monotonic()
+        self._grace = DiscoveryGrace()
 
     def ready(self) -> bool:
         return bool(self._client.service_is_ready())
 
     async def call(self, request: ReminderRequest) -> ReminderAnswer:
         # a memory node started with this one may not be discovered yet: in the first seconds a
-        # call waits for it (a reminder asked for then is kept, not refused); later an absent
-        # memory is answered at once
-        deadline = max(time.monotonic() + self._timeout, self._started + DISCOVERY_GRACE)
-        while not self._client.service_is_ready():
-            if time.monotonic() >= deadline:
-                return ReminderAnswer(
-                    False, f"service {self._client.srv_name} is not running (the memory node)", unavailable=True
-                )
-            await asyncio.sleep(0.02)
-        future: Any = self._client.call_async(request_msg(request))
+        # call waits for it (a reminder asked for then is kept, not refused)
         try:
-            done = await asyncio.wait_for(await_ros_future(future), self._timeout)
-        except TimeoutError:
-            self._client.remove_pending_request(future)
-            return ReminderAnswer(
-                False, f"service {self._client.srv_name} did not answer in {self._timeout:g}s", unavailable=True
+            response = await call_service(
+                self._client,
+                request_msg(request),
+                discover_until=self._grace.patient(self._timeout),
+                timeout=self._timeout,
             )
-        response = done.result()
-        if response is None:
-            return ReminderAnswer(False, f"service {self._client.srv_name} failed", unavailable=True)
+        except ServiceCallError as exc:
+            return ReminderAnswer(False, f"{exc} (the memory node)" if exc.absent else str(exc), unavailable=True)
         return answer_from_msg(response)

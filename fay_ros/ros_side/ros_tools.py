@@ -20,8 +20,9 @@ the given rclpy node (the dialogue node's) for its clients, subscriptions and pu
 Types are imported by name and the argument schemas generated from them
 (fay_ros.agent.ros_convert). Every tool addresses only its own entry's name, so nothing off
 the list is reachable, whatever the model writes. Nothing here blocks the executor: rclpy
-futures are awaited through `await_ros_future`, the one bridge from rclpy futures into asyncio
-(the dialogue's memory gateway uses it too).
+futures are awaited through `service_call.await_ros_future`, the one bridge from rclpy futures
+into asyncio, and a service tool is `service_call.call_service`, the one service call (the
+dialogue's memory gateway and reminders use them too).
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ from ..agent.ros_convert import (
 from ..agent.ros_tools_config import RosToolsConfig, load_ros_tools, tool_name
 from ..common.errors import ConfigError
 from ..dialogue.tools import Tool, ToolContext, ToolError
+from .service_call import DISCOVERY_POLL, ServiceCallError, await_ros_future, call_service, settle
 
 CANCEL_WAIT = 2.0  # seconds a cancelled action tool waits for the server to acknowledge the cancel
-DISCOVERY_POLL = 0.05  # seconds between checks whether a service / action server has been discovered
 # action_msgs/msg/GoalStatus codes (fixed by the action protocol; action_msgs itself is not pinned)
 STATUS_NAMES = {
     0: "unknown",
@@ -86,29 +87,36 @@ QOS = {
 }
 
 
-def _settle(future: asyncio.Future[Any], result: Any) -> None:
-    """Complete an asyncio future with `result` unless it is already done (say, cancelled by
-    its waiter); scheduled on the future's loop with `call_soon_threadsafe`."""
-    if not future.done():
-        future.set_result(result)
+class ThreadSafeActionClient(ActionClient):
+    """rclpy's ActionClient, safe to send from a thread other than the executor's.
 
+    rclpy (Jazzy) sends a goal, result or cancel request first and records its sequence number
+    afterwards; an executor thread that takes the response in between finds no such request,
+    logs "Ignoring unexpected goal response" and drops it, so the request's future never
+    completes. `fay-ros openai` sends from its asyncio thread while the client node spins on
+    another: with 20 concurrent streams some requests hung until the client's timeout. Here a
+    request is sent and recorded under one lock, and responses are taken under the same lock,
+    so a response is never taken before its request is known."""
 
-async def await_ros_future(future: Any) -> Any:
-    """Wait in asyncio for an rclpy Future completed by the executor thread; returns the
-    future (call `.result()`). Cancelling the waiting task leaves the rclpy future alone: the
-    caller cleans up (remove_pending_request, cancel_goal_async). A future that completes after
-    the waiting loop has closed is ignored (never an exception in the executor)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future = loop.create_future()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_lock = threading.RLock()
 
-    def finished(f: Any) -> None:  # runs in the executor: an exception here would stop its spin
-        try:
-            loop.call_soon_threadsafe(_settle, done, f)
-        except RuntimeError:  # the waiting loop has closed (its task was cancelled): nobody waits
-            pass
+    def send_goal_async(self, *args: Any, **kwargs: Any) -> Any:
+        with self._request_lock:
+            return super().send_goal_async(*args, **kwargs)
 
-    future.add_done_callback(finished)
-    return await done
+    def _get_result_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._get_result_async(goal_handle)
+
+    def _cancel_goal_async(self, goal_handle: Any) -> Any:
+        with self._request_lock:
+            return super()._cancel_goal_async(goal_handle)
+
+    def take_data(self) -> Any:
+        with self._request_lock:
+            return super().take_data()
 
 
 async def _wait_discovered(is_ready: Any, deadline: float, what: str) -> None:
@@ -165,20 +173,12 @@ class RosTools:
 
         async def call(args: dict[str, Any], _ctx: ToolContext) -> str:
             request = _arguments(srv.Request, args, "request")
-            deadline = time.monotonic() + entry.timeout
-            await _wait_discovered(client.service_is_ready, deadline, f"service {entry.name}")
-            future = client.call_async(request)
-            try:
-                await asyncio.wait_for(await_ros_future(future), max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                client.remove_pending_request(future)
-                raise ToolError(f"service {entry.name} did not answer within {entry.timeout:g}s") from None
-            except asyncio.CancelledError:
-                client.remove_pending_request(future)
-                raise
-            response = future.result()
-            if response is None:
-                raise ToolError(f"service {entry.name} failed")
+            try:  # one budget for discovery and the answer
+                response = await call_service(client, request, discover_until=time.monotonic() + entry.timeout)
+            except ServiceCallError as exc:
+                if exc.absent:
+                    raise ToolError(f"service {entry.name} is not available (not running?)") from None
+                raise ToolError(f"{exc} (timeout {entry.timeout:g}s)") from None
             return summarise(to_plain(response))
 
         return Tool(name, self._describe(entry, "service"), properties(srv.Request), call)
@@ -186,7 +186,7 @@ class RosTools:
     # -- actions -----------------------------------------------------------------------------
 
     def _action(self, name: str, entry: Any, action: Any) -> Tool:
-        client = ActionClient(self._node, action, entry.name, callback_group=self._group)
+        client = ThreadSafeActionClient(self._node, action, entry.name, callback_group=self._group)
         self._handles.append(client)
 
         async def send(args: dict[str, Any], _ctx: ToolContext) -> str:
@@ -238,7 +238,7 @@ class RosTools:
                 woken, waiters[:] = list(waiters), []
             for loop, future in woken:
                 with contextlib.suppress(RuntimeError):  # that reader's loop has closed
-                    loop.call_soon_threadsafe(_settle, future, None)
+                    loop.call_soon_threadsafe(settle, future, None)
 
         self._handles.append(
             self._node.create_subscription(msg_type, entry.name, on_message, QOS[entry.qos], callback_group=self._group)

@@ -132,8 +132,12 @@ _BRACKET_TOKENS = {
     "[TOOL_CALLS]": (TOOL_MARKUP, True),
     "[INST]": (TEMPLATE, True),
     "[/INST]": (TEMPLATE, True),
-    "[SILENCE]": (SILENCE, False),
 }
+# The group-chat "say nothing" marker (seed 003: a reply of only [SILENCE] is no reply), in
+# whatever case and spacing a model writes it, with ASCII or full-width (【】) brackets: small
+# models copy the marker from the prompt in the style of the surrounding text.
+_SILENCE_TOKEN = re.compile(r"[\[【]\s*silence\s*[\]】]", re.I)
+_SILENCE_PARTIAL = re.compile(r"[\[【]\s*(?:s(?:i(?:l(?:e(?:n(?:c(?:e\s*)?)?)?)?)?)?)?", re.I)
 _ANGLE_TOKENS = {"<<SYS>>": TEMPLATE, "<</SYS>>": TEMPLATE}
 _TOOL_KEYS = {
     "name",
@@ -149,7 +153,7 @@ _TOOL_KEYS = {
     "tool_name",
     "tool_input",
 }
-_INTERESTING = re.compile(r"[<{\[`~\n]")
+_INTERESTING = re.compile(r"[<{\[`~\n【]")
 # line-start markdown
 _RULE_CHARS = set(" \t\r-*_=|:")
 _RULE_LINE = re.compile(r"[ \t]{0,3}([-*_=])(?:[ \t]*\1){2,}[ \t\r]*")
@@ -274,6 +278,7 @@ class OutboundStream:
             "<": self._angle,
             "{": self._brace,
             "[": self._bracket,
+            "【": self._bracket,
             "`": self._fence_open,
             "~": self._fence_open,
         }[ch](final)
@@ -341,6 +346,12 @@ class OutboundStream:
         return True
 
     def _bracket(self, final: bool):
+        silence = _SILENCE_TOKEN.match(self._buf)
+        if silence:
+            self._drop_token(SILENCE, silence.end())
+            return True
+        if not final and _SILENCE_PARTIAL.fullmatch(self._buf):
+            return _HOLD
         for token, (kind, ends) in _BRACKET_TOKENS.items():
             if self._buf.startswith(token):
                 if ends:

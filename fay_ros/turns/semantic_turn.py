@@ -21,6 +21,12 @@ and the caller keeps the word and prosody rules (fay_ros.turns.end_of_turn) and 
 - p < `unfinished`: the wait grows to `hold_ms` (a thinking pause), unless the words of a
   Mandarin transcript end a sentence (the model separates Mandarin less well);
 - in between, or no opinion: the rules' wait.
+
+The model is asked also when the recogniser's worker is behind the audio and has made no early
+decode yet (the text cue is then unknown, the rules' wait the silence endpoint): one model call
+costs a fraction of a decode, and without it a thinking pause longer than the endpoint would
+end the turn on silence alone. Without the words it may only hold the turn open: "finished"
+waits for the early decode, whose words may leave the sentence open ("four, queen of").
 """
 
 from __future__ import annotations

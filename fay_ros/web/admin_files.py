@@ -27,6 +27,7 @@ from ..common.errors import FayError, TableError, display_path
 from ..common.paths import config_file
 from ..dialogue.persona import Persona
 from ..dialogue.qa import QaTable
+from ..dialogue.style import StyleTable
 from ..schedule.config import load_schedule
 
 MAX_FILE_BYTES = 1024 * 1024  # a table a person edits, not a data dump
@@ -54,6 +55,11 @@ def _check_persona(path: Path) -> list[str]:
     return []
 
 
+def _check_voice_examples(path: Path) -> list[str]:
+    StyleTable.load(path)
+    return []
+
+
 def _check_qa(path: Path) -> list[str]:
     QaTable.load(path)
     return []
@@ -78,6 +84,13 @@ KINDS = (
     EditableKind("lexicon", "Sentiment lexicon", LEXICON_FILE, _check_lexicon, "action_semantics (hot reload)"),
     EditableKind("persona", "Persona", "persona.yaml", _check_persona, "dialogue (hot reload)"),
     EditableKind("qa", "Questions and answers (qa.csv)", "qa.csv", _check_qa, "dialogue (hot reload)"),
+    EditableKind(
+        "voice_examples",
+        "Voice examples (scene, relation)",
+        "voice_examples.yaml",
+        _check_voice_examples,
+        "dialogue (hot reload)",
+    ),
     EditableKind(
         "schedule", "Proactive schedule", "schedule.yaml", _check_schedule, "dialogue and memory (hot reload)"
     ),

@@ -14,6 +14,14 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     GET  /admin/api/reminders?owner=U  the owner's active reminders and open commitments,
                                    read-only from the same database (issue 36); a cancel goes
                                    through the memory node's memory/reminders (rosbridge)
+    GET  /admin/api/knowledge      the knowledge base's documents: knowledge base, source, chunk
+                                   count, when it was indexed, its error (issue 41), read from
+                                   the store (`fay-ros web --admin --knowledge-db ...`; 404
+                                   without it)
+    GET  /admin/api/config         the running configuration (the node parameter file, the
+                                   models and tools files), every secret masked (`****` and at
+                                   most its last 4 characters; common.masking), and whether
+                                   each environment variable it names is set (masked too)
 
 Every request must:
 - come from loopback (the peer address), whatever address the server is bound to;
@@ -35,15 +43,23 @@ import ipaddress
 import json
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ..common.errors import FayError, TableError, display_path
+from ..common.masking import env_names, environment_report, mask_config
+from ..common.paths import config_file
+from ..common.yaml_loader import read_yaml
 from .access import Access
 from .admin_files import MAX_FILE_BYTES, EditableFiles, EditError
 
 API_PREFIX = "/admin/api/"
 TOKEN_HEADER = "X-Fay-Token"
 MAX_BODY = MAX_FILE_BYTES + 64 * 1024  # the file as JSON text, escaped
+# The configuration the config view shows: where endpoints, keys' variable names and tool
+# servers are set (the editable files have their own route).
+CONFIG_FILES = ("companion.yaml", "models.yaml", "tools.yaml")
 
 
 class AdminApi:
@@ -54,15 +70,24 @@ class AdminApi:
         origins: set[str],
         profiles: Callable[[str], dict[str, Any]] | None = None,
         reminders: Callable[[str], dict[str, Any]] | None = None,
+        knowledge: Callable[[], dict[str, Any]] | None = None,
+        config_files: dict[str, Path] | None = None,
     ) -> None:
         """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
         database; raises LookupError when there is none); None: the route answers 404.
-        `reminders`: owner -> the owner's reminders and commitments (the same kind of reader)."""
+        `reminders`: owner -> the owner's reminders and commitments (the same kind of reader).
+        `knowledge`: the knowledge base's documents (shared, no owner); None: the route answers 404.
+        `config_files`: name -> path of the files the config view shows (default: CONFIG_FILES
+        in config/)."""
         self.access = access
         self.files = files
         self.origins = {o.lower() for o in origins} | set(access.origins)
         self.profiles = profiles
         self.reminders = reminders
+        self.knowledge = knowledge
+        self.config_files = (
+            config_files if config_files is not None else {name: config_file(name) for name in CONFIG_FILES}
+        )
 
     # ---- the checks -----------------------------------------------------------------------
 
@@ -107,12 +132,31 @@ class AdminApi:
                 self._save(handler, unquote(route[len("files/") :]))
             elif route == "profile" and method == "GET":
                 self._read_owner(handler, self.profiles, "profile", "a guest has no profile")
+            elif route == "config" and method == "GET":
+                self._send(handler, 200, self.masked_config())
             elif route == "reminders" and method == "GET":
                 self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
+            elif route == "knowledge" and method == "GET":
+                self._read_knowledge(handler)
             else:
                 self._send(handler, 404, {"error": f"no {method} {API_PREFIX}{route}"})
         except EditError as exc:
             self._send(handler, exc.status, {"error": str(exc)})
+
+    def masked_config(self) -> dict[str, Any]:
+        """Each config file parsed, its secrets masked (a file that does not parse: its error,
+        which names lines, never values), and the environment variables it names."""
+        files: dict[str, Any] = {}
+        names: list[str] = []
+        for name, path in self.config_files.items():
+            try:
+                data = read_yaml(path).data
+            except TableError as exc:
+                files[name] = {"path": display_path(path), "error": str(exc)}
+                continue
+            files[name] = {"path": display_path(path), "config": mask_config(data)}
+            names += env_names(data)
+        return {"files": files, "environment": environment_report(list(dict.fromkeys(names)))}
 
     def _read_owner(
         self,
@@ -134,6 +178,15 @@ class AdminApi:
             self._send(handler, 200, reader(owner))
         except LookupError as exc:
             self._send(handler, 404, {"error": str(exc)})
+
+    def _read_knowledge(self, handler: BaseHTTPRequestHandler) -> None:
+        if self.knowledge is None:
+            self._send(handler, 404, {"error": "no knowledge base (fay-ros web --admin --knowledge-db ...)"})
+            return
+        try:
+            self._send(handler, 200, self.knowledge())
+        except FayError as exc:  # a store that cannot be opened: said, with its location
+            self._send(handler, 503, {"error": str(exc)})
 
     def _save(self, handler: BaseHTTPRequestHandler, name: str) -> None:
         if handler.headers.get_content_type() != "application/json":

@@ -8,7 +8,9 @@ dialogue through a `Companion` (fay_ros.ros_side.openai_chat holds the ROS one).
   SSE events, one per reply sentence, then `data: [DONE]`; otherwise one `chat.completion`.
   The client hanging up cancels the turn.
 - `GET /v1/models`: one model, the companion (`fay`).
-- `GET /health`: the process, the dialogue's chat action, the memory services, the model.
+- `GET /health`: the process (pid, uptime, versions), the dialogue's chat action, the model,
+  the memory services, the memory database (backend, location with credentials masked,
+  whether it answers a read now) and the ROS graph (domain, namespace, the nodes seen).
 
 Identity is the bearer token's (the web door's access file, fay_ros.web.access): a `user`
 field or a message naming someone changes nothing. One user's requests are answered one after
@@ -23,6 +25,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import platform
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
@@ -194,15 +198,16 @@ class UserTurns:
         return self._locks.setdefault(user_id, asyncio.Lock())
 
 
-def build_app(companion: Companion, lookup: Callable[[str | None], Any]) -> Any:
+def build_app(companion: Companion, lookup: Callable[[str | None], Any], version: str = "") -> Any:
     """The Starlette app. `lookup(token)` is the access file's client for a token (with
-    `user_id`), or None."""
+    `user_id`), or None; `version`: fay_ros's, for /health."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
     from starlette.routing import Route
 
     turns = UserTurns()
+    started = time.monotonic()
     _TurnStream = _turn_stream_class()
 
     def refused(message: str, status: int, kind: str, code: str | None = None, param: str | None = None) -> Response:
@@ -227,7 +232,13 @@ def build_app(companion: Companion, lookup: Callable[[str | None], Any]) -> Any:
 
     async def health(_request: Request) -> Response:
         report = await companion.health()
-        return JSONResponse({"ok": True, **report})
+        process = {
+            "pid": os.getpid(),
+            "uptime_seconds": round(time.monotonic() - started, 1),
+            "python": platform.python_version(),
+            "fay_ros": version,
+        }
+        return JSONResponse({"ok": True, "process": process, **report})
 
     async def completions(request: Request) -> Response:
         client = who(request)

@@ -15,11 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import rclpy  # noqa: E402
 from hri_msgs.msg import IdsList, LiveSpeech  # noqa: E402
-from rclpy.executors import ExternalShutdownException  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
 from fay_ros.common import qos  # noqa: E402
-from fay_ros.common.readiness import announce_ready  # noqa: E402
+from proc_serving import serve  # noqa: E402
 
 
 def main() -> None:
@@ -50,11 +49,7 @@ def main() -> None:
 
     node.create_subscription(LiveSpeech, f"/humans/voices/{voice}/speech", on_speech, qos.EVENTS)
     node.create_subscription(IdsList, "/humans/voices/tracked", on_tracked, qos.LATCHED)
-    announce_ready(node)
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+    serve(node)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@
  *   reminders  the owner's active reminders and open commitments (/admin/api/reminders,
  *              read-only from the same database): text, next due local time, repeat in words,
  *              status; "Cancel" is memory/reminders (action cancel) through the memory node
+ *   knowledge  the knowledge base's documents (/admin/api/knowledge, read from the store of
+ *              `fay-ros web --admin --knowledge-db`): source, knowledge base, chunk count, when
+ *              it was indexed, its error (a file that could not be read is marked failed)
  *   files      the admin endpoint of `fay-ros web` (/admin/api/files): read, check, save;
  *              the server validates with the project's loaders and answers problems by line
  *
@@ -444,6 +447,32 @@
     return p;
   }
 
+  // ---- the knowledge base's documents (read from the store; shared, no owner) --------------
+
+  async function showKnowledge() {
+    const r = await api('knowledge');
+    const d = document.body.dataset;
+    if (r.status !== 200) {
+      d.knowledge = 'none';
+      d.knowledgeCount = '0';
+      $('knowledge-status').textContent = `no documents shown (HTTP ${r.status}: ${r.body.error || ''})`;
+      $('knowledge').tBodies[0].replaceChildren();
+      return null;
+    }
+    const p = r.body;
+    $('knowledge').tBodies[0].replaceChildren(...p.documents.map((doc) => el('tr',
+      { 'data-source': doc.source, class: doc.error ? 'failed' : '' },
+      el('td', {}, doc.source), el('td', {}, doc.kb), el('td', {}, String(doc.chunks)),
+      el('td', {}, doc.indexed_local || 'never'), el('td', {}, doc.error || ''))));
+    const failed = p.documents.filter((doc) => doc.error).length;
+    d.knowledge = 'shown';
+    d.knowledgeCount = String(p.documents.length);
+    $('knowledge-status').textContent =
+      `${p.location}: ${p.documents.length} document(s), ${failed} with an error`;
+    log('knowledge', { documents: p.documents.length, failed });
+    return p;
+  }
+
   async function cancelReminder(owner, id) {
     // Through the memory node (memory/reminders, action cancel), never the database; then the
     // panel is read again. A request sent again (no answer in time) finds the reminder
@@ -613,6 +642,7 @@
     $('memory-search').addEventListener('submit', (ev) => { ev.preventDefault(); search(); });
     $('layers-go').addEventListener('click', () => showLayers());
     $('reminders-go').addEventListener('click', () => showReminders());
+    $('knowledge-go').addEventListener('click', () => showKnowledge());
     $('latency-n').textContent = String(LATENCY_TURNS);
     $('latency-legend').replaceChildren(...STAGES.map(([, label, colour]) =>
       el('span', {}, el('i', { style: 'background:' + colour }), label)));
@@ -627,6 +657,7 @@
   fayAdmin.openFile = openFile;
   fayAdmin.showLayers = showLayers;
   fayAdmin.showReminders = showReminders;
+  fayAdmin.showKnowledge = showKnowledge;
   fayAdmin.ready = start().catch((e) => {
     log('start-failed', { message: String(e && e.message || e) });
     $('connection-text').textContent = 'cannot start: ' + (e && e.message || e);
