@@ -442,17 +442,26 @@ class _MomentProbe:
         def now() -> float:
             return clock.now().nanoseconds * 1e-9
 
+        def done(turn) -> None:
+            if turn is not None:
+                self.turns.append(turn)
+
         def on_final(msg) -> None:
-            self.tracker.on_final_transcript(from_time_msg(msg.header.stamp), now())
+            done(self.tracker.on_final_transcript(from_time_msg(msg.header.stamp), now()))
 
         def on_reply(msg) -> None:
             if msg.is_first and msg.source not in reply_sources.UNPROMPTED:
-                self.tracker.on_first_reply(now(), msg.conversation_id)
+                self.tracker.on_first_reply(now(), msg.conversation_id, from_model=msg.source == reply_sources.LLM)
+
+        def on_llm(msg) -> None:
+            done(
+                self.tracker.on_llm_first_token(
+                    msg.time_to_first_token, from_time_msg(msg.header.stamp), msg.conversation_id
+                )
+            )
 
         def on_speaking(msg) -> None:
-            turn = self.tracker.on_speaking(msg.speaking, from_time_msg(msg.header.stamp))
-            if turn is not None:
-                self.turns.append(turn)
+            done(self.tracker.on_speaking(msg.speaking, from_time_msg(msg.header.stamp)))
 
         node = probe.node
         node.create_subscription(
@@ -465,7 +474,7 @@ class _MomentProbe:
         node.create_subscription(
             LlmLatency,
             topics.LLM_LATENCY,
-            lambda msg: self.tracker.on_llm_first_token(msg.time_to_first_token, from_time_msg(msg.header.stamp)),
+            on_llm,
             qos.EVENTS,
         )
         node.create_subscription(Utterance, topics.REPLY, on_reply, qos.EVENTS)

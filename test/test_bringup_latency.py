@@ -149,3 +149,24 @@ def test_a_turn_without_an_llm_token_has_nan_for_it(ros, launch_node):
     turn = turns.wait_for_count(1)[0]
     assert turn.conversation_id == "qa1" and math.isnan(turn.llm_time_to_first_token)
     assert math.isnan(turn.pipeline_share) and turn.voice_to_first_audio == pytest.approx(0.5, abs=0.001)
+
+
+def test_a_model_reply_waits_for_the_models_timing_whatever_order_the_topics_come_in():
+    t = LatencyTracker()
+    t.on_final_transcript(speech_end=10.0, received=10.2)
+    t.on_first_reply(10.6, "c1", from_model=True)
+    assert t.on_speaking(True, 10.7) is None  # the first audio came before the model's timing
+    turn = t.on_llm_first_token(0.3, at=10.5, conversation_id="c1")
+    assert turn is not None and turn.stages["llm_time_to_first_token"] == pytest.approx(0.3)
+    assert turn.stages["voice_to_first_audio"] == pytest.approx(0.7)
+    assert t.on_llm_first_token(0.2, conversation_id="c1") is None  # once
+
+
+def test_a_held_turn_whose_timing_never_comes_is_completed_by_the_next_final():
+    t = LatencyTracker()
+    t.on_final_transcript(speech_end=1.0, received=1.1)
+    t.on_first_reply(1.5, "c1", from_model=True)
+    assert t.on_speaking(True, 1.6) is None
+    held = t.on_final_transcript(speech_end=5.0, received=5.1)
+    assert held is not None and held.conversation_id == "c1" and "llm_time_to_first_token" not in held.stages
+    assert held.stages["voice_to_first_audio"] == pytest.approx(0.6)

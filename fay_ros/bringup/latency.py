@@ -57,6 +57,7 @@ class TurnLatency:
     llm_first_token: float | None = None  # seconds from request to first token, as reported
     speculative: float | None = None  # when the speculative text that stood at the final came
     llm_first_token_at: float | None = None  # when the first token came (the dialogue's stamp)
+    from_model: bool = False  # the first reply is the model's: its timing is on its way
     stages: dict[str, float] = field(default_factory=dict)
     milestones: dict[str, float] = field(default_factory=dict)  # MILESTONES -> seconds after speech_end
 
@@ -88,38 +89,62 @@ class TurnLatency:
 
 
 class LatencyTracker:
+    """Places the moments of spoken turns, whatever order their topics arrive in: a turn whose
+    first reply came from the model is complete only with the model's timing too (the dialogue
+    publishes it before the sentence, but topics are not ordered against each other, and under
+    load the first audio can be seen first), so it waits for it; the next final completes it
+    without, should the timing never come."""
+
     def __init__(self) -> None:
         self._open: TurnLatency | None = None
         self._answered: TurnLatency | None = None
+        self._held: TurnLatency | None = None  # first audio seen, the model's timing not yet
         self._speculative: float | None = None  # the speculative text standing for the next final
 
     def on_speculative(self, received: float, withdrawn: bool = False) -> None:
         """A speculative text came (the model may start on it), or was withdrawn (the person went on)."""
         self._speculative = None if withdrawn else received
 
-    def on_final_transcript(self, speech_end: float, received: float) -> None:
+    def on_final_transcript(self, speech_end: float, received: float) -> TurnLatency | None:
+        """A new turn; returns the held turn before it, completed without the model's timing."""
+        held, self._held = self._held, None
         self._open = TurnLatency(speech_end=min(speech_end, received), transcript=received)
         if self._speculative is not None and self._speculative <= received:
             self._open.speculative = self._speculative
         self._answered, self._speculative = None, None
+        return held.compute() if held is not None else None
 
-    def on_llm_first_token(self, seconds: float, at: float | None = None) -> None:
-        """The dialogue's time to first token; `at`: when that token came, if it says."""
+    def on_llm_first_token(
+        self, seconds: float, at: float | None = None, conversation_id: str = ""
+    ) -> TurnLatency | None:
+        """The dialogue's time to first token; `at`: when that token came, if it says. Returns
+        the turn it completes (its first audio was seen before it)."""
+        held = self._held
+        if held is not None and (not conversation_id or conversation_id == held.conversation_id):
+            self._held = None
+            held.llm_first_token, held.llm_first_token_at = seconds, at
+            return held.compute()
         target = self._open or self._answered
         if target is not None and target.llm_first_token is None:
             target.llm_first_token = seconds
             target.llm_first_token_at = at
+        return None
 
-    def on_first_reply(self, received: float, conversation_id: str = "") -> None:
+    def on_first_reply(self, received: float, conversation_id: str = "", from_model: bool = False) -> None:
         if self._open is not None and self._open.first_reply is None:
             self._open.first_reply = received
             self._open.conversation_id = conversation_id
+            self._open.from_model = from_model
             self._answered, self._open = self._open, None
 
     def on_speaking(self, speaking: bool, stamp: float) -> TurnLatency | None:
-        """Returns the completed turn when this is its first audio sample."""
+        """Returns the completed turn when this is its first audio sample (unless it waits for
+        the model's timing: then `on_llm_first_token` returns it)."""
         if speaking and self._answered is not None and self._answered.first_audio is None:
             turn, self._answered = self._answered, None
             turn.first_audio = stamp
+            if turn.from_model and turn.llm_first_token is None:
+                self._held = turn
+                return None
             return turn.compute()
         return None

@@ -61,12 +61,14 @@ class LatencyMonitor(Node):
     def _on_final(self, msg: Transcript) -> None:
         now = self._now()
         end = from_time_msg(msg.header.stamp) if msg.header.stamp.sec else now
-        self.tracker.on_final_transcript(end, now)
+        held = self.tracker.on_final_transcript(end, now)
+        if held is not None:  # the model's timing for the turn before never came
+            self._publish(held)
         self._event("final")
 
     def _on_reply(self, msg: Utterance) -> None:
         if msg.is_first and msg.source not in reply_sources.UNPROMPTED:  # a say or proactive line answers no turn
-            self.tracker.on_first_reply(self._now(), msg.conversation_id)
+            self.tracker.on_first_reply(self._now(), msg.conversation_id, from_model=msg.source == reply_sources.LLM)
             self._event("first_reply", f"conversation {msg.conversation_id}")
 
     def _on_speaking(self, msg: SpeechState) -> None:
@@ -80,8 +82,10 @@ class LatencyMonitor(Node):
             self.get_logger().warning(f"ignored an unusable time_to_first_token: {msg.time_to_first_token!r}")
             return
         at = from_time_msg(msg.header.stamp) if msg.header.stamp.sec else None
-        self.tracker.on_llm_first_token(msg.time_to_first_token, at)
+        turn = self.tracker.on_llm_first_token(msg.time_to_first_token, at, msg.conversation_id)
         self._event("llm_first_token", f"{msg.time_to_first_token * 1000:.1f} ms")
+        if turn is not None:
+            self._publish(turn)
 
     def _event(self, kind: str, detail: str = "") -> None:
         self.events.publish(String(data=kind))
