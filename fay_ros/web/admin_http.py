@@ -14,6 +14,10 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     GET  /admin/api/reminders?owner=U  the owner's active reminders and open commitments,
                                    read-only from the same database (issue 36); a cancel goes
                                    through the memory node's memory/reminders (rosbridge)
+    GET  /admin/api/card?owner=U   the owner's speaker card (name, formality, language, each
+                                   with its memory id and the turns it was heard in), read-only
+                                   from the same database (issue 39); an edit goes through the
+                                   memory node's memory/remember and memory/forget (rosbridge)
     GET  /admin/api/knowledge      the knowledge base's documents: knowledge base, source, chunk
                                    count, when it was indexed, its error (issue 41), read from
                                    the store (`fay-ros web --admin --knowledge-db ...`; 404
@@ -72,10 +76,12 @@ class AdminApi:
         reminders: Callable[[str], dict[str, Any]] | None = None,
         knowledge: Callable[[], dict[str, Any]] | None = None,
         config_files: dict[str, Path] | None = None,
+        cards: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
         database; raises LookupError when there is none); None: the route answers 404.
         `reminders`: owner -> the owner's reminders and commitments (the same kind of reader).
+        `cards`: owner -> the owner's speaker card (issue 39; the same kind of reader).
         `knowledge`: the knowledge base's documents (shared, no owner); None: the route answers 404.
         `config_files`: name -> path of the files the config view shows (default: CONFIG_FILES
         in config/)."""
@@ -85,6 +91,7 @@ class AdminApi:
         self.profiles = profiles
         self.reminders = reminders
         self.knowledge = knowledge
+        self.cards = cards
         self.config_files = (
             config_files if config_files is not None else {name: config_file(name) for name in CONFIG_FILES}
         )
@@ -136,6 +143,8 @@ class AdminApi:
                 self._send(handler, 200, self.masked_config())
             elif route == "reminders" and method == "GET":
                 self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
+            elif route == "card" and method == "GET":
+                self._read_owner(handler, self.cards, "card", "a guest has no speaker card")
             elif route == "knowledge" and method == "GET":
                 self._read_knowledge(handler)
             else:

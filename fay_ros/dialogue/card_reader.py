@@ -1,0 +1,102 @@
+"""A reader of speaker cards outside the memory node (the admin page, issue 39): an owner's
+confirmed card facts (`name`, `address:formality`, `address:language`, written by
+self_facts from the person's own words) with each memory's id and the heard turns it rests
+on, from a memory database opened read-only. Edits go through the memory node's services,
+never through this reader."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..memory.model import CONFIRMED
+from ..memory.readonly import open_readonly
+from ..memory.self_facts import ADDRESS_FORMALITY, ADDRESS_LANGUAGE
+from .style import speaker_card
+
+# The card's fields, in the order the admin page shows them, and the memory key of each.
+CARD_KEYS = {"name": "name", "formality": ADDRESS_FORMALITY, "language": ADDRESS_LANGUAGE}
+
+# The confirmed memories of the card keys, oldest first; `{p}` is the driver's placeholder.
+_FACTS_SQL = (
+    "SELECT id, key, content, created FROM nodes WHERE owner = {p} AND status = {p} "
+    "AND key IN ({p}, {p}, {p}) ORDER BY created"
+)
+# A memory's evidence: SQLite keeps it in node_sources, PostgreSQL in the nodes.sources array.
+_SQLITE_SOURCES_SQL = (
+    "SELECT t.text FROM node_sources s JOIN turns t ON t.turn_id = s.turn_id AND t.owner = ? "
+    "WHERE s.node_id = ? ORDER BY s.position"
+)
+_POSTGRES_SOURCES_SQL = (
+    "SELECT t.text FROM nodes n, unnest(n.sources) WITH ORDINALITY AS s(turn_id, position) "
+    "JOIN turns t ON t.turn_id = s.turn_id AND t.owner = %s WHERE n.id = %s ORDER BY s.position"
+)
+
+
+class CardTables:
+    """The two queries a card needs, over a DB-API style `execute(sql, params)`."""
+
+    def __init__(self, execute: Callable[[str, tuple], list[tuple]], placeholder: str, sources_sql: str) -> None:
+        self._execute = execute
+        self._p = placeholder
+        self._sources_sql = sources_sql
+
+    def facts(self, owner: str) -> list[tuple]:
+        return self._execute(_FACTS_SQL.format(p=self._p), (owner, CONFIRMED, *CARD_KEYS.values()))
+
+    def sources(self, owner: str, node_id: str) -> list[str]:
+        return [row[0] for row in self._execute(self._sources_sql, (owner, node_id))]
+
+
+def _sqlite_tables(db: Any, lock: threading.RLock) -> CardTables:
+    def execute(sql: str, params: tuple) -> list[tuple]:
+        with lock:
+            return list(db.execute(sql, params).fetchall())
+
+    return CardTables(execute, "?", _SQLITE_SOURCES_SQL)
+
+
+def _postgres_tables(store: Any) -> CardTables:
+    def execute(sql: str, params: tuple) -> list[tuple]:
+        with store.lock:
+            return list(store._db().execute(sql, params).fetchall())
+
+    return CardTables(execute, "%s", _POSTGRES_SOURCES_SQL)
+
+
+def read_card(tables: CardTables, owner: str) -> dict[str, Any]:
+    """{"owner", "card": {field: {"key", "memory_id", "content", "evidence": [turn texts]} or
+    None}, "line"}: what the dialogue reads for this person (dialogue/style.py renders the
+    same contents), newest confirmed memory per key, only this owner's rows."""
+    newest: dict[str, tuple] = {}
+    for row in tables.facts(owner):
+        newest[row[1]] = row  # ordered by time: the last one wins
+    card: dict[str, Any] = {}
+    for field, key in CARD_KEYS.items():
+        fact = newest.get(key)
+        card[field] = (
+            None
+            if fact is None
+            else {"key": key, "memory_id": fact[0], "content": fact[2], "evidence": tables.sources(owner, fact[0])}
+        )
+    parsed = speaker_card({key: found[2] for key, found in newest.items()})
+    values = {"name": parsed.name, "formality": parsed.formality, "language": parsed.language}
+    for field, entry in card.items():
+        if entry is not None:
+            entry["value"] = values[field]
+    return {"owner": owner, "card": card, "line": parsed.line()}
+
+
+def card_reader(location: str) -> Callable[[str], dict[str, Any]]:
+    """owner -> the owner's speaker card, from the memory database at `location` opened
+    read-only per request. LookupError when the database has no memories table (yet)."""
+
+    def read(owner: str) -> dict[str, Any]:
+        tables, close = open_readonly(location, "nodes", "memories", _postgres_tables, _sqlite_tables)
+        try:
+            return read_card(tables, owner)
+        finally:
+            close()
+
+    return read
