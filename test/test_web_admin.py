@@ -63,6 +63,7 @@ def admin_session(services: tuple[str, ...] = ()) -> ClientSession:
         {"op": "call_service", "service": "memory/recall"},
         {"op": "call_service", "service": "/fay/memory/confirm"},
         {"op": "call_service", "service": "memory/forget"},
+        {"op": "call_service", "service": "memory/remember"},  # the speaker card panel's edits (issue 39)
     ],
 )
 def test_the_admin_role_may_watch_the_timeline_and_call_the_memory_services(message):
@@ -77,7 +78,6 @@ def test_the_admin_role_may_watch_the_timeline_and_call_the_memory_services(mess
         ({"op": "subscribe", "topic": "/fay/speech/partial"}, "subscribed"),
         ({"op": "subscribe", "topic": "/fay/audio/raw"}, "subscribed"),
         ({"op": "subscribe", "topic": "/rosout"}, "subscribed"),
-        ({"op": "call_service", "service": "memory/remember"}, "service"),  # it curates; it writes nothing new
         ({"op": "call_service", "service": "memory/profile"}, "service"),
         ({"op": "call_service", "service": "memory/active_rules"}, "service"),
         ({"op": "call_service", "service": "/fay/dialogue/set_parameters"}, "service"),

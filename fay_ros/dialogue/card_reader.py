@@ -12,7 +12,18 @@ from typing import Any
 
 from ..memory.model import CONFIRMED
 from ..memory.readonly import open_readonly
-from ..memory.self_facts import ADDRESS_FORMALITY, ADDRESS_LANGUAGE
+from ..memory.self_facts import (
+    ADDRESS_FORMALITY,
+    ADDRESS_LANGUAGE,
+    ANSWER_LANGUAGES,
+    CASUAL,
+    FORMAL,
+    SelfFact,
+    answer_language_fact,
+    formality_fact,
+    name_fact,
+)
+from ..text.words import has_cjk
 from .style import speaker_card
 
 # The card's fields, in the order the admin page shows them, and the memory key of each.
@@ -100,3 +111,31 @@ def card_reader(location: str) -> Callable[[str], dict[str, Any]]:
             close()
 
     return read
+
+
+MAX_NAME_CHARS = 40
+
+
+def card_fact(field: str, value: str) -> SelfFact:
+    """The memory an edit of one card field writes: the same keyed fact self_facts stores when
+    the person says it (so the dialogue reads an edited card exactly like a heard one).
+    ValueError naming the field when the value is not one the card can hold."""
+    value = value.strip()
+    if field == "name":
+        if (
+            not value
+            or len(value) > MAX_NAME_CHARS
+            or any(ch in value for ch in ".。\n\r\t")
+            or not value.isprintable()
+        ):
+            raise ValueError(f"name: 1..{MAX_NAME_CHARS} printable characters, no full stop or line break")
+        return name_fact(value, "zh" if has_cjk(value) else "en")
+    if field == "formality":
+        if value not in (CASUAL, FORMAL):
+            raise ValueError(f"formality {value!r}: expected {CASUAL} or {FORMAL}")
+        return formality_fact(value)
+    if field == "language":
+        if value not in ANSWER_LANGUAGES:
+            raise ValueError(f"language {value!r}: expected one of {', '.join(ANSWER_LANGUAGES)}")
+        return answer_language_fact(value)
+    raise ValueError(f"field {field!r}: expected one of {', '.join(CARD_KEYS)}")

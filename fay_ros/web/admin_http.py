@@ -18,6 +18,9 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
                                    with its memory id and the turns it was heard in), read-only
                                    from the same database (issue 39); an edit goes through the
                                    memory node's memory/remember and memory/forget (rosbridge)
+    GET  /admin/api/card/fact?field=F&value=V  the key, content and tags memory/remember gets
+                                   for that edit (the keyed fact self_facts writes); 422 for a
+                                   value the card cannot hold; writes nothing
     GET  /admin/api/knowledge      the knowledge base's documents: knowledge base, source, chunk
                                    count, when it was indexed, its error (issue 41), read from
                                    the store (`fay-ros web --admin --knowledge-db ...`; 404
@@ -145,6 +148,8 @@ class AdminApi:
                 self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
             elif route == "card" and method == "GET":
                 self._read_owner(handler, self.cards, "card", "a guest has no speaker card")
+            elif route == "card/fact" and method == "GET":
+                self._card_fact(handler)
             elif route == "knowledge" and method == "GET":
                 self._read_knowledge(handler)
             else:
@@ -187,6 +192,20 @@ class AdminApi:
             self._send(handler, 200, reader(owner))
         except LookupError as exc:
             self._send(handler, 404, {"error": str(exc)})
+
+    def _card_fact(self, handler: BaseHTTPRequestHandler) -> None:
+        """The memory/remember fields an edit of one card field sends (issue 39): the keyed
+        fact self_facts writes for the same words, made here so the page holds no sentence
+        templates. Writes nothing: the page sends it through the memory node."""
+        from ..dialogue.card_reader import card_fact
+
+        query = parse_qs(urlsplit(handler.path).query)
+        try:
+            fact = card_fact(query.get("field", [""])[0], query.get("value", [""])[0])
+        except ValueError as exc:
+            self._send(handler, 422, {"error": str(exc)})
+            return
+        self._send(handler, 200, {"key": fact.key, "content": fact.content, "tags": list(fact.tags)})
 
     def _read_knowledge(self, handler: BaseHTTPRequestHandler) -> None:
         if self.knowledge is None:

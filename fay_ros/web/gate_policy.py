@@ -69,10 +69,13 @@ ADMIN_SUBSCRIBE = (
     PROACTIVE_EVENTS,
 )
 # The memory browser: search (recall with include_candidates), confirm a candidate by id
-# (memory/confirm: the operator's decision, not a write of new content), forget. Not
-# memory/remember (the page writes no memory of its own), memory/profile or
-# memory/active_rules (views of the same rows).
-ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET, topics.SRV_REMINDERS)
+# (memory/confirm: the operator's decision, not a write of new content), forget. The speaker
+# card panel (issue 39) edits a card field with memory/remember: the keyed fact the admin
+# API's card/fact route makes (the same one self_facts writes from the person's words), so
+# the node supersedes the old value, records it and keeps owners apart as for any write;
+# the page sends no other content. Not memory/profile or memory/active_rules (views of the
+# same rows).
+ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET, topics.SRV_REMINDERS, topics.SRV_REMEMBER)
 
 
 class Refused(FayError):
