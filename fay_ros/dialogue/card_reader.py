@@ -22,6 +22,7 @@ from ..memory.self_facts import (
     answer_language_fact,
     formality_fact,
     name_fact,
+    name_from_content,
 )
 from ..text.words import has_cjk
 from .style import speaker_card
@@ -139,3 +140,22 @@ def card_fact(field: str, value: str) -> SelfFact:
             raise ValueError(f"language {value!r}: expected one of {', '.join(ANSWER_LANGUAGES)}")
         return answer_language_fact(value)
     raise ValueError(f"field {field!r}: expected one of {', '.join(CARD_KEYS)}")
+
+
+def is_card_fact(key: str, content: str, tags: list[str]) -> bool:
+    """Whether a memory/remember request's key, content and tags are exactly one card field's
+    keyed fact (what card_fact makes): the only write the admin page's session may send."""
+    candidates = {
+        "name": [name_from_content(content)],
+        ADDRESS_FORMALITY: [CASUAL, FORMAL],
+        ADDRESS_LANGUAGE: list(ANSWER_LANGUAGES),
+    }.get(key, [])
+    field = next((f for f, k in CARD_KEYS.items() if k == key), "")
+    for value in candidates:
+        try:
+            fact = card_fact(field, value)
+        except ValueError:
+            continue
+        if fact.content == content and list(fact.tags) == list(tags):
+            return True
+    return False
