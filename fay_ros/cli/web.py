@@ -338,6 +338,7 @@ def run(args: argparse.Namespace) -> int:
             profiles=_profile_reader(args.memory_db),
             reminders=_reminder_reader(args.memory_db),
             knowledge=_knowledge_reader(args.knowledge_db),
+            cards=_card_reader(args.memory_db),
         )
     if args.bridge == "none":
         _say(
@@ -554,6 +555,17 @@ def _profile_reader(location: str | None):
             close()
 
     return read
+
+
+def _card_reader(location: str | None):
+    """owner -> the owner's speaker card (name, formality, language with each memory's id and
+    evidence), read from the memory database per request (read-only), or None when no database
+    is given."""
+    if not location:
+        return None
+    from ..dialogue.card_reader import card_reader
+
+    return card_reader(location)
 
 
 def _reminder_reader(location: str | None):

@@ -467,6 +467,30 @@ _ADDRESS_LANGUAGE = re.compile(
 )
 
 
+def name_fact(name: str, language: str = "en") -> SelfFact:
+    """The stored form of "my name is <name>" (the speaker card's name; also the admin page's
+    edit of it)."""
+    if language == "zh":
+        return SelfFact("fact", "name", name, f"{USER_ZH}的名字是{name}。", "zh")
+    return SelfFact("fact", "name", name, f"{USER_EN}'s name is {name}.", "en")
+
+
+def formality_fact(formality: str, language: str = "en") -> SelfFact:
+    """The stored form of how formally the person wants to be addressed (CASUAL or FORMAL)."""
+    return SelfFact(
+        "preference", ADDRESS_FORMALITY, formality, f"{USER_EN} wants to be addressed {formality}.", language
+    )
+
+
+def answer_language_fact(wanted: str, language: str = "en") -> SelfFact:
+    """The stored form of the language the person wants answers in ("English" / "Chinese")."""
+    return SelfFact("preference", ADDRESS_LANGUAGE, wanted, f"{USER_EN} wants to be answered in {wanted}.", language)
+
+
+# The answer languages a card may name (the values of _ADDRESS_LANGUAGES).
+ANSWER_LANGUAGES = ("English", "Chinese")
+
+
 def _address(clause: str) -> list[SelfFact]:
     """How the speaker wants to be addressed (formality, the language of the answers)."""
     language = "zh" if has_cjk(clause) else "en"
@@ -478,17 +502,11 @@ def _address(clause: str) -> list[SelfFact]:
     else:
         formality = ""
     if formality:
-        out.append(
-            SelfFact(
-                "preference", ADDRESS_FORMALITY, formality, f"{USER_EN} wants to be addressed {formality}.", language
-            )
-        )
+        out.append(formality_fact(formality, language))
     m = _ADDRESS_LANGUAGE.search(clause)
     if m:
         wanted = _ADDRESS_LANGUAGES[next(g for g in m.groups() if g).lower()]
-        out.append(
-            SelfFact("preference", ADDRESS_LANGUAGE, wanted, f"{USER_EN} wants to be answered in {wanted}.", language)
-        )
+        out.append(answer_language_fact(wanted, language))
     return out
 
 
@@ -669,7 +687,7 @@ def _en(clause: str) -> list[SelfFact]:
                 if i != 0 or " " in name or not _LOWER_NAME_END.match(clause, m.end()):
                     continue
                 name = first.capitalize()
-            out.append(SelfFact("fact", "name", name, f"{USER_EN}'s name is {name}.", "en"))
+            out.append(name_fact(name, "en"))
             break
     for pattern in _EN_FAMILY_NAMED:
         m = pattern.search(clause)
@@ -771,7 +789,7 @@ def _zh(clause: str) -> list[SelfFact]:
         m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
         if m:
             name = m.group(1)
-            out.append(SelfFact("fact", "name", name, f"{USER_ZH}的名字是{name}。", "zh"))
+            out.append(name_fact(name, "zh"))
             break
     m = _ZH_FAMILY_NAMED.search(clause)
     if m:

@@ -14,6 +14,13 @@ API next to the pages (fay_ros.web.page_server hands it every /admin/api/ reques
     GET  /admin/api/reminders?owner=U  the owner's active reminders and open commitments,
                                    read-only from the same database (issue 36); a cancel goes
                                    through the memory node's memory/reminders (rosbridge)
+    GET  /admin/api/card?owner=U   the owner's speaker card (name, formality, language, each
+                                   with its memory id and the turns it was heard in), read-only
+                                   from the same database (issue 39); an edit goes through the
+                                   memory node's memory/remember and memory/forget (rosbridge)
+    GET  /admin/api/card/fact?field=F&value=V  the key, content and tags memory/remember gets
+                                   for that edit (the keyed fact self_facts writes); 422 for a
+                                   value the card cannot hold; writes nothing
     GET  /admin/api/knowledge      the knowledge base's documents: knowledge base, source, chunk
                                    count, when it was indexed, its error (issue 41), read from
                                    the store (`fay-ros web --admin --knowledge-db ...`; 404
@@ -72,10 +79,12 @@ class AdminApi:
         reminders: Callable[[str], dict[str, Any]] | None = None,
         knowledge: Callable[[], dict[str, Any]] | None = None,
         config_files: dict[str, Path] | None = None,
+        cards: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         """`profiles`: owner -> the owner's layered profile (a read-only reader of the memory
         database; raises LookupError when there is none); None: the route answers 404.
         `reminders`: owner -> the owner's reminders and commitments (the same kind of reader).
+        `cards`: owner -> the owner's speaker card (issue 39; the same kind of reader).
         `knowledge`: the knowledge base's documents (shared, no owner); None: the route answers 404.
         `config_files`: name -> path of the files the config view shows (default: CONFIG_FILES
         in config/)."""
@@ -85,6 +94,7 @@ class AdminApi:
         self.profiles = profiles
         self.reminders = reminders
         self.knowledge = knowledge
+        self.cards = cards
         self.config_files = (
             config_files if config_files is not None else {name: config_file(name) for name in CONFIG_FILES}
         )
@@ -136,6 +146,10 @@ class AdminApi:
                 self._send(handler, 200, self.masked_config())
             elif route == "reminders" and method == "GET":
                 self._read_owner(handler, self.reminders, "reminders", "a guest has no reminders")
+            elif route == "card" and method == "GET":
+                self._read_owner(handler, self.cards, "card", "a guest has no speaker card")
+            elif route == "card/fact" and method == "GET":
+                self._card_fact(handler)
             elif route == "knowledge" and method == "GET":
                 self._read_knowledge(handler)
             else:
@@ -178,6 +192,20 @@ class AdminApi:
             self._send(handler, 200, reader(owner))
         except LookupError as exc:
             self._send(handler, 404, {"error": str(exc)})
+
+    def _card_fact(self, handler: BaseHTTPRequestHandler) -> None:
+        """The memory/remember fields an edit of one card field sends (issue 39): the keyed
+        fact self_facts writes for the same words, made here so the page holds no sentence
+        templates. Writes nothing: the page sends it through the memory node."""
+        from ..dialogue.card_reader import card_fact
+
+        query = parse_qs(urlsplit(handler.path).query)
+        try:
+            fact = card_fact(query.get("field", [""])[0], query.get("value", [""])[0])
+        except ValueError as exc:
+            self._send(handler, 422, {"error": str(exc)})
+            return
+        self._send(handler, 200, {"key": fact.key, "content": fact.content, "tags": list(fact.tags)})
 
     def _read_knowledge(self, handler: BaseHTTPRequestHandler) -> None:
         if self.knowledge is None:

@@ -69,10 +69,28 @@ ADMIN_SUBSCRIBE = (
     PROACTIVE_EVENTS,
 )
 # The memory browser: search (recall with include_candidates), confirm a candidate by id
-# (memory/confirm: the operator's decision, not a write of new content), forget. Not
-# memory/remember (the page writes no memory of its own), memory/profile or
-# memory/active_rules (views of the same rows).
-ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET, topics.SRV_REMINDERS)
+# (memory/confirm: the operator's decision, not a write of new content), forget. The speaker
+# card panel (issue 39) edits a card field with memory/remember: the keyed fact the admin
+# API's card/fact route makes (the same one self_facts writes from the person's words), so
+# the node supersedes the old value, records it and keeps owners apart as for any write;
+# the door refuses any other content (_check_card_write). Not memory/profile or memory/active_rules (views of the
+# same rows).
+ADMIN_SERVICES = (topics.SRV_RECALL, topics.SRV_CONFIRM, topics.SRV_FORGET, topics.SRV_REMINDERS, topics.SRV_REMEMBER)
+
+
+def _check_card_write(args: Any) -> None:
+    """The admin role's memory/remember is the speaker card panel's edit (issue 39): only a
+    card field's keyed fact, as the admin API's card/fact route makes it, passes; any other
+    content would be an operator putting words into a person's memory."""
+    from ..dialogue.card_reader import is_card_fact
+
+    if not isinstance(args, dict):
+        raise Refused("memory/remember needs its args")
+    key, content, tags = args.get("key", ""), args.get("content", ""), args.get("tags", [])
+    if not (isinstance(key, str) and isinstance(content, str) and isinstance(tags, list)):
+        raise Refused("memory/remember: key, content and tags of the wrong type")
+    if not is_card_fact(key, content, tags):
+        raise Refused("memory/remember is open to the admin page for speaker card fields only")
 
 
 class Refused(FayError):
@@ -180,6 +198,8 @@ class ClientSession:
             absolute = self._absolute(service)
             if not _matches(absolute, self.permissions.services):
                 raise Refused(f"service {absolute} is not open to a {self.client.role} client")
+            if absolute == self._absolute(topics.SRV_REMEMBER):
+                _check_card_write(message.get("args"))
             message["service"] = absolute
             return json.dumps(message)
         topic = message.get("topic")

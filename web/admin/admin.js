@@ -14,6 +14,11 @@
  *   reminders  the owner's active reminders and open commitments (/admin/api/reminders,
  *              read-only from the same database): text, next due local time, repeat in words,
  *              status; "Cancel" is memory/reminders (action cancel) through the memory node
+ *   card       the owner's speaker card (/admin/api/card, read-only from the same database):
+ *              name, formality, answer language with the words each was heard in; a change is
+ *              memory/remember with the keyed fact /admin/api/card/fact makes (the one the
+ *              person's own words would store; confirmed by memory/confirm if the node kept it
+ *              as a candidate), clearing is memory/forget -- never the database
  *   knowledge  the knowledge base's documents (/admin/api/knowledge, read from the store of
  *              `fay-ros web --admin --knowledge-db`): source, knowledge base, chunk count, when
  *              it was indexed, its error (a file that could not be read is marked failed)
@@ -473,6 +478,92 @@
     return p;
   }
 
+  // ---- the speaker card (read from the database; edited through the memory node) ----------
+
+  const CARD_CHOICES = { formality: ['casually', 'formally'], language: ['English', 'Chinese'] };
+
+  async function showCard(forOwner) {
+    const owner = forOwner || $('memory-owner').value.trim();
+    if (!owner) { $('card-status').textContent = 'name an owner in the memory panel first'; return null; }
+    const r = await api('card?owner=' + encodeURIComponent(owner));
+    const d = document.body.dataset;
+    if (r.status !== 200) {
+      d.card = 'none';
+      $('card-status').textContent = `no speaker card (HTTP ${r.status}: ${r.body.error || ''})`;
+      $('card').tBodies[0].replaceChildren();
+      return null;
+    }
+    const p = r.body;
+    $('card').tBodies[0].replaceChildren(...Object.entries(p.card).map(([field, fact]) => {
+      const input = CARD_CHOICES[field]
+        ? el('select', { class: 'card-input' }, ...CARD_CHOICES[field].map((v) => el('option', { value: v }, v)))
+        : el('input', { class: 'card-input', placeholder: 'name' });
+      if (fact) input.value = fact.value;
+      const actions = el('td', { class: 'actions' },
+        el('button', { type: 'button', class: 'card-save', onclick: () => editCard(p.owner, field, input.value) },
+          'Save'));
+      if (fact) {
+        actions.append(el('button', { type: 'button', class: 'card-clear', onclick: () => clearCard(p.owner, field, fact) },
+          'Clear'));
+      }
+      return el('tr', { 'data-field': field }, el('td', {}, field),
+        el('td', { class: 'card-value' }, fact ? fact.value : '(not said)'),
+        el('td', { class: 'card-evidence' }, fact ? fact.evidence.join(' / ') : ''),
+        el('td', {}, input), actions);
+    }));
+    $('card-line').textContent = p.line;
+    d.card = 'shown';
+    $('card-status').textContent = `owner ${p.owner}: ` +
+      Object.entries(p.card).map(([f, fact]) => `${f} ${fact ? fact.value : '-'}`).join(', ');
+    log('card', { owner });
+    return p;
+  }
+
+  async function editCard(owner, field, value) {
+    // The memory is the keyed fact the server makes for this field (the same one the person's
+    // own words store), written by the memory node: it supersedes the old value, so the next
+    // prompt of this person reads the new card. An operator's edit with nothing heard lately is
+    // stored confirmed; when the node keeps it as a candidate, the operator's memory/confirm
+    // (the decision this page already makes for candidates) confirms it.
+    document.body.dataset.cardEdit = 'busy';
+    let message;
+    const fact = await api(`card/fact?field=${encodeURIComponent(field)}&value=${encodeURIComponent(value)}`);
+    if (fact.status !== 200) {
+      message = fact.body.error || `HTTP ${fact.status}`;
+    } else if (!services) {
+      message = 'not connected to the robot: nothing changed';
+    } else {
+      try {
+        const r = await callWhenAvailable('remember', { owner, content: fact.body.content, node_type: 'observation',
+          importance: 0, tags: fact.body.tags, key: fact.body.key, user_confirmed: true, source_session: '',
+          source_turn: 0, ttl: 0 });
+        message = r.message;
+        if (r.success && r.node && r.node.status === 'candidate') {
+          message = (await callWhenAvailable('confirm', { owner, id: r.node.id })).message;
+        }
+        log('card-edit', { owner, field, success: r.success, message });
+      } catch (e) {
+        message = 'change failed: ' + e.message;
+      }
+    }
+    const shown = await showCard(owner);
+    const now = shown && shown.card[field];
+    document.body.dataset.cardEdit = now && now.value === value.trim() ? 'saved' : 'failed';
+    $('card-status').textContent = `${field}: ${message}. ` + $('card-status').textContent;
+  }
+
+  async function clearCard(owner, field, fact) {
+    document.body.dataset.cardEdit = 'busy';
+    let message;
+    try {
+      const r = await callWhenAvailable('forget', { owner, id: fact.memory_id, query: '', confirm_all: false });
+      message = r.message;
+    } catch (e) { message = 'clear failed: ' + e.message; }
+    const shown = await showCard(owner);
+    document.body.dataset.cardEdit = shown && !shown.card[field] ? 'cleared' : 'failed';
+    $('card-status').textContent = `${field}: ${message}. ` + $('card-status').textContent;
+  }
+
   async function cancelReminder(owner, id) {
     // Through the memory node (memory/reminders, action cancel), never the database; then the
     // panel is read again. A request sent again (no answer in time) finds the reminder
@@ -610,6 +701,7 @@
         confirm: service('memory/confirm', 'fay_msgs/srv/Confirm'),
         forget: service('memory/forget', 'fay_msgs/srv/Forget'),
         reminders: service('memory/reminders', 'fay_msgs/srv/Reminders'),
+        remember: service('memory/remember', 'fay_msgs/srv/Remember'),
       };
       mirror();
       if (state.owner) search();
@@ -642,6 +734,7 @@
     $('memory-search').addEventListener('submit', (ev) => { ev.preventDefault(); search(); });
     $('layers-go').addEventListener('click', () => showLayers());
     $('reminders-go').addEventListener('click', () => showReminders());
+    $('card-go').addEventListener('click', () => showCard());
     $('knowledge-go').addEventListener('click', () => showKnowledge());
     $('latency-n').textContent = String(LATENCY_TURNS);
     $('latency-legend').replaceChildren(...STAGES.map(([, label, colour]) =>
