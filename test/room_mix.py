@@ -101,6 +101,22 @@ def silenced_at(played: list, after: float) -> float:
     raise AssertionError("the robot's audio never stopped")
 
 
+def audible_over(played: list, start: float, end: float) -> bool:
+    """Whether the robot's audio was playing all through `start`..`end` (ROS time): the
+    audio/played blocks of a real tts node cover it without a gap (silence between sentences
+    is not published). The premise of a talk-over, which a starved output can break."""
+    from fay_ros.common.rostime import from_time_msg
+
+    covered = start
+    for at, length in sorted((from_time_msg(m.header.stamp), len(m.data) / m.sample_rate) for m in played):
+        if at > covered + 0.03:
+            break
+        covered = max(covered, at + length)
+        if covered >= end:
+            return True
+    return False
+
+
 def robot_mix(
     person: np.ndarray | None,
     at_s: float,

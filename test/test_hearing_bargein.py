@@ -23,7 +23,18 @@ from fay_ros.hearing.echo import PlayedReference
 from fay_ros.turns.backchannel import is_backchannel
 from fay_ros.turns.resume import ResumeKeeper, ResumeSettings
 from harness import wait_until
-from room_mix import BLOCK, CHUNK, RATE, ROBOT_TEXTS, ROOMS, TTS_RATE, first_sound_in, robot_mix, silenced_at
+from room_mix import (
+    BLOCK,
+    CHUNK,
+    RATE,
+    ROBOT_TEXTS,
+    ROOMS,
+    TTS_RATE,
+    audible_over,
+    first_sound_in,
+    robot_mix,
+    silenced_at,
+)
 from synthetic_speech import speak, speak_to_wav
 
 INTERRUPTIONS = [
@@ -478,6 +489,10 @@ def test_a_short_stop_request_over_the_robot_stops_it_and_a_backchannel_does_not
     stop = got["wav_start"] + first_sound_in(got["wav"], 6.0)
     assert got["barge_in"].messages == [], "both too short for a barge-in"
     holds = [(at, m.data) for at, m in got["talk_over"].messages]
+    if not audible_over(list(got["played"].messages), backchannel - 0.1, backchannel + 0.02):
+        # the scenario did not happen: a starved output (a loaded machine) left the robot
+        # silent when "yeah" began, and a person speaking into silence is no talk-over
+        pytest.skip(f"the robot was not audible when the backchannel sounded; holds {holds}")
     assert [held for _at, held in holds][:4] == [True, False, True, False], holds
     # "yeah": held, released, and the voice went on; "Stop!": held, and the recogniser stopped it
     # (when, against the person's words, is asserted on a simulated clock: test_turns_scenarios)
