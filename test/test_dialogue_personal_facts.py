@@ -618,6 +618,13 @@ def guard_for(*facts: str) -> ReplyGuard:
         ("I can't eat gluten.", "A slice of toast with jam is a good idea."),
         ("I'm coeliac.", "Maybe a bowl of pasta?"),
         ("我不能喝牛奶。", "喝杯奶茶吧。"),
+        # an offer, whatever another clause warns (SmolLM2 said this in a fresh-clone run)
+        (
+            "I'm allergic to peanuts.",
+            "You can have chocolate or peanut butter cookies, but they are made with nuts and other "
+            "ingredients which may contain allergens like peanuts.",
+        ),
+        ("我对花生过敏。", "你可以吃花生酱面包，但要注意过敏。"),
     ],
 )
 def test_the_guard_drops_a_sentence_that_offers_what_the_user_must_avoid(fact, sentence):
@@ -639,6 +646,8 @@ def test_the_guard_drops_a_sentence_that_offers_what_the_user_must_avoid(fact, s
         ("我对花生过敏。", "这款饼干不含花生，可以放心吃。"),
         ("I'm allergic to walnuts.", "Doughnuts are sweet."),
         ("I live in Leeds.", "How about some peanut butter on toast?"),
+        ("I'm allergic to peanuts.", "Since you're allergic to peanuts, you can have popcorn instead."),
+        ("I'm allergic to peanuts.", "Avoid peanut butter; try apple slices instead."),
     ],
 )
 def test_a_warning_or_an_unrelated_food_passes(fact, sentence):

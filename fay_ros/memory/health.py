@@ -196,6 +196,29 @@ _PLAYED_DOWN = re.compile(
     re.I,
 )
 
+# An offer in one clause is an offer whatever another clause warns: "You can have peanut butter
+# cookies, but they may contain nuts" still offers them (the warning excuses a mention only in a
+# sentence that offers nothing with the food).
+_OFFER = re.compile(
+    r"\b(?:you (?:can|could|might|may) (?:have|eat|try|get|enjoy)|how about|what about|why not|have some|"
+    r"try|enjoy|let's (?:have|eat|make|get|grab)|grab)\b|可以吃|来点|来一份|试试|尝尝|吃点",
+    re.I,
+)
+_CLAUSE = re.compile(r"[,;:，；：。!?！？]|\bbut\b|\bthough\b|\bhowever\b", re.I)
+
+
+def _offered_in_a_clause(text: str, words_en: tuple[str, ...], words_zh: tuple[str, ...]) -> bool:
+    """Whether a clause of `text` offers one of the words: an offer cue, then the food, and no
+    warning in that clause."""
+    for clause in _CLAUSE.split(text):
+        cue = _OFFER.search(clause)
+        if cue is None or _WARNING.search(clause):
+            continue
+        after = clause[cue.end() :]
+        if _mentions(after, words_en, zh=False) or _mentions(after, words_zh, zh=True):
+            return True
+    return False
+
 
 def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
     """The first of `words` that `text` names, "" when none (whole words in English, plurals
@@ -249,7 +272,8 @@ def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | N
         food = _mentions(rest, words_en, zh=False) or _mentions(rest, words_zh, zh=True)
         if not food:
             continue
-        if _WARNING.search(sentence) and not _PLAYED_DOWN.search(sentence):
+        warned = _WARNING.search(sentence) and not _PLAYED_DOWN.search(sentence)
+        if warned and not _offered_in_a_clause(rest, words_en, words_zh):
             continue
         return food, key
     return None
