@@ -124,7 +124,9 @@ def test_a_real_sentence_cut_midway_holds_the_turn_open_until_it_goes_on(llm, gr
     )
     assert _values(held)["text_cue"] == "incomplete", _values(held)  # "4, Queen of..."
     assert not finals.messages, f"the cut sentence ended the turn: {[m.text for m in finals.messages]}"
-    assert not _asked(llm) and not replies.messages, "nothing is answered while the turn is held"
+    # (the model may have been started on the early text "4": the speculative reply, discarded
+    # when the person goes on; nothing of it is said)
+    assert not replies.messages, "nothing is answered while the turn is held"
     # the person goes on: the rest of the same recording, then its background
     rest = whole.audio[len(cut.audio) :]
     _feed(ros, np.concatenate([rest, cut.background(2.0)]))
@@ -133,7 +135,7 @@ def test_a_real_sentence_cut_midway_holds_the_turn_open_until_it_goes_on(llm, gr
     assert "queen" in text and "clo" in text, f"one turn, both halves: {final.text!r}"  # (Whisper: "Clothes")
     replies.wait_for_match(lambda m: ANSWER.split()[0] in m.text, timeout=60, what="the reply")
     asked = _asked(llm)
-    assert asked and all("clo" in content.lower() for content in asked), asked
+    assert asked and "clo" in asked[-1].lower(), asked  # the answer is to the whole sentence
     assert len(finals.messages) == 1, [m.text for m in finals.messages]
 
 
