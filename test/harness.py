@@ -653,3 +653,18 @@ def readiness_probe() -> RosProbe:
             _readiness_probe = RosProbe("readiness_probe")
             atexit.register(_readiness_probe.close)
         return _readiness_probe
+
+
+def admin_get(url: str, token: str | None) -> tuple[int, dict]:
+    """GET an admin route with the token in its header, no proxy: (status, JSON body)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    headers = {"X-Fay-Token": token} if token else {}
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(urllib.request.Request(url, headers=headers), timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")

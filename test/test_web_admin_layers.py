@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -25,20 +23,11 @@ from fay_ros.web.access import load as load_access
 from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.admin_http import AdminApi
 from fay_ros.web.page_server import FaceServer
+from harness import admin_get as get
 from harness import free_port, wait_until, write_web_access
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = 1_800_000_000.0
-
-
-def get(url: str, token: str | None) -> tuple[int, dict]:
-    headers = {"X-Fay-Token": token} if token else {}
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
@@ -24,19 +22,10 @@ from fay_ros.web.access import load as load_access
 from fay_ros.web.admin_files import EditableFiles
 from fay_ros.web.admin_http import AdminApi
 from fay_ros.web.page_server import FaceServer
+from harness import admin_get as get
 from harness import write_web_access
 
 TZ = "Asia/Shanghai"
-
-
-def get(url: str, token: str | None) -> tuple[int, dict]:
-    headers = {"X-Fay-Token": token} if token else {}
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
 
 
 def tomorrow_at(hhmm: str) -> str:
