@@ -26,6 +26,9 @@ CHUNK = 480
 EVAL_SET = Path(__file__).resolve().parents[1] / "test" / "data" / "turns" / "utterances.json"
 SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn: true; its defaults, English only)"
 SEMANTIC_ZH_LABEL = "turn detection + smart-turn v3.2, Chinese too (semantic_languages [en, zh])"
+TEXT_LABEL = "turn detection + text turn model (text_turn: true; SmolLM2-135M on the words, English only)"
+TEXT_SEMANTIC_LABEL = "turn detection + text turn model + smart-turn v3.2"
+RULES_LABEL = "turn detection (text + prosody + silence; the asr defaults before the text turn model)"
 LATE_MS = 600  # ending later than this after the last word feels sluggish (a human gap is ~200 ms)
 LEAD_S, TRAIL_S = 0.5, 2.5
 CUT_MARGIN_S = 0.3  # a final whose voice ends this much before the turn's last voiced sample cut it off
@@ -169,44 +172,50 @@ def replay(clip: Clip, core) -> Outcome:
     return Outcome(False, float("nan"), 0.0, 0)
 
 
-def strategies(semantic=None):
+def strategies(semantic=None, text_model=None):
     from fay_ros.hearing.asr_core import AsrCore
     from fay_ros.hearing.vad import VadSettings
     from fay_ros.turns.end_of_turn import TurnSettings
     from fay_ros.turns.semantic_turn import SemanticSettings
+    from fay_ros.turns.text_turn import TextTurnSettings
 
-    def with_semantic(settings: SemanticSettings):
+    def with_models(settings: SemanticSettings | None, words: bool = False):
         return lambda rec: AsrCore(
             rec,
             VadSettings(stop_ms=700),
             early_endpoint_ms=250,
             turn=TurnSettings(),
-            semantic=semantic,
+            semantic=semantic if settings is not None else None,
             semantic_settings=settings,
+            text_turn=text_model if words else None,
+            text_turn_settings=TextTurnSettings() if words else None,
         )
 
     with_model = []
     if semantic is not None:
         with_model = [
-            (SEMANTIC_LABEL, with_semantic(SemanticSettings())),
-            (SEMANTIC_ZH_LABEL, with_semantic(SemanticSettings(languages=("en", "zh")))),
+            (SEMANTIC_LABEL, with_models(SemanticSettings())),
+            (SEMANTIC_ZH_LABEL, with_models(SemanticSettings(languages=("en", "zh")))),
         ]
+    if text_model is not None:
+        with_model.append((TEXT_LABEL, with_models(None, words=True)))
+        if semantic is not None:
+            with_model.append((TEXT_SEMANTIC_LABEL, with_models(SemanticSettings(), words=True)))
     return [
         ("silence only (700 ms)", lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=0)),
         (
             "two-step (early 250 ms if the text ends a sentence, else 700 ms)",
             lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250),
         ),
-        (
-            "turn detection (text + prosody + silence; the asr defaults)",
-            lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings()),
-        ),
+        (RULES_LABEL, lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings())),
     ] + with_model
 
 
-def evaluate(recognizers: dict, clips: list[Clip], semantic=None) -> list[tuple[str, list[tuple[Clip, Outcome]]]]:
+def evaluate(
+    recognizers: dict, clips: list[Clip], semantic=None, text_model=None
+) -> list[tuple[str, list[tuple[Clip, Outcome]]]]:
     results = []
-    for label, make in strategies(semantic):
+    for label, make in strategies(semantic, text_model):
         rows = []
         for clip in clips:
             rec = recognizers[clip.language]
@@ -280,6 +289,41 @@ def _verdict_lines(verdicts: list[tuple[Clip, list[float], float]]) -> list[str]
     return lines
 
 
+def _text_model_lines(model) -> list[str]:
+    """The text turn model alone on the real set's words (Whisper's, stored with the set): each
+    whole sentence, and each sentence up to where a cut or an inserted pause stops it."""
+    from bench.stats import time_calls
+    from fay_ros.turns.text_turn import TextTurnSettings
+    from real_turns import SET_FILE
+
+    spec = json.loads(SET_FILE.read_text(encoding="utf-8"))
+    words = {clip: [w[0] for w in ws] for clip, ws in spec["words"].items()}
+    ended = [(clip, model.probability(" ".join(ws))) for clip, ws in words.items()]
+    stopped = [
+        (f"{t['clip']}/{t['kind']}-after-{t['after']}", model.probability(" ".join(words[t["clip"]][: t["after"]])))
+        for t in spec["turns"]
+        if t["kind"] in ("cut", "pause")
+    ]
+    settings = TextTurnSettings()
+    per_call = time_calls(lambda: model.probability(" ".join(words["librivox_austen_0920"])), 10)
+    finished_sure = sum(p >= settings.finished for _, p in ended)
+    finished_held = sum(p < settings.unfinished for _, p in ended)
+    open_held = sum(p < settings.unfinished for _, p in stopped)
+    open_ended = sum(p >= settings.finished for _, p in stopped)
+    return [
+        f"The text turn model alone (SmolLM2-135M-Instruct Q4_1 in the asr process, one thread, "
+        f"{1000 * percentile(per_call, 0.5):.0f} ms per call p50), on the real set's words (Whisper's, "
+        f"stored with the set; lower case, no punctuation), with its defaults (finished ≥ {settings.finished}, "
+        f"unfinished < {settings.unfinished}): of {len(ended)} whole sentences {finished_sure} are called "
+        f"finished and {finished_held} unfinished; of {len(stopped)} sentences stopped where a cut or a pause "
+        f"falls, {open_held} are called unfinished and {open_ended} finished.",
+        "",
+        "P(finished) of each whole sentence: " + ", ".join(f"{c} {p:.3f}" for c, p in ended) + ".",
+        "",
+        "P(finished) where each cut or pause stops it: " + ", ".join(f"{c} {p:.3f}" for c, p in stopped) + ".",
+    ]
+
+
 def _table(results, pick, note: str) -> list[str]:
     """One row per strategy over the clips `pick` selects."""
     lines = [
@@ -312,16 +356,19 @@ def _per_turn(label: str, rows, pick) -> str:
 
 def run() -> str:
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.llm.embedded import default_model_path
     from fay_ros.turns.semantic_turn import SemanticTurn
+    from fay_ros.turns.text_turn import TextTurn
 
     clips = load_clips()
     real = load_real_clips()
     semantic, problem = SemanticTurn.load()
+    text_model, text_problem = TextTurn.load(default_model_path())
     english = WhisperRecognizer(language="en")
     chinese = WhisperRecognizer(language="zh")
     english.transcribe(clips[0].audio[:RATE])  # warm-up
     everything = real + clips
-    results = evaluate({"en": english, "zh": chinese}, everything, semantic)
+    results = evaluate({"en": english, "zh": chinese}, everything, semantic, text_model)
     pauses = [p for c in clips for p in c.pauses]
     paused = sum(bool(c.pauses) for c in clips)
     kinds = {k: sum(c.id.split("/")[1].startswith(k) for c in real) for k in ("whole", "cut", "pause")}
@@ -337,6 +384,8 @@ def run() -> str:
     ]
     if semantic is None:
         lines += [f"**smart-turn v3.2 not measured**: {problem}.", ""]
+    if text_model is None:
+        lines += [f"**text turn model not measured**: {text_problem}.", ""]
     lines += _table(
         results,
         lambda c: c.real,
@@ -358,8 +407,9 @@ def run() -> str:
         "in the repo yet, see test/data/speech/SOURCES.md; smart-turn separates Mandarin less well, so the "
         "text rules decide for Chinese unless `semantic_languages` includes zh):",
     )
-    for label, rows in results[2:4]:
-        lines += [_per_turn(label, rows, lambda c: c.real), ""]
+    for label, rows in results:
+        if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL):
+            lines += [_per_turn(label, rows, lambda c: c.real), ""]
     figures = {label: summarise(rows) for label, rows in results}
     if semantic is not None:
         from bench.stats import time_calls
@@ -378,6 +428,8 @@ def run() -> str:
             + ", ".join(f"{c.id} {' '.join(f'{p:.2f}' for p in ps)} → {e:.2f}" for c, ps, e in verdicts)
             + ".",
         ]
+    if text_model is not None:
+        lines += ["", *_text_model_lines(text_model)]
     lines += [
         "",
         "Speculative reply (asr `speech/speculative` → dialogue `speculative_reply`): the recogniser "

@@ -121,5 +121,10 @@ def test_two_companions_keep_their_health_apart_on_the_one_diagnostics_topic(ros
 
     done = _status("--nodes", "managed_probe", "--wait", "30")
     assert done.returncode == 0 and "managed_probe  OK" in done.stdout and "no input device" not in done.stdout
-    other = _status("--namespace", "/status_other", "--nodes", "managed_probe", "--wait", "3")
-    assert other.returncode == 1 and "no input device" in other.stdout, other.stdout
+
+    def other_with_reason():  # again until discovery has brought the other's /diagnostics in within the wait
+        other = _status("--namespace", "/status_other", "--nodes", "managed_probe", "--wait", "3")
+        return other if "no input device" in other.stdout else None
+
+    other = wait_until(other_with_reason, 60, interval=0.0, message="the other companion's reason in `fay-ros status`")
+    assert other.returncode == 1 and "managed_probe  OK" not in other.stdout, other.stdout

@@ -18,7 +18,9 @@ prosody of the last ~300 ms of voice set the silence that ends the utterance, fr
 `complete_ms` (a finished sentence) to `patience_ms` (a sentence left open), with the VAD's
 `stop_ms` (endpoint_ms) when neither cue says anything. The VAD then only ends an utterance
 after `patience_ms`; the turn judgement closes it sooner. With the end-of-turn model
-(fay_ros.turns.semantic_turn) its verdict moves that wait, also before any early decode. Each
+(fay_ros.turns.semantic_turn) its verdict moves that wait, also before any early decode; with
+the text turn model (fay_ros.turns.text_turn) a language model's verdict on the early decode's
+words moves it too (a sentence stopped mid-way is held, a finished one ends at once). Each
 silence in which the turn is held past `endpoint_ms` is reported once through `on_hold`
 (TurnHold: the asr node's "turn held open" on speech/decisions).
 
@@ -51,6 +53,7 @@ from ..common.wav import downmix
 from ..turns.backchannel import is_backchannel
 from ..turns.end_of_turn import SENTENCE_END, UNKNOWN, TurnJudgement, TurnSettings, judge
 from ..turns.semantic_turn import WINDOW_S, SemanticSettings, SemanticTurn
+from ..turns.text_turn import TextTurn, TextTurnSettings, judged_by_words
 from ..turns.turn_timing import BARGED_UTTERANCE_S
 from .audio import check_chunk, from_loud_onset, resample
 from .recognition import Recognition, Recognizer, Word
@@ -101,6 +104,7 @@ class TurnHold:
     wait_ms: int  # the silence that will end it now
     semantic_p: float | None  # the end-of-turn model's probability (None: not asked)
     voice_end: float  # capture time of the last voiced sample before this silence
+    text_p: float | None = None  # the text turn model's probability (None: not asked)
 
 
 class AsrCore:
@@ -119,6 +123,8 @@ class AsrCore:
         on_no_turn: Callable[[str], None] | None = None,
         semantic: SemanticTurn | None = None,
         semantic_settings: SemanticSettings | None = None,
+        text_turn: TextTurn | None = None,
+        text_turn_settings: TextTurnSettings | None = None,
     ) -> None:
         self.recognizer = recognizer
         # Speculative events go here the moment they exist (before the final's word alignment
@@ -140,6 +146,10 @@ class AsrCore:
         self.semantic_settings = self._checked_semantic(semantic_settings)
         self.semantic_p: float | None = None  # its probability for the current silence (None: not asked)
         self.semantic_calls = 0  # (statistics)
+        # The text turn model (turns.text_turn), with turn detection only; None = the rules alone.
+        self.text_turn = text_turn
+        self.text_turn_settings: TextTurnSettings | None = None
+        self.set_text_turn(text_turn_settings)
         self.segmenter = Segmenter(
             self.rate,
             self._vad_for_turn(vad or VadSettings()),
@@ -180,6 +190,15 @@ class AsrCore:
             return None
         settings.validate()
         return settings
+
+    def set_text_turn(self, settings: TextTurnSettings | None) -> None:
+        """New text turn settings, from the next early decode on (None or disabled: off).
+        Raises ValueError for settings out of range."""
+        if settings is not None and settings.enabled:
+            settings.validate()
+            self.text_turn_settings = settings
+        else:
+            self.text_turn_settings = None
 
     def _semantic_on(self) -> SemanticSettings | None:
         """The model's settings when it takes part: loaded, enabled, and with turn detection."""
@@ -351,6 +370,10 @@ class AsrCore:
                     turn,
                     early.confidence if early else 1.0,
                 )
+                if early is not None and early.text.strip():
+                    self.judgement = judged_by_words(
+                        self.judgement, self.text_turn, self.text_turn_settings, early.text, self._language(), turn
+                    )
                 return self.judgement.wait_ms < turn.patience_ms
 
             out += self._decode_early(complete)
@@ -370,7 +393,8 @@ class AsrCore:
             self._held = True
             if self.on_hold is not None:
                 voice_end = self._time(self.segmenter.vad.last_voiced_end)
-                self.on_hold(TurnHold(cue, wait, self.semantic_p, voice_end))
+                text_p = self.judgement.text_p if self.judgement else None
+                self.on_hold(TurnHold(cue, wait, self.semantic_p, voice_end, text_p))
         return out
 
     def _semantic_wait(self, semantic: SemanticSettings, rules_ms: int, cue: str, silent: int) -> int:

@@ -238,6 +238,7 @@ class TurnJudgement:
     text: str  # the text cue
     prosody: str  # the prosody cue
     wait_ms: int  # silence after the last voiced sample that ends this turn
+    text_p: float | None = None  # the text turn model's P(finished) (fay_ros.turns.text_turn; None: not asked)
 
 
 def judge(
