@@ -324,11 +324,11 @@ def test_a_backchannel_that_barges_in_is_no_turn_and_the_robot_resumes(tmp_path,
 def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of_it(tmp_path, llm, ros):
     """The whole graph, half duplex (the defaults): "Please call my mother" … 0.6 s … "tomorrow
     morning at nine." A whole sentence, so the recogniser ends the turn at the pause (a fragment
-    such as "Please call me" is held open by the text turn model, test_turns_text_model.py); the model (1.2 s to its first token)
-    answers that, but the person has gone on: the reply waits for them instead of talking over
-    them (which would also mute the mic and lose their words), is dropped unheard when their
-    next final comes, and the robot answers all they said in one turn (the first answer was
-    never heard, though said), after they finished."""
+    such as "Please call me" is held open by the text turn model, test_turns_text_model.py); the
+    model (1.2 s to its first token) answers that, but the person has gone on: the reply waits
+    for them instead of talking over them (which would also mute the mic and lose their words),
+    is dropped unheard when their next final comes, and the robot answers all they said in one
+    turn (the first answer was never heard, though said), after they finished."""
     from std_msgs.msg import Bool
 
     from fay_ros.common.rostime import from_time_msg

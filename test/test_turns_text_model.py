@@ -142,6 +142,31 @@ def test_a_real_thinking_pause_after_a_fragment_holds_the_turn(model, paused):
     assert words and "made" in words[0].lower() and "himself" in words[0].lower(), words
 
 
+def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model):
+    """ "And Mr. John Dashwood had then leisure to consider … [0.9 s] … how much": smart-turn
+    hears a finished voice in the pause (p 0.97), the text model an unfinished sentence; with
+    both on, the words' hold stands."""
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.turns.semantic_turn import SemanticSettings, SemanticTurn
+
+    semantic, why = SemanticTurn.load()
+    assert semantic is not None, why
+    turn = {t.id: t for t in load_real_turns()}["librivox_austen_0870/pause-after-9"]
+    recognizer = WhisperRecognizer(language="en")
+    audio = np.concatenate([turn.background(0.5), turn.audio, turn.background(2.0)])
+
+    def first_final(**models) -> str:
+        core = AsrCore(recognizer, turn=TurnSettings(), semantic_settings=SemanticSettings(), **models)
+        finals = _finals(core, audio)
+        assert finals, "no final"
+        return finals[0].lower()
+
+    assert "much" not in first_final(semantic=semantic), "the premise: smart-turn ends the turn in the pause"
+    both = first_final(semantic=semantic, text_turn=model, text_turn_settings=TextTurnSettings())
+    assert "consider" in both and "them" in both, both
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "text_turn_model, level, says",

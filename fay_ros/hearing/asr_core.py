@@ -383,7 +383,7 @@ class AsrCore:
         wait = self.judgement.wait_ms if self.judgement else turn.endpoint_ms
         cue = self.judgement.text if self.judgement else UNKNOWN
         semantic = self._semantic_on()
-        if semantic is not None and semantic.asks(cue, self._language()):
+        if semantic is not None and semantic.asks(cue, self._language()) and not self._held_by_words():
             wait = self._semantic_wait(semantic, wait, cue, silent)
         out += self._speculate_when_due(silent, closing=silent >= wait)
         if silent >= wait:
@@ -396,6 +396,18 @@ class AsrCore:
                 text_p = self.judgement.text_p if self.judgement else None
                 self.on_hold(TurnHold(cue, wait, self.semantic_p, voice_end, text_p))
         return out
+
+    def _held_by_words(self) -> bool:
+        """The text turn model called these words unfinished: the sound of the voice may not end
+        the turn sooner (smart-turn's "finished" at "he might even have been made" cut real
+        thinking pauses the words had held)."""
+        settings, judged = self.text_turn_settings, self.judgement
+        return bool(
+            settings is not None
+            and judged is not None
+            and judged.text_p is not None
+            and judged.text_p < settings.unfinished
+        )
 
     def _semantic_wait(self, semantic: SemanticSettings, rules_ms: int, cue: str, silent: int) -> int:
         """The rules' wait as the end-of-turn model moves it: until the silence reaches
