@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 
@@ -60,6 +61,8 @@ from .recognition import Recognition, Recognizer, Word
 from .segmenter import Segmenter
 from .vad import VadSettings
 from .wake import WakeWordGate, normalize
+
+_Settings = TypeVar("_Settings", SemanticSettings, TextTurnSettings)  # an end-of-turn model's settings
 
 # Silence (ms) before the early decode starts: one 30 ms VAD frame. The decode is the longest
 # step between the last word and the reply, so it starts at the first sign of an end.
@@ -143,7 +146,7 @@ class AsrCore:
             self.turn.validate()
         # The end-of-turn model (turns.semantic_turn), with turn detection only; None = the rules alone.
         self.semantic = semantic if self.rate == 16000 else None  # (the model hears 16 kHz)
-        self.semantic_settings = self._checked_semantic(semantic_settings)
+        self.semantic_settings = self._checked(semantic_settings)
         self.semantic_p: float | None = None  # its probability for the current silence (None: not asked)
         self.semantic_calls = 0  # (statistics)
         # The text turn model (turns.text_turn), with turn detection only; None = the rules alone.
@@ -185,7 +188,8 @@ class AsrCore:
         return bool(self._guess)
 
     @staticmethod
-    def _checked_semantic(settings: SemanticSettings | None) -> SemanticSettings | None:
+    def _checked(settings: _Settings | None) -> _Settings | None:
+        """A model's settings when enabled (validated: ValueError for out of range), else None."""
         if settings is None or not settings.enabled:
             return None
         settings.validate()
@@ -194,11 +198,7 @@ class AsrCore:
     def set_text_turn(self, settings: TextTurnSettings | None) -> None:
         """New text turn settings, from the next early decode on (None or disabled: off).
         Raises ValueError for settings out of range."""
-        if settings is not None and settings.enabled:
-            settings.validate()
-            self.text_turn_settings = settings
-        else:
-            self.text_turn_settings = None
+        self.text_turn_settings = self._checked(settings)
 
     def _semantic_on(self) -> SemanticSettings | None:
         """The model's settings when it takes part: loaded, enabled, and with turn detection."""
@@ -246,7 +246,7 @@ class AsrCore:
         vad.validate()
         if turn is not None and turn.enabled:
             turn.validate()
-        semantic = self._checked_semantic(semantic_settings)
+        semantic = self._checked(semantic_settings)
         if max_utterance_s <= 0:
             raise ValueError("max_utterance_s must be > 0")
         self._pending = (
@@ -402,12 +402,7 @@ class AsrCore:
         the turn sooner (smart-turn's "finished" at "he might even have been made" cut real
         thinking pauses the words had held)."""
         settings, judged = self.text_turn_settings, self.judgement
-        return bool(
-            settings is not None
-            and judged is not None
-            and judged.text_p is not None
-            and judged.text_p < settings.unfinished
-        )
+        return settings is not None and judged is not None and settings.holds(judged.text_p)
 
     def _semantic_wait(self, semantic: SemanticSettings, rules_ms: int, cue: str, silent: int) -> int:
         """The rules' wait as the end-of-turn model moves it: until the silence reaches

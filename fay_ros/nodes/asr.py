@@ -217,7 +217,7 @@ class AsrConfig(BaseModel):
         "alone; on espeak-ng Mandarin it took most pauses inside a sentence for ends).",
     )
     # On by default: on the real-speech turn set it cuts 12% of turns off against 39% for the
-    # rules alone (synthetic English 12% vs 38%), for about 70 ms more wait (docs/turn_taking.md).
+    # rules alone (synthetic English 12% vs 38%), for 20-45 ms more wait p50 (docs/turn_taking.md).
     text_turn: bool = Field(
         True,
         description="Turn detection: also ask a language model whether the early decode's words end "

@@ -141,12 +141,16 @@ class TextTurnSettings:
     def asks(self, text_cue: str, language: str) -> bool:
         return self.enabled and text_cue != INCOMPLETE and language.split("-")[0].lower() in self.languages
 
+    def holds(self, probability: float | None) -> bool:
+        """The verdict says the speaker is not done (no verdict, nan: no)."""
+        return probability is not None and probability < self.unfinished
+
     def wait_ms(self, rules_ms: int, probability: float, turn: TurnSettings) -> int:
         if math.isnan(probability):
             return rules_ms
         if probability >= self.finished:
             return min(rules_ms, turn.complete_ms)
-        if probability < self.unfinished:
+        if self.holds(probability):
             return max(rules_ms, turn.patience_ms)
         return rules_ms
 
