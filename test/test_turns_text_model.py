@@ -28,8 +28,13 @@ def model() -> TextTurn:
 
 
 @pytest.fixture(scope="module")
-def paused():
-    return {t.id: t for t in load_real_turns()}[PAUSED]
+def turns():
+    return {t.id: t for t in load_real_turns()}
+
+
+@pytest.fixture(scope="module")
+def paused(turns):
+    return turns[PAUSED]
 
 
 def test_the_words_are_asked_about_without_case_or_punctuation():
@@ -142,7 +147,7 @@ def test_a_real_thinking_pause_after_a_fragment_holds_the_turn(model, paused):
     assert words and "made" in words[0].lower() and "himself" in words[0].lower(), words
 
 
-def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model):
+def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model, turns):
     """ "And Mr. John Dashwood had then leisure to consider … [0.9 s] … how much": smart-turn
     hears a finished voice in the pause (p 0.97), the text model an unfinished sentence; with
     both on, the words' hold stands."""
@@ -152,7 +157,7 @@ def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model):
 
     semantic, why = SemanticTurn.load()
     assert semantic is not None, why
-    turn = {t.id: t for t in load_real_turns()}["librivox_austen_0870/pause-after-9"]
+    turn = turns["librivox_austen_0870/pause-after-9"]
     recognizer = WhisperRecognizer(language="en")
     audio = np.concatenate([turn.background(0.5), turn.audio, turn.background(2.0)])
 
@@ -177,7 +182,7 @@ def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model):
     ids=["loaded", "missing"],
 )
 def test_the_asr_node_says_whether_the_text_model_takes_part_and_reports_its_hold(
-    ros, launch_node, paused, text_turn_model, level, says
+    ros, launch_node, turns, paused, text_turn_model, level, says
 ):
     from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
     from rclpy.qos import QoSProfile
@@ -200,7 +205,7 @@ def test_the_asr_node_says_whether_the_text_model_takes_part_and_reports_its_hol
         ros.wait_matched(collector, "asr")
     # Ordered by the audio, not by time (as in test_turns_real_recording): up to 0.45 s into the
     # thinking pause first; the asr judges the words once it has caught up with that audio.
-    whole = {t.id: t for t in load_real_turns()}[PAUSED.split("/")[0] + "/whole"]
+    whole = turns[PAUSED.split("/")[0] + "/whole"]
     pause_at = int(np.flatnonzero(paused.audio[: len(whole.audio)] != whole.audio)[0])
     into_pause = pause_at + int(0.45 * RATE)
     _feed(ros, np.concatenate([paused.background(1.0), paused.audio[:into_pause]]))
@@ -212,7 +217,10 @@ def test_the_asr_node_says_whether_the_text_model_takes_part_and_reports_its_hol
         # the model held it: the words alone did not ("... been made." or "... have been")
         assert float(values["text_p"]) < 0.02 and values["text_cue"] != "incomplete", values
         assert not finals.messages, [m.text for m in finals.messages]
-    _feed(ros, np.concatenate([paused.audio[into_pause:], paused.background(2.0)]))
+    # then digital silence, as bench_turns pads the real clips: this recording's looped background
+    # has frames the WebRTC VAD takes for voice, so an asr behind the audio (a loaded machine)
+    # skips the early decode and would keep the utterance open until more audio came
+    _feed(ros, np.concatenate([paused.audio[into_pause:], paused.background(0.5), np.zeros(2 * RATE, np.int16)]))
     final = finals.wait_for_match(lambda m: "himself" in m.text.lower(), timeout=90, what="the final of the sentence")
     if level == "OK":
         assert "made" in final.text.lower() and final is finals.messages[0], [m.text for m in finals.messages]
