@@ -7,11 +7,12 @@
 3. voice → first audio through the whole graph (mic → asr → dialogue → tts) with the same
    server, broken down by stage from the latency_monitor's /diagnostics.
 
-The server is started as the bring-up starts it (no --threads: llama.cpp gets one core fewer than
-there are, `fay_ros.llm.embedded.default_threads`). A second server with every core (the default
-before 2026-12-05) is compared with it on the same bare requests, taken in turns, with the rest of
-the machine as it is and with one core kept busy by another process (the recogniser or the voice
-of a real turn).
+The server is started as the bring-up starts it (no --threads: llama.cpp decodes on one core fewer
+than there are, `fay_ros.llm.embedded.default_threads`, and computes the prompt on every core,
+`default_batch_threads`). Servers with the earlier defaults (the prompt on the decoding threads
+too; every core for both) are compared with it on the same spoken turns, and on the same bare
+requests taken in turns, with the rest of the machine as it is and with one core kept busy by
+another process (the recogniser or the voice of a real turn).
 """
 
 from __future__ import annotations
@@ -165,33 +166,68 @@ def _baseline(url: str, system_prompt: str) -> dict[str, list[float]]:
 
 THREAD_ROUNDS = 5  # bare requests per server and condition (the first idle one fills the cache)
 THREAD_TOKENS = 24
+# The servers compared: label -> `fay-ros llm` options (None: the default server, already running).
+DEFAULT_SERVER = "default"
+BEFORE_SERVER = "before"
+EVERY_CORE_SERVER = "every core"
 
 
-def _threads_compared(
-    url: str, system_prompt: str, every_core: int
-) -> dict[tuple[int, bool], list[tuple[float, float]]]:
-    """(threads, one core busy) -> [(time to first token, time to THREAD_TOKENS tokens)] in s, for
-    the default server at `url` and one started with every core, asked in turns."""
+def thread_servers(cores: int) -> dict[str, tuple[str, ...]]:
+    """The `fay-ros llm` options of each server compared (the default one takes none)."""
+    from fay_ros.llm.embedded import default_threads
+
+    return {
+        DEFAULT_SERVER: (),
+        BEFORE_SERVER: ("--threads", str(default_threads()), "--batch-threads", str(default_threads())),
+        EVERY_CORE_SERVER: ("--threads", str(cores), "--batch-threads", str(cores)),
+    }
+
+
+def thread_label(name: str, cores: int) -> str:
+    from fay_ros.llm.embedded import default_batch_threads, default_threads
+
+    threads, batch = {
+        DEFAULT_SERVER: (default_threads(), default_batch_threads()),
+        BEFORE_SERVER: (default_threads(), default_threads()),
+        EVERY_CORE_SERVER: (cores, cores),
+    }[name]
+    plural = "s" if threads > 1 else ""
+    if batch != threads:
+        return f"{threads} thread{plural}, the prompt on {batch} (default)"
+    return (
+        f"{threads} thread{plural} for both"
+        + {
+            DEFAULT_SERVER: " (default)",
+            BEFORE_SERVER: " (the default until the prompt had every core)",
+            EVERY_CORE_SERVER: " (the first default)",
+        }[name]
+    )
+
+
+def _threads_compared(url: str, system_prompt: str, cores: int) -> dict[tuple[str, bool], list[tuple[float, float]]]:
+    """(server, one core busy) -> [(time to first token, time to THREAD_TOKENS tokens)] in s, for
+    the default server at `url` and the others of `thread_servers`, asked in turns."""
     import subprocess
     import sys
 
     from openai import OpenAI
 
-    from fay_ros.llm.embedded import EMBEDDED_MODEL, default_threads
+    from fay_ros.llm.embedded import EMBEDDED_MODEL
     from harness import start_llm
 
-    other, other_url = start_llm("--threads", str(every_core))
-    servers = [(default_threads(), url), (every_core, other_url)]
-    out: dict[tuple[int, bool], list[tuple[float, float]]] = {}
+    others = {name: start_llm(*options) for name, options in thread_servers(cores).items() if options}
+    servers = [(DEFAULT_SERVER, url), *((name, other_url) for name, (_p, other_url) in others.items())]
+    out: dict[tuple[str, bool], list[tuple[float, float]]] = {}
     busy = None
     try:
-        clients = [(n, OpenAI(base_url=u, api_key="none", max_retries=0, timeout=120)) for n, u in servers]
+        clients = [(name, OpenAI(base_url=u, api_key="none", max_retries=0, timeout=120)) for name, u in servers]
         for round_ in range(2 * THREAD_ROUNDS):
             loaded = round_ % 2 == 1
             if loaded:  # a stand-in for Whisper or the voice on the other core
                 busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for i, (n, client) in enumerate(clients):
-                line = BASELINE_LINES[(round_ + i) % len(BASELINE_LINES)]
+            for i, (name, client) in enumerate(clients):
+                # a new line per request and server: ~15 new prompt tokens after the cached persona
+                line = BASELINE_LINES[(round_ * len(clients) + i) % len(BASELINE_LINES)]
                 t0, first = time.monotonic(), None
                 stream = client.chat.completions.create(
                     model=EMBEDDED_MODEL,
@@ -205,7 +241,7 @@ def _threads_compared(
                         first = time.monotonic()
                 end = time.monotonic()
                 if round_ > 0:  # the first fills the prompt cache with the persona
-                    out.setdefault((n, loaded), []).append(((first or end) - t0, end - t0))
+                    out.setdefault((name, loaded), []).append(((first or end) - t0, end - t0))
             if busy is not None:
                 busy.kill()
                 busy.wait()
@@ -216,7 +252,8 @@ def _threads_compared(
         if busy is not None:
             busy.kill()
             busy.wait()
-        other.stop()
+        for process, _url in others.values():
+            process.stop()
     return out
 
 
@@ -506,7 +543,7 @@ class _LoadSampler:
 def run() -> str:
     from fay_ros.common.paths import config_file
     from fay_ros.dialogue.persona import Persona
-    from fay_ros.llm.embedded import MAX_THREADS, default_threads
+    from fay_ros.llm.embedded import MAX_THREADS
     from harness import start_llm
 
     every_core = max(1, min(MAX_THREADS, os.cpu_count() or 1))
@@ -521,10 +558,15 @@ def run() -> str:
         history_ttft = _history_baseline(url, system_prompt, typed["exchanges"][: len(TYPED_LINES)])
         voice, n_voice, moments = _voice(url, tmp)
         server.stop()
-        # the same spoken turns with the model on every core (the default before 2026-12-05)
-        server, every_core_url = start_llm("--threads", str(every_core))
-        (tmp / "every_core").mkdir()
-        _before, n_before, before_moments = _voice(every_core_url, tmp / "every_core")
+        # the same spoken turns with the servers of earlier defaults
+        other_moments: dict[str, list[dict[str, float]]] = {}
+        for name, options in thread_servers(every_core).items():
+            if not options:
+                continue
+            server, other_url = start_llm(*options)
+            (tmp / name).mkdir()
+            other_moments[name] = _voice(other_url, tmp / name)[2]
+            server.stop()
     finally:
         server.stop()
         load_text = load.close()
@@ -532,7 +574,6 @@ def run() -> str:
     def p(values: list[float], q: float) -> float:
         return percentile(values, q) * 1000
 
-    threads = default_threads()
     ttft50, ttft95 = p(base["ttft"], 0.5), p(base["ttft"], 0.95)
     typed50, typed95 = p(typed["chat"], 0.5), p(typed["chat"], 0.95)
     v = {k: (percentile(x, 0.5), percentile(x, 0.95)) for k, x in voice.items() if x}
@@ -585,16 +626,17 @@ def run() -> str:
                 len(voice["llm_time_to_first_token_ms"]),
             )
         )
-    before_audio = [m["first_audio"] for m in before_moments if "first_audio" in m]
-    if before_audio:
-        rows.append(
-            (
-                f"voice → first audio with the model on {every_core} threads (every core: the default before)",
-                percentile(before_audio, 0.5),
-                percentile(before_audio, 0.95),
-                len(before_audio),
+    other_audio = {name: [m["first_audio"] for m in got if "first_audio" in m] for name, got in other_moments.items()}
+    for name, audio in other_audio.items():
+        if audio:
+            rows.append(
+                (
+                    f"voice → first audio with the model on {thread_label(name, every_core)}",
+                    percentile(audio, 0.5),
+                    percentile(audio, 0.95),
+                    len(audio),
+                )
             )
-        )
     steps = _steps(moments)
     for key, label in STEP_LABELS.items():
         if steps[key]:
@@ -603,11 +645,14 @@ def run() -> str:
         f"| {label} | {a:.0f} ms | {b:.0f} ms | {n} |\n" for label, a, b, n in rows
     )
 
+    order = list(thread_servers(every_core))
     thread_rows = "".join(
-        f"| {n} thread{'s' if n > 1 else ''}{' (default)' if n == threads else ''} | "
+        f"| {thread_label(name, every_core)} | "
         f"{'one core busy' if loaded else 'as it is'} | {p([a for a, _b in x], 0.5):.0f} ms | "
         f"{p([b for _a, b in x], 0.5):.0f} ms | {len(x)} |\n"
-        for (n, loaded), x in sorted(threads_compared.items(), key=lambda item: (item[0][1], -item[0][0]))
+        for (name, loaded), x in sorted(
+            threads_compared.items(), key=lambda item: (item[0][1], order.index(item[0][0]))
+        )
     )
     thread_table = (
         f"| llama.cpp threads | the rest of the machine | time to first token p50 | {THREAD_TOKENS} tokens p50 "
@@ -680,20 +725,23 @@ def run() -> str:
         ],
         key=lambda item: -item[0],
     )
-    if before_audio:
-        before50, before95 = percentile(before_audio, 0.5), percentile(before_audio, 0.95)
-        closing += (
-            f"With the model on every core ({every_core} threads, the default before) the same spoken turns took "
-            f"{before50:.0f} ms p50 / {before95:.0f} ms p95 in this run, {before50 / voice50:.1f}× as long: "
-            "its threads wait for each other whenever another process holds a core. "
-        )
+    for name, audio in other_audio.items():
+        if audio:
+            other50, other95 = percentile(audio, 0.5), percentile(audio, 0.95)
+            closing += (
+                f"With the model on {thread_label(name, every_core)} the same spoken turns took {other50:.0f} ms "
+                f"p50 / {other95:.0f} ms p95 in this run, {other50 / voice50:.2f}× the default's. "
+            )
     closing += ("What would close the rest" if gap > 0 else "Further cuts") + ", largest first: "
     closing += "; ".join(text for _ms, text in levers) + "."
     return (
-        f"One `fay-ros llm` server (SmolLM2-135M Q4_1, llama.cpp via xllamacpp, {threads} "
-        f"thread{'s' if threads > 1 else ''} as the bring-up starts it) serves all three measurements in turn; "
-        f"the spoken turns are then run again ({n_before} measured) with a server on every core ({every_core} "
-        f"threads). Baseline: {len(base['ttft'])} streamed chat requests "
+        f"One `fay-ros llm` server (SmolLM2-135M Q4_1, llama.cpp via xllamacpp, "
+        f"{thread_label(DEFAULT_SERVER, every_core)}, as the bring-up starts it) serves all three measurements in "
+        f"turn; the spoken turns are then run again with a server on "
+        + " and then on ".join(
+            f"{thread_label(name, every_core)} ({len(audio)} measured)" for name, audio in other_audio.items()
+        )
+        + f". Baseline: {len(base['ttft'])} streamed chat requests "
         f"with the OpenAI client (the persona's system prompt, the same every time, plus a short varied user line, "
         f"max_tokens 40, greedy), after one request that fills the prompt cache ({first_bare:.0f} ms to its first "
         f"token). Typed: the dialogue node (default parameters: model profile auto → tiny) and the memory node "
@@ -733,6 +781,6 @@ def run() -> str:
         f'- Aim "voice → first audio p50 ≤ 500 ms, p95 ≤ 900 ms": {voice50:.0f} / {voice95:.0f} ms — '
         f"**{voice_verdict}**.\n\n" + closing + "\n\n"
         f"llama.cpp's threads, the same bare requests (persona + a short line, {THREAD_TOKENS} tokens) to the default "
-        f"server and to one with every core, in turns; every other round one core is kept busy by another process "
+        f"server and to the earlier defaults', in turns; every other round one core is kept busy by another process "
         f"(what the recogniser or the voice does during a real turn):\n\n" + thread_table
     )

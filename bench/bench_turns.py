@@ -28,6 +28,7 @@ SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn: true; its def
 SEMANTIC_ZH_LABEL = "turn detection + smart-turn v3.2, Chinese too (semantic_languages [en, zh])"
 TEXT_LABEL = "turn detection + text turn model (text_turn: true; SmolLM2-135M on the words, English only)"
 TEXT_SEMANTIC_LABEL = "turn detection + text turn model + smart-turn v3.2"
+SILERO_LABEL = "turn detection + text turn model, Silero VAD (vad_model: silero)"
 RULES_LABEL = "turn detection (text + prosody + silence; the asr defaults before the text turn model)"
 LATE_MS = 600  # ending later than this after the last word feels sluggish (a human gap is ~200 ms)
 LEAD_S, TRAIL_S = 0.5, 2.5
@@ -179,10 +180,10 @@ def strategies(semantic=None, text_model=None):
     from fay_ros.turns.semantic_turn import SemanticSettings
     from fay_ros.turns.text_turn import TextTurnSettings
 
-    def with_models(settings: SemanticSettings | None, words: bool = False):
+    def with_models(settings: SemanticSettings | None, words: bool = False, vad_model: str = "webrtc"):
         return lambda rec: AsrCore(
             rec,
-            VadSettings(stop_ms=700),
+            VadSettings(stop_ms=700, model=vad_model),
             early_endpoint_ms=250,
             turn=TurnSettings(),
             semantic=semantic if settings is not None else None,
@@ -199,6 +200,7 @@ def strategies(semantic=None, text_model=None):
         ]
     if text_model is not None:
         with_model.append((TEXT_LABEL, with_models(None, words=True)))
+        with_model.append((SILERO_LABEL, with_models(None, words=True, vad_model="silero")))
         if semantic is not None:
             with_model.append((TEXT_SEMANTIC_LABEL, with_models(SemanticSettings(), words=True)))
     return [
@@ -222,6 +224,21 @@ def evaluate(
             rows.append((clip, replay(clip, make(rec))))
         results.append((label, rows))
     return results
+
+
+def vad_tails(clips: list[Clip]) -> dict[str, list[float]]:
+    """Per VAD speech model: the end of the last voiced frame minus the last voiced sample of
+    each turn (s), the VAD's own part of a late end."""
+    from fay_ros.hearing.vad import VadSettings, VoiceActivityDetector
+
+    out: dict[str, list[float]] = {}
+    for model in ("webrtc", "silero"):
+        for clip in clips:
+            vad = VoiceActivityDetector(RATE, VadSettings(stop_ms=700, model=model))
+            for i in range(0, len(clip.audio), CHUNK):
+                vad.process(clip.audio[i : i + CHUNK])
+            out.setdefault(model, []).append(vad.last_voiced_end / RATE - clip.speech_end)
+    return out
 
 
 def summarise(rows: list[tuple[Clip, Outcome]]) -> dict[str, float]:
@@ -324,6 +341,29 @@ def _text_model_lines(model) -> list[str]:
     ]
 
 
+def _vad_tail_lines(real: list[Clip], synthetic: list[Clip]) -> list[str]:
+    rows = []
+    for name, clips in (("real English", real), ("synthetic (English and Chinese)", synthetic)):
+        tails = vad_tails(clips)
+        rows.append(
+            f"| {name} | "
+            + " | ".join(
+                f"{1000 * percentile(tails[m], 0.5):.0f} ms / {1000 * percentile(tails[m], 0.9):.0f} ms"
+                for m in ("webrtc", "silero")
+            )
+            + f" | {len(clips)} |"
+        )
+    return [
+        "The VAD's own tail: the end of the last voiced frame minus the turn's last voiced sample (a frame "
+        "louder than 300 RMS and 3× the recording's noise floor), by the VAD's speech model (`vad_model`), "
+        "p50 / p90:",
+        "",
+        "| speech | webrtc (default) | silero | turns |",
+        "|---|---|---|---|",
+        *rows,
+    ]
+
+
 def _table(results, pick, note: str) -> list[str]:
     """One row per strategy over the clips `pick` selects."""
     lines = [
@@ -408,7 +448,7 @@ def run() -> str:
         "text rules decide for Chinese unless `semantic_languages` includes zh):",
     )
     for label, rows in results:
-        if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL):
+        if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL, SILERO_LABEL):
             lines += [_per_turn(label, rows, lambda c: c.real), ""]
     figures = {label: summarise(rows) for label, rows in results}
     if semantic is not None:
@@ -430,6 +470,7 @@ def run() -> str:
         ]
     if text_model is not None:
         lines += ["", *_text_model_lines(text_model)]
+    lines += ["", *_vad_tail_lines(real, clips)]
     lines += [
         "",
         "Speculative reply (asr `speech/speculative` → dialogue `speculative_reply`): the recogniser "

@@ -14,7 +14,7 @@ from lifecycle_msgs.msg import Transition
 
 from fay_ros.common import topics
 from fay_ros.common.diagnostics import status_name
-from fay_ros.llm.embedded import MODEL_FILE, default_model_path
+from fay_ros.llm.embedded import MODEL_FILE, default_batch_threads, default_model_path
 from harness import REPO, free_port, http_ok, ros_environment, wait_until
 
 
@@ -34,6 +34,14 @@ def test_the_model_leaves_a_core_to_the_rest_of_the_companion(monkeypatch, cores
     assert embedded.default_threads() == threads
 
 
+@pytest.mark.parametrize(("cores", "batch_threads"), [(1, 1), (2, 2), (3, 3), (8, 4), (None, 1)])
+def test_the_prompt_is_computed_on_every_core(monkeypatch, cores, batch_threads):
+    import fay_ros.llm.embedded as embedded
+
+    monkeypatch.setattr(embedded.os, "cpu_count", lambda: cores)
+    assert embedded.default_batch_threads() == batch_threads
+
+
 @pytest.mark.slow
 def test_the_embedded_model_says_on_ros_that_it_serves(embedded_llm, ros):
     url, _process = embedded_llm  # `fay-ros llm --threads 2` on a free port, its /health answering
@@ -47,6 +55,7 @@ def test_the_embedded_model_says_on_ros_that_it_serves(embedded_llm, ros):
     )
     assert server.level == DiagnosticStatus.OK and server.message == f"serving {url}"
     assert values(server)["threads"] == "2" and values(server)["model"].endswith(MODEL_FILE)
+    assert values(server)["batch_threads"] == str(default_batch_threads())  # not given: every core
 
 
 @pytest.mark.slow
@@ -59,7 +68,11 @@ def test_a_missing_model_is_reported_and_the_lifecycle_starts_and_stops_the_serv
     ready = ros.readiness("llm", namespace)
     node = launch_node(
         "fay_ros.cli",
-        args=["llm", "--model", str(model), "--port", str(port), "--threads", "2", "--namespace", namespace],
+        args=[
+            "llm",
+            *("--model", str(model), "--port", str(port), "--threads", "2", "--batch-threads", "1"),
+            *("--namespace", namespace),
+        ],
         ros=False,
     )
 
@@ -91,6 +104,7 @@ def test_a_missing_model_is_reported_and_the_lifecycle_starts_and_stops_the_serv
         "model": str(model),
         "port": str(port),
         "threads": "2",
+        "batch_threads": "1",
         "base_url": f"http://127.0.0.1:{port}/v1",
     }
 

@@ -30,6 +30,7 @@ _PARAMETERS = {
     "model": "model_file",
     "model_name": "model_name",
     "threads": "threads",
+    "batch_threads": "batch_threads",
     "context": "context",
     "parallel": "parallel",
     "verbose": "verbose",
@@ -50,7 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--threads",
         type=int,
         default=None,
-        help="CPU threads (default: one core fewer than there are, at least 1, up to 4)",
+        help="CPU threads that decode (default: one core fewer than there are, at least 1, up to 4)",
+    )
+    p.add_argument(
+        "--batch-threads",
+        type=int,
+        default=None,
+        help="CPU threads that compute the prompt (default: every core, up to 4)",
     )
     p.add_argument(
         "--context", type=int, default=None, help="context tokens shared by the parallel slots (default 4096)"

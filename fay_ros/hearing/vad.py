@@ -1,8 +1,22 @@
 """Voice activity: a per-frame speech classifier plus start/stop hysteresis.
 
-A frame (30 ms) counts as voiced when the WebRTC VAD classifies it as speech AND its level is
-clearly above the tracked noise floor (and above an absolute minimum), so hum, clicks and
-a quiet room do not count. Voice starts after `start_ms` of voiced frames within a short
+A frame (30 ms) counts as voiced when the speech model calls it speech AND its level is
+clearly above the tracked noise floor (and above an absolute minimum) AND the sound is not
+steady, so hum, clicks and a quiet room do not count. Real microphones add a DC offset and
+mains hum. A DC blocker (a one-pole high-pass at about 13 Hz) takes the offset out before
+anything else (it otherwise counts as level). A sound whose level stays within
+`steady_range_db` for `steady_ms` is steady noise (hum, a fan, hiss), never voice, however
+speech-like the model finds it (the WebRTC VAD calls 50 Hz hum at -32 dBFS speech in every
+frame); the noise floor learns it quickly, so speech over it must stand out by `snr_db`.
+Speech never holds its level that long: syllables swing it by 10-20 dB several times a second.
+
+The speech model is the WebRTC VAD (`model="webrtc"`, a GMM on
+band energies) or Silero VAD v6 (`model="silero"`, a small network over 32 ms windows, the
+ONNX file faster-whisper ships, run with onnxruntime on one thread, about 0.1 ms a window).
+On human recordings Silero stops calling it speech sooner after the last word (the
+reverberation and breath the WebRTC VAD still takes for voice): docs/turn_taking.md.
+
+Voice starts after `start_ms` of voiced frames within a short
 window (one noisy frame never starts it) and stops after `stop_ms` of continuous unvoiced
 frames (a pause between words does not end an utterance).
 
@@ -13,6 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import webrtcvad
@@ -20,6 +35,31 @@ import webrtcvad
 from .audio import level_dbfs, resample
 
 WEBRTC_RATES = (8000, 16000, 32000, 48000)
+VAD_MODELS = ("webrtc", "silero")
+SILERO_RATE = 16000
+SILERO_WINDOW = 512  # samples per call at 16 kHz (32 ms): the only size the model takes
+SILERO_CONTEXT = 64  # samples of the previous window the model reads before each window
+DC_POLE = 0.995  # the DC blocker's pole at 16 kHz: -3 dB at about 13 Hz, far below any voice
+
+
+class DcBlocker:
+    """y[n] = x[n] - x[n-1] + r * y[n-1], with its state carried from frame to frame."""
+
+    def __init__(self, pole: float = DC_POLE) -> None:
+        self.pole = pole
+        self._x = 0.0  # the last input sample
+        self._y = 0.0  # the last output sample
+
+    def __call__(self, frame: np.ndarray) -> np.ndarray:
+        x = np.asarray(frame, np.float64)
+        if not len(x):
+            return x.astype(np.int16)
+        step = np.diff(x, prepend=self._x)
+        # the recursion in closed form over one frame (pole**-n stays small for a frame's length)
+        powers = self.pole ** np.arange(len(x))
+        y = powers * (self.pole * self._y + np.cumsum(step / powers))
+        self._x, self._y = float(x[-1]), float(y[-1])
+        return np.clip(np.round(y), -32768, 32767).astype(np.int16)
 
 
 @dataclass(frozen=True)
@@ -31,12 +71,24 @@ class VadSettings:
     stop_ms: int = 500  # continuous unvoiced time that ends voice activity
     min_level_dbfs: float = -50.0  # quieter frames are never speech
     snr_db: float = 9.0  # a voiced frame must be this far above the noise floor
+    model: str = "webrtc"  # the speech model: "webrtc" or "silero" (VAD_MODELS)
+    silero_threshold: float = 0.5  # Silero: P(speech) from which a window is speech
+    steady_ms: int = 1000  # a sound this long within steady_range_db is steady noise (0: never)
+    steady_range_db: float = 3.0
 
     def validate(self) -> None:
         if self.frame_ms not in (10, 20, 30):
             raise ValueError(f"frame_ms must be 10, 20 or 30 (got {self.frame_ms})")
+        if self.model not in VAD_MODELS:
+            raise ValueError(f"model must be one of {', '.join(VAD_MODELS)} (got {self.model!r})")
+        if not 0.0 < self.silero_threshold < 1.0:
+            raise ValueError(f"silero_threshold must be between 0 and 1 (got {self.silero_threshold})")
         if not 0 <= self.aggressiveness <= 3:
             raise ValueError(f"aggressiveness must be 0..3 (got {self.aggressiveness})")
+        if self.steady_ms < 0 or self.steady_range_db <= 0:
+            raise ValueError(
+                f"need steady_ms >= 0 and steady_range_db > 0 (got {self.steady_ms}, {self.steady_range_db})"
+            )
         if self.start_ms <= 0 or self.start_window_ms < self.start_ms:
             raise ValueError("need 0 < start_ms <= start_window_ms")
         if self.stop_ms <= 0:
@@ -57,28 +109,102 @@ class Frame:
     voiced: bool
 
 
+def silero_model_path() -> Path:
+    """Silero VAD v6 as faster-whisper (the Whisper backend) ships it."""
+    import faster_whisper
+
+    return Path(faster_whisper.__file__).parent / "assets" / "silero_vad_v6.onnx"
+
+
+class SileroSpeech:
+    """P(speech) of consecutive 32 ms windows of 16 kHz audio, Silero VAD v6 with its state
+    (the LSTM's h and c, and the last 64 samples) carried from window to window. A frame
+    shorter than a window is buffered: `is_speech` answers with the latest whole window."""
+
+    def __init__(self, threshold: float = 0.5, path: str | Path | None = None) -> None:
+        import onnxruntime as ort
+
+        found = Path(path) if path else silero_model_path()
+        if not found.is_file():
+            raise FileNotFoundError(f"Silero VAD model not found: {found} (faster-whisper ships it; `make setup`)")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # a window is ~0.1 ms: more threads only wait for each other
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(found), sess_options=options, providers=["CPUExecutionProvider"])
+        self.threshold = threshold
+        self._h = np.zeros((1, 1, 128), np.float32)
+        self._c = np.zeros((1, 1, 128), np.float32)
+        self._context = np.zeros(SILERO_CONTEXT, np.float32)
+        self._pending = np.zeros(0, np.float32)
+        self.probability = 0.0
+
+    def feed(self, samples: np.ndarray) -> float:
+        """Run every whole window `samples` completes; returns the latest window's P(speech)."""
+        audio = np.concatenate([self._pending, np.asarray(samples, np.float32) / 32768.0])
+        whole = len(audio) // SILERO_WINDOW * SILERO_WINDOW
+        for start in range(0, whole, SILERO_WINDOW):
+            window = audio[start : start + SILERO_WINDOW]
+            out, self._h, self._c = self._session.run(
+                None, {"input": np.concatenate([self._context, window])[None, :], "h": self._h, "c": self._c}
+            )
+            self.probability = float(np.asarray(out).reshape(-1)[0])
+            self._context = window[-SILERO_CONTEXT:]
+        self._pending = audio[whole:]
+        return self.probability
+
+    def is_speech(self, frame: np.ndarray) -> bool:
+        return self.feed(frame) >= self.threshold
+
+
 class FrameClassifier:
-    """WebRTC VAD decision gated by level: voiced = speech-like AND clearly above the noise."""
+    """The speech model's decision gated by level: voiced = speech-like AND clearly above the noise."""
 
     def __init__(self, settings: VadSettings, rate: int) -> None:
         self.settings = settings
         self.rate = rate
         self._vad = webrtcvad.Vad(settings.aggressiveness)
+        self._silero = SileroSpeech(settings.silero_threshold) if settings.model == "silero" else None
+        if self._silero is not None and rate != SILERO_RATE:
+            raise ValueError(f"Silero VAD takes {SILERO_RATE} Hz frames (got {rate})")
         self.noise_floor_db = -70.0
+        self._levels: deque[float] = deque()  # the latest frames' levels, for the steady-sound test
+        self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
 
     def update(self, settings: VadSettings) -> None:
-        """New mode and thresholds from the next frame on; the tracked noise floor stays."""
+        """New mode and thresholds from the next frame on; the tracked noise floor stays.
+        The model cannot change (its rate and state belong to the frames so far)."""
+        if settings.model != self.settings.model:
+            raise ValueError(f"the VAD model cannot change while running ({self.settings.model} -> {settings.model})")
         self.settings = settings
         self._vad.set_mode(settings.aggressiveness)
+        if self._silero is not None:
+            self._silero.threshold = settings.silero_threshold
+
+    def _steady(self, level: float, frame_len: int) -> bool:
+        """The sound has stayed within steady_range_db for steady_ms (this frame included)."""
+        frames = self.settings.steady_ms * self.rate // (1000 * frame_len)
+        if frames <= 0:
+            return False
+        self._levels.append(level)
+        while len(self._levels) > frames:
+            self._levels.popleft()
+        return len(self._levels) == frames and max(self._levels) - min(self._levels) <= self.settings.steady_range_db
 
     def classify(self, frame: np.ndarray) -> tuple[bool, float]:
+        frame = self._dc_blocker(frame)
         level = level_dbfs(frame)
-        speechy = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
+        steady = self._steady(level, len(frame))
+        if self._silero is not None:
+            speechy = self._silero.is_speech(frame)  # (fed every frame: its state follows the audio)
+        else:
+            speechy = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
         loud = level >= max(self.settings.min_level_dbfs, self.noise_floor_db + self.settings.snr_db)
-        voiced = speechy and loud
+        voiced = speechy and loud and not steady
         if not voiced:
-            # Track the floor: fall fast (a quieter room), rise slowly (steady noise).
-            alpha = 0.5 if level < self.noise_floor_db else 0.02
+            # Track the floor: fall fast (a quieter room), rise slowly (a louder room), or
+            # quickly to a steady sound (hum, a fan) so that speech over it must stand out.
+            alpha = 0.5 if level < self.noise_floor_db else 0.3 if steady else 0.02
             self.noise_floor_db += alpha * (level - self.noise_floor_db)
         return voiced, level
 
@@ -90,8 +216,11 @@ class VoiceActivityDetector:
         self.settings = settings or VadSettings()
         self.settings.validate()
         self.sample_rate = sample_rate
-        # WebRTC VAD only takes 8/16/32/48 kHz; other rates are resampled for the decision.
-        self.vad_rate = sample_rate if sample_rate in WEBRTC_RATES else 16000
+        # WebRTC VAD only takes 8/16/32/48 kHz and Silero 16 kHz; other rates are resampled for the decision.
+        if self.settings.model == "silero":
+            self.vad_rate = SILERO_RATE
+        else:
+            self.vad_rate = sample_rate if sample_rate in WEBRTC_RATES else 16000
         self.frame_len = self.vad_rate * self.settings.frame_ms // 1000
         self.classifier = FrameClassifier(self.settings, self.vad_rate)
         self.active = False
@@ -118,6 +247,8 @@ class VoiceActivityDetector:
         settings.validate()
         if settings.frame_ms != self.settings.frame_ms:
             raise ValueError(f"frame_ms cannot change while running ({self.settings.frame_ms} -> {settings.frame_ms})")
+        if settings.model != self.settings.model:
+            raise ValueError(f"the VAD model cannot change while running ({self.settings.model} -> {settings.model})")
         self.settings = settings
         self.classifier.update(settings)
         self._apply_hysteresis()

@@ -88,6 +88,19 @@ def default_threads() -> int:
     return max(1, min(MAX_THREADS, (os.cpu_count() or 1) - CORES_LEFT_FREE))
 
 
+# The prompt is computed on every core. A prompt batch is a few large matrix products per
+# layer, so its threads meet at a barrier far less often per unit of work than a single
+# decoded token's do, and a busy core slows it by a bounded factor instead of stalling it:
+# 48 new prompt tokens, in-process, 2 cores: 1 thread 300 ms, 2 threads 154 ms with the rest
+# of the machine idle, 308 against 532 ms with one core kept busy; the same 2 threads decoding
+# tokens took 34-38 s for 24 (docs/BENCHMARKS.md, the embedded bench's thread comparison).
+# During a spoken turn the prompt is read right after the recogniser's decode, when the
+# cores are free; the tokens are decoded while the voice speaks.
+def default_batch_threads() -> int:
+    """Every core (at least 1), up to MAX_THREADS: the threads that compute the prompt."""
+    return max(1, min(MAX_THREADS, os.cpu_count() or 1))
+
+
 class LocalLlmConfig(BaseModel):
     """The embedded server's settings: the `llm` node's parameters and `fay-ros llm`'s options."""
 
@@ -102,6 +115,7 @@ class LocalLlmConfig(BaseModel):
     threads: int = Field(
         0, ge=0, description="CPU threads for decoding (0 = one core fewer than there are, at least 1, up to 4)."
     )
+    batch_threads: int = Field(0, ge=0, description="CPU threads that compute the prompt (0 = every core, up to 4).")
     context: int = Field(4096, ge=256, description="Context tokens, shared by the parallel slots.")
     parallel: int = Field(2, ge=1, le=16, description="Requests served at the same time (slots).")
     verbose: bool = Field(False, description="Show llama.cpp's own log.")
@@ -132,6 +146,7 @@ class LocalLlmConfig(BaseModel):
             self.context,
             self.parallel,
             quiet=not self.verbose,
+            batch_threads=self.batch_threads or None,
             warm_up_timeout=self.warm_up_timeout,
             model_name=self.model_name,
         )
@@ -166,6 +181,7 @@ class LocalLlmServer:
         quiet: bool = True,
         *,
         warm_up: bool = True,
+        batch_threads: int | None = None,
         warm_up_timeout: float = WARM_UP_TIMEOUT,
         model_name: str = EMBEDDED_MODEL,
     ) -> None:
@@ -187,8 +203,9 @@ class LocalLlmServer:
         params.n_parallel = parallel
         params.n_predict = 512
         n = threads or default_threads()
+        batch = batch_threads or default_batch_threads()
         params.cpuparams.n_threads = n
-        params.cpuparams_batch.n_threads = n
+        params.cpuparams_batch.n_threads = batch
         _configure_prompt_cache(params)
         params.warmup = True  # llama.cpp's own empty decode at load (the HTTP warm-up follows below)
         # GET /metrics (Prometheus counters: prompt tokens computed and reused, tokens
@@ -216,6 +233,7 @@ class LocalLlmServer:
         self.model = model_name
         self.model_path = path
         self.threads = n
+        self.batch_threads = batch
         self.warm_up_seconds: float | None = None
         if warm_up:
             try:
@@ -265,7 +283,10 @@ class LocalLlmServer:
         warm_up = (
             f"warm-up answered in {self.warm_up_seconds:.2f}s" if self.warm_up_seconds is not None else "no warm-up"
         )
-        return f"{self.base_url} model {self.model} ({self.model_path.name}), {self.threads} threads, {warm_up}"
+        return (
+            f"{self.base_url} model {self.model} ({self.model_path.name}), {self.threads} threads "
+            f"(prompt on {self.batch_threads}), {warm_up}"
+        )
 
     def close(self) -> None:
         server, self._server = getattr(self, "_server", None), None

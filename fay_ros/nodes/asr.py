@@ -245,6 +245,21 @@ class AsrConfig(BaseModel):
         "English only; others: the rules alone).",
     )
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
+    vad_model: Literal["webrtc", "silero"] = Field(
+        "webrtc",
+        description="The speech model of utterance cutting: webrtc, or silero (Silero VAD v6 from faster-whisper: "
+        "ends sooner after the last word and ignores non-speech noise, but splits more turns at natural pauses; "
+        "docs/turn_taking.md).",
+    )
+    vad_silero_threshold: float = Field(
+        0.5, gt=0.0, lt=1.0, description="Silero: P(speech) from which a 32 ms window is speech."
+    )
+    vad_steady_ms: int = Field(
+        1000,
+        ge=0,
+        description="A sound whose level stays within 3 dB this long is steady noise (mains hum, a fan), never "
+        "speech (0: off).",
+    )
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
     cpu_threads: int = Field(
@@ -331,6 +346,9 @@ class AsrConfig(BaseModel):
             start_window_ms=max(300, self.vad_start_ms),
             stop_ms=self.endpoint_ms,
             min_level_dbfs=self.vad_min_level_dbfs,
+            model=self.vad_model,
+            silero_threshold=self.vad_silero_threshold,
+            steady_ms=self.vad_steady_ms,
         )
 
 
@@ -349,6 +367,8 @@ LIVE_PARAMETERS = frozenset(
         "speculate_ms",
         "endpoint_ms",
         "vad_min_level_dbfs",
+        "vad_silero_threshold",
+        "vad_steady_ms",
         "preroll_ms",
         "max_utterance_s",
         "turn_detection",
@@ -538,7 +558,7 @@ class Asr(ManagedNode):
                 text_turn=text_turn,
                 text_turn_settings=cfg.text_turn_settings(),
             )
-        except ValueError as exc:  # (a ModelError is a ConfigError: the lifecycle reports it as is)
+        except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
         core.on_hold = self._on_hold
         model_dir = getattr(recognizer, "model_dir", cfg.model)

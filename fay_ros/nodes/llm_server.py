@@ -12,7 +12,7 @@ companion namespace (`/fay/llm`) unless the dialogue uses another endpoint.
   server cannot hold its clients off while keeping its port, and an inactive model that
   still answers would be a lie. Activating again loads the model again (about 2 s).
 - health `fay/llm: server`: model (the file), port (the real one, also with port 0),
-  threads, base_url while serving.
+  threads, batch_threads, base_url while serving.
 
 Every parameter is read-only (they are the server's start-up options; restart the node to
 change them).
@@ -25,7 +25,14 @@ from ..common.diagnostics import health
 from ..common.lifecycle import ManagedNode
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
-from ..llm.embedded import MODEL_FILE, LocalLlmConfig, LocalLlmError, LocalLlmServer, default_threads
+from ..llm.embedded import (
+    MODEL_FILE,
+    LocalLlmConfig,
+    LocalLlmError,
+    LocalLlmServer,
+    default_batch_threads,
+    default_threads,
+)
 
 NODE_NAME = "llm"
 
@@ -78,6 +85,7 @@ class LlmServerNode(ManagedNode):
                     "model": str(server.model_path),
                     "port": str(server.port),
                     "threads": str(server.threads),
+                    "batch_threads": str(server.batch_threads),
                     "base_url": server.base_url,
                 },
             )
@@ -89,6 +97,7 @@ class LlmServerNode(ManagedNode):
                 "model": config.model_file or f"(the shipped {MODEL_FILE})",
                 "port": str(config.port),
                 "threads": str(config.threads or default_threads()),
+                "batch_threads": str(config.batch_threads or default_batch_threads()),
             },
         )
 

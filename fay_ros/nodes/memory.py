@@ -250,6 +250,7 @@ class MemoryServiceNode(Node):
 
     def __init__(self) -> None:
         super().__init__("memory", namespace=topics.DEFAULT_NAMESPACE)
+        self._closing = False  # close() has begun: the store may be closed under a callback
         self.config = c = declare_config(self, MemoryConfig)
         try:
             embedder = make_embedder(c.embedder)
@@ -549,6 +550,9 @@ class MemoryServiceNode(Node):
                 msg.user_id, msg.conversation_id, msg.text, msg.is_end, msg.source, msg.replaces
             )
         except Exception as exc:  # noqa: BLE001 - one bad reply must not stop the recording
+            if self._closing:  # the store closed under a reply that came in during shutdown
+                self.get_logger().warning(f"shutting down: conversation {msg.conversation_id!r} not recorded")
+                return
             self.get_logger().error(f"recording conversation {msg.conversation_id!r} failed: {type(exc).__name__}")
             return
         if node is not None:
@@ -645,6 +649,8 @@ class MemoryServiceNode(Node):
             self.get_logger().error(f"maintenance failed: {type(exc).__name__}")
 
     def close(self) -> None:
+        # (the executor's other thread may still be inside a callback: see _on_reply)
+        self._closing = True
         self._worker.shutdown(wait=True, cancel_futures=True)
         self.store.close()
 

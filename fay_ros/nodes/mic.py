@@ -114,6 +114,12 @@ class MicConfig(BaseModel):
     vad_stop_ms: int = Field(500, gt=0, description="Silence that ends voice activity.")
     vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never voice.")
     vad_snr_db: float = Field(9.0, ge=0.0, description="Voice must be this far above the tracked noise floor.")
+    vad_steady_ms: int = Field(
+        1000,
+        ge=0,
+        description="A sound whose level stays within 3 dB this long is steady noise (mains hum, a fan), never "
+        "voice (0: off).",
+    )
     barge_in: bool = Field(
         False,
         description="While robot_speaking: false = mute; true = stay muted but publish "
@@ -223,6 +229,7 @@ class MicConfig(BaseModel):
             stop_ms=self.vad_stop_ms,
             min_level_dbfs=self.vad_min_level_dbfs,
             snr_db=self.vad_snr_db,
+            steady_ms=self.vad_steady_ms,
         )
 
     def duplex_settings(self) -> DuplexSettings:
@@ -248,6 +255,7 @@ LIVE_PARAMETERS = frozenset(
         "vad_start_ms",
         "vad_stop_ms",
         "vad_min_level_dbfs",
+        "vad_steady_ms",
         "vad_snr_db",
         "barge_in",
         "barge_in_margin_db",

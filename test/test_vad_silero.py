@@ -1,0 +1,184 @@
+"""The Silero speech model in the VAD (`VadSettings(model="silero")`, fay_ros.hearing.vad): real
+recordings (test/data/speech/en), real hum and noise buffers, the settings it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fay_ros.common.wav import read_wav
+from fay_ros.hearing.audio import resample
+from fay_ros.hearing.vad import SileroSpeech, VadSettings, VoiceActivityDetector, silero_model_path
+from real_turns import last_voiced_s
+
+RATE = 16000
+SPEECH = Path(__file__).resolve().parent / "data" / "speech" / "en"
+SILERO = VadSettings(stop_ms=300, model="silero")
+WEBRTC = VadSettings(stop_ms=300)
+
+
+def run_vad(vad, audio, chunk=480):
+    events = []
+    for i in range(0, len(audio), chunk):
+        events += vad.process(audio[i : i + chunk])[0]
+    return events
+
+
+def padded(name: str, before_s: float = 0.5, after_s: float = 1.5) -> tuple[np.ndarray, float]:
+    """A recording between stretches of digital silence, and where its last voiced frame ends (s)."""
+    samples = read_wav(SPEECH / f"{name}.wav").samples
+    audio = np.concatenate([np.zeros(int(before_s * RATE), np.int16), samples, np.zeros(int(after_s * RATE), np.int16)])
+    return audio, before_s + last_voiced_s(samples, samples)
+
+
+def ends(events) -> list[float]:
+    return [e.sample / RATE for e in events if e.kind == "end"]
+
+
+@pytest.mark.parametrize("name", ["librivox_austen_0880", "librivox_austen_0930", "cards_002", "cards_005"])
+def test_silero_ends_a_real_recording_sooner_after_its_last_word_than_webrtc(name):
+    audio, speech_end = padded(name)
+    silero, webrtc = (
+        ends(run_vad(VoiceActivityDetector(RATE, SILERO), audio)),
+        ends(run_vad(VoiceActivityDetector(RATE, WEBRTC), audio)),
+    )
+    assert silero and webrtc, (silero, webrtc)
+    # the last end is the end of the recording's voice: no later than WebRTC's, and not
+    # before the last word (an end in the middle of it would cut the person off)
+    assert silero[-1] <= webrtc[-1], (silero, webrtc)
+    assert speech_end - 0.1 <= silero[-1] <= speech_end + 0.25, (silero[-1], speech_end)
+
+
+def test_silero_starts_on_the_voice_of_a_real_recording():
+    audio, _end = padded("cards_001")
+    events = run_vad(VoiceActivityDetector(RATE, SILERO), audio)
+    assert events and events[0].kind == "start"
+    samples = read_wav(SPEECH / "cards_001.wav").samples
+    first_loud = 0.5 + int(np.flatnonzero(np.abs(samples) > 1000)[0]) / RATE
+    assert abs(events[0].sample / RATE - first_loud) < 0.3, (events[0].sample / RATE, first_loud)
+
+
+def hum(seconds: float) -> np.ndarray:
+    """-32 dBFS of 50 Hz mains hum with its odd harmonics, on a DC offset (a real microphone's):
+    the WebRTC VAD calls every frame of it speech."""
+    t = np.arange(int(seconds * RATE)) / RATE
+    wave = 1000 * np.sin(2 * np.pi * 50 * t) + 500 * np.sin(2 * np.pi * 150 * t) + 250 * np.sin(2 * np.pi * 250 * t)
+    return (wave + 2000).astype(np.int16)
+
+
+def test_mains_hum_with_a_dc_offset_is_not_voice_to_silero():
+    assert run_vad(VoiceActivityDetector(RATE, SILERO), hum(4.0)) == []
+
+
+def test_webrtc_learns_steady_hum_within_a_second_and_then_hears_speech_over_it():
+    """The WebRTC VAD calls every frame of loud hum speech; the steady-sound test ends that
+    after `steady_ms`, and a person speaking over the hum is heard from their first word."""
+    speech = read_wav(SPEECH / "cards_002.wav").samples
+    audio = hum(5.0 + len(speech) / RATE + 1.0).astype(np.int32)
+    audio[5 * RATE : 5 * RATE + len(speech)] += speech
+    audio = np.clip(audio, -32768, 32767).astype(np.int16)
+    events = run_vad(VoiceActivityDetector(RATE, WEBRTC), audio)
+    # at most the hum's first second, then silence until the person speaks
+    early = [e for e in events if e.sample < 5 * RATE]
+    assert len(early) <= 2 and all(e.sample / RATE <= WEBRTC.steady_ms / 1000 + 0.1 for e in early), early
+    spoken = [e for e in events if e.sample >= 5 * RATE - RATE // 2]
+    assert [e.kind for e in spoken] == ["start", "end"], events
+    first_loud = 5 + int(np.flatnonzero(np.abs(speech) > 1000)[0]) / RATE
+    assert abs(spoken[0].sample / RATE - first_loud) < 0.3, (spoken, first_loud)
+    assert spoken[1].sample / RATE <= 5 + len(speech) / RATE + 0.2
+    # without the steady-sound test the hum is one endless utterance
+    endless = run_vad(VoiceActivityDetector(RATE, VadSettings(stop_ms=300, steady_ms=0)), audio)
+    assert [e.kind for e in endless] == ["start"], endless
+
+
+def test_a_dc_offset_alone_is_not_level():
+    quiet_speech = read_wav(SPEECH / "cards_002.wav").samples // 8  # about -40 dBFS of voice
+    offset = (quiet_speech.astype(np.int32) + 6000).astype(np.int16)  # on -15 dBFS of DC
+    padded_offset = np.concatenate([np.full(RATE, 6000, np.int16), offset, np.full(RATE, 6000, np.int16)])
+    padded_plain = np.concatenate([np.zeros(RATE, np.int16), quiet_speech, np.zeros(RATE, np.int16)])
+    with_offset = run_vad(VoiceActivityDetector(RATE, WEBRTC), padded_offset)
+    assert with_offset == run_vad(VoiceActivityDetector(RATE, WEBRTC), padded_plain) and with_offset
+
+
+def test_steady_hiss_is_not_voice():
+    rng = np.random.default_rng(3)
+    hiss = rng.normal(0, 1200, 4 * RATE).astype(np.int16)  # about -29 dBFS of white noise
+    assert run_vad(VoiceActivityDetector(RATE, SILERO), hiss) == []
+
+
+def test_the_chunking_of_the_input_does_not_change_the_decision():
+    audio, _end = padded("librivox_austen_0880")
+    by_frame = run_vad(VoiceActivityDetector(RATE, SILERO), audio, chunk=480)
+    by_small = run_vad(VoiceActivityDetector(RATE, SILERO), audio, chunk=160)
+    by_odd = run_vad(VoiceActivityDetector(RATE, SILERO), audio, chunk=1234)
+    assert by_frame and by_frame == by_small == by_odd
+
+
+def test_another_input_rate_is_resampled_for_the_model():
+    audio, speech_end = padded("cards_005")
+    high = resample(audio, RATE, 44100)
+    events = run_vad(VoiceActivityDetector(44100, SILERO), high, chunk=1323)
+    assert [e.kind for e in events][-1] == "end"
+    assert abs(events[-1].sample / 44100 - speech_end) < 0.3
+
+
+def test_the_model_gives_a_probability_per_window_and_keeps_its_state_between_calls():
+    samples = read_wav(SPEECH / "cards_002.wav").samples
+    whole = SileroSpeech()
+    whole.feed(samples)
+    pieces = SileroSpeech()
+    for i in range(0, len(samples), 700):
+        pieces.feed(samples[i : i + 700])
+    assert 0.0 <= whole.probability <= 1.0
+    assert pieces.probability == pytest.approx(whole.probability, abs=1e-5)
+    assert SileroSpeech().feed(np.zeros(511, np.int16)) == 0.0  # no whole window yet: no verdict
+
+
+def test_bad_silero_settings_are_refused_with_the_setting_named(tmp_path):
+    with pytest.raises(ValueError, match="model must be one of webrtc, silero"):
+        VoiceActivityDetector(RATE, VadSettings(model="cobra"))
+    with pytest.raises(ValueError, match="silero_threshold"):
+        VoiceActivityDetector(RATE, VadSettings(model="silero", silero_threshold=1.0))
+    vad = VoiceActivityDetector(RATE, SILERO)
+    with pytest.raises(ValueError, match="model cannot change while running"):
+        vad.update(WEBRTC)
+    vad.update(VadSettings(stop_ms=300, model="silero", silero_threshold=0.7))  # the threshold may change
+    assert vad.settings.silero_threshold == 0.7
+    missing = tmp_path / "silero.onnx"
+    with pytest.raises(FileNotFoundError, match=str(missing)):
+        SileroSpeech(path=missing)
+    assert silero_model_path().is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vad_model", ["webrtc", "silero"])
+def test_the_asr_node_hears_a_real_sentence_spoken_over_mains_hum(ros, launch_node, vad_model):
+    """The asr as a process, fed a microphone's hum and DC offset with a real recording spoken
+    over it: one final with the sentence, ended by its silence (before the steady-sound test
+    the hum kept the utterance open until max_utterance_s, 20 s)."""
+    from fay_msgs.msg import Transcript
+    from fay_ros.common import topics
+    from test_turns_semantic import _feed
+
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    asr = launch_node(
+        "fay_ros.nodes.asr",
+        {"language": "en", "vad_model": vad_model, "text_turn": False, "max_utterance_s": 30.0},
+    )
+    asr.wait_ready(timeout=90, probe=ros)
+    ros.wait_matched(finals, "asr")
+    speech = read_wav(SPEECH / "cards_002.wav").samples  # "four queen of clubs", 12 dB over the hum (p90)
+    audio = hum(2.0 + len(speech) / RATE + 3.0).astype(np.int32)
+    audio[2 * RATE : 2 * RATE + len(speech)] += speech
+    fed_at = _feed(ros, np.clip(audio, -32768, 32767).astype(np.int16))
+    final = finals.wait_for_match(lambda m: "queen" in m.text.lower(), timeout=60, what="the sentence's final")
+    # the whole of it in one final (Whisper base hears "clubs" as "clothes" here, hum or not)
+    assert final.text.lower().startswith(("4", "four")) and len(finals.messages) == 1, [m.text for m in finals.messages]
+    # its segment ends with the voice: well before the hum stops (3 s later) or max_utterance_s
+    from fay_ros.common.rostime import from_time_msg
+
+    segment_end = from_time_msg(final.header.stamp) - fed_at
+    assert segment_end < 2.0 + len(speech) / RATE + 0.5, segment_end
+    assert asr.alive() and "Traceback" not in asr.output()
