@@ -1,14 +1,19 @@
 """Voice activity: a per-frame speech classifier plus start/stop hysteresis.
 
-A frame (30 ms) counts as voiced when the speech model calls it speech AND its level is
-clearly above the tracked noise floor (and above an absolute minimum) AND the sound is not
-steady, so hum, clicks and a quiet room do not count. Real microphones add a DC offset and
-mains hum. A DC blocker (a one-pole high-pass at about 13 Hz) takes the offset out before
-anything else (it otherwise counts as level). A sound whose level stays within
-`steady_range_db` for `steady_ms` is steady noise (hum, a fan, hiss), never voice, however
-speech-like the model finds it (the WebRTC VAD calls 50 Hz hum at -32 dBFS speech in every
-frame); the noise floor learns it quickly, so speech over it must stand out by `snr_db`.
-Speech never holds its level that long: syllables swing it by 10-20 dB several times a second.
+A frame (30 ms) counts as voiced when the speech model calls it speech AND its level is clearly
+above the tracked noise floor (and above an absolute minimum) AND the sound is not steady, so
+hum, clicks and a quiet room do not count. Real microphones add a DC offset and mains hum. A
+DC blocker (a one-pole high-pass at about 13 Hz) takes the offset out before the speech model
+hears the frame. The level counts as clear on the whole band (as always: a voice's last
+syllables and their room) OR on the frame's energy from VOICE_BAND_HZ (250 Hz) up against a
+floor of its own: mains hum (50/60 Hz and its strongest harmonics) lies below 250 Hz and the
+formants that carry speech above, so a quiet voice over hum still clears its floor there (on
+the whole band alone, -32 dBFS of hum became the floor and hid a LibriVox reader entirely;
+the voice band alone cut the real recordings' last syllables and cut off four times as many
+turns). A sound whose level stays within `steady_range_db` for `steady_ms` is steady noise
+(hum, a fan, hiss), never voice, however speech-like the model finds it (the WebRTC VAD calls
+50 Hz hum at -32 dBFS speech in every frame); the floors learn it quickly. Speech never holds
+its level that long: syllables swing it by 10-20 dB several times a second.
 
 The speech model is the WebRTC VAD (`model="webrtc"`, a GMM on
 band energies) or Silero VAD v6 (`model="silero"`, a small network over 32 ms windows, the
@@ -25,6 +30,7 @@ Sample positions in events count input samples since the detector was created.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +46,25 @@ SILERO_RATE = 16000
 SILERO_WINDOW = 512  # samples per call at 16 kHz (32 ms): the only size the model takes
 SILERO_CONTEXT = 64  # samples of the previous window the model reads before each window
 DC_POLE = 0.995  # the DC blocker's pole at 16 kHz: -3 dB at about 13 Hz, far below any voice
+VOICE_BAND_HZ = 250.0  # the level gate's band starts here: above mains hum's 50-180 Hz
+
+
+def voice_band_dbfs(frame: np.ndarray, rate: int) -> float:
+    """The frame's mean-square level from VOICE_BAND_HZ up, in dB relative to full scale (a
+    Hann window keeps a 50 Hz hum from leaking into the band; silence -> -120)."""
+    n = len(frame)
+    if not n:
+        return -120.0
+    window = _hann(n)
+    spectrum = np.fft.rfft(np.asarray(frame, np.float64) * window)
+    first = int(np.ceil(VOICE_BAND_HZ * n / rate))
+    power = 2.0 * float(np.sum(np.abs(spectrum[first:]) ** 2)) / (n * float(np.sum(window**2)))
+    return 10.0 * np.log10(max(power, 1e-12) / 32768.0**2)
+
+
+@functools.lru_cache(maxsize=8)
+def _hann(n: int) -> np.ndarray:
+    return np.hanning(n)
 
 
 class DcBlocker:
@@ -167,7 +192,8 @@ class FrameClassifier:
         self._silero = SileroSpeech(settings.silero_threshold) if settings.model == "silero" else None
         if self._silero is not None and rate != SILERO_RATE:
             raise ValueError(f"Silero VAD takes {SILERO_RATE} Hz frames (got {rate})")
-        self.noise_floor_db = -70.0
+        self.noise_floor_db = -70.0  # whole band
+        self.band_floor_db = -70.0  # from VOICE_BAND_HZ up
         self._levels: deque[float] = deque()  # the latest frames' levels, for the steady-sound test
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
 
@@ -192,21 +218,32 @@ class FrameClassifier:
         return len(self._levels) == frames and max(self._levels) - min(self._levels) <= self.settings.steady_range_db
 
     def classify(self, frame: np.ndarray) -> tuple[bool, float]:
+        """(voiced, the frame's full-band level in dBFS)."""
         frame = self._dc_blocker(frame)
         level = level_dbfs(frame)
+        band = voice_band_dbfs(frame, self.rate)
         steady = self._steady(level, len(frame))
         if self._silero is not None:
             speechy = self._silero.is_speech(frame)  # (fed every frame: its state follows the audio)
         else:
             speechy = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
-        loud = level >= max(self.settings.min_level_dbfs, self.noise_floor_db + self.settings.snr_db)
+        floor = max(self.settings.min_level_dbfs, self.noise_floor_db + self.settings.snr_db)
+        band_floor = max(self.settings.min_level_dbfs, self.band_floor_db + self.settings.snr_db)
+        # Loud on the whole band (a voice's last syllables and their room, as always), or from
+        # 250 Hz up (a voice over hum, which fills the low band and with it the whole-band floor).
+        loud = level >= floor or band >= band_floor
         voiced = speechy and loud and not steady
         if not voiced:
-            # Track the floor: fall fast (a quieter room), rise slowly (a louder room), or
-            # quickly to a steady sound (hum, a fan) so that speech over it must stand out.
-            alpha = 0.5 if level < self.noise_floor_db else 0.3 if steady else 0.02
-            self.noise_floor_db += alpha * (level - self.noise_floor_db)
+            self.noise_floor_db = _tracked(self.noise_floor_db, level, steady)
+            self.band_floor_db = _tracked(self.band_floor_db, band, steady)
         return voiced, level
+
+
+def _tracked(floor: float, level: float, steady: bool) -> float:
+    """A noise floor after one more unvoiced frame: it falls fast (a quieter room), rises slowly
+    (a louder room), or quickly to a steady sound (hum, a fan) so that speech must stand out."""
+    alpha = 0.5 if level < floor else 0.3 if steady else 0.02
+    return floor + alpha * (level - floor)
 
 
 class VoiceActivityDetector:
