@@ -374,3 +374,34 @@ def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
     first = feed.finals.wait_for_count(1, timeout=60)[0]
     assert "time" in first.text.lower(), "the backchannel over the robot made no final"
     decisions.wait_for_match(lambda m: m.message == "backchannel: no turn", what="the backchannel decision")
+
+
+def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp_path):
+    """A microphone's mains hum on a DC offset: the mic's `room` status names the steady noise,
+    its level and the offset it takes out."""
+    import re
+
+    import numpy as np
+
+    from fay_ros.common.wav import write_wav
+
+    t = np.arange(3 * RATE) / RATE
+    hum = 1000 * np.sin(2 * np.pi * 50 * t) + 500 * np.sin(2 * np.pi * 150 * t) + 1500  # -32 dBFS, +4.6%
+    write_wav(tmp_path / "hum.wav", hum.astype(np.int16), RATE)
+    diagnostics = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
+    ros.collect(AudioChunk, topics.AUDIO_RAW, qos.AUDIO)  # a listener: the WAV plays
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "hum.wav"), "loop": True}, name="mic_hum")
+    mic.wait_ready()
+
+    def room(array):
+        found = [s for s in array.status if s.name == "fay/mic_hum: room" and s.message.startswith("steady noise")]
+        return found[-1] if found else None
+
+    status = room(diagnostics.wait_for_match(room, timeout=30, what="the mic's room status naming the hum"))
+    values = {kv.key: kv.value for kv in status.values}
+    assert status.level == DiagnosticStatus.OK and re.search(r"DC offset \+[45]% of full scale", status.message), (
+        status.message
+    )
+    assert values["steady_noise"] == "yes" and -36 < float(values["noise_floor_dbfs"]) < -28, values
+    assert 0.035 < float(values["dc_offset"]) < 0.05 and float(values["voice_band_floor_dbfs"]) < -45, values
+    assert mic.alive() and "Traceback" not in mic.output()

@@ -74,6 +74,7 @@ class DcBlocker:
         self.pole = pole
         self._x = 0.0  # the last input sample
         self._y = 0.0  # the last output sample
+        self.offset = 0.0  # the input's mean over the last second or so, in samples (for diagnostics)
 
     def __call__(self, frame: np.ndarray) -> np.ndarray:
         x = np.asarray(frame, np.float64)
@@ -84,6 +85,7 @@ class DcBlocker:
         powers = self.pole ** np.arange(len(x))
         y = powers * (self.pole * self._y + np.cumsum(step / powers))
         self._x, self._y = float(x[-1]), float(y[-1])
+        self.offset += 0.05 * (float(np.mean(x)) - self.offset)
         return np.clip(np.round(y), -32768, 32767).astype(np.int16)
 
 
@@ -118,6 +120,26 @@ class VadSettings:
             raise ValueError("need 0 < start_ms <= start_window_ms")
         if self.stop_ms <= 0:
             raise ValueError("stop_ms must be > 0")
+
+
+@dataclass(frozen=True)
+class RoomSound:
+    """The room as the VAD hears it."""
+
+    noise_floor_db: float  # dBFS, whole band
+    band_floor_db: float  # dBFS, from VOICE_BAND_HZ up
+    steady: bool  # a steady sound (hum, a fan) fills it now
+    dc_offset: float  # the microphone's DC offset, as a fraction of full scale
+
+    def describe(self) -> str:
+        what = (
+            f"steady noise at {self.noise_floor_db:.0f} dBFS (hum or a fan; not taken for voice)"
+            if self.steady
+            else f"noise floor {self.noise_floor_db:.0f} dBFS"
+        )
+        if abs(self.dc_offset) >= 0.01:
+            what += f", DC offset {100 * self.dc_offset:+.0f}% of full scale (taken out)"
+        return what
 
 
 @dataclass(frozen=True)
@@ -194,6 +216,7 @@ class FrameClassifier:
             raise ValueError(f"Silero VAD takes {SILERO_RATE} Hz frames (got {rate})")
         self.noise_floor_db = -70.0  # whole band
         self.band_floor_db = -70.0  # from VOICE_BAND_HZ up
+        self.steady = False  # the latest frame was steady noise
         self._levels: deque[float] = deque()  # the latest frames' levels, for the steady-sound test
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
 
@@ -217,6 +240,10 @@ class FrameClassifier:
             self._levels.popleft()
         return len(self._levels) == frames and max(self._levels) - min(self._levels) <= self.settings.steady_range_db
 
+    @property
+    def dc_offset(self) -> float:
+        return self._dc_blocker.offset / 32768.0
+
     def classify(self, frame: np.ndarray) -> tuple[bool, float]:
         """(voiced, the frame's full-band level in dBFS)."""
         frame = self._dc_blocker(frame)
@@ -233,6 +260,7 @@ class FrameClassifier:
         # 250 Hz up (a voice over hum, which fills the low band and with it the whole-band floor).
         loud = level >= floor or band >= band_floor
         voiced = speechy and loud and not steady
+        self.steady = steady
         if not voiced:
             self.noise_floor_db = _tracked(self.noise_floor_db, level, steady)
             self.band_floor_db = _tracked(self.band_floor_db, band, steady)
@@ -352,6 +380,11 @@ class VoiceActivityDetector:
     def silent_ms(self) -> int:
         """Continuous unvoiced time at the end of an active utterance (0 when inactive)."""
         return self._silent_run * self.settings.frame_ms if self.active else 0
+
+    def room(self) -> RoomSound:
+        """What the detector hears of the room (for diagnostics: read from any thread)."""
+        c = self.classifier
+        return RoomSound(c.noise_floor_db, c.band_floor_db, c.steady, c.dc_offset)
 
     @property
     def samples_seen(self) -> int:
