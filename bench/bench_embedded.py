@@ -734,6 +734,13 @@ def run() -> str:
             )
     closing += ("What would close the rest" if gap > 0 else "Further cuts") + ", largest first: "
     closing += "; ".join(text for _ms, text in levers) + "."
+    closing += " Per spoken turn with the default server, in order (ms after the end of speech: end of turn "
+    closing += "decided / first token / first sentence / first audio): "
+    closing += "; ".join(
+        " / ".join(f"{m[k]:.0f}" if k in m else "—" for k in ("final", "llm_first_token", "first_reply", "first_audio"))
+        for m in moments
+    )
+    closing += "."
     return (
         f"One `fay-ros llm` server (SmolLM2-135M Q4_1, llama.cpp via xllamacpp, "
         f"{thread_label(DEFAULT_SERVER, every_core)}, as the bring-up starts it) serves all three measurements in "

@@ -221,9 +221,21 @@ def test_the_asr_node_says_whether_the_text_model_takes_part_and_reports_its_hol
     # has frames the WebRTC VAD takes for voice, so an asr behind the audio (a loaded machine)
     # skips the early decode and would keep the utterance open until more audio came
     _feed(ros, np.concatenate([paused.audio[into_pause:], paused.background(0.5), np.zeros(2 * RATE, np.int16)]))
-    final = finals.wait_for_match(lambda m: "himself" in m.text.lower(), timeout=90, what="the final of the sentence")
     if level == "OK":
+        final = finals.wait_for_match(
+            lambda m: "himself" in m.text.lower(), timeout=90, what="the final of the sentence"
+        )
         assert "made" in final.text.lower() and final is finals.messages[0], [m.text for m in finals.messages]
         refused = ros.set_parameters("asr", text_turn_unfinished=0.9)
         assert not refused[0].successful and "unfinished" in refused[0].reason, refused
+    else:
+        # The rules alone may end the turn in the pause (what the model is for); then the rest,
+        # two words Whisper base hears differently by where the utterance was cut ("The Amiable
+        # Himself.", "Daniel Bulim Self."), is a final of its own: the asr still hears it to its end.
+        heard = finals.wait_for(
+            lambda msgs: (lambda text: text if "self" in text else None)(" ".join(m.text.lower() for m in msgs)),
+            timeout=90,
+            what="finals up to the sentence's last word",
+        )
+        assert "made" in heard, heard
     assert asr.alive() and "Traceback" not in asr.output()
