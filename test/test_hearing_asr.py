@@ -328,3 +328,62 @@ def test_a_backchannel_said_over_the_robot_is_no_turn(whisper):
     # words over the robot that are more than a backchannel are the person's turn
     finals, _speculative, _core = hear("Yeah, but what about tomorrow?", 0.9)
     assert len(finals) == 1 and "tomorrow" in finals[0].lower(), finals
+
+
+def test_the_robots_own_voice_forwarded_before_the_mic_muted_is_no_turn(whisper):
+    """The mic mutes once robot_speaking=true reaches it; what it forwarded before can be the
+    robot's first syllables. In CI "I am the robot ..." opened an utterance, the mic muted, the
+    utterance stayed open under the whole reply (so a "Stop!" over it was never judged), and
+    "I'm" became the person's turn when the robot finished."""
+    whisper.language = "en"
+    robot = speak("I am the robot and I am talking about the weather.", "en-us")
+    robot_onset = 1.0
+    leak = np.concatenate([silence(robot_onset), robot[: int(0.45 * RATE)]])  # until the mic muted
+    person = speak("What time is it now?", "en-us")
+
+    def feed(core: AsrCore, audio: np.ndarray, start: float) -> list[str]:
+        return [
+            e.text
+            for i in range(0, len(audio), 480)
+            for e in core.feed(audio[i : i + 480], RATE, start + i / RATE)
+            if e.is_final
+        ]
+
+    def new_core() -> AsrCore:
+        return AsrCore(whisper, VadSettings(stop_ms=500), early_endpoint_ms=250)
+
+    after = robot_onset + 6.0  # the robot has finished; the mic forwards again
+    stop = speak("Stop!", "en-us")
+    # robot_speaking=true after the leaked audio: the open utterance is dropped
+    core = new_core()
+    assert feed(core, leak, 0.0) == [] and core.segmenter.active, "the leak opened an utterance"
+    assert core.robot_started_speaking(robot_onset) == [] and not core.speaking
+    heard = core.transcribe_clip(stop, RATE)  # a talk-over clip is judged, not held back
+    assert heard is not None and "stop" in heard.text.lower(), heard
+    core.robot_finished_speaking(after)
+    assert feed(core, np.concatenate([silence(1.0), person, silence(1.0)]), after) == ["What time is it now?"]
+    assert core.robot_voice_dropped == 1
+    # ... and before it: the utterance is dropped as it begins, and the clip is judged
+    core = new_core()
+    core.robot_started_speaking(robot_onset)
+    assert feed(core, leak, 0.0) == [] and not core.speaking
+    heard = core.transcribe_clip(stop, RATE)
+    assert heard is not None and "stop" in heard.text.lower(), heard
+    core.robot_finished_speaking(after)
+    assert feed(core, np.concatenate([silence(1.0), person, silence(1.0)]), after) == ["What time is it now?"]
+    assert core.robot_voice_dropped == 1
+    # words the person began before the robot did are theirs
+    core = new_core()
+    early = np.concatenate([silence(robot_onset - 0.8), person])
+    assert feed(core, early[: int(robot_onset * RATE)], 0.0) == [] and core.segmenter.active
+    assert core.robot_started_speaking(robot_onset) == [] and core.speaking
+    core.robot_finished_speaking(robot_onset + 3.0)
+    finals = feed(core, np.concatenate([early[int(robot_onset * RATE) :], silence(1.0)]), robot_onset)
+    assert finals == ["What time is it now?"] and core.robot_voice_dropped == 0, finals
+    # after a barge-in the audio the mic releases is the person's, even with the leak still open
+    core = new_core()
+    core.robot_started_speaking(robot_onset)
+    feed(core, leak, 0.0)
+    core.barged_in(robot_onset + 2.0)
+    finals = feed(core, np.concatenate([person, silence(1.0)]), robot_onset + 1.7)
+    assert finals == ["What time is it now?"] and core.robot_voice_dropped == 1, finals

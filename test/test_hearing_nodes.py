@@ -376,6 +376,48 @@ def test_asr_makes_no_turn_of_a_backchannel_that_barged_in(ros, launch_node):
     decisions.wait_for_match(lambda m: m.message == "backchannel: no turn", what="the backchannel decision")
 
 
+def test_asr_drops_the_robots_own_voice_the_mic_let_through_before_it_muted(ros, launch_node):
+    """The robot's first syllables reach the asr before the mic mutes (here: before the asr hears
+    robot_speaking=true). That utterance is dropped, so a "Stop!" over the robot is judged (in CI
+    it was held back until the robot had finished) and the robot's "I'm" is no turn."""
+    import numpy as np
+
+    from fay_ros.common.rostime import to_time_msg
+    from synthetic_speech import silence, speak
+
+    feed = _AudioFeed(ros, launch_node)
+    decisions = ros.collect(DiagnosticStatus, topics.SPEECH_DECISIONS)
+    interrupts = ros.collect(Empty, topics.INTERRUPT)
+    speaking_pub = ros.publisher(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
+    clip_pub = ros.publisher(AudioChunk, topics.TALK_OVER_CLIP, qos.EVENTS)
+    ros.wait_for_subscribers(speaking_pub)
+    ros.wait_for_subscribers(clip_pub)
+    robot = speak("I am the robot and I am talking about the weather.", "en-us")
+    feed.clock = feed.now()
+    for _ in range(0, RATE, 480):  # a second of the room
+        feed.chunk(silence(0.03))
+    started = feed.clock
+    for i in range(0, int(0.45 * RATE), 480):  # the robot's first syllables, then the mic mutes
+        feed.chunk(robot[i : i + 480])
+    state = SpeechState(speaking=True, utterance_id="talk:0")
+    state.header.stamp = to_time_msg(started)
+    speaking_pub.publish(state)
+    decisions.wait_for_match(lambda m: m.message == "robot's own voice: dropped", what="the dropped robot voice")
+    stop = speak("Stop!", "en-us")
+    clip = AudioChunk(sample_rate=RATE, channels=1, data=np.asarray(stop, dtype=np.int16).tolist())
+    clip.header.stamp = to_time_msg(feed.now())
+    clip_pub.publish(clip)
+    interrupts.wait_for_count(1, timeout=30)
+    done = SpeechState(speaking=False)
+    done.header.stamp = to_time_msg(feed.now())
+    speaking_pub.publish(done)
+    feed.clock = feed.now()  # the mic forwards again
+    feed.say("What time is it now?")
+    first = feed.finals.wait_for_count(1, timeout=60)[0]
+    assert "time" in first.text.lower() and "i'm" not in first.text.lower(), first.text
+    assert "Traceback" not in feed.asr.output()
+
+
 def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp_path):
     """A microphone's mains hum on a DC offset: the mic's `room` status names the steady noise,
     its level and the offset it takes out."""

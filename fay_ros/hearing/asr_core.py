@@ -37,6 +37,15 @@ an utterance that is only a backchannel ("yeah", 嗯, 对: turns.backchannel) is
 ends as no final (and no speculation), so the dialogue does not answer it and the voice resumes
 what the barge-in cut (turns.resume).
 
+The robot's own voice (`robot_started_speaking`, the stamp of robot_speaking=true): the mic
+mutes once it hears the robot speaks, but the audio it forwarded before can already carry the
+robot's first syllables (the echo canceller lets its onset through for ~150 ms, and the first
+played block may come after the audio of its time). An utterance whose voice begins at or after
+the robot's is that voice: it is dropped unheard (no partial, decode or final), and it holds no
+talk-over clip back. Measured in CI: the robot's "I am ..." opened an utterance, the mic muted,
+and it stayed open under the robot's whole reply, so a "Stop!" over it was never judged and
+"I'm" became the person's turn when the robot finished.
+
 Live changes (the node's live parameters) come in through `set_wake` (the next final is
 judged by the new rules; an open awake window stays open) and `reconfigure` (VAD and
 endpointing: applied between utterances, so one utterance is cut by one set of rules).
@@ -175,6 +184,11 @@ class AsrCore:
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False  # more audio waits after the chunk being fed
         self._over_robot: float | None = None  # the last barge-in, while utterances may still be its words
+        self._robot_since: float | None = None  # robot_speaking=true's stamp, until robot_speaking=false
+        self._robot_voice = False  # the open utterance is the robot's own voice (dropped unheard)
+        self.robot_voice_dropped = 0  # utterances dropped as the robot's own voice (statistics)
+        # Called when one is (the node reports it on speech/decisions).
+        self.on_robot_voice: Callable[[], None] | None = None
         self.early_finals = 0  # utterances ended by the early endpoint (statistics)
         self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
@@ -221,8 +235,9 @@ class AsrCore:
 
     @property
     def speaking(self) -> bool:
-        """An utterance is open (the VAD heard voice and has not heard its end yet)."""
-        return self.segmenter.active
+        """An utterance is open (the VAD heard voice and has not heard its end yet), not the
+        robot's own voice."""
+        return self.segmenter.active and not self._robot_voice
 
     def set_wake(self, wake: WakeWordGate) -> None:
         """New wake-word rules from the next final on; an open awake window stays open."""
@@ -280,6 +295,8 @@ class AsrCore:
         recogniser is busy with (and that utterance is heard anyway)."""
         samples = np.asarray(samples, dtype=np.int16)
         check_chunk(sample_rate, channels, len(samples), "talk-over clip")
+        if self._robot_voice:
+            self._drop_utterance()  # (no speculation goes out for the robot's voice)
         if self.segmenter.active:
             return None
         if channels > 1:
@@ -300,6 +317,8 @@ class AsrCore:
         barge-in before the audio it held; "yeah, yeah ... okay" may be cut in two) were said
         over it."""
         self._over_robot = at
+        if self._robot_voice:  # the person's words come next, from their start
+            self._drop_utterance()
 
     def _no_turn(self, text: str) -> bool:
         """Words over the robot that are only a backchannel: no turn (no final, no speculation)."""
@@ -311,6 +330,7 @@ class AsrCore:
         self.segmenter.abandon()
         self.recognizer.start()
         self._over_robot = None
+        self._robot_voice = False
         self._forget_early()
         self._apply_pending()
 
@@ -349,6 +369,8 @@ class AsrCore:
         self._anchor_time = first_sample_time
         self._behind = behind
         out = self._handle(self.segmenter.feed(samples))
+        if self._robot_voice:
+            return out
         if self.segmenter.active and self.turn is not None:
             out += self._turn_endpoint(self.turn)
         elif self.early_endpoint_ms and self.segmenter.active:
@@ -516,8 +538,49 @@ class AsrCore:
         """End of input: finish an open utterance."""
         return self._handle(self.segmenter.flush())
 
+    def robot_started_speaking(self, at: float) -> list[TranscriptEvent]:
+        """The robot's voice started playing at `at` (the chunks' clock). An open utterance whose
+        voice began then or later is that voice, forwarded before the mic muted: it is dropped
+        (the events withdraw a speculation it had). Later ones are dropped as they begin."""
+        self._robot_since = at
+        if self.segmenter.active and not self._robot_voice and self._began_with_robot(at):
+            self._dropped_robot_voice()
+            return self._drop_utterance()
+        return []
+
     def robot_finished_speaking(self, now: float) -> None:
+        self._robot_since = None
+        if self._robot_voice:  # the person's next words are theirs
+            self._drop_utterance()
         self.wake.extend(now)
+
+    def _dropped_robot_voice(self) -> None:
+        self.robot_voice_dropped += 1
+        if self.on_robot_voice is not None:
+            self.on_robot_voice()
+
+    def _began_with_robot(self, at: float) -> bool:
+        """The open utterance's voice began when the robot's did (at `at`) or later: in the VAD
+        frame that holds `at` (frames start where they start) or after it."""
+        frame_s = self.segmenter.vad.settings.frame_ms / 1000
+        return self._time(self._utt_start) + self._onset > at - frame_s
+
+    def _is_robot_voice(self) -> bool:
+        """The utterance just begun began with the robot speaking and no barge-in since."""
+        since = self._robot_since
+        if since is None or not self._began_with_robot(since):
+            return False
+        return self._over_robot is None or self._over_robot < since
+
+    def _drop_utterance(self) -> list[TranscriptEvent]:
+        """Drop the open utterance unheard: the robot's own voice."""
+        out = self._withdraw()
+        self.segmenter.abandon()
+        self.recognizer.start()
+        self._robot_voice = False
+        self._forget_early()
+        self._apply_pending()
+        return out
 
     def _handle(self, segment_events) -> list[TranscriptEvent]:
         out: list[TranscriptEvent] = []
@@ -530,6 +593,11 @@ class AsrCore:
                 self._onset = (ev.voiced - ev.sample) / self.rate
                 self._last_partial = ""
                 self.recognizer.start()
+                self._robot_voice = self._is_robot_voice()
+                if self._robot_voice:
+                    self._dropped_robot_voice()
+            elif self._robot_voice:  # (its audio and end: nothing heard)
+                self._robot_voice = ev.kind != "end"
             elif ev.kind == "audio":
                 partial = self.recognizer.accept(ev.samples)
                 if partial and partial != self._last_partial:

@@ -6,8 +6,8 @@ The node cuts utterances with its own VAD on the audio it receives (sample-exact
 dependence on the ordering of two topics), decodes on a worker thread, and applies the
 wake-word mode before publishing a final.
 
-Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: the end of the
-robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out),
+Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: an utterance that
+begins with the robot's voice is dropped; the end of the robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out),
 speech/speculative (Transcript, out: the early text of a turn judged complete, before its
 final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
@@ -561,6 +561,7 @@ class Asr(ManagedNode):
         except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
         core.on_hold = self._on_hold
+        core.on_robot_voice = self._on_robot_voice
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
         self.core, self._in_use = core, cfg
@@ -674,9 +675,17 @@ class Asr(ManagedNode):
 
     def _on_robot_speaking(self, msg: SpeechState) -> None:
         worker = self._worker
-        if not msg.speaking and worker is not None:
+        if worker is None:
+            return
+        now = self.get_clock().now().nanoseconds * 1e-9
+        if msg.speaking:
+            # Never dropped: audio from its stamp on is the robot's own voice until the mic mutes
+            # (a publisher without a stamp: now).
+            started = from_time_msg(msg.header.stamp)
+            worker.put(("robot_start", started if started > 0 else now), droppable=False)
+        else:
             # Never dropped: it extends an open wake window (node clock: sim time under use_sim_time).
-            worker.put(("robot_done", self.get_clock().now().nanoseconds * 1e-9), droppable=False)
+            worker.put(("robot_done", now), droppable=False)
 
     def _on_queue_full(self, total: int) -> None:
         self.get_logger().warning(
@@ -714,8 +723,14 @@ class Asr(ManagedNode):
             core.abandon()
             self._speaking_changed(core)
             return
+        if kind == "robot_start":
+            for ev in core.robot_started_speaking(payload):
+                self._publish(ev, 0.0)
+            self._speaking_changed(core)
+            return
         if kind == "robot_done":
             core.robot_finished_speaking(payload)
+            self._speaking_changed(core)
             return
         if kind == "clip":
             self._judge_clip(core, payload)
@@ -762,6 +777,13 @@ class Asr(ManagedNode):
             text_p=words,
             voice_end=f"{hold.voice_end:.3f}",
         )
+
+    def _on_robot_voice(self) -> None:
+        count = self.core.robot_voice_dropped if self.core is not None else 0
+        self.get_logger().info(
+            f"dropped an utterance that began with the robot's own voice, before the mic muted ({count} so far)"
+        )
+        self._decided("robot's own voice: dropped")
 
     def _on_no_turn(self, text: str) -> None:
         count = self.core.backchannels_over_robot if self.core is not None else 0
