@@ -7,7 +7,8 @@ dependence on the ordering of two topics), decodes on a worker thread, and appli
 wake-word mode before publishing a final.
 
 Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: an utterance that
-begins with the robot's voice is dropped; the end of the robot's turn extends an open wake window), speech/partial and speech/final (Transcript, out),
+begins with the robot's voice is dropped; the end of the robot's turn extends an open wake
+window), speech/partial and speech/final (Transcript, out),
 speech/speculative (Transcript, out: the early text of a turn judged complete, before its
 final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
