@@ -92,7 +92,13 @@ def test_the_verdict_moves_the_rules_wait():
     turn, settings = TurnSettings(), TextTurnSettings(finished=0.1, unfinished=0.02)
     assert settings.wait_ms(turn.endpoint_ms, 0.3, turn) == turn.complete_ms  # finished: ends at once
     assert settings.wait_ms(turn.complete_ms, 0.005, turn) == turn.patience_ms  # "made." held
-    assert settings.wait_ms(turn.prosody_ms, 0.05, turn) == turn.prosody_ms  # unsure: the rules
+    # unsure: between the two, by where p lies between the thresholds (log scale), at least the rules'
+    halfway = (turn.patience_ms + turn.complete_ms) / 2
+    assert abs(settings.wait_ms(turn.complete_ms, (0.02 * 0.1) ** 0.5, turn) - halfway) <= 1
+    assert settings.wait_ms(turn.complete_ms, 0.021, turn) > 1400, "barely over `unfinished`: nearly held"
+    assert settings.wait_ms(turn.complete_ms, 0.095, turn) < 200, "nearly `finished`: nearly at once"
+    assert settings.wait_ms(turn.patience_ms, 0.05, turn) == turn.patience_ms
+    assert TextTurnSettings(finished=0.1, unfinished=0.0).wait_ms(turn.prosody_ms, 0.05, turn) == turn.prosody_ms
     assert settings.wait_ms(turn.endpoint_ms, float("nan"), turn) == turn.endpoint_ms
     assert settings.asks(COMPLETE, "en") and settings.asks(UNKNOWN, "en-US")
     assert not settings.asks(INCOMPLETE, "en"), "words left open keep their patience"

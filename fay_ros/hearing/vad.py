@@ -16,10 +16,15 @@ turns). A sound whose level stays within `steady_range_db` for `steady_ms` is st
 its level that long: syllables swing it by 10-20 dB several times a second.
 
 The speech model is the WebRTC VAD (`model="webrtc"`, a GMM on
-band energies) or Silero VAD v6 (`model="silero"`, a small network over 32 ms windows, the
-ONNX file faster-whisper ships, run with onnxruntime on one thread, about 0.1 ms a window).
-On human recordings Silero stops calling it speech sooner after the last word (the
-reverberation and breath the WebRTC VAD still takes for voice): docs/turn_taking.md.
+band energies), Silero VAD v6 (`model="silero"`, a small network over 32 ms windows, the
+ONNX file faster-whisper ships, run with onnxruntime on one thread, about 0.1 ms a window),
+or both (`model="webrtc+silero"`: the WebRTC VAD's speech, confirmed by Silero's P(speech) of
+at least `silero_confirm`, 0.2). On human recordings Silero stops calling it speech sooner
+after the last word (the reverberation and breath the WebRTC VAD still takes for voice, and a
+room's own noise, which kept the WebRTC VAD open after 4 of 12 real recordings), but at its
+own threshold it also hears the natural pauses inside a sentence as silence. Confirming the
+WebRTC VAD with a low Silero threshold keeps those pauses and drops the room:
+docs/turn_taking.md.
 
 Voice starts after `start_ms` of voiced frames within a short
 window (one noisy frame never starts it) and stops after `stop_ms` of continuous unvoiced
@@ -41,7 +46,7 @@ import webrtcvad
 from .audio import level_dbfs, resample
 
 WEBRTC_RATES = (8000, 16000, 32000, 48000)
-VAD_MODELS = ("webrtc", "silero")
+VAD_MODELS = ("webrtc", "silero", "webrtc+silero")
 SILERO_RATE = 16000
 SILERO_WINDOW = 512  # samples per call at 16 kHz (32 ms): the only size the model takes
 SILERO_CONTEXT = 64  # samples of the previous window the model reads before each window
@@ -67,6 +72,12 @@ def _hann(n: int) -> np.ndarray:
     return np.hanning(n)
 
 
+@functools.lru_cache(maxsize=8)
+def _powers(pole: float, n: int) -> np.ndarray:
+    """pole ** 0 .. pole ** (n - 1): every frame of a stream has the same length."""
+    return pole ** np.arange(n)
+
+
 class DcBlocker:
     """y[n] = x[n] - x[n-1] + r * y[n-1], with its state carried from frame to frame."""
 
@@ -82,7 +93,7 @@ class DcBlocker:
             return x.astype(np.int16)
         step = np.diff(x, prepend=self._x)
         # the recursion in closed form over one frame (pole**-n stays small for a frame's length)
-        powers = self.pole ** np.arange(len(x))
+        powers = _powers(self.pole, len(x))
         y = powers * (self.pole * self._y + np.cumsum(step / powers))
         self._x, self._y = float(x[-1]), float(y[-1])
         self.offset += 0.05 * (float(np.mean(x)) - self.offset)
@@ -98,10 +109,16 @@ class VadSettings:
     stop_ms: int = 500  # continuous unvoiced time that ends voice activity
     min_level_dbfs: float = -50.0  # quieter frames are never speech
     snr_db: float = 9.0  # a voiced frame must be this far above the noise floor
-    model: str = "webrtc"  # the speech model: "webrtc" or "silero" (VAD_MODELS)
+    model: str = "webrtc"  # the speech model: "webrtc", "silero" or "webrtc+silero" (VAD_MODELS)
     silero_threshold: float = 0.5  # Silero: P(speech) from which a window is speech
+    silero_confirm: float = 0.2  # webrtc+silero: the P(speech) a frame the WebRTC VAD calls speech needs
     steady_ms: int = 1000  # a sound this long within steady_range_db is steady noise (0: never)
     steady_range_db: float = 3.0
+
+    @property
+    def uses_silero(self) -> bool:
+        """Silero hears the frames (alone, or confirming the WebRTC VAD): 16 kHz only."""
+        return self.model in ("silero", "webrtc+silero")
 
     def validate(self) -> None:
         if self.frame_ms not in (10, 20, 30):
@@ -110,6 +127,8 @@ class VadSettings:
             raise ValueError(f"model must be one of {', '.join(VAD_MODELS)} (got {self.model!r})")
         if not 0.0 < self.silero_threshold < 1.0:
             raise ValueError(f"silero_threshold must be between 0 and 1 (got {self.silero_threshold})")
+        if not 0.0 < self.silero_confirm < 1.0:
+            raise ValueError(f"silero_confirm must be between 0 and 1 (got {self.silero_confirm})")
         if not 0 <= self.aggressiveness <= 3:
             raise ValueError(f"aggressiveness must be 0..3 (got {self.aggressiveness})")
         if self.steady_ms < 0 or self.steady_range_db <= 0:
@@ -166,9 +185,9 @@ def silero_model_path() -> Path:
 class SileroSpeech:
     """P(speech) of consecutive 32 ms windows of 16 kHz audio, Silero VAD v6 with its state
     (the LSTM's h and c, and the last 64 samples) carried from window to window. A frame
-    shorter than a window is buffered: `is_speech` answers with the latest whole window."""
+    shorter than a window is buffered: `feed` answers with the latest whole window."""
 
-    def __init__(self, threshold: float = 0.5, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
         import onnxruntime as ort
 
         found = Path(path) if path else silero_model_path()
@@ -179,7 +198,6 @@ class SileroSpeech:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(found), sess_options=options, providers=["CPUExecutionProvider"])
-        self.threshold = threshold
         self._h = np.zeros((1, 1, 128), np.float32)
         self._c = np.zeros((1, 1, 128), np.float32)
         self._context = np.zeros(SILERO_CONTEXT, np.float32)
@@ -200,9 +218,6 @@ class SileroSpeech:
         self._pending = audio[whole:]
         return self.probability
 
-    def is_speech(self, frame: np.ndarray) -> bool:
-        return self.feed(frame) >= self.threshold
-
 
 class FrameClassifier:
     """The speech model's decision gated by level: voiced = speech-like AND clearly above the noise."""
@@ -211,7 +226,7 @@ class FrameClassifier:
         self.settings = settings
         self.rate = rate
         self._vad = webrtcvad.Vad(settings.aggressiveness)
-        self._silero = SileroSpeech(settings.silero_threshold) if settings.model == "silero" else None
+        self._silero = SileroSpeech() if settings.uses_silero else None
         if self._silero is not None and rate != SILERO_RATE:
             raise ValueError(f"Silero VAD takes {SILERO_RATE} Hz frames (got {rate})")
         self.noise_floor_db = -70.0  # whole band
@@ -221,14 +236,10 @@ class FrameClassifier:
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
 
     def update(self, settings: VadSettings) -> None:
-        """New mode and thresholds from the next frame on; the tracked noise floor stays.
-        The model cannot change (its rate and state belong to the frames so far)."""
-        if settings.model != self.settings.model:
-            raise ValueError(f"the VAD model cannot change while running ({self.settings.model} -> {settings.model})")
+        """New mode and thresholds from the next frame on; the tracked noise floor stays (the
+        detector keeps the model: VoiceActivityDetector.update)."""
         self.settings = settings
         self._vad.set_mode(settings.aggressiveness)
-        if self._silero is not None:
-            self._silero.threshold = settings.silero_threshold
 
     def _steady(self, level: float, frame_len: int) -> bool:
         """The sound has stayed within steady_range_db for steady_ms (this frame included)."""
@@ -240,6 +251,16 @@ class FrameClassifier:
             self._levels.popleft()
         return len(self._levels) == frames and max(self._levels) - min(self._levels) <= self.settings.steady_range_db
 
+    def _speech_like(self, frame: np.ndarray) -> bool:
+        """The speech model's call on the frame."""
+        model = self.settings.model
+        # (Silero hears every frame: its state follows the audio)
+        silero = self._silero.feed(frame) if self._silero is not None else 0.0
+        if model == "silero":
+            return silero >= self.settings.silero_threshold
+        webrtc = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
+        return webrtc and (model == "webrtc" or silero >= self.settings.silero_confirm)
+
     @property
     def dc_offset(self) -> float:
         return self._dc_blocker.offset / 32768.0
@@ -250,10 +271,7 @@ class FrameClassifier:
         level = level_dbfs(frame)
         band = voice_band_dbfs(frame, self.rate)
         steady = self._steady(level, len(frame))
-        if self._silero is not None:
-            speechy = self._silero.is_speech(frame)  # (fed every frame: its state follows the audio)
-        else:
-            speechy = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
+        speechy = self._speech_like(frame)
         floor = max(self.settings.min_level_dbfs, self.noise_floor_db + self.settings.snr_db)
         band_floor = max(self.settings.min_level_dbfs, self.band_floor_db + self.settings.snr_db)
         # Loud on the whole band (a voice's last syllables and their room, as always), or from
@@ -282,7 +300,7 @@ class VoiceActivityDetector:
         self.settings.validate()
         self.sample_rate = sample_rate
         # WebRTC VAD only takes 8/16/32/48 kHz and Silero 16 kHz; other rates are resampled for the decision.
-        if self.settings.model == "silero":
+        if self.settings.uses_silero:
             self.vad_rate = SILERO_RATE
         else:
             self.vad_rate = sample_rate if sample_rate in WEBRTC_RATES else 16000

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from diagnostic_msgs.msg import DiagnosticStatus
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
 
@@ -72,6 +72,7 @@ from ..dialogue.people import People, PeopleFileError
 from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import VadSettings
+from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
 from ..llm.embedded import LocalLlmError, default_model_path
@@ -87,7 +88,7 @@ from ..turns.text_turn import TextTurn, TextTurnSettings
 ASR_QUEUE_CHUNKS = 2000
 
 
-class AsrConfig(BaseModel):
+class AsrConfig(VadParameters):
     backend: Literal["whisper", "vosk"] = Field(
         "whisper", description="Recogniser: 'whisper' (offline default) or 'vosk' (needs a vosk model)."
     )
@@ -128,8 +129,6 @@ class AsrConfig(BaseModel):
         description="Window mode: seconds awake after the wake word, "
         "the last forwarded utterance or the robot's reply.",
     )
-    vad_aggressiveness: int = Field(2, ge=0, le=3, description="WebRTC VAD mode for utterance cutting.")
-    vad_start_ms: int = Field(150, gt=0, description="Voiced time that starts an utterance.")
     early_endpoint_ms: int = Field(
         250,
         ge=0,
@@ -245,21 +244,21 @@ class AsrConfig(BaseModel):
         description="Text turn: the transcript languages the model is asked for (the embedded model reads "
         "English only; others: the rules alone).",
     )
-    vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never speech.")
-    vad_model: Literal["webrtc", "silero"] = Field(
+    vad_model: Literal["webrtc", "silero", "webrtc+silero"] = Field(
         "webrtc",
-        description="The speech model of utterance cutting: webrtc, or silero (Silero VAD v6 from faster-whisper: "
-        "ends sooner after the last word and ignores non-speech noise, but splits more turns at natural pauses; "
-        "docs/turn_taking.md).",
+        description="The speech model of utterance cutting: webrtc, silero (Silero VAD v6 from faster-whisper: "
+        "ends sooner after the last word and ignores non-speech noise, but splits more turns at natural pauses), "
+        "or webrtc+silero (the WebRTC VAD's speech confirmed by Silero: the room's noise ends a turn, a pause "
+        "inside a sentence does not); docs/turn_taking.md.",
     )
     vad_silero_threshold: float = Field(
-        0.5, gt=0.0, lt=1.0, description="Silero: P(speech) from which a 32 ms window is speech."
+        0.5, gt=0.0, lt=1.0, description="silero: P(speech) from which a 32 ms window is speech."
     )
-    vad_steady_ms: int = Field(
-        1000,
-        ge=0,
-        description="A sound whose level stays within 3 dB this long is steady noise (mains hum, a fan), never "
-        "speech (0: off).",
+    vad_silero_confirm: float = Field(
+        0.2,
+        gt=0.0,
+        lt=1.0,
+        description="webrtc+silero: the Silero P(speech) a frame the WebRTC VAD calls speech needs.",
     )
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
@@ -341,54 +340,50 @@ class AsrConfig(BaseModel):
         )
 
     def vad_settings(self) -> VadSettings:
-        return VadSettings(
-            aggressiveness=self.vad_aggressiveness,
-            start_ms=self.vad_start_ms,
-            start_window_ms=max(300, self.vad_start_ms),
+        return self.vad_settings_with(
             stop_ms=self.endpoint_ms,
-            min_level_dbfs=self.vad_min_level_dbfs,
             model=self.vad_model,
             silero_threshold=self.vad_silero_threshold,
-            steady_ms=self.vad_steady_ms,
+            silero_confirm=self.vad_silero_confirm,
         )
 
 
 # What can change while running (applied before the next chunk, without reloading the model).
-LIVE_PARAMETERS = frozenset(
-    {
-        "user_id",
-        "stop_on_request",
-        "wake_mode",
-        "wake_words",
-        "awake_window_s",
-        "vad_aggressiveness",
-        "vad_start_ms",
-        "early_endpoint_ms",
-        "early_decode_ms",
-        "speculate_ms",
-        "endpoint_ms",
-        "vad_min_level_dbfs",
-        "vad_silero_threshold",
-        "vad_steady_ms",
-        "preroll_ms",
-        "max_utterance_s",
-        "turn_detection",
-        "turn_complete_ms",
-        "turn_prosody_ms",
-        "turn_patience_ms",
-        "turn_pitch_fall_st",
-        "turn_pitch_rise_st",
-        "turn_energy_decay_db",
-        "semantic_turn",
-        "semantic_after_ms",
-        "semantic_finished",
-        "semantic_unfinished",
-        "semantic_hold_ms",
-        "semantic_languages",
-        "text_turn_finished",
-        "text_turn_unfinished",
-        "text_turn_languages",
-    }
+LIVE_PARAMETERS = (
+    frozenset(
+        {
+            "user_id",
+            "stop_on_request",
+            "wake_mode",
+            "wake_words",
+            "awake_window_s",
+            "early_endpoint_ms",
+            "early_decode_ms",
+            "speculate_ms",
+            "endpoint_ms",
+            "vad_silero_threshold",
+            "vad_silero_confirm",
+            "preroll_ms",
+            "max_utterance_s",
+            "turn_detection",
+            "turn_complete_ms",
+            "turn_prosody_ms",
+            "turn_patience_ms",
+            "turn_pitch_fall_st",
+            "turn_pitch_rise_st",
+            "turn_energy_decay_db",
+            "semantic_turn",
+            "semantic_after_ms",
+            "semantic_finished",
+            "semantic_unfinished",
+            "semantic_hold_ms",
+            "semantic_languages",
+            "text_turn_finished",
+            "text_turn_unfinished",
+            "text_turn_languages",
+        }
+    )
+    | VAD_LIVE_PARAMETERS
 )
 SEMANTIC_STATUS = "semantic turn"
 TEXT_TURN_STATUS = "text turn"

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from rclpy.subscription import Subscription
 from rclpy.timer import Timer
 from std_msgs.msg import Bool, Empty
@@ -62,6 +62,7 @@ from ..hearing.echo import EchoCanceller, EchoCancellerUnavailable, RoomEcho
 from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
 from ..hearing.vad import VadSettings
+from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
 from ..turns.duplex_gate import DuplexSettings
 
 # A minute of 30 ms chunks: a worker further behind than that loses the oldest audio.
@@ -74,7 +75,7 @@ PLAYED_WAIT_S = 0.05
 PLAYED_FLOWING_S = 0.1
 
 
-class MicConfig(BaseModel):
+class MicConfig(VadParameters):
     device: str = Field(
         "",
         description="Input device: '' = the default input, a number = device index, "
@@ -109,17 +110,8 @@ class MicConfig(BaseModel):
     rate: int = Field(16000, ge=8000, le=192000, description="Sample rate in Hz.")
     chunk_size: int = Field(480, ge=16, le=48000, description="Frames per AudioChunk (480 = 30 ms at 16 kHz).")
     channels: int = Field(1, ge=1, le=8, description="Input channels (the recogniser downmixes to mono).")
-    vad_aggressiveness: int = Field(2, ge=0, le=3, description="WebRTC VAD mode: 0 permissive .. 3 strict.")
-    vad_start_ms: int = Field(150, gt=0, description="Voiced time (within 300 ms) that starts voice activity.")
     vad_stop_ms: int = Field(500, gt=0, description="Silence that ends voice activity.")
-    vad_min_level_dbfs: float = Field(-50.0, le=0.0, description="Frames quieter than this are never voice.")
     vad_snr_db: float = Field(9.0, ge=0.0, description="Voice must be this far above the tracked noise floor.")
-    vad_steady_ms: int = Field(
-        1000,
-        ge=0,
-        description="A sound whose level stays within 3 dB this long is steady noise (mains hum, a fan), never "
-        "voice (0: off).",
-    )
     barge_in: bool = Field(
         False,
         description="While robot_speaking: false = mute; true = stay muted but publish "
@@ -222,15 +214,7 @@ class MicConfig(BaseModel):
         return self.echo_cancel or bool(self.simulated_echo_db)
 
     def vad_settings(self) -> VadSettings:
-        return VadSettings(
-            aggressiveness=self.vad_aggressiveness,
-            start_ms=self.vad_start_ms,
-            start_window_ms=max(300, self.vad_start_ms),
-            stop_ms=self.vad_stop_ms,
-            min_level_dbfs=self.vad_min_level_dbfs,
-            snr_db=self.vad_snr_db,
-            steady_ms=self.vad_steady_ms,
-        )
+        return self.vad_settings_with(stop_ms=self.vad_stop_ms, snr_db=self.vad_snr_db)
 
     def duplex_settings(self) -> DuplexSettings:
         return DuplexSettings(
@@ -249,26 +233,25 @@ class MicConfig(BaseModel):
 
 # What can change while running: thresholds applied from the next chunk, without reopening the
 # device. The device, the source and the stream format (rate, chunk size, channels) are read-only.
-LIVE_PARAMETERS = frozenset(
-    {
-        "vad_aggressiveness",
-        "vad_start_ms",
-        "vad_stop_ms",
-        "vad_min_level_dbfs",
-        "vad_steady_ms",
-        "vad_snr_db",
-        "barge_in",
-        "barge_in_margin_db",
-        "barge_in_min_ms",
-        "echo_tail_ms",
-        "preroll_ms",
-        "echo_cancel",
-        "barge_in_hold_ms",
-        "barge_in_release_ms",
-        "barge_in_long_hold_ms",
-        "barge_in_double_talk_db",
-        "barge_in_high_band_db",
-    }
+LIVE_PARAMETERS = (
+    frozenset(
+        {
+            "vad_stop_ms",
+            "vad_snr_db",
+            "barge_in",
+            "barge_in_margin_db",
+            "barge_in_min_ms",
+            "echo_tail_ms",
+            "preroll_ms",
+            "echo_cancel",
+            "barge_in_hold_ms",
+            "barge_in_release_ms",
+            "barge_in_long_hold_ms",
+            "barge_in_double_talk_db",
+            "barge_in_high_band_db",
+        }
+    )
+    | VAD_LIVE_PARAMETERS
 )
 ECHO_STATUS = "echo cancellation"
 ROOM_STATUS = "room"
