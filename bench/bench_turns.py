@@ -180,15 +180,17 @@ def replay(clip: Clip, core) -> Outcome:
 
 def strategies(semantic=None, text_model=None):
     from fay_ros.hearing.asr_core import AsrCore
-    from fay_ros.hearing.vad import VadSettings
+    from fay_ros.hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
     from fay_ros.turns.end_of_turn import TurnSettings
     from fay_ros.turns.semantic_turn import SemanticSettings
     from fay_ros.turns.text_turn import TextTurnSettings
 
     def with_models(settings: SemanticSettings | None, words: bool = False, vad_model: str = "webrtc"):
+        # (the asr's default Silero veto goes with its default VAD model)
+        veto = DEFAULT_SILERO_VETO_MS if vad_model == "webrtc" else 0
         return lambda rec: AsrCore(
             rec,
-            VadSettings(stop_ms=700, model=vad_model),
+            VadSettings(stop_ms=700, model=vad_model, silero_veto_ms=veto),
             early_endpoint_ms=250,
             turn=TurnSettings(),
             semantic=semantic if settings is not None else None,
@@ -248,6 +250,60 @@ def vad_tails(clips: list[Clip]) -> dict[str, list[float]]:
                 vad.process(clip.audio[i : i + CHUNK])
             out.setdefault(model, []).append(vad.last_voiced_end / RATE - clip.speech_end)
     return out
+
+
+ROOM_AFTER_S = 8.0  # the room after each whole recording, in the room-turns table
+ROOM_VADS = (
+    ("webrtc (no Silero veto)", "webrtc", 0),
+    ("webrtc + Silero veto 400 ms (the asr default)", "webrtc", 400),
+    ("silero", "silero", 0),
+    ("webrtc+silero", "webrtc+silero", 0),
+)
+
+
+def room_turns(recogniser, text_model) -> list[str]:
+    """Each whole real recording in its own room (1 s of its background before, ROOM_AFTER_S
+    after), through the recogniser with the asr's turn defaults, by VAD: how many end as one
+    final with the recording's last word, how many are never ended, and how many finals the
+    room alone makes after the voice (phantom turns the companion would answer)."""
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.vad import VadSettings
+    from fay_ros.turns.end_of_turn import TurnSettings
+    from fay_ros.turns.text_turn import TextTurnSettings
+    from real_turns import load_real_turns
+
+    whole = [t for t in load_real_turns() if t.kind == "whole"]
+    rows = []
+    for label, model, veto in ROOM_VADS:
+        one = never = phantoms = 0
+        seen: list[str] = []
+        for turn in whole:
+            audio = np.concatenate([turn.background(1.0), turn.audio, turn.background(ROOM_AFTER_S)])
+            core = AsrCore(
+                recogniser,
+                VadSettings(stop_ms=700, model=model, silero_veto_ms=veto),
+                early_endpoint_ms=250,
+                turn=TurnSettings(),
+                text_turn=text_model,
+                text_turn_settings=TextTurnSettings() if text_model is not None else None,
+            )
+            finals = [e for i in range(0, len(audio), CHUNK) for e in core.feed(audio[i : i + CHUNK], RATE, i / RATE)]
+            finals = [e for e in finals if e.is_final]
+            after = [e.text for e in finals if e.start_time > 1.0 + turn.speech_end]
+            phantoms += len(after)
+            seen += [f'"{text}"' for text in after]
+            never += not finals
+            one += len(finals) - len(after) == 1
+        rows.append(f"| {label} | {one} of {len(whole)} | {never} | {phantoms} ({', '.join(seen) or 'none'}) |")
+    return [
+        f"**Turns in a noisy room**: each of the {len(whole)} whole recordings with 1 s of its own background "
+        f"before and {ROOM_AFTER_S:.0f} s after, through the recogniser with the asr's turn defaults (turn "
+        "detection, the text turn model), by VAD:",
+        "",
+        "| VAD | the voice one turn | turns never ended | turns made of the room alone |",
+        "|---|---|---|---|",
+        *rows,
+    ]
 
 
 def summarise(rows: list[tuple[Clip, Outcome]]) -> dict[str, float]:
@@ -497,6 +553,7 @@ def run() -> str:
     if text_model is not None:
         lines += ["", *_text_model_lines(text_model)]
     lines += ["", *_vad_tail_lines(real, clips)]
+    lines += ["", *room_turns(english, text_model)]
     lines += [
         "",
         "Speculative reply (asr `speech/speculative` → dialogue `speculative_reply`): the recogniser "

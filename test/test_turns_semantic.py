@@ -272,10 +272,14 @@ def test_the_asr_node_says_whether_the_model_takes_part_and_ends_the_turn_either
     asr = launch_node("fay_ros.nodes.asr", params)
     asr.wait_ready(timeout=60)
     status = diagnostics.wait_for_match(
-        lambda a: any(s.name == "fay/asr: semantic turn" for s in a.status), timeout=30, what="the semantic turn status"
+        lambda a: {"fay/asr: semantic turn", "fay/asr: vad"} <= {s.name for s in a.status},
+        timeout=30,
+        what="the semantic turn and vad statuses",
     )
     found = next(s for s in status.status if s.name == "fay/asr: semantic turn")
     assert found.level == getattr(DiagnosticStatus, level) and found.message.startswith(says), found.message
+    vad = next(s for s in status.status if s.name == "fay/asr: vad")
+    assert vad.level == DiagnosticStatus.OK and "Silero veto after 400 ms" in vad.message, vad
     ros.wait_for_publishers(topics.SPEECH_FINAL)
     _feed(ros, np.concatenate([np.zeros(RATE // 2, np.int16), _turn(jfk), np.zeros(2 * RATE, np.int16)]))
     # (fed faster than real time the worker is behind, so no early decode: the 0.8 s pause after

@@ -71,7 +71,7 @@ from ..common.worker import BoundedWorker
 from ..dialogue.people import People, PeopleFileError
 from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.recognizer import create_recognizer
-from ..hearing.vad import VadSettings
+from ..hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
 from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
@@ -258,7 +258,15 @@ class AsrConfig(VadParameters):
         0.2,
         gt=0.0,
         lt=1.0,
-        description="webrtc+silero: the Silero P(speech) a frame the WebRTC VAD calls speech needs.",
+        description="webrtc+silero: the Silero P(speech) a frame the WebRTC VAD calls speech needs; "
+        "vad_silero_veto_ms: the P(speech) from which Silero heard speech.",
+    )
+    vad_silero_veto_ms: int = Field(
+        DEFAULT_SILERO_VETO_MS,
+        ge=0,
+        le=5000,
+        description="webrtc: once the WebRTC VAD has called this much speech since Silero last heard any, its "
+        "'speech' is the room's noise, so a noisy room cannot hold a turn open (0: off; read at start).",
     )
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
     max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
@@ -345,6 +353,7 @@ class AsrConfig(VadParameters):
             model=self.vad_model,
             silero_threshold=self.vad_silero_threshold,
             silero_confirm=self.vad_silero_confirm,
+            silero_veto_ms=self.vad_silero_veto_ms,
         )
 
 
@@ -387,6 +396,7 @@ LIVE_PARAMETERS = (
 )
 SEMANTIC_STATUS = "semantic turn"
 TEXT_TURN_STATUS = "text turn"
+VAD_STATUS = "vad"
 TRACKED_PERIOD_S = 1.0
 
 
@@ -558,6 +568,14 @@ class Asr(ManagedNode):
             raise ConfigError(str(exc)) from None
         core.on_hold = self._on_hold
         core.on_robot_voice = self._on_robot_voice
+        missing = core.segmenter.vad.classifier.silero_missing
+        if missing:
+            self.get_logger().warning(f"the Silero veto on the WebRTC VAD is off: {missing}")
+        health(self).set(
+            VAD_STATUS,
+            "warning" if missing else "ok",
+            f"{cfg.vad_model}, Silero veto off: {missing}" if missing else self._vad_summary(cfg),
+        )
         model_dir = getattr(recognizer, "model_dir", cfg.model)
         health(self).hardware_id = f"{cfg.backend}:{model_dir}"
         self.core, self._in_use = core, cfg
@@ -773,6 +791,12 @@ class Asr(ManagedNode):
             text_p=words,
             voice_end=f"{hold.voice_end:.3f}",
         )
+
+    @staticmethod
+    def _vad_summary(cfg: AsrConfig) -> str:
+        if cfg.vad_model == "webrtc" and cfg.vad_silero_veto_ms:
+            return f"webrtc, Silero veto after {cfg.vad_silero_veto_ms} ms of speech Silero does not hear"
+        return cfg.vad_model
 
     def _on_robot_voice(self) -> None:
         count = self.core.robot_voice_dropped if self.core is not None else 0
