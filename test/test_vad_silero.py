@@ -345,3 +345,35 @@ def test_without_the_silero_file_the_veto_is_off_and_said_so_but_silero_itself_i
     for model in ("silero", "webrtc+silero"):
         with pytest.raises(FileNotFoundError, match=str(missing)):
             VoiceActivityDetector(RATE, VadSettings(model=model))
+
+
+def knocks() -> np.ndarray:
+    """Three knocks on a table (decaying 180 Hz thuds, 200 ms apart): no voice, but the WebRTC
+    VAD opens an utterance on them and Whisper base hears "I'm" in it."""
+    audio = np.zeros(int(0.6 * RATE))
+    t = np.arange(2400) / RATE
+    for at in (0.0, 0.2, 0.4):
+        start = int(at * RATE)
+        audio[start : start + 2400] += 12000 * np.exp(-t * 60) * np.sin(2 * np.pi * 180 * t)
+    return audio.astype(np.int16)
+
+
+@pytest.mark.slow
+def test_an_utterance_in_which_silero_hears_no_speech_makes_no_turn():
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+    from fay_ros.turns.end_of_turn import TurnSettings
+    from synthetic_speech import silence, speak
+
+    recogniser = WhisperRecognizer(language="en")
+    audio = np.concatenate([silence(1.0), knocks(), silence(2.0), speak("What time is it now?", "en-us"), silence(1.5)])
+
+    def finals(settings: VadSettings) -> tuple[list[str], AsrCore]:
+        core = AsrCore(recogniser, settings, early_endpoint_ms=250, turn=TurnSettings())
+        events = [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], RATE, i / RATE)]
+        return [e.text for e in events if e.is_final], core
+
+    heard, core = finals(VadSettings(stop_ms=700, silero_veto_ms=400))  # (the asr's default: Silero listens)
+    assert heard == ["What time is it now?"] and core.room_dropped == 1, heard
+    heard, core = finals(VadSettings(stop_ms=700))  # the WebRTC VAD alone
+    assert len(heard) == 2 and core.room_dropped == 0, heard

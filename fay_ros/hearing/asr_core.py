@@ -187,6 +187,10 @@ class AsrCore:
         self._robot_since: float | None = None  # robot_speaking=true's stamp, until robot_speaking=false
         self._robot_voice = False  # the open utterance is the robot's own voice (dropped unheard)
         self.robot_voice_dropped = 0  # utterances dropped as the robot's own voice (statistics)
+        self.room_dropped = 0  # utterances in which Silero heard no speech (statistics)
+        # Called when one is dropped (the node reports it on speech/decisions).
+        self.on_room: Callable[[], None] | None = None
+        self._voiced_at = 0  # the open utterance's first voiced sample
         # Called when one is (the node reports it on speech/decisions).
         self.on_robot_voice: Callable[[], None] | None = None
         self.early_finals = 0  # utterances ended by the early endpoint (statistics)
@@ -369,8 +373,8 @@ class AsrCore:
         self._anchor_time = first_sample_time
         self._behind = behind
         out = self._handle(self.segmenter.feed(samples))
-        if self._robot_voice:
-            return out
+        if self._robot_voice or (self.segmenter.active and self._heard_nothing()):
+            return out  # (no early decode of what is no one's words)
         if self.segmenter.active and self.turn is not None:
             out += self._turn_endpoint(self.turn)
         elif self.early_endpoint_ms and self.segmenter.active:
@@ -554,6 +558,13 @@ class AsrCore:
             self._drop_utterance()
         self.wake.extend(now)
 
+    def _heard_nothing(self) -> bool:
+        """Silero listens and has heard no speech since the open (or just ended) utterance's voice
+        began: the room's noise (a clatter, a fan's swell), whose decode Whisper fills with
+        phantom words ("La la la", "This is the last video.")."""
+        vad = self.segmenter.vad
+        return vad.hears_speech and vad.last_heard_end <= self._voiced_at
+
     def _dropped_robot_voice(self) -> None:
         self.robot_voice_dropped += 1
         if self.on_robot_voice is not None:
@@ -591,6 +602,7 @@ class AsrCore:
                 self._forget_early()
                 self._utt_start = ev.sample
                 self._onset = (ev.voiced - ev.sample) / self.rate
+                self._voiced_at = ev.voiced
                 self._last_partial = ""
                 self.recognizer.start()
                 self._robot_voice = self._is_robot_voice()
@@ -614,6 +626,13 @@ class AsrCore:
                                 end,
                             )
                         )
+            elif self._heard_nothing():  # (its end: no decode, no final)
+                self.recognizer.start()
+                self._early = None
+                self.room_dropped += 1
+                if self.on_room is not None:
+                    self.on_room()
+                out += self._withdraw()
             else:
                 final = self._finish(ev.sample)
                 if final and self._no_turn(final.text):

@@ -250,12 +250,18 @@ class FrameClassifier:
         self._levels: deque[float] = deque()  # the latest frames' levels, for the steady-sound test
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
         self._unheard_ms = 0  # the WebRTC VAD's speech since Silero last heard any (silero_veto_ms)
+        self.heard = False  # Silero heard speech in the latest frame (P >= silero_confirm)
 
     def update(self, settings: VadSettings) -> None:
         """New mode and thresholds from the next frame on; the tracked noise floor stays (the
         detector keeps the model: VoiceActivityDetector.update)."""
         self.settings = settings
         self._vad.set_mode(settings.aggressiveness)
+
+    @property
+    def listens(self) -> bool:
+        """Silero runs on the frames."""
+        return self._silero is not None
 
     def _steady(self, level: float, frame_len: int) -> bool:
         """The sound has stayed within steady_range_db for steady_ms (this frame included)."""
@@ -272,9 +278,9 @@ class FrameClassifier:
         model = self.settings.model
         # (Silero hears every frame: its state follows the audio)
         silero = self._silero.feed(frame) if self._silero is not None else 0.0
+        heard = self.heard = self._silero is not None and silero >= self.settings.silero_confirm
         if model == "silero":
             return silero >= self.settings.silero_threshold
-        heard = silero >= self.settings.silero_confirm
         webrtc = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
         if model == "webrtc+silero":
             return webrtc and heard
@@ -342,6 +348,7 @@ class VoiceActivityDetector:
         self._apply_hysteresis()
         self._silent_run = 0
         self._last_voiced_end = 0
+        self._last_heard_end = 0
 
     def _frames(self, ms: int) -> int:
         return max(1, round(ms / self.settings.frame_ms))
@@ -384,6 +391,8 @@ class VoiceActivityDetector:
             start = self._to_input_index(self._consumed_vad)
             self._consumed_vad += self.frame_len
             frame = Frame(start, self._to_input_index(self._consumed_vad), level, voiced)
+            if self.classifier.heard:
+                self._last_heard_end = frame.end
             frames.append(frame)
             event = self._step(frame)
             if event:
@@ -418,6 +427,16 @@ class VoiceActivityDetector:
         self._window.clear()
         self._silent_run = 0
         return VadEvent("end", max(self._last_voiced_end, 0))
+
+    @property
+    def hears_speech(self) -> bool:
+        """Silero runs beside the speech model (it says whether any speech was heard)."""
+        return self.classifier.listens
+
+    @property
+    def last_heard_end(self) -> int:
+        """Input-sample index just after the last frame in which Silero heard speech."""
+        return self._last_heard_end
 
     @property
     def last_voiced_end(self) -> int:

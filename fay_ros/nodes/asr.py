@@ -568,6 +568,7 @@ class Asr(ManagedNode):
             raise ConfigError(str(exc)) from None
         core.on_hold = self._on_hold
         core.on_robot_voice = self._on_robot_voice
+        core.on_room = self._on_room
         missing = core.segmenter.vad.classifier.silero_missing
         if missing:
             self.get_logger().warning(f"the Silero veto on the WebRTC VAD is off: {missing}")
@@ -797,6 +798,11 @@ class Asr(ManagedNode):
         if cfg.vad_model == "webrtc" and cfg.vad_silero_veto_ms:
             return f"webrtc, Silero veto after {cfg.vad_silero_veto_ms} ms of speech Silero does not hear"
         return cfg.vad_model
+
+    def _on_room(self) -> None:
+        count = self.core.room_dropped if self.core is not None else 0
+        self.get_logger().info(f"dropped an utterance in which Silero heard no speech: the room ({count} so far)")
+        self._decided("no speech heard: dropped")
 
     def _on_robot_voice(self) -> None:
         count = self.core.robot_voice_dropped if self.core is not None else 0
