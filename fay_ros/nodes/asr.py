@@ -16,7 +16,8 @@ interrupt (Empty, out: that was a stop request, "stop!", "wait", 停, 等一下)
 (Empty, in: the open utterance and those starting within 2 s were said over the robot; one
 that is only a backchannel, "yeah", 嗯, makes no final, and the voice resumes), and
 speech/decisions (DiagnosticStatus, out: each of these decisions as it is taken: "barge-in"
-when one is heard, "backchannel: no turn", "stop request", "talk-over: goes on").
+when one is heard, "backchannel: no turn", "stop request", "talk-over: goes on", "robot's own
+voice: dropped", "no speech heard: dropped").
 
 A lifecycle node (fay_ros.common.lifecycle): configure loads the recogniser model (a missing
 or corrupt model: the node stays unconfigured and says why on /diagnostics and `~/ready`),
