@@ -436,14 +436,22 @@ def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp
     mic.wait_ready()
 
     def room(array):
-        found = [s for s in array.status if s.name == "fay/mic_hum: room" and s.message.startswith("steady noise")]
+        # (the floor learns the hum over a few frames once it is called steady: a refresh in
+        # between says "steady noise" with the floor on its way up, -45 dBFS in a CI run)
+        found = [
+            s
+            for s in array.status
+            if s.name == "fay/mic_hum: room"
+            and s.message.startswith("steady noise")
+            and -36 < float({kv.key: kv.value for kv in s.values}["noise_floor_dbfs"]) < -28
+        ]
         return found[-1] if found else None
 
-    status = room(diagnostics.wait_for_match(room, timeout=30, what="the mic's room status naming the hum"))
+    status = room(diagnostics.wait_for_match(room, timeout=30, what="the mic's room status naming the hum's level"))
     values = {kv.key: kv.value for kv in status.values}
     assert status.level == DiagnosticStatus.OK and re.search(r"DC offset \+[45]% of full scale", status.message), (
         status.message
     )
-    assert values["steady_noise"] == "yes" and -36 < float(values["noise_floor_dbfs"]) < -28, values
+    assert values["steady_noise"] == "yes" and re.search(r"steady noise at -(2[89]|3\d) dBFS", status.message), values
     assert 0.035 < float(values["dc_offset"]) < 0.05 and float(values["voice_band_floor_dbfs"]) < -45, values
     assert mic.alive() and "Traceback" not in mic.output()
