@@ -270,15 +270,15 @@ def room_turns(recogniser, text_model) -> list[str]:
     from fay_ros.hearing.vad import VadSettings
     from fay_ros.turns.end_of_turn import TurnSettings
     from fay_ros.turns.text_turn import TextTurnSettings
-    from real_turns import load_real_turns
+    from real_turns import whole_turns
 
-    whole = [t for t in load_real_turns() if t.kind == "whole"]
+    whole = whole_turns()
     rows = []
     for label, model, veto in ROOM_VADS:
         one = never = phantoms = 0
         seen: list[str] = []
         for turn in whole:
-            audio = np.concatenate([turn.background(1.0), turn.audio, turn.background(ROOM_AFTER_S)])
+            audio = turn.in_room(1.0, ROOM_AFTER_S)
             core = AsrCore(
                 recogniser,
                 VadSettings(stop_ms=700, model=model, silero_veto_ms=veto),

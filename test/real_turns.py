@@ -37,6 +37,11 @@ class RealTurn:
     def background(self, seconds: float) -> np.ndarray:
         return room_tone(self.room, seconds)
 
+    def in_room(self, before_s: float, after_s: float) -> np.ndarray:
+        """The turn with its recording's own background before and after it, as a microphone in
+        that room hears it."""
+        return np.concatenate([self.background(before_s), self.audio, self.background(after_s)])
+
 
 def frame_rms(samples: np.ndarray) -> np.ndarray:
     frames = len(samples) // FRAME
@@ -85,6 +90,11 @@ def last_voiced_s(samples: np.ndarray, noise_of: np.ndarray) -> float:
     floor = max(300.0, 3 * float(np.percentile(frame_rms(noise_of), 20)))
     loud = np.flatnonzero(rms > floor)
     return (int(loud[-1]) + 1) * FRAME / RATE if len(loud) else 0.0
+
+
+def whole_turns() -> list[RealTurn]:
+    """Each recording's whole turn (one per recording)."""
+    return [turn for turn in load_real_turns() if turn.kind == "whole"]
 
 
 def load_real_turns(set_file: Path = SET_FILE) -> list[RealTurn]:

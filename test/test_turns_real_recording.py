@@ -94,7 +94,7 @@ def graph(request, llm, recording):
         graph = Graph(ros, finals, decisions, replies).fresh(llm)
         whole, _ = recording
         for attempt in range(1, 4):
-            _feed(ros, np.concatenate([whole.background(1.0), whole.audio, whole.background(1.0)]))
+            _feed(ros, whole.in_room(1.0, 1.0))
             finals.wait_for_count(attempt, timeout=60)
             try:
                 replies.wait_for_match(lambda m: m.is_end, timeout=20, what="the warm-up turn's reply")

@@ -143,7 +143,7 @@ def test_a_real_thinking_pause_after_a_fragment_holds_the_turn(model, paused):
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
     recognizer = WhisperRecognizer(language="en")
-    audio = np.concatenate([paused.background(0.5), paused.audio, paused.background(2.0)])
+    audio = paused.in_room(0.5, 2.0)
     rules = _finals(AsrCore(recognizer, turn=TurnSettings()), audio)
     # (the recording's looped background may be heard as a word afterwards: only the first final counts)
     assert rules and "made" in rules[0].lower() and "himself" not in rules[0].lower(), rules  # the premise
@@ -165,7 +165,7 @@ def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model, turns
     assert semantic is not None, why
     turn = turns["librivox_austen_0870/pause-after-9"]
     recognizer = WhisperRecognizer(language="en")
-    audio = np.concatenate([turn.background(0.5), turn.audio, turn.background(2.0)])
+    audio = turn.in_room(0.5, 2.0)
 
     def first_final(**models) -> str:
         core = AsrCore(recognizer, turn=TurnSettings(), semantic_settings=SemanticSettings(), **models)

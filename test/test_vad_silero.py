@@ -232,16 +232,13 @@ def test_the_rooms_own_noise_after_a_real_recording_ends_the_voice_when_silero_c
     the utterance; confirmed by Silero (vad_model webrtc+silero) every one ends after the last
     word, and the VAD alone (stop_ms 500) splits them at their own pauses no more often than the
     WebRTC VAD (the turn logic over it still cuts off more turns: docs/turn_taking.md)."""
-    from real_turns import load_real_turns
+    from real_turns import whole_turns
 
     held_open, late, splits = {}, {}, {"webrtc": 0, "webrtc+silero": 0}
-    seen = set()
-    for turn in load_real_turns():
-        clip = turn.id.split("/")[0]
-        if turn.kind != "whole" or clip in seen:
-            continue
-        seen.add(clip)
-        audio = np.concatenate([turn.background(1.0), turn.audio, turn.background(4.0)])
+    whole = whole_turns()
+    for turn in whole:
+        clip = turn.id
+        audio = turn.in_room(1.0, 4.0)
         speech_end = 1.0 + turn.speech_end
         for settings in (VadSettings(stop_ms=500), CONFIRMED):
             vad = VoiceActivityDetector(RATE, settings)
@@ -251,7 +248,7 @@ def test_the_rooms_own_noise_after_a_real_recording_ends_the_voice_when_silero_c
                 held_open.setdefault(settings.model, []).append(clip)
             elif settings is CONFIRMED and not speech_end - 0.2 <= found[-1] <= speech_end + 1.8:
                 late[clip] = round(found[-1] - speech_end, 2)
-    assert len(seen) == 12
+    assert len(whole) == 12
     assert held_open.get("webrtc"), "the background no longer holds the WebRTC VAD open: the test shows nothing"
     assert "webrtc+silero" not in held_open, held_open
     assert not late, late  # the end comes after the last word, within 1.8 s (p50 ~0.1 s)
@@ -262,17 +259,14 @@ def test_a_silero_veto_ends_what_the_room_holds_open_and_changes_nothing_in_sile
     """`silero_veto_ms` on the WebRTC VAD: once Silero has heard no speech for that long, the
     WebRTC VAD's "speech" is the room. Every real recording then ends in its own room, and
     padded with digital silence every decision stays the plain WebRTC VAD's."""
-    from real_turns import load_real_turns
+    from real_turns import whole_turns
 
     veto = VadSettings(stop_ms=500, silero_veto_ms=600)
     held_open: dict[str, list[str]] = {}
-    seen = set()
-    for turn in load_real_turns():
-        clip = turn.id.split("/")[0]
-        if turn.kind != "whole" or clip in seen:
-            continue
-        seen.add(clip)
-        in_room = np.concatenate([turn.background(1.0), turn.audio, turn.background(4.0)])
+    whole = whole_turns()
+    for turn in whole:
+        clip = turn.id
+        in_room = turn.in_room(1.0, 4.0)
         for settings in (VadSettings(stop_ms=500), veto):
             vad = VoiceActivityDetector(RATE, settings)
             run_vad(vad, in_room)
@@ -314,7 +308,7 @@ def test_in_a_noisy_room_each_turn_ends_once_and_the_room_makes_no_turn_of_its_o
     }
     wrong: dict[int, list[str]] = {0: [], DEFAULT_SILERO_VETO_MS: []}
     for turn in (t for t in load_real_turns() if t.id in wanted):
-        audio = np.concatenate([turn.background(1.0), turn.audio, turn.background(8.0)])
+        audio = turn.in_room(1.0, 8.0)
         # (the WebRTC VAD alone on one of them: it decodes the room again and again, slowly)
         for veto in wrong if turn.id == "librivox_austen_0930/whole" else [DEFAULT_SILERO_VETO_MS]:
             core = AsrCore(

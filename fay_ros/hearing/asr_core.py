@@ -187,12 +187,12 @@ class AsrCore:
         self._robot_since: float | None = None  # robot_speaking=true's stamp, until robot_speaking=false
         self._robot_voice = False  # the open utterance is the robot's own voice (dropped unheard)
         self.robot_voice_dropped = 0  # utterances dropped as the robot's own voice (statistics)
+        # Called when one is (the node reports it on speech/decisions).
+        self.on_robot_voice: Callable[[], None] | None = None
         self.room_dropped = 0  # utterances in which Silero heard no speech (statistics)
         # Called when one is dropped (the node reports it on speech/decisions).
         self.on_room: Callable[[], None] | None = None
         self._voiced_at = 0  # the open utterance's first voiced sample
-        # Called when one is (the node reports it on speech/decisions).
-        self.on_robot_voice: Callable[[], None] | None = None
         self.early_finals = 0  # utterances ended by the early endpoint (statistics)
         self.backchannels_over_robot = 0  # barged-in utterances that were only a backchannel (statistics)
         self.judgement: TurnJudgement | None = None  # turn detection: the cues of the current silence
@@ -563,7 +563,7 @@ class AsrCore:
         began: the room's noise (a clatter, a fan's swell), whose decode Whisper fills with
         phantom words ("La la la", "This is the last video.")."""
         vad = self.segmenter.vad
-        return vad.hears_speech and vad.last_heard_end <= self._voiced_at
+        return vad.classifier.hears_speech and vad.last_heard_end <= self._voiced_at
 
     def _dropped_robot_voice(self) -> None:
         self.robot_voice_dropped += 1

@@ -259,8 +259,8 @@ class FrameClassifier:
         self._vad.set_mode(settings.aggressiveness)
 
     @property
-    def listens(self) -> bool:
-        """Silero runs on the frames."""
+    def hears_speech(self) -> bool:
+        """Silero runs on the frames (it says whether any speech was heard)."""
         return self._silero is not None
 
     def _steady(self, level: float, frame_len: int) -> bool:
@@ -427,11 +427,6 @@ class VoiceActivityDetector:
         self._window.clear()
         self._silent_run = 0
         return VadEvent("end", max(self._last_voiced_end, 0))
-
-    @property
-    def hears_speech(self) -> bool:
-        """Silero runs beside the speech model (it says whether any speech was heard)."""
-        return self.classifier.listens
 
     @property
     def last_heard_end(self) -> int:
