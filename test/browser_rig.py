@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from fay_msgs.msg import ActionCue, SpeechState
+from fay_ros.web.bridge import BRIDGE_NODE_NAME
 from harness import NodeProcess, free_port, start_web, wait_until, write_web_access
 
 REPO = Path(__file__).resolve().parents[1]
@@ -155,12 +156,13 @@ def admin_over_memory(memory_location: str, tmp_path: Path) -> Iterator[dict]:
 
 
 def connected_page(page, url: str, ros, *publishers) -> None:
-    """Open the face at `url` and wait until it is connected and the bridge subscribes, for the
-    page, to each of the test's `publishers`."""
+    """Open the face at `url` and wait until it is connected and the bridge's subscription for
+    the page is matched with each of the test's `publishers` (not merely some subscription: one
+    of an earlier test's process may linger in the graph)."""
     page.goto(url)
     wait_dom(page, "connection", "connected")
     for publisher in publishers:  # the bridge subscribes for the page once it is connected
-        ros.wait_for_subscribers(publisher)
+        ros.wait_subscribed(publisher, BRIDGE_NODE_NAME)
 
 
 def publish_speaking(page, speaking, utterance_id: str) -> dict[str, str]:

@@ -541,6 +541,21 @@ class RosProbe:
             message=f"{count} subscriber(s) on {publisher.topic_name}",
         )
 
+    def wait_subscribed(self, publisher: Any, node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Wait until `publisher` is matched with `node_name`'s subscription on its topic (and
+        every other subscription the graph shows there), so that a volatile message sent next
+        reaches that node. A count of 1 is not enough: a subscription of another test's process,
+        still in the graph while it leaves, may be the one already matched."""
+        topic = publisher.topic_name
+
+        def matched() -> bool:
+            subscriptions = self.node.get_subscriptions_info_by_topic(topic)
+            return any(s.node_name == node_name for s in subscriptions) and publisher.get_subscription_count() >= len(
+                subscriptions
+            )
+
+        wait_until(matched, timeout, message=f"{node_name}'s subscription on {topic} matched")
+
     def wait_matched(self, collector: Collector, node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until `collector`'s subscription is matched with `node_name`'s publisher on its
         topic (and every other publisher the graph shows there), so that a volatile message the

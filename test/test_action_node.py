@@ -37,31 +37,13 @@ def replace_file(path: Path, text: str) -> None:
 def connect(ros, topic: str, msg_type):
     """Publisher on `topic` and collector on action_cue, both matched with the node under test.
 
-    Waits for the node's own endpoints by name, then for every endpoint the graph lists, so a
+    Waits for the node's own endpoints by name and for every endpoint the graph lists, so a
     stale endpoint of another test's process cannot stand in for it.
     """
     cues = ros.collect(ActionCue, topics.ACTION_CUE)
     pub = ros.publisher(msg_type, topic)
-    topic_name, cue_name = ros.resolve(topic), ros.resolve(topics.ACTION_CUE)
-    cue_sub = next(s for s in ros.node.subscriptions if s.topic_name == cue_name)
-
-    def ours(infos) -> bool:
-        return any(i.node_name == "action_semantics" for i in infos)
-
-    wait_until(
-        lambda: (
-            ours(ros.node.get_subscriptions_info_by_topic(topic_name))
-            and ours(ros.node.get_publishers_info_by_topic(cue_name))
-        ),
-        message=f"action_semantics subscribing {topic_name} and publishing {cue_name}",
-    )
-    wait_until(
-        lambda: (
-            pub.get_subscription_count() >= len(ros.node.get_subscriptions_info_by_topic(topic_name))
-            and cue_sub.get_publisher_count() >= len(ros.node.get_publishers_info_by_topic(cue_name))
-        ),
-        message="publisher and collector matched",
-    )
+    ros.wait_subscribed(pub, "action_semantics")
+    ros.wait_matched(cues, "action_semantics")
     return pub, cues
 
 
