@@ -27,6 +27,10 @@ EVAL_SET = Path(__file__).resolve().parents[1] / "test" / "data" / "turns" / "ut
 SEMANTIC_LABEL = "turn detection + smart-turn v3.2 (semantic_turn: true; its defaults, English only)"
 SEMANTIC_ZH_LABEL = "turn detection + smart-turn v3.2, Chinese too (semantic_languages [en, zh])"
 TEXT_LABEL = "turn detection + text turn model (text_turn: true; SmolLM2-135M on the words, English only)"
+ASKED_LABEL = (
+    "turn detection + text turn model after the robot's words (text_turn_reply: true; what it said before "
+    "each recording: test/data/turns/robot_asked.json)"
+)
 TEXT_SEMANTIC_LABEL = "turn detection + text turn model + smart-turn v3.2"
 SILERO_LABEL = "turn detection + text turn model, Silero VAD (vad_model: silero)"
 CONFIRMED_LABEL = "turn detection + text turn model, WebRTC VAD confirmed by Silero (vad_model: webrtc+silero)"
@@ -50,6 +54,7 @@ class Clip:
     pauses: list[float]  # seconds of each pause inside the turn
     finished: bool = True  # False: stopped mid-sentence, the person is not done
     real: bool = False  # a human recording (test/data/turns/real_speech.json), not espeak-ng
+    robot_words: str = ""  # what the robot said before (real turns: robot_asked.json's first line)
 
 
 def voiced_bounds(samples: np.ndarray, threshold: float = 300.0) -> tuple[int, int]:
@@ -113,8 +118,9 @@ def load_real_clips(room: bool = False) -> list[Clip]:
     as the synthetic set; with `room`, of the recording's own background instead (as a
     microphone in that room hears before and after the person speaks: the WebRTC VAD takes some
     recordings' background for voice, and its noise floor learns only from frames it does not)."""
-    from real_turns import load_real_turns
+    from real_turns import SET_FILE, load_real_turns
 
+    asked = json.loads((SET_FILE.parent / "robot_asked.json").read_text(encoding="utf-8"))["recordings"]
     clips = []
     for turn in load_real_turns():
         if room:
@@ -132,6 +138,7 @@ def load_real_clips(room: bool = False) -> list[Clip]:
                 list(turn.pauses),
                 finished=turn.finished,
                 real=True,
+                robot_words=asked[turn.id.split("/")[0]][0],
             )
         )
     return clips
@@ -185,19 +192,30 @@ def strategies(semantic=None, text_model=None):
     from fay_ros.turns.semantic_turn import SemanticSettings
     from fay_ros.turns.text_turn import TextTurnSettings
 
-    def with_models(settings: SemanticSettings | None, words: bool = False, vad_model: str = "webrtc"):
+    def with_models(
+        settings: SemanticSettings | None, words: bool = False, vad_model: str = "webrtc", asked: bool = False
+    ):
         # (the asr's default Silero veto goes with its default VAD model)
         veto = DEFAULT_SILERO_VETO_MS if vad_model == "webrtc" else 0
-        return lambda rec: AsrCore(
-            rec,
-            VadSettings(stop_ms=700, model=vad_model, silero_veto_ms=veto),
-            early_endpoint_ms=250,
-            turn=TurnSettings(),
-            semantic=semantic if settings is not None else None,
-            semantic_settings=settings,
-            text_turn=text_model if words else None,
-            text_turn_settings=TextTurnSettings() if words else None,
-        )
+
+        def make(rec, clip: Clip):
+            core = AsrCore(
+                rec,
+                VadSettings(stop_ms=700, model=vad_model, silero_veto_ms=veto),
+                early_endpoint_ms=250,
+                turn=TurnSettings(),
+                semantic=semantic if settings is not None else None,
+                semantic_settings=settings,
+                text_turn=text_model if words else None,
+                text_turn_settings=TextTurnSettings() if words else None,
+            )
+            if asked and clip.robot_words:
+                core.robot_words = clip.robot_words
+                # as the asr reads a reply when it arrives, while the robot speaks: before the turn
+                text_model.prime(clip.robot_words)
+            return core
+
+        return make
 
     with_model = []
     if semantic is not None:
@@ -207,32 +225,39 @@ def strategies(semantic=None, text_model=None):
         ]
     if text_model is not None:
         with_model.append((TEXT_LABEL, with_models(None, words=True)))
+        with_model.append((ASKED_LABEL, with_models(None, words=True, asked=True)))
         with_model.append((SILERO_LABEL, with_models(None, words=True, vad_model="silero")))
         with_model.append((CONFIRMED_LABEL, with_models(None, words=True, vad_model="webrtc+silero")))
         if semantic is not None:
             with_model.append((TEXT_SEMANTIC_LABEL, with_models(SemanticSettings(), words=True)))
     return [
-        ("silence only (700 ms)", lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=0)),
+        ("silence only (700 ms)", lambda rec, clip: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=0)),
         (
             "two-step (early 250 ms if the text ends a sentence, else 700 ms)",
-            lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250),
+            lambda rec, clip: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250),
         ),
-        (RULES_LABEL, lambda rec: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings())),
+        (
+            RULES_LABEL,
+            lambda rec, clip: AsrCore(rec, VadSettings(stop_ms=700), early_endpoint_ms=250, turn=TurnSettings()),
+        ),
     ] + with_model
 
 
 def evaluate(
     recognizers: dict, clips: list[Clip], semantic=None, text_model=None, only: tuple[str, ...] = ()
 ) -> list[tuple[str, list[tuple[Clip, Outcome]]]]:
-    """Each strategy (those labelled in `only`, if given) over the clips."""
+    """Each strategy (those labelled in `only`, if given) over the clips (the one that reads the
+    robot's words over the clips that have them)."""
     results = []
     for label, make in strategies(semantic, text_model):
         if only and label not in only:
             continue
         rows = []
         for clip in clips:
+            if label == ASKED_LABEL and not clip.robot_words:
+                continue
             rec = recognizers[clip.language]
-            rows.append((clip, replay(clip, make(rec))))
+            rows.append((clip, replay(clip, make(rec, clip))))
         results.append((label, rows))
     return results
 
@@ -375,36 +400,77 @@ def _verdict_lines(verdicts: list[tuple[Clip, list[float], float]]) -> list[str]
 
 def _text_model_lines(model) -> list[str]:
     """The text turn model alone on the real set's words (Whisper's, stored with the set): each
-    whole sentence, and each sentence up to where a cut or an inserted pause stops it."""
+    whole sentence, and each sentence up to where a cut or an inserted pause stops it; with no
+    robot's words before them, and after each of two things the robot might have said
+    (test/data/turns/robot_asked.json); then the short answers of that file."""
     from bench.stats import time_calls
     from fay_ros.turns.text_turn import TextTurnSettings
     from real_turns import SET_FILE
 
     spec = json.loads(SET_FILE.read_text(encoding="utf-8"))
+    asked = json.loads((SET_FILE.parent / "robot_asked.json").read_text(encoding="utf-8"))
     words = {clip: [w[0] for w in ws] for clip, ws in spec["words"].items()}
-    ended = [(clip, model.probability(" ".join(ws))) for clip, ws in words.items()]
-    stopped = [
-        (f"{t['clip']}/{t['kind']}-after-{t['after']}", model.probability(" ".join(words[t["clip"]][: t["after"]])))
-        for t in spec["turns"]
-        if t["kind"] in ("cut", "pause")
-    ]
+    stops = [(t["clip"], f"{t['kind']}-after-{t['after']}", t["after"]) for t in spec["turns"] if t["kind"] != "whole"]
     settings = TextTurnSettings()
+
+    def verdicts(which: int | None) -> tuple[list, list]:
+        """(whole sentences, stopped ones) as (id, p), after the robot's `which`th words (None: none)."""
+
+        def robot(clip: str) -> str:
+            return "" if which is None else asked["recordings"][clip][which]
+
+        ended = [(clip, model.verdict(" ".join(ws), settings, robot(clip))) for clip, ws in words.items()]
+        stopped = [
+            (f"{clip}/{kind}", model.verdict(" ".join(words[clip][:after]), settings, robot(clip)))
+            for clip, kind, after in stops
+        ]
+        return ended, stopped
+
+    def counts(ended: list, stopped: list) -> str:
+        return (
+            f"{sum(p >= settings.finished for _, p in ended)} of {len(ended)} | "
+            f"{sum(p < settings.unfinished for _, p in ended)} | "
+            f"{sum(p < settings.unfinished for _, p in stopped)} of {len(stopped)} | "
+            f"{sum(p >= settings.finished for _, p in stopped)} |"
+        )
+
     per_call = time_calls(lambda: model.probability(" ".join(words["librivox_austen_0920"])), 10)
-    finished_sure = sum(p >= settings.finished for _, p in ended)
-    finished_held = sum(p < settings.unfinished for _, p in ended)
-    open_held = sum(p < settings.unfinished for _, p in stopped)
-    open_ended = sum(p >= settings.finished for _, p in stopped)
+    alone, after_first = verdicts(None), verdicts(0)
+    rows = [f"| none | {counts(*alone)}", f"| a question or request before it | {counts(*after_first)}"]
+    rows.append(f"| another one | {counts(*verdicts(1))}")
+    answers = asked["answers"]
+    short = [
+        (model.probability(answer), model.verdict(answer, settings, question), model.verdict(cut, settings, question))
+        for question, answer, cut in answers
+    ]
     return [
         f"The text turn model alone (SmolLM2-135M-Instruct Q4_1 in the asr process, one thread, "
         f"{1000 * percentile(per_call, 0.5):.0f} ms per call p50), on the real set's words (Whisper's, "
         f"stored with the set; lower case, no punctuation), with its defaults (finished ≥ {settings.finished}, "
-        f"unfinished < {settings.unfinished}): of {len(ended)} whole sentences {finished_sure} are called "
-        f"finished and {finished_held} unfinished; of {len(stopped)} sentences stopped where a cut or a pause "
-        f"falls, {open_held} are called unfinished and {open_ended} finished.",
+        f"unfinished < {settings.unfinished}), with and without the robot's words before them (the asr reads "
+        "the robot's last reply; test/data/turns/robot_asked.json has two things it might have said before "
+        "each recording). The verdict is the one the asr uses (`TextTurn.verdict`): words held alone stay "
+        "held, others are read again after the robot's words:",
         "",
-        "P(finished) of each whole sentence: " + ", ".join(f"{c} {p:.3f}" for c, p in ended) + ".",
+        "| the robot's words before | whole sentences called finished | … unfinished | sentences stopped by a "
+        "cut or pause called unfinished | … finished |",
+        "|---|---|---|---|---|",
+        *rows,
         "",
-        "P(finished) where each cut or pause stops it: " + ", ".join(f"{c} {p:.3f}" for c, p in stopped) + ".",
+        f"Short answers to a companion's question ({len(answers)} in robot_asked.json, such as "
+        f'"{answers[0][1]}" after "{answers[0][0]}"): {sum(a >= settings.finished for a, _, _ in short)} of '
+        f"{len(short)} called finished alone ({sum(a < settings.unfinished for a, _, _ in short)} held as "
+        f"unfinished), {sum(q >= settings.finished for _, q, _ in short)} after the question (the held ones "
+        f"stay held); the same answers stopped where the person would go on: "
+        f"{sum(c < settings.unfinished for _, _, c in short)} of {len(short)} unfinished after the question.",
+        "",
+        "P(finished) of each whole sentence, alone → after the first of the robot's words: "
+        + ", ".join(f"{c} {p:.3f} → {q:.3f}" for (c, p), (_, q) in zip(alone[0], after_first[0], strict=True))
+        + ".",
+        "",
+        "P(finished) where each cut or pause stops it, alone → after the first of the robot's words: "
+        + ", ".join(f"{c} {p:.3f} → {q:.3f}" for (c, p), (_, q) in zip(alone[1], after_first[1], strict=True))
+        + ".",
     ]
 
 
@@ -440,8 +506,8 @@ def _table(results, pick, note: str) -> list[str]:
     ]
     for label, rows in results:
         part = [(c, o) for c, o in rows if pick(c)]
-        if not part:
-            return []
+        if not part:  # (a strategy for one set only)
+            continue
         s = summarise(part)
         unfinished = [o.cut_off for c, o in part if not c.finished]
         finished = [o.cut_off for c, o in part if c.finished]
@@ -505,7 +571,11 @@ def run() -> str:
     )
     if text_model is not None:
         in_room = evaluate(
-            {"en": english}, load_real_clips(room=True), None, text_model, (TEXT_LABEL, SILERO_LABEL, CONFIRMED_LABEL)
+            {"en": english},
+            load_real_clips(room=True),
+            None,
+            text_model,
+            (TEXT_LABEL, ASKED_LABEL, SILERO_LABEL, CONFIRMED_LABEL),
         )
         lines += _table(
             in_room,
@@ -530,7 +600,7 @@ def run() -> str:
         "text rules decide for Chinese unless `semantic_languages` includes zh):",
     )
     for label, rows in results:
-        if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL, SILERO_LABEL, CONFIRMED_LABEL):
+        if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL, ASKED_LABEL, SILERO_LABEL, CONFIRMED_LABEL):
             lines += [_per_turn(label, rows, lambda c: c.real), ""]
     figures = {label: summarise(rows) for label, rows in results}
     if semantic is not None:

@@ -5,6 +5,7 @@ loads it, says so on /diagnostics and reports its verdict with a held turn."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,7 +14,16 @@ import pytest
 
 from fay_ros.llm.embedded import default_model_path
 from fay_ros.turns.end_of_turn import COMPLETE, INCOMPLETE, UNKNOWN, TurnJudgement, TurnSettings
-from fay_ros.turns.text_turn import TextTurn, TextTurnSettings, judged_by_words, normalise
+from fay_ros.turns.text_turn import (
+    PROMPT_HEAD,
+    ROBOT_WORDS_CHARS,
+    RobotWords,
+    TextTurn,
+    TextTurnSettings,
+    judged_by_words,
+    normalise,
+    prompt_head,
+)
 from real_turns import RATE, load_real_turns
 from test_turns_semantic import _feed
 
@@ -62,6 +72,70 @@ def test_a_sentence_stopped_midway_is_unfinished_and_the_whole_one_is_not(model,
     whole, cut = model.probability(finished), model.probability(stopped)
     assert cut < settings.unfinished, (stopped, cut)
     assert whole >= settings.unfinished and whole > 10 * cut, (finished, whole, cut)
+
+
+# The robot asked; the person answers in a few words, or stops where they would go on.
+ASKED = json.loads((Path(__file__).parent / "data" / "turns" / "robot_asked.json").read_text(encoding="utf-8"))
+ANSWERS = [tuple(triple) for triple in ASKED["answers"]]
+
+
+@pytest.mark.parametrize("asked, answer, stopped", ANSWERS, ids=[a for _, a, _ in ANSWERS])
+def test_after_the_robot_s_question_a_short_answer_is_finished_and_a_fragment_is_not(model, asked, answer, stopped):
+    """Alone, most of these answers are no sentence ("emma" 0.017: held as a thinking pause);
+    read as the answer to the robot's question they are finished, and the fragment stays open."""
+    settings = TextTurnSettings()
+    assert model.probability(answer, asked) >= settings.finished, (asked, answer)
+    assert model.probability(stopped, asked) < settings.unfinished, (asked, stopped)
+
+
+def test_the_robot_s_words_decide_only_what_the_words_alone_leave_open(model):
+    """An unsure short answer ends the turn after the robot's question; a hold stands on the
+    words alone, since the tiny model also reads a speaker's fragment as an answer."""
+    turn, settings = TurnSettings(), TextTurnSettings()
+    complete = TurnJudgement(COMPLETE, UNKNOWN, turn.complete_ms)
+    alone = judged_by_words(complete, model, settings, "Ten of clubs.", "en", turn)
+    assert alone.wait_ms > turn.complete_ms and settings.unfinished <= alone.text_p < settings.finished, alone
+    answer = judged_by_words(complete, model, settings, "Ten of clubs.", "en", turn, "Which card did you draw?")
+    assert answer.wait_ms == turn.complete_ms and answer.text_p >= settings.finished, answer
+
+    fragment, asked = "And so my fellow Americans ask not", "Do you know a famous line from a speech?"
+    assert model.probability(fragment, asked) >= settings.unfinished, "the premise: the answer reading lets it go"
+    held = judged_by_words(complete, model, settings, fragment, "en", turn, asked)
+    assert held.wait_ms == turn.patience_ms and held.text_p < settings.unfinished, held
+    words_alone = TextTurnSettings(reads_reply=False)
+    assert judged_by_words(complete, model, words_alone, "Ten of clubs.", "en", turn, "Which card did you draw?") == (
+        judged_by_words(complete, model, words_alone, "Ten of clubs.", "en", turn)
+    )
+
+
+def test_the_robot_s_words_come_before_the_person_s_as_the_assistant_s_message():
+    assert prompt_head("") == prompt_head("  \n ") == PROMPT_HEAD
+    head = prompt_head("Hello Anna!\n  Which card  did you draw?")
+    assert head.endswith("<|im_start|>assistant\nHello Anna! Which card did you draw?<|im_end|>\n<|im_start|>user\n")
+    assert head.startswith(PROMPT_HEAD.split("<|im_start|>user")[0])
+    long_reply = " ".join(f"word{i}" for i in range(100)) + " What do you think?"
+    said = prompt_head(long_reply).split("assistant\n")[1].split("<|im_end|>")[0]
+    assert said.endswith("What do you think?") and len(said) <= ROBOT_WORDS_CHARS
+    assert said.startswith("word") and said in long_reply, "cut at a word's start"
+
+
+def test_the_robot_s_words_are_its_last_reply_sentence_by_sentence():
+    words = RobotWords()
+    assert words.heard("r1", "Hello Anna.", first=True) == "Hello Anna."
+    assert words.heard("r1", " Which card did you draw? ", first=False) == "Hello Anna. Which card did you draw?"
+    assert words.heard("r1", "", first=False) == "Hello Anna. Which card did you draw?"  # a closing marker
+    assert words.heard("r2", "Nice!", first=False) == "Nice!", "another reply starts over"
+    assert words.heard("r2", "Again?", first=True) == "Again?", "so does a first sentence"
+
+
+def test_the_robot_s_words_are_read_once_before_the_person_speaks(model):
+    """Priming computes the prompt up to the person's words; the verdict is the same."""
+    asked = "Hello again! It has been a while. What would you like to drink this afternoon?"
+    assert model.prime(asked)
+    assert model.probability("a cup of tea please", asked) == pytest.approx(
+        TextTurn.load(model.path)[0].probability("a cup of tea please", asked), abs=1e-4
+    )
+    assert not TextTurn(server=object(), path=Path("broken.gguf")).prime(asked), "a failed call is no error"
 
 
 def test_a_full_stop_after_a_fragment_does_not_end_it(model):
@@ -151,6 +225,30 @@ def test_a_real_thinking_pause_after_a_fragment_holds_the_turn(model, paused):
         AsrCore(recognizer, turn=TurnSettings(), text_turn=model, text_turn_settings=TextTurnSettings()), audio
     )
     assert words and "made" in words[0].lower() and "himself" in words[0].lower(), words
+
+
+def test_a_real_short_answer_to_the_robot_s_question_ends_the_turn_without_a_hold(model, turns):
+    """ "Ten of clubs." (a real recording in its own room) alone is no sentence to the model (p
+    about 0.03: the turn is held past the endpoint); as the answer to "Which card did you draw?"
+    it is finished, and the one final comes without the hold."""
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.whisper_backend import WhisperRecognizer
+
+    recognizer = WhisperRecognizer(language="en")
+    audio = turns["cards_001/whole"].in_room(0.5, 2.5)
+
+    def heard(robot_words: str) -> tuple[list, list[str]]:
+        core = AsrCore(recognizer, turn=TurnSettings(), text_turn=model, text_turn_settings=TextTurnSettings())
+        core.robot_words = robot_words
+        holds: list = []
+        core.on_hold = holds.append
+        return holds, _finals(core, audio)
+
+    holds, finals = heard("")
+    assert [h.text_p < TextTurnSettings().finished for h in holds] == [True], holds  # the premise
+    assert len(finals) == 1 and "clubs" in finals[0].lower(), finals
+    holds, finals = heard("Hello! Which card did you draw?")
+    assert holds == [] and len(finals) == 1 and "clubs" in finals[0].lower(), (holds, finals)
 
 
 def test_a_hold_by_the_words_is_not_ended_by_the_sound_of_the_voice(model, turns):
@@ -244,4 +342,50 @@ def test_the_asr_node_says_whether_the_text_model_takes_part_and_reports_its_hol
             what="finals up to the sentence's last word",
         )
         assert "might" in heard, heard  # (its first part: "made" has come back as "maids")
+    assert asr.alive() and "Traceback" not in asr.output()
+
+
+@pytest.mark.slow
+def test_the_asr_node_reads_the_person_s_answer_after_the_robot_s_reply(ros, launch_node, turns):
+    """The asr takes the robot's words from `reply`: the same real "Ten of clubs." that it holds
+    open alone (a thinking pause, to the model) ends as soon as its short silence has passed once
+    the robot has asked "Which card did you draw?"."""
+    from diagnostic_msgs.msg import DiagnosticStatus
+
+    from fay_msgs.msg import Transcript, Utterance
+    from fay_ros.common import qos, topics
+
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    decisions = ros.collect(DiagnosticStatus, topics.SPEECH_DECISIONS)
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en", "text_turn": True})
+    asr.wait_ready(timeout=90, probe=ros)
+    for collector in (finals, decisions):
+        ros.wait_matched(collector, "asr")
+    answer = turns["cards_001/whole"]
+    # the voice with 0.3 s of its room after the recording's own 0.4 s: the short wait of a
+    # finished turn (150 ms) has passed, the hold of an unsure one (over 1 s) has not
+    said = np.concatenate([answer.background(1.0), answer.audio, answer.background(0.3)])
+    rest = np.concatenate([answer.background(0.5), np.zeros(2 * RATE, np.int16)])
+
+    _feed(ros, said)  # (no reply yet)
+    held = decisions.wait_for_match(lambda m: m.message == "turn held open", timeout=60, what="the hold")
+    assert float({kv.key: kv.value for kv in held.values}["text_p"]) < TextTurnSettings().finished
+    assert not finals.messages, [m.text for m in finals.messages]
+    _feed(ros, rest)
+    finals.wait_for(lambda msgs: len(msgs) == 1, timeout=60, what="the first answer's final")
+
+    reply = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
+    ros.wait_subscribed(reply, "asr")
+    reply.publish(Utterance(conversation_id="r1", seq=0, is_first=True, is_end=True, text="Which card did you draw?"))
+    _feed(ros, said)  # the same audio, without the rest: it ends the turn now
+    final = finals.wait_for(lambda msgs: msgs[1] if len(msgs) > 1 else None, timeout=60, what="the answer's final")
+    assert final.text.lower().startswith("ten of"), final.text  # ("clubs", or Whisper's "clothes")
+    assert [m.message for m in decisions.messages].count("turn held open") == 1, [m.message for m in decisions.messages]
+
+    assert ros.set_parameters("asr", text_turn_reply=False)[0].successful  # the words alone again
+    _feed(ros, said)
+    decisions.wait_for(
+        lambda msgs: [m.message for m in msgs].count("turn held open") == 2, timeout=60, what="the hold again"
+    )
+    assert len(finals.messages) == 2, [m.text for m in finals.messages]
     assert asr.alive() and "Traceback" not in asr.output()

@@ -20,7 +20,8 @@ prosody of the last ~300 ms of voice set the silence that ends the utterance, fr
 after `patience_ms`; the turn judgement closes it sooner. With the end-of-turn model
 (fay_ros.turns.semantic_turn) its verdict moves that wait, also before any early decode; with
 the text turn model (fay_ros.turns.text_turn) a language model's verdict on the early decode's
-words moves it too (a sentence stopped mid-way is held, a finished one ends at once). Each
+words moves it too (a sentence stopped mid-way is held, a finished one ends at once), read as
+an answer to the robot's last words (`robot_words`). Each
 silence in which the turn is held past `endpoint_ms` is reported once through `on_hold`
 (TurnHold: the asr node's "turn held open" on speech/decisions).
 
@@ -162,6 +163,9 @@ class AsrCore:
         self.text_turn = text_turn
         self.text_turn_settings: TextTurnSettings | None = None
         self.set_text_turn(text_turn_settings)
+        # The robot's last words (its last reply): the model reads the person's words as an
+        # answer to them ("" = none yet). The node sets them as the reply is said.
+        self.robot_words = ""
         self.segmenter = Segmenter(
             self.rate,
             self._vad_for_turn(vad or VadSettings()),
@@ -398,7 +402,13 @@ class AsrCore:
                 )
                 if early is not None and early.text.strip():
                     self.judgement = judged_by_words(
-                        self.judgement, self.text_turn, self.text_turn_settings, early.text, self._language(), turn
+                        self.judgement,
+                        self.text_turn,
+                        self.text_turn_settings,
+                        early.text,
+                        self._language(),
+                        turn,
+                        self.robot_words,
                     )
                 return self.judgement.wait_ms < turn.patience_ms
 

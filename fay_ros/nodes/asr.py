@@ -8,7 +8,8 @@ wake-word mode before publishing a final.
 
 Topics: audio/raw (AudioChunk, in), robot_speaking (SpeechState, latched, in: an utterance that
 begins with the robot's voice is dropped; the end of the robot's turn extends an open wake
-window), speech/partial and speech/final (Transcript, out),
+window), reply (Utterance, in: the robot's last words, which the text turn model reads the
+person's as an answer to), speech/partial and speech/final (Transcript, out),
 speech/speculative (Transcript, out: the early text of a turn judged complete, before its
 final, for the dialogue's speculative reply; "" withdraws it when the person goes on),
 audio/talk_over_clip (AudioChunk, in: what a person said over the robot without barging in) and
@@ -57,7 +58,7 @@ from pydantic import Field, model_validator
 from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
 
-from fay_msgs.msg import AudioChunk, SpeechState, Transcript, WordTiming
+from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, WordTiming
 
 from ..common import qos, topics
 from ..common.diagnostics import event_status, health
@@ -82,7 +83,7 @@ from ..turns.asr_order import BargeInsFirst, behind
 from ..turns.end_of_turn import TurnSettings
 from ..turns.semantic_turn import SemanticSettings, SemanticTurn
 from ..turns.stop_request import is_stop_request
-from ..turns.text_turn import TextTurn, TextTurnSettings
+from ..turns.text_turn import RobotWords, TextTurn, TextTurnSettings
 
 # A minute of the mic's 30 ms chunks: far more than a decode takes (speech waits while the
 # recogniser works); a recogniser further behind than that loses the oldest audio.
@@ -245,6 +246,12 @@ class AsrConfig(VadParameters):
         description="Text turn: the transcript languages the model is asked for (the embedded model reads "
         "English only; others: the rules alone).",
     )
+    text_turn_reply: bool = Field(
+        True,
+        description="Text turn: words the model does not hold alone are read again as the answer to the "
+        "robot's last reply (topic reply), and that verdict counts (a short answer to a question ends the "
+        "turn sooner); false = the words alone.",
+    )
     vad_model: Literal["webrtc", "silero", "webrtc+silero"] = Field(
         "webrtc",
         description="The speech model of utterance cutting: webrtc, silero (Silero VAD v6 from faster-whisper: "
@@ -346,6 +353,7 @@ class AsrConfig(VadParameters):
             finished=self.text_turn_finished,
             unfinished=self.text_turn_unfinished,
             languages=tuple(code.strip().lower() for code in self.text_turn_languages),
+            reads_reply=self.text_turn_reply,
         )
 
     def vad_settings(self) -> VadSettings:
@@ -391,6 +399,7 @@ LIVE_PARAMETERS = (
             "text_turn_finished",
             "text_turn_unfinished",
             "text_turn_languages",
+            "text_turn_reply",
         }
     )
     | VAD_LIVE_PARAMETERS
@@ -514,6 +523,11 @@ class Asr(ManagedNode):
         self.interrupt_pub = self.create_publisher(Empty, topics.INTERRUPT, qos.EVENTS)
         self.decisions_pub = self.create_publisher(DiagnosticStatus, topics.SPEECH_DECISIONS, qos.EVENTS)
         self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
+        self._robot_words = RobotWords()
+        # The text turn model reads the robot's new words once, here, off the audio path; only
+        # the newest words matter (a queue of one, drop-oldest).
+        self._primer: BoundedWorker[tuple[TextTurn, str]] | None = None
+        self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.voices = HriVoices.create(self)
         if self.voices is not None:
             self.voices.use_voice(voice_id(cfg.user_id))
@@ -585,6 +599,9 @@ class Asr(ManagedNode):
             self._work, ASR_QUEUE_CHUNKS, "asr-worker", on_drop=self._on_queue_full, on_error=self._on_error
         )
         self._worker.start()
+        if text_turn is not None:
+            self._primer = BoundedWorker(self._prime, 1, "asr-text-turn-primer")
+            self._primer.start()
         if self.config is not cfg:  # a live change arrived while the model loaded
             self._worker.put(("config", self._live_change(self.config)), droppable=False)
         self.get_logger().info(
@@ -645,6 +662,9 @@ class Asr(ManagedNode):
         if self._worker is not None:
             self._worker.stop(5)
             self._worker = None
+        if self._primer is not None:
+            self._primer.stop(5)
+            self._primer = None
         self.core = None  # the recogniser and its model go with it
 
     def close(self) -> None:
@@ -703,6 +723,21 @@ class Asr(ManagedNode):
             # Never dropped: it extends an open wake window (node clock: sim time under use_sim_time).
             worker.put(("robot_done", now), droppable=False)
 
+    def _on_reply(self, msg: Utterance) -> None:
+        """A sentence of the robot's reply: the words the person's next turn answers."""
+        said = self._robot_words.heard(msg.conversation_id, msg.text, msg.is_first or msg.seq == 0)
+        worker, core, primer = self._worker, self.core, self._primer
+        if worker is None or core is None or not said:
+            return
+        worker.put(("robot_words", said), droppable=False)
+        if primer is not None and core.text_turn is not None:
+            primer.put((core.text_turn, said))
+
+    @staticmethod
+    def _prime(job: tuple[TextTurn, str]) -> None:
+        model, said = job
+        model.prime(said)
+
     def _on_queue_full(self, total: int) -> None:
         self.get_logger().warning(
             f"asr worker is behind: dropped the oldest audio chunk ({total} dropped so far)", throttle_duration_sec=5.0
@@ -747,6 +782,9 @@ class Asr(ManagedNode):
         if kind == "robot_done":
             core.robot_finished_speaking(payload)
             self._speaking_changed(core)
+            return
+        if kind == "robot_words":
+            core.robot_words = payload
             return
         if kind == "clip":
             self._judge_clip(core, payload)

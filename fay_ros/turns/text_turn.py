@@ -14,9 +14,19 @@ stopped mid-way mostly below 0.01.
 The punctuation is dropped on purpose: Whisper writes a full stop after a fragment too ("He
 might have been made."), which is what cut real speakers off.
 
-The model runs in the asr process (llama.cpp through `xllamacpp`, one thread, a 512-token
-context), one call per early decode: only the words are computed (the prompt head stays cached),
-15 ms p50 on this machine in bench_turns. It is
+The robot's last words can come before them as the assistant's message, as LiveKit's detector
+reads the conversation: after "Which card did you draw?" the short answer "ten of clubs" is
+finished (0.03 alone, 0.17 after the question) while "ten of" stays open (0.000 either way).
+`judged_by_words` reads the words after the robot's only when the words alone leave the turn
+open (not held): the tiny model also takes a speaker's fragment for an answer now and then
+("And so my fellow Americans ask not", at JFK's pause: 0.013 alone, 0.067 after "Do you know a
+famous line from a speech?"), and a hold it would release is a person cut off. Each reading
+keeps its own llama.cpp slot, so each slot's cached prefix stays (the robot's words are
+computed once, when they are said: `prime`, off the audio path) and a call costs what it did.
+
+The model runs in the asr process (llama.cpp through `xllamacpp`, one thread, two slots of a
+512-token context), one call per early decode (two after the robot's words): only the words are
+computed (the prompt head stays cached), 15 ms p50 on this machine in bench_turns. It is
 English-only, so it is asked for the transcript languages in `TextTurnSettings.languages`
 (English by default); other languages keep the word and prosody rules.
 
@@ -36,12 +46,17 @@ from typing import Any
 
 from .end_of_turn import INCOMPLETE, TurnJudgement, TurnSettings
 
-# The chat template of SmolLM2-Instruct with its own default system line, up to where the
-# user's message would end: what the model has seen most in training.
-PROMPT_HEAD = (
-    "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
-    "<|im_start|>user\n"
-)
+# The chat template of SmolLM2-Instruct with its own default system line: what the model has
+# seen most in training. The person's words are the user's message, left open at its end.
+SYSTEM_TURN = "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
+USER_HEAD = "<|im_start|>user\n"
+PROMPT_HEAD = SYSTEM_TURN + USER_HEAD  # (no robot's words before the person's)
+# How much of the robot's last words the model reads: their end, where a question is. More costs
+# prompt time on each new reply and tells the model little more about the answer.
+ROBOT_WORDS_CHARS = 240
+# One llama.cpp slot (and cached prompt prefix) per reading: the words alone, and after the
+# robot's words. A slot keeps 512 tokens of context.
+ALONE_SLOT, ANSWER_SLOT = 0, 1
 END_TOKENS = frozenset({"<|im_end|>"})
 END_MARKS = frozenset({".", "?", "!"})
 TOP_TOKENS = 40  # the end token is among them whenever its probability matters
@@ -52,6 +67,35 @@ _SPACES = re.compile(r"\s+")
 def normalise(text: str) -> str:
     """The words as the model is asked about them: lower case, no punctuation."""
     return _SPACES.sub(" ", _NOT_WORD.sub(" ", text.lower())).strip()
+
+
+def prompt_head(robot_words: str = "") -> str:
+    """The prompt up to the person's words: the robot's last words as the assistant's message
+    (their last `ROBOT_WORDS_CHARS`, from a word's start; written as said, punctuation and all:
+    the question mark is the point), then the user's message opened."""
+    said = " ".join(robot_words.split())
+    if len(said) > ROBOT_WORDS_CHARS:
+        tail = said[-ROBOT_WORDS_CHARS:]
+        said = tail.split(" ", 1)[1] if " " in tail else tail
+    if not said:
+        return PROMPT_HEAD
+    return f"{SYSTEM_TURN}<|im_start|>assistant\n{said}<|im_end|>\n{USER_HEAD}"
+
+
+class RobotWords:
+    """The robot's last reply as it is said, sentence by sentence (fay_msgs/Utterance): a new
+    reply (another conversation_id, or seq 0) starts over."""
+
+    def __init__(self) -> None:
+        self.reply_id: str | None = None
+        self.text = ""
+
+    def heard(self, reply_id: str, text: str, first: bool) -> str:
+        """Add one sentence of reply `reply_id`; returns the reply's words so far."""
+        if first or reply_id != self.reply_id:
+            self.reply_id, self.text = reply_id, ""
+        self.text = f"{self.text} {text.strip()}".strip()
+        return self.text
 
 
 class TextTurn:
@@ -75,8 +119,8 @@ class TextTurn:
             return None, f"text turn model not found: {found}"
         params = xlc.CommonParams()
         params.model.path = str(found)
-        params.n_ctx = 512
-        params.n_parallel = 1
+        params.n_ctx = 1024  # (shared by the slots)
+        params.n_parallel = 2  # ALONE_SLOT, ANSWER_SLOT
         params.cpuparams.n_threads = 1  # the recogniser has the other core
         params.cpuparams_batch.n_threads = 1
         params.verbosity = -1
@@ -92,28 +136,54 @@ class TextTurn:
             return None, f"text turn model unusable ({found}): {type(exc).__name__}: {exc}"
         return cls(server, found), ""
 
-    def probability(self, text: str) -> float:
-        """P(the speaker has finished) after saying `text`; nan when there are no words or the
-        call fails (never an exception in the audio path)."""
+    def probability(self, text: str, robot_words: str = "") -> float:
+        """P(the speaker has finished) after saying `text` (in answer to `robot_words`, the
+        robot's last words; "" = none); nan when there are no words or the call fails (never an
+        exception in the audio path)."""
         words = normalise(text)
         if not words:
             return float("nan")
-        request = {
-            "prompt": PROMPT_HEAD + words,
-            "n_predict": 1,
-            "n_probs": TOP_TOKENS,
-            "temperature": 0,
-            "cache_prompt": True,
-        }
         try:
-            with self._lock:
-                out = self._server.handle_completions(request)
+            slot = ANSWER_SLOT if robot_words.strip() else ALONE_SLOT
+            out = self._complete(prompt_head(robot_words) + words, 1, slot)
             top = out["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
             return float(
                 sum(math.exp(t["logprob"]) for t in top if t["token"] in END_TOKENS or t["token"].strip() in END_MARKS)
             )
         except Exception:  # noqa: BLE001 - no opinion rather than a dead recogniser
             return float("nan")
+
+    def verdict(self, text: str, settings: TextTurnSettings, robot_words: str = "") -> float:
+        """The probability the turn decision uses: the words alone, or, when `settings` read the
+        reply and the words alone are not held, the words after the robot's `robot_words`."""
+        p = self.probability(text)
+        if settings.reads_reply and robot_words.strip() and not math.isnan(p) and not settings.holds(p):
+            answer = self.probability(text, robot_words)
+            return p if math.isnan(answer) else answer
+        return p
+
+    def prime(self, robot_words: str) -> bool:
+        """Compute the prompt up to the person's words once, when the robot has said
+        `robot_words`, so that `probability` computes only the words (llama.cpp keeps the longest
+        prefix it has seen: a few hundred ms for a long reply on one thread, off the audio path).
+        False when the call failed (the first `probability` then computes it)."""
+        try:
+            self._complete(prompt_head(robot_words), 0, ANSWER_SLOT)
+        except Exception:  # noqa: BLE001 - a later call pays for the prompt instead
+            return False
+        return True
+
+    def _complete(self, prompt: str, n_predict: int, slot: int) -> dict:
+        request = {
+            "prompt": prompt,
+            "n_predict": n_predict,
+            "n_probs": TOP_TOKENS,
+            "temperature": 0,
+            "cache_prompt": True,
+            "id_slot": slot,
+        }
+        with self._lock:
+            return self._server.handle_completions(request)
 
 
 @dataclass(frozen=True)
@@ -132,12 +202,16 @@ class TextTurnSettings:
       first pause. Measured on the real turns in their own room: 30% cut off with the rules'
       wait there, 12% with this, for 60 ms more wait p50 (docs/turn_taking.md);
     - no opinion: the rules' wait.
+
+    With `reads_reply`, words the model does not hold alone are read again after the robot's
+    last words, and that verdict counts (`judged_by_words`).
     """
 
     enabled: bool = True
     finished: float = 0.1
     unfinished: float = 0.02
     languages: tuple[str, ...] = ("en",)
+    reads_reply: bool = True  # words not held alone are read again after the robot's words
 
     def validate(self) -> None:
         if not 0.0 <= self.unfinished <= self.finished <= 1.0:
@@ -172,10 +246,13 @@ def judged_by_words(
     transcript: str,
     language: str,
     turn: TurnSettings,
+    robot_words: str = "",
 ) -> TurnJudgement:
     """The rules' judgement of an early decode with the model's verdict on its words folded in
-    (unchanged when the model is off, missing, or not asked for this transcript)."""
+    (unchanged when the model is off, missing, or not asked for this transcript). Words the model
+    does not hold alone are read again as the answer to the robot's `robot_words` ("" = none),
+    and that verdict counts: a hold stands on the words alone (module docstring)."""
     if model is None or settings is None or not settings.asks(judgement.text, language):
         return judgement
-    p = model.probability(transcript)
+    p = model.verdict(transcript, settings, robot_words)
     return replace(judgement, wait_ms=settings.wait_ms(judgement.wait_ms, p, turn), text_p=p)
