@@ -102,6 +102,8 @@ def test_the_robot_s_words_decide_only_what_the_words_alone_leave_open(model):
     assert model.probability(fragment, asked) >= settings.unfinished, "the premise: the answer reading lets it go"
     held = judged_by_words(complete, model, settings, fragment, "en", turn, asked)
     assert held.wait_ms == turn.patience_ms and held.text_p < settings.unfinished, held
+    sure = "How are you today?"  # finished alone: not read again (no second call)
+    assert model.verdict(sure, settings, "Hello! I am Fay.") == model.probability(sure) >= settings.finished
     words_alone = TextTurnSettings(reads_reply=False)
     assert judged_by_words(complete, model, words_alone, "Ten of clubs.", "en", turn, "Which card did you draw?") == (
         judged_by_words(complete, model, words_alone, "Ten of clubs.", "en", turn)

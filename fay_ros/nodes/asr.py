@@ -248,7 +248,7 @@ class AsrConfig(VadParameters):
     )
     text_turn_reply: bool = Field(
         True,
-        description="Text turn: words the model does not hold alone are read again as the answer to the "
+        description="Text turn: words the model is unsure of alone are read again as the answer to the "
         "robot's last reply (topic reply), and that verdict counts (a short answer to a question ends the "
         "turn sooner); false = the words alone.",
     )

@@ -17,15 +17,16 @@ might have been made."), which is what cut real speakers off.
 The robot's last words can come before them as the assistant's message, as LiveKit's detector
 reads the conversation: after "Which card did you draw?" the short answer "ten of clubs" is
 finished (0.03 alone, 0.17 after the question) while "ten of" stays open (0.000 either way).
-`judged_by_words` reads the words after the robot's only when the words alone leave the turn
-open (not held): the tiny model also takes a speaker's fragment for an answer now and then
-("And so my fellow Americans ask not", at JFK's pause: 0.013 alone, 0.067 after "Do you know a
-famous line from a speech?"), and a hold it would release is a person cut off. Each reading
-keeps its own llama.cpp slot, so each slot's cached prefix stays (the robot's words are
-computed once, when they are said: `prime`, off the audio path) and a call costs what it did.
+`TextTurn.verdict` reads the words after the robot's only when it is unsure of them alone: the
+tiny model also takes a speaker's fragment for an answer now and then ("And so my fellow
+Americans ask not", at JFK's pause: 0.013 alone, 0.067 after "Do you know a famous line from a
+speech?"), and a hold it would release is a person cut off; a sure verdict alone needs no second
+call in the audio path. Each reading keeps its own llama.cpp slot, so each slot's cached prefix
+stays (the robot's words are computed once, when they are said: `prime`, off the audio path) and
+a call costs what it did.
 
 The model runs in the asr process (llama.cpp through `xllamacpp`, one thread, two slots of a
-512-token context), one call per early decode (two after the robot's words): only the words are
+512-token context), one call per early decode (two when unsure after the robot's words): only the words are
 computed (the prompt head stays cached), 15 ms p50 on this machine in bench_turns. It is
 English-only, so it is asked for the transcript languages in `TextTurnSettings.languages`
 (English by default); other languages keep the word and prosody rules.
@@ -155,9 +156,9 @@ class TextTurn:
 
     def verdict(self, text: str, settings: TextTurnSettings, robot_words: str = "") -> float:
         """The probability the turn decision uses: the words alone, or, when `settings` read the
-        reply and the words alone are not held, the words after the robot's `robot_words`."""
+        reply and the model is unsure of the words alone, the words after the robot's `robot_words`."""
         p = self.probability(text)
-        if settings.reads_reply and robot_words.strip() and not math.isnan(p) and not settings.holds(p):
+        if settings.reads_reply and robot_words.strip() and settings.unsure(p):
             answer = self.probability(text, robot_words)
             return p if math.isnan(answer) else answer
         return p
@@ -203,8 +204,8 @@ class TextTurnSettings:
       wait there, 12% with this, for 60 ms more wait p50 (docs/turn_taking.md);
     - no opinion: the rules' wait.
 
-    With `reads_reply`, words the model does not hold alone are read again after the robot's
-    last words, and that verdict counts (`judged_by_words`).
+    With `reads_reply`, words the model is unsure of alone are read again after the robot's last
+    words, and that verdict counts (`TextTurn.verdict`).
     """
 
     enabled: bool = True
@@ -221,6 +222,10 @@ class TextTurnSettings:
 
     def asks(self, text_cue: str, language: str) -> bool:
         return self.enabled and text_cue != INCOMPLETE and language.split("-")[0].lower() in self.languages
+
+    def unsure(self, probability: float) -> bool:
+        """Between `unfinished` and `finished` (nan: no verdict, not unsure)."""
+        return self.unfinished <= probability < self.finished
 
     def holds(self, probability: float | None) -> bool:
         """The verdict says the speaker is not done (no verdict, nan: no)."""
@@ -250,8 +255,8 @@ def judged_by_words(
 ) -> TurnJudgement:
     """The rules' judgement of an early decode with the model's verdict on its words folded in
     (unchanged when the model is off, missing, or not asked for this transcript). Words the model
-    does not hold alone are read again as the answer to the robot's `robot_words` ("" = none),
-    and that verdict counts: a hold stands on the words alone (module docstring)."""
+    is unsure of alone are read again as the answer to the robot's `robot_words` ("" = none),
+    and that verdict counts (`TextTurn.verdict`)."""
     if model is None or settings is None or not settings.asks(judgement.text, language):
         return judgement
     p = model.verdict(transcript, settings, robot_words)
