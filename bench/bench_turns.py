@@ -449,8 +449,8 @@ def _text_model_lines(model) -> list[str]:
         f"stored with the set; lower case, no punctuation), with its defaults (finished ≥ {settings.finished}, "
         f"unfinished < {settings.unfinished}), with and without the robot's words before them (the asr reads "
         "the robot's last reply; test/data/turns/robot_asked.json has two things it might have said before "
-        "each recording). The verdict is the one the asr uses (`TextTurn.verdict`): words held alone stay "
-        "held, others are read again after the robot's words:",
+        "each recording). The verdict is the one the asr uses (`TextTurn.verdict`): words the model is sure "
+        "of alone keep that verdict, the others are read again after the robot's words:",
         "",
         "| the robot's words before | whole sentences called finished | … unfinished | sentences stopped by a "
         "cut or pause called unfinished | … finished |",

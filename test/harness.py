@@ -546,15 +546,14 @@ class RosProbe:
         every other subscription the graph shows there), so that a volatile message sent next
         reaches that node. A count of 1 is not enough: a subscription of another test's process,
         still in the graph while it leaves, may be the one already matched."""
-        topic = publisher.topic_name
-
-        def matched() -> bool:
-            subscriptions = self.node.get_subscriptions_info_by_topic(topic)
-            return any(s.node_name == node_name for s in subscriptions) and publisher.get_subscription_count() >= len(
-                subscriptions
-            )
-
-        wait_until(matched, timeout, message=f"{node_name}'s subscription on {topic} matched")
+        self._wait_all_matched(
+            self.node.get_subscriptions_info_by_topic,
+            publisher.get_subscription_count,
+            publisher.topic_name,
+            node_name,
+            "subscription",
+            timeout,
+        )
 
     def wait_matched(self, collector: Collector, node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         """Wait until `collector`'s subscription is matched with `node_name`'s publisher on its
@@ -562,15 +561,32 @@ class RosProbe:
         node sends next reaches the collector. A count of 1 is not enough on a shared topic like
         /diagnostics, where another node's publisher may be the one already matched."""
         subscription = collector.subscription
-        topic = subscription.topic_name
+        self._wait_all_matched(
+            self.node.get_publishers_info_by_topic,
+            subscription.get_publisher_count,
+            subscription.topic_name,
+            node_name,
+            "publisher",
+            timeout,
+        )
+
+    @staticmethod
+    def _wait_all_matched(
+        listed: Callable[[str], list],
+        matched_count: Callable[[], int],
+        topic: str,
+        node_name: str,
+        kind: str,
+        timeout: float,
+    ) -> None:
+        """Wait until the graph lists `node_name`'s endpoint on `topic` (`listed`: the endpoints
+        of the other side there) and our endpoint is matched with as many as it lists."""
 
         def matched() -> bool:
-            publishers = self.node.get_publishers_info_by_topic(topic)
-            return any(p.node_name == node_name for p in publishers) and subscription.get_publisher_count() >= len(
-                publishers
-            )
+            endpoints = listed(topic)
+            return any(e.node_name == node_name for e in endpoints) and matched_count() >= len(endpoints)
 
-        wait_until(matched, timeout, message=f"{node_name}'s publisher on {topic} matched")
+        wait_until(matched, timeout, message=f"{node_name}'s {kind} on {topic} matched")
 
     def wait_for_publishers(self, topic: str, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         name = self.resolve(topic)

@@ -526,7 +526,7 @@ class Asr(ManagedNode):
         self._robot_words = RobotWords()
         # The text turn model reads the robot's new words once, here, off the audio path; only
         # the newest words matter (a queue of one, drop-oldest).
-        self._primer: BoundedWorker[tuple[TextTurn, str]] | None = None
+        self._primer: BoundedWorker[str] | None = None
         self.create_subscription(Utterance, topics.REPLY, self._on_reply, qos.EVENTS)
         self.voices = HriVoices.create(self)
         if self.voices is not None:
@@ -600,7 +600,11 @@ class Asr(ManagedNode):
         )
         self._worker.start()
         if text_turn is not None:
-            self._primer = BoundedWorker(self._prime, 1, "asr-text-turn-primer")
+
+            def prime(said: str, model: TextTurn = text_turn) -> None:
+                model.prime(said)
+
+            self._primer = BoundedWorker(prime, 1, "asr-text-turn-primer")
             self._primer.start()
         if self.config is not cfg:  # a live change arrived while the model loaded
             self._worker.put(("config", self._live_change(self.config)), droppable=False)
@@ -730,13 +734,9 @@ class Asr(ManagedNode):
         if worker is None or core is None or not said:
             return
         worker.put(("robot_words", said), droppable=False)
-        if primer is not None and core.text_turn is not None:
-            primer.put((core.text_turn, said))
-
-    @staticmethod
-    def _prime(job: tuple[TextTurn, str]) -> None:
-        model, said = job
-        model.prime(said)
+        settings = core.text_turn_settings  # (the worker's; a stale read costs one reading at most)
+        if primer is not None and settings is not None and settings.reads_reply:
+            primer.put(said)
 
     def _on_queue_full(self, total: int) -> None:
         self.get_logger().warning(

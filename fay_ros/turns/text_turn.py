@@ -26,8 +26,8 @@ stays (the robot's words are computed once, when they are said: `prime`, off the
 a call costs what it did.
 
 The model runs in the asr process (llama.cpp through `xllamacpp`, one thread, two slots of a
-512-token context), one call per early decode (two when unsure after the robot's words): only the words are
-computed (the prompt head stays cached), 15 ms p50 on this machine in bench_turns. It is
+512-token context), one call per early decode (two when unsure after the robot's words): only the
+words are computed (the prompt head stays cached), 15 ms p50 on this machine in bench_turns. It is
 English-only, so it is asked for the transcript languages in `TextTurnSettings.languages`
 (English by default); other languages keep the word and prosody rules.
 
@@ -212,7 +212,7 @@ class TextTurnSettings:
     finished: float = 0.1
     unfinished: float = 0.02
     languages: tuple[str, ...] = ("en",)
-    reads_reply: bool = True  # words not held alone are read again after the robot's words
+    reads_reply: bool = True  # words the model is unsure of alone are read again after the robot's
 
     def validate(self) -> None:
         if not 0.0 <= self.unfinished <= self.finished <= 1.0:
