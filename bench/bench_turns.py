@@ -126,22 +126,46 @@ def load_real_clips(room: bool = False) -> list[Clip]:
         if room:
             before, after = turn.background(LEAD_S), turn.background(TRAIL_S)
         else:
-            before, after = np.zeros(int(LEAD_S * RATE), np.int16), np.zeros(int(TRAIL_S * RATE), np.int16)
-        audio = np.concatenate([before, turn.audio, after])
-        clips.append(
-            Clip(
-                turn.id,
-                "en",
-                audio,
-                LEAD_S,
-                LEAD_S + turn.speech_end,
-                list(turn.pauses),
-                finished=turn.finished,
-                real=True,
-                robot_words=asked[turn.id.split("/")[0]][0],
-            )
-        )
+            before, after = _silence(LEAD_S), _silence(TRAIL_S)
+        clips.append(_recorded(turn, "en", before, after, asked[turn.id.split("/")[0]][0]))
     return clips
+
+
+def _silence(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * RATE), np.int16)
+
+
+def _recorded(turn, language: str, before: np.ndarray, after: np.ndarray, robot_words: str = "") -> Clip:
+    """A turn of a person's voice (real_turns.RealTurn, zh_syllables.SyllableTurn) between
+    `before` (LEAD_S long) and `after`."""
+    return Clip(
+        turn.id,
+        language,
+        np.concatenate([before, turn.audio, after]),
+        LEAD_S,
+        LEAD_S + turn.speech_end,
+        list(turn.pauses),
+        finished=turn.finished,
+        real=True,
+        robot_words=robot_words,
+    )
+
+
+def load_syllable_clips() -> list[Clip]:
+    """Mandarin turns in a person's voice (test/zh_syllables.py: recorded syllables joined into
+    phrases; whole, cut where the phrase is left open, or with a thinking pause there) between
+    LEAD_S and TRAIL_S of digital silence."""
+    from zh_syllables import syllable_turns
+
+    return [_recorded(turn, "zh", _silence(LEAD_S), _silence(TRAIL_S)) for turn in syllable_turns()]
+
+
+def real_english(clip: Clip) -> bool:
+    return clip.real and clip.language == "en"
+
+
+def real_chinese(clip: Clip) -> bool:
+    return clip.real and clip.language == "zh"
 
 
 @dataclass
@@ -210,7 +234,7 @@ def strategies(semantic=None, text_model=None):
                 text_turn_settings=TextTurnSettings() if words else None,
             )
             if asked and clip.robot_words:
-                core.robot_words = clip.robot_words
+                core.robot_said(clip.robot_words, 0.0)  # (the replay starts at 0: fresh)
                 # as the asr reads a reply when it arrives, while the robot speaks: before the turn
                 text_model.prime(clip.robot_words)
             return core
@@ -380,9 +404,10 @@ def _verdict_lines(verdicts: list[tuple[Clip, list[float], float]]) -> list[str]
         "|---|---|---|---|---|",
     ]
     groups = (
-        ("real English", lambda c: c.real),
+        ("real English", real_english),
+        ("Mandarin in a person's voice", real_chinese),
         ("synthetic English", lambda c: not c.real and c.language == "en"),
-        ("synthetic Chinese", lambda c: c.language == "zh"),
+        ("synthetic Chinese", lambda c: not c.real and c.language == "zh"),
     )
     for name, pick in groups:
         rows = [v for v in verdicts if pick(v[0])]
@@ -536,12 +561,13 @@ def run() -> str:
 
     clips = load_clips()
     real = load_real_clips()
+    syllables = load_syllable_clips()
     semantic, problem = SemanticTurn.load()
     text_model, text_problem = TextTurn.load(default_model_path())
     english = WhisperRecognizer(language="en")
     chinese = WhisperRecognizer(language="zh")
     english.transcribe(clips[0].audio[:RATE])  # warm-up
-    everything = real + clips
+    everything = real + syllables + clips
     results = evaluate({"en": english, "zh": chinese}, everything, semantic, text_model)
     pauses = [p for c in clips for p in c.pauses]
     paused = sum(bool(c.pauses) for c in clips)
@@ -563,7 +589,7 @@ def run() -> str:
         lines += [f"**text turn model not measured**: {text_problem}.", ""]
     lines += _table(
         results,
-        lambda c: c.real,
+        real_english,
         f"**Real English speech** ({len(real)} turns of `test/data/turns/real_speech.json`, built by "
         f"`test/real_turns.py` from the human recordings of `test/data/speech/en`: {kinds['whole']} whole "
         f"clips, {kinds['cut']} cut mid-sentence after a word that leaves it open, {kinds['pause']} with a "
@@ -579,29 +605,42 @@ def run() -> str:
         )
         lines += _table(
             in_room,
-            lambda c: c.real,
+            real_english,
             "**The same real turns in their own room**: the recording's own background before and after the "
             "voice instead of digital silence, as a microphone in that room hears it (its quietest stretch, "
             "which swings by 12-22 dB within a second in the LibriVox recordings):",
         )
         for label, rows in in_room:
-            lines += [_per_turn(f"{label}, in the room", rows, lambda c: c.real), ""]
+            lines += [_per_turn(f"{label}, in the room", rows, real_english), ""]
     lines += _table(
         results,
         lambda c: not c.real and c.language == "en",
         f"**Synthetic English** (espeak-ng; `test/data/turns/utterances.json`, {paused} of {len(clips)} "
         f"utterances with a pause of {min(pauses):.1f}–{max(pauses):.1f} s inside the sentence):",
     )
+    zh_kinds = {k: sum(c.id.split("/")[1].startswith(k) for c in syllables) for k in ("whole", "cut", "pause")}
     lines += _table(
         results,
-        lambda c: c.language == "zh",
-        "**Synthetic Chinese** (espeak-ng, **synthetic only**: no redistributable Mandarin recording exists "
-        "in the repo yet, see test/data/speech/SOURCES.md; smart-turn separates Mandarin less well, so the "
-        "text rules decide for Chinese unless `semantic_languages` includes zh):",
+        real_chinese,
+        f"**Mandarin in a person's voice** ({len(syllables)} turns built by `test/zh_syllables.py` from the "
+        "phrases of `test/data/speech/zh`: a person's recorded syllables joined, not continuous speech, "
+        "test/data/speech/SOURCES.md; "
+        f"{zh_kinds['whole']} whole phrases, {zh_kinds['cut']} stopped where the phrase is left open (我想…, "
+        f"请打开…), {zh_kinds['pause']} with a 0.6–1.0 s pause inserted there; the text rules decide for "
+        "Chinese, the text turn model reads English only):",
+    )
+    lines += _table(
+        results,
+        lambda c: not c.real and c.language == "zh",
+        "**Synthetic Chinese** (espeak-ng; smart-turn separates Mandarin less well, so the text rules decide "
+        "for Chinese unless `semantic_languages` includes zh):",
     )
     for label, rows in results:
         if label in (RULES_LABEL, SEMANTIC_LABEL, TEXT_LABEL, ASKED_LABEL, SILERO_LABEL, CONFIRMED_LABEL):
-            lines += [_per_turn(label, rows, lambda c: c.real), ""]
+            lines += [_per_turn(label, rows, real_english), ""]
+    for label, rows in results:
+        if label in (RULES_LABEL, TEXT_LABEL):
+            lines += [_per_turn(f"{label}, Mandarin in a person's voice", rows, real_chinese), ""]
     figures = {label: summarise(rows) for label, rows in results}
     if semantic is not None:
         from bench.stats import time_calls

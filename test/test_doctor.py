@@ -76,7 +76,7 @@ def test_doctor_json_reports_every_check_and_the_llm_latency(tmp_path, servers):
     assert set(found) == {"ollama", "llamacpp"}
     assert found["ollama"]["setting"] == 'make run ARGS="llm:=ollama:qwen2.5:7b"'
     db = checks["memory database"]
-    assert db["status"] == OK and db["data"]["path"] == str(tmp_path / ".local/share/fay_ros/memory.db")
+    assert db["status"] == OK and db["data"]["path"] == str(tmp_path / "data" / "fay_ros" / "memory.db")  # XDG
     assert "not created yet" in db["detail"]
 
 

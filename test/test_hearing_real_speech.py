@@ -1,6 +1,7 @@
 """The recogniser on real human recordings (test/data/speech, SOURCES.md there): accuracy
 bounds, no speech lost in a long recording, no repetition loops, Chinese in the script asked
-for, hot words reaching the decoder, and `fay-ros transcribe --bench`."""
+for, hot words reaching the decoder, and `fay-ros transcribe --bench`. The Mandarin clips are a
+person's recorded syllables joined into phrases (test/zh_syllables.py), not continuous speech."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from fay_ros.common.wav import read_wav
 from fay_ros.hearing.clip_bench import find_clips, joined, run_clip, totals, transcribe_stream
 from fay_ros.hearing.scoring import max_repeats, score
 from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer, convert_script
-from synthetic_speech import speak, speak_to_wav
+from zh_syllables import long_turn
 
 DATA = Path(__file__).resolve().parent / "data" / "speech"
 AUSTEN = ["0870", "0880", "0890", "0920", "0930"]  # five consecutive sentences of one chapter
@@ -27,6 +28,10 @@ AUSTEN = ["0870", "0880", "0890", "0920", "0930"]  # five consecutive sentences 
 @pytest.fixture(scope="module")
 def whisper():
     return WhisperRecognizer("", language="auto")
+
+
+def _chinese_characters(text: str) -> int:
+    return sum("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _austen_joined(pause_s: float = 0.6) -> tuple[np.ndarray, str]:
@@ -43,6 +48,7 @@ def test_the_set_is_there_with_its_sources():
     clips = find_clips(DATA)
     english = [c for c in clips if not c.chinese]
     assert len(english) >= 8
+    assert len([c for c in clips if c.chinese]) >= 10
     sources = (DATA / "SOURCES.md").read_text(encoding="utf-8")
     for clip in clips:
         assert clip.name in sources or clip.name.rsplit("_", 1)[0] in sources, clip.name
@@ -58,6 +64,40 @@ def test_english_recordings_within_bounds(whisper):
     for r in results:
         assert r.score.rate <= 0.34, report  # no clip lost (the worst short clip: 1 word in 3-4)
         assert r.repeats <= max(r.reference_repeats, 1), report  # no repetition loop
+
+
+def test_mandarin_phrases_within_bounds_in_simplified_characters(whisper):
+    """A person's Mandarin syllables joined into phrases: Whisper base hears 60 % of the
+    characters (docs/BENCHMARKS.md, real speech; far from the 12 % CER aimed at, and joined
+    syllables are harder than a sentence said in one breath), every phrase comes out in
+    Simplified characters (the default `chinese_script`), and none loops."""
+    results = [run_clip(whisper, c) for c in find_clips(DATA) if c.chinese]
+    report = "\n".join(f"{r.clip.name}: {r.score.rate:.2f} {r.hypothesis!r}" for r in results)
+    assert len(results) >= 10
+    assert totals(results).chinese.rate <= 0.5, report  # measured 40 %
+    for r in results:
+        assert r.hypothesis and convert_script(r.hypothesis, "simplified") == r.hypothesis, report
+        assert r.repeats <= max(r.reference_repeats, 1), report
+    assert sum(r.score.errors == 0 for r in results) >= 2, report  # "明天见", "谢谢你" come out whole
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["one decode", "through the segmenter"])
+def test_a_long_mandarin_recording_loses_no_speech(whisper, monkeypatch, stream):
+    """Ten Mandarin phrases with 0.6 s pauses (27 s; the issue's 12 s Mandarin recording came
+    out as its first 3.6 s): as many characters come back as were said, within a tenth, and the
+    last phrase is there."""
+    audio, reference = long_turn()
+    monkeypatch.setattr(whisper, "language", "zh")
+    if stream:
+        finals = transcribe_stream(whisper, audio, 16000, endpoint_ms=700)
+        text = joined(finals)
+        assert finals[-1].end_time > len(audio) / 16000 - 2.0, text  # heard to the end
+    else:
+        text = whisper.transcribe(audio).text
+    assert _chinese_characters(text) >= 0.9 * _chinese_characters(reference), text
+    assert score(reference, text, chinese=True).rate <= 0.5, text
+    assert text.rstrip("。.!！ ").endswith("明天见"), text
+    assert max_repeats(text) <= 1, text
 
 
 @pytest.mark.parametrize("pause_s", [0.6, 1.0])
@@ -124,9 +164,8 @@ def test_chinese_prompt_and_script_follow_the_setting(whisper, monkeypatch):
 
 
 def test_mandarin_comes_out_in_the_script_asked_for(whisper, monkeypatch):
-    """No redistributable real Mandarin recording was found (SOURCES.md), so this one is
-    espeak-ng's Mandarin: the script end to end through the model, both ways."""
-    audio = speak("请帮我打开客厅的灯。", "cmn-latn-pinyin")
+    """A person's "谢谢你" (joined syllables): the script end to end through the model, both ways."""
+    audio = read_wav(str(DATA / "zh" / "syllables_xiexie.wav")).samples
     monkeypatch.setattr(whisper, "language", "zh")
     simplified = whisper.transcribe(audio).text
     assert simplified and convert_script(simplified, "simplified") == simplified  # no Traditional-only character
@@ -166,12 +205,11 @@ def test_transcribe_bench_cli(tmp_path, capsys):
         for ext in (".wav", ".txt"):
             shutil.copy(DATA / "en" / f"{name}{ext}", tmp_path / f"{name}{ext}")
     shutil.copy(DATA / "en" / "cards_002.wav", tmp_path / "no_reference.wav")
-    # A Mandarin clip dropped in is scored by CER at once. No real Mandarin recording could be
-    # redistributed (SOURCES.md), so this one is espeak-ng's, in its own folder.
+    # A Mandarin clip dropped in, in its own folder, is scored by CER at once.
     zh = tmp_path / "zh"
     zh.mkdir()
-    speak_to_wav(zh / "lights.wav", [0.3, ("请帮我打开客厅的灯。", "cmn-latn-pinyin"), 0.3])
-    (zh / "lights.txt").write_text("请帮我打开客厅的灯。\n", encoding="utf-8")
+    for ext in (".wav", ".txt"):
+        shutil.copy(DATA / "zh" / f"syllables_xiexie{ext}", zh / f"thanks{ext}")
     out = _bench_cli(str(tmp_path))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -180,9 +218,9 @@ def test_transcribe_bench_cli(tmp_path, capsys):
         "goforward",
     ]
     assert [line.split()[:2] for line in lines if " CER " in line and not line.startswith("total")] == [
-        ["lights", "CER"]
+        ["thanks", "CER"]
     ], out.stdout
-    simplified = lines[lines.index(next(line for line in lines if line.startswith("lights"))) + 2]
+    simplified = lines[lines.index(next(line for line in lines if line.startswith("thanks"))) + 2]
     assert simplified.startswith("    hyp: ") and convert_script(simplified, "simplified") == simplified
     total = lines[-1]
     assert total.startswith("total: English WER") and "Mandarin CER" in total, total

@@ -58,6 +58,12 @@ RATE = 16000
         ("我想听，嗯", INCOMPLETE),
         ("我想听，", INCOMPLETE),
         ("明天早上提醒我给妈妈打电话", UNKNOWN),
+        ("你好，我叫", INCOMPLETE),  # the name is still to come
+        ("你好，我叫小明。", COMPLETE),
+        ("我觉得", INCOMPLETE),
+        ("我也这么觉得", UNKNOWN),  # an answer may end on 觉得
+        ("这是", INCOMPLETE),
+        ("是", UNKNOWN),
     ],
 )
 def test_text_cue(text, cue):

@@ -232,24 +232,36 @@ def test_a_real_thinking_pause_after_a_fragment_holds_the_turn(model, paused):
 def test_a_real_short_answer_to_the_robot_s_question_ends_the_turn_without_a_hold(model, turns):
     """ "Ten of clubs." (a real recording in its own room) alone is no sentence to the model (p
     about 0.03: the turn is held past the endpoint); as the answer to "Which card did you draw?"
-    it is finished, and the one final comes without the hold."""
-    from fay_ros.hearing.asr_core import AsrCore
+    it is finished, and the one final comes without the hold. A question asked a minute before
+    the voice began is not what it answers (ROBOT_WORDS_FRESH_S), unless the robot's voice
+    ended just before."""
+    from fay_ros.hearing.asr_core import ROBOT_WORDS_FRESH_S, AsrCore
     from fay_ros.hearing.whisper_backend import WhisperRecognizer
 
     recognizer = WhisperRecognizer(language="en")
-    audio = turns["cards_001/whole"].in_room(0.5, 2.5)
+    audio = turns["cards_001/whole"].in_room(0.5, 2.5)  # (the voice begins 0.5 s in)
 
-    def heard(robot_words: str) -> tuple[list, list[str]]:
+    def heard(robot_words: str, said_at: float = 0.0, voice_ended_at: float | None = None) -> tuple[list, list[str]]:
         core = AsrCore(recognizer, turn=TurnSettings(), text_turn=model, text_turn_settings=TextTurnSettings())
-        core.robot_words = robot_words
+        core.robot_said(robot_words, said_at)
+        if voice_ended_at is not None:
+            core.robot_finished_speaking(voice_ended_at)
         holds: list = []
         core.on_hold = holds.append
         return holds, _finals(core, audio)
 
+    question = "Hello! Which card did you draw?"
+    held_alone = [True]
     holds, finals = heard("")
-    assert [h.text_p < TextTurnSettings().finished for h in holds] == [True], holds  # the premise
+    assert [h.text_p < TextTurnSettings().finished for h in holds] == held_alone, holds  # the premise
     assert len(finals) == 1 and "clubs" in finals[0].lower(), finals
-    holds, finals = heard("Hello! Which card did you draw?")
+    holds, finals = heard(question)
+    assert holds == [] and len(finals) == 1 and "clubs" in finals[0].lower(), (holds, finals)
+    long_ago = -2 * ROBOT_WORDS_FRESH_S
+    holds, finals = heard(question, said_at=long_ago)
+    assert [h.text_p < TextTurnSettings().finished for h in holds] == held_alone, holds
+    assert len(finals) == 1 and "clubs" in finals[0].lower(), finals
+    holds, finals = heard(question, said_at=long_ago, voice_ended_at=-1.0)  # a long reply, just said
     assert holds == [] and len(finals) == 1 and "clubs" in finals[0].lower(), (holds, finals)
 
 

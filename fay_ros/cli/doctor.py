@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..bringup import doctor, graph
 from ..bringup.doctor import Check, ok, problem
+from ..common.paths import default_memory_db
 from ..common.topics import DEFAULT_NAMESPACE
 from ..common.urls import safe_url
 from ..llm.client import ApiKeyError, key_from_env
@@ -115,7 +116,7 @@ def _memory_location(args: argparse.Namespace) -> str:
     if args.memory_db:
         return args.memory_db
     params = graph.load_parameters(args.config or None).get("memory", {})
-    return str(params.get("db_url") or params.get("db_path") or "~/.local/share/fay_ros/memory.db")
+    return str(params.get("db_url") or params.get("db_path") or default_memory_db())
 
 
 def _database_check(location: str) -> Check:

@@ -15,7 +15,7 @@ import datetime
 import json
 import sys
 
-DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
+from ..common.paths import default_memory_db
 
 
 def _database_options(parser: argparse.ArgumentParser, suppress: bool, db: bool = True) -> None:
@@ -25,9 +25,9 @@ def _database_options(parser: argparse.ArgumentParser, suppress: bool, db: bool 
     if db:
         parser.add_argument(
             "--db",
-            default=argparse.SUPPRESS if suppress else DEFAULT_DB,
-            help=f"memory database: a file, sqlite:///<path> or postgresql://user@host/db "
-            f"(default {DEFAULT_DB}); before or after the action",
+            default=argparse.SUPPRESS if suppress else default_memory_db(),
+            help="memory database: a file, sqlite:///<path> or postgresql://user@host/db "
+            "(default $XDG_DATA_HOME/fay_ros/memory.db: %(default)s); before or after the action",
         )
     parser.add_argument(
         "--embedder",

@@ -14,7 +14,7 @@ import importlib.util
 import json
 import sys
 
-from .memory_admin import DEFAULT_DB
+from ..common.paths import default_memory_db
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,8 +34,8 @@ def add_admin_actions(sub: argparse._SubParsersAction) -> None:
         parser.add_argument("--json", action="store_true", help="print JSON")
         parser.add_argument(
             "--db",
-            default=DEFAULT_DB,
-            help=f"memory database: a file, sqlite:///<path> or postgresql://user@host/db (default {DEFAULT_DB})",
+            default=default_memory_db(),
+            help="memory database: a file, sqlite:///<path> or postgresql://user@host/db (default %(default)s)",
         )
         return parser
 

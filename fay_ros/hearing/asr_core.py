@@ -21,7 +21,8 @@ after `patience_ms`; the turn judgement closes it sooner. With the end-of-turn m
 (fay_ros.turns.semantic_turn) its verdict moves that wait, also before any early decode; with
 the text turn model (fay_ros.turns.text_turn) a language model's verdict on the early decode's
 words moves it too (a sentence stopped mid-way is held, a finished one ends at once), read as
-an answer to the robot's last words (`robot_words`). Each
+an answer to the robot's last words (`robot_said`, while they are fresh: the person's voice
+began within ROBOT_WORDS_FRESH_S of them or of the robot's voice ending). Each
 silence in which the turn is held past `endpoint_ms` is reported once through `on_hold`
 (TurnHold: the asr node's "turn held open" on speech/decisions).
 
@@ -84,6 +85,11 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
+# The robot's words are what the person answers when their voice begins within this many
+# seconds of those words (or of the robot's voice ending, for a reply that took long to say):
+# a companion's answers come within a few seconds, and words said after a long silence start
+# something new rather than answer a question from minutes ago.
+ROBOT_WORDS_FRESH_S = 30.0
 
 
 def _ends_sentence(early: Recognition | None) -> bool:
@@ -163,9 +169,11 @@ class AsrCore:
         self.text_turn = text_turn
         self.text_turn_settings: TextTurnSettings | None = None
         self.set_text_turn(text_turn_settings)
-        # The robot's last words (its last reply): the model reads the person's words as an
-        # answer to them ("" = none yet). The node sets them as the reply is said.
+        # The robot's last words (its last reply, "" = none yet; `robot_said`) and when they
+        # were said or the robot's voice ended, whichever is later (the chunks' clock): the
+        # model reads the person's words as an answer to them while they are fresh.
         self.robot_words = ""
+        self._robot_words_at = 0.0
         self.segmenter = Segmenter(
             self.rate,
             self._vad_for_turn(vad or VadSettings()),
@@ -408,7 +416,7 @@ class AsrCore:
                         early.text,
                         self._language(),
                         turn,
-                        self.robot_words,
+                        self._answered_words(),
                     )
                 return self.judgement.wait_ms < turn.patience_ms
 
@@ -562,7 +570,20 @@ class AsrCore:
             return self._drop_utterance()
         return []
 
+    def robot_said(self, words: str, at: float) -> None:
+        """The robot's reply so far (fay_ros.turns.text_turn.RobotWords), said at `at` (the
+        chunks' clock)."""
+        self.robot_words, self._robot_words_at = words, at
+
+    def _answered_words(self) -> str:
+        """The robot's words the open utterance answers: "" when its voice began more than
+        ROBOT_WORDS_FRESH_S after them."""
+        began = self._time(self._utt_start) + self._onset
+        return self.robot_words if began - self._robot_words_at <= ROBOT_WORDS_FRESH_S else ""
+
     def robot_finished_speaking(self, now: float) -> None:
+        if self.robot_words:
+            self._robot_words_at = max(self._robot_words_at, now)
         self._robot_since = None
         if self._robot_voice:  # the person's next words are theirs
             self._drop_utterance()

@@ -14,15 +14,14 @@ fusion are the same code for both (`base.KnowledgeBase`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from ..common.errors import FayError
+from ..common.paths import user_data_dir
 from ..memory.embeddings import Embedder
 from .api import DocumentInfo
 
@@ -117,8 +116,7 @@ class KnowledgeStore(Protocol):
 
 def default_location() -> str:
     """$XDG_DATA_HOME/fay_ros/knowledge.db (~/.local/share/fay_ros/knowledge.db)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return str(Path(base) / "fay_ros" / "knowledge.db")
+    return str(user_data_dir() / "knowledge.db")
 
 
 __all__ = [

@@ -733,7 +733,7 @@ class Asr(ManagedNode):
         worker, core, primer = self._worker, self.core, self._primer
         if worker is None or core is None or not said:
             return
-        worker.put(("robot_words", said), droppable=False)
+        worker.put(("robot_words", (said, self.get_clock().now().nanoseconds * 1e-9)), droppable=False)
         settings = core.text_turn_settings  # (the worker's; a stale read costs one reading at most)
         if primer is not None and settings is not None and settings.reads_reply:
             primer.put(said)
@@ -784,7 +784,7 @@ class Asr(ManagedNode):
             self._speaking_changed(core)
             return
         if kind == "robot_words":
-            core.robot_words = payload
+            core.robot_said(*payload)
             return
         if kind == "clip":
             self._judge_clip(core, payload)

@@ -165,7 +165,7 @@ class DialogueConfig(EngineConfig):
     knowledge_db: str = Field(
         "",
         description="the knowledge base of the user's documents (`fay-ros knowledge add`): a file, "
-        "sqlite:///PATH or postgresql://... ('' = the default file ~/.local/share/fay_ros/knowledge.db "
+        "sqlite:///PATH or postgresql://... ('' = the default file $XDG_DATA_HOME/fay_ros/knowledge.db "
         "when it exists, else no documents; 'none' = no documents). Also serves knowledge/search.",
     )
     knowledge_bases: str = Field(

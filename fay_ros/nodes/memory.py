@@ -49,6 +49,7 @@ from ..common.diagnostics import StatusPublisher, event_status
 from ..common.errors import TableError
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
+from ..common.paths import default_memory_db
 from ..common.reloading import ReloadingTable
 from ..common.rostime import from_time_msg, to_time_msg
 from ..common.yaml_loader import load_model
@@ -70,7 +71,6 @@ from ..memory.service import MemoryService, ServiceSettings
 from ..ros_side.reminders import fill_response, request_from_msg
 from ..schedule.config import ScheduleFile, load_schedule, schedule_path, zone_name
 
-DEFAULT_DB = "~/.local/share/fay_ros/memory.db"
 # A background job's outcome on /diagnostics by log level (the details, with the owner, are logged).
 JOB_OUTCOMES = {"info": "done", "warning": "skipped: the LLM failed (see the log)", "error": "failed (see the log)"}
 JOBS_TOPIC = "~/jobs"  # the node's own job reports (owners included: a private topic, not /diagnostics)
@@ -78,7 +78,9 @@ JOBS_TOPIC = "~/jobs"  # the node's own job reports (owners included: a private 
 
 class MemoryConfig(BaseModel):
     db_path: str = Field(
-        DEFAULT_DB, description="SQLite memory database file (created if missing; WAL mode); used when db_url is ''."
+        default_factory=default_memory_db,
+        description="SQLite memory database file (created if missing; WAL mode); used when db_url is ''. "
+        "Default: $XDG_DATA_HOME/fay_ros/memory.db (~/.local/share/fay_ros/memory.db).",
     )
     db_url: str = Field(
         "",

@@ -80,12 +80,15 @@ want wanna gonna need going
 # 0.36 and more ("Can you play the..." 0.42, 我想要 0.38).
 SURE_CONFIDENCE = 0.5
 OPEN_CONFIDENCE = 0.3
-# Chinese endings that leave the sentence open (longest first when matching).
+# Chinese endings that leave the sentence open (longest first when matching): conjunctions,
+# fillers, prepositions, and verbs whose object or complement is still to come ("你好，我叫…",
+# "我觉得…", "这是…"; a bare 是 or 觉得 can end an answer: "是。", "我也这么觉得。").
 OPEN_ENDINGS_ZH = tuple(
     sorted(
         """
 的 然后 嗯 呃 额 那个 这个 就是 和 跟 与 及 以及 或者 还是 因为 所以 但是 可是 不过 而且 并且 还有 如果 要是 虽然
 然而 于是 接着 在 把 被 给 对 从 向 往 我想 我要 我们 你们 他们 想 要 去 让 请 帮我 关于 比如
+叫 告诉 打算 我觉得 你觉得 我是 这是 那是
 """.split(),
         key=len,
         reverse=True,
