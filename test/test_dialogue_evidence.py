@@ -123,6 +123,27 @@ def test_tiny_prompt_carries_only_turns_that_tell_something_new(fresh, memory):
     run(scenario())
 
 
+@pytest.mark.parametrize("profile", ["tiny", "capable"])
+def test_the_words_just_said_are_no_memory(fresh, memory, profile):
+    """The memory records what the person says as it arrives, often before the dialogue's
+    evidence search: the words of this very turn come back from it, and a prompt carried them
+    twice (a tiny one as 'Tom said: "…"'). An earlier turn with other words still comes."""
+    now = datetime.datetime.now().timestamp()
+
+    async def scenario():
+        said = "I want to go hiking with Ella again."
+        memory.hear("tom", now, said)  # recorded before the turn's recall, as the node does
+        rig = Rig(fresh, memory=memory, profile=profile, judge=False)
+        fresh.script(fake.text("That sounds lovely."))
+        await rig.engine.run_turn("tom", said, "en")
+        text = _all_text(fresh.requests[0])
+        assert text.count("again") == 1, text  # the question, once
+        assert "hiking with Ella in the hills" in text, text  # the earlier turn, recalled
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_gateway_without_the_evidence_search_falls_back_to_recall(fresh, tmp_path):
     async def scenario():
         old = OldServiceMemory(tmp_path)

@@ -29,6 +29,7 @@ from ..common.errors import FayError
 from ..knowledge.api import Passage
 from ..memory.policy import is_explicit_request
 from ..memory.reminder_service import Reminders
+from ..text.words import spoken_words
 
 log = logging.getLogger("fay_ros.dialogue")
 
@@ -151,8 +152,11 @@ async def recall_evidence(
 ) -> list[Memory]:
     """What a turn recalls for `query`: the evidence search (dated turns and memories, a
     superseded value kept as history), or -- for a gateway without it, or a memory node that
-    does not answer it -- `recall` (confirmed memories, no dates). Candidates never come back.
-    Each call is bounded by `timeout`; MemoryUnavailable (or TimeoutError) when neither answers."""
+    does not answer it -- `recall` (confirmed memories, no dates). Candidates never come back,
+    nor a heard turn that says the query itself: the memory records what the person says as it
+    arrives, often before this search, and the words they just said are no memory (a tiny
+    prompt carried every question twice, once as 'the user said: "…"'). Each call is bounded by
+    `timeout`; MemoryUnavailable (or TimeoutError) when neither answers."""
     search = getattr(memory, "search_evidence", None)
     if search is not None:
         try:
@@ -160,7 +164,13 @@ async def recall_evidence(
         except (MemoryUnavailable, TimeoutError, NotImplementedError) as exc:
             log.debug("evidence search unavailable (%s); recalling instead", exc or type(exc).__name__)
         else:
-            return [m for m in found if m.status in SHOWN_STATUSES or (m.node_type == "turn" and not m.status)]
+            asked = spoken_words(query)
+            return [
+                m
+                for m in found
+                if (m.status in SHOWN_STATUSES or (m.node_type == "turn" and not m.status))
+                and not (m.node_type == "turn" and spoken_words(m.text) == asked)
+            ]
     found = await asyncio.wait_for(memory.recall(owner, query, n, stateless=stateless), timeout)
     return [m for m in found if m.status == "confirmed"]
 
