@@ -187,6 +187,31 @@ def test_the_tiny_model_gets_its_card_but_no_examples(fresh, tmp_path):
     run(scenario())
 
 
+def test_the_tiny_card_leaves_the_name_to_the_head(fresh, tmp_path):
+    """The tiny head names the person ("You are talking with Mia."): the card after the history,
+    read again every turn, does not say it a second time, and a card with only the name is no
+    block at all."""
+
+    async def scenario():
+        memory = RuledMemory(tmp_path)
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.responder = lambda _body: fake.text("Sure, let's play.")
+        await turn(rig, memory, "mia", "My name is Mia.")
+        fresh.requests.clear()
+        await turn(rig, memory, "mia", "can we play a game?")
+        prompt = system_of(fresh.requests[0])
+        assert "You are talking with Mia." in prompt and "How to address" not in prompt, prompt
+        await turn(rig, memory, "mia", "No need to be formal with me.")
+        fresh.requests.clear()
+        await turn(rig, memory, "mia", "can we play another game?")
+        prompt = system_of(fresh.requests[0])
+        assert "How to address the person you are talking with: casually" in prompt, prompt
+        assert "call them" not in prompt and prompt.count("Mia") == prompt.count("You are talking with Mia."), prompt
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_bad_examples_file_names_the_file_the_key_and_the_line(tmp_path):
     path = tmp_path / "voice_examples.yaml"
     path.write_text("examples:\n  - scene: morning\n    relation: owner\n    lines: [hi]\n  - scene: disco\n")

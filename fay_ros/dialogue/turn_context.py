@@ -10,6 +10,7 @@ Pure Python, no ROS.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
 import logging
 from collections.abc import Callable, Coroutine, Sequence
@@ -122,14 +123,19 @@ class TurnContext:
         """The speaker card (from the person's own statements) and the voice examples of the
         turn's scene for their relation, as prompt blocks (style.py)."""
         table = self.wiring.style
+        card = style.speaker_card(facts)
         if self.wiring.settings.profile == TINY:
             # the 135M model copies openings, not a voice: with examples it began more answers
-            # with "I'm sorry for the confusion" (docs/style_and_cards.md); its card stays
+            # with "I'm sorry for the confusion" (docs/style_and_cards.md); its card stays, less
+            # the name, which the tiny head says already ("You are talking with Tom.",
+            # prompts.tiny_system): read again after the history on every turn, it cost ~15
+            # prompt tokens a turn
             table = None
+            card = dataclasses.replace(card, name="")
         hour = datetime.datetime.now().astimezone().hour
         scene = style.scene_of(ctx.question, hour, table.default_scene if table is not None else "")
         examples = style.voice_examples(table, scene, relation, ctx.language, ctx.turn)
-        return style.addressing_blocks(style.speaker_card(facts), examples)
+        return style.addressing_blocks(card, examples)
 
     def learn_tone(self, ctx: ToolContext, relation: str) -> list[ToneRule]:
         """The owner's corrections of tone in this turn's words: in the prompt from this turn
