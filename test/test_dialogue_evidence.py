@@ -13,7 +13,7 @@ import dialogue_fake_llm as fake
 from evidence_memory import DAY, OldServiceMemory, ServiceMemory
 from fay_ros.dialogue import prompts, when_answers
 from fay_ros.dialogue.toolbox import builtin_tools
-from fay_ros.dialogue.tools import Memory, NoMemory, ToolContext
+from fay_ros.dialogue.tools import Memory, NoMemory, ToolContext, recall_evidence
 from fay_ros.text.when import format_date
 from test_dialogue_engine import DictMemory, Rig, run
 
@@ -140,6 +140,24 @@ def test_the_words_just_said_are_no_memory(fresh, memory, profile):
         assert text.count("again") == 1, text  # the question, once
         assert "hiking with Ella in the hills" in text, text  # the earlier turn, recalled
         await rig.close()
+
+    run(scenario())
+
+
+def test_the_recall_is_the_same_before_and_after_the_question_is_recorded(memory):
+    """A speculative probe recalls before the memory node has recorded the question, its real
+    turn after: both must recall the same items, or the real turn's request differs from the
+    probe's and the stream started early is thrown away."""
+    said = "Shall I go hiking with Ella again on Sunday?"
+
+    async def recalled() -> list[str]:
+        return [m.content for m in await recall_evidence(memory, "tom", said, 2, 5.0)]
+
+    async def scenario():
+        before = await recalled()
+        memory.hear("tom", datetime.datetime.now().timestamp(), said)
+        after = await recalled()
+        assert len(before) == 2 and after == before, (before, after)
 
     run(scenario())
 

@@ -41,6 +41,8 @@ RATE = 16000
         ("Thank you.", COMPLETE),
         ("I want", INCOMPLETE),
         ("Can you, um?", INCOMPLETE),
+        ("Could you play the?", INCOMPLETE),  # Whisper's question mark after an article: open
+        ("Do you want tea or?", INCOMPLETE),
         ("We could go to the park or.", INCOMPLETE),
         ("How dare you", INCOMPLETE),  # no punctuation: a pronoun may still go on
         ("I would like a", INCOMPLETE),

@@ -110,6 +110,26 @@ def test_the_robot_s_words_decide_only_what_the_words_alone_leave_open(model):
     )
 
 
+# Whole questions the model takes for unfinished: without punctuation they continue in its data.
+QUESTIONS_IT_WOULD_HOLD = ["Can you help me?", "What can you do?", "Can you tell me a joke?"]
+
+
+@pytest.mark.parametrize("question", QUESTIONS_IT_WOULD_HOLD)
+def test_a_question_the_rules_find_complete_is_not_held_by_the_model(model, question):
+    """Whisper writes a question mark after questions (nearly only); the model, which reads the
+    words without it, would hold these for `patience_ms`. The rules' complete wait stands, and a
+    question left open before its mark ("Can you, um?", "Could you play the?") is still the
+    rules' to hold."""
+    turn, settings = TurnSettings(), TextTurnSettings()
+    assert model.probability(question) < settings.unfinished, "the premise: the model would hold it"
+    complete = TurnJudgement(COMPLETE, UNKNOWN, turn.complete_ms)
+    judged = judged_by_words(complete, model, settings, question, "en", turn)
+    assert judged == complete, judged
+    statement = question.rstrip("?") + "."  # the same words with a full stop: the model is asked
+    assert judged_by_words(complete, model, settings, statement, "en", turn).wait_ms == turn.patience_ms
+    assert not settings.asks(INCOMPLETE, "en", "Can you, um?")
+
+
 def test_the_robot_s_words_come_before_the_person_s_as_the_assistant_s_message():
     assert prompt_head("") == prompt_head("  \n ") == PROMPT_HEAD
     head = prompt_head("Hello Anna!\n  Which card  did you draw?")

@@ -160,7 +160,9 @@ async def recall_evidence(
     search = getattr(memory, "search_evidence", None)
     if search is not None:
         try:
-            found = await asyncio.wait_for(search(owner, query, n), timeout)
+            # one more than asked for: with the question recorded or not yet, the same n come back
+            # (a speculative probe and its real turn must build the same request)
+            found = await asyncio.wait_for(search(owner, query, n + 1), timeout)
         except (MemoryUnavailable, TimeoutError, NotImplementedError) as exc:
             log.debug("evidence search unavailable (%s); recalling instead", exc or type(exc).__name__)
         else:
@@ -170,7 +172,7 @@ async def recall_evidence(
                 for m in found
                 if (m.status in SHOWN_STATUSES or (m.node_type == "turn" and not m.status))
                 and not (m.node_type == "turn" and spoken_words(m.text) == asked)
-            ]
+            ][:n]
     found = await asyncio.wait_for(memory.recall(owner, query, n, stateless=stateless), timeout)
     return [m for m in found if m.status == "confirmed"]
 

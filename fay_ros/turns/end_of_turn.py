@@ -46,9 +46,11 @@ FINAL, CONTINUING = "final", "continuing"
 SENTENCE_END = (".", "?", "!", "。", "？", "！")
 TRAILING_OPEN = (",", "，", "、", ";", "；", ":", "：", "…", "...", "-", "—", "~")
 # English words an utterance does not end on, by how sure that is. Whisper writes a full stop
-# after a fragment too ("I want to."), but a question mark only after a question.
-# - fillers: open even before a question mark ("Can you, um?");
-# - conjunctions, articles and possessive determiners: open before a full stop too;
+# after a fragment too ("I want to."), a question mark nearly only after a question (a fragment
+# whose words read as one is the exception: "Had he married a more amiable woman, he might have
+# been made?" at a reader's pause).
+# - fillers, conjunctions, articles and possessive determiners: open even before a question
+#   mark ("Can you, um?", "Could you play the?"), and before a full stop too;
 # - prepositions: open unless a question ends on them ("Where are you from?");
 # - pronouns, auxiliaries and verbs that want more: open only with no punctuation at all
 #   ("What can you do?", "Yes, I do.", "Thank you." end a turn; "I want" does not).
@@ -160,7 +162,7 @@ def _text_cue(t: str, confidence: float) -> str:
     if words and _letter_a(body, words[-1]):
         last = ""  # not the article: nothing open about it
     if t.endswith(("?", "？")):
-        open_words = FILLERS_EN
+        open_words = OPEN_BEFORE_STOP_EN  # "Can you, um?", "Could you play the?"; not "Where are you from?"
     elif t.endswith(SENTENCE_END):
         open_words = OPEN_WITH_STOP_EN
     else:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .end_of_turn import INCOMPLETE, TurnJudgement, TurnSettings
+from .end_of_turn import COMPLETE, INCOMPLETE, TurnJudgement, TurnSettings
 
 # The chat template of SmolLM2-Instruct with its own default system line: what the model has
 # seen most in training. The person's words are the user's message, left open at its end.
@@ -61,6 +61,7 @@ ALONE_SLOT, ANSWER_SLOT = 0, 1
 END_TOKENS = frozenset({"<|im_end|>"})
 END_MARKS = frozenset({".", "?", "!"})
 TOP_TOKENS = 40  # the end token is among them whenever its probability matters
+QUESTION_MARKS = ("?", "？")
 _NOT_WORD = re.compile(r"[^\w\s'-]")
 _SPACES = re.compile(r"\s+")
 
@@ -193,6 +194,13 @@ class TextTurnSettings:
 
     - the words already leave the sentence open (the text cue is incomplete: a comma, "and",
       "um"), or the transcript's language is not in `languages`: the rules decide;
+    - a question the rules find complete (Whisper wrote a question mark, and no filler, article
+      or conjunction before it): the rules decide too. The model reads the words without
+      punctuation and calls common whole questions unfinished ("can you help me" p 0.000, "can
+      you tell me a joke" 0.002, "what can you do" 0.013, which go on in its data): in the
+      pipeline bench 5 of 15 spoken questions waited `patience_ms`, 1.5 s, before the reply.
+      The price: a fragment Whisper hears as a question ("… he might have been made?" at a
+      reader's pause) is no longer held (docs/turn_taking.md);
     - p >= `finished`: the turn ends after the rules' shortest silence (`complete_ms`);
     - p < `unfinished`: the wait grows to the rules' `patience_ms` (a thinking pause);
     - in between (unsure): at least the wait between those two that p's place between the
@@ -220,8 +228,11 @@ class TextTurnSettings:
         if not self.languages or not all(code.strip() for code in self.languages):
             raise ValueError(f"text turn: languages must be language codes such as 'en' (got {self.languages!r})")
 
-    def asks(self, text_cue: str, language: str) -> bool:
-        return self.enabled and text_cue != INCOMPLETE and language.split("-")[0].lower() in self.languages
+    def asks(self, text_cue: str, language: str, transcript: str = "") -> bool:
+        """The model is asked about this early decode (its rules' text cue, language, words)."""
+        if not self.enabled or text_cue == INCOMPLETE or language.split("-")[0].lower() not in self.languages:
+            return False
+        return not (text_cue == COMPLETE and transcript.rstrip().endswith(QUESTION_MARKS))
 
     def unsure(self, probability: float) -> bool:
         """Between `unfinished` and `finished` (nan: no verdict, not unsure)."""
@@ -257,7 +268,7 @@ def judged_by_words(
     (unchanged when the model is off, missing, or not asked for this transcript). Words the model
     is unsure of alone are read again as the answer to the robot's `robot_words` ("" = none),
     and that verdict counts (`TextTurn.verdict`)."""
-    if model is None or settings is None or not settings.asks(judgement.text, language):
+    if model is None or settings is None or not settings.asks(judgement.text, language, transcript):
         return judgement
     p = model.verdict(transcript, settings, robot_words)
     return replace(judgement, wait_ms=settings.wait_ms(judgement.wait_ms, p, turn), text_p=p)
