@@ -182,7 +182,8 @@ def test_an_edit_in_the_panel_reaches_the_memory_node_and_the_next_prompt(page, 
         assert card["formality"]["content"] == "User wants to be addressed formally." and card["language"] is None
 
         prompt = say(ros, llm, "Hello there.")
-        assert "call them Lea" in prompt and "politely and formally" in prompt, prompt
+        # (the tiny prompt names her in its head; its card says only how: d45e84c)
+        assert "You are talking with Lea." in prompt and "politely and formally" in prompt, prompt
         assert "answer in Chinese" not in prompt, prompt
     finally:
         llm.close()
