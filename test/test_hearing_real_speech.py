@@ -19,6 +19,7 @@ from fay_ros.common.wav import read_wav
 from fay_ros.hearing.clip_bench import find_clips, joined, run_clip, totals, transcribe_stream
 from fay_ros.hearing.scoring import max_repeats, score
 from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer, convert_script
+from fay_ros.text.words import CJK_CHAR
 from zh_syllables import long_turn
 
 DATA = Path(__file__).resolve().parent / "data" / "speech"
@@ -31,7 +32,7 @@ def whisper():
 
 
 def _chinese_characters(text: str) -> int:
-    return sum("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return len(CJK_CHAR.findall(text))
 
 
 def _austen_joined(pause_s: float = 0.6) -> tuple[np.ndarray, str]:

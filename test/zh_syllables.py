@@ -208,12 +208,14 @@ def _syllable_count(word: str) -> int:
 
 def _text_up_to(text: str, syllables: int) -> str:
     """The reference up to its `syllables`th character (one character per syllable)."""
+    from fay_ros.text.words import CJK_CHAR
+
     out, n = "", 0
     for ch in text:
         if n == syllables:
             break
         out += ch
-        n += "\u4e00" <= ch <= "\u9fff"
+        n += bool(CJK_CHAR.match(ch))
     return out
 
 
