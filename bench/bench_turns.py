@@ -31,6 +31,10 @@ ASKED_LABEL = (
     "turn detection + text turn model after the robot's words (text_turn_reply: true; what it said before "
     "each recording: test/data/turns/robot_asked.json)"
 )
+WHOLE_LABEL = (
+    "turn detection + text turn model after the robot's words, every decode of the whole turn (settle_after_s: 0, "
+    "as before)"
+)
 TEXT_SEMANTIC_LABEL = "turn detection + text turn model + smart-turn v3.2"
 SILERO_LABEL = "turn detection + text turn model, Silero VAD (vad_model: silero)"
 CONFIRMED_LABEL = "turn detection + text turn model, WebRTC VAD confirmed by Silero (vad_model: webrtc+silero)"
@@ -210,14 +214,18 @@ def replay(clip: Clip, core) -> Outcome:
 
 
 def strategies(semantic=None, text_model=None):
-    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.asr_core import SETTLE_AFTER_S, AsrCore
     from fay_ros.hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
     from fay_ros.turns.end_of_turn import TurnSettings
     from fay_ros.turns.semantic_turn import SemanticSettings
     from fay_ros.turns.text_turn import TextTurnSettings
 
     def with_models(
-        settings: SemanticSettings | None, words: bool = False, vad_model: str = "webrtc", asked: bool = False
+        settings: SemanticSettings | None,
+        words: bool = False,
+        vad_model: str = "webrtc",
+        asked: bool = False,
+        settle_after_s: float = SETTLE_AFTER_S,
     ):
         # (the asr's default Silero veto goes with its default VAD model)
         veto = DEFAULT_SILERO_VETO_MS if vad_model == "webrtc" else 0
@@ -232,6 +240,7 @@ def strategies(semantic=None, text_model=None):
                 semantic_settings=settings,
                 text_turn=text_model if words else None,
                 text_turn_settings=TextTurnSettings() if words else None,
+                settle_after_s=settle_after_s,
             )
             if asked and clip.robot_words:
                 core.robot_said(clip.robot_words, 0.0)  # (the replay starts at 0: fresh)
@@ -250,6 +259,7 @@ def strategies(semantic=None, text_model=None):
     if text_model is not None:
         with_model.append((TEXT_LABEL, with_models(None, words=True)))
         with_model.append((ASKED_LABEL, with_models(None, words=True, asked=True)))
+        with_model.append((WHOLE_LABEL, with_models(None, words=True, asked=True, settle_after_s=0.0)))
         with_model.append((SILERO_LABEL, with_models(None, words=True, vad_model="silero")))
         with_model.append((CONFIRMED_LABEL, with_models(None, words=True, vad_model="webrtc+silero")))
         if semantic is not None:
@@ -278,7 +288,7 @@ def evaluate(
             continue
         rows = []
         for clip in clips:
-            if label == ASKED_LABEL and not clip.robot_words:
+            if label in (ASKED_LABEL, WHOLE_LABEL) and not clip.robot_words:
                 continue
             rec = recognizers[clip.language]
             rows.append((clip, replay(clip, make(rec, clip))))
@@ -522,12 +532,31 @@ def _vad_tail_lines(real: list[Clip], synthetic: list[Clip]) -> list[str]:
     ]
 
 
+SPEECH_DIR = Path(__file__).resolve().parents[1] / "test" / "data" / "speech"
+
+
+def heard_wrong(rows: list[tuple[Clip, Outcome]]) -> str:
+    """WER (CER for Chinese) of the finals of the whole recordings among `rows` that were not
+    cut off, against their transcripts (test/data/speech); "—" for synthetic speech."""
+    from fay_ros.hearing.scoring import score
+
+    errors = length = 0
+    for clip, outcome in rows:
+        if not clip.real or not clip.id.endswith("/whole") or outcome.cut_off or not outcome.texts:
+            continue
+        name = clip.id.split("/")[0]
+        reference = (SPEECH_DIR / clip.language / f"{name}.txt").read_text(encoding="utf-8").strip()
+        got = score(reference, ("" if clip.language == "zh" else " ").join(outcome.texts))
+        errors, length = errors + got.errors, length + got.length
+    return f"{errors / length:.1%}" if length else "—"
+
+
 def _table(results, pick, note: str) -> list[str]:
     """One row per strategy over the clips `pick` selects."""
     lines = [
         f"| endpointing | cut-off rate | … unfinished turns ended within {HELD_S:.1f} s | … finished turns cut "
-        f"| late-end rate | extra wait p50 | mean | p95 |",
-        "|---|---|---|---|---|---|---|---|",
+        f"| late-end rate | extra wait p50 | mean | p95 | words heard wrong (whole turns not cut) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for label, rows in results:
         part = [(c, o) for c, o in rows if pick(c)]
@@ -539,7 +568,7 @@ def _table(results, pick, note: str) -> list[str]:
         lines.append(
             f"| {label} | {s['cut_off_rate']:.0%} | {sum(unfinished)} of {len(unfinished)} | "
             f"{sum(finished)} of {len(finished)} | {s['late_rate']:.0%} | {s['p50_wait_ms']:.0f} ms | "
-            f"{s['mean_wait_ms']:.0f} ms | {s['p95_wait_ms']:.0f} ms |"
+            f"{s['mean_wait_ms']:.0f} ms | {s['p95_wait_ms']:.0f} ms | {heard_wrong(part)} |"
         )
     return [note, "", *lines, ""]
 
@@ -601,7 +630,7 @@ def run() -> str:
             load_real_clips(room=True),
             None,
             text_model,
-            (TEXT_LABEL, ASKED_LABEL, SILERO_LABEL, CONFIRMED_LABEL),
+            (TEXT_LABEL, ASKED_LABEL, WHOLE_LABEL, SILERO_LABEL, CONFIRMED_LABEL),
         )
         lines += _table(
             in_room,

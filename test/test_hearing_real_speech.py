@@ -238,3 +238,101 @@ def test_transcribe_bench_cli(tmp_path, capsys):
         timeout=60,
     )
     assert empty.returncode == 2 and "no NAME.wav" in empty.stderr
+
+
+def _decodes(recognizer, monkeypatch) -> list[float]:
+    """The seconds of audio each of `recognizer`'s decodes hears from now on (in the test)."""
+    heard: list[float] = []
+    decode = recognizer.transcribe
+
+    def counted(samples, *args, **kwargs):
+        heard.append(len(samples) / 16000)
+        return decode(samples, *args, **kwargs)
+
+    monkeypatch.setattr(recognizer, "transcribe", counted)
+    return heard
+
+
+def _turn_finals(core, audio: np.ndarray) -> list:
+    return [e for i in range(0, len(audio), 480) for e in core.feed(audio[i : i + 480], 16000, i / 16000) if e.is_final]
+
+
+def test_a_long_turn_is_settled_at_its_pauses_and_keeps_every_word(whisper, monkeypatch):
+    """JFK's line (11 s with pauses) through the recogniser's turn endpointing: the words before a
+    pause the person spoke on after are settled, later decodes hear only the audio after them,
+    and the one final has every word, timed from the utterance's start to its end."""
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.turns.end_of_turn import TurnSettings
+
+    recognizer = whisper
+    heard = _decodes(recognizer, monkeypatch)
+    clip = next(c for c in find_clips(DATA) if c.name == "jfk_inaugural")
+    voice = read_wav(str(clip.path)).samples
+    audio = np.concatenate([np.zeros(8000, np.int16), voice, np.zeros(32000, np.int16)])
+    patient = TurnSettings(complete_ms=1200, prosody_ms=1200, endpoint_ms=1200)  # (the orator's pauses: one turn)
+    core = AsrCore(recognizer, turn=patient)
+    (final,) = _turn_finals(core, audio)
+    assert score(clip.reference, final.text).rate <= 0.1, final.text
+    assert "for your country" in final.text.lower(), final.text
+    assert core._settled_index > 0, "a pause of the long turn was settled"
+    assert max(heard) < 8.0, f"no decode heard the whole {len(voice) / 16000:.1f} s again: {heard}"
+    starts = [w.start for w in final.words]
+    assert starts == sorted(starts) and final.words[-1].word.lower().startswith("country"), final.words
+    assert final.words[-1].end > len(voice) / 16000 - 1.0, "the last word is timed from the utterance's start"
+
+    whole = AsrCore(recognizer, turn=patient, settle_after_s=0)  # never settled: decoded whole
+    heard.clear()
+    (again,) = _turn_finals(whole, audio)
+    assert whole._settled_index == 0 and max(heard) > len(voice) / 16000, heard
+    assert score(clip.reference, again.text).rate <= 0.1, again.text
+
+
+def test_a_short_turn_is_decoded_whole(whisper):
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.turns.end_of_turn import TurnSettings
+
+    recognizer = whisper
+    clip = next(c for c in find_clips(DATA) if c.name == "cards_002")  # "four, queen of clubs": a pause after four
+    audio = np.concatenate([np.zeros(8000, np.int16), read_wav(str(clip.path)).samples, np.zeros(32000, np.int16)])
+    core = AsrCore(recognizer, turn=TurnSettings())
+    (final,) = _turn_finals(core, audio)
+    assert core._settled_index == 0 and "queen" in final.text.lower(), final.text
+    with pytest.raises(ValueError, match=r"settle_after_s must be >= 0 \(got -1\)"):
+        AsrCore(recognizer, settle_after_s=-1)
+
+
+def test_settled_parts_join_as_one_transcript():
+    from fay_ros.hearing.whisper_backend import join_texts
+
+    assert join_texts(["He might have been made...", "still more respectable."], "en") == (
+        "He might have been made still more respectable."
+    )
+    assert join_texts(["And so, my fellow Americans,", "ask not."], "en") == "And so, my fellow Americans, ask not."
+    assert join_texts(["我想…", "去公园。"], "zh") == "我想去公园。"
+    assert join_texts(["Yes.", ""], "en") == "Yes."
+    assert join_texts(["Wait...", "..."], "en") == "Wait ...", "only a settled part's pause mark goes"
+
+
+def test_the_fading_tail_of_a_real_last_word_needs_no_second_decode(whisper, monkeypatch):
+    """ "Seven of clubs." (cards_003): a moment after the last word's first silent frame the WebRTC
+    VAD hears the recording's fading tail as voice again (20-35 dB under the voice). It adds no
+    words: the decode made at that first silent frame is the final, with no second one."""
+    from fay_ros.hearing import asr_core
+    from fay_ros.hearing.asr_core import AsrCore
+    from fay_ros.hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
+    from fay_ros.turns.end_of_turn import TurnSettings
+
+    decodes = _decodes(whisper, monkeypatch)
+    clip = next(c for c in find_clips(DATA) if c.name == "cards_003")
+    audio = np.concatenate([np.zeros(8000, np.int16), read_wav(str(clip.path)).samples, np.zeros(40000, np.int16)])
+
+    def finals() -> list[str]:
+        vad = VadSettings(stop_ms=700, silero_veto_ms=DEFAULT_SILERO_VETO_MS)  # (the asr's defaults)
+        return [e.text for e in _turn_finals(AsrCore(whisper, vad, turn=TurnSettings()), audio)]
+
+    tail_db = asr_core.TAIL_DB
+    monkeypatch.setattr(asr_core, "TAIL_DB", 200.0)  # no sound is a tail: the tail is decoded again
+    assert finals() == ["Seven of clubs."] and len(decodes) == 2, decodes
+    decodes.clear()
+    monkeypatch.setattr(asr_core, "TAIL_DB", tail_db)
+    assert finals() == ["Seven of clubs."] and len(decodes) == 1, decodes

@@ -322,6 +322,27 @@ def test_a_short_sound_after_a_complete_sentence_keeps_its_speculation_going():
     assert events == [(30, False, said), (events[1][0], True, said)]
 
 
+@pytest.mark.parametrize("down_db, decodes", [(15, 1), (6, 2)], ids=["the word's fading tail", "a word"])
+def test_a_faint_sound_after_a_complete_sentence_is_its_tail_and_needs_no_decode(monkeypatch, down_db, decodes):
+    """A breath or the room's echo after the last word adds no words: the kept decode is the final,
+    without a decode of its own. A sound as loud as words is decoded. (The WebRTC VAD calls this
+    test's buzz voice down to 18 dB under its level, a real voice's echo to 35 dB under: the
+    threshold is lowered to 12 dB here; test_hearing_real_speech shows the real one on a real
+    recording.)"""
+    from fay_ros.hearing import asr_core
+    from synthetic_speech import silence
+
+    monkeypatch.setattr(asr_core, "TAIL_DB", 12.0)
+    said = "Can you tell me a joke?"
+    core, recognizer = _watched([said, said])
+    faint = (_voice(0.3) * 10 ** (-down_db / 20)).astype(np.int16)
+    audio = np.concatenate([silence(0.39), _voice(0.81), silence(0.09), faint, silence(1.0)])
+    events = [(final, text) for _ms, final, text in _events_at_silence(core, audio)]
+    # the VAD took the sound for voice: the speculation out at 60 ms was withdrawn, then sent again
+    assert events == [(False, said), (False, ""), (False, said), (True, said)]
+    assert len(recognizer.decoded_at) == decodes, recognizer.decoded_at
+
+
 def test_a_kept_speculation_is_replaced_when_the_new_decode_hears_more():
     from synthetic_speech import silence
 

@@ -423,3 +423,35 @@ def test_the_asr_node_reads_the_person_s_answer_after_the_robot_s_reply(ros, lau
     )
     assert len(finals.messages) == 2, [m.text for m in finals.messages]
     assert asr.alive() and "Traceback" not in asr.output()
+
+
+class _CountingServer:
+    """The loaded model's llama.cpp server, with the requests that reach it."""
+
+    def __init__(self, server) -> None:
+        self.server, self.requests = server, []
+
+    def handle_completions(self, request: dict) -> dict:
+        self.requests.append(request)
+        return self.server.handle_completions(request)
+
+
+def test_words_held_open_are_read_ahead_and_the_same_words_are_not_asked_twice(model):
+    counting = _CountingServer(model._server)
+    spy = TextTurn(counting, model.path)
+    turn, settings = TurnSettings(), TextTurnSettings()
+    held = TurnJudgement(INCOMPLETE, UNKNOWN, turn.patience_ms)
+    so_far = "He might even have been made amiable himself, and"
+    assert judged_by_words(held, spy, settings, so_far, "en", turn) == held, "the rules keep it open"
+    (ahead,) = counting.requests
+    assert ahead["n_predict"] == 0 and ahead["prompt"].endswith(normalise(so_far)), ahead
+    whole = "He might even have been made amiable himself and his wife."
+    p = spy.probability(whole)
+    assert p == pytest.approx(TextTurn.load(model.path)[0].probability(whole), abs=1e-4), "read ahead: same verdict"
+    assert spy.probability(whole.upper()) == p and len(counting.requests) == 2, "the same words come from memory"
+    assert not math.isnan(spy.probability(whole, "Tell me about him."))
+    assert len(counting.requests) == 3, "after the robot's words it is another question"
+    judged_by_words(held, spy, settings, "我想去", "zh", turn)
+    assert len(counting.requests) == 3, "words of a language the model does not read are not computed"
+    assert not spy.read_ahead("?!") and len(counting.requests) == 3
+    assert not TextTurn(server=object(), path=Path("broken.gguf")).read_ahead(so_far), "a failed call is no error"

@@ -85,11 +85,24 @@ SPECULATE_MS = 60
 # voice that followed it) after a sentence judged complete is taken for its tail, not for more
 # words: the kept decode is speculated on while the new one runs.
 SHORT_SOUND_MS = 120
+# A sound after a decode judged complete whose voiced frames all stay this far below the voice's
+# own level (VoiceActivityDetector.voice_level_db) is the fading tail of its last word (a breath,
+# the room's echo; measured on the real recordings: 20-35 dB down, while every word has frames
+# within 10 dB of it): the kept decode stands for the audio with it, and is not made again.
+TAIL_DB = 20.0
 # The robot's words are what the person answers when their voice begins within this many
 # seconds of those words (or of the robot's voice ending, for a reply that took long to say):
 # a companion's answers come within a few seconds, and words said after a long silence start
 # something new rather than answer a question from minutes ago.
 ROBOT_WORDS_FRESH_S = 30.0
+# A long utterance's words before a pause are settled (the recogniser's `settle`: later decodes
+# hear only the audio after them) when the person speaks on after a pause of this many ms (a
+# real one: the closure of a stop consonant inside a word lasts under 100 ms) ...
+SETTLE_PAUSE_MS = 240
+# ... and its early decode heard at least this many seconds since the last settled point: a
+# decode costs about 50 ms a second of audio, so a short turn is decoded whole at its end
+# (its words read as one), and a long one only from its last settled pause.
+SETTLE_AFTER_S = 5.0
 
 
 def _ends_sentence(early: Recognition | None) -> bool:
@@ -144,8 +157,12 @@ class AsrCore:
         semantic_settings: SemanticSettings | None = None,
         text_turn: TextTurn | None = None,
         text_turn_settings: TextTurnSettings | None = None,
+        settle_after_s: float = SETTLE_AFTER_S,
     ) -> None:
+        if settle_after_s < 0:
+            raise ValueError(f"settle_after_s must be >= 0 (got {settle_after_s})")
         self.recognizer = recognizer
+        self.settle_after_s = settle_after_s  # (0: never settle; each decode hears the whole utterance)
         # Speculative events go here the moment they exist (before the final's word alignment
         # in the same chunk) instead of into feed()'s result.
         self.on_speculative = on_speculative
@@ -193,6 +210,9 @@ class AsrCore:
         self._speculation_due = False  # the early decode is judged worth speculating on, once the silence lasts
         self._guess = ""  # the text of the speculation out for this utterance ("" = none)
         self._early_end = 0  # the last voiced sample the early decode heard
+        self._early_index = 0  # the sample the early decode heard up to
+        self._settled_index = 0  # the sample the utterance's settled words reach (0: none settled)
+        self._pause_ms = 0  # the silence so far (the pause, once the voice comes back)
         self._stale: tuple[Recognition, int] | None = None  # see _voice_again
         self._behind = False  # more audio waits after the chunk being fed
         self._over_robot: float | None = None  # the last barge-in, while utterances may still be its words
@@ -351,9 +371,11 @@ class AsrCore:
         self._apply_pending()
 
     def _forget_early(self) -> None:
-        """A new utterance (or none): no early decode, pending speculation or kept decode."""
+        """A new utterance (or none): no early decode, pending speculation, kept decode or
+        settled words."""
         self._early, self._early_tried, self._speculation_due, self._stale = None, False, False, None
         self.semantic_p, self._held = None, False
+        self._settled_index, self._pause_ms = 0, 0
 
     def _time(self, index: int) -> float:
         return self._anchor_time + (index - self._anchor_index) / self.rate
@@ -397,6 +419,7 @@ class AsrCore:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
             return self._voice_again()
+        self._pause_ms = silent
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
 
@@ -470,6 +493,7 @@ class AsrCore:
         silent = self.segmenter.vad.silent_ms
         if silent < max(self.early_decode_ms, 1):
             return self._voice_again()
+        self._pause_ms = silent
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
             out += self._decode_early(_ends_sentence)
@@ -489,9 +513,21 @@ class AsrCore:
         speculates on it again at once instead of after its own decode."""
         if self._early is not None and (self._speculation_due or self._speculated):
             self._stale = (self._early, self._early_end)
+        self._settle()
         self._early, self._early_tried, self.judgement = None, False, None
         self._speculation_due, self.semantic_p, self._held = False, None, False
         return self._withdraw()
+
+    def _settle(self) -> None:
+        """The voice came back after a pause: a long utterance's early decode of that pause is
+        settled (SETTLE_PAUSE_MS, `settle_after_s`; backends that can: Whisper's `settle`)."""
+        pause, self._pause_ms = self._pause_ms, 0
+        settle = getattr(self.recognizer, "settle", None)
+        if settle is None or self._early is None or pause < SETTLE_PAUSE_MS or not self.settle_after_s:
+            return
+        since = self._early_index - max(self._utt_start, self._settled_index)
+        if since >= self.settle_after_s * self.rate and settle():
+            self._settled_index = self._early_index
 
     def _decode_early(self, worth_speculating: Callable[[Recognition | None], bool]) -> list[TranscriptEvent]:
         """The early decode of this silence (once). A decode kept aside before a short sound
@@ -501,9 +537,15 @@ class AsrCore:
         out: list[TranscriptEvent] = []
         voiced_end = self.segmenter.vad.last_voiced_end
         stale, self._stale = self._stale, None
-        if stale is not None and voiced_end - stale[1] <= SHORT_SOUND_MS * self.rate // 1000:
+        tail = stale is not None and self._only_tail_since(stale[1])
+        if stale is not None and (tail or voiced_end - stale[1] <= SHORT_SOUND_MS * self.rate // 1000):
             out += self._speculate(stale[0])
-        self._early, self._early_end = self.recognizer.peek(), voiced_end
+        if stale is not None and tail:
+            self._early = stale[0]  # (the tail adds no words: no decode)
+        else:
+            self._early = self.recognizer.peek()
+            self._early_index = self.segmenter.end_index
+        self._early_end = voiced_end
         due = worth_speculating(self._early)
         if self._speculated:
             if not due:
@@ -512,6 +554,12 @@ class AsrCore:
                 due = False  # the speculation out already says it
         self._speculation_due = due
         return out
+
+    def _only_tail_since(self, voiced_end: int) -> bool:
+        """The voice since input sample `voiced_end` stayed TAIL_DB below the voice's own level."""
+        vad = self.segmenter.vad
+        level = vad.voice_level_db
+        return level is not None and vad.loudest_voiced_since(voiced_end) < level - TAIL_DB
 
     def _speculate_when_due(self, silent: int, closing: bool = False) -> list[TranscriptEvent]:
         """Speculate on the early decode once the silence has lasted `speculate_ms` (the decode

@@ -56,6 +56,8 @@ SILERO_WINDOW = 512  # samples per call at 16 kHz (32 ms): the only size the mod
 SILERO_CONTEXT = 64  # samples of the previous window the model reads before each window
 DC_POLE = 0.995  # the DC blocker's pole at 16 kHz: -3 dB at about 13 Hz, far below any voice
 VOICE_BAND_HZ = 250.0  # the level gate's band starts here: above mains hum's 50-180 Hz
+VOICE_LEVEL_FRAMES = 10  # voiced frames that set a voice's own level (voice_level_db)
+RECENT_FRAMES = 400  # frames kept for loudest_voiced_since: 12 s of 30 ms frames
 
 
 def voice_band_dbfs(frame: np.ndarray, rate: int) -> float:
@@ -349,6 +351,8 @@ class VoiceActivityDetector:
         self._silent_run = 0
         self._last_voiced_end = 0
         self._last_heard_end = 0
+        self._voice_levels: list[float] = []  # levels (dBFS) of the active voice's voiced frames
+        self._recent: deque[Frame] = deque(maxlen=RECENT_FRAMES)  # (`loudest_voiced_since`)
 
     def _frames(self, ms: int) -> int:
         return max(1, round(ms / self.settings.frame_ms))
@@ -401,6 +405,9 @@ class VoiceActivityDetector:
         return events, frames
 
     def _step(self, frame: Frame) -> VadEvent | None:
+        self._recent.append(frame)
+        if self.active and frame.voiced:
+            self._voice_levels.append(frame.level_db)
         self._window.append(frame)
         if frame.voiced:
             self._silent_run = 0
@@ -412,6 +419,7 @@ class VoiceActivityDetector:
             if len(voiced) >= self._start_needed:
                 self.active = True
                 self._silent_run = 0
+                self._voice_levels = [f.level_db for f in voiced]
                 return VadEvent("start", voiced[0].start)
         elif self._silent_run >= self._stop_needed:
             self.active = False
@@ -427,6 +435,22 @@ class VoiceActivityDetector:
         self._window.clear()
         self._silent_run = 0
         return VadEvent("end", max(self._last_voiced_end, 0))
+
+    @property
+    def voice_level_db(self) -> float | None:
+        """The active (or last) voice's own level: the 90th percentile of its voiced frames'
+        levels (dBFS); None before VOICE_LEVEL_FRAMES of them."""
+        if len(self._voice_levels) < VOICE_LEVEL_FRAMES:
+            return None
+        return float(np.percentile(self._voice_levels, 90))
+
+    def loudest_voiced_since(self, sample: int) -> float:
+        """The level (dBFS) of the loudest voiced frame that ends after input sample `sample`
+        (-120 when none did; +inf when the frames kept no longer reach back to it)."""
+        frames = self._recent
+        if frames and frames[0].start > sample:
+            return float("inf")
+        return max((f.level_db for f in frames if f.voiced and f.end > sample), default=-120.0)
 
     @property
     def last_heard_end(self) -> int:

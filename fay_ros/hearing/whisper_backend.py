@@ -58,6 +58,12 @@ MIN_WORDS_PER_S = 1.0
 CHARACTER_LANGUAGES = ("zh", "ja", "yue")
 # A phrase repeated back to back this many times or more is a decoding loop, kept once.
 LOOP_REPEATS = 3
+# The settled words of an utterance a decode reads as its prompt (their end, in characters):
+# Whisper's own prompt holds about 220 tokens.
+PREVIOUS_CHARS = 400
+# A settled part's ending that only marks the pause Whisper heard there, not the sentence's
+# punctuation ("He might have been made..." + "still more respectable").
+PAUSE_MARKS = ("...", "…")
 _PIECE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff][^\w\s]*\s*|[^\s\u3400-\u4dbf\u4e00-\u9fff]+\s*|\s+")
 
 
@@ -107,6 +113,28 @@ def _collapse(text: str, min_repeats: int, at_clause: bool) -> str:
             out.append(pieces[i])
             i += 1
     return "".join(out)
+
+
+def _skipped(text: str, language: str, samples: np.ndarray) -> bool:
+    """A decode of a second or more of voice after settled words came out with fewer words (or
+    characters) a second than anyone speaks."""
+    seconds = voiced_seconds(to_float(samples))
+    least = MIN_CHARS_PER_S if language in CHARACTER_LANGUAGES else MIN_WORDS_PER_S
+    return seconds >= 1.0 and _units(text, language) < least * seconds
+
+
+def join_texts(texts: list[str], language: str) -> str:
+    """The transcripts of consecutive parts of one utterance as one: a pause mark at a part's
+    end is dropped, and the parts are spaced apart (not in Chinese or Japanese)."""
+    parts = []
+    for i, text in enumerate(texts):
+        text = text.strip()
+        if i < len(texts) - 1:
+            for mark in PAUSE_MARKS:
+                text = text.removesuffix(mark).rstrip()
+        if text:
+            parts.append(text)
+    return ("" if language in CHARACTER_LANGUAGES else " ").join(parts)
 
 
 def _units(text: str, language: str) -> int:
@@ -205,6 +233,10 @@ class WhisperRecognizer:
         self._chunks: list[np.ndarray] = []
         self._buffered = 0
         self._next_partial = self.partial_interval
+        self._settled: list[tuple[Recognition, float]] = []  # (decode, its start in s): see `settle`
+        self._settled_s = 0.0
+        self._peeked: tuple[Recognition, int] | None = None  # the last peek and the samples it heard
+        self._latest = Recognition("")  # the latest decode of the audio after the settled part
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -217,58 +249,129 @@ class WhisperRecognizer:
     def start(self) -> None:
         self._chunks, self._buffered = [], 0
         self._next_partial = self.partial_interval
+        self._settled, self._settled_s, self._peeked = [], 0.0, None
 
     def accept(self, samples: np.ndarray) -> str | None:
         self._chunks.append(np.asarray(samples, dtype=np.int16))
         self._buffered += len(samples)
         if self.partial_interval and self._buffered >= self._next_partial:
             self._next_partial = self._buffered + self.partial_interval
-            return self.transcribe(self._audio(), words=False).text or None
+            return self._utterance(self._audio(), words=False).text or None
         return None
 
     def peek(self) -> Recognition | None:
         # the text first (the turn judgement and speech/speculative need only it); the words
         # are aligned when this decode becomes the final
-        return self.transcribe(self._audio(), defer_words=True)
+        audio = self._audio()
+        heard = self._utterance(audio, defer_words=True)
+        self._peeked = (self._latest, len(audio))
+        return heard
+
+    def settle(self) -> bool:
+        """The audio of the last peek, and what it heard, are settled: later decodes of this
+        utterance hear only the audio after it (the settled words before it as their prompt)
+        and put those words first. The caller settles at a pause the person spoke on after,
+        so a long utterance costs the decode of its last part only, not of all of it again
+        (the JFK inaugural line, 11 s: 1.2 s a decode, of its last phrase 0.2 s). False
+        when there is nothing to settle (no peek since the last audio, or it heard no words)."""
+        if self._peeked is None or not self._peeked[0].text.strip():
+            return False
+        heard, length = self._peeked
+        self._peeked = None
+        rest = self._audio()[length:]
+        self._chunks, self._buffered = [rest], len(rest)
+        self._settled.append((heard, self._settled_s))
+        self._settled_s += length / ASR_RATE
+        return True
 
     def finish(self) -> Recognition:
         audio = self._audio()
+        heard = self._utterance(audio).with_words()
         self.start()
-        return self.transcribe(audio)
+        return heard
 
     def _audio(self) -> np.ndarray:
         return np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.int16)
 
+    def _utterance(self, audio: np.ndarray, words: bool | None = None, defer_words: bool = False) -> Recognition:
+        """The open utterance: its settled words, then the decode of `audio` (what came after
+        them, decoded in their language with them as the prompt). Leaves that decode alone in
+        `_latest` (what `settle` keeps)."""
+        if not self._settled:
+            self._latest = self.transcribe(audio, words, defer_words)
+            return self._latest
+        language = self._settled[0][0].language
+        said = join_texts([heard.text for heard, _ in self._settled], language)
+        rest = self.transcribe(audio, words, True, previous=said, language=language)
+        if _skipped(rest.text, language, audio):
+            # Whisper leaves out what its prompt already says ("... what your country can do for
+            # you" + "ask what you can do for your country" came out as "country."): the audio
+            # alone then
+            alone = self.transcribe(audio, words, True, language=language)
+            if _units(alone.text, language) > _units(rest.text, language):
+                rest = alone
+        self._latest = rest
+        parts = [*self._settled, (rest, self._settled_s)]
+        text = join_texts([heard.text for heard, _ in parts], language)
+        units = [max(1, _units(heard.text, language)) for heard, _ in parts]
+        confidence = float(np.average([heard.confidence for heard, _ in parts], weights=units))
+
+        def aligned() -> list[Word]:
+            return [
+                Word(w.word, round(w.start + at, 3), round(w.end + at, 3), w.confidence)
+                for heard, at in parts
+                for w in heard.with_words().words
+            ]
+
+        words = self.word_timestamps if words is None else words
+        if not words:
+            return Recognition(text, language, confidence)
+        if defer_words:
+            return Recognition(text, language, confidence, align=aligned)
+        return Recognition(text, language, confidence, aligned())
+
     # -- decoding -------------------------------------------------------------------------
-    def transcribe(self, samples: np.ndarray, words: bool | None = None, defer_words: bool = False) -> Recognition:
+    def transcribe(
+        self,
+        samples: np.ndarray,
+        words: bool | None = None,
+        defer_words: bool = False,
+        previous: str = "",
+        language: str | None = None,
+    ) -> Recognition:
         """Recognise one utterance (int16, 16 kHz mono); `defer_words`: leave the word timings
-        to `Recognition.with_words()`."""
+        to `Recognition.with_words()`. `previous`: the words said just before this audio (the
+        decoder reads them as its prompt), `language`: theirs (None: the configured one, or
+        detected)."""
         words = self.word_timestamps if words is None else words
         audio = to_float(samples)
+        fixed = language or (None if self.language == "auto" else self.language)
         if len(audio) < ASR_RATE // 10:
-            return Recognition("", "" if self.language == "auto" else self.language)
+            return Recognition("", fixed or "")
         features = self._model.feature_extractor(audio)
         long = len(audio) >= self.long_form_s * ASR_RATE
-        if features.shape[-1] > MAX_FRAMES or (long and self.language != "auto"):
-            return self._long_form(audio, words)
+        if features.shape[-1] > MAX_FRAMES or (long and fixed):
+            return self._long_form(audio, words, fixed, previous)
         n_frames = features.shape[-1]
         width = min(MAX_FRAMES, n_frames + self.context_pad_frames)
         width += width % 2
         padded = np.zeros((features.shape[0], width), dtype=np.float32)
         padded[:, :n_frames] = features
         encoder_output = self._model.encode(padded)
-        language = self._pick_language(encoder_output)
+        language = fixed or self._pick_language(encoder_output)
         if long:
-            return self._long_form(audio, words, language)
+            return self._long_form(audio, words, language, previous)
 
         from faster_whisper.tokenizer import Tokenizer
 
         tokenizer = Tokenizer(
             self._model.hf_tokenizer, self._model.model.is_multilingual, task="transcribe", language=language
         )
-        initial = self._initial_prompt(language)
-        previous = tokenizer.encode(" " + initial) if initial else []
-        prompt = self._model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=self.hotwords or None)
+        initial = self._initial_prompt(language, previous)
+        previous_tokens = tokenizer.encode(" " + initial) if initial else []
+        prompt = self._model.get_prompt(
+            tokenizer, previous_tokens, without_timestamps=True, hotwords=self.hotwords or None
+        )
         budget = min(self._model.max_length - len(prompt) - 1, int(len(audio) / ASR_RATE * TOKENS_PER_SECOND) + 8)
 
         tokens, score, no_speech = self._generate(encoder_output, prompt, tokenizer, budget, *FIRST_PASS)
@@ -346,20 +449,25 @@ class WhisperRecognizer:
             out.append(Word(word, round(start, 3), round(end, 3), float(item.get("probability", 0.0))))
         return out
 
-    def _initial_prompt(self, language: str | None) -> str:
+    def _initial_prompt(self, language: str | None, previous: str = "") -> str:
         """The prompt of a decode: a Chinese one starts with `zh_prompt` (in the script asked
-        for), then the configured `initial_prompt`."""
+        for), then the configured `initial_prompt`, then the words said just before (`previous`,
+        their last PREVIOUS_CHARS)."""
         parts = [self.initial_prompt.strip()]
         if language == "zh" and self.zh_prompt:
             parts.insert(0, convert_script(self.zh_prompt, self.chinese_script))
-        return "".join(p for p in parts if p)
+        prompt = "".join(p for p in parts if p)
+        previous = previous.strip()[-PREVIOUS_CHARS:]
+        return f"{prompt} {previous}".strip() if previous else prompt
 
     def _script(self, text: str, language: str) -> str:
         if language != "zh":
             return text
         return convert_script(text, self.chinese_script)
 
-    def _long_form(self, audio: np.ndarray, words: bool, language: str | None = None) -> Recognition:
+    def _long_form(
+        self, audio: np.ndarray, words: bool, language: str | None = None, previous: str = ""
+    ) -> Recognition:
         if language is None and self.language != "auto":
             language = self.language
         if language is None:  # from the first 30 s, among the allowed ones (as a short decode picks it)
@@ -374,7 +482,7 @@ class WhisperRecognizer:
             word_timestamps=words,
             temperature=0.0,
             condition_on_previous_text=False,
-            initial_prompt=self._initial_prompt(language) or None,
+            initial_prompt=self._initial_prompt(language, previous) or None,
             hotwords=self.hotwords or None,
             vad_filter=False,
         )

@@ -71,7 +71,7 @@ from ..common.rostime import from_time_msg, to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..dialogue.people import People, PeopleFileError
-from ..hearing.asr_core import EARLY_DECODE_MS, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
+from ..hearing.asr_core import EARLY_DECODE_MS, SETTLE_AFTER_S, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
 from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
@@ -148,6 +148,14 @@ class AsrConfig(VadParameters):
         ge=0,
         description="Silence after which an early decode judged complete "
         "goes out on speech/speculative (the dialogue starts the model on it).",
+    )
+    settle_after_s: float = Field(
+        SETTLE_AFTER_S,
+        ge=0.0,
+        le=60.0,
+        description="Whisper: when the person speaks on after a pause of a long utterance, its words "
+        "decoded up to that pause are settled once they span this many seconds, and later decodes hear only "
+        "the audio after them (0: never; each decode hears the whole utterance; read at start).",
     )
     endpoint_ms: int = Field(
         700,
@@ -578,6 +586,7 @@ class Asr(ManagedNode):
                 semantic_settings=cfg.semantic_settings(),
                 text_turn=text_turn,
                 text_turn_settings=cfg.text_turn_settings(),
+                settle_after_s=cfg.settle_after_s,
             )
         except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
