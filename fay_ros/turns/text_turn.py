@@ -25,8 +25,8 @@ call in the audio path. Each reading keeps its own llama.cpp slot, so each slot'
 stays (the robot's words are computed once, when they are said: `prime`, off the audio path) and
 a call costs what it did.
 
-The model runs in the asr process (llama.cpp through `xllamacpp`, two threads for the prompt, two
-slots of a 512-token context), one call per early decode (two when unsure after the robot's
+The model runs in the asr process (llama.cpp through `xllamacpp`, one thread, two slots of a
+512-token context), one call per early decode (two when unsure after the robot's
 words): only the words are computed (the prompt head stays cached, and the words of the pauses
 before are read ahead while the rules hold the turn open), 15 ms p50 on this machine in
 bench_turns; the same words asked again are answered from memory. It is
@@ -130,10 +130,12 @@ class TextTurn:
         params.model.path = str(found)
         params.n_ctx = 1024  # (shared by the slots)
         params.n_parallel = 2  # ALONE_SLOT, ANSWER_SLOT
-        params.cpuparams.n_threads = 1  # (one token is generated: the words' prompt is the work)
-        # The words' prompt on two threads: the model is asked when the early decode is done, so
-        # the recogniser's core is free; a 25-word sentence takes about 55 ms instead of 105.
-        params.cpuparams_batch.n_threads = 2
+        params.cpuparams.n_threads = 1  # the recogniser has the other core
+        # One thread for the words' prompt too: two computed a 25-word sentence in 55 ms instead
+        # of 105 on an idle machine, but on a loaded one (the test suite's three workers on two
+        # cores) llama.cpp's threads wait for each other and the asr worker fell behind the
+        # audio. The words of a pause are read ahead instead (`read_ahead`).
+        params.cpuparams_batch.n_threads = 1
         params.verbosity = -1
         # llama.cpp always opens its HTTP listener: loopback, a free port, no CORS, no /slots.
         params.hostnames = ["127.0.0.1"]
