@@ -119,8 +119,7 @@ def _skipped(text: str, language: str, samples: np.ndarray) -> bool:
     """A decode of a second or more of voice after settled words came out with fewer words (or
     characters) a second than anyone speaks."""
     seconds = voiced_seconds(to_float(samples))
-    least = MIN_CHARS_PER_S if language in CHARACTER_LANGUAGES else MIN_WORDS_PER_S
-    return seconds >= 1.0 and _units(text, language) < least * seconds
+    return seconds >= 1.0 and _too_few(text, language, seconds)
 
 
 def join_texts(texts: list[str], language: str) -> str:
@@ -159,8 +158,13 @@ def _looks_cut(text: str, language: str, audio: np.ndarray) -> bool:
     """A transcript far shorter than the speech of a long utterance: the decode stopped early."""
     if len(audio) < LONG_UTTERANCE_S * ASR_RATE:
         return False
+    return _too_few(text, language, voiced_seconds(audio))
+
+
+def _too_few(text: str, language: str, seconds: float) -> bool:
+    """Fewer characters (Chinese, Japanese) or words in `text` than anyone says in `seconds` of voice."""
     floor = MIN_CHARS_PER_S if language in CHARACTER_LANGUAGES else MIN_WORDS_PER_S
-    return _units(text, language) < floor * voiced_seconds(audio)
+    return _units(text, language) < floor * seconds
 
 
 def compression_ratio(text: str) -> float:

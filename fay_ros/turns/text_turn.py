@@ -187,11 +187,7 @@ class TextTurn:
         `robot_words`, so that `probability` computes only the words (llama.cpp keeps the longest
         prefix it has seen: a few hundred ms for a long reply on one thread, off the audio path).
         False when the call failed (the first `probability` then computes it)."""
-        try:
-            self._complete(prompt_head(robot_words), 0, ANSWER_SLOT)
-        except Exception:  # noqa: BLE001 - a later call pays for the prompt instead
-            return False
-        return True
+        return self._computed(prompt_head(robot_words), ANSWER_SLOT)
 
     def read_ahead(self, text: str) -> bool:
         """Compute the words said so far (`text`) in the words-alone slot, without asking: at a
@@ -200,11 +196,14 @@ class TextTurn:
         25-word sentence costs 55-105 ms computed whole, 15-30 ms this way). False when there
         are no words or the call failed."""
         words = normalise(text)
-        if not words:
-            return False
+        return bool(words) and self._computed(PROMPT_HEAD + words, ALONE_SLOT)
+
+    def _computed(self, prompt: str, slot: int) -> bool:
+        """`prompt` computed into `slot`'s cache, nothing generated; False when the call failed
+        (a later call pays for the prompt instead)."""
         try:
-            self._complete(PROMPT_HEAD + words, 0, ALONE_SLOT)
-        except Exception:  # noqa: BLE001 - the verdict computes them instead
+            self._complete(prompt, 0, slot)
+        except Exception:  # noqa: BLE001 - never an exception in the audio path
             return False
         return True
 
