@@ -110,6 +110,41 @@ def _hum_rows(recognizer, clips) -> list[str]:
     return rows
 
 
+QUIET_LEVELS_DB = (-20.0, -30.0, -40.0)
+
+
+def _quiet_rows(recognizer, clips) -> list[str]:
+    """The embedded model's WER / CER on every clip turned down (a microphone at low gain), as
+    heard (gain 0) and raised to a microphone's usual level first (`transcribe_stream`'s
+    default, audio.recording_gain_db)."""
+    from fay_ros.common.wav import read_wav
+    from fay_ros.hearing.audio import amplified, recording_gain_db
+    from fay_ros.hearing.clip_bench import joined, transcribe_stream
+    from fay_ros.hearing.scoring import Score, score
+
+    rows = []
+    for down in QUIET_LEVELS_DB:
+        cells = []
+        gains = []
+        for raise_it in (False, True):
+            en, zh, lost = Score(0, 0, "word"), Score(0, 0, "char"), 0
+            for clip in clips:
+                wav = read_wav(str(clip.path))
+                audio = amplified(wav.samples, down)
+                if raise_it:
+                    gains.append(recording_gain_db(audio, wav.sample_rate))
+                finals = transcribe_stream(recognizer, audio, wav.sample_rate, gain_db=None if raise_it else 0.0)
+                got = score(clip.reference, joined(finals), clip.chinese)
+                lost += not finals
+                if clip.chinese:
+                    zh += got
+                else:
+                    en += got
+            cells.append(f"{_pct(en)} | {_pct(zh)} | {lost} of {len(clips)}")
+        rows.append(f"| {down:.0f} dB | {cells[0]} | {cells[1]} | {min(gains):.0f}-{max(gains):.0f} dB |")
+    return rows
+
+
 def run() -> str:
     from fay_ros.hearing.clip_bench import find_clips, run_clip, totals
     from fay_ros.hearing.whisper_backend import LONG_FORM_S, WhisperRecognizer
@@ -123,6 +158,7 @@ def run() -> str:
     details: list[str] = []
     long_rows = []
     hum_rows: list[str] = []
+    quiet_rows: list[str] = []
     models = whisper_models()
     runs = [(label, spec, ()) for label, spec in models]
     runs.insert(1, ("whisper base + hotwords Fay, 菲菲", "", ("Fay", "菲菲")))
@@ -144,6 +180,7 @@ def run() -> str:
             recognizer.long_form_s = LONG_FORM_S
         if not spec and not hotwords:
             hum_rows = _hum_rows(recognizer, clips)
+            quiet_rows = _quiet_rows(recognizer, clips)
             details = [
                 "| clip | s | WER/CER | transcript |",
                 "|---|---:|---:|---|",
@@ -189,6 +226,18 @@ def run() -> str:
             "| hum | English WER | recordings held open by the hum |",
             "|---|---:|---:|",
             *hum_rows,
+            "",
+            "Quiet recordings: every clip turned down (a microphone at low gain, a phone on the table, "
+            "a far speaker), embedded model, heard as it is and raised first to a microphone's usual "
+            "level (the loudest 300 ms at -15 dBFS, by at most 40 dB: what `fay-ros transcribe` and "
+            "`--bench` do, fay_ros.hearing.audio.recording_gain_db; live, the asr node's "
+            "input_gain_db, which its room status on /diagnostics suggests). The VAD takes no frame "
+            "under -50 dBFS for voice; lost: no words at all:",
+            "",
+            "| turned down by | as heard: English WER | Mandarin CER | lost | raised first: English WER "
+            "| Mandarin CER | lost | raised by |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            *quiet_rows,
             "",
             "Per clip, embedded model:",
             "",

@@ -455,3 +455,49 @@ def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp
     assert values["steady_noise"] == "yes" and re.search(r"steady noise at -(2[89]|3\d) dBFS", status.message), values
     assert 0.035 < float(values["dc_offset"]) < 0.05 and float(values["voice_band_floor_dbfs"]) < -45, values
     assert mic.alive() and "Traceback" not in mic.output()
+
+
+def test_asr_says_a_voice_is_too_quiet_and_hears_it_once_raised_as_it_suggests(ros, launch_node, tmp_path):
+    """A real recording 30 dB under its own level (a microphone at low gain): the VAD takes none
+    of it for voice, and the asr's `room` status warns, naming vad_min_level_dbfs and the gain to
+    add; with that input_gain_db set live (`ros2 param set`), the same voice is heard."""
+    import numpy as np
+
+    from fay_ros.common.wav import read_wav, write_wav
+    from fay_ros.hearing.audio import amplified
+    from test_hearing_real_speech import DATA
+
+    said = read_wav(str(DATA / "en" / "goforward.wav"))
+    silence = np.zeros(said.sample_rate, np.int16)
+    quiet = np.concatenate([silence, amplified(said.samples, -30.0), silence])
+    write_wav(tmp_path / "quiet.wav", quiet, said.sample_rate)
+    finals = ros.collect(Transcript, topics.SPEECH_FINAL)
+    diagnostics = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
+    asr = launch_node("fay_ros.nodes.asr", {"language": "en"}, name="asr_quiet")
+    asr.wait_ready(timeout=60)
+    ros.wait_for_publishers(topics.SPEECH_FINAL)
+    mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "quiet.wav"), "loop": True}, name="mic_quiet")
+    mic.wait_ready()
+
+    def too_quiet(array):
+        found = [
+            s
+            for s in array.status
+            if s.name == "fay/asr_quiet: room"
+            and s.level == DiagnosticStatus.WARN
+            and "suggested_gain_db" in {kv.key for kv in s.values}
+        ]
+        return found[-1] if found else None
+
+    status = too_quiet(diagnostics.wait_for_match(too_quiet, timeout=60, what="the asr's too-quiet warning"))
+    values = {kv.key: kv.value for kv in status.values}
+    assert -70 < float(values["quiet_voice_dbfs"]) < -50, values
+    assert "vad_min_level_dbfs" in status.message and "input_gain_db" in status.message, status.message
+    gain = float(values["suggested_gain_db"])
+    assert 25 <= gain <= 40, values
+    assert not finals.messages, [m.text for m in finals.messages]
+    [taken] = ros.set_parameters("asr_quiet", input_gain_db=gain)
+    assert taken.successful, taken.reason
+    final = finals.wait_for_match(lambda m: "forward" in m.text.lower(), timeout=60)
+    assert "go forward" in final.text.lower() and ("10" in final.text or "ten" in final.text.lower()), final.text
+    assert asr.alive() and "Traceback" not in asr.output()

@@ -1,4 +1,5 @@
-"""`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings.
+"""`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings (a quiet
+recording is raised to a microphone's usual level first, and says so).
 
 `fay-ros transcribe --bench DIR`: transcribe every NAME.wav under DIR that has a reference
 NAME.txt beside it, and print each clip's WER (English) or CER (Chinese), the totals and the
@@ -45,6 +46,7 @@ def _options(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from ..common.wav import AudioFormatError, read_wav
+    from ..hearing.audio import recording_gain_db
     from ..hearing.clip_bench import transcribe_stream
     from ..hearing.models import ModelError
     from ..hearing.recognizer import create_recognizer
@@ -60,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if wav is None:
         return _bench(args, recognizer)
-    finals = transcribe_stream(recognizer, wav.samples, wav.sample_rate, args.endpoint_ms)
+    gain_db = recording_gain_db(wav.samples, wav.sample_rate)
+    if gain_db:
+        print(f"(a quiet recording: raised by {gain_db:.0f} dB before the VAD hears it)", file=sys.stderr)
+    finals = transcribe_stream(recognizer, wav.samples, wav.sample_rate, args.endpoint_ms, gain_db=gain_db)
     for ev in finals:
         if args.json:
             print(

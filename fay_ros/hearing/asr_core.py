@@ -67,7 +67,7 @@ from ..turns.end_of_turn import SENTENCE_END, UNKNOWN, TurnJudgement, TurnSettin
 from ..turns.semantic_turn import WINDOW_S, SemanticSettings, SemanticTurn
 from ..turns.text_turn import TextTurn, TextTurnSettings, judged_by_words
 from ..turns.turn_timing import BARGED_UTTERANCE_S
-from .audio import check_chunk, from_loud_onset, resample
+from .audio import amplified, check_chunk, from_loud_onset, resample
 from .recognition import Recognition, Recognizer, Word
 from .segmenter import Segmenter
 from .vad import VadSettings
@@ -163,6 +163,9 @@ class AsrCore:
             raise ValueError(f"settle_after_s must be >= 0 (got {settle_after_s})")
         self.recognizer = recognizer
         self.settle_after_s = settle_after_s  # (0: never settle; each decode hears the whole utterance)
+        # dB the audio is raised by before the VAD and the recogniser hear it: a microphone at
+        # low gain (the VAD's room status says when a voice is too quiet; audio.amplified)
+        self.input_gain_db = 0.0
         # Speculative events go here the moment they exist (before the final's word alignment
         # in the same chunk) instead of into feed()'s result.
         self.on_speculative = on_speculative
@@ -339,7 +342,7 @@ class AsrCore:
             samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
-        samples = from_loud_onset(samples, self.rate)  # (not the robot's residue before the words)
+        samples = from_loud_onset(amplified(samples, self.input_gain_db), self.rate)  # (not the robot's residue)
         transcribe = getattr(self.recognizer, "transcribe", None)
         if transcribe is not None:  # (whisper: one decode, no partials)
             return transcribe(samples, words=False)
@@ -401,6 +404,7 @@ class AsrCore:
             samples = downmix(samples.reshape(-1, channels))
         if sample_rate != self.rate:
             samples = resample(samples, sample_rate, self.rate)
+        samples = amplified(samples, self.input_gain_db)
         if self._pending is not None and not self.segmenter.active:
             self._apply_pending()
         self._anchor_index = self.segmenter.end_index

@@ -4,7 +4,8 @@ factor): what `fay-ros transcribe --bench DIR` prints and bench/bench_real_speec
 A clip is NAME.wav with NAME.txt beside it (the reference, UTF-8), anywhere under the folder.
 Each clip goes through the path a live utterance takes (VAD segmenter -> recogniser, AsrCore),
 so a recording with pauses is heard as the node would hear it; its finals joined are the
-hypothesis.
+hypothesis. A quiet recording is raised to a microphone's usual level first
+(audio.recording_gain_db): the VAD takes nothing under -50 dBFS for voice.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .asr_core import AsrCore, TranscriptEvent
+from .audio import amplified, recording_gain_db
 from .recognition import Recognizer
 from .scoring import Score, is_chinese, max_repeats, score
 from .vad import VadSettings
@@ -61,9 +63,18 @@ def find_clips(folder: str | Path) -> list[Clip]:
 
 
 def transcribe_stream(
-    recognizer: Recognizer, samples: np.ndarray, rate: int, endpoint_ms: int = 500, max_utterance_s: float = 30.0
+    recognizer: Recognizer,
+    samples: np.ndarray,
+    rate: int,
+    endpoint_ms: int = 500,
+    max_utterance_s: float = 30.0,
+    gain_db: float | None = None,
 ) -> list[TranscriptEvent]:
-    """The finals of a recording fed in 100 ms chunks through the VAD segmenter."""
+    """The finals of a recording fed in 100 ms chunks through the VAD segmenter; a quiet
+    recording raised by `gain_db` first (None: `recording_gain_db`'s)."""
+    if gain_db is None:
+        gain_db = recording_gain_db(samples, rate)
+    samples = amplified(samples, gain_db)
     core = AsrCore(recognizer, VadSettings(stop_ms=endpoint_ms), max_utterance_s=max_utterance_s)
     chunk = max(1, rate // 10)
     finals: list[TranscriptEvent] = []

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import webrtcvad
 
-from .audio import level_dbfs, resample
+from .audio import MAX_GAIN_DB, level_dbfs, resample
 
 WEBRTC_RATES = (8000, 16000, 32000, 48000)
 # The asr's Silero veto on the WebRTC VAD (VadSettings.silero_veto_ms): the background of 3 of
@@ -58,6 +58,16 @@ DC_POLE = 0.995  # the DC blocker's pole at 16 kHz: -3 dB at about 13 Hz, far be
 VOICE_BAND_HZ = 250.0  # the level gate's band starts here: above mains hum's 50-180 Hz
 VOICE_LEVEL_FRAMES = 10  # voiced frames that set a voice's own level (voice_level_db)
 RECENT_FRAMES = 400  # frames kept for loudest_voiced_since: 12 s of 30 ms frames
+# A voice too quiet for `min_level_dbfs` (a microphone at low gain, a far speaker) is never
+# voice, and nothing says why: the frames of the last QUIET_WINDOW_S the speech model calls
+# speech and that stand clear of the noise floor are counted by level, and when at least
+# QUIET_VOICE_FRAMES of them and more than half lie under the minimum, RoomSound says so
+# (the mic node's "room" status on /diagnostics).
+QUIET_WINDOW_S = 10.0
+QUIET_VOICE_FRAMES = 10
+# The median level of a voice's frames at a microphone's usual gain (the real-speech set's
+# voiced frames: about -25 to -35 dBFS): what RoomSound.suggested_gain_db aims for.
+QUIET_VOICE_TARGET_DBFS = -28.0
 
 
 def voice_band_dbfs(frame: np.ndarray, rate: int) -> float:
@@ -160,6 +170,9 @@ class RoomSound:
     band_floor_db: float  # dBFS, from VOICE_BAND_HZ up
     steady: bool  # a steady sound (hum, a fan) fills it now
     dc_offset: float  # the microphone's DC offset, as a fraction of full scale
+    # a voice heard lately that was mostly too quiet to count (its median level, dBFS; None: none)
+    quiet_voice_db: float | None = None
+    min_level_db: float = -50.0  # the VAD's minimum level for voice (VadSettings.min_level_dbfs)
 
     def describe(self) -> str:
         what = (
@@ -169,7 +182,34 @@ class RoomSound:
         )
         if abs(self.dc_offset) >= 0.01:
             what += f", DC offset {100 * self.dc_offset:+.0f}% of full scale (taken out)"
+        if self.quiet_voice_db is not None:
+            what += (
+                f"; a voice at about {self.quiet_voice_db:.0f} dBFS is too quiet to be heard (voice needs "
+                f"{self.min_level_db:.0f} dBFS, vad_min_level_dbfs): raise the microphone's gain, or the asr's "
+                f"input_gain_db, by about {self.suggested_gain_db:.0f} dB"
+            )
         return what
+
+    @property
+    def suggested_gain_db(self) -> float:
+        """The gain that brings the too-quiet voice to a microphone's usual level (0: none needed)."""
+        if self.quiet_voice_db is None:
+            return 0.0
+        return float(min(MAX_GAIN_DB, max(5.0, 5.0 * round((QUIET_VOICE_TARGET_DBFS - self.quiet_voice_db) / 5.0))))
+
+    def status(self) -> tuple[str, str, dict[str, str]]:
+        """(level, message, values) of a node's "room" status on /diagnostics: a warning while a
+        voice too quiet to be heard was heard lately."""
+        values = {
+            "noise_floor_dbfs": f"{self.noise_floor_db:.1f}",
+            "voice_band_floor_dbfs": f"{self.band_floor_db:.1f}",
+            "steady_noise": "yes" if self.steady else "no",
+            "dc_offset": f"{self.dc_offset:.3f}",
+        }
+        if self.quiet_voice_db is not None:
+            values["quiet_voice_dbfs"] = f"{self.quiet_voice_db:.1f}"
+            values["suggested_gain_db"] = f"{self.suggested_gain_db:.0f}"
+        return ("warning" if self.quiet_voice_db is not None else "ok"), self.describe(), values
 
 
 @dataclass(frozen=True)
@@ -253,6 +293,10 @@ class FrameClassifier:
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
         self._unheard_ms = 0  # the WebRTC VAD's speech since Silero last heard any (silero_veto_ms)
         self.heard = False  # Silero heard speech in the latest frame (P >= silero_confirm)
+        # the last QUIET_WINDOW_S of speech-like frames clear of the noise floor: (frame number,
+        # level, under min_level_dbfs) (`quiet_voice_db`)
+        self._speech_levels: deque[tuple[int, float, bool]] = deque(maxlen=self._window_frames)
+        self._frame_number = 0
 
     def update(self, settings: VadSettings) -> None:
         """New mode and thresholds from the next frame on; the tracked noise floor stays (the
@@ -301,6 +345,20 @@ class FrameClassifier:
     def dc_offset(self) -> float:
         return self._dc_blocker.offset / 32768.0
 
+    @property
+    def _window_frames(self) -> int:
+        return int(QUIET_WINDOW_S * 1000 / self.settings.frame_ms)
+
+    def quiet_voice_db(self) -> float | None:
+        """The median level (dBFS) of a voice of the last QUIET_WINDOW_S that was mostly too
+        quiet to count (under min_level_dbfs), or None. (Read from any thread: it only copies.)"""
+        oldest = self._frame_number - self._window_frames
+        recent = [(level, under) for number, level, under in list(self._speech_levels) if number > oldest]
+        quiet = [level for level, under in recent if under]
+        if len(quiet) < QUIET_VOICE_FRAMES or 2 * len(quiet) <= len(recent):
+            return None
+        return float(np.median(quiet))
+
     def classify(self, frame: np.ndarray) -> tuple[bool, float]:
         """(voiced, the frame's full-band level in dBFS)."""
         frame = self._dc_blocker(frame)
@@ -308,12 +366,17 @@ class FrameClassifier:
         band = voice_band_dbfs(frame, self.rate)
         steady = self._steady(level, len(frame))
         speechy = self._speech_like(frame)
-        floor = max(self.settings.min_level_dbfs, self.noise_floor_db + self.settings.snr_db)
-        band_floor = max(self.settings.min_level_dbfs, self.band_floor_db + self.settings.snr_db)
+        over_noise = self.noise_floor_db + self.settings.snr_db
+        over_band_noise = self.band_floor_db + self.settings.snr_db
+        floor = max(self.settings.min_level_dbfs, over_noise)
+        band_floor = max(self.settings.min_level_dbfs, over_band_noise)
         # Loud on the whole band (a voice's last syllables and their room, as always), or from
         # 250 Hz up (a voice over hum, which fills the low band and with it the whole-band floor).
         loud = level >= floor or band >= band_floor
         voiced = speechy and loud and not steady
+        self._frame_number += 1
+        if speechy and not steady and (level >= over_noise or band >= over_band_noise):
+            self._speech_levels.append((self._frame_number, level, not loud))
         self.steady = steady
         if not voiced:
             self.noise_floor_db = _tracked(self.noise_floor_db, level, steady)
@@ -470,7 +533,8 @@ class VoiceActivityDetector:
     def room(self) -> RoomSound:
         """What the detector hears of the room (for diagnostics: read from any thread)."""
         c = self.classifier
-        return RoomSound(c.noise_floor_db, c.band_floor_db, c.steady, c.dc_offset)
+        quiet = c.quiet_voice_db()
+        return RoomSound(c.noise_floor_db, c.band_floor_db, c.steady, c.dc_offset, quiet, c.settings.min_level_dbfs)
 
     @property
     def samples_seen(self) -> int:

@@ -72,6 +72,7 @@ from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
 from ..dialogue.people import People, PeopleFileError
 from ..hearing.asr_core import EARLY_DECODE_MS, SETTLE_AFTER_S, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
+from ..hearing.audio import MAX_GAIN_DB
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
 from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
@@ -148,6 +149,14 @@ class AsrConfig(VadParameters):
         ge=0,
         description="Silence after which an early decode judged complete "
         "goes out on speech/speculative (the dialogue starts the model on it).",
+    )
+    input_gain_db: float = Field(
+        0.0,
+        ge=0.0,
+        le=MAX_GAIN_DB,
+        description="dB the microphone's audio is raised by before the VAD and the recogniser hear it "
+        "(a microphone at low gain: the 'room' status on /diagnostics says when a voice is too quiet, and by "
+        "how much to raise it).",
     )
     settle_after_s: float = Field(
         SETTLE_AFTER_S,
@@ -380,6 +389,7 @@ LIVE_PARAMETERS = (
         {
             "user_id",
             "stop_on_request",
+            "input_gain_db",
             "wake_mode",
             "wake_words",
             "awake_window_s",
@@ -415,6 +425,7 @@ LIVE_PARAMETERS = (
 SEMANTIC_STATUS = "semantic turn"
 TEXT_TURN_STATUS = "text turn"
 VAD_STATUS = "vad"
+ROOM_STATUS = "room"
 TRACKED_PERIOD_S = 1.0
 
 
@@ -522,6 +533,7 @@ class Asr(ManagedNode):
         # (fay_ros.turns.asr_order).
         self._barge_ins = BargeInsFirst()
         health(self).hardware_id = model_label(cfg)
+        health(self).add(ROOM_STATUS, self._room_health)
         self.partial_pub = self.create_publisher(Transcript, topics.SPEECH_PARTIAL, qos.EVENTS)
         self.final_pub = self.create_publisher(Transcript, topics.SPEECH_FINAL, qos.EVENTS)
         self.speculative_pub = self.create_publisher(Transcript, topics.SPEECH_SPECULATIVE, qos.EVENTS)
@@ -590,6 +602,7 @@ class Asr(ManagedNode):
             )
         except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
+        core.input_gain_db = cfg.input_gain_db
         core.on_hold = self._on_hold
         core.on_robot_voice = self._on_robot_voice
         core.on_room = self._on_room
@@ -621,6 +634,15 @@ class Asr(ManagedNode):
             f"asr configured: backend={cfg.backend}, model={model_dir}, "
             f"language={cfg.language}, wake_mode={cfg.wake_mode}"
         )
+
+    def _room_health(self) -> tuple[str, str, dict[str, str]]:
+        """What the recogniser's VAD hears of the room (as the mic's `room` status): a voice too
+        quiet for vad_min_level_dbfs is a warning that names the parameter."""
+        core = self.core
+        vad = core.segmenter.vad if core is not None else None
+        if vad is None or not vad.samples_seen:
+            return "ok", "no audio yet", {}
+        return vad.room().status()
 
     def _load_semantic(self, cfg: AsrConfig) -> SemanticTurn | None:
         """The end-of-turn model (loaded even while semantic_turn is off, so a live change can
@@ -775,6 +797,7 @@ class Asr(ManagedNode):
                 cfg.semantic_settings(),
             )
             core.set_text_turn(cfg.text_turn_settings())
+            core.input_gain_db = cfg.input_gain_db
             self._in_use = cfg
             if self.voices is not None:
                 self.voices.use_voice(voice_id(cfg.user_id))

@@ -298,21 +298,11 @@ class Mic(ManagedNode):
 
     def _room_health(self) -> tuple[str, str, dict[str, str]]:
         """What the VAD hears of the room: its noise floor, a steady sound (mains hum, a fan) it
-        does not take for voice, the microphone's DC offset."""
+        does not take for voice, the microphone's DC offset, a voice too quiet to be heard."""
         core = self.core
         if core is None or not core.vad.samples_seen:
             return "ok", "no audio yet", {}
-        room = core.vad.room()
-        return (
-            "ok",
-            room.describe(),
-            {
-                "noise_floor_dbfs": f"{room.noise_floor_db:.1f}",
-                "voice_band_floor_dbfs": f"{room.band_floor_db:.1f}",
-                "steady_noise": "yes" if room.steady else "no",
-                "dc_offset": f"{room.dc_offset:.3f}",
-            },
-        )
+        return core.vad.room().status()
 
     def _new_core(self, cfg: MicConfig) -> MicCore:
         room = RoomEcho(cfg.simulated_echo_db, cfg.simulated_echo_delay_ms) if cfg.simulated_echo_db else None
