@@ -3,6 +3,7 @@ barge-in, wake words, model lookup errors. Real audio buffers (espeak-ng speech,
 
 from __future__ import annotations
 
+import struct
 import wave
 
 import numpy as np
@@ -113,11 +114,43 @@ def test_wav_errors_name_the_file(tmp_path):
     junk.write_bytes(b"this is not audio")
     with pytest.raises(AudioFormatError, match="junk.wav: not a PCM WAV"):
         read_wav(junk)
-    eight_bit = tmp_path / "8bit.wav"
-    with wave.open(str(eight_bit), "wb") as w:
-        w.setnchannels(1), w.setsampwidth(1), w.setframerate(8000), w.writeframes(b"\x80" * 800)
-    with pytest.raises(AudioFormatError, match="8-bit samples; only 16-bit"):
-        read_wav(eight_bit)
+    floats = tmp_path / "float.wav"  # WAVE_FORMAT_IEEE_FLOAT (3), as some editors export
+    data = np.zeros(160, "<f4").tobytes()
+    fmt = struct.pack("<HHIIHH", 3, 1, RATE, 4 * RATE, 4, 32)
+    floats.write_bytes(
+        b"RIFF"
+        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
+        + b"WAVEfmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
+    with pytest.raises(AudioFormatError, match=r"float\.wav: not a PCM WAV file .*float samples\? convert with: sox"):
+        read_wav(floats)
+
+
+@pytest.mark.parametrize("width", [1, 3, 4])
+def test_a_recorders_8_24_and_32_bit_wav_is_heard_as_16_bit(tmp_path, width):
+    """A real recording written with `width` bytes per sample reads as its 16-bit samples (8-bit:
+    their top 8 bits; 8-bit WAV is unsigned)."""
+    from test_hearing_real_speech import DATA
+
+    samples = read_wav(DATA / "en" / "goforward.wav").samples
+    wide = samples.astype(np.int32) << 16  # the 16-bit samples at the top of 32 bits
+    if width == 1:
+        raw = ((samples.astype(np.int32) >> 8) + 128).astype(np.uint8).tobytes()
+        expected = ((samples.astype(np.int32) >> 8) << 8).astype(np.int16)
+    else:
+        raw = wide.astype("<i4").view(np.uint8).reshape(-1, 4)[:, 4 - width :].tobytes()
+        expected = samples
+    path = tmp_path / f"{8 * width}bit.wav"
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1), w.setsampwidth(width), w.setframerate(RATE), w.writeframes(raw)
+    heard = read_wav(path)
+    assert heard.sample_rate == RATE and heard.samples.dtype == np.int16
+    assert np.array_equal(heard.samples, expected)
 
 
 def test_wav_that_ends_mid_sample_is_a_format_error_naming_the_file(tmp_path):

@@ -15,7 +15,7 @@ import sys
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("transcribe", help="transcribe a WAV file offline and print it with word timings")
-    p.add_argument("wav", nargs="?", default="", help="16-bit PCM WAV file (any rate, mono or stereo)")
+    p.add_argument("wav", nargs="?", default="", help="PCM WAV file (8, 16, 24 or 32-bit; any rate, mono or stereo)")
     p.add_argument(
         "--bench",
         metavar="DIR",

@@ -1,4 +1,5 @@
-"""WAV files: the one reader and the one writer (16-bit PCM, numpy, the standard `wave` module).
+"""WAV files: the one reader (8, 16, 24 or 32-bit integer PCM, heard as 16-bit) and the one writer
+(16-bit PCM), numpy and the standard `wave` module.
 
 Hearing (WAV microphone source, `fay-ros transcribe`), voice (pyttsx3's files, the tts node's
 `wav_dir`, `fay-ros say --wav`) and the tests all go through these two functions, so every
@@ -39,10 +40,11 @@ class PcmAudio:
 
 
 def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
-    """Read a 16-bit PCM WAV file; downmix to mono (channel mean) unless `mono` is False.
+    """Read an integer PCM WAV file (8, 16, 24 or 32-bit: a recorder's 24-bit file too) as int16;
+    downmix to mono (channel mean) unless `mono` is False.
 
     Raises AudioFormatError naming the file for anything that is not usable audio: missing
-    file, not a WAV, not 16-bit, a rate outside MIN_RATE..MAX_RATE, data cut mid-sample.
+    file, not a WAV, float samples, a rate outside MIN_RATE..MAX_RATE, data cut mid-sample.
     """
     path = Path(path)
     if not path.is_file():
@@ -52,12 +54,13 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             width, channels, rate = wav.getsampwidth(), wav.getnchannels(), wav.getframerate()
             raw = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError) as exc:
-        raise AudioFormatError(f"{path}: not a PCM WAV file ({exc})") from None
+        hint = f" (float samples? convert with: sox {path.name} -b 16 out.wav)" if "format: 3" in str(exc) else ""
+        raise AudioFormatError(f"{path}: not a PCM WAV file ({exc}){hint}") from None
     except OSError as exc:
         raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    if width != 2:
+    if width not in PCM_WIDTHS:
         raise AudioFormatError(
-            f"{path}: {8 * width}-bit samples; only 16-bit PCM WAV is supported "
+            f"{path}: {8 * width}-bit samples; only 8, 16, 24 and 32-bit PCM WAV is supported "
             f"(convert with: sox {path.name} -b 16 out.wav)"
         )
     if not MIN_RATE <= rate <= MAX_RATE:
@@ -67,12 +70,26 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             f"{path}: the audio data ends in the middle of a sample ({len(raw)} bytes of "
             f"{8 * width}-bit PCM); the file is truncated or damaged"
         )
-    data = np.frombuffer(raw, dtype="<i2").astype(np.int16)
+    data = _to_int16(raw, width)
     if channels > 1:
         data = data[: len(data) - len(data) % channels].reshape(-1, channels)
         if mono:
             data = downmix(data)
     return PcmAudio(data, rate)
+
+
+PCM_WIDTHS = (1, 2, 3, 4)  # bytes per sample the reader takes: 8, 16, 24 and 32-bit integer PCM
+
+
+def _to_int16(raw: bytes, width: int) -> np.ndarray:
+    """Integer PCM of `width` bytes per sample as int16: its top 16 bits (8-bit WAV is unsigned,
+    the others signed little-endian). A recorder's 24-bit or 32-bit file is heard as 16-bit."""
+    if width == 1:
+        return ((np.frombuffer(raw, np.uint8).astype(np.int16) - 128) << 8).astype(np.int16)
+    if width == 2:
+        return np.frombuffer(raw, dtype="<i2").astype(np.int16)
+    top = np.frombuffer(raw, np.uint8).reshape(-1, width)[:, width - 2 :]  # (the high two bytes)
+    return np.frombuffer(top.tobytes(), dtype="<i2").astype(np.int16)
 
 
 def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> Path:
