@@ -84,9 +84,12 @@ class Companion:
             NodeProcess("fay_ros.nodes.memory", {"db_path": self.db, "embedder": "hashed"}),
             NodeProcess("fay_ros.nodes.dialogue", self.dialogue_params),
         ]
-        # ready = both subscribe to text_input, the dialogue publishes replies, memory answers
-        self.probe.wait_for_subscribers(self.typed, count=2, timeout=60)
-        self.probe.wait_for_publishers(topics.REPLY, timeout=60)
+        # ready = both subscribe to text_input, the dialogue publishes replies, memory answers;
+        # matched with these nodes' own endpoints (after a restart a count could still be the
+        # stopped nodes', and a line typed then was lost: CI flake)
+        for name in ("memory", "dialogue"):
+            self.probe.wait_subscribed(self.typed, name, timeout=60)
+        self.probe.wait_matched(self.replies, "dialogue", timeout=60)
         self.profile()
 
     def stop(self) -> None:
@@ -95,6 +98,15 @@ class Companion:
 
     def restart(self) -> None:
         self.stop()
+        # the stopped nodes' endpoints leave the graph before the new ones are looked for
+        wait_until(
+            lambda: (
+                not self.probe.node.get_subscriptions_info_by_topic(self.typed.topic_name)
+                and not self.probe.node.get_publishers_info_by_topic(self.replies.subscription.topic_name)
+            ),
+            30,
+            message="the stopped nodes' text_input and reply endpoints to leave the graph",
+        )
         self.start()
 
     def close(self) -> None:

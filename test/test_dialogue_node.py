@@ -429,10 +429,10 @@ class ChatGoal:
 
 @pytest.fixture(scope="module")
 def chat(rig):
-    from rclpy.action import ActionClient
+    from fay_ros.ros_side.ros_tools import ThreadSafeActionClient
 
     probe = rig[0]
-    client = ActionClient(probe.node, Chat, topics.ACTION_CHAT)
+    client = ThreadSafeActionClient(probe.node, Chat, topics.ACTION_CHAT)
     assert client.wait_for_server(timeout_sec=DEFAULT_TIMEOUT), "the dialogue's chat action server"
     yield client
     client.destroy()

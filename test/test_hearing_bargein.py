@@ -484,9 +484,16 @@ def test_a_real_interruption_holds_then_stops_the_robot_and_a_false_one_resumes(
 
 def test_a_short_stop_request_over_the_robot_stops_it_and_a_backchannel_does_not(rig):
     got = rig([5.0, ("yeah", "en-us"), 2.0, ("Stop!", "en-us"), 8.0], asr=True)
-    interrupted_at, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
     backchannel = got["wav_start"] + first_sound_in(got["wav"], 5.0)
     stop = got["wav_start"] + first_sound_in(got["wav"], 6.0)
+    try:
+        interrupted_at, _ = got["interrupt"].wait_for_count(1, timeout=30)[0]
+    except TimeoutError:
+        # (a CI run: "Stop!" decoded as nothing while the tts's played blocks came late) a
+        # starved output that left the robot silent as "Stop!" began made no talk-over of it
+        if not audible_over(list(got["played"].messages), stop - 0.1, stop + 0.02):
+            pytest.skip("the robot was not audible when 'Stop!' sounded: no talk-over to judge")
+        raise
     assert got["barge_in"].messages == [], "both too short for a barge-in"
     holds = [(at, m.data) for at, m in got["talk_over"].messages]
     if not audible_over(list(got["played"].messages), backchannel - 0.1, backchannel + 0.02):

@@ -8,12 +8,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from rclpy.action import ActionClient
 
 import dialogue_fake_llm as fake
 from fay_msgs.action import Chat
 from fay_msgs.msg import ActionCue, SpeechState, Utterance, VisemeTrack
 from fay_ros.common import qos, topics
+from fay_ros.ros_side.ros_tools import ThreadSafeActionClient
 from harness import DEFAULT_TIMEOUT, wait_until
 from test_dialogue_node import ChatGoal
 
@@ -35,7 +35,7 @@ def test_a_silent_answer_gives_no_reply_no_audio_and_no_cue(ros, launch_node, ll
     tracks = ros.collect(VisemeTrack, topics.VISEMES)
     speaking = ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED)
     cues = ros.collect(ActionCue, topics.ACTION_CUE)
-    chat = ActionClient(ros.node, Chat, topics.ACTION_CHAT)
+    chat = ThreadSafeActionClient(ros.node, Chat, topics.ACTION_CHAT)
     assert chat.wait_for_server(timeout_sec=DEFAULT_TIMEOUT), "the dialogue's chat action server"
 
     def spoken_and_cued(conversation_id: str, timeout: float) -> bool:

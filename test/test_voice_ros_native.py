@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
-from rclpy.action import ActionClient
 
 from body_rig import ACTIVATE, CONFIGURE, DEACTIVATE, change_state, get_parameter, lifecycle_state, set_parameter
 from fay_msgs.action import Say
 from fay_msgs.msg import Utterance
 from fay_ros.common import topics
 from fay_ros.common.wav import read_wav
+from fay_ros.ros_side.ros_tools import ThreadSafeActionClient
 from fay_ros.voice.engine_types import VoiceSettings
 from harness import DEFAULT_TIMEOUT
 from test_say_action import Goal, Rig
@@ -196,7 +196,7 @@ def test_an_unusable_voice_or_output_leaves_the_node_alive_not_ready_and_saying_
     assert node.alive() and lifecycle_state(ros, "tts") == "unconfigured"
     assert not any(m.data for m in readiness.messages)
     # A goal ends with the reason.
-    client = ActionClient(ros.node, Say, topics.ACTION_SAY)
+    client = ThreadSafeActionClient(ros.node, Say, topics.ACTION_SAY)
     assert client.wait_for_server(timeout_sec=DEFAULT_TIMEOUT), "no say action server"
     goal = Goal(ros, client, text="Hello.")
     goal.accepted()
