@@ -365,6 +365,28 @@ def room_turns(recogniser, text_model) -> list[str]:
     ]
 
 
+def _reverberant_tables(recogniser, text_model) -> list[str]:
+    """The real turns as a microphone across a reverberant room hears them (test/reverberant_room.py),
+    with the asr's default and the Silero VAD variants."""
+    from dataclasses import replace
+
+    from reverberant_room import ROOMS, reverberant, room_seed
+
+    lines = []
+    for room, rt60, drr in ROOMS:
+        clips = [
+            replace(c, audio=reverberant(c.audio, rt60, drr, room_seed(c.id.split("/")[0]))) for c in load_real_clips()
+        ]
+        results = evaluate({"en": recogniser}, clips, None, text_model, (ASKED_LABEL, SILERO_LABEL, CONFIRMED_LABEL))
+        lines += _table(
+            results,
+            real_english,
+            f"**The same real turns across a reverberant room** ({room}: the recordings convolved with a "
+            "statistical room impulse response, test/reverberant_room.py; a person a few metres from the robot):",
+        )
+    return lines
+
+
 def summarise(rows: list[tuple[Clip, Outcome]]) -> dict[str, float]:
     cut = [o.cut_off for _, o in rows]
     waits = [o.extra_wait_s for c, o in rows if c.finished and not o.cut_off and not np.isnan(o.extra_wait_s)]
@@ -641,6 +663,7 @@ def run() -> str:
         )
         for label, rows in in_room:
             lines += [_per_turn(f"{label}, in the room", rows, real_english), ""]
+        lines += _reverberant_tables(english, text_model)
     lines += _table(
         results,
         lambda c: not c.real and c.language == "en",
