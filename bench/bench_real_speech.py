@@ -110,29 +110,40 @@ def _hum_rows(recognizer, clips) -> list[str]:
     return rows
 
 
-def _reverberant_rows(recognizer, clips) -> list[str]:
-    """The embedded model's WER / CER on every clip heard across a reverberant room
-    (test/reverberant_room.py)."""
+def _heard(recognizer, clips, altered, gain_db: float | None = None):
+    """(English score, Mandarin score, clips with no words at all) of every clip's recording as
+    `altered(clip, samples, rate)` makes it, through `transcribe_stream` (`gain_db` None: a quiet
+    recording raised first, as `fay-ros transcribe` does)."""
     from fay_ros.common.wav import read_wav
     from fay_ros.hearing.clip_bench import joined, transcribe_stream
     from fay_ros.hearing.scoring import Score, score
+
+    en, zh, lost = Score(0, 0, "word"), Score(0, 0, "char"), 0
+    for clip in clips:
+        wav = read_wav(str(clip.path))
+        audio = altered(clip, wav.samples, wav.sample_rate)
+        finals = transcribe_stream(recognizer, audio, wav.sample_rate, gain_db=gain_db)
+        got = score(clip.reference, joined(finals), clip.chinese)
+        lost += not finals
+        if clip.chinese:
+            zh += got
+        else:
+            en += got
+    return en, zh, lost
+
+
+def _reverberant_rows(recognizer, clips) -> list[str]:
+    """The embedded model's WER / CER on every clip heard across a reverberant room
+    (test/reverberant_room.py)."""
     from reverberant_room import ROOMS, reverberant, room_seed
 
     rows = []
     for room, rt60, drr in ROOMS:
-        en, zh = Score(0, 0, "word"), Score(0, 0, "char")
-        lost = 0
-        for clip in clips:
-            wav = read_wav(str(clip.path))
-            finals = transcribe_stream(
-                recognizer, reverberant(wav.samples, rt60, drr, room_seed(clip.name), wav.sample_rate), wav.sample_rate
-            )
-            got = score(clip.reference, joined(finals), clip.chinese)
-            lost += not finals
-            if clip.chinese:
-                zh += got
-            else:
-                en += got
+        en, zh, lost = _heard(
+            recognizer,
+            clips,
+            lambda clip, x, rate, rt60=rt60, drr=drr: reverberant(x, rt60, drr, room_seed(clip.name), rate),
+        )
         rows.append(f"| {room} | {_pct(en)} | {_pct(zh)} | {lost} of {len(clips)} |")
     return rows
 
@@ -146,28 +157,14 @@ def _quiet_rows(recognizer, clips) -> list[str]:
     default, audio.recording_gain_db)."""
     from fay_ros.common.wav import read_wav
     from fay_ros.hearing.audio import amplified, recording_gain_db
-    from fay_ros.hearing.clip_bench import joined, transcribe_stream
-    from fay_ros.hearing.scoring import Score, score
 
     rows = []
     for down in QUIET_LEVELS_DB:
         cells = []
-        gains = []
-        for raise_it in (False, True):
-            en, zh, lost = Score(0, 0, "word"), Score(0, 0, "char"), 0
-            for clip in clips:
-                wav = read_wav(str(clip.path))
-                audio = amplified(wav.samples, down)
-                if raise_it:
-                    gains.append(recording_gain_db(audio, wav.sample_rate))
-                finals = transcribe_stream(recognizer, audio, wav.sample_rate, gain_db=None if raise_it else 0.0)
-                got = score(clip.reference, joined(finals), clip.chinese)
-                lost += not finals
-                if clip.chinese:
-                    zh += got
-                else:
-                    en += got
+        for gain_db in (0.0, None):
+            en, zh, lost = _heard(recognizer, clips, lambda _clip, x, _rate, down=down: amplified(x, down), gain_db)
             cells.append(f"{_pct(en)} | {_pct(zh)} | {lost} of {len(clips)}")
+        gains = [recording_gain_db(amplified(read_wav(str(c.path)).samples, down), 16000) for c in clips]
         rows.append(f"| {down:.0f} dB | {cells[0]} | {cells[1]} | {min(gains):.0f}-{max(gains):.0f} dB |")
     return rows
 
