@@ -418,6 +418,20 @@ def test_asr_drops_the_robots_own_voice_the_mic_let_through_before_it_muted(ros,
     assert "Traceback" not in feed.asr.output()
 
 
+def _values(status: DiagnosticStatus) -> dict[str, str]:
+    return {kv.key: kv.value for kv in status.values}
+
+
+def _latest_status(diagnostics, name: str, matches, what: str, timeout: float = 30) -> DiagnosticStatus:
+    """The latest status `name` for which `matches` holds, in the first /diagnostics array that has one."""
+
+    def found(array):
+        hits = [s for s in array.status if s.name == name and matches(s)]
+        return hits[-1] if hits else None
+
+    return found(diagnostics.wait_for_match(found, timeout=timeout, what=what))
+
+
 def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp_path):
     """A microphone's mains hum on a DC offset: the mic's `room` status names the steady noise,
     its level and the offset it takes out."""
@@ -435,20 +449,15 @@ def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "hum.wav"), "loop": True}, name="mic_hum")
     mic.wait_ready()
 
-    def room(array):
-        # (the floor learns the hum over a few frames once it is called steady: a refresh in
-        # between says "steady noise" with the floor on its way up, -45 dBFS in a CI run)
-        found = [
-            s
-            for s in array.status
-            if s.name == "fay/mic_hum: room"
-            and s.message.startswith("steady noise")
-            and -36 < float({kv.key: kv.value for kv in s.values}["noise_floor_dbfs"]) < -28
-        ]
-        return found[-1] if found else None
-
-    status = room(diagnostics.wait_for_match(room, timeout=30, what="the mic's room status naming the hum's level"))
-    values = {kv.key: kv.value for kv in status.values}
+    # (the floor learns the hum over a few frames once it is called steady: a refresh in
+    # between says "steady noise" with the floor on its way up, -45 dBFS in a CI run)
+    status = _latest_status(
+        diagnostics,
+        "fay/mic_hum: room",
+        lambda s: s.message.startswith("steady noise") and -36 < float(_values(s)["noise_floor_dbfs"]) < -28,
+        "the mic's room status naming the hum's level",
+    )
+    values = _values(status)
     assert status.level == DiagnosticStatus.OK and re.search(r"DC offset \+[45]% of full scale", status.message), (
         status.message
     )
@@ -479,18 +488,14 @@ def test_asr_says_a_voice_is_too_quiet_and_hears_it_once_raised_as_it_suggests(r
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "quiet.wav"), "loop": True}, name="mic_quiet")
     mic.wait_ready()
 
-    def too_quiet(array):
-        found = [
-            s
-            for s in array.status
-            if s.name == "fay/asr_quiet: room"
-            and s.level == DiagnosticStatus.WARN
-            and "suggested_gain_db" in {kv.key for kv in s.values}
-        ]
-        return found[-1] if found else None
-
-    status = too_quiet(diagnostics.wait_for_match(too_quiet, timeout=60, what="the asr's too-quiet warning"))
-    values = {kv.key: kv.value for kv in status.values}
+    status = _latest_status(
+        diagnostics,
+        "fay/asr_quiet: room",
+        lambda s: s.level == DiagnosticStatus.WARN and "suggested_gain_db" in _values(s),
+        "the asr's too-quiet warning",
+        timeout=60,
+    )
+    values = _values(status)
     assert -70 < float(values["quiet_voice_dbfs"]) < -50, values
     assert "vad_min_level_dbfs" in status.message and "input_gain_db" in status.message, status.message
     gain = float(values["suggested_gain_db"])

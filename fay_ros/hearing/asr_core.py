@@ -420,10 +420,9 @@ class AsrCore:
         return out
 
     def _turn_endpoint(self, turn: TurnSettings) -> list[TranscriptEvent]:
-        silent = self.segmenter.vad.silent_ms
-        if silent < max(self.early_decode_ms, 1):
+        silent = self._silence()
+        if silent is None:
             return self._voice_again()
-        self._pause_ms = silent
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
 
@@ -494,10 +493,9 @@ class AsrCore:
         return language or getattr(self.recognizer, "language", "") or ""
 
     def _early_endpoint(self) -> list[TranscriptEvent]:
-        silent = self.segmenter.vad.silent_ms
-        if silent < max(self.early_decode_ms, 1):
+        silent = self._silence()
+        if silent is None:
             return self._voice_again()
-        self._pause_ms = silent
         out: list[TranscriptEvent] = []
         if not self._early_tried and not self._behind:
             out += self._decode_early(_ends_sentence)
@@ -509,6 +507,15 @@ class AsrCore:
             self.early_finals += 1
             return out + self._handle(self.segmenter.close_now())
         return out
+
+    def _silence(self) -> int | None:
+        """The silence (ms) of the open utterance, kept as the pause so far (`_settle`); None
+        while the voice goes on (or a gap shorter than `early_decode_ms`)."""
+        silent = self.segmenter.vad.silent_ms
+        if silent < max(self.early_decode_ms, 1):
+            return None
+        self._pause_ms = silent
+        return silent
 
     def _voice_again(self) -> list[TranscriptEvent]:
         """Voice after a silence: its early decode is stale, and a speculation on it is

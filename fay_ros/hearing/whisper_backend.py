@@ -472,8 +472,8 @@ class WhisperRecognizer:
     def _long_form(
         self, audio: np.ndarray, words: bool, language: str | None = None, previous: str = ""
     ) -> Recognition:
-        if language is None and self.language != "auto":
-            language = self.language
+        """Faster-whisper's timestamped decode of a long utterance; `language` None: detected
+        (`transcribe` passes the configured language)."""
         if language is None:  # from the first 30 s, among the allowed ones (as a short decode picks it)
             first = self._model.feature_extractor(audio[: ASR_RATE * 30])[:, :MAX_FRAMES]
             window = np.zeros((first.shape[0], MAX_FRAMES), dtype=np.float32)
