@@ -114,19 +114,10 @@ def test_wav_errors_name_the_file(tmp_path):
     junk.write_bytes(b"this is not audio")
     with pytest.raises(AudioFormatError, match="junk.wav: not a PCM WAV"):
         read_wav(junk)
+    from test_recordings import wav_bytes
+
     floats = tmp_path / "float.wav"  # WAVE_FORMAT_IEEE_FLOAT (3), as some editors export
-    data = np.zeros(160, "<f4").tobytes()
-    fmt = struct.pack("<HHIIHH", 3, 1, RATE, 4 * RATE, 4, 32)
-    floats.write_bytes(
-        b"RIFF"
-        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
-        + b"WAVEfmt "
-        + struct.pack("<I", len(fmt))
-        + fmt
-        + b"data"
-        + struct.pack("<I", len(data))
-        + data
-    )
+    floats.write_bytes(wav_bytes(struct.pack("<HHIIHH", 3, 1, RATE, 4 * RATE, 4, 32), np.zeros(160, "<f4").tobytes()))
     with pytest.raises(AudioFormatError, match=r"float\.wav: not a PCM WAV file .*float samples\? convert with: sox"):
         read_wav(floats)
 

@@ -200,7 +200,7 @@ def test_asr_bad_parameters_stop_it_with_the_reason(launch_node, params, reason)
 def test_mic_missing_wav_stops_with_the_reason(launch_node, tmp_path):
     mic = launch_node("fay_ros.nodes.mic", {"source": str(tmp_path / "nope.wav")})
     assert mic.wait_exit(30) == 2
-    assert "parameter 'source'" in mic.output() and "WAV file not found" in mic.output()
+    assert "parameter 'source'" in mic.output() and "recording not found" in mic.output()
 
 
 def test_mic_wav_source_waits_for_a_listener_and_plays_from_the_start(ros, launch_node, tmp_path):

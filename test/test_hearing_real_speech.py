@@ -237,7 +237,7 @@ def test_transcribe_bench_cli(tmp_path, capsys):
         text=True,
         timeout=60,
     )
-    assert empty.returncode == 2 and "no NAME.wav" in empty.stderr
+    assert empty.returncode == 2 and "none: no such folder" in empty.stderr
 
 
 def _decodes(recognizer, monkeypatch) -> list[float]:

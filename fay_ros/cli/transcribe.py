@@ -1,9 +1,11 @@
-"""`fay-ros transcribe FILE.wav`: print the transcript of a WAV file with word timings (a quiet
-recording is raised to a microphone's usual level first, and says so).
+"""`fay-ros transcribe FILE`: print the transcript of a recording (WAV, FLAC, MP3, Ogg, M4A,
+WebM) with word timings (a quiet recording is raised to a microphone's usual level first, and
+says so).
 
-`fay-ros transcribe --bench DIR`: transcribe every NAME.wav under DIR that has a reference
-NAME.txt beside it, and print each clip's WER (English) or CER (Chinese), the totals and the
-real-time factor (hearing.clip_bench, hearing.scoring).
+`fay-ros transcribe --bench DIR [--references LIST]`: transcribe every recording under DIR that
+has a reference (NAME.txt beside it, a LibriSpeech CHAPTER.trans.txt under DIR, or its line in
+LIST: "NAME text" lines or a Common Voice TSV), and print each clip's WER (English) or CER
+(Chinese), the totals and the real-time factor (hearing.clip_bench, hearing.scoring).
 """
 
 from __future__ import annotations
@@ -11,16 +13,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("transcribe", help="transcribe a WAV file offline and print it with word timings")
-    p.add_argument("wav", nargs="?", default="", help="PCM WAV file (8, 16, 24 or 32-bit; any rate, mono or stereo)")
+    p = subparsers.add_parser("transcribe", help="transcribe a recording offline and print it with word timings")
+    p.add_argument(
+        "wav",
+        nargs="?",
+        default="",
+        metavar="FILE",
+        help="a recording: WAV (any PCM or float), FLAC, MP3, Ogg/Opus, M4A or WebM; any rate, mono or stereo",
+    )
     p.add_argument(
         "--bench",
         metavar="DIR",
         default="",
-        help="score every clip under DIR with a reference transcript (NAME.wav + NAME.txt): WER/CER and RTF",
+        help="score every recording under DIR with a reference transcript (NAME.txt beside it, a LibriSpeech "
+        "CHAPTER.trans.txt, or --references): WER/CER and RTF",
+    )
+    p.add_argument(
+        "--references",
+        metavar="LIST",
+        default="",
+        help="with --bench: a transcript list, 'NAME text' lines (Kaldi, AISHELL) or a TSV with path and "
+        "sentence columns (Common Voice)",
     )
     p.add_argument("--backend", choices=("whisper", "vosk"), default="whisper", help="recogniser (default whisper)")
     p.add_argument("--model", default="", help="model directory or name under models/ ('' = packaged whisper base)")
@@ -45,17 +62,20 @@ def _options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..common.wav import AudioFormatError, read_wav
+    from ..common.wav import AudioFormatError, read_audio
     from ..hearing.audio import recording_gain_db
     from ..hearing.clip_bench import transcribe_stream
     from ..hearing.models import ModelError
     from ..hearing.recognizer import create_recognizer
 
     if bool(args.wav) == bool(args.bench):
-        print("fay-ros transcribe: give a WAV file or --bench DIR (one of them)", file=sys.stderr)
+        print("fay-ros transcribe: give a recording or --bench DIR (one of them)", file=sys.stderr)
+        return 2
+    if args.references and not args.bench:
+        print("fay-ros transcribe: --references goes with --bench DIR", file=sys.stderr)
         return 2
     try:
-        wav = read_wav(args.wav) if args.wav else None
+        wav = read_audio(args.wav) if args.wav else None
         recognizer = create_recognizer(args.backend, args.model, args.language, **_options(args))
     except (AudioFormatError, ModelError, ValueError) as exc:
         print(f"fay-ros transcribe: {exc}", file=sys.stderr)
@@ -100,12 +120,26 @@ def run(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace, recognizer) -> int:
     from ..common.wav import AudioFormatError
-    from ..hearing.clip_bench import find_clips, run_clip, totals
+    from ..hearing.clip_bench import TranscriptListError, audio_files, find_clips, run_clip, totals
 
-    clips = find_clips(args.bench)
-    if not clips:
-        print(f"fay-ros transcribe: no NAME.wav with a NAME.txt reference under {args.bench}", file=sys.stderr)
+    if not Path(args.bench).is_dir():
+        print(f"fay-ros transcribe: {args.bench}: no such folder", file=sys.stderr)
         return 2
+    try:
+        clips = find_clips(args.bench, args.references or None)
+    except TranscriptListError as exc:
+        print(f"fay-ros transcribe: {exc}", file=sys.stderr)
+        return 2
+    recordings = len(audio_files(args.bench))
+    if not clips:
+        print(
+            f"fay-ros transcribe: none of the {recordings} recordings under {args.bench} has a reference "
+            "(NAME.txt beside it, a CHAPTER.trans.txt, or its line in --references)",
+            file=sys.stderr,
+        )
+        return 2
+    if recordings > len(clips):
+        print(f"({recordings - len(clips)} of {recordings} recordings have no reference: left out)", file=sys.stderr)
     results = []
     for clip in clips:
         try:

@@ -1,9 +1,15 @@
-"""WAV files: the one reader (8, 16, 24 or 32-bit integer PCM, heard as 16-bit) and the one writer
-(16-bit PCM), numpy and the standard `wave` module.
+"""Audio files: the one WAV reader (8, 16, 24 or 32-bit integer PCM, heard as 16-bit), the one
+recording reader (any format a person's recorder, phone or browser writes) and the one writer
+(16-bit PCM WAV), numpy and the standard `wave` module.
 
-Hearing (WAV microphone source, `fay-ros transcribe`), voice (pyttsx3's files, the tts node's
-`wav_dir`, `fay-ros say --wav`) and the tests all go through these two functions, so every
-caller gets the same checks and the same AudioFormatError naming the file.
+`read_wav` reads the WAV files the project writes and most recorders do, with no decoder.
+`read_audio` reads what a user brings: integer PCM WAV through `read_wav`; a float or
+WAVE_FORMAT_EXTENSIBLE WAV, FLAC (LibriSpeech), MP3 (Common Voice), Ogg Vorbis/Opus, M4A/AAC (a
+phone's voice memo) or WebM (a browser's recording) through PyAV, FFmpeg's decoders in the `av`
+wheel the hearing requirements already install for faster-whisper. Hearing (the mic's file
+source, `fay-ros transcribe`, its `--bench`) reads with `read_audio`; voice (pyttsx3's files, the
+tts node's `wav_dir`, `fay-ros say --wav`) with `read_wav` and `write_wav`. Every caller gets the
+same checks and the same AudioFormatError naming the file.
 
 Downmix rule: the mean of the channels (what sox and ffmpeg do for `-c 1` / `-ac 1`). Taking
 one channel would hear nothing of a voice recorded on the other one; the mean keeps both.
@@ -71,6 +77,70 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             f"{8 * width}-bit PCM); the file is truncated or damaged"
         )
     data = _to_int16(raw, width)
+    if channels > 1:
+        data = data[: len(data) - len(data) % channels].reshape(-1, channels)
+        if mono:
+            data = downmix(data)
+    return PcmAudio(data, rate)
+
+
+# What `read_audio` looks for in a folder of recordings (`fay-ros transcribe --bench`); it decodes
+# any file FFmpeg can, whatever its name.
+AUDIO_SUFFIXES = (".wav", ".wave", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".mp4", ".webm", ".mka")
+
+
+def read_audio(path: str | Path, mono: bool = True) -> PcmAudio:
+    """Read a recording in any common format as int16 at its own rate; downmix to mono (channel
+    mean) unless `mono` is False. An integer PCM WAV goes through `read_wav`; anything else, or
+    a WAV the `wave` module cannot read (float samples, WAVE_FORMAT_EXTENSIBLE, a recorder's file
+    cut short), is decoded by PyAV. Raises AudioFormatError naming the file when neither can."""
+    path = Path(path)
+    if not path.is_file():
+        raise AudioFormatError(f"{path}: no such audio file")
+    if not path.stat().st_size:
+        raise AudioFormatError(f"{path}: the file is empty")
+    wav_error: AudioFormatError | None = None
+    if path.suffix.lower() in (".wav", ".wave"):
+        try:
+            return read_wav(path, mono)
+        except AudioFormatError as exc:
+            wav_error = exc
+    try:
+        return _decode(path, mono)
+    except AudioFormatError:
+        if wav_error is not None:
+            raise wav_error from None  # (a broken WAV: the WAV reader's reason is the precise one)
+        raise
+
+
+def _decode(path: Path, mono: bool) -> PcmAudio:
+    """The first audio stream of `path` through FFmpeg (PyAV), as interleaved int16."""
+    try:
+        import av
+    except ImportError:
+        raise AudioFormatError(
+            f"{path}: reading {path.suffix or 'this'} files needs PyAV (pip install -r requirements/hearing.txt); "
+            "or convert it with: sox IN -b 16 out.wav"
+        ) from None
+    try:
+        with av.open(str(path)) as container:
+            if not container.streams.audio:
+                raise AudioFormatError(f"{path}: no audio stream in the file")
+            stream = container.streams.audio[0]
+            rate = stream.rate
+            if not MIN_RATE <= (rate or 0) <= MAX_RATE:
+                raise AudioFormatError(f"{path}: sample rate {rate} Hz; expected {MIN_RATE}..{MAX_RATE} Hz")
+            # packed s16 at the stream's own rate and channels: the WAV reader's form
+            resampler = av.AudioResampler(format="s16", rate=rate)
+            frames = [out for frame in container.decode(stream) for out in resampler.resample(frame)]
+            frames += resampler.resample(None)
+    except av.FFmpegError as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise AudioFormatError(f"{path}: not a recording FFmpeg can decode ({reason})") from None
+    if not frames:
+        raise AudioFormatError(f"{path}: the file holds no audio samples")
+    channels = len(frames[0].layout.channels)
+    data = np.concatenate([f.to_ndarray().reshape(-1) for f in frames]).astype(np.int16)
     if channels > 1:
         data = data[: len(data) - len(data) % channels].reshape(-1, channels)
         if mono:

@@ -1,7 +1,11 @@
 """Transcribe recordings that have a reference transcript and score them (WER/CER, real-time
 factor): what `fay-ros transcribe --bench DIR` prints and bench/bench_real_speech.py tabulates.
 
-A clip is NAME.wav with NAME.txt beside it (the reference, UTF-8), anywhere under the folder.
+A clip is a recording anywhere under the folder (WAV, FLAC, MP3, Ogg, M4A, WebM: common.wav's
+AUDIO_SUFFIXES, read by `read_audio`) with a reference transcript (UTF-8): NAME.txt beside it, or
+its line in a transcript list, the way speech corpora ship them: "NAME text" lines (LibriSpeech's
+CHAPTER.trans.txt, found under the folder; a Kaldi `text` file; AISHELL's transcript) or a TSV
+with `path` and `sentence` columns (Common Voice), given as `references`.
 Each clip goes through the path a live utterance takes (VAD segmenter -> recogniser, AsrCore),
 so a recording with pauses is heard as the node would hear it; its finals joined are the
 hypothesis. A quiet recording is raised to a microphone's usual level first
@@ -10,12 +14,15 @@ hypothesis. A quiet recording is raised to a microphone's usual level first
 
 from __future__ import annotations
 
+import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..common.errors import FayError
+from ..common.wav import AUDIO_SUFFIXES, read_audio
 from .asr_core import AsrCore, TranscriptEvent
 from .audio import amplified, recording_gain_db
 from .recognition import Recognizer
@@ -52,13 +59,66 @@ class ClipResult:
         return self.seconds / self.duration if self.duration else 0.0
 
 
-def find_clips(folder: str | Path) -> list[Clip]:
-    """Every WAV under `folder` with a reference transcript beside it, sorted by path."""
+class TranscriptListError(FayError, ValueError):
+    """A transcript list that cannot be read; the message names the file and the line."""
+
+
+def audio_files(folder: str | Path) -> list[Path]:
+    """Every recording under `folder` (by its suffix), sorted by path."""
+    return sorted(p for p in Path(folder).rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file())
+
+
+def read_transcript_list(path: str | Path) -> dict[str, str]:
+    """NAME -> reference from a corpus's transcript list: "NAME text" lines (LibriSpeech, Kaldi,
+    AISHELL; blank lines skipped) or a TSV whose header has `path` and `sentence` (Common Voice;
+    NAME is the file name in `path` without its suffix). Raises TranscriptListError naming the file
+    and line for a line with no text or a name given two different texts."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except OSError as exc:
+        raise TranscriptListError(f"{path}: cannot read the transcript list ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise TranscriptListError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    header = lines[0].split("\t") if lines else []
+    pairs: list[tuple[int, str, str]] = []  # (line number, NAME, text)
+    if "path" in header and "sentence" in header:
+        rows = csv.DictReader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+        pairs = [(n, Path(row.get("path") or "").stem, row.get("sentence") or "") for n, row in enumerate(rows, 2)]
+    else:
+        for n, line in enumerate(lines, start=1):
+            fields = line.split(maxsplit=1)  # (a space or a tab after the name)
+            if fields:
+                pairs.append((n, fields[0], fields[1] if len(fields) > 1 else ""))
+    references: dict[str, str] = {}
+    for number, name, text in pairs:
+        text = text.strip()
+        if not name or not text:
+            raise TranscriptListError(
+                f"{path}:{number}: expected a recording's name and its text, got {name or 'nothing'!r}"
+            )
+        if references.get(name, text) != text:
+            raise TranscriptListError(f"{path}:{number}: {name} has two different texts in the list")
+        references[name] = text
+    return references
+
+
+def find_clips(folder: str | Path, references: str | Path | None = None) -> list[Clip]:
+    """Every recording under `folder` with a reference: NAME.txt beside it first, else its line
+    in `references` (a transcript list) or in a LibriSpeech CHAPTER.trans.txt under the folder.
+    Sorted by path; recordings with no reference are left out (audio_files lists them all)."""
+    listed: dict[str, str] = {}
+    for trans in sorted(Path(folder).rglob("*.trans.txt")):
+        listed.update(read_transcript_list(trans))
+    if references:
+        listed.update(read_transcript_list(references))
     clips = []
-    for wav in sorted(Path(folder).rglob("*.wav")):
-        ref = wav.with_suffix(".txt")
-        if ref.is_file():
-            clips.append(Clip(wav, ref.read_text(encoding="utf-8").strip()))
+    for audio in audio_files(folder):
+        beside = audio.with_suffix(".txt")
+        if beside.is_file():
+            clips.append(Clip(audio, beside.read_text(encoding="utf-8").strip()))
+        elif audio.stem in listed:
+            clips.append(Clip(audio, listed[audio.stem]))
     return clips
 
 
@@ -95,9 +155,7 @@ def joined(finals: list[TranscriptEvent]) -> str:
 
 
 def run_clip(recognizer: Recognizer, clip: Clip, endpoint_ms: int = 500) -> ClipResult:
-    from ..common.wav import read_wav
-
-    wav = read_wav(str(clip.path))
+    wav = read_audio(clip.path)
     t0 = time.perf_counter()
     finals = transcribe_stream(recognizer, wav.samples, wav.sample_rate, endpoint_ms)
     seconds = time.perf_counter() - t0

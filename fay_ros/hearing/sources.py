@@ -1,5 +1,6 @@
-"""Where the microphone's samples come from: a sounddevice input stream or a WAV played in
-real time (so the whole graph runs on a headless machine)."""
+"""Where the microphone's samples come from: a sounddevice input stream or a recording (a WAV,
+or any format common.wav's `read_audio` decodes) played in real time (so the whole graph runs
+on a headless machine)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..common.errors import ConfigError
-from ..common.wav import AudioFormatError, read_wav
+from ..common.wav import AudioFormatError, read_audio
 from .audio import resample
 
 # callback(samples int16 (frames,) or (frames, channels), capture_time_monotonic)
@@ -140,7 +141,7 @@ class WavFileSource:
         loop: bool = False,
         realtime: bool = True,
     ) -> None:
-        wav = read_wav(path, mono=channels == 1)
+        wav = read_audio(path, mono=channels == 1)
         data = wav.samples
         if channels > 1 and data.ndim == 1:
             data = np.repeat(data[:, None], channels, axis=1)

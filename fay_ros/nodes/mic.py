@@ -83,8 +83,8 @@ class MicConfig(VadParameters):
     )
     source: str = Field(
         "",
-        description="'' = capture from the input device; a WAV file path = stream that "
-        "file in real time instead (headless machines, tests).",
+        description="'' = capture from the input device; a recording's path (WAV, FLAC, MP3, Ogg, "
+        "M4A, WebM) = stream that file in real time instead (headless machines, tests).",
     )
     loop: bool = Field(False, description="With a WAV source: replay it forever (false: silence after the end).")
     wait_for_listener: bool = Field(
@@ -189,7 +189,7 @@ class MicConfig(VadParameters):
     @classmethod
     def _source_exists(cls, value: str) -> str:
         if value and not Path(value).expanduser().is_file():
-            raise ValueError(f"WAV file not found: {value}")
+            raise ValueError(f"recording not found: {value}")
         return value
 
     @field_validator("wait_for_nodes")
