@@ -131,6 +131,17 @@ def test_a_decode_that_stops_early_is_completed(whisper, monkeypatch):
     result = whisper.transcribe(audio)
     assert score(reference, result.text).rate <= 0.12, result.text
     assert "amiable himself" in result.text.lower(), result.text
+    # the completing decode reads the prompt the cut one read (the words said before this audio)
+    prompts: list[str | None] = []
+    real_long_form = whisper._model.transcribe
+
+    def spy(*args, **kwargs):
+        prompts.append(kwargs.get("initial_prompt"))
+        return real_long_form(*args, **kwargs)
+
+    monkeypatch.setattr(whisper._model, "transcribe", spy)
+    assert "amiable himself" in whisper.transcribe(audio, previous="Chapter one.").text.lower()
+    assert prompts == ["Chapter one."]
     # and a whole decode is not decoded twice
     monkeypatch.setattr(whisper, "_generate", real)
     monkeypatch.setattr(whisper, "_long_form", lambda *a, **k: pytest.fail("decoded twice"))

@@ -24,6 +24,7 @@ from fay_ros.hearing.clip_bench import (
     find_clips,
     joined,
     read_transcript_list,
+    stream_finals,
     transcribe_stream,
 )
 from fay_ros.hearing.scoring import score
@@ -230,8 +231,11 @@ def test_transcribe_reads_a_voice_memo_and_scores_a_corpus(tmp_path):
     listed = tmp_path / "aishell_transcript.txt"
     listed.write_text("S0001W0001 谢谢 你\nS0001W0002 明天 见\n", encoding="utf-8")
     encode(_recording("cards_002"), tmp_path / "corpus" / "unscored.flac", "flac", "flac")
+    (tmp_path / "corpus" / "broken.flac").write_bytes(b"fLaC and then nothing of the kind")
+    (tmp_path / "corpus" / "broken.txt").write_text("a recording lost to a full disk", encoding="utf-8")
     out = _transcribe("--bench", str(tmp_path / "corpus"), "--references", str(listed))
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 1, out.stderr  # (one unreadable: said, and the rest still scored)
+    assert "broken.flac: not a recording FFmpeg can decode" in out.stderr, out.stderr
     rows = {
         line.split()[0]: line
         for line in out.stdout.splitlines()
@@ -240,8 +244,8 @@ def test_transcribe_reads_a_voice_memo_and_scores_a_corpus(tmp_path):
     assert set(rows) == {"103-1240-0000", "103-1240-0001", "S0001W0001", "S0001W0002"}, out.stdout
     assert " WER   0.0% (0/4)" in rows["103-1240-0000"], rows  # "GO FORWARD TEN METERS": "10 meters" read out
     assert " CER " in rows["S0001W0001"] and "(0/3)" in rows["S0001W0001"], rows  # the spaces are not characters
-    assert "4 clips" in out.stdout.splitlines()[-1]
-    assert "(1 of 5 recordings have no reference: left out)" in out.stderr
+    assert "4 clips; 1 recordings unreadable (above)" in out.stdout.splitlines()[-1], out.stdout
+    assert "(1 of 6 recordings have no reference: left out)" in out.stderr
 
     missing = _transcribe("--bench", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "nowhere: no such folder" in missing.stderr
@@ -251,3 +255,23 @@ def test_transcribe_reads_a_voice_memo_and_scores_a_corpus(tmp_path):
     assert bare.returncode == 2 and "none of the 1 recordings" in bare.stderr
     alone = _transcribe(str(memo), "--references", str(listed))
     assert alone.returncode == 2 and "--references goes with --bench" in alone.stderr
+
+
+def test_a_long_recording_is_heard_as_it_goes(whisper):
+    """`fay-ros transcribe` prints each utterance once it is heard: the finals come out of
+    `stream_finals` while the recording is still being fed, each soon after its own end, with how
+    far the recording has got."""
+    names = ("goforward", "cards_003", "librivox_austen_0930")
+    gap = np.zeros(RATE, np.int16)
+    recording = np.concatenate([part for name in names for part in (_recording(name), gap)])
+    seen = []
+    for finals, done in stream_finals(whisper, recording, RATE):
+        seen += [(final.text, final.end_time, done) for final in finals]
+    assert [text for text, _, _ in seen] == [
+        "Go forward 10 meters.",
+        "Seven of clubs.",
+        _heard(whisper, _recording(names[2]), RATE),
+    ]
+    for _text, end, done in seen[:2]:
+        assert end < done < end + 1.0, seen  # out within the second of silence after it
+    assert seen[-1][2] <= len(recording) / RATE

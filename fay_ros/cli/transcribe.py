@@ -64,7 +64,7 @@ def _options(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     from ..common.wav import AudioFormatError, read_audio
     from ..hearing.audio import recording_gain_db
-    from ..hearing.clip_bench import transcribe_stream
+    from ..hearing.clip_bench import stream_finals
     from ..hearing.models import ModelError
     from ..hearing.recognizer import create_recognizer
 
@@ -85,37 +85,68 @@ def run(args: argparse.Namespace) -> int:
     gain_db = recording_gain_db(wav.samples, wav.sample_rate)
     if gain_db:
         print(f"(a quiet recording: raised by {gain_db:.0f} dB before the VAD hears it)", file=sys.stderr)
-    finals = transcribe_stream(recognizer, wav.samples, wav.sample_rate, args.endpoint_ms, gain_db=gain_db)
-    for ev in finals:
-        if args.json:
-            print(
-                json.dumps(
-                    {
-                        "start": round(ev.start_time, 3),
-                        "end": round(ev.end_time, 3),
-                        "language": ev.language,
-                        "confidence": round(ev.confidence, 3),
-                        "text": ev.text,
-                        "words": [
-                            {
-                                "word": w.word,
-                                "start": round(ev.start_time + w.start, 3),
-                                "end": round(ev.start_time + w.end, 3),
-                                "confidence": round(w.confidence, 3),
-                            }
-                            for w in ev.words
-                        ],
-                    },
-                    ensure_ascii=False,
-                )
-            )
-            continue
-        print(f"[{ev.start_time:7.2f} - {ev.end_time:7.2f}] ({ev.language or '?'}) {ev.text}")
-        for w in ev.words:
-            print(f"    {ev.start_time + w.start:7.2f} {ev.start_time + w.end:7.2f}  {w.word}  ({w.confidence:.2f})")
-    if not finals:
+    heard = stream_finals(recognizer, wav.samples, wav.sample_rate, args.endpoint_ms, gain_db=gain_db)
+    bar = _progress(wav.duration, "s", Path(args.wav).name, PROGRESS_FROM_S)
+    any_speech = False
+    for finals, done in heard:
+        bar.update(round(done - bar.n, 1))
+        for ev in finals:
+            any_speech = True
+            with bar.external_write_mode():
+                print(_utterance(ev, args.json), flush=True)
+    bar.close()
+    if not any_speech:
         print("(no speech found)", file=sys.stderr)
     return 0
+
+
+# A recording at least this long shows a progress bar on a terminal (its utterances are printed
+# as they are heard either way).
+PROGRESS_FROM_S = 20.0
+
+
+def _progress(total: float, unit: str, desc: str, shown_from: float = 0.0):
+    """tqdm on stderr, only on a terminal and for work of at least `shown_from` units."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit=unit,
+        desc=desc,
+        leave=False,
+        disable=not sys.stderr.isatty() or total < shown_from,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} {unit} [{elapsed}<{remaining}]",
+    )
+
+
+def _utterance(ev, as_json: bool) -> str:
+    """One final as `fay-ros transcribe` prints it: a JSON object, or a heading and its words."""
+    if as_json:
+        return json.dumps(
+            {
+                "start": round(ev.start_time, 3),
+                "end": round(ev.end_time, 3),
+                "language": ev.language,
+                "confidence": round(ev.confidence, 3),
+                "text": ev.text,
+                "words": [
+                    {
+                        "word": w.word,
+                        "start": round(ev.start_time + w.start, 3),
+                        "end": round(ev.start_time + w.end, 3),
+                        "confidence": round(w.confidence, 3),
+                    }
+                    for w in ev.words
+                ],
+            },
+            ensure_ascii=False,
+        )
+    lines = [f"[{ev.start_time:7.2f} - {ev.end_time:7.2f}] ({ev.language or '?'}) {ev.text}"]
+    lines += [
+        f"    {ev.start_time + w.start:7.2f} {ev.start_time + w.end:7.2f}  {w.word}  ({w.confidence:.2f})"
+        for w in ev.words
+    ]
+    return "\n".join(lines)
 
 
 def _bench(args: argparse.Namespace, recognizer) -> int:
@@ -140,36 +171,25 @@ def _bench(args: argparse.Namespace, recognizer) -> int:
         return 2
     if recordings > len(clips):
         print(f"({recordings - len(clips)} of {recordings} recordings have no reference: left out)", file=sys.stderr)
-    results = []
+    results, unreadable = [], 0
+    bar = _progress(len(clips), "clip", "scoring")
     for clip in clips:
         try:
             r = run_clip(recognizer, clip, args.endpoint_ms)
-        except AudioFormatError as exc:
-            print(f"fay-ros transcribe: {clip.path}: {exc}", file=sys.stderr)
-            return 2
-        results.append(r)
-        measure = "CER" if clip.chinese else "WER"
-        if args.json:
-            print(
-                json.dumps(
-                    {
-                        "clip": str(clip.path),
-                        "measure": measure,
-                        "rate": round(r.score.rate, 4),
-                        "errors": r.score.errors,
-                        "length": r.score.length,
-                        "rtf": round(r.rtf, 3),
-                        "reference": clip.reference,
-                        "hypothesis": r.hypothesis,
-                    },
-                    ensure_ascii=False,
-                )
-            )
+        except AudioFormatError as exc:  # (one broken file of a corpus: said, and the rest scored)
+            unreadable += 1
+            with bar.external_write_mode():
+                print(f"fay-ros transcribe: {exc}", file=sys.stderr)
+            bar.update(1)
             continue
-        print(
-            f"{clip.name:28s} {measure} {100 * r.score.rate:5.1f}% ({r.score.errors}/{r.score.length})  "
-            f"{r.duration:5.1f} s  RTF {r.rtf:.2f}\n    ref: {clip.reference}\n    hyp: {r.hypothesis}"
-        )
+        results.append(r)
+        with bar.external_write_mode():
+            print(_clip_line(r, args.json), flush=True)
+        bar.update(1)
+    bar.close()
+    if not results:
+        print(f"fay-ros transcribe: none of the {len(clips)} recordings could be read", file=sys.stderr)
+        return 2
     t = totals(results)
     summary = []
     if t.english.length:
@@ -177,5 +197,30 @@ def _bench(args: argparse.Namespace, recognizer) -> int:
     if t.chinese.length:
         summary.append(f"Mandarin CER {100 * t.chinese.rate:.1f}% ({t.chinese.errors}/{t.chinese.length} chars)")
     summary.append(f"RTF {t.rtf:.2f} over {t.duration:.1f} s of audio, {len(results)} clips")
+    if unreadable:
+        summary.append(f"{unreadable} recordings unreadable (above)")
     print(("" if args.json else "\n") + "total: " + "; ".join(summary))
-    return 0
+    return 1 if unreadable else 0
+
+
+def _clip_line(r, as_json: bool) -> str:
+    """One scored clip as `--bench` prints it: a JSON object, or its score, reference and hypothesis."""
+    measure = "CER" if r.clip.chinese else "WER"
+    if as_json:
+        return json.dumps(
+            {
+                "clip": str(r.clip.path),
+                "measure": measure,
+                "rate": round(r.score.rate, 4),
+                "errors": r.score.errors,
+                "length": r.score.length,
+                "rtf": round(r.rtf, 3),
+                "reference": r.clip.reference,
+                "hypothesis": r.hypothesis,
+            },
+            ensure_ascii=False,
+        )
+    return (
+        f"{r.clip.name:28s} {measure} {100 * r.score.rate:5.1f}% ({r.score.errors}/{r.score.length})  "
+        f"{r.duration:5.1f} s  RTF {r.rtf:.2f}\n    ref: {r.clip.reference}\n    hyp: {r.hypothesis}"
+    )

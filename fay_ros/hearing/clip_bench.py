@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,15 +133,32 @@ def transcribe_stream(
 ) -> list[TranscriptEvent]:
     """The finals of a recording fed in 100 ms chunks through the VAD segmenter; a quiet
     recording raised by `gain_db` first (None: `recording_gain_db`'s)."""
+    heard = stream_finals(recognizer, samples, rate, endpoint_ms, max_utterance_s, gain_db)
+    return [final for finals, _done in heard for final in finals]
+
+
+def stream_finals(
+    recognizer: Recognizer,
+    samples: np.ndarray,
+    rate: int,
+    endpoint_ms: int = 500,
+    max_utterance_s: float = 30.0,
+    gain_db: float | None = None,
+) -> Iterator[tuple[list[TranscriptEvent], float]]:
+    """`transcribe_stream` as it goes: (the finals heard, seconds of the recording fed so far)
+    after each 100 ms chunk, so a caller prints each utterance once it is heard and shows how
+    far a long recording has got; the last pair has the utterance the end of the file closed."""
     if gain_db is None:
         gain_db = recording_gain_db(samples, rate)
     samples = amplified(samples, gain_db)
     core = AsrCore(recognizer, VadSettings(stop_ms=endpoint_ms), max_utterance_s=max_utterance_s)
     chunk = max(1, rate // 10)
-    finals: list[TranscriptEvent] = []
     for i in range(0, len(samples), chunk):
-        finals += [e for e in core.feed(samples[i : i + chunk], rate, i / rate) if e.is_final]
-    return finals + [e for e in core.flush() if e.is_final]
+        yield (
+            [e for e in core.feed(samples[i : i + chunk], rate, i / rate) if e.is_final],
+            min(i + chunk, len(samples)) / rate,
+        )
+    yield [e for e in core.flush() if e.is_final], len(samples) / rate
 
 
 def joined(finals: list[TranscriptEvent]) -> str:

@@ -391,8 +391,9 @@ class WhisperRecognizer:
             return Recognition("", language)  # Whisper's own silence rule: nothing was said
         if _looks_cut(text, language, audio):
             # Without timestamps Whisper may end a long utterance after its first sentence:
-            # the timestamped long-form decode goes on to the end of the audio.
-            whole = self._long_form(audio, words, language)
+            # the timestamped long-form decode goes on to the end of the audio (with the same
+            # prompt: the settled words said before this audio, their names and their script).
+            whole = self._long_form(audio, words, language, previous)
             if _units(whole.text, language) > _units(text, language):
                 return whole
 
