@@ -506,3 +506,40 @@ def test_asr_says_a_voice_is_too_quiet_and_hears_it_once_raised_as_it_suggests(r
     final = finals.wait_for_match(lambda m: "forward" in m.text.lower(), timeout=60)
     assert "go forward" in final.text.lower() and ("10" in final.text or "ten" in final.text.lower()), final.text
     assert asr.alive() and "Traceback" not in asr.output()
+
+
+def test_asr_takes_its_users_names_from_memory_as_hot_words(ros, launch_node, tmp_path):
+    """hotwords_from_memory: the asr asks a real memory node for its user's profile and adds the
+    names it holds (the user's own, their sister's) to the configured hot words; the status says
+    how many, never which. With user_id changed live to another person, whose profile names
+    nobody, the first user's names are gone."""
+    from fay_msgs.srv import Remember
+
+    diagnostics = ros.collect(DiagnosticArray, "/diagnostics", QoSProfile(depth=50))
+    memory = launch_node("fay_ros.nodes.memory", {"db_path": str(tmp_path / "m.db"), "embedder": "hashed"})
+    memory.wait_ready(timeout=60)
+    for key, content in (("name", "User's name is Xiaoming."), ("family:sister", "User's sister is called Anna.")):
+        request = Remember.Request(owner="tom", content=content, key=key, tags=["kind:fact"], user_confirmed=True)
+        assert ros.call(Remember, topics.SRV_REMEMBER, request).success
+    params = {"language": "en", "user_id": "tom", "hotwords": ["Fay"], "hotwords_from_memory": True, "text_turn": False}
+    asr = launch_node("fay_ros.nodes.asr", params, name="asr_names")
+    asr.wait_ready(timeout=60)
+    status = _latest_status(
+        diagnostics,
+        "fay/asr_names: hot words",
+        lambda s: _values(s).get("from_memory") == "2",
+        "the asr's hot words with tom's two names",
+    )
+    assert status.level == DiagnosticStatus.OK and _values(status)["configured"] == "1", status.message
+    assert "Xiaoming" not in status.message and "Anna" not in status.message
+    diagnostics.clear()
+    [taken] = ros.set_parameters("asr_names", user_id="ann")
+    assert taken.successful, taken.reason
+    status = _latest_status(
+        diagnostics,
+        "fay/asr_names: hot words",
+        lambda s: s.message == "1 configured, 0 names from memory",
+        "the asr's hot words for ann, who has no names in memory",
+    )
+    assert status.level == DiagnosticStatus.OK and _values(status)["from_memory"] == "0", status.message
+    assert asr.alive() and "Traceback" not in asr.output()

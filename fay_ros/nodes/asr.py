@@ -59,6 +59,7 @@ from rclpy.clock import Clock, ClockType
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Transcript, Utterance, WordTiming
+from fay_msgs.srv import GetProfile
 
 from ..common import qos, topics
 from ..common.diagnostics import event_status, health
@@ -73,6 +74,7 @@ from ..common.worker import BoundedWorker
 from ..dialogue.people import People, PeopleFileError
 from ..hearing.asr_core import EARLY_DECODE_MS, SETTLE_AFTER_S, SPECULATE_MS, AsrCore, TranscriptEvent, TurnHold
 from ..hearing.audio import MAX_GAIN_DB
+from ..hearing.hotword_names import HotwordNames
 from ..hearing.recognizer import create_recognizer
 from ..hearing.vad import DEFAULT_SILERO_VETO_MS, VadSettings
 from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
@@ -319,6 +321,13 @@ class AsrConfig(VadParameters):
         "model any prompt cost the last words of a 7 s English recording "
         "(docs/BENCHMARKS.md, real speech).",
     )
+    hotwords_from_memory: bool = Field(
+        False,
+        description="Whisper: add the names the memory knows for user_id (their own, their family's; "
+        "memory/profile, asked at activation, on a new user_id and then at most once a minute after a "
+        "final) to the hot words. Off by default for the hotwords' reason: with the embedded base model "
+        "any prompt costs accuracy; with a larger model names are spelled as the user spells them.",
+    )
     partial_interval_s: float = Field(
         0.0, ge=0.0, description="Whisper: re-decode for a partial every N seconds of speech (0 = finals only)."
     )
@@ -426,6 +435,8 @@ SEMANTIC_STATUS = "semantic turn"
 TEXT_TURN_STATUS = "text turn"
 VAD_STATUS = "vad"
 ROOM_STATUS = "room"
+HOTWORDS_STATUS = "hot words"
+NAMES_RETRY_S = 2.0  # asking memory/profile for the user's names until it answers
 TRACKED_PERIOD_S = 1.0
 
 
@@ -551,6 +562,15 @@ class Asr(ManagedNode):
         self.voices = HriVoices.create(self)
         if self.voices is not None:
             self.voices.use_voice(voice_id(cfg.user_id))
+        # The names memory knows for the user, as hot words (hotwords_from_memory; Whisper only).
+        self._names: HotwordNames | None = None
+        self._names_lock = threading.Lock()  # (asked from the worker, answered on the executor)
+        self._profile_client = None
+        if cfg.hotwords_from_memory and cfg.backend == "whisper":
+            self._names = HotwordNames(tuple(w.strip() for w in cfg.hotwords if w.strip()))
+            self._profile_client = self.create_client(GetProfile, topics.SRV_PROFILE)
+            health(self).add(HOTWORDS_STATUS, self._names_health)
+            self.create_timer(NAMES_RETRY_S, self._ask_names)  # (until memory has answered)
         self.speakers: Rep155Speakers | None = None
         if cfg.identity_source == "rep155":
             path = Path(cfg.people_file).expanduser() if cfg.people_file else config_file("people.yaml")
@@ -603,6 +623,8 @@ class Asr(ManagedNode):
         except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
         core.input_gain_db = cfg.input_gain_db
+        if self._names is not None and self._names.owner is not None and hasattr(recognizer, "hotwords"):
+            recognizer.hotwords = self._names.words  # (configured again: the names stay)
         core.on_hold = self._on_hold
         core.on_robot_voice = self._on_robot_voice
         core.on_room = self._on_room
@@ -686,6 +708,52 @@ class Asr(ManagedNode):
     def activate_node(self) -> None:
         if self.voices is not None:
             self.voices.set_tracking(True)
+        self._ask_names()
+
+    # -- hot words from memory -------------------------------------------------------------------
+    def _names_health(self) -> tuple[str, str, dict[str, str]]:
+        names = self._names
+        if names is None:
+            return "ok", "off", {}
+        with self._names_lock:
+            return names.status()
+
+    def _ask_names(self, final: bool = False) -> None:
+        """Ask memory/profile for the user's names when they are due (HotwordNames.due); never
+        waits: the answer comes back on the executor (`_names_answered`)."""
+        names, client = self._names, self._profile_client
+        if names is None or client is None or self._worker is None:  # (not configured: nothing to give them to)
+            return
+        owner = self._in_use.user_id
+        now = time.monotonic()
+        with self._names_lock:
+            if not names.due(owner, now, final):
+                return
+            if not client.service_is_ready():
+                names.unavailable()
+                return
+            names.asked(owner, now)
+        future = client.call_async(GetProfile.Request(owner=owner))
+        future.add_done_callback(lambda done, owner=owner: self._names_answered(owner, done))
+
+    def _names_answered(self, owner: str, done) -> None:
+        names = self._names
+        if names is None:
+            return
+        try:
+            res = done.result()
+        except Exception as exc:  # noqa: BLE001 - the call failed: no names this time
+            res, problem = None, f"memory/profile failed: {type(exc).__name__}"
+        else:
+            problem = (
+                "" if res is not None and res.success else f"memory/profile: {res.message if res else 'no answer'}"
+            )
+        facts = list(res.facts) if res is not None and res.success else None
+        with self._names_lock:
+            words = names.answered(owner, facts, time.monotonic(), problem)
+        worker = self._worker
+        if words is not None and worker is not None:
+            worker.put(("hotwords", words), droppable=False)
 
     def deactivate_node(self) -> None:
         if self._worker is not None:
@@ -801,6 +869,12 @@ class Asr(ManagedNode):
             self._in_use = cfg
             if self.voices is not None:
                 self.voices.use_voice(voice_id(cfg.user_id))
+            if self._names is not None:  # (a new user_id: only their names)
+                with self._names_lock:
+                    words = self._names.for_user(cfg.user_id)
+                if words is not None and hasattr(core.recognizer, "hotwords"):
+                    core.recognizer.hotwords = words
+                self._ask_names()
             return
         if kind == "abandon":
             core.abandon()
@@ -817,6 +891,10 @@ class Asr(ManagedNode):
             return
         if kind == "robot_words":
             core.robot_said(*payload)
+            return
+        if kind == "hotwords":
+            if hasattr(core.recognizer, "hotwords"):  # (between utterances: from the next decode)
+                core.recognizer.hotwords = payload
             return
         if kind == "clip":
             self._judge_clip(core, payload)
@@ -968,6 +1046,7 @@ class Asr(ManagedNode):
                 f"decoded in {decode_s * 1000:.0f} ms)"
             )
             self.get_logger().debug(f"final text: {ev.text}")
+            self._ask_names(final=True)
 
 
 def main(args: list[str] | None = None) -> int:
