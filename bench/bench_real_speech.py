@@ -221,7 +221,8 @@ def run() -> str:
         [
             f"{en} English and {zh} Mandarin human recordings ({AIMS}); language detection on "
             "(auto among en, zh), greedy decoding, 1 CPU thread, int8. WER over words after lower "
-            "case, punctuation and number normalisation; CER over characters after Traditional -> "
+            "case, punctuation, number and British -> American spelling normalisation; CER over "
+            "characters after Traditional -> "
             "Simplified and numeral folding (fay_ros.hearing.scoring). The Mandarin recordings are a "
             "person's recorded syllables joined into phrases (Debian gcin-voice, CC-BY-3.0; "
             "test/zh_syllables.py): a real Mandarin voice, not continuous or spontaneous Mandarin, "

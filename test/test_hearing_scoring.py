@@ -19,7 +19,7 @@ from fay_ros.hearing.whisper_backend import collapse_repeats, convert_script
 
 
 def test_english_normalisation_forgives_case_punctuation_numbers_and_spellings():
-    assert normalize_english("Go forward 10 meters!") == ["go", "forward", "ten", "metres"]
+    assert normalize_english("Go forward 10 metres!") == ["go", "forward", "ten", "meters"]
     assert normalize_english("And Mr. John Dashwood, cold-hearted") == [
         "and",
         "mister",
@@ -30,6 +30,10 @@ def test_english_normalisation_forgives_case_punctuation_numbers_and_spellings()
     ]
     assert normalize_english("It's 9 o'clock on the 21st.") == "its nine oclock on the twenty first".split()
     assert score("go forward ten meters", "Go forward, 10 meters.") == Score(0, 4, "word")
+    # a LibriVox reference in Project Gutenberg's British spelling, heard in Whisper's American
+    reference = "HER FAVOURITE COLOUR WAS GREY AND SHE LOVED THE THEATRE"
+    assert score(reference, "Her favorite color was gray, and she loved the theater.") == Score(0, 10, "word")
+    assert score("the colour", "the collar").errors == 1  # (a different word stays one)
 
 
 def test_english_numbers_read_out():

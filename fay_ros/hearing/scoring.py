@@ -1,7 +1,10 @@
 """Word and character error rates with the normalisation a listener would accept.
 
 English (WER over words): lower case, punctuation and hyphens removed, numbers read out
-("10" = "ten", "9th" = "ninth"), a few spoken forms of abbreviations ("Mr." = "mister").
+("10" = "ten", "9th" = "ninth"), a few spoken forms of abbreviations ("Mr." = "mister"), British
+spellings as American ones ("colour" = "color", "theatre" = "theater": the 1,700-word list of
+OpenAI's Whisper English normaliser, from the `whisper-normalizer` package; LibriVox readings
+come with Project Gutenberg's British spellings, and Whisper writes American ones).
 Chinese (CER over characters): punctuation and spaces removed, Traditional folded to Simplified
 (OpenCC), Arabic and Chinese numerals folded together ("9点" = "九点", "两" = "二").
 
@@ -35,8 +38,14 @@ ORDINAL = {
     "twelve": "twelfth",
 }
 ABBREVIATIONS = {"mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "vs": "versus", "ok": "okay"}
-# one spoken form for words written two ways
-SPELLINGS = {"meters": "metres", "meter": "metre", "color": "colour", "gray": "grey"}
+
+
+@lru_cache(maxsize=1)
+def _american_spellings() -> dict[str, str]:
+    """British spelling -> American (Whisper's English normaliser's list)."""
+    from whisper_normalizer.english import EnglishSpellingNormalizer
+
+    return EnglishSpellingNormalizer().mapping
 
 
 @dataclass(frozen=True)
@@ -108,11 +117,8 @@ def normalize_english(text: str) -> list[str]:
     text = re.sub(r"\d+", lambda m: f" {number_words(m.group(0))} ", text)
     text = re.sub(r"[’'`]", "", text)  # don't = dont on both sides
     text = re.sub(r"[^\w\s]|_", " ", text)  # punctuation and hyphens
-    words = []
-    for w in text.split():
-        w = ABBREVIATIONS.get(w, w)
-        words.extend(SPELLINGS.get(w, w).split())
-    return words
+    american = _american_spellings()
+    return [american.get(w, w) for w in (ABBREVIATIONS.get(w, w) for w in text.split())]
 
 
 # -- Chinese --------------------------------------------------------------------------------
