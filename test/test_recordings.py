@@ -148,6 +148,21 @@ def test_a_file_that_is_no_recording_names_the_file(tmp_path):
         read_audio(tmp_path / "junk.wav")
 
 
+def test_a_damaged_wav_is_refused_and_a_misnamed_mp3_is_heard(tmp_path):
+    """A PCM WAV cut in the middle of a sample is damaged: refused with the WAV reader's reason,
+    not guessed at by the decoder; an MP3 saved under a .wav name has no RIFF header and is
+    decoded as what it is."""
+    samples = _recording()
+    whole = tmp_path / "whole.wav"
+    whole.write_bytes(wav_bytes(struct.pack("<HHIIHH", 1, 1, RATE, 2 * RATE, 2, 16), samples.astype("<i2").tobytes()))
+    (tmp_path / "cut.wav").write_bytes(whole.read_bytes()[:-1])
+    with pytest.raises(AudioFormatError, match=r"cut\.wav: the audio data ends in the middle of a sample"):
+        read_audio(tmp_path / "cut.wav")
+    misnamed = encode(samples, tmp_path / "memo.mp3", "mp3", "mp3").rename(tmp_path / "memo.wav")
+    heard = read_audio(misnamed)
+    assert heard.sample_rate == RATE and abs(len(heard.samples) - len(samples)) < 0.1 * RATE
+
+
 def test_the_mic_streams_a_voice_note_at_its_own_rate(tmp_path):
     """The mic's file source takes any recording: a 48 kHz Opus voice note streams at 16 kHz."""
     samples = _recording()

@@ -35,6 +35,12 @@ class AudioFormatError(FayError, ValueError):
     """An audio file or buffer cannot be used; the message names the file and the reason."""
 
 
+class NotPcmWavError(AudioFormatError):
+    """The `wave` module reads no PCM from the file (float samples, WAVE_FORMAT_EXTENSIBLE, no
+    RIFF header at all: perhaps another format under a .wav name); `read_audio` then asks FFmpeg.
+    A PCM WAV that is damaged (cut mid-sample, an impossible rate) is an AudioFormatError."""
+
+
 @dataclass
 class PcmAudio:
     samples: np.ndarray  # int16, shape (frames,) mono or (frames, channels)
@@ -61,7 +67,7 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             raw = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError) as exc:
         hint = f" (float samples? convert with: sox {path.name} -b 16 out.wav)" if "format: 3" in str(exc) else ""
-        raise AudioFormatError(f"{path}: not a PCM WAV file ({exc}){hint}") from None
+        raise NotPcmWavError(f"{path}: not a PCM WAV file ({exc}){hint}") from None
     except OSError as exc:
         raise AudioFormatError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     if width not in PCM_WIDTHS:
@@ -92,8 +98,9 @@ AUDIO_SUFFIXES = (".wav", ".wave", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m
 def read_audio(path: str | Path, mono: bool = True) -> PcmAudio:
     """Read a recording in any common format as int16 at its own rate; downmix to mono (channel
     mean) unless `mono` is False. An integer PCM WAV goes through `read_wav`; anything else, or
-    a WAV the `wave` module cannot read (float samples, WAVE_FORMAT_EXTENSIBLE, a recorder's file
-    cut short), is decoded by PyAV. Raises AudioFormatError naming the file when neither can."""
+    a WAV the `wave` module reads no PCM from (float samples, WAVE_FORMAT_EXTENSIBLE), is decoded
+    by PyAV. A damaged PCM WAV (cut mid-sample, an impossible rate) is refused as `read_wav`
+    refuses it, not guessed at. Raises AudioFormatError naming the file when neither can."""
     path = Path(path)
     if not path.is_file():
         raise AudioFormatError(f"{path}: no such audio file")
@@ -103,7 +110,7 @@ def read_audio(path: str | Path, mono: bool = True) -> PcmAudio:
     if path.suffix.lower() in (".wav", ".wave"):
         try:
             return read_wav(path, mono)
-        except AudioFormatError as exc:
+        except NotPcmWavError as exc:
             wav_error = exc
     try:
         return _decode(path, mono)
