@@ -13,10 +13,10 @@ import sys
 import wave
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 
+from encoded import encode
 from fay_ros.common.wav import AudioFormatError, downmix, read_audio, read_wav
 from fay_ros.hearing.clip_bench import (
     TranscriptListError,
@@ -49,21 +49,6 @@ def whisper():
 
 def _recording(name: str = "goforward", language: str = "en") -> np.ndarray:
     return read_wav(DATA / language / f"{name}.wav").samples
-
-
-def encode(samples: np.ndarray, path: Path, container: str, codec: str, rate: int = RATE) -> Path:
-    """`samples` (16 kHz int16, mono or (frames, 2)) encoded by FFmpeg's `codec` into `path`."""
-    layout = "mono" if samples.ndim == 1 else "stereo"
-    with av.open(str(path), "w", format=container) as out:
-        stream = out.add_stream(codec, rate=rate)
-        stream.layout = layout
-        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout=layout)
-        frame.sample_rate = RATE
-        resampler = av.AudioResampler(format=stream.format.name, layout=layout, rate=rate)
-        for piece in [*resampler.resample(frame), *resampler.resample(None), None]:
-            for packet in stream.encode(piece):
-                out.mux(packet)
-    return path
 
 
 def _heard(whisper, samples: np.ndarray, rate: int) -> str:
