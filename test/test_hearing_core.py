@@ -448,3 +448,19 @@ def test_voice_ids_are_ros_name_tokens_and_keep_users_apart():
     assert len(set(ids)) == len(ids)
     assert all(re.fullmatch(r"[A-Za-z](?:_?[A-Za-z0-9])*", i) for i in ids), ids
     assert voice_id("alice_b") == "alice_b" and voice_id("张三") == voice_id("张三")
+
+
+def test_audio_lost_before_anyone_heard_it_is_a_warning_while_recent():
+    """The mic's `capture` status: input overflows and dropped chunks warn for RECENT_S after the
+    count last grew, then stay counted."""
+    from fay_ros.hearing.audio_loss import RECENT_S, AudioLoss
+
+    loss = AudioLoss()
+    assert loss.status(0, 0, 100.0) == ("ok", "no audio lost", {"input_overflows": "0", "dropped_chunks": "0"})
+    level, message, values = loss.status(1, 0, 101.0)
+    assert level == "warning" and "1 input overflows" in message and values["input_overflows"] == "1"
+    assert loss.status(1, 0, 101.0 + RECENT_S - 0.1)[0] == "warning"
+    level, message, _ = loss.status(1, 0, 101.0 + RECENT_S)
+    assert level == "ok" and "earlier (1 times)" in message
+    level, message, values = loss.status(1, 3, 200.0)  # the busy worker dropped three chunks
+    assert level == "warning" and "3 chunks dropped" in message and values["dropped_chunks"] == "3"

@@ -463,6 +463,10 @@ def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp
     )
     assert values["steady_noise"] == "yes" and re.search(r"steady noise at -(2[89]|3\d) dBFS", status.message), values
     assert 0.035 < float(values["dc_offset"]) < 0.05 and float(values["voice_band_floor_dbfs"]) < -45, values
+    # and that none of the audio was lost before anyone heard it (the `capture` status)
+    capture = _latest_status(diagnostics, "fay/mic_hum: capture", lambda s: True, "the mic's capture status")
+    assert capture.level == DiagnosticStatus.OK and capture.message == "no audio lost", capture.message
+    assert _values(capture) == {"input_overflows": "0", "dropped_chunks": "0"}
     assert mic.alive() and "Traceback" not in mic.output()
 
 

@@ -58,6 +58,7 @@ from ..common.readiness import READY_QOS, ready_topic
 from ..common.rostime import to_time_msg
 from ..common.wav import AudioFormatError
 from ..common.worker import BoundedWorker
+from ..hearing.audio_loss import AudioLoss
 from ..hearing.echo import EchoCanceller, EchoCancellerUnavailable, RoomEcho
 from ..hearing.mic_core import MicCore
 from ..hearing.sources import NoInputDevice, SoundDeviceSource, WavFileSource
@@ -255,6 +256,7 @@ LIVE_PARAMETERS = (
 )
 ECHO_STATUS = "echo cancellation"
 ROOM_STATUS = "room"
+CAPTURE_STATUS = "capture"
 
 
 class Mic(ManagedNode):
@@ -295,6 +297,8 @@ class Mic(ManagedNode):
         # Until configure opens it: the device (or file) asked for.
         health(self).hardware_id = f"wav:{Path(cfg.source).name}" if cfg.source else (cfg.device or "default input")
         health(self).add(ROOM_STATUS, self._room_health)
+        health(self).add(CAPTURE_STATUS, self._capture_health)
+        self._lost = AudioLoss()
 
     def _room_health(self) -> tuple[str, str, dict[str, str]]:
         """What the VAD hears of the room: its noise floor, a steady sound (mains hum, a fan) it
@@ -303,6 +307,13 @@ class Mic(ManagedNode):
         if core is None or not core.vad.samples_seen:
             return "ok", "no audio yet", {}
         return core.vad.room().status()
+
+    def _capture_health(self) -> tuple[str, str, dict[str, str]]:
+        """Audio lost before anyone heard it (hearing.audio_loss): input overflows and chunks the
+        busy worker dropped."""
+        overflows = getattr(self.source, "overflows", 0)
+        dropped = self._worker.dropped if self._worker is not None else 0
+        return self._lost.status(overflows, dropped, time.monotonic())
 
     def _new_core(self, cfg: MicConfig) -> MicCore:
         room = RoomEcho(cfg.simulated_echo_db, cfg.simulated_echo_delay_ms) if cfg.simulated_echo_db else None
