@@ -253,6 +253,8 @@ def test_transcribe_reads_a_voice_memo_and_scores_a_corpus(tmp_path):
     shutil.copy(memo, tmp_path / "bare")
     bare = _transcribe("--bench", str(tmp_path / "bare"))
     assert bare.returncode == 2 and "none of the 1 recordings" in bare.stderr
+    folder = _transcribe(str(tmp_path / "bare"))
+    assert folder.returncode == 2 and "bare is a folder; to score its recordings: --bench" in folder.stderr
     alone = _transcribe(str(memo), "--references", str(listed))
     assert alone.returncode == 2 and "--references goes with --bench" in alone.stderr
 

@@ -74,6 +74,11 @@ def run(args: argparse.Namespace) -> int:
     if args.references and not args.bench:
         print("fay-ros transcribe: --references goes with --bench DIR", file=sys.stderr)
         return 2
+    if args.wav and Path(args.wav).is_dir():
+        print(
+            f"fay-ros transcribe: {args.wav} is a folder; to score its recordings: --bench {args.wav}", file=sys.stderr
+        )
+        return 2
     try:
         wav = read_audio(args.wav) if args.wav else None
         recognizer = create_recognizer(args.backend, args.model, args.language, **_options(args))
