@@ -1,6 +1,7 @@
 """The people's names the memory knows as the recogniser's hot words (issue 38: "the owner's names
-from memory"), without ROS: which names a profile holds, when to ask for them again, and the hot
-words they make with the configured ones.
+from memory"), without ROS: when to ask for them again, and the hot words they make with the
+configured ones (which names a profile holds: memory.self_facts.names_in_profile, read by the
+asr node, which may import memory; hearing may not).
 
 The asr node asks memory/profile for its user's profile (never blocking: the answer comes back
 on the executor) when it is activated and every few seconds until an answer came for its
@@ -16,30 +17,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..memory.self_facts import name_from_content, name_of_relative
-
 MAX_NAMES = 8  # names from memory (a long hot-word prompt costs decode time and accuracy)
 REFRESH_S = 60.0  # after a final, ask again when the last answer is this old
 ANSWER_WITHIN_S = 5.0  # a call not answered by then is given up (the memory node went away)
-
-
-def names_in_facts(facts: Iterable[str]) -> list[str]:
-    """The people's names in memory/profile's fact lines ("kind:key=content"): the owner's own
-    (key `name`) and their family's (`family:<relation>`), newest first as the profile lists
-    them, each once."""
-    names: list[str] = []
-    for line in facts:
-        head, _, content = line.partition("=")
-        key = head.partition(":")[2]
-        if key == "name":
-            name = name_from_content(content)
-        elif key.startswith("family:") and key.count(":") == 1:  # (not family:<relation>:age)
-            name = name_of_relative(content)
-        else:
-            continue
-        if name and name.casefold() not in {n.casefold() for n in names}:
-            names.append(name)
-    return names[:MAX_NAMES]
 
 
 @dataclass
@@ -85,21 +65,22 @@ class HotwordNames:
         """memory/profile has no server now (asked again after the next final)."""
         self.problem = "memory/profile is not available"
 
-    def answered(self, owner: str, facts: Iterable[str] | None, now: float, problem: str = "") -> str | None:
-        """The profile of `owner` came back (`facts` None: the call failed, `problem` says why).
+    def answered(self, owner: str, names: Iterable[str] | None, now: float, problem: str = "") -> str | None:
+        """The names in `owner`'s profile came back (memory.self_facts.names_in_profile; None: the
+        call failed, `problem` says why).
         Returns the hot words to give the recogniser when they changed, else None; None too
         for an answer to a call already given up."""
         if owner != self.pending:
             return None
         self.pending = None
         self.problem = problem
-        if facts is None:
+        if names is None:
             return None
         self.answered_at = now
-        names = tuple(names_in_facts(facts))
-        if owner == self.owner and names == self.names:
+        kept = tuple(names)[:MAX_NAMES]
+        if owner == self.owner and kept == self.names:
             return None
-        self.owner, self.names = owner, names
+        self.owner, self.names = owner, kept
         return self.words
 
     @property

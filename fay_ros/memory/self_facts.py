@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..text import when
@@ -1632,3 +1633,22 @@ def _agrees(fact: SelfFact, known: str) -> bool:
     if fact.key == "name":
         return a == b
     return a in b or b in a
+
+
+def names_in_profile(facts: Iterable[str]) -> list[str]:
+    """The people's names in memory/profile's fact lines ("kind:key=content"): the owner's own
+    (key `name`) and their family's (`family:<relation>`), newest first as the profile lists
+    them, each once."""
+    names: list[str] = []
+    for line in facts:
+        head, _, content = line.partition("=")
+        key = head.partition(":")[2]
+        if key == "name":
+            name = name_from_content(content)
+        elif key.startswith("family:") and key.count(":") == 1:  # (not family:<relation>:age)
+            name = name_of_relative(content)
+        else:
+            continue
+        if name and name.casefold() not in {n.casefold() for n in names}:
+            names.append(name)
+    return names

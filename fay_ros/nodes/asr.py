@@ -81,6 +81,7 @@ from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
 from ..llm.embedded import LocalLlmError, default_model_path
+from ..memory.self_facts import names_in_profile
 from ..ros_side.speaker_identity import Rep155Speakers
 from ..turns.asr_order import BargeInsFirst, behind
 from ..turns.end_of_turn import TurnSettings
@@ -748,9 +749,9 @@ class Asr(ManagedNode):
             problem = (
                 "" if res is not None and res.success else f"memory/profile: {res.message if res else 'no answer'}"
             )
-        facts = list(res.facts) if res is not None and res.success else None
+        found = names_in_profile(res.facts) if res is not None and res.success else None
         with self._names_lock:
-            words = names.answered(owner, facts, time.monotonic(), problem)
+            words = names.answered(owner, found, time.monotonic(), problem)
         worker = self._worker
         if words is not None and worker is not None:
             worker.put(("hotwords", words), droppable=False)
