@@ -31,6 +31,7 @@ from ..memory.self_facts import (
     SelfFact,
     is_safety_key,
     name_from_content,
+    name_of_relative,
     relation_key,
     second_person,
     taste_from_content,
@@ -478,9 +479,7 @@ def _by_name(name: str, facts: dict[str, str]) -> str | None:
 
 
 def _member_name(relation: str, facts: dict[str, str]) -> str:
-    content = facts.get(f"family:{relation}", "")
-    m = re.search(r"is called (.+?)\.$|叫(.+?)。$", content)
-    return (m.group(1) or m.group(2)) if m else ""
+    return name_of_relative(facts.get(f"family:{relation}", ""))
 
 
 @dataclass
