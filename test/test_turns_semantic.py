@@ -233,7 +233,13 @@ def test_a_model_run_that_raises_inside_onnxruntime_gives_no_opinion(model):
 
 
 def _feed(ros, samples: np.ndarray) -> float:
-    """`samples` into audio/raw in 30 ms chunks, stamped from now on; the first one's stamp."""
+    """`samples` into audio/raw in 30 ms chunks, stamped from now on; the first one's stamp.
+    Returns once every chunk is acknowledged by the subscribers: each call has a publisher of its
+    own, and DDS orders nothing across publishers, so without it a second call's chunks could
+    reach the asr before the first's (a reader that matched the first publisher late gets its
+    chunks resent after the second's: a CI run heard a sentence's end before its beginning)."""
+    from rclpy.duration import Duration
+
     from fay_msgs.msg import AudioChunk
     from fay_ros.common import qos, topics
     from fay_ros.common.rostime import to_time_msg
@@ -247,6 +253,7 @@ def _feed(ros, samples: np.ndarray) -> float:
         msg.header.frame_id = "test"
         msg.data = samples[i : i + 480].tolist()
         pub.publish(msg)
+    assert pub.wait_for_all_acked(Duration(seconds=30)), "audio/raw chunks not acknowledged within 30 s"
     return clock
 
 
