@@ -83,11 +83,7 @@ def read_wav(path: str | Path, mono: bool = True) -> PcmAudio:
             f"{8 * width}-bit PCM); the file is truncated or damaged"
         )
     data = _to_int16(raw, width)
-    if channels > 1:
-        data = data[: len(data) - len(data) % channels].reshape(-1, channels)
-        if mono:
-            data = downmix(data)
-    return PcmAudio(data, rate)
+    return _framed(data, channels, rate, mono)
 
 
 # What `read_audio` looks for in a folder of recordings (`fay-ros transcribe --bench`); it decodes
@@ -148,6 +144,11 @@ def _decode(path: Path, mono: bool) -> PcmAudio:
         raise AudioFormatError(f"{path}: the file holds no audio samples")
     channels = len(frames[0].layout.channels)
     data = np.concatenate([f.to_ndarray().reshape(-1) for f in frames]).astype(np.int16)
+    return _framed(data, channels, rate, mono)
+
+
+def _framed(data: np.ndarray, channels: int, rate: int, mono: bool) -> PcmAudio:
+    """Interleaved int16 `data` as frames (a last partial frame dropped), downmixed when `mono`."""
     if channels > 1:
         data = data[: len(data) - len(data) % channels].reshape(-1, channels)
         if mono:

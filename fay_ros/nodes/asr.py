@@ -624,8 +624,8 @@ class Asr(ManagedNode):
         except (ValueError, FileNotFoundError) as exc:  # (a ModelError is a ConfigError: reported as is)
             raise ConfigError(str(exc)) from None
         core.input_gain_db = cfg.input_gain_db
-        if self._names is not None and self._names.owner is not None and hasattr(recognizer, "hotwords"):
-            recognizer.hotwords = self._names.words  # (configured again: the names stay)
+        if self._names is not None and self._names.owner is not None:  # (configured again: the names stay)
+            _give_hotwords(recognizer, self._names.words)
         core.on_hold = self._on_hold
         core.on_robot_voice = self._on_robot_voice
         core.on_room = self._on_room
@@ -744,12 +744,11 @@ class Asr(ManagedNode):
         try:
             res = done.result()
         except Exception as exc:  # noqa: BLE001 - the call failed: no names this time
-            res, problem = None, f"memory/profile failed: {type(exc).__name__}"
+            found, problem = None, f"memory/profile failed: {type(exc).__name__}"
         else:
-            problem = (
-                "" if res is not None and res.success else f"memory/profile: {res.message if res else 'no answer'}"
-            )
-        found = names_in_profile(res.facts) if res is not None and res.success else None
+            ok = res is not None and res.success
+            found = names_in_profile(res.facts) if ok else None
+            problem = "" if ok else f"memory/profile: {res.message if res is not None else 'no answer'}"
         with self._names_lock:
             words = names.answered(owner, found, time.monotonic(), problem)
         worker = self._worker
@@ -873,8 +872,8 @@ class Asr(ManagedNode):
             if self._names is not None:  # (a new user_id: only their names)
                 with self._names_lock:
                     words = self._names.for_user(cfg.user_id)
-                if words is not None and hasattr(core.recognizer, "hotwords"):
-                    core.recognizer.hotwords = words
+                if words is not None:
+                    _give_hotwords(core.recognizer, words)
                 self._ask_names()
             return
         if kind == "abandon":
@@ -894,8 +893,7 @@ class Asr(ManagedNode):
             core.robot_said(*payload)
             return
         if kind == "hotwords":
-            if hasattr(core.recognizer, "hotwords"):  # (between utterances: from the next decode)
-                core.recognizer.hotwords = payload
+            _give_hotwords(core.recognizer, payload)
             return
         if kind == "clip":
             self._judge_clip(core, payload)
@@ -1048,6 +1046,12 @@ class Asr(ManagedNode):
             )
             self.get_logger().debug(f"final text: {ev.text}")
             self._ask_names(final=True)
+
+
+def _give_hotwords(recognizer, words: str) -> None:
+    """The recogniser's hot words from its next decode on (a backend without them: nothing)."""
+    if hasattr(recognizer, "hotwords"):
+        recognizer.hotwords = words
 
 
 def main(args: list[str] | None = None) -> int:
