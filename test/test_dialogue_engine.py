@@ -925,6 +925,36 @@ def test_tiny_turn_acknowledges_a_personal_fact_and_never_offers_the_allergen(fr
     run(scenario())
 
 
+def test_a_household_members_allergy_is_kept_like_the_users_own(fresh):
+    """ "My son Oliver is allergic to peanuts" (the held-out slip: the allergy was dropped and
+    the model offered Oliver peanut butter sandwiches): acknowledged and stored as the son's,
+    in the next prompt's safety lines, the peanut suggestion dropped by the guard, and "what is
+    Oliver allergic to?" answered from the fact, not by the model."""
+    memory = DictMemory()
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        trace = await rig.engine.run_turn("sarah", "My son Oliver is allergic to peanuts.", "en")
+        assert rig.texts() == ["Got it — your son Oliver is allergic to peanuts.", "I'll keep that in mind."]
+        assert trace.path == "memory" and not fresh.requests
+        await rig.engine.settle()
+        assert ("sarah", "User's son Oliver is allergic to peanuts.", "observation", True) in memory.stored
+        rig.pieces.clear()
+        fresh.script(fake.text("You could pack peanut butter sandwiches. ", "Apple slices are a good choice."))
+        await rig.engine.run_turn("sarah", "Can you suggest a snack for Oliver's lunchbox?", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Apple slices are a good choice."]
+        assert "son Oliver is allergic to peanuts." in fresh.requests[0]["messages"][0]["content"]
+        rig.pieces.clear()
+        await rig.engine.run_turn("sarah", "What is Oliver allergic to?", "en")
+        assert rig.texts() == ["Your son Oliver is allergic to peanuts."] and len(fresh.requests) == 1
+        rig.pieces.clear()
+        await rig.engine.run_turn("sarah", "What am I allergic to?", "en")
+        assert rig.texts() == ["You haven't told me about any allergies."], "the son's allergy is not hers"
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_capable_reply_never_offers_the_allergen_and_its_prompt_lists_it_first(fresh):
     memory = DictMemory()
 

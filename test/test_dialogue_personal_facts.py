@@ -240,6 +240,58 @@ def test_one_key_per_allergen_whichever_language_it_was_said_in():
     assert list(keys("my daughter is 6")) == list(keys("我女儿今年六岁")) == ["family:daughter:age"]
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "My son Oliver is allergic to peanuts.",
+            {"health:allergy:peanut:son": "User's son Oliver is allergic to peanuts."},
+        ),
+        ("my wife has a gluten allergy", {"health:allergy:gluten:wife": "User's wife is allergic to gluten."}),
+        (
+            "My dad can't eat shellfish or eggs.",
+            {
+                "health:avoid:shellfish:father": "User's father cannot eat shellfish.",
+                "health:avoid:egg:father": "User's father cannot eat eggs.",
+            },
+        ),
+        (
+            "I'm allergic to peanuts and my son is allergic to eggs.",
+            {
+                "health:allergy:peanut": "User is allergic to peanuts.",
+                "health:allergy:egg:son": "User's son is allergic to eggs.",
+            },
+        ),
+        ("我儿子对花生过敏", {"health:allergy:peanut:son": "用户的儿子对花生过敏。"}),
+        ("我女儿朵朵对花生过敏。", {"health:allergy:peanut:daughter": "用户的女儿朵朵对花生过敏。"}),
+        ("我老婆海鲜过敏", {"health:allergy:shellfish:wife": "用户的老婆对海鲜过敏。"}),
+        ("我爸爸不能吃虾", {"health:avoid:shellfish:father": "用户的爸爸不能吃虾。"}),
+    ],
+)
+def test_a_household_members_allergy_is_theirs_not_the_users(text, expected):
+    found = {k: v for k, v in keys(text).items() if k.startswith("health:")}
+    assert found == expected
+    assert all(is_safety_key(k) for k in found), "kept in every prompt like the user's own"
+
+
+def test_a_household_allergy_is_avoided_in_suggestions_but_is_not_the_users_own():
+    facts = learn(["My name is Sarah.", "My son Oliver is allergic to peanuts.", "I'm allergic to shellfish."])
+    assert health.avoided_keys(list(facts)) == ("shellfish",)
+    assert health.avoided_keys(list(facts), household=True) == ("peanut", "shellfish")
+    assert health.english_safety_line("health:allergy:peanut:son") == "User's son is allergic to peanuts."
+    assert fact_answers.answer("What is Oliver allergic to?", facts) == "Your son Oliver is allergic to peanuts."
+    assert fact_answers.answer("what's my son allergic to", facts) == "Your son Oliver is allergic to peanuts."
+    assert fact_answers.answer("What is he allergic to?", facts) == "Your son Oliver is allergic to peanuts."
+    assert fact_answers.answer("What am I allergic to?", facts) == "You're allergic to shellfish."
+    assert fact_answers.answer("Does my daughter have any allergies?", facts) == (
+        "You haven't told me about any allergies your daughter has."
+    )
+    zh = learn(["我儿子对花生过敏。"])
+    assert fact_answers.answer("我儿子对什么过敏？", zh, "zh") == "你的儿子对花生过敏。"
+    assert fact_answers.answer("我女儿对什么过敏？", zh, "zh") == "你还没告诉我你女儿对什么过敏。"
+    assert fact_answers.answer("我对什么过敏？", zh, "zh") == "你还没告诉我你对什么过敏。"
+
+
 def test_a_named_family_member_with_an_age_is_also_known_by_name():
     found = keys("My daughter Rosa turns eight on Tuesday.")
     assert found["family:daughter"] == "User's daughter is called Rosa."

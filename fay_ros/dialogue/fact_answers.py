@@ -326,8 +326,69 @@ _ZH_RELATION_NAMES = {
 _EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
 
 
+# "What is my son allergic to?", "What's Oliver allergic to?", "Does my wife have any allergies?",
+# "我儿子对什么过敏？": a household member's allergies, from their `health:*:<relation>` facts
+_RELATIVE_ALLERGY_Q_EN = re.compile(
+    rf"\bwhat(?: is|'s| are) {_WHO_EN} allergic to\b|\b(?:is|are) {_WHO_EN} allergic to anything\b|"
+    rf"\bdoes {_WHO_EN} have (?:any )?(?:food )?allergies\b|\bwhat allergies does {_WHO_EN} have\b|"
+    rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} eat\b",
+    re.I,
+)
+_RELATIVE_ALLERGY_Q_ZH = re.compile(
+    _ZH_WHO + r"(?:对(?:什么|啥|哪些)(?:东西)?过敏|有(?:什么|哪些)过敏|有没有.{0,4}过敏|不能吃(?:什么|啥))"
+)
+
+
+def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
+    """A household member's allergies and foods they cannot eat, said back; that none were told
+    when the question names a member and there are none (never the model's guess)."""
+    found = (_RELATIVE_ALLERGY_Q_ZH if zh else _RELATIVE_ALLERGY_Q_EN).search(q)
+    if found is None:
+        return None
+    said = [g for g in found.groups() if g]
+    if zh:
+        relation = relation_key(found.group(1)) if found.group(1) else None
+        if relation is None and found.group(2):
+            relation = _last_with_health(facts, female=found.group(2) == "她")
+        elif relation is None:
+            relation = _by_name(found.group(3) or "", facts)
+    else:
+        who = said[0].strip() if said else ""
+        low = who.lower()
+        if low.startswith("my "):
+            relation = relation_key(low[3:])
+        elif low in ("she", "her", "he", "him"):
+            relation = _last_with_health(facts, female=low in ("she", "her"))
+        else:
+            relation = _by_name(who, facts)
+    if relation is None:
+        return None  # a name or "he" with no one known behind it: not this question
+    contents = [
+        v
+        for k, v in facts.items()
+        if k.startswith(("health:allergy:", "health:avoid:")) and len(k.split(":")) == 4 and k.split(":")[3] == relation
+    ]
+    if contents:
+        return _said_back(contents, zh)
+    if zh:
+        return f"你还没告诉我你{found.group(1) or found.group(3) or found.group(2)}对什么过敏。"
+    whose = f"your {said[0][3:]}" if said and said[0].lower().startswith("my ") else said[0] if said else "them"
+    return f"You haven't told me about any allergies {whose} has."
+
+
+def _last_with_health(facts: dict[str, str], female: bool) -> str | None:
+    """The relation of the last household member with an allergy fact, of that gender when one is."""
+    members = [k.split(":")[3] for k in facts if k.startswith("health:") and len(k.split(":")) == 4]
+    fitting = [r for r in members if r in (FEMALE_RELATIONS if female else MALE_RELATIONS)]
+    found = fitting or members
+    return found[-1] if found else None
+
+
 def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.datetime) -> str | None:
     lang = "zh" if zh else "en"
+    relative = _relative_allergies(q, facts, zh)
+    if relative is not None:
+        return relative
     if (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
@@ -624,15 +685,24 @@ def _age_answer(
 ACKNOWLEDGED = ("occupation", "workplace", "home", "family:", "health:")
 
 
+def _names_it(other: SelfFact, fact: SelfFact) -> bool:
+    """`other` says the family member `fact` names, by name: "my daughter Lena turns seven" (her
+    age) or "my son Oliver is allergic to peanuts" (his allergy, health:allergy:peanut:son)."""
+    if fact.value not in other.content or not fact.key.startswith("family:"):
+        return False
+    relation = fact.key.split(":")[1]
+    return other.key.startswith(fact.key + ":") or (
+        other.key.startswith("health:") and other.key.endswith(":" + relation)
+    )
+
+
 def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = False) -> str:
     """ "Got it — you're allergic to peanuts. I'll keep that in mind." / "好的，我记住了：你对花生过敏。"
     for what the user just said about themselves (`learned`), or "" when none of it is of an
     acknowledged kind (`every_kind`: acknowledge names, tastes and plans too)."""
     said = [f for f in learned if every_kind or f.key.startswith(ACKNOWLEDGED)]
     # "my daughter Lena turns seven": her name is in the age already
-    said = [
-        f for f in said if not any(o is not f and o.key.startswith(f.key + ":") and f.value in o.content for o in said)
-    ]
+    said = [f for f in said if not any(o is not f and _names_it(o, f) for o in said)]
     if not said:
         return ""
     lines = [second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said]

@@ -440,7 +440,7 @@ class ReplyAssembly:
             user_text=ctx.question,
             prompt_texts=(w.persona.system_prompt, *instructions, *extra_prompt),
             tool_names=tuple(w.tools.names()),
-            avoided=health.avoided_keys(list(ctx.safety_facts)),
+            avoided=health.avoided_keys(list(ctx.safety_facts), household=True),
             facts=ctx.facts,
         )
 

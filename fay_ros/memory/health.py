@@ -279,14 +279,16 @@ def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | N
     return None
 
 
-def avoided_keys(keys: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def avoided_keys(keys: list[str] | tuple[str, ...], household: bool = False) -> tuple[str, ...]:
     """The allergen keys a user must avoid, from their fact keys: each allergy
     (`health:allergy:peanut`), each food they cannot eat (`health:avoid:gluten`), and what a
-    condition rules out (`health:condition:coeliac` → gluten)."""
+    condition rules out (`health:condition:coeliac` → gluten). `household`: also those of the
+    people they live with (`health:allergy:peanut:son`): what a suggestion must leave out, as
+    food is shared; not what the user themselves cannot eat."""
     out: list[str] = []
     for key in keys:
         parts = key.split(":")
-        if len(parts) != 3 or parts[0] != "health":
+        if parts[0] != "health" or not (len(parts) == 3 or (household and len(parts) == 4)):
             continue
         if parts[1] in ("allergy", "avoid"):
             out.append(parts[2])
@@ -300,8 +302,12 @@ def english_safety_line(key: str) -> str:
     allergic to peanuts."), for an English-only prompt when the person said it in Chinese; ""
     when the tables do not know the thing."""
     kind, _, name = key.partition(":")[2].partition(":")
+    name, _, relation = name.partition(":")  # a household member's: health:allergy:peanut:son
+    if relation and not relation.isascii():
+        relation = "family member"  # (哥哥, 奶奶: no one English word)
     tables = {
         "allergy": (ALLERGENS, "is allergic to"),
+        "avoid": (ALLERGENS, "cannot eat"),
         "condition": (CONDITIONS, "has"),
         "medication": (MEDICATIONS, "takes"),
     }
@@ -309,4 +315,6 @@ def english_safety_line(key: str) -> str:
         return ""
     terms, verb = tables[kind]
     found = term(terms, name)
-    return f"User {verb} {found.en[0]}." if found is not None else ""
+    if found is None:
+        return ""
+    return f"User's {relation} {verb} {found.en[0]}." if relation else f"User {verb} {found.en[0]}."

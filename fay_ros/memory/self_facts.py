@@ -24,6 +24,8 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `health:avoid:<food>` | `User cannot eat gluten.` / `用户不能吃麸质。` |
 | fact | `health:condition:<condition>` | `User has diabetes.` / `用户有糖尿病。` |
 | fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
+| fact | `health:allergy:<allergen>:<relation>` | `User's son Oliver is allergic to peanuts.` / `用户的儿子对花生过敏。` |
+| fact | `health:avoid:<food>:<relation>` | `User's father cannot eat shellfish.` / `用户的爸爸不能吃虾。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
@@ -1016,7 +1018,11 @@ _BIRTHDAY_EN = re.compile(
     re.I,
 )
 # a list of foods ends where the next statement starts: "I can't eat gluten, I'm celiac"
-_STOP_ITEMS = r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b))"
+# (", and my son is allergic to eggs": another person's statement starts)
+_STOP_ITEMS = (
+    r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b|"
+    r",?\s*and (?:my|our) \w+(?: [A-Z][a-z]+)? (?:is|has|'s|can|can't|cannot|must|should)\b))"
+)
 _ORDINALS = (
     "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
     "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
@@ -1033,6 +1039,24 @@ _ALLERGY_EN = re.compile(
     r"\bI(?: have|'ve got| have got|'ve) (?:an? |severe |bad |serious |a severe |a bad |a serious )*"
     r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b|"
     rf"\bI(?: have|'ve got| have got|'ve) (?:an? )?(?:severe |bad |serious )?allerg(?:y|ies) to (.+?){_STOP_ITEMS}",
+    re.I,
+)
+# A household member's allergy or a food they cannot eat: "My son Oliver is allergic to peanuts",
+# "my wife has a gluten allergy", "my dad can't eat shellfish" (a capitalised name may follow
+# the relation). Keyed `health:allergy:<allergen>:<relation>` / `health:avoid:<food>:<relation>`:
+# a safety fact of the household (the reply guard keeps the food out of every suggestion: meals
+# are shared), apart from the user's own (`health.avoided_keys`, "what am I allergic to?").
+_RELATIVE_EN = rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?"
+_FAMILY_ALLERGY_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?"
+    rf"allergic to (.+?){_STOP_ITEMS}|"
+    rf"{_RELATIVE_EN} (?:has|'s got|has got) (?:an? |severe |bad |serious )*"
+    r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b",
+    re.I,
+)
+_FAMILY_AVOID_EN = re.compile(
+    rf"{_RELATIVE_EN} (?:can't|cannot|can not|mustn't|must not|shouldn't|should not|isn't allowed to|"
+    rf"is not allowed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
     re.I,
 )
 _AVOID_EN = re.compile(
@@ -1272,8 +1296,34 @@ def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.
     return found
 
 
-def _en_health(clause: str) -> list[SelfFact]:
+def _en_family_health(clause: str) -> list[SelfFact]:
+    """A household member's allergies and foods they cannot eat (_FAMILY_ALLERGY_EN)."""
     out: list[SelfFact] = []
+    for m in _FAMILY_ALLERGY_EN.finditer(clause):
+        relation = relation_key(m.group(1) or m.group(4))
+        who = " ".join(filter(None, (relation, m.group(2) or m.group(5))))  # "son Oliver"
+        for thing in _items(_third_person(m.group(3) or m.group(6))):
+            if len(thing.split()) > 4 or thing in ("what", "anything", "nothing"):
+                continue
+            known = health.find(health.ALLERGENS, thing)
+            if m.group(6) and known is not None:
+                thing = known.en[0]  # "a nut allergy": allergic to "tree nuts"
+            key = health.canonical_key(health.ALLERGENS, thing)
+            content = f"{USER_EN}'s {who} is allergic to {thing}."
+            out.append(_fact("fact", f"health:allergy:{key}:{relation}", thing, content))
+    for m in _FAMILY_AVOID_EN.finditer(clause):
+        relation, verb = relation_key(m.group(1)), m.group(3).lower()
+        who = " ".join(filter(None, (relation, m.group(2))))
+        for thing in _items(_third_person(m.group(4))):
+            if len(thing.split()) <= 4:
+                key = health.canonical_key(health.ALLERGENS, thing)
+                content = f"{USER_EN}'s {who} cannot {verb} {thing}."
+                out.append(_fact("fact", f"health:avoid:{key}:{relation}", thing, content))
+    return out
+
+
+def _en_health(clause: str) -> list[SelfFact]:
+    out: list[SelfFact] = _en_family_health(clause)
     for m in _ALLERGY_EN.finditer(clause):
         said = m.group(1) or m.group(2) or m.group(3)
         for thing in _items(_third_person(said)):
@@ -1393,6 +1443,23 @@ _ZH_BIRTHDAY = re.compile(
 _ALLERGY_ZH = re.compile(
     r"我(?:对|有)?((?!什么|啥|你|他|她|点|一点)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
 )
+# "我儿子对花生过敏", "我女儿朵朵对花生过敏", "我老婆海鲜过敏", "我爸爸不能吃虾" (see _FAMILY_ALLERGY_EN)
+_FAMILY_ALLERGY_ZH = re.compile(
+    r"我(?:的|家(?:的)?)?(" + ZH_RELATIONS + r")([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,4}?)?(?:对|有)"
+    r"((?!什么|啥|你|他|她|点|一点)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)|"
+    r"我(?:的|家(?:的)?)?("
+    + ZH_RELATIONS
+    + r")((?!什么|啥|对|有)[^"
+    + _ZH_STOP
+    + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
+)
+_FAMILY_AVOID_ZH = re.compile(
+    r"我(?:的|家(?:的)?)?("
+    + ZH_RELATIONS
+    + r")(?:不能|不可以|吃不了|喝不了|碰不了)(吃|喝|碰)?([^"
+    + _ZH_STOP
+    + r"]{1,8})"
+)
 _AVOID_ZH = re.compile(r"我(?:不能|不可以|不宜|吃不了|喝不了|碰不了|不敢)(吃|喝|碰)?(" + _ZH_TEXT + r"{1,8})")
 _CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
 _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
@@ -1469,9 +1536,29 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return out
 
 
-def _zh_health(clause: str) -> list[SelfFact]:
+def _zh_family_health(clause: str) -> list[SelfFact]:
+    """A household member's allergies and foods they cannot eat (_FAMILY_ALLERGY_ZH)."""
     out: list[SelfFact] = []
-    m = _ALLERGY_ZH.search(clause)
+    m = _FAMILY_ALLERGY_ZH.search(clause)
+    if m:
+        word = m.group(1) or m.group(4)
+        for thing in _split_objects(m.group(3) or m.group(5)):
+            key = health.canonical_key(health.ALLERGENS, thing)
+            content = f"{USER_ZH}的{word}{m.group(2) or ''}对{thing}过敏。"
+            out.append(_fact("fact", f"health:allergy:{key}:{relation_key(word)}", thing, content, zh=True))
+    m = _FAMILY_AVOID_ZH.search(clause)
+    if m:
+        verb = m.group(2) or "吃"
+        for thing in _split_objects(m.group(3)):
+            key = health.canonical_key(health.ALLERGENS, thing)
+            content = f"{USER_ZH}的{m.group(1)}不能{verb}{thing}。"
+            out.append(_fact("fact", f"health:avoid:{key}:{relation_key(m.group(1))}", thing, content, zh=True))
+    return out
+
+
+def _zh_health(clause: str) -> list[SelfFact]:
+    out: list[SelfFact] = _zh_family_health(clause)
+    m = None if out else _ALLERGY_ZH.search(clause)  # (a relative's: not "我" + "儿子花生" 过敏)
     if m:
         for thing in _split_objects(m.group(1)):
             key = health.canonical_key(health.ALLERGENS, thing)
