@@ -113,6 +113,20 @@ SET_PHRASES = [
         "on Sunday 6 December at 12:00",
     ),
     (
+        "remind me every day at 8am and 8pm to take my pills",
+        "2026-12-04T20:00:00",
+        "FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0",
+        "take my pills",
+        "every day at 08:00 and 20:00, first today",
+    ),
+    (
+        "每天早上八点和晚上八点提醒我吃药",
+        "2026-12-04T20:00:00",
+        "FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0",
+        "吃药",
+        "每天08:00和20:00提醒你吃药",
+    ),
+    (
         "set a reminder for 8 pm to take out the trash",
         "2026-12-04T20:00:00",
         "",
@@ -294,6 +308,10 @@ NOT_ABOUT_REMINDERS = [
     "你明天有空吗？",
     "我昨天给牙医打了电话",
     "今天天气怎么样",
+    "他提醒我明天下午三点开会",
+    "妈妈昨天提醒我要带伞",
+    "你提醒我了吗",
+    "what time did you remind me yesterday",
 ]
 
 

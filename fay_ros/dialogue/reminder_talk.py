@@ -196,21 +196,30 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _rule_time(rule: str) -> tuple[int, int] | None:
+def _rule_times(rule: str) -> list[tuple[int, int]]:
+    """The (hour, minute) a rule fires at each day it fires: one, or several ("BYHOUR=8,20")."""
     parts = dict(_RULE_PART.findall(rule.upper()))
-    if "BYHOUR" not in parts or "," in parts["BYHOUR"]:
-        return None
-    return int(parts["BYHOUR"]), int(parts.get("BYMINUTE", "0").split(",")[0])
+    if "BYHOUR" not in parts:
+        return []
+    minutes = [int(m) for m in parts.get("BYMINUTE", "0").split(",")]
+    return sorted((int(h), m) for h in parts["BYHOUR"].split(",") for m in minutes)
+
+
+def _rule_time(rule: str) -> tuple[int, int] | None:
+    """The one time of day a rule fires at (None: none, or several)."""
+    times = _rule_times(rule)
+    return times[0] if len(times) == 1 else None
 
 
 def _repeat_words(rule: str, zh: bool) -> str:
-    """ "every weekday at 07:30" / "每个工作日07:30"."""
+    """ "every weekday at 07:30" / "每个工作日07:30"; "every day at 08:00 and 20:00"."""
     words = rule_words(rule, zh)
-    at = _rule_time(rule)
-    if at is None:
+    times = [f"{h:02d}:{m:02d}" for h, m in _rule_times(rule)]
+    if not times:
         return words
-    hhmm = f"{at[0]:02d}:{at[1]:02d}"
-    return f"{words}{hhmm}" if zh else f"{words} at {hhmm}"
+    if zh:
+        return words + "和".join(times)
+    return f"{words} at {' and '.join([', '.join(times[:-1]), times[-1]] if len(times) > 1 else times)}"
 
 
 # ----------------------------------------------------------------------------- matching words

@@ -10,13 +10,14 @@ None), `question` (why the companion should ask instead of guessing, or None) an
 What it understands (each a small rule of its own, so a new phrasing is one more pattern):
 
 - Relative: "in 40 seconds", "in ten minutes", "in half an hour", "in an hour and a half",
-  "20 minutes from now", "半小时后", "十分钟以后", "过两个小时", "一个半小时后". Exact: no
+  "in an hour and 30 minutes", "20 minutes from now", "半小时后", "十分钟以后", "过两个小时", "一个半小时后". Exact: no
   rounding; the time zone's daylight saving change is counted in real seconds.
 - Days: today / tonight / tomorrow / the day after tomorrow / (this|next) Friday / on December
   24 / on the 5th / in 3 days / next month on the 5th; 今天 / 明天 / 后天 / 大后天 / 明早 /
   明晚 / 今晚 / (这|下)周五 / 12月24号 / 五号 / 下个月五号 / 三天后.
-- Times of day: "at 7", "7:30", "6 pm", "noon", "midnight", "half past 7", "quarter to 8",
-  "in the morning/evening", "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
+- Times of day: "at 7", "7:30", "6 pm" (and "6 p m", as a recogniser writes it), "noon",
+  "midnight", "half past 7", "half seven" (7:30), "quarter to 8", "in the morning/evening",
+  "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
   "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨".
 - Repeats: "every day", "daily", "every morning", "every weekday", "on weekends", "every
   Monday, Wednesday and Friday", "every month on the 5th", "every 3 days", "every other day",
@@ -55,6 +56,12 @@ Decisions (documented, tested in test/test_reminder_text.py):
   for reminding me", "谢谢你提醒我"), recall ("remind me what my wife's name is", "you remind me of
   …", "this song reminds me of home"), and anything without a request word ("remind me",
   "set a reminder/alarm", "wake me up", "提醒", "叫我", "闹钟", …).
+- Several clock times: a repeat at the same minute fires at each ("every day at 8am and 8pm",
+  "每天早上八点和晚上八点": BYHOUR=8,20); a one-shot with two times, or times at different
+  minutes, asks: question "ambiguous" (never one of them dropped unsaid).
+- Someone else's reminding told to the companion is no request ("他提醒我明天开会", "妈妈昨天
+  提醒我带伞"), nor is a question about past reminders ("你提醒我了吗", "what time did you remind
+  me yesterday?", "did you set an alarm for tomorrow?").
 - A repeat's `due` is its first occurrence after `now`, found with dateutil's rrule over the
   wall clock of `tz`, so "every day at 7:30" stays 07:30 across a daylight saving change.
 
@@ -135,7 +142,12 @@ _EN_NEGATIVE = re.compile(
 _EN_ASKING_ABOUT = re.compile(
     r"^\s*(?:(?:what|which|do i|have i|how many|any|list|show|when is|where)\b[^?]*\breminders?\b|"
     r"(?:did|have|has) you\b[^?]*\bremind)|\byou remind me of\b|\bthanks?(?: you)? for (?:the )?remind|"
-    r"\bremind me (?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b",
+    r"\bremind me (?:again )?(?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b|"
+    # "what time did you remind me yesterday?", "did you set an alarm for tomorrow?", "do you
+    # remember what I asked you to remind me about?": about reminders, not for one
+    r"^\s*(?:what|when|which|why|how|who)\b[^?]*\b(?:did|have|has) you\b[^?]*\b(?:remind|alarm)|"
+    r"^\s*(?:did|have|has) you\b[^?]*\b(?:set|make|add|create)\b[^?]*\b(?:alarm|reminder)s?\b|"
+    r"\b(?:what|which) (?:i|we) (?:asked|told) you to remind\b",
     re.I,
 )
 _ZH_REQUEST = re.compile(
@@ -147,7 +159,19 @@ _ZH_NEGATIVE = re.compile(
     r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消|不想)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
 _ZH_ASKING_ABOUT = re.compile(
-    r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒"
+    r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
+    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我"
+)
+# Someone else reminding the user, told to the companion: "他提醒我明天开会", "妈妈昨天提醒我带伞",
+# "我女儿每天都提醒我锻炼" (a person, then at most a few words of when and how often)
+_ZH_REPORTED = re.compile(
+    r"(?:他|她|他们|她们|人家|别人|大家|"
+    + "|".join(
+        "老婆 妻子 老公 丈夫 儿子 女儿 妈妈 母亲 爸爸 父亲 哥哥 弟弟 姐姐 妹妹 奶奶 爷爷 外婆 外公 朋友 女朋友 男朋友 "
+        "孩子 老板 同事 医生 老师 领导 经理 秘书 护士 邻居 同学 室友".split()
+    )
+    + r")(?:昨天|今天|前天|刚才|刚刚|早上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|也|都|又|还|总){0,3}"
+    r"提醒(?:过|了)?我"
 )
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -157,7 +181,12 @@ def is_reminder_request(text: str) -> bool:
     """Whether `text` asks for a reminder (not "don't remind me", a question about reminders,
     or plain chat)."""
     if _CJK.search(text):
-        return bool(_ZH_REQUEST.search(text)) and not _ZH_NEGATIVE.search(text) and not _ZH_ASKING_ABOUT.search(text)
+        return (
+            bool(_ZH_REQUEST.search(text))
+            and not _ZH_NEGATIVE.search(text)
+            and not _ZH_ASKING_ABOUT.search(text)
+            and not _ZH_REPORTED.search(text)
+        )
     if re.search(r"don'?t let me forget|(?:don'?t|do not) forget to (?:remind|wake|set)", text, re.I):
         return not _EN_ASKING_ABOUT.search(text)
     return bool(_EN_REQUEST.search(text)) and not _EN_NEGATIVE.search(text) and not _EN_ASKING_ABOUT.search(text)
@@ -187,6 +216,14 @@ class _Found:
     weekday_bare: bool = False  # "on Friday" said on a Friday: today if still ahead, else in a week
     end_of_day: bool = False  # "midnight", "晚上十二点": 00:00 after the day named
     spans: list[tuple[int, int]] = field(default_factory=list)
+    # every clock time read, as (hour, minute, exact, period): "every day at 8am and 8pm",
+    # "每天早上八点和晚上八点" say two (hour/minute/clock_exact/period above: the last one)
+    clocks: list[tuple[int, int, bool, str | None]] = field(default_factory=list)
+
+    def said_clock(self, exact: bool) -> None:
+        """Keep the clock time just read (`hour`, `minute`), with its own exactness."""
+        assert self.hour is not None
+        self.clocks.append((self.hour, self.minute, exact, self.period))
 
 
 def _num(text: str | None, default: int | None = None) -> int | None:
@@ -326,7 +363,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.vague = True
         s.take(m)
     for m in s.each(
-        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.?m\.?)? or (?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.?m\.?)?"
+        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)? or (?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)?"
     ):
         f.vague = True
         s.take(m)
@@ -387,12 +424,15 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             f.period = "night"
         s.take(m)
     # relative
-    rel = rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and a half)? ?{_EN_UNIT}(?: and a half)?"
+    rel = (
+        rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and a half)? ?{_EN_UNIT}(?: and a half)?"
+        rf"(?:,? (?:and )?({_EN_NUM}) (min(?:ute)?|sec(?:ond)?)s?)?"  # "in an hour and 30 minutes"
+    )
     for m in s.each(rf"\b(?:{rel}|({_EN_NUM}) {_EN_UNIT} (?:from now|later))\b"):
         if m.group(1):
             amount_text, unit = m.group(1).lower(), m.group(2).lower()
         else:
-            amount_text, unit = m.group(3).lower(), m.group(4).lower()
+            amount_text, unit = m.group(5).lower(), m.group(6).lower()
         amount: float = (
             0.5
             if amount_text.startswith("half") or amount_text.endswith("half")
@@ -407,6 +447,9 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             f.day, f.day_said = today + timedelta(days=int(amount * (7 if key == "week" else 1))), True
         else:
             f.delta = timedelta(seconds=amount * _UNIT_SECONDS[key])
+            if m.group(3):
+                more = next(k for k in _UNIT_SECONDS if k.startswith(m.group(4).lower()[:3]))
+                f.delta += timedelta(seconds=(_num(m.group(3).lower()) or 0) * _UNIT_SECONDS[more])
         s.take(m)
     for m in s.each(rf"\bin ({_EN_NUM}) (?:days?|weeks?)\b"):  # pragma: no cover - covered above
         s.take(m)
@@ -477,6 +520,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.hour, f.minute, f.clock_exact = (0 if m.group(1).lower() == "midnight" else 12), 0, True
         if f.hour == 0:
             f.period, f.end_of_day = "night", True
+        f.said_clock(True)
         s.take(m)
     for m in s.each(
         rf"\b(?:at )?(half|(?:a )?quarter|{EN_NUMBER})(?: minutes?)? (past|after|to|before) ({EN_NUMBER})\b"
@@ -489,9 +533,16 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if m.group(2).lower() in ("to", "before"):
             hour, minute = hour - 1, 60 - minute
         f.hour, f.minute = hour % 24, minute
+        f.said_clock(False)
         s.take(m)
+    for m in s.each(rf"\b(?:at )?half ({EN_NUMBER})\b(?!\s*(?:hours?|minutes?|days?))"):
+        said_hour = _num(m.group(1))
+        if said_hour is not None and 1 <= said_hour <= 12:
+            f.hour, f.minute = said_hour, 30  # "at half eight": 8:30
+            f.said_clock(False)
+            s.take(m)
     spoken = rf"\b(?:at )?({EN_NUMBER}) (o'?clock|oh (?:one|two|three|four|five|six|seven|eight|nine)|{EN_NUMBER})"
-    for m in s.each(rf"{spoken}(?:\s*(a\.?m\.?|p\.?m\.?)(?![a-z]))?"):
+    for m in s.each(rf"{spoken}(?:\s*([ap]\.? ?m\.?)(?![a-z]))?"):
         spoken_hour, tail = _num(m.group(1)), m.group(2).lower()
         spoken_minute = 0 if "clock" in tail else _num(tail.removeprefix("oh "))
         if spoken_hour is None or spoken_minute is None or not 1 <= spoken_hour <= 12:
@@ -502,9 +553,10 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if m.group(3):
             f.clock_exact = True
             f.hour = spoken_hour % 12 + (12 if m.group(3).lower().startswith("p") else 0)
+        f.said_clock(bool(m.group(3)))
         s.take(m)
     clock = rf"(\d{{1,2}})[:.](\d\d)|({EN_NUMBER})"
-    ampm = r"\s*(a\.?m\.?|p\.?m\.?|o'?clock)(?![a-z])"
+    ampm = r"\s*([ap]\.? ?m\.?|o'?clock)(?![a-z])"
     not_amount = r"(?!\s*(?:min|sec|hour|hr|day|week|month|year|time|people|person|of\b))"
     for m in s.each(rf"\b(?:at|@|by|around|for) (?:{clock})(?:{ampm})?(?![\w:]){not_amount}|\b(?:{clock}){ampm}"):
         g = m.groups()
@@ -515,7 +567,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             s.take(m)
             continue
         f.hour, f.minute = clock_hour, int(minute_t) if minute_t else 0
-        mark = (mark or "").lower().replace(".", "")
+        mark = (mark or "").lower().replace(".", "").replace(" ", "")
         if mark in ("am", "pm"):
             f.clock_exact = True
             if mark == "pm" and f.hour < 12:
@@ -526,6 +578,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
                 f.period = f.period or "early"
         elif hour_t and (clock_hour >= 13 or hour_t.startswith("0")):
             f.clock_exact = True
+        f.said_clock(mark in ("am", "pm") or bool(hour_t and (clock_hour >= 13 or hour_t.startswith("0"))))
         s.take(m)
     _stretch(s, f, r"\b(?:(?:this|next|the) (?:coming )?(?:week|weekend|month|year)|(?:this|next|the) (?:few )?days)\b")
     for m in s.each(r"\b(?:in the |this |at |tomorrow )?(morning|afternoon|evening|night)\b"):
@@ -694,6 +747,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             f.period = _ZH_PERIODS[m.group(1)]
         elif m.group(2) and (hour >= 13 or m.group(2).startswith("0")):
             f.clock_exact = True
+        f.said_clock(bool(m.group(2) and (hour >= 13 or m.group(2).startswith("0"))))
         s.take(m)
     _stretch(s, f, r"(?:下|这|本)个?(?:周末?|星期|礼拜|月)|周末|月底|月初|年底")
     for m in s.each(_ZH_PERIOD_RE):
@@ -820,6 +874,15 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
 
     if f.vague:
         return ParsedReminder(None, what, None, AMBIGUOUS)
+    times = _clock_times(f)
+    if len(times) > 1:
+        what = re.sub(r"^(?:和|跟|还有|以及|、)", "", what) if zh else re.sub(r"^and\s+", "", what, flags=re.I)
+        if f.freq in ("DAILY", "WEEKLY", "MONTHLY", "YEARLY") and len({minute for _, minute in times}) == 1:
+            # "every day at 8am and 8pm": one repeat at both hours (an RRULE takes several)
+            hours = ",".join(str(hour) for hour, _ in times)
+            rule = f"{_rrule(f, None)};BYHOUR={hours};BYMINUTE={times[0][1]}"
+            return ParsedReminder(next_occurrence(rule, local_now, tz), what, rule)
+        return ParsedReminder(None, what, None, AMBIGUOUS)  # two times once, or at different minutes: ask
     if f.freq:
         if f.freq in ("HOURLY", "MINUTELY"):
             step = timedelta(hours=f.interval) if f.freq == "HOURLY" else timedelta(minutes=f.interval)
@@ -849,6 +912,12 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         due = _first_ahead(f, today, local_now, zone)
     question = NIGHT if _is_night(due) and not _said_as_night(f) else None
     return ParsedReminder(due, what, None, question)
+
+
+def _clock_times(f: _Found) -> list[tuple[int, int]]:
+    """The distinct (hour, minute) of every clock time said, each in its own part of the day
+    ("早上八点和晚上八点": 08:00, 20:00), in the order of the day."""
+    return sorted({(_hour_in_period(h, period or f.period, exact), m) for h, m, exact, period in f.clocks})
 
 
 def _first_ahead(f: _Found, today: date, now: datetime, zone: ZoneInfo) -> datetime:
@@ -897,7 +966,7 @@ _EN_EDGE_WORDS = re.compile(
 
 _ZH_ASK = re.compile(
     r"^(?:请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
-    r"别忘了?|不要忘了?|别忘记|不要忘记)+"
+    r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记)+"
 )
 
 
@@ -916,6 +985,7 @@ def _clean(rest: str, zh: bool) -> str:
         t = re.sub(r"叫醒我?|(?:叫我|喊我)", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|去?(?=去))+", "", t)
         t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
+        t = re.sub(r"[，,]?(?:别忘了|不要忘了|千万别忘了?)[哦啊呀]?$", "", t)
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)
         return t.strip("，,。.！!？?、 ")
     t = re.sub(r"\s+", " ", t).strip()
