@@ -131,6 +131,12 @@ STATEMENTS = [
     ("I teach history at a secondary school.", "occupation", "User teaches history at a secondary school."),
     ("I'm an accountant by trade.", "occupation", "User is an accountant."),
     ("I'm retired now.", "occupation", "User is retired."),
+    ("Morning! I'm David, I drive buses in Glasgow.", "occupation", "User drives buses in Glasgow."),
+    ("I run a small bakery.", "occupation", "User runs a small bakery."),
+    # the user's own age (as of the day it was said)
+    ("I'm 34.", "age", "User is 34 (as of 4 December 2026)."),
+    ("I am thirty-four years old and my son is 3.", "age", "User is 34 (as of 4 December 2026)."),
+    ("我今年三十四岁。", "age", "用户34岁（2026年12月4日时）。"),
     ("My job is driving buses.", "occupation", "User's job is driving buses."),
     ("I do plumbing for a living.", "occupation", "User does plumbing for a living."),
     ("我当厨师。", "occupation", "用户是厨师。"),
@@ -272,6 +278,34 @@ def test_a_household_members_allergy_is_theirs_not_the_users(text, expected):
     found = {k: v for k, v in keys(text).items() if k.startswith("health:")}
     assert found == expected
     assert all(is_safety_key(k) for k in found), "kept in every prompt like the user's own"
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm 5 minutes away.", "I'm 100% sure.", "I drive to work.", "I run marathons.", "我八岁吗？"]
+)
+def test_no_age_or_job_where_none_is_said(text):
+    assert not {k for k in keys(text) if k in ("age", "occupation")}
+
+
+def test_how_old_am_i_is_what_they_told_never_a_guess():
+    assert fact_answers.answer("How old am I?", {}) == "You haven't told me how old you are."
+    assert fact_answers.answer("我多大了？", {}, "zh") == "你还没告诉我你多大。"
+    facts = learn(["I'm 34.", "My son is 3."])
+    assert fact_answers.answer("How old am I?", facts) == "You told me you're thirty-four."
+    assert fact_answers.answer("How old is my son?", facts) == "Your son is three."
+    later = FRIDAY + datetime.timedelta(days=400)
+    assert (
+        fact_answers.answer("what's my age", facts, now=later) == "You told me you were thirty-four on 4 December 2026."
+    )
+    assert fact_answers.answer("我几岁了？", learn(["我今年三十四岁"]), "zh") == "你告诉过我你三十四岁。"
+    assert fact_answers.acknowledgement(extract_self_facts("I'm 34.", FRIDAY), zh=False) == (
+        "Got it — you're 34. I'll keep that in mind."
+    )
+
+
+def test_pets_and_family_told_as_we_and_our():
+    assert keys("We've got a dog named Rex.") == {"family:dog": "User's dog is called Rex."}
+    assert keys("Our cat is called Mimi.") == {"family:cat": "User's cat is called Mimi."}
 
 
 def test_a_household_allergy_is_avoided_in_suggestions_but_is_not_the_users_own():

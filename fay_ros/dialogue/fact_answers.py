@@ -84,6 +84,7 @@ _UNKNOWN = {
     },
     "home": {"en": "You haven't told me where you live yet.", "zh": "你还没告诉我你住在哪里呢。"},
     "allergy": {"en": "You haven't told me about any allergies.", "zh": "你还没告诉我你对什么过敏。"},
+    "own_age": {"en": "You haven't told me how old you are.", "zh": "你还没告诉我你多大。"},
     "medication": {
         "en": "You haven't told me about any medication you take.",
         "zh": "你还没告诉我你在吃什么药。",
@@ -326,6 +327,36 @@ _ZH_RELATION_NAMES = {
 _EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
 
 
+_OWN_AGE_Q_EN = re.compile(
+    r"\bhow old am i\b|\bwhat(?:'s| is) my age\b|\b(?:do you )?(?:know|remember) (?:how old i am|my age)\b|"
+    r"\bhow old did i (?:say|tell you) i (?:am|was)\b",
+    re.I,
+)
+_OWN_AGE_Q_ZH = re.compile(
+    r"^(?:你知道)?我(?:今年|现在)?(?:几岁|多大|多少岁)(?:了)?|我(?:的)?年龄是?多少|你知道我(?:今年)?多大"
+)
+_AS_OF = re.compile(r"\(as of (\d{1,2} [A-Z][a-z]+ \d{4})\)|（(\d{4})年(\d{1,2})月(\d{1,2})日时）")
+
+
+def _own_age(facts: dict[str, str], zh: bool, now: datetime.datetime) -> str:
+    """ "How old am I?": the age they told, with the day they told it when that was over a year ago."""
+    content = facts.get("age", "")
+    m = re.search(r"\d{1,3}", content)
+    if m is None:
+        return _UNKNOWN["own_age"]["zh" if zh else "en"]
+    told = _AS_OF.search(content)
+    age = (when.zh_words if zh else when.en_words)(int(m.group(0)))  # said as words, like a relative's
+    said_on = None
+    if told and told.group(1):
+        said_on = datetime.datetime.strptime(told.group(1), "%d %B %Y").date()
+    elif told:
+        said_on = datetime.date(int(told.group(2)), int(told.group(3)), int(told.group(4)))
+    if said_on is not None and (now.date() - said_on).days > 365:
+        day = when.format_date(said_on, zh=zh, weekday=False)
+        return f"你在{day}告诉我你{age}岁。" if zh else f"You told me you were {age} on {day}."
+    return f"你告诉过我你{age}岁。" if zh else f"You told me you're {age}."
+
+
 # "What is my son allergic to?", "What's Oliver allergic to?", "Does my wife have any allergies?",
 # "我儿子对什么过敏？": a household member's allergies, from their `health:*:<relation>` facts
 _RELATIVE_ALLERGY_Q_EN = re.compile(
@@ -389,6 +420,8 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     relative = _relative_allergies(q, facts, zh)
     if relative is not None:
         return relative
+    if (_OWN_AGE_Q_ZH if zh else _OWN_AGE_Q_EN).search(q):
+        return _own_age(facts, zh, now)
     if (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
@@ -682,7 +715,7 @@ def _age_answer(
 # -- acknowledgements -------------------------------------------------------------------------
 # The kinds of statement the tiny profile acknowledges itself (a 135M model would make up a
 # reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
-ACKNOWLEDGED = ("occupation", "workplace", "home", "family:", "health:")
+ACKNOWLEDGED = ("occupation", "workplace", "home", "age", "family:", "health:")
 
 
 def _names_it(other: SelfFact, fact: SelfFact) -> bool:

@@ -18,13 +18,14 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | event | `plan:<when>` | `User is going to Paris tomorrow.` / `用户明天要去北京。` |
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
+| fact | `age` | `User is 34 (as of 4 December 2026).` / `用户34岁（2026年12月4日时）。` |
 | fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
 | fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
 | fact | `health:allergy:<allergen>` | `User is allergic to peanuts.` / `用户对花生过敏。` (both `peanut`) |
 | fact | `health:avoid:<food>` | `User cannot eat gluten.` / `用户不能吃麸质。` |
 | fact | `health:condition:<condition>` | `User has diabetes.` / `用户有糖尿病。` |
 | fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
-| fact | `health:allergy:<allergen>:<relation>` | `User's son Oliver is allergic to peanuts.` / `用户的儿子对花生过敏。` |
+| fact | `health:allergy:<allergen>:<relation>` | `User's son Oliver is allergic to peanuts.` / `用户的儿子对花生过敏` |
 | fact | `health:avoid:<food>:<relation>` | `User's father cannot eat shellfish.` / `用户的爸爸不能吃虾。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
@@ -187,8 +188,8 @@ RELATIONS = (
 )
 _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
-    re.compile(rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
-    re.compile(rf"\bI(?: have|'ve got| have got|'ve) an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
+    re.compile(rf"\b(?:my|our) ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
+    re.compile(rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
     # "My brother is Finn." (a capitalised name ending the clause: not "my son is tall")
     re.compile(rf"\bmy ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
@@ -966,6 +967,16 @@ _OCC_AS_EN = re.compile(
 _FOR_A_LIVING_EN = re.compile(
     r"\bI (do|make|write|sell|fix|build|drive|design|clean|teach|cook) (.+?) for a living\b", re.I
 )
+# "I drive buses in Glasgow", "I run a small bakery", "I fly planes": a job said by its verb (only
+# with the things a job is done with: not "I drive to work", "I run marathons")
+_JOB_VERB_EN = re.compile(
+    r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?"
+    r"(?:bus|buses|taxi|taxis|cab|cabs|truck|trucks|lorry|lorries|train|trains|tram|trams|ambulance|ambulances|"
+    r"forklift|forklifts|plane|planes|helicopter|helicopters|delivery van|van|vans|shop|restaurant|bakery|cafe|café|"
+    r"bar|pub|farm|hotel|salon|business|company|store|clinic|garage|kindergarten|nursery)"
+    rf"(?: (?:in|at|for|near) .+?)?){_STOP_CLAUSE}",
+    re.I,
+)
 _JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
 _TEACH_EN = re.compile(
     # not "I teach you", "I teach my kids to swim": a lesson, not a job
@@ -1132,7 +1143,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
         ):
             place = _third_person(place)
             out.append(_fact("fact", "home", place, f"{USER_EN} lives {prep} {place}."))
-    out += _en_ages(clause, now)
+    out += _own_age(clause, now, zh=False) + _en_ages(clause, now)
     out += _en_health(clause)
     return out
 
@@ -1169,6 +1180,12 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
+    m = _JOB_VERB_EN.search(clause)
+    if m:
+        verb = {"fly": "flies"}.get(m.group(1).lower(), m.group(1).lower() + "s")
+        what = _third_person(_clause_end(m.group(2)))
+        if len(what.split()) <= 8:
+            return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what}.")]
     m = _JOB_IS_EN.search(clause)
     if m:
         what = _third_person(_clause_end(m.group(1)))
@@ -1195,6 +1212,26 @@ def _en_workplace(clause: str) -> list[SelfFact]:
         where = _clause_end(m.group(3))
         return [_fact("fact", "workplace", where, f"{USER_EN} works in {where}.")]
     return []
+
+
+# The user's own age: "I'm 34", "I am thirty-four years old", "我今年三十四岁", "我34岁了" (as of the
+# day it was said; key `age`). Not "I'm 5 minutes away", "我儿子八岁" (a relative's: _en_ages).
+_OWN_AGE_EN = re.compile(
+    rf"\bI(?:'m| am) (\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old| years of age)?(?=\s*(?:[.!;,]|$|\band\b|\bbut\b))",
+    re.I,
+)
+_OWN_AGE_ZH = re.compile(r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)")
+
+
+def _own_age(clause: str, now: datetime.datetime, zh: bool) -> list[SelfFact]:
+    m = (_OWN_AGE_ZH if zh else _OWN_AGE_EN).search(clause)
+    age = when.number(m.group(1)) if m else None
+    if age is None or not 1 <= age <= 120:
+        return []
+    date = when.format_date(now.date(), zh=zh, weekday=False)
+    if zh:
+        return [_fact("fact", "age", str(age), f"{USER_ZH}{age}岁（{date}时）。", zh=True)]
+    return [_fact("fact", "age", str(age), f"{USER_EN} is {age} (as of {date}).")]
 
 
 def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
@@ -1499,7 +1536,7 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     m = _HOME_ZH.search(clause)
     if m and not _NOT_HOME_ZH.search(m.group(1)):
         out.append(_fact("fact", "home", m.group(1), f"{USER_ZH}住在{m.group(1)}。", zh=True))
-    out += _zh_ages(clause, now)
+    out += _own_age(clause, now, zh=True) + _zh_ages(clause, now)
     out += _zh_health(clause)
     return out
 
