@@ -955,6 +955,30 @@ def test_a_household_members_allergy_is_kept_like_the_users_own(fresh):
     run(scenario())
 
 
+def test_a_corrected_name_is_not_replayed_to_the_tiny_model(fresh):
+    """ "We've got a dog named Rex." then "Actually my dog is called Max, not Rex.": the model's
+    next prompt has Max in its facts and no message of the history that says Rex (the held-out
+    sweep: a 135M model kept talking about Rex from its history after the correction)."""
+
+    async def scenario():
+        rig = Rig(fresh, memory=DictMemory(), profile="tiny")
+        await rig.engine.run_turn("sam", "We've got a dog named Rex.", "en")
+        assert rig.texts() == ["Got it — your dog is called Rex.", "I'll keep that in mind."]
+        fresh.script(fake.text("Rex loves the park!"))
+        await rig.engine.run_turn("sam", "What should we do this weekend?", "en")
+        assert any("Rex" in (m.get("content") or "") for m in fresh.requests[0]["messages"][1:])
+        await rig.engine.run_turn("sam", "Actually my dog is called Max, not Rex.", "en")
+        fresh.script(fake.text("You could play fetch with Max indoors."))
+        await rig.engine.run_turn("sam", "What could we do together on a rainy day?", "en")
+        messages = fresh.requests[-1]["messages"]
+        assert "Sam's dog is called Max." in messages[0]["content"] or "dog is called Max." in messages[0]["content"]
+        assert not any("Rex" in (m.get("content") or "") for m in messages), messages
+        assert any(m["role"] == "assistant" for m in messages[1:]), "the rest of the history is still there"
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_capable_reply_never_offers_the_allergen_and_its_prompt_lists_it_first(fresh):
     memory = DictMemory()
 

@@ -10,6 +10,7 @@ Pure Python, no ROS.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 
@@ -18,6 +19,7 @@ class Histories:
         self.turns = turns  # exchanges kept per user (a user message and the answer)
         self._by_user: dict[str, deque[dict[str, str]]] = {}
         self._appended: dict[str, int] = {}  # messages ever added to each user's history
+        self._retired: dict[str, set[str]] = {}  # names each user corrected ("my dog is Max, not Rex")
 
     def of(self, user_id: str) -> list[dict[str, str]]:
         return list(self._by_user.get(user_id, ()))
@@ -43,6 +45,14 @@ class Histories:
         """Start the user's conversation over (they asked to clear it)."""
         self._by_user.pop(user_id, None)
         self._appended.pop(user_id, None)
+        self._retired.pop(user_id, None)
+
+    def retire(self, user_id: str, name: str) -> None:
+        """A name the user corrected ("actually my dog is called Max, not Rex"): the window
+        replays no message that says it again, as a small model repeats what its history says
+        whatever the facts above it say."""
+        if name.strip():
+            self._retired.setdefault(user_id, set()).add(name.strip())
 
     def forget(self, user_id: str, messages: tuple[dict[str, str], ...]) -> bool:
         """Take these messages (as `remember_turn` returned them) out of the user's history, if
@@ -66,4 +76,9 @@ class Histories:
         low = min(2 * min_turns, high)
         count = self._appended.get(user_id, 0)
         keep = count if count <= high else low + (count - low) % (high - low + 2)
-        return history[-keep:] if keep else []
+        window = history[-keep:] if keep else []
+        retired = self._retired.get(user_id)
+        if not retired:
+            return window
+        said = re.compile("|".join(rf"(?<!\w){re.escape(name)}(?!\w)" for name in sorted(retired)), re.I)
+        return [m for m in window if not said.search(m.get("content") or "")]
