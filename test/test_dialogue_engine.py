@@ -945,8 +945,18 @@ def test_a_household_members_allergy_is_kept_like_the_users_own(fresh):
         assert [p.text for p in rig.pieces if p.text] == ["Apple slices are a good choice."]
         assert "son Oliver is allergic to peanuts." in fresh.requests[0]["messages"][0]["content"]
         rig.pieces.clear()
+        # only a first clause got out before the allergen: the sentence is finished safely
+        fresh.script(
+            fake.text("I'm afraid I don't know his lunchbox rules, ", "you could pack peanut butter crackers.")
+        )
+        await rig.engine.run_turn("sarah", "What else could Oliver take to school?", "en")
+        assert rig.texts() == [
+            "I'm afraid I don't know his lunchbox rules,",
+            "but anything without peanuts is a safe choice.",
+        ], rig.texts()
+        rig.pieces.clear()
         await rig.engine.run_turn("sarah", "What is Oliver allergic to?", "en")
-        assert rig.texts() == ["Your son Oliver is allergic to peanuts."] and len(fresh.requests) == 1
+        assert rig.texts() == ["Your son Oliver is allergic to peanuts."] and len(fresh.requests) == 2
         rig.pieces.clear()
         await rig.engine.run_turn("sarah", "What am I allergic to?", "en")
         assert rig.texts() == ["You haven't told me about any allergies."], "the son's allergy is not hers"

@@ -121,6 +121,9 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
         ("I can use web_search for that.", "meta talk"),
         ("作为一个人工智能，我没有感情。", "meta talk"),
         ("用户说他很累。", "meta talk"),
+        # another character (held-out sweep: the 135M model answering a snack request)
+        ("I'm sorry, but as a food delivery service, we don't have the ability to provide meals.", "meta talk"),
+        ("As a small local business, we pride ourselves on quality.", "meta talk"),
         # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
         # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
         ('{"action": "finish"', "markup or JSON"),
@@ -170,12 +173,21 @@ def test_bad_sentences_are_dropped_with_their_reason(sentence, reason):
         ("Tomm, it is nice to see you.", "Tom, it is nice to see you.", "name spelling"),
         ("Good morning, Tomm!", "Good morning, Tom!", "name spelling"),
         ("How was your day, Toom?", "How was your day, Tom?", "name spelling"),
+        ('But if you like, I can certainly do that."', "But if you like, I can certainly do that.", "stray quote"),
+        ('"Let us go for a walk.', "Let us go for a walk.", "stray quote"),
     ],
 )
 def test_unspeakable_parts_are_removed_and_the_rest_is_said(sentence, cleaned, reason):
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (cleaned, reason, False)
     assert g.passed == 1
+
+
+@pytest.mark.parametrize(
+    "sentence", ['He said "hi" to me.', "“Quoted” text is fine.", "As a friend, I think you'd love it."]
+)
+def test_paired_quotes_and_ordinary_as_phrases_pass(sentence):
+    assert guard().check(sentence).text == sentence
 
 
 @pytest.mark.parametrize(
@@ -350,6 +362,8 @@ def test_prompt_recital_is_six_words_in_a_row():
         "Tom's a great guy!",
         "Tom says he is busy.",
         "Sure. Tom is going to the beach tomorrow.",
+        "But Tom has always said that he loves working with me.",
+        "Well, Tom is great.",
     ],
 )
 def test_narrating_the_user_in_the_third_person_is_dropped(sentence):

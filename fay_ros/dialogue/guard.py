@@ -16,7 +16,9 @@ slips now and then. The guard does not ask the model to behave, it decides:
   dropped unless it warns about it ("avoid", "without", "peanut-free", "不要", "不含");
   the allergens and what contains them are the data of `fay_ros.memory.health`;
 - the companion never introduces herself with the user's name, or with any name but her own,
-  and does not narrate the user in the third person ("Tom loves golf.");
+  does not narrate the user in the third person ("Tom loves golf.", "But Tom has always
+  said…"), and does not turn into another character ("as a food delivery service, we…");
+- a quote mark never opened or never closed is removed ('…I can do that."');
 - the user's own facts win: a sentence that tells the user something about themselves that
   their words said otherwise ("You live in London." to someone who lives in Leeds, "你有三个
   女儿。" to a father of two) is replaced by the fact ("You live in Leeds."), or dropped when
@@ -91,6 +93,8 @@ _META = re.compile(
     r"(?:answer|response|reply|message|conversation|question)\b|\bpersona\b|\bchat judge\b|\bjson\b|"
     r"\bfunction[ _]call|\btool[ _]calls?\b|\bsmall talk\b|\bhas already answered\b|\bthe answer is correct\b|"
     r"\bin the user's language\b|\brespond (?:with|in) \w+ sentences?\b|"
+    # a tiny model slipping into another character: "as a food delivery service, we don't…"
+    r"\bas an? (?:[\w-]+ ){0,3}(?:service|company|business|restaurant|store|shop|agency|platform|app|brand)\b|"
     r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
     re.I,
 )
@@ -211,6 +215,9 @@ class ReplyGuard:
         if label:
             text = text[label.end() :]
             changed = "role label"
+        balanced = _balanced_quotes(text)
+        if balanced != text:
+            text, changed = balanced, "stray quote"
         without = _without_stage_directions(text)
         if without != text:
             text = without
@@ -301,7 +308,8 @@ class ReplyGuard:
             return False
         return bool(
             re.search(
-                rf"(?:^|[.!?]\s+)\W?{re.escape(name)}(?:'s\b|\s+(?:is|was|has|had|does|did|doesn't|"
+                rf"(?:^|[.!?]\s+)\W?(?:(?i:but|and|so|also|well|oh|because|actually|now|then),?\s+)?"
+                rf"{re.escape(name)}(?:'s\b|\s+(?:is|was|has|had|does|did|doesn't|"
                 rf"didn't|will|would|can|could|says|said|thinks|knows|wants|loves|likes|hates|"
                 rf"enjoys|told|went|lives|seems|looks|feels|and (?:his|her|their))\b)",
                 text,
@@ -380,6 +388,22 @@ def _strip_emoji(text: str) -> str:
     text = _EMOJI_RESIDUE.sub("", text)
     text = _EMOTICON.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text)).strip()
+    return text
+
+
+def _balanced_quotes(text: str) -> str:
+    """A sentence without the quote mark it never opened or never closed ('…I can do that."',
+    as a tiny model ends a reply it wrote in another voice): a stray mark is read aloud or
+    shown, a pair is kept."""
+    for mark in ('"', "“", "”"):
+        pairs = text.count('"') % 2 == 0 if mark == '"' else text.count("“") == text.count("”")
+        if pairs:
+            continue
+        if text.rstrip().endswith(mark) or re.search(re.escape(mark) + r"[.!?。！？]*$", text.rstrip()):
+            at = text.rstrip().rfind(mark)
+            return (text[:at] + text[at + 1 :]).strip()
+        if text.lstrip().startswith(mark):
+            return text.lstrip()[1:].strip()
     return text
 
 

@@ -421,7 +421,12 @@ class ReplyAssembly:
                 food,
                 allergen,
             )
-        if reply.end(last.text if last is not None and last.text else "", "llm"):
+        closing = last.text if last is not None and last.text else ""
+        if not closing and guard.unsafe and guard.passed and not guard.sentences:
+            # only the first clause went out ("I'm afraid I don't have any dietary restrictions,")
+            # and what followed offered what must be avoided: finish the sentence safely
+            closing = _safe_close(guard.unsafe[-1][1], zh=ctx.language.startswith("zh"))
+        if reply.end(closing, "llm"):
             said = "said the no_answer line" if reply.no_answer else "said nothing (nobody asked)"
             log.warning(
                 "nothing of the model's answer for %s could be spoken (guard: %s; outbound: %s); %s",
@@ -458,3 +463,10 @@ class ReplyAssembly:
 def _then(first: str, second: str, zh: bool) -> str:
     """Two texts said one after the other (an acknowledgement, then the answer)."""
     return (first + ("" if zh else " ") + second) if first else second
+
+
+def _safe_close(allergen: str, zh: bool) -> str:
+    """The end of a sentence whose first clause was spoken and whose rest offered `allergen`."""
+    known = health.term(health.ALLERGENS, allergen)
+    name = known.name(zh) if known is not None else allergen.replace("_", " ")
+    return f"不过不含{name}的都可以。" if zh else f"but anything without {name} is a safe choice."
