@@ -303,6 +303,16 @@ def test_how_old_am_i_is_what_they_told_never_a_guess():
     )
 
 
+def test_an_age_said_with_a_pronoun_after_the_name_is_that_members():
+    assert keys("My daughter is called Leela, she's nine.")["family:daughter:age"] == (
+        "User's daughter Leela is 9 (as of 4 December 2026)."
+    )
+    assert keys("我女儿叫朵朵，今年六岁。")["family:daughter:age"] == "用户的女儿朵朵6岁（2026年12月4日时）。"
+    assert fact_answers.answer(
+        "How old is Leela?", learn(["My daughter is called Leela, she's nine."]), now=FRIDAY
+    ) == ("Leela is nine.")
+
+
 def test_pets_and_family_told_as_we_and_our():
     assert keys("We've got a dog named Rex.") == {"family:dog": "User's dog is called Rex."}
     assert keys("Our cat is called Mimi.") == {"family:cat": "User's cat is called Mimi."}

@@ -1005,6 +1005,13 @@ _HOME_EN = re.compile(
 )
 _NOT_HOMES = {"fear", "hope", "peace", "denial", "the moment", "the past", "a dream", "luxury", "harmony", "poverty"}
 _FAMILY_EN = rf"\bmy ({_REL})(?:,? ((?-i:[A-Z][a-z]+)),?)?"
+# "My daughter is called Leela, she's nine.", "我女儿叫朵朵，今年六岁。": the age of the member
+# just named, said with a pronoun (or no subject at all in Chinese) after the comma
+_NAMED_THEN_AGE_EN = re.compile(
+    rf"\bmy ({_REL})(?:'s name is| is called| is named| called| named)\s+((?-i:[A-Z][a-z]+)),?\s*(?:and\s+)?"
+    rf"(?:she|he)(?:'s| is) (?:now |just )?({when.EN_NUMBER})(?: years? old)?(?=\s*(?:[.!;,]|$|\band\b))",
+    re.I,
+)
 _AGE_TURNS_EN = re.compile(
     rf"{_FAMILY_EN} (?:turns|will turn|is turning|'s turning|will be|'ll be|is going to be) ({when.EN_NUMBER})"
     rf"(?: years old)?,? ({when.EN_DAY})\b",
@@ -1253,6 +1260,7 @@ def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
         )
     # "my son is 8 and my daughter is 5": an age as of today, each (unless a coming birthday said it)
     told = [] if out else [*_AGE_IS_EN.finditer(clause), *_AGE_HAVE_EN.finditer(clause)]
+    told += [] if out or told else list(_NAMED_THEN_AGE_EN.finditer(clause))
     for m in told:
         if m.re is _AGE_HAVE_EN:
             age, relation, named = when.number(m.group(1)), m.group(2).lower(), m.group(3) or ""
@@ -1468,6 +1476,11 @@ _ZH_AGE = re.compile(
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??"
     r"(今年|现在|已经|" + when.ZH_DAY + r")?(?:就|要|会|将|快)?(满|过|是)?(" + when.ZH_NUMBER + r")(?:周)?岁"
 )
+# (see _NAMED_THEN_AGE_EN)
+_NAMED_THEN_AGE_ZH = re.compile(
+    r"我(?:的)?" + _ZREL + r"(?:叫|名字叫)([" + CJK_IDEOGRAPHS + r"]{1,3})[，,、]\s*(?:她|他)?(?:今年|现在)?"
+    r"(" + when.ZH_NUMBER + r")(?:周)?岁"
+)
 _NOT_ZH_NAMES = re.compile(
     r"^(?:明年|去年|今年|马上|快要|已经|现在|下个|刚|才|都|也|还|今天|明天|后天|下周|这周|本周|周|星期|礼拜|满|过|要)"
 )
@@ -1559,6 +1572,13 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
             out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。", zh=True))
         else:
             relation = ""  # "满七岁" with no day: not when
+    m = None if out else _NAMED_THEN_AGE_ZH.search(clause)
+    age = when.number(m.group(3)) if m else None
+    if m and age is not None and 0 <= age <= 120:
+        relation, named = m.group(1), m.group(2)
+        date = when.format_date(now.date(), zh=True, weekday=False)
+        key = f"family:{relation_key(relation)}:age"
+        out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。", zh=True))
     m = _ZH_BIRTHDAY.search(clause)
     if m:
         relation = m.group(1) or m.group(4)
