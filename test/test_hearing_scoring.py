@@ -85,3 +85,12 @@ def test_chinese_script_conversion():
     assert convert_script("這個軟體們說話", "simplified") == "这个软体们说话"
     assert convert_script("这个后面说话", "traditional") == "這個後面說話"
     assert convert_script("這個", "as_is") == "這個"
+
+
+def test_hesitations_and_annotations_count_on_neither_side():
+    # a spontaneous-speech transcript against what Whisper writes for it
+    reference = "So, um, I was [laughter] going to uh the <unk> store, hmm."
+    assert normalize_english(reference) == "so i was going to the store".split()
+    assert score(reference, "So I was going to the store.").errors == 0
+    assert normalize_chinese("嗯，我们[笑]今天，呃，去公园吧。") == list("我们今天去公园吧")
+    assert score("um I think so", "I think, um, not").errors == 1  # the words still count

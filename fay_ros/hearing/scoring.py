@@ -7,6 +7,10 @@ OpenAI's Whisper English normaliser, from the `whisper-normalizer` package; Libr
 come with Project Gutenberg's British spellings, and Whisper writes American ones).
 Chinese (CER over characters): punctuation and spaces removed, Traditional folded to Simplified
 (OpenCC), Arabic and Chinese numerals folded together ("9点" = "九点", "两" = "二").
+Both: hesitations ("um", "uh", "hmm", 嗯, 呃) and a corpus's annotations ("[laughter]", "<unk>",
+"(noise)", "[笑]") are not counted on either side: transcripts of spontaneous speech write them,
+Whisper leaves them out, and a listener would not call that a mistake (Whisper's own English
+normaliser drops them too).
 
 `score(reference, hypothesis)` picks the measure from the reference (mostly Chinese characters:
 CER, else WER); `Score`s add up, so a corpus total is the sum of its clips' errors over the sum
@@ -108,8 +112,16 @@ def _ordinal(words: str) -> str:
     return (head + " " + last).strip()
 
 
+# What a transcript of spontaneous speech writes and a recogniser leaves out (Whisper does), so
+# neither side is counted for it: hesitation sounds, and a corpus's annotations of noises and
+# unclear words ("[laughter]", "<unk>", "(noise)", "{breath}", "[笑]").
+_ANNOTATION = re.compile(r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|\((?:noise|laughter|laughs|cough|breath|inaudible|unk)\)", re.I)
+FILLERS_EN = frozenset("um umm uh uhh uhm er erm hmm hm mm mmm mhm ah eh".split())
+_FILLERS_ZH = re.compile(r"[嗯呃]")
+
+
 def normalize_english(text: str) -> list[str]:
-    text = unicodedata.normalize("NFKC", text).lower()
+    text = _ANNOTATION.sub(" ", unicodedata.normalize("NFKC", text)).lower()
     text = text.replace("%", " percent ").replace("&", " and ")
     text = re.sub(r"(?<=\d),(?=\d{3})", "", text)  # 10,000
     text = re.sub(r"(\d+)\.(\d+)", lambda m: f"{m.group(1)} point {' '.join(m.group(2))}", text)
@@ -118,7 +130,7 @@ def normalize_english(text: str) -> list[str]:
     text = re.sub(r"[’'`]", "", text)  # don't = dont on both sides
     text = re.sub(r"[^\w\s]|_", " ", text)  # punctuation and hyphens
     american = _american_spellings()
-    return [american.get(w, w) for w in (ABBREVIATIONS.get(w, w) for w in text.split())]
+    return [american.get(w, w) for w in (ABBREVIATIONS.get(w, w) for w in text.split()) if w not in FILLERS_EN]
 
 
 # -- Chinese --------------------------------------------------------------------------------
@@ -174,7 +186,8 @@ def to_simplified(text: str) -> str:
 def normalize_chinese(text: str) -> list[str]:
     """The characters a CER counts: Simplified, numerals folded, no punctuation or spaces
     (Latin words inside Chinese count as one token each, lower-cased)."""
-    text = to_simplified(unicodedata.normalize("NFKC", text)).translate(CN_FOLD)
+    text = _FILLERS_ZH.sub("", to_simplified(_ANNOTATION.sub(" ", unicodedata.normalize("NFKC", text))))
+    text = text.translate(CN_FOLD)
     text = re.sub(r"(\d+)\.(\d+)", lambda m: chinese_number(m.group(1)) + "点" + _digits(m.group(2)), text)
     text = re.sub(r"\d+", lambda m: chinese_number(m.group(0), m.string[m.end() : m.end() + 1]), text)
     return re.findall(r"[a-z]+|[^\W\d_a-z]", text.lower())
