@@ -21,7 +21,7 @@ def test_second_setup_skips_every_finished_step():
 
 
 def test_a_run_that_collects_no_tests_fails():
-    env = dict(os.environ)
+    env = dict(os.environ, FAY_TEST_WORKERS="0")  # one process: three workers collecting nothing cost ~15 s
     out = subprocess.run(
         [
             "bash",
