@@ -40,7 +40,9 @@ if [ "${1:-}" = "--fast" ]; then
   selection=(-m "not graph and not slow")
   workers="${FAY_TEST_WORKERS:-2}"
 fi
-"$ROOT/.venv/bin/python" -m pytest -n "$workers" --dist loadfile "${selection[@]}" "$@"
+# --durations: the slowest tests in every log, so a suite creeping towards its time limit (12 min in
+# CI) says where the time went
+"$ROOT/.venv/bin/python" -m pytest -n "$workers" --dist loadfile --durations=15 "${selection[@]}" "$@"
 code=$?
 if [ "$code" -eq 5 ]; then
   echo "test: pytest collected no tests - failing on purpose" >&2
