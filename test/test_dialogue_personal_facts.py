@@ -13,6 +13,7 @@ import pytest
 
 from fay_ros.dialogue import fact_answers, prompts
 from fay_ros.dialogue.guard import ReplyGuard
+from fay_ros.dialogue.tools import Memory
 from fay_ros.memory import health
 from fay_ros.memory.self_facts import (
     asks_something,
@@ -311,6 +312,65 @@ def test_an_age_said_with_a_pronoun_after_the_name_is_that_members():
     assert fact_answers.answer(
         "How old is Leela?", learn(["My daughter is called Leela, she's nine."]), now=FRIDAY
     ) == ("Leela is nine.")
+
+
+def test_a_changed_job_a_trip_and_a_partner_are_answered_from_the_latest_facts():
+    """The held-out long conversation: a job changed as people say it, a trip asked about in
+    three ways, "my partner" for the wife they named, and "which city"."""
+    friday = datetime.datetime(2027, 3, 5, 10, 0)
+    facts = learn(
+        [
+            "I'm a pharmacist.",
+            "My wife is called Priya.",
+            "I live in Bristol.",
+            "I also started a new job, I'm a teacher now.",
+            "I moved, I live in Manchester now.",
+            "I'm going to Rome next Friday.",
+        ],
+        friday,
+    )
+    assert fact_answers.answer("What's my job?", facts) == "You are a teacher."
+    assert fact_answers.answer("Which city do I live in?", facts) == "You live in Manchester."
+    assert fact_answers.answer("What's my partner called?", facts) == "Your wife is called Priya."
+    trip = "You are going to Rome on Friday, 12 March 2027."
+    for question in ("Where am I going next week?", "When is my trip?", "When am I going to Rome?"):
+        assert fact_answers.answer(question, facts, now=friday) == trip, question
+    assert fact_answers.answer("When am I going to Paris?", facts) == "You haven't told me about a trip to Paris."
+    assert fact_answers.answer("What's my partner called?", {}) == "You haven't told me about your partner yet."
+    assert keys("I started a new job as a nurse.") == {"occupation": "User works as a nurse."}
+
+
+def test_a_tiny_prompt_carries_no_earlier_value():
+    """A superseded memory and a heard turn that said a value since changed are left out of a
+    tiny prompt: a 135M model takes them for what is true now ("lives in Bristol")."""
+    facts = learn(["I live in Manchester now."])
+    earlier = Memory("m1", "User lives in Bristol.", "superseded", 0.9, "observation", key="home")
+    said_before = Memory(
+        "t1",
+        "[2027-02-22] User: I live in Bristol.",
+        "",
+        0.8,
+        "turn",
+        text="I live in Bristol.",
+        date="2027-02-22",
+        said="2027-02-22",
+        speaker="user",
+    )
+    current = Memory(
+        "t2",
+        "[2027-03-05] User: I love the canals here.",
+        "",
+        0.7,
+        "turn",
+        text="I love the canals here.",
+        date="2027-03-05",
+        said="2027-03-05",
+        speaker="user",
+    )
+    volatile = "\n".join(
+        prompts.tiny_volatile([], [earlier, said_before, current], facts, [], "Tom", "", "canals Bristol")
+    )
+    assert "Bristol" not in volatile and "canals" in volatile
 
 
 def test_pets_and_family_told_as_we_and_our():

@@ -3,6 +3,8 @@ policy that confirms a `user_confirmed` write only when the user's own words sta
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from fay_ros.memory.model import CANDIDATE, CONFIRMED
@@ -90,11 +92,14 @@ def facts(text: str) -> list[tuple[str, str]]:
         ("I have a dog called Max.", [("family:dog", "User's dog is called Max.")]),
         ("I have two brothers.", [("family:brother", "User has two brothers.")]),
         # plans
-        ("I'm going to Paris tomorrow.", [("plan:tomorrow", "User is going to Paris tomorrow.")]),
-        ("Tomorrow I'm going to visit my mom.", [("plan:tomorrow", "User will visit their mom tomorrow.")]),
+        # (a plan on a day: test_a_plan_on_a_day_names_its_date)
         ("I'm gonna watch a movie tonight.", [("plan:tonight", "User is going to watch a movie tonight.")]),
         ("I am planning to visit Rome next week.", [("plan:next_week", "User is planning to visit Rome next week.")]),
-        ("I will see my doctor on Friday.", [("plan:on_friday", "User will see their doctor on friday.")]),
+        (
+            "Next week I'm visiting my mum in Leeds.",
+            [("plan:next_week", "User is visiting their mum in Leeds next week.")],
+        ),
+        ("I'm feeling tired tonight.", []),
         ("This weekend, I'm going hiking.", [("plan:this_weekend", "User is going hiking this weekend.")]),
         # no junk: "it" and a place are not tastes; a hobby taken up as people say it
         ("it's been quieter since the move but I like it, nearer the sea", []),
@@ -104,6 +109,27 @@ def facts(text: str) -> list[tuple[str, str]]:
 )
 def test_english_statements_about_oneself(text, expected):
     assert facts(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("I'm going to Paris tomorrow.", "plan:tomorrow", "User is going to Paris on Saturday, 6 March 2027."),
+        (
+            "Tomorrow I'm going to visit my mom.",
+            "plan:tomorrow",
+            "User will visit their mom on Saturday, 6 March 2027.",
+        ),
+        ("I will see my doctor on Friday.", "plan:on_friday", "User will see their doctor on Friday, 5 March 2027."),
+        ("I'm going to Rome next Friday.", "plan:next_friday", "User is going to Rome on Friday, 12 March 2027."),
+        ("I'm flying to Rome next Friday.", "plan:next_friday", "User is flying to Rome on Friday, 12 March 2027."),
+    ],
+)
+def test_a_plan_on_a_day_names_its_date(text, key, content):
+    # said on Friday 5 March 2027: read back a week later, "tomorrow" would name the wrong day
+    friday = datetime.datetime(2027, 3, 5, 10, 0)
+    assert [(f.key, f.content) for f in extract_self_facts(text, friday)] == [(key, content)]
+    assert states_fact([text], key, content)
 
 
 def test_an_age_is_an_age_not_a_name():

@@ -58,10 +58,17 @@ _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
+# "my partner" / "我爱人": whoever of these the user named
+_PARTNER_WORDS = frozenset({"partner", "spouse", "other half", "significant other", "爱人", "伴侣", "对象", "另一半"})
+_PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend")
 _FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名字)?叫什么")
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
-    r"\bwhat are my plans\b|\bmy plans?\b.*\?",
+    r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
+    # a trip: "Where am I going next week?", "When is my trip?", "When am I going to Rome?"
+    r"\bwhere am i (?:going|flying|travel+ing|off to|headed|heading)\b|"
+    r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
+    r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
     re.I,
 )
 _PLAN_Q_ZH = re.compile(r"我(?:明天|周末|下周|今晚)?(?:要|打算)(?:做|干)(?:什么|啥)|我的(?:计划|安排)")
@@ -133,16 +140,24 @@ def answer(
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
-    if (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
+    if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
+        place = None if zh else m.group(1)
+        if place:  # "When am I going to Rome?": the plans that say Rome, or that none does
+            plans = [p for p in plans if re.search(rf"\b{re.escape(place)}\b", p)]
+            if not plans:
+                return f"You haven't told me about a trip to {place}."
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
         relation = re.sub(r"^(?:家的|家|养的)", "", m.group(1).strip().lower())
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
+        if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
+            found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
         if found:
             return second_person(found)
-        if relation in (ZH_RELATIONS.split("|") if zh else RELATIONS):  # "who is my mom?", not "what is my job?"
+        known = ZH_RELATIONS.split("|") if zh else RELATIONS
+        if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(relation)
     return None
 
@@ -233,7 +248,9 @@ _OCCUPATION_Q_ZH = re.compile(
     r"我在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
 )
 _HOME_Q_EN = re.compile(
-    r"\bwhere do i live\b|\bwhere(?:'s| is) my home\b|\bwhat (?:city|town|country|place|village) do i live in\b|"
+    r"\bwhere do i live\b|\bwhere(?:'s| is) my home\b|"
+    r"\b(?:what|which) (?:city|town|country|place|village) do i live in\b|"
+    r"\b(?:what|which) (?:city|town) (?:am i in|is home|am i living in)\b|"
     r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
     r"\b(?:know|remember) where i live\b",
     re.I,

@@ -291,6 +291,8 @@ def _tells_more(m: Memory, facts: dict[str, str], question: str, said_before: se
     known = set(facts.values())
     if (m.text or m.content) in known:
         return False
+    if m.status == "superseded":
+        return False  # an earlier value: a tiny model takes it for the current one ("lives in Bristol")
     if m.node_type != "turn":
         return True
     text = m.text.strip()
@@ -299,6 +301,8 @@ def _tells_more(m: Memory, facts: dict[str, str], question: str, said_before: se
     stated = extract_self_facts(text)
     if stated and all(fact.content in known for fact in stated):
         return False
+    if any(fact.key in facts and facts[fact.key] != fact.content for fact in stated):
+        return False  # "I live in Bristol." said before they moved: the facts say where they live now
     return not question or bool(set(tokens(text)) & set(tokens(question)))
 
 

@@ -15,7 +15,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `name` | `User's name is Tom.` / `用户的名字是林。` |
 | preference | `taste:<thing>` | `User likes hiking.` / `User does not like coffee.` / `用户喜欢咖啡。` |
 | fact | `family:<relation>` | `User's sister is called Anna.` / `User has a sister.` / `用户的女儿叫小雨。` |
-| event | `plan:<when>` | `User is going to Paris tomorrow.` / `用户明天要去北京。` |
+| event | `plan:<when>` | `User is going to Paris on Saturday, 6 March 2027.` (said "tomorrow") / `用户明天要去北京。` |
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
 | fact | `age` | `User is 34 (as of 4 December 2026).` / `用户34岁（2026年12月4日时）。` |
@@ -288,11 +288,18 @@ _HABIT_CONTENT = re.compile(
 _STOPPED_CONTENT = re.compile(rf"{USER_EN} (?:no longer (?:{'|'.join(_HABIT_VERBS.values())})|gave up) (.+?)\.$")
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
 _WHEN = (
-    r"tomorrow|tonight|this weekend|next week|next month"
-    r"|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|later today|this evening"
+    r"tomorrow|tonight|this weekend|next weekend|next week|next month"
+    r"|(?:on |this |next |this coming )(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|later today|this evening"
 )
 _EN_PLAN = [
     re.compile(rf"\bI(?:'m| am) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
+    # "I'm flying to Rome next Friday", "I'm visiting my mum tomorrow"
+    re.compile(
+        rf"\bI(?:'m| am) ((?!(?:going|feeling|being|getting|thinking|hoping|trying|doing)\b)[a-z]+ing)"
+        rf"\s+(.+?)\s+({_WHEN})\b",
+        re.I,
+    ),
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
 ]
@@ -535,7 +542,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
         if has_cjk(clause):
             facts += _zh(clause) + _zh_more(clause, now)
         else:
-            facts += _en(clause) + _en_more(clause, now)
+            facts += _en(clause, now) + _en_more(clause, now)
         facts += _address(clause)
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
@@ -678,7 +685,7 @@ def _key_part(value: str) -> str:
     return re.sub(r"\s+", "_", value.strip().lower())[:60]
 
 
-def _en(clause: str) -> list[SelfFact]:
+def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
     for i, pattern in enumerate(_EN_NAME):
         m = pattern.search(clause)
@@ -768,22 +775,33 @@ def _en(clause: str) -> list[SelfFact]:
         m = pattern.search(clause)
         if not m:
             continue
-        if i == 0:
+        if i in (0, 1):
             what, when = f"{m.group(1).lower()} {m.group(2).strip()}", m.group(3).lower()
             what = re.sub(r"^(?:gonna|going to)\s+", "going to ", what)
-        elif i == 1:
+        elif i == 2:
             when, what = m.group(1).lower(), m.group(2).strip()
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
         what = _third_person(what.strip(" .,!"))
         # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
         if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
-            verb = "is " + what if what.startswith(("going", "planning")) else "will " + what
-            out.append(
-                SelfFact("event", f"plan:{_key_part(when)}", f"{what} {when}", f"{USER_EN} {verb} {when}.", "en")
-            )
+            # "visiting my mum" is going on ("is visiting"), "see my doctor" will be ("will see")
+            verb = ("is " if re.match(r"[a-z]+ing\b", what, re.I) else "will ") + what
+            said = _plan_day(when, now)  # a day that is said again weeks later: its date
+            # (the value is what they will do: a stored line says it whichever way it names the day)
+            out.append(SelfFact("event", f"plan:{_key_part(when)}", what, f"{USER_EN} {verb} {said}.", "en"))
         break
     return out
+
+
+def _plan_day(said: str, now: datetime.datetime) -> str:
+    """ "next friday" -> "on Friday, 12 March 2027" (the day it names when it was said), so a plan
+    read back a week later names the right day; a span ("next week") or today's words
+    ("tonight") are kept as said."""
+    if said in ("tonight", "later today", "this evening"):
+        return said
+    day = when.resolve_day(said, now)
+    return f"on {when.format_date(day, zh=False)}" if day is not None else said
 
 
 def _zh(clause: str) -> list[SelfFact]:
@@ -952,16 +970,21 @@ _NOT_A_JOB = (
     r"good|bad|terrible|great|big|huge|decent|keen|amateur|aspiring|wannabe|bit|lousy|awful|natural|"
     r"born|hobby|hopeless|lousy|fan|former|retired from"
 )
+# "I'm a teacher now": a word of time after the job is not part of it
+_NOW_EN = r"(?:\s+(?:now|these days|nowadays|at the moment|currently))?"
 _OCC_EN = re.compile(
     rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
     rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
-    rf"(?: (?:at|in|for|with|of) .+?)?){_STOP_CLAUSE}",
+    rf"(?: (?:at|in|for|with|of) .+?)?){_NOW_EN}{_STOP_CLAUSE}",
     re.I,
 )
 _OCC_AS_EN = re.compile(
-    rf"\bI(?: currently| now)? (work|worked) as (an? .+?|the .+?){_STOP_CLAUSE}|"
-    rf"\bI(?:'m| am) (?:currently |now )?(?:employed|working) as (an? .+?){_STOP_CLAUSE}|"
-    rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}",
+    rf"\bI(?: currently| now)? (work|worked) as (an? .+?|the .+?){_NOW_EN}{_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (?:currently |now )?(?:employed|working) as (an? .+?){_NOW_EN}{_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}|"
+    # "I started a new job as a teacher", "I've got a job as a nurse now"
+    rf"\bI(?:'ve| have)? (?:just )?(?:started|got|found|took|taken|begun|began) (?:a |my )?(?:new )?job as "
+    rf"(an? .+?){_NOW_EN}{_STOP_CLAUSE}",
     re.I,
 )
 _FOR_A_LIVING_EN = re.compile(
@@ -1173,6 +1196,9 @@ def _en_occupation(clause: str) -> list[SelfFact]:
             if verb == "worked" or len(what.split()) > 10:
                 return []  # "I worked as a nurse" says what they did, not what they do
             return [_fact("fact", "occupation", what, f"{USER_EN} works as {what}.")]
+        if m.group(5):  # a new job
+            what = _third_person(_clause_end(m.group(5)))
+            return [_fact("fact", "occupation", what, f"{USER_EN} works as {what}.")] if len(what.split()) <= 8 else []
         what = _third_person(_clause_end(m.group(3) or m.group(4)))
         return [_fact("fact", "occupation", what, f"{USER_EN} is {what}.")] if len(what.split()) <= 8 else []
     m = _OCC_EN.search(clause)
