@@ -124,6 +124,7 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
         # another character (held-out sweep: the 135M model answering a snack request)
         ("I'm sorry, but as a food delivery service, we don't have the ability to provide meals.", "meta talk"),
         ("As a small local business, we pride ourselves on quality.", "meta talk"),
+        ("I'm sorry, but as a teacher and a food blogger, I don't have the ability to give advice.", "meta talk"),
         # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
         # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
         ('{"action": "finish"', "markup or JSON"),
@@ -434,6 +435,9 @@ def test_dropped_sentences_do_not_count_against_the_limit():
         # complete already
         (True, "That is all.", True, "That is all."),
         (False, "Really?", False, "Really?"),
+        # a list announced and never given (the stream ended on its colon)
+        (True, "Here are some top picks:", False, None),
+        (False, "Here are some top picks:", False, "Here are some top picks."),
         # nothing
         (False, "", True, None),
         (True, "   ", False, None),
@@ -445,7 +449,8 @@ def test_finish_speaks_only_whole_sentences(said, remainder, cut, expected):
         assert g.check("Hello there.").text == "Hello there."
     assert g.finish(remainder, cut_by_limit=cut).text == expected
     if expected is None and remainder.strip():
-        assert g.dropped == {"cut off by the token limit": 1}
+        reason = "announces what never came" if remainder.endswith(":") else "cut off by the token limit"
+        assert g.dropped == {reason: 1}
 
 
 def test_finish_still_guards_the_last_piece():

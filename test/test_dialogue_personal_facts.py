@@ -338,6 +338,11 @@ def test_a_changed_job_a_trip_and_a_partner_are_answered_from_the_latest_facts()
     assert fact_answers.answer("When am I going to Paris?", facts) == "You haven't told me about a trip to Paris."
     assert fact_answers.answer("What's my partner called?", {}) == "You haven't told me about your partner yet."
     assert keys("I started a new job as a nurse.") == {"occupation": "User works as a nurse."}
+    hobby = learn(["I love woodworking."])
+    assert fact_answers.answer("What did I tell you about my hobby?", hobby) == "You like woodworking."
+    assert (
+        fact_answers.answer("Do you know my daughter's name?", facts) == "You haven't told me about your daughter yet."
+    )
 
 
 def test_a_tiny_prompt_carries_no_earlier_value():

@@ -50,14 +50,19 @@ _NAME_Q_EN = re.compile(
 _NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)")
 _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
-    r"\bmy (?:likes|hobbies|favou?rite things)\b",
+    r"\bmy (?:likes|hobbies|hobby|favou?rite things|interests)\b|\bwhat do i do for fun\b|"
+    r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b",
     re.I,
 )
 _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?:什么|啥)")
 # a yes/no question only ("what do I like to eat?" is not one)
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
-_FAMILY_Q_EN = re.compile(r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$", re.I)
+_FAMILY_Q_EN = re.compile(
+    r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$|"
+    r"\b(?:do you know|do you remember|can you remember|remember) my ([a-z ]+?)'s name\s*\?*$",
+    re.I,
+)
 # "my partner" / "我爱人": whoever of these the user named
 _PARTNER_WORDS = frozenset({"partner", "spouse", "other half", "significant other", "爱人", "伴侣", "对象", "另一半"})
 _PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend")
@@ -150,7 +155,7 @@ def answer(
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
-        relation = re.sub(r"^(?:家的|家|养的)", "", m.group(1).strip().lower())
+        relation = re.sub(r"^(?:家的|家|养的)", "", (m.group(1) or m.group(2)).strip().lower())
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)

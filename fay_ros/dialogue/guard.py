@@ -95,6 +95,8 @@ _META = re.compile(
     r"\bin the user's language\b|\brespond (?:with|in) \w+ sentences?\b|"
     # a tiny model slipping into another character: "as a food delivery service, we don't…"
     r"\bas an? (?:[\w-]+ ){0,3}(?:service|company|business|restaurant|store|shop|agency|platform|app|brand)\b|"
+    # ... or in the user's: "as a teacher and a food blogger, I don't have the ability to ..."
+    r"\bas an? (?:[\w-]+ ){1,4}(?:and (?:an? )?(?:[\w-]+ ){1,3})?(?:[\w-]+), I (?:don't|do not|can't|cannot)\b|"
     r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
     re.I,
 )
@@ -271,6 +273,11 @@ class ReplyGuard:
         text = remainder.strip()
         if not text:
             return GuardVerdict(None, "")
+        if text.endswith((":", "：")):
+            # "Here are some top picks:" and the stream ended: a list announced and never given
+            if self.passed:
+                return self._drop("announces what never came")
+            text = text.rstrip(":： ")
         if not _TERMINAL.search(text):
             if cut_by_limit:
                 if self.passed:
