@@ -418,7 +418,10 @@ _ZH_TASTE = [
 ]
 _ZH_PARTICLES = re.compile(r"(?:了|啦|呢|吧|啊|呀)+$")
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
-_ZH_WHEN = "明天|今晚|周末|下周|下个月|后天|今天下午|今天晚上"
+_ZH_WHEN = (
+    "明天|今晚|周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
+    "|(?:这|本)?(?:周|星期|礼拜)[一二三四五六日天]"
+)
 _ZH_PLAN = re.compile(
     r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
     r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})"
@@ -540,7 +543,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
             if not clause:
                 continue
         if has_cjk(clause):
-            facts += _zh(clause) + _zh_more(clause, now)
+            facts += _zh(clause, now) + _zh_more(clause, now)
         else:
             facts += _en(clause, now) + _en_more(clause, now)
         facts += _address(clause)
@@ -794,6 +797,12 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return out
 
 
+def _zh_plan_day(said: str, now: datetime.datetime) -> str:
+    """A Chinese day word of a plan as its date ("明天" -> "2027年3月6日（星期六）"), else ""."""
+    day = when.resolve_day(said, now) if said not in ("今晚", "今天下午", "今天晚上") else None
+    return when.format_date(day, zh=True) if day is not None else ""
+
+
 def _plan_day(said: str, now: datetime.datetime) -> str:
     """ "next friday" -> "on Friday, 12 March 2027" (the day it names when it was said), so a plan
     read back a week later names the right day; a span ("next week") or today's words
@@ -804,7 +813,7 @@ def _plan_day(said: str, now: datetime.datetime) -> str:
     return f"on {when.format_date(day, zh=False)}" if day is not None else said
 
 
-def _zh(clause: str) -> list[SelfFact]:
+def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
     for pattern in _ZH_NAME:
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
@@ -849,7 +858,8 @@ def _zh(clause: str) -> list[SelfFact]:
     if m:
         when = m.group(1) or m.group(3)
         what = m.group(2) or m.group(4)
-        out.append(SelfFact("event", f"plan:{when}", f"{when}{what}", f"{USER_ZH}{when}要{what}。", "zh"))
+        said = _zh_plan_day(when, now) or when  # 明天 said today is a date (see _plan_day)
+        out.append(SelfFact("event", f"plan:{when}", what, f"{USER_ZH}{said}要{what}。", "zh"))
     return out
 
 
