@@ -378,6 +378,45 @@ def test_a_tiny_prompt_carries_no_earlier_value():
     assert "Bristol" not in volatile and "canals" in volatile
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a remark after the list is not an item (the allergy was lost with it)
+        ("I'm allergic to penicillin, found out the hard way.", {"health:allergy:penicillin"}),
+        ("I can't eat grapefruit, the doctor was very firm about that.", {"health:avoid:grapefruit"}),
+        (
+            "I've got a heart condition, so I'm on warfarin.",
+            {"health:condition:heart_disease", "health:medication:warfarin"},
+        ),
+        ("I'm vegetarian and lactose intolerant.", {"health:condition:lactose_intolerance"}),
+        # the second clause of a Chinese sentence without a subject of its own
+        ("我是退休教师，住在成都", {"occupation", "home"}),
+        (
+            "我有高血压，每天吃降压药",
+            {"health:condition:high_blood_pressure", "health:medication:blood_pressure_medication"},
+        ),
+        ("我女儿叫朵朵，她对芝麻过敏", {"family:daughter", "health:allergy:sesame:daughter"}),
+        ("我女儿叫朵朵，对芝麻过敏", {"family:daughter", "health:allergy:sesame:daughter"}),
+        ("我孙子叫浩浩，今年八岁。", {"family:grandson", "family:grandson:age"}),
+        ("Hey! I'm Tomás, nice to meet you.", {"name"}),
+        ("My granddaughter Chloe is coming.", {"family:granddaughter"}),
+    ],
+)
+def test_what_a_second_sweep_of_new_conversations_found_unread(text, expected):
+    assert set(keys(text)) == expected
+
+
+def test_a_late_wife_is_not_said_to_be_alive_and_past_tense_questions_are_answered():
+    facts = learn(["I lost my wife Margaret three years ago.", "I used to be a postman, now I'm a teacher."])
+    assert facts["family:wife"] == "User's late wife was called Margaret."
+    assert fact_answers.answer("What was my wife's name?", facts) == "Your late wife was called Margaret."
+    assert fact_answers.answer("What did I do for a living?", facts) == "You are a teacher."
+    health_facts = learn(["I've got a heart condition, so I'm on warfarin.", "I'm lactose intolerant."])
+    assert fact_answers.answer("What's my heart medication?", health_facts) == "You are on warfarin."
+    assert fact_answers.answer("Is there anything I can't eat?", health_facts) == "You can't eat milk."
+    assert fact_answers.answer("我现在住在哪个城市？", learn(["我是退休教师，住在成都"]), "zh") == "你住在成都。"
+
+
 def test_pets_and_family_told_as_we_and_our():
     assert keys("We've got a dog named Rex.") == {"family:dog": "User's dog is called Rex."}
     assert keys("Our cat is called Mimi.") == {"family:cat": "User's cat is called Mimi."}

@@ -59,7 +59,7 @@ _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
-    r"\b(?:who is|who's|what(?:'s| is)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$|"
+    r"\b(?:who is|who's|who was|what(?:'s| is| was)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) my ([a-z ]+?)'s name\s*\?*$",
     re.I,
 )
@@ -245,7 +245,8 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
     r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
-    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b",
+    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b|"
+    r"\bwhat did i do (?:for (?:a )?(?:living|work))\b|\bwhat was my (?:job|occupation|profession|line of work)\b",
     re.I,
 )
 _OCCUPATION_Q_ZH = re.compile(
@@ -260,12 +261,15 @@ _HOME_Q_EN = re.compile(
     r"\b(?:know|remember) where i live\b",
     re.I,
 )
-_HOME_Q_ZH = re.compile(r"我(?:住|家)在哪|我住哪|我(?:现在)?住在什么地方|我(?:住|家)在什么(?:城市|地方)")
+_HOME_Q_ZH = re.compile(
+    r"我(?:现在)?(?:住|家)在哪|我(?:现在)?住哪|我(?:现在)?住在什么地方|我(?:现在)?(?:住|家)在(?:什么|哪个)(?:城市|地方)"
+)
 _ALLERGY_LIST_Q_EN = re.compile(
     r"\bwhat am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
     r"\bdo i have (?:any )?(?:food )?allergies\b|"
     r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
     r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
+    r"\bis there anything i can(?:'t| ?not) eat\b|"
     r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
     r"\bwhat (?:food|foods) (?:should|must) i avoid\b",
@@ -290,7 +294,7 @@ _MEDICATION_Q_EN = re.compile(
     r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
-    r"\bwhat (?:are|is) my (?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
+    r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
     r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
     r"\bwhat do i take (?:every|each|in the|at)\b",
     re.I,
@@ -510,6 +514,14 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
         else:
             name = parts[2].replace("_", " ")
         (allergic if parts[1] == "allergy" else avoid).append(name)
+    for key in facts:  # lactose intolerance: milk; coeliac disease: gluten
+        parts = key.split(":")
+        condition = health.term(health.CONDITIONS, parts[2]) if len(parts) == 3 and parts[1] == "condition" else None
+        if condition is not None and condition.rules_out:
+            ruled = health.term(health.ALLERGENS, condition.rules_out)
+            name = ruled.name(zh) if ruled is not None else condition.rules_out
+            if name not in avoid and name not in allergic:
+                avoid.append(name)
     out = []
     if zh:
         out += [f"你对{'、'.join(allergic)}过敏。"] if allergic else []

@@ -139,7 +139,7 @@ _NOT_NAMES = {
     "working",
     "learning",
 }
-_NAME_WORD = r"[A-Z][a-zA-Z'\-]{1,30}"
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zA-ZÀ-ÖØ-öø-ÿ'\-]{1,30}"  # (Tomás, Zoë, Renée)
 # A second name word is capitalised even in a case-insensitive pattern ("Mary Ann", not "Tom and").
 _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 # After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
@@ -168,6 +168,9 @@ RELATIONS = (
     "grandma",
     "grandfather",
     "grandpa",
+    "granddaughter",
+    "grandson",
+    "grandchild",
     "friend",
     "best friend",
     "boyfriend",
@@ -194,7 +197,8 @@ _EN_FAMILY_NAMED = [
     re.compile(rf"\bmy ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
     re.compile(
-        rf"\bmy ({_REL}),?\s+(?!(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|easter)\b)"
+        rf"\bmy (?:late )?({_REL}),?\s+"
+        r"(?!(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|easter)\b)"
         r"((?-i:[A-Z][a-z'\-]{1,30}))\b(?!'s\b| is called| is named)",
         re.I,
     ),
@@ -357,7 +361,7 @@ _ZH_NAME = [
 ]
 ZH_RELATIONS = (
     "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-    "|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子"
+    "|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
 )
 _ZH_FAMILY_NAMED = re.compile(
     r"我(?:的|家(?:的)?|养的|(?:家)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
@@ -543,6 +547,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
             if not clause:
                 continue
         if has_cjk(clause):
+            clause = _zh_subject_carried(clause)
             facts += _zh(clause, now) + _zh_more(clause, now)
         else:
             facts += _en(clause, now) + _en_more(clause, now)
@@ -707,11 +712,14 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         m = pattern.search(clause)
         if m and m.group(2)[0].isupper():
             relation, name = m.group(1).lower(), m.group(2)
-            out.append(
-                SelfFact(
-                    "fact", f"family:{relation_key(relation)}", name, f"{USER_EN}'s {relation} is called {name}.", "en"
-                )
+            # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
+            late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I)
+            content = (
+                f"{USER_EN}'s late {relation} was called {name}."
+                if late or re.search(rf"\bmy late {re.escape(relation)}\b", clause, re.I)
+                else f"{USER_EN}'s {relation} is called {name}."
             )
+            out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, content, "en"))
             break
     else:
         m = _EN_FAMILY_HAS.search(clause)
@@ -811,6 +819,19 @@ def _plan_day(said: str, now: datetime.datetime) -> str:
         return said
     day = when.resolve_day(said, now)
     return f"on {when.format_date(day, zh=False)}" if day is not None else said
+
+
+_ZH_GOES_ON = re.compile(
+    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都)?(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是))"
+)
+
+
+def _zh_subject_carried(clause: str) -> str:
+    """ "我是退休教师，住在成都" -> "我是退休教师，我住在成都": a clause that goes on without a subject
+    after one about the user (not "我女儿叫朵朵，…", whose next clause may be about her)."""
+    if not re.match(r"我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))", clause):
+        return clause
+    return _ZH_GOES_ON.sub("我", clause)
 
 
 def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
@@ -915,6 +936,10 @@ _RELATION_KEYS = {
     "孩子": "child",
     "grandma": "grandmother",
     "grandpa": "grandfather",
+    "孙子": "grandson",
+    "外孙": "grandson",
+    "孙女": "granddaughter",
+    "外孙女": "granddaughter",
 }
 # who "she"/"he" can be, for a question about "her birthday"
 FEMALE_RELATIONS = {"mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "姐姐", "妹妹", "奶奶", "外婆"}
@@ -923,7 +948,7 @@ MALE_RELATIONS = {"father", "husband", "son", "brother", "grandfather", "boyfrie
 
 _EN_MY_RELATION = re.compile(rf"\bmy ({_REL})\b", re.I)
 _ZH_MY_RELATION = re.compile(r"我(?:的|家)?(" + ZH_RELATIONS + r")")
-_RELATIVE_NAME = re.compile(rf"^(?:{USER_EN}'s [a-z ]+ is called |{USER_ZH}的\w+?叫)(.+?)[.。]$")
+_RELATIVE_NAME = re.compile(rf"^(?:{USER_EN}'s [a-z ]+ (?:is|was) called |{USER_ZH}的\w+?叫)(.+?)[.。]$")
 
 
 def relations_in(text: str) -> set[str]:
@@ -1072,6 +1097,9 @@ _BIRTHDAY_EN = re.compile(
 # (", and my son is allergic to eggs": another person's statement starts)
 _STOP_ITEMS = (
     r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b|"
+    # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
+    r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
+    r"according|we|they|he|she|learned|discovered|turns?|doctor)\b|"
     r",?\s*and (?:my|our) \w+(?: [A-Z][a-z]+)? (?:is|has|'s|can|can't|cannot|must|should)\b))"
 )
 _ORDINALS = (
@@ -1124,9 +1152,10 @@ _AVOID_MORE_EN = re.compile(
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
 _CONDITION_EN = re.compile(
-    rf"\bI(?:'m| am) (?:also )?(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant|pregnant)\b|"
-    rf"\bI (?:have|'ve got|have got|suffer from|live with|was diagnosed with|got diagnosed with) "
-    rf"(?:(?:type [12]|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    rf"\bI(?:'m| am) (?:also )?(?:[a-z]+ and )?"
+    r"(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant|pregnant)\b|"
+    rf"\bI(?: have|'ve got| have got|'ve| suffer from| live with| was diagnosed with| got diagnosed with) "
+    rf"(?:an? )?(?:(?:type [12]|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
     re.I,
 )
 _MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
@@ -1630,8 +1659,14 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
 
 
 def _zh_family_health(clause: str) -> list[SelfFact]:
-    """A household member's allergies and foods they cannot eat (_FAMILY_ALLERGY_ZH)."""
+    """A household member's allergies and foods they cannot eat (_FAMILY_ALLERGY_ZH); "她"/"他"
+    after a member named in the same sentence is that member ("我女儿叫朵朵，她对芝麻过敏")."""
     out: list[SelfFact] = []
+    named = re.match(r"我(?:的|家(?:的)?)?(" + ZH_RELATIONS + r")", clause)
+    if named:
+        clause = re.sub(
+            r"(?<=[，,])\s*[她他]?(?=(?:对|有)[^" + _ZH_STOP + r"]{1,10}?过敏|不能)", "我" + named.group(1), clause
+        )
     m = _FAMILY_ALLERGY_ZH.search(clause)
     if m:
         word = m.group(1) or m.group(4)

@@ -216,6 +216,7 @@ class _Found:
     weekday_bare: bool = False  # "on Friday" said on a Friday: today if still ahead, else in a week
     end_of_day: bool = False  # "midnight", "晚上十二点": 00:00 after the day named
     spans: list[tuple[int, int]] = field(default_factory=list)
+    weekdays: list[int] = field(default_factory=list)  # every weekday named ("every two weeks on Monday")
     # every clock time read, as (hour, minute, exact, period): "every day at 8am and 8pm",
     # "每天早上八点和晚上八点" say two (hour/minute/clock_exact/period above: the last one)
     clocks: list[tuple[int, int, bool, str | None]] = field(default_factory=list)
@@ -237,7 +238,7 @@ def _num(text: str | None, default: int | None = None) -> int | None:
     return number(t)
 
 
-_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800, "fortnight": 1209600}
 _ZH_UNIT_SECONDS = {
     "秒": 1,
     "秒钟": 1,
@@ -248,11 +249,12 @@ _ZH_UNIT_SECONDS = {
     "天": 86400,
     "周": 604800,
     "星期": 604800,
+    "礼拜": 604800,
 }
 _EN_NUM = rf"(?:\d+\.\d+|{EN_NUMBER}|an?|a couple of)"
-_EN_UNIT = r"(sec(?:ond)?|min(?:ute)?|hour|hr|day|week)s?"
+_EN_UNIT = r"(sec(?:ond)?|min(?:ute)?|hour|hr|day|week|fortnight)s?"
 _ZH_NUM = r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,5})"
-_ZH_UNIT = r"(秒钟?|分钟|小时|钟头|天|周|星期)"
+_ZH_UNIT = r"(秒钟?|分钟|小时|钟头|天|周|星期|礼拜)"
 
 _MONTHS = {
     m: i + 1
@@ -357,7 +359,21 @@ class _Scanner:
             self.blank[i] = "\0"
 
 
+# Days a person names that this parser does not count: asked about, never read as today
+_UNCOUNTED_DAYS_EN = (
+    r"\b(?:new year'?s(?: eve| day)?|christmas(?: eve| day)?|easter|thanksgiving|halloween|valentine'?s(?: day)?|"
+    r"mother'?s day|father'?s day|(?:the )?last (?:day|week|weekday) of|end of (?:the|this|next) month|"
+    r"first (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\w+'s )?birthday)\b"
+)
+_UNCOUNTED_DAYS_ZH = (
+    r"元旦|春节|除夕|大年|中秋|端午|清明|国庆|圣诞|情人节|母亲节|父亲节|最后一天|月底|月末|生日那天|过年"
+)
+
+
 def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
+    for m in s.each(_UNCOUNTED_DAYS_EN):
+        f.vague = True
+        s.take(m)
     # vague or alternatives
     for m in s.each(r"\b(?:later|soon|sometime|some time|in a (?:few|while|bit)(?: \w+)?|in a moment|someday)\b"):
         f.vague = True
@@ -372,6 +388,10 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.vague = True  # "tomorrow or Friday": ask which
         s.take(m)
     # repeats
+    for m in s.each(rf"\bevery (other|second|{EN_NUMBER}) ({_WD_ONE})\b"):
+        f.freq, f.interval = "WEEKLY", 2 if m.group(1).lower() in ("other", "second") else _num(m.group(1)) or 1
+        f.byday = [WEEKDAY_CODES[_en_weekday(m.group(2))]]  # "every other Tuesday"
+        s.take(m)
     for m in s.each(rf"\bevery (other|{EN_NUMBER}) (day|week)s?\b"):
         f.freq = "DAILY" if m.group(2).lower() == "day" else "WEEKLY"
         f.interval = 2 if m.group(1).lower() == "other" else _num(m.group(1)) or 1
@@ -443,8 +463,8 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if "and a half" in m.group(0).lower():
             amount += 0.5
         key = next(k for k in _UNIT_SECONDS if k.startswith(unit[:3].replace("hr", "hou")))
-        if key == "day" or key == "week":
-            f.day, f.day_said = today + timedelta(days=int(amount * (7 if key == "week" else 1))), True
+        if key in ("day", "week", "fortnight"):
+            f.day, f.day_said = today + timedelta(days=int(amount * _UNIT_SECONDS[key] / 86400)), True
         else:
             f.delta = timedelta(seconds=amount * _UNIT_SECONDS[key])
             if m.group(3):
@@ -478,6 +498,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             f.vague = True  # "on Monday and Thursday" once: two reminders, ask
         f.day, f.day_said = today + timedelta(days=ahead), True
         f.weekday_bare = ahead == 0 and not m.group(1)
+        f.weekdays.append(weekday)
         s.take(m)
     for m in s.each(r"\b(?:on )?(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?)\b"):
         if m.group(1):
@@ -504,6 +525,8 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
     the_nth = rf"on the {_ORD}|the (\d{{1,2}}(?:st|nd|rd|th))"
     for m in s.each(rf"\b(?:next month )?(?:{the_nth})(?: of next month)?\b"):
+        if f.weekdays:
+            f.vague = True  # "the first Monday of every month": a day this parser does not count, ask
         day_n = _ordinal(m.group(1) or m.group(2))
         if "next month" in m.group(0).lower():
             f.day = _month_day(_add_months(today, 1), day_n)
@@ -608,6 +631,9 @@ _ZH_PERIOD_RE = "|".join(sorted(_ZH_PERIODS, key=len, reverse=True))
 
 
 def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
+    for m in s.each(_UNCOUNTED_DAYS_ZH):
+        f.vague = True
+        s.take(m)
     for m in s.each(r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会"):
         f.vague = True
         s.take(m)
@@ -704,6 +730,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             f.day = today + timedelta(days=(weekday - today.weekday()) % 7)
             f.weekday_bare = f.day == today
         f.day_said = True
+        f.weekdays.append(weekday)
         s.take(m)
     for m in s.each(rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})(?:号|日)"):
         month, day_n = _num(m.group(2)), _num(m.group(3))
@@ -874,6 +901,9 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
 
     if f.vague:
         return ParsedReminder(None, what, None, AMBIGUOUS)
+    if f.freq == "WEEKLY" and f.weekdays:
+        # "every two weeks on Monday", "每两周的周六": the day said, not today's
+        f.byday = sorted({WEEKDAY_CODES[d] for d in f.weekdays}, key=WEEKDAY_CODES.index)
     times = _clock_times(f)
     if len(times) > 1:
         what = re.sub(r"^(?:和|跟|还有|以及|、)", "", what) if zh else re.sub(r"^and\s+", "", what, flags=re.I)
