@@ -126,7 +126,8 @@ class ParsedReminder:
 
 _EN_REQUEST = re.compile(
     r"\bremind (?:me|us)\b|"
-    r"\b(?:set|add|create|make|need|want|like|put|schedule|give me|get)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b|"
+    r"\b(?:set|add|create|make|need|want|like|put|schedule|give me|get)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b"
+    r"(?! clock)|"
     r"^\s*reminder\s*(?:to|for|about|at|in|on|:)|"
     r"\balarm (?:for|at|in)\b|\bwake me\b|\bget me up\b|don'?t let me forget|\bnudge me\b|\bping me\b|"
     r"\btell me to\b",
@@ -147,13 +148,19 @@ _EN_ASKING_ABOUT = re.compile(
     # remember what I asked you to remind me about?": about reminders, not for one
     r"^\s*(?:what|when|which|why|how|who)\b[^?]*\b(?:did|have|has) you\b[^?]*\b(?:remind|alarm)|"
     r"^\s*(?:did|have|has) you\b[^?]*\b(?:set|make|add|create)\b[^?]*\b(?:alarm|reminder)s?\b|"
-    r"\b(?:what|which) (?:i|we) (?:asked|told) you to remind\b",
+    r"\b(?:what|which) (?:i|we) (?:asked|told) you to remind\b|"
+    # the user's own doing, a how-to, or someone else asked to remind them: "I set a reminder
+    # yesterday", "how do I set an alarm?", "did I ask you to remind me…", "I told my wife to remind me…"
+    r"\bI (?:set|made|created|had|already set|have set|'ve set|'d set) (?:a|an|the|my) (?:reminder|alarm)s?\b|"
+    r"\bhow (?:do|can|would|should) (?:i|you) (?:set|make|add|create|use|turn on|change|cancel)\b|"
+    r"^\s*(?:did|have|had) i (?:ask|tell|told|asked)\b|"
+    r"\b(?:told|asked) (?:my|his|her|the|our) \w+(?: \w+)? to remind me\b",
     re.I,
 )
 _ZH_REQUEST = re.compile(
     r"提醒(?:我|一下|下我)|(?:帮我|记得|请)提醒|(?:设|定|订|加|建|添加|创建|设置|设定|开)[^，。！？]{0,14}(?:提醒|闹钟)|"
-    r"的闹钟|"
-    r"叫我|叫醒|喊我|别让我忘|通知我"
+    r"[点分半](?:钟)?的闹钟|"  # "七点的闹钟" (not "我的闹钟坏了")
+    r"叫我(?=起床|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我"  # (not "叫我老王就行": call me)
 )
 _ZH_NEGATIVE = re.compile(
     r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消|不想)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
@@ -171,7 +178,8 @@ _ZH_REPORTED = re.compile(
         "孩子 老板 同事 医生 老师 领导 经理 秘书 护士 邻居 同学 室友".split()
     )
     + r")(?:昨天|今天|前天|刚才|刚刚|早上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|也|都|又|还|总){0,3}"
-    r"提醒(?:过|了)?我"
+    r"提醒(?:过|了)?我|"
+    r"提醒我[^，。！？]{0,12}的那(?:个|位)"  # "提醒我吃药的那个护士今天没来": who, not a request
 )
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -362,8 +370,9 @@ class _Scanner:
 # Days a person names that this parser does not count: asked about, never read as today
 _UNCOUNTED_DAYS_EN = (
     r"\b(?:new year'?s(?: eve| day)?|christmas(?: eve| day)?|easter|thanksgiving|halloween|valentine'?s(?: day)?|"
-    r"mother'?s day|father'?s day|(?:the )?last (?:day|week|weekday) of|end of (?:the|this|next) month|"
-    r"first (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:\w+'s )?birthday)\b"
+    r"mother'?s day|father'?s day|end of (?:the|this|next) month|(?:\w+'s )?birthday|"
+    r"(?:on )?(?:the )?(?:first|second|third|fourth|last) (?:day|week|weekday|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)(?: of (?:every|each|the|this|next) month)?)\b"
 )
 _UNCOUNTED_DAYS_ZH = (
     r"元旦|春节|除夕|大年|中秋|端午|清明|国庆|圣诞|情人节|母亲节|父亲节|最后一天|月底|月末|生日那天|过年"
@@ -372,6 +381,12 @@ _UNCOUNTED_DAYS_ZH = (
 
 def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(_UNCOUNTED_DAYS_EN):
+        f.vague = True
+        s.take(m)
+    # "the 8 o'clock train", "my 10 am appointment": a time that names a thing, not the reminder's
+    for m in s.each(
+        rf"\b(?:the|my|your|our|an?) (?:\d{{1,2}}(?::\d\d)?|{EN_NUMBER})(?: ?o'?clock| ?[ap]\.? ?m\.?)(?= [a-z])"
+    ):
         f.vague = True
         s.take(m)
     # vague or alternatives
@@ -634,6 +649,9 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(_UNCOUNTED_DAYS_ZH):
         f.vague = True
         s.take(m)
+    for m in s.each(rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟)"):
+        f.vague = True  # "三点的电影": a time that names a thing, not the reminder's
+        s.take(m)
     for m in s.each(r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会"):
         f.vague = True
         s.take(m)
@@ -732,9 +750,11 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         f.day_said = True
         f.weekdays.append(weekday)
         s.take(m)
-    for m in s.each(rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})(?:号|日)"):
-        month, day_n = _num(m.group(2)), _num(m.group(3))
+    for m in s.each(rf"(?:(\d{{4}})年|(明年|今年))?({_ZH_NUM})月({_ZH_NUM})(?:号|日)"):
+        month, day_n = _num(m.group(3)), _num(m.group(4))
         year = int(m.group(1)) if m.group(1) else None
+        if m.group(2):
+            year = today.year + (1 if m.group(2) == "明年" else 0)
         f.day = _next_date(today, month or 0, day_n or 0, year)
         f.day_said = True
         f.vague = f.vague or f.day is None
@@ -752,7 +772,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
     # times of day
     for m in s.each(
-        rf"({_ZH_PERIOD_RE})?\s*(?:(\d{{1,2}})[:：](\d\d)|({_ZH_NUM})[点點时](?:钟)?(?:(半)|(一刻)|(三刻)|过?({_ZH_NUM})分?)?)"
+        rf"({_ZH_PERIOD_RE})?\s*(?:(\d{{1,2}})[:：](\d\d)|({_ZH_NUM})[点點时](?:钟)?(?:(半)|(一刻)|(三刻)|过?({_ZH_NUM})分?)?)整?"
     ):
         hour = int(m.group(2)) if m.group(2) else _num(m.group(4))
         if m.group(2):
@@ -974,7 +994,8 @@ def _is_night(due: datetime) -> bool:
 
 
 _EN_ASK = re.compile(
-    r"^\s*(?:(?:hey|hi|ok|okay)[,!]?\s+(?:\w+[,!]\s+)?)?"
+    r"^\s*(?:(?:um+|uh+|er+m?|so|well)[,]?\s+)*"
+    r"(?:(?:hey|hi|ok|okay)[,!]?\s+(?:(?:fay|\w+[,!])\s+)?)?"
     r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+|pls\s+|i need you to\s+|"
     r"i want you to\s+|i'?d like you to\s+|(?:don'?t|do not) forget to\s+)?"
     r"(?:i (?:need|have|want|must|should|got) to\s+(?=\w+\s+\w))?",
@@ -995,7 +1016,7 @@ _EN_EDGE_WORDS = re.compile(
 
 
 _ZH_ASK = re.compile(
-    r"^(?:请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
+    r"^(?:(?:呃|嗯|嘿|喂|哎|诶)[，,]?|(?:菲菲|小菲|fay)[，,]?|请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
     r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记)+"
 )
 
@@ -1031,4 +1052,6 @@ def _clean(rest: str, zh: bool) -> str:
     t = re.sub(r"\s+([,.!?])", r"\1", t)
     for _ in range(3):
         t = _EN_EDGE_WORDS.sub("", t.strip(" ,.!?;:")).strip(" ,.!?;:")
+    if t.lower() in ("for", "to", "at", "on", "about", "that", "by"):
+        t = ""  # "set an alarm for seven thirty": only the time was said
     return re.sub(r"\s+", " ", t)
