@@ -48,7 +48,9 @@ LEAKS = re.compile(
     r"\bjudge\b|\bjson\b|\bas an ai\b|\bthe user\b|" + "|".join(TOOL_NAMES),
     re.I,
 )
-SENTENCE_END = re.compile(r"[.!?。！？…~]['\"”’)）]*$")
+# (the splitter speaks a semicolon's clause as a piece of its own, as it does a full stop's:
+# fay_ros.text.sentences; "…a body of water;" then "it's also…" is no fragment)
+SENTENCE_END = re.compile(r"[.!?。！？…~;；]['\"”’)）]*$")
 CLAIMS_USER_NAME = re.compile(r"\b(?:my name is|my name's|i am|i'm|call me)\s+tom\b", re.I)
 
 # (what the user types, words the answer must contain: the user's facts said back)

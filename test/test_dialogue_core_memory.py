@@ -84,7 +84,7 @@ def test_a_safety_fact_is_said_once_in_a_tiny_prompt():
     head = prompts.tiny_system("You are Fay.", facts, max_fact_lines=0)
     assert "allergic to peanuts" in head and "allergic to peanuts" not in volatile
     # a safety line the head does not state (no safety key) stays, under its heading
-    assert "Safety (always respect):\n- User takes insulin.\nTastes:" in volatile
+    assert "Safety (always respect):\n- Tom takes insulin.\nTastes:" in volatile  # (named as the head names him)
     only_known = "Safety (always respect):\n- User is allergic to peanuts.\nTastes:\n- likes tea"
     assert "Safety" not in "\n".join(prompts.tiny_volatile([], [], facts, [], "Tom", only_known))
 

@@ -125,6 +125,9 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
         ("I'm sorry, but as a food delivery service, we don't have the ability to provide meals.", "meta talk"),
         ("As a small local business, we pride ourselves on quality.", "meta talk"),
         ("I'm sorry, but as a teacher and a food blogger, I don't have the ability to give advice.", "meta talk"),
+        # the companion has no family: the model speaking as the user, or a character of its own
+        ("My wife's name is Margaret and she loves to bake.", "speaks as the user or of a family of its own"),
+        ("Spring is a magical time for me and my family.", "speaks as the user or of a family of its own"),
         # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
         # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
         ('{"action": "finish"', "markup or JSON"),
@@ -182,6 +185,19 @@ def test_unspeakable_parts_are_removed_and_the_rest_is_said(sentence, cleaned, r
     verdict, g = one(sentence)
     assert (verdict.text, verdict.reason, verdict.stop) == (cleaned, reason, False)
     assert g.passed == 1
+
+
+def test_an_allergy_is_never_put_on_someone_else():
+    # the embedded model moved Tom's own peanut allergy to his daughter Lena
+    facts = {
+        "health:allergy:peanut": "User is allergic to peanuts.",
+        "family:daughter": "User's daughter is called Lena.",
+    }
+    verdict = guard(facts=facts).check("Lena is allergic to peanuts, so she doesn't know what you eat.")
+    assert verdict.text is None and verdict.reason == "puts an allergy on someone else"
+    assert guard(facts=facts).check("You're allergic to peanuts, so let's pick apples.").text
+    household = {"health:allergy:peanut:son": "User's son Oliver is allergic to peanuts."}
+    assert guard(facts=household).check("Oliver is allergic to peanuts, so let's pick apples.").text
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,8 @@ slips now and then. The guard does not ask the model to behave, it decides:
   does not narrate the user in the third person ("Tom loves golf.", "But Tom has always
   said…"), and does not turn into another character ("as a food delivery service, we…");
 - a quote mark never opened or never closed is removed ('…I can do that."');
+- the companion has no family: "My wife's name is Margaret." (the model speaking as the user) or
+  "for me and my family" is dropped;
 - the user's own facts win: a sentence that tells the user something about themselves that
   their words said otherwise ("You live in London." to someone who lives in Leeds, "你有三个
   女儿。" to a father of two) is replaced by the fact ("You live in Leeds."), or dropped when
@@ -98,6 +100,18 @@ _META = re.compile(
     # ... or in the user's: "as a teacher and a food blogger, I don't have the ability to ..."
     r"\bas an? (?:[\w-]+ ){1,4}(?:and (?:an? )?(?:[\w-]+ ){1,3})?(?:[\w-]+), I (?:don't|do not|can't|cannot)\b|"
     r"作为(?:一个)?(?:人工智能|AI|语言模型)|语言模型|系统提示|用户说|用户的问题|上面的回答",
+    re.I,
+)
+# A companion robot has no family: "my wife's name is Margaret" is the model speaking as the user,
+# "a magical time for me and my family" a character of its own (both held-out sweeps)
+_OWN_FAMILY = re.compile(
+    r"\b(?:my|our) (?:wife|husband|son|daughter|kids|children|mom|mum|dad|mother|father|parents|family|grandson|"
+    r"granddaughter|grandchildren|grandkids|boyfriend|girlfriend)\b|我(?:的)?(?:老婆|老公|儿子|女儿|爸爸|妈妈|家人|孙子|孙女)",
+    re.I,
+)
+_ALLERGY_CLAIM = re.compile(
+    r"\b((?-i:[A-Z][a-z]+)|he|she|they|your \w+|you)(?: is| are|'s|'re)(?: also| very| severely)? allergic to "
+    r"([a-z]+(?: [a-z]+)?)",
     re.I,
 )
 # What the outbound sanitiser leaves of structured output: not a whole JSON object (those are
@@ -236,6 +250,10 @@ class ReplyGuard:
             return self._drop("meta talk")
         if self._about_the_user(text):
             return self._drop("talks about the user")
+        if _OWN_FAMILY.search(text):
+            return self._drop("speaks as the user or of a family of its own")
+        if self._misplaced_allergy(text):
+            return self._drop("puts an allergy on someone else")
         if self._recites_prompt(text):
             return self._drop("prompt text")
         if self._claims_wrong_name(text):
@@ -322,6 +340,18 @@ class ReplyGuard:
                 text,
             )
         )
+
+    def _misplaced_allergy(self, text: str) -> bool:
+        """ "Lena is allergic to peanuts" when the allergy is the user's own (the embedded model
+        moved Tom's peanut allergy to his daughter): someone other than "you" said to be allergic
+        to what no household member's fact says they are."""
+        m = _ALLERGY_CLAIM.search(text)
+        if m is None or m.group(1).lower() in ("you", "you're", "you are"):
+            return False
+        known = health.find(health.ALLERGENS, m.group(2))
+        key = known.key if known is not None else m.group(2).lower()
+        household = {k.split(":")[2] for k in self.facts if k.startswith("health:allergy:") and k.count(":") == 3}
+        return key not in household
 
     def _claims_wrong_name(self, text: str) -> bool:
         own = self.policy.companion_name.strip().lower()

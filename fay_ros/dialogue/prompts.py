@@ -271,7 +271,7 @@ def tiny_volatile(
         for m in memories
         if m.node_type != "conversation" and _tells_more(m, facts, question, said_before)
     ][:2]
-    core = _unsaid_core(core, facts)
+    core = _tiny_core(_unsaid_core(core, facts), facts, user)
     volatile = [f"About {user or 'the user'}:\n{core}"] if core else []
     volatile += addressing
     if rules:
@@ -304,6 +304,26 @@ def _tells_more(m: Memory, facts: dict[str, str], question: str, said_before: se
     if any(fact.key in facts and facts[fact.key] != fact.content for fact in stated):
         return False  # "I live in Bristol." said before they moved: the facts say where they live now
     return not question or bool(set(tokens(text)) & set(tokens(question)))
+
+
+def _tiny_core(core: str, facts: dict[str, str], user: str) -> str:
+    """The core memory as a tiny prompt reads it: under the one "About <name>:" heading (not a
+    second "About them:"), each line with the user's name for "User" (as the head says it), and
+    without the lines the head states already."""
+    stated = set(facts.values())
+    lines = []
+    about_them = False  # in the identity block: its lines may repeat the head's
+    for line in core.splitlines():
+        if not line.startswith("- "):
+            about_them = line.strip() == "About them:"
+            if about_them:
+                continue
+        elif about_them and line[2:] in stated:
+            continue
+        else:
+            line = "- " + render_fact(line[2:], user)
+        lines.append(line)
+    return "\n".join(lines).strip()
 
 
 def _unsaid_core(core: str, facts: dict[str, str]) -> str:
