@@ -380,28 +380,20 @@ _UNCOUNTED_DAYS_ZH = (
 
 
 def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
-    for m in s.each(_UNCOUNTED_DAYS_EN):
-        f.vague = True
-        s.take(m)
+    _ask_about(s, f, _UNCOUNTED_DAYS_EN)
     # "the 8 o'clock train", "my 10 am appointment": a time that names a thing, not the reminder's
-    for m in s.each(
-        rf"\b(?:the|my|your|our|an?) (?:\d{{1,2}}(?::\d\d)?|{EN_NUMBER})(?: ?o'?clock| ?[ap]\.? ?m\.?)(?= [a-z])"
-    ):
-        f.vague = True
-        s.take(m)
+    _ask_about(
+        s, f, rf"\b(?:the|my|your|our|an?) (?:\d{{1,2}}(?::\d\d)?|{EN_NUMBER})(?: ?o'?clock| ?[ap]\.? ?m\.?)(?= [a-z])"
+    )
     # vague or alternatives
-    for m in s.each(r"\b(?:later|soon|sometime|some time|in a (?:few|while|bit)(?: \w+)?|in a moment|someday)\b"):
-        f.vague = True
-        s.take(m)
-    for m in s.each(
-        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)? or (?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)?"
-    ):
-        f.vague = True
-        s.take(m)
+    _ask_about(s, f, r"\b(?:later|soon|sometime|some time|in a (?:few|while|bit)(?: \w+)?|in a moment|someday)\b")
+    _ask_about(
+        s,
+        f,
+        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)? or (?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)?",
+    )
     day_word = rf"(?:today|tomorrow|tonight|(?:on )?{_WD_ONE})"
-    for m in s.each(rf"\b{day_word} or {day_word}\b"):
-        f.vague = True  # "tomorrow or Friday": ask which
-        s.take(m)
+    _ask_about(s, f, rf"\b{day_word} or {day_word}\b")  # "tomorrow or Friday": ask which
     # repeats
     for m in s.each(rf"\bevery (other|second|{EN_NUMBER}) ({_WD_ONE})\b"):
         f.freq, f.interval = "WEEKLY", 2 if m.group(1).lower() in ("other", "second") else _num(m.group(1)) or 1
@@ -646,22 +638,12 @@ _ZH_PERIOD_RE = "|".join(sorted(_ZH_PERIODS, key=len, reverse=True))
 
 
 def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
-    for m in s.each(_UNCOUNTED_DAYS_ZH):
-        f.vague = True
-        s.take(m)
-    for m in s.each(rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟)"):
-        f.vague = True  # "三点的电影": a time that names a thing, not the reminder's
-        s.take(m)
-    for m in s.each(r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会"):
-        f.vague = True
-        s.take(m)
-    for m in s.each(rf"(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?(?:或者?|还是|或)(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?"):
-        f.vague = True
-        s.take(m)
+    _ask_about(s, f, _UNCOUNTED_DAYS_ZH)
+    _ask_about(s, f, rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟)")  # 三点的电影
+    _ask_about(s, f, r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会")
+    _ask_about(s, f, rf"(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?(?:或者?|还是|或)(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?")
     zh_day = r"(?:今天|明天|后天|大后天|今晚|明晚|明早|(?:这|本|下)?个?(?:周|星期|礼拜)[一二三四五六日天])"
-    for m in s.each(rf"{zh_day}(?:或者?|还是|或){zh_day}"):
-        f.vague = True  # 明天或者后天: ask which
-        s.take(m)
+    _ask_about(s, f, rf"{zh_day}(?:或者?|还是|或){zh_day}")  # 明天或者后天: ask which
     # repeats
     for m in s.each(rf"每隔?({_ZH_NUM})个?(天|周|星期|礼拜)|隔天"):
         f.freq = "DAILY" if m.group(0) == "隔天" or m.group(2) == "天" else "WEEKLY"
@@ -804,14 +786,20 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
 
 
+def _ask_about(s: _Scanner, f: _Found, pattern: str) -> None:
+    """Words read but not turned into one time (a holiday, "later", "7 or 8", "the 8 o'clock
+    train"): taken out of the reminder's words, and the reminder asks."""
+    for m in s.each(pattern):
+        f.vague = True
+        s.take(m)
+
+
 def _stretch(s: _Scanner, f: _Found, pattern: str) -> None:
     """A stretch of time ("next week", "这周末") with nothing else saying when: ask which day.
     With a day or time said it is part of the reminder's words ("prepare next week's slides")."""
     if f.day is not None or f.hour is not None or f.freq or f.delta is not None:
         return
-    for m in s.each(pattern):
-        f.vague = True
-        s.take(m)
+    _ask_about(s, f, pattern)
 
 
 # -- resolving ------------------------------------------------------------------------------
