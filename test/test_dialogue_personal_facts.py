@@ -400,6 +400,10 @@ def test_a_tiny_prompt_carries_no_earlier_value():
         ("我孙子叫浩浩，今年八岁。", {"family:grandson", "family:grandson:age"}),
         ("Hey! I'm Tomás, nice to meet you.", {"name"}),
         ("My granddaughter Chloe is coming.", {"family:granddaughter"}),
+        ("We've been living in Cork for ten years.", {"home"}),
+        ("We moved to Manchester last month.", {"home"}),
+        ("My better half is called Sam.", {"family:partner"}),
+        ("I work nights at the hospital as a porter.", {"occupation"}),
     ],
 )
 def test_what_a_second_sweep_of_new_conversations_found_unread(text, expected):

@@ -171,6 +171,9 @@ RELATIONS = (
     "granddaughter",
     "grandson",
     "grandchild",
+    "partner",
+    "better half",
+    "other half",
     "friend",
     "best friend",
     "boyfriend",
@@ -936,6 +939,8 @@ _RELATION_KEYS = {
     "孩子": "child",
     "grandma": "grandmother",
     "grandpa": "grandfather",
+    "better half": "partner",
+    "other half": "partner",
     "孙子": "grandson",
     "外孙": "grandson",
     "孙女": "granddaughter",
@@ -1014,7 +1019,7 @@ _OCC_EN = re.compile(
     re.I,
 )
 _OCC_AS_EN = re.compile(
-    rf"\bI(?: currently| now)? (work|worked) as (an? .+?|the .+?){_NOW_EN}{_STOP_CLAUSE}|"
+    rf"\bI(?: currently| now)? (work|worked)(?: [a-z]+){{0,5}}? as (an? .+?|the .+?){_NOW_EN}{_STOP_CLAUSE}|"
     rf"\bI(?:'m| am) (?:currently |now )?(?:employed|working) as (an? .+?){_NOW_EN}{_STOP_CLAUSE}|"
     rf"\bI(?:'m| am) (an? .+?) by (?:profession|trade){_STOP_CLAUSE}|"
     # "I started a new job as a teacher", "I've got a job as a nurse now"
@@ -1054,11 +1059,14 @@ _WORK_AT_EN = re.compile(
 )
 _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
 _HOME_EN = re.compile(
-    rf"\b(?:I|we)(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside) "
-    rf"((?:in|near|outside|just outside|close to) .+?){_STOP_CLAUSE}|"
+    rf"\b(?:I|we)(?:(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside|"
+    rf"have been living|have lived)|'ve been living|'ve lived) "
+    rf"((?:in|near|outside|just outside|close to) .+?)(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b|"
+    rf"{_STOP_CLAUSE[3:-1]})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
-    rf"\bI(?: just| recently)? moved to (.+?)(?= (?:last|this|in|a|two|three|recently)\b|{_STOP_CLAUSE})",
+    rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
+    rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})",
     re.I,
 )
 _NOT_HOMES = {"fear", "hope", "peace", "denial", "the moment", "the past", "a dream", "luxury", "harmony", "poverty"}
