@@ -37,7 +37,7 @@ from ..memory.self_facts import (
     taste_from_content,
 )
 from ..text import when
-from ..text.words import has_cjk
+from ..text.words import and_list, has_cjk
 
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
@@ -192,13 +192,9 @@ def _tastes(facts: dict[str, str], zh: bool) -> str:
         parts += [f"你喜欢{'、'.join(likes)}。"] if likes else []
         parts += [f"你不喜欢{'、'.join(dislikes)}。"] if dislikes else []
     else:
-        parts += [f"You like {_and(likes)}."] if likes else []
-        parts += [f"You don't like {_and(dislikes)}."] if dislikes else []
+        parts += [f"You like {and_list(likes)}."] if likes else []
+        parts += [f"You don't like {and_list(dislikes)}."] if dislikes else []
     return _join(parts + other, zh)
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _lower_first(text: str) -> str:
@@ -527,8 +523,8 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
         out += [f"你对{'、'.join(allergic)}过敏。"] if allergic else []
         out += [f"你不能吃{'、'.join(avoid)}。"] if avoid else []
     else:
-        out += [f"You're allergic to {_and(allergic)}."] if allergic else []
-        out += [f"You can't eat {_and(avoid)}."] if avoid else []
+        out += [f"You're allergic to {and_list(allergic)}."] if allergic else []
+        out += [f"You can't eat {and_list(avoid)}."] if avoid else []
     return ("" if zh else " ").join(out)
 
 

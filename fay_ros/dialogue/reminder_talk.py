@@ -46,7 +46,7 @@ from ..schedule.reminder_text import (
     parse_reminder,
 )
 from ..text import when
-from ..text.words import has_cjk
+from ..text.words import and_list, has_cjk
 
 PENDING_FOR = 300.0  # seconds a question waits for its answer
 SAID_FOR = 900.0  # seconds after a reminder was said in which "ok" / "snooze" refer to it
@@ -175,8 +175,7 @@ def rule_words(rule: str, zh: bool) -> str:
         if zh:
             return every + "、".join(_WEEKDAYS_ZH[d] for d in days)
         names = [when.WEEKDAYS_EN[d] for d in days]
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        return f"{every} {listed}".strip()
+        return f"{every} {and_list(names)}".strip()
     if freq == "MONTHLY":
         day = parts.get("BYMONTHDAY", "")
         if zh:
@@ -219,7 +218,7 @@ def _repeat_words(rule: str, zh: bool) -> str:
         return words
     if zh:
         return words + "和".join(times)
-    return f"{words} at {' and '.join([', '.join(times[:-1]), times[-1]] if len(times) > 1 else times)}"
+    return f"{words} at {and_list(times)}"
 
 
 # ----------------------------------------------------------------------------- matching words

@@ -35,3 +35,8 @@ def spoken_words(text: str) -> list[str]:
     "yeah"]; "等一下，我" -> ["等一下", "我"]); a hyphen or an apostrophe joins, it does not part."""
     words = (_NOT_WORD.sub("", w) for w in _WORD_BREAK.split(text.lower()))
     return [w for w in words if w]
+
+
+def and_list(items: list[str]) -> str:
+    """ "tea", "tea and cake", "tea, cake and jam": English words listed as they are said."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
