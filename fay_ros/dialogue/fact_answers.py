@@ -29,6 +29,7 @@ from ..memory.self_facts import (
     RELATIONS,
     ZH_RELATIONS,
     SelfFact,
+    household_member,
     is_safety_key,
     name_from_content,
     name_of_relative,
@@ -357,22 +358,15 @@ _OWN_AGE_Q_EN = re.compile(
 _OWN_AGE_Q_ZH = re.compile(
     r"^(?:你知道)?我(?:今年|现在)?(?:几岁|多大|多少岁)(?:了)?|我(?:的)?年龄是?多少|你知道我(?:今年)?多大"
 )
-_AS_OF = re.compile(r"\(as of (\d{1,2} [A-Z][a-z]+ \d{4})\)|（(\d{4})年(\d{1,2})月(\d{1,2})日时）")
 
 
 def _own_age(facts: dict[str, str], zh: bool, now: datetime.datetime) -> str:
     """ "How old am I?": the age they told, with the day they told it when that was over a year ago."""
-    content = facts.get("age", "")
-    m = re.search(r"\d{1,3}", content)
-    if m is None:
+    told = _told_age(facts.get("age", ""))
+    if told is None:
         return _UNKNOWN["own_age"]["zh" if zh else "en"]
-    told = _AS_OF.search(content)
-    age = (when.zh_words if zh else when.en_words)(int(m.group(0)))  # said as words, like a relative's
-    said_on = None
-    if told and told.group(1):
-        said_on = datetime.datetime.strptime(told.group(1), "%d %B %Y").date()
-    elif told:
-        said_on = datetime.date(int(told.group(2)), int(told.group(3)), int(told.group(4)))
+    age = (when.zh_words if zh else when.en_words)(told[0])  # said as words, like a relative's
+    said_on = told[1]
     if said_on is not None and (now.date() - said_on).days > 365:
         day = when.format_date(said_on, zh=zh, weekday=False)
         return f"你在{day}告诉我你{age}岁。" if zh else f"You told me you were {age} on {day}."
@@ -399,27 +393,13 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     if found is None:
         return None
     said = [g for g in found.groups() if g]
-    if zh:
-        relation = relation_key(found.group(1)) if found.group(1) else None
-        if relation is None and found.group(2):
-            relation = _last_with_health(facts, female=found.group(2) == "她")
-        elif relation is None:
-            relation = _by_name(found.group(3) or "", facts)
-    else:
-        who = said[0].strip() if said else ""
-        low = who.lower()
-        if low.startswith("my "):
-            relation = relation_key(low[3:])
-        elif low in ("she", "her", "he", "him"):
-            relation = _last_with_health(facts, female=low in ("she", "her"))
-        else:
-            relation = _by_name(who, facts)
+    relation = _member(found, facts, zh, among=[household_member(k) for k in facts if household_member(k)])
     if relation is None:
         return None  # a name or "he" with no one known behind it: not this question
     contents = [
         v
         for k, v in facts.items()
-        if k.startswith(("health:allergy:", "health:avoid:")) and len(k.split(":")) == 4 and k.split(":")[3] == relation
+        if k.startswith(("health:allergy:", "health:avoid:")) and household_member(k) == relation
     ]
     if contents:
         return _said_back(contents, zh)
@@ -427,14 +407,6 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
         return f"你还没告诉我你{found.group(1) or found.group(3) or found.group(2)}对什么过敏。"
     whose = f"your {said[0][3:]}" if said and said[0].lower().startswith("my ") else said[0] if said else "them"
     return f"You haven't told me about any allergies {whose} has."
-
-
-def _last_with_health(facts: dict[str, str], female: bool) -> str | None:
-    """The relation of the last household member with an allergy fact, of that gender when one is."""
-    members = [k.split(":")[3] for k in facts if k.startswith("health:") and len(k.split(":")) == 4]
-    fitting = [r for r in members if r in (FEMALE_RELATIONS if female else MALE_RELATIONS)]
-    found = fitting or members
-    return found[-1] if found else None
 
 
 def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.datetime) -> str | None:
@@ -554,9 +526,11 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
     return f"{'Yes' if allergy_q else 'No'}, {why}{contains}."
 
 
-def _member(found: re.Match, facts: dict[str, str], zh: bool) -> str | None:
+def _member(found: re.Match, facts: dict[str, str], zh: bool, among: list[str] | None = None) -> str | None:
     """The relation key of the family member a question names: "my daughter", "Lena" (a name
-    the user gave), "she" (the last one of that gender with an age or birthday)."""
+    the user gave), "she" (the last one of that gender `among` the relations the question is
+    about: by default those with an age or birthday)."""
+    among = _dated_members(facts) if among is None else among
     groups = [g for g in found.groups() if g]
     if not groups:
         return None
@@ -566,13 +540,13 @@ def _member(found: re.Match, facts: dict[str, str], zh: bool) -> str | None:
         if relation:
             return relation_key(relation)
         if pronoun:
-            return _by_pronoun(facts, female=pronoun == "她")
+            return _by_pronoun(among, female=pronoun == "她")
         return _by_name(name or "", facts)
     low = who.lower()
     if low.startswith("my "):
         return relation_key(low[3:])
     if low in ("she", "her", "he", "him", "his"):
-        return _by_pronoun(facts, female=low in ("she", "her"))
+        return _by_pronoun(among, female=low in ("she", "her"))
     return _by_name(who, facts)
 
 
@@ -582,9 +556,8 @@ def _dated_members(facts: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _by_pronoun(facts: dict[str, str], female: bool) -> str | None:
+def _by_pronoun(members: list[str], female: bool) -> str | None:
     fitting = FEMALE_RELATIONS if female else MALE_RELATIONS
-    members = _dated_members(facts)
     matching = [r for r in members if r in fitting]
     found = matching or members
     return found[-1] if found else None
@@ -614,6 +587,13 @@ class _Dates:
     told: datetime.date | None = None
 
 
+def _told_age(content: str) -> tuple[int, datetime.date | None] | None:
+    """(age, the day it was told) from a stored age: "… is 12 (as of 4 December 2026)." /
+    "…12岁（2026年12月4日时）。" (the user's own or a family member's), else None."""
+    m = re.search(r"is (\d+) \(as of (.+?)\)|(\d+)岁（(.+?)时）", content)
+    return (int(m.group(1) or m.group(3)), when.parse_date(m.group(2) or m.group(4))) if m else None
+
+
 def _dates(relation: str, facts: dict[str, str]) -> _Dates:
     """What the stored facts say of a family member's birth: "turns 7 on Sunday, 6 December
     2026", "is 12 (as of 4 December 2026)", "was born on 3 March 1950", "birthday is 3 March"."""
@@ -626,9 +606,9 @@ def _dates(relation: str, facts: dict[str, str]) -> _Dates:
         age = int(m.group(1) or m.group(4))
         if day is not None:
             out.born = when.anniversary(day.month, day.day, day.year - age)
-    m = re.search(r"is (\d+) \(as of (.+?)\)|(\d+)岁（(.+?)时）", age_fact)
-    if m:
-        out.age, out.told = int(m.group(1) or m.group(3)), when.parse_date(m.group(2) or m.group(4))
+    told = _told_age(age_fact)
+    if told is not None:
+        out.age, out.told = told
     m = re.search(r"was born on (.+?)\.$|出生于(.+?)。", birthday_fact)
     if m:
         out.born = when.parse_date(m.group(1) or m.group(2)) or out.born
@@ -753,10 +733,7 @@ def _names_it(other: SelfFact, fact: SelfFact) -> bool:
     age) or "my son Oliver is allergic to peanuts" (his allergy, health:allergy:peanut:son)."""
     if fact.value not in other.content or not fact.key.startswith("family:"):
         return False
-    relation = fact.key.split(":")[1]
-    return other.key.startswith(fact.key + ":") or (
-        other.key.startswith("health:") and other.key.endswith(":" + relation)
-    )
+    return other.key.startswith(fact.key + ":") or household_member(other.key) == fact.key.split(":")[1]
 
 
 def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = False) -> str:

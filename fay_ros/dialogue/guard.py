@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import emoji
 
 from ..memory import health
-from ..memory.self_facts import contradicted, second_person
+from ..memory.self_facts import contradicted, household_member, second_person
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 from .prompts import BLOCK_HEADINGS
 
@@ -350,7 +350,7 @@ class ReplyGuard:
             return False
         known = health.find(health.ALLERGENS, m.group(2))
         key = known.key if known is not None else m.group(2).lower()
-        household = {k.split(":")[2] for k in self.facts if k.startswith("health:allergy:") and k.count(":") == 3}
+        household = {k.split(":")[2] for k in self.facts if k.startswith("health:allergy:") and household_member(k)}
         return key not in household
 
     def _claims_wrong_name(self, text: str) -> bool:

@@ -980,6 +980,13 @@ def relation_key(word: str) -> str:
 SAFETY_KEY_PREFIXES = ("health:allergy:", "health:avoid:", "health:condition:", "health:medication:")
 
 
+def household_member(key: str) -> str:
+    """The household member a health fact is about ("health:allergy:peanut:son" -> "son"), ""
+    for the user's own ("health:allergy:peanut") or a key that is no health fact."""
+    parts = key.split(":")
+    return parts[3] if len(parts) == 4 and parts[0] == "health" else ""
+
+
 def is_safety_key(key: str) -> bool:
     """True for a fact key that is safety-relevant (an allergy, a food the user cannot eat,
     a health condition, a medicine): other code puts these first and never drops them."""
