@@ -17,13 +17,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..llm.profiles import TINY
-from ..memory.self_facts import (
-    SelfFact,
-    extract_self_facts,
-    name_from_content,
-    name_of_relative,
-    safety_facts,
-)
+from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, safety_facts
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
 from .session import Sessions
@@ -171,8 +165,8 @@ class TurnContext:
             for fact in learned:
                 before = facts.pop(fact.key, None)
                 facts[fact.key] = fact.content
-                old_name = _name_in(fact.key, before or "")
-                if old_name and old_name != _name_in(fact.key, fact.content):
+                old_name = name_in_fact(fact.key, before or "")
+                if old_name and old_name != name_in_fact(fact.key, fact.content):
                     self.wiring.histories.retire(ctx.owner, old_name)  # a corrected name
         return learned
 
@@ -242,12 +236,3 @@ class TurnContext:
         said = [content for key, content in facts.items() if not style.is_card_key(key)]  # the card says those
         lines = list(dict.fromkeys([*safety.values(), *said]))
         return lines + [m.content for m in memories if m.content not in lines]
-
-
-def _name_in(key: str, content: str) -> str:
-    """The name a stored fact gives (the user's, or a relative's or pet's), else ""."""
-    if key == "name":
-        return name_from_content(content)
-    if key.startswith("family:") and key.count(":") == 1:
-        return name_of_relative(content)
-    return ""

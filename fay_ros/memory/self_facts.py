@@ -719,7 +719,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I)
             content = (
                 f"{USER_EN}'s late {relation} was called {name}."
-                if late or re.search(rf"\bmy late {re.escape(relation)}\b", clause, re.I)
+                if late
                 else f"{USER_EN}'s {relation} is called {name}."
             )
             out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, content, "en"))
@@ -801,27 +801,25 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             # "visiting my mum" is going on ("is visiting"), "see my doctor" will be ("will see")
             verb = ("is " if re.match(r"[a-z]+ing\b", what, re.I) else "will ") + what
-            said = _plan_day(when, now)  # a day that is said again weeks later: its date
+            said = _plan_day(when, now, zh=False)  # a day that is said again weeks later: its date
             # (the value is what they will do: a stored line says it whichever way it names the day)
             out.append(SelfFact("event", f"plan:{_key_part(when)}", what, f"{USER_EN} {verb} {said}.", "en"))
         break
     return out
 
 
-def _zh_plan_day(said: str, now: datetime.datetime) -> str:
-    """A Chinese day word of a plan as its date ("明天" -> "2027年3月6日（星期六）"), else ""."""
-    day = when.resolve_day(said, now) if said not in ("今晚", "今天下午", "今天晚上") else None
-    return when.format_date(day, zh=True) if day is not None else ""
+# a plan's words for today, kept as said (they name no other day)
+_TODAY_WORDS = ("tonight", "later today", "this evening", "今晚", "今天下午", "今天晚上")
 
 
-def _plan_day(said: str, now: datetime.datetime) -> str:
-    """ "next friday" -> "on Friday, 12 March 2027" (the day it names when it was said), so a plan
-    read back a week later names the right day; a span ("next week") or today's words
-    ("tonight") are kept as said."""
-    if said in ("tonight", "later today", "this evening"):
+def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
+    """ "next friday" -> "on Friday, 12 March 2027", "明天" -> "2027年3月6日（星期六）" (the day it
+    names when it was said), so a plan read back a week later names the right day; a span ("next
+    week", 周末) or today's words ("tonight") are kept as said."""
+    day = None if said in _TODAY_WORDS else when.resolve_day(said, now)
+    if day is None:
         return said
-    day = when.resolve_day(said, now)
-    return f"on {when.format_date(day, zh=False)}" if day is not None else said
+    return when.format_date(day, zh=True) if zh else f"on {when.format_date(day, zh=False)}"
 
 
 _ZH_GOES_ON = re.compile(
@@ -882,7 +880,7 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if m:
         when = m.group(1) or m.group(3)
         what = m.group(2) or m.group(4)
-        said = _zh_plan_day(when, now) or when  # 明天 said today is a date (see _plan_day)
+        said = _plan_day(when, now, zh=True)
         out.append(SelfFact("event", f"plan:{when}", what, f"{USER_ZH}{said}要{what}。", "zh"))
     return out
 
@@ -1068,8 +1066,8 @@ _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|
 _HOME_EN = re.compile(
     rf"\b(?:I|we)(?:(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside|"
     rf"have been living|have lived)|'ve been living|'ve lived) "
-    rf"((?:in|near|outside|just outside|close to) .+?)(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b|"
-    rf"{_STOP_CLAUSE[3:-1]})|"
+    rf"((?:in|near|outside|just outside|close to) .+?)"
+    rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
@@ -1634,6 +1632,13 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return out
 
 
+def _zh_age_now(relation: str, named: str, age: int, now: datetime.datetime) -> SelfFact:
+    """ "用户的女儿朵朵6岁（2026年12月4日时）。": a family member's age as of the day it was said."""
+    date = when.format_date(now.date(), zh=True, weekday=False)
+    content = f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。"
+    return _fact("fact", f"family:{relation_key(relation)}:age", str(age), content, zh=True)
+
+
 def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
     relation = named = ""
@@ -1648,17 +1653,14 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
             date = when.format_date(day, zh=True)
             out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}在{date}满{age}岁。", zh=True))
         elif verb not in ("满", "过") or time in ("今年", "现在", "已经"):
-            date = when.format_date(now.date(), zh=True, weekday=False)
-            out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。", zh=True))
+            out.append(_zh_age_now(relation, named, age, now))
         else:
             relation = ""  # "满七岁" with no day: not when
     m = None if out else _NAMED_THEN_AGE_ZH.search(clause)
     age = when.number(m.group(3)) if m else None
     if m and age is not None and 0 <= age <= 120:
         relation, named = m.group(1), m.group(2)
-        date = when.format_date(now.date(), zh=True, weekday=False)
-        key = f"family:{relation_key(relation)}:age"
-        out.append(_fact("fact", key, str(age), f"{USER_ZH}的{relation}{named}{age}岁（{date}时）。", zh=True))
+        out.append(_zh_age_now(relation, named, age, now))
     m = _ZH_BIRTHDAY.search(clause)
     if m:
         relation = m.group(1) or m.group(4)
@@ -1872,13 +1874,17 @@ def names_in_profile(facts: Iterable[str]) -> list[str]:
     names: list[str] = []
     for line in facts:
         head, _, content = line.partition("=")
-        key = head.partition(":")[2]
-        if key == "name":
-            name = name_from_content(content)
-        elif key.startswith("family:") and key.count(":") == 1:  # (not family:<relation>:age)
-            name = name_of_relative(content)
-        else:
-            continue
+        name = name_in_fact(head.partition(":")[2], content)
         if name and name.casefold() not in {n.casefold() for n in names}:
             names.append(name)
     return names
+
+
+def name_in_fact(key: str, content: str) -> str:
+    """The name a stored fact gives: the user's own (key `name`) or a relative's or pet's
+    (`family:<relation>`, not `family:<relation>:age`), else ""."""
+    if key == "name":
+        return name_from_content(content)
+    if key.startswith("family:") and key.count(":") == 1:
+        return name_of_relative(content)
+    return ""
