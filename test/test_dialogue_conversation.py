@@ -48,9 +48,7 @@ LEAKS = re.compile(
     r"\bjudge\b|\bjson\b|\bas an ai\b|\bthe user\b|" + "|".join(TOOL_NAMES),
     re.I,
 )
-# (the splitter speaks a semicolon's clause as a piece of its own, as it does a full stop's:
-# fay_ros.text.sentences; "…a body of water;" then "it's also…" is no fragment)
-SENTENCE_END = re.compile(r"[.!?。！？…~;；]['\"”’)）]*$")
+SENTENCE_END = re.compile(r"[.!?。！？…~]['\"”’)）]*$")
 CLAIMS_USER_NAME = re.compile(r"\b(?:my name is|my name's|i am|i'm|call me)\s+tom\b", re.I)
 
 # (what the user types, words the answer must contain: the user's facts said back)
@@ -155,9 +153,14 @@ def check_reply(question: str, reply: list[Utterance], must_contain: tuple[str, 
     pieces = [m for m in reply if m.text.strip() and m.source != "filler"]
     sentences = [m for m in pieces if SENTENCE_END.search(m.text)]
     assert len(sentences) <= PERSONA.max_sentences, f"{len(sentences)} sentences; " + where
-    # the only piece that is not a whole sentence is a long first sentence's first clause
+    # the pieces that are not whole sentences: a long first sentence's first clause, and a
+    # semicolon's clause (the splitter speaks it as a piece of its own: fay_ros.text.sentences;
+    # "…a body of water;" then "it's also…"), which the sentence limit does not count, as the guard
     assert all(
-        m is pieces[0] and m.text.rstrip().endswith((",", ":", "，", "：", "、")) for m in pieces if m not in sentences
+        (m is pieces[0] and m.text.rstrip().endswith((",", ":", "，", "：", "、")))
+        or m.text.rstrip().endswith((";", "；"))
+        for m in pieces
+        if m not in sentences
     ), "a fragment was spoken; " + where
     for word in must_contain:
         assert word.lower() in text.lower(), f"{word!r} missing; " + where
