@@ -467,6 +467,9 @@ def test_mic_says_on_diagnostics_what_it_hears_of_the_room(ros, launch_node, tmp
     capture = _latest_status(diagnostics, "fay/mic_hum: capture", lambda s: True, "the mic's capture status")
     assert capture.level == DiagnosticStatus.OK and capture.message == "no audio lost", capture.message
     assert _values(capture) == {"input_overflows": "0", "dropped_chunks": "0"}
+    # no check ever failed, the first one (run as it is added, in the constructor) included
+    failed = [s.message for a in diagnostics.messages for s in a.status if "health check failed" in s.message]
+    assert not failed, failed
     assert mic.alive() and "Traceback" not in mic.output()
 
 

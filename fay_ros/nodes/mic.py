@@ -296,9 +296,10 @@ class Mic(ManagedNode):
         self.frame_id = "mic"
         # Until configure opens it: the device (or file) asked for.
         health(self).hardware_id = f"wav:{Path(cfg.source).name}" if cfg.source else (cfg.device or "default input")
+        # (before its check is added: `add` runs the check at once)
+        self._lost = AudioLoss()
         health(self).add(ROOM_STATUS, self._room_health)
         health(self).add(CAPTURE_STATUS, self._capture_health)
-        self._lost = AudioLoss()
 
     def _room_health(self) -> tuple[str, str, dict[str, str]]:
         """What the VAD hears of the room: its noise floor, a steady sound (mains hum, a fan) it
