@@ -388,7 +388,7 @@ def test_a_tiny_prompt_carries_no_earlier_value():
             "I've got a heart condition, so I'm on warfarin.",
             {"health:condition:heart_disease", "health:medication:warfarin"},
         ),
-        ("I'm vegetarian and lactose intolerant.", {"health:condition:lactose_intolerance"}),
+        ("I'm vegetarian and lactose intolerant.", {"health:condition:lactose_intolerance", "health:avoid:meat"}),
         # the second clause of a Chinese sentence without a subject of its own
         ("我是退休教师，住在成都", {"occupation", "home"}),
         (
@@ -896,3 +896,73 @@ def test_a_sentence_said_to_the_user_is_read_against_their_facts(sentence, facts
     from fay_ros.memory.self_facts import contradicted
 
     assert contradicted(sentence, facts) == keys_
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm vegetarian.", {"health:avoid:meat": "User is vegetarian: no meat or fish."}),
+        (
+            "I went vegetarian last year, so no meat please.",
+            {"health:avoid:meat": "User is vegetarian: no meat or fish."},
+        ),
+        ("我吃素。", {"health:avoid:meat": "用户吃素，不吃肉。"}),
+        ("我是素食者", {"health:avoid:meat": "用户吃素，不吃肉。"}),
+        ("I don't eat pork.", {"health:avoid:pork": "User does not eat pork."}),
+        ("I never drink milk.", {"health:avoid:milk": "User does not drink milk."}),
+        ("我不能吃辣", {"health:avoid:spicy": "用户不能吃辣。"}),
+        ("I can't eat spicy food.", {"health:avoid:spicy": "User cannot eat spicy food."}),
+        ("我从来不吃猪肉", {"health:avoid:猪肉": "用户不吃猪肉。"}),
+    ],
+)
+def test_a_diet_and_foods_a_person_does_not_eat_are_safety_facts(text, expected):
+    assert {k: v for k, v in keys(text).items() if k.startswith("health:")} == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm not vegetarian.", "I don't eat breakfast.", "我不吃素", "我不是素食者", "I don't eat much."]
+)
+def test_no_diet_and_no_food_restriction_is_read_where_none_is_said(text):
+    assert not [k for k in keys(text) if k.startswith("health:")]
+
+
+def test_a_vegan_is_kept_from_meat_dairy_and_eggs_and_hotpot_is_known_to_be_spicy():
+    vegan = learn(["I've been vegan for years."])
+    assert health.avoided_keys(list(vegan)) == ("meat", "milk", "egg")
+    assert fact_answers.answer("What can't I eat?", vegan) == "You can't eat meat, milk and eggs."
+    assert fact_answers.answer("Can I have an omelette?", vegan).startswith("No, you can't eat eggs")
+    assert fact_answers.answer("Can I eat tofu?", vegan) is None  # (nothing against it: the model answers)
+    said = fact_answers.acknowledgement(extract_self_facts("I've been vegan for years."), zh=False)
+    assert said == "Got it — you're vegan: no meat, fish, dairy or eggs. I'll keep that in mind."
+    assert prompts.tiny_system("You are Fay.", vegan, 6).count("vegan") == 1  # one line for the diet
+    no_spice = learn(["我不能吃辣。"])
+    assert fact_answers.answer("我能吃火锅吗？", no_spice, "zh") == "不行，你不能吃辣，火锅里有辣。"
+    assert fact_answers.answer("Can I eat hotpot?", no_spice).startswith("No, you can't eat spicy food")
+    # the guard: what holds the food is left out, "would you like" is an offer, not a warning
+    assert health.offered_food("要不要来点红烧肉？", ("meat",)) == ("红烧肉", "meat")
+    assert health.offered_food("How about a chicken curry tonight?", ("meat",)) == ("chicken", "meat")
+    assert health.offered_food("来点不辣的清汤吧。", ("spicy",)) is None
+    assert health.offered_food("多锻炼肌肉对身体好。", ("meat",)) is None  # 肌肉 is muscle
+    assert health.offered_food("How about some hot chocolate?", ("spicy",)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I'm 62 next month.", "User is 61 (as of 4 December 2026) and turns 62 in January 2027."),
+        ("I'll be seventy on Sunday.", "User is 69 (as of 4 December 2026) and turns 70 on Sunday, 6 December 2026."),
+        ("I'm turning 80 in March.", "User is 79 (as of 4 December 2026) and turns 80 in March."),
+        ("我下个月就62了", "用户61岁（2026年12月4日时），2027年1月满62岁。"),
+        ("我下周六满七十岁", "用户69岁（2026年12月4日时），2026年12月12日满70岁。"),
+    ],
+)
+def test_the_users_own_coming_birthday_gives_their_age_today(text, content):
+    facts = keys(text)
+    assert facts == {"age": content}
+    age = "sixty-one" if "62" in content else "sixty-nine" if "70" in content else "seventy-nine"
+    assert fact_answers.answer("How old am I?", facts, now=FRIDAY) == f"You told me you're {age}."
+
+
+@pytest.mark.parametrize("text", ["I'll be there on Sunday.", "I'm 5 minutes away.", "我明天去医院", "我下个月去北京"])
+def test_no_age_where_a_coming_day_names_no_birthday(text):
+    assert "age" not in keys(text)

@@ -466,7 +466,11 @@ def test_policy_never_confirms_an_unflagged_write_or_a_guest():
         ("Actually I prefer tea these days.", [("taste:tea", "User likes tea.")]),
         ("I don't play games any more.", [("taste:games", "User no longer plays games.")]),
         ("I stopped drinking soda.", [("taste:soda", "User no longer drinks soda.")]),
-        ("I no longer eat meat.", [("taste:meat", "User no longer eats meat.")]),
+        # (and a food the tables know is one to keep out of suggestions)
+        (
+            "I no longer eat meat.",
+            [("taste:meat", "User no longer eats meat."), ("health:avoid:meat", "User does not eat meat.")],
+        ),
         ("I quit smoking last year.", [("taste:smoking", "User gave up smoking.")]),
         ("I gave up on that idea.", []),
         ("我不喝可乐了。", [("taste:可乐", "用户不喜欢可乐。")]),

@@ -745,7 +745,8 @@ def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = Fa
     said = [f for f in said if not any(o is not f and _names_it(o, f) for o in said)]
     if not said:
         return ""
-    lines = [second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said]
+    # (dict: one line for the facts of one diet, which all say the whole diet)
+    lines = list(dict.fromkeys(second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said))
     if zh:
         return "好的，我记住了：" + "".join(lines)
     body = " ".join(lines)

@@ -239,6 +239,7 @@ def tiny_system(persona: str, facts: dict[str, str], max_fact_lines: int) -> str
         for key, content in facts.items()
         if is_safety_key(key)
     ]
+    safety = list(dict.fromkeys(safety))  # (the facts of one diet all say the whole diet)
     other = [
         render_fact(content, name)
         for key, content in facts.items()

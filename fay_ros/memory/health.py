@@ -82,6 +82,51 @@ _ALLERGEN_ROWS = (
         "芝麻酱|麻酱|芝麻油|香油|芝麻糊|芝麻球",
     ),
     ("penicillin", "penicillin", "青霉素", "amoxicillin", "阿莫西林"),
+    # not allergens, but foods a person cannot eat all the same (a vegetarian's meat, "不能吃辣")
+    (
+        "meat",
+        "meat|meat and fish|red meat",
+        "肉|肉类|荤菜|荤",
+        "chicken|beef|pork|bacon|ham|sausage|sausages|steak|lamb|turkey|burger|hamburger|meatballs|meatball|"
+        "salami|pepperoni|mince|veal|duck|chorizo|prosciutto|hot dog|kebab|ribs|brisket|meatloaf|roast beef|"
+        "fish|salmon|tuna|cod|prawns|shrimp|anchovies|gravy|lasagne|lasagna|bolognese|shepherd's pie|"
+        "cottage pie|sunday roast|fried chicken|chicken soup|beef stew",
+        "鸡肉|牛肉|猪肉|羊肉|鸭肉|培根|火腿|香肠|牛排|肉丸|红烧肉|烤鸭|鸡翅|排骨|肉包|肉夹馍|回锅肉|宫保鸡丁|"
+        "鱼香肉丝|炸鸡|烤肉|涮羊肉|鸡汤|牛肉面|肉饺|鱼|虾|腊肉|肉末|狮子头|东坡肉|糖醋里脊|叉烧",
+    ),
+    (
+        "spicy",
+        "spicy food|spicy foods|spicy things|spicy|chilli|chili|chillies|chilies",
+        "辣|辣的|辛辣|辛辣食物|辣的东西|辣椒",
+        "chilli|chili|chillies|curry|vindaloo|jalapeno|jalapeño|hot sauce|sriracha|buffalo wings|hot wings|"
+        "kimchi|szechuan|sichuan|hotpot|hot pot|mapo tofu|kung pao|salsa|tabasco|wasabi|harissa|nduja|"
+        "jerk chicken|chili con carne|peri peri|piri piri|chipotle|spicy",
+        "火锅|麻辣|辣椒|辣子|麻婆豆腐|水煮鱼|水煮肉片|川菜|湘菜|剁椒|酸辣|辣条|毛血旺|口水鸡|辣白菜|泡菜|"
+        "宫保鸡丁|香辣|红油|冒菜|串串|麻辣烫|辣酱|芥末|辣",
+    ),
+)
+# Words that hold a food's name and are no food: "肌肉" (muscle), "肉桂" (cinnamon) hold 肉.
+_NOT_FOODS_ZH = re.compile(r"肌肉|肉桂|果肉|肉眼|肉体|骨肉|皮肉|辣妹")
+
+# key, English names, Chinese names, the foods the diet leaves out (allergen keys above), what
+# it means said in English and in Chinese
+_DIET_ROWS = (
+    (
+        "vegetarian",
+        "vegetarian|a vegetarian|veggie",
+        "素食者|吃素的|吃素|素食",
+        ("meat",),
+        "no meat or fish",
+        "吃素，不吃肉",
+    ),
+    (
+        "vegan",
+        "vegan|a vegan",
+        "纯素食者|吃全素|吃纯素|纯素",
+        ("meat", "milk", "egg"),
+        "no meat, fish, dairy or eggs",
+        "吃纯素，不吃肉、蛋和奶制品",
+    ),
 )
 
 # key, English names, Chinese names, what the condition rules out (allergen keys above)
@@ -140,6 +185,22 @@ def _split(words: str) -> tuple[str, ...]:
 
 ALLERGENS = tuple(Term(k, _split(en), _split(zh), _split(fe), _split(fz)) for k, en, zh, fe, fz in _ALLERGEN_ROWS)
 CONDITIONS = tuple(Term(k, _split(en), _split(zh), rules_out=r) for k, en, zh, r in _CONDITION_ROWS)
+
+
+@dataclass(frozen=True)
+class Diet:
+    """A way of eating that leaves foods out ("I'm vegetarian", "我吃素"): read as one
+    `health:avoid:<food>` fact per food it leaves out."""
+
+    key: str
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+    leaves_out: tuple[str, ...]
+    said_en: str
+    said_zh: str
+
+
+DIETS = tuple(Diet(k, _split(en), _split(zh), out, said_en, said_zh) for k, en, zh, out, said_en, said_zh in _DIET_ROWS)
 MEDICATIONS = tuple(Term(k, _split(en), _split(zh)) for k, en, zh in _MEDICATION_ROWS)
 
 
@@ -165,6 +226,14 @@ def named_in(terms: tuple[Term, ...], text: str) -> Term | None:
     return None
 
 
+def known_food(said: str) -> bool:
+    """Whether the tables name `said` as something to avoid or a food that holds one ("meat",
+    "pork", "辣", "火锅"): what "I don't eat …" / "我不吃…" must name to be a safety fact, so
+    that "I don't eat breakfast" is none."""
+    s = re.sub(r"^(?:a |an |the |any |some )", "", said.strip().lower())
+    return find(ALLERGENS, s) is not None or any(s in t.foods_en or s in t.foods_zh for t in ALLERGENS)
+
+
 def term(terms: tuple[Term, ...], key: str) -> Term | None:
     return next((t for t in terms if t.key == key), None)
 
@@ -180,12 +249,12 @@ def canonical_key(terms: tuple[Term, ...], said: str) -> str:
 # A mention that says the food is absent does not offer it: "peanut-free", "without peanuts",
 # "no peanuts", "不含花生", "没有花生".
 _ABSENT_EN = r"(?:without|no|free of|free from|instead of|rather than|avoid|avoiding|skip|not)\s+(?:any\s+)?"
-_ABSENT_ZH = r"(?:不含|不加|没有|无|不要|别|避免|不吃|去掉|代替)"
+_ABSENT_ZH = r"(?:不含|不加|没有|无|(?<!要)不要|别|避免|不吃|去掉|代替|不)"  # (不辣: not spicy)
 # The sentence warns about the food rather than offering it.
 _WARNING = re.compile(
     r"\b(?:avoid|avoiding|without|free|allergic|allergy|allergies|careful|stay away|contains?|"
     r"never|don't|do not|can't|cannot|shouldn't|should not|not safe|unsafe)\b|"
-    r"不要|不含|别|避免|过敏|小心|注意|远离|不能|不可以|不宜",
+    r"(?<!要)不要|不含|别|避免|过敏|小心|注意|远离|不能|不可以|不宜",  # (要不要: "would you like")
     re.I,
 )
 # ... unless it then plays the danger down ("a little won't hurt", "吃一点没关系").
@@ -223,6 +292,8 @@ def _offered_in_a_clause(text: str, words_en: tuple[str, ...], words_zh: tuple[s
 def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
     """The first of `words` that `text` names, "" when none (whole words in English, plurals
     included: "almond" in "almonds"; any substring in Chinese)."""
+    if zh:
+        text = _NOT_FOODS_ZH.sub(" ", text)
     for word in sorted(words, key=len, reverse=True):
         if zh:
             if word in text:

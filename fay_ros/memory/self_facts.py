@@ -1162,6 +1162,17 @@ _AVOID_MORE_EN = re.compile(
     r"\bI(?:'m| am) ([a-z]+) intolerant\b|\bI(?: have|'ve got| have got|'ve) an? ([a-z]+) intolerance\b",
     re.I,
 )
+# "I don't eat pork", "I never drink milk": a safety fact only when the tables know the food
+# (health.known_food; "I don't eat breakfast" is none)
+_DONT_EAT_EN = re.compile(rf"\bI (?:don't|do not|never|no longer) (eat|drink) (.+?){_STOP_ITEMS}", re.I)
+_DIET_NAMES_EN = "|".join(sorted((re.escape(n) for d in health.DIETS for n in d.en), key=len, reverse=True))
+# "I'm vegetarian", "I've been vegan for years", "I went vegetarian last year"
+_DIET_EN = re.compile(
+    rf"\bI(?:'m| am)(?: now| also| actually| still)? (?:(?:a|strictly|strict|lifelong|full)\s)*({_DIET_NAMES_EN})\b|"
+    rf"\bI(?:'ve| have)(?: recently| just)? (?:been|gone|become|turned) (?:a )?({_DIET_NAMES_EN})\b|"
+    rf"\bI (?:went|turned|became) (?:a )?({_DIET_NAMES_EN})\b",
+    re.I,
+)
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
 _CONDITION_EN = re.compile(
@@ -1306,14 +1317,51 @@ _OWN_AGE_EN = re.compile(
     re.I,
 )
 _OWN_AGE_ZH = re.compile(r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)")
+# A birthday still to come: "I'm 62 next month", "I turn 80 in March", "I'll be seventy on Sunday",
+# "我下个月就62了", "我明年三月满八十岁": one year younger today (the age as of the day said).
+_COMING_EN = (
+    rf"next (?:week|month|year)|this (?:week|weekend|month)|soon|in (?:a|two|three|\d+) (?:weeks?|months?)|"
+    rf"in {when._MONTH_EN}|{when.EN_DAY}"
+)
+_OWN_AGE_COMING_EN = re.compile(
+    rf"\bI(?:'m| am|'ll be| will be| turn| will turn|'m turning| am turning| hit| will hit) "
+    rf"(\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old)?,? ({_COMING_EN})\b",
+    re.I,
+)
+_OWN_AGE_COMING_ZH = re.compile(
+    r"我(?:到)?("
+    + when.ZH_DAY
+    + r"|下(?:个)?月|下(?:个)?(?:星期|礼拜|周)|明年(?:[一二三四五六七八九十]{1,2}月|\d{1,2}月)?|"
+    r"[一二三四五六七八九十]{1,2}月|\d{1,2}月|过几天|马上)(?:份)?(?:就|就要|要|才)?(?:满|到|过)?"
+    r"(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?(?:岁)?(?:了|啦)?(?=$|[" + _ZH_STOP + r"])"
+)
+
+
+def _coming_day(said: str, now: datetime.datetime, zh: bool) -> str:
+    """A coming birthday's day as a date that stays true ("on Sunday" → "on Sunday, 6 December
+    2026", "next month" → "in January 2027"); other words as said ("soon", "明年三月")."""
+    day = when.resolve_day(said, now)
+    if day is not None:
+        return f"{when.format_date(day, zh=True, weekday=False)}" if zh else f"on {when.format_date(day, zh=False)}"
+    if said in ("next month", "下个月", "下月"):
+        month = now.month % 12 + 1
+        year = now.year + (now.month == 12)
+        return f"{year}年{month}月" if zh else f"in {when.MONTHS_EN[month - 1]} {year}"
+    return said
 
 
 def _own_age(clause: str, now: datetime.datetime, zh: bool) -> list[SelfFact]:
-    m = (_OWN_AGE_ZH if zh else _OWN_AGE_EN).search(clause)
-    age = when.number(m.group(1)) if m else None
+    coming = (_OWN_AGE_COMING_ZH if zh else _OWN_AGE_COMING_EN).search(clause)
+    m = coming or (_OWN_AGE_ZH if zh else _OWN_AGE_EN).search(clause)
+    age = when.number(m.group(2 if coming and zh else 1)) if m else None
     if age is None or not 1 <= age <= 120:
         return []
     date = when.format_date(now.date(), zh=zh, weekday=False)
+    if coming:  # one year younger until the birthday said
+        said = _coming_day(coming.group(1 if zh else 2), now, zh)
+        if zh:
+            return [_fact("fact", "age", str(age - 1), f"{USER_ZH}{age - 1}岁（{date}时），{said}满{age}岁。", zh=True)]
+        return [_fact("fact", "age", str(age - 1), f"{USER_EN} is {age - 1} (as of {date}) and turns {age} {said}.")]
     if zh:
         return [_fact("fact", "age", str(age), f"{USER_ZH}{age}岁（{date}时）。", zh=True)]
     return [_fact("fact", "age", str(age), f"{USER_EN} is {age} (as of {date}).")]
@@ -1445,6 +1493,21 @@ def _en_family_health(clause: str) -> list[SelfFact]:
     return out
 
 
+def _diet_facts(said: str, zh: bool) -> list[SelfFact]:
+    """A diet's facts: one `health:avoid:<food>` per food it leaves out ("I'm vegan": meat,
+    milk, eggs), so the guard and "what can't I eat?" read them as any food the user avoids;
+    each says the whole diet ("User is vegan: no meat, fish, dairy or eggs.")."""
+    diet = next((d for d in health.DIETS if said.lower() in d.en or said in d.zh), None)
+    if diet is None:
+        return []
+    content = f"{USER_ZH}{diet.said_zh}。" if zh else f"{USER_EN} is {diet.en[0]}: {diet.said_en}."
+    out = []
+    for key in diet.leaves_out:
+        food = health.term(health.ALLERGENS, key)
+        out.append(_fact("fact", f"health:avoid:{key}", food.name(zh) if food else key, content, zh=zh))
+    return out
+
+
 def _en_health(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = _en_family_health(clause)
     for m in _ALLERGY_EN.finditer(clause):
@@ -1464,6 +1527,16 @@ def _en_health(clause: str) -> list[SelfFact]:
             if len(thing.split()) <= 4:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
+    dont = None if avoid else _DONT_EAT_EN.search(clause)
+    if dont:
+        verb = dont.group(1).lower()
+        for thing in _items(_third_person(dont.group(2))):
+            if health.known_food(thing):
+                key = health.canonical_key(health.ALLERGENS, thing)
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} does not {verb} {thing}."))
+    diet = _DIET_EN.search(clause)
+    if diet:
+        out += _diet_facts(diet.group(1) or diet.group(2) or diet.group(3), zh=False)
     more = _AVOID_MORE_EN.search(clause)
     if more and not avoid:
         said = more.group(1) or more.group(2) or more.group(3)
@@ -1589,6 +1662,17 @@ _FAMILY_AVOID_ZH = re.compile(
     + r"]{1,8})"
 )
 _AVOID_ZH = re.compile(r"我(?:不能|不可以|不宜|吃不了|喝不了|碰不了|不敢)(吃|喝|碰)?(" + _ZH_TEXT + r"{1,8})")
+# "我吃素", "我是素食者", "我一直吃纯素" (not "我不吃素": 不 is no adverb here)
+_DIET_NAMES_ZH = "|".join(sorted((re.escape(n) for d in health.DIETS for n in d.zh), key=len, reverse=True))
+_DIET_ZH = re.compile(r"我(?:现在|一直|已经|也|平时|从小)?(?:是|开始)?(?:个|一个|一名)?(" + _DIET_NAMES_ZH + r")")
+# "我不吃辣", "我从来不吃猪肉": a safety fact only when the tables know the food (as _DONT_EAT_EN)
+_DONT_EAT_ZH = re.compile(
+    r"我(?:从来|一直|平时|现在|已经)?(?:不|从不|从来不)(吃|喝)(?!的)("
+    + _ZH_TEXT
+    + r"{1,8}?)(?:了)?(?=["
+    + _ZH_STOP
+    + r"]|$|了)"
+)
 _CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
 _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
 _MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
@@ -1714,6 +1798,15 @@ def _zh_health(clause: str) -> list[SelfFact]:
         for thing in _split_objects(m.group(2)):
             key = health.canonical_key(health.ALLERGENS, thing)
             out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不能{verb}{thing}。", zh=True))
+    dont = None if m else _DONT_EAT_ZH.search(clause)
+    if dont:
+        for thing in _split_objects(dont.group(2)):
+            if health.known_food(thing):
+                key = health.canonical_key(health.ALLERGENS, thing)
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不{dont.group(1)}{thing}。", zh=True))
+    diet = _DIET_ZH.search(clause)
+    if diet:
+        out += _diet_facts(diet.group(1), zh=True)
     for m in _conditions(_CONDITION_ZH, _CONDITION_NAMES_ZH, clause):
         found = health.find(health.CONDITIONS, m.group(1))
         if found is None:
