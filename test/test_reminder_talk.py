@@ -375,6 +375,20 @@ def test_no_time_then_the_time_in_chinese(rig):
     assert r.rows() == [("2026-12-05T15:00:00", "", "交周报")]
 
 
+def test_times_a_day_asks_for_the_times_and_keeps_the_repeat(rig):
+    r = rig()
+    ask = r.say("remind me to take my pills twice a day")
+    assert ask == TalkReply("What time every day should I remind you to take your pills?", action="ask")
+    done = r.say("8 am and 8 pm")
+    assert done is not None and done.action == "set" and "every day at 08:00 and 20:00" in done.text
+    assert r.rows() == [("2026-12-04T20:00:00", "FREQ=DAILY;BYHOUR=8,20;BYMINUTE=0", "take my pills")]
+    r = rig()
+    assert r.say("每天三次提醒我吃药") == TalkReply("每天几点提醒你吃药？", action="ask")
+    done = r.say("早上八点、中午十二点和晚上六点")
+    assert done is not None and "每天08:00、12:00和18:00提醒你吃药" in done.text
+    assert ("2026-12-04T12:00:00", "FREQ=DAILY;BYHOUR=8,12,18;BYMINUTE=0", "吃药") in r.rows()
+
+
 def test_no_time_then_a_day_and_a_time(rig):
     r = rig()
     assert r.say("remind me to call the plumber").action == "ask"

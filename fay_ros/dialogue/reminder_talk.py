@@ -217,7 +217,7 @@ def _repeat_words(rule: str, zh: bool) -> str:
     if not times:
         return words
     if zh:
-        return words + "和".join(times)
+        return words + (times[0] if len(times) == 1 else "、".join(times[:-1]) + "和" + times[-1])
     return f"{words} at {and_list(times)}"
 
 

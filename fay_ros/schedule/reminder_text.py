@@ -10,7 +10,8 @@ None), `question` (why the companion should ask instead of guessing, or None) an
 What it understands (each a small rule of its own, so a new phrasing is one more pattern):
 
 - Relative: "in 40 seconds", "in ten minutes", "in half an hour", "in an hour and a half",
-  "in an hour and 30 minutes", "20 minutes from now", "半小时后", "十分钟以后", "过两个小时", "一个半小时后". Exact: no
+  "in an hour and a quarter", "in a quarter of an hour", "in an hour and 30 minutes",
+  "20 minutes from now", "半小时后", "十分钟以后", "过两个小时", "一个半小时后". Exact: no
   rounding; the time zone's daylight saving change is counted in real seconds.
 - Days: today / tonight / tomorrow / the day after tomorrow / (this|next) Friday / on December
   24 / on the 5th / in 3 days / next month on the 5th; 今天 / 明天 / 后天 / 大后天 / 明早 /
@@ -23,7 +24,12 @@ What it understands (each a small rule of its own, so a new phrasing is one more
   Monday, Wednesday and Friday", "every month on the 5th", "every 3 days", "every other day",
   "every 2 hours", "every year on March 8"; "每天", "天天", "每晚", "工作日", "周一到周五",
   "每个周末", "每周一三五", "每个星期二", "每月五号", "每年3月8号", "每隔一天", "每隔两小时".
-  A bare 周末 is this weekend (two days: "ambiguous"), not a repeat.
+  A bare 周末 is this weekend (two days: "ambiguous"), not a repeat. An hourly repeat may
+  say its first time ("every 8 hours starting at two", "every 4 hours from 8 am",
+  "每两个小时从下午两点开始"): the series runs from that time, the first due the next one
+  ahead. "Twice a day", "three times a day", "每天三次", "早中晚各一次" are a daily repeat at
+  as many clock times: said with them, BYHOUR takes each; said without, question "no_time"
+  (with the daily repeat, so the answer "8 am and 8 pm" keeps it).
 
 Decisions (documented, tested in test/test_reminder_text.py):
 
@@ -47,7 +53,13 @@ Decisions (documented, tested in test/test_reminder_text.py):
   month's. A weekday said on that day ("on Friday at 8", "周五早上八点" on a Friday) is today's
   if still ahead, else next week's; "next Friday" is never today. "12/24" and "24/12" are read
   where only one reading is a date; "3/4" asks "ambiguous", and so do two weekdays for a
-  one-shot ("on Monday and Thursday"; "on Mondays and Thursdays" and "every …" repeat).
+  one-shot ("on Monday and Thursday"; "on Mondays and Thursdays" and "every …" repeat). A
+  weekday with a date is that date when they agree ("on Monday the 14th", "Monday 14th"),
+  and asks "ambiguous" when they do not.
+- Days this parser does not count ask "ambiguous": holidays, "on my birthday", "the night
+  before", "the first Monday of the month", 春节, 月底. "Birthday" naming a thing ("a birthday
+  card") is part of the reminder's words, as is a part of the day naming a thing ("my evening
+  pills", "the morning paper"): neither says when.
 - 每隔一天 / "every other day" is every two days; 每隔两天 is said for every two days as well
   (as 每隔两小时 is every two hours), so 每隔N天 is INTERVAL=N for N > 1.
 - Not a request: a negation before the request word ("don't remind me", "no need to remind
@@ -60,8 +72,9 @@ Decisions (documented, tested in test/test_reminder_text.py):
   "每天早上八点和晚上八点": BYHOUR=8,20); a one-shot with two times, or times at different
   minutes, asks: question "ambiguous" (never one of them dropped unsaid).
 - Someone else's reminding told to the companion is no request ("他提醒我明天开会", "妈妈昨天
-  提醒我带伞"), nor is a question about past reminders ("你提醒我了吗", "what time did you remind
-  me yesterday?", "did you set an alarm for tomorrow?").
+  提醒我带伞", "老伴天天提醒我少吃盐", "护工每天提醒我吃药"), nor is a question about past
+  reminders ("你提醒我了吗", "what time did you remind me yesterday?", "did you set an alarm
+  for tomorrow?").
 - A repeat's `due` is its first occurrence after `now`, found with dateutil's rrule over the
   wall clock of `tz`, so "every day at 7:30" stays 07:30 across a daylight saving change.
 
@@ -175,7 +188,8 @@ _ZH_REPORTED = re.compile(
     r"(?:他|她|他们|她们|人家|别人|大家|"
     + "|".join(
         "老婆 妻子 老公 丈夫 儿子 女儿 妈妈 母亲 爸爸 父亲 哥哥 弟弟 姐姐 妹妹 奶奶 爷爷 外婆 外公 朋友 女朋友 男朋友 "
-        "孩子 老板 同事 医生 老师 领导 经理 秘书 护士 邻居 同学 室友".split()
+        "孩子 老板 同事 医生 老师 领导 经理 秘书 护士 邻居 同学 室友 老伴儿 老伴 闺女 护工 保姆 孙子 孙女 "
+        "外孙女 外孙 儿媳 女婿 家人 阿姨".split()
     )
     + r")(?:昨天|今天|前天|刚才|刚刚|早上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|也|都|又|还|总){0,3}"
     r"提醒(?:过|了)?我|"
@@ -228,6 +242,7 @@ class _Found:
     # every clock time read, as (hour, minute, exact, period): "every day at 8am and 8pm",
     # "每天早上八点和晚上八点" say two (hour/minute/clock_exact/period above: the last one)
     clocks: list[tuple[int, int, bool, str | None]] = field(default_factory=list)
+    times_a_day: int = 0  # "twice a day", "每天三次": how many clock times the repeat needs
 
     def said_clock(self, exact: bool) -> None:
         """Keep the clock time just read (`hour`, `minute`), with its own exactness."""
@@ -370,7 +385,10 @@ class _Scanner:
 # Days a person names that this parser does not count: asked about, never read as today
 _UNCOUNTED_DAYS_EN = (
     r"\b(?:new year'?s(?: eve| day)?|christmas(?: eve| day)?|easter|thanksgiving|halloween|valentine'?s(?: day)?|"
-    r"mother'?s day|father'?s day|end of (?:the|this|next) month|(?:\w+'s )?birthday|"
+    r"mother'?s day|father'?s day|end of (?:the|this|next) month|the (?:night|day|evening|morning) before|"
+    # a birthday as the day ("on my birthday", "the day before Jo's birthday"), not "a birthday card"
+    r"(?:on|before|by|until|till|the day before|the morning of) (?:my|his|her|their|our|your|the|\w+'s) "
+    r"(?:\w+'s )?birthday(?! (?:card|cake|present|gift|party|presents|gifts|cards|dinner|lunch|meal|list)s?\b)|"
     r"(?:on )?(?:the )?(?:first|second|third|fourth|last) (?:day|week|weekday|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday)(?: of (?:every|each|the|this|next) month)?)\b"
 )
@@ -412,6 +430,36 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(r"\b(?:every|each) (minute|hour)\b|\bhourly\b"):
         f.freq = "MINUTELY" if (m.group(1) or "").lower() == "minute" else "HOURLY"
         s.take(m)
+    if f.freq in ("HOURLY", "MINUTELY"):  # "every 8 hours starting at two", "every 4 hours from 8 am"
+        start = (
+            rf"\b(?:starting|beginning|from)(?: at)? (?:(\d{{1,2}})(?:[:.](\d\d))?|({EN_NUMBER}))"
+            r"(?: ?([ap])\.? ?m\b\.?)?"
+        )
+        for m in s.each(rf"{start}(?![\w:])(?! (?:minutes?|hours?|now)\b)"):
+            hour = int(m.group(1)) if m.group(1) else _num(m.group(3))
+            if hour is None or hour > 23:
+                continue
+            f.hour, f.minute = hour, int(m.group(2) or 0)
+            exact = bool(m.group(4)) or hour >= 13
+            if m.group(4):
+                f.hour = hour % 12 + (12 if m.group(4).lower() == "p" else 0)
+            f.clock_exact = f.clock_exact or exact
+            f.said_clock(exact)
+            s.take(m)
+        for m in s.each(
+            r"\b(?:(?:starting|beginning)(?: from)?|from)(?= (?:at )?(?:noon|midday|tomorrow|today|tonight)\b)|"
+            r"\b(?:starting|beginning|from) now\b"
+        ):
+            s.take(m)
+    # "twice a day", "three times a day", "once daily": a daily repeat at as many clock times
+    for m in s.each(
+        rf"\b(once|twice|thrice|{EN_NUMBER} times) (?:a|per|each|every) day\b|"
+        rf"\b(once|twice|{EN_NUMBER} times) daily\b"
+    ):
+        count = (m.group(1) or m.group(2)).lower()
+        f.freq = "DAILY"
+        f.times_a_day = {"once": 1, "twice": 2, "thrice": 3}.get(count) or _num(count.split()[0]) or 1
+        s.take(m)
     for m in s.each(r"\b(?:(?:on )?every (?:week ?day|workday|working day)|(?:on )?weekdays|each weekday)\b"):
         f.freq, f.byday = "WEEKLY", list(WEEKDAY_CODES[:5])
         s.take(m)
@@ -452,7 +500,8 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
     # relative
     rel = (
-        rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and a half)? ?{_EN_UNIT}(?: and a half)?"
+        rf"(?:in|after) (?:another )?({_EN_NUM}|half an?|an? half)(?: and (?:a half|an? quarter|three quarters))? ?"
+        rf"{_EN_UNIT}(?: and (?:a half|an? quarter|three quarters))?"
         rf"(?:,? (?:and )?({_EN_NUM}) (min(?:ute)?|sec(?:ond)?)s?)?"  # "in an hour and 30 minutes"
     )
     for m in s.each(rf"\b(?:{rel}|({_EN_NUM}) {_EN_UNIT} (?:from now|later))\b"):
@@ -467,8 +516,10 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             if re.fullmatch(r"\d+\.\d+", amount_text)
             else float(_num(amount_text) or 1)
         )
-        if "and a half" in m.group(0).lower():
-            amount += 0.5
+        said = m.group(0).lower()
+        amount += (
+            0.5 if "and a half" in said else 0.75 if "three quarters" in said else 0.25 if "quarter" in said else 0
+        )
         key = next(k for k in _UNIT_SECONDS if k.startswith(unit[:3].replace("hr", "hou")))
         if key in ("day", "week", "fortnight"):
             f.day, f.day_said = today + timedelta(days=int(amount * _UNIT_SECONDS[key] / 86400)), True
@@ -477,6 +528,9 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             if m.group(3):
                 more = next(k for k in _UNIT_SECONDS if k.startswith(m.group(4).lower()[:3]))
                 f.delta += timedelta(seconds=(_num(m.group(3).lower()) or 0) * _UNIT_SECONDS[more])
+        s.take(m)
+    for m in s.each(r"\b(?:in|after) (a|one|three) quarters? of an hour\b"):
+        f.delta = timedelta(minutes=45 if m.group(1).lower() == "three" else 15)
         s.take(m)
     for m in s.each(rf"\bin ({_EN_NUM}) (?:days?|weeks?)\b"):  # pragma: no cover - covered above
         s.take(m)
@@ -530,11 +584,10 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.day, f.day_said = _next_date(today, month, day_n, int(m.group(5)) if m.group(5) else None), True
         f.vague = f.vague or f.day is None  # "February 30": no such day, ask
         s.take(m)
-    the_nth = rf"on the {_ORD}|the (\d{{1,2}}(?:st|nd|rd|th))"
+    # (or "14th" right after a weekday: "on Monday 14th")
+    the_nth = rf"on the {_ORD}|the (\d{{1,2}}(?:st|nd|rd|th))|(?<=\0 )(\d{{1,2}}(?:st|nd|rd|th))"
     for m in s.each(rf"\b(?:next month )?(?:{the_nth})(?: of next month)?\b"):
-        if f.weekdays:
-            f.vague = True  # "the first Monday of every month": a day this parser does not count, ask
-        day_n = _ordinal(m.group(1) or m.group(2))
+        day_n = _ordinal(m.group(1) or m.group(2) or m.group(3))
         if "next month" in m.group(0).lower():
             f.day = _month_day(_add_months(today, 1), day_n)
         else:
@@ -542,8 +595,8 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             if f.day is not None and f.day < today:
                 f.day = _month_day(_add_months(today, 1), day_n)
         f.day_said = True
-        if f.day is None:
-            f.vague = True
+        if f.day is None or (f.weekdays and {f.day.weekday()} != set(f.weekdays)):
+            f.vague = True  # no such day, or a weekday that is not that date's: ask
         s.take(m)
     # times of day
     for m in s.each(r"\b(?:at )?(noon|midday|midnight)\b"):
@@ -612,6 +665,11 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         s.take(m)
     _stretch(s, f, r"\b(?:(?:this|next|the) (?:coming )?(?:week|weekend|month|year)|(?:this|next|the) (?:few )?days)\b")
     for m in s.each(r"\b(?:in the |this |at |tomorrow )?(morning|afternoon|evening|night)\b"):
+        before, after = s.rest[: m.start()], s.rest[m.end() :]
+        if re.search(r"\b(?:my|the|a|your|his|her|our|their)\s+$", before, re.I) and re.match(
+            r"\s+(?!(?:before|after|of|at|too|and|or|then)\b)[a-z]", after, re.I
+        ):
+            continue  # "my evening pills", "the morning paper": a thing, not when
         f.period = _PERIODS_EN[m.group(1).lower()]
         if m.group(0).lower().startswith("this") and f.day is None:
             f.day, f.day_said = today, True
@@ -639,8 +697,8 @@ _ZH_PERIOD_RE = "|".join(sorted(_ZH_PERIODS, key=len, reverse=True))
 
 def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     _ask_about(s, f, _UNCOUNTED_DAYS_ZH)
-    _ask_about(s, f, rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟)")  # 三点的电影
-    _ask_about(s, f, r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会")
+    _ask_about(s, f, rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟|时候)")  # 三点的电影
+    _ask_about(s, f, r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会儿?")
     _ask_about(s, f, rf"(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?(?:或者?|还是|或)(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?")
     zh_day = r"(?:今天|明天|后天|大后天|今晚|明晚|明早|(?:这|本|下)?个?(?:周|星期|礼拜)[一二三四五六日天])"
     _ask_about(s, f, rf"{zh_day}(?:或者?|还是|或){zh_day}")  # 明天或者后天: ask which
@@ -656,6 +714,14 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(rf"每隔?({_ZH_NUM})?个?(分钟|小时|钟头)"):
         f.freq = "MINUTELY" if m.group(2) == "分钟" else "HOURLY"
         f.interval = _num(m.group(1)) or 1
+        s.take(m)
+    if f.freq in ("HOURLY", "MINUTELY"):  # "每两个小时从下午两点开始": the clock time is the first
+        for m in s.each(r"从(?=[^，。！？]{1,8}开始)|(?<=[点半分\0])开始"):
+            s.take(m)
+    # "每天三次", "一天两次", "早中晚各一次": a daily repeat at as many clock times
+    for m in s.each(rf"(?:每天|一天|每日|天天)({_ZH_NUM})次|早中晚(?:各)?(?:一次)?"):
+        f.freq = "DAILY"
+        f.times_a_day = _num(m.group(1)) or 1 if m.group(1) else 3
         s.take(m)
     for m in s.each(r"(?:每个?|逢)?工作日|每周一到(?:周)?五|周一到周五|每个?(?:周|星期|礼拜)一至五"):
         f.freq, f.byday = "WEEKLY", list(WEEKDAY_CODES[:5])
@@ -913,8 +979,12 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         # "every two weeks on Monday", "每两周的周六": the day said, not today's
         f.byday = sorted({WEEKDAY_CODES[d] for d in f.weekdays}, key=WEEKDAY_CODES.index)
     times = _clock_times(f)
+    if f.times_a_day > max(1, len(times)):
+        return ParsedReminder(None, what, _rrule(f, None), NO_TIME)  # "twice a day": ask at what times
     if len(times) > 1:
-        what = re.sub(r"^(?:和|跟|还有|以及|、)", "", what) if zh else re.sub(r"^and\s+", "", what, flags=re.I)
+        # (the words that joined the times: at either end once the times are out)
+        joiners = r"^(?:和|跟|还有|以及|、)+|(?:和|跟|还有|以及|、)+$" if zh else r"^and\s+|\s+and$"
+        what = re.sub(joiners, "", what, flags=re.I)
         if f.freq in ("DAILY", "WEEKLY", "MONTHLY", "YEARLY") and len({minute for _, minute in times}) == 1:
             # "every day at 8am and 8pm": one repeat at both hours (an RRULE takes several)
             hours = ",".join(str(hour) for hour, _ in times)
@@ -923,6 +993,16 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         return ParsedReminder(None, what, None, AMBIGUOUS)  # two times once, or at different minutes: ask
     if f.freq:
         if f.freq in ("HOURLY", "MINUTELY"):
+            if f.hour is not None:  # "every 8 hours starting at two": from that time, each step
+                rule = _rrule(f, None)
+                if f.day_said and f.day is not None:
+                    first = _at(f.day, _hour_in_period(f.hour, f.period, f.clock_exact), f.minute, zone)
+                    return ParsedReminder(first, what, rule, PAST if first <= local_now else None)
+                # no day: the series as if it started today ("every 4 hours from 8 am", said at 10: 12:00)
+                first = _at(today, _hour_in_period(f.hour, f.period, f.clock_exact), f.minute, zone)
+                if first <= local_now:
+                    first = next_occurrence(rule, local_now, tz, start=first) or first
+                return ParsedReminder(first, what, rule)
             step = timedelta(hours=f.interval) if f.freq == "HOURLY" else timedelta(minutes=f.interval)
             due = (local_now.astimezone(UTC) + step).astimezone(zone)
             return ParsedReminder(due, what, _rrule(f, None))
@@ -1004,7 +1084,7 @@ _EN_EDGE_WORDS = re.compile(
 
 
 _ZH_ASK = re.compile(
-    r"^(?:(?:呃|嗯|嘿|喂|哎|诶)[，,]?|(?:菲菲|小菲|fay)[，,]?|请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
+    r"^(?:(?:呃|嗯|嘿|喂|哎|诶|那个)[，,]?|(?:菲菲|小菲|fay)[，,]?|请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
     r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记)+"
 )
 
@@ -1014,6 +1094,7 @@ def _clean(rest: str, zh: bool) -> str:
     t = rest.replace("\0", " ")
     if zh:
         t = re.sub(r"\s+", "", t)
+        t = re.sub(r"[嗯呃]+[，,]?", "", t)  # a filler mid-sentence ("提醒我三点 嗯 吃药")
         t = _ZH_ASK.sub("", t)
         t = re.sub(r"^(?:帮我)?(?:定|设|订|加|建|添加|创建|设置|设定)一?个|的?闹钟", "", t)
         t = re.sub(
@@ -1022,13 +1103,14 @@ def _clean(rest: str, zh: bool) -> str:
             t,
         )
         t = re.sub(r"叫醒我?|(?:叫我|喊我)", "", t)
-        t = re.sub(r"^(?:在|到|的|要|该|记得|去?(?=去))+", "", t)
+        t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|去?(?=去))+", "", t)
         t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
         t = re.sub(r"[，,]?(?:别忘了|不要忘了|千万别忘了?)[哦啊呀]?$", "", t)
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)
         return t.strip("，,。.！!？?、 ")
+    t = re.sub(r"\b(?:um+|uh+|erm|er)\b,?", " ", t, flags=re.I)  # a filler anywhere ("remind me uh tomorrow")
     t = re.sub(r"\s+", " ", t).strip()
-    request = re.search(r"\b(?:remind (?:me|us)|set (?:a|an) reminder) (?:to|that|about|of)\b", t, re.I)
+    request = re.search(r"\b(?:remind (?:me|us)|set (?:a|an) reminder) (?:to|that|about|of|for)\b", t, re.I)
     if request:
         t = t[request.start() :]  # "it's not urgent, but remind me to …": what comes first is talk
     t = _EN_ASK.sub("", t)
