@@ -389,6 +389,18 @@ def test_times_a_day_asks_for_the_times_and_keeps_the_repeat(rig):
     assert ("2026-12-04T12:00:00", "FREQ=DAILY;BYHOUR=8,12,18;BYMINUTE=0", "吃药") in r.rows()
 
 
+def test_a_renamed_companions_name_said_first_is_no_part_of_the_reminder(rig):
+    r = rig()
+    r.talk.names = lambda: ("Nova", "小诺")
+    done = r.say("Nova, remind me at 5 to call Jo")
+    assert done is not None and done.action == "set"
+    assert r.say("小诺，明天下午三点提醒我吃药").action == "set"
+    assert r.rows() == [("2026-12-04T17:00:00", "", "call Jo"), ("2026-12-05T15:00:00", "", "吃药")]
+    assert r.talk.wants("alice", "hey Nova remind me to eat")
+    assert r.say("remind me at 6 to call Nova") is not None
+    assert ("2026-12-04T18:00:00", "", "call Nova") in r.rows()  # (a name not said first stays)
+
+
 def test_no_time_then_a_day_and_a_time(rig):
     r = rig()
     assert r.say("remind me to call the plumber").action == "ask"

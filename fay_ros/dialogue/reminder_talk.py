@@ -44,6 +44,7 @@ from ..schedule.reminder_text import (
     is_reminder_request,
     next_occurrence,
     parse_reminder,
+    without_address,
 )
 from ..text import when
 from ..text.words import and_list, has_cjk
@@ -447,6 +448,8 @@ class ReminderTalk:
         self.clock = clock
         self._pending: dict[str, _Pending] = {}
         self._said: dict[str, tuple[Reminder, float]] = {}
+        # the companion's names (its persona's), read at each turn: said first, they address it
+        self.names: Callable[[], tuple[str, ...]] = tuple
 
     # -- the port
     async def _call(self, action: str, owner: str, **fields) -> tuple[bool, tuple[Reminder, ...], str]:
@@ -481,7 +484,7 @@ class ReminderTalk:
             )
 
     async def _answer(self, user_id: str, text: str, language: str, source_turn: str) -> TalkReply | None:
-        words = text.strip()
+        words = without_address(text, self.names()).strip()
         if not words:
             return None
         zh = language == "zh" if language in ("en", "zh") else has_cjk(words)
@@ -506,7 +509,7 @@ class ReminderTalk:
         """Whether `answer` might take this turn, without doing anything (no memory call, no
         state change): a speculative guess at the user's words must not set or cancel anything,
         so the engine does not speculate on such a turn. Errs on the side of True."""
-        words = text.strip()
+        words = without_address(text, self.names()).strip()
         if not words:
             return False
         if user_id in self._pending or user_id in self._said:

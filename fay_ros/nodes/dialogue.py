@@ -390,6 +390,7 @@ class DialogueNode(Node):
             talk = ReminderTalk(
                 self.reminders, zone_name(self.proactive.planner.schedule.timezone), lambda: node_seconds(self)
             )
+            talk.names = lambda: (self.engine.persona.name,)  # (the persona file may be edited live)
             self.engine.reminder_talk = talk
             self.reminder_runner = ReminderRunner(
                 self.reminders, talk, self._say_reminder, busy=self.engine.turn_running

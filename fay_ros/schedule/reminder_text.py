@@ -199,6 +199,19 @@ _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+def without_address(text: str, names: tuple[str, ...]) -> str:
+    """`text` without the companion's name said first to address it ("Nova, remind me…", "hey
+    Nova remind me…", "小诺，提醒我…"): a renamed companion's name is no part of the reminder
+    (the built-in Fay / 菲菲 are taken out by the cleaning itself)."""
+    said = [re.escape(n.strip()) for n in names if n.strip()]
+    if not said:
+        return text
+    either = "|".join(sorted(said, key=len, reverse=True))
+    return re.sub(
+        rf"^\s*(?:(?:hey|hi|ok|okay|嘿|喂)[,!，！]?\s*)?(?:{either})(?![\w-])[,!，！]?\s*", "", text, flags=re.I
+    )
+
+
 def is_reminder_request(text: str) -> bool:
     """Whether `text` asks for a reminder (not "don't remind me", a question about reminders,
     or plain chat)."""
