@@ -414,7 +414,8 @@ def test_a_late_wife_is_not_said_to_be_alive_and_past_tense_questions_are_answer
     facts = learn(["I lost my wife Margaret three years ago.", "I used to be a postman, now I'm a teacher."])
     assert facts["family:wife"] == "User's late wife was called Margaret."
     assert fact_answers.answer("What was my wife's name?", facts) == "Your late wife was called Margaret."
-    assert fact_answers.answer("What did I do for a living?", facts) == "You are a teacher."
+    assert fact_answers.answer("What did I do for a living?", facts) == "You used to be a postman."
+    assert fact_answers.answer("What do I do for a living?", facts) == "You are a teacher."
     health_facts = learn(["I've got a heart condition, so I'm on warfarin.", "I'm lactose intolerant."])
     assert fact_answers.answer("What's my heart medication?", health_facts) == "You are on warfarin."
     assert fact_answers.answer("Is there anything I can't eat?", health_facts) == "You can't eat milk."
@@ -479,7 +480,6 @@ def test_the_day_of_a_birthday_depends_on_when_it_was_said():
         "My doctor says I have diabetes.",
         "She told me I'm allergic to dust.",
         "I used to live in Leeds.",
-        "I worked as a nurse years ago.",
         "如果我是医生就好了。",
         "我希望我住在海边。",
         "医生说我有糖尿病。",
@@ -966,3 +966,37 @@ def test_the_users_own_coming_birthday_gives_their_age_today(text, content):
 @pytest.mark.parametrize("text", ["I'll be there on Sunday.", "I'm 5 minutes away.", "我明天去医院", "我下个月去北京"])
 def test_no_age_where_a_coming_day_names_no_birthday(text):
     assert "age" not in keys(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ("I used to be a postman before I retired.", "User used to be a postman."),
+        ("I was a nurse for thirty years.", "User used to be a nurse."),
+        ("I retired as a headteacher.", "User used to be a headteacher."),
+        ("I worked as a welder for 20 years.", "User used to be a welder."),
+        ("I worked as a nurse years ago.", "User used to be a nurse."),
+        ("我退休前是工程师", "用户以前是工程师。"),
+        ("我以前是做会计的", "用户以前是做会计的。"),
+        ("我年轻的时候当过兵", "用户以前当过兵。"),
+    ],
+)
+def test_a_job_they_had_is_kept_next_to_the_one_they_have(text, content):
+    assert keys(text)["occupation:former"] == content
+
+
+@pytest.mark.parametrize("text", ["I used to be a smoker.", "I was a mess for years.", "我以前住在北京", "我以前很胖"])
+def test_no_former_job_where_none_is_said(text):
+    assert "occupation:former" not in keys(text)
+
+
+def test_the_job_they_had_answers_the_past_and_a_retired_persons_present():
+    retired = learn(["I used to be a postman before I retired."])
+    assert fact_answers.answer("What do I do for a living?", retired) == "You are retired. You used to be a postman."
+    assert fact_answers.answer("What was my job?", retired) == "You used to be a postman."
+    assert fact_answers.answer("What did I use to do?", retired) == "You used to be a postman."
+    zh = learn(["我退休前是工程师"])
+    assert fact_answers.answer("我以前是做什么的？", zh, "zh") == "你以前是工程师。"
+    assert fact_answers.answer("我是做什么工作的？", zh, "zh") == "你已经退休了。你以前是工程师。"
+    nurse = learn(["I'm a nurse."])
+    assert fact_answers.answer("What did I do for a living?", nurse) == "You are a nurse."  # nothing said of before

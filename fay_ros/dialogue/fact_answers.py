@@ -246,6 +246,16 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat did i do (?:for (?:a )?(?:living|work))\b|\bwhat was my (?:job|occupation|profession|line of work)\b",
     re.I,
 )
+# the job they had: "What did I use to do?", "What was my job before I retired?", "我以前是做什么的"
+_FORMER_JOB_Q_EN = re.compile(
+    r"\bwhat did i (?:use|used) to do\b|\bwhat did i do (?:for (?:a )?(?:living|work)|before i retired)\b|"
+    r"\bwhat was my (?:job|occupation|profession|line of work|work)\b|\bwhat did i work as\b|"
+    r"\bwhat (?:job|work) did i (?:use to )?do\b|\bwhat did i retire (?:as|from)\b",
+    re.I,
+)
+_FORMER_JOB_Q_ZH = re.compile(
+    r"我(?:以前|之前|过去|原来|年轻的?时候|退休(?:以)?前)(?:是)?(?:做|干|当)(?:什么|啥|过什么)"
+)
 _OCCUPATION_Q_ZH = re.compile(
     r"我(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我的(?:工作|职业)是(?:什么|啥)|我(?:是)?(?:做|干)(?:什么|啥)工作|"
     r"我在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
@@ -416,8 +426,14 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         return relative
     if (_OWN_AGE_Q_ZH if zh else _OWN_AGE_Q_EN).search(q):
         return _own_age(facts, zh, now)
-    if (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
+    former = facts.get("occupation:former")
+    if former and (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q):
+        return _said_back([former], zh)
+    if (_FORMER_JOB_Q_ZH if zh else _OCCUPATION_Q_EN).search(q) or (zh and _OCCUPATION_Q_ZH.search(q)):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
+        retired = "occupation" not in facts or re.search(r"\bretired\b|退休", facts["occupation"])
+        if former and retired:  # "You are retired. You used to be a postman."
+            said.append(former)
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
     if (_HOME_Q_ZH if zh else _HOME_Q_EN).search(q):
         return _said_back([facts["home"]], zh) if "home" in facts else _UNKNOWN["home"][lang]

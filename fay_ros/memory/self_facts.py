@@ -1053,6 +1053,26 @@ _TEACH_EN = re.compile(
     rf"(.+?){_STOP_CLAUSE}",
     re.I,
 )
+# A job they had ("I used to be a postman", "I was a nurse for thirty years", "I retired as a
+# headteacher", "before I retired I was an engineer"): key `occupation:former`, next to the
+# current `occupation` (often "retired"), never taking its place.
+_FORMERLY = (
+    r"(?: (?:for (?:\w+ ){0,3}?(?:years|decades)|(?:\w+ )?years ago|a long time ago|back then|"
+    r"in the (?:\d0s|\w+ies)|when I was young(?:er)?|until I retired))*"
+)
+_FORMER_JOB_EN = re.compile(
+    rf"\bI used to (?:be|work as) (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
+    rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s? for (?:\w+ ){{0,3}}?(?:years|decades)\b|"
+    # "worked as" / "retired as" name a job whatever the word
+    rf"\bI (?:worked|retired) as (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
+    rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}",
+    re.I,
+)
+_FORMER_JOB_ZH = re.compile(
+    r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)是做([^" + _ZH_STOP + r"]{1,8}?)的|"
+    r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
+    r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)"
+)
 _RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
 _WORK_AT_EN = re.compile(
     rf"\bI(?: currently| now)? work (at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?){_STOP_CLAUSE}|"
@@ -1210,9 +1230,26 @@ def _clause_end(value: str) -> str:
     return value.strip(" .,!;\"'")
 
 
+def _former_job(clause: str, zh: bool) -> list[SelfFact]:
+    """A job they had (`occupation:former`): "User used to be a postman." / "用户以前是邮递员。"."""
+    m = (_FORMER_JOB_ZH if zh else _FORMER_JOB_EN).search(clause)
+    if not m:
+        return []
+    if zh:
+        what = m.group(1) or m.group(3)
+        verb = "是做" if m.group(1) else {"当": "当过"}.get(m.group(2), m.group(2))
+        tail = "的" if m.group(1) else ""
+        return [_fact("fact", "occupation:former", what, f"{USER_ZH}以前{verb}{what}{tail}。", zh=True)]
+    what = next(g for g in m.groups() if g)
+    if re.search(rf"\b(?:{_NOT_A_JOB})\b", what, re.I):
+        return []
+    what = _third_person(what)
+    return [_fact("fact", "occupation:former", what, f"{USER_EN} used to be {what}.")]
+
+
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
-    out += _en_work(clause)
+    out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
@@ -1683,7 +1720,7 @@ _MED_ZH = re.compile(
 
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = []
+    out: list[SelfFact] = _former_job(clause, zh=True)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
