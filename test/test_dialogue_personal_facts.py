@@ -19,6 +19,7 @@ from fay_ros.memory.self_facts import (
     asks_something,
     extract_self_facts,
     is_safety_key,
+    name_from_content,
     safety_facts,
     second_person,
     states_fact,
@@ -37,8 +38,8 @@ def learn(lines: list[str], now: datetime.datetime = FRIDAY) -> dict[str, str]:
     """What a session knows after the user said `lines` (later statements win), as the
     dialogue keeps it."""
     facts: dict[str, str] = {}
-    for line in lines:
-        for fact in extract_self_facts(line, now):
+    for before, line in zip(["", *lines], lines):
+        for fact in extract_self_facts(line, now, before=before):
             facts.pop(fact.key, None)
             facts[fact.key] = fact.content
     return facts
@@ -1000,3 +1001,74 @@ def test_the_job_they_had_answers_the_past_and_a_retired_persons_present():
     assert fact_answers.answer("我是做什么工作的？", zh, "zh") == "你已经退休了。你以前是工程师。"
     nurse = learn(["I'm a nurse."])
     assert fact_answers.answer("What did I do for a living?", nurse) == "You are a nurse."  # nothing said of before
+
+
+@pytest.mark.parametrize(
+    ("text", "before", "expected"),
+    [
+        # "he" and "she" are the relative just named, in the same words or the ones before
+        (
+            "My son Rory is five and he's allergic to eggs.",
+            "",
+            {"family:son", "family:son:age", "health:allergy:egg:son"},
+        ),
+        ("She's coeliac so absolutely no gluten for her.", "I look after my mum.", {"health:condition:coeliac:mother"}),
+        ("Her name is Beatrice and she's 86.", "I look after my mum.", {"family:mother", "family:mother:age"}),
+        ("She takes donepezil every evening.", "My mum lives with me.", {"health:medication:donepezil:mother"}),
+        ("He's allergic to nuts.", "My daughter Ella is five.", set()),  # no "he" in the family said
+        # the third sweep of new conversations: what was lost
+        ("I don't eat pork and I don't drink alcohol.", "", {"health:avoid:pork", "health:avoid:alcohol"}),
+        ("I don't drink, I'm teetotal.", "", {"health:avoid:alcohol"}),
+        ("I have type two diabetes.", "", {"health:condition:diabetes"}),
+        ("I take gliclazide with my breakfast.", "", {"health:medication:gliclazide"}),
+        ("我有糖尿病，每天打胰岛素。", "", {"health:condition:diabetes", "health:medication:insulin"}),
+        ("我信佛，吃素十几年了。", "", {"health:avoid:meat"}),
+        ("我叫赵淑琴，今年六十八岁。", "", {"name", "age"}),
+        ("我一个人住在西安，孩子们都在外地。", "", {"home"}),
+        ("哦对了，我上个月搬家了，现在住在天河，不住番禺了。", "", {"home"}),
+        ("我们上个星期搬家了，现在跟儿子一起住在深圳。", "", {"home"}),
+        ("I've moved as well, I'm in a ground floor flat in Scarborough now.", "", {"home"}),
+        ("I've lived on my own in Whitby since my husband passed.", "", {"home"}),
+        ("I've started a part-time job at the garden centre, three mornings a week.", "", {"occupation"}),
+        ("And I turned seventy last Thursday.", "", {"age"}),
+        ("我前天过了六十九岁生日。", "", {"age"}),
+        ("On Friday I've got my pharmacology exam.", "", {"plan:on_friday"}),
+        ("这个星期六我孙女小雨带我去动物园。", "", {"plan:这个星期六"}),
+        ("那个 我女儿叫啥来着", "", set()),  # a question, never a name
+        ("On Monday I've got nothing on.", "", set()),
+    ],
+)
+def test_what_a_third_sweep_of_new_conversations_found_unread(text, before, expected):
+    found = {f.key for f in extract_self_facts(text, FRIDAY, before=before)}
+    assert found == expected, found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My name's Winifred but everyone calls me Winnie.", "Winnie"),
+        ("my name is Zainab but just call me Zee", "Zee"),
+        ("我叫刘淑珍，你叫我刘奶奶就行", "刘奶奶"),
+        ("My name is Tom, but my friends call me Tommy.", "Tom"),  # what friends say is no request
+    ],
+)
+def test_what_they_ask_to_be_called_is_their_name(text, name):
+    assert name_from_content(keys(text)["name"]) == name
+
+
+def test_the_third_sweeps_questions_are_answered_from_the_facts():
+    facts = learn(["我女儿叫妞妞", "我下周三要去医院体检"])
+    assert fact_answers.answer("那个 我女儿叫啥来着", facts, "zh") == "你的女儿叫妞妞。"
+    assert fact_answers.answer("我下周三要干嘛？", facts, "zh", now=FRIDAY).endswith("要去医院体检。")
+    pets = learn(["Our cat is called Marmite.", "My son is called Rory."])
+    assert fact_answers.answer("What's our cat called?", pets) == "Your cat is called Marmite."
+    assert fact_answers.answer("whats my little boy called", pets) == "Your son is called Rory."
+    assert fact_answers.answer("What's my flatmate called?", pets) == "You haven't told me about your flatmate yet."
+    coeliac = learn(["I'm coeliac.", "I'm a retired electrician."])
+    assert fact_answers.answer("What is it I can't eat again?", coeliac) == "You can't eat gluten."
+    assert fact_answers.answer("What was my trade before I retired?", coeliac) == "You are a retired electrician."
+    mum = learn(["I look after my mum.", "She's coeliac so absolutely no gluten for her."])
+    assert health.avoided_keys(list(mum), household=True) == ("gluten",)
+    assert health.offered_food("How about a classic Christmas pudding?", ("gluten",)) == ("christmas pudding", "gluten")
+    assert health.offered_food("I'd recommend a glass of wine.", ("alcohol",)) == ("wine", "alcohol")
+    assert health.offered_food("How about some ginger beer?", ("alcohol",)) is None

@@ -362,3 +362,18 @@ def test_a_relative_named_in_the_facts_leads_to_the_turns_about_them(svc):
     assert "z3" in pet, pet
     # without the fact, nothing links "sister" to Ella: the other owner's search finds nothing of alice's
     assert svc.search_evidence("bob", "What does my sister do for work?", n=3, now=now) == []
+
+
+def test_a_heard_she_is_the_relative_the_owner_named_just_before(memory_location, clock):
+    """'I look after my mum.' then 'She's coeliac.': the second turn is the mother's condition
+    (a safety fact of the household), and another owner's words never say who 'she' is."""
+    svc = build_service(memory_location, embedder="hashed", clock=clock, learn_heard_facts=True)
+    svc.hear_user("alice", "I look after my mum.")
+    svc.hear_user("bob", "My wife is lovely.")
+    clock.t += 2
+    svc.hear_user("alice", "She's coeliac so absolutely no gluten for her.")
+    svc.hear_user("bob", "He's diabetic.")
+    mum = svc.store.find_keyed("alice", "fact", "health:condition:coeliac:mother", [CONFIRMED])
+    assert [n.content for n in mum] == ["User's mother has coeliac disease."]
+    assert not [n for n in svc.store.list("bob") if "health:" in (n.key or "")]
+    svc.store.close()

@@ -60,14 +60,25 @@ _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
-    r"\b(?:who is|who's|who was|what(?:'s| is| was)) my ([a-z ]+?)(?:'s name| called| named)?\s*\?*$|"
-    r"\b(?:do you know|do you remember|can you remember|remember) my ([a-z ]+?)'s name\s*\?*$",
+    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) ([a-z ]+?)(?:'s name| called| named)?"
+    r"(?: again)?\s*\?*$|"
+    r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
     re.I,
 )
+# people a user may ask about that are no family key ("What's my flatmate called?"): never told,
+# so said so, not left to the model to invent
+_PEOPLE_EN = frozenset(
+    "flatmate roommate housemate neighbour neighbor carer caregiver nurse doctor gp boss manager colleague "
+    "teacher landlord landlady cleaner niece nephew cousin aunt auntie uncle godson goddaughter stepson "
+    "stepdaughter son-in-law daughter-in-law mother-in-law father-in-law fiance fiancé fiancee fiancée "
+    "grandchildren grandkids kids children twin".split()
+)
+# "my little boy" is the son they told of, "my little girl" the daughter
+_CHILD_WORDS = {"little boy": "son", "boy": "son", "lad": "son", "little girl": "daughter", "girl": "daughter"}
 # "my partner" / "我爱人": whoever of these the user named
 _PARTNER_WORDS = frozenset({"partner", "spouse", "other half", "significant other", "爱人", "伴侣", "对象", "另一半"})
 _PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend")
-_FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名字)?叫什么")
+_FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名字)?(?:叫(?:什么|啥)|的名字是(?:什么|啥))")
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
@@ -77,7 +88,10 @@ _PLAN_Q_EN = re.compile(
     r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
     re.I,
 )
-_PLAN_Q_ZH = re.compile(r"我(?:明天|周末|下周|今晚)?(?:要|打算)(?:做|干)(?:什么|啥)|我的(?:计划|安排)")
+_PLAN_Q_ZH = re.compile(
+    r"我(?:明天|后天|周末|下周|今晚|这周末|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天])?"
+    r"(?:要|打算|准备)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)"
+)
 
 _UNKNOWN = {
     "name": {
@@ -157,12 +171,13 @@ def answer(
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
         relation = re.sub(r"^(?:家的|家|养的)", "", (m.group(1) or m.group(2)).strip().lower())
+        relation = _CHILD_WORDS.get(relation, relation)
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
         if found:
             return second_person(found)
-        known = ZH_RELATIONS.split("|") if zh else RELATIONS
+        known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(relation)
     return None
@@ -249,7 +264,8 @@ _OCCUPATION_Q_EN = re.compile(
 # the job they had: "What did I use to do?", "What was my job before I retired?", "我以前是做什么的"
 _FORMER_JOB_Q_EN = re.compile(
     r"\bwhat did i (?:use|used) to do\b|\bwhat did i do (?:for (?:a )?(?:living|work)|before i retired)\b|"
-    r"\bwhat was my (?:job|occupation|profession|line of work|work)\b|\bwhat did i work as\b|"
+    r"\bwhat was my (?:job|occupation|profession|line of work|work|trade)\b|\bwhat did i work as\b|"
+    r"\bbefore i retired\b|"
     r"\bwhat (?:job|work) did i (?:use to )?do\b|\bwhat did i retire (?:as|from)\b",
     re.I,
 )
@@ -279,7 +295,8 @@ _ALLERGY_LIST_Q_EN = re.compile(
     r"\bis there anything i can(?:'t| ?not) eat\b|"
     r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
-    r"\bwhat (?:food|foods) (?:should|must) i avoid\b",
+    r"\bwhat (?:food|foods) (?:should|must) i avoid\b|"
+    r"\bwhat(?: is|'s| was) it (?:that )?i can(?:'t| ?not) (?:eat|have)\b",
     re.I,
 )
 _ALLERGY_LIST_Q_ZH = re.compile(
@@ -429,7 +446,8 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     former = facts.get("occupation:former")
     if former and (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q):
         return _said_back([former], zh)
-    if (_FORMER_JOB_Q_ZH if zh else _OCCUPATION_Q_EN).search(q) or (zh and _OCCUPATION_Q_ZH.search(q)):
+    past = (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q)
+    if past or (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         retired = "occupation" not in facts or re.search(r"\bretired\b|退休", facts["occupation"])
         if former and retired:  # "You are retired. You used to be a postman."

@@ -159,9 +159,12 @@ class TurnContext:
         in memory after the reply). Guests get no private memory, short-term included."""
         if not ctx.owner or not self.wiring.settings.learn_facts:
             return []
-        learned = extract_self_facts(ctx.question)
+        session = self.sessions.of(ctx.owner)
+        learned = extract_self_facts(ctx.question, before=session.said_before)
+        if not probing():
+            session.said_before = ctx.question
         if learned and not probing():  # a probe's guess must not change what the session knows
-            facts = self.sessions.of(ctx.owner).facts
+            facts = session.facts
             for fact in learned:
                 before = facts.pop(fact.key, None)
                 facts[fact.key] = fact.content

@@ -50,8 +50,13 @@ _ALLERGEN_ROWS = (
         "gluten|wheat",
         "麸质|小麦|面筋",
         "bread|toast|pasta|spaghetti|noodles|pizza|crackers|biscuits|cookies|cake|cereal|beer|couscous|"
-        "bagel|sandwich|muffin|croissant|pretzels|pretzel|pancakes|waffles",
-        "面包|面条|馒头|饺子|包子|披萨|饼干|蛋糕|啤酒|烧饼|油条|面包片",
+        "bagel|sandwich|muffin|croissant|pretzels|pretzel|pancakes|waffles|flour|pastry|pastries|scone|scones|"
+        "crumble|sponge|christmas pudding|sponge pudding|bread pudding|yorkshire pudding|sticky toffee pudding|"
+        "bread and butter pudding|suet pudding|treacle sponge|doughnut|donut|batter|battered|breadcrumbs|"
+        "barley|rye|semolina|gnocchi|dumplings|samosa|naan|pitta|pita|tortilla|wrap|wraps|crumpet|crumpets|"
+        "pie crust|pork pie|sausage roll|cornish pasty|pasty|quiche|porridge",
+        "面包|面条|馒头|饺子|包子|披萨|饼干|蛋糕|啤酒|烧饼|油条|面包片|面粉|馄饨|春卷|煎饼|烧卖|月饼|拉面|挂面|"
+        "花卷|锅贴|手抓饼|酥饼",
     ),
     (
         "shellfish",
@@ -82,7 +87,16 @@ _ALLERGEN_ROWS = (
         "芝麻酱|麻酱|芝麻油|香油|芝麻糊|芝麻球",
     ),
     ("penicillin", "penicillin", "青霉素", "amoxicillin", "阿莫西林"),
-    # not allergens, but foods a person cannot eat all the same (a vegetarian's meat, "不能吃辣")
+    # not allergens, but foods a person cannot eat all the same (a vegetarian's meat, "不能吃辣",
+    # "I don't drink alcohol")
+    (
+        "alcohol",
+        "alcohol|alcoholic drinks|booze|drinking",
+        "酒|酒精|喝酒",
+        "wine|beer|lager|ale|cider|whisky|whiskey|vodka|gin|rum|champagne|prosecco|cocktail|cocktails|sherry|"
+        "brandy|spirits|mulled wine|mojito|margarita|sangria|bitter|stout|pint of beer",
+        "啤酒|白酒|红酒|葡萄酒|黄酒|米酒|鸡尾酒|香槟|威士忌|伏特加|二锅头|茅台|料酒",
+    ),
     (
         "meat",
         "meat|meat and fish|red meat",
@@ -107,6 +121,7 @@ _ALLERGEN_ROWS = (
 )
 # Words that hold a food's name and are no food: "肌肉" (muscle), "肉桂" (cinnamon) hold 肉.
 _NOT_FOODS_ZH = re.compile(r"肌肉|肉桂|果肉|肉眼|肉体|骨肉|皮肉|辣妹")
+_NOT_FOODS_EN = re.compile(r"\b(?:ginger|root|birch) beer\b", re.I)
 
 # key, English names, Chinese names, the foods the diet leaves out (allergen keys above), what
 # it means said in English and in Chinese
@@ -163,6 +178,21 @@ _MEDICATION_ROWS = (
     ("antihistamine", "antihistamines|antihistamine", "抗过敏药"),
     ("sleeping_pill", "sleeping pills|sleeping pill", "安眠药"),
     ("antidepressant", "antidepressants|antidepressant", "抗抑郁药"),
+    # common ones said by name (a name the table does not know is kept as said)
+    ("gliclazide", "gliclazide", "格列齐特"),
+    ("donepezil", "donepezil|aricept", "多奈哌齐|安理申"),
+    ("amlodipine", "amlodipine", "氨氯地平"),
+    ("ramipril", "ramipril", "雷米普利"),
+    ("bisoprolol", "bisoprolol", "比索洛尔"),
+    ("omeprazole", "omeprazole", "奥美拉唑"),
+    ("sertraline", "sertraline", "舍曲林"),
+    ("furosemide", "furosemide", "呋塞米"),
+    ("clopidogrel", "clopidogrel", "氯吡格雷"),
+    ("apixaban", "apixaban", "阿哌沙班"),
+    ("prednisolone", "prednisolone|prednisone", "泼尼松|泼尼松龙"),
+    ("salbutamol", "salbutamol|ventolin|albuterol", "沙丁胺醇"),
+    ("allopurinol", "allopurinol", "别嘌醇"),
+    ("levodopa", "levodopa|sinemet", "左旋多巴"),
 )
 
 
@@ -292,8 +322,7 @@ def _offered_in_a_clause(text: str, words_en: tuple[str, ...], words_zh: tuple[s
 def _mentions(text: str, words: tuple[str, ...], zh: bool) -> str:
     """The first of `words` that `text` names, "" when none (whole words in English, plurals
     included: "almond" in "almonds"; any substring in Chinese)."""
-    if zh:
-        text = _NOT_FOODS_ZH.sub(" ", text)
+    text = _NOT_FOODS_ZH.sub(" ", text) if zh else _NOT_FOODS_EN.sub(" ", text)
     for word in sorted(words, key=len, reverse=True):
         if zh:
             if word in text:

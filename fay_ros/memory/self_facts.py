@@ -145,6 +145,15 @@ _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 # After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
 _LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
 _EN_NAME = [
+    # what they ask to be called comes before their name ("My name is Zainab but just call me
+    # Zee", "…but everyone calls me Winnie"); not "my friends call me Tommy"
+    re.compile(
+        rf"(?:^|[,;.!]\s*|\b(?:but|so|and|just|please|you can|you may|you could|feel free to)\s+)"
+        rf"(?:just\s+|please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})"
+        r"(?!\s+(?-i:[A-Z]))|"
+        rf"\b(?:everyone|everybody|people|all my \w+) calls? me\s+({_NAME_WORD})",
+        re.I,
+    ),
     re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
     re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
@@ -309,6 +318,15 @@ _EN_PLAN = [
     ),
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
+    # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
+    re.compile(rf"\b({_WHEN}),? I(?:'ve| have) got (.+?){_STOP_CLAUSE}", re.I),
+    re.compile(rf"\bI(?:'ve| have) got (an? .+?|my .+?)\s+({_WHEN})\b", re.I),
+    # "On Sunday my grandson Alfie is taking me to the garden centre"
+    re.compile(
+        rf"\b({_WHEN}),? (my [a-z]+(?: (?-i:[A-Z])[a-z]+)?) (?:is|'s|will be) (?:taking|bringing|driving) me "
+        rf"((?:to|for|out) .+?){_STOP_CLAUSE}",
+        re.I,
+    ),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
 _TASTE_OBJECT_SKIP = {
@@ -427,15 +445,24 @@ _ZH_PARTICLES = re.compile(r"(?:了|啦|呢|吧|啊|呀)+$")
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = (
     "明天|今晚|周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
-    "|(?:这|本)?(?:周|星期|礼拜)[一二三四五六日天]"
+    "|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]"
 )
 _ZH_PLAN = re.compile(
     r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
-    r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})"
+    r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
+    # "这个星期六我孙女小雨带我去动物园": someone takes them
+    r"("
+    + _ZH_WHEN
+    + r")(?:我的?|我家)([\u4e00-\u9fff]{1,6}?)(?:要|会)?(?:带我|陪我|接我)(去[^"
+    + _ZH_STOP
+    + r"]{1,16})"
 )
 # Chinese hypotheticals and someone else's words about the user ("要是我叫…", "妈妈说我喜欢…").
 _NOT_OWN_ZH = re.compile(r"如果|假如|假设|要是|倘若|万一|(?<![我你跟和对])说我")
-_QUESTION_ZH = re.compile(r"[吗么呢？?]\s*$|什么|谁|哪|几|怎么|是不是|多少")
+# (几 in 十几年, 好几天, 几十岁 counts, it asks nothing)
+_QUESTION_ZH = re.compile(
+    r"[吗么呢？?]\s*$|什么|谁|哪|(?<![十好百千万])几(?![十百千万])|怎么|是不是|多少|啥|来着|咋|干嘛|有没有|对不对"
+)
 _ZH_NOT_NAMES = {"什么", "谁", "啥", "哪个", "您", "你"}
 
 
@@ -531,14 +558,17 @@ def _address(clause: str) -> list[SelfFact]:
     return out
 
 
-def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[SelfFact]:
+def extract_self_facts(text: str, now: datetime.datetime | None = None, before: str = "") -> list[SelfFact]:
     """The statements about oneself in `text` (one utterance of the user), in order; [] for
     questions and for anything that is not plainly a first-person statement. `now`: when it
     was said (default: the current local time); a day it names ("turns seven on Sunday") is
-    stored as the date it was then."""
+    stored as the date it was then. `before`: what the user said just before, read only for
+    whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
     facts: list[SelfFact] = []
+    relative = _last_relative(before)
     for clause in _clauses(text):
+        clause, relative = _pronouns_as_relative(clause, relative)
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -563,13 +593,61 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None) -> list[
     return list(by_key.values())
 
 
+_MENTIONED_RELATIVE = re.compile(
+    rf"\bmy (?:late |little |eldest |youngest |older |younger |old )?({_REL})\b"
+    r"(?:,? ((?-i:[A-Z][a-z]+))\b| (?:is called|is named|called|named|'s name is) ((?-i:[A-Z][a-z]+))\b)?",
+    re.I,
+)
+_PRONOUN_EN = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(she|he|her|his)\b(?=(?:'s|\s)\s*(?!self\b))", re.I)
+
+
+def _last_relative(text: str) -> str:
+    """The last relative `text` names, with the name said with it ("my mum" → "mum", "my
+    daughter is called Leela" → "daughter Leela"), or ""."""
+    found = list(_MENTIONED_RELATIVE.finditer(text or ""))
+    if not found:
+        return ""
+    m = found[-1]
+    return " ".join(filter(None, (m.group(1).lower(), m.group(2) or m.group(3))))
+
+
+def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
+    """`clause` with "she"/"he" (and "her"/"his" before a noun) said as the relative last named
+    ("My son Rory is five and he's allergic to eggs" → "… and my son is allergic to eggs"),
+    when the pronoun fits the relative's sex; and the relative named last, for what follows."""
+    if has_cjk(clause):
+        return clause, relative
+    key = relation_key(relative.split()[0]) if relative else ""
+    out: list[str] = []
+    at = 0
+    for m in _PRONOUN_EN.finditer(clause):
+        named = _last_relative(clause[: m.start()])
+        if named:
+            relative, key = named, relation_key(named.split()[0])
+        female = m.group(1).lower() in ("she", "her")
+        if not key or key not in (FEMALE_RELATIONS if female else MALE_RELATIONS):
+            continue
+        said = f"my {relative}" if m.group(1).lower() in ("she", "he") else f"my {relative.split()[0]}'s"
+        if m.group(1)[0].isupper() and m.start() == 0:
+            said = said[0].upper() + said[1:]
+        out += [clause[at : m.start()], said]
+        at = m.end()
+    clause = "".join(out) + clause[at:]
+    return clause, _last_relative(clause) or relative
+
+
 def states_fact(texts: list[str], key: str, content: str) -> bool:
     """True when the user's own words in `texts` state this fact: same key, and the stated
     value is in `content` (the memory policy's check that a `user_confirmed` self-statement
     really came from the user, and says what they said)."""
     if not key:
         return False
-    return any(f.key == key and _says_value(f, content) for t in texts for f in extract_self_facts(t))
+    # (each text with the one before it, in their order: "She's coeliac" after "I look after my mum")
+    return any(
+        f.key == key and _says_value(f, content)
+        for before, text in zip(["", *texts], texts)
+        for f in extract_self_facts(text, before=before)
+    )
 
 
 _NEGATED = re.compile(r"\b(?:not|don't|doesn't|never|no longer)\b|不|没", re.I)
@@ -701,12 +779,12 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     for i, pattern in enumerate(_EN_NAME):
         m = pattern.search(clause)
         if m:
-            name = m.group(1).strip()
+            name = (m.group(1) or m.group(2)).strip() if i == 0 else m.group(1).strip()
             first = name.split()[0]
             if first.lower() in _NOT_NAMES:
                 continue
             if not first[0].isupper():
-                if i != 0 or " " in name or not _LOWER_NAME_END.match(clause, m.end()):
+                if i != 1 or " " in name or not _LOWER_NAME_END.match(clause, m.end()):
                     continue
                 name = first.capitalize()
             out.append(name_fact(name, "en"))
@@ -794,6 +872,14 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             what = re.sub(r"^(?:gonna|going to)\s+", "going to ", what)
         elif i == 2:
             when, what = m.group(1).lower(), m.group(2).strip()
+        elif i == 4:
+            when, what = m.group(1).lower(), "have " + m.group(2).strip()
+            if re.match(r"have (?:nothing|no |not |a (?:cold|cough|headache)|the flu|time|plenty)", what, re.I):
+                continue  # "On Monday I've got nothing on"
+        elif i == 5:
+            what, when = "have " + m.group(1).strip(), m.group(2).lower()
+        elif i == 6:
+            when, what = m.group(1).lower(), f"going {m.group(3).strip()} with {m.group(2)}"
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
         what = _third_person(what.strip(" .,!"))
@@ -823,21 +909,25 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
 
 
 _ZH_GOES_ON = re.compile(
-    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都)?(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是))"
+    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经)?(?:(?:跟|和)[^，,]{1,6}一起)?"
+    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用))"
 )
 
 
 def _zh_subject_carried(clause: str) -> str:
     """ "我是退休教师，住在成都" -> "我是退休教师，我住在成都": a clause that goes on without a subject
     after one about the user (not "我女儿叫朵朵，…", whose next clause may be about her)."""
-    if not re.match(r"我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))", clause):
+    # (after a filler or a remark: "哦对了，我上个月搬家了，现在住在天河")
+    if not re.match(
+        r"(?:(?:哦|噢|嗯|那个|对了|哦对了|还有|另外)[，,]?\s*)*我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))", clause
+    ):
         return clause
     return _ZH_GOES_ON.sub("我", clause)
 
 
 def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
-    for pattern in _ZH_NAME:
+    for pattern in reversed(_ZH_NAME):  # (what they ask to be called before their name)
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
         m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
         if m:
@@ -878,8 +968,8 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
                     out.append(SelfFact("preference", f"taste:{thing}", thing, f"{USER_ZH}{verb}{thing}。", "zh"))
     m = _ZH_PLAN.search(clause)
     if m:
-        when = m.group(1) or m.group(3)
-        what = m.group(2) or m.group(4)
+        when = m.group(1) or m.group(3) or m.group(5)
+        what = m.group(2) or m.group(4) or f"和{m.group(6)}一起{m.group(7)}"
         said = _plan_day(when, now, zh=True)
         out.append(SelfFact("event", f"plan:{when}", what, f"{USER_ZH}{said}要{what}。", "zh"))
     return out
@@ -945,8 +1035,14 @@ _RELATION_KEYS = {
     "外孙女": "granddaughter",
 }
 # who "she"/"he" can be, for a question about "her birthday"
-FEMALE_RELATIONS = {"mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "姐姐", "妹妹", "奶奶", "外婆"}
-MALE_RELATIONS = {"father", "husband", "son", "brother", "grandfather", "boyfriend", "哥哥", "弟弟", "爷爷", "外公"}
+FEMALE_RELATIONS = {
+    *("mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "granddaughter"),
+    *("姐姐", "妹妹", "奶奶", "外婆", "孙女", "外孙女"),
+}
+MALE_RELATIONS = {
+    *("father", "husband", "son", "brother", "grandfather", "boyfriend", "grandson"),
+    *("哥哥", "弟弟", "爷爷", "外公", "孙子", "外孙"),
+}
 
 
 _EN_MY_RELATION = re.compile(rf"\bmy ({_REL})\b", re.I)
@@ -1073,6 +1169,13 @@ _FORMER_JOB_ZH = re.compile(
     r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
     r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)"
 )
+# "I've started a part-time job at the garden centre", "I got a new job with the council"
+_NEW_JOB_AT_EN = re.compile(
+    rf"\bI(?:'ve| have)? (?:just |recently )?(?:started|got|found|taken|took) an? "
+    rf"((?:(?:new|part-time|part time|full-time|full time|little|weekend|evening|night|temporary|volunteer) )*"
+    rf"job (?:at|in|with|for) .+?){_STOP_CLAUSE}",
+    re.I,
+)
 _RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
 _WORK_AT_EN = re.compile(
     rf"\bI(?: currently| now)? work (at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?){_STOP_CLAUSE}|"
@@ -1085,13 +1188,17 @@ _WORK_AT_EN = re.compile(
 _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
 _HOME_EN = re.compile(
     rf"\b(?:I|we)(?:(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside|"
-    rf"have been living|have lived)|'ve been living|'ve lived) "
+    rf"have been living|have lived)|'ve been living|'ve lived)(?: (?:on my own|alone|by myself|on our own))? "
     rf"((?:in|near|outside|just outside|close to) .+?)"
-    rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b)|{_STOP_CLAUSE})|"
+    rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
-    rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})",
+    rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})|"
+    # "I'm in a ground floor flat in Scarborough now", "we're in a little bungalow near Whitby"
+    rf"\b(?:I(?:'m| am)|we(?:'re| are))(?: now| living)? in (?:a|an|the|my|our) (?:[\w-]+ ){{0,4}}?"
+    rf"(?:flat|house|bungalow|cottage|apartment|home|place|semi|terrace) "
+    rf"((?:in|near) (?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)",
     re.I,
 )
 _NOT_HOMES = {"fear", "hope", "peace", "denial", "the moment", "the past", "a dream", "luxury", "harmony", "poverty"}
@@ -1166,6 +1273,7 @@ _FAMILY_ALLERGY_EN = re.compile(
     r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b",
     re.I,
 )
+_FAMILY_MED_EN = re.compile(rf"{_RELATIVE_EN} (takes|is on|uses|needs) (.+?){_STOP_LIST}", re.I)
 _FAMILY_AVOID_EN = re.compile(
     rf"{_RELATIVE_EN} (?:can't|cannot|can not|mustn't|must not|shouldn't|should not|isn't allowed to|"
     rf"is not allowed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
@@ -1185,6 +1293,12 @@ _AVOID_MORE_EN = re.compile(
 # "I don't eat pork", "I never drink milk": a safety fact only when the tables know the food
 # (health.known_food; "I don't eat breakfast" is none)
 _DONT_EAT_EN = re.compile(rf"\bI (?:don't|do not|never|no longer) (eat|drink) (.+?){_STOP_ITEMS}", re.I)
+# "I don't drink." (alone: alcohol), "I'm teetotal"
+_NO_ALCOHOL_EN = re.compile(
+    r"\bI (?:don't|do not|never) drink(?: any ?more| at all)?(?=\s*(?:[.!,;]|$))|"
+    r"\bI(?:'m| am) (?:a )?teetotal(?:ler)?\b|\bI(?:'m| am) (?:a )?non-drinker\b",
+    re.I,
+)
 _DIET_NAMES_EN = "|".join(sorted((re.escape(n) for d in health.DIETS for n in d.en), key=len, reverse=True))
 # "I'm vegetarian", "I've been vegan for years", "I went vegetarian last year"
 _DIET_EN = re.compile(
@@ -1195,19 +1309,24 @@ _DIET_EN = re.compile(
 )
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
+_FAMILY_CONDITION_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (?:also |now )?(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant)\b|"
+    rf"{_RELATIVE_EN}(?: has| has got|'s got| suffers from| lives with) (?:an? )?"
+    rf"(?:(?:type (?:[12]|one|two)|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    re.I,
+)
 _CONDITION_EN = re.compile(
     rf"\bI(?:'m| am) (?:also )?(?:[a-z]+ and )?"
     r"(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant|pregnant)\b|"
     rf"\bI(?: have|'ve got| have got|'ve| suffer from| live with| was diagnosed with| got diagnosed with) "
-    rf"(?:an? )?(?:(?:type [12]|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    rf"(?:an? )?(?:(?:type (?:[12]|one|two)|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
     re.I,
 )
 _MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
 _MED_WHEN = (
     r"(?:every (?:morning|evening|night|day)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
     r"night|day)|daily|twice a day|once a day|three times a day|in the morning|at night|before bed|"
-    r"before (?:meals|breakfast|dinner|lunch)|after (?:meals|breakfast|dinner|lunch)|with food|"
-    r"with (?:breakfast|dinner|meals))"
+    r"(?:before|after|with) (?:my |your )?(?:meals|breakfast|dinner|lunch|tea|supper|food))"
 )
 _MED_EN = re.compile(
     rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}",
@@ -1329,6 +1448,12 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         what = _third_person(_clause_end(m.group(1)))
         if what and len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} teaches {what}.")]
+    m = _NEW_JOB_AT_EN.search(clause)
+    if m:
+        what = _third_person(_clause_end(m.group(1)))
+        what = re.sub(r",? (?:\w+ )?(?:days?|mornings?|evenings?|nights?|afternoons?|hours?) a week$", "", what)
+        if len(what.split()) <= 10:
+            return [_fact("fact", "occupation", f"a {what}", f"{USER_EN} has a {what}.")]
     if _RETIRED_EN.search(clause):
         return [_fact("fact", "occupation", "retired", f"{USER_EN} is retired.")]
     return []
@@ -1350,10 +1475,19 @@ def _en_workplace(clause: str) -> list[SelfFact]:
 # The user's own age: "I'm 34", "I am thirty-four years old", "我今年三十四岁", "我34岁了" (as of the
 # day it was said; key `age`). Not "I'm 5 minutes away", "我儿子八岁" (a relative's: _en_ages).
 _OWN_AGE_EN = re.compile(
-    rf"\bI(?:'m| am) (\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old| years of age)?(?=\s*(?:[.!;,]|$|\band\b|\bbut\b))",
+    rf"\bI(?:'m| am) (\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old| years of age)?"
+    r"(?=\s*(?:[.!;,]|$|\band\b|\bbut\b))|"
+    # a birthday just passed: "I turned seventy last Thursday", "I just turned 80"
+    rf"\bI(?: just| recently|'ve just| have just)? turned (\d{{1,3}}|(?:{when.EN_NUMBER}))\b"
+    r"(?! (?:minutes?|hours?|pages?)\b)",
     re.I,
 )
-_OWN_AGE_ZH = re.compile(r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)")
+_OWN_AGE_ZH = re.compile(
+    r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)|"
+    # a birthday just passed: "我前天过了六十九岁生日", "我上个月刚满七十"
+    r"我(?:前天|昨天|上周|上个?星期|上个?月|刚刚?|今天)?(?:刚)?(?:过了|满了|满|刚满)"
+    r"(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁?(?:的)?(?:生日)?(?=$|[" + _ZH_STOP + r"]|了|啦|生日)"
+)
 # A birthday still to come: "I'm 62 next month", "I turn 80 in March", "I'll be seventy on Sunday",
 # "我下个月就62了", "我明年三月满八十岁": one year younger today (the age as of the day said).
 _COMING_EN = (
@@ -1390,7 +1524,7 @@ def _coming_day(said: str, now: datetime.datetime, zh: bool) -> str:
 def _own_age(clause: str, now: datetime.datetime, zh: bool) -> list[SelfFact]:
     coming = (_OWN_AGE_COMING_ZH if zh else _OWN_AGE_COMING_EN).search(clause)
     m = coming or (_OWN_AGE_ZH if zh else _OWN_AGE_EN).search(clause)
-    age = when.number(m.group(2 if coming and zh else 1)) if m else None
+    age = when.number(m.group(2 if coming and zh else 1) or m.group(2)) if m else None
     if age is None or not 1 <= age <= 120:
         return []
     date = when.format_date(now.date(), zh=zh, weekday=False)
@@ -1505,8 +1639,28 @@ def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.
 
 
 def _en_family_health(clause: str) -> list[SelfFact]:
-    """A household member's allergies and foods they cannot eat (_FAMILY_ALLERGY_EN)."""
+    """A household member's allergies, foods they cannot eat (_FAMILY_ALLERGY_EN) and health
+    conditions ("my mum is coeliac": `health:condition:coeliac:mother`, which rules gluten out
+    of the household's suggestions as an allergy does)."""
     out: list[SelfFact] = []
+    for m in _FAMILY_MED_EN.finditer(clause):  # "my mum takes donepezil every evening"
+        what = _third_person(_clause_end(m.group(4)))
+        known = health.named_in(health.MEDICATIONS, what)
+        if (known is not None or re.search(_MED_WORDS, what, re.I)) and len(what.split()) <= 10:
+            relation = relation_key(m.group(1))
+            key = known.key if known is not None else re.sub(r"\s+", "_", what.lower())[:60]
+            who = " ".join(filter(None, (relation, m.group(2))))
+            out.append(
+                _fact("fact", f"health:medication:{key}:{relation}", what, f"{USER_EN}'s {who} {m.group(3)} {what}.")
+            )
+    for m in _FAMILY_CONDITION_EN.finditer(clause):
+        found = health.find(health.CONDITIONS, m.group(3) or m.group(6))
+        if found is None or found.key == "pregnancy":
+            continue
+        relation = relation_key(m.group(1) or m.group(4))
+        who = " ".join(filter(None, (relation, m.group(2) or m.group(5))))
+        content = f"{USER_EN}'s {who} has {found.en[0]}."
+        out.append(_fact("fact", f"health:condition:{found.key}:{relation}", found.en[0], content))
     for m in _FAMILY_ALLERGY_EN.finditer(clause):
         relation = relation_key(m.group(1) or m.group(4))
         who = " ".join(filter(None, (relation, m.group(2) or m.group(5))))  # "son Oliver"
@@ -1564,13 +1718,14 @@ def _en_health(clause: str) -> list[SelfFact]:
             if len(thing.split()) <= 4:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
-    dont = None if avoid else _DONT_EAT_EN.search(clause)
-    if dont:
+    for dont in [] if avoid else _DONT_EAT_EN.finditer(clause):
         verb = dont.group(1).lower()
         for thing in _items(_third_person(dont.group(2))):
             if health.known_food(thing):
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} does not {verb} {thing}."))
+    if _NO_ALCOHOL_EN.search(clause):
+        out.append(_fact("fact", "health:avoid:alcohol", "alcohol", f"{USER_EN} does not drink alcohol."))
     diet = _DIET_EN.search(clause)
     if diet:
         out += _diet_facts(diet.group(1) or diet.group(2) or diet.group(3), zh=False)
@@ -1656,7 +1811,9 @@ _WORK_AT_ZH = re.compile(
     r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
 )
 _HOME_ZH = re.compile(
-    r"我(?:们)?(?:现在|目前)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})"
+    r"我(?:们)?(?:现在|目前)?(?:一个人|自己)?(?:(?:跟|和)[^，,。]{1,6}一起)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)("
+    + _ZH_TEXT
+    + r"{1,12})"
 )
 _NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
 _ZREL = r"(" + ZH_RELATIONS + r")"

@@ -130,6 +130,8 @@ class MemoryService:
         # Called after forget_turn, with (owner, turn ids): evidence that must be taken back.
         self.forget_listeners: list[ForgetListener] = []
         self._turn_indexes: dict[str, TurnIndex] = {}
+        # Each owner's last heard words, for whom "she" or "he" means in their next (self_facts).
+        self._said_before: dict[str, str] = {}
         self._heard_turns: dict[str, int] = {}  # owner -> turns heard by hear_user / hear_reply
         self._exchange_turns: dict[str, list[str]] = {}  # owner -> user turn ids awaiting the reply
         # owner -> (memory id of the last recorded exchange, its user turns, its reply turn)
@@ -516,8 +518,10 @@ class MemoryService:
                 index.add(turn, vector[0])
                 index.stamp = (count + 1, max(newest, turn.time))
             if speaker == USER and learn_facts:
-                for fact in extract_self_facts(turn.text):
-                    node = self._write_heard_fact(turn, fact)
+                before = self._said_before.get(owner, "")
+                self._said_before[owner] = turn.text
+                for fact in extract_self_facts(turn.text, before=before):
+                    node = self._write_heard_fact(turn, fact, before)
                     if node is not None:
                         written.append(node)
         for listener in list(self.turn_listeners):
@@ -527,7 +531,7 @@ class MemoryService:
                 log.exception("turn listener %r failed on turn %s", listener, turn.turn_id)
         return Outcome(True, f"stored turn {turn.turn_id}" + (f"; {len(written)} facts" if written else ""), written)
 
-    def _write_heard_fact(self, turn: Turn, fact) -> MemoryNode | None:
+    def _write_heard_fact(self, turn: Turn, fact, before: str = "") -> MemoryNode | None:
         """A self-fact of `turn`, as the dialogue writes it (confirmed, keyed), resting on the
         turn; an identical current memory gains the turn as evidence instead."""
         req = RememberRequest(
@@ -540,7 +544,8 @@ class MemoryService:
             source_session=turn.session,
         )
         try:
-            decision = decide_remember(req, [turn.text], self.settings.verify_explicit, stated_texts=[turn.text])
+            stated = [before, turn.text] if before else [turn.text]  # (whom "she" means: the words before)
+            decision = decide_remember(req, [turn.text], self.settings.verify_explicit, stated_texts=stated)
         except (PermissionError, MemoryInputError) as exc:
             log.debug("self-fact %s of turn %s not written: %s", fact.key, turn.turn_id, exc)
             return None
