@@ -128,6 +128,9 @@ def test_a_full_good_reply_passes_sentence_by_sentence():
         # the companion has no family: the model speaking as the user, or a character of its own
         ("My wife's name is Margaret and she loves to bake.", "speaks as the user or of a family of its own"),
         ("Spring is a magical time for me and my family.", "speaks as the user or of a family of its own"),
+        ("My late husband's name is Jack.", "speaks as the user or of a family of its own"),
+        ("It's a tablet from my granddad, he always used it.", "speaks as the user or of a family of its own"),
+        ("我的老伴也喜欢京剧。", "speaks as the user or of a family of its own"),
         # what the outbound sanitiser leaves of a judge JSON: a cut-off object, a brace-less fragment
         # (whole objects, think text and code never reach the guard: test_dialogue_outbound.py)
         ('{"action": "finish"', "markup or JSON"),
@@ -359,9 +362,9 @@ def test_a_loop_ends_the_reply_and_ordinary_repetition_is_speech():
 
 
 def test_parroting_needs_the_same_words_not_the_same_topic():
-    g = guard(user_text="I went hiking with my sister today.")
-    assert g.check("I went hiking with my sister today.").reason == "parrots the user"
-    assert g.check("You went hiking with your sister today!").text == "You went hiking with your sister today!"
+    g = guard(user_text="I went hiking with my neighbour today.")
+    assert g.check("I went hiking with my neighbour today.").reason == "parrots the user"
+    assert g.check("You went hiking with your neighbour today!").text == "You went hiking with your neighbour today!"
     short = guard(user_text="Hi!")
     assert short.check("Hi!").text == "Hi!"  # a greeting answered in kind is not parroting
 

@@ -1072,3 +1072,21 @@ def test_the_third_sweeps_questions_are_answered_from_the_facts():
     assert health.offered_food("How about a classic Christmas pudding?", ("gluten",)) == ("christmas pudding", "gluten")
     assert health.offered_food("I'd recommend a glass of wine.", ("alcohol",)) == ("wine", "alcohol")
     assert health.offered_food("How about some ginger beer?", ("alcohol",)) is None
+
+
+def test_a_lower_case_name_a_singular_tablet_and_a_late_husband_are_asked_about():
+    facts = learn(
+        [
+            "On Sunday my grandson Alfie is taking me to the garden centre, he's seven.",
+            "I take gliclazide with my breakfast.",
+            "I lost my husband Reginald two years ago.",
+        ]
+    )
+    assert fact_answers.answer("how old is alfie", facts) == "Alfie is seven."
+    assert fact_answers.answer("Which tablet do I take in the morning?", facts) == (
+        "You take gliclazide with your breakfast."
+    )
+    assert fact_answers.answer("What was my late husband's name?", facts) == "Your late husband was called Reginald."
+    assert fact_answers.answer("What am I doing at the weekend?", facts) == (
+        "You are going to the garden centre with your grandson Alfie on Sunday, 6 December 2026."
+    )

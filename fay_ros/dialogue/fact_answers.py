@@ -60,7 +60,7 @@ _LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
-    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) ([a-z ]+?)(?:'s name| called| named)?"
+    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) (?:late )?([a-z ]+?)(?:'s name| called| named)?"
     r"(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
     re.I,
@@ -124,6 +124,16 @@ _UNKNOWN = {
 }
 
 
+def _known_names_capitalised(question: str, facts: dict[str, str]) -> str:
+    """ "how old is alfie" → "how old is Alfie" when Alfie is a family member's name: a
+    recogniser writes names in lower case, and the questions find names by their capital."""
+    for key, content in facts.items():
+        name = name_of_relative(content) if key.startswith("family:") else ""
+        if name.isascii() and name.istitle() and " " not in name:
+            question = re.sub(rf"\b{re.escape(name.lower())}\b", name, question)
+    return question
+
+
 def user_name(facts: dict[str, str]) -> str:
     """The user's name from the facts (key "name"), or ""."""
     return name_from_content(facts.get("name", ""))
@@ -139,7 +149,7 @@ def answer(
     counted to it; default: the current local time)."""
     zh = language.startswith("zh") or has_cjk(question)
     lang = "zh" if zh else "en"
-    q = question.strip()
+    q = question.strip() if zh else _known_names_capitalised(question.strip(), facts)
     now = now or datetime.datetime.now().astimezone()
     about = _about_oneself(q, facts, zh, now)
     if about is not None:
@@ -315,7 +325,8 @@ _CAN_EAT_Q_ZH = re.compile(
     r"我(?:是不是对(.+?)过敏|对(.+?)过敏(?:吗|么|[？?]))"
 )
 _MEDICATION_Q_EN = re.compile(
-    r"\bwhat (?:medication|medications|medicine|medicines|meds|pills|tablets|drugs) (?:do|did|should) i "
+    r"\b(?:what|which) (?:medication|medications|medicine|medicines|meds|pills?|tablets?|drugs|injections?) "
+    r"(?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
     r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"

@@ -105,8 +105,11 @@ _META = re.compile(
 # A companion robot has no family: "my wife's name is Margaret" is the model speaking as the user,
 # "a magical time for me and my family" a character of its own (both held-out sweeps)
 _OWN_FAMILY = re.compile(
-    r"\b(?:my|our) (?:wife|husband|son|daughter|kids|children|mom|mum|dad|mother|father|parents|family|grandson|"
-    r"granddaughter|grandchildren|grandkids|boyfriend|girlfriend)\b|我(?:的)?(?:老婆|老公|儿子|女儿|爸爸|妈妈|家人|孙子|孙女)",
+    r"\b(?:my|our) (?:late |dear |little |eldest |youngest |older |younger |old |own |beloved )?"
+    r"(?:wife|husband|son|daughter|kids|children|mom|mum|dad|mother|father|parents|family|grandson|"
+    r"granddaughter|grandchildren|grandkids|boyfriend|girlfriend|granddad|grandad|grandpa|grandma|grandmother|"
+    r"grandfather|brother|sister|uncle|aunt|auntie|cousin|nephew|niece)\b|"
+    r"我(?:的)?(?:老婆|老公|老伴|儿子|女儿|爸爸|妈妈|家人|孙子|孙女|爷爷|奶奶|外公|外婆|哥哥|姐姐|弟弟|妹妹)",
     re.I,
 )
 _ALLERGY_CLAIM = re.compile(
