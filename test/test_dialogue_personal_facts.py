@@ -1066,7 +1066,7 @@ def test_the_third_sweeps_questions_are_answered_from_the_facts():
     assert fact_answers.answer("What's my flatmate called?", pets) == "You haven't told me about your flatmate yet."
     coeliac = learn(["I'm coeliac.", "I'm a retired electrician."])
     assert fact_answers.answer("What is it I can't eat again?", coeliac) == "You can't eat gluten."
-    assert fact_answers.answer("What was my trade before I retired?", coeliac) == "You are a retired electrician."
+    assert fact_answers.answer("What was my trade before I retired?", coeliac) == "You used to be an electrician."
     mum = learn(["I look after my mum.", "She's coeliac so absolutely no gluten for her."])
     assert health.avoided_keys(list(mum), household=True) == ("gluten",)
     assert health.offered_food("How about a classic Christmas pudding?", ("gluten",)) == ("christmas pudding", "gluten")
@@ -1090,3 +1090,43 @@ def test_a_lower_case_name_a_singular_tablet_and_a_late_husband_are_asked_about(
     assert fact_answers.answer("What am I doing at the weekend?", facts) == (
         "You are going to the garden centre with your grandson Alfie on Sunday, 6 December 2026."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the second multi-day sweep: what was lost
+        ("I've got an old springer spaniel called Bramble.", {"family:dog": "User's dog is called Bramble."}),
+        ("我老伴叫周建国，他七十一了。", {"family:partner": "用户的老伴叫周建国。"}),
+        ("我儿子周磊在深圳上班，今年四十岁。", {"family:son:age": "用户的儿子40岁（2026年12月4日时）。"}),
+        (
+            "我以前在纺织厂当会计，现在退休了。",
+            {"occupation:former": "用户以前在纺织厂当会计。", "occupation": "用户已经退休了。"},
+        ),
+        (
+            "I'm a retired electrician.",
+            {"occupation": "User is a retired electrician.", "occupation:former": "User used to be an electrician."},
+        ),
+        (
+            "um next tuesday i have a hospital appointment",
+            {"plan:next_tuesday": "User will have a hospital appointment on Tuesday, 8 December 2026."},
+        ),
+    ],
+)
+def test_what_a_second_multi_day_sweep_found_unread(text, expected):
+    assert keys(text) == expected
+
+
+def test_the_second_multi_day_sweeps_questions_are_answered_from_the_facts():
+    facts = learn(
+        ["um next tuesday i have a hospital appointment", "I love brass band music.", "I've moved to Scarborough."]
+    )
+    assert fact_answers.answer("when is my hospital appointment", facts) == (
+        "You will have a hospital appointment on Tuesday, 8 December 2026."
+    )
+    assert fact_answers.answer("When is my interview?", facts) == "You haven't told me about an interview."
+    assert fact_answers.answer("Which town did I move to?", facts) == "You live in Scarborough."
+    assert fact_answers.answer("What sort of music do I like?", facts) == "You like brass band music."
+    zh = learn(["我老伴叫周建国。", "我喜欢唱京剧和养花。"])
+    assert fact_answers.answer("我老伴叫什么？", zh, "zh") == "你的老伴叫周建国。"
+    assert fact_answers.answer("我平时喜欢干什么？", zh, "zh") == "你喜欢唱京剧、养花。"

@@ -196,6 +196,9 @@ def test_time_words_resolve_against_the_reference_time():
     assert resolve_dates("前天和三天前", said) == ["2026-11-01", "2026-10-31"]
     assert resolve_dates("十月二十号我搬家了", said) == ["2026-10-20"]
     assert resolve_dates("去年12月28日", at(2027, 1, 5)) == ["2026-12-28"]
+    # "next Wednesday" said on a Tuesday is next week's, as the plan's own fact dates it
+    assert resolve_dates("next wednesday I have a hospital appointment", said) == ["2026-11-11"]
+    assert resolve_dates("next Tue", said) == ["2026-11-10"]
 
     now = at(2026, 11, 20, 9)  # a Friday
     window = question_window("What did I do last week?", now)

@@ -52,10 +52,12 @@ _NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|
 _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
     r"\bmy (?:likes|hobbies|hobby|favou?rite things|interests)\b|\bwhat do i do for fun\b|"
-    r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b",
+    r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b|\bwhat (?:sort|kind|type)s? of \w+ do i (?:like|love|enjoy)\b",
     re.I,
 )
-_LIKES_Q_ZH = re.compile(r"我(?:都)?喜欢(?:什么|啥)|我的爱好|我爱(?:什么|啥)")
+_LIKES_Q_ZH = re.compile(
+    r"我(?:平时|平常|都|最)?(?:都)?喜欢(?:干|做|玩|看|听|吃)?(?:什么|啥)|我的爱好|我爱(?:干)?(?:什么|啥)"
+)
 # a yes/no question only ("what do I like to eat?" is not one)
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
@@ -86,6 +88,12 @@ _PLAN_Q_EN = re.compile(
     r"\bwhere am i (?:going|flying|travel+ing|off to|headed|heading)\b|"
     r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
     r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
+    re.I,
+)
+# an event they told of, by its kind: "When is my hospital appointment?", "what day is my exam?"
+_EVENT_Q_EN = re.compile(
+    r"\b(?:when(?:'s| is| was)|what (?:day|time|date) is|what day's) my (?:[a-z]+ )?"
+    r"(appointment|exam|interview|operation|check-?up|surgery|test|party|wedding|meeting|scan)\b",
     re.I,
 )
 _PLAN_Q_ZH = re.compile(
@@ -170,6 +178,14 @@ def answer(
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
+    if not zh and (m := _EVENT_Q_EN.search(q)):  # "When is my hospital appointment?"
+        event = m.group(1).lower()
+        said = [second_person(v) for k, v in facts.items() if k.startswith("plan:") and re.search(event[:6], v, re.I)]
+        return (
+            _join(said, zh)
+            if said
+            else f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
+        )
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
         place = None if zh else m.group(1)
@@ -291,7 +307,8 @@ _HOME_Q_EN = re.compile(
     r"\b(?:what|which) (?:city|town|country|place|village) do i live in\b|"
     r"\b(?:what|which) (?:city|town) (?:am i in|is home|am i living in)\b|"
     r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
-    r"\b(?:know|remember) where i live\b",
+    r"\b(?:know|remember) where i live\b|\bwhere did (?:i|we) move to\b|"
+    r"\b(?:what|which) (?:city|town|country|place|village) did (?:i|we) move to\b",
     re.I,
 )
 _HOME_Q_ZH = re.compile(

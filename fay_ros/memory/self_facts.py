@@ -202,9 +202,24 @@ RELATIONS = (
     "child",
 )
 _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+# a pet said by its breed ("an old springer spaniel called Bramble"): the dog, the cat
+_BREEDS = {
+    **dict.fromkeys(
+        "spaniel terrier labrador lab collie poodle retriever alsatian greyhound whippet lurcher dachshund beagle "
+        "pug bulldog corgi schnauzer husky chihuahua westie yorkie sheepdog setter pointer boxer dalmatian "
+        "rottweiler doberman shih-tzu cockapoo cavapoo labradoodle jack-russell".split(),
+        "dog",
+    ),
+    **dict.fromkeys("tabby moggy siamese persian ragdoll tomcat".split(), "cat"),
+}
+_PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
     re.compile(rf"\b(?:my|our) ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
-    re.compile(rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? ({_REL})\s+(?:called|named)\s+({_NAME_WORD})", re.I),
+    re.compile(
+        rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? (?:[\w-]+ ){{0,3}}?({_REL}|{_PET_WORD})\s+(?:called|named)\s+"
+        rf"({_NAME_WORD})",
+        re.I,
+    ),
     # "My brother is Finn." (a capitalised name ending the clause: not "my son is tall")
     re.compile(rf"\bmy ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
@@ -319,8 +334,8 @@ _EN_PLAN = [
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
-    re.compile(rf"\b({_WHEN}),? I(?:'ve| have) got (.+?){_STOP_CLAUSE}", re.I),
-    re.compile(rf"\bI(?:'ve| have) got (an? .+?|my .+?)\s+({_WHEN})\b", re.I),
+    re.compile(rf"\b({_WHEN}),? I(?:'ve got| have got| have) ((?:an?|my|the) .+?){_STOP_CLAUSE}", re.I),
+    re.compile(rf"\bI(?:'ve got| have got| have) (an? .+?|my .+?)\s+({_WHEN})\b", re.I),
     # "On Sunday my grandson Alfie is taking me to the garden centre"
     re.compile(
         rf"\b({_WHEN}),? (my [a-z]+(?: (?-i:[A-Z])[a-z]+)?) (?:is|'s|will be) (?:taking|bringing|driving) me "
@@ -381,7 +396,7 @@ _ZH_NAME = [
     re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)"),
 ]
 ZH_RELATIONS = (
-    "老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
+    "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
     "|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
 )
 _ZH_FAMILY_NAMED = re.compile(
@@ -793,6 +808,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         m = pattern.search(clause)
         if m and m.group(2)[0].isupper():
             relation, name = m.group(1).lower(), m.group(2)
+            relation = _BREEDS.get(relation, relation)
             # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
             late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I)
             content = (
@@ -917,6 +933,10 @@ _ZH_GOES_ON = re.compile(
 def _zh_subject_carried(clause: str) -> str:
     """ "我是退休教师，住在成都" -> "我是退休教师，我住在成都": a clause that goes on without a subject
     after one about the user (not "我女儿叫朵朵，…", whose next clause may be about her)."""
+    relative = re.match(r"我(?:的|家)?(" + ZH_RELATIONS + r")", clause)
+    if relative and "叫" not in clause:  # "我儿子周磊在深圳上班，今年四十岁": the age is the son's
+        age_next = r"(?<=[，,])\s*(?=(?:今年|现在|已经)(?:都)?(?:" + when.ZH_NUMBER + r")(?:周)?岁)"
+        return re.sub(age_next, "我" + relative.group(1), clause)
     # (after a filler or a remark: "哦对了，我上个月搬家了，现在住在天河")
     if not re.match(
         r"(?:(?:哦|噢|嗯|那个|对了|哦对了|还有|另外)[，,]?\s*)*我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))", clause
@@ -1029,6 +1049,9 @@ _RELATION_KEYS = {
     "grandpa": "grandfather",
     "better half": "partner",
     "other half": "partner",
+    "老伴": "partner",
+    "老伴儿": "partner",
+    "爱人": "partner",
     "孙子": "grandson",
     "外孙": "grandson",
     "孙女": "granddaughter",
@@ -1161,11 +1184,15 @@ _FORMER_JOB_EN = re.compile(
     rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s? for (?:\w+ ){{0,3}}?(?:years|decades)\b|"
     # "worked as" / "retired as" name a job whatever the word
     rf"\bI (?:worked|retired) as (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
-    rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}",
+    rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
+    rf"\bI(?:'m| am) an? retired ((?:[\w-]+ ){{0,2}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b",
     re.I,
 )
 _FORMER_JOB_ZH = re.compile(
     r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)是做([^" + _ZH_STOP + r"]{1,8}?)的|"
+    # "我以前在纺织厂当会计": where, and the job
+    r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)在([^" + _ZH_STOP + r"]{1,10}?)(当|做|干)"
+    r"(?:了[^" + _ZH_STOP + r"]{1,4}年)?([^" + _ZH_STOP + r"的了]{1,8}?)(?=[" + _ZH_STOP + r"]|$|了|的)|"
     r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
     r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)"
 )
@@ -1355,13 +1382,19 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
     if not m:
         return []
     if zh:
-        what = m.group(1) or m.group(3)
-        verb = "是做" if m.group(1) else {"当": "当过"}.get(m.group(2), m.group(2))
+        if m.group(2):  # at a place
+            what = m.group(4)
+            content = f"{USER_ZH}以前在{m.group(2)}{m.group(3)}{what}。"
+            return [_fact("fact", "occupation:former", what, content, zh=True)]
+        what = m.group(1) or m.group(6)
+        verb = "是做" if m.group(1) else {"当": "当过"}.get(m.group(5), m.group(5))
         tail = "的" if m.group(1) else ""
         return [_fact("fact", "occupation:former", what, f"{USER_ZH}以前{verb}{what}{tail}。", zh=True)]
     what = next(g for g in m.groups() if g)
     if re.search(rf"\b(?:{_NOT_A_JOB})\b", what, re.I):
         return []
+    if m.group(5):  # "I'm a retired electrician": an electrician
+        what = ("an " if what[:1].lower() in "aeiou" else "a ") + what
     what = _third_person(what)
     return [_fact("fact", "occupation:former", what, f"{USER_EN} used to be {what}.")]
 
@@ -1805,7 +1838,7 @@ _OCC_ZH = [
         ),
         "is",
     ),
-    (re.compile(r"我(?:已经)?退休(?:了)?"), "retired"),
+    (re.compile(r"我(?:现在|已经|早就|都)?(?:已经)?退休(?:了)?"), "retired"),
 ]
 _WORK_AT_ZH = re.compile(
     r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"

@@ -29,6 +29,10 @@ from dataclasses import dataclass
 
 from dateutil.relativedelta import relativedelta
 
+from ..text.when import WEEKDAYS_EN, resolve_day
+
+_MIDNIGHT = datetime.time()
+
 _WEEKDAYS_EN = {
     "monday": 0,
     "mon": 0,
@@ -174,9 +178,11 @@ def _point_rules() -> list[tuple[re.Pattern, object]]:
             lambda m, day: [day - d(days=_en_number(m.group(1).lower()) * (7 if m.group(2) == "week" else 1))],
         ),
         (rf"\blast ({_WD_EN})\b", lambda m, day: [_most_recent(day, _WEEKDAYS_EN[m.group(1).lower()], False)]),
+        # "next Tuesday" as everywhere else (text.when: the Tuesday of next week), so the date a
+        # prompt's hint gives is the date the plan's fact says
         (
             rf"\bnext ({_WD_EN})\b",
-            lambda m, day: [_most_recent(day, _WEEKDAYS_EN[m.group(1).lower()], True) + d(days=7)],
+            lambda m, day: _next_weekday(day, _WEEKDAYS_EN[m.group(1).lower()]),
         ),
         (
             rf"\b(?:on|this past) ({_WD_EN})\b",
@@ -209,6 +215,12 @@ def _point_rules() -> list[tuple[re.Pattern, object]]:
         ),
     ]
     return [(re.compile(p, re.IGNORECASE), f) for p, f in rules]
+
+
+def _next_weekday(day: datetime.date, weekday: int) -> list[datetime.date]:
+    """ "next Tuesday" seen from `day`, as text.when reads it (the Tuesday of next week)."""
+    found = resolve_day(f"next {WEEKDAYS_EN[weekday]}", datetime.datetime.combine(day, _MIDNIGHT))
+    return [found] if found else []
 
 
 def _iso(m: re.Match) -> list[datetime.date]:
