@@ -20,6 +20,7 @@ from fay_ros.memory.self_facts import (
     extract_self_facts,
     is_safety_key,
     name_from_content,
+    pronoun_context,
     safety_facts,
     second_person,
     states_fact,
@@ -38,8 +39,10 @@ def learn(lines: list[str], now: datetime.datetime = FRIDAY) -> dict[str, str]:
     """What a session knows after the user said `lines` (later statements win), as the
     dialogue keeps it."""
     facts: dict[str, str] = {}
-    for before, line in zip(["", *lines], lines):
-        for fact in extract_self_facts(line, now, before=before):
+    before = ""
+    for line in lines:
+        said_before, before = before, pronoun_context(before, line)
+        for fact in extract_self_facts(line, now, before=said_before):
             facts.pop(fact.key, None)
             facts[fact.key] = fact.content
     return facts
@@ -404,7 +407,7 @@ def test_a_tiny_prompt_carries_no_earlier_value():
         ("We've been living in Cork for ten years.", {"home"}),
         ("We moved to Manchester last month.", {"home"}),
         ("My better half is called Sam.", {"family:partner"}),
-        ("I work nights at the hospital as a porter.", {"occupation"}),
+        ("I work nights at the hospital as a porter.", {"occupation", "workplace"}),
     ],
 )
 def test_what_a_second_sweep_of_new_conversations_found_unread(text, expected):
@@ -1130,3 +1133,40 @@ def test_the_second_multi_day_sweeps_questions_are_answered_from_the_facts():
     zh = learn(["我老伴叫周建国。", "我喜欢唱京剧和养花。"])
     assert fact_answers.answer("我老伴叫什么？", zh, "zh") == "你的老伴叫周建国。"
     assert fact_answers.answer("我平时喜欢干什么？", zh, "zh") == "你喜欢唱京剧、养花。"
+
+
+def test_she_is_the_relative_named_a_few_turns_before_and_a_carer_is_answered_about_them():
+    facts = learn(
+        [
+            "Hi, I'm Kwame. I look after my mum full time.",
+            "Her name is Beatrice and she's 86.",
+            "She's coeliac so absolutely no gluten for her.",  # "she" is still the mum
+            "Sorry, I got that wrong, mum is 88, not 86.",
+            "She takes donepezil every evening.",
+        ]
+    )
+    assert facts["health:condition:coeliac:mother"] == "User's mother has coeliac disease."
+    assert health.avoided_keys(list(facts), household=True) == ("gluten",)
+    assert fact_answers.answer("How old is my mum?", facts) == "Beatrice is eighty-eight."
+    assert fact_answers.answer("What does my mum take in the evening?", facts) == (
+        "Your mother takes donepezil every evening."
+    )
+    assert (
+        fact_answers.answer("What does my dad take?", facts) == "You haven't told me about any medicine your dad takes."
+    )
+
+
+def test_a_student_with_a_weekend_job_and_an_exam():
+    facts = learn(
+        ["I'm doing a nursing degree.", "I also work weekends at the climbing wall.", "On Friday I've got my exam."]
+    )
+    assert fact_answers.answer("What am I studying?", facts) == "You are studying nursing."
+    assert fact_answers.answer("Where do I work at the weekend?", facts) == "You work at the climbing wall."
+    assert fact_answers.answer("What have I got on Friday?", facts, now=FRIDAY) == (
+        "You will have your exam on Friday, 4 December 2026."
+    )
+    assert keys("No sorry, the cat is Marmite, Mango was our old cat.") == {
+        "family:cat": "User's cat is called Marmite."
+    }
+    assert fact_answers.answer("你应该怎么称呼我？", learn(["我叫刘淑珍，你叫我刘奶奶就行"]), "zh") == "你叫刘奶奶。"
+    assert fact_answers.answer("嗯那个我每天打什么针来着", learn(["我每天打胰岛素。"]), "zh") == "你每天打胰岛素。"

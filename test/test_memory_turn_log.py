@@ -380,3 +380,23 @@ def test_a_heard_she_is_the_relative_the_owner_named_just_before(memory_location
     assert [n.content for n in mum] == ["User's mother has coeliac disease."]
     assert not [n for n in svc.store.list("bob") if "health:" in (n.key or "")]
     svc.store.close()
+
+
+def test_the_dialogues_write_of_a_relatives_fact_said_with_she_is_confirmed(memory_location, clock):
+    """The policy's check that the owner said it reads 'She's coeliac' with the words that named
+    the relative two turns before: the dialogue's write is confirmed, not left a candidate."""
+    svc = build_service(memory_location, embedder="hashed", clock=clock)
+    for words in ("I look after my mum.", "Her name is Beatrice.", "She's coeliac so no gluten for her."):
+        svc.hear_user("alice", words)
+        clock.t += 2
+    out = svc.remember(
+        RememberRequest(
+            "alice",
+            "User's mother has coeliac disease.",
+            tags=["kind:fact"],
+            key="health:condition:coeliac:mother",
+            user_confirmed=True,
+        )
+    )
+    assert out.node is not None and out.node.status == CONFIRMED, out.message
+    svc.store.close()

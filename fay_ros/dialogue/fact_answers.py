@@ -43,12 +43,14 @@ from ..text.words import and_list, has_cjk
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
     r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
-    r"\bwho am i\b|\bsay my name\b|\bwhat do you call me\b|"
+    r"\bwho am i\b|\bsay my name\b|\bwhat (?:do|should) you call me\b|\bhow should you address me\b|"
     # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
     r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?",
     re.I,
 )
-_NAME_Q_ZH = re.compile(r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)")
+_NAME_Q_ZH = re.compile(
+    r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)|(?:应该)?怎么称呼我|你(?:应该)?叫我什么"
+)
 _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
     r"\bmy (?:likes|hobbies|hobby|favou?rite things|interests)\b|\bwhat do i do for fun\b|"
@@ -84,10 +86,18 @@ _FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
+    r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|at the weekend)\b|"
     # a trip: "Where am I going next week?", "When is my trip?", "When am I going to Rome?"
     r"\bwhere am i (?:going|flying|travel+ing|off to|headed|heading)\b|"
     r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
     r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
+    re.I,
+)
+_STUDY_Q_EN = re.compile(r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b", re.I)
+_RELATION_WORDS_EN = "|".join(sorted(RELATIONS, key=len, reverse=True))
+_RELATIVE_MED_Q_EN = re.compile(
+    rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({_RELATION_WORDS_EN}) "
+    r"(?:take|have|need)\b",
     re.I,
 )
 # an event they told of, by its kind: "When is my hospital appointment?", "what day is my exam?"
@@ -178,6 +188,16 @@ def answer(
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
+    if not zh and _STUDY_Q_EN.search(q):
+        return second_person(facts["study"]) if "study" in facts else "You haven't told me what you're studying."
+    if not zh and (m := _RELATIVE_MED_Q_EN.search(q)):  # "What does my mum take in the evening?"
+        relation = relation_key(m.group(1))
+        said = [
+            second_person(v)
+            for k, v in facts.items()
+            if k.startswith("health:medication:") and k.endswith(f":{relation}")
+        ]
+        return _join(said, zh) if said else f"You haven't told me about any medicine your {m.group(1).lower()} takes."
     if not zh and (m := _EVENT_Q_EN.search(q)):  # "When is my hospital appointment?"
         event = m.group(1).lower()
         said = [second_person(v) for k, v in facts.items() if k.startswith("plan:") and re.search(event[:6], v, re.I)]
@@ -352,7 +372,8 @@ _MEDICATION_Q_EN = re.compile(
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
-    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:什么|哪些|啥)药|我的药是什么|我吃的(?:是)?什么药"
+    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:的)?(?:是)?(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
+    r"我吃的(?:是)?什么药"
 )
 _HEALTH_Q_EN = re.compile(
     r"\bwhat (?:health )?(?:conditions|problems|issues) do i have\b|\bdo i have any (?:health )?(?:conditions|"

@@ -43,7 +43,7 @@ class UserSession:
     # The owner's corrections of tone said in this process (memory.tone): key -> rule, in the
     # prompt from the turn that said them on, while memory stores them as rules.
     tone_rules: dict[str, str] = field(default_factory=dict)
-    # What the user said last, for whom "she" or "he" means in what they say next.
+    # The user's last words that named a relative, for whom "she" or "he" means next.
     said_before: str = ""
 
     def running_turn(self) -> asyncio.Task | None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..llm.profiles import TINY
-from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, safety_facts
+from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, pronoun_context, safety_facts
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
 from .session import Sessions
@@ -162,7 +162,7 @@ class TurnContext:
         session = self.sessions.of(ctx.owner)
         learned = extract_self_facts(ctx.question, before=session.said_before)
         if not probing():
-            session.said_before = ctx.question
+            session.said_before = pronoun_context(session.said_before, ctx.question)
         if learned and not probing():  # a probe's guess must not change what the session knows
             facts = session.facts
             for fact in learned:

@@ -221,7 +221,7 @@ _EN_FAMILY_NAMED = [
         re.I,
     ),
     # "My brother is Finn." (a capitalised name ending the clause: not "my son is tall")
-    re.compile(rf"\bmy ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
+    re.compile(rf"\b(?:my|our|the) ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
     re.compile(
         rf"\bmy (?:late )?({_REL}),?\s+"
@@ -616,6 +616,13 @@ _MENTIONED_RELATIVE = re.compile(
 _PRONOUN_EN = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(she|he|her|his)\b(?=(?:'s|\s)\s*(?!self\b))", re.I)
 
 
+def pronoun_context(before: str, text: str) -> str:
+    """What to keep as `before` for the user's next words: these words when they name a
+    relative, else what was kept ("I look after my mum." stays through "Her name is
+    Beatrice." for "She's coeliac.")."""
+    return text if _MENTIONED_RELATIVE.search(text or "") else before
+
+
 def _last_relative(text: str) -> str:
     """The last relative `text` names, with the name said with it ("my mum" → "mum", "my
     daughter is called Leela" → "daughter Leela"), or ""."""
@@ -632,6 +639,13 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     when the pronoun fits the relative's sex; and the relative named last, for what follows."""
     if has_cjk(clause):
         return clause, relative
+    # "Sorry, mum is 88, not 86": a parent's word said as a name is the user's own parent
+    clause = re.sub(
+        r"(?:^|(?<=, )|(?<=\bbut )|(?<=\band ))(mum|mom|dad|mother|father|grandma|grandpa|gran|nan)(?= is |'s )",
+        r"my \1",
+        clause,
+        flags=re.I,
+    )
     key = relation_key(relative.split()[0]) if relative else ""
     out: list[str] = []
     at = 0
@@ -657,12 +671,14 @@ def states_fact(texts: list[str], key: str, content: str) -> bool:
     really came from the user, and says what they said)."""
     if not key:
         return False
-    # (each text with the one before it, in their order: "She's coeliac" after "I look after my mum")
-    return any(
-        f.key == key and _says_value(f, content)
-        for before, text in zip(["", *texts], texts)
-        for f in extract_self_facts(text, before=before)
-    )
+    # (each text with the last one before it that named a relative, in their order: "She's
+    # coeliac" after "I look after my mum" and "Her name is Beatrice")
+    before = ""
+    for text in texts:
+        if any(f.key == key and _says_value(f, content) for f in extract_self_facts(text, before=before)):
+            return True
+        before = pronoun_context(before, text)
+    return False
 
 
 _NEGATED = re.compile(r"\b(?:not|don't|doesn't|never|no longer)\b|不|没", re.I)
@@ -1203,9 +1219,17 @@ _NEW_JOB_AT_EN = re.compile(
     rf"job (?:at|in|with|for) .+?){_STOP_CLAUSE}",
     re.I,
 )
+# What they study: "I'm doing a nursing degree", "I'm studying physics at Leeds" (key `study`)
+_STUDY_EN = re.compile(
+    rf"\bI(?:'m| am) (?:doing|taking) an? ((?:[\w-]+ ){{1,3}}?)(?:degree|course|diploma|apprenticeship|phd|masters)\b|"
+    rf"\bI(?:'m| am) (?:studying|reading) ((?:[\w-]+ ){{0,3}}?[\w-]+?)(?: at (?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)?"
+    rf"(?= (?:at|in|for|now|this)\b|{_STOP_CLAUSE})",
+    re.I,
+)
 _RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
 _WORK_AT_EN = re.compile(
-    rf"\bI(?: currently| now)? work (at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?){_STOP_CLAUSE}|"
+    rf"\bI(?: currently| now| also)? work(?: part-time| weekends| evenings| nights| on weekends| at weekends)? "
+    rf"(at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?)(?= as an? \w|{_STOP_CLAUSE})|"
     r"\bI(?: currently| now)? work in (IT|finance|sales|marketing|healthcare|health care|education|construction|"
     r"retail|hospitality|tech|software|insurance|banking|law|government|the NHS|(?:a|an) (?:hospital|school|"
     r"office|bank|shop|store|factory|restaurant|hotel|lab|laboratory|hospital|nursing home|care home|"
@@ -1399,8 +1423,18 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
     return [_fact("fact", "occupation:former", what, f"{USER_EN} used to be {what}.")]
 
 
+def _en_study(clause: str) -> list[SelfFact]:
+    m = _STUDY_EN.search(clause)
+    if not m:
+        return []
+    what = _third_person((m.group(1) or m.group(2) or "").strip())
+    if not what or len(what.split()) > 4 or what.lower() in ("it", "that", "this", "hard", "a lot"):
+        return []
+    return [_fact("fact", "study", what, f"{USER_EN} is studying {what}.")]
+
+
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = []
+    out: list[SelfFact] = _en_study(clause)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:

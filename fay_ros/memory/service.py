@@ -46,7 +46,7 @@ from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
-from .self_facts import extract_self_facts
+from .self_facts import extract_self_facts, pronoun_context
 from .temporal import resolve_dates
 from .turn_log import ASSISTANT, USER, Turn, check_turn
 
@@ -519,7 +519,7 @@ class MemoryService:
                 index.stamp = (count + 1, max(newest, turn.time))
             if speaker == USER and learn_facts:
                 before = self._said_before.get(owner, "")
-                self._said_before[owner] = turn.text
+                self._said_before[owner] = pronoun_context(before, turn.text)
                 for fact in extract_self_facts(turn.text, before=before):
                     node = self._write_heard_fact(turn, fact, before)
                     if node is not None:
