@@ -1170,3 +1170,29 @@ def test_a_student_with_a_weekend_job_and_an_exam():
     }
     assert fact_answers.answer("你应该怎么称呼我？", learn(["我叫刘淑珍，你叫我刘奶奶就行"]), "zh") == "你叫刘奶奶。"
     assert fact_answers.answer("嗯那个我每天打什么针来着", learn(["我每天打胰岛素。"]), "zh") == "你每天打胰岛素。"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # as a recogniser writes it: "ive", "im", "dont", "cant", a lower-case "i", "um" in the middle
+        (
+            "next tuesday ive got a hospital appointment um for my eyes at half ten",
+            {
+                "plan:next_tuesday": "User will have a hospital appointment for their eyes at half ten on Tuesday, "
+                "8 December 2026."
+            },
+        ),
+        ("im allergic to peanuts", {"health:allergy:peanut": "User is allergic to peanuts."}),
+        ("i cant eat gluten", {"health:avoid:gluten": "User cannot eat gluten."}),
+        (
+            "I love brass band music, and my favourite meal is fish pie.",
+            {
+                "favorite:meal": "User's favorite meal is fish pie.",
+                "taste:brass_band_music": "User likes brass band music.",
+            },
+        ),
+    ],
+)
+def test_words_as_a_recogniser_writes_them_and_a_taste_before_a_favourite(text, expected):
+    assert keys(text) == expected

@@ -232,7 +232,9 @@ _EN_FAMILY_NAMED = [
 ]
 _EN_FAMILY_HAS = re.compile(rf"\bI have (an?|one|two|three|four|five) ({_REL})s?\b", re.I)
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
-_STOP_LIST = r"(?=\s*(?:[.!?;]|$|\b(?:but|because|and i|so|when|if)\b))"  # "tea, cake and jazz" is one list
+_STOP_LIST = (
+    r"(?=\s*(?:[.!?;]|$|\b(?:but|because|and i|so|when|if)\b|,\s*and (?:my|our)\b))"  # "tea, cake and jazz" is one list
+)
 _EN_TASTE = [
     (re.compile(rf"\bI (?:do not|don't|dont|do n't) (?:really )?(?:like|love|enjoy)\s+(.+?){_STOP_LIST}", re.I), False),
     (re.compile(rf"\bI (?:hate|dislike|can't stand|cannot stand)\s+(.+?){_STOP_LIST}", re.I), False),
@@ -580,6 +582,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     stored as the date it was then. `before`: what the user said just before, read only for
     whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
+    text = _as_written(text)
     facts: list[SelfFact] = []
     relative = _last_relative(before)
     for clause in _clauses(text):
@@ -606,6 +609,27 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
         by_key.pop(fact.key, None)
         by_key[fact.key] = fact
     return list(by_key.values())
+
+
+# How a recogniser writes what people say: "ive got", "im", "dont", a lower-case "i", "um" mid-sentence
+_SPOKEN_FORMS = (
+    (re.compile(r"\b(?:um+|uh+|erm|er)\b,?\s*", re.I), ""),
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\bim\b", re.I), "I'm"),
+    (re.compile(r"\b(don|doesn|didn|isn|wasn|aren|weren|haven|hasn|wouldn|couldn|shouldn)t\b", re.I), r"\1't"),
+    (re.compile(r"\bcant\b", re.I), "can't"),
+    (re.compile(r"\bwont\b", re.I), "won't"),
+)
+
+
+def _as_written(text: str) -> str:
+    """`text` as the readers expect it written (_SPOKEN_FORMS); Chinese is left as it is."""
+    if has_cjk(text):
+        return text
+    for pattern, written in _SPOKEN_FORMS:
+        text = pattern.sub(written, text)
+    return text
 
 
 _MENTIONED_RELATIVE = re.compile(
@@ -857,10 +881,12 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                     "preference", f"favorite:{_key_part(what)}", value, f"{USER_EN}'s favorite {what} is {value}.", "en"
                 )
             )
-    else:
+    # tastes in the words before a favourite ("I love brass band music, and my favourite meal is…")
+    taste_words = re.sub(r"[,\s]*(?:\b(?:and|but|so|while)\b)?[,\s]*$", "", clause[: m.start()]) if m else clause
+    if taste_words.strip():
         taken: list[tuple[int, int]] = []
         for pattern, likes in _EN_TASTE:
-            for m in pattern.finditer(clause):
+            for m in pattern.finditer(taste_words):
                 if any(m.start() < end and start < m.end() for start, end in taken):
                     continue
                 taken.append(m.span())
