@@ -1196,3 +1196,59 @@ def test_a_student_with_a_weekend_job_and_an_exam():
 )
 def test_words_as_a_recogniser_writes_them_and_a_taste_before_a_favourite(text, expected):
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "key", "content"),
+    [
+        # the fourth sweeps: safety facts said as people say them
+        (["i cant eat shellfish im allergic to it"], "health:avoid:shellfish", "User cannot eat shellfish."),
+        (["嗯我自己对虾过敏"], "health:allergy:shellfish", "用户对虾过敏。"),
+        (
+            ["My granddaughter Elowen is nine. She's got a bad peanut allergy, she carries an EpiPen."],
+            "health:allergy:peanut:granddaughter",
+            "User's granddaughter Elowen is allergic to peanuts.",
+        ),
+        (
+            ["My grandson Jayden is nine.", "Jayden's got a nut allergy, a bad one."],
+            "health:allergy:tree_nut:grandson",
+            "User's grandson Jayden is allergic to tree nuts.",
+        ),
+        (
+            ["My toddler is Evie. She's two and she's allergic to cow's milk."],
+            "health:allergy:milk:toddler",
+            "User's toddler is allergic to cow's milk.",
+        ),
+        (
+            ["We have our little girl Saoirse.", "She's lactose intolerant so no milk for her."],
+            "health:condition:lactose_intolerance:daughter",
+            "User's daughter Saoirse has lactose intolerance.",
+        ),
+        (
+            ["My husband's called Desmond.", "He's seventy-four and he's type two diabetic, so he's on insulin."],
+            "health:medication:insulin:husband",
+            "User's husband is on insulin.",
+        ),
+        (
+            ["我外孙叫糖糖，今年七岁。", "他对花生过敏，很严重。"],
+            "health:allergy:peanut:grandson",
+            "用户的外孙对花生过敏。",
+        ),
+        (["小孙子叫豆豆，才三岁，他对虾过敏。"], "health:allergy:shellfish:grandson", "用户的孙子对虾过敏。"),
+        (
+            ["My granddaughter Elowen is nine.", "I made a mistake last week, Elowen is ten, not nine."],
+            "family:granddaughter:age",
+            "User's granddaughter Elowen is 10 (as of 4 December 2026).",
+        ),
+        (["Aoife is my sister."], "family:sister", "User's sister is called Aoife."),
+    ],
+)
+def test_what_the_fourth_sweeps_found_unread(lines, key, content):
+    assert learn(lines)[key] == content
+
+
+def test_a_severity_is_no_allergen_and_a_nut_allergy_keeps_peanuts_out():
+    assert keys("I'm allergic to eggs, proper anaphylactic, I carry an EpiPen.") == {
+        "health:allergy:egg": "User is allergic to eggs."
+    }
+    assert health.offered_food("How about cookies with peanut butter?", ("tree_nut",)) == ("peanut butter", "tree_nut")

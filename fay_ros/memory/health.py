@@ -27,7 +27,9 @@ _ALLERGEN_ROWS = (
         "tree nuts|tree nut|nuts|nut",
         "坚果|果仁",
         "almonds|almond|walnuts|walnut|cashews|cashew|hazelnuts|hazelnut|pecans|pecan|pistachios|pistachio|"
-        "macadamia|brazil nuts|nutella|marzipan|praline|pesto|baklava|nougat",
+        "macadamia|brazil nuts|nutella|marzipan|praline|pesto|baklava|nougat|"
+        # (a "nut allergy" is most often said of peanuts too: kept out as well)
+        "peanut|peanuts|peanut butter|satay|trail mix|mixed nuts",
         "杏仁|核桃|腰果|榛子|开心果|碧根果|夏威夷果|松子|栗子|果仁",
     ),
     (

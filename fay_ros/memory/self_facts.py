@@ -200,6 +200,17 @@ RELATIONS = (
     "baby",
     "kid",
     "child",
+    "toddler",
+    "little girl",
+    "little boy",
+    "budgie",
+    "tortoise",
+    "guinea pig",
+    "goldfish",
+    "gecko",
+    "lizard",
+    "snake",
+    "ferret",
 )
 _REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 # a pet said by its breed ("an old springer spaniel called Bramble"): the dog, the cat
@@ -214,7 +225,12 @@ _BREEDS = {
 }
 _PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
-    re.compile(rf"\b(?:my|our) ({_REL})(?:'s name is| is called| is named| called| named)\s+({_NAME_WORD})", re.I),
+    re.compile(
+        rf"\b(?:my|our) ({_REL})(?:'s name is| is called| is named|'s called|'s named| called| named)\s+({_NAME_WORD})",
+        re.I,
+    ),
+    # "Aoife is my sister."
+    re.compile(rf"^(?:and |oh |well )?((?-i:[A-Z][a-z]+)) is (?:my|our) ({_REL})\b", re.I),
     re.compile(
         rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? (?:[\w-]+ ){{0,3}}?({_REL}|{_PET_WORD})\s+(?:called|named)\s+"
         rf"({_NAME_WORD})",
@@ -224,7 +240,7 @@ _EN_FAMILY_NAMED = [
     re.compile(rf"\b(?:my|our|the) ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
     re.compile(
-        rf"\bmy (?:late )?({_REL}),?\s+"
+        rf"\b(?:my|our) (?:late )?({_REL}),?\s+"
         r"(?!(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|easter)\b)"
         r"((?-i:[A-Z][a-z'\-]{1,30}))\b(?!'s\b| is called| is named)",
         re.I,
@@ -633,23 +649,34 @@ def _as_written(text: str) -> str:
 
 
 _MENTIONED_RELATIVE = re.compile(
-    rf"\bmy (?:late |little |eldest |youngest |older |younger |old )?({_REL})\b"
-    r"(?:,? ((?-i:[A-Z][a-z]+))\b| (?:is called|is named|called|named|'s name is) ((?-i:[A-Z][a-z]+))\b)?",
+    rf"\b(?:my|our) (?:late |little |eldest |youngest |older |younger |old )?({_REL})\b"
+    r"(?:,? ((?-i:[A-Z][a-z]+))\b|"
+    r" (?:is called|is named|called|named|'s name is|'s called|'s named) ((?-i:[A-Z][a-z]+))\b)?",
     re.I,
 )
-_PRONOUN_EN = re.compile(r"(?:^|(?<=\band )|(?<=\bbut )|(?<=, ))(she|he|her|his)\b(?=(?:'s|\s)\s*(?!self\b))", re.I)
+_PRONOUN_EN = re.compile(
+    r"(?:^|(?<=\band )|(?<=\bbut )|(?<=\bso )|(?<=\bbecause )|(?<=, ))(she|he|her|his)\b(?=(?:'s|\s)\s*(?!self\b))",
+    re.I,
+)
+
+
+_MENTIONED_RELATIVE_ZH = re.compile(r"(?:我(?:的|家(?:的)?)?|^|[，,])(?:大|小|二)?(" + ZH_RELATIONS + r")")
 
 
 def pronoun_context(before: str, text: str) -> str:
     """What to keep as `before` for the user's next words: these words when they name a
     relative, else what was kept ("I look after my mum." stays through "Her name is
     Beatrice." for "She's coeliac.")."""
-    return text if _MENTIONED_RELATIVE.search(text or "") else before
+    found = _MENTIONED_RELATIVE_ZH if has_cjk(text or "") else _MENTIONED_RELATIVE
+    return text if found.search(text or "") else before
 
 
 def _last_relative(text: str) -> str:
     """The last relative `text` names, with the name said with it ("my mum" → "mum", "my
     daughter is called Leela" → "daughter Leela"), or ""."""
+    if has_cjk(text or ""):
+        zh = list(_MENTIONED_RELATIVE_ZH.finditer(text))
+        return zh[-1].group(1) if zh else ""
     found = list(_MENTIONED_RELATIVE.finditer(text or ""))
     if not found:
         return ""
@@ -657,12 +684,46 @@ def _last_relative(text: str) -> str:
     return " ".join(filter(None, (m.group(1).lower(), m.group(2) or m.group(3))))
 
 
+# relatives "he" and "she" may both mean (a toddler, a partner, a pet)
+_EITHER_SEX = {"child", "kid", "baby", "toddler", "grandchild", "partner", "friend", "best_friend", "dog", "cat"}
+
+
+def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
+    """ "他对花生过敏" after "我外孙叫糖糖" → "我外孙对花生过敏" (他 for a male or either-sex
+    relative, 她 for a female one); "小孙子叫豆豆" is the user's grandson."""
+    clause = re.sub(r"^(?:大|小|二)?(?=(?:" + ZH_RELATIONS + r")叫)", "我", clause)
+    named = _last_relative(clause.split("他")[0].split("她")[0]) or relative
+    if not named or not has_cjk(named):
+        return clause, _last_relative(clause) or relative
+    key = relation_key(named)
+
+    def fits(m: re.Match[str]) -> str:
+        female = m.group(2) == "她"
+        wrong = MALE_RELATIONS if female else FEMALE_RELATIONS
+        if named in wrong or key in wrong:
+            return m.group(0)
+        return f"{m.group(1)}我{named}"
+
+    clause = re.sub(r"(^|[，,])(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有)", fits, clause)
+    return clause, _last_relative(clause) or relative
+
+
+def _split_relative(relative: str) -> tuple[str, str]:
+    """ "little girl Saoirse" → ("little girl", "Saoirse"); "mum" → ("mum", "")."""
+    words = relative.split()
+    if len(words) > 1 and words[-1][:1].isupper():
+        return " ".join(words[:-1]), words[-1]
+    return relative, ""
+
+
 def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     """`clause` with "she"/"he" (and "her"/"his" before a noun) said as the relative last named
     ("My son Rory is five and he's allergic to eggs" → "… and my son is allergic to eggs"),
-    when the pronoun fits the relative's sex; and the relative named last, for what follows."""
+    when the pronoun fits the relative's sex, and the relative's name said alone as the
+    relative ("Jayden's got a nut allergy" after "my grandson Jayden"); and the relative named
+    last, for what follows."""
     if has_cjk(clause):
-        return clause, relative
+        return _zh_pronouns_as_relative(clause, relative)
     # "Sorry, mum is 88, not 86": a parent's word said as a name is the user's own parent
     clause = re.sub(
         r"(?:^|(?<=, )|(?<=\bbut )|(?<=\band ))(mum|mom|dad|mother|father|grandma|grandpa|gran|nan)(?= is |'s )",
@@ -670,17 +731,28 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
         clause,
         flags=re.I,
     )
-    key = relation_key(relative.split()[0]) if relative else ""
+    word, named = _split_relative(relative)
+    if named and not re.search(rf"\b(?:my|our) {re.escape(word)}\b", clause, re.I):
+        clause = re.sub(
+            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )){re.escape(named)}"
+            r"(?='s |'s$| is | has | can't | cannot | takes | turned )",
+            f"my {relative}",
+            clause,
+        )
+    key = relation_key(word) if word else ""
     out: list[str] = []
     at = 0
     for m in _PRONOUN_EN.finditer(clause):
-        named = _last_relative(clause[: m.start()])
-        if named:
-            relative, key = named, relation_key(named.split()[0])
+        before = _last_relative(clause[: m.start()])
+        if before:
+            relative = before
+            word, _ = _split_relative(relative)
+            key = relation_key(word)
         female = m.group(1).lower() in ("she", "her")
-        if not key or key not in (FEMALE_RELATIONS if female else MALE_RELATIONS):
+        other_sex = MALE_RELATIONS if female else FEMALE_RELATIONS
+        if not key or key in other_sex or (key not in FEMALE_RELATIONS | MALE_RELATIONS | _EITHER_SEX):
             continue
-        said = f"my {relative}" if m.group(1).lower() in ("she", "he") else f"my {relative.split()[0]}'s"
+        said = f"my {relative}" if m.group(1).lower() in ("she", "he") else f"my {word}'s"
         if m.group(1)[0].isupper() and m.start() == 0:
             said = said[0].upper() + said[1:]
         out += [clause[at : m.start()], said]
@@ -844,10 +916,13 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                 name = first.capitalize()
             out.append(name_fact(name, "en"))
             break
-    for pattern in _EN_FAMILY_NAMED:
+    for i, pattern in enumerate(_EN_FAMILY_NAMED):
         m = pattern.search(clause)
-        if m and m.group(2)[0].isupper():
-            relation, name = m.group(1).lower(), m.group(2)
+        said_name, said_relation = (
+            (m.group(1), m.group(2)) if m and i == 1 else (m.group(2), m.group(1)) if m else ("", "")
+        )
+        if m and said_name[0].isupper():
+            relation, name = said_relation.lower(), re.sub(r"'s$", "", said_name)
             relation = _BREEDS.get(relation, relation)
             # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
             late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I)
@@ -1090,6 +1165,8 @@ _RELATION_KEYS = {
     "grandma": "grandmother",
     "grandpa": "grandfather",
     "better half": "partner",
+    "little girl": "daughter",
+    "little boy": "son",
     "other half": "partner",
     "老伴": "partner",
     "老伴儿": "partner",
@@ -1314,6 +1391,7 @@ _BIRTHDAY_EN = re.compile(
 # (", and my son is allergic to eggs": another person's statement starts)
 _STOP_ITEMS = (
     r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b|"
+    r"I(?:'m|'ve|'d| am| have| was| carry)\b|"
     # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
     r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
     r"according|we|they|he|she|learned|discovered|turns?|doctor)\b|"
@@ -1346,11 +1424,11 @@ _RELATIVE_EN = rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?"
 _FAMILY_ALLERGY_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?"
     rf"allergic to (.+?){_STOP_ITEMS}|"
-    rf"{_RELATIVE_EN} (?:has|'s got|has got) (?:an? |severe |bad |serious )*"
+    rf"{_RELATIVE_EN}(?: has|'s got| has got|'s) (?:an? |severe |bad |serious |really bad |nasty )*"
     r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b",
     re.I,
 )
-_FAMILY_MED_EN = re.compile(rf"{_RELATIVE_EN} (takes|is on|uses|needs) (.+?){_STOP_LIST}", re.I)
+_FAMILY_MED_EN = re.compile(rf"{_RELATIVE_EN}(?: (takes|is on|uses|needs)|('s on)) (.+?){_STOP_LIST}", re.I)
 _FAMILY_AVOID_EN = re.compile(
     rf"{_RELATIVE_EN} (?:can't|cannot|can not|mustn't|must not|shouldn't|should not|isn't allowed to|"
     rf"is not allowed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
@@ -1384,10 +1462,13 @@ _DIET_EN = re.compile(
     rf"\bI (?:went|turned|became) (?:a )?({_DIET_NAMES_EN})\b",
     re.I,
 )
+# "I'm allergic to eggs, proper anaphylactic": how bad, not what
+_NOT_AN_ALLERGEN = re.compile(r"\b(?:anaphyla\w*|proper|epipen|severe\w*|badly|really|deadly|seriously)\b", re.I)
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
 _FAMILY_CONDITION_EN = re.compile(
-    rf"{_RELATIVE_EN}(?: is|'s) (?:also |now )?(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant)\b|"
+    rf"{_RELATIVE_EN}(?: is|'s) (?:also |now )?(?:type (?:[12]|one|two) )?(diabetic|asthmatic|epileptic|coeliac|celiac|"
+    r"lactose intolerant)\b|"
     rf"{_RELATIVE_EN}(?: has| has got|'s got| suffers from| lives with) (?:an? )?"
     rf"(?:(?:type (?:[12]|one|two)|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
     re.I,
@@ -1737,15 +1818,14 @@ def _en_family_health(clause: str) -> list[SelfFact]:
     of the household's suggestions as an allergy does)."""
     out: list[SelfFact] = []
     for m in _FAMILY_MED_EN.finditer(clause):  # "my mum takes donepezil every evening"
-        what = _third_person(_clause_end(m.group(4)))
+        what = _third_person(_clause_end(m.group(5)))
         known = health.named_in(health.MEDICATIONS, what)
         if (known is not None or re.search(_MED_WORDS, what, re.I)) and len(what.split()) <= 10:
             relation = relation_key(m.group(1))
             key = known.key if known is not None else re.sub(r"\s+", "_", what.lower())[:60]
             who = " ".join(filter(None, (relation, m.group(2))))
-            out.append(
-                _fact("fact", f"health:medication:{key}:{relation}", what, f"{USER_EN}'s {who} {m.group(3)} {what}.")
-            )
+            verb = m.group(3) or "is on"
+            out.append(_fact("fact", f"health:medication:{key}:{relation}", what, f"{USER_EN}'s {who} {verb} {what}."))
     for m in _FAMILY_CONDITION_EN.finditer(clause):
         found = health.find(health.CONDITIONS, m.group(3) or m.group(6))
         if found is None or found.key == "pregnancy":
@@ -1797,7 +1877,7 @@ def _en_health(clause: str) -> list[SelfFact]:
     for m in _ALLERGY_EN.finditer(clause):
         said = m.group(1) or m.group(2) or m.group(3)
         for thing in _items(_third_person(said)):
-            if len(thing.split()) > 4 or thing in ("what", "anything", "nothing"):
+            if len(thing.split()) > 4 or thing in ("what", "anything", "nothing") or _NOT_AN_ALLERGEN.search(thing):
                 continue
             key = health.canonical_key(health.ALLERGENS, thing)
             known = health.find(health.ALLERGENS, thing)
@@ -1929,7 +2009,9 @@ _ZH_BIRTHDAY = re.compile(
     r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))(?:出生|生)"
 )
 _ALLERGY_ZH = re.compile(
-    r"我(?:对|有)?((?!什么|啥|你|他|她|点|一点)[^" + _ZH_STOP + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
+    r"我(?:自己|本人)?(?:对|有)?((?!什么|啥|你|他|她|点|一点|自己)[^"
+    + _ZH_STOP
+    + r"不没对有]{1,10}?)(?:严重)?过敏(?!吗)"
 )
 # "我儿子对花生过敏", "我女儿朵朵对花生过敏", "我老婆海鲜过敏", "我爸爸不能吃虾" (see _FAMILY_ALLERGY_EN)
 _FAMILY_ALLERGY_ZH = re.compile(
