@@ -495,7 +495,7 @@ def test_the_day_of_a_birthday_depends_on_when_it_was_said():
         "I take the bus every morning.",
         "I'm on holiday.",
         "I live in fear of spiders.",
-        "I'm a big fan of jazz.",
+        "I'm a big fan.",  # (not a job; 'a big fan of jazz' is a taste)
         "I'm a bit tired.",
         "I work from home.",
         "My daughter is one of a kind.",
@@ -1252,3 +1252,35 @@ def test_a_severity_is_no_allergen_and_a_nut_allergy_keeps_peanuts_out():
         "health:allergy:egg": "User is allergic to eggs."
     }
     assert health.offered_food("How about cookies with peanut butter?", ("tree_nut",)) == ("peanut butter", "tree_nut")
+
+
+def test_the_fourth_sweeps_changes_and_questions():
+    said = datetime.datetime(2027, 9, 27, 10, 0)
+    assert keys("And Desmond and I have moved into a bungalow in Truro, closer to the hospital.") == {
+        "home": "User lives in Truro."
+    }
+    assert keys("It was my birthday on Monday, I'm seventy-one now.", said) == {
+        "age": "User is 71 (as of 27 September 2027)."
+    }
+    assert keys("I worked down the pit for forty years, I was a miner.") == {
+        "occupation:former": "User used to be a miner."
+    }
+    assert keys("I'm mad about the Ospreys.") == {"taste:the_ospreys": "User likes the ospreys."}
+    facts = learn(
+        [
+            "I have high blood pressure and I take amlodipine every morning.",
+            "We've a tabby cat called Mabel.",
+            "We've got a budgie called Pickles.",
+            "My girlfriend is called Orla.",
+            "My name's Rosalind but everyone calls me Roz.",
+            "We've moved to Truro.",
+        ]
+    )
+    assert fact_answers.answer("What's my blood pressure tablet called?", facts) == "You take amlodipine every morning."
+    assert (
+        fact_answers.answer("What pets have I got?", facts)
+        == "Your cat is called Mabel. Your budgie is called Pickles."
+    )
+    assert fact_answers.answer("whats my girlfriends name", facts) == "Your girlfriend is called Orla."
+    assert fact_answers.answer("Where do we live now?", facts) == "You live in Truro."
+    assert fact_answers.answer("um what do people call me", facts) == "Your name is Roz."

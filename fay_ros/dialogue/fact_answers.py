@@ -43,7 +43,8 @@ from ..text.words import and_list, has_cjk
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
     r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
-    r"\bwho am i\b|\bsay my name\b|\bwhat (?:do|should) you call me\b|\bhow should you address me\b|"
+    r"\bwho am i\b|\bsay my name\b|\bwhat (?:do|should) (?:you|people|they|folk|everyone) call me\b|"
+    r"\bhow should you address me\b|"
     # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
     r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?",
     re.I,
@@ -62,10 +63,10 @@ _LIKES_Q_ZH = re.compile(
 )
 # a yes/no question only ("what do I like to eat?" is not one)
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
-_FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is) my favou?rite ([a-z]+)\b", re.I)
+_FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is|s) my favou?rite (?:tv |television |radio )?([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
-    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) (?:late )?([a-z ]+?)(?:'s name| called| named)?"
-    r"(?: again)?\s*\?*$|"
+    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) (?:late )?([a-z ]+?)"
+    r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
     re.I,
 )
@@ -298,7 +299,7 @@ def time_answer(question: str, now: datetime.datetime, language: str = "en") -> 
 
 # -- work, home, health, ages and birthdays -------------------------------------------------
 _OCCUPATION_Q_EN = re.compile(
-    r"\bwhat do i do (?:for (?:a )?(?:living|work|my job))\b|\bwhat(?:'s| is) my (?:job|occupation|profession|"
+    r"\bwhat do i do (?:for (?:a )?(?:living|work|my job))\b|\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
@@ -323,13 +324,20 @@ _OCCUPATION_Q_ZH = re.compile(
     r"我在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
 )
 _HOME_Q_EN = re.compile(
-    r"\bwhere do i live\b|\bwhere(?:'s| is) my home\b|"
+    r"\bwhere do (?:i|we) live\b|\bwhere(?:'s| is) my home\b|"
     r"\b(?:what|which) (?:city|town|country|place|village) do i live in\b|"
     r"\b(?:what|which) (?:city|town) (?:am i in|is home|am i living in)\b|"
     r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
     r"\b(?:know|remember) where i live\b|\bwhere did (?:i|we) move to\b|"
     r"\b(?:what|which) (?:city|town|country|place|village) did (?:i|we) move to\b",
     re.I,
+)
+_PETS_Q_EN = re.compile(
+    r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i have (?:any )?pets\b", re.I
+)
+_PET_KEYS = frozenset(
+    "dog cat puppy kitten rabbit hamster parrot bird horse budgie tortoise guinea_pig goldfish gecko lizard snake "
+    "ferret".split()
 )
 _HOME_Q_ZH = re.compile(
     r"我(?:现在)?(?:住|家)在哪|我(?:现在)?住哪|我(?:现在)?住在什么地方|我(?:现在)?(?:住|家)在(?:什么|哪个)(?:城市|地方)"
@@ -368,7 +376,10 @@ _MEDICATION_Q_EN = re.compile(
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
     r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
     r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
-    r"\bwhat do i take (?:every|each|in the|at)\b",
+    r"\bwhat do i take (?:every|each|in the|at)\b|"
+    r"\bwhat (?:\w+ )?(?:inhaler|tablets?|pills?|spray|injection|medicine|medication) (?:do|should) i "
+    r"(?:use|take|have)\b|"
+    r"\bwhat(?:'s| is|s) my (?:[\w ]+ )?(?:tablet|pill|inhaler|spray|medicine|medication)s?(?: called)?\b",
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
@@ -502,6 +513,9 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         if former and retired:  # "You are retired. You used to be a postman."
             said.append(former)
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
+    if not zh and _PETS_Q_EN.search(q):
+        pets = [second_person(v) for k, v in facts.items() if k.split(":")[-1] in _PET_KEYS and k.count(":") == 1]
+        return _join(pets, zh) if pets else "You haven't told me about any pets."
     if (_HOME_Q_ZH if zh else _HOME_Q_EN).search(q):
         return _said_back([facts["home"]], zh) if "home" in facts else _UNKNOWN["home"][lang]
     if (_MEDICATION_Q_ZH if zh else _MEDICATION_Q_EN).search(q):

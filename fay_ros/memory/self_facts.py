@@ -256,6 +256,13 @@ _EN_TASTE = [
     (re.compile(rf"\bI (?:hate|dislike|can't stand|cannot stand)\s+(.+?){_STOP_LIST}", re.I), False),
     (
         re.compile(
+            rf"\bI(?:'m| am) (?:mad about|crazy about|nuts about|(?:a )?(?:big |huge )?fan of)\s+(.+?){_STOP_LIST}",
+            re.I,
+        ),
+        True,
+    ),
+    (
+        re.compile(
             rf"\bI (?:really |also |just |now |actually )?(?:like|love|enjoy|adore|prefer)\s+(.+?){_STOP_LIST}", re.I
         ),
         True,
@@ -352,8 +359,15 @@ _EN_PLAN = [
     re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
-    re.compile(rf"\b({_WHEN}),? I(?:'ve got| have got| have) ((?:an?|my|the) .+?){_STOP_CLAUSE}", re.I),
-    re.compile(rf"\bI(?:'ve got| have got| have) (an? .+?|my .+?)\s+({_WHEN})\b", re.I),
+    re.compile(
+        rf"\b({_WHEN}),? I(?:'ve got| have got| have) ((?:an?|my|the) .+?){_STOP_CLAUSE}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bI(?:'ve got| have got| have) (an? .+?|my .+?|the (?:nurse|doctor|dentist|optician|physio).*?)"
+        rf"\s+({_WHEN})\b",
+        re.I,
+    ),
     # "On Sunday my grandson Alfie is taking me to the garden centre"
     re.compile(
         rf"\b({_WHEN}),? (my [a-z]+(?: (?-i:[A-Z])[a-z]+)?) (?:is|'s|will be) (?:taking|bringing|driving) me "
@@ -362,6 +376,7 @@ _EN_PLAN = [
     ),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
+_A_NUMBER = re.compile(rf"(?:\d+|{when.EN_NUMBER})\b", re.I)
 _TASTE_OBJECT_SKIP = {
     "it",
     "that",
@@ -1016,6 +1031,8 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
         what = _third_person(what.strip(" .,!"))
+        if _A_NUMBER.match(what):
+            continue  # "It was my birthday on Monday, I'm seventy-one now": an age, no plan
         # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
         if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             # "visiting my mum" is going on ("is visiting"), "see my doctor" will be ("will see")
@@ -1245,7 +1262,9 @@ _OCCUPATIONS_EN = (
     "midwife|paramedic|caregiver|carer|nanny|shop assistant|shopkeeper|retiree|pensioner|banker|economist|"
     "tutor|coach|postman|courier|civil servant|entrepreneur|freelancer|administrator|clerk|technician|"
     "optician|physiotherapist|biologist|physicist|mathematician|housewife|homemaker|stay-at-home (?:mom|mum|dad)|"
-    "gardener|tailor|security guard|guard|miner|fisherman|sailor|dancer|librarian|bartender|barista|"
+    "gardener|tailor|security guard|guard|miner|fisherman|sailor|dancer|librarian|bartender|barista|welder|"
+    "forklift driver|lorry driver|truck driver|bus driver|taxi driver|postwoman|milkman|docker|labourer|"
+    "cook|headteacher|headmaster|head teacher|typist|bookkeeper|machinist|joiner|bricklayer|"
     "student nurse|intern|apprentice|director|executive|ceo|founder|owner|priest|pastor|monk"
 )
 # "I'm a good cook", "I'm a bit of a singer": a judgement, not a job
@@ -1300,7 +1319,8 @@ _FORMERLY = (
 )
 _FORMER_JOB_EN = re.compile(
     rf"\bI used to (?:be|work as) (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
-    rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s? for (?:\w+ ){{0,3}}?(?:years|decades)\b|"
+    rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?(?: for (?:[\w-]+ ){{0,3}}?(?:years|decades))?"
+    r"(?=\s*(?:[.!;,]|$|\b(?:and|but|before|until|all|in|at|for)\b))|"
     # "worked as" / "retired as" name a job whatever the word
     rf"\bI (?:worked|retired) as (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
     rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
@@ -1347,6 +1367,9 @@ _HOME_EN = re.compile(
     rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
+    rf"\b(?:I|we|(?-i:[A-Z])[a-z]+ and I)(?:'ve| have)?(?: just| recently)? moved (?:in)?to (?:an? |the )?"
+    rf"(?:[\w-]+ ){{0,3}}?(?:flat|house|bungalow|cottage|home|place|apartment|care home) (?:in|near) "
+    rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
     rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})|"
     # "I'm in a ground floor flat in Scarborough now", "we're in a little bungalow near Whitby"
@@ -1649,7 +1672,7 @@ def _en_workplace(clause: str) -> list[SelfFact]:
 # The user's own age: "I'm 34", "I am thirty-four years old", "我今年三十四岁", "我34岁了" (as of the
 # day it was said; key `age`). Not "I'm 5 minutes away", "我儿子八岁" (a relative's: _en_ages).
 _OWN_AGE_EN = re.compile(
-    rf"\bI(?:'m| am) (\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old| years of age)?"
+    rf"\bI(?:'m| am) (?:now )?(\d{{1,3}}|(?:{when.EN_NUMBER}))(?: years? old| years of age)?(?: now)?"
     r"(?=\s*(?:[.!;,]|$|\band\b|\bbut\b))|"
     # a birthday just passed: "I turned seventy last Thursday", "I just turned 80"
     rf"\bI(?: just| recently|'ve just| have just)? turned (\d{{1,3}}|(?:{when.EN_NUMBER}))\b"
