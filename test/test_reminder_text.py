@@ -419,6 +419,26 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("三点的时候提醒我量血压", "fri9", "2026-12-04 15:00", None, None, "量血压"),
     ("那个那个提醒我一下晚上九点吃药", "fri9", "2026-12-04 21:00", None, None, "吃药"),
     ("remind me to take my pills twice a day", "fri9", None, "FREQ=DAILY", "no_time", "take my pills"),
+    # a fourth sweep: minutes short of an hour, two hours at once, days that disagree, alarms
+    ("差五分八点提醒我看新闻联播", "fri9", "2026-12-04 19:55", None, None, "看新闻联播"),
+    ("十一点差十分提醒我出门", "fri9", "2026-12-04 10:50", None, None, "出门"),
+    ("下午两三点提醒我去买菜", "fri9", None, None, "ambiguous", "去买菜"),
+    ("下周四九号上午十点提醒我去银行", "fri9", None, None, "ambiguous", "去银行"),
+    ("remind me at 7 or half past to ring my son", "fri9", None, None, "ambiguous", "ring my son"),
+    (
+        "remind me every morning except sunday at eight to take the paper in",
+        "fri9",
+        None,
+        None,
+        "ambiguous",
+        "take the paper in",
+    ),
+    ("okay fay set an alarm for quarter past six tomorrow", "fri9", "2026-12-05 06:15", None, None, ""),
+    ("remind me ive got to ring the gas board at three", "fri9", "2026-12-04 15:00", None, None, "ring the gas board"),
+    ("remind me to take my tablets at 9 dont forget", "fri9", "2026-12-04 21:00", None, None, "take my tablets"),
+    ("remind me at 7 to put the kettle on", "fri9", "2026-12-04 19:00", None, None, "put the kettle on"),
+    ("再过二十分钟提醒我吃药", "fri9", "2026-12-04 09:20", None, None, "吃药"),
+    ("每年腊月二十三提醒我祭灶", "fri9", None, None, "ambiguous", "每年二十三祭灶"),
     (
         "remind me twice a day at 8 am and 8 pm to take my pills",
         "fri9",
@@ -484,6 +504,11 @@ NEGATIVES = [
     "提醒我吃药的那个护士今天没来",
     "老伴天天提醒我少吃盐",
     "护工每天提醒我吃药",
+    "护工每天下午都会提醒我吃药",
+    "你昨天提醒我吃药了没有",
+    "提醒我一下我刚才说了什么",
+    "the nurse will remind me at two",
+    "my wife sets an alarm for six every day",
 ]
 
 # Phrases of the table this parser gets wrong today (kept in the table, counted as misses).

@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..text import when
-from ..text.words import CJK_IDEOGRAPHS, has_cjk
+from ..text.words import CJK_IDEOGRAPHS, as_written, has_cjk
 from . import health
 
 USER_EN = "User"
@@ -613,7 +613,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     stored as the date it was then. `before`: what the user said just before, read only for
     whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
-    text = _as_written(text)
+    text = as_written(text)
     facts: list[SelfFact] = []
     relative = _last_relative(before)
     for clause in _clauses(text):
@@ -640,27 +640,6 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
         by_key.pop(fact.key, None)
         by_key[fact.key] = fact
     return list(by_key.values())
-
-
-# How a recogniser writes what people say: "ive got", "im", "dont", a lower-case "i", "um" mid-sentence
-_SPOKEN_FORMS = (
-    (re.compile(r"\b(?:um+|uh+|erm|er)\b,?\s*", re.I), ""),
-    (re.compile(r"\bi\b"), "I"),
-    (re.compile(r"\bive\b", re.I), "I've"),
-    (re.compile(r"\bim\b", re.I), "I'm"),
-    (re.compile(r"\b(don|doesn|didn|isn|wasn|aren|weren|haven|hasn|wouldn|couldn|shouldn)t\b", re.I), r"\1't"),
-    (re.compile(r"\bcant\b", re.I), "can't"),
-    (re.compile(r"\bwont\b", re.I), "won't"),
-)
-
-
-def _as_written(text: str) -> str:
-    """`text` as the readers expect it written (_SPOKEN_FORMS); Chinese is left as it is."""
-    if has_cjk(text):
-        return text
-    for pattern, written in _SPOKEN_FORMS:
-        text = pattern.sub(written, text)
-    return text
 
 
 _MENTIONED_RELATIVE = re.compile(

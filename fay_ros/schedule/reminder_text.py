@@ -19,7 +19,7 @@ What it understands (each a small rule of its own, so a new phrasing is one more
 - Times of day: "at 7", "7:30", "6 pm" (and "6 p m", as a recogniser writes it), "noon",
   "midnight", "half past 7", "half seven" (7:30), "quarter to 8", "in the morning/evening",
   "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
-  "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨".
+  "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨", "差五分八点" (19:55), "十一点差十分" (10:50).
 - Repeats: "every day", "daily", "every morning", "every weekday", "on weekends", "every
   Monday, Wednesday and Friday", "every month on the 5th", "every 3 days", "every other day",
   "every 2 hours", "every year on March 8"; "每天", "天天", "每晚", "工作日", "周一到周五",
@@ -46,8 +46,10 @@ Decisions (documented, tested in test/test_reminder_text.py):
 - A one-shot due between 23:00 and 05:59 that was not said as night (pm, am, "tonight", "at
   night", "midnight", "晚上", "夜里", "半夜", "凌晨", a 24-hour time) asks: question "night"
   (due kept, for "did you mean …?"). A relative time shorter than an hour never asks.
-- Vague or alternative times ("later", "soon", "in a few minutes", "at 7 or 8", "待会儿",
-  "过几天", "七点或者八点") ask: question "ambiguous", due None.
+- Vague or alternative times ("later", "soon", "in a few minutes", "at 7 or 8", "at 7 or half
+  past", "待会儿", "过几天", "七点或者八点", two hours at once as "两三点" or "十一二点", "every
+  morning except Sunday") ask: question "ambiguous", due None. An alarm at a small hour ("set
+  an alarm for quarter past six") is in the morning, as "wake me up at 6" is.
 - A date without a year is the next one ("on December 24" said on December 25 is next year);
   a day of the month alone ("on the 5th", "五号") is this month's if still ahead, else next
   month's. A weekday said on that day ("on Friday at 8", "周五早上八点" on a Friday) is today's
@@ -57,7 +59,7 @@ Decisions (documented, tested in test/test_reminder_text.py):
   weekday with a date is that date when they agree ("on Monday the 14th", "Monday 14th"),
   and asks "ambiguous" when they do not.
 - Days this parser does not count ask "ambiguous": holidays, "on my birthday", "the night
-  before", "the first Monday of the month", 春节, 月底. "Birthday" naming a thing ("a birthday
+  before", "the first Monday of the month", 春节, 月底, lunar dates (腊月二十三, 初八). "Birthday" naming a thing ("a birthday
   card") is part of the reminder's words, as is a part of the day naming a thing ("my evening
   pills", "the morning paper"): neither says when.
 - 每隔一天 / "every other day" is every two days; 每隔两天 is said for every two days as well
@@ -72,7 +74,8 @@ Decisions (documented, tested in test/test_reminder_text.py):
   "每天早上八点和晚上八点": BYHOUR=8,20); a one-shot with two times, or times at different
   minutes, asks: question "ambiguous" (never one of them dropped unsaid).
 - Someone else's reminding told to the companion is no request ("他提醒我明天开会", "妈妈昨天
-  提醒我带伞", "老伴天天提醒我少吃盐", "护工每天提醒我吃药"), nor is a question about past
+  提醒我带伞", "老伴天天提醒我少吃盐", "护工每天提醒我吃药", "the nurse will remind me at two",
+  "my wife sets an alarm for six"), nor is "提醒我一下我刚才说了什么" (recall), nor a question about past
   reminders ("你提醒我了吗", "what time did you remind me yesterday?", "did you set an alarm
   for tomorrow?").
 - A repeat's `due` is its first occurrence after `now`, found with dateutil's rrule over the
@@ -103,6 +106,7 @@ from dateutil import rrule as du_rrule
 
 from ..text.when import EN_NUMBER as _EN_NUMBER_WORDS
 from ..text.when import number
+from ..text.words import as_written
 
 EN_NUMBER = rf"(?:{_EN_NUMBER_WORDS})"
 
@@ -146,6 +150,14 @@ _EN_REQUEST = re.compile(
     r"\btell me to\b",
     re.I,
 )
+# Someone else reminding the user, told to the companion: "the nurse will remind me at two", "my
+# wife sets an alarm for six every day" (a person, then at most a few words of how often)
+_EN_REPORTED = re.compile(
+    r"\b(?:he|she|they|(?:my|the|our) [a-z]+(?: [a-z]+)?|(?-i:[A-Z])[a-z]+) (?:will |'ll |always |usually |often |"
+    r"normally |sometimes |already |then )*(?:reminds? me|reminded me|sets? (?:an? |the |my )?alarms?|"
+    r"set (?:an? |the |my )?alarms?|wakes? me(?: up)?)\b",
+    re.I,
+)
 _EN_NEGATIVE = re.compile(
     r"\b(?:don'?t|do not|doesn'?t|does not|no need to|never|stop|not|won'?t need)\b(?:\s+[\w']+){0,5}?\s+"
     r"(?:remind\w*|alarms?)\b|\bno (?:more )?(?:need for (?:a |any )?)?(?:reminders?|alarms?)\b|"
@@ -180,7 +192,8 @@ _ZH_NEGATIVE = re.compile(
 )
 _ZH_ASKING_ABOUT = re.compile(
     r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
-    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我"
+    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
+    r"提醒我(?:一下)?(?:我)?(?:刚才|之前|上次|昨天)?(?:说了|说过|讲了|讲过|做了)什么"
 )
 # Someone else reminding the user, told to the companion: "他提醒我明天开会", "妈妈昨天提醒我带伞",
 # "我女儿每天都提醒我锻炼" (a person, then at most a few words of when and how often)
@@ -191,12 +204,14 @@ _ZH_REPORTED = re.compile(
         "孩子 老板 同事 医生 老师 领导 经理 秘书 护士 邻居 同学 室友 老伴儿 老伴 闺女 护工 保姆 孙子 孙女 "
         "外孙女 外孙 儿媳 女婿 家人 阿姨".split()
     )
-    + r")(?:昨天|今天|前天|刚才|刚刚|早上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|也|都|又|还|总){0,3}"
+    + r")(?:昨天|今天|前天|刚才|刚刚|早上|上午|中午|下午|晚上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|"
+    r"也|都|又|还|总|会|要|就|每次|平时){0,4}"
     r"提醒(?:过|了)?我|"
     r"提醒我[^，。！？]{0,12}的那(?:个|位)"  # "提醒我吃药的那个护士今天没来": who, not a request
 )
 _WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_ALARM = re.compile(r"\balarm\b|闹钟", re.I)
 
 
 def without_address(text: str, names: tuple[str, ...]) -> str:
@@ -224,7 +239,12 @@ def is_reminder_request(text: str) -> bool:
         )
     if re.search(r"don'?t let me forget|(?:don'?t|do not) forget to (?:remind|wake|set)", text, re.I):
         return not _EN_ASKING_ABOUT.search(text)
-    return bool(_EN_REQUEST.search(text)) and not _EN_NEGATIVE.search(text) and not _EN_ASKING_ABOUT.search(text)
+    return (
+        bool(_EN_REQUEST.search(text))
+        and not _EN_NEGATIVE.search(text)
+        and not _EN_ASKING_ABOUT.search(text)
+        and not _EN_REPORTED.search(text)
+    )
 
 
 # -- what the words say ----------------------------------------------------------------------
@@ -406,7 +426,8 @@ _UNCOUNTED_DAYS_EN = (
     r"friday|saturday|sunday)(?: of (?:every|each|the|this|next) month)?)\b"
 )
 _UNCOUNTED_DAYS_ZH = (
-    r"元旦|春节|除夕|大年|中秋|端午|清明|国庆|圣诞|情人节|母亲节|父亲节|最后一天|月底|月末|生日那天|过年"
+    r"元旦|春节|除夕|大年|中秋|端午|清明|国庆|圣诞|情人节|母亲节|父亲节|最后一天|月底|月末|生日那天|过年|"
+    r"腊月|正月|农历|阴历|初[一二三四五六七八九十](?!点)"
 )
 
 
@@ -418,10 +439,13 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     )
     # vague or alternatives
     _ask_about(s, f, r"\b(?:later|soon|sometime|some time|in a (?:few|while|bit)(?: \w+)?|in a moment|someday)\b")
+    # "every morning except Sunday": a repeat with days left out is asked, never run on them
+    _ask_about(s, f, rf"\b(?:except|apart from|but not|not on) (?:on )?(?:{_WD_ONE})s?\b")
     _ask_about(
         s,
         f,
-        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)? or (?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)?",
+        rf"\b(?:at )?{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)? or (?:at )?(?:{EN_NUMBER}(?::\d\d)?(?: ?[ap]\.? ?m\.?)?|"
+        r"half past|quarter past|quarter to|just after|a bit later)",
     )
     day_word = rf"(?:today|tomorrow|tonight|(?:on )?{_WD_ONE})"
     _ask_about(s, f, rf"\b{day_word} or {day_word}\b")  # "tomorrow or Friday": ask which
@@ -608,7 +632,7 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             if f.day is not None and f.day < today:
                 f.day = _month_day(_add_months(today, 1), day_n)
         f.day_said = True
-        if f.day is None or (f.weekdays and {f.day.weekday()} != set(f.weekdays)):
+        if f.day is None or _not_the_weekday(f):
             f.vague = True  # no such day, or a weekday that is not that date's: ask
         s.take(m)
     # times of day
@@ -711,7 +735,11 @@ _ZH_PERIOD_RE = "|".join(sorted(_ZH_PERIODS, key=len, reverse=True))
 def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     _ask_about(s, f, _UNCOUNTED_DAYS_ZH)
     _ask_about(s, f, rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟|时候)")  # 三点的电影
-    _ask_about(s, f, r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会儿?")
+    _ask_about(
+        s,
+        f,
+        r"待会儿?|等会儿?|一会儿|过几天|改天|有空的?时候|晚点|稍后|过阵子|几分钟后|过一会儿?|过几个小时|几个小时(?:以|之)?后",
+    )
     _ask_about(s, f, rf"(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?(?:或者?|还是|或)(?:{_ZH_PERIOD_RE})?{_ZH_NUM}点半?")
     zh_day = r"(?:今天|明天|后天|大后天|今晚|明晚|明早|(?:这|本|下)?个?(?:周|星期|礼拜)[一二三四五六日天])"
     _ask_about(s, f, rf"{zh_day}(?:或者?|还是|或){zh_day}")  # 明天或者后天: ask which
@@ -765,7 +793,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
         if m.group(1) or m.group(3):
             f.delta = timedelta(minutes=15 * (_num(m.group(2)) or 1))
             s.take(m)
-    for m in s.each(rf"(过)?({_ZH_NUM}个半|{_ZH_NUM}|半)个?{_ZH_UNIT}(半)?(后|以后|之后)?"):
+    for m in s.each(rf"(再过|过)?({_ZH_NUM}个半|{_ZH_NUM}|半)个?{_ZH_UNIT}(半)?(后|以后|之后)?"):
         if not (m.group(1) or m.group(5)):
             continue  # "三天" alone is a duration, not a time
         amount_text = m.group(2)
@@ -818,7 +846,7 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             year = today.year + (1 if m.group(2) == "明年" else 0)
         f.day = _next_date(today, month or 0, day_n or 0, year)
         f.day_said = True
-        f.vague = f.vague or f.day is None
+        f.vague = f.vague or f.day is None or _not_the_weekday(f)
         s.take(m)
     for m in s.each(rf"(下个?月|这个?月|本月)?({_ZH_NUM})(?:号|日)"):
         day_n = _num(m.group(2)) or 0
@@ -829,9 +857,25 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             if not m.group(1) and f.day is not None and f.day < today:
                 f.day = _month_day(_add_months(today, 1), day_n)
         f.day_said = True
-        f.vague = f.vague or f.day is None
+        f.vague = f.vague or f.day is None or _not_the_weekday(f)
         s.take(m)
     # times of day
+    # two hours at once ("十一二点", "两三点"): which one is asked
+    _ask_about(s, f, r"(?:十一二|一两|两三|三四|四五|五六|六七|七八|八九|九十)[点點]")
+    # minutes short of an hour: "差五分八点", "晚上差一刻九点", "十一点差十分"
+    for m in s.each(
+        rf"({_ZH_PERIOD_RE})?\s*(?:差({_ZH_NUM}分钟?|一刻|五分)({_ZH_NUM})[点點]|({_ZH_NUM})[点點]差({_ZH_NUM}分钟?|一刻))"
+    ):
+        short = m.group(2) or m.group(5)
+        hour = _num(m.group(3) or m.group(4))
+        minutes = 15 if short == "一刻" else _num(re.sub(r"分钟?$", "", short)) or 0
+        if hour is None or not 1 <= hour <= 24 or not 0 < minutes < 60:
+            continue
+        f.hour, f.minute = (hour - 1) % 24, 60 - minutes
+        if m.group(1):
+            f.period = _ZH_PERIODS[m.group(1)]
+        f.said_clock(False)
+        s.take(m)
     for m in s.each(
         rf"({_ZH_PERIOD_RE})?\s*(?:(\d{{1,2}})[:：](\d\d)|({_ZH_NUM})[点點时](?:钟)?(?:(半)|(一刻)|(三刻)|过?({_ZH_NUM})分?)?)整?"
     ):
@@ -863,6 +907,12 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
             continue  # a lone 早/晚 is too often another word (早点, 晚饭)
         f.period = _ZH_PERIODS[m.group(0)]
         s.take(m)
+
+
+def _not_the_weekday(f: _Found) -> bool:
+    """A weekday said with a date that is another day ("Tuesday the 14th" when the 14th is a
+    Monday, 下周四九号 when the 9th is a Wednesday): which one is meant is asked."""
+    return bool(f.day is not None and f.weekdays and {f.day.weekday()} != set(f.weekdays))
 
 
 def _ask_about(s: _Scanner, f: _Found, pattern: str) -> None:
@@ -976,13 +1026,15 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
     if not is_reminder_request(text):
         return ParsedReminder(due=None, text=text.strip(), question=None, is_request=False)
     zh = bool(_CJK.search(text))
+    text = as_written(text)  # ("ive got to ring the gas board", "dont forget")
     scanner = _Scanner(text)
     f = _Found()
     (_scan_zh if zh else _scan_en)(scanner, f, today)
     what = _clean(scanner.rest, zh)
     wake = _WAKE.search(text)
-    if wake and not f.period and f.hour is not None and f.hour < 12 and not f.clock_exact:
-        f.period = "early" if f.hour < DAY_FROM else "morning"  # "wake me up at 6": 06:00, asked for
+    if (wake or _ALARM.search(text)) and not f.period and f.hour is not None and f.hour < 12 and not f.clock_exact:
+        # "wake me up at 6", "set an alarm for quarter past six": 06:00 and 06:15, as asked for
+        f.period = "early" if f.hour < DAY_FROM else "morning"
     if wake and not what:
         what = "起床" if zh else "wake up"
 
@@ -1079,7 +1131,7 @@ _EN_ASK = re.compile(
     r"(?:(?:hey|hi|ok|okay)[,!]?\s+(?:(?:fay|\w+[,!])\s+)?)?"
     r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+|pls\s+|i need you to\s+|"
     r"i want you to\s+|i'?d like you to\s+|(?:don'?t|do not) forget to\s+)?"
-    r"(?:i (?:need|have|want|must|should|got) to\s+(?=\w+\s+\w))?",
+    r"(?:i(?:'ve)? (?:need|have|want|must|should|got) to\s+(?=\w+\s+\w))?",
     re.I,
 )
 _EN_LEAD = re.compile(
@@ -1092,13 +1144,15 @@ _EN_LEAD = re.compile(
     re.I,
 )
 _EN_EDGE_WORDS = re.compile(
-    r"^(?:(?:to|that|about|for|at|on|and|then|please|,)\s+)+|(?:\s+(?:at|on|by|and|to|for|please|,))+$", re.I
+    r"^(?:(?:to|that|about|for|at|on|and|then|please|,)\s+)+|"
+    r"(?:\s+(?:at|(?<!kettle )(?<!heating )(?<!lights )on|by|and|to|for|please|,))+$",
+    re.I,
 )
 
 
 _ZH_ASK = re.compile(
     r"^(?:(?:呃|嗯|嘿|喂|哎|诶|那个)[，,]?|(?:菲菲|小菲|fay)[，,]?|请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
-    r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记)+"
+    r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记|你?记一下|帮我记着)+"
 )
 
 
@@ -1115,7 +1169,7 @@ def _clean(rest: str, zh: bool) -> str:
             "",
             t,
         )
-        t = re.sub(r"叫醒我?|(?:叫我|喊我)", "", t)
+        t = re.sub(r"叫醒我?|(?:叫我|喊我)(?:一声|一下)?", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|去?(?=去))+", "", t)
         t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
         t = re.sub(r"[，,]?(?:别忘了|不要忘了|千万别忘了?)[哦啊呀]?$", "", t)
@@ -1126,11 +1180,18 @@ def _clean(rest: str, zh: bool) -> str:
     request = re.search(r"\b(?:remind (?:me|us)|set (?:a|an) reminder) (?:to|that|about|of|for)\b", t, re.I)
     if request:
         t = t[request.start() :]  # "it's not urgent, but remind me to …": what comes first is talk
+    t = re.sub(r"^(?:fay|faye)[,!]?\s+(?:(?:will|can|could|would) you\s+)?", "", t, flags=re.I)
     t = _EN_ASK.sub("", t)
     t = _EN_LEAD.sub("", t)
+    # ("remind me I've got to ring the gas board")
+    t = re.sub(r"^I(?:'ve)? (?:need|have|got|must|should) to\s+(?=\w+\s+\w)", "", t, flags=re.I)
     # "…, remind me" / "call mum, please remind me" at the end
     t = re.sub(
-        r"[,.]?\s*(?:please\s+)?(?:remind me|set a reminder)(?: about it| of it| of that)?\s*$", "", t, flags=re.I
+        r"[,.]?\s*(?:please\s+)?(?:remind me|set a reminder|(?:and )?don'?t forget|ok(?:ay)?|thanks|thank you)"
+        r"(?: about it| of it| of that)?\s*[.!]?\s*$",
+        "",
+        t,
+        flags=re.I,
     )
     t = re.sub(r"\s+([,.!?])", r"\1", t)
     for _ in range(3):

@@ -40,3 +40,25 @@ def spoken_words(text: str) -> list[str]:
 def and_list(items: list[str]) -> str:
     """ "tea", "tea and cake", "tea, cake and jam": English words listed as they are said."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# How a recogniser writes what people say: "ive got", "im", "dont", a lower-case "i", "um" mid-sentence
+_SPOKEN_FORMS = (
+    (re.compile(r"\b(?:um+|uh+|erm|er)\b,?\s*", re.I), ""),
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\bim\b", re.I), "I'm"),
+    (re.compile(r"\b(don|doesn|didn|isn|wasn|aren|weren|haven|hasn|wouldn|couldn|shouldn)t\b", re.I), r"\1't"),
+    (re.compile(r"\bcant\b", re.I), "can't"),
+    (re.compile(r"\bwont\b", re.I), "won't"),
+)
+
+
+def as_written(text: str) -> str:
+    """English words as a reader of sentences expects them written (a recogniser's "ive got",
+    "im", "dont", "cant", a lower-case "i", an "um" mid-sentence); Chinese is left as it is."""
+    if has_cjk(text):
+        return text
+    for pattern, written in _SPOKEN_FORMS:
+        text = pattern.sub(written, text)
+    return text
