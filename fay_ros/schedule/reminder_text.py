@@ -59,9 +59,9 @@ Decisions (documented, tested in test/test_reminder_text.py):
   weekday with a date is that date when they agree ("on Monday the 14th", "Monday 14th"),
   and asks "ambiguous" when they do not.
 - Days this parser does not count ask "ambiguous": holidays, "on my birthday", "the night
-  before", "the first Monday of the month", 春节, 月底, lunar dates (腊月二十三, 初八). "Birthday" naming a thing ("a birthday
-  card") is part of the reminder's words, as is a part of the day naming a thing ("my evening
-  pills", "the morning paper"): neither says when.
+  before", "the first Monday of the month", 春节, 月底, lunar dates (腊月二十三, 初八).
+  "Birthday" naming a thing ("a birthday card") is part of the reminder's words, as is a part
+  of the day naming a thing ("my evening pills", "the morning paper"): neither says when.
 - 每隔一天 / "every other day" is every two days; 每隔两天 is said for every two days as well
   (as 每隔两小时 is every two hours), so 每隔N天 is INTERVAL=N for N > 1.
 - Not a request: a negation before the request word ("don't remind me", "no need to remind
