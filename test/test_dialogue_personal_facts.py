@@ -1284,3 +1284,42 @@ def test_the_fourth_sweeps_changes_and_questions():
     assert fact_answers.answer("whats my girlfriends name", facts) == "Your girlfriend is called Orla."
     assert fact_answers.answer("Where do we live now?", facts) == "You live in Truro."
     assert fact_answers.answer("um what do people call me", facts) == "Your name is Roz."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我以前住在宜宾，去年搬到南京帮女儿带孩子。", {"home": "用户住在南京。"}),
+        ("我和老伴上周搬到南京了，住在女儿家附近。", {"home": "用户住在南京。"}),
+        ("我在一家物流公司开货车，开了二十多年了。", {"occupation": "用户在一家物流公司开货车。"}),
+        ("我说错了，我上个月已经从港口调到机场做调度了。", {"occupation": "用户在机场做调度。"}),
+        ("我室友叫佳琪，她是广东人。", {"family:室友": "用户的室友叫佳琪。"}),
+        ("星期五下午我要带欢欢去学钢琴。", {"plan:星期五下午": "用户2026年12月4日（星期五）下午要带欢欢去学钢琴。"}),
+        ("下个月五号我要去医院复查尿酸。", {"plan:下个月五号": "用户2027年1月5日（星期二）要去医院复查尿酸。"}),
+        (
+            "这个星期天我们一家带小满去鼓浪屿玩。",
+            {"plan:这个星期天": "用户2026年12月6日（星期日）要带小满去鼓浪屿玩。"},
+        ),
+        ("On Sunday I'm going to the zoo.", {"plan:on_sunday": "User is going to the zoo on Sunday, 6 December 2026."}),
+        ("Tomorrow I'm going to Paris.", {"plan:tomorrow": "User is going to Paris on Saturday, 5 December 2026."}),
+    ],
+)
+def test_what_the_fourth_conversation_sweep_found_unread_in_chinese_and_plans(text, expected):
+    assert keys(text) == expected
+
+
+def test_a_plan_question_that_names_a_day_gets_that_days_plans():
+    facts = learn(["星期五下午我要带欢欢去学钢琴。", "下个月五号我要去医院复查尿酸。"])
+    assert (
+        fact_answers.answer("我下个月五号要干什么？", facts, "zh", now=FRIDAY)
+        == "你2027年1月5日（星期二）要去医院复查尿酸。"
+    )
+    assert fact_answers.answer("我星期六要干什么？", facts, "zh", now=FRIDAY) == "你还没告诉我那天的安排。"
+    en = learn(["On Sunday I'm going to the zoo."])
+    assert (
+        fact_answers.answer("What am I doing on Monday?", en, now=FRIDAY)
+        == "You haven't told me any plans for that day."
+    )
+    assert fact_answers.answer("What am I doing on Sunday?", en, now=FRIDAY) == (
+        "You are going to the zoo on Sunday, 6 December 2026."
+    )

@@ -108,7 +108,8 @@ _EVENT_Q_EN = re.compile(
     re.I,
 )
 _PLAN_Q_ZH = re.compile(
-    r"我(?:明天|后天|周末|下周|今晚|这周末|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天])?"
+    r"我(?:明天|后天|周末|下周|今晚|这周末|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|"
+    r"(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])?(?:早上|上午|中午|下午|晚上)?"
     r"(?:要|打算|准备)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)"
 )
 
@@ -209,6 +210,12 @@ def answer(
         )
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
+        asked = _day_asked(q, zh, now)
+        if asked is not None and plans:  # "我星期五下午要干什么？": that day's plans only
+            day = when.format_date(asked, zh=zh, weekday=False)
+            plans = [p for p in plans if day in p]
+            if not plans:
+                return "你还没告诉我那天的安排。" if zh else "You haven't told me any plans for that day."
         place = None if zh else m.group(1)
         if place:  # "When am I going to Rome?": the plans that say Rome, or that none does
             plans = [p for p in plans if re.search(rf"\b{re.escape(place)}\b", p)]
@@ -228,6 +235,22 @@ def answer(
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(relation)
     return None
+
+
+_ASKED_DAY_ZH = re.compile(
+    r"(明天|后天|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])"
+)
+_ASKED_DAY_EN = re.compile(
+    r"\b(tomorrow|(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I
+)
+
+
+def _day_asked(question: str, zh: bool, now: datetime.datetime) -> datetime.date | None:
+    """The day a plan question names ("我星期五要干什么", "What am I doing on Friday?"), or None."""
+    m = (_ASKED_DAY_ZH if zh else _ASKED_DAY_EN).search(question)
+    if m is None:
+        return None
+    return when.resolve_day(m.group(1), now)
 
 
 def _do_i_like(thing: str, facts: dict[str, str]) -> str:

@@ -356,7 +356,7 @@ _EN_PLAN = [
         rf"\s+(.+?)\s+({_WHEN})\b",
         re.I,
     ),
-    re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) (?:going to |gonna )?(.+?){_STOP_CLAUSE}", re.I),
+    re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) ((?:going to |gonna )?.+?){_STOP_CLAUSE}", re.I),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
     re.compile(
@@ -376,6 +376,10 @@ _EN_PLAN = [
     ),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
+# "going to visit my mum" (a verb follows: "will visit"), not "going to the zoo" (a place)
+_GOING_TO_A_VERB = re.compile(
+    r"^(?:gonna|going to)\s+(?!(?:the|a|an|my|his|her|our|their)\b|(?-i:[A-Z]))(?=[a-z]+\b)", re.I
+)
 _A_NUMBER = re.compile(rf"(?:\d+|{when.EN_NUMBER})\b", re.I)
 _TASTE_OBJECT_SKIP = {
     "it",
@@ -430,7 +434,7 @@ _ZH_NAME = [
 ]
 ZH_RELATIONS = (
     "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-    "|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
+    "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
 )
 _ZH_FAMILY_NAMED = re.compile(
     r"我(?:的|家(?:的)?|养的|(?:家)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
@@ -492,12 +496,21 @@ _ZH_TASTE = [
 _ZH_PARTICLES = re.compile(r"(?:了|啦|呢|吧|啊|呀)+$")
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = (
-    "明天|今晚|周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
+    "(?:明天|今晚|周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
     "|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]"
+    "|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日]|[0-9一二三四五六七八九十]{1,2}月[0-9一二三四五六七八九十]{1,3}[号日])"
+    "(?:早上|上午|中午|下午|晚上)?"
 )
 _ZH_PLAN = re.compile(
     r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
-    r"(" + _ZH_WHEN + r")我(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
+    r"("
+    + _ZH_WHEN
+    + r")我(?:们)?(?:一家)?(?:要|打算|准备|会)?((?:带[^"
+    + _ZH_STOP
+    + r"去]{1,4})?去[^"
+    + _ZH_STOP
+    + r"]{1,20}|"
+    r"(?<=要|算|备|会)[^" + _ZH_STOP + r"]{1,20})|"
     # "这个星期六我孙女小雨带我去动物园": someone takes them
     r"("
     + _ZH_WHEN
@@ -998,7 +1011,10 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             what, when = f"{m.group(1).lower()} {m.group(2).strip()}", m.group(3).lower()
             what = re.sub(r"^(?:gonna|going to)\s+", "going to ", what)
         elif i == 2:
-            when, what = m.group(1).lower(), m.group(2).strip()
+            when, what = (
+                m.group(1).lower(),
+                re.sub(_GOING_TO_A_VERB, "", m.group(2).strip()),
+            )
         elif i == 4:
             when, what = m.group(1).lower(), "have " + m.group(2).strip()
             if re.match(r"have (?:nothing|no |not |a (?:cold|cough|headache)|the flu|time|plenty)", what, re.I):
@@ -1031,15 +1047,20 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
     """ "next friday" -> "on Friday, 12 March 2027", "明天" -> "2027年3月6日（星期六）" (the day it
     names when it was said), so a plan read back a week later names the right day; a span ("next
     week", 周末) or today's words ("tonight") are kept as said."""
+    part = ""
+    if zh:  # "星期五下午": the day, then the part of it
+        m = re.fullmatch(r"(.+?)(早上|上午|中午|下午|晚上)", said)
+        said, part = (m.group(1), m.group(2)) if m else (said, "")
     day = None if said in _TODAY_WORDS else when.resolve_day(said, now)
     if day is None:
-        return said
-    return when.format_date(day, zh=True) if zh else f"on {when.format_date(day, zh=False)}"
+        return said + part
+    return when.format_date(day, zh=True) + part if zh else f"on {when.format_date(day, zh=False)}"
 
 
 _ZH_GOES_ON = re.compile(
-    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经)?(?:(?:跟|和)[^，,]{1,6}一起)?"
-    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用))"
+    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
+    r"(?:(?:跟|和)[^，,]{1,6}一起)?"
+    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用|搬到|学))"
 )
 
 
@@ -1952,7 +1973,20 @@ _OCCUPATIONS_ZH = (
 _ZH_TEXT = r"[^" + _ZH_STOP + r"]"
 _OCC_ZH = [
     # 我在医院当护士 / 我在博世做工程师
-    (re.compile(r"我(?:现在|目前)?在(" + _ZH_TEXT + r"{1,12}?)(当|做|担任)(" + _ZH_TEXT + r"{1,10})"), "at"),
+    (re.compile(r"我(?:现在|目前)?在(" + _ZH_TEXT + r"{1,12}?)(当|做|担任|开)(" + _ZH_TEXT + r"{1,10})"), "at"),
+    # "我上个月已经从港口调到机场做调度了": the new post
+    (
+        re.compile(
+            r"我(?:[^，,。]{0,10})?(?:调到|换到|转到)("
+            + _ZH_TEXT
+            + r"{1,10}?)(当|做|干)("
+            + _ZH_TEXT
+            + r"{1,8}?)(?:了|$|["
+            + _ZH_STOP
+            + r"])"
+        ),
+        "at",
+    ),
     (re.compile(r"我的(?:工作|职业)(?:是|就是)(" + _ZH_TEXT + r"{1,14})"), "job"),
     (re.compile(r"我(?:现在|目前)?是做(" + _ZH_TEXT + r"{1,10}?)的"), "do"),
     (
@@ -1986,9 +2020,8 @@ _WORK_AT_ZH = re.compile(
     r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
 )
 _HOME_ZH = re.compile(
-    r"我(?:们)?(?:现在|目前)?(?:一个人|自己)?(?:(?:跟|和)[^，,。]{1,6}一起)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)("
-    + _ZH_TEXT
-    + r"{1,12})"
+    r"我(?:们)?(?:和[^，,。]{1,4})?(?:现在|目前|去年|今年|上个?月|上周|最近|前年)?(?:一个人|自己)?(?:已经)?"
+    r"(?:(?:跟|和)[^，,。]{1,6}一起)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})"
 )
 _NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
 _ZREL = r"(" + ZH_RELATIONS + r")"
@@ -2079,9 +2112,15 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
         m = _WORK_AT_ZH.search(clause)
         if m:
             out.append(_fact("fact", "workplace", m.group(1), f"{USER_ZH}在{m.group(1)}工作。", zh=True))
-    m = _HOME_ZH.search(clause)
-    if m and not _NOT_HOME_ZH.search(m.group(1)):
-        out.append(_fact("fact", "home", m.group(1), f"{USER_ZH}住在{m.group(1)}。", zh=True))
+    # (the last place said: "我以前住在宜宾，去年搬到南京" is 南京; "搬到南京了，住在女儿家附近" is 南京)
+    homes = [m for m in _HOME_ZH.finditer(clause) if not _NOT_HOME_ZH.search(m.group(1))]
+    moved = [m for m in homes if "搬" in m.group(0)]
+    found = (moved or homes or [None])[-1]
+    if found is not None:
+        # the place, not what they do there ("搬到南京帮女儿带孩子", "搬到南京了")
+        place = re.split(r"了|帮|去|来|跟|和|陪|照顾|带|工作|上班", found.group(1))[0]
+        if place:
+            out.append(_fact("fact", "home", place, f"{USER_ZH}住在{place}。", zh=True))
     out += _own_age(clause, now, zh=True) + _zh_ages(clause, now)
     out += _zh_health(clause)
     return out

@@ -154,6 +154,16 @@ def resolve_day(text: str, now: datetime.datetime) -> datetime.date | None:
     if month_day is not None:
         month, day = month_day
         return next_anniversary(month, day, today)
+    m = re.fullmatch(rf"(下个?月)?({ZH_NUMBER})[号日]", t)  # "下个月五号"; "五号": this month's, or next once past
+    day_n = number(m.group(2)) if m else None
+    if m and day_n is not None and 1 <= day_n <= 31:
+        first = today.replace(day=1)
+        if m.group(1) or day_n < today.day:
+            first = (first + datetime.timedelta(days=32)).replace(day=1)
+        try:
+            return first.replace(day=day_n)
+        except ValueError:
+            return None
     return None
 
 
