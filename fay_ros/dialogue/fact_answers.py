@@ -212,8 +212,9 @@ def answer(
         plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
         asked = _day_asked(q, zh, now)
         if asked is not None and plans:  # "我星期五下午要干什么？": that day's plans only
-            day = when.format_date(asked, zh=zh, weekday=False)
-            plans = [p for p in plans if day in p]
+            word, day = asked
+            # (a plan stored with its day word only, as older ones were, by that word)
+            plans = [p for p in plans if day in p or (not _DATED.search(p) and word.lower() in p.lower())]
             if not plans:
                 return "你还没告诉我那天的安排。" if zh else "You haven't told me any plans for that day."
         place = None if zh else m.group(1)
@@ -245,12 +246,17 @@ _ASKED_DAY_EN = re.compile(
 )
 
 
-def _day_asked(question: str, zh: bool, now: datetime.datetime) -> datetime.date | None:
-    """The day a plan question names ("我星期五要干什么", "What am I doing on Friday?"), or None."""
+_DATED = re.compile(r"\d{4}年\d{1,2}月\d{1,2}日|\d{1,2} [A-Z][a-z]+ \d{4}")
+
+
+def _day_asked(question: str, zh: bool, now: datetime.datetime) -> tuple[str, str] | None:
+    """The day a plan question names ("我星期五要干什么", "What am I doing on Friday?"): the words
+    and the date as a plan says it, or None."""
     m = (_ASKED_DAY_ZH if zh else _ASKED_DAY_EN).search(question)
-    if m is None:
+    day = when.resolve_day(m.group(1), now) if m else None
+    if m is None or day is None:
         return None
-    return when.resolve_day(m.group(1), now)
+    return m.group(1), when.format_date(day, zh=zh, weekday=False)
 
 
 def _do_i_like(thing: str, facts: dict[str, str]) -> str:

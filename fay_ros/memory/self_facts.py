@@ -2115,7 +2115,7 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     # (the last place said: "我以前住在宜宾，去年搬到南京" is 南京; "搬到南京了，住在女儿家附近" is 南京)
     homes = [m for m in _HOME_ZH.finditer(clause) if not _NOT_HOME_ZH.search(m.group(1))]
     moved = [m for m in homes if "搬" in m.group(0)]
-    found = (moved or homes or [None])[-1]
+    found = (moved or homes)[-1] if homes else None
     if found is not None:
         # the place, not what they do there ("搬到南京帮女儿带孩子", "搬到南京了")
         place = re.split(r"了|帮|去|来|跟|和|陪|照顾|带|工作|上班", found.group(1))[0]
