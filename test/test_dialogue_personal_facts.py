@@ -1323,3 +1323,28 @@ def test_a_plan_question_that_names_a_day_gets_that_days_plans():
     assert fact_answers.answer("What am I doing on Sunday?", en, now=FRIDAY) == (
         "You are going to the zoo on Sunday, 6 December 2026."
     )
+
+
+def test_the_fourth_conversation_sweeps_rerun_misses():
+    facts = learn(
+        [
+            "家里还养了一条狗，叫旺财。",
+            "I've got a leopard gecko called Sprout.",
+            "We moved from Swindon to Exeter in the summer so I'm at a new school.",
+            "Tomorrow morning I'm planting garlic on the allotment.",
+            "i said my names bernie",
+            "My baby is called Freddie.",
+        ]
+    )
+    assert fact_answers.answer("我的狗叫什么名字？", facts, "zh") == "你的狗叫旺财。"
+    assert fact_answers.answer("What's my lizard called?", facts) == "Your lizard is called Sprout."
+    assert fact_answers.answer("Where do I live now?", facts) == "You live in Exeter."
+    assert fact_answers.answer("What am I doing tomorrow morning?", facts, now=FRIDAY) == (
+        "You are planting garlic on the allotment on the morning of Saturday, 5 December 2026."
+    )
+    assert fact_answers.answer("What's my name? Say it loud.", facts) == "Your name is Bernie."
+    assert fact_answers.answer("whats the babys name", facts) == "Your baby is called Freddie."
+    assert fact_answers.answer("What's my physio's name?", facts) == "You haven't told me about your physio yet."
+    assert fact_answers.answer("What's my mother-in-law called?", facts) == (
+        "You haven't told me about your mother-in-law yet."
+    )

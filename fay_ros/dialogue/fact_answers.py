@@ -65,7 +65,7 @@ _LIKES_Q_ZH = re.compile(
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is|s) my favou?rite (?:tv |television |radio )?([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
-    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our) (?:late )?([a-z ]+?)"
+    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our|the) (?:late )?([a-z -]+?)"
     r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
     re.I,
@@ -76,7 +76,8 @@ _PEOPLE_EN = frozenset(
     "flatmate roommate housemate neighbour neighbor carer caregiver nurse doctor gp boss manager colleague "
     "teacher landlord landlady cleaner niece nephew cousin aunt auntie uncle godson goddaughter stepson "
     "stepdaughter son-in-law daughter-in-law mother-in-law father-in-law fiance fiancé fiancee fiancée "
-    "grandchildren grandkids kids children twin".split()
+    "grandchildren grandkids kids children twin physio physiotherapist chiropodist podiatrist optician dentist "
+    "social worker".split()
 )
 # "my little boy" is the son they told of, "my little girl" the daughter
 _CHILD_WORDS = {"little boy": "son", "boy": "son", "lad": "son", "little girl": "daughter", "girl": "daughter"}
@@ -350,7 +351,7 @@ _FORMER_JOB_Q_ZH = re.compile(
 )
 _OCCUPATION_Q_ZH = re.compile(
     r"我(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我的(?:工作|职业)是(?:什么|啥)|我(?:是)?(?:做|干)(?:什么|啥)工作|"
-    r"我在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
+    r"我(?:现在)?在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
 )
 _HOME_Q_EN = re.compile(
     r"\bwhere do (?:i|we) live\b|\bwhere(?:'s| is) my home\b|"
@@ -413,7 +414,7 @@ _MEDICATION_Q_EN = re.compile(
 )
 _MEDICATION_Q_ZH = re.compile(
     r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:的)?(?:是)?(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
-    r"我吃的(?:是)?什么药"
+    r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
 )
 _HEALTH_Q_EN = re.compile(
     r"\bwhat (?:health )?(?:conditions|problems|issues) do i have\b|\bdo i have any (?:health )?(?:conditions|"

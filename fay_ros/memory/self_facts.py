@@ -222,6 +222,7 @@ _BREEDS = {
         "dog",
     ),
     **dict.fromkeys("tabby moggy siamese persian ragdoll tomcat".split(), "cat"),
+    **dict.fromkeys("gecko iguana chameleon".split(), "lizard"),
 }
 _PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
 _EN_FAMILY_NAMED = [
@@ -344,7 +345,7 @@ _HABIT_CONTENT = re.compile(
 _STOPPED_CONTENT = re.compile(rf"{USER_EN} (?:no longer (?:{'|'.join(_HABIT_VERBS.values())})|gave up) (.+?)\.$")
 _EN_FAVORITE = re.compile(rf"\bmy (?:favou?rite) ([a-z]+) is\s+(.+?){_STOP_CLAUSE}", re.I)
 _WHEN = (
-    r"tomorrow|tonight|this weekend|next weekend|next week|next month"
+    r"tomorrow (?:morning|afternoon|evening|night)|tomorrow|tonight|this weekend|next weekend|next week|next month"
     r"|(?:on |this |next |this coming )(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|later today|this evening"
 )
@@ -437,7 +438,7 @@ ZH_RELATIONS = (
     "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
 )
 _ZH_FAMILY_NAMED = re.compile(
-    r"我(?:的|家(?:的)?|养的|(?:家)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
+    r"(?:我|家里|我家)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
     + ZH_RELATIONS
     + r")[，,]?(?:它)?(?:叫|名字叫|的名字是)(?!我)"
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
@@ -1048,13 +1049,15 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
     names when it was said), so a plan read back a week later names the right day; a span ("next
     week", 周末) or today's words ("tonight") are kept as said."""
     part = ""
-    if zh:  # "星期五下午": the day, then the part of it
-        m = re.fullmatch(r"(.+?)(早上|上午|中午|下午|晚上)", said)
-        said, part = (m.group(1), m.group(2)) if m else (said, "")
+    # "星期五下午", "tomorrow morning": the day, then the part of it
+    m = re.fullmatch(r"(.+?)(早上|上午|中午|下午|晚上)" if zh else r"(.+?)( (?:morning|afternoon|evening|night))", said)
+    said, part = (m.group(1), m.group(2)) if m else (said, "")
     day = None if said in _TODAY_WORDS else when.resolve_day(said, now)
     if day is None:
         return said + part
-    return when.format_date(day, zh=True) + part if zh else f"on {when.format_date(day, zh=False)}"
+    if zh:
+        return when.format_date(day, zh=True) + part
+    return f"on the{part} of {when.format_date(day, zh=False)}" if part else f"on {when.format_date(day, zh=False)}"
 
 
 _ZH_GOES_ON = re.compile(
@@ -1370,6 +1373,7 @@ _HOME_EN = re.compile(
     rf"\b(?:I|we|(?-i:[A-Z])[a-z]+ and I)(?:'ve| have)?(?: just| recently)? moved (?:in)?to (?:an? |the )?"
     rf"(?:[\w-]+ ){{0,3}}?(?:flat|house|bungalow|cottage|home|place|apartment|care home) (?:in|near) "
     rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
+    rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved from (?-i:[A-Z])[\w-]+ to ((?-i:[A-Z])[\w-]+)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
     rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})|"
     # "I'm in a ground floor flat in Scarborough now", "we're in a little bungalow near Whitby"

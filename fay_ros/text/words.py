@@ -47,6 +47,7 @@ _SPOKEN_FORMS = (
     (re.compile(r"\b(?:um+|uh+|erm|er)\b,?\s*", re.I), ""),
     (re.compile(r"\bi\b"), "I"),
     (re.compile(r"\bive\b", re.I), "I've"),
+    (re.compile(r"\bmy names\b", re.I), "my name's"),
     (re.compile(r"\bim\b", re.I), "I'm"),
     (re.compile(r"\b(don|doesn|didn|isn|wasn|aren|weren|haven|hasn|wouldn|couldn|shouldn)t\b", re.I), r"\1't"),
     (re.compile(r"\bcant\b", re.I), "can't"),
