@@ -102,8 +102,8 @@ def test_a_reply_that_parrots_the_user_is_still_dropped(llm):
 
     async def scenario():
         rig = Rig(llm, profile="tiny")
-        llm.script(fake.text("I went hiking with my sister today. ", "That sounds lovely!"))
-        trace = await rig.engine.run_turn("tom", "I went hiking with my sister today.", "en")
+        llm.script(fake.text("I went hiking with my neighbour today. ", "That sounds lovely!"))
+        trace = await rig.engine.run_turn("tom", "I went hiking with my neighbour today.", "en")
         assert spoken(rig) == ["That sounds lovely!"], spoken(rig)
         assert trace.guard == "1 parrots the user", trace.guard
         await rig.close()
