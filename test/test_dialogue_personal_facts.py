@@ -1348,3 +1348,15 @@ def test_the_fourth_conversation_sweeps_rerun_misses():
     assert fact_answers.answer("What's my mother-in-law called?", facts) == (
         "You haven't told me about your mother-in-law yet."
     )
+
+
+def test_a_relatives_home_and_job_and_a_pet_that_died():
+    facts = learn(["My daughter Fiona lives in Canada. She's a nurse in Toronto.", "My son lives near Leeds."])
+    assert facts["family:daughter:home"] == "User's daughter Fiona lives in Canada."
+    assert facts["family:daughter:job"] == "User's daughter Fiona is a nurse in Toronto."
+    assert fact_answers.answer("where does my daughter live", facts) == "Your daughter Fiona lives in Canada."
+    assert fact_answers.answer("What does Fiona do?", facts) == "Your daughter Fiona is a nurse in Toronto."
+    assert fact_answers.answer("Where does my son live?", facts) == "Your son lives near Leeds."
+    assert fact_answers.answer("What does my son do?", facts) == "You haven't told me what your son does."
+    assert fact_answers.answer("Where does my brother live?", facts) == "You haven't told me where your brother lives."
+    assert keys("My dog Bramble died last week.") == {"family:dog": "User's late dog was called Bramble."}

@@ -428,6 +428,10 @@ _WHO_EN = (
     + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
     + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
 )
+_RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
+_RELATIVE_JOB_Q_EN = re.compile(
+    rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b", re.I
+)
 _AGE_Q_EN = re.compile(
     rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
     rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b|"
@@ -526,9 +530,34 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     return f"You haven't told me about any allergies {whose} has."
 
 
+def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
+    """Where a relative lives and what they do ("Where does my daughter live?", "What does
+    Fiona do?"), said back; that it was not told when the question names someone known."""
+    if zh:
+        return None
+    for pattern, part, unknown in (
+        (_RELATIVE_HOME_Q_EN, "home", "where {} lives"),
+        (_RELATIVE_JOB_Q_EN, "job", "what {} does"),
+    ):
+        found = pattern.search(q)
+        if found is None:
+            continue
+        among = [k.split(":")[1] for k in facts if k.startswith("family:") and k.endswith(f":{part}")]
+        relation = _member(found, facts, zh, among=among)
+        if relation is None:
+            return None
+        said = facts.get(f"family:{relation}:{part}")
+        if said:
+            return second_person(said)
+        who = next(g for g in found.groups() if g)
+        whom = f"your {who[3:]}" if who.lower().startswith("my ") else who
+        return "You haven't told me " + unknown.format(whom) + "."
+    return None
+
+
 def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.datetime) -> str | None:
     lang = "zh" if zh else "en"
-    relative = _relative_allergies(q, facts, zh)
+    relative = _relative_allergies(q, facts, zh) or _relative_life(q, facts, zh)
     if relative is not None:
         return relative
     if (_OWN_AGE_Q_ZH if zh else _OWN_AGE_Q_EN).search(q):

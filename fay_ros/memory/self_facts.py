@@ -933,7 +933,9 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             relation, name = said_relation.lower(), re.sub(r"'s$", "", said_name)
             relation = _BREEDS.get(relation, relation)
             # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
-            late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I)
+            late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I) or (
+                re.search(rf"\b{re.escape(relation)}\b[^.!?]*\b(?:died|passed away|passed on)\b", clause, re.I)
+            )
             content = (
                 f"{USER_EN}'s late {relation} was called {name}."
                 if late
@@ -1568,7 +1570,7 @@ def _en_study(clause: str) -> list[SelfFact]:
 
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = _en_study(clause)
+    out: list[SelfFact] = _en_study(clause) + _en_family_life(clause)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
@@ -1837,6 +1839,35 @@ def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.
         found.append(m)
         end = m.end()
     return found
+
+
+# A relative's home and job: "My daughter Fiona lives in Canada", "She's a nurse in Toronto"
+# (after "she" was read as the daughter): `family:<relation>:home`, `family:<relation>:job`
+_FAMILY_HOME_EN = re.compile(
+    rf"{_RELATIVE_EN} (?:still |now )?(?:lives|is living|'s living|lives now) (in|near) "
+    rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)",
+    re.I,
+)
+_FAMILY_JOB_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (an? ((?:[\w-]+ ){{0,2}}?(?:{_OCCUPATIONS_EN}))s?"
+    rf"(?: (?:in|at|for) (?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)?)\b",
+    re.I,
+)
+
+
+def _en_family_life(clause: str) -> list[SelfFact]:
+    """Where a relative lives and what they do (_FAMILY_HOME_EN, _FAMILY_JOB_EN)."""
+    out: list[SelfFact] = []
+    for m in _FAMILY_HOME_EN.finditer(clause):
+        relation = relation_key(m.group(1))
+        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
+        content = f"{USER_EN}'s {who} lives {m.group(3).lower()} {m.group(4)}."
+        out.append(_fact("fact", f"family:{relation}:home", m.group(4), content))
+    for m in _FAMILY_JOB_EN.finditer(clause):
+        relation = relation_key(m.group(1))
+        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
+        out.append(_fact("fact", f"family:{relation}:job", m.group(4), f"{USER_EN}'s {who} is {m.group(3)}."))
+    return out
 
 
 def _en_family_health(clause: str) -> list[SelfFact]:
