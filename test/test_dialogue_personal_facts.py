@@ -645,13 +645,13 @@ TOLD_ZH = [
         ("我是做什么工作的？", "你在医院当护士。"),
         ("我的职业是什么？", "你在医院当护士。"),
         ("我住在哪里？", "你住在苏州。"),
-        ("我对什么过敏？", "你对花生、贝类过敏。"),
+        ("我对什么过敏？", "你对花生、虾过敏。"),
         ("我能吃花生酱吗？", "不行，你对花生过敏，花生酱里有花生。"),
         ("我对虾过敏吗？", "是的，你对贝类过敏。"),
         ("我是不是对芝麻过敏？", "你没告诉过我你对芝麻过敏。"),
         ("我女儿几号过生日？", "小雨的生日是12月12日，2026年12月12日（星期六）满六岁。"),
         ("我女儿星期六满几岁？", "小雨在2026年12月12日（星期六）满六岁。"),
-        ("我过敏吗？", "你对花生、贝类过敏。"),
+        ("我过敏吗？", "你对花生、虾过敏。"),
         ("我需要吃什么药？", "你每天吃降压药。"),
         ("我可以吃龙虾吗？", "不行，你对贝类过敏，龙虾里有贝类。"),
         ("我吃什么药？", "你每天吃降压药。"),
@@ -1360,3 +1360,18 @@ def test_a_relatives_home_and_job_and_a_pet_that_died():
     assert fact_answers.answer("What does my son do?", facts) == "You haven't told me what your son does."
     assert fact_answers.answer("Where does my brother live?", facts) == "You haven't told me where your brother lives."
     assert keys("My dog Bramble died last week.") == {"family:dog": "User's late dog was called Bramble."}
+
+
+def test_the_fourth_multi_day_sweeps_rerun_questions():
+    facts = learn(
+        [
+            "We have our little girl Saoirse.",
+            "She's lactose intolerant so no milk for her.",
+            "我叫孙桂兰，大家都叫我兰姨。",
+        ]
+    )
+    assert (
+        fact_answers.answer("What's Saoirse intolerant to?", facts) == "Your daughter Saoirse has lactose intolerance."
+    )
+    assert fact_answers.answer("大家怎么叫我", facts, "zh") == "你叫兰姨。"
+    assert fact_answers.answer("我对什么过敏？", learn(["嗯我自己对虾过敏"]), "zh") == "你对虾过敏。"  # the word said

@@ -50,7 +50,8 @@ _NAME_Q_EN = re.compile(
     re.I,
 )
 _NAME_Q_ZH = re.compile(
-    r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)|(?:应该)?怎么称呼我|你(?:应该)?叫我什么"
+    r"我叫什么|我的名字(?:是|叫)?什么|我是谁|(?:记得|知道)我(?:的名字|叫什么)|(?:应该)?怎么称呼我|你(?:应该)?叫我什么|"
+    r"(?:大家|别人|他们)(?:都)?(?:怎么|叫我什么)"
 )
 _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
@@ -347,7 +348,8 @@ _FORMER_JOB_Q_EN = re.compile(
     re.I,
 )
 _FORMER_JOB_Q_ZH = re.compile(
-    r"我(?:以前|之前|过去|原来|年轻的?时候|退休(?:以)?前)(?:是)?(?:做|干|当)(?:什么|啥|过什么)"
+    r"我(?:以前|之前|过去|原来|年轻的?时候|退休(?:以)?前)(?:是)?(?:做|干|当)(?:什么|啥|过什么)|"
+    r"我(?:以前|之前|过去|原来|退休(?:以)?前)在哪(?:里|儿)?(?:上班|工作)"
 )
 _OCCUPATION_Q_ZH = re.compile(
     r"我(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我的(?:工作|职业)是(?:什么|啥)|我(?:是)?(?:做|干)(?:什么|啥)工作|"
@@ -499,7 +501,7 @@ def _own_age(facts: dict[str, str], zh: bool, now: datetime.datetime) -> str:
 _RELATIVE_ALLERGY_Q_EN = re.compile(
     rf"\bwhat(?: is|'s| are) {_WHO_EN} allergic to\b|\b(?:is|are) {_WHO_EN} allergic to anything\b|"
     rf"\bdoes {_WHO_EN} have (?:any )?(?:food )?allergies\b|\bwhat allergies does {_WHO_EN} have\b|"
-    rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} eat\b",
+    rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} eat\b|\bwhat(?: is|'s| are) {_WHO_EN} intolerant to\b",
     re.I,
 )
 _RELATIVE_ALLERGY_Q_ZH = re.compile(
@@ -520,7 +522,7 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     contents = [
         v
         for k, v in facts.items()
-        if k.startswith(("health:allergy:", "health:avoid:")) and household_member(k) == relation
+        if k.startswith(("health:allergy:", "health:avoid:", "health:condition:")) and household_member(k) == relation
     ]
     if contents:
         return _said_back(contents, zh)
@@ -631,7 +633,14 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
         if len(parts) != 3 or parts[0] != "health" or parts[1] not in ("allergy", "avoid"):
             continue
         known = health.term(health.ALLERGENS, parts[2])
-        if known is not None:
+        own = (
+            re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
+            if has_cjk(content) == zh
+            else ""
+        )
+        if own and zh:  # (the word they said: 虾, not the table's 贝类)
+            name = own
+        elif known is not None:
             name = known.name(zh)
         elif has_cjk(content) == zh:
             name = re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
