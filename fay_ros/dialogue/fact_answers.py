@@ -26,6 +26,8 @@ from ..memory import health
 from ..memory.self_facts import (
     FEMALE_RELATIONS,
     MALE_RELATIONS,
+    PETS,
+    RELATION_WORDS,
     RELATIONS,
     ZH_RELATIONS,
     SelfFact,
@@ -97,9 +99,8 @@ _PLAN_Q_EN = re.compile(
     re.I,
 )
 _STUDY_Q_EN = re.compile(r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b", re.I)
-_RELATION_WORDS_EN = "|".join(sorted(RELATIONS, key=len, reverse=True))
 _RELATIVE_MED_Q_EN = re.compile(
-    rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({_RELATION_WORDS_EN}) "
+    rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({RELATION_WORDS}) "
     r"(?:take|have|need)\b",
     re.I,
 )
@@ -367,10 +368,7 @@ _HOME_Q_EN = re.compile(
 _PETS_Q_EN = re.compile(
     r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i have (?:any )?pets\b", re.I
 )
-_PET_KEYS = frozenset(
-    "dog cat puppy kitten rabbit hamster parrot bird horse budgie tortoise guinea_pig goldfish gecko lizard snake "
-    "ferret".split()
-)
+_PET_KEYS = frozenset(pet.replace(" ", "_") for pet in PETS)
 _HOME_Q_ZH = re.compile(
     r"我(?:现在)?(?:住|家)在哪|我(?:现在)?住哪|我(?:现在)?住在什么地方|我(?:现在)?(?:住|家)在(?:什么|哪个)(?:城市|地方)"
 )
@@ -425,11 +423,7 @@ _HEALTH_Q_EN = re.compile(
 )
 _HEALTH_Q_ZH = re.compile(r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)")
 # who a question is about: "my daughter" (a family word), "Lena" (a name), "she"
-_WHO_EN = (
-    r"(my ("
-    + "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
-    + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
-)
+_WHO_EN = r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
 _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b", re.I
@@ -565,9 +559,9 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     if (_OWN_AGE_Q_ZH if zh else _OWN_AGE_Q_EN).search(q):
         return _own_age(facts, zh, now)
     former = facts.get("occupation:former")
-    if former and (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q):
-        return _said_back([former], zh)
     past = (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q)
+    if former and past:
+        return _said_back([former], zh)
     if past or (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         retired = "occupation" not in facts or re.search(r"\bretired\b|退休", facts["occupation"])
@@ -633,17 +627,18 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
         if len(parts) != 3 or parts[0] != "health" or parts[1] not in ("allergy", "avoid"):
             continue
         known = health.term(health.ALLERGENS, parts[2])
+        # the word they said, when said in the question's language
         own = (
             re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
             if has_cjk(content) == zh
-            else ""
+            else None
         )
-        if own and zh:  # (the word they said: 虾, not the table's 贝类)
+        if own and zh:  # (虾, not the table's 贝类)
             name = own
         elif known is not None:
             name = known.name(zh)
-        elif has_cjk(content) == zh:
-            name = re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
+        elif own is not None:
+            name = own
         else:
             name = parts[2].replace("_", " ")
         (allergic if parts[1] == "allergy" else avoid).append(name)

@@ -160,6 +160,11 @@ _EN_NAME = [
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
     re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
 ]
+# The pets a person may name, among the family words (the fact answers list them as pets).
+PETS = (
+    *("dog", "cat", "puppy", "kitten", "rabbit", "hamster", "parrot", "bird", "horse", "budgie", "tortoise"),
+    *("guinea pig", "goldfish", "gecko", "lizard", "snake", "ferret"),
+)
 # Family words a person may name; public, as the dialogue's fact answers read them too.
 RELATIONS = (
     "wife",
@@ -187,32 +192,17 @@ RELATIONS = (
     "best friend",
     "boyfriend",
     "girlfriend",
-    "partner",
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "rabbit",
-    "hamster",
-    "parrot",
-    "bird",
-    "horse",
     "baby",
     "kid",
     "child",
     "toddler",
     "little girl",
     "little boy",
-    "budgie",
-    "tortoise",
-    "guinea pig",
-    "goldfish",
-    "gecko",
-    "lizard",
-    "snake",
-    "ferret",
+    *PETS,
 )
-_REL = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+# the family words as one regex alternation, the longest first
+RELATION_WORDS = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+_REL = RELATION_WORDS
 # a pet said by its breed ("an old springer spaniel called Bramble"): the dog, the cat
 _BREEDS = {
     **dict.fromkeys(
@@ -1365,6 +1355,7 @@ _WORK_AT_EN = re.compile(
     re.I,
 )
 _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
+_DWELLINGS = "flat|house|bungalow|cottage|apartment|home|place"  # (where one lives, in a move's words)
 _HOME_EN = re.compile(
     rf"\b(?:I|we)(?:(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside|"
     rf"have been living|have lived)|'ve been living|'ve lived)(?: (?:on my own|alone|by myself|on our own))? "
@@ -1373,14 +1364,14 @@ _HOME_EN = re.compile(
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
     rf"\b(?:I|we|(?-i:[A-Z])[a-z]+ and I)(?:'ve| have)?(?: just| recently)? moved (?:in)?to (?:an? |the )?"
-    rf"(?:[\w-]+ ){{0,3}}?(?:flat|house|bungalow|cottage|home|place|apartment|care home) (?:in|near) "
+    rf"(?:[\w-]+ ){{0,3}}?(?:{_DWELLINGS}|care home) (?:in|near) "
     rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved from (?-i:[A-Z])[\w-]+ to ((?-i:[A-Z])[\w-]+)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
     rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})|"
     # "I'm in a ground floor flat in Scarborough now", "we're in a little bungalow near Whitby"
     rf"\b(?:I(?:'m| am)|we(?:'re| are))(?: now| living)? in (?:a|an|the|my|our) (?:[\w-]+ ){{0,4}}?"
-    rf"(?:flat|house|bungalow|cottage|apartment|home|place|semi|terrace) "
+    rf"(?:{_DWELLINGS}|semi|terrace) "
     rf"((?:in|near) (?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)",
     re.I,
 )
@@ -1495,18 +1486,19 @@ _DIET_EN = re.compile(
 _NOT_AN_ALLERGEN = re.compile(r"\b(?:anaphyla\w*|proper|epipen|severe\w*|badly|really|deadly|seriously)\b", re.I)
 _NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
+# a condition said as what someone is ("diabetic"), and the kind or degree said before its name
+_CONDITION_ADJECTIVES = "diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant"
+_TYPE_OR_DEGREE = r"(?:type (?:[12]|one|two)|mild|severe|bad|chronic)"
 _FAMILY_CONDITION_EN = re.compile(
-    rf"{_RELATIVE_EN}(?: is|'s) (?:also |now )?(?:type (?:[12]|one|two) )?(diabetic|asthmatic|epileptic|coeliac|celiac|"
-    r"lactose intolerant)\b|"
+    rf"{_RELATIVE_EN}(?: is|'s) (?:also |now )?(?:type (?:[12]|one|two) )?({_CONDITION_ADJECTIVES})\b|"
     rf"{_RELATIVE_EN}(?: has| has got|'s got| suffers from| lives with) (?:an? )?"
-    rf"(?:(?:type (?:[12]|one|two)|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    rf"(?:{_TYPE_OR_DEGREE} )?({_CONDITION_NAMES_EN})\b",
     re.I,
 )
 _CONDITION_EN = re.compile(
-    rf"\bI(?:'m| am) (?:also )?(?:[a-z]+ and )?"
-    r"(diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant|pregnant)\b|"
+    rf"\bI(?:'m| am) (?:also )?(?:[a-z]+ and )?({_CONDITION_ADJECTIVES}|pregnant)\b|"
     rf"\bI(?: have|'ve got| have got|'ve| suffer from| live with| was diagnosed with| got diagnosed with) "
-    rf"(?:an? )?(?:(?:type (?:[12]|one|two)|mild|severe|bad|chronic) )?({_CONDITION_NAMES_EN})\b",
+    rf"(?:an? )?(?:{_TYPE_OR_DEGREE} )?({_CONDITION_NAMES_EN})\b",
     re.I,
 )
 _MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
@@ -1695,7 +1687,7 @@ _OWN_AGE_ZH = re.compile(
 # "我下个月就62了", "我明年三月满八十岁": one year younger today (the age as of the day said).
 _COMING_EN = (
     rf"next (?:week|month|year)|this (?:week|weekend|month)|soon|in (?:a|two|three|\d+) (?:weeks?|months?)|"
-    rf"in {when._MONTH_EN}|{when.EN_DAY}"
+    rf"in {when.MONTH_EN}|{when.EN_DAY}"
 )
 _OWN_AGE_COMING_EN = re.compile(
     rf"\bI(?:'m| am|'ll be| will be| turn| will turn|'m turning| am turning| hit| will hit) "
@@ -1718,9 +1710,8 @@ def _coming_day(said: str, now: datetime.datetime, zh: bool) -> str:
     if day is not None:
         return f"{when.format_date(day, zh=True, weekday=False)}" if zh else f"on {when.format_date(day, zh=False)}"
     if said in ("next month", "下个月", "下月"):
-        month = now.month % 12 + 1
-        year = now.year + (now.month == 12)
-        return f"{year}年{month}月" if zh else f"in {when.MONTHS_EN[month - 1]} {year}"
+        month = when.month_start(now.date(), 1)
+        return f"{month.year}年{month.month}月" if zh else f"in {when.MONTHS_EN[month.month - 1]} {month.year}"
     return said
 
 

@@ -105,7 +105,7 @@ from zoneinfo import ZoneInfo
 from dateutil import rrule as du_rrule
 
 from ..text.when import EN_NUMBER as _EN_NUMBER_WORDS
-from ..text.when import number
+from ..text.when import day_of_month, month_start, number
 from ..text.words import as_written
 
 EN_NUMBER = rf"(?:{_EN_NUMBER_WORDS})"
@@ -626,11 +626,11 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(rf"\b(?:next month )?(?:{the_nth})(?: of next month)?\b"):
         day_n = _ordinal(m.group(1) or m.group(2) or m.group(3))
         if "next month" in m.group(0).lower():
-            f.day = _month_day(_add_months(today, 1), day_n)
+            f.day = day_of_month(month_start(today, 1), day_n)
         else:
-            f.day = _month_day(today, day_n)
+            f.day = day_of_month(today, day_n)
             if f.day is not None and f.day < today:
-                f.day = _month_day(_add_months(today, 1), day_n)
+                f.day = day_of_month(month_start(today, 1), day_n)
         f.day_said = True
         if f.day is None or _not_the_weekday(f):
             f.vague = True  # no such day, or a weekday that is not that date's: ask
@@ -851,11 +851,11 @@ def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(rf"(下个?月|这个?月|本月)?({_ZH_NUM})(?:号|日)"):
         day_n = _num(m.group(2)) or 0
         if m.group(1) and m.group(1).startswith("下"):
-            f.day = _month_day(_add_months(today, 1), day_n)
+            f.day = day_of_month(month_start(today, 1), day_n)
         else:
-            f.day = _month_day(today, day_n)
+            f.day = day_of_month(today, day_n)
             if not m.group(1) and f.day is not None and f.day < today:
-                f.day = _month_day(_add_months(today, 1), day_n)
+                f.day = day_of_month(month_start(today, 1), day_n)
         f.day_said = True
         f.vague = f.vague or f.day is None or _not_the_weekday(f)
         s.take(m)
@@ -932,18 +932,6 @@ def _stretch(s: _Scanner, f: _Found, pattern: str) -> None:
 
 
 # -- resolving ------------------------------------------------------------------------------
-
-
-def _add_months(day: date, months: int) -> date:
-    month_index = day.month - 1 + months
-    return date(day.year + month_index // 12, month_index % 12 + 1, 1)
-
-
-def _month_day(month_start: date, day_n: int) -> date | None:
-    try:
-        return month_start.replace(day=day_n)
-    except ValueError:
-        return None
 
 
 def _next_date(today: date, month: int, day_n: int, year: int | None) -> date | None:

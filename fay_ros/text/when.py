@@ -48,7 +48,7 @@ ZH_NUMBER = rf"\d{{1,4}}|[{ZH_NUMERAL}]{{1,6}}"
 MONTHS_EN = "January February March April May June July August September October November December".split()
 WEEKDAYS_EN = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 _WEEKDAYS_ZH = "一二三四五六日"
-_MONTH_EN = (
+MONTH_EN = (  # an English month name or its abbreviation
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
@@ -59,7 +59,7 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 # "3rd of March", "on the 5th"
 EN_DAY = (
     rf"(?:today|tonight|tomorrow|the day after tomorrow|(?:on |this |next |coming )?{_WEEKDAY_EN}|"
-    rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?{_MONTH_EN}|(?:on )?{_MONTH_EN} (?:the )?{_ORDINAL})"
+    rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?{MONTH_EN}|(?:on )?{MONTH_EN} (?:the )?{_ORDINAL})"
 )
 # Chinese days: "今天", "明天", "后天", "周日", "这周日", "下周日", "下个星期天", "3月3日", "三月三号"
 _ZH_WEEKDAY = r"(?:周|星期|礼拜)(?:[一二三四五六日天])"
@@ -157,21 +157,30 @@ def resolve_day(text: str, now: datetime.datetime) -> datetime.date | None:
     m = re.fullmatch(rf"(下个?月)?({ZH_NUMBER})[号日]", t)  # "下个月五号"; "五号": this month's, or next once past
     day_n = number(m.group(2)) if m else None
     if m and day_n is not None and 1 <= day_n <= 31:
-        first = today.replace(day=1)
-        if m.group(1) or day_n < today.day:
-            first = (first + datetime.timedelta(days=32)).replace(day=1)
-        try:
-            return first.replace(day=day_n)
-        except ValueError:
-            return None
+        next_month = bool(m.group(1)) or day_n < today.day
+        return day_of_month(month_start(today, 1) if next_month else today, day_n)
     return None
+
+
+def month_start(day: datetime.date, months_on: int = 0) -> datetime.date:
+    """The first day of `day`'s month, or of the month `months_on` after it."""
+    index = day.month - 1 + months_on
+    return datetime.date(day.year + index // 12, index % 12 + 1, 1)
+
+
+def day_of_month(day: datetime.date, day_n: int) -> datetime.date | None:
+    """The `day_n`th of `day`'s month; None when that month has no such day (the 31st of June)."""
+    try:
+        return day.replace(day=day_n)
+    except ValueError:
+        return None
 
 
 def month_and_day(text: str) -> tuple[int, int] | None:
     """ "March 3", "3rd of March", "3月3日", "三月三号" → (3, 3); None otherwise."""
     t = text.strip().lower()
-    m = re.fullmatch(rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?({_MONTH_EN})", t) or re.fullmatch(
-        rf"(?:on )?({_MONTH_EN}) (?:the )?{_ORDINAL}", t
+    m = re.fullmatch(rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?({MONTH_EN})", t) or re.fullmatch(
+        rf"(?:on )?({MONTH_EN}) (?:the )?{_ORDINAL}", t
     )
     if m:
         day_text, month_text = (m.group(1), m.group(2)) if m.group(1).isdigit() else (m.group(2), m.group(1))
