@@ -534,6 +534,26 @@ class RosProbe:
         )
         return ready
 
+    def wait_status(
+        self, name: str, predicate: Callable[[Any], bool] = lambda _s: True, timeout: float = DEFAULT_TIMEOUT
+    ) -> Any:
+        """The first /diagnostics status named `name` (e.g. "fay/dialogue: memory") that
+        satisfies `predicate`, among those published from now on (a node's health comes every
+        second, so its current status arrives within one)."""
+        from diagnostic_msgs.msg import DiagnosticArray
+
+        from fay_ros.common import topics
+
+        collector = self.collect(DiagnosticArray, topics.DIAGNOSTICS)
+        try:
+            return collector.wait_for(
+                lambda arrays: next((s for a in arrays for s in a.status if s.name == name and predicate(s)), None),
+                timeout,
+                what=f"status {name!r}",
+            )
+        finally:
+            self.node.destroy_subscription(collector.subscription)
+
     def wait_for_subscribers(self, publisher: Any, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         wait_until(
             lambda: publisher.get_subscription_count() >= count,

@@ -28,6 +28,7 @@ import uuid
 
 import emoji
 import pytest
+from diagnostic_msgs.msg import DiagnosticStatus
 
 import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript, Utterance
@@ -90,6 +91,9 @@ class Companion:
         for name in ("memory", "dialogue"):
             self.probe.wait_subscribed(self.typed, name, timeout=60)
         self.probe.wait_matched(self.replies, "dialogue", timeout=60)
+        # and the dialogue can call memory (until then a turn answers without the user's facts:
+        # after a restart, "Do you remember my name?" was told memory was out of reach)
+        self.probe.wait_status("fay/dialogue: memory", lambda s: s.level == DiagnosticStatus.OK, timeout=60)
         self.profile()
 
     def stop(self) -> None:

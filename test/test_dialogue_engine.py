@@ -896,6 +896,85 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
     run(scenario())
 
 
+def test_a_memory_out_of_reach_is_not_taken_for_facts_never_told(fresh):
+    """The profile cannot be read (memory not reachable yet, or too slow): a question about the
+    user's facts is told memory is out of reach, not "you haven't told me your name"; a fact
+    said in this session still answers; a capable model is told the same by a rule."""
+    from fay_ros.dialogue.engine import MEMORY_OUT_OF_REACH
+    from fay_ros.dialogue.tools import MemoryUnavailable
+
+    memory = DictMemory()
+
+    async def unreachable(owner):
+        raise MemoryUnavailable("service /fay/memory/profile is not running")
+
+    memory.profile = unreachable
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        persona = rig.engine.persona
+        trace = await rig.engine.run_turn("tom", "Do you remember my name?", "en")
+        assert " ".join(rig.texts()) == persona.line("memory_unreachable", "en") and trace.path == "memory"
+        assert "told me" not in " ".join(rig.texts())
+        rig.pieces.clear()
+        await rig.engine.run_turn("tom", "我叫什么名字？", "zh")
+        assert "".join(rig.texts()) == persona.line("memory_unreachable", "zh")
+        rig.pieces.clear()
+        fresh.script(fake.text("Nice to meet you, Tom!"))
+        await rig.engine.run_turn("tom", "My name is Tom.", "en")
+        assert MEMORY_OUT_OF_REACH not in json.dumps(fresh.requests[0]), "the tiny prompt stays short"
+        rig.pieces.clear()
+        await rig.engine.run_turn("tom", "What's my name?", "en")
+        assert rig.texts() == ["Your name is Tom."], "a fact said in this session is known"
+        assert len(fresh.requests) == 1
+        fresh.reset()
+        await rig.close()
+        capable = Rig(fresh, memory=memory)
+        fresh.script(fake.text(json.dumps({"action": "finish", "message": "I can't check that right now."})))
+        await capable.engine.run_turn("ann", "What do I like?", "en")
+        system = "\n".join(m["content"] for m in fresh.requests[0]["messages"] if m["role"] == "system")
+        assert MEMORY_OUT_OF_REACH in system
+        await capable.close()
+
+    run(scenario())
+
+
+def test_a_profile_read_earlier_in_the_session_stands_in_when_memory_fails(fresh):
+    """A later turn whose profile read fails keeps the facts this session last read: the name
+    is still answered, and the allergy still keeps peanuts out of the model's suggestion."""
+    memory = DictMemory()
+    reachable = [True]
+
+    async def profile(owner):
+        if not reachable[0]:
+            raise MemoryUnavailable("service /fay/memory/profile did not answer in 0.5s")
+        return ["fact:name=User's name is Tom.", "fact:health:allergy:peanut=User is allergic to peanuts."]
+
+    from fay_ros.dialogue.tools import MemoryUnavailable
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        await rig.engine.run_turn("tom", "What's my name?", "en")
+        assert rig.texts() == ["Your name is Tom."]
+        reachable[0] = False
+        rig.pieces.clear()
+        await rig.engine.run_turn("tom", "Do you remember my name?", "en")
+        assert "Tom" in " ".join(rig.texts()), rig.texts()
+        rig.pieces.clear()
+        fresh.script(fake.text("How about a peanut butter sandwich? ", "Or some fresh fruit."))
+        await rig.engine.run_turn("tom", "What should I have for a snack?", "en")
+        spoken = " ".join(rig.texts())
+        assert "peanut" not in spoken.lower() and "fruit" in spoken, rig.texts()
+        assert "allergic to peanuts" in fresh.requests[0]["messages"][0]["content"] + json.dumps(
+            fresh.requests[0]["messages"]
+        )
+        await rig.close()
+
+    run(scenario())
+
+
 def test_tiny_turn_acknowledges_a_personal_fact_and_never_offers_the_allergen(fresh, caplog):
     """A stated allergy is acknowledged without a model call and stored confirmed; the next
     model call carries it in its fact lines, and the guard drops the model's sentence that

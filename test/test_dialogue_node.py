@@ -12,6 +12,7 @@ import threading
 
 import pytest
 from action_msgs.msg import GoalStatus
+from diagnostic_msgs.msg import DiagnosticStatus
 from std_msgs.msg import Empty, String
 
 import dialogue_fake_llm as fake
@@ -119,6 +120,16 @@ def test_speech_final_yields_streamed_utterances_on_reply(fresh, llm):
     assert len({m.conversation_id for m in msgs}) == 1 and msgs[0].conversation_id
     assert all(m.user_id == "alice" and m.source == "llm" and m.header.stamp.sec > 0 for m in msgs)
     assert llm.requests[0]["messages"][-1]["content"] == "what a lovely morning"
+
+
+def test_diagnostics_name_the_memory_services_the_dialogue_cannot_call(fresh):
+    """The probe offers recall, remember and active_rules only: the dialogue's `memory` health
+    warns and names the three it cannot reach (so an operator sees why the profile is missing)."""
+    probe, node, memory, replies, pubs = fresh
+    status = probe.wait_status("fay/dialogue: memory", lambda s: s.level == DiagnosticStatus.WARN)
+    missing = {kv.key: kv.value for kv in status.values}["missing"]
+    assert {name.rsplit("/", 1)[-1] for name in missing.split(", ")} == {"forget", "profile", "search_evidence"}
+    assert "not reachable" in status.message
 
 
 def test_reply_reports_llm_time_to_first_token_as_a_typed_message(fresh, llm):

@@ -117,6 +117,14 @@ SAY_SOURCE = reply_sources.SAY  # what the tts node spoke verbatim (its say acti
 PROACTIVE_INSTRUCTION = "Speak to me first, in one or two short sentences: {prompt}"
 
 
+# A rule of the turn whose user's profile could not be read (the model must not take the
+# missing facts for facts never told)
+MEMORY_OUT_OF_REACH = (
+    "Your memory of this user cannot be read just now: never say they have not told you something; "
+    "say you cannot check it right now."
+)
+
+
 class DialogueEngine:
     def __init__(
         self,
@@ -179,6 +187,7 @@ class DialogueEngine:
             ("apologies", persona.apologies),
             ("no_answer", persona.no_answer),
             ("unsupported_language", persona.unsupported_language),
+            ("memory_unreachable", persona.memory_unreachable),
             ("task_busy", persona.task_busy),
             ("task_progress", persona.task_progress),
             ("task_cancelled", persona.task_cancelled),
@@ -401,6 +410,9 @@ class DialogueEngine:
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
             ctx.addressing = self.context.addressing(ctx, facts, relation)
+            if not ctx.profile_read and self.settings.profile != TINY:
+                # (the tiny flow answers such questions itself, without the model)
+                rules = [*rules, MEMORY_OUT_OF_REACH]
             context = PromptContext(
                 self.context.with_facts(memories, facts),
                 rules,

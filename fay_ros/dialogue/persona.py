@@ -12,6 +12,8 @@ Fields:
   user's language (the tiny embedded model speaks English only); it should say how to
   get a model that can. The first line is said the first time in a session, the second
   (shorter) one every time after (`fay-ros models pull|use qwen2.5-1.5b-instruct`).
+- `memory_unreachable`: per language, the answer to a question about the user's own facts
+  when memory cannot be reached (instead of "you haven't told me", which would be untrue).
 - Background tasks (a tool loop running while the user talks on; `tasks.py`), per language:
   `task_busy` (a second task was asked for while one runs: refused), `task_progress` (the
   answer to "how is it going", `{steps}` = tool steps done so far), `task_cancelled`,
@@ -87,6 +89,12 @@ class Persona(BaseModel):
             "zh": [ZH_MODEL_HINT, ZH_MODEL_HINT_SHORT],
         }
     )
+    memory_unreachable: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["I can't reach my memory just now, so I can't check that. Please ask me again in a moment."],
+            "zh": ["我现在连不上我的记忆，没法确认这个。请过一会儿再问我一次。"],
+        }
+    )
     task_busy: dict[str, list[str]] = Field(
         default_factory=lambda: {
             "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
@@ -112,6 +120,7 @@ class Persona(BaseModel):
         "apologies",
         "no_answer",
         "unsupported_language",
+        "memory_unreachable",
         "task_busy",
         "task_progress",
         "task_cancelled",
@@ -136,13 +145,14 @@ class Persona(BaseModel):
 
     def line(self, kind: str, language: str, index: int = 0) -> str:
         """One stock line: kind "filler", "apology", "no_answer", "unsupported_language",
-        "task_busy", "task_progress" (still with its `{steps}` placeholder), "task_cancelled"
+        "memory_unreachable", "task_busy", "task_progress" (still with its `{steps}` placeholder), "task_cancelled"
         or "task_updated"."""
         table = {
             "filler": self.fillers,
             "apology": self.apologies,
             "no_answer": self.no_answer,
             "unsupported_language": self.unsupported_language,
+            "memory_unreachable": self.memory_unreachable,
             "task_busy": self.task_busy,
             "task_progress": self.task_progress,
             "task_cancelled": self.task_cancelled,

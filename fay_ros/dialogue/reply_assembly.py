@@ -252,6 +252,13 @@ class ReplyAssembly:
         # answered, after the acknowledgement
         ack = fact_answers.acknowledgement(learned, zh, every_kind=unspoken)
         answer = fact_answers.answer(ctx.question, facts, ctx.language, now)
+        if (
+            answer is not None
+            and not ctx.profile_read
+            and answer == fact_answers.answer(ctx.question, {}, ctx.language, now)
+        ):
+            # "you haven't told me" is untrue when memory could not be read: it may well know
+            answer = w.persona.line("memory_unreachable", ctx.language)
         if answer is not None:
             trace.path = "memory"
             self.speak_text(reply, _then(ack, answer, zh), "memory")

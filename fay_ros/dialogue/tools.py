@@ -204,6 +204,9 @@ class ToolContext:
     memory: MemoryGateway = field(default_factory=NoMemory)
     user_name: str = ""  # what the user said their name is (from their facts; "" = not known)
     core_memory: str = ""  # the layered profile's text for every prompt of this turn (issue 35)
+    # False: the owner's profile could not be read this turn (memory out of reach) and no
+    # earlier read of this session stands in; "you haven't told me" would then be untrue
+    profile_read: bool = True
     # the user's safety facts (allergies, medication, conditions; key -> content): in every
     # prompt of the turn, and the reply guard drops a sentence that goes against them
     safety_facts: dict[str, str] = field(default_factory=dict)

@@ -22,7 +22,7 @@ from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
 from .session import Sessions
 from .speculation import probing
-from .tools import Memory, MemoryUnavailable, ToolContext, recall_evidence
+from .tools import Memory, MemoryUnavailable, NoMemory, ToolContext, recall_evidence
 from .wiring import Wiring
 
 log = logging.getLogger("fay_ros.dialogue")
@@ -106,11 +106,24 @@ class TurnContext:
             found.append(outcome)
         recalled, active_rules, profile_facts, *results = found
         session_of_owner = self.sessions.get(ctx.owner) if ctx.owner else None
+        _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
+        rules_failed, profile_failed = (isinstance(o, BaseException) for o in (rules_outcome, profile_outcome))
+        if ctx.owner and (rules_failed or profile_failed) and not isinstance(memory, NoMemory):
+            # memory out of reach this turn: what this session last read stands in (the user's
+            # allergies still reach the guard); with no such read, the turn knows it (a probe
+            # too, so its request is the real turn's)
+            if session_of_owner is not None and session_of_owner.standing is not None:
+                if rules_failed:
+                    active_rules = session_of_owner.standing[0]
+                if profile_failed:
+                    profile_facts = session_of_owner.standing[1]
+                    ctx.core_memory = session_of_owner.core_memory
+            elif profile_failed:
+                ctx.profile_read = False
         if session_of_owner is not None and session_of_owner.tone_rules:
             # the owner's corrections of tone apply at once, before memory has them as rules
             active_rules = list(dict.fromkeys([*active_rules, *session_of_owner.tone_rules.values()]))
-        _recall_outcome, rules_outcome, profile_outcome, *_ = outcomes
-        read_both = not isinstance(rules_outcome, BaseException) and not isinstance(profile_outcome, BaseException)
+        read_both = not rules_failed and not profile_failed
         if ctx.owner and not probing() and read_both:
             self.sessions.of(ctx.owner).standing = (active_rules, profile_facts)
             self.sessions.of(ctx.owner).core_memory = ctx.core_memory

@@ -60,7 +60,7 @@ from fay_msgs.msg import ActionCue, LlmLatency, SpeechState, Transcript, Utteran
 from ..agent.mcp_config import McpConfigError
 from ..agent.tool_config import ToolsFileError, load_tools_file
 from ..common import qos, topics
-from ..common.diagnostics import StatusPublisher, event_status
+from ..common.diagnostics import StatusPublisher, event_status, health
 from ..common.ids import conversation_of
 from ..common.node_main import run_node
 from ..common.params import ConfigError, declare_config
@@ -231,6 +231,16 @@ _NODE_ONLY = frozenset({"model_profile", "chat_cue_grace", "speculative_reply"})
 
 def _config_file(value: str, default_name: str) -> Path:
     return Path(value).expanduser() if value else config_file(default_name)
+
+
+MEMORY_STATUS = "memory"
+
+
+def _memory_health(memory: RosMemoryGateway) -> tuple[str, str, dict[str, str]]:
+    missing = memory.undiscovered()
+    if not missing:
+        return "ok", "memory reachable", {}
+    return "warning", "memory not reachable (yet): " + ", ".join(missing), {"missing": ", ".join(missing)}
 
 
 class _RosLogHandler(logging.Handler):
@@ -475,6 +485,10 @@ class DialogueNode(Node):
         # make the model clients now, and prime the model server's prompt cache (tiny profile)
         asyncio.run_coroutine_threadsafe(self.engine.warm_up(), self._loop)
         self._files_status = StatusPublisher(self, "files")
+        if memory is not None:
+            # whether this node can call memory now: until it can, a turn answers without the
+            # user's facts (a question about them is told memory is out of reach)
+            health(self).add(MEMORY_STATUS, functools.partial(_memory_health, memory))
         self.create_timer(RELOAD_SECONDS, self._reload_files, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     async def _open_knowledge(self, desk: KnowledgeDesk) -> None:

@@ -34,13 +34,20 @@ class RosMemoryGateway:
         self._profile = node.create_client(GetProfile, topics.SRV_PROFILE, callback_group=group)
         self._evidence = node.create_client(SearchEvidence, topics.SRV_SEARCH_EVIDENCE, callback_group=group)
 
+    def _clients(self) -> tuple[Any, ...]:
+        return (self._recall, self._remember, self._forget, self._rules, self._profile, self._evidence)
+
+    def undiscovered(self) -> list[str]:
+        """The memory services this process cannot call yet (not discovered, or their server
+        gone): [] when memory is reachable."""
+        return [c.srv_name for c in self._clients() if not c.service_is_ready()]
+
     def wait_until_discovered(self, timeout: float) -> bool:
         """Block (never in a callback) until every memory service is discovered, or `timeout`
         seconds pass; True when all are. For a process that serves others only once memory is
         reachable (fay-ros mcp), so its first calls do not race DDS discovery."""
-        clients = (self._recall, self._remember, self._forget, self._rules, self._profile, self._evidence)
         deadline = time.monotonic() + timeout
-        while not all(c.service_is_ready() for c in clients):
+        while self.undiscovered():
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.02)
