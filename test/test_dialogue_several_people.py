@@ -112,6 +112,8 @@ class Household:
         self.probe.wait_for_subscribers(self.speech, count=1)
         self.probe.wait_matched(self.replies, "dialogue")
         self.probe.wait_matched(self.decisions, "dialogue")
+        # the dialogue can call memory (a turn before that answers without the person's facts)
+        self.probe.wait_status("fay/dialogue: memory", lambda s: s.level == DiagnosticStatus.OK, timeout=60)
 
     def say(self, user: str, text: str) -> tuple[SpeakDecision, list[Utterance]]:
         """One utterance heard in the room: its decision, and the whole reply when answered."""
