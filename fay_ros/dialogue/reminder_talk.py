@@ -85,8 +85,25 @@ def second_person(text: str, zh: bool | None = None) -> str:
     "给我妈妈打电话" → "给你妈妈打电话"."""
     if has_cjk(text) if zh is None else zh:
         return re.sub(r"我(?!们)", "你", text)
-    swaps = {"my": "your", "me": "you", "myself": "yourself", "mine": "yours", "i": "you", "i'm": "you're"}
-    return re.sub(r"\b(my|me|myself|mine|I|I'm)\b", lambda m: swaps[m.group(1).lower()], text, flags=re.I)
+    swaps = {
+        "my": "your",
+        "me": "you",
+        "myself": "yourself",
+        "mine": "yours",
+        "i": "you",
+        "i'm": "you're",
+        "i've": "you've",
+        "i'll": "you'll",
+        "i'd": "you'd",
+        "am": "are",
+    }
+    # (the longer words first: "I'm" is not "I" and "'m"; "am" only after "I")
+    return re.sub(
+        r"\b(I'm|I've|I'll|I'd|my|me|myself|mine|I)\b(?:( )(am)\b)?",
+        lambda m: swaps[m.group(1).lower()] + (f" {swaps['am']}" if m.group(3) else ""),
+        text,
+        flags=re.I,
+    )
 
 
 def _clock(moment: datetime, seconds: bool = False) -> str:

@@ -46,6 +46,10 @@ Decisions (documented, tested in test/test_reminder_text.py):
 - A one-shot due between 23:00 and 05:59 that was not said as night (pm, am, "tonight", "at
   night", "midnight", "晚上", "夜里", "半夜", "凌晨", a 24-hour time) asks: question "night"
   (due kept, for "did you mean …?"). A relative time shorter than an hour never asks.
+- A time or day taken back is replaced by the one said after it ("at 5, no, make it 6", "tomorrow
+  at 9, sorry I mean 10", "on Tuesday no wait Wednesday", "五点，不对，六点", "明天，不对，后天"),
+  and a hedge is dropped ("in like half an hour", "at about 11", "at 8 sharp", "大概半小时后",
+  "七点左右"): an about-time is taken as said.
 - Vague or alternative times ("later", "soon", "in a few minutes", "at 7 or 8", "at 7 or half
   past", "待会儿", "过几天", "七点或者八点", two hours at once as "两三点" or "十一二点", "every
   morning except Sunday") ask: question "ambiguous", due None. An alarm at a small hour ("set
@@ -147,6 +151,7 @@ _EN_REQUEST = re.compile(
     r"(?! clock)|"
     r"^\s*reminder\s*(?:to|for|about|at|in|on|:)|"
     r"\balarm (?:for|at|in)\b|\bwake me\b|\bget me up\b|don'?t let me forget|\bnudge me\b|\bping me\b|"
+    r"\bgive me a (?:nudge|heads[- ]up|gentle reminder)\b|\bgive me a (?:shout|buzz) (?:in|at|around|on|tomorrow)\b|"
     r"\btell me to\b",
     re.I,
 )
@@ -177,6 +182,7 @@ _EN_ASKING_ABOUT = re.compile(
     # the user's own doing, a how-to, or someone else asked to remind them: "I set a reminder
     # yesterday", "how do I set an alarm?", "did I ask you to remind me…", "I told my wife to remind me…"
     r"\bI (?:set|made|created|had|already set|have set|'ve set|'d set) (?:a|an|the|my) (?:reminder|alarm)s?\b|"
+    r"\bI (?:forgot|forget|never|didn'?t|did not|tried) to (?:set|make|add|put)\b[^.?!]{0,12}\b(?:reminder|alarm)s?\b|"
     r"\bhow (?:do|can|would|should) (?:i|you) (?:set|make|add|create|use|turn on|change|cancel)\b|"
     r"^\s*(?:did|have|had) i (?:ask|tell|told|asked)\b|"
     r"\b(?:told|asked) (?:my|his|her|the|our) \w+(?: \w+)? to remind me\b",
@@ -185,14 +191,17 @@ _EN_ASKING_ABOUT = re.compile(
 _ZH_REQUEST = re.compile(
     r"提醒(?:我|一下|下我)|(?:帮我|记得|请)提醒|(?:设|定|订|加|建|添加|创建|设置|设定|开)[^，。！？]{0,14}(?:提醒|闹钟)|"
     r"[点分半](?:钟)?的闹钟|"  # "七点的闹钟" (not "我的闹钟坏了")
-    r"叫我(?=起床|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我"  # (not "叫我老王就行": call me)
+    r"叫我(?=起床|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我|"  # (not "叫我老王就行": call me)
+    r"把我(?:叫|喊)(?:起来|醒)|"
+    r"闹钟(?:定|设|调|订)(?:在|到|成)"  # "把闹钟定在六点"
 )
 _ZH_NEGATIVE = re.compile(
     r"(?:不用|不要(?!忘)|别(?!忘)|无需|不需要|不必|甭|用不着|没必要|取消|不想)[^，。！？,.!?]{0,4}(?:提醒|叫我|叫醒|喊我|闹钟)"
 )
 _ZH_ASKING_ABOUT = re.compile(
-    r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
-    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
+    r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|怎么让你[^，。？?]{0,6}提醒|"
+    r"(?:昨天|前天|刚才|之前|上次|以前|早上)[^，。！？]{0,4}(?:定|设|订)了[^，。！？]{0,3}(?:闹钟|提醒)|闹钟(?:没|不)响|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
+    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|(?<!后|钟|点|半)(?<!以后|之后|分钟|小时)提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
     r"提醒我(?:一下)?(?:我)?(?:刚才|之前|上次|昨天)?(?:说了|说过|讲了|讲过|做了)什么"
 )
 # Someone else reminding the user, told to the companion: "他提醒我明天开会", "妈妈昨天提醒我带伞",
@@ -209,7 +218,7 @@ _ZH_REPORTED = re.compile(
     r"提醒(?:过|了)?我|"
     r"提醒我[^，。！？]{0,12}的那(?:个|位)"  # "提醒我吃药的那个护士今天没来": who, not a request
 )
-_WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床", re.I)
+_WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床|把我(?:叫|喊)(?:起来|醒)", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ALARM = re.compile(r"\balarm\b|闹钟", re.I)
 
@@ -418,7 +427,8 @@ class _Scanner:
 # Days a person names that this parser does not count: asked about, never read as today
 _UNCOUNTED_DAYS_EN = (
     r"\b(?:new year'?s(?: eve| day)?|christmas(?: eve| day)?|easter|thanksgiving|halloween|valentine'?s(?: day)?|"
-    r"mother'?s day|father'?s day|end of (?:the|this|next) month|the (?:night|day|evening|morning) before|"
+    r"mother'?s day|father'?s day|"
+    r"(?:(?:at|by|on|towards?) )?(?:the )?end of (?:the|this|next) month|the (?:night|day|evening|morning) before|"
     # a birthday as the day ("on my birthday", "the day before Jo's birthday"), not "a birthday card"
     r"(?:on|before|by|until|till|the day before|the morning of) (?:my|his|her|their|our|your|the|\w+'s) "
     r"(?:\w+'s )?birthday(?! (?:card|cake|present|gift|party|presents|gifts|cards|dinner|lunch|meal|list)s?\b)|"
@@ -431,6 +441,14 @@ _UNCOUNTED_DAYS_ZH = (
 )
 
 
+# Words before "night"/"evening"/… that make it when ("Friday night", "every evening", "late
+# night"); another word makes it a name ("bin night", "parents evening")
+_NOT_A_THING = (
+    rf"{_WD_ONE}s?|today|tomorrow|tonight|yesterday|every|each|this|next|that|on|in|at|by|the|a|late|early|"
+    r"mid|same|one|following|and|or|from|until|till|to|me|us|o'?clock|[ap]\.?m\.?|\d+"
+)
+
+
 def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     _ask_about(s, f, _UNCOUNTED_DAYS_EN)
     # "the 8 o'clock train", "my 10 am appointment": a time that names a thing, not the reminder's
@@ -438,7 +456,9 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         s, f, rf"\b(?:the|my|your|our|an?) (?:\d{{1,2}}(?::\d\d)?|{EN_NUMBER})(?: ?o'?clock| ?[ap]\.? ?m\.?)(?= [a-z])"
     )
     # vague or alternatives
-    _ask_about(s, f, r"\b(?:later|soon|sometime|some time|in a (?:few|while|bit)(?: \w+)?|in a moment|someday)\b")
+    _ask_about(
+        s, f, r"\b(?:later|soon|sometime|some time|in a (?:little )?(?:few|while|bit)(?: \w+)?|in a moment|someday)\b"
+    )
     # "every morning except Sunday": a repeat with days left out is asked, never run on them
     _ask_about(s, f, rf"\b(?:except|apart from|but not|not on) (?:on )?(?:{_WD_ONE})s?\b")
     _ask_about(
@@ -707,6 +727,9 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
             r"\s+(?!(?:before|after|of|at|too|and|or|then)\b)[a-z]", after, re.I
         ):
             continue  # "my evening pills", "the morning paper": a thing, not when
+        named = re.search(r"\b([a-z']+)\s+$", before, re.I)
+        if m.group(0).lower() == m.group(1).lower() and named and not re.fullmatch(_NOT_A_THING, named.group(1), re.I):
+            continue  # "it's bin night", "the parents evening", "date night": an event's name
         f.period = _PERIODS_EN[m.group(1).lower()]
         if m.group(0).lower().startswith("this") and f.day is None:
             f.day, f.day_said = today, True
@@ -931,6 +954,70 @@ def _stretch(s: _Scanner, f: _Found, pattern: str) -> None:
     _ask_about(s, f, pattern)
 
 
+# -- a time said again, corrected -----------------------------------------------------------
+
+# "at 5, no, make it 6", "tomorrow at 9, sorry I mean 10", "on Thursday, no wait, Friday": the
+# words that take back what was just said, before the time said in its place
+_EN_TAKE_BACK = (
+    r"(?:,\s*|\s+|\s*-+\s*)(?:(?:no|nope|nah|sorry|oops|wait|hang on|actually|or rather|rather|scratch that|"
+    r"make (?:it|that)|i mean|i meant|let'?s say|say)\b[,.]?\s*)+"
+)
+_EN_CLOCK_SAID = (
+    rf"(?:(?:at|@|by|around|for) )?(?:\d{{1,2}}(?:[:.]\d\d)?|{EN_NUMBER})(?:\s*(?:[ap]\.? ?m\.?|o'?clock))?"
+    rf"|(?:(?:at|by|around) )?(?:half past|quarter past|quarter to) (?:\d{{1,2}}|{EN_NUMBER})"
+)
+_EN_DAY_SAID = r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|today|tomorrow|tonight"
+_ZH_TAKE_BACK = (
+    r"[，,、\s]*(?:(?:不对|不是|啊不是|哦不|噢不|不不|我是说|我说错了|说错了|改成|改到|换成|应该是)[，,、\s]*)+"
+)
+_ZH_CLOCK_SAID = rf"{_ZH_NUM}[点點](?:半|一刻|三刻|{_ZH_NUM}分?)?|\d{{1,2}}[:：]\d\d"
+_ZH_DAY_SAID = r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]|大后天|后天|明天|今天"
+
+
+def _without_hedges(text: str) -> str:
+    """ "in like half an hour", "at about 11", "at either 7 or 8", "at 8 sharp": the time without
+    the word that hedges it (an about-time is taken as said; "either … or" is still asked)."""
+    text = re.sub(r"(\d|o'?clock|[ap]\.?m\.?)\s+(?:sharp|on the dot)\b", r"\1", text, flags=re.I)
+    return re.sub(
+        rf"\b(in|at|by|around|for) (?:like|about|roughly|approximately|around|maybe|say|either),? "
+        rf"(?=\d|an?\b|half\b|quarter\b|(?:{EN_NUMBER})\b)",
+        r"\1 ",
+        text,
+        flags=re.I,
+    )
+
+
+def _corrected(text: str, zh: bool) -> str:
+    """The request with a time or day the person took back replaced by the one said after it:
+    "remind me at 5, no, make it 6, to start dinner" -> "remind me at 6, to start dinner";
+    "下午五点，不对，六点提醒我做饭" -> "下午六点提醒我做饭". Only a time said right after the
+    taking-back words counts ("at 5, no later" is left as it is)."""
+    kinds = (_ZH_CLOCK_SAID, _ZH_DAY_SAID) if zh else (_EN_CLOCK_SAID, _EN_DAY_SAID)
+    take_back = _ZH_TAKE_BACK if zh else _EN_TAKE_BACK
+    for _ in range(3):  # "at 5, no 6, sorry, 7"
+        changed = False
+        for said in kinds:
+            start, end = ("", "") if zh else (r"\b", r"(?![\w:])")
+            m = re.search(rf"{start}({said}){end}{take_back}({said}){end}", text, re.I)
+            if m is None:
+                continue
+            new = m.group(m.lastindex or 0)
+            said_with = re.match(r"(at|@|by|around|for|on) ", m.group(1), re.I)
+            if not zh and not re.match(r"(?:at|@|by|around|for|on) ", new, re.I):
+                # "at 5, no, make it 6": 6 as the earlier time was said ("at 6"), a clock time
+                if said_with:
+                    new = f"{said_with.group(1)} {new}"
+                elif re.fullmatch(r"\d{1,2}(?:[:.]\d\d)?|" + EN_NUMBER, new, re.I):
+                    new = f"at {new}"
+                elif re.fullmatch(r"monday|tuesday|wednesday|thursday|friday|saturday|sunday", new, re.I):
+                    new = f"on {new}"
+            text = text[: m.start()] + new + text[m.end() :]
+            changed = True
+        if not changed:
+            break
+    return text
+
+
 # -- resolving ------------------------------------------------------------------------------
 
 
@@ -1014,7 +1101,8 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
     if not is_reminder_request(text):
         return ParsedReminder(due=None, text=text.strip(), question=None, is_request=False)
     zh = bool(_CJK.search(text))
-    text = as_written(text)  # ("ive got to ring the gas board", "dont forget")
+    # ("ive got to ring the gas board", "dont forget"; "in like half an hour", "at 5, no, 6")
+    text = _corrected(_without_hedges(as_written(text)), zh)
     scanner = _Scanner(text)
     f = _Found()
     (_scan_zh if zh else _scan_en)(scanner, f, today)
@@ -1117,7 +1205,7 @@ def _is_night(due: datetime) -> bool:
 _EN_ASK = re.compile(
     r"^\s*(?:(?:um+|uh+|er+m?|so|well)[,]?\s+)*"
     r"(?:(?:hey|hi|ok|okay)[,!]?\s+(?:(?:fay|\w+[,!])\s+)?)?"
-    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?|please\s+|pls\s+|i need you to\s+|"
+    r"(?:(?:can|could|would|will) you\s+(?:possibly\s+|please\s+|just\s+|kindly\s+)*|please\s+|pls\s+|i need you to\s+|"
     r"i want you to\s+|i'?d like you to\s+|(?:don'?t|do not) forget to\s+)?"
     r"(?:i(?:'ve)? (?:need|have|want|must|should|got) to\s+(?=\w+\s+\w))?",
     re.I,
@@ -1127,20 +1215,21 @@ _EN_LEAD = re.compile(
     r"(?: for me)?|i(?: need| want| would like|'d like) (?:a|an) (?:reminder|alarm)(?: for me)?|"
     r"reminder\s*:?|remind (?:me|us)|"
     r"don'?t let me forget|"
-    r"wake me(?: up)?|get me up|nudge me|ping me|tell me)\s*)+"
+    r"wake me(?: up)?|get me up|nudge me|ping me|tell me|"
+    r"give me a (?:reminder|nudge|heads[- ]up|gentle reminder|shout|buzz))\s*)+"
     r"(?:(?:to|that|about|for|of|i (?:need|have) to|i should)\s+)*",
     re.I,
 )
 _EN_EDGE_WORDS = re.compile(
     r"^(?:(?:to|that|about|for|at|on|and|then|please|,)\s+)+|"
-    r"(?:\s+(?:at|(?<!kettle )(?<!heating )(?<!lights )on|by|and|to|for|please|,))+$",
+    r"(?:\s+(?:at|(?<!kettle )(?<!kettle's )(?<!heating )(?<!lights )(?<!oven )(?<!'s )on|by|and|to|for|please|,))+$",
     re.I,
 )
 
 
 _ZH_ASK = re.compile(
     r"^(?:(?:呃|嗯|嘿|喂|哎|诶|那个)[，,]?|(?:菲菲|小菲|fay)[，,]?|请|麻烦|(?:您|你)(?:能不能|可不可以|能否|可以|能|会)?|能不能|可不可以|能否|可以|帮我|帮忙|记得|给我|在|到|"
-    r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记|你?记一下|帮我记着)+"
+    r"别让我忘(?:了|记)?|别忘了?|不要忘了?|别忘记|不要忘记|你?记一下|帮我记着|我是说|大概|大约|差不多|左右)+"
 )
 
 
@@ -1151,6 +1240,7 @@ def _clean(rest: str, zh: bool) -> str:
         t = re.sub(r"\s+", "", t)
         t = re.sub(r"[嗯呃]+[，,]?", "", t)  # a filler mid-sentence ("提醒我三点 嗯 吃药")
         t = _ZH_ASK.sub("", t)
+        t = re.sub(r"把?闹钟(?:定|设|调|订)(?:在|到|成)|把我(?:叫|喊)(?:起来|醒)", "", t)
         t = re.sub(r"^(?:帮我)?(?:定|设|订|加|建|添加|创建|设置|设定)一?个|的?闹钟", "", t)
         t = re.sub(
             r"(?:请|麻烦你?|你)?(?:记得)?(?:帮我)?(?:设(?:置|定)?一?个)?(?:提醒|闹钟)(?:一下|下)?(?:我)?(?:一下)?(?:，|,)?",
@@ -1158,7 +1248,7 @@ def _clean(rest: str, zh: bool) -> str:
             t,
         )
         t = re.sub(r"叫醒我?|(?:叫我|喊我)(?:一声|一下)?", "", t)
-        t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|去?(?=去))+", "", t)
+        t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|以后|从今以后|今后|都|去?(?=去))+", "", t)
         t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
         t = re.sub(r"[，,]?(?:别忘了|不要忘了|千万别忘了?)[哦啊呀]?$", "", t)
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)
@@ -1171,6 +1261,8 @@ def _clean(rest: str, zh: bool) -> str:
     t = re.sub(r"^(?:fay|faye)[,!]?\s+(?:(?:will|can|could|would) you\s+)?", "", t, flags=re.I)
     t = _EN_ASK.sub("", t)
     t = _EN_LEAD.sub("", t)
+    # "after lunch to sort out the car insurance": the moment is asked for, the thing is the rest
+    t = re.sub(r"^(?:after|before|once|when) (?:[\w']+ ){0,3}?[\w']+,? (?:to|that|about) (?=\w)", "", t, flags=re.I)
     # ("remind me I've got to ring the gas board")
     t = re.sub(r"^I(?:'ve)? (?:need|have|got|must|should) to\s+(?=\w+\s+\w)", "", t, flags=re.I)
     # "…, remind me" / "call mum, please remind me" at the end
