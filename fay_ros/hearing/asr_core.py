@@ -649,11 +649,11 @@ class AsrCore:
         self.wake.extend(now)
 
     def _heard_nothing(self) -> bool:
-        """Silero listens and has heard no speech since the open (or just ended) utterance's voice
-        began: the room's noise (a clatter, a fan's swell), whose decode Whisper fills with
-        phantom words ("La la la", "This is the last video.")."""
+        """Silero listens and has not been sure of speech since the open (or just ended)
+        utterance's voice began: the room's noise (a clatter, a fan's swell, the murmur after a
+        voice), whose decode Whisper fills with phantom words ("La la la", "Let's do it.")."""
         vad = self.segmenter.vad
-        return vad.classifier.hears_speech and vad.last_heard_end <= self._voiced_at
+        return vad.classifier.hears_speech and vad.last_sure_end <= self._voiced_at
 
     def _dropped_robot_voice(self) -> None:
         self.robot_voice_dropped += 1

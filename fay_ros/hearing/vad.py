@@ -254,6 +254,9 @@ class SileroSpeech:
         self._context = np.zeros(SILERO_CONTEXT, np.float32)
         self._pending = np.zeros(0, np.float32)
         self.probability = 0.0
+        # the lower of the latest two windows' P(speech): a voice holds it for 64 ms and more,
+        # a room's noise only flickers one window up (0.2-0.45, one in a few, on some CPUs)
+        self.held = 0.0
 
     def feed(self, samples: np.ndarray) -> float:
         """Run every whole window `samples` completes; returns the latest window's P(speech)."""
@@ -264,7 +267,8 @@ class SileroSpeech:
             out, self._h, self._c = self._session.run(
                 None, {"input": np.concatenate([self._context, window])[None, :], "h": self._h, "c": self._c}
             )
-            self.probability = float(np.asarray(out).reshape(-1)[0])
+            previous, self.probability = self.probability, float(np.asarray(out).reshape(-1)[0])
+            self.held = min(previous, self.probability)
             self._context = window[-SILERO_CONTEXT:]
         self._pending = audio[whole:]
         return self.probability
@@ -293,6 +297,9 @@ class FrameClassifier:
         self._dc_blocker = DcBlocker(DC_POLE ** (16000 / rate))  # the same -3 dB frequency at any rate
         self._unheard_ms = 0  # the WebRTC VAD's speech since Silero last heard any (silero_veto_ms)
         self.heard = False  # Silero heard speech in the latest frame (P >= silero_confirm)
+        # ... and was sure of it (P >= silero_threshold over two windows): an utterance with no
+        # such frame is the room (a voice's tail, a fan's swell), which Silero hears as 0.2-0.4
+        self.sure = False
         # the last QUIET_WINDOW_S of speech-like frames clear of the noise floor: (frame number,
         # level, under min_level_dbfs) (`quiet_voice_db`)
         self._speech_levels: deque[tuple[int, float, bool]] = deque(maxlen=self._window_frames)
@@ -324,7 +331,9 @@ class FrameClassifier:
         model = self.settings.model
         # (Silero hears every frame: its state follows the audio)
         silero = self._silero.feed(frame) if self._silero is not None else 0.0
-        heard = self.heard = self._silero is not None and silero >= self.settings.silero_confirm
+        # heard: Silero's P(speech) held over two windows (one window up is the room flickering)
+        heard = self.heard = self._silero is not None and self._silero.held >= self.settings.silero_confirm
+        self.sure = self._silero is not None and self._silero.held >= self.settings.silero_threshold
         if model == "silero":
             return silero >= self.settings.silero_threshold
         webrtc = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
@@ -414,6 +423,7 @@ class VoiceActivityDetector:
         self._silent_run = 0
         self._last_voiced_end = 0
         self._last_heard_end = 0
+        self._last_sure_end = 0
         self._voice_levels: list[float] = []  # levels (dBFS) of the active voice's voiced frames
         self._recent: deque[Frame] = deque(maxlen=RECENT_FRAMES)  # (`loudest_voiced_since`)
 
@@ -460,6 +470,8 @@ class VoiceActivityDetector:
             frame = Frame(start, self._to_input_index(self._consumed_vad), level, voiced)
             if self.classifier.heard:
                 self._last_heard_end = frame.end
+            if self.classifier.sure:
+                self._last_sure_end = frame.end
             frames.append(frame)
             event = self._step(frame)
             if event:
@@ -519,6 +531,11 @@ class VoiceActivityDetector:
     def last_heard_end(self) -> int:
         """Input-sample index just after the last frame in which Silero heard speech."""
         return self._last_heard_end
+
+    @property
+    def last_sure_end(self) -> int:
+        """Input-sample index just after the last frame in which Silero was sure of speech."""
+        return self._last_sure_end
 
     @property
     def last_voiced_end(self) -> int:
