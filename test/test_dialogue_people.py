@@ -41,6 +41,20 @@ def test_the_shipped_file_makes_the_single_user_the_owner():
     assert shipped.role_of("") == GUEST
     assert shipped.tool_names("", CONFIGURED) == ("current_time",)  # knowledge_search is not configured here
     assert shipped.tool_names("user", CONFIGURED) == CONFIGURED
+    # no placeholder name: "what's my name?" is theirs to tell ("Friend" was said as their name)
+    assert shipped.find("user") is not None and shipped.find("user").name == ""
+    engine = DialogueEngine(Persona(), None, lambda _piece: None, tools=builtin_tools())
+    engine.people = shipped
+    assert "name" not in engine._with_person("user", {})
+    assert engine._with_person("user", {"name": "User's name is Ada."}) == {"name": "User's name is Ada."}
+
+
+def test_a_name_in_the_people_file_is_the_persons_until_they_say_another(tmp_path):
+    engine = DialogueEngine(Persona(), None, lambda _piece: None, tools=builtin_tools())
+    engine.people = people(tmp_path)
+    named = engine._with_person("mia", {})
+    assert named["name"] == f"User's name is {engine.people.find('mia').name}."
+    assert engine._with_person("mia", {"name": "User's name is Mimi."})["name"] == "User's name is Mimi."
 
 
 def test_persons_roles_and_rep155_ids(tmp_path):

@@ -591,7 +591,7 @@ class DialogueEngine:
         """The speaker's name from the people file when they have not told one themselves:
         the companion knows whom it answers (the identity is the server's, never the words)."""
         person = self.people.find(user_id) if self.people is not None else None
-        if person is not None and "name" not in facts:
+        if person is not None and person.name and "name" not in facts:
             facts = {"name": f"User's name is {person.name}.", **facts}
         return facts
 

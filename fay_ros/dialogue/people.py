@@ -53,7 +53,8 @@ class PersonEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1, description="the user id memory and reminders key on")
-    name: str = Field(min_length=1)
+    # empty: not known from the file (the companion asks, and takes the name the person says)
+    name: str = Field("", description="what the companion calls this person")
     role: Role = USER
     relation: Relation = "adult"
     language: str = ""
