@@ -939,6 +939,30 @@ def test_a_memory_out_of_reach_is_not_taken_for_facts_never_told(fresh):
     run(scenario())
 
 
+def test_the_english_only_tiny_model_never_sees_the_chinese_exchanges_of_its_history(fresh):
+    """A Chinese turn (the only-English line) and a Chinese acknowledgement stay out of the next
+    English prompt's history (with them the 135M model answered English in broken Chinese);
+    the English exchange around them stays, in order."""
+    from fay_ros.text.words import has_cjk
+
+    async def scenario():
+        rig = Rig(fresh, memory=DictMemory(), profile="tiny")
+        fresh.script(fake.text("Hello! Nice to see you."))
+        await rig.engine.run_turn("tom", "Hello there!", "en")
+        await rig.engine.run_turn("tom", "今天天气怎么样？", "zh")
+        await rig.engine.run_turn("tom", "我对芒果过敏。", "zh")
+        assert any(has_cjk(t) for t in rig.texts())
+        fresh.script(fake.text("Let's go for a walk."))
+        await rig.engine.run_turn("tom", "What shall we do today?", "en")
+        messages = fresh.requests[-1]["messages"]
+        assert not any(has_cjk(m["content"]) for m in messages if m["role"] != "system"), messages
+        said = [m["content"] for m in messages if m["role"] in ("user", "assistant")]
+        assert said[:2] == ["Hello there!", "Hello! Nice to see you."], said
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_profile_read_earlier_in_the_session_stands_in_when_memory_fails(fresh):
     """A later turn whose profile read fails keeps the facts this session last read: the name
     is still answered, and the allergy still keeps peanuts out of the model's suggestion."""

@@ -387,6 +387,14 @@ def test_a_tiny_prompt_carries_no_earlier_value():
     [
         # a remark after the list is not an item (the allergy was lost with it)
         ("I'm allergic to penicillin, found out the hard way.", {"health:allergy:penicillin"}),
+        ("oh and i'm allergic to shellfish, ended up in hospital once", {"health:allergy:shellfish"}),
+        ("I'm allergic to sesame, nearly died from it", {"health:allergy:sesame"}),
+        ("the doctor's got me on metformin twice a day", {"health:medication:metformin"}),
+        ("They've put me on statins for my cholesterol.", {"health:medication:statin"}),
+        (
+            "i'm allergic to nuts, eggs and dried fruit",
+            {"health:allergy:tree_nut", "health:allergy:egg", "health:allergy:dried_fruit"},
+        ),
         ("I can't eat grapefruit, the doctor was very firm about that.", {"health:avoid:grapefruit"}),
         (
             "I've got a heart condition, so I'm on warfarin.",

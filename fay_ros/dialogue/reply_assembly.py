@@ -196,7 +196,6 @@ class ReplyAssembly:
         w = self.wiring
         guard = self.guard(ctx, extra_prompt=(instruction,))
         if w.settings.profile == TINY:
-            tiny = w.settings.tiny
             volatile = prompts.tiny_volatile(
                 rules,
                 memories,
@@ -205,7 +204,7 @@ class ReplyAssembly:
                 ctx.user_name,
                 prompts.core_for(ctx.core_memory, w.settings.core_memory_tiny_tokens),
             )
-            history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+            history = self.tiny_history(ctx.owner)
             messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, instruction)
             await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
             return
@@ -288,7 +287,7 @@ class ReplyAssembly:
             self.speak_text(reply, _then(ack, line, zh), "fallback")
             return
         trace.path = "tiny"
-        history = w.histories.window(ctx.owner, tiny.history_min_turns, tiny.history_max_turns)
+        history = self.tiny_history(ctx.owner)
         volatile = prompts.tiny_volatile(
             rules,
             memories,
@@ -303,6 +302,26 @@ class ReplyAssembly:
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
+
+    def tiny_history(self, owner: str) -> list[Message]:
+        """The tiny model's window of the owner's history, less the exchanges in a script it
+        does not speak (the Chinese acknowledgements and the only-English line): an English-only
+        135M model that sees them answers the next English question in broken Chinese."""
+        tiny = self.wiring.settings.tiny
+        history = self.wiring.histories.window(owner, tiny.history_min_turns, tiny.history_max_turns)
+        if not tiny.languages or "zh" in tiny.languages:
+            return history
+        kept: list[Message] = []
+        exchange: list[Message] = []
+        for message in history:
+            exchange.append(message)
+            if message.get("role") == "assistant":
+                if not any(has_cjk(m.get("content") or "") for m in exchange):
+                    kept += exchange
+                exchange = []
+        if not any(has_cjk(m.get("content") or "") for m in exchange):
+            kept += exchange
+        return kept
 
     def tiny_system(self, facts: dict[str, str]) -> str:
         tiny = self.wiring.settings.tiny

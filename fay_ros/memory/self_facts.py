@@ -1414,7 +1414,8 @@ _STOP_ITEMS = (
     r"I(?:'m|'ve|'d| am| have| was| carry)\b|"
     # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
     r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
-    r"according|we|they|he|she|learned|discovered|turns?|doctor)\b|"
+    r"according|we|they|he|she|learned|discovered|turns?|doctor|ended|landed|nearly|almost|had|went|got|was|"
+    r"been|once|twice|big time|really|seriously|badly|lol|haha)\b|"
     r",?\s*and (?:my|our) \w+(?: [A-Z][a-z]+)? (?:is|has|'s|can|can't|cannot|must|should)\b))"
 )
 _ORDINALS = (
@@ -1508,7 +1509,10 @@ _MED_WHEN = (
     r"(?:before|after|with) (?:my |your )?(?:meals|breakfast|dinner|lunch|tea|supper|food))"
 )
 _MED_EN = re.compile(
-    rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}",
+    rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}|"
+    # "the doctor's got me on metformin", "they've put me on statins": prescribed by someone
+    rf"\b(?:doctor|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:got|put|started) me "
+    rf"(on) (.+?){_STOP_LIST}",
     re.I,
 )
 _MED_SPLIT = re.compile(rf"^(.+?)(?:\s+({_MED_WHEN}.*|\d+\s?mg.*|for (?:my|the) .+))?$", re.I)
@@ -1969,8 +1973,8 @@ def _en_health(clause: str) -> list[SelfFact]:
         )
     med = _MED_EN.search(clause)
     if med:
-        verb = (med.group(1) or med.group(3)).lower()
-        what = _third_person(_clause_end(med.group(2) or med.group(4)))
+        verb = (med.group(1) or med.group(3) or med.group(5)).lower()
+        what = _third_person(_clause_end(med.group(2) or med.group(4) or med.group(6)))
         parts = _MED_SPLIT.match(what)
         name = parts.group(1) if parts else what
         often = parts.group(2) if parts else None
