@@ -1383,3 +1383,32 @@ def test_the_fourth_multi_day_sweeps_rerun_questions():
     )
     assert fact_answers.answer("大家怎么叫我", facts, "zh") == "你叫兰姨。"
     assert fact_answers.answer("我对什么过敏？", learn(["嗯我自己对虾过敏"]), "zh") == "你对虾过敏。"  # the word said
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # typed in lowercase (or a recogniser without casing): the names after a cue are read
+        ("my husband theo's the cook in our house", {"family:husband": "Theo"}),
+        ("we've got a greyhound called biscuit", {"family:dog": "Biscuit"}),
+        ("been married to my wife olga for twenty years now", {"family:wife": "Olga"}),
+        ("my boyfriend is called jun, he's a chef", {"family:boyfriend": "Jun"}),
+        ("i live in bristol now", {"home": "Bristol"}),
+        ("hello! i'm kai.", {"name": "Kai"}),
+        # and a lowercase word that is no name stays one
+        ("my son plays football", {}),
+        ("i'm vegetarian and lactose intolerant", {"name": None}),
+        ("call me later", {}),
+        ("i'm from work", {"home": None}),
+        ("my daughter just turned seven", {"family:daughter": None}),
+    ],
+)
+def test_names_typed_in_lowercase_are_read_and_other_words_are_not_names(text, expected):
+    facts = {f.key: f for f in extract_self_facts(text)}
+    for key, name in expected.items():
+        if name is None:
+            assert key not in facts, facts
+        else:
+            assert key in facts and name in facts[key].content, facts
+    if not expected:
+        assert not any(k == "name" or k.startswith(("family:", "home")) for k in facts), facts

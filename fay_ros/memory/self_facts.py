@@ -610,6 +610,48 @@ def _address(clause: str) -> list[SelfFact]:
     return out
 
 
+# All-lowercase words (typed, or a recogniser without casing): the word after a cue that names
+# ("called biscuit", "my husband theo's the cook", "i live in bristol now") is capitalised, so
+# the name patterns (which take a capital as the mark of a name) read it. Not these words:
+_LOWER_NOT_NAMES = (
+    frozenset(
+        (
+            "the a an my our your his her their this that it is was has had have and but or so who which "
+            "loves likes lives works gets got says said does did can will would could should might must too "
+            "now then here there even only always never just really also still usually often sometimes "
+            "recently finally actually basically literally very quite pretty home work school town city "
+            "abroad away back up down out over with for from in on at to of by about as not no yes "
+            "retired married single divorced widowed pregnant allergic okay ok fine good great tired "
+            "today tomorrow tonight yesterday later soon anytime whenever sometime again please maybe"
+        ).split()
+    )
+    | _NOT_NAMES
+)
+_LOWER_NAME_CUES = re.compile(
+    # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
+    rf"\b(?:called|named|name is|name's|names are|call me|(?:hi|hello|hey)(?: there| fay)?[,!.]?\s+I(?:'m| am)|"
+    rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
+    r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in)\s+([a-z][a-z'\-]+)"
+    r"(?='s (?:the|a|an|my|our|always|never)\b|(?:'s)?\s*(?:[.!?,;]|$|\b(?:and|for|who|is|was|has|had|lives|"
+    r"works|now|originally|with|since|but|too|here|there|these days|nowadays)\b))",
+)
+
+
+def _names_capitalised(text: str) -> str:
+    """`text` with the names after naming cues capitalised, when it has no capitals of its own
+    (the pronoun "I" apart)."""
+    if re.search(r"[A-Z]", re.sub(r"\bI\b", "", text)):
+        return text
+    return _LOWER_NAME_CUES.sub(
+        lambda m: (
+            m.group(0)
+            if m.group(1) in _LOWER_NOT_NAMES
+            else m.group(0)[: m.start(1) - m.start(0)] + m.group(1).capitalize() + m.group(0)[m.end(1) - m.start(0) :]
+        ),
+        text,
+    )
+
+
 def extract_self_facts(text: str, now: datetime.datetime | None = None, before: str = "") -> list[SelfFact]:
     """The statements about oneself in `text` (one utterance of the user), in order; [] for
     questions and for anything that is not plainly a first-person statement. `now`: when it
@@ -617,7 +659,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     stored as the date it was then. `before`: what the user said just before, read only for
     whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
-    text = as_written(text)
+    text = _names_capitalised(as_written(text))
     facts: list[SelfFact] = []
     relative = _last_relative(before)
     for clause in _clauses(text):
