@@ -659,7 +659,9 @@ def test_memory_context_owner_injection_and_no_candidates_in_prompts(fresh):
         judge_prompt = fresh.requests[0]["messages"][0]["content"]
         assert "Alice likes green tea." in judge_prompt and "Always call the user Captain." in judge_prompt
         assert "dislike cats" not in json.dumps(fresh.requests, ensure_ascii=False), "candidates never reach a prompt"
-        assert memory.stored == [("alice", "Alice's birthday is May 2", "observation", True)]
+        await rig.engine.settle()  # (the birthday is also a fact of hers, stored after the turn)
+        assert ("alice", "Alice's birthday is May 2", "observation", True) in memory.stored
+        assert {owner for owner, *_ in memory.stored} == {"alice"}, "the model's owner is never used"
         assert {owner for _what, owner in memory.calls} == {"alice"}
         # a guest gets no private memory at all
         memory.calls.clear()

@@ -1412,3 +1412,48 @@ def test_names_typed_in_lowercase_are_read_and_other_words_are_not_names(text, e
             assert key in facts and name in facts[key].content, facts
     if not expected:
         assert not any(k == "name" or k.startswith(("family:", "home")) for k in facts), facts
+
+
+def test_the_users_own_birthday_is_kept_and_answered_and_so_is_the_age_they_will_be():
+    facts = learn(["My birthday is on the 24th of March.", "I'm thirty."])
+    assert facts["birthday"] == "User's birthday is 24 March."
+    assert fact_answers.answer("When's my birthday?", facts, "en", FRIDAY) == "Your birthday is 24 March."
+    assert fact_answers.answer("how old will i be?", facts, "en", FRIDAY) == "You'll be thirty-one on 24 March 2027."
+    born = learn(["I was born on 3 May 1961."])
+    assert fact_answers.answer("how old will I be on my birthday?", born, "en", FRIDAY) == (
+        "You'll be sixty-six on 3 May 2027."
+    )
+    zh = learn(["我的生日是三月二十四号"])
+    assert fact_answers.answer("我的生日是哪天？", zh, "zh", FRIDAY) == "你的生日是3月24日。"
+    assert fact_answers.answer("When's my birthday?", {}, "en", FRIDAY) == "You haven't told me when your birthday is."
+    assert keys("my birthday's on the 24th") == {}, "a day without its month is not kept as a birthday"
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("what's the name of my dog?", "Your dog is called Rex."),
+        ("is there anything i shouldn't eat?", "You're allergic to peanuts."),
+        ("what music do i not like?", "You don't like jazz."),
+        ("what don't I like?", "You don't like jazz."),
+        ("do you know what my job is?", "You are a nurse."),
+        ("where did i work before?", "You haven't told me what you did before. You are a nurse."),
+    ],
+)
+def test_more_ways_to_ask_about_oneself_are_answered_from_the_facts(question, expected):
+    facts = learn(
+        ["My dog is called Rex.", "I'm allergic to peanuts.", "I hate jazz.", "I love climbing.", "I'm a nurse."]
+    )
+    assert fact_answers.answer(question, facts, "en", FRIDAY) == expected
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("我现在做什么工作？", "你是护士。"),
+        ("我这个周末有什么安排？", "你周末要带乐乐去动物园。"),
+    ],
+)
+def test_more_chinese_ways_to_ask_about_oneself(question, expected):
+    facts = learn(["我是护士。", "我周末要带乐乐去动物园。"])
+    assert fact_answers.answer(question, facts, "zh", FRIDAY) == expected

@@ -64,10 +64,18 @@ _LIKES_Q_EN = re.compile(
 _LIKES_Q_ZH = re.compile(
     r"我(?:平时|平常|都|最)?(?:都)?喜欢(?:干|做|玩|看|听|吃)?(?:什么|啥)|我的爱好|我爱(?:干)?(?:什么|啥)"
 )
+_DISLIKES_Q_EN = re.compile(
+    r"\bwhat (?:\w+ )?(?:don'?t|do not|didn'?t) i (?:like|enjoy|love)\b|"
+    r"\bwhat (?:\w+ )?do i (?:not like|dislike|hate)\b|"
+    r"\bwhat (?:\w+ )?can'?t i stand\b|\bwhat are my dislikes\b|\bwhat (?:\w+ )?did i say i (?:hate|dislike)\b",
+    re.I,
+)
+_DISLIKES_Q_ZH = re.compile(r"我(?:平时|最)?不喜欢(?:干|做|玩|看|听|吃)?(?:什么|啥)|我讨厌(?:什么|啥)")
 # a yes/no question only ("what do I like to eat?" is not one)
 _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?*$", re.I)
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is|s) my favou?rite (?:tv |television |radio )?([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
+    r"\bwhat(?:'s| is|s) the name of (?:my|our) ([a-z ]+?)(?: again)?\s*\?*$|"
     r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our|the) (?:late )?([a-z -]+?)"
     r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
@@ -113,7 +121,8 @@ _EVENT_Q_EN = re.compile(
 _PLAN_Q_ZH = re.compile(
     r"我(?:明天|后天|周末|下周|今晚|这周末|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|"
     r"(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])?(?:早上|上午|中午|下午|晚上)?"
-    r"(?:要|打算|准备)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)"
+    r"(?:要|打算|准备)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)|"
+    r"我(?:明天|后天|周末|这个?周末|下周|下个?星期|今晚)?有(?:什么|啥|哪些)(?:安排|计划|事)"
 )
 
 _UNKNOWN = {
@@ -190,6 +199,10 @@ def answer(
         asked = m.group(1).strip(" ?.!").lower()  # "hiking and coffee": each one
         things = [t for t in re.split(r",\s*(?:and|or)\s+|,\s*|\s+and\s+|\s+or\s+", asked) if t]
         return " ".join(_do_i_like(thing, facts) for thing in things[:4])
+    if (_DISLIKES_Q_ZH if zh else _DISLIKES_Q_EN).search(q):
+        return _tastes(facts, zh, only_dislikes=True) or (
+            "你还没告诉我你不喜欢什么。" if zh else "You haven't told me about anything you don't like."
+        )
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
@@ -228,7 +241,7 @@ def answer(
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
-        relation = re.sub(r"^(?:家的|家|养的)", "", (m.group(1) or m.group(2)).strip().lower())
+        relation = re.sub(r"^(?:家的|家|养的)", "", next(g for g in m.groups() if g).strip().lower())
         relation = _CHILD_WORDS.get(relation, relation)
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
@@ -269,8 +282,9 @@ def _do_i_like(thing: str, facts: dict[str, str]) -> str:
     return ("Yes, " if " likes " in found else "No, ") + _lower_first(second_person(found))
 
 
-def _tastes(facts: dict[str, str], zh: bool) -> str:
-    """ "You like hiking and coffee. You don't like tea. Your favorite color is blue."."""
+def _tastes(facts: dict[str, str], zh: bool, only_dislikes: bool = False) -> str:
+    """ "You like hiking and coffee. You don't like tea. Your favorite color is blue."; with
+    `only_dislikes`, "You don't like tea." alone."""
     likes: list[str] = []
     dislikes: list[str] = []
     other: list[str] = []
@@ -282,6 +296,8 @@ def _tastes(facts: dict[str, str], zh: bool) -> str:
             continue
         if key.startswith(("taste:", "favorite:")):
             other.append(second_person(content))
+    if only_dislikes:
+        likes, other = [], []
     parts = []
     if zh:
         parts += [f"你喜欢{'、'.join(likes)}。"] if likes else []
@@ -337,7 +353,8 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
     r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
     r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b|"
-    r"\bwhat did i do (?:for (?:a )?(?:living|work))\b|\bwhat was my (?:job|occupation|profession|line of work)\b",
+    r"\bwhat did i do (?:for (?:a )?(?:living|work))\b|\bwhat was my (?:job|occupation|profession|line of work)\b|"
+    r"\b(?:know|remember) what my (?:job|occupation|profession) is\b",
     re.I,
 )
 # the job they had: "What did I use to do?", "What was my job before I retired?", "我以前是做什么的"
@@ -345,7 +362,9 @@ _FORMER_JOB_Q_EN = re.compile(
     r"\bwhat did i (?:use|used) to do\b|\bwhat did i do (?:for (?:a )?(?:living|work)|before i retired)\b|"
     r"\bwhat was my (?:job|occupation|profession|line of work|work|trade)\b|\bwhat did i work as\b|"
     r"\bbefore i retired\b|"
-    r"\bwhat (?:job|work) did i (?:use to )?do\b|\bwhat did i retire (?:as|from)\b",
+    r"\bwhat (?:job|work) did i (?:use to )?do\b|\bwhat did i retire (?:as|from)\b|"
+    r"\bwhere did i (?:use to )?work (?:before|previously)\b|\bwhere did i used to work\b|"
+    r"\bwhat was my (?:old|last|previous|former) (?:job|work)\b",
     re.I,
 )
 _FORMER_JOB_Q_ZH = re.compile(
@@ -353,7 +372,8 @@ _FORMER_JOB_Q_ZH = re.compile(
     r"我(?:以前|之前|过去|原来|退休(?:以)?前)在哪(?:里|儿)?(?:上班|工作)"
 )
 _OCCUPATION_Q_ZH = re.compile(
-    r"我(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我的(?:工作|职业)是(?:什么|啥)|我(?:是)?(?:做|干)(?:什么|啥)工作|"
+    r"我(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?的|我(?:现在)?的(?:工作|职业)是(?:什么|啥)|"
+    r"我(?:现在)?(?:是)?(?:做|干)(?:什么|啥)工作|"
     r"我(?:现在)?在哪(?:里|儿)?(?:工作|上班)|我是干嘛的|我的职业|我(?:的)?工作是什么|我从事什么"
 )
 _HOME_Q_EN = re.compile(
@@ -377,7 +397,8 @@ _ALLERGY_LIST_Q_EN = re.compile(
     r"\bdo i have (?:any )?(?:food )?allergies\b|"
     r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
     r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
-    r"\bis there anything i can(?:'t| ?not) eat\b|"
+    r"\bis there anything i (?:can(?:'t| ?not)|shouldn'?t|should not|mustn'?t|must not) eat\b|"
+    r"\bwhat (?:shouldn'?t|should not|mustn'?t|must not) i eat\b|\bwhat should i not eat\b|"
     r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
     r"\bwhat (?:food|foods) (?:should|must) i avoid\b|"
@@ -477,6 +498,43 @@ _OWN_AGE_Q_ZH = re.compile(
 )
 
 
+# "When's my birthday?", "When was I born?", "我的生日是哪天？"; "How old will I be?", "我下次生日几岁？"
+_OWN_BIRTHDAY_Q_EN = re.compile(
+    r"\bwhen(?:'s| is| was) my birthday\b|\bwhat(?:'s| is) my (?:birthday|date of birth)\b|\bwhen was i born\b|"
+    r"\bwhat (?:day|date) is my birthday\b|\b(?:know|remember) (?:when )?my birthday\b|"
+    r"\bwhat did i (?:say|tell you) my birthday\b",
+    re.I,
+)
+_OWN_BIRTHDAY_Q_ZH = re.compile(
+    r"我(?:的)?生日(?:是)?(?:哪天|哪一天|几号|什么时候|几月几[号日])|我(?:是)?(?:哪天|哪一天|哪年|什么时候)(?:出生|生)的?|"
+    r"我什么时候过生日|你(?:知道|记得)我(?:的)?生日"
+)
+_OWN_NEXT_AGE_Q_EN = re.compile(
+    r"\bhow old (?:will i be|am i (?:going to be|turning)|do i turn)\b|\bwhat age (?:will i be|am i turning)\b", re.I
+)
+_OWN_NEXT_AGE_Q_ZH = re.compile(
+    r"我(?:下次|下个|今年|明年)?(?:过)?生日(?:就|的时候)?(?:满|是)?(?:几岁|多大|多少岁)|我(?:快|要)满几岁"
+)
+
+
+def _own_birthday(facts: dict[str, str], zh: bool, now: datetime.datetime, next_age: bool) -> str:
+    """The user's own birthday said back, or the age they will be on the next one (from the
+    birthday and an age or a year of birth they told)."""
+    dates = _dates("self", {"family:self:age": facts.get("age", ""), "family:self:birthday": facts.get("birthday", "")})
+    if dates.month_day is None:
+        return "你还没告诉我你的生日是哪天。" if zh else "You haven't told me when your birthday is."
+    if not next_age:
+        return _said_back([facts["birthday"]], zh)
+    coming = when.next_anniversary(*dates.month_day, now.date())
+    day = when.format_date(coming, zh=zh, weekday=False)
+    if dates.born is None:
+        told = "你还没告诉我你多大，" if zh else "You haven't told me how old you are, "
+        return f"{told}你的下一个生日是{day}。" if zh else f"{told}but your next birthday is {day}."
+    age = when.years_between(dates.born, coming)
+    words = (when.zh_words if zh else when.en_words)(age)
+    return f"{day}你就满{words}岁了。" if zh else f"You'll be {words} on {day}."
+
+
 def _own_age(facts: dict[str, str], zh: bool, now: datetime.datetime) -> str:
     """ "How old am I?": the age they told, with the day they told it when that was over a year ago."""
     told = _told_age(facts.get("age", ""))
@@ -556,12 +614,19 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     relative = _relative_allergies(q, facts, zh) or _relative_life(q, facts, zh)
     if relative is not None:
         return relative
+    if (_OWN_NEXT_AGE_Q_ZH if zh else _OWN_NEXT_AGE_Q_EN).search(q):
+        return _own_birthday(facts, zh, now, next_age=True)
+    if (_OWN_BIRTHDAY_Q_ZH if zh else _OWN_BIRTHDAY_Q_EN).search(q):
+        return _own_birthday(facts, zh, now, next_age=False)
     if (_OWN_AGE_Q_ZH if zh else _OWN_AGE_Q_EN).search(q):
         return _own_age(facts, zh, now)
     former = facts.get("occupation:former")
     past = (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q)
     if former and past:
         return _said_back([former], zh)
+    if past and not (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q) and "occupation" in facts:
+        now_said = _said_back([facts["occupation"]], zh)
+        return f"你还没告诉我你以前做什么。{now_said}" if zh else f"You haven't told me what you did before. {now_said}"
     if past or (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         retired = "occupation" not in facts or re.search(r"\bretired\b|退休", facts["occupation"])

@@ -19,6 +19,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
 | fact | `age` | `User is 34 (as of 4 December 2026).` / `用户34岁（2026年12月4日时）。` |
+| fact | `birthday` | `User's birthday is 24 March.` / `User was born on 3 May 1961.` / `用户的生日是3月24日。` |
 | fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
 | fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
 | fact | `health:allergy:<allergen>` | `User is allergic to peanuts.` / `用户对花生过敏。` (both `peanut`) |
@@ -1607,8 +1608,50 @@ def _en_study(clause: str) -> list[SelfFact]:
     return [_fact("fact", "study", what, f"{USER_EN} is studying {what}.")]
 
 
+# The user's own birthday: "My birthday is March 24", "my birthday's on the 24th of March", "I was
+# born on 3 May 1961"; "我的生日是三月二十四号", "我是1961年5月3日出生的" (key `birthday`)
+_OWN_BIRTHDAY_EN = re.compile(
+    rf"\bmy birthday(?:'s| is) (?:on )?(?:the )?({_MONTH_DAY_EN})\b|"
+    rf"\bI was born on (?:the )?({_MONTH_DAY_EN})(?:,? (\d{{4}}))?",
+    re.I,
+)
+_OWN_BIRTHDAY_ZH = re.compile(
+    rf"我(?:的)?生日(?:是|在)?({when.ZH_NUMBER})月({when.ZH_NUMBER})[号日]|"
+    rf"我(?:是)?(\d{{4}})年({when.ZH_NUMBER})月({when.ZH_NUMBER})[号日](?:出生|生)"
+)
+
+
+def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
+    if zh:
+        m = _OWN_BIRTHDAY_ZH.search(clause)
+        if m is None:
+            return []
+        year = int(m.group(3)) if m.group(3) else None
+        month, day = when.number(m.group(1) or m.group(4)), when.number(m.group(2) or m.group(5))
+        month_day = (month, day) if month and day else None
+    else:
+        m = _OWN_BIRTHDAY_EN.search(clause)
+        if m is None:
+            return []
+        year = int(m.group(3)) if m.group(3) else None
+        month_day = when.month_and_day(m.group(1) or m.group(2))
+    if month_day is None:
+        return []
+    try:
+        born = datetime.date(year or 2000, *month_day)  # (2000: a leap year, 29 February is a day)
+    except ValueError:
+        return []
+    if zh:
+        date = when.format_date(born, zh=True, weekday=False) if year else when.format_month_day(*month_day, zh=True)
+        said = f"{USER_ZH}出生于{date}。" if year else f"{USER_ZH}的生日是{date}。"
+    else:
+        date = when.format_date(born, zh=False, weekday=False) if year else when.format_month_day(*month_day, zh=False)
+        said = f"{USER_EN} was born on {date}." if year else f"{USER_EN}'s birthday is {date}."
+    return [_fact("fact", "birthday", date, said, zh=zh)]
+
+
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = _en_study(clause) + _en_family_life(clause)
+    out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
@@ -2159,7 +2202,7 @@ _MED_ZH = re.compile(
 
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = _former_job(clause, zh=True)
+    out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
