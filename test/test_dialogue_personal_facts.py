@@ -1451,9 +1451,23 @@ def test_more_ways_to_ask_about_oneself_are_answered_from_the_facts(question, ex
     "question, expected",
     [
         ("我现在做什么工作？", "你是护士。"),
-        ("我这个周末有什么安排？", "你周末要带乐乐去动物园。"),
+        ("我这个周末有什么安排？", "你2026年12月5日开始的那个周末要带乐乐去动物园。"),
     ],
 )
 def test_more_chinese_ways_to_ask_about_oneself(question, expected):
     facts = learn(["我是护士。", "我周末要带乐乐去动物园。"])
     assert fact_answers.answer(question, facts, "zh", FRIDAY) == expected
+
+
+def test_a_plan_for_tonight_or_a_weekend_or_a_week_passes_with_its_days():
+    monday = datetime.datetime(2026, 12, 7, 10, 0)
+    facts = learn(
+        ["I'm going to the cinema tonight.", "I'm going to Leeds this weekend.", "I'm going to Paris next week."],
+        monday,
+    )
+    plans = lambda day: fact_answers.answer("What are my plans?", facts, "en", datetime.datetime(2026, 12, day, 9))  # noqa: E731
+    assert "cinema" in plans(7) and "Leeds" in plans(7) and "Paris" in plans(7)
+    assert "cinema" not in plans(8), "last night's plan is not tonight's"
+    assert "Leeds" in plans(13) and "Leeds" not in plans(14), "the weekend ends on its Sunday"
+    assert "Paris" in plans(20) and plans(21) == "The plans you told me about have all gone by."
+    assert fact_answers.answer("What are my plans?", {}, "en", monday) == "You haven't told me your plans yet."

@@ -225,7 +225,10 @@ def answer(
             else f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
         )
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
-        plans = [second_person(v) for k, v in facts.items() if k.startswith("plan:")]
+        told = [v for k, v in facts.items() if k.startswith("plan:")]
+        plans = [second_person(v) for v in told if plan_still_ahead(v, now.date())]
+        if told and not plans:
+            return "你跟我说过的安排都已经过去了。" if zh else "The plans you told me about have all gone by."
         asked = _day_asked(q, zh, now)
         if asked is not None and plans:  # "我星期五下午要干什么？": that day's plans only
             word, day = asked
@@ -263,6 +266,20 @@ _ASKED_DAY_EN = re.compile(
 
 
 _DATED = re.compile(r"\d{4}年\d{1,2}月\d{1,2}日|\d{1,2} [A-Z][a-z]+ \d{4}")
+
+
+def plan_still_ahead(plan: str, today: datetime.date) -> bool:
+    """A plan whose day has not gone by: its last date (a weekend's Sunday, a week's Sunday)
+    today or later; one stored without a date is kept."""
+    days = [d for d in (when.parse_date(m.group(0)) for m in _DATED.finditer(plan)) if d is not None]
+    if not days:
+        return True
+    last = max(days)
+    if re.search(r"weekend of|周末", plan):
+        last += datetime.timedelta(days=1)
+    elif re.search(r"week of|那一周", plan):
+        last += datetime.timedelta(days=6)
+    return last >= today
 
 
 def _day_asked(question: str, zh: bool, now: datetime.datetime) -> tuple[str, str] | None:

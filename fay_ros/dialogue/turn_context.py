@@ -20,6 +20,7 @@ from ..llm.profiles import TINY
 from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, pronoun_context, safety_facts
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
+from .fact_answers import plan_still_ahead
 from .session import Sessions
 from .speculation import probing
 from .tools import Memory, MemoryUnavailable, NoMemory, ToolContext, recall_evidence
@@ -231,6 +232,10 @@ class TurnContext:
             key = left.split(":", 1)[1] if ":" in left else left
             if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):  # a tone rule is a rule
                 facts[key] = content.strip()
+        # a plan whose days have gone by is no fact of the present ("is going to Leeds on the
+        # weekend of …", a month on): the model took one for a coming plan
+        today = datetime.date.today()
+        facts = {k: v for k, v in facts.items() if not k.startswith("plan:") or plan_still_ahead(v, today)}
         for memory in memories:
             # an evidence item is a dated line, not a fact's words (and may be history)
             if memory.key and memory.node_type != "conversation" and not memory.is_evidence:

@@ -1075,18 +1075,45 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return out
 
 
-# a plan's words for today, kept as said (they name no other day)
+_WEEKEND_EN = re.compile(r"(?:this |at the |on the |over the |the )?(next )?weekend", re.I)
+_WEEKEND_ZH = re.compile(r"(?:这个?|本)?(下个?)?周末")
+_WEEK_EN = re.compile(r"(?:this |(next ))week", re.I)
+_WEEK_ZH = re.compile(r"(?:这个?|本)?(下个?)?(?:周|星期|礼拜)")
+# a plan's words for today, said with the date (they name no other day)
 _TODAY_WORDS = ("tonight", "later today", "this evening", "今晚", "今天下午", "今天晚上")
 
 
 def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
     """ "next friday" -> "on Friday, 12 March 2027", "明天" -> "2027年3月6日（星期六）" (the day it
-    names when it was said), so a plan read back a week later names the right day; a span ("next
-    week", 周末) or today's words ("tonight") are kept as said."""
+    names when it was said), so a plan read back a week later names the right day; a weekend or
+    a week by the day it starts ("on the weekend of 12 December 2026", "2026年12月14日开始的那一
+    周"), and today's words with today's date ("tonight (Monday, 7 December 2026)"), so each
+    passes as its days do (`fact_answers.plan_still_ahead`)."""
     part = ""
     # "星期五下午", "tomorrow morning": the day, then the part of it
     m = re.fullmatch(r"(.+?)(早上|上午|中午|下午|晚上)" if zh else r"(.+?)( (?:morning|afternoon|evening|night))", said)
     said, part = (m.group(1), m.group(2)) if m else (said, "")
+    today = now.date()
+    if said + part in _TODAY_WORDS:  # "tonight (Sunday, 6 December 2026)": a week on it is no more
+        return (
+            f"{said + part}（{when.format_date(today, zh=True, weekday=False)}）"
+            if zh
+            else (f"{said + part} ({when.format_date(today, zh=False)})")
+        )
+    weekend = _WEEKEND_ZH.fullmatch(said) if zh else _WEEKEND_EN.fullmatch(said)
+    if weekend:  # "this weekend", "周末": the Saturday it starts on, so it passes too
+        saturday = today + datetime.timedelta(days=(5 - today.weekday()) % 7)
+        if today.weekday() == 6:  # (said on a Sunday: the weekend is today's)
+            saturday = today - datetime.timedelta(days=1)
+        if weekend.group(1):  # "next weekend", 下周末
+            saturday += datetime.timedelta(days=7)
+        date = when.format_date(saturday, zh=zh, weekday=False)
+        return f"{date}开始的那个周末{part}" if zh else f"on the weekend of {date}"
+    week = _WEEK_ZH.fullmatch(said) if zh else _WEEK_EN.fullmatch(said)
+    if week:  # "next week", 下周: the Monday it starts on
+        monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(days=7 if week.group(1) else 0)
+        date = when.format_date(monday, zh=zh, weekday=False)
+        return f"{date}开始的那一周{part}" if zh else f"in the week of {date}"
     day = None if said in _TODAY_WORDS else when.resolve_day(said, now)
     if day is None:
         return said + part
