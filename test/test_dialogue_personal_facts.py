@@ -1471,3 +1471,29 @@ def test_a_plan_for_tonight_or_a_weekend_or_a_week_passes_with_its_days():
     assert "Leeds" in plans(13) and "Leeds" not in plans(14), "the weekend ends on its Sunday"
     assert "Paris" in plans(20) and plans(21) == "The plans you told me about have all gone by."
     assert fact_answers.answer("What are my plans?", {}, "en", monday) == "You haven't told me your plans yet."
+
+
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        ("I grew up in Swansea.", "User grew up in Swansea."),
+        ("hi fay, i'm sofia, i'm from valencia originally", "User is from Valencia."),
+        ("I was born in Cork but I live in Dublin.", "User is from Cork."),
+        ("我老家是成都的", "用户的老家是成都。"),
+        ("我是在西安长大的", "用户的老家是西安。"),
+        ("I'm from China.", "User is from China."),  # (and no name: "China")
+        ("I'm from work.", None),
+        ("I'm from the council.", None),
+        ("我老家在哪？", None),
+    ],
+)
+def test_where_the_user_is_from_is_kept_apart_from_where_they_live(text, content):
+    facts = keys(text)
+    assert facts.get("hometown") == content
+    if content is not None:
+        zh = "用户" in content
+        question = "我老家是哪里？" if zh else "Where am I from?"
+        answer = fact_answers.answer(question, facts, "zh" if zh else "en", FRIDAY)
+        place = content.removeprefix("用户的老家是").split()[-1].strip("。.")
+        assert answer is not None and place in answer
+    assert fact_answers.answer("Where did I grow up?", {}, "en", FRIDAY) == "You haven't told me where you're from."

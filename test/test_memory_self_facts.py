@@ -164,7 +164,6 @@ def test_an_age_is_an_age_not_a_name():
         "I'm Tired.",
         "I'm glad.",
         "I am Happy.",
-        "I'm from China.",
         "I'm Chinese.",
         # not plans of one's own: they involve the companion
         "I will call you tomorrow.",

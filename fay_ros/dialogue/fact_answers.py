@@ -402,6 +402,16 @@ _HOME_Q_EN = re.compile(
     r"\b(?:what|which) (?:city|town|country|place|village) did (?:i|we) move to\b",
     re.I,
 )
+# where they come from: "Where am I from?", "Where did I grow up?", "我老家是哪里？"
+_HOMETOWN_Q_EN = re.compile(
+    r"\bwhere (?:am i|was i|do i come|did i say i(?:'m| am| was)) (?:originally )?from\b|"
+    r"\bwhere did i grow up\b|\bwhere was i (?:born|raised|brought up)\b|"
+    r"\b(?:what|where)(?:'s| is) my home ?town\b|\b(?:know|remember) where i(?:'m| am) from\b",
+    re.I,
+)
+_HOMETOWN_Q_ZH = re.compile(
+    r"我(?:的)?老家(?:是|在)?(?:哪|什么地方)|我是哪(?:里|儿)人|我(?:是)?在哪(?:里|儿)?(?:长大|出生)"
+)
 _PETS_Q_EN = re.compile(
     r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i have (?:any )?pets\b", re.I
 )
@@ -653,6 +663,10 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     if not zh and _PETS_Q_EN.search(q):
         pets = [second_person(v) for k, v in facts.items() if k.split(":")[-1] in _PET_KEYS and k.count(":") == 1]
         return _join(pets, zh) if pets else "You haven't told me about any pets."
+    if (_HOMETOWN_Q_ZH if zh else _HOMETOWN_Q_EN).search(q):
+        if "hometown" in facts:
+            return _said_back([facts["hometown"]], zh)
+        return "你还没告诉我你老家是哪里。" if zh else "You haven't told me where you're from."
     if (_HOME_Q_ZH if zh else _HOME_Q_EN).search(q):
         return _said_back([facts["home"]], zh) if "home" in facts else _UNKNOWN["home"][lang]
     if (_MEDICATION_Q_ZH if zh else _MEDICATION_Q_EN).search(q):

@@ -19,6 +19,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
 | fact | `age` | `User is 34 (as of 4 December 2026).` / `用户34岁（2026年12月4日时）。` |
+| fact | `hometown` | `User grew up in Swansea.` / `User is from Valencia.` / `用户的老家是成都。` |
 | fact | `birthday` | `User's birthday is 24 March.` / `User was born on 3 May 1961.` / `用户的生日是3月24日。` |
 | fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
 | fact | `family:<relation>:birthday` | `User's mom's birthday is 3 March.` / `用户的妈妈的生日是3月3日。` |
@@ -1648,6 +1649,34 @@ _OWN_BIRTHDAY_ZH = re.compile(
 )
 
 
+# Where the user is from (key `hometown`): "I grew up in Swansea", "I'm from Valencia originally",
+# "I was born in Cork", "my hometown is Lyon"; "我老家是成都的", "我是在西安长大的", "我出生在广州"
+_PLACE_EN = r"((?-i:[A-Z])[\w'-]+(?:,? (?-i:[A-Z])[\w'-]+){0,2})"
+_HOMETOWN_EN = re.compile(
+    rf"\bI (?:grew up|was raised|was brought up|was born and raised|was born and bred) in {_PLACE_EN}|"
+    rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN}(?=\s*(?:originally|[.!?,;]|$|\b(?:and|but|so)\b))|"
+    rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN} originally|"
+    rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}",
+    re.I,
+)
+
+
+def _hometown(clause: str, zh: bool) -> list[SelfFact]:
+    m = (_HOMETOWN_ZH if zh else _HOMETOWN_EN).search(clause)
+    if m is None:
+        return []
+    place = next(g for g in m.groups() if g)
+    if zh:
+        if re.search(r"哪|什么|这里|那里|这儿|那儿|家里|医院", place):
+            return []
+        return [_fact("fact", "hometown", place, f"{USER_ZH}的老家是{place}。", zh=True)]
+    if place.lower() in _LOWER_NOT_NAMES:
+        return []
+    grew = re.search(r"grew up|raised|brought up", m.group(0), re.I)
+    said = f"{USER_EN} grew up in {place}." if grew else f"{USER_EN} is from {place}."
+    return [_fact("fact", "hometown", place, said)]
+
+
 def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
     if zh:
         m = _OWN_BIRTHDAY_ZH.search(clause)
@@ -1679,6 +1708,7 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
+    out += _hometown(clause, zh=False)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
@@ -2113,6 +2143,11 @@ _OCCUPATIONS_ZH = (
     "自由职业者|个体户|老板娘|园丁|裁缝|模特|舞蹈家|音乐家|摄影师|律师助理|实习生|校长|主任|总监|创始人"
 )
 _ZH_TEXT = r"[^" + _ZH_STOP + r"]"
+# where the user is from (`_hometown`)
+_HOMETOWN_ZH = re.compile(
+    r"我(?:的)?老家(?:是|在)(" + _ZH_TEXT + r"{1,8}?)(?:的|人)?(?=[，,。！!？?]|$)|"
+    r"我(?:是)?在(" + _ZH_TEXT + r"{1,8}?)(?:长大|出生)的?|我出生在(" + _ZH_TEXT + r"{1,8}?)(?=[，,。！!？?]|$)"
+)
 _OCC_ZH = [
     # 我在医院当护士 / 我在博世做工程师
     (re.compile(r"我(?:现在|目前)?在(" + _ZH_TEXT + r"{1,12}?)(当|做|担任|开)(" + _ZH_TEXT + r"{1,10})"), "at"),
@@ -2229,7 +2264,7 @@ _MED_ZH = re.compile(
 
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
-    out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True)
+    out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
