@@ -1039,7 +1039,7 @@ def test_the_job_they_had_answers_the_past_and_a_retired_persons_present():
         ("哦对了，我上个月搬家了，现在住在天河，不住番禺了。", "", {"home"}),
         ("我们上个星期搬家了，现在跟儿子一起住在深圳。", "", {"home"}),
         ("I've moved as well, I'm in a ground floor flat in Scarborough now.", "", {"home"}),
-        ("I've lived on my own in Whitby since my husband passed.", "", {"home"}),
+        ("I've lived on my own in Whitby since my husband passed.", "", {"home", "family:husband:passed"}),
         ("I've started a part-time job at the garden centre, three mornings a week.", "", {"occupation"}),
         ("And I turned seventy last Thursday.", "", {"age"}),
         ("我前天过了六十九岁生日。", "", {"age"}),
@@ -1497,3 +1497,25 @@ def test_where_the_user_is_from_is_kept_apart_from_where_they_live(text, content
         place = content.removeprefix("用户的老家是").split()[-1].strip("。.")
         assert answer is not None and place in answer
     assert fact_answers.answer("Where did I grow up?", {}, "en", FRIDAY) == "You haven't told me where you're from."
+
+
+@pytest.mark.parametrize(
+    "lines, question, language, expected",
+    [
+        (
+            ["My cat is called Marmalade.", "Our cat passed away on Saturday."],
+            "What's my cat called?",
+            "en",
+            "Your late cat was called Marmalade.",
+        ),
+        (["我的狗叫豆豆。", "我的狗上个星期死了。"], "我的狗叫什么？", "zh", "你的狗叫豆豆，已经去世了。"),
+        (["My dog Rex died last week."], "What's my dog called?", "en", "Your late dog was called Rex."),
+        (["My mum passed away last year."], "What's my cat called?", "en", "You haven't told me about your cat yet."),
+    ],
+)
+def test_a_death_in_the_family_or_of_a_pet_is_kept_and_the_name_is_said_of_the_past(
+    lines, question, language, expected
+):
+    facts = learn(lines)
+    assert fact_answers.answer(question, facts, language, FRIDAY) == expected
+    assert not keys("I lost my keys.") and not keys("My phone died.")

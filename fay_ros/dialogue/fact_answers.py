@@ -250,6 +250,11 @@ def answer(
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
         if found:
+            passed = facts.get(f"family:{relation_key(relation)}:passed")
+            if passed and " is called " in found:  # "Your late cat was called Marmalade."
+                found = found.replace("User's ", "User's late ", 1).replace(" is called ", " was called ", 1)
+            elif passed and "叫" in found and "去世" not in found:
+                found = found.rstrip("。") + "，已经去世了。"
             return second_person(found)
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"

@@ -19,6 +19,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `occupation`, `workplace` | `User teaches chemistry.` / `User works at Bosch.` / `用户是化学老师。` |
 | fact | `home` | `User lives in Leeds.` / `用户住在杭州。` |
 | fact | `age` | `User is 34 (as of 4 December 2026).` / `用户34岁（2026年12月4日时）。` |
+| fact | `family:<relation>:passed` | `User's cat has died.` / `用户的妈妈去世了。` |
 | fact | `hometown` | `User grew up in Swansea.` / `User is from Valencia.` / `用户的老家是成都。` |
 | fact | `birthday` | `User's birthday is 24 March.` / `User was born on 3 May 1961.` / `用户的生日是3月24日。` |
 | fact | `family:<relation>:age` | `User's daughter Lena turns 7 on Sunday, 6 December 2026.` |
@@ -1677,6 +1678,38 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
     return [_fact("fact", "hometown", place, said)]
 
 
+# A death in the family, or of a pet, told without the name ("My mum passed away last year", "our
+# cat died on Saturday", "我的狗去年死了"): key `family:<relation>:passed` (a named one is "late",
+# `family:<relation>`); the name they told before is then said of the past
+_DEATH_EN = re.compile(
+    rf"\b(?:my|our) (?:dear |beloved |old |poor )?({_REL}|{_PET_WORD})(?! (?-i:[A-Z])[a-z]+ )(?:,)? "
+    r"(?:has |had |just |sadly )*(?:died|passed away|passed on|passed|was put down|was put to sleep)\b|"
+    rf"\bI (?:just |recently )?lost my ({_REL}|{_PET_WORD})\b(?! (?:keys|phone|wallet|job))",
+    re.I,
+)
+_DEATH_ZH = re.compile(
+    r"我(?:的|家)?(?:的)?("
+    + ZH_RELATIONS
+    + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:去世了|过世了|走了|死了|不在了|离开了我们)"
+)
+
+
+def _death(clause: str, zh: bool) -> list[SelfFact]:
+    m = (_DEATH_ZH if zh else _DEATH_EN).search(clause)
+    if m is None:
+        return []
+    word = next(g for g in m.groups() if g)
+    if zh:
+        relation = {"小狗": "狗", "小猫": "猫"}.get(word, word)
+        return [
+            _fact(
+                "fact", f"family:{relation_key(relation)}:passed", relation, f"{USER_ZH}的{relation}去世了。", zh=True
+            )
+        ]
+    relation = _BREEDS.get(word.lower(), word.lower())
+    return [_fact("fact", f"family:{relation_key(relation)}:passed", relation, f"{USER_EN}'s {relation} has died.")]
+
+
 def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
     if zh:
         m = _OWN_BIRTHDAY_ZH.search(clause)
@@ -1708,7 +1741,7 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
-    out += _hometown(clause, zh=False)
+    out += _hometown(clause, zh=False) + _death(clause, zh=False)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
@@ -2265,6 +2298,7 @@ _MED_ZH = re.compile(
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
+    out += _death(clause, zh=True)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
