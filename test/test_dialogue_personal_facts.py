@@ -1519,3 +1519,15 @@ def test_a_death_in_the_family_or_of_a_pet_is_kept_and_the_name_is_said_of_the_p
     facts = learn(lines)
     assert fact_answers.answer(question, facts, language, FRIDAY) == expected
     assert not keys("I lost my keys.") and not keys("My phone died.")
+
+
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        ("跟你说，我换工作了，现在在社区诊所当护士长", "用户在社区诊所当护士长。"),
+        ("我换工作了，现在是护士长", "用户是护士长。"),
+        ("我在上海教西班牙语", "用户在上海教西班牙语。"),
+    ],
+)
+def test_a_chinese_job_said_after_a_remark_or_with_its_place_is_read(text, content):
+    assert keys(text).get("occupation") == content

@@ -1140,7 +1140,10 @@ def _zh_subject_carried(clause: str) -> str:
         return re.sub(age_next, "我" + relative.group(1), clause)
     # (after a filler or a remark: "哦对了，我上个月搬家了，现在住在天河")
     if not re.match(
-        r"(?:(?:哦|噢|嗯|那个|对了|哦对了|还有|另外)[，,]?\s*)*我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))", clause
+        r"(?:(?:哦|噢|嗯|那个|对了|哦对了|还有|另外|跟你说|我跟你说|告诉你|你知道吗)[，,]?\s*)*我(?!(?:的|家)?(?:"
+        + ZH_RELATIONS
+        + r"))",
+        clause,
     ):
         return clause
     return _ZH_GOES_ON.sub("我", clause)
@@ -2173,7 +2176,9 @@ _OCCUPATIONS_ZH = (
     "老师|教师|医生|大夫|护士|工程师|程序员|司机|律师|会计师|会计|厨师|警察|学生|大学生|研究生|博士生|设计师|销售|经理|"
     "教授|记者|农民|工人|作家|画家|演员|歌手|秘书|店主|老板|服务员|保安|快递员|外卖员|公务员|研究员|科学家|建筑师|"
     "药剂师|牙医|兽医|飞行员|消防员|军人|电工|木匠|理发师|翻译|编辑|主播|导游|保姆|清洁工|家庭主妇|全职妈妈|"
-    "自由职业者|个体户|老板娘|园丁|裁缝|模特|舞蹈家|音乐家|摄影师|律师助理|实习生|校长|主任|总监|创始人"
+    "自由职业者|个体户|老板娘|园丁|裁缝|模特|舞蹈家|音乐家|摄影师|律师助理|实习生|校长|主任|总监|创始人|"
+    "护士长|院长|科长|处长|店长|厂长|主管|客服|收银员|营业员|保洁|护工|月嫂|水管工|焊工|机械师|技术员|"
+    "分析师|顾问|银行职员|职员|文员|助理|前台|教练|心理咨询师|社工|志愿者|退休教师|退休工人"
 )
 _ZH_TEXT = r"[^" + _ZH_STOP + r"]"
 # where the user is from (`_hometown`)
@@ -2211,6 +2216,8 @@ _OCC_ZH = [
         "is",
     ),
     (re.compile(r"我(?:现在|目前)?(?:在)?教(?![你他她])(" + _ZH_TEXT + r"{1,10})"), "teach"),
+    # "我在上海教西班牙语": where, then what
+    (re.compile(r"我(?:现在|目前)?在(" + _ZH_TEXT + r"{1,8}?)教(?![你他她])(" + _ZH_TEXT + r"{1,10})"), "teach at"),
     (re.compile(r"我(?:现在|目前)?(?:做|从事)(" + _ZH_TEXT + r"{1,8}?)(?:工作|行业)"), "work"),
     (
         re.compile(
@@ -2314,6 +2321,8 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
             out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}是{m.group(1)}。", zh=True))
         elif how == "teach":
             out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}教{m.group(1)}。", zh=True))
+        elif how == "teach at":
+            out.append(_fact("fact", "occupation", m.group(2), f"{USER_ZH}在{m.group(1)}教{m.group(2)}。", zh=True))
         elif how == "work":
             out.append(_fact("fact", "occupation", m.group(1), f"{USER_ZH}做{m.group(1)}工作。", zh=True))
         else:
