@@ -749,3 +749,18 @@ def test_cli_reminders_takes_the_storage_actions_where_they_exist(monkeypatch):
     parser = argparse.ArgumentParser()
     reminders.register(parser.add_subparsers(dest="command"))
     assert parser.parse_args(["reminders", "list"]).reminders_command == "list"
+
+
+def test_next_friday_is_the_same_day_for_a_reminder_and_for_a_plan():
+    """Said on a Monday, "next Friday" is the Friday of next week both when a reminder is set
+    and when a plan is kept (it was this week's Friday for one and next week's for the other)."""
+    from fay_ros.memory.self_facts import extract_self_facts
+    from fay_ros.text.when import format_date
+
+    monday = datetime(2026, 12, 7, 10, 0, tzinfo=ZoneInfo(LONDON))
+    reminder = parse_reminder("remind me next Friday at 5 pm to pay the rent", monday, LONDON)
+    assert reminder.due == datetime(2026, 12, 18, 17, 0, tzinfo=ZoneInfo(LONDON))
+    [plan] = extract_self_facts("I'm going to Rome next Friday.", monday.replace(tzinfo=None))
+    assert format_date(reminder.due.date(), zh=False) in plan.content
+    sunday = datetime(2026, 12, 13, 10, 0, tzinfo=ZoneInfo(LONDON))
+    assert parse_reminder("remind me next Friday at 5 pm to pay the rent", sunday, LONDON).due.day == 18

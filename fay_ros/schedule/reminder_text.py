@@ -57,7 +57,8 @@ Decisions (documented, tested in test/test_reminder_text.py):
 - A date without a year is the next one ("on December 24" said on December 25 is next year);
   a day of the month alone ("on the 5th", "五号") is this month's if still ahead, else next
   month's. A weekday said on that day ("on Friday at 8", "周五早上八点" on a Friday) is today's
-  if still ahead, else next week's; "next Friday" is never today. "12/24" and "24/12" are read
+  if still ahead, else next week's; "next Friday" is the Friday of next week (Monday to Sunday),
+  as a plan told to the memory reads it (text.when), never today. "12/24" and "24/12" are read
   where only one reading is a date; "3/4" asks "ambiguous", and so do two weekdays for a
   one-shot ("on Monday and Thursday"; "on Mondays and Thursdays" and "every …" repeat). A
   weekday with a date is that date when they agree ("on Monday the 14th", "Monday 14th"),
@@ -109,7 +110,7 @@ from zoneinfo import ZoneInfo
 from dateutil import rrule as du_rrule
 
 from ..text.when import EN_NUMBER as _EN_NUMBER_WORDS
-from ..text.when import day_of_month, month_start, number
+from ..text.when import day_of_month, month_start, number, resolve_day
 from ..text.words import as_written
 
 EN_NUMBER = rf"(?:{_EN_NUMBER_WORDS})"
@@ -610,8 +611,11 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
     for m in s.each(rf"\b(?:on )?(this|next|coming|this coming)? ?({_WD_ONE})\b"):
         weekday = _en_weekday(m.group(2))
         ahead = (weekday - today.weekday()) % 7
-        if (m.group(1) or "").lower() == "next" and ahead == 0:
-            ahead = 7  # "next Friday" said on a Friday: in a week; on a Monday: this Friday
+        if (m.group(1) or "").lower() == "next":
+            # "next Friday": the Friday of next week, as the user's plans read it (text.when);
+            # the confirmation says the date ("on Friday 18 December, in 11 days")
+            named = resolve_day(f"next {m.group(2)}", datetime.combine(today, time()))
+            ahead = (named - today).days if named is not None else ahead or 7
         if f.day is not None and f.day != today + timedelta(days=ahead):
             f.vague = True  # "on Monday and Thursday" once: two reminders, ask
         f.day, f.day_said = today + timedelta(days=ahead), True
