@@ -1531,3 +1531,16 @@ def test_a_death_in_the_family_or_of_a_pet_is_kept_and_the_name_is_said_of_the_p
 )
 def test_a_chinese_job_said_after_a_remark_or_with_its_place_is_read(text, content):
     assert keys(text).get("occupation") == content
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("honestly i love climbing and i hate jazz lol", {"taste:jazz": "User does not like jazz."}),
+        ("我们家养了一只猫，叫咪咪", {"family:cat": "用户的猫叫咪咪。"}),
+        ("我们的狗叫旺财", {"family:dog": "用户的狗叫旺财。"}),
+    ],
+)
+def test_a_chat_laugh_is_no_word_and_a_familys_pet_is_the_users(text, expected):
+    facts = keys(text)
+    assert all(facts.get(k) == v for k, v in expected.items()), facts

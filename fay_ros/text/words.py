@@ -45,6 +45,8 @@ def and_list(items: list[str]) -> str:
 # How a recogniser writes what people say: "ive got", "im", "dont", a lower-case "i", "um" mid-sentence
 _SPOKEN_FORMS = (
     (re.compile(r"\b(?:um+|uh+|erm|er)\b,?\s*", re.I), ""),
+    # a chat laugh or shrug is no word of the sentence ("I hate jazz lol": not "jazz lol")
+    (re.compile(r"\s*\b(?:lol|lmao|rofl|haha(?:ha)*|hehe|xd|tbh|idk)\b[.!]*", re.I), ""),
     (re.compile(r"\bi\b"), "I"),
     (re.compile(r"\bive\b", re.I), "I've"),
     (re.compile(r"\bmy names\b", re.I), "my name's"),
@@ -57,7 +59,7 @@ _SPOKEN_FORMS = (
 
 def as_written(text: str) -> str:
     """English words as a reader of sentences expects them written (a recogniser's "ive got",
-    "im", "dont", "cant", a lower-case "i", an "um" mid-sentence); Chinese is left as it is."""
+    "im", "dont", "cant", a lower-case "i", an "um" mid-sentence, a "lol"); Chinese is left as it is."""
     if has_cjk(text):
         return text
     for pattern, written in _SPOKEN_FORMS:
