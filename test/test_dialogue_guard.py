@@ -700,3 +700,32 @@ def test_midnight_is_twelve_am():
     assert (
         time_answer("What time is it?", datetime.datetime(2026, 12, 1, 0, 5)) == "It's 12:05 AM on Tuesday, December 1."
     )
+
+
+@pytest.mark.parametrize(
+    "user_text, facts, sentence, dropped",
+    [
+        ("hello! i'm kai.", {}, "How's the new puppy?", True),
+        ("hi, i'm sofia", {}, "How is your little girl doing?", True),
+        ("what should we cook?", {}, "Ask your husband too.", True),
+        (
+            "what should we cook?",
+            {"family:daughter": "User's daughter is called Lena."},
+            "Your daughter will love it.",
+            False,
+        ),
+        (
+            "what should we cook?",
+            {"family:daughter": "User's daughter is called Lena."},
+            "Your little girl will love it.",
+            False,
+        ),
+        ("my cat is poorly", {}, "I hope your cat feels better soon.", False),
+        ("any plans?", {}, "Maybe see your friends this weekend.", False),
+        ("how are you?", {}, "Tell me about your day.", False),
+    ],
+)
+def test_a_relative_or_pet_the_user_never_told_of_is_not_given_to_them(user_text, facts, sentence, dropped):
+    guard = ReplyGuard(user_text=user_text, facts=facts)
+    verdict = guard.check(sentence)
+    assert (verdict.text is None) == dropped, verdict

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 import emoji
 
 from ..memory import health
-from ..memory.self_facts import contradicted, household_member, second_person
+from ..memory.self_facts import PETS, RELATION_WORDS, contradicted, household_member, relation_key, second_person
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 from .prompts import BLOCK_HEADINGS
 
@@ -156,6 +156,16 @@ _ASIDE_EDGE = ".!?,;:…。！？，；：、"
 # "**Done!**"); a closing bracket alone is none ("see [the map](https://...)" needs its stop)
 _TERMINAL = re.compile(r"[.!?。！？…~～][\"'”’)）]*[*_`]*\s*$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
+
+# "your (new) puppy", "your little girl", "the new puppy": a relative or pet of the person's
+_PET_WORDS = "|".join(sorted((re.escape(p) for p in PETS), key=len, reverse=True))
+_YOUR_RELATIVE = re.compile(
+    rf"\byour (?:(?:new|little|lovely|dear|sweet|beautiful|late|old|young|baby|furry) )?"
+    rf"((?:{RELATION_WORDS}|{_PET_WORDS}|little (?:girl|boy|one)|kids|children|grandchildren)s?)\b|"
+    r"\bthe new ((?:puppy|kitten|baby))\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -255,6 +265,8 @@ class ReplyGuard:
             return self._drop("talks about the user")
         if _OWN_FAMILY.search(text):
             return self._drop("speaks as the user or of a family of its own")
+        if self._invents_a_relative(text):
+            return self._drop("gives the user a relative or pet never told")
         if self._misplaced_allergy(text):
             return self._drop("puts an allergy on someone else")
         if self._recites_prompt(text):
@@ -343,6 +355,27 @@ class ReplyGuard:
                 text,
             )
         )
+
+    def _invents_a_relative(self, text: str) -> bool:
+        """ "How's your new puppy?", "your little girl" to someone who told of neither: the tiny
+        model gives the person a family (the round-5 sweep: a puppy to Kai, a daughter to Sofia).
+        A relative or pet the facts, the prompt or the user's words name is theirs to ask about."""
+        m = _YOUR_RELATIVE.search(text)
+        if m is None:
+            return False
+        word = next(g for g in m.groups() if g).lower()
+        if word.removesuffix("s") in ("friend", "best friend", "kid"):
+            return False  # "with your friends": a kind word, no one in particular
+        known = {k.split(":")[1] for k in self.facts if k.startswith("family:")}
+        children = {"son", "daughter", "child", "children", "kids", "baby"}
+        if word in ("little one", "kids", "children", "little girl", "little boy", "baby"):
+            wanted = {"little girl": {"daughter"}, "little boy": {"son"}}.get(word, children)
+        else:
+            wanted = {relation_key(word), relation_key(word.removesuffix("s")), word}
+        if wanted & known:
+            return False
+        said = re.compile(r"\b(?:" + "|".join(re.escape(w.removesuffix("s")) for w in (word, *wanted)) + ")", re.I)
+        return not any(said.search(t) for t in (self.user_text, *self.prompt_texts, *self.facts.values()))
 
     def _misplaced_allergy(self, text: str) -> bool:
         """ "Lena is allergic to peanuts" when the allergy is the user's own (the embedded model
