@@ -614,8 +614,8 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         if (m.group(1) or "").lower() == "next":
             # "next Friday": the Friday of next week, as the user's plans read it (text.when);
             # the confirmation says the date ("on Friday 18 December, in 11 days")
-            named = resolve_day(f"next {m.group(2)}", datetime.combine(today, time()))
-            ahead = (named - today).days if named is not None else ahead or 7
+            next_one = resolve_day(f"next {m.group(2)}", datetime.combine(today, time()))
+            ahead = (next_one - today).days if next_one is not None else ahead or 7
         if f.day is not None and f.day != today + timedelta(days=ahead):
             f.vague = True  # "on Monday and Thursday" once: two reminders, ask
         f.day, f.day_said = today + timedelta(days=ahead), True
