@@ -1544,3 +1544,28 @@ def test_a_chinese_job_said_after_a_remark_or_with_its_place_is_read(text, conte
 def test_a_chat_laugh_is_no_word_and_a_familys_pet_is_the_users(text, expected):
     facts = keys(text)
     assert all(facts.get(k) == v for k, v in expected.items()), facts
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("morning! i'm hannah by the way", "name", "User's name is Hannah."),
+        (
+            "we live in bath, just me and my cat, a ginger tom called marmalade",
+            "family:cat",
+            "User's cat is called Marmalade.",
+        ),
+        (
+            "This Thursday I've got an interview for a receptionist job at the dental surgery.",
+            "plan:this_thursday",
+            "User will have an interview for a receptionist job at the dental surgery on Thursday, 10 December 2026.",
+        ),
+        (
+            "next tuesday we're flying to tokyo",
+            "plan:next_tuesday",
+            "User is flying to Tokyo on Tuesday, 8 December 2026.",
+        ),
+    ],
+)
+def test_what_the_fifth_multi_day_sweep_found_unread(text, key, content):
+    assert keys(text, FRIDAY).get(key) == content

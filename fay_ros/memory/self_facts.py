@@ -161,7 +161,10 @@ _EN_NAME = [
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
     re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
-    re.compile(rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})(?=\s*(?:[.!,;]|$|\band\b))"),
+    re.compile(
+        rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})"
+        r"(?=\s*(?:[.!,;]|$|\band\b|\bby the way\b|\bbtw\b))"
+    ),
 ]
 # The pets a person may name, among the family words (the fact answers list them as pets).
 PETS = (
@@ -225,6 +228,8 @@ _EN_FAMILY_NAMED = [
     ),
     # "Aoife is my sister."
     re.compile(rf"^(?:and |oh |well )?((?-i:[A-Z][a-z]+)) is (?:my|our) ({_REL})\b", re.I),
+    # "my cat, a ginger tom called Marmalade"
+    re.compile(rf"\b(?:my|our) ({_REL}),? (?:an?|the) (?:[\w-]+ ){{0,3}}?(?:called|named) ({_NAME_WORD})", re.I),
     re.compile(
         rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? (?:[\w-]+ ){{0,3}}?({_REL}|{_PET_WORD})\s+(?:called|named)\s+"
         rf"({_NAME_WORD})",
@@ -343,14 +348,18 @@ _WHEN = (
     r"|later today|this evening"
 )
 _EN_PLAN = [
-    re.compile(rf"\bI(?:'m| am) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
+    re.compile(rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "I'm flying to Rome next Friday", "I'm visiting my mum tomorrow"
     re.compile(
-        rf"\bI(?:'m| am) ((?!(?:going|feeling|being|getting|thinking|hoping|trying|doing)\b)[a-z]+ing)"
+        rf"\b(?:I(?:'m| am)|we(?:'re| are)) "
+        r"((?!(?:going|feeling|being|getting|thinking|hoping|trying|doing)\b)[a-z]+ing)"
         rf"\s+(.+?)\s+({_WHEN})\b",
         re.I,
     ),
-    re.compile(rf"\b({_WHEN}),? I(?:'m| am| will|'ll) ((?:going to |gonna )?.+?){_STOP_CLAUSE}", re.I),
+    re.compile(
+        rf"\b({_WHEN}),? (?:I(?:'m| am| will|'ll)|we(?:'re| are| will|'ll)) ((?:going to |gonna )?.+?){_STOP_CLAUSE}",
+        re.I,
+    ),
     re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
     re.compile(
@@ -632,11 +641,16 @@ _LOWER_NOT_NAMES = (
 )
 _LOWER_NAME_CUES = re.compile(
     # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
-    rf"\b(?:called|named|name is|name's|names are|call me|(?:hi|hello|hey)(?: there| fay)?[,!.]?\s+I(?:'m| am)|"
+    rf"\b(?:called|named|name is|name's|names are|call me|"
+    r"(?:hi|hello|hey|hiya|morning|good morning|afternoon|good afternoon|evening|good evening)"
+    r"(?: there| fay)?[,!.]?\s+"
+    rf"I(?:'m| am)|"
     rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
-    r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in)\s+([a-z][a-z'\-]+)"
+    r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|"
+    r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
     r"(?='s (?:the|a|an|my|our|always|never)\b|(?:'s)?\s*(?:[.!?,;]|$|\b(?:and|for|who|is|was|has|had|lives|"
-    r"works|now|originally|with|since|but|too|here|there|these days|nowadays)\b))",
+    r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|"
+    r"tomorrow|tonight|in)\b))",
 )
 
 
@@ -1067,7 +1081,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if _A_NUMBER.match(what):
             continue  # "It was my birthday on Monday, I'm seventy-one now": an age, no plan
         # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
-        if what and len(what.split()) <= 10 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
+        if what and len(what.split()) <= 14 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             # "visiting my mum" is going on ("is visiting"), "see my doctor" will be ("will see")
             verb = ("is " if re.match(r"[a-z]+ing\b", what, re.I) else "will ") + what
             said = _plan_day(when, now, zh=False)  # a day that is said again weeks later: its date
