@@ -1569,3 +1569,12 @@ def test_a_chat_laugh_is_no_word_and_a_familys_pet_is_the_users(text, expected):
 )
 def test_what_the_fifth_multi_day_sweep_found_unread(text, key, content):
     assert keys(text, FRIDAY).get(key) == content
+
+
+def test_a_birthday_on_a_feast_day_a_chinese_hometown_after_home_and_pets_after_a_death():
+    assert keys("my birthday's on the 24th, christmas eve, i'll be thirty")["birthday"] == (
+        "User's birthday is 24 December."
+    )
+    assert keys("我家在南京，老家是西安的")["hometown"] == "用户的老家是西安。"
+    facts = learn(["We have a cat called Marmalade.", "Our cat passed away on Saturday."])
+    assert fact_answers.answer("Do I have any pets?", facts, "en", FRIDAY) == "Your late cat was called Marmalade."

@@ -250,12 +250,7 @@ def answer(
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
         if found:
-            passed = facts.get(f"family:{relation_key(relation)}:passed")
-            if passed and " is called " in found:  # "Your late cat was called Marmalade."
-                found = found.replace("User's ", "User's late ", 1).replace(" is called ", " was called ", 1)
-            elif passed and "叫" in found and "去世" not in found:
-                found = found.rstrip("。") + "，已经去世了。"
-            return second_person(found)
+            return second_person(_as_of_now(f"family:{relation_key(relation)}", found, facts))
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(relation)
@@ -666,7 +661,11 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
             said.append(former)
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
     if not zh and _PETS_Q_EN.search(q):
-        pets = [second_person(v) for k, v in facts.items() if k.split(":")[-1] in _PET_KEYS and k.count(":") == 1]
+        pets = [
+            second_person(_as_of_now(k, v, facts))
+            for k, v in facts.items()
+            if k.split(":")[-1] in _PET_KEYS and k.count(":") == 1
+        ]
         return _join(pets, zh) if pets else "You haven't told me about any pets."
     if (_HOMETOWN_Q_ZH if zh else _HOMETOWN_Q_EN).search(q):
         if "hometown" in facts:
@@ -704,6 +703,18 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
         return _age_answer(member, facts, zh, now, birthday=birthday_q is not None, will=will)
     return None
+
+
+def _as_of_now(key: str, content: str, facts: dict[str, str]) -> str:
+    """A relative's or pet's name said of the past once the user told of their death ("User's
+    late cat was called Marmalade.", "用户的狗叫豆豆，已经去世了。")."""
+    if f"{key}:passed" not in facts:
+        return content
+    if " is called " in content:
+        return content.replace("User's ", "User's late ", 1).replace(" is called ", " was called ", 1)
+    if "叫" in content and "去世" not in content:
+        return content.rstrip("。") + "，已经去世了。"
+    return content
 
 
 def _said_back(contents: list[str], zh: bool) -> str:

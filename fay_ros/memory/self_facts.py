@@ -1141,7 +1141,7 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
 _ZH_GOES_ON = re.compile(
     r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
-    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用|搬到|学))"
+    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用|搬到|学|老家))"
 )
 
 
@@ -1656,7 +1656,20 @@ def _en_study(clause: str) -> list[SelfFact]:
 
 # The user's own birthday: "My birthday is March 24", "my birthday's on the 24th of March", "I was
 # born on 3 May 1961"; "我的生日是三月二十四号", "我是1961年5月3日出生的" (key `birthday`)
+# (a birthday on a feast day: "my birthday's on the 24th, christmas eve", "on Christmas Day")
+_FEAST_DAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+    "new year's day": (1, 1),
+    "valentine's day": (2, 14),
+    "halloween": (10, 31),
+}
+_FEAST_DAY = "|".join(re.escape(d) for d in sorted(_FEAST_DAYS, key=len, reverse=True))
 _OWN_BIRTHDAY_EN = re.compile(
+    rf"\bmy birthday(?:'s| is) (?:on )?(?:the )?(?:\d{{1,2}}(?:st|nd|rd|th),? )?({_FEAST_DAY})\b|"
     rf"\bmy birthday(?:'s| is) (?:on )?(?:the )?({_MONTH_DAY_EN})\b|"
     rf"\bI was born on (?:the )?({_MONTH_DAY_EN})(?:,? (\d{{4}}))?",
     re.I,
@@ -1739,8 +1752,9 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
         m = _OWN_BIRTHDAY_EN.search(clause)
         if m is None:
             return []
-        year = int(m.group(3)) if m.group(3) else None
-        month_day = when.month_and_day(m.group(1) or m.group(2))
+        year = int(m.group(4)) if m.group(4) else None
+        feast = m.group(1)
+        month_day = _FEAST_DAYS[feast.lower()] if feast else when.month_and_day(m.group(2) or m.group(3))
     if month_day is None:
         return []
     try:
