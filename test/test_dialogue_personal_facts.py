@@ -1578,3 +1578,7 @@ def test_a_birthday_on_a_feast_day_a_chinese_hometown_after_home_and_pets_after_
     assert keys("我家在南京，老家是西安的")["hometown"] == "用户的老家是西安。"
     facts = learn(["We have a cat called Marmalade.", "Our cat passed away on Saturday."])
     assert fact_answers.answer("Do I have any pets?", facts, "en", FRIDAY) == "Your late cat was called Marmalade."
+    assert (
+        fact_answers.answer("乐乐今天几岁了？", learn(["我儿子叫乐乐。"]), "zh", FRIDAY)
+        == "你还没告诉我乐乐多大、生日是哪天。"
+    )
