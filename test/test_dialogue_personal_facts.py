@@ -1582,3 +1582,17 @@ def test_a_birthday_on_a_feast_day_a_chinese_hometown_after_home_and_pets_after_
         fact_answers.answer("乐乐今天几岁了？", learn(["我儿子叫乐乐。"]), "zh", FRIDAY)
         == "你还没告诉我乐乐多大、生日是哪天。"
     )
+
+
+def test_a_relatives_wedding_is_kept_as_a_dated_plan_and_answered():
+    facts = learn(["oh and my brother sam is getting married on the 16th of january"])
+    assert facts["family:brother"] == "User's brother is called Sam."
+    assert fact_answers.answer("when is my brother's wedding?", facts, "en", FRIDAY) == (
+        "Your brother Sam is getting married on Saturday, 16 January 2027."
+    )
+    assert fact_answers.answer("When is my sister's wedding?", facts, "en", FRIDAY) == (
+        "You haven't told me about your sister's wedding."
+    )
+    assert keys("My daughter's wedding is on 3 June.")["plan:daughter_wedding"] == (
+        "User's daughter's wedding is on Thursday, 3 June 2027."
+    )

@@ -114,7 +114,7 @@ _RELATIVE_MED_Q_EN = re.compile(
 )
 # an event they told of, by its kind: "When is my hospital appointment?", "what day is my exam?"
 _EVENT_Q_EN = re.compile(
-    r"\b(?:when(?:'s| is| was)|what (?:day|time|date) is|what day's) my (?:[a-z]+ )?"
+    r"\b(?:when(?:'s| is| was)|what (?:day|time|date) is|what day's) my (?:[a-z]+(?:'s)? )?"
     r"(appointment|exam|interview|operation|check-?up|surgery|test|party|wedding|meeting|scan)\b",
     re.I,
 )
@@ -216,8 +216,18 @@ def answer(
             if k.startswith("health:medication:") and k.endswith(f":{relation}")
         ]
         return _join(said, zh) if said else f"You haven't told me about any medicine your {m.group(1).lower()} takes."
-    if not zh and (m := _EVENT_Q_EN.search(q)):  # "When is my hospital appointment?"
+    if not zh and (m := _EVENT_Q_EN.search(q)):  # "When is my hospital appointment?", "…my brother's wedding?"
         event = m.group(1).lower()
+        whose = re.search(r"\bmy ([a-z]+)'s ", m.group(0), re.I)
+        if whose:  # a relative's event: the plans that name the relative and the event
+            relative = whose.group(1).lower()
+            named = "wedding|married" if event == "wedding" else re.escape(event[:6])
+            said = [
+                second_person(v)
+                for k, v in facts.items()
+                if k.startswith("plan:") and re.search(named, v, re.I) and re.search(relative, v, re.I)
+            ]
+            return _join(said, zh) if said else f"You haven't told me about your {relative}'s {event}."
         said = [second_person(v) for k, v in facts.items() if k.startswith("plan:") and re.search(event[:6], v, re.I)]
         return (
             _join(said, zh)

@@ -1740,6 +1740,41 @@ def _death(clause: str, zh: bool) -> list[SelfFact]:
     return [_fact("fact", f"family:{relation_key(relation)}:passed", relation, f"{USER_EN}'s {relation} has died.")]
 
 
+# A relative's big day: "my brother Sam is getting married on the 16th of January", "my daughter's
+# wedding is on 3 June" (a plan of the household, keyed by whose and what)
+_RELATIVE_EVENT_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? is getting (married|engaged) (?:on )?(?:the )?({_MONTH_DAY_EN})\b|"
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))?'s (wedding|graduation|christening|retirement party) is "
+    rf"(?:on )?(?:the )?({_MONTH_DAY_EN})\b",
+    re.I,
+)
+
+
+def _relative_event(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    m = _RELATIVE_EVENT_EN.search(clause)
+    if m is None:
+        return []
+    relation, named, what, day_text = (m.group(1), m.group(2), m.group(3), m.group(4)) if m.group(1) else m.groups()[4:]
+    month_day = when.month_and_day(day_text)
+    if month_day is None:
+        return []
+    day = when.next_anniversary(*month_day, now.date())
+    date = when.format_date(day, zh=False)
+    who = f"{USER_EN}'s {relation.lower()}" + (f" {named}" if named else "")
+    event = "wedding" if what.lower() == "married" else what.lower()
+    said = (
+        f"{who} is getting {what.lower()} on {date}."
+        if what.lower() in ("married", "engaged")
+        else f"{who}'s {event} is on {date}."
+    )
+    key = f"plan:{relation_key(relation)}_{_key_part(event)}"
+    out = [SelfFact("event", key, event, said, "en")]
+    if named:
+        rel = relation.lower()
+        out.append(_fact("fact", f"family:{relation_key(rel)}", named, f"{USER_EN}'s {rel} is called {named}."))
+    return out
+
+
 def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
     if zh:
         m = _OWN_BIRTHDAY_ZH.search(clause)
@@ -1772,7 +1807,7 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
-    out += _hometown(clause, zh=False) + _death(clause, zh=False)
+    out += _hometown(clause, zh=False) + _death(clause, zh=False) + _relative_event(clause, now)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
