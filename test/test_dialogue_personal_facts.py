@@ -1593,6 +1593,7 @@ def test_a_relatives_wedding_is_kept_as_a_dated_plan_and_answered():
     assert fact_answers.answer("When is my sister's wedding?", facts, "en", FRIDAY) == (
         "You haven't told me about your sister's wedding."
     )
+    assert keys("I work on the tills at the garden centre.")["workplace"] == "User works at the garden centre."
     assert keys("My daughter's wedding is on 3 June.")["plan:daughter_wedding"] == (
         "User's daughter's wedding is on Thursday, 3 June 2027."
     )

@@ -1435,7 +1435,10 @@ _STUDY_EN = re.compile(
 )
 _RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
 _WORK_AT_EN = re.compile(
-    rf"\bI(?: currently| now| also)? work(?: part-time| weekends| evenings| nights| on weekends| at weekends)? "
+    rf"\bI(?: currently| now| also)? work(?: part-time| weekends| evenings| nights| on weekends| at weekends)?"
+    # ("I work on the tills at the garden centre": the post, then where)
+    r"(?: (?:on|in) the (?:tills?|checkouts?|counter|desk|reception|front desk|kitchen|shop floor|wards?|"
+    r"night shift|day shift|deli|bar))? "
     rf"(at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?)(?= as an? \w|{_STOP_CLAUSE})|"
     r"\bI(?: currently| now)? work in (IT|finance|sales|marketing|healthcare|health care|education|construction|"
     r"retail|hospitality|tech|software|insurance|banking|law|government|the NHS|(?:a|an) (?:hospital|school|"
@@ -1904,7 +1907,7 @@ def _en_workplace(clause: str) -> list[SelfFact]:
     if m:
         if m.group(2):
             where = _third_person(_clause_end(m.group(2)))
-            if len(where.split()) <= 6 and not re.search(r"\b(?:you|your)\b", where, re.I):
+            if len(where.split()) <= 8 and not re.search(r"\b(?:you|your)\b", where, re.I):
                 return [_fact("fact", "workplace", where, f"{USER_EN} works {m.group(1).lower()} {where}.")]
             return []
         where = _clause_end(m.group(3))
