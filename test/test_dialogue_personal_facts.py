@@ -1597,3 +1597,14 @@ def test_a_relatives_wedding_is_kept_as_a_dated_plan_and_answered():
     assert keys("My daughter's wedding is on 3 June.")["plan:daughter_wedding"] == (
         "User's daughter's wedding is on Thursday, 3 June 2027."
     )
+
+
+def test_two_pets_with_their_names_are_kept_and_said_back():
+    facts = learn(["We have two cats called Pickle and Mouse."])
+    assert facts["family:cat"] == "User has two cats, called Pickle and Mouse."
+    assert (
+        fact_answers.answer("what are my cats called?", facts, "en", FRIDAY)
+        == "You have two cats, called Pickle and Mouse."
+    )
+    assert keys("I've got two dogs, Rex and Fido.")["family:dog"] == "User has two dogs, called Rex and Fido."
+    assert fact_answers.answer("who are my kids?", {}, "en", FRIDAY) == "You haven't told me about your kids yet."

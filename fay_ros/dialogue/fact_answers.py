@@ -76,7 +76,7 @@ _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is|s) my favou?rite (?:tv |television |radio )?([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
     r"\bwhat(?:'s| is|s) the name of (?:my|our) ([a-z ]+?)(?: again)?\s*\?*$|"
-    r"\b(?:who is|who's|whos|who was|what(?:'s| is| was|s)) (?:my|our|the) (?:late )?([a-z -]+?)"
+    r"\b(?:who is|who's|whos|who was|who are|what(?:'s| is| are| was| were|s)) (?:my|our|the) (?:late )?([a-z -]+?)"
     r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
     re.I,
@@ -256,6 +256,9 @@ def answer(
     if m:
         relation = re.sub(r"^(?:家的|家|养的)", "", next(g for g in m.groups() if g).strip().lower())
         relation = _CHILD_WORDS.get(relation, relation)
+        asked = relation
+        if not zh and relation.endswith("s") and relation[:-1] in (*RELATIONS, *_PEOPLE_EN):
+            relation = relation[:-1]  # "what are my cats called?"
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
@@ -263,7 +266,7 @@ def answer(
             return second_person(_as_of_now(f"family:{relation_key(relation)}", found, facts))
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
-            return _UNKNOWN["family"][lang].format(relation)
+            return _UNKNOWN["family"][lang].format(asked)
     return None
 
 

@@ -54,7 +54,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..text import when
-from ..text.words import CJK_IDEOGRAPHS, as_written, has_cjk
+from ..text.words import CJK_IDEOGRAPHS, and_list, as_written, has_cjk
 from . import health
 
 USER_EN = "User"
@@ -245,7 +245,12 @@ _EN_FAMILY_NAMED = [
         re.I,
     ),
 ]
-_EN_FAMILY_HAS = re.compile(rf"\bI have (an?|one|two|three|four|five) ({_REL})s?\b", re.I)
+_EN_FAMILY_HAS = re.compile(
+    rf"\b(?:I|we)(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five) ({_REL})s?\b"
+    # "two cats called Pickle and Mouse", "two dogs, Rex and Fido"
+    rf"(?:,? (?:called |named )?({_NAME_WORD}(?:(?:,| and) {_NAME_WORD})+))?",
+    re.I,
+)
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
 _STOP_LIST = (
     r"(?=\s*(?:[.!?;]|$|\b(?:but|because|and i|so|when|if)\b|,\s*and (?:my|our)\b))"  # "tea, cake and jazz" is one list
@@ -997,12 +1002,14 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if m:
             count, relation = m.group(1).lower(), m.group(2).lower()
             noun = relation if count in ("a", "an", "one") else relation + "s"
+            names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3) or "") if n and n[0].isupper()]
+            called = f", called {and_list(names)}" if len(names) > 1 else ""
             out.append(
                 SelfFact(
                     "fact",
                     f"family:{relation_key(relation)}",
                     f"{count} {noun}",
-                    f"{USER_EN} has {count} {noun}.",
+                    f"{USER_EN} has {count} {noun}{called}.",
                     "en",
                 )
             )
