@@ -1608,3 +1608,13 @@ def test_two_pets_with_their_names_are_kept_and_said_back():
     )
     assert keys("I've got two dogs, Rex and Fido.")["family:dog"] == "User has two dogs, called Rex and Fido."
     assert fact_answers.answer("who are my kids?", {}, "en", FRIDAY) == "You haven't told me about your kids yet."
+
+
+def test_a_chinese_relatives_job_and_name_in_one_breath_are_kept_and_answered():
+    facts = learn(["我老婆是小学老师，她叫李梅", "我儿子在深圳当程序员"])
+    assert facts["family:wife"] == "用户的老婆叫李梅。" and facts["family:wife:job"] == "用户的老婆是小学老师。"
+    assert fact_answers.answer("我老婆是做什么的？", facts, "zh", FRIDAY) == "你的老婆是小学老师。"
+    assert fact_answers.answer("李梅是做什么的？", facts, "zh", FRIDAY) == "你的老婆是小学老师。"
+    assert fact_answers.answer("我儿子在哪里上班？", facts, "zh", FRIDAY) == "你的儿子在深圳当程序员。"
+    assert fact_answers.answer("我女儿住在哪里？", facts, "zh", FRIDAY) == "你还没告诉我你女儿住在哪里。"
+    assert "family:dog:job" not in keys("我的狗是金毛")

@@ -489,6 +489,7 @@ _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I
 _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b", re.I
 )
+
 _AGE_Q_EN = re.compile(
     rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
     rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b|"
@@ -501,6 +502,12 @@ _BIRTHDAY_Q_EN = re.compile(
     re.I,
 )
 _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3}?))"
+# "我老婆是做什么的？", "李梅在哪里上班？", "我儿子住在哪里？": a relative's job and home
+_RELATIVE_JOB_Q_ZH = re.compile(
+    _ZH_WHO + r"(?:(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?(?:的)?|(?:的)?(?:工作|职业)是(?:什么|啥)|"
+    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班))"
+)
+_RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
 _AGE_Q_ZH = re.compile(
     _ZH_WHO
     + r"(?:今年|今天|现在|到时候|那天|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?)?(?:就|要)?(?:满)?"
@@ -627,12 +634,12 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
 def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
     """Where a relative lives and what they do ("Where does my daughter live?", "What does
     Fiona do?"), said back; that it was not told when the question names someone known."""
-    if zh:
-        return None
-    for pattern, part, unknown in (
-        (_RELATIVE_HOME_Q_EN, "home", "where {} lives"),
-        (_RELATIVE_JOB_Q_EN, "job", "what {} does"),
-    ):
+    asked = (
+        ((_RELATIVE_HOME_Q_ZH, "home", "{}住在哪里"), (_RELATIVE_JOB_Q_ZH, "job", "{}做什么工作"))
+        if zh
+        else ((_RELATIVE_HOME_Q_EN, "home", "where {} lives"), (_RELATIVE_JOB_Q_EN, "job", "what {} does"))
+    )
+    for pattern, part, unknown in asked:
         found = pattern.search(q)
         if found is None:
             continue
@@ -642,8 +649,10 @@ def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
             return None
         said = facts.get(f"family:{relation}:{part}")
         if said:
-            return second_person(said)
+            return _said_back([said], zh)
         who = next(g for g in found.groups() if g)
+        if zh:
+            return "你还没告诉我" + unknown.format(("你" + who) if found.group(1) else who) + "。"
         whom = f"your {who[3:]}" if who.lower().startswith("my ") else who
         return "You haven't told me " + unknown.format(whom) + "."
     return None

@@ -766,7 +766,7 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
             return m.group(0)
         return f"{m.group(1)}我{named}"
 
-    clause = re.sub(r"(^|[，,])(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有)", fits, clause)
+    clause = re.sub(r"(^|[，,])(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫)", fits, clause)
     return clause, _last_relative(clause) or relative
 
 
@@ -2376,9 +2376,39 @@ _MED_ZH = re.compile(
 )
 
 
+# A relative's job: "我老婆是小学老师", "我儿子在深圳当程序员" (key `family:<relation>:job`)
+_RELATIVE_JOB_ZH = re.compile(
+    r"我(?:的|家)?("
+    + ZH_RELATIONS
+    + r")(?:现在|目前)?(?:是(?:一名|一位|一个|个|名|位)?((?:"
+    + _ZH_TEXT
+    + r"){0,8}?(?:"
+    + _OCCUPATIONS_ZH
+    + r"))(?=["
+    + _ZH_STOP
+    + r"]|$)|在("
+    + _ZH_TEXT
+    + r"{1,10}?)(?:当|做)("
+    + _ZH_TEXT
+    + r"{1,8}?)(?=["
+    + _ZH_STOP
+    + r"]|$|了))"
+)
+
+
+def _zh_relative_job(clause: str) -> list[SelfFact]:
+    m = _RELATIVE_JOB_ZH.search(clause)
+    if m is None or m.group(1) in ("狗", "小狗", "猫", "小猫", "兔子", "仓鼠", "鹦鹉"):
+        return []
+    relation = m.group(1)
+    job = m.group(2) or m.group(4)
+    said = f"{USER_ZH}的{relation}是{job}。" if m.group(2) else f"{USER_ZH}的{relation}在{m.group(3)}当{job}。"
+    return [_fact("fact", f"family:{relation_key(relation)}:job", job, said, zh=True)]
+
+
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
-    out += _death(clause, zh=True)
+    out += _death(clause, zh=True) + _zh_relative_job(clause)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
