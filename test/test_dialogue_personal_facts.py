@@ -1618,3 +1618,9 @@ def test_a_chinese_relatives_job_and_name_in_one_breath_are_kept_and_answered():
     assert fact_answers.answer("我儿子在哪里上班？", facts, "zh", FRIDAY) == "你的儿子在深圳当程序员。"
     assert fact_answers.answer("我女儿住在哪里？", facts, "zh", FRIDAY) == "你还没告诉我你女儿住在哪里。"
     assert "family:dog:job" not in keys("我的狗是金毛")
+
+
+def test_a_chinese_childs_coming_birthday_said_with_he_after_the_day():
+    facts = learn(["我儿子叫乐乐，下个星期三他就满十岁了"])
+    assert facts["family:son:age"] == "用户的儿子在2026年12月9日（星期三）满10岁。"
+    assert "12月9日" in fact_answers.answer("乐乐哪天过生日？", facts, "zh", FRIDAY)

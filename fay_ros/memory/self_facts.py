@@ -760,13 +760,22 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     key = relation_key(named)
 
     def fits(m: re.Match[str]) -> str:
-        female = m.group(2) == "她"
+        female = m.group(3) == "她"
         wrong = MALE_RELATIONS if female else FEMALE_RELATIONS
         if named in wrong or key in wrong:
             return m.group(0)
-        return f"{m.group(1)}我{named}"
+        return f"{m.group(1)}我{named}{m.group(2) or ''}"  # (the relative, then the day: as said of them)
 
-    clause = re.sub(r"(^|[，,])(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫)", fits, clause)
+    # (a day may come first: "…，下个星期三他就满十岁了")
+    day = (
+        r"((?:下个?|这个?)?(?:星期|周|礼拜)[一二三四五六日天]|明天|后天|今年|明年|下个?月|"
+        r"[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[号日])?"
+    )
+    clause = re.sub(
+        r"(^|[，,])" + day + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要)",
+        fits,
+        clause,
+    )
     return clause, _last_relative(clause) or relative
 
 
