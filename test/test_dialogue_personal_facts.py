@@ -1400,6 +1400,8 @@ def test_the_fourth_multi_day_sweeps_rerun_questions():
         ("i'm vegetarian and lactose intolerant", {"name": None}),
         ("call me later", {}),
         ("i'm from work", {"home": None}),
+        ("my sister called mum.", {"family:sister": None}),
+        ("My sister called Mum.", {"family:sister": None}),
         ("my daughter just turned seven", {"family:daughter": None}),
     ],
 )

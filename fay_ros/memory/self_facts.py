@@ -639,10 +639,12 @@ _LOWER_NOT_NAMES = (
             "recently finally actually basically literally very quite pretty home work school town city "
             "abroad away back up down out over with for from in on at to of by about as not no yes "
             "retired married single divorced widowed pregnant allergic okay ok fine good great tired "
-            "today tomorrow tonight yesterday later soon anytime whenever sometime again please maybe"
+            "today tomorrow tonight yesterday later soon anytime whenever sometime again please maybe "
+            "him them me us you someone somebody everyone nobody mummy daddy mam nan nana gran granny grandad"
         ).split()
     )
     | _NOT_NAMES
+    | {r for r in RELATIONS if " " not in r}  # ("my sister called mum": no sister named Mum)
 )
 _LOWER_NAME_CUES = re.compile(
     # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
@@ -992,7 +994,8 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         said_name, said_relation = (
             (m.group(1), m.group(2)) if m and i == 1 else (m.group(2), m.group(1)) if m else ("", "")
         )
-        if m and said_name[0].isupper():
+        if m and said_name[0].isupper() and re.sub(r"'s$", "", said_name).lower() not in RELATIONS:
+            # ("My sister called Mum": a call, not a sister named Mum)
             relation, name = said_relation.lower(), re.sub(r"'s$", "", said_name)
             relation = _BREEDS.get(relation, relation)
             # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
