@@ -1626,3 +1626,28 @@ def test_a_chinese_childs_coming_birthday_said_with_he_after_the_day():
     facts = learn(["我儿子叫乐乐，下个星期三他就满十岁了"])
     assert facts["family:son:age"] == "用户的儿子在2026年12月9日（星期三）满10岁。"
     assert "12月9日" in fact_answers.answer("乐乐哪天过生日？", facts, "zh", FRIDAY)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # an allergy said by what it does (the sixth round's sets: none of these was kept)
+        ("tree nuts would kill me. cashews almonds walnuts all of it, i carry an epipen", {"health:allergy:tree_nut"}),
+        ("eggs are a no-go for me, i swell right up if i have any", {"health:allergy:egg"}),
+        ("shellfish makes me ill", {"health:allergy:shellfish"}),
+        ("i can't eat fish, any kind, i'm allergic", {"health:allergy:fish", "health:avoid:fish"}),
+        ("this traffic would kill me", set()),
+        ("我有痛风，海鲜啤酒都不让碰", {"health:avoid:shellfish", "health:avoid:alcohol", "health:condition:gout"}),
+        ("海鲜我不能吃", {"health:avoid:shellfish"}),
+        ("我一吃芒果就过敏", {"health:allergy:芒果"}),
+    ],
+)
+def test_an_allergy_or_a_food_to_avoid_said_in_other_words_is_kept(text, expected):
+    assert {k for k in keys(text) if k.startswith("health:")} == expected
+
+
+def test_an_allergy_said_in_other_words_keeps_the_food_out_of_a_suggestion():
+    facts = learn(["tree nuts would kill me, i carry an epipen"])
+    guard = ReplyGuard(avoided=health.avoided_keys(list(safety_facts(facts)), household=True), facts=facts)
+    assert guard.check("How about some cashews?").text is None
+    assert fact_answers.answer("what am i allergic to?", facts, "en", FRIDAY) == "You're allergic to tree nuts."

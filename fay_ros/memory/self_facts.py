@@ -1596,7 +1596,11 @@ _DIET_EN = re.compile(
 )
 # "I'm allergic to eggs, proper anaphylactic": how bad, not what
 _NOT_AN_ALLERGEN = re.compile(r"\b(?:anaphyla\w*|proper|epipen|severe\w*|badly|really|deadly|seriously)\b", re.I)
-_NOT_FOODS = {"now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"}
+_NOT_FOODS = {
+    *("now", "anything", "that", "it", "this", "much", "more", "today", "right now", "yet", "them", "those"),
+    # "fish, any kind": how much, not what
+    *("any kind", "any type", "any sort", "of any kind", "at all", "all of it", "whatsoever", "either", "any"),
+}
 _CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
 # a condition said as what someone is ("diabetic"), and the kind or degree said before its name
 _CONDITION_ADJECTIVES = "diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant"
@@ -2188,8 +2192,33 @@ def _diet_facts(said: str, zh: bool) -> list[SelfFact]:
     return out
 
 
+# An allergy said by what it does, not by the word: "tree nuts would kill me", "eggs are a no-go
+# for me, I swell right up", "shellfish makes me ill", "I carry an EpiPen for peanuts"; every
+# allergen the clause names (from the health table) is the user's (not a relative's clause)
+_ALLERGY_CUE_EN = re.compile(
+    r"\b(?:would|will|could|might) kill me\b|\bno-?go\b|\bepi-?pen\b|\bswell(?:s|ed)? (?:right )?up\b|"
+    r"\banaphyla|\bhives\b|\bmakes? me (?:really |very |so )?(?:ill|sick|poorly|swell)\b|\bI react (?:badly )?to\b|"
+    r"\bI can(?:'t| ?not) (?:have|touch|go near)\b|\bI'?m (?:deathly |severely |really )?allergic\b",
+    re.I,
+)
+
+
+def _allergy_by_cue(clause: str) -> list[SelfFact]:
+    if not _ALLERGY_CUE_EN.search(clause) or re.search(rf"\b(?:my|our) (?:{_REL})\b", clause, re.I):
+        return []
+    out: list[SelfFact] = []
+    rest = clause
+    while (found := health.named_in(health.ALLERGENS, rest)) is not None:
+        key, thing = found.key, found.en[0]
+        out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_EN} is allergic to {thing}."))
+        rest = re.sub("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])" for n in found.en), " ", rest, flags=re.I)
+    return out
+
+
 def _en_health(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = _en_family_health(clause)
+    if not _ALLERGY_EN.search(clause):
+        out += _allergy_by_cue(clause)
     for m in _ALLERGY_EN.finditer(clause):
         said = m.group(1) or m.group(2) or m.group(3)
         for thing in _items(_third_person(said)):
@@ -2530,19 +2559,46 @@ def _zh_family_health(clause: str) -> list[SelfFact]:
     return out
 
 
+_ZH_FOODS_FIRST = re.compile(r"([^，,。！？!?]{1,12}?)(?:我)?(?:都|也)?(?:不让|不能|不可以|不敢|不许)(碰|吃|喝)")
+
+
+def _zh_foods(text: str) -> list[str]:
+    """The foods of the health table `text` names, in the order said."""
+    found: list[tuple[int, str]] = []
+    for term in health.ALLERGENS:
+        for name in term.zh:
+            at = text.find(name)
+            if at >= 0 and not any(a <= at < a + len(n) for a, n in found):
+                found.append((at, name))
+                break
+    return [name for _at, name in sorted(found)]
+
+
 def _zh_health(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = _zh_family_health(clause)
     m = None if out else _ALLERGY_ZH.search(clause)  # (a relative's: not "我" + "儿子花生" 过敏)
     if m:
         for thing in _split_objects(m.group(1)):
+            # "我一吃芒果就过敏": the food in the words around it
+            thing = re.sub(r"^(?:一|只要|每次)?(?:吃|喝|碰)(?:了|到)?|(?:就|都|会)+$", "", thing) or thing
+            if not health.find(health.ALLERGENS, thing) and (named := _zh_foods(thing)):
+                thing = named[0]
             key = health.canonical_key(health.ALLERGENS, thing)
             out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_ZH}对{thing}过敏。", zh=True))
     m = _AVOID_ZH.search(clause)
     if m:
         verb = m.group(1) or "吃"
         for thing in _split_objects(m.group(2)):
+            if thing in ("吃", "喝", "碰") or len(thing) > 8:
+                continue  # ("海鲜我不能吃": the food came first, below)
             key = health.canonical_key(health.ALLERGENS, thing)
             out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不能{verb}{thing}。", zh=True))
+    # the foods first: "海鲜我不能吃", "海鲜啤酒都不让碰" (the doctor's word)
+    first = _ZH_FOODS_FIRST.search(clause)
+    if first and not out:
+        for thing in _zh_foods(first.group(1)):
+            key = health.canonical_key(health.ALLERGENS, thing)
+            out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_ZH}不能{first.group(2)}{thing}。", zh=True))
     dont = None if m else _DONT_EAT_ZH.search(clause)
     if dont:
         for thing in _split_objects(dont.group(2)):
