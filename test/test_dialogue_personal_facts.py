@@ -1651,3 +1651,23 @@ def test_an_allergy_said_in_other_words_keeps_the_food_out_of_a_suggestion():
     guard = ReplyGuard(avoided=health.avoided_keys(list(safety_facts(facts)), household=True), facts=facts)
     assert guard.check("How about some cashews?").text is None
     assert fact_answers.answer("what am i allergic to?", facts, "en", FRIDAY) == "You're allergic to tree nuts."
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        (
+            "i'm a dundee lad originally, but we've been up in inverness since the nineties",
+            "hometown",
+            "User is from Dundee.",
+        ),
+        ("grew up in grimsby tho", "hometown", "User grew up in Grimsby."),
+        ("I came over from Kingston, Jamaica in 1962.", "hometown", "User is from Kingston, Jamaica."),
+        ("the wife, morag, she does the garden", "family:wife", "User's wife is called Morag."),
+        ("hiya!! imogen here :)", "name", "User's name is Imogen."),
+        ("my brother conrad's birthday is the 3rd of may", "family:brother", "User's brother is called Conrad."),
+        ("i'm a nurse", "occupation", "User is a nurse."),
+    ],
+)
+def test_what_the_sixth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content

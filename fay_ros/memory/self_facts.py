@@ -158,6 +158,8 @@ _EN_NAME = [
         re.I,
     ),
     re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
+    # "Imogen here", "hiya!! Imogen here :)"
+    re.compile(rf"^(?:(?:hi|hello|hey|hiya|yo|morning)[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
     re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
@@ -228,6 +230,8 @@ _EN_FAMILY_NAMED = [
     ),
     # "Aoife is my sister."
     re.compile(rf"^(?:and |oh |well )?((?-i:[A-Z][a-z]+)) is (?:my|our) ({_REL})\b", re.I),
+    # "the wife, Morag, does the garden"
+    re.compile(rf"\b(?:the|my|our) ({_REL}),\s+({_NAME_WORD})\s*,", re.I),
     # "my cat, a ginger tom called Marmalade"
     re.compile(rf"\b(?:my|our) ({_REL}),? (?:an?|the) (?:[\w-]+ ){{0,3}}?(?:called|named) ({_NAME_WORD})", re.I),
     re.compile(
@@ -654,10 +658,11 @@ _LOWER_NAME_CUES = re.compile(
     rf"I(?:'m| am)|"
     rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|"
+    r"the (?:wife|husband|missus|hubby),|^(?:(?:hi|hello|hey|hiya|yo)[!,.]*\s+)*(?:hi|hello|hey|hiya|yo)[!,.]*|"
     r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
-    r"(?='s (?:the|a|an|my|our|always|never)\b|(?:'s)?\s*(?:[.!?,;]|$|\b(?:and|for|who|is|was|has|had|lives|"
+    r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|"
-    r"tomorrow|tonight|in)\b))",
+    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born)\b))",
 )
 
 
@@ -1713,7 +1718,10 @@ _HOMETOWN_EN = re.compile(
     rf"\bI (?:grew up|was raised|was brought up|was born and raised|was born and bred) in {_PLACE_EN}|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN}(?=\s*(?:originally|[.!?,;]|$|\b(?:and|but|so)\b))|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN} originally|"
-    rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}",
+    rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}|"
+    # "I'm a Dundee lad originally", "grew up in Grimsby tho", "came over from Kingston, Jamaica"
+    r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
+    rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|\bI came (?:over )?(?:here )?from {_PLACE_EN}",
     re.I,
 )
 
@@ -1727,7 +1735,8 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
         if re.search(r"哪|什么|这里|那里|这儿|那儿|家里|医院", place):
             return []
         return [_fact("fact", "hometown", place, f"{USER_ZH}的老家是{place}。", zh=True)]
-    if place.lower() in _LOWER_NOT_NAMES:
+    place = place[:1].upper() + place[1:]
+    if place.lower() in _LOWER_NOT_NAMES or place.lower() in ("big", "local", "country", "city", "london lad"):
         return []
     grew = re.search(r"grew up|raised|brought up", m.group(0), re.I)
     said = f"{USER_EN} grew up in {place}." if grew else f"{USER_EN} is from {place}."
