@@ -1671,3 +1671,27 @@ def test_an_allergy_said_in_other_words_keeps_the_food_out_of_a_suggestion():
 )
 def test_what_the_sixth_round_found_unread(text, key, content):
     assert keys(text).get(key) == content
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("whens ezra's birthday again", "Ezra's birthday is on 20 April; the next one is Tuesday, 20 April 2027."),
+        ("what did i say i'm allergic to?", "You're allergic to fish."),
+        ("what fruit am i allergic to?", "You're allergic to fish."),
+        ("what do i do these days?", "You are a locksmith."),
+        ("do i still have a budgie?", "Your late budgie was called Kiwi."),
+        ("what do i do now?", None),
+    ],
+)
+def test_the_sixth_rounds_questions_are_answered_from_the_facts(question, expected):
+    facts = learn(
+        [
+            "My partner Ezra's birthday is 20 April.",
+            "I'm allergic to fish.",
+            "I'm a locksmith.",
+            "My budgie is called Kiwi.",
+            "Our budgie died on Saturday.",
+        ]
+    )
+    assert fact_answers.answer(question, facts, "en", FRIDAY) == expected

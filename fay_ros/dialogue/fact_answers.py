@@ -40,7 +40,7 @@ from ..memory.self_facts import (
     taste_from_content,
 )
 from ..text import when
-from ..text.words import and_list, has_cjk
+from ..text.words import and_list, as_written, has_cjk
 
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
@@ -181,7 +181,7 @@ def answer(
     counted to it; default: the current local time)."""
     zh = language.startswith("zh") or has_cjk(question)
     lang = "zh" if zh else "en"
-    q = question.strip() if zh else _known_names_capitalised(question.strip(), facts)
+    q = question.strip() if zh else _known_names_capitalised(as_written(question.strip()), facts)
     now = now or datetime.datetime.now().astimezone()
     about = _about_oneself(q, facts, zh, now)
     if about is not None:
@@ -377,7 +377,8 @@ def time_answer(question: str, now: datetime.datetime, language: str = "en") -> 
 
 # -- work, home, health, ages and birthdays -------------------------------------------------
 _OCCUPATION_Q_EN = re.compile(
-    r"\bwhat do i do (?:for (?:a )?(?:living|work|my job))\b|\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
+    r"\bwhat do i do (?:for (?:a )?(?:living|work|my job)|these days|nowadays)\b|"
+    r"\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
@@ -426,14 +427,17 @@ _HOMETOWN_Q_ZH = re.compile(
     r"我(?:的)?老家(?:是|在)?(?:哪|什么地方)|我是哪(?:里|儿)人|我(?:是)?在哪(?:里|儿)?(?:长大|出生)"
 )
 _PETS_Q_EN = re.compile(
-    r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i have (?:any )?pets\b", re.I
+    r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i (?:still )?have (?:any )?pets\b|"
+    rf"\bdo (?:i|we) still have (?:an? |the |my |our )?(?:{'|'.join(PETS)})\b",
+    re.I,
 )
 _PET_KEYS = frozenset(pet.replace(" ", "_") for pet in PETS)
 _HOME_Q_ZH = re.compile(
     r"我(?:现在)?(?:住|家)在哪|我(?:现在)?住哪|我(?:现在)?住在什么地方|我(?:现在)?(?:住|家)在(?:什么|哪个)(?:城市|地方)"
 )
 _ALLERGY_LIST_Q_EN = re.compile(
-    r"\bwhat am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
+    r"\bwhat (?:\w+ )?am i allergic to\b|\bwhat (?:are|were) my (?:food )?allergies\b|"
+    r"\bwhat did i (?:say|tell you) i(?:'m| am| was) allergic to\b|"
     r"\bdo i have (?:any )?(?:food )?allergies\b|"
     r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
     r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"

@@ -1373,7 +1373,15 @@ _OCCUPATIONS_EN = (
     "gardener|tailor|security guard|guard|miner|fisherman|sailor|dancer|librarian|bartender|barista|welder|"
     "forklift driver|lorry driver|truck driver|bus driver|taxi driver|postwoman|milkman|docker|labourer|"
     "cook|headteacher|headmaster|head teacher|typist|bookkeeper|machinist|joiner|bricklayer|"
-    "student nurse|intern|apprentice|director|executive|ceo|founder|owner|priest|pastor|monk"
+    "student nurse|intern|apprentice|director|executive|ceo|founder|owner|priest|pastor|monk|"
+    "locksmith|caretaker|janitor|porter|florist|estate agent|care worker|support worker|teaching assistant|"
+    "dental nurse|decorator|roofer|glazier|tiler|plasterer|chauffeur|delivery driver|warehouse worker|packer|"
+    "radiographer|sonographer|hygienist|dietitian|nutritionist|counsellor|counselor|childminder|nursery nurse|"
+    "vicar|rabbi|imam|prison officer|surveyor|curator|archivist|dj|producer|animator|illustrator|tester|"
+    "recruiter|marketer|copywriter|zookeeper|ranger|groundskeeper|greenkeeper|dog walker|groomer|beautician|"
+    "stylist|tattoo artist|personal trainer|fitness instructor|instructor|lifeguard|auditor|actuary|"
+    "software developer|web developer|data scientist|project manager|product manager|mechanic|fitter|"
+    "seamstress|potter|jeweller|jeweler|upholsterer|cobbler|shoemaker|blacksmith|gamekeeper|shepherd"
 )
 # "I'm a good cook", "I'm a bit of a singer": a judgement, not a job
 _NOT_A_JOB = (

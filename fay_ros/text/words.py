@@ -53,6 +53,8 @@ _SPOKEN_FORMS = (
     (re.compile(r"\bim\b", re.I), "I'm"),
     (re.compile(r"\b(don|doesn|didn|isn|wasn|aren|weren|haven|hasn|wouldn|couldn|shouldn)t\b", re.I), r"\1't"),
     (re.compile(r"\bcant\b", re.I), "can't"),
+    # "whens ezra's birthday", "whats my name": the question word's 's
+    (re.compile(r"\b(what|when|where|how|who|that|there)s\b", re.I), r"\1's"),
     (re.compile(r"\bwont\b", re.I), "won't"),
 )
 
