@@ -338,7 +338,8 @@ class FrameClassifier:
             return silero >= self.settings.silero_threshold
         webrtc = self._vad.is_speech(frame.astype("<i2").tobytes(), self.rate)
         if model == "webrtc+silero":
-            return webrtc and heard
+            # (each frame as Silero calls it: the held value is for the veto and the turn's check)
+            return webrtc and silero >= self.settings.silero_confirm
         # the veto: how long the WebRTC VAD has called it speech that Silero did not hear. Silence,
         # which neither calls speech, neither adds to it nor clears it: in a quiet room a voice
         # begins as the WebRTC VAD hears it (Silero takes a few windows to), and once the veto
