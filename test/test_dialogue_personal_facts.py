@@ -1695,3 +1695,13 @@ def test_the_sixth_rounds_questions_are_answered_from_the_facts(question, expect
         ]
     )
     assert fact_answers.answer(question, facts, "en", FRIDAY) == expected
+
+
+def test_a_day_of_the_month_alone_is_this_months_or_the_next():
+    from fay_ros.text.when import resolve_day
+
+    assert resolve_day("on the 9th", FRIDAY) == datetime.date(2026, 12, 9)
+    assert resolve_day("the 2nd", FRIDAY) == datetime.date(2027, 1, 2)
+    assert keys("my daughter tia turns eleven on the 9th")["family:daughter:age"] == (
+        "User's daughter Tia turns 11 on Wednesday, 9 December 2026."
+    )

@@ -59,7 +59,9 @@ _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 # "3rd of March", "on the 5th"
 EN_DAY = (
     rf"(?:today|tonight|tomorrow|the day after tomorrow|(?:on |this |next |coming )?{_WEEKDAY_EN}|"
-    rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?{MONTH_EN}|(?:on )?{MONTH_EN} (?:the )?{_ORDINAL})"
+    rf"(?:on )?(?:the )?{_ORDINAL} (?:of )?{MONTH_EN}|(?:on )?{MONTH_EN} (?:the )?{_ORDINAL}|"
+    # a day of the month alone: "on the 9th" (this month's, or next month's once past)
+    r"(?:on )?the \d{1,2}(?:st|nd|rd|th)\b)"
 )
 # Chinese days: "今天", "明天", "后天", "周日", "这周日", "下周日", "下个星期天", "3月3日", "三月三号"
 _ZH_WEEKDAY = r"(?:周|星期|礼拜)(?:[一二三四五六日天])"
@@ -154,7 +156,10 @@ def resolve_day(text: str, now: datetime.datetime) -> datetime.date | None:
     if month_day is not None:
         month, day = month_day
         return next_anniversary(month, day, today)
-    m = re.fullmatch(rf"(下个?月)?({ZH_NUMBER})[号日]", t)  # "下个月五号"; "五号": this month's, or next once past
+    m = re.fullmatch(rf"(下个?月)?({ZH_NUMBER})[号日]", t) or re.fullmatch(  # "下个月五号"; "五号"
+        r"(next month )?(?:on )?the (\d{1,2})(?:st|nd|rd|th)",
+        t,  # "on the 9th"
+    )
     day_n = number(m.group(2)) if m else None
     if m and day_n is not None and 1 <= day_n <= 31:
         next_month = bool(m.group(1)) or day_n < today.day
