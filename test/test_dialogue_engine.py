@@ -965,6 +965,31 @@ def test_the_english_only_tiny_model_never_sees_the_chinese_exchanges_of_its_his
     run(scenario())
 
 
+def test_a_death_told_by_the_name_alone_is_read_against_the_names_memory_knows(fresh):
+    """ "marley passed away this afternoon": Marley is the budgie of the profile, so the budgie
+    has died; the pets answer says it of the past (not "Your budgie is called Marley.")."""
+    memory = DictMemory()
+
+    async def profile(owner):
+        return ["fact:family:budgie=User's budgie is called Marley."]
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        fresh.script(fake.text("Good morning!"))
+        await rig.engine.run_turn("wendell", "good morning", "en")
+        await rig.engine.run_turn("wendell", "sad day. marley passed away this afternoon", "en")
+        await rig.engine.settle()
+        assert any(c == "User's budgie Marley has died." for _o, c, _t, _u in memory.stored), memory.stored
+        rig.pieces.clear()
+        await rig.engine.run_turn("wendell", "do i still have a budgie?", "en")
+        assert rig.texts() == ["Your late budgie was called Marley."], rig.texts()
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_profile_read_earlier_in_the_session_stands_in_when_memory_fails(fresh):
     """A later turn whose profile read fails keeps the facts this session last read: the name
     is still answered, and the allergy still keeps peanuts out of the model's suggestion."""

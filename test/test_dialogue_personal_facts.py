@@ -1705,3 +1705,22 @@ def test_a_day_of_the_month_alone_is_this_months_or_the_next():
     assert keys("my daughter tia turns eleven on the 9th")["family:daughter:age"] == (
         "User's daughter Tia turns 11 on Wednesday, 9 December 2026."
     )
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("good morning. wendell's my name, wendell brooks", "name", "User's name is Wendell."),
+        ("that's my name", "name", None),
+        (
+            "i'm the caretaker at a primary school in nottingham, been there since 2009",
+            "occupation",
+            "User is the caretaker at a primary school in nottingham.",
+        ),
+        ("my wife beverley and i have a budgie named marley", "family:wife", "User's wife is called Beverley."),
+        ("my wife beverley and i have a budgie named marley", "family:budgie", "User's budgie is called Marley."),
+        ("well, we've sold the house and moved to derby, to be near our daughter", "home", "User lives in Derby."),
+    ],
+)
+def test_what_the_sixth_rounds_second_run_found_unread(text, key, content):
+    assert keys(text).get(key) == content

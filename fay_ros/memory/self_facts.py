@@ -158,6 +158,12 @@ _EN_NAME = [
         re.I,
     ),
     re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
+    # "Wendell's my name", "Wendell's my name, Wendell Brooks"
+    re.compile(
+        rf"^(?:(?:good )?(?:morning|afternoon|evening)[!,.]*\s+)?"
+        rf"(?!(?:that|this|it|what|which|who|here|there|so|yes|no|mine|yours)\b)({_NAME_WORD})'s my name\b",
+        re.I,
+    ),
     # "Imogen here", "hiya!! Imogen here :)"
     re.compile(rf"^(?:(?:hi|hello|hey|hiya|yo|morning)[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
@@ -671,6 +677,12 @@ def _names_capitalised(text: str) -> str:
     (the pronoun "I" apart)."""
     if re.search(r"[A-Z]", re.sub(r"\bI\b", "", text)):
         return text
+    # "wendell's my name" (a clause that starts with it)
+    text = re.sub(
+        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b)",
+        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
+        text,
+    )
     return _LOWER_NAME_CUES.sub(
         lambda m: (
             m.group(0)
@@ -994,8 +1006,13 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                 name = first.capitalize()
             out.append(name_fact(name, "en"))
             break
+    # each pattern's first match that does not overlap an earlier one ("my wife Beverley and I
+    # have a budgie named Marley": both)
+    spans: list[tuple[int, int]] = []
     for i, pattern in enumerate(_EN_FAMILY_NAMED):
         m = pattern.search(clause)
+        if m and any(m.start() < end and start < m.end() for start, end in spans):
+            m = None
         said_name, said_relation = (
             (m.group(1), m.group(2)) if m and i == 1 else (m.group(2), m.group(1)) if m else ("", "")
         )
@@ -1013,8 +1030,8 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                 else f"{USER_EN}'s {relation} is called {name}."
             )
             out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, content, "en"))
-            break
-    else:
+            spans.append(m.span())
+    if not spans:
         m = _EN_FAMILY_HAS.search(clause)
         if m:
             count, relation = m.group(1).lower(), m.group(2).lower()
@@ -1393,7 +1410,9 @@ _NOW_EN = r"(?:\s+(?:now|these days|nowadays|at the moment|currently))?"
 _OCC_EN = re.compile(
     rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
     rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
-    rf"(?: (?:at|in|for|with|of) .+?)?){_NOW_EN}{_STOP_CLAUSE}",
+    rf"(?: (?:at|in|for|with|of) .+?)?"
+    # "I'm the caretaker at a primary school": the one post at a place
+    rf"|the (?:[\w-]+ ){{0,2}}?(?:{_OCCUPATIONS_EN}) (?:at|in|for|of) .+?){_NOW_EN}{_STOP_CLAUSE}",
     re.I,
 )
 _OCC_AS_EN = re.compile(
@@ -1491,6 +1510,8 @@ _HOME_EN = re.compile(
     rf"(?:[\w-]+ ){{0,3}}?(?:{_DWELLINGS}|care home) (?:in|near) "
     rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved from (?-i:[A-Z])[\w-]+ to ((?-i:[A-Z])[\w-]+)|"
+    # "we've sold the house and moved to Derby"
+    rf"\b(?:I|we)(?:'ve| have)? [a-z ]{{2,30}}? and (?:just )?moved to ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\b(?:I|we)(?:'ve| have)?(?: just| recently)? moved to (.+?)"
     rf"(?= (?:last|this|in|a|two|three|recently|now)\b|{_STOP_CLAUSE})|"
     # "I'm in a ground floor flat in Scarborough now", "we're in a little bungalow near Whitby"
@@ -2799,3 +2820,27 @@ def name_in_fact(key: str, content: str) -> str:
     if key.startswith("family:") and key.count(":") == 1:
         return name_of_relative(content)
     return ""
+
+
+def deaths_by_name(text: str, known: dict[str, str]) -> list[SelfFact]:
+    """A death told by the name alone ("Marley passed away this afternoon", "豆豆上个星期走了"),
+    read against the relatives and pets the user named before (`known`: key -> content, their
+    facts): `family:<relation>:passed` for each whose name the words say died."""
+    out: list[SelfFact] = []
+    for key, content in known.items():
+        name = name_in_fact(key, content) if key.startswith("family:") else ""
+        if not name:
+            continue
+        died = re.search(
+            rf"(?<![\w]){re.escape(name)}(?![\w])[^.!?。！？]{{0,20}}?\b(?:has |had |just |sadly )*(?:died|passed away|"
+            r"passed on|passed|was put down|was put to sleep)\b",
+            text,
+            re.I,
+        ) or re.search(rf"{re.escape(name)}[^，,。！？]{{0,8}}?(?:去世了|过世了|走了|死了|不在了)", text)
+        if died is None:
+            continue
+        relation = key.split(":")[1]
+        zh = has_cjk(content)
+        said = f"{USER_ZH}的{name}去世了。" if zh else f"{USER_EN}'s {relation} {name} has died."
+        out.append(_fact("fact", f"{key}:passed", relation, said, zh=zh))
+    return out
