@@ -977,8 +977,8 @@ def test_a_death_told_by_the_name_alone_is_read_against_the_names_memory_knows(f
 
     async def scenario():
         rig = Rig(fresh, memory=memory, profile="tiny")
-        fresh.script(fake.text("Good morning!"))
-        await rig.engine.run_turn("wendell", "good morning", "en")
+        fresh.script(fake.text("I'm so sorry."))
+        # (the first turn of the session: the names come from the profile read in the turn)
         await rig.engine.run_turn("wendell", "sad day. marley passed away this afternoon", "en")
         await rig.engine.settle()
         assert any(c == "User's budgie Marley has died." for _o, c, _t, _u in memory.stored), memory.stored

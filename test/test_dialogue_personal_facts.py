@@ -1724,3 +1724,24 @@ def test_a_day_of_the_month_alone_is_this_months_or_the_next():
 )
 def test_what_the_sixth_rounds_second_run_found_unread(text, key, content):
     assert keys(text).get(key) == content
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "ugh, also our rabbit clementine keeps chewing the phone cables",
+            {"family:rabbit": "User's rabbit is called Clementine."},
+        ),
+        ("my son jake plays rugby", {"family:son": "User's son is called Jake."}),
+        ("my dog loves walks", {}),
+        ("my sister likes cats", {}),
+    ],
+)
+def test_a_lowercase_name_before_what_it_does_is_read_and_a_verb_is_no_name(text, expected):
+    assert {k: v for k, v in keys(text).items() if k.startswith("family:")} == expected
+
+
+def test_which_food_cant_i_have_is_the_allergy_question():
+    facts = learn(["tree nuts would kill me"])
+    assert fact_answers.answer("which nuts can't i have", facts, "en", FRIDAY) == "You're allergic to tree nuts."

@@ -80,7 +80,7 @@ from typing import Any
 from ..common import reply_sources
 from ..llm.client import ChatClient, LlmError, LlmUnreachable
 from ..llm.profiles import TINY
-from ..memory.self_facts import SelfFact, safety_facts
+from ..memory.self_facts import SelfFact, deaths_by_name, safety_facts
 from ..text.outbound import sanitize
 from ..text.when import format_date
 from ..text.words import has_cjk
@@ -406,6 +406,12 @@ class DialogueEngine:
             facts = self._with_person(
                 user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
             )
+            if not probe and user_id:
+                # a death told by the name alone, now that the profile's names are known
+                for fact in deaths_by_name(text, facts):
+                    if fact.key not in facts:
+                        learned.append(fact)
+                        facts[fact.key] = self.context.sessions.of(user_id).facts[fact.key] = fact.content
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts

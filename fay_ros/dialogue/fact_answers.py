@@ -445,6 +445,7 @@ _ALLERGY_LIST_Q_EN = re.compile(
     r"\bwhat (?:shouldn'?t|should not|mustn'?t|must not) i eat\b|\bwhat should i not eat\b|"
     r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
     r"\bwhat allergies do i have\b|\bam i allergic to anything\b|\bwhat can(?:'t| ?not) i eat\b|"
+    r"\b(?:which|what) (?:\w+ )?(?:can(?:'t| ?not)|mustn'?t|shouldn'?t) i (?:have|eat)\b|"
     r"\bwhat (?:food|foods) (?:should|must) i avoid\b|"
     r"\bwhat(?: is|'s| was) it (?:that )?i can(?:'t| ?not) (?:eat|have)\b",
     re.I,

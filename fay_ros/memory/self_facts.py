@@ -668,7 +668,10 @@ _LOWER_NAME_CUES = re.compile(
     r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|"
-    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just)\b))",
+    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just)\b|"
+    # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
+    # ("my dog loves walks": "loves" ends in -s too)
+    r"(?<!s)\s+[a-z]+s\b))",
 )
 
 
