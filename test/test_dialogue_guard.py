@@ -729,3 +729,12 @@ def test_a_relative_or_pet_the_user_never_told_of_is_not_given_to_them(user_text
     guard = ReplyGuard(user_text=user_text, facts=facts)
     verdict = guard.check(sentence)
     assert (verdict.text is None) == dropped, verdict
+
+
+def test_a_baked_dish_is_kept_from_someone_allergic_to_eggs():
+    from fay_ros.memory import health
+
+    guard = ReplyGuard(avoided=health.avoided_keys(["health:allergy:egg"], household=True))
+    assert guard.check("You can make a big batch of cookies with the grandkids!").text is None
+    assert guard.check("Maybe some pancakes?").text is None
+    assert guard.check("How about a fruit salad?").text == "How about a fruit salad?"
