@@ -45,8 +45,8 @@ _ALLERGEN_ROWS = (
         "eggs|egg",
         "鸡蛋|蛋类",
         "omelette|omelet|mayonnaise|mayo|meringue|custard|quiche|scrambled eggs|frittata|eggnog|"
-        "pancakes|pancake|cake|cakes|cupcake|cupcakes|sponge|brownies|brownie|cookies|cookie|muffins|muffin|egg fried rice|"
-        "french toast|carbonara|yorkshire pudding|yorkshire puddings|eclair|eclairs|souffle",
+        "pancakes|pancake|cake|cakes|cupcake|cupcakes|sponge|brownies|brownie|cookies|cookie|muffins|muffin|"
+        "egg fried rice|french toast|carbonara|yorkshire pudding|yorkshire puddings|eclair|eclairs|souffle",
         "炒蛋|蛋挞|蛋黄酱|鸡蛋羹|荷包蛋|茶叶蛋|蛋炒饭|蛋糕",
     ),
     (
