@@ -218,22 +218,20 @@ def answer(
         return _join(said, zh) if said else f"You haven't told me about any medicine your {m.group(1).lower()} takes."
     if not zh and (m := _EVENT_Q_EN.search(q)):  # "When is my hospital appointment?", "…my brother's wedding?"
         event = m.group(1).lower()
+        # a relative's event: the plans that name the relative too ("…my brother's wedding?")
         whose = re.search(r"\bmy ([a-z]+)'s ", m.group(0), re.I)
-        if whose:  # a relative's event: the plans that name the relative and the event
-            relative = whose.group(1).lower()
-            named = "wedding|married" if event == "wedding" else re.escape(event[:6])
-            said = [
-                second_person(v)
-                for k, v in facts.items()
-                if k.startswith("plan:") and re.search(named, v, re.I) and re.search(relative, v, re.I)
-            ]
-            return _join(said, zh) if said else f"You haven't told me about your {relative}'s {event}."
-        said = [second_person(v) for k, v in facts.items() if k.startswith("plan:") and re.search(event[:6], v, re.I)]
-        return (
-            _join(said, zh)
-            if said
-            else f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
-        )
+        relative = whose.group(1).lower() if whose else ""
+        named = "wedding|married" if relative and event == "wedding" else re.escape(event[:6])
+        said = [
+            second_person(v)
+            for k, v in facts.items()
+            if k.startswith("plan:") and re.search(named, v, re.I) and re.search(relative, v, re.I)
+        ]
+        if said:
+            return _join(said, zh)
+        if relative:
+            return f"You haven't told me about your {relative}'s {event}."
+        return f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         told = [v for k, v in facts.items() if k.startswith("plan:")]
         plans = [second_person(v) for v in told if plan_still_ahead(v, now.date())]
@@ -676,12 +674,13 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         return _own_age(facts, zh, now)
     former = facts.get("occupation:former")
     past = (_FORMER_JOB_Q_ZH if zh else _FORMER_JOB_Q_EN).search(q)
+    current = (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q)
     if former and past:
         return _said_back([former], zh)
-    if past and not (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q) and "occupation" in facts:
+    if past and not current and "occupation" in facts:
         now_said = _said_back([facts["occupation"]], zh)
         return f"你还没告诉我你以前做什么。{now_said}" if zh else f"You haven't told me what you did before. {now_said}"
-    if past or (_OCCUPATION_Q_ZH if zh else _OCCUPATION_Q_EN).search(q):
+    if past or current:
         said = [facts[k] for k in ("occupation", "workplace") if k in facts]
         retired = "occupation" not in facts or re.search(r"\bretired\b|退休", facts["occupation"])
         if former and retired:  # "You are retired. You used to be a postman."

@@ -17,14 +17,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..llm.profiles import TINY
-from ..memory.self_facts import (
-    SelfFact,
-    deaths_by_name,
-    extract_self_facts,
-    name_in_fact,
-    pronoun_context,
-    safety_facts,
-)
+from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, pronoun_context, safety_facts
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
 from .fact_answers import plan_still_ahead
@@ -182,11 +175,6 @@ class TurnContext:
             return []
         session = self.sessions.of(ctx.owner)
         learned = extract_self_facts(ctx.question, before=session.said_before)
-        # a death told by the name alone ("Marley passed away"): the names this session knows
-        known = dict(_profile_facts(session.standing[1])) if session.standing is not None else {}
-        known.update(session.facts)
-        said_died = {f.key for f in learned}
-        learned += [f for f in deaths_by_name(ctx.question, known) if f.key not in said_died]
         if not probing():
             session.said_before = pronoun_context(session.said_before, ctx.question)
         if learned and not probing():  # a probe's guess must not change what the session knows
@@ -238,7 +226,12 @@ class TurnContext:
         """key -> content: the profile's keyed facts, keyed memories that were recalled, and
         (newest, winning) what the user said in this session; `just_said`: a probe's facts of
         this turn, which it did not learn."""
-        facts = _profile_facts(profile)
+        facts: dict[str, str] = {}
+        for line in profile:
+            left, sep, content = line.partition("=")
+            key = left.split(":", 1)[1] if ":" in left else left
+            if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):  # a tone rule is a rule
+                facts[key] = content.strip()
         # a plan whose days have gone by is no fact of the present ("is going to Leeds on the
         # weekend of …", a month on): the model took one for a coming plan
         today = datetime.date.today()
@@ -264,14 +257,3 @@ class TurnContext:
         said = [content for key, content in facts.items() if not style.is_card_key(key)]  # the card says those
         lines = list(dict.fromkeys([*safety.values(), *said]))
         return lines + [m.content for m in memories if m.content not in lines]
-
-
-def _profile_facts(profile: Sequence[str]) -> dict[str, str]:
-    """key -> content of the profile's "kind:key=content" lines (a tone rule is a rule, not a fact)."""
-    facts: dict[str, str] = {}
-    for line in profile:
-        left, sep, content = line.partition("=")
-        key = left.split(":", 1)[1] if ":" in left else left
-        if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):
-            facts[key] = content.strip()
-    return facts

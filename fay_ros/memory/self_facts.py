@@ -1778,16 +1778,15 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
 # A death in the family, or of a pet, told without the name ("My mum passed away last year", "our
 # cat died on Saturday", "我的狗去年死了"): key `family:<relation>:passed` (a named one is "late",
 # `family:<relation>`); the name they told before is then said of the past
+_DIED_EN = r"(?:has |had |just |sadly )*(?:died|passed away|passed on|passed|was put down|was put to sleep)\b"
+_DIED_ZH = r"(?:去世了|过世了|走了|死了|不在了)"
 _DEATH_EN = re.compile(
-    rf"\b(?:my|our) (?:dear |beloved |old |poor )?({_REL}|{_PET_WORD})(?! (?-i:[A-Z])[a-z]+ )(?:,)? "
-    r"(?:has |had |just |sadly )*(?:died|passed away|passed on|passed|was put down|was put to sleep)\b|"
+    rf"\b(?:my|our) (?:dear |beloved |old |poor )?({_REL}|{_PET_WORD})(?! (?-i:[A-Z])[a-z]+ )(?:,)? {_DIED_EN}|"
     rf"\bI (?:just |recently )?lost my ({_REL}|{_PET_WORD})\b(?! (?:keys|phone|wallet|job))",
     re.I,
 )
 _DEATH_ZH = re.compile(
-    r"我(?:的|家)?(?:的)?("
-    + ZH_RELATIONS
-    + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:去世了|过世了|走了|死了|不在了|离开了我们)"
+    r"我(?:的|家)?(?:的)?(" + ZH_RELATIONS + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:" + _DIED_ZH + r"|离开了我们)"
 )
 
 
@@ -1860,16 +1859,10 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
     if month_day is None:
         return []
     try:
-        born = datetime.date(year or 2000, *month_day)  # (2000: a leap year, 29 February is a day)
+        datetime.date(year or 2000, *month_day)  # (2000: a leap year, 29 February is a day)
     except ValueError:
         return []
-    if zh:
-        date = when.format_date(born, zh=True, weekday=False) if year else when.format_month_day(*month_day, zh=True)
-        said = f"{USER_ZH}出生于{date}。" if year else f"{USER_ZH}的生日是{date}。"
-    else:
-        date = when.format_date(born, zh=False, weekday=False) if year else when.format_month_day(*month_day, zh=False)
-        said = f"{USER_EN} was born on {date}." if year else f"{USER_EN}'s birthday is {date}."
-    return [_fact("fact", "birthday", date, said, zh=zh)]
+    return [_born("birthday", USER_ZH if zh else USER_EN, month_day, year, zh)]
 
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
@@ -2109,16 +2102,20 @@ def _ordinal(text: str) -> int | None:
 
 
 def _birthday(relation: str, named: str, month_day: tuple[int, int], year: int | None, zh: bool) -> SelfFact:
+    who = f"{USER_ZH}的{relation}{named}" if zh else f"{USER_EN}'s {relation} {named}".rstrip()
+    return _born(f"family:{relation_key(relation)}:birthday", who, month_day, year, zh)
+
+
+def _born(key: str, who: str, month_day: tuple[int, int], year: int | None, zh: bool) -> SelfFact:
+    """`who`'s birthday, or date of birth with the year: "User's mom's birthday is 3 March.",
+    "User was born on 3 May 1961.", "用户的生日是3月24日。"."""
     month, day = month_day
-    key = f"family:{relation_key(relation)}:birthday"
     if zh:
-        who = f"{USER_ZH}的{relation}{named}"
         if year:
             date = when.format_date(datetime.date(year, month, day), zh=True, weekday=False)
             return _fact("fact", key, date, f"{who}出生于{date}。", zh=True)
         date = when.format_month_day(month, day, zh=True)
         return _fact("fact", key, date, f"{who}的生日是{date}。", zh=True)
-    who = f"{USER_EN}'s {relation} {named}".rstrip()
     if year:
         date = when.format_date(datetime.date(year, month, day), zh=False, weekday=False)
         return _fact("fact", key, date, f"{who} was born on {date}.")
@@ -2834,12 +2831,8 @@ def deaths_by_name(text: str, known: dict[str, str]) -> list[SelfFact]:
         name = name_in_fact(key, content) if key.startswith("family:") else ""
         if not name:
             continue
-        died = re.search(
-            rf"(?<![\w]){re.escape(name)}(?![\w])[^.!?。！？]{{0,20}}?\b(?:has |had |just |sadly )*(?:died|passed away|"
-            r"passed on|passed|was put down|was put to sleep)\b",
-            text,
-            re.I,
-        ) or re.search(rf"{re.escape(name)}[^，,。！？]{{0,8}}?(?:去世了|过世了|走了|死了|不在了)", text)
+        died = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])[^.!?。！？]{{0,20}}?\b{_DIED_EN}", text, re.I)
+        died = died or re.search(rf"{re.escape(name)}[^，,。！？]{{0,8}}?{_DIED_ZH}", text)
         if died is None:
             continue
         relation = key.split(":")[1]
