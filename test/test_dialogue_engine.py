@@ -922,8 +922,11 @@ def test_a_memory_out_of_reach_is_not_taken_for_facts_never_told(fresh):
         await rig.engine.run_turn("tom", "我叫什么名字？", "zh")
         assert "".join(rig.texts()) == persona.line("memory_unreachable", "zh")
         rig.pieces.clear()
-        fresh.script(fake.text("Nice to meet you, Tom!"))
         await rig.engine.run_turn("tom", "My name is Tom.", "en")
+        assert rig.texts() == ["Nice to meet you, Tom!"] and not fresh.requests, "a name is greeted, not modelled"
+        rig.pieces.clear()
+        fresh.script(fake.text("Jazz is lovely."))
+        await rig.engine.run_turn("tom", "I like jazz.", "en")
         assert MEMORY_OUT_OF_REACH not in json.dumps(fresh.requests[0]), "the tiny prompt stays short"
         rig.pieces.clear()
         await rig.engine.run_turn("tom", "What's my name?", "en")
@@ -1169,8 +1172,9 @@ def test_a_self_statement_is_stored_even_when_the_reply_is_interrupted(fresh):
 
     async def scenario():
         rig = Rig(fresh, memory=memory, profile="tiny")
-        fresh.script(fake.text("Nice to meet you, Tom. ", "And more.", gate_after=1))
-        task = rig.engine.submit("tom", "Hi, my name is Tom.", "en")
+        fresh.script(fake.text("Jazz is lovely. ", "And more.", gate_after=1))
+        # (a name alone is greeted without the model: the statement comes with a chat line)
+        task = rig.engine.submit("tom", "Hi, my name is Tom. Do you like jazz?", "en")
         await rig.wait_pieces(lambda ps: len(ps) >= 1)
         rig.engine.interrupt()
         with pytest.raises(asyncio.CancelledError):

@@ -107,6 +107,7 @@ _PLAN_Q_EN = re.compile(
     re.I,
 )
 _STUDY_Q_EN = re.compile(r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b", re.I)
+_STUDY_Q_ZH = re.compile(r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么")
 _RELATIVE_MED_Q_EN = re.compile(
     rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({RELATION_WORDS}) "
     r"(?:take|have|need)\b",
@@ -186,6 +187,8 @@ def answer(
     about = _about_oneself(q, facts, zh, now)
     if about is not None:
         return about
+    if m := (_WHOSE_BIRTHDAY_Q_ZH if zh else _WHOSE_BIRTHDAY_Q_EN).search(q):
+        return _whose_birthday(facts, zh, now, tomorrow=bool(re.search(r"tomorrow|明天", m.group(0), re.I)))
     if (_NAME_Q_ZH if zh else _NAME_Q_EN).search(q):
         name = user_name(facts)
         if not name:
@@ -206,8 +209,10 @@ def answer(
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
-    if not zh and _STUDY_Q_EN.search(q):
-        return second_person(facts["study"]) if "study" in facts else "You haven't told me what you're studying."
+    if (_STUDY_Q_ZH if zh else _STUDY_Q_EN).search(q):
+        if "study" in facts:
+            return second_person(facts["study"])
+        return "你还没告诉我你在学什么。" if zh else "You haven't told me what you're studying."
     if not zh and (m := _RELATIVE_MED_Q_EN.search(q)):  # "What does my mum take in the evening?"
         relation = relation_key(m.group(1))
         said = [
@@ -376,6 +381,10 @@ def time_answer(question: str, now: datetime.datetime, language: str = "en") -> 
 # -- work, home, health, ages and birthdays -------------------------------------------------
 _OCCUPATION_Q_EN = re.compile(
     r"\bwhat do i do (?:for (?:a )?(?:living|work|my job)|these days|nowadays)\b|"
+    # "what do I do?" alone (not "what do I do about…", "what do I do now?")
+    r"^(?:so |and |remind me,? )?what do i do(?: again)?\s*[?.!]*$|"
+    # "what do I drive for a living?": the job said by its verb
+    r"\bwhat do i (?:drive|fly|fix|make|sell|teach|build|clean|run) for (?:a )?(?:living|work)\b|"
     r"\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
@@ -422,7 +431,8 @@ _HOMETOWN_Q_EN = re.compile(
     re.I,
 )
 _HOMETOWN_Q_ZH = re.compile(
-    r"我(?:的)?老家(?:是|在)?(?:哪|什么地方)|我是哪(?:里|儿)人|我(?:是)?在哪(?:里|儿)?(?:长大|出生)"
+    r"我(?:的)?老家(?:是|在)?(?:哪|什么地方)|我是哪(?:里|儿)人|我(?:是)?在哪(?:里|儿)?(?:长大|出生)|"
+    r"我(?:是)?从哪(?:里|儿)?来的?"
 )
 _PETS_Q_EN = re.compile(
     r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i (?:still )?have (?:any )?pets\b|"
@@ -453,7 +463,8 @@ _ALLERGY_LIST_Q_ZH = re.compile(
     r"我(?:有)?过敏吗"
 )
 _CAN_EAT_Q_EN = re.compile(
-    r"(?:^|[,.!]\s*)(?:can|could|may|should) i (?:eat|have|drink|try)\s+(?!for\b|something|anything|what)(.+?)\s*\?*$|"
+    r"(?:^|[,.!]\s*)(?:can|could|may|should|do) i (?:eat|have|drink|try)\s+"
+    r"(?!for\b|something|anything|what)(.+?)\s*\?*$|"
     r"\b(?:am i allergic to|should i avoid|do i need to avoid|must i avoid)\s+(.+?)\s*\?*$|"
     r"\bis it (?:ok|okay|safe|fine|alright) (?:for me )?to (?:eat|have|drink)\s+(.+?)\s*\?*$|"
     r"\bis (?:it )?(.+?) (?:ok|okay|safe|fine) for me\b|\bare (.+?) (?:ok|okay|safe|fine) for me\b",
@@ -485,7 +496,11 @@ _HEALTH_Q_EN = re.compile(
     r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
     re.I,
 )
-_HEALTH_Q_ZH = re.compile(r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)")
+_HEALTH_Q_ZH = re.compile(
+    r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)|"
+    # "医生让我注意什么？", "医生叫我少吃什么？"
+    r"医生(?:让|叫|要|说)我(?:注意|少吃|别吃|不能吃|忌口|忌)(?:些)?(?:什么|啥)"
+)
 # who a question is about: "my daughter" (a family word), "Lena" (a name), "she"
 _WHO_EN = r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
@@ -534,6 +549,12 @@ _ZH_RELATION_NAMES = {
     "boyfriend": "男朋友",
     "dog": "狗",
     "cat": "猫",
+    "grandson": "孙子",
+    "granddaughter": "孙女",
+    "partner": "老伴",
+    "roommate": "室友",
+    "brother": "兄弟",
+    "sister": "姐妹",
 }
 _EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
 
@@ -877,6 +898,48 @@ def _member_name(relation: str, facts: dict[str, str]) -> str:
     return name_of_relative(facts.get(f"family:{relation}", ""))
 
 
+# "Whose birthday is it today?", "今天是谁过生日？": the family's birthdays that fall on the day
+_WHOSE_BIRTHDAY_Q_EN = re.compile(
+    r"\bwhose birthday is (?:it )?(?:today|tomorrow)\b|"
+    r"\bis it (?:anyone|anybody|someone)'s birthday (?:today|tomorrow)\b|"
+    r"\bwho(?:'s| is| has) (?:got )?(?:a |their )?birthday (?:today|tomorrow)\b",
+    re.I,
+)
+_WHOSE_BIRTHDAY_Q_ZH = re.compile(r"(?:今天|明天)(?:是)?谁(?:的)?(?:过)?生日|谁(?:今天|明天)过生日")
+
+
+def _whose_birthday(facts: dict[str, str], zh: bool, now: datetime.datetime, tomorrow: bool) -> str:
+    day = now.date() + datetime.timedelta(days=1 if tomorrow else 0)
+    who = []
+    for key in facts:
+        parts = key.split(":")
+        if len(parts) == 3 and parts[0] == "family" and parts[2] in ("birthday", "age"):
+            if _dates(parts[1], facts).month_day == (day.month, day.day):
+                name = _member_name(parts[1], facts)
+                relation = _ZH_RELATION_NAMES.get(parts[1], parts[1]) if zh else parts[1]
+                who.append(f"你{relation}{name}" if zh else f"your {relation}" + (f" {name}" if name else ""))
+    if "birthday" in facts and (m := re.search(r"(\d{1,2}) ([A-Z][a-z]+)|(\d{1,2})月(\d{1,2})日", facts["birthday"])):
+        month_day = (
+            (when.MONTHS_EN.index(m.group(2)) + 1, int(m.group(1)))
+            if m.group(1)
+            else (int(m.group(3)), int(m.group(4)))
+        )
+        if month_day == (day.month, day.day):
+            who.insert(0, "你自己" if zh else "yours")
+    who = list(dict.fromkeys(who))
+    when_said = ("明天" if tomorrow else "今天") if zh else ("tomorrow" if tomorrow else "today")
+    if not who:
+        return (
+            f"你告诉过我的人里，{when_said}没有人过生日。"
+            if zh
+            else f"No one whose birthday you've told me has it {when_said}."
+        )
+    if zh:
+        return f"{when_said}是{'和'.join(who)}的生日！"
+    listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
+    return f"It's {listed}'s birthday {when_said}!".replace("yours's", "yours")
+
+
 @dataclass
 class _Dates:
     born: datetime.date | None = None  # a full date of birth
@@ -1023,7 +1086,9 @@ def _age_answer(
 # -- acknowledgements -------------------------------------------------------------------------
 # The kinds of statement the tiny profile acknowledges itself (a 135M model would make up a
 # reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
-ACKNOWLEDGED = ("occupation", "workplace", "home", "age", "family:", "health:")
+# A name is greeted ("Nice to meet you, Bea!"), a plan said back: the model took "I'm Helen" for
+# its own name, and answered "I'm starting at the zoo next month" with "You're welcome, Sam".
+ACKNOWLEDGED = ("name", "occupation", "workplace", "home", "age", "family:", "health:", "plan:")
 
 
 def _names_it(other: SelfFact, fact: SelfFact) -> bool:
@@ -1043,11 +1108,16 @@ def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = Fa
     said = [f for f in said if not any(o is not f and _names_it(o, f) for o in said)]
     if not said:
         return ""
+    names = [f.value for f in said if f.key == "name"]
+    said = [f for f in said if f.key != "name"]
+    greeting = (f"很高兴认识你，{names[-1]}！" if zh else f"Nice to meet you, {names[-1]}!") if names else ""
+    if not said:
+        return greeting
     # (dict: one line for the facts of one diet, which all say the whole diet)
     lines = list(dict.fromkeys(second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said))
     if zh:
-        return "好的，我记住了：" + "".join(lines)
+        return greeting + "好的，我记住了：" + "".join(lines)
     body = " ".join(lines)
     body = re.sub(r"^You are\b", "you're", body)
     body = body[:1].lower() + body[1:] if body.startswith(("You ", "Your ")) else body
-    return f"Got it — {body} I'll keep that in mind."
+    return f"{greeting} Got it — {body} I'll keep that in mind.".strip()

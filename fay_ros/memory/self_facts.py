@@ -30,6 +30,9 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `health:medication:<medicine>` | `User takes metformin every morning.` / `用户每天吃降压药。` |
 | fact | `health:allergy:<allergen>:<relation>` | `User's son Oliver is allergic to peanuts.` / `用户的儿子对花生过敏` |
 | fact | `health:avoid:<food>:<relation>` | `User's father cannot eat shellfish.` / `用户的爸爸不能吃虾。` |
+| fact | `health:avoid:<food>:household` | `User's home is kept free of tree nuts.` ("we keep the house nut free") |
+| fact | `occupation:former` | `User used to teach piano.` / `用户以前当过海员。` / `用户退休前是老师。` |
+| fact | `study` | `User is studying physics.` / `用户在北京学中文。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
@@ -147,6 +150,11 @@ _NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zA-ZÀ-ÖØ-öø-ÿ'\-]{1,30}"  # (Tomás, Zoë
 _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 # After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
 _LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
+# Greetings before a name ("sup, Jamal here", "morning! Ray here", "hello dear, I'm Bea")
+_GREETING = (
+    r"(?:hi|hello|hey|hiya|yo|sup|wassup|howdy|morning|afternoon|evening|good (?:morning|afternoon|evening)|"
+    r"(?:hi|hello|hey|morning|afternoon|evening) (?:there|dear|fay|all|everyone|folks))"
+)
 _EN_NAME = [
     # what they ask to be called comes before their name ("My name is Zainab but just call me
     # Zee", "…but everyone calls me Winnie"); not "my friends call me Tommy"
@@ -154,7 +162,9 @@ _EN_NAME = [
         rf"(?:^|[,;.!]\s*|\b(?:but|so|and|just|please|you can|you may|you could|feel free to)\s+)"
         rf"(?:just\s+|please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})"
         r"(?!\s+(?-i:[A-Z]))|"
-        rf"\b(?:everyone|everybody|people|all my \w+) calls? me\s+({_NAME_WORD})",
+        rf"\b(?:everyone|everybody|people|all my \w+) calls? me\s+({_NAME_WORD})|"
+        # "I'm Patricia, Pat for short"
+        rf"(?:^|,\s*)({_NAME_WORD}) for short\b",
         re.I,
     ),
     re.compile(rf"\bmy name(?:'s| is)\s+({_NAME_WORD}(?:\s+{_SURNAME})?)", re.I),
@@ -165,12 +175,12 @@ _EN_NAME = [
         re.I,
     ),
     # "Imogen here", "hiya!! Imogen here :)"
-    re.compile(rf"^(?:(?:hi|hello|hey|hiya|yo|morning)[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
+    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
     re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
     re.compile(
-        rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey)\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})"
+        rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey|hiya)(?: there| dear| fay)?\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})"
         r"(?=\s*(?:[.!,;]|$|\band\b|\bby the way\b|\bbtw\b))"
     ),
 ]
@@ -204,6 +214,9 @@ RELATIONS = (
     "other half",
     "friend",
     "best friend",
+    "roommate",
+    "flatmate",
+    "housemate",
     "boyfriend",
     "girlfriend",
     "baby",
@@ -241,7 +254,8 @@ _EN_FAMILY_NAMED = [
     # "my cat, a ginger tom called Marmalade"
     re.compile(rf"\b(?:my|our) ({_REL}),? (?:an?|the) (?:[\w-]+ ){{0,3}}?(?:called|named) ({_NAME_WORD})", re.I),
     re.compile(
-        rf"\b(?:I|we)(?: have|'ve got| have got|'ve) an? (?:[\w-]+ ){{0,3}}?({_REL}|{_PET_WORD})\s+(?:called|named)\s+"
+        rf"(?:\b(?:I|we)(?: have|'ve got| have got|'ve)|^(?:(?:and|also|oh|plus),? )*(?:got|'ve got|have got)) an? "
+        rf"(?:[\w-]+ ){{0,3}}?({_REL}|{_PET_WORD})\s+(?:called|named)\s+"
         rf"({_NAME_WORD})",
         re.I,
     ),
@@ -658,17 +672,19 @@ _LOWER_NOT_NAMES = (
 )
 _LOWER_NAME_CUES = re.compile(
     # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
-    rf"\b(?:called|named|name is|name's|names are|call me|"
+    rf"\b(?:called|named|name is|name's|names are|calls? me|"
     r"(?:hi|hello|hey|hiya|morning|good morning|afternoon|good afternoon|evening|good evening)"
-    r"(?: there| fay)?[,!.]?\s+"
+    r"(?: there| fay| dear| love)?[,!.]?\s+"
     rf"I(?:'m| am)|"
     rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
+    r"(?:my|our) (?:youngest|eldest|oldest),|"
+    r"(?:bungalow|flat|house|cottage|apartment|terrace|semi|village|town|city|care home) (?:in|near)|"
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|"
-    r"the (?:wife|husband|missus|hubby),|^(?:(?:hi|hello|hey|hiya|yo)[!,.]*\s+)*(?:hi|hello|hey|hiya|yo)[!,.]*|"
+    rf"the (?:wife|husband|missus|hubby),|^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
     r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|"
-    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just)\b|"
+    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
     r"(?<!s)\s+[a-z]+s\b))",
@@ -680,9 +696,25 @@ def _names_capitalised(text: str) -> str:
     (the pronoun "I" apart)."""
     if re.search(r"[A-Z]", re.sub(r"\bI\b", "", text)):
         return text
-    # "wendell's my name" (a clause that starts with it)
+    # "my name's helen okafor": a first name and a surname
     text = re.sub(
-        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b)",
+        r"\bmy name(?:'s| is) ([a-z][a-z'-]+) ([a-z][a-z'-]+)(?=\s*(?:[.!?,;]|$|\b(?:and|but)\b))",
+        lambda m: (
+            m.group(0)
+            if {m.group(1), m.group(2)} & _LOWER_NOT_NAMES
+            else m.group(0)[: m.start(1) - m.start(0)] + m.group(1).capitalize() + " " + m.group(2).capitalize()
+        ),
+        text,
+    )
+    # "wendell's my name" (a clause that starts with it), "pat for short", "jamal here" (an
+    # utterance that starts with it)
+    text = re.sub(
+        rf"^((?:{_GREETING}[!,.]*\s+)*)([a-z][a-z'-]+)(?= here\b)",
+        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
+        text,
+    )
+    text = re.sub(
+        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b| for short\b)",
         lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
         text,
     )
@@ -708,6 +740,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     relative = _last_relative(before)
     for clause in _clauses(text):
         clause, relative = _pronouns_as_relative(clause, relative)
+        clause = _DIAGNOSED.sub("", _before_supposing(clause))
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -931,6 +964,27 @@ def _statement_before_question(clause: str) -> str:
     return ", ".join(head)
 
 
+# A diagnosis is the person's own fact, not hearsay: "the doctor says I'm coeliac" is "I'm coeliac"
+# (a health fact left out would let the reply guard offer bread); "she told me I'm…" stays hedged.
+_DIAGNOSED = re.compile(
+    r"\b(?:the|my|our|a) (?:doctor|gp|consultant|specialist|dietitian|dietician|allergist|cardiologist)s? "
+    r"(?:says|said|told me|has told me|confirmed|reckons)(?: that)?,? (?=I\b)|"
+    r"(?:医生|大夫)(?:说|告诉我|确诊)(?=我)",
+    re.I,
+)
+
+
+def _before_supposing(clause: str) -> str:
+    """The clause up to a later comma-separated part that supposes ("Ray here, Raymond if my
+    mother's listening": the name stands); a clause that opens with one stays whole (and is then
+    dropped: "If I had a dog, I'd call it Rex")."""
+    parts = re.split(r"\s*,\s*", clause)
+    for i, part in enumerate(parts[1:], 1):
+        if _NOT_OWN_EN.search(part) and not _NOT_OWN_EN.search(", ".join(parts[:i])):
+            return ", ".join(parts[:i])
+    return clause
+
+
 def _without_hedged_parts(clause: str) -> str:
     """The clause without its comma-separated parts that hedge or report ("maybe shellfish",
     "my doctor says I have diabetes")."""
@@ -999,7 +1053,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     for i, pattern in enumerate(_EN_NAME):
         m = pattern.search(clause)
         if m:
-            name = (m.group(1) or m.group(2)).strip() if i == 0 else m.group(1).strip()
+            name = (m.group(1) or m.group(2) or m.group(3)).strip() if i == 0 else m.group(1).strip()
             first = name.split()[0]
             if first.lower() in _NOT_NAMES:
                 continue
@@ -1207,8 +1261,27 @@ def _zh_subject_carried(clause: str) -> str:
     return _ZH_GOES_ON.sub("我", clause)
 
 
+# Dog and cat breeds said for the pet ("我们家还养了一只金毛，叫旺财": a dog)
+_ZH_BREEDS = {
+    **dict.fromkeys(
+        "金毛 泰迪 柯基 哈士奇 拉布拉多 博美 比熊 柴犬 边牧 萨摩耶 雪纳瑞 德牧 吉娃娃 阿拉斯加".split(), "狗"
+    ),
+    **dict.fromkeys("英短 美短 布偶 橘猫 狸花猫 暹罗猫 加菲猫 蓝猫".split(), "猫"),
+}
+_ZH_BREED = re.compile("|".join(sorted(_ZH_BREEDS, key=len, reverse=True)))
+# A relative named right after the relation, as nicknames are ("我孙子小宝下个月上小学", "我外孙女乐乐"):
+# 小/阿 and one character, or one character twice; not the words that look like them (小时候, 天天)
+_ZH_NICKNAMED = re.compile(
+    r"我(?:的|家)?(" + ZH_RELATIONS + r")"
+    r"((?:小|阿)(?!时|学|区|孩|心|的|吃|朋友|狗|猫|姑娘|伙|店|镇|说|事|点|声|组|号|些|姨)[" + CJK_IDEOGRAPHS + r"]|"
+    r"(?!天天|常常|刚刚|渐渐|慢慢|好好|偷偷|悄悄|样样|人人|往往|明明|谢谢|哈哈|呵呵|每每|久久|早早)"
+    r"([" + CJK_IDEOGRAPHS + r"])\3)(?!叫)"
+)
+
+
 def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
+    clause = _ZH_BREED.sub(lambda b: _ZH_BREEDS[b.group(0)], clause)
     for pattern in reversed(_ZH_NAME):  # (what they ask to be called before their name)
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
         m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
@@ -1218,6 +1291,9 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
             break
     m = _ZH_FAMILY_NAMED.search(clause)
     if m:
+        relation, name = m.group(1), m.group(2)
+        out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, f"{USER_ZH}的{relation}叫{name}。", "zh"))
+    elif m := _ZH_NICKNAMED.search(clause):
         relation, name = m.group(1), m.group(2)
         out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, f"{USER_ZH}的{relation}叫{name}。", "zh"))
     else:
@@ -1267,6 +1343,11 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
 # A family word in English or Chinese -> the key's relation, so that "我女儿" and "my daughter"
 # are one person. Words with no one-to-one English counterpart (哥哥, 奶奶) keep their own key.
 _RELATION_KEYS = {
+    # "my youngest, David, has a peanut allergy"
+    "youngest": "child",
+    "eldest": "child",
+    "oldest": "child",
+    "little one": "child",
     "mom": "mother",
     "mum": "mother",
     "mother": "mother",
@@ -1312,6 +1393,10 @@ _RELATION_KEYS = {
     "better half": "partner",
     "little girl": "daughter",
     "little boy": "son",
+    "roommate": "roommate",
+    "flatmate": "roommate",
+    "housemate": "roommate",
+    "室友": "roommate",
     "other half": "partner",
     "老伴": "partner",
     "老伴儿": "partner",
@@ -1413,6 +1498,8 @@ _NOW_EN = r"(?:\s+(?:now|these days|nowadays|at the moment|currently))?"
 _OCC_EN = re.compile(
     rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
     rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
+    # "a nurse on nights at the Royal Infirmary"
+    rf"(?: on (?:nights|days|lates|earlies|shifts|call|the wards))?"
     rf"(?: (?:at|in|for|with|of) .+?)?"
     # "I'm the caretaker at a primary school": the one post at a place
     rf"|the (?:[\w-]+ ){{0,2}}?(?:{_OCCUPATIONS_EN}) (?:at|in|for|of) .+?){_NOW_EN}{_STOP_CLAUSE}",
@@ -1455,6 +1542,26 @@ _FORMERLY = (
     r"(?: (?:for (?:\w+ ){0,3}?(?:years|decades)|(?:\w+ )?years ago|a long time ago|back then|"
     r"in the (?:\d0s|\w+ies)|when I was young(?:er)?|until I retired))*"
 )
+# A trade told in the past tense, and how it is said of a former job ("User used to teach piano.")
+_PAST_TRADES = {
+    "taught": "teach",
+    "drove": "drive",
+    "ran": "run",
+    "managed": "manage",
+    "nursed": "nurse",
+    "farmed": "farm",
+    "fixed": "fix",
+    "repaired": "repair",
+    "built": "build",
+    "delivered": "deliver",
+    "sold": "sell",
+    "cooked": "cook",
+    "cleaned": "clean",
+    "coached": "coach",
+    "trained": "train",
+    "sailed": "sail",
+    "flew": "fly",
+}
 _FORMER_JOB_EN = re.compile(
     rf"\bI used to (?:be|work as) (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
     rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?(?: for (?:[\w-]+ ){{0,3}}?(?:years|decades))?"
@@ -1462,7 +1569,9 @@ _FORMER_JOB_EN = re.compile(
     # "worked as" / "retired as" name a job whatever the word
     rf"\bI (?:worked|retired) as (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
     rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
-    rf"\bI(?:'m| am) an? retired ((?:[\w-]+ ){{0,2}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b",
+    rf"\bI(?:'m| am) an? retired ((?:[\w-]+ ){{0,2}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
+    # "I taught piano for forty years", "I drove a cab for thirty years": what they did for years
+    rf"\bI ((?:{'|'.join(_PAST_TRADES)}) (?:[\w-]+ ){{0,3}}?[\w-]+) for (?:[\w-]+ ){{0,3}}?(?:years|decades)\b",
     re.I,
 )
 _FORMER_JOB_ZH = re.compile(
@@ -1470,8 +1579,10 @@ _FORMER_JOB_ZH = re.compile(
     # "我以前在纺织厂当会计": where, and the job
     r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)在([^" + _ZH_STOP + r"]{1,10}?)(当|做|干)"
     r"(?:了[^" + _ZH_STOP + r"]{1,4}年)?([^" + _ZH_STOP + r"的了]{1,8}?)(?=[" + _ZH_STOP + r"]|$|了|的)|"
-    r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
-    r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)"
+    r"(?:我|^|(?<=[，,]))(?:以前|之前|过去|原来|从前|年轻的?时候?|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
+    r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)|"
+    # "我叫张秀英，退休老师", "我是退休工人": the job they retired from
+    r"(?:我是|^|(?<=[，,]))(?:一名|一个|个)?退休(?:的)?([^" + _ZH_STOP + r"的了]{2,4})(?=[" + _ZH_STOP + r"]|$)"
 )
 # "I've started a part-time job at the garden centre", "I got a new job with the council"
 _NEW_JOB_AT_EN = re.compile(
@@ -1558,7 +1669,7 @@ _BIRTHDAY_EN = re.compile(
 # a list of foods ends where the next statement starts: "I can't eat gluten, I'm celiac"
 # (", and my son is allergic to eggs": another person's statement starts)
 _STOP_ITEMS = (
-    r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as)\b|"
+    r"(?=\s*(?:[.!?;]|$|,\s*(?:I|i)\b|\b(?:but|because|and i|so|when|if|since|as|btw|by the way|tho|though)\b|"
     r"I(?:'m|'ve|'d| am| have| was| carry)\b|"
     # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
     r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
@@ -1573,11 +1684,12 @@ _ORDINALS = (
 _ORDINAL_BIRTHDAY_EN = re.compile(
     rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?'s (\d{{1,3}}(?:st|nd|rd|th)|{'|'.join(_ORDINALS)}|"
     rf"(?:twent|thirt|fort|fift|sixt|sevent|eight|ninet)ieth|"
-    rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-\w+) birthday is ({when.EN_DAY})\b",
+    rf"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-\w+)(?: birthday)?(?:'s| is) ({when.EN_DAY})\b",
     re.I,
 )
 _ALLERGY_EN = re.compile(
-    rf"\bI(?:'m| am) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?allergic to "
+    rf"(?:\bI(?:'m| am) |^(?:oh |and |also |btw,? |by the way,? )?)"
+    rf"(?:very |really |severely |badly |seriously |deathly |highly |quite |also )?allergic to "
     rf"(.+?){_STOP_ITEMS}|"
     r"\bI(?: have|'ve got| have got|'ve) (?:an? |severe |bad |serious |a severe |a bad |a serious )*"
     r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b|"
@@ -1589,12 +1701,20 @@ _ALLERGY_EN = re.compile(
 # the relation). Keyed `health:allergy:<allergen>:<relation>` / `health:avoid:<food>:<relation>`:
 # a safety fact of the household (the reply guard keeps the food out of every suggestion: meals
 # are shared), apart from the user's own (`health.avoided_keys`, "what am I allergic to?").
-_RELATIVE_EN = rf"\bmy ({_REL})(?: ((?-i:[A-Z][a-z]+)))?"
+_RELATIVE_EN = rf"\bmy ({_REL}|youngest|eldest|oldest)(?:,? ((?-i:[A-Z][a-z]+)),?)?"
 _FAMILY_ALLERGY_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?"
     rf"allergic to (.+?){_STOP_ITEMS}|"
     rf"{_RELATIVE_EN}(?: has|'s got| has got|'s) (?:an? |severe |bad |serious |really bad |nasty )*"
     r"((?!(?:an?|any|the|some|no) allerg)(?:[a-z]+ )?[a-z]+) allerg(?:y|ies)\b",
+    re.I,
+)
+# A household kept free of a food for someone's sake ("we keep the house nut free", "ours is a
+# nut-free home"): `health:avoid:<food>:household`, kept out of every suggestion
+_HOUSE_FREE_EN = re.compile(
+    r"\b(?:keep|kept) (?:the|our) (?:house|home|kitchen|flat) ([a-z]+)[- ]free\b|"
+    r"\b(?:our|the) (?:house|home|kitchen|flat) is ([a-z]+)[- ]free\b|"
+    r"\ba ([a-z]+)[- ]free (?:house|home|household|kitchen)\b",
     re.I,
 )
 _FAMILY_MED_EN = re.compile(rf"{_RELATIVE_EN}(?: (takes|is on|uses|needs)|('s on)) (.+?){_STOP_LIST}", re.I)
@@ -1694,6 +1814,8 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
             what = m.group(4)
             content = f"{USER_ZH}以前在{m.group(2)}{m.group(3)}{what}。"
             return [_fact("fact", "occupation:former", what, content, zh=True)]
+        if m.group(7):  # "退休老师"
+            return [_fact("fact", "occupation:former", m.group(7), f"{USER_ZH}退休前是{m.group(7)}。", zh=True)]
         what = m.group(1) or m.group(6)
         verb = "是做" if m.group(1) else {"当": "当过"}.get(m.group(5), m.group(5))
         tail = "的" if m.group(1) else ""
@@ -1701,10 +1823,29 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
     what = next(g for g in m.groups() if g)
     if re.search(rf"\b(?:{_NOT_A_JOB})\b", what, re.I):
         return []
+    verb, _, rest = what.partition(" ")
+    if verb.lower() in _PAST_TRADES:  # "taught piano": "used to teach piano"
+        what = f"{_PAST_TRADES[verb.lower()]} {_third_person(rest)}"
+        return [_fact("fact", "occupation:former", what, f"{USER_EN} used to {what}.")]
     if m.group(5):  # "I'm a retired electrician": an electrician
         what = ("an " if what[:1].lower() in "aeiou" else "a ") + what
     what = _third_person(what)
     return [_fact("fact", "occupation:former", what, f"{USER_EN} used to be {what}.")]
+
+
+# "我在北京学中文，已经一年了", "我在学画画" (key `study`; not 学校, 学会, 学过)
+_STUDY_ZH = re.compile(
+    r"我(?:现在|目前|正在)?(?:在([^学，,。！？\s]{1,8}?))?(?:在)?(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
+    r"([^，,。！!？?\s的]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊)"
+)
+
+
+def _zh_study(clause: str) -> list[SelfFact]:
+    m = _STUDY_ZH.search(clause)
+    if not m or m.group(2) in ("东西", "什么", "啥", "一下"):
+        return []
+    where = f"在{m.group(1)}" if m.group(1) else ""
+    return [_fact("fact", "study", m.group(2), f"{USER_ZH}{where}学{m.group(2)}。", zh=True)]
 
 
 def _en_study(clause: str) -> list[SelfFact]:
@@ -1750,6 +1891,8 @@ _HOMETOWN_EN = re.compile(
     rf"\bI (?:grew up|was raised|was brought up|was born and raised|was born and bred) in {_PLACE_EN}|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN}(?=\s*(?:originally|[.!?,;]|$|\b(?:and|but|so)\b))|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN} originally|"
+    rf"\bI(?:'m| am) (?-i:[A-Z])[a-z]+,? (?:originally )?from {_PLACE_EN}"
+    r"(?=\s*(?:originally|[.!?,;]|$|\b(?:and|but|so)\b))|"
     rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}|"
     # "I'm a Dundee lad originally", "grew up in Grimsby tho", "came over from Kingston, Jamaica"
     r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
@@ -1786,7 +1929,11 @@ _DEATH_EN = re.compile(
     re.I,
 )
 _DEATH_ZH = re.compile(
-    r"我(?:的|家)?(?:的)?(" + ZH_RELATIONS + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:" + _DIED_ZH + r"|离开了我们)"
+    r"(?:我(?:的|家)?(?:的)?|^)("
+    + ZH_RELATIONS
+    + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:"
+    + _DIED_ZH
+    + r"|离开了我们)"
 )
 
 
@@ -1809,7 +1956,8 @@ def _death(clause: str, zh: bool) -> list[SelfFact]:
 # A relative's big day: "my brother Sam is getting married on the 16th of January", "my daughter's
 # wedding is on 3 June" (a plan of the household, keyed by whose and what)
 _RELATIVE_EVENT_EN = re.compile(
-    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? is getting (married|engaged) (?:on )?(?:the )?({_MONTH_DAY_EN})\b|"
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))?(?:'s| is) getting (married|engaged) (?:on )?(?:the )?"
+    rf"({_MONTH_DAY_EN}|\d{{1,2}}(?:st|nd|rd|th))\b|"
     rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))?'s (wedding|graduation|christening|retirement party) is "
     rf"(?:on )?(?:the )?({_MONTH_DAY_EN})\b",
     re.I,
@@ -1822,9 +1970,10 @@ def _relative_event(clause: str, now: datetime.datetime) -> list[SelfFact]:
         return []
     relation, named, what, day_text = (m.group(1), m.group(2), m.group(3), m.group(4)) if m.group(1) else m.groups()[4:]
     month_day = when.month_and_day(day_text)
-    if month_day is None:
+    # "on the 19th": this month's, or next month's once past
+    day = when.next_anniversary(*month_day, now.date()) if month_day else when.resolve_day(f"the {day_text}", now)
+    if day is None:
         return []
-    day = when.next_anniversary(*month_day, now.date())
     date = when.format_date(day, zh=False)
     who = f"{USER_EN}'s {relation.lower()}" + (f" {named}" if named else "")
     event = "wedding" if what.lower() == "married" else what.lower()
@@ -1873,6 +2022,15 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
         place = re.sub(r"\s+(?:now|currently|these days|at the moment|for now)$", "", place, flags=re.I)
+        # "in a little bungalow in Harrogate with my cat": the town, not the company or the house
+        place = re.sub(r"\s+with (?:my|our|the|a|an|two|three) .*$", "", place, flags=re.I)
+        town = re.search(
+            rf"^(?:in|near) (?:an?|the|my|our) (?:[\w-]+ ){{0,3}}?(?:{_DWELLINGS}|semi|terrace) "
+            r"((?:in|near) (?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)$",
+            place,
+            re.I,
+        )
+        place = town.group(1) if town else place
         where = re.match(r"(near|outside|just outside|close to|in) ", place, re.I)
         prep = "in"
         if where:  # "near Manchester": the preposition is part of where they live
@@ -1984,6 +2142,8 @@ _OWN_AGE_EN = re.compile(
 )
 _OWN_AGE_ZH = re.compile(
     r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)|"
+    # "我叫刘国强，今年六十八了": the years alone, at the start of a clause
+    r"(?:^|(?<=[，,]))(?:我)?(?:今年|现在)(?:都|已经)?(\d{2,3}|[二三四五六七八九][十][一二三四五六七八九]?|一百(?:零?[一二三四五六七八九十]+)?)(?:周岁|岁)?了|"
     # a birthday just passed: "我前天过了六十九岁生日", "我上个月刚满七十"
     r"我(?:前天|昨天|上周|上个?星期|上个?月|刚刚?|今天)?(?:刚)?(?:过了|满了|满|刚满)"
     r"(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁?(?:的)?(?:生日)?(?=$|[" + _ZH_STOP + r"]|了|啦|生日)"
@@ -2023,7 +2183,8 @@ def _coming_day(said: str, now: datetime.datetime, zh: bool) -> str:
 def _own_age(clause: str, now: datetime.datetime, zh: bool) -> list[SelfFact]:
     coming = (_OWN_AGE_COMING_ZH if zh else _OWN_AGE_COMING_EN).search(clause)
     m = coming or (_OWN_AGE_ZH if zh else _OWN_AGE_EN).search(clause)
-    age = when.number(m.group(2 if coming and zh else 1) or m.group(2)) if m else None
+    said = m.group(2 if coming and zh else 1) or next((g for g in m.groups()[1:] if g), None) if m else None
+    age = when.number(said) if said else None
     if age is None or not 1 <= age <= 120:
         return []
     date = when.format_date(now.date(), zh=zh, weekday=False)
@@ -2204,6 +2365,11 @@ def _en_family_health(clause: str) -> list[SelfFact]:
             key = health.canonical_key(health.ALLERGENS, thing)
             content = f"{USER_EN}'s {who} is allergic to {thing}."
             out.append(_fact("fact", f"health:allergy:{key}:{relation}", thing, content))
+    for m in _HOUSE_FREE_EN.finditer(clause):
+        known = health.find(health.ALLERGENS, next(g for g in m.groups() if g))
+        if known is not None:
+            content = f"{USER_EN}'s home is kept free of {known.en[0]}."
+            out.append(_fact("fact", f"health:avoid:{known.key}:household", known.en[0], content))
     for m in _FAMILY_AVOID_EN.finditer(clause):
         relation, verb = relation_key(m.group(1)), m.group(3).lower()
         who = " ".join(filter(None, (relation, m.group(2))))
@@ -2335,7 +2501,7 @@ _OCCUPATIONS_ZH = (
 _ZH_TEXT = r"[^" + _ZH_STOP + r"]"
 # where the user is from (`_hometown`)
 _HOMETOWN_ZH = re.compile(
-    r"我(?:的)?老家(?:是|在)(" + _ZH_TEXT + r"{1,8}?)(?:的|人)?(?=[，,。！!？?]|$)|"
+    r"(?:我(?:的)?|^)老家(?:是|在)(" + _ZH_TEXT + r"{1,8}?)(?:的|人)?(?=[，,。！!？?]|$)|"
     r"我(?:是)?在(" + _ZH_TEXT + r"{1,8}?)(?:长大|出生)的?|我出生在(" + _ZH_TEXT + r"{1,8}?)(?=[，,。！!？?]|$)"
 )
 _OCC_ZH = [
@@ -2410,7 +2576,10 @@ _ZH_BIRTHDAY = re.compile(
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??的?生日(?:是|在)(?:在)?"
     r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))|"
     r"我(?:的)?" + _ZREL + r"([" + CJK_IDEOGRAPHS + r"]{1,3}?)??(?:是|在)?(\d{4})年"
-    r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))(?:出生|生)"
+    r"((?:" + when.ZH_NUMBER + r")月(?:" + when.ZH_NUMBER + r")(?:日|号))(?:出生|生)|"
+    # "我外孙女叫乐乐，下周三过生日", "我妈妈下个月十二号过生日": the day it falls on
+    r"我(?:的)?" + _ZREL + r"(?:叫)?([" + CJK_IDEOGRAPHS + r"]{1,3}?)??[，,]?(?:在)?"
+    r"(" + when.ZH_DAY + r"|(?:下个?月|这个?月|本月)?(?:" + when.ZH_NUMBER + r")(?:日|号))过生日"
 )
 _ALLERGY_ZH = re.compile(
     r"我(?:自己|本人)?(?:对|有)?((?!什么|啥|你|他|她|点|一点|自己)[^"
@@ -2487,6 +2656,7 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
+    out += _zh_study(clause)
     out += _death(clause, zh=True) + _zh_relative_job(clause)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
@@ -2559,9 +2729,11 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
         out.append(_zh_age_now(relation, named, age, now))
     m = _ZH_BIRTHDAY.search(clause)
     if m:
-        relation = m.group(1) or m.group(4)
-        named = named or m.group(2) or m.group(5) or ""
-        month_day = when.month_and_day(m.group(3) or m.group(7))
+        relation = m.group(1) or m.group(4) or m.group(8)
+        named = named or m.group(2) or m.group(5) or m.group(9) or ""
+        month_day = when.month_and_day(m.group(3) or m.group(7)) if not m.group(10) else None
+        if m.group(10) and (day := when.resolve_day(m.group(10), now)) is not None:
+            month_day = (day.month, day.day)
         if month_day is not None:
             out.append(_birthday(relation, named, month_day, int(m.group(6)) if m.group(6) else None, zh=True))
     if named and relation and out:

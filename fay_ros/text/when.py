@@ -156,13 +156,14 @@ def resolve_day(text: str, now: datetime.datetime) -> datetime.date | None:
     if month_day is not None:
         month, day = month_day
         return next_anniversary(month, day, today)
-    m = re.fullmatch(rf"(下个?月)?({ZH_NUMBER})[号日]", t) or re.fullmatch(  # "下个月五号"; "五号"
+    # "下个月五号"; "五号", "这个月二十号" (this month's, or next month's once past)
+    m = re.fullmatch(rf"(下个?月|(?:这个?|本)月)?({ZH_NUMBER})[号日]", t) or re.fullmatch(
         r"(next month )?(?:on )?the (\d{1,2})(?:st|nd|rd|th)",
         t,  # "on the 9th"
     )
     day_n = number(m.group(2)) if m else None
     if m and day_n is not None and 1 <= day_n <= 31:
-        next_month = bool(m.group(1)) or day_n < today.day
+        next_month = bool(m.group(1) and m.group(1).startswith(("下", "next"))) or day_n < today.day
         return day_of_month(month_start(today, 1) if next_month else today, day_n)
     return None
 
