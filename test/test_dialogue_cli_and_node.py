@@ -17,8 +17,9 @@ import dialogue_fake_llm as fake
 from fay_msgs.msg import Transcript
 from harness import REPO, dialogue_node, ros_environment
 
-ANSWER = "Nice to meet you, Tom. I like hiking too."
-SAID = "I am Tom and I like hiking."
+ANSWER = "Hiking is lovely. I like it too."
+# (not a name: the tiny flow greets a name itself, without the model)
+SAID = "I like hiking, do you?"
 
 
 def _node_says(ros, llm) -> list[str]:
@@ -67,4 +68,4 @@ def test_a_judge_verdict_is_spoken_the_same_by_the_cli_and_the_node(ros, llm):
     # first, each gets the same answer
     llm.script(fake.judge_finish(ANSWER), fake.judge_finish(ANSWER))
     node_lines = _node_says(ros, llm)
-    assert node_lines == cli_lines == ["Nice to meet you, Tom.", "I like hiking too."]
+    assert node_lines == cli_lines == ["Hiking is lovely.", "I like it too."]

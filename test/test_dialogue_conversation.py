@@ -218,7 +218,9 @@ def test_conversation_on_the_embedded_model(embedded_llm, tmp_path):
         replies = run_conversation(companion)
         sources = [{m.source for m in r} for r in replies]
         assert {"memory"} in sources, f"facts questions are answered from memory: {sources}"
-        assert sum("llm" in s for s in sources) >= 6, f"the model answers the chat turns: {sources}"
+        # (the name in the first line is greeted without the model, as the tiny profile does)
+        assert sources[0] == {"memory"}, f"the name is greeted from what was said: {sources}"
+        assert sum("llm" in s for s in sources) >= 5, f"the model answers the chat turns: {sources}"
         check_memory_after(companion)
         assert server.alive()
     except BaseException:
@@ -353,6 +355,12 @@ def coming_sunday(today: datetime.date) -> datetime.date:
     return today + datetime.timedelta(days=(6 - today.weekday()) % 7)
 
 
+def offered(text: str) -> str:
+    """What a reply offers: without the food ideas' closing "Both are free of peanuts." (a
+    warning names the allergen, and offers nothing)."""
+    return re.sub(r"\s*(?:Both are|It is) free of [^.]*\.$", "", text)
+
+
 @pytest.mark.slow
 def test_personal_facts_are_answered_from_memory_and_a_snack_is_never_peanuts(embedded_llm, tmp_path):
     url, _server = embedded_llm
@@ -373,7 +381,7 @@ def test_personal_facts_are_answered_from_memory_and_a_snack_is_never_peanuts(em
         assert spoken(companion.say("What am I allergic to?")) == "You're allergic to peanuts."
         for question in ("Can you suggest a snack?", "What should I eat for a snack tonight?"):
             reply = companion.say(question)
-            assert not PEANUT_WORDS.search(spoken(reply)), reply
+            assert not PEANUT_WORDS.search(offered(spoken(reply))), reply
             assert spoken(reply) != PERSONA.line("apology", "en"), reply
         # Chinese: acknowledged and answered in Chinese, not the English-only apology
         reply = companion.say("我是化学老师。")
@@ -393,7 +401,8 @@ def test_personal_facts_are_answered_from_memory_and_a_snack_is_never_peanuts(em
         assert spoken(companion.say("What am I allergic to?")) == "You're allergic to peanuts."
         assert spoken(companion.say("我是做什么工作的？")) == "你是化学老师。"
         reply = companion.say("Any ideas for a quick snack?")
-        assert not PEANUT_WORDS.search(spoken(reply)), reply
+        assert not PEANUT_WORDS.search(offered(spoken(reply))), reply
+        assert spoken(reply).endswith("free of peanuts."), "the food ideas say what they are free of"
     except BaseException:
         print(companion.output())
         raise

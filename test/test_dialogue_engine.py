@@ -1018,7 +1018,8 @@ def test_a_profile_read_earlier_in_the_session_stands_in_when_memory_fails(fresh
         assert "Tom" in " ".join(rig.texts()), rig.texts()
         rig.pieces.clear()
         fresh.script(fake.text("How about a peanut butter sandwich? ", "Or some fresh fruit."))
-        await rig.engine.run_turn("tom", "What should I have for a snack?", "en")
+        # (a request for food ideas is answered from the table: a remark lets the model speak)
+        await rig.engine.run_turn("tom", "I'm a bit peckish.", "en")
         spoken = " ".join(rig.texts())
         assert "peanut" not in spoken.lower() and "fruit" in spoken, rig.texts()
         assert "allergic to peanuts" in fresh.requests[0]["messages"][0]["content"] + json.dumps(
@@ -1045,7 +1046,7 @@ def test_tiny_turn_acknowledges_a_personal_fact_and_never_offers_the_allergen(fr
         rig.pieces.clear()
         fresh.script(fake.text("How about some peanut butter on toast? ", "Apple slices with honey are lovely."))
         with caplog.at_level(logging.WARNING, logger="fay_ros.dialogue"):
-            await rig.engine.run_turn("tom", "Can you suggest a snack?", "en")
+            await rig.engine.run_turn("tom", "I'm a bit peckish.", "en")
         assert [p.text for p in rig.pieces if p.text] == ["Apple slices with honey are lovely."]
         assert "User is allergic to peanuts." in fresh.requests[0]["messages"][0]["content"]
         assert any("'peanut butter'" in r.getMessage() and "peanut" in r.getMessage() for r in caplog.records)
@@ -1074,7 +1075,7 @@ def test_a_household_members_allergy_is_kept_like_the_users_own(fresh):
         assert ("sarah", "User's son Oliver is allergic to peanuts.", "observation", True) in memory.stored
         rig.pieces.clear()
         fresh.script(fake.text("You could pack peanut butter sandwiches. ", "Apple slices are a good choice."))
-        await rig.engine.run_turn("sarah", "Can you suggest a snack for Oliver's lunchbox?", "en")
+        await rig.engine.run_turn("sarah", "The lunchbox is empty again.", "en")
         assert [p.text for p in rig.pieces if p.text] == ["Apple slices are a good choice."]
         assert "son Oliver is allergic to peanuts." in fresh.requests[0]["messages"][0]["content"]
         rig.pieces.clear()
@@ -1117,6 +1118,38 @@ def test_a_corrected_name_is_not_replayed_to_the_tiny_model(fresh):
         assert "Sam's dog is called Max." in messages[0]["content"] or "dog is called Max." in messages[0]["content"]
         assert not any("Rex" in (m.get("content") or "") for m in messages), messages
         assert any(m["role"] == "assistant" for m in messages[1:]), "the rest of the history is still there"
+        await rig.close()
+
+    run(scenario())
+
+
+def test_a_tiny_request_for_food_ideas_is_answered_from_the_table_without_the_households_allergens(fresh):
+    """ "What should I have for a snack?" on the tiny profile: two ideas from
+    config/food_ideas.csv free of the son's peanuts and the user's eggs, said with what they are
+    free of, and no model call (the 135M model answered "What kind of tea do you want?");
+    in Chinese too, where the English-only model had only an apology."""
+    memory = DictMemory()
+
+    async def profile(owner):
+        return [
+            "fact:health:allergy:peanut:son=User's son Oliver is allergic to peanuts.",
+            "fact:health:allergy:egg=User is allergic to eggs.",
+        ]
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        trace = await rig.engine.run_turn("sarah", "What should I have for a snack?", "en")
+        spoken = " ".join(rig.texts())
+        assert trace.path == "food" and not fresh.requests, spoken
+        assert spoken.startswith("How about ") and spoken.endswith("Both are free of peanuts and eggs."), spoken
+        assert not re.search(r"peanut butter|satay|egg(?!s\.)|cake|cookie|omelette", spoken, re.I), spoken
+        rig.pieces.clear()
+        trace = await rig.engine.run_turn("sarah", "晚饭做什么菜好呢？", "zh")
+        said = "".join(rig.texts())
+        assert trace.path == "food" and said.startswith("试试") and said.endswith("都不含花生、鸡蛋。"), said
+        assert not re.search(r"蛋(?!。)|花生(?!、)", said.removesuffix("都不含花生、鸡蛋。")), said
         await rig.close()
 
     run(scenario())

@@ -1912,3 +1912,33 @@ def test_whose_birthday_is_it_today_reads_the_familys_birthdays():
     )
     friday = datetime.datetime(2026, 12, 11, 9, 0)
     assert fact_answers.answer("who has a birthday today?", facts, "en", friday) == "It's your mother's birthday today!"
+
+
+@pytest.mark.parametrize(
+    "question, recalled, expected",
+    [
+        ("what car do i drive?", [], "You haven't told me what car you drive."),
+        ("What team do I support?", [], "You haven't told me what team you support."),
+        ("how many cats do i have?", [], "You haven't told me how many cats you have."),
+        ("do i have a bike?", [], "You haven't told me whether you have a bike."),
+        ("我开什么车？", [], "你还没告诉我这个呢。"),
+        # what they said is there: the model answers from it
+        ("what car do i drive?", ["2026-12-01 user: my old car finally died"], None),
+        ("what instruments do i play?", ["2026-12-01 user: I play the cello on Sundays"], None),
+        ("我开什么车？", ["用户说：我开一辆小电车"], None),
+        # advice, requests and what other answers read
+        ("what should i cook tonight?", [], None),
+        ("what do i need for the trip?", [], None),
+        ("can i have a biscuit?", [], None),
+        ("how many kids do i have?", [], "You haven't told me how many kids you have."),
+    ],
+)
+def test_a_question_about_ones_own_life_that_nothing_answers_is_said_to_be_untold(question, recalled, expected):
+    facts = learn(["I'm a vet."])
+    assert fact_answers.not_told(question, facts, recalled) == expected
+
+
+def test_a_family_question_is_left_to_the_family_answer():
+    facts = learn(["my son tom is nine"])
+    assert fact_answers.not_told("how many kids do i have?", facts, []) is None
+    assert fact_answers.answer("what's my eldest son called?", facts, "en", FRIDAY) == "Your son is called Tom."

@@ -260,6 +260,8 @@ def answer(
         relation = re.sub(r"^(?:家的|家|养的)", "", next(g for g in m.groups() if g).strip().lower())
         relation = _CHILD_WORDS.get(relation, relation)
         asked = relation
+        # "my eldest son": the son they told of (or none told)
+        relation = re.sub(r"^(?:eldest|youngest|oldest|older|younger|big|baby|middle) (?=\w)", "", relation)
         if not zh and relation.endswith("s") and relation[:-1] in (*RELATIONS, *_PEOPLE_EN):
             relation = relation[:-1]  # "what are my cats called?"
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
@@ -270,6 +272,70 @@ def answer(
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(asked)
+    return None
+
+
+# A question about the user's own life that no fact answers and no recalled memory mentions
+# ("What car do I drive?", "What team do I support?", "How many kids do I have?", "我开什么车？"):
+# the tiny model made an answer up ("a luxury Toyota Corolla"), so it is said plainly that it
+# was not told. Not advice or requests ("what should I…", "can I…"), nor what other answers read.
+_OWN_LIFE_Q_EN = [
+    (
+        re.compile(
+            r"^(?:and |so |remind me,? |do you (?:know|remember) )?(?:what|which) ((?:[a-z]+ ){0,2}?[a-z]+) "
+            r"(?:do|did) i (drive|own|have|use|play|support|speak|wear|read|watch|follow|collect|ride|study)"
+            r"(?: again)?\s*\??$",
+            re.I,
+        ),
+        "You haven't told me what {0} you {1}.",
+    ),
+    (
+        re.compile(r"^(?:and |so )?how many ([a-z]+) (?:do|did) i (?:have|own|keep)\b", re.I),
+        "You haven't told me how many {0} you have.",
+    ),
+    (
+        re.compile(r"^(?:and |so )?do i (?:have|own) (?:a|an|any) ([a-z]+(?: [a-z]+)?)\s*\??$", re.I),
+        "You haven't told me whether you have {2}.",
+    ),
+]
+_OWN_LIFE_Q_ZH = re.compile(
+    r"^我(?:家)?(?:开|用|有|养|说|玩|穿|支持)(?:了)?(?:的)?(?:是)?(?:什么|哪|几)(?:个|只|辆|种|些|样的)?(\w{0,4}?)(?:来着)?[？?]?$"
+)
+
+
+def not_told(question: str, facts: dict[str, str], recalled: Sequence[str], language: str = "en") -> str | None:
+    """ "You haven't told me what car you drive." for a question about the user's own life that
+    nothing they told answers: no stored fact and no recalled memory names what it asks about;
+    None for any other question (then the model may answer from what it was given)."""
+    zh = language.startswith("zh") or has_cjk(question)
+    q = question.strip()
+    if zh:
+        m = _OWN_LIFE_Q_ZH.search(q)
+        if m is None:
+            return None
+        topic = m.group(1)
+        if topic and any(topic in text for text in (*facts.values(), *recalled)):
+            return None
+        return "你还没告诉我这个呢。"
+    for pattern, reply in _OWN_LIFE_Q_EN:
+        m = pattern.search(q)
+        if m is None:
+            continue
+        topic = m.group(1).lower()
+        if topic in ("thing", "things", "stuff", "kind", "sort", "one") or re.search(
+            r"\b(?:should|could|can|would|might|need|want)\b", q, re.I
+        ):
+            return None
+        stem = re.escape(topic.split()[-1].rstrip("s"))
+        verb = m.group(2).lower() if m.lastindex and m.lastindex >= 2 else "have"
+        said = rf"\b{stem}|\bI(?: also| still)? {verb}s?\b|\bUser {verb}s?\b"
+        if any(re.search(said, text, re.I) for text in (*facts.values(), *recalled)):
+            return None
+        family = re.search(r"kid|child|grand|brother|sister|sibling|pet|son|daughter", topic)
+        if family and any(k.startswith("family:") for k in facts):
+            return None
+        thing = ("an " if topic[:1] in "aeiou" else "a ") + topic
+        return reply.format(topic, verb, thing)
     return None
 
 

@@ -17,6 +17,7 @@ import contextlib
 import datetime
 import logging
 import time
+import zlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from ..text.sentences import SentenceSplitter, split_sentences
 from ..text.think import ThinkStripper, strip_think
 from ..text.when import format_date
 from ..text.words import has_cjk
-from . import fact_answers, prompts, when_answers
+from . import fact_answers, food_ideas, prompts, when_answers
 from .guard import GuardPolicy, ReplyGuard
 from .judge import JudgeStreamParser, JudgeVerdict
 from .prompts import Message, PromptContext
@@ -273,6 +274,21 @@ class ReplyAssembly:
         if answer is not None:
             trace.path = "clock"
             self.speak_text(reply, _then(ack, answer, zh), "qa")
+            return
+        # "what should I have for my tea?": ideas the household can eat, from the table
+        answer = food_ideas.suggest(
+            ctx.question, facts, zh, seed=zlib.crc32(f"{ctx.owner} {ctx.question} {now:%F}".encode())
+        )
+        if answer is not None:
+            trace.path = "food"
+            self.speak_text(reply, _then(ack, answer, zh), "qa")
+            return
+        # "what car do I drive?" with nothing told about a car: said so, not made up
+        recalled = [t for m in memories for t in (m.content, m.text) if t]
+        answer = fact_answers.not_told(ctx.question, facts, recalled, ctx.language) if ctx.profile_read else None
+        if answer is not None:
+            trace.path = "memory"
+            self.speak_text(reply, _then(ack, answer, zh), "memory")
             return
         if ack and not asks_something(ctx.question):
             trace.path = "memory"
