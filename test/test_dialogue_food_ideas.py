@@ -122,5 +122,11 @@ def test_a_wrong_row_is_named_with_its_file_and_line(tmp_path):
     table.write_text("meal,english,zh\n", encoding="utf-8")
     with pytest.raises(food_ideas.FoodIdeasError, match=r"food\.csv:1: the header"):
         food_ideas.load_ideas(table)
-    with pytest.raises(food_ideas.FoodIdeasError, match=r"missing\.csv: cannot read"):
+    table.write_text(
+        "meal,en,zh,contains\nelevenses,a scone,司康,gluten\nsnack,,香蕉,\nsnack,a banana,香蕉,\n", encoding="utf-8"
+    )
+    with pytest.raises(food_ideas.FoodIdeasError) as every:
+        food_ideas.load_ideas(table)
+    assert [i.line for i in every.value.issues] == [2, 3], "every wrong row, not the first alone"
+    with pytest.raises(food_ideas.FoodIdeasError, match=r"missing\.csv: file not found"):
         food_ideas.load_ideas(tmp_path / "missing.csv")

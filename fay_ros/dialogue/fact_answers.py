@@ -97,16 +97,21 @@ _PARTNER_WORDS = frozenset({"partner", "spouse", "other half", "significant othe
 _PARTNERS = ("wife", "husband", "partner", "spouse", "girlfriend", "boyfriend")
 _FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名字)?(?:叫(?:什么|啥)|的名字是(?:什么|啥))")
 _PLAN_Q_EN = re.compile(
-    r"\bwhat (?:am i|was i|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
+    r"\bwhat (?:am i|was i|are we|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
     r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|at the weekend)\b|"
     # a trip: "Where am I going next week?", "When is my trip?", "When am I going to Rome?"
-    r"\bwhere am i (?:going|flying|travel+ing|off to|headed|heading)\b|"
+    r"\bwhere (?:am i|are we) (?:going|flying|travel+ing|off to|headed|heading)\b|"
     r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
     r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
     re.I,
 )
-_STUDY_Q_EN = re.compile(r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b", re.I)
+_STUDY_Q_EN = re.compile(
+    r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b|"
+    r"\b(?:which|what) (?:uni|university|college|school) (?:am i at|do i go to|do i study at|am i studying at)\b|"
+    r"\bwhere (?:do|am) i (?:study|studying|at uni|at university)\b",
+    re.I,
+)
 _STUDY_Q_ZH = re.compile(r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么")
 _RELATIVE_MED_Q_EN = re.compile(
     rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({RELATION_WORDS}) "
@@ -255,6 +260,17 @@ def answer(
             if not plans:
                 return f"You haven't told me about a trip to {place}."
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
+    if not zh and (said := _someones_plan(q, facts, now)):  # "When does Sofia start ballet?"
+        return said
+    if said := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
+        return said
+    if not zh and (m := _HOW_MANY_Q_EN.search(q)):  # "How many kids do I have?"
+        relation = _CHILD_WORDS.get(m.group(1).lower(), m.group(1).lower())
+        relation = {"kids": "child", "children": "child"}.get(relation, relation.removesuffix("s"))
+        found = facts.get(f"family:{relation_key(relation)}", "")
+        if re.search(r"\bhas (?:a|an|one|two|three|four|five|\d+) ", found):
+            return second_person(found)
+        return None
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
         relation = re.sub(r"^(?:家的|家|养的)", "", next(g for g in m.groups() if g).strip().lower())
@@ -299,7 +315,7 @@ _OWN_LIFE_Q_EN = [
     ),
 ]
 _OWN_LIFE_Q_ZH = re.compile(
-    r"^我(?:家)?(?:开|用|有|养|说|玩|穿|支持)(?:了)?(?:的)?(?:是)?(?:什么|哪|几)(?:个|只|辆|种|些|样的)?(\w{0,4}?)(?:来着)?[？?]?$"
+    r"^我(?:家)?(?:开|养|说|玩|穿|支持)(?:了)?(?:的)?(?:是)?(?:什么|哪|几)(?:个|只|辆|种|些|样的)?(\w{0,4}?)(?:来着)?[？?]?$"
 )
 
 
@@ -339,6 +355,88 @@ def not_told(question: str, facts: dict[str, str], recalled: Sequence[str], lang
     return None
 
 
+# "When does Sofia start ballet?", "Where's Sam this week?", "when is my son coming home?": a
+# relative's plan, found by who it is about and a word of the question
+_SOMEONES_PLAN_Q_EN = re.compile(
+    r"^(?:so |and |remind me,? )?(?:when|where|what day)(?:'s| is| does| will| did| do)? "
+    r"(my [a-z]+|(?!(?:the|it|that|this|your|our|i|we|you|he|she|they|there)\b)[a-z]+)(?:'s)? (.*?)\s*\??$",
+    re.I,
+)
+_QUESTION_WORDS = frozenset("a an the this that next week weekend going to be get do does is are at on in for".split())
+
+
+def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
+    m = _SOMEONES_PLAN_Q_EN.search(question)
+    if m is None:
+        return None
+    who = m.group(1)
+    who_word = relation_key(who[3:]) if who.lower().startswith("my ") else who
+    words = [w for w in re.findall(r"[a-z]+", m.group(2).lower()) if w not in _QUESTION_WORDS and len(w) > 2]
+    plans = [
+        v
+        for k, v in facts.items()
+        if k.startswith("plan:")
+        and plan_still_ahead(v, now.date())
+        and (
+            re.search(rf"\b{re.escape(who_word)}\b", v, re.I)
+            or re.search(rf"\b{re.escape(who[3:] if who.lower().startswith('my ') else who)}\b", v, re.I)
+        )
+    ]
+    if words:
+        plans = [v for v in plans if any(re.search(rf"\b{re.escape(w[:5])}", v, re.I) for w in words)] or (
+            plans if m.group(0).lower().startswith(("where", "so where", "and where")) else []
+        )
+    return _join([second_person(v) for v in plans], False) if plans else None
+
+
+# What someone does regularly: "What do I do every morning?", "what does Finn do on Saturdays?",
+# "which day does my son ring me?", "我每天早上干什么？", "我周末一般做什么？" (the `routine:` facts)
+_ROUTINE_Q_EN = re.compile(
+    r"\bwhat (?:do|does) (i|we|my [a-z]+|(?-i:[A-Z])[a-z]+) (?:usually |normally |always )?do "
+    r"((?:every|on|at|in the|each) .+?)\s*\??$|"
+    r"\b(?:which|what) days? (?:does|do) (my [a-z]+|(?-i:[A-Z])[a-z]+|i|we) (\w+)",
+    re.I,
+)
+_ROUTINE_Q_ZH = re.compile(
+    r"我(?:们)?(每天|天天|每周|每个?周末|周末|平时|每个?(?:星期|礼拜)[一二三四五六日天])(早上|上午|中午|下午|傍晚|晚上)?"
+    r"(?:都|一般|通常)?(?:干|做|去)(?:什么|啥|哪)"
+)
+_TIME_WORDS = re.compile(
+    r"morning|afternoon|evening|night|weekend|week|day|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"早上|上午|中午|下午|傍晚|晚上|周末|每天|天天|每周|平时|星期.|礼拜.",
+    re.I,
+)
+
+
+def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | None:
+    m = (_ROUTINE_Q_ZH if zh else _ROUTINE_Q_EN).search(question)
+    if m is None:
+        return None
+    if zh:
+        who, asked = "", m.group(1) + (m.group(2) or "")
+    elif m.group(1):
+        who, asked = m.group(1).lower(), m.group(2)
+    else:  # "which day does my son ring me?": any routine of theirs
+        who, asked = m.group(3).lower(), ""
+    whose = "" if who in ("i", "we", "") else relation_key(who[3:]) if who.startswith("my ") else who
+    routines = [
+        v
+        for k, v in facts.items()
+        if k.startswith("routine:")
+        and (
+            # the user's own ("User walks…", "用户每天…"), not a relative's ("User's son…", "用户的…")
+            (not whose and not re.match(r"User's |用户的", v))
+            or (whose and (k.startswith(f"routine:{whose}_") or re.search(rf"\b{re.escape(whose)}\b", v, re.I)))
+        )
+    ]
+    times = {w.lower() for w in _TIME_WORDS.findall(asked)}
+    fitting = [v for v in routines if not times or times & {w.lower() for w in _TIME_WORDS.findall(v)}]
+    if not fitting:
+        return None
+    return _join([second_person(v) for v in fitting], zh)
+
+
+_HOW_MANY_Q_EN = re.compile(r"\bhow many ([a-z]+) (?:do i have|have i got|do we have|have we got)\b", re.I)
 _ASKED_DAY_ZH = re.compile(
     r"(明天|后天|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])"
 )
@@ -451,6 +549,7 @@ _OCCUPATION_Q_EN = re.compile(
     r"^(?:so |and |remind me,? )?what do i do(?: again)?\s*[?.!]*$|"
     # "what do I drive for a living?": the job said by its verb
     r"\bwhat do i (?:drive|fly|fix|make|sell|teach|build|clean|run) for (?:a )?(?:living|work)\b|"
+    r"^(?:so |and )?what (?:do|did) i (?:teach|do for work)(?: again)?\s*\??$|"
     r"\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
@@ -554,7 +653,7 @@ _MEDICATION_Q_EN = re.compile(
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
-    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打)(?:的)?(?:是)?(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
+    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打|用)(?:的)?(?:是)?(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
     r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
 )
 _HEALTH_Q_EN = re.compile(
@@ -571,7 +670,10 @@ _HEALTH_Q_ZH = re.compile(
 _WHO_EN = r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
 _RELATIVE_JOB_Q_EN = re.compile(
-    rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b", re.I
+    rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b(?! (?:on|every|at|in the|each)\b)|"
+    rf"\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b|"
+    rf"\bwhere (?:does|did) {_WHO_EN} work\b",
+    re.I,
 )
 
 _AGE_Q_EN = re.compile(
@@ -589,7 +691,7 @@ _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3
 # "我老婆是做什么的？", "李梅在哪里上班？", "我儿子住在哪里？": a relative's job and home
 _RELATIVE_JOB_Q_ZH = re.compile(
     _ZH_WHO + r"(?:(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?(?:的)?|(?:的)?(?:工作|职业)是(?:什么|啥)|"
-    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班))"
+    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班|读书|上学|读大学|上大学|念书))"
 )
 _RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
 _AGE_Q_ZH = re.compile(

@@ -17,6 +17,7 @@ Pure Python, no ROS.
 from __future__ import annotations
 
 import csv
+import io
 import random
 import re
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ..common.errors import Issue, TableError, read_table_text
 from ..common.paths import config_file
 from ..memory import health
 
@@ -87,36 +89,36 @@ class FoodIdea:
     contains: frozenset[str]
 
 
-class FoodIdeasError(ValueError):
-    """A food-ideas table that cannot be read, naming the file and line."""
+class FoodIdeasError(TableError):
+    """A food-ideas table that cannot be used: every wrong row, with the file and line."""
 
 
 def load_ideas(path: str | Path) -> tuple[FoodIdea, ...]:
     """The ideas of a food-ideas CSV (meal,en,zh,contains: `;`-separated allergen keys of
-    health.ALLERGENS or the condition tags sugar, salt, purine). Raises FoodIdeasError naming
-    the file and line of a row that is wrong."""
-    path = Path(path)
+    health.ALLERGENS or the condition tags sugar, salt, purine). Raises FoodIdeasError listing
+    every row that is wrong, with its file and line."""
+    text = read_table_text(path, error=FoodIdeasError)
     known = {t.key for t in health.ALLERGENS} | EXTRA_TAGS
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames != ["meal", "en", "zh", "contains"]:
+        raise FoodIdeasError(path, [Issue(1, f"the header must be meal,en,zh,contains (got {reader.fieldnames})")])
     out: list[FoodIdea] = []
-    try:
-        with path.open(encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames != ["meal", "en", "zh", "contains"]:
-                raise FoodIdeasError(f"{path}:1: the header must be meal,en,zh,contains (got {reader.fieldnames})")
-            for row in reader:
-                line = reader.line_num
-                meal, en, zh = ((row.get(k) or "").strip() for k in ("meal", "en", "zh"))
-                if meal not in MEALS:
-                    raise FoodIdeasError(f"{path}:{line}: meal {meal!r} is not one of {', '.join(MEALS)}")
-                if not en or not zh:
-                    raise FoodIdeasError(f"{path}:{line}: an idea needs its English and Chinese words")
-                contains = frozenset(t.strip() for t in (row.get("contains") or "").split(";") if t.strip())
-                unknown = sorted(contains - known)
-                if unknown:
-                    raise FoodIdeasError(f"{path}:{line}: unknown tags {unknown} (known: {', '.join(sorted(known))})")
-                out.append(FoodIdea(meal, en, zh, contains))
-    except OSError as exc:
-        raise FoodIdeasError(f"{path}: cannot read the food ideas ({exc.strerror})") from None
+    issues: list[Issue] = []
+    for row in reader:
+        line = reader.line_num
+        meal, en, zh = ((row.get(k) or "").strip() for k in ("meal", "en", "zh"))
+        contains = frozenset(t.strip() for t in (row.get("contains") or "").split(";") if t.strip())
+        unknown = sorted(contains - known)
+        if meal not in MEALS:
+            issues.append(Issue(line, f"meal {meal!r} is not one of {', '.join(MEALS)}"))
+        elif not en or not zh:
+            issues.append(Issue(line, "an idea needs its English and Chinese words"))
+        elif unknown:
+            issues.append(Issue(line, f"unknown tags {unknown} (known: {', '.join(sorted(known))})"))
+        else:
+            out.append(FoodIdea(meal, en, zh, contains))
+    if issues:
+        raise FoodIdeasError(path, issues)
     return tuple(out)
 
 

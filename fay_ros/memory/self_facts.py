@@ -32,7 +32,11 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `health:avoid:<food>:<relation>` | `User's father cannot eat shellfish.` / `用户的爸爸不能吃虾。` |
 | fact | `health:avoid:<food>:household` | `User's home is kept free of tree nuts.` ("we keep the house nut free") |
 | fact | `occupation:former` | `User used to teach piano.` / `用户以前当过海员。` / `用户退休前是老师。` |
-| fact | `study` | `User is studying physics.` / `用户在北京学中文。` |
+| fact | `study` | `User is studying physics at Manchester.` / `用户在北京学中文。` |
+| preference | `routine:<when>` | `User walks the dog every morning.` / `用户每天早上去公园遛狗。` |
+| preference | `routine:<relation>_<when>` | `User's grandson Finn plays football every Saturday morning.` |
+| event | `plan:<relation>_<day>` | `User's granddaughter Sofia starts ballet on Saturday, 5 December 2026.` |
+| fact | `family:<relation>:job` | `User's son Andriy works as a developer in Berlin.` / `用户的老公在香港上班。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
@@ -174,6 +178,12 @@ _EN_NAME = [
         rf"(?!(?:that|this|it|what|which|who|here|there|so|yes|no|mine|yours)\b)({_NAME_WORD})'s my name\b",
         re.I,
     ),
+    # "Oksana, pleased to meet you" (the name, then the pleasantry)
+    re.compile(
+        rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}),? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|"
+        r"how do you do)\b",
+        re.I,
+    ),
     # "Imogen here", "hiya!! Imogen here :)"
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
@@ -249,6 +259,8 @@ _EN_FAMILY_NAMED = [
     ),
     # "Aoife is my sister."
     re.compile(rf"^(?:and |oh |well )?((?-i:[A-Z][a-z]+)) is (?:my|our) ({_REL})\b", re.I),
+    # "the wife's called Isla", "the missus is Jean"
+    re.compile(rf"\bthe (wife|husband|missus|hubby|boss)(?:'s| is) (?:called |named )?({_NAME_WORD})\b", re.I),
     # "the wife, Morag, does the garden"
     re.compile(rf"\b(?:the|my|our) ({_REL}),\s+({_NAME_WORD})\s*,", re.I),
     # "my cat, a ginger tom called Marmalade"
@@ -269,6 +281,12 @@ _EN_FAMILY_NAMED = [
         re.I,
     ),
 ]
+# "I live with two flatmates, Sam and Priya" (who they live with, by name)
+_LIVE_WITH_EN = re.compile(
+    r"\b(?:I|we) (?:live|am living|'m living|share a (?:flat|house) ) ?with (?:my |our )?(two|three|four|a|an)? ?"
+    r"(flatmate|roommate|housemate)s?,? (?:called |named )?((?-i:[A-Z])[a-z]+(?:(?:,| and) (?-i:[A-Z])[a-z]+)*)",
+    re.I,
+)
 _EN_FAMILY_HAS = re.compile(
     rf"\b(?:I|we)(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five) ({_REL})s?\b"
     # "two cats called Pickle and Mouse", "two dogs, Rex and Fido"
@@ -354,7 +372,7 @@ _EN_STOPPED = [
     re.compile(rf"\bI (?:don't|do not|dont) ({_HABIT})\s+(?:the\s+)?(.+?)\s*(?:any ?more|these days|now)\b", re.I),
     re.compile(rf"\bI no longer ({_HABIT})\s+(.+?){_STOP_CLAUSE}", re.I),
     re.compile(
-        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) (?!on\b|the idea)"
+        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) (?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b)"
         rf"(?:({'|'.join(_GERUNDS)}) )?(.+?){_STOP_CLAUSE}",
         re.I,
     ),
@@ -377,7 +395,7 @@ _WHEN = (
     r"|later today|this evening"
 )
 _EN_PLAN = [
-    re.compile(rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna)\s+(.+?)\s+({_WHEN})\b", re.I),
+    re.compile(rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna|off to)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "I'm flying to Rome next Friday", "I'm visiting my mum tomorrow"
     re.compile(
         rf"\b(?:I(?:'m| am)|we(?:'re| are)) "
@@ -396,8 +414,8 @@ _EN_PLAN = [
         re.I,
     ),
     re.compile(
-        rf"\bI(?:'ve got| have got| have) (an? .+?|my .+?|the (?:nurse|doctor|dentist|optician|physio).*?)"
-        rf"\s+({_WHEN})\b",
+        rf"(?:\bI(?:'ve got| have got| have)|^(?:and |oh |also |so )?got) "
+        rf"(an? .+?|my .+?|the (?:nurse|doctor|dentist|optician|physio).*?)\s+({_WHEN})\b",
         re.I,
     ),
     # "On Sunday my grandson Alfie is taking me to the garden centre"
@@ -466,7 +484,7 @@ _ZH_NAME = [
 ]
 ZH_RELATIONS = (
     "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-    "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子"
+    "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子|闺女|姑娘"
 )
 _ZH_FAMILY_NAMED = re.compile(
     r"(?:我|家里|我家|我们家|我们)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
@@ -679,11 +697,14 @@ _LOWER_NAME_CUES = re.compile(
     rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
     r"(?:my|our) (?:youngest|eldest|oldest),|"
     r"(?:bungalow|flat|house|cottage|apartment|terrace|semi|village|town|city|care home) (?:in|near)|"
-    r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|"
-    rf"the (?:wife|husband|missus|hubby),|^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
+    r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|near|"
+    r"retired in|retired to|away in|year at|year in|studying at|student at|"
+    rf"the (?:wife|husband|missus|hubby),|the (?:wife|husband|missus|hubby)(?:'s| is) called|"
+    rf"^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
     r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
-    r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|"
+    r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
+    r"doing|studying|"
     r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
@@ -696,6 +717,20 @@ def _names_capitalised(text: str) -> str:
     (the pronoun "I" apart)."""
     if re.search(r"[A-Z]", re.sub(r"\bI\b", "", text)):
         return text
+    # "i live with two flatmates, sam and priya": the names after them
+    text = re.sub(
+        r"(\blive with (?:my |our )?(?:two |three |four |a |an )?(?:flatmates?|roommates?|housemates?),? )"
+        r"([a-z]+(?:(?:, | and )[a-z]+)*)(?=\s*(?:[.!?,;]|$))",
+        lambda m: (
+            m.group(1)
+            + re.sub(
+                r"[a-z]+",
+                lambda w: w.group(0) if w.group(0) in _LOWER_NOT_NAMES else w.group(0).capitalize(),
+                m.group(2),
+            )
+        ),
+        text,
+    )
     # "my name's helen okafor": a first name and a surname
     text = re.sub(
         r"\bmy name(?:'s| is) ([a-z][a-z'-]+) ([a-z][a-z'-]+)(?=\s*(?:[.!?,;]|$|\b(?:and|but)\b))",
@@ -704,6 +739,12 @@ def _names_capitalised(text: str) -> str:
             if {m.group(1), m.group(2)} & _LOWER_NOT_NAMES
             else m.group(0)[: m.start(1) - m.start(0)] + m.group(1).capitalize() + " " + m.group(2).capitalize()
         ),
+        text,
+    )
+    text = re.sub(
+        rf"(^|[.!?]\s*)((?:{_GREETING}[!,.]*\s+)*)([a-z][a-z'-]+)"
+        r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)",
+        lambda m: m.group(0) if m.group(3) in _LOWER_NOT_NAMES else m.group(1) + m.group(2) + m.group(3).capitalize(),
         text,
     )
     # "wendell's my name" (a clause that starts with it), "pat for short", "jamal here" (an
@@ -746,6 +787,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
         clause = _without_hedged_parts(clause)
         if not clause:
             continue
+        clause = _instead_on_the_day_before(clause, before)
         if is_question(clause):
             # "My name is Tom, what's yours?" / "我叫林，你呢？": the statement before the question
             clause = _statement_before_question(clause)
@@ -753,9 +795,9 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
                 continue
         if has_cjk(clause):
             clause = _zh_subject_carried(clause)
-            facts += _zh(clause, now) + _zh_more(clause, now)
+            facts += _without_echoed_routines(_zh(clause, now) + _zh_more(clause, now))
         else:
-            facts += _en(clause, now) + _en_more(clause, now)
+            facts += _without_echoed_routines(_en(clause, now) + _en_more(clause, now))
         facts += _address(clause)
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
@@ -785,7 +827,12 @@ def pronoun_context(before: str, text: str) -> str:
     relative, else what was kept ("I look after my mum." stays through "Her name is
     Beatrice." for "She's coeliac.")."""
     found = _MENTIONED_RELATIVE_ZH if has_cjk(text or "") else _MENTIONED_RELATIVE
-    return text if found.search(text or "") else before
+    if found.search(text or ""):
+        return text
+    # a plan's day is kept too, for "we're going to Mull instead" (said on that day)
+    if re.search(rf"\b(?:{_WHEN})\b", text or "", re.I):
+        return f"{before} {text}".strip()[-400:]
+    return before
 
 
 def _last_relative(text: str) -> str:
@@ -850,6 +897,8 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     last, for what follows."""
     if has_cjk(clause):
         return _zh_pronouns_as_relative(clause, relative)
+    if has_cjk(relative):  # "我女朋友叫小雨, she's a doctor": the relative in English words
+        relative = relation_key(re.sub(r"\s.*", "", relative))
     # "Sorry, mum is 88, not 86": a parent's word said as a name is the user's own parent
     clause = re.sub(
         r"(?:^|(?<=, )|(?<=\bbut )|(?<=\band ))(mum|mom|dad|mother|father|grandma|grandpa|gran|nan)(?= is |'s )",
@@ -974,6 +1023,16 @@ _DIAGNOSED = re.compile(
 )
 
 
+def _instead_on_the_day_before(clause: str, before: str) -> str:
+    """ "We're going to Mull instead" right after "we're off to Skye this Friday": the plan
+    changed, not its day, so the new one is read on that day (and replaces the old one, which
+    has the same key)."""
+    if not before or not re.search(r"\binstead\b", clause, re.I) or re.search(rf"\b(?:{_WHEN})\b", clause, re.I):
+        return clause
+    said = list(re.finditer(rf"\b({_WHEN})\b", before, re.I))
+    return re.sub(r"\s*\binstead\b", f" {said[-1].group(1)} instead", clause, count=1, flags=re.I) if said else clause
+
+
 def _before_supposing(clause: str) -> str:
     """The clause up to a later comma-separated part that supposes ("Ray here, Raymond if my
     mother's listening": the name stands); a clause that opens with one stays whole (and is then
@@ -1002,7 +1061,27 @@ _EN_NEW_CLAUSE = re.compile(r",\s*(?=(?:but |and |so |now |actually )?I (?!am\b|
 
 def _clauses(text: str) -> list[str]:
     parts = re.split(r"(?<=[.!?。！？；;])\s*", text.strip())
-    return [c.strip() for part in parts for c in _EN_NEW_CLAUSE.split(part) if c.strip()]
+    return [c for part in parts for c in _by_language(part)]
+
+
+def _by_language(sentence: str) -> list[str]:
+    """A sentence's clauses, and a line that changes language at a comma as one clause per
+    language ("hi, I'm Sam, 我在上海教英语"; "I'm allergic to cats, 一碰猫就打喷嚏"): each read by
+    its own language's patterns."""
+    clauses = [c.strip() for c in _EN_NEW_CLAUSE.split(sentence) if c.strip()]
+    out: list[str] = []
+    for clause in clauses:
+        parts = [p for p in re.split(r"\s*[,，]\s*", clause) if p]
+        scripts = [has_cjk(p) and not re.search(r"[A-Za-z]{2,}(?:\s+[A-Za-z']+){2,}", p) for p in parts]
+        if len(set(scripts)) < 2:
+            out.append(clause)
+            continue
+        start = 0
+        for i in range(1, len(parts) + 1):
+            if i == len(parts) or scripts[i] != scripts[start]:
+                out.append(("，" if scripts[start] else ", ").join(parts[start:i]))
+                start = i
+    return out
 
 
 def _clean_object(value: str) -> str:
@@ -1055,7 +1134,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if m:
             name = (m.group(1) or m.group(2) or m.group(3)).strip() if i == 0 else m.group(1).strip()
             first = name.split()[0]
-            if first.lower() in _NOT_NAMES:
+            if first.lower() in _NOT_NAMES or re.fullmatch(_GREETING, first, re.I):
                 continue
             if not first[0].isupper():
                 if i != 1 or " " in name or not _LOWER_NAME_END.match(clause, m.end()):
@@ -1088,22 +1167,30 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             )
             out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, content, "en"))
             spans.append(m.span())
-    if not spans:
-        m = _EN_FAMILY_HAS.search(clause)
-        if m:
-            count, relation = m.group(1).lower(), m.group(2).lower()
-            noun = relation if count in ("a", "an", "one") else relation + "s"
-            names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3) or "") if n and n[0].isupper()]
-            called = f", called {and_list(names)}" if len(names) > 1 else ""
-            out.append(
-                SelfFact(
-                    "fact",
-                    f"family:{relation_key(relation)}",
-                    f"{count} {noun}",
-                    f"{USER_EN} has {count} {noun}{called}.",
-                    "en",
-                )
+    m = _LIVE_WITH_EN.search(clause)
+    if m:
+        names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3)) if n]
+        said = f"{USER_EN} lives with {m.group(1) + ' ' if m.group(1) else ''}{m.group(2)}s, {and_list(names)}."
+        if len(names) == 1:
+            said = f"{USER_EN}'s {m.group(2)} is called {names[0]}."
+        out.append(SelfFact("fact", f"family:{relation_key(m.group(2))}", and_list(names), said, "en"))
+        spans.append(m.span())
+    # "the wife's called Isla and we've three kids": the count too, where no name was read
+    m = _EN_FAMILY_HAS.search(clause)
+    if m and not any(m.start() < end and start < m.end() for start, end in spans):
+        count, relation = m.group(1).lower(), m.group(2).lower()
+        noun = relation if count in ("a", "an", "one") else relation + "s"
+        names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3) or "") if n and n[0].isupper()]
+        called = f", called {and_list(names)}" if len(names) > 1 else ""
+        out.append(
+            SelfFact(
+                "fact",
+                f"family:{relation_key(relation)}",
+                f"{count} {noun}",
+                f"{USER_EN} has {count} {noun}{called}.",
+                "en",
             )
+        )
     m = _EN_FAVORITE.search(clause)
     if m:
         what, value = m.group(1).lower(), _clean_object(m.group(2))
@@ -1159,7 +1246,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             continue
         if i in (0, 1):
             what, when = f"{m.group(1).lower()} {m.group(2).strip()}", m.group(3).lower()
-            what = re.sub(r"^(?:gonna|going to)\s+", "going to ", what)
+            what = re.sub(r"^(?:gonna|going to|off to)\s+", "going to ", what)
         elif i == 2:
             when, what = (
                 m.group(1).lower(),
@@ -1367,6 +1454,8 @@ _RELATION_KEYS = {
     "儿子": "son",
     "daughter": "daughter",
     "女儿": "daughter",
+    "闺女": "daughter",
+    "姑娘": "daughter",
     "friend": "friend",
     "朋友": "friend",
     "girlfriend": "girlfriend",
@@ -1519,6 +1608,12 @@ _FOR_A_LIVING_EN = re.compile(
 )
 # "I drive buses in Glasgow", "I run a small bakery", "I fly planes": a job said by its verb (only
 # with the things a job is done with: not "I drive to work", "I run marathons")
+_FARM_EN = re.compile(
+    r"\bI (farm|breed|raise|keep) "
+    r"(sheep|cattle|cows|pigs|goats|chickens|hens|bees|horses|alpacas|dairy cows|beef cattle)"
+    r"(?: (?:up |down |out )?(?:near|in|on|outside) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?))?",
+    re.I,
+)
 _JOB_VERB_EN = re.compile(
     r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?"
     r"(?:bus|buses|taxi|taxis|cab|cabs|truck|trucks|lorry|lorries|train|trains|tram|trams|ambulance|ambulances|"
@@ -1593,22 +1688,34 @@ _NEW_JOB_AT_EN = re.compile(
 )
 # What they study: "I'm doing a nursing degree", "I'm studying physics at Leeds" (key `study`)
 _STUDY_EN = re.compile(
+    # "second year at Manchester doing physics": the subject and the place
+    r"\b(?:first|second|third|fourth|final|last) year (?:at|in) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?),? "
+    r"(?:doing|studying|reading) ((?:[\w-]+ ){0,2}?[\w-]+)(?=\s*(?:[.!?,;]|$|\b(?:and|but)\b))|"
     rf"\bI(?:'m| am) (?:doing|taking) an? ((?:[\w-]+ ){{1,3}}?)(?:degree|course|diploma|apprenticeship|phd|masters)\b|"
-    rf"\bI(?:'m| am) (?:studying|reading) ((?:[\w-]+ ){{0,3}}?[\w-]+?)(?: at (?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)?"
+    rf"\bI(?:'m| am) (?:studying|reading) ((?:[\w-]+ ){{0,3}}?[\w-]+?)"
+    r"(?: at ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?))?"
     rf"(?= (?:at|in|for|now|this)\b|{_STOP_CLAUSE})",
     re.I,
 )
-_RETIRED_EN = re.compile(r"\bI(?:'m| am| have| 've|'ve)? (?:now )?(?:retired|been retired)\b(?! from)", re.I)
+_RETIRED_EN = re.compile(
+    r"\bI(?:'m| am| have| 've|'ve)? (?:now |fully |officially |finally |properly )*(?:retired|been retired)\b(?! from)",
+    re.I,
+)
 _WORK_AT_EN = re.compile(
-    rf"\bI(?: currently| now| also)? work(?: part-time| weekends| evenings| nights| on weekends| at weekends)?"
+    rf"\bI(?: currently| now| also)? work(?: part-time| part time| full-time| full time| weekends| evenings| nights|"
+    r" on weekends| at weekends)?"
     # ("I work on the tills at the garden centre": the post, then where)
     r"(?: (?:on|in) the (?:tills?|checkouts?|counter|desk|reception|front desk|kitchen|shop floor|wards?|"
     r"night shift|day shift|deli|bar))? "
     rf"(at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?)(?= as an? \w|{_STOP_CLAUSE})|"
-    r"\bI(?: currently| now)? work in (IT|finance|sales|marketing|healthcare|health care|education|construction|"
+    r"\bI(?: currently| now)? work(?: part[- ]time| full[- ]time)? in "
+    r"(IT|finance|sales|marketing|healthcare|health care|"
+    r"education|construction|"
     r"retail|hospitality|tech|software|insurance|banking|law|government|the NHS|(?:a|an) (?:hospital|school|"
     r"office|bank|shop|store|factory|restaurant|hotel|lab|laboratory|hospital|nursing home|care home|"
-    r"supermarket|warehouse|library|university|bakery|pharmacy|clinic))\b",
+    r"supermarket|warehouse|library|university|bakery|pharmacy|clinic)|the (?:library|post office|hospital|"
+    r"school|bank|bakery|pharmacy|council|museum|garden centre|local shop|village shop|corner shop)"
+    r"(?: in (?-i:[A-Z])[\w-]+)?)\b",
     re.I,
 )
 _PLACE_NOUNS = r"(?:city|town|village|suburbs?|countryside|flat|apartment|house|area|region|county|state|country)"
@@ -1619,6 +1726,9 @@ _HOME_EN = re.compile(
     rf"((?:in|near|outside|just outside|close to) .+?)"
     rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
+    # "now I'm retired in Leicester", "we retired to Devon"
+    rf"\b(?:I(?:'m| am)|we(?:'re| are))(?: now)? retired (?:in|to) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
+    rf"\b(?:I|we) retired to ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\bmy home is in (.+?){_STOP_CLAUSE}|"
     rf"\b(?:I|we|(?-i:[A-Z])[a-z]+ and I)(?:'ve| have)?(?: just| recently)? moved (?:in)?to (?:an? |the )?"
     rf"(?:[\w-]+ ){{0,3}}?(?:{_DWELLINGS}|care home) (?:in|near) "
@@ -1852,10 +1962,14 @@ def _en_study(clause: str) -> list[SelfFact]:
     m = _STUDY_EN.search(clause)
     if not m:
         return []
-    what = _third_person((m.group(1) or m.group(2) or "").strip())
+    if m.group(1):  # "second year at Manchester doing physics"
+        what = f"{m.group(2)} at {m.group(1)}"
+        return [_fact("fact", "study", what, f"{USER_EN} is studying {what}.")]
+    what = _third_person((m.group(3) or m.group(4) or "").strip())
+    where = f" at {m.group(5)}" if m.group(5) else ""
     if not what or len(what.split()) > 4 or what.lower() in ("it", "that", "this", "hard", "a lot"):
         return []
-    return [_fact("fact", "study", what, f"{USER_EN} is studying {what}.")]
+    return [_fact("fact", "study", what + where, f"{USER_EN} is studying {what}{where}.")]
 
 
 # The user's own birthday: "My birthday is March 24", "my birthday's on the 24th of March", "I was
@@ -1964,6 +2078,108 @@ _RELATIVE_EVENT_EN = re.compile(
 )
 
 
+# What someone does regularly: "I walk the dog every morning", "every Sunday we go to chapel", "my
+# grandson Finn plays football every Saturday morning", "我每天早上去公园遛狗" (key
+# `routine:<when>`, a relative's `routine:<relation>_<when>`; said back as told)
+_DAYS_EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_EVERY_EN = (
+    rf"(?:every (?:single )?(?:day|morning|afternoon|evening|night|week|weekend|{_DAYS_EN})"
+    rf"(?: (?:morning|afternoon|evening|night))?|on {_DAYS_EN}s(?: (?:mornings|afternoons|evenings|nights))?|"
+    r"at (?:the )?weekends?|on (?:the )?weekends|each (?:morning|evening|day|week))"
+)
+_ROUTINE_EN = re.compile(
+    rf"\b(?:I|we) (?:usually |always |normally |often |still )?((?!am\b|have\b|had\b|was\b|feel\b|think\b)[a-z]+)"
+    rf"(?: (.{{2,40}}?))? ({_EVERY_EN})\b|"
+    rf"\b({_EVERY_EN}),? (?:I|we) (?:usually |always |normally |often )?([a-z]+) (.{{2,40}}?){_STOP_CLAUSE}",
+    re.I,
+)
+_RELATIVE_ROUTINE_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? (?:usually |always |still )?([a-z]+s)(?: (.{{2,40}}?))? ({_EVERY_EN})\b",
+    re.I,
+)
+_ROUTINE_ZH = re.compile(
+    r"我(?:们)?(每天|天天|每周|每个?周末|每个?(?:星期|礼拜)[一二三四五六日天]|每个?月|平时)"
+    r"(早上|上午|中午|下午|傍晚|晚上)?(?:都|一般|经常|会|要)*"
+    r"([^" + _ZH_STOP + r"]{2,14}?)(?=[" + _ZH_STOP + r"]|$|呢|啊)"
+)
+
+
+def _routine(clause: str, zh: bool) -> list[SelfFact]:
+    if zh:
+        m = _ROUTINE_ZH.search(clause)
+        if m is None or re.match(r"很|不|没|挺|特别|非常|好|太|有点|吃药|打针", m.group(3)):
+            return []
+        when = m.group(1) + (m.group(2) or "")
+        return [_fact("preference", f"routine:{when}", m.group(3), f"{USER_ZH}{when}{m.group(3)}。", zh=True)]
+    m = _RELATIVE_ROUTINE_EN.search(clause)
+    if m:
+        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
+        when, what = (
+            _days_capitalised(m.group(5).lower()),
+            f"{m.group(3).lower()} {_third_person(m.group(4) or '')}".strip(),
+        )
+        key = f"routine:{relation_key(m.group(1))}_{_key_part(when)}"
+        return [_fact("preference", key, what, f"{USER_EN}'s {who} {what} {when}.")]
+    m = _ROUTINE_EN.search(clause)
+    if m is None:
+        return []
+    verb, what, when = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
+    what = _third_person((what or "").strip(" ,"))
+    if re.search(r"\b(?:you|your|tablets?|pills?|medicine|medication)\b", what, re.I) or len(what.split()) > 8:
+        return []  # (a medicine is read as one)
+    said = f"{_third_person_verb(verb.lower())} {what}".strip()
+    when = _days_capitalised(when.lower())
+    return [_fact("preference", f"routine:{_key_part(when.lower())}", said, f"{USER_EN} {said} {when}.")]
+
+
+def _without_echoed_routines(found: list[SelfFact]) -> list[SelfFact]:
+    """A clause's facts without a routine that a taste, plan or medicine of the same clause
+    already says ("I drink tea every morning": the taste; "我每天打胰岛素": the medicine)."""
+    said = any(f.key.startswith(("taste:", "plan:", "health:medication:")) for f in found)
+    return [f for f in found if not (said and f.key.startswith("routine:"))]
+
+
+def _days_capitalised(text: str) -> str:
+    return re.sub(_DAYS_EN, lambda d: d.group(0).capitalize(), text)
+
+
+def _third_person_verb(verb: str) -> str:
+    """ "walk" → "walks", "go" → "goes", "fly" → "flies" (the user's routine said of them)."""
+    if re.search(r"(?:ch|sh|ss|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+# A relative's plan: "my granddaughter Sofia starts ballet on Saturday", "(she) starts ballet on
+# Saturday" after she was named, "my partner Sam is away in Lisbon until Friday"
+# (key `plan:<relation>_<day>`)
+_RELATIVE_PLAN_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? "
+    r"((?:starts|begins|has|'s got|is having|is starting|goes|is going|'s going|flies|is flying|visits|is visiting|"
+    r"comes|is coming|'s coming|arrives|leaves|is leaving|is away|'s away|is off|'s off|gets married|graduates|"
+    r"moves|is moving|'s moving) .+?) "
+    rf"((?:until |till |on |this |next |this coming )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"tomorrow|tonight|this weekend|next weekend|next week|next month)\b",
+    re.I,
+)
+
+
+def _relative_plan(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    m = _RELATIVE_PLAN_EN.search(clause)
+    if m is None or len(m.group(3).split()) > 10 or re.search(r"\b(?:you|your)\b", m.group(3), re.I):
+        return []
+    relation, named, what, day = m.group(1).lower(), m.group(2) or "", _third_person(m.group(3)), m.group(4).lower()
+    what = re.sub(r"^'s ", "is ", what)
+    until = re.match(r"(?:until|till) ", day)
+    said = _plan_day(day[until.end() :] if until else day, now, zh=False)
+    said = re.sub(r"^on ", "until ", said) if until else said
+    who = " ".join(filter(None, (relation, named)))
+    key = f"plan:{relation_key(relation)}_{_key_part(re.sub(r'^(?:until|till|on) ', '', day))}"
+    return [SelfFact("event", key, what, f"{USER_EN}'s {who} {what} {said}.", "en")]
+
+
 def _relative_event(clause: str, now: datetime.datetime) -> list[SelfFact]:
     m = _RELATIVE_EVENT_EN.search(clause)
     if m is None:
@@ -2017,6 +2233,8 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
     out += _hometown(clause, zh=False) + _death(clause, zh=False) + _relative_event(clause, now)
+    out += [] if any(f.key.startswith("plan:") for f in out) else _relative_plan(clause, now)
+    out += _routine(clause, zh=False)
     out += _en_work(clause) + _former_job(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
@@ -2090,6 +2308,15 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
+    m = _FARM_EN.search(clause)
+    if m:  # "I farm sheep up near Oban": User farms sheep near Oban.
+        verb = m.group(1).lower() + "s"
+        where = f" near {m.group(3)}" if m.group(3) else ""
+        return [
+            _fact(
+                "fact", "occupation", f"{m.group(2).lower()}{where}", f"{USER_EN} {verb} {m.group(2).lower()}{where}."
+            )
+        ]
     m = _JOB_VERB_EN.search(clause)
     if m:
         verb = {"fly": "flies"}.get(m.group(1).lower(), m.group(1).lower() + "s")
@@ -2117,7 +2344,22 @@ def _en_occupation(clause: str) -> list[SelfFact]:
     return []
 
 
+# Work given up: "I've stopped working at the library", "I left my job at the bank"
+_STOPPED_WORK_EN = re.compile(
+    rf"\bI(?:'ve| have)? (?:just )?(?:stopped|finished|quit|left|given up|gave up) "
+    rf"(?:working |work |my job )?(at|in|for) "
+    rf"(.+?){_STOP_CLAUSE}",
+    re.I,
+)
+
+
 def _en_workplace(clause: str) -> list[SelfFact]:
+    m = _STOPPED_WORK_EN.search(clause)
+    if m:
+        where = _TRAILING_WHEN.sub("", _third_person(_clause_end(m.group(2))))
+        if len(where.split()) <= 8:
+            prep = m.group(1).lower()
+            return [_fact("fact", "workplace", where, f"{USER_EN} no longer works {prep} {where}.")]
     m = _WORK_AT_EN.search(clause)
     if m:
         if m.group(2):
@@ -2143,7 +2385,8 @@ _OWN_AGE_EN = re.compile(
 _OWN_AGE_ZH = re.compile(
     r"我(?:今年|现在|已经)?(?:都)?(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁(?!吗)|"
     # "我叫刘国强，今年六十八了": the years alone, at the start of a clause
-    r"(?:^|(?<=[，,]))(?:我)?(?:今年|现在)(?:都|已经)?(\d{2,3}|[二三四五六七八九][十][一二三四五六七八九]?|一百(?:零?[一二三四五六七八九十]+)?)(?:周岁|岁)?了|"
+    r"(?:^|(?<=[，,])|(?<=我))(?:今年|现在)(?:都|已经)?(\d{2,3}|[二三四五六七八九][十][一二三四五六七八九]?|一百(?:零?[一二三四五六七八九十]+)?)"
+    r"(?:周岁|岁)?(?:了|(?=[，,。！!]|$))|"
     # a birthday just passed: "我前天过了六十九岁生日", "我上个月刚满七十"
     r"我(?:前天|昨天|上周|上个?星期|上个?月|刚刚?|今天)?(?:刚)?(?:过了|满了|满|刚满)"
     r"(\d{1,3}|[零一二两三四五六七八九十百]{1,4})(?:周)?岁?(?:的)?(?:生日)?(?=$|[" + _ZH_STOP + r"]|了|啦|生日)"
@@ -2316,6 +2559,9 @@ _FAMILY_JOB_EN = re.compile(
 )
 
 
+_FAMILY_WORKS_EN = re.compile(rf"{_RELATIVE_EN} works? ((?:as|at|in|for) .+?){_STOP_CLAUSE}", re.I)
+
+
 def _en_family_life(clause: str) -> list[SelfFact]:
     """Where a relative lives and what they do (_FAMILY_HOME_EN, _FAMILY_JOB_EN)."""
     out: list[SelfFact] = []
@@ -2328,6 +2574,13 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         relation = relation_key(m.group(1))
         who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
         out.append(_fact("fact", f"family:{relation}:job", m.group(4), f"{USER_EN}'s {who} is {m.group(3)}."))
+    m = None if out else _FAMILY_WORKS_EN.search(clause)
+    if m:  # "my son Andriy works as a software developer in Berlin"
+        relation = relation_key(m.group(1))
+        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
+        what = _third_person(_clause_end(m.group(3)))
+        if len(what.split()) <= 10:
+            out.append(_fact("fact", f"family:{relation}:job", what, f"{USER_EN}'s {who} works {what}."))
     return out
 
 
@@ -2437,7 +2690,8 @@ def _en_health(clause: str) -> list[SelfFact]:
     if avoid:
         verb = avoid.group(2).lower()
         for thing in _items(_third_person(avoid.group(3))):
-            if len(thing.split()) <= 4:
+            # "I can't have gluten, coeliac since I was a lad": the condition is read as one
+            if len(thing.split()) <= 4 and not health.named_in(health.CONDITIONS, thing):
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
     for dont in [] if avoid else _DONT_EAT_EN.finditer(clause):
@@ -2644,8 +2898,25 @@ _RELATIVE_JOB_ZH = re.compile(
 )
 
 
+# Where a relative works or studies: "我老公在香港上班", "我闺女叫赵敏，在上海工作", "我孙女叫甜甜，在北京读大学"
+_RELATIVE_WORKS_ZH = re.compile(
+    r"我(?:的|家)?("
+    + ZH_RELATIONS
+    + r")(?:叫["
+    + CJK_IDEOGRAPHS
+    + r"]{1,4}[，,])?(?:现在|目前|一直)?在("
+    + _ZH_TEXT
+    + r"{1,10}?)(工作|上班|读大学|读书|上大学|上学|念书|读研究生|读研)(?=["
+    + _ZH_STOP
+    + r"]|$|呢|了)"
+)
+
+
 def _zh_relative_job(clause: str) -> list[SelfFact]:
     m = _RELATIVE_JOB_ZH.search(clause)
+    if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in ("狗", "小狗", "猫", "小猫"):
+        said = f"{USER_ZH}的{w.group(1)}在{w.group(2)}{w.group(3)}。"
+        return [_fact("fact", f"family:{relation_key(w.group(1))}:job", w.group(2), said, zh=True)]
     if m is None or m.group(1) in ("狗", "小狗", "猫", "小猫", "兔子", "仓鼠", "鹦鹉"):
         return []
     relation = m.group(1)
@@ -2656,7 +2927,7 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
 
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
-    out += _zh_study(clause)
+    out += _zh_study(clause) + _routine(clause, zh=True)
     out += _death(clause, zh=True) + _zh_relative_job(clause)
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
@@ -2854,6 +3125,7 @@ def second_person(content: str) -> str:
             ("'s ", "Your "),
             (" does not ", "You don't "),
             (" is ", "You are "),
+            (" was ", "You were "),
             (" has ", "You have "),
             (" likes ", "You like "),
             (" will ", "You will "),
@@ -2870,9 +3142,16 @@ def second_person(content: str) -> str:
                 rest = new + rest[len(old) :]
                 break
         else:
-            # "User fixes cars for a living." -> "You fix cars for a living."
-            verb = re.match(r" (fix|make|write|sell|build|drive|design|clean|cook)(?:es|s) ", rest)
-            rest = f"You {verb.group(1)} {rest[verb.end() :]}" if verb else "You" + rest
+            # "User fixes cars for a living." -> "You fix cars for a living."; "User no longer
+            # works at the bank." -> "You no longer work at the bank."; "User farms sheep."
+            verb = re.match(
+                r" (no longer )?([a-z]+?)(ies|(?:(?<=ch)|(?<=sh)|(?<=ss)|(?<=x)|(?<=z)|(?<=o))es|(?<![saiu])s) ", rest
+            )
+            if verb:
+                base = verb.group(2) + ("y" if verb.group(3) == "ies" else "")
+                rest = f"You {verb.group(1) or ''}{base} {rest[verb.end() :]}"
+            else:
+                rest = "You" + rest
     return re.sub(
         r"\b(their|them|themselves|theirs)\b",
         lambda m: {"their": "your", "them": "you", "themselves": "yourself", "theirs": "yours"}[m.group(1)],

@@ -61,9 +61,17 @@ _SPOKEN_FORMS = (
 
 def as_written(text: str) -> str:
     """English words as a reader of sentences expects them written (a recogniser's "ive got",
-    "im", "dont", "cant", a lower-case "i", an "um" mid-sentence, a "lol"); Chinese is left as it is."""
+    "im", "dont", "cant", a lower-case "i", an "um" mid-sentence, a "lol"); Chinese is left as it
+    is, and the English of a line that mixes both is written so too ("hi, im sam, 我在上海教英语")."""
     if has_cjk(text):
-        return text
+        return "".join(
+            part if has_cjk(part) or not re.search(r"[A-Za-z]", part) else as_written(part)
+            for part in _CJK_RUNS.split(text)
+        )
     for pattern, written in _SPOKEN_FORMS:
         text = pattern.sub(written, text)
     return text
+
+
+# runs of Chinese characters and full-width punctuation (the rest of a mixed line is English)
+_CJK_RUNS = re.compile(r"([\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+)")
