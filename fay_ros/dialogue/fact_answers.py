@@ -260,10 +260,10 @@ def answer(
             if not plans:
                 return f"You haven't told me about a trip to {place}."
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
-    if not zh and (said := _someones_plan(q, facts, now)):  # "When does Sofia start ballet?"
-        return said
-    if said := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
-        return said
+    if not zh and (their_plan := _someones_plan(q, facts, now)):  # "When does Sofia start ballet?"
+        return their_plan
+    if routine := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
+        return routine
     if not zh and (m := _HOW_MANY_Q_EN.search(q)):  # "How many kids do I have?"
         relation = _CHILD_WORDS.get(m.group(1).lower(), m.group(1).lower())
         relation = {"kids": "child", "children": "child"}.get(relation, relation.removesuffix("s"))

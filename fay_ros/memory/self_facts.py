@@ -2574,8 +2574,9 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         relation = relation_key(m.group(1))
         who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
         out.append(_fact("fact", f"family:{relation}:job", m.group(4), f"{USER_EN}'s {who} is {m.group(3)}."))
-    m = None if out else _FAMILY_WORKS_EN.search(clause)
-    if m:  # "my son Andriy works as a software developer in Berlin"
+    works = None if out else _FAMILY_WORKS_EN.search(clause)
+    if works:  # "my son Andriy works as a software developer in Berlin"
+        m = works
         relation = relation_key(m.group(1))
         who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
         what = _third_person(_clause_end(m.group(3)))
