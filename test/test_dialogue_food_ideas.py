@@ -59,6 +59,12 @@ def test_a_request_for_food_ideas_and_its_meal(line, meal):
         "我昨天晚饭吃了什么？",
         "我喜欢吃什么？",
         "我不能吃什么？",
+        # a question about their day, their medicine or their habits
+        "我现在做什么？",
+        "我周末做什么？",
+        "我吃什么药？",
+        "what medicine do I take?",
+        "what do I eat for breakfast usually?",
     ],
 )
 def test_no_request_for_food_ideas(line):

@@ -2086,3 +2086,49 @@ def test_the_eighth_rounds_questions():
         == "你的孙女在北京读大学。"
     )
     assert ask("what does finn do?") == "You haven't told me what Finn does."
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        # what the sixth round still left unread, each with a variant of its own
+        ("big news, i finished at the school on friday.", "workplace", "User no longer works at the school."),
+        ("I'm teaching yoga part time now", "occupation", "User teaches yoga part time now."),
+        ("so like, i run a little flower shop in ludlow", "occupation", "User runs a little flower shop in ludlow."),
+        ("I run a small bakery", "occupation", "User runs a small bakery."),
+        (
+            "actually scratch the locksmith thing, i started at a bike shop on monday, fixing bikes now",
+            "occupation",
+            "User fixes bikes.",
+        ),
+        ("i started at the garden centre last week", "workplace", "User works at the garden centre."),
+        ("我家还养了一只乌龟，叫慢慢", "family:tortoise", "用户的乌龟叫慢慢。"),
+        ("我们家有两条金鱼", "family:goldfish", "用户有两条金鱼。"),
+        ("唉，我养的那只八哥上礼拜死了", "family:bird:passed", "用户的八哥去世了。"),
+        ("去年跟老伴搬到南宁来了，离儿子近一点", "home", "用户住在南宁。"),
+        ("我是哈尔滨人，不过已经在昆明住了五年了", "hometown", "用户的老家是哈尔滨。"),
+        ("我是哈尔滨人，不过已经在昆明住了五年了", "home", "用户住在昆明。"),
+        ("我是印度人，从浦那来的，现在在武汉读研究生", "hometown", "用户的老家是浦那。"),
+        ("我是印度人，从浦那来的，现在在武汉读研究生", "study", "用户在武汉读研究生。"),
+        ("那个……我姓陈，陈志强，已经退休了", "name", "用户的名字是陈志强。"),
+        ("那个……我姓陈，陈志强，已经退休了", "occupation", "用户已经退休了。"),
+        ("以前在天津港开吊车，干了三十多年", "occupation:former", "用户以前在天津港开吊车。"),
+        ("我以前在县医院管药房", "occupation:former", "用户以前在县医院管药房。"),
+        ("我儿子叫陈亮，在这边当警察", "family:son:job", "用户的儿子在这边当警察。"),
+    ],
+)
+def test_what_the_sixth_round_still_left_unread(text, key, content):
+    assert keys(text).get(key) == content
+
+
+@pytest.mark.parametrize("text", ["我是好人", "我是病人", "我是退休的人", "我们一个人住"])
+def test_a_person_of_a_kind_is_no_hometown(text):
+    assert "hometown" not in keys(text)
+
+
+def test_where_one_is_from_asked_in_more_ways():
+    facts = learn(["i'm a dundee lad originally, but we've been up in inverness since the nineties"])
+    assert fact_answers.answer("where am i from originally?", facts, "en", FRIDAY) == "You are from Dundee."
+    assert fact_answers.answer("do you know where i grew up?", {}, "en", FRIDAY).startswith("You haven't told me")
+    facts = learn(["我是印度人，从浦那来的，现在在武汉读研究生"])
+    assert fact_answers.answer("我在哪个城市读书？", facts, "zh", FRIDAY) == "你在武汉读研究生。"

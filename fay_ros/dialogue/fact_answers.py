@@ -112,7 +112,10 @@ _STUDY_Q_EN = re.compile(
     r"\bwhere (?:do|am) i (?:study|studying|at uni|at university)\b",
     re.I,
 )
-_STUDY_Q_ZH = re.compile(r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么")
+_STUDY_Q_ZH = re.compile(
+    r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么|"
+    r"我(?:在)?(?:哪个城市|哪里|哪儿|哪所学校|哪个学校|哪个大学)(?:读书|上学|读大学|上大学|念书|读研究生|读研)"
+)
 _RELATIVE_MED_Q_EN = re.compile(
     rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({RELATION_WORDS}) "
     r"(?:take|have|need)\b",
@@ -592,7 +595,8 @@ _HOME_Q_EN = re.compile(
 _HOMETOWN_Q_EN = re.compile(
     r"\bwhere (?:am i|was i|do i come|did i say i(?:'m| am| was)) (?:originally )?from\b|"
     r"\bwhere did i grow up\b|\bwhere was i (?:born|raised|brought up)\b|"
-    r"\b(?:what|where)(?:'s| is) my home ?town\b|\b(?:know|remember) where i(?:'m| am) from\b",
+    r"\b(?:what|where)(?:'s| is) my home ?town\b|\b(?:know|remember) where i(?:'m| am) from\b|"
+    r"\b(?:know|remember|tell me) where i (?:grew up|was born|come from|was raised)\b",
     re.I,
 )
 _HOMETOWN_Q_ZH = re.compile(

@@ -53,14 +53,17 @@ _ASKING_EN = re.compile(
 _NOT_A_REQUEST_EN = re.compile(
     r"\b(?:did|had|was|were|ate|favou?rite|allergic|like to|do you like|can i eat|can i have (?!something|anything)"
     r"|is it (?:ok|okay|safe)|my (?:wife|husband|partner|son|daughter) (?:made|cooked))\b|"
-    r"\b(?:cup|mug|pot) of tea\b|\btea or coffee\b|\bwhat time\b|\bwhen(?:'s| is)\b",
+    r"\b(?:cup|mug|pot) of tea\b|\btea or coffee\b|\bwhat time\b|\bwhen(?:'s| is)\b|"
+    r"\bdo i (?:usually |normally )?(?:eat|have|cook)\b|\busually\b|\bnormally\b|\bmedicine|\btablets?\b|\bpills?\b",
     re.I,
 )
-_FOOD_REQUEST_ZH = re.compile(
-    r"(?:吃|做|点|带|买|烤)(?:点|些|个)?(?:什么|啥)|(?:什么|啥)(?:菜|饭|点心|零食|小吃|甜点|好吃的)|"
-    r"有(?:什么|啥)(?:\w{0,4})(?:推荐|建议)|(?:推荐|建议)(?:一?(?:点|些|个|下))?(?:\w{0,4})(?:吃|菜|点心|零食)"
+# Chinese: a food or meal word, and a way of asking ("晚饭做什么菜好？", "有什么零食推荐吗？"); not
+# "我现在做什么？" (a question about their day)
+_FOOD_WORDS_ZH = re.compile(
+    r"吃|菜|饭|点心|零食|小吃|甜点|甜品|早餐|早饭|午餐|午饭|晚餐|晚饭|夜宵|下午茶|饿|烤|烘焙|水果"
 )
-_NOT_A_REQUEST_ZH = re.compile(r"吃了什么|吃过|喜欢吃什么|不能吃什么|对什么过敏|爱吃什么|吃的什么")
+_ASKING_ZH = re.compile(r"什么|啥|推荐|建议|好呢|吃点|哪些")
+_NOT_A_REQUEST_ZH = re.compile(r"药|吃了什么|吃过|喜欢吃什么|不能吃什么|对什么过敏|爱吃什么|吃的什么")
 _MEAL_EN = (
     ("bake", r"\bbak(?:e|ing)\b"),
     ("party", r"\bpart(?:y|ies)\b|\bnibbles\b|\bbuffet\b|\bpicnic\b"),
@@ -132,7 +135,7 @@ def meal_asked(question: str, zh: bool) -> str | None:
     or None when `question` is no such request."""
     q = question.strip()
     if zh:
-        if not _FOOD_REQUEST_ZH.search(q) or _NOT_A_REQUEST_ZH.search(q):
+        if not _FOOD_WORDS_ZH.search(q) or not _ASKING_ZH.search(q) or _NOT_A_REQUEST_ZH.search(q):
             return None
         return next((meal for meal, words in _MEAL_ZH if re.search(words, q)), "dinner")
     if not re.search(_FOOD_WORDS_EN, q, re.I) or not _ASKING_EN.search(q) or _NOT_A_REQUEST_EN.search(q):

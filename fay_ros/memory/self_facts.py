@@ -381,7 +381,8 @@ _EN_STOPPED = [
 # part of the thing.
 _TRAILING_WHEN = re.compile(
     r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|today|tonight|tomorrow|a while ago"
-    r"|(?:\w+ )?(?:days|weeks|months|years) ago)$",
+    r"|(?:\w+ )?(?:days|weeks|months|years) ago"
+    r"|(?:on |last )(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))$",
     re.I,
 )
 _HABIT_CONTENT = re.compile(
@@ -481,10 +482,12 @@ _ZH_NAME = [
         r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"
     ),
     re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)"),
+    # "我姓陈，陈志强": the full name said after the surname
+    re.compile(r"我姓([" + CJK_IDEOGRAPHS + r"])[，,、\s]*(\1[" + CJK_IDEOGRAPHS + r"]{1,2})(?=[" + _ZH_STOP + r"]|$)"),
 ]
 ZH_RELATIONS = (
     "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
-    "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|孩子|外孙女|外孙|孙女|孙子|闺女|姑娘"
+    "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|乌龟|金鱼|八哥|小鸟|鸟|孩子|外孙女|外孙|孙女|孙子|闺女|姑娘"
 )
 _ZH_FAMILY_NAMED = re.compile(
     r"(?:我|家里|我家|我们家|我们)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
@@ -493,7 +496,7 @@ _ZH_FAMILY_NAMED = re.compile(
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
     r"(?=[" + _ZH_STOP + r"]|$)"
 )
-_ZH_FAMILY_HAS = re.compile(r"我有(一个|两个|三个|一只|两只|个|只)(" + ZH_RELATIONS + r")")
+_ZH_FAMILY_HAS = re.compile(r"(?:我|我家|我们家)(?:还)?有((?:一|两|三|四|五)?(?:个|只|条))(" + ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
 _ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
 _ZH_TASTE = [
@@ -1326,7 +1329,7 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
 _ZH_GOES_ON = re.compile(
     r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
-    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|过了|打|服用|搬到|学|老家))"
+    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家))"
 )
 
 
@@ -1339,7 +1342,7 @@ def _zh_subject_carried(clause: str) -> str:
         return re.sub(age_next, "我" + relative.group(1), clause)
     # (after a filler or a remark: "哦对了，我上个月搬家了，现在住在天河")
     if not re.match(
-        r"(?:(?:哦|噢|嗯|那个|对了|哦对了|还有|另外|跟你说|我跟你说|告诉你|你知道吗)[，,]?\s*)*我(?!(?:的|家)?(?:"
+        r"(?:(?:哦|噢|嗯|唉|那个|对了|哦对了|还有|另外|跟你说|我跟你说|告诉你|你知道吗)[，,…。]*\s*)*我(?!(?:的|家)?(?:"
         + ZH_RELATIONS
         + r"))",
         clause,
@@ -1373,7 +1376,7 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
         m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
         if m:
-            name = m.group(1)
+            name = m.group(m.lastindex or 1)  # ("我姓陈，陈志强": the full name)
             out.append(name_fact(name, "zh"))
             break
     m = _ZH_FAMILY_NAMED.search(clause)
@@ -1474,6 +1477,11 @@ _RELATION_KEYS = {
     "仓鼠": "hamster",
     "parrot": "parrot",
     "鹦鹉": "parrot",
+    "乌龟": "tortoise",
+    "金鱼": "goldfish",
+    "八哥": "bird",
+    "小鸟": "bird",
+    "鸟": "bird",
     "kid": "child",
     "child": "child",
     "孩子": "child",
@@ -1615,7 +1623,7 @@ _FARM_EN = re.compile(
     re.I,
 )
 _JOB_VERB_EN = re.compile(
-    r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?"
+    r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?(?:[a-z]+ )?"
     r"(?:bus|buses|taxi|taxis|cab|cabs|truck|trucks|lorry|lorries|train|trains|tram|trams|ambulance|ambulances|"
     r"forklift|forklifts|plane|planes|helicopter|helicopters|delivery van|van|vans|shop|restaurant|bakery|cafe|café|"
     r"bar|pub|farm|hotel|salon|business|company|store|clinic|garage|kindergarten|nursery)"
@@ -1624,8 +1632,9 @@ _JOB_VERB_EN = re.compile(
 )
 _JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
 _TEACH_EN = re.compile(
-    # not "I teach you", "I teach my kids to swim": a lesson, not a job
-    r"\bI(?: currently| now)? teach "
+    # not "I teach you", "I teach my kids to swim": a lesson, not a job; "I'm teaching driving
+    # part time now"
+    r"\b(?:I(?: currently| now)? teach|I(?:'m| am) (?:now )?teaching(?= [a-z]+ (?:part[- ]time|full[- ]time|now)\b)) "
     r"(?!you\b|them\b|him\b|her\b|it\b|myself\b|(?:my|our) (?:kids|children|son|daughter|dog)\b)"
     rf"(.+?){_STOP_CLAUSE}",
     re.I,
@@ -1672,7 +1681,8 @@ _FORMER_JOB_EN = re.compile(
 _FORMER_JOB_ZH = re.compile(
     r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)是做([^" + _ZH_STOP + r"]{1,8}?)的|"
     # "我以前在纺织厂当会计": where, and the job
-    r"我(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)在([^" + _ZH_STOP + r"]{1,10}?)(当|做|干)"
+    r"(?:我|^|(?<=[，,]))(?:以前|之前|过去|原来|从前|年轻的?时候|退休(?:以)?前)在([^" + _ZH_STOP + r"]{1,10}?)"
+    r"(当|做|干|开|教|管|修|卖|种|跑)"
     r"(?:了[^" + _ZH_STOP + r"]{1,4}年)?([^" + _ZH_STOP + r"的了]{1,8}?)(?=[" + _ZH_STOP + r"]|$|了|的)|"
     r"(?:我|^|(?<=[，,]))(?:以前|之前|过去|原来|从前|年轻的?时候?|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
     r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)|"
@@ -1680,6 +1690,12 @@ _FORMER_JOB_ZH = re.compile(
     r"(?:我是|^|(?<=[，,]))(?:一名|一个|个)?退休(?:的)?([^" + _ZH_STOP + r"的了]{2,4})(?=[" + _ZH_STOP + r"]|$)"
 )
 # "I've started a part-time job at the garden centre", "I got a new job with the council"
+# "I started at a bike shop on Monday, fixing bikes now": a new job where, then what they do
+_STARTED_AT_EN = re.compile(
+    rf"\bI(?:'ve| have)? (?:just )?started (?:work(?:ing)? )?(?:at|with) (an? .+?|the .+?){_STOP_CLAUSE}"
+    r"(?:,\s*([a-z]+ing) ([a-z]+(?: [a-z]+)?) now\b)?",
+    re.I,
+)
 _NEW_JOB_AT_EN = re.compile(
     rf"\bI(?:'ve| have)? (?:just |recently )?(?:started|got|found|taken|took) an? "
     rf"((?:(?:new|part-time|part time|full-time|full time|little|weekend|evening|night|temporary|volunteer) )*"
@@ -1946,12 +1962,17 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
 # "我在北京学中文，已经一年了", "我在学画画" (key `study`; not 学校, 学会, 学过)
 _STUDY_ZH = re.compile(
     r"我(?:现在|目前|正在)?(?:在([^学，,。！？\s]{1,8}?))?(?:在)?(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
-    r"([^，,。！!？?\s的]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊)"
+    r"([^，,。！!？?\s的]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊)|"
+    # "现在在武汉读研究生", "我在北京上大学"
+    r"(?:我|^|(?<=[，,]))(?:现在|目前|正在)?在([^，,。！？\s]{1,8}?)(?:读|念|上)(研究生|大学|博士|硕士|高中|中学|本科|研)"
 )
 
 
 def _zh_study(clause: str) -> list[SelfFact]:
     m = _STUDY_ZH.search(clause)
+    if m and m.group(4):
+        said = f"{USER_ZH}在{m.group(3)}读{m.group(4)}。"
+        return [_fact("fact", "study", f"{m.group(3)}{m.group(4)}", said, zh=True)]
     if not m or m.group(2) in ("东西", "什么", "啥", "一下"):
         return []
     where = f"在{m.group(1)}" if m.group(1) else ""
@@ -2010,13 +2031,15 @@ _HOMETOWN_EN = re.compile(
     rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}|"
     # "I'm a Dundee lad originally", "grew up in Grimsby tho", "came over from Kingston, Jamaica"
     r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
-    rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|\bI came (?:over )?(?:here )?from {_PLACE_EN}",
+    rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|"
+    rf"(?:\bI |^(?:and |oh |well |so )?)came (?:over )?(?:here )?from {_PLACE_EN}",
     re.I,
 )
 
 
 def _hometown(clause: str, zh: bool) -> list[SelfFact]:
-    m = (_HOMETOWN_ZH if zh else _HOMETOWN_EN).search(clause)
+    # the last one said ("我是印度人，从浦那来的": the city)
+    m = ([None] + list((_HOMETOWN_ZH if zh else _HOMETOWN_EN).finditer(clause)))[-1]
     if m is None:
         return []
     place = next(g for g in m.groups() if g)
@@ -2043,7 +2066,7 @@ _DEATH_EN = re.compile(
     re.I,
 )
 _DEATH_ZH = re.compile(
-    r"(?:我(?:的|家)?(?:的)?|^)("
+    r"(?:我(?:的|家)?(?:的|养的|家的)?(?:那|这)?(?:只|条|个|位)?|^)("
     + ZH_RELATIONS
     + r"|狗|猫|小狗|小猫)[^，,。！!？?]{0,6}?(?:"
     + _DIED_ZH
@@ -2141,6 +2164,16 @@ def _without_echoed_routines(found: list[SelfFact]) -> list[SelfFact]:
 
 def _days_capitalised(text: str) -> str:
     return re.sub(_DAYS_EN, lambda d: d.group(0).capitalize(), text)
+
+
+def _base_of_gerund(word: str) -> str:
+    """ "fixing" → "fix", "making" → "make", "running" → "run", "driving" → "drive"."""
+    stem = word.removesuffix("ing")
+    if re.search(r"([^aeiou])\1$", stem) and not stem.endswith(("ll", "ss")):
+        return stem[:-1]  # running → run
+    if re.search(r"[^aeiou][aeiou][^aeiouwxy]$", stem) and not re.search(r"(?:en|er|it|on)$", stem):
+        return stem + "e"  # making → make, driving → drive
+    return stem
 
 
 def _third_person_verb(verb: str) -> str:
@@ -2354,6 +2387,14 @@ _STOPPED_WORK_EN = re.compile(
 
 
 def _en_workplace(clause: str) -> list[SelfFact]:
+    m = _STARTED_AT_EN.search(clause)
+    if m:
+        where = _TRAILING_WHEN.sub("", _third_person(_clause_end(m.group(1))))
+        out = [_fact("fact", "workplace", where, f"{USER_EN} works at {where}.")] if len(where.split()) <= 8 else []
+        if m.group(2):  # "fixing bikes now": the job they do now
+            verb = _third_person_verb(_base_of_gerund(m.group(2).lower()))
+            out.append(_fact("fact", "occupation", m.group(3), f"{USER_EN} {verb} {m.group(3)}."))
+        return out
     m = _STOPPED_WORK_EN.search(clause)
     if m:
         where = _TRAILING_WHEN.sub("", _third_person(_clause_end(m.group(2))))
@@ -2757,6 +2798,11 @@ _ZH_TEXT = r"[^" + _ZH_STOP + r"]"
 # where the user is from (`_hometown`)
 _HOMETOWN_ZH = re.compile(
     r"(?:我(?:的)?|^)老家(?:是|在)(" + _ZH_TEXT + r"{1,8}?)(?:的|人)?(?=[，,。！!？?]|$)|"
+    # "我是哈尔滨人", "我是印度人，从浦那来的" (not 好人, 病人, 退休的人)
+    r"我(?:是|本来是|其实是)(?!好|坏|老|病|男|女|大|小|穷|有钱|普通|退休|家里|一个|外地|本地|个|一|什么|哪)("
+    + _ZH_TEXT
+    + r"{2,6}?)人(?=[，,。！!？?]|$)|"
+    r"(?:我(?:是)?|^|(?<=[，,]))从(" + _ZH_TEXT + r"{2,8}?)来的|"
     r"我(?:是)?在(" + _ZH_TEXT + r"{1,8}?)(?:长大|出生)的?|我出生在(" + _ZH_TEXT + r"{1,8}?)(?=[，,。！!？?]|$)"
 )
 _OCC_ZH = [
@@ -2810,8 +2856,11 @@ _WORK_AT_ZH = re.compile(
     r"我(?:现在|目前)?在(?!家|想|找|忙|准备|考虑|换|等|努力|认真|好好)(" + _ZH_TEXT + r"{1,12}?)(?:工作|上班)"
 )
 _HOME_ZH = re.compile(
-    r"我(?:们)?(?:和[^，,。]{1,4})?(?:现在|目前|去年|今年|上个?月|上周|最近|前年)?(?:一个人|自己)?(?:已经)?"
-    r"(?:(?:跟|和)[^，,。]{1,6}一起)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12})"
+    r"(?:我(?:们)?|^|(?<=[，,]))(?:和[^，,。]{1,4})?(?:现在|目前|去年|今年|上个?月|上周|最近|前年)?(?:一个人|自己)?(?:已经)?"
+    r"(?:(?:跟|和)[^，,。]{1,6}?(?:一起)?)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12}?)"
+    r"(?=来了|去了|[，,。！!？?]|$)|"
+    # "已经在昆明住了五年了"
+    r"(?:我|^|(?<=[，,]))(?:不过|现在|已经|都)*在(" + _ZH_TEXT + r"{1,8}?)住了"
 )
 _NOT_HOME_ZH = re.compile(r"哪|什么|一起|装修|附近吗|吃|做|看|玩|养|^这|^那")
 _ZREL = r"(" + ZH_RELATIONS + r")"
@@ -2883,7 +2932,9 @@ _MED_ZH = re.compile(
 _RELATIVE_JOB_ZH = re.compile(
     r"我(?:的|家)?("
     + ZH_RELATIONS
-    + r")(?:现在|目前)?(?:是(?:一名|一位|一个|个|名|位)?((?:"
+    + r")(?:叫["
+    + CJK_IDEOGRAPHS
+    + r"]{1,4}[，,])?(?:现在|目前)?(?:是(?:一名|一位|一个|个|名|位)?((?:"
     + _ZH_TEXT
     + r"){0,8}?(?:"
     + _OCCUPATIONS_ZH
@@ -2957,12 +3008,12 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
         if m:
             out.append(_fact("fact", "workplace", m.group(1), f"{USER_ZH}在{m.group(1)}工作。", zh=True))
     # (the last place said: "我以前住在宜宾，去年搬到南京" is 南京; "搬到南京了，住在女儿家附近" is 南京)
-    homes = [m for m in _HOME_ZH.finditer(clause) if not _NOT_HOME_ZH.search(m.group(1))]
+    homes = [m for m in _HOME_ZH.finditer(clause) if not _NOT_HOME_ZH.search(m.group(1) or m.group(2))]
     moved = [m for m in homes if "搬" in m.group(0)]
     found = (moved or homes)[-1] if homes else None
     if found is not None:
         # the place, not what they do there ("搬到南京帮女儿带孩子", "搬到南京了")
-        place = re.split(r"了|帮|去|来|跟|和|陪|照顾|带|工作|上班", found.group(1))[0]
+        place = re.split(r"了|帮|去|来|跟|和|陪|照顾|带|工作|上班", found.group(1) or found.group(2))[0]
         if place:
             out.append(_fact("fact", "home", place, f"{USER_ZH}住在{place}。", zh=True))
     out += _own_age(clause, now, zh=True) + _zh_ages(clause, now)
