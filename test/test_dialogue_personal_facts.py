@@ -2132,3 +2132,18 @@ def test_where_one_is_from_asked_in_more_ways():
     assert fact_answers.answer("do you know where i grew up?", {}, "en", FRIDAY).startswith("You haven't told me")
     facts = learn(["我是印度人，从浦那来的，现在在武汉读研究生"])
     assert fact_answers.answer("我在哪个城市读书？", facts, "zh", FRIDAY) == "你在武汉读研究生。"
+
+
+def test_a_grandchilds_birthday_told_by_the_day_of_the_month_and_the_marriage_home():
+    monday = datetime.datetime(2027, 3, 1, 9, 0)
+    facts = learn(["我老家在大连，嫁到贵阳来的", "我外孙叫小石头，这个月十二号满五岁"], monday)
+    assert facts["home"] == "用户住在贵阳。"
+    assert facts["family:grandson:age"] == "用户的外孙小石头在2027年3月12日（星期五）满5岁。"
+    birthday = datetime.datetime(2027, 3, 12, 9, 0)
+    assert fact_answers.answer("今天是谁过生日？", facts, "zh", birthday) == "今天是你孙子小石头的生日！"
+    assert fact_answers.answer("我外孙哪天过生日？", facts, "zh", birthday) == "小石头今天满五岁！"
+    # a school's name is no study ("在老年大学教书法" teaches; "在学画画" studies)
+    assert "study" not in keys("我现在在老年大学教书法")
+    assert (
+        fact_answers.answer("我现在做什么？", learn(["我现在在老年大学教书法"]), "zh", FRIDAY) == "你在老年大学教书法。"
+    )

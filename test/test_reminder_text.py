@@ -517,6 +517,20 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ),
     ("in 5 minutes remind me the kettle's on", "fri9", "2026-12-04 09:05", None, None, "the kettle's on"),
     ("remind me at 8 sharp to call the gp", "fri9", "2026-12-04 20:00", None, None, "call the gp"),
+    # a hedge after the interval, a week from today said the British way, "叫我起来"
+    ("remind me in an hour or so to water the tomatoes", "fri9", "2026-12-04 10:00", None, None, "water the tomatoes"),
+    ("in 20 minutes or so remind me to flip the steaks", "fri9", "2026-12-04 09:20", None, None, "flip the steaks"),
+    (
+        "remind me a week today at 10 to check the seedlings",
+        "fri9",
+        "2026-12-11 10:00",
+        None,
+        None,
+        "check the seedlings",
+    ),
+    ("remind me a week tomorrow at 9 to ring the vet", "fri9", "2026-12-12 09:00", None, None, "ring the vet"),
+    ("过半小时叫我起来", "fri9", "2026-12-04 09:30", None, None, "起来"),
+    ("十分钟以后喊我起床", "fri9", "2026-12-04 09:10", None, None, "起床"),
     (
         "remind me every thursday evening at 7 that it's bin night",
         "fri9",

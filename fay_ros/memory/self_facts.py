@@ -1961,7 +1961,7 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
 
 # "我在北京学中文，已经一年了", "我在学画画" (key `study`; not 学校, 学会, 学过)
 _STUDY_ZH = re.compile(
-    r"我(?:现在|目前|正在)?(?:在([^学，,。！？\s]{1,8}?))?(?:在)?(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
+    r"我(?:现在|目前|正在)?(?:在([^学，,。！？\s]{1,8}?))?(?:在)?(?<![大中小])(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
     r"([^，,。！!？?\s的]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊)|"
     # "现在在武汉读研究生", "我在北京上大学"
     r"(?:我|^|(?<=[，,]))(?:现在|目前|正在)?在([^，,。！？\s]{1,8}?)(?:读|念|上)(研究生|大学|博士|硕士|高中|中学|本科|研)"
@@ -2857,7 +2857,9 @@ _WORK_AT_ZH = re.compile(
 )
 _HOME_ZH = re.compile(
     r"(?:我(?:们)?|^|(?<=[，,]))(?:和[^，,。]{1,4})?(?:现在|目前|去年|今年|上个?月|上周|最近|前年)?(?:一个人|自己)?(?:已经)?"
-    r"(?:(?:跟|和)[^，,。]{1,6}?(?:一起)?)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在)(" + _ZH_TEXT + r"{1,12}?)"
+    r"(?:(?:跟|和)[^，,。]{1,6}?(?:一起)?)?(?:住在|家住在|家住|定居在|(?:刚)?搬到了?|家在|嫁到了?)("
+    + _ZH_TEXT
+    + r"{1,12}?)"
     r"(?=来了|去了|[，,。！!？?]|$)|"
     # "已经在昆明住了五年了"
     r"(?:我|^|(?<=[，,]))(?:不过|现在|已经|都)*在(" + _ZH_TEXT + r"{1,8}?)住了"
@@ -3031,7 +3033,9 @@ def _zh_age_now(relation: str, named: str, age: int, now: datetime.datetime) -> 
 def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
     relation = named = ""
-    m = _ZH_AGE.search(clause)
+    # "我外孙叫小石头，这个月十二号满五岁": read as "我外孙小石头这个月十二号满五岁"
+    said = re.sub(r"^(我(?:的)?" + _ZREL + r")叫([" + CJK_IDEOGRAPHS + r"]{1,4})[，,]", r"\1\3", clause)
+    m = _ZH_AGE.search(said)
     if m and not (m.group(2) and _NOT_ZH_NAMES.search(m.group(2))):
         relation, named, time, verb, age = m.group(1), m.group(2) or "", m.group(3), m.group(4), when.number(m.group(5))
         day = when.resolve_day(time, now) if time else None

@@ -192,7 +192,7 @@ _EN_ASKING_ABOUT = re.compile(
 _ZH_REQUEST = re.compile(
     r"提醒(?:我|一下|下我)|(?:帮我|记得|请)提醒|(?:设|定|订|加|建|添加|创建|设置|设定|开)[^，。！？]{0,14}(?:提醒|闹钟)|"
     r"[点分半](?:钟)?的闹钟|"  # "七点的闹钟" (not "我的闹钟坏了")
-    r"叫我(?=起床|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我|"  # (not "叫我老王就行": call me)
+    r"叫我(?=起床|起来|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我|"  # (not "叫我老王就行": call me)
     r"把我(?:叫|喊)(?:起来|醒)|"
     r"闹钟(?:定|设|调|订)(?:在|到|成)"  # "把闹钟定在六点"
 )
@@ -219,7 +219,7 @@ _ZH_REPORTED = re.compile(
     r"提醒(?:过|了)?我|"
     r"提醒我[^，。！？]{0,12}的那(?:个|位)"  # "提醒我吃药的那个护士今天没来": who, not a request
 )
-_WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起床|喊我起床|把我(?:叫|喊)(?:起来|醒)", re.I)
+_WAKE = re.compile(r"\bwake me\b|\bget me up\b|叫醒|叫我起(?:床|来)|喊我起(?:床|来)|把我(?:叫|喊)(?:起来|醒)", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ALARM = re.compile(r"\balarm\b|闹钟", re.I)
 
@@ -978,10 +978,19 @@ _ZH_CLOCK_SAID = rf"{_ZH_NUM}[点點](?:半|一刻|三刻|{_ZH_NUM}分?)?|\d{{1,
 _ZH_DAY_SAID = r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]|大后天|后天|明天|今天"
 
 
+def _weeks_from_today(text: str) -> str:
+    """ "a week today" (British: seven days from today), "a fortnight today", "a week tomorrow":
+    said as the interval they are ("in a week", "in 8 days")."""
+    text = re.sub(r"\ba (week|fortnight) (?:today|from today)\b", r"in a \1", text, flags=re.I)
+    return re.sub(r"\ba week (?:tomorrow|from tomorrow)\b", "in 8 days", text, flags=re.I)
+
+
 def _without_hedges(text: str) -> str:
     """ "in like half an hour", "at about 11", "at either 7 or 8", "at 8 sharp": the time without
     the word that hedges it (an about-time is taken as said; "either … or" is still asked)."""
     text = re.sub(r"(\d|o'?clock|[ap]\.?m\.?)\s+(?:sharp|on the dot)\b", r"\1", text, flags=re.I)
+    # "in an hour or so", "in 20 minutes or so": the time as said
+    text = re.sub(r"\b((?:minutes?|mins?|hours?|hrs?|days?|weeks?))\s+or so\b", r"\1", text, flags=re.I)
     return re.sub(
         rf"\b(in|at|by|around|for) (?:like|about|roughly|approximately|around|maybe|say|either),? "
         rf"(?=\d|an?\b|half\b|quarter\b|(?:{EN_NUMBER})\b)",
@@ -1106,7 +1115,7 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         return ParsedReminder(due=None, text=text.strip(), question=None, is_request=False)
     zh = bool(_CJK.search(text))
     # ("ive got to ring the gas board", "dont forget"; "in like half an hour", "at 5, no, 6")
-    text = _corrected(_without_hedges(as_written(text)), zh)
+    text = _corrected(_without_hedges(_weeks_from_today(as_written(text))), zh)
     scanner = _Scanner(text)
     f = _Found()
     (_scan_zh if zh else _scan_en)(scanner, f, today)

@@ -67,7 +67,9 @@ EN_DAY = (
 _ZH_WEEKDAY = r"(?:周|星期|礼拜)(?:[一二三四五六日天])"
 ZH_DAY = (
     rf"(?:今天|明天|后天|(?:这|本|下)?(?:个)?{_ZH_WEEKDAY}|"
-    rf"(?:{ZH_NUMBER})月(?:{ZH_NUMBER})(?:日|号))"
+    rf"(?:{ZH_NUMBER})月(?:{ZH_NUMBER})(?:日|号)|"
+    # "这个月十二号", "下个月五号" (a day of this month or the next)
+    rf"(?:这个?月|本月|下个?月)(?:{ZH_NUMBER})(?:日|号))"
 )
 
 
