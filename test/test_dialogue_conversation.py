@@ -94,7 +94,9 @@ class Companion:
         # and the dialogue can call memory (until then a turn answers without the user's facts:
         # after a restart, "Do you remember my name?" was told memory was out of reach)
         self.probe.wait_status("fay/dialogue: memory", lambda s: s.level == DiagnosticStatus.OK, timeout=60)
-        self.profile()
+        # memory answers the probe too (as long as the waits above on a loaded 2-core CI machine:
+        # a CI run's restarted memory node first answered after more than 30 s)
+        self.profile(timeout=60)
 
     def stop(self) -> None:
         for node in reversed(self.nodes):
@@ -134,8 +136,8 @@ class Companion:
         end = self.replies.wait_for_match(lambda m: m.is_end and m.conversation_id not in seen, timeout=timeout)
         return [m for m in self.replies.messages if m.conversation_id == end.conversation_id]
 
-    def profile(self, owner: str = USER) -> list[str]:
-        return list(self.probe.call(GetProfile, topics.SRV_PROFILE, GetProfile.Request(owner=owner), 30).facts)
+    def profile(self, owner: str = USER, timeout: float = 30) -> list[str]:
+        return list(self.probe.call(GetProfile, topics.SRV_PROFILE, GetProfile.Request(owner=owner), timeout).facts)
 
 
 def spoken(reply: list[Utterance]) -> str:
