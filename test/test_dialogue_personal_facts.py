@@ -8,6 +8,7 @@ prompt, and guarded: a reply never offers what the user is allergic to (`guard`,
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 
@@ -220,7 +221,7 @@ STATEMENTS = [
         "User takes blood pressure pills every evening.",
     ),
     ("我对芝麻过敏。", "health:allergy:sesame", "用户对芝麻过敏。"),
-    ("我海鲜过敏", "health:allergy:shellfish", "用户对海鲜过敏。"),
+    ("我海鲜过敏", "health:allergy:seafood", "用户对海鲜过敏。"),
     ("我不能吃麸质。", "health:avoid:gluten", "用户不能吃麸质。"),
     ("我有高血压。", "health:condition:high_blood_pressure", "用户有高血压。"),
     ("我是哮喘病人", "health:condition:asthma", "用户有哮喘。"),
@@ -275,7 +276,7 @@ def test_one_key_per_allergen_whichever_language_it_was_said_in():
         ),
         ("我儿子对花生过敏", {"health:allergy:peanut:son": "用户的儿子对花生过敏。"}),
         ("我女儿朵朵对花生过敏。", {"health:allergy:peanut:daughter": "用户的女儿朵朵对花生过敏。"}),
-        ("我老婆海鲜过敏", {"health:allergy:shellfish:wife": "用户的老婆对海鲜过敏。"}),
+        ("我老婆海鲜过敏", {"health:allergy:seafood:wife": "用户的老婆对海鲜过敏。"}),
         ("我爸爸不能吃虾", {"health:avoid:shellfish:father": "用户的爸爸不能吃虾。"}),
     ],
 )
@@ -960,7 +961,7 @@ def test_a_sentence_said_to_the_user_is_read_against_their_facts(sentence, facts
         ("I never drink milk.", {"health:avoid:milk": "User does not drink milk."}),
         ("我不能吃辣", {"health:avoid:spicy": "用户不能吃辣。"}),
         ("I can't eat spicy food.", {"health:avoid:spicy": "User cannot eat spicy food."}),
-        ("我从来不吃猪肉", {"health:avoid:猪肉": "用户不吃猪肉。"}),
+        ("我从来不吃猪肉", {"health:avoid:pork": "用户不吃猪肉。"}),
     ],
 )
 def test_a_diet_and_foods_a_person_does_not_eat_are_safety_facts(text, expected):
@@ -1673,8 +1674,8 @@ def test_a_chinese_childs_coming_birthday_said_with_he_after_the_day():
         ("shellfish makes me ill", {"health:allergy:shellfish"}),
         ("i can't eat fish, any kind, i'm allergic", {"health:allergy:fish", "health:avoid:fish"}),
         ("this traffic would kill me", set()),
-        ("我有痛风，海鲜啤酒都不让碰", {"health:avoid:shellfish", "health:avoid:alcohol", "health:condition:gout"}),
-        ("海鲜我不能吃", {"health:avoid:shellfish"}),
+        ("我有痛风，海鲜啤酒都不让碰", {"health:avoid:seafood", "health:avoid:alcohol", "health:condition:gout"}),
+        ("海鲜我不能吃", {"health:avoid:seafood"}),
         ("我一吃芒果就过敏", {"health:allergy:芒果"}),
     ],
 )
@@ -2147,3 +2148,55 @@ def test_a_grandchilds_birthday_told_by_the_day_of_the_month_and_the_marriage_ho
     assert (
         fact_answers.answer("我现在做什么？", learn(["我现在在老年大学教书法"]), "zh", FRIDAY) == "你在老年大学教书法。"
     )
+
+
+# -- what a ninth round of new conversations found (each with a variant of its own) -------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("hello there young robot, harold's the name", "name", "User's name is Harold."),
+        ("hey fay! it's chloe", "name", "User's name is Chloe."),
+        ("morning fay, it's tom", "name", "User's name is Tom."),
+        ("i'm kwame, i drive for a delivery firm", "occupation", "User drives for a delivery firm."),
+        ("originally from accra but i've lived in birmingham twenty years", "hometown", "User is from Accra."),
+        ("originally from accra but i've lived in birmingham twenty years", "home", "User lives in Birmingham."),
+        ("no pork for me, i'm muslim", "health:avoid:pork", "User is Muslim: no pork or alcohol."),
+        ("no pork for me", "health:avoid:pork", "User does not eat pork."),
+        ("i can't eat anything with nuts in, bad allergy", "health:avoid:tree_nut", "User cannot eat nuts."),
+        ("i'm allergic to penicillin and to kiwi", "health:allergy:kiwi", "User is allergic to kiwi."),
+        ("我不能吃海鲜，一吃就起疹子", "health:avoid:seafood", "用户不能吃海鲜。"),
+        ("早上好，我叫吴美芳，在幼儿园做保育员", "occupation", "用户在幼儿园做保育员。"),
+        ("我儿子在上海读大学，学的是计算机", "family:son:job", "用户的儿子在上海读大学，学的是计算机。"),
+    ],
+)
+def test_what_the_ninth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content
+
+
+@pytest.mark.parametrize("text", ["hi! it's raining", "Hello! It's Monday", "hey fay! it's me", "I'm Muslim"])
+def test_its_weather_a_day_or_a_faith_is_no_name(text):
+    assert "name" not in keys(text)
+
+
+def test_seafood_keeps_fish_and_shellfish_out_and_says_seafood():
+    from fay_ros.dialogue import food_ideas
+    from fay_ros.memory import health
+
+    found = [f.key for f in extract_self_facts("I can't eat seafood", FRIDAY)]
+    assert set(health.avoided_keys(found, household=True)) == {"seafood", "fish", "shellfish"}
+    said = food_ideas.suggest("what should I cook tonight?", found, zh=False, seed=2)
+    assert said.endswith("Both are free of seafood.") and not re.search(r"salmon|fish|prawn", said, re.I), said
+    assert ReplyGuard(avoided=health.avoided_keys(found)).check("How about some grilled salmon?").text is None
+
+
+def test_a_routine_is_acknowledged_and_answers_when_someone_comes():
+    facts = learn(["my daughter Carys visits on wednesdays"])
+    assert fact_answers.answer("when does carys come to see me?", facts, "en", FRIDAY) == (
+        "Your daughter Carys visits on Wednesdays."
+    )
+    assert fact_answers.acknowledgement(extract_self_facts("I walk the dog every morning", FRIDAY), False) == (
+        "Got it — you walk the dog every morning. I'll keep that in mind."
+    )
+    assert fact_answers.answer("where's my salon?", learn(["I run a little salon in Galway"]), "en", FRIDAY)

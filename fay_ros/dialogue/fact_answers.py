@@ -114,7 +114,7 @@ _STUDY_Q_EN = re.compile(
 )
 _STUDY_Q_ZH = re.compile(
     r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么|"
-    r"我(?:在)?(?:哪个城市|哪里|哪儿|哪所学校|哪个学校|哪个大学)(?:读书|上学|读大学|上大学|念书|读研究生|读研)"
+    r"我(?:在)?(?:哪个城市|哪里|哪儿|哪所学校|哪个学校|哪个大学)(?:读书|上学|读大学|上大学|念书|读研究生|读研|学)"
 )
 _RELATIVE_MED_Q_EN = re.compile(
     rf"\bwhat (?:medicine|medication|tablets?|pills?)? ?(?:does|did) my ({RELATION_WORDS}) "
@@ -378,17 +378,18 @@ def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime)
     plans = [
         v
         for k, v in facts.items()
-        if k.startswith("plan:")
-        and plan_still_ahead(v, now.date())
+        if (k.startswith("plan:") and plan_still_ahead(v, now.date()) or k.startswith("routine:"))
         and (
             re.search(rf"\b{re.escape(who_word)}\b", v, re.I)
             or re.search(rf"\b{re.escape(who[3:] if who.lower().startswith('my ') else who)}\b", v, re.I)
         )
     ]
+    if any(w in ("birthday", "born", "age", "old") for w in words):
+        return None  # (the birthday and age answers read those)
     if words:
-        plans = [v for v in plans if any(re.search(rf"\b{re.escape(w[:5])}", v, re.I) for w in words)] or (
-            plans if m.group(0).lower().startswith(("where", "so where", "and where")) else []
-        )
+        # the plans that share a word with the question, else (a question with other words:
+        # "when does Carys come to see me?" of "Carys visits on Wednesdays") all of theirs
+        plans = [v for v in plans if any(re.search(rf"\b{re.escape(w[:5])}", v, re.I) for w in words)] or plans
     return _join([second_person(v) for v in plans], False) if plans else None
 
 
@@ -553,6 +554,7 @@ _OCCUPATION_Q_EN = re.compile(
     # "what do I drive for a living?": the job said by its verb
     r"\bwhat do i (?:drive|fly|fix|make|sell|teach|build|clean|run) for (?:a )?(?:living|work)\b|"
     r"^(?:so |and )?what (?:do|did) i (?:teach|do for work)(?: again)?\s*\??$|"
+    r"\bwhere(?:'s| is) my (?:salon|shop|office|practice|business|restaurant|studio|workshop|surgery|clinic|firm)\b|"
     r"\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
@@ -697,7 +699,7 @@ _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3
 # "我老婆是做什么的？", "李梅在哪里上班？", "我儿子住在哪里？": a relative's job and home
 _RELATIVE_JOB_Q_ZH = re.compile(
     _ZH_WHO + r"(?:(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?(?:的)?|(?:的)?(?:工作|职业)是(?:什么|啥)|"
-    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班|读书|上学|读大学|上大学|念书))"
+    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班|读书|上学|读大学|上大学|念书)|学(?:的是)?(?:什么|啥)(?:专业)?)"
 )
 _RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
 _AGE_Q_ZH = re.compile(
@@ -1262,7 +1264,7 @@ def _age_answer(
 # reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
 # A name is greeted ("Nice to meet you, Bea!"), a plan said back: the model took "I'm Helen" for
 # its own name, and answered "I'm starting at the zoo next month" with "You're welcome, Sam".
-ACKNOWLEDGED = ("name", "occupation", "workplace", "home", "age", "family:", "health:", "plan:")
+ACKNOWLEDGED = ("name", "occupation", "workplace", "home", "age", "family:", "health:", "plan:", "routine:", "study")
 
 
 def _names_it(other: SelfFact, fact: SelfFact) -> bool:

@@ -193,7 +193,8 @@ def _said(names: list[str], avoided: tuple[str, ...], zh: bool) -> str:
     """ "How about A, or B? Both are free of peanuts and low in sugar." / "试试A，或者B，怎么样？
     都不含花生，都不辣，都少糖。": the words of a warning ("free of", 不含, 不辣), so that no reader
     takes the allergen named for one offered."""
-    free = [_name(k, zh) for k in avoided if k not in _LOW_IN and not (zh and k == "spicy")]
+    covered = {c for k in avoided for c in health.COVERS.get(k, ())}  # ("seafood" says the fish too)
+    free = [_name(k, zh) for k in avoided if k not in _LOW_IN and k not in covered and not (zh and k == "spicy")]
     low = [_LOW_IN[k][1 if zh else 0] for k in avoided if k in _LOW_IN]
     if zh:
         both = "都" if len(names) > 1 else ""

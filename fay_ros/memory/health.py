@@ -63,9 +63,18 @@ _ALLERGEN_ROWS = (
         "花卷|锅贴|手抓饼|酥饼",
     ),
     (
+        # "I can't eat seafood", "我不能吃海鲜": fish and shellfish both (avoided_keys adds them)
+        "seafood",
+        "seafood|sea food",
+        "海鲜|海产品|海产",
+        "shrimp|prawn|prawns|crab|lobster|scampi|paella|oysters|oyster|mussels|clams|scallops|fish|salmon|tuna|"
+        "cod|sushi|anchovies|anchovy|sardines|fish and chips|fish sauce|fish fingers",
+        "虾仁|龙虾|螃蟹|大闸蟹|虾饺|生蚝|扇贝|蛤蜊|虾|蟹|鱼|三文鱼|金枪鱼|鱼片|寿司|鱼露|鱼丸|烤鱼",
+    ),
+    (
         "shellfish",
-        "shellfish|seafood|shrimp|prawns|crab|lobster",
-        "贝类|甲壳类|海鲜|虾|蟹",
+        "shellfish|shrimp|prawns|crab|lobster",
+        "贝类|甲壳类|虾|蟹",
         "shrimp|prawn|prawns|crab|lobster|scampi|paella|oysters|oyster|mussels|clams|scallops",
         "虾仁|龙虾|螃蟹|大闸蟹|虾饺|生蚝|扇贝|蛤蜊|海鲜|虾",
     ),
@@ -102,6 +111,15 @@ _ALLERGEN_ROWS = (
         "啤酒|白酒|红酒|葡萄酒|黄酒|米酒|鸡尾酒|香槟|威士忌|伏特加|二锅头|茅台|料酒",
     ),
     (
+        # "no pork for me", "我不吃猪肉" (and a halal diet)
+        "pork",
+        "pork|pig meat",
+        "猪肉",
+        "ham|bacon|sausage|sausages|sausage roll|sausage rolls|pepperoni|salami|chorizo|prosciutto|pancetta|"
+        "gammon|hot dog|hot dogs|pork pie|pigs in blankets|lard|spare ribs|pork ribs",
+        "火腿|培根|腊肉|香肠|腊肠|叉烧|红烧肉|猪蹄|东坡肉|排骨|猪排|猪肉",
+    ),
+    (
         "meat",
         "meat|meat and fish|red meat",
         "肉|肉类|荤菜|荤",
@@ -130,6 +148,14 @@ _NOT_FOODS_EN = re.compile(r"\b(?:ginger|root|birch) beer\b", re.I)
 # key, English names, Chinese names, the foods the diet leaves out (allergen keys above), what
 # it means said in English and in Chinese
 _DIET_ROWS = (
+    (
+        "halal",
+        "muslim|halal|a muslim",
+        "清真|穆斯林",
+        ("pork", "alcohol"),
+        "no pork or alcohol",
+        "吃清真，不吃猪肉、不喝酒",
+    ),
     (
         "vegetarian",
         "vegetarian|a vegetarian|veggie",
@@ -383,6 +409,10 @@ def offered_food(sentence: str, avoided: tuple[str, ...]) -> tuple[str, str] | N
     return None
 
 
+# an allergen said as a group: what else it keeps out ("seafood": the fish and the shellfish)
+COVERS = {"seafood": ("fish", "shellfish")}
+
+
 def avoided_keys(keys: list[str] | tuple[str, ...], household: bool = False) -> tuple[str, ...]:
     """The allergen keys a user must avoid, from their fact keys: each allergy
     (`health:allergy:peanut`), each food they cannot eat (`health:avoid:gluten`), and what a
@@ -396,6 +426,7 @@ def avoided_keys(keys: list[str] | tuple[str, ...], household: bool = False) -> 
             continue
         if parts[1] in ("allergy", "avoid"):
             out.append(parts[2])
+            out += list(COVERS.get(parts[2], ()))
         elif parts[1] == "condition" and (found := term(CONDITIONS, parts[2])) is not None and found.rules_out:
             out.append(found.rules_out)
     return tuple(dict.fromkeys(out))

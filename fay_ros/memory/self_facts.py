@@ -85,6 +85,8 @@ class SelfFact:
 # -- English --------------------------------------------------------------------------------
 # Words that follow "I'm"/"I am" but are not names ("I'm Tired", "I am Fine" after ASR casing).
 _NOT_NAMES = {
+    # a faith is no name ("I'm Muslim")
+    *("muslim", "christian", "jewish", "hindu", "sikh", "buddhist", "catholic", "protestant", "atheist"),
     "a",
     "an",
     "the",
@@ -154,6 +156,13 @@ _NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zA-ZÀ-ÖØ-öø-ÿ'\-]{1,30}"  # (Tomás, Zoë
 _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 # After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
 _LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
+# "it's X" after a greeting that names no one ("hi! it's raining", "hello, it's Monday")
+_NOT_A_NAME_AFTER_ITS = (
+    r"(?:[a-z]+(?:ing|ed)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december|christmas|cold|hot|warm|sunny|windy|cloudy|wet|"
+    r"late|early|lovely|nice|great|good|fine|quiet|busy|time|noon|midnight|me|you|him|her|us|them|ok|okay|true|"
+    r"mine|yours|today|tomorrow|weird|funny|hard|easy|done|over|fay)\b"
+)
 # Greetings before a name ("sup, Jamal here", "morning! Ray here", "hello dear, I'm Bea")
 _GREETING = (
     r"(?:hi|hello|hey|hiya|yo|sup|wassup|howdy|morning|afternoon|evening|good (?:morning|afternoon|evening)|"
@@ -176,6 +185,12 @@ _EN_NAME = [
     re.compile(
         rf"^(?:(?:good )?(?:morning|afternoon|evening)[!,.]*\s+)?"
         rf"(?!(?:that|this|it|what|which|who|here|there|so|yes|no|mine|yours)\b)({_NAME_WORD})'s my name\b",
+        re.I,
+    ),
+    # "Harold's the name"; "hey Fay! it's Chloe" (after a greeting, the whole of what follows)
+    re.compile(rf"\b({_NAME_WORD})'s the name\b", re.I),
+    re.compile(
+        rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})({_NAME_WORD})[!.]*$",
         re.I,
     ),
     # "Oksana, pleased to meet you" (the name, then the pleasantry)
@@ -707,7 +722,7 @@ _LOWER_NAME_CUES = re.compile(
     r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
-    r"doing|studying|"
+    r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
     r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
@@ -758,7 +773,12 @@ def _names_capitalised(text: str) -> str:
         text,
     )
     text = re.sub(
-        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b| for short\b)",
+        rf"^((?:{_GREETING}[!,.]*\s+)+it'?s )(?!{_NOT_A_NAME_AFTER_ITS})([a-z][a-z'-]+)(?=[!.]*$)",
+        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
+        text,
+    )
+    text = re.sub(
+        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)",
         lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
         text,
     )
@@ -780,6 +800,10 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
     text = _names_capitalised(as_written(text))
+    # "hey Fay! it's Chloe": the greeting and the name, one clause
+    text = re.sub(
+        rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
+    )
     facts: list[SelfFact] = []
     relative = _last_relative(before)
     for clause in _clauses(text):
@@ -1342,9 +1366,8 @@ def _zh_subject_carried(clause: str) -> str:
         return re.sub(age_next, "我" + relative.group(1), clause)
     # (after a filler or a remark: "哦对了，我上个月搬家了，现在住在天河")
     if not re.match(
-        r"(?:(?:哦|噢|嗯|唉|那个|对了|哦对了|还有|另外|跟你说|我跟你说|告诉你|你知道吗)[，,…。]*\s*)*我(?!(?:的|家)?(?:"
-        + ZH_RELATIONS
-        + r"))",
+        r"(?:(?:哦|噢|嗯|唉|那个|对了|哦对了|还有|另外|跟你说|我跟你说|告诉你|你知道吗|早上好|你好|您好|嗨|哈喽|"
+        r"晚上好|下午好|早|早啊)[，,…。!！]*\s*)*我(?!(?:的|家)?(?:" + ZH_RELATIONS + r"))",
         clause,
     ):
         return clause
@@ -1616,6 +1639,13 @@ _FOR_A_LIVING_EN = re.compile(
 )
 # "I drive buses in Glasgow", "I run a small bakery", "I fly planes": a job said by its verb (only
 # with the things a job is done with: not "I drive to work", "I run marathons")
+_DRIVE_FOR_EN = re.compile(
+    rf"\bI (drive|deliver|clean|cook|write) for (an? (?:[\w-]+ ){{0,3}}?(?:firm|company|business|"
+    r"restaurant|hotel|school|council|band|newspaper|paper|charity|club|team|agency|bakery|shop)|"
+    r"the [\w-]+(?: [\w-]+){0,3}?)"
+    rf"{_STOP_CLAUSE}",
+    re.I,
+)
 _FARM_EN = re.compile(
     r"\bI (farm|breed|raise|keep) "
     r"(sheep|cattle|cows|pigs|goats|chickens|hens|bees|horses|alpacas|dairy cows|beef cattle)"
@@ -1687,7 +1717,7 @@ _FORMER_JOB_ZH = re.compile(
     r"(?:我|^|(?<=[，,]))(?:以前|之前|过去|原来|从前|年轻的?时候?|退休(?:以)?前)(?:一直)?(是|当过|做过|干过|当)(?:一名|一个|个|名)?"
     r"(?!住|在|很|不|这|那|个|一个|挺|非常|特别|做)([^" + _ZH_STOP + r"的了]{1,8}?)(?:的)?(?=[" + _ZH_STOP + r"]|$|了)|"
     # "我叫张秀英，退休老师", "我是退休工人": the job they retired from
-    r"(?:我是|^|(?<=[，,]))(?:一名|一个|个)?退休(?:的)?([^" + _ZH_STOP + r"的了]{2,4})(?=[" + _ZH_STOP + r"]|$)"
+    r"(?:我(?:是)?|^|(?<=[，,]))(?:一名|一个|个)?退休(?:的)?([^" + _ZH_STOP + r"的了]{2,4})(?=[" + _ZH_STOP + r"]|$)"
 )
 # "I've started a part-time job at the garden centre", "I got a new job with the council"
 # "I started at a bike shop on Monday, fixing bikes now": a new job where, then what they do
@@ -1740,7 +1770,7 @@ _HOME_EN = re.compile(
     rf"\b(?:I|we)(?:(?: currently| now| all)? (?:live|am living|'m living|are living|'re living|reside|"
     rf"have been living|have lived)|'ve been living|'ve lived)(?: (?:on my own|alone|by myself|on our own))? "
     rf"((?:in|near|outside|just outside|close to) .+?)"
-    rf"(?:(?= for (?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
+    rf"(?:(?= (?:for )?(?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
     # "now I'm retired in Leicester", "we retired to Devon"
     rf"\b(?:I(?:'m| am)|we(?:'re| are))(?: now)? retired (?:in|to) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
@@ -1862,7 +1892,12 @@ _AVOID_MORE_EN = re.compile(
 )
 # "I don't eat pork", "I never drink milk": a safety fact only when the tables know the food
 # (health.known_food; "I don't eat breakfast" is none)
-_DONT_EAT_EN = re.compile(rf"\bI (?:don't|do not|never|no longer) (eat|drink) (.+?){_STOP_ITEMS}", re.I)
+_DONT_EAT_EN = re.compile(
+    rf"\bI (?:don't|do not|never|no longer) (eat|drink) (.+?){_STOP_ITEMS}|"
+    # "no pork for me" (a known food only, below)
+    r"^(?:and |also |oh |so )?no ()([a-z]+(?: [a-z]+)?) for me\b",
+    re.I,
+)
 # "I don't drink." (alone: alcohol), "I'm teetotal"
 _NO_ALCOHOL_EN = re.compile(
     r"\bI (?:don't|do not|never) drink(?: any ?more| at all)?(?=\s*(?:[.!,;]|$))|"
@@ -2031,7 +2066,7 @@ _HOMETOWN_EN = re.compile(
     rf"\bI was born in {_PLACE_EN}|\bmy home ?town is {_PLACE_EN}|"
     # "I'm a Dundee lad originally", "grew up in Grimsby tho", "came over from Kingston, Jamaica"
     r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
-    rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|"
+    rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|^(?:i'm |I'm |I am )?originally from {_PLACE_EN}|"
     rf"(?:\bI |^(?:and |oh |well |so )?)came (?:over )?(?:here )?from {_PLACE_EN}",
     re.I,
 )
@@ -2341,9 +2376,15 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
+    m = _DRIVE_FOR_EN.search(clause)
+    if m:  # "I drive for a delivery firm"
+        what = f"{m.group(1).lower()} for {m.group(2)}"
+        return [
+            _fact("fact", "occupation", what, f"{USER_EN} {_third_person_verb(m.group(1).lower())} for {m.group(2)}.")
+        ]
     m = _FARM_EN.search(clause)
     if m:  # "I farm sheep up near Oban": User farms sheep near Oban.
-        verb = m.group(1).lower() + "s"
+        verb = _third_person_verb(m.group(1).lower())
         where = f" near {m.group(3)}" if m.group(3) else ""
         return [
             _fact(
@@ -2352,7 +2393,7 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         ]
     m = _JOB_VERB_EN.search(clause)
     if m:
-        verb = {"fly": "flies"}.get(m.group(1).lower(), m.group(1).lower() + "s")
+        verb = _third_person_verb(m.group(1).lower())
         what = _third_person(_clause_end(m.group(2)))
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what}.")]
@@ -2569,7 +2610,13 @@ def _born(key: str, who: str, month_day: tuple[int, int], year: int | None, zh: 
 
 
 def _items(value: str) -> list[str]:
-    return [p for p in _split_objects(_clean_object(value)) if p and p not in _NOT_FOODS]
+    # "anything with nuts in (it)": nuts; "to kiwi" (the second of "to X and to Y"): kiwi; "bad
+    # allergy" (a remark after the list) is no food
+    value = re.sub(
+        r"\b(?:anything|something|stuff|food|things) with (.+?) in(?: it| them)?\b", r"\1", value, flags=re.I
+    )
+    items = [re.sub(r"^to ", "", p) for p in _split_objects(_clean_object(value))]
+    return [p for p in items if p and p not in _NOT_FOODS and not re.search(r"\ballerg", p)]
 
 
 def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.Match[str]]:
@@ -2683,7 +2730,8 @@ def _diet_facts(said: str, zh: bool) -> list[SelfFact]:
     diet = next((d for d in health.DIETS if said.lower() in d.en or said in d.zh), None)
     if diet is None:
         return []
-    content = f"{USER_ZH}{diet.said_zh}。" if zh else f"{USER_EN} is {diet.en[0]}: {diet.said_en}."
+    said = {"halal": "Muslim"}.get(diet.key, diet.en[0])  # (a faith is written with its capital)
+    content = f"{USER_ZH}{diet.said_zh}。" if zh else f"{USER_EN} is {said}: {diet.said_en}."
     out = []
     for key in diet.leaves_out:
         food = health.term(health.ALLERGENS, key)
@@ -2737,8 +2785,8 @@ def _en_health(clause: str) -> list[SelfFact]:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
     for dont in [] if avoid else _DONT_EAT_EN.finditer(clause):
-        verb = dont.group(1).lower()
-        for thing in _items(_third_person(dont.group(2))):
+        verb = (dont.group(1) or dont.group(3) or "eat").lower()
+        for thing in _items(_third_person(dont.group(2) or dont.group(4))):
             if health.known_food(thing):
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} does not {verb} {thing}."))
@@ -2962,14 +3010,17 @@ _RELATIVE_WORKS_ZH = re.compile(
     + _ZH_TEXT
     + r"{1,10}?)(工作|上班|读大学|读书|上大学|上学|念书|读研究生|读研)(?=["
     + _ZH_STOP
-    + r"]|$|呢|了)"
+    + r"]|$|呢|了)(?:[，,]学的是([^"
+    + _ZH_STOP
+    + r"]{1,8}))?"
 )
 
 
 def _zh_relative_job(clause: str) -> list[SelfFact]:
     m = _RELATIVE_JOB_ZH.search(clause)
     if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in ("狗", "小狗", "猫", "小猫"):
-        said = f"{USER_ZH}的{w.group(1)}在{w.group(2)}{w.group(3)}。"
+        studies = f"，学的是{w.group(4)}" if w.group(4) else ""
+        said = f"{USER_ZH}的{w.group(1)}在{w.group(2)}{w.group(3)}{studies}。"
         return [_fact("fact", f"family:{relation_key(w.group(1))}:job", w.group(2), said, zh=True)]
     if m is None or m.group(1) in ("狗", "小狗", "猫", "小猫", "兔子", "仓鼠", "鹦鹉"):
         return []
