@@ -2200,3 +2200,44 @@ def test_a_routine_is_acknowledged_and_answers_when_someone_comes():
         "Got it — you walk the dog every morning. I'll keep that in mind."
     )
     assert fact_answers.answer("where's my salon?", learn(["I run a little salon in Galway"]), "en", FRIDAY)
+
+
+def test_a_relative_named_before_is_read_by_name_alone():
+    # "we live … with my wife funmi and our little girl tolu", then each by name, lowercase
+    facts = learn(
+        [
+            "we live in a terrace in leicester, me, my wife funmi and our little girl tolu",
+            "tolu starts school next monday",
+            "funmi can't eat shellfish",
+        ]
+    )
+    assert facts["health:avoid:shellfish:wife"] == "User's wife Funmi cannot eat shellfish."
+    assert facts["plan:daughter_next_monday"] == "User's little girl Tolu starts school on Monday, 7 December 2026."
+    assert "taste:tolu" in keys("I love tolu"), "a name alone with no relative named before is no relative"
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("我们下个月去日本旅游", "plan:下个月", "用户下个月要去日本旅游。"),
+        (
+            "i'm diabetic and i've got high blood pressure",
+            "health:condition:high_blood_pressure",
+            "User has high blood pressure.",
+        ),
+    ],
+)
+def test_what_the_tenth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content
+
+
+def test_a_remark_after_an_allergy_is_no_allergen():
+    found = {
+        f.key
+        for f in extract_self_facts("he's allergic to eggs, poor lamb", FRIDAY, before="my grandson oliver is five")
+    }
+    assert found == {"family:grandson", "health:allergy:egg:grandson"}, found  # (his name said with it)
+    assert (
+        fact_answers.answer("what health problems have i got?", learn(["I have asthma"]), "en", FRIDAY)
+        == "You have asthma."
+    )

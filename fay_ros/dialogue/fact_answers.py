@@ -665,7 +665,8 @@ _MEDICATION_Q_ZH = re.compile(
     r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
 )
 _HEALTH_Q_EN = re.compile(
-    r"\bwhat (?:health )?(?:conditions|problems|issues) do i have\b|\bdo i have any (?:health )?(?:conditions|"
+    r"\bwhat (?:health )?(?:conditions|problems|issues) (?:do i have|have i got)\b|\bwhat(?:'s| is) wrong with me\b|"
+    r"\bwhat (?:medical|health) (?:conditions|problems)\b|\bdo i have any (?:health )?(?:conditions|"
     r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
     re.I,
 )

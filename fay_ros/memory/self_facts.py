@@ -571,6 +571,8 @@ _ZH_WHEN = (
 )
 _ZH_PLAN = re.compile(
     r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
+    # "我们下个月去日本旅游" (going somewhere, said without 要)
+    r"我们?(" + _ZH_WHEN + r")((?:一起|全家)?去[^" + _ZH_STOP + r"]{1,20})|"
     r"("
     + _ZH_WHEN
     + r")我(?:们)?(?:一家)?(?:要|打算|准备|会)?((?:带[^"
@@ -805,8 +807,11 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
         rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
     )
     facts: list[SelfFact] = []
+    before = _names_capitalised(as_written(before)) if before else before
     relative = _last_relative(before)
+    named = _named_relatives(before)
     for clause in _clauses(text):
+        clause = _names_as_relatives(clause, named)
         clause, relative = _pronouns_as_relative(clause, relative)
         clause = _DIAGNOSED.sub("", _before_supposing(clause))
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
@@ -860,6 +865,35 @@ def pronoun_context(before: str, text: str) -> str:
     if re.search(rf"\b(?:{_WHEN})\b", text or "", re.I):
         return f"{before} {text}".strip()[-400:]
     return before
+
+
+def _named_relatives(text: str) -> list[tuple[str, str]]:
+    """Every relative `text` names with a name ("me, my wife Funmi and our little girl Tolu":
+    [("wife", "Funmi"), ("little girl", "Tolu")]); English only."""
+    if not text or has_cjk(text):
+        return []
+    return [
+        (m.group(1).lower(), m.group(2) or m.group(3))
+        for m in _MENTIONED_RELATIVE.finditer(text)
+        if m.group(2) or m.group(3)
+    ]
+
+
+def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
+    """ "Funmi can't eat shellfish" after "my wife Funmi and our little girl Tolu": "my wife Funmi
+    can't eat shellfish", so the readers of a relative's facts read it."""
+    for relation, name in named:
+        if re.search(rf"\b(?:my|our) {re.escape(relation)}\b", clause, re.I):
+            continue
+        clause = re.sub(
+            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut ))(?i:{re.escape(name)})"
+            r"(?='s |\s+(?:is|has|can't|cannot|can|won't|takes|turned|turns|was|will|starts|goes|loves|hates|"
+            r"works|lives|needs|must|should|isn't|doesn't)\b)",
+            f"my {relation} {name}",
+            clause,
+            count=1,
+        )
+    return clause
 
 
 def _last_relative(text: str) -> str:
@@ -1439,8 +1473,8 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
                     out.append(SelfFact("preference", f"taste:{thing}", thing, f"{USER_ZH}{verb}{thing}。", "zh"))
     m = _ZH_PLAN.search(clause)
     if m:
-        when = m.group(1) or m.group(3) or m.group(5)
-        what = m.group(2) or m.group(4) or f"和{m.group(6)}一起{m.group(7)}"
+        when = m.group(1) or m.group(3) or m.group(5) or m.group(7)
+        what = m.group(2) or m.group(4) or m.group(6) or f"和{m.group(8)}一起{m.group(9)}"
         said = _plan_day(when, now, zh=True)
         out.append(SelfFact("event", f"plan:{when}", what, f"{USER_ZH}{said}要{what}。", "zh"))
     return out
@@ -1830,7 +1864,7 @@ _STOP_ITEMS = (
     # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
     r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
     r"according|we|they|he|she|learned|discovered|turns?|doctor|ended|landed|nearly|almost|had|went|got|was|"
-    r"been|once|twice|big time|really|seriously|badly|lol|haha)\b|"
+    r"been|once|twice|big time|really|seriously|badly|lol|haha|poor|bless|sadly|unfortunately|annoyingly)\b|"
     r",?\s*and (?:my|our) \w+(?: [A-Z][a-z]+)? (?:is|has|'s|can|can't|cannot|must|should)\b))"
 )
 _ORDINALS = (
@@ -2625,7 +2659,11 @@ def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.
     first = statement.search(clause)
     if first is None:
         return []
-    more = re.compile(rf"(?:,|，|、|\s*and\s*|\s*as well as\s*|和|还有|以及)\s*(?:type [12] )?({names})", re.I)
+    more = re.compile(
+        rf"(?:,|，|、|\s*and\s*(?:I(?:'ve| have)(?: got)? |I(?:'m| am) (?:also )?)?|\s*as well as\s*|和|还有|以及)\s*"
+        rf"(?:type [12] )?({names})",
+        re.I,
+    )
     found, end = [first], first.end()
     while m := more.match(clause, end):
         found.append(m)
