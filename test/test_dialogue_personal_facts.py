@@ -2241,3 +2241,21 @@ def test_a_remark_after_an_allergy_is_no_allergen():
         fact_answers.answer("what health problems have i got?", learn(["I have asthma"]), "en", FRIDAY)
         == "You have asthma."
     )
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "i'm eighty one, widower, my edna passed four years ago",
+            {"family:wife": "User's late wife was called Edna."},
+        ),
+        ("I'm a widow, my Frank died in 2019", {"family:husband": "User's late husband was called Frank."}),
+        # passing an exam is no death, and a past-tense verb is no name
+        ("my son passed his exams", {}),
+        ("my daughter amy passed her driving test", {"family:daughter": "User's daughter is called Amy."}),
+        ("my dog died last week", {"family:dog:passed": "User's dog has died."}),
+    ],
+)
+def test_a_widowers_late_wife_by_name_and_no_death_in_a_passed_exam(text, expected):
+    assert {k: v for k, v in keys(text).items() if k.startswith("family:")} == expected

@@ -725,11 +725,17 @@ _LOWER_NAME_CUES = re.compile(
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
+    r"passed|died|"
     r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
     r"(?<!s)\s+[a-z]+s\b))",
 )
+
+
+# a past-tense verb after a cue is no name ("my dog died last week", "my son visited last week";
+# Ted, Fred and Ned are names)
+_A_VERB_NOT_A_NAME = re.compile(r"[a-z]{3,}ed|died|left|came|went|got|made|ran|fell|broke|lost|won|sold|bought|took")
 
 
 def _names_capitalised(text: str) -> str:
@@ -787,7 +793,7 @@ def _names_capitalised(text: str) -> str:
     return _LOWER_NAME_CUES.sub(
         lambda m: (
             m.group(0)
-            if m.group(1) in _LOWER_NOT_NAMES
+            if m.group(1) in _LOWER_NOT_NAMES or _A_VERB_NOT_A_NAME.fullmatch(m.group(1))
             else m.group(0)[: m.start(1) - m.start(0)] + m.group(1).capitalize() + m.group(0)[m.end(1) - m.start(0) :]
         ),
         text,
@@ -801,7 +807,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     stored as the date it was then. `before`: what the user said just before, read only for
     whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
     now = now or datetime.datetime.now().astimezone()
-    text = _names_capitalised(as_written(text))
+    text = _names_capitalised(_widowed_spouse(as_written(text)))
     # "hey Fay! it's Chloe": the greeting and the name, one clause
     text = re.sub(
         rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
@@ -865,6 +871,22 @@ def pronoun_context(before: str, text: str) -> str:
     if re.search(rf"\b(?:{_WHEN})\b", text or "", re.I):
         return f"{before} {text}".strip()[-400:]
     return before
+
+
+def _widowed_spouse(text: str) -> str:
+    """ "I'm a widower, my Edna passed four years ago": the late wife ("my wife Edna passed…");
+    a widow's "my Frank died": the late husband. (A name said with no relation word is read as
+    the spouse only beside "widow"/"widower".)"""
+    m = re.search(r"\bwidow(er)?\b", text, re.I)
+    if m is None:
+        return text
+    spouse = "wife" if m.group(1) else "husband"
+    return re.sub(
+        rf"\bmy (?!(?:{_REL})\b)([A-Za-z][a-z'-]+) (?=(?:{_DIED_EN}))",
+        lambda n: n.group(0) if n.group(1).lower() in _LOWER_NOT_NAMES else f"my {spouse} {n.group(1)} ",
+        text,
+        flags=re.I,
+    )
 
 
 def _named_relatives(text: str) -> list[tuple[str, str]]:
@@ -1219,7 +1241,11 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             relation = _BREEDS.get(relation, relation)
             # "I lost my wife Margaret three years ago", "my late husband Tom": not "is called"
             late = re.search(rf"\b(?:lost|late|passed away|died)\b[^.!?]*\b{re.escape(relation)}\b", clause, re.I) or (
-                re.search(rf"\b{re.escape(relation)}\b[^.!?]*\b(?:died|passed away|passed on)\b", clause, re.I)
+                re.search(
+                    rf"\b{re.escape(relation)}\b[^.!?]*\b(?:died|passed away|passed on|{_PASSED_ON_EN})\b",
+                    clause,
+                    re.I,
+                )
             )
             content = (
                 f"{USER_EN}'s late {relation} was called {name}."
@@ -2127,7 +2153,9 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
 # A death in the family, or of a pet, told without the name ("My mum passed away last year", "our
 # cat died on Saturday", "我的狗去年死了"): key `family:<relation>:passed` (a named one is "late",
 # `family:<relation>`); the name they told before is then said of the past
-_DIED_EN = r"(?:has |had |just |sadly )*(?:died|passed away|passed on|passed|was put down|was put to sleep)\b"
+# ("passed" alone is a death, not "passed his exams", "passed her driving test")
+_PASSED_ON_EN = r"passed(?!\s+(?:her|his|my|the|a|an|their|its|it|all|with|by|through|out|your|our)\b)"
+_DIED_EN = rf"(?:has |had |just |sadly )*(?:died|passed away|passed on|{_PASSED_ON_EN}|was put down|was put to sleep)\b"
 _DIED_ZH = r"(?:去世了|过世了|走了|死了|不在了)"
 _DEATH_EN = re.compile(
     rf"\b(?:my|our) (?:dear |beloved |old |poor )?({_REL}|{_PET_WORD})(?! (?-i:[A-Z])[a-z]+ )(?:,)? {_DIED_EN}|"
