@@ -518,5 +518,11 @@ def test_a_short_stop_request_over_the_robot_stops_it_and_a_backchannel_does_not
     # how soon the voice went quiet after the stop's hold is a timing figure (asserted on a
     # simulated clock in test_turns_scenarios; measured by bench_bargein): printed here, as the
     # hold's arrival time in this process lags on a loaded machine
-    quiet = silenced_at(got["played"].messages, holds[2][0] - 0.1)
+    played = got["played"].messages
+    if max(from_time_msg(m.header.stamp) + len(m.data) / m.sample_rate for m in played) <= holds[2][0] - 0.1:
+        # (a CI run: a starved output had already gone quiet before the hold arrived here; the
+        # interrupt and speaking=false above are what this test asserts)
+        print("short stop: the robot's audio had already paused when the stop's hold arrived here")
+        return
+    quiet = silenced_at(played, holds[2][0] - 0.1)
     print(f"short stop: quiet {(quiet - holds[2][0]) * 1000:.0f} ms after the stop's hold arrived here")
