@@ -372,20 +372,17 @@ def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime)
     m = _SOMEONES_PLAN_Q_EN.search(question)
     if m is None:
         return None
-    who = m.group(1)
-    who_word = relation_key(who[3:]) if who.lower().startswith("my ") else who
     words = [w for w in re.findall(r"[a-z]+", m.group(2).lower()) if w not in _QUESTION_WORDS and len(w) > 2]
+    if any(w in ("birthday", "born", "age", "old") for w in words):
+        return None  # (the birthday and age answers read those)
+    said = re.sub(r"^my ", "", m.group(1), flags=re.I)  # a name, or a family word ("mum", key "mother")
+    mentions = re.compile(rf"\b(?:{re.escape(said)}|{re.escape(relation_key(said))})\b", re.I)
     plans = [
         v
         for k, v in facts.items()
         if (k.startswith("plan:") and plan_still_ahead(v, now.date()) or k.startswith("routine:"))
-        and (
-            re.search(rf"\b{re.escape(who_word)}\b", v, re.I)
-            or re.search(rf"\b{re.escape(who[3:] if who.lower().startswith('my ') else who)}\b", v, re.I)
-        )
+        and mentions.search(v)
     ]
-    if any(w in ("birthday", "born", "age", "old") for w in words):
-        return None  # (the birthday and age answers read those)
     if words:
         # the plans that share a word with the question, else (a question with other words:
         # "when does Carys come to see me?" of "Carys visits on Wednesdays") all of theirs
@@ -768,7 +765,7 @@ _OWN_NEXT_AGE_Q_ZH = re.compile(
 def _own_birthday(facts: dict[str, str], zh: bool, now: datetime.datetime, next_age: bool) -> str:
     """The user's own birthday said back, or the age they will be on the next one (from the
     birthday and an age or a year of birth they told)."""
-    dates = _dates("self", {"family:self:age": facts.get("age", ""), "family:self:birthday": facts.get("birthday", "")})
+    dates = _own_dates(facts)
     if dates.month_day is None:
         return "你还没告诉我你的生日是哪天。" if zh else "You haven't told me when your birthday is."
     if not next_age:
@@ -1113,8 +1110,13 @@ def _whose_birthday(facts: dict[str, str], zh: bool, now: datetime.datetime, tom
         )
     if zh:
         return f"{when_said}是{'和'.join(who)}的生日！"
-    listed = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
-    return f"It's {listed}'s birthday {when_said}!".replace("yours's", "yours")
+    return f"It's {and_list(who)}'s birthday {when_said}!".replace("yours's", "yours")
+
+
+def _own_dates(facts: dict[str, str]) -> _Dates:
+    """What the user's own facts say of their birth (their `age` and `birthday`), read as a
+    family member's are."""
+    return _dates("self", {"family:self:age": facts.get("age", ""), "family:self:birthday": facts.get("birthday", "")})
 
 
 @dataclass

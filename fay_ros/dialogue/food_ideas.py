@@ -28,6 +28,7 @@ from pathlib import Path
 from ..common.errors import Issue, TableError, read_table_text
 from ..common.paths import config_file
 from ..memory import health
+from ..text.words import and_list
 
 MEALS = ("breakfast", "lunch", "dinner", "snack", "sweet", "bake", "party")
 # what a condition should keep small, besides what it rules out (health.CONDITIONS)
@@ -204,7 +205,7 @@ def _said(names: list[str], avoided: tuple[str, ...], zh: bool) -> str:
         said = f"试试{names[0]}" + (f"，或者{names[1]}" if len(names) > 1 else "") + "，怎么样？"
         return said + ("，".join(parts) + "。" if parts else "")
     said = f"How about {names[0]}" + (f", or {names[1]}" if len(names) > 1 else "") + "?"
-    parts = ([f"free of {_listed(free)}"] if free else []) + ([f"low in {_listed(low)}"] if low else [])
+    parts = ([f"free of {and_list(free)}"] if free else []) + ([f"low in {and_list(low)}"] if low else [])
     if not parts:
         return said
     return f"{said} {'Both are' if len(names) > 1 else 'It is'} {' and '.join(parts)}."
@@ -212,10 +213,4 @@ def _said(names: list[str], avoided: tuple[str, ...], zh: bool) -> str:
 
 def _name(key: str, zh: bool) -> str:
     found = health.term(health.ALLERGENS, key)
-    if found is None:
-        return key.replace("_", " ")
-    return (found.zh[0] if zh else found.en[0]) if (found.zh if zh else found.en) else key
-
-
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return found.name(zh) if found is not None else key.replace("_", " ")

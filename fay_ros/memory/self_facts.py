@@ -59,6 +59,7 @@ import datetime
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from ..text import when
 from ..text.words import CJK_IDEOGRAPHS, and_list, as_written, has_cjk
@@ -156,10 +157,12 @@ _NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zA-ZÀ-ÖØ-öø-ÿ'\-]{1,30}"  # (Tomás, Zoë
 _SURNAME = r"(?-i:[A-Z][a-zA-Z'\-]{1,30})"
 # After "my name is", a lowercase word that ends the clause is a name too (ASR writes "my name is tom").
 _LOWER_NAME_END = re.compile(r"\s*(?:[.!?,;]|$|\b(?:and|but)\b)", re.I)
+# the days of the week as words ("on Sundays", "until Friday"), from the calendar's list
+_DAYS_EN = "(?:" + "|".join(day.lower() for day in when.WEEKDAYS_EN) + ")"
+_MONTHS_EN = "(?:" + "|".join(month.lower() for month in when.MONTHS_EN) + ")"
 # "it's X" after a greeting that names no one ("hi! it's raining", "hello, it's Monday")
 _NOT_A_NAME_AFTER_ITS = (
-    r"(?:[a-z]+(?:ing|ed)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
-    r"may|june|july|august|september|october|november|december|christmas|cold|hot|warm|sunny|windy|cloudy|wet|"
+    rf"(?:[a-z]+(?:ing|ed)|{_DAYS_EN}|{_MONTHS_EN}|christmas|cold|hot|warm|sunny|windy|cloudy|wet|"
     r"late|early|lovely|nice|great|good|fine|quiet|busy|time|noon|midnight|me|you|him|her|us|them|ok|okay|true|"
     r"mine|yours|today|tomorrow|weird|funny|hard|easy|done|over|fay)\b"
 )
@@ -397,7 +400,7 @@ _EN_STOPPED = [
 _TRAILING_WHEN = re.compile(
     r"\s+(?:last (?:week|month|year)|this (?:week|month|year)|yesterday|today|tonight|tomorrow|a while ago"
     r"|(?:\w+ )?(?:days|weeks|months|years) ago"
-    r"|(?:on |last )(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))$",
+    rf"|(?:on |last ){_DAYS_EN})$",
     re.I,
 )
 _HABIT_CONTENT = re.compile(
@@ -721,7 +724,7 @@ _LOWER_NAME_CUES = re.compile(
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
     rf"the (?:wife|husband|missus|hubby),|the (?:wife|husband|missus|hubby)(?:'s| is) called|"
     rf"^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
-    r"travelling to|traveling to|off to|trip to|holiday in)\s+([a-z][a-z'\-]+)"
+    r"travelling to|traveling to|off to|trip to|holiday in)\s+(?P<name>[a-z][a-z'\-]+)"
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
@@ -736,6 +739,20 @@ _LOWER_NAME_CUES = re.compile(
 # a past-tense verb after a cue is no name ("my dog died last week", "my son visited last week";
 # Ted, Fred and Ned are names)
 _A_VERB_NOT_A_NAME = re.compile(r"[a-z]{3,}ed|died|left|came|went|got|made|ran|fell|broke|lost|won|sold|bought|took")
+
+
+# Where one name stands in an all-lowercase line, in this order: before a pleasantry ("oksana,
+# pleased to meet you"), an utterance that starts with it ("jamal here"), "it's X" after a greeting
+# ("hey fay! it's chloe"), before "'s my name", "'s the name", "for short"
+_LOWER_NAME_SPOTS = [
+    re.compile(
+        rf"(?:^|[.!?]\s*)(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)"
+        r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)"
+    ),
+    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= here\b)"),
+    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})(?P<name>[a-z][a-z'-]+)(?=[!.]*$)"),
+    re.compile(r"(?:^|[.!?,]\s*)(?P<name>[a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)"),
+]
 
 
 def _names_capitalised(text: str) -> str:
@@ -767,37 +784,19 @@ def _names_capitalised(text: str) -> str:
         ),
         text,
     )
-    text = re.sub(
-        rf"(^|[.!?]\s*)((?:{_GREETING}[!,.]*\s+)*)([a-z][a-z'-]+)"
-        r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)",
-        lambda m: m.group(0) if m.group(3) in _LOWER_NOT_NAMES else m.group(1) + m.group(2) + m.group(3).capitalize(),
-        text,
-    )
-    # "wendell's my name" (a clause that starts with it), "pat for short", "jamal here" (an
-    # utterance that starts with it)
-    text = re.sub(
-        rf"^((?:{_GREETING}[!,.]*\s+)*)([a-z][a-z'-]+)(?= here\b)",
-        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
-        text,
-    )
-    text = re.sub(
-        rf"^((?:{_GREETING}[!,.]*\s+)+it'?s )(?!{_NOT_A_NAME_AFTER_ITS})([a-z][a-z'-]+)(?=[!.]*$)",
-        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
-        text,
-    )
-    text = re.sub(
-        r"(^|[.!?,]\s*)([a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)",
-        lambda m: m.group(0) if m.group(2) in _LOWER_NOT_NAMES else m.group(1) + m.group(2).capitalize(),
-        text,
-    )
-    return _LOWER_NAME_CUES.sub(
-        lambda m: (
-            m.group(0)
-            if m.group(1) in _LOWER_NOT_NAMES or _A_VERB_NOT_A_NAME.fullmatch(m.group(1))
-            else m.group(0)[: m.start(1) - m.start(0)] + m.group(1).capitalize() + m.group(0)[m.end(1) - m.start(0) :]
-        ),
-        text,
-    )
+    for spot in _LOWER_NAME_SPOTS:
+        text = spot.sub(_name_capitalised, text)
+    return _LOWER_NAME_CUES.sub(partial(_name_capitalised, verbs_too=True), text)
+
+
+def _name_capitalised(m: re.Match[str], verbs_too: bool = False) -> str:
+    """The match with the word of its `name` group capitalised, unless that word is no name
+    (`verbs_too`: nor a past-tense verb, after the cues that a verb may follow)."""
+    name = m.group("name")
+    if name in _LOWER_NOT_NAMES or verbs_too and _A_VERB_NOT_A_NAME.fullmatch(name):
+        return m.group(0)
+    start, end = m.start("name") - m.start(), m.end("name") - m.start()
+    return m.group(0)[:start] + name.capitalize() + m.group(0)[end:]
 
 
 def extract_self_facts(text: str, now: datetime.datetime | None = None, before: str = "") -> list[SelfFact]:
@@ -2201,7 +2200,6 @@ _RELATIVE_EVENT_EN = re.compile(
 # What someone does regularly: "I walk the dog every morning", "every Sunday we go to chapel", "my
 # grandson Finn plays football every Saturday morning", "我每天早上去公园遛狗" (key
 # `routine:<when>`, a relative's `routine:<relation>_<when>`; said back as told)
-_DAYS_EN = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _EVERY_EN = (
     rf"(?:every (?:single )?(?:day|morning|afternoon|evening|night|week|weekend|{_DAYS_EN})"
     rf"(?: (?:morning|afternoon|evening|night))?|on {_DAYS_EN}s(?: (?:mornings|afternoons|evenings|nights))?|"
@@ -2290,7 +2288,7 @@ _RELATIVE_PLAN_EN = re.compile(
     r"((?:starts|begins|has|'s got|is having|is starting|goes|is going|'s going|flies|is flying|visits|is visiting|"
     r"comes|is coming|'s coming|arrives|leaves|is leaving|is away|'s away|is off|'s off|gets married|graduates|"
     r"moves|is moving|'s moving) .+?) "
-    rf"((?:until |till |on |this |next |this coming )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    rf"((?:until |till |on |this |next |this coming )?{_DAYS_EN}|"
     r"tomorrow|tonight|this weekend|next weekend|next week|next month)\b",
     re.I,
 )
@@ -2435,7 +2433,7 @@ def _en_occupation(clause: str) -> list[SelfFact]:
     if m:
         verb = m.group(1).lower()
         what = _third_person(_clause_end(m.group(2)))
-        verb = {"do": "does", "teach": "teaches", "fix": "fixes"}.get(verb, verb + "s")
+        verb = _third_person_verb(verb)
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
     m = _DRIVE_FOR_EN.search(clause)
@@ -2730,10 +2728,9 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         out.append(_fact("fact", f"family:{relation}:job", m.group(4), f"{USER_EN}'s {who} is {m.group(3)}."))
     works = None if out else _FAMILY_WORKS_EN.search(clause)
     if works:  # "my son Andriy works as a software developer in Berlin"
-        m = works
-        relation = relation_key(m.group(1))
-        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
-        what = _third_person(_clause_end(m.group(3)))
+        relation = relation_key(works.group(1))
+        who = " ".join(filter(None, (works.group(1).lower(), works.group(2))))
+        what = _third_person(_clause_end(works.group(3)))
         if len(what.split()) <= 10:
             out.append(_fact("fact", f"family:{relation}:job", what, f"{USER_EN}'s {who} works {what}."))
     return out
