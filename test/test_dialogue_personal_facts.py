@@ -2259,3 +2259,17 @@ def test_a_remark_after_an_allergy_is_no_allergen():
 )
 def test_a_widowers_late_wife_by_name_and_no_death_in_a_passed_exam(text, expected):
     assert {k: v for k, v in keys(text).items() if k.startswith("family:")} == expected
+
+
+def test_whose_birthday_counts_the_users_own_as_their_birthday_question_does():
+    wednesday = datetime.datetime(2026, 12, 9, 10, 0)
+    own = learn(["my birthday is the 9th of december"])
+    assert fact_answers.answer("whose birthday is it today?", own, "en", wednesday) == "It's your birthday today!"
+    both = learn(["my birthday is the 9th of december", "my brother conrad's birthday is the 9th of december"])
+    assert fact_answers.answer("whose birthday is it today?", both, "en", wednesday) == (
+        "It's your birthday today, and your brother Conrad's too!"
+    )
+    assert fact_answers.answer("今天是谁过生日？", both, "zh", wednesday) == "今天是你自己和你兄弟Conrad的生日！"
+    # an age told with its day says the birthday too ("I'll be seventy on Wednesday")
+    turning = learn(["I'll be seventy on wednesday"])
+    assert fact_answers.answer("whose birthday is it today?", turning, "en", wednesday) == "It's your birthday today!"

@@ -1092,25 +1092,20 @@ def _whose_birthday(facts: dict[str, str], zh: bool, now: datetime.datetime, tom
                 name = _member_name(parts[1], facts)
                 relation = _ZH_RELATION_NAMES.get(parts[1], parts[1]) if zh else parts[1]
                 who.append(f"你{relation}{name}" if zh else f"your {relation}" + (f" {name}" if name else ""))
-    if "birthday" in facts and (m := re.search(r"(\d{1,2}) ([A-Z][a-z]+)|(\d{1,2})月(\d{1,2})日", facts["birthday"])):
-        month_day = (
-            (when.MONTHS_EN.index(m.group(2)) + 1, int(m.group(1)))
-            if m.group(1)
-            else (int(m.group(3)), int(m.group(4)))
-        )
-        if month_day == (day.month, day.day):
-            who.insert(0, "你自己" if zh else "yours")
     who = list(dict.fromkeys(who))
+    own = _own_dates(facts).month_day == (day.month, day.day)
     when_said = ("明天" if tomorrow else "今天") if zh else ("tomorrow" if tomorrow else "today")
-    if not who:
-        return (
-            f"你告诉过我的人里，{when_said}没有人过生日。"
-            if zh
-            else f"No one whose birthday you've told me has it {when_said}."
-        )
     if zh:
-        return f"{when_said}是{'和'.join(who)}的生日！"
-    return f"It's {and_list(who)}'s birthday {when_said}!".replace("yours's", "yours")
+        if not who and not own:
+            return f"你告诉过我的人里，{when_said}没有人过生日。"
+        return f"{when_said}是{'和'.join(['你自己'] * own + who)}的生日！"
+    if not who and not own:
+        return f"No one whose birthday you've told me has it {when_said}."
+    if not who:
+        return f"It's your birthday {when_said}!"
+    if own:
+        return f"It's your birthday {when_said}, and {and_list(who)}'s too!"
+    return f"It's {and_list(who)}'s birthday {when_said}!"
 
 
 def _own_dates(facts: dict[str, str]) -> _Dates:
