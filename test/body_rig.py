@@ -72,7 +72,9 @@ def sync(cue_pub, trajectories=None, colors=None) -> None:
             colors is None or any(is_sync_colour(c) for c in colors.messages)
         )
 
-    publish_until(cue_pub, SYNC_CUE, arrived, message="the sync cue's trajectory and colour")
+    # The first links of a freshly started node: discovery, not the node, sets how long this takes,
+    # and under a loaded CI run (two workers on two cores) it has taken longer than the default.
+    publish_until(cue_pub, SYNC_CUE, arrived, timeout=60.0, message="the sync cue's trajectory and colour")
 
 
 def is_sync_colour(color) -> bool:

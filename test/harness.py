@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import math
 import os
 import signal
 import subprocess
@@ -274,6 +275,22 @@ def publish_until(
 # is one whose copy would do the thing twice (a second memory; a refused second transition).
 RESEND_EVERY = 5.0
 NOT_RESENT = frozenset({"Remember", "ChangeState"})
+
+
+def _refused_transition(srv_type: Any) -> Any:
+    request = srv_type.Request()
+    request.transition.id = 0  # TRANSITION_CREATE: no state of a created node has it
+    return request
+
+
+# A request of a NOT_RESENT type that the server refuses without doing anything: sent (and re-sent)
+# first, so the one real request goes out on a client whose response reader the server has matched.
+WARM_UP = {
+    "Remember": lambda srv_type: srv_type.Request(owner=""),  # a guest has no memory: refused, nothing written
+    "Forget": lambda srv_type: srv_type.Request(owner=""),
+    "Recall": lambda srv_type: srv_type.Request(owner=""),
+    "ChangeState": _refused_transition,
+}
 
 
 class NodeProcess:
@@ -627,7 +644,8 @@ class RosProbe:
         before the server's request reader matched is lost too; `wait_for_service` sees only
         the client's side of that discovery. Under load either happens right after startup,
         so an unanswered request is re-sent every RESEND_EVERY seconds, unless its copy would
-        do the thing twice (`resend`: by default, unless the type is in NOT_RESENT).
+        do the thing twice (`resend`: by default, unless the type is in NOT_RESENT). Such a
+        request goes out once, after a WARM_UP request on the same client has been answered.
         """
         if resend is None:
             resend = srv_type.__name__ not in NOT_RESENT
@@ -635,22 +653,33 @@ class RosProbe:
         try:
             if not client.wait_for_service(timeout_sec=timeout):
                 raise TimeoutError(f"service {self.resolve(name)} not available after {timeout}s")
-            done = threading.Event()
-            answered: list[Any] = []
-
-            def send() -> None:
-                future = client.call_async(request)
-                future.add_done_callback(lambda f: (answered.append(f), done.set()))
-
             deadline = time.monotonic() + timeout
-            send()
-            while not done.wait(min(RESEND_EVERY if resend else timeout, max(0.0, deadline - time.monotonic()))):
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
-                send()
-            return answered[0].result()
+            if not resend:
+                self.warm_up(client, srv_type, name, timeout, deadline)
+            return self._first_answer(client, request, name, timeout, deadline, resend)
         finally:
             self.node.destroy_client(client)
+
+    def warm_up(self, client: Any, srv_type: Any, name: str, timeout: float, deadline: float | None = None) -> None:
+        """Send srv_type's WARM_UP request on `client` until it is answered (nothing if it has none)."""
+        if (make := WARM_UP.get(srv_type.__name__)) is not None:
+            deadline = time.monotonic() + timeout if deadline is None else deadline
+            self._first_answer(client, make(srv_type), name, timeout, deadline, resend=True)
+
+    def _first_answer(self, client: Any, request: Any, name: str, timeout: float, deadline: float, resend: bool) -> Any:
+        done = threading.Event()
+        answered: list[Any] = []
+
+        def send() -> None:
+            future = client.call_async(request)
+            future.add_done_callback(lambda f: (answered.append(f), done.set()))
+
+        send()
+        while not done.wait(min(RESEND_EVERY if resend else math.inf, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"service {self.resolve(name)} did not answer within {timeout}s")
+            send()
+        return answered[0].result()
 
     # -- a node's parameters and lifecycle, through its own services -----------------------
     def set_parameters(self, node: str, namespace: str = "/fay", **values: Any) -> list[Any]:

@@ -52,6 +52,9 @@ class Caller:
         self.client = probe.node.create_client(srv, f"/{robot}/{name}")
         self.srv = srv
         assert self.client.wait_for_service(timeout_sec=30), f"/{robot}/{name} not available"
+        # requests in flight are never re-sent (a copy could reorder the writes under test): first
+        # one the server refuses, so their answers go to a response reader it has matched
+        probe.warm_up(self.client, srv, f"/{robot}/{name}", timeout=30)
 
     def send(self, **fields):
         done = threading.Event()

@@ -563,6 +563,7 @@ def test_every_acknowledged_write_survives_kill_9(probe, tmp_path):
     try:
         proc.wait_ready(timeout=40, probe=probe)
         assert client.wait_for_service(timeout_sec=20)
+        probe.warm_up(client, Remember, "/crash/" + topics.SRV_REMEMBER, timeout=30)  # no first answer lost
         acked: list[str] = []
         lock = threading.Lock()
         enough = threading.Event()
