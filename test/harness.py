@@ -58,6 +58,23 @@ def _claim_domain_id() -> int:
     raise RuntimeError(f"no free ROS_DOMAIN_ID in 10..99 (locks in {lock_dir})")
 
 
+_scratch: Path | None = None
+
+
+def scratch_dir() -> Path:
+    """This test process's own temporary directory (node logs, ROS_LOG_DIR, the config home),
+    deleted when the process exits: thousands of node processes per run would otherwise leave
+    their logs in /tmp for good."""
+    global _scratch
+    if _scratch is None:
+        import atexit
+        import shutil
+
+        _scratch = Path(tempfile.mkdtemp(prefix="fay_ros_test_"))
+        atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+    return _scratch
+
+
 def ros_environment() -> dict[str, str]:
     """Set (once per test process) and return the isolated ROS environment. Each pytest-xdist
     worker is a test process of its own: it inherits the controller's environment, and claims
@@ -68,10 +85,10 @@ def ros_environment() -> dict[str, str]:
         os.environ["FAY_TEST_DOMAIN_ID"] = str(_claim_domain_id())
         os.environ["ROS_DOMAIN_ID"] = os.environ["FAY_TEST_DOMAIN_ID"]
         os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
-        os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="fay_ros_test_log_")
+        os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="ros_log_", dir=scratch_dir())
         # Whatever a command under test creates in "the user's config directory" (the web
         # access file) goes here, never into the real ~/.config.
-        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fay_ros_test_config_")
+        os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="config_", dir=scratch_dir())
         os.environ.setdefault("RCUTILS_COLORIZED_OUTPUT", "0")
         os.environ["PYTHONUNBUFFERED"] = "1"
     return dict(os.environ)
@@ -333,7 +350,8 @@ class NodeProcess:
             for key, value in (params or {}).items():
                 cmd += ["-p", f"{key}:={_literal(value)}"]
         self.cmd = cmd
-        self.log_path = Path(tempfile.mkstemp(prefix=f"{module.rsplit('.', 1)[-1]}_", suffix=".log")[1])
+        log_prefix = module.rsplit(".", 1)[-1] + "_"
+        self.log_path = Path(tempfile.mkstemp(prefix=log_prefix, suffix=".log", dir=scratch_dir())[1])
         self._log = open(self.log_path, "wb")
         full_env = ros_environment()
         full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "test"), full_env.get("PYTHONPATH")]))
