@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from fay_ros.dialogue import fact_answers, prompts
+from fay_ros.dialogue import fact_answers, food_ideas, prompts
 from fay_ros.dialogue.guard import ReplyGuard
 from fay_ros.dialogue.tools import Memory
 from fay_ros.memory import health
@@ -813,7 +813,7 @@ def test_a_name_is_greeted_and_a_plan_said_back_not_left_to_the_tiny_model():
     )
     learned = extract_self_facts("i've handed in my notice, i'm starting at the zoo next month!", FRIDAY)
     assert fact_answers.acknowledgement(learned, False) == (
-        "Got it — you're starting at the zoo next month. I'll keep that in mind."
+        "Got it — you're starting at the zoo in January 2027. I'll keep that in mind."
     )
 
 
@@ -1771,8 +1771,8 @@ def test_what_the_sixth_rounds_second_run_found_unread(text, key, content):
             {"family:rabbit": "User's rabbit is called Clementine."},
         ),
         ("my son jake plays rugby", {"family:son": "User's son is called Jake."}),
-        ("my dog loves walks", {}),
-        ("my sister likes cats", {}),
+        ("my dog loves walks", {"family:dog:likes": "User's dog likes walks."}),  # (what it likes, no name)
+        ("my sister likes cats", {"family:sister:likes": "User's sister likes cats."}),
     ],
 )
 def test_a_lowercase_name_before_what_it_does_is_read_and_a_verb_is_no_name(text, expected):
@@ -2219,7 +2219,7 @@ def test_a_relative_named_before_is_read_by_name_alone():
 @pytest.mark.parametrize(
     "text, key, content",
     [
-        ("我们下个月去日本旅游", "plan:下个月", "用户下个月要去日本旅游。"),
+        ("我们下个月去日本旅游", "plan:下个月", "用户2027年1月要去日本旅游。"),
         (
             "i'm diabetic and i've got high blood pressure",
             "health:condition:high_blood_pressure",
@@ -2273,3 +2273,304 @@ def test_whose_birthday_counts_the_users_own_as_their_birthday_question_does():
     # an age told with its day says the birthday too ("I'll be seventy on Wednesday")
     turning = learn(["I'll be seventy on wednesday"])
     assert fact_answers.answer("whose birthday is it today?", turning, "en", wednesday) == "It's your birthday today!"
+
+
+# -- what an eleventh round of new conversations found (each with a variant of its own) ----------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        # a name after 我是 that reads as one, and the full name after 我姓…叫
+        ("嗨，我是婷婷，在上海做设计师", "name", "用户的名字是婷婷。"),
+        ("我是刘建华，在一家工厂当工程师", "name", "用户的名字是刘建华。"),
+        ("大家好，我是小美", "name", "用户的名字是小美。"),
+        ("你好，我姓王，叫王建国", "name", "用户的名字是王建国。"),
+        ("我姓李，名字叫李秀兰", "name", "用户的名字是李秀兰。"),
+        ("i'm kwame, nice to meet you", "name", "User's name is Kwame."),
+        ("hello, i am wen, pleased to meet you", "name", "User's name is Wen."),
+        # a relative's plan by any verb in -ing or after "will", and "'s" after a name
+        (
+            "my brother rohan is getting married next tuesday",
+            "plan:brother_next_tuesday",
+            "User's brother Rohan is getting married on Tuesday, 8 December 2026.",
+        ),
+        (
+            "my son david is taking me to the garden centre on thursday",
+            "plan:son_thursday",
+            "User's son David is taking them to the garden centre on Thursday, 10 December 2026.",
+        ),
+        ("my niece will visit on sunday", "plan:niece_sunday", "User's niece will visit on Sunday, 6 December 2026."),
+        (
+            "my daughter Karen's coming over on Sunday",
+            "plan:daughter_sunday",
+            "User's daughter Karen is coming over on Sunday, 6 December 2026.",
+        ),
+        ("my son is visiting on friday", "plan:son_friday", "User's son is visiting on Friday, 4 December 2026."),
+        (
+            "my husband's got a hospital appointment tomorrow",
+            "plan:husband_tomorrow",
+            "User's husband has got a hospital appointment on Saturday, 5 December 2026.",
+        ),
+        (
+            "my wife anna is expecting our first baby in march",
+            "plan:wife_in_march",
+            "User's wife Anna is expecting their first baby in March 2027.",
+        ),
+        # a routine on a day's evenings, a neighbour's
+        (
+            "i play badminton on thursday evenings",
+            "routine:on_thursday_evenings",
+            "User plays badminton on Thursday evenings.",
+        ),
+        (
+            "my neighbour joan pops in every afternoon",
+            "routine:neighbour_every_afternoon",
+            "User's neighbour Joan pops in every afternoon.",
+        ),
+        ("my aunt mary lives in cork", "family:aunt", "User's aunt is called Mary."),
+        ("我邻居叫老张", "family:neighbour", "用户的邻居叫老张。"),
+        # what the doctor ordered is the user's own, and red meat is not all meat
+        ("i've got gout so the doctor says no red meat", "health:condition:gout", "User has gout."),
+        ("i've got gout so the doctor says no red meat", "health:avoid:red_meat", "User cannot eat red meat."),
+        ("my GP told me to cut out salt", "health:avoid:salt", "User cannot eat salt."),
+        ("i'm not allowed red meat", "health:avoid:red_meat", "User cannot eat red meat."),
+        ("i'm not supposed to eat sugar", "health:avoid:sugar", "User cannot eat sugar."),
+        ("我不能吃红肉", "health:avoid:red_meat", "用户不能吃红肉。"),
+    ],
+)
+def test_what_the_eleventh_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我是老师",
+        "我是程序员。",
+        "我是江苏人",
+        "我是高中生",
+        "我是妈妈",
+        "我是白领",
+        "我是高兴",
+        "我是认真的",
+        "我是谁",
+        "i'm so tired, nice to meet you",
+    ],
+)
+def test_what_someone_is_after_wo_shi_is_no_name(text):
+    assert "name" not in keys(text), keys(text)
+
+
+def test_a_diet_food_said_with_an_allergys_words_is_avoided_not_an_allergy():
+    assert keys("i can't have red meat") == {"health:avoid:red_meat": "User cannot have red meat."}
+    assert keys("pork makes me sick") == {"health:avoid:pork": "User cannot have pork."}
+    assert keys("I can't have peanuts")["health:allergy:peanut"] == "User is allergic to peanuts."
+    # a hedge after "so" leaves what came before it standing
+    assert keys("I've got gout so my wife says I'm grumpy") == {"health:condition:gout": "User has gout."}
+
+
+def test_red_meat_keeps_beef_lamb_and_pork_out_but_not_chicken_or_fish():
+    avoided = ("red_meat",)
+    assert health.offered_food("a beef stew", avoided) and health.offered_food("lamb chops", avoided)
+    assert health.offered_food("roast chicken", avoided) is None
+    assert health.offered_food("baked salmon", avoided) is None
+    idea = food_ideas.suggest("what should i cook for sunday lunch?", ["health:avoid:red_meat"], False)
+    assert idea is not None and idea.endswith("Both are free of red meat.") and "pork" not in idea, idea
+
+
+def test_the_eleventh_rounds_questions():
+    facts = learn(
+        [
+            "my daughter karen lives in bristol",
+            "she's coming over on sunday with the grandkids",
+            "my brother rohan is getting married next tuesday",
+            "my son david is taking me to the garden centre on thursday",
+            "my wife anna is expecting our first baby in march",
+            "my neighbour joan pops in every afternoon",
+        ]
+    )
+    asked = {
+        "when is karen coming?": "Your daughter Karen is coming over on Sunday, 6 December 2026.",
+        "when's karen coming?": "Your daughter Karen is coming over on Sunday, 6 December 2026.",
+        "when is rohan's wedding?": "Your brother Rohan is getting married on Tuesday, 8 December 2026.",
+        "where is david taking me?": "Your son David is taking you to the garden centre on Thursday, 10 December 2026.",
+        "who's taking me to the garden centre?": (
+            "Your son David is taking you to the garden centre on Thursday, 10 December 2026."
+        ),
+        "when's the baby due?": "Your wife Anna is expecting your first baby in March 2027.",
+        "when is the baby due?": "Your wife Anna is expecting your first baby in March 2027.",
+        "who pops in every afternoon?": "Your neighbour Joan pops in every afternoon.",
+        "who is joan?": "Your neighbour is called Joan.",
+    }
+    for question, expected in asked.items():
+        assert fact_answers.answer(question, facts, "en", FRIDAY) == expected, question
+    for question in ("who won the match?", "who is the prime minister?", "when is the party?"):
+        assert fact_answers.answer(question, facts, "en", FRIDAY) is None, question
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("i'm a plumber, moved here from poland ten years ago", "hometown", "User is from Poland."),
+        ("we emigrated from Hong Kong in 1997", "hometown", "User is from Hong Kong."),
+        ("这周六我们全家去爬泰山", "plan:这周六", "用户2026年12月5日（星期六）要去爬泰山。"),
+        ("周六我和老婆去看电影", "plan:周六", "用户2026年12月5日（星期六）要去看电影。"),
+        ("my wife sheila loves gardening", "family:wife:likes", "User's wife Sheila likes gardening."),
+        ("my grandson is mad about dinosaurs", "family:grandson:likes", "User's grandson likes dinosaurs."),
+        ("我老伴叫李秀英，她喜欢跳广场舞", "family:partner:likes", "用户的老伴喜欢跳广场舞。"),
+        ("我儿子叫刘洋，今年上高三", "family:son:school", "用户的儿子在上高三。"),
+        ("我孙女在读初二", "family:granddaughter:school", "用户的孙女在上初二。"),
+        ("my son is in year 10", "family:son:school", "User's son is in year 10."),
+    ],
+)
+def test_what_the_eleventh_round_found_unread_too(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_a_relatives_likes_and_school_year_and_a_home_not_told_beside_a_job_in_a_city():
+    en = learn(["my wife sheila loves gardening", "my son is in year 10"])
+    assert fact_answers.answer("what does my wife like doing?", en, "en", FRIDAY) == (
+        "Your wife Sheila likes gardening."
+    )
+    assert fact_answers.answer("what are my wife's hobbies?", en, "en", FRIDAY) == "Your wife Sheila likes gardening."
+    assert fact_answers.answer("what year is my son in?", en, "en", FRIDAY) == "Your son is in year 10."
+    assert fact_answers.answer("what does my daughter like?", en, "en", FRIDAY) == (
+        "You haven't told me what your daughter likes."
+    )
+    zh = learn(["我老伴叫李秀英，她喜欢跳广场舞", "我儿子叫刘洋，今年上高三"])
+    assert fact_answers.answer("我老伴喜欢干什么？", zh, "zh", FRIDAY) == "你的老伴喜欢跳广场舞。"
+    assert fact_answers.answer("我儿子上几年级？", zh, "zh", FRIDAY) == "你的儿子在上高三。"
+    assert fact_answers.answer("我老伴是做什么的？", zh, "zh", FRIDAY) == "你还没告诉我你老伴做什么工作。"
+    shanghai = learn(["嗨，我是婷婷，在上海做设计师"])
+    assert fact_answers.answer("我住在哪个城市？", shanghai, "zh", FRIDAY) == (
+        "你还没告诉我你住在哪里，不过你说过：你在上海做设计师。"
+    )
+    assert fact_answers.answer("where do i live?", learn(["i'm a nurse"]), "en", FRIDAY) == (
+        "You haven't told me where you live yet."
+    )
+
+
+def test_a_relative_named_before_is_not_acknowledged_again_with_their_plan():
+    said = extract_self_facts(
+        "she's coming over on sunday with the grandkids", FRIDAY, before="my daughter karen lives in bristol"
+    )
+    assert fact_answers.acknowledgement(said, zh=False) == (
+        "Got it — your daughter Karen is coming over on Sunday, 6 December 2026. I'll keep that in mind."
+    )
+
+
+# -- what a twelfth round of new conversations found (each with a variant of its own) ------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        # a lowercase place after a relative's verb ("lives" is no name), an age "this year"
+        ("my mum lives in guangzhou, she's 70 this year", "family:mother:home", "User's mum lives in Guangzhou."),
+        (
+            "my mum lives in guangzhou, she's 70 this year",
+            "family:mother:age",
+            "User's mum is 70 (as of 4 December 2026).",
+        ),
+        ("our son is 8 this year", "family:son:age", "User's son is 8 (as of 4 December 2026)."),
+        # a relative studying; "our" is the user's family too
+        (
+            "my grandson liam is studying engineering at newcastle",
+            "family:grandson:job",
+            "User's grandson Liam is studying engineering at Newcastle.",
+        ),
+        ("my daughter is doing a degree in nursing", "family:daughter:job", "User's daughter is studying nursing."),
+        (
+            "our daughter ngozi visits every sunday",
+            "routine:daughter_every_sunday",
+            "User's daughter Ngozi visits every Sunday.",
+        ),
+        ("our son is allergic to peanuts", "health:allergy:peanut:son", "User's son is allergic to peanuts."),
+        (
+            "i go climbing on tuesdays and thursdays",
+            "routine:on_tuesdays_and_thursdays",
+            "User goes climbing on Tuesdays and Thursdays.",
+        ),
+        # a relative's condition; a food left out because of a medicine, said by what it is
+        (
+            "my husband emmanuel has dementia, so i look after him",
+            "health:condition:dementia:husband",
+            "User's husband Emmanuel has dementia.",
+        ),
+        ("我老伴有老年痴呆", "health:condition:dementia:partner", "用户的老伴有老年痴呆。"),
+        ("我妈得了帕金森", "health:condition:parkinsons:mother", "用户的妈有帕金森。"),
+        (
+            "my husband can't have grapefruit with his tablets",
+            "health:avoid:grapefruit:husband",
+            "User's husband cannot have grapefruit.",
+        ),
+        (
+            "i'm on warfarin so no cranberry juice for me",
+            "health:avoid:cranberry_juice",
+            "User cannot drink cranberry juice.",
+        ),
+        ("i'm on warfarin so no alcohol for me", "health:avoid:alcohol", "User does not drink alcohol."),
+        # a relative's plan and studies in Chinese, a plan home, next month by its month
+        ("我儿子在美国读博士", "family:son:job", "用户的儿子在美国读博士。"),
+        ("下个月儿子放假回来", "plan:son_下个月", "用户的儿子2027年1月放假回来。"),
+        ("我女儿周六要来看我", "plan:daughter_周六", "用户的女儿2026年12月5日（星期六）要来看用户。"),
+        ("这周日我老伴去北京出差", "plan:partner_这周日", "用户的老伴2026年12月6日（星期日）去北京出差。"),
+        ("我周末回广州看我妈", "plan:周末", "用户2026年12月5日开始的那个周末要回广州看用户妈。"),
+        ("my son is moving next month", "plan:son_next_month", "User's son is moving in January 2027."),
+        ("下周三我女儿过生日", "family:daughter:birthday", "用户的女儿的生日是12月9日。"),
+    ],
+)
+def test_what_the_twelfth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_a_relative_named_lines_before_is_read_by_name_and_a_pronoun_is_no_name():
+    facts = learn(
+        [
+            "my husband emmanuel has dementia, so i look after him",
+            "our daughter ngozi visits every sunday",
+            "emmanuel can't have grapefruit with his tablets",
+        ]
+    )
+    assert facts["health:avoid:grapefruit:husband"] == "User's husband Emmanuel cannot have grapefruit."
+    zh = learn(["我外孙女叫朵朵，今年五岁", "下周三朵朵过生日", "朵朵对花生过敏"])
+    assert zh["family:granddaughter:birthday"] == "用户的外孙女朵朵的生日是12月9日。"
+    assert zh["health:allergy:peanut:granddaughter"] == "用户的外孙女朵朵对花生过敏。"
+    # "my dad, he's…": "He" is no name of the dad
+    cared = learn(["hi i'm grace, i look after my dad, he's got dementia", "he takes donepezil every morning"])
+    assert "family:father" not in cared, cared
+    assert cared["health:medication:donepezil:father"] == "User's father takes donepezil every morning."
+
+
+def test_the_twelfth_rounds_questions():
+    facts = learn(
+        [
+            "my husband emmanuel has dementia",
+            "my husband can't have grapefruit with his tablets",
+            "i have asthma",
+            "i'm on warfarin so no cranberry juice for me",
+            "my grandson liam is studying engineering at newcastle",
+        ]
+    )
+    asked = {
+        "what's wrong with my husband?": ("Your husband Emmanuel has dementia. Your husband cannot have grapefruit."),
+        # (their own, not the husband's dementia)
+        "what's wrong with me?": "You can't have cranberry juice. You have asthma. You are on warfarin.",
+        "what's wrong with my wife?": "You haven't told me about your wife's health.",
+        "can i drink cranberry juice?": "No, you can't drink cranberry juice.",
+        "what can't i have?": "You can't have cranberry juice.",
+        "what is liam studying?": "Your grandson Liam is studying engineering at Newcastle.",
+    }
+    for question, expected in asked.items():
+        assert fact_answers.answer(question, facts, "en", FRIDAY) == expected, question
+    zh = learn(["我老伴有老年痴呆", "我对青霉素过敏", "下个月儿子放假回来", "我儿子在美国读博士"])
+    asked_zh = {
+        "我老伴有什么病？": "你的老伴有老年痴呆。",
+        "我对什么药过敏？": "你对青霉素过敏。",
+        "我儿子什么时候回来？": "你的儿子2027年1月放假回来。",
+        "我儿子在哪里读书？": "你的儿子在美国读博士。",
+        "我有什么病？": "你对青霉素过敏。",  # (their own: not the partner's dementia)
+    }
+    for question, expected in asked_zh.items():
+        assert fact_answers.answer(question, zh, "zh", FRIDAY) == expected, question

@@ -209,7 +209,7 @@ def test_an_age_is_an_age_not_a_name():
         "Imagine I like cats.",
         "He said his name is Bob.",
         "She said I like cats.",
-        "My friend likes tea.",
+        "He likes tea.",  # (a relative's taste is theirs: family:<relation>:likes)
     ],
 )
 def test_english_sentences_that_state_nothing_about_oneself(text):

@@ -263,6 +263,10 @@ def answer(
             if not plans:
                 return f"You haven't told me about a trip to {place}."
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
+    if not zh and (who := _who_answer(q, facts, now)):  # "Who pops in every afternoon?", "Who is Joan?"
+        return who
+    if zh and (their_plan := _someones_plan_zh(q, facts, now)):  # "我儿子什么时候回来？"
+        return their_plan
     if not zh and (their_plan := _someones_plan(q, facts, now)):  # "When does Sofia start ballet?"
         return their_plan
     if routine := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
@@ -362,10 +366,68 @@ def not_told(question: str, facts: dict[str, str], recalled: Sequence[str], lang
 # relative's plan, found by who it is about and a word of the question
 _SOMEONES_PLAN_Q_EN = re.compile(
     r"^(?:so |and |remind me,? )?(?:when|where|what day)(?:'s| is| does| will| did| do)? "
-    r"(my [a-z]+|(?!(?:the|it|that|this|your|our|i|we|you|he|she|they|there)\b)[a-z]+)(?:'s)? (.*?)\s*\??$",
+    # (someone by a family word or name, or an event: "when's the baby due?")
+    r"(my [a-z]+|the [a-z]+|"
+    r"(?!(?:the|it|that|this|your|our|i|we|you|he|she|they|there|is|are|was|does|do|did|will)\b)[a-z]+)"
+    r"(?:'s)? (.*?)\s*\??$",
     re.I,
 )
 _QUESTION_WORDS = frozenset("a an the this that next week weekend going to be get do does is are at on in for".split())
+
+
+# Who someone the user told of is, or who does what they told of: "Who is Joan?", "Who pops in
+# every afternoon?", "Who's taking me to the garden centre?" (not "who am I?", "who are you?")
+_WHO_Q_EN = re.compile(
+    r"^(?:so |and |remind me,? )?who(?:'s| is) ((?-i:[A-Z])[a-z]+|[a-z]+)\s*\??$|"
+    r"^(?:so |and |remind me,? )?who(?:'s| is)? (?!(?:am|are|is|was|were|do|did|does|you|i|my)\b)(.+?)\s*\??$",
+    re.I,
+)
+_WHO_STOP = frozenset("the a an to in on at of me my for and with every each".split())
+
+
+def _who_answer(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
+    m = _WHO_Q_EN.search(question)
+    if m is None:
+        return None
+    if m.group(1):  # a name: the relative of that name
+        name = re.compile(rf"\bcalled {re.escape(m.group(1))}\b", re.I)
+        said = [second_person(v) for k, v in facts.items() if k.startswith("family:") and name.search(v)]
+        return _join(said, False) if said else None
+    words = [w for w in re.findall(r"[a-z]+", m.group(2).lower()) if w not in _WHO_STOP and len(w) > 2]
+    if not words:
+        return None
+
+    def shares(fact: str) -> int:
+        return sum(bool(re.search(rf"\b{re.escape(w[:4])}", fact, re.I)) for w in words)
+
+    # someone else's routine or plan ("User's neighbour Joan pops in…"): one that has the verb,
+    # or two of the question's words
+    told = [
+        v
+        for k, v in facts.items()
+        if (k.startswith("routine:") or k.startswith("plan:") and plan_still_ahead(v, now.date()))
+        and re.match(r"User's ", v)
+    ]
+    said = [second_person(v) for v in told if shares(v) >= min(2, len(words)) or re.search(rf"\b{words[0][:4]}", v)]
+    return _join(said, False) if said else None
+
+
+def _someones_plan_zh(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
+    """ "我儿子什么时候回来？", "朵朵哪天来？": the plans that name them (by the family word said,
+    or a name), still ahead; None when none does (the birthday answers read "…什么时候过生日")."""
+    m = _SOMEONES_PLAN_Q_ZH.search(question)
+    if m is None or "生日" in question:
+        return None
+    said = m.group(1) or m.group(3) or ""
+    relation = relation_key(said) if m.group(1) else ""
+    plans = [
+        second_person(v)
+        for k, v in facts.items()
+        if k.startswith("plan:")
+        and plan_still_ahead(v, now.date())
+        and (said and said in v or relation and k.startswith(f"plan:{relation}_"))
+    ]
+    return _join(plans, True) if plans else None
 
 
 def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
@@ -375,7 +437,7 @@ def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime)
     words = [w for w in re.findall(r"[a-z]+", m.group(2).lower()) if w not in _QUESTION_WORDS and len(w) > 2]
     if any(w in ("birthday", "born", "age", "old") for w in words):
         return None  # (the birthday and age answers read those)
-    said = re.sub(r"^my ", "", m.group(1), flags=re.I)  # a name, or a family word ("mum", key "mother")
+    said = re.sub(r"^(?:my|the) ", "", m.group(1), flags=re.I)  # a name, a family word ("mum", key "mother")
     mentions = re.compile(rf"\b(?:{re.escape(said)}|{re.escape(relation_key(said))})\b", re.I)
     plans = [
         v
@@ -629,7 +691,7 @@ _ALLERGY_LIST_Q_EN = re.compile(
     re.I,
 )
 _ALLERGY_LIST_Q_ZH = re.compile(
-    r"我对(?:什么|啥|哪些)(?:东西)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)|"
+    r"我对(?:什么|啥|哪些|哪种)(?:东西|药|药物)?过敏|我有(?:什么|哪些)过敏|我(?:有|对)没有.{0,4}过敏|我不能吃(?:什么|啥)|"
     r"我(?:有)?过敏吗"
 )
 _CAN_EAT_Q_EN = re.compile(
@@ -678,7 +740,10 @@ _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I
 _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b(?! (?:on|every|at|in the|each)\b)|"
     rf"\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b|"
-    rf"\bwhere (?:does|did) {_WHO_EN} work\b",
+    rf"\bwhere (?:does|did) {_WHO_EN} work\b|"
+    # a student: "What is Liam studying?", "where does my granddaughter study?"
+    rf"\bwhat (?:is|'s) {_WHO_EN} (?:studying|reading)\b|\bwhat (?:does|did) {_WHO_EN} study\b|"
+    rf"\bwhere (?:does|did|is) {_WHO_EN} (?:study|studying|at uni|at university)\b",
     re.I,
 )
 
@@ -700,6 +765,26 @@ _RELATIVE_JOB_Q_ZH = re.compile(
     r"(?:现在)?在哪(?:里|儿)?(?:工作|上班|读书|上学|读大学|上大学|念书)|学(?:的是)?(?:什么|啥)(?:专业)?)"
 )
 _RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
+# when someone comes, goes, marries…: "我儿子什么时候回来？" (see _someones_plan_zh)
+_SOMEONES_PLAN_Q_ZH = re.compile(_ZH_WHO + r"(?:什么时候|啥时候|哪天|几号|哪一天|几月份?)")
+# what a relative likes: "What does my wife like doing?", "我老伴喜欢干什么？"
+_RELATIVE_LIKES_Q_EN = re.compile(
+    rf"\bwhat (?:does|did) {_WHO_EN} (?:like|love|enjoy)(?: doing| to do)?\s*\??$|"
+    rf"\bwhat(?:'s| is) {_WHO_EN} (?:into|mad about)\b|\bwhat (?:are|is) {_WHO_EN}(?:'s)? hobb(?:y|ies)\b",
+    re.I,
+)
+# which school year: "What year is my son in?", "我儿子上几年级？"
+_RELATIVE_SCHOOL_Q_EN = re.compile(
+    rf"\bwhat (?:year|grade|class) (?:is|'s) {_WHO_EN} in\b|\bwhat (?:year|grade) (?:is|'s) {_WHO_EN}\b|"
+    rf"\bwhat school (?:year )?(?:is|'s) {_WHO_EN} in\b",
+    re.I,
+)
+_RELATIVE_SCHOOL_Q_ZH = re.compile(
+    _ZH_WHO + r"(?:今年|现在)?(?:在)?(?:上|读|念)(?:几年级|初几|高几|哪个年级|什么年级|大几|小学还是初中|初中还是高中)"
+)
+_RELATIVE_LIKES_Q_ZH = re.compile(
+    _ZH_WHO + r"(?:平时|最|特别)?(?:喜欢|爱)(?:干|做|玩|吃|看)?(?:什么|啥)|" + _ZH_WHO + r"(?:的)?爱好是(?:什么|啥)"
+)
 _AGE_Q_ZH = re.compile(
     _ZH_WHO
     + r"(?:今年|今天|现在|到时候|那天|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?)?(?:就|要)?(?:满)?"
@@ -798,11 +883,15 @@ def _own_age(facts: dict[str, str], zh: bool, now: datetime.datetime) -> str:
 _RELATIVE_ALLERGY_Q_EN = re.compile(
     rf"\bwhat(?: is|'s| are) {_WHO_EN} allergic to\b|\b(?:is|are) {_WHO_EN} allergic to anything\b|"
     rf"\bdoes {_WHO_EN} have (?:any )?(?:food )?allergies\b|\bwhat allergies does {_WHO_EN} have\b|"
-    rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} eat\b|\bwhat(?: is|'s| are) {_WHO_EN} intolerant to\b",
+    rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} (?:eat|have|drink)\b|\bwhat(?: is|'s| are) {_WHO_EN} intolerant to\b|"
+    # their health as a whole: "What's wrong with my husband?"
+    rf"\bwhat(?:'s| is) (?:wrong|the matter) with {_WHO_EN}|"
+    rf"\bwhat (?:illness|illnesses|condition|conditions|health problems?) (?:does|has) {_WHO_EN}(?: got| have)?\b",
     re.I,
 )
 _RELATIVE_ALLERGY_Q_ZH = re.compile(
-    _ZH_WHO + r"(?:对(?:什么|啥|哪些)(?:东西)?过敏|有(?:什么|哪些)过敏|有没有.{0,4}过敏|不能吃(?:什么|啥))"
+    _ZH_WHO + r"(?:对(?:什么|啥|哪些|哪种)(?:东西|药|药物)?过敏|有(?:什么|哪些)过敏|有没有.{0,4}过敏|不能吃(?:什么|啥)|"
+    r"(?:有|得了|得的是)(?:什么|啥)病|(?:身体|健康)(?:怎么样|有什么问题))"
 )
 
 
@@ -823,19 +912,35 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     ]
     if contents:
         return _said_back(contents, zh)
+    health_asked = re.search(r"wrong|matter|illness|condition|health|病|身体|健康", found.group(0), re.I)
     if zh:
-        return f"你还没告诉我你{found.group(1) or found.group(3) or found.group(2)}对什么过敏。"
+        who = found.group(1) or found.group(3) or found.group(2)
+        return f"你还没告诉我你{who}的健康情况。" if health_asked else f"你还没告诉我你{who}对什么过敏。"
     whose = f"your {said[0][3:]}" if said and said[0].lower().startswith("my ") else said[0] if said else "them"
+    if health_asked:
+        return f"You haven't told me about {whose}'s health." if whose != "them" else "You haven't told me."
     return f"You haven't told me about any allergies {whose} has."
 
 
 def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
-    """Where a relative lives and what they do ("Where does my daughter live?", "What does
-    Fiona do?"), said back; that it was not told when the question names someone known."""
+    """Where a relative lives, what they do and what they like ("Where does my daughter live?",
+    "What does Fiona do?", "我老伴喜欢干什么？"), said back; that it was not told when the question
+    names someone known."""
     asked = (
-        ((_RELATIVE_HOME_Q_ZH, "home", "{}住在哪里"), (_RELATIVE_JOB_Q_ZH, "job", "{}做什么工作"))
+        # (what they like first: "我老伴喜欢干什么" is not "…干什么" of a job)
+        (
+            (_RELATIVE_LIKES_Q_ZH, "likes", "{}喜欢什么"),
+            (_RELATIVE_SCHOOL_Q_ZH, "school", "{}上几年级"),
+            (_RELATIVE_HOME_Q_ZH, "home", "{}住在哪里"),
+            (_RELATIVE_JOB_Q_ZH, "job", "{}做什么工作"),
+        )
         if zh
-        else ((_RELATIVE_HOME_Q_EN, "home", "where {} lives"), (_RELATIVE_JOB_Q_EN, "job", "what {} does"))
+        else (
+            (_RELATIVE_LIKES_Q_EN, "likes", "what {} likes"),
+            (_RELATIVE_SCHOOL_Q_EN, "school", "what year {} is in"),
+            (_RELATIVE_HOME_Q_EN, "home", "where {} lives"),
+            (_RELATIVE_JOB_Q_EN, "job", "what {} does"),
+        )
     )
     for pattern, part, unknown in asked:
         found = pattern.search(q)
@@ -893,15 +998,35 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
             return _said_back([facts["hometown"]], zh)
         return "你还没告诉我你老家是哪里。" if zh else "You haven't told me where you're from."
     if (_HOME_Q_ZH if zh else _HOME_Q_EN).search(q):
-        return _said_back([facts["home"]], zh) if "home" in facts else _UNKNOWN["home"][lang]
+        if "home" in facts:
+            return _said_back([facts["home"]], zh)
+        # no home told, but a job in a place ("在上海做设计师", "I work in a warehouse in Leeds"):
+        # said as what it is, never as where they live
+        near = [
+            second_person(facts[k])
+            for k in ("workplace", "occupation")
+            if k in facts
+            and (
+                re.search(r"在[\u4e00-\u9fff]{2,4}(?:做|当|上班|工作)", facts[k])
+                if zh
+                else re.search(r"\b(?:in|near) (?-i:[A-Z])[a-z]+", facts[k])
+            )
+        ]
+        if near:
+            return ("你还没告诉我你住在哪里，不过你说过：" if zh else "You haven't told me where you live, but ") + (
+                near[0] if zh else _lower_first(near[0])
+            )
+        return _UNKNOWN["home"][lang]
     if (_MEDICATION_Q_ZH if zh else _MEDICATION_Q_EN).search(q):
         said = [v for k, v in facts.items() if k.startswith("health:medication:")]
         return _said_back(said, zh) or _UNKNOWN["medication"][lang]
     if (_ALLERGY_LIST_Q_ZH if zh else _ALLERGY_LIST_Q_EN).search(q):
         return _allergies(facts, zh) or _UNKNOWN["allergy"][lang]
     if (_HEALTH_Q_ZH if zh else _HEALTH_Q_EN).search(q):
-        said = [
-            v for k, v in facts.items() if is_safety_key(k) and not k.startswith(("health:allergy:", "health:avoid:"))
+        said = [  # the user's own (a relative's are theirs: "what's wrong with my husband?")
+            v
+            for k, v in facts.items()
+            if is_safety_key(k) and not k.startswith(("health:allergy:", "health:avoid:")) and not household_member(k)
         ]
         parts = [p for p in (_allergies(facts, zh), _said_back(said, zh)) if p]
         return ("" if zh else " ").join(parts) or _UNKNOWN["health"][lang]
@@ -989,7 +1114,9 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
         out += [f"你不能吃{'、'.join(avoid)}。"] if avoid else []
     else:
         out += [f"You're allergic to {and_list(allergic)}."] if allergic else []
-        out += [f"You can't eat {and_list(avoid)}."] if avoid else []
+        out += (
+            [f"You can't {'have' if any(map(health.is_drink, avoid)) else 'eat'} {and_list(avoid)}."] if avoid else []
+        )
     return ("" if zh else " ").join(out)
 
 
@@ -1014,7 +1141,9 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
         why = f"你对{name}过敏" if allergic else f"你不能吃{name}"
         contains = "" if food in (known.zh if known else ()) or food == name else f"，{food}里有{name}"
         return f"{'是的' if allergy_q else '不行'}，{why}{contains}。"
-    why = f"you're allergic to {name}" if allergic else f"you can't eat {name}"
+    why = (
+        f"you're allergic to {name}" if allergic else f"you can't {'drink' if health.is_drink(name) else 'eat'} {name}"
+    )
     contains = "" if known is None or food in known.en else f", and {food} usually contains {name}"
     return f"{'Yes' if allergy_q else 'No'}, {why}{contains}."
 
@@ -1267,10 +1396,16 @@ ACKNOWLEDGED = ("name", "occupation", "workplace", "home", "age", "family:", "he
 
 def _names_it(other: SelfFact, fact: SelfFact) -> bool:
     """`other` says the family member `fact` names, by name: "my daughter Lena turns seven" (her
-    age) or "my son Oliver is allergic to peanuts" (his allergy, health:allergy:peanut:son)."""
+    age), "my son Oliver is allergic to peanuts" (his allergy, health:allergy:peanut:son) or
+    "she's coming over on Sunday" of Karen named before (her plan, plan:daughter_sunday)."""
     if fact.value not in other.content or not fact.key.startswith("family:"):
         return False
-    return other.key.startswith(fact.key + ":") or household_member(other.key) == fact.key.split(":")[1]
+    relation = fact.key.split(":")[1]
+    return (
+        other.key.startswith(fact.key + ":")
+        or household_member(other.key) == relation
+        or other.key.startswith((f"plan:{relation}_", f"routine:{relation}_"))
+    )
 
 
 def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = False) -> str:

@@ -121,7 +121,7 @@ _ALLERGEN_ROWS = (
     ),
     (
         "meat",
-        "meat|meat and fish|red meat",
+        "meat|meat and fish",
         "肉|肉类|荤菜|荤",
         "chicken|beef|pork|bacon|ham|sausage|sausages|steak|lamb|turkey|burger|hamburger|meatballs|meatball|"
         "salami|pepperoni|mince|veal|duck|chorizo|prosciutto|hot dog|kebab|ribs|brisket|meatloaf|roast beef|"
@@ -129,6 +129,16 @@ _ALLERGEN_ROWS = (
         "cottage pie|sunday roast|fried chicken|chicken soup|beef stew",
         "鸡肉|牛肉|猪肉|羊肉|鸭肉|培根|火腿|香肠|牛排|肉丸|红烧肉|烤鸭|鸡翅|排骨|肉包|肉夹馍|回锅肉|宫保鸡丁|"
         "鱼香肉丝|炸鸡|烤肉|涮羊肉|鸡汤|牛肉面|肉饺|鱼|虾|腊肉|肉末|狮子头|东坡肉|糖醋里脊|叉烧",
+    ),
+    (
+        # "the doctor says no red meat" (gout, a heart): beef, lamb and pork; chicken and fish stay
+        "red_meat",
+        "red meat|red meats",
+        "红肉",
+        "beef|lamb|pork|steak|mince|burger|burgers|hamburger|sausage|sausages|bacon|ham|gammon|veal|venison|"
+        "mutton|kebab|meatballs|meatball|roast beef|brisket|ribs|spare ribs|chorizo|salami|pepperoni|liver|"
+        "lasagne|lasagna|bolognese|shepherd's pie|cottage pie|beef stew|corned beef|meatloaf|hot dog|hot dogs",
+        "牛肉|羊肉|猪肉|牛排|红烧肉|排骨|涮羊肉|牛肉面|肉丸|香肠|腊肠|火腿|培根|腊肉|叉烧|东坡肉|狮子头",
     ),
     (
         "spicy",
@@ -185,6 +195,9 @@ _CONDITION_ROWS = (
     ("heart_disease", "heart disease|a heart condition|heart condition", "心脏病", ""),
     ("arthritis", "arthritis", "关节炎", ""),
     ("gout", "gout", "痛风", ""),
+    ("dementia", "dementia|alzheimer's|alzheimers|alzheimer's disease", "老年痴呆|痴呆|阿尔茨海默病|阿尔茨海默症", ""),
+    ("parkinsons", "parkinson's|parkinsons|parkinson's disease", "帕金森|帕金森病", ""),
+    ("osteoporosis", "osteoporosis", "骨质疏松", ""),
     ("high_cholesterol", "high cholesterol", "高血脂|高胆固醇", ""),
     ("kidney_disease", "kidney disease", "肾病", ""),
     ("migraine", "migraines|migraine", "偏头痛", ""),
@@ -244,6 +257,9 @@ def _split(words: str) -> tuple[str, ...]:
 
 
 ALLERGENS = tuple(Term(k, _split(en), _split(zh), _split(fe), _split(fz)) for k, en, zh, fe, fz in _ALLERGEN_ROWS)
+# the rows from alcohol on: foods a person leaves out by diet, faith or a doctor's word, never by
+# an allergy ("I can't have red meat" is no allergy to meat)
+NOT_ALLERGIES = frozenset(t.key for t in ALLERGENS[[t.key for t in ALLERGENS].index("alcohol") :])
 CONDITIONS = tuple(Term(k, _split(en), _split(zh), rules_out=r) for k, en, zh, r in _CONDITION_ROWS)
 
 
@@ -275,15 +291,31 @@ def find(terms: tuple[Term, ...], said: str) -> Term | None:
 
 
 def named_in(terms: tuple[Term, ...], text: str) -> Term | None:
-    """The first term whose name `text` contains as whole words ("20mg of atorvastatin at
-    night" → statin), or None."""
+    """The term whose name `text` contains as whole words ("20mg of atorvastatin at night" →
+    statin), the longest name if several do ("red meat", not "meat"; the first term of equals),
+    or None."""
+    best, longest = None, 0
     for term_ in terms:
         for name in term_.en:
-            if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
-                return term_
-        if any(name in text for name in term_.zh):
-            return term_
-    return None
+            if len(name) > longest and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
+                best, longest = term_, len(name)
+        for name in term_.zh:
+            if len(name) > longest and name in text:
+                best, longest = term_, len(name)
+    return best
+
+
+_DRINKS = re.compile(
+    r"\b(?:juice|alcohol|wine|beer|coffee|tea|drinks?|soda|cola|coke|lager|spirits|smoothies?|milkshakes?)\b|"
+    r"酒|饮料|果汁|咖啡|茶",
+    re.I,
+)
+
+
+def is_drink(name: str) -> bool:
+    """Whether `name` is drunk rather than eaten ("cranberry juice", "alcohol"): said with
+    "drink"/"have", not "eat"."""
+    return bool(_DRINKS.search(name))
 
 
 def known_food(said: str) -> bool:

@@ -253,6 +253,10 @@ RELATIONS = (
     "toddler",
     "little girl",
     "little boy",
+    # the wider family and the people around an older person
+    *("aunt", "auntie", "uncle", "niece", "nephew", "cousin", "stepson", "stepdaughter"),
+    *("son-in-law", "daughter-in-law", "fiancé", "fiancée", "fiance", "fiancee", "grandkid"),
+    *("neighbour", "neighbor", "carer", "caregiver"),
     *PETS,
 )
 # the family words as one regex alternation, the longest first
@@ -494,19 +498,42 @@ _HEDGED = re.compile(
 
 # -- Chinese --------------------------------------------------------------------------------
 _ZH_STOP = "，。！？；、,.!?;~～ "
+# The commonest Chinese surnames (those of about nine in ten people), for a name after 我是
+ZH_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭"
+    "陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤欧"
+)
 _ZH_NAME = [
     re.compile(
         r"我(?:叫|的名字(?:是|叫))([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
         r"(?=[" + _ZH_STOP + r"]|$|吧|哦|啊|呀|就)"
     ),
     re.compile(r"(?:你)?(?:可以)?叫我([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=就|吧|[" + _ZH_STOP + r"]|$)"),
-    # "我姓陈，陈志强": the full name said after the surname
-    re.compile(r"我姓([" + CJK_IDEOGRAPHS + r"])[，,、\s]*(\1[" + CJK_IDEOGRAPHS + r"]{1,2})(?=[" + _ZH_STOP + r"]|$)"),
+    # "我姓陈，陈志强", "我姓王，叫王建国": the full name said after the surname
+    re.compile(
+        r"我姓([" + CJK_IDEOGRAPHS + r"])[，,、\s]*(?:我)?(?:叫|名字叫|名字是)?(\1[" + CJK_IDEOGRAPHS + r"]{1,2})"
+        r"(?=[" + _ZH_STOP + r"]|$)"
+    ),
+    # "我是刘建华", "我是婷婷", "我是老王": after 我是 only what reads as a name (a common surname and
+    # a given name, a doubled name, 小/老/阿 and a name), not "我是老师", "我是江苏人", "我是高兴",
+    # "我是妈妈"
+    re.compile(
+        rf"(?:^|[{_ZH_STOP}]|你好|您好|嗨|哈喽|喂)我是"
+        r"(?!高兴|方便|马上|安全|真心|认真|开心|白领|蓝领|方言|(?P<kin>[妈爸哥姐弟妹奶爷叔伯姥舅婆公宝娃姑婶])(?P=kin))"
+        + rf"(?P<name>(?:[{ZH_SURNAMES}][{CJK_IDEOGRAPHS}]{{1,2}}|(?P<doubled>[{CJK_IDEOGRAPHS}])(?P=doubled)|"
+        + rf"[小老阿][{CJK_IDEOGRAPHS}])"
+        # (the last character of a word for what someone is: 老师, 江苏人, 高中生, 老板, 老外)
+        + r"(?<![人生的员师家长工者族座迷控粉友手士民女男孩娃子板白外总大二三学]))"
+        r"(?=[" + _ZH_STOP + r"]|$|啊|呀|哦|呢)"
+    ),
 ]
 ZH_RELATIONS = (
     "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
     "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|乌龟|金鱼|八哥|小鸟|鸟|孩子|外孙女|外孙|孙女|孙子|闺女|姑娘"
+    "|邻居|保姆|妈|爸"
 )
+# the animals among the family words: they have no job, school or plans of their own
+_ZH_PETS = frozenset("狗 小狗 猫 小猫 兔子 仓鼠 鹦鹉 乌龟 金鱼 八哥 小鸟 鸟".split())
 _ZH_FAMILY_NAMED = re.compile(
     r"(?:我|家里|我家|我们家|我们)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
     + ZH_RELATIONS
@@ -575,10 +602,11 @@ _ZH_WHEN = (
 _ZH_PLAN = re.compile(
     r"我(" + _ZH_WHEN + r")(?:要|打算|准备|会)([^" + _ZH_STOP + r"]{1,20})|"
     # "我们下个月去日本旅游" (going somewhere, said without 要)
-    r"我们?(" + _ZH_WHEN + r")((?:一起|全家)?去[^" + _ZH_STOP + r"]{1,20})|"
+    r"我们?(?:全家|一家人?|俩)?(" + _ZH_WHEN + r")((?:一起|全家)?(?:去|回|到)[^" + _ZH_STOP + r"]{1,20})|"
+    # "这周六我们全家去爬泰山", "周六我和老婆去看电影"
     r"("
     + _ZH_WHEN
-    + r")我(?:们)?(?:一家)?(?:要|打算|准备|会)?((?:带[^"
+    + r")我(?:们)?(?:全家|一家人?|俩|[和跟][\u4e00-\u9fff]{1,4}?(?:一起)?)?(?:要|打算|准备|会)?((?:带[^"
     + _ZH_STOP
     + r"去]{1,4})?去[^"
     + _ZH_STOP
@@ -711,6 +739,9 @@ _LOWER_NOT_NAMES = (
     | _NOT_NAMES
     | {r for r in RELATIONS if " " not in r}  # ("my sister called mum": no sister named Mum)
 )
+_NOT_A_LOWER_NAME = (
+    "(?!(?:" + "|".join(sorted((re.escape(w) for w in _LOWER_NOT_NAMES), key=len, reverse=True)) + r")\b)"
+)
 _LOWER_NAME_CUES = re.compile(
     # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
     rf"\b(?:called|named|name is|name's|names are|calls? me|"
@@ -724,7 +755,8 @@ _LOWER_NAME_CUES = re.compile(
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
     rf"the (?:wife|husband|missus|hubby),|the (?:wife|husband|missus|hubby)(?:'s| is) called|"
     rf"^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
-    r"travelling to|traveling to|off to|trip to|holiday in)\s+(?P<name>[a-z][a-z'\-]+)"
+    r"travelling to|traveling to|off to|trip to|holiday in)\s+" + _NOT_A_LOWER_NAME + r"(?P<name>[a-z][a-z'\-]+)"
+    # (a word that is no name is not taken: "my mum lives in guangzhou" leaves "lives in" to its cue)
     r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
@@ -742,11 +774,12 @@ _A_VERB_NOT_A_NAME = re.compile(r"[a-z]{3,}ed|died|left|came|went|got|made|ran|f
 
 
 # Where one name stands in an all-lowercase line, in this order: before a pleasantry ("oksana,
-# pleased to meet you"), an utterance that starts with it ("jamal here"), "it's X" after a greeting
-# ("hey fay! it's chloe"), before "'s my name", "'s the name", "for short"
+# pleased to meet you", "i'm kwame, nice to meet you"), an utterance that starts with it ("jamal
+# here"), "it's X" after a greeting ("hey fay! it's chloe"), before "'s my name", "'s the name",
+# "for short"
 _LOWER_NAME_SPOTS = [
     re.compile(
-        rf"(?:^|[.!?]\s*)(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)"
+        rf"(?:^|[.!?]\s*)(?:{_GREETING}[!,.]*\s+)*(?:[iI]'?m |[iI] am )?(?P<name>[a-z][a-z'-]+)"
         r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)"
     ),
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= here\b)"),
@@ -818,7 +851,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     for clause in _clauses(text):
         clause = _names_as_relatives(clause, named)
         clause, relative = _pronouns_as_relative(clause, relative)
-        clause = _DIAGNOSED.sub("", _before_supposing(clause))
+        clause = _DIAGNOSED.sub("", _ORDERED.sub("I must avoid ", _before_supposing(clause)))
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -846,7 +879,8 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
 
 _MENTIONED_RELATIVE = re.compile(
     rf"\b(?:my|our) (?:late |little |eldest |youngest |older |younger |old )?({_REL})\b"
-    r"(?:,? ((?-i:[A-Z][a-z]+))\b|"
+    # (a pronoun after the comma is no name: "I look after my dad, he's got dementia")
+    r"(?:,? (?!(?:He|She|They|It|We|I|You|His|Her|Who|Which|That|This|And|But|So)\b)((?-i:[A-Z][a-z]+))\b|"
     r" (?:is called|is named|called|named|'s name is|'s called|'s named) ((?-i:[A-Z][a-z]+))\b)?",
     re.I,
 )
@@ -860,12 +894,15 @@ _MENTIONED_RELATIVE_ZH = re.compile(r"(?:我(?:的|家(?:的)?)?|^|[，,])(?:大
 
 
 def pronoun_context(before: str, text: str) -> str:
-    """What to keep as `before` for the user's next words: these words when they name a
-    relative, else what was kept ("I look after my mum." stays through "Her name is
-    Beatrice." for "She's coeliac.")."""
+    """What to keep as `before` for the user's next words: these words after what was kept when
+    they name a relative ("she" is then the last one named, and each one named by name stays
+    known by name: "Emmanuel can't have grapefruit" two lines after "my husband Emmanuel"), else
+    what was kept ("I look after my mum." stays through "Her name is Beatrice." for "She's
+    coeliac.")."""
     found = _MENTIONED_RELATIVE_ZH if has_cjk(text or "") else _MENTIONED_RELATIVE
     if found.search(text or ""):
-        return text
+        kept = before if not before or before.endswith((".", "!", "?", "。", "！", "？")) else before + "."
+        return f"{kept} {text}".strip()[-400:]
     # a plan's day is kept too, for "we're going to Mull instead" (said on that day)
     if re.search(rf"\b(?:{_WHEN})\b", text or "", re.I):
         return f"{before} {text}".strip()[-400:]
@@ -890,19 +927,27 @@ def _widowed_spouse(text: str) -> str:
 
 def _named_relatives(text: str) -> list[tuple[str, str]]:
     """Every relative `text` names with a name ("me, my wife Funmi and our little girl Tolu":
-    [("wife", "Funmi"), ("little girl", "Tolu")]); English only."""
-    if not text or has_cjk(text):
+    [("wife", "Funmi"), ("little girl", "Tolu")]; "我外孙女叫朵朵": [("外孙女", "朵朵")])."""
+    if not text:
         return []
+    zh = [(m.group(1), m.group(2)) for m in (*_ZH_FAMILY_NAMED.finditer(text), *_ZH_NICKNAMED.finditer(text))]
     return [
         (m.group(1).lower(), m.group(2) or m.group(3))
         for m in _MENTIONED_RELATIVE.finditer(text)
         if m.group(2) or m.group(3)
-    ]
+    ] + zh
 
 
 def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
     """ "Funmi can't eat shellfish" after "my wife Funmi and our little girl Tolu": "my wife Funmi
-    can't eat shellfish", so the readers of a relative's facts read it."""
+    can't eat shellfish", so the readers of a relative's facts read it; "下周三朵朵过生日" after
+    "我外孙女叫朵朵": "下周三我外孙女朵朵过生日"."""
+    if has_cjk(clause):
+        for relation, name in named:
+            if has_cjk(name) and relation not in clause:
+                said_alone = rf"(?<![叫是])(?<!{re.escape(relation)}){re.escape(name)}"
+                clause = re.sub(said_alone, f"我{relation}{name}", clause, count=1)
+        return clause
     for relation, name in named:
         if re.search(rf"\b(?:my|our) {re.escape(relation)}\b", clause, re.I):
             continue
@@ -956,7 +1001,9 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
         r"[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[号日])?"
     )
     clause = re.sub(
-        r"(^|[，,])" + day + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要)",
+        r"(^|[，,])"
+        + day
+        + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱)",
         fits,
         clause,
     )
@@ -1097,10 +1144,19 @@ def _statement_before_question(clause: str) -> str:
 
 # A diagnosis is the person's own fact, not hearsay: "the doctor says I'm coeliac" is "I'm coeliac"
 # (a health fact left out would let the reply guard offer bread); "she told me I'm…" stays hedged.
+_CLINICIAN = r"(?:the|my|our|a|me) (?:doctor|gp|consultant|specialist|dietitian|dietician|allergist|cardiologist)s?"
 _DIAGNOSED = re.compile(
-    r"\b(?:the|my|our|a) (?:doctor|gp|consultant|specialist|dietitian|dietician|allergist|cardiologist)s? "
-    r"(?:says|said|told me|has told me|confirmed|reckons)(?: that)?,? (?=I\b)|"
+    rf"\b{_CLINICIAN} (?:says|said|told me|has told me|confirmed|reckons)(?: that)?,? (?=I\b)|"
     r"(?:医生|大夫)(?:说|告诉我|确诊)(?=我)",
+    re.I,
+)
+# ...and so is what they ordered: "the doctor says no red meat", "my GP told me to cut out salt"
+# (read as "I must avoid red meat")
+_ORDERED = re.compile(
+    rf"\b{_CLINICIAN} (?:says|said|told me|has told me|wants me|'s told me|has put me|put me)(?: that)?,? "
+    r"(?:no (?:more )?|to (?:avoid|cut out|cut down on|stay off|keep off|stop eating|stop drinking|give up) |"
+    r"(?:I )?(?:should|must|need to|have to) (?:avoid|cut out|stay off|keep off|give up) |"
+    r"(?:I )?(?:can't|cannot|mustn't|shouldn't) (?:have|eat|drink) )",
     re.I,
 )
 
@@ -1131,7 +1187,8 @@ def _without_hedged_parts(clause: str) -> str:
     "my doctor says I have diabetes")."""
     if not _HEDGED.search(clause):
         return clause
-    parts = re.split(r"\s*[,，]\s*", clause)
+    # (a hedge after "so": "I've got gout so my wife says I'm grumpy": the gout stands)
+    parts = re.split(r"\s*[,，]\s*|\s+(?=(?:so|but|because) )", clause)
     return ", ".join(p for p in parts if not _HEDGED.search(p))
 
 
@@ -1401,6 +1458,12 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
         monday = today - datetime.timedelta(days=today.weekday()) + datetime.timedelta(days=7 if week.group(1) else 0)
         date = when.format_date(monday, zh=zh, weekday=False)
         return f"{date}开始的那一周{part}" if zh else f"in the week of {date}"
+    if said in ("next month", "下个月", "下月"):  # the month it names when said: "in January 2027", "2027年1月"
+        return _coming_day(said, now, zh)
+    month = None if zh else re.fullmatch(rf"in ({_MONTHS_EN})", said, re.I)
+    if month:  # "in March": the next March (this one while it lasts), with its year
+        number = [m.lower() for m in when.MONTHS_EN].index(month.group(1).lower()) + 1
+        return f"in {when.MONTHS_EN[number - 1]} {today.year + (number < today.month)}"
     day = None if said in _TODAY_WORDS else when.resolve_day(said, now)
     if day is None:
         return said + part
@@ -1458,7 +1521,8 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
         m = next((m for m in pattern.finditer(clause) if m.group(1) not in _ZH_NOT_NAMES), None)
         if m:
-            name = m.group(m.lastindex or 1)  # ("我姓陈，陈志强": the full name)
+            # ("我姓陈，陈志强": the full name, the last group)
+            name = m.group("name") if "name" in pattern.groupindex else m.group(m.lastindex or 1)
             out.append(name_fact(name, "zh"))
             break
     m = _ZH_FAMILY_NAMED.search(clause)
@@ -1500,9 +1564,35 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if m:
         when = m.group(1) or m.group(3) or m.group(5) or m.group(7)
         what = m.group(2) or m.group(4) or m.group(6) or f"和{m.group(8)}一起{m.group(9)}"
+        what = re.sub(r"我(?!们)", USER_ZH, what)  # ("回广州看我妈": the user's mum, said back as 你妈)
         said = _plan_day(when, now, zh=True)
         out.append(SelfFact("event", f"plan:{when}", what, f"{USER_ZH}{said}要{what}。", "zh"))
+    elif (m := _ZH_RELATIVE_PLAN.search(clause)) and (m["relation"] or m["relation_after"]) not in _ZH_PETS:
+        relation, when_said = m["relation"] or m["relation_after"], m["when"] or m["when_first"]
+        named, what = m["name"] or m["name_after"] or "", re.sub(r"我(?!们)", USER_ZH, m["what"])
+        said = _plan_day(when_said, now, zh=True)
+        key = f"plan:{relation_key(relation)}_{when_said}"
+        out.append(SelfFact("event", key, what, f"{USER_ZH}的{relation}{named}{said}{what}。", "zh"))
     return out
+
+
+# A relative's plan: "下个月儿子放假回来", "我女儿周六要来看我", "这周日我老伴去北京出差"
+# (key `plan:<relation>_<day>`, as "my son is visiting on Friday"); a name said with the relation
+# is a nickname or a full name ("我外孙女朵朵下周来")
+def _zh_kin_name(doubled: str) -> str:
+    """A name said after a relation word (`doubled`: its group's name, one per use)."""
+    ideograph = f"[{CJK_IDEOGRAPHS}]"
+    return rf"(?:[小阿]{ideograph}|(?P<{doubled}>{ideograph})(?P={doubled})|[{ZH_SURNAMES}]{ideograph}{{1,2}})"
+
+
+_ZH_RELATIVE_PLAN = re.compile(
+    rf"(?:^|[，,])(?:(?:我(?:的|家)?)?(?P<relation>{ZH_RELATIONS})(?P<name>{_zh_kin_name('d1')})?(?P<when>{_ZH_WHEN})|"
+    rf"(?P<when_first>{_ZH_WHEN})[，,]?(?:我(?:的|家)?)?(?P<relation_after>{ZH_RELATIONS})"
+    rf"(?P<name_after>{_zh_kin_name('d2')})?)"
+    rf"(?:也|就|还)?(?P<what>(?:要|会|打算|准备)?[^{_ZH_STOP}]{{0,10}}?"
+    r"(?:回来|回家|过来|来看|来|去|放假|结婚|出差|考试|毕业|出院|住院|开学|搬家|生孩子|陪|带|接)"
+    rf"[^{_ZH_STOP}]{{0,10}})(?=[{_ZH_STOP}]|$)"
+)
 
 
 # -- occupation, home, ages and birthdays, health (EN and ZH) ------------------------------------
@@ -1584,14 +1674,27 @@ _RELATION_KEYS = {
     "外孙": "grandson",
     "孙女": "granddaughter",
     "外孙女": "granddaughter",
+    "auntie": "aunt",
+    "fiancé": "fiance",
+    "fiancée": "fiance",
+    "fiancee": "fiance",
+    "grandkid": "grandchild",
+    "neighbor": "neighbour",
+    "邻居": "neighbour",
+    "妈": "mother",
+    "爸": "father",
+    "caregiver": "carer",
+    "保姆": "carer",
 }
 # who "she"/"he" can be, for a question about "her birthday"
 FEMALE_RELATIONS = {
     *("mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "granddaughter"),
+    *("aunt", "niece", "stepdaughter", "daughter-in-law"),
     *("姐姐", "妹妹", "奶奶", "外婆", "孙女", "外孙女"),
 }
 MALE_RELATIONS = {
     *("father", "husband", "son", "brother", "grandfather", "boyfriend", "grandson"),
+    *("uncle", "nephew", "stepson", "son-in-law"),
     *("哥哥", "弟弟", "爷爷", "外公", "孙子", "外孙"),
 }
 
@@ -1850,7 +1953,7 @@ _HOME_EN = re.compile(
     re.I,
 )
 _NOT_HOMES = {"fear", "hope", "peace", "denial", "the moment", "the past", "a dream", "luxury", "harmony", "poverty"}
-_FAMILY_EN = rf"\bmy ({_REL})(?:,? ((?-i:[A-Z][a-z]+)),?)?"
+_FAMILY_EN = rf"\b(?:my|our) ({_REL})(?:,? ((?-i:[A-Z][a-z]+)),?)?"
 # "My daughter is called Leela, she's nine.", "我女儿叫朵朵，今年六岁。": the age of the member
 # just named, said with a pronoun (or no subject at all in Chinese) after the comma
 _NAMED_THEN_AGE_EN = re.compile(
@@ -1865,7 +1968,7 @@ _AGE_TURNS_EN = re.compile(
 )
 _AGE_IS_EN = re.compile(
     rf"{_FAMILY_EN}(?: is|'s| just turned|'s just turned| has just turned) (?:now |already |just )?"
-    rf"({when.EN_NUMBER})(?: years? old| years of age)?"
+    rf"({when.EN_NUMBER})(?: years? old| years of age)?(?: this year| now)?"
     r"(?! (?:of|times|minutes|hours|days|weeks|months|kilos|pounds|feet|cm|percent)\b)"
     r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and|so|when|if)\b))",
     re.I,
@@ -1916,7 +2019,7 @@ _ALLERGY_EN = re.compile(
 # the relation). Keyed `health:allergy:<allergen>:<relation>` / `health:avoid:<food>:<relation>`:
 # a safety fact of the household (the reply guard keeps the food out of every suggestion: meals
 # are shared), apart from the user's own (`health.avoided_keys`, "what am I allergic to?").
-_RELATIVE_EN = rf"\bmy ({_REL}|youngest|eldest|oldest)(?:,? ((?-i:[A-Z][a-z]+)),?)?"
+_RELATIVE_EN = rf"\b(?:my|our) ({_REL}|youngest|eldest|oldest)(?:,? ((?-i:[A-Z][a-z]+)),?)?"
 _FAMILY_ALLERGY_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:very |really |severely |badly |seriously |deathly |highly |quite |also )?"
     rf"allergic to (.+?){_STOP_ITEMS}|"
@@ -1939,14 +2042,18 @@ _FAMILY_AVOID_EN = re.compile(
     re.I,
 )
 _AVOID_EN = re.compile(
-    rf"\bI (can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to|"
+    rf"\bI(?: |(?='))(can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to|"
     rf"am not supposed to|'m not supposed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
     re.I,
 )
 # "I must avoid sugar", "I'm gluten intolerant", "I have a gluten intolerance"
 _AVOID_MORE_EN = re.compile(
     rf"\bI (?:must|have to|need to|should|'ve got to|am supposed to|'m supposed to) avoid (.+?){_STOP_ITEMS}|"
-    r"\bI(?:'m| am) ([a-z]+) intolerant\b|\bI(?: have|'ve got| have got|'ve) an? ([a-z]+) intolerance\b",
+    r"\bI(?:'m| am) ([a-z]+) intolerant\b|\bI(?: have|'ve got| have got|'ve) an? ([a-z]+) intolerance\b|"
+    # "I'm not allowed red meat", "(I'm on warfarin so) no cranberry juice for me"
+    rf"\bI(?:'m| am) not (?:allowed|supposed to have) (?!to\b)(.+?){_STOP_ITEMS}|"
+    r"(?:^|\bso |, ?)no (?:more )?(?!(?:thanks|problem|worries|idea|time|way|excuses?|rush)\b)"
+    r"((?:[a-z]+ ){0,2}[a-z]+) for me\b",
     re.I,
 )
 # "I don't eat pork", "I never drink milk": a safety fact only when the tables know the food
@@ -1954,7 +2061,7 @@ _AVOID_MORE_EN = re.compile(
 _DONT_EAT_EN = re.compile(
     rf"\bI (?:don't|do not|never|no longer) (eat|drink) (.+?){_STOP_ITEMS}|"
     # "no pork for me" (a known food only, below)
-    r"^(?:and |also |oh |so )?no ()([a-z]+(?: [a-z]+)?) for me\b",
+    r"(?:^(?:and |also |oh |so )?|\bso |, ?)no ()([a-z]+(?: [a-z]+)?) for me\b",
     re.I,
 )
 # "I don't drink." (alone: alcohol), "I'm teetotal"
@@ -2126,7 +2233,9 @@ _HOMETOWN_EN = re.compile(
     # "I'm a Dundee lad originally", "grew up in Grimsby tho", "came over from Kingston, Jamaica"
     r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
     rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|^(?:i'm |I'm |I am )?originally from {_PLACE_EN}|"
-    rf"(?:\bI |^(?:and |oh |well |so )?)came (?:over )?(?:here )?from {_PLACE_EN}",
+    # ("…, moved here from Poland ten years ago": "moved" only with "here" or "over")
+    rf"(?:\bI |\bwe |^(?:and |oh |well |so )?|,\s*)(?:came (?:over )?(?:here )?|(?:moved|emigrated) (?:over )?here |"
+    rf"moved over |emigrated )from {_PLACE_EN}",
     re.I,
 )
 
@@ -2202,7 +2311,11 @@ _RELATIVE_EVENT_EN = re.compile(
 # `routine:<when>`, a relative's `routine:<relation>_<when>`; said back as told)
 _EVERY_EN = (
     rf"(?:every (?:single )?(?:day|morning|afternoon|evening|night|week|weekend|{_DAYS_EN})"
-    rf"(?: (?:morning|afternoon|evening|night))?|on {_DAYS_EN}s(?: (?:mornings|afternoons|evenings|nights))?|"
+    rf"(?: (?:morning|afternoon|evening|night))?|"
+    # ("on Tuesdays and Thursdays")
+    rf"on {_DAYS_EN}s(?:(?:,| and| or) {_DAYS_EN}s)*(?: (?:mornings|afternoons|evenings|nights))?|"
+    # ("on Thursday evenings": every one of them)
+    rf"on {_DAYS_EN} (?:mornings|afternoons|evenings|nights)|"
     r"at (?:the )?weekends?|on (?:the )?weekends|each (?:morning|evening|day|week))"
 )
 _ROUTINE_EN = re.compile(
@@ -2212,7 +2325,8 @@ _ROUTINE_EN = re.compile(
     re.I,
 )
 _RELATIVE_ROUTINE_EN = re.compile(
-    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? (?:usually |always |still )?([a-z]+s)(?: (.{{2,40}}?))? ({_EVERY_EN})\b",
+    rf"\b(?:my|our) ({_REL})(?: ((?-i:[A-Z])[a-z]+))? (?:usually |always |still )?([a-z]+s)(?: (.{{2,40}}?))? "
+    rf"({_EVERY_EN})\b",
     re.I,
 )
 _ROUTINE_ZH = re.compile(
@@ -2284,12 +2398,14 @@ def _third_person_verb(verb: str) -> str:
 # Saturday" after she was named, "my partner Sam is away in Lisbon until Friday"
 # (key `plan:<relation>_<day>`)
 _RELATIVE_PLAN_EN = re.compile(
-    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))? "
-    r"((?:starts|begins|has|'s got|is having|is starting|goes|is going|'s going|flies|is flying|visits|is visiting|"
-    r"comes|is coming|'s coming|arrives|leaves|is leaving|is away|'s away|is off|'s off|gets married|graduates|"
-    r"moves|is moving|'s moving) .+?) "
+    # ("my daughter Karen's coming over": the name, then "'s")
+    rf"\b(?:my|our) ({_REL})(?: ((?-i:[A-Z])[a-z]+))?(?= |'s ) ?"
+    # "is getting married", "'s taking me to…", "will visit": any verb in -ing or after "will"
+    r"((?:(?:is|'s|will be) (?!not\b|still\b|being\b)[a-z]+ing|will (?!not\b|be\b)[a-z]+|starts|begins|has|"
+    r"'s got|goes|flies|visits|comes|arrives|leaves|is away|'s away|is off|'s off|gets married|graduates|"
+    r"moves)(?: .+?)??)(?<!\bevery)(?<!\beach) "
     rf"((?:until |till |on |this |next |this coming )?{_DAYS_EN}|"
-    r"tomorrow|tonight|this weekend|next weekend|next week|next month)\b",
+    rf"tomorrow|tonight|this weekend|next weekend|next week|next month|in {_MONTHS_EN})\b",
     re.I,
 )
 
@@ -2298,8 +2414,10 @@ def _relative_plan(clause: str, now: datetime.datetime) -> list[SelfFact]:
     m = _RELATIVE_PLAN_EN.search(clause)
     if m is None or len(m.group(3).split()) > 10 or re.search(r"\b(?:you|your)\b", m.group(3), re.I):
         return []
-    relation, named, what, day = m.group(1).lower(), m.group(2) or "", _third_person(m.group(3)), m.group(4).lower()
-    what = re.sub(r"^'s ", "is ", what)
+    relation, named, day = m.group(1).lower(), m.group(2) or "", m.group(4).lower()
+    # ("expecting our first baby": the user's and theirs)
+    what = re.sub(r"\bour\b", "their", _third_person(m.group(3)), flags=re.I)
+    what = re.sub(r"^'s ", "is ", re.sub(r"^'s got\b", "has got", what))
     until = re.match(r"(?:until|till) ", day)
     said = _plan_day(day[until.end() :] if until else day, now, zh=False)
     said = re.sub(r"^on ", "until ", said) if until else said
@@ -2675,6 +2793,14 @@ def _items(value: str) -> list[str]:
     value = re.sub(
         r"\b(?:anything|something|stuff|food|things) with (.+?) in(?: it| them)?\b", r"\1", value, flags=re.I
     )
+    # "grapefruit with his tablets", "cranberry juice because of the warfarin": the food alone
+    value = re.sub(
+        r"\s+(?:with|because of|on account of|due to|while on|when on) (?:his|her|my|their|the|them|any|all)?\s*"
+        r"(?:tablets|pills|medication|medicine|meds|warfarin|statins?|blood thinners?)\b.*$",
+        "",
+        value,
+        flags=re.I,
+    )
     items = [re.sub(r"^to ", "", p) for p in _split_objects(_clean_object(value))]
     return [p for p in items if p and p not in _NOT_FOODS and not re.search(r"\ballerg", p)]
 
@@ -2712,6 +2838,44 @@ _FAMILY_JOB_EN = re.compile(
 
 
 _FAMILY_WORKS_EN = re.compile(rf"{_RELATIVE_EN} works? ((?:as|at|in|for) .+?){_STOP_CLAUSE}", re.I)
+# What a relative studies: "my grandson Liam is studying engineering at Newcastle" (a student's
+# `family:<relation>:job`, as "我孙女在北京读大学" is)
+_FAMILY_STUDIES_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (?:now |currently |still )?(?:studying|reading|doing a degree in|doing a course in) "
+    r"(?!(?:hard|well|a lot|late|for|now|again|abroad|tonight|today|at|in|with|from)\b)((?:[\w-]+ ){0,2}?[\w-]+)"
+    r"(?: at ((?:the )?(?:[A-Za-z][\w-]+(?: (?-i:[A-Z])[\w-]+)?)))?"
+    r"(?=\s*(?:[.!?,;]|$|\b(?:and|but|now|these days)\b))",
+    re.I,
+)
+# What a relative likes: "my wife Sheila loves gardening", "my grandson is mad about dinosaurs",
+# "我老伴喜欢跳广场舞" (`family:<relation>:likes`, a new one supersedes)
+_FAMILY_LIKES_EN = re.compile(
+    rf"{_RELATIVE_EN} (?:really |absolutely |just )?(?:loves|likes|enjoys|adores|is into|'s into|is mad about|"
+    r"'s mad about|is crazy about|'s crazy about|is obsessed with|'s obsessed with) "
+    rf"(?!(?:me|you|him|her|it|them|us|this|that)\b)(.+?){_STOP_CLAUSE}",
+    re.I,
+)
+# Which school year a child or grandchild is in: "我儿子叫刘洋，今年上高三", "my son is in year 10"
+# (`family:<relation>:school`)
+_FAMILY_SCHOOL_ZH = re.compile(
+    r"我(?:的|家)?("
+    + ZH_RELATIONS
+    + r")(?:叫["
+    + CJK_IDEOGRAPHS
+    + r"]{1,4}[，,])?(?:今年|现在|目前)?(?:在)?(?:上|读|念)"
+    r"((?:小学)?[一二三四五六]年级|初[一二三]|高[一二三]|大[一二三四]|小学|初中|高中|大学|研究生|幼儿园)"
+)
+_FAMILY_SCHOOL_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (?:now |just )?(in (?:year|grade) \d{{1,2}}|"
+    r"in (?:the )?(?:first|second|third|fourth|fifth|"
+    r"sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d{1,2}(?:st|nd|rd|th)) grade|in (?:reception|nursery|"
+    r"primary school|secondary school|high school|sixth form|middle school|kindergarten))\b",
+    re.I,
+)
+_FAMILY_LIKES_ZH = re.compile(
+    r"我(?:的|家)?(" + ZH_RELATIONS + r")(?:叫[" + CJK_IDEOGRAPHS + r"]{1,4}[，,])?(?:特别|很|最|可|就)?(?:喜欢|爱)"
+    r"(?!我|你|他|她)([^" + _ZH_STOP + r"吗呢]{2,12})(?=[" + _ZH_STOP + r"]|$|了)"
+)
 
 
 def _en_family_life(clause: str) -> list[SelfFact]:
@@ -2733,6 +2897,27 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         what = _third_person(_clause_end(works.group(3)))
         if len(what.split()) <= 10:
             out.append(_fact("fact", f"family:{relation}:job", what, f"{USER_EN}'s {who} works {what}."))
+    if not works and (studies := _FAMILY_STUDIES_EN.search(clause)):
+        relation = relation_key(studies.group(1))
+        who = " ".join(filter(None, (studies.group(1).lower(), studies.group(2))))
+        place = studies.group(4) or ""
+        if place and place.islower() and place not in ("uni", "university", "college", "the uni", "the university"):
+            place = place.title()  # ("at newcastle": a place, as written lowercase)
+        where = f" at {place}" if place else ""
+        content = f"{USER_EN}'s {who} is studying {studies.group(3)}{where}."
+        out.append(_fact("fact", f"family:{relation}:job", studies.group(3) + where, content))
+    if school := _FAMILY_SCHOOL_EN.search(clause):
+        relation = relation_key(school.group(1))
+        who = " ".join(filter(None, (school.group(1).lower(), school.group(2))))
+        out.append(
+            _fact("fact", f"family:{relation}:school", school.group(3), f"{USER_EN}'s {who} is {school.group(3)}.")
+        )
+    likes = _FAMILY_LIKES_EN.search(clause)
+    if likes and len(likes.group(3).split()) <= 6:
+        relation = relation_key(likes.group(1))
+        who = " ".join(filter(None, (likes.group(1).lower(), likes.group(2))))
+        what = _third_person(likes.group(3))
+        out.append(_fact("fact", f"family:{relation}:likes", what, f"{USER_EN}'s {who} likes {what}."))
     return out
 
 
@@ -2820,7 +3005,10 @@ def _allergy_by_cue(clause: str) -> list[SelfFact]:
     rest = clause
     while (found := health.named_in(health.ALLERGENS, rest)) is not None:
         key, thing = found.key, found.en[0]
-        out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_EN} is allergic to {thing}."))
+        if key in health.NOT_ALLERGIES:  # (left out all the same)
+            out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot have {thing}."))
+        else:
+            out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_EN} is allergic to {thing}."))
         rest = re.sub("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])" for n in found.en), " ", rest, flags=re.I)
     return out
 
@@ -2848,8 +3036,9 @@ def _en_health(clause: str) -> list[SelfFact]:
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
     for dont in [] if avoid else _DONT_EAT_EN.finditer(clause):
-        verb = (dont.group(1) or dont.group(3) or "eat").lower()
+        said = (dont.group(1) or dont.group(3) or "").lower()
         for thing in _items(_third_person(dont.group(2) or dont.group(4))):
+            verb = said or ("drink" if health.is_drink(thing) else "eat")  # ("no alcohol for me")
             if health.known_food(thing):
                 key = health.canonical_key(health.ALLERGENS, thing)
                 out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} does not {verb} {thing}."))
@@ -2859,12 +3048,15 @@ def _en_health(clause: str) -> list[SelfFact]:
     if diet:
         out += _diet_facts(diet.group(1) or diet.group(2) or diet.group(3), zh=False)
     more = _AVOID_MORE_EN.search(clause)
+    if more and more.group(5) and health.known_food(more.group(5)):
+        more = None  # ("no pork for me": a known food, read as "I don't eat" below)
     if more and not avoid:
-        said = more.group(1) or more.group(2) or more.group(3)
+        said = more.group(1) or more.group(2) or more.group(3) or more.group(4) or more.group(5)
         for thing in _items(_third_person(said)):
             if len(thing.split()) <= 4 and not health.find(health.CONDITIONS, f"{thing} intolerance"):
                 key = health.canonical_key(health.ALLERGENS, thing)
-                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot eat {thing}."))
+                verb = "drink" if health.is_drink(thing) else "eat"  # ("no cranberry juice for me")
+                out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot {verb} {thing}."))
     for m in _conditions(_CONDITION_EN, _CONDITION_NAMES_EN, clause):
         found = health.find(health.CONDITIONS, m.group(1) or m.group(2))
         if found is None:
@@ -3034,6 +3226,14 @@ _DONT_EAT_ZH = re.compile(
 )
 _CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
 _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
+# a relative's condition: "我老伴有老年痴呆", "我妈得了帕金森" (`health:condition:<condition>:<relation>`)
+_FAMILY_CONDITION_ZH = re.compile(
+    r"我(?:的|家(?:的)?)?("
+    + ZH_RELATIONS
+    + r")(?:有|患有|得了|得过|查出(?:了)?|是)("
+    + _CONDITION_NAMES_ZH
+    + r")(?!吗)"
+)
 _MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
 _MED_ZH = re.compile(
     r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
@@ -3071,7 +3271,7 @@ _RELATIVE_WORKS_ZH = re.compile(
     + CJK_IDEOGRAPHS
     + r"]{1,4}[，,])?(?:现在|目前|一直)?在("
     + _ZH_TEXT
-    + r"{1,10}?)(工作|上班|读大学|读书|上大学|上学|念书|读研究生|读研)(?=["
+    + r"{1,10}?)(工作|上班|读大学|读书|上大学|上学|念书|读研究生|读研|读博士|读博|读硕士|留学|实习)(?=["
     + _ZH_STOP
     + r"]|$|呢|了)(?:[，,]学的是([^"
     + _ZH_STOP
@@ -3081,11 +3281,11 @@ _RELATIVE_WORKS_ZH = re.compile(
 
 def _zh_relative_job(clause: str) -> list[SelfFact]:
     m = _RELATIVE_JOB_ZH.search(clause)
-    if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in ("狗", "小狗", "猫", "小猫"):
+    if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in _ZH_PETS:
         studies = f"，学的是{w.group(4)}" if w.group(4) else ""
         said = f"{USER_ZH}的{w.group(1)}在{w.group(2)}{w.group(3)}{studies}。"
         return [_fact("fact", f"family:{relation_key(w.group(1))}:job", w.group(2), said, zh=True)]
-    if m is None or m.group(1) in ("狗", "小狗", "猫", "小猫", "兔子", "仓鼠", "鹦鹉"):
+    if m is None or m.group(1) in _ZH_PETS:
         return []
     relation = m.group(1)
     job = m.group(2) or m.group(4)
@@ -3097,6 +3297,14 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
     out += _zh_study(clause) + _routine(clause, zh=True)
     out += _death(clause, zh=True) + _zh_relative_job(clause)
+    if school := _FAMILY_SCHOOL_ZH.search(clause):
+        relation = school.group(1)
+        said = f"{USER_ZH}的{relation}在上{school.group(2)}。"
+        out.append(_fact("fact", f"family:{relation_key(relation)}:school", school.group(2), said, zh=True))
+    if (likes := _FAMILY_LIKES_ZH.search(clause)) and likes.group(1) not in _ZH_PETS:
+        relation = likes.group(1)
+        said = f"{USER_ZH}的{relation}喜欢{likes.group(2)}。"
+        out.append(_fact("fact", f"family:{relation_key(relation)}:likes", likes.group(2), said, zh=True))
     for pattern, how in _OCC_ZH:
         m = pattern.search(clause)
         if not m:
@@ -3168,7 +3376,9 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if m and age is not None and 0 <= age <= 120:
         relation, named = m.group(1), m.group(2)
         out.append(_zh_age_now(relation, named, age, now))
-    m = _ZH_BIRTHDAY.search(clause)
+    # (the day first: "下周三我外孙女朵朵过生日")
+    day_first = r"^(" + when.ZH_DAY + r")[，,]?(我(?:的)?" + _ZREL + r"[" + CJK_IDEOGRAPHS + r"]{0,3}?)过生日"
+    m = _ZH_BIRTHDAY.search(re.sub(day_first, r"\2\1过生日", clause))
     if m:
         relation = m.group(1) or m.group(4) or m.group(8)
         named = named or m.group(2) or m.group(5) or m.group(9) or ""
@@ -3200,6 +3410,13 @@ def _zh_family_health(clause: str) -> list[SelfFact]:
             key = health.canonical_key(health.ALLERGENS, thing)
             content = f"{USER_ZH}的{word}{m.group(2) or ''}对{thing}过敏。"
             out.append(_fact("fact", f"health:allergy:{key}:{relation_key(word)}", thing, content, zh=True))
+    for m in _FAMILY_CONDITION_ZH.finditer(clause):
+        found = health.find(health.CONDITIONS, m.group(2))
+        if found is not None and found.key != "pregnancy":
+            content = f"{USER_ZH}的{m.group(1)}有{found.zh[0]}。"
+            out.append(
+                _fact("fact", f"health:condition:{found.key}:{relation_key(m.group(1))}", found.zh[0], content, zh=True)
+            )
     m = _FAMILY_AVOID_ZH.search(clause)
     if m:
         verb = m.group(2) or "吃"
@@ -3281,7 +3498,7 @@ def second_person(content: str) -> str:
         rest = text[len(USER_ZH) :]
         if rest.startswith("的名字是"):
             return "你叫" + rest[len("的名字是") :]
-        return "你" + rest
+        return "你" + rest.replace(USER_ZH, "你")
     if not text.startswith(USER_EN):
         return text
     rest = text[len(USER_EN) :]
