@@ -39,7 +39,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `family:<relation>:job` | `User's son Andriy works as a developer in Berlin.` / `用户的老公在香港上班。` |
 | fact | `family:<relation>:likes` | `User's wife Sheila likes gardening.` / `用户的老伴喜欢跳广场舞。` |
 | fact | `family:<relation>:school` | `User's son is in year 10.` / `用户的儿子在上高三。` |
-| fact | `health:condition:<condition>:<relation>` | `User's husband Emmanuel has dementia.` / `用户的老伴有老年痴呆。` |
+| fact | `health:condition:<condition>:<relation>` | `User's husband Emmanuel has dementia.` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
