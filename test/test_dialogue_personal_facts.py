@@ -22,6 +22,7 @@ from fay_ros.memory.self_facts import (
     is_safety_key,
     name_from_content,
     pronoun_context,
+    relatives_known,
     safety_facts,
     second_person,
     states_fact,
@@ -2236,7 +2237,8 @@ def test_a_remark_after_an_allergy_is_no_allergen():
         f.key
         for f in extract_self_facts("he's allergic to eggs, poor lamb", FRIDAY, before="my grandson oliver is five")
     }
-    assert found == {"family:grandson", "health:allergy:egg:grandson"}, found  # (his name said with it)
+    # (the allergy is his; his name, known from before, is not said again as new)
+    assert found == {"health:allergy:egg:grandson"}, found
     assert (
         fact_answers.answer("what health problems have i got?", learn(["I have asthma"]), "en", FRIDAY)
         == "You have asthma."
@@ -2574,3 +2576,113 @@ def test_the_twelfth_rounds_questions():
     }
     for question, expected in asked_zh.items():
         assert fact_answers.answer(question, zh, "zh", FRIDAY) == expected, question
+
+
+# -- what a thirteenth round of new conversations found (each with a variant of its own) ---------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("hello dear, dorothy speaking", "name", "User's name is Dorothy."),
+        ("Ravi speaking", "name", "User's name is Ravi."),
+        ("alright, i'm marcus", "name", "User's name is Marcus."),
+        ("i'm eighty seven, a retired school secretary", "occupation:former", "User used to be a school secretary."),
+        ("I'm Tom, a teacher", "occupation", "User is a teacher."),
+        ("i'm coeliac and i can't tolerate lactose either", "health:avoid:milk", "User cannot tolerate lactose."),
+        # several of a kind by name, and their age; the one who says it with a partner
+        (
+            "me and my wife keisha have twin boys, jayden and jordan, they're seven",
+            "family:son",
+            "User has twin boys, called Jayden and Jordan.",
+        ),
+        (
+            "me and my wife keisha have twin boys, jayden and jordan, they're seven",
+            "family:son:age",
+            "User's boys Jayden and Jordan are 7 (as of 4 December 2026).",
+        ),
+        ("me and my wife keisha have twin boys", "family:wife", "User's wife is called Keisha."),
+        ("my daughter and I have two dogs, rex and fido", "family:dog", "User has two dogs, called Rex and Fido."),
+        # a relative's diet, a name after what else is said of them, a place after a job
+        ("my son is vegan", "health:avoid:egg:son", "User's son is vegan: no meat, fish, dairy or eggs."),
+        ("我女儿今年三岁了，叫豆豆", "family:daughter", "用户的女儿叫豆豆。"),
+        (
+            "my daughter claire is a nurse in leeds",
+            "family:daughter:job",
+            "User's daughter Claire is a nurse in Leeds.",
+        ),
+        ("i'm a nurse in training", "occupation", "User is a nurse in training."),
+        # who they live with; a relative's studies and a condition after a comma in Chinese
+        (
+            "i live with my daughter sue and her husband mark",
+            "household",
+            "User lives with their daughter Sue and their daughter's husband Mark.",
+        ),
+        ("I live with my husband and our two cats", "household", "User lives with their husband and their two cats."),
+        ("我孙子在北京上大学，学计算机", "family:grandson:job", "用户的孙子在北京上大学，学的是计算机。"),
+        ("我不能吃太咸的，血压高", "health:condition:high_blood_pressure", "用户有高血压。"),
+    ],
+)
+def test_what_the_thirteenth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_one_of_several_or_one_named_in_an_earlier_session_is_read_by_name():
+    twins = learn(["i have two boys, jayden and jordan", "jordan is allergic to kiwi"])
+    # the allergy is his, and the line naming both is not replaced by "is called Jordan"
+    assert twins["health:allergy:kiwi:son"] == "User's son Jordan is allergic to kiwi."
+    assert twins["family:son"] == "User has two boys, called Jayden and Jordan."
+    sister = learn(["my sister yasmin is visiting from dubai next week", "she's vegetarian"])
+    assert sister["health:avoid:meat:sister"] == "User's sister Yasmin is vegetarian: no meat or fish."
+    milk = learn(["我女儿今年三岁了，叫豆豆", "豆豆对牛奶过敏"])
+    assert milk["health:allergy:milk:daughter"] == "用户的女儿豆豆对牛奶过敏。"
+    # a new session: the stored facts name them
+    stored = {
+        "family:daughter": "User's daughter is called Claire.",
+        "family:son": "User has twin boys, called Jayden and Jordan.",
+        "family:granddaughter": "用户的外孙女叫朵朵。",
+    }
+    known = relatives_known(stored)
+    assert known == [("daughter", "Claire"), ("boy", "Jayden"), ("boy", "Jordan"), ("外孙女", "朵朵")]
+    said = {f.key: f.content for f in extract_self_facts("claire is getting married in june", FRIDAY, known=known)}
+    assert said == {"plan:daughter_in_june": "User's daughter Claire is getting married in June 2027."}
+    said = {f.key: f.content for f in extract_self_facts("朵朵对牛奶过敏", FRIDAY, known=known)}
+    assert said == {"health:allergy:milk:granddaughter": "用户的外孙女朵朵对牛奶过敏。"}
+    # and the food ideas leave the milk out for her
+    idea = food_ideas.suggest("给朵朵做什么早饭好？", list(said), True)
+    assert idea is not None and "牛奶" not in idea.split("都不含")[0], idea
+
+
+def test_the_thirteenth_rounds_questions():
+    facts = learn(["i live with my daughter sue and her husband mark", "我不能吃太咸的，血压高"])
+    assert fact_answers.answer("who do i live with?", facts, "en", FRIDAY) == (
+        "You live with your daughter Sue and your daughter's husband Mark."
+    )
+    assert fact_answers.answer("what's sue's husband called?", facts, "en", FRIDAY) == "Sue's husband is called Mark."
+    assert fact_answers.answer("who do i live with?", learn(["i'm a nurse"]), "en", FRIDAY) == (
+        "You haven't told me who you live with."
+    )
+    assert fact_answers.answer("我血压怎么样？", facts, "zh", FRIDAY) == "你不能吃太咸的。你有高血压。"
+
+
+def test_several_of_a_kind_are_asked_about_together_and_each_by_name():
+    facts = learn(
+        [
+            "me and my wife keisha have twin boys, jayden and jordan, they're seven",
+            "jordan is allergic to kiwi",
+            "the boys have swimming every wednesday after school",
+        ]
+    )
+    assert facts["routine:son_every_wednesday"] == "User's boys have swimming every Wednesday after school."
+    asked = {
+        "what's jordan allergic to?": "Your son Jordan is allergic to kiwi.",  # (a name of several, lowercase)
+        "how old are the twins?": "Your boys Jayden and Jordan are seven.",
+        "how old is jordan?": "Your boys Jayden and Jordan are seven.",
+        "what do the boys do on wednesdays?": "Your boys have swimming every Wednesday after school.",
+        "what's my wife's name?": "Your wife is called Keisha.",
+    }
+    for question, expected in asked.items():
+        assert fact_answers.answer(question, facts, "en", FRIDAY) == expected, question
+    # a year on, the one age told is not said as today's
+    later = FRIDAY + datetime.timedelta(days=400)
+    assert "are seven" not in (fact_answers.answer("how old are the twins?", facts, "en", later) or "")

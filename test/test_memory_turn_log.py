@@ -53,6 +53,29 @@ def test_turns_are_stored_per_owner_and_idempotent(svc):
     assert not svc.hear_turn("alice", "", at(2026, 11, 3), "user", "no id").success
 
 
+def test_a_relative_named_in_an_earlier_session_is_known_by_name_alone(svc, clock):
+    """ "Claire is getting married in June" a week after "my daughter Claire is a nurse": the
+    daughter's plan, written from the heard turn and confirmed when the dialogue asks for it."""
+    clock.t = at(2029, 5, 4, 10)
+    svc.hear_turn("alan", "t1", at(2029, 5, 4, 10), "user", "my daughter claire is a nurse in leeds", "s1")
+    out = svc.hear_turn("alan", "t2", at(2029, 5, 11, 17), "user", "claire is getting married in june", "s2")
+    assert [(n.key, n.content, n.status) for n in out.nodes] == [
+        ("plan:daughter_in_june", "User's daughter Claire is getting married in June 2029.", CONFIRMED)
+    ]
+    # the dialogue's own request for the same fact, in a later session still: confirmed too
+    svc.hear_turn("alan", "t3", at(2029, 5, 12, 9), "user", "claire is getting engaged next friday", "s3")
+    asked = svc.remember(
+        RememberRequest(
+            owner="alan",
+            content="User's daughter Claire is getting engaged on Friday, 18 May 2029.",
+            key="plan:daughter_next_friday",
+            tags=["kind:event", "source:user"],
+            user_confirmed=True,
+        )
+    )
+    assert asked.success and asked.nodes[0].status == CONFIRMED, asked.message
+
+
 def test_a_user_turn_writes_its_self_facts_at_its_own_time_resting_on_it(svc, clock):
     clock.t = at(2030, 1, 1)  # the wall clock is years later: nothing derived may use it
     heard = []

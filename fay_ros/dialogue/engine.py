@@ -407,7 +407,9 @@ class DialogueEngine:
                 user_id, self.context.known_facts(user_id, profile, memories, learned if probe else ())
             )
             if not probe and user_id:
-                # a death told by the name alone, now that the profile's names are known
+                # relatives named in earlier sessions, by name alone, now that the profile is known
+                self.context.learn_by_known_names(ctx, facts, learned)
+                # a death told by the name alone, likewise
                 for fact in deaths_by_name(text, facts):
                     if fact.key not in facts:
                         learned.append(fact)

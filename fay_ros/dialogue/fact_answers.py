@@ -36,6 +36,7 @@ from ..memory.self_facts import (
     name_from_content,
     name_of_relative,
     relation_key,
+    relatives_known,
     second_person,
     taste_from_content,
 )
@@ -168,8 +169,7 @@ _UNKNOWN = {
 def _known_names_capitalised(question: str, facts: dict[str, str]) -> str:
     """ "how old is alfie" → "how old is Alfie" when Alfie is a family member's name: a
     recogniser writes names in lower case, and the questions find names by their capital."""
-    for key, content in facts.items():
-        name = name_of_relative(content) if key.startswith("family:") else ""
+    for _relation, name in relatives_known(facts):  # (also each of "twin boys, Jayden and Jordan")
         if name.isascii() and name.istitle() and " " not in name:
             question = re.sub(rf"\b{re.escape(name.lower())}\b", name, question)
     return question
@@ -263,6 +263,11 @@ def answer(
             if not plans:
                 return f"You haven't told me about a trip to {place}."
         return _join(plans, zh) if plans else _UNKNOWN["plans"][lang]
+    if not zh and _LIVE_WITH_Q_EN.search(q):  # "Who do I live with?": family, else flatmates
+        said = [facts[k] for k in ("household", "family:roommate") if k in facts]
+        return second_person(said[0]) if said else "You haven't told me who you live with."
+    if not zh and (theirs := _relatives_relative(q, facts)):  # "What's Sue's husband called?"
+        return theirs
     if not zh and (who := _who_answer(q, facts, now)):  # "Who pops in every afternoon?", "Who is Joan?"
         return who
     if zh and (their_plan := _someones_plan_zh(q, facts, now)):  # "我儿子什么时候回来？"
@@ -385,6 +390,38 @@ _WHO_Q_EN = re.compile(
 _WHO_STOP = frozenset("the a an to in on at of me my for and with every each".split())
 
 
+_LIVE_WITH_Q_EN = re.compile(
+    r"\bwho (?:do|did) i live with\b|\bwho lives with me\b|\bdo i live (?:alone|on my own|by myself)\b", re.I
+)
+# a relative's own relative, by the relative's name: "What's Sue's husband called?" of "…my
+# daughter Sue and her husband Mark"
+_RELATIVES_RELATIVE_Q_EN = re.compile(
+    rf"\bwhat(?:'s| is) ((?-i:[A-Z])[a-z]+)'s ({RELATION_WORDS})(?:'s name| called| named)?\s*\??$|"
+    rf"\bwho(?:'s| is) ((?-i:[A-Z])[a-z]+)'s ({RELATION_WORDS})\s*\??$",
+    re.I,
+)
+
+
+def _relatives_relative(question: str, facts: dict[str, str]) -> str | None:
+    m = _RELATIVES_RELATIVE_Q_EN.search(question)
+    if m is None:
+        return None
+    name, relation = m.group(1) or m.group(3), (m.group(2) or m.group(4)).lower()
+    # how the facts say the named one: by name, or by their relation ("their daughter's husband")
+    said_as = [re.escape(name)] + [
+        rf"their {re.escape(word)}"
+        for k, v in facts.items()
+        if k.startswith("family:")
+        and (word := re.sub(r"^User's (?:late )?| (?:is|was) called .*$", "", v)) != v
+        and re.search(rf"\bcalled {re.escape(name)}\b", v)
+    ]
+    pattern = re.compile(rf"(?:{'|'.join(said_as)})'s {re.escape(relation)} ((?-i:[A-Z])[a-z]+)")
+    for content in facts.values():
+        if found := pattern.search(content):
+            return f"{name}'s {relation} is called {found.group(1)}."
+    return None
+
+
 def _who_answer(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
     m = _WHO_Q_EN.search(question)
     if m is None:
@@ -455,7 +492,8 @@ def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime)
 # What someone does regularly: "What do I do every morning?", "what does Finn do on Saturdays?",
 # "which day does my son ring me?", "我每天早上干什么？", "我周末一般做什么？" (the `routine:` facts)
 _ROUTINE_Q_EN = re.compile(
-    r"\bwhat (?:do|does) (i|we|my [a-z]+|(?-i:[A-Z])[a-z]+) (?:usually |normally |always )?do "
+    r"\bwhat (?:do|does) (i|we|my [a-z]+|the (?:kids|boys|girls|children|grandkids)|(?-i:[A-Z])[a-z]+) "
+    r"(?:usually |normally |always )?do "
     r"((?:every|on|at|in the|each) .+?)\s*\??$|"
     r"\b(?:which|what) days? (?:does|do) (my [a-z]+|(?-i:[A-Z])[a-z]+|i|we) (\w+)",
     re.I,
@@ -481,7 +519,15 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
         who, asked = m.group(1).lower(), m.group(2)
     else:  # "which day does my son ring me?": any routine of theirs
         who, asked = m.group(3).lower(), ""
-    whose = "" if who in ("i", "we", "") else relation_key(who[3:]) if who.startswith("my ") else who
+    whose = (
+        ""
+        if who in ("i", "we", "")
+        else relation_key(who[3:])
+        if who.startswith("my ")
+        else relation_key(who[4:].removesuffix("s"))  # "the boys": a son's
+        if who.startswith("the ")
+        else who
+    )
     routines = [
         v
         for k, v in facts.items()
@@ -731,11 +777,16 @@ _HEALTH_Q_EN = re.compile(
 )
 _HEALTH_Q_ZH = re.compile(
     r"我有(?:什么|哪些)(?:病|健康问题|慢性病)|我的(?:健康|身体)(?:状况|情况)|"
+    r"我(?:的)?(?:血压|血糖|身体|健康)(?:怎么样|如何|高吗|正常吗|好吗)|"
     # "医生让我注意什么？", "医生叫我少吃什么？"
     r"医生(?:让|叫|要|说)我(?:注意|少吃|别吃|不能吃|忌口|忌)(?:些)?(?:什么|啥)"
 )
 # who a question is about: "my daughter" (a family word), "Lena" (a name), "she"
-_WHO_EN = r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him)"
+_WHO_EN = (
+    r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him|"
+    # several of a kind: "how old are the twins?"
+    r"the (?:twins|boys|girls|kids|children|grandkids|grandchildren))"
+)
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
 _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b(?! (?:on|every|at|in the|each)\b)|"
@@ -748,7 +799,8 @@ _RELATIVE_JOB_Q_EN = re.compile(
 )
 
 _AGE_Q_EN = re.compile(
-    rf"\bhow old(?: is|'s| will| was) {_WHO_EN}(?:'s)?( be| turn)?\b|\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
+    rf"\bhow old(?: is|'s| will| was| are) {_WHO_EN}(?:'s)?( be| turn)?\b|"
+    rf"\bwhat age (?:is|will) {_WHO_EN}( be| turn)?\b|"
     rf"\bhow old is {_WHO_EN} going to (be|turn)\b|\bwhat(?:'s| is) {_WHO_EN}(?:'s)? age\b|"
     rf"\bhow old (?:does|did) {_WHO_EN} turn\b|\bhow old is {_WHO_EN} turning\b",
     re.I,
@@ -1047,6 +1099,11 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
             return None
         will = bool(age_q and not zh and re.search(r"\b(?:will|going to|does)\b.*\b(?:be|turn)|\bturning\b", q, re.I))
         will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
+        several = re.match(r"User's (.+?) are (\d+) \(as of (.+?)\)", facts.get(f"family:{member}:age", ""))
+        told = when.parse_date(several.group(3)) if several else None
+        if several and not birthday_q and not will and told is not None and (now.date() - told).days < 365:
+            # one age of several ("twin boys Jayden and Jordan are 7"), told this year
+            return f"Your {several.group(1)} are {when.en_words(int(several.group(2)))}."
         return _age_answer(member, facts, zh, now, birthday=birthday_q is not None, will=will)
     return None
 
@@ -1167,6 +1224,11 @@ def _member(found: re.Match, facts: dict[str, str], zh: bool, among: list[str] |
     low = who.lower()
     if low.startswith("my "):
         return relation_key(low[3:])
+    if low.startswith("the "):  # "the twins", "the boys": whose family fact says them
+        plural = {"boys": "son", "girls": "daughter", "kids": "child", "children": "child"}.get(low[4:])
+        said = re.compile(r"\btwin" if low[4:] == "twins" else rf"\b{low[4:]}\b", re.I)
+        named = [k.split(":")[1] for k, v in facts.items() if k.startswith("family:") and said.search(v)]
+        return named[0] if named else plural
     if low in ("she", "her", "he", "him", "his"):
         return _by_pronoun(among, female=low in ("she", "her"))
     return _by_name(who, facts)
@@ -1254,7 +1316,7 @@ class _Dates:
 def _told_age(content: str) -> tuple[int, datetime.date | None] | None:
     """(age, the day it was told) from a stored age: "… is 12 (as of 4 December 2026)." /
     "…12岁（2026年12月4日时）。" (the user's own or a family member's), else None."""
-    m = re.search(r"is (\d+) \(as of (.+?)\)|(\d+)岁（(.+?)时）", content)
+    m = re.search(r"(?:is|are) (\d+) \(as of (.+?)\)|(\d+)岁（(.+?)时）", content)
     return (int(m.group(1) or m.group(3)), when.parse_date(m.group(2) or m.group(4))) if m else None
 
 

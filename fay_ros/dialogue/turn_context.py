@@ -17,7 +17,14 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from ..llm.profiles import TINY
-from ..memory.self_facts import SelfFact, extract_self_facts, name_in_fact, pronoun_context, safety_facts
+from ..memory.self_facts import (
+    SelfFact,
+    extract_self_facts,
+    name_in_fact,
+    pronoun_context,
+    relatives_known,
+    safety_facts,
+)
 from ..memory.tone import TONE_KEY_PREFIX, ToneRule, tone_corrections
 from . import style
 from .fact_answers import plan_still_ahead
@@ -174,7 +181,7 @@ class TurnContext:
         if not ctx.owner or not self.wiring.settings.learn_facts:
             return []
         session = self.sessions.of(ctx.owner)
-        learned = extract_self_facts(ctx.question, before=session.said_before)
+        learned = extract_self_facts(ctx.question, before=session.said_before, known=relatives_known(session.facts))
         if not probing():
             session.said_before = pronoun_context(session.said_before, ctx.question)
         if learned and not probing():  # a probe's guess must not change what the session knows
@@ -186,6 +193,20 @@ class TurnContext:
                 if old_name and old_name != name_in_fact(fact.key, fact.content):
                     self.wiring.histories.retire(ctx.owner, old_name)  # a corrected name
         return learned
+
+    def learn_by_known_names(self, ctx: ToolContext, facts: dict[str, str], learned: list[SelfFact]) -> None:
+        """What the words say of relatives named in earlier sessions, by name alone ("Claire is
+        getting married in June", a week after "my daughter Claire is a nurse"), once the
+        profile's facts are known: added to `learned`, to `facts` and to the session."""
+        known = relatives_known(facts)
+        if not ctx.owner or not known or not self.wiring.settings.learn_facts or probing():
+            return
+        session = self.sessions.of(ctx.owner)
+        seen = {fact.key for fact in learned}
+        for fact in extract_self_facts(ctx.question, before=session.said_before, known=known):
+            if fact.key not in seen and facts.get(fact.key) != fact.content:
+                learned.append(fact)
+                facts[fact.key] = session.facts[fact.key] = fact.content
 
     def store_facts(self, ctx: ToolContext, learned: list[SelfFact]) -> None:
         """Write the statements to memory in the background: confirmed (the user's own words,

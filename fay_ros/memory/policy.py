@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .model import (
@@ -149,6 +150,7 @@ def decide_remember(
     verify_explicit: bool = True,
     corrects_confirmed_fact: bool = False,
     stated_texts: list[str] | None = None,
+    known_relatives: Callable[[], Sequence[tuple[str, str]]] = tuple,
 ) -> RememberDecision:
     """Validate a Remember request and decide its status. Raises MemoryInputError on bad input
     and PermissionError for a guest.
@@ -157,7 +159,9 @@ def decide_remember(
     flag is trusted). `corrects_confirmed_fact`: the request carries the key of a confirmed
     fact, so a correction ("其实…") counts as explicit too. `stated_texts`: the owner's last
     few utterances across turns (besides `heard_user_texts`), where a statement about
-    oneself with this key and value makes the flag true."""
+    oneself with this key and value makes the flag true; `known_relatives`: the relatives the
+    owner named before (asked for only when the words alone state nothing), for words that
+    name one by name alone."""
     heard = heard_user_texts or []
     stated = list(stated_texts or []) + list(heard)
     if is_guest(req.owner):
@@ -186,7 +190,13 @@ def decide_remember(
     corrected = checked and not requested and corrects_confirmed_fact and any(is_explicit_correction(t) for t in heard)
     # the owner's own correction of the companion's tone is a request too (tone.py)
     said_about_self = (
-        checked and not requested and (states_fact(stated, key, content) or states_tone_rule(stated, key, content))
+        checked
+        and not requested
+        and (
+            states_fact(stated, key, content)
+            or states_tone_rule(stated, key, content)
+            or states_fact(stated, key, content, known=known_relatives())
+        )
     )
     if not req.user_confirmed:
         status, reason = CANDIDATE, "stored as candidate (inferred; not used in answers until confirmed)"

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -171,7 +171,8 @@ _NOT_A_NAME_AFTER_ITS = (
 )
 # Greetings before a name ("sup, Jamal here", "morning! Ray here", "hello dear, I'm Bea")
 _GREETING = (
-    r"(?:hi|hello|hey|hiya|yo|sup|wassup|howdy|morning|afternoon|evening|good (?:morning|afternoon|evening)|"
+    r"(?:hi|hello|hey|hiya|heya|yo|sup|wassup|howdy|alright|all right|morning|afternoon|evening|"
+    r"good (?:morning|afternoon|evening)|"
     r"(?:hi|hello|hey|morning|afternoon|evening) (?:there|dear|fay|all|everyone|folks))"
 )
 _EN_NAME = [
@@ -205,8 +206,8 @@ _EN_NAME = [
         r"how do you do)\b",
         re.I,
     ),
-    # "Imogen here", "hiya!! Imogen here :)"
-    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}) here\b(?!\s+(?:is|are|was))", re.I),
+    # "Imogen here", "hiya!! Imogen here :)", "hello dear, Dorothy speaking"
+    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}) (?:here|speaking)\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
     re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
     # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
@@ -256,6 +257,8 @@ RELATIONS = (
     "toddler",
     "little girl",
     "little boy",
+    "boy",
+    "girl",
     # the wider family and the people around an older person
     *("aunt", "auntie", "uncle", "niece", "nephew", "cousin", "stepson", "stepdaughter"),
     *("son-in-law", "daughter-in-law", "fiancé", "fiancée", "fiance", "fiancee", "grandkid"),
@@ -312,10 +315,22 @@ _LIVE_WITH_EN = re.compile(
     r"(flatmate|roommate|housemate)s?,? (?:called |named )?((?-i:[A-Z])[a-z]+(?:(?:,| and) (?-i:[A-Z])[a-z]+)*)",
     re.I,
 )
+# Who the user lives with, when family: "I live with my daughter Sue and her husband Mark" (key
+# `household`; flatmates are `family:roommate`, above)
+_LIVES_WITH_FAMILY_EN = re.compile(
+    rf"\bI (?:live|am living|'m living|still live|now live) with ((?:my|our) (?:{_REL})\b.{{0,70}}?)"
+    r"(?=\s*(?:[.!?;]|$|\b(?:but|because|since|so)\b))",
+    re.I,
+)
 _EN_FAMILY_HAS = re.compile(
-    rf"\b(?:I|we)(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five) ({_REL})s?\b"
-    # "two cats called Pickle and Mouse", "two dogs, Rex and Fido"
-    rf"(?:,? (?:called |named )?({_NAME_WORD}(?:(?:,| and) {_NAME_WORD})+))?",
+    # ("me and my wife Keisha have…", "my husband and I have…": theirs)
+    rf"\b(?:I|we|(?:me|myself) and (?:my|our) [a-z]+(?: (?-i:{_NAME_WORD}))?|"
+    rf"(?:my|our) [a-z]+(?: (?-i:{_NAME_WORD}))? and I)"
+    rf"(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five|twin) (?:little )?({_REL})s?\b"
+    # "two cats called Pickle and Mouse", "two dogs, Rex and Fido", "twin boys, Jayden and Jordan"
+    rf"(?:,? (?:called |named )?((?-i:{_NAME_WORD})(?:(?:,| and) (?-i:{_NAME_WORD}))+))?"
+    # ", they're seven": their age
+    rf"(?:,? (?:they're|they are|both|who are) ({when.EN_NUMBER})(?: years old)?\b)?",
     re.I,
 )
 _STOP_CLAUSE = r"(?=\s*(?:[.!?;,]|$|\b(?:but|because|and i|so|when|if)\b))"
@@ -544,6 +559,11 @@ _ZH_FAMILY_NAMED = re.compile(
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
     r"(?=[" + _ZH_STOP + r"]|$)"
 )
+# the name after something else said of them: "我女儿今年三岁了，叫豆豆"
+_ZH_FAMILY_NAMED_AFTER = re.compile(
+    r"我(?:的|家(?:的)?)?(" + ZH_RELATIONS + r")[^，,。！？!?]{1,12}[，,]\s*(?:她|他|它)?(?:叫|名字叫)(?!我)"
+    r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=[" + _ZH_STOP + r"]|$)"
+)
 _ZH_FAMILY_HAS = re.compile(r"(?:我|我家|我们家)(?:还)?有((?:一|两|三|四|五)?(?:个|只|条))(" + ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
 _ZH_VERB = r"(?!(?:吃|喝|看|听|玩)?的)(?:吃|喝|看|听|玩)?"
@@ -736,7 +756,8 @@ _LOWER_NOT_NAMES = (
             "abroad away back up down out over with for from in on at to of by about as not no yes "
             "retired married single divorced widowed pregnant allergic okay ok fine good great tired "
             "today tomorrow tonight yesterday later soon anytime whenever sometime again please maybe "
-            "him them me us you someone somebody everyone nobody mummy daddy mam nan nana gran granny grandad"
+            "him them me us you someone somebody everyone nobody mummy daddy mam nan nana gran granny grandad "
+            "training charge general particular private practice residence part full"
         ).split()
     )
     | _NOT_NAMES
@@ -748,19 +769,21 @@ _NOT_A_LOWER_NAME = (
 _LOWER_NAME_CUES = re.compile(
     # ("i'm X" only after a greeting: "i'm teetotal", "i'm vegetarian and…" are no names)
     rf"\b(?:called|named|name is|name's|names are|calls? me|"
-    r"(?:hi|hello|hey|hiya|morning|good morning|afternoon|good afternoon|evening|good evening)"
+    r"(?:hi|hello|hey|hiya|heya|alright|morning|good morning|afternoon|good afternoon|evening|good evening)"
     r"(?: there| fay| dear| love)?[,!.]?\s+"
     rf"I(?:'m| am)|"
-    rf"(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
+    rf"(?:my|our|her|his|their) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD}),?|"
     r"(?:my|our) (?:youngest|eldest|oldest),|"
     r"(?:bungalow|flat|house|cottage|apartment|terrace|semi|village|town|city|care home) (?:in|near)|"
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|near|"
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
+    # ("my daughter claire is a nurse in leeds", "i work in leeds")
+    r"(?:is|'s|'m|am|are) an? [a-z]+ (?:in|at)|works? in|working in|"
     rf"the (?:wife|husband|missus|hubby),|the (?:wife|husband|missus|hubby)(?:'s| is) called|"
     rf"^(?:{_GREETING}[!,.]*\s+)*{_GREETING}[!,.]*|"
     r"travelling to|traveling to|off to|trip to|holiday in)\s+" + _NOT_A_LOWER_NAME + r"(?P<name>[a-z][a-z'\-]+)"
     # (a word that is no name is not taken: "my mum lives in guangzhou" leaves "lives in" to its cue)
-    r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|lives|"
+    r"(?='s\b|\s*(?:[.!?,;:]|$|\b(?:and|for|who|is|was|has|had|have|lives|"
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
     r"passed|died|"
@@ -785,7 +808,7 @@ _LOWER_NAME_SPOTS = [
         rf"(?:^|[.!?]\s*)(?:{_GREETING}[!,.]*\s+)*(?:[iI]'?m |[iI] am )?(?P<name>[a-z][a-z'-]+)"
         r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)"
     ),
-    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= here\b)"),
+    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= (?:here|speaking)\b)"),
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})(?P<name>[a-z][a-z'-]+)(?=[!.]*$)"),
     re.compile(r"(?:^|[.!?,]\s*)(?P<name>[a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)"),
 ]
@@ -796,9 +819,13 @@ def _names_capitalised(text: str) -> str:
     (the pronoun "I" apart)."""
     if re.search(r"[A-Z]", re.sub(r"\bI\b", "", text)):
         return text
-    # "i live with two flatmates, sam and priya": the names after them
+    # "i live with two flatmates, sam and priya", "we have twin boys, jayden and jordan": the names
+    # after them
     text = re.sub(
-        r"(\blive with (?:my |our )?(?:two |three |four |a |an )?(?:flatmates?|roommates?|housemates?),? )"
+        r"(\blive with (?:my |our )?(?:two |three |four |a |an )?(?:flatmates?|roommates?|housemates?),? |"
+        r"\b(?:have|'ve got|have got|'ve) (?:twin|two|three|four|five) (?:little )?"
+        r"(?:boys|girls|sons|daughters|kids|children|grandsons|granddaughters|grandkids|grandchildren|dogs|cats),? "
+        r"(?:called |named )?)"
         r"([a-z]+(?:(?:, | and )[a-z]+)*)(?=\s*(?:[.!?,;]|$))",
         lambda m: (
             m.group(1)
@@ -835,12 +862,16 @@ def _name_capitalised(m: re.Match[str], verbs_too: bool = False) -> str:
     return m.group(0)[:start] + name.capitalize() + m.group(0)[end:]
 
 
-def extract_self_facts(text: str, now: datetime.datetime | None = None, before: str = "") -> list[SelfFact]:
+def extract_self_facts(
+    text: str, now: datetime.datetime | None = None, before: str = "", known: Sequence[tuple[str, str]] = ()
+) -> list[SelfFact]:
     """The statements about oneself in `text` (one utterance of the user), in order; [] for
     questions and for anything that is not plainly a first-person statement. `now`: when it
     was said (default: the current local time); a day it names ("turns seven on Sunday") is
     stored as the date it was then. `before`: what the user said just before, read only for
-    whom "she" or "he" means ("I look after my mum." then "She's coeliac.")."""
+    whom "she" or "he" means ("I look after my mum." then "She's coeliac."). `known`: the
+    relatives named in earlier sessions (`relatives_known`), read by name alone ("Claire is
+    getting married in June")."""
     now = now or datetime.datetime.now().astimezone()
     text = _names_capitalised(_widowed_spouse(as_written(text)))
     # "hey Fay! it's Chloe": the greeting and the name, one clause
@@ -850,7 +881,7 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     facts: list[SelfFact] = []
     before = _names_capitalised(as_written(before)) if before else before
     relative = _last_relative(before)
-    named = _named_relatives(before)
+    named = [*known, *_named_relatives(before)]
     for clause in _clauses(text):
         clause = _names_as_relatives(clause, named)
         clause, relative = _pronouns_as_relative(clause, relative)
@@ -870,8 +901,14 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
             clause = _zh_subject_carried(clause)
             facts += _without_echoed_routines(_zh(clause, now) + _zh_more(clause, now))
         else:
+            clause = _APPOSITION_EN.sub(r"\1, I'm \2", clause)
             facts += _without_echoed_routines(_en(clause, now) + _en_more(clause, now))
         facts += _address(clause)
+    # a relative named before, read by name ("Jordan is allergic to kiwi" after "twin boys, Jayden
+    # and Jordan"), is no new "is called" of their kind (one of several would replace the
+    # statement that names them all)
+    names = {name for _relation, name in named}
+    facts = [f for f in facts if not (f.key.count(":") == 1 and f.key.startswith("family:") and f.value in names)]
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
     for fact in facts:
@@ -880,8 +917,11 @@ def extract_self_facts(text: str, now: datetime.datetime | None = None, before: 
     return list(by_key.values())
 
 
+# what they are, said after a comma: "I'm eighty seven, a retired school secretary" ("…, I'm a
+# retired school secretary")
+_APPOSITION_EN = re.compile(r"^(I(?:'m| am) [^,]{1,40}),\s+(an? (?!lot\b|bit\b|little\b)[a-z])", re.I)
 _MENTIONED_RELATIVE = re.compile(
-    rf"\b(?:my|our) (?:late |little |eldest |youngest |older |younger |old )?({_REL})\b"
+    rf"\b(?:my|our) (?:late |little (?!girl\b|boy\b)|eldest |youngest |older |younger |old )?({_REL})\b"
     # (a pronoun after the comma is no name: "I look after my dad, he's got dementia")
     r"(?:,? (?!(?:He|She|They|It|We|I|You|His|Her|Who|Which|That|This|And|But|So)\b)((?-i:[A-Z][a-z]+))\b|"
     r" (?:is called|is named|called|named|'s name is|'s called|'s named) ((?-i:[A-Z][a-z]+))\b)?",
@@ -903,7 +943,7 @@ def pronoun_context(before: str, text: str) -> str:
     what was kept ("I look after my mum." stays through "Her name is Beatrice." for "She's
     coeliac.")."""
     found = _MENTIONED_RELATIVE_ZH if has_cjk(text or "") else _MENTIONED_RELATIVE
-    if found.search(text or ""):
+    if found.search(text or "") or _several_named(_names_capitalised(as_written(text or ""))):
         kept = before if not before or before.endswith((".", "!", "?", "。", "！", "？")) else before + "."
         return f"{kept} {text}".strip()[-400:]
     # a plan's day is kept too, for "we're going to Mull instead" (said on that day)
@@ -933,12 +973,31 @@ def _named_relatives(text: str) -> list[tuple[str, str]]:
     [("wife", "Funmi"), ("little girl", "Tolu")]; "我外孙女叫朵朵": [("外孙女", "朵朵")])."""
     if not text:
         return []
-    zh = [(m.group(1), m.group(2)) for m in (*_ZH_FAMILY_NAMED.finditer(text), *_ZH_NICKNAMED.finditer(text))]
+    zh = [
+        (m.group(1), m.group(2))
+        for pattern in (_ZH_FAMILY_NAMED, _ZH_FAMILY_NAMED_AFTER, _ZH_NICKNAMED)
+        for m in pattern.finditer(text)
+    ]
+    return (
+        [
+            (m.group(1).lower(), m.group(2) or m.group(3))
+            for m in _MENTIONED_RELATIVE.finditer(text)
+            if m.group(2) or m.group(3)
+        ]
+        + _several_named(text)
+        + zh
+    )
+
+
+def _several_named(text: str) -> list[tuple[str, str]]:
+    """Each one of several of a kind `text` names ("we have twin boys, Jayden and Jordan":
+    [("boy", "Jayden"), ("boy", "Jordan")])."""
     return [
-        (m.group(1).lower(), m.group(2) or m.group(3))
-        for m in _MENTIONED_RELATIVE.finditer(text)
-        if m.group(2) or m.group(3)
-    ] + zh
+        (m.group(2).lower(), name)
+        for m in _EN_FAMILY_HAS.finditer(text or "")
+        if m.group(3)
+        for name in re.split(r",\s*|\s+and\s+", m.group(3))
+    ]
 
 
 def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
@@ -1068,17 +1127,19 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     return clause, _last_relative(clause) or relative
 
 
-def states_fact(texts: list[str], key: str, content: str) -> bool:
+def states_fact(texts: list[str], key: str, content: str, known: Sequence[tuple[str, str]] = ()) -> bool:
     """True when the user's own words in `texts` state this fact: same key, and the stated
     value is in `content` (the memory policy's check that a `user_confirmed` self-statement
-    really came from the user, and says what they said)."""
+    really came from the user, and says what they said). `known`: the relatives named before
+    (`relatives_known`), for words that name one alone ("Claire is getting married in June")."""
     if not key:
         return False
     # (each text with the last one before it that named a relative, in their order: "She's
     # coeliac" after "I look after my mum" and "Her name is Beatrice")
     before = ""
     for text in texts:
-        if any(f.key == key and _says_value(f, content) for f in extract_self_facts(text, before=before)):
+        said = extract_self_facts(text, before=before, known=known)
+        if any(f.key == key and _says_value(f, content) for f in said):
             return True
         before = pronoun_context(before, text)
     return False
@@ -1231,7 +1292,7 @@ def _clean_object(value: str) -> str:
     value = _TRAILING_WHEN.sub("", value)
     value = re.sub(
         r"(?:\s+(?:very much|a lot|so much|too|anymore|any more|now|these days|nowadays|lately|instead|"
-        r"proper|properly|again|seriously))+$",
+        r"proper|properly|again|seriously|either|as well|also))+$",
         "",
         value,
         flags=re.I,
@@ -1267,6 +1328,17 @@ def _split_objects(value: str) -> list[str]:
 
 def _key_part(value: str) -> str:
     return re.sub(r"\s+", "_", value.strip().lower())[:60]
+
+
+def _their_age(relation: str, who: str, said: str, now: datetime.datetime) -> list[SelfFact]:
+    """The one age of several of a kind ("twin boys Jayden and Jordan are 7 (as of …)")."""
+    age = when.number(said)
+    if age is None or not 0 <= age <= 120:
+        return []
+    date = when.format_date(now.date(), zh=False, weekday=False)
+    return [
+        _fact("fact", f"family:{relation_key(relation)}:age", str(age), f"{USER_EN}'s {who} are {age} (as of {date}).")
+    ]
 
 
 def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
@@ -1313,6 +1385,9 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             )
             out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, content, "en"))
             spans.append(m.span())
+    if (household := _LIVES_WITH_FAMILY_EN.search(clause)) and not _LIVE_WITH_EN.search(clause):
+        who = re.sub(r"\bour\b", "their", _third_person(household.group(1)), flags=re.I)
+        out.append(SelfFact("fact", "household", who, f"{USER_EN} lives with {who}.", "en"))
     m = _LIVE_WITH_EN.search(clause)
     if m:
         names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3)) if n]
@@ -1323,7 +1398,8 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         spans.append(m.span())
     # "the wife's called Isla and we've three kids": the count too, where no name was read
     m = _EN_FAMILY_HAS.search(clause)
-    if m and not any(m.start() < end and start < m.end() for start, end in spans):
+    # (from the count on: "me and my wife Keisha have twin boys" names the wife before it)
+    if m and not any(m.start(1) < end and start < m.end() for start, end in spans):
         count, relation = m.group(1).lower(), m.group(2).lower()
         noun = relation if count in ("a", "an", "one") else relation + "s"
         names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3) or "") if n and n[0].isupper()]
@@ -1337,6 +1413,8 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                 "en",
             )
         )
+        if m.group(4) and len(names) > 1:  # "…, they're seven"
+            out += _their_age(relation, f"{noun} {and_list(names)}", m.group(4), now)
     m = _EN_FAVORITE.search(clause)
     if m:
         what, value = m.group(1).lower(), _clean_object(m.group(2))
@@ -1478,7 +1556,10 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
 _ZH_GOES_ON = re.compile(
     r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
-    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家))"
+    r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家|"
+    # a condition said alone after the user's words: "我不能吃太咸的，血压高"
+    + "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
+    + r"))"
 )
 
 
@@ -1528,7 +1609,7 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
             name = m.group("name") if "name" in pattern.groupindex else m.group(m.lastindex or 1)
             out.append(name_fact(name, "zh"))
             break
-    m = _ZH_FAMILY_NAMED.search(clause)
+    m = _ZH_FAMILY_NAMED.search(clause) or _ZH_FAMILY_NAMED_AFTER.search(clause)
     if m:
         relation, name = m.group(1), m.group(2)
         out.append(SelfFact("fact", f"family:{relation_key(relation)}", name, f"{USER_ZH}的{relation}叫{name}。", "zh"))
@@ -1664,6 +1745,8 @@ _RELATION_KEYS = {
     "grandpa": "grandfather",
     "better half": "partner",
     "little girl": "daughter",
+    "girl": "daughter",
+    "boy": "son",
     "little boy": "son",
     "roommate": "roommate",
     "flatmate": "roommate",
@@ -2046,7 +2129,7 @@ _FAMILY_AVOID_EN = re.compile(
 )
 _AVOID_EN = re.compile(
     rf"\bI(?: |(?='))(can't|cannot|can not|mustn't|must not|shouldn't|should not|am not allowed to|'m not allowed to|"
-    rf"am not supposed to|'m not supposed to) (eat|have|drink) (.+?){_STOP_ITEMS}",
+    rf"am not supposed to|'m not supposed to) (eat|have|drink|tolerate|digest|stomach) (.+?){_STOP_ITEMS}",
     re.I,
 )
 # "I must avoid sugar", "I'm gluten intolerant", "I have a gluten intolerance"
@@ -2332,6 +2415,15 @@ _RELATIVE_ROUTINE_EN = re.compile(
     rf"({_EVERY_EN})\b",
     re.I,
 )
+# the children together: "the boys have swimming every Wednesday", "the kids go to Scouts on
+# Fridays" (key `routine:<relation>_<when>`, the relation of one of them)
+_CHILDREN_KEYS = {"kids": "child", "children": "child", "boys": "son", "girls": "daughter", "twins": "child"}
+_CHILDREN_KEYS |= {"grandkids": "grandchild", "grandchildren": "grandchild"}
+_CHILDREN_ROUTINE_EN = re.compile(
+    rf"^(?:and |so |oh )?the ({'|'.join(_CHILDREN_KEYS)})(?: both| all)? (?!are\b|were\b)([a-z]+)(?: (.{{2,40}}?))? "
+    rf"({_EVERY_EN})\b( after school| before school| after work| in the evenings?)?",
+    re.I,
+)
 _ROUTINE_ZH = re.compile(
     r"我(?:们)?(每天|天天|每周|每个?周末|每个?(?:星期|礼拜)[一二三四五六日天]|每个?月|平时)"
     r"(早上|上午|中午|下午|傍晚|晚上)?(?:都|一般|经常|会|要)*"
@@ -2355,6 +2447,11 @@ def _routine(clause: str, zh: bool) -> list[SelfFact]:
         )
         key = f"routine:{relation_key(m.group(1))}_{_key_part(when)}"
         return [_fact("preference", key, what, f"{USER_EN}'s {who} {what} {when}.")]
+    if m := _CHILDREN_ROUTINE_EN.search(clause):  # "the boys have swimming every Wednesday after school"
+        kind, what = m.group(1).lower(), f"{m.group(2).lower()} {_third_person(m.group(3) or '')}".strip()
+        when, after = _days_capitalised(m.group(4).lower()), m.group(5) or ""
+        key = f"routine:{_CHILDREN_KEYS[kind]}_{_key_part(when)}"
+        return [_fact("preference", key, what, f"{USER_EN}'s {kind} {what} {when}{after}.")]
     m = _ROUTINE_EN.search(clause)
     if m is None:
         return []
@@ -2974,20 +3071,31 @@ def _en_family_health(clause: str) -> list[SelfFact]:
     return out
 
 
-def _diet_facts(said: str, zh: bool) -> list[SelfFact]:
+def _diet_facts(said: str, zh: bool, relation: str = "", who: str = "") -> list[SelfFact]:
     """A diet's facts: one `health:avoid:<food>` per food it leaves out ("I'm vegan": meat,
     milk, eggs), so the guard and "what can't I eat?" read them as any food the user avoids;
-    each says the whole diet ("User is vegan: no meat, fish, dairy or eggs.")."""
+    each says the whole diet ("User is vegan: no meat, fish, dairy or eggs."). A relative's
+    (`relation`, said as `who`: "sister Yasmin") is `health:avoid:<food>:<relation>`."""
     diet = next((d for d in health.DIETS if said.lower() in d.en or said in d.zh), None)
     if diet is None:
         return []
     said = {"halal": "Muslim"}.get(diet.key, diet.en[0])  # (a faith is written with its capital)
-    content = f"{USER_ZH}{diet.said_zh}。" if zh else f"{USER_EN} is {said}: {diet.said_en}."
+    whose = f"{USER_EN}'s {who}" if relation else USER_EN
+    content = f"{USER_ZH}{diet.said_zh}。" if zh else f"{whose} is {said}: {diet.said_en}."
     out = []
     for key in diet.leaves_out:
         food = health.term(health.ALLERGENS, key)
-        out.append(_fact("fact", f"health:avoid:{key}", food.name(zh) if food else key, content, zh=zh))
+        full_key = f"health:avoid:{key}:{relation_key(relation)}" if relation else f"health:avoid:{key}"
+        out.append(_fact("fact", full_key, food.name(zh) if food else key, content, zh=zh))
     return out
+
+
+# a relative's diet: "my sister Yasmin is vegetarian", "she's vegan" (after her)
+_FAMILY_DIET_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s)(?: now| also| actually| still)? (?:(?:a|strictly|strict|lifelong|full)\s)*"
+    rf"({_DIET_NAMES_EN})\b",
+    re.I,
+)
 
 
 # An allergy said by what it does, not by the word: "tree nuts would kill me", "eggs are a no-go
@@ -3050,6 +3158,9 @@ def _en_health(clause: str) -> list[SelfFact]:
     diet = _DIET_EN.search(clause)
     if diet:
         out += _diet_facts(diet.group(1) or diet.group(2) or diet.group(3), zh=False)
+    for theirs in _FAMILY_DIET_EN.finditer(clause):
+        who = " ".join(filter(None, (theirs.group(1).lower(), theirs.group(2))))
+        out += _diet_facts(theirs.group(3), zh=False, relation=theirs.group(1), who=who)
     more = _AVOID_MORE_EN.search(clause)
     if more and more.group(5) and health.known_food(more.group(5)):
         more = None  # ("no pork for me": a known food, read as "I don't eat" below)
@@ -3276,7 +3387,7 @@ _RELATIVE_WORKS_ZH = re.compile(
     + _ZH_TEXT
     + r"{1,10}?)(工作|上班|读大学|读书|上大学|上学|念书|读研究生|读研|读博士|读博|读硕士|留学|实习)(?=["
     + _ZH_STOP
-    + r"]|$|呢|了)(?:[，,]学的是([^"
+    + r"]|$|呢|了)(?:[，,](?:学的是|学|读的是|专业是)([^"
     + _ZH_STOP
     + r"]{1,8}))?"
 )
@@ -3651,6 +3762,26 @@ def names_in_profile(facts: Iterable[str]) -> list[str]:
         if name and name.casefold() not in {n.casefold() for n in names}:
             names.append(name)
     return names
+
+
+_RELATIVE_SAID = re.compile(
+    rf"^(?:{USER_EN}'s (?:late )?([a-z -]+?) (?:is|was) called |{USER_ZH}的(\w+?)叫)(.+?)[.。]$"
+)
+
+
+def relatives_known(facts: dict[str, str]) -> list[tuple[str, str]]:
+    """The relatives the stored facts name (key -> content), as (relation word, name): those a
+    later turn may name alone ("Claire is getting married in June", a week after "my daughter
+    Claire is a nurse"; `extract_self_facts(known=…)`)."""
+    out = []
+    for key, content in facts.items():
+        if not key.startswith("family:") or key.count(":") != 1:
+            continue
+        if m := _RELATIVE_SAID.match(content.strip()):
+            out.append((m.group(1) or m.group(2), m.group(3).strip()))
+        else:  # "User has twin boys, called Jayden and Jordan."
+            out += _several_named(re.sub(rf"^{USER_EN} has", "I have", content))
+    return out
 
 
 def name_in_fact(key: str, content: str) -> str:

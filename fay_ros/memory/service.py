@@ -9,6 +9,7 @@ All policy lives here or in policy.py, so the rclpy shell only converts messages
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -46,7 +47,7 @@ from .policy import GUEST_REFUSAL, RememberRequest, decide_remember
 from .profile import Profile, ProfileKeeper, ProfileSettings
 from .reflection import ReflectionSettings, Reflector
 from .retrieval import DEFAULT_DECAY_PER_HOUR, Weights
-from .self_facts import extract_self_facts, pronoun_context
+from .self_facts import extract_self_facts, pronoun_context, relatives_known
 from .temporal import resolve_dates
 from .turn_log import ASSISTANT, USER, Turn, check_turn
 
@@ -140,6 +141,12 @@ class MemoryService:
         # --- end turn log ---
 
     # ------------------------------------------------------------------ remember
+    def _known_relatives(self, owner: str) -> list[tuple[str, str]]:
+        """The relatives the owner's confirmed facts name ("Claire is getting married" a week
+        after "my daughter Claire is a nurse": the daughter)."""
+        facts = self.store.list(owner, statuses=[CONFIRMED], tags_all=["kind:fact"])
+        return relatives_known({n.key: n.content for n in reversed(facts) if n.key.startswith("family:")})
+
     def remember(self, req: RememberRequest) -> Outcome:
         if is_guest(req.owner):
             return Outcome(False, GUEST_REFUSAL)
@@ -160,6 +167,7 @@ class MemoryService:
                 self.settings.verify_explicit,
                 corrects_confirmed_fact=corrects_fact,
                 stated_texts=self.recorder.said_recently(req.owner),
+                known_relatives=lambda: self._known_relatives(req.owner),
             )
         except PermissionError as exc:
             return Outcome(False, str(exc))
@@ -520,7 +528,10 @@ class MemoryService:
             if speaker == USER and learn_facts:
                 before = self._said_before.get(owner, "")
                 self._said_before[owner] = pronoun_context(before, turn.text)
-                for fact in extract_self_facts(turn.text, before=before):
+                # (a day the words name is the one it was when said: the turn's time, not the clock's)
+                said_at = datetime.datetime.fromtimestamp(turn.time).astimezone()
+                known = self._known_relatives(owner)
+                for fact in extract_self_facts(turn.text, now=said_at, before=before, known=known):
                     node = self._write_heard_fact(turn, fact, before)
                     if node is not None:
                         written.append(node)
@@ -545,7 +556,13 @@ class MemoryService:
         )
         try:
             stated = [before, turn.text] if before else [turn.text]  # (whom "she" means: the words before)
-            decision = decide_remember(req, [turn.text], self.settings.verify_explicit, stated_texts=stated)
+            decision = decide_remember(
+                req,
+                [turn.text],
+                self.settings.verify_explicit,
+                stated_texts=stated,
+                known_relatives=lambda: self._known_relatives(turn.owner),
+            )
         except (PermissionError, MemoryInputError) as exc:
             log.debug("self-fact %s of turn %s not written: %s", fact.key, turn.turn_id, exc)
             return None
