@@ -37,6 +37,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | preference | `routine:<relation>_<when>` | `User's grandson Finn plays football every Saturday morning.` |
 | event | `plan:<relation>_<day>` | `User's granddaughter Sofia starts ballet on Saturday, 5 December 2026.` |
 | fact | `family:<relation>:job` | `User's son Andriy works as a developer in Berlin.` / `用户的老公在香港上班。` |
+| fact | `household` | `User lives with their daughter Sue and their daughter's husband Mark.` |
 | fact | `family:<relation>:likes` | `User's wife Sheila likes gardening.` / `用户的老伴喜欢跳广场舞。` |
 | fact | `family:<relation>:school` | `User's son is in year 10.` / `用户的儿子在上高三。` |
 | fact | `health:condition:<condition>:<relation>` | `User's husband Emmanuel has dementia.` |
