@@ -2686,3 +2686,37 @@ def test_several_of_a_kind_are_asked_about_together_and_each_by_name():
     # a year on, the one age told is not said as today's
     later = FRIDAY + datetime.timedelta(days=400)
     assert "are seven" not in (fact_answers.answer("how old are the twins?", facts, "en", later) or "")
+
+
+# -- what a fourteenth round of new conversations found (each with a variant of its own) ---------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("morning, the name's bill", "name", "User's name is Bill."),
+        ("The name is Aoife.", "name", "User's name is Aoife."),
+        ("hello love, peggy here", "name", "User's name is Peggy."),
+        ("i'm seventy four, used to be a lorry driver", "occupation:former", "User used to be a lorry driver."),
+        ("我儿子小宇今年上初一", "family:son:school", "用户的儿子在上初一。"),
+        ("我老伴身体不好，有心脏病", "health:condition:heart_disease:partner", "用户的老伴有心脏病。"),
+        ("下周二我陪老伴去医院检查", "plan:下周二", "用户2026年12月8日（星期二）要陪老伴去医院检查。"),
+    ],
+)
+def test_what_the_fourteenth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_a_pronoun_before_a_day_is_the_relative_and_their_plan_is_asked_by_name():
+    facts = learn(["我儿子小宇今年上初一", "他周六要去参加数学比赛"])
+    assert facts["plan:son_周六"] == "用户的儿子2026年12月5日（星期六）要去参加数学比赛。"
+    for question in ("我儿子周六干什么？", "小宇什么时候比赛？"):
+        assert fact_answers.answer(question, facts, "zh", FRIDAY) == "你的儿子2026年12月5日（星期六）要去参加数学比赛。"
+    assert fact_answers.answer("小宇上几年级？", facts, "zh", FRIDAY) == "你的儿子在上初一。"
+
+
+def test_what_can_i_have_for_a_snack_asks_for_ideas_and_can_i_have_one_food_does_not():
+    assert food_ideas.meal_asked("what can i have for a snack?", False) == "snack"
+    assert food_ideas.meal_asked("can i have a biscuit?", False) is None
+    idea = food_ideas.suggest("what can i have for a snack?", ["health:condition:diabetes"], False)
+    assert idea is not None and idea.endswith("low in sugar."), idea

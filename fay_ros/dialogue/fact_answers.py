@@ -455,8 +455,8 @@ def _someones_plan_zh(question: str, facts: dict[str, str], now: datetime.dateti
     m = _SOMEONES_PLAN_Q_ZH.search(question)
     if m is None or "生日" in question:
         return None
-    said = m.group(1) or m.group(3) or ""
-    relation = relation_key(said) if m.group(1) else ""
+    said = m.group(1) or m.group(3) or m.group(4) or m.group(6) or ""
+    relation = relation_key(said) if m.group(1) or m.group(4) else _by_name(said, facts) or ""
     plans = [
         second_person(v)
         for k, v in facts.items()
@@ -818,7 +818,13 @@ _RELATIVE_JOB_Q_ZH = re.compile(
 )
 _RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
 # when someone comes, goes, marries…: "我儿子什么时候回来？" (see _someones_plan_zh)
-_SOMEONES_PLAN_Q_ZH = re.compile(_ZH_WHO + r"(?:什么时候|啥时候|哪天|几号|哪一天|几月份?)")
+_SOMEONES_PLAN_Q_ZH = re.compile(
+    _ZH_WHO
+    + r"(?:什么时候|啥时候|哪天|几号|哪一天|几月份?)|"
+    # "我儿子周六干什么？"
+    + _ZH_WHO
+    + r"(?:这|下)?(?:个)?(?:(?:周|星期|礼拜)[一二三四五六日天]|周末|明天|后天)(?:要)?(?:干|做|去)(?:什么|啥|哪)"
+)
 # what a relative likes: "What does my wife like doing?", "我老伴喜欢干什么？"
 _RELATIVE_LIKES_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} (?:like|love|enjoy)(?: doing| to do)?\s*\??$|"

@@ -52,8 +52,10 @@ _ASKING_EN = re.compile(
     re.I,
 )
 _NOT_A_REQUEST_EN = re.compile(
-    r"\b(?:did|had|was|were|ate|favou?rite|allergic|like to|do you like|can i eat|can i have (?!something|anything)"
-    r"|is it (?:ok|okay|safe)|my (?:wife|husband|partner|son|daughter) (?:made|cooked))\b|"
+    # ("can I have a biscuit?" asks about one food; "what can I have for a snack?" asks for ideas)
+    r"\b(?:did|had|was|were|ate|favou?rite|allergic|like to|do you like|(?<!what )can i eat|"
+    r"(?<!what )can i have (?!something|anything)|is it (?:ok|okay|safe)|"
+    r"my (?:wife|husband|partner|son|daughter) (?:made|cooked))\b|"
     r"\b(?:cup|mug|pot) of tea\b|\btea or coffee\b|\bwhat time\b|\bwhen(?:'s| is)\b|"
     r"\bdo i (?:usually |normally )?(?:eat|have|cook)\b|\busually\b|\bnormally\b|\bmedicine|\btablets?\b|\bpills?\b",
     re.I,

@@ -174,7 +174,7 @@ _NOT_A_NAME_AFTER_ITS = (
 _GREETING = (
     r"(?:hi|hello|hey|hiya|heya|yo|sup|wassup|howdy|alright|all right|morning|afternoon|evening|"
     r"good (?:morning|afternoon|evening)|"
-    r"(?:hi|hello|hey|morning|afternoon|evening) (?:there|dear|fay|all|everyone|folks))"
+    r"(?:hi|hello|hey|morning|afternoon|evening) (?:there|dear|fay|all|everyone|folks|love|darling|pet|duck|mate))"
 )
 _EN_NAME = [
     # what they ask to be called comes before their name ("My name is Zainab but just call me
@@ -197,6 +197,8 @@ _EN_NAME = [
     ),
     # "Harold's the name"; "hey Fay! it's Chloe" (after a greeting, the whole of what follows)
     re.compile(rf"\b({_NAME_WORD})'s the name\b", re.I),
+    # "morning, the name's Bill"
+    re.compile(rf"(?:^|[,.!]\s*)the name(?:'s| is) ({_NAME_WORD})\b", re.I),
     re.compile(
         rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})({_NAME_WORD})[!.]*$",
         re.I,
@@ -630,7 +632,7 @@ _ZH_PLAN = re.compile(
     # "这周六我们全家去爬泰山", "周六我和老婆去看电影"
     r"("
     + _ZH_WHEN
-    + r")我(?:们)?(?:全家|一家人?|俩|[和跟][\u4e00-\u9fff]{1,4}?(?:一起)?)?(?:要|打算|准备|会)?((?:带[^"
+    + r")我(?:们)?(?:全家|一家人?|俩|[和跟][\u4e00-\u9fff]{1,4}?(?:一起)?)?(?:要|打算|准备|会)?((?:(?:带|陪)[^"
     + _ZH_STOP
     + r"去]{1,4})?去[^"
     + _ZH_STOP
@@ -812,6 +814,7 @@ _LOWER_NAME_SPOTS = [
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= (?:here|speaking)\b)"),
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})(?P<name>[a-z][a-z'-]+)(?=[!.]*$)"),
     re.compile(r"(?:^|[.!?,]\s*)(?P<name>[a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)"),
+    re.compile(r"(?:^|[.!?,]\s*)the name(?:'s| is) (?P<name>[a-z][a-z'-]+)"),
 ]
 
 
@@ -902,7 +905,13 @@ def extract_self_facts(
             clause = _zh_subject_carried(clause)
             facts += _without_echoed_routines(_zh(clause, now) + _zh_more(clause, now))
         else:
-            clause = _APPOSITION_EN.sub(r"\1, I'm \2", clause)
+            clause = _APPOSITION_EN.sub(
+                lambda m: (
+                    f"{m.group(1)}, {'I' if re.match(r'(?:used|worked|retired)', m.group(2), re.I) else 'I am'} "
+                    + m.group(2)
+                ),
+                clause,
+            )
             facts += _without_echoed_routines(_en(clause, now) + _en_more(clause, now))
         facts += _address(clause)
     # a relative named before, read by name ("Jordan is allergic to kiwi" after "twin boys, Jayden
@@ -920,7 +929,11 @@ def extract_self_facts(
 
 # what they are, said after a comma: "I'm eighty seven, a retired school secretary" ("…, I'm a
 # retired school secretary")
-_APPOSITION_EN = re.compile(r"^(I(?:'m| am) [^,]{1,40}),\s+(an? (?!lot\b|bit\b|little\b)[a-z])", re.I)
+_APPOSITION_EN = re.compile(
+    r"^(I(?:'m| am) [^,]{1,40}),\s+(an? (?!lot\b|bit\b|little\b)[a-z]|used to (?:be|work|drive|teach|run)\b|"
+    r"worked as\b|retired (?:as|from)\b)",
+    re.I,
+)
 _MENTIONED_RELATIVE = re.compile(
     rf"\b(?:my|our) (?:late |little (?!girl\b|boy\b)|eldest |youngest |older |younger |old )?({_REL})\b"
     # (a pronoun after the comma is no name: "I look after my dad, he's got dementia")
@@ -1064,9 +1077,9 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
         r"[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[号日])?"
     )
     clause = re.sub(
-        r"(^|[，,])"
-        + day
-        + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱)",
+        r"(^|[，,])" + day + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱|"
+        # ("他周六要去参加数学比赛": the day after him)
+        r"(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|周末|下个?月)",
         fits,
         clause,
     )
@@ -2963,8 +2976,10 @@ _FAMILY_SCHOOL_ZH = re.compile(
     + ZH_RELATIONS
     + r")(?:叫["
     + CJK_IDEOGRAPHS
-    + r"]{1,4}[，,])?(?:今年|现在|目前)?(?:在)?(?:上|读|念)"
-    r"((?:小学)?[一二三四五六]年级|初[一二三]|高[一二三]|大[一二三四]|小学|初中|高中|大学|研究生|幼儿园)"
+    + r"]{1,4}[，,]|"
+    + _zh_kin_name("school_name")
+    + r")?(?:今年|现在|目前)?(?:在)?(?:上|读|念)"
+    r"(?P<year>(?:小学)?[一二三四五六]年级|初[一二三]|高[一二三]|大[一二三四]|小学|初中|高中|大学|研究生|幼儿园)"
 )
 _FAMILY_SCHOOL_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:now |just )?(in (?:year|grade) \d{{1,2}}|"
@@ -3345,7 +3360,7 @@ _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION
 _FAMILY_CONDITION_ZH = re.compile(
     r"我(?:的|家(?:的)?)?("
     + ZH_RELATIONS
-    + r")(?:有|患有|得了|得过|查出(?:了)?|是)("
+    + r")(?:[^，,。！？]{0,6}[，,])?(?:也|还)?(?:有|患有|得了|得过|查出(?:了)?|是)("
     + _CONDITION_NAMES_ZH
     + r")(?!吗)"
 )
@@ -3414,8 +3429,8 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out += _death(clause, zh=True) + _zh_relative_job(clause)
     if school := _FAMILY_SCHOOL_ZH.search(clause):
         relation = school.group(1)
-        said = f"{USER_ZH}的{relation}在上{school.group(2)}。"
-        out.append(_fact("fact", f"family:{relation_key(relation)}:school", school.group(2), said, zh=True))
+        said = f"{USER_ZH}的{relation}在上{school['year']}。"
+        out.append(_fact("fact", f"family:{relation_key(relation)}:school", school["year"], said, zh=True))
     if (likes := _FAMILY_LIKES_ZH.search(clause)) and likes.group(1) not in _ZH_PETS:
         relation = likes.group(1)
         said = f"{USER_ZH}的{relation}喜欢{likes.group(2)}。"
