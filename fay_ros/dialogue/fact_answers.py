@@ -124,8 +124,8 @@ _RELATIVE_MED_Q_EN = re.compile(
 )
 # an event they told of, by its kind: "When is my hospital appointment?", "what day is my exam?"
 _EVENT_Q_EN = re.compile(
-    r"\b(?:when(?:'s| is| was)|what (?:day|time|date) is|what day's) my (?:[a-z]+(?:'s)? )?"
-    r"(appointment|exam|interview|operation|check-?up|surgery|test|party|wedding|meeting|scan)\b",
+    r"\b(?:when(?:'s| is| was| are| were)|what (?:day|time|date) (?:is|are)|what day's) my (?:[a-z]+(?:'s)? )?"
+    r"(appointment|exam|interview|operation|check-?up|surgery|test|party|wedding|meeting|scan)s?\b",
     re.I,
 )
 _PLAN_Q_ZH = re.compile(

@@ -437,6 +437,8 @@ _WHEN = (
     r"tomorrow (?:morning|afternoon|evening|night)|tomorrow|tonight|this weekend|next weekend|next week|next month"
     r"|(?:on |this |next |this coming )(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
     r"|later today|this evening"
+    # Christmas: its day ("for Christmas" → "for Christmas (25 December 2029)")
+    r"|(?:for|at|over) christmas|on christmas (?:day|eve)"
 )
 _EN_PLAN = [
     re.compile(rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna|off to)\s+(.+?)\s+({_WHEN})\b", re.I),
@@ -1555,6 +1557,12 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
         return f"{date}开始的那一周{part}" if zh else f"in the week of {date}"
     if said in ("next month", "下个月", "下月"):  # the month it names when said: "in January 2027", "2027年1月"
         return _coming_day(said, now, zh)
+    christmas = None if zh else re.fullmatch(r"(for|at|over|on) christmas( day| eve)?", said, re.I)
+    if christmas:  # the coming one, by its date, so it passes as other plans do
+        eve = (christmas.group(2) or "").strip().lower() == "eve"
+        christmas_day = when.next_anniversary(12, 24 if eve else 25, today)
+        name = "Christmas Eve" if eve else "Christmas"
+        return f"{christmas.group(1).lower()} {name} ({when.format_date(christmas_day, zh=False)})"
     month = None if zh else re.fullmatch(rf"in ({_MONTHS_EN})", said, re.I)
     if month:  # "in March": the next March (this one while it lasts), with its year
         number = [m.lower() for m in when.MONTHS_EN].index(month.group(1).lower()) + 1
@@ -1571,6 +1579,8 @@ _ZH_GOES_ON = re.compile(
     r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
     r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家|"
+    # an age said alone: "我是陈华，六十八岁，退休工人"
+    r"(?:\d{1,3}|[零一二两三四五六七八九十]{1,3})(?:周)?岁|"
     # a condition said alone after the user's words: "我不能吃太咸的，血压高"
     + "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
     + r"))"
@@ -1914,12 +1924,16 @@ _FARM_EN = re.compile(
     r"(?: (?:up |down |out )?(?:near|in|on|outside) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?))?",
     re.I,
 )
-_JOB_VERB_EN = re.compile(
-    r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?(?:[a-z]+ )?"
+# what a person drives, flies, runs or owns for a living ("I run a café", "my dad runs a garage")
+_JOB_THINGS = (
     r"(?:bus|buses|taxi|taxis|cab|cabs|truck|trucks|lorry|lorries|train|trains|tram|trams|ambulance|ambulances|"
     r"forklift|forklifts|plane|planes|helicopter|helicopters|delivery van|van|vans|shop|restaurant|bakery|cafe|café|"
     r"bar|pub|farm|hotel|salon|business|company|store|clinic|garage|kindergarten|nursery)"
-    rf"(?: (?:in|at|for|near) .+?)?){_STOP_CLAUSE}",
+)
+_JOB_VERB_EN = re.compile(
+    r"\bI(?: currently| now)? (drive|fly|run|own|manage) ((?:an? |the )?(?:small |little |local |big )?(?:[a-z]+ )?"
+    + _JOB_THINGS
+    + rf"(?: (?:in|at|for|near) .+?)?){_STOP_CLAUSE}",
     re.I,
 )
 _JOB_IS_EN = re.compile(rf"\bmy (?:job|profession|occupation) is (?:being )?(an? .+?|\w+ing\b.*?){_STOP_CLAUSE}", re.I)
@@ -2519,7 +2533,8 @@ _RELATIVE_PLAN_EN = re.compile(
     r"'s got|goes|flies|visits|comes|arrives|leaves|is away|'s away|is off|'s off|gets married|graduates|"
     r"moves)(?: .+?)??)(?<!\bevery)(?<!\beach) "
     rf"((?:until |till |on |this |next |this coming )?{_DAYS_EN}|"
-    rf"tomorrow|tonight|this weekend|next weekend|next week|next month|in {_MONTHS_EN})\b",
+    rf"tomorrow|tonight|this weekend|next weekend|next week|next month|in {_MONTHS_EN}|"
+    r"(?:for|at|over) christmas|on christmas (?:day|eve))\b",
     re.I,
 )
 
@@ -2952,6 +2967,10 @@ _FAMILY_JOB_EN = re.compile(
 
 
 _FAMILY_WORKS_EN = re.compile(rf"{_RELATIVE_EN} works? ((?:as|at|in|for) .+?){_STOP_CLAUSE}", re.I)
+_FAMILY_RUNS_EN = re.compile(
+    rf"{_RELATIVE_EN} (runs|owns|manages|drives) ((?:an? |the |his |her |their )?(?:[\w-]+ ){{0,2}}?{_JOB_THINGS})\b",
+    re.I,
+)
 # What a relative studies: "my grandson Liam is studying engineering at Newcastle" (a student's
 # `family:<relation>:job`, as "我孙女在北京读大学" is)
 _FAMILY_STUDIES_EN = re.compile(
@@ -3013,6 +3032,14 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         what = _third_person(_clause_end(works.group(3)))
         if len(what.split()) <= 10:
             out.append(_fact("fact", f"family:{relation}:job", what, f"{USER_EN}'s {who} works {what}."))
+    # "…and my dad runs a garage": a job by what they run, for a relative whose job is not read yet
+    for runs in _FAMILY_RUNS_EN.finditer(clause):
+        relation = relation_key(runs.group(1))
+        if any(f.key == f"family:{relation}:job" for f in out):
+            continue
+        who = " ".join(filter(None, (runs.group(1).lower(), runs.group(2))))
+        what = f"{runs.group(3).lower()} {_third_person(_clause_end(runs.group(4)))}"
+        out.append(_fact("fact", f"family:{relation}:job", what, f"{USER_EN}'s {who} {what}."))
     if not works and (studies := _FAMILY_STUDIES_EN.search(clause)):
         relation = relation_key(studies.group(1))
         who = " ".join(filter(None, (studies.group(1).lower(), studies.group(2))))
