@@ -51,31 +51,40 @@ def replies_on(page) -> list[dict]:
 
 
 def type_and_wait_reply(page, typed, text: str) -> str:
-    """Type a line in the page; return the text of the reply it shows."""
+    """Type a line in the page; return the text of the reply it shows. Right after the nodes
+    start, a line our collector heard may still miss the dialogue node, or its reply the
+    bridge (each link is matched on its own): with no reply after a while the line is typed
+    again, as a person would (every line typed here reads the same the second time)."""
     before = {e["utterance"].rsplit(":", 1)[0] for e in replies_on(page)}
-    sent_before = sum(m.text == text for m in typed.messages)  # both people ask "What's my name?"
-
-    def delivered():
-        if sum(m.text == text for m in typed.messages) == sent_before:  # lost before discovery settled: again
-            page.fill("#chat-text", text)
-            page.click("#chat-send")
-        return sum(m.text == text for m in typed.messages) > sent_before
-
-    wait_until(delivered, timeout=30, interval=0.5, message=f"{text!r} on text_input")
 
     def answered():
         new = [e for e in replies_on(page) if e["utterance"].rsplit(":", 1)[0] not in before]
         ends = {e["utterance"].rsplit(":", 1)[0] for e in new}
         return new if ends else None
 
-    new = wait_until(
-        answered,
-        timeout=60,
-        message=lambda: (
-            f"a reply to {text!r} on the page; it shows "
-            f"{replies_on(page)}; typed: {[(m.user_id, m.text) for m in typed.messages]}"
-        ),
-    )
+    for attempt in range(3):
+        sent_before = sum(m.text == text for m in typed.messages)  # both people ask "What's my name?"
+
+        def delivered(sent_before=sent_before):
+            if sum(m.text == text for m in typed.messages) == sent_before:  # lost before discovery settled: again
+                page.fill("#chat-text", text)
+                page.click("#chat-send")
+            return sum(m.text == text for m in typed.messages) > sent_before
+
+        wait_until(delivered, timeout=30, interval=0.5, message=f"{text!r} on text_input")
+        try:
+            new = wait_until(
+                answered,
+                timeout=60 if attempt == 2 else 20,
+                message=lambda: (
+                    f"a reply to {text!r} on the page; it shows "
+                    f"{replies_on(page)}; typed: {[(m.user_id, m.text) for m in typed.messages]}"
+                ),
+            )
+            break
+        except TimeoutError:
+            if attempt == 2:
+                raise
     conversation = new[0]["utterance"].rsplit(":", 1)[0]
     wait_until(
         lambda: len({e["utterance"] for e in replies_on(page) if e["utterance"].startswith(conversation + ":")}) >= 1,
