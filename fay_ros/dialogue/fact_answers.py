@@ -409,11 +409,7 @@ def _relatives_relative(question: str, facts: dict[str, str]) -> str | None:
     name, relation = m.group(1) or m.group(3), (m.group(2) or m.group(4)).lower()
     # how the facts say the named one: by name, or by their relation ("their daughter's husband")
     said_as = [re.escape(name)] + [
-        rf"their {re.escape(word)}"
-        for k, v in facts.items()
-        if k.startswith("family:")
-        and (word := re.sub(r"^User's (?:late )?| (?:is|was) called .*$", "", v)) != v
-        and re.search(rf"\bcalled {re.escape(name)}\b", v)
+        rf"their {re.escape(word)}" for word, named in relatives_known(facts) if named == name
     ]
     pattern = re.compile(rf"(?:{'|'.join(said_as)})'s {re.escape(relation)} ((?-i:[A-Z])[a-z]+)")
     for content in facts.values():

@@ -199,7 +199,11 @@ class TurnContext:
         getting married in June", a week after "my daughter Claire is a nurse"), once the
         profile's facts are known: added to `learned`, to `facts` and to the session."""
         known = relatives_known(facts)
-        if not ctx.owner or not known or not self.wiring.settings.learn_facts or probing():
+        said = ctx.question.lower()
+        # (most turns name no one known: the words are read a second time only when one does)
+        if not ctx.owner or not any(name.lower() in said for _relation, name in known):
+            return
+        if not self.wiring.settings.learn_facts or probing():
             return
         session = self.sessions.of(ctx.owner)
         seen = {fact.key for fact in learned}

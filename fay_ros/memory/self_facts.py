@@ -1811,7 +1811,10 @@ MALE_RELATIONS = {
 
 _EN_MY_RELATION = re.compile(rf"\bmy ({_REL})\b", re.I)
 _ZH_MY_RELATION = re.compile(r"我(?:的|家)?(" + ZH_RELATIONS + r")")
-_RELATIVE_NAME = re.compile(rf"^(?:{USER_EN}'s [a-z ]+ (?:is|was) called |{USER_ZH}的\w+?叫)(.+?)[.。]$")
+# a stored family fact that names them: the relation (English or Chinese) and the name
+_RELATIVE_SAID = re.compile(
+    rf"^(?:{USER_EN}'s (?:late )?([a-z -]+?) (?:is|was) called |{USER_ZH}的(\w+?)叫)(.+?)[.。]$"
+)
 
 
 def relations_in(text: str) -> set[str]:
@@ -1823,8 +1826,8 @@ def relations_in(text: str) -> set[str]:
 
 def name_of_relative(content: str) -> str:
     """The name in a stored family fact ("User's sister is called Ella." / "用户的姐姐叫小红。"), else ""."""
-    m = _RELATIVE_NAME.match(content.strip())
-    return m.group(1).strip() if m else ""
+    m = _RELATIVE_SAID.match(content.strip())
+    return m.group(3).strip() if m else ""
 
 
 def relation_key(word: str) -> str:
@@ -3805,11 +3808,6 @@ def names_in_profile(facts: Iterable[str]) -> list[str]:
         if name and name.casefold() not in {n.casefold() for n in names}:
             names.append(name)
     return names
-
-
-_RELATIVE_SAID = re.compile(
-    rf"^(?:{USER_EN}'s (?:late )?([a-z -]+?) (?:is|was) called |{USER_ZH}的(\w+?)叫)(.+?)[.。]$"
-)
 
 
 def relatives_known(facts: dict[str, str]) -> list[tuple[str, str]]:

@@ -532,7 +532,7 @@ class MemoryService:
                 said_at = datetime.datetime.fromtimestamp(turn.time).astimezone()
                 known = self._known_relatives(owner)
                 for fact in extract_self_facts(turn.text, now=said_at, before=before, known=known):
-                    node = self._write_heard_fact(turn, fact, before)
+                    node = self._write_heard_fact(turn, fact, before, known)
                     if node is not None:
                         written.append(node)
         for listener in list(self.turn_listeners):
@@ -542,7 +542,9 @@ class MemoryService:
                 log.exception("turn listener %r failed on turn %s", listener, turn.turn_id)
         return Outcome(True, f"stored turn {turn.turn_id}" + (f"; {len(written)} facts" if written else ""), written)
 
-    def _write_heard_fact(self, turn: Turn, fact, before: str = "") -> MemoryNode | None:
+    def _write_heard_fact(
+        self, turn: Turn, fact, before: str = "", known: Sequence[tuple[str, str]] = ()
+    ) -> MemoryNode | None:
         """A self-fact of `turn`, as the dialogue writes it (confirmed, keyed), resting on the
         turn; an identical current memory gains the turn as evidence instead."""
         req = RememberRequest(
@@ -561,7 +563,7 @@ class MemoryService:
                 [turn.text],
                 self.settings.verify_explicit,
                 stated_texts=stated,
-                known_relatives=lambda: self._known_relatives(turn.owner),
+                known_relatives=lambda: known,  # (the turn's, read once for all its facts)
             )
         except (PermissionError, MemoryInputError) as exc:
             log.debug("self-fact %s of turn %s not written: %s", fact.key, turn.turn_id, exc)
