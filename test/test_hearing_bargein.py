@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
@@ -374,6 +375,7 @@ def rig(ros, launch_node, tmp_path):
 
     def start(parts: list, asr: bool = False, **tts_params) -> dict:
         speak_to_wav(tmp_path / "room.wav", parts, rate=RATE)
+        diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
         tts = launch_node("fay_ros.nodes.tts", {"output_device": "none", **tts_params})
         if asr:
             launch_node("fay_ros.nodes.asr", {"language": "en"}).wait_ready(timeout=60)
@@ -390,6 +392,16 @@ def rig(ros, launch_node, tmp_path):
         )
         tts.wait_ready()
         mic.wait_ready()
+        # The scenario starts once the mic hears the tts (and the tts has found the mic): a link
+        # that DDS discovery found seconds late on a busy machine left the robot's first played
+        # audio uncancelled, the gate learned a louder echo and did not hold for "yeah" (a CI
+        # run). Asked before this probe subscribes to either topic, so the counts are the nodes'.
+        _wait_for_values(
+            diagnostics, "fay/tts: listeners", {"audio/played subscribers": 1, "robot_speaking subscribers": 1 + asr}
+        )
+        _wait_for_values(
+            diagnostics, "fay/mic: robot voice", {"audio/played publishers": 1, "robot_speaking publishers": 1}
+        )
         got = {
             "speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
             "tracks": ros.collect(VisemeTrack, topics.VISEMES),
@@ -415,6 +427,19 @@ def rig(ros, launch_node, tmp_path):
         return got
 
     return start
+
+
+def _wait_for_values(diagnostics, name: str, least: dict[str, int]) -> None:
+    """Until a status `name` on /diagnostics has at least these numbers in its values."""
+
+    def enough(array: DiagnosticArray) -> bool:
+        for status in array.status:
+            if status.name == name:
+                values = {item.key: item.value for item in status.values}
+                return all(int(values.get(key, 0)) >= count for key, count in least.items())
+        return False
+
+    diagnostics.wait_for_match(enough, timeout=60, what=f"{name} with {least}")
 
 
 def _spoken_whole(got: dict) -> None:

@@ -5,6 +5,7 @@ health names the device as its hardware id."""
 
 from __future__ import annotations
 
+import bisect
 import os
 import shutil
 import subprocess
@@ -137,16 +138,52 @@ def test_tts_plays_through_a_sound_device(ros, launch_node, pulse, tmp_path):
     assert len(heard_env) >= 0.6 * len(played_env), (
         f"the recording holds {len(heard_env)} of the sentence's {len(played_env)} envelope frames"
     )
-    whole = len(heard_env) >= len(played_env)
-    shorter, longer = (played_env, heard_env) if whole else (heard_env, played_env)
-    # (A window of digital silence has no correlation, NaN, and would stop max() on the first
-    # window: the recording starts long before the sentence when the machine is slow to speak.)
-    windows = (longer[k : k + len(shorter)] for k in range(len(longer) - len(shorter) + 1))
-    similarity = max((np.corrcoef(window, shorter)[0, 1] for window in windows if window.std() > 0), default=0.0)
-    # (a different sentence scores about 0.4; a lost moment shifts the rest and lowers the score)
-    assert similarity > (0.95 if whole else 0.8), (
-        f"the device did not play the synthesized sentence (envelope correlation {similarity:.2f})"
-    )
+    if len(heard_env) >= len(played_env):
+        # Nothing lost: the whole sentence is in the recording, in one piece.
+        windows = (heard_env[k : k + len(played_env)] for k in range(len(heard_env) - len(played_env) + 1))
+        # (A window of digital silence has no correlation, NaN, and would stop max() on the first
+        # window: the recording starts long before the sentence when the machine is slow to speak.)
+        similarity = max((np.corrcoef(window, played_env)[0, 1] for window in windows if window.std() > 0), default=0)
+        # (a different sentence scores about 0.4)
+        assert similarity > 0.95, (
+            f"the device did not play the synthesized sentence (envelope correlation {similarity:.2f})"
+        )
+    else:
+        # A lost moment joins the sentence's pieces on either side of it, so no one alignment
+        # fits the whole (one lost 200 ms scored 0.37 against it): each quarter second of the
+        # recording must be found in the sentence, in its order (a different sentence: under half
+        # found; three lost moments in 1.8 s of speech: 80% found, 75% of those in order).
+        found, order = _pieces_in_order(heard_env, played_env)
+        assert found >= 0.7 and order >= 0.7, (
+            f"the device did not play the synthesized sentence ({found:.0%} of the recording's quarter "
+            f"seconds found in it, {order:.0%} in its order)"
+        )
+
+
+def _pieces_in_order(heard_env: np.ndarray, played_env: np.ndarray, piece: int = 25) -> tuple[float, float]:
+    """Of the recording's pieces (`piece` envelope frames, 250 ms) that are not digital silence:
+    the share found in the played envelope (correlation >= 0.9 at some offset), and the share of
+    the found pieces that are in the sentence's order."""
+    offsets, pieces = [], 0
+    for start in range(0, len(heard_env) - piece + 1, piece):
+        window = heard_env[start : start + piece]
+        if window.std() == 0:
+            continue
+        pieces += 1
+        candidates = (
+            (np.corrcoef(window, played_env[k : k + piece])[0, 1], k)
+            for k in range(len(played_env) - piece + 1)
+            if played_env[k : k + piece].std() > 0
+        )
+        similarity, offset = max(candidates, default=(0.0, -1))
+        if similarity >= 0.9:
+            offsets.append(offset)
+    # the longest run of them in the sentence's order (a longest increasing subsequence)
+    tails: list[int] = []
+    for offset in offsets:
+        at = bisect.bisect_left(tails, offset)
+        tails[at : at + 1] = [offset]
+    return len(offsets) / max(1, pieces), len(tails) / max(1, len(offsets))
 
 
 def _envelope(audio: np.ndarray, hop: int = RATE // 100) -> np.ndarray:

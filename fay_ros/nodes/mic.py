@@ -257,6 +257,7 @@ LIVE_PARAMETERS = (
 ECHO_STATUS = "echo cancellation"
 ROOM_STATUS = "room"
 CAPTURE_STATUS = "capture"
+ROBOT_VOICE_STATUS = "robot voice"
 
 
 class Mic(ManagedNode):
@@ -273,7 +274,9 @@ class Mic(ManagedNode):
         self.voice_pub.publish(Bool(data=False))
         self.listening_pub = self.create_publisher(Bool, topics.MIC_LISTENING, qos.LATCHED)
         self.listening_pub.publish(Bool(data=True))
-        self.create_subscription(SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED)
+        self._speaking_sub = self.create_subscription(
+            SpeechState, topics.ROBOT_SPEAKING, self._on_robot_speaking, qos.LATCHED
+        )
         # Subscribed only while used: the tts node publishes what it plays only while someone listens.
         self._played_sub: Subscription | None = None
         # The played audio goes straight into the core (not through the worker's queue), so a
@@ -300,6 +303,7 @@ class Mic(ManagedNode):
         self._lost = AudioLoss()
         health(self).add(ROOM_STATUS, self._room_health)
         health(self).add(CAPTURE_STATUS, self._capture_health)
+        health(self).add(ROBOT_VOICE_STATUS, self._robot_voice_health)
 
     def _room_health(self) -> tuple[str, str, dict[str, str]]:
         """What the VAD hears of the room: its noise floor, a steady sound (mains hum, a fan) it
@@ -315,6 +319,19 @@ class Mic(ManagedNode):
         overflows = getattr(self.source, "overflows", 0)
         dropped = self._worker.dropped if self._worker is not None else 0
         return self._lost.status(overflows, dropped, time.monotonic())
+
+    def _robot_voice_health(self) -> tuple[str, str, dict[str, str]]:
+        """Whether the mic hears from a tts: its speaking state (the half-duplex gate) and, for
+        the canceller and the room echo, what it plays. A tts found late (DDS discovery on a busy
+        machine) leaves its first played audio uncancelled, so the gate learns a louder echo."""
+        speaking = self._speaking_sub.get_publisher_count()
+        values = {"robot_speaking publishers": str(speaking)}
+        message = f"robot_speaking from {speaking} publisher(s)"
+        if self._played_sub is not None:
+            played = self._played_sub.get_publisher_count()
+            values["audio/played publishers"] = str(played)
+            message += f", audio/played from {played}"
+        return "ok", message, values
 
     def _new_core(self, cfg: MicConfig) -> MicCore:
         room = RoomEcho(cfg.simulated_echo_db, cfg.simulated_echo_delay_ms) if cfg.simulated_echo_db else None

@@ -260,6 +260,8 @@ LIVE_PARAMETERS = VOICE_PARAMETERS | {
 }
 # Blocks of played audio waiting for the publisher thread (2 s of 20 ms blocks).
 PLAYED_QUEUE_BLOCKS = 100
+# /diagnostics: who hears the voice (the mic's echo canceller and barge-in gate)
+LISTENERS_STATUS = "listeners"
 
 
 def output_label(cfg: TtsConfig) -> str:
@@ -288,6 +290,7 @@ class Tts(ManagedNode):
             self._publish_played, PLAYED_QUEUE_BLOCKS, "tts-played"
         )
         self._played_worker.start()
+        health(self).add(LISTENERS_STATUS, self._listeners_health)
         self._publish_speaking(False, "", time.monotonic())
         self._resume_lock = threading.Lock()
         self._resume: ResumeKeeper[SentenceRequest] = ResumeKeeper(self._resume_settings(cfg))
@@ -815,6 +818,17 @@ class Tts(ManagedNode):
         engine = self.engine
         if self.config.publish_played and engine is not None:
             self._played_worker.put((block.copy(), play_time, engine.sample_rate))
+
+    def _listeners_health(self) -> tuple[str, str, dict[str, str]]:
+        """Who hears the voice: a mic's echo canceller takes it out of what the mic captures by
+        audio/played (published only while someone subscribes), its barge-in gate listens to
+        robot_speaking."""
+        played, speaking = self.played_pub.get_subscription_count(), self.speaking_pub.get_subscription_count()
+        return (
+            "ok",
+            f"audio/played to {played} subscriber(s), robot_speaking to {speaking}",
+            {"audio/played subscribers": str(played), "robot_speaking subscribers": str(speaking)},
+        )
 
     def _publish_played(self, item: tuple[np.ndarray, float, int]) -> None:
         samples, play_time, rate = item
