@@ -430,6 +430,18 @@ def test_night_question_another_time_and_no(rig):
     assert len(r.rows()) == 1
 
 
+def test_night_question_answered_with_the_part_of_the_day(rig):
+    r = rig(now="2026-12-04T20:00:00")
+    assert r.say("remind me at 11 to take the laundry out").action == "ask"
+    done = r.say("no, in the morning")
+    assert done is not None and done.action == "set" and "11:00" in done.text
+    assert r.rows() == [("2026-12-05T11:00:00", "", "take the laundry out")]
+    assert r.say("十一点提醒我吃药").action == "ask"
+    done = r.say("不是，上午")
+    assert done is not None and done.action == "set" and "11:00" in done.text
+    assert r.rows()[-1] == ("2026-12-05T11:00:00", "", "吃药")
+
+
 def test_past_question_yes_moves_to_tomorrow(rig):
     r = rig()
     ask = r.say("remind me today at 8 to stretch")
@@ -510,6 +522,17 @@ def test_cancel_by_name_time_next_and_several(rig):
     assert gone is not None and gone.action == "cancel" and "交周报" in gone.text
     assert r.say("cancel my 6 pm reminder").action == "cancel"
     assert r.rows() == []
+
+
+def test_cancel_the_one_about_a_thing_only_when_a_reminder_is_about_it(rig):
+    r = rig()
+    assert r.say("cancel the one about the gym") is None  # no reminders: not about reminders
+    r.say("remind me at 3 pm to ring sue")
+    r.say("remind me at 5 pm to walk the dog")
+    assert r.say("cancel the one about the gym") is None  # (a membership, say): the dialogue answers
+    gone = r.say("cancel the one about sue")
+    assert gone is not None and gone.action == "cancel" and "ring sue" in gone.text
+    assert [t for _s, _r, t in r.rows()] == ["walk the dog"]
 
 
 def test_cancel_next_and_by_name_in_chinese(rig):

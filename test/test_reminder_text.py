@@ -147,6 +147,9 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("remind me at 7 or 8 to call Sam", "fri9", None, None, "ambiguous", "call Sam"),
     ("remind me tomorrow or Friday at 3 to call the landlord", "fri9", None, None, "ambiguous", "call the landlord"),
     ("remind me in 5 hours to check the laundry", "fri20", "2026-12-05 01:00", None, "night", "check the laundry"),
+    # a shorter timer that lands in the night was counted on purpose: no question
+    ("remind me in 3 hours to take the meat out", "fri20", "2026-12-04 23:00", None, None, "take the meat out"),
+    ("过三个小时提醒我把鸡汤关了", "fri20", "2026-12-04 23:00", None, None, "把鸡汤关了"),
     ("remind me at 11 to take my medicine", "fri20", "2026-12-04 23:00", None, "night", "take my medicine"),
     # Chinese one-shots
     ("明天下午三点提醒我交周报", "fri9", "2026-12-05 15:00", None, None, "交周报"),
@@ -330,8 +333,38 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
         None,
         "打扫卫生",
     ),
-    ("remind me on new year's eve at 8 pm to call grandma", "fri9", None, None, "ambiguous", "call grandma"),
-    ("元旦早上九点提醒我给老师拜年", "fri9", None, None, "ambiguous", "给老师拜年"),
+    # a day on the same date every year is that date; one that moves asks; a name before a noun is a thing
+    ("remind me on new year's eve at 8 pm to call grandma", "fri9", "2026-12-31 20:00", None, None, "call grandma"),
+    ("元旦早上九点提醒我给老师拜年", "fri9", "2027-01-01 09:00", None, None, "给老师拜年"),
+    (
+        "remind me on christmas eve at 4 to pick up the turkey",
+        "fri9",
+        "2026-12-24 16:00",
+        None,
+        None,
+        "pick up the turkey",
+    ),
+    (
+        "remind me on christmas morning at 8 to put the turkey in",
+        "fri9",
+        "2026-12-25 08:00",
+        None,
+        None,
+        "put the turkey in",
+    ),
+    ("平安夜晚上八点提醒我包礼物", "fri9", "2026-12-24 20:00", None, None, "包礼物"),
+    ("remind me on easter sunday at 10 to hide the eggs", "fri9", None, None, "ambiguous", "hide the eggs"),
+    ("remind me at 6 to buy christmas cards", "fri9", "2026-12-04 18:00", None, None, "buy christmas cards"),
+    ("明天下午三点提醒我买圣诞礼物", "fri9", "2026-12-05 15:00", None, None, "买圣诞礼物"),
+    ("圣诞节上午十点提醒我给妈妈打电话", "fri9", "2026-12-25 10:00", None, None, "给妈妈打电话"),
+    ("情人节晚上七点提醒我订餐厅", "fri9", "2027-02-14 19:00", None, None, "订餐厅"),
+    ("中秋节晚上八点提醒我赏月", "fri9", None, None, "ambiguous", "赏月"),
+    ("国庆节上午九点提醒我看升旗", "fri9", "2027-10-01 09:00", None, None, "看升旗"),
+    ("五一上午九点提醒我出发", "fri9", "2027-05-01 09:00", None, None, "出发"),
+    # a moment before the request ("after lunch") is asked for; the thing is the rest
+    ("吃完午饭提醒我吃药", "fri9", None, None, "no_time", "吃药"),
+    ("下班后提醒我买菜", "fri9", None, None, "no_time", "买菜"),
+    ("remind me at christmas to call uncle bob", "fri9", None, None, "no_time", "call uncle bob"),
     ("每个月最后一天上午十点提醒我交信用卡", "fri9", None, None, "ambiguous", "每个月交信用卡"),
     (
         "remind me on the first monday of every month at 10 to test the smoke detectors",
@@ -606,6 +639,7 @@ NEGATIVES = [
     # about reminders, or someone else reminding the user (held-out sweep)
     "did you set an alarm for tomorrow",
     "remind me again what we talked about",
+    "remind me, who was the prime minister before her?",
     "what time did you remind me yesterday",
     "do you remember what I asked you to remind me about",
     "你提醒我了吗",

@@ -386,7 +386,9 @@ _LIST_ZH = re.compile(r"(?:有什么|有哪些|有没有|有几个|什么|哪些
 _CANCEL_EN = re.compile(
     r"\b(?:cancel|delete|remove|forget|drop|scrap|clear|turn off|switch off|stop|disable|get rid of)\b"
     r"(?P<rest>.*?)\b(?:reminders?|alarms?)\b(?P<after>.*)$|"
-    r"\b(?:don'?t|no need to|you don'?t need to) remind me (?:to |about )?(?P<dont>.+)$",
+    r"\b(?:don'?t|no need to|you don'?t need to) remind me (?:to |about )?(?P<dont>.+)$|"
+    # "cancel the one about Sue": a reminder only when one of them is about Sue (see _cancel)
+    r"^\s*(?:please\s+)?(?:cancel|delete|remove|scrap|drop|get rid of) the one (?:about|for|to|at|with) (?P<one>.+)$",
     re.I,
 )
 _CANCEL_ZH = re.compile(
@@ -645,6 +647,9 @@ class ReminderTalk:
         for a in answers:
             if p.parsed.question == NO_TIME:
                 tries.append(f"{p.original} {a}" if not zh else f"{p.original}{a}")
+            elif p.parsed.question == NIGHT and p.target is None:
+                # "at 11?" - "no, in the morning": the part of the day for the clock time asked about
+                tries.append(f"{p.original} {a}" if not zh else f"{a}{p.original}")
             tries.append(f"{a}提醒我{what}" if zh else f"remind me to {what} {a}")
         for attempt in tries:
             found = parse_reminder(attempt, now, self.tz)
@@ -914,6 +919,8 @@ class ReminderTalk:
         named = re.sub(r"\s+", " ", named).strip(" ,.!?，。")
         _ok, found, _ = await self._call("list", user_id)
         if not found:
+            if m.groupdict().get("one"):
+                return None
             return TalkReply("你现在没有提醒。" if zh else "You have no reminders to cancel.", action="cancel")
         if (_ALL_ZH if has_cjk(words) else _ALL_EN).search(words):
             self._pending[user_id] = _Pending("cancel_all", self.clock(), zh, candidates=found)
@@ -924,6 +931,8 @@ class ReminderTalk:
         if (_NEXT_ZH if has_cjk(words) else _NEXT_EN).search(words):
             return await self._cancel_these(user_id, [found[0]], zh, now)
         matches = self._matching(named, found, now)
+        if not matches and m.groupdict().get("one"):
+            return None  # "cancel the one about the gym": not about reminders
         if not matches:
             listed = (
                 "；".join(self._item(r, zh, now) for r in found[:3])

@@ -1560,8 +1560,10 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
     christmas = None if zh else re.fullmatch(r"(for|at|over|on) christmas( day| eve)?", said, re.I)
     if christmas:  # the coming one, by its date, so it passes as other plans do
         eve = (christmas.group(2) or "").strip().lower() == "eve"
-        christmas_day = when.next_anniversary(12, 24 if eve else 25, today)
         name = "Christmas Eve" if eve else "Christmas"
+        month_day = when.fixed_date_day(name)
+        assert month_day is not None  # (both are in when.FIXED_DATE_DAYS_EN)
+        christmas_day = when.next_anniversary(*month_day, today)
         return f"{christmas.group(1).lower()} {name} ({when.format_date(christmas_day, zh=False)})"
     month = None if zh else re.fullmatch(rf"in ({_MONTHS_EN})", said, re.I)
     if month:  # "in March": the next March (this one while it lasts), with its year

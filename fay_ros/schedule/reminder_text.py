@@ -45,7 +45,7 @@ Decisions (documented, tested in test/test_reminder_text.py):
   its due and asks: question "past".
 - A one-shot due between 23:00 and 05:59 that was not said as night (pm, am, "tonight", "at
   night", "midnight", "晚上", "夜里", "半夜", "凌晨", a 24-hour time) asks: question "night"
-  (due kept, for "did you mean …?"). A relative time shorter than an hour never asks.
+  (due kept, for "did you mean …?"). A relative time shorter than four hours never asks.
 - A time or day taken back is replaced by the one said after it ("at 5, no, make it 6", "tomorrow
   at 9, sorry I mean 10", "on Tuesday no wait Wednesday", "五点，不对，六点", "明天，不对，后天"),
   and a hedge is dropped ("in like half an hour", "at about 11", "at 8 sharp", "大概半小时后",
@@ -63,8 +63,11 @@ Decisions (documented, tested in test/test_reminder_text.py):
   one-shot ("on Monday and Thursday"; "on Mondays and Thursdays" and "every …" repeat). A
   weekday with a date is that date when they agree ("on Monday the 14th", "Monday 14th"),
   and asks "ambiguous" when they do not.
-- Days this parser does not count ask "ambiguous": holidays, "on my birthday", "the night
-  before", "the first Monday of the month", 春节, 月底, lunar dates (腊月二十三, 初八).
+- Days that fall on the same date every year are that date ("on Christmas Eve at 4", "new
+  year's eve at 11.55 pm", 元旦上午十点, 平安夜; text.when.FIXED_DATE_DAYS_EN/ZH). Days this
+  parser does not count ask "ambiguous": holidays that move (Easter, Mother's Day, 春节, 中秋),
+  "on my birthday", "the night before", "the first Monday of the month", 月底, lunar dates
+  (腊月二十三, 初八).
   "Birthday" naming a thing ("a birthday card") is part of the reminder's words, as is a part
   of the day naming a thing ("my evening pills", "the morning paper"): neither says when.
 - 每隔一天 / "every other day" is every two days; 每隔两天 is said for every two days as well
@@ -110,7 +113,16 @@ from zoneinfo import ZoneInfo
 from dateutil import rrule as du_rrule
 
 from ..text.when import EN_NUMBER as _EN_NUMBER_WORDS
-from ..text.when import day_of_month, month_start, number, resolve_day
+from ..text.when import (
+    FIXED_DATE_DAYS_EN,
+    FIXED_DATE_DAYS_ZH,
+    day_of_month,
+    fixed_date_day,
+    month_start,
+    next_anniversary,
+    number,
+    resolve_day,
+)
 from ..text.words import as_written
 
 EN_NUMBER = rf"(?:{_EN_NUMBER_WORDS})"
@@ -122,6 +134,9 @@ AMBIGUOUS = "ambiguous"
 QUESTIONS = (PAST, NO_TIME, NIGHT, AMBIGUOUS)
 
 NIGHT_FROM, NIGHT_UNTIL = 23, 6  # a one-shot at 23:00-05:59 not said as night asks
+# ... and a relative one this long or longer: "in 90 minutes" at 21:40 is a timer the person
+# counted themselves; "in 5 hours" at 20:00 lands at 01:00, easily not what they pictured
+RELATIVE_NIGHT_FROM = timedelta(hours=4)
 DAY_FROM, DAY_UNTIL = 7, 19  # bare clock hours are read in 07:00-18:59
 WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 
@@ -174,7 +189,8 @@ _EN_NEGATIVE = re.compile(
 _EN_ASKING_ABOUT = re.compile(
     r"^\s*(?:(?:what|which|do i|have i|how many|any|list|show|when is|where)\b[^?]*\breminders?\b|"
     r"(?:did|have|has) you\b[^?]*\bremind)|\byou remind me of\b|\bthanks?(?: you)? for (?:the )?remind|"
-    r"\bremind me (?:again )?(?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b|"
+    # ("remind me, who was the prime minister before her?": a comma after "remind me" too)
+    r"\bremind me,? (?:again,? )?(?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b|"
     # "what time did you remind me yesterday?", "did you set an alarm for tomorrow?", "do you
     # remember what I asked you to remind me about?": about reminders, not for one
     r"^\s*(?:what|when|which|why|how|who)\b[^?]*\b(?:did|have|has) you\b[^?]*\b(?:remind|alarm)|"
@@ -427,7 +443,7 @@ class _Scanner:
 
 # Days a person names that this parser does not count: asked about, never read as today
 _UNCOUNTED_DAYS_EN = (
-    r"\b(?:new year'?s(?: eve| day)?|christmas(?: eve| day)?|easter|thanksgiving|halloween|valentine'?s(?: day)?|"
+    r"\b(?:new year'?s|easter|thanksgiving|"
     r"mother'?s day|father'?s day|"
     r"(?:(?:at|by|on|towards?) )?(?:the )?end of (?:the|this|next) month|the (?:night|day|evening|morning) before|"
     # a birthday as the day ("on my birthday", "the day before Jo's birthday"), not "a birthday card"
@@ -437,7 +453,7 @@ _UNCOUNTED_DAYS_EN = (
     r"friday|saturday|sunday)(?: of (?:every|each|the|this|next) month)?)\b"
 )
 _UNCOUNTED_DAYS_ZH = (
-    r"元旦|春节|除夕|大年|中秋|端午|清明|国庆|圣诞|情人节|母亲节|父亲节|最后一天|月底|月末|生日那天|过年|"
+    r"春节|除夕|大年|(?:中秋|端午|清明)节?|国庆(?!节)|母亲节|父亲节|最后一天|月底|月末|生日那天|过年|"
     r"腊月|正月|农历|阴历|初[一二三四五六七八九十](?!点)"
 )
 
@@ -450,7 +466,41 @@ _NOT_A_THING = (
 )
 
 
+# What follows a day's name when it names a thing ("christmas cards", "圣诞礼物"), not the day
+_DAY_AS_A_THING_EN = (
+    r"(?! (?:cards?|trees?|presents?|gifts?|dinner|lunch|party|parties|shopping|lights|pudding|cake|"
+    r"jumpers?|decorations|list|market|films?|movies?|songs?|carols?|box|bonus|do|fair|play|concert|"
+    r"costumes?|sweets|pumpkins?|flowers|chocolates)\b)"
+)
+_DAY_AS_A_THING_ZH = r"(?!的|礼物|晚会|假期|快乐|活动|聚会|大餐|贺卡|树|老人|帽)"
+
+
+def _fixed_date_days(s: _Scanner, f: _Found, today: date, zh: bool) -> None:
+    """ "on Christmas Eve", "元旦": the day's next date (text.when.FIXED_DATE_DAYS_EN/ZH). A name
+    alone ("Christmas", "Halloween") is the day after on/at/for/over/by/before/until only:
+    "buy Christmas cards" names a thing."""
+    table = FIXED_DATE_DAYS_ZH if zh else FIXED_DATE_DAYS_EN
+    names = "|".join(f"(?:{pattern})" for pattern in table)
+    if zh:
+        pattern = rf"(?P<name>{names})(?:那天|当天)?{_DAY_AS_A_THING_ZH}"
+    else:
+        pattern = (
+            rf"\b(?:(?P<prep>on|at|for|over|by|before|until|till) )?(?:the )?(?P<name>{names})"
+            rf"(?: (?P<period>morning|afternoon|evening|night))?\b{_DAY_AS_A_THING_EN}"
+        )
+    for m in s.each(pattern):
+        name = m.group("name").lower()
+        month_day = fixed_date_day(name)
+        if month_day is None or (not zh and not m.group("prep") and not re.search(r" (?:day|eve)$", name)):
+            continue
+        f.day, f.day_said = next_anniversary(*month_day, today), True
+        if not zh and m.group("period") and f.period is None:
+            f.period = m.group("period").lower()
+        s.take(m)
+
+
 def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
+    _fixed_date_days(s, f, today, zh=False)
     _ask_about(s, f, _UNCOUNTED_DAYS_EN)
     # "the 8 o'clock train", "my 10 am appointment": a time that names a thing, not the reminder's
     _ask_about(
@@ -760,6 +810,7 @@ _ZH_PERIOD_RE = "|".join(sorted(_ZH_PERIODS, key=len, reverse=True))
 
 
 def _scan_zh(s: _Scanner, f: _Found, today: date) -> None:
+    _fixed_date_days(s, f, today, zh=True)
     _ask_about(s, f, _UNCOUNTED_DAYS_ZH)
     _ask_about(s, f, rf"{_ZH_NUM}[点點](?:半|{_ZH_NUM}分?)?的(?=[\u4e00-\u9fff])(?!提醒|闹钟|时候)")  # 三点的电影
     _ask_about(
@@ -1167,7 +1218,7 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
         return ParsedReminder(next_occurrence(rule, local_now, tz), what, rule)
     if f.delta is not None:
         due = (local_now.astimezone(UTC) + f.delta).astimezone(zone)
-        night = f.delta >= timedelta(hours=1) and _is_night(due)
+        night = f.delta >= RELATIVE_NIGHT_FROM and _is_night(due)
         return ParsedReminder(due, what, None, NIGHT if night else None)
     if f.hour is None:
         return ParsedReminder(None, what, None, NO_TIME)
@@ -1262,6 +1313,14 @@ def _clean(rest: str, zh: bool) -> str:
         )
         t = re.sub(r"叫醒我?|(?:叫我|喊我)(?:一声|一下)?", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|以后|从今以后|今后|都|去?(?=去))+", "", t)
+        # "吃完午饭提醒我吃药": the moment is asked for (as "after lunch"), the thing is the rest
+        t = re.sub(
+            r"^(?:(?:吃完|吃过)(?:早|午|晚)?饭(?:以后|之后|后)?|(?:(?:早|午|晚)?饭|下班|放学|睡觉|起床|回家|到家|洗完澡)"
+            r"(?:以后|之后|以前|之前|后|前))[，,]?"
+            r"|^(?:睡前|饭前|饭后)[，,]?(?=.)",
+            "",
+            t,
+        )
         t = re.sub(r"[，,]?(?:到时候?|届时)", "", t)
         t = re.sub(r"[，,]?(?:别忘了|不要忘了|千万别忘了?)[哦啊呀]?$", "", t)
         t = re.sub(r"(?:的时候|时|吧|哦|啊|呀|好吗|好不好|可以吗|行吗|谢谢|一下|吗|呢)+$", "", t)

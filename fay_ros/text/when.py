@@ -224,6 +224,38 @@ def anniversary(month: int, day: int, year: int) -> datetime.date:
         return datetime.date(year, month, day - 1)
 
 
+# Days people name that fall on the same date every year (the ones that move, Easter, Mother's
+# Day, 春节, 中秋, are not here: they are asked about). Pattern (lower case) -> (month, day).
+FIXED_DATE_DAYS_EN = {
+    r"christmas eve": (12, 24),
+    r"christmas(?: day)?": (12, 25),
+    r"boxing day": (12, 26),
+    r"new year'?s eve": (12, 31),
+    r"new year'?s day": (1, 1),
+    r"valentine'?s(?: day)?": (2, 14),
+    r"halloween": (10, 31),
+}
+FIXED_DATE_DAYS_ZH = {
+    r"平安夜": (12, 24),
+    r"圣诞(?:节)?": (12, 25),
+    r"元旦": (1, 1),
+    r"情人节": (2, 14),
+    r"妇女节": (3, 8),
+    r"劳动节|五一(?!点)": (5, 1),
+    r"儿童节|六一(?!点)": (6, 1),
+    r"国庆节": (10, 1),
+}
+
+
+def fixed_date_day(name: str) -> tuple[int, int] | None:
+    """(month, day) of a day named by one of FIXED_DATE_DAYS_EN/ZH ("Christmas Eve", "元旦")."""
+    for table in (FIXED_DATE_DAYS_EN, FIXED_DATE_DAYS_ZH):
+        for pattern, month_day in table.items():
+            if re.fullmatch(pattern, name.strip(), re.I):
+                return month_day
+    return None
+
+
 def next_anniversary(month: int, day: int, today: datetime.date) -> datetime.date:
     """The next `month`/`day` from `today` on (today included)."""
     this_year = anniversary(month, day, today.year)
