@@ -714,6 +714,13 @@ _PETS_Q_EN = re.compile(
     re.I,
 )
 _PET_KEYS = frozenset(pet.replace(" ", "_") for pet in PETS)
+# "What kind of dog have I got?", "What breed is Biscuit?", "我的狗是什么品种？" (`family:<pet>:breed`)
+_PET_BREED_Q_EN = re.compile(
+    r"\bwhat (?:kind|sort|type|breed) of (dog|cat|puppy|kitten)\b(?! (?:food|toy|bed|lead|collar))|"
+    r"\bwhat (?:breed|kind of (?:dog|cat)|sort of (?:dog|cat)) (?:is|was) (?:my |our )?(\w+)\b",
+    re.I,
+)
+_PET_BREED_Q_ZH = re.compile(r"我(?:的|家)?(狗|猫)(?:狗|咪)?(?:是|属于)?(?:什么|啥|哪个|哪种)(?:品种|狗|猫)")
 _HOME_Q_ZH = re.compile(
     r"我(?:现在)?(?:住|家)在哪|我(?:现在)?住哪|我(?:现在)?住在什么地方|我(?:现在)?(?:住|家)在(?:什么|哪个)(?:城市|地方)"
 )
@@ -940,6 +947,7 @@ _RELATIVE_ALLERGY_Q_EN = re.compile(
     rf"\bwhat (?:can't|cannot|can not) {_WHO_EN} (?:eat|have|drink)\b|\bwhat(?: is|'s| are) {_WHO_EN} intolerant to\b|"
     # their health as a whole: "What's wrong with my husband?"
     rf"\bwhat(?:'s| is) (?:wrong|the matter) with {_WHO_EN}|"
+    rf"\bwhat (?:operation|surgery|op) (?:did|has|does) {_WHO_EN}(?: had| have)?\b|"
     rf"\bwhat (?:illness|illnesses|condition|conditions|health problems?) (?:does|has) {_WHO_EN}(?: got| have)?\b",
     re.I,
 )
@@ -962,11 +970,14 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     contents = [
         v
         for k, v in facts.items()
-        if k.startswith(("health:allergy:", "health:avoid:", "health:condition:")) and household_member(k) == relation
+        if k.startswith(("health:allergy:", "health:avoid:", "health:condition:", "health:operation:"))
+        and household_member(k) == relation
     ]
     if contents:
         return _said_back(contents, zh)
-    health_asked = re.search(r"wrong|matter|illness|condition|health|病|身体|健康", found.group(0), re.I)
+    health_asked = re.search(
+        r"wrong|matter|illness|condition|health|operation|surgery|\bop\b|病|身体|健康", found.group(0), re.I
+    )
     if zh:
         who = found.group(1) or found.group(3) or found.group(2)
         return f"你还没告诉我你{who}的健康情况。" if health_asked else f"你还没告诉我你{who}对什么过敏。"
@@ -1015,6 +1026,30 @@ def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
     return None
 
 
+def _pet_breed(found: re.Match[str], facts: dict[str, str], zh: bool) -> str:
+    """The breed of the pet asked about, by its kind or its name; that it was not told (never the
+    model's guess: it gave one person a cat named Luna)."""
+    said = next(g for g in found.groups() if g).lower()
+    if zh:
+        pet = {"狗": "dog", "猫": "cat"}[said]
+    else:
+        named = [
+            k.split(":")[1]
+            for k, v in facts.items()
+            if k.count(":") == 1 and k.startswith("family:") and re.search(rf"\bcalled {re.escape(said)}\b", v, re.I)
+        ]
+        pet = {"puppy": "dog", "kitten": "cat"}.get(said, named[0] if named else said)
+    breed = facts.get(f"family:{pet}:breed")
+    if breed:
+        return _said_back([breed], zh)
+    kind = {"dog": "狗", "cat": "猫"}.get(pet, pet) if zh else pet
+    if f"family:{pet}" in facts:
+        return f"你还没告诉我你的{kind}是什么品种。" if zh else f"You haven't told me what kind of {kind} it is."
+    if not zh and pet not in ("dog", "cat"):  # a name no pet has: "What breed is Biscuit?"
+        return f"You haven't told me about {said.capitalize()}."
+    return f"你还没告诉我你养了{kind}。" if zh else f"You haven't told me about a {kind}."
+
+
 def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.datetime) -> str | None:
     lang = "zh" if zh else "en"
     relative = _relative_allergies(q, facts, zh) or _relative_life(q, facts, zh)
@@ -1040,6 +1075,9 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         if former and retired:  # "You are retired. You used to be a postman."
             said.append(former)
         return _said_back(said, zh) or _UNKNOWN["occupation"][lang]
+    breed_asked = (_PET_BREED_Q_ZH if zh else _PET_BREED_Q_EN).search(q)
+    if breed_asked:
+        return _pet_breed(breed_asked, facts, zh)
     if not zh and _PETS_Q_EN.search(q):
         pets = [
             second_person(_as_of_now(k, v, facts))

@@ -1207,6 +1207,8 @@ def _commitment_task(words: str) -> str | None:
     if not m:
         return None
     task = m.group("task").strip()
+    if re.match(r"(?:a|an|the|my|our|his|her|their|some|this|that)\b", task, re.I):
+        task = f"go to {task}"  # "I'm going to a gig on Saturday": going somewhere, not a verb
     if _NOT_TASK_EN.search(task) or _HEDGE_EN.search(text) or re.search(r"n'?t\b|\bnot\b|\bnever\b", text, re.I):
         return None
     if len(task.split()) < 2 or re.fullmatch(r"\w+\s+(?:it|that|this|them|so|now|then|too|later|soon)", task, re.I):

@@ -41,6 +41,8 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `family:<relation>:likes` | `User's wife Sheila likes gardening.` / `用户的老伴喜欢跳广场舞。` |
 | fact | `family:<relation>:school` | `User's son is in year 10.` / `用户的儿子在上高三。` |
 | fact | `health:condition:<condition>:<relation>` | `User's husband Emmanuel has dementia.` |
+| fact | `health:operation:<what>:<relation>` | `User's husband Ken had a hip operation.` (when is not kept) |
+| fact | `family:<pet>:breed` | `User's dog is a beagle.` / `用户的狗是金毛。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
 
@@ -283,6 +285,21 @@ _BREEDS = {
     **dict.fromkeys("gecko iguana chameleon".split(), "lizard"),
 }
 _PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
+# The breed of a pet (`family:<pet>:breed`): "a beagle called Biscuit", "my dog is a springer
+# spaniel", "a dog called Biscuit, he's a beagle"; a word before the breed that is part of it
+_BREED_SAID = (
+    r"((?:(?:springer|cocker|golden|border|german|bull|jack|yorkshire|west highland|english|french|irish|"
+    r"scottish|welsh|black|chocolate|yellow|king charles|miniature|toy|standard) )?"
+    rf"(?:{_PET_WORD}))\b"
+)
+_PET_AGE = r"(?:old |young |little |big |lovely |new )?"
+_PET_BREED_EN = re.compile(
+    rf"\b(?:an?|my|our) {_PET_AGE}{_BREED_SAID} (?:called|named)\b|"
+    rf"\bmy (dog|cat|puppy|kitten)(?: (?-i:[A-Z])[a-z]+)?(?: is|'s) an? {_PET_AGE}{_BREED_SAID}|"
+    rf"\b(?:an?|my|our) (dog|cat|puppy|kitten) (?:called|named) [\w-]+,? (?:and )?(?:he|she|it)(?:'s| is) an? "
+    rf"{_PET_AGE}{_BREED_SAID}",
+    re.I,
+)
 _EN_FAMILY_NAMED = [
     re.compile(
         rf"\b(?:my|our) ({_REL})(?:'s name is| is called| is named|'s called|'s named| called| named)\s+({_NAME_WORD})",
@@ -1626,6 +1643,11 @@ _ZH_NICKNAMED = re.compile(
 
 def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = []
+    breed = _ZH_BREED.search(clause)
+    if breed and re.search(r"养|有|是", clause):  # "我家有一只金毛，叫旺财": its breed, `family:dog:breed`
+        kind = _ZH_BREEDS[breed.group(0)]
+        said = f"{USER_ZH}的{kind}是{breed.group(0)}。"
+        out.append(SelfFact("fact", f"family:{relation_key(kind)}:breed", breed.group(0), said, "zh"))
     clause = _ZH_BREED.sub(lambda b: _ZH_BREEDS[b.group(0)], clause)
     for pattern in reversed(_ZH_NAME):  # (what they ask to be called before their name)
         # "不用叫我您，叫我小王就行": the first "叫我" names no one
@@ -2610,8 +2632,22 @@ def _own_birthday(clause: str, zh: bool) -> list[SelfFact]:
     return [_born("birthday", USER_ZH if zh else USER_EN, month_day, year, zh)]
 
 
+def _pet_breed(clause: str) -> list[SelfFact]:
+    """ "I've got a dog called Biscuit, he's a beagle" → `family:dog:breed` beagle (_PET_BREED_EN)."""
+    m = _PET_BREED_EN.search(clause)
+    if m is None:
+        return []
+    breed = (m.group(1) or m.group(3) or m.group(5)).lower()
+    said_pet = (m.group(2) or m.group(4) or "").lower()
+    pet = {"puppy": "dog", "kitten": "cat"}.get(said_pet, said_pet) or _BREEDS[breed.split()[-1]]
+    if breed in ("dog", "cat"):
+        return []
+    return [_fact("fact", f"family:{pet}:breed", breed, f"{USER_EN}'s {pet} is a {breed}.")]
+
+
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _en_study(clause) + _en_family_life(clause) + _own_birthday(clause, zh=False)
+    out += _pet_breed(clause)
     out += _hometown(clause, zh=False) + _death(clause, zh=False) + _relative_event(clause, now)
     out += [] if any(f.key.startswith("plan:") for f in out) else _relative_plan(clause, now)
     out += _routine(clause, zh=False)
@@ -2971,7 +3007,12 @@ _FAMILY_JOB_EN = re.compile(
 )
 
 
-_FAMILY_WORKS_EN = re.compile(rf"{_RELATIVE_EN} works? ((?:as|at|in|for) .+?){_STOP_CLAUSE}", re.I)
+_FAMILY_WORKS_EN = re.compile(
+    # ("my son works nights at the hospital": the shift is part of what they do)
+    rf"{_RELATIVE_EN} works? ((?:(?:nights|days|lates|earlies|shifts|weekends|part[- ]time|full[- ]time)"
+    rf"\s+)?(?:as|at|in|for) .+?){_STOP_CLAUSE}",
+    re.I,
+)
 _FAMILY_RUNS_EN = re.compile(
     rf"{_RELATIVE_EN} (runs|owns|manages|drives) ((?:an? |the |his |her |their )?(?:[\w-]+ ){{0,2}}?{_JOB_THINGS})\b",
     re.I,
@@ -3069,11 +3110,52 @@ def _en_family_life(clause: str) -> list[SelfFact]:
     return out
 
 
+# An operation a household member had: "my husband Ken had a hip operation last week", "my mum's
+# just had her knee replaced" (`health:operation:<what>:<relation>`; when is not kept: "last week"
+# would be wrong when read back later)
+_FAMILY_OPERATION_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: has|'s)? (?:just |recently |only just )?had (?:an? |his |her |their |major |minor |big )*"
+    r"((?:[a-z]+ ){0,2}?(?:operation|surgery|op|replacement|transplant|bypass))\b|"
+    rf"{_RELATIVE_EN}(?: has|'s)? (?:just |recently |only just )?had (?:his|her|their) "
+    r"(hips?|knees?|shoulders?|cataracts?|gallbladder|appendix|tonsils) (replaced|done|removed|out)\b",
+    re.I,
+)
+
+
+def _family_operation(clause: str) -> list[SelfFact]:
+    out: list[SelfFact] = []
+    for m in _FAMILY_OPERATION_EN.finditer(clause):
+        said = (m.group(1) or m.group(4)).lower()
+        relation = relation_key(said)
+        who = " ".join(filter(None, (said, m.group(2) or m.group(5))))
+        if m.group(3):
+            what = m.group(3).lower()
+        else:
+            part, done = m.group(6).lower(), m.group(7).lower()
+            what = (
+                f"{part} replacement"
+                if done == "replaced"
+                else f"{part} operation"
+                if done == "done"
+                else f"{part} removed"
+            )
+        had = (
+            what
+            if what.endswith("surgery")
+            else f"their {what}"
+            if what.endswith("removed")
+            else f"{'an' if what[0] in 'aeiou' else 'a'} {what}"
+        )
+        content = f"{USER_EN}'s {who} had {had}."
+        out.append(_fact("fact", f"health:operation:{_key_part(what)}:{relation}", what, content))
+    return out
+
+
 def _en_family_health(clause: str) -> list[SelfFact]:
     """A household member's allergies, foods they cannot eat (_FAMILY_ALLERGY_EN) and health
     conditions ("my mum is coeliac": `health:condition:coeliac:mother`, which rules gluten out
     of the household's suggestions as an allergy does)."""
-    out: list[SelfFact] = []
+    out: list[SelfFact] = _family_operation(clause)
     for m in _FAMILY_MED_EN.finditer(clause):  # "my mum takes donepezil every evening"
         what = _third_person(_clause_end(m.group(5)))
         known = health.named_in(health.MEDICATIONS, what)
