@@ -169,7 +169,8 @@ def test_a_contradiction_after_the_fact_was_said_is_dropped_not_said_twice(llm):
         llm.script(
             fake.text("I live in London with my robot friends. ", "Do you live in London? ", "You live in Leeds!")
         )
-        await rig.engine.run_turn("tom", "Where do you live?", "en")
+        # (London asked about: a place no one named is the tiny model's invention, dropped)
+        await rig.engine.run_turn("tom", "Have you ever been to London?", "en")
         assert spoken(rig) == [
             "I live in London with my robot friends.",
             "Do you live in London?",

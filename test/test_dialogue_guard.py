@@ -738,3 +738,27 @@ def test_a_baked_dish_is_kept_from_someone_allergic_to_eggs():
     assert guard.check("You can make a big batch of cookies with the grandkids!").text is None
     assert guard.check("Maybe some pancakes?").text is None
     assert guard.check("How about a fruit salad?").text == "How about a fruit salad?"
+
+
+@pytest.mark.parametrize(
+    "sentence, dropped",
+    [
+        # names and places no one told of: the tiny model's stories (own conversation rounds)
+        ("Nal, your friend, you're right, I'm sure of it.", True),
+        ("Luna, Elena, and Sam are lovely names.", True),
+        ("It flooded the whole city of Harrogate with water.", True),
+        ("They are both Muslims.", True),
+        # names that were said, words always written with a capital, a first word before a comma
+        ("That's lovely, Niall must be glad to be home.", False),
+        ("Have a lovely Christmas with him on Saturday!", False),
+        ("Well, that sounds lovely.", False),
+        ("Lovely, I hope the Italian food is good.", False),
+        ("Fay is happy for you.", False),
+    ],
+)
+def test_with_the_tiny_model_a_name_no_one_told_of_is_not_said(sentence, dropped):
+    facts = {"family:son": "User's son is called Niall."}
+    tiny = guard(user_text="niall's home! he's staying for two weeks", facts=facts, no_new_names=True)
+    assert (tiny.check(sentence).text is None) is dropped, tiny.summary()
+    # a capable model's world knowledge is left alone
+    assert guard(user_text="niall's home!", facts=facts).check(sentence).text is not None

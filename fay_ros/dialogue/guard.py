@@ -25,6 +25,12 @@ slips now and then. The guard does not ask the model to behave, it decides:
   their words said otherwise ("You live in London." to someone who lives in Leeds, "你有三个
   女儿。" to a father of two) is replaced by the fact ("You live in Leeds."), or dropped when
   the fact was said in this reply already (`self_facts.contradicted`: the user's own rules);
+- with the tiny model, a name or place no one told of is an invented fact: a sentence with a
+  word written as a name (a capital inside it, or first before a comma: "Nal, your friend…",
+  "the whole city of Harrogate", "They are both Muslims") that neither the user's words, the
+  conversation, the prompt nor the facts name is dropped (days, months, holidays, languages
+  and nationalities pass); a capable model's world knowledge is left alone. A name first in
+  its sentence before a verb ("Nal is a hairdresser") is not recognised;
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
 - a reply may not loop within itself: a sentence already said in this reply is dropped, and
@@ -156,6 +162,21 @@ _ASIDE_EDGE = ".!?,;:…。！？，；：、"
 # "**Done!**"); a closing bracket alone is none ("see [the map](https://...)" needs its stop)
 _TERMINAL = re.compile(r"[.!?。！？…~～][\"'”’)）]*[*_`]*\s*$")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,}\b")
+# Words written with a capital that name no one the person told of (the names rule, tiny model)
+_ALWAYS_CAPITALISED = frozenset(
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "August September October November December Christmas Easter Halloween New Year Valentine English Chinese "
+    "Mandarin Cantonese British American Mr Mrs Ms Dr God TV OK Okay Internet Earth Sun Moon Italian French "
+    "Indian Mexican Japanese Thai Greek Spanish Irish Scottish Welsh German European Asian".split()
+)
+# A sentence's first word before a comma that is no name ("Well, ...", "Oh, ...")
+_OPENERS = frozenset(
+    "yes no well oh sure okay ok hi hello hey sorry thanks thank great wow ah hmm right so now honestly actually "
+    "also indeed alright absolutely yeah aw ooh goodness gosh anyway still besides however otherwise then instead "
+    "unfortunately luckily fortunately first finally perhaps maybe personally look listen remember plus lovely "
+    "wonderful good nice fantastic brilliant excellent awesome cool fine true interesting congratulations "
+    "certainly definitely of and but or because although though if when while since after before".split()
+)
 
 
 # "your (new) puppy", "your little girl", "the new puppy": a relative or pet of the person's
@@ -197,6 +218,11 @@ class ReplyGuard:
     tool_names: tuple[str, ...] = ()
     avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
     facts: dict[str, str] = field(default_factory=dict)  # the user's known facts (key -> content)
+    # (the tiny model) a name no one said is an invented fact: "Nal is a hairdresser and has
+    # coeliac disease", "Luna, Elena, and Sam" (own conversation rounds); `known_texts`: the
+    # conversation's earlier turns, whose names it may use
+    no_new_names: bool = False
+    known_texts: tuple[str, ...] = ()
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
@@ -283,6 +309,8 @@ class ReplyGuard:
             if _norm(text) in self._said:
                 return self._drop(changed)  # the fact was said already: never twice
             self.corrected[changed] += 1
+        elif self.no_new_names and self._invents_a_name(text):  # (after the facts had their say)
+            return self._drop("names someone or somewhere never told")
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"
@@ -376,6 +404,24 @@ class ReplyGuard:
             return False
         said = re.compile(r"\b(?:" + "|".join(re.escape(w.removesuffix("s")) for w in (word, *wanted)) + ")", re.I)
         return not any(said.search(t) for t in (self.user_text, *self.prompt_texts, *self.facts.values()))
+
+    def _invents_a_name(self, text: str) -> bool:
+        """A word written as a name (a capital inside the sentence, or first before a comma)
+        that nothing said or known names: the tiny model's storytelling, as a fact."""
+        told = " ".join(
+            (self.user_text, self.user_name, self.policy.companion_name, *self.prompt_texts, *self.known_texts)
+            + tuple(self.facts.values())
+        ).lower()
+        for m in _CAPITALISED.finditer(text):
+            word = m.group(0)
+            before = text[: m.start()].rstrip(" \"'“‘(*_")
+            first = not before or before[-1] in ".!?…"
+            if first and (text[m.end() : m.end() + 1] != "," or word.lower() in _OPENERS):
+                continue
+            if word in _ALWAYS_CAPITALISED or re.search(rf"\b{re.escape(word.lower())}", told):
+                continue
+            return True
+        return False
 
     def _misplaced_allergy(self, text: str) -> bool:
         """ "Lena is allergic to peanuts" when the allergy is the user's own (the embedded model

@@ -317,6 +317,7 @@ class ReplyAssembly:
         )
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         guard = self.guard(ctx, extra_prompt=tuple(volatile))
+        guard.no_new_names, guard.known_texts = True, tuple(str(m.get("content", "")) for m in history)
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
 
     def tiny_history(self, owner: str) -> list[Message]:
