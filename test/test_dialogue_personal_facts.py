@@ -2785,12 +2785,12 @@ def test_when_are_my_exams_reads_the_plan_as_when_is_my_exam_does():
         ("我家有一只金毛，叫旺财", "family:dog:breed", "用户的狗是金毛。"),
         (
             "my husband ken had a hip operation last week",
-            "health:operation:hip_operation:husband",
+            "health:event:hip_operation:husband",
             "User's husband Ken had a hip operation.",
         ),
         (
             "my mum's just had her knee replaced",
-            "health:operation:knee_replacement:mother",
+            "health:event:knee_replacement:mother",
             "User's mum had a knee replacement.",
         ),
     ],
@@ -2823,3 +2823,31 @@ def test_a_known_son_by_name_works_nights_and_a_pets_breed_and_a_husbands_operat
     assert (
         fact_answers.answer("我的狗是什么品种？", learn(["我家有一只金毛，叫旺财"]), "zh", FRIDAY) == "你的狗是金毛。"
     )
+
+
+# -- what a seventeenth round (two long conversations, a few days) found -------------------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("i'm seventy nine, retired postman", "occupation:former", "User used to be a postman."),
+        ("i'm 80, retired school secretary", "occupation:former", "User used to be a school secretary."),
+        ("my husband had a stroke last year", "health:event:stroke:husband", "User's husband had a stroke."),
+        ("my mum had a fall", "health:event:fall:mother", "User's mum had a fall."),
+        ("i've got a little dog called pip, she's a jack russell", "family:dog:breed", "User's dog is a jack russell."),
+        ("my son paul works offshore on the rigs", "family:son:job", "User's son Paul works offshore on the rigs."),
+        ("我有一个女儿，叫刘芳，在上海当护士", "family:daughter:job", "用户的女儿在上海当护士。"),
+    ],
+)
+def test_what_the_seventeenth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_a_relative_introduced_then_described_without_a_subject_is_not_the_user():
+    # (the daughter's job was stored as the user's own)
+    said = keys("我有一个女儿，叫刘芳，在上海当护士")
+    assert "occupation" not in said, said
+    assert "occupation" not in keys("i'm 79, retired and happy")  # no job in it
+    facts = learn(["my husband had a stroke last year"])
+    assert fact_answers.answer("what's wrong with my husband?", facts, "en", FRIDAY) == "Your husband had a stroke."

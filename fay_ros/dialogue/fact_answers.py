@@ -970,7 +970,7 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     contents = [
         v
         for k, v in facts.items()
-        if k.startswith(("health:allergy:", "health:avoid:", "health:condition:", "health:operation:"))
+        if k.startswith(("health:allergy:", "health:avoid:", "health:condition:", "health:event:"))
         and household_member(k) == relation
     ]
     if contents:

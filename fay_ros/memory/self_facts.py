@@ -41,7 +41,7 @@ supersedes the earlier one ("I like coffee" → "I don't like coffee anymore"):
 | fact | `family:<relation>:likes` | `User's wife Sheila likes gardening.` / `用户的老伴喜欢跳广场舞。` |
 | fact | `family:<relation>:school` | `User's son is in year 10.` / `用户的儿子在上高三。` |
 | fact | `health:condition:<condition>:<relation>` | `User's husband Emmanuel has dementia.` |
-| fact | `health:operation:<what>:<relation>` | `User's husband Ken had a hip operation.` (when is not kept) |
+| fact | `health:event:<what>:<relation>` | `User's husband Ken had a hip operation.` (when is not kept) |
 | fact | `family:<pet>:breed` | `User's dog is a beagle.` / `用户的狗是金毛。` |
 | preference | `address:formality` | `User wants to be addressed casually.` / `... formally.` (speaker card) |
 | preference | `address:language` | `User wants to be answered in Chinese.` (speaker card) |
@@ -283,6 +283,7 @@ _BREEDS = {
     ),
     **dict.fromkeys("tabby moggy siamese persian ragdoll tomcat".split(), "cat"),
     **dict.fromkeys("gecko iguana chameleon".split(), "lizard"),
+    "jack russell": "dog",
 }
 _PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
 # The breed of a pet (`family:<pet>:breed`): "a beagle called Biscuit", "my dog is a springer
@@ -296,8 +297,8 @@ _PET_AGE = r"(?:old |young |little |big |lovely |new )?"
 _PET_BREED_EN = re.compile(
     rf"\b(?:an?|my|our) {_PET_AGE}{_BREED_SAID} (?:called|named)\b|"
     rf"\bmy (dog|cat|puppy|kitten)(?: (?-i:[A-Z])[a-z]+)?(?: is|'s) an? {_PET_AGE}{_BREED_SAID}|"
-    rf"\b(?:an?|my|our) (dog|cat|puppy|kitten) (?:called|named) [\w-]+,? (?:and )?(?:he|she|it)(?:'s| is) an? "
-    rf"{_PET_AGE}{_BREED_SAID}",
+    rf"\b(?:an?|my|our) {_PET_AGE}(dog|cat|puppy|kitten) (?:called|named) [\w-]+,? (?:and )?(?:he|she|it)"
+    rf"(?:'s| is) an? {_PET_AGE}{_BREED_SAID}",
     re.I,
 )
 _EN_FAMILY_NAMED = [
@@ -926,7 +927,10 @@ def extract_self_facts(
         else:
             clause = _APPOSITION_EN.sub(
                 lambda m: (
-                    f"{m.group(1)}, {'I' if re.match(r'(?:used|worked|retired)', m.group(2), re.I) else 'I am'} "
+                    f"{m.group(1)}, I am a {m.group(2)}"  # "I'm seventy nine, retired postman"
+                    if m.group(2).lower().startswith("retired ")
+                    and not re.match(r"retired (?:as|from)\b", m.group(2), re.I)
+                    else f"{m.group(1)}, {'I' if re.match(r'(?:used|worked|retired)', m.group(2), re.I) else 'I am'} "
                     + m.group(2)
                 ),
                 clause,
@@ -950,7 +954,10 @@ def extract_self_facts(
 # retired school secretary")
 _APPOSITION_EN = re.compile(
     r"^(I(?:'m| am) [^,]{1,40}),\s+(an? (?!lot\b|bit\b|little\b)[a-z]|used to (?:be|work|drive|teach|run)\b|"
-    r"worked as\b|retired (?:as|from)\b)",
+    r"worked as\b|retired (?:as|from)\b|"
+    # a job without its article: "I'm seventy nine, retired postman"
+    r"retired (?!(?:and|but|now|since|in|to|last|this|early|when|after|so|for|at|on)\b)"
+    r"(?=[a-z-]+(?: [a-z-]+)?\s*(?:[.!?]|$)))",
     re.I,
 )
 _MENTIONED_RELATIVE = re.compile(
@@ -1609,6 +1616,10 @@ _ZH_GOES_ON = re.compile(
 def _zh_subject_carried(clause: str) -> str:
     """ "我是退休教师，住在成都" -> "我是退休教师，我住在成都": a clause that goes on without a subject
     after one about the user (not "我女儿叫朵朵，…", whose next clause may be about her)."""
+    # "我有一个女儿，叫刘芳，在上海当护士": what goes on without a subject is the daughter's
+    introduced = re.match(r"我(?:还|只)?有(?:一|两|三|几)?(?:个|位)?(" + ZH_RELATIONS + r")(?=[，,])", clause)
+    if introduced:
+        return _ZH_GOES_ON.sub("我" + introduced.group(1), clause)
     relative = re.match(r"我(?:的|家)?(" + ZH_RELATIONS + r")", clause)
     if relative and "叫" not in clause:  # "我儿子周磊在深圳上班，今年四十岁": the age is the son's
         age_next = r"(?<=[，,])\s*(?=(?:今年|现在|已经)(?:都)?(?:" + when.ZH_NUMBER + r")(?:周)?岁)"
@@ -3010,7 +3021,7 @@ _FAMILY_JOB_EN = re.compile(
 _FAMILY_WORKS_EN = re.compile(
     # ("my son works nights at the hospital": the shift is part of what they do)
     rf"{_RELATIVE_EN} works? ((?:(?:nights|days|lates|earlies|shifts|weekends|part[- ]time|full[- ]time)"
-    rf"\s+)?(?:as|at|in|for) .+?){_STOP_CLAUSE}",
+    rf"\s+)?(?:as|at|in|for) .+?|(?:offshore|abroad|overseas|away|from home)\b.*?){_STOP_CLAUSE}",
     re.I,
 )
 _FAMILY_RUNS_EN = re.compile(
@@ -3110,12 +3121,13 @@ def _en_family_life(clause: str) -> list[SelfFact]:
     return out
 
 
-# An operation a household member had: "my husband Ken had a hip operation last week", "my mum's
-# just had her knee replaced" (`health:operation:<what>:<relation>`; when is not kept: "last week"
-# would be wrong when read back later)
+# An operation (or a stroke, a fall) a household member had: "my husband Ken had a hip operation
+# last week", "my mum's just had her knee replaced", "my husband had a stroke last year"
+# (`health:event:<what>:<relation>`; when is not kept: "last week" would be wrong when read later)
 _FAMILY_OPERATION_EN = re.compile(
     rf"{_RELATIVE_EN}(?: has|'s)? (?:just |recently |only just )?had (?:an? |his |her |their |major |minor |big )*"
-    r"((?:[a-z]+ ){0,2}?(?:operation|surgery|op|replacement|transplant|bypass))\b|"
+    r"((?:[a-z]+ ){0,2}?(?:operation|surgery|op|replacement|transplant|bypass)|stroke|(?:mild |minor |bad )?"
+    r"(?:heart attack|fall))\b|"
     rf"{_RELATIVE_EN}(?: has|'s)? (?:just |recently |only just )?had (?:his|her|their) "
     r"(hips?|knees?|shoulders?|cataracts?|gallbladder|appendix|tonsils) (replaced|done|removed|out)\b",
     re.I,
@@ -3147,7 +3159,7 @@ def _family_operation(clause: str) -> list[SelfFact]:
             else f"{'an' if what[0] in 'aeiou' else 'a'} {what}"
         )
         content = f"{USER_EN}'s {who} had {had}."
-        out.append(_fact("fact", f"health:operation:{_key_part(what)}:{relation}", what, content))
+        out.append(_fact("fact", f"health:event:{_key_part(what)}:{relation}", what, content))
     return out
 
 
