@@ -233,3 +233,26 @@ def test_chinese_on_a_bilingual_model_gets_a_chinese_answer(llm):
             await rig.close()
 
     run(scenario())
+
+
+def test_a_forecast_question_gets_the_honest_line_not_a_made_up_forecast(llm):
+    """The embedded model, asked "what's the weather going to do?", forecast rain for tomorrow
+    (an own long conversation): with no weather tool the tiny flow says it cannot see one."""
+    llm.reset()
+
+    async def scenario():
+        rig = Rig(llm, profile="tiny")
+        line = Persona().line("no_forecast", "en")
+        for asked in ("what's the weather going to do?", "Is it going to rain tomorrow?", "what's the forecast"):
+            rig.pieces.clear()
+            trace = await rig.engine.run_turn("tom", asked, "en")
+            assert trace.path == "forecast" and " ".join(spoken(rig)) == line, (asked, spoken(rig))
+        assert not llm.requests, "no model call for a forecast it cannot know"
+        # a remark about the weather is talk, for the model
+        llm.script(fake.text("It really is."))
+        rig.pieces.clear()
+        trace = await rig.engine.run_turn("tom", "lovely weather today, isn't it?", "en")
+        assert trace.path == "tiny" and spoken(rig) == ["It really is."], spoken(rig)
+        await rig.close()
+
+    run(scenario())

@@ -218,9 +218,9 @@ class ReplyGuard:
     tool_names: tuple[str, ...] = ()
     avoided: tuple[str, ...] = ()  # allergen keys the user must avoid (`health.avoided_keys`)
     facts: dict[str, str] = field(default_factory=dict)  # the user's known facts (key -> content)
-    # (the tiny model) a name no one said is an invented fact: "Nal is a hairdresser and has
-    # coeliac disease", "Luna, Elena, and Sam" (own conversation rounds); `known_texts`: the
-    # conversation's earlier turns, whose names it may use
+    # (the tiny model) a name no one said is an invented fact: "Nal, your friend, …", "Luna,
+    # Elena, and Sam" (own conversation rounds); `known_texts`: the conversation's earlier
+    # turns, whose names it may use
     no_new_names: bool = False
     known_texts: tuple[str, ...] = ()
     passed: int = 0  # pieces published

@@ -14,6 +14,8 @@ Fields:
   (shorter) one every time after (`fay-ros models pull|use qwen2.5-1.5b-instruct`).
 - `memory_unreachable`: per language, the answer to a question about the user's own facts
   when memory cannot be reached (instead of "you haven't told me", which would be untrue).
+- `no_forecast`: per language, the tiny flow's answer to a question about the weather to come
+  when no tool reads a forecast (the embedded model made one up).
 - Background tasks (a tool loop running while the user talks on; `tasks.py`), per language:
   `task_busy` (a second task was asked for while one runs: refused), `task_progress` (the
   answer to "how is it going", `{steps}` = tool steps done so far), `task_cancelled`,
@@ -95,6 +97,15 @@ class Persona(BaseModel):
             "zh": ["我现在连不上我的记忆，没法确认这个。请过一会儿再问我一次。"],
         }
     )
+    no_forecast: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": [
+                "I can't see a weather forecast from here, I'm afraid. The radio or a look out of the window "
+                "will tell you more than I can."
+            ],
+            "zh": ["我这里看不到天气预报。听听广播或者看看窗外，会比我清楚。"],
+        }
+    )
     task_busy: dict[str, list[str]] = Field(
         default_factory=lambda: {
             "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
@@ -121,6 +132,7 @@ class Persona(BaseModel):
         "no_answer",
         "unsupported_language",
         "memory_unreachable",
+        "no_forecast",
         "task_busy",
         "task_progress",
         "task_cancelled",
@@ -145,14 +157,15 @@ class Persona(BaseModel):
 
     def line(self, kind: str, language: str, index: int = 0) -> str:
         """One stock line: kind "filler", "apology", "no_answer", "unsupported_language",
-        "memory_unreachable", "task_busy", "task_progress" (still with its `{steps}` placeholder), "task_cancelled"
-        or "task_updated"."""
+        "memory_unreachable", "no_forecast", "task_busy", "task_progress" (still with its
+        `{steps}` placeholder), "task_cancelled" or "task_updated"."""
         table = {
             "filler": self.fillers,
             "apology": self.apologies,
             "no_answer": self.no_answer,
             "unsupported_language": self.unsupported_language,
             "memory_unreachable": self.memory_unreachable,
+            "no_forecast": self.no_forecast,
             "task_busy": self.task_busy,
             "task_progress": self.task_progress,
             "task_cancelled": self.task_cancelled,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+import re
 import time
 import zlib
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -302,6 +303,12 @@ class ReplyAssembly:
             line = w.persona.line("unsupported_language", ctx.language, index=1 if told else 0)
             self.speak_text(reply, _then(ack, line, zh), "fallback")
             return
+        if _FORECAST_Q.search(ctx.question) and not any("weather" in name for name in w.tools.names()):
+            # "what's the weather going to do?": no forecast reaches the tiny flow, and the model
+            # made one up ("it'll probably get some rain later on tomorrow")
+            trace.path = "forecast"
+            self.speak_text(reply, _then(ack, w.persona.line("no_forecast", ctx.language), zh), "qa")
+            return
         trace.path = "tiny"
         history = self.tiny_history(ctx.owner)
         volatile = prompts.tiny_volatile(
@@ -501,6 +508,17 @@ class ReplyAssembly:
                 reply.conversation_id,
                 reply.dropped.summary(),
             )
+
+
+# A question about the weather to come (the tiny flow has no forecast to read)
+_FORECAST_Q = re.compile(
+    # (a tag question is a remark: "lovely weather, isn't it?")
+    r"\b(?:weather|forecast)\b[^.!]*\?(?<!n't it\?)(?<!innit\?)|\bwhat(?:'s| is) the (?:weather|forecast)\b|"
+    r"\b(?:what(?:'s| is)|how(?:'s| is)) the weather\b|\bwhat(?:'s| is) the weather (?:going to|gonna) do\b|"
+    r"\b(?:is it|will it) (?:going to |gonna )?(?:rain|snow|be (?:sunny|cold|warm|hot|windy|nice|wet|dry|fine))\b|"
+    r"天气(?:怎么样|如何|预报|好不好)|(?:会|要)下(?:雨|雪)吗|下不下(?:雨|雪)",
+    re.I,
+)
 
 
 def _then(first: str, second: str, zh: bool) -> str:
