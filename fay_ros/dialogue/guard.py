@@ -29,8 +29,8 @@ slips now and then. The guard does not ask the model to behave, it decides:
   word written as a name (a capital inside it, or first before a comma: "Nal, your friend…",
   "the whole city of Harrogate", "They are both Muslims") that neither the user's words, the
   conversation, the prompt nor the facts name is dropped (days, months, holidays, languages
-  and nationalities pass); a capable model's world knowledge is left alone. A name first in
-  its sentence before a verb ("Nal is a hairdresser") is not recognised;
+  and nationalities pass), and the reply ends there; a capable model's world knowledge is left
+  alone. A name first in its sentence before a verb ("Nal is a hairdresser") is not recognised;
 - a near-miss spelling of the user's known name ("Tomm") is written as the name;
 - stage directions ("(laughs)", "*smiles*") are removed: they are not speech;
 - a reply may not loop within itself: a sentence already said in this reply is dropped, and
@@ -310,7 +310,9 @@ class ReplyGuard:
                 return self._drop(changed)  # the fact was said already: never twice
             self.corrected[changed] += 1
         elif self.no_new_names and self._invents_a_name(text):  # (after the facts had their say)
-            return self._drop("names someone or somewhere never told")
+            # and the reply ends: a model that began a story goes on with it (and each further
+            # sentence would be generated only to be dropped, while the person waits)
+            return self._drop("names someone or somewhere never told", stop=True)
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"
