@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray
 from std_msgs.msg import Bool, Empty
 
 from fay_msgs.msg import AudioChunk, SpeechState, Utterance, VisemeTrack
@@ -375,7 +374,6 @@ def rig(ros, launch_node, tmp_path):
 
     def start(parts: list, asr: bool = False, **tts_params) -> dict:
         speak_to_wav(tmp_path / "room.wav", parts, rate=RATE)
-        diagnostics = ros.collect(DiagnosticArray, topics.DIAGNOSTICS, 50)
         tts = launch_node("fay_ros.nodes.tts", {"output_device": "none", **tts_params})
         if asr:
             launch_node("fay_ros.nodes.asr", {"language": "en"}).wait_ready(timeout=60)
@@ -396,12 +394,10 @@ def rig(ros, launch_node, tmp_path):
         # that DDS discovery found seconds late on a busy machine left the robot's first played
         # audio uncancelled, the gate learned a louder echo and did not hold for "yeah" (a CI
         # run). Asked before this probe subscribes to either topic, so the counts are the nodes'.
-        _wait_for_values(
-            diagnostics, "fay/tts: listeners", {"audio/played subscribers": 1, "robot_speaking subscribers": 1 + asr}
-        )
-        _wait_for_values(
-            diagnostics, "fay/mic: robot voice", {"audio/played publishers": 1, "robot_speaking publishers": 1}
-        )
+        tts_found = {"audio/played subscribers": 1, "robot_speaking subscribers": 1 + asr}
+        ros.wait_status("fay/tts: listeners", _at_least(tts_found), timeout=60)
+        mic_found = {"audio/played publishers": 1, "robot_speaking publishers": 1}
+        ros.wait_status("fay/mic: robot voice", _at_least(mic_found), timeout=60)
         got = {
             "speaking": ros.collect(SpeechState, topics.ROBOT_SPEAKING, qos.LATCHED),
             "tracks": ros.collect(VisemeTrack, topics.VISEMES),
@@ -429,17 +425,14 @@ def rig(ros, launch_node, tmp_path):
     return start
 
 
-def _wait_for_values(diagnostics, name: str, least: dict[str, int]) -> None:
-    """Until a status `name` on /diagnostics has at least these numbers in its values."""
+def _at_least(least: dict[str, int]):
+    """A /diagnostics status predicate: at least these numbers in its values."""
 
-    def enough(array: DiagnosticArray) -> bool:
-        for status in array.status:
-            if status.name == name:
-                values = {item.key: item.value for item in status.values}
-                return all(int(values.get(key, 0)) >= count for key, count in least.items())
-        return False
+    def enough(status) -> bool:
+        values = {item.key: item.value for item in status.values}
+        return all(int(values.get(key, 0)) >= count for key, count in least.items())
 
-    diagnostics.wait_for_match(enough, timeout=60, what=f"{name} with {least}")
+    return enough
 
 
 def _spoken_whole(got: dict) -> None:

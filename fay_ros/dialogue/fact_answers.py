@@ -29,6 +29,7 @@ from ..memory.self_facts import (
     PETS,
     RELATION_WORDS,
     RELATIONS,
+    YOUNG_PETS,
     ZH_RELATIONS,
     SelfFact,
     household_member,
@@ -1031,14 +1032,14 @@ def _pet_breed(found: re.Match[str], facts: dict[str, str], zh: bool) -> str:
     model's guess: it gave one person a cat named Luna)."""
     said = next(g for g in found.groups() if g).lower()
     if zh:
-        pet = {"狗": "dog", "猫": "cat"}[said]
+        pet = relation_key(said)  # 狗 -> dog
     else:
         named = [
             k.split(":")[1]
             for k, v in facts.items()
             if k.count(":") == 1 and k.startswith("family:") and re.search(rf"\bcalled {re.escape(said)}\b", v, re.I)
         ]
-        pet = {"puppy": "dog", "kitten": "cat"}.get(said, named[0] if named else said)
+        pet = YOUNG_PETS.get(said, named[0] if named else said)
     breed = facts.get(f"family:{pet}:breed")
     if breed:
         return _said_back([breed], zh)

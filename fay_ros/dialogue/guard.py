@@ -231,6 +231,7 @@ class ReplyGuard:
     unsafe: list[tuple[str, str]] = field(default_factory=list)  # (food, allergen) of each such drop
     _said: list[str] = field(default_factory=list)
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
+    _told: str = ""  # (no_new_names) everything the reply may take a name from, lower case
 
     def __post_init__(self) -> None:
         for text in self.prompt_texts:
@@ -239,6 +240,9 @@ class ReplyGuard:
         self._tool_pattern = (
             re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) if self.tool_names else None
         )
+        if self.no_new_names:
+            told = (self.user_text, self.user_name, self.policy.companion_name, *self.prompt_texts, *self.known_texts)
+            self._told = " ".join(told + tuple(self.facts.values())).lower()
 
     @property
     def full(self) -> bool:
@@ -410,17 +414,13 @@ class ReplyGuard:
     def _invents_a_name(self, text: str) -> bool:
         """A word written as a name (a capital inside the sentence, or first before a comma)
         that nothing said or known names: the tiny model's storytelling, as a fact."""
-        told = " ".join(
-            (self.user_text, self.user_name, self.policy.companion_name, *self.prompt_texts, *self.known_texts)
-            + tuple(self.facts.values())
-        ).lower()
         for m in _CAPITALISED.finditer(text):
             word = m.group(0)
             before = text[: m.start()].rstrip(" \"'“‘(*_")
             first = not before or before[-1] in ".!?…"
             if first and (text[m.end() : m.end() + 1] != "," or word.lower() in _OPENERS):
                 continue
-            if word in _ALWAYS_CAPITALISED or re.search(rf"\b{re.escape(word.lower())}", told):
+            if word in _ALWAYS_CAPITALISED or re.search(rf"\b{re.escape(word.lower())}", self._told):
                 continue
             return True
         return False

@@ -323,8 +323,8 @@ class ReplyAssembly:
             ctx.addressing,
         )
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
-        guard = self.guard(ctx, extra_prompt=tuple(volatile))
-        guard.no_new_names, guard.known_texts = True, tuple(str(m.get("content", "")) for m in history)
+        window = tuple(str(m.get("content", "")) for m in history)
+        guard = self.guard(ctx, extra_prompt=tuple(volatile), known_texts=window)
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
 
     def tiny_history(self, owner: str) -> list[Message]:
@@ -486,7 +486,11 @@ class ReplyAssembly:
                 said,
             )
 
-    def guard(self, ctx: ToolContext, extra_prompt: tuple[str, ...] = ()) -> ReplyGuard:
+    def guard(
+        self, ctx: ToolContext, extra_prompt: tuple[str, ...] = (), known_texts: tuple[str, ...] | None = None
+    ) -> ReplyGuard:
+        """The reply guard of a turn; `known_texts` (the tiny flow: its conversation window) turns
+        on the rule against names no one told of."""
         w = self.wiring
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
         return ReplyGuard(
@@ -497,6 +501,8 @@ class ReplyAssembly:
             tool_names=tuple(w.tools.names()),
             avoided=health.avoided_keys(list(ctx.safety_facts), household=True),
             facts=ctx.facts,
+            no_new_names=known_texts is not None,
+            known_texts=known_texts or (),
         )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:
@@ -514,7 +520,7 @@ class ReplyAssembly:
 _FORECAST_Q = re.compile(
     # (a tag question is a remark: "lovely weather, isn't it?")
     r"\b(?:weather|forecast)\b[^.!]*\?(?<!n't it\?)(?<!innit\?)|\bwhat(?:'s| is) the (?:weather|forecast)\b|"
-    r"\b(?:what(?:'s| is)|how(?:'s| is)) the weather\b|\bwhat(?:'s| is) the weather (?:going to|gonna) do\b|"
+    r"\bhow(?:'s| is) the weather\b|"
     r"\b(?:is it|will it) (?:going to |gonna )?(?:rain|snow|be (?:sunny|cold|warm|hot|windy|nice|wet|dry|fine))\b|"
     r"天气(?:怎么样|如何|预报|好不好)|(?:会|要)下(?:雨|雪)吗|下不下(?:雨|雪)",
     re.I,

@@ -286,6 +286,8 @@ _BREEDS = {
     "jack russell": "dog",
 }
 _PET_WORD = "|".join(sorted((re.escape(b) for b in _BREEDS), key=len, reverse=True))
+# the young of a pet said for it ("my puppy is a beagle": the dog's breed)
+YOUNG_PETS = {"puppy": "dog", "kitten": "cat"}
 # The breed of a pet (`family:<pet>:breed`): "a beagle called Biscuit", "my dog is a springer
 # spaniel", "a dog called Biscuit, he's a beagle"; a word before the breed that is part of it
 _BREED_SAID = (
@@ -2650,9 +2652,7 @@ def _pet_breed(clause: str) -> list[SelfFact]:
         return []
     breed = (m.group(1) or m.group(3) or m.group(5)).lower()
     said_pet = (m.group(2) or m.group(4) or "").lower()
-    pet = {"puppy": "dog", "kitten": "cat"}.get(said_pet, said_pet) or _BREEDS[breed.split()[-1]]
-    if breed in ("dog", "cat"):
-        return []
+    pet = YOUNG_PETS.get(said_pet, said_pet) or _BREEDS[breed.split()[-1]]
     return [_fact("fact", f"family:{pet}:breed", breed, f"{USER_EN}'s {pet} is a {breed}.")]
 
 
@@ -3124,7 +3124,7 @@ def _en_family_life(clause: str) -> list[SelfFact]:
 # An operation (or a stroke, a fall) a household member had: "my husband Ken had a hip operation
 # last week", "my mum's just had her knee replaced", "my husband had a stroke last year"
 # (`health:event:<what>:<relation>`; when is not kept: "last week" would be wrong when read later)
-_FAMILY_OPERATION_EN = re.compile(
+_FAMILY_HEALTH_EVENT_EN = re.compile(
     rf"{_RELATIVE_EN}(?: has|'s)? (?:just |recently |only just )?had (?:an? |his |her |their |major |minor |big )*"
     r"((?:[a-z]+ ){0,2}?(?:operation|surgery|op|replacement|transplant|bypass)|stroke|(?:mild |minor |bad )?"
     r"(?:heart attack|fall))\b|"
@@ -3134,9 +3134,9 @@ _FAMILY_OPERATION_EN = re.compile(
 )
 
 
-def _family_operation(clause: str) -> list[SelfFact]:
+def _family_health_event(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
-    for m in _FAMILY_OPERATION_EN.finditer(clause):
+    for m in _FAMILY_HEALTH_EVENT_EN.finditer(clause):
         said = (m.group(1) or m.group(4)).lower()
         relation = relation_key(said)
         who = " ".join(filter(None, (said, m.group(2) or m.group(5))))
@@ -3167,7 +3167,7 @@ def _en_family_health(clause: str) -> list[SelfFact]:
     """A household member's allergies, foods they cannot eat (_FAMILY_ALLERGY_EN) and health
     conditions ("my mum is coeliac": `health:condition:coeliac:mother`, which rules gluten out
     of the household's suggestions as an allergy does)."""
-    out: list[SelfFact] = _family_operation(clause)
+    out: list[SelfFact] = _family_health_event(clause)
     for m in _FAMILY_MED_EN.finditer(clause):  # "my mum takes donepezil every evening"
         what = _third_person(_clause_end(m.group(5)))
         known = health.named_in(health.MEDICATIONS, what)
