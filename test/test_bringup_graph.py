@@ -296,7 +296,7 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
     (tmp_path / "gets_killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     lines: list[str] = []
     sup = Supervisor(
-        [NodeSpec("config", "exits_with_config_error"), NodeSpec("crash", "gets_killed")],
+        [NodeSpec("config", "exits_with_config_error", {"db_path": "x.db"}), NodeSpec("crash", "gets_killed")],
         "/fay",
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
         log=lines.append,
@@ -307,6 +307,8 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
         sup.poll_once()
         return sup.restarts()["crash"] >= 2 and "config" not in sup.pids()
 
+    params_file = Path(sup.command(NodeSpec("config", "exits_with_config_error", {"db_path": "x.db"}))[-1])
+    assert params_file.is_file()
     sup.start()
     try:
         wait_until(
@@ -320,6 +322,8 @@ def test_supervisor_restarts_a_crash_but_not_a_configuration_error(tmp_path):
         assert any(line.startswith("[fay-ros up] crash exited with -9; restarting") for line in lines)
     finally:
         sup.stop()
+    # the parameter files go with the bring-up (each run left a directory of them behind)
+    assert not params_file.parent.exists(), f"{params_file.parent} is left after stop()"
 
 
 def test_parameter_file_names_only_companion_nodes_once(tmp_path):

@@ -7,6 +7,7 @@ node crashing never takes the others down, and Ctrl-C stops them all in order.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -157,3 +158,6 @@ class Supervisor:
                 proc.wait()
         if live:
             self._log(f"[fay-ros up] stopped {len(live)} node(s)")
+        # the nodes read their parameter files at start only; every bring-up would otherwise
+        # leave a directory of them in the temporary directory
+        shutil.rmtree(self._params_dir, ignore_errors=True)
