@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,9 +13,14 @@ from fay_ros.common.wav import read_wav
 from harness import REPO
 
 
-def say(*args: str) -> subprocess.CompletedProcess:
+def say(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "fay_ros.cli", "say", *args], capture_output=True, text=True, cwd=REPO, timeout=60
+        [sys.executable, "-m", "fay_ros.cli", "say", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+        env=env,
     )
 
 
@@ -42,8 +48,22 @@ def test_say_writes_wav_and_a_matching_viseme_track(tmp_path):
 
 def test_say_with_the_pyttsx3_engine(tmp_path):
     wav, visemes = tmp_path / "p.wav", tmp_path / "p.json"
-    done = say("--engine", "pyttsx3", "Hello 你好", "--wav", str(wav), "--visemes", str(visemes))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = say(
+        "--engine",
+        "pyttsx3",
+        "Hello 你好",
+        "--wav",
+        str(wav),
+        "--visemes",
+        str(visemes),
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
     assert done.returncode == 0, done.stderr
+    # (libpulse, which libespeak-ng's audio output loads, leaves its own pulse-* directory)
+    left = [p.name for p in temporary.iterdir() if p.name.startswith("fay_")]
+    assert not left, f"the engine's files are left in the temporary directory: {left}"
     doc = json.loads(visemes.read_text(encoding="utf-8"))
     audio = read_wav(wav)
     samples, rate = audio.samples, audio.sample_rate

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable
@@ -45,7 +44,6 @@ class Pyttsx3Engine:
         self.settings = settings
         self._in_use: tuple[VoiceSettings, dict[str, str]] = (settings, {})
         self.use_settings(settings)
-        self._tmp = Path(tempfile.mkdtemp(prefix="fay_tts_pyttsx3_"))
 
     def use_settings(self, settings: VoiceSettings) -> None:
         """See types.Engine: the voices are resolved first; the settings and their voice ids
@@ -59,7 +57,7 @@ class Pyttsx3Engine:
         self.settings = settings
 
     def close(self) -> None:
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        """Nothing to release: each sentence's files go with it."""
 
     def voices(self) -> list[str]:
         return sorted(v.id for v in self._engine.getProperty("voices"))
@@ -79,7 +77,9 @@ class Pyttsx3Engine:
         voiced: list[VoicedRun] = []
         offset = 0
         settings, voice_ids = self._in_use  # one sentence, one set of settings
-        with _lock:
+        # pyttsx3 can only write files: one directory per sentence, gone with it (a directory for
+        # the engine's life was left behind by every process that did not close the engine)
+        with _lock, tempfile.TemporaryDirectory(prefix="fay_tts_pyttsx3_") as tmp:
             for index, run in enumerate(split_runs(text, language or settings.default_language)):
                 if cancelled():
                     return Synthesis(np.zeros(0, np.int16), self.sample_rate, cancelled=True)
@@ -88,7 +88,7 @@ class Pyttsx3Engine:
                 self._engine.setProperty("voice", voice_ids[voice])
                 self._engine.setProperty("rate", int(settings.rate_wpm))
                 self._engine.setProperty("volume", float(settings.volume))
-                path = self._tmp / f"run{index}.wav"
+                path = Path(tmp) / f"run{index}.wav"
                 self._engine.save_to_file(run.text, str(path))
                 # The driver prints "Audio saved to ..." for every file; that is not our output.
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -96,7 +96,6 @@ class Pyttsx3Engine:
                 if not path.exists():
                     raise VoiceError(f"pyttsx3 produced no audio for {run.text!r}")
                 audio = read_wav(path)
-                path.unlink()
                 if audio.sample_rate != self.sample_rate:
                     raise VoiceError(f"pyttsx3 wrote {audio.sample_rate} Hz audio; expected {self.sample_rate} Hz")
                 samples = audio.samples
