@@ -741,6 +741,21 @@ def test_clear_cancels_open_commitments(rig, words, said):
     assert len(r.rows()) == 1  # reminders stay
 
 
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        ("remind me in 10 minutes that the kettle's on", "I'll remind you that the kettle's on today at 09:10"),
+        ("remind me in an hour that the car needs petrol", "I'll remind you that the car needs petrol today at 10:00"),
+        ("remind me at 4 about the dentist's appointment", "I'll remind you about the dentist's appointment"),
+        ("remind me at 4 about the meeting", "I'll remind you about the meeting today"),
+    ],
+)
+def test_a_reminder_of_how_things_are_is_confirmed_as_such(rig, words, said):
+    r = rig(now="2026-12-04T09:00:00")
+    reply = r.say(words)
+    assert reply is not None and reply.action == "set" and said in reply.text, reply
+
+
 # -- bad input: impossible, past or missing times ----------------------------------------------
 @pytest.mark.parametrize(
     ("words", "question"),

@@ -1132,12 +1132,27 @@ def _what(text: str, zh: bool) -> str:
     return second_person(text, has_cjk(text)).rstrip("。.!！") if text else ""
 
 
+# A task that says how things are ("the kettle's on", "the shop closes at 5", "my tablets are in
+# the drawer"), from "remind me that …": a noun, then a verb (a possessive 's before a noun, "the
+# dentist's appointment", is no verb)
+_STATE_EN = re.compile(
+    r"^(?:the|a|an|your|my|his|her|our|their)\s+(?:[\w-]+\s+)?[\w-]+"
+    r"(?:'s\s+(?:on|off|in|out|up|down|open|closed|ready|done|due|here|there|back|over|empty|full|\w+ing)\b"
+    r"|'re\b|\s+(?:is|are|isn't|aren't|was|were|needs?|has|have|will|won't|goes|go|comes|come|closes|opens|starts|"
+    r"ends|finishes|leaves)\b)",
+    re.I,
+)
+
+
 def _to(what: str) -> str:
-    """ " to call your mother" (a task), " about the meeting" (no verb to start with)."""
+    """ " to call your mother" (a task), " about the meeting" (no verb to start with), " that the
+    kettle's on" (how things are)."""
     if not what:
         return ""
     if has_cjk(what):
         return f": {what}"
+    if _STATE_EN.match(what):
+        return f" that {what}"
     if re.match(r"^(?:the|a|an|your|my|his|her|our|their)\b", what, re.I):
         return f" about {what}"
     return f" to {what}"
