@@ -2851,3 +2851,45 @@ def test_a_relative_introduced_then_described_without_a_subject_is_not_the_user(
     assert "occupation" not in keys("i'm 79, retired and happy")  # no job in it
     facts = learn(["my husband had a stroke last year"])
     assert fact_answers.answer("what's wrong with my husband?", facts, "en", FRIDAY) == "Your husband had a stroke."
+
+
+# -- what an eighteenth round (two long conversations, a few days) found -------------------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("我太太叫陈静，她是医生", "family:wife:job", "用户的太太是医生。"),
+        ("我先生叫李强", "family:husband", "用户的先生叫李强。"),
+        ("我爱人喜欢跳舞", "family:partner:likes", "用户的爱人喜欢跳舞。"),
+        ("我儿媳妇叫小红", "family:daughter-in-law", "用户的儿媳妇叫小红。"),
+        ("我姥姥今年九十岁了", "family:外婆:age", None),
+    ],
+)
+def test_what_the_eighteenth_round_found_unread(text, key, content):
+    said = keys(text, FRIDAY)
+    assert key in said and (content is None or said[key] == content), said
+    assert not [k for k in said if k.startswith("taste:")], "爱人 is a spouse, not a love of 人"
+
+
+def test_the_eighteenth_rounds_questions_are_answered_from_what_was_told():
+    facts = learn(
+        [
+            "i play badminton on thursdays",
+            "i keep bees in the garden",
+            "i've got type 2 diabetes",
+            "my neighbour sue had a hip replacement",
+        ]
+    )
+    asked = {
+        "what sport do i play?": "You play badminton on Thursdays.",
+        "what do i keep in the garden?": "You keep bees.",
+        "what condition have i got?": "You have diabetes.",
+        "what did sue have done?": "Your neighbour Sue had a hip replacement.",
+    }
+    assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in asked} == asked
+    assert fact_answers.answer("what team do i support?", facts, "en", FRIDAY) is None  # not told: not_told says so
+    zh = learn(["我太太叫陈静，她是医生", "我喜欢钓鱼"])
+    assert fact_answers.answer("我太太叫什么名字？", zh, "zh", FRIDAY) == "你的太太叫陈静。"
+    assert fact_answers.answer("我太太是做什么的？", zh, "zh", FRIDAY) == "你的太太是医生。"
+    assert fact_answers.answer("我的爱好是什么？", zh, "zh", FRIDAY) == "你喜欢钓鱼。"

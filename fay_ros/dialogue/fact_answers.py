@@ -277,6 +277,8 @@ def answer(
         return their_plan
     if routine := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
         return routine
+    if not zh and (doings := _own_doings(q, facts)):  # "What sport do I play?", "What do I keep?"
+        return doings
     if not zh and (m := _HOW_MANY_Q_EN.search(q)):  # "How many kids do I have?"
         relation = _CHILD_WORDS.get(m.group(1).lower(), m.group(1).lower())
         relation = {"kids": "child", "children": "child"}.get(relation, relation.removesuffix("s"))
@@ -302,6 +304,29 @@ def answer(
         if relation in known or relation in _PARTNER_WORDS:  # "who is my mom?", not "what is my job?"
             return _UNKNOWN["family"][lang].format(asked)
     return None
+
+
+# "What sport do I play?", "What do I keep in the garden?", "Which team do I support?": what the
+# user said they do with that verb ("User plays badminton on Thursdays.", "User keeps bees.")
+_OWN_DOING_Q_EN = re.compile(
+    r"^(?:and |so |remind me,? |do you (?:know|remember),? )?(?:what|which)(?: (?:[a-z]+ ){0,2}?[a-z]+)? "
+    r"(?:do|did) i (play|keep|grow|drive|own|collect|ride|support|speak|read|watch|follow|wear|study|make|breed)"
+    r"\b(?: [a-z ]+)?\s*\??$",
+    re.I,
+)
+_THIRD_PERSON = {"study": "studies", "watch": "watches"}
+
+
+def _own_doings(question: str, facts: dict[str, str]) -> str | None:
+    """What the user does with the verb asked about, said back; None when nothing told says it
+    (then `not_told` says so)."""
+    m = _OWN_DOING_Q_EN.search(question)
+    if m is None:
+        return None
+    verb = m.group(1).lower()
+    does = _THIRD_PERSON.get(verb, verb + "s")
+    said = [v for v in facts.values() if re.match(rf"User (?:also |still |usually |often )?{does}\b", v)]
+    return _said_back(said, False) if said else None
 
 
 # A question about the user's own life that no fact answers and no recalled memory mentions
@@ -774,7 +799,8 @@ _MEDICATION_Q_ZH = re.compile(
     r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
 )
 _HEALTH_Q_EN = re.compile(
-    r"\bwhat (?:health )?(?:conditions|problems|issues) (?:do i have|have i got)\b|\bwhat(?:'s| is) wrong with me\b|"
+    r"\bwhat (?:health )?(?:conditions?|problems?|issues?|illness(?:es)?) (?:do i have|have i got)\b|"
+    r"\bwhat(?:'s| is) wrong with me\b|\bwhat(?:'s| is) my (?:health |medical )?condition\b|"
     r"\bwhat (?:medical|health) (?:conditions|problems)\b|\bdo i have any (?:health )?(?:conditions|"
     r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
     re.I,
@@ -814,7 +840,8 @@ _BIRTHDAY_Q_EN = re.compile(
     rf"\bwhen does {_WHO_EN} turn\b|\bwhat day is {_WHO_EN}(?:'s)? birthday\b",
     re.I,
 )
-_ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|([\u4e00-\u9fff]{2,3}?))"
+# (a name is no "我的…" or "你…": "我的爱好是什么？" asks about the person themself)
+_ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|(?![我你])([\u4e00-\u9fff]{2,3}?))"
 # "我老婆是做什么的？", "李梅在哪里上班？", "我儿子住在哪里？": a relative's job and home
 _RELATIVE_JOB_Q_ZH = re.compile(
     _ZH_WHO + r"(?:(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?(?:的)?|(?:的)?(?:工作|职业)是(?:什么|啥)|"
@@ -876,6 +903,8 @@ _ZH_RELATION_NAMES = {
     "roommate": "室友",
     "brother": "兄弟",
     "sister": "姐妹",
+    "daughter-in-law": "儿媳",
+    "son-in-law": "女婿",
 }
 _EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
 
@@ -949,6 +978,7 @@ _RELATIVE_ALLERGY_Q_EN = re.compile(
     # their health as a whole: "What's wrong with my husband?"
     rf"\bwhat(?:'s| is) (?:wrong|the matter) with {_WHO_EN}|"
     rf"\bwhat (?:operation|surgery|op) (?:did|has|does) {_WHO_EN}(?: had| have)?\b|"
+    rf"\bwhat (?:did|has) {_WHO_EN} (?:have|had) done\b|"
     rf"\bwhat (?:illness|illnesses|condition|conditions|health problems?) (?:does|has) {_WHO_EN}(?: got| have)?\b",
     re.I,
 )

@@ -571,7 +571,8 @@ _ZH_NAME = [
     ),
 ]
 ZH_RELATIONS = (
-    "老伴儿|老伴|老婆|妻子|老公|丈夫|儿子|女儿|妈妈|母亲|爸爸|父亲|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公"
+    "老伴儿|老伴|老婆|妻子|太太|媳妇儿|媳妇|爱人|老公|丈夫|先生|儿子|儿媳妇|儿媳|女婿|女儿|妈妈|母亲|爸爸|父亲"
+    "|哥哥|弟弟|姐姐|妹妹|奶奶|爷爷|外婆|外公|姥姥|姥爷|外甥女|外甥|侄女|侄子|叔叔|舅舅|姑姑"
     "|室友|朋友|女朋友|男朋友|狗|小狗|猫|小猫|兔子|仓鼠|鹦鹉|乌龟|金鱼|八哥|小鸟|鸟|孩子|外孙女|外孙|孙女|孙子|闺女|姑娘"
     "|邻居|保姆|妈|爸"
 )
@@ -602,7 +603,8 @@ _ZH_TASTE = [
     (re.compile(r"我(?:讨厌|受不了|不吃|不喝)(?!的)([^" + _ZH_STOP + r"]{1,12})"), False),
     (
         re.compile(
-            r"我(?:现在|最近)?(?:很|特别|最|也|非常|真的|更)?(?:喜欢|爱上了|爱)"
+            # (爱人 is a husband or wife: "我爱人喜欢跳舞" is theirs)
+            r"我(?:现在|最近)?(?:很|特别|最|也|非常|真的|更)?(?:喜欢|爱上了|爱(?!人))"
             + _ZH_VERB
             + r"([^"
             + _ZH_STOP
@@ -1767,9 +1769,19 @@ _RELATION_KEYS = {
     "wife": "wife",
     "老婆": "wife",
     "妻子": "wife",
+    "太太": "wife",
+    "媳妇": "wife",
+    "媳妇儿": "wife",
     "husband": "husband",
     "老公": "husband",
     "丈夫": "husband",
+    "先生": "husband",
+    "儿媳妇": "daughter-in-law",
+    "儿媳": "daughter-in-law",
+    "女婿": "son-in-law",
+    # (the same grandparents as 外婆 and 外公, in the north's words)
+    "姥姥": "外婆",
+    "姥爷": "外公",
     "son": "son",
     "儿子": "son",
     "daughter": "daughter",
@@ -1837,12 +1849,12 @@ _RELATION_KEYS = {
 FEMALE_RELATIONS = {
     *("mother", "wife", "daughter", "sister", "grandmother", "girlfriend", "granddaughter"),
     *("aunt", "niece", "stepdaughter", "daughter-in-law"),
-    *("姐姐", "妹妹", "奶奶", "外婆", "孙女", "外孙女"),
+    *("姐姐", "妹妹", "奶奶", "外婆", "孙女", "外孙女", "外甥女", "侄女", "姑姑"),
 }
 MALE_RELATIONS = {
     *("father", "husband", "son", "brother", "grandfather", "boyfriend", "grandson"),
     *("uncle", "nephew", "stepson", "son-in-law"),
-    *("哥哥", "弟弟", "爷爷", "外公", "孙子", "外孙"),
+    *("哥哥", "弟弟", "爷爷", "外公", "孙子", "外孙", "外甥", "侄子", "叔叔", "舅舅"),
 }
 
 
