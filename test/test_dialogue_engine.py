@@ -17,7 +17,7 @@ from fay_ros.dialogue.reply import ReplyPiece
 from fay_ros.dialogue.toolbox import builtin_tools
 from fay_ros.dialogue.tools import Memory, MemoryResult, Tool
 from fay_ros.llm.client import ChatClient, Endpoint
-from harness import free_port
+from harness import REPO, free_port
 
 WAIT = 15.0
 SECRET = "sk-test-SECRET-1234567890"
@@ -340,6 +340,27 @@ def test_qa_hit_answers_without_llm_and_never_executes_the_script(fresh, tmp_pat
 
     run(scenario())
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("profile", ["tiny", "capable"])
+def test_a_turn_that_is_only_a_social_move_gets_its_qa_row_with_the_tiny_model(fresh, profile):
+    """The embedded model cannot speak Chinese at all and answered an English good night with
+    'Right on time, right on time!': a turn that only takes leave or thanks, in words the qa table
+    does not list, gets that row's answer; a capable model still answers it itself."""
+    qa = QaTable.load(REPO / "config" / "qa.csv")
+
+    async def scenario():
+        rig = Rig(fresh, qa=qa, profile=profile)
+        await rig.engine.run_turn("alice", "好了，我去睡觉了，晚安", "zh")
+        await rig.engine.run_turn("alice", "right, i'm off to bed, night fay", "en")
+        if profile == "tiny":
+            assert rig.texts() == ["晚安，好梦！", "Good night!", "Sleep well."]
+            assert {p.source for p in rig.pieces} == {"qa"} and fresh.requests == []
+        else:
+            assert fresh.requests and "qa" not in {p.source for p in rig.pieces}
+        await rig.close()
+
+    run(scenario())
 
 
 # -- interrupt ---------------------------------------------------------------------------------

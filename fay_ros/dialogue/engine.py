@@ -84,14 +84,14 @@ from ..memory.self_facts import SelfFact, deaths_by_name, safety_facts
 from ..text.outbound import sanitize
 from ..text.when import format_date
 from ..text.words import has_cjk
-from . import fact_answers, prompts
+from . import fact_answers, prompts, social_moves
 from .history import Histories
 from .judge import FINISH, TOOL
 from .knowledge_talk import KnowledgeDesk
 from .people import People
 from .persona import Persona
 from .prompts import PromptContext
-from .qa import QaTable, script_tool_name
+from .qa import QaMatch, QaTable, script_tool_name
 from .reminder_talk import ReminderTalk
 from .reminder_tools import REMINDER_TOOLS
 from .reply import Reply, ReplyPiece
@@ -206,6 +206,15 @@ class DialogueEngine:
         one); turns that start from now on use it (call on the engine's loop)."""
         self._check_persona(persona)
         self.persona = persona
+
+    def _qa_hit(self, text: str, language: str) -> QaMatch | None:
+        """The qa table's row for the words; with the tiny profile also for a turn that is only a
+        social move in other words ("right, I'm off to bed, night Fay": its good-night row)."""
+        assert self.qa is not None
+        hit = self.qa.match(text)
+        if hit is None and self.settings.profile == TINY and (phrase := social_moves.qa_phrasing(text, language)):
+            hit = self.qa.match(phrase)
+        return hit
 
     def set_qa(self, qa: QaTable | None) -> None:
         """A new qa table (the file was edited): the next lookup uses it (call on the loop)."""
@@ -383,7 +392,7 @@ class DialogueEngine:
             if kind == CHAT and self.reminder_talk is not None and await self._reminder_turn(reply, ctx, trace):
                 self.flow.remember_exchange(user_id, conversation_id, text, reply)
                 return trace
-            if self.qa is not None and (hit := self.qa.match(text)) is not None:
+            if self.qa is not None and (hit := self._qa_hit(text, language)) is not None:
                 if probe:
                     park()  # a qa answer needs no model, and its tool must not run twice
                 trace.path = "qa"
