@@ -762,3 +762,19 @@ def test_with_the_tiny_model_a_name_no_one_told_of_is_not_said(sentence, dropped
     assert (tiny.check(sentence).text is None) is dropped, tiny.summary()
     # a capable model's world knowledge is left alone
     assert guard(user_text="niall's home!", facts=facts).check(sentence).text is not None
+
+
+def test_with_the_tiny_model_its_last_reply_is_not_said_again_as_the_next_answer():
+    """Asked 'what condition have I got?' after a question about a neighbour, the embedded model
+    gave its answer about the neighbour again, word for word (an own long conversation)."""
+    before = (
+        "Sue had a hip replacement, but she also used to make things with her hands. "
+        "She was very creative when it came to making things out of clay."
+    )
+    tiny = guard(user_text="what condition have i got?", earlier_replies=(before,))
+    copied = tiny.check("Sue had a hip replacement, but she also used to make things with her hands.")
+    assert copied.text is None and copied.stop and tiny.dropped["repeats an earlier reply"] == 1
+    # a short line may come again, and something new is said
+    fresh = guard(user_text="thanks", earlier_replies=("That sounds lovely! Sue had a hip replacement.",))
+    assert fresh.check("That sounds lovely!").text == "That sounds lovely!"
+    assert fresh.check("I hope you have a restful evening.").text is not None

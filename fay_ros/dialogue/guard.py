@@ -223,6 +223,9 @@ class ReplyGuard:
     # turns, whose names it may use
     no_new_names: bool = False
     known_texts: tuple[str, ...] = ()
+    # (the tiny model) its earlier replies in the conversation window: given the history, it
+    # copied its last answer word for word as the answer to the next, different question
+    earlier_replies: tuple[str, ...] = ()
     passed: int = 0  # pieces published
     sentences: int = 0  # ...of which whole sentences (a first clause released early is not one)
     stopped: bool = False
@@ -232,6 +235,7 @@ class ReplyGuard:
     _said: list[str] = field(default_factory=list)
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
     _told: str = ""  # (no_new_names) everything the reply may take a name from, lower case
+    _said_before: list[str] = field(default_factory=list)  # (earlier_replies) their sentences, normalised
 
     def __post_init__(self) -> None:
         for text in self.prompt_texts:
@@ -240,6 +244,12 @@ class ReplyGuard:
         self._tool_pattern = (
             re.compile(r"\b(?:" + "|".join(map(re.escape, self.tool_names)) + r")\b", re.I) if self.tool_names else None
         )
+        self._said_before = [
+            key
+            for reply in self.earlier_replies
+            for sentence in re.split(r"(?<=[.!?。！？])\s*", reply)
+            if len(key := _norm(sentence)) > _REPEATABLE_CHARS
+        ]
         if self.no_new_names:
             told = (self.user_text, self.user_name, self.policy.companion_name, *self.prompt_texts, *self.known_texts)
             self._told = " ".join(told + tuple(self.facts.values())).lower()
@@ -325,6 +335,11 @@ class ReplyGuard:
             return self._drop("loops", stop=True)
         if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said):
             return self._drop("repeated")
+        if len(key) > _REPEATABLE_CHARS and any(
+            key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said_before
+        ):
+            # and the reply ends: the rest of a copied answer is the copy's
+            return self._drop("repeats an earlier reply", stop=True)
         if self.user_text and len(key) > 12 and difflib.SequenceMatcher(None, key, _norm(self.user_text)).ratio() > 0.9:
             return self._drop("parrots the user")
         self._said.append(key)
@@ -481,6 +496,8 @@ def _near_miss(word: str, name: str) -> bool:
 
 
 _NGRAM = 6  # six words in a row from the prompt is reciting it, not chatting
+# a sentence this short may come again in a later reply ("That sounds lovely!", "Good night!")
+_REPEATABLE_CHARS = 24
 
 
 def _user_turn_start(text: str, user_name: str) -> int | None:

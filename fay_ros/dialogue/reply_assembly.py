@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import difflib
 import logging
 import re
 import time
@@ -324,7 +325,13 @@ class ReplyAssembly:
         )
         messages = prompts.tiny_messages(self.tiny_system(facts), history, volatile, ctx.question)
         window = tuple(str(m.get("content", "")) for m in history)
-        guard = self.guard(ctx, extra_prompt=tuple(volatile), known_texts=window)
+        # (the last reply: a model copying its answer copies the one before the question; the same
+        # question asked again may get the same answer)
+        earlier = tuple(str(m.get("content", "")) for m in history if m.get("role") == "assistant")[-1:]
+        asked_before = next((str(m.get("content", "")) for m in reversed(history) if m.get("role") == "user"), "")
+        if difflib.SequenceMatcher(None, asked_before.lower(), ctx.question.lower()).ratio() > 0.8:
+            earlier = ()
+        guard = self.guard(ctx, extra_prompt=tuple(volatile), known_texts=window, earlier_replies=earlier)
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
 
     def tiny_history(self, owner: str) -> list[Message]:
@@ -487,10 +494,15 @@ class ReplyAssembly:
             )
 
     def guard(
-        self, ctx: ToolContext, extra_prompt: tuple[str, ...] = (), known_texts: tuple[str, ...] | None = None
+        self,
+        ctx: ToolContext,
+        extra_prompt: tuple[str, ...] = (),
+        known_texts: tuple[str, ...] | None = None,
+        earlier_replies: tuple[str, ...] = (),
     ) -> ReplyGuard:
         """The reply guard of a turn; `known_texts` (the tiny flow: its conversation window) turns
-        on the rule against names no one told of."""
+        on the rule against names no one told of, `earlier_replies` (the tiny flow: its replies in
+        that window) the rule against saying one of them again."""
         w = self.wiring
         instructions = (prompts.JUDGE, prompts.EXECUTOR, prompts.FINAL, prompts.DIRECT)
         return ReplyGuard(
@@ -503,6 +515,7 @@ class ReplyAssembly:
             facts=ctx.facts,
             no_new_names=known_texts is not None,
             known_texts=known_texts or (),
+            earlier_replies=earlier_replies,
         )
 
     def speak_text(self, reply: Reply, text: str, source: str) -> None:
