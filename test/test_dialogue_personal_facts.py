@@ -506,7 +506,6 @@ def test_the_day_of_a_birthday_depends_on_when_it_was_said():
         "I live in fear of spiders.",
         "I'm a big fan.",  # (not a job; 'a big fan of jazz' is a taste)
         "I'm a bit tired.",
-        "I work from home.",
         "My daughter is one of a kind.",
         "我对花生不过敏。",
         "我没有糖尿病。",
@@ -2893,3 +2892,31 @@ def test_the_eighteenth_rounds_questions_are_answered_from_what_was_told():
     assert fact_answers.answer("我太太叫什么名字？", zh, "zh", FRIDAY) == "你的太太叫陈静。"
     assert fact_answers.answer("我太太是做什么的？", zh, "zh", FRIDAY) == "你的太太是医生。"
     assert fact_answers.answer("我的爱好是什么？", zh, "zh", FRIDAY) == "你喜欢钓鱼。"
+
+
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        ("i'm a hairdresser, i've a little salon in galway", "User has a little salon in galway."),
+        ("i have a bakery in leeds", "User has a bakery in leeds."),
+        ("i sold the salon!", "User sold the salon."),
+        ("we've shut down our shop", "User closed their shop."),
+        ("i'm going to work from home doing weddings", "User works from home, doing weddings."),
+        ("i work from home now", "User works from home."),
+    ],
+)
+def test_a_business_of_ones_own_and_its_end_are_the_workplace(text, content):
+    assert keys(text).get("workplace") == content, keys(text)
+
+
+def test_a_business_is_said_back_where_asked_and_a_meeting_is_no_business():
+    facts = learn(["i'm a hairdresser, i've a little salon in galway"])
+    assert fact_answers.answer("where's my salon?", facts, "en", FRIDAY) == (
+        "You are a hairdresser. You have a little salon in galway."
+    )
+    later = learn(["i'm a hairdresser, i've a little salon in galway", "i sold the salon!"])
+    assert fact_answers.answer("where's my salon?", later, "en", FRIDAY) == (
+        "You are a hairdresser. You sold the salon."
+    )
+    for said in ("i have a meeting in leeds", "i have a shop at home", "i sold my car"):
+        assert "workplace" not in keys(said), said

@@ -681,7 +681,8 @@ _OCCUPATION_Q_EN = re.compile(
     # "what do I drive for a living?": the job said by its verb
     r"\bwhat do i (?:drive|fly|fix|make|sell|teach|build|clean|run) for (?:a )?(?:living|work)\b|"
     r"^(?:so |and )?what (?:do|did) i (?:teach|do for work)(?: again)?\s*\??$|"
-    r"\bwhere(?:'s| is) my (?:salon|shop|office|practice|business|restaurant|studio|workshop|surgery|clinic|firm)\b|"
+    r"\bwhere(?:'s| is) my (?:salon|shop|office|practice|business|restaurant|studio|workshop|surgery|clinic|firm|"
+    r"bakery|cafe|café|pub|farm|stall|boutique|bookshop|nursery|kiosk|takeaway|deli|hotel|guest ?house)\b|"
     r"\bwhat(?:'s| is|s) my (?:job|occupation|profession|"
     r"line of work|work)\b|\bwhat (?:job|work|kind of work) do i do\b|\bwhere do i work\b|"
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"

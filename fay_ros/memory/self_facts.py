@@ -2798,7 +2798,52 @@ _STOPPED_WORK_EN = re.compile(
 )
 
 
+# A business of one's own where one works: "I've a little salon in Galway", "I have a bakery in
+# Leeds", "I've got my own garage on the high street" (owning and running one is an occupation)
+_OWN_BUSINESS_EN = re.compile(
+    r"\bI(?:'ve| have)(?: got)? ((?:a|an|my own|my) (?:(?:little|small|tiny|big|new|busy|local) )?"
+    r"(?:hair |nail |beauty |flower |book |coffee |corner |farm |tea |antique |charity |vintage )?"
+    r"(?:salon|shop|bakery|cafe|café|restaurant|pub|business|farm|garage|studio|practice|stall|bar|hotel|"
+    r"boutique|florist'?s?|bookshop|barbershop|barber'?s|nursery|surgery|workshop|kiosk|takeaway|deli|"
+    r"guest ?house|b&b|bed and breakfast|market stall|food truck|van) "
+    rf"(?:(?:in|on|near|at|by) (?!home\b).+?))(?= and |{_STOP_CLAUSE})",
+    re.I,
+)
+
+
+# ... given up ("I sold the salon", "we've closed the shop"), and work from home instead ("I'm
+# going to work from home doing weddings"): each the workplace now, in place of the old one
+_BUSINESS_GONE_EN = re.compile(
+    r"\b(?:I|we)(?:'ve| have)? (?:just |finally )?(sold|closed down|shut down|closed|shut|given up|gave up|"
+    r"lost) (the|my|our) ((?:hair |nail |beauty |flower |coffee |corner )?"
+    r"(?:salon|shop|bakery|cafe|café|restaurant|pub|business|farm|garage|studio|practice|stall|bar|hotel|"
+    r"boutique|bookshop|barbershop|nursery|surgery|workshop|kiosk|takeaway|deli|guest ?house))\b",
+    re.I,
+)
+_FROM_HOME_EN = re.compile(
+    r"\bI(?:'m| am)?(?: now| going to| gonna|'ll| will| now going to)? work(?:ing)? from home"
+    rf"(?: now)?(?:,? ((?:doing|making|selling|fixing|teaching|writing|designing) .+?))?(?:{_STOP_CLAUSE})",
+    re.I,
+)
+
+
 def _en_workplace(clause: str) -> list[SelfFact]:
+    m = _BUSINESS_GONE_EN.search(clause)
+    if m:
+        verb = {"shut": "closed", "shut down": "closed", "closed down": "closed", "given up": "gave up"}.get(
+            m.group(1).lower(), m.group(1).lower()
+        )
+        whose = "the" if m.group(2).lower() == "the" else "their"
+        return [_fact("fact", "workplace", m.group(3), f"{USER_EN} {verb} {whose} {m.group(3).lower()}.")]
+    m = _FROM_HOME_EN.search(clause)
+    if m:
+        doing = f", {_third_person(_clause_end(m.group(1)))}" if m.group(1) else ""
+        return [_fact("fact", "workplace", "home", f"{USER_EN} works from home{doing}.")]
+    m = _OWN_BUSINESS_EN.search(clause)
+    if m:
+        what = _third_person(_clause_end(m.group(1)))
+        if len(what.split()) <= 8:
+            return [_fact("fact", "workplace", what, f"{USER_EN} has {what}.")]
     m = _STARTED_AT_EN.search(clause)
     if m:
         where = _TRAILING_WHEN.sub("", _third_person(_clause_end(m.group(1))))
