@@ -2920,3 +2920,50 @@ def test_a_business_is_said_back_where_asked_and_a_meeting_is_no_business():
     )
     for said in ("i have a meeting in leeds", "i have a shop at home", "i sold my car"):
         assert "workplace" not in keys(said), said
+
+
+# -- what a nineteenth round (turns as a recogniser writes them: fillers, no commas) found --------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("oh hello um it's maureen", "name", "User's name is Maureen."),
+        ("um i've got a bad knee so i use a walking stick", "health:condition:bad_knee", "User has a bad knee."),
+        ("i've got a bad back", "health:condition:bad_back", "User has a bad back."),
+        ("我血压有点高", "health:condition:high_blood_pressure", "用户有高血压。"),
+        (
+            "i'm going fishing with my mate ron on saturday",
+            "plan:on_saturday",
+            "User is going fishing with their mate ron on Saturday, 5 December 2026.",
+        ),
+        ("我老伴叫张国强他以前是司机", "family:partner", "用户的老伴叫张国强。"),
+        ("我老伴叫张国强他以前是司机", "family:partner:job", "用户的老伴以前是司机。"),
+        ("就是我有个孙子叫张小宝今年五岁", "family:grandson", "用户的孙子叫张小宝。"),
+        ("就是我有个孙子叫张小宝今年五岁", "family:grandson:age", "用户的孙子5岁（2026年12月4日时）。"),
+    ],
+)
+def test_what_the_nineteenth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_a_relative_introduced_with_a_name_keeps_their_age_and_no_comma_is_no_new_clause():
+    assert "age" not in keys("我有个孙子叫张小宝，今年五岁")  # (it was stored as the user's own age)
+    for said in ("我跟他以前是同事", "我和她是朋友"):
+        assert not [k for k in keys(said) if k.startswith("family:")], said
+    assert keys("oh hello, it's raining") == {}
+
+
+def test_the_nineteenth_rounds_questions_are_answered_from_what_was_told():
+    facts = learn(["um i've got a bad knee so i use a walking stick", "i'm going fishing with my mate ron on saturday"])
+    assert fact_answers.answer("what's wrong with my leg", facts, "en", FRIDAY) == "You have a bad knee."
+    assert fact_answers.answer("who am i going fishing with", facts, "en", FRIDAY) == (
+        "You are going fishing with your mate ron on Saturday, 5 December 2026."
+    )
+    assert fact_answers.answer("who am i going shopping with?", facts, "en", FRIDAY) is None
+    named = learn(["hiya it's frank"])
+    assert fact_answers.answer("who am i going fishing with", named, "en", FRIDAY) is None  # not "who am I?"
+    assert fact_answers.answer("who am i again, fay?", named, "en", FRIDAY) == "Your name is Frank."
+    zh = learn(["我老伴叫张国强他以前是司机", "就是我有个孙子叫张小宝今年五岁"])
+    assert fact_answers.answer("我老伴以前做什么的", zh, "zh", FRIDAY) == "你的老伴以前是司机。"
+    assert fact_answers.answer("我孙子几岁", zh, "zh", FRIDAY) == "张小宝五岁。"

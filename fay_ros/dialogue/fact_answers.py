@@ -47,7 +47,9 @@ from ..text.words import and_list, as_written, has_cjk
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
     r"\b(?:do|did) you (?:still |even )?(?:remember|know|recall) my name\b|"
-    r"\bwho am i\b|\bsay my name\b|\bwhat (?:do|should) (?:you|people|they|folk|everyone) call me\b|"
+    # ("who am I?", "who am I again, Fay?"; not "who am I going fishing with?")
+    r"\bwho am i\b(?=(?:,? (?:again|then|now|fay))*\s*[?.!]*$)|\bsay my name\b|"
+    r"\bwhat (?:do|should) (?:you|people|they|folk|everyone) call me\b|"
     r"\bhow should you address me\b|"
     # "...my name...?", but not "My name is Tom, what's yours?" (a statement, then a question)
     r"\bmy name\b(?!(?:'s|\s+is)\s+(?!what\b|again\b)\w).*\?",
@@ -246,6 +248,15 @@ def answer(
         if relative:
             return f"You haven't told me about your {relative}'s {event}."
         return f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
+    if not zh and (m := _WITH_WHOM_Q_EN.search(q)):  # "Who am I going fishing with?": the plan that says
+        doing = re.escape(m.group(1).lower())
+        said = [
+            second_person(v)
+            for k, v in facts.items()
+            if k.startswith("plan:") and re.search(rf"\b{doing}\b with ", v, re.I) and plan_still_ahead(v, now.date())
+        ]
+        if said:
+            return _join(said, zh)
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         told = [v for k, v in facts.items() if k.startswith("plan:")]
         plans = [second_person(v) for v in told if plan_still_ahead(v, now.date())]
@@ -327,6 +338,10 @@ def _own_doings(question: str, facts: dict[str, str]) -> str | None:
     does = _THIRD_PERSON.get(verb, verb + "s")
     said = [v for v in facts.values() if re.match(rf"User (?:also |still |usually |often )?{does}\b", v)]
     return _said_back(said, False) if said else None
+
+
+# "Who am I going fishing with?", "who are we meeting for lunch with?"
+_WITH_WHOM_Q_EN = re.compile(r"\bwho (?:am i|are we) ([a-z]+ing\b.*?) with\b", re.I)
 
 
 # A question about the user's own life that no fact answers and no recalled memory mentions
@@ -802,6 +817,7 @@ _MEDICATION_Q_ZH = re.compile(
 _HEALTH_Q_EN = re.compile(
     r"\bwhat (?:health )?(?:conditions?|problems?|issues?|illness(?:es)?) (?:do i have|have i got)\b|"
     r"\bwhat(?:'s| is) wrong with me\b|\bwhat(?:'s| is) my (?:health |medical )?condition\b|"
+    r"\bwhat(?:'s| is) (?:wrong|the matter) with my (?:legs?|knees?|back|hips?|feet|foot|arms?|shoulders?)\b|"
     r"\bwhat (?:medical|health) (?:conditions|problems)\b|\bdo i have any (?:health )?(?:conditions|"
     r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
     re.I,

@@ -19,7 +19,7 @@ from ..memory.health import english_safety_line
 from ..memory.layers import split_safety, trim_core_memory, without_safety
 from ..memory.self_facts import asks_something, extract_self_facts, is_safety_key, render_fact
 from ..memory.turn_log import USER
-from ..text.words import has_cjk
+from ..text.words import as_written, has_cjk
 from . import when_answers
 from .fact_answers import user_name
 from .style import CARD, STYLE, is_card_key
@@ -339,10 +339,13 @@ def _unsaid_core(core: str, facts: dict[str, str]) -> str:
 def tiny_messages(system: str, history: list[Message], volatile: list[str], question: str) -> list[Message]:
     """The tiny profile's one call: the stable head, the history window, then what changes
     (just before the question, so the cached prefix stays the same)."""
-    messages: list[Message] = [{"role": "system", "content": system}, *history]
+    # the person's words as written, not as a recogniser heard them: the model read "i like um
+    # knitting and er gardening" as news of a loss ("I'm sorry for your loss")
+    said = [{**m, "content": as_written(str(m["content"]))} if m.get("role") == "user" else m for m in history]
+    messages: list[Message] = [{"role": "system", "content": system}, *said]
     if volatile:
         messages.append({"role": "system", "content": "\n".join(volatile)})
-    messages.append({"role": "user", "content": question})
+    messages.append({"role": "user", "content": as_written(question)})
     return messages
 
 

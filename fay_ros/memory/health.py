@@ -187,13 +187,28 @@ _DIET_ROWS = (
 # key, English names, Chinese names, what the condition rules out (allergen keys above)
 _CONDITION_ROWS = (
     ("diabetes", "diabetes|type 2 diabetes|type 1 diabetes|diabetic", "糖尿病", ""),
-    ("high_blood_pressure", "high blood pressure|hypertension", "高血压|血压高", ""),
+    (
+        "high_blood_pressure",
+        "high blood pressure|hypertension",
+        "高血压|血压高|血压有点高|血压有些高|血压偏高|血压比较高|血压很高",
+        "",
+    ),
     ("asthma", "asthma|asthmatic", "哮喘", ""),
     ("coeliac", "coeliac disease|celiac disease|coeliac|celiac", "乳糜泻", "gluten"),
     ("lactose_intolerance", "lactose intolerance|lactose intolerant", "乳糖不耐受|乳糖不耐", "milk"),
     ("epilepsy", "epilepsy|epileptic", "癫痫", ""),
     ("heart_disease", "heart disease|a heart condition|heart condition", "心脏病", ""),
     ("arthritis", "arthritis", "关节炎", ""),
+    # what older people most often say of their joints ("I've got a bad knee, so I use a stick";
+    # the first name with its article: "User has a bad knee.")
+    (
+        "bad_knee",
+        "a bad knee|bad knee|bad knees|a dodgy knee|dodgy knee|dodgy knees|knee trouble|knee problems",
+        "膝盖问题|膝盖不好|膝盖疼",
+        "",
+    ),
+    ("bad_back", "a bad back|bad back|a dodgy back|dodgy back|back trouble|back problems", "腰病|腰不好|腰疼", ""),
+    ("bad_hip", "a bad hip|bad hip|a dodgy hip|dodgy hip|hip trouble|hip problems", "髋关节问题|髋关节不好", ""),
     ("gout", "gout", "痛风", ""),
     ("dementia", "dementia|alzheimer's|alzheimers|alzheimer's disease", "老年痴呆|痴呆|阿尔茨海默病|阿尔茨海默症", ""),
     ("parkinsons", "parkinson's|parkinsons|parkinson's disease", "帕金森|帕金森病", ""),

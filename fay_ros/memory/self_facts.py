@@ -174,6 +174,8 @@ _NOT_A_NAME_AFTER_ITS = (
 )
 # Greetings before a name ("sup, Jamal here", "morning! Ray here", "hello dear, I'm Bea")
 _GREETING = (
+    # (an "oh" or "well" before it: "oh hello, it's Maureen")
+    r"(?:(?:oh|ah|well|so),? )?"
     r"(?:hi|hello|hey|hiya|heya|yo|sup|wassup|howdy|alright|all right|morning|afternoon|evening|"
     r"good (?:morning|afternoon|evening)|"
     r"(?:hi|hello|hey|morning|afternoon|evening) (?:there|dear|fay|all|everyone|folks|love|darling|pet|duck|mate))"
@@ -461,7 +463,12 @@ _WHEN = (
     r"|(?:for|at|over) christmas|on christmas (?:day|eve)"
 )
 _EN_PLAN = [
-    re.compile(rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna|off to)\s+(.+?)\s+({_WHEN})\b", re.I),
+    # (and "I'm going fishing with Ron on Saturday": going and what one does there)
+    re.compile(
+        rf"\b(?:I(?:'m| am)|we(?:'re| are)) (going to|planning to|gonna|off to|going(?= [a-z]+ing\b))\s+(.+?)\s+"
+        rf"({_WHEN})\b",
+        re.I,
+    ),
     # "I'm flying to Rome next Friday", "I'm visiting my mum tomorrow"
     re.compile(
         rf"\b(?:I(?:'m| am)|we(?:'re| are)) "
@@ -890,6 +897,25 @@ def _name_capitalised(m: re.Match[str], verbs_too: bool = False) -> str:
     return m.group(0)[:start] + name.capitalize() + m.group(0)[end:]
 
 
+# Chinese as a recogniser writes what people say: a filler before what they say ("就是我有个孙子…",
+# "嗯那个我…") and no commas ("我老伴叫张国强他以前是司机", "孙子叫张小宝今年五岁"): the
+# filler goes, and a comma comes where a new clause starts (a pronoun as its subject after a
+# name, or what is said of someone right after their name)
+_ZH_LEADING_FILLER = re.compile(r"^(?:(?:嗯+|呃+|额|啊|哦|那个|这个|就是|然后|那)[，,、\s]*)+(?=我)")
+_ZH_PRONOUN_CLAUSE = re.compile(
+    r"(?<=[\u4e00-\u9fff])(?<![和跟给让叫对把被说与同陪带找问帮我你您的是为替])"
+    r"(?=[他她它](?:以前|今年|现在|已经|每天|也|是|在|住|对|有|得了|喜欢|最|很|不|还|刚|才))"
+)
+_ZH_AFTER_NAME = re.compile(r"(叫[\u4e00-\u9fff]{2,3}?)(?=今年|去年|以前|现在|已经|住在|在|是|也)")
+
+
+def _zh_as_written(text: str) -> str:
+    if not has_cjk(text):
+        return text
+    text = _ZH_LEADING_FILLER.sub("", text.strip())
+    return _ZH_AFTER_NAME.sub(r"\1，", _ZH_PRONOUN_CLAUSE.sub("，", text))
+
+
 def extract_self_facts(
     text: str, now: datetime.datetime | None = None, before: str = "", known: Sequence[tuple[str, str]] = ()
 ) -> list[SelfFact]:
@@ -901,7 +927,7 @@ def extract_self_facts(
     relatives named in earlier sessions (`relatives_known`), read by name alone ("Claire is
     getting married in June")."""
     now = now or datetime.datetime.now().astimezone()
-    text = _names_capitalised(_widowed_spouse(as_written(text)))
+    text = _names_capitalised(_widowed_spouse(as_written(_zh_as_written(text))))
     # "hey Fay! it's Chloe": the greeting and the name, one clause
     text = re.sub(
         rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
@@ -1107,7 +1133,9 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
         r"[0-9一二三四五六七八九十]{1,3}月[0-9一二三四五六七八九十]{1,3}[号日])?"
     )
     clause = re.sub(
-        r"(^|[，,])" + day + r"(他|她)(?=对|有|是|今年|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱|"
+        r"(^|[，,])"
+        + day
+        + r"(他|她)(?=对|有|是|今年|以前|原来|过去|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱|"
         # ("他周六要去参加数学比赛": the day after him)
         r"(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|周末|下个?月)",
         fits,
@@ -1621,7 +1649,7 @@ def _zh_subject_carried(clause: str) -> str:
     """ "我是退休教师，住在成都" -> "我是退休教师，我住在成都": a clause that goes on without a subject
     after one about the user (not "我女儿叫朵朵，…", whose next clause may be about her)."""
     # "我有一个女儿，叫刘芳，在上海当护士": what goes on without a subject is the daughter's
-    introduced = re.match(r"我(?:还|只)?有(?:一|两|三|几)?(?:个|位)?(" + ZH_RELATIONS + r")(?=[，,])", clause)
+    introduced = re.match(r"我(?:还|只)?有(?:一|两|三|几)?(?:个|位)?(" + ZH_RELATIONS + r")(?=[，,]|叫)", clause)
     if introduced:
         return _ZH_GOES_ON.sub("我" + introduced.group(1), clause)
     relative = re.match(r"我(?:的|家)?(" + ZH_RELATIONS + r")", clause)
@@ -3560,7 +3588,7 @@ _RELATIVE_JOB_ZH = re.compile(
     + ZH_RELATIONS
     + r")(?:叫["
     + CJK_IDEOGRAPHS
-    + r"]{1,4}[，,])?(?:现在|目前)?(?:是(?:一名|一位|一个|个|名|位)?((?:"
+    + r"]{1,4}[，,])?(?:现在|目前|以前|原来|过去|退休前)?(?:是(?:一名|一位|一个|个|名|位)?((?:"
     + _ZH_TEXT
     + r"){0,8}?(?:"
     + _OCCUPATIONS_ZH
@@ -3602,7 +3630,14 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
         return []
     relation = m.group(1)
     job = m.group(2) or m.group(4)
-    said = f"{USER_ZH}的{relation}是{job}。" if m.group(2) else f"{USER_ZH}的{relation}在{m.group(3)}当{job}。"
+    # "我老伴以前是司机": said as what they were
+    said_before = re.search(r"(以前|原来|过去|退休前)(?=是|在)", m.group(0))
+    before = said_before.group(1) if said_before else ""
+    said = (
+        f"{USER_ZH}的{relation}{before}是{job}。"
+        if m.group(2)
+        else f"{USER_ZH}的{relation}{before}在{m.group(3)}当{job}。"
+    )
     return [_fact("fact", f"family:{relation_key(relation)}:job", job, said, zh=True)]
 
 
