@@ -2967,3 +2967,43 @@ def test_the_nineteenth_rounds_questions_are_answered_from_what_was_told():
     zh = learn(["我老伴叫张国强他以前是司机", "就是我有个孙子叫张小宝今年五岁"])
     assert fact_answers.answer("我老伴以前做什么的", zh, "zh", FRIDAY) == "你的老伴以前是司机。"
     assert fact_answers.answer("我孙子几岁", zh, "zh", FRIDAY) == "张小宝五岁。"
+
+
+# -- what a twentieth round (corrections and updates over a long conversation) found -------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("i stopped taking aspirin", "health:medication:aspirin", "User no longer takes aspirin."),
+        ("the doctor stopped my aspirin, i take clopidogrel now", "health:medication:aspirin", None),
+        ("i'm off the statins now", "health:medication:statin", "User no longer takes statins."),
+        (
+            "my wife pat is in hospital with a broken hip",
+            "health:event:broken_hip:wife",
+            "User's wife Pat went into hospital with a broken hip.",
+        ),
+        ("my husband broke his wrist", "health:event:broken_wrist:husband", "User's husband broke his wrist."),
+        ("my wife came home from hospital yesterday", "health:event:home_from_hospital:wife", None),
+    ],
+)
+def test_what_the_twentieth_round_found_unread(text, key, content):
+    said = keys(text)
+    assert key in said and (content is None or said[key] == content), said
+    assert not [k for k in said if k.startswith("taste:")], "a medicine stopped is no habit given up"
+
+
+def test_the_twentieth_rounds_updates_and_questions():
+    facts = learn(["i take aspirin every morning", "the doctor stopped my aspirin, i take clopidogrel now"])
+    assert fact_answers.answer("what tablets do i take?", facts, "en", FRIDAY) == (
+        "You no longer take aspirin. You take clopidogrel now."
+    )
+    hip = learn(["my wife pat is in hospital with a broken hip"])
+    assert fact_answers.answer("what happened to my wife?", hip, "en", FRIDAY) == (
+        "Your wife Pat went into hospital with a broken hip."
+    )
+    assert fact_answers.answer("what happened to the car?", hip, "en", FRIDAY) is None
+    age = learn(["我孙女叫朵朵，今年六岁", "不对，她七岁了"])
+    assert age["family:granddaughter:age"].startswith("用户的孙女7岁"), age
+    tea = learn(["我喜欢喝绿茶", "我现在改喝红茶了"])
+    assert "红茶" in (fact_answers.answer("我喜欢喝什么？", tea, "zh", FRIDAY) or "")

@@ -21,6 +21,7 @@ def _language(words: str) -> str:
         ("Night night!", "good night"),
         ("thanks, good night", "good night"),  # several moves: the leave-taking
         ("ok bye then", "goodbye"),
+        ("lovely chatting, bye for now", "goodbye"),
         ("see you tomorrow, Fay", "goodbye"),
         ("thank you so much", "thank you"),
         ("cheers fay", "thank you"),
@@ -42,6 +43,7 @@ def test_a_turn_that_is_only_a_social_move_names_its_qa_phrasing(words, phrase):
     [
         "thanks fay, you're a good listener",  # more than thanks: the model answers it
         "thanks for the tip about the garden",
+        "lovely chatting",  # a remark, no leave-taking
         "I had a good night",
         "i'm going to bed early tomorrow",
         "right",

@@ -66,7 +66,8 @@ _LIKES_Q_EN = re.compile(
     re.I,
 )
 _LIKES_Q_ZH = re.compile(
-    r"我(?:平时|平常|都|最)?(?:都)?喜欢(?:干|做|玩|看|听|吃)?(?:什么|啥)|我的爱好|我爱(?:干)?(?:什么|啥)"
+    r"我(?:现在|平时|平常|都|最)?(?:都)?喜欢(?:干|做|玩|看|听|吃|喝|唱|读|去)?(?:什么|啥)|我的爱好|"
+    r"我爱(?:干|吃|喝|玩|看|听)?(?:什么|啥)"
 )
 _DISLIKES_Q_EN = re.compile(
     r"\bwhat (?:\w+ )?(?:don'?t|do not|didn'?t) i (?:like|enjoy|love)\b|"
@@ -995,7 +996,7 @@ _RELATIVE_ALLERGY_Q_EN = re.compile(
     # their health as a whole: "What's wrong with my husband?"
     rf"\bwhat(?:'s| is) (?:wrong|the matter) with {_WHO_EN}|"
     rf"\bwhat (?:operation|surgery|op) (?:did|has|does) {_WHO_EN}(?: had| have)?\b|"
-    rf"\bwhat (?:did|has) {_WHO_EN} (?:have|had) done\b|"
+    rf"\bwhat (?:did|has) {_WHO_EN} (?:have|had) done\b|\bwhat(?: has|'s)? happened to {_WHO_EN}|"
     rf"\bwhat (?:illness|illnesses|condition|conditions|health problems?) (?:does|has) {_WHO_EN}(?: got| have)?\b",
     re.I,
 )
@@ -1024,7 +1025,7 @@ def _relative_allergies(q: str, facts: dict[str, str], zh: bool) -> str | None:
     if contents:
         return _said_back(contents, zh)
     health_asked = re.search(
-        r"wrong|matter|illness|condition|health|operation|surgery|\bop\b|病|身体|健康", found.group(0), re.I
+        r"wrong|matter|illness|condition|health|operation|surgery|\bop\b|happened|病|身体|健康", found.group(0), re.I
     )
     if zh:
         who = found.group(1) or found.group(3) or found.group(2)

@@ -39,7 +39,11 @@ _MOVES_ZH = (
     ("好困", r"我?(?:今天|现在)?(?:有点|有些|好|很|真|太|特别)?困(?:了|死了|啊|呀)?"),
 )
 # words around a move that say nothing more ("right", "well then", "好了", the robot's name)
-_AROUND_EN = r"(?:ok(?:ay)?|alright|all right|right|well|anyway|so|then|now|for now|for today|fay|dear|love|then)"
+_AROUND_EN = (
+    r"(?:ok(?:ay)?|alright|all right|right|well|anyway|so|then|now|for now|for today|fay|dear|love|then|"
+    # ("lovely chatting, bye for now")
+    r"(?:it was |it's been |that was )?(?:lovely|nice|good|great) (?:chatting|talking)(?: to you| with you)?)"
+)
 _AROUND_ZH = r"(?:好了|好吧|好的|好|行了|行|嗯|那|那我|那么|哎|唉|fay|菲菲|今天就到这|今天就聊到这|就这样吧|就这样)"
 _SEPARATORS = r"[\s,，.。!！~、…]*"
 

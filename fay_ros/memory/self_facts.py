@@ -433,11 +433,15 @@ _GERUNDS = {
     "listening to": "listen to",
 }
 _HABIT = "|".join(_HABIT_VERBS)
+_MEDICATION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.en), key=len, reverse=True))
 _EN_STOPPED = [
     re.compile(rf"\bI (?:don't|do not|dont) ({_HABIT})\s+(?:the\s+)?(.+?)\s*(?:any ?more|these days|now)\b", re.I),
     re.compile(rf"\bI no longer ({_HABIT})\s+(.+?){_STOP_CLAUSE}", re.I),
     re.compile(
-        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) (?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b)"
+        # (a medicine stopped is no habit: "I stopped taking aspirin", `_MED_STOPPED_EN`)
+        rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) "
+        r"(?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b|(?:taking|using) (?:my |the |his |her )?"
+        rf"(?:{_MEDICATION_NAMES_EN}|[\w ]*?(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops)\b))"
         rf"(?:({'|'.join(_GERUNDS)}) )?(.+?){_STOP_CLAUSE}",
         re.I,
     ),
@@ -1135,7 +1139,9 @@ def _zh_pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     clause = re.sub(
         r"(^|[，,])"
         + day
+        # ("不对，她七岁了": an age said right after them)
         + r"(他|她)(?=对|有|是|今年|以前|原来|过去|不能|不吃|每天|也|才|已经|在|得了|患有|叫|就|满|要|喜欢|爱|最爱|"
+        r"[0-9一二三四五六七八九十两]{1,3}岁|"
         # ("他周六要去参加数学比赛": the day after him)
         r"(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今晚|周末|下个?月)",
         fits,
@@ -2308,6 +2314,16 @@ _MED_EN = re.compile(
     rf"(on) (.+?){_STOP_LIST}",
     re.I,
 )
+# A medicine stopped: "I've stopped taking aspirin", "the doctor stopped my aspirin", "I'm off the
+# statins now", "I don't take warfarin any more"
+_MED_STOPPED_EN = re.compile(
+    r"\bI(?:'ve| have)? (?:stopped|quit|come off|came off|given up|gave up) (?:taking |using )?(.+?)"
+    rf"(?: now| any ?more| altogether)?{_STOP_LIST}|"
+    r"\b(?:doctor|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:stopped|taken me off|took me off) "
+    rf"(.+?)(?: now| any ?more)?{_STOP_LIST}|"
+    rf"\bI(?:'m| am) (?:off|no longer on|not on) (.+?)(?: now| any ?more)?{_STOP_LIST}",
+    re.I,
+)
 _MED_SPLIT = re.compile(rf"^(.+?)(?:\s+({_MED_WHEN}.*|\d+\s?mg.*|for (?:my|the) .+))?$", re.I)
 _NOT_MEDS = re.compile(
     r"^(?:the|a|an|my|their|some|it|this|that|you|care|part|turns|photos?|pictures?|notes?|lessons?|classes|"
@@ -3219,8 +3235,35 @@ _FAMILY_HEALTH_EVENT_EN = re.compile(
 )
 
 
+# ... a bone broken, and a stay in hospital: "my wife Pat is in hospital with a broken hip", "my
+# husband broke his wrist", "my mum's in hospital with pneumonia"
+_FAMILY_HOSPITAL_EN = re.compile(
+    rf"{_RELATIVE_EN}(?: is|'s) (?:still |now )?in (?:the )?hospital with (?:an? |his |her |their )?"
+    r"((?:broken|fractured) [a-z]+|pneumonia|covid|an infection|infection|chest infection|a chest infection|"
+    r"sepsis|(?:a )?stroke|(?:a )?heart attack)\b|"
+    rf"{_RELATIVE_EN} (?:has |'s )?(?:just )?(?:broke|broken|fractured) (?:his|her|their) "
+    r"(hip|leg|arm|wrist|ankle|collarbone|shoulder|pelvis|knee)\b|"
+    rf"{_RELATIVE_EN} (?:came|got|is|'s|has come|'s come) (?:back )?(home) from (?:the )?hospital\b",
+    re.I,
+)
+
+
 def _family_health_event(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
+    for m in _FAMILY_HOSPITAL_EN.finditer(clause):
+        said = (m.group(1) or m.group(4) or m.group(7)).lower()
+        who = " ".join(filter(None, (said, m.group(2) or m.group(5) or m.group(8))))
+        if m.group(9):
+            what = "home from hospital"
+            content = f"{USER_EN}'s {who} came home from hospital."
+        elif m.group(3):
+            what = re.sub(r"^(?:an?|a) ", "", m.group(3).lower()).replace("fractured", "broken")
+            # (as what stays true when they are home again)
+            content = f"{USER_EN}'s {who} went into hospital with {_a_or_not(what)}."
+        else:
+            what = f"broken {m.group(6).lower()}"
+            content = f"{USER_EN}'s {who} broke {_their(said)} {m.group(6).lower()}."
+        out.append(_fact("fact", f"health:event:{_key_part(what)}:{relation_key(said)}", what, content))
     for m in _FAMILY_HEALTH_EVENT_EN.finditer(clause):
         said = (m.group(1) or m.group(4)).lower()
         relation = relation_key(said)
@@ -3246,6 +3289,19 @@ def _family_health_event(clause: str) -> list[SelfFact]:
         content = f"{USER_EN}'s {who} had {had}."
         out.append(_fact("fact", f"health:event:{_key_part(what)}:{relation}", what, content))
     return out
+
+
+def _a_or_not(what: str) -> str:
+    """ "a broken hip", "pneumonia", "an infection"."""
+    if what.startswith("broken ") or what in ("stroke", "heart attack", "chest infection"):
+        return f"a {what}"
+    return f"an {what}" if what == "infection" else what
+
+
+def _their(relation: str) -> str:
+    female, male = FEMALE_RELATIONS, MALE_RELATIONS
+    key = relation_key(relation)
+    return "her" if key in female or relation in female else "his" if key in male or relation in male else "their"
 
 
 def _en_family_health(clause: str) -> list[SelfFact]:
@@ -3407,6 +3463,16 @@ def _en_health(clause: str) -> list[SelfFact]:
         out.append(
             _fact("fact", f"health:condition:{found.key}", name if found.key != "pregnancy" else "pregnant", content)
         )
+    stopped = _MED_STOPPED_EN.search(clause)
+    if stopped:
+        said_name = _clause_end(stopped.group(1) or stopped.group(2) or stopped.group(3))
+        core = re.sub(r"^(?:their|my|some|a|an|the) ", "", _third_person(said_name), flags=re.I)
+        known = health.find(health.MEDICATIONS, core)
+        if known is not None or re.search(_MED_WORDS, core, re.I):
+            key = known.key if known is not None else re.sub(r"\s+", "_", core.lower())[:60]
+            # (the medicine's own key: "User no longer takes aspirin." is what is true of it now)
+            out.append(_fact("fact", f"health:medication:{key}", core, f"{USER_EN} no longer takes {core}."))
+            return out
     med = _MED_EN.search(clause)
     if med:
         verb = (med.group(1) or med.group(3) or med.group(5)).lower()
