@@ -3241,7 +3241,7 @@ _FAMILY_HOSPITAL_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:still |now )?in (?:the )?hospital with (?:an? |his |her |their )?"
     r"((?:broken|fractured) [a-z]+|pneumonia|covid|an infection|infection|chest infection|a chest infection|"
     r"sepsis|(?:a )?stroke|(?:a )?heart attack)\b|"
-    rf"{_RELATIVE_EN} (?:has |'s )?(?:just )?(?:broke|broken|fractured) (?:his|her|their) "
+    rf"{_RELATIVE_EN} (?:has |'s )?(?:just )?(?:broke|broken|fractured) (his|her|their) "
     r"(hip|leg|arm|wrist|ankle|collarbone|shoulder|pelvis|knee)\b|"
     rf"{_RELATIVE_EN} (?:came|got|is|'s|has come|'s come) (?:back )?(home) from (?:the )?hospital\b",
     re.I,
@@ -3251,9 +3251,9 @@ _FAMILY_HOSPITAL_EN = re.compile(
 def _family_health_event(clause: str) -> list[SelfFact]:
     out: list[SelfFact] = []
     for m in _FAMILY_HOSPITAL_EN.finditer(clause):
-        said = (m.group(1) or m.group(4) or m.group(7)).lower()
-        who = " ".join(filter(None, (said, m.group(2) or m.group(5) or m.group(8))))
-        if m.group(9):
+        said = (m.group(1) or m.group(4) or m.group(8)).lower()
+        who = " ".join(filter(None, (said, m.group(2) or m.group(5) or m.group(9))))
+        if m.group(10):
             what = "home from hospital"
             content = f"{USER_EN}'s {who} came home from hospital."
         elif m.group(3):
@@ -3261,8 +3261,8 @@ def _family_health_event(clause: str) -> list[SelfFact]:
             # (as what stays true when they are home again)
             content = f"{USER_EN}'s {who} went into hospital with {_a_or_not(what)}."
         else:
-            what = f"broken {m.group(6).lower()}"
-            content = f"{USER_EN}'s {who} broke {_their(said)} {m.group(6).lower()}."
+            what = f"broken {m.group(7).lower()}"
+            content = f"{USER_EN}'s {who} broke {m.group(6).lower()} {m.group(7).lower()}."
         out.append(_fact("fact", f"health:event:{_key_part(what)}:{relation_key(said)}", what, content))
     for m in _FAMILY_HEALTH_EVENT_EN.finditer(clause):
         said = (m.group(1) or m.group(4)).lower()
@@ -3296,12 +3296,6 @@ def _a_or_not(what: str) -> str:
     if what.startswith("broken ") or what in ("stroke", "heart attack", "chest infection"):
         return f"a {what}"
     return f"an {what}" if what == "infection" else what
-
-
-def _their(relation: str) -> str:
-    female, male = FEMALE_RELATIONS, MALE_RELATIONS
-    key = relation_key(relation)
-    return "her" if key in female or relation in female else "his" if key in male or relation in male else "their"
 
 
 def _en_family_health(clause: str) -> list[SelfFact]:
