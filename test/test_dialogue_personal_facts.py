@@ -3007,3 +3007,24 @@ def test_the_twentieth_rounds_updates_and_questions():
     assert age["family:granddaughter:age"].startswith("用户的孙女7岁"), age
     tea = learn(["我喜欢喝绿茶", "我现在改喝红茶了"])
     assert "红茶" in (fact_answers.answer("我喜欢喝什么？", tea, "zh", FRIDAY) or "")
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("我女儿住在北京", "family:daughter:home", "用户的女儿住在北京。"),
+        ("我儿子一家现在住在上海", "family:son:home", "用户的儿子住在上海。"),
+        ("我女儿叫小丽，住在北京", "family:daughter:home", "用户的女儿住在北京。"),
+    ],
+)
+def test_where_a_relative_lives_in_chinese_is_theirs(text, key, content):
+    said = keys(text)
+    assert said.get(key) == content, said
+    assert "home" not in said, "a relative's home was taken for the user's own"
+    assert "family:daughter:home" not in keys("我女儿在北京工作")  # where she works
+
+
+def test_a_relatives_home_in_chinese_is_answered():
+    facts = learn(["我女儿叫小丽，住在北京"])
+    assert fact_answers.answer("我女儿住在哪里？", facts, "zh", FRIDAY) == "你的女儿住在北京。"
+    assert fact_answers.answer("我住在哪里？", facts, "zh", FRIDAY) == "你还没告诉我你住在哪里呢。"

@@ -1659,6 +1659,10 @@ def _zh_subject_carried(clause: str) -> str:
     if introduced:
         return _ZH_GOES_ON.sub("我" + introduced.group(1), clause)
     relative = re.match(r"我(?:的|家)?(" + ZH_RELATIONS + r")", clause)
+    if relative and re.match(r"我(?:的|家)?(?:" + ZH_RELATIONS + r")叫[^，,]{1,4}[，,]", clause):
+        # "我女儿叫小丽，住在北京": what goes on without a subject after a relative's name is theirs
+        # (it was taken for the user's home)
+        return _ZH_GOES_ON.sub("我" + relative.group(1), clause)
     if relative and "叫" not in clause:  # "我儿子周磊在深圳上班，今年四十岁": the age is the son's
         age_next = r"(?<=[，,])\s*(?=(?:今年|现在|已经)(?:都)?(?:" + when.ZH_NUMBER + r")(?:周)?岁)"
         return re.sub(age_next, "我" + relative.group(1), clause)
@@ -3680,6 +3684,27 @@ _RELATIVE_WORKS_ZH = re.compile(
 )
 
 
+# Where a relative lives: "我女儿住在北京", "我儿子一家现在住在上海", "我女儿叫小丽，住在北京" (after the
+# name, read as hers): `family:<relation>:home`
+_RELATIVE_HOME_ZH = re.compile(
+    r"我(?:的|家)?("
+    + ZH_RELATIONS
+    + r")(?:一家人|一家|全家|两口子)?(?:现在|目前|一直|也|还)?(?:住在|在)("
+    + _ZH_TEXT
+    + r"{2,8}?)(?:住)?(?=["
+    + _ZH_STOP
+    + r"]|$|呢|了)"
+)
+
+
+def _zh_relative_home(clause: str) -> list[SelfFact]:
+    m = _RELATIVE_HOME_ZH.search(clause)
+    if m is None or m.group(1) in _ZH_PETS or not re.search(r"住", m.group(0)):
+        return []  # ("我女儿在北京工作" is where she works: _zh_relative_job)
+    said = f"{USER_ZH}的{m.group(1)}住在{m.group(2)}。"
+    return [_fact("fact", f"family:{relation_key(m.group(1))}:home", m.group(2), said, zh=True)]
+
+
 def _zh_relative_job(clause: str) -> list[SelfFact]:
     m = _RELATIVE_JOB_ZH.search(clause)
     if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in _ZH_PETS:
@@ -3704,7 +3729,7 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
     out += _zh_study(clause) + _routine(clause, zh=True)
-    out += _death(clause, zh=True) + _zh_relative_job(clause)
+    out += _death(clause, zh=True) + _zh_relative_job(clause) + _zh_relative_home(clause)
     if school := _FAMILY_SCHOOL_ZH.search(clause):
         relation = school.group(1)
         said = f"{USER_ZH}的{relation}在上{school['year']}。"
