@@ -46,10 +46,22 @@ STOP_PHRASES = (
 )
 
 
+# A word that stops the robot anywhere in a clip of at most SHORT_CLIP_WORDS words: the clip may
+# begin with the robot's own residue, which a recogniser writes as a word before it ("I stop",
+# "Oh, stop!"); not after a word that turns it round ("don't stop", "can't wait")
+STOP_WORDS = frozenset({"stop", "wait", "quiet", "enough", "pause", "停"})
+SHORT_CLIP_WORDS = 3
+_TURNED_ROUND = frozenset({"dont", "not", "never", "cant", "wont", "didnt", "bus", "no"})
+
+
 def is_stop_request(text: str) -> bool:
-    """True when `text` begins with a stop phrase ("Stop.", "Wait, please", "停！", "等一下")."""
-    said = " ".join(spoken_words(text))
+    """True when `text` begins with a stop phrase ("Stop.", "Wait, please", "停！", "等一下"), or is a
+    few words with a stop word among them ("I stop", "好，停")."""
+    words = spoken_words(text)
+    said = " ".join(words)
     for phrase in STOP_PHRASES:
         if said == phrase or said.startswith(phrase + " ") or (not phrase.isascii() and said.startswith(phrase)):
             return True
-    return False
+    return len(words) <= SHORT_CLIP_WORDS and any(
+        word in STOP_WORDS and (i == 0 or words[i - 1] not in _TURNED_ROUND) for i, word in enumerate(words)
+    )
