@@ -3028,3 +3028,22 @@ def test_a_relatives_home_in_chinese_is_answered():
     facts = learn(["我女儿叫小丽，住在北京"])
     assert fact_answers.answer("我女儿住在哪里？", facts, "zh", FRIDAY) == "你的女儿住在北京。"
     assert fact_answers.answer("我住在哪里？", facts, "zh", FRIDAY) == "你还没告诉我你住在哪里呢。"
+
+
+# -- what a twenty-first round found --------------------------------------------------------------
+
+
+def test_this_weekends_plans_and_who_is_coming_and_where_the_wedding_is():
+    monday = datetime.datetime(2026, 12, 7, 10, 0)
+    assert (
+        keys("这个周末女儿要回来", monday)["plan:daughter_这个周末"] == "用户的女儿2026年12月12日开始的那个周末要回来。"
+    )
+    assert "plan:下周末" in keys("下周末我要去北京", monday)
+    zh = learn(["这个周末女儿要回来", "星期三我儿子来看我"], monday)
+    assert fact_answers.answer("谁这个周末回来？", zh, "zh", monday) == "你的女儿2026年12月12日开始的那个周末要回来。"
+    assert fact_answers.answer("星期三谁来？", zh, "zh", monday) == "你的儿子2026年12月9日（星期三）来看你。"
+    en = learn(["we're going to a wedding in york this weekend"], monday)
+    assert fact_answers.answer("where's the wedding?", en, "en", monday) == (
+        "You are going to a wedding in york on the weekend of 12 December 2026."
+    )
+    assert fact_answers.answer("where's the party?", en, "en", monday) is None  # anyone's party

@@ -128,7 +128,8 @@ _RELATIVE_MED_Q_EN = re.compile(
 )
 # an event they told of, by its kind: "When is my hospital appointment?", "what day is my exam?"
 _EVENT_Q_EN = re.compile(
-    r"\b(?:when(?:'s| is| was| are| were)|what (?:day|time|date) (?:is|are)|what day's) my (?:[a-z]+(?:'s)? )?"
+    r"\b(?:(?:when|where)(?:'s| is| was| are| were)|what (?:day|time|date) (?:is|are)|what day's) "
+    r"(?:my|the) (?:[a-z]+(?:'s)? )?"
     r"(appointment|exam|interview|operation|check-?up|surgery|test|party|wedding|meeting|scan)s?\b",
     re.I,
 )
@@ -248,6 +249,8 @@ def answer(
             return _join(said, zh)
         if relative:
             return f"You haven't told me about your {relative}'s {event}."
+        if re.search(r"\bthe\b", m.group(0), re.I):
+            return None  # "when is the party?" may be anyone's: the plans told are not all there is
         return f"You haven't told me about {('an ' if event[0] in 'aeiou' else 'a ') + event}."
     if not zh and (m := _WITH_WHOM_Q_EN.search(q)):  # "Who am I going fishing with?": the plan that says
         doing = re.escape(m.group(1).lower())
@@ -285,6 +288,8 @@ def answer(
         return who
     if zh and (their_plan := _someones_plan_zh(q, facts, now)):  # "我儿子什么时候回来？"
         return their_plan
+    if zh and (coming := _who_comes_zh(q, facts, now)):  # "谁这个周末回来？"
+        return coming
     if not zh and (their_plan := _someones_plan(q, facts, now)):  # "When does Sofia start ballet?"
         return their_plan
     if routine := _routine_answer(q, facts, zh):  # "What do I do every morning?", "我每天早上干什么？"
@@ -501,6 +506,27 @@ def _someones_plan_zh(question: str, facts: dict[str, str], now: datetime.dateti
         if k.startswith("plan:")
         and plan_still_ahead(v, now.date())
         and (said and said in v or relation and k.startswith(f"plan:{relation}_"))
+    ]
+    return _join(plans, True) if plans else None
+
+
+# "谁这个周末回来？", "明天谁来看我？": who of the household said they are coming
+_WHO_COMES_Q_ZH = re.compile(r"谁[^，,。？?]{0,8}?(?:要)?(?:回来|回家|过来|来看我|来)|(?:回来|来看我)的是谁")
+
+
+def _who_comes_zh(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
+    """The relatives' plans of coming that are still ahead (of the day asked, when one is)."""
+    if not _WHO_COMES_Q_ZH.search(question):
+        return None
+    asked = _day_asked(question, True, now)
+    weekend = "周末" in question  # (a weekend is no one day: the plans said of a weekend)
+    plans = [
+        second_person(v)
+        for k, v in facts.items()
+        if re.match(r"plan:[a-z-]+_", k)
+        and re.search(r"回来|回家|过来|来看|来", v)
+        and plan_still_ahead(v, now.date())
+        and (asked[1] in v or asked[0] in v if asked else "周末" in v if weekend else True)
     ]
     return _join(plans, True) if plans else None
 

@@ -655,7 +655,7 @@ _ZH_TASTE = [
 _ZH_PARTICLES = re.compile(r"(?:了|啦|呢|吧|啊|呀)+$")
 _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,4}?)是([^" + _ZH_STOP + r"]{1,12})")
 _ZH_WHEN = (
-    "(?:明天|今晚|周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
+    "(?:明天|今晚|(?:这个?|本|下个?)?周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
     "|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]"
     "|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日]|[0-9一二三四五六七八九十]{1,2}月[0-9一二三四五六七八九十]{1,3}[号日])"
     "(?:早上|上午|中午|下午|晚上)?"
@@ -1661,8 +1661,10 @@ def _zh_subject_carried(clause: str) -> str:
     relative = re.match(r"我(?:的|家)?(" + ZH_RELATIONS + r")", clause)
     if relative and re.match(r"我(?:的|家)?(?:" + ZH_RELATIONS + r")叫[^，,]{1,4}[，,]", clause):
         # "我女儿叫小丽，住在北京": what goes on without a subject after a relative's name is theirs
-        # (it was taken for the user's home)
-        return _ZH_GOES_ON.sub("我" + relative.group(1), clause)
+        # (it was taken for the user's home); an age there is read with the name already
+        # ("我女儿叫朵朵，今年六岁": 用户的女儿朵朵6岁)
+        age = re.compile(r"\s*(?:今年|现在|已经)?(?:都)?(?:" + when.ZH_NUMBER + r"|\d{1,3})(?:周)?岁")
+        return _ZH_GOES_ON.sub(lambda m: "" if age.match(clause, m.end()) else "我" + relative.group(1), clause)
     if relative and "叫" not in clause:  # "我儿子周磊在深圳上班，今年四十岁": the age is the son's
         age_next = r"(?<=[，,])\s*(?=(?:今年|现在|已经)(?:都)?(?:" + when.ZH_NUMBER + r")(?:周)?岁)"
         return re.sub(age_next, "我" + relative.group(1), clause)
