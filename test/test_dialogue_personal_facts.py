@@ -3042,6 +3042,8 @@ def test_this_weekends_plans_and_who_is_coming_and_where_the_wedding_is():
     zh = learn(["这个周末女儿要回来", "星期三我儿子来看我"], monday)
     assert fact_answers.answer("谁这个周末回来？", zh, "zh", monday) == "你的女儿2026年12月12日开始的那个周末要回来。"
     assert fact_answers.answer("星期三谁来？", zh, "zh", monday) == "你的儿子2026年12月9日（星期三）来看你。"
+    assert fact_answers.answer("明天谁来？", zh, "zh", monday) == "你还没告诉我明天谁要来。"
+    assert fact_answers.answer("下周末谁回来？", zh, "zh", monday) == "你还没告诉我下周末谁要来。"
     en = learn(["we're going to a wedding in york this weekend"], monday)
     assert fact_answers.answer("where's the wedding?", en, "en", monday) == (
         "You are going to a wedding in york on the weekend of 12 December 2026."

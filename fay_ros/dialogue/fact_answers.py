@@ -515,20 +515,29 @@ _WHO_COMES_Q_ZH = re.compile(r"谁[^，,。？?]{0,8}?(?:要)?(?:回来|回家|�
 
 
 def _who_comes_zh(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
-    """The relatives' plans of coming that are still ahead (of the day asked, when one is)."""
+    """The relatives' plans of coming that are still ahead (of the day asked, when one is), or
+    that none was told."""
     if not _WHO_COMES_Q_ZH.search(question):
         return None
     asked = _day_asked(question, True, now)
-    weekend = "周末" in question  # (a weekend is no one day: the plans said of a weekend)
+    weekend = re.search(r"(?:这|本|下)?(?:个)?周末", question)
+    if asked is None and weekend:  # (a weekend is no one day: the plans said of its Saturday)
+        saturday = now.date() + datetime.timedelta(days=(5 - now.weekday()) % 7 if now.weekday() < 6 else -1)
+        if weekend.group(0).startswith("下"):
+            saturday += datetime.timedelta(days=7)
+        asked = (weekend.group(0), when.format_date(saturday, zh=True, weekday=False))
     plans = [
         second_person(v)
         for k, v in facts.items()
         if re.match(r"plan:[a-z-]+_", k)
         and re.search(r"回来|回家|过来|来看|来", v)
         and plan_still_ahead(v, now.date())
-        and (asked[1] in v or asked[0] in v if asked else "周末" in v if weekend else True)
+        and (asked is None or asked[1] in v or asked[0] in v)
     ]
-    return _join(plans, True) if plans else None
+    if plans:
+        return _join(plans, True)
+    # nothing told: said so, not the apology that the model speaks English only
+    return f"你还没告诉我{asked[0] if asked else ''}谁要来。"
 
 
 def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime) -> str | None:
