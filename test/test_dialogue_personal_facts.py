@@ -3049,3 +3049,28 @@ def test_this_weekends_plans_and_who_is_coming_and_where_the_wedding_is():
         "You are going to a wedding in york on the weekend of 12 December 2026."
     )
     assert fact_answers.answer("where's the party?", en, "en", monday) is None  # anyone's party
+
+
+# -- what a twenty-second round (plans over a week) found ----------------------------------------
+
+
+def test_the_twenty_second_rounds_plans_and_questions():
+    monday, later = datetime.datetime(2030, 2, 4, 10, 0), datetime.datetime(2030, 2, 13, 11, 0)
+    facts = learn(
+        ["my son michael is flying to australia on thursday", "i've got the dentist on friday at 3", "i'm diabetic"],
+        monday,
+    )
+    assert fact_answers.answer("when's my dentist appointment?", facts, "en", monday) == (
+        "You will have the dentist on Friday, 8 February 2030."
+    )
+    assert fact_answers.answer("have i got any health problems?", facts, "en", monday) == "You have diabetes."
+    # a plan gone by, asked of in the past: what was told, as told
+    assert fact_answers.answer("where did michael go?", facts, "en", later) == (
+        "You told me: your son Michael is flying to Australia on Thursday, 7 February 2030."
+    )
+    assert fact_answers.answer("when does michael fly out?", facts, "en", monday) == (
+        "Your son Michael is flying to Australia on Thursday, 7 February 2030."
+    )
+    said = keys("下周一我外孙女要来住几天", monday)
+    assert said["plan:granddaughter_下周一"] == "用户的外孙女2030年2月11日（星期一）要来住几天。", said
+    assert keys("我女儿要来住几天？", monday) == {}  # (still a question)

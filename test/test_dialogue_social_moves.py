@@ -22,6 +22,7 @@ def _language(words: str) -> str:
         ("thanks, good night", "good night"),  # several moves: the leave-taking
         ("ok bye then", "goodbye"),
         ("lovely chatting, bye for now", "goodbye"),
+        ("righto, ta-ra fay", "goodbye"),
         ("see you tomorrow, Fay", "goodbye"),
         ("thank you so much", "thank you"),
         ("cheers fay", "thank you"),

@@ -240,6 +240,10 @@ def answer(
         whose = re.search(r"\bmy ([a-z]+)'s ", m.group(0), re.I)
         relative = whose.group(1).lower() if whose else ""
         named = "wedding|married" if relative and event == "wedding" else re.escape(event[:6])
+        # "my dentist appointment" of "I've got the dentist on Monday": the word before it too
+        kind = re.search(r"\b(?:my|the) ([a-z]+) " + re.escape(m.group(1)), m.group(0), re.I)
+        if kind and not relative and kind.group(1).lower() not in ("next", "first", "last", "big", "new"):
+            named = f"{named}|\\b{re.escape(kind.group(1).lower())}\\b"
         said = [
             second_person(v)
             for k, v in facts.items()
@@ -549,17 +553,23 @@ def _someones_plan(question: str, facts: dict[str, str], now: datetime.datetime)
         return None  # (the birthday and age answers read those)
     said = re.sub(r"^(?:my|the) ", "", m.group(1), flags=re.I)  # a name, a family word ("mum", key "mother")
     mentions = re.compile(rf"\b(?:{re.escape(said)}|{re.escape(relation_key(said))})\b", re.I)
+    # "where did Michael go?": the plans told of them, those gone by too
+    past = re.search(r"\bdid\b", question, re.I) is not None
     plans = [
         v
         for k, v in facts.items()
-        if (k.startswith("plan:") and plan_still_ahead(v, now.date()) or k.startswith("routine:"))
+        if (k.startswith("plan:") and (past or plan_still_ahead(v, now.date())) or k.startswith("routine:"))
         and mentions.search(v)
     ]
     if words:
         # the plans that share a word with the question, else (a question with other words:
         # "when does Carys come to see me?" of "Carys visits on Wednesdays") all of theirs
         plans = [v for v in plans if any(re.search(rf"\b{re.escape(w[:5])}", v, re.I) for w in words)] or plans
-    return _join([second_person(v) for v in plans], False) if plans else None
+    if not plans:
+        return None
+    said_back = _join([second_person(v) for v in plans], False)
+    gone = past and not all(plan_still_ahead(v, now.date()) for v in plans)
+    return f"You told me: {_lower_first(said_back)}" if gone else said_back
 
 
 # What someone does regularly: "What do I do every morning?", "what does Finn do on Saturdays?",
@@ -855,7 +865,8 @@ _HEALTH_Q_EN = re.compile(
     r"\bwhat(?:'s| is) wrong with me\b|\bwhat(?:'s| is) my (?:health |medical )?condition\b|"
     r"\bwhat(?:'s| is) (?:wrong|the matter) with my (?:legs?|knees?|back|hips?|feet|foot|arms?|shoulders?)\b|"
     r"\bwhat (?:medical|health) (?:conditions|problems)\b|\bdo i have any (?:health )?(?:conditions|"
-    r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b",
+    r"problems|issues)\b|\bwhat do you know about my health\b|\bmy health conditions\b|"
+    r"\bhave i (?:got|any) (?:any )?(?:health |medical )?(?:conditions|problems|issues)\b",
     re.I,
 )
 _HEALTH_Q_ZH = re.compile(

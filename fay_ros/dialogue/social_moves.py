@@ -24,6 +24,7 @@ _MOVES_EN = (
     (
         "goodbye",
         r"good ?bye|bye(?: bye)?|see you(?: later| soon| tomorrow| in the morning)?|talk (?:to you )?(?:later|soon)|"
+        r"ta-?ra|ta ta|cheerio|toodle-?oo|see ya|laters|"
         r"catch you later|(?:i'?m|i am|i'?ll be) off(?: now)?|i(?:'?ve| have) got to go|i must go|i have to go",
     ),
     ("thank you", r"thanks?(?: you)?(?: so much| very much| a lot| ever so much)?|cheers|much appreciated"),
@@ -40,7 +41,8 @@ _MOVES_ZH = (
 )
 # words around a move that say nothing more ("right", "well then", "好了", the robot's name)
 _AROUND_EN = (
-    r"(?:ok(?:ay)?|alright|all right|right|well|anyway|so|then|now|for now|for today|fay|dear|love|then|"
+    r"(?:ok(?:ay)?|alright|all right|right|righto|right then|well|anyway|so|then|now|for now|for today|fay|dear|"
+    r"love|"
     # ("lovely chatting, bye for now")
     r"(?:it was |it's been |that was )?(?:lovely|nice|good|great) (?:chatting|talking)(?: to you| with you)?)"
 )
