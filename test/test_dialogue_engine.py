@@ -919,6 +919,35 @@ def test_tiny_turn_knows_the_name_from_the_profile_after_a_restart(fresh):
     run(scenario())
 
 
+def test_a_plan_gone_by_answers_where_they_went_and_never_reaches_the_prompt(fresh):
+    """'Where did Michael go?' a week after he flew: the plan told is said back as told (the
+    engine left every gone-by plan out of the facts, so it got the no_answer line), and a chat
+    turn's prompt still has no old plan for the model to take for a coming one."""
+    memory = DictMemory()
+    flew = "User's son Michael is flying to Australia on Thursday, 6 November 2025."
+
+    async def profile(owner):
+        return ["fact:family:son=User's son is called Michael.", f"event:plan:son_thursday={flew}"]
+
+    memory.profile = profile
+
+    async def scenario():
+        rig = Rig(fresh, memory=memory, profile="tiny")
+        trace = await rig.engine.run_turn("joan", "where did michael go?", "en")
+        assert [p.text for p in rig.pieces] == [
+            "You told me: your son Michael is flying to Australia on Thursday, 6 November 2025."
+        ], trace.path
+        assert fresh.requests == [], "answered from the facts, no model call"
+        fresh.script(fake.text("That sounds lovely."))
+        await rig.engine.run_turn("joan", "i had a lovely walk today", "en")
+        # (the facts lines; the conversation window has the answer above, as said)
+        facts = " ".join(str(m["content"]) for m in fresh.requests[0]["messages"] if m["role"] == "system")
+        assert "Australia" not in facts and "Michael" in facts
+        await rig.close()
+
+    run(scenario())
+
+
 def test_a_memory_out_of_reach_is_not_taken_for_facts_never_told(fresh):
     """The profile cannot be read (memory not reachable yet, or too slow): a question about the
     user's facts is told memory is out of reach, not "you haven't told me your name"; a fact

@@ -3071,6 +3071,9 @@ def test_the_twenty_second_rounds_plans_and_questions():
     assert fact_answers.answer("when does michael fly out?", facts, "en", monday) == (
         "Your son Michael is flying to Australia on Thursday, 7 February 2030."
     )
+    assert fact_answers.answer("when's my dentist appointment?", facts, "en", later) == (
+        "You told me: you will have the dentist on Friday, 8 February 2030."
+    )
     said = keys("下周一我外孙女要来住几天", monday)
     assert said["plan:granddaughter_下周一"] == "用户的外孙女2030年2月11日（星期一）要来住几天。", said
     assert keys("我女儿要来住几天？", monday) == {}  # (still a question)

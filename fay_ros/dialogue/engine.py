@@ -426,6 +426,7 @@ class DialogueEngine:
             ctx.user_name = fact_answers.user_name(facts)
             ctx.safety_facts = safety_facts(facts)
             ctx.facts = facts
+            ctx.gone_plans = self.context.gone_plans(profile)
             ctx.addressing = self.context.addressing(ctx, facts, relation)
             if not ctx.profile_read and self.settings.profile != TINY:
                 # (the tiny flow answers such questions itself, without the model)

@@ -244,13 +244,16 @@ def answer(
         kind = re.search(r"\b(?:my|the) ([a-z]+) " + re.escape(m.group(1)), m.group(0), re.I)
         if kind and not relative and kind.group(1).lower() not in ("next", "first", "last", "big", "new"):
             named = f"{named}|\\b{re.escape(kind.group(1).lower())}\\b"
-        said = [
-            second_person(v)
+        named_plans = [
+            v
             for k, v in facts.items()
             if k.startswith("plan:") and re.search(named, v, re.I) and re.search(relative, v, re.I)
         ]
+        said = [second_person(v) for v in named_plans if plan_still_ahead(v, now.date())]
         if said:
             return _join(said, zh)
+        if named_plans:  # its day has gone by: what was told, as told
+            return "You told me: " + _lower_first(_join([second_person(v) for v in named_plans], zh))
         if relative:
             return f"You haven't told me about your {relative}'s {event}."
         if re.search(r"\bthe\b", m.group(0), re.I):

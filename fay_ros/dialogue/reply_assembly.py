@@ -253,7 +253,8 @@ class ReplyAssembly:
         # (which makes a reply up, or apologises for its English); a question with it is still
         # answered, after the acknowledgement
         ack = fact_answers.acknowledgement(learned, zh, every_kind=unspoken)
-        answer = fact_answers.answer(ctx.question, facts, ctx.language, now)
+        # (with the plans gone by: "where did Michael go?", which no prompt may take for coming)
+        answer = fact_answers.answer(ctx.question, {**ctx.gone_plans, **facts}, ctx.language, now)
         if (
             answer is not None
             and not ctx.profile_read

@@ -213,6 +213,9 @@ class ToolContext:
     # all the user's known facts (key -> content): a reply sentence that says otherwise is
     # replaced by the fact (the reply guard)
     facts: dict[str, str] = field(default_factory=dict)
+    # the user's plans whose days have gone by (key -> content): for the fact answers only, never
+    # a prompt (`TurnContext.gone_plans`)
+    gone_plans: dict[str, str] = field(default_factory=dict)
     # the reminders port, zone and clock (issue 36; dialogue.reminder_tools): None = no reminders
     reminders: ReminderAccess | None = None
     # a scheduled or proactive turn (nobody asked): it creates and cancels no reminder

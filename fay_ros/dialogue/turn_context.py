@@ -245,6 +245,20 @@ class TurnContext:
 
         self._spawn(write())
 
+    @staticmethod
+    def gone_plans(profile: list[str]) -> dict[str, str]:
+        """key -> content: the profile's plans whose days have gone by, for the answers about
+        them ("where did Michael go?", "the plans you told me about have all gone by"); never a
+        prompt's facts (`known_facts` leaves them out: the model took one for a coming plan)."""
+        today = datetime.date.today()
+        plans = {}
+        for line in profile:
+            left, sep, content = line.partition("=")
+            key = left.split(":", 1)[1] if ":" in left else left
+            if sep and key.startswith("plan:") and content.strip() and not plan_still_ahead(content, today):
+                plans[key] = content.strip()
+        return plans
+
     def known_facts(
         self, user_id: str, profile: list[str], memories: list[Memory], just_said: Sequence[SelfFact] = ()
     ) -> dict[str, str]:
