@@ -78,7 +78,13 @@ class Companion:
         self.replies = self.probe.collect(Utterance, topics.REPLY)
         self.typed = self.probe.publisher(Transcript, topics.TEXT_INPUT)
         self.nodes: list[NodeProcess] = []
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            # a companion that never came up leaves no nodes behind (a CI run: the nodes of one
+            # that timed out here answered the next tests' turns beside their own companion's)
+            self.close()
+            raise
 
     def start(self) -> None:
         self.nodes = [
