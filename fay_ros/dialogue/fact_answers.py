@@ -40,6 +40,7 @@ from ..memory.self_facts import (
     relatives_known,
     second_person,
     taste_from_content,
+    third_person_verb,
 )
 from ..text import when
 from ..text.words import and_list, as_written, has_cjk
@@ -338,7 +339,6 @@ _OWN_DOING_Q_EN = re.compile(
     r"\b(?: [a-z ]+)?\s*\??$",
     re.I,
 )
-_THIRD_PERSON = {"study": "studies", "watch": "watches"}
 
 
 def _own_doings(question: str, facts: dict[str, str]) -> str | None:
@@ -347,8 +347,7 @@ def _own_doings(question: str, facts: dict[str, str]) -> str | None:
     m = _OWN_DOING_Q_EN.search(question)
     if m is None:
         return None
-    verb = m.group(1).lower()
-    does = _THIRD_PERSON.get(verb, verb + "s")
+    does = third_person_verb(m.group(1).lower())
     said = [v for v in facts.values() if re.match(rf"User (?:also |still |usually |often )?{does}\b", v)]
     return _said_back(said, False) if said else None
 
@@ -529,9 +528,7 @@ def _who_comes_zh(question: str, facts: dict[str, str], now: datetime.datetime) 
     asked = _day_asked(question, True, now)
     weekend = re.search(r"(?:这|本|下)?(?:个)?周末", question)
     if asked is None and weekend:  # (a weekend is no one day: the plans said of its Saturday)
-        saturday = now.date() + datetime.timedelta(days=(5 - now.weekday()) % 7 if now.weekday() < 6 else -1)
-        if weekend.group(0).startswith("下"):
-            saturday += datetime.timedelta(days=7)
+        saturday = when.weekend_start(now.date(), following=weekend.group(0).startswith("下"))
         asked = (weekend.group(0), when.format_date(saturday, zh=True, weekday=False))
     plans = [
         second_person(v)

@@ -67,6 +67,7 @@ import emoji
 
 from ..memory import health
 from ..memory.self_facts import PETS, RELATION_WORDS, contradicted, household_member, relation_key, second_person
+from ..text.sentences import split_sentences
 from ..text.words import CJK_IDEOGRAPHS, has_cjk
 from .prompts import BLOCK_HEADINGS
 
@@ -247,7 +248,7 @@ class ReplyGuard:
         self._said_before = [
             key
             for reply in self.earlier_replies
-            for sentence in re.split(r"(?<=[.!?。！？])\s*", reply)
+            for sentence in split_sentences(reply)
             if len(key := _norm(sentence)) > _REPEATABLE_CHARS
         ]
         if self.no_new_names:
@@ -333,11 +334,9 @@ class ReplyGuard:
         key = _norm(text)
         if _loops(key):
             return self._drop("loops", stop=True)
-        if any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said):
+        if _said_among(key, self._said):
             return self._drop("repeated")
-        if len(key) > _REPEATABLE_CHARS and any(
-            key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in self._said_before
-        ):
+        if len(key) > _REPEATABLE_CHARS and _said_among(key, self._said_before):
             # and the reply ends: the rest of a copied answer is the copy's
             return self._drop("repeats an earlier reply", stop=True)
         if self.user_text and len(key) > 12 and difflib.SequenceMatcher(None, key, _norm(self.user_text)).ratio() > 0.9:
@@ -493,6 +492,11 @@ def _near_miss(word: str, name: str) -> bool:
     if len(name) < 4 or word.startswith(name):
         return False
     return difflib.SequenceMatcher(None, word, name).ratio() >= 0.8
+
+
+def _said_among(key: str, said: list[str]) -> bool:
+    """The sentence (`_norm`) is one of `said`, or all but the same (a word or two changed)."""
+    return any(key == s or difflib.SequenceMatcher(None, key, s).ratio() > 0.9 for s in said)
 
 
 _NGRAM = 6  # six words in a row from the prompt is reciting it, not chatting

@@ -36,6 +36,18 @@ from .wiring import Wiring
 log = logging.getLogger("fay_ros.dialogue")
 
 
+def _profile_facts(profile: list[str]) -> dict[str, str]:
+    """key -> content of memory/profile's fact lines ("kind:key=content"); a tone rule is a
+    rule, not a fact."""
+    facts: dict[str, str] = {}
+    for line in profile:
+        left, sep, content = line.partition("=")
+        key = left.split(":", 1)[1] if ":" in left else left
+        if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):
+            facts[key] = content.strip()
+    return facts
+
+
 class TurnContext:
     def __init__(
         self, wiring: Wiring, sessions: Sessions, spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task]
@@ -251,13 +263,9 @@ class TurnContext:
         them ("where did Michael go?", "the plans you told me about have all gone by"); never a
         prompt's facts (`known_facts` leaves them out: the model took one for a coming plan)."""
         today = datetime.date.today()
-        plans = {}
-        for line in profile:
-            left, sep, content = line.partition("=")
-            key = left.split(":", 1)[1] if ":" in left else left
-            if sep and key.startswith("plan:") and content.strip() and not plan_still_ahead(content, today):
-                plans[key] = content.strip()
-        return plans
+        return {
+            k: v for k, v in _profile_facts(profile).items() if k.startswith("plan:") and not plan_still_ahead(v, today)
+        }
 
     def known_facts(
         self, user_id: str, profile: list[str], memories: list[Memory], just_said: Sequence[SelfFact] = ()
@@ -265,12 +273,7 @@ class TurnContext:
         """key -> content: the profile's keyed facts, keyed memories that were recalled, and
         (newest, winning) what the user said in this session; `just_said`: a probe's facts of
         this turn, which it did not learn."""
-        facts: dict[str, str] = {}
-        for line in profile:
-            left, sep, content = line.partition("=")
-            key = left.split(":", 1)[1] if ":" in left else left
-            if sep and content.strip() and not key.startswith(TONE_KEY_PREFIX):  # a tone rule is a rule
-                facts[key] = content.strip()
+        facts = _profile_facts(profile)
         # a plan whose days have gone by is no fact of the present ("is going to Leeds on the
         # weekend of …", a month on): the model took one for a coming plan
         today = datetime.date.today()

@@ -305,6 +305,13 @@ def find(terms: tuple[Term, ...], said: str) -> Term | None:
     return None
 
 
+def names_pattern(terms: tuple[Term, ...], zh: bool = False) -> str:
+    """Every name of `terms` in one language as a regex alternation, the longest first (so
+    "type 2 diabetes" is tried before "diabetes")."""
+    names = (n for t in terms for n in (t.zh if zh else t.en))
+    return "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
+
+
 def named_in(terms: tuple[Term, ...], text: str) -> Term | None:
     """The term whose name `text` contains as whole words ("20mg of atorvastatin at night" →
     statin), the longest name if several do ("red meat", not "meat"; the first term of equals),

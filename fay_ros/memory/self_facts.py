@@ -433,7 +433,8 @@ _GERUNDS = {
     "listening to": "listen to",
 }
 _HABIT = "|".join(_HABIT_VERBS)
-_MEDICATION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.en), key=len, reverse=True))
+_MEDICATION_NAMES_EN = health.names_pattern(health.MEDICATIONS)
+_MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
 _EN_STOPPED = [
     re.compile(rf"\bI (?:don't|do not|dont) ({_HABIT})\s+(?:the\s+)?(.+?)\s*(?:any ?more|these days|now)\b", re.I),
     re.compile(rf"\bI no longer ({_HABIT})\s+(.+?){_STOP_CLAUSE}", re.I),
@@ -441,7 +442,7 @@ _EN_STOPPED = [
         # (a medicine stopped is no habit: "I stopped taking aspirin", `_MED_STOPPED_EN`)
         rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) "
         r"(?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b|(?:taking|using) (?:my |the |his |her )?"
-        rf"(?:{_MEDICATION_NAMES_EN}|[\w ]*?(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops)\b))"
+        rf"(?:{_MEDICATION_NAMES_EN}|[\w ]*?{_MED_WORDS}))"
         rf"(?:({'|'.join(_GERUNDS)}) )?(.+?){_STOP_CLAUSE}",
         re.I,
     ),
@@ -1605,13 +1606,8 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
             else (f"{said + part} ({when.format_date(today, zh=False)})")
         )
     weekend = _WEEKEND_ZH.fullmatch(said) if zh else _WEEKEND_EN.fullmatch(said)
-    if weekend:  # "this weekend", "周末": the Saturday it starts on, so it passes too
-        saturday = today + datetime.timedelta(days=(5 - today.weekday()) % 7)
-        if today.weekday() == 6:  # (said on a Sunday: the weekend is today's)
-            saturday = today - datetime.timedelta(days=1)
-        if weekend.group(1):  # "next weekend", 下周末
-            saturday += datetime.timedelta(days=7)
-        date = when.format_date(saturday, zh=zh, weekday=False)
+    if weekend:  # "this weekend", "周末" ("next weekend", 下周末): the Saturday it starts on, so it passes too
+        date = when.format_date(when.weekend_start(today, following=bool(weekend.group(1))), zh=zh, weekday=False)
         return f"{date}开始的那个周末{part}" if zh else f"on the weekend of {date}"
     week = _WEEK_ZH.fullmatch(said) if zh else _WEEK_EN.fullmatch(said)
     if week:  # "next week", 下周: the Monday it starts on
@@ -1645,10 +1641,8 @@ _ZH_GOES_ON = re.compile(
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
     r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家|"
     # an age said alone: "我是陈华，六十八岁，退休工人"
-    r"(?:\d{1,3}|[零一二两三四五六七八九十]{1,3})(?:周)?岁|"
+    r"(?:\d{1,3}|[零一二两三四五六七八九十]{1,3})(?:周)?岁|" + health.names_pattern(health.CONDITIONS, zh=True) + r"))"
     # a condition said alone after the user's words: "我不能吃太咸的，血压高"
-    + "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
-    + r"))"
 )
 
 
@@ -2292,7 +2286,7 @@ _NOT_FOODS = {
     # "fish, any kind": how much, not what
     *("any kind", "any type", "any sort", "of any kind", "at all", "all of it", "whatsoever", "either", "any"),
 }
-_CONDITION_NAMES_EN = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.en), key=len, reverse=True))
+_CONDITION_NAMES_EN = health.names_pattern(health.CONDITIONS)
 # a condition said as what someone is ("diabetic"), and the kind or degree said before its name
 _CONDITION_ADJECTIVES = "diabetic|asthmatic|epileptic|coeliac|celiac|lactose intolerant"
 _TYPE_OR_DEGREE = r"(?:type (?:[12]|one|two)|mild|severe|bad|chronic)"
@@ -2308,7 +2302,6 @@ _CONDITION_EN = re.compile(
     rf"(?:an? )?(?:{_TYPE_OR_DEGREE} )?({_CONDITION_NAMES_EN})\b",
     re.I,
 )
-_MED_WORDS = r"\b(?:pills?|tablets?|medications?|medicines?|meds|inhalers?|drops|injections?|capsules?)\b"
 _MED_WHEN = (
     r"(?:every (?:morning|evening|night|day)(?: and (?:morning|evening|night))?|each (?:morning|evening|"
     r"night|day)|daily|twice a day|once a day|three times a day|in the morning|at night|before bed|"
@@ -2590,7 +2583,7 @@ def _routine(clause: str, zh: bool) -> list[SelfFact]:
     what = _third_person((what or "").strip(" ,"))
     if re.search(r"\b(?:you|your|tablets?|pills?|medicine|medication)\b", what, re.I) or len(what.split()) > 8:
         return []  # (a medicine is read as one)
-    said = f"{_third_person_verb(verb.lower())} {what}".strip()
+    said = f"{third_person_verb(verb.lower())} {what}".strip()
     when = _days_capitalised(when.lower())
     return [_fact("preference", f"routine:{_key_part(when.lower())}", said, f"{USER_EN} {said} {when}.")]
 
@@ -2616,7 +2609,7 @@ def _base_of_gerund(word: str) -> str:
     return stem
 
 
-def _third_person_verb(verb: str) -> str:
+def third_person_verb(verb: str) -> str:
     """ "walk" → "walks", "go" → "goes", "fly" → "flies" (the user's routine said of them)."""
     if re.search(r"(?:ch|sh|ss|x|z|o)$", verb):
         return verb + "es"
@@ -2795,18 +2788,18 @@ def _en_occupation(clause: str) -> list[SelfFact]:
     if m:
         verb = m.group(1).lower()
         what = _third_person(_clause_end(m.group(2)))
-        verb = _third_person_verb(verb)
+        verb = third_person_verb(verb)
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what} for a living.")]
     m = _DRIVE_FOR_EN.search(clause)
     if m:  # "I drive for a delivery firm"
         what = f"{m.group(1).lower()} for {m.group(2)}"
         return [
-            _fact("fact", "occupation", what, f"{USER_EN} {_third_person_verb(m.group(1).lower())} for {m.group(2)}.")
+            _fact("fact", "occupation", what, f"{USER_EN} {third_person_verb(m.group(1).lower())} for {m.group(2)}.")
         ]
     m = _FARM_EN.search(clause)
     if m:  # "I farm sheep up near Oban": User farms sheep near Oban.
-        verb = _third_person_verb(m.group(1).lower())
+        verb = third_person_verb(m.group(1).lower())
         where = f" near {m.group(3)}" if m.group(3) else ""
         return [
             _fact(
@@ -2815,7 +2808,7 @@ def _en_occupation(clause: str) -> list[SelfFact]:
         ]
     m = _JOB_VERB_EN.search(clause)
     if m:
-        verb = _third_person_verb(m.group(1).lower())
+        verb = third_person_verb(m.group(1).lower())
         what = _third_person(_clause_end(m.group(2)))
         if len(what.split()) <= 8:
             return [_fact("fact", "occupation", what, f"{USER_EN} {verb} {what}.")]
@@ -2849,14 +2842,17 @@ _STOPPED_WORK_EN = re.compile(
 )
 
 
+# The places of work a person may own and run (and sell or close)
+_BUSINESSES = (
+    "salon|shop|bakery|cafe|café|restaurant|pub|business|farm|garage|studio|practice|stall|bar|hotel|"
+    "boutique|bookshop|barbershop|nursery|surgery|workshop|kiosk|takeaway|deli|guest ?house"
+)
 # A business of one's own where one works: "I've a little salon in Galway", "I have a bakery in
 # Leeds", "I've got my own garage on the high street" (owning and running one is an occupation)
 _OWN_BUSINESS_EN = re.compile(
     r"\bI(?:'ve| have)(?: got)? ((?:a|an|my own|my) (?:(?:little|small|tiny|big|new|busy|local) )?"
     r"(?:hair |nail |beauty |flower |book |coffee |corner |farm |tea |antique |charity |vintage )?"
-    r"(?:salon|shop|bakery|cafe|café|restaurant|pub|business|farm|garage|studio|practice|stall|bar|hotel|"
-    r"boutique|florist'?s?|bookshop|barbershop|barber'?s|nursery|surgery|workshop|kiosk|takeaway|deli|"
-    r"guest ?house|b&b|bed and breakfast|market stall|food truck|van) "
+    rf"(?:{_BUSINESSES}|florist'?s?|barber'?s|b&b|bed and breakfast|market stall|food truck|van) "
     rf"(?:(?:in|on|near|at|by) (?!home\b).+?))(?= and |{_STOP_CLAUSE})",
     re.I,
 )
@@ -2866,9 +2862,7 @@ _OWN_BUSINESS_EN = re.compile(
 # going to work from home doing weddings"): each the workplace now, in place of the old one
 _BUSINESS_GONE_EN = re.compile(
     r"\b(?:I|we)(?:'ve| have)? (?:just |finally )?(sold|closed down|shut down|closed|shut|given up|gave up|"
-    r"lost) (the|my|our) ((?:hair |nail |beauty |flower |coffee |corner )?"
-    r"(?:salon|shop|bakery|cafe|café|restaurant|pub|business|farm|garage|studio|practice|stall|bar|hotel|"
-    r"boutique|bookshop|barbershop|nursery|surgery|workshop|kiosk|takeaway|deli|guest ?house))\b",
+    rf"lost) (the|my|our) ((?:hair |nail |beauty |flower |coffee |corner )?(?:{_BUSINESSES}))\b",
     re.I,
 )
 _FROM_HOME_EN = re.compile(
@@ -2900,7 +2894,7 @@ def _en_workplace(clause: str) -> list[SelfFact]:
         where = _TRAILING_WHEN.sub("", _third_person(_clause_end(m.group(1))))
         out = [_fact("fact", "workplace", where, f"{USER_EN} works at {where}.")] if len(where.split()) <= 8 else []
         if m.group(2):  # "fixing bikes now": the job they do now
-            verb = _third_person_verb(_base_of_gerund(m.group(2).lower()))
+            verb = third_person_verb(_base_of_gerund(m.group(2).lower()))
             out.append(_fact("fact", "occupation", m.group(3), f"{USER_EN} {verb} {m.group(3)}."))
         return out
     m = _STOPPED_WORK_EN.search(clause)
@@ -3632,7 +3626,7 @@ _DONT_EAT_ZH = re.compile(
     + _ZH_STOP
     + r"]|$|了)"
 )
-_CONDITION_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.CONDITIONS for n in t.zh), key=len, reverse=True))
+_CONDITION_NAMES_ZH = health.names_pattern(health.CONDITIONS, zh=True)
 _CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
 # a relative's condition: "我老伴有老年痴呆", "我妈得了帕金森" (`health:condition:<condition>:<relation>`)
 _FAMILY_CONDITION_ZH = re.compile(
@@ -3642,7 +3636,7 @@ _FAMILY_CONDITION_ZH = re.compile(
     + _CONDITION_NAMES_ZH
     + r")(?!吗)"
 )
-_MED_NAMES_ZH = "|".join(sorted((re.escape(n) for t in health.MEDICATIONS for n in t.zh), key=len, reverse=True))
+_MED_NAMES_ZH = health.names_pattern(health.MEDICATIONS, zh=True)
 _MED_ZH = re.compile(
     r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
     r"(?:着)?(?:[一两二三半]?(?:片|粒|颗|支|针))?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"

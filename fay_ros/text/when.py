@@ -216,6 +216,15 @@ def _weekday(today: datetime.date, weekday: int, next_week: bool) -> datetime.da
     return today + datetime.timedelta(days=(weekday - today.weekday()) % 7)
 
 
+def weekend_start(today: datetime.date, following: bool = False) -> datetime.date:
+    """The Saturday "this weekend" starts on (today's, said on a Saturday or a Sunday), or the
+    one after it (`following`: "next weekend", 下周末)."""
+    saturday = today + datetime.timedelta(days=(5 - today.weekday()) % 7)
+    if today.weekday() == 6:  # (said on a Sunday: the weekend is today's)
+        saturday = today - datetime.timedelta(days=1)
+    return saturday + datetime.timedelta(days=7 if following else 0)
+
+
 def anniversary(month: int, day: int, year: int) -> datetime.date:
     """The day of `month`/`day` in `year`; 29 February is kept on 28 February in other years."""
     try:
