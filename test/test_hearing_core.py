@@ -62,6 +62,31 @@ def test_vad_keeps_one_utterance_across_a_short_pause(sentence):
     assert [e.kind for e in events] == ["start", "end"]
 
 
+def test_vad_ends_sooner_only_from_the_sample_asked_and_for_that_voice(sentence):
+    """`end_sooner` (a long utterance near its maximum): a 250 ms pause after the sample given
+    ends the voice; the same pause before it does not; the next voice has stop_ms again."""
+    pause = silence(0.25)
+    audio = np.concatenate([silence(0.5), sentence, pause, sentence, silence(1.0), sentence, pause, sentence])
+    first_pause = int(0.5 * RATE) + len(sentence)
+
+    def ends(from_sample):
+        vad = VoiceActivityDetector(RATE, VadSettings(stop_ms=500))
+        found = []
+        for i in range(0, len(audio), 480):
+            for event in vad.process(audio[i : i + 480])[0]:
+                if event.kind == "start" and not found:
+                    vad.end_sooner(from_sample, 150)
+                found.append(event)
+        return [e.sample for e in found if e.kind == "end"]
+
+    assert len(ends(len(audio))) == 1  # never sooner: only the 1 s silence ends a voice
+    sooner = ends(first_pause - RATE // 2)
+    # the first voice ends in its pause, the rest of it at the 1 s silence; the last voice is
+    # not asked to end sooner, so its pause does not end it (the recording ends in its words)
+    assert len(sooner) == 2 and abs(sooner[0] - first_pause) < 0.15 * RATE, sooner
+    assert len(ends(first_pause + RATE // 2)) == 1  # the pause came before the sample asked
+
+
 def test_vad_works_at_a_rate_webrtc_does_not_take(sentence):
     audio = resample(np.concatenate([silence(0.5), sentence, silence(1.0)]), RATE, 44100)
     events = run_vad(VoiceActivityDetector(44100), audio, chunk=1323)

@@ -16,6 +16,7 @@ import pytest
 
 from fay_ros.cli import main as cli_main
 from fay_ros.common.wav import read_wav
+from fay_ros.hearing import segmenter
 from fay_ros.hearing.clip_bench import find_clips, joined, run_clip, totals, transcribe_stream
 from fay_ros.hearing.scoring import max_repeats, score
 from fay_ros.hearing.whisper_backend import ZH_PROMPT, WhisperRecognizer, convert_script
@@ -154,6 +155,33 @@ def test_a_long_recording_loses_no_speech_through_the_segmenter(whisper):
     text = joined(finals)
     assert score(reference, text).rate <= 0.05, text
     assert finals[-1].end_time > 26.0  # heard to the end
+
+
+def test_a_long_turn_is_cut_between_two_words_not_in_one(whisper, monkeypatch):
+    """Six recordings back to back (35.7 s, their own pauses only) under a 12 s maximum: each
+    cut falls in a pause (the 120 ms after an utterance's last voice are quiet) and the words
+    come back; cut where the maximum falls, they do not ("Mr. John And Dashwood")."""
+    names = ["jfk_inaugural"] + [f"librivox_austen_{n}" for n in AUSTEN]
+    audio = np.concatenate([read_wav(str(DATA / "en" / f"{n}.wav")).samples for n in names])
+    reference = " ".join((DATA / "en" / f"{n}.txt").read_text(encoding="utf-8").strip() for n in names)
+    monkeypatch.setattr(whisper, "language", "en")
+
+    def loudness_after_cuts() -> tuple[list[float], str]:
+        finals = transcribe_stream(whisper, audio, 16000, endpoint_ms=700, max_utterance_s=12.0)
+        after = []
+        for final in finals[:-1]:
+            a = int(final.end_time * 16000)
+            after.append(float(np.sqrt(np.mean(audio[a : a + int(0.12 * 16000)].astype(float) ** 2))))
+        return after, joined(finals)
+
+    speech = float(np.sqrt(np.mean(audio.astype(float) ** 2)))
+    after, text = loudness_after_cuts()
+    assert len(after) >= 2, text  # the maximum did cut it
+    assert max(after) < 0.2 * speech, (after, speech)
+    assert score(reference, text).rate <= 0.05, text
+    monkeypatch.setattr(segmenter, "CUT_SEARCH_FRACTION", 0.0)  # cut where the maximum falls
+    hard, _ = loudness_after_cuts()
+    assert max(hard) > 0.5 * speech, (hard, speech)
 
 
 def test_jfk_keeps_its_ending(whisper):

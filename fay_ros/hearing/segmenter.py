@@ -2,7 +2,10 @@
 
 The VAD reports a start only after `start_ms` of voiced audio, so the segmenter keeps the
 recent past and begins each utterance `preroll_ms` before the first voiced frame: the first
-syllable is never lost. An utterance longer than `max_utterance_s` is closed where it is.
+syllable is never lost. An utterance that reaches `max_utterance_s` is closed there; in its
+last `CUT_SEARCH_FRACTION` before that, a pause of `CUT_PAUSE_MS` already closes it, so a long
+turn or recording is cut between two words rather than in one ("Had he | married" came back
+as "How do you marry?" at a 30 s cut in the middle of a word).
 """
 
 from __future__ import annotations
@@ -12,6 +15,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .vad import VadSettings, VoiceActivityDetector
+
+# The share of max_utterance_s, at its end, in which a short pause closes the utterance, and
+# that pause: longer than the gaps between a reader's words (most under 100 ms), shorter than
+# the pauses between phrases (200 ms and more).
+CUT_SEARCH_FRACTION = 0.25
+CUT_PAUSE_MS = 150
 
 
 @dataclass
@@ -105,6 +114,7 @@ class Segmenter:
         start = max(first_voiced - self.preroll, self._buf_start, self._emitted)
         self.active = True
         self._utt_start = self._emitted = start
+        self.vad.end_sooner(start + int(self.max_samples * (1.0 - CUT_SEARCH_FRACTION)), CUT_PAUSE_MS)
         out.append(SegmentEvent("start", start, voiced=first_voiced))
 
     def _close(self, last_voiced: int, out: list[SegmentEvent]) -> None:

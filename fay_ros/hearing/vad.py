@@ -423,6 +423,9 @@ class VoiceActivityDetector:
         self._apply_hysteresis()
         self._silent_run = 0
         self._last_voiced_end = 0
+        # (input-sample index, frames): from that sample on, a shorter pause ends the voice
+        # (`end_sooner`); None: only stop_ms does
+        self._sooner: tuple[int, int] | None = None
         self._last_heard_end = 0
         self._last_sure_end = 0
         self._voice_levels: list[float] = []  # levels (dBFS) of the active voice's voiced frames
@@ -497,17 +500,28 @@ class VoiceActivityDetector:
                 self._silent_run = 0
                 self._voice_levels = [f.level_db for f in voiced]
                 return VadEvent("start", voiced[0].start)
-        elif self._silent_run >= self._stop_needed:
+        elif self._silent_run >= self._stop_needed or (
+            self._sooner is not None and frame.end > self._sooner[0] and self._silent_run >= self._sooner[1]
+        ):
             self.active = False
+            self._sooner = None
             self._window.clear()
             return VadEvent("end", self._last_voiced_end)
         return None
+
+    def end_sooner(self, from_sample: int, pause_ms: int) -> None:
+        """From input sample `from_sample` on, end the active voice at a pause of `pause_ms`
+        instead of stop_ms (a long utterance near its maximum length closes between two
+        words, not in one); for this voice only."""
+        if self.active:
+            self._sooner = (from_sample, self._frames(pause_ms))
 
     def force_end(self) -> VadEvent | None:
         """End an active utterance now (e.g. it reached the maximum length)."""
         if not self.active:
             return None
         self.active = False
+        self._sooner = None
         self._window.clear()
         self._silent_run = 0
         return VadEvent("end", max(self._last_voiced_end, 0))

@@ -297,7 +297,12 @@ class AsrConfig(VadParameters):
         "'speech' is the room's noise, so a noisy room cannot hold a turn open (0: off; read at start).",
     )
     preroll_ms: int = Field(300, ge=0, description="Audio kept from before the detected start of speech.")
-    max_utterance_s: float = Field(20.0, gt=0.5, le=30.0, description="Longest utterance before it is cut.")
+    max_utterance_s: float = Field(
+        20.0,
+        gt=0.5,
+        le=30.0,
+        description="Longest utterance before it is cut; in its last quarter a 150 ms pause already closes it.",
+    )
     cpu_threads: int = Field(
         1,
         ge=1,
