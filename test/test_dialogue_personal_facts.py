@@ -2421,7 +2421,7 @@ def test_the_eleventh_rounds_questions():
 @pytest.mark.parametrize(
     "text, key, content",
     [
-        ("i'm a plumber, moved here from poland ten years ago", "hometown", "User is from Poland."),
+        ("i'm a plumber, moved here from poland ten years ago", "hometown", "User moved here from Poland."),
         ("we emigrated from Hong Kong in 1997", "hometown", "User is from Hong Kong."),
         ("这周六我们全家去爬泰山", "plan:这周六", "用户2026年12月5日（星期六）要去爬泰山。"),
         ("周六我和老婆去看电影", "plan:周六", "用户2026年12月5日（星期六）要去看电影。"),
@@ -3077,3 +3077,73 @@ def test_the_twenty_second_rounds_plans_and_questions():
     said = keys("下周一我外孙女要来住几天", monday)
     assert said["plan:granddaughter_下周一"] == "用户的外孙女2030年2月11日（星期一）要来住几天。", said
     assert keys("我女儿要来住几天？", monday) == {}  # (still a question)
+
+
+# -- what a twenty-third round (a long first conversation, a week of errands) found --------------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        (
+            "we've got a cat called biscuit, she's three",
+            "family:cat:age",
+            "User's cat Biscuit is 3 (as of 4 December 2026).",
+        ),
+        ("I have a son called Tom, he's seven", "family:son:age", "User's son Tom is 7 (as of 4 December 2026)."),
+        ("hi there! my name's priya and i just moved here from leeds", "hometown", "User moved here from Leeds."),
+        ("我是从成都搬过来的", "hometown", "用户的老家是成都。"),
+        ("我去年刚从成都搬来", "hometown", "用户的老家是成都。"),
+        ("my mum's birthday is on saturday", "family:mother:birthday", "User's mum's birthday is 5 December."),
+        ("it's my dad's birthday tomorrow", "family:father:birthday", "User's dad's birthday is 5 December."),
+        ("saturday is my son's birthday", "family:son:birthday", "User's son's birthday is 5 December."),
+        ("周六是我妈的生日", "family:mother:birthday", "用户的妈的生日是12月5日。"),
+        ("我女儿的生日是下周三", "family:daughter:birthday", "用户的女儿的生日是12月9日。"),
+        ("我妈的生日是5月3号", "family:mother:birthday", "用户的妈的生日是5月3日。"),
+        (
+            "i need to pick up my suit on wednesday",
+            "plan:on_wednesday",
+            "User will pick up their suit on Wednesday, 9 December 2026.",
+        ),
+        (
+            "I've got to collect my suit on Wednesday",
+            "plan:on_wednesday",
+            "User will collect their suit on Wednesday, 9 December 2026.",
+        ),
+        ("i must ring the bank tomorrow", "plan:tomorrow", "User will ring the bank on Saturday, 5 December 2026."),
+        (
+            "I'll bring the cake on saturday",
+            "plan:on_saturday",
+            "User will bring the cake on Saturday, 5 December 2026.",
+        ),
+    ],
+)
+def test_what_the_twenty_third_round_found_unread(text, key, content):
+    said = keys(text)
+    assert said.get(key) == content, said
+
+
+def test_the_twenty_third_rounds_corrections_and_questions():
+    facts = learn(["my partner sam is a chef", "we've got a cat called biscuit, she's three"])
+    assert "family:partner:age" not in facts, facts  # "she" is the cat
+    assert fact_answers.answer("how old is biscuit?", facts, "en", FRIDAY) == "Biscuit is three."
+    older = learn(["we've got a cat called biscuit, she's three", "actually biscuit is four now, she had a birthday"])
+    assert fact_answers.answer("how old is my cat?", older, "en", FRIDAY) == "Biscuit is four."
+    moved = learn(["i just moved here from leeds", "my mum's birthday is on saturday"])
+    assert fact_answers.answer("where did i move from?", moved, "en", FRIDAY) == "You moved here from Leeds."
+    assert fact_answers.answer("when is my mum's birthday?", moved, "en", FRIDAY) == (
+        "Your mum's birthday is on 5 December; the next one is Saturday, 5 December 2026."
+    )
+    assert keys("I'll be seventy on Sunday.").keys() == {"age"}  # an age, no plan
+    # errands: on the day, the day's plans only; after it, what was told for it
+    errands = learn(["i need to pick up my suit on wednesday", "my daughter lucy is getting married on the 23rd"])
+    wednesday, saturday = FRIDAY + datetime.timedelta(days=5), FRIDAY + datetime.timedelta(days=8)
+    today = "You will pick up your suit on Wednesday, 9 December 2026."
+    assert fact_answers.answer("what do i need to do today?", errands, "en", wednesday) == today
+    assert fact_answers.answer("what have i got on today?", errands, "en", wednesday) == today
+    told = "You told me: you will pick up your suit on Wednesday, 9 December 2026."
+    assert fact_answers.answer("what did i have to pick up on wednesday?", errands, "en", saturday) == told
+    assert fact_answers.answer("what did i need to pick up?", errands, "en", saturday) == told
+    assert fact_answers.answer("what was i doing on tuesday?", errands, "en", saturday) == (
+        "You haven't told me any plans for that day."
+    )

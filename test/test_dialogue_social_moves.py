@@ -33,6 +33,9 @@ def _language(words: str) -> str:
         ("今天有点累", "好累"),
         ("我累了", "好累"),
         ("我有点困了", "好困"),
+        ("honestly i'm knackered after last night's shift", "i'm tired"),
+        ("I'm exhausted", "i'm tired"),
+        ("so tired from work", "i'm tired"),
     ],
 )
 def test_a_turn_that_is_only_a_social_move_names_its_qa_phrasing(words, phrase):
@@ -50,6 +53,9 @@ def test_a_turn_that_is_only_a_social_move_names_its_qa_phrasing(words, phrase):
         "right",
         "",
         "我儿子很累",  # someone else's tiredness
+        "my son is exhausted",
+        "i'm tired of you",
+        "i'm tired but i want to talk about my garden",
         "我去睡觉了，明天还要早起",
         "今天天气真好",
         "好的",

@@ -105,7 +105,10 @@ _FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|are we|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
-    r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|at the weekend)\b|"
+    r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|today|at the weekend)\b|"
+    # "What do I need to do today?", "What did I have to pick up on Wednesday?"
+    r"\bwhat (?:do i|did i) (?:need|have) to\b|\bwhat (?:have i|'ve i|i've) got to do\b|"
+    r"\bwhat was i (?:supposed|meant|going|planning) to\b|\bwhat did i have on\b|"
     # a trip: "Where am I going next week?", "When is my trip?", "When am I going to Rome?"
     r"\bwhere (?:am i|are we) (?:going|flying|travel+ing|off to|headed|heading)\b|"
     r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
@@ -272,15 +275,29 @@ def answer(
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         told = [v for k, v in facts.items() if k.startswith("plan:")]
         plans = [second_person(v) for v in told if plan_still_ahead(v, now.date())]
-        if told and not plans:
+        if told and not plans and not (_PAST_ZH if zh else _PAST_EN).search(q):
             return "你跟我说过的安排都已经过去了。" if zh else "The plans you told me about have all gone by."
         asked = _day_asked(q, zh, now)
-        if asked is not None and plans:  # "我星期五下午要干什么？": that day's plans only
+        past = bool((_PAST_ZH if zh else _PAST_EN).search(q))
+        if asked is not None and (plans or past):  # "我星期五下午要干什么？": that day's plans only
             word, day = asked
-            # (a plan stored with its day word only, as older ones were, by that word)
-            plans = [p for p in plans if day in p or (not _DATED.search(p) and word.lower() in p.lower())]
-            if not plans:
+            # (a plan stored with its day word only, as older ones were, by that word; a day gone
+            # by: the plans told for it, said back as told)
+            that_day = [
+                p
+                for p in ([second_person(v) for v in told] if past else plans)
+                if day in p or (not _DATED.search(p) and word.lower() in p.lower())
+            ]
+            if not that_day:
                 return "你还没告诉我那天的安排。" if zh else "You haven't told me any plans for that day."
+            if past and not all(plan_still_ahead(p, now.date()) for p in that_day):
+                return ("你跟我说过：" if zh else "You told me: ") + _lower_first(_join(that_day, zh))
+            plans = that_day
+        elif past and not zh and (to_do := re.search(r"\bto ([a-z]+(?: up| out| off| in| back)?)\b", q, re.I)):
+            # "What did I need to pick up?": the plans that say it, gone by or not
+            said = [second_person(v) for v in told if re.search(rf"\b{re.escape(to_do.group(1))}\b", v, re.I)]
+            if said:
+                return "You told me: " + _lower_first(_join(said, zh))
         place = None if zh else m.group(1)
         if place:  # "When am I going to Rome?": the plans that say Rome, or that none does
             plans = [p for p in plans if re.search(rf"\b{re.escape(place)}\b", p)]
@@ -633,8 +650,16 @@ _ASKED_DAY_ZH = re.compile(
     r"(明天|后天|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])"
 )
 _ASKED_DAY_EN = re.compile(
-    r"\b(tomorrow|(?:on |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I
+    r"\b(today|tomorrow|yesterday|"
+    r"(?:on |this |next |last )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.I,
 )
+# a question about what was to be done ("What did I have to pick up on Wednesday?")
+_PAST_EN = re.compile(
+    r"\b(?:did|was|were|had)\b|\byesterday\b|\blast (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.I,
+)
+_PAST_ZH = re.compile(r"昨天|上(?:个)?(?:周|星期|礼拜)|前天")
 
 
 _DATED = re.compile(r"\d{4}年\d{1,2}月\d{1,2}日|\d{1,2} [A-Z][a-z]+ \d{4}")
@@ -658,9 +683,17 @@ def _day_asked(question: str, zh: bool, now: datetime.datetime) -> tuple[str, st
     """The day a plan question names ("我星期五要干什么", "What am I doing on Friday?"): the words
     and the date as a plan says it, or None."""
     m = (_ASKED_DAY_ZH if zh else _ASKED_DAY_EN).search(question)
-    day = when.resolve_day(m.group(1), now) if m else None
+    said = re.sub(r"^last ", "", m.group(1), flags=re.I) if m else ""
+    day = when.resolve_day(said, now) if m else None
     if m is None or day is None:
-        return None
+        if m and said.lower() == "yesterday":
+            day = now.date() - datetime.timedelta(days=1)
+        else:
+            return None
+    if day > now.date() and (_PAST_ZH if zh else _PAST_EN).search(
+        question
+    ):  # "…did I have on Wednesday?": the last one
+        day -= datetime.timedelta(days=7)
     return m.group(1), when.format_date(day, zh=zh, weekday=False)
 
 
@@ -788,13 +821,14 @@ _HOME_Q_EN = re.compile(
 _HOMETOWN_Q_EN = re.compile(
     r"\bwhere (?:am i|was i|do i come|did i say i(?:'m| am| was)) (?:originally )?from\b|"
     r"\bwhere did i grow up\b|\bwhere was i (?:born|raised|brought up)\b|"
+    r"\bwhere did (?:i|we) (?:just |first )?(?:move|come) (?:here )?from\b|\bwhere did (?:i|we) live before\b|"
     r"\b(?:what|where)(?:'s| is) my home ?town\b|\b(?:know|remember) where i(?:'m| am) from\b|"
     r"\b(?:know|remember|tell me) where i (?:grew up|was born|come from|was raised)\b",
     re.I,
 )
 _HOMETOWN_Q_ZH = re.compile(
     r"我(?:的)?老家(?:是|在)?(?:哪|什么地方)|我是哪(?:里|儿)人|我(?:是)?在哪(?:里|儿)?(?:长大|出生)|"
-    r"我(?:是)?从哪(?:里|儿)?来的?"
+    r"我(?:是)?从哪(?:里|儿)?(?:搬)?(?:过)?来的?"
 )
 _PETS_Q_EN = re.compile(
     r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i (?:still )?have (?:any )?pets\b|"
@@ -971,6 +1005,17 @@ _ZH_RELATION_NAMES = {
     "son-in-law": "女婿",
 }
 _EN_RELATION_NAMES = {"mother": "mom", "father": "dad", "child": "child"}
+
+
+def _relation_word(relation: str, facts: dict[str, str]) -> str:
+    """The word the user says for the relative ("mum" of "User's mum's birthday is 16 March."),
+    else the usual one ("mom" for the mother)."""
+    for key, content in facts.items():
+        if key == f"family:{relation}" or key.startswith(f"family:{relation}:"):
+            said = re.match(r"User's ([a-z]+)\b", content)
+            if said and relation_key(said.group(1)) == relation:
+                return said.group(1)
+    return _EN_RELATION_NAMES.get(relation, relation.replace("_", " "))
 
 
 _OWN_AGE_Q_EN = re.compile(
@@ -1500,9 +1545,10 @@ def _age_answer(
         she = "她" if female else "他" if male else "TA"
         num = when.zh_words
     else:
-        who = name or "your " + _EN_RELATION_NAMES.get(relation, relation.replace("_", " "))
+        who = name or "your " + _relation_word(relation, facts)
         she = "she" if female else "he" if male else "they"
         num = when.en_words
+    turns = "turn" if she == "they" else "turns"  # (the name or "your cat" itself is one: "is")
     d = _dates(relation, facts)
     if d.born is None and d.month_day is None and d.age is None:
         if zh:
@@ -1534,17 +1580,14 @@ def _age_answer(
             md = when.format_month_day(d.born.month, d.born.day, False)
             return f"{who_cap}'s birthday is on {md}; {she} turned {num(age)} on {when.format_date(last, False)}."
         if recent:
-            are = "are" if she == "they" else "is"
-            return f"{who_cap} {are} {num(age)}; {she} turned {num(age)} on {when.format_date(last, False)}."
+            return f"{who_cap} is {num(age)}; {she} turned {num(age)} on {when.format_date(last, False)}."
         if birthday:
             md = when.format_month_day(d.born.month, d.born.day, False)
-            return (
-                f"{who_cap}'s birthday is on {md}; {she} turns {num(next_age)} on {when.format_date(upcoming, False)}."
-            )
+            on = when.format_date(upcoming, False)
+            return f"{who_cap}'s birthday is on {md}; {she} {turns} {num(next_age)} on {on}."
         if will:
             return f"{who_cap} will be {num(next_age)} on {when.format_date(upcoming, False)}."
-        are = "are" if she == "they" else "is"
-        return f"{who_cap} {are} {num(age)}; {she} turns {num(next_age)} on {when.format_date(upcoming, False)}."
+        return f"{who_cap} is {num(age)}; {she} {turns} {num(next_age)} on {when.format_date(upcoming, False)}."
     parts: list[str] = []
     if d.age is not None and d.told is not None:
         years = when.years_between(d.told, today)
@@ -1559,12 +1602,12 @@ def _age_answer(
         else:
             who_cap = who[:1].upper() + who[1:]
             if years < 1:
-                parts.append(f"{who_cap} {'are' if she == 'they' else 'is'} {num(d.age)}.")
+                parts.append(f"{who_cap} is {num(d.age)}.")
             else:
                 told = when.format_date(d.told, False, weekday=False)
                 parts.append(
                     f"{who_cap} was {num(d.age)} when you told me on {told}, "
-                    f"so {she} is about {num(d.age + years)} now."
+                    f"so {she} {'are' if she == 'they' else 'is'} about {num(d.age + years)} now."
                 )
     if d.month_day is not None:
         md = when.format_month_day(*d.month_day, zh)

@@ -17,7 +17,7 @@ import re
 _MOVES_EN = (
     (
         "good night",
-        r"good ?night|night night|nighty night|night|time for bed|bedtime|"
+        r"good ?night|night night|nighty night|(?<!last )(?<!to)night(?!'s)|time for bed|bedtime|"
         r"(?:i'?m|i am|i'?ll be|i will be) (?:off|going|heading|away|getting) (?:up )?to bed(?: now)?|"
         r"(?:i'?m|i am) (?:off|going) to (?:get some )?sleep(?: now)?",
     ),
@@ -28,6 +28,13 @@ _MOVES_EN = (
         r"catch you later|(?:i'?m|i am|i'?ll be) off(?: now)?|i(?:'?ve| have) got to go|i must go|i have to go",
     ),
     ("thank you", r"thanks?(?: you)?(?: so much| very much| a lot| ever so much)?|cheers|much appreciated"),
+    (
+        "i'm tired",
+        r"(?:i'?m|i am|i feel|feeling)? ?(?:so |really |absolutely |completely |totally |pretty |a bit |quite |dead |"
+        r"very |just )*(?:tired|exhausted|knackered|shattered|worn out|wiped out|drained|pooped|whacked)"
+        # and why ("after last night's shift", "from work"): still only the move
+        r"(?: (?:after|from) (?!you\b)[\w']+(?: [\w']+){0,4})?",
+    ),
 )
 _MOVES_ZH = (
     (
@@ -42,6 +49,7 @@ _MOVES_ZH = (
 # words around a move that say nothing more ("right", "well then", "好了", the robot's name)
 _AROUND_EN = (
     r"(?:ok(?:ay)?|alright|all right|right|righto|right then|well|anyway|so|then|now|for now|for today|fay|dear|"
+    r"honestly|to be honest|oh|gosh|god|ugh|phew|man|"
     r"love|"
     # ("lovely chatting, bye for now")
     r"(?:it was |it's been |that was )?(?:lovely|nice|good|great) (?:chatting|talking)(?: to you| with you)?)"

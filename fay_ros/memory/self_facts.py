@@ -485,7 +485,7 @@ _EN_PLAN = [
         rf"\b({_WHEN}),? (?:I(?:'m| am| will|'ll)|we(?:'re| are| will|'ll)) ((?:going to |gonna )?.+?){_STOP_CLAUSE}",
         re.I,
     ),
-    re.compile(rf"\bI (?:will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
+    re.compile(rf"\bI(?: will|'ll)\s+(.+?)\s+({_WHEN})\b", re.I),
     # "On Friday I've got my exam", "I've got a hospital appointment next Tuesday"
     re.compile(
         rf"\b({_WHEN}),? I(?:'ve got| have got| have) ((?:an?|my|the) .+?){_STOP_CLAUSE}",
@@ -502,9 +502,17 @@ _EN_PLAN = [
         rf"((?:to|for|out) .+?){_STOP_CLAUSE}",
         re.I,
     ),
+    # "I need to pick up my suit on Wednesday", "I've got to see the vet tomorrow"
+    re.compile(
+        rf"\bI(?: need to| have to|'ve got to| have got to| must| gotta)\s+(?:remember to\s+)?(?!be\b)"
+        rf"(.+?)\s+({_WHEN})\b",
+        re.I,
+    ),
 ]
 # Not about one's own taste: "I like to think", "I like it", "I love you" (said to Fay).
 # "going to visit my mum" (a verb follows: "will visit"), not "going to the zoo" (a place)
+# a verb in -ing that goes on ("visiting"), not a verb that ends so ("ring", "bring")
+_GERUND = re.compile(r"(?!(?:ring|bring|sing|sting|string|swing|wring|cling|fling|spring)\b)[a-z]{2,}ing\b", re.I)
 _GOING_TO_A_VERB = re.compile(
     r"^(?:gonna|going to)\s+(?!(?:the|a|an|my|his|her|our|their)\b|(?-i:[A-Z]))(?=[a-z]+\b)", re.I
 )
@@ -997,7 +1005,9 @@ _APPOSITION_EN = re.compile(
     re.I,
 )
 _MENTIONED_RELATIVE = re.compile(
-    rf"\b(?:my|our) (?:late |little (?!girl\b|boy\b)|eldest |youngest |older |younger |old )?({_REL})\b"
+    # ("we've got a cat called Biscuit, she's three": had, not "my")
+    rf"\b(?:my|our|(?:we've got|we have got|we have|we got|i've got|i have got|i have|i got) an?) "
+    rf"(?:late |little (?!girl\b|boy\b)|eldest |youngest |older |younger |old )?({_REL})\b"
     # (a pronoun after the comma is no name: "I look after my dad, he's got dementia")
     r"(?:,? (?!(?:He|She|They|It|We|I|You|His|Her|Who|Which|That|This|And|But|So)\b)((?-i:[A-Z][a-z]+))\b|"
     r" (?:is called|is named|called|named|'s name is|'s called|'s named) ((?-i:[A-Z][a-z]+))\b)?",
@@ -1076,6 +1086,10 @@ def _several_named(text: str) -> list[tuple[str, str]]:
     ]
 
 
+# a word said before a name at the start of what one says ("actually biscuit is four now")
+_SAID_FIRST = r"(?<=^actually )|(?<=^oh )|(?<=^well )|(?<=^sorry )|(?<=^no )|(?<=^now )|(?<=^so ))"
+
+
 def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
     """ "Funmi can't eat shellfish" after "my wife Funmi and our little girl Tolu": "my wife Funmi
     can't eat shellfish", so the readers of a relative's facts read it; "下周三朵朵过生日" after
@@ -1090,7 +1104,7 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
         if re.search(rf"\b(?:my|our) {re.escape(relation)}\b", clause, re.I):
             continue
         clause = re.sub(
-            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut ))(?i:{re.escape(name)})"
+            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )|{_SAID_FIRST}(?i:{re.escape(name)})"
             r"(?='s |\s+(?:is|has|can't|cannot|can|won't|takes|turned|turns|was|will|starts|goes|loves|hates|"
             r"works|lives|needs|must|should|isn't|doesn't)\b)",
             f"my {relation} {name}",
@@ -1180,7 +1194,7 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
     word, named = _split_relative(relative)
     if named and not re.search(rf"\b(?:my|our) {re.escape(word)}\b", clause, re.I):
         clause = re.sub(
-            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )){re.escape(named)}"
+            rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )|{_SAID_FIRST}{re.escape(named)}"
             r"(?='s |'s$| is | has | can't | cannot | takes | turned )",
             f"my {relative}",
             clause,
@@ -1567,12 +1581,12 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
         what = _third_person(what.strip(" .,!"))
-        if _A_NUMBER.match(what):
-            continue  # "It was my birthday on Monday, I'm seventy-one now": an age, no plan
+        if _A_NUMBER.match(re.sub(r"^(?:be|turn)\s+", "", what)):
+            continue  # "It was my birthday on Monday, I'm seventy-one now", "I'll be seventy on Sunday": an age
         # "I will call you tomorrow" is about Fay too: said back it would read "You will call you"
         if what and len(what.split()) <= 14 and not re.search(r"\b(?:you|your|yours)\b", what, re.I):
             # "visiting my mum" is going on ("is visiting"), "see my doctor" will be ("will see")
-            verb = ("is " if re.match(r"[a-z]+ing\b", what, re.I) else "will ") + what
+            verb = ("is " if _GERUND.match(what) else "will ") + what
             said = _plan_day(when, now, zh=False)  # a day that is said again weeks later: its date
             # (the value is what they will do: a stored line says it whichever way it names the day)
             out.append(SelfFact("event", f"plan:{_key_part(when)}", what, f"{USER_EN} {verb} {said}.", "en"))
@@ -2185,6 +2199,13 @@ _BIRTHDAY_EN = re.compile(
     rf"{_FAMILY_EN} was born on (?:the )?({_MONTH_DAY_EN})(?:,? (\d{{4}}))?",
     re.I,
 )
+# the day a birthday falls on, said as a day ("my mum's birthday is on Saturday", "it's my dad's
+# birthday tomorrow", "Friday is my son's birthday"): stored as that date
+_BIRTHDAY_ON_EN = re.compile(
+    rf"\bmy (?P<rel>{_REL})(?: (?P<name>(?-i:[A-Z][a-z]+)))?'s birthday(?: is|'s)? (?P<day>{when.EN_DAY})(?!\w)|"
+    rf"^(?:and |oh |so )?(?P<day2>{when.EN_DAY}) is my (?P<rel2>{_REL})(?: (?P<name2>(?-i:[A-Z][a-z]+)))?'s birthday\b",
+    re.I,
+)
 # a list of foods ends where the next statement starts: "I can't eat gluten, I'm celiac"
 # (", and my son is allergic to eggs": another person's statement starts)
 _STOP_ITEMS = (
@@ -2444,7 +2465,8 @@ _HOMETOWN_EN = re.compile(
     r"\bI(?:'m| am) an? ([A-Za-z]+) (?:lad|lass|girl|boy|native|man|woman)\b(?= originally| born| through|\s*[,.!]|$)|"
     rf"^(?:and |oh |well |so )?grew up in {_PLACE_EN}|^(?:i'm |I'm |I am )?originally from {_PLACE_EN}|"
     # ("…, moved here from Poland ten years ago": "moved" only with "here" or "over")
-    rf"(?:\bI |\bwe |^(?:and |oh |well |so )?|,\s*)(?:came (?:over )?(?:here )?|(?:moved|emigrated) (?:over )?here |"
+    rf"(?:\bI |\bwe |^(?:and |oh |well |so )?|,\s*)(?:just |only |recently )?"
+    rf"(?:came (?:over )?(?:here )?|(?:moved|emigrated) (?:over )?here |"
     rf"moved over |emigrated )from {_PLACE_EN}",
     re.I,
 )
@@ -2464,7 +2486,15 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
     if place.lower() in _LOWER_NOT_NAMES or place.lower() in ("big", "local", "country", "city", "london lad"):
         return []
     grew = re.search(r"grew up|raised|brought up", m.group(0), re.I)
-    said = f"{USER_EN} grew up in {place}." if grew else f"{USER_EN} is from {place}."
+    # (moved from a place: as said, it may not be where they are from; one came over or emigrated from is)
+    moved = re.search(r"\bmoved\b", m.group(0), re.I)
+    said = (
+        f"{USER_EN} grew up in {place}."
+        if grew
+        else f"{USER_EN} moved here from {place}."
+        if moved
+        else f"{USER_EN} is from {place}."
+    )
     return [_fact("fact", "hometown", place, said)]
 
 
@@ -3027,6 +3057,12 @@ def _en_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
         year = int(m.group(7)) if m.group(7) else None
         if month_day is not None:
             out.append(_birthday(relation, named, month_day, year, zh=False))
+    elif m := _BIRTHDAY_ON_EN.search(clause):
+        day = when.resolve_day(m.group("day") or m.group("day2"), now)
+        if day is not None:
+            relation = (m.group("rel") or m.group("rel2")).lower()
+            named = named or m.group("name") or m.group("name2") or ""
+            out.append(_birthday(relation, named, (day.month, day.day), None, zh=False))
     if out and named and relation:  # "my daughter Lena turns seven": her name too
         out.insert(
             0, _fact("fact", f"family:{relation_key(relation)}", named, f"{USER_EN}'s {relation} is called {named}.")
@@ -3507,7 +3543,9 @@ _HOMETOWN_ZH = re.compile(
     r"我(?:是|本来是|其实是)(?!好|坏|老|病|男|女|大|小|穷|有钱|普通|退休|家里|一个|外地|本地|个|一|什么|哪)("
     + _ZH_TEXT
     + r"{2,6}?)人(?=[，,。！!？?]|$)|"
-    r"(?:我(?:是)?|^|(?<=[，,]))从(" + _ZH_TEXT + r"{2,8}?)来的|"
+    # ("我是从成都搬过来的", "我去年刚从成都搬来")
+    r"(?:我(?:是)?|^|(?<=[，,]))(?:去年|前年|上个月|几年前)?(?:刚|才)?从(" + _ZH_TEXT + r"{2,8}?)"
+    r"(?:(?:搬|调|嫁)(?:过|到这儿|到这里)?来(?:的|了)?|来的)|"
     r"我(?:是)?在(" + _ZH_TEXT + r"{1,8}?)(?:长大|出生)的?|我出生在(" + _ZH_TEXT + r"{1,8}?)(?=[，,。！!？?]|$)"
 )
 _OCC_ZH = [
@@ -3808,7 +3846,17 @@ def _zh_ages(clause: str, now: datetime.datetime) -> list[SelfFact]:
         out.append(_zh_age_now(relation, named, age, now))
     # (the day first: "下周三我外孙女朵朵过生日")
     day_first = r"^(" + when.ZH_DAY + r")[，,]?(我(?:的)?" + _ZREL + r"[" + CJK_IDEOGRAPHS + r"]{0,3}?)过生日"
-    m = _ZH_BIRTHDAY.search(re.sub(day_first, r"\2\1过生日", clause))
+    clause = re.sub(day_first, r"\2\1过生日", clause)
+    # ("周六是我妈的生日", "我妈的生日是周六")
+    who = r"(?P<who>我(?:的)?" + _ZREL + r"[" + CJK_IDEOGRAPHS + r"]{0,3}?)"
+    on_day = r"(?P<day>" + when.ZH_DAY + r")"
+    clause = re.sub(r"^" + on_day + r"(?:是|就是)" + who + r"的?生日", r"\g<who>\g<day>过生日", clause)
+    clause = re.sub(
+        who + r"的?生日(?:是|在|就是)" + on_day + r"(?![0-9一二三四五六七八九十月号日])",
+        r"\g<who>\g<day>过生日",
+        clause,
+    )
+    m = _ZH_BIRTHDAY.search(clause)
     if m:
         relation = m.group(1) or m.group(4) or m.group(8)
         named = named or m.group(2) or m.group(5) or m.group(9) or ""
