@@ -975,8 +975,8 @@ def test_a_memory_out_of_reach_is_not_taken_for_facts_never_told(fresh):
         await rig.engine.run_turn("tom", "My name is Tom.", "en")
         assert rig.texts() == ["Nice to meet you, Tom!"] and not fresh.requests, "a name is greeted, not modelled"
         rig.pieces.clear()
-        fresh.script(fake.text("Jazz is lovely."))
-        await rig.engine.run_turn("tom", "I like jazz.", "en")
+        fresh.script(fake.text("That sounds lovely."))
+        await rig.engine.run_turn("tom", "Tell me something nice.", "en")
         assert MEMORY_OUT_OF_REACH not in json.dumps(fresh.requests[0]), "the tiny prompt stays short"
         rig.pieces.clear()
         await rig.engine.run_turn("tom", "What's my name?", "en")

@@ -780,11 +780,14 @@ def test_a_personal_fact_is_acknowledged_in_the_users_language(text, language, e
     assert fact_answers.acknowledgement(learned, language == "zh") == expected
 
 
-def test_tastes_are_acknowledged_only_where_the_model_cannot_answer():
+def test_tastes_are_acknowledged_not_left_to_the_tiny_model():
+    """(It answered "I love doing crosswords and watching the snooker" with "the game you play
+    with your husband", no husband told.)"""
     learned = extract_self_facts("I like jazz.", FRIDAY)
-    assert fact_answers.acknowledgement(learned, False) == ""
-    assert fact_answers.acknowledgement(learned, False, every_kind=True) == (
-        "Got it — you like jazz. I'll keep that in mind."
+    assert fact_answers.acknowledgement(learned, False) == "Got it — you like jazz. I'll keep that in mind."
+    both = extract_self_facts("i love doing crosswords and watching the snooker", FRIDAY)
+    assert fact_answers.acknowledgement(both, False) == (
+        "Got it — you like doing crosswords and watching the snooker. I'll keep that in mind."
     )
 
 
@@ -3146,4 +3149,44 @@ def test_the_twenty_third_rounds_corrections_and_questions():
     assert fact_answers.answer("what did i need to pick up?", errands, "en", saturday) == told
     assert fact_answers.answer("what was i doing on tuesday?", errands, "en", saturday) == (
         "You haven't told me any plans for that day."
+    )
+
+
+# -- what a twenty-fourth round (chatty first conversations, a week with a hospital visit) found --
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("i used to be a dinner lady at the primary school", "occupation:former", "User used to be a dinner lady."),
+        ("i used to be a lollipop lady", "occupation:former", "User used to be a lollipop lady."),
+        (
+            "i've got a hospital appointment next thursday for my eyes",
+            "plan:next_thursday",
+            "User will have a hospital appointment for their eyes on Thursday, 10 December 2026.",
+        ),
+        (
+            "i'm seeing the doctor tomorrow about my knee",
+            "plan:tomorrow",
+            "User is seeing the doctor about their knee on Saturday, 5 December 2026.",
+        ),
+    ],
+)
+def test_what_the_twenty_fourth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_the_twenty_fourth_rounds_questions():
+    doreen = learn(["i used to be a dinner lady at the primary school", "i take paracetamol when it's bad"])
+    assert fact_answers.answer("what did i used to do?", doreen, "en", FRIDAY) == "You used to be a dinner lady."
+    assert fact_answers.answer("what do i take for my hands?", doreen, "en", FRIDAY) == "You take paracetamol."
+    liu = learn(["我有高血压，每天早上吃一片降压药", "我不吃辣的，一吃就胃疼"])
+    assert fact_answers.answer("我每天早上吃什么药？", liu, "zh", FRIDAY) == "你每天早上吃一片降压药。"
+    health = fact_answers.answer("我有什么病？", liu, "zh", FRIDAY) or ""
+    assert "你有高血压。" in health and "用户" not in health, health  # (it said "你不能吃用户不吃辣的。")
+    assert fact_answers.answer("我不能吃什么？", liu, "zh", FRIDAY) == "你不能吃辣的。"
+    eyes = learn(["i've got a hospital appointment next thursday for my eyes"])
+    week_on = FRIDAY + datetime.timedelta(days=8)
+    assert fact_answers.answer("what did i have at the hospital on thursday?", eyes, "en", week_on) == (
+        "You told me: you will have a hospital appointment for your eyes on Thursday, 10 December 2026."
     )

@@ -108,7 +108,7 @@ _PLAN_Q_EN = re.compile(
     r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|today|at the weekend)\b|"
     # "What do I need to do today?", "What did I have to pick up on Wednesday?"
     r"\bwhat (?:do i|did i) (?:need|have) to\b|\bwhat (?:have i|'ve i|i've) got to do\b|"
-    r"\bwhat was i (?:supposed|meant|going|planning) to\b|\bwhat did i have on\b|"
+    r"\bwhat was i (?:supposed|meant|going|planning) to\b|\bwhat did i have (?:on|at)\b|"
     # a trip: "Where am I going next week?", "When is my trip?", "When am I going to Rome?"
     r"\bwhere (?:am i|are we) (?:going|flying|travel+ing|off to|headed|heading)\b|"
     r"\bwhen(?:'s| is) my (?:trip|flight|holiday|vacation|journey|visit)\b|"
@@ -884,14 +884,15 @@ _MEDICATION_Q_EN = re.compile(
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
     r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
     r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
-    r"\bwhat do i take (?:every|each|in the|at)\b|"
+    r"\bwhat do i take (?:every|each|in the|at)\b|\bwhat (?:do|did) i take (?:for|when)\b|^what do i take\??$|"
     r"\bwhat (?:\w+ )?(?:inhaler|tablets?|pills?|spray|injection|medicine|medication) (?:do|should) i "
     r"(?:use|take|have)\b|"
     r"\bwhat(?:'s| is|s) my (?:[\w ]+ )?(?:tablet|pill|inhaler|spray|medicine|medication)s?(?: called)?\b",
     re.I,
 )
 _MEDICATION_Q_ZH = re.compile(
-    r"我(?:每天|平时|现在)?(?:要|在|都|需要|得)?(?:吃|服用|打|用)(?:的)?(?:是)?(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
+    r"我(?:每天|平时|现在)?(?:早上|上午|中午|下午|晚上|睡前|饭前|饭后)?(?:要|在|都|需要|得)?(?:吃|服用|打|用)(?:的)?(?:是)?"
+    r"(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
     r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
 )
 _HEALTH_Q_EN = re.compile(
@@ -1323,11 +1324,8 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
             continue
         known = health.term(health.ALLERGENS, parts[2])
         # the word they said, when said in the question's language
-        own = (
-            re.sub(r"^.*?(?:对|allergic to |cannot \w+ |不能.)", "", content).rstrip("。.过敏")
-            if has_cjk(content) == zh
-            else None
-        )
+        said = re.match(r"^.*?(?:对|allergic to |cannot \w+ |不能.|不[吃喝])(.+)$", content)
+        own = said.group(1).rstrip("。.过敏") if said and has_cjk(content) == zh else None
         if own and zh:  # (虾, not the table's 贝类)
             name = own
         elif known is not None:
@@ -1631,7 +1629,23 @@ def _age_answer(
 # reply to "I'm allergic to peanuts", or apologise for its English to "我对花生过敏").
 # A name is greeted ("Nice to meet you, Bea!"), a plan said back: the model took "I'm Helen" for
 # its own name, and answered "I'm starting at the zoo next month" with "You're welcome, Sam".
-ACKNOWLEDGED = ("name", "occupation", "workplace", "home", "age", "family:", "health:", "plan:", "routine:", "study")
+# Tastes and where one is from too: to "I love doing crosswords and watching the snooker" it
+# said "that's a great way to remember the game you play with your husband" (no husband told).
+ACKNOWLEDGED = (
+    "name",
+    "occupation",
+    "workplace",
+    "home",
+    "hometown",
+    "age",
+    "family:",
+    "health:",
+    "plan:",
+    "routine:",
+    "study",
+    "taste:",
+    "favorite:",
+)
 
 
 def _names_it(other: SelfFact, fact: SelfFact) -> bool:
@@ -1662,8 +1676,16 @@ def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = Fa
     greeting = (f"很高兴认识你，{names[-1]}！" if zh else f"Nice to meet you, {names[-1]}!") if names else ""
     if not said:
         return greeting
-    # (dict: one line for the facts of one diet, which all say the whole diet)
-    lines = list(dict.fromkeys(second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content)) for f in said))
+    # (dict: one line for the facts of one diet, which all say the whole diet; tastes in one line:
+    # "You like doing crosswords and watching the snooker.")
+    tastes = _tastes({f.key: f.content for f in said if f.key.startswith("taste:")}, zh)
+    lines = list(
+        dict.fromkeys(
+            second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content))
+            for f in said
+            if not f.key.startswith("taste:")
+        )
+    ) + ([tastes] if tastes else [])
     if zh:
         return greeting + "好的，我记住了：" + "".join(lines)
     body = " ".join(lines)

@@ -54,7 +54,10 @@ _AROUND_EN = (
     # ("lovely chatting, bye for now")
     r"(?:it was |it's been |that was )?(?:lovely|nice|good|great) (?:chatting|talking)(?: to you| with you)?)"
 )
-_AROUND_ZH = r"(?:好了|好吧|好的|好|行了|行|嗯|那|那我|那么|哎|唉|fay|菲菲|今天就到这|今天就聊到这|就这样吧|就这样)"
+_AROUND_ZH = (
+    r"(?:好了|好吧|好的|好嘞|好哒|得嘞|行嘞|好|行了|行|"
+    r"嗯|那|那我|那么|哎|唉|fay|菲菲|今天就到这|今天就聊到这|就这样吧|就这样)"
+)
 _SEPARATORS = r"[\s,，.。!！~、…]*"
 
 

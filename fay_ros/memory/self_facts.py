@@ -1580,6 +1580,14 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
             when, what = m.group(1).lower(), f"going {m.group(3).strip()} with {m.group(2)}"
         else:
             what, when = m.group(1).strip(), m.group(2).lower()
+        # what follows the day belongs to the plan ("a hospital appointment next Thursday for my eyes")
+        after = re.match(
+            r"\s*,?\s*((?:for|with|about) (?!the (?:weekend|week|day|night|morning|afternoon|evening)\b)"
+            r"(?:my|the|our|a|an) [\w' ]{1,30}?)\s*[.!]?$",
+            clause[m.end() :],
+        )
+        if after and i in (0, 1, 3, 5, 7) and not re.search(r"\b(?:for|with|about) ", what):
+            what = f"{what.strip(' .,!')} {after.group(1)}"
         what = _third_person(what.strip(" .,!"))
         if _A_NUMBER.match(re.sub(r"^(?:be|turn)\s+", "", what)):
             continue  # "It was my birthday on Monday, I'm seventy-one now", "I'll be seventy on Sunday": an age
@@ -1979,7 +1987,11 @@ _OCCUPATIONS_EN = (
     "recruiter|marketer|copywriter|zookeeper|ranger|groundskeeper|greenkeeper|dog walker|groomer|beautician|"
     "stylist|tattoo artist|personal trainer|fitness instructor|instructor|lifeguard|auditor|actuary|"
     "software developer|web developer|data scientist|project manager|product manager|mechanic|fitter|"
-    "seamstress|potter|jeweller|jeweler|upholsterer|cobbler|shoemaker|blacksmith|gamekeeper|shepherd"
+    "seamstress|potter|jeweller|jeweler|upholsterer|cobbler|shoemaker|blacksmith|gamekeeper|shepherd|"
+    # (the older trades people tell of: "I used to be a dinner lady at the primary school")
+    "dinner lady|lollipop lady|lollipop man|tea lady|cleaning lady|school cook|bus conductor|conductor|"
+    "signalman|train driver|engine driver|barmaid|landlady|publican|usherette|telephonist|switchboard operator|"
+    "factory worker|mill worker|steelworker|shipbuilder|machine operator"
 )
 # "I'm a good cook", "I'm a bit of a singer": a judgement, not a job
 _NOT_A_JOB = (
