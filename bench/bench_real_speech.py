@@ -68,6 +68,51 @@ def _long_recording(label: str, recognizer, pause_s: float = 0.6, language: str 
     )
 
 
+def _cut_rows(recognizer) -> list[str]:
+    """Recordings longer than the longest utterance, streamed through the segmenter as
+    `fay-ros transcribe` and the asr do: the English recordings back to back (their own pauses
+    only), cut at a pause in the last quarter of max_utterance_s (now) or where the maximum
+    falls (before). A cut in a word: the 120 ms after an utterance's last voice are louder than
+    a fifth of the recording's level."""
+    import numpy as np
+
+    from fay_ros.common.wav import read_wav
+    from fay_ros.hearing import segmenter
+    from fay_ros.hearing.clip_bench import joined, transcribe_stream
+    from fay_ros.hearing.scoring import score
+
+    names = ["jfk_inaugural"] + [f"librivox_austen_{n}" for n in ("0870", "0880", "0890", "0920", "0930")]
+    six = [read_wav(str(DATA / "en" / f"{n}.wav")).samples for n in names]
+    refs = [(DATA / "en" / f"{n}.txt").read_text(encoding="utf-8").strip() for n in names]
+    recordings = [
+        ("six recordings", np.concatenate(six), " ".join(refs), (12.0, 20.0)),
+        ("six recordings, three times", np.concatenate(six * 3), " ".join(refs * 3), (30.0,)),
+    ]
+    recognizer.language = "en"
+    rows = []
+    fraction = segmenter.CUT_SEARCH_FRACTION
+    try:
+        for name, audio, reference, maxima in recordings:
+            level = float(np.sqrt(np.mean(audio.astype(float) ** 2)))
+            for longest in maxima:
+                for how, share in (("at a pause (now)", fraction), ("where the maximum falls (before)", 0.0)):
+                    segmenter.CUT_SEARCH_FRACTION = share
+                    finals = transcribe_stream(recognizer, audio, 16000, endpoint_ms=700, max_utterance_s=longest)
+                    in_words = 0
+                    for final in finals[:-1]:
+                        a = int(final.end_time * 16000)
+                        after = audio[a : a + int(0.12 * 16000)].astype(float)
+                        in_words += bool(len(after)) and float(np.sqrt(np.mean(after**2))) > 0.2 * level
+                    rows.append(
+                        f"| {name}, {len(audio) / 16000:.0f} s | {longest:.0f} s | {how} | {len(finals) - 1} | "
+                        f"{in_words} | {_pct(score(reference, joined(finals)))} |"
+                    )
+    finally:
+        segmenter.CUT_SEARCH_FRACTION = fraction
+        recognizer.language = "auto"
+    return rows
+
+
 HUM_LEVELS_DBFS = (-37.0, -32.0, -27.0)
 HUM_DC = 1500  # a cheap microphone's offset, in samples
 
@@ -201,6 +246,7 @@ def run() -> str:
     quiet_rows: list[str] = []
     reverb_rows: list[str] = []
     codec_rows: list[str] = []
+    cut_rows: list[str] = []
     models = whisper_models()
     runs = [(label, spec, ()) for label, spec in models]
     runs.insert(1, ("whisper base + hotwords Fay, 菲菲", "", ("Fay", "菲菲")))
@@ -221,6 +267,7 @@ def run() -> str:
             long_rows += [_long_recording(label + ", one pass (before)", recognizer, p) for p in (0.6, 1.0)]
             recognizer.long_form_s = LONG_FORM_S
         if not spec and not hotwords:
+            cut_rows = _cut_rows(recognizer)
             hum_rows = _hum_rows(recognizer, clips)
             quiet_rows = _quiet_rows(recognizer, clips)
             reverb_rows = _reverberant_rows(recognizer, clips)
@@ -261,6 +308,16 @@ def run() -> str:
             "| model | recording | WER / CER | last words heard | decode s | RTF |",
             "|---|---|---:|---|---:|---:|",
             *long_rows,
+            "",
+            "Longer than the longest utterance (`max_utterance_s`: 20 s live, 30 s in `fay-ros "
+            "transcribe`), streamed through the segmenter, embedded model: the English recordings "
+            "back to back with their own pauses only. Now an utterance that reaches its last quarter "
+            "closes at a 150 ms pause; before, it was cut where the maximum fell. A cut in a word: "
+            "the 120 ms after an utterance's last voice are louder than a fifth of the recording's level:",
+            "",
+            "| recording | max_utterance_s | cut | cuts | cuts in a word | WER |",
+            "|---|---:|---|---:|---:|---:|",
+            *cut_rows,
             "",
             "Under a microphone's mains hum (50 Hz and 150 Hz, a DC offset of "
             f"{HUM_DC}, 1 s of it before each English recording and 2 s after), embedded model; "
