@@ -3190,3 +3190,55 @@ def test_the_twenty_fourth_rounds_questions():
     assert fact_answers.answer("what did i have at the hospital on thursday?", eyes, "en", week_on) == (
         "You told me: you will have a hospital appointment for your eyes on Thursday, 10 December 2026."
     )
+
+
+# -- what a twenty-fifth round (spoken, unpunctuated, other people's facts mixed in) found -------
+
+
+@pytest.mark.parametrize(
+    "text, key, content",
+    [
+        ("我跟我老伴住 她叫王秀英", "family:partner", "用户的老伴叫王秀英。"),  # a pause written as a space
+        ("我有糖尿病 医生不让我吃甜的", "health:avoid:甜的", "用户不能吃甜的。"),
+        ("医生让我别喝酒", "health:avoid:alcohol", "用户不能喝酒。"),
+        ("the doctor won't let me eat sugar", "health:avoid:sugar", "User cannot eat sugar."),
+    ],
+)
+def test_what_the_twenty_fifth_round_found_unread(text, key, content):
+    assert keys(text).get(key) == content, keys(text)
+
+
+def test_an_allergy_never_told_is_said_to_be_untold_not_left_to_the_model():
+    """(To "am I allergic to shellfish?" after "my mate dave is allergic to shellfish but im
+    not" the tiny model said "It's true that some people can be allergic to shellfish".)"""
+    facts = learn(["my mate dave is allergic to shellfish but im not"])
+    assert not [k for k in facts if k.startswith("health:")], facts  # the friend's, not the user's
+    assert fact_answers.answer("am i allergic to shellfish?", facts, "en", FRIDAY) == (
+        "You haven't told me of any allergy to shellfish."
+    )
+    assert fact_answers.answer("我对海鲜过敏吗？", {}, "zh", FRIDAY) == "你没告诉过我你对海鲜过敏。"
+    assert fact_answers.answer("can i eat prawns?", facts, "en", FRIDAY) is None  # nothing to say against
+
+
+def test_twins_said_by_that_word_are_named_and_their_age_kept():
+    """("my twins, amara and kofi, turn ten on sunday" was not read at all: rounds 9 and 25 asked
+    "how old will the twins be?" and the tiny model said twenty.)"""
+    said = keys("my twins, amara and kofi, turn ten on sunday")
+    assert said == {
+        "family:child": "User has twins, called Amara and Kofi.",
+        "family:child:age": "User's twins Amara and Kofi turn 10 on Sunday, 6 December 2026.",
+    }, said
+    assert keys("our twin girls Mia and Ella are six")["family:daughter:age"] == (
+        "User's twin girls Mia and Ella are 6 (as of 4 December 2026)."
+    )
+    assert keys("my twins are lovely") == {}
+    facts = learn(["my twins, amara and kofi, turn ten on sunday"])
+    assert fact_answers.answer("how old will the twins be?", facts, "en", FRIDAY) == (
+        "Amara and Kofi will be ten on Sunday, 6 December 2026."
+    )
+    assert fact_answers.answer("how old are my twins?", facts, "en", FRIDAY) == (
+        "Amara and Kofi are nine; they turn ten on Sunday, 6 December 2026."
+    )
+    assert fact_answers.answer("what are my twins called?", facts, "en", FRIDAY) == (
+        "You have twins, called Amara and Kofi."
+    )

@@ -340,6 +340,12 @@ def answer(
         found = facts.get("family:" + relation_key(relation)) or facts.get("family:" + re.sub(r"\s+", "_", relation))
         if not found and relation in _PARTNER_WORDS:  # "my partner": the wife, husband, … they named
             found = next((facts[f"family:{r}"] for r in _PARTNERS if f"family:{r}" in facts), None)
+        if not found and relation in ("twin", "twins"):  # "what are my twins called?": whichever kind
+            found = next(
+                (v for k, v in facts.items() if k.count(":") == 1 and k.startswith("family:") and " twin" in v), None
+            )
+            if found:
+                return second_person(found)
         if found:
             return second_person(_as_of_now(f"family:{relation_key(relation)}", found, facts))
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
@@ -914,7 +920,7 @@ _HEALTH_Q_ZH = re.compile(
 _WHO_EN = (
     r"(my (" + RELATION_WORDS + r")(?!\w)|(?-i:[A-Z][a-z]+)|she|he|her|him|"
     # several of a kind: "how old are the twins?"
-    r"the (?:twins|boys|girls|kids|children|grandkids|grandchildren))"
+    r"(?:the|my|our) (?:twins|boys|girls|kids|children|grandkids|grandchildren)(?:')?)"
 )
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
 _RELATIVE_JOB_Q_EN = re.compile(
@@ -1357,12 +1363,14 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
 
 def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = False) -> str | None:
     """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason;
-    "Am I allergic to cats?": yes, or that they have not told of it. None when the food is
-    none they must avoid, or nothing about their health is known (the model answers then)."""
+    "Am I allergic to cats?": yes, or that they have not told of it (also when nothing about
+    their health is known: the model said "It's true that some people can be allergic to
+    shellfish" to one whose friend was). None when the food is none they must avoid, or
+    nothing about their health is known (the model answers then)."""
     keys = health.avoided_keys(list(facts))
-    if not keys:
-        return None
     thing = thing.strip(" ?？。.!")
+    if not keys and not allergy_q:
+        return None
     hit = health.mentioned_allergen(thing, keys)
     if hit is None and allergy_q:
         return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
@@ -1400,6 +1408,8 @@ def _member(found: re.Match, facts: dict[str, str], zh: bool, among: list[str] |
             return _by_pronoun(among, female=pronoun == "她")
         return _by_name(name or "", facts)
     low = who.lower()
+    low = re.sub(r"^(?:my|our) (?=(?:twins|boys|girls|kids|children|grandkids|grandchildren)'?$)", "the ", low)
+    low = low.rstrip("'")
     if low.startswith("my "):
         return relation_key(low[3:])
     if low.startswith("the "):  # "the twins", "the boys": whose family fact says them
@@ -1438,7 +1448,9 @@ def _by_name(name: str, facts: dict[str, str]) -> str | None:
 
 
 def _member_name(relation: str, facts: dict[str, str]) -> str:
-    return name_of_relative(facts.get(f"family:{relation}", ""))
+    said = facts.get(f"family:{relation}", "")
+    several = re.match(r"User has (?:twin \w+|twins|two \w+), called (.+?)\.$", said)  # "Amara and Kofi"
+    return several.group(1) if several else name_of_relative(said)
 
 
 # "Whose birthday is it today?", "今天是谁过生日？": the family's birthdays that fall on the day
@@ -1504,7 +1516,7 @@ def _dates(relation: str, facts: dict[str, str]) -> _Dates:
     out = _Dates()
     age_fact = facts.get(f"family:{relation}:age", "")
     birthday_fact = facts.get(f"family:{relation}:birthday", "")
-    m = re.search(r"turns (\d+) on (.+?)\.$|在(.+?)满(\d+)岁", age_fact)
+    m = re.search(r"turns? (\d+) on (.+?)\.$|在(.+?)满(\d+)岁", age_fact)
     if m:
         day = when.parse_date(m.group(2) or m.group(3))
         age = int(m.group(1) or m.group(4))
@@ -1546,7 +1558,8 @@ def _age_answer(
         who = name or "your " + _relation_word(relation, facts)
         she = "she" if female else "he" if male else "they"
         num = when.en_words
-    turns = "turn" if she == "they" else "turns"  # (the name or "your cat" itself is one: "is")
+    turns = "turn" if she == "they" else "turns"
+    be = "are" if " and " in who else "is"  # (a name or "your cat" is one; "Amara and Kofi" two)
     d = _dates(relation, facts)
     if d.born is None and d.month_day is None and d.age is None:
         if zh:
@@ -1578,14 +1591,14 @@ def _age_answer(
             md = when.format_month_day(d.born.month, d.born.day, False)
             return f"{who_cap}'s birthday is on {md}; {she} turned {num(age)} on {when.format_date(last, False)}."
         if recent:
-            return f"{who_cap} is {num(age)}; {she} turned {num(age)} on {when.format_date(last, False)}."
+            return f"{who_cap} {be} {num(age)}; {she} turned {num(age)} on {when.format_date(last, False)}."
         if birthday:
             md = when.format_month_day(d.born.month, d.born.day, False)
             on = when.format_date(upcoming, False)
             return f"{who_cap}'s birthday is on {md}; {she} {turns} {num(next_age)} on {on}."
         if will:
             return f"{who_cap} will be {num(next_age)} on {when.format_date(upcoming, False)}."
-        return f"{who_cap} is {num(age)}; {she} {turns} {num(next_age)} on {when.format_date(upcoming, False)}."
+        return f"{who_cap} {be} {num(age)}; {she} {turns} {num(next_age)} on {when.format_date(upcoming, False)}."
     parts: list[str] = []
     if d.age is not None and d.told is not None:
         years = when.years_between(d.told, today)
@@ -1600,7 +1613,7 @@ def _age_answer(
         else:
             who_cap = who[:1].upper() + who[1:]
             if years < 1:
-                parts.append(f"{who_cap} is {num(d.age)}.")
+                parts.append(f"{who_cap} {be} {num(d.age)}.")
             else:
                 told = when.format_date(d.told, False, weekday=False)
                 parts.append(

@@ -874,8 +874,8 @@ def _names_capitalised(text: str) -> str:
         r"(\blive with (?:my |our )?(?:two |three |four |a |an )?(?:flatmates?|roommates?|housemates?),? |"
         r"\b(?:have|'ve got|have got|'ve) (?:twin|two|three|four|five) (?:little )?"
         r"(?:boys|girls|sons|daughters|kids|children|grandsons|granddaughters|grandkids|grandchildren|dogs|cats),? "
-        r"(?:called |named )?)"
-        r"([a-z]+(?:(?:, | and )[a-z]+)*)(?=\s*(?:[.!?,;]|$))",
+        r"(?:called |named )?|\b(?:my|our) twins?(?: boys| girls)?,? (?:called |named )?)"
+        r"([a-z]+(?:(?:, | and )[a-z]+)*)(?=\s*(?:[.!?,;]|$)|,? (?:are|turn|will|who)\b)",
         lambda m: (
             m.group(1)
             + re.sub(
@@ -923,10 +923,15 @@ _ZH_PRONOUN_CLAUSE = re.compile(
 _ZH_AFTER_NAME = re.compile(r"(叫[\u4e00-\u9fff]{2,3}?)(?=今年|去年|以前|现在|已经|住在|在|是|也)")
 
 
+# a space between two Chinese words is where a speaker paused (the recogniser writes one there,
+# and people type one): a comma ("我跟我老伴住 她叫王秀英")
+_ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
 def _zh_as_written(text: str) -> str:
     if not has_cjk(text):
         return text
-    text = _ZH_LEADING_FILLER.sub("", text.strip())
+    text = _ZH_LEADING_FILLER.sub("", _ZH_SPACE.sub("，", text.strip()))
     return _ZH_AFTER_NAME.sub(r"\1，", _ZH_PRONOUN_CLAUSE.sub("，", text))
 
 
@@ -953,7 +958,9 @@ def extract_self_facts(
     for clause in _clauses(text):
         clause = _names_as_relatives(clause, named)
         clause, relative = _pronouns_as_relative(clause, relative)
-        clause = _DIAGNOSED.sub("", _ORDERED.sub("I must avoid ", _before_supposing(clause)))
+        clause = _DIAGNOSED.sub(
+            "", _ORDERED.sub(lambda m: "我不能" if has_cjk(m.group(0)) else "I must avoid ", _before_supposing(clause))
+        )
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -1314,7 +1321,11 @@ _ORDERED = re.compile(
     rf"\b{_CLINICIAN} (?:says|said|told me|has told me|wants me|'s told me|has put me|put me)(?: that)?,? "
     r"(?:no (?:more )?|to (?:avoid|cut out|cut down on|stay off|keep off|stop eating|stop drinking|give up) |"
     r"(?:I )?(?:should|must|need to|have to) (?:avoid|cut out|stay off|keep off|give up) |"
-    r"(?:I )?(?:can't|cannot|mustn't|shouldn't) (?:have|eat|drink) )",
+    r"(?:I )?(?:can't|cannot|mustn't|shouldn't) (?:have|eat|drink) )|"
+    # "the doctor won't let me eat sugar"
+    rf"\b{_CLINICIAN} (?:won't|will not|doesn't|does not) (?:let|allow) me (?:to )?(?:have|eat|drink) |"
+    # "医生不让我吃甜的", "医生让我别吃咸的", "医生不许我喝酒"
+    r"医生(?:不让|不许|不准|让我别|叫我别|要我别|让我不要|叫我不要)(?:我)?(?=吃|喝)",
     re.I,
 )
 
@@ -1433,6 +1444,39 @@ def _their_age(relation: str, who: str, said: str, now: datetime.datetime) -> li
     return [
         _fact("fact", f"family:{relation_key(relation)}:age", str(age), f"{USER_EN}'s {who} are {age} (as of {date}).")
     ]
+
+
+# Twins by that word ("my twins, Amara and Kofi, turn ten on Sunday", "we've got twins called
+# Amara and Kofi", "our twin girls Mia and Ella are six"): both named, and their one age
+_TWINS_EN = re.compile(
+    rf"\b(?:(?:my|our) twin(?:s| (?P<kind>boys|girls|sons|daughters))|"
+    rf"(?:I|we)(?: have|'ve got| have got|'ve) (?:a pair of )?twin(?:s| (?P<kind2>boys|girls|sons|daughters))),? "
+    rf"(?:(?:are |who are )?(?:called|named) )?(?P<names>(?-i:{_NAME_WORD}) and (?-i:{_NAME_WORD}))\b,?"
+    rf"(?: (?:turn|will turn|are turning|will be|'ll be) (?P<turn>{when.EN_NUMBER})(?: years old)?,? "
+    rf"(?P<day>{when.EN_DAY})(?!\w)|,? (?:are|they're|they are|both) (?P<age>{when.EN_NUMBER})(?: years old)?\b)?",
+    re.I,
+)
+_TWIN_KINDS = {"boys": "son", "sons": "son", "girls": "daughter", "daughters": "daughter"}
+
+
+def _twins(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    m = _TWINS_EN.search(clause)
+    if m is None:
+        return []
+    kind = (m.group("kind") or m.group("kind2") or "").lower()
+    relation = _TWIN_KINDS.get(kind, "child")
+    twins = f"twin {kind}" if kind else "twins"
+    names = re.split(r"\s+and\s+", m.group("names"))
+    out = [_fact("fact", f"family:{relation}", twins, f"{USER_EN} has {twins}, called {and_list(names)}.")]
+    who = f"{twins} {and_list(names)}"
+    age = when.number(m.group("turn")) if m.group("turn") else None
+    day = when.resolve_day(m.group("day"), now) if m.group("day") else None
+    if age is not None and day is not None and 0 <= age <= 120:
+        on = when.format_date(day, zh=False)
+        out.append(_fact("fact", f"family:{relation}:age", str(age), f"{USER_EN}'s {who} turn {age} on {on}."))
+    elif m.group("age"):
+        out += _their_age(relation, who, m.group("age"), now)
+    return out
 
 
 def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
@@ -2760,7 +2804,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out += _hometown(clause, zh=False) + _death(clause, zh=False) + _relative_event(clause, now)
     out += [] if any(f.key.startswith("plan:") for f in out) else _relative_plan(clause, now)
     out += _routine(clause, zh=False)
-    out += _en_work(clause) + _former_job(clause, zh=False)
+    out += _en_work(clause) + _former_job(clause, zh=False) + _twins(clause, now)
     m = _HOME_EN.search(clause)
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
