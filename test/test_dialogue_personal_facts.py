@@ -3242,3 +3242,33 @@ def test_twins_said_by_that_word_are_named_and_their_age_kept():
     assert fact_answers.answer("what are my twins called?", facts, "en", FRIDAY) == (
         "You have twins, called Amara and Kofi."
     )
+
+
+# -- what a twenty-sixth round (the same facts asked in other words) found ----------------------
+
+
+def test_the_twenty_sixth_rounds_paraphrases_are_answered_from_what_was_told():
+    gwen = learn(
+        ["hello fay, i'm gwen", "i'm a retired librarian", "i live in a flat in cardiff with my cat smudge"]
+        + ["i'm allergic to penicillin", "my son rhys lives in bristol"]
+    )
+    assert fact_answers.answer("remind me where i live?", gwen, "en", FRIDAY) == "You live in Cardiff."
+    assert fact_answers.answer("which medicine am i allergic to?", gwen, "en", FRIDAY) == (
+        "You're allergic to penicillin."
+    )
+    # (the tiny model said "You've got a pet named Rhys")
+    assert fact_answers.answer("tell me what you know about me", gwen, "en", FRIDAY) == (
+        "Your name is Gwen. You are a retired librarian. You live in Cardiff. Your cat is called Smudge."
+    )
+    assert fact_answers.answer("what do you know about me?", {}, "en", FRIDAY).startswith(
+        "You haven't told me much about yourself"
+    )
+    chen = learn(["你好，我叫陈静", "我是一名护士，在市医院上班", "我住在杭州"])
+    assert chen["workplace"] == "用户在市医院工作。", chen
+    assert fact_answers.answer("说说你对我的了解", chen, "zh", FRIDAY) == "你叫陈静。你是护士。你住在杭州。"
+    ivy = learn(["i'm a nurse on the night shift", "my daughter holly is expecting a baby in june"])
+    assert ivy["occupation"] == "User is a nurse on the night shift.", ivy
+    assert fact_answers.answer("who's expecting?", ivy, "en", FRIDAY) == (
+        "Your daughter Holly is expecting a baby in June 2027."
+    )
+    assert fact_answers.answer("who's joan?", ivy, "en", FRIDAY) is None

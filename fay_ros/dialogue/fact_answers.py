@@ -156,6 +156,10 @@ _UNKNOWN = {
     "plans": {"en": "You haven't told me your plans yet.", "zh": "你还没告诉我你的安排呢。"},
     "favorite": {"en": "You haven't told me your favorite {} yet. What is it?", "zh": "你还没告诉我你最喜欢的{}呢。"},
     "family": {"en": "You haven't told me about your {} yet.", "zh": "你还没告诉我你{}的名字呢。"},
+    "about_me": {
+        "en": "You haven't told me much about yourself yet. I'd love to hear about you.",
+        "zh": "你还没怎么跟我说过你自己呢，我很想多了解你。",
+    },
     "occupation": {
         "en": "You haven't told me what you do for a living yet.",
         "zh": "你还没告诉我你是做什么工作的呢。",
@@ -201,6 +205,8 @@ def answer(
     lang = "zh" if zh else "en"
     q = question.strip() if zh else _known_names_capitalised(as_written(question.strip()), facts)
     now = now or datetime.datetime.now().astimezone()
+    if (_ABOUT_ME_Q_ZH if zh else _ABOUT_ME_Q_EN).search(q):
+        return _about_me(facts, zh) or _UNKNOWN["about_me"][lang]
     about = _about_oneself(q, facts, zh, now)
     if about is not None:
         return about
@@ -501,8 +507,11 @@ def _who_answer(question: str, facts: dict[str, str], now: datetime.datetime) ->
     if m.group(1):  # a name: the relative of that name
         name = re.compile(rf"\bcalled {re.escape(m.group(1))}\b", re.I)
         said = [second_person(v) for k, v in facts.items() if k.startswith("family:") and name.search(v)]
-        return _join(said, False) if said else None
-    words = [w for w in re.findall(r"[a-z]+", m.group(2).lower()) if w not in _WHO_STOP and len(w) > 2]
+        if said:
+            return _join(said, False)
+    # (one word that names no one may say what they do: "who's expecting?")
+    asked = m.group(2) or m.group(1)
+    words = [w for w in re.findall(r"[a-z]+", asked.lower()) if w not in _WHO_STOP and len(w) > 2]
     if not words:
         return None
 
@@ -819,7 +828,7 @@ _HOME_Q_EN = re.compile(
     r"\b(?:what|which) (?:city|town|country|place|village) do i live in\b|"
     r"\b(?:what|which) (?:city|town) (?:am i in|is home|am i living in)\b|"
     r"\bwhere am i (?:living|based|from now)\b|\bwhere did i say i live\b|\bwhere(?:'s| is) home for me\b|"
-    r"\b(?:know|remember) where i live\b|\bwhere did (?:i|we) move to\b|"
+    r"\b(?:know|remember|remind me|tell me) where i live\b|\bwhere did (?:i|we) move to\b|"
     r"\b(?:what|which) (?:city|town|country|place|village) did (?:i|we) move to\b",
     re.I,
 )
@@ -857,7 +866,8 @@ _ALLERGY_LIST_Q_EN = re.compile(
     r"\bwhat did i (?:say|tell you) i(?:'m| am| was) allergic to\b|"
     r"\bdo i have (?:any )?(?:food )?allergies\b|"
     r"\b(?:remember|know|tell me) (?:about )?my (?:food )?allergies\b|\bis there anything i(?:'m| am) allergic to\b|"
-    r"\bwhich (?:foods?|things) am i allergic to\b|\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
+    r"\bwhich (?:foods?|things|medicines?|medications?|drugs?|tablets?|pills?) am i allergic to\b|"
+    r"\b(?:any )?foods? i can(?:'t| ?not) eat\b|"
     r"\bis there anything i (?:can(?:'t| ?not)|shouldn'?t|should not|mustn'?t|must not) eat\b|"
     r"\bwhat (?:shouldn'?t|should not|mustn'?t|must not) i eat\b|\bwhat should i not eat\b|"
     r"\bwhat (?:do|should) i (?:need to )?avoid(?: eating)?\s*\?*$|"
@@ -1305,6 +1315,31 @@ def _as_of_now(key: str, content: str, facts: dict[str, str]) -> str:
     if "叫" in content and "去世" not in content:
         return content.rstrip("。") + "，已经去世了。"
     return content
+
+
+# "What do you know about me?", "说说你对我的了解": a few of the facts, the person first (the tiny
+# model said "You've got a pet named Rhys" of a son)
+_ABOUT_ME_Q_EN = re.compile(
+    r"\bwhat (?:do|did) you (?:know|remember) about me\b|"
+    r"\btell me (?:what you (?:know|remember) )?about (?:me|myself)\b|\bwhat have i told you about myself\b",
+    re.I,
+)
+_ABOUT_ME_Q_ZH = re.compile(
+    r"(?:说说|讲讲|说一说|讲一讲)?你对我(?:有)?(?:的)?(?:什么|多少|哪些)?了解|你(?:都)?(?:知道|记得)(?:关于)?我(?:的)?(?:哪些|什么)(?:事)?"
+)
+
+
+def _about_me(facts: dict[str, str], zh: bool) -> str:
+    """Four sentences at most (`_join`): their name, their job (or the one they had), where they
+    live (or are from), then one of the family they named or what keeps them safe."""
+    said = [
+        facts.get(k) or (facts.get(alt) if alt else None)
+        for k, alt in (("name", ""), ("occupation", "occupation:former"), ("home", "hometown"))
+    ]
+    family = [v for k, v in facts.items() if k.startswith("family:") and k.count(":") == 1]
+    safety = [v for k, v in facts.items() if is_safety_key(k) and not household_member(k)]
+    said += family[:1] + safety[:1] + family[1:2]
+    return _said_back([re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", v) for v in said if v], zh)
 
 
 def _said_back(contents: list[str], zh: bool) -> str:

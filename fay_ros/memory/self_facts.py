@@ -2048,7 +2048,7 @@ _OCC_EN = re.compile(
     rf"\bI(?:'m| am) (?:now |currently |actually )?((?:an?) (?!(?:[\w-]+ )*?(?:{_NOT_A_JOB})\b)"
     rf"(?:[\w-]+ ){{0,3}}?(?:{_OCCUPATIONS_EN})s?"
     # "a nurse on nights at the Royal Infirmary"
-    rf"(?: on (?:nights|days|lates|earlies|shifts|call|the wards))?"
+    rf"(?: on (?:nights|days|lates|earlies|shifts|call|the wards|(?:the |a )?(?:night|day|early|late) shifts?))?"
     rf"(?: (?:at|in|for|with|of) .+?)?"
     # "I'm the caretaker at a primary school": the one post at a place
     rf"|the (?:[\w-]+ ){{0,2}}?(?:{_OCCUPATIONS_EN}) (?:at|in|for|of) .+?){_NOW_EN}{_STOP_CLAUSE}",
@@ -3851,7 +3851,8 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
         else:
             out.append(_fact("fact", "occupation", "退休", f"{USER_ZH}已经退休了。", zh=True))
         break
-    else:
+    # where, when the job said no place ("我是一名护士，在市医院上班")
+    if not any(f.key == "occupation" and "在" in f.content for f in out):
         m = _WORK_AT_ZH.search(clause)
         if m:
             out.append(_fact("fact", "workplace", m.group(1), f"{USER_ZH}在{m.group(1)}工作。", zh=True))
