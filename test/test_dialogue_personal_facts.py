@@ -3272,3 +3272,10 @@ def test_the_twenty_sixth_rounds_paraphrases_are_answered_from_what_was_told():
         "Your daughter Holly is expecting a baby in June 2027."
     )
     assert fact_answers.answer("who's joan?", ivy, "en", FRIDAY) is None
+
+
+def test_what_one_does_not_eat_is_said_where_no_allergy_was_told():
+    """(Round 20: "我不吃香菜" then "我不能吃什么？" got only "你还没告诉我你对什么过敏。")"""
+    facts = learn(["我不吃香菜"])
+    assert fact_answers.answer("我不能吃什么？", facts, "zh", FRIDAY) == "你还没告诉我你对什么过敏。你不喜欢香菜。"
+    assert fact_answers.answer("what am i allergic to?", {}, "en", FRIDAY) == "You haven't told me about any allergies."

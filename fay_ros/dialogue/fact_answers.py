@@ -1270,7 +1270,9 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         said = [v for k, v in facts.items() if k.startswith("health:medication:")]
         return _said_back(said, zh) or _UNKNOWN["medication"][lang]
     if (_ALLERGY_LIST_Q_ZH if zh else _ALLERGY_LIST_Q_EN).search(q):
-        return _allergies(facts, zh) or _UNKNOWN["allergy"][lang]
+        # (none told: what they do not like is still worth saying: "我不吃香菜" then "我不能吃什么？")
+        disliked = _tastes(facts, zh, only_dislikes=True)
+        return _allergies(facts, zh) or _join([_UNKNOWN["allergy"][lang], *([disliked] if disliked else [])], zh)
     if (_HEALTH_Q_ZH if zh else _HEALTH_Q_EN).search(q):
         said = [  # the user's own (a relative's are theirs: "what's wrong with my husband?")
             v
