@@ -17,6 +17,7 @@ What it understands (each a small rule of its own, so a new phrasing is one more
   24 / on the 5th / in 3 days / next month on the 5th; 今天 / 明天 / 后天 / 大后天 / 明早 /
   明晚 / 今晚 / (这|下)周五 / 12月24号 / 五号 / 下个月五号 / 三天后.
 - Times of day: "at 7", "7:30", "6 pm" (and "6 p m", as a recogniser writes it), "noon",
+  "lunchtime" (12:30),
   "midnight", "half past 7", "half seven" (7:30), "quarter to 8", "in the morning/evening",
   "tonight"; "下午三点", "七点半", "八点一刻", "十点二十分",
   "早上/上午/中午/下午/傍晚/晚上/夜里/半夜/凌晨", "差五分八点" (19:55), "十一点差十分" (10:50).
@@ -176,7 +177,9 @@ _EN_REQUEST = re.compile(
 _EN_REPORTED = re.compile(
     r"\b(?:he|she|they|(?:my|the|our) [a-z]+(?: [a-z]+)?|(?-i:[A-Z])[a-z]+) (?:will |'ll |always |usually |often |"
     r"normally |sometimes |already |then )*(?:reminds? me|reminded me|sets? (?:an? |the |my )?alarms?|"
-    r"set (?:an? |the |my )?alarms?|wakes? me(?: up)?)\b",
+    r"set (?:an? |the |my )?alarms?|wakes? me(?: up)?|"
+    # "my daughter set a reminder on my phone"
+    r"(?:set|sets|made|makes|put|puts|added|adds) (?:an? |the |some |my )?reminders?)\b",
     re.I,
 )
 _EN_NEGATIVE = re.compile(
@@ -714,6 +717,12 @@ def _scan_en(s: _Scanner, f: _Found, today: date) -> None:
         f.hour, f.minute, f.clock_exact = (0 if m.group(1).lower() == "midnight" else 12), 0, True
         if f.hour == 0:
             f.period, f.end_of_day = "night", True
+        f.said_clock(True)
+        s.take(m)
+    # ("tomorrow at lunchtime": half past twelve)
+    # (not "for lunch", "eat lunch", "after lunch": a task's words, or a time to ask about)
+    for m in s.each(r"(?<!\bafter )\b(?:at )?(?:lunchtime|lunch time)\b|\bat lunch\b(?! with\b)"):
+        f.hour, f.minute, f.clock_exact = 12, 30, True
         f.said_clock(True)
         s.take(m)
     for m in s.each(
