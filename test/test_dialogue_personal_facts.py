@@ -3279,3 +3279,38 @@ def test_what_one_does_not_eat_is_said_where_no_allergy_was_told():
     facts = learn(["我不吃香菜"])
     assert fact_answers.answer("我不能吃什么？", facts, "zh", FRIDAY) == "你还没告诉我你对什么过敏。你不喜欢香菜。"
     assert fact_answers.answer("what am i allergic to?", {}, "en", FRIDAY) == "You haven't told me about any allergies."
+
+
+# -- what a twenty-seventh round (long first conversations, changes over three weeks) found -----
+
+
+def test_the_twenty_seventh_rounds_changes_and_questions():
+    ron = learn(["our dog buster is fourteen", "i work at the post office in town"])
+    ron.update(learn(["our dog buster is fourteen", "sadly buster died on saturday"]))
+    ron.update(learn(["i've got a new job, i'm working at the garden centre now"]))
+    assert ron["workplace"] == "User works at the garden centre.", ron
+    assert ron["family:dog"] == "User's late dog was called Buster.", ron
+    assert fact_answers.answer("do i have a dog?", ron, "en", FRIDAY) == "Your late dog was called Buster."
+    # "can't have dairy" is no allergy (it upsets the stomach)
+    assert keys("i can't have dairy, it upsets my stomach") == {"health:avoid:milk": "User cannot have dairy."}
+    assert keys("I can't have peanuts")["health:allergy:peanut"] == "User is allergic to peanuts."
+    kids = learn(["i've got two grandchildren, lily and max", "lily is nine and max is six"])
+    assert kids["family:grandchild"] == "User has two grandchildren, called Lily and Max.", kids
+    assert fact_answers.answer("what are my grandchildren called?", kids, "en", FRIDAY) == (
+        "You have two grandchildren, called Lily and Max."
+    )
+    assert fact_answers.answer("how old is lily?", kids, "en", FRIDAY) == "Lily is nine."
+    # (one age key per kind: Max's was not kept, and Lily's is not his)
+    assert fact_answers.answer("how old is max?", kids, "en", FRIDAY) == "You haven't told me how old Max is."
+    zh = learn(["我有两个孙子，大的叫乐乐，小的叫天天"])
+    assert zh["family:grandson"] == "用户有两个孙子，大的叫乐乐，小的叫天天。", zh
+    assert fact_answers.answer("我大孙子叫什么？", zh, "zh", FRIDAY) == "你有两个孙子，大的叫乐乐，小的叫天天。"
+
+
+def test_a_food_one_cannot_have_is_said_back_in_the_users_words():
+    """(Round 27: "i can't have dairy" then "can i have a cup of tea with milk?" got "No, you
+    can't eat milk.")"""
+    facts = learn(["i can't have dairy, it upsets my stomach"])
+    assert fact_answers.answer("can i have a cup of tea with milk?", facts, "en", FRIDAY) == (
+        "No, you can't have dairy."
+    )

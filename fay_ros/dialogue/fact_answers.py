@@ -337,7 +337,10 @@ def answer(
     m = (_FAMILY_Q_ZH if zh else _FAMILY_Q_EN).search(q)
     if m:
         relation = re.sub(r"^(?:家的|家|养的)", "", next(g for g in m.groups() if g).strip().lower())
+        if zh:  # "我大孙子叫什么？", "我的孙子们叫什么？": the grandsons told of
+            relation = re.sub(r"^(?:大|小|二|三)(?=(?:" + ZH_RELATIONS + r")$)", "", relation.removesuffix("们"))
         relation = _CHILD_WORDS.get(relation, relation)
+        relation = {"grandchildren": "grandchild", "children": "child"}.get(relation, relation)
         asked = relation
         # "my eldest son": the son they told of (or none told)
         relation = re.sub(r"^(?:eldest|youngest|oldest|older|younger|big|baby|middle) (?=\w)", "", relation)
@@ -847,7 +850,7 @@ _HOMETOWN_Q_ZH = re.compile(
 )
 _PETS_Q_EN = re.compile(
     r"\bwhat pets? (?:have i got|do i have|have we got|do we have)\b|\bdo i (?:still )?have (?:any )?pets\b|"
-    rf"\bdo (?:i|we) still have (?:an? |the |my |our )?(?:{'|'.join(PETS)})\b",
+    rf"\bdo (?:i|we) (?:still )?have (?:an? |the |my |our |any )?(?:{'|'.join(PETS)})s?\b",
     re.I,
 )
 _PET_KEYS = frozenset(pet.replace(" ", "_") for pet in PETS)
@@ -1296,6 +1299,12 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         member = _member(found, facts, zh)
         if member is None:
             return None
+        # one of several of a kind asked by name, whose dates name another ("how old is Max?"
+        # with only "User's grandchild Lily is 9" told): not Lily's age
+        asked = next((g.strip() for g in found.groups() if g and re.fullmatch(r"[A-Z][a-z]+", g.strip())), "")
+        dated = " ".join(facts.get(f"family:{member}:{k}", "") for k in ("age", "birthday"))
+        if asked and re.match(r"User's [a-z ]+ [A-Z][a-z]+", dated) and not re.search(rf"\b{asked}\b", dated):
+            return f"You haven't told me how old {asked} is."
         will = bool(age_q and not zh and re.search(r"\b(?:will|going to|does)\b.*\b(?:be|turn)|\bturning\b", q, re.I))
         will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
         several = re.match(r"User's (.+?) are (\d+) \(as of (.+?)\)", facts.get(f"family:{member}:age", ""))
@@ -1421,8 +1430,14 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
         why = f"你对{name}过敏" if allergic else f"你不能吃{name}"
         contains = "" if food in (known.zh if known else ()) or food == name else f"，{food}里有{name}"
         return f"{'是的' if allergy_q else '不行'}，{why}{contains}。"
+    # (as they said it: "User cannot have dairy." → "you can't have dairy", not "can't eat milk")
+    own = re.match(r"User cannot (\w+) (.+?)\.$", facts.get(f"health:avoid:{key}", ""))
     why = (
-        f"you're allergic to {name}" if allergic else f"you can't {'drink' if health.is_drink(name) else 'eat'} {name}"
+        f"you're allergic to {name}"
+        if allergic
+        else f"you can't {own.group(1)} {own.group(2)}"
+        if own
+        else f"you can't {'drink' if health.is_drink(name) else 'eat'} {name}"
     )
     contains = "" if known is None or food in known.en else f", and {food} usually contains {name}"
     return f"{'Yes' if allergy_q else 'No'}, {why}{contains}."
@@ -1486,8 +1501,12 @@ def _by_name(name: str, facts: dict[str, str]) -> str | None:
 
 def _member_name(relation: str, facts: dict[str, str]) -> str:
     said = facts.get(f"family:{relation}", "")
-    several = re.match(r"User has (?:twin \w+|twins|two \w+), called (.+?)\.$", said)  # "Amara and Kofi"
-    return several.group(1) if several else name_of_relative(said)
+    several = re.match(r"User has (?:twin \w+|twins), called (.+?)\.$", said)  # "Amara and Kofi" (one age)
+    if several:
+        return several.group(1)
+    # (one of several whose age was told: "User's grandchild Lily is 9 (as of …)")
+    dated = re.match(r"User's [a-z ]+? ((?-i:[A-Z])[a-z]+) (?:is|turns) ", facts.get(f"family:{relation}:age", ""))
+    return name_of_relative(said) or (dated.group(1) if dated and re.match(r"User has ", said) else "")
 
 
 # "Whose birthday is it today?", "今天是谁过生日？": the family's birthdays that fall on the day

@@ -351,7 +351,8 @@ _EN_FAMILY_HAS = re.compile(
     # ("me and my wife Keisha have…", "my husband and I have…": theirs)
     rf"\b(?:I|we|(?:me|myself) and (?:my|our) [a-z]+(?: (?-i:{_NAME_WORD}))?|"
     rf"(?:my|our) [a-z]+(?: (?-i:{_NAME_WORD}))? and I)"
-    rf"(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five|twin) (?:little )?({_REL})s?\b"
+    rf"(?: have|'ve got| have got|'ve) (an?|one|two|three|four|five|twin) (?:little )?"
+    rf"((?:{_REL})(?=s?\b)|(?:grand)?child(?=ren\b))(?:s|ren)?\b"
     # "two cats called Pickle and Mouse", "two dogs, Rex and Fido", "twin boys, Jayden and Jordan"
     rf"(?:,? (?:called |named )?((?-i:{_NAME_WORD})(?:(?:,| and) (?-i:{_NAME_WORD}))+))?"
     # ", they're seven": their age
@@ -609,6 +610,9 @@ _ZH_FAMILY_NAMED = re.compile(
 _ZH_FAMILY_NAMED_AFTER = re.compile(
     r"我(?:的|家(?:的)?)?(" + ZH_RELATIONS + r")[^，,。！？!?]{1,12}[，,]\s*(?:她|他|它)?(?:叫|名字叫)(?!我)"
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)(?=[" + _ZH_STOP + r"]|$)"
+)
+_ZH_EACH_NAMED = re.compile(
+    r"[，,、]\s*(大的|小的|老大|老二|老三|一个|另一个|哥哥|弟弟|姐姐|妹妹)叫([\u4e00-\u9fff]{1,3})"
 )
 _ZH_FAMILY_HAS = re.compile(r"(?:我|我家|我们家)(?:还)?有((?:一|两|三|四|五)?(?:个|只|条))(" + ZH_RELATIONS + r")")
 # (?!的): "我喜欢的东西很多", "我最喜欢吃的是…" say no taste (a favourite is read separately)
@@ -992,7 +996,17 @@ def extract_self_facts(
     # and Jordan"), is no new "is called" of their kind (one of several would replace the
     # statement that names them all)
     names = {name for _relation, name in named}
-    facts = [f for f in facts if not (f.key.count(":") == 1 and f.key.startswith("family:") and f.value in names)]
+    # (their death is new: "sadly buster died on saturday" after "our dog buster is fourteen")
+    facts = [
+        f
+        for f in facts
+        if not (
+            f.key.count(":") == 1
+            and f.key.startswith("family:")
+            and f.value in names
+            and not re.search(r"\blate\b|去世|过世", f.content)
+        )
+    ]
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
     for fact in facts:
@@ -1094,7 +1108,13 @@ def _several_named(text: str) -> list[tuple[str, str]]:
 
 
 # a word said before a name at the start of what one says ("actually biscuit is four now")
-_SAID_FIRST = r"(?<=^actually )|(?<=^oh )|(?<=^well )|(?<=^sorry )|(?<=^no )|(?<=^now )|(?<=^so ))"
+_SAID_FIRST = (
+    "|".join(
+        f"(?<=^[{w[0].upper()}{w[0]}]{re.escape(w[1:])} )"
+        for w in ("actually", "oh", "well", "sorry", "no", "now", "so", "sadly", "i'm afraid")
+    )
+    + ")"
+)
 
 
 def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
@@ -1113,7 +1133,7 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
         clause = re.sub(
             rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )|{_SAID_FIRST}(?i:{re.escape(name)})"
             r"(?='s |\s+(?:is|has|can't|cannot|can|won't|takes|turned|turns|was|will|starts|goes|loves|hates|"
-            r"works|lives|needs|must|should|isn't|doesn't)\b)",
+            r"works|lives|needs|must|should|isn't|doesn't|died|passed|was put down)\b)",
             f"my {relation} {name}",
             clause,
             count=1,
@@ -1539,7 +1559,7 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
     # (from the count on: "me and my wife Keisha have twin boys" names the wife before it)
     if m and not any(m.start(1) < end and start < m.end() for start, end in spans):
         count, relation = m.group(1).lower(), m.group(2).lower()
-        noun = relation if count in ("a", "an", "one") else relation + "s"
+        noun = relation if count in ("a", "an", "one") else relation + ("ren" if relation.endswith("child") else "s")
         names = [n for n in re.split(r",\s*|\s+and\s+", m.group(3) or "") if n and n[0].isupper()]
         called = f", called {and_list(names)}" if len(names) > 1 else ""
         out.append(
@@ -1783,12 +1803,15 @@ def _zh(clause: str, now: datetime.datetime) -> list[SelfFact]:
     else:
         m = _ZH_FAMILY_HAS.search(clause)
         if m:
+            # and each one's name: "我有两个孙子，大的叫乐乐，小的叫天天"
+            names = _ZH_EACH_NAMED.findall(clause[m.end() :])
+            each = "，".join(f"{which}叫{name}" for which, name in names) if len(names) > 1 else ""
             out.append(
                 SelfFact(
                     "fact",
                     f"family:{relation_key(m.group(2))}",
                     f"{m.group(1)}{m.group(2)}",
-                    f"{USER_ZH}有{m.group(1)}{m.group(2)}。",
+                    f"{USER_ZH}有{m.group(1)}{m.group(2)}{'，' + each if each else ''}。",
                     "zh",
                 )
             )
@@ -2181,12 +2204,13 @@ _RETIRED_EN = re.compile(
     re.I,
 )
 _WORK_AT_EN = re.compile(
-    rf"\bI(?: currently| now| also)? work(?: part-time| part time| full-time| full time| weekends| evenings| nights|"
+    rf"\bI(?:(?: currently| now| also)? work|(?:'m| am)(?: currently| now| also)? working)"
+    r"(?: part-time| part time| full-time| full time| weekends| evenings| nights|"
     r" on weekends| at weekends)?"
     # ("I work on the tills at the garden centre": the post, then where)
     r"(?: (?:on|in) the (?:tills?|checkouts?|counter|desk|reception|front desk|kitchen|shop floor|wards?|"
     r"night shift|day shift|deli|bar))? "
-    rf"(at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?)(?= as an? \w|{_STOP_CLAUSE})|"
+    rf"(at|for) (?!home\b|night\b|nights\b|the moment\b)(.+?)(?= as an? \w|{_NOW_EN}{_STOP_CLAUSE})|"
     r"\bI(?: currently| now)? work(?: part[- ]time| full[- ]time)? in "
     r"(IT|finance|sales|marketing|healthcare|health care|"
     r"education|construction|"
@@ -3479,14 +3503,19 @@ _ALLERGY_CUE_EN = re.compile(
 )
 
 
+_MOSTLY_INTOLERANCES = frozenset(("milk", "gluten", "wheat"))
+
+
 def _allergy_by_cue(clause: str) -> list[SelfFact]:
     if not _ALLERGY_CUE_EN.search(clause) or re.search(rf"\b(?:my|our) (?:{_REL})\b", clause, re.I):
         return []
     out: list[SelfFact] = []
     rest = clause
+    # "I can't have dairy" (no sign of an allergy: swelling, an EpiPen…) is mostly an intolerance
+    merely_cannot = not re.search(r"kill|no-?go|epi-?pen|swell|anaphyla|hives|react|allergic", clause, re.I)
     while (found := health.named_in(health.ALLERGENS, rest)) is not None:
         key, thing = found.key, found.en[0]
-        if key in health.NOT_ALLERGIES:  # (left out all the same)
+        if key in health.NOT_ALLERGIES or (merely_cannot and key in _MOSTLY_INTOLERANCES):  # (left out all the same)
             out.append(_fact("fact", f"health:avoid:{key}", thing, f"{USER_EN} cannot have {thing}."))
         else:
             out.append(_fact("fact", f"health:allergy:{key}", thing, f"{USER_EN} is allergic to {thing}."))
