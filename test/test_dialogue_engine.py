@@ -1447,3 +1447,22 @@ def test_warm_up_makes_the_model_client_without_asking_the_model(llm):
 
     run(scenario())
     llm.reset()
+
+
+def test_a_story_asked_for_may_name_its_people_but_a_chat_reply_may_not(fresh):
+    """The tiny flow's rule against names no one told of is for what is said of the user's life:
+    it dropped a whole asked-for story ("Tell me a short story." got the no_answer line in the
+    conversation bench); a chat reply that names a stranger still loses that sentence."""
+
+    async def scenario():
+        rig = Rig(fresh, memory=DictMemory(), profile="tiny")
+        fresh.script(fake.text("Once there was a fox called Rufus. ", "He loved the snow."))
+        await rig.engine.run_turn("ann", "Tell me a short story.", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Once there was a fox called Rufus.", "He loved the snow."]
+        rig.pieces.clear()
+        fresh.script(fake.text("The weather is mild. ", "Your friend Bertie will visit."))
+        await rig.engine.run_turn("ann", "What shall I do today?", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["The weather is mild."]
+        await rig.close()
+
+    run(scenario())

@@ -45,6 +45,13 @@ from .trace import TurnTrace
 from .wiring import Wiring
 
 log = logging.getLogger("fay_ros.dialogue")
+# A request for made-up words: "tell me a story", "make up a poem", "讲个故事"
+_FICTION_ASKED = re.compile(
+    r"\b(?:tell|make up|read|write|invent|give) (?:me |us )?(?:a |an |another )?(?:short |little |funny |bedtime )?"
+    r"(?:story|stories|fairy ?tale|tale|joke|poem|rhyme|limerick)\b|"
+    r"讲(?:个|一个)?(?:故事|笑话)|说(?:个|一个)?笑话|编(?:个|一个)?故事",
+    re.I,
+)
 
 FACT_CHECK = """You check a reply against tool results. Output ONLY one JSON object:
 {"ok": true} when every fact in the reply is supported by the results, else
@@ -332,7 +339,12 @@ class ReplyAssembly:
         asked_before = next((str(m.get("content", "")) for m in reversed(history) if m.get("role") == "user"), "")
         if difflib.SequenceMatcher(None, asked_before.lower(), ctx.question.lower()).ratio() > 0.8:
             earlier = ()
-        guard = self.guard(ctx, extra_prompt=tuple(volatile), known_texts=window, earlier_replies=earlier)
+        # (a story, a joke or a poem asked for may name its people: the rule against names no one
+        # told of is for what is said of the user's life; it dropped a whole asked-for story)
+        fiction = bool(_FICTION_ASKED.search(ctx.question))
+        guard = self.guard(
+            ctx, extra_prompt=tuple(volatile), known_texts=None if fiction else window, earlier_replies=earlier
+        )
         await self.stream_spoken(reply, messages, trace, guard, ctx, **self.tiny_options())
 
     def tiny_history(self, owner: str) -> list[Message]:
