@@ -3299,9 +3299,15 @@ def test_the_twenty_seventh_rounds_changes_and_questions():
     assert fact_answers.answer("what are my grandchildren called?", kids, "en", FRIDAY) == (
         "You have two grandchildren, called Lily and Max."
     )
+    # each one's age under their own key (one key for the kind said Lily's age for Max too)
+    assert kids["family:grandchild:age_max"] == "User's grandchild Max is 6 (as of 4 December 2026).", kids
     assert fact_answers.answer("how old is lily?", kids, "en", FRIDAY) == "Lily is nine."
-    # (one age key per kind: Max's was not kept, and Lily's is not his)
-    assert fact_answers.answer("how old is max?", kids, "en", FRIDAY) == "You haven't told me how old Max is."
+    assert fact_answers.answer("how old is max?", kids, "en", FRIDAY) == "Max is six."
+    assert fact_answers.answer("how old are my grandchildren?", kids, "en", FRIDAY) == (
+        "Your grandchild Lily is 9. Your grandchild Max is 6."
+    )
+    one = learn(["i've got two grandchildren, lily and max", "lily is nine"])
+    assert fact_answers.answer("how old is max?", one, "en", FRIDAY) == "You haven't told me how old Max is."
     zh = learn(["我有两个孙子，大的叫乐乐，小的叫天天"])
     assert zh["family:grandson"] == "用户有两个孙子，大的叫乐乐，小的叫天天。", zh
     assert fact_answers.answer("我大孙子叫什么？", zh, "zh", FRIDAY) == "你有两个孙子，大的叫乐乐，小的叫天天。"
@@ -3314,3 +3320,18 @@ def test_a_food_one_cannot_have_is_said_back_in_the_users_words():
     assert fact_answers.answer("can i have a cup of tea with milk?", facts, "en", FRIDAY) == (
         "No, you can't have dairy."
     )
+
+
+def test_one_relative_named_twice_is_not_one_of_several():
+    """(The memory node passes the relatives it knows by name as well as the words before: the
+    cat named in both was taken for two cats, and "actually biscuit is four now" went under
+    `family:cat:age_biscuit`, where "how old is my cat?" did not look.)"""
+    said = extract_self_facts(
+        "actually biscuit is four now, she had a birthday",
+        FRIDAY,
+        before="we've got a cat called biscuit, she's three",
+        known=[("cat", "Biscuit")],
+    )
+    assert [(f.key, f.content) for f in said] == [
+        ("family:cat:age", "User's cat Biscuit is 4 (as of 4 December 2026).")
+    ], said

@@ -1302,6 +1302,15 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         # one of several of a kind asked by name, whose dates name another ("how old is Max?"
         # with only "User's grandchild Lily is 9" told): not Lily's age
         asked = next((g.strip() for g in found.groups() if g and re.fullmatch(r"[A-Z][a-z]+", g.strip())), "")
+        own_age = facts.get(f"family:{member}:age_{asked.lower()}") if asked else None
+        if own_age:  # one of several, whose age was kept under their name
+            facts = {**facts, f"family:{member}:age": own_age}
+        each = [v for k, v in facts.items() if k.startswith(f"family:{member}:age_")]
+        if each and f"family:{member}:age" not in facts:
+            if asked:  # another of them was told of, not this one
+                return f"You haven't told me how old {asked} is."
+            # "how old are my grandchildren?"
+            return _join([_said_back([re.sub(r" \(as of [^)]*\)", "", v)], zh) for v in each], zh)
         dated = " ".join(facts.get(f"family:{member}:{k}", "") for k in ("age", "birthday"))
         if asked and re.match(r"User's [a-z ]+ [A-Z][a-z]+", dated) and not re.search(rf"\b{asked}\b", dated):
             return f"You haven't told me how old {asked} is."

@@ -1007,12 +1007,31 @@ def extract_self_facts(
             and not re.search(r"\blate\b|去世|过世", f.content)
         )
     ]
+    facts = _ages_of_several(facts, named + _several_named(text))
     # one fact per key: the last statement in the utterance wins
     by_key: dict[str, SelfFact] = {}
     for fact in facts:
         by_key.pop(fact.key, None)
         by_key[fact.key] = fact
     return list(by_key.values())
+
+
+def _ages_of_several(facts: list[SelfFact], named: Sequence[tuple[str, str]]) -> list[SelfFact]:
+    """The age of one of several of a kind, each under its own key (`family:<relation>:age_<name>`):
+    "Lily is nine and Max is six" after "two grandchildren, Lily and Max" kept one age for both
+    keys, and said Lily's for Max."""
+    names: dict[str, set[str]] = {}
+    for relation, name in named:
+        names.setdefault(relation_key(relation), set()).add(name.lower())
+    several = {key: len(each) for key, each in names.items()}
+    out = []
+    for fact in facts:
+        parts = fact.key.split(":")
+        who = re.match(r"User's [a-z ]+? ((?-i:[A-Z])[a-z]+) (?:is|turns) ", fact.content)
+        if len(parts) == 3 and parts[0] == "family" and parts[2] == "age" and who and several.get(parts[1], 0) > 1:
+            fact = SelfFact(fact.kind, f"{fact.key}_{who.group(1).lower()}", fact.value, fact.content, fact.language)
+        out.append(fact)
+    return out
 
 
 # what they are, said after a comma: "I'm eighty seven, a retired school secretary" ("…, I'm a
@@ -1128,7 +1147,8 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
                 clause = re.sub(said_alone, f"我{relation}{name}", clause, count=1)
         return clause
     for relation, name in named:
-        if re.search(rf"\b(?:my|our) {re.escape(relation)}\b", clause, re.I):
+        # (said already: "my wife Funmi"; not another of that kind: "my grandchild Lily is nine and Max…")
+        if re.search(rf"\b(?:my|our) {re.escape(relation)}\b(?! (?!{re.escape(name)}\b)(?-i:[A-Z]))", clause, re.I):
             continue
         clause = re.sub(
             rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )|{_SAID_FIRST}(?i:{re.escape(name)})"
