@@ -35,6 +35,7 @@ from ..memory.self_facts import (
     household_member,
     is_safety_key,
     name_from_content,
+    name_in_age,
     name_of_relative,
     relation_key,
     relatives_known,
@@ -281,10 +282,10 @@ def answer(
     if m := (_PLAN_Q_ZH if zh else _PLAN_Q_EN).search(q):
         told = [v for k, v in facts.items() if k.startswith("plan:")]
         plans = [second_person(v) for v in told if plan_still_ahead(v, now.date())]
-        if told and not plans and not (_PAST_ZH if zh else _PAST_EN).search(q):
+        past = bool((_PAST_ZH if zh else _PAST_EN).search(q))
+        if told and not plans and not past:
             return "你跟我说过的安排都已经过去了。" if zh else "The plans you told me about have all gone by."
         asked = _day_asked(q, zh, now)
-        past = bool((_PAST_ZH if zh else _PAST_EN).search(q))
         if asked is not None and (plans or past):  # "我星期五下午要干什么？": that day's plans only
             word, day = asked
             # (a plan stored with its day word only, as older ones were, by that word; a day gone
@@ -708,9 +709,8 @@ def _day_asked(question: str, zh: bool, now: datetime.datetime) -> tuple[str, st
             day = now.date() - datetime.timedelta(days=1)
         else:
             return None
-    if day > now.date() and (_PAST_ZH if zh else _PAST_EN).search(
-        question
-    ):  # "…did I have on Wednesday?": the last one
+    asked_of_the_past = (_PAST_ZH if zh else _PAST_EN).search(question)
+    if day > now.date() and asked_of_the_past:  # "…did I have on Wednesday?": the last one
         day -= datetime.timedelta(days=7)
     return m.group(1), when.format_date(day, zh=zh, weekday=False)
 
@@ -1306,14 +1306,13 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
         if own_age:  # one of several, whose age was kept under their name
             facts = {**facts, f"family:{member}:age": own_age}
         each = [v for k, v in facts.items() if k.startswith(f"family:{member}:age_")]
-        if each and f"family:{member}:age" not in facts:
-            if asked:  # another of them was told of, not this one
-                return f"You haven't told me how old {asked} is."
-            # "how old are my grandchildren?"
-            return _join([_said_back([re.sub(r" \(as of [^)]*\)", "", v)], zh) for v in each], zh)
+        only_each = bool(each) and f"family:{member}:age" not in facts
         dated = " ".join(facts.get(f"family:{member}:{k}", "") for k in ("age", "birthday"))
-        if asked and re.match(r"User's [a-z ]+ [A-Z][a-z]+", dated) and not re.search(rf"\b{asked}\b", dated):
+        another = re.match(r"User's [a-z ]+ [A-Z][a-z]+", dated) and not re.search(rf"\b{asked}\b", dated)
+        if asked and (only_each or another):  # another of them was told of, not this one
             return f"You haven't told me how old {asked} is."
+        if only_each:  # "how old are my grandchildren?"
+            return _said_back([_without_as_of(v) for v in each], zh)
         will = bool(age_q and not zh and re.search(r"\b(?:will|going to|does)\b.*\b(?:be|turn)|\bturning\b", q, re.I))
         will = will or bool(zh and re.search(r"到时候|那天|下周|满|(?:周|星期|礼拜)[一二三四五六日天]", q))
         several = re.match(r"User's (.+?) are (\d+) \(as of (.+?)\)", facts.get(f"family:{member}:age", ""))
@@ -1359,7 +1358,13 @@ def _about_me(facts: dict[str, str], zh: bool) -> str:
     family = [v for k, v in facts.items() if k.startswith("family:") and k.count(":") == 1]
     safety = [v for k, v in facts.items() if is_safety_key(k) and not household_member(k)]
     said += family[:1] + safety[:1] + family[1:2]
-    return _said_back([re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", v) for v in said if v], zh)
+    return _said_back([_without_as_of(v) for v in said if v], zh)
+
+
+def _without_as_of(content: str) -> str:
+    """A stored fact without the day an age was told ("User's son is 7 (as of 4 December 2026)."),
+    for saying it back at once."""
+    return re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", content)
 
 
 def _said_back(contents: list[str], zh: bool) -> str:
@@ -1514,8 +1519,8 @@ def _member_name(relation: str, facts: dict[str, str]) -> str:
     if several:
         return several.group(1)
     # (one of several whose age was told: "User's grandchild Lily is 9 (as of …)")
-    dated = re.match(r"User's [a-z ]+? ((?-i:[A-Z])[a-z]+) (?:is|turns) ", facts.get(f"family:{relation}:age", ""))
-    return name_of_relative(said) or (dated.group(1) if dated and re.match(r"User has ", said) else "")
+    dated = name_in_age(facts.get(f"family:{relation}:age", ""))
+    return name_of_relative(said) or (dated if re.match(r"User has ", said) else "")
 
 
 # "Whose birthday is it today?", "今天是谁过生日？": the family's birthdays that fall on the day
@@ -1758,11 +1763,7 @@ def acknowledgement(learned: Sequence[SelfFact], zh: bool, every_kind: bool = Fa
     # "You like doing crosswords and watching the snooker.")
     tastes = _tastes({f.key: f.content for f in said if f.key.startswith("taste:")}, zh)
     lines = list(
-        dict.fromkeys(
-            second_person(re.sub(r" \(as of [^)]*\)|（[^）]*时）", "", f.content))
-            for f in said
-            if not f.key.startswith("taste:")
-        )
+        dict.fromkeys(second_person(_without_as_of(f.content)) for f in said if not f.key.startswith("taste:"))
     ) + ([tastes] if tastes else [])
     if zh:
         return greeting + "好的，我记住了：" + "".join(lines)

@@ -1027,9 +1027,9 @@ def _ages_of_several(facts: list[SelfFact], named: Sequence[tuple[str, str]]) ->
     out = []
     for fact in facts:
         parts = fact.key.split(":")
-        who = re.match(r"User's [a-z ]+? ((?-i:[A-Z])[a-z]+) (?:is|turns) ", fact.content)
+        who = name_in_age(fact.content)
         if len(parts) == 3 and parts[0] == "family" and parts[2] == "age" and who and several.get(parts[1], 0) > 1:
-            fact = SelfFact(fact.kind, f"{fact.key}_{who.group(1).lower()}", fact.value, fact.content, fact.language)
+            fact = SelfFact(fact.kind, f"{fact.key}_{who.lower()}", fact.value, fact.content, fact.language)
         out.append(fact)
     return out
 
@@ -2021,6 +2021,15 @@ def name_of_relative(content: str) -> str:
     """The name in a stored family fact ("User's sister is called Ella." / "用户的姐姐叫小红。"), else ""."""
     m = _RELATIVE_SAID.match(content.strip())
     return m.group(3).strip() if m else ""
+
+
+_NAMED_AGE = re.compile(r"User's [a-z ]+? ((?-i:[A-Z])[a-z]+) (?:is|turns) ")
+
+
+def name_in_age(content: str) -> str:
+    """The one name in a relative's stored age ("User's grandchild Lily is 9 (as of …)."), else ""."""
+    m = _NAMED_AGE.match(content)
+    return m.group(1) if m else ""
 
 
 def relation_key(word: str) -> str:
