@@ -385,6 +385,7 @@ def test_the_asr_node_reads_the_person_s_answer_after_the_robot_s_reply(ros, lau
     open alone (a thinking pause, to the model) ends as soon as its short silence has passed once
     the robot has asked "Which card did you draw?"."""
     from diagnostic_msgs.msg import DiagnosticStatus
+    from rclpy.duration import Duration
 
     from fay_msgs.msg import Transcript, Utterance
     from fay_ros.common import qos, topics
@@ -411,6 +412,10 @@ def test_the_asr_node_reads_the_person_s_answer_after_the_robot_s_reply(ros, lau
     reply = ros.publisher(Utterance, topics.REPLY, qos.EVENTS)
     ros.wait_subscribed(reply, "asr")
     reply.publish(Utterance(conversation_id="r1", seq=0, is_first=True, is_end=True, text="Which card did you draw?"))
+    # The robot's words must reach the asr before the answer's audio does: DDS orders nothing
+    # across publishers, and an asr whose side of the match came late gets the question resent
+    # after the audio (a CI run heard the answer alone, held it open and never ended it).
+    assert reply.wait_for_all_acked(Duration(seconds=30)), "the robot's reply not acknowledged within 30 s"
     _feed(ros, said)  # the same audio, without the rest: it ends the turn now
     final = finals.wait_for(lambda msgs: msgs[1] if len(msgs) > 1 else None, timeout=60, what="the answer's final")
     assert final.text.lower().startswith("ten of"), final.text  # ("clubs", or Whisper's "clothes")
