@@ -2890,7 +2890,9 @@ def test_the_eighteenth_rounds_questions_are_answered_from_what_was_told():
         "what did sue have done?": "Your neighbour Sue had a hip replacement.",
     }
     assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in asked} == asked
-    assert fact_answers.answer("what team do i support?", facts, "en", FRIDAY) is None  # not told: not_told says so
+    assert fact_answers.answer("what team do i support?", facts, "en", FRIDAY) == (
+        "You haven't told me which team you support."
+    )
     zh = learn(["我太太叫陈静，她是医生", "我喜欢钓鱼"])
     assert fact_answers.answer("我太太叫什么名字？", zh, "zh", FRIDAY) == "你的太太叫陈静。"
     assert fact_answers.answer("我太太是做什么的？", zh, "zh", FRIDAY) == "你的太太是医生。"
@@ -3335,3 +3337,39 @@ def test_one_relative_named_twice_is_not_one_of_several():
     assert [(f.key, f.content) for f in said] == [
         ("family:cat:age", "User's cat Biscuit is 4 (as of 4 December 2026).")
     ], said
+
+
+def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
+    """What an own held-out round found: a team supported, a skill being learnt and given up, a
+    visitor asked by day, a sweet treat asked by a person with diabetes, a time of day's routine
+    in Chinese and a learner's 最近."""
+    facts = learn(
+        [
+            "i support celtic, football's my passion",
+            "i'm learning to play the piano",
+            "i'm diabetic so i have to watch my sugar",
+            "my grandson jamie is visiting on saturday",
+        ]
+    )
+    assert facts["team"] == "User supports Celtic."
+    assert facts["taste:the_piano"] == "User is learning to play the piano."
+    assert fact_answers.answer("which team do i support?", facts, "en", FRIDAY) == "You support Celtic."
+    assert fact_answers.answer("what am i learning?", facts, "en", FRIDAY) == "You are learning to play the piano."
+    assert "Jamie" in fact_answers.answer("who's coming to see me on saturday?", facts, "en", FRIDAY)
+    cake = fact_answers.answer("should i have a slice of chocolate cake?", facts, "en", FRIDAY)
+    assert cake is not None and "diabetes" in cake and "sugar" in cake, cake
+    assert fact_answers.answer("can i have an apple?", facts, "en", FRIDAY) is None  # (the model answers)
+    # giving it up replaces it (one key), and is said as given up, never as a dislike
+    later = learn(["i'm learning to play the piano", "i've given up the piano, i'm doing watercolours now"])
+    hobbies = fact_answers.answer("what hobby am i doing these days?", later, "en", FRIDAY)
+    assert "watercolours" in hobbies and "You gave up the piano." in hobbies and "don't like" not in hobbies, hobbies
+    not_facts = ("i'm a big fan.", "i support my wife", "i follow the recipe", "i'm doing fine now")
+    not_facts += ("i'm learning lots",)
+    for said in not_facts:
+        assert not learn([said]), said
+    zh = learn(["我每天早上去公园打太极拳", "我最近在学英语", "我是国安队的球迷", "我有糖尿病"])
+    assert fact_answers.answer("我早上一般干什么？", zh, "zh", FRIDAY) == "你每天早上去公园打太极拳。"
+    assert fact_answers.answer("我最近在学什么？", zh, "zh", FRIDAY) == "你学英语。"
+    assert fact_answers.answer("我支持哪个队？", zh, "zh", FRIDAY) == "你是国安队的球迷。"
+    assert fact_answers.answer("我能吃蛋糕吗？", zh, "zh", FRIDAY) == "少吃点吧：你有糖尿病，蛋糕一般含糖多。"
+    assert learn(["我上个星期开始学游泳了"]) == {"study": "用户学游泳。"}

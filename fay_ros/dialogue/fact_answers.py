@@ -29,9 +29,11 @@ from ..memory.self_facts import (
     PETS,
     RELATION_WORDS,
     RELATIONS,
+    USER_EN,
     YOUNG_PETS,
     ZH_RELATIONS,
     SelfFact,
+    given_up,
     household_member,
     is_safety_key,
     name_from_content,
@@ -45,6 +47,7 @@ from ..memory.self_facts import (
 )
 from ..text import when
 from ..text.words import and_list, as_written, has_cjk
+from . import food_ideas
 
 _NAME_Q_EN = re.compile(
     r"\bwhat(?:'s| is) my name\b|"
@@ -64,7 +67,8 @@ _NAME_Q_ZH = re.compile(
 _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
     r"\bmy (?:likes|hobbies|hobby|favou?rite things|interests)\b|\bwhat do i do for fun\b|"
-    r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b|\bwhat (?:sort|kind|type)s? of \w+ do i (?:like|love|enjoy)\b",
+    r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b|\bwhat (?:sort|kind|type)s? of \w+ do i (?:like|love|enjoy)\b|"
+    r"\bwhat hobb(?:y|ies) (?:am i|do i|have i)\b|\bwhat am i (?:doing|into) these days\b",
     re.I,
 )
 _LIKES_Q_ZH = re.compile(
@@ -106,6 +110,8 @@ _FAMILY_Q_ZH = re.compile(r"我(?:的)?((?:家的|家|养的)?\w{1,3}?)(?:的名
 _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|are we|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
+    # a visit: "Who's coming to see me on Saturday?", "Who am I seeing tomorrow?"
+    r"\bwho(?:'s| is) (?:coming|visiting|popping|dropping)\b|\bwho am i (?:seeing|meeting|visiting)\b|"
     r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|today|at the weekend)\b|"
     # "What do I need to do today?", "What did I have to pick up on Wednesday?"
     r"\bwhat (?:do i|did i) (?:need|have) to\b|\bwhat (?:have i|'ve i|i've) got to do\b|"
@@ -116,14 +122,21 @@ _PLAN_Q_EN = re.compile(
     r"\bwhen am i (?:going|flying|travel+ing|leaving|off|heading|visiting)\b(?:(?: to| for)? ((?-i:[A-Z][a-z]+)))?",
     re.I,
 )
+_TEAM_Q_EN = re.compile(
+    r"\b(?:which|what) (?:football |rugby |cricket |baseball |basketball )?(?:team|club|side) (?:do|did) i "
+    r"(?:support|follow)\b|\bwho do i (?:support|follow)\b|\bwhat(?:'s| is) my (?:team|club)\b|"
+    r"\b(?:which|what) (?:team|club) am i a (?:fan|supporter) of\b",
+    re.I,
+)
+_TEAM_Q_ZH = re.compile(r"我(?:支持|喜欢)(?:哪个|什么)(?:球)?队|我是(?:哪个|什么)(?:球)?队的球迷")
 _STUDY_Q_EN = re.compile(
-    r"\bwhat (?:am i|do i) study(?:ing)?\b|\bwhat(?:'s| is) my (?:degree|course)\b|"
+    r"\bwhat (?:am i|do i) (?:study(?:ing)?|learn(?:ing)?)\b|\bwhat(?:'s| is) my (?:degree|course)\b|"
     r"\b(?:which|what) (?:uni|university|college|school) (?:am i at|do i go to|do i study at|am i studying at)\b|"
     r"\bwhere (?:do|am) i (?:study|studying|at uni|at university)\b",
     re.I,
 )
 _STUDY_Q_ZH = re.compile(
-    r"我(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么|"
+    r"我(?:最近|现在|目前|这段时间|这阵子)?(?:在)?(?:学|学习|读|念)(?:的是)?(?:什么|啥)(?:专业)?|我(?:学|读)的是什么|"
     r"我(?:在)?(?:哪个城市|哪里|哪儿|哪所学校|哪个学校|哪个大学)(?:读书|上学|读大学|上大学|念书|读研究生|读研|学)"
 )
 _RELATIVE_MED_Q_EN = re.compile(
@@ -233,9 +246,15 @@ def answer(
     if (_LIKES_Q_ZH if zh else _LIKES_Q_EN).search(q):
         tastes = _tastes(facts, zh)
         return tastes or _UNKNOWN["likes"][lang]
+    if (_TEAM_Q_ZH if zh else _TEAM_Q_EN).search(q):
+        if "team" in facts:
+            return second_person(facts["team"])
+        return "你还没告诉我你支持哪个队。" if zh else "You haven't told me which team you support."
     if (_STUDY_Q_ZH if zh else _STUDY_Q_EN).search(q):
-        if "study" in facts:
-            return second_person(facts["study"])
+        learning = [v for k, v in facts.items() if k.startswith("taste:") and f"{USER_EN} is learning " in v]
+        studies = [facts["study"]] if "study" in facts else []
+        if studies or learning:
+            return _join([second_person(v) for v in studies + learning], zh)
         return "你还没告诉我你在学什么。" if zh else "You haven't told me what you're studying."
     if not zh and (m := _RELATIVE_MED_Q_EN.search(q)):  # "What does my mum take in the evening?"
         relation = relation_key(m.group(1))
@@ -618,7 +637,9 @@ _ROUTINE_Q_EN = re.compile(
     re.I,
 )
 _ROUTINE_Q_ZH = re.compile(
-    r"我(?:们)?(每天|天天|每周|每个?周末|周末|平时|每个?(?:星期|礼拜)[一二三四五六日天])(早上|上午|中午|下午|傍晚|晚上)?"
+    # (a time of day alone is asked of a routine too: "我早上一般干什么？")
+    r"我(?:们)?(?:一般|通常|平常)?(?=每|天天|周末|平时|早上|上午|中午|下午|傍晚|晚上)"
+    r"(每天|天天|每周|每个?周末|周末|平时|每个?(?:星期|礼拜)[一二三四五六日天])?(早上|上午|中午|下午|傍晚|晚上)?"
     r"(?:都|一般|通常)?(?:干|做|去)(?:什么|啥|哪)"
 )
 _TIME_WORDS = re.compile(
@@ -633,7 +654,7 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
     if m is None:
         return None
     if zh:
-        who, asked = "", m.group(1) + (m.group(2) or "")
+        who, asked = "", (m.group(1) or "") + (m.group(2) or "")
     elif m.group(1):
         who, asked = m.group(1).lower(), m.group(2)
     else:  # "which day does my son ring me?": any routine of theirs
@@ -728,7 +749,11 @@ def _tastes(facts: dict[str, str], zh: bool, only_dislikes: bool = False) -> str
     likes: list[str] = []
     dislikes: list[str] = []
     other: list[str] = []
+    stopped: list[str] = []  # "You gave up the piano." (not a dislike; said after the rest)
     for key, content in facts.items():
+        if key.startswith("taste:") and given_up(content):
+            stopped.append(second_person(content))
+            continue
         taste = taste_from_content(content) if key.startswith("taste:") else None
         if taste is not None:
             thing, positive = taste
@@ -737,7 +762,7 @@ def _tastes(facts: dict[str, str], zh: bool, only_dislikes: bool = False) -> str
         if key.startswith(("taste:", "favorite:")):
             other.append(second_person(content))
     if only_dislikes:
-        likes, other = [], []
+        likes, other, stopped = [], [], []
     parts = []
     if zh:
         parts += [f"你喜欢{'、'.join(likes)}。"] if likes else []
@@ -745,7 +770,7 @@ def _tastes(facts: dict[str, str], zh: bool, only_dislikes: bool = False) -> str
     else:
         parts += [f"You like {and_list(likes)}."] if likes else []
         parts += [f"You don't like {and_list(dislikes)}."] if dislikes else []
-    return _join(parts + other, zh)
+    return _join(parts + other + stopped, zh)
 
 
 def _lower_first(text: str) -> str:
@@ -1429,13 +1454,22 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
     nothing about their health is known (the model answers then)."""
     keys = health.avoided_keys(list(facts))
     thing = thing.strip(" ?？。.!")
-    if not keys and not allergy_q:
-        return None
-    hit = health.mentioned_allergen(thing, keys)
+    hit = health.mentioned_allergen(thing, keys) if keys else None
     if hit is None and allergy_q:
         return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
     if hit is None:
-        return None  # nothing the user must avoid: the model answers (and the guard still listens)
+        # (what a condition keeps small: "Should I have a slice of chocolate cake?" with diabetes;
+        # the model said "You can always just eat the cake")
+        small = food_ideas.kept_small(thing, facts)
+        if small is None:
+            return None  # nothing the user must avoid: the model answers (and the guard still listens)
+        condition, tag = small
+        known = health.term(health.CONDITIONS, condition)
+        name = known.name(zh) if known is not None else condition.replace("_", " ")
+        if zh:
+            return f"少吃点吧：你有{name}，{thing}一般{food_ideas.high_in_said(tag, zh)}。"
+        high_in = food_ideas.high_in_said(tag, zh)
+        return f"Only a little, if any: you have {name}, and there's usually {high_in} {thing}."
     food, key = hit
     known = health.term(health.ALLERGENS, key)
     name = known.name(zh) if known is not None else key.replace("_", " ")
@@ -1726,6 +1760,7 @@ ACKNOWLEDGED = (
     "plan:",
     "routine:",
     "study",
+    "team",
     "taste:",
     "favorite:",
 )

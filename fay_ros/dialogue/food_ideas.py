@@ -39,6 +39,28 @@ CONDITION_LIMITS = {
     "gout": "purine",
 }
 EXTRA_TAGS = frozenset(CONDITION_LIMITS.values())
+# foods that are usually high in what a condition keeps small ("Can I have a slice of chocolate
+# cake?" asked by a person with diabetes)
+_HIGH_IN = {
+    "sugar": re.compile(
+        r"\b(?:cakes?|cheesecake|chocolates?|sweets|candy|biscuits?|cookies?|ice[ -]?cream|doughnuts?|donuts?|"
+        r"puddings?|desserts?|jam|honey|syrup|fizzy|cola|coke|lemonade|soda|fudge|toffees?|trifle|brownies?|"
+        r"muffins?|pastr(?:y|ies)|custard|treacle|sugar|sugary|milkshakes?|pies?|tarts?|scones?|mince pies?)\b|"
+        r"蛋糕|巧克力|糖|甜|冰淇淋|雪糕|饼干|可乐|汽水|奶茶|月饼|汤圆|蜂蜜|果汁|甜品|点心",
+        re.I,
+    ),
+    "salt": re.compile(
+        r"\b(?:crisps|chips|bacon|ham|salami|sausages?|pickles?|pickled|soy sauce|salted|salty|olives|"
+        r"instant noodles|pork pies?|kippers?|smoked (?:fish|salmon|haddock))\b|"
+        r"咸菜|腊肉|腊肠|咸鱼|榨菜|方便面|咸鸭蛋|火腿|腌|咸",
+        re.I,
+    ),
+    "purine": re.compile(
+        r"\b(?:seafood|shellfish|prawns?|shrimps?|mussels|sardines|anchov(?:y|ies)|liver|kidneys|offal|beer|"
+        r"lager|red meat|mackerel|herring)\b|海鲜|啤酒|内脏|动物肝|猪肝|虾|螃蟹|沙丁鱼",
+        re.I,
+    ),
+}
 
 # A request for something to eat: a food word and a way of asking; not a question about what was
 # eaten, nor "can I eat X?" (answered from the facts), nor a favourite.
@@ -156,6 +178,25 @@ def limits(fact_keys: Iterable[str]) -> tuple[str, ...]:
         if len(parts) in (3, 4) and parts[:2] == ["health", "condition"] and parts[2] in CONDITION_LIMITS:
             out.append(CONDITION_LIMITS[parts[2]])
     return tuple(dict.fromkeys(out))
+
+
+def kept_small(food: str, fact_keys: Iterable[str]) -> tuple[str, str] | None:
+    """(condition key, tag) when `food` is usually high in what one of the user's own conditions
+    keeps small ("chocolate cake" with `health:condition:diabetes` → ("diabetes", "sugar")), else
+    None. A relative's condition (`health:condition:gout:husband`) is theirs, not the user's."""
+    for key in fact_keys:
+        parts = key.split(":")
+        if len(parts) == 3 and parts[:2] == ["health", "condition"] and parts[2] in CONDITION_LIMITS:
+            tag = CONDITION_LIMITS[parts[2]]
+            if _HIGH_IN[tag].search(food):
+                return parts[2], tag
+    return None
+
+
+def high_in_said(tag: str, zh: bool) -> str:
+    """ "a lot of sugar in" / "含糖多": what a condition keeps small, as a food has it."""
+    en, cn = _LOW_IN[tag]
+    return f"含{cn}多" if zh else f"a lot of {en} in"
 
 
 def suggest(

@@ -409,8 +409,23 @@ _EN_TASTE = [
 # A habit said as current: "I drink tea now", "I mostly eat fish these days" (stored as said:
 # "User drinks tea now.").
 _EN_HABIT_NOW = re.compile(
-    r"\bI (?:now |usually |mostly |only |just )?(drink|eat|play|watch|read|listen to)\s+(.+?)\s+"
-    r"(now|these days|nowadays|instead|every (?:day|morning|evening|night))\b",
+    r"\bI(?: (?:now |usually |mostly |only |just )?(drink|eat|play|watch|read|listen to|do)|"
+    # "I'm doing watercolours now", "I'm playing bowls these days"
+    r"(?:'m| am) (?:now )?(doing|playing|reading|watching|drinking|eating|listening to))\s+"
+    r"(?!(?:fine|well|ok|okay|good|great|better|worse|alright|all right|nothing|something|everything|more|less|"
+    r"lots|loads|much|nights|overtime|shifts|the (?:washing|dishes|cleaning|ironing|shopping|cooking))\b)"
+    r"(.+?)\s+(now|these days|nowadays|instead|every (?:day|morning|evening|night))\b",
+    re.I,
+)
+# A skill being learnt, kept as a pastime under the thing's taste key, so that giving it up
+# later ("I've given up the piano") replaces it: "I'm learning to play the piano" → "User is
+# learning to play the piano." (key `taste:the_piano`), "I'm learning Spanish", "I'm learning to swim".
+_EN_LEARNING = re.compile(
+    r"\bI(?:'m| am|'ve been| have been) (?:now |just |still )?(?:learning|having lessons in|taking lessons in)\s+"
+    r"(?:(?:how )?to (play|speak|paint|draw|knit|sew|swim|dance|drive|cook|sing|bake|crochet|ride|use)\b\s*)?"
+    r"(?!(?:a lot|lots|loads|so much|much|more|a bit|fast|quickly|slowly|new things|things|every day|all the time|"
+    r"from|about|that|how to live)\b)"
+    rf"(.*?){_STOP_CLAUSE}",
     re.I,
 )
 # Stored as "User no longer drinks cola." (what they said, not "does not like").
@@ -421,6 +436,7 @@ _HABIT_VERBS = {
     "eat": "eats",
     "read": "reads",
     "listen to": "listens to",
+    "do": "does",
     "like": "likes",
     "love": "loves",
     "enjoy": "enjoys",
@@ -432,6 +448,7 @@ _GERUNDS = {
     "eating": "eat",
     "reading": "read",
     "listening to": "listen to",
+    "doing": "do",
 }
 _HABIT = "|".join(_HABIT_VERBS)
 _MEDICATION_NAMES_EN = health.names_pattern(health.MEDICATIONS)
@@ -1330,6 +1347,12 @@ def taste_from_content(content: str) -> tuple[str, bool] | None:
     return (m.group(2) or m.group(4)), (m.group(1) or m.group(3)) in ("likes", "喜欢")
 
 
+def given_up(content: str) -> bool:
+    """Whether a stored taste is a habit given up ("User gave up the piano.", "User no longer
+    drinks cola."): said as such, never as a dislike."""
+    return _STOPPED_CONTENT.match(content.strip()) is not None
+
+
 def name_from_content(content: str) -> str:
     """The name in a stored name fact ("User's name is Tom." / "用户的名字是林。"), else ""."""
     m = re.match(rf"(?:{USER_EN}'s name is|{USER_ZH}的名字是)\s*(.+?)[.。]?$", content.strip())
@@ -1625,12 +1648,22 @@ def _en(clause: str, now: datetime.datetime) -> list[SelfFact]:
                         )
     m = _EN_HABIT_NOW.search(clause)
     if m:
-        thing = _third_person(_clean_object(m.group(2)))
+        thing = _third_person(_clean_object(m.group(3)))
         key = f"taste:{_key_part(thing)}"
         if thing and thing.split()[0] not in _TASTE_OBJECT_SKIP and len(thing.split()) <= 4:
-            verb = _HABIT_VERBS[m.group(1).lower()]
+            said = (m.group(1) or "").lower() or _GERUNDS[m.group(2).lower()]
+            verb = _HABIT_VERBS[said]
             out = [f for f in out if f.key != key]
-            out.append(SelfFact("preference", key, thing, f"{USER_EN} {verb} {thing} {m.group(3).lower()}.", "en"))
+            out.append(SelfFact("preference", key, thing, f"{USER_EN} {verb} {thing} {m.group(4).lower()}.", "en"))
+    m = _EN_LEARNING.search(clause)
+    if m:
+        skill, thing = (m.group(1) or "").lower(), _third_person(_clean_object(m.group(2) or ""))
+        learnt = f"to {skill} {thing}".strip() if skill else thing
+        named = thing or skill  # "to swim": the skill itself
+        if named and named.split()[0] not in _TASTE_OBJECT_SKIP and len(learnt.split()) <= 6:
+            key = f"taste:{_key_part(named)}"
+            out = [f for f in out if f.key != key]
+            out.append(SelfFact("preference", key, named, f"{USER_EN} is learning {learnt}.", "en"))
     for pattern in _EN_STOPPED:
         m = pattern.search(clause)
         if m:
@@ -2502,8 +2535,9 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
 
 # "我在北京学中文，已经一年了", "我在学画画" (key `study`; not 学校, 学会, 学过)
 _STUDY_ZH = re.compile(
-    r"我(?:现在|目前|正在)?(?:在([^学，,。！？\s]{1,8}?))?(?:在)?(?<![大中小])(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
-    r"([^，,。！!？?\s的]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊)|"
+    r"我(?:现在|目前|正在|最近|这段时间|这阵子|(?:上个?|这个?)(?:星期|礼拜|周|月))?(?:在([^学，,。！？\s]{1,8}?))?(?:在|开始)?"
+    r"(?<![大中小])(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
+    r"([^，,。！!？?\s的了]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊|了)|"
     # "现在在武汉读研究生", "我在北京上大学"
     r"(?:我|^|(?<=[，,]))(?:现在|目前|正在)?在([^，,。！？\s]{1,8}?)(?:读|念|上)(研究生|大学|博士|硕士|高中|中学|本科|研)"
 )
@@ -2857,7 +2891,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out += _hometown(clause, zh=False) + _death(clause, zh=False) + _relative_event(clause, now)
     out += [] if any(f.key.startswith("plan:") for f in out) else _relative_plan(clause, now)
     out += _routine(clause, zh=False)
-    out += _en_work(clause) + _former_job(clause, zh=False) + _twins(clause, now)
+    out += _en_work(clause) + _former_job(clause, zh=False) + _twins(clause, now) + _team(clause, zh=False)
     m = _HOME_EN.search(clause)
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
@@ -3875,9 +3909,49 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
     return [_fact("fact", f"family:{relation_key(relation)}:job", job, said, zh=True)]
 
 
+# The team the user follows: "I support Celtic", "I'm a big Arsenal fan", "我支持国安队", "我是湖人的球迷"
+# (key `team`: "User supports Celtic." / "用户是国安队的球迷。")
+_TEAM_EN = re.compile(
+    r"\bI(?:'ve)? (?:always )?(?:support(?:ed)?|follow) (?!(?:my|the|them|him|her|it|you|that|this|a|an|everyone|"
+    r"people|each|both|all)\b)((?:[A-Za-z]+ ){0,2}?[A-Za-z]+?)(?: football club| fc)?"
+    r"(?=\s*(?:[,.!;]|$|\b(?:and|but|now|these|since|through|all|for)\b))|"
+    r"\bI(?:'m| am) (?:a |an )?(?:big |huge |massive |lifelong |life-long |die-hard |diehard )?"
+    r"((?:[A-Za-z]+ ){0,2}?[A-Za-z]+) (?:fan|supporter)\b(?! of)",
+    re.I,
+)
+_TEAM_ZH = re.compile(
+    r"我(?:一直|从小)?(?:支持|是)([\u4e00-\u9fff]{1,6}?(?:队|俱乐部))(?:的)?(?:球迷)?|我是([\u4e00-\u9fff]{1,6}?)的球迷"
+)
+# what a "fan" is of that names no team ("I'm a big football fan", "a music fan")
+_NOT_TEAMS = frozenset(
+    "football soccer rugby cricket tennis golf music film movie jazz country sports sport horse racing snooker "
+    "darts boxing f1 formula one baseball basketball hockey big huge massive real true total great".split()
+)
+
+
+_SPORT_WORDS = re.compile(
+    r"\b(?:football|footie|soccer|rugby|cricket|team|club|match|matches|league|season|goals?|stadium|cup)\b", re.I
+)
+
+
+def _team(clause: str, zh: bool) -> list[SelfFact]:
+    m = (_TEAM_ZH if zh else _TEAM_EN).search(clause)
+    if not m:
+        return []
+    team = (m.group(1) or m.group(2)).strip()
+    if not zh and m.group(1) and not (team[0].isupper() or _SPORT_WORDS.search(clause)):
+        return []  # "I support local charities", "I follow the recipe": a name, or a word of sport, says a team
+    if zh:
+        return [_fact("fact", "team", team, f"{USER_ZH}是{team}的球迷。", zh=True)]
+    if team.lower() in _NOT_TEAMS or team.lower().split()[-1] in _NOT_TEAMS or team.lower() in _TASTE_OBJECT_SKIP:
+        return []
+    team = " ".join(w.capitalize() if w.islower() else w for w in team.split())  # ("celtic" as heard)
+    return [_fact("fact", "team", team, f"{USER_EN} supports {team}.")]
+
+
 def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out: list[SelfFact] = _former_job(clause, zh=True) + _own_birthday(clause, zh=True) + _hometown(clause, zh=True)
-    out += _zh_study(clause) + _routine(clause, zh=True)
+    out += _zh_study(clause) + _routine(clause, zh=True) + _team(clause, zh=True)
     out += _death(clause, zh=True) + _zh_relative_job(clause) + _zh_relative_home(clause)
     if school := _FAMILY_SCHOOL_ZH.search(clause):
         relation = school.group(1)
@@ -4095,7 +4169,7 @@ def second_person(content: str) -> str:
     if not text.startswith(USER_EN):
         return text
     rest = text[len(USER_EN) :]
-    stopped = re.match(rf" (no longer )?({'|'.join(_HABIT_VERBS.values())}) ", rest)
+    stopped = re.match(rf" (no longer )?({'|'.join(_HABIT_VERBS.values())}) (?!not )", rest)
     if stopped:  # "User no longer drinks cola." / "User drinks tea now." -> "You (no longer) drink ..."
         base = {third: base for base, third in _HABIT_VERBS.items()}[stopped.group(2)]
         rest = f"You {stopped.group(1) or ''}{base} " + rest[stopped.end() :]
@@ -4111,6 +4185,7 @@ def second_person(content: str) -> str:
             (" will ", "You will "),
             (" teaches ", "You teach "),
             (" works ", "You work "),
+            (" supports ", "You support "),
             (" lives ", "You live "),
             (" takes ", "You take "),
             (" uses ", "You use "),
