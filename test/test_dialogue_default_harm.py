@@ -200,7 +200,7 @@ def test_chinese_on_the_embedded_model_names_the_commands_once_then_shorter(llm)
         assert trace.path == "language" and PULL in first and USE in first, first
         for _ in range(2):
             rig.pieces.clear()
-            await rig.engine.run_turn("lin", "你好，今天天气怎么样？", "zh")
+            await rig.engine.run_turn("lin", "你觉得人生的意义是什么？", "zh")
             again = "".join(spoken(rig))
             assert USE in again and PULL not in again and len(again) < len(first) / 2, again
         rig.pieces.clear()
@@ -248,6 +248,17 @@ def test_a_forecast_question_gets_the_honest_line_not_a_made_up_forecast(llm):
             trace = await rig.engine.run_turn("tom", asked, "en")
             assert trace.path == "forecast" and " ".join(spoken(rig)) == line, (asked, spoken(rig))
         assert not llm.requests, "no model call for a forecast it cannot know"
+        # in Chinese too, which the tiny model does not speak: the line, not the language apology
+        rig.pieces.clear()
+        trace = await rig.engine.run_turn("tom", "今天天气怎么样？", "zh")
+        assert trace.path == "forecast" and "".join(spoken(rig)) == Persona().line("no_forecast", "zh"), spoken(rig)
+        # a joke asked for in Chinese: the persona's, in turn, not the language apology
+        jokes = [Persona().line("jokes", "zh", index=i) for i in range(2)]
+        for expected in jokes:
+            rig.pieces.clear()
+            trace = await rig.engine.run_turn("tom", "讲个笑话吧", "zh")
+            assert trace.path == "joke" and "".join(spoken(rig)) == expected, spoken(rig)
+        assert jokes[0] != jokes[1] and not llm.requests
         # a remark about the weather is talk, for the model
         llm.script(fake.text("It really is."))
         rig.pieces.clear()

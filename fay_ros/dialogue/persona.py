@@ -16,6 +16,9 @@ Fields:
   when memory cannot be reached (instead of "you haven't told me", which would be untrue).
 - `no_forecast`: per language, the tiny flow's answer to a question about the weather to come
   when no tool reads a forecast (the embedded model made one up).
+- `jokes`: per language, short jokes the tiny flow tells in turn when asked for one in a
+  language its model cannot speak ("讲个笑话吧" on the embedded English-only model), instead of
+  the language apology.
 - Background tasks (a tool loop running while the user talks on; `tasks.py`), per language:
   `task_busy` (a second task was asked for while one runs: refused), `task_progress` (the
   answer to "how is it going", `{steps}` = tool steps done so far), `task_cancelled`,
@@ -106,6 +109,17 @@ class Persona(BaseModel):
             "zh": ["我这里看不到天气预报。听听广播或者看看窗外，会比我清楚。"],
         }
     )
+    jokes: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "en": ["Why don't eggs tell jokes? They'd crack each other up."],
+            "zh": [
+                "小明问爸爸：“爸爸，我是不是傻孩子啊？”爸爸说：“傻孩子，你怎么会是傻孩子呢？”",
+                "老师问小明：“你今天怎么又迟到了？”小明说：“路上有块牌子写着：前方学校，慢行。”",
+                "顾客说：“服务员，我的汤里有只苍蝇！”服务员说：“别担心，它喝不了多少。”",
+                "儿子问爸爸：“天上的星星为什么不会掉下来？”爸爸说：“因为它们都抓得很紧。”",
+            ],
+        }
+    )
     task_busy: dict[str, list[str]] = Field(
         default_factory=lambda: {
             "en": ["I'm still working on your earlier request. Say cancel if you want me to drop it, then ask again."],
@@ -133,6 +147,7 @@ class Persona(BaseModel):
         "unsupported_language",
         "memory_unreachable",
         "no_forecast",
+        "jokes",
         "task_busy",
         "task_progress",
         "task_cancelled",
@@ -157,7 +172,7 @@ class Persona(BaseModel):
 
     def line(self, kind: str, language: str, index: int = 0) -> str:
         """One stock line: kind "filler", "apology", "no_answer", "unsupported_language",
-        "memory_unreachable", "no_forecast", "task_busy", "task_progress" (still with its
+        "memory_unreachable", "no_forecast", "jokes", "task_busy", "task_progress" (still with its
         `{steps}` placeholder), "task_cancelled" or "task_updated"."""
         table = {
             "filler": self.fillers,
@@ -166,6 +181,7 @@ class Persona(BaseModel):
             "unsupported_language": self.unsupported_language,
             "memory_unreachable": self.memory_unreachable,
             "no_forecast": self.no_forecast,
+            "jokes": self.jokes,
             "task_busy": self.task_busy,
             "task_progress": self.task_progress,
             "task_cancelled": self.task_cancelled,

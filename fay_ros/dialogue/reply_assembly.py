@@ -79,6 +79,7 @@ class ReplyAssembly:
         self._stop_if_cancelled = stop_if_cancelled
         # users who heard the whole unsupported_language line in this session
         self.language_hint_told: set[str] = set()
+        self.jokes_told: dict[str, int] = {}  # per owner: the next of the persona's jokes
 
     # -- the judge ------------------------------------------------------------------------
     async def judge(
@@ -304,6 +305,20 @@ class ReplyAssembly:
             trace.path = "memory"
             self.speak_text(reply, ack, "memory")
             return
+        if _FORECAST_Q.search(ctx.question) and not any("weather" in name for name in w.tools.names()):
+            # "what's the weather going to do?": no forecast reaches the tiny flow, and the model
+            # made one up ("it'll probably get some rain later on tomorrow"); a fixed line in
+            # each language, so "今天天气怎么样？" is answered too, not apologised for
+            trace.path = "forecast"
+            self.speak_text(reply, _then(ack, w.persona.line("no_forecast", ctx.language), zh), "qa")
+            return
+        if unspoken and _JOKE_Q.search(ctx.question):
+            # "讲个笑话吧": a joke from the persona, in turn, not the language apology
+            trace.path = "joke"
+            told = self.jokes_told.get(ctx.owner, 0)
+            self.jokes_told[ctx.owner] = told + 1
+            self.speak_text(reply, _then(ack, w.persona.line("jokes", ctx.language, index=told), zh), "qa")
+            return
         if unspoken:
             trace.path = "language"
             # the whole hint (with the commands) once in a session, then the short line
@@ -311,12 +326,6 @@ class ReplyAssembly:
             self.language_hint_told.add(ctx.owner)
             line = w.persona.line("unsupported_language", ctx.language, index=1 if told else 0)
             self.speak_text(reply, _then(ack, line, zh), "fallback")
-            return
-        if _FORECAST_Q.search(ctx.question) and not any("weather" in name for name in w.tools.names()):
-            # "what's the weather going to do?": no forecast reaches the tiny flow, and the model
-            # made one up ("it'll probably get some rain later on tomorrow")
-            trace.path = "forecast"
-            self.speak_text(reply, _then(ack, w.persona.line("no_forecast", ctx.language), zh), "qa")
             return
         trace.path = "tiny"
         history = self.tiny_history(ctx.owner)
@@ -541,6 +550,9 @@ class ReplyAssembly:
                 reply.dropped.summary(),
             )
 
+
+# A joke asked for ("讲个笑话吧", "再来一个笑话", "tell me a joke")
+_JOKE_Q = re.compile(r"(?:讲|说|来|再来)(?:个|一个|一下|几个)?(?:冷)?笑话|\btell me (?:a|another) joke\b", re.I)
 
 # A question about the weather to come (the tiny flow has no forecast to read)
 _FORECAST_Q = re.compile(
