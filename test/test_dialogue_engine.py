@@ -1460,6 +1460,11 @@ def test_a_story_asked_for_may_name_its_people_but_a_chat_reply_may_not(fresh):
         await rig.engine.run_turn("ann", "Tell me a short story.", "en")
         assert [p.text for p in rig.pieces if p.text] == ["Once there was a fox called Rufus.", "He loved the snow."]
         rig.pieces.clear()
+        # a title asked for names its people too (the whole answer was dropped: the no_answer line)
+        fresh.script(fake.text("Try Casablanca, ", "with Humphrey Bogart."))
+        await rig.engine.run_turn("ann", "what's a good film to watch?", "en")
+        assert [p.text for p in rig.pieces if p.text] == ["Try Casablanca, with Humphrey Bogart."], rig.pieces
+        rig.pieces.clear()
         fresh.script(fake.text("The weather is mild. ", "Your friend Bertie will visit."))
         await rig.engine.run_turn("ann", "What shall I do today?", "en")
         assert [p.text for p in rig.pieces if p.text] == ["The weather is mild."]

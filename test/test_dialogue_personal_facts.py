@@ -3373,3 +3373,29 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     assert fact_answers.answer("我支持哪个队？", zh, "zh", FRIDAY) == "你是国安队的球迷。"
     assert fact_answers.answer("我能吃蛋糕吗？", zh, "zh", FRIDAY) == "少吃点吧：你有糖尿病，蛋糕一般含糖多。"
     assert learn(["我上个星期开始学游泳了"]) == {"study": "用户学游泳。"}
+
+
+def test_the_twenty_ninth_rounds_findings_are_read_and_answered():
+    """What an own held-out round found: a son named before and then by name alone ringing every
+    Sunday, a former job said as the place, knees said to be bad, and a car replaced by another."""
+    facts = learn(
+        [
+            "my son paul lives in canada with his wife",
+            "paul rings me every sunday evening",
+            "i used to work in a biscuit factory",
+            "my knees are bad so i use a walking stick",
+            "i drive a blue ford focus",
+            "i sold the ford, i've got a little red fiat now",
+        ]
+    )
+    assert facts["routine:son_every_sunday_evening"] == "User's son Paul rings them every Sunday evening."
+    assert fact_answers.answer("who rings me on sundays?", facts, "en", FRIDAY) == (
+        "Your son Paul rings you every Sunday evening."
+    )
+    assert fact_answers.answer("where did i used to work?", facts, "en", FRIDAY) == (
+        "You used to work in a biscuit factory."
+    )
+    assert facts["health:condition:bad_knee"] == "User has a bad knee."
+    assert fact_answers.answer("what car do i drive?", facts, "en", FRIDAY) == "You drive a little red Fiat now."
+    for said in ("i used to work in the garden a lot", "my knee is not bad actually", "i drive a bus", "i have a seat"):
+        assert not any(k in ("occupation:former", "car") or k.startswith("health:") for k in learn([said])), said

@@ -1761,6 +1761,7 @@ ACKNOWLEDGED = (
     "routine:",
     "study",
     "team",
+    "car",
     "taste:",
     "favorite:",
 )

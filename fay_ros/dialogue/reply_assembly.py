@@ -49,7 +49,11 @@ log = logging.getLogger("fay_ros.dialogue")
 _FICTION_ASKED = re.compile(
     r"\b(?:tell|make up|read|write|invent|give) (?:me |us )?(?:a |an |another )?(?:short |little |funny |bedtime )?"
     r"(?:story|stories|fairy ?tale|tale|joke|poem|rhyme|limerick)\b|"
-    r"讲(?:个|一个)?(?:故事|笑话)|说(?:个|一个)?笑话|编(?:个|一个)?故事",
+    r"讲(?:个|一个)?(?:故事|笑话)|说(?:个|一个)?笑话|编(?:个|一个)?故事|"
+    # a title asked for names its makers and people too: "what's a good film to watch?"
+    r"\b(?:good|nice|decent|funny|classic|old) (?:films?|movies?|books?|novels?|songs?|shows?|programmes?|series)\b|"
+    r"\b(?:recommend|suggest)(?: me)? (?:a |an |some )?(?:good )?"
+    r"(?:films?|movies?|books?|novels?|songs?|shows?|music)\b",
     re.I,
 )
 

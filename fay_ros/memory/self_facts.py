@@ -982,6 +982,7 @@ def extract_self_facts(
         clause = _DIAGNOSED.sub(
             "", _ORDERED.sub(lambda m: "我不能" if has_cjk(m.group(0)) else "I must avoid ", _before_supposing(clause))
         )
+        clause = _BAD_JOINT_EN.sub(_bad_joint_said, clause)
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -1170,7 +1171,9 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
         clause = re.sub(
             rf"(?:^|(?<=, )|(?<=\band )|(?<=\bbut )|{_SAID_FIRST}(?i:{re.escape(name)})"
             r"(?='s |\s+(?:is|has|can't|cannot|can|won't|takes|turned|turns|was|will|starts|goes|loves|hates|"
-            r"works|lives|needs|must|should|isn't|doesn't|died|passed|was put down)\b)",
+            r"works|lives|needs|must|should|isn't|doesn't|died|passed|was put down|"
+            # (what a relative does for them, as a routine: "Paul rings me every Sunday evening")
+            r"rings|calls|phones|visits|comes|pops|drops|texts|emails|brings|picks|drives|helps|plays|does)\b)",
             f"my {relation} {name}",
             clause,
             count=1,
@@ -1368,6 +1371,20 @@ def _statement_before_question(clause: str) -> str:
             break
         head.append(part)
     return ", ".join(head)
+
+
+# A joint said of as the subject is the condition of having it bad: "my knees are bad" is "I have
+# bad knees", "my back's playing up" is "I have a bad back" (health.CONDITIONS names them so)
+_BAD_JOINT_EN = re.compile(
+    r"\bmy (knees|knee|back|hips|hip)(?: is| are|'s| has been| have been) (?:really |very |quite |a bit |so )?"
+    r"(?:bad|dodgy|playing up|not (?:good|great|too good|so good)|giving me (?:trouble|gyp|grief))\b",
+    re.I,
+)
+
+
+def _bad_joint_said(m: re.Match[str]) -> str:
+    joint = m.group(1).lower()
+    return "I have bad knees" if joint == "knees" else f"I have a bad {joint.rstrip('s')}"
 
 
 # A diagnosis is the person's own fact, not hearsay: "the doctor says I'm coeliac" is "I'm coeliac"
@@ -2223,7 +2240,12 @@ _FORMER_JOB_EN = re.compile(
     rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
     rf"\bI(?:'m| am) an? retired ((?:[\w-]+ ){{0,2}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
     # "I taught piano for forty years", "I drove a cab for thirty years": what they did for years
-    rf"\bI ((?:{'|'.join(_PAST_TRADES)}) (?:[\w-]+ ){{0,3}}?[\w-]+) for (?:[\w-]+ ){{0,3}}?(?:years|decades)\b",
+    rf"\bI ((?:{'|'.join(_PAST_TRADES)}) (?:[\w-]+ ){{0,3}}?[\w-]+) for (?:[\w-]+ ){{0,3}}?(?:years|decades)\b|"
+    # a place worked at: "I used to work in a biscuit factory", "I worked at the post office for
+    # thirty years" (said back as told: "User used to work in a biscuit factory.")
+    r"\bI used to work ((?:in|at|for) (?:an?|the|my) (?:[\w'-]+ ){0,3}?[\w'-]+)"
+    r"(?=\s*(?:[.!;,]|$|\b(?:and|but|for|until)\b))|"
+    r"\bI worked ((?:in|at|for) (?:an?|the|my) (?:[\w'-]+ ){0,3}?[\w'-]+) for (?:[\w-]+ ){0,3}?(?:years|decades)\b",
     re.I,
 )
 _FORMER_JOB_ZH = re.compile(
@@ -2521,6 +2543,11 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
         tail = "的" if m.group(1) else ""
         return [_fact("fact", "occupation:former", what, f"{USER_ZH}以前{verb}{what}{tail}。", zh=True)]
     what = next(g for g in m.groups() if g)
+    if m.group(7) or m.group(8):  # a place: "work in a biscuit factory"
+        if re.search(r"\b(?:garden|house|home|kitchen|yard|allotment|shed|a lot|hard|late|nights)\b", what, re.I):
+            return []  # ("I used to work in the garden a lot": no job)
+        what = f"work {_third_person(what)}"
+        return [_fact("fact", "occupation:former", what, f"{USER_EN} used to {what}.")]
     if re.search(rf"\b(?:{_NOT_A_JOB})\b", what, re.I):
         return []
     verb, _, rest = what.partition(" ")
@@ -2892,6 +2919,7 @@ def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     out += [] if any(f.key.startswith("plan:") for f in out) else _relative_plan(clause, now)
     out += _routine(clause, zh=False)
     out += _en_work(clause) + _former_job(clause, zh=False) + _twins(clause, now) + _team(clause, zh=False)
+    out += _car(clause)
     m = _HOME_EN.search(clause)
     if m:
         place = _clause_end(next(g for g in m.groups() if g))
@@ -3927,6 +3955,37 @@ _NOT_TEAMS = frozenset(
     "football soccer rugby cricket tennis golf music film movie jazz country sports sport horse racing snooker "
     "darts boxing f1 formula one baseball basketball hockey big huge massive real true total great".split()
 )
+
+
+# The car they drive: "I drive a blue Ford Focus", "I've got a little red Fiat now" (key `car`,
+# "User drives a little red Fiat now.", so "what car do I drive?" reads it; a newer one replaces it)
+_CAR_MAKES = (
+    r"ford|fiat|vauxhall|opel|toyota|honda|nissan|volkswagen|vw|bmw|audi|mercedes|renault|peugeot|citroen|skoda|"
+    r"kia|hyundai|volvo|mazda|tesla|jaguar|land rover|range rover|suzuki|subaru|dacia|byd|lexus|"
+    r"porsche|mitsubishi|chevrolet|jeep"
+)
+_CAR_EN = re.compile(
+    rf"\bI(?: (?:now |still |also )?drive|(?:'ve| have)? (?:got|bought|have|picked up)) an? "
+    rf"((?:new |little |second-hand |used |old |[a-z]+ ){{0,3}}?(?:{_CAR_MAKES})(?: (?!now\b|these\b)[a-z0-9-]+)?)"
+    r"(?: (now|these days))?(?=\s*(?:[.!,;]|$|\b(?:and|but|which|that|now)\b))",
+    re.I,
+)
+
+
+def _car(clause: str) -> list[SelfFact]:
+    m = _CAR_EN.search(clause)
+    if not m:
+        return []
+    makes = re.compile(rf"\b(?:{_CAR_MAKES})\b", re.I)
+    words = m.group(1).split()
+    make_at = next(i for i, w in enumerate(words) if makes.fullmatch(w) or makes.match(" ".join(words[i : i + 2])))
+    # the make and the model after it as written on the car ("ford focus" → "Ford Focus")
+    car = " ".join(
+        words[:make_at] + [w.upper() if w.lower() in ("vw", "bmw", "byd") else w.capitalize() for w in words[make_at:]]
+    )
+    article = "an" if car[:1].lower() in "aeiou" else "a"
+    when = f" {m.group(2).lower()}" if m.group(2) else ""
+    return [_fact("fact", "car", car, f"{USER_EN} drives {article} {car}{when}.")]
 
 
 _SPORT_WORDS = re.compile(
