@@ -40,6 +40,8 @@ PHRASES: list[tuple[str, str, str | None, str | None, str | None, str]] = [
     ("remind me in an hour and a half to leave", "fri9", "2026-12-04 10:30", None, None, "leave"),
     ("remind me in half an hour to take the cake out", "fri9", "2026-12-04 09:30", None, None, "take the cake out"),
     ("can you remind me to buy milk on the 15th at 5 pm", "fri9", "2026-12-15 17:00", None, None, "buy milk"),
+    # asked as a favour (an own held-out round: no request was heard)
+    ("would you mind reminding me in an hour to stir it", "fri9", "2026-12-04 10:00", None, None, "stir it"),
     ("remind me to take out the trash tonight at 10", "fri9", "2026-12-04 22:00", None, None, "take out the trash"),
     ("remind me tomorrow at 3 to pick up the kids", "fri9", "2026-12-05 15:00", None, None, "pick up the kids"),
     ("remind me at 23:45 to switch off the heater", "fri9", "2026-12-04 23:45", None, None, "switch off the heater"),

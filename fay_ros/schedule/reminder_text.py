@@ -162,6 +162,9 @@ class ParsedReminder:
 
 # -- what is and is not a request ------------------------------------------------------------
 
+# A request asked as a favour: "would you mind reminding me…", "do you mind reminding us…"
+_POLITE_ASK = re.compile(r"\b(?:would|do|could) you mind reminding (me|us)\b", re.I)
+
 _EN_REQUEST = re.compile(
     r"\bremind (?:me|us)\b|"
     r"\b(?:set|add|create|make|need|want|like|put|schedule|give me|get)\b[^.?!]{0,20}\b(?:alarm|reminder)s?\b"
@@ -259,6 +262,7 @@ def without_address(text: str, names: tuple[str, ...]) -> str:
 def is_reminder_request(text: str) -> bool:
     """Whether `text` asks for a reminder (not "don't remind me", a question about reminders,
     or plain chat)."""
+    text = _POLITE_ASK.sub(r"remind \1", text)
     if _CJK.search(text):
         return (
             bool(_ZH_REQUEST.search(text))
@@ -1168,6 +1172,7 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
     """What a reminder request says, seen from `now` (aware) in the zone `tz` (IANA name)."""
     if now.tzinfo is None:
         raise ValueError("now must be an aware datetime")
+    text = _POLITE_ASK.sub(r"remind \1", text)  # "would you mind reminding me in an hour to…"
     zone = ZoneInfo(tz)
     local_now = now.astimezone(zone)
     today = local_now.date()
