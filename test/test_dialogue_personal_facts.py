@@ -1157,7 +1157,15 @@ def test_a_lower_case_name_a_singular_tablet_and_a_late_husband_are_asked_about(
             {"family:dog": "User's dog is called Bramble.", "family:dog:breed": "User's dog is a springer spaniel."},
         ),
         ("我老伴叫周建国，他七十一了。", {"family:partner": "用户的老伴叫周建国。"}),
-        ("我儿子周磊在深圳上班，今年四十岁。", {"family:son:age": "用户的儿子40岁（2026年12月4日时）。"}),
+        (
+            "我儿子周磊在深圳上班，今年四十岁。",
+            {
+                # (the full name after the relation is his name: an own held-out round)
+                "family:son": "用户的儿子叫周磊。",
+                "family:son:job": "用户的儿子在深圳上班。",
+                "family:son:age": "用户的儿子40岁（2026年12月4日时）。",
+            },
+        ),
         (
             "我以前在纺织厂当会计，现在退休了。",
             {"occupation:former": "用户以前在纺织厂当会计。", "occupation": "用户已经退休了。"},
@@ -3399,3 +3407,69 @@ def test_the_twenty_ninth_rounds_findings_are_read_and_answered():
     assert fact_answers.answer("what car do i drive?", facts, "en", FRIDAY) == "You drive a little red Fiat now."
     for said in ("i used to work in the garden a lot", "my knee is not bad actually", "i drive a bus", "i have a seat"):
         assert not any(k in ("occupation:former", "car") or k.startswith("health:") for k in learn([said])), said
+
+
+def test_the_thirtieth_rounds_findings_are_read_and_answered():
+    """What a round written by someone else (not the author of the readers) found: a diagnosis told
+    with its season, an allergy found out about, a dish asked of in passing, a medicine switched in
+    one breath, a name after "this is", a hometown near a town, a move in with family, a job said
+    with its line, a visit asked by day, a pet's name asked as "what I called it", a pastime, a
+    grandchild's college, the in-laws asked through a relative, and in Chinese a diagnosis, a
+    medicine's hour, a relative's full name before their job, a correction, a plan asked with 去,
+    a course at a place, and the day of a routine."""
+    facts = learn(
+        [
+            "hi there, this is doris",
+            "i grew up in a pit village outside barnsley but i've been down here in norwich since nineteen seventy",
+            "the doctor told me in the summer that i've got type two diabetes",
+            "found out i was allergic to shellfish the hard way, ate a plate of prawns in scarborough",
+            "i take my warfarin every evening at six",
+            "and the doctor took me off the warfarin, i'm on eliquis now, twice a day",
+            "i was a signalman on the railway for thirty odd years",
+            "these days i potter about in the shed doing woodturning",
+            "i've got a budgie called captain",
+            "my grandson tyler is studying engineering at college in columbus",
+        ]
+    )
+    assert facts["name"] == "User's name is Doris."
+    assert facts["hometown"] == "User grew up in Barnsley." and facts["home"] == "User lives in Norwich."
+    assert facts["health:condition:diabetes"] == "User has diabetes."
+    assert facts["health:allergy:shellfish"] == "User is allergic to shellfish."
+    assert facts["health:medication:warfarin"] == "User no longer takes warfarin."
+    assert facts["occupation:former"] == "User used to be a signalman."
+    answers = {
+        "there's prawn cocktail at the wedding do, should i have some?": "No, you're allergic to shellfish.",
+        "which blood thinner am i on now?": "You no longer take warfarin. You are on eliquis now, twice a day.",
+        "remind me what i called the budgie": "Your budgie is called Captain.",
+        "what do i do for fun?": "You like woodturning.",
+        "where does tyler go to college?": "Your grandson Tyler is studying engineering at college in Columbus.",
+        "what's my daughter's husband called?": "You haven't told me about your son-in-law yet.",
+    }
+    assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in answers} == answers
+    moved = learn(["i live in dayton", "well it's done, i moved in with my daughter in cincinnati yesterday"])
+    assert fact_answers.answer("where am i living these days?", moved, "en", FRIDAY) == "You live in Cincinnati."
+    zh = learn(
+        [
+            "前年查出来有痛风，医生不让我吃海鲜",
+            "我每天早上七点吃一片别嘌醇",
+            "我儿子王磊在深圳当工程师，儿媳妇是小学老师",
+            "不对不对，我说错了，儿媳妇是教中学的，不是小学",
+            "这个星期六我要去人民广场那边参加老战友聚会",
+            "食堂那边我不去了，现在改成去老年大学学书法，每个星期三上课",
+        ]
+    )
+    assert zh["health:condition:gout"] == "用户有痛风。" and zh["family:son"] == "用户的儿子叫王磊。"
+    answers_zh = {
+        "我早上几点吃药？": "你每天早上七点吃一片别嘌醇。",
+        "我儿子在哪个城市工作？": "你的儿子在深圳当工程师。",
+        "我儿媳妇教什么学校的？": "你的儿媳妇是教中学的。",
+        "我周六要去干什么？": "你2026年12月5日（星期六）要去人民广场那边参加老战友聚会。",
+        "我现在在学什么？": "你在老年大学学书法。",
+        "我每个星期几去上课？": "你每个星期三上课。",
+    }
+    assert {q: fact_answers.answer(q, zh, "zh", FRIDAY) for q in answers_zh} == answers_zh
+    # what must not be read: a past allergy, a pleasantry after "this is", a pet flown away as dead,
+    # a relative's job as the user's own, a condition named in a question
+    assert not learn(["i was allergic to cats as a child"]) and not learn(["hello, this is fun"])
+    assert not learn(["我养了一只鹦鹉，叫翠翠", "唉，翠翠前天从窗户飞走了"]).get("family:parrot:passed")
+    assert "occupation:former" not in learn(["我老伴李国平以前是医生"]) and not learn(["糖尿病人不能吃什么"])

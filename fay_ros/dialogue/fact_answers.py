@@ -87,9 +87,12 @@ _DO_I_LIKE_EN = re.compile(r"(?:^|[,.!]\s*)do i (?:like|love|enjoy)\s+(.+?)\s*\?
 _FAVORITE_Q_EN = re.compile(r"\b(?:what|who)(?:'s| is|s) my favou?rite (?:tv |television |radio )?([a-z]+)\b", re.I)
 _FAMILY_Q_EN = re.compile(
     r"\bwhat(?:'s| is|s) the name of (?:my|our) ([a-z ]+?)(?: again)?\s*\?*$|"
-    r"\b(?:who is|who's|whos|who was|who are|what(?:'s| is| are| was| were|s)) (?:my|our|the) (?:late )?([a-z -]+?)"
+    r"\b(?:who is|who's|whos|who was|who are|what(?:'s| is| are| was| were|s)) (?:my|our|the) (?:late )?"
+    r"((?:(?:daughter|son|sister|brother|wife|husband)'s (?!name\b))?[a-z -]+?)"
     r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
-    r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$",
+    r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$|"
+    # "remind me what I called the budgie", "what did I call my dog?"
+    r"\bwhat (?:did )?(?:i|we) (?:call|called|name|named) (?:my|our|the) ([a-z -]+?)(?: again)?\s*\?*$",
     re.I,
 )
 # people a user may ask about that are no family key ("What's my flatmate called?"): never told,
@@ -101,6 +104,15 @@ _PEOPLE_EN = frozenset(
     "grandchildren grandkids kids children twin physio physiotherapist chiropodist podiatrist optician dentist "
     "social worker".split()
 )
+# a relative's spouse or parent said through the relative: the in-law it is
+_IN_LAWS = {
+    **dict.fromkeys(("daughter's husband", "daughters husband"), "son-in-law"),
+    **dict.fromkeys(("son's wife", "sons wife"), "daughter-in-law"),
+    **dict.fromkeys(("sister's husband",), "brother-in-law"),
+    **dict.fromkeys(("brother's wife",), "sister-in-law"),
+    **dict.fromkeys(("wife's mother", "wife's mum", "husband's mother", "husband's mum"), "mother-in-law"),
+    **dict.fromkeys(("wife's father", "wife's dad", "husband's father", "husband's dad"), "father-in-law"),
+}
 # "my little boy" is the son they told of, "my little girl" the daughter
 _CHILD_WORDS = {"little boy": "son", "boy": "son", "lad": "son", "little girl": "daughter", "girl": "daughter"}
 # "my partner" / "我爱人": whoever of these the user named
@@ -111,7 +123,10 @@ _PLAN_Q_EN = re.compile(
     r"\bwhat (?:am i|was i|are we|did i say i(?:'m| was| am)) (?:doing|going to do|planning)\b|"
     r"\bwhat are my plans\b|\bmy plans?\b.*\?|\bdo i have (?:any )?plans\b|"
     # a visit: "Who's coming to see me on Saturday?", "Who am I seeing tomorrow?"
-    r"\bwho(?:'s| is) (?:coming|visiting|popping|dropping)\b|\bwho am i (?:seeing|meeting|visiting)\b|"
+    r"\bwho(?:'s| is) (?:coming|visiting|popping|dropping)\b|"
+    # (with a day: "who's taking me out on Thursday?"; without one the plan that says it answers)
+    r"\bwho(?:'s| is) (?:taking|driving|picking) me\b(?=.*\b(?:on|tomorrow|today|tonight|this|next)\b)|"
+    r"\bwho am i (?:seeing|meeting|visiting|going with)\b|"
     r"\bwhat (?:have i got|do i have|have i got on|is on for me) (?:on|this|next|tomorrow|today|at the weekend)\b|"
     # "What do I need to do today?", "What did I have to pick up on Wednesday?"
     r"\bwhat (?:do i|did i) (?:need|have) to\b|\bwhat (?:have i|'ve i|i've) got to do\b|"
@@ -154,7 +169,7 @@ _EVENT_Q_EN = re.compile(
 _PLAN_Q_ZH = re.compile(
     r"我(?:明天|后天|周末|下周|今晚|这周末|(?:这|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]|"
     r"(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日])?(?:早上|上午|中午|下午|晚上)?"
-    r"(?:要|打算|准备)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)|"
+    r"(?:要|打算|准备)?(?:去)?(?:做|干|去)(?:什么|啥|嘛|哪)|我(?:明天|周末|下周|今晚)?要干嘛|我的(?:计划|安排)|"
     r"我(?:明天|后天|周末|这个?周末|下周|下个?星期|今晚)?有(?:什么|啥|哪些)(?:安排|计划|事)"
 )
 
@@ -361,6 +376,7 @@ def answer(
             relation = re.sub(r"^(?:大|小|二|三)(?=(?:" + ZH_RELATIONS + r")$)", "", relation.removesuffix("们"))
         relation = _CHILD_WORDS.get(relation, relation)
         relation = {"grandchildren": "grandchild", "children": "child"}.get(relation, relation)
+        relation = _IN_LAWS.get(relation, relation)  # "my daughter's husband": the son-in-law
         asked = relation
         # "my eldest son": the son they told of (or none told)
         relation = re.sub(r"^(?:eldest|youngest|oldest|older|younger|big|baby|middle) (?=\w)", "", relation)
@@ -649,7 +665,16 @@ _TIME_WORDS = re.compile(
 )
 
 
+# which day something is done: "我每个星期几去上课？", "我哪天去钓鱼？"
+_ROUTINE_DAY_Q_ZH = re.compile(
+    r"我(?:每个?)?(?:(?:星期|礼拜|周)几|哪天|哪几天)(?:要|都|会)?(?:去)?([\u4e00-\u9fff]{2,6}?)(?:[？?]|$|呢|啊)"
+)
+
+
 def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | None:
+    if zh and (day_q := _ROUTINE_DAY_Q_ZH.search(question)):
+        doing = [v for k, v in facts.items() if k.startswith("routine:") and day_q.group(1) in v]
+        return _join([second_person(v) for v in doing], zh) if doing else None
     m = (_ROUTINE_Q_ZH if zh else _ROUTINE_Q_EN).search(question)
     if m is None:
         return None
@@ -926,6 +951,8 @@ _MEDICATION_Q_EN = re.compile(
     r"(?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
+    r"\b(?:which|what) (?:blood thinners?|statins?|painkillers?|water tablets?|inhalers?|antibiotics?|"
+    r"tablets?|pills?|medicines?|medications?|meds) am i (?:on|taking)\b|"
     r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
     r"\bwhich (?:medication|medications|medicine|medicines|meds|pills|tablets) (?:do|did|should) i\b|"
     r"\bwhat do i take (?:every|each|in the|at)\b|\bwhat (?:do|did) i take (?:for|when)\b|^what do i take\??$|"
@@ -937,7 +964,9 @@ _MEDICATION_Q_EN = re.compile(
 _MEDICATION_Q_ZH = re.compile(
     r"我(?:每天|平时|现在)?(?:早上|上午|中午|下午|晚上|睡前|饭前|饭后)?(?:要|在|都|需要|得)?(?:吃|服用|打|用)(?:的)?(?:是)?"
     r"(?:什么|哪些|啥)(?:药|针)|我的药是什么|"
-    r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药"
+    r"我吃的(?:是)?什么[\u4e00-\u9fff]{0,3}药|"
+    # when: "我早上几点吃药？", "我什么时候吃药？"
+    r"我(?:每天)?(?:早上|上午|中午|下午|晚上|睡前)?(?:几点|什么时候|啥时候)(?:要|得)?(?:吃|服)(?:药|[\u4e00-\u9fff]{1,4}药)"
 )
 _HEALTH_Q_EN = re.compile(
     r"\bwhat (?:health )?(?:conditions?|problems?|issues?|illness(?:es)?) (?:do i have|have i got)\b|"
@@ -967,7 +996,8 @@ _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhere (?:does|did) {_WHO_EN} work\b|"
     # a student: "What is Liam studying?", "where does my granddaughter study?"
     rf"\bwhat (?:is|'s) {_WHO_EN} (?:studying|reading)\b|\bwhat (?:does|did) {_WHO_EN} study\b|"
-    rf"\bwhere (?:does|did|is) {_WHO_EN} (?:study|studying|at uni|at university)\b",
+    rf"\bwhere (?:does|did|is) {_WHO_EN} (?:study|studying|at uni|at university|at college|go to "
+    r"(?:college|uni|university|school))\b",
     re.I,
 )
 
@@ -988,7 +1018,8 @@ _ZH_WHO = r"(?:我(?:的)?(" + ZH_RELATIONS + r")|(她|他)|(?![我你])([\u4e00
 # "我老婆是做什么的？", "李梅在哪里上班？", "我儿子住在哪里？": a relative's job and home
 _RELATIVE_JOB_Q_ZH = re.compile(
     _ZH_WHO + r"(?:(?:现在)?(?:是)?(?:做|干)(?:什么|啥)(?:工作)?(?:的)?|(?:的)?(?:工作|职业)是(?:什么|啥)|"
-    r"(?:现在)?在哪(?:里|儿)?(?:工作|上班|读书|上学|读大学|上大学|念书)|学(?:的是)?(?:什么|啥)(?:专业)?)"
+    r"(?:现在)?在哪(?:里|儿|个城市|个地方|个学校|家公司)?(?:工作|上班|读书|上学|读大学|上大学|念书)|"
+    r"学(?:的是)?(?:什么|啥)(?:专业)?|教(?:什么|哪个|哪种)(?:学校)?(?:的)?)"
 )
 _RELATIVE_HOME_Q_ZH = re.compile(_ZH_WHO + r"(?:现在)?(?:住|家)(?:在)?(?:哪|什么地方)")
 # when someone comes, goes, marries…: "我儿子什么时候回来？" (see _someones_plan_zh)
@@ -1313,7 +1344,10 @@ def _about_oneself(q: str, facts: dict[str, str], zh: bool, now: datetime.dateti
     if m:
         # "am I allergic to…" / "我对…过敏吗", not "can I eat…"
         allergy_q = bool(m.group(2) or (zh and m.group(3)))
-        reply = _can_eat(next(g for g in m.groups() if g), facts, zh, allergy_q)
+        thing = next(g for g in m.groups() if g)
+        if not zh and re.fullmatch(r"(?:some|it|one|any|that|them|those|a bit|a little|some of it)\W*", thing.strip()):
+            thing = q  # "there's prawn cocktail at the do, should I have some?": the food said before
+        reply = _can_eat(thing, facts, zh, allergy_q)
         if reply is not None:
             return reply
     age_q = (_AGE_Q_ZH if zh else _AGE_Q_EN).search(q)

@@ -564,7 +564,8 @@ _FORECAST_Q = re.compile(
     r"\b(?:weather|forecast)\b[^.!]*\?(?<!n't it\?)(?<!innit\?)|\bwhat(?:'s| is) the (?:weather|forecast)\b|"
     r"\bhow(?:'s| is) the weather\b|"
     r"\b(?:is it|will it) (?:going to |gonna )?(?:rain|snow|be (?:sunny|cold|warm|hot|windy|nice|wet|dry|fine))\b|"
-    r"天气(?:怎么样|如何|预报|好不好)|(?:会|要)下(?:雨|雪)吗|下不下(?:雨|雪)",
+    r"天气(?:怎么样|如何|预报|好不好)|(?:会|要)下(?:雨|雪)吗|下不下(?:雨|雪)|"
+    r"(?:雾|雨|雪|风)(?:大不大|大吗|停了吗|会停吗)|(?:外[头面]|今天|明天)(?:冷不冷|热不热|冷吗|热吗)",
     re.I,
 )
 

@@ -246,7 +246,7 @@ _MEDICATION_ROWS = (
     ("sertraline", "sertraline", "舍曲林"),
     ("furosemide", "furosemide", "呋塞米"),
     ("clopidogrel", "clopidogrel", "氯吡格雷"),
-    ("apixaban", "apixaban", "阿哌沙班"),
+    ("apixaban", "apixaban|eliquis", "阿哌沙班"),
     ("prednisolone", "prednisolone|prednisone", "泼尼松|泼尼松龙"),
     ("salbutamol", "salbutamol|ventolin|albuterol", "沙丁胺醇"),
     ("allopurinol", "allopurinol", "别嘌醇"),

@@ -170,7 +170,8 @@ _MONTHS_EN = "(?:" + "|".join(month.lower() for month in when.MONTHS_EN) + ")"
 _NOT_A_NAME_AFTER_ITS = (
     rf"(?:[a-z]+(?:ing|ed)|{_DAYS_EN}|{_MONTHS_EN}|christmas|cold|hot|warm|sunny|windy|cloudy|wet|"
     r"late|early|lovely|nice|great|good|fine|quiet|busy|time|noon|midnight|me|you|him|her|us|them|ok|okay|true|"
-    r"mine|yours|today|tomorrow|weird|funny|hard|easy|done|over|fay)\b"
+    r"mine|yours|today|tomorrow|weird|funny|hard|easy|done|over|fay|fun|new|nice|amazing|awful|brilliant|"
+    r"silly|strange|odd|exciting|boring|scary|sad|it|all|my|the|a|an|so|really|very|what|why|how)\b"
 )
 # Greetings before a name ("sup, Jamal here", "morning! Ray here", "hello dear, I'm Bea")
 _GREETING = (
@@ -204,7 +205,7 @@ _EN_NAME = [
     # "morning, the name's Bill"
     re.compile(rf"(?:^|[,.!]\s*)the name(?:'s| is) ({_NAME_WORD})\b", re.I),
     re.compile(
-        rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})({_NAME_WORD})[!.]*$",
+        rf"^(?:{_GREETING}[!,.]*\s+)+(?:it'?s|this is) (?!{_NOT_A_NAME_AFTER_ITS})({_NAME_WORD})[!.]*$",
         re.I,
     ),
     # "Oksana, pleased to meet you" (the name, then the pleasantry)
@@ -394,6 +395,18 @@ _EN_TASTE = [
         ),
         True,
     ),
+    # what they spend their days doing: "these days I potter about in the shed doing woodturning",
+    # "I spend most of my time doing jigsaws"
+    (
+        re.compile(
+            r"\bI (?:potter (?:about|around)|"
+            r"spend (?:my|most of my|a lot of my|all my) (?:time|days|mornings|evenings)|"
+            r"keep (?:myself )?busy)(?: (?:in|at|on|round) (?:the|my) \w+)? (?:doing|with) "
+            rf"(?!(?:nothing|not much|this|that|it|stuff|things|bits)\b)(.+?){_STOP_CLAUSE}",
+            re.I,
+        ),
+        True,
+    ),
     # (a hobby taken up may be "the birdwatching", as people say it)
     (
         re.compile(
@@ -459,7 +472,7 @@ _EN_STOPPED = [
     re.compile(
         # (a medicine stopped is no habit: "I stopped taking aspirin", `_MED_STOPPED_EN`)
         rf"\bI(?:'ve| have)? (?:stopped|quit|gave up|given up) "
-        r"(?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b|(?:taking|using) (?:my |the |his |her )?"
+        r"(?!on\b|the idea|work(?:ing)? (?:at|as|in|for)\b|(?:(?:taking|using) )?(?:my |the |his |her )?"
         rf"(?:{_MEDICATION_NAMES_EN}|[\w ]*?{_MED_WORDS}))"
         rf"(?:({'|'.join(_GERUNDS)}) )?(.+?){_STOP_CLAUSE}",
         re.I,
@@ -845,6 +858,8 @@ _LOWER_NAME_CUES = re.compile(
     r"(?:my|our) (?:youngest|eldest|oldest),|"
     r"(?:bungalow|flat|house|cottage|apartment|terrace|semi|village|town|city|care home) (?:in|near)|"
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|near|"
+    # ("a pit village outside barnsley", "down here in norwich", "with my daughter in cincinnati")
+    r"outside|here in|(?:daughter|son|sister|brother|family|kids|children) in|"
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
     # ("my daughter claire is a nurse in leeds", "i work in leeds")
     r"(?:is|'s|'m|am|are) an? [a-z]+ (?:in|at)|works? in|working in|"
@@ -856,7 +871,8 @@ _LOWER_NAME_CUES = re.compile(
     r"works|now|originally|with|since|but|too|here|there|these days|nowadays|by the way|btw|next|this|on|until|till|"
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
     r"passed|died|"
-    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently)\b|"
+    r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently|"
+    r"yesterday|today)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
     r"(?<!s)\s+[a-z]+s\b))",
@@ -878,7 +894,9 @@ _LOWER_NAME_SPOTS = [
         r"(?=,? (?:(?:very |so )?(?:pleased|nice|good|lovely|glad) to meet you|how do you do)\b)"
     ),
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*(?P<name>[a-z][a-z'-]+)(?= (?:here|speaking)\b)"),
-    re.compile(rf"^(?:{_GREETING}[!,.]*\s+)+it'?s (?!{_NOT_A_NAME_AFTER_ITS})(?P<name>[a-z][a-z'-]+)(?=[!.]*$)"),
+    re.compile(
+        rf"^(?:{_GREETING}[!,.]*\s+)+(?:it'?s|this is) (?!{_NOT_A_NAME_AFTER_ITS})(?P<name>[a-z][a-z'-]+)(?=[!.]*$)"
+    ),
     re.compile(r"(?:^|[.!?,]\s*)(?P<name>[a-z][a-z'-]+)(?='s my name\b|'s the name\b| for short\b)"),
     re.compile(r"(?:^|[.!?,]\s*)the name(?:'s| is) (?P<name>[a-z][a-z'-]+)"),
 ]
@@ -949,10 +967,22 @@ _ZH_AFTER_NAME = re.compile(r"(叫[\u4e00-\u9fff]{2,3}?)(?=今年|去年|以前|
 _ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 
 
+# a relative's full name said right after the relation, then what they do: "我儿子王磊在深圳当工程师"
+# reads as "我儿子叫王磊，在深圳当工程师" (a surname, then one or two characters)
+_ZH_KIN_FULL_NAME = re.compile(
+    rf"(我(?:的|家)?(?:{ZH_RELATIONS}))([{ZH_SURNAMES}][{CJK_IDEOGRAPHS}]{{1,2}}?)"
+    r"(?=在|是|今年|住|也|已经|当|做|去年|现在|以前|之前|原来|退休|刚|和|跟|[，,])"
+)
+
+
 def _zh_as_written(text: str) -> str:
     if not has_cjk(text):
         return text
     text = _ZH_LEADING_FILLER.sub("", _ZH_SPACE.sub("，", text.strip()))
+    text = _ZH_KIN_FULL_NAME.sub(r"\1叫\2，", text)
+    # a correction's lead ("不对不对，我说错了，儿媳妇是教中学的"): what follows is the statement
+    # ("对不对" in it would read as a question)
+    text = re.sub(r"^(?:(?:不对|不是|哦不|错了)[，,、\s]*)+(?:我?说错了[，,。\s]*|应该是)?", "", text)
     return _ZH_AFTER_NAME.sub(r"\1，", _ZH_PRONOUN_CLAUSE.sub("，", text))
 
 
@@ -983,6 +1013,7 @@ def extract_self_facts(
             "", _ORDERED.sub(lambda m: "我不能" if has_cjk(m.group(0)) else "I must avoid ", _before_supposing(clause))
         )
         clause = _BAD_JOINT_EN.sub(_bad_joint_said, clause)
+        clause = _FOUND_ALLERGIC_EN.sub(lambda m: "" if "hard way" in m.group(0).lower() else "I'm ", clause)
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -1382,6 +1413,15 @@ _BAD_JOINT_EN = re.compile(
 )
 
 
+# An allergy found out about is still one: "found out I was allergic to shellfish the hard way"
+# is "I'm allergic to shellfish" (how they found out is no part of the allergen)
+_FOUND_ALLERGIC_EN = re.compile(
+    r"\b(?:I )?(?:found out|discovered|learn(?:ed|t)|realised|realized|(?:it )?turned out)(?: that)? I was "
+    r"(?=(?:very |really |severely |badly |deathly )?allergic\b)|(?<=\w) the hard way\b",
+    re.I,
+)
+
+
 def _bad_joint_said(m: re.Match[str]) -> str:
     joint = m.group(1).lower()
     return "I have bad knees" if joint == "knees" else f"I have a bad {joint.rstrip('s')}"
@@ -1391,7 +1431,8 @@ def _bad_joint_said(m: re.Match[str]) -> str:
 # (a health fact left out would let the reply guard offer bread); "she told me I'm…" stays hedged.
 _CLINICIAN = r"(?:the|my|our|a|me) (?:doctor|gp|consultant|specialist|dietitian|dietician|allergist|cardiologist)s?"
 _DIAGNOSED = re.compile(
-    rf"\b{_CLINICIAN} (?:says|said|told me|has told me|confirmed|reckons)(?: that)?,? (?=I\b)|"
+    rf"\b{_CLINICIAN} (?:says|said|told me|has told me|confirmed|reckons)"
+    r"(?: (?:in|over|during|back in|last|this|at) (?:the )?[a-z]+(?: [a-z]+)?)?(?: that)?,? (?=I\b)|"
     r"(?:医生|大夫)(?:说|告诉我|确诊)(?=我)",
     re.I,
 )
@@ -1793,7 +1834,8 @@ def _plan_day(said: str, now: datetime.datetime, zh: bool) -> str:
 
 
 _ZH_GOES_ON = re.compile(
-    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年)?(?:早上|晚上|中午)?"
+    r"(?<=[，,])\s*(?=(?:现在|平时|每天|也|还|都|一直|已经|去年|今年|上个?月|上周|最近|前年|以前|之前|原来|过去)?"
+    r"(?:早上|晚上|中午)?"
     r"(?:(?:跟|和)[^，,]{1,6}一起)?"
     r"(?:住在|吃|喜欢|爱|有|对|不能|不吃|是|在|养了|学的是|今年|退休|已经退休|早就退休|过了|打|服用|搬到|学|老家|"
     # an age said alone: "我是陈华，六十八岁，退休工人"
@@ -1815,7 +1857,13 @@ def _zh_subject_carried(clause: str) -> str:
         # (it was taken for the user's home); an age there is read with the name already
         # ("我女儿叫朵朵，今年六岁": 用户的女儿朵朵6岁)
         age = re.compile(r"\s*(?:今年|现在|已经)?(?:都)?(?:" + when.ZH_NUMBER + r"|\d{1,3})(?:周)?岁")
-        return _ZH_GOES_ON.sub(lambda m: "" if age.match(clause, m.end()) else "我" + relative.group(1), clause)
+        named = re.match(r"我(?:的|家)?(?:" + ZH_RELATIONS + r")叫[^，,]{1,4}[，,]", clause)
+        assert named is not None
+        return _ZH_GOES_ON.sub(
+            # (an age right after the name is read with it; one after more of them is carried)
+            lambda m: "" if age.match(clause, m.end()) and m.start() == named.end() else "我" + relative.group(1),
+            clause,
+        )
     if relative and "叫" not in clause:  # "我儿子周磊在深圳上班，今年四十岁": the age is the son's
         age_next = r"(?<=[，,])\s*(?=(?:今年|现在|已经)(?:都)?(?:" + when.ZH_NUMBER + r")(?:周)?岁)"
         return re.sub(age_next, "我" + relative.group(1), clause)
@@ -2234,7 +2282,7 @@ _PAST_TRADES = {
 _FORMER_JOB_EN = re.compile(
     rf"\bI used to (?:be|work as) (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?\b|"
     rf"\bI was (an? (?:[\w-]+ ){{0,3}}?[\w-]*(?:{_OCCUPATIONS_EN}))s?(?: for (?:[\w-]+ ){{0,3}}?(?:years|decades))?"
-    r"(?=\s*(?:[.!;,]|$|\b(?:and|but|before|until|all|in|at|for)\b))|"
+    r"(?=\s*(?:[.!;,]|$|\b(?:and|but|before|until|all|in|at|for|on|with)\b))|"
     # "worked as" / "retired as" name a job whatever the word
     rf"\bI (?:worked|retired) as (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
     rf"\bbefore I retired,? I (?:was|worked as) (an? (?:[\w-]+ ){{0,3}}?[\w-]+?){_FORMERLY}{_STOP_CLAUSE}|"
@@ -2313,6 +2361,10 @@ _HOME_EN = re.compile(
     rf"((?:in|near|outside|just outside|close to) .+?)"
     rf"(?:(?= (?:for )?(?:\w+ )?(?:years?|months?|ages|a while|decades?)\b| since\b)|{_STOP_CLAUSE})|"
     rf"\bI(?:'m| am) (?:currently |now )?based in (.+?){_STOP_CLAUSE}|"
+    # "I've been down here in Norwich since 1970", "I moved in with my daughter in Cincinnati"
+    r"\bI(?:'ve| have) been (?:down |up |over |out )?here in ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
+    r"\b(?:I|we)(?:'ve| have)?(?: just| now| recently)? moved in with (?:my|our) [a-z]+(?: [A-Z][a-z]+)? in "
+    r"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     # "now I'm retired in Leicester", "we retired to Devon"
     rf"\b(?:I(?:'m| am)|we(?:'re| are))(?: now)? retired (?:in|to) ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
     rf"\b(?:I|we) retired to ((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)|"
@@ -2378,7 +2430,8 @@ _STOP_ITEMS = (
     # ", found out the hard way", ", the doctor was very firm": a remark after the list, not an item
     r",\s*(?:found|the|my|so|which|it|that|this|since|because|though|although|especially|ever|apparently|"
     r"according|we|they|he|she|learned|discovered|turns?|doctor|ended|landed|nearly|almost|had|went|got|was|"
-    r"been|once|twice|big time|really|seriously|badly|lol|haha|poor|bless|sadly|unfortunately|annoyingly)\b|"
+    r"been|once|twice|big time|really|seriously|badly|lol|haha|poor|bless|sadly|unfortunately|annoyingly|"
+    r"ate|eaten|tried|took|swelled|couldn't|could not)\b|"
     r",?\s*and (?:my|our) \w+(?: [A-Z][a-z]+)? (?:is|has|'s|can|can't|cannot|must|should)\b))"
 )
 _ORDINALS = (
@@ -2566,12 +2619,17 @@ _STUDY_ZH = re.compile(
     r"(?<![大中小])(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
     r"([^，,。！!？?\s的了]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊|了)|"
     # "现在在武汉读研究生", "我在北京上大学"
-    r"(?:我|^|(?<=[，,]))(?:现在|目前|正在)?在([^，,。！？\s]{1,8}?)(?:读|念|上)(研究生|大学|博士|硕士|高中|中学|本科|研)"
+    r"(?:我|^|(?<=[，,]))(?:现在|目前|正在)?在([^，,。！？\s]{1,8}?)(?:读|念|上)(研究生|大学|博士|硕士|高中|中学|本科|研)|"
+    # "现在改成去老年大学学书法", "我每周去社区学太极"
+    r"(?:我|^|(?<=[，,]))(?:现在|最近|每周|每个?星期[一二三四五六日天]?)?(?:改成|开始|又)?去([^学，,。！？\s]{1,8}?)"
+    r"(?:学习|学)([^，,。！!？?\s的了]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊|了)"
 )
 
 
 def _zh_study(clause: str) -> list[SelfFact]:
     m = _STUDY_ZH.search(clause)
+    if m and m.group(6):  # learnt at a place gone to: "去老年大学学书法"
+        return [_fact("fact", "study", m.group(6), f"{USER_ZH}在{m.group(5)}学{m.group(6)}。", zh=True)]
     if m and m.group(4):
         said = f"{USER_ZH}在{m.group(3)}读{m.group(4)}。"
         return [_fact("fact", "study", f"{m.group(3)}{m.group(4)}", said, zh=True)]
@@ -2626,6 +2684,9 @@ _OWN_BIRTHDAY_ZH = re.compile(
 _PLACE_EN = r"((?-i:[A-Z])[\w'-]+(?:,? (?-i:[A-Z])[\w'-]+){0,2})"
 _HOMETOWN_EN = re.compile(
     rf"\bI (?:grew up|was raised|was brought up|was born and raised|was born and bred) in {_PLACE_EN}|"
+    # "I grew up in a pit village outside Barnsley": the town it is near
+    r"\bI (?:grew up|was raised|was brought up|was born) in an? (?:[a-z]+ ){0,2}?(?:village|hamlet|town|farm|place)"
+    rf" (?:just )?(?:outside|near|close to) {_PLACE_EN}|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN}(?=\s*(?:originally|[.!?,;]|$|\b(?:and|but|so)\b))|"
     rf"\bI(?:'m| am) (?:originally )?from {_PLACE_EN} originally|"
     rf"\bI(?:'m| am) (?-i:[A-Z])[a-z]+,? (?:originally )?from {_PLACE_EN}"
@@ -2674,7 +2735,7 @@ def _hometown(clause: str, zh: bool) -> list[SelfFact]:
 # ("passed" alone is a death, not "passed his exams", "passed her driving test")
 _PASSED_ON_EN = r"passed(?!\s+(?:her|his|my|the|a|an|their|its|it|all|with|by|through|out|your|our)\b)"
 _DIED_EN = rf"(?:has |had |just |sadly )*(?:died|passed away|passed on|{_PASSED_ON_EN}|was put down|was put to sleep)\b"
-_DIED_ZH = r"(?:去世了|过世了|走了|死了|不在了)"
+_DIED_ZH = r"(?:去世了|过世了|(?<![飞跑溜出搬])走了|死了|不在了)"  # (飞走了, 跑走了: lost, not dead)
 _DEATH_EN = re.compile(
     rf"\b(?:my|our) (?:dear |beloved |old |poor )?({_REL}|{_PET_WORD})(?! (?-i:[A-Z])[a-z]+ )(?:,)? {_DIED_EN}|"
     rf"\bI (?:just |recently )?lost my ({_REL}|{_PET_WORD})\b(?! (?:keys|phone|wallet|job))",
@@ -2749,7 +2810,9 @@ _CHILDREN_ROUTINE_EN = re.compile(
     re.I,
 )
 _ROUTINE_ZH = re.compile(
-    r"我(?:们)?(每天|天天|每周|每个?周末|每个?(?:星期|礼拜)[一二三四五六日天]|每个?月|平时)"
+    # (a clause that goes on without 我: "…学书法，每个星期三上课")
+    r"(?:我(?:们)?|(?<=[，,]))(每天|天天|每周|每个?周末|每个?(?:星期|礼拜)[一二三四五六日天](?:和(?:星期|礼拜)?[一二三四五六日天])?|"
+    r"每个?月|平时)"
     r"(早上|上午|中午|下午|傍晚|晚上)?(?:都|一般|经常|会|要)*"
     r"([^" + _ZH_STOP + r"]{2,14}?)(?=[" + _ZH_STOP + r"]|$|呢|啊)"
 )
@@ -3342,7 +3405,8 @@ _FAMILY_RUNS_EN = re.compile(
 _FAMILY_STUDIES_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:now |currently |still )?(?:studying|reading|doing a degree in|doing a course in) "
     r"(?!(?:hard|well|a lot|late|for|now|again|abroad|tonight|today|at|in|with|from)\b)((?:[\w-]+ ){0,2}?[\w-]+)"
-    r"(?: at ((?:the )?(?:[A-Za-z][\w-]+(?: (?-i:[A-Z])[\w-]+)?)))?"
+    # ("at Newcastle", "at college in Columbus", "at uni in Leeds": the town)
+    r"(?: at ((?:(?:college|uni|university|school) in )?(?:the )?(?:[A-Za-z][\w-]+(?: (?-i:[A-Z])[\w-]+)?)))?"
     r"(?=\s*(?:[.!?,;]|$|\b(?:and|but|now|these days)\b))",
     re.I,
 )
@@ -3410,8 +3474,10 @@ def _en_family_life(clause: str) -> list[SelfFact]:
         relation = relation_key(studies.group(1))
         who = " ".join(filter(None, (studies.group(1).lower(), studies.group(2))))
         place = studies.group(4) or ""
-        if place and place.islower() and place not in ("uni", "university", "college", "the uni", "the university"):
-            place = place.title()  # ("at newcastle": a place, as written lowercase)
+        kind, _, town = place.rpartition(" in ") if " in " in place else ("", "", place)
+        if town and town.islower() and town not in ("uni", "university", "college", "the uni", "the university"):
+            town = town.title()  # ("at newcastle": a place, as written lowercase)
+        place = f"{kind.lower()} in {town}" if kind else town  # ("at college in Columbus")
         where = f" at {place}" if place else ""
         content = f"{USER_EN}'s {who} is studying {studies.group(3)}{where}."
         out.append(_fact("fact", f"family:{relation}:job", studies.group(3) + where, content))
@@ -3672,14 +3738,20 @@ def _en_health(clause: str) -> list[SelfFact]:
         )
     stopped = _MED_STOPPED_EN.search(clause)
     if stopped:
-        said_name = _clause_end(stopped.group(1) or stopped.group(2) or stopped.group(3))
+        said = stopped.group(1) or stopped.group(2) or stopped.group(3)
+        # (the new one after it: "took me off the warfarin, I'm on Eliquis now")
+        said = re.split(r",\s*(?=I\b|I'm\b)", said)[0]
+        said_name = _clause_end(said)
         core = re.sub(r"^(?:their|my|some|a|an|the) ", "", _third_person(said_name), flags=re.I)
         known = health.find(health.MEDICATIONS, core)
         if known is not None or re.search(_MED_WORDS, core, re.I):
             key = known.key if known is not None else re.sub(r"\s+", "_", core.lower())[:60]
             # (the medicine's own key: "User no longer takes aspirin." is what is true of it now)
             out.append(_fact("fact", f"health:medication:{key}", core, f"{USER_EN} no longer takes {core}."))
-            return out
+            rest = clause[clause.find(said) + len(said) :]
+            if not _MED_EN.search(rest):
+                return out
+            clause = rest
     med = _MED_EN.search(clause)
     if med:
         verb = (med.group(1) or med.group(3) or med.group(5)).lower()
@@ -3841,7 +3913,12 @@ _DONT_EAT_ZH = re.compile(
     + r"]|$|了)"
 )
 _CONDITION_NAMES_ZH = health.names_pattern(health.CONDITIONS, zh=True)
-_CONDITION_ZH = re.compile(r"我(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)")
+_CONDITION_ZH = re.compile(
+    # (a diagnosis without 我: "前年查出来有痛风")
+    r"(?:我|(?:^|(?<=[，,]))(?=(?:前年|去年|今年|上个月|几年前|前几年|年初|最近)?(?:体检)?(?:查出|检查出|确诊)))"
+    r"(?:(?:前年|去年|今年|上个月|几年前|前几年|年初|最近)?(?:体检)?(?:查出来?|检查出来?|确诊)(?:了)?)?"
+    r"(?:有|患有|得了|得过|是)?(" + _CONDITION_NAMES_ZH + r")(?:了|病人|患者)?(?!吗)"
+)
 # a relative's condition: "我老伴有老年痴呆", "我妈得了帕金森" (`health:condition:<condition>:<relation>`)
 _FAMILY_CONDITION_ZH = re.compile(
     r"我(?:的|家(?:的)?)?("
@@ -3852,14 +3929,18 @@ _FAMILY_CONDITION_ZH = re.compile(
 )
 _MED_NAMES_ZH = health.names_pattern(health.MEDICATIONS, zh=True)
 _MED_ZH = re.compile(
-    r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
+    r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?"
+    # (the hour: "我每天早上七点吃一片别嘌醇")
+    r"(?:[0-9一二三四五六七八九十]{1,3}点(?:半|[0-9一二三四五六七八九十]{1,3}分?)?)?"
+    r"(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
     r"(?:着)?(?:[一两二三半]?(?:片|粒|颗|支|针))?((?:" + _MED_NAMES_ZH + r")|" + _ZH_TEXT + r"{0,6}?(?:药|药片|胶囊)))"
 )
 
 
 # A relative's job: "我老婆是小学老师", "我儿子在深圳当程序员" (key `family:<relation>:job`)
 _RELATIVE_JOB_ZH = re.compile(
-    r"我(?:的|家)?("
+    # (a clause of its own may leave out 我: "…，儿媳妇是小学老师")
+    r"(?:我(?:的|家)?|^|(?<=[，,]))("
     + ZH_RELATIONS
     + r")(?:叫["
     + CJK_IDEOGRAPHS
@@ -3916,8 +3997,22 @@ def _zh_relative_home(clause: str) -> list[SelfFact]:
     return [_fact("fact", f"family:{relation_key(m.group(1))}:home", m.group(2), said, zh=True)]
 
 
+# what a relative teaches, as their job: "儿媳妇是教中学的" (also a correction of a job said before)
+_RELATIVE_TEACHES_ZH = re.compile(
+    r"(?:我(?:的|家)?|^|(?<=[，,]))(" + ZH_RELATIONS + r")(?:现在|以前|原来)?是(教[^，,。！？!?]{1,6}?)的"
+)
+
+
 def _zh_relative_job(clause: str) -> list[SelfFact]:
+    if (t := _RELATIVE_TEACHES_ZH.search(clause)) and t.group(1) not in _ZH_PETS:
+        said = f"{USER_ZH}的{t.group(1)}是{t.group(2)}的。"
+        return [_fact("fact", f"family:{relation_key(t.group(1))}:job", t.group(2), said, zh=True)]
     m = _RELATIVE_JOB_ZH.search(clause)
+    if m is not None:
+        # and another relative's after it: "我儿子叫王磊，在深圳当工程师，儿媳妇是小学老师"
+        more = _RELATIVE_JOB_ZH.search(clause, m.end())
+        if more is not None and more.group(1) != m.group(1):
+            return _zh_relative_job(clause[: m.end()]) + _zh_relative_job(clause[m.end() :].lstrip("，,"))
     if m is None and (w := _RELATIVE_WORKS_ZH.search(clause)) and w.group(1) not in _ZH_PETS:
         studies = f"，学的是{w.group(4)}" if w.group(4) else ""
         said = f"{USER_ZH}的{w.group(1)}在{w.group(2)}{w.group(3)}{studies}。"
