@@ -3473,3 +3473,22 @@ def test_the_thirtieth_rounds_findings_are_read_and_answered():
     assert not learn(["i was allergic to cats as a child"]) and not learn(["hello, this is fun"])
     assert not learn(["我养了一只鹦鹉，叫翠翠", "唉，翠翠前天从窗户飞走了"]).get("family:parrot:passed")
     assert "occupation:former" not in learn(["我老伴李国平以前是医生"]) and not learn(["糖尿病人不能吃什么"])
+
+
+def test_a_word_put_right_in_the_same_breath_and_an_engagement_are_read():
+    """The thirtieth round: "stephen, no wait, … it's steven with a v" was kept as Stephen, and
+    "tyler got engaged to his girlfriend megan" was not kept, so "who's tyler marrying?" was made up."""
+    facts = learn(
+        [
+            "my son's called stephen, no wait, i always get that wrong, it's steven with a v, he drives lorries",
+            "my grandson tyler is studying engineering",
+            "oh and big news, tyler got engaged to his girlfriend megan!",
+        ]
+    )
+    assert facts["family:son"] == "User's son is called Steven."
+    assert (
+        fact_answers.answer("who's tyler marrying?", facts, "en", FRIDAY) == "Your grandson Tyler is engaged to Megan."
+    )
+    plan = learn(["i'm going to leeds on tuesday, sorry, i mean wednesday"])
+    assert list(plan) == ["plan:on_wednesday"], plan
+    assert learn(["my daughter is called sarah, sorry, sara"])["family:daughter"] == "User's daughter is called Sara."

@@ -990,6 +990,10 @@ _WHO_EN = (
     r"(?:the|my|our) (?:twins|boys|girls|kids|children|grandkids|grandchildren)(?:')?)"
 )
 _RELATIVE_HOME_Q_EN = re.compile(rf"\bwhere (?:does|did) {_WHO_EN} live\b", re.I)
+# whom a relative is to marry: "who's Tyler marrying?", "who is my son engaged to?"
+_RELATIVE_ENGAGED_Q_EN = re.compile(
+    rf"\bwho(?:'s| is) {_WHO_EN} (?:marrying|engaged to|getting married to|going to marry)\b", re.I
+)
 _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat (?:does|did) {_WHO_EN} do(?: for (?:a )?(?:living|work))?\b(?! (?:on|every|at|in the|each)\b)|"
     rf"\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b|"
@@ -1217,6 +1221,7 @@ def _relative_life(q: str, facts: dict[str, str], zh: bool) -> str | None:
         )
         if zh
         else (
+            (_RELATIVE_ENGAGED_Q_EN, "engaged", "whom {} is to marry"),
             (_RELATIVE_LIKES_Q_EN, "likes", "what {} likes"),
             (_RELATIVE_SCHOOL_Q_EN, "school", "what year {} is in"),
             (_RELATIVE_HOME_Q_EN, "home", "where {} lives"),

@@ -859,7 +859,7 @@ _LOWER_NAME_CUES = re.compile(
     r"(?:bungalow|flat|house|cottage|apartment|terrace|semi|village|town|city|care home) (?:in|near)|"
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|near|"
     # ("a pit village outside barnsley", "down here in norwich", "with my daughter in cincinnati")
-    r"outside|here in|(?:daughter|son|sister|brother|family|kids|children) in|"
+    r"outside|here in|(?:daughter|son|sister|brother|family|kids|children) in|engaged to|married to|marrying|"
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
     # ("my daughter claire is a nurse in leeds", "i work in leeds")
     r"(?:is|'s|'m|am|are) an? [a-z]+ (?:in|at)|works? in|working in|"
@@ -986,6 +986,28 @@ def _zh_as_written(text: str) -> str:
     return _ZH_AFTER_NAME.sub(r"\1，", _ZH_PRONOUN_CLAUSE.sub("，", text))
 
 
+# A word put right in the same breath: "my son's called stephen, no wait, i always get that wrong,
+# it's steven with a v" is "my son's called steven"; "on tuesday, sorry, i mean wednesday"
+_CORRECTED_EN = re.compile(
+    r"\b(?!(?:no|yes|oh|well|ok|okay|sorry|right|so|and|but)\b)(?P<old>[A-Za-z]+),? "
+    r"(?:no wait|no sorry|sorry no|sorry|i mean|I mean|or rather|no no),? "
+    # (an aside only before "it's": "no wait, i always get that wrong, it's steven")
+    r"(?:(?:[^,.!?]{1,40}, )?(?:it'?s|it is|I mean|i mean|I meant|i meant) )?(?P<new>[A-Za-z]+)"
+    r"(?: with an? [a-z]\b)?(?=\s*(?:[,.!?;]|$))",
+    re.I,
+)
+
+
+def _corrected_en(text: str) -> str:
+    def put_right(m: re.Match[str]) -> str:
+        old, new = m.group("old"), m.group("new")
+        if new.lower() in _LOWER_NOT_NAMES | {"it", "that", "the", "a", "an", "i", "my", "was", "is"}:
+            return m.group(0)
+        return new.capitalize() if old[:1].isupper() else new
+
+    return _CORRECTED_EN.sub(put_right, text)
+
+
 def extract_self_facts(
     text: str, now: datetime.datetime | None = None, before: str = "", known: Sequence[tuple[str, str]] = ()
 ) -> list[SelfFact]:
@@ -998,6 +1020,7 @@ def extract_self_facts(
     getting married in June")."""
     now = now or datetime.datetime.now().astimezone()
     text = _names_capitalised(_widowed_spouse(as_written(_zh_as_written(text))))
+    text = text if has_cjk(text) else _corrected_en(text)
     # "hey Fay! it's Chloe": the greeting and the name, one clause
     text = re.sub(
         rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
@@ -1204,7 +1227,8 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
             r"(?='s |\s+(?:is|has|can't|cannot|can|won't|takes|turned|turns|was|will|starts|goes|loves|hates|"
             r"works|lives|needs|must|should|isn't|doesn't|died|passed|was put down|"
             # (what a relative does for them, as a routine: "Paul rings me every Sunday evening")
-            r"rings|calls|phones|visits|comes|pops|drops|texts|emails|brings|picks|drives|helps|plays|does)\b)",
+            r"rings|calls|phones|visits|comes|pops|drops|texts|emails|brings|picks|drives|helps|plays|does|"
+            r"got engaged|just got|has just)\b)",
             f"my {relation} {name}",
             clause,
             count=1,
@@ -2914,7 +2938,21 @@ def _relative_plan(clause: str, now: datetime.datetime) -> list[SelfFact]:
     return [SelfFact("event", key, what, f"{USER_EN}'s {who} {what} {said}.", "en")]
 
 
+# An engagement that has happened: "Tyler got engaged to his girlfriend Megan" (after "my grandson
+# Tyler"), "my son's just got engaged to Priya" (`family:<relation>:engaged`)
+_RELATIVE_ENGAGED_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))?(?: has| 's|'s)?(?: just| finally)? (?:got|gotten|is|became) engaged "
+    r"to (?:(?:his|her|their) (?:girlfriend|boyfriend|partner|fiancée?) )?((?-i:[A-Z])[a-z]+)",
+    re.I,
+)
+
+
 def _relative_event(clause: str, now: datetime.datetime) -> list[SelfFact]:
+    if engaged := _RELATIVE_ENGAGED_EN.search(clause):
+        relation, named, partner = engaged.group(1).lower(), engaged.group(2), engaged.group(3)
+        who = f"{USER_EN}'s {relation}" + (f" {named}" if named else "")
+        said = f"{who} is engaged to {partner}."
+        return [_fact("fact", f"family:{relation_key(relation)}:engaged", partner, said)]
     m = _RELATIVE_EVENT_EN.search(clause)
     if m is None:
         return []
