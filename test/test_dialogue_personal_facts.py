@@ -3492,3 +3492,37 @@ def test_a_word_put_right_in_the_same_breath_and_an_engagement_are_read():
     plan = learn(["i'm going to leeds on tuesday, sorry, i mean wednesday"])
     assert list(plan) == ["plan:on_wednesday"], plan
     assert learn(["my daughter is called sarah, sorry, sara"])["family:daughter"] == "User's daughter is called Sara."
+
+
+def test_the_thirty_first_rounds_findings_are_read_and_answered():
+    """A round written by someone else: a pet said by its breed was lost and its "she" went to the
+    granddaughter named before it (the granddaughter was said to be eleven), a relative who
+    "called last night" lost her name and her course "up in Flagstaff", "the doc's got me on"
+    was no medicine, a routine said with company or with the day first was lost, and questions of
+    when and which day, of a dog's name "is" and of "that pill I take" found nothing."""
+    facts = learn(
+        [
+            "so my granddaughter kayla called last night, she's twenty and she's studying nursing up in flagstaff",
+            "the doc's got me on metformin for my sugar",
+            "every thursday morning i play pickleball with the fellas down at the rec center",
+            "our beagle is called biscuit, she's eleven and lazy as all get out",
+            "wednesdays i go to the allotment.",
+        ]
+    )
+    assert facts["family:granddaughter:age"] == "User's granddaughter Kayla is 20 (as of 4 December 2026)."
+    assert (
+        facts["family:dog"] == "User's dog is called Biscuit."
+        and facts["family:dog:breed"] == "User's dog is a beagle."
+    )
+    assert facts["family:dog:age"] == "User's dog Biscuit is 11 (as of 4 December 2026)."
+    answers = {
+        "remind me, what's my granddaughter studying?": "Your granddaughter Kayla is studying nursing in Flagstaff.",
+        "what was the name of that pill i take for my sugar?": "You are on metformin for your sugar.",
+        "what day do i play pickleball again?": (
+            "You play pickleball with the fellas down at the rec center every Thursday morning."
+        ),
+        "when do i go to the allotment?": "You go to the allotment on Wednesdays.",
+        "do you remember what the dog's name is?": "Your dog is called Biscuit.",
+    }
+    assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in answers} == answers
+    assert fact_answers.answer("what day do i go swimming?", facts, "en", FRIDAY) is None  # (not the allotment)

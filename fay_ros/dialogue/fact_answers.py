@@ -91,6 +91,8 @@ _FAMILY_Q_EN = re.compile(
     r"((?:(?:daughter|son|sister|brother|wife|husband)'s (?!name\b))?[a-z -]+?)"
     r"(?:'s name|s name| called| named)?(?: again)?\s*\?*$|"
     r"\b(?:do you know|do you remember|can you remember|remember) (?:my|our) ([a-z ]+?)'s name\s*\?*$|"
+    # "do you remember what the dog's name is?"
+    r"\bwhat (?:my|our|the) ([a-z -]+?)'s name is\b|"
     # "remind me what I called the budgie", "what did I call my dog?"
     r"\bwhat (?:did )?(?:i|we) (?:call|called|name|named) (?:my|our|the) ([a-z -]+?)(?: again)?\s*\?*$",
     re.I,
@@ -649,7 +651,7 @@ _ROUTINE_Q_EN = re.compile(
     r"\bwhat (?:do|does) (i|we|my [a-z]+|the (?:kids|boys|girls|children|grandkids)|(?-i:[A-Z])[a-z]+) "
     r"(?:usually |normally |always )?do "
     r"((?:every|on|at|in the|each) .+?)\s*\??$|"
-    r"\b(?:which|what) days? (?:does|do) (my [a-z]+|(?-i:[A-Z])[a-z]+|i|we) (\w+)",
+    r"\b(?:(?:which|what) days?|when) (?:does|do) (my [a-z]+|(?-i:[A-Z])[a-z]+|i|we) (\w+)",
     re.I,
 )
 _ROUTINE_Q_ZH = re.compile(
@@ -682,8 +684,12 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
         who, asked = "", (m.group(1) or "") + (m.group(2) or "")
     elif m.group(1):
         who, asked = m.group(1).lower(), m.group(2)
-    else:  # "which day does my son ring me?": any routine of theirs
+    else:  # "which day does my son ring me?": any routine of theirs that does it
         who, asked = m.group(3).lower(), ""
+        verb = m.group(4).lower()
+        # and what it is done with, when said: "what day do I play pickleball?"
+        thing = re.match(r"\s+(?:to |at |with )?(?:the |my |a )?([a-z]{4,})", question[m.end() :], re.I)
+        said_of = [verb, third_person_verb(verb)] + ([thing.group(1)] if thing and thing.group(1) != "again" else [])
     whose = (
         ""
         if who in ("i", "we", "")
@@ -705,6 +711,8 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
     ]
     times = {w.lower() for w in _TIME_WORDS.findall(asked)}
     fitting = [v for v in routines if not times or times & {w.lower() for w in _TIME_WORDS.findall(v)}]
+    if not zh and not m.group(1):
+        fitting = [v for v in fitting if all(re.search(rf"\b{re.escape(w)}", v, re.I) for w in said_of[2:])]
     if not fitting:
         return None
     return _join([second_person(v) for v in fitting], zh)
@@ -951,6 +959,11 @@ _MEDICATION_Q_EN = re.compile(
     r"(?:do|did|should) i "
     r"(?:take|use|need)\b|\bwhat am i taking\b|\bwhat (?:medication|medicine|meds|pills) am i (?:on|taking)\b|"
     r"\bdo i take any (?:medication|medicine|meds|pills|tablets)\b|"
+    # "what was the name of that pill I take for my sugar?"
+    r"\bname of (?:that|the|my) (?:pills?|tablets?|medicines?|medications?|drugs?|injections?) i (?:take|use|have)\b|"
+    # when: "when am I supposed to take it?", "what time's my tablet?"
+    r"\bwhen (?:am i supposed to|should i|do i|must i|have i got to|do i have to) take (?:it|them|my\b)|"
+    r"\bwhat time(?:'s| is| are| do i take) my (?:tablets?|pills?|medicines?|medication|meds|insulin)\b|"
     r"\b(?:which|what) (?:blood thinners?|statins?|painkillers?|water tablets?|inhalers?|antibiotics?|"
     r"tablets?|pills?|medicines?|medications?|meds) am i (?:on|taking)\b|"
     r"\bwhat(?: are|'s| is) my (?:[a-z]+ )?(?:medication|medications|medicine|medicines|meds|pills|tablets)\b|"
@@ -999,7 +1012,7 @@ _RELATIVE_JOB_Q_EN = re.compile(
     rf"\bwhat(?:'s| is) {_WHO_EN}(?:'s)? job\b|"
     rf"\bwhere (?:does|did) {_WHO_EN} work\b|"
     # a student: "What is Liam studying?", "where does my granddaughter study?"
-    rf"\bwhat (?:is|'s) {_WHO_EN} (?:studying|reading)\b|\bwhat (?:does|did) {_WHO_EN} study\b|"
+    rf"\bwhat(?: is|'s) {_WHO_EN} (?:studying|reading)\b|\bwhat (?:does|did) {_WHO_EN} study\b|"
     rf"\bwhere (?:does|did|is) {_WHO_EN} (?:study|studying|at uni|at university|at college|go to "
     r"(?:college|uni|university|school))\b",
     re.I,
@@ -1042,7 +1055,7 @@ _RELATIVE_LIKES_Q_EN = re.compile(
 )
 # which school year: "What year is my son in?", "我儿子上几年级？"
 _RELATIVE_SCHOOL_Q_EN = re.compile(
-    rf"\bwhat (?:year|grade|class) (?:is|'s) {_WHO_EN} in\b|\bwhat (?:year|grade) (?:is|'s) {_WHO_EN}\b|"
+    rf"\bwhat (?:year|grade|class)(?: is|'s) {_WHO_EN} in\b|\bwhat (?:year|grade)(?: is|'s) {_WHO_EN}\b|"
     rf"\bwhat school (?:year )?(?:is|'s) {_WHO_EN} in\b",
     re.I,
 )

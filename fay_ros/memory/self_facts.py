@@ -298,6 +298,11 @@ _BREED_SAID = (
     r"scottish|welsh|black|chocolate|yellow|king charles|miniature|toy|standard) )?"
     rf"(?:{_PET_WORD}))\b"
 )
+# the user's own pet said by its breed, then named: "our beagle is called Biscuit", "my old
+# spaniel Bramble"
+_OWN_BREED_EN = re.compile(
+    rf"\b(?:my|our) (?:old |little |young )?{_BREED_SAID}(?= is called | called | named | (?-i:[A-Z])[a-z]+\b)", re.I
+)
 _PET_AGE = r"(?:old |young |little |big |lovely |new )?"
 _PET_BREED_EN = re.compile(
     rf"\b(?:an?|my|our) {_PET_AGE}{_BREED_SAID} (?:called|named)\b|"
@@ -872,7 +877,7 @@ _LOWER_NAME_CUES = re.compile(
     r"doing|studying|for|\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty|"
     r"passed|died|"
     r"tomorrow|tonight|in|tho|though|lad|lass|girl|boy|born|turns|turned|turning|will|just|last|recently|"
-    r"yesterday|today)\b|"
+    r"yesterday|today|called|rang|phoned|visited|came|said|told|texted|popped)\b|"
     # a name, then what it does ("our rabbit clementine keeps chewing"); not a verb itself
     # ("my dog loves walks": "loves" ends in -s too)
     r"(?<!s)\s+[a-z]+s\b))",
@@ -1031,6 +1036,19 @@ def extract_self_facts(
     named = [*known, *_named_relatives(before)]
     for clause in _clauses(text):
         clause = _names_as_relatives(clause, named)
+        # "our beagle is called Biscuit, she's eleven": the dog (its breed kept), and "she" is the dog
+        bred = None if has_cjk(clause) else _OWN_BREED_EN.search(clause)
+        if bred:
+            kind = _BREEDS.get(bred.group(1).lower().split()[-1], "dog")
+            clause = clause[: bred.start(1)] + kind + clause[bred.end(1) :]
+            facts.append(
+                _fact(
+                    "fact",
+                    f"family:{kind}:breed",
+                    bred.group(1).lower(),
+                    f"{USER_EN}'s {kind} is a {bred.group(1).lower()}.",
+                )
+            )
         clause, relative = _pronouns_as_relative(clause, relative)
         clause = _DIAGNOSED.sub(
             "", _ORDERED.sub(lambda m: "我不能" if has_cjk(m.group(0)) else "I must avoid ", _before_supposing(clause))
@@ -2572,7 +2590,7 @@ _MED_WHEN = (
 _MED_EN = re.compile(
     rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}|"
     # "the doctor's got me on metformin", "they've put me on statins": prescribed by someone
-    rf"\b(?:doctor|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:got|put|started) me "
+    rf"\b(?:doctor|doc|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:got|put|started) me "
     rf"(on) (.+?){_STOP_LIST}",
     re.I,
 )
@@ -2816,7 +2834,7 @@ _EVERY_EN = (
 _ROUTINE_EN = re.compile(
     rf"\b(?:I|we) (?:usually |always |normally |often |still )?((?!am\b|have\b|had\b|was\b|feel\b|think\b)[a-z]+)"
     rf"(?: (.{{2,40}}?))? ({_EVERY_EN})\b|"
-    rf"\b({_EVERY_EN}),? (?:I|we) (?:usually |always |normally |often )?([a-z]+) (.{{2,40}}?){_STOP_CLAUSE}",
+    rf"\b({_EVERY_EN}),? (?:I|we) (?:usually |always |normally |often )?([a-z]+) (.{{2,60}}?){_STOP_CLAUSE}",
     re.I,
 )
 _RELATIVE_ROUTINE_EN = re.compile(
@@ -2849,6 +2867,8 @@ def _routine(clause: str, zh: bool) -> list[SelfFact]:
             return []
         when = m.group(1) + (m.group(2) or "")
         return [_fact("preference", f"routine:{when}", m.group(3), f"{USER_ZH}{when}{m.group(3)}。", zh=True)]
+    # ("wednesdays I go to the allotment": on Wednesdays)
+    clause = re.sub(rf"^({_DAYS_EN}s)\b", r"on \1", clause, flags=re.I)
     m = _RELATIVE_ROUTINE_EN.search(clause)
     if m:
         who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
@@ -2868,7 +2888,7 @@ def _routine(clause: str, zh: bool) -> list[SelfFact]:
         return []
     verb, what, when = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
     what = _third_person((what or "").strip(" ,"))
-    if re.search(r"\b(?:you|your|tablets?|pills?|medicine|medication)\b", what, re.I) or len(what.split()) > 8:
+    if re.search(r"\b(?:you|your|tablets?|pills?|medicine|medication)\b", what, re.I) or len(what.split()) > 12:
         return []  # (a medicine is read as one)
     said = f"{third_person_verb(verb.lower())} {what}".strip()
     when = _days_capitalised(when.lower())
@@ -3444,7 +3464,8 @@ _FAMILY_STUDIES_EN = re.compile(
     rf"{_RELATIVE_EN}(?: is|'s) (?:now |currently |still )?(?:studying|reading|doing a degree in|doing a course in) "
     r"(?!(?:hard|well|a lot|late|for|now|again|abroad|tonight|today|at|in|with|from)\b)((?:[\w-]+ ){0,2}?[\w-]+)"
     # ("at Newcastle", "at college in Columbus", "at uni in Leeds": the town)
-    r"(?: at ((?:(?:college|uni|university|school) in )?(?:the )?(?:[A-Za-z][\w-]+(?: (?-i:[A-Z])[\w-]+)?)))?"
+    r"(?: (?:at |(?:up |down |over )?(?=in ))((?:(?:college|uni|university|school) )?(?:in )?(?:the )?"
+    r"(?:[A-Za-z][\w-]+(?: (?-i:[A-Z])[\w-]+)?)))?"
     r"(?=\s*(?:[.!?,;]|$|\b(?:and|but|now|these days)\b))",
     re.I,
 )
@@ -3511,12 +3532,21 @@ def _en_family_life(clause: str) -> list[SelfFact]:
     if not works and (studies := _FAMILY_STUDIES_EN.search(clause)):
         relation = relation_key(studies.group(1))
         who = " ".join(filter(None, (studies.group(1).lower(), studies.group(2))))
-        place = studies.group(4) or ""
-        kind, _, town = place.rpartition(" in ") if " in " in place else ("", "", place)
+        # "at Newcastle", "at college in Columbus", "up in Flagstaff"
+        kind, in_town, town = re.fullmatch(
+            r"(?:(college|uni|university|school) )?(in )?(.*)", studies.group(4) or "", re.I
+        ).groups()  # type: ignore[union-attr]
         if town and town.islower() and town not in ("uni", "university", "college", "the uni", "the university"):
             town = town.title()  # ("at newcastle": a place, as written lowercase)
-        place = f"{kind.lower()} in {town}" if kind else town  # ("at college in Columbus")
-        where = f" at {place}" if place else ""
+        where = (
+            f" at {kind.lower()} in {town}"
+            if kind and in_town
+            else f" in {town}"
+            if in_town
+            else f" at {town}"
+            if town
+            else ""
+        )
         content = f"{USER_EN}'s {who} is studying {studies.group(3)}{where}."
         out.append(_fact("fact", f"family:{relation}:job", studies.group(3) + where, content))
     if school := _FAMILY_SCHOOL_EN.search(clause):
