@@ -3526,3 +3526,26 @@ def test_the_thirty_first_rounds_findings_are_read_and_answered():
     }
     assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in answers} == answers
     assert fact_answers.answer("what day do i go swimming?", facts, "en", FRIDAY) is None  # (not the allotment)
+
+
+def test_the_thirty_second_rounds_findings_are_read_and_answered():
+    """A round written by someone else: "can't eat prawns or any shellfish mate, blew up like a
+    balloon last time" was no allergy and got food ideas instead (the subject left out, "any" and
+    "mate" hid it), "tell me again what time i take the warfarin" was stored as a statement,
+    "got an old kelpie called smoko, he's thirteen" made the son named before thirteen, and "my
+    daughter's Sarah." and "my wife was Jean." named no one."""
+    assert learn(["can't eat prawns or any shellfish mate, blew up like a balloon last time"]) == {
+        "health:allergy:shellfish": "User is allergic to shellfish."
+    }
+    assert food_ideas.meal_asked("can't eat prawns or any shellfish mate", zh=False) is None
+    assert food_ideas.meal_asked("any ideas for dinner?", zh=False) == "dinner"
+    assert not learn(["tell me again what time i take the warfarin"])
+    warfarin = learn(["i take the warfarin at six o'clock every evening"])
+    assert fact_answers.answer("tell me again what time i take the warfarin", warfarin, "en", FRIDAY) == (
+        "You take the warfarin at six o'clock every evening."
+    )
+    kelpie = learn(["my boy travis is a farmer", "got an old kelpie called smoko, he's thirteen and deaf as a post"])
+    assert kelpie["family:dog"] == "User's dog is called Smoko." and "family:son:age" not in kelpie, kelpie
+    assert learn(["my daughter's Sarah."]) == {"family:daughter": "User's daughter is called Sarah."}
+    assert learn(["my wife was Jean. she died in march."])["family:wife"] == "User's wife is called Jean."
+    assert not learn(["my wife was lovely."]) and not learn(["my son's tall"])

@@ -963,6 +963,7 @@ _MEDICATION_Q_EN = re.compile(
     r"\bname of (?:that|the|my) (?:pills?|tablets?|medicines?|medications?|drugs?|injections?) i (?:take|use|have)\b|"
     # when: "when am I supposed to take it?", "what time's my tablet?"
     r"\bwhen (?:am i supposed to|should i|do i|must i|have i got to|do i have to) take (?:it|them|my\b)|"
+    r"\bwhat time (?:do |should |must )?i take\b|"
     r"\bwhat time(?:'s| is| are| do i take) my (?:tablets?|pills?|medicines?|medication|meds|insulin)\b|"
     r"\b(?:which|what) (?:blood thinners?|statins?|painkillers?|water tablets?|inhalers?|antibiotics?|"
     r"tablets?|pills?|medicines?|medications?|meds) am i (?:on|taking)\b|"

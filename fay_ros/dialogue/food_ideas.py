@@ -69,7 +69,9 @@ _FOOD_WORDS_EN = (
     r"tea|meal|dish|dessert|pudding|treat|sweet|food|hungry|starving|peckish|picnic|buffet|potluck)\b"
 )
 _ASKING_EN = re.compile(
-    r"\b(?:what|whats|any|anything|something|suggest|suggestions?|recommend|ideas?|fancy|how about|should i|"
+    # ("any ideas?", not "can't eat prawns or any shellfish": a statement)
+    r"\b(?:what|whats|any (?:ideas?|suggestions?|thoughts|tips|good)|anything|something|suggest|suggestions?|"
+    r"recommend|ideas?|fancy|how about|should i|"
     r"what's good|what is good)\b",
     re.I,
 )

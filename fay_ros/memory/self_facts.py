@@ -281,7 +281,8 @@ _BREEDS = {
     **dict.fromkeys(
         "spaniel terrier labrador lab collie poodle retriever alsatian greyhound whippet lurcher dachshund beagle "
         "pug bulldog corgi schnauzer husky chihuahua westie yorkie sheepdog setter pointer boxer dalmatian "
-        "rottweiler doberman shih-tzu cockapoo cavapoo labradoodle jack-russell".split(),
+        "rottweiler doberman shih-tzu cockapoo cavapoo labradoodle jack-russell kelpie heeler cattle-dog "
+        "staffie staffy mastiff pomeranian maltese bichon".split(),
         "dog",
     ),
     **dict.fromkeys("tabby moggy siamese persian ragdoll tomcat".split(), "cat"),
@@ -330,8 +331,9 @@ _EN_FAMILY_NAMED = [
         rf"({_NAME_WORD})",
         re.I,
     ),
-    # "My brother is Finn." (a capitalised name ending the clause: not "my son is tall")
-    re.compile(rf"\b(?:my|our|the) ({_REL}) is ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
+    # "My brother is Finn.", "my daughter's Sarah.", "my wife was Jean." (a capitalised name ending
+    # the clause: not "my son is tall")
+    re.compile(rf"\b(?:my|our|the) ({_REL})(?: is|'s| was) ({_NAME_WORD})(?=\s*(?:[.!;,]|$))", re.I),
     # "my sister Lena has a cat", "my daughter Lena turns seven": the name right after the word
     re.compile(
         rf"\b(?:my|our) (?:late )?({_REL}),?\s+"
@@ -581,7 +583,10 @@ _TASTE_OBJECT_SKIP = {
 _PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i": "they"}
 _QUESTION_EN = re.compile(
     r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
-    r"why|where|when)\b",
+    r"why|where|when)\b|"
+    # "tell me again what time I take the warfarin", "remind me where Sue lives"
+    r"^\s*(?:(?:can|could|will|would) you )?(?:tell|remind) me(?: again)?,? "
+    r"(?:what|where|when|who|which|how|whether)\b",
     re.I,
 )
 # Reported speech or a hypothetical: not a statement about oneself.
@@ -1003,6 +1008,26 @@ _CORRECTED_EN = re.compile(
 )
 
 
+# Spoken shortcuts that hide a statement: "can't eat prawns or any shellfish mate" is "I can't eat
+# prawns or shellfish" (the subject left out, "any" before the last item, a word of address)
+_SPOKEN_EN = (
+    (
+        re.compile(
+            r"^(?:(?:and|oh|well|so|but|also),? )?(?=(?:can'?t|cannot|can not) (?:eat|have|drink|touch)\b)", re.I
+        ),
+        "I ",
+    ),
+    (re.compile(r"\b(or|and) any (?=[a-z])", re.I), r"\1 "),
+    (re.compile(r",? \b(?:mate|love|dear|pet|duck|darling|pal|buddy)\b(?=\s*(?:[,.!?;]|$))", re.I), ""),
+)
+
+
+def _spoken_en(text: str) -> str:
+    for pattern, said in _SPOKEN_EN:
+        text = pattern.sub(said, text)
+    return text
+
+
 def _corrected_en(text: str) -> str:
     def put_right(m: re.Match[str]) -> str:
         old, new = m.group("old"), m.group("new")
@@ -1025,7 +1050,7 @@ def extract_self_facts(
     getting married in June")."""
     now = now or datetime.datetime.now().astimezone()
     text = _names_capitalised(_widowed_spouse(as_written(_zh_as_written(text))))
-    text = text if has_cjk(text) else _corrected_en(text)
+    text = text if has_cjk(text) else _spoken_en(_corrected_en(text))
     # "hey Fay! it's Chloe": the greeting and the name, one clause
     text = re.sub(
         rf"^((?:{_GREETING}[!,.]*\s+)*{_GREETING})[!.]+\s+(?=it'?s [A-Z][a-z'-]+[!.]*$)", r"\1, ", text, flags=re.I
@@ -1348,6 +1373,8 @@ def _pronouns_as_relative(clause: str, relative: str) -> tuple[str, str]:
             relative = before
             word, _ = _split_relative(relative)
             key = relation_key(word)
+        elif re.search(r"\b(?:called|named) [A-Za-z]", clause[: m.start()]):
+            continue  # someone or something else named just before: "an old kelpie called Smoko, he's 13"
         female = m.group(1).lower() in ("she", "her")
         other_sex = MALE_RELATIONS if female else FEMALE_RELATIONS
         if not key or key in other_sex or (key not in FEMALE_RELATIONS | MALE_RELATIONS | _EITHER_SEX):
@@ -3722,6 +3749,7 @@ _FAMILY_DIET_EN = re.compile(
 # allergen the clause names (from the health table) is the user's (not a relative's clause)
 _ALLERGY_CUE_EN = re.compile(
     r"\b(?:would|will|could|might) kill me\b|\bno-?go\b|\bepi-?pen\b|\bswell(?:s|ed)? (?:right )?up\b|"
+    r"\b(?:blew|blow|blows|puffed|puff|puffs) (?:right )?up\b|"
     r"\banaphyla|\bhives\b|\bmakes? me (?:really |very |so )?(?:ill|sick|poorly|swell)\b|\bI react (?:badly )?to\b|"
     r"\bI can(?:'t| ?not) (?:have|touch|go near)\b|\bI'?m (?:deathly |severely |really )?allergic\b",
     re.I,
