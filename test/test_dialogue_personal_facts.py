@@ -3549,3 +3549,31 @@ def test_the_thirty_second_rounds_findings_are_read_and_answered():
     assert learn(["my daughter's Sarah."]) == {"family:daughter": "User's daughter is called Sarah."}
     assert learn(["my wife was Jean. she died in march."])["family:wife"] == "User's wife is called Jean."
     assert not learn(["my wife was lovely."]) and not learn(["my son's tall"])
+
+
+def test_changes_over_days_in_the_thirty_first_round_are_read():
+    """The thirty-first round's days: "my doctor has me on lisinopril" was no medicine, "mike took a
+    job in portland and he's already moved up there" left him in Denver, "so i've taken up jigsaw
+    puzzles instead" was put on the day of the line before ("on tuesday"), and "remind me what i do
+    for a hobby" was answered with work."""
+    facts = learn(
+        [
+            "my doctor has me on lisinopril, ten milligrams every morning",
+            "our son mike lives out in denver, he's an electrician",
+            "carol came home from the hospital on tuesday, she's getting around with a walker",
+            "i quit the woodworking, my hands are too shaky now, so i've taken up jigsaw puzzles instead",
+            "big news, mike took a job in portland and he's already moved up there",
+            "i take levothyroxine for my thyroid first thing in the morning, half an hour before breakfast",
+        ]
+    )
+    assert facts["health:medication:lisinopril"] == "User is on lisinopril, ten milligrams every morning."
+    assert facts["taste:jigsaw_puzzles"] == "User likes jigsaw puzzles."
+    answers = {
+        "where does mike live?": "Your son Mike lives in Portland now.",
+        "remind me what i do for a hobby nowadays": "You like jigsaw puzzles. You gave up the woodworking.",
+        "what do i take for my thyroid?": (
+            "You are on lisinopril, ten milligrams every morning. "
+            "You take levothyroxine for your thyroid first thing in the morning."
+        ),
+    }
+    assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in answers} == answers

@@ -68,7 +68,8 @@ _LIKES_Q_EN = re.compile(
     r"\bwhat (?:do|did) i (?:like|love|enjoy)\b|\bwhat (?:things )?i (?:like|love|enjoy)\b|"
     r"\bmy (?:likes|hobbies|hobby|favou?rite things|interests)\b|\bwhat do i do for fun\b|"
     r"\bwhat(?:'s| is| are) my (?:hobby|hobbies)\b|\bwhat (?:sort|kind|type)s? of \w+ do i (?:like|love|enjoy)\b|"
-    r"\bwhat hobb(?:y|ies) (?:am i|do i|have i)\b|\bwhat am i (?:doing|into) these days\b",
+    r"\bwhat hobb(?:y|ies) (?:am i|do i|have i)\b|\bwhat am i (?:doing|into) these days\b|"
+    r"\bwhat (?:do )?i do (?:for a hobby|for fun|in my spare time)\b",
     re.I,
 )
 _LIKES_Q_ZH = re.compile(
@@ -858,7 +859,8 @@ _OCCUPATION_Q_EN = re.compile(
     r"\bwhat did i (?:say|tell you) i do\b|\b(?:know|remember) what i do(?: for a living)?\b|"
     r"\bwhat am i by (?:profession|trade)\b|\bwho do i work for\b|"
     r"\b(?:know|remember) my (?:job|occupation|profession|line of work)\b|\bwhat do i work as\b|"
-    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|\bremind me what i do\b|"
+    r"\bwhat did i (?:say|tell you) about my (?:job|work|occupation)\b|"
+    r"\bremind me what i do\b(?! for (?:a hobby|fun)| in my spare time)|"
     r"\bwhat did i do (?:for (?:a )?(?:living|work))\b|\bwhat was my (?:job|occupation|profession|line of work)\b|"
     r"\b(?:know|remember) what my (?:job|occupation|profession) is\b",
     re.I,

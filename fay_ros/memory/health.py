@@ -241,6 +241,7 @@ _MEDICATION_ROWS = (
     ("donepezil", "donepezil|aricept", "多奈哌齐|安理申"),
     ("amlodipine", "amlodipine", "氨氯地平"),
     ("ramipril", "ramipril", "雷米普利"),
+    ("lisinopril", "lisinopril", "赖诺普利"),
     ("bisoprolol", "bisoprolol", "比索洛尔"),
     ("omeprazole", "omeprazole", "奥美拉唑"),
     ("sertraline", "sertraline", "舍曲林"),

@@ -870,6 +870,7 @@ _LOWER_NAME_CUES = re.compile(
     r"live in|lives in|living in|lived in|moved to|moving to|from|grew up in|born in|raised in|flying to|near|"
     # ("a pit village outside barnsley", "down here in norwich", "with my daughter in cincinnati")
     r"outside|here in|(?:daughter|son|sister|brother|family|kids|children) in|engaged to|married to|marrying|"
+    r"job in|moved up to|moved down to|moved out to|moved back to|out in|up in|down in|"
     r"retired in|retired to|away in|year at|year in|studying at|student at|"
     # ("my daughter claire is a nurse in leeds", "i work in leeds")
     r"(?:is|'s|'m|am|are) an? [a-z]+ (?:in|at)|works? in|working in|"
@@ -1271,7 +1272,7 @@ def _names_as_relatives(clause: str, named: list[tuple[str, str]]) -> str:
             r"works|lives|needs|must|should|isn't|doesn't|died|passed|was put down|"
             # (what a relative does for them, as a routine: "Paul rings me every Sunday evening")
             r"rings|calls|phones|visits|comes|pops|drops|texts|emails|brings|picks|drives|helps|plays|does|"
-            r"got engaged|just got|has just)\b)",
+            r"got engaged|just got|has just|took|moved|got a|has moved|is moving)\b)",
             f"my {relation} {name}",
             clause,
             count=1,
@@ -1525,6 +1526,10 @@ def _instead_on_the_day_before(clause: str, before: str) -> str:
     changed, not its day, so the new one is read on that day (and replaces the old one, which
     has the same key)."""
     if not before or not re.search(r"\binstead\b", clause, re.I) or re.search(rf"\b(?:{_WHEN})\b", clause, re.I):
+        return clause
+    # (a plan for a plan: "I've taken up jigsaws instead" after "Carol came home on Tuesday" is no plan)
+    going = r"\b(?:going|off to|visiting|flying|driving|heading|travel+ing|meeting|seeing|having)\b"
+    if not (re.search(going, clause, re.I) and re.search(going, before, re.I)):
         return clause
     said = list(re.finditer(rf"\b({_WHEN})\b", before, re.I))
     return re.sub(r"\s*\binstead\b", f" {said[-1].group(1)} instead", clause, count=1, flags=re.I) if said else clause
@@ -2617,7 +2622,7 @@ _MED_WHEN = (
 _MED_EN = re.compile(
     rf"\bI(?: also)? (take|use|need)(?: my)? (.+?){_STOP_LIST}|\bI(?:'m| am)(?: also)? (taking|on) (.+?){_STOP_LIST}|"
     # "the doctor's got me on metformin", "they've put me on statins": prescribed by someone
-    rf"\b(?:doctor|doc|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:got|put|started) me "
+    rf"\b(?:doctor|doc|gp|consultant|nurse|they|he|she)(?:'s|'ve| has| have)? (?:got|put|started|has|have) me "
     rf"(on) (.+?){_STOP_LIST}",
     re.I,
 )
@@ -3464,7 +3469,7 @@ def _conditions(statement: re.Pattern[str], names: str, clause: str) -> list[re.
 # A relative's home and job: "My daughter Fiona lives in Canada", "She's a nurse in Toronto"
 # (after "she" was read as the daughter): `family:<relation>:home`, `family:<relation>:job`
 _FAMILY_HOME_EN = re.compile(
-    rf"{_RELATIVE_EN} (?:still |now )?(?:lives|is living|'s living|lives now) (in|near) "
+    rf"{_RELATIVE_EN} (?:still |now )?(?:lives|is living|'s living|lives now) (?:out |up |down |over )?(in|near) "
     rf"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)",
     re.I,
 )
@@ -3529,9 +3534,25 @@ _FAMILY_LIKES_ZH = re.compile(
 )
 
 
+# A relative gone to live elsewhere: "Mike took a job in Portland and he's already moved up there",
+# "my daughter has moved to Leeds" (their `family:<relation>:home`, the new one replacing the old)
+_FAMILY_MOVED_EN = re.compile(
+    rf"\bmy ({_REL})(?: ((?-i:[A-Z])[a-z]+))?(?: has| 's|'s)?(?: just| now| finally)? "
+    r"(?:moved|relocated|took a job|got a job|has taken a job|is moving) (?:up |down |over |out |back )?(?:to|in) "
+    r"((?-i:[A-Z])[\w-]+(?: (?-i:[A-Z])[\w-]+)?)",
+    re.I,
+)
+
+
 def _en_family_life(clause: str) -> list[SelfFact]:
     """Where a relative lives and what they do (_FAMILY_HOME_EN, _FAMILY_JOB_EN)."""
     out: list[SelfFact] = []
+    for m in _FAMILY_MOVED_EN.finditer(clause):
+        relation = relation_key(m.group(1))
+        who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
+        out.append(
+            _fact("fact", f"family:{relation}:home", m.group(3), f"{USER_EN}'s {who} lives in {m.group(3)} now.")
+        )
     for m in _FAMILY_HOME_EN.finditer(clause):
         relation = relation_key(m.group(1))
         who = " ".join(filter(None, (m.group(1).lower(), m.group(2))))
@@ -3852,6 +3873,8 @@ def _en_health(clause: str) -> list[SelfFact]:
     if med:
         verb = (med.group(1) or med.group(3) or med.group(5)).lower()
         what = _third_person(_clause_end(med.group(2) or med.group(4) or med.group(6)))
+        if len(what.split()) > 10:  # ("…first thing in the morning, half an hour before breakfast")
+            what = what.split(",")[0].strip()
         parts = _MED_SPLIT.match(what)
         name = parts.group(1) if parts else what
         often = parts.group(2) if parts else None
