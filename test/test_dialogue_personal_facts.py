@@ -3577,3 +3577,31 @@ def test_changes_over_days_in_the_thirty_first_round_are_read():
         ),
     }
     assert {q: fact_answers.answer(q, facts, "en", FRIDAY) for q in answers} == answers
+
+
+def test_the_thirty_first_rounds_chinese_is_read_and_answered():
+    """The thirty-first round in Chinese: a daughter named after a comma was taken for the user
+    (用户在北京当护士), a medicine said first, a course "跟着老姐妹学", a son who 开出租车, a plan on
+    "这个月二十号", "那个药叫啥" and "一般礼拜几" found nothing."""
+    zh = learn(
+        [
+            "我跟老伴住在石家庄，闺女刘静在北京当护士",
+            "降压药我一天吃一片",
+            "太极拳我不打了，现在跟着老姐妹学唱京剧",
+            "我儿子在深圳开出租车",
+            "我每个礼拜六去菜市场买菜",
+        ]
+    )
+    assert "occupation" not in zh and zh["family:daughter"] == "用户的闺女叫刘静。"
+    assert zh["family:daughter:job"] == "用户的闺女在北京当护士。"
+    assert zh["health:medication:blood_pressure_medication"] == "用户一天吃一片降压药。"
+    assert zh["family:son:job"] == "用户的儿子在深圳开出租车。"
+    answers = {
+        "我闺女是干啥的来着？": "你的闺女在北京当护士。",
+        "我最近在学啥来着？": "你学唱京剧。",
+        "我吃的那个药叫啥来着？": "你一天吃一片降压药。",
+        "我一般礼拜几去买菜？": "你每个礼拜六去菜市场买菜。",
+    }
+    assert {q: fact_answers.answer(q, zh, "zh", FRIDAY) for q in answers} == answers
+    plan = learn(["这个月二十号闺女带朵朵回来过年"])
+    assert plan["plan:daughter_这个月二十号"] == "用户的闺女2026年12月20日（星期日）带朵朵回来过年。"

@@ -640,9 +640,9 @@ ZH_RELATIONS = (
 # the animals among the family words: they have no job, school or plans of their own
 _ZH_PETS = frozenset("狗 小狗 猫 小猫 兔子 仓鼠 鹦鹉 乌龟 金鱼 八哥 小鸟 鸟".split())
 _ZH_FAMILY_NAMED = re.compile(
-    r"(?:我|家里|我家|我们家|我们)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?("
-    + ZH_RELATIONS
-    + r")[，,]?(?:它|他|她)?(?:叫|名字叫|的名字是)(?!我)"
+    r"(?:(?:我|家里|我家|我们家|我们)(?:的|家(?:的)?|养的|(?:家)?(?:还)?(?:养了|有)(?:一|两)?(?:只|条|个)?)?|"
+    # (a relative named after a comma, as "…，闺女叫刘静" is read)
+    r"(?<=[，,]))(" + ZH_RELATIONS + r")[，,]?(?:它|他|她)?(?:叫|名字叫|的名字是)(?!我)"
     r"([" + CJK_IDEOGRAPHS + r"A-Za-z]{1,6}?)"
     r"(?=[" + _ZH_STOP + r"]|$)"
 )
@@ -710,7 +710,7 @@ _ZH_FAVORITE = re.compile(r"我最(?:喜欢|爱)的([" + CJK_IDEOGRAPHS + r"]{1,
 _ZH_WHEN = (
     "(?:明天|今晚|(?:这个?|本|下个?)?周末|下周[一二三四五六日天]|下周|下个月|后天|今天下午|今天晚上"
     "|(?:这|本|下)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天]"
-    "|(?:下个?月)?[0-9一二三四五六七八九十]{1,3}[号日]|[0-9一二三四五六七八九十]{1,2}月[0-9一二三四五六七八九十]{1,3}[号日])"
+    "|(?:(?:下|这)个?月)?[0-9一二三四五六七八九十]{1,3}[号日]|[0-9一二三四五六七八九十]{1,2}月[0-9一二三四五六七八九十]{1,3}[号日])"
     "(?:早上|上午|中午|下午|晚上)?"
 )
 _ZH_PLAN = re.compile(
@@ -981,7 +981,7 @@ _ZH_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
 # a relative's full name said right after the relation, then what they do: "我儿子王磊在深圳当工程师"
 # reads as "我儿子叫王磊，在深圳当工程师" (a surname, then one or two characters)
 _ZH_KIN_FULL_NAME = re.compile(
-    rf"(我(?:的|家)?(?:{ZH_RELATIONS}))([{ZH_SURNAMES}][{CJK_IDEOGRAPHS}]{{1,2}}?)"
+    rf"((?:我(?:的|家)?|(?<=[，,]))(?:{ZH_RELATIONS}))([{ZH_SURNAMES}][{CJK_IDEOGRAPHS}]{{1,2}}?)"
     r"(?=在|是|今年|住|也|已经|当|做|去年|现在|以前|之前|原来|退休|刚|和|跟|[，,])"
 )
 
@@ -990,7 +990,13 @@ def _zh_as_written(text: str) -> str:
     if not has_cjk(text):
         return text
     text = _ZH_LEADING_FILLER.sub("", _ZH_SPACE.sub("，", text.strip()))
-    text = _ZH_KIN_FULL_NAME.sub(r"\1叫\2，", text)
+    text = _ZH_KIN_FULL_NAME.sub(r"\1叫\2，\1", text)
+    # a medicine said first: "降压药我一天吃一片" is "我一天吃一片降压药"
+    text = re.sub(
+        r"^([\u4e00-\u9fff]{1,6}?药)我((?:每天|一天|早上|晚上|每晚)?[^，,。！？]{0,6}?(?:吃|服)(?:[一两二三半]?(?:片|粒|颗))?)(?=[，,。！？]|$)",
+        r"我\2\1",
+        text,
+    )
     # a correction's lead ("不对不对，我说错了，儿媳妇是教中学的"): what follows is the statement
     # ("对不对" in it would read as a question)
     text = re.sub(r"^(?:(?:不对|不是|哦不|错了)[，,、\s]*)+(?:我?说错了[，,。\s]*|应该是)?", "", text)
@@ -2689,7 +2695,8 @@ def _former_job(clause: str, zh: bool) -> list[SelfFact]:
 
 # "我在北京学中文，已经一年了", "我在学画画" (key `study`; not 学校, 学会, 学过)
 _STUDY_ZH = re.compile(
-    r"我(?:现在|目前|正在|最近|这段时间|这阵子|(?:上个?|这个?)(?:星期|礼拜|周|月))?(?:在([^学，,。！？\s]{1,8}?))?(?:在|开始)?"
+    r"(?:我|(?<=[，,])(?=现在|最近|目前))(?:现在|目前|正在|最近|这段时间|这阵子|(?:上个?|这个?)(?:星期|礼拜|周|月))?"
+    r"(?:跟着?[^学，,。！？\s]{1,6}?)?(?:在([^学，,。！？\s]{1,8}?))?(?:在|开始)?"
     r"(?<![大中小])(?:学习|学)(?!习|校|生|会|着|了|过|到|期|院)"
     r"([^，,。！!？?\s的了]{1,6}?)(?=[，,。！!？?]|$|呢|呀|啊|了)|"
     # "现在在武汉读研究生", "我在北京上大学"
@@ -4048,7 +4055,7 @@ _FAMILY_CONDITION_ZH = re.compile(
 )
 _MED_NAMES_ZH = health.names_pattern(health.MEDICATIONS, zh=True)
 _MED_ZH = re.compile(
-    r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时)?"
+    r"我((?:每天|每晚|每天早上|每天晚上|每天早晚|早上|晚上|一直|平时|一天)?"
     # (the hour: "我每天早上七点吃一片别嘌醇")
     r"(?:[0-9一二三四五六七八九十]{1,3}点(?:半|[0-9一二三四五六七八九十]{1,3}分?)?)?"
     r"(?:都)?(?:要|会|在|得)?(?:吃|服用|服|打|用)"
@@ -4071,7 +4078,7 @@ _RELATIVE_JOB_ZH = re.compile(
     + _ZH_STOP
     + r"]|$)|在("
     + _ZH_TEXT
-    + r"{1,10}?)(?:当|做)("
+    + r"{1,10}?)(?:当|做|开)("
     + _ZH_TEXT
     + r"{1,8}?)(?=["
     + _ZH_STOP
@@ -4143,10 +4150,11 @@ def _zh_relative_job(clause: str) -> list[SelfFact]:
     # "我老伴以前是司机": said as what they were
     said_before = re.search(r"(以前|原来|过去|退休前)(?=是|在)", m.group(0))
     before = said_before.group(1) if said_before else ""
+    verb = clause[m.start(4) - 1] if m.group(4) else "当"  # (当, 做 or 开: "在深圳开出租车")
     said = (
         f"{USER_ZH}的{relation}{before}是{job}。"
         if m.group(2)
-        else f"{USER_ZH}的{relation}{before}在{m.group(3)}当{job}。"
+        else f"{USER_ZH}的{relation}{before}在{m.group(3)}{verb}{job}。"
     )
     return [_fact("fact", f"family:{relation_key(relation)}:job", job, said, zh=True)]
 
