@@ -3605,3 +3605,21 @@ def test_the_thirty_first_rounds_chinese_is_read_and_answered():
     assert {q: fact_answers.answer(q, zh, "zh", FRIDAY) for q in answers} == answers
     plan = learn(["这个月二十号闺女带朵朵回来过年"])
     assert plan["plan:daughter_这个月二十号"] == "用户的闺女2026年12月20日（星期日）带朵朵回来过年。"
+
+
+def test_a_medicine_or_a_routine_said_with_more_after_it_is_read():
+    """The thirty-second round: "i take the warfarin at six o'clock every evening and the district
+    nurse comes on a thursday…" lost the medicine (kept as a routine), and "every wednesday morning
+    i go to the bridge club in the parish hall and then on sundays…" lost the routine."""
+    facts = learn(
+        [
+            "i take the warfarin at six o'clock every evening and the district nurse comes on a thursday to check"
+            " my blood",
+            "every wednesday morning i go to the bridge club in the parish hall and then on sundays declan brings"
+            " me to mass",
+        ]
+    )
+    assert facts["health:medication:warfarin"] == "User takes the warfarin at six o'clock every evening."
+    assert fact_answers.answer("which day do i go to the bridge club?", facts, "en", FRIDAY) == (
+        "You go to the bridge club in the parish hall every Wednesday morning."
+    )

@@ -2873,7 +2873,8 @@ _EVERY_EN = (
 _ROUTINE_EN = re.compile(
     rf"\b(?:I|we) (?:usually |always |normally |often |still )?((?!am\b|have\b|had\b|was\b|feel\b|think\b)[a-z]+)"
     rf"(?: (.{{2,40}}?))? ({_EVERY_EN})\b|"
-    rf"\b({_EVERY_EN}),? (?:I|we) (?:usually |always |normally |often )?([a-z]+) (.{{2,60}}?){_STOP_CLAUSE}",
+    rf"\b({_EVERY_EN}),? (?:I|we) (?:usually |always |normally |often )?([a-z]+) (.{{2,60}}?)"
+    rf"(?:(?=\s+and then\b)|{_STOP_CLAUSE})",
     re.I,
 )
 _RELATIVE_ROUTINE_EN = re.compile(
@@ -3881,7 +3882,7 @@ def _en_health(clause: str) -> list[SelfFact]:
         verb = (med.group(1) or med.group(3) or med.group(5)).lower()
         what = _third_person(_clause_end(med.group(2) or med.group(4) or med.group(6)))
         if len(what.split()) > 10:  # ("…first thing in the morning, half an hour before breakfast")
-            what = what.split(",")[0].strip()
+            what = re.split(r",|\s+and (?=the |my |their |then |I\b)", what)[0].strip()
         parts = _MED_SPLIT.match(what)
         name = parts.group(1) if parts else what
         often = parts.group(2) if parts else None
