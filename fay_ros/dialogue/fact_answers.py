@@ -682,16 +682,16 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
     m = (_ROUTINE_Q_ZH if zh else _ROUTINE_Q_EN).search(question)
     if m is None:
         return None
+    thing_asked = ""
     if zh:
         who, asked = "", (m.group(1) or "") + (m.group(2) or "")
     elif m.group(1):
         who, asked = m.group(1).lower(), m.group(2)
     else:  # "which day does my son ring me?": any routine of theirs that does it
         who, asked = m.group(3).lower(), ""
-        verb = m.group(4).lower()
         # and what it is done with, when said: "what day do I play pickleball?"
         thing = re.match(r"\s+(?:to |at |with )?(?:the |my |a )?([a-z]{4,})", question[m.end() :], re.I)
-        said_of = [verb, third_person_verb(verb)] + ([thing.group(1)] if thing and thing.group(1) != "again" else [])
+        thing_asked = thing.group(1) if thing and thing.group(1) != "again" else ""
     whose = (
         ""
         if who in ("i", "we", "")
@@ -713,8 +713,8 @@ def _routine_answer(question: str, facts: dict[str, str], zh: bool) -> str | Non
     ]
     times = {w.lower() for w in _TIME_WORDS.findall(asked)}
     fitting = [v for v in routines if not times or times & {w.lower() for w in _TIME_WORDS.findall(v)}]
-    if not zh and not m.group(1):
-        fitting = [v for v in fitting if all(re.search(rf"\b{re.escape(w)}", v, re.I) for w in said_of[2:])]
+    if thing_asked:
+        fitting = [v for v in fitting if re.search(rf"\b{re.escape(thing_asked)}", v, re.I)]
     if not fitting:
         return None
     return _join([second_person(v) for v in fitting], zh)
@@ -1524,9 +1524,9 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
         condition, tag = small
         known = health.term(health.CONDITIONS, condition)
         name = known.name(zh) if known is not None else condition.replace("_", " ")
-        if zh:
-            return f"少吃点吧：你有{name}，{thing}一般{food_ideas.high_in_said(tag, zh)}。"
         high_in = food_ideas.high_in_said(tag, zh)
+        if zh:
+            return f"少吃点吧：你有{name}，{thing}一般{high_in}。"
         return f"Only a little, if any: you have {name}, and there's usually {high_in} {thing}."
     food, key = hit
     known = health.term(health.ALLERGENS, key)

@@ -175,24 +175,29 @@ def limits(fact_keys: Iterable[str]) -> tuple[str, ...]:
     the user's fact keys."""
     keys = list(fact_keys)
     out = list(health.avoided_keys(keys, household=True))
-    for key in keys:
-        parts = key.split(":")
-        if len(parts) in (3, 4) and parts[:2] == ["health", "condition"] and parts[2] in CONDITION_LIMITS:
-            out.append(CONDITION_LIMITS[parts[2]])
+    out += [tag for _condition, tag in _condition_limits(keys, household=True)]
     return tuple(dict.fromkeys(out))
+
+
+def _condition_limits(fact_keys: Iterable[str], household: bool) -> list[tuple[str, str]]:
+    """(condition key, tag) for each condition in the fact keys that keeps something small
+    (`health:condition:diabetes` → ("diabetes", "sugar")); `household`: the relatives' too
+    (`health:condition:gout:husband`)."""
+    out = []
+    for key in fact_keys:
+        parts = key.split(":")
+        if len(parts) in ((3, 4) if household else (3,)) and parts[:2] == ["health", "condition"]:
+            if parts[2] in CONDITION_LIMITS:
+                out.append((parts[2], CONDITION_LIMITS[parts[2]]))
+    return out
 
 
 def kept_small(food: str, fact_keys: Iterable[str]) -> tuple[str, str] | None:
     """(condition key, tag) when `food` is usually high in what one of the user's own conditions
     keeps small ("chocolate cake" with `health:condition:diabetes` → ("diabetes", "sugar")), else
     None. A relative's condition (`health:condition:gout:husband`) is theirs, not the user's."""
-    for key in fact_keys:
-        parts = key.split(":")
-        if len(parts) == 3 and parts[:2] == ["health", "condition"] and parts[2] in CONDITION_LIMITS:
-            tag = CONDITION_LIMITS[parts[2]]
-            if _HIGH_IN[tag].search(food):
-                return parts[2], tag
-    return None
+    own = _condition_limits(fact_keys, household=False)
+    return next(((condition, tag) for condition, tag in own if _HIGH_IN[tag].search(food)), None)
 
 
 def high_in_said(tag: str, zh: bool) -> str:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -1015,9 +1015,35 @@ _CORRECTED_EN = re.compile(
 )
 
 
+# A joint said of as the subject is the condition of having it bad: "my knees are bad" is "I have
+# bad knees", "my back's playing up" is "I have a bad back" (health.CONDITIONS names them so)
+_BAD_JOINT_EN = re.compile(
+    r"\bmy (knees|knee|back|hips|hip)(?: is| are|'s| has been| have been) (?:really |very |quite |a bit |so )?"
+    r"(?:bad|dodgy|playing up|not (?:good|great|too good|so good)|giving me (?:trouble|gyp|grief))\b",
+    re.I,
+)
+
+
+def _bad_joint_said(m: re.Match[str]) -> str:
+    joint = m.group(1).lower()
+    return "I have bad knees" if joint == "knees" else f"I have a bad {joint.rstrip('s')}"
+
+
 # Spoken shortcuts that hide a statement: "can't eat prawns or any shellfish mate" is "I can't eat
-# prawns or shellfish" (the subject left out, "any" before the last item, a word of address)
-_SPOKEN_EN = (
+# prawns or shellfish" (the subject left out, "any" before the last item, a word of address); an
+# allergy found out about is still one ("found out I was allergic to shellfish the hard way" is "I'm
+# allergic to shellfish": how they found out is no part of the allergen); a joint said bad
+_SPOKEN_EN: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(
+            r"\b(?:I )?(?:found out|discovered|learn(?:ed|t)|realised|realized|(?:it )?turned out)(?: that)? I was "
+            r"(?=(?:very |really |severely |badly |deathly )?allergic\b)",
+            re.I,
+        ),
+        "I'm ",
+    ),
+    (re.compile(r"(?<=\w) the hard way\b", re.I), ""),
+    (_BAD_JOINT_EN, _bad_joint_said),
     (
         re.compile(
             r"^(?:(?:and|oh|well|so|but|also),? )?(?=(?:can'?t|cannot|can not) (?:eat|have|drink|touch)\b)", re.I
@@ -1071,22 +1097,14 @@ def extract_self_facts(
         # "our beagle is called Biscuit, she's eleven": the dog (its breed kept), and "she" is the dog
         bred = None if has_cjk(clause) else _OWN_BREED_EN.search(clause)
         if bred:
-            kind = _BREEDS.get(bred.group(1).lower().split()[-1], "dog")
+            breed = bred.group(1).lower()
+            kind = _BREEDS.get(breed.split()[-1], "dog")
             clause = clause[: bred.start(1)] + kind + clause[bred.end(1) :]
-            facts.append(
-                _fact(
-                    "fact",
-                    f"family:{kind}:breed",
-                    bred.group(1).lower(),
-                    f"{USER_EN}'s {kind} is a {bred.group(1).lower()}.",
-                )
-            )
+            facts.append(_breed_fact(kind, breed))
         clause, relative = _pronouns_as_relative(clause, relative)
         clause = _DIAGNOSED.sub(
             "", _ORDERED.sub(lambda m: "我不能" if has_cjk(m.group(0)) else "I must avoid ", _before_supposing(clause))
         )
-        clause = _BAD_JOINT_EN.sub(_bad_joint_said, clause)
-        clause = _FOUND_ALLERGIC_EN.sub(lambda m: "" if "hard way" in m.group(0).lower() else "I'm ", clause)
         if not clause or _NOT_OWN_EN.search(clause) or _NOT_OWN_ZH.search(clause):
             continue
         clause = _without_hedged_parts(clause)
@@ -1478,29 +1496,6 @@ def _statement_before_question(clause: str) -> str:
             break
         head.append(part)
     return ", ".join(head)
-
-
-# A joint said of as the subject is the condition of having it bad: "my knees are bad" is "I have
-# bad knees", "my back's playing up" is "I have a bad back" (health.CONDITIONS names them so)
-_BAD_JOINT_EN = re.compile(
-    r"\bmy (knees|knee|back|hips|hip)(?: is| are|'s| has been| have been) (?:really |very |quite |a bit |so )?"
-    r"(?:bad|dodgy|playing up|not (?:good|great|too good|so good)|giving me (?:trouble|gyp|grief))\b",
-    re.I,
-)
-
-
-# An allergy found out about is still one: "found out I was allergic to shellfish the hard way"
-# is "I'm allergic to shellfish" (how they found out is no part of the allergen)
-_FOUND_ALLERGIC_EN = re.compile(
-    r"\b(?:I )?(?:found out|discovered|learn(?:ed|t)|realised|realized|(?:it )?turned out)(?: that)? I was "
-    r"(?=(?:very |really |severely |badly |deathly )?allergic\b)|(?<=\w) the hard way\b",
-    re.I,
-)
-
-
-def _bad_joint_said(m: re.Match[str]) -> str:
-    joint = m.group(1).lower()
-    return "I have bad knees" if joint == "knees" else f"I have a bad {joint.rstrip('s')}"
 
 
 # A diagnosis is the person's own fact, not hearsay: "the doctor says I'm coeliac" is "I'm coeliac"
@@ -3069,8 +3064,12 @@ def _pet_breed(clause: str) -> list[SelfFact]:
         return []
     breed = (m.group(1) or m.group(3) or m.group(5)).lower()
     said_pet = (m.group(2) or m.group(4) or "").lower()
-    pet = YOUNG_PETS.get(said_pet, said_pet) or _BREEDS[breed.split()[-1]]
-    return [_fact("fact", f"family:{pet}:breed", breed, f"{USER_EN}'s {pet} is a {breed}.")]
+    return [_breed_fact(YOUNG_PETS.get(said_pet, said_pet) or _BREEDS[breed.split()[-1]], breed)]
+
+
+def _breed_fact(pet: str, breed: str) -> SelfFact:
+    """`family:<pet>:breed`: "User's dog is a beagle." """
+    return _fact("fact", f"family:{pet}:breed", breed, f"{USER_EN}'s {pet} is a {breed}.")
 
 
 def _en_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
