@@ -161,7 +161,9 @@ def test_a_contradiction_after_the_fact_was_said_is_dropped_not_said_twice(llm):
         await rig.engine.run_turn("tom", "I live in Leeds.", "en")
         rig.pieces.clear()
         llm.script(fake.text("You live in Leeds. ", "You live in London, I think. ", "Leeds is lovely."))
-        trace = await rig.engine.run_turn("tom", "Where do I go shopping?", "en")
+        # (not a question about what he told: "where do I go shopping?" is answered "I don't
+        # remember you telling me that" without the model)
+        trace = await rig.engine.run_turn("tom", "What's nice to do around here?", "en")
         assert spoken(rig) == ["You live in Leeds.", "Leeds is lovely."], spoken(rig)
         assert trace.guard == "1 contradicts a fact", trace.guard
         # what agrees with the fact, is about someone else or about the companion is left alone

@@ -5,6 +5,7 @@ OpenAI-compatible server on loopback and a REAL MemoryService on a temporary SQL
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 
 import pytest
@@ -363,3 +364,74 @@ def test_questions_and_the_companions_words_are_not_evidence():
         Memory("b", "", node_type="turn", text="You went hiking!", date=today, said=today, speaker="assistant"),
     ]
     assert "don't remember" in when_answers.answer("When did I go hiking?", evidence, "en", now)
+
+
+# -- what the user told, quoted (the tiny model made doses and names up) -------------------------
+
+
+@pytest.fixture
+def told(tmp_path):
+    gw = ServiceMemory(tmp_path)
+    gw.hear("joan", _noon(9), "we had a lovely walk by the river, and my knee held up fine.")
+    gw.hear("joan", _noon(8), "my blood pressure tablet, ramipril, they've doubled it, it was five mg, now it's ten.")
+    gw.hear("joan", _noon(7), "our Karen's moved to Swansea, she got a job at the library there.")
+    gw.hear("joan", _noon(6), "I've got a tortoise, called Mabel, she's older than me near enough.")
+    gw.hear("li", _noon(9), "嗯，我养了只八哥，叫豆豆，会说你好")
+    gw.hear("li", _noon(8), "那个钙片，原来一天一片，现在医生让我一天吃两片")
+    gw.hear("li", _noon(7), "我闺女在青岛，嫁过去十年了")
+    return gw
+
+
+@pytest.mark.parametrize(
+    "owner, question, language, said",
+    [
+        ("joan", "how much ramipril am I on now?", "en", "now it's ten"),
+        ("joan", "where did I have my walk?", "en", "by the river"),
+        ("joan", "where does Karen live these days?", "en", "Swansea"),
+        ("li", "我那八哥叫啥来着？", "zh", "叫豆豆"),
+        ("li", "钙片我现在一天吃几片？", "zh", "两片"),
+        ("li", "我闺女在哪儿来着？", "zh", "青岛"),
+    ],
+)
+def test_tiny_question_about_what_they_told_is_their_own_words_quoted(fresh, told, owner, question, language, said):
+    async def scenario():
+        rig = Rig(fresh, memory=told, profile="tiny")
+        trace = await rig.engine.run_turn(owner, question, language)
+        text = "".join(rig.texts())
+        assert trace.path == "memory" and not fresh.requests, text  # no model call
+        assert said in text and ("You told me" in text or "你跟我说过" in text), text
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "owner, question, language, said",
+    [
+        # never told: said so, not made up (nor a name of another's pet, nor the old dose)
+        ("joan", "what's my dog called?", "en", "told me"),
+        ("joan", "what's my granddaughter studying?", "en", "told me"),
+        ("li", "我那只猫叫啥？", "zh", "我"),
+        ("li", "我儿子在哪儿上班来着？", "zh", "我"),
+    ],
+)
+def test_tiny_question_about_what_they_never_told_says_so(fresh, told, owner, question, language, said):
+    async def scenario():
+        rig = Rig(fresh, memory=told, profile="tiny")
+        await rig.engine.run_turn(owner, question, language)
+        text = "".join(rig.texts())
+        honest = ("haven't told me", "don't remember", "还没告诉我", "不记得")
+        assert said in text and any(h in text for h in honest) and "说过：" not in text, text
+        assert "told me:" not in text and not fresh.requests, text
+        await rig.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what should I cook for tea tonight?", "what do you think of Swansea?", "what's the weather doing?"],
+)
+def test_advice_and_questions_about_the_companion_are_not_quoted(question, told):
+    evidence = asyncio.run(recall_evidence(told, "joan", question, 5, 5.0))
+    assert when_answers.told_answer(question, evidence, "en") is None

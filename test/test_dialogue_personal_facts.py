@@ -3366,6 +3366,14 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     assert "Jamie" in fact_answers.answer("who's coming to see me on saturday?", facts, "en", FRIDAY)
     cake = fact_answers.answer("should i have a slice of chocolate cake?", facts, "en", FRIDAY)
     assert cake is not None and "diabetes" in cake and "sugar" in cake, cake
+    # a pet named after a comma is named; a pet told of without a name: its name was not told
+    pets = learn(["I've got a tortoise, called Mabel, she's older than me", "i've got a dog too"])
+    tortoise = fact_answers.answer("what's my tortoise called again?", pets, "en", FRIDAY)
+    assert tortoise == "Your tortoise is called Mabel."
+    assert fact_answers.answer("what's my dog called?", pets, "en", FRIDAY) == "You haven't told me your dog's name."
+    # a clause around the food: the food word is said, not the whole question
+    do = fact_answers.answer("there's cake at the do tonight, should i have some?", facts, "en", FRIDAY)
+    assert do is not None and do.endswith("a lot of sugar in cake."), do
     assert fact_answers.answer("can i have an apple?", facts, "en", FRIDAY) is None  # (the model answers)
     # giving it up replaces it (one key), and is said as given up, never as a dislike
     later = learn(["i'm learning to play the piano", "i've given up the piano, i'm doing watercolours now"])
@@ -3380,6 +3388,8 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     assert fact_answers.answer("我最近在学什么？", zh, "zh", FRIDAY) == "你学英语。"
     assert fact_answers.answer("我支持哪个队？", zh, "zh", FRIDAY) == "你是国安队的球迷。"
     assert fact_answers.answer("我能吃蛋糕吗？", zh, "zh", FRIDAY) == "少吃点吧：你有糖尿病，蛋糕一般含糖多。"
+    birthday = fact_answers.answer("今天孙子生日，我可以吃块蛋糕吗？", zh, "zh", FRIDAY)
+    assert birthday == "少吃点吧：你有糖尿病，蛋糕一般含糖多。"
     assert learn(["我上个星期开始学游泳了"]) == {"study": "用户学游泳。"}
 
 

@@ -184,7 +184,7 @@ def test_the_model_sets_a_reminder_for_the_sessions_owner(fresh, book):
             fake.text("Done, tomorrow at six."),
         )
         # words the reminder talk does not take, so the turn goes to the model and its tools
-        trace = await rig.engine.run_turn("alice", "could you make sure I phone mum after work tomorrow", "en")
+        trace = await rig.engine.run_turn("alice", "could you sort it so I phone mum after work tomorrow", "en")
         assert trace.error == "" and trace.path == "tool", trace
         tool_msg = next(m for m in fresh.requests[2]["messages"] if m["role"] == "tool")
         assert "added" in tool_msg["content"] and "2026-12-05 18:00" in tool_msg["content"], tool_msg

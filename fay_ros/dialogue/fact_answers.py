@@ -394,6 +394,9 @@ def answer(
             )
             if found:
                 return second_person(found)
+        if found and re.search(r"called|name|叫|名", q, re.I) and not re.search(r"called|named|name|叫|名", found):
+            # "what's my tortoise called?" of "User has a tortoise.": the name was not told
+            return f"你还没告诉我你的{asked}叫什么。" if zh else f"You haven't told me your {asked}'s name."
         if found:
             return second_person(_as_of_now(f"family:{relation_key(relation)}", found, facts))
         known = ZH_RELATIONS.split("|") if zh else (*RELATIONS, *_PEOPLE_EN)
@@ -1504,6 +1507,9 @@ def _allergies(facts: dict[str, str], zh: bool) -> str:
     return ("" if zh else " ").join(out)
 
 
+_ZH_MEASURE = re.compile(r"^(?:一|两|几)?(?:块|个|片|碗|杯|根|点儿?|些|口|颗|粒|盒|包|瓶|勺)")
+
+
 def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = False) -> str | None:
     """ "Can I eat peanut butter?" against the user's allergies: a plain no with the reason;
     "Am I allergic to cats?": yes, or that they have not told of it (also when nothing about
@@ -1512,6 +1518,8 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
     nothing about their health is known (the model answers then)."""
     keys = health.avoided_keys(list(facts))
     thing = thing.strip(" ?？。.!")
+    if zh:  # the food, not its measure ("我可以吃块蛋糕吗？": 蛋糕)
+        thing = _ZH_MEASURE.sub("", thing) or thing
     hit = health.mentioned_allergen(thing, keys) if keys else None
     if hit is None and allergy_q:
         return f"你没告诉过我你对{thing}过敏。" if zh else f"You haven't told me of any allergy to {thing}."
@@ -1521,7 +1529,7 @@ def _can_eat(thing: str, facts: dict[str, str], zh: bool, allergy_q: bool = Fals
         small = food_ideas.kept_small(thing, facts)
         if small is None:
             return None  # nothing the user must avoid: the model answers (and the guard still listens)
-        condition, tag = small
+        condition, tag, thing = small
         known = health.term(health.CONDITIONS, condition)
         name = known.name(zh) if known is not None else condition.replace("_", " ")
         high_in = food_ideas.high_in_said(tag, zh)

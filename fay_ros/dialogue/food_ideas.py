@@ -192,12 +192,22 @@ def _condition_limits(fact_keys: Iterable[str], household: bool) -> list[tuple[s
     return out
 
 
-def kept_small(food: str, fact_keys: Iterable[str]) -> tuple[str, str] | None:
-    """(condition key, tag) when `food` is usually high in what one of the user's own conditions
-    keeps small ("chocolate cake" with `health:condition:diabetes` → ("diabetes", "sugar")), else
-    None. A relative's condition (`health:condition:gout:husband`) is theirs, not the user's."""
-    own = _condition_limits(fact_keys, household=False)
-    return next(((condition, tag) for condition, tag in own if _HIGH_IN[tag].search(food)), None)
+# a whole clause was taken for the food ("there's cake at the do, should i have some")
+_CLAUSE = re.compile(r"[,，;；]|\b(?:should|can|could|may|shall|there'?s|there is|i|we)\b|我|应该|可以", re.I)
+
+
+def kept_small(food: str, fact_keys: Iterable[str]) -> tuple[str, str, str] | None:
+    """(condition key, tag, the food as said) when `food` is usually high in what one of the
+    user's own conditions keeps small ("chocolate cake" with `health:condition:diabetes` →
+    ("diabetes", "sugar", "chocolate cake")), else None. The food as said is `food`, or only
+    its food word when `food` is a whole clause ("there's cake at the do, should i have some" →
+    "cake"). A relative's condition (`health:condition:gout:husband`) is theirs, not the user's."""
+    for condition, tag in _condition_limits(fact_keys, household=False):
+        found = _HIGH_IN[tag].search(food)
+        if found is not None:
+            clause = _CLAUSE.search(food) or len(food.split()) > 6
+            return condition, tag, found.group(0) if clause else food
+    return None
 
 
 def high_in_said(tag: str, zh: bool) -> str:

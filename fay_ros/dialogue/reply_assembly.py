@@ -323,6 +323,13 @@ class ReplyAssembly:
             self.jokes_told[ctx.owner] = told + 1
             self.speak_text(reply, _then(ack, w.persona.line("jokes", ctx.language, index=told), zh), "qa")
             return
+        # "我那鹦鹉叫啥？", "how much warfarin am I on now?": what they told, quoted (the tiny
+        # model made a dose up; in a language it does not speak it could only apologise)
+        answer = when_answers.told_answer(ctx.question, memories, ctx.language, known=list(facts.values()))
+        if answer is not None and (memories or ctx.profile_read):
+            trace.path = "memory"
+            self.speak_text(reply, _then(ack, answer, zh), "memory")
+            return
         if unspoken:
             trace.path = "language"
             # the whole hint (with the commands) once in a session, then the short line

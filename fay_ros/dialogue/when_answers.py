@@ -30,7 +30,7 @@ from ..memory.evidence import tokens
 from ..memory.self_facts import render_fact
 from ..memory.temporal import question_window
 from ..memory.turn_log import USER
-from ..text.when import format_date
+from ..text.when import format_date, put_right_zh
 from ..text.words import has_cjk
 from .tools import Memory
 
@@ -273,6 +273,213 @@ def _span_answer(asked: WhenQuestion, own: list[Memory]) -> str | None:
     if zh:
         return "你跟我说过：" + "；".join(parts) + "。"
     return "You told me: " + "; ".join(parts) + "."
+
+
+# -- what the user told, quoted ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ToldWords:
+    """How one language says what a quoted answer needs."""
+
+    clause: re.Pattern[str]  # a clause of a statement
+    joiner: str  # how clauses are joined again
+    short: int  # a clause this short (characters / words) is read with the next one
+    goes_on: re.Pattern[str]  # a clause that goes on from the one before ("就去…")
+    names_it: re.Pattern[str]  # a clause that names what the one before was about ("叫豆豆")
+    changed: re.Pattern[str]  # a later clause that changes it ("现在…", "now it's…")
+    name_asked: re.Pattern[str]
+    name_said: re.Pattern[str]  # a quote that says a name
+    named_next: re.Pattern[str]  # a clause that is a name said for the one before
+    number_asked: re.Pattern[str]
+    number_said: re.Pattern[str]
+    filler: re.Pattern[str]
+    not_remembered: str
+    said: str  # "You told me: {}"
+    zh: bool
+
+    def size(self, clause: str) -> int:
+        return len(clause) if self.zh else len(clause.split())
+
+
+_QUOTED_ZH = _ToldWords(
+    clause=re.compile(r"[^，,。！？；;!?\s]+"),
+    joiner="，",
+    short=8,
+    goes_on=re.compile(r"^(?:就|便|才|然后|再)"),
+    names_it=re.compile(r"^(?:叫|是|在|有|一只|一个|今年)"),
+    changed=re.compile(r"现在|改成|改了|换成|换了|加到|减到|加了|减了"),
+    name_asked=re.compile(r"叫(?:啥|什么)|名字|名儿|姓(?:啥|什么)"),
+    name_said=re.compile(r"叫|名|姓"),
+    named_next=re.compile(r"^叫"),
+    number_asked=re.compile(r"几|多少|多大|哪天|哪一天|什么时候|啥时候"),
+    number_said=re.compile(
+        r"[零〇一二两三四五六七八九十百半\d]|[周礼拜星期][一二三四五六日天]|[今明后]天|"
+        r"早上|上午|中午|下午|傍晚|晚上|夜里|饭前|饭后|睡前|睡觉前|空腹"
+    ),
+    filler=re.compile(r"^(?:嗯|那个|就是说|就是|我跟你说|哎呀|哎|啊|呃|对了)+"),
+    not_remembered="我不记得你跟我说过这个。能再跟我说说吗？",
+    said="你跟我说过：“{}”。",
+    zh=True,
+)
+_QUOTED_EN = _ToldWords(
+    clause=re.compile(r"[^,.;!?]+"),
+    joiner=", ",
+    short=5,
+    goes_on=re.compile(r"^(?:and then|then|so)\b", re.I),
+    names_it=re.compile(r"^(?:called|named|that's|it's|she's called|he's called)\b", re.I),
+    changed=re.compile(r"\bnow\b|\bchanged\b|\bput (?:me|it) up\b|\bcut (?:it|that)\b|\bhalved\b|\braised\b", re.I),
+    name_asked=re.compile(r"\b(?:called|call(?:ed)? (?:him|her|it|the)|name|named)\b", re.I),
+    # "called Pickles", "her name's Mere", or a capitalised word after the first ("our Rab")
+    name_said=re.compile(r"\b(?:called|named|name is|name's|'s name)\b|(?<=\S)\s+(?!I\b)[A-Z][a-z]+"),
+    named_next=re.compile(r"^(?:called|named)\b|^[A-Z][a-z]+$"),
+    number_asked=re.compile(
+        r"\bhow (?:many|much|long|old)\b|\bdose\b|\bmilligrams?\b|\bmg\b|\bwhat (?:time|day|date)\b|\bwhen\b", re.I
+    ),
+    number_said=re.compile(
+        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+        r"hundred|half|quarter|once|twice|first|second|third|fourth|fifth|monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
+        r"morning|evening|night|bed|bedtime|breakfast|lunch|dinner|tea|noon|midday|today|tomorrow|tonight|week|month)\b",
+        re.I,
+    ),
+    filler=re.compile(r"^(?:(?:and|so|well|oh|um|er|anyway)\b[,\s]*)+", re.I),
+    not_remembered="I don't remember you telling me that. Could you tell me again?",
+    said='You told me: "{}".',
+    zh=False,
+)
+
+# A question about the user's own life, in Chinese: "我那鹦鹉叫啥？", "俺老家是哪儿的来着？",
+# "胰岛素我一天打几回？", "手术在哪个医院做来着？"; not advice, a request or a yes/no question
+_TOLD_LEAD_ZH = r"^(?:(?:哎呀?|嗯|那|那个|对了|你说|你还记得|你记得|还记得|你知道)[，,、\s]*)*"
+_OWN_Q_ZH = re.compile(
+    _TOLD_LEAD_ZH + r"(?:(?:我|俺|咱)(?!想|要|能|可以|该|应该|觉得|问你|跟你说|告诉你)|[\u4e00-\u9fff]{1,6}?(?:我|俺)|"
+    r"[^，,。？?]{0,12}来着)"
+)
+_ASKING_ZH = re.compile(r"啥|什么|哪|几|多少|谁|多大|咋")
+_NOT_TOLD_Q_ZH = re.compile(
+    r"你(?!还记得|记得|知道|说)|推荐|建议|好呢|怎么办|要不要|能不能|可不可以|该不该|行不行|吃点|做什么菜|天气"
+)
+# words of such a question that are no part of its topic
+_FRAME_TOLD_ZH = re.compile(
+    r"叫|名字|名儿|来着|一般|现在|以前|那只|那条|那个|那|在|俺|咱|还|记得|知道|你|不|吗|一天|每天|回|次|"
+    r"几|多少|多大|谁|哪个|哪家|哪儿|哪里|哪|啥|什么|的|了|是|子|哦|呀|呢|干|做"
+)
+# English: a wh-question about what the person has, takes or is, or about someone they named
+_WH_EN = re.compile(
+    r"^(?:(?:and|so|now|well|oh|right|ok|okay|remind me|tell me|here|hen|love|dear)[,\s]+)*"
+    r"(?:what|whit|wot|which|where|when|who|whose|how many|how much|how long|how old|why)(?:'s|s|'re)?\b",
+    re.I,
+)
+_OWN_EN = re.compile(r"\b(?:my|me|ma|i|i'm|i've|i'd|am i|do i|did i)\b", re.I)
+_NOT_TOLD_Q_EN = re.compile(
+    r"\b(?:should|could|would|might|shall|can) (?:i|we)\b|\byou (?:think|like|recommend|suggest|reckon|fancy)\b|"
+    r"\byour\b|\byou(?:'re| are)\b|\bweather\b|\btime is it\b|\bwhat day is it\b|\bwhat(?:'s| is) the date\b|"
+    r"\bhow (?:do|does|can|to)\b|\bmeaning\b|\bjoke\b|\bstory\b|\bnews\b|\bwhy (?:do|does|is|are) (?:people|the|it)\b",
+    re.I,
+)
+_TOLD_FRAME_EN = frozenset(
+    _terms(
+        "called call name named again remember remind tell told say said mention mentioned meant supposed take "
+        "taking on got get gets whit noo wot me ma hen love dear doll mun now currently these days know "
+        "think reckon exactly right does did is was were has had"
+    )
+)
+
+
+def told_answer(
+    question: str, evidence: Sequence[Memory], language: str = "en", known: Sequence[str] = ()
+) -> str | None:
+    """A question about the user's own life or the people they told of ("我那鹦鹉叫啥？", "how
+    much warfarin am I on now?", "where does Olwen live?"), answered by quoting what they told
+    ("你跟我说过：“我还养了只鹦鹉，叫豆豆”。", 'You told me: "they've put my warfarin up to four
+    milligrams".'): the latest of their own statements that fits it best and says what is asked
+    (a name for "叫啥" / "called", a number for "几" / "how many"). A small model makes these
+    up (a dose of a medicine, a pet's name), so the person's own words stand in for it. When
+    nothing they said fits, "I don't remember you telling me" for their own life, unless one of
+    the facts `known` of them fits (then None: the model answers from those); None for a
+    question about others in English (the model may answer) and for any other question."""
+    q = (question or "").strip()
+    if language.startswith("zh") or has_cjk(q):
+        if not _OWN_Q_ZH.search(q) or not _ASKING_ZH.search(q) or _NOT_TOLD_Q_ZH.search(q):
+            return None
+        return _told(q, evidence, _QUOTED_ZH, _topic(_FRAME_TOLD_ZH.sub(" ", q), True), True, known)
+    if not _WH_EN.search(q) or _NOT_TOLD_Q_EN.search(q):
+        return None
+    topic = {t: w for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
+    return _told(q, evidence, _QUOTED_EN, topic, bool(_OWN_EN.search(q)), known)
+
+
+def _told(
+    q: str, evidence: Sequence[Memory], words: _ToldWords, topic: dict[str, float], own_life: bool, known: Sequence[str]
+) -> str | None:
+    if not topic:
+        return None
+    wanted = (
+        words.name_said if words.name_asked.search(q) else words.number_said if words.number_asked.search(q) else None
+    )
+    total = sum(topic.values())
+    found = []
+    for i, m in enumerate(_own_statements(evidence, q)):
+        text = put_right_zh(m.text) if words.zh else m.text
+        clauses = [c.strip() for c in words.clause.findall(text) if c.strip()]
+        score = sum(w for t, w in topic.items() if t in set(_terms(text)))
+        if not clauses or score < min(1.0, total) or score < (0.4 if words.zh else 0.5) * total:
+            continue
+        weights = [sum(w for t, w in topic.items() if t in set(_terms(c))) for c in clauses]
+        # (of two as good, the one with more of the question's words -- "以前在中学教历史", not
+        # "教到六十岁退休" -- then the later: "原来一天一片，现在一天两片" puts the first right)
+        shared = [len(set(c) & set(q)) if words.zh else 0 for c in clauses]
+        at = max(range(len(clauses)), key=lambda k: (weights[k], shared[k], k))
+        quote = _told_window(clauses, weights, at, wanted, words)
+        if wanted is not None and not wanted.search(quote):
+            continue
+        found.append((score, m.said or m.date, -i, quote))
+    if not found:
+        if not own_life or any(_fit(topic, text) for text in known):
+            return None
+        return words.not_remembered
+    quote = max(found)[3]
+    return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
+
+
+def _told_window(
+    clauses: list[str], weights: list[float], at: int, wanted: re.Pattern[str] | None, words: _ToldWords
+) -> str:
+    """The clause that fits, with the one before when it goes on from it (or, in English, is
+    short: "any of that shellfish, I come out in hives"), the one after when it is about the
+    same, names what it was about, follows a short clause or (a number asked) has the number,
+    and on to a later clause that changes it ("原来一天一片，现在一天两片"); when that does not
+    say what is asked (a name, a number), out to the nearest clause that does (a name: only the
+    next clause, said as a name; "…有只猫，叫花花" is no dog's name)."""
+    first, last = at, at
+    if at > 0 and (words.goes_on.match(clauses[at]) or not words.zh and words.size(clauses[at]) <= words.short):
+        first = at - 1
+    if at + 1 < len(clauses):
+        after = clauses[at + 1]
+        if (
+            words.size(clauses[at]) <= words.short
+            or weights[at + 1] > 0
+            or words.names_it.match(after)
+            or wanted is words.number_said
+            and wanted.search(after)
+        ):
+            last = at + 1
+    changed = [k for k in range(last + 1, len(clauses)) if words.changed.search(clauses[k])]
+    if changed:
+        last = changed[0]
+    if wanted is not None and not wanted.search(words.joiner.join(clauses[first : last + 1])):
+        naming = wanted is words.name_said
+        said = words.named_next if naming else wanted
+        reach = 2 if naming else 4
+        ahead = [k for k in range(last + 1, min(last + reach, len(clauses))) if said.search(clauses[k])]
+        behind = [] if naming else [k for k in range(first - 1, max(first - reach, -1), -1) if said.search(clauses[k])]
+        if ahead:
+            last = ahead[0]
+        elif behind:
+            first = behind[0]
+    quote = words.joiner.join(clauses[first : last + 1])
+    return words.filler.sub("", quote) or quote
 
 
 def tiny_line(m: Memory, user: str) -> str:

@@ -890,6 +890,26 @@ _LOWER_NAME_CUES = re.compile(
 )
 
 
+# "my daughter's sarah, she's a nurse", "my eldest is mark": a name said as what the relative
+# is, at the end of its clause. A state or a number is said the same way ("my son's fine, thanks",
+# "my grandson's eleven", "my wife's poorly and…"), so the word must be none of these either.
+_LOWER_NAME_AS_RELATIVE = re.compile(
+    rf"\b(?:my|our) (?:late |little |eldest |youngest |older |younger |baby )?(?:{_REL}|{_PET_WORD})(?:'s| is) "
+    r"(?P<name>[a-z][a-z'\-]+)(?=\s*(?:[.!?,;:]|$)|\s+(?:and (?:she|he|they|her|his)|who|she|he)\b)"
+)
+_NOT_A_NAME_AS_RELATIVE = re.compile(
+    r"[a-z]+ing|[a-z]{3,}ed|"
+    r"(?:poorly|ill|sick|unwell|well|grand|lovely|better|worse|expecting|engaged|separated|dead|gone|alive|"
+    r"older|younger|old|young|big|small|little|tall|short|due|late|early|busy|happy|sad|lonely|sorry|lucky|"
+    r"ready|healthy|diabetic|deaf|blind|disabled|coeliac|vegan|vegetarian|bedbound|housebound|cross|upset|mad|"
+    r"brilliant|wonderful|fab|smart|clever|kind|nice|naughty|spoilt|thriving|poor|bad|worried|fit|strong|weak|"
+    r"frail|mobile|independent|local|nearby|abroad|overseas|inside|outside|asleep|awake|off|on|in|out|"
+    r"the same|same|similar|different|lovely|fab|bright|quiet|shy|loud|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|\d+)"
+)
+
+
 # a past-tense verb after a cue is no name ("my dog died last week", "my son visited last week";
 # Ted, Fred and Ned are names)
 _A_VERB_NOT_A_NAME = re.compile(r"[a-z]{3,}ed|died|left|came|went|got|made|ran|fell|broke|lost|won|sold|bought|took")
@@ -948,6 +968,10 @@ def _names_capitalised(text: str) -> str:
     )
     for spot in _LOWER_NAME_SPOTS:
         text = spot.sub(_name_capitalised, text)
+    text = _LOWER_NAME_AS_RELATIVE.sub(
+        lambda m: m.group(0) if _NOT_A_NAME_AS_RELATIVE.fullmatch(m.group("name")) else _name_capitalised(m, True),
+        text,
+    )
     return _LOWER_NAME_CUES.sub(partial(_name_capitalised, verbs_too=True), text)
 
 
@@ -997,6 +1021,11 @@ def _zh_as_written(text: str) -> str:
         r"我\2\1",
         text,
     )
+    # a number, time or weekday put right in the same breath ("我今年七十四，不对不对，七十五了",
+    # "每天下午两点钟，不对，两点半，就去打麻将"): the later one stands
+    text = when.put_right_zh(text)
+    # a time, then what is done then, after a comma ("每天下午两点半，就去茶馆打麻将"): one clause
+    text = re.sub(r"(?<=[点半刻分钟])[，,]\s*(?=就|便)", "", text)
     # a correction's lead ("不对不对，我说错了，儿媳妇是教中学的"): what follows is the statement
     # ("对不对" in it would read as a question)
     text = re.sub(r"^(?:(?:不对|不是|哦不|错了)[，,、\s]*)+(?:我?说错了[，,。\s]*|应该是)?", "", text)
@@ -1034,6 +1063,8 @@ def _bad_joint_said(m: re.Match[str]) -> str:
 # allergy found out about is still one ("found out I was allergic to shellfish the hard way" is "I'm
 # allergic to shellfish": how they found out is no part of the allergen); a joint said bad
 _SPOKEN_EN: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    # "I've got a tortoise, called Mabel": the name after a comma is the pet's
+    (re.compile(rf"\b(an? (?:{'|'.join(PETS)}|{_PET_WORD})),? (called|named)\b", re.I), r"\1 \2"),
     (
         re.compile(
             r"\b(?:I )?(?:found out|discovered|learn(?:ed|t)|realised|realized|(?:it )?turned out)(?: that)? I was "

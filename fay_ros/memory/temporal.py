@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dateutil.relativedelta import relativedelta
 
-from ..text.when import WEEKDAYS_EN, resolve_day
+from ..text.when import WEEKDAYS_EN, put_right_zh, resolve_day
 
 _MIDNIGHT = datetime.time()
 
@@ -255,6 +255,7 @@ def resolve_days(text: str, when: float | datetime.date) -> list[datetime.date]:
     """The days `text` refers to, resolved against `when` (seconds since the epoch, local
     time, or a date), in the order they appear; none when it names no day."""
     day = _day(when)
+    text = put_right_zh(text)  # ("十二月十号，不对，十二号": the twelfth only)
     found: list[tuple[int, datetime.date]] = []
     taken: list[tuple[int, int]] = []
     for pattern, resolve in _POINTS:

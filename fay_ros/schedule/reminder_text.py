@@ -164,6 +164,51 @@ class ParsedReminder:
 
 # A request asked as a favour: "would you mind reminding me…", "do you mind reminding us…"
 _POLITE_ASK = re.compile(r"\b(?:would|do|could) you mind reminding (me|us)\b", re.I)
+# Other ways of asking for one, said as "remind me": "nag me to…", "make sure I take my tablet at
+# eight" (asked of the companion: first in the utterance, not "I always make sure I…"), "I need
+# to remember to X … can you help?", "help me remember to…"
+_ASKED_AS_REMIND = (
+    (re.compile(r"\bnag (me|us)\b", re.I), r"remind \1"),
+    (
+        re.compile(
+            r"^((?:\s*(?:please|can you|could you|will you|would you|and|just|oh|um|er|well)\b[,\s]*)*)"
+            r"make sure (i|we) (?!(?:remind|set|have|get) (?:a |an )?(?:reminder|alarm))",
+            re.I,
+        ),
+        lambda m: f"{m.group(1)}remind {'me' if m.group(2).lower() == 'i' else 'us'} to ",
+    ),
+    (
+        re.compile(
+            r"^((?:\s*(?:um|er|oh|well|so|now)\b[,\s]*)*)(i|we) (?:need|have|must|ought|'ve got|have got|got) to "
+            r"remember to (.+?)[,\s]*(?:(?:can|could|will|would) you help(?: me| us)?(?: with that| out)?"
+            r"(?: (?:please|love|dear))?)\s*\??\s*$",
+            re.I,
+        ),
+        lambda m: f"{m.group(1)}remind {'me' if m.group(2).lower() == 'i' else 'us'} to {m.group(3)}",
+    ),
+    (re.compile(r"\bhelp (me|us) (?:to )?remember to\b", re.I), r"remind \1 to"),
+)
+
+
+# the kindness around a request, no part of what to remind of: "would you be a love and remind
+# me…", "…, would you love?", "…, will you?"
+_ENDEARMENT = r"(?:love|dear|darling|sweetheart|pet|petal|star|angel|treasure|hun|duck|mate)"
+_KIND_WORDS = (
+    re.compile(rf"\b(?:would|could|will|can) you be an? {_ENDEARMENT} and\s+", re.I),
+    re.compile(rf"[,\s]+(?:would|will|could|can) you(?: {_ENDEARMENT}| please)?\s*\??\s*$", re.I),
+)
+
+
+def _as_asked(text: str) -> str:
+    """The request in the words the readers know: "would you mind reminding me", "nag me",
+    "make sure I…", "I need to remember to X, can you help?" → "remind me…"."""
+    text = _POLITE_ASK.sub(r"remind \1", text)
+    for kind in _KIND_WORDS:
+        text = kind.sub("", text)
+    for pattern, said in _ASKED_AS_REMIND:
+        text = pattern.sub(said, text)
+    return text
+
 
 _EN_REQUEST = re.compile(
     r"\bremind (?:me|us)\b|"
@@ -214,7 +259,10 @@ _EN_ASKING_ABOUT = re.compile(
 _ZH_REQUEST = re.compile(
     r"提醒(?:我|一下|下我)|(?:帮我|记得|请)提醒|(?:设|定|订|加|建|添加|创建|设置|设定|开)[^，。！？]{0,14}(?:提醒|闹钟)|"
     r"[点分半](?:钟)?的闹钟|"  # "七点的闹钟" (not "我的闹钟坏了")
-    r"叫我(?=起床|起来|一下|一声|[，。！？!?,.\s]|$)|叫醒|喊我|别让我忘|通知我|"  # (not "叫我老王就行": call me)
+    # (not "叫我老王就行", "都喊我张婆婆": call me)
+    r"[叫喊]我(?=起床|起来|一下|一声|[，。！？!?,.\s]|$)|叫醒|别让我忘|通知我|"
+    # ("帮我记着后天上午十点半体检": with a time it is for then; "帮我记着我孙子叫小宝" is a memory)
+    r"帮我记(?:着|住|一下)(?=[^。！？]*?(?:[点點]|[号號]|分钟|小时|钟头|[周星期礼拜][一二三四五六日天]|[明后]天))|"
     r"把我(?:叫|喊)(?:起来|醒)|"
     r"闹钟(?:定|设|调|订)(?:在|到|成)"  # "把闹钟定在六点"
 )
@@ -224,7 +272,8 @@ _ZH_NEGATIVE = re.compile(
 _ZH_ASKING_ABOUT = re.compile(
     r"谢谢(?:你|您)?(?:的)?提醒|提醒功能|怎么(?:设置|设|用)?提醒|怎么让你[^，。？?]{0,6}提醒|"
     r"(?:昨天|前天|刚才|之前|上次|以前|早上)[^，。！？]{0,4}(?:定|设|订)了[^，。！？]{0,3}(?:闹钟|提醒)|闹钟(?:没|不)响|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
-    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|(?<!后|钟|点|半)(?<!以后|之后|分钟|小时)提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
+    r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|"
+    r"(?:上礼拜|上星期|上周|上个月|昨天|前天|上次|那天|之前|以前)你[^，。！？\s]{0,3}提醒(?:过)?我|(?<!后|钟|点|半)(?<!以后|之后|分钟|小时)提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
     r"提醒我(?:一下)?(?:我)?(?:刚才|之前|上次|昨天)?(?:说了|说过|讲了|讲过|做了)什么"
 )
 # Someone else reminding the user, told to the companion: "他提醒我明天开会", "妈妈昨天提醒我带伞",
@@ -262,7 +311,7 @@ def without_address(text: str, names: tuple[str, ...]) -> str:
 def is_reminder_request(text: str) -> bool:
     """Whether `text` asks for a reminder (not "don't remind me", a question about reminders,
     or plain chat)."""
-    text = _POLITE_ASK.sub(r"remind \1", text)
+    text = _as_asked(text)
     if _CJK.search(text):
         return (
             bool(_ZH_REQUEST.search(text))
@@ -1032,12 +1081,11 @@ _EN_TAKE_BACK = (
 )
 _EN_CLOCK_SAID = (
     rf"(?:(?:at|@|by|around|for) )?(?:\d{{1,2}}(?:[:.]\d\d)?|{EN_NUMBER})(?:\s*(?:[ap]\.? ?m\.?|o'?clock))?"
-    rf"|(?:(?:at|by|around) )?(?:half past|quarter past|quarter to) (?:\d{{1,2}}|{EN_NUMBER})"
+    rf"|(?:(?:at|by|around) )?(?:half past|quarter past|quarter to|half|(?:five|ten|twenty|twenty-five|twenty five|"
+    rf"\d{{1,2}}) (?:past|to)) (?:\d{{1,2}}|{EN_NUMBER})"
 )
 _EN_DAY_SAID = r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|today|tomorrow|tonight"
-_ZH_TAKE_BACK = (
-    r"[，,、\s]*(?:(?:不对|不是|啊不是|哦不|噢不|不不|我是说|我说错了|说错了|改成|改到|换成|应该是)[，,、\s]*)+"
-)
+_ZH_TAKE_BACK = r"[，,、\s]*(?:(?:[哦噢啊呃哎]?不对|不是|啊不是|哦不|噢不|不不|我是说|我说错了|说错了|改成|改到|换成|应该是)[，,、\s]*)+"
 _ZH_CLOCK_SAID = rf"{_ZH_NUM}[点點](?:半|一刻|三刻|{_ZH_NUM}分?)?|\d{{1,2}}[:：]\d\d"
 _ZH_DAY_SAID = r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]|大后天|后天|明天|今天"
 
@@ -1092,6 +1140,25 @@ def _corrected(text: str, zh: bool) -> str:
             changed = True
         if not changed:
             break
+    for said in kinds:
+        start, end = ("", "") if zh else (r"\b", r"(?![\w:])")
+        # the time taken back at the end, after what to do ("每天晚上九点提醒我吃安眠药，不对，九点半",
+        # "remind me at four to start the tea, no, half four"): in place of the one time said
+        late = re.search(rf"{take_back}({start}(?:{said}){end})[\s。.!！]*$", text, re.I)
+        if late is not None:
+            earlier = list(re.finditer(rf"{start}(?:{said}){end}", text[: late.start()], re.I))
+            if len(earlier) == 1:
+                e = earlier[0]
+                new = late.group(late.lastindex or 0)
+                if (
+                    not zh
+                    and re.match(r"(?:at|@|by|around|for|on) ", e.group(0), re.I)
+                    and not re.match(r"(?:at|@|by|around|for|on) ", new, re.I)
+                ):
+                    new = e.group(0).split(" ", 1)[0] + " " + new
+                text = text[: e.start()] + new + text[e.end() : late.start()]
+    if zh:  # a time said again, more exactly, at once: "明天上午十点 十点三刻吧"
+        text = re.sub(rf"(?:{_ZH_CLOCK_SAID})[\s，,]+((?:{_ZH_CLOCK_SAID}))吧?", r"\1", text)
     return text
 
 
@@ -1172,7 +1239,7 @@ def parse_reminder(text: str, now: datetime, tz: str) -> ParsedReminder:
     """What a reminder request says, seen from `now` (aware) in the zone `tz` (IANA name)."""
     if now.tzinfo is None:
         raise ValueError("now must be an aware datetime")
-    text = _POLITE_ASK.sub(r"remind \1", text)  # "would you mind reminding me in an hour to…"
+    text = _as_asked(text)  # "would you mind reminding me in an hour to…", "nag me to…"
     zone = ZoneInfo(tz)
     local_now = now.astimezone(zone)
     today = local_now.date()
@@ -1325,7 +1392,7 @@ def _clean(rest: str, zh: bool) -> str:
             "",
             t,
         )
-        t = re.sub(r"叫醒我?|(?:叫我|喊我)(?:一声|一下)?", "", t)
+        t = re.sub(r"叫醒我?|(?:叫我|喊我)(?:一声|一下)?|(?:帮我)?记(?:着|住|一下)", "", t)
         t = re.sub(r"^(?:在|到|的|要|该|记得|时候|那个|以后|从今以后|今后|都|去?(?=去))+", "", t)
         # "吃完午饭提醒我吃药": the moment is asked for (as "after lunch"), the thing is the rest
         t = re.sub(

@@ -298,3 +298,22 @@ def parse_date(text: str) -> datetime.date | None:
     if m:
         return datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     return None
+
+
+# -- a value put right in the same breath ------------------------------------------------------
+
+_ZH_VALUE_SAID = (
+    r"(?:[零〇一二两三四五六七八九十百\d]+(?:[点點]钟?(?:半|一刻|三刻|[零〇一二三四五六七八九十\d]+分?)?|岁|号|日|块|片|粒|次|个)?"
+    r"|(?:礼拜|星期|周)[一二三四五六日天])"
+)
+_ZH_SAID_AGAIN = re.compile(
+    rf"{_ZH_VALUE_SAID}[，,、\s]*(?:(?:[哦噢啊呃哎]?不对|说错了|我说错了)[，,、\s]*)+(?:应该是|是)?(?P<new>{_ZH_VALUE_SAID})"
+)
+
+
+def put_right_zh(text: str) -> str:
+    """`text` with a number, time, day or weekday put right in the same breath replaced by the
+    later one ("我今年七十四，不对不对，七十五了" -> "我今年七十五了", "十二月十号，不对，十二号" ->
+    "十二月十二号", "星期三，不对，星期四" -> "星期四"): what the person meant, for every reader.
+    ("七十五，不是七十四" is left: it says which one it is not.)"""
+    return _ZH_SAID_AGAIN.sub(r"\g<new>", text)
