@@ -90,7 +90,9 @@ _FOOD_WORDS_ZH = re.compile(
     r"吃|菜|饭|点心|零食|小吃|甜点|甜品|早餐|早饭|午餐|午饭|晚餐|晚饭|夜宵|下午茶|饿|烤|烘焙|水果"
 )
 _ASKING_ZH = re.compile(r"什么|啥|推荐|建议|好呢|吃点|哪些")
-_NOT_A_REQUEST_ZH = re.compile(r"药|吃了什么|吃过|喜欢吃什么|不能吃什么|对什么过敏|爱吃什么|吃的什么")
+_NOT_A_REQUEST_ZH = re.compile(
+    r"药|吃了什么|吃过|喜欢吃什么|不能吃什么|对什么过敏|爱吃什么|吃的什么|毛病|什么病|啥病|为(?:啥|什么)"
+)
 _MEAL_EN = (
     ("bake", r"\bbak(?:e|ing)\b"),
     ("party", r"\bpart(?:y|ies)\b|\bnibbles\b|\bbuffet\b|\bpicnic\b"),

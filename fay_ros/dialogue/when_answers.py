@@ -193,6 +193,7 @@ _SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
 def _quote(text: str, topic: dict[str, float], zh: bool) -> str:
     """The sentence of `text` that fits the topic best (the first one when none does), as said,
     without its closing punctuation, at most 140 characters."""
+    text = put_right_zh(text) if zh else text  # ("十二月十号，不对，十二号": what they meant)
     sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()] or [text.strip()]
     best = max(sentences, key=lambda s: (sum(w for t, w in topic.items() if t in set(_terms(s))), -sentences.index(s)))
     best = best.rstrip(" .!?。！？")
@@ -293,6 +294,8 @@ class _ToldWords:
     named_next: re.Pattern[str]  # a clause that is a name said for the one before
     number_asked: re.Pattern[str]
     number_said: re.Pattern[str]
+    time_asked: re.Pattern[str]  # when: a time of day, a day (not a dose)
+    time_said: re.Pattern[str]
     filler: re.Pattern[str]
     not_remembered: str
     said: str  # "You told me: {}"
@@ -312,9 +315,11 @@ _QUOTED_ZH = _ToldWords(
     name_asked=re.compile(r"叫(?:啥|什么)|名字|名儿|姓(?:啥|什么)"),
     name_said=re.compile(r"叫|名|姓"),
     named_next=re.compile(r"^叫"),
-    number_asked=re.compile(r"几|多少|多大|哪天|哪一天|什么时候|啥时候"),
-    number_said=re.compile(
-        r"[零〇一二两三四五六七八九十百半\d]|[周礼拜星期][一二三四五六日天]|[今明后]天|"
+    number_asked=re.compile(r"几|多少|多大"),
+    number_said=re.compile(r"[零〇一二两三四五六七八九十百半\d]"),
+    time_asked=re.compile(r"几点|哪天|哪一天|什么时候|啥时候|礼拜几|星期几|周几|几号"),
+    time_said=re.compile(
+        r"[零〇一二两三四五六七八九十\d][点號号日]|[周礼拜星期][一二三四五六日天]|[今明后]天|"
         r"早上|上午|中午|下午|傍晚|晚上|夜里|饭前|饭后|睡前|睡觉前|空腹"
     ),
     filler=re.compile(r"^(?:嗯|那个|就是说|就是|我跟你说|哎呀|哎|啊|呃|对了)+"),
@@ -326,21 +331,29 @@ _QUOTED_EN = _ToldWords(
     clause=re.compile(r"[^,.;!?]+"),
     joiner=", ",
     short=5,
-    goes_on=re.compile(r"^(?:and then|then|so)\b", re.I),
+    # ("…Arvind comes every evening, and his dog Bruno stays with me": whose dog is said before)
+    goes_on=re.compile(r"^(?:and then|then|so|(?:and )?(?:his|her|he|she|they|their|its))\b", re.I),
     names_it=re.compile(r"^(?:called|named|that's|it's|she's called|he's called)\b", re.I),
-    changed=re.compile(r"\bnow\b|\bchanged\b|\bput (?:me|it) up\b|\bcut (?:it|that)\b|\bhalved\b|\braised\b", re.I),
+    changed=re.compile(
+        r"\bnow\b|\bnoo\b|\bchanged\b|\bput (?:me|it) up\b|\bcut (?:it|that)\b|\bhalved\b|\braised\b", re.I
+    ),
     name_asked=re.compile(r"\b(?:called|call(?:ed)? (?:him|her|it|the)|name|named)\b", re.I),
     # "called Pickles", "her name's Mere", or a capitalised word after the first ("our Rab")
     name_said=re.compile(r"\b(?:called|named|name is|name's|'s name)\b|(?<=\S)\s+(?!I\b)[A-Z][a-z]+"),
     named_next=re.compile(r"^(?:called|named)\b|^[A-Z][a-z]+$"),
-    number_asked=re.compile(
-        r"\bhow (?:many|much|long|old)\b|\bdose\b|\bmilligrams?\b|\bmg\b|\bwhat (?:time|day|date)\b|\bwhen\b", re.I
-    ),
+    number_asked=re.compile(r"\bhow (?:many|much|long|old)\b|\bdose\b|\bmilligrams?\b|\bmg\b", re.I),
     number_said=re.compile(
         r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-        r"hundred|half|quarter|once|twice|first|second|third|fourth|fifth|monday|tuesday|wednesday|thursday|friday|"
-        r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
-        r"morning|evening|night|bed|bedtime|breakfast|lunch|dinner|tea|noon|midday|today|tomorrow|tonight|week|month)\b",
+        r"sixty|seventy|eighty|ninety|hundred|half|quarter|once|twice|a couple)\b",
+        re.I,
+    ),
+    time_asked=re.compile(r"\bwhat (?:time|day|date)\b|\bwhen\b|\bwhich day\b", re.I),
+    time_said=re.compile(
+        r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o'clock|half past|first thing|"
+        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
+        r"january|february|march|april|may|june|july|august|september|october|november|december|"
+        r"morning|afternoon|evening|night|bed|bedtime|breakfast|lunch|dinner|supper|tea|noon|midday|"
+        r"today|tomorrow|tonight|next week|first|second|third|fourth|fifth|tenth|twentieth)\b",
         re.I,
     ),
     filler=re.compile(r"^(?:(?:and|so|well|oh|um|er|anyway)\b[,\s]*)+", re.I),
@@ -382,7 +395,8 @@ _TOLD_FRAME_EN = frozenset(
     _terms(
         "called call name named again remember remind tell told say said mention mentioned meant supposed take "
         "taking on got get gets whit noo wot me ma hen love dear doll mun now currently these days know "
-        "think reckon exactly right does did is was were has had"
+        "think reckon exactly right does did is was were has had much many long old time day date "
+        "tae ye yer wis gonnae aye"
     )
 )
 
@@ -406,7 +420,9 @@ def told_answer(
         return _told(q, evidence, _QUOTED_ZH, _topic(_FRAME_TOLD_ZH.sub(" ", q), True), True, known)
     if not _WH_EN.search(q) or _NOT_TOLD_Q_EN.search(q):
         return None
-    topic = {t: w for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
+    # (a person's name weighs double: "where does Karen live?" of "our Karen's moved to Swansea")
+    names = {t for w in re.findall(r"(?<=\S)\s+([A-Z][a-z]+)", q) for t in _terms(w)}
+    topic = {t: w * (2 if t in names else 1) for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
     return _told(q, evidence, _QUOTED_EN, topic, bool(_OWN_EN.search(q)), known)
 
 
@@ -415,8 +431,17 @@ def _told(
 ) -> str | None:
     if not topic:
         return None
-    wanted = (
-        words.name_said if words.name_asked.search(q) else words.number_said if words.number_asked.search(q) else None
+    wanted = next(
+        (
+            said
+            for asked, said in (
+                (words.name_asked, words.name_said),
+                (words.time_asked, words.time_said),
+                (words.number_asked, words.number_said),
+            )
+            if asked.search(q)
+        ),
+        None,
     )
     total = sum(topic.values())
     found = []
@@ -434,6 +459,8 @@ def _told(
         quote = _told_window(clauses, weights, at, wanted, words)
         if wanted is not None and not wanted.search(quote):
             continue
+        if wanted is _QUOTED_EN.name_said and not _named_near(quote, topic):
+            continue
         found.append((score, m.said or m.date, -i, quote))
     if not found:
         if not own_life or any(_fit(topic, text) for text in known):
@@ -441,6 +468,20 @@ def _told(
         return words.not_remembered
     quote = max(found)[3]
     return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
+
+
+def _named_near(quote: str, topic: dict[str, float]) -> bool:
+    """A name said for what is asked about: "called"/"named", or a capitalised word at most three
+    words after a word of the topic ("my greyhound now, Lightning"; not "my husband passed six
+    years ago, and now I am in Oadby")."""
+    if re.search(r"\b(?:called|named|name is|name's|'s name)\b", quote, re.I):
+        return True
+    words = re.findall(r"[A-Za-z'-]+", quote)
+    return any(
+        re.fullmatch(r"(?!I\b)[A-Z][a-z]+", w) and any(t in topic for t in _terms(" ".join(words[max(0, k - 3) : k])))
+        for k, w in enumerate(words)
+        if k
+    )
 
 
 def _told_window(
@@ -461,10 +502,15 @@ def _told_window(
             words.size(clauses[at]) <= words.short
             or weights[at + 1] > 0
             or words.names_it.match(after)
-            or wanted is words.number_said
+            or wanted in (words.number_said, words.time_said)
             and wanted.search(after)
         ):
             last = at + 1
+    # (on to a clause as close that has more of the topic: "Kiki, that's Keisha, she's at Spelman
+    # studying biology")
+    more = [k for k in range(last + 1, min(last + 3, len(clauses))) if weights[k] > 0]
+    if more:
+        last = more[-1]
     changed = [k for k in range(last + 1, len(clauses)) if words.changed.search(clauses[k])]
     if changed:
         last = changed[0]

@@ -186,7 +186,7 @@ def _point_rules() -> list[tuple[re.Pattern, object]]:
         ),
         (
             rf"\b(?:on|this past) ({_WD_EN})\b",
-            lambda m, day: [_most_recent(day, _WEEKDAYS_EN[m.group(1).lower()], True)],
+            lambda m, day: [_weekday_said(m, day, _WEEKDAYS_EN[m.group(1).lower()])],
         ),
         (r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b", lambda m, day: _iso(m)),
         (
@@ -207,7 +207,7 @@ def _point_rules() -> list[tuple[re.Pattern, object]]:
         (rf"({_ZH_NUM})天(?:之|以)?前", lambda m, day: [day - d(days=_zh_number(m.group(1)))]),
         (
             r"(上上|上|这|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])",
-            lambda m, day: [_zh_weekday(day, m.group(1) or "", _WEEKDAYS_ZH[m.group(2)])],
+            lambda m, day: [_zh_weekday(m, day, m.group(1) or "", _WEEKDAYS_ZH[m.group(2)])],
         ),
         (
             rf"(?:(\d{{4}})年)?({_ZH_NUM})月({_ZH_NUM})[日号]",
@@ -230,9 +230,30 @@ def _iso(m: re.Match) -> list[datetime.date]:
         return []
 
 
-def _zh_weekday(day: datetime.date, which: str, weekday: int) -> datetime.date:
-    if not which:  # "周六我去了…": the most recent one
-        return _most_recent(day, weekday, True)
+# A day said for what is still to come: "I'm seeing the nurse on Thursday", "星期四下午要去量血压"
+_FUTURE_SAID = re.compile(
+    r"\b(?:will|'ll|going to|gonna|is coming|are coming|'s coming|due|appointment|booked|have to|has to)\b|"
+    r"\b(?:i'm|i am|we're|we are) (?:\w+ing)\b|"
+    r"要|得去|准备|打算|约了|计划|会来|要来",
+    re.IGNORECASE,
+)
+_PAST_SAID = re.compile(r"\b(?:was|were|went|had|did|came|got|since|ago)\b|了|过", re.IGNORECASE)
+
+
+def _weekday_said(m: re.Match, day: datetime.date, weekday: int) -> datetime.date:
+    """A weekday said bare ("on Thursday", "星期四"): the coming one when its sentence speaks of
+    what is still to come and not of what was, else the most recent one ("周六我去了…")."""
+    start = max(m.string.rfind(mark, 0, m.start()) for mark in ".!?。！？") + 1
+    ends = [i for i in (m.string.find(mark, m.end()) for mark in ".!?。！？") if i >= 0]
+    sentence = m.string[start : min(ends) if ends else len(m.string)]
+    if _FUTURE_SAID.search(sentence) and not _PAST_SAID.search(sentence):
+        return day + datetime.timedelta(days=(weekday - day.weekday()) % 7)
+    return _most_recent(day, weekday, True)
+
+
+def _zh_weekday(m: re.Match, day: datetime.date, which: str, weekday: int) -> datetime.date:
+    if not which:  # "周六我去了…": the most recent one; "星期四要去…": the coming one
+        return _weekday_said(m, day, weekday)
     weeks = {"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1}[which]
     return _monday(day) + datetime.timedelta(days=7 * weeks + weekday)
 

@@ -242,6 +242,8 @@ _EN_ASKING_ABOUT = re.compile(
     r"(?:did|have|has) you\b[^?]*\bremind)|\byou remind me of\b|\bthanks?(?: you)? for (?:the )?remind|"
     # ("remind me, who was the prime minister before her?": a comma after "remind me" too)
     r"\bremind me,? (?:again,? )?(?:what|who|whose|where|which|how|why|whether|if|of (?:your|my|the) name)\b|"
+    # ("whose dog is Bruno, remind me?", "which medicine am I allergic to, remind me again?")
+    r"^\s*(?:and |so )?(?:what|who|whose|where|which|how|why|when)\b[^?]*,\s*remind me(?: again)?\s*[?.!]*\s*$|"
     # "what time did you remind me yesterday?", "did you set an alarm for tomorrow?", "do you
     # remember what I asked you to remind me about?": about reminders, not for one
     r"^\s*(?:what|when|which|why|how|who)\b[^?]*\b(?:did|have|has) you\b[^?]*\b(?:remind|alarm)|"
@@ -1085,7 +1087,10 @@ _EN_CLOCK_SAID = (
     rf"\d{{1,2}}) (?:past|to)) (?:\d{{1,2}}|{EN_NUMBER})"
 )
 _EN_DAY_SAID = r"(?:on )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|today|tomorrow|tonight"
-_ZH_TAKE_BACK = r"[，,、\s]*(?:(?:[哦噢啊呃哎]?不对|不是|啊不是|哦不|噢不|不不|我是说|我说错了|说错了|改成|改到|换成|应该是)[，,、\s]*)+"
+_ZH_TAKE_BACK = (
+    r"[，,、\s]*(?:(?:[哦噢啊呃哎]?不对|不是|啊不是|哦不|噢不|不不|我是说|我说错了|说错了|改成|改到|换成|应该是)"
+    r"[，,、\s]*)+"
+)
 _ZH_CLOCK_SAID = rf"{_ZH_NUM}[点點](?:半|一刻|三刻|{_ZH_NUM}分?)?|\d{{1,2}}[:：]\d\d"
 _ZH_DAY_SAID = r"(?:下|这|本)?个?(?:周|星期|礼拜)[一二三四五六日天]|大后天|后天|明天|今天"
 
