@@ -379,6 +379,7 @@ def told(tmp_path):
     gw.hear("li", _noon(9), "嗯，我养了只八哥，叫豆豆，会说你好")
     gw.hear("li", _noon(8), "那个钙片，原来一天一片，现在医生让我一天吃两片")
     gw.hear("li", _noon(7), "我闺女在青岛，嫁过去十年了")
+    gw.hear("li", _noon(6), "我原来住城西，今年开春搬到儿子那儿去了，在城东，楼房有电梯")
     return gw
 
 
@@ -391,6 +392,8 @@ def told(tmp_path):
         ("li", "我那八哥叫啥来着？", "zh", "叫豆豆"),
         ("li", "钙片我现在一天吃几片？", "zh", "两片"),
         ("li", "我闺女在哪儿来着？", "zh", "青岛"),
+        # no fact says where she lives now ("you haven't told me"), her words do
+        ("li", "我现在住哪儿来着？", "zh", "城东"),
     ],
 )
 def test_tiny_question_about_what_they_told_is_their_own_words_quoted(fresh, told, owner, question, language, said):

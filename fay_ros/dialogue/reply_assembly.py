@@ -267,13 +267,14 @@ class ReplyAssembly:
         ack = fact_answers.acknowledgement(learned, zh, every_kind=unspoken)
         # (with the plans gone by: "where did Michael go?", which no prompt may take for coming)
         answer = fact_answers.answer(ctx.question, {**ctx.gone_plans, **facts}, ctx.language, now)
-        if (
-            answer is not None
-            and not ctx.profile_read
-            and answer == fact_answers.answer(ctx.question, {}, ctx.language, now)
-        ):
+        untold = answer is not None and answer == fact_answers.answer(ctx.question, {}, ctx.language, now)
+        if untold and not ctx.profile_read:
             # "you haven't told me" is untrue when memory could not be read: it may well know
             answer = w.persona.line("memory_unreachable", ctx.language)
+        elif untold:
+            # no fact says it, but their own words may: "我原来住铁西区，今年搬到闺女那儿，在浑南"
+            quoted = when_answers.told_answer(ctx.question, memories, ctx.language)
+            answer = quoted if quoted is not None and quoted.startswith(when_answers.QUOTED) else answer
         if answer is not None:
             trace.path = "memory"
             self.speak_text(reply, _then(ack, answer, zh), "memory")

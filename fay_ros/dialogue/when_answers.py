@@ -279,6 +279,10 @@ def _span_answer(asked: WhenQuestion, own: list[Memory]) -> str | None:
 # -- what the user told, quoted ----------------------------------------------------------------
 
 
+# how a quoted answer starts, in each language
+QUOTED = ("You told me: ", "你跟我说过：")
+
+
 @dataclass(frozen=True)
 class _ToldWords:
     """How one language says what a quoted answer needs."""
@@ -311,7 +315,7 @@ _QUOTED_ZH = _ToldWords(
     short=8,
     goes_on=re.compile(r"^(?:就|便|才|然后|再)"),
     names_it=re.compile(r"^(?:叫|是|在|有|一只|一个|今年)"),
-    changed=re.compile(r"现在|改成|改了|换成|换了|加到|减到|加了|减了"),
+    changed=re.compile(r"现在|改成|改了|换成|换了|加到|减到|加了|减了|搬到|搬去|搬回"),
     name_asked=re.compile(r"叫(?:啥|什么)|名字|名儿|姓(?:啥|什么)"),
     name_said=re.compile(r"叫|名|姓"),
     named_next=re.compile(r"^叫"),
@@ -324,7 +328,7 @@ _QUOTED_ZH = _ToldWords(
     ),
     filler=re.compile(r"^(?:嗯|那个|就是说|就是|我跟你说|哎呀|哎|啊|呃|对了)+"),
     not_remembered="我不记得你跟我说过这个。能再跟我说说吗？",
-    said="你跟我说过：“{}”。",
+    said=QUOTED[1] + "“{}”。",
     zh=True,
 )
 _QUOTED_EN = _ToldWords(
@@ -335,7 +339,8 @@ _QUOTED_EN = _ToldWords(
     goes_on=re.compile(r"^(?:and then|then|so|(?:and )?(?:his|her|he|she|they|their|its))\b", re.I),
     names_it=re.compile(r"^(?:called|named|that's|it's|she's called|he's called)\b", re.I),
     changed=re.compile(
-        r"\bnow\b|\bnoo\b|\bchanged\b|\bput (?:me|it) up\b|\bcut (?:it|that)\b|\bhalved\b|\braised\b", re.I
+        r"\bnow\b|\bnoo\b|\bchanged\b|\bput (?:me|it) up\b|\bcut (?:it|that)\b|\bhalved\b|\braised\b|\bmoved\b",
+        re.I,
     ),
     name_asked=re.compile(r"\b(?:called|call(?:ed)? (?:him|her|it|the)|name|named)\b", re.I),
     # "called Pickles", "her name's Mere", or a capitalised word after the first ("our Rab")
@@ -358,7 +363,7 @@ _QUOTED_EN = _ToldWords(
     ),
     filler=re.compile(r"^(?:(?:and|so|well|oh|um|er|anyway)\b[,\s]*)+", re.I),
     not_remembered="I don't remember you telling me that. Could you tell me again?",
-    said='You told me: "{}".',
+    said=QUOTED[0] + '"{}".',
     zh=False,
 )
 
@@ -514,6 +519,8 @@ def _told_window(
     changed = [k for k in range(last + 1, len(clauses)) if words.changed.search(clauses[k])]
     if changed:
         last = changed[0]
+    if words.changed.search(clauses[last]) and last + 1 < len(clauses) and words.names_it.match(clauses[last + 1]):
+        last += 1  # ("搬到儿子那儿去了，在城东": where to)
     if wanted is not None and not wanted.search(words.joiner.join(clauses[first : last + 1])):
         naming = wanted is words.name_said
         said = words.named_next if naming else wanted

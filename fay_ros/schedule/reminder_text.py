@@ -107,6 +107,7 @@ Why no date library (measured on this module's phrase set, December 2026):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -187,6 +188,10 @@ _ASKED_AS_REMIND = (
         lambda m: f"{m.group(1)}remind {'me' if m.group(2).lower() == 'i' else 'us'} to {m.group(3)}",
     ),
     (re.compile(r"\bhelp (me|us) (?:to )?remember to\b", re.I), r"remind \1 to"),
+    (
+        re.compile(r"\b(i|we) (?:need|want|'d like|would like) reminding (to|about|of)\b", re.I),
+        lambda m: f"remind {'me' if m.group(1).lower() == 'i' else 'us'} {m.group(2)}",
+    ),
 )
 
 
@@ -199,12 +204,54 @@ _KIND_WORDS = (
 )
 
 
+_WEEKDAYS_LIST_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_ZH = "一二三四五六日"
+# Times and days said in ways the scanners take in their other form: "at eight in the morning and
+# eight at night" (the second "at"), "every day except sunday" (the other six), "每天早晚八点各一次"
+# (早上八点和晚上八点), "每天除了星期天" (每周一二三四五六)
+_SAID_OTHERWISE: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(
+            rf"\band ({EN_NUMBER}|\d{{1,2}}(?:[:.]\d\d)?) (?=(?:at night|in the (?:morning|afternoon|evening))\b)",
+            re.I,
+        ),
+        r"and at \1 ",
+    ),
+    # ("at eight in the morning and eight at night": each time with its own part of the day)
+    (re.compile(rf"\b({EN_NUMBER}|\d{{1,2}}(?:[:.]\d\d)?) (?:o'?clock )?in the morning\b", re.I), r"\1 am"),
+    (
+        re.compile(
+            rf"\b(?!twelve\b|12\b)({EN_NUMBER}|\d{{1,2}}(?:[:.]\d\d)?) (?:o'?clock )?"
+            r"(?:at night|in the (?:afternoon|evening))\b",
+            re.I,
+        ),
+        r"\1 pm",
+    ),
+    (
+        re.compile(
+            r"\b(?:every day|daily|each day) (?:except|apart from|but not|bar) (?:on )?(?:a )?"
+            r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
+            re.I,
+        ),
+        lambda m: "every " + ", ".join(d for d in _WEEKDAYS_LIST_EN if d != m.group(1).lower()),
+    ),
+    (re.compile(r"早晚((?:\d{1,2}|[一二两三四五六七八九十]{1,3})[点點](?:半|一刻|三刻)?)各一次"), r"早上\1和晚上\1"),
+    (
+        re.compile(r"(?:每天|天天)[，,]?除了(?:周|星期|礼拜)([一二三四五六日天])(?:以外|之外)?[，,]?"),
+        lambda m: "每周" + _WEEKDAYS_ZH.replace("日" if m.group(1) in "日天" else m.group(1), ""),
+    ),
+)
+
+
 def _as_asked(text: str) -> str:
     """The request in the words the readers know: "would you mind reminding me", "nag me",
-    "make sure I…", "I need to remember to X, can you help?" → "remind me…"."""
+    "make sure I…", "I need to remember to X, can you help?" → "remind me…"; times and days
+    said otherwise in the form the scanners read (`_SAID_OTHERWISE`)."""
     text = _POLITE_ASK.sub(r"remind \1", text)
     for kind in _KIND_WORDS:
         text = kind.sub("", text)
+    for pattern, said in _SAID_OTHERWISE:
+        text = pattern.sub(said, text)
     for pattern, said in _ASKED_AS_REMIND:
         text = pattern.sub(said, text)
     return text
@@ -223,7 +270,11 @@ _EN_REQUEST = re.compile(
 # Someone else reminding the user, told to the companion: "the nurse will remind me at two", "my
 # wife sets an alarm for six every day" (a person, then at most a few words of how often)
 _EN_REPORTED = re.compile(
-    r"\b(?:he|she|they|(?:my|the|our) [a-z]+(?: [a-z]+)?|(?-i:[A-Z])[a-z]+) (?:will |'ll |always |usually |often |"
+    # (not a time said before the request: "every friday at 3 in the afternoon remind me to…")
+    r"\b(?:he|she|they|(?:my|the|our) (?!(?:morning|afternoon|evening|night|day|weekend|week|month)\b)[a-z]+"
+    r"(?: (?!(?:morning|afternoon|evening|night)\b)[a-z]+)?|"
+    r"(?!(?-i:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Tonight|Today|Tomorrow)\b)(?-i:[A-Z])[a-z]+)"
+    r" (?:will |'ll |always |usually |often |"
     r"normally |sometimes |already |then )*(?:reminds? me|reminded me|sets? (?:an? |the |my )?alarms?|"
     r"set (?:an? |the |my )?alarms?|wakes? me(?: up)?|"
     # "my daughter set a reminder on my phone"
@@ -276,7 +327,8 @@ _ZH_ASKING_ABOUT = re.compile(
     r"(?:昨天|前天|刚才|之前|上次|以前|早上)[^，。！？]{0,4}(?:定|设|订)了[^，。！？]{0,3}(?:闹钟|提醒)|闹钟(?:没|不)响|(?:会|能)提醒吗|(?:有什么|有哪些|有没有|几个|什么)提醒|提醒(?:了吗|过我吗|呢)|我的提醒|"
     r"提醒(?:了)?我(?:了吗|什么|的(?:那|事|东西))|提醒过我|提醒了我|"
     r"(?:上礼拜|上星期|上周|上个月|昨天|前天|上次|那天|之前|以前)你[^，。！？\s]{0,3}提醒(?:过)?我|(?<!后|钟|点|半)(?<!以后|之后|分钟|小时)提醒我[^，。？?]{0,8}(?:了没有|了没|没有)\s*[？?]?$|"
-    r"提醒我(?:一下)?(?:我)?(?:刚才|之前|上次|昨天)?(?:说了|说过|讲了|讲过|做了)什么"
+    r"提醒我(?:一下)?(?:我)?(?:刚才|之前|上次|昨天)?(?:说了|说过|讲了|讲过|做了)什么|"
+    r"提醒我(?:一下)?(?:我们|咱们)?(?:刚才)?(?:说到|聊到|讲到)哪|倒提醒(?:了)?我了?(?!吗)"
 )
 # Someone else reminding the user, told to the companion: "他提醒我明天开会", "妈妈昨天提醒我带伞",
 # "我女儿每天都提醒我锻炼" (a person, then at most a few words of when and how often)
@@ -288,7 +340,7 @@ _ZH_REPORTED = re.compile(
         "外孙女 外孙 儿媳 女婿 家人 阿姨".split()
     )
     + r")(?:昨天|今天|前天|刚才|刚刚|早上|上午|中午|下午|晚上|上次|以前|之前|总是|老是|一直|经常|常常|每天|天天|"
-    r"也|都|又|还|总|会|要|就|每次|平时){0,4}"
+    r"也|都|又|还|总|会|要|就|每次|平时){0,4}(?:打电话|发微信|发消息|打个电话)?"
     r"提醒(?:过|了)?我|"
     r"提醒我[^，。！？]{0,12}的那(?:个|位)"  # "提醒我吃药的那个护士今天没来": who, not a request
 )
@@ -1124,6 +1176,9 @@ def _corrected(text: str, zh: bool) -> str:
     taking-back words counts ("at 5, no later" is left as it is)."""
     kinds = (_ZH_CLOCK_SAID, _ZH_DAY_SAID) if zh else (_EN_CLOCK_SAID, _EN_DAY_SAID)
     take_back = _ZH_TAKE_BACK if zh else _EN_TAKE_BACK
+    if zh:  # "早上八点，不是八点，是七点半": the time said last
+        for said in kinds:
+            text = re.sub(rf"({said})[，,、\s]*不是\1[，,、\s]*(?:是|而是)[，,、\s]*({said})", r"\2", text)
     for _ in range(3):  # "at 5, no 6, sorry, 7"
         changed = False
         for said in kinds:
