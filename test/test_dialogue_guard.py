@@ -778,3 +778,23 @@ def test_with_the_tiny_model_its_last_reply_is_not_said_again_as_the_next_answer
     fresh = guard(user_text="thanks", earlier_replies=("That sounds lovely! Sue had a hip replacement.",))
     assert fresh.check("That sounds lovely!").text == "That sounds lovely!"
     assert fresh.check("I hope you have a restful evening.").text is not None
+
+
+@pytest.mark.parametrize(
+    "sentence, said",
+    [
+        ("A wonderful honour, Fiona!", "A wonderful honour!"),
+        ("I'm so sorry to hear that, Fiona.", "I'm so sorry to hear that."),
+        ("Congratulations, Fiona, that's lovely news.", "Congratulations, that's lovely news."),
+        # her own name, a name she gave just now, a name she never spoke of: left alone
+        ("Nice to meet you, Joan!", "Nice to meet you, Joan!"),
+        ("Good morning, Alice!", "Good morning, Alice!"),
+        ("Say hello to Fiona for me.", "Say hello to Fiona for me."),
+    ],
+)
+def test_the_user_is_not_called_by_the_name_of_someone_they_spoke_of(sentence, said):
+    """(the thirty-third round: to Joan, whose daughter Fiona wants her to move in, the tiny
+    model said "A wonderful honor, Fiona!")"""
+    guard = ReplyGuard(user_text="morning Fay, it's Joan. Fiona wants me to move in with them.")
+    verdict = guard.check(sentence)
+    assert verdict.text == said, verdict

@@ -331,6 +331,11 @@ class ReplyGuard:
         fixed = self._fix_name_spelling(text)
         if fixed != text:
             text, changed = fixed, "name spelling"
+        fixed = self._without_wrong_vocative(text)
+        if fixed != text:
+            if not _has_words(fixed):
+                return self._drop("calls the user by another's name")
+            text, changed = fixed, "calls the user by another's name"
         key = _norm(text)
         if _loops(key):
             return self._drop("loops", stop=True)
@@ -439,6 +444,35 @@ class ReplyGuard:
             return True
         return False
 
+    def _without_wrong_vocative(self, text: str) -> str:
+        """`text` without the user addressed by a name that is not theirs ("A wonderful
+        honour, Fiona!" to Joan, whose daughter Fiona is): the tiny model took a name from
+        what the user said for the user's own. The name goes, the sentence stays."""
+        user = self.user_name.strip().lower()
+        own = self.policy.companion_name.strip().lower()
+
+        # (a name they give for themselves just now is theirs: "morning Fay, it's Joan")
+        given = {
+            m.group(1).lower()
+            for m in re.finditer(
+                r"\b(?:i'm|i am|it's|this is|my name is|call me|name's)\s+([A-Za-z]+)", self.user_text, re.I
+            )
+        }
+
+        # (someone they spoke of: a name in their words or their facts; a name the guard knows
+        # nothing of may well be theirs)
+        spoken_of = " ".join((self.user_text, *self.known_texts, *self.facts.values()))
+
+        def other(name: str) -> bool:
+            low = name.lower()
+            if low in (user, own, "") or low in given or name in _ALWAYS_CAPITALISED:
+                return False
+            return re.search(rf"\b{re.escape(name)}\b", spoken_of) is not None
+
+        fixed = _VOCATIVE_END.sub(lambda m: m.group(2) if other(m.group(1)) else m.group(0), text)
+        fixed = _VOCATIVE_START.sub(lambda m: m.group(1) if other(m.group(2)) else m.group(0), fixed)
+        return fixed[:1].upper() + fixed[1:] if fixed != text else text
+
     def _misplaced_allergy(self, text: str) -> bool:
         """ "Lena is allergic to peanuts" when the allergy is the user's own (the embedded model
         moved Tom's peanut allergy to his daughter): someone other than "you" said to be allergic
@@ -481,6 +515,16 @@ class ReplyGuard:
             return name if _near_miss(word.lower(), name.lower()) else word
 
         return _CAPITALISED.sub(fix, text)
+
+
+# A name said to the person: at the end after a comma ("…, Fiona!"), or after an opening word
+# ("Congratulations, Fiona", "Oh Fiona,")
+_VOCATIVE_END = re.compile(r",\s*(?:my dear |dear )?((?-i:[A-Z])[a-z]+)\s*([.!?]*)\s*$")
+_VOCATIVE_START = re.compile(
+    r"^((?:oh|ah|well|hi|hello|hey|thanks|thank you|congratulations|dear|welcome back|good morning|"
+    r"good afternoon|good evening)),?\s+((?-i:[A-Z])[a-z]+)(?=[,!.]|\s*$)",
+    re.I,
+)
 
 
 def _near_miss(word: str, name: str) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..memory.evidence import tokens
-from ..memory.self_facts import render_fact
+from ..memory.self_facts import PETS, RELATIONS, render_fact
 from ..memory.temporal import question_window
 from ..memory.turn_log import USER
 from ..text.when import format_date, put_right_zh
@@ -464,7 +464,7 @@ def _told(
         quote = _told_window(clauses, weights, at, wanted, words)
         if wanted is not None and not wanted.search(quote):
             continue
-        if wanted is _QUOTED_EN.name_said and not _named_near(quote, topic):
+        if wanted is _QUOTED_EN.name_said and _NAMED_ONES & set(topic) and not _named_near(quote, topic):
             continue
         found.append((score, m.said or m.date, -i, quote))
     if not found:
@@ -473,6 +473,15 @@ def _told(
         return words.not_remembered
     quote = max(found)[3]
     return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
+
+
+# Who and what is named with a capital: people and pets ("what's the dog's name?"); a medicine,
+# a programme or a place is named in whatever words ("those eye drops called" -- latanoprost)
+_NAMED_ONES = frozenset(
+    _terms(
+        " ".join((*RELATIONS, *PETS, "baby nurse carer doctor neighbour neighbor friend girl lad boy man woman lady"))
+    )
+)
 
 
 def _named_near(quote: str, topic: dict[str, float]) -> bool:
