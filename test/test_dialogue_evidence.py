@@ -438,3 +438,20 @@ def test_tiny_question_about_what_they_never_told_says_so(fresh, told, owner, qu
 def test_advice_and_questions_about_the_companion_are_not_quoted(question, told):
     evidence = asyncio.run(recall_evidence(told, "joan", question, 5, 5.0))
     assert when_answers.told_answer(question, evidence, "en") is None
+
+
+def test_a_value_told_again_later_is_the_one_quoted(fresh, tmp_path):
+    """(the thirty-third round: the clinic moved twice; the first move was quoted)"""
+    gw = ServiceMemory(tmp_path)
+    gw.hear("idris", _noon(20), "the chest clinic is on the seventeenth, at Nevill Hall.")
+    gw.hear("idris", _noon(12), "letter came, they've moved the chest clinic, it's the twentieth now.")
+    gw.hear("idris", _noon(5), "moved again would you believe, the clinic's on the twenty-seventh now.")
+
+    async def scenario():
+        rig = Rig(fresh, memory=gw, profile="tiny")
+        await rig.engine.run_turn("idris", "when is my chest clinic now?", "en")
+        text = "".join(rig.texts())
+        assert "twenty-seventh" in text and "twentieth" not in text and not fresh.requests, text
+        await rig.close()
+
+    run(scenario())

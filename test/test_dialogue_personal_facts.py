@@ -3366,6 +3366,9 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     assert "Jamie" in fact_answers.answer("who's coming to see me on saturday?", facts, "en", FRIDAY)
     cake = fact_answers.answer("should i have a slice of chocolate cake?", facts, "en", FRIDAY)
     assert cake is not None and "diabetes" in cake and "sugar" in cake, cake
+    # "my dog's name" asked about is no dog called Name (the thirty-third round)
+    assert learn(["and what's my dog's name, my neighbor asked and I went blank?"]) == {}
+    assert learn(["my daughter's sarah, she's a nurse"])["family:daughter"] == "User's daughter is called Sarah."
     # a pet named after a comma is named; a pet told of without a name: its name was not told
     pets = learn(["I've got a tortoise, called Mabel, she's older than me", "i've got a dog too"])
     tortoise = fact_answers.answer("what's my tortoise called again?", pets, "en", FRIDAY)

@@ -279,6 +279,9 @@ def _span_answer(asked: WhenQuestion, own: list[Memory]) -> str | None:
 # -- what the user told, quoted ----------------------------------------------------------------
 
 
+_NOW_ASKED = re.compile(
+    r"\b(?:now|noo|these days|currently|at the moment|any more|anymore|still)\b|现在|目前|如今|这阵子", re.I
+)
 # how a quoted answer starts, in each language
 QUOTED = ("You told me: ", "你跟我说过：")
 
@@ -358,7 +361,8 @@ _QUOTED_EN = _ToldWords(
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
         r"january|february|march|april|may|june|july|august|september|october|november|december|"
         r"morning|afternoon|evening|night|bed|bedtime|breakfast|lunch|dinner|supper|tea|noon|midday|"
-        r"today|tomorrow|tonight|next week|first|second|third|fourth|fifth|tenth|twentieth)\b",
+        r"today|tomorrow|tonight|next week|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+        r"eleventh|twelfth|\w+teenth|twentieth|thirtieth)\b",
         re.I,
     ),
     filler=re.compile(r"^(?:(?:and|so|well|oh|um|er|anyway)\b[,\s]*)+", re.I),
@@ -423,6 +427,13 @@ def told_answer(
         if not _OWN_Q_ZH.search(q) or not _ASKING_ZH.search(q) or _NOT_TOLD_Q_ZH.search(q):
             return None
         return _told(q, evidence, _QUOTED_ZH, _topic(_FRAME_TOLD_ZH.sub(" ", q), True), True, known)
+    if not _WH_EN.search(q):
+        # the question after a lead-in: "I keep writing the old address on things, Fay, where is
+        # it I live now?"
+        later = re.search(
+            r"[,.;]\s*(?:(?:fay|love|dear|hen)\s*[,.]\s*)*(?=(?:what|whit|which|where|when|who|how)\b)", q, re.I
+        )
+        q = q[later.end() :] if later and q.rstrip().endswith("?") else q
     if not _WH_EN.search(q) or _NOT_TOLD_Q_EN.search(q):
         return None
     # (a person's name weighs double: "where does Karen live?" of "our Karen's moved to Swansea")
@@ -471,7 +482,13 @@ def _told(
         if not own_life or any(_fit(topic, text) for text in known):
             return None
         return words.not_remembered
-    quote = max(found)[3]
+    if wanted in (words.time_said, words.number_said) or _NOW_ASKED.search(q):
+        # a value that changes over the weeks ("the chest clinic's moved to the twentieth", then
+        # "moved again, the twenty-seventh now"): the latest of those that fit half as well
+        best = max(score for score, *_ in found)
+        quote = max((said, score, rank, text) for score, said, rank, text in found if score >= 0.5 * best)[3]
+    else:
+        quote = max(found)[3]
     return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
 
 

@@ -906,7 +906,9 @@ _NOT_A_NAME_AS_RELATIVE = re.compile(
     r"frail|mobile|independent|local|nearby|abroad|overseas|inside|outside|asleep|awake|off|on|in|out|"
     r"the same|same|similar|different|lovely|fab|bright|quiet|shy|loud|one|two|three|four|five|six|seven|eight|"
     r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
-    r"fifty|sixty|seventy|eighty|ninety|hundred|\d+)"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|\d+|"
+    # ("what's my dog's name, my neighbour asked?": what of the relative is asked about)
+    r"name|names|surname|nickname|birthday|age|job|address|number|phone|email|called|what|who|where|which)"
 )
 
 
