@@ -455,3 +455,34 @@ def test_a_value_told_again_later_is_the_one_quoted(fresh, tmp_path):
         await rig.close()
 
     run(scenario())
+
+
+def test_quoted_answers_read_lists_leads_and_whose_it_is(fresh, tmp_path):
+    """(the thirty-fifth round) a list of days said with commas, a question after a lead-in or
+    "did I tell you…", a neighbour's dog for "my dog", a helper named without "I"."""
+    gw = ServiceMemory(tmp_path)
+    gw.hear("ray", _noon(9), "the home help is Bernie, she comes tuesday, thursday and saturday in the mornings")
+    gw.hear("ray", _noon(8), "next door, Walt's got a boxer called Tyson, barks all night")
+    gw.hear("ray", _noon(7), "I keep the spare key under the blue pot by the back door")
+    gw.hear("mei", _noon(9), "小刘每个礼拜二和礼拜五来给我打扫卫生")
+
+    async def ask(owner, question, language):
+        rig = Rig(fresh, memory=gw, profile="tiny")
+        await rig.engine.run_turn(owner, question, language)
+        await rig.close()
+        return "".join(rig.texts())
+
+    async def scenario():
+        days = await ask("ray", "which days does Bernie come?", "en")
+        assert "tuesday, thursday and saturday" in days, days
+        dog = await ask("ray", "what's my dog called?", "en")
+        assert "Tyson" not in dog, dog
+        key = await ask("ray", "I'm all at sixes and sevens today, where did I say the spare key was?", "en")
+        assert "blue pot" in key, key
+        told = await ask("ray", "did I tell you where the spare key is?", "en")
+        assert "blue pot" in told, told
+        who = await ask("mei", "小刘是礼拜几来的？", "zh")
+        assert "礼拜二和礼拜五" in who, who
+        assert not fresh.requests
+
+    run(scenario())

@@ -355,7 +355,9 @@ _QUOTED_EN = _ToldWords(
         r"sixty|seventy|eighty|ninety|hundred|half|quarter|once|twice|a couple)\b",
         re.I,
     ),
-    time_asked=re.compile(r"\bwhat (?:time|day|date)\b|\bwhen\b|\bwhich day\b", re.I),
+    time_asked=re.compile(
+        r"\b(?:what|which) (?:time|days?|date|night|morning|afternoon|evening)s?\b|\bwhen\b|\bhow often\b", re.I
+    ),
     time_said=re.compile(
         r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o'clock|half past|first thing|"
         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
@@ -378,7 +380,7 @@ _OWN_Q_ZH = re.compile(
     _TOLD_LEAD_ZH + r"(?:(?:我|俺|咱)(?!想|要|能|可以|该|应该|觉得|问你|跟你说|告诉你)|[\u4e00-\u9fff]{1,6}?(?:我|俺)|"
     r"[^，,。？?]{0,12}来着)"
 )
-_ASKING_ZH = re.compile(r"啥|什么|哪|几|多少|谁|多大|咋")
+_ASKING_ZH = re.compile(r"啥|什么|哪|几|多少|谁|多大|咋|还是")
 _NOT_TOLD_Q_ZH = re.compile(
     r"你(?!还记得|记得|知道|说)|推荐|建议|好呢|怎么办|要不要|能不能|可不可以|该不该|行不行|吃点|做什么菜|天气"
 )
@@ -389,7 +391,8 @@ _FRAME_TOLD_ZH = re.compile(
 )
 # English: a wh-question about what the person has, takes or is, or about someone they named
 _WH_EN = re.compile(
-    r"^(?:(?:and|so|now|well|oh|right|ok|okay|remind me|tell me|here|hen|love|dear)[,\s]+)*"
+    r"^(?:(?:and|so|now|well|oh|right|ok|okay|remind me|tell me|here|hen|love|dear|"
+    r"did i (?:tell|say to|mention to) you|have i told you|do you (?:know|remember)|can you remember)[,\s]+)*"
     r"(?:what|whit|wot|which|where|when|who|whose|how many|how much|how long|how old|why)(?:'s|s|'re)?\b",
     re.I,
 )
@@ -424,9 +427,11 @@ def told_answer(
     question about others in English (the model may answer) and for any other question."""
     q = (question or "").strip()
     if language.startswith("zh") or has_cjk(q):
-        if not _OWN_Q_ZH.search(q) or not _ASKING_ZH.search(q) or _NOT_TOLD_Q_ZH.search(q):
+        if not _ASKING_ZH.search(q) or _NOT_TOLD_Q_ZH.search(q):
             return None
-        return _told(q, evidence, _QUOTED_ZH, _topic(_FRAME_TOLD_ZH.sub(" ", q), True), True, known)
+        # (one about someone or something they spoke of, "小周是礼拜几来的？", must fit more closely)
+        own_life = bool(_OWN_Q_ZH.search(q))
+        return _told(q, evidence, _QUOTED_ZH, _topic(_FRAME_TOLD_ZH.sub(" ", q), True), own_life, known)
     if not _WH_EN.search(q):
         # the question after a lead-in: "I keep writing the old address on things, Fay, where is
         # it I live now?"
@@ -439,7 +444,10 @@ def told_answer(
     # (a person's name weighs double: "where does Karen live?" of "our Karen's moved to Swansea")
     names = {t for w in re.findall(r"(?<=\S)\s+([A-Z][a-z]+)", q) for t in _terms(w)}
     topic = {t: w * (2 if t in names else 1) for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
-    return _told(q, evidence, _QUOTED_EN, topic, bool(_OWN_EN.search(q)), known)
+    asking = re.sub(
+        r"\b(?:tell me|remind me|did i (?:tell|say to|mention to) you|do you remember|i forget)\b", "", q, flags=re.I
+    )
+    return _told(q, evidence, _QUOTED_EN, topic, bool(_OWN_EN.search(asking)), known)
 
 
 def _told(
@@ -460,12 +468,16 @@ def _told(
         None,
     )
     total = sum(topic.values())
+    # what the question calls theirs ("my dog"): someone else's in a quote is no answer
+    mine = {t: 1.0 for m in re.finditer(r"\b(?:my|me|our) ((?:\w+ ){0,2}\w+)", q, re.I) for t in _terms(m.group(1))}
+    mine = {t: w for t, w in mine.items() if t in topic}
     found = []
     for i, m in enumerate(_own_statements(evidence, q)):
         text = put_right_zh(m.text) if words.zh else m.text
         clauses = [c.strip() for c in words.clause.findall(text) if c.strip()]
         score = sum(w for t, w in topic.items() if t in set(_terms(text)))
-        if not clauses or score < min(1.0, total) or score < (0.4 if words.zh else 0.5) * total:
+        least = (0.4 if own_life else 0.6) if words.zh else 0.5
+        if not clauses or score < min(1.0, total) or score < least * total:
             continue
         weights = [sum(w for t, w in topic.items() if t in set(_terms(c))) for c in clauses]
         # (of two as good, the one with more of the question's words -- "以前在中学教历史", not
@@ -476,6 +488,8 @@ def _told(
         if wanted is not None and not wanted.search(quote):
             continue
         if wanted is _QUOTED_EN.name_said and _NAMED_ONES & set(topic) and not _named_near(quote, topic):
+            continue
+        if not words.zh and mine and _someone_elses(quote, mine):
             continue
         found.append((score, m.said or m.date, -i, quote))
     if not found:
@@ -501,6 +515,23 @@ _NAMED_ONES = frozenset(
 )
 
 
+def _someone_elses(quote: str, topic: dict[str, float]) -> bool:
+    """The thing asked about is someone else's in the quote: "he's got a pit bull called Duke"
+    for "what's my dog's name?" (the neighbour's dog), "Stan's dog", "her cat"."""
+    words = re.findall(r"[A-Za-z'-]+", quote)
+    for k, w in enumerate(words):
+        if not any(t in topic for t in _terms(w)) or w.lower() in ("i", "me", "my"):
+            continue
+        before = [x.lower() for x in words[max(0, k - 4) : k]]
+        if any(x in ("my", "our", "i", "i've", "i'm", "me", "we", "we've") for x in before):
+            return False
+        if any(x in ("his", "her", "their", "he's", "she's", "they've", "he", "she", "they") for x in before) or any(
+            re.fullmatch(r"[A-Z][a-z]+'s", x) for x in words[max(0, k - 2) : k]
+        ):
+            return True
+    return False
+
+
 def _named_near(quote: str, topic: dict[str, float]) -> bool:
     """A name said for what is asked about: "called"/"named", or a capitalised word at most three
     words after a word of the topic ("my greyhound now, Lightning"; not "my husband passed six
@@ -508,11 +539,28 @@ def _named_near(quote: str, topic: dict[str, float]) -> bool:
     if re.search(r"\b(?:called|named|name is|name's|'s name)\b", quote, re.I):
         return True
     words = re.findall(r"[A-Za-z'-]+", quote)
+    # (a name may open the clause: "Joy comes from the agency"; a word that opens any sentence
+    # is no name)
+    if (
+        words
+        and re.fullmatch(r"[A-Z][a-z]+(?:'s)?", words[0])
+        and words[0].lower().removesuffix("'s") not in _OPENERS_EN
+    ):
+        return True
     return any(
         re.fullmatch(r"(?!I\b)[A-Z][a-z]+", w) and any(t in topic for t in _terms(" ".join(words[max(0, k - 3) : k])))
         for k, w in enumerate(words)
         if k
     )
+
+
+_LIST_GOES_ON_EN = re.compile(
+    r"(?:and |or )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d|one|two|three|four|five)\b", re.I
+)
+_OPENERS_EN = frozenset(
+    "i the a an my our your his her their and but so she he it they we well oh now then this that there "
+    "yes no not when what where who why how if after before since because last next every one two".split()
+)
 
 
 def _told_window(
@@ -557,6 +605,14 @@ def _told_window(
             last = ahead[0]
         elif behind:
             first = behind[0]
+    # (a list said with commas: "she comes monday, wednesday and friday")
+    while (
+        not words.zh
+        and last + 1 < len(clauses)
+        and last - at < 4
+        and (words.size(clauses[last + 1]) <= 3 or _LIST_GOES_ON_EN.match(clauses[last + 1]))
+    ):
+        last += 1
     quote = words.joiner.join(clauses[first : last + 1])
     return words.filler.sub("", quote) or quote
 

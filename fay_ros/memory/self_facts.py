@@ -582,7 +582,9 @@ _TASTE_OBJECT_SKIP = {
 # First person in a value becomes the user's: "visit my mom" -> "visit their mom".
 _PRONOUNS = {"my": "their", "me": "them", "myself": "themselves", "mine": "theirs", "i": "they"}
 _QUESTION_EN = re.compile(
-    r"\?\s*$|^\s*(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
+    # ("and what do I gotta do with the hearing aids every night, I forget": a question after "and")
+    r"\?\s*$|^\s*(?:(?:and|so|now|well|oh|but|okay|ok|right)[,\s]+)*"
+    r"(?:what|who|which|do|does|did|is|am|are|can|could|would|should|will|how|"
     r"why|where|when)\b|"
     # "tell me again what time I take the warfarin", "remind me where Sue lives"
     r"^\s*(?:(?:can|could|will|would) you )?(?:tell|remind) me(?: again)?,? "
