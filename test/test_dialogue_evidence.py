@@ -376,7 +376,9 @@ def told(tmp_path):
     gw.hear("joan", _noon(8), "my blood pressure tablet, ramipril, they've doubled it, it was five mg, now it's ten.")
     gw.hear("joan", _noon(7), "our Karen's moved to Swansea, she got a job at the library there.")
     gw.hear("joan", _noon(6), "I've got a tortoise, called Mabel, she's older than me near enough.")
+    gw.hear("joan", _noon(5), "I'm on simvastatin at bedtime, so no grapefruit, it fights with the statin.")
     gw.hear("li", _noon(9), "嗯，我养了只八哥，叫豆豆，会说你好")
+    gw.hear("li", _noon(5), "我有痛风，海鲜不吃了，啤酒也不喝了")
     gw.hear("li", _noon(8), "那个钙片，原来一天一片，现在医生让我一天吃两片")
     gw.hear("li", _noon(7), "我闺女在青岛，嫁过去十年了")
     gw.hear("li", _noon(6), "我原来住城西，今年开春搬到儿子那儿去了，在城东，楼房有电梯")
@@ -392,6 +394,9 @@ def told(tmp_path):
         ("li", "我那八哥叫啥来着？", "zh", "叫豆豆"),
         ("li", "钙片我现在一天吃几片？", "zh", "两片"),
         ("li", "我闺女在哪儿来着？", "zh", "青岛"),
+        # why: the reason said with it ("…so no grapefruit, it fights with the statin")
+        ("joan", "why is it I'm off grapefruit?", "en", "statin"),
+        ("li", "我为啥不能喝啤酒来着？", "zh", "痛风"),
         # no fact says where she lives now ("you haven't told me"), her words do
         ("li", "我现在住哪儿来着？", "zh", "城东"),
     ],

@@ -303,6 +303,8 @@ class _ToldWords:
     number_said: re.Pattern[str]
     time_asked: re.Pattern[str]  # when: a time of day, a day (not a dose)
     time_said: re.Pattern[str]
+    why_asked: re.Pattern[str]  # why: a reason (a condition, what a doctor said)
+    why_said: re.Pattern[str]
     filler: re.Pattern[str]
     not_remembered: str
     said: str  # "You told me: {}"
@@ -328,6 +330,11 @@ _QUOTED_ZH = _ToldWords(
     time_said=re.compile(
         r"[零〇一二两三四五六七八九十\d][点號号日]|[周礼拜星期][一二三四五六日天]|[今明后]天|"
         r"早上|上午|中午|下午|傍晚|晚上|夜里|饭前|饭后|睡前|睡觉前|空腹"
+    ),
+    why_asked=re.compile(r"为啥|为什么|咋不|怎么不"),
+    why_said=re.compile(
+        r"因为|所以|得了|有[^，,]{0,4}(?:病|症|炎|高)|痛风|糖尿病|高血压|血压高|血糖高|过敏|胆固醇|尿酸|"
+        r"(?:医生|大夫)(?:说|让|不让|叫)"
     ),
     filler=re.compile(r"^(?:嗯|那个|就是说|就是|我跟你说|哎呀|哎|啊|呃|对了)+"),
     not_remembered="我不记得你跟我说过这个。能再跟我说说吗？",
@@ -367,6 +374,12 @@ _QUOTED_EN = _ToldWords(
         r"eleventh|twelfth|\w+teenth|twentieth|thirtieth)\b",
         re.I,
     ),
+    why_asked=re.compile(r"\bwhy\b", re.I),
+    why_said=re.compile(
+        r"\b(?:because|'cause|cos|since|for (?:my|the)|with (?:my|the)|allergic|allergy|doctor|gp|gout|diabet\w*|"
+        r"statin|pressure|cholesterol|kidneys?|migraines?|rash|hives|itch\w*|swell\w*|sugar)\b",
+        re.I,
+    ),
     filler=re.compile(r"^(?:(?:and|so|well|oh|um|er|anyway)\b[,\s]*)+", re.I),
     not_remembered="I don't remember you telling me that. Could you tell me again?",
     said=QUOTED[0] + '"{}".',
@@ -400,7 +413,9 @@ _OWN_EN = re.compile(r"\b(?:my|me|ma|i|i'm|i've|i'd|am i|do i|did i)\b", re.I)
 _NOT_TOLD_Q_EN = re.compile(
     r"\b(?:should|could|would|might|shall|can) (?:i|we)\b|\byou (?:think|like|recommend|suggest|reckon|fancy)\b|"
     r"\byour\b|\byou(?:'re| are)\b|\bweather\b|\btime is it\b|\bwhat day is it\b|\bwhat(?:'s| is) the date\b|"
-    r"\bhow (?:do|does|can|to)\b|\bmeaning\b|\bjoke\b|\bstory\b|\bnews\b|\bwhy (?:do|does|is|are) (?:people|the|it)\b",
+    r"\bhow (?:do|does|can|to)\b|\bmeaning\b|\bjoke\b|\bstory\b|\bnews\b|"
+    # ("why is the sky blue?"; not "why is it I'm off the cheese?")
+    r"\bwhy (?:do|does|is|are) (?:people|the)\b|\bwhy is it (?!(?:that )?(?:i|i'm|i've|we)\b)",
     re.I,
 )
 _TOLD_FRAME_EN = frozenset(
@@ -408,7 +423,7 @@ _TOLD_FRAME_EN = frozenset(
         "called call name named again remember remind tell told say said mention mentioned meant supposed take "
         "taking on got get gets whit noo wot me ma hen love dear doll mun now currently these days know "
         "think reckon exactly right does did is was were has had much many long old time day date "
-        "tae ye yer wis gonnae aye"
+        "tae ye yer wis gonnae aye off"
     )
 )
 
@@ -462,6 +477,7 @@ def _told(
                 (words.name_asked, words.name_said),
                 (words.time_asked, words.time_said),
                 (words.number_asked, words.number_said),
+                (words.why_asked, words.why_said),
             )
             if asked.search(q)
         ),
@@ -477,7 +493,9 @@ def _told(
         clauses = [c.strip() for c in words.clause.findall(text) if c.strip()]
         score = sum(w for t, w in topic.items() if t in set(_terms(text)))
         least = (0.4 if own_life else 0.6) if words.zh else 0.5
-        if not clauses or score < min(1.0, total) or score < least * total:
+        # (a single character may be the whole topic: "我那只猫叫啥？")
+        floor = min(0.5 if words.zh and own_life else 1.0, total)
+        if not clauses or score < floor or score < least * total:
             continue
         weights = [sum(w for t, w in topic.items() if t in set(_terms(c))) for c in clauses]
         # (of two as good, the one with more of the question's words -- "以前在中学教历史", not
