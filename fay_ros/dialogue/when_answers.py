@@ -16,6 +16,11 @@ Three kinds of question:
 - a telling ("when did I tell you about …?"): the day it was said;
 - a span ("what did I do last week?"): what was said about days in it (temporal.question_window).
 
+The same evidence answers a question about what the person told (`told_answer`): "how much
+warfarin am I on now?", "where does Olwen live?", "我那鹦鹉叫啥？" get their own statement that
+fits, quoted ('You told me: "…"'), when no stored fact answers it; the tiny model made these
+up, and in a language it does not speak it could only apologise.
+
 Pure Python, no ROS.
 """
 
@@ -328,7 +333,7 @@ _QUOTED_ZH = _ToldWords(
     number_said=re.compile(r"[零〇一二两三四五六七八九十百半\d]"),
     time_asked=re.compile(r"几点|哪天|哪一天|什么时候|啥时候|礼拜几|星期几|周几|几号"),
     time_said=re.compile(
-        r"[零〇一二两三四五六七八九十\d][点號号日]|[周礼拜星期][一二三四五六日天]|[今明后]天|"
+        r"[零〇一二两三四五六七八九十\d][点號号日]|(?:周|礼拜|星期)[一二三四五六日天](?!次)|[今明后]天|"
         r"早上|上午|中午|下午|傍晚|晚上|夜里|饭前|饭后|睡前|睡觉前|空腹"
     ),
     why_asked=re.compile(r"为啥|为什么|咋不|怎么不"),
