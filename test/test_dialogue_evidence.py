@@ -491,3 +491,19 @@ def test_quoted_answers_read_lists_leads_and_whose_it_is(fresh, tmp_path):
         assert not fresh.requests
 
     run(scenario())
+
+
+def test_an_appointment_moved_is_dated_where_it_is_now(fresh, tmp_path):
+    """(the thirty-fifth round: "我心内科复查是哪天来着？" got the first date, not the one it moved to)"""
+    gw = ServiceMemory(tmp_path)
+    gw.hear("wang", _noon(20), "我闺女给我约了个心内科复查，十二月二十号，礼拜天上午")
+    gw.hear("wang", _noon(10), "医院又打电话来，心内科复查改了，改到十二月二十三号")
+
+    async def scenario():
+        rig = Rig(fresh, memory=gw, profile="tiny")
+        await rig.engine.run_turn("wang", "我心内科复查是哪天来着？", "zh")
+        text = "".join(rig.texts())
+        assert "12月23日" in text and "12月20日" not in text and not fresh.requests, text
+        await rig.close()
+
+    run(scenario())

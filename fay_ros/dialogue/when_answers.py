@@ -236,7 +236,17 @@ def answer(
     scored = [(fit, -i, m) for i, m in enumerate(own) if (fit := _fit(asked.topic, m.text)) > 0]
     if not scored:
         return _UNKNOWN[(asked.kind, zh)]
-    _fit_score, _rank, best = max(scored, key=lambda s: (s[0], s[1]))
+    # the latest telling of those that fit half as well as the best: an appointment moved
+    # ("心内科复查，十一月二十四号", then "改到十二月一号") is where it is now
+    top = max(fit for fit, _rank, _m in scored)
+    _said_on, _fit_score, _rank, best = max(
+        (
+            (m.said or m.date if asked.kind == EVENT else "", fit, rank, m)
+            for fit, rank, m in scored
+            if fit >= 0.5 * top or asked.kind != EVENT
+        ),
+        key=lambda s: s[:3],
+    )
     said = _day(best.said) or _day(best.date)
     about = _day(best.date) or said
     assert said is not None and about is not None
@@ -372,7 +382,7 @@ _QUOTED_EN = _ToldWords(
     ),
     time_said=re.compile(
         r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|o'clock|half past|first thing|"
-        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
+        r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)s?|"
         r"january|february|march|april|may|june|july|august|september|october|november|december|"
         r"morning|afternoon|evening|night|bed|bedtime|breakfast|lunch|dinner|supper|tea|noon|midday|"
         r"today|tomorrow|tonight|next week|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
