@@ -470,6 +470,8 @@ def test_quoted_answers_read_lists_leads_and_whose_it_is(fresh, tmp_path):
     gw.hear("ray", _noon(8), "next door, Walt's got a boxer called Tyson, barks all night")
     gw.hear("ray", _noon(7), "I keep the spare key under the blue pot by the back door")
     gw.hear("mei", _noon(9), "小刘每个礼拜二和礼拜五来给我打扫卫生")
+    gw.hear("mei", _noon(8), "隔壁王姐家那只猫叫咪咪，天天上我家阳台")
+    gw.hear("mei", _noon(7), "我搬到新家了，今儿早上在楼下走了一圈，我住二楼")
 
     async def ask(owner, question, language):
         rig = Rig(fresh, memory=gw, profile="tiny")
@@ -488,6 +490,10 @@ def test_quoted_answers_read_lists_leads_and_whose_it_is(fresh, tmp_path):
         assert "blue pot" in told, told
         who = await ask("mei", "小刘是礼拜几来的？", "zh")
         assert "礼拜二和礼拜五" in who, who
+        cat = await ask("mei", "我那只猫叫啥来着？", "zh")  # the neighbour's cat is not hers
+        assert "咪咪" not in cat, cat
+        floor = await ask("mei", "我现在住几楼？", "zh")  # a floor, not "走了一圈"
+        assert "二楼" in floor, floor
         assert not fresh.requests
 
     run(scenario())

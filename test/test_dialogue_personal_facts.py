@@ -3366,6 +3366,9 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     assert "Jamie" in fact_answers.answer("who's coming to see me on saturday?", facts, "en", FRIDAY)
     cake = fact_answers.answer("should i have a slice of chocolate cake?", facts, "en", FRIDAY)
     assert cake is not None and "diabetes" in cake and "sugar" in cake, cake
+    # moved in with a daughter: the user's daughter's, said of the user (the thirty-fourth round)
+    moved = learn(["今年开春我搬到我闺女那儿去了"])
+    assert fact_answers.answer("我现在住哪儿？", moved, "zh", FRIDAY) == "你住在你闺女那儿。"
     # "my dog's name" asked about is no dog called Name (the thirty-third round)
     assert learn(["and what's my dog's name, my neighbor asked and I went blank?"]) == {}
     assert learn(["my daughter's sarah, she's a nurse"])["family:daughter"] == "User's daughter is called Sarah."

@@ -294,6 +294,7 @@ def _span_answer(asked: WhenQuestion, own: list[Memory]) -> str | None:
 # -- what the user told, quoted ----------------------------------------------------------------
 
 
+_OTHERS_ZH = re.compile(r"邻居|隔壁|对门|楼上|楼下的|他家|她家|他们家|人家|别人家")
 _NOW_ASKED = re.compile(
     r"\b(?:now|noo|these days|currently|at the moment|any more|anymore|still)\b|现在|目前|如今|这阵子", re.I
 )
@@ -499,6 +500,14 @@ def _told(
         None,
     )
     total = sum(topic.values())
+    # a count with its measure ("几楼", "几片", "几回"): that measure with a number
+    m = re.search(r"几([楼片粒颗次回岁个年遍趟])", q) if words.zh else None
+    unit = (
+        {"次": "次回", "回": "次回", "粒": "粒颗片", "颗": "粒颗片", "片": "片粒颗"}.get(m.group(1), m.group(1))
+        if m
+        else ""
+    )
+    measured = re.compile(rf"[零〇一二两三四五六七八九十百半\d][{unit}]") if unit else None
     # what the question calls theirs ("my dog"): someone else's in a quote is no answer
     mine = {t: 1.0 for m in re.finditer(r"\b(?:my|me|our) ((?:\w+ ){0,2}\w+)", q, re.I) for t in _terms(m.group(1))}
     mine = {t: w for t, w in mine.items() if t in topic}
@@ -523,6 +532,10 @@ def _told(
         if wanted is _QUOTED_EN.name_said and _NAMED_ONES & set(topic) and not _named_near(quote, topic):
             continue
         if not words.zh and mine and _someone_elses(quote, mine):
+            continue
+        if words.zh and _OTHERS_ZH.search(quote) and re.search(r"(?:我|俺)(?:家|的)?(?:那|这)?", q):
+            continue  # ("邻居家那只老猫叫花花" for "我那只猫叫啥？")
+        if measured is not None and not measured.search(quote):
             continue
         found.append((score, m.said or m.date, -i, quote))
     if not found:

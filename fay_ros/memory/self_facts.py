@@ -4311,6 +4311,8 @@ def _zh_more(clause: str, now: datetime.datetime) -> list[SelfFact]:
     if found is not None:
         # the place, not what they do there ("搬到南京帮女儿带孩子", "搬到南京了")
         place = re.split(r"了|帮|去|来|跟|和|陪|照顾|带|工作|上班", found.group(1) or found.group(2))[0]
+        # ("搬到我闺女那儿": the user's daughter's, said of the user)
+        place = re.sub(r"^我(?:的)?", USER_ZH, place)
         if place:
             out.append(_fact("fact", "home", place, f"{USER_ZH}住在{place}。", zh=True))
     out += _own_age(clause, now, zh=True) + _zh_ages(clause, now)
