@@ -513,3 +513,18 @@ def test_an_appointment_moved_is_dated_where_it_is_now(fresh, tmp_path):
         await rig.close()
 
     run(scenario())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's my heart doctor's name, did I tell you?",  # "the heart doctor's office called" names no one
+        "what's the name of my audiologist?",  # "the audiologist in the Bon Secours": a place
+    ],
+)
+def test_a_name_never_told_is_not_quoted_from_a_call_or_a_place(fresh, tmp_path, question):
+    gw = ServiceMemory(tmp_path)
+    gw.hear("walt", _noon(9), "the heart doctor's office called, they moved me to tuesday at one fifteen")
+    gw.hear("walt", _noon(8), "I've an appointment with the audiologist in the Bon Secours on the eighteenth")
+    evidence = asyncio.run(recall_evidence(gw, "walt", question, 5, 5.0))
+    assert when_answers.told_answer(question, evidence, "en") == when_answers._QUOTED_EN.not_remembered

@@ -326,7 +326,9 @@ class ReplyAssembly:
             return
         # "我那鹦鹉叫啥？", "how much warfarin am I on now?": what they told, quoted (the tiny
         # model made a dose up; in a language it does not speak it could only apologise)
-        answer = when_answers.told_answer(ctx.question, memories, ctx.language, known=list(facts.values()))
+        # (the facts are the model's to answer from, when it speaks the language)
+        known = [] if unspoken else list(facts.values())
+        answer = when_answers.told_answer(ctx.question, memories, ctx.language, known=known)
         if answer is not None and (memories or ctx.profile_read):
             trace.path = "memory"
             self.speak_text(reply, _then(ack, answer, zh), "memory")

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..memory.evidence import tokens
-from ..memory.self_facts import PETS, RELATIONS, render_fact
+from ..memory.self_facts import render_fact
 from ..memory.temporal import question_window
 from ..memory.turn_log import USER
 from ..text.when import format_date, put_right_zh
@@ -529,7 +529,7 @@ def _told(
         quote = _told_window(clauses, weights, at, wanted, words)
         if wanted is not None and not wanted.search(quote):
             continue
-        if wanted is _QUOTED_EN.name_said and _NAMED_ONES & set(topic) and not _named_near(quote, topic):
+        if wanted is _QUOTED_EN.name_said and not _THINGS & set(topic) and not _named_near(quote, topic):
             continue
         if not words.zh and mine and _someone_elses(quote, mine):
             continue
@@ -552,11 +552,14 @@ def _told(
     return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
 
 
-# Who and what is named with a capital: people and pets ("what's the dog's name?"); a medicine,
-# a programme or a place is named in whatever words ("those eye drops called" -- latanoprost)
-_NAMED_ONES = frozenset(
+# What is named in whatever words ("those eye drops called" -- latanoprost): a medicine, a
+# programme, a place; anyone else (a person, a pet, "the fella Brooke's marrying") is named with
+# a capital or "called"
+_THINGS = frozenset(
     _terms(
-        " ".join((*RELATIONS, *PETS, "baby nurse carer doctor neighbour neighbor friend girl lad boy man woman lady"))
+        "drop drops tablet tablets pill pills medicine medication inhaler cream injection jab programme program show "
+        "film book song street road hospital home village place church pub shop club team paper thinner painkiller "
+        "painkillers vitamin vitamins statin antibiotic antibiotics insulin patch spray"
     )
 )
 
@@ -582,7 +585,13 @@ def _named_near(quote: str, topic: dict[str, float]) -> bool:
     """A name said for what is asked about: "called"/"named", or a capitalised word at most three
     words after a word of the topic ("my greyhound now, Lightning"; not "my husband passed six
     years ago, and now I am in Oadby")."""
-    if re.search(r"\b(?:called|named|name is|name's|'s name)\b", quote, re.I):
+    # ("called Pickles"; not "the doctor's office called")
+    if re.search(
+        r"\b(?:called|named) (?!(?:me|us|him|her|them|to|about|back|round|in|on|and|the|a|yesterday|today|this|last)\b)"
+        r"\w|\bname is\b|\bname's\b|'s name\b",
+        quote,
+        re.I,
+    ):
         return True
     words = re.findall(r"[A-Za-z'-]+", quote)
     # (a name may open the clause: "Joy comes from the agency"; a word that opens any sentence
@@ -593,8 +602,11 @@ def _named_near(quote: str, topic: dict[str, float]) -> bool:
         and words[0].lower().removesuffix("'s") not in _OPENERS_EN
     ):
         return True
+    # (not a place: "the audiologist in the Bon Secours")
     return any(
-        re.fullmatch(r"(?!I\b)[A-Z][a-z]+", w) and any(t in topic for t in _terms(" ".join(words[max(0, k - 3) : k])))
+        re.fullmatch(r"(?!I\b)[A-Z][a-z]+", w)
+        and words[k - 1].lower() not in ("in", "at", "from", "to", "near", "the", "of", "on", "up", "down")
+        and any(t in topic for t in _terms(" ".join(words[max(0, k - 3) : k])))
         for k, w in enumerate(words)
         if k
     )
