@@ -501,10 +501,10 @@ def _told(
     )
     total = sum(topic.values())
     # a count with its measure ("几楼", "几片", "几回"): that measure with a number
-    m = re.search(r"几([楼片粒颗次回岁个年遍趟])", q) if words.zh else None
+    count = re.search(r"几([楼片粒颗次回岁个年遍趟])", q) if words.zh else None
     unit = (
-        {"次": "次回", "回": "次回", "粒": "粒颗片", "颗": "粒颗片", "片": "片粒颗"}.get(m.group(1), m.group(1))
-        if m
+        {"次": "次回", "回": "次回", "粒": "粒颗片", "颗": "粒颗片", "片": "片粒颗"}.get(count.group(1), count.group(1))
+        if count
         else ""
     )
     measured = re.compile(rf"[零〇一二两三四五六七八九十百半\d][{unit}]") if unit else None
