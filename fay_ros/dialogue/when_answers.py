@@ -549,7 +549,7 @@ def _told(
         quote = max((said, score, rank, text) for score, said, rank, text in found if score >= 0.5 * best)[3]
     else:
         quote = max(found)[3]
-    return words.said.format(quote if len(quote) <= 140 else quote[:137].rstrip() + "…")
+    return words.said.format(quote if len(quote) <= _QUOTE_CHARS else quote[: _QUOTE_CHARS - 3].rstrip() + "…")
 
 
 # What is named in whatever words ("those eye drops called" -- latanoprost): a medicine, a
@@ -671,8 +671,15 @@ def _told_window(
         and (words.size(clauses[last + 1]) <= 3 or _LIST_GOES_ON_EN.match(clauses[last + 1]))
     ):
         last += 1
+    # (a long quote loses its lead, not its end, where a change is said: "…for tuesday, but they
+    # rang, it's thursday now")
+    while first < at and len(words.joiner.join(clauses[first : last + 1])) > _QUOTE_CHARS:
+        first += 1
     quote = words.joiner.join(clauses[first : last + 1])
     return words.filler.sub("", quote) or quote
+
+
+_QUOTE_CHARS = 140
 
 
 def tiny_line(m: Memory, user: str) -> str:
