@@ -528,3 +528,20 @@ def test_a_name_never_told_is_not_quoted_from_a_call_or_a_place(fresh, tmp_path,
     gw.hear("walt", _noon(8), "I've an appointment with the audiologist in the Bon Secours on the eighteenth")
     evidence = asyncio.run(recall_evidence(gw, "walt", question, 5, 5.0))
     assert when_answers.told_answer(question, evidence, "en") == when_answers._QUOTED_EN.not_remembered
+
+
+def test_a_name_in_a_when_question_weighs_double(fresh, tmp_path):
+    """(the thirty-third round: "when did I say Bronwen's baby is due?" of "Bronwen rang, she's
+    expecting again in May" found nothing: one word of three)"""
+    gw = ServiceMemory(tmp_path)
+    gw.hear("dai", _noon(6), "Bronwen rang, she's expecting again in May, number three")
+    gw.hear("dai", _noon(4), "the pigeons came back late from the race, the weather was awful")
+
+    async def scenario():
+        rig = Rig(fresh, memory=gw, profile="tiny")
+        await rig.engine.run_turn("dai", "when did I say Bronwen's baby is due?", "en")
+        text = "".join(rig.texts())
+        assert "May" in text and format_date(_day(6), False) in text and not fresh.requests, text
+        await rig.close()
+
+    run(scenario())

@@ -3369,6 +3369,17 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     # moved in with a daughter: the user's daughter's, said of the user (the thirty-fourth round)
     moved = learn(["今年开春我搬到我闺女那儿去了"])
     assert fact_answers.answer("我现在住哪儿？", moved, "zh", FRIDAY) == "你住在你闺女那儿。"
+    # a job said of the years before retiring, without "for" or with "the" (the thirty-third round)
+    for said, job in [
+        ("I drove a black cab forty years before I retired, seen the lot", "User used to drive a black cab."),
+        (
+            "i was the postmistress in the village for thirty years before i retired",
+            "User used to be the postmistress.",
+        ),
+        ("I taught second grade at Hodge Elementary thirty years before I retired", "User used to teach second grade."),
+    ]:
+        assert learn([said])["occupation:former"] == job, said
+    assert "occupation:former" not in learn(["I was happy before I retired"])
     # "my dog's name" asked about is no dog called Name (the thirty-third round)
     assert learn(["and what's my dog's name, my neighbor asked and I went blank?"]) == {}
     assert learn(["my daughter's sarah, she's a nurse"])["family:daughter"] == "User's daughter is called Sarah."

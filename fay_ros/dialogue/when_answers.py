@@ -145,12 +145,14 @@ _FRAME_EN = frozenset(
 
 
 def _topic(q: str, zh: bool) -> dict[str, float]:
-    """The question's topic terms: English words count 1, Chinese bigrams 1, single Chinese
-    characters 0.5 (they match too much alone)."""
+    """The question's topic terms: English words count 1 and a person's name 2 ("when did I say
+    Bronwen's baby is due?" of "Bronwen rang, she's expecting again in May"), Chinese bigrams 1,
+    single Chinese characters 0.5 (they match too much alone)."""
     if zh:
         q = _FRAME_ZH.sub(" ", q)
+    names = set() if zh else {t for w in re.findall(r"(?<=\S)\s+([A-Z][a-z]+)", q) for t in _terms(w)}
     terms = [t for t in _terms(q) if t not in _FRAME_EN and (len(t) > 1 or t >= "\u3400")]
-    return {t: (0.5 if len(t) == 1 and t >= "\u3400" else 1.0) for t in terms}
+    return {t: (0.5 if len(t) == 1 and t >= "\u3400" else 2.0 if t in names else 1.0) for t in terms}
 
 
 def _fit(topic: dict[str, float], text: str) -> float:
@@ -473,8 +475,7 @@ def told_answer(
     if not _WH_EN.search(q) or _NOT_TOLD_Q_EN.search(q):
         return None
     # (a person's name weighs double: "where does Karen live?" of "our Karen's moved to Swansea")
-    names = {t for w in re.findall(r"(?<=\S)\s+([A-Z][a-z]+)", q) for t in _terms(w)}
-    topic = {t: w * (2 if t in names else 1) for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
+    topic = {t: w for t, w in _topic(q, False).items() if t not in _TOLD_FRAME_EN}
     asking = re.sub(
         r"\b(?:tell me|remind me|did i (?:tell|say to|mention to) you|do you remember|i forget)\b", "", q, flags=re.I
     )

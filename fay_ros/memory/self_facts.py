@@ -2689,9 +2689,32 @@ def _clause_end(value: str) -> str:
     return value.strip(" .,!;\"'")
 
 
+# "I drove a black cab forty years before I retired", "I was the postmistress in the village for
+# thirty years before I retired", "I taught second grade at Hodge Elementary thirty years before I
+# retired": the job is what follows the verb, up to where, how long, or the retiring
+_BEFORE_RETIRING_EN = re.compile(
+    rf"\bI (was|{'|'.join(_PAST_TRADES)}) ((?:an?|the) )?([\w-]+(?: [\w-]+){{0,3}}?)"
+    r"(?= (?:at|in|for|on|with|from|down|up)\b| [\w-]+ (?:years|decades)\b| before I retired)"
+    r"[^.;!?]*?\bbefore I retired\b",
+    re.I,
+)
+
+
 def _former_job(clause: str, zh: bool) -> list[SelfFact]:
     """A job they had (`occupation:former`): "User used to be a postman." / "用户以前是邮递员。"."""
     m = (_FORMER_JOB_ZH if zh else _FORMER_JOB_EN).search(clause)
+    if not m and not zh:
+        b = _BEFORE_RETIRING_EN.search(clause)
+        # ("I was happy before I retired": a job is "a…" / "the…" after "was")
+        if (
+            b
+            and (b.group(2) or b.group(1).lower() != "was")
+            and not re.search(rf"\b(?:{_NOT_A_JOB})\b", b.group(3), re.I)
+        ):
+            verb, job = b.group(1).lower(), _third_person((b.group(2) or "") + b.group(3))
+            what = f"{_PAST_TRADES[verb]} {job}" if verb in _PAST_TRADES else job
+            said = f"used to {what}" if verb in _PAST_TRADES else f"used to be {what}"
+            return [_fact("fact", "occupation:former", what, f"{USER_EN} {said}.")]
     if not m:
         return []
     if zh:
