@@ -3380,6 +3380,12 @@ def test_the_twenty_eighth_rounds_findings_are_read_and_answered():
     ]:
         assert learn([said])["occupation:former"] == job, said
     assert "occupation:former" not in learn(["I was happy before I retired"])
+    # a day is no name, nor is a nickname others gave; "before I retired" told is not asked (round 35)
+    assert "name" not in learn(["dialysis center changed my chair, I'm Tuesday, Thursday and Saturday now"])
+    assert "name" not in learn(["they used to call me Nurse Bill and it stuck"])
+    assert learn(["please call me Bill"])["name"] == "User's name is Bill."
+    told = learn(["Idris here. thirty-eight years at Markham colliery I was, before I retired"])
+    assert fact_answers.answer("thirty-eight years at the colliery, before I retired", told, "en", FRIDAY) is None
     # "my dog's name" asked about is no dog called Name (the thirty-third round)
     assert learn(["and what's my dog's name, my neighbor asked and I went blank?"]) == {}
     assert learn(["my daughter's sarah, she's a nurse"])["family:daughter"] == "User's daughter is called Sarah."

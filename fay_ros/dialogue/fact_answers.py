@@ -873,7 +873,8 @@ _OCCUPATION_Q_EN = re.compile(
 _FORMER_JOB_Q_EN = re.compile(
     r"\bwhat did i (?:use|used) to do\b|\bwhat did i do (?:for (?:a )?(?:living|work)|before i retired)\b|"
     r"\bwhat was my (?:job|occupation|profession|line of work|work|trade)\b|\bwhat did i work as\b|"
-    r"\bbefore i retired\b|"
+    # (asked: "where did I work before I retired?"; not told: "…forty years before I retired")
+    r"\b(?:what|where|which)\b[^.!]*\bbefore i retired\b|"
     r"\bwhat (?:job|work) did i (?:use to )?do\b|\bwhat did i retire (?:as|from)\b|"
     r"\bwhere did i (?:use to )?work (?:before|previously)\b|\bwhere did i used to work\b|"
     r"\bwhat was my (?:old|last|previous|former) (?:job|work)\b",

@@ -217,10 +217,17 @@ _EN_NAME = [
     # "Imogen here", "hiya!! Imogen here :)", "hello dear, Dorothy speaking"
     re.compile(rf"^(?:{_GREETING}[!,.]*\s+)*({_NAME_WORD}) (?:here|speaking)\b(?!\s+(?:is|are|was))", re.I),
     # "call me Mr Li": the title is part of how they want to be called (their speaker card)
-    re.compile(rf"\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})", re.I),
-    # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective
+    # (not a nickname others gave: "they used to call me Nurse Bill", "everyone calls me Red")
     re.compile(
-        rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey|hiya)(?: there| dear| fay)?\b,?\s+)I(?:'m| am)\s+({_NAME_WORD})"
+        r"(?<!used to )(?<!they )(?<!they all )(?<!people )(?<!everyone )(?<!everybody )(?<!would )(?<!they'd )"
+        rf"(?<!kids )\b(?:please\s+)?call me\s+((?:(?-i:Mr|Mrs|Ms|Dr|Miss|Professor)\.?\s+)?{_NAME_WORD})",
+        re.I,
+    ),
+    # "I'm Tom" / "I am Tom": only a capitalised word that is not a common adjective (nor a day:
+    # "I'm Tuesday, Thursday and Saturday now", the dialysis days)
+    re.compile(
+        rf"(?:^|[.!,;]\s*|\b(?i:hi|hello|hey|hiya)(?: there| dear| fay)?\b,?\s+)I(?:'m| am)\s+"
+        rf"(?!(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)({_NAME_WORD})"
         r"(?=\s*(?:[.!,;]|$|\band\b|\bby the way\b|\bbtw\b))"
     ),
 ]
