@@ -545,3 +545,20 @@ def test_a_name_in_a_when_question_weighs_double(fresh, tmp_path):
         await rig.close()
 
     run(scenario())
+
+
+def test_the_tiny_window_leaves_out_the_quoted_answers(fresh, told):
+    """The exchange whose answer quoted the person is not shown to the tiny model (it copied the
+    form with words of its own); the exchanges around it are."""
+
+    async def scenario():
+        rig = Rig(fresh, memory=told, profile="tiny")
+        await rig.engine.run_turn("joan", "how much ramipril am I on now?", "en")
+        fresh.script(fake.text("That sounds lovely."))
+        await rig.engine.run_turn("joan", "I had a nice cup of tea with Karen today.", "en")
+        window = [str(m["content"]) for m in fresh.requests[-1]["messages"]]
+        assert not any("You told me" in text for text in window), window
+        assert any("how much ramipril" in text for text in window) is False, window
+        await rig.close()
+
+    run(scenario())

@@ -798,3 +798,14 @@ def test_the_user_is_not_called_by_the_name_of_someone_they_spoke_of(sentence, s
     guard = ReplyGuard(user_text="morning Fay, it's Joan. Fiona wants me to move in with them.")
     verdict = guard.check(sentence)
     assert verdict.text == said, verdict
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ['You told me: "the physios are on Monday the twenty-third, same time.', "你跟我说过：“我每天去公园”。"],
+)
+def test_a_model_never_quotes_the_user(sentence):
+    """(the thirty-third round over days: having seen the memory's quoted answers in its window,
+    the tiny model wrote one of its own, with words the person never said)"""
+    verdict = ReplyGuard().check(sentence)
+    assert verdict.text is None and verdict.reason == "quotes the user", verdict

@@ -302,6 +302,10 @@ class ReplyGuard:
             return self._drop("markup or JSON")
         if _META.search(text) or (self._tool_pattern is not None and self._tool_pattern.search(text)):
             return self._drop("meta talk")
+        if _QUOTES_THE_USER.match(text):
+            # (only the memory's own answer quotes the person; a model copied its form with words
+            # of its own: 'You told me: "the physios are on Monday…')
+            return self._drop("quotes the user")
         if self._about_the_user(text):
             return self._drop("talks about the user")
         if _OWN_FAMILY.search(text):
@@ -517,6 +521,7 @@ class ReplyGuard:
         return _CAPITALISED.sub(fix, text)
 
 
+_QUOTES_THE_USER = re.compile(r"\s*(?:you told me|you said)\s*[:,]\s*[\"“']|\s*你(?:跟我)?说过[:：]\s*[“\"]", re.I)
 # A name said to the person: at the end after a comma ("…, Fiona!"), or after an opening word
 # ("Congratulations, Fiona", "Oh Fiona,")
 _VOCATIVE_END = re.compile(r",\s*(?:my dear |dear )?((?-i:[A-Z])[a-z]+)\s*([.!?]*)\s*$")

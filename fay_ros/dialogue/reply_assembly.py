@@ -372,21 +372,32 @@ class ReplyAssembly:
 
     def tiny_history(self, owner: str) -> list[Message]:
         """The tiny model's window of the owner's history, less the exchanges in a script it
-        does not speak (the Chinese acknowledgements and the only-English line): an English-only
-        135M model that sees them answers the next English question in broken Chinese."""
+        does not speak (the Chinese acknowledgements and the only-English line: an English-only
+        135M model that sees them answers the next English question in broken Chinese) and the
+        answers that quote the user's words (it copied their form with words of its own: 'You
+        told me: "the physios are on Monday…'). The exchange is whole or left out."""
         tiny = self.wiring.settings.tiny
         history = self.wiring.histories.window(owner, tiny.history_min_turns, tiny.history_max_turns)
-        if not tiny.languages or "zh" in tiny.languages:
-            return history
+        english_only = bool(tiny.languages) and "zh" not in tiny.languages
+
+        def shown(exchange: list[Message]) -> bool:
+            texts = [str(m.get("content") or "") for m in exchange]
+            if english_only and any(has_cjk(t) for t in texts):
+                return False
+            return not any(
+                m.get("role") == "assistant" and str(m.get("content") or "").startswith(when_answers.QUOTED)
+                for m in exchange
+            )
+
         kept: list[Message] = []
         exchange: list[Message] = []
         for message in history:
             exchange.append(message)
             if message.get("role") == "assistant":
-                if not any(has_cjk(m.get("content") or "") for m in exchange):
+                if shown(exchange):
                     kept += exchange
                 exchange = []
-        if not any(has_cjk(m.get("content") or "") for m in exchange):
+        if shown(exchange):
             kept += exchange
         return kept
 
