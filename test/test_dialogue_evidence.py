@@ -438,7 +438,13 @@ def test_tiny_question_about_what_they_never_told_says_so(fresh, told, owner, qu
 
 @pytest.mark.parametrize(
     "question",
-    ["what should I cook for tea tonight?", "what do you think of Swansea?", "what's the weather doing?"],
+    [
+        "what should I cook for tea tonight?",
+        "what do you think of Swansea?",
+        "what's the weather doing?",
+        # a question of general knowledge that shares a place with what she told
+        "what's the biggest town in Swansea?",
+    ],
 )
 def test_advice_and_questions_about_the_companion_are_not_quoted(question, told):
     evidence = asyncio.run(recall_evidence(told, "joan", question, 5, 5.0))

@@ -150,7 +150,16 @@ def _topic(q: str, zh: bool) -> dict[str, float]:
     single Chinese characters 0.5 (they match too much alone)."""
     if zh:
         q = _FRAME_ZH.sub(" ", q)
-    names = set() if zh else {t for w in re.findall(r"(?<=\S)\s+([A-Z][a-z]+)", q) for t in _terms(w)}
+    # (a capital after "of", "in", "to"… is a place: "the capital of France")
+    names = (
+        set()
+        if zh
+        else {
+            t
+            for w in re.findall(r"(?<!\b(?:of|in|to|at))(?<!\bfrom)(?<!\bnear)(?<=\S)\s+([A-Z][a-z]+)", q)
+            for t in _terms(w)
+        }
+    )
     terms = [t for t in _terms(q) if t not in _FRAME_EN and (len(t) > 1 or t >= "\u3400")]
     return {t: (0.5 if len(t) == 1 and t >= "\u3400" else 2.0 if t in names else 1.0) for t in terms}
 
@@ -441,7 +450,7 @@ _TOLD_FRAME_EN = frozenset(
         "called call name named again remember remind tell told say said mention mentioned meant supposed take "
         "taking on got get gets whit noo wot me ma hen love dear doll mun now currently these days know "
         "think reckon exactly right does did is was were has had much many long old time day date "
-        "tae ye yer wis gonnae aye off"
+        "tae ye yer wis gonnae aye off one ones come comes coming"
     )
 )
 
@@ -517,7 +526,11 @@ def _told(
         text = put_right_zh(m.text) if words.zh else m.text
         clauses = [c.strip() for c in words.clause.findall(text) if c.strip()]
         score = sum(w for t, w in topic.items() if t in set(_terms(text)))
-        least = (0.4 if own_life else 0.6) if words.zh else 0.5
+        # (one about others must fit closely, or by the person's name: "what's the capital of
+        # France?" is no question about "my son lives in France"; "when's Kayla's wedding?" is
+        # about "our granddaughter Kayla is getting married")
+        named = any(w >= 2 and t in set(_terms(text)) for t, w in topic.items())
+        least = (0.4 if own_life else 0.6) if words.zh else (0.5 if own_life or named else 0.75)
         # (a single character may be the whole topic: "我那只猫叫啥？")
         floor = min(0.5 if words.zh and own_life else 1.0, total)
         if not clauses or score < floor or score < least * total:
