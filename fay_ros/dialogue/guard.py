@@ -237,6 +237,8 @@ class ReplyGuard:
     _prompt_ngrams: set[tuple[str, ...]] = field(default_factory=set)
     _told: str = ""  # (no_new_names) everything the reply may take a name from, lower case
     _said_before: list[str] = field(default_factory=list)  # (earlier_replies) their sentences, normalised
+    _given_names: set[str] = field(default_factory=set)  # names the user just gave for themselves
+    _spoken_of: str = ""  # what the user said and their facts: the names of others
 
     def __post_init__(self) -> None:
         for text in self.prompt_texts:
@@ -251,6 +253,16 @@ class ReplyGuard:
             for sentence in split_sentences(reply)
             if len(key := _norm(sentence)) > _REPEATABLE_CHARS
         ]
+        # (the wrong vocative) a name they give for themselves just now is theirs ("morning Fay,
+        # it's Joan"); someone they spoke of is named in their words or their facts, and a name the
+        # guard knows nothing of may well be theirs
+        self._given_names = {
+            m.group(1).lower()
+            for m in re.finditer(
+                r"\b(?:i'm|i am|it's|this is|my name is|call me|name's)\s+([A-Za-z]+)", self.user_text, re.I
+            )
+        }
+        self._spoken_of = " ".join((self.user_text, *self.known_texts, *self.facts.values()))
         if self.no_new_names:
             told = (self.user_text, self.user_name, self.policy.companion_name, *self.prompt_texts, *self.known_texts)
             self._told = " ".join(told + tuple(self.facts.values())).lower()
@@ -455,23 +467,11 @@ class ReplyGuard:
         user = self.user_name.strip().lower()
         own = self.policy.companion_name.strip().lower()
 
-        # (a name they give for themselves just now is theirs: "morning Fay, it's Joan")
-        given = {
-            m.group(1).lower()
-            for m in re.finditer(
-                r"\b(?:i'm|i am|it's|this is|my name is|call me|name's)\s+([A-Za-z]+)", self.user_text, re.I
-            )
-        }
-
-        # (someone they spoke of: a name in their words or their facts; a name the guard knows
-        # nothing of may well be theirs)
-        spoken_of = " ".join((self.user_text, *self.known_texts, *self.facts.values()))
-
         def other(name: str) -> bool:
             low = name.lower()
-            if low in (user, own, "") or low in given or name in _ALWAYS_CAPITALISED:
+            if low in (user, own, "") or low in self._given_names or name in _ALWAYS_CAPITALISED:
                 return False
-            return re.search(rf"\b{re.escape(name)}\b", spoken_of) is not None
+            return re.search(rf"\b{re.escape(name)}\b", self._spoken_of) is not None
 
         fixed = _VOCATIVE_END.sub(lambda m: m.group(2) if other(m.group(1)) else m.group(0), text)
         fixed = _VOCATIVE_START.sub(lambda m: m.group(1) if other(m.group(2)) else m.group(0), fixed)

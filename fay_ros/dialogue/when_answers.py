@@ -525,17 +525,18 @@ def _told(
     for i, m in enumerate(_own_statements(evidence, q)):
         text = put_right_zh(m.text) if words.zh else m.text
         clauses = [c.strip() for c in words.clause.findall(text) if c.strip()]
-        score = sum(w for t, w in topic.items() if t in set(_terms(text)))
+        have = set(_terms(text))
+        score = sum(w for t, w in topic.items() if t in have)
         # (one about others must fit closely, or by the person's name: "what's the capital of
         # France?" is no question about "my son lives in France"; "when's Kayla's wedding?" is
         # about "our granddaughter Kayla is getting married")
-        named = any(w >= 2 and t in set(_terms(text)) for t, w in topic.items())
+        named = any(w >= 2 and t in have for t, w in topic.items())
         least = (0.4 if own_life else 0.6) if words.zh else (0.5 if own_life or named else 0.75)
         # (a single character may be the whole topic: "我那只猫叫啥？")
         floor = min(0.5 if words.zh and own_life else 1.0, total)
         if not clauses or score < floor or score < least * total:
             continue
-        weights = [sum(w for t, w in topic.items() if t in set(_terms(c))) for c in clauses]
+        weights = [sum(w for t, w in topic.items() if t in terms) for terms in map(set, map(_terms, clauses))]
         # (of two as good, the one with more of the question's words -- "以前在中学教历史", not
         # "教到六十岁退休" -- then the later: "原来一天一片，现在一天两片" puts the first right)
         shared = [len(set(c) & set(q)) if words.zh else 0 for c in clauses]

@@ -247,7 +247,10 @@ def _weekday_said(m: re.Match, day: datetime.date, weekday: int) -> datetime.dat
     ends = [i for i in (m.string.find(mark, m.end()) for mark in ".!?。！？") if i >= 0]
     sentence = m.string[start : min(ends) if ends else len(m.string)]
     if _FUTURE_SAID.search(sentence) and not _PAST_SAID.search(sentence):
-        return day + datetime.timedelta(days=(weekday - day.weekday()) % 7)
+        # (the coming one as everywhere else: text.when reads "on Thursday" so)
+        coming = resolve_day(f"on {WEEKDAYS_EN[weekday]}", datetime.datetime.combine(day, _MIDNIGHT))
+        if coming is not None:
+            return coming
     return _most_recent(day, weekday, True)
 
 
