@@ -46,10 +46,10 @@ class Scripted:
     finished: threading.Event = field(default_factory=threading.Event)  # the stream was sent to its end
 
 
-def _stream(events: list[str | float | None], item: Scripted) -> Response:
+def _stream(events: list[str | float | threading.Event | None], item: Scripted) -> Response:
     """events: SSE strings; None = wait for the gate (sending keep-alive comments meanwhile,
-    which is also how a client that hung up is noticed); a number = the model thinks that many
-    seconds (a slow model's time to first token)."""
+    which is also how a client that hung up is noticed), an Event = wait for that event the same
+    way; a number = the model thinks that many seconds (a slow model's time to first token)."""
 
     def generate() -> Iterator[str]:
         try:
@@ -57,9 +57,10 @@ def _stream(events: list[str | float | None], item: Scripted) -> Response:
                 if isinstance(event, float):
                     time.sleep(event)
                     continue
-                if event is None:
+                if event is None or isinstance(event, threading.Event):
+                    gate = item.gate if event is None else event
                     waited = 0.0
-                    while not item.gate.wait(0.05):
+                    while not gate.wait(0.05):
                         waited += 0.05
                         if waited > GATE_TIMEOUT:
                             return
@@ -77,12 +78,20 @@ def _stream(events: list[str | float | None], item: Scripted) -> Response:
     return Response(generate(), status=200, mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
-def text(*chunks: str, gate_after: int | None = None, first_token_s: float = 0.0) -> Scripted:
+def text(
+    *chunks: str,
+    gate_after: int | None = None,
+    first_token_s: float = 0.0,
+    first_token_after: threading.Event | None = None,
+) -> Scripted:
     """Stream content chunks (optionally pausing at the gate after `gate_after` chunks), the
-    first after `first_token_s`."""
+    first after `first_token_s`, and not before `first_token_after` is set (an event of the test:
+    the model is ready only once something else has happened, whatever the machine's load)."""
 
     def make(item: Scripted) -> Response:
-        events: list[str | float | None] = [float(first_token_s)] if first_token_s else []
+        events: list[str | float | threading.Event | None] = [float(first_token_s)] if first_token_s else []
+        if first_token_after is not None:
+            events.append(first_token_after)
         events.append(_chunk({"role": "assistant", "content": ""}))
         for i, c in enumerate(chunks):
             if gate_after is not None and i == gate_after:

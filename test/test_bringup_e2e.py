@@ -5,6 +5,7 @@ the LLM is the scripted loopback server so the test is deterministic."""
 
 from __future__ import annotations
 
+import threading
 import wave
 from pathlib import Path
 
@@ -338,12 +339,20 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     speak_to_wav(wav, [1.0, ("Please call my mother", "en-us"), 0.6, ("tomorrow morning at nine.", "en-us"), 4.0])
     first, second = "Okay, I will call her.", "Sure, I will call her tomorrow morning."
     llm.reset()
+    # The first answer is ready only once the person has gone on (their voice rose a second
+    # time): a loaded machine's asr may run a second behind the audio, and a first answer timed
+    # by the clock alone (1.2 s) was then said before the second half was heard at all.
+    went_on = threading.Event()
     # (the first answer's turn is still running, its model stream at a gate after a sentence)
     llm.responder = lambda body: (
         fake.judge_finish(second, pieces=4, first_token_s=1.2)
         if len(llm.requests) > 1
         else fake.text(
-            '{"action": "finish", "message": "' + first + " ", 'What time?"}', gate_after=1, first_token_s=1.2
+            '{"action": "finish", "message": "' + first + " ",
+            'What time?"}',
+            gate_after=1,
+            first_token_s=1.2,
+            first_token_after=went_on,
         )
     )
     finals = ros.collect(Transcript, "speech/final")
@@ -352,6 +361,8 @@ def test_the_person_goes_on_after_a_pause_and_the_robot_waits_and_answers_all_of
     voice = ros.collect_timed(Bool, "audio/voice_active", qos.LATCHED)
     up = bring_up(tmp_path, wav, llm)
     try:
+        voice.wait_for(lambda msgs: sum(m.data for _, m in msgs) >= 2, timeout=120, what="the person going on")
+        went_on.set()
         finals.wait_for_count(2, timeout=120)
         said = speaking.wait_for_match(lambda m: m.speaking, timeout=60, what="the robot speaking")
         speaking.wait_for_match(

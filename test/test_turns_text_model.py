@@ -418,7 +418,8 @@ def test_the_asr_node_reads_the_person_s_answer_after_the_robot_s_reply(ros, lau
     assert reply.wait_for_all_acked(Duration(seconds=30)), "the robot's reply not acknowledged within 30 s"
     _feed(ros, said)  # the same audio, without the rest: it ends the turn now
     final = finals.wait_for(lambda msgs: msgs[1] if len(msgs) > 1 else None, timeout=60, what="the answer's final")
-    assert final.text.lower().startswith("ten of"), final.text  # ("clubs", or Whisper's "clothes")
+    # ("clubs", or Whisper's "clothes"; "10" where the int8 decoder runs without VNNI)
+    assert final.text.lower().startswith(("ten of", "10 of")), final.text
     assert [m.message for m in decisions.messages].count("turn held open") == 1, [m.message for m in decisions.messages]
 
     assert ros.set_parameters("asr", text_turn_reply=False)[0].successful  # the words alone again

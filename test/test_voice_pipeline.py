@@ -385,3 +385,28 @@ def test_talking_again_is_talk_since_the_last_final_whose_own_final_is_due():
     watch.voice(True, 6.0)  # a cough the recogniser makes nothing of
     watch.voice(False, 6.2)
     assert watch.waiting(6.2 + FINAL_DUE_S - 0.01) and not watch.waiting(6.2 + FINAL_DUE_S)
+
+
+def test_talking_again_waits_longer_for_a_recogniser_that_runs_behind():
+    """A loaded machine: the last final came 3 s after the end of its speech, so the next talk's
+    final is due 1.5 times that after its voice falls, and never more than FINAL_DUE_MAX_S."""
+    from fay_ros.turns.talking_again import FINAL_DUE_MAX_S, FINAL_DUE_S, TalkingAgain
+
+    watch = TalkingAgain()
+    watch.voice(True, 1.0)
+    watch.final(4.0, behind_s=3.0)  # the first half's final, 3 s behind its speech
+    assert watch.final_due_s() == 4.5
+    watch.voice(False, 4.1)  # (the voice activity's hangover)
+    assert not watch.waiting(4.2)
+    watch.voice(True, 5.5)  # they went on
+    watch.voice(False, 6.5)
+    assert watch.waiting(6.5 + FINAL_DUE_S + 1.0), "a fixed 1.5 s would have stopped waiting here"
+    assert watch.waiting(6.5 + 4.49) and not watch.waiting(6.5 + 4.5)
+    watch.final(9.0, behind_s=2.5)  # it came, 2.5 s behind
+    assert not watch.waiting(9.1) and watch.final_due_s() == 3.75
+    watch.final(30.0, behind_s=19.5)  # a recogniser stalled for 19.5 s: still no more than the cap
+    assert watch.final_due_s() == FINAL_DUE_MAX_S
+    watch.final(31.0, behind_s=-3.0)  # a stamp from another clock says nothing of the pace
+    assert watch.final_due_s() == FINAL_DUE_MAX_S
+    watch.final(32.0, behind_s=0.2)
+    assert watch.final_due_s() == FINAL_DUE_S

@@ -81,7 +81,6 @@ from ..hearing.vad_params import VAD_LIVE_PARAMETERS, VadParameters
 from ..hearing.voices import TRACKED_TOPIC, is_speaking_topic, speech_topic, voice_id
 from ..hearing.wake import WakeWordGate
 from ..llm.embedded import LocalLlmError, default_model_path
-from ..memory.self_facts import names_in_profile
 from ..ros_side.speaker_identity import Rep155Speakers
 from ..turns.asr_order import BargeInsFirst, behind
 from ..turns.end_of_turn import TurnSettings
@@ -751,6 +750,10 @@ class Asr(ManagedNode):
         except Exception as exc:  # noqa: BLE001 - the call failed: no names this time
             found, problem = None, f"memory/profile failed: {type(exc).__name__}"
         else:
+            # imported here, not at the top: the fact readers' 600 patterns take half a second
+            # to compile, which an asr that never asks memory for names should not pay at start
+            from ..memory.self_facts import names_in_profile
+
             ok = res is not None and res.success
             found = names_in_profile(res.facts) if ok else None
             problem = "" if ok else f"memory/profile: {res.message if res is not None else 'no answer'}"

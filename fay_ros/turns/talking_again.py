@@ -9,14 +9,16 @@ over them, and in half duplex it would mute the microphone and lose the rest of 
 It waits past the end of their voice too, for the final that voice is due to bring (the mic's
 voice activity may fall before the recogniser's final comes): that final drops the waiting
 reply, since the dialogue answers all they said. Voice that brings no final (a cough the
-recogniser makes nothing of) stops counting `FINAL_DUE_S` after it ends.
+recogniser makes nothing of) stops counting `FINAL_DUE_S` after it ends, or longer when the
+recogniser runs behind: the last final's lag behind the end of its speech (its stamp), times
+`FINAL_LAG_MARGIN`, up to `FINAL_DUE_MAX_S`.
 
 Pure logic on one monotonic clock; the tts node feeds it events and polls `waiting`.
 """
 
 from __future__ import annotations
 
-from .turn_timing import FINAL_DUE_S
+from .turn_timing import FINAL_DUE_MAX_S, FINAL_DUE_S, FINAL_LAG_MARGIN
 
 
 class TalkingAgain:
@@ -25,6 +27,7 @@ class TalkingAgain:
         self._rose = float("-inf")  # when the voice activity last rose
         self._fell = float("-inf")  # ... and last fell
         self._final = float("-inf")  # when the last final transcript came
+        self._lag = 0.0  # how long after the end of its speech the last final came (the recogniser's pace)
 
     def voice(self, active: bool, now: float) -> None:
         if active and not self._voice:
@@ -33,11 +36,18 @@ class TalkingAgain:
             self._fell = now
         self._voice = active
 
-    def final(self, now: float) -> None:
+    def final(self, now: float, behind_s: float | None = None) -> None:
+        """A final came; `behind_s`: how long after the end of its speech (None: not known)."""
+        if behind_s is not None and 0.0 <= behind_s <= FINAL_DUE_MAX_S * 10:  # (a clock mix-up is no pace)
+            self._lag = behind_s
         self._final = now
+
+    def final_due_s(self) -> float:
+        """How long after the voice fell its final is due, at the recogniser's present pace."""
+        return min(FINAL_DUE_MAX_S, max(FINAL_DUE_S, FINAL_LAG_MARGIN * self._lag))
 
     def waiting(self, now: float) -> bool:
         """The person talks, or talked, since their last final, and that talk's final is due."""
         if self._rose <= self._final:
             return False
-        return self._voice or now - self._fell < FINAL_DUE_S
+        return self._voice or now - self._fell < self.final_due_s()

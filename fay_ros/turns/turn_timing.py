@@ -15,6 +15,12 @@ from __future__ import annotations
 # voice activity falls 500 ms (mic vad_stop_ms) after the last word, the final at most the asr's
 # turn_patience_ms (1500) after it, plus a decode.
 FINAL_DUE_S = 1.5
+# ... unless the recogniser runs behind (a loaded 2-core machine: its finals came over 2 s after
+# the voice fell, and a reply waiting only FINAL_DUE_S talked over the person's next words):
+# then it is due this many times its last final's lag, never longer than FINAL_DUE_MAX_S (voice
+# that brings no final, a cough, holds a reply no longer than that).
+FINAL_LAG_MARGIN = 1.5
+FINAL_DUE_MAX_S = 6.0
 
 # Used by: turns/asr_order.py (`behind`: the asr node feeds a chunk this old as behind, AsrCore.feed).
 # A chunk that ended this long (s) before it is processed has audio after it already, even
