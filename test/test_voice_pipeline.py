@@ -387,6 +387,27 @@ def test_talking_again_is_talk_since_the_last_final_whose_own_final_is_due():
     assert watch.waiting(6.2 + FINAL_DUE_S - 0.01) and not watch.waiting(6.2 + FINAL_DUE_S)
 
 
+def test_talking_again_counts_talk_that_began_before_the_last_final_came():
+    """A recogniser 2 s behind: the first half's final (its speech ended at 2.0) comes at 4.0,
+    after the person went on at 2.6; that final does not cover the second half."""
+    from fay_ros.turns.talking_again import TalkingAgain
+
+    watch = TalkingAgain()
+    watch.voice(True, 1.0)
+    watch.voice(False, 2.5)  # (500 ms after the last word)
+    watch.voice(True, 2.6)  # they went on
+    watch.final(4.0, behind_s=2.0)  # the first half's final
+    assert watch.waiting(4.1), "the second half's final is still due"
+    watch.voice(False, 4.5)
+    assert watch.waiting(4.6)
+    watch.final(6.0, behind_s=2.0)  # the second half's own final (its speech ended at 4.0)
+    assert not watch.waiting(6.1)
+    # without a stamp a final covers everything up to its arrival, as before
+    watch.voice(True, 7.0)
+    watch.final(8.0)
+    assert not watch.waiting(8.1)
+
+
 def test_talking_again_waits_longer_for_a_recogniser_that_runs_behind():
     """A loaded machine: the last final came 3 s after the end of its speech, so the next talk's
     final is due 1.5 times that after its voice falls, and never more than FINAL_DUE_MAX_S."""

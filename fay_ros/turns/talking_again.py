@@ -26,7 +26,7 @@ class TalkingAgain:
         self._voice = False
         self._rose = float("-inf")  # when the voice activity last rose
         self._fell = float("-inf")  # ... and last fell
-        self._final = float("-inf")  # when the last final transcript came
+        self._final = float("-inf")  # when the speech the last final transcript covers ended
         self._lag = 0.0  # how long after the end of its speech the last final came (the recogniser's pace)
 
     def voice(self, active: bool, now: float) -> None:
@@ -37,10 +37,15 @@ class TalkingAgain:
         self._voice = active
 
     def final(self, now: float, behind_s: float | None = None) -> None:
-        """A final came; `behind_s`: how long after the end of its speech (None: not known)."""
+        """A final came; `behind_s`: how long after the end of its speech (None: not known).
+        It covers the talk up to the end of its speech: voice that rose after that is talk of
+        its own, even when this final came later (a recogniser running behind delivered the
+        first half's final after the second half had begun)."""
         if behind_s is not None and 0.0 <= behind_s <= FINAL_DUE_MAX_S * 10:  # (a clock mix-up is no pace)
             self._lag = behind_s
-        self._final = now
+            self._final = now - behind_s
+        else:
+            self._final = now
 
     def final_due_s(self) -> float:
         """How long after the voice fell its final is due, at the recogniser's present pace."""
