@@ -498,11 +498,11 @@ class Tts(ManagedNode):
         pipeline = self.pipeline
         with self._resume_lock:
             went_on = self._talking_again.waiting(time.monotonic())
+        stamp = from_time_msg(msg.header.stamp)
         if pipeline is not None:
-            self._drop_answers_to_what_came_before(pipeline, went_on, from_time_msg(msg.header.stamp))
+            self._drop_answers_to_what_came_before(pipeline, went_on, stamp)
         # how far behind the speech the recogniser runs (its final's stamp is the speech's end;
         # an unstamped final tells nothing)
-        stamp = from_time_msg(msg.header.stamp)
         behind = self.get_clock().now().nanoseconds * 1e-9 - stamp if stamp > 0 else None
         with self._resume_lock:
             self._talking_again.final(time.monotonic(), behind)
