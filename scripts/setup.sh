@@ -115,6 +115,10 @@ else
   "$VENV/bin/pip" install -q --no-deps --no-build-isolation -e "$ROOT" || fail "pip install -e ."
   stamp_set fay_ros "$h"
 fi
+# Byte-compile the package (only what changed since the last run): where PYTHONDONTWRITEBYTECODE
+# is set (as on CI machines), Python writes no .pyc itself and every node process would compile
+# the package's ~110 modules from source again, about 0.7 s of CPU per process start.
+"$VENV/bin/python" -m compileall -q -j 0 "$ROOT/fay_ros" > /dev/null || fail "python -m compileall fay_ros"
 # The editable install gives no ament prefix (no data_files, executables in bin/): link
 # share/fay_ros and the ament index marker into the source tree, write lib/fay_ros/<node> and
 # the AMENT_PREFIX_PATH line of bin/activate, for `ros2 run` / `ros2 launch` in the venv.

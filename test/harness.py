@@ -667,32 +667,51 @@ class RosProbe:
         so an unanswered request is re-sent every RESEND_EVERY seconds, unless its copy would
         do the thing twice (`resend`: by default, unless the type is in NOT_RESENT). Such a
         request goes out once, after a WARM_UP request on the same client has been answered.
+
+        A re-sent copy goes out on a new client: once, after a node's restart, a client sent
+        twelve copies over 60 s to a memory node that was up (its restarted dialogue saw it) and
+        had none answered, which a match of that client's endpoints that never completed explains.
         """
         if resend is None:
             resend = srv_type.__name__ not in NOT_RESENT
-        client = self.node.create_client(srv_type, name)
+        clients = [self.node.create_client(srv_type, name)]
         try:
-            if not client.wait_for_service(timeout_sec=timeout):
+            if not clients[0].wait_for_service(timeout_sec=timeout):
                 raise TimeoutError(f"service {self.resolve(name)} not available after {timeout}s")
             deadline = time.monotonic() + timeout
             if not resend:
-                self.warm_up(client, srv_type, name, timeout, deadline)
-            return self._first_answer(client, request, name, timeout, deadline, resend)
+                self.warm_up(clients[0], srv_type, name, timeout, deadline)
+                return self._first_answer(lambda: clients[0], request, name, timeout, deadline, resend)
+
+            sent = 0
+
+            def next_client() -> Any:  # the first copy on the first client, each copy after on a new one
+                nonlocal sent
+                if sent:
+                    clients.append(self.node.create_client(srv_type, name))
+                sent += 1
+                return clients[-1]
+
+            return self._first_answer(next_client, request, name, timeout, deadline, resend)
         finally:
-            self.node.destroy_client(client)
+            for client in clients:
+                self.node.destroy_client(client)
 
     def warm_up(self, client: Any, srv_type: Any, name: str, timeout: float, deadline: float | None = None) -> None:
         """Send srv_type's WARM_UP request on `client` until it is answered (nothing if it has none)."""
         if (make := WARM_UP.get(srv_type.__name__)) is not None:
             deadline = time.monotonic() + timeout if deadline is None else deadline
-            self._first_answer(client, make(srv_type), name, timeout, deadline, resend=True)
+            self._first_answer(lambda: client, make(srv_type), name, timeout, deadline, resend=True)
 
-    def _first_answer(self, client: Any, request: Any, name: str, timeout: float, deadline: float, resend: bool) -> Any:
+    def _first_answer(
+        self, client: Callable[[], Any], request: Any, name: str, timeout: float, deadline: float, resend: bool
+    ) -> Any:
+        """Send `request` on `client()`, again every RESEND_EVERY s if `resend`, until one answers."""
         done = threading.Event()
         answered: list[Any] = []
 
         def send() -> None:
-            future = client.call_async(request)
+            future = client().call_async(request)
             future.add_done_callback(lambda f: (answered.append(f), done.set()))
 
         send()

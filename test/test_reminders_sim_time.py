@@ -29,10 +29,14 @@ from harness import NodeProcess, RosProbe, wait_until
 pytestmark = pytest.mark.slow
 
 NS = "/simremind"
-# How late (sim seconds) a line may be said after its time: the test's clock runs on while a
-# loaded node catches up (1 s of sim time per 0.05 s), and the errors these tests are about
-# (a zone or summer-time mistake, a snooze read wrong) are minutes or hours, not seconds.
+# How late (sim seconds) a line may be said after its time: the errors these tests are about (a
+# zone or summer-time mistake, a snooze read wrong) are minutes or hours, not seconds.
 LATE_S = 60.0
+# The clock the test publishes runs on while a loaded node catches up: a look at the memory that
+# takes 3.5 s of wall time under load, at 20 s of sim time per wall second, said a line 71 s of
+# sim time late. From a little before a time the test checks, the clock runs at twice real time
+# instead (SLOW_STEP per 0.05 s), so a node would have to stall for LATE_S / 2 = 30 s to miss it.
+SLOW_STEP = 0.1
 LONDON = ZoneInfo("Europe/London")
 TOM = "tom"
 
@@ -104,14 +108,19 @@ class SimGraph:
         self.memory.stop()
 
     # -- the clock
-    def run_clock(self, start: float, until, what: str, step: float = 1.0, timeout: float = 60.0):
-        """Publish /clock from `start` on, one `step` per 0.05 s, until `until()` holds."""
+    def run_clock(
+        self, start: float, until, what: str, step: float = 1.0, timeout: float = 60.0, checked: float | None = None
+    ):
+        """Publish /clock from `start` on, one `step` per 0.05 s, until `until()` holds; from two
+        seconds before `checked` (a time the test then checks a line against) one SLOW_STEP."""
         self.now = start
         result = []
 
+        slow_from = float("inf") if checked is None else checked - 2.0
+
         def advance():
             self.clock.publish(Clock(clock=to_time_msg(self.now)))
-            self.now += step
+            self.now += SLOW_STEP if self.now >= slow_from else min(step, slow_from - self.now)
             found = until()
             result.append(found)
             return found
@@ -188,7 +197,12 @@ def test_a_daily_reminder_keeps_its_wall_clock_time_across_summer_time(graph):
     assert added.success, added.message
     rid = added.reminders[0].id
     # Saturday 28 March, 07:30 GMT (UTC+0)
-    graph.run_clock(london(2026, 3, 28, 7, 29, 50), lambda: graph.said_for(rid), "the pills on 28 March")
+    graph.run_clock(
+        london(2026, 3, 28, 7, 29, 50),
+        lambda: graph.said_for(rid),
+        "the pills on 28 March",
+        checked=london(2026, 3, 28, 7, 30),
+    )
     [first] = graph.said_for(rid)
     assert london(2026, 3, 28, 7, 30) <= float(first["clock"]) < london(2026, 3, 28, 7, 30) + LATE_S
     assert graph.reply_of(first["conversation_id"]) == "Reminder: take the pills."
@@ -197,7 +211,12 @@ def test_a_daily_reminder_keeps_its_wall_clock_time_across_summer_time(graph):
     assert stored.due_local == "2026-03-29T07:30:00"
     # Sunday 29 March: the clocks went forward at 01:00; 07:30 is now BST (UTC+1), an hour earlier in UTC
     assert from_time_msg(stored.due) == london(2026, 3, 29, 7, 30) == london(2026, 3, 28, 7, 30) + 23 * 3600
-    graph.run_clock(london(2026, 3, 29, 7, 29, 50), lambda: len(graph.said_for(rid)) == 2, "the pills on 29 March")
+    graph.run_clock(
+        london(2026, 3, 29, 7, 29, 50),
+        lambda: len(graph.said_for(rid)) == 2,
+        "the pills on 29 March",
+        checked=london(2026, 3, 29, 7, 30),
+    )
     second = graph.said_for(rid)[1]
     assert london(2026, 3, 29, 7, 30) <= float(second["clock"]) < london(2026, 3, 29, 7, 30) + LATE_S
     assert graph.answer_to("ok") == "Great."
@@ -207,7 +226,12 @@ def test_a_daily_reminder_keeps_its_wall_clock_time_across_summer_time(graph):
 def test_a_said_reminder_is_snoozed_in_words_and_said_again(graph):
     added = graph.reminders("add", tz="Europe/London", start_local="2026-03-30T10:00:00", text="call the plumber")
     rid = added.reminders[0].id
-    graph.run_clock(london(2026, 3, 30, 9, 59, 55), lambda: graph.said_for(rid), "the plumber reminder")
+    graph.run_clock(
+        london(2026, 3, 30, 9, 59, 55),
+        lambda: graph.said_for(rid),
+        "the plumber reminder",
+        checked=london(2026, 3, 30, 10, 0),
+    )
     assert graph.reply_of(graph.said_for(rid)[0]["conversation_id"]) == "Reminder: call the plumber."
     answer = graph.answer_to("Remind me again in ten minutes.")
     assert "10:10" in answer, answer
@@ -215,7 +239,13 @@ def test_a_said_reminder_is_snoozed_in_words_and_said_again(graph):
     # ten minutes from when it was asked: after the line was said, by the clock the test stopped at
     said_at = float(graph.said_for(rid)[0]["clock"])
     assert snoozed.status == "scheduled" and said_at + 600 <= from_time_msg(snoozed.due) <= graph.now + 600
-    graph.run_clock(graph.now, lambda: len(graph.said_for(rid)) == 2, "the plumber again", step=5.0)
+    graph.run_clock(
+        graph.now,
+        lambda: len(graph.said_for(rid)) == 2,
+        "the plumber again",
+        step=5.0,
+        checked=from_time_msg(snoozed.due),
+    )
     again = float(graph.said_for(rid)[1]["clock"])
     assert again >= from_time_msg(snoozed.due) and again < from_time_msg(snoozed.due) + LATE_S
     assert graph.answer_to("好的") == "好的。"
@@ -234,7 +264,8 @@ def test_quiet_hours_hold_follow_ups_but_not_reminders_and_follow_ups_keep_the_r
     assert graph.answer_to("ok") == "Great."
     # 07:00 the next morning: three follow-ups within the hour, then none until the hour has passed
     start = london(2026, 3, 31, 7, 0)
-    graph.run_clock(start, lambda: len(graph.of("followup")) >= 3, "three follow-ups", step=10.0)
+    # (1 s per 0.05 s: the three are checked to come within ten minutes, a 20 s stall is 400 s here)
+    graph.run_clock(start, lambda: len(graph.of("followup")) >= 3, "three follow-ups")
     graph.run_clock(graph.now, lambda: graph.now >= start + 3000, "the rest of the hour", step=20.0, timeout=90)
     ups = graph.of("followup")
     assert len(ups) == 3 and len({u["reminders"] for u in ups}) == 3
