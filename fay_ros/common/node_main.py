@@ -11,12 +11,14 @@ exit code 2 and the reason on stderr.
 
 from __future__ import annotations
 
+import faulthandler
 import signal
 import sys
 from collections.abc import Callable
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.exceptions import InvalidHandle
+from rclpy.executors import Executor, ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
@@ -30,6 +32,20 @@ def _stop_spinning(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
 
+def spin(executor: Executor, keep_going: Callable[[], bool] = lambda: True) -> None:
+    """executor.spin() that goes on past a destroyed entity. A subscription or client destroyed
+    on one thread while another builds the executor's wait set raises InvalidHandle there
+    (rclpy's event handler of the destroyed subscription: measured, within seconds of a loop
+    that subscribes and unsubscribes while messages flow), and executor.spin() ends with it: a
+    node whose callback re-subscribes (a reloaded schedule, a parameter) would stop, a test's
+    probe would go deaf. The wait set is built again on the next turn, without the entity."""
+    while executor.context.ok() and keep_going():
+        try:
+            executor.spin_once()
+        except InvalidHandle:
+            continue
+
+
 def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads: int = 2) -> int:
     # threads=1: rclpy's SingleThreadedExecutor, a quarter of the multi-threaded one's CPU per
     # message (the audio-rate nodes, whose callbacks never wait on one another: docs/ARCHITECTURE.md,
@@ -41,6 +57,9 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job keeps ignoring it
         signal.signal(signal.SIGINT, _stop_spinning)
     signal.signal(signal.SIGTERM, _stop_spinning)
+    # `kill -USR1 <pid>`: every thread's stack on stderr, the node going on (a node that stopped
+    # answering shows where it waits)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     node = None
     executor = None
     try:
@@ -56,7 +75,7 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         try:
-            executor.spin()
+            spin(executor)
         except (KeyboardInterrupt, ExternalShutdownException):
             pass
         return 0

@@ -12,6 +12,7 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from ..common import topics
+from ..common.node_main import spin
 
 
 class ClientNode:
@@ -24,16 +25,18 @@ class ClientNode:
         self.node = Node(f"{prefix}_{os.getpid()}", namespace=namespace)
         self._executor = MultiThreadedExecutor(num_threads=2)
         self._executor.add_node(self.node)
+        self._closing = False
         self._thread = threading.Thread(target=self._spin, name=f"{prefix}-ros", daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
         try:
-            self._executor.spin()
+            spin(self._executor, lambda: not self._closing)
         except (KeyboardInterrupt, ExternalShutdownException):
             pass
 
     def close(self) -> None:
+        self._closing = True
         self._executor.shutdown(timeout_sec=2)
         self.destroy_clients()  # with the executor stopped, before the node goes
         self.node.destroy_node()
