@@ -12,6 +12,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
+# The suite starts some 300 Python processes (nodes, CLI commands, 3 workers collecting every
+# test module): each writes the bytecode it compiled (`__pycache__/`, ignored by git), pytest's
+# rewritten test modules included. Under PYTHONDONTWRITEBYTECODE (set on CI machines) each
+# worker rewrote and compiled all test modules again, 15 s of CPU each against 6.5 s.
+unset PYTHONDONTWRITEBYTECODE
 
 failed=()
 for tool in ruff mypy; do
