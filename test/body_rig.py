@@ -49,15 +49,7 @@ def connect(ros, *collect_specs):
     collectors = []
     for msg_type, topic, profile, count in collect_specs:
         sub_collector = ros.collect(msg_type, topic, profile)
-        subscription = sub_collector.subscription
-
-        def matched(s=subscription, n=count) -> bool:
-            # at least n, and every publisher the graph lists there: a node that has just stopped
-            # may still count, and the one just started must be matched as well
-            listed = len(ros.node.get_publishers_info_by_topic(s.topic_name))
-            return s.get_publisher_count() >= max(n, listed)
-
-        wait_until(matched, message=f"publisher on {topic}")
+        ros.wait_matched(sub_collector, None, at_least=count)
         collectors.append(sub_collector)
     return cue_pub, collectors
 

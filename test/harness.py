@@ -630,11 +630,15 @@ class RosProbe:
             timeout,
         )
 
-    def wait_matched(self, collector: Collector, node_name: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def wait_matched(
+        self, collector: Collector, node_name: str | None, timeout: float = DEFAULT_TIMEOUT, at_least: int = 1
+    ) -> None:
         """Wait until `collector`'s subscription is matched with `node_name`'s publisher on its
-        topic (and every other publisher the graph shows there), so that a volatile message the
-        node sends next reaches the collector. A count of 1 is not enough on a shared topic like
-        /diagnostics, where another node's publisher may be the one already matched."""
+        topic (None: with at least `at_least` publishers) and every other publisher the graph
+        shows there, so that a volatile message the node sends next reaches the collector. A
+        count of 1 is not enough on a shared topic like /diagnostics, where another node's
+        publisher may be the one already matched, nor where a node that has just stopped may
+        still count."""
         subscription = collector.subscription
         self._wait_all_matched(
             self.node.get_publishers_info_by_topic,
@@ -643,6 +647,7 @@ class RosProbe:
             node_name,
             "publisher",
             timeout,
+            at_least,
         )
 
     @staticmethod
@@ -650,18 +655,22 @@ class RosProbe:
         listed: Callable[[str], list],
         matched_count: Callable[[], int],
         topic: str,
-        node_name: str,
+        node_name: str | None,
         kind: str,
         timeout: float,
+        at_least: int = 1,
     ) -> None:
         """Wait until the graph lists `node_name`'s endpoint on `topic` (`listed`: the endpoints
-        of the other side there) and our endpoint is matched with as many as it lists."""
+        of the other side there; None: any node's) and our endpoint is matched with as many as
+        it lists, and with at least `at_least`."""
 
         def matched() -> bool:
             endpoints = listed(topic)
-            return any(e.node_name == node_name for e in endpoints) and matched_count() >= len(endpoints)
+            named = node_name is None or any(e.node_name == node_name for e in endpoints)
+            return named and matched_count() >= max(at_least, len(endpoints))
 
-        wait_until(matched, timeout, message=f"{node_name}'s {kind} on {topic} matched")
+        who = f"{node_name}'s {kind}" if node_name is not None else f"{at_least} {kind}(s)"
+        wait_until(matched, timeout, message=f"{who} on {topic} matched")
 
     def wait_for_publishers(self, topic: str, count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> None:
         name = self.resolve(topic)

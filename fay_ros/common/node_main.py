@@ -53,13 +53,13 @@ def run_node(factory: Callable[[], Node], args: list[str] | None = None, threads
     # rclpy's own signal handlers shut the context down at once, before close() could publish a
     # node's last state (speaking=false, a servo's rest pose, a lifecycle node's not-ready).
     # Here Ctrl-C / SIGTERM only stop spinning; the context ends after close().
+    # `kill -USR1 <pid>`: every thread's stack on stderr, the node going on (a node that stopped
+    # answering shows where it waits; registered first, so one stuck starting up shows it too)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job keeps ignoring it
         signal.signal(signal.SIGINT, _stop_spinning)
     signal.signal(signal.SIGTERM, _stop_spinning)
-    # `kill -USR1 <pid>`: every thread's stack on stderr, the node going on (a node that stopped
-    # answering shows where it waits)
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
     node = None
     executor = None
     try:
